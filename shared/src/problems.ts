@@ -1,0 +1,35 @@
+/**
+ * A problem found in a document. Every validator in this package reports through this one shape,
+ * so the worker can turn any list of them into an RFC 9457 `errors[]` without translation.
+ */
+export type Severity = "error" | "warning";
+
+export interface Problem {
+  /** JSON pointer into the request document, e.g. `/DetallesItems/0/MontoItem`. */
+  path: string;
+  /** Stable machine code, snake_case, e.g. `required`, `prohibited`, `total_out_of_tolerance`. */
+  code: string;
+  /** English message. */
+  message: string;
+  /** Spanish message (what a DGII user reads). */
+  messageEs: string;
+  severity: Severity;
+  /** The DGII rule this comes from, e.g. `formato-ecf: MontoGravadoTotal (31: 2)`. */
+  rule?: string;
+  /** Extra data that explains the problem, e.g. the computed value of a total. */
+  details?: Record<string, unknown>;
+}
+
+/** RFC 6901 escaping of one reference token. */
+export function pointerToken(token: string | number): string {
+  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** Builds a JSON pointer from its tokens: `jsonPointer("DetallesItems", 0, "MontoItem")`. */
+export function jsonPointer(...tokens: (string | number)[]): string {
+  return tokens.map((t) => "/" + pointerToken(t)).join("");
+}
+
+export function hasErrors(problems: readonly Problem[]): boolean {
+  return problems.some((p) => p.severity === "error");
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    name: "shared",
+    environment: "node",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+  },
+});
