@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+// drizzle-kit only generates SQL into migrations/; wrangler applies it (never `drizzle-kit push`).
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./worker/src/db/schema.ts",
+  out: "./migrations",
+});

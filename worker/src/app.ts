@@ -1,0 +1,47 @@
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { notFound, onError } from "./http/errors.ts";
+import { newRouter } from "./http/router.ts";
+import { problemResponse } from "./http/problem.ts";
+import { API_VERSION } from "./version.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { docsRoutes } from "./routes/docs.ts";
+
+/** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export function createApp() {
+  const app = newRouter();
+
+  app.use(requestId());
+  app.use(async (c, next) => {
+    await next();
+    c.header("API-Version", API_VERSION);
+  });
+  app.use(secureHeaders({ contentSecurityPolicy: undefined }));
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => problemResponse(c, "payload_too_large", { detail: `The body exceeds ${MAX_BODY_BYTES} bytes.` }),
+    }),
+  );
+
+  app.route("/", healthRoutes);
+  app.route("/", docsRoutes);
+
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "ecf-edge API",
+      version: API_VERSION,
+      description: "Electronic tax receipts (e-CF) for the Dominican Republic: issue, receive, approve, report.",
+    },
+  });
+
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

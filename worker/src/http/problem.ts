@@ -1,0 +1,141 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/**
+ * Every error the API returns is an RFC 9457 problem document with a `code` from this closed
+ * list. Clients switch on `code`; the HTTP status is derived from it in one place.
+ */
+export const PROBLEM_CODES = [
+  "bad_request",
+  "malformed_json",
+  "validation_failed",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "method_not_allowed",
+  "conflict",
+  "payload_too_large",
+  "unsupported_media_type",
+  "unprocessable",
+  "quota_exceeded",
+  "too_many_requests",
+  "dgii_unavailable",
+  "internal_error",
+] as const;
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
+export function statusOf(code: ProblemCode): ContentfulStatusCode {
+  switch (code) {
+    case "bad_request":
+    case "malformed_json":
+    case "validation_failed":
+      return 400;
+    case "unauthorized":
+      return 401;
+    case "forbidden":
+      return 403;
+    case "not_found":
+      return 404;
+    case "method_not_allowed":
+      return 405;
+    case "conflict":
+      return 409;
+    case "payload_too_large":
+      return 413;
+    case "unsupported_media_type":
+      return 415;
+    case "unprocessable":
+      return 422;
+    case "quota_exceeded":
+    case "too_many_requests":
+      return 429;
+    case "dgii_unavailable":
+      return 503;
+    case "internal_error":
+      return 500;
+    default: {
+      const unreachable: never = code;
+      throw new Error(`unknown problem code ${String(unreachable)}`);
+    }
+  }
+}
+
+const TITLES: Record<ProblemCode, string> = {
+  bad_request: "Bad request",
+  malformed_json: "Malformed JSON body",
+  validation_failed: "The document has problems",
+  unauthorized: "Authentication required",
+  forbidden: "Not allowed",
+  not_found: "Not found",
+  method_not_allowed: "Method not allowed",
+  conflict: "Conflict",
+  payload_too_large: "Request body too large",
+  unsupported_media_type: "Unsupported media type",
+  unprocessable: "Cannot be processed",
+  quota_exceeded: "Monthly quota exceeded",
+  too_many_requests: "Too many requests",
+  dgii_unavailable: "DGII unavailable",
+  internal_error: "Internal error",
+};
+
+/** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */
+export interface ProblemItem {
+  path: string;
+  code: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export interface ProblemInit {
+  detail?: string;
+  errors?: ProblemItem[];
+  /** Extension members (RFC 9457 §3.2), e.g. `limit` for quota_exceeded. */
+  extensions?: Record<string, unknown>;
+}
+
+/** Thrown anywhere in a handler; the app's onError turns it into the response. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly code: ProblemCode,
+    readonly init: ProblemInit = {},
+  ) {
+    super(init.detail ?? TITLES[code]);
+    this.name = "ApiProblem";
+  }
+  get status(): ContentfulStatusCode {
+    return statusOf(this.code);
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  requestId: string;
+  instance: string;
+  errors: ProblemItem[];
+  [extension: string]: unknown;
+}
+
+export function problemBody(code: ProblemCode, requestId: string, instance: string, init: ProblemInit = {}): ProblemBody {
+  return {
+    ...init.extensions,
+    type: `https://ecf-edge.dev/problems/${code.replace(/_/g, "-")}`,
+    title: TITLES[code],
+    status: statusOf(code),
+    detail: init.detail ?? TITLES[code],
+    code,
+    requestId,
+    instance,
+    errors: init.errors ?? [],
+  };
+}
+
+/** Answers with a problem document; built with c.json so headers set earlier survive. */
+export function problemResponse(c: Context, code: ProblemCode, init: ProblemInit = {}): Response {
+  const requestId = (c.get("requestId") as string | undefined) ?? "unknown";
+  const body = problemBody(code, requestId, new URL(c.req.url).pathname, init);
+  return c.json(body, statusOf(code), { "Content-Type": "application/problem+json" });
+}

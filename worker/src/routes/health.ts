@@ -1,0 +1,30 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { newRouter } from "../http/router.ts";
+import { API_VERSION } from "../version.ts";
+
+const HealthSchema = z
+  .object({
+    status: z.literal("ok"),
+    version: z.string(),
+    database: z.enum(["ok", "error"]),
+  })
+  .openapi("Health");
+
+export const healthRoutes = newRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/health",
+    tags: ["Service"],
+    summary: "Liveness and database check",
+    responses: { 200: { description: "The service is up", content: { "application/json": { schema: HealthSchema } } } },
+  }),
+  async (c) => {
+    let database: "ok" | "error" = "ok";
+    try {
+      await c.env.DB.prepare("select 1").first();
+    } catch {
+      database = "error";
+    }
+    return c.json({ status: "ok" as const, version: API_VERSION, database }, 200);
+  },
+);
