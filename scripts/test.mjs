@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// `npm test`: install the system tools the tests need (or say which are missing), typecheck every
+// package, then run each test project. Prints a closing `N passed, N failed` line.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { root, wranglerEnv } from "./lib.mjs";
+
+const PROJECTS = ["shared", "worker", "pos-client", "dgii-sandbox"];
+const only = process.argv.slice(2);
+const projects = only.length ? PROJECTS.filter((p) => only.includes(p)) : PROJECTS;
+const step = (title) => console.log(`\n=== ${title} ===`);
+const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;
+
+step("system tools");
+if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium"]) !== 0) process.exit(1);
+
+step("typecheck");
+for (const project of [...PROJECTS, "bench"]) {
+  if (sh(join(root, "node_modules/.bin/tsc"), ["-p", project]) !== 0) {
+    console.error(`typecheck failed in ${project}`);
+    process.exit(1);
+  }
+}
+
+const out = mkdtempSync(join(tmpdir(), "ecf-test-"));
+let passed = 0;
+let failed = 0;
+let broken = [];
+for (const project of projects) {
+  step(`tests: ${project}`);
+  const report = join(out, `${project}.json`);
+  const status = sh(join(root, "node_modules/.bin/vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], {
+    cwd: join(root, project),
+  });
+  try {
+    const r = JSON.parse(readFileSync(report, "utf8"));
+    passed += r.numPassedTests;
+    failed += r.numFailedTests;
+  } catch {
+    failed++;
+  }
+  if (status !== 0) broken.push(project);
+}
+console.log(`\nprojects failing: ${broken.length ? broken.join(", ") : "none"}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(broken.length || failed ? 1 : 0);
