@@ -1,0 +1,160 @@
+/**
+ * Canonical form: the completed document that flows inside the system, every leaf a string
+ * exactly as it is written in XML.
+ *
+ * Decimal places (formato-ecf "Valor numérico de 16 enteros, 2 decimales" and the XSD facets):
+ * - fractionDigits 2 (amounts, quantities `CantidadItem`, rates, percentages): exactly 2 places,
+ *   "200" → "200.00", "97.2" → "97.20". DGII's own samples write both; 2 places is what the
+ *   format document prescribes and what the RFCE/ACECF schemas require (`[0-9]+(\.[0-9]{2})`).
+ * - fractionDigits 3 or 4 (`Subcantidad`, `PesoNeto*`: up to 3; `PrecioUnitarioItem`,
+ *   `PrecioOtraMoneda`, `TipoCambio`: up to 4): at least 2 places, the given ones kept up to the
+ *   maximum, so a unit price keeps the precision it was priced with ("12.3456").
+ * - Never rounded: more places than allowed is reported (`invalid_format`) and the text kept,
+ *   because rounding a price silently changes the invoice.
+ * Integers lose a `+` and leading zeros; a numeric enumeration takes the enumeration's own
+ * spelling (`TipoPago` "01" → "1", `Version` 1 → "1.0"). Text is kept byte for byte. Empty
+ * strings, null and containers left empty are dropped; unknown keys are kept for the structure
+ * check to report.
+ */
+import { jsonPointer, type Problem } from "../problems.ts";
+import { compareXsdDecimal, parseXsdDecimal, type DecimalParts } from "./facets.ts";
+import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
+import type { RawFacets } from "./model-types.ts";
+
+type Path = (string | number)[];
+
+export interface CanonicalizeResult<T = Record<string, unknown>> {
+  document: T;
+  problems: Problem[];
+}
+
+function formatProblem(path: Path, el: ModelElement, value: string, en: string, es: string, rule: string): Problem {
+  return {
+    path: jsonPointer(...path),
+    code: "invalid_format",
+    message: `${el.name} ${en}`,
+    messageEs: `${el.name} ${es}`,
+    severity: "error",
+    rule: `${rule} (${el.name})`,
+    details: { value },
+  };
+}
+
+/** Fraction digits DGII expects for a decimal type: [minimum written, maximum allowed]. */
+export function fractionRange(f: RawFacets): [number, number] | undefined {
+  if (f.base !== "decimal" || f.fractionDigits === undefined) return undefined;
+  return [Math.min(2, f.fractionDigits), f.fractionDigits];
+}
+
+function numericText(p: DecimalParts, minFrac: number): string {
+  const frac = p.frac.length < minFrac ? p.frac.padEnd(minFrac, "0") : p.frac;
+  return (p.negative ? "-" : "") + (p.int === "" ? "0" : p.int) + (frac ? "." + frac : "");
+}
+
+function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Problem[]): unknown {
+  let text: string;
+  if (typeof v === "string") text = v;
+  else if (typeof v === "number") {
+    if (!Number.isFinite(v)) {
+      problems.push(formatProblem(path, el, String(v), "must be a finite number", "debe ser un número finito", "number"));
+      return v;
+    }
+    // A JSON number is read through its shortest round-trip text, never through arithmetic.
+    text = String(v);
+  } else return v; // Wrong JSON type: left for the structure check to report.
+  const f = el.facets!;
+  if (f.base !== "decimal" && f.base !== "integer") return text;
+  const trimmed = text.trim();
+  const p = parseXsdDecimal(trimmed);
+  if (!p) {
+    problems.push(formatProblem(path, el, text, "is not a plain decimal number (no exponent, no thousands separators)", "no es un número decimal simple (sin exponente ni separador de miles)", `xsd:${f.base}`));
+    return text;
+  }
+  if (f.enumeration) {
+    const hit = f.enumeration.find((e) => {
+      const ep = parseXsdDecimal(e);
+      return ep !== undefined && compareXsdDecimal(ep, p) === 0;
+    });
+    if (hit !== undefined) return hit;
+  }
+  if (f.base === "integer") {
+    if (p.frac.replace(/0+$/, "") !== "") {
+      problems.push(formatProblem(path, el, text, "must be a whole number", "debe ser un número entero", "xsd:integer"));
+      return text;
+    }
+    return numericText({ ...p, frac: "" }, 0);
+  }
+  const range = fractionRange(f);
+  if (!range) return numericText(p, 0);
+  const [minFrac, maxFrac] = range;
+  if (p.frac.length > maxFrac) {
+    // Trailing zeros beyond the maximum are just spelling ("1.500" for 2 places); other digits are data.
+    const sig = p.frac.replace(/0+$/, "");
+    if (sig.length > maxFrac) {
+      problems.push(formatProblem(path, el, text, `has more than ${maxFrac} decimal places (values are never rounded here)`, `tiene más de ${maxFrac} decimales (los valores no se redondean)`, "xsd:fractionDigits"));
+      return text;
+    }
+    return numericText({ ...p, frac: sig }, minFrac);
+  }
+  return numericText(p, minFrac);
+}
+
+function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null || v === "") return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === "object") return Object.keys(v as object).length === 0;
+  return false;
+}
+
+function canonicalOne(v: unknown, el: ModelElement, path: Path, problems: Problem[]): unknown {
+  if (el.shape === "leaf") return canonicalLeaf(v, el, path, problems);
+  if (el.shape === "array") {
+    if (!Array.isArray(v)) return v;
+    const item = el.item!;
+    const out: unknown[] = [];
+    v.forEach((x, i) => {
+      if (isEmpty(x)) return;
+      const c = canonicalOne(x, item, [...path, i], problems);
+      if (!isEmpty(c)) out.push(c);
+    });
+    return out;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+  return canonicalObject(v as Record<string, unknown>, el, path, problems);
+}
+
+function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: Path, problems: Problem[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // Known elements first, in sequence order, so the canonical JSON reads like the XML.
+  for (const child of el.children!) {
+    if (!Object.prototype.hasOwnProperty.call(obj, child.name)) continue;
+    const v = obj[child.name];
+    if (isEmpty(v)) continue;
+    const p = [...path, child.name];
+    let c: unknown;
+    if (child.repeated && child.shape !== "array" && Array.isArray(v)) {
+      const parts = v.map((x, i) => (isEmpty(x) ? undefined : canonicalOne(x, child, [...p, i], problems))).filter((x) => !isEmpty(x));
+      c = parts.length === 1 ? parts[0] : parts;
+    } else {
+      c = canonicalOne(v, child, p, problems);
+    }
+    if (!isEmpty(c)) out[child.name] = c;
+  }
+  for (const key of Object.keys(obj)) {
+    if (!el.childByName!.has(key) && !isEmpty(obj[key])) out[key] = obj[key];
+  }
+  return out;
+}
+
+/**
+ * Turns a request document into canonical form (see the module comment). Problems are format
+ * problems found while normalizing numbers; run `checkStructure` on the result for the rest.
+ */
+export function canonicalize(document: unknown, kind: DocumentKind): CanonicalizeResult {
+  const problems: Problem[] = [];
+  if (typeof document !== "object" || document === null || Array.isArray(document)) {
+    return { document: {}, problems: [{ path: "", code: "invalid_type", message: "document must be an object", messageEs: "el documento debe ser un objeto", severity: "error" }] };
+  }
+  const model = documentModel(kind);
+  return { document: canonicalObject(document as Record<string, unknown>, model.root, [], problems), problems };
+}

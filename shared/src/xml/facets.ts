@@ -1,0 +1,274 @@
+/**
+ * Checks one leaf value against its XSD simple type, the way libxml2 does (value semantics for
+ * numbers, XSD regex semantics for patterns), plus the calendar checks the patterns cannot
+ * express (31-02-2025, 24:00:00). Exact decimal arithmetic on the text: no floats anywhere.
+ */
+import type { RawFacets } from "./model-types.ts";
+
+export interface FacetViolation {
+  /** The XSD facet (or format rule) violated: `xsd:maxLength`, `xsd:pattern`, `dd-MM-yyyy`... */
+  rule: string;
+  message: string;
+  messageEs: string;
+  details?: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decimals as text
+
+export interface DecimalParts {
+  negative: boolean;
+  /** Integer digits without leading zeros ("" for zero). */
+  int: string;
+  /** Fraction digits as written (trailing zeros kept). */
+  frac: string;
+}
+
+const DECIMAL_RE = /^([+-])?(\d*)(?:\.(\d*))?$/;
+
+/** Parses the xs:decimal lexical form; undefined if it is not one (exponents are not). */
+export function parseXsdDecimal(text: string): DecimalParts | undefined {
+  const m = DECIMAL_RE.exec(text);
+  if (!m) return undefined;
+  const int = m[2] ?? "";
+  const frac = m[3] ?? "";
+  if (int === "" && frac === "") return undefined;
+  return { negative: m[1] === "-", int: int.replace(/^0+/, ""), frac };
+}
+
+function significantFrac(p: DecimalParts): string {
+  return p.frac.replace(/0+$/, "");
+}
+
+function isZero(p: DecimalParts): boolean {
+  return p.int === "" && significantFrac(p) === "";
+}
+
+/** Compares two xs:decimal values exactly: -1, 0 or 1. */
+export function compareXsdDecimal(a: DecimalParts, b: DecimalParts): number {
+  const an = a.negative && !isZero(a);
+  const bn = b.negative && !isZero(b);
+  if (an !== bn) return an ? -1 : 1;
+  const sign = an ? -1 : 1;
+  if (a.int.length !== b.int.length) return a.int.length < b.int.length ? -sign : sign;
+  if (a.int !== b.int) return a.int < b.int ? -sign : sign;
+  const fa = significantFrac(a);
+  const fb = significantFrac(b);
+  const n = Math.max(fa.length, fb.length);
+  const pa = fa.padEnd(n, "0");
+  const pb = fb.padEnd(n, "0");
+  if (pa === pb) return 0;
+  return pa < pb ? -sign : sign;
+}
+
+/** XSD totalDigits/fractionDigits count the value's digits, not the characters written. */
+export function xsdDecimalDigits(p: DecimalParts): { total: number; fraction: number } {
+  const fraction = significantFrac(p).length;
+  return { total: Math.max(p.int.length + fraction, 1), fraction };
+}
+
+// ---------------------------------------------------------------------------------------------
+// XSD regular expressions → JavaScript
+
+const compiled = new Map<string, RegExp | null>();
+
+/**
+ * Translates an XSD 1.0 regex into an anchored JS regex with XSD's meanings: `^`/`$` are plain
+ * characters, `\d` is any Unicode digit, `\w` anything but punctuation/separators/others, `\s`
+ * only space, tab, CR, LF, `.` anything but CR/LF.
+ */
+export function xsdPatternToRegExp(pattern: string): RegExp | null {
+  if (compiled.has(pattern)) return compiled.get(pattern)!;
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      const n = pattern[i + 1] ?? "";
+      i++;
+      switch (n) {
+        case "d":
+          out += "\\p{Nd}";
+          break;
+        case "D":
+          out += "\\P{Nd}";
+          break;
+        case "s":
+          out += inClass ? " \\t\\n\\r" : "[ \\t\\n\\r]";
+          break;
+        case "S":
+          out += inClass ? "\\S" : "[^ \\t\\n\\r]";
+          break;
+        case "w":
+          out += inClass ? "\\p{L}\\p{M}\\p{N}\\p{S}" : "[\\p{L}\\p{M}\\p{N}\\p{S}]";
+          break;
+        case "W":
+          out += inClass ? "\\p{P}\\p{Z}\\p{C}" : "[\\p{P}\\p{Z}\\p{C}]";
+          break;
+        case "-":
+          out += inClass ? "\\-" : "-";
+          break;
+        default:
+          out += "\\" + n;
+      }
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      out += c;
+      if (pattern[i + 1] === "^") {
+        out += "^";
+        i++;
+      }
+      if (pattern[i + 1] === "]") {
+        out += "\\]";
+        i++;
+      }
+      continue;
+    }
+    if (c === "^" || c === "$") out += "\\" + c;
+    else if (c === ".") out += "[^\\n\\r]";
+    else out += c;
+  }
+  let re: RegExp | null;
+  try {
+    re = new RegExp(`^(?:${out})$`, "u");
+  } catch {
+    re = null; // Not expressible: libxml2 remains the judge for this facet.
+  }
+  compiled.set(pattern, re);
+  return re;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates
+
+type DateKind = "date" | "dateTime";
+
+/** DGII's dd-MM-yyyy and dd-MM-yyyy HH:mm:ss types are recognisable by their patterns. */
+export function dateKindOf(f: RawFacets): DateKind | undefined {
+  const p = f.patterns?.join("|") ?? "";
+  if (!p.includes("(3[01]|")) return undefined;
+  return p.includes(":") ? "dateTime" : "date";
+}
+
+function daysIn(month: number, year: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+function checkDate(v: string, kind: DateKind): FacetViolation | undefined {
+  const re = kind === "date" ? /^(\d{2})-(\d{2})-(\d{4})$/ : /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/;
+  const m = re.exec(v);
+  const rule = kind === "date" ? "dd-MM-yyyy" : "dd-MM-yyyy HH:mm:ss";
+  if (!m) {
+    return {
+      rule,
+      message: `must be a ${kind === "date" ? "date" : "date and time"} written ${rule}`,
+      messageEs: `debe ser una fecha${kind === "date" ? "" : " y hora"} con formato ${rule}`,
+    };
+  }
+  const [d, mo, y, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number?, number?, number?];
+  if (mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y)) {
+    return { rule, message: "is not a calendar date", messageEs: "no es una fecha válida del calendario" };
+  }
+  if (h !== undefined && (h > 23 || mi! > 59 || s! > 59)) {
+    return { rule, message: "is not a valid 24-hour time", messageEs: "no es una hora válida (formato 24 horas)" };
+  }
+  return undefined;
+}
+
+const XS_DATETIME = /^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-](0\d|1[0-4]):[0-5]\d)?$/;
+
+// ---------------------------------------------------------------------------------------------
+// The check
+
+// XML 1.0 Char production, minus what the serializer would have to escape anyway.
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function isNumericBase(base: string): boolean {
+  return base === "decimal" || base === "integer";
+}
+
+/** Checks `value` (the leaf text) against `f`; returns the first violation found. */
+export function checkFacets(value: string, f: RawFacets): FacetViolation | undefined {
+  if (NOT_XML_CHAR.test(value)) {
+    return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
+  }
+  // Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse").
+  const v = f.base === "string" ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
+  let num: DecimalParts | undefined;
+  if (isNumericBase(f.base)) {
+    num = parseXsdDecimal(v);
+    if (!num || (f.base === "integer" && num.frac !== "")) {
+      const what = f.base === "integer" ? "an integer" : "a decimal number";
+      return {
+        rule: `xsd:${f.base}`,
+        message: `must be ${what} (digits${f.base === "decimal" ? " and a decimal point" : ""}, no exponent or thousands separators)`,
+        messageEs: `debe ser ${f.base === "integer" ? "un número entero" : "un número decimal"} (dígitos${f.base === "decimal" ? " y punto decimal" : ""}, sin exponente ni separador de miles)`,
+      };
+    }
+  } else if (f.base === "dateTime" && !XS_DATETIME.test(v)) {
+    return { rule: "xsd:dateTime", message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)", messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)" };
+  }
+  const chars = [...v].length;
+  if (f.length !== undefined && chars !== f.length) {
+    return { rule: "xsd:length", message: `must be exactly ${f.length} characters long`, messageEs: `debe tener exactamente ${f.length} caracteres`, details: { length: chars } };
+  }
+  if (f.minLength !== undefined && chars < f.minLength) {
+    return { rule: "xsd:minLength", message: `must be at least ${f.minLength} characters long`, messageEs: `debe tener al menos ${f.minLength} caracteres`, details: { length: chars } };
+  }
+  if (f.maxLength !== undefined && chars > f.maxLength) {
+    return { rule: "xsd:maxLength", message: `must be at most ${f.maxLength} characters long`, messageEs: `debe tener como máximo ${f.maxLength} caracteres`, details: { length: chars } };
+  }
+  if (f.enumeration) {
+    const ok = num ? f.enumeration.some((e) => { const p = parseXsdDecimal(e); return p !== undefined && compareXsdDecimal(p, num!) === 0; }) : f.enumeration.includes(v);
+    if (!ok) {
+      const shown = f.enumeration.length <= 12 ? f.enumeration.join(", ") : `${f.enumeration.slice(0, 12).join(", ")}, …`;
+      return { rule: "xsd:enumeration", message: `must be one of: ${shown}`, messageEs: `debe ser uno de: ${shown}`, details: { allowed: f.enumeration.length <= 50 ? f.enumeration : f.enumeration.length } };
+    }
+  }
+  if (num) {
+    const d = xsdDecimalDigits(num);
+    if (f.fractionDigits !== undefined && d.fraction > f.fractionDigits) {
+      return { rule: "xsd:fractionDigits", message: `must have at most ${f.fractionDigits} decimal places`, messageEs: `debe tener como máximo ${f.fractionDigits} decimales`, details: { fractionDigits: d.fraction } };
+    }
+    if (f.totalDigits !== undefined && d.total > f.totalDigits) {
+      return { rule: "xsd:totalDigits", message: `must have at most ${f.totalDigits} digits`, messageEs: `debe tener como máximo ${f.totalDigits} dígitos`, details: { totalDigits: d.total } };
+    }
+    const bound = (key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bad: (c: number) => boolean, en: string, es: string): FacetViolation | undefined => {
+      const b = f[key];
+      const bp = b === undefined ? undefined : parseXsdDecimal(b);
+      if (!bp || !bad(compareXsdDecimal(num!, bp))) return undefined;
+      return { rule: `xsd:${key}`, message: `must be ${en} ${b}`, messageEs: `debe ser ${es} ${b}` };
+    };
+    const r =
+      bound("minInclusive", (c) => c < 0, "at least", "mayor o igual que") ??
+      bound("minExclusive", (c) => c <= 0, "greater than", "mayor que") ??
+      bound("maxInclusive", (c) => c > 0, "at most", "menor o igual que") ??
+      bound("maxExclusive", (c) => c >= 0, "less than", "menor que");
+    if (r) return r;
+  }
+  const dk = dateKindOf(f);
+  if (dk) {
+    const r = checkDate(v, dk);
+    if (r) return r;
+  }
+  if (f.patterns && f.patterns.length) {
+    const res = f.patterns.map(xsdPatternToRegExp);
+    if (res.every((re) => re !== null) && !res.some((re) => re!.test(v))) {
+      return {
+        rule: "xsd:pattern",
+        message: `does not match the required format ${f.patterns.join(" | ")}`,
+        messageEs: `no cumple el formato requerido ${f.patterns.join(" | ")}`,
+        details: { patterns: f.patterns },
+      };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,134 @@
+/**
+ * Structure check of a JSON document against its XSD model: unknown elements, wrong JSON shape,
+ * too many occurrences, and leaf formats against the simple-type facets. Missing required
+ * elements are NOT reported here: the obligation matrix owns that (it knows the conditions).
+ */
+import { jsonPointer, type Problem } from "../problems.ts";
+import { checkFacets } from "./facets.ts";
+import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
+
+type Path = (string | number)[];
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isAbsent(v: unknown): boolean {
+  return v === undefined || v === null || v === "";
+}
+
+const SHAPE_EN = { leaf: "a text or number value", object: "an object", array: "an array" } as const;
+const SHAPE_ES = { leaf: "un valor de texto o número", object: "un objeto", array: "un arreglo" } as const;
+
+function typeProblem(path: Path, el: ModelElement, got: unknown): Problem {
+  const gotName = Array.isArray(got) ? "array" : got === null ? "null" : typeof got;
+  return {
+    path: jsonPointer(...path),
+    code: "invalid_type",
+    message: `${el.name} must be ${SHAPE_EN[el.shape]}, got ${gotName}`,
+    messageEs: `${el.name} debe ser ${SHAPE_ES[el.shape]}, se recibió ${gotName}`,
+    severity: "error",
+    rule: `xsd:element ${el.name}`,
+  };
+}
+
+function tooMany(path: Path, el: ModelElement, count: number): Problem {
+  return {
+    path: jsonPointer(...path),
+    code: "too_many",
+    message: `${el.name} may occur at most ${el.maxOccurs} times, got ${count}`,
+    messageEs: `${el.name} puede aparecer como máximo ${el.maxOccurs} veces, se recibieron ${count}`,
+    severity: "error",
+    rule: `xsd:maxOccurs ${el.name} = ${el.maxOccurs}`,
+    details: { maxOccurs: el.maxOccurs, count },
+  };
+}
+
+function checkLeaf(v: unknown, el: ModelElement, path: Path, out: Problem[]): void {
+  let text: string;
+  if (typeof v === "string") text = v;
+  else if (typeof v === "number" && Number.isFinite(v)) text = String(v);
+  else {
+    out.push(typeProblem(path, el, v));
+    return;
+  }
+  const bad = checkFacets(text, el.facets!);
+  if (bad) {
+    out.push({
+      path: jsonPointer(...path),
+      code: "invalid_format",
+      message: `${el.name} ${bad.message}`,
+      messageEs: `${el.name} ${bad.messageEs}`,
+      severity: "error",
+      rule: `${bad.rule} (${el.name})`,
+      details: { value: text, ...bad.details },
+    });
+  }
+}
+
+function checkOne(v: unknown, el: ModelElement, path: Path, out: Problem[]): void {
+  switch (el.shape) {
+    case "leaf":
+      checkLeaf(v, el, path, out);
+      return;
+    case "object":
+      if (!isPlainObject(v)) out.push(typeProblem(path, el, v));
+      else checkObject(v, el, path, out);
+      return;
+    case "array": {
+      if (!Array.isArray(v)) {
+        out.push(typeProblem(path, el, v));
+        return;
+      }
+      const item = el.item!;
+      if (v.length > item.maxOccurs) out.push(tooMany(path, item, v.length));
+      v.forEach((x, i) => {
+        if (x === null || x === undefined) out.push(typeProblem([...path, i], item, x));
+        else checkOne(x, item, [...path, i], out);
+      });
+      return;
+    }
+    default: {
+      const never: never = el.shape;
+      throw new Error(`unknown shape ${String(never)}`);
+    }
+  }
+}
+
+function checkObject(obj: Record<string, unknown>, el: ModelElement, path: Path, out: Problem[]): void {
+  for (const key of Object.keys(obj)) {
+    const v = obj[key];
+    const child = el.childByName!.get(key);
+    const p = [...path, key];
+    if (!child) {
+      out.push({
+        path: jsonPointer(...p),
+        code: "unknown_field",
+        message: `${key} is not an element of ${el.name}`,
+        messageEs: `${key} no es un elemento de ${el.name}`,
+        severity: "error",
+        rule: `xsd:sequence ${el.name}`,
+      });
+      continue;
+    }
+    if (isAbsent(v)) continue;
+    if (child.repeated && child.shape !== "array" && Array.isArray(v)) {
+      if (v.length > child.maxOccurs) out.push(tooMany(p, child, v.length));
+      v.forEach((x, i) => checkOne(x, child, [...p, i], out));
+    } else {
+      checkOne(v, child, p, out);
+    }
+  }
+}
+
+/** Structure and format problems of `document` (the content of the root element) for `kind`. */
+export function checkStructure(document: unknown, kind: DocumentKind): Problem[] {
+  const model = documentModel(kind);
+  const out: Problem[] = [];
+  if (!isPlainObject(document)) {
+    out.push(typeProblem([], model.root, document));
+    return out;
+  }
+  checkObject(document, model.root, [], out);
+  return out;
+}

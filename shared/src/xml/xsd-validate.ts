@@ -1,0 +1,66 @@
+/**
+ * Validation against DGII's official XSDs with libxml2 compiled to WebAssembly (xmllint-wasm),
+ * the independent oracle for everything we build and receive.
+ *
+ * xmllint-wasm runs libxml2 in a Worker (Node `worker_threads`, or a Web Worker in browsers).
+ * Node is supported. workerd has no Worker constructor, so there `validateXsd` rejects; the
+ * Worker service validates structure with `checkStructure` and leaves XSD validation to Node
+ * (tests, the DGII sandbox). `validateXsd` accepts an injected engine for other runtimes.
+ */
+import { validateXML } from "xmllint-wasm";
+import type { DocumentKind } from "./model.ts";
+import { xsdSource } from "./xsd-sources.ts";
+
+export interface XsdValidationResult {
+  valid: boolean;
+  /** libxml2's messages, e.g. `Element 'MontoItem': '1.234' is not a valid value of ...`. */
+  errors: string[];
+}
+
+export interface XsdValidateOptions {
+  /** Require the Signature element the schemas end with (default true). */
+  requireSignature?: boolean;
+  /** Alternative validator (same contract as xmllint-wasm's `validateXML`). */
+  engine?: typeof validateXML;
+}
+
+/** Validates `xml` against the schema of `kind`. */
+export async function validateXsd(xml: string, kind: DocumentKind, options: XsdValidateOptions = {}): Promise<XsdValidationResult> {
+  const engine = options.engine ?? validateXML;
+  const schema = xsdSource(kind, { requireSignature: options.requireSignature ?? true });
+  const r = await engine({
+    xml: { fileName: "document.xml", contents: xml },
+    schema: { fileName: "schema.xsd", contents: schema },
+  });
+  return {
+    valid: r.valid,
+    errors: r.errors.map((e) => e.message).filter((m) => m !== "" && !/fails to validate$/.test(m)),
+  };
+}
+
+/**
+ * Validates several documents of one kind in a single libxml2 run (one Worker, one schema
+ * compilation): much cheaper than one `validateXsd` call per document.
+ */
+export async function validateXsdMany(xmls: readonly string[], kind: DocumentKind, options: XsdValidateOptions = {}): Promise<XsdValidationResult[]> {
+  if (xmls.length === 0) return [];
+  const engine = options.engine ?? validateXML;
+  const schema = xsdSource(kind, { requireSignature: options.requireSignature ?? true });
+  const names = xmls.map((_, i) => `document-${i}.xml`);
+  const r = await engine({
+    xml: xmls.map((contents, i) => ({ fileName: names[i]!, contents })),
+    schema: { fileName: "schema.xsd", contents: schema },
+  });
+  const byFile = new Map<string, string[]>(names.map((n) => [n, []]));
+  for (const e of r.errors) {
+    const file = e.loc?.fileName ?? names.find((n) => e.rawMessage.startsWith(n));
+    if (!file || /fails to validate$/.test(e.message)) continue;
+    byFile.get(file)?.push(e.message);
+  }
+  // "<file> fails to validate" lines carry no location: use them to mark files invalid too.
+  const failed = new Set(r.errors.filter((e) => /fails to validate$/.test(e.rawMessage)).map((e) => e.rawMessage.split(" ")[0]));
+  return names.map((n) => {
+    const errors = byFile.get(n) ?? [];
+    return { valid: errors.length === 0 && !failed.has(n), errors };
+  });
+}
