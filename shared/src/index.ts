@@ -12,3 +12,8 @@ export * from "./xml/structure.ts";
 export * from "./xml/canonical.ts";
 export * from "./xml/xsd-sources.ts";
 export * from "./xml/xsd-validate.ts";
+export * from "./signing/canonical-check.ts";
+export * from "./signing/fast-signer.ts";
+export * from "./signing/xmldsig-signer.ts";
+export * from "./signing/verify.ts";
+export * from "./signing/certificate.ts";

@@ -1,0 +1,6 @@
+// The signing API, importable on its own (the POS bundles only this).
+export * from "./canonical-check.ts";
+export * from "./fast-signer.ts";
+export * from "./xmldsig-signer.ts";
+export * from "./verify.ts";
+export * from "./certificate.ts";
