@@ -17,3 +17,5 @@ export * from "./signing/fast-signer.ts";
 export * from "./signing/xmldsig-signer.ts";
 export * from "./signing/verify.ts";
 export * from "./signing/certificate.ts";
+export * from "./tolerance.ts";
+export * from "./totals.ts";

@@ -1,0 +1,501 @@
+/**
+ * The `Totales` and `OtraMoneda` blocks of an e-CF, computed from its detail lines and global
+ * discounts/surcharges as formato-ecf (fields 92-137) and informe-tecnico (§12-15) describe them.
+ *
+ * Everything is exact (bigint decimals); amounts are rounded half-up to 2 decimals once, where DGII
+ * defines the amount (a line, a per-rate total, a per-tax total), through `roundHalfUp`.
+ */
+import { ITBIS_RATES, UNIDAD_GRANEL, impuestoAdicional, type ImpuestoAdicional } from "./catalogs.ts";
+import {
+  ZERO,
+  add,
+  dec,
+  distribute,
+  divide,
+  formatDecimal,
+  formatMoney,
+  isZero,
+  mul,
+  percentOf,
+  roundHalfUp,
+  sub,
+  sum,
+  type Decimal,
+  decimal,
+  fromMinorUnits,
+} from "./money.ts";
+import { obligationOf } from "./obligations.ts";
+import { codeOf, decimalOf, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
+import { isTipoeCF, type TipoeCF } from "./tipos.ts";
+
+/** The computed `Totales` block; every amount as DGII text ("1234.50"). Keys in XSD order. */
+export interface Totales {
+  MontoGravadoTotal?: string;
+  MontoGravadoI1?: string;
+  MontoGravadoI2?: string;
+  MontoGravadoI3?: string;
+  MontoExento?: string;
+  ITBIS1?: string;
+  ITBIS2?: string;
+  ITBIS3?: string;
+  TotalITBIS?: string;
+  TotalITBIS1?: string;
+  TotalITBIS2?: string;
+  TotalITBIS3?: string;
+  MontoImpuestoAdicional?: string;
+  ImpuestosAdicionales?: ImpuestoAdicionalTotal[];
+  MontoTotal: string;
+  MontoNoFacturable?: string;
+  MontoPeriodo?: string;
+  SaldoAnterior?: string;
+  MontoAvancePago?: string;
+  ValorPagar?: string;
+  TotalITBISRetenido?: string;
+  TotalISRRetencion?: string;
+  TotalITBISPercepcion?: string;
+  TotalISRPercepcion?: string;
+}
+
+export interface ImpuestoAdicionalTotal {
+  TipoImpuesto: string;
+  TasaImpuestoAdicional: string;
+  MontoImpuestoSelectivoConsumoEspecifico?: string;
+  MontoImpuestoSelectivoConsumoAdvalorem?: string;
+  OtrosImpuestosAdicionales?: string;
+}
+
+export interface OtraMoneda {
+  TipoMoneda: string;
+  TipoCambio: string;
+  MontoGravadoTotalOtraMoneda?: string;
+  MontoGravado1OtraMoneda?: string;
+  MontoGravado2OtraMoneda?: string;
+  MontoGravado3OtraMoneda?: string;
+  MontoExentoOtraMoneda?: string;
+  TotalITBISOtraMoneda?: string;
+  TotalITBIS1OtraMoneda?: string;
+  TotalITBIS2OtraMoneda?: string;
+  TotalITBIS3OtraMoneda?: string;
+  MontoImpuestoAdicionalOtraMoneda?: string;
+  ImpuestosAdicionalesOtraMoneda?: ImpuestoAdicionalOtraMonedaTotal[];
+  MontoTotalOtraMoneda?: string;
+}
+
+export interface ImpuestoAdicionalOtraMonedaTotal {
+  TipoImpuestoOtraMoneda: string;
+  TasaImpuestoAdicionalOtraMoneda: string;
+  MontoImpuestoSelectivoConsumoEspecificoOtraMoneda?: string;
+  MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda?: string;
+  OtrosImpuestosAdicionalesOtraMoneda?: string;
+}
+
+export interface ComputedTotals {
+  Totales: Totales;
+  OtraMoneda?: OtraMoneda;
+}
+
+/** One detail line as the totals see it. */
+export interface LineTotals {
+  index: number;
+  /** IndicadorFacturacion: "0" non-billable, "1" 18 %, "2" 16 %, "3" 0 %, "4" exempt. */
+  indicador: string;
+  /** round(quantity × price) − DescuentoMonto + RecargoMonto, when quantity and price are readable. */
+  computedMontoItem?: Decimal;
+  /** The amount the totals use: the line's own MontoItem when sent, else the computed one. */
+  montoItem: Decimal;
+  descuentoMonto?: Decimal;
+  recargoMonto?: Decimal;
+}
+
+export interface TotalsOptions {
+  /**
+   * "document" (default) sums the MontoItem values written in the lines; "recomputed" sums
+   * quantity × price per line as DGII's format check does (for the global tolerance check).
+   */
+  basis?: "document" | "recomputed";
+  /**
+   * Current ISC específico rates by tax code ("006".."022"): DGII adjusts them quarterly, so the
+   * catalog's values are only a snapshot. A rate the client writes in Totales wins over both.
+   */
+  tasas?: Readonly<Record<string, string>>;
+}
+
+const ONE = dec("1");
+const GRANEL_MARKUP = dec("1.30");
+
+/** 18 → 1.18 */
+function onePlusPercent(rate: Decimal): Decimal {
+  return add(ONE, decimal(rate.coef, rate.scale + 2));
+}
+
+function money(d: Decimal): string {
+  return formatMoney(d);
+}
+
+/** Sum of a 2-decimal leaf over table rows. */
+function sumOf(rows: readonly JsonObject[], key: string): Decimal | undefined {
+  const values = rows.map((r) => decimalOf(r, key)).filter((d): d is Decimal => d !== undefined);
+  return values.length ? roundHalfUp(sum(values)) : undefined;
+}
+
+/** A sub-discount/surcharge row's amount: its own Monto…, or price × % × quantity. */
+function subAmount(row: JsonObject, montoKey: string, pctKey: string, typeKey: string, price?: Decimal, qty?: Decimal): Decimal | undefined {
+  const monto = decimalOf(row, montoKey);
+  if (monto) return monto;
+  const pct = decimalOf(row, pctKey);
+  if (codeOf(row, typeKey) === "%" && pct && price && qty) return roundHalfUp(mul(percentOf(price, pct), qty));
+  return undefined;
+}
+
+export function lineTotals(item: JsonObject, index: number, options: TotalsOptions = {}): LineTotals {
+  const qty = decimalOf(item, "CantidadItem");
+  const price = decimalOf(item, "PrecioUnitarioItem");
+  const subDescuentos = objectsOf(item, "TablaSubDescuento")
+    .map((r) => subAmount(r, "MontoSubDescuento", "SubDescuentoPorcentaje", "TipoSubDescuento", price, qty))
+    .filter((d): d is Decimal => d !== undefined);
+  const subRecargos = objectsOf(item, "TablaSubRecargo")
+    .map((r) => subAmount(r, "MontoSubRecargo", "SubRecargoPorcentaje", "TipoSubRecargo", price, qty))
+    .filter((d): d is Decimal => d !== undefined);
+  const descuentoMonto = decimalOf(item, "DescuentoMonto") ?? (subDescuentos.length ? sum(subDescuentos) : undefined);
+  const recargoMonto = decimalOf(item, "RecargoMonto") ?? (subRecargos.length ? sum(subRecargos) : undefined);
+  const computedMontoItem =
+    qty && price ? roundHalfUp(add(sub(mul(qty, price), descuentoMonto ?? ZERO), recargoMonto ?? ZERO)) : undefined;
+  const sent = decimalOf(item, "MontoItem");
+  const montoItem = (options.basis === "recomputed" ? (computedMontoItem ?? sent) : (sent ?? computedMontoItem)) ?? ZERO;
+  const line: LineTotals = { index, indicador: codeOf(item, "IndicadorFacturacion") ?? "", montoItem };
+  if (computedMontoItem) line.computedMontoItem = computedMontoItem;
+  if (descuentoMonto) line.descuentoMonto = descuentoMonto;
+  if (recargoMonto) line.recargoMonto = recargoMonto;
+  return line;
+}
+
+interface GlobalAdjustment {
+  kind: "D" | "R";
+  bucket: string;
+  amount: Decimal;
+  norma1007: boolean;
+}
+
+/** Global discounts/surcharges (section D) with their amounts (Monto… or % of their bucket). */
+function globalAdjustments(doc: unknown, lines: readonly LineTotals[]): GlobalAdjustment[] {
+  const out: GlobalAdjustment[] = [];
+  const buckets = new Set(lines.map((l) => l.indicador));
+  for (const row of objectsOf(doc, "DescuentosORecargos")) {
+    const kind = codeOf(row, "TipoAjuste");
+    if (kind !== "D" && kind !== "R") continue;
+    // Without an explicit indicator, a document whose lines share one rate leaves no doubt.
+    const bucket = codeOf(row, "IndicadorFacturacionDescuentooRecargo") ?? (buckets.size === 1 ? [...buckets][0]! : "");
+    let amount = decimalOf(row, "MontoDescuentooRecargo");
+    if (!amount) {
+      const valor = decimalOf(row, "ValorDescuentooRecargo");
+      if (valor && codeOf(row, "TipoValor") === "%") {
+        const base = sum(lines.filter((l) => l.indicador === bucket).map((l) => l.montoItem));
+        amount = roundHalfUp(percentOf(base, valor));
+      } else if (valor) amount = valor;
+    }
+    if (!amount) continue;
+    out.push({ kind, bucket, amount, norma1007: codeOf(row, "IndicadorNorma1007") === "1" });
+  }
+  return out;
+}
+
+interface TaxAccumulator {
+  tax: ImpuestoAdicional;
+  tasa: Decimal;
+  amount: Decimal;
+}
+
+/** The rate used for an additional tax: the client's (Totales), the caller's, or the catalog's. */
+function tasaFor(doc: unknown, tax: ImpuestoAdicional, options: TotalsOptions): Decimal {
+  for (const row of objectsOf(objAt(doc, "Encabezado", "Totales"), "ImpuestosAdicionales")) {
+    const code = impuestoAdicional(textOf(row, "TipoImpuesto"))?.codigo;
+    const t = decimalOf(row, "TasaImpuestoAdicional");
+    if (code === tax.codigo && t) return t;
+  }
+  const override = options.tasas?.[tax.codigo];
+  return override !== undefined ? dec(override) : dec(tax.tasa);
+}
+
+/** The ISC and other additional taxes of the document, per tax code, plus the ISC per rate bucket. */
+function additionalTaxes(
+  doc: unknown,
+  items: readonly JsonObject[],
+  lines: readonly LineTotals[],
+  adjustments: readonly GlobalAdjustment[],
+  montoGravadoIncluido: boolean,
+  options: TotalsOptions,
+): { taxes: TaxAccumulator[]; iscByBucket: Map<string, Decimal> } {
+  const byCode = new Map<string, TaxAccumulator>();
+  const iscByBucket = new Map<string, Decimal>();
+  const itbis1 = dec(ITBIS_RATES["1"]);
+  const totalItems = sum(lines.map((l) => l.montoItem));
+  // Global discounts/surcharges reach the "other" taxes line by line, in proportion to MontoItem
+  // (formato-ecf field 109 e/f); a Norma 10-07 discount is not considered.
+  const globalNet = sum(adjustments.filter((a) => !a.norma1007).map((a) => (a.kind === "D" ? a.amount : decimal(-a.amount.coef, a.amount.scale))));
+
+  items.forEach((item, i) => {
+    const line = lines[i]!;
+    const codes = objectsOf(item, "TablaImpuestoAdicional")
+      .map((r) => impuestoAdicional(textOf(r, "TipoImpuesto")))
+      .filter((t): t is ImpuestoAdicional => t !== undefined);
+    const qty = decimalOf(item, "CantidadItem") ?? ZERO;
+    const cantidadReferencia = decimalOf(item, "CantidadReferencia") ?? ONE;
+    const subcantidad = decimalOf(objectsOf(item, "TablaSubcantidad")[0], "Subcantidad") ?? ONE;
+    const grados = decimalOf(item, "GradosAlcohol") ?? ZERO;
+    const precioReferencia = decimalOf(item, "PrecioUnitarioReferencia");
+    const granel = codeOf(item, "UnidadMedida") === UNIDAD_GRANEL;
+    let especificoLinea: Decimal | undefined;
+    let tasaEspecificoLinea: Decimal | undefined;
+
+    const ordered = [...codes].sort((a, b) => a.codigo.localeCompare(b.codigo)); // específico before ad valorem
+    for (const tax of ordered) {
+      const tasa = tasaFor(doc, tax, options);
+      let amount: Decimal | undefined;
+      const n = Number(tax.codigo);
+      if (tax.kind === "otro") {
+        let base = line.montoItem;
+        if (montoGravadoIncluido && n <= 4) base = divide(base, onePlusPercent(itbis1), 10);
+        if (!isZero(totalItems) && !isZero(globalNet)) {
+          // this line's share of the global discounts (net of surcharges)
+          base = sub(base, divide(mul(globalNet, line.montoItem), totalItems, 10));
+        }
+        amount = percentOf(base, tasa); // rounded once per tax code below
+      } else if (tax.kind === "isc_especifico") {
+        if (granel) continue; // bulk goods carry no specific ISC (formato-ecf 107 b)
+        amount =
+          n <= 18
+            ? roundHalfUp(mul(mul(mul(mul(tasa, decimal(grados.coef, grados.scale + 2)), cantidadReferencia), subcantidad), qty))
+            : roundHalfUp(mul(mul(qty, cantidadReferencia), tasa));
+        especificoLinea = amount;
+        tasaEspecificoLinea = tasa;
+      } else {
+        const price = decimalOf(item, "PrecioUnitarioItem");
+        if (n <= 35 && granel) {
+          if (!price) continue;
+          amount = roundHalfUp(mul(mul(mul(price, GRANEL_MARKUP), decimal(tasa.coef, tasa.scale + 2)), qty));
+        } else {
+          if (!precioReferencia) continue;
+          const units = mul(qty, cantidadReferencia);
+          const sinItbis = divide(precioReferencia, onePlusPercent(itbis1), 10);
+          const especificoUnitario =
+            n <= 35
+              ? especificoLinea && !isZero(units)
+                ? divide(especificoLinea, units, 10)
+                : ZERO
+              : (tasaEspecificoLinea ?? ZERO);
+          const base = divide(sub(sinItbis, especificoUnitario), onePlusPercent(tasa), 10);
+          amount = roundHalfUp(mul(percentOf(base, tasa), units));
+        }
+      }
+      const acc = byCode.get(tax.codigo) ?? { tax, tasa, amount: ZERO };
+      acc.amount = add(acc.amount, amount);
+      byCode.set(tax.codigo, acc);
+      if (tax.kind !== "otro") iscByBucket.set(line.indicador, add(iscByBucket.get(line.indicador) ?? ZERO, amount));
+    }
+  });
+  const taxes = [...byCode.values()]
+    .sort((a, b) => a.tax.codigo.localeCompare(b.tax.codigo))
+    .map((t) => ({ ...t, amount: roundHalfUp(t.amount) }));
+  return { taxes, iscByBucket };
+}
+
+function tipoOf(doc: unknown): TipoeCF | undefined {
+  const t = textOf(objAt(doc, "Encabezado", "IdDoc"), "TipoeCF");
+  return isTipoeCF(t) ? t : undefined;
+}
+
+/** An E34 that only corrects text (CodigoModificacion 2): total 0.00 and nothing else (DGII 1930/1960). */
+export function isTextCorrectionNote(doc: unknown): boolean {
+  return tipoOf(doc) === "34" && textOf(objAt(doc, "InformacionReferencia"), "CodigoModificacion") === "2";
+}
+
+function allowed(tipo: TipoeCF | undefined, path: string): boolean {
+  return tipo === undefined || (obligationOf(path, tipo) ?? 0) !== 0;
+}
+
+/** Full computation, also exposing the per-line figures validation needs. */
+export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {}): ComputedTotals & { lines: LineTotals[] } {
+  const tipo = tipoOf(doc);
+  const items = objectsOf(doc, "DetallesItems");
+  const lines = items.map((item, i) => lineTotals(item, i, options));
+  if (isTextCorrectionNote(doc)) return { Totales: { MontoTotal: "0.00" }, lines };
+
+  const idDoc = objAt(doc, "Encabezado", "IdDoc");
+  const incluido = codeOf(idDoc, "IndicadorMontoGravado") === "1";
+  const adjustments = globalAdjustments(doc, lines);
+
+  // Base per IndicadorFacturacion bucket: Σ MontoItem − global discounts + global surcharges.
+  // With prices including ITBIS the item sum is first divided by (1 + rate); the global
+  // discounts are already net of ITBIS (formato-ecf 93 c, 94 c).
+  const base = new Map<string, Decimal>();
+  for (const l of lines) base.set(l.indicador, add(base.get(l.indicador) ?? ZERO, l.montoItem));
+  if (incluido) {
+    for (const k of ["1", "2"] as const) {
+      const b = base.get(k);
+      if (b) base.set(k, divide(b, onePlusPercent(dec(ITBIS_RATES[k])), 10));
+    }
+  }
+  for (const a of adjustments) {
+    if (a.kind === "D" && a.norma1007) continue; // Norma 10-07: not taken off the taxable amount
+    base.set(a.bucket, (a.kind === "D" ? sub : add)(base.get(a.bucket) ?? ZERO, a.amount));
+  }
+  const has = (k: string) => lines.some((l) => l.indicador === k) || base.has(k);
+
+  const { taxes, iscByBucket } = additionalTaxes(doc, items, lines, adjustments, incluido, options);
+
+  const t: Totales = { MontoTotal: "0.00" };
+  const gravado: Decimal[] = [];
+  const itbis: Decimal[] = [];
+  const perRate: Partial<Record<"1" | "2" | "3", { gravado: Decimal; itbis: Decimal }>> = {};
+  for (const k of ["1", "2", "3"] as const) {
+    if (!has(k)) continue;
+    const rate = dec(ITBIS_RATES[k]);
+    const b = base.get(k) ?? ZERO;
+    const g = roundHalfUp(b);
+    // ISC (codes 006-039) is part of the ITBIS base (formato-ecf field 101).
+    const tax = roundHalfUp(percentOf(add(g, iscByBucket.get(k) ?? ZERO), rate));
+    perRate[k] = { gravado: g, itbis: tax };
+    gravado.push(g);
+    itbis.push(tax);
+  }
+  const exento = has("4") ? roundHalfUp(base.get("4") ?? ZERO) : undefined;
+  const montoGravadoTotal = gravado.length ? sum(gravado) : undefined;
+  const totalItbis = itbis.length ? sum(itbis) : undefined;
+  const montoImpuestoAdicional = taxes.length ? sum(taxes.map((x) => x.amount)) : undefined;
+
+  if (montoGravadoTotal && allowed(tipo, "Encabezado/Totales/MontoGravadoTotal")) t.MontoGravadoTotal = money(montoGravadoTotal);
+  for (const k of ["1", "2", "3"] as const) {
+    const p = perRate[k];
+    if (p && allowed(tipo, `Encabezado/Totales/MontoGravadoI${k}`)) t[`MontoGravadoI${k}`] = money(p.gravado);
+  }
+  if (exento && allowed(tipo, "Encabezado/Totales/MontoExento")) t.MontoExento = money(exento);
+  for (const k of ["1", "2", "3"] as const) {
+    if (perRate[k] && allowed(tipo, `Encabezado/Totales/ITBIS${k}`)) t[`ITBIS${k}`] = ITBIS_RATES[k];
+  }
+  if (totalItbis && allowed(tipo, "Encabezado/Totales/TotalITBIS")) t.TotalITBIS = money(totalItbis);
+  for (const k of ["1", "2", "3"] as const) {
+    const p = perRate[k];
+    if (p && allowed(tipo, `Encabezado/Totales/TotalITBIS${k}`)) t[`TotalITBIS${k}`] = money(p.itbis);
+  }
+  if (montoImpuestoAdicional && allowed(tipo, "Encabezado/Totales/MontoImpuestoAdicional")) {
+    t.MontoImpuestoAdicional = money(montoImpuestoAdicional);
+    t.ImpuestosAdicionales = taxes.map((x) => {
+      const row: ImpuestoAdicionalTotal = { TipoImpuesto: x.tax.codigo, TasaImpuestoAdicional: formatDecimal(x.tasa) };
+      if (x.tax.kind === "isc_especifico") row.MontoImpuestoSelectivoConsumoEspecifico = money(x.amount);
+      else if (x.tax.kind === "isc_advalorem") row.MontoImpuestoSelectivoConsumoAdvalorem = money(x.amount);
+      else row.OtrosImpuestosAdicionales = money(x.amount);
+      return row;
+    });
+  }
+  // formato-ecf 110: Monto Gravado Total + Monto Exento + Total ITBIS + Monto Impuesto Adicional.
+  const montoTotal = sum([montoGravadoTotal ?? ZERO, exento ?? ZERO, totalItbis ?? ZERO, montoImpuestoAdicional ?? ZERO]);
+  t.MontoTotal = money(montoTotal);
+
+  const noFacturable = has("0") ? roundHalfUp(base.get("0") ?? ZERO) : undefined;
+  if (noFacturable && allowed(tipo, "Encabezado/Totales/MontoNoFacturable")) t.MontoNoFacturable = money(noFacturable);
+  t.MontoPeriodo = money(add(montoTotal, noFacturable ?? ZERO));
+
+  const totales = objAt(doc, "Encabezado", "Totales");
+  const saldoAnterior = decimalOf(totales, "SaldoAnterior");
+  const avance = decimalOf(totales, "MontoAvancePago");
+  if (saldoAnterior) t.SaldoAnterior = money(saldoAnterior);
+  if (avance) t.MontoAvancePago = money(avance);
+  // formato-ecf 115: MontoTotal − MontoAvancePago ± SaldoAnterior (− Norma 10-07 discounts).
+  const norma1007 = sum(adjustments.filter((a) => a.kind === "D" && a.norma1007).map((a) => a.amount));
+  t.ValorPagar = money(sub(add(sub(montoTotal, avance ?? ZERO), saldoAnterior ?? ZERO), norma1007));
+
+  const retenciones = items.map((item) => objAt(item, "Retencion")).filter((r): r is JsonObject => r !== undefined);
+  const withholding: [keyof Totales, string][] = [
+    ["TotalITBISRetenido", "MontoITBISRetenido"],
+    ["TotalISRRetencion", "MontoISRRetenido"],
+  ];
+  for (const [total, lineKey] of withholding) {
+    const s = sumOf(retenciones, lineKey);
+    if (s && allowed(tipo, `Encabezado/Totales/${total}`)) (t as unknown as Record<string, string>)[total] = money(s);
+  }
+  // Perception (régimen de percepción) is not in force; the lines have no amounts for it, so the
+  // totals are only carried over when a client sends them.
+  for (const key of ["TotalITBISPercepcion", "TotalISRPercepcion"] as const) {
+    const v = decimalOf(totales, key);
+    if (v && allowed(tipo, `Encabezado/Totales/${key}`)) t[key] = money(v);
+  }
+
+  const result: ComputedTotals & { lines: LineTotals[] } = { Totales: t, lines };
+  const om = otraMoneda(doc, t);
+  if (om) result.OtraMoneda = om;
+  return result;
+}
+
+/**
+ * The `Totales` (and, when the document names another currency and its rate, `OtraMoneda`)
+ * computed from the document's lines. Fields that do not apply (no such lines, or prohibited for
+ * the type) are left out; `MontoDescuentosGlobales`/`MontoRecargosGlobales` are never emitted.
+ */
+export function computeTotals(doc: unknown, options: TotalsOptions = {}): ComputedTotals {
+  const { Totales, OtraMoneda } = computeTotalsDetailed(doc, options);
+  return OtraMoneda ? { Totales, OtraMoneda } : { Totales };
+}
+
+/**
+ * Splits `total` (already converted and rounded) over DOP parts so the converted parts add up to it
+ * exactly; parts are proportional to the DOP amounts (dinero.js distribute).
+ */
+function convertParts(total: Decimal, parts: readonly (Decimal | undefined)[]): (Decimal | undefined)[] {
+  const present = parts.map((p) => (p ? roundHalfUp(p).coef : 0n));
+  const shares = distribute(roundHalfUp(total).coef, present);
+  return parts.map((p, i) => (p ? fromMinorUnits(shares[i]!) : undefined));
+}
+
+/**
+ * `OtraMoneda`: each DOP total divided by TipoCambio, rounded half-up to 2 decimals; the per-rate
+ * parts are handed the rounding remainder so that they add up to their total exactly, and
+ * MontoTotalOtraMoneda is the sum of its converted parts (formato-ecf 137).
+ */
+export function otraMoneda(doc: unknown, t: Totales): OtraMoneda | undefined {
+  const om = objAt(doc, "Encabezado", "OtraMoneda");
+  const tipoMoneda = textOf(om, "TipoMoneda");
+  const tipoCambio = decimalOf(om, "TipoCambio");
+  if (!tipoMoneda || !tipoCambio || tipoCambio.coef <= 0n) return undefined;
+  const tipo = tipoOf(doc);
+  const conv = (s: string | undefined) => (s === undefined ? undefined : divide(dec(s), tipoCambio, 2));
+  const d = (s: string | undefined) => (s === undefined ? undefined : dec(s));
+  const out: OtraMoneda = { TipoMoneda: tipoMoneda, TipoCambio: formatDecimal(tipoCambio, Math.max(tipoCambio.scale, 2)) };
+  const ok = (path: string) => allowed(tipo, `Encabezado/OtraMoneda/${path}`);
+
+  const gravadoTotal = conv(t.MontoGravadoTotal);
+  const [g1, g2, g3] = gravadoTotal ? convertParts(gravadoTotal, [d(t.MontoGravadoI1), d(t.MontoGravadoI2), d(t.MontoGravadoI3)]) : [];
+  const exento = conv(t.MontoExento);
+  const itbisTotal = conv(t.TotalITBIS);
+  const [i1, i2, i3] = itbisTotal ? convertParts(itbisTotal, [d(t.TotalITBIS1), d(t.TotalITBIS2), d(t.TotalITBIS3)]) : [];
+  const adicionalTotal = conv(t.MontoImpuestoAdicional);
+  const taxRows = t.ImpuestosAdicionales ?? [];
+  const taxAmounts = taxRows.map((r) => d(r.MontoImpuestoSelectivoConsumoEspecifico ?? r.MontoImpuestoSelectivoConsumoAdvalorem ?? r.OtrosImpuestosAdicionales));
+  const taxConverted = adicionalTotal ? convertParts(adicionalTotal, taxAmounts) : [];
+
+  const set = (key: keyof OtraMoneda, v: Decimal | undefined) => {
+    if (v && ok(key)) (out as unknown as Record<string, string>)[key] = money(v);
+  };
+  set("MontoGravadoTotalOtraMoneda", gravadoTotal);
+  set("MontoGravado1OtraMoneda", g1);
+  set("MontoGravado2OtraMoneda", g2);
+  set("MontoGravado3OtraMoneda", g3);
+  set("MontoExentoOtraMoneda", exento);
+  set("TotalITBISOtraMoneda", itbisTotal);
+  set("TotalITBIS1OtraMoneda", i1);
+  set("TotalITBIS2OtraMoneda", i2);
+  set("TotalITBIS3OtraMoneda", i3);
+  set("MontoImpuestoAdicionalOtraMoneda", adicionalTotal);
+  if (adicionalTotal && ok("ImpuestosAdicionalesOtraMoneda")) {
+    out.ImpuestosAdicionalesOtraMoneda = taxRows.map((r, i) => {
+      const row: ImpuestoAdicionalOtraMonedaTotal = { TipoImpuestoOtraMoneda: r.TipoImpuesto, TasaImpuestoAdicionalOtraMoneda: r.TasaImpuestoAdicional };
+      const v = money(taxConverted[i] ?? ZERO);
+      if (r.MontoImpuestoSelectivoConsumoEspecifico) row.MontoImpuestoSelectivoConsumoEspecificoOtraMoneda = v;
+      else if (r.MontoImpuestoSelectivoConsumoAdvalorem) row.MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda = v;
+      else row.OtrosImpuestosAdicionalesOtraMoneda = v;
+      return row;
+    });
+  }
+  const total = sum([gravadoTotal, exento, itbisTotal, adicionalTotal].filter((x): x is Decimal => x !== undefined));
+  if (ok("MontoTotalOtraMoneda")) out.MontoTotalOtraMoneda = money(total);
+  return out;
+}
