@@ -393,16 +393,21 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {})
 
   const noFacturable = has("0") ? roundHalfUp(base.get("0") ?? ZERO) : undefined;
   if (noFacturable && allowed(tipo, "Encabezado/Totales/MontoNoFacturable")) t.MontoNoFacturable = money(noFacturable);
-  t.MontoPeriodo = money(add(montoTotal, noFacturable ?? ZERO));
-
   const totales = objAt(doc, "Encabezado", "Totales");
+  // MontoPeriodo and ValorPagar are optional (code 3): emitted when they tell something MontoTotal
+  // does not (a non-billable amount, an advance, a previous balance, a Norma 10-07 discount) or
+  // when the client asked for them by sending them.
+  if (noFacturable || decimalOf(totales, "MontoPeriodo")) t.MontoPeriodo = money(add(montoTotal, noFacturable ?? ZERO));
+
   const saldoAnterior = decimalOf(totales, "SaldoAnterior");
   const avance = decimalOf(totales, "MontoAvancePago");
   if (saldoAnterior) t.SaldoAnterior = money(saldoAnterior);
   if (avance) t.MontoAvancePago = money(avance);
   // formato-ecf 115: MontoTotal − MontoAvancePago ± SaldoAnterior (− Norma 10-07 discounts).
   const norma1007 = sum(adjustments.filter((a) => a.kind === "D" && a.norma1007).map((a) => a.amount));
-  t.ValorPagar = money(sub(add(sub(montoTotal, avance ?? ZERO), saldoAnterior ?? ZERO), norma1007));
+  if (saldoAnterior || avance || !isZero(norma1007) || decimalOf(totales, "ValorPagar")) {
+    t.ValorPagar = money(sub(add(sub(montoTotal, avance ?? ZERO), saldoAnterior ?? ZERO), norma1007));
+  }
 
   const retenciones = items.map((item) => objAt(item, "Retencion")).filter((r): r is JsonObject => r !== undefined);
   const withholding: [keyof Totales, string][] = [
