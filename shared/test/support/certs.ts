@@ -14,8 +14,8 @@ export interface TestIdentity {
   /** Extractable, so tests can hand it to other tools; production keys are not. */
   privateKey: CryptoKey;
   publicKey: CryptoKey;
-  pkcs8: Uint8Array;
-  certificateDer: Uint8Array;
+  pkcs8: Uint8Array<ArrayBuffer>;
+  certificateDer: Uint8Array<ArrayBuffer>;
   certificatePem: string;
   privateKeyPem: string;
 }
