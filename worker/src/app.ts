@@ -7,6 +7,10 @@ import { problemResponse } from "./http/problem.ts";
 import { API_VERSION } from "./version.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { loginRoutes } from "./routes/login.ts";
+import { companyRoutes } from "./routes/company.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { auditProblems } from "./audit/log.ts";
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -27,8 +31,13 @@ export function createApp() {
     }),
   );
 
+  app.use(auditProblems);
+
   app.route("/", healthRoutes);
   app.route("/", docsRoutes);
+  app.route("/", loginRoutes);
+  app.route("/", companyRoutes);
+  app.route("/", adminRoutes);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

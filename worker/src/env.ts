@@ -1,7 +1,17 @@
 import type { RequestIdVariables } from "hono/request-id";
+import type { Company } from "./tenant/resolve.ts";
+import type { Principal } from "./auth/middleware.ts";
+import type { ProblemCode } from "./http/problem.ts";
 
 /** Hono's environment for this worker: bindings from wrangler.toml, request-scoped variables. */
 export interface AppEnv {
   Bindings: Env;
-  Variables: RequestIdVariables;
+  Variables: RequestIdVariables & {
+    /** Who is calling: set by `requireAuth`. */
+    principal: Principal;
+    /** The issuer every query and write is scoped to: set by `resolveTenant`. */
+    tenant: Company;
+    /** Set when a problem response is produced, so the audit middleware can record it. */
+    problem: { code: ProblemCode; detail: string };
+  };
 }

@@ -108,3 +108,10 @@ export const auditLog = sqliteTable(
   },
   (t) => [index("audit_log_company_created").on(t.companyId, t.createdAt)],
 );
+
+/** Failed logins per scope (`key:<hash>` or `ip:<address>`) in a sliding window, for throttling. */
+export const loginThrottle = sqliteTable("login_throttle", {
+  scope: text("scope").primaryKey(),
+  failures: integer("failures").notNull().default(0),
+  windowStart: text("window_start").notNull(),
+});

@@ -137,5 +137,6 @@ export function problemBody(code: ProblemCode, requestId: string, instance: stri
 export function problemResponse(c: Context, code: ProblemCode, init: ProblemInit = {}): Response {
   const requestId = (c.get("requestId") as string | undefined) ?? "unknown";
   const body = problemBody(code, requestId, new URL(c.req.url).pathname, init);
+  c.set("problem", { code, detail: body.detail });
   return c.json(body, statusOf(code), { "Content-Type": "application/problem+json" });
 }

@@ -1,0 +1,29 @@
+import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { database } from "../db/client.ts";
+import { apiKeys } from "../db/schema.ts";
+import type { AppEnv } from "../env.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { verifyToken, type TokenClaims } from "./jwt.ts";
+
+export type Principal = TokenClaims;
+
+const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail });
+
+/**
+ * Requires `Authorization: Bearer <jwt>`. The key behind the token is looked up on every request,
+ * so revoking a key ends its tokens at once rather than when they expire.
+ */
+export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("Authorization");
+  if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <token>' from POST /login.");
+  const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*)$/.exec(header.trim());
+  if (!match?.[1]) throw unauthorized("Malformed Authorization header; expected 'Bearer <token>'.");
+  const claims = await verifyToken(match[1], c.env.JWT_SECRET);
+  if (claims === "expired") throw unauthorized("The token has expired; log in again.");
+  if (claims === "invalid") throw unauthorized("The token is not valid.");
+  const key = await database(c.env.DB).query.apiKeys.findFirst({ where: eq(apiKeys.id, claims.keyId) });
+  if (!key || key.revokedAt) throw unauthorized("The API key behind this token has been revoked.");
+  c.set("principal", claims);
+  await next();
+});

@@ -1,0 +1,68 @@
+import { decryptPkcs8, encryptPkcs8, importSigningKey, Pkcs12Error, readPkcs12, toBase64, fromBase64 } from "@ecf/shared";
+import { ApiProblem } from "../http/problem.ts";
+
+export interface UploadedCertificate {
+  pkcs8: Uint8Array;
+  derBase64: string;
+  subject: string;
+  serialNumber: string;
+  notBefore: string;
+  notAfter: string;
+}
+
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  wrong_password: "The password does not open this certificate file.",
+  not_rsa: "The certificate's key is not RSA; DGII requires RSA signatures.",
+  not_pkcs12: "The file is not a PKCS#12 (.p12/.pfx) certificate.",
+  no_certificate: "The file holds no certificate.",
+};
+
+/** Opens an uploaded .p12/.pfx, turning each way it can be wrong into a clear 400. */
+export async function readCertificateUpload(bytes: Uint8Array, password: string, now: Date): Promise<UploadedCertificate> {
+  let parsed;
+  try {
+    parsed = readPkcs12(bytes, password);
+  } catch (error) {
+    const code = error instanceof Pkcs12Error ? error.code : "not_pkcs12";
+    const message = CERTIFICATE_PROBLEMS[code] ?? CERTIFICATE_PROBLEMS.not_pkcs12!;
+    throw new ApiProblem("bad_request", { detail: message, errors: [{ path: code === "wrong_password" ? "/password" : "/file", code, message }] });
+  }
+  const notAfter = parsed.notAfter.toISOString();
+  if (parsed.notAfter.getTime() <= now.getTime()) {
+    const message = `The certificate expired on ${notAfter}.`;
+    throw new ApiProblem("bad_request", { detail: message, errors: [{ path: "/file", code: "certificate_expired", message }] });
+  }
+  return {
+    pkcs8: parsed.privateKeyPkcs8,
+    derBase64: toBase64(parsed.certificateDer),
+    subject: parsed.subject,
+    serialNumber: parsed.serialNumber,
+    notBefore: parsed.notBefore.toISOString(),
+    notAfter,
+  };
+}
+
+/** Encrypts the PKCS#8 at rest under MASTER_KEY (AES-GCM); the result is what D1 stores. */
+export async function sealPrivateKey(pkcs8: Uint8Array, masterKey: string): Promise<string> {
+  return encryptPkcs8(pkcs8, masterKey);
+}
+
+// One import per isolate and certificate: importing is cheap but not free, signing is hot.
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+/** The issuer's non-extractable signing key, decrypted and imported once per isolate. */
+export function signingKeyFor(sealed: string, masterKey: string): Promise<CryptoKey> {
+  let key = keyCache.get(sealed);
+  if (!key) {
+    key = decryptPkcs8(sealed, masterKey).then((pkcs8) => importSigningKey(pkcs8));
+    key.catch(() => keyCache.delete(sealed));
+    keyCache.set(sealed, key);
+  }
+  return key;
+}
+
+export function certificateDerOf(derBase64: string): Uint8Array {
+  const der = fromBase64(derBase64);
+  if (!der) throw new Error("stored certificate is not valid base64");
+  return der;
+}

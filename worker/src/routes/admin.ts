@@ -1,0 +1,197 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { TIPOS_ECF } from "@ecf/shared";
+import { and, eq, isNull } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { constantTimeEqual } from "../auth/crypto.ts";
+import { generateKeyMaterial } from "../auth/keys.ts";
+import { database } from "../db/client.ts";
+import { apiKeys, companies, partnerCompanies, partners } from "../db/schema.ts";
+import type { AppEnv } from "../env.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { problemSchema } from "../http/openapi.ts";
+import { newRouter } from "../http/router.ts";
+import { registerSequence } from "./company.ts";
+
+/** The administration API answers only to `Authorization: Bearer <ADMIN_SECRET>`. */
+const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  const secret = c.env.ADMIN_SECRET;
+  const given = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
+  if (!secret || !given || !(await constantTimeEqual(given, secret))) {
+    throw new ApiProblem("unauthorized", { detail: "The administration API needs 'Authorization: Bearer <ADMIN_SECRET>'." });
+  }
+  await next();
+});
+
+const adminSecurity = [{ adminAuth: [] as string[] }];
+const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
+const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
+
+const CompanyInput = z
+  .object({
+    legalName: z.string().min(1).max(150),
+    rnc: z.string().regex(/^(\d{9}|\d{11})$/, "an RNC has 9 digits, a cédula 11"),
+    tradeName: z.string().max(150).optional(),
+    address: z.string().max(100).optional(),
+    province: z.string().max(6).optional(),
+    municipality: z.string().max(6).optional(),
+    dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]).default("testecf"),
+    invoiceLimitPerMonth: z.number().int().min(0).default(1000),
+    isActive: z.boolean().default(true),
+  })
+  .openapi("CompanyInput");
+const CompanyPatch = CompanyInput.partial().omit({ rnc: true }).openapi("CompanyPatch");
+const CompanyOut = z.object({ id: z.string(), legalName: z.string(), rnc: z.string(), dgiiEnvironment: z.string(), invoiceLimitPerMonth: z.number(), isActive: z.boolean() }).openapi("AdminCompany");
+
+const KeyInput = z.object({ ownerType: z.enum(["company", "partner"]), ownerId: z.string().min(1), kind: z.enum(["test", "live"]) }).openapi("KeyInput");
+const KeyCreated = z
+  .object({ id: z.string(), kind: z.enum(["test", "live"]), ownerType: z.string(), ownerId: z.string(), apiKey: z.string(), apiSecret: z.string(), note: z.string() })
+  .openapi("KeyCreated");
+const KeyOut = z.object({ id: z.string(), kind: z.string(), ownerType: z.string(), ownerId: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), revokedAt: z.string().nullable() }).openapi("ApiKey");
+
+const companyOut = (row: typeof companies.$inferSelect) => ({
+  id: row.id,
+  legalName: row.legalName,
+  rnc: row.rnc,
+  dgiiEnvironment: row.dgiiEnvironment,
+  invoiceLimitPerMonth: row.invoiceLimitPerMonth,
+  isActive: row.isActive,
+});
+
+async function createKey(d1: D1Database, input: z.infer<typeof KeyInput>) {
+  const db = database(d1);
+  const owner =
+    input.ownerType === "company"
+      ? await db.query.companies.findFirst({ where: eq(companies.id, input.ownerId) })
+      : await db.query.partners.findFirst({ where: eq(partners.id, input.ownerId) });
+  if (!owner) throw new ApiProblem("not_found", { detail: `No ${input.ownerType} with id ${input.ownerId}.`, errors: [{ path: "/ownerId", code: "not_found", message: "Unknown owner." }] });
+  const material = await generateKeyMaterial(input.kind);
+  await db.insert(apiKeys).values({ id: material.id, kind: input.kind, keyHash: material.keyHash, secretHash: material.secretHash, ownerType: input.ownerType, ownerId: input.ownerId });
+  return { id: material.id, kind: input.kind, ownerType: input.ownerType, ownerId: input.ownerId, apiKey: material.apiKey, apiSecret: material.apiSecret, note: "Store the key and secret now: they are never shown again." };
+}
+
+export async function findCompany(d1: D1Database, id: string) {
+  const company = await database(d1).query.companies.findFirst({ where: eq(companies.id, id) });
+  if (!company) throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
+  return company;
+}
+
+export const adminRoutes = newRouter();
+adminRoutes.use("/admin/*", requireAdmin);
+adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_SECRET" });
+
+adminRoutes.openapi(
+  createRoute({ method: "post", path: "/admin/companies", tags: ["Administration"], summary: "Create an issuer", security: adminSecurity, request: { body: { required: true, ...json(CompanyInput) } }, responses: { 201: { description: "Created", ...json(CompanyOut) }, 409: problemSchema("RNC already registered") } }),
+  async (c) => {
+    const input = c.req.valid("json");
+    const db = database(c.env.DB);
+    if (await db.query.companies.findFirst({ where: eq(companies.rnc, input.rnc) })) {
+      throw new ApiProblem("conflict", { detail: `Issuer ${input.rnc} is already registered.`, errors: [{ path: "/rnc", code: "duplicate", message: "Already registered." }] });
+    }
+    const [row] = await db.insert(companies).values({ id: crypto.randomUUID(), ...input }).returning();
+    return c.json(companyOut(row!), 201);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "get", path: "/admin/companies", tags: ["Administration"], summary: "List issuers (optionally by RNC)", security: adminSecurity, request: { query: z.object({ rnc: z.string().optional() }) }, responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } } }),
+  async (c) => {
+    const { rnc } = c.req.valid("query");
+    const rows = await database(c.env.DB).query.companies.findMany({ where: rnc ? eq(companies.rnc, rnc) : undefined, orderBy: companies.rnc });
+    return c.json({ companies: rows.map(companyOut) }, 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "patch", path: "/admin/companies/{id}", tags: ["Administration"], summary: "Change an issuer (environment, limit, active)", security: adminSecurity, request: { params: IdParam, body: { required: true, ...json(CompanyPatch) } }, responses: { 200: { description: "Updated", ...json(CompanyOut) }, 404: problemSchema("Unknown issuer") } }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    await findCompany(c.env.DB, id);
+    const patch = c.req.valid("json");
+    const [row] = await database(c.env.DB).update(companies).set(patch).where(eq(companies.id, id)).returning();
+    return c.json(companyOut(row!), 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/admin/companies/{id}/sequences/{tipo}",
+    tags: ["Administration"],
+    summary: "Register an issuer's e-NCF range",
+    security: adminSecurity,
+    request: {
+      params: z.object({ id: z.string(), tipo: z.enum(TIPOS_ECF) }),
+      body: { required: true, ...json(z.object({ rangeFrom: z.number().int().min(1), rangeTo: z.number().int().min(1), expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })) },
+    },
+    responses: { 200: { description: "The range" } },
+  }),
+  async (c) => {
+    const { id, tipo } = c.req.valid("param");
+    await findCompany(c.env.DB, id);
+    const body = c.req.valid("json");
+    if (body.rangeFrom > body.rangeTo) throw new ApiProblem("validation_failed", { errors: [{ path: "/rangeTo", code: "invalid_range", message: "rangeFrom must not exceed rangeTo" }] });
+    return c.json(await registerSequence(c.env.DB, id, tipo, body), 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "post", path: "/admin/partners", tags: ["Administration"], summary: "Create a partner (software house)", security: adminSecurity, request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } }, responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } } }),
+  async (c) => {
+    const { name } = c.req.valid("json");
+    const [row] = await database(c.env.DB).insert(partners).values({ id: crypto.randomUUID(), name }).returning();
+    return c.json({ id: row!.id, name: row!.name }, 201);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "post", path: "/admin/partners/{id}/companies", tags: ["Administration"], summary: "Let a partner act for an issuer", security: adminSecurity, request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } }, responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") } }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const { companyId } = c.req.valid("json");
+    const db = database(c.env.DB);
+    if (!(await db.query.partners.findFirst({ where: eq(partners.id, id) }))) throw new ApiProblem("not_found", { detail: `No partner with id ${id}.` });
+    await findCompany(c.env.DB, companyId);
+    await db.insert(partnerCompanies).values({ partnerId: id, companyId }).onConflictDoNothing();
+    return c.json({ partnerId: id, companyId }, 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "post", path: "/admin/keys", tags: ["Administration"], summary: "Create an API key (key and secret are shown once)", security: adminSecurity, request: { body: { required: true, ...json(KeyInput) } }, responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") } }),
+  async (c) => c.json(await createKey(c.env.DB, c.req.valid("json")), 201),
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "get", path: "/admin/keys", tags: ["Administration"], summary: "List API keys (never their secrets)", security: adminSecurity, request: { query: z.object({ ownerId: z.string().optional() }) }, responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } } }),
+  async (c) => {
+    const { ownerId } = c.req.valid("query");
+    const rows = await database(c.env.DB).query.apiKeys.findMany({ where: ownerId ? eq(apiKeys.ownerId, ownerId) : undefined, orderBy: apiKeys.createdAt });
+    return c.json({ keys: rows.map(({ keyHash: _k, secretHash: _s, ...rest }) => rest) }, 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "post", path: "/admin/keys/{id}/revoke", tags: ["Administration"], summary: "Revoke a key; its tokens stop working at once", security: adminSecurity, request: { params: IdParam }, responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") } }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const db = database(c.env.DB);
+    const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+    if (!key) throw new ApiProblem("not_found", { detail: `No key with id ${id}.` });
+    const revokedAt = key.revokedAt ?? new Date().toISOString();
+    await db.update(apiKeys).set({ revokedAt }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+    return c.json({ id, revokedAt }, 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({ method: "post", path: "/admin/keys/{id}/rotate", tags: ["Administration"], summary: "Replace a key: a new key and secret for the same owner; the old one is revoked", security: adminSecurity, request: { params: IdParam }, responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") } }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const db = database(c.env.DB);
+    const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+    if (!key) throw new ApiProblem("not_found", { detail: `No key with id ${id}.` });
+    const created = await createKey(c.env.DB, { ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind });
+    await db.update(apiKeys).set({ revokedAt: new Date().toISOString() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+    return c.json(created, 201);
+  },
+);

@@ -1,0 +1,77 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { database } from "../db/client.ts";
+import { companies } from "../db/schema.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { readCertificateUpload, sealPrivateKey } from "../certificates/vault.ts";
+import { newRouter } from "../http/router.ts";
+import { findCompany } from "./admin.ts";
+
+/** A .p12/.pfx larger than this is not a signing certificate. */
+const MAX_CERTIFICATE_BYTES = 64 * 1024;
+
+const CertificateForm = z
+  .object({
+    file: z.custom<File>((v) => v instanceof File, "expected a .p12/.pfx file").openapi({ type: "string", format: "binary" }),
+    password: z.string().max(200),
+  })
+  .openapi("CertificateUpload");
+
+export const CertificateOut = z
+  .object({ name: z.string(), subject: z.string(), serialNumber: z.string(), notBefore: z.string(), notAfter: z.string() })
+  .openapi("Certificate");
+
+/** The same upload contract serves the company itself and the administrator. */
+export function certificateRoute<P extends string>(path: P, admin = false) {
+  return createRoute({
+    method: "put",
+    path,
+    tags: [admin ? "Administration" : "Company"],
+    summary: "Upload the signing certificate (.p12/.pfx and its password)",
+    security: admin ? [{ adminAuth: [] as string[] }] : bearerSecurity,
+    request: {
+      ...(admin ? { params: z.object({ id: z.string() }) } : {}),
+      body: { required: true, content: { "multipart/form-data": { schema: CertificateForm } } },
+    },
+    responses: {
+      200: { description: "Stored", content: { "application/json": { schema: CertificateOut } } },
+      400: problemSchema("Wrong password, expired, non-RSA key, or not a certificate"),
+    },
+  });
+}
+
+/** Reads, checks and stores a certificate; the private key is kept only encrypted at rest. */
+export async function storeCertificate(env: Env, companyId: string, file: File, password: string, now: Date) {
+  if (file.size > MAX_CERTIFICATE_BYTES) {
+    throw new ApiProblem("bad_request", { detail: "The file is too large to be a .p12 certificate.", errors: [{ path: "/file", code: "not_pkcs12", message: "File too large." }] });
+  }
+  const certificate = await readCertificateUpload(new Uint8Array(await file.arrayBuffer()), password, now);
+  const sealed = await sealPrivateKey(certificate.pkcs8, env.MASTER_KEY);
+  const name = file.name || "certificate.p12";
+  await database(env.DB)
+    .update(companies)
+    .set({
+      certificateFileName: name,
+      certificateKeyEncrypted: sealed,
+      certificateDer: certificate.derBase64,
+      certificateSubject: certificate.subject,
+      certificateSerial: certificate.serialNumber,
+      certificateNotAfter: certificate.notAfter,
+    })
+    .where(eq(companies.id, companyId));
+  return { name, subject: certificate.subject, serialNumber: certificate.serialNumber, notBefore: certificate.notBefore, notAfter: certificate.notAfter };
+}
+
+/** Mounted after companyRoutes and adminRoutes, whose middleware authenticates these paths. */
+export const certificateRoutes = newRouter()
+  .openapi(certificateRoute("/company/certificate"), async (c) => {
+    const form = c.req.valid("form");
+    return c.json(await storeCertificate(c.env, c.get("tenant").id, form.file, form.password, new Date()), 200);
+  })
+  .openapi(certificateRoute("/admin/companies/{id}/certificate", true), async (c) => {
+    const id = c.req.param("id");
+    await findCompany(c.env.DB, id);
+    const form = c.req.valid("form");
+    return c.json(await storeCertificate(c.env, id, form.file, form.password, new Date()), 200);
+  });

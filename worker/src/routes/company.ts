@@ -1,0 +1,176 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { TIPOS_ECF } from "@ecf/shared";
+import { and, eq } from "drizzle-orm";
+import { requireAuth } from "../auth/middleware.ts";
+import { database } from "../db/client.ts";
+import { sequences } from "../db/schema.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { newRouter } from "../http/router.ts";
+import { invoicesThisMonth } from "../issuing/quota.ts";
+import { formatEncf, MAX_SEQUENCE_NUMBER } from "../issuing/sequences.ts";
+import { resolveTenant, type Company } from "../tenant/resolve.ts";
+
+const CERTIFICATE_WARNING_DAYS = 15;
+const QUOTA_WARNING_SHARE = 0.9;
+
+const Warning = z.object({ code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached"]), message: z.string() });
+
+const CompanyProfile = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    registryNumber: z.string().openapi({ description: "RNC or cédula" }),
+    isActive: z.boolean(),
+    dgiiServer: z.enum(["testecf", "certecf", "ecf"]),
+    invoicesCountCurrentMonth: z.number().int(),
+    invoiceLimitPerMonth: z.number().int(),
+    signatureName: z.string().nullable(),
+    signatureExpirationDate: z.string().nullable().openapi({ description: "ISO 8601, or null without a certificate" }),
+    warnings: z.array(Warning),
+  })
+  .openapi("CompanyProfile");
+
+export function profileWarnings(company: Company, used: number, now: Date): z.infer<typeof Warning>[] {
+  const warnings: z.infer<typeof Warning>[] = [];
+  if (!company.certificateNotAfter) {
+    warnings.push({ code: "certificate_missing", message: "No signing certificate is registered; upload one with PUT /company/certificate." });
+  } else {
+    const msLeft = Date.parse(company.certificateNotAfter) - now.getTime();
+    if (msLeft <= 0) warnings.push({ code: "certificate_expired", message: `The signing certificate expired on ${company.certificateNotAfter}.` });
+    else if (msLeft <= CERTIFICATE_WARNING_DAYS * 86_400_000) {
+      warnings.push({ code: "certificate_expiring", message: `The signing certificate expires on ${company.certificateNotAfter}.` });
+    }
+  }
+  const limit = company.invoiceLimitPerMonth;
+  if (used >= limit) warnings.push({ code: "quota_reached", message: `The monthly limit of ${limit} receipts has been reached.` });
+  else if (used > limit * QUOTA_WARNING_SHARE) warnings.push({ code: "quota_near_limit", message: `${used} of ${limit} receipts used this month.` });
+  return warnings;
+}
+
+const SequenceSchema = z
+  .object({
+    tipoeCF: z.enum(TIPOS_ECF),
+    rangeFrom: z.number().int(),
+    rangeTo: z.number().int(),
+    nextNumber: z.number().int(),
+    nextEncf: z.string().nullable().openapi({ description: "The e-NCF the next receipt gets, or null when exhausted" }),
+    remaining: z.number().int(),
+    expiresOn: z.string().openapi({ description: "FechaVencimientoSecuencia, yyyy-MM-dd" }),
+  })
+  .openapi("Sequence");
+
+const SequenceBody = z
+  .object({
+    rangeFrom: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
+    rangeTo: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
+    expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd").refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date"),
+  })
+  .refine((b) => b.rangeFrom <= b.rangeTo, { message: "rangeFrom must not exceed rangeTo", path: ["rangeTo"] })
+  .openapi("SequenceRange");
+
+function sequenceView(row: typeof sequences.$inferSelect): z.infer<typeof SequenceSchema> {
+  const exhausted = row.nextNumber > row.rangeTo;
+  return {
+    tipoeCF: row.tipoeCF as z.infer<typeof SequenceSchema>["tipoeCF"],
+    rangeFrom: row.rangeFrom,
+    rangeTo: row.rangeTo,
+    nextNumber: row.nextNumber,
+    nextEncf: exhausted ? null : formatEncf(row.tipoeCF, row.nextNumber),
+    remaining: exhausted ? 0 : row.rangeTo - row.nextNumber + 1,
+    expiresOn: row.expiresOn,
+  };
+}
+
+/** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
+export async function registerSequence(d1: D1Database, companyId: string, tipoeCF: string, body: z.infer<typeof SequenceBody>) {
+  const db = database(d1);
+  const existing = await db.query.sequences.findFirst({ where: and(eq(sequences.companyId, companyId), eq(sequences.tipoeCF, tipoeCF)) });
+  const nextNumber = Math.max(body.rangeFrom, existing?.nextNumber ?? body.rangeFrom);
+  if (nextNumber > body.rangeTo) {
+    throw new ApiProblem("conflict", {
+      detail: `Numbers up to ${formatEncf(tipoeCF, nextNumber - 1)} were already used; the new range must end after them.`,
+      errors: [{ path: "/rangeTo", code: "range_already_used", message: "The range ends before the next unused number." }],
+    });
+  }
+  const values = { companyId, tipoeCF, rangeFrom: body.rangeFrom, rangeTo: body.rangeTo, nextNumber, expiresOn: body.expiresOn, updatedAt: new Date().toISOString() };
+  const [row] = await db
+    .insert(sequences)
+    .values(values)
+    .onConflictDoUpdate({ target: [sequences.companyId, sequences.tipoeCF], set: values })
+    .returning();
+  return sequenceView(row!);
+}
+
+const TipoParam = z.object({ tipo: z.enum(TIPOS_ECF).openapi({ param: { name: "tipo", in: "path" }, example: "31" }) });
+
+export const companyRoutes = newRouter();
+companyRoutes.use("/company/*", requireAuth, resolveTenant);
+companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+
+companyRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/company/me",
+    tags: ["Company"],
+    summary: "The issuer's profile, usage and warnings",
+    security: bearerSecurity,
+    responses: {
+      200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
+      401: problemSchema("Not authenticated"),
+      403: problemSchema("Not allowed for this issuer"),
+    },
+  }),
+  async (c) => {
+    const company = c.get("tenant");
+    const now = new Date();
+    const used = await invoicesThisMonth(c.env.DB, company.id, now);
+    return c.json(
+      {
+        id: company.id,
+        name: company.legalName,
+        registryNumber: company.rnc,
+        isActive: company.isActive,
+        dgiiServer: company.dgiiEnvironment,
+        invoicesCountCurrentMonth: used,
+        invoiceLimitPerMonth: company.invoiceLimitPerMonth,
+        signatureName: company.certificateFileName ?? null,
+        signatureExpirationDate: company.certificateNotAfter ?? null,
+        warnings: profileWarnings(company, used, now),
+      },
+      200,
+    );
+  },
+);
+
+companyRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/company/sequences",
+    tags: ["Company"],
+    summary: "The issuer's authorised e-NCF ranges",
+    security: bearerSecurity,
+    responses: { 200: { description: "Ranges", content: { "application/json": { schema: z.object({ sequences: z.array(SequenceSchema) }) } } } },
+  }),
+  async (c) => {
+    const rows = await database(c.env.DB).query.sequences.findMany({ where: eq(sequences.companyId, c.get("tenant").id), orderBy: sequences.tipoeCF });
+    return c.json({ sequences: rows.map(sequenceView) }, 200);
+  },
+);
+
+companyRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/company/sequences/{tipo}",
+    tags: ["Company"],
+    summary: "Register a DGII-authorised e-NCF range and its expiry",
+    security: bearerSecurity,
+    request: { params: TipoParam, body: { required: true, content: { "application/json": { schema: SequenceBody } } } },
+    responses: {
+      200: { description: "The range", content: { "application/json": { schema: SequenceSchema } } },
+      400: problemSchema("Invalid range"),
+      409: problemSchema("The range would reuse numbers"),
+    },
+  }),
+  async (c) => c.json(await registerSequence(c.env.DB, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
+);
