@@ -1,17 +1,90 @@
 import { Hono } from "hono";
+import type { DocumentChecks } from "./checks.ts";
+import type { SandboxConfig, SandboxContext, SandboxEnv } from "./context.ts";
+import { ENVIRONMENTS, type Environment } from "./environments.ts";
+import { faultMiddleware } from "./fault-middleware.ts";
+import { FaultSet } from "./faults.ts";
+import { aprobacionComercialRoutes } from "./routes/aprobacioncomercial.ts";
+import { anulacionRangosRoutes } from "./routes/anulacionrangos.ts";
+import { autenticacionRoutes } from "./routes/autenticacion.ts";
+import { consultaEstadoRoutes } from "./routes/consultaestado.ts";
+import { consultaResultadoRoutes } from "./routes/consultaresultado.ts";
+import { consultaTrackIdsRoutes } from "./routes/consultatrackids.ts";
+import { controlRoutes } from "./routes/control.ts";
+import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
+import { recepcionRoutes } from "./routes/recepcion.ts";
+import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
+import { sharedChecks } from "./shared-checks.ts";
+import { SandboxState } from "./state.ts";
+import { requireToken } from "./tokens.ts";
+
+export interface SandboxOptions extends Partial<SandboxConfig> {
+  /** Validation and signature checks; the real ones from @ecf/shared unless a test swaps them. */
+  checks?: DocumentChecks;
+  /** Clock, for tests that need expiry without waiting. */
+  now?: () => Date;
+  maintenanceWindows?: MaintenanceWindow[];
+}
+
+export const DEFAULT_CONFIG: SandboxConfig = { processingMs: 300, tokenTtlMs: 60 * 60 * 1000, seedTtlMs: 5 * 60 * 1000 };
+
+/** Every DGII service of one environment, under /{env}; all but autenticacion need a token. */
+function environmentRoutes(ctx: SandboxContext, env: Environment) {
+  const app = new Hono<SandboxEnv>();
+  app.use("*", faultMiddleware(ctx));
+  app.route("/autenticacion", autenticacionRoutes(ctx, env));
+  const protectedServices = new Hono<SandboxEnv>();
+  protectedServices.use("*", requireToken(ctx, env));
+  protectedServices.route("/recepcion", recepcionRoutes(ctx, env));
+  protectedServices.route("/consultaresultado", consultaResultadoRoutes(ctx, env));
+  protectedServices.route("/recepcionfc", recepcionFcRoutes(ctx, env));
+  protectedServices.route("/consultatrackids", consultaTrackIdsRoutes(ctx, env));
+  protectedServices.route("/consultaestado", consultaEstadoRoutes(ctx, env));
+  protectedServices.route("/aprobacioncomercial", aprobacionComercialRoutes(ctx, env));
+  protectedServices.route("/anulacionrangos", anulacionRangosRoutes(ctx, env));
+  app.route("/", protectedServices);
+  return app;
+}
 
 /**
  * The local stand-in for DGII's web services. It is a real HTTP server so the worker's DGII
- * client is exercised over the wire exactly as in production; only the host differs.
+ * client is exercised over the wire exactly as in production; only the host differs (the
+ * ecf, fc and statusecf hosts are all served from this one origin).
  */
-export function createSandboxApp() {
-  const app = new Hono();
+export function createSandboxApp(options: SandboxOptions = {}) {
+  const ctx: SandboxContext = {
+    state: new SandboxState(),
+    faults: new FaultSet(),
+    checks: options.checks ?? sharedChecks,
+    config: {
+      processingMs: options.processingMs ?? DEFAULT_CONFIG.processingMs,
+      tokenTtlMs: options.tokenTtlMs ?? DEFAULT_CONFIG.tokenTtlMs,
+      seedTtlMs: options.seedTtlMs ?? DEFAULT_CONFIG.seedTtlMs,
+    },
+    now: options.now ?? (() => new Date()),
+  };
+  const windows = options.maintenanceWindows ?? DEFAULT_MAINTENANCE_WINDOWS;
+
+  // DGII's services are case-insensitive (descripcion-tecnica, "Requerimientos Generales"), so
+  // routes are matched on the lower-cased path.
+  const app = new Hono<SandboxEnv>({ getPath: (request) => new URL(request.url).pathname.toLowerCase() });
+
   app.get("/", (c) =>
     c.json({
       service: "dgii-sandbox",
       description: "Local stand-in for DGII's e-CF web services",
-      environments: ["testecf", "certecf", "ecf"],
+      environments: ENVIRONMENTS,
     }),
   );
+  for (const env of ENVIRONMENTS) app.route(`/${env}`, environmentRoutes(ctx, env));
+  app.route("/api/estatusservicios", estatusServiciosRoutes(ctx, () => windows));
+  app.route("/__sandbox", controlRoutes(ctx));
+
+  app.notFound((c) => c.json({ title: "Not Found", status: 404, detail: `No DGII service at ${c.req.path}` }, 404));
+  app.onError((error, c) => {
+    if (error instanceof TypeError && error.message.startsWith("sandbox fault")) throw error;
+    console.error(error);
+    return c.json({ title: "Internal Server Error", status: 500, detail: String(error) }, 500);
+  });
   return app;
 }

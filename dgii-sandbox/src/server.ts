@@ -1,13 +1,12 @@
-import { serve } from "@hono/node-server";
-import { createSandboxApp } from "./app.ts";
+import { startSandbox } from "./start.ts";
 
 const port = Number(process.env.SANDBOX_PORT ?? 8788);
 const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
+const processingMs = process.env.SANDBOX_PROCESSING_MS === undefined ? undefined : Number(process.env.SANDBOX_PROCESSING_MS);
 
-const server = serve({ fetch: createSandboxApp().fetch, port, hostname }, (info) => {
-  console.log(`DGII sandbox listening on http://${hostname}:${info.port}`);
-});
+const sandbox = await startSandbox({ port, hostname, ...(processingMs === undefined ? {} : { processingMs }) });
+console.log(`DGII sandbox listening on ${sandbox.url}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => server.close(() => process.exit(0)));
+  process.on(signal, () => void sandbox.close().then(() => process.exit(0)));
 }

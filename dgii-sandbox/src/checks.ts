@@ -1,0 +1,31 @@
+// The three judgements the sandbox delegates to @ecf/shared: XSD validation, signature
+// verification and the totals rules. They are injected so that the sandbox never carries its own
+// validator or XMLDSig verifier; `sharedChecks` (shared-checks.ts) is the production wiring.
+import type { Mensaje } from "./outcome.ts";
+
+/** Document kinds the XSD validator knows. */
+export type SchemaKind =
+  | "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47"
+  | "RFCE" | "ARECF" | "ACECF" | "ANECF" | "Semilla";
+
+export type SchemaResult = { ok: true } | { ok: false; errors: string[] };
+
+export interface SignerCertificate {
+  subject: string;
+  serialNumber: string;
+  /** RNC or cédula of the holder, when the certificate's serialNumber carries one. */
+  holderId: string | null;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+export type SignatureResult =
+  | { ok: true; certificate: SignerCertificate }
+  | { ok: false; reason: string; message: string };
+
+export interface DocumentChecks {
+  validateSchema(xml: string, kind: SchemaKind): Promise<SchemaResult>;
+  verifySignature(xml: string): Promise<SignatureResult>;
+  /** Observations on an e-CF's totals beyond DGII's tolerance (empty when within tolerance). */
+  checkTotals(xml: string): Promise<Mensaje[]>;
+}

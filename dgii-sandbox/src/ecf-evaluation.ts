@@ -1,0 +1,87 @@
+// What DGII decides about a received e-CF, in the order it matters: a rejection that frees the
+// e-NCF (structure, signature, e-NCF format, expired sequence) comes before one that consumes it.
+import type { SandboxContext } from "./context.ts";
+import { dgiiDay, santoDomingoDay } from "./dgii-time.ts";
+import { ENCF_PATTERN, type EcfSummary } from "./documents.ts";
+import type { Environment } from "./environments.ts";
+import type { ForcedRejection } from "./faults.ts";
+import { accepted, acceptedWithObservations, rejected, type Mensaje, type Outcome } from "./outcome.ts";
+import { CODES, mensaje } from "./rejection-codes.ts";
+import type { SchemaKind } from "./checks.ts";
+
+export interface EcfEvaluationInput {
+  trackId: string;
+  xml: string;
+  summary: EcfSummary;
+  env: Environment;
+  receivedAt: Date;
+  forced: ForcedRejection | null;
+}
+
+const SCHEMA_KINDS = new Set(["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"]);
+
+/** Decimal text to a number for the zero test only; amounts are never computed here. */
+const isZeroAmount = (text: string | undefined) => text !== undefined && /^0+(\.0+)?$/.test(text);
+
+export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput): Promise<Outcome> {
+  const { summary, xml } = input;
+  if (input.forced) {
+    return rejected([{ codigo: input.forced.code, valor: input.forced.message }], input.forced.secuenciaUtilizada);
+  }
+
+  if (!ENCF_PATTERN.test(summary.encf) || summary.encf.slice(1, 3) !== summary.tipo) {
+    return rejected([mensaje("encfInvalido", `El e-NCF ${summary.encf} no es válido para el tipo de e-CF ${summary.tipo}`)], CODES.encfInvalido.secuenciaUtilizada);
+  }
+  if (!SCHEMA_KINDS.has(summary.tipo)) {
+    return rejected([mensaje("estructuraInvalida", `El tipo de e-CF ${summary.tipo} no es válido`)], CODES.estructuraInvalida.secuenciaUtilizada);
+  }
+
+  const schema = await ctx.checks.validateSchema(xml, summary.tipo as SchemaKind);
+  if (!schema.ok) {
+    return rejected(
+      schema.errors.slice(0, 20).map((error) => mensaje("estructuraInvalida", `La estructura del archivo XML no es válida: ${error}`)),
+      CODES.estructuraInvalida.secuenciaUtilizada,
+    );
+  }
+
+  const signature = await ctx.checks.verifySignature(xml);
+  if (!signature.ok) {
+    return rejected([mensaje("firmaInvalida", `La firma del XML no es válida: ${signature.message}`)], CODES.firmaInvalida.secuenciaUtilizada);
+  }
+
+  if (summary.fechaVencimientoSecuencia) {
+    const expires = dgiiDay(summary.fechaVencimientoSecuencia);
+    if (expires !== null && expires < santoDomingoDay(input.receivedAt)) {
+      return rejected(
+        [mensaje("secuenciaVencida", `El e-NCF ${summary.encf} se encuentra vencido (FechaVencimientoSecuencia ${summary.fechaVencimientoSecuencia})`)],
+        CODES.secuenciaVencida.secuenciaUtilizada,
+      );
+    }
+  }
+
+  if (ctx.state.isVoided(input.env, summary.rncEmisor, summary.encf)) {
+    return rejected([mensaje("encfAnulado", `El e-NCF ${summary.encf} fue anulado`)], CODES.encfAnulado.secuenciaUtilizada);
+  }
+
+  const earlier = ctx.state
+    .receptionsOf(input.env, summary.rncEmisor, summary.encf)
+    .some((other) => other.trackId !== input.trackId && (other.outcome?.codigo === 1 || other.outcome?.codigo === 4));
+  if (earlier) {
+    return rejected([mensaje("encfDuplicado", `El e-NCF ${summary.encf} ya fue utilizado por el RNC ${summary.rncEmisor}`)], CODES.encfDuplicado.secuenciaUtilizada);
+  }
+
+  if ((summary.tipo === "33" || summary.tipo === "34") && summary.codigoModificacion === "2") {
+    const problems: Mensaje[] = [];
+    const amounts = summary.totales.filter((name) => name !== "MontoTotal");
+    if (amounts.length > 0) {
+      problems.push(mensaje("correccionTextoConMontos", `Una corrección de texto (CodigoModificacion 2) no lleva montos en Totales: ${amounts.join(", ")}`));
+    }
+    if (!isZeroAmount(summary.montoTotal)) {
+      problems.push(mensaje("correccionTextoMontoTotal", `El MontoTotal de una corrección de texto (CodigoModificacion 2) debe ser 0, es ${summary.montoTotal ?? "ausente"}`));
+    }
+    if (problems.length > 0) return rejected(problems, true);
+  }
+
+  const observations = await ctx.checks.checkTotals(xml);
+  return observations.length > 0 ? acceptedWithObservations(observations) : accepted();
+}

@@ -1,0 +1,79 @@
+// /__sandbox: the test-facing controls (faults, what was received, timing). Not part of DGII.
+import { Hono } from "hono";
+import { queryParam, type SandboxContext, type SandboxEnv } from "../context.ts";
+import { parseFault } from "../faults.ts";
+import { sameEncf } from "../state.ts";
+import { emisorRoutes } from "./emisor.ts";
+
+export function controlRoutes(ctx: SandboxContext) {
+  const app = new Hono<SandboxEnv>();
+
+  app.get("/faults", (c) => c.json(ctx.faults.list()));
+
+  app.post("/faults", async (c) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: "body must be JSON" }, 400);
+    }
+    const fault = parseFault(body);
+    if (typeof fault === "string") return c.json({ error: fault }, 400);
+    ctx.faults.set(fault);
+    return c.json({ active: ctx.faults.list() });
+  });
+
+  app.delete("/faults", (c) => {
+    ctx.faults.clear();
+    return c.json({ active: [] });
+  });
+
+  app.get("/received", (c) => {
+    const rnc = queryParam(c, "rnc");
+    const encf = queryParam(c, "encf");
+    const kind = queryParam(c, "kind");
+    const env = queryParam(c, "env");
+    const entries = ctx.state.received
+      .filter(
+        (entry) =>
+          (!rnc || entry.rnc === rnc) &&
+          (!encf || (entry.encf !== null && sameEncf(entry.encf, encf))) &&
+          (!kind || entry.kind === kind.toLowerCase()) &&
+          (!env || entry.env === env.toLowerCase()),
+      )
+      .map((entry) => ({
+        kind: entry.kind,
+        env: entry.env,
+        rnc: entry.rnc,
+        encf: entry.encf,
+        trackId: entry.trackId,
+        fileName: entry.fileName,
+        outcome: entry.outcome(),
+        receivedAt: entry.receivedAt.toISOString(),
+      }));
+    return c.json(entries);
+  });
+
+  app.delete("/received", (c) => {
+    ctx.state.clearReceived();
+    return c.json({ cleared: true });
+  });
+
+  app.get("/config", (c) => c.json(ctx.config));
+
+  app.put("/config", async (c) => {
+    const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
+    if (!body || typeof body !== "object") return c.json({ error: "body must be a JSON object" }, 400);
+    for (const key of ["processingMs", "tokenTtlMs", "seedTtlMs"] as const) {
+      const value = body[key];
+      if (value === undefined) continue;
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return c.json({ error: `${key} must be a non-negative integer` }, 400);
+      ctx.config[key] = value;
+    }
+    return c.json(ctx.config);
+  });
+
+  app.route("/emisor", emisorRoutes(ctx));
+
+  return app;
+}
