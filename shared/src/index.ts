@@ -26,3 +26,5 @@ export * from "./documents/arecf.ts";
 export * from "./documents/acecf.ts";
 export * from "./documents/anecf.ts";
 export * from "./documents/semilla.ts";
+export * from "./ids.ts";
+export * from "./credit-notes.ts";
