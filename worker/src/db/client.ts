@@ -1,9 +1,12 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema.ts";
 
+// Every schema*.ts module is one area's tables; list each here so `db.query.<table>` knows it.
+const tables = { ...schema };
+
 export type Db = ReturnType<typeof database>;
 
 /** A drizzle handle over the D1 binding (cheap: one per request). */
 export function database(d1: D1Database) {
-  return drizzle(d1, { schema });
+  return drizzle(d1, { schema: tables });
 }

@@ -115,3 +115,71 @@ export const loginThrottle = sqliteTable("login_throttle", {
   failures: integer("failures").notNull().default(0),
   windowStart: text("window_start").notNull(),
 });
+
+/**
+ * An issued e-CF. The row and the signed XML in R2 are written before anything is sent to DGII,
+ * so nothing DGII may have seen is ever lost. One row per issuer and e-NCF, forever.
+ */
+export const receipts = sqliteTable(
+  "receipts",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    encf: text("encf").notNull(),
+    tipoeCF: text("tipo_ecf").notNull(),
+    /** FechaEmision as ISO yyyy-MM-dd (for range filters). */
+    issueDate: text("issue_date").notNull(),
+    rncComprador: text("rnc_comprador"),
+    razonSocialComprador: text("razon_social_comprador"),
+    /** Exact decimals as text, as written in the XML. */
+    montoTotal: text("monto_total").notNull(),
+    totalItbis: text("total_itbis"),
+    securityCode: text("security_code").notNull(),
+    fechaHoraFirma: text("fecha_hora_firma").notNull(),
+    timbreUrl: text("timbre_url").notNull(),
+    /** R2 key of the signed XML, and its SHA-256 (hex). */
+    xmlKey: text("xml_key").notNull(),
+    xmlSha256: text("xml_sha256").notNull(),
+    /** SHA-256 of the canonical request document: tells a retry from a different document. */
+    documentHash: text("document_hash").notNull(),
+    /** "ecf" (full document to DGII) or "rfce" (E32 under 250,000: the summary). */
+    dgiiPath: text("dgii_path", { enum: ["ecf", "rfce"] }).notNull(),
+    /** Our life-cycle state; `estado` is DGII's word for it. */
+    status: text("status", { enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency"] }).notNull(),
+    trackId: text("track_id"),
+    dgiiCodigo: text("dgii_codigo"),
+    /** DGII's messages (JSON array of { codigo, valor }). */
+    dgiiMensajes: text("dgii_mensajes"),
+    /** How many times it was handed to DGII (0 until the first send). */
+    sendAttempts: integer("send_attempts").notNull().default(0),
+    source: text("source", { enum: ["api", "device"] }).notNull().default("api"),
+    /** Credit and debit notes: the modified receipt and the modification code. */
+    ncfModificado: text("ncf_modificado"),
+    codigoModificacion: text("codigo_modificacion"),
+    /** The buyer's commercial approval (ACECF): null, "accepted" or "rejected". */
+    approvalStatus: text("approval_status"),
+    approvalReason: text("approval_reason"),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("receipts_company_encf").on(t.companyId, t.encf),
+    index("receipts_company_date").on(t.companyId, t.issueDate, t.encf),
+    index("receipts_status").on(t.status, t.updatedAt),
+    index("receipts_modified").on(t.companyId, t.ncfModificado),
+  ],
+);
+
+/** The first answer to each `Idempotency-Key`, replayed for the same key. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    companyId: text("company_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    status: integer("status"),
+    response: text("response"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.key] })],
+);

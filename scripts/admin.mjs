@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// `npm run admin -- <command> [--option value …]`: the administration API from the command line.
+// Talks to WORKER_URL (default http://127.0.0.1:8787) with ADMIN_SECRET (default: .dev.vars).
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { adminClient } from "./admin-client.mjs";
+
+const COMMANDS = {
+  "companies:list": ["List issuers", [], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
+  "companies:create": [
+    "Create an issuer",
+    ["--rnc", "--name", "[--env testecf|certecf|ecf]", "[--limit N]"],
+    (api, o) => api.post("/admin/companies", { rnc: o.rnc, legalName: o.name, dgiiEnvironment: o.env ?? "testecf", ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}) }),
+  ],
+  "companies:update": [
+    "Change an issuer",
+    ["--id", "[--env E]", "[--limit N]", "[--active true|false]"],
+    (api, o) => api.patch(`/admin/companies/${o.id}`, { ...(o.env ? { dgiiEnvironment: o.env } : {}), ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}), ...(o.active ? { isActive: o.active === "true" } : {}) }),
+  ],
+  "certificate:upload": [
+    "Upload an issuer's .p12/.pfx",
+    ["--id", "--file PATH", "--password P"],
+    (api, o) => {
+      const form = new FormData();
+      form.set("file", new File([readFileSync(o.file)], basename(o.file)));
+      form.set("password", o.password ?? "");
+      return api.put(`/admin/companies/${o.id}/certificate`, form);
+    },
+  ],
+  "sequences:set": [
+    "Register an authorised e-NCF range",
+    ["--id", "--tipo 31", "--from N", "--to N", "--expires yyyy-MM-dd"],
+    (api, o) => api.put(`/admin/companies/${o.id}/sequences/${o.tipo}`, { rangeFrom: Number(o.from), rangeTo: Number(o.to), expiresOn: o.expires }),
+  ],
+  "partners:create": ["Create a partner", ["--name"], (api, o) => api.post("/admin/partners", { name: o.name })],
+  "partners:link": ["Let a partner act for an issuer", ["--partner ID", "--company ID"], (api, o) => api.post(`/admin/partners/${o.partner}/companies`, { companyId: o.company })],
+  "keys:create": [
+    "Create an API key (key and secret are shown once)",
+    ["--owner-type company|partner", "--owner ID", "[--kind test|live]"],
+    (api, o) => api.post("/admin/keys", { ownerType: o["owner-type"], ownerId: o.owner, kind: o.kind ?? "test" }),
+  ],
+  "keys:list": ["List keys", ["[--owner ID]"], (api, o) => api.get(`/admin/keys${o.owner ? `?ownerId=${o.owner}` : ""}`)],
+  "keys:rotate": ["Replace a key (the old one is revoked)", ["--id"], (api, o) => api.post(`/admin/keys/${o.id}/rotate`)],
+  "keys:revoke": ["Revoke a key", ["--id"], (api, o) => api.post(`/admin/keys/${o.id}/revoke`)],
+};
+
+function parseOptions(args) {
+  const options = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument '${arg}'`);
+    const [name, inline] = arg.slice(2).split("=", 2);
+    options[name] = inline ?? args[++i];
+  }
+  return options;
+}
+
+function usage() {
+  console.log("Usage: npm run admin -- <command> [--option value …]\n");
+  for (const [name, [description, options]] of Object.entries(COMMANDS)) console.log(`  ${name.padEnd(20)} ${description}  ${options.join(" ")}`);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+const entry = COMMANDS[command];
+if (!entry) {
+  usage();
+  process.exit(command ? 2 : 0);
+}
+try {
+  console.log(JSON.stringify(await entry[2](adminClient(), parseOptions(rest)), null, 2));
+} catch (error) {
+  console.error(error.message);
+  if (error.body) console.error(JSON.stringify(error.body, null, 2));
+  process.exit(1);
+}
