@@ -28,3 +28,5 @@ export * from "./documents/anecf.ts";
 export * from "./documents/semilla.ts";
 export * from "./ids.ts";
 export * from "./credit-notes.ts";
+export * from "./signing/pkcs12.ts";
+export * from "./signing/key-at-rest.ts";

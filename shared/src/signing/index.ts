@@ -4,3 +4,5 @@ export * from "./fast-signer.ts";
 export * from "./xmldsig-signer.ts";
 export * from "./verify.ts";
 export * from "./certificate.ts";
+export * from "./pkcs12.ts";
+export * from "./key-at-rest.ts";
