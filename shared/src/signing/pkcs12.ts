@@ -36,6 +36,10 @@ export interface Pkcs12Contents {
 }
 
 const RSA_ENCRYPTION = "1.2.840.113549.1.1.1";
+const SHROUDED_KEY_BAG = "1.2.840.113549.1.12.10.1.2";
+const KEY_BAG = "1.2.840.113549.1.12.10.1.1";
+const CERT_BAG = "1.2.840.113549.1.12.10.1.3";
+type Bag = forge.pkcs12.Bag;
 
 const toBinary = (bytes: Uint8Array) => forge.util.binary.raw.encode(bytes);
 const fromBinary = (binary: string) => new Uint8Array(forge.util.binary.raw.decode(binary)) as Uint8Array<ArrayBuffer>;
@@ -97,8 +101,8 @@ function samePublicKey(certificate: forge.pki.Certificate | null, key: forge.pki
 export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents {
   const p12 = open(bytes, password);
   const keyBags = [
-    ...(p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? []),
-    ...(p12.getBags({ bagType: forge.pki.oids.keyBag })[forge.pki.oids.keyBag] ?? []),
+    ...(p12.getBags({ bagType: SHROUDED_KEY_BAG })[SHROUDED_KEY_BAG] ?? []),
+    ...(p12.getBags({ bagType: KEY_BAG })[KEY_BAG] ?? []),
   ];
   if (keyBags.length === 0) throw new Pkcs12Error("no_private_key", "The certificate file holds no private key");
   const keyBag = keyBags[0]!;
@@ -110,10 +114,10 @@ export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents 
   const key = keyBag.key as forge.pki.rsa.PrivateKey;
   const pkcs8 = der(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key)));
 
-  const certBags = p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? [];
+  const certBags: Bag[] = p12.getBags({ bagType: CERT_BAG })[CERT_BAG] ?? [];
   const holder = certBags.find((bag) => samePublicKey(bag.cert ?? null, key));
   if (!holder?.cert) throw new Pkcs12Error("no_certificate", "The certificate file holds no certificate for its private key");
-  const certificateDer = (bag: (typeof certBags)[number]) => (bag.cert ? der(forge.pki.certificateToAsn1(bag.cert)) : der(bag.asn1!));
+  const certificateDer = (bag: Bag) => (bag.cert ? der(forge.pki.certificateToAsn1(bag.cert)) : der(bag.asn1!));
   const certificate = certificateDer(holder);
   const chain = [certificate, ...certBags.filter((bag) => bag !== holder && (bag.cert || bag.asn1)).map(certificateDer)];
 
