@@ -30,3 +30,6 @@ export * from "./ids.ts";
 export * from "./credit-notes.ts";
 export * from "./signing/pkcs12.ts";
 export * from "./signing/key-at-rest.ts";
+export * from "./signing/base64.ts";
+export * from "./signing/timbre.ts";
+export * from "./signing/fecha-firma.ts";

@@ -6,3 +6,5 @@ export * from "./verify.ts";
 export * from "./certificate.ts";
 export * from "./pkcs12.ts";
 export * from "./key-at-rest.ts";
+export * from "./timbre.ts";
+export * from "./fecha-firma.ts";
