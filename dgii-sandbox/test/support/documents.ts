@@ -55,7 +55,8 @@ export async function signedAcecf(identity: TestIdentity, input: AcecfInput): Pr
   return { xml, fileName: `${input.RNCComprador}${input.eNCF}.xml` };
 }
 
-export async function signedAnecf(identity: TestIdentity, input: AnecfInput): Promise<{ xml: string; fileName: string }> {
-  const xml = await signEcfXml(buildAnecf(input), identity.privateKey, identity.certificateDer);
+/** `edit` rewrites the unsigned XML, to produce what the builder itself refuses to write. */
+export async function signedAnecf(identity: TestIdentity, input: AnecfInput, edit: (xml: string) => string = (xml) => xml): Promise<{ xml: string; fileName: string }> {
+  const xml = await signEcfXml(edit(buildAnecf(input)), identity.privateKey, identity.certificateDer);
   return { xml, fileName: `${input.RncEmisor}.xml` };
 }
