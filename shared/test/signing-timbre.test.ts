@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fechaHoraFirma, fechaHoraFirmaFixedOffset } from "../src/signing/fecha-firma.ts";
-import { securityCode, timbreForSignedEcf, timbreUrl, type DgiiEnvironment } from "../src/signing/timbre.ts";
+import { securityCode, timbreForSignedEcf, timbreUrl } from "../src/signing/timbre.ts";
+import type { DgiiEnvironment } from "../src/tipos.ts";
 
 const SAMPLES = "/work/shared/dgii/samples";
 

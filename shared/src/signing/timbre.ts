@@ -2,7 +2,7 @@
 // (consultatimbre, 7 parameters) or for a consumer invoice under DOP 250,000 (consultatimbrefc, 4),
 // and the security code, the first 6 characters of SignatureValue.
 
-export type DgiiEnvironment = "testecf" | "certecf" | "ecf";
+import type { DgiiEnvironment } from "../tipos.ts";
 
 export interface TimbreEcf {
   form: "consultatimbre";
