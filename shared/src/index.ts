@@ -33,3 +33,5 @@ export * from "./signing/key-at-rest.ts";
 export * from "./signing/base64.ts";
 export * from "./signing/timbre.ts";
 export * from "./signing/fecha-firma.ts";
+export * from "./ecf-rules.ts";
+export * from "./validate.ts";

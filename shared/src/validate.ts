@@ -1,0 +1,554 @@
+/**
+ * `validateEcf`: the one entry point that turns an e-CF request (JSON mirroring DGII's XML) into
+ * the completed canonical document, reporting every problem at once.
+ *
+ * Order of work: complete the derivable fields (context, clock, line numbers, amounts, totals),
+ * canonicalize (numbers → DGII text), then check: structure and formats (XSD), the obligation
+ * matrix with its conditions, identifiers and dates, totals against DGII's tolerance, and the
+ * per-type rules. It never throws, whatever the input.
+ */
+import { availableBalance, dayNumber, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
+import { CONDITIONS, E32_RFCE_THRESHOLD, typeRules } from "./ecf-rules.ts";
+export { E32_RFCE_THRESHOLD };
+import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
+import { ZERO, compare, dec, formatMoney, isZero, parseDecimal, type Decimal } from "./money.ts";
+import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
+import { jsonPointer, type Problem, type Severity } from "./problems.ts";
+import { isTipoeCF, type TipoeCF } from "./tipos.ts";
+import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
+import { computeTotalsDetailed, isTextCorrectionNote, type TotalsOptions } from "./totals.ts";
+import { codeOf, decimalOf, isObject, isPresent, objAt, textOf, type JsonObject } from "./totals-read.ts";
+import { canonicalize } from "./xml/canonical.ts";
+import { checkStructure } from "./xml/structure.ts";
+
+/** Issuer data from the company profile, used for any `Emisor` field the request leaves out. */
+export interface EmisorProfile {
+  RNCEmisor?: string;
+  RazonSocialEmisor?: string;
+  NombreComercial?: string;
+  Sucursal?: string;
+  DireccionEmisor?: string;
+  Municipio?: string;
+  Provincia?: string;
+  TablaTelefonoEmisor?: string[];
+  CorreoEmisor?: string;
+  WebSite?: string;
+  ActividadEconomica?: string;
+  CodigoVendedor?: string;
+  InformacionAdicionalEmisor?: string;
+}
+
+/** The receipt an E33/E34 modifies, as our records know it (enables the balance checks). */
+export interface ModifiedReceipt {
+  eNCF: string;
+  /** dd-MM-yyyy */
+  fechaEmision?: string;
+  /** Its MontoTotal. */
+  montoTotal: string;
+  /** Notes DGII already accepted against it. */
+  acceptedNotes?: readonly AcceptedNote[];
+}
+
+export interface ValidationContext {
+  /** The clock: FechaEmision defaults to this day in America/Santo_Domingo; FechaHoraFirma to this instant. */
+  now: Date;
+  /** The e-NCF assigned from the issuer's sequence (used when the request has none). */
+  eNCF?: string;
+  /** dd-MM-yyyy expiry of that sequence (used when the request has none and the type carries it). */
+  fechaVencimientoSecuencia?: string;
+  /** Company profile: fills the `Emisor` fields the request leaves out; the request wins. */
+  emisor?: EmisorProfile;
+  /** For E33/E34: the modified receipt, to check amounts against what remains of it. */
+  modifiedReceipt?: ModifiedReceipt;
+  /**
+   * What a sent total beyond DGII's tolerance is. DGII does not reject it but accepts the e-CF
+   * "condicional" (informe-tecnico §12) and the issuer must then correct it with a note, so by
+   * default ("strict") we refuse to issue it: an error showing the computed value. "dgii" reports
+   * it as a warning, exactly as DGII would let it through.
+   */
+  totalsPolicy?: "strict" | "dgii";
+  /** Current ISC específico rates by code (DGII adjusts them quarterly); see TotalsOptions. */
+  tasas?: TotalsOptions["tasas"];
+}
+
+export interface ValidationResult {
+  /** No problem of severity "error". */
+  ok: boolean;
+  /** The completed canonical document (every leaf a string as in XML). */
+  document: Record<string, unknown>;
+  problems: Problem[];
+}
+
+/** America/Santo_Domingo is UTC−4 all year (no daylight saving since 1974). */
+const SANTO_DOMINGO_OFFSET_MS = -4 * 3_600_000;
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, "0");
+}
+
+/** dd-MM-yyyy of `now` in Santo Domingo. */
+export function fechaSantoDomingo(now: Date): string {
+  const t = new Date(now.getTime() + SANTO_DOMINGO_OFFSET_MS);
+  return `${pad(t.getUTCDate())}-${pad(t.getUTCMonth() + 1)}-${t.getUTCFullYear()}`;
+}
+
+/** dd-MM-yyyy HH:mm:ss of `now` in Santo Domingo (FechaHoraFirma). */
+export function fechaHoraSantoDomingo(now: Date): string {
+  const t = new Date(now.getTime() + SANTO_DOMINGO_OFFSET_MS);
+  return `${fechaSantoDomingo(now)} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
+}
+
+/** A JSON-only deep copy (drops functions, symbols, cycles become empty): never throws. */
+function cloneJson(v: unknown, depth = 0, seen = new Set<object>()): unknown {
+  if (v === null || typeof v !== "object") return typeof v === "function" || typeof v === "symbol" ? undefined : v;
+  if (depth > 64 || seen.has(v)) return undefined;
+  seen.add(v);
+  try {
+    if (Array.isArray(v)) return v.map((x) => cloneJson(x, depth + 1, seen));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const c = cloneJson(x, depth + 1, seen);
+      if (c !== undefined) out[k] = c;
+    }
+    return out;
+  } finally {
+    seen.delete(v);
+  }
+}
+
+function mk(path: string, code: string, severity: Severity, message: string, messageEs: string, rule?: string, details?: Record<string, unknown>): Problem {
+  const p: Problem = { path, code, message, messageEs, severity };
+  if (rule) p.rule = rule;
+  if (details) p.details = details;
+  return p;
+}
+
+/** The object at `keys`, created when missing (or replacing a non-object). */
+function ensureObject(root: JsonObject, ...keys: string[]): JsonObject {
+  let cur = root;
+  for (const k of keys) {
+    if (!isObject(cur[k])) cur[k] = {};
+    cur = cur[k] as JsonObject;
+  }
+  return cur;
+}
+
+function tipoFrom(doc: unknown, context: ValidationContext): TipoeCF | undefined {
+  const raw = textOf(objAt(doc, "Encabezado", "IdDoc"), "TipoeCF");
+  if (isTipoeCF(raw)) return raw;
+  if (raw === undefined) return parseENcf(textOf(objAt(doc, "Encabezado", "IdDoc"), "eNCF") ?? context.eNCF)?.tipo;
+  return undefined;
+}
+
+const TOTALES_AMOUNTS = [
+  "MontoGravadoTotal",
+  "MontoGravadoI1",
+  "MontoGravadoI2",
+  "MontoGravadoI3",
+  "MontoExento",
+  "TotalITBIS",
+  "TotalITBIS1",
+  "TotalITBIS2",
+  "TotalITBIS3",
+  "MontoImpuestoAdicional",
+  "MontoTotal",
+  "MontoNoFacturable",
+  "MontoPeriodo",
+  "ValorPagar",
+  "TotalITBISRetenido",
+  "TotalISRRetencion",
+] as const;
+const TAX_AMOUNT_KEYS = ["MontoImpuestoSelectivoConsumoEspecifico", "MontoImpuestoSelectivoConsumoAdvalorem", "OtrosImpuestosAdicionales"] as const;
+const OTRA_MONEDA_AMOUNTS = [
+  "MontoGravadoTotalOtraMoneda",
+  "MontoGravado1OtraMoneda",
+  "MontoGravado2OtraMoneda",
+  "MontoGravado3OtraMoneda",
+  "MontoExentoOtraMoneda",
+  "TotalITBISOtraMoneda",
+  "TotalITBIS1OtraMoneda",
+  "TotalITBIS2OtraMoneda",
+  "TotalITBIS3OtraMoneda",
+  "MontoImpuestoAdicionalOtraMoneda",
+  "MontoTotalOtraMoneda",
+] as const;
+
+interface Completion {
+  problems: Problem[];
+  montoTotal: Decimal;
+}
+
+/** Fills what the service derives and checks what the client sent of it. */
+function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): Completion {
+  const problems: Problem[] = [];
+  const severity: Severity = context.totalsPolicy === "dgii" ? "warning" : "error";
+  const encabezado = ensureObject(doc, "Encabezado");
+  if (!isPresent(encabezado.Version)) encabezado.Version = "1.0";
+  const idDoc = ensureObject(doc, "Encabezado", "IdDoc");
+  if (!isPresent(idDoc.TipoeCF)) idDoc.TipoeCF = tipo;
+  if (!isPresent(idDoc.eNCF) && context.eNCF) idDoc.eNCF = context.eNCF;
+  if (!isPresent(idDoc.FechaVencimientoSecuencia) && context.fechaVencimientoSecuencia && obligationOf("Encabezado/IdDoc/FechaVencimientoSecuencia", tipo) !== 0) {
+    idDoc.FechaVencimientoSecuencia = context.fechaVencimientoSecuencia;
+  }
+  const emisor = ensureObject(doc, "Encabezado", "Emisor");
+  for (const [k, v] of Object.entries(context.emisor ?? {})) {
+    if (!isPresent(emisor[k]) && isPresent(v)) emisor[k] = Array.isArray(v) ? [...v] : v;
+  }
+  if (!isPresent(emisor.FechaEmision)) emisor.FechaEmision = fechaSantoDomingo(context.now);
+  if (!isPresent(doc.FechaHoraFirma)) doc.FechaHoraFirma = fechaHoraSantoDomingo(context.now);
+
+  // E34: IndicadorNotaCredito from the two dates (more than 30 days → 1).
+  if (tipo === "34") {
+    const derived = indicadorNotaCredito(emisor.FechaEmision, valueAt(doc, "InformacionReferencia", "FechaNCFModificado"));
+    const sent = codeOf(idDoc, "IndicadorNotaCredito");
+    if (derived !== undefined) {
+      if (sent === undefined) idDoc.IndicadorNotaCredito = derived;
+      else if (sent !== derived) {
+        problems.push(
+          mk("/Encabezado/IdDoc/IndicadorNotaCredito", "inconsistent_value", "error", `IndicadorNotaCredito must be ${derived}: ${derived === "1" ? "more" : "not more"} than 30 days separate FechaEmision from FechaNCFModificado`, `IndicadorNotaCredito debe ser ${derived}: ${derived === "1" ? "más" : "no más"} de 30 días separan FechaEmision de FechaNCFModificado`, "formato-ecf: IndicadorNotaCredito (34: 1)", { sent, computed: derived }),
+        );
+      }
+    }
+  }
+
+  const items = Array.isArray(doc.DetallesItems) ? (doc.DetallesItems as unknown[]) : [];
+  const textNote = isTextCorrectionNote(doc);
+  const options: TotalsOptions = context.tasas ? { tasas: context.tasas } : {};
+  const detailed = computeTotalsDetailed(doc, options);
+  items.forEach((item, i) => {
+    if (!isObject(item)) return;
+    if (!isPresent(item.NumeroLinea)) item.NumeroLinea = String(i + 1);
+    const line = detailed.lines[i];
+    if (textNote) {
+      const sent = decimalOf(item, "MontoItem");
+      if (!sent) item.MontoItem = "0.00";
+      else if (!isZero(sent)) {
+        // formato-ecf says 0.00; DGII's own certification case uses a non-billable line of 1.00,
+        // so a non-billable line only gets a warning.
+        const nonBillable = codeOf(item, "IndicadorFacturacion") === "0";
+        problems.push(mk(jsonPointer("DetallesItems", i, "MontoItem"), "must_be_zero", nonBillable ? "warning" : "error", "A credit note that corrects text (CodigoModificacion 2) has MontoItem 0.00", "Una nota de crédito que corrige texto (CodigoModificacion 2) lleva MontoItem 0.00", "formato-ecf: MontoItem (c)", { sent: textOf(item, "MontoItem") }));
+      }
+      return;
+    }
+    if (!isPresent(item.MontoItem) && line?.computedMontoItem) item.MontoItem = formatMoney(line.computedMontoItem);
+    else if (line?.computedMontoItem && decimalOf(item, "MontoItem")) {
+      const d = judgeDifference(decimalOf(item, "MontoItem")!, line.computedMontoItem, LINE_TOLERANCE);
+      if (!d.withinTolerance) {
+        problems.push(
+          mk(jsonPointer("DetallesItems", i, "MontoItem"), "line_out_of_tolerance", severity, `MontoItem differs from quantity × price − discount + surcharge by more than ±1.00 (computed ${d.computed})`, `MontoItem difiere de cantidad × precio − descuento + recargo en más de ±1.00 (calculado ${d.computed})`, "informe-tecnico §12: tolerancia por línea ±1", { ...d, dgiiOutcome: "aceptado_condicional" }),
+        );
+      }
+    }
+  });
+
+  // Totals: the document basis fills what is missing; sent values are judged against the
+  // recomputed basis (quantity × price), as DGII does, within ±(number of lines).
+  const filled = computeTotalsDetailed(doc, options);
+  const recomputed = computeTotalsDetailed(doc, { ...options, basis: "recomputed" });
+  const totales = ensureObject(doc, "Encabezado", "Totales");
+  const tolerance = globalTolerance(items.length);
+  const judge = (path: string, field: string, sent: Decimal, computed: Decimal) => {
+    const d = judgeDifference(sent, computed, tolerance);
+    if (!d.withinTolerance) {
+      problems.push(
+        mk(path, "total_out_of_tolerance", severity, `${field} differs from the computed ${d.computed} by more than the tolerance ±${d.tolerance}`, `${field} difiere del valor calculado ${d.computed} en más de la tolerancia ±${d.tolerance}`, "informe-tecnico §12: tolerancia global ±(número de líneas)", { ...d, dgiiOutcome: "aceptado_condicional" }),
+      );
+    }
+  };
+
+  if (textNote) {
+    for (const k of Object.keys(totales)) {
+      if (k === "MontoTotal") continue;
+      problems.push(mk(jsonPointer("Encabezado", "Totales", k), "dropped_field", "warning", `${k} was dropped: an E34 that corrects text holds only MontoTotal 0.00 (DGII rejections 1930/1960)`, `${k} se omitió: una E34 que corrige texto lleva solo MontoTotal 0.00 (rechazos DGII 1930/1960)`, "formato-ecf: MontoTotal (E34, CodigoModificacion 2)"));
+      delete totales[k];
+    }
+    const sent = decimalOf(totales, "MontoTotal");
+    if (sent && !isZero(sent)) {
+      problems.push(mk("/Encabezado/Totales/MontoTotal", "must_be_zero", "error", "An E34 that corrects text has MontoTotal 0.00", "Una E34 que corrige texto lleva MontoTotal 0.00", "formato-ecf: MontoTotal (E34, CodigoModificacion 2)", { sent: textOf(totales, "MontoTotal") }));
+    }
+    totales.MontoTotal = "0.00";
+    return { problems, montoTotal: ZERO };
+  }
+
+  const computedT = filled.Totales as unknown as Record<string, unknown>;
+  const recomputedT = recomputed.Totales as unknown as Record<string, unknown>;
+  for (const key of TOTALES_AMOUNTS) {
+    const sent = decimalOf(totales, key);
+    const mine = computedT[key];
+    if (sent) {
+      if (key === "MontoPeriodo" || key === "ValorPagar") {
+        if (typeof mine === "string") judge(jsonPointer("Encabezado", "Totales", key), key, sent, dec(mine));
+        continue;
+      }
+      const reference = recomputedT[key];
+      judge(jsonPointer("Encabezado", "Totales", key), key, sent, typeof reference === "string" ? dec(reference) : ZERO);
+    } else if (typeof mine === "string" && !isPresent(totales[key])) {
+      totales[key] = mine;
+    }
+  }
+  for (const k of ["ITBIS1", "ITBIS2", "ITBIS3"] as const) {
+    const sent = codeOf(totales, k);
+    const mine = computedT[k];
+    if (sent === undefined) {
+      if (typeof mine === "string") totales[k] = mine;
+    } else if (mine !== undefined && sent !== mine) {
+      problems.push(mk(jsonPointer("Encabezado", "Totales", k), "invalid_value", "error", `${k} must be ${String(mine)}`, `${k} debe ser ${String(mine)}`, `formato-ecf: ${k}`, { sent, expected: mine }));
+    }
+  }
+  for (const k of ["SaldoAnterior", "MontoAvancePago"] as const) {
+    if (!isPresent(totales[k]) && typeof computedT[k] === "string") totales[k] = computedT[k];
+  }
+  // Additional taxes: per code, sent amounts are judged; missing rows are filled.
+  const mineTaxes = filled.Totales.ImpuestosAdicionales ?? [];
+  const refTaxes = recomputed.Totales.ImpuestosAdicionales ?? [];
+  if (Array.isArray(totales.ImpuestosAdicionales) && totales.ImpuestosAdicionales.length > 0) {
+    (totales.ImpuestosAdicionales as unknown[]).forEach((row, i) => {
+      if (!isObject(row)) return;
+      const code = textOf(row, "TipoImpuesto")?.padStart(3, "0");
+      const ref = refTaxes.find((r) => r.TipoImpuesto === code) as Record<string, string | undefined> | undefined;
+      const mine = mineTaxes.find((r) => r.TipoImpuesto === code) as Record<string, string | undefined> | undefined;
+      if (!isPresent(row.TasaImpuestoAdicional) && mine?.TasaImpuestoAdicional) row.TasaImpuestoAdicional = mine.TasaImpuestoAdicional;
+      for (const key of TAX_AMOUNT_KEYS) {
+        const sent = decimalOf(row, key);
+        if (sent) judge(jsonPointer("Encabezado", "Totales", "ImpuestosAdicionales", i, key), key, sent, ref?.[key] ? dec(ref[key]!) : ZERO);
+        else if (mine?.[key] && !isPresent(row[key])) row[key] = mine[key];
+      }
+    });
+  } else if (mineTaxes.length > 0) {
+    totales.ImpuestosAdicionales = mineTaxes.map((r) => ({ ...r }));
+  }
+  // Perception is carried over as sent (no line amounts exist for it).
+
+  // OtraMoneda: fill and judge like Totales.
+  if (filled.OtraMoneda) {
+    const om = ensureObject(doc, "Encabezado", "OtraMoneda");
+    const mine = filled.OtraMoneda as unknown as Record<string, unknown>;
+    const ref = (recomputed.OtraMoneda ?? {}) as unknown as Record<string, unknown>;
+    for (const key of OTRA_MONEDA_AMOUNTS) {
+      const sent = decimalOf(om, key);
+      if (sent) judge(jsonPointer("Encabezado", "OtraMoneda", key), key, sent, typeof ref[key] === "string" ? dec(ref[key] as string) : ZERO);
+      else if (typeof mine[key] === "string" && !isPresent(om[key])) om[key] = mine[key];
+    }
+    if (!isPresent(om.ImpuestosAdicionalesOtraMoneda) && filled.OtraMoneda.ImpuestosAdicionalesOtraMoneda) {
+      om.ImpuestosAdicionalesOtraMoneda = filled.OtraMoneda.ImpuestosAdicionalesOtraMoneda.map((r) => ({ ...r }));
+    }
+  }
+  return { problems, montoTotal: decimalOf(totales, "MontoTotal") ?? ZERO };
+}
+
+function valueAt(root: unknown, ...keys: string[]): unknown {
+  let cur = root;
+  for (const k of keys) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+interface Instance {
+  tokens: (string | number)[];
+  value: unknown;
+  holder: JsonObject;
+}
+
+/** Every place a field path occurs in the JSON document (arrays expanded), with its holder. */
+function instancesOf(doc: JsonObject, xmlPath: string): Instance[] {
+  const segments = xmlPath.split("/");
+  let frontier: { tokens: (string | number)[]; node: unknown; xml: string }[] = [{ tokens: [], node: doc, xml: "" }];
+  const out: Instance[] = [];
+  segments.forEach((seg, depth) => {
+    const last = depth === segments.length - 1;
+    const next: typeof frontier = [];
+    for (const f of frontier) {
+      const childOfArray = f.xml !== "" && arrayChild(f.xml) === seg;
+      const xml = f.xml ? `${f.xml}/${seg}` : seg;
+      if (childOfArray) {
+        // `f.node` is the array; the segment is its repeated child.
+        const list = Array.isArray(f.node) ? f.node : [];
+        list.forEach((el, i) => {
+          if (last) out.push({ tokens: [...f.tokens, i], value: el, holder: {} });
+          else next.push({ tokens: [...f.tokens, i], node: el, xml });
+        });
+        continue;
+      }
+      if (!isObject(f.node)) continue;
+      if (last) out.push({ tokens: [...f.tokens, seg], value: f.node[seg], holder: f.node });
+      else if (f.node[seg] !== undefined) next.push({ tokens: [...f.tokens, seg], node: f.node[seg], xml });
+    }
+    frontier = next;
+  });
+  return out;
+}
+
+const FILLED_AT_SIGNING = new Set(["FechaHoraFirma"]);
+
+/** The obligation matrix (and its evaluable conditions) applied to a canonical document. */
+export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
+  const out: Problem[] = [];
+  for (const path of FIELD_PATHS) {
+    const code = obligationOf(path, tipo) as ObligationCode;
+    const name = path.split("/").pop()!;
+    const rule = `formato-ecf: ${name} (${tipo}: ${code})`;
+    for (const inst of instancesOf(doc, path)) {
+      const present = isPresent(inst.value);
+      const pointer = jsonPointer(...inst.tokens);
+      if (code === 0 && present) {
+        out.push(mk(pointer, "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, rule));
+      } else if (code === 1 && !present && !FILLED_AT_SIGNING.has(path)) {
+        out.push(mk(pointer, "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, rule));
+      } else if (code === 2 && !present) {
+        const cond = CONDITIONS[path];
+        if (cond && cond.applies({ doc, tipo, holder: inst.holder, montoTotal })) {
+          out.push(mk(pointer, "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `${rule}: ${cond.en}`));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Dates: real calendar dates, and their order (formato-ecf validations of each date field). */
+function dateProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
+  const out: Problem[] = [];
+  const idDoc = objAt(doc, "Encabezado", "IdDoc");
+  const emision = textOf(objAt(doc, "Encabezado", "Emisor"), "FechaEmision");
+  const dEmision = dayNumber(emision);
+  const check = (pointer: string, field: string, value: string | undefined, cmp?: { op: ">=" | "<="; other: number | undefined; otherName: string }) => {
+    if (value === undefined) return;
+    const d = dayNumber(value);
+    if (d === undefined) {
+      out.push(mk(pointer, "invalid_date", "error", `${field} must be a real date dd-MM-yyyy`, `${field} debe ser una fecha válida dd-MM-AAAA`, `formato-ecf: ${field} (fecha válida)`, { value }));
+      return;
+    }
+    if (cmp && cmp.other !== undefined && !(cmp.op === ">=" ? d >= cmp.other : d <= cmp.other)) {
+      const en = cmp.op === ">=" ? "on or after" : "on or before";
+      const es = cmp.op === ">=" ? "igual o posterior a" : "igual o anterior a";
+      out.push(mk(pointer, "invalid_date_order", "error", `${field} must be ${en} ${cmp.otherName}`, `${field} debe ser ${es} ${cmp.otherName}`, `formato-ecf: ${field}`, { value }));
+    }
+  };
+  check("/Encabezado/Emisor/FechaEmision", "FechaEmision", emision);
+  check("/Encabezado/IdDoc/FechaVencimientoSecuencia", "FechaVencimientoSecuencia", textOf(idDoc, "FechaVencimientoSecuencia"), { op: ">=", other: dEmision, otherName: "FechaEmision" });
+  check("/Encabezado/IdDoc/FechaLimitePago", "FechaLimitePago", textOf(idDoc, "FechaLimitePago"), { op: ">=", other: dEmision, otherName: "FechaEmision" });
+  const desde = textOf(idDoc, "FechaDesde");
+  check("/Encabezado/IdDoc/FechaDesde", "FechaDesde", desde);
+  check("/Encabezado/IdDoc/FechaHasta", "FechaHasta", textOf(idDoc, "FechaHasta"), { op: ">=", other: dayNumber(desde), otherName: "FechaDesde" });
+  if (tipo === "33" || tipo === "34") {
+    check("/InformacionReferencia/FechaNCFModificado", "FechaNCFModificado", textOf(objAt(doc, "InformacionReferencia"), "FechaNCFModificado"), { op: "<=", other: dEmision, otherName: "FechaEmision" });
+  }
+  return out;
+}
+
+function idProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
+  const out: Problem[] = [];
+  const emisor = objAt(doc, "Encabezado", "Emisor");
+  const comprador = objAt(doc, "Encabezado", "Comprador");
+  if (isPresent(emisor?.RNCEmisor)) out.push(...rncProblems(emisor!.RNCEmisor, "/Encabezado/Emisor/RNCEmisor", "RNCEmisor"));
+  if (isPresent(comprador?.RNCComprador)) out.push(...rncProblems(comprador!.RNCComprador, "/Encabezado/Comprador/RNCComprador", "RNCComprador"));
+  const otro = valueAt(doc, "InformacionReferencia", "RNCOtroContribuyente");
+  if (isPresent(otro)) out.push(...rncProblems(otro, "/InformacionReferencia/RNCOtroContribuyente", "RNCOtroContribuyente"));
+  const encf = valueAt(doc, "Encabezado", "IdDoc", "eNCF");
+  if (isPresent(encf)) out.push(...eNcfProblems(encf, tipo, "/Encabezado/IdDoc/eNCF"));
+  return out;
+}
+
+/** E33/E34 against the modified receipt as our records know it (context.modifiedReceipt). */
+function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal, context: ValidationContext): Problem[] {
+  const m = context.modifiedReceipt;
+  if (!m || (tipo !== "33" && tipo !== "34")) return [];
+  const out: Problem[] = [];
+  const ref = objAt(doc, "InformacionReferencia");
+  const ncf = textOf(ref, "NCFModificado");
+  if (ncf !== undefined && ncf !== m.eNCF) {
+    out.push(mk("/InformacionReferencia/NCFModificado", "invalid_reference", "error", `NCFModificado ${ncf} is not the receipt being modified (${m.eNCF})`, `NCFModificado ${ncf} no es el comprobante modificado (${m.eNCF})`, "formato-ecf: NCFModificado"));
+  }
+  const fecha = textOf(ref, "FechaNCFModificado");
+  if (fecha !== undefined && m.fechaEmision !== undefined && fecha !== m.fechaEmision) {
+    out.push(mk("/InformacionReferencia/FechaNCFModificado", "invalid_reference", "error", `FechaNCFModificado must be the modified receipt's FechaEmision ${m.fechaEmision}`, `FechaNCFModificado debe ser la FechaEmision del comprobante modificado ${m.fechaEmision}`, "formato-ecf: FechaNCFModificado"));
+  }
+  const codigo = codeOf(ref, "CodigoModificacion");
+  if (!isCodigoModificacion(codigo) || !parseDecimal(m.montoTotal)) return out;
+  const balance = availableBalance(m.montoTotal, m.acceptedNotes ?? [], { tipo, codigoModificacion: codigo, montoTotal: montoTotal });
+  const verdict = balance.proposal;
+  if (verdict && !verdict.ok) {
+    const texts: Record<string, [string, string]> = {
+      already_annulled: ["The modified receipt was already annulled by a credit note", "El comprobante modificado ya fue anulado por una nota de crédito"],
+      annulment_after_partial_credit: ["A total annulment (CodigoModificacion 1) is not possible after a partial credit note (3)", "No procede una anulación total (CodigoModificacion 1) después de una nota de crédito parcial (3)"],
+      exceeds_available: [`The credit exceeds what remains of the modified receipt (${balance.available})`, `El crédito excede lo que resta del comprobante modificado (${balance.available})`],
+      invalid_amount: ["The note's amount is not valid for its CodigoModificacion", "El monto de la nota no es válido para su CodigoModificacion"],
+    };
+    const [en, es] = texts[verdict.reason] ?? ["The note is not allowed", "La nota no procede"];
+    out.push(mk("/Encabezado/Totales/MontoTotal", `credit_${verdict.reason}`, "error", en, es, "formato-ecf: MontoTotal (d) y nota 30", { ...balance, proposal: undefined, montoTotal: formatMoney(montoTotal) }));
+  }
+  return out;
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}\u0000${p.code}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Validates and completes an e-CF request. Never throws: any JSON input (null, arrays, strings,
+ * deep garbage) yields problems. `ok` is true when no problem is an error.
+ */
+export function validateEcf(input: unknown, context: ValidationContext): ValidationResult {
+  try {
+    return validateUnsafe(input, context);
+  } catch (err) {
+    // A bug here must not take a request down: report it as a problem.
+    return {
+      ok: false,
+      document: {},
+      problems: [mk("", "internal_error", "error", `Validation failed unexpectedly: ${String(err)}`, `La validación falló inesperadamente: ${String(err)}`)],
+    };
+  }
+}
+
+function validateUnsafe(input: unknown, context: ValidationContext): ValidationResult {
+  if (!isObject(input)) {
+    return { ok: false, document: {}, problems: [mk("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON")] };
+  }
+  const doc = cloneJson(input) as JsonObject;
+  const problems: Problem[] = [];
+  if (!isObject(doc.Encabezado)) {
+    problems.push(mk("/Encabezado", isPresent(doc.Encabezado) ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", "formato-ecf: Encabezado (1)"));
+  }
+  if (!Array.isArray(doc.DetallesItems) || doc.DetallesItems.length === 0) {
+    problems.push(mk("/DetallesItems", Array.isArray(doc.DetallesItems) || !isPresent(doc.DetallesItems) ? "required" : "invalid_type", "error", "DetallesItems must be an array with at least one line", "DetallesItems debe ser una lista con al menos una línea", "formato-ecf: Detalle de Bienes o Servicios (1)"));
+  }
+  const tipo = tipoFrom(doc, context);
+  if (!tipo) {
+    const raw = valueAt(doc, "Encabezado", "IdDoc", "TipoeCF");
+    problems.push(
+      mk("/Encabezado/IdDoc/TipoeCF", isPresent(raw) ? "invalid_value" : "required", "error", "TipoeCF must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "TipoeCF debe ser uno de 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "formato-ecf: TipoeCF (1)", isPresent(raw) ? { value: raw } : undefined),
+    );
+    return { ok: false, document: doc, problems: dedupe(problems) };
+  }
+
+  const completion = complete(doc, tipo, context);
+  const canonical = canonicalize(doc, tipo);
+  const document = canonical.document;
+  problems.push(...canonical.problems);
+  problems.push(...checkStructure(document, tipo));
+  problems.push(...obligationProblems(document, tipo, completion.montoTotal));
+  problems.push(...completion.problems);
+  problems.push(...idProblems(document, tipo));
+  problems.push(...dateProblems(document, tipo));
+  problems.push(...typeRules(document, tipo, completion.montoTotal));
+  problems.push(...modifiedReceiptProblems(document, tipo, completion.montoTotal, context));
+  const all = dedupe(problems);
+  return { ok: !all.some((p) => p.severity === "error"), document, problems: all };
+}
+
+/** E32 below 250,000 DOP: DGII receives the RFCE summary instead of the full e-CF. */
+export function isRfceSummary(document: unknown): boolean {
+  const tipo = textOf(objAt(document, "Encabezado", "IdDoc"), "TipoeCF");
+  if (tipo !== "32") return false;
+  const total = decimalOf(objAt(document, "Encabezado", "Totales"), "MontoTotal") ?? ZERO;
+  return compare(total, E32_RFCE_THRESHOLD) < 0;
+}
