@@ -17,7 +17,7 @@ step("system tools");
 if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium"]) !== 0) process.exit(1);
 
 step("typecheck");
-for (const project of [...PROJECTS, "bench"]) {
+for (const project of [...PROJECTS, "worker/tsconfig.node.json", "bench"]) {
   if (sh(join(root, "node_modules/.bin/tsc"), ["-p", project]) !== 0) {
     console.error(`typecheck failed in ${project}`);
     process.exit(1);

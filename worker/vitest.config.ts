@@ -24,6 +24,7 @@ export default defineConfig(async () => {
     test: {
       name: "worker",
       include: ["test/**/*.test.ts"],
+      globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/apply-migrations.ts"],
       testTimeout: 60_000,
     },

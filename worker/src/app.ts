@@ -10,7 +10,9 @@ import { docsRoutes } from "./routes/docs.ts";
 import { loginRoutes } from "./routes/login.ts";
 import { companyRoutes } from "./routes/company.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { certificateRoutes } from "./routes/certificate.ts";
 import { auditProblems } from "./audit/log.ts";
+import { deviceRoutes } from "./routes/devices.ts";
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -38,6 +40,8 @@ export function createApp() {
   app.route("/", loginRoutes);
   app.route("/", companyRoutes);
   app.route("/", adminRoutes);
+  app.route("/", deviceRoutes);
+  app.route("/", certificateRoutes);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -1,4 +1,5 @@
 import type { D1Migration } from "cloudflare:test";
+import "./provided.ts";
 
 declare global {
   namespace Cloudflare {

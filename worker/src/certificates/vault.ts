@@ -1,4 +1,4 @@
-import { decryptPkcs8, encryptPkcs8, importSigningKey, Pkcs12Error, readPkcs12, toBase64, fromBase64 } from "@ecf/shared";
+import { decryptPkcs8, encryptPkcs8, fromBase64, importMasterKey, importSigningKey, Pkcs12Error, readPkcs12, toBase64, type Pkcs12Contents } from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
 
 export interface UploadedCertificate {
@@ -19,7 +19,7 @@ const CERTIFICATE_PROBLEMS: Record<string, string> = {
 
 /** Opens an uploaded .p12/.pfx, turning each way it can be wrong into a clear 400. */
 export async function readCertificateUpload(bytes: Uint8Array, password: string, now: Date): Promise<UploadedCertificate> {
-  let parsed;
+  let parsed: Pkcs12Contents;
   try {
     parsed = readPkcs12(bytes, password);
   } catch (error) {
@@ -33,8 +33,8 @@ export async function readCertificateUpload(bytes: Uint8Array, password: string,
     throw new ApiProblem("bad_request", { detail: message, errors: [{ path: "/file", code: "certificate_expired", message }] });
   }
   return {
-    pkcs8: parsed.privateKeyPkcs8,
-    derBase64: toBase64(parsed.certificateDer),
+    pkcs8: parsed.pkcs8,
+    derBase64: toBase64(parsed.certificate),
     subject: parsed.subject,
     serialNumber: parsed.serialNumber,
     notBefore: parsed.notBefore.toISOString(),
@@ -42,21 +42,32 @@ export async function readCertificateUpload(bytes: Uint8Array, password: string,
   };
 }
 
-/** Encrypts the PKCS#8 at rest under MASTER_KEY (AES-GCM); the result is what D1 stores. */
-export async function sealPrivateKey(pkcs8: Uint8Array, masterKey: string): Promise<string> {
-  return encryptPkcs8(pkcs8, masterKey);
+/**
+ * Encrypts the PKCS#8 at rest under MASTER_KEY (AES-GCM), bound to the company id so a sealed key
+ * copied to another company's row does not open. The base64 text is what D1 stores.
+ */
+export async function sealPrivateKey(pkcs8: Uint8Array, masterKey: string, companyId: string): Promise<string> {
+  return toBase64(await encryptPkcs8(pkcs8, await importMasterKey(masterKey), companyId));
 }
 
-// One import per isolate and certificate: importing is cheap but not free, signing is hot.
+/** The PKCS#8 back in clear, for provisioning a paired device over its authenticated channel. */
+export async function openPrivateKey(sealed: string, masterKey: string, companyId: string): Promise<Uint8Array> {
+  const bytes = fromBase64(sealed);
+  if (!bytes) throw new Error("stored private key is not valid base64");
+  return decryptPkcs8(bytes, await importMasterKey(masterKey), companyId);
+}
+
+// One import per isolate and certificate: importing is cheap but not free, and signing is hot.
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
 /** The issuer's non-extractable signing key, decrypted and imported once per isolate. */
-export function signingKeyFor(sealed: string, masterKey: string): Promise<CryptoKey> {
-  let key = keyCache.get(sealed);
+export function signingKeyFor(sealed: string, masterKey: string, companyId: string): Promise<CryptoKey> {
+  const cacheKey = `${companyId}:${sealed}`;
+  let key = keyCache.get(cacheKey);
   if (!key) {
-    key = decryptPkcs8(sealed, masterKey).then((pkcs8) => importSigningKey(pkcs8));
-    key.catch(() => keyCache.delete(sealed));
-    keyCache.set(sealed, key);
+    key = openPrivateKey(sealed, masterKey, companyId).then((pkcs8) => importSigningKey(pkcs8));
+    key.catch(() => keyCache.delete(cacheKey));
+    keyCache.set(cacheKey, key);
   }
   return key;
 }

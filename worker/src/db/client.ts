@@ -1,8 +1,10 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema.ts";
+import * as deviceSchema from "./schema-devices.ts";
+import * as receivingSchema from "./schema-receiving.ts";
 
 // Every schema*.ts module is one area's tables; list each here so `db.query.<table>` knows it.
-const tables = { ...schema };
+const tables = { ...schema, ...deviceSchema, ...receivingSchema };
 
 export type Db = ReturnType<typeof database>;
 

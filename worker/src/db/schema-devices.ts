@@ -67,7 +67,6 @@ export const deviceUploads = sqliteTable(
     /** The JSON answer given the first time; null while the first upload is still being processed. */
     answer: text("answer"),
     createdAt: createdAt(),
-    updatedAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.encf] })],
 );

@@ -47,7 +47,7 @@ export async function storeCertificate(env: Env, companyId: string, file: File, 
     throw new ApiProblem("bad_request", { detail: "The file is too large to be a .p12 certificate.", errors: [{ path: "/file", code: "not_pkcs12", message: "File too large." }] });
   }
   const certificate = await readCertificateUpload(new Uint8Array(await file.arrayBuffer()), password, now);
-  const sealed = await sealPrivateKey(certificate.pkcs8, env.MASTER_KEY);
+  const sealed = await sealPrivateKey(certificate.pkcs8, env.MASTER_KEY, companyId);
   const name = file.name || "certificate.p12";
   await database(env.DB)
     .update(companies)

@@ -1,0 +1,42 @@
+import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { database } from "../db/client.ts";
+import { companies } from "../db/schema.ts";
+import { devices } from "../db/schema-devices.ts";
+import type { AppEnv } from "../env.ts";
+import { ApiProblem } from "../http/problem.ts";
+import type { Company } from "../tenant/resolve.ts";
+import { DEVICE_TOKEN_PREFIX, hashDeviceToken } from "./credentials.ts";
+
+export type Device = typeof devices.$inferSelect;
+
+/** The device routes' environment: AppEnv plus the authenticated device. */
+export interface DeviceEnv extends AppEnv {
+  Variables: AppEnv["Variables"] & { device: Device };
+}
+
+/**
+ * Requires `Authorization: Bearer dvt_…`. The device row is read on every request, so revoking a
+ * device ends its token at once. A revoked device is told so (`deviceRevoked: true`): the POS then
+ * deletes its signing key.
+ */
+export const requireDevice = createMiddleware<DeviceEnv>(async (c, next) => {
+  const token = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
+  if (!token || !token.startsWith(DEVICE_TOKEN_PREFIX)) {
+    throw new ApiProblem("unauthorized", { detail: "Device routes need 'Authorization: Bearer <device token>' from POST /devices/pair." });
+  }
+  const db = database(c.env.DB);
+  const device = await db.query.devices.findFirst({ where: eq(devices.tokenHash, await hashDeviceToken(token)) });
+  if (!device) throw new ApiProblem("unauthorized", { detail: "The device token is not valid." });
+  if (device.revokedAt) {
+    throw new ApiProblem("unauthorized", {
+      detail: `This device was revoked on ${device.revokedAt}; delete its signing key and pair it again.`,
+      extensions: { deviceRevoked: true },
+    });
+  }
+  const company = await db.query.companies.findFirst({ where: eq(companies.id, device.companyId) });
+  if (!company?.isActive) throw new ApiProblem("forbidden", { detail: "The issuer of this device is not active." });
+  c.set("device", device);
+  c.set("tenant", company as Company);
+  await next();
+});

@@ -1,0 +1,95 @@
+import { fromBase64, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import { sha256Hex } from "../auth/crypto.ts";
+import { ApiProblem } from "../http/problem.ts";
+import type { Company } from "../tenant/resolve.ts";
+import type { Device } from "./auth.ts";
+import { leaseHolding } from "./leases.ts";
+import { submitSignedReceipt, type ReceiptAnswer, type SignedReceiptFacts } from "./submit.ts";
+
+const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
+
+function text(doc: JsonDocument, ...path: string[]): string | null {
+  let node: unknown = doc;
+  for (const name of path) node = node && typeof node === "object" && !Array.isArray(node) ? (node as Record<string, unknown>)[name] : undefined;
+  return typeof node === "string" ? node : null;
+}
+
+/** Reads what the checks need from the signed XML; a document without them is refused. */
+function readFacts(xml: string): Omit<SignedReceiptFacts, "xmlSha256"> {
+  let doc: JsonDocument;
+  try {
+    doc = xmlToEcf(xml);
+  } catch (error) {
+    throw unprocessable("malformed_xml", `The receipt is not a readable e-CF: ${(error as Error).message}`);
+  }
+  const encf = text(doc, "Encabezado", "IdDoc", "eNCF");
+  const tipoeCF = text(doc, "Encabezado", "IdDoc", "TipoeCF");
+  const fechaEmision = text(doc, "Encabezado", "Emisor", "FechaEmision");
+  const fechaHoraFirma = text(doc, "FechaHoraFirma");
+  const montoTotal = text(doc, "Encabezado", "Totales", "MontoTotal");
+  const signatureValue = /<SignatureValue>([^<]{6})/.exec(xml)?.[1];
+  if (!encf || !tipoeCF || !fechaEmision || !fechaHoraFirma || !montoTotal || !signatureValue || !/^E\d{12}$/.test(encf) || encf.slice(1, 3) !== tipoeCF) {
+    throw unprocessable("incomplete", "The receipt lacks eNCF, TipoeCF, FechaEmision, MontoTotal, FechaHoraFirma or a signature.");
+  }
+  return { encf, tipoeCF, fechaEmision, fechaHoraFirma, montoTotal, securityCode: signatureValue, rncComprador: text(doc, "Encabezado", "Comprador", "RNCComprador") };
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+export interface UploadOutcome {
+  answer: ReceiptAnswer;
+  /** True when this is the stored answer to an earlier upload of the same receipt. */
+  replayed: boolean;
+}
+
+/**
+ * A receipt signed on a device: checked (issuer, signature by the company's certificate, number
+ * inside one of this device's leases), deduplicated by issuer and e-NCF, then handed to the
+ * issuing pipeline. The first answer is stored and replayed for every retry of the same bytes.
+ */
+export async function acceptDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<UploadOutcome> {
+  const facts = readFacts(xml);
+  const rncEmisor = /<RNCEmisor>([^<]*)<\/RNCEmisor>/.exec(xml)?.[1];
+  if (rncEmisor !== company.rnc) throw new ApiProblem("forbidden", { detail: `This device issues for ${company.rnc}, not for ${rncEmisor ?? "an unnamed issuer"}.` });
+
+  const verdict = await verifyXml(xml);
+  if (!verdict.ok) throw unprocessable(`signature_${verdict.reason}`, `The signature does not verify: ${verdict.message}`);
+  const companyDer = company.certificateDer ? fromBase64(company.certificateDer) : null;
+  if (!companyDer || !sameBytes(verdict.certificate.der, companyDer)) {
+    throw unprocessable("certificate_not_company", "The receipt is signed with a certificate that is not the issuer's current certificate.");
+  }
+
+  const number = Number(facts.encf.slice(3));
+  if (!(await leaseHolding(env.DB, device.id, facts.tipoeCF, number))) {
+    throw unprocessable("encf_not_leased", `${facts.encf} is not in a block of numbers leased to this device.`, "/xml");
+  }
+
+  const xmlSha256 = await sha256Hex(xml);
+  const claimed = await env.DB.prepare(
+    `INSERT INTO device_uploads (company_id, encf, device_id, xml_sha256) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (company_id, encf) DO NOTHING RETURNING encf`,
+  )
+    .bind(company.id, facts.encf, device.id, xmlSha256)
+    .first();
+  if (!claimed) {
+    const first = await env.DB.prepare(`SELECT xml_sha256 AS xmlSha256, answer FROM device_uploads WHERE company_id = ?1 AND encf = ?2`)
+      .bind(company.id, facts.encf)
+      .first<{ xmlSha256: string; answer: string | null }>();
+    if (first && first.xmlSha256 !== xmlSha256) {
+      throw new ApiProblem("conflict", {
+        detail: `${facts.encf} was already uploaded with different content; an e-NCF is never used twice.`,
+        errors: [{ path: "/xml", code: "encf_already_used", message: "Different document for an e-NCF already received." }],
+      });
+    }
+    if (first?.answer) return { answer: JSON.parse(first.answer) as ReceiptAnswer, replayed: true };
+    // The first attempt died before answering: the pipeline dedupes by issuer and e-NCF, so
+    // handing the same bytes over again is safe and yields the one receipt.
+  }
+
+  const answer = await submitSignedReceipt(env, company, xml, { ...facts, xmlSha256 });
+  await env.DB.prepare(`UPDATE device_uploads SET answer = ?3 WHERE company_id = ?1 AND encf = ?2 AND answer IS NULL`)
+    .bind(company.id, facts.encf, JSON.stringify(answer))
+    .run();
+  const stored = await env.DB.prepare(`SELECT answer FROM device_uploads WHERE company_id = ?1 AND encf = ?2`).bind(company.id, facts.encf).first<{ answer: string }>();
+  return { answer: stored?.answer ? (JSON.parse(stored.answer) as ReceiptAnswer) : answer, replayed: false };
+}

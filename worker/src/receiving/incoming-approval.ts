@@ -1,0 +1,91 @@
+// Aprobación comercial (emisor-receptor): a buyer (or DGII) tells us whether it accepts one of the
+// e-CF we issued. The ACECF must be well formed, signed, and match the receipt exactly.
+import { checkStructure, parseAcecf, parseXmlTree, treeToDocument, verifyXml, XmlParseError, type AcecfDocument } from "@ecf/shared";
+import { and, eq } from "drizzle-orm";
+import { database } from "../db/client.ts";
+import { receipts } from "../db/schema.ts";
+import { ApiProblem } from "../http/problem.ts";
+import type { Company } from "../tenant/resolve.ts";
+import { companionKey } from "./archive-keys.ts";
+import { dgiiDateOf } from "./dates.ts";
+import { NOT_EXCHANGED } from "./reception.ts";
+import { requireReceivingCompany } from "./receiving-company.ts";
+
+const refuse = (detail: string, path: string, code: string) => new ApiProblem("bad_request", { detail, errors: [{ path, code, message: detail }] });
+
+/** "1180.0" and "1180.00" are the same amount: compare as exact decimals. */
+export function sameAmount(a: string, b: string): boolean {
+  const norm = (s: string) => {
+    const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(s.trim());
+    if (!m) return undefined;
+    const fraction = (m[3] ?? "").replace(/0+$/, "");
+    return `${m[1]}${m[2]!.replace(/^0+(?=\d)/, "")}.${fraction}`;
+  };
+  const x = norm(a);
+  return x !== undefined && x === norm(b);
+}
+
+/** Parses and checks an ACECF's form: every failure is a 400. */
+export async function readAcecf(xml: string): Promise<AcecfDocument> {
+  let tree;
+  try {
+    tree = parseXmlTree(xml);
+  } catch (error) {
+    if (error instanceof XmlParseError) throw refuse(`The XML cannot be accepted: ${error.message}`, "/xml", "malformed_xml");
+    throw error;
+  }
+  if (tree.name !== "ACECF") throw refuse(`Expected an ACECF, found <${tree.name}>.`, "/xml", "not_an_acecf");
+  const problems = checkStructure(treeToDocument(tree, "ACECF"), "ACECF").filter((p) => p.severity === "error");
+  if (problems.length) {
+    throw new ApiProblem("bad_request", {
+      detail: "The ACECF does not follow its format.",
+      errors: problems.map((p) => ({ path: `/xml${p.path}`, code: p.code, message: p.message })),
+    });
+  }
+  let acecf: AcecfDocument;
+  try {
+    acecf = parseAcecf(xml);
+  } catch (error) {
+    throw refuse(`The ACECF cannot be read: ${(error as Error).message}`, "/xml", "malformed_acecf");
+  }
+  const verified = await verifyXml(xml);
+  if (!verified.ok) throw refuse(`The ACECF's signature is not valid (${verified.reason}): ${verified.message}`, "/xml/Signature", "bad_signature");
+  return acecf;
+}
+
+export interface RegisteredApproval {
+  receiptId: string;
+  encf: string;
+  approvalStatus: "accepted" | "rejected";
+}
+
+/** Registers an ACECF about one of `issuer`'s receipts (the issuer comes from the URL or RNCEmisor). */
+export async function registerIncomingApproval(env: Env, prefixRnc: string | undefined, xml: string): Promise<RegisteredApproval> {
+  const acecf = await readAcecf(xml);
+  if (prefixRnc !== undefined && acecf.RNCEmisor !== prefixRnc) {
+    throw refuse(`RNCEmisor ${acecf.RNCEmisor} is not the receiver ${prefixRnc}.`, "/xml/DetalleAprobacionComercial/RNCEmisor", "wrong_receiver");
+  }
+  const issuer: Company = await requireReceivingCompany(env.DB, acecf.RNCEmisor, "/xml/DetalleAprobacionComercial/RNCEmisor");
+  if (NOT_EXCHANGED.has(acecf.eNCF.slice(1, 3))) {
+    throw refuse(`Type ${acecf.eNCF.slice(1, 3)} e-CF take no commercial approval.`, "/xml/DetalleAprobacionComercial/eNCF", "not_approvable");
+  }
+  const db = database(env.DB);
+  const receipt = await db.query.receipts.findFirst({ where: and(eq(receipts.companyId, issuer.id), eq(receipts.encf, acecf.eNCF)) });
+  if (!receipt) throw refuse(`${acecf.eNCF} was not issued by ${issuer.rnc}.`, "/xml/DetalleAprobacionComercial/eNCF", "unknown_encf");
+
+  const base = "/xml/DetalleAprobacionComercial";
+  const mismatches: { path: string; code: string; message: string }[] = [];
+  if (acecf.FechaEmision !== dgiiDateOf(receipt.issueDate)) mismatches.push({ path: `${base}/FechaEmision`, code: "mismatch", message: `FechaEmision is ${dgiiDateOf(receipt.issueDate)}` });
+  if (!sameAmount(acecf.MontoTotal, receipt.montoTotal)) mismatches.push({ path: `${base}/MontoTotal`, code: "mismatch", message: `MontoTotal is ${receipt.montoTotal}` });
+  if ((receipt.rncComprador ?? "") !== acecf.RNCComprador) mismatches.push({ path: `${base}/RNCComprador`, code: "mismatch", message: `RNCComprador is ${receipt.rncComprador ?? "(none)"}` });
+  if (acecf.Estado !== "1" && acecf.Estado !== "2") mismatches.push({ path: `${base}/Estado`, code: "invalid", message: "Estado must be 1 or 2" });
+  if (mismatches.length) throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
+
+  const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
+  await env.ARCHIVE.put(companionKey(receipt.xmlKey, ".acecf.xml"), xml, { httpMetadata: { contentType: "application/xml" } });
+  await db
+    .update(receipts)
+    .set({ approvalStatus, approvalReason: acecf.DetalleMotivoRechazo ?? null, updatedAt: new Date().toISOString() })
+    .where(eq(receipts.id, receipt.id));
+  return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
+}

@@ -1,0 +1,200 @@
+// Recepción (emisor-receptor): a supplier sends us an e-CF; we always answer with a signed ARECF
+// that says received (0) or not received (1) with the reason. A document we cannot even identify
+// (hostile, not XML, no eNCF) gets a problem response instead: there is nothing to acknowledge.
+import {
+  buildArecf,
+  checkStructure,
+  formatDgiiDateTime,
+  hasErrors,
+  isTipoeCF,
+  parseXmlTree,
+  treeToDocument,
+  verifyXml,
+  XmlParseError,
+  type CodigoMotivoNoRecibido,
+  type JsonDocument,
+  type TipoeCF,
+} from "@ecf/shared";
+import { database } from "../db/client.ts";
+import { auditLog } from "../db/schema.ts";
+import { purchases } from "../db/schema-receiving.ts";
+import { ApiProblem } from "../http/problem.ts";
+import type { Company } from "../tenant/resolve.ts";
+import { companionKey, purchaseXmlKey, sha256Hex } from "./archive-keys.ts";
+import { signAsCompany } from "./company-signer.ts";
+import { isoDateOf } from "./dates.ts";
+
+/** Types never exchanged between taxpayers (descripcion-tecnica, emisor-receptor). */
+export const NOT_EXCHANGED: ReadonlySet<string> = new Set(["32", "41", "43", "46", "47"]);
+
+export const CODIGO_MOTIVO_TEXT: Record<CodigoMotivoNoRecibido, string> = {
+  "1": "Error de especificación",
+  "2": "Error de Firma Digital",
+  "3": "Envío duplicado",
+  "4": "RNC Comprador no corresponde",
+};
+
+const RNC = /^(\d{9}|\d{11})$/;
+const ENCF = /^E\d{12}$/;
+
+/** What identifies a received e-CF, read before anything is judged. */
+export interface ReceivedEcf {
+  tipo: string;
+  encf: string;
+  rncEmisor: string;
+  rncComprador: string | undefined;
+  razonSocialEmisor: string | undefined;
+  fechaEmision: string | undefined;
+  montoTotal: string | undefined;
+  totalItbis: string | undefined;
+  document: JsonDocument;
+}
+
+const malformed = (detail: string, code = "malformed_xml") => new ApiProblem("bad_request", { detail, errors: [{ path: "/xml", code, message: detail }] });
+
+function leaf(doc: JsonDocument, ...path: string[]): string | undefined {
+  let v: unknown = doc;
+  for (const p of path) v = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>)[p] : undefined;
+  return typeof v === "string" ? v.trim() : undefined;
+}
+
+/** Parses safely (no DOCTYPE, entities or deep nesting) and reads what the ARECF needs. */
+export function identifyEcf(xml: string): ReceivedEcf {
+  let tree;
+  try {
+    tree = parseXmlTree(xml);
+  } catch (error) {
+    if (error instanceof XmlParseError) throw malformed(`The XML cannot be accepted: ${error.message}`);
+    throw error;
+  }
+  if (tree.name !== "ECF") throw malformed(`Expected an e-CF (root <ECF>), found <${tree.name}>.`, "not_an_ecf");
+  const tipoText = tree.children.find((c) => c.name === "Encabezado")?.children.find((c) => c.name === "IdDoc")?.children.find((c) => c.name === "TipoeCF")?.text.trim() ?? "";
+  const document = treeToDocument(tree, isTipoeCF(tipoText) ? tipoText : "31");
+  const encf = leaf(document, "Encabezado", "IdDoc", "eNCF");
+  const rncEmisor = leaf(document, "Encabezado", "Emisor", "RNCEmisor");
+  if (!encf || !ENCF.test(encf)) throw malformed("The e-CF has no valid eNCF, so it cannot be acknowledged.", "encf_missing");
+  if (!rncEmisor || !RNC.test(rncEmisor)) throw malformed("The e-CF has no valid RNCEmisor, so it cannot be acknowledged.", "rnc_emisor_missing");
+  return {
+    tipo: tipoText,
+    encf,
+    rncEmisor,
+    rncComprador: leaf(document, "Encabezado", "Comprador", "RNCComprador"),
+    razonSocialEmisor: leaf(document, "Encabezado", "Emisor", "RazonSocialEmisor"),
+    fechaEmision: leaf(document, "Encabezado", "Emisor", "FechaEmision"),
+    montoTotal: leaf(document, "Encabezado", "Totales", "MontoTotal"),
+    totalItbis: leaf(document, "Encabezado", "Totales", "TotalITBIS"),
+    document,
+  };
+}
+
+/** Specification problems (code 1): a type not exchanged, the structure, the fields the record needs. */
+export function specificationProblems(ecf: ReceivedEcf): string[] {
+  if (!isTipoeCF(ecf.tipo)) return [`TipoeCF '${ecf.tipo}' is not an e-CF type`];
+  if (NOT_EXCHANGED.has(ecf.tipo)) return [`Type ${ecf.tipo} e-CF are not exchanged between taxpayers`];
+  if (ecf.encf.slice(1, 3) !== ecf.tipo) return [`eNCF ${ecf.encf} does not belong to type ${ecf.tipo}`];
+  const problems = checkStructure(ecf.document, ecf.tipo as TipoeCF).filter((p) => p.severity === "error");
+  const messages = problems.map((p) => `${p.path}: ${p.message}`);
+  if (!hasErrors(problems)) {
+    if (!ecf.fechaEmision || !isoDateOf(ecf.fechaEmision)) messages.push("FechaEmision is missing or not a date");
+    if (!ecf.montoTotal) messages.push("MontoTotal is missing");
+  }
+  return messages;
+}
+
+export interface ReceptionResult {
+  arecf: string;
+  estado: "0" | "1";
+  codigo?: CodigoMotivoNoRecibido;
+  reasons: string[];
+  purchaseId?: string;
+}
+
+/**
+ * Judges a received e-CF for `company` and answers with a signed ARECF. Order: specification (1),
+ * signature (2), buyer (4), duplicate (3); only a received document is stored.
+ */
+export async function receiveEcf(env: Env, company: Company, xml: string, now: Date, requestId: string): Promise<ReceptionResult> {
+  const ecf = identifyEcf(xml);
+  let codigo: CodigoMotivoNoRecibido | undefined;
+  let reasons = specificationProblems(ecf);
+  if (reasons.length) codigo = "1";
+  if (!codigo) {
+    const verified = await verifyXml(xml);
+    if (!verified.ok) {
+      codigo = "2";
+      reasons = [`${verified.reason}: ${verified.message}`];
+    }
+  }
+  if (!codigo && ecf.rncComprador !== company.rnc) {
+    codigo = "4";
+    reasons = [`RNCComprador ${ecf.rncComprador ?? "(none)"} is not ${company.rnc}`];
+  }
+
+  const fechaHoraAcuseRecibo = formatDgiiDateTime(now);
+  const arecfFor = (estado: "0" | "1") =>
+    signAsCompany(
+      env,
+      company,
+      buildArecf({ RNCEmisor: ecf.rncEmisor, RNCComprador: company.rnc, eNCF: ecf.encf, Estado: estado, CodigoMotivoNoRecibido: codigo, FechaHoraAcuseRecibo: fechaHoraAcuseRecibo }),
+    );
+
+  let purchaseId: string | undefined;
+  if (!codigo) {
+    const issueDate = isoDateOf(ecf.fechaEmision!)!;
+    const xmlKey = purchaseXmlKey(company.rnc, issueDate, ecf.rncEmisor, ecf.encf);
+    const arecfKey = companionKey(xmlKey, ".arecf.xml");
+    const id = crypto.randomUUID();
+    const db = database(env.DB);
+    // Claim the (company, supplier, e-NCF) slot first: a duplicate must never overwrite the original in R2.
+    const claimed = await db
+      .insert(purchases)
+      .values({
+        id,
+        companyId: company.id,
+        rncEmisor: ecf.rncEmisor,
+        razonSocialEmisor: ecf.razonSocialEmisor ?? null,
+        encf: ecf.encf,
+        tipoeCF: ecf.tipo,
+        issueDate,
+        montoTotal: ecf.montoTotal!,
+        totalItbis: ecf.totalItbis ?? null,
+        xmlKey,
+        xmlSha256: await sha256Hex(xml),
+        arecfKey,
+        arecfEstado: "0",
+        fechaHoraAcuseRecibo,
+      })
+      .onConflictDoNothing()
+      .returning({ id: purchases.id });
+    if (claimed.length === 0) {
+      codigo = "3";
+      reasons = [`${ecf.encf} from ${ecf.rncEmisor} was already received`];
+    } else {
+      const arecf = await arecfFor("0");
+      try {
+        await env.ARCHIVE.put(xmlKey, xml, { httpMetadata: { contentType: "application/xml" } });
+        await env.ARCHIVE.put(arecfKey, arecf, { httpMetadata: { contentType: "application/xml" } });
+      } catch (error) {
+        // Not stored means not received: free the slot so the supplier's retry can succeed.
+        await env.DB.prepare("DELETE FROM purchases WHERE id = ?").bind(id).run();
+        throw error;
+      }
+      purchaseId = id;
+      return { arecf, estado: "0", reasons: [], purchaseId };
+    }
+  }
+
+  const arecf = await arecfFor("1");
+  await database(env.DB)
+    .insert(auditLog)
+    .values({
+      companyId: company.id,
+      actor: ecf.rncEmisor,
+      action: "POST /fe/recepcion/api/ecf",
+      code: `arecf_no_recibido_${codigo}`,
+      status: 200,
+      detail: `${ecf.encf}: ${CODIGO_MOTIVO_TEXT[codigo!]}. ${reasons.join("; ")}`.slice(0, 1000),
+      requestId,
+    });
+  return { arecf, estado: "1", codigo, reasons };
+}

@@ -1,0 +1,321 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { constantTimeEqual } from "../auth/crypto.ts";
+import { requireAuth } from "../auth/middleware.ts";
+import { openPrivateKey } from "../certificates/vault.ts";
+import { database } from "../db/client.ts";
+import { companies } from "../db/schema.ts";
+import { deviceLeases, devices } from "../db/schema-devices.ts";
+import { requireDevice, type DeviceEnv } from "../devices/auth.ts";
+import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "../devices/credentials.ts";
+import { DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease } from "../devices/leases.ts";
+import { acceptDeviceReceipt } from "../devices/uploads.ts";
+import { validationHook } from "../http/errors.ts";
+import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { resolveTenant, type Company } from "../tenant/resolve.ts";
+import { toBase64 } from "@ecf/shared";
+
+/** The types a till issues: consumo (E32), crédito fiscal (E31) and credit notes (E34). */
+export const POS_TIPOS = ["32", "31", "34"] as const;
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
+const deviceSecurity = [{ deviceAuth: [] as string[] }];
+const adminSecurity = [{ adminAuth: [] as string[] }];
+const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
+
+const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
+const DeviceCreated = z
+  .object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() })
+  .openapi("DeviceCreated");
+const DeviceOut = z
+  .object({ id: z.string(), name: z.string(), status: z.enum(["waiting_pairing", "paired", "revoked"]), pairedAt: z.string().nullable(), revokedAt: z.string().nullable(), lastSeenAt: z.string().nullable(), createdAt: z.string() })
+  .openapi("Device");
+const LeaseOut = z
+  .object({ tipoeCF: z.string(), rangeFrom: z.number().int(), rangeTo: z.number().int(), expiresOn: z.string(), firstEncf: z.string(), lastEncf: z.string() })
+  .openapi("DeviceLease");
+const CompanyForDevice = z
+  .object({ id: z.string(), rnc: z.string(), legalName: z.string(), tradeName: z.string().nullable(), address: z.string().nullable(), province: z.string().nullable(), municipality: z.string().nullable(), dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]) })
+  .openapi("DeviceCompany");
+const SigningMaterial = z
+  .object({
+    pkcs8: z.string().openapi({ description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes." }),
+    certificate: z.string().openapi({ description: "The certificate, DER in base64" }),
+    certificateSerial: z.string().nullable(),
+    certificateNotAfter: z.string().nullable(),
+  })
+  .openapi("SigningMaterial");
+const Paired = z
+  .object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) })
+  .openapi("DevicePaired");
+const DeviceStatus = z
+  .object({ device: DeviceOut, company: CompanyForDevice, certificateSerial: z.string().nullable(), certificateNotAfter: z.string().nullable(), leases: z.array(LeaseOut) })
+  .openapi("DeviceStatus");
+const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) }).openapi("LeaseRequest");
+const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
+const ReceiptAnswerSchema = z
+  .object({
+    codigo: z.number().nullable(),
+    estado: z.enum(["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia"]),
+    encf: z.string(),
+    trackId: z.string().nullable(),
+    codigoSeguridad: z.string(),
+    fechaHoraFirma: z.string(),
+    urlTimbre: z.string().nullable(),
+    mensajes: z.array(z.object({ codigo: z.string(), valor: z.string() })),
+    reenviado: z.boolean(),
+  })
+  .openapi("DeviceReceiptAnswer");
+
+type DeviceRow = typeof devices.$inferSelect;
+const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
+  id: d.id,
+  name: d.name,
+  status: d.revokedAt ? "revoked" : d.pairedAt ? "paired" : "waiting_pairing",
+  pairedAt: d.pairedAt,
+  revokedAt: d.revokedAt,
+  lastSeenAt: d.lastSeenAt,
+  createdAt: d.createdAt,
+});
+const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
+  id: c.id,
+  rnc: c.rnc,
+  legalName: c.legalName,
+  tradeName: c.tradeName,
+  address: c.address,
+  province: c.province,
+  municipality: c.municipality,
+  dgiiEnvironment: c.dgiiEnvironment,
+});
+
+/** Same check as the administration API: `Authorization: Bearer <ADMIN_SECRET>`. */
+const requireAdmin = createMiddleware<DeviceEnv>(async (c, next) => {
+  const given = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
+  if (!c.env.ADMIN_SECRET || !given || !(await constantTimeEqual(given, c.env.ADMIN_SECRET))) {
+    throw new ApiProblem("unauthorized", { detail: "The administration API needs 'Authorization: Bearer <ADMIN_SECRET>'." });
+  }
+  await next();
+});
+
+async function createDevice(d1: D1Database, companyId: string, name: string, now: Date): Promise<z.infer<typeof DeviceCreated>> {
+  const pairingCode = newPairingCode();
+  const pairingExpiresAt = new Date(now.getTime() + PAIRING_TTL_MS).toISOString();
+  const id = newDeviceId();
+  await database(d1).insert(devices).values({ id, companyId, name, pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt });
+  return { id, name, pairingCode, pairingExpiresAt, note: "Type the pairing code on the till within 15 minutes; it works once." };
+}
+
+async function revokeDevice(d1: D1Database, id: string, companyId: string | null, now: Date): Promise<DeviceRow> {
+  const db = database(d1);
+  const where = companyId ? and(eq(devices.id, id), eq(devices.companyId, companyId)) : eq(devices.id, id);
+  const device = await db.query.devices.findFirst({ where });
+  if (!device) throw new ApiProblem("not_found", { detail: `No device ${id}.` });
+  if (device.revokedAt) return device;
+  // The pairing code dies with the device: a revoked till cannot be paired with an old code.
+  const [row] = await db.update(devices).set({ revokedAt: now.toISOString(), pairingCodeHash: null }).where(eq(devices.id, id)).returning();
+  return row!;
+}
+
+async function signingMaterial(env: Env, company: Company): Promise<z.infer<typeof SigningMaterial>> {
+  if (!company.certificateKeyEncrypted || !company.certificateDer) {
+    throw new ApiProblem("unprocessable", { detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.` });
+  }
+  const pkcs8 = await openPrivateKey(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);
+  return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter };
+}
+
+async function currentLeases(d1: D1Database, deviceId: string): Promise<Lease[]> {
+  const rows = await database(d1).query.deviceLeases.findMany({ where: eq(deviceLeases.deviceId, deviceId), orderBy: deviceLeases.id });
+  return rows.map((r) => ({ tipoeCF: r.tipoeCF, rangeFrom: r.rangeFrom, rangeTo: r.rangeTo, expiresOn: r.expiresOn }));
+}
+
+export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });
+deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", { type: "http", scheme: "bearer", description: "Device token from POST /devices/pair" });
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/companies/{id}/devices",
+    tags: ["Administration"],
+    summary: "Create a point-of-sale device and its one-time pairing code",
+    security: adminSecurity,
+    middleware: [requireAdmin] as const,
+    request: { params: IdParam, body: { required: true, ...json(NewDevice) } },
+    responses: { 201: { description: "Created", ...json(DeviceCreated) }, 404: problemSchema("No such company") },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const company = await database(c.env.DB).query.companies.findFirst({ where: eq(companies.id, id) });
+    if (!company) throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
+    return c.json(await createDevice(c.env.DB, id, c.req.valid("json").name, new Date()), 201);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/devices/{id}/revoke",
+    tags: ["Administration"],
+    summary: "Revoke a device: its token fails at once and it deletes its key",
+    security: adminSecurity,
+    middleware: [requireAdmin] as const,
+    request: { params: IdParam },
+    responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device") },
+  }),
+  async (c) => c.json(deviceOut(await revokeDevice(c.env.DB, c.req.valid("param").id, null, new Date())), 200),
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices",
+    tags: ["Devices"],
+    summary: "Create a point-of-sale device and its one-time pairing code",
+    security: bearerSecurity,
+    middleware: [requireAuth, resolveTenant] as const,
+    request: { body: { required: true, ...json(NewDevice) } },
+    responses: { 201: { description: "Created", ...json(DeviceCreated) }, 401: problemSchema("Not authenticated") },
+  }),
+  async (c) => c.json(await createDevice(c.env.DB, c.get("tenant").id, c.req.valid("json").name, new Date()), 201),
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/devices",
+    tags: ["Devices"],
+    summary: "The issuer's devices",
+    security: bearerSecurity,
+    middleware: [requireAuth, resolveTenant] as const,
+    responses: { 200: { description: "Devices", ...json(z.object({ devices: z.array(DeviceOut) })) } },
+  }),
+  async (c) => {
+    const rows = await database(c.env.DB).query.devices.findMany({ where: eq(devices.companyId, c.get("tenant").id), orderBy: devices.createdAt });
+    return c.json({ devices: rows.map(deviceOut) }, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/{id}/revoke",
+    tags: ["Devices"],
+    summary: "Revoke a device: its token fails at once and it deletes its key",
+    security: bearerSecurity,
+    middleware: [requireAuth, resolveTenant] as const,
+    request: { params: IdParam },
+    responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device of this issuer") },
+  }),
+  async (c) => c.json(deviceOut(await revokeDevice(c.env.DB, c.req.valid("param").id, c.get("tenant").id, new Date())), 200),
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/pair",
+    tags: ["Devices"],
+    summary: "Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks",
+    request: { body: { required: true, ...json(z.object({ pairingCode: z.string().min(1).max(20) }).openapi("PairingRequest")) } },
+    responses: { 200: { description: "Paired", ...json(Paired) }, 401: problemSchema("Unknown, used or expired pairing code") },
+  }),
+  async (c) => {
+    const now = new Date();
+    const token = newDeviceToken();
+    const db = database(c.env.DB);
+    // One conditional update consumes the code: of two concurrent attempts, one wins.
+    const [device] = await db
+      .update(devices)
+      .set({ pairingCodeHash: null, pairingExpiresAt: null, tokenHash: await hashDeviceToken(token), pairedAt: now.toISOString(), lastSeenAt: now.toISOString() })
+      .where(and(eq(devices.pairingCodeHash, await hashPairingCode(c.req.valid("json").pairingCode)), isNull(devices.revokedAt), isNull(devices.tokenHash), gt(devices.pairingExpiresAt, now.toISOString())))
+      .returning();
+    if (!device) throw new ApiProblem("unauthorized", { detail: "This pairing code is unknown, was already used, or has expired; ask for a new one." });
+    const company = await db.query.companies.findFirst({ where: eq(companies.id, device.companyId) });
+    if (!company?.isActive) throw new ApiProblem("forbidden", { detail: "The issuer of this device is not active." });
+    const signing = await signingMaterial(c.env, company);
+    const leases: Lease[] = [];
+    for (const tipo of POS_TIPOS) {
+      try {
+        leases.push(await leaseBlock(c.env.DB, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
+      } catch (error) {
+        // A type without an authorised range is simply not offered on this till.
+        if (!(error instanceof ApiProblem && error.code === "unprocessable")) throw error;
+      }
+    }
+    return c.json({ device: deviceOut(device), token, company: companyOut(company), signing, leases: leases.map(leaseView) }, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/devices/me",
+    tags: ["Devices"],
+    summary: "The device's status, its issuer, the current certificate and its leases",
+    security: deviceSecurity,
+    middleware: [requireDevice] as const,
+    responses: { 200: { description: "Status", ...json(DeviceStatus) }, 401: problemSchema("Token invalid or device revoked (deviceRevoked: true)") },
+  }),
+  async (c) => {
+    const device = c.get("device");
+    const company = c.get("tenant");
+    await database(c.env.DB).update(devices).set({ lastSeenAt: new Date().toISOString() }).where(eq(devices.id, device.id));
+    return c.json(
+      { device: deviceOut(device), company: companyOut(company), certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter, leases: (await currentLeases(c.env.DB, device.id)).map(leaseView) },
+      200,
+    );
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/signing-material",
+    tags: ["Devices"],
+    summary: "The issuer's current signing material, for a device whose certificate changed",
+    security: deviceSecurity,
+    middleware: [requireDevice] as const,
+    responses: { 200: { description: "Signing material", ...json(SigningMaterial) } },
+  }),
+  async (c) => c.json(await signingMaterial(c.env, c.get("tenant")), 200),
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/leases",
+    tags: ["Devices"],
+    summary: "Lease a block of e-NCF numbers for offline numbering",
+    security: deviceSecurity,
+    middleware: [requireDevice] as const,
+    request: { body: { required: true, ...json(LeaseRequest) } },
+    responses: { 201: { description: "Leased", ...json(LeaseOut) }, 422: problemSchema("No range, expired or exhausted") },
+  }),
+  async (c) => {
+    const { tipoeCF, size } = c.req.valid("json");
+    const lease = await leaseBlock(c.env.DB, c.get("tenant").id, c.get("device").id, tipoeCF, size, new Date());
+    return c.json(leaseView(lease), 201);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/receipts",
+    tags: ["Devices"],
+    summary: "Upload a receipt the device signed (online or in contingency); retries get the first answer",
+    security: deviceSecurity,
+    middleware: [requireDevice] as const,
+    request: { body: { required: true, ...json(ReceiptUpload) } },
+    responses: {
+      200: { description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)", ...json(ReceiptAnswerSchema) },
+      409: problemSchema("The e-NCF was already used by a different document"),
+      422: problemSchema("Bad signature, foreign certificate or a number outside this device's leases"),
+    },
+  }),
+  async (c) => {
+    const outcome = await acceptDeviceReceipt(c.env, c.get("tenant"), c.get("device"), c.req.valid("json").xml);
+    if (outcome.replayed) c.header("Idempotent-Replayed", "true");
+    return c.json(outcome.answer, 200);
+  },
+);

@@ -1,0 +1,24 @@
+// Runs in Node before the workerd tests: makes what workerd cannot make quickly (RSA keys and
+// .p12 files, via node-forge and openssl) and hands it to the tests through `inject`.
+import type { TestProject } from "vitest/node";
+import "./provided.ts";
+import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "../../shared/test/support/certs.ts";
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+
+export default async function setup(project: TestProject) {
+  const password = "clave-de-prueba";
+  const identity = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2030-01-01T00:00:00Z") });
+  const expired = await createTestIdentity({ rnc: "131880681", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-01T00:00:00Z") });
+  project.provide("certificates", {
+    password,
+    legacyP12: b64(opensslP12(identity, password, "legacy-rc2")),
+    forgeP12: b64(forgeP12(identity, password, "3des")),
+    modernP12: b64(opensslP12(identity, password, "aes")),
+    expiredP12: b64(forgeP12(expired, password, "3des")),
+    ecP12: b64(opensslEcP12(password)),
+    pkcs8: b64(identity.pkcs8),
+    certificateDer: b64(identity.certificateDer),
+    certificatePem: identity.certificatePem,
+  });
+}

@@ -1,0 +1,18 @@
+// What test/global-setup.ts hands to the tests through `inject`.
+export {};
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    certificates: {
+      password: string;
+      legacyP12: string;
+      forgeP12: string;
+      modernP12: string;
+      expiredP12: string;
+      ecP12: string;
+      pkcs8: string;
+      certificateDer: string;
+      certificatePem: string;
+    };
+  }
+}
