@@ -121,7 +121,8 @@ describe("consultaestado", () => {
       codigoSeguridad: ecf.securityCode,
       idExtranjero: null,
     });
-    for (const wrong of [{ CodigoSeguridad: "ZZZZZZ" }, { RncComprador: "101010101" }]) {
+    const wrongs: Record<string, string>[] = [{ CodigoSeguridad: "ZZZZZZ" }, { RncComprador: "101010101" }];
+    for (const wrong of wrongs) {
       expect((await client.get(path({ ...base, ...wrong }), token)).body).toMatchObject({ codigo: 0, estado: "No encontrado" });
     }
   });

@@ -1,0 +1,85 @@
+// The emisor-receptor simulator against a receiver running over real HTTP. The receiver here is a
+// minimal stand-in for the platform's /fe/recepcion/api/ecf, answering a signed ARECF.
+import { serve } from "@hono/node-server";
+import { buildArecf, parseXmlTree, signEcfXml } from "@ecf/shared";
+import { Hono } from "hono";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { startSandbox, type RunningSandbox } from "../src/start.ts";
+import { control } from "./support/dgii-client.ts";
+import { signedEcf } from "./support/documents.ts";
+
+let sandbox: RunningSandbox;
+let identity: TestIdentity;
+let receiverUrl: string;
+let closeReceiver: () => void;
+const received: { fileName: string; authorization: string | null }[] = [];
+
+const field = (xml: string, name: string) => parseXmlTree(xml).children.flatMap((c) => c.children).find((c) => c.name === name)?.text;
+
+beforeAll(async () => {
+  [sandbox, identity] = await Promise.all([startSandbox({ port: 0 }), testIdentity()]);
+  const receiver = new Hono();
+  receiver.post("/fe/recepcion/api/ecf", async (c) => {
+    const part = (await c.req.formData()).get("xml") as File;
+    received.push({ fileName: part.name, authorization: c.req.header("authorization") ?? null });
+    const ecf = await part.text();
+    const arecf = buildArecf({
+      RNCEmisor: /<RNCEmisor>(\d+)</.exec(ecf)![1]!,
+      RNCComprador: /<RNCComprador>(\d+)</.exec(ecf)![1]!,
+      eNCF: /<eNCF>(\w+)</.exec(ecf)![1]!,
+      Estado: "0",
+      FechaHoraAcuseRecibo: "02-04-2025 09:00:00",
+    });
+    const signed = await signEcfXml(arecf, identity.privateKey, identity.certificateDer);
+    return c.body(signed, 200, { "content-type": "application/xml" });
+  });
+  receiver.post("/tampered/fe/recepcion/api/ecf", async (c) => {
+    const arecf = buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "02-04-2025 09:00:00" });
+    const signed = await signEcfXml(arecf, identity.privateKey, identity.certificateDer);
+    return c.body(signed.replace("<Estado>0<", "<Estado>1<"), 200, { "content-type": "application/xml" });
+  });
+  await new Promise<void>((resolve) => {
+    const server = serve({ fetch: receiver.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      receiverUrl = `http://127.0.0.1:${info.port}`;
+      closeReceiver = () => server.close();
+      resolve();
+    });
+  });
+});
+afterAll(async () => {
+  closeReceiver();
+  await sandbox.close();
+});
+
+describe("POST /__sandbox/emisor/send", () => {
+  it("posts the e-CF as multipart xml named RNCEmisor + e-NCF and reports the verified ARECF", async () => {
+    const ecf = await signedEcf(identity, "31", { sequence: 42 });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", { to: receiverUrl, xml: ecf.xml, token: "abc" });
+    expect(status).toBe(200);
+    expect(received.at(-1)).toEqual({ fileName: ecf.fileName, authorization: "Bearer abc" });
+    expect(body).toMatchObject({
+      url: `${receiverUrl}/fe/recepcion/api/ecf`,
+      fileName: ecf.fileName,
+      status: 200,
+      arecf: { RNCEmisor: ecf.rnc, RNCComprador: "131880738", eNCF: ecf.encf, Estado: "0" },
+      signature: { ok: true },
+    });
+    expect(field(body.body, "eNCF")).toBe(ecf.encf);
+  });
+
+  it("says when the ARECF's signature does not verify", async () => {
+    const ecf = await signedEcf(identity, "31", { sequence: 43 });
+    const { body } = await control(sandbox.url, "POST", "/emisor/send", { to: `${receiverUrl}/tampered`, xml: ecf.xml });
+    expect(body.arecf.Estado).toBe("1");
+    expect(body.signature).toMatchObject({ ok: false });
+  });
+
+  it.each([
+    [{ to: "ftp://x", xml: "<ECF/>" }, 400],
+    [{ to: "http://127.0.0.1:1", xml: "<ECF/>" }, 502],
+  ])("refuses or reports %j", async (request, status) => {
+    expect((await control(sandbox.url, "POST", "/emisor/send", request)).status).toBe(status);
+  });
+});
