@@ -1,0 +1,372 @@
+import { describe, expect, it } from "vitest";
+import { validateEcf, isRfceSummary, fechaSantoDomingo, type ValidationContext } from "../src/validate.ts";
+import { checkStructure } from "../src/xml/structure.ts";
+import { ecfToXml } from "../src/xml/serialize.ts";
+import { validateXsdMany } from "../src/xml/xsd-validate.ts";
+import { TIPOS_ECF, type TipoeCF } from "../src/tipos.ts";
+import type { Problem } from "../src/problems.ts";
+import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
+import { itheskCases } from "./support/dgii-samples.ts";
+
+const now = new Date("2025-04-01T14:00:00Z");
+const context: ValidationContext = {
+  now,
+  eNCF: "E310000000007",
+  fechaVencimientoSecuencia: "31-12-2026",
+  emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "IT SOLUCLICK SRL", DireccionEmisor: "Av. 27 de Febrero No. 1", TablaTelefonoEmisor: ["809-555-0101"] },
+};
+const ctx = (tipo: TipoeCF, more: Partial<ValidationContext> = {}): ValidationContext => ({ ...context, eNCF: `E${tipo}0000000007`, ...more });
+
+type J = Record<string, any>;
+/** A minimal request: only what the client must say; the rest is derived. */
+function request(tipo: TipoeCF, lines: J[], more: { idDoc?: J; comprador?: J | null; totales?: J; root?: J } = {}): J {
+  const comprador = more.comprador === null ? undefined : (more.comprador ?? { RNCComprador: "131880738", RazonSocialComprador: "DGII" });
+  const idDoc: J = { TipoeCF: tipo, TipoPago: 1, ...more.idDoc };
+  if (["31", "32", "33", "34", "44", "45", "46"].includes(tipo) && !("TipoIngresos" in idDoc)) idDoc.TipoIngresos = "01";
+  return {
+    Encabezado: { IdDoc: idDoc, ...(comprador ? { Comprador: comprador } : {}), ...(more.totales ? { Totales: more.totales } : {}) },
+    DetallesItems: lines,
+    ...more.root,
+  };
+}
+const line = (ind: number, qty: number | string, price: number | string, extra: J = {}): J => ({
+  IndicadorFacturacion: ind,
+  NombreItem: "Producto",
+  IndicadorBienoServicio: 1,
+  CantidadItem: qty,
+  PrecioUnitarioItem: price,
+  ...extra,
+});
+const codes = (ps: Problem[]) => ps.map((p) => `${p.severity}:${p.code}@${p.path}`);
+const errors = (ps: Problem[]) => ps.filter((p) => p.severity === "error");
+
+describe("validateEcf completes a minimal request", () => {
+  const r = validateEcf(request("31", [line(1, 2, "100.00"), line(4, 1, 50)], { idDoc: { IndicadorMontoGravado: 0 } }), context);
+
+  it("is ok", () => {
+    expect(codes(r.problems)).toEqual([]);
+    expect(r.ok).toBe(true);
+  });
+
+  it.each([
+    ["/Encabezado/Version", "1.0"],
+    ["/Encabezado/IdDoc/eNCF", "E310000000007"],
+    ["/Encabezado/IdDoc/FechaVencimientoSecuencia", "31-12-2026"],
+    ["/Encabezado/IdDoc/TipoPago", "1"],
+    ["/Encabezado/Emisor/RNCEmisor", "130862346"],
+    ["/Encabezado/Emisor/FechaEmision", "01-04-2025"],
+    ["/DetallesItems/0/NumeroLinea", "1"],
+    ["/DetallesItems/1/NumeroLinea", "2"],
+    ["/DetallesItems/0/MontoItem", "200.00"],
+    ["/DetallesItems/0/CantidadItem", "2.00"],
+    ["/Encabezado/Totales/MontoGravadoTotal", "200.00"],
+    ["/Encabezado/Totales/TotalITBIS1", "36.00"],
+    ["/Encabezado/Totales/MontoExento", "50.00"],
+    ["/Encabezado/Totales/MontoTotal", "286.00"],
+    ["/FechaHoraFirma", "01-04-2025 10:00:00"],
+  ])("%s = %s", (pointer, value) => {
+    const got = pointer
+      .split("/")
+      .slice(1)
+      .reduce<unknown>((node, key) => (node as J)?.[key], r.document);
+    expect(got).toBe(value);
+  });
+
+  it.each([
+    ["2025-04-02T03:59:59Z", "01-04-2025"],
+    ["2025-04-02T04:00:00Z", "02-04-2025"],
+    ["2025-01-01T02:00:00Z", "31-12-2024"],
+  ])("FechaEmision in Santo Domingo: %s → %s", (iso, fecha) => {
+    expect(fechaSantoDomingo(new Date(iso))).toBe(fecha);
+  });
+
+  it("the request wins over the context", () => {
+    const doc = request("31", [line(1, 1, 1)], { idDoc: { eNCF: "E310000000099", IndicadorMontoGravado: 0 } });
+    const out = validateEcf(doc, context);
+    expect((out.document as J).Encabezado.IdDoc.eNCF).toBe("E310000000099");
+  });
+});
+
+describe("validateEcf never throws and reports missing parts", () => {
+  const garbage: unknown[] = [
+    null,
+    undefined,
+    0,
+    "E31",
+    [],
+    [{}],
+    true,
+    {},
+    { Encabezado: null },
+    { Encabezado: [], DetallesItems: {} },
+    { Encabezado: { IdDoc: { TipoeCF: "99" } }, DetallesItems: [1, null, "x"] },
+    { Encabezado: { IdDoc: { TipoeCF: 31 } }, DetallesItems: [{ CantidadItem: { a: 1 }, PrecioUnitarioItem: [] }] },
+    { Encabezado: { IdDoc: { TipoeCF: "34" }, Totales: "x" }, DetallesItems: [null], InformacionReferencia: [] },
+    { Encabezado: { IdDoc: { TipoeCF: "31" }, Emisor: 5, Comprador: [] }, DetallesItems: [{ TablaSubDescuento: [null, 1, { TipoSubDescuento: {} }] }] },
+  ];
+  it.each(garbage.map((g) => [JSON.stringify(g) ?? "undefined", g]))("%s", (_name, input) => {
+    const r = validateEcf(input, context);
+    expect(r.ok).toBe(false);
+    expect(r.problems.length).toBeGreaterThan(0);
+    for (const p of r.problems) {
+      expect(p.path === "" || p.path.startsWith("/")).toBe(true);
+      expect(p.message && p.messageEs && p.code).toBeTruthy();
+    }
+    expect(r.problems.some((p) => p.code === "internal_error")).toBe(false);
+  });
+
+  it("survives random mutations of a valid document", () => {
+    let seed = 3;
+    const rand = (n: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    const junk = [null, 0, -1, "", "x", [], {}, [null], { a: 1 }, "9".repeat(40), 1e308, true];
+    for (let i = 0; i < 300; i++) {
+      const doc = JSON.parse(JSON.stringify(makeEcf(TIPOS_ECF[rand(10)]!, { lines: 2 }))) as J;
+      // replace one random node anywhere with junk
+      let node: J = doc;
+      for (let depth = 0; depth < 4; depth++) {
+        const keys = Object.keys(node);
+        if (keys.length === 0) break;
+        const k = keys[rand(keys.length)]!;
+        if (depth === 3 || typeof node[k] !== "object" || node[k] === null || rand(3) === 0) {
+          node[k] = junk[rand(junk.length)];
+          break;
+        }
+        node = node[k];
+      }
+      const r = validateEcf(doc, context);
+      expect(r.problems.some((p) => p.code === "internal_error")).toBe(false);
+    }
+  });
+
+  it.each([
+    ["no Encabezado", { DetallesItems: [line(1, 1, 1)] }, "required@/Encabezado"],
+    ["no DetallesItems", request("31", []).Encabezado && { Encabezado: request("31", []).Encabezado }, "required@/DetallesItems"],
+    ["empty DetallesItems", request("31", []), "required@/DetallesItems"],
+    ["DetallesItems not an array", { ...request("31", []), DetallesItems: { Item: [] } }, "invalid_type@/DetallesItems"],
+    ["no TipoeCF", { Encabezado: { IdDoc: {} }, DetallesItems: [line(1, 1, 1)] }, "required@/Encabezado/IdDoc/TipoeCF"],
+    ["unknown TipoeCF", { Encabezado: { IdDoc: { TipoeCF: "30" } }, DetallesItems: [line(1, 1, 1)] }, "invalid_value@/Encabezado/IdDoc/TipoeCF"],
+  ] as const)("%s", (_name, input, expected) => {
+    const r = validateEcf(input, { now });
+    expect(codes(r.problems).map((c) => c.replace(/^error:/, ""))).toContain(expected);
+    expect(r.ok).toBe(false);
+  });
+
+  it("TipoeCF can come from the assigned e-NCF", () => {
+    const doc = request("32", [line(1, 1, 10)], { idDoc: { IndicadorMontoGravado: 0 } });
+    delete doc.Encabezado.IdDoc.TipoeCF;
+    const r = validateEcf(doc, ctx("32"));
+    expect(r.ok).toBe(true);
+    expect((r.document as J).Encabezado.IdDoc.TipoeCF).toBe("32");
+  });
+});
+
+describe("obligation matrix", () => {
+  it.each([
+    ["E32 carries no FechaVencimientoSecuencia", "32", request("32", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2026" } }), "error:prohibited@/Encabezado/IdDoc/FechaVencimientoSecuencia"],
+    ["E43 has no Comprador", "43", request("43", [line(4, 1, 1)]), "error:prohibited@/Encabezado/Comprador"],
+    ["E31 requires RNCComprador", "31", request("31", [line(4, 1, 1)], { comprador: { RazonSocialComprador: "X" } }), "error:required@/Encabezado/Comprador/RNCComprador"],
+    ["E31 requires TipoIngresos", "31", request("31", [line(4, 1, 1)], { idDoc: { TipoIngresos: undefined } }), "error:required@/Encabezado/IdDoc/TipoIngresos"],
+    ["every line requires NombreItem", "32", request("32", [line(4, 1, 1, { NombreItem: "" })]), "error:required@/DetallesItems/0/NombreItem"],
+    ["credit sale requires FechaLimitePago", "31", request("31", [line(4, 1, 1)], { idDoc: { TipoPago: 2 } }), "error:required@/Encabezado/IdDoc/FechaLimitePago"],
+    ["ITBIS lines require IndicadorMontoGravado", "31", request("31", [line(1, 1, 1)]), "error:required@/Encabezado/IdDoc/IndicadorMontoGravado"],
+    ["a % sub-discount requires its percentage", "31", request("31", [line(4, 1, 100, { DescuentoMonto: "10.00", TablaSubDescuento: [{ TipoSubDescuento: "%", MontoSubDescuento: "10.00" }] })]), "error:required@/DetallesItems/0/TablaSubDescuento/0/SubDescuentoPorcentaje"],
+    ["a discount requires its table", "31", request("31", [line(4, 1, 100, { DescuentoMonto: "10.00" })]), "error:required@/DetallesItems/0/TablaSubDescuento"],
+    ["E41 requires Retencion per line", "41", request("41", [line(4, 1, 100)]), "error:required@/DetallesItems/0/Retencion"],
+    ["E41 service withholding requires MontoISRRetenido", "41", request("41", [line(4, 1, 100, { IndicadorBienoServicio: 2, Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "0.00" } })]), "error:required@/DetallesItems/0/Retencion/MontoISRRetenido"],
+    ["E47 requires MontoISRRetenido", "47", request("47", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1 } })], { comprador: null }), "error:required@/DetallesItems/0/Retencion/MontoISRRetenido"],
+    ["E47 has no RNCComprador", "47", request("47", [line(4, 1, 100)], { comprador: { RNCComprador: "131880738" } }), "error:prohibited@/Encabezado/Comprador/RNCComprador"],
+    ["E33 requires InformacionReferencia", "33", request("33", [line(4, 1, 1)]), "error:required@/InformacionReferencia"],
+    ["global discount row requires its amount", "31", request("31", [line(4, 1, 100)], { root: { DescuentosORecargos: [{ NumeroLinea: 1, TipoAjuste: "D", TipoValor: "$", IndicadorFacturacionDescuentooRecargo: 4 }] } }), "error:required@/DescuentosORecargos/0/MontoDescuentooRecargo"],
+  ] as const)("%s", (_name, tipo, doc, expected) => {
+    const r = validateEcf(doc, ctx(tipo as TipoeCF));
+    expect(codes(r.problems)).toContain(expected);
+    expect(r.ok).toBe(false);
+    const p = r.problems.find((x) => `${x.severity}:${x.code}@${x.path}` === expected)!;
+    expect(p.rule).toMatch(/formato-ecf/);
+    expect(p.messageEs).not.toBe(p.message);
+  });
+});
+
+describe("totals sent by the client", () => {
+  const base = (totales: J, lines = [line(1, "5.50", "100.33"), line(1, "10.25", "555.44"), line(1, "2", "333.25")]) =>
+    request("31", lines, { idDoc: { IndicadorMontoGravado: 0 }, totales });
+
+  it.each([
+    ["exact", { MontoTotal: "8155.66" }, []],
+    ["within ±3 (3 lines)", { MontoTotal: "8158.66" }, []],
+    ["beyond ±3", { MontoTotal: "8158.67" }, ["error:total_out_of_tolerance@/Encabezado/Totales/MontoTotal"]],
+    ["a per-rate total", { TotalITBIS1: "1000.00" }, ["error:total_out_of_tolerance@/Encabezado/Totales/TotalITBIS1"]],
+    ["a total with no basis", { MontoExento: "10.00" }, ["error:total_out_of_tolerance@/Encabezado/Totales/MontoExento"]],
+    ["a wrong ITBIS rate", { ITBIS1: "16" }, ["error:invalid_value@/Encabezado/Totales/ITBIS1"]],
+  ] as const)("%s", (_name, totales, expected) => {
+    const r = validateEcf(base(totales), context);
+    expect(codes(r.problems)).toEqual(expected);
+  });
+
+  it("shows the computed value, keeps the client's, and says what DGII would do", () => {
+    const r = validateEcf(base({ MontoTotal: "9000.00" }), context);
+    const p = r.problems[0]!;
+    expect(p.details).toMatchObject({ sent: "9000.00", computed: "8155.66", difference: "844.34", tolerance: "3.00", withinTolerance: false, dgiiOutcome: "aceptado_condicional" });
+    expect((r.document as J).Encabezado.Totales.MontoTotal).toBe("9000.00");
+  });
+
+  it("policy dgii reports it as a warning (conditional acceptance)", () => {
+    const r = validateEcf(base({ MontoTotal: "8000.00" }), { ...context, totalsPolicy: "dgii" });
+    expect(codes(r.problems)).toEqual(["warning:total_out_of_tolerance@/Encabezado/Totales/MontoTotal"]);
+    expect(r.ok).toBe(true);
+  });
+
+  it.each([
+    ["552.80", []], // informe-tecnico §12 example: 0.98 off
+    ["550.82", []],
+    ["550.81", ["error:line_out_of_tolerance@/DetallesItems/0/MontoItem"]],
+  ] as const)("a line written as %s for 5.50 × 100.33", (monto, expected) => {
+    const r = validateEcf(base({}, [line(1, "5.50", "100.33", { MontoItem: monto })]), context);
+    expect(codes(r.problems)).toEqual(expected);
+  });
+});
+
+describe("per-type rules", () => {
+  const high = [line(4, 1, "250000.00")];
+  it.each([
+    ["E32 ≥ 250,000 with an anonymous buyer", request("32", high, { comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } }), ["error:required@/Encabezado/Comprador/RNCComprador"]],
+    ["E32 ≥ 250,000 with only an address", request("32", high, { comprador: { DireccionComprador: "Calle 1" } }), ["error:required@/Encabezado/Comprador/RazonSocialComprador", "error:required@/Encabezado/Comprador/RNCComprador"]],
+    ["E32 ≥ 250,000 with a foreign buyer", request("32", high, { comprador: { IdentificadorExtranjero: "P1234567", RazonSocialComprador: "John" } }), []],
+    ["E32 below 250,000 for a final consumer", request("32", [line(4, 1, "249999.99")], { comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } }), []],
+    ["E32 always has a Comprador (XSD minOccurs 1)", request("32", [line(4, 1, "1")], { comprador: null }), ["error:required@/Encabezado/Comprador"]],
+    ["E43 line taxed", request("43", [line(1, 1, 1)], { comprador: null }), ["error:invalid_indicador_facturacion@/DetallesItems/0/IndicadorFacturacion"]],
+    ["E46 line exempt", request("46", [line(4, 1, 1)]), ["error:invalid_indicador_facturacion@/DetallesItems/0/IndicadorFacturacion"]],
+    ["RNC with a bad check digit is only a warning", request("31", [line(4, 1, 1)], { comprador: { RNCComprador: "131880739", RazonSocialComprador: "X" } }), ["warning:rnc_check_digit@/Encabezado/Comprador/RNCComprador"]],
+    ["e-NCF of another type", request("31", [line(4, 1, 1)], { idDoc: { eNCF: "E320000000001" } }), ["error:encf_type_mismatch@/Encabezado/IdDoc/eNCF"]],
+    ["FechaLimitePago before FechaEmision", request("31", [line(4, 1, 1)], { idDoc: { TipoPago: 2, FechaLimitePago: "31-03-2025" } }), ["error:invalid_date_order@/Encabezado/IdDoc/FechaLimitePago"]],
+    ["expired sequence", request("31", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2024" } }), ["error:invalid_date_order@/Encabezado/IdDoc/FechaVencimientoSecuencia"]],
+    ["E46 with an unknown Incoterm", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "XYZ" } } }, ["warning:unknown_incoterm@/Encabezado/InformacionesAdicionales/CondicionesEntrega"]],
+  ] as const)("%s", (_name, doc, expected) => {
+    const tipo = (doc as J).Encabezado.IdDoc.TipoeCF as TipoeCF;
+    const r = validateEcf(doc, ctx(tipo));
+    expect(codes(r.problems)).toEqual(expected);
+  });
+
+  it.each([
+    [{ Encabezado: { IdDoc: { TipoeCF: "32" }, Totales: { MontoTotal: "249999.99" } } }, true],
+    [{ Encabezado: { IdDoc: { TipoeCF: "32" }, Totales: { MontoTotal: "250000.00" } } }, false],
+    [{ Encabezado: { IdDoc: { TipoeCF: "31" }, Totales: { MontoTotal: "1.00" } } }, false],
+    [null, false],
+  ])("isRfceSummary(%j) = %s", (doc, expected) => {
+    expect(isRfceSummary(doc)).toBe(expected);
+  });
+});
+
+describe("credit and debit notes", () => {
+  const ref = (codigo: number, fecha = "01-03-2025", ncf = "E310000000001") => ({ InformacionReferencia: { NCFModificado: ncf, FechaNCFModificado: fecha, CodigoModificacion: codigo } });
+  const note = (tipo: "33" | "34", codigo: number, fecha?: string, more: J = {}) => request(tipo, [line(4, 1, 100)], { root: ref(codigo, fecha), ...more });
+
+  it.each([
+    ["31 days → 1", "01-03-2025", "1"],
+    ["exactly 30 days → 0", "02-03-2025", "0"],
+  ])("E34 IndicadorNotaCredito is derived: %s", (_name, fecha, expected) => {
+    const r = validateEcf(note("34", 3, fecha), ctx("34"));
+    expect(r.ok).toBe(true);
+    expect((r.document as J).Encabezado.IdDoc.IndicadorNotaCredito).toBe(expected);
+  });
+
+  it("E34 IndicadorNotaCredito is checked when sent", () => {
+    const r = validateEcf(note("34", 3, "01-03-2025", { idDoc: { IndicadorNotaCredito: 0 } }), ctx("34"));
+    expect(codes(r.problems)).toEqual(["error:inconsistent_value@/Encabezado/IdDoc/IndicadorNotaCredito"]);
+  });
+
+  it("an E34 that corrects text has only MontoTotal 0.00 in Totales", () => {
+    const doc = request("34", [line(4, 1, 100)], { root: ref(2), totales: { MontoExento: "100.00", MontoTotal: "0.00" } });
+    const r = validateEcf(doc, ctx("34"));
+    expect((r.document as J).Encabezado.Totales).toEqual({ MontoTotal: "0.00" });
+    expect((r.document as J).DetallesItems[0].MontoItem).toBe("0.00");
+    expect(codes(r.problems)).toEqual(["warning:dropped_field@/Encabezado/Totales/MontoExento"]);
+  });
+
+  it.each([
+    ["code 5 in an E34", note("34", 5), "error:invalid_codigo_modificacion@/InformacionReferencia/CodigoModificacion"],
+    ["code 5 in an E31 must reference an E32", request("31", [line(4, 1, 1)], { root: ref(5, "01-03-2025", "E310000000001") }), "error:invalid_reference@/InformacionReferencia/NCFModificado"],
+    ["FechaNCFModificado after the note", note("33", 3, "02-04-2025"), "error:invalid_date_order@/InformacionReferencia/FechaNCFModificado"],
+  ] as const)("%s", (_name, doc, expected) => {
+    const tipo = (doc as J).Encabezado.IdDoc.TipoeCF as TipoeCF;
+    expect(codes(validateEcf(doc, ctx(tipo)).problems)).toContain(expected);
+  });
+
+  it("a code 5 E31 referencing an E32 is fine", () => {
+    const r = validateEcf(request("31", [line(4, 1, 1)], { root: ref(5, "01-03-2025", "E320000000001") }), ctx("31"));
+    expect(codes(r.problems)).toEqual([]);
+  });
+
+  it.each([
+    ["partial credit within balance", 3, [{ tipo: "34", codigoModificacion: "3", montoTotal: "900.00" }], []],
+    ["partial credit beyond balance", 3, [{ tipo: "34", codigoModificacion: "3", montoTotal: "950.00" }], ["error:credit_exceeds_available@/Encabezado/Totales/MontoTotal"]],
+    ["annulment after a partial credit", 1, [{ tipo: "34", codigoModificacion: "3", montoTotal: "10.00" }], ["error:credit_annulment_after_partial_credit@/Encabezado/Totales/MontoTotal"]],
+  ] as const)("against the modified receipt: %s", (_name, codigo, accepted, expected) => {
+    const r = validateEcf(note("34", codigo, "20-03-2025"), ctx("34", { modifiedReceipt: { eNCF: "E310000000001", fechaEmision: "20-03-2025", montoTotal: "1000.00", acceptedNotes: accepted } }));
+    expect(codes(r.problems)).toEqual(expected);
+  });
+});
+
+describe("completed documents pass the structure check and the official XSD", () => {
+  // Requests made from the factories' complete documents by removing everything derivable.
+  const strip = (doc: J): J => {
+    const d = JSON.parse(JSON.stringify(doc)) as J;
+    delete d.Encabezado.Version;
+    delete d.Encabezado.IdDoc.eNCF;
+    delete d.Encabezado.IdDoc.FechaVencimientoSecuencia;
+    delete d.Encabezado.IdDoc.IndicadorNotaCredito;
+    delete d.Encabezado.Emisor;
+    delete d.Encabezado.Totales;
+    if (d.Encabezado.OtraMoneda) d.Encabezado.OtraMoneda = { TipoMoneda: d.Encabezado.OtraMoneda.TipoMoneda, TipoCambio: d.Encabezado.OtraMoneda.TipoCambio };
+    delete d.FechaHoraFirma;
+    for (const item of d.DetallesItems) {
+      delete item.NumeroLinea;
+      delete item.MontoItem;
+    }
+    return d;
+  };
+  const cases = TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, opts]) => [tipo, name, makeEcf(tipo, opts)] as const));
+
+  it.each(cases)("E%s %s", async (tipo, _name, full) => {
+    const f = full as J;
+    const emisor = { ...f.Encabezado.Emisor };
+    delete emisor.FechaEmision;
+    const request = strip(f);
+    if (tipo === "41" && !request.Encabezado.IdDoc.IndicadorMontoGravado) request.Encabezado.IdDoc.IndicadorMontoGravado = "0";
+    if (tipo === "32" && !request.Encabezado.Comprador?.RNCComprador) request.Encabezado.Comprador = { ...request.Encabezado.Comprador, RNCComprador: "131880738", RazonSocialComprador: "DGII" };
+    const r = validateEcf(request, {
+      now: new Date("2025-04-01T14:15:00Z"),
+      eNCF: f.Encabezado.IdDoc.eNCF,
+      fechaVencimientoSecuencia: f.Encabezado.IdDoc.FechaVencimientoSecuencia,
+      emisor,
+    });
+    expect(errors(r.problems)).toEqual([]);
+    expect(checkStructure(r.document, tipo)).toEqual([]);
+    // The derived totals are the factory's (an independent computation).
+    const expected = { ...f.Encabezado.Totales };
+    const got = { ...(r.document as J).Encabezado.Totales };
+    expect(got).toEqual(expected);
+    if (f.Encabezado.OtraMoneda) expect((r.document as J).Encabezado.OtraMoneda).toMatchObject({ MontoTotalOtraMoneda: f.Encabezado.OtraMoneda.MontoTotalOtraMoneda });
+  });
+
+  it("validates against each type's XSD", async () => {
+    for (const tipo of TIPOS_ECF) {
+      const xmls = ecfCases(tipo).map(([, opts]) => {
+        const f = makeEcf(tipo, opts) as J;
+        const r = validateEcf(strip(f), { now: new Date("2025-04-01T14:15:00Z"), eNCF: f.Encabezado.IdDoc.eNCF, fechaVencimientoSecuencia: f.Encabezado.IdDoc.FechaVencimientoSecuencia, emisor: f.Encabezado.Emisor });
+        return ecfToXml(r.document);
+      });
+      const results = await validateXsdMany(xmls, tipo, { requireSignature: false });
+      results.forEach((res, i) => expect([tipo, i, res.errors]).toEqual([tipo, i, []]));
+    }
+  });
+
+  it.each(itheskCases().map((c) => [c.name, c.doc] as const))("third-party DGII test-set case %s", (name, doc) => {
+    const r = validateEcf(doc, { now });
+    // 3415 is DGII's E34 text correction with a non-billable 1.00 line: accepted with warnings.
+    expect([name, errors(r.problems)]).toEqual([name, []]);
+  });
+});
