@@ -152,6 +152,10 @@ export const receipts = sqliteTable(
     dgiiMensajes: text("dgii_mensajes"),
     /** How many times it was handed to DGII (0 until the first send). */
     sendAttempts: integer("send_attempts").notNull().default(0),
+    /** A worker holding this receipt (sending or polling) until then; others leave it alone. */
+    claimedUntil: text("claimed_until"),
+    /** When DGII was last asked about it, and when to ask next (contingency and polling). */
+    nextAttemptAt: text("next_attempt_at"),
     source: text("source", { enum: ["api", "device"] }).notNull().default("api"),
     /** Credit and debit notes: the modified receipt and the modification code. */
     ncfModificado: text("ncf_modificado"),
