@@ -1,7 +1,7 @@
 /**
  * Generates the document model and the libxml2-ready XSD texts from DGII's official schemas.
  *
- *   npx tsx shared/scripts/gen-xsd-model.ts [xsd-dir]
+ *   npx tsx shared/scripts/gen-xsd-model.ts [xsd-dir] [out-dir]
  *
  * Reads the 15 XSDs (default /work/shared/dgii/xsd, never modified) and writes
  *   shared/src/generated/xsd-model.ts   element trees + simple-type facets per document kind
@@ -18,8 +18,9 @@ import { validateXML } from "xmllint-wasm";
 
 const XS = "http://www.w3.org/2001/XMLSchema";
 const here = dirname(fileURLToPath(import.meta.url));
-const outDir = resolve(here, "../src/generated");
 const xsdDir = process.argv[2] ?? "/work/shared/dgii/xsd";
+// A different out-dir lets a test regenerate and compare with the committed files.
+const outDir = resolve(process.argv[3] ?? resolve(here, "../src/generated"));
 
 /** File name → document kind. */
 const FILES: Record<string, string> = {
