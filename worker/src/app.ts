@@ -11,6 +11,8 @@ import { loginRoutes } from "./routes/login.ts";
 import { companyRoutes } from "./routes/company.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { certificateRoutes } from "./routes/certificate.ts";
+import { receiverRoutes } from "./routes/receiver.ts";
+import { purchaseRoutes } from "./routes/purchases.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 
@@ -42,6 +44,8 @@ export function createApp() {
   app.route("/", adminRoutes);
   app.route("/", deviceRoutes);
   app.route("/", certificateRoutes);
+  app.route("/", receiverRoutes);
+  app.route("/", purchaseRoutes);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -60,12 +60,19 @@ export interface RegisteredApproval {
 }
 
 /** Registers an ACECF about one of `issuer`'s receipts (the issuer comes from the URL or RNCEmisor). */
-export async function registerIncomingApproval(env: Env, prefixRnc: string | undefined, xml: string): Promise<RegisteredApproval> {
+export async function registerIncomingApproval(
+  env: Env,
+  prefixRnc: string | undefined,
+  xml: string,
+  /** Runs once the issuer is known (the receiver's token check). */
+  authorize: (issuer: Company) => Promise<void> = async () => {},
+): Promise<RegisteredApproval> {
   const acecf = await readAcecf(xml);
   if (prefixRnc !== undefined && acecf.RNCEmisor !== prefixRnc) {
     throw refuse(`RNCEmisor ${acecf.RNCEmisor} is not the receiver ${prefixRnc}.`, "/xml/DetalleAprobacionComercial/RNCEmisor", "wrong_receiver");
   }
   const issuer: Company = await requireReceivingCompany(env.DB, acecf.RNCEmisor, "/xml/DetalleAprobacionComercial/RNCEmisor");
+  await authorize(issuer);
   if (NOT_EXCHANGED.has(acecf.eNCF.slice(1, 3))) {
     throw refuse(`Type ${acecf.eNCF.slice(1, 3)} e-CF take no commercial approval.`, "/xml/DetalleAprobacionComercial/eNCF", "not_approvable");
   }

@@ -1,0 +1,154 @@
+// DGII's emisor-receptor services, served for every company on the platform. Paths are matched
+// case-insensitively (DGII's services are) and may carry a /{rnc} prefix naming the receiver;
+// on the bare path the receiver is the document's RNCComprador (or RNCEmisor for an ACECF).
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { problemSchema } from "../http/openapi.ts";
+import { newRouter } from "../http/router.ts";
+import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
+import { checkReceiverToken, issueSeed, redeemSignedSeed } from "../receiving/receiver-auth.ts";
+import { identifyEcf, receiveEcf } from "../receiving/reception.ts";
+import { requireReceivingCompany } from "../receiving/receiving-company.ts";
+import { readXmlUpload } from "../receiving/xml-upload.ts";
+
+type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
+
+const SERVICES: Record<string, { service: Service; method: "GET" | "POST" }> = {
+  "autenticacion/api/semilla": { service: "semilla", method: "GET" },
+  "autenticacion/api/validacioncertificado": { service: "validacioncertificado", method: "POST" },
+  "recepcion/api/ecf": { service: "recepcion", method: "POST" },
+  "aprobacioncomercial/api/ecf": { service: "aprobacioncomercial", method: "POST" },
+};
+
+const PATH = /^(?:\/(\d{9}|\d{11}))?\/fe\/([a-z]+\/api\/[a-z]+)\/?$/;
+
+const XML_HEADERS = { "Content-Type": "application/xml; charset=utf-8" };
+
+function wantsXml(c: Context<AppEnv>): boolean {
+  const accept = c.req.header("Accept") ?? "";
+  return /application\/xml|text\/xml/i.test(accept) && !/application\/json/i.test(accept);
+}
+
+async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | undefined): Promise<Response> {
+  const now = new Date();
+  switch (service) {
+    case "semilla": {
+      const company = prefixRnc ? await requireReceivingCompany(c.env.DB, prefixRnc, "/rnc") : undefined;
+      return c.body(await issueSeed(c.env.DB, company?.id ?? null, now), 200, XML_HEADERS);
+    }
+    case "validacioncertificado": {
+      const company = prefixRnc ? await requireReceivingCompany(c.env.DB, prefixRnc, "/rnc") : undefined;
+      const { xml } = await readXmlUpload(c);
+      const token = await redeemSignedSeed(c.env.DB, xml, company?.id ?? null, now);
+      if (wantsXml(c)) {
+        const body = `<?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>${token.token}</token><expira>${token.expira}</expira><expedido>${token.expedido}</expedido></RespuestaAutenticacion>`;
+        return c.body(body, 200, XML_HEADERS);
+      }
+      return c.json(token, 200);
+    }
+    case "recepcion": {
+      const { xml } = await readXmlUpload(c);
+      const ecf = identifyEcf(xml);
+      const receiverRnc = prefixRnc ?? ecf.rncComprador;
+      if (!receiverRnc) {
+        throw new ApiProblem("bad_request", {
+          detail: "The e-CF names no RNCComprador; send it to /{rnc}/fe/recepcion/api/ecf.",
+          errors: [{ path: "/xml/Encabezado/Comprador/RNCComprador", code: "required", message: "RNCComprador is required on the bare path." }],
+        });
+      }
+      const company = await requireReceivingCompany(c.env.DB, receiverRnc, prefixRnc ? "/rnc" : "/xml/Encabezado/Comprador/RNCComprador");
+      c.set("tenant", company);
+      await checkReceiverToken(c, company, now);
+      const result = await receiveEcf(c.env, company, xml, now, c.get("requestId") ?? "unknown");
+      return c.body(result.arecf, 200, XML_HEADERS);
+    }
+    case "aprobacioncomercial": {
+      const { xml } = await readXmlUpload(c);
+      const registered = await registerIncomingApproval(c.env, prefixRnc, xml, async (company) => {
+        c.set("tenant", company);
+        await checkReceiverToken(c, company, now);
+      });
+      return c.json({ mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: registered.approvalStatus }, 200);
+    }
+    default: {
+      const unreachable: never = service;
+      throw new Error(`unknown service ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Dispatches the /fe/... services on the lower-cased path; anything else passes through. */
+const feServices: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const match = PATH.exec(new URL(c.req.url).pathname.toLowerCase());
+  const entry = match ? SERVICES[match[2]!] : undefined;
+  if (!match || !entry) return next();
+  if (c.req.method !== entry.method) {
+    throw new ApiProblem("method_not_allowed", { detail: `${c.req.method} is not allowed here; use ${entry.method}.` });
+  }
+  return handle(c, entry.service, match[1]);
+};
+
+export const receiverRoutes = newRouter();
+receiverRoutes.use("*", feServices);
+
+// The services are dispatched above (case-insensitively); these entries only document them.
+const XmlForm = z.object({ xml: z.string().openapi({ type: "string", format: "binary" }) });
+for (const prefix of ["", "/{rnc}"]) {
+  const params = prefix ? { params: z.object({ rnc: z.string().openapi({ param: { name: "rnc", in: "path" }, example: "130000001" }) }) } : {};
+  receiverRoutes.openAPIRegistry.registerPath(
+    createRoute({
+      method: "get",
+      path: `${prefix}/fe/autenticacion/api/semilla`,
+      tags: ["Receiver"],
+      summary: "A single-use seed (SemillaModel) to sign",
+      request: { ...params },
+      responses: { 200: { description: "SemillaModel", content: { "application/xml": { schema: z.string() } } } },
+    }),
+  );
+  receiverRoutes.openAPIRegistry.registerPath(
+    createRoute({
+      method: "post",
+      path: `${prefix}/fe/autenticacion/api/validacioncertificado`,
+      tags: ["Receiver"],
+      summary: "Trade the signed seed for a bearer token",
+      request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
+      responses: {
+        200: { description: "Token", content: { "application/json": { schema: z.object({ token: z.string(), expira: z.string(), expedido: z.string() }) } } },
+        400: problemSchema("Not a seed"),
+        401: problemSchema("Bad signature, or the seed is unknown, used or expired"),
+      },
+    }),
+  );
+  receiverRoutes.openAPIRegistry.registerPath(
+    createRoute({
+      method: "post",
+      path: `${prefix}/fe/recepcion/api/ecf`,
+      tags: ["Receiver"],
+      summary: "Receive a supplier's e-CF; answers with a signed ARECF",
+      request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
+      responses: {
+        200: { description: "ARECF: Estado 0 received, or 1 with CodigoMotivoNoRecibido", content: { "application/xml": { schema: z.string() } } },
+        400: problemSchema("Not an e-CF that can be acknowledged (hostile, malformed, no eNCF)"),
+        401: problemSchema("The receiver requires a token"),
+        404: problemSchema("No such receiver"),
+        413: problemSchema("Too large"),
+      },
+    }),
+  );
+  receiverRoutes.openAPIRegistry.registerPath(
+    createRoute({
+      method: "post",
+      path: `${prefix}/fe/aprobacioncomercial/api/ecf`,
+      tags: ["Receiver"],
+      summary: "Receive a buyer's commercial approval (ACECF) of one of our receipts",
+      request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
+      responses: {
+        200: { description: "Registered", content: { "application/json": { schema: z.object({ mensaje: z.string(), encf: z.string(), estado: z.enum(["accepted", "rejected"]) }) } } },
+        400: problemSchema("Malformed, unsigned, or not matching the receipt"),
+        401: problemSchema("The receiver requires a token"),
+      },
+    }),
+  );
+}

@@ -1,0 +1,58 @@
+// Shared by the receiving tests: companies that can sign, suppliers' signed e-CF, multipart posts.
+import { ecfToXml, fromBase64, signEcfXml, signXml } from "@ecf/shared";
+import { inject } from "vitest";
+import { makeEcf, type EcfFactoryOptions } from "../../shared/test/support/ecf-factories.ts";
+import type { TipoeCF } from "@ecf/shared";
+import { authed, companyWithToken } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+
+const fixtures = inject("certificates");
+
+/** A company (receiver) with its signing certificate uploaded, and a logged-in token. */
+export async function receivingCompany() {
+  const account = await companyWithToken();
+  const form = new FormData();
+  form.set("file", new File([new Uint8Array(fromBase64(fixtures.forgeP12)!)], "firma.p12", { type: "application/x-pkcs12" }));
+  form.set("password", fixtures.password);
+  const res = await call("/company/certificate", { method: "PUT", headers: authed(account.token), body: form });
+  if (res.status !== 200) throw new Error(`certificate upload failed: ${res.status} ${await res.text()}`);
+  return account;
+}
+
+let supplierKey: Promise<CryptoKey> | undefined;
+/** The supplier's signing key and certificate (the test identity). */
+export async function supplierSigner() {
+  supplierKey ??= crypto.subtle.importKey("pkcs8", fromBase64(fixtures.pkcs8)!, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+  return { key: await supplierKey, der: fromBase64(fixtures.certificateDer)! };
+}
+
+let sequence = 1000;
+/** A supplier's complete e-CF of `tipo`, addressed to `buyerRnc`, unsigned (canonical XML). */
+export function supplierEcf(tipo: TipoeCF, buyerRnc: string | undefined, options: EcfFactoryOptions & { rncEmisor?: string } = {}) {
+  const doc = makeEcf(tipo, { sequence: ++sequence, ...options }) as { Encabezado: Record<string, Record<string, unknown>> };
+  if (buyerRnc !== undefined && doc.Encabezado.Comprador) doc.Encabezado.Comprador.RNCComprador = buyerRnc;
+  if (options.rncEmisor) doc.Encabezado.Emisor!.RNCEmisor = options.rncEmisor;
+  const idDoc = doc.Encabezado.IdDoc!;
+  return { doc, xml: ecfToXml(doc), encf: idDoc.eNCF as string, rncEmisor: doc.Encabezado.Emisor!.RNCEmisor as string };
+}
+
+export async function signAsSupplier(xml: string): Promise<string> {
+  const { key, der } = await supplierSigner();
+  return signEcfXml(xml, key, der);
+}
+
+/** Signs XML we did not build canonically (a DGII-style seed). */
+export async function signOtherXml(xml: string): Promise<string> {
+  const { key, der } = await supplierSigner();
+  return signXml(xml, key, der);
+}
+
+export function xmlForm(xml: string | Uint8Array, fileName = "documento.xml"): FormData {
+  const form = new FormData();
+  form.set("xml", new File([typeof xml === "string" ? xml : new Uint8Array(xml)], fileName, { type: "text/xml" }));
+  return form;
+}
+
+export function postXml(path: string, xml: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
+  return call(path, { method: "POST", headers, body: xmlForm(xml) });
+}

@@ -1,0 +1,252 @@
+import { env } from "cloudflare:workers";
+import { buildAcecf, parseArecf, parseSemilla, verifyXml } from "@ecf/shared";
+import { describe, expect, it } from "vitest";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { postXml, receivingCompany, signAsSupplier, signOtherXml, supplierEcf, supplierSigner } from "./receiving-support.ts";
+
+const DGII_DATE_TIME = /^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
+
+async function arecfOf(res: Response) {
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/application\/xml/);
+  const xml = await res.text();
+  const verified = await verifyXml(xml);
+  expect(verified.ok).toBe(true);
+  return { xml, arecf: parseArecf(xml) };
+}
+
+async function expectProblem(res: Response, status: number) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
+  const body = (await res.json()) as { code: string; errors: { path: string }[] };
+  return body;
+}
+
+describe("POST /fe/recepcion/api/ecf", () => {
+  it("receives a signed e-CF: ARECF Estado 0, signed by the receiver, the XML in R2 and a purchase row", async () => {
+    const { company } = await receivingCompany();
+    const ecf = supplierEcf("31", company.rnc);
+    const signed = await signAsSupplier(ecf.xml);
+    const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", signed));
+    expect(arecf).toMatchObject({ Version: "1.0", RNCEmisor: ecf.rncEmisor, RNCComprador: company.rnc, eNCF: ecf.encf, Estado: "0" });
+    expect(arecf.CodigoMotivoNoRecibido).toBeUndefined();
+    expect(arecf.FechaHoraAcuseRecibo).toMatch(DGII_DATE_TIME);
+
+    const key = `${company.rnc}/compras/2025/04/${ecf.rncEmisor}${ecf.encf}.xml`;
+    const stored = await env.ARCHIVE.get(key);
+    expect(await stored?.text()).toBe(signed);
+    const row = await env.DB.prepare("SELECT * FROM purchases WHERE company_id = ?").bind(company.id).first<Record<string, string>>();
+    expect(row).toMatchObject({ encf: ecf.encf, rnc_emisor: ecf.rncEmisor, xml_key: key, arecf_estado: "0", issue_date: "2025-04-01", tipo_ecf: "31" });
+    expect(await env.ARCHIVE.get(row!.arecf_key!)).not.toBeNull();
+  });
+
+  it.each([
+    ["/{rnc}/fe/recepcion/api/ecf"],
+    ["/{rnc}/FE/Recepcion/API/ECF"],
+    ["/fe/recepcion/api/ecf/"],
+  ])("serves %s (case-insensitive, with or without the receiver prefix)", async (template) => {
+    const { company } = await receivingCompany();
+    const ecf = supplierEcf("33", company.rnc);
+    const { arecf } = await arecfOf(await postXml(template.replace("{rnc}", company.rnc), await signAsSupplier(ecf.xml)));
+    expect(arecf.Estado).toBe("0");
+  });
+
+  const notReceived: [string, "1" | "2" | "3" | "4", (rnc: string, other: string) => Promise<{ path?: string; xml: string }>][] = [
+    ["a structure error", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("31", rnc).xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>doce</MontoTotal>")) })],
+    ["a type not exchanged between taxpayers (E32)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("32", rnc, { highValue: true }).xml) })],
+    ["a type not exchanged between taxpayers (E41)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("41", rnc).xml) })],
+    ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],
+    ["no signature", "2", async (rnc) => ({ xml: supplierEcf("31", rnc).xml })],
+    ["another buyer, with the receiver in the URL", "4", async (rnc, other) => ({ path: `/${rnc}/fe/recepcion/api/ecf`, xml: await signAsSupplier(supplierEcf("31", other).xml) })],
+  ];
+
+  it.each(notReceived)("answers Estado 1 for %s with CodigoMotivoNoRecibido %s, stores nothing, logs the refusal", async (_label, codigo, make) => {
+    const { company } = await receivingCompany();
+    const { path, xml } = await make(company.rnc, "131880738");
+    const { arecf } = await arecfOf(await postXml(path ?? "/fe/recepcion/api/ecf", xml));
+    expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: codigo, RNCComprador: company.rnc });
+    expect(arecf.FechaHoraAcuseRecibo).toMatch(DGII_DATE_TIME);
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM purchases WHERE company_id = ?").bind(company.id).first<{ n: number }>();
+    expect(count!.n).toBe(0);
+    const logged = await env.DB.prepare("SELECT code FROM audit_log WHERE company_id = ?").bind(company.id).all<{ code: string }>();
+    expect(logged.results.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
+  });
+
+  it("answers a second copy with Estado 1, code 3 (duplicate), and keeps the original", async () => {
+    const { company } = await receivingCompany();
+    const ecf = supplierEcf("31", company.rnc);
+    const signed = await signAsSupplier(ecf.xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", signed))).arecf.Estado).toBe("0");
+    const resent = await signAsSupplier(ecf.xml.replace("<NombreItem>Producto 1<", "<NombreItem>Otro<"));
+    const { arecf } = await arecfOf(await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, resent));
+    expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "3" });
+    const stored = await env.ARCHIVE.get(`${company.rnc}/compras/2025/04/${ecf.rncEmisor}${ecf.encf}.xml`);
+    expect(await stored?.text()).toBe(signed);
+  });
+
+  it("refuses a receiver that is not on the platform (404) and an e-CF without eNCF (400)", async () => {
+    const signed = await signAsSupplier(supplierEcf("31", "999999999").xml);
+    expect((await expectProblem(await postXml("/fe/recepcion/api/ecf", signed), 404)).code).toBe("not_found");
+    const { company } = await receivingCompany();
+    const noEncf = await signAsSupplier(supplierEcf("31", company.rnc).xml.replace(/<eNCF>[^<]*<\/eNCF>/, ""));
+    expect((await expectProblem(await postXml("/fe/recepcion/api/ecf", noEncf), 400)).code).toBe("bad_request");
+  });
+});
+
+describe("hostile input", () => {
+  const deep = (n: number) => "<ECF>" + "<a>".repeat(n) + "x" + "</a>".repeat(n) + "</ECF>";
+  const laughs =
+    '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><ECF>&lol3;</ECF>';
+  const xxe = '<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><ECF><Encabezado>&xxe;</Encabezado></ECF>';
+  const cases: [string, string, () => RequestInit, number][] = [
+    ["XXE (external entity)", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(xxe) }), 400],
+    ["billion laughs", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(laughs) }), 400],
+    ["deep nesting", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(deep(10_000)) }), 400],
+    ["not XML", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("%PDF-1.4 not xml") }), 400],
+    ["not UTF-8", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(new Uint8Array([0x3c, 0x45, 0xff, 0xfe, 0x3e])) }), 400],
+    ["an XML part over 1 MiB", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("<ECF>" + "a".repeat(1024 * 1024 + 10) + "</ECF>") }), 413],
+    ["a body over the app limit", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("<ECF>" + "a".repeat(3 * 1024 * 1024) + "</ECF>") }), 413],
+    ["JSON instead of multipart", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }), 400],
+    ["raw XML instead of multipart", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "text/xml" }, body: "<ECF/>" }), 400],
+    ["multipart without the xml field", "/fe/recepcion/api/ecf", () => { const f = new FormData(); f.set("file", "x"); return { method: "POST", body: f }; }, 400],
+    ["a broken multipart body", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=zzz" }, body: "--zzz\r\nbroken" }), 400],
+    ["XXE in an ACECF", "/fe/aprobacioncomercial/api/ecf", () => ({ method: "POST", body: form(xxe.replace(/ECF>/g, "ACECF>")) }), 400],
+    ["billion laughs in a seed", "/fe/autenticacion/api/validacioncertificado", () => ({ method: "POST", body: form(laughs.replace(/ECF>/g, "SemillaModel>")) }), 400],
+    ["GET on a POST service", "/fe/recepcion/api/ecf", () => ({ method: "GET" }), 405],
+  ];
+  function form(xml: string | Uint8Array) {
+    const f = new FormData();
+    f.set("xml", new File([typeof xml === "string" ? xml : new Uint8Array(xml)], "x.xml", { type: "text/xml" }));
+    return f;
+  }
+
+  it.each(cases)("refuses %s with a problem document", async (_label, path, init, status) => {
+    const res = await call(path, init());
+    expect(res.status).toBe(status);
+    expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
+    const body = (await res.json()) as { status: number; requestId: string };
+    expect(body.status).toBe(status);
+  });
+
+  it("keeps serving after every hostile request", async () => {
+    for (const [, path, init] of cases) await call(path, init());
+    const { company } = await receivingCompany();
+    const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml)));
+    expect(arecf.Estado).toBe("0");
+  });
+});
+
+describe("authentication (semilla, validacioncertificado)", () => {
+  async function token(prefix = "") {
+    const seedRes = await call(`${prefix}/fe/autenticacion/api/semilla`);
+    expect(seedRes.status).toBe(200);
+    const seed = await seedRes.text();
+    expect(parseSemilla(seed).valor.length).toBeGreaterThan(20);
+    const signed = await signOtherXml(seed);
+    return { seed, signed, res: await postXml(`${prefix}/fe/autenticacion/api/validacioncertificado`, signed) };
+  }
+
+  it("trades a signed seed for a token once; a second use, a forged signature or an unsigned seed is refused", async () => {
+    const { signed, res } = await token();
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { token: string; expira: string; expedido: string };
+    expect(body.token.length).toBeGreaterThan(20);
+    expect(body.expira).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(Date.parse(body.expira)).toBeGreaterThan(Date.parse(body.expedido));
+
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", signed)).status).toBe(401);
+
+    const other = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
+    const forged = (await signOtherXml(other)).replace(/<valor>[^<]*<\/valor>/, `<valor>${parseSemilla(other).valor.slice(0, -4)}AAAA</valor>`);
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", forged)).status).toBe(401);
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", other)).status).toBe(401);
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<Otro/>")).status).toBe(400);
+  });
+
+  it("answers in XML when asked", async () => {
+    const seed = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
+    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed), { Accept: "application/xml" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^<\?xml[^>]*\?><RespuestaAutenticacion><token>[^<]+<\/token><expira>/);
+  });
+
+  it("a company that requires authentication refuses e-CF without a valid token, and takes them with one", async () => {
+    const { company, token: apiToken } = await receivingCompany();
+    const put = await call("/receiver/settings", { method: "PUT", headers: authed(apiToken, { "Content-Type": "application/json" }), body: JSON.stringify({ requireAuthentication: true }) });
+    expect(put.status).toBe(200);
+    const signed = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    expect((await postXml("/fe/recepcion/api/ecf", signed)).status).toBe(401);
+    expect((await postXml("/fe/recepcion/api/ecf", signed, { Authorization: "Bearer not-a-token" })).status).toBe(401);
+
+    const { res } = await token(`/${company.rnc}`);
+    const { token: bearer } = (await res.json()) as { token: string };
+    const { arecf } = await arecfOf(await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, signed, { Authorization: `Bearer ${bearer}` }));
+    expect(arecf.Estado).toBe("0");
+
+    // A token bound to another receiver does not open this one.
+    const other = await receivingCompany();
+    const { res: otherRes } = await token(`/${other.company.rnc}`);
+    const { token: otherBearer } = (await otherRes.json()) as { token: string };
+    const again = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    expect((await postXml("/fe/recepcion/api/ecf", again, { Authorization: `Bearer ${otherBearer}` })).status).toBe(401);
+  });
+});
+
+describe("POST /fe/aprobacioncomercial/api/ecf", () => {
+  async function issuedReceipt(companyId: string, rnc: string, encf: string) {
+    const xmlKey = `${rnc}/2025/04/${encf}.xml`;
+    await env.DB.prepare(
+      `INSERT INTO receipts (id, company_id, encf, tipo_ecf, issue_date, rnc_comprador, razon_social_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path, status)
+       VALUES (?, ?, ?, '31', '2025-04-01', '131880738', 'DGII', '1180.00', '180.00', 'AbC123', '01-04-2025 10:15:00', 'https://ecf.dgii.gov.do/testecf/consultatimbre', ?, 'x', 'y', 'ecf', 'accepted')`,
+    )
+      .bind(crypto.randomUUID(), companyId, encf, xmlKey)
+      .run();
+  }
+  async function acecf(rncEmisor: string, encf: string, overrides: Partial<Parameters<typeof buildAcecf>[0]> = {}) {
+    const { key, der } = await supplierSigner();
+    const { signEcfXml } = await import("@ecf/shared");
+    const xml = buildAcecf({ RNCEmisor: rncEmisor, eNCF: encf, FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738", Estado: "1", FechaHoraAprobacionComercial: "02-04-2025 09:00:00", ...overrides });
+    return signEcfXml(xml, key, der);
+  }
+  const approvalOf = (id: string, encf: string) =>
+    env.DB.prepare("SELECT approval_status AS s, approval_reason AS r FROM receipts WHERE company_id = ? AND encf = ?").bind(id, encf).first<{ s: string | null; r: string | null }>();
+
+  it("registers an approval and a rejection with its reason; the receipt shows them", async () => {
+    const { company } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000101");
+    await issuedReceipt(company.id, company.rnc, "E310000000102");
+    const ok = await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000101"));
+    expect(ok.status).toBe(200);
+    expect(await approvalOf(company.id, "E310000000101")).toEqual({ s: "accepted", r: null });
+    const no = await postXml(`/${company.rnc}/FE/AprobacionComercial/api/ecf`, await acecf(company.rnc, "E310000000102", { Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" }));
+    expect(no.status).toBe(200);
+    expect(await approvalOf(company.id, "E310000000102")).toEqual({ s: "rejected", r: "Mercancía dañada" });
+    expect(await env.ARCHIVE.get(`${company.rnc}/2025/04/E310000000102.acecf.xml`)).not.toBeNull();
+  });
+
+  it.each([
+    ["MontoTotal differs", { MontoTotal: "1180.01" }, "/xml/DetalleAprobacionComercial/MontoTotal"],
+    ["FechaEmision differs", { FechaEmision: "02-04-2025" }, "/xml/DetalleAprobacionComercial/FechaEmision"],
+    ["RNCComprador differs", { RNCComprador: "101010101" }, "/xml/DetalleAprobacionComercial/RNCComprador"],
+    ["unknown eNCF", { eNCF: "E310000000999" }, "/xml/DetalleAprobacionComercial/eNCF"],
+  ] as const)("refuses an ACECF whose %s (400) and leaves the receipt alone", async (_label, overrides, path) => {
+    const { company } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000201");
+    const res = await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000201", overrides));
+    const body = await expectProblem(res, 400);
+    expect(body.errors.map((e) => e.path)).toContain(path);
+    expect((await approvalOf(company.id, "E310000000201"))!.s).toBeNull();
+  });
+
+  it("refuses an unsigned, altered or malformed ACECF (400)", async () => {
+    const { company } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000301");
+    const signed = await acecf(company.rnc, "E310000000301");
+    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace(/<Signature[\s\S]*<\/Signature>/, "")), 400);
+    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Estado>1</Estado>", "<Estado>2</Estado>")), 400);
+    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Version>1.0</Version>", "")), 400);
+    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", "<ACECF><DetalleAprobacionComercial>"), 400);
+    expect((await approvalOf(company.id, "E310000000301"))!.s).toBeNull();
+  });
+});
