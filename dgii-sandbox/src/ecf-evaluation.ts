@@ -70,7 +70,8 @@ export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput
     return rejected([mensaje("encfDuplicado", `El e-NCF ${summary.encf} ya fue utilizado por el RNC ${summary.rncEmisor}`)], CODES.encfDuplicado.secuenciaUtilizada);
   }
 
-  if ((summary.tipo === "33" || summary.tipo === "34") && summary.codigoModificacion === "2") {
+  // Text corrections are credit notes only (DGII: "a través de una nota de crédito … código 2").
+  if (summary.tipo === "34" && summary.codigoModificacion === "2") {
     const problems: Mensaje[] = [];
     const amounts = summary.totales.filter((name) => name !== "MontoTotal");
     if (amounts.length > 0) {

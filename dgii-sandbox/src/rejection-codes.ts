@@ -18,9 +18,9 @@ export const CODES = {
   secuenciaVencida: { codigo: 615, secuenciaUtilizada: false },
   /** The same RNCEmisor + e-NCF was already accepted. */
   encfDuplicado: { codigo: 645, secuenciaUtilizada: true },
-  /** A text correction (CodigoModificacion 2) carries amounts in Totales besides MontoTotal. */
+  /** An E34 text correction (CodigoModificacion 2) carries amounts in Totales besides MontoTotal. */
   correccionTextoConMontos: { codigo: 1930, secuenciaUtilizada: true },
-  /** A text correction (CodigoModificacion 2) whose MontoTotal is not zero. */
+  /** An E34 text correction (CodigoModificacion 2) whose MontoTotal is not zero. */
   correccionTextoMontoTotal: { codigo: 1960, secuenciaUtilizada: true },
   /** Totals do not add up within DGII's tolerance: Aceptado Condicional, not a rejection. */
   totalesFueraDeTolerancia: { codigo: 1001, secuenciaUtilizada: true },

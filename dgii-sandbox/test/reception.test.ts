@@ -161,7 +161,10 @@ describe("refused at the door (HTTP 400, no track id)", () => {
     expect(status).toBe(400);
     expect(body.trackId).toBeNull();
     expect(body.mensaje).toMatch(message);
-    expect((await control(sandbox.url, "GET", "/received?kind=ecf")).body).toEqual([]);
+    // Nothing gets a track id, but the refusal is listed for debugging.
+    expect((await control(sandbox.url, "GET", "/received?kind=ecf")).body).toEqual([
+      expect.objectContaining({ trackId: null, fileName, outcome: { httpStatus: 400, error: body.error, mensaje: body.mensaje } }),
+    ]);
   });
 
   it("a request without the xml field", async () => {

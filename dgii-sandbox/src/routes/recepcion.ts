@@ -15,7 +15,7 @@ import { publicOutcome } from "./consultaresultado.ts";
 /** Below this total an E32 is summarised (RFCE) and sent to recepcionfc instead. */
 export const RFCE_THRESHOLD = 250_000;
 
-function refuse(mensaje: string, error = "Archivo no válido") {
+function refusal(error: string, mensaje: string) {
   return new Response(JSON.stringify({ trackId: null, error, mensaje }), {
     status: 400,
     headers: { "content-type": "application/json; charset=utf-8" },
@@ -27,6 +27,20 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
 
   app.post("/api/facturaselectronicas", async (c) => {
     const part = await readXmlPart(c);
+    const seen: { rnc: string | null; encf: string | null } = { rnc: null, encf: null };
+    // Refused documents get no track id, but are listed in /__sandbox/received for debugging.
+    const refuse = (mensaje: string, error = "Archivo no válido") => {
+      ctx.state.received.push({
+        kind: "ecf",
+        env,
+        ...seen,
+        trackId: null,
+        fileName: part.ok ? part.fileName || null : null,
+        receivedAt: ctx.now(),
+        outcome: () => ({ httpStatus: 400, error, mensaje }),
+      });
+      return refusal(error, mensaje);
+    };
     if (!part.ok) return refuse(part.message, "Tipo de archivo no válido");
     let root;
     try {
@@ -38,6 +52,8 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
     if (localName(root) !== "ECF") return refuse(`Se esperaba un e-CF (etiqueta ECF), se recibió ${localName(root)}`);
 
     const summary = readEcf(root);
+    seen.rnc = summary.rncEmisor || null;
+    seen.encf = summary.encf || null;
     const expectedName = `${summary.rncEmisor}${summary.encf}.xml`;
     if (part.fileName.toLowerCase() !== expectedName.toLowerCase()) {
       return refuse(`El nombre del archivo debe ser RNCEmisor + e-NCF (${expectedName}), se recibió '${part.fileName}'`, "Nombre de archivo no válido");

@@ -53,23 +53,37 @@ export function recepcionFcRoutes(ctx: SandboxContext, env: Environment) {
 
   app.post("/api/recepcion/ecf", async (c) => {
     const part = await readXmlPart(c);
-    if (!part.ok) return answer(rejected([mensaje("estructuraInvalida", part.message)], false), null, 400);
+    // Refused at the door: answered with 400 and listed in /__sandbox/received for debugging.
+    const refuse = (outcome: Outcome, encf: string | null, rnc: string | null = null) => {
+      ctx.state.received.push({
+        kind: "rfce",
+        env,
+        rnc,
+        encf,
+        trackId: null,
+        fileName: part.ok ? part.fileName || null : null,
+        receivedAt: ctx.now(),
+        outcome: () => ({ httpStatus: 400, ...outcome }),
+      });
+      return answer(outcome, encf, 400);
+    };
+    if (!part.ok) return refuse(rejected([mensaje("estructuraInvalida", part.message)], false), null);
     let root;
     try {
       root = parseXml(part.xml);
     } catch (error) {
-      return answer(rejected([mensaje("estructuraInvalida", `El XML no está bien formado: ${(error as MalformedXmlError).message}`)], false), null, 400);
+      return refuse(rejected([mensaje("estructuraInvalida", `El XML no está bien formado: ${(error as MalformedXmlError).message}`)], false), null);
     }
     if (localName(root) !== "RFCE") {
-      return answer(rejected([mensaje("estructuraInvalida", `Se esperaba un resumen RFCE, se recibió ${localName(root)}`)], false), null, 400);
+      return refuse(rejected([mensaje("estructuraInvalida", `Se esperaba un resumen RFCE, se recibió ${localName(root)}`)], false), null);
     }
     const summary = readRfce(root);
     const expectedName = `${summary.rncEmisor}${summary.encf}.xml`;
     if (part.fileName.toLowerCase() !== expectedName.toLowerCase()) {
-      return answer(
+      return refuse(
         rejected([mensaje("estructuraInvalida", `El nombre del archivo debe ser RNCEmisor + e-NCF (${expectedName}), se recibió '${part.fileName}'`)], false),
         summary.encf || null,
-        400,
+        summary.rncEmisor || null,
       );
     }
 
