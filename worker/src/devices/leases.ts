@@ -27,11 +27,11 @@ export async function leaseBlock(d1: D1Database, companyId: string, deviceId: st
   for (let attempt = 0; attempt < 5 && wanted > 0; attempt++) {
     const row = await d1
       .prepare(
-        `UPDATE sequences SET next_number = next_number + ?3, updated_at = ?5
+        `UPDATE sequences SET next_number = next_number + ?3
          WHERE company_id = ?1 AND tipo_ecf = ?2 AND next_number + ?3 - 1 <= range_to AND expires_on >= ?4
          RETURNING next_number - ?3 AS rangeFrom, next_number - 1 AS rangeTo, expires_on AS expiresOn`,
       )
-      .bind(companyId, tipoeCF, wanted, today, now.toISOString())
+      .bind(companyId, tipoeCF, wanted, today)
       .first<{ rangeFrom: number; rangeTo: number; expiresOn: string }>();
     if (row) {
       const lease = { tipoeCF, ...row };

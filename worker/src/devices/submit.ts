@@ -2,6 +2,7 @@
 // transmit). The lead's `issuing/` function takes this place when it lands: this module is the
 // one call to swap. Until then it archives the signed bytes in R2 exactly where the pipeline
 // keeps them and reports "En Proceso" (received, not yet answered by DGII).
+import { timbreForSignedEcf, timbreUrl } from "@ecf/shared";
 import type { Company } from "../tenant/resolve.ts";
 
 export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia";
@@ -49,7 +50,7 @@ export async function submitSignedReceipt(env: Env, company: Company, xml: strin
     trackId: null,
     codigoSeguridad: facts.securityCode,
     fechaHoraFirma: facts.fechaHoraFirma,
-    urlTimbre: null,
+    urlTimbre: timbreUrl(timbreForSignedEcf(xml, company.dgiiEnvironment)),
     mensajes: [],
     reenviado: false,
   };

@@ -1,0 +1,249 @@
+import { env } from "cloudflare:workers";
+import { ecfToXml, fromBase64, importSigningKey, readPkcs12, signEcfXml } from "@ecf/shared";
+import { describe, expect, inject, it } from "vitest";
+import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { allocateEncf } from "../src/issuing/sequences.ts";
+import { call, postJson } from "./support/http.ts";
+import { admin, authed, companyWithToken } from "./support/accounts.ts";
+
+const fixtures = inject("certificates");
+const bytes = (b64: string) => fromBase64(b64)!;
+
+async function uploadCertificate(companyId: string) {
+  const form = new FormData();
+  form.set("file", new File([new Uint8Array(bytes(fixtures.forgeP12))], "firma.p12"));
+  form.set("password", fixtures.password);
+  const res = await call(`/admin/companies/${companyId}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
+  expect(res.status).toBe(200);
+}
+
+/** A company with a certificate and ranges for the till's types, and a device ready to pair. */
+async function setup(ranges: Record<string, [number, number]> = { "32": [1, 100_000], "31": [1, 100_000], "34": [1, 1000] }) {
+  const { company, token } = await companyWithToken();
+  await uploadCertificate(company.id);
+  for (const [tipo, [from, to]] of Object.entries(ranges)) {
+    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: from, rangeTo: to, expiresOn: "2099-12-31" });
+  }
+  const created = await admin<{ id: string; pairingCode: string; pairingExpiresAt: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+  return { company, token, created };
+}
+
+interface Paired {
+  token: string;
+  device: { id: string; status: string };
+  company: { rnc: string };
+  signing: { pkcs8: string; certificate: string };
+  leases: { tipoeCF: string; rangeFrom: number; rangeTo: number }[];
+}
+
+async function pair(code: string) {
+  return postJson("/devices/pair", { pairingCode: code });
+}
+
+async function paired(ranges?: Record<string, [number, number]>) {
+  const s = await setup(ranges);
+  const res = await pair(s.created.pairingCode);
+  expect(res.status).toBe(200);
+  return { ...s, paired: (await res.json()) as Paired };
+}
+
+const deviceCall = (token: string, path: string, body?: unknown) =>
+  body === undefined ? call(path, { headers: authed(token) }) : postJson(path, body, authed(token));
+
+describe("device pairing", () => {
+  it("gives a short human-typable code that pairs once, provisioning token, key, certificate and leases", async () => {
+    const { company, created } = await setup();
+    expect(created.pairingCode).toMatch(/^[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}$/);
+    // Typed in lower case without the dash: still the same code.
+    const res = await pair(created.pairingCode.replace("-", "").toLowerCase());
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Paired;
+    expect(body.token).toMatch(/^dvt_/);
+    expect(body.device).toMatchObject({ id: created.id, status: "paired" });
+    expect(body.signing.pkcs8).toBe(fixtures.pkcs8);
+    expect(body.signing.certificate).toBe(fixtures.certificateDer);
+    expect(body.leases.map((l) => [l.tipoeCF, l.rangeTo - l.rangeFrom + 1])).toEqual([["32", 200], ["31", 200], ["34", 200]]);
+    const me = await deviceCall(body.token, "/devices/me");
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { company: { id: string } }).company.id).toBe(company.id);
+
+    const again = await pair(created.pairingCode);
+    expect(again.status).toBe(401);
+  });
+
+  it("two concurrent pairings with one code: exactly one wins", async () => {
+    const { created } = await setup();
+    const results = await Promise.all([pair(created.pairingCode), pair(created.pairingCode), pair(created.pairingCode)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401]);
+  });
+
+  it("an expired code does not pair", async () => {
+    const { created } = await setup();
+    await env.DB.prepare("UPDATE devices SET pairing_expires_at = ?2 WHERE id = ?1").bind(created.id, new Date(Date.now() - 1000).toISOString()).run();
+    const res = await pair(created.pairingCode);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/expired/);
+  });
+
+  it.each([["unknown code", "ABCD-EFGH"], ["empty", ""]])("refuses an %s", async (_label, code) => {
+    expect([400, 401]).toContain((await pair(code)).status);
+  });
+
+  it("the company itself creates devices with its own token, and lists them", async () => {
+    const { token } = await setup();
+    const res = await postJson("/devices", { name: "Caja 2" }, authed(token));
+    expect(res.status).toBe(201);
+    const list = (await (await call("/devices", { headers: authed(token) })).json()) as { devices: { name: string; status: string }[] };
+    expect(list.devices.map((d) => [d.name, d.status])).toEqual([
+      ["Caja 1", "waiting_pairing"],
+      ["Caja 2", "waiting_pairing"],
+    ]);
+  });
+
+  it("refuses to pair a till for an issuer without a certificate (and the code stays unused for nothing)", async () => {
+    const { company } = await companyWithToken();
+    const created = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja" });
+    expect((await pair(created.pairingCode)).status).toBe(422);
+  });
+});
+
+describe("device revocation", () => {
+  it.each([["the company", false], ["the administrator", true]])("revoked by %s, the token fails at once and the device is told to delete its key", async (_label, byAdmin) => {
+    const { token, created, paired: p } = await paired();
+    expect((await deviceCall(p.token, "/devices/me")).status).toBe(200);
+    const res = byAdmin
+      ? await call(`/admin/devices/${created.id}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` } })
+      : await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(token) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { status: string }).status).toBe("revoked");
+    for (const [path, body] of [["/devices/me", undefined], ["/devices/leases", { tipoeCF: "32", size: 10 }]] as const) {
+      const refused = await deviceCall(p.token, path, body);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: "unauthorized", deviceRevoked: true });
+    }
+  });
+
+  it("another company cannot revoke my device", async () => {
+    const { created } = await setup();
+    const other = await companyWithToken();
+    expect((await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(other.token) })).status).toBe(404);
+  });
+});
+
+const overlaps = (ranges: [number, number][]) => {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  return sorted.some((r, i) => i > 0 && r[0] <= sorted[i - 1]![1]);
+};
+
+describe("e-NCF leases", () => {
+  it("concurrent leases of several devices never overlap each other nor the API's own allocations", async () => {
+    const { company, paired: p } = await paired();
+    const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" });
+    const p2 = (await (await pair(second.pairingCode)).json()) as Paired;
+    const leaseCalls = Array.from({ length: 12 }, (_, i) => deviceCall(i % 2 ? p.token : p2.token, "/devices/leases", { tipoeCF: "32", size: 50 + i }));
+    const apiCalls = Array.from({ length: 12 }, () => allocateEncf(env.DB, company.id, "32", new Date()));
+    const [leases, api] = await Promise.all([Promise.all(leaseCalls), Promise.all(apiCalls)]);
+    const ranges: [number, number][] = [...p.leases, ...p2.leases].filter((l) => l.tipoeCF === "32").map((l) => [l.rangeFrom, l.rangeTo]);
+    for (const res of leases) {
+      expect(res.status).toBe(201);
+      const l = (await res.json()) as { rangeFrom: number; rangeTo: number };
+      ranges.push([l.rangeFrom, l.rangeTo]);
+    }
+    for (const a of api) ranges.push([a.number, a.number]);
+    expect(overlaps(ranges)).toBe(false);
+    const covered = ranges.reduce((s, [a, b]) => s + b - a + 1, 0);
+    // Every number from 1 up is handed out exactly once: no gaps either.
+    expect(Math.max(...ranges.map((r) => r[1]))).toBe(covered);
+  });
+
+  it("near the end of the range a lease gets what is left, then a clear 422", async () => {
+    const { paired: p } = await paired({ "32": [1, 230] });
+    expect(p.leases).toEqual([expect.objectContaining({ tipoeCF: "32", rangeFrom: 1, rangeTo: 200 })]);
+    const rest = await deviceCall(p.token, "/devices/leases", { tipoeCF: "32", size: 200 });
+    expect(await rest.json()).toMatchObject({ rangeFrom: 201, rangeTo: 230, lastEncf: "E320000000230" });
+    const none = await deviceCall(p.token, "/devices/leases", { tipoeCF: "32", size: 200 });
+    expect(none.status).toBe(422);
+    expect(((await none.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe("sequence_exhausted");
+  });
+
+  it.each([
+    ["size above the maximum", { tipoeCF: "32", size: 5000 }],
+    ["a type a till does not issue", { tipoeCF: "41", size: 10 }],
+  ])("refuses %s", async (_label, body) => {
+    const { paired: p } = await paired();
+    expect((await deviceCall(p.token, "/devices/leases", body)).status).toBe(400);
+  });
+});
+
+async function signedReceipt(p: Paired, sequence: number, options: { key?: CryptoKey; certificate?: Uint8Array; tipo?: "32" | "31" } = {}) {
+  const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2 }) as { Encabezado: { Emisor: Record<string, unknown> } };
+  doc.Encabezado.Emisor.RNCEmisor = p.company.rnc;
+  const key = options.key ?? (await importSigningKey(bytes(p.signing.pkcs8)));
+  return signEcfXml(ecfToXml(doc), key, options.certificate ?? bytes(p.signing.certificate));
+}
+
+describe("POST /devices/receipts", () => {
+  it("accepts a receipt signed on the device inside its lease, archives it, and replays the first answer on retry", async () => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const xml = await signedReceipt(p, lease.rangeFrom + 3);
+    const first = await deviceCall(p.token, "/devices/receipts", { xml });
+    expect(first.status).toBe(200);
+    const answer = (await first.json()) as { encf: string; estado: string; codigoSeguridad: string; urlTimbre: string };
+    expect(answer.encf).toBe(`E32${String(lease.rangeFrom + 3).padStart(10, "0")}`);
+    expect(answer.codigoSeguridad).toBe(/<SignatureValue>(.{6})/.exec(xml)![1]);
+    expect(answer.urlTimbre).toContain(`ENCF=${answer.encf}`);
+
+    const retry = await deviceCall(p.token, "/devices/receipts", { xml });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await retry.json()).toEqual(answer);
+    const uploads = await env.DB.prepare("SELECT COUNT(*) AS n FROM device_uploads WHERE company_id = ?1").bind(company.id).first<{ n: number }>();
+    expect(uploads!.n).toBe(1);
+    const archived = await env.ARCHIVE.get(`${company.rnc}/2025/04/${answer.encf}.xml`);
+    expect(await archived!.text()).toBe(xml);
+  });
+
+  it("a different document under an e-NCF already received is a conflict, never a second receipt", async () => {
+    const { paired: p } = await paired();
+    const n = p.leases.find((l) => l.tipoeCF === "32")!.rangeFrom;
+    expect((await deviceCall(p.token, "/devices/receipts", { xml: await signedReceipt(p, n) })).status).toBe(200);
+    const other = (await signedReceipt(p, n)).replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto X</NombreItem>");
+    // Re-sign the altered document so only the content differs.
+    const resigned = await signEcfXml(other.replace(/<Signature .*<\/Signature>/, ""), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+    const res = await deviceCall(p.token, "/devices/receipts", { xml: resigned });
+    expect(res.status).toBe(409);
+  });
+
+  it.each([
+    ["a tampered document (bad signature)", "signature_digest_mismatch"],
+    ["a number outside the device's leases", "encf_not_leased"],
+    ["another device's number", "encf_not_leased"],
+    ["a certificate that is not the company's", "certificate_not_company"],
+  ])("refuses %s", async (label, code) => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    let xml: string;
+    if (label.startsWith("a tampered")) {
+      xml = (await signedReceipt(p, lease.rangeFrom)).replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto 9</NombreItem>");
+    } else if (label.startsWith("a number outside")) {
+      xml = await signedReceipt(p, lease.rangeTo + 5000);
+    } else if (label.startsWith("another device")) {
+      const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" });
+      const p2 = (await (await pair(second.pairingCode)).json()) as Paired;
+      xml = await signedReceipt(p, p2.leases.find((l) => l.tipoeCF === "32")!.rangeFrom);
+    } else {
+      // A real certificate of someone else (the expired fixture's identity), with its own key.
+      const foreign = readPkcs12(bytes(fixtures.expiredP12), fixtures.password);
+      xml = await signedReceipt(p, lease.rangeFrom, { key: await importSigningKey(foreign.pkcs8), certificate: foreign.certificate });
+    }
+    const res = await deviceCall(p.token, "/devices/receipts", { xml });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe(code);
+  });
+
+  it("needs a device token: a company token is not one", async () => {
+    const { token } = await setup();
+    expect((await deviceCall(token, "/devices/receipts", { xml: "<ECF/>" })).status).toBe(401);
+  });
+});
