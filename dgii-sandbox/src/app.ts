@@ -7,8 +7,10 @@ import { FaultSet } from "./faults.ts";
 import { aprobacionComercialRoutes } from "./routes/aprobacioncomercial.ts";
 import { anulacionRangosRoutes } from "./routes/anulacionrangos.ts";
 import { autenticacionRoutes } from "./routes/autenticacion.ts";
+import { consultaDirectorioRoutes } from "./routes/consultadirectorio.ts";
 import { consultaEstadoRoutes } from "./routes/consultaestado.ts";
 import { consultaResultadoRoutes } from "./routes/consultaresultado.ts";
+import { consultaRfceRoutes } from "./routes/consultarfce.ts";
 import { consultaTrackIdsRoutes } from "./routes/consultatrackids.ts";
 import { controlRoutes } from "./routes/control.ts";
 import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
@@ -42,6 +44,8 @@ function environmentRoutes(ctx: SandboxContext, env: Environment) {
   protectedServices.route("/consultaestado", consultaEstadoRoutes(ctx, env));
   protectedServices.route("/aprobacioncomercial", aprobacionComercialRoutes(ctx, env));
   protectedServices.route("/anulacionrangos", anulacionRangosRoutes(ctx, env));
+  protectedServices.route("/consultadirectorio", consultaDirectorioRoutes(ctx));
+  protectedServices.route("/consultarfce", consultaRfceRoutes(ctx, env));
   app.route("/", protectedServices);
   return app;
 }

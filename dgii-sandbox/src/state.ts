@@ -2,6 +2,7 @@
 import type { AcecfSummary, EcfSummary, RfceSummary } from "./documents.ts";
 import type { Environment } from "./environments.ts";
 import type { Outcome } from "./outcome.ts";
+import type { DirectoryEntry } from "./routes/consultadirectorio.ts";
 
 export interface SeedRecord {
   env: Environment;
@@ -75,6 +76,8 @@ export class SandboxState {
   readonly approvals: Approval[] = [];
   readonly voided: VoidedRange[] = [];
   readonly received: ReceivedEntry[] = [];
+  /** Consulta Directorio's content, set by tests (PUT /__sandbox/directory). */
+  directory: DirectoryEntry[] = [];
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
   readonly evaluationChains = new Map<string, Promise<void>>();
 

@@ -207,3 +207,40 @@ describe("anulacionrangos (ANECF)", () => {
     expect(body.mensajes[0]).toMatch(/mayor/);
   });
 });
+
+describe("consultarfce (fc host)", () => {
+  it.each([
+    ["RNC_Emisor", "ENCF", "Cod_Seguridad_eCF"],
+    ["RncEmisor", "ENCF", "CodigoSeguridad"],
+  ])("finds an accepted RFCE by %s, %s, %s", async (rncName, encfName, codeName) => {
+    const rfce = await signedRfce(identity, { sequence: next() });
+    await sendRfce(rfce.xml, rfce.fileName);
+    const query = (code: string) => `/consultarfce/api/Consultas/Consulta?${rncName}=${rfce.rnc}&${encfName}=${rfce.encf}&${codeName}=${encodeURIComponent(code)}`;
+    expect((await client.get(query(rfce.securityCode), token)).body).toEqual({
+      rnc: rfce.rnc,
+      encf: rfce.encf,
+      secuenciaUtilizada: true,
+      codigo: "1",
+      estado: "Aceptado",
+      mensajes: [],
+    });
+    expect((await client.get(query("XXXXXX"), token)).body).toMatchObject({ codigo: "0", estado: "No encontrado" });
+  });
+});
+
+describe("consultadirectorio", () => {
+  const entry = { nombre: "EMPRESA RECEPTORA SRL", rnc: "131880738", urlRecepcion: "http://127.0.0.1:8787/r1", urlAceptacion: "http://127.0.0.1:8787/r1", urlOpcional: null };
+
+  it("answers the directory a test set, whole or by RNC", async () => {
+    expect((await control(sandbox.url, "PUT", "/directory", [entry, { ...entry, rnc: "101010101", nombre: "OTRA" }])).status).toBe(200);
+    expect((await client.get("/consultadirectorio/api/consultas/listado", token)).body.map((e: { rnc: string }) => e.rnc)).toEqual(["131880738", "101010101"]);
+    expect((await client.get("/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=131880738", token)).body).toEqual([entry]);
+    expect((await client.get("/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=999999999", token)).body).toEqual([]);
+  });
+
+  it("refuses a malformed directory", async () => {
+    const { status, body } = await control(sandbox.url, "PUT", "/directory", [{ nombre: "X" }]);
+    expect(status).toBe(400);
+    expect(body.error).toMatch(/rnc/);
+  });
+});

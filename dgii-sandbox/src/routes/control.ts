@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { queryParam, type SandboxContext, type SandboxEnv } from "../context.ts";
 import { parseFault } from "../faults.ts";
 import { sameEncf } from "../state.ts";
+import { parseDirectory } from "./consultadirectorio.ts";
 import { emisorRoutes } from "./emisor.ts";
 
 export function controlRoutes(ctx: SandboxContext) {
@@ -71,6 +72,15 @@ export function controlRoutes(ctx: SandboxContext) {
       ctx.config[key] = value;
     }
     return c.json(ctx.config);
+  });
+
+  app.get("/directory", (c) => c.json(ctx.state.directory));
+
+  app.put("/directory", async (c) => {
+    const directory = parseDirectory(await c.req.json().catch(() => null));
+    if (typeof directory === "string") return c.json({ error: directory }, 400);
+    ctx.state.directory = directory;
+    return c.json(directory);
   });
 
   app.route("/emisor", emisorRoutes(ctx));
