@@ -69,8 +69,10 @@ export function dec(value: string | number | bigint): Decimal {
   return d;
 }
 
+const POW10: bigint[] = Array.from({ length: 40 }, (_, i) => 10n ** BigInt(i));
+
 function pow10(n: number): bigint {
-  return 10n ** BigInt(n);
+  return POW10[n] ?? 10n ** BigInt(n);
 }
 
 /** The same value with at least `scale` decimals (never drops digits). */

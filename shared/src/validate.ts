@@ -16,7 +16,7 @@ import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./ob
 import { jsonPointer, type Problem, type Severity } from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
-import { computeTotalsDetailed, isTextCorrectionNote, type TotalsOptions } from "./totals.ts";
+import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type TotalsOptions } from "./totals.ts";
 import { codeOf, decimalOf, isObject, isPresent, objAt, textOf, type JsonObject } from "./totals-read.ts";
 import { canonicalize } from "./xml/canonical.ts";
 import { checkStructure } from "./xml/structure.ts";
@@ -214,11 +214,10 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   const items = Array.isArray(doc.DetallesItems) ? (doc.DetallesItems as unknown[]) : [];
   const textNote = isTextCorrectionNote(doc);
   const options: TotalsOptions = context.tasas ? { tasas: context.tasas } : {};
-  const detailed = computeTotalsDetailed(doc, options);
   items.forEach((item, i) => {
     if (!isObject(item)) return;
     if (!isPresent(item.NumeroLinea)) item.NumeroLinea = String(i + 1);
-    const line = detailed.lines[i];
+    const line = lineTotals(item, i, options);
     if (textNote) {
       const sent = decimalOf(item, "MontoItem");
       if (!sent) item.MontoItem = "0.00";
@@ -352,54 +351,75 @@ interface Instance {
 }
 
 /** Every place a field path occurs in the JSON document (arrays expanded), with its holder. */
-function instancesOf(doc: JsonObject, xmlPath: string): Instance[] {
-  const segments = xmlPath.split("/");
-  let frontier: { tokens: (string | number)[]; node: unknown; xml: string }[] = [{ tokens: [], node: doc, xml: "" }];
+function instancesOf(doc: JsonObject, segments: readonly string[], arrayAfter: readonly boolean[]): Instance[] {
+  let frontier: { tokens: (string | number)[]; node: unknown }[] = [{ tokens: [], node: doc }];
   const out: Instance[] = [];
-  segments.forEach((seg, depth) => {
+  for (let depth = 0; depth < segments.length && frontier.length > 0; depth++) {
+    const seg = segments[depth]!;
     const last = depth === segments.length - 1;
     const next: typeof frontier = [];
     for (const f of frontier) {
-      const childOfArray = f.xml !== "" && arrayChild(f.xml) === seg;
-      const xml = f.xml ? `${f.xml}/${seg}` : seg;
-      if (childOfArray) {
-        // `f.node` is the array; the segment is its repeated child.
-        const list = Array.isArray(f.node) ? f.node : [];
-        list.forEach((el, i) => {
+      if (arrayAfter[depth]) {
+        // `f.node` is an array container; this segment is its repeated child.
+        if (!Array.isArray(f.node)) continue;
+        f.node.forEach((el, i) => {
           if (last) out.push({ tokens: [...f.tokens, i], value: el, holder: {} });
-          else next.push({ tokens: [...f.tokens, i], node: el, xml });
+          else next.push({ tokens: [...f.tokens, i], node: el });
         });
         continue;
       }
       if (!isObject(f.node)) continue;
-      if (last) out.push({ tokens: [...f.tokens, seg], value: f.node[seg], holder: f.node });
-      else if (f.node[seg] !== undefined) next.push({ tokens: [...f.tokens, seg], node: f.node[seg], xml });
+      const v = f.node[seg];
+      if (last) out.push({ tokens: [...f.tokens, seg], value: v, holder: f.node });
+      else if (v !== undefined) next.push({ tokens: [...f.tokens, seg], node: v });
     }
     frontier = next;
-  });
+  }
   return out;
 }
 
 const FILLED_AT_SIGNING = new Set(["FechaHoraFirma"]);
 
+interface PlannedField {
+  path: string;
+  name: string;
+  code: ObligationCode;
+  segments: string[];
+  /** For each segment: is it the repeated child of the array container before it? */
+  arrayAfter: boolean[];
+}
+
+/** Per type, only the fields that can produce a problem (codes 0 and 1, and 2 with a condition). */
+const plans = new Map<TipoeCF, PlannedField[]>();
+function planFor(tipo: TipoeCF): PlannedField[] {
+  let plan = plans.get(tipo);
+  if (plan) return plan;
+  plan = [];
+  for (const path of FIELD_PATHS) {
+    const code = obligationOf(path, tipo) as ObligationCode;
+    if (code === 3 || (code === 2 && !CONDITIONS[path]) || (code === 1 && FILLED_AT_SIGNING.has(path))) continue;
+    const segments = path.split("/");
+    const arrayAfter = segments.map((seg, i) => i > 0 && arrayChild(segments.slice(0, i).join("/")) === seg);
+    plan.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter });
+  }
+  plans.set(tipo, plan);
+  return plan;
+}
+
 /** The obligation matrix (and its evaluable conditions) applied to a canonical document. */
 export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
   const out: Problem[] = [];
-  for (const path of FIELD_PATHS) {
-    const code = obligationOf(path, tipo) as ObligationCode;
-    const name = path.split("/").pop()!;
-    const rule = `formato-ecf: ${name} (${tipo}: ${code})`;
-    for (const inst of instancesOf(doc, path)) {
+  for (const { path, name, code, segments, arrayAfter } of planFor(tipo)) {
+    for (const inst of instancesOf(doc, segments, arrayAfter)) {
       const present = isPresent(inst.value);
-      const pointer = jsonPointer(...inst.tokens);
       if (code === 0 && present) {
-        out.push(mk(pointer, "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, rule));
-      } else if (code === 1 && !present && !FILLED_AT_SIGNING.has(path)) {
-        out.push(mk(pointer, "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, rule));
+        out.push(mk(jsonPointer(...inst.tokens), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
+      } else if (code === 1 && !present) {
+        out.push(mk(jsonPointer(...inst.tokens), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
       } else if (code === 2 && !present) {
-        const cond = CONDITIONS[path];
-        if (cond && cond.applies({ doc, tipo, holder: inst.holder, montoTotal })) {
-          out.push(mk(pointer, "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `${rule}: ${cond.en}`));
+        const cond = CONDITIONS[path]!;
+        if (cond.applies({ doc, tipo, holder: inst.holder, montoTotal })) {
+          out.push(mk(jsonPointer(...inst.tokens), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
         }
       }
     }
