@@ -17,7 +17,7 @@
  * check to report.
  */
 import { jsonPointer, type Problem } from "../problems.ts";
-import { compareXsdDecimal, parseXsdDecimal, type DecimalParts } from "./facets.ts";
+import { enumerationSpelling, parseXsdDecimal, type DecimalParts } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 import type { RawFacets } from "./model-types.ts";
 
@@ -71,10 +71,7 @@ function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Probl
     return text;
   }
   if (f.enumeration) {
-    const hit = f.enumeration.find((e) => {
-      const ep = parseXsdDecimal(e);
-      return ep !== undefined && compareXsdDecimal(ep, p) === 0;
-    });
+    const hit = enumerationSpelling(trimmed, f);
     if (hit !== undefined) return hit;
   }
   if (f.base === "integer") {

@@ -195,15 +195,83 @@ function isNumericBase(base: string): boolean {
   return base === "decimal" || base === "integer";
 }
 
+/** A numeric value's key for equality by value: "1", "01" and "1.0" share one. */
+export function decimalKey(p: DecimalParts): string {
+  const frac = significantFrac(p);
+  if (p.int === "" && frac === "") return "0";
+  return (p.negative ? "-" : "") + (p.int || "0") + (frac ? "." + frac : "");
+}
+
+interface Compiled {
+  numeric: boolean;
+  stringEnum?: ReadonlySet<string>;
+  /** Numeric enumerations by value → the enumeration's own spelling. */
+  numericEnum?: ReadonlyMap<string, string>;
+  /** Translated patterns; null when one cannot be expressed (libxml2 judges it then). */
+  regexes?: readonly RegExp[] | null;
+  dateKind?: DateKind;
+  bounds: readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string][];
+}
+
+const compiledFacets = new WeakMap<RawFacets, Compiled>();
+
+function compile(f: RawFacets): Compiled {
+  let c = compiledFacets.get(f);
+  if (c) return c;
+  const numeric = isNumericBase(f.base);
+  const bounds: Compiled["bounds"][number][] = [];
+  for (const key of ["minInclusive", "minExclusive", "maxInclusive", "maxExclusive"] as const) {
+    const text = f[key];
+    const p = text === undefined ? undefined : parseXsdDecimal(text);
+    if (p && text !== undefined) bounds.push([key, p, text]);
+  }
+  let numericEnum: Map<string, string> | undefined;
+  if (numeric && f.enumeration) {
+    numericEnum = new Map();
+    for (const e of f.enumeration) {
+      const p = parseXsdDecimal(e);
+      if (p && !numericEnum.has(decimalKey(p))) numericEnum.set(decimalKey(p), e);
+    }
+  }
+  const regexes = f.patterns?.length ? f.patterns.map(xsdPatternToRegExp) : undefined;
+  const dk = dateKindOf(f);
+  c = {
+    numeric,
+    ...(!numeric && f.enumeration ? { stringEnum: new Set(f.enumeration) } : {}),
+    ...(numericEnum ? { numericEnum } : {}),
+    ...(regexes ? { regexes: regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null } : {}),
+    ...(dk ? { dateKind: dk } : {}),
+    bounds,
+  };
+  compiledFacets.set(f, c);
+  return c;
+}
+
+/** For a numeric enumeration: the enumeration's own spelling of `value`, if it is one of them. */
+export function enumerationSpelling(value: string, f: RawFacets): string | undefined {
+  const c = compile(f);
+  if (!c.numericEnum) return f.enumeration?.includes(value) ? value : undefined;
+  const p = parseXsdDecimal(value.trim());
+  return p ? c.numericEnum.get(decimalKey(p)) : undefined;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const HAS_SPACE = /[ \t\n\r]/;
+
+function charLength(v: string): number {
+  return SURROGATE.test(v) ? [...v].length : v.length;
+}
+
 /** Checks `value` (the leaf text) against `f`; returns the first violation found. */
 export function checkFacets(value: string, f: RawFacets): FacetViolation | undefined {
   if (NOT_XML_CHAR.test(value)) {
     return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
   }
+  const c = compile(f);
   // Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse").
-  const v = f.base === "string" ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
+  const v = f.base === "string" || !HAS_SPACE.test(value) ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
   let num: DecimalParts | undefined;
-  if (isNumericBase(f.base)) {
+  if (c.numeric) {
     num = parseXsdDecimal(v);
     if (!num || (f.base === "integer" && num.frac !== "")) {
       const what = f.base === "integer" ? "an integer" : "a decimal number";
@@ -216,18 +284,20 @@ export function checkFacets(value: string, f: RawFacets): FacetViolation | undef
   } else if (f.base === "dateTime" && !XS_DATETIME.test(v)) {
     return { rule: "xsd:dateTime", message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)", messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)" };
   }
-  const chars = [...v].length;
-  if (f.length !== undefined && chars !== f.length) {
-    return { rule: "xsd:length", message: `must be exactly ${f.length} characters long`, messageEs: `debe tener exactamente ${f.length} caracteres`, details: { length: chars } };
-  }
-  if (f.minLength !== undefined && chars < f.minLength) {
-    return { rule: "xsd:minLength", message: `must be at least ${f.minLength} characters long`, messageEs: `debe tener al menos ${f.minLength} caracteres`, details: { length: chars } };
-  }
-  if (f.maxLength !== undefined && chars > f.maxLength) {
-    return { rule: "xsd:maxLength", message: `must be at most ${f.maxLength} characters long`, messageEs: `debe tener como máximo ${f.maxLength} caracteres`, details: { length: chars } };
+  if (f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined) {
+    const chars = charLength(v);
+    if (f.length !== undefined && chars !== f.length) {
+      return { rule: "xsd:length", message: `must be exactly ${f.length} characters long`, messageEs: `debe tener exactamente ${f.length} caracteres`, details: { length: chars } };
+    }
+    if (f.minLength !== undefined && chars < f.minLength) {
+      return { rule: "xsd:minLength", message: `must be at least ${f.minLength} characters long`, messageEs: `debe tener al menos ${f.minLength} caracteres`, details: { length: chars } };
+    }
+    if (f.maxLength !== undefined && chars > f.maxLength) {
+      return { rule: "xsd:maxLength", message: `must be at most ${f.maxLength} characters long`, messageEs: `debe tener como máximo ${f.maxLength} caracteres`, details: { length: chars } };
+    }
   }
   if (f.enumeration) {
-    const ok = num ? f.enumeration.some((e) => { const p = parseXsdDecimal(e); return p !== undefined && compareXsdDecimal(p, num!) === 0; }) : f.enumeration.includes(v);
+    const ok = num ? c.numericEnum!.has(decimalKey(num)) : c.stringEnum!.has(v);
     if (!ok) {
       const shown = f.enumeration.length <= 12 ? f.enumeration.join(", ") : `${f.enumeration.slice(0, 12).join(", ")}, …`;
       return { rule: "xsd:enumeration", message: `must be one of: ${shown}`, messageEs: `debe ser uno de: ${shown}`, details: { allowed: f.enumeration.length <= 50 ? f.enumeration : f.enumeration.length } };
@@ -241,34 +311,33 @@ export function checkFacets(value: string, f: RawFacets): FacetViolation | undef
     if (f.totalDigits !== undefined && d.total > f.totalDigits) {
       return { rule: "xsd:totalDigits", message: `must have at most ${f.totalDigits} digits`, messageEs: `debe tener como máximo ${f.totalDigits} dígitos`, details: { totalDigits: d.total } };
     }
-    const bound = (key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bad: (c: number) => boolean, en: string, es: string): FacetViolation | undefined => {
-      const b = f[key];
-      const bp = b === undefined ? undefined : parseXsdDecimal(b);
-      if (!bp || !bad(compareXsdDecimal(num!, bp))) return undefined;
-      return { rule: `xsd:${key}`, message: `must be ${en} ${b}`, messageEs: `debe ser ${es} ${b}` };
-    };
-    const r =
-      bound("minInclusive", (c) => c < 0, "at least", "mayor o igual que") ??
-      bound("minExclusive", (c) => c <= 0, "greater than", "mayor que") ??
-      bound("maxInclusive", (c) => c > 0, "at most", "menor o igual que") ??
-      bound("maxExclusive", (c) => c >= 0, "less than", "menor que");
-    if (r) return r;
-  }
-  const dk = dateKindOf(f);
-  if (dk) {
-    const r = checkDate(v, dk);
-    if (r) return r;
-  }
-  if (f.patterns && f.patterns.length) {
-    const res = f.patterns.map(xsdPatternToRegExp);
-    if (res.every((re) => re !== null) && !res.some((re) => re!.test(v))) {
-      return {
-        rule: "xsd:pattern",
-        message: `does not match the required format ${f.patterns.join(" | ")}`,
-        messageEs: `no cumple el formato requerido ${f.patterns.join(" | ")}`,
-        details: { patterns: f.patterns },
-      };
+    for (const [key, bound, text] of c.bounds) {
+      const cmp = compareXsdDecimal(num, bound);
+      const bad = key === "minInclusive" ? cmp < 0 : key === "minExclusive" ? cmp <= 0 : key === "maxInclusive" ? cmp > 0 : cmp >= 0;
+      if (bad) {
+        const [en, es] = BOUND_WORDS[key];
+        return { rule: `xsd:${key}`, message: `must be ${en} ${text}`, messageEs: `debe ser ${es} ${text}` };
+      }
     }
+  }
+  if (c.dateKind) {
+    const r = checkDate(v, c.dateKind);
+    if (r) return r;
+  }
+  if (c.regexes && !c.regexes.some((re) => re.test(v))) {
+    return {
+      rule: "xsd:pattern",
+      message: `does not match the required format ${f.patterns!.join(" | ")}`,
+      messageEs: `no cumple el formato requerido ${f.patterns!.join(" | ")}`,
+      details: { patterns: f.patterns },
+    };
   }
   return undefined;
 }
+
+const BOUND_WORDS = {
+  minInclusive: ["at least", "mayor o igual que"],
+  minExclusive: ["greater than", "mayor que"],
+  maxInclusive: ["at most", "menor o igual que"],
+  maxExclusive: ["less than", "menor que"],
+} as const;

@@ -25,7 +25,14 @@ export type JsonValue = string | JsonValue[] | { [name: string]: JsonValue };
 export type JsonDocument = { [name: string]: JsonValue };
 
 const MAX_DEPTH = 64;
-const NAME_END = /[\s/>=]/;
+
+// Tag names end at whitespace, '/', '>' or '='.
+function isNameEnd(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x2f || c === 0x3e || c === 0x3d;
+}
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
 
 function isXmlChar(cp: number): boolean {
   return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
@@ -85,7 +92,20 @@ export function parseXmlTree(xml: string): XmlNode {
       pos = textEnd;
       continue;
     }
-    // At "<".
+    // At "<". Most tags are plain start or end tags: test those first.
+    const next = xml.charCodeAt(pos + 1);
+    if (next === 0x21 /* ! */ || next === 0x3f /* ? */) {
+      // handled below
+    } else if (next === 0x2f /* / */) {
+      const end = xml.indexOf(">", pos);
+      if (end < 0) fail("unterminated end tag");
+      const top = stack.pop();
+      if (!top || !xml.startsWith(top.name, pos + 2) || xml.slice(pos + 2 + top.name.length, end).trim() !== "") {
+        fail(`mismatched end tag </${xml.slice(pos + 2, end).trim()}>`);
+      }
+      pos = end + 1;
+      continue;
+    }
     if (xml.startsWith("<!--", pos)) {
       skipUntil("-->", "comment");
     } else if (xml.startsWith("<![CDATA[", pos)) {
@@ -110,13 +130,13 @@ export function parseXmlTree(xml: string): XmlNode {
     } else {
       // Start tag.
       let i = pos + 1;
-      while (i < len && !NAME_END.test(xml[i]!)) i++;
+      while (i < len && !isNameEnd(xml.charCodeAt(i))) i++;
       const name = xml.slice(pos + 1, i);
       if (name === "") fail("empty element name");
       const node: XmlNode = { name, attributes: {}, children: [], text: "" };
       let selfClosing = false;
       for (;;) {
-        while (i < len && /\s/.test(xml[i]!)) i++;
+        while (i < len && isSpace(xml.charCodeAt(i))) i++;
         if (i >= len) fail("unterminated start tag");
         if (xml[i] === ">") {
           i++;
@@ -131,7 +151,7 @@ export function parseXmlTree(xml: string): XmlNode {
         if (eq < 0) fail("malformed attribute");
         const attr = xml.slice(i, eq).trim();
         let q = eq + 1;
-        while (q < len && /\s/.test(xml[q]!)) q++;
+        while (q < len && isSpace(xml.charCodeAt(q))) q++;
         const quote = xml[q];
         if (quote !== '"' && quote !== "'") fail("attribute value must be quoted");
         const close = xml.indexOf(quote!, q + 1);
