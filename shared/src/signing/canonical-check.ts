@@ -64,7 +64,15 @@ const DECLARATION = /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.0\1([
 
 const isWhitespace = (b: number) => b === SP || b === TAB || b === LF || b === CR;
 const isNameStart = (b: number) => (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f;
-const isNameChar = (b: number) => isNameStart(b) || (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x2e;
+
+// Byte classes, so the hot loops do one table lookup per byte.
+const NAME_CHAR = new Uint8Array(256);
+// Text bytes needing no further look: not markup, not whitespace, not a control, not 0xEF.
+const PLAIN_TEXT = new Uint8Array(256);
+for (let b = 0; b < 256; b++) {
+  NAME_CHAR[b] = isNameStart(b) || (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x2e ? 1 : 0;
+  PLAIN_TEXT[b] = b > 0x20 && b !== LT && b !== GT && b !== AMP && b !== 0xef ? 1 : 0;
+}
 
 // "Signature" in ASCII: an element with that name means the document is already signed.
 const SIGNATURE = [0x53, 0x69, 0x67, 0x6e, 0x61, 0x74, 0x75, 0x72, 0x65];
@@ -111,7 +119,7 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       if (next === SLASH) {
         const ns = i + 2;
         let j = ns;
-        while (j < n && isNameChar(bytes[j]!)) j++;
+        while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
         if (bytes[j] !== GT) throw new NotCanonicalError("mismatched_tag", i, "Malformed end tag");
         if (depth === 0) throw new NotCanonicalError("mismatched_tag", i, "End tag without a start tag");
         const top = depth - 1;
@@ -141,7 +149,7 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       const ns = i + 1;
       if (ns >= n || !isNameStart(bytes[ns]!)) throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
       let j = ns + 1;
-      while (j < n && isNameChar(bytes[j]!)) j++;
+      while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
       const c = bytes[j];
       if (c !== GT) {
         if (c === COLON) throw new NotCanonicalError("namespace_prefix", i, "Namespace-prefixed element");
@@ -170,6 +178,12 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
     const textStart = i;
     let onlyWhitespace = true;
     while (i < n) {
+      if (PLAIN_TEXT[bytes[i]!] === 1) {
+        onlyWhitespace = false;
+        i++;
+        while (i < n && PLAIN_TEXT[bytes[i]!] === 1) i++;
+        continue;
+      }
       const t = bytes[i]!;
       if (t === LT) break;
       if (t < 0x20) {
