@@ -1,32 +1,103 @@
 import Dexie, { type EntityTable } from "dexie";
 
+/** DGII's word for a receipt's state, plus the device's own states before the server answered. */
+export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Pendiente";
+
 /** A sale as the cashier rang it up; `encf` is set once the receipt is numbered. */
 export interface Sale {
   id: string;
   createdAt: string;
   encf?: string;
-  /** The e-CF JSON document (shared package shape). */
+  /** The e-CF JSON document (shared package shape), as signed. */
   document: unknown;
+  /** Where the receipt stands: "Pendiente"/"Contingencia" until the server answered. */
+  estado?: Estado;
+  /** DGII's (or the server's) reasons, for a rejection. */
+  mensajes?: { codigo: string; valor: string }[];
+  securityCode?: string;
+  fechaHoraFirma?: string;
+  timbreUrl?: string;
+  montoTotal?: string;
+  payment?: unknown;
+  /** For an E34: the e-NCF it credits. */
+  modifies?: string;
 }
 
-/** One receipt waiting to reach the worker, in the order it was signed. */
+/**
+ * One receipt waiting to reach the worker, in the order it was signed. States:
+ * pending → sending → sent | rejected; a `sending` entry found at start-up (tab closed or network
+ * lost mid-request) goes again: the server answers a repeat with its first answer.
+ */
 export interface OutboxEntry {
   seq?: number;
   saleId: string;
   encf: string;
   signedXml: string;
-  state: "pending" | "sent" | "rejected";
+  state: "pending" | "sending" | "sent" | "rejected";
+  attempts?: number;
+  lastError?: string;
+  answer?: unknown;
+}
+
+/** A block of e-NCF numbers leased from the server; `next` only moves forward. */
+export interface LocalLease {
+  id?: number;
+  tipoeCF: string;
+  rangeFrom: number;
+  rangeTo: number;
+  next: number;
+  /** FechaVencimientoSecuencia, yyyy-MM-dd. */
+  expiresOn: string;
+}
+
+export type ItbisRate = "18" | "16" | "E";
+
+export interface Product {
+  code: string;
+  name: string;
+  /** Unit price including nothing: ITBIS is added on top, as DGII's MontoItem is before tax. */
+  price: string;
+  itbis: ItbisRate;
+  /** UnidadMedida code from the DGII catalog. */
+  unit: string;
+  /** 1 = good, 2 = service. */
+  kind: "1" | "2";
+}
+
+/** The non-extractable signing key (the CryptoKey object itself) and its certificate. */
+export interface SigningKeyRecord {
+  id: "signing";
+  key: CryptoKey;
+  certificate: Uint8Array;
+  certificateSerial: string | null;
+}
+
+export interface Setting {
+  key: string;
+  value: unknown;
 }
 
 export class PosDatabase extends Dexie {
   sales!: EntityTable<Sale, "id">;
   outbox!: EntityTable<OutboxEntry, "seq">;
+  leases!: EntityTable<LocalLease, "id">;
+  products!: EntityTable<Product, "code">;
+  keys!: EntityTable<SigningKeyRecord, "id">;
+  settings!: EntityTable<Setting, "key">;
 
   constructor(name = "ecf-pos") {
     super(name);
     this.version(1).stores({
       sales: "id, createdAt, encf",
       outbox: "++seq, saleId, &encf, state",
+    });
+    this.version(2).stores({
+      sales: "id, createdAt, encf",
+      outbox: "++seq, saleId, &encf, state",
+      leases: "++id, [tipoeCF+rangeFrom]",
+      products: "code, name",
+      keys: "id",
+      settings: "key",
     });
   }
 
@@ -37,7 +108,15 @@ export class PosDatabase extends Dexie {
   async recordSignedSale(sale: Sale, entry: Omit<OutboxEntry, "seq" | "state">): Promise<number> {
     return this.transaction("rw", this.sales, this.outbox, async () => {
       await this.sales.put(sale);
-      return (await this.outbox.add({ ...entry, state: "pending" })) as number;
+      return (await this.outbox.add({ ...entry, state: "pending", attempts: 0 })) as number;
     });
+  }
+
+  async setting<T>(key: string): Promise<T | undefined> {
+    return (await this.settings.get(key))?.value as T | undefined;
+  }
+
+  async setSetting(key: string, value: unknown): Promise<void> {
+    await this.settings.put({ key, value });
   }
 }

@@ -1,0 +1,100 @@
+// The device's HTTP client for the worker (same origin: the worker serves the POS at /pos/).
+import type { OutboxEntry } from "./db.ts";
+import type { ServerAnswer, UploadResult } from "./sync/outbox.ts";
+
+export interface LeaseOut {
+  tipoeCF: string;
+  rangeFrom: number;
+  rangeTo: number;
+  expiresOn: string;
+}
+
+export interface CompanyOut {
+  id: string;
+  rnc: string;
+  legalName: string;
+  tradeName: string | null;
+  address: string | null;
+  province: string | null;
+  municipality: string | null;
+  dgiiEnvironment: "testecf" | "certecf" | "ecf";
+}
+
+export interface PairedOut {
+  device: { id: string; name: string };
+  token: string;
+  company: CompanyOut;
+  signing: { pkcs8: string; certificate: string; certificateSerial: string | null };
+  leases: LeaseOut[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { detail?: string; code?: string; deviceRevoked?: boolean; errors?: { code: string; message: string }[] },
+  ) {
+    super(body.detail ?? `HTTP ${status}`);
+  }
+}
+
+const TIMEOUT_MS = 15_000;
+
+export class DeviceApi {
+  constructor(
+    private readonly base: string,
+    private readonly token?: string,
+  ) {}
+
+  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    return fetch(`${this.base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.request(method, path, body);
+    const parsed = (await res.json().catch(() => ({}))) as T & ApiError["body"];
+    if (!res.ok) throw new ApiError(res.status, parsed);
+    return parsed;
+  }
+
+  pair(pairingCode: string): Promise<PairedOut> {
+    return this.json("POST", "/devices/pair", { pairingCode });
+  }
+
+  me(): Promise<{ company: CompanyOut; certificateSerial: string | null }> {
+    return this.json("GET", "/devices/me");
+  }
+
+  signingMaterial(): Promise<PairedOut["signing"]> {
+    return this.json("POST", "/devices/signing-material");
+  }
+
+  lease(tipoeCF: string, size: number): Promise<LeaseOut> {
+    return this.json("POST", "/devices/leases", { tipoeCF, size });
+  }
+
+  /** One upload, classified for the outbox state machine; never throws. */
+  async upload(entry: OutboxEntry): Promise<UploadResult> {
+    let res: Response;
+    try {
+      res = await this.request("POST", "/devices/receipts", { xml: entry.signedXml });
+    } catch (error) {
+      return { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
+    }
+    const body = (await res.json().catch(() => null)) as (ServerAnswer & ApiError["body"]) | null;
+    if (res.ok && body?.estado) return { kind: "answer", answer: body };
+    if (res.status === 401 && body?.deviceRevoked) return { kind: "revoked" };
+    // 401 (token), 408, 429 and 5xx say nothing about the receipt itself: try again later.
+    if (res.status >= 500 || res.status === 401 || res.status === 408 || res.status === 429 || !body) {
+      return { kind: "retry", reason: body?.detail ?? `HTTP ${res.status}` };
+    }
+    return { kind: "refused", status: res.status, detail: body.detail ?? `HTTP ${res.status}`, errors: body.errors ?? [] };
+  }
+}

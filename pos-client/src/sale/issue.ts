@@ -1,0 +1,79 @@
+// Issuing a receipt on the device: number from a leased block, complete and check with the shared
+// validator, serialize, sign with the device's non-extractable key, and record sale + outbox in one
+// transaction. Online and offline take this same path; the upload happens afterwards (sync).
+import { dec, formatMoney } from "@ecf/shared/money";
+import { signEcfXml } from "@ecf/shared/signing/fast-signer";
+import { securityCode, timbreForSignedEcf, timbreUrl } from "@ecf/shared/signing/timbre";
+import { fechaHoraFirma } from "@ecf/shared/signing/fecha-firma";
+import { validateEcf } from "@ecf/shared/validate";
+import { ecfToXml } from "@ecf/shared/xml/serialize";
+import type { DgiiEnvironment } from "@ecf/shared/tipos";
+import type { PosDatabase, Sale } from "../db.ts";
+import { takeNumber } from "../leases.ts";
+import { signingKey } from "../signing/keystore.ts";
+import { draftDocument, type DraftInput } from "./document.ts";
+
+export class SaleProblem extends Error {
+  override name = "SaleProblem";
+  constructor(
+    message: string,
+    readonly problems: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface IssueInput extends Omit<DraftInput, "encf" | "expiresOn"> {
+  environment: DgiiEnvironment;
+  online: boolean;
+  now?: Date;
+}
+
+export interface Issued {
+  sale: Sale;
+  signedXml: string;
+  seq: number;
+}
+
+/** yyyy-MM-dd in Santo Domingo (UTC-4 all year). */
+export function drToday(now: Date): string {
+  return new Date(now.getTime() - 4 * 3_600_000).toISOString().slice(0, 10);
+}
+
+export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<Issued> {
+  const now = input.now ?? new Date();
+  const key = await signingKey(db);
+  if (!key) throw new SaleProblem("Este dispositivo no tiene clave de firma; vincúlelo de nuevo.");
+  if (input.lines.length === 0) throw new SaleProblem("El carrito está vacío.");
+
+  const number = await takeNumber(db, input.tipoeCF, drToday(now));
+  const draft = draftDocument({ ...input, encf: number.encf, expiresOn: number.expiresOn });
+  // The signing time is also the one FechaHoraFirma and the QR carry.
+  draft.FechaHoraFirma = fechaHoraFirma(now);
+  const checked = validateEcf(draft, {
+    now,
+    eNCF: number.encf,
+    ...(input.reference ? { modifiedReceipt: { eNCF: input.reference.encf, fechaEmision: input.reference.fechaEmision, montoTotal: input.reference.montoTotal } } : {}),
+  });
+  const errors = checked.problems.filter((p) => p.severity === "error");
+  if (errors.length) {
+    throw new SaleProblem(`El comprobante tiene errores: ${errors.map((p) => p.messageEs ?? p.message).join("; ")}`, errors.map((p) => ({ path: p.path, message: p.messageEs ?? p.message })));
+  }
+  const signedXml = await signEcfXml(ecfToXml(checked.document), key.key, key.certificate);
+  const totales = (checked.document.Encabezado as { Totales: { MontoTotal: string } }).Totales;
+  const sale: Sale = {
+    id: crypto.randomUUID(),
+    createdAt: now.toISOString(),
+    encf: number.encf,
+    document: checked.document,
+    estado: input.online ? "Pendiente" : "Contingencia",
+    securityCode: securityCode(signedXml),
+    fechaHoraFirma: checked.document.FechaHoraFirma as string,
+    timbreUrl: timbreUrl(timbreForSignedEcf(signedXml, input.environment)),
+    montoTotal: formatMoney(dec(totales.MontoTotal)),
+    ...(input.payment ? { payment: input.payment } : {}),
+    ...(input.reference ? { modifies: input.reference.encf } : {}),
+  };
+  const seq = await db.recordSignedSale(sale, { saleId: sale.id, encf: number.encf, signedXml });
+  return { sale, signedXml, seq };
+}

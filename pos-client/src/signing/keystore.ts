@@ -1,0 +1,25 @@
+// The device's signing key: imported once, non-extractable, and kept as the CryptoKey object
+// itself in IndexedDB (structured clone keeps it non-extractable), so the PKCS#8 bytes received at
+// pairing are never stored. Replaced when the issuer's certificate changes, deleted on revocation.
+import { fromBase64 } from "@ecf/shared/signing/base64";
+import { importSigningKey } from "@ecf/shared/signing/key-at-rest";
+import type { PosDatabase, SigningKeyRecord } from "../db.ts";
+
+export async function installSigningKey(db: PosDatabase, material: { pkcs8: string; certificate: string; certificateSerial: string | null }): Promise<SigningKeyRecord> {
+  const pkcs8 = fromBase64(material.pkcs8);
+  const certificate = fromBase64(material.certificate);
+  if (!pkcs8 || !certificate) throw new Error("Material de firma inválido");
+  const key = await importSigningKey(pkcs8);
+  pkcs8.fill(0);
+  const record: SigningKeyRecord = { id: "signing", key, certificate, certificateSerial: material.certificateSerial };
+  await db.keys.put(record);
+  return record;
+}
+
+export async function signingKey(db: PosDatabase): Promise<SigningKeyRecord | undefined> {
+  return db.keys.get("signing");
+}
+
+export async function deleteSigningKey(db: PosDatabase): Promise<void> {
+  await db.keys.delete("signing");
+}
