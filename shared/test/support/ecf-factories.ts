@@ -19,7 +19,7 @@ export interface EcfFactoryOptions {
   fechaEmision?: string;
   /** dd-MM-yyyy HH:mm:ss (default 01-04-2025 10:15:00). */
   fechaHoraFirma?: string;
-  /** Prices large enough for the total to exceed 250,000 DOP (E32 must then identify the buyer). */
+  /** Prices large enough for the total to exceed 250,000 DOP (an E32 then identifies its buyer, as any E32 that large). */
   highValue?: boolean;
   /** Add OtraMoneda (USD at 58.7500) and per-line OtraMonedaDetalle. */
   otraMoneda?: boolean;
@@ -110,7 +110,7 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
   const idDoc: Record<string, unknown> = { TipoeCF: tipo, eNCF: eNCF(tipo, options.sequence ?? 1) };
   if (tipo !== "32" && tipo !== "34") idDoc.FechaVencimientoSecuencia = "31-12-2026";
   if (tipo === "34") idDoc.IndicadorNotaCredito = "0";
-  if (!["41", "43", "47"].includes(tipo) && indicador !== "4" && tipo !== "46") idDoc.IndicadorMontoGravado = "0";
+  if (!["43", "47"].includes(tipo) && indicador !== "4" && tipo !== "46") idDoc.IndicadorMontoGravado = "0";
   if (!["41", "43", "47"].includes(tipo)) idDoc.TipoIngresos = "01";
   if (tipo !== "43") {
     idDoc.TipoPago = "1";
@@ -147,8 +147,9 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
       comprador = { IdentificadorExtranjero: "ES-B12345678", RazonSocialComprador: "Servicios Técnicos Ibéricos SL" };
       break;
     case "32":
+      // From DOP 250,000 an E32 must identify its buyer (and goes to DGII in full, not as RFCE).
       comprador =
-        options.highValue
+        total >= 25_000_000n
           ? { RNCComprador: COMPRADOR_RNC, RazonSocialComprador: "DGII" }
           : { RazonSocialComprador: tricky ? TRICKY_TEXT.razonSocial : "CONSUMIDOR FINAL" };
       break;
