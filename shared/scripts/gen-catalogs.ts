@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const catalogDir = process.argv[2] ?? process.env.DGII_CATALOGS ?? "/work/shared/dgii/catalogs";
-const outFile = join(here, "..", "src", "generated", "catalogs.ts");
+const outFile = process.env.ECF_GEN_OUT ?? join(here, "..", "src", "generated", "catalogs.ts");
 
 /** Rows of a simple CSV (no quoting in DGII's files); the last column keeps any extra commas. */
 function readCsv(name: string): Record<string, string>[] {

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const docFile = process.argv[2] ?? "/work/shared/dgii/docs/formato-ecf.txt";
 const xsdDir = process.argv[3] ?? "/work/shared/dgii/xsd";
-const outFile = join(here, "..", "src", "generated", "obligations.ts");
+const outFile = process.env.ECF_GEN_OUT ?? join(here, "..", "src", "generated", "obligations.ts");
 const TYPES = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"] as const;
 type Tipo = (typeof TYPES)[number];
 

@@ -343,7 +343,8 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {})
 
   const { taxes, iscByBucket } = additionalTaxes(doc, items, lines, adjustments, incluido, options);
 
-  const t: Totales = { MontoTotal: "0.00" };
+  // Built in XSD order; MontoTotal is set in its place below.
+  const t = {} as Totales;
   const gravado: Decimal[] = [];
   const itbis: Decimal[] = [];
   const perRate: Partial<Record<"1" | "2" | "3", { gravado: Decimal; itbis: Decimal }>> = {};
