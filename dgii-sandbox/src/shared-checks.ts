@@ -7,7 +7,6 @@ import {
   dec,
   globalTolerance,
   judgeDifference,
-  validateXsd,
   verifyXml,
   xmlToEcf,
   type Totales,
@@ -15,6 +14,7 @@ import {
 import type { DocumentChecks } from "./checks.ts";
 import type { Mensaje } from "./outcome.ts";
 import { CODES } from "./rejection-codes.ts";
+import { XsdBatcher } from "./xsd-batcher.ts";
 import { findAll, parseXml, text } from "./xml-read.ts";
 
 /** Header amounts compared with the computed ones (the scalar Totales fields). */
@@ -63,9 +63,11 @@ async function checkTotals(xml: string): Promise<Mensaje[]> {
   return mensajes;
 }
 
+const xsd = new XsdBatcher();
+
 export const sharedChecks: DocumentChecks = {
   async validateSchema(xml, kind) {
-    const result = await validateXsd(xml, kind, { requireSignature: true });
+    const result = await xsd.validate(xml, kind);
     return result.valid ? { ok: true } : { ok: false, errors: result.errors.length ? result.errors : ["El documento no cumple el XSD"] };
   },
   async verifySignature(xml) {
