@@ -11,8 +11,10 @@ import { loginRoutes } from "./routes/login.ts";
 import { companyRoutes } from "./routes/company.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { certificateRoutes } from "./routes/certificate.ts";
+import { issuingRoutes } from "./routes/issuing.ts";
 import { receiverRoutes } from "./routes/receiver.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
+import { reportRoutes } from "./routes/reports.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 
@@ -44,8 +46,10 @@ export function createApp() {
   app.route("/", adminRoutes);
   app.route("/", deviceRoutes);
   app.route("/", certificateRoutes);
+  app.route("/", issuingRoutes);
   app.route("/", receiverRoutes);
   app.route("/", purchaseRoutes);
+  app.route("/", reportRoutes);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -22,7 +22,7 @@ export async function receivingCompany() {
 let supplierKey: Promise<CryptoKey> | undefined;
 /** The supplier's signing key and certificate (the test identity). */
 export async function supplierSigner() {
-  supplierKey ??= crypto.subtle.importKey("pkcs8", fromBase64(fixtures.pkcs8)!, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+  supplierKey ??= crypto.subtle.importKey("pkcs8", new Uint8Array(fromBase64(fixtures.pkcs8)!), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
   return { key: await supplierKey, der: fromBase64(fixtures.certificateDer)! };
 }
 

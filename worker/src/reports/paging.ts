@@ -1,0 +1,81 @@
+// Keyset paging for reports: rows come in a fixed total order (a sort key plus a unique tie-break),
+// and the cursor is the last key seen, so pages never repeat or skip rows even while new rows
+// arrive. The cursor is opaque to clients (base64url JSON) and bound to its report.
+import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+export interface ReportQuery {
+  desde?: string;
+  hasta?: string;
+  pageSize: number;
+  /** The last (sort key, tie-break) of the previous page. */
+  after?: [string, string | number];
+  format: "json" | "csv";
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function isCalendarDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const t = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().startsWith(value);
+}
+
+const toBase64Url = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+function fromBase64Url(text: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+export function encodeCursor(report: string, key: [string, string | number]): string {
+  return toBase64Url(JSON.stringify({ r: report, k: key }));
+}
+
+function decodeCursor(report: string, cursor: string): [string, string | number] | undefined {
+  const json = fromBase64Url(cursor);
+  if (json === undefined) return undefined;
+  try {
+    const value = JSON.parse(json) as { r?: unknown; k?: unknown };
+    const k = value.k;
+    if (value.r !== report || !Array.isArray(k) || k.length !== 2 || typeof k[0] !== "string" || (typeof k[1] !== "string" && typeof k[1] !== "number")) return undefined;
+    return [k[0], k[1]];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads and validates desde, hasta, pageSize, cursor and format; every problem points into the query. */
+export function readReportQuery(report: string, query: Record<string, string | undefined>, accept: string | undefined): ReportQuery {
+  const errors: ProblemItem[] = [];
+  const { desde, hasta, cursor } = query;
+  for (const [name, value] of [["desde", desde], ["hasta", hasta]] as const) {
+    if (value !== undefined && !isCalendarDate(value)) errors.push({ path: `/query/${name}`, code: "invalid_date", message: `${name} must be a calendar date, yyyy-MM-dd.` });
+  }
+  if (desde && hasta && isCalendarDate(desde) && isCalendarDate(hasta) && desde > hasta) {
+    errors.push({ path: "/query/hasta", code: "range_inverted", message: "hasta must not be before desde." });
+  }
+  let pageSize = DEFAULT_PAGE_SIZE;
+  if (query.pageSize !== undefined) {
+    pageSize = /^\d{1,7}$/.test(query.pageSize) ? Number(query.pageSize) : NaN;
+    if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
+      errors.push({ path: "/query/pageSize", code: "out_of_range", message: `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.` });
+    }
+  }
+  let after: [string, string | number] | undefined;
+  if (cursor !== undefined) {
+    after = decodeCursor(report, cursor);
+    if (!after) errors.push({ path: "/query/cursor", code: "invalid_cursor", message: "cursor is not one this report returned." });
+  }
+  const format = query.format ?? (/text\/csv/i.test(accept ?? "") ? "csv" : "json");
+  if (format !== "json" && format !== "csv") errors.push({ path: "/query/format", code: "invalid", message: "format must be json or csv." });
+  if (errors.length) throw new ApiProblem("validation_failed", { detail: "The report query is not valid.", errors });
+  return { desde, hasta, pageSize, after, format: format as "json" | "csv" };
+}

@@ -1,0 +1,184 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { authed, companyWithToken } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+
+type Page = { items: Record<string, string | number | null>[]; total: number; pageSize: number; nextCursor: string | null };
+
+const day = (i: number) => new Date(Date.UTC(2025, 0, 1) + (i % 60) * 86_400_000).toISOString().slice(0, 10);
+
+/** Runs INSERTs in one batch, each statement binding at most 100 parameters. */
+async function insertRows(sqlHead: string, rowSql: string, paramsPerRow: number, rows: (string | number | null)[][]) {
+  const perStatement = Math.floor(100 / paramsPerRow);
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement);
+    statements.push(env.DB.prepare(`${sqlHead} VALUES ${chunk.map(() => rowSql).join(", ")}`).bind(...chunk.flat()));
+  }
+  for (let i = 0; i < statements.length; i += 50) await env.DB.batch(statements.slice(i, i + 50));
+}
+
+function insertReceipts(companyId: string, rows: { encf: string; date: string; name?: string }[]) {
+  return insertRows(
+    "INSERT INTO receipts (id, company_id, encf, issue_date, razon_social_comprador, tipo_ecf, rnc_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path, status)",
+    "(?, ?, ?, ?, ?, '31', '131880738', '1180.00', '180.00', 'AbC123', '01-04-2025 10:15:00', 'https://ecf.dgii.gov.do/x', 'k', 'x', 'y', 'ecf', 'accepted')",
+    5,
+    rows.map((r) => [crypto.randomUUID(), companyId, r.encf, r.date, r.name ?? "Cliente SRL"]),
+  );
+}
+
+const encfOf = (n: number) => `E31${String(n).padStart(10, "0")}`;
+
+async function getPage(token: string, path: string): Promise<Page> {
+  const res = await call(path, { headers: authed(token) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Page;
+}
+
+async function pageAll(token: string, base: string, pageSize: number, between?: (pageNo: number) => Promise<void>) {
+  const seen: Page["items"] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const sep = base.includes("?") ? "&" : "?";
+    const page: Page = await getPage(token, `${base}${sep}pageSize=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    expect(page.items.length).toBeLessThanOrEqual(pageSize);
+    seen.push(...page.items);
+    cursor = page.nextCursor;
+    pages++;
+    if (between) await between(pages);
+  } while (cursor);
+  return { seen, pages };
+}
+
+describe("GET /reports/encf", () => {
+  it("pages over 3,000 receipts in a stable order, each exactly once, filtered by date", async () => {
+    const { company, token } = await companyWithToken();
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ encf: encfOf(3000 - i), date: day(i * 7) }));
+    await insertReceipts(company.id, rows);
+    const expected = [...rows].sort((a, b) => (a.date === b.date ? (a.encf < b.encf ? -1 : 1) : a.date < b.date ? -1 : 1));
+
+    const all = await pageAll(token, "/reports/encf", 700);
+    expect(all.pages).toBe(5);
+    expect(all.seen.map((r) => r.encf)).toEqual(expected.map((r) => r.encf));
+
+    const filtered = expected.filter((r) => r.date >= "2025-01-10" && r.date <= "2025-02-05");
+    const first = await getPage(token, "/reports/encf?desde=2025-01-10&hasta=2025-02-05&pageSize=1000");
+    expect(first.total).toBe(filtered.length);
+    const some = await pageAll(token, "/reports/encf?desde=2025-01-10&hasta=2025-02-05", 333);
+    expect(some.seen.map((r) => r.encf)).toEqual(filtered.map((r) => r.encf));
+    expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "accepted" });
+  });
+
+  it("neither repeats nor skips rows that existed when paging began, while new rows arrive", async () => {
+    const { company, token } = await companyWithToken();
+    const rows = Array.from({ length: 1200 }, (_, i) => ({ encf: encfOf(i + 1), date: day(i) }));
+    await insertReceipts(company.id, rows);
+    let extra = 5000;
+    const { seen } = await pageAll(token, "/reports/encf", 250, async () => {
+      // Rows before and after the cursor arrive between pages.
+      await insertReceipts(company.id, [
+        { encf: encfOf(extra++), date: "2025-01-01" },
+        { encf: encfOf(extra++), date: "2025-03-01" },
+      ]);
+    });
+    const encfs = seen.map((r) => r.encf as string);
+    expect(new Set(encfs).size).toBe(encfs.length);
+    for (const r of rows) expect(encfs).toContain(r.encf);
+  });
+
+  it("answers CSV (format=csv or Accept: text/csv), escaped, with the next page in Link", async () => {
+    const { company, token } = await companyWithToken();
+    await insertReceipts(company.id, [
+      { encf: encfOf(1), date: "2025-04-01", name: 'Peña, "El Güero"\nSRL' },
+      { encf: encfOf(2), date: "2025-04-02", name: "=HYPERLINK(1)" },
+      { encf: encfOf(3), date: "2025-04-03" },
+    ]);
+    for (const [path, headers] of [
+      ["/reports/encf?format=csv&pageSize=2", {}],
+      ["/reports/encf?pageSize=2", { Accept: "text/csv" }],
+    ] as const) {
+      const res = await call(path, { headers: authed(token, headers) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
+      expect(res.headers.get("x-total-count")).toBe("3");
+      const text = await res.text();
+      const [header] = text.split("\r\n");
+      expect(header).toBe("encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado");
+      expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,accepted`);
+      expect(text).toContain(`,'=HYPERLINK(1),`);
+      expect(text).not.toContain(encfOf(3));
+      const link = res.headers.get("link")!;
+      expect(link).toMatch(/rel="next"/);
+      const next = await call(/<([^>]+)>/.exec(link)![1]!, { headers: authed(token) });
+      expect(await next.text()).toContain(encfOf(3));
+    }
+  });
+
+  it("is scoped to the caller's company", async () => {
+    const a = await companyWithToken();
+    const b = await companyWithToken();
+    await insertReceipts(a.company.id, [{ encf: encfOf(1), date: "2025-04-01" }]);
+    expect((await getPage(b.token, "/reports/encf")).total).toBe(0);
+    expect((await getPage(a.token, "/reports/encf")).total).toBe(1);
+    expect((await call("/reports/encf")).status).toBe(401);
+  });
+
+  it.each([
+    ["desde=2025-02-30", "/query/desde"],
+    ["desde=01-04-2025", "/query/desde"],
+    ["hasta=2025-13-01", "/query/hasta"],
+    ["desde=2025-05-01&hasta=2025-04-01", "/query/hasta"],
+    ["pageSize=0", "/query/pageSize"],
+    ["pageSize=1001", "/query/pageSize"],
+    ["pageSize=ten", "/query/pageSize"],
+    ["cursor=not-a-cursor!", "/query/cursor"],
+    ["cursor=eyJyIjoiY29tcHJhcyIsImsiOlsiMjAyNS0wMS0wMSIsIngiXX0", "/query/cursor"],
+    ["format=xml", "/query/format"],
+  ])("refuses %s with a 400 pointing at %s", async (query, path) => {
+    const { token } = await companyWithToken();
+    const res = await call(`/reports/encf?${query}`, { headers: authed(token) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    expect(body.code).toBe("validation_failed");
+    expect(body.errors.map((e) => e.path)).toEqual([path]);
+  });
+});
+
+describe("GET /reports/compras and /reports/errores", () => {
+  it("pages over 2,000 received e-CF with their ARECF and approval state", async () => {
+    const { company, token } = await companyWithToken();
+    const rows = Array.from({ length: 2000 }, (_, i) => [crypto.randomUUID(), company.id, encfOf(i + 1), day(i), i % 3 === 0 ? "accepted" : null]);
+    await insertRows(
+      "INSERT INTO purchases (id, company_id, encf, issue_date, approval_status, rnc_emisor, tipo_ecf, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)",
+      "(?, ?, ?, ?, ?, '130862346', '31', '1180.00', 'k', 'h', 'a', '0', '01-04-2025 10:15:00')",
+      5,
+      rows,
+    );
+    const { seen } = await pageAll(token, "/reports/compras?desde=2025-01-01&hasta=2025-03-01", 900);
+    expect(seen.length).toBe(2000);
+    const keys = seen.map((r) => `${r.fechaEmision}|${r.id}`);
+    expect(keys).toEqual([...keys].sort());
+    expect(seen[0]).toMatchObject({ rncEmisor: "130862346", arecfEstado: "0", fechaHoraAcuseRecibo: "01-04-2025 10:15:00" });
+    expect(seen.filter((r) => r.aprobacionComercial === "accepted").length).toBe(667);
+  });
+
+  it("pages over 1,500 audit entries by local date (America/Santo_Domingo)", async () => {
+    const { company, token } = await companyWithToken();
+    // 03:30 UTC is still the previous day in Santo Domingo; 04:30 UTC is the same day.
+    const rows = Array.from({ length: 1500 }, (_, i) => [company.id, `${day(i)}T0${i % 2 === 0 ? 3 : 4}:30:00.000Z`, `code_${i}`]);
+    await insertRows("INSERT INTO audit_log (company_id, created_at, code, action, status, request_id)", "(?, ?, ?, 'POST /x', 400, 'r')", 3, rows);
+    const { seen } = await pageAll(token, "/reports/errores", 400);
+    expect(seen.length).toBe(1500);
+    const order = seen.map((r) => `${r.fecha}|${String(r.id).padStart(8, "0")}`);
+    expect(order).toEqual([...order].sort());
+
+    const one = await getPage(token, "/reports/errores?desde=2025-01-05&hasta=2025-01-05&pageSize=1000");
+    const expected = rows.filter((r) => {
+      const t = Date.parse(r[1]!) - 4 * 3_600_000;
+      return new Date(t).toISOString().startsWith("2025-01-05");
+    });
+    expect(one.total).toBe(expected.length);
+    expect(one.items.map((r) => r.codigo).sort()).toEqual(expected.map((r) => r[2]).sort());
+  });
+});
