@@ -24,11 +24,27 @@ export interface XsdValidateOptions {
   engine?: typeof validateXML;
 }
 
+/** Thrown where libxml2 cannot run (workerd: no Worker constructor). */
+export class XsdEngineUnavailableError extends Error {
+  override name = "XsdEngineUnavailableError";
+}
+
+async function run(engine: typeof validateXML, args: Parameters<typeof validateXML>[0]): ReturnType<typeof validateXML> {
+  try {
+    return await engine(args);
+  } catch (e) {
+    if (e instanceof ReferenceError && /Worker/.test(e.message)) {
+      throw new XsdEngineUnavailableError("XSD validation needs a Worker (Node or a browser); this runtime has none: pass options.engine");
+    }
+    throw e;
+  }
+}
+
 /** Validates `xml` against the schema of `kind`. */
 export async function validateXsd(xml: string, kind: DocumentKind, options: XsdValidateOptions = {}): Promise<XsdValidationResult> {
   const engine = options.engine ?? validateXML;
   const schema = xsdSource(kind, { requireSignature: options.requireSignature ?? true });
-  const r = await engine({
+  const r = await run(engine, {
     xml: { fileName: "document.xml", contents: xml },
     schema: { fileName: "schema.xsd", contents: schema },
   });
@@ -47,7 +63,7 @@ export async function validateXsdMany(xmls: readonly string[], kind: DocumentKin
   const engine = options.engine ?? validateXML;
   const schema = xsdSource(kind, { requireSignature: options.requireSignature ?? true });
   const names = xmls.map((_, i) => `document-${i}.xml`);
-  const r = await engine({
+  const r = await run(engine, {
     xml: xmls.map((contents, i) => ({ fileName: names[i]!, contents })),
     schema: { fileName: "schema.xsd", contents: schema },
   });
