@@ -8,7 +8,7 @@
  * per-type rules. It never throws, whatever the input.
  */
 import { availableBalance, dayNumber, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
-import { CONDITIONS, E32_RFCE_THRESHOLD, typeRules } from "./ecf-rules.ts";
+import { CONDITIONS, E32_RFCE_THRESHOLD, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
 export { E32_RFCE_THRESHOLD };
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
 import { ZERO, compare, dec, formatMoney, isZero, parseDecimal, type Decimal } from "./money.ts";
@@ -269,6 +269,14 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
     return { problems, montoTotal: ZERO };
   }
 
+  // Some integrations send these; they are not e-CF elements and DGII rejects them.
+  for (const k of ["MontoDescuentosGlobales", "MontoRecargosGlobales"]) {
+    if (k in totales) {
+      problems.push(mk(jsonPointer("Encabezado", "Totales", k), "dropped_field", "warning", `${k} is not an e-CF element and was dropped (global discounts and surcharges go in DescuentosORecargos)`, `${k} no es un elemento del e-CF y se omitió (los descuentos y recargos globales van en DescuentosORecargos)`, "formato-ecf: Totales"));
+      delete totales[k];
+    }
+  }
+
   const computedT = filled.Totales as unknown as Record<string, unknown>;
   const recomputedT = recomputed.Totales as unknown as Record<string, unknown>;
   for (const key of TOTALES_AMOUNTS) {
@@ -485,8 +493,14 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
   if (fecha !== undefined && m.fechaEmision !== undefined && fecha !== m.fechaEmision) {
     out.push(mk("/InformacionReferencia/FechaNCFModificado", "invalid_reference", "error", `FechaNCFModificado must be the modified receipt's FechaEmision ${m.fechaEmision}`, `FechaNCFModificado debe ser la FechaEmision del comprobante modificado ${m.fechaEmision}`, "formato-ecf: FechaNCFModificado"));
   }
+  // A note on an E32 of 250,000 DOP or more identifies the buyer too (formato-ecf RNCComprador c).
+  const comprador = objAt(doc, "Encabezado", "Comprador");
+  const modifiedTotal = parseDecimal(m.montoTotal);
+  if (parseENcf(m.eNCF)?.tipo === "32" && modifiedTotal && isHighValueConsumo("32", modifiedTotal) && !isPresent(comprador?.RNCComprador) && !isPresent(comprador?.IdentificadorExtranjero)) {
+    out.push(mk("/Encabezado/Comprador/RNCComprador", "required", "error", "A note on an E32 of 250,000.00 DOP or more must identify the buyer (RNCComprador or IdentificadorExtranjero)", "Una nota sobre una E32 de DOP 250,000.00 o más debe identificar al comprador (RNCComprador o IdentificadorExtranjero)", `formato-ecf: RNCComprador (${tipo}: 2, modifica E32 ≥ DOP$250,000.00)`));
+  }
   const codigo = codeOf(ref, "CodigoModificacion");
-  if (!isCodigoModificacion(codigo) || !parseDecimal(m.montoTotal)) return out;
+  if (!isCodigoModificacion(codigo) || !modifiedTotal) return out;
   const balance = availableBalance(m.montoTotal, m.acceptedNotes ?? [], { tipo, codigoModificacion: codigo, montoTotal: montoTotal });
   const verdict = balance.proposal;
   if (verdict && !verdict.ok) {

@@ -201,6 +201,7 @@ describe("totals sent by the client", () => {
     ["a per-rate total", { TotalITBIS1: "1000.00" }, ["error:total_out_of_tolerance@/Encabezado/Totales/TotalITBIS1"]],
     ["a total with no basis", { MontoExento: "10.00" }, ["error:total_out_of_tolerance@/Encabezado/Totales/MontoExento"]],
     ["a wrong ITBIS rate", { ITBIS1: "16" }, ["error:invalid_value@/Encabezado/Totales/ITBIS1"]],
+    ["global discount totals are dropped", { MontoDescuentosGlobales: "0.00", MontoRecargosGlobales: "0.00" }, ["warning:dropped_field@/Encabezado/Totales/MontoDescuentosGlobales", "warning:dropped_field@/Encabezado/Totales/MontoRecargosGlobales"]],
   ] as const)("%s", (_name, totales, expected) => {
     const r = validateEcf(base(totales), context);
     expect(codes(r.problems)).toEqual(expected);
@@ -298,6 +299,17 @@ describe("credit and debit notes", () => {
   it("a code 5 E31 referencing an E32 is fine", () => {
     const r = validateEcf(request("31", [line(4, 1, 1)], { root: ref(5, "01-03-2025", "E320000000001") }), ctx("31"));
     expect(codes(r.problems)).toEqual([]);
+  });
+
+  it.each([
+    ["E310000000001", "300000.00", { RazonSocialComprador: "X" }, []],
+    ["E320000000001", "249999.99", { RazonSocialComprador: "X" }, []],
+    ["E320000000001", "250000.00", { RazonSocialComprador: "X" }, ["error:required@/Encabezado/Comprador/RNCComprador"]],
+    ["E320000000001", "250000.00", { IdentificadorExtranjero: "P123", RazonSocialComprador: "X" }, []],
+  ] as const)("a note on %s of %s identifies the buyer when needed", (ncf, total, comprador, expected) => {
+    const doc = request("33", [line(4, 1, 100)], { root: ref(3, "20-03-2025", ncf), comprador });
+    const r = validateEcf(doc, ctx("33", { modifiedReceipt: { eNCF: ncf, montoTotal: total } }));
+    expect(codes(r.problems)).toEqual(expected);
   });
 
   it.each([
