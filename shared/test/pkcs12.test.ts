@@ -1,5 +1,5 @@
 // readPkcs12 on legacy and modern files, its distinct errors, and the key's life at rest.
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readPkcs12, Pkcs12Error, type Pkcs12ErrorCode } from "../src/signing/pkcs12.ts";
 import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey, KeyAtRestError } from "../src/signing/key-at-rest.ts";
@@ -16,6 +16,8 @@ import {
   xmlsecVerify,
   type TestIdentity,
 } from "./support/certs.ts";
+
+execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
 
 let id: TestIdentity;
 let ca: TestIdentity;

@@ -1,5 +1,6 @@
 // Every document kind our serializer writes, signed on the fast path: byte-identical to xmldsigjs,
 // accepted by xmlsec1, and still valid against DGII's official XSD with the Signature in place.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TIPOS_ECF } from "../src/tipos.ts";
@@ -12,6 +13,8 @@ import { verifyXml } from "../src/signing/verify.ts";
 import { configureXmldsig, xmldsig } from "../src/signing/xmldsig-setup.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
+
+execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
 
 const SAMPLES = "/work/shared/dgii/samples";
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
