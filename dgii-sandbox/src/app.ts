@@ -16,6 +16,7 @@ import { controlRoutes } from "./routes/control.ts";
 import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
 import { recepcionRoutes } from "./routes/recepcion.ts";
 import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
+import { requestLog } from "./request-log.ts";
 import { sharedChecks } from "./shared-checks.ts";
 import { SandboxState } from "./state.ts";
 import { requireToken } from "./tokens.ts";
@@ -33,6 +34,7 @@ export const DEFAULT_CONFIG: SandboxConfig = { processingMs: 300, tokenTtlMs: 60
 /** Every DGII service of one environment, under /{env}; all but autenticacion need a token. */
 function environmentRoutes(ctx: SandboxContext, env: Environment) {
   const app = new Hono<SandboxEnv>();
+  app.use("*", requestLog(ctx, env));
   app.use("*", faultMiddleware(ctx));
   app.route("/autenticacion", autenticacionRoutes(ctx, env));
   const protectedServices = new Hono<SandboxEnv>();

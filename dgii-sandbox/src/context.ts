@@ -25,7 +25,7 @@ export interface SandboxContext {
 /** Hono environment: node-server bindings when served over HTTP, absent under `app.request()`. */
 export interface SandboxEnv {
   Bindings: Partial<HttpBindings>;
-  Variables: { token: TokenRecord };
+  Variables: { token: TokenRecord; fault: string };
 }
 
 export type SandboxRequestContext = Context<SandboxEnv>;

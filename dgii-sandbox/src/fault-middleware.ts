@@ -10,7 +10,11 @@ export function faultMiddleware(ctx: SandboxContext): MiddlewareHandler<SandboxE
     const service = new URL(c.req.url).pathname.split("/")[2]?.toLowerCase() ?? "";
     const action = ctx.faults.decide(service);
     if (action.delayMs > 0) await sleep(action.delayMs);
-    if (action.kind === "pass") return next();
+    if (action.kind === "pass") {
+      if (action.delayMs > 0) c.set("fault", "slow");
+      return next();
+    }
+    c.set("fault", action.reset ? "reset" : action.cause);
     if (action.reset) {
       const socket = c.env?.incoming?.socket;
       // Over real HTTP the client sees ECONNRESET / "socket hang up"; under app.request() there

@@ -16,7 +16,7 @@ export type Fault =
 
 export type FaultAction =
   | { kind: "pass"; delayMs: number }
-  | { kind: "fail"; delayMs: number; status: number; reset: boolean };
+  | { kind: "fail"; delayMs: number; status: number; reset: boolean; cause: "down" | "flaky" };
 
 export interface ForcedRejection {
   code: number;
@@ -134,12 +134,12 @@ export class FaultSet {
     const slow = this.faults.get("slow");
     const delayMs = slow?.mode === "slow" && applies(slow, service) ? slow.delayMs : 0;
     const down = this.faults.get("down");
-    if (down?.mode === "down" && applies(down, service)) return { kind: "fail", delayMs, status: down.status, reset: down.reset };
+    if (down?.mode === "down" && applies(down, service)) return { kind: "fail", delayMs, status: down.status, reset: down.reset, cause: "down" };
     const flaky = this.faults.get("flaky");
     if (flaky?.mode === "flaky" && applies(flaky, service)) {
       this.flakyCount += 1;
       const fails = flaky.every !== undefined ? this.flakyCount % flaky.every === 0 : this.flakyRandom() < (flaky.rate ?? 0);
-      if (fails) return { kind: "fail", delayMs, status: flaky.status, reset: false };
+      if (fails) return { kind: "fail", delayMs, status: flaky.status, reset: false, cause: "flaky" };
     }
     return { kind: "pass", delayMs };
   }

@@ -2,6 +2,7 @@
 import type { AcecfSummary, EcfSummary, RfceSummary } from "./documents.ts";
 import type { Environment } from "./environments.ts";
 import type { Outcome } from "./outcome.ts";
+import type { RequestLogEntry } from "./request-log.ts";
 import type { DirectoryEntry } from "./routes/consultadirectorio.ts";
 
 export interface SeedRecord {
@@ -76,18 +77,20 @@ export class SandboxState {
   readonly approvals: Approval[] = [];
   readonly voided: VoidedRange[] = [];
   readonly received: ReceivedEntry[] = [];
+  readonly requests: RequestLogEntry[] = [];
   /** Consulta Directorio's content, set by tests (PUT /__sandbox/directory). */
   directory: DirectoryEntry[] = [];
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
   readonly evaluationChains = new Map<string, Promise<void>>();
 
-  /** Forgets every received document; seeds and tokens stay valid so clients keep their session. */
+  /** Forgets every received document and the request log; seeds and tokens stay valid so clients keep their session. */
   clearReceived(): void {
     this.receptions.clear();
     this.rfce.length = 0;
     this.approvals.length = 0;
     this.voided.length = 0;
     this.received.length = 0;
+    this.requests.length = 0;
     this.evaluationChains.clear();
   }
 

@@ -105,6 +105,22 @@ describe("fault switches", () => {
     expect(body).toMatchObject({ codigo: 2, secuenciaUtilizada: false, mensajes: [{ codigo: 615 }] });
   });
 
+  it("logs every DGII request with the fault that shaped it", async () => {
+    await control(sandbox.url, "DELETE", "/requests");
+    await control(sandbox.url, "POST", "/faults", { mode: "flaky", every: 2, services: ["consultaresultado"] });
+    for (let i = 0; i < 3; i++) await query();
+    await control(sandbox.url, "POST", "/faults", { mode: "down", reset: true, services: ["consultatrackids"] });
+    await client.get("/consultatrackids/api/trackids/consulta?rncemisor=130862346&encf=E310000000001", token).catch(() => null);
+    const log = (await control(sandbox.url, "GET", "/requests")).body;
+    expect(log.map((r: { service: string; status: number | null; fault: string | null }) => [r.service, r.status, r.fault])).toEqual([
+      ["consultaresultado", 200, null],
+      ["consultaresultado", 503, "flaky"],
+      ["consultaresultado", 200, null],
+      ["consultatrackids", null, "reset"],
+    ]);
+    expect((await control(sandbox.url, "GET", "/requests?service=consultatrackids")).body).toHaveLength(1);
+  });
+
   it.each([
     [{ mode: "sideways" }, /mode/],
     [{ mode: "slow" }, /delayMs/],

@@ -60,6 +60,16 @@ export function controlRoutes(ctx: SandboxContext) {
     return c.json({ cleared: true });
   });
 
+  app.get("/requests", (c) => {
+    const service = queryParam(c, "service")?.toLowerCase();
+    return c.json(service ? ctx.state.requests.filter((r) => r.service === service) : ctx.state.requests);
+  });
+
+  app.delete("/requests", (c) => {
+    ctx.state.requests.length = 0;
+    return c.json({ cleared: true });
+  });
+
   app.get("/config", (c) => c.json(ctx.config));
 
   app.put("/config", async (c) => {

@@ -62,7 +62,7 @@ export class DgiiClient {
   }
 
   /** Polls consultaresultado until the state is no longer En Proceso (3). */
-  async waitFinal(trackId: string, token: string, timeoutMs = 10_000): Promise<any> {
+  async waitFinal(trackId: string, token: string, timeoutMs = 30_000): Promise<any> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { status, body } = await this.result(trackId, token);
