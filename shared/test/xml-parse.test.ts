@@ -135,3 +135,28 @@ describe("real DGII samples parse and re-serialize", () => {
     expect(idDoc.FechaVencimientoSecuencia).toBe("31-12-2021");
   });
 });
+
+describe("text round-trips through XML whatever it contains (property)", () => {
+  // Deterministic PRNG so a failure reproduces.
+  let seed = 0x2545f491;
+  const rnd = (n: number) => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+  const alphabet = [..."aZ09 &<>\"';:/\\=?!#%$*()[]{}]]>-–—ñÑáéíóúü€\t\n\r"].concat(["\r\n", "🇩🇴", "😀", "&amp;", "&#xD;", "<![CDATA[", "-->", "\u00A0", "\u2028"]);
+  const randomText = () => Array.from({ length: 1 + rnd(60) }, () => alphabet[rnd(alphabet.length)]!).join("");
+  const texts = Array.from({ length: 300 }, randomText);
+
+  it("300 random names and descriptions come back unchanged", () => {
+    const doc = makeEcf("31", { lines: 1 });
+    const item = (doc.DetallesItems as Record<string, unknown>[])[0]!;
+    for (const t of texts) {
+      item.NombreItem = t;
+      item.DescripcionItem = t + t;
+      const back = (xmlToEcf(ecfToXml(doc)).DetallesItems as Record<string, unknown>[])[0]!;
+      expect({ n: back.NombreItem, d: back.DescripcionItem }).toEqual({ n: t, d: t + t });
+    }
+  });
+});

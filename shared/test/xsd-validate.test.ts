@@ -43,6 +43,20 @@ describe("every factory e-CF is valid against its official XSD", () => {
   });
 });
 
+describe("our XML is canonical by construction (libxml2's C14N 1.0 leaves it unchanged)", () => {
+  it.each<[string, () => string]>([
+    ["E31 with text needing escapes, CR, tab, emoji", () => ecfToXml(makeEcf("31", { lines: 3, trickyText: true, otraMoneda: true }))],
+    ["E46 export", () => ecfToXml(makeEcf("46", { lines: 2, trickyText: true }))],
+    ["E34 text correction", () => ecfToXml(makeEcf("34", { codigoModificacion: "2" }))],
+  ])("%s", async (_name, build) => {
+    const xml = build();
+    const body = xml.slice(xml.indexOf("?>") + 2);
+    const r = await validateXML({ xml: { fileName: "doc.xml", contents: xml }, normalization: "c14n" });
+    // xmllint prints the canonical form followed by one newline.
+    expect(r.normalized).toBe(body + "\n");
+  });
+});
+
 describe("validateXsd", () => {
   it("requires the Signature unless told otherwise", async () => {
     const xml = ecfToXml(makeEcf("31", { lines: 1 }));
