@@ -19,7 +19,7 @@ export * from "./signing/verify.ts";
 export * from "./signing/certificate.ts";
 export * from "./tolerance.ts";
 export * from "./totals.ts";
-export * from "./documents/build.ts";
+export { buildDocumentXml, DocumentBuildError } from "./documents/build.ts";
 export * from "./documents/dgii-time.ts";
 export * from "./documents/rfce.ts";
 export * from "./documents/arecf.ts";

@@ -196,7 +196,7 @@ function isNumericBase(base: string): boolean {
 }
 
 /** A numeric value's key for equality by value: "1", "01" and "1.0" share one. */
-export function decimalKey(p: DecimalParts): string {
+export function xsdDecimalKey(p: DecimalParts): string {
   const frac = significantFrac(p);
   if (p.int === "" && frac === "") return "0";
   return (p.negative ? "-" : "") + (p.int || "0") + (frac ? "." + frac : "");
@@ -230,7 +230,7 @@ function compile(f: RawFacets): Compiled {
     numericEnum = new Map();
     for (const e of f.enumeration) {
       const p = parseXsdDecimal(e);
-      if (p && !numericEnum.has(decimalKey(p))) numericEnum.set(decimalKey(p), e);
+      if (p && !numericEnum.has(xsdDecimalKey(p))) numericEnum.set(xsdDecimalKey(p), e);
     }
   }
   const regexes = f.patterns?.length ? f.patterns.map(xsdPatternToRegExp) : undefined;
@@ -252,7 +252,7 @@ export function enumerationSpelling(value: string, f: RawFacets): string | undef
   const c = compile(f);
   if (!c.numericEnum) return f.enumeration?.includes(value) ? value : undefined;
   const p = parseXsdDecimal(value.trim());
-  return p ? c.numericEnum.get(decimalKey(p)) : undefined;
+  return p ? c.numericEnum.get(xsdDecimalKey(p)) : undefined;
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -297,7 +297,7 @@ export function checkFacets(value: string, f: RawFacets): FacetViolation | undef
     }
   }
   if (f.enumeration) {
-    const ok = num ? c.numericEnum!.has(decimalKey(num)) : c.stringEnum!.has(v);
+    const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.stringEnum!.has(v);
     if (!ok) {
       const shown = f.enumeration.length <= 12 ? f.enumeration.join(", ") : `${f.enumeration.slice(0, 12).join(", ")}, …`;
       return { rule: "xsd:enumeration", message: `must be one of: ${shown}`, messageEs: `debe ser uno de: ${shown}`, details: { allowed: f.enumeration.length <= 50 ? f.enumeration : f.enumeration.length } };
