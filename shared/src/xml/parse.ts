@@ -92,11 +92,8 @@ export function parseXmlTree(xml: string): XmlNode {
       pos = textEnd;
       continue;
     }
-    // At "<". Most tags are plain start or end tags: test those first.
-    const next = xml.charCodeAt(pos + 1);
-    if (next === 0x21 /* ! */ || next === 0x3f /* ? */) {
-      // handled below
-    } else if (next === 0x2f /* / */) {
+    // At "<". End tags are the most frequent markup after start tags: test them first.
+    if (xml.charCodeAt(pos + 1) === 0x2f /* / */) {
       const end = xml.indexOf(">", pos);
       if (end < 0) fail("unterminated end tag");
       const top = stack.pop();
@@ -120,13 +117,6 @@ export function parseXmlTree(xml: string): XmlNode {
       fail("DOCTYPE and markup declarations are not allowed");
     } else if (xml.startsWith("<?", pos)) {
       skipUntil("?>", "processing instruction");
-    } else if (xml.startsWith("</", pos)) {
-      const end = xml.indexOf(">", pos);
-      if (end < 0) fail("unterminated end tag");
-      const name = xml.slice(pos + 2, end).trim();
-      const top = stack.pop();
-      if (!top || top.name !== name) fail(`mismatched end tag </${name}>`);
-      pos = end + 1;
     } else {
       // Start tag.
       let i = pos + 1;
