@@ -5,7 +5,7 @@
  * - `typeRules`: cross-field rules of each type (formato-ecf footnotes, informe-tecnico).
  */
 import { decimalOf, codeOf, isObject, isPresent, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
-import { compare, dec, formatMoney, sub, abs, sum, ZERO, type Decimal } from "./money.ts";
+import { add, compare, dec, formatMoney, percentOf, roundHalfUp, sub, abs, sum, ZERO, type Decimal } from "./money.ts";
 import { impuestoAdicional, UNIDAD_GRANEL } from "./catalogs.ts";
 import { jsonPointer, type Problem, type Severity } from "./problems.ts";
 import type { TipoeCF } from "./tipos.ts";
@@ -233,6 +233,29 @@ export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): 
       }
     }
   }
+
+  // Withholdings: no ITBIS to withhold on a 0 % or exempt line (formato-ecf note 53), never more
+  // than the line's ITBIS, and ISR never more than the line amount.
+  items.forEach((l, i) => {
+    const ret = objAt(l, "Retencion");
+    if (!ret) return;
+    const ind = indicador(l);
+    const itbisRetenido = decimalOf(ret, "MontoITBISRetenido");
+    const montoItem = decimalOf(l, "MontoItem");
+    const at = (k: string) => jsonPointer("DetallesItems", i, "Retencion", k);
+    if (itbisRetenido && (ind === "3" || ind === "4") && compare(itbisRetenido, ZERO) > 0) {
+      out.push(problem(at("MontoITBISRetenido"), "invalid_withholding", "error", "A line at 0 % or exempt has no ITBIS to withhold: MontoITBISRetenido must be 0.00", "Una línea al 0 % o exenta no tiene ITBIS que retener: MontoITBISRetenido debe ser 0.00", "formato-ecf: MontoITBISRetenido (nota 53)", { value: formatMoney(itbisRetenido) }));
+    } else if (itbisRetenido && montoItem && (ind === "1" || ind === "2")) {
+      const itbis = roundHalfUp(percentOf(montoItem, dec(ind === "1" ? "18" : "16")));
+      if (compare(itbisRetenido, add(itbis, dec("1.00"))) > 0) {
+        out.push(problem(at("MontoITBISRetenido"), "invalid_withholding", "warning", `MontoITBISRetenido exceeds the line's ITBIS (${formatMoney(itbis)})`, `MontoITBISRetenido excede el ITBIS de la línea (${formatMoney(itbis)})`, "formato-ecf: MontoITBISRetenido", { value: formatMoney(itbisRetenido), itbis: formatMoney(itbis) }));
+      }
+    }
+    const isr = decimalOf(ret, "MontoISRRetenido");
+    if (isr && montoItem && compare(isr, montoItem) > 0) {
+      out.push(problem(at("MontoISRRetenido"), "invalid_withholding", "warning", "MontoISRRetenido exceeds the line amount", "MontoISRRetenido excede el monto de la línea", "formato-ecf: MontoISRRetenido", { value: formatMoney(isr), montoItem: formatMoney(montoItem) }));
+    }
+  });
 
   // Table rows that must be non-empty objects (a row given as a string is reported by the structure check).
   if (isObject(doc.InformacionReferencia) && Object.keys(doc.InformacionReferencia).length === 0) {
