@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { NotCanonicalError, type NotCanonicalCode } from "../src/signing/canonical-check.ts";
 import { signEcfXml } from "../src/signing/fast-signer.ts";
 import { signXml } from "../src/signing/xmldsig-signer.ts";
+import { verifyXml } from "../src/signing/verify.ts";
+import { parseXml } from "../src/signing/xml-dom.ts";
 import { configureXmldsig, xmldsig } from "../src/signing/xmldsig-setup.ts";
 import { createTestIdentity, testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
 
@@ -38,7 +40,7 @@ const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${nam
 async function xmldsigjsSignature(xml: string, key: CryptoKey): Promise<{ digest: string; signature: string }> {
   configureXmldsig();
   const signed = new xmldsig.SignedXml();
-  await signed.Sign({ name: "RSASSA-PKCS1-v1_5" }, key, xmldsig.Parse(xml), {
+  await signed.Sign({ name: "RSASSA-PKCS1-v1_5" }, key, parseXml(xml), {
     references: [{ hash: "SHA-256", transforms: ["enveloped"], uri: "" }],
   });
   const out = signed.toString();
@@ -187,5 +189,56 @@ describe("signXml (xmldsigjs) for documents we did not build", () => {
     await expect(signXml(`<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`, id.privateKey, id.certificateDer)).rejects.toThrow(/DOCTYPE/);
     const once = await signXml(`<a><b>1</b></a>`, id.privateKey, id.certificateDer);
     await expect(signXml(once, id.privateKey, id.certificateDer)).rejects.toThrow(/already/);
+  });
+});
+
+describe("signEcfXml equals xmldsigjs on random documents (property)", () => {
+  // A small deterministic PRNG, so a failure names a reproducible seed.
+  function prng(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const POOL = ["a", "Z", "0", " ", "&", "<", ">", `"`, "'", "\r", "\n", "\t", "ñ", "É", "ü", "😀", "🇩🇴", "中", "\u0085", "\u2028", "\uFFFD", "]]>", "&amp;", "\u00A0"];
+  const NAMES = ["ECF", "Encabezado", "Item", "NombreItem", "Monto_1", "x.y", "a-b"];
+
+  function randomElement(next: () => number, depth: number): string {
+    const name = NAMES[Math.floor(next() * NAMES.length)]!;
+    if (depth > 3 || next() < 0.4) {
+      let text = "";
+      const length = 1 + Math.floor(next() * 12);
+      for (let i = 0; i < length; i++) text += POOL[Math.floor(next() * POOL.length)]!;
+      if (/^[ \t\n\r\u0085\u2028\u00A0]*$/.test(text)) text += "x";
+      return `<${name}>${escapeText(text)}</${name}>`;
+    }
+    const children = 1 + Math.floor(next() * 4);
+    let inner = "";
+    for (let i = 0; i < children; i++) inner += randomElement(next, depth + 1);
+    return `<${name}>${inner}</${name}>`;
+  }
+
+  it("for 150 seeds", async () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const next = prng(seed);
+      const xml = (next() < 0.5 ? `<?xml version="1.0" encoding="utf-8"?>` : "") + `<ECF>${randomElement(next, 1)}${randomElement(next, 1)}</ECF>`;
+      const fast = await signEcfXml(xml, id.privateKey, id.certificateDer);
+      const oracle = await xmldsigjsSignature(xml, id.privateKey);
+      expect({ seed, digest: field(fast, "DigestValue") }).toEqual({ seed, digest: oracle.digest });
+      expect({ seed, signature: field(fast, "SignatureValue") }).toEqual({ seed, signature: oracle.signature });
+      expect({ seed, verified: (await verifyXml(fast)).ok }).toEqual({ seed, verified: true });
+    }
+  });
+
+  it("and xmlsec1 accepts a sample of them", async () => {
+    for (const seed of [3, 77, 149]) {
+      const next = prng(seed);
+      const xml = `<ECF>${randomElement(next, 1)}${randomElement(next, 1)}</ECF>`;
+      expect(xmlsecVerify(await signEcfXml(xml, id.privateKey, id.certificateDer), id.certificatePem)).toEqual({ ok: true, output: "" });
+    }
   });
 });

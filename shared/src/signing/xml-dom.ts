@@ -14,7 +14,9 @@ export function parseXml(xml: string): Document {
   configureXmldsig();
   if (xml.charCodeAt(0) === 0xfeff) xml = xml.slice(1);
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new UnsafeXmlError("DOCTYPE and entity declarations are not accepted");
-  const doc = xmldsig.Parse(xml);
+  // xmldom applies XML 1.1 line-end handling to U+0085 and U+2028 (turning them into LF); XML 1.0
+  // readers (libxml2, .NET, and our fast signer) keep them. As character references they survive.
+  const doc = xmldsig.Parse(xml.replace(/\u0085/g, "&#x85;").replace(/\u2028/g, "&#x2028;"));
   // Native parsers (browsers) report errors as a <parsererror> element instead of throwing.
   if (!doc.documentElement || doc.getElementsByTagName("parsererror").length > 0) throw new Error("XML parse error");
   return doc;
