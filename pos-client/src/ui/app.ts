@@ -1,0 +1,219 @@
+// The application shell: pairing when the device has no identity, otherwise the tabs (Venta,
+// Productos, Recibos), the connectivity and sync indicator, and the receipt view.
+import type { PosDatabase, Product, Sale } from "../db.ts";
+import { receiptView } from "../receipt/print.ts";
+import { issueReceipt, SaleProblem } from "../sale/issue.ts";
+import type { CartLine } from "../sale/document.ts";
+import { loadSession, pairDevice, type Session } from "../session.ts";
+import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
+import { catalogScreen } from "./catalog-screen.ts";
+import { h } from "./dom.ts";
+import { historyScreen } from "./history-screen.ts";
+import { emptySale, saleScreen, type SaleRequest } from "./sale-screen.ts";
+
+type Tab = "venta" | "productos" | "recibos";
+
+export async function startApp(root: HTMLElement, db: PosDatabase): Promise<void> {
+  const session = await loadSession(db);
+  if (!session) return showPairing(root, db);
+  new PosApp(root, db, session).start();
+}
+
+async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string): Promise<void> {
+  const revoked = notice ?? ((await db.setting<boolean>("revoked")) ? "Este dispositivo fue revocado y su clave de firma se eliminó. Vincúlelo de nuevo." : "");
+  const code = h("input", { id: "pairing-code", placeholder: "XXXX-XXXX", autocomplete: "off", autocapitalize: "characters", maxlength: 9, required: true, "aria-label": "Código de vinculación" });
+  const error = h("p", { class: "error", role: "alert", id: "pairing-error" }, revoked);
+  const button = h("button", { type: "submit", class: "primary big" }, "Vincular");
+  const form = h(
+    "form",
+    { class: "pairing", id: "pairing" },
+    h("h1", {}, "Vincular este punto de venta"),
+    h("p", {}, "Escriba el código de vinculación que generó el administrador de la empresa."),
+    code,
+    button,
+    error,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    button.disabled = true;
+    try {
+      const session = await pairDevice(db, code.value);
+      await db.settings.delete("revoked");
+      new PosApp(root, db, session).start();
+    } catch (e) {
+      error.textContent = navigator.onLine ? `No se pudo vincular: ${e instanceof Error ? e.message : String(e)}` : "Se necesita conexión a internet para vincular.";
+    } finally {
+      button.disabled = false;
+    }
+  });
+  root.replaceChildren(form);
+  code.focus();
+}
+
+class PosApp {
+  private tab: Tab = "venta";
+  private sale = emptySale();
+  private editing: Product | undefined;
+  private readonly main = h("main", { id: "view" });
+  private readonly net = h("span", { class: "net", id: "net" });
+  private readonly sync = h("span", { class: "sync", id: "sync" });
+  private runner: SyncRunner;
+  private showing: Sale | undefined;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly db: PosDatabase,
+    private readonly session: Session,
+  ) {
+    this.runner = new SyncRunner(db, session, (s) => void this.syncStatus(s), () => void showPairing(root, db));
+  }
+
+  start(): void {
+    const nav = (tab: Tab, label: string, key: string) =>
+      h("button", { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) }, label);
+    this.root.replaceChildren(
+      h(
+        "header",
+        { class: "bar" },
+        h("strong", {}, this.session.company.tradeName ?? this.session.company.legalName),
+        h("span", { class: "device" }, this.session.deviceName),
+        h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R")),
+        this.net,
+        this.sync,
+      ),
+      this.main,
+    );
+    const net = () => {
+      this.net.textContent = navigator.onLine ? "En línea" : "Sin conexión";
+      this.net.className = `net ${navigator.onLine ? "on" : "off"}`;
+    };
+    addEventListener("online", net);
+    addEventListener("offline", net);
+    net();
+    addEventListener("keydown", (e) => {
+      if (!e.altKey) return;
+      const tab = ({ v: "venta", p: "productos", r: "recibos" } as const)[e.key.toLowerCase() as "v" | "p" | "r"];
+      if (tab) {
+        e.preventDefault();
+        this.go(tab);
+      }
+    });
+    this.main.addEventListener("catalog-changed", () => {
+      this.editing = undefined;
+      void this.render();
+    });
+    this.main.addEventListener("edit-product", (e) => {
+      this.editing = (e as CustomEvent<Product>).detail;
+      void this.render();
+    });
+    void this.render();
+    this.runner.start();
+    void this.syncStatus({ running: false });
+  }
+
+  private go(tab: Tab): void {
+    this.tab = tab;
+    this.showing = undefined;
+    void this.render();
+  }
+
+  private async render(): Promise<void> {
+    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab")) b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing);
+    if (this.showing) return this.renderReceipt(this.showing);
+    switch (this.tab) {
+      case "venta":
+        this.main.replaceChildren(await saleScreen(this.db, this.sale, (req) => this.charge(req)));
+        break;
+      case "productos":
+        this.main.replaceChildren(await catalogScreen(this.db, this.editing));
+        break;
+      case "recibos":
+        this.main.replaceChildren(await historyScreen(this.db, (s) => void this.open(s)));
+        break;
+    }
+  }
+
+  private async charge(req: SaleRequest): Promise<void> {
+    const issued = await issueReceipt(this.db, {
+      tipoeCF: req.tipoeCF,
+      emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
+      buyer: req.buyer,
+      lines: req.lines,
+      payment: req.payment,
+      environment: this.session.company.dgiiEnvironment,
+      online: navigator.onLine,
+    });
+    this.sale = emptySale();
+    await this.open(issued.sale);
+    this.runner.kick();
+  }
+
+  private async open(sale: Sale): Promise<void> {
+    this.showing = sale;
+    await this.render();
+  }
+
+  private async renderReceipt(sale: Sale): Promise<void> {
+    const fresh = (await this.db.sales.get(sale.id)) ?? sale;
+    this.showing = fresh;
+    const actions = h(
+      "div",
+      { class: "actions no-print" },
+      h("button", { type: "button", class: "primary", id: "print", onclick: () => print() }, "Imprimir"),
+      h("button", { type: "button", id: "new-sale", onclick: () => this.go("venta") }, "Nueva venta"),
+      fresh.encf && !fresh.encf.startsWith("E34") ? h("button", { type: "button", id: "refund", onclick: () => void this.refund(fresh) }, "Devolución (nota de crédito)") : null,
+    );
+    const reason =
+      fresh.estado === "Rechazado" && fresh.mensajes?.length
+        ? h("p", { class: "error no-print" }, `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`)
+        : null;
+    this.main.replaceChildren(h("div", { class: "receipt-screen" }, await receiptView(fresh), reason, actions));
+  }
+
+  /** A full return of a receipt: an E34 credit note against it, with the same lines. */
+  private async refund(original: Sale): Promise<void> {
+    if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
+    const doc = original.document as { Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } }; DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[] };
+    const lines: CartLine[] = doc.DetallesItems.map((item) => ({
+      product: {
+        code: "",
+        name: item.NombreItem as string,
+        price: item.PrecioUnitarioItem as string,
+        itbis: item.IndicadorFacturacion === "1" ? "18" : item.IndicadorFacturacion === "2" ? "16" : "E",
+        unit: item.UnidadMedida as string,
+        kind: item.IndicadorBienoServicio === "2" ? "2" : "1",
+      },
+      quantity: item.CantidadItem as string,
+      discountPercent: (item.TablaSubDescuento as { SubDescuentoPorcentaje?: string }[] | undefined)?.[0]?.SubDescuentoPorcentaje ?? "",
+    }));
+    try {
+      const issued = await issueReceipt(this.db, {
+        tipoeCF: "34",
+        emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
+        buyer: { rnc: doc.Encabezado.Comprador?.RNCComprador, name: doc.Encabezado.Comprador?.RazonSocialComprador },
+        lines,
+        reference: { encf: original.encf!, fechaEmision: doc.Encabezado.Emisor.FechaEmision, montoTotal: original.montoTotal! },
+        environment: this.session.company.dgiiEnvironment,
+        online: navigator.onLine,
+      });
+      await this.open(issued.sale);
+      this.runner.kick();
+    } catch (error) {
+      alert(error instanceof SaleProblem ? error.message : `No se pudo emitir la nota de crédito: ${String(error)}`);
+    }
+  }
+
+  private async syncStatus(status: SyncStatus): Promise<void> {
+    const waiting = await this.db.outbox.where("state").anyOf("pending", "sending").count();
+    if (status.running && status.progress && status.progress.total > 0) {
+      this.sync.textContent = `Sincronizando ${status.progress.done}/${status.progress.total}`;
+    } else {
+      this.sync.textContent = waiting ? `Pendientes: ${waiting}` : "Todo sincronizado";
+    }
+    this.sync.dataset.pending = String(waiting);
+    // A receipt on screen shows its new state as soon as the server answered.
+    if (!status.running && this.showing) await this.renderReceipt(this.showing);
+    else if (!status.running && this.tab === "recibos" && !this.showing) await this.render();
+  }
+}

@@ -1,0 +1,261 @@
+// The sale screen: search the catalogue by name or code, a cart with quantities and line discounts,
+// the buyer (an RNC makes it an E31), totals from the shared package, and the payment.
+import { add, dec, formatDecimal, formatMoney, parseDecimal, sub } from "@ecf/shared/money";
+import { verifyRncOrCedula } from "@ecf/shared/ids";
+import type { PosDatabase, Product } from "../db.ts";
+import { money } from "../format.ts";
+import { cartTotals, changeFor, lineDiscount, lineGross, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import { h } from "./dom.ts";
+
+export interface SaleRequest {
+  tipoeCF: "31" | "32";
+  lines: CartLine[];
+  buyer?: { rnc?: string; name?: string };
+  payment: Payment;
+}
+
+export interface SaleScreenState {
+  lines: CartLine[];
+  rnc: string;
+  buyerName: string;
+  method: PaymentMethod;
+  cash: string;
+  card: string;
+}
+
+export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName: "", method: "efectivo", cash: "", card: "" });
+
+const validQuantity = (q: string) => {
+  const d = parseDecimal(q.replace(",", "."));
+  return !!d && d.coef > 0n && d.scale <= 2;
+};
+const validPercent = (p: string) => {
+  if (p === "") return true;
+  const d = parseDecimal(p.replace(",", "."));
+  return !!d && d.coef >= 0n && d.scale <= 2 && d.coef <= 100n * 10n ** BigInt(d.scale);
+};
+
+export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>): Promise<HTMLElement> {
+  const products = await db.products.orderBy("name").toArray();
+  const root = h("div", { class: "sale" });
+  const search = h("input", { id: "search", type: "search", placeholder: "Buscar por nombre o código (Enter agrega)", autocomplete: "off", "aria-label": "Buscar producto" });
+  const results = h("div", { class: "results", id: "results" });
+  const cart = h("div", { class: "cart", id: "cart" });
+  const totalsBox = h("div", { class: "totals", id: "totals" });
+  const message = h("p", { class: "error", role: "alert", id: "sale-error" });
+
+  const matches = () => {
+    const q = search.value.trim().toLowerCase();
+    const list = q ? products.filter((p) => p.code.toLowerCase() === q || p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q)) : products;
+    return list.slice(0, 24);
+  };
+  const addToCart = (p: Product) => {
+    const line = state.lines.find((l) => l.product.code === p.code);
+    if (line) line.quantity = formatDecimal(add(dec(line.quantity), dec("1")));
+    else state.lines.push({ product: p, quantity: "1", discountPercent: "" });
+    renderCart();
+  };
+  const renderResults = () => {
+    results.replaceChildren(
+      ...matches().map((p) => h("button", { type: "button", class: "product", "data-code": p.code, onclick: () => addToCart(p) }, h("span", {}, p.name), h("small", {}, `${p.code} · ${money(p.price)}`))),
+    );
+    if (!products.length) results.append(h("p", {}, "Agregue productos en la pestaña Productos."));
+  };
+  search.addEventListener("input", renderResults);
+  search.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      const first = matches()[0];
+      if (first) {
+        addToCart(first);
+        search.value = "";
+        renderResults();
+      }
+    } else if (e.key === "Escape") {
+      search.value = "";
+      renderResults();
+    }
+  });
+
+  const rnc = h("input", { id: "buyer-rnc", inputmode: "numeric", placeholder: "RNC o cédula (opcional: E31)", value: state.rnc, maxlength: 11, autocomplete: "off" });
+  const buyerName = h("input", { id: "buyer-name", placeholder: "Nombre o razón social", value: state.buyerName, maxlength: 150, autocomplete: "off" });
+  rnc.addEventListener("input", () => {
+    state.rnc = rnc.value.trim();
+    renderTotals();
+  });
+  buyerName.addEventListener("input", () => (state.buyerName = buyerName.value));
+
+  const method = h(
+    "select",
+    { id: "payment-method", "aria-label": "Forma de pago" },
+    ...(
+      [
+        ["efectivo", "Efectivo"],
+        ["tarjeta", "Tarjeta"],
+        ["transferencia", "Transferencia"],
+        ["mixto", "Mixto (efectivo + tarjeta)"],
+      ] as const
+    ).map(([v, label]) => h("option", { value: v, selected: state.method === v }, label)),
+  );
+  const cash = h("input", { id: "cash", inputmode: "decimal", placeholder: "Efectivo recibido", value: state.cash, autocomplete: "off" });
+  const card = h("input", { id: "card", inputmode: "decimal", placeholder: "Monto con tarjeta", value: state.card, autocomplete: "off" });
+  const change = h("div", { class: "change", id: "change" });
+  method.addEventListener("change", () => {
+    state.method = method.value as PaymentMethod;
+    renderTotals();
+  });
+  cash.addEventListener("input", () => {
+    state.cash = cash.value.trim().replace(",", ".");
+    renderTotals();
+  });
+  card.addEventListener("input", () => {
+    state.card = card.value.trim().replace(",", ".");
+    renderTotals();
+  });
+  const chargeButton = h("button", { type: "button", class: "primary big", id: "charge" }, "Cobrar (Ctrl+Enter)");
+
+  function tipo(): "31" | "32" {
+    return state.rnc ? "31" : "32";
+  }
+
+  function renderCart() {
+    if (!state.lines.length) {
+      cart.replaceChildren(h("p", { class: "empty" }, "Carrito vacío"));
+    } else {
+      cart.replaceChildren(
+        h(
+          "table",
+          {},
+          h("thead", {}, h("tr", {}, h("th", {}, "Producto"), h("th", {}, "Cant."), h("th", {}, "Desc. %"), h("th", {}, "Valor"), h("th", {}, ""))),
+          h(
+            "tbody",
+            {},
+            ...state.lines.map((line, i) => {
+              const qty = h("input", { class: "qty", inputmode: "decimal", value: line.quantity, "aria-label": `Cantidad de ${line.product.name}` });
+              qty.addEventListener("change", () => {
+                if (validQuantity(qty.value)) line.quantity = qty.value.replace(",", ".");
+                renderCart();
+              });
+              const disc = h("input", { class: "disc", inputmode: "decimal", value: line.discountPercent, placeholder: "0", "aria-label": `Descuento de ${line.product.name}` });
+              disc.addEventListener("change", () => {
+                if (validPercent(disc.value.trim())) line.discountPercent = disc.value.trim().replace(",", ".");
+                renderCart();
+              });
+              const net = sub(lineGross(line), lineDiscount(line));
+              return h(
+                "tr",
+                {},
+                h("td", {}, line.product.name),
+                h("td", {}, qty),
+                h("td", {}, disc),
+                h("td", { class: "num" }, money(formatMoney(net))),
+                h("td", {}, h("button", { type: "button", "aria-label": `Quitar ${line.product.name}`, onclick: () => (state.lines.splice(i, 1), renderCart()) }, "×")),
+              );
+            }),
+          ),
+        ),
+      );
+    }
+    renderTotals();
+  }
+
+  function payment(totalText: string): Payment | string {
+    const m = state.method;
+    if (m === "efectivo") {
+      const received = state.cash || totalText;
+      if (!parseDecimal(received) || !changeFor(dec(totalText), received)) return "El efectivo recibido no cubre el total.";
+      return { method: m, parts: [{ method: "efectivo", amount: totalText }], cashReceived: received };
+    }
+    if (m === "mixto") {
+      const cardAmount = parseDecimal(state.card);
+      if (!cardAmount || cardAmount.coef <= 0n) return "Indique el monto con tarjeta.";
+      const cashPart = sub(dec(totalText), cardAmount);
+      if (cashPart.coef <= 0n) return "El monto con tarjeta cubre todo: elija Tarjeta.";
+      const received = state.cash || formatMoney(cashPart);
+      if (!parseDecimal(received) || !changeFor(cashPart, received)) return "El efectivo recibido no cubre la parte en efectivo.";
+      return { method: m, parts: [{ method: "efectivo", amount: formatMoney(cashPart) }, { method: "tarjeta", amount: formatMoney(cardAmount) }], cashReceived: received };
+    }
+    return { method: m, parts: [{ method: m, amount: totalText }] };
+  }
+
+  function renderTotals() {
+    const t = cartTotals(state.lines, tipo());
+    const total = formatMoney(t.total);
+    const p = state.lines.length ? payment(total) : undefined;
+    cash.hidden = !(state.method === "efectivo" || state.method === "mixto");
+    card.hidden = state.method !== "mixto";
+    change.textContent = typeof p === "object" && p.cashReceived ? `Cambio: ${money(formatMoney(changeFor(dec(p.parts[0]!.amount), p.cashReceived)!))}` : typeof p === "string" ? p : "";
+    totalsBox.replaceChildren(
+      h("div", { class: "row" }, h("span", {}, "Tipo"), h("span", { id: "tipo" }, tipo() === "31" ? "E31 Crédito fiscal" : "E32 Consumo")),
+      h("div", { class: "row" }, h("span", {}, "Subtotal"), h("span", {}, money(formatMoney(t.subtotal)))),
+      h("div", { class: "row" }, h("span", {}, "Descuentos"), h("span", {}, money(formatMoney(t.discount)))),
+      h("div", { class: "row" }, h("span", {}, "ITBIS"), h("span", {}, money(formatMoney(t.itbis)))),
+      h("div", { class: "row total" }, h("span", {}, "Total"), h("span", { id: "total" }, money(total))),
+    );
+  }
+
+  async function doCharge() {
+    message.textContent = "";
+    if (!state.lines.length) {
+      message.textContent = "El carrito está vacío.";
+      return;
+    }
+    if (state.rnc) {
+      const v = verifyRncOrCedula(state.rnc);
+      if (!v.ok && v.reason === "format") {
+        message.textContent = "El RNC debe tener 9 dígitos (o 11 una cédula).";
+        return;
+      }
+      if (!state.buyerName.trim()) {
+        message.textContent = "Una factura de crédito fiscal necesita la razón social del comprador.";
+        return;
+      }
+    }
+    const t = cartTotals(state.lines, tipo());
+    const p = payment(formatMoney(t.total));
+    if (typeof p === "string") {
+      message.textContent = p;
+      return;
+    }
+    chargeButton.disabled = true;
+    try {
+      await charge({ tipoeCF: tipo(), lines: state.lines, buyer: state.rnc || state.buyerName ? { rnc: state.rnc || undefined, name: state.buyerName.trim() || undefined } : undefined, payment: p });
+    } catch (error) {
+      message.textContent = error instanceof Error ? error.message : String(error);
+    } finally {
+      chargeButton.disabled = false;
+    }
+  }
+  chargeButton.addEventListener("click", doCharge);
+  root.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void doCharge();
+    }
+  });
+
+  renderResults();
+  renderCart();
+  const rncWarning = () => {
+    const v = state.rnc ? verifyRncOrCedula(state.rnc) : null;
+    return v && !v.ok && v.reason === "check_digit" ? "Advertencia: el dígito verificador no coincide." : "";
+  };
+  const warn = h("small", { class: "warn", id: "rnc-warning" }, rncWarning());
+  rnc.addEventListener("input", () => (warn.textContent = rncWarning()));
+  root.append(
+    h("div", { class: "left" }, search, results),
+    h(
+      "div",
+      { class: "right" },
+      cart,
+      h("fieldset", { class: "buyer" }, h("legend", {}, "Cliente"), rnc, warn, buyerName),
+      totalsBox,
+      h("fieldset", { class: "payment" }, h("legend", {}, "Pago"), method, cash, card, change),
+      message,
+      chargeButton,
+    ),
+  );
+  queueMicrotask(() => search.focus());
+  return root;
+}
+
