@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { signEcfXml } from "../src/signing/fast-signer.ts";
 import { verifyXml, type VerifyFailureReason } from "../src/signing/verify.ts";
 import { signXml } from "../src/signing/xmldsig-signer.ts";
-import { createTestIdentity, testIdentity, type TestIdentity } from "./support/certs.ts";
+import { createTestIdentity, testIdentity, xmlsecSign, type TestIdentity } from "./support/certs.ts";
 
 const SAMPLES = "/work/shared/dgii/samples";
 const read = (path: string) => readFileSync(`${SAMPLES}/${path}`, "utf8");
@@ -52,6 +52,28 @@ describe("verifyXml accepts", () => {
     expect(await verifyXml(seed)).toMatchObject({ ok: true, whitespaceNormalized: false });
     const indented = seed.replace(/></g, ">\n  <");
     expect(await verifyXml(indented)).toMatchObject({ ok: true, whitespaceNormalized: true });
+  });
+});
+
+describe("verifyXml accepts signatures made by xmlsec1 (an independent signer)", () => {
+  const template = (prefix: string) => {
+    const p = prefix ? `${prefix}:` : "";
+    const ns = prefix ? `xmlns:${prefix}` : "xmlns";
+    return (
+      `<?xml version="1.0" encoding="UTF-8"?>\n<ECF><Encabezado><Version>1.0</Version><RazonSocialEmisor>Peña &amp; Hijos</RazonSocialEmisor></Encabezado>` +
+      `<${p}Signature ${ns}="http://www.w3.org/2000/09/xmldsig#"><${p}SignedInfo>` +
+      `<${p}CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>` +
+      `<${p}SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>` +
+      `<${p}Reference URI=""><${p}Transforms><${p}Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/></${p}Transforms>` +
+      `<${p}DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><${p}DigestValue/></${p}Reference></${p}SignedInfo>` +
+      `<${p}SignatureValue/><${p}KeyInfo><${p}X509Data><${p}X509Certificate/></${p}X509Data></${p}KeyInfo></${p}Signature></ECF>`
+    );
+  };
+  it.each([["unprefixed", ""], ["ds: prefixed", "ds"]])("%s", async (_name, prefix) => {
+    const signedByXmlsec = xmlsecSign(template(prefix), id);
+    expect(signedByXmlsec).toContain(`<${prefix ? "ds:" : ""}SignatureValue>`);
+    expect(await verifyXml(signedByXmlsec)).toMatchObject({ ok: true, certificate: { holderId: id.rnc } });
+    expect(await verifyXml(signedByXmlsec.replace("Hijos", "Hijas"))).toMatchObject({ ok: false, reason: "digest_mismatch" });
   });
 });
 

@@ -167,3 +167,16 @@ export function xmlsecVerify(signedXml: string, trustedCertificatePem: string): 
     }
   });
 }
+
+/**
+ * Signs with xmlsec1 (an independent signer): `template` holds a Signature template with empty
+ * DigestValue/SignatureValue/X509Certificate, in whatever prefix the caller wants to test.
+ */
+export function xmlsecSign(template: string, identity: TestIdentity): string {
+  return withTempDir((dir) => {
+    writeFileSync(join(dir, "doc.xml"), template);
+    writeFileSync(join(dir, "key.pem"), identity.privateKeyPem);
+    writeFileSync(join(dir, "cert.pem"), identity.certificatePem);
+    return execFileSync("xmlsec1", ["--sign", "--privkey-pem", `${join(dir, "key.pem")},${join(dir, "cert.pem")}`, join(dir, "doc.xml")], { encoding: "utf8", stdio: "pipe" });
+  });
+}
