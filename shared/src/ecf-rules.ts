@@ -57,7 +57,6 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
     es: "una línea está gravada con ITBIS al 18 % o 16 %",
     applies: ({ doc }) => anyLine(doc, (l) => indicador(l) === "1" || indicador(l) === "2"),
   },
-  "Encabezado/IdDoc/TablaFormasPago/FormaDePago/FormaPago": rowPresent,
   "Encabezado/IdDoc/TablaFormasPago/FormaDePago/MontoPago": rowPresent,
   "Encabezado/Comprador/RazonSocialComprador": {
     en: "an E32 totals 250,000.00 DOP or more",

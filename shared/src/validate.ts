@@ -98,16 +98,24 @@ export function fechaHoraSantoDomingo(now: Date): string {
   return `${fechaSantoDomingo(now)} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
 }
 
-/** A JSON-only deep copy (drops functions, symbols, cycles become empty): never throws. */
-function cloneJson(v: unknown, depth = 0, seen = new Set<object>()): unknown {
+/**
+ * A JSON-only deep copy (drops functions and symbols; cycles and absurd depth become undefined):
+ * never throws. `__proto__` keys are left out and listed in `dropped` (as JSON pointers), so that
+ * no later `obj[key] = value` can turn request data into a prototype.
+ */
+function cloneJson(v: unknown, dropped: string[], path: (string | number)[] = [], seen = new Set<object>()): unknown {
   if (v === null || typeof v !== "object") return typeof v === "function" || typeof v === "symbol" ? undefined : v;
-  if (depth > 64 || seen.has(v)) return undefined;
+  if (path.length > 64 || seen.has(v)) return undefined;
   seen.add(v);
   try {
-    if (Array.isArray(v)) return v.map((x) => cloneJson(x, depth + 1, seen));
+    if (Array.isArray(v)) return v.map((x, i) => cloneJson(x, dropped, [...path, i], seen));
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      const c = cloneJson(x, depth + 1, seen);
+      if (k === "__proto__") {
+        dropped.push(jsonPointer(...path, k));
+        continue;
+      }
+      const c = cloneJson(x, dropped, [...path, k], seen);
       if (c !== undefined) out[k] = c;
     }
     return out;
@@ -547,8 +555,9 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
   if (!isObject(input)) {
     return { ok: false, document: {}, problems: [mk("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON")] };
   }
-  const doc = cloneJson(input) as JsonObject;
-  const problems: Problem[] = [];
+  const dropped: string[] = [];
+  const doc = cloneJson(input, dropped) as JsonObject;
+  const problems: Problem[] = dropped.map((path) => mk(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", "xsd:sequence"));
   if (!isObject(doc.Encabezado)) {
     problems.push(mk("/Encabezado", isPresent(doc.Encabezado) ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", "formato-ecf: Encabezado (1)"));
   }

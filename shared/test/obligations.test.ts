@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FIELD_PATHS, arrayChild, fieldsWith, obligationOf } from "../src/obligations.ts";
 import { TIPOS_ECF, type TipoeCF } from "../src/tipos.ts";
+import { CONDITIONS } from "../src/ecf-rules.ts";
 
 // Rows checked by hand against formato-ecf.txt (v1.0, Oct 2025), in type order 31..47.
 const ROWS: [string, number[]][] = [
@@ -66,5 +67,13 @@ describe("obligation matrix (generated from formato-ecf)", () => {
       else expect([path, code]).not.toEqual([path, 0]);
       if (present.get(path)) expect([path, code]).toEqual([path, 1]);
     }
+  });
+});
+
+describe("condition table", () => {
+  // A typo in a key would silently disable a rule: every key must be a conditional field.
+  it.each(Object.keys(CONDITIONS).map((k) => [k]))("%s is a field with code 2 for some type", (path) => {
+    expect(FIELD_PATHS).toContain(path);
+    expect(TIPOS_ECF.some((t) => obligationOf(path, t) === 2)).toBe(true);
   });
 });

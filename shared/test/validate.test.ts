@@ -115,6 +115,14 @@ describe("validateEcf never throws and reports missing parts", () => {
     expect(r.problems.some((p) => p.code === "internal_error")).toBe(false);
   });
 
+  it("keeps a __proto__ key as data", () => {
+    const input = JSON.parse('{"Encabezado":{"IdDoc":{"TipoeCF":"32"},"__proto__":{"polluted":1}},"DetallesItems":[]}');
+    const r = validateEcf(input, ctx("32"));
+    expect(({} as J).polluted).toBeUndefined();
+    expect((r.document as J).Encabezado.polluted).toBeUndefined();
+    expect(codes(r.problems)).toContain("error:unknown_field@/Encabezado/__proto__");
+  });
+
   it("survives random mutations of a valid document", () => {
     let seed = 3;
     const rand = (n: number) => {
