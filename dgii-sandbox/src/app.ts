@@ -13,11 +13,13 @@ import { consultaResultadoRoutes } from "./routes/consultaresultado.ts";
 import { consultaRfceRoutes } from "./routes/consultarfce.ts";
 import { consultaTrackIdsRoutes } from "./routes/consultatrackids.ts";
 import { controlRoutes } from "./routes/control.ts";
+import { emisorReceptorRoutes } from "./routes/emisorreceptor.ts";
 import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
 import { recepcionRoutes } from "./routes/recepcion.ts";
 import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
 import { requestLog } from "./request-log.ts";
 import { sharedChecks } from "./shared-checks.ts";
+import { createSelfSignedSigner, type SandboxSigner } from "./signer.ts";
 import { SandboxState } from "./state.ts";
 import { requireToken } from "./tokens.ts";
 
@@ -27,6 +29,13 @@ export interface SandboxOptions extends Partial<SandboxConfig> {
   /** Clock, for tests that need expiry without waiting. */
   now?: () => Date;
   maintenanceWindows?: MaintenanceWindow[];
+  /** Identity for the documents the sandbox signs (ARECF); a self-signed one is made at first use. */
+  signer?: SandboxSigner;
+}
+
+function lazySigner(given: SandboxSigner | undefined): () => Promise<SandboxSigner> {
+  let signer: Promise<SandboxSigner> | undefined = given ? Promise.resolve(given) : undefined;
+  return () => (signer ??= createSelfSignedSigner());
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = { processingMs: 300, tokenTtlMs: 60 * 60 * 1000, seedTtlMs: 5 * 60 * 1000 };
@@ -36,19 +45,20 @@ function environmentRoutes(ctx: SandboxContext, env: Environment) {
   const app = new Hono<SandboxEnv>();
   app.use("*", requestLog(ctx, env));
   app.use("*", faultMiddleware(ctx));
+  // The token check is attached to each service's own sub-app, so it covers exactly its paths.
+  const guarded = (service: Hono<SandboxEnv>) => new Hono<SandboxEnv>().use("*", requireToken(ctx, env)).route("/", service);
   app.route("/autenticacion", autenticacionRoutes(ctx, env));
-  const protectedServices = new Hono<SandboxEnv>();
-  protectedServices.use("*", requireToken(ctx, env));
-  protectedServices.route("/recepcion", recepcionRoutes(ctx, env));
-  protectedServices.route("/consultaresultado", consultaResultadoRoutes(ctx, env));
-  protectedServices.route("/recepcionfc", recepcionFcRoutes(ctx, env));
-  protectedServices.route("/consultatrackids", consultaTrackIdsRoutes(ctx, env));
-  protectedServices.route("/consultaestado", consultaEstadoRoutes(ctx, env));
-  protectedServices.route("/aprobacioncomercial", aprobacionComercialRoutes(ctx, env));
-  protectedServices.route("/anulacionrangos", anulacionRangosRoutes(ctx, env));
-  protectedServices.route("/consultadirectorio", consultaDirectorioRoutes(ctx));
-  protectedServices.route("/consultarfce", consultaRfceRoutes(ctx, env));
-  app.route("/", protectedServices);
+  app.route("/recepcion", guarded(recepcionRoutes(ctx, env)));
+  app.route("/consultaresultado", guarded(consultaResultadoRoutes(ctx, env)));
+  app.route("/recepcionfc", guarded(recepcionFcRoutes(ctx, env)));
+  app.route("/consultatrackids", guarded(consultaTrackIdsRoutes(ctx, env)));
+  app.route("/consultaestado", guarded(consultaEstadoRoutes(ctx, env)));
+  app.route("/aprobacioncomercial", guarded(aprobacionComercialRoutes(ctx, env)));
+  app.route("/anulacionrangos", guarded(anulacionRangosRoutes(ctx, env)));
+  app.route("/consultadirectorio", guarded(consultaDirectorioRoutes(ctx)));
+  app.route("/consultarfce", guarded(consultaRfceRoutes(ctx, env)));
+  // DGII runs its emisor-receptor simulator in pre-certification only.
+  if (env === "testecf") app.route("/emisorreceptor", emisorReceptorRoutes(ctx, env));
   return app;
 }
 
@@ -68,6 +78,7 @@ export function createSandboxApp(options: SandboxOptions = {}) {
       seedTtlMs: options.seedTtlMs ?? DEFAULT_CONFIG.seedTtlMs,
     },
     now: options.now ?? (() => new Date()),
+    signer: lazySigner(options.signer),
   };
   const windows = options.maintenanceWindows ?? DEFAULT_MAINTENANCE_WINDOWS;
 

@@ -3,6 +3,7 @@ import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import type { DocumentChecks } from "./checks.ts";
 import type { FaultSet } from "./faults.ts";
+import type { SandboxSigner } from "./signer.ts";
 import type { SandboxState, TokenRecord } from "./state.ts";
 
 export interface SandboxConfig {
@@ -20,6 +21,8 @@ export interface SandboxContext {
   checks: DocumentChecks;
   config: SandboxConfig;
   now: () => Date;
+  /** The sandbox's signing identity, made on first use. */
+  signer: () => Promise<SandboxSigner>;
 }
 
 /** Hono environment: node-server bindings when served over HTTP, absent under `app.request()`. */

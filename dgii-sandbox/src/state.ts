@@ -5,14 +5,19 @@ import type { Outcome } from "./outcome.ts";
 import type { RequestLogEntry } from "./request-log.ts";
 import type { DirectoryEntry } from "./routes/consultadirectorio.ts";
 
+/** Who a seed or token is for: DGII's services, or the emisor-receptor simulator's own /fe/autenticacion. */
+export type Audience = "dgii" | "emisorreceptor";
+
 export interface SeedRecord {
   env: Environment;
+  audience: Audience;
   issuedAt: number;
   used: boolean;
 }
 
 export interface TokenRecord {
   env: Environment;
+  audience: Audience;
   /** RNC or cédula from the certificate that signed the seed. */
   holderId: string | null;
   subject: string;
@@ -54,7 +59,7 @@ export interface VoidedRange {
   to: number;
 }
 
-export type ReceivedKind = "semilla" | "ecf" | "rfce" | "acecf" | "anecf";
+export type ReceivedKind = "semilla" | "ecf" | "rfce" | "acecf" | "anecf" | "receptor-ecf" | "receptor-acecf";
 
 /** One line of `GET /__sandbox/received`. */
 export interface ReceivedEntry {
@@ -78,6 +83,8 @@ export class SandboxState {
   readonly voided: VoidedRange[] = [];
   readonly received: ReceivedEntry[] = [];
   readonly requests: RequestLogEntry[] = [];
+  /** RNCEmisor|e-NCF the emisor-receptor simulator acknowledged as received (for duplicates). */
+  readonly receptorReceived = new Set<string>();
   /** Consulta Directorio's content, set by tests (PUT /__sandbox/directory). */
   directory: DirectoryEntry[] = [];
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
@@ -91,6 +98,7 @@ export class SandboxState {
     this.voided.length = 0;
     this.received.length = 0;
     this.requests.length = 0;
+    this.receptorReceived.clear();
     this.evaluationChains.clear();
   }
 

@@ -4,12 +4,18 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { SandboxContext, SandboxEnv } from "./context.ts";
 import type { Environment } from "./environments.ts";
-import type { TokenRecord } from "./state.ts";
+import type { Audience, TokenRecord } from "./state.ts";
 
 const KEY = randomBytes(32);
 const base64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
 
-export function issueToken(ctx: SandboxContext, env: Environment, holderId: string | null, subject: string): { token: string; record: TokenRecord } {
+export function issueToken(
+  ctx: SandboxContext,
+  env: Environment,
+  audience: Audience,
+  holderId: string | null,
+  subject: string,
+): { token: string; record: TokenRecord } {
   const expedido = ctx.now();
   const expira = new Date(expedido.getTime() + ctx.config.tokenTtlMs);
   const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }));
@@ -21,12 +27,12 @@ export function issueToken(ctx: SandboxContext, env: Environment, holderId: stri
       nbf: Math.floor(expedido.getTime() / 1000),
       exp: Math.floor(expira.getTime() / 1000),
       iss: "DGII.FE.SANDBOX",
-      aud: "USUARIOS.DGII.FE",
+      aud: audience === "dgii" ? "USUARIOS.DGII.FE" : "EMISOR.RECEPTOR",
     }),
   );
   const signature = createHmac("sha256", KEY).update(`${header}.${payload}`).digest("base64url");
   const token = `${header}.${payload}.${signature}`;
-  const record: TokenRecord = { env, holderId, subject, expedido, expira };
+  const record: TokenRecord = { env, audience, holderId, subject, expedido, expira };
   ctx.state.tokens.set(token, record);
   return { token, record };
 }
@@ -54,14 +60,19 @@ export function unauthorized(description: string): Response {
   );
 }
 
-/** Requires `Authorization: Bearer <token>` issued for this environment and not expired. */
-export function requireToken(ctx: SandboxContext, env: Environment): MiddlewareHandler<SandboxEnv> {
+/**
+ * Requires `Authorization: Bearer <token>` issued for this environment and audience and not
+ * expired. With `optional`, a request without the header passes (receivers may declare no
+ * authentication) but a header that is present must still be valid.
+ */
+export function requireToken(ctx: SandboxContext, env: Environment, audience: Audience = "dgii", optional = false): MiddlewareHandler<SandboxEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization") ?? "";
+    if (optional && header.trim() === "") return next();
     const match = /^bearer\s+(\S+)$/i.exec(header.trim());
     if (!match) return unauthorized("Se requiere el encabezado Authorization: Bearer {token}");
     const record = ctx.state.tokens.get(match[1]!);
-    if (!record) return unauthorized("El token no es válido");
+    if (!record || record.audience !== audience) return unauthorized("El token no es válido");
     if (record.env !== env) return unauthorized(`El token no fue emitido para el ambiente ${env}`);
     if (record.expira.getTime() <= ctx.now().getTime()) return unauthorized("El token ha expirado");
     c.set("token", record);

@@ -1,0 +1,40 @@
+// The sandbox's own signing identity, for the documents it answers as a simulated taxpayer
+// (ARECF from the emisor-receptor). A throwaway RSA-2048 key with a self-signed certificate made
+// by the openssl CLI at first use; tests may inject one instead.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+export interface SandboxSigner {
+  key: CryptoKey;
+  certificateDer: Uint8Array;
+}
+
+const run = promisify(execFile);
+
+function pemBody(pem: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, ""), "base64"));
+}
+
+/** RNC the certificate's serialNumber carries: DGII's own RNC, as its simulator would sign. */
+export const SANDBOX_SIGNER_RNC = "401507449";
+
+export async function createSelfSignedSigner(): Promise<SandboxSigner> {
+  const dir = await mkdtemp(join(tmpdir(), "dgii-sandbox-"));
+  try {
+    const keyPath = join(dir, "key.pem");
+    const certPath = join(dir, "cert.pem");
+    await run("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "3650",
+      "-keyout", keyPath, "-out", certPath,
+      "-subj", `/C=DO/O=DGII SANDBOX/serialNumber=RNC ${SANDBOX_SIGNER_RNC}/CN=DGII SANDBOX EMISOR RECEPTOR`,
+    ]);
+    const [keyPem, certPem] = await Promise.all([readFile(keyPath, "utf8"), readFile(certPath, "utf8")]);
+    const key = await crypto.subtle.importKey("pkcs8", pemBody(keyPem), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+    return { key, certificateDer: pemBody(certPem) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
