@@ -11,7 +11,7 @@ import { availableBalance, dayNumber, indicadorNotaCredito, isCodigoModificacion
 import { CONDITIONS, E32_RFCE_THRESHOLD, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
 export { E32_RFCE_THRESHOLD };
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
-import { ZERO, compare, dec, formatMoney, isZero, parseDecimal, type Decimal } from "./money.ts";
+import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
 import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
 import { jsonPointer, type Problem, type Severity } from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
@@ -236,6 +236,19 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
         problems.push(mk(jsonPointer("DetallesItems", i, "MontoItem"), "must_be_zero", nonBillable ? "warning" : "error", "A credit note that corrects text (CodigoModificacion 2) has MontoItem 0.00", "Una nota de crédito que corrige texto (CodigoModificacion 2) lleva MontoItem 0.00", "formato-ecf: MontoItem (c)", { sent: textOf(item, "MontoItem") }));
       }
       return;
+    }
+    // OtraMonedaDetalle: (PrecioOtraMoneda × CantidadItem) − DescuentoOtraMoneda + RecargoOtraMoneda (field 38).
+    const omd = isObject(item.OtraMonedaDetalle) ? item.OtraMonedaDetalle : undefined;
+    const precioOM = decimalOf(omd, "PrecioOtraMoneda");
+    const qty = decimalOf(item, "CantidadItem");
+    if (omd && precioOM && qty) {
+      const computedOM = roundHalfUp(add(sub(mul(precioOM, qty), decimalOf(omd, "DescuentoOtraMoneda") ?? ZERO), decimalOf(omd, "RecargoOtraMoneda") ?? ZERO));
+      const sentOM = decimalOf(omd, "MontoItemOtraMoneda");
+      if (!sentOM && !isPresent(omd.MontoItemOtraMoneda)) omd.MontoItemOtraMoneda = formatMoney(computedOM);
+      else if (sentOM && !judgeDifference(sentOM, computedOM, LINE_TOLERANCE).withinTolerance) {
+        const d = judgeDifference(sentOM, computedOM, LINE_TOLERANCE);
+        problems.push(mk(jsonPointer("DetallesItems", i, "OtraMonedaDetalle", "MontoItemOtraMoneda"), "line_out_of_tolerance", severity, `MontoItemOtraMoneda differs from PrecioOtraMoneda × quantity − discount + surcharge by more than ±1.00 (computed ${d.computed})`, `MontoItemOtraMoneda difiere de PrecioOtraMoneda × cantidad − descuento + recargo en más de ±1.00 (calculado ${d.computed})`, "informe-tecnico §12: tolerancia por línea ±1", { ...d, dgiiOutcome: "aceptado_condicional" }));
+      }
     }
     if (!isPresent(item.MontoItem) && line?.computedMontoItem) item.MontoItem = formatMoney(line.computedMontoItem);
     else if (line?.computedMontoItem && decimalOf(item, "MontoItem")) {

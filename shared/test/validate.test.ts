@@ -229,6 +229,17 @@ describe("totals sent by the client", () => {
   });
 
   it.each([
+    [{ PrecioOtraMoneda: "10.5000" }, "21.00", []],
+    [{ PrecioOtraMoneda: "10.5000", DescuentoOtraMoneda: "1.00", MontoItemOtraMoneda: "20.00" }, "20.00", []],
+    [{ PrecioOtraMoneda: "10.5000", MontoItemOtraMoneda: "22.01" }, "22.01", ["error:line_out_of_tolerance@/DetallesItems/0/OtraMonedaDetalle/MontoItemOtraMoneda"]],
+  ] as const)("OtraMonedaDetalle %j → MontoItemOtraMoneda %s", (omd, expected, problems) => {
+    const doc = request("31", [line(1, 2, "600.00", { OtraMonedaDetalle: omd })], { idDoc: { IndicadorMontoGravado: 0 } });
+    const r = validateEcf(doc, context);
+    expect(codes(r.problems)).toEqual(problems);
+    expect((r.document as J).DetallesItems[0].OtraMonedaDetalle.MontoItemOtraMoneda).toBe(expected);
+  });
+
+  it.each([
     ["552.80", []], // informe-tecnico §12 example: 0.98 off
     ["550.82", []],
     ["550.81", ["error:line_out_of_tolerance@/DetallesItems/0/MontoItem"]],
