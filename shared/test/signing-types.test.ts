@@ -11,7 +11,11 @@ import { validateXsdMany } from "../src/xml/xsd-validate.ts";
 import { signEcfXml } from "../src/signing/fast-signer.ts";
 import { verifyXml } from "../src/signing/verify.ts";
 import { configureXmldsig, xmldsig } from "../src/signing/xmldsig-setup.ts";
-import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
+import { ecfCases, makeEcf, TRICKY_TEXT } from "./support/ecf-factories.ts";
+import { buildAcecf } from "../src/documents/acecf.ts";
+import { buildAnecf } from "../src/documents/anecf.ts";
+import { buildArecf } from "../src/documents/arecf.ts";
+import { buildRfce } from "../src/documents/rfce.ts";
 import { testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
 
 execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
@@ -46,6 +50,20 @@ const cases: Array<{ name: string; kind: DocumentKind; xml: () => string }> = [
   // The sample writes MontoTotal without decimals, which its own XSD refuses.
   { name: "ACECF", kind: "ACECF", xml: () => throughSerializer("xml/aprobacionComercial_E450000000001.xml", "ACECF", (x) => x.replace(/<MontoTotal>(\d+)<\/MontoTotal>/, "<MontoTotal>$1.00</MontoTotal>")) },
   { name: "ANECF", kind: "ANECF", xml: () => documentToXml(xmlToDocument(ANECF, "ANECF"), "ANECF") },
+  // The same documents from the builders the Worker uses.
+  { name: "RFCE from buildRfce", kind: "RFCE", xml: () => buildRfce({ ecf: makeEcf("32", { trickyText: true }), CodigoSeguridadeCF: "aB3x9Z" }) },
+  { name: "ARECF from buildArecf (received)", kind: "ARECF", xml: () => buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:15:00" }) },
+  { name: "ARECF from buildArecf (not received)", kind: "ARECF", xml: () => buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "1", CodigoMotivoNoRecibido: "2", FechaHoraAcuseRecibo: "01-04-2025 10:15:00" }) },
+  {
+    name: "ACECF from buildAcecf (rejected, reason with & < > and quotes)",
+    kind: "ACECF",
+    xml: () => buildAcecf({ RNCEmisor: "130862346", eNCF: "E310000000001", FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738", Estado: "2", DetalleMotivoRechazo: TRICKY_TEXT.razonSocial, FechaHoraAprobacionComercial: "02-04-2025 09:00:00" }),
+  },
+  {
+    name: "ANECF from buildAnecf",
+    kind: "ANECF",
+    xml: () => buildAnecf({ RncEmisor: "130862346", FechaHoraAnulacioneNCF: "01-04-2025 10:15:00", DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000020" }] }] }),
+  },
 ];
 
 let id: TestIdentity;

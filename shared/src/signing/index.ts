@@ -8,3 +8,4 @@ export * from "./pkcs12.ts";
 export * from "./key-at-rest.ts";
 export * from "./timbre.ts";
 export * from "./fecha-firma.ts";
+export * from "./base64.ts";
