@@ -199,6 +199,12 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
     idDoc.FechaVencimientoSecuencia = context.fechaVencimientoSecuencia;
   }
   const emisor = ensureObject(doc, "Encabezado", "Emisor");
+  // The profile's RNC is the authenticated issuer: a request cannot issue for another one.
+  const rncPerfil = context.emisor?.RNCEmisor;
+  const rncSent = textOf(emisor, "RNCEmisor");
+  if (rncPerfil && rncSent !== undefined && rncSent !== rncPerfil) {
+    problems.push(mk("/Encabezado/Emisor/RNCEmisor", "emisor_mismatch", "error", `RNCEmisor ${rncSent} is not the issuer's RNC ${rncPerfil}`, `RNCEmisor ${rncSent} no es el RNC del emisor ${rncPerfil}`, "formato-ecf: RNCEmisor (RNC autorizado como emisor electrónico)", { sent: rncSent, expected: rncPerfil }));
+  }
   for (const [k, v] of Object.entries(context.emisor ?? {})) {
     if (!isPresent(emisor[k]) && isPresent(v)) emisor[k] = Array.isArray(v) ? [...v] : v;
   }

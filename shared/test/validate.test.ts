@@ -80,6 +80,12 @@ describe("validateEcf completes a minimal request", () => {
     expect(fechaSantoDomingo(new Date(iso))).toBe(fecha);
   });
 
+  it("a request cannot issue for another RNC than the profile's", () => {
+    const doc = request("31", [line(4, 1, 1)]);
+    doc.Encabezado.Emisor = { RNCEmisor: "131880681" };
+    expect(codes(validateEcf(doc, context).problems)).toEqual(["error:emisor_mismatch@/Encabezado/Emisor/RNCEmisor"]);
+  });
+
   it("the request wins over the context", () => {
     const doc = request("31", [line(1, 1, 1)], { idDoc: { eNCF: "E310000000099", IndicadorMontoGravado: 0 } });
     const out = validateEcf(doc, context);
