@@ -3,15 +3,18 @@
 // on the bare path the receiver is the document's RNCComprador (or RNCEmisor for an ACECF).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
+import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { problemSchema } from "../http/openapi.ts";
+import { bearerSecurity, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
 import { checkReceiverToken, issueSeed, redeemSignedSeed } from "../receiving/receiver-auth.ts";
 import { identifyEcf, receiveEcf } from "../receiving/reception.ts";
 import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
+import { receiptPdf } from "../print/receipt-pdf.ts";
+import { resolveTenant } from "../tenant/resolve.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 
@@ -152,3 +155,36 @@ for (const prefix of ["", "/{rnc}"]) {
     }),
   );
 }
+
+// The printed representation (RI) of one of the company's own receipts.
+receiverRoutes.use("/fe/recepcion/ecf/*", requireAuth, resolveTenant);
+receiverRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/fe/recepcion/ecf/{encf}/pdf",
+    tags: ["Receipts"],
+    summary: "The printed representation (PDF) of an issued e-CF",
+    security: bearerSecurity,
+    request: {
+      params: z.object({ encf: z.string().regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001").openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }) }),
+      query: z.object({ layout: z.enum(["a4", "letter", "roll80"]).optional().openapi({ description: "Default: roll80 for point-of-sale receipts, a4 otherwise" }) }),
+    },
+    responses: {
+      200: { description: "The PDF (made once, then served from the archive)", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
+      400: problemSchema("Not an e-NCF, or an unknown layout"),
+      401: problemSchema("Not authenticated"),
+      404: problemSchema("No such receipt for this issuer"),
+    },
+  }),
+  (async (c: Context<AppEnv>) => {
+    const encf = c.req.param("encf")!;
+    const layout = c.req.query("layout") as "a4" | "letter" | "roll80" | undefined;
+    const tenant = c.get("tenant");
+    const { bytes } = await receiptPdf(c.env, tenant.id, encf, layout);
+    return c.body(bytes as ArrayBuffer, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `inline; filename="${tenant.rnc}${encf}.pdf"`,
+      "Cache-Control": "private, max-age=31536000, immutable",
+    });
+  }) as never,
+);

@@ -1,0 +1,262 @@
+// The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
+// illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
+// every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
+import type { JsonDocument } from "@ecf/shared";
+import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import { formatAmount, printable, wrap } from "./pdf-text.ts";
+import { qrMatrix } from "./qr.ts";
+import { receiptView, type ReceiptView } from "./receipt-view.ts";
+
+export type PrintLayout = "a4" | "letter" | "roll80";
+
+export interface PrintOptions {
+  /** First 6 characters of SignatureValue. */
+  securityCode: string;
+  /** FechaHoraFirma, dd-MM-yyyy HH:mm:ss. */
+  fechaHoraFirma: string;
+  /** The URL the QR holds (timbreUrl from @ecf/shared). */
+  timbreUrl: string;
+  layout: PrintLayout;
+}
+
+const MM = 72 / 25.4;
+const SHEETS = { a4: [595.28, 841.89], letter: [612, 792] } as const;
+/** §17.2.3: at least 2 cm from the sheet's edge, at least 22 x 22 mm. */
+const QR_EDGE = 20 * MM;
+const QR_SIZE = 25 * MM;
+const BLACK = rgb(0, 0, 0);
+const GREY = rgb(0.45, 0.45, 0.45);
+
+interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+}
+
+function text(page: PDFPage, value: string, x: number, y: number, font: PDFFont, size: number, align: "left" | "right" = "left") {
+  const t = printable(value);
+  const dx = align === "right" ? font.widthOfTextAtSize(t, size) : 0;
+  page.drawText(t, { x: x - dx, y, font, size, color: BLACK });
+}
+
+/** Draws the QR with its quiet zone left blank; returns nothing, the caller reserved the space. */
+function drawQr(page: PDFPage, url: string, x: number, y: number, size: number) {
+  const qr = qrMatrix(url);
+  const cell = size / qr.size;
+  for (let row = 0; row < qr.size; row++) {
+    for (let col = 0; col < qr.size; col++) {
+      // Slight overlap so adjacent modules render without hairline gaps.
+      if (qr.dark(row, col)) page.drawRectangle({ x: x + col * cell, y: y + size - (row + 1) * cell, width: cell + 0.05, height: cell + 0.05, color: BLACK });
+    }
+  }
+}
+
+/** QR bottom-left, "Código de Seguridad" and "Fecha de Firma Digital" under it (§17.2.3). */
+function drawTimbre(page: PDFPage, fonts: Fonts, options: PrintOptions, x: number, bottom: number) {
+  text(page, `Código de Seguridad: ${options.securityCode}`, x, bottom + 11, fonts.bold, 8);
+  text(page, `Fecha de Firma Digital: ${options.fechaHoraFirma}`, x, bottom, fonts.regular, 8);
+  drawQr(page, options.timbreUrl, x, bottom + 24, QR_SIZE);
+}
+
+const TIMBRE_HEIGHT = QR_SIZE + 24;
+
+// ---------------------------------------------------------------- sheet (A4 / Letter)
+
+function drawSheetHeader(page: PDFPage, fonts: Fonts, view: ReceiptView, margin: number, width: number): number {
+  const top = page.getHeight() - margin;
+  const leftWidth = width * 0.55;
+  const rightX = margin + leftWidth + 10;
+  const rightWidth = width - leftWidth - 10;
+
+  let y = top;
+  const left = (value: string, font: PDFFont, size: number) => {
+    for (const line of wrap(value, font, size, leftWidth)) {
+      y -= size + 3;
+      text(page, line, margin, y, font, size);
+    }
+  };
+  const e = view.emisor;
+  if (e.nombreComercial) left(e.nombreComercial, fonts.bold, 12);
+  left(e.razonSocial, e.nombreComercial ? fonts.regular : fonts.bold, e.nombreComercial ? 9 : 12);
+  left(`RNC: ${e.rnc}`, fonts.regular, 9);
+  if (e.direccion) left(e.direccion, fonts.regular, 9);
+  const place = [e.municipio, e.provincia].filter(Boolean).join(", ");
+  if (place) left(place, fonts.regular, 9);
+  left(`Fecha de Emisión: ${e.fechaEmision}`, fonts.regular, 9);
+  const leftBottom = y;
+
+  y = top;
+  const right = (value: string, font: PDFFont, size: number) => {
+    for (const line of wrap(value, font, size, rightWidth)) {
+      y -= size + 3;
+      text(page, line, rightX, y, font, size);
+    }
+  };
+  right(view.tipoEnPalabras, fonts.bold, 11);
+  right(`e-NCF: ${view.encf}`, fonts.bold, 10);
+  if (view.fechaVencimiento) right(`Fecha Vencimiento: ${view.fechaVencimiento}`, fonts.regular, 9);
+  if (view.ncfModificado) right(`e-NCF Modificado: ${view.ncfModificado}`, fonts.regular, 9);
+  if (view.codigoModificacionEnPalabras) right(`Código de Modificación: ${view.codigoModificacionEnPalabras}`, fonts.regular, 9);
+
+  y = Math.min(leftBottom, y) - 10;
+  if (view.comprador) {
+    y -= 12;
+    text(page, `Razón Social Cliente: ${view.comprador.razonSocial ?? ""}`, margin, y, fonts.regular, 9);
+    if (view.comprador.rnc) {
+      y -= 12;
+      text(page, `RNC Cliente: ${view.comprador.rnc}`, margin, y, fonts.regular, 9);
+    }
+  }
+  y -= 8;
+  page.drawLine({ start: { x: margin, y }, end: { x: margin + width, y }, thickness: 0.6, color: GREY });
+  return y;
+}
+
+interface Column {
+  title: string;
+  width: number;
+  align: "left" | "right";
+}
+
+function sheetColumns(width: number): Column[] {
+  const fixed = [50, 60, 70, 60, 75];
+  return [
+    { title: "Cantidad", width: fixed[0]!, align: "right" },
+    { title: "Descripción", width: width - fixed.reduce((a, b) => a + b, 0), align: "left" },
+    { title: "Unidad", width: fixed[1]!, align: "left" },
+    { title: "Precio", width: fixed[2]!, align: "right" },
+    { title: "Descuento", width: fixed[3]!, align: "right" },
+    { title: "Valor", width: fixed[4]!, align: "right" },
+  ];
+}
+
+async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, options: PrintOptions, layout: "a4" | "letter") {
+  const [pageWidth, pageHeight] = SHEETS[layout];
+  const margin = QR_EDGE;
+  const width = pageWidth - 2 * margin;
+  const footerTop = margin + TIMBRE_HEIGHT + 12;
+  const columns = sheetColumns(width);
+  const pages: PDFPage[] = [];
+
+  const startPage = () => {
+    const page = pdf.addPage([pageWidth, pageHeight]);
+    pages.push(page);
+    let y = drawSheetHeader(page, fonts, view, margin, width) - 12;
+    let x = margin;
+    for (const c of columns) {
+      text(page, c.title, c.align === "right" ? x + c.width - 4 : x, y, fonts.bold, 8, c.align);
+      x += c.width;
+    }
+    y -= 4;
+    page.drawLine({ start: { x: margin, y }, end: { x: margin + width, y }, thickness: 0.4, color: GREY });
+    return { page, y: y - 2 };
+  };
+
+  let { page, y } = startPage();
+  for (const line of view.lines) {
+    // §17.2.2: only the value "E", left of the description, marks an exempt line.
+    const description = wrap(`${line.exento ? "E  " : ""}${line.descripcion}`, fonts.regular, 8, columns[1]!.width - 6);
+    const height = description.length * 10 + 2;
+    if (y - height < footerTop) ({ page, y } = startPage());
+    const cells = [line.cantidad, "", line.unidad, formatAmount(line.precio), line.descuento ? formatAmount(line.descuento) : "", formatAmount(line.valor)];
+    let x = margin;
+    columns.forEach((c, i) => {
+      if (i === 1) description.forEach((d, k) => text(page, d, x, y - 9 - k * 10, fonts.regular, 8));
+      else text(page, wrap(cells[i]!, fonts.regular, 8, c.width - 6)[0]!, c.align === "right" ? x + c.width - 4 : x, y - 9, fonts.regular, 8, c.align);
+      x += c.width;
+    });
+    y -= height;
+  }
+
+  const totalsHeight = view.totals.length * 13 + 16;
+  if (y - totalsHeight < footerTop) ({ page, y } = startPage());
+  y -= 8;
+  page.drawLine({ start: { x: margin, y }, end: { x: margin + width, y }, thickness: 0.6, color: GREY });
+  for (const [label, amount] of view.totals) {
+    y -= 13;
+    const font = label === "Total" ? fonts.bold : fonts.regular;
+    text(page, label, margin + width - 180, y, font, 9);
+    text(page, formatAmount(amount), margin + width - 4, y, font, 9, "right");
+  }
+
+  pages.forEach((p, i) => {
+    drawTimbre(p, fonts, options, margin, margin);
+    if (pages.length > 1) text(p, `Página ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
+  });
+}
+
+// ---------------------------------------------------------------- 80 mm roll
+
+async function renderRoll(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, options: PrintOptions) {
+  const pageWidth = 80 * MM;
+  const margin = 4 * MM;
+  const width = pageWidth - 2 * margin;
+  type Row = { text: string; font: PDFFont; size: number; align: "left" | "right" | "split"; right?: string } | { rule: true };
+  const rows: Row[] = [];
+  const add = (value: string, font = fonts.regular, size = 8) => {
+    for (const line of wrap(value, font, size, width)) rows.push({ text: line, font, size, align: "left" });
+  };
+  const split = (left: string, right: string, font = fonts.regular, size = 8) => rows.push({ text: left, right, font, size, align: "split" });
+
+  const e = view.emisor;
+  if (e.nombreComercial) add(e.nombreComercial, fonts.bold, 10);
+  add(e.razonSocial, fonts.bold, 9);
+  add(`RNC: ${e.rnc}`);
+  if (e.direccion) add(e.direccion);
+  const place = [e.municipio, e.provincia].filter(Boolean).join(", ");
+  if (place) add(place);
+  add(`Fecha de Emisión: ${e.fechaEmision}`);
+  rows.push({ rule: true });
+  add(view.tipoEnPalabras, fonts.bold, 9);
+  add(`e-NCF: ${view.encf}`, fonts.bold, 9);
+  if (view.fechaVencimiento) add(`Fecha Vencimiento: ${view.fechaVencimiento}`);
+  if (view.ncfModificado) add(`e-NCF Modificado: ${view.ncfModificado}`);
+  if (view.codigoModificacionEnPalabras) add(`Código de Modificación: ${view.codigoModificacionEnPalabras}`);
+  if (view.comprador) {
+    add(`Razón Social Cliente: ${view.comprador.razonSocial ?? ""}`);
+    if (view.comprador.rnc) add(`RNC Cliente: ${view.comprador.rnc}`);
+  }
+  rows.push({ rule: true });
+  for (const line of view.lines) {
+    add(`${line.exento ? "E  " : ""}${line.descripcion}`);
+    split(`  ${line.cantidad} x ${formatAmount(line.precio)}${line.descuento ? ` - ${formatAmount(line.descuento)}` : ""}`, formatAmount(line.valor));
+  }
+  rows.push({ rule: true });
+  for (const [label, amount] of view.totals) split(label, formatAmount(amount), label === "Total" ? fonts.bold : fonts.regular, 9);
+
+  const heightOf = (r: Row) => ("rule" in r ? 8 : r.size + 3);
+  const contentHeight = rows.reduce((sum, r) => sum + heightOf(r), 0);
+  const pageHeight = margin + contentHeight + 12 + TIMBRE_HEIGHT + margin;
+  const page = pdf.addPage([pageWidth, pageHeight]);
+  let y = pageHeight - margin;
+  for (const r of rows) {
+    y -= heightOf(r);
+    if ("rule" in r) {
+      page.drawLine({ start: { x: margin, y: y + 4 }, end: { x: margin + width, y: y + 4 }, thickness: 0.4, color: GREY, dashArray: [2, 2] });
+    } else if (r.align === "split") {
+      text(page, r.text, margin, y, r.font, r.size);
+      text(page, r.right ?? "", margin + width, y, r.font, r.size, "right");
+    } else {
+      text(page, r.text, margin, y, r.font, r.size);
+    }
+  }
+  drawTimbre(page, fonts, options, margin, margin);
+}
+
+/** The RI of an e-CF (its JSON document, as xmlToEcf returns it) as PDF bytes. */
+export async function renderReceiptPdf(document: JsonDocument, options: PrintOptions): Promise<Uint8Array> {
+  const view = receiptView(document);
+  const pdf = await PDFDocument.create();
+  pdf.setTitle(`${view.tipoEnPalabras} ${view.encf}`);
+  pdf.setAuthor(printable(view.emisor.razonSocial));
+  pdf.setProducer("ecf-edge");
+  pdf.setCreator("ecf-edge");
+  // Fixed dates keep the bytes a function of the document: the stored PDF is reproducible.
+  const signed = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/.exec(options.fechaHoraFirma);
+  const when = signed ? new Date(`${signed[3]}-${signed[2]}-${signed[1]}T${signed[4]}:${signed[5]}:${signed[6]}-04:00`) : new Date(0);
+  pdf.setCreationDate(when);
+  pdf.setModificationDate(when);
+  const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), bold: await pdf.embedFont(StandardFonts.HelveticaBold) };
+  if (options.layout === "roll80") await renderRoll(pdf, fonts, view, options);
+  else await renderSheet(pdf, fonts, view, options, options.layout);
+  return pdf.save({ useObjectStreams: false });
+}

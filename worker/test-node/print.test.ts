@@ -1,0 +1,141 @@
+// The printed representation, checked the way a person would: render the PDF to an image with
+// poppler (pdftoppm), decode the QR with zbar (zbarimg), read the text with pdftotext.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ecfToXml, timbreUrl, xmlToEcf, type TipoeCF } from "@ecf/shared";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeEcf, type EcfFactoryOptions } from "../../shared/test/support/ecf-factories.ts";
+import { renderReceiptPdf, type PrintLayout } from "../src/print/render.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "ecf-print-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function render(name: string, pdf: Uint8Array) {
+  const file = join(dir, `${name}.pdf`);
+  writeFileSync(file, pdf);
+  execFileSync("pdftoppm", ["-r", "200", "-png", file, join(dir, name)]);
+  const images = readdirSync(dir)
+    .filter((f) => f.startsWith(`${name}-`) && f.endsWith(".png"))
+    .sort()
+    .map((f) => join(dir, f));
+  const text = execFileSync("pdftotext", [file, "-"]).toString("utf8");
+  return { file, images, text };
+}
+
+/** Width and height of a PNG, from its IHDR chunk. */
+function pngSize(image: string): { width: number; height: number } {
+  const header = readFileSync(image).subarray(16, 24);
+  return { width: header.readUInt32BE(0), height: header.readUInt32BE(4) };
+}
+
+/** Every QR zbarimg finds in the image (none is not an error). */
+function decodeQr(image: string): string[] {
+  try {
+    return execFileSync("zbarimg", ["--raw", "-q", image]).toString("utf8").split("\n").filter((l) => l !== "");
+  } catch (error) {
+    if ((error as { status?: number }).status === 4) return []; // zbarimg: no symbol found
+    throw error;
+  }
+}
+
+/** Renders one region of one page (fractions of the page, origin top-left) and decodes it. */
+function decodeRegion(file: string, pageNo: number, full: { width: number; height: number }, region: { x: number; y: number; w: number; h: number }): string[] {
+  const out = join(dir, `region-${Math.random().toString(36).slice(2)}`);
+  const px = (f: number, total: number) => String(Math.floor(f * total));
+  execFileSync("pdftoppm", ["-r", "200", "-png", "-singlefile", "-f", String(pageNo), "-l", String(pageNo),
+    "-x", px(region.x, full.width), "-y", px(region.y, full.height), "-W", px(region.w, full.width), "-H", px(region.h, full.height), file, out]);
+  return decodeQr(`${out}.png`);
+}
+
+function timbreOf(doc: Record<string, unknown>, securityCode: string) {
+  const e = doc.Encabezado as Record<string, Record<string, string>>;
+  return timbreUrl({
+    form: "consultatimbre",
+    environment: "testecf",
+    rncEmisor: e.Emisor!.RNCEmisor!,
+    rncComprador: e.Comprador?.RNCComprador ?? null,
+    encf: e.IdDoc!.eNCF!,
+    fechaEmision: e.Emisor!.FechaEmision!,
+    montoTotal: e.Totales!.MontoTotal!,
+    fechaFirma: doc.FechaHoraFirma as string,
+    codigoSeguridad: securityCode,
+  });
+}
+
+const cases: [string, TipoeCF, EcfFactoryOptions, PrintLayout][] = [
+  ["E31 on A4", "31", { lines: 4 }, "a4"],
+  ["E31 on Letter with tricky text", "31", { lines: 2, trickyText: true }, "letter"],
+  ["E32 on an 80 mm roll", "32", { lines: 5 }, "roll80"],
+  ["E34 credit note on A4", "34", { lines: 2, codigoModificacion: "3" }, "a4"],
+  ["E33 debit note on an 80 mm roll", "33", { lines: 2 }, "roll80"],
+  ["E44 (exempt lines) on A4", "44", { lines: 3 }, "a4"],
+  ["E31 with 70 lines (paginated) on Letter", "31", { lines: 70 }, "letter"],
+];
+
+describe("renderReceiptPdf", () => {
+  it.each(cases)("%s: the QR decodes to the timbre URL at the bottom left; the RI says what DGII asks", async (label, tipo, options, layout) => {
+    // Through the XML and back, as the route does with the signed XML from R2.
+    const doc = xmlToEcf(ecfToXml(makeEcf(tipo, options)));
+    const securityCode = "Ab3+x/";
+    const url = timbreOf(doc, securityCode);
+    const pdf = await renderReceiptPdf(doc, { securityCode, fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: url, layout });
+    expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe("%PDF-");
+
+    const name = label.replace(/\W+/g, "-");
+    const { file, images, text } = render(name, pdf);
+    expect(images.length).toBeGreaterThan(0);
+    images.forEach((image, i) => {
+      // One QR per page, holding exactly the timbre URL...
+      expect(decodeQr(image)).toEqual([url]);
+      // ...in the bottom-left corner (§17.2.3): found there, and not in the rest of the page.
+      const size = pngSize(image);
+      const corner = layout === "roll80" ? { x: 0, y: 0.55, w: 0.6, h: 0.45 } : { x: 0, y: 0.75, w: 0.4, h: 0.25 };
+      expect(decodeRegion(file, i + 1, size, corner)).toEqual([url]);
+      expect(decodeRegion(file, i + 1, size, { x: 0, y: 0, w: 1, h: corner.y })).toEqual([]);
+      expect(decodeRegion(file, i + 1, size, { x: corner.w, y: 0, w: 1 - corner.w, h: 1 })).toEqual([]);
+    });
+
+    const e = doc.Encabezado as Record<string, Record<string, string>>;
+    const flat = text.replace(/\s+/g, " ");
+    expect(flat).toContain(`e-NCF: ${e.IdDoc!.eNCF}`);
+    expect(flat).toContain(`Código de Seguridad: ${securityCode}`);
+    expect(flat).toContain(`Fecha de Firma Digital: ${doc.FechaHoraFirma}`);
+    const words: Record<string, string> = { "31": "Factura de Crédito Fiscal Electrónica", "32": "Factura de Consumo Electrónica", "33": "Nota de Débito Electrónica", "34": "Nota de Crédito Electrónica", "44": "Regímenes Especiales Electrónico" };
+    expect(flat).toContain(words[tipo]);
+    if (tipo === "32" || tipo === "34") expect(flat).not.toContain("Fecha Vencimiento");
+    else expect(flat).toContain(`Fecha Vencimiento: ${e.IdDoc!.FechaVencimientoSecuencia}`);
+    if (tipo === "33" || tipo === "34") {
+      const ref = doc.InformacionReferencia as Record<string, string>;
+      expect(flat).toContain(`e-NCF Modificado: ${ref.NCFModificado}`);
+      expect(flat).toContain(tipo === "34" ? "Corrige montos del NCF modificado" : "Código de Modificación:");
+    }
+    if (tipo === "44") expect(flat).toMatch(/E Producto 1/);
+    else expect(flat).not.toMatch(/\bE Producto/);
+    expect(flat).toContain("Total");
+    expect(flat).toContain(e.Emisor!.RNCEmisor);
+    if (options.trickyText) expect(flat).toContain("Comercial Peña & Asociados");
+    if ((options.lines ?? 0) > 50) {
+      expect(images.length).toBeGreaterThan(1);
+      expect(flat).toContain(`Página ${images.length} de ${images.length}`);
+    }
+  });
+
+  it("sizes the roll to its content and keeps sheets at A4 and Letter", async () => {
+    const doc = xmlToEcf(ecfToXml(makeEcf("32", { lines: 3 })));
+    const base = { securityCode: "ABCDEF", fechaHoraFirma: "01-04-2025 10:15:00", timbreUrl: "https://fc.dgii.gov.do/testecf/consultatimbrefc?RncEmisor=130862346&ENCF=E320000000001&MontoTotal=1.00&CodigoSeguridad=ABCDEF" };
+    const sizes: Record<string, string> = {};
+    for (const layout of ["a4", "letter", "roll80"] as const) {
+      const file = join(dir, `size-${layout}.pdf`);
+      writeFileSync(file, await renderReceiptPdf(doc, { ...base, layout }));
+      sizes[layout] = /Page size:\s+([\d.]+ x [\d.]+)/.exec(execFileSync("pdfinfo", [file]).toString())![1]!;
+    }
+    expect(sizes.a4).toBe("595.28 x 841.89");
+    expect(sizes.letter).toBe("612 x 792");
+    const [rollWidth, rollHeight] = sizes.roll80!.split(" x ").map(Number);
+    expect(rollWidth).toBeCloseTo(226.77, 1); // 80 mm
+    expect(rollHeight).toBeGreaterThan(200);
+    expect(rollHeight).toBeLessThan(842);
+  });
+});

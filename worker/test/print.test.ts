@@ -1,0 +1,63 @@
+import { env } from "cloudflare:workers";
+import { ecfToXml, securityCode, timbreForSignedEcf, timbreUrl } from "@ecf/shared";
+import { describe, expect, it } from "vitest";
+import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { authed, companyWithToken } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { signAsSupplier } from "./receiving-support.ts";
+
+/** An issued receipt as the issuing path leaves it: the signed XML in R2 and its row in D1. */
+async function issued(companyId: string, rnc: string, tipo: "31" | "32", source: "api" | "device", sequence: number) {
+  const signed = await signAsSupplier(ecfToXml(makeEcf(tipo, { sequence })));
+  const encf = /<eNCF>([^<]+)<\/eNCF>/.exec(signed)![1]!;
+  const xmlKey = `${rnc}/2025/04/${encf}.xml`;
+  await env.ARCHIVE.put(xmlKey, signed);
+  await env.DB.prepare(
+    `INSERT INTO receipts (id, company_id, encf, tipo_ecf, issue_date, monto_total, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path, status, source)
+     VALUES (?, ?, ?, ?, '2025-04-01', '1.00', ?, '01-04-2025 10:15:00', ?, ?, 'x', 'y', 'ecf', 'accepted', ?)`,
+  )
+    .bind(crypto.randomUUID(), companyId, encf, tipo, securityCode(signed), timbreUrl(timbreForSignedEcf(signed, "testecf")), xmlKey, source)
+    .run();
+  return { encf, xmlKey };
+}
+
+const latin1 = (bytes: ArrayBuffer) => new TextDecoder("latin1").decode(bytes);
+
+describe("GET /fe/recepcion/ecf/{encf}/pdf", () => {
+  it.each([
+    ["an API invoice (A4 by default)", "31", "api", undefined, 595.28],
+    ["a point-of-sale receipt (80 mm roll by default)", "32", "device", undefined, 226.77],
+    ["an invoice asked on Letter", "31", "api", "letter", 612],
+  ] as const)("renders %s in workerd, stores it beside the XML and serves the stored copy after", async (_label, tipo, source, layout, width) => {
+    const { company, token } = await companyWithToken();
+    const { encf, xmlKey } = await issued(company.id, company.rnc, tipo, source, 7);
+    const path = `/fe/recepcion/ecf/${encf}/pdf${layout ? `?layout=${layout}` : ""}`;
+    const res = await call(path, { headers: authed(token) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    const first = await res.arrayBuffer();
+    const text = latin1(first);
+    expect(text.startsWith("%PDF-")).toBe(true);
+    expect(text).toMatch(new RegExp(`/MediaBox \\[\\s*0 0 ${String(width).replace(".", "\\.")}`));
+
+    const key = xmlKey.replace(/\.xml$/, layout ? `.${layout}.pdf` : ".pdf");
+    const stored = await env.ARCHIVE.get(key);
+    expect(stored && new Uint8Array(await stored.arrayBuffer())).toEqual(new Uint8Array(first));
+
+    // Immutable: once stored, the archive copy is what is served, even if the row changes.
+    await env.DB.prepare("UPDATE receipts SET security_code = 'ZZZZZZ' WHERE company_id = ? AND encf = ?").bind(company.id, encf).run();
+    const again = await call(path, { headers: authed(token) });
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(new Uint8Array(first));
+  });
+
+  it("is scoped to the caller's company and validates its input", async () => {
+    const a = await companyWithToken();
+    const b = await companyWithToken();
+    const { encf } = await issued(a.company.id, a.company.rnc, "31", "api", 8);
+    expect((await call(`/fe/recepcion/ecf/${encf}/pdf`, { headers: authed(b.token) })).status).toBe(404);
+    expect((await call(`/fe/recepcion/ecf/${encf}/pdf`)).status).toBe(401);
+    expect((await call(`/fe/recepcion/ecf/E310000099999/pdf`, { headers: authed(a.token) })).status).toBe(404);
+    expect((await call(`/fe/recepcion/ecf/X31/pdf`, { headers: authed(a.token) })).status).toBe(400);
+    expect((await call(`/fe/recepcion/ecf/${encf}/pdf?layout=a3`, { headers: authed(a.token) })).status).toBe(400);
+  });
+});
