@@ -23,9 +23,17 @@ export type SignatureResult =
   | { ok: true; certificate: SignerCertificate }
   | { ok: false; reason: string; message: string };
 
+export interface RuleFindings {
+  errors: Mensaje[];
+  observations: Mensaje[];
+}
+
 export interface DocumentChecks {
   validateSchema(xml: string, kind: SchemaKind): Promise<SchemaResult>;
   verifySignature(xml: string): Promise<SignatureResult>;
-  /** Observations on an e-CF's totals beyond DGII's tolerance (empty when within tolerance). */
-  checkTotals(xml: string): Promise<Mensaje[]>;
+  /**
+   * The format rules beyond the XSD (obligation matrix, dates, per-type rules, totals): `errors`
+   * reject the e-CF, `observations` (totals beyond DGII's tolerance) make it Aceptado Condicional.
+   */
+  checkRules(xml: string, receivedAt: Date): Promise<RuleFindings>;
 }

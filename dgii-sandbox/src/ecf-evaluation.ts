@@ -83,6 +83,7 @@ export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput
     if (problems.length > 0) return rejected(problems, true);
   }
 
-  const observations = await ctx.checks.checkTotals(xml);
-  return observations.length > 0 ? acceptedWithObservations(observations) : accepted();
+  const findings = await ctx.checks.checkRules(xml, input.receivedAt);
+  if (findings.errors.length > 0) return rejected(findings.errors.slice(0, 20), CODES.formatoInvalido.secuenciaUtilizada);
+  return findings.observations.length > 0 ? acceptedWithObservations(findings.observations) : accepted();
 }

@@ -12,6 +12,8 @@ export const CODES = {
   firmaInvalida: { codigo: 2, secuenciaUtilizada: false },
   /** The e-NCF is not `E` + type + 10 digits, or its type does not match TipoeCF. */
   encfInvalido: { codigo: 3, secuenciaUtilizada: false },
+  /** A format rule beyond the XSD (obligation matrix, dates, per-type rules) is broken. */
+  formatoInvalido: { codigo: 5, secuenciaUtilizada: true },
   /** The e-NCF was voided through anulacionrangos. */
   encfAnulado: { codigo: 4, secuenciaUtilizada: true },
   /** FechaVencimientoSecuencia is before the reception date. */

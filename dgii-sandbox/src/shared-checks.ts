@@ -1,69 +1,26 @@
-// The production wiring of DocumentChecks: the same XSD validator, XMLDSig verifier and totals
+// The production wiring of DocumentChecks: the same XSD validator, XMLDSig verifier and e-CF
 // rules the platform uses (@ecf/shared), so a document the sandbox accepts is one DGII would.
-// The totals check composes shared's computeTotals and tolerance rule (informe-tecnico §12).
-import {
-  LINE_TOLERANCE,
-  computeTotalsDetailed,
-  dec,
-  globalTolerance,
-  judgeDifference,
-  verifyXml,
-  xmlToEcf,
-  type Totales,
-} from "@ecf/shared";
-import type { DocumentChecks } from "./checks.ts";
+import { validateEcf, verifyXml, xmlToEcf, type Problem } from "@ecf/shared";
+import type { DocumentChecks, RuleFindings } from "./checks.ts";
 import type { Mensaje } from "./outcome.ts";
 import { CODES } from "./rejection-codes.ts";
 import { XsdBatcher } from "./xsd-batcher.ts";
-import { findAll, parseXml, text } from "./xml-read.ts";
-
-/** Header amounts compared with the computed ones (the scalar Totales fields). */
-const COMPARED: readonly (keyof Totales)[] = [
-  "MontoGravadoTotal",
-  "MontoGravadoI1",
-  "MontoGravadoI2",
-  "MontoGravadoI3",
-  "MontoExento",
-  "TotalITBIS",
-  "TotalITBIS1",
-  "TotalITBIS2",
-  "TotalITBIS3",
-  "MontoImpuestoAdicional",
-  "MontoTotal",
-  "MontoNoFacturable",
-];
-
-async function checkTotals(xml: string): Promise<Mensaje[]> {
-  const doc = xmlToEcf(xml);
-  const computed = computeTotalsDetailed(doc, { basis: "recomputed" });
-  const root = parseXml(xml);
-  const mensajes: Mensaje[] = [];
-  const codigo = CODES.totalesFueraDeTolerancia.codigo;
-
-  const tolerance = globalTolerance(computed.lines.length);
-  for (const field of COMPARED) {
-    const sent = text(root, ["Encabezado", "Totales", field]);
-    const expected = computed.Totales[field];
-    if (sent === undefined || typeof expected !== "string") continue;
-    const judged = judgeDifference(dec(sent), dec(expected), tolerance);
-    if (!judged.withinTolerance) {
-      mensajes.push({ codigo, valor: `${field}: enviado ${judged.sent}, calculado ${judged.computed}, diferencia ${judged.difference} excede la tolerancia ±${judged.tolerance}` });
-    }
-  }
-
-  const items = findAll(root, ["DetallesItems", "Item"]);
-  for (const line of computed.lines) {
-    const sent = items[line.index] ? text(items[line.index]!, ["MontoItem"]) : undefined;
-    if (line.computedMontoItem === undefined || sent === undefined) continue;
-    const judged = judgeDifference(dec(sent), line.computedMontoItem, LINE_TOLERANCE);
-    if (!judged.withinTolerance) {
-      mensajes.push({ codigo, valor: `Item ${line.index + 1} MontoItem: enviado ${judged.sent}, calculado ${judged.computed}, diferencia ${judged.difference} excede la tolerancia ±${judged.tolerance}` });
-    }
-  }
-  return mensajes;
-}
 
 const xsd = new XsdBatcher();
+
+const toMensaje = (codigo: number) => (problem: Problem): Mensaje => ({ codigo, valor: `${problem.path}: ${problem.messageEs}` });
+
+/**
+ * validateEcf in DGII's mode: totals beyond the tolerance are warnings marked
+ * `dgiiOutcome: "aceptado_condicional"` (informe-tecnico §12), every error is a rejection.
+ */
+function checkRules(xml: string, receivedAt: Date): Promise<RuleFindings> {
+  const { problems } = validateEcf(xmlToEcf(xml), { now: receivedAt, totalsPolicy: "dgii" });
+  return Promise.resolve({
+    errors: problems.filter((p) => p.severity === "error").map(toMensaje(CODES.formatoInvalido.codigo)),
+    observations: problems.filter((p) => p.details?.dgiiOutcome === "aceptado_condicional").map(toMensaje(CODES.totalesFueraDeTolerancia.codigo)),
+  });
+}
 
 export const sharedChecks: DocumentChecks = {
   async validateSchema(xml, kind) {
@@ -76,5 +33,5 @@ export const sharedChecks: DocumentChecks = {
     const { subject, serialNumber, holderId, notBefore, notAfter } = result.certificate;
     return { ok: true, certificate: { subject, serialNumber, holderId, notBefore, notAfter } };
   },
-  checkTotals,
+  checkRules,
 };

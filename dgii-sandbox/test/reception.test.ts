@@ -103,6 +103,10 @@ describe("rejections and conditional acceptance", () => {
       { tipo: "34", options: { codigoModificacion: "2" }, change: (_, at) => void (at("Encabezado", "Totales").MontoTotal = "5.00"), codigo: 2, codes: [1960], secuenciaUtilizada: true },
     ],
     [
+      "a FechaEmision that is no calendar date (a format rule the XSD pattern lets through)",
+      { tipo: "31", change: (_, at) => void (at("Encabezado", "Emisor").FechaEmision = "30-02-2025"), codigo: 2, codes: [5], secuenciaUtilizada: true },
+    ],
+    [
       "a MontoTotal beyond the global tolerance (Aceptado Condicional)",
       { tipo: "31", change: (_, at) => void (at("Encabezado", "Totales").MontoTotal = "4020.00"), codigo: 4, codes: [1001], secuenciaUtilizada: true },
     ],
