@@ -153,6 +153,13 @@ describe("signEcfXml refuses input it cannot sign correctly", () => {
     expect((error as NotCanonicalError).code).toBe(code);
   });
 
+  it("refuses a document it signed itself, and a real signed DGII document", async () => {
+    const once = await signEcfXml(`<ECF><A>1</A></ECF>`, id.privateKey, id.certificateDer);
+    await expect(signEcfXml(once, id.privateKey, id.certificateDer)).rejects.toMatchObject({ code: "already_signed" });
+    const real = readFileSync(`${SAMPLES}/dgii-ecf/130862346E310005000201_ecf31_signed.xml`, "utf8");
+    await expect(signEcfXml(real, id.privateKey, id.certificateDer)).rejects.toMatchObject({ code: "already_signed" });
+  });
+
   it("refuses a signed sample with its namespaces (the job of signXml)", async () => {
     const xml = sample("xml/133470616E320000000018.xml");
     await expect(signEcfXml(xml, id.privateKey, id.certificateDer)).rejects.toMatchObject({ code: "attribute" });

@@ -150,6 +150,9 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       if (ns >= n || !isNameStart(bytes[ns]!)) throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
       let j = ns + 1;
       while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
+      if (j - ns === SIGNATURE.length && SIGNATURE.every((v, k) => bytes[ns + k] === v)) {
+        throw new NotCanonicalError("already_signed", i, "The document already has a Signature element");
+      }
       const c = bytes[j];
       if (c !== GT) {
         if (c === COLON) throw new NotCanonicalError("namespace_prefix", i, "Namespace-prefixed element");
@@ -161,9 +164,6 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       if (depth > 0) {
         if (hasText[depth - 1]) throw new NotCanonicalError("whitespace_between_elements", i, "Mixed content: text beside a child element");
         hasChild[depth - 1] = true;
-      }
-      if (j - ns === SIGNATURE.length && SIGNATURE.every((v, k) => bytes[ns + k] === v)) {
-        throw new NotCanonicalError("already_signed", i, "The document already has a Signature element");
       }
       nameStart[depth] = ns;
       nameEnd[depth] = j;
