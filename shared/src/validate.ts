@@ -131,11 +131,18 @@ function mk(path: string, code: string, severity: Severity, message: string, mes
   return p;
 }
 
-/** The object at `keys`, created when missing (or replacing a non-object). */
-function ensureObject(root: JsonObject, ...keys: string[]): JsonObject {
+/** The object at `keys`, created when missing; a present non-object is reported, then replaced. */
+function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]): JsonObject {
   let cur = root;
+  const path: string[] = [];
   for (const k of keys) {
-    if (!isObject(cur[k])) cur[k] = {};
+    path.push(k);
+    if (!isObject(cur[k])) {
+      if (isPresent(cur[k]) && !(path.length === 1 && k === "Encabezado")) {
+        problems.push(mk(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, `xsd: ${k}`, { value: cur[k] }));
+      }
+      cur[k] = {};
+    }
     cur = cur[k] as JsonObject;
   }
   return cur;
@@ -190,15 +197,15 @@ interface Completion {
 function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): Completion {
   const problems: Problem[] = [];
   const severity: Severity = context.totalsPolicy === "dgii" ? "warning" : "error";
-  const encabezado = ensureObject(doc, "Encabezado");
+  const encabezado = ensureObject(problems, doc, "Encabezado");
   if (!isPresent(encabezado.Version)) encabezado.Version = "1.0";
-  const idDoc = ensureObject(doc, "Encabezado", "IdDoc");
+  const idDoc = ensureObject(problems, doc, "Encabezado", "IdDoc");
   if (!isPresent(idDoc.TipoeCF)) idDoc.TipoeCF = tipo;
   if (!isPresent(idDoc.eNCF) && context.eNCF) idDoc.eNCF = context.eNCF;
   if (!isPresent(idDoc.FechaVencimientoSecuencia) && context.fechaVencimientoSecuencia && obligationOf("Encabezado/IdDoc/FechaVencimientoSecuencia", tipo) !== 0) {
     idDoc.FechaVencimientoSecuencia = context.fechaVencimientoSecuencia;
   }
-  const emisor = ensureObject(doc, "Encabezado", "Emisor");
+  const emisor = ensureObject(problems, doc, "Encabezado", "Emisor");
   // The profile's RNC is the authenticated issuer: a request cannot issue for another one.
   const rncPerfil = context.emisor?.RNCEmisor;
   const rncSent = textOf(emisor, "RNCEmisor");
@@ -271,7 +278,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   // recomputed basis (quantity × price), as DGII does, within ±(number of lines).
   const filled = computeTotalsDetailed(doc, options);
   const recomputed = computeTotalsDetailed(doc, { ...options, basis: "recomputed" });
-  const totales = ensureObject(doc, "Encabezado", "Totales");
+  const totales = ensureObject(problems, doc, "Encabezado", "Totales");
   const tolerance = globalTolerance(items.length);
   const judge = (path: string, field: string, sent: Decimal, computed: Decimal) => {
     const d = judgeDifference(sent, computed, tolerance);
@@ -355,7 +362,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
 
   // OtraMoneda: fill and judge like Totales.
   if (filled.OtraMoneda) {
-    const om = ensureObject(doc, "Encabezado", "OtraMoneda");
+    const om = ensureObject(problems, doc, "Encabezado", "OtraMoneda");
     const mine = filled.OtraMoneda as unknown as Record<string, unknown>;
     const ref = (recomputed.OtraMoneda ?? {}) as unknown as Record<string, unknown>;
     for (const key of OTRA_MONEDA_AMOUNTS) {

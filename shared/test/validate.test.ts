@@ -168,6 +168,14 @@ describe("validateEcf never throws and reports missing parts", () => {
     expect(r.ok).toBe(false);
   });
 
+  it.each(["IdDoc", "Emisor", "Totales", "OtraMoneda"])("a non-object %s is reported, not silently replaced", (key) => {
+    const doc = request("31", [line(4, 1, 1)]);
+    doc.Encabezado[key] = "x";
+    if (key === "IdDoc") doc.Encabezado.IdDoc = ["x"];
+    const r = validateEcf(doc, context);
+    expect(codes(r.problems)).toContain(`error:invalid_type@/Encabezado/${key}`);
+  });
+
   it("TipoeCF can come from the assigned e-NCF", () => {
     const doc = request("32", [line(1, 1, 10)], { idDoc: { IndicadorMontoGravado: 0 } });
     delete doc.Encabezado.IdDoc.TipoeCF;
