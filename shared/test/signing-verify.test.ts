@@ -130,6 +130,7 @@ describe("verifyXml names the reason", () => {
     ["missing_key_info", "a KeyValue instead of a certificate", () => signed.replace(/<X509Data>[\s\S]*<\/X509Data>/, "<KeyName>k</KeyName>")],
     ["malformed", "not XML", () => "<ECF><A>1</ECF>"],
     ["malformed", "a DOCTYPE (entities are never expanded)", () => `<!DOCTYPE ECF [<!ENTITY x "1">]>` + signed.replace(/^<\?xml[^>]*>/, "")],
+    ["malformed", "a Signature that is not the root's child", () => signed.replace(/(<Signature [\s\S]*<\/Signature>)/, "").replace("<Encabezado>", "<Encabezado>" + /<Signature [\s\S]*<\/Signature>/.exec(signed)![0])],
     ["malformed", "a Reference to a fragment", () => signed.replace(`<Reference URI="">`, `<Reference URI="#x">`)],
     ["malformed", "a certificate that is not DER", () => signed.replace(/<X509Certificate>[^<]*/, "<X509Certificate>AAAA")],
   ];

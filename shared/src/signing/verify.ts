@@ -77,7 +77,9 @@ function findSignature(doc: Document): Element {
   const found = doc.getElementsByTagNameNS(XMLDSIG_NS, "Signature");
   if (found.length === 0) throw new Refusal("no_signature", "The document has no XML signature");
   if (found.length > 1) throw new Refusal("multiple_signatures", `The document has ${found.length} XML signatures; the profile allows one`);
-  return found[0]!;
+  const signature = found[0]!;
+  if (signature.parentNode !== doc.documentElement) throw new Refusal("malformed", "The Signature must be a child of the root element (enveloped)");
+  return signature;
 }
 
 /** Checks the profile and returns the signer's certificate bytes. */
