@@ -281,6 +281,8 @@ describe("per-type rules", () => {
     ["e-NCF of another type", request("31", [line(4, 1, 1)], { idDoc: { eNCF: "E320000000001" } }), ["error:encf_type_mismatch@/Encabezado/IdDoc/eNCF"]],
     ["FechaLimitePago before FechaEmision", request("31", [line(4, 1, 1)], { idDoc: { TipoPago: 2, FechaLimitePago: "31-03-2025" } }), ["error:invalid_date_order@/Encabezado/IdDoc/FechaLimitePago"]],
     ["expired sequence", request("31", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2024" } }), ["error:invalid_date_order@/Encabezado/IdDoc/FechaVencimientoSecuencia"]],
+    ["E46 with TotalCif ≠ FOB + insurance + freight + other", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "CIF", TotalFob: "1000.00", Seguro: "10.00", Flete: "50.00", TotalCif: "1070.00" } } }, ["warning:inconsistent_total@/Encabezado/InformacionesAdicionales/TotalCif"]],
+    ["E46 with consistent customs data", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "FOB", TotalFob: "1000.00", Seguro: "10.00", Flete: "50.00", TotalCif: "1060.00" } } }, []],
     ["E46 with an unknown Incoterm", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "XYZ" } } }, ["warning:unknown_incoterm@/Encabezado/InformacionesAdicionales/CondicionesEntrega"]],
   ] as const)("%s", (_name, doc, expected) => {
     const tipo = (doc as J).Encabezado.IdDoc.TipoeCF as TipoeCF;
@@ -309,6 +311,11 @@ describe("credit and debit notes", () => {
     const r = validateEcf(note("34", 3, fecha), ctx("34"));
     expect(r.ok).toBe(true);
     expect((r.document as J).Encabezado.IdDoc.IndicadorNotaCredito).toBe(expected);
+  });
+
+  it("E34 IndicadorNotaCredito cannot be derived from a bad date: it is then required", () => {
+    const r = validateEcf(note("34", 3, "31-02-2025"), ctx("34"));
+    expect(codes(r.problems)).toEqual(expect.arrayContaining(["error:required@/Encabezado/IdDoc/IndicadorNotaCredito"]));
   });
 
   it("E34 IndicadorNotaCredito is checked when sent", () => {
