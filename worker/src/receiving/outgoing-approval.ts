@@ -1,0 +1,136 @@
+// Our own commercial approval of a purchase: build and sign the ACECF, then deliver it twice, to
+// the supplier's approval service (found in DGII's directory) and to DGII. The decision is
+// recorded before anything is sent; each delivery's outcome is recorded as it happens, and a
+// failed delivery is retried by repeating the same decision.
+import { buildAcecf, formatDgiiDateTime, signXml } from "@ecf/shared";
+import { and, eq } from "drizzle-orm";
+import { database } from "../db/client.ts";
+import { purchases } from "../db/schema-receiving.ts";
+import { DgiiError } from "../dgii/errors.ts";
+import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
+import { ApiProblem } from "../http/problem.ts";
+import type { Company } from "../tenant/resolve.ts";
+import { companionKey } from "./archive-keys.ts";
+import { signAsCompany } from "./company-signer.ts";
+import { dgiiDateOf } from "./dates.ts";
+import { lookUpTaxpayer, serviceUrl } from "./directory.ts";
+import { NOT_EXCHANGED } from "./reception.ts";
+
+export type Decision = "aceptado" | "rechazado";
+export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };
+
+export interface ApprovalResult {
+  id: string;
+  encf: string;
+  estado: Decision;
+  supplier: Delivery;
+  dgii: Delivery;
+}
+
+const fileNameOf = (rncComprador: string, encf: string) => `${rncComprador}${encf}.xml`;
+
+function multipart(xml: string, fileName: string): FormData {
+  const form = new FormData();
+  form.set("xml", new File([xml], fileName, { type: "text/xml" }));
+  return form;
+}
+
+/** The receiver standard's optional authentication, against the supplier's own service. */
+async function supplierToken(env: Env, company: Company, authHost: string, timeoutMs: number): Promise<string> {
+  const signer = await signerFor(env, company);
+  const seed = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/semilla"), { signal: AbortSignal.timeout(timeoutMs) });
+  if (!seed.ok) throw new Error(`semilla answered HTTP ${seed.status}`);
+  const signed = await signXml(await seed.text(), signer.key, signer.certificateDer);
+  const response = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/validacioncertificado"), {
+    method: "POST",
+    body: multipart(signed, "semilla.xml"),
+    headers: { Accept: "application/json" },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!response.ok) throw new Error(`validacioncertificado answered HTTP ${response.status}`);
+  const body = (await response.json()) as { token?: string };
+  if (!body.token) throw new Error("validacioncertificado answered without a token");
+  return body.token;
+}
+
+async function deliverToSupplier(env: Env, company: Company, rncEmisor: string, acecf: string, fileName: string): Promise<Delivery> {
+  const timeoutMs = dgiiTimeoutMs(env);
+  try {
+    const client = dgiiClientFor(env, company, await signerFor(env, company));
+    const entry = await lookUpTaxpayer(env, company, client, rncEmisor, timeoutMs);
+    if (!entry?.urlAceptacion) return { outcome: "skipped", detail: `Supplier ${rncEmisor} has no approval service in DGII's directory.` };
+    const headers: Record<string, string> = {};
+    if (entry.urlOpcional) headers.Authorization = `Bearer ${await supplierToken(env, company, entry.urlOpcional, timeoutMs)}`;
+    const url = serviceUrl(entry.urlAceptacion, "/fe/aprobacioncomercial/api/ecf");
+    const response = await fetch(url, { method: "POST", body: multipart(acecf, fileName), headers, signal: AbortSignal.timeout(timeoutMs) });
+    const text = (await response.text()).slice(0, 500);
+    return response.ok ? { outcome: "sent", detail: `${url} → HTTP ${response.status}` } : { outcome: "failed", detail: `${url} → HTTP ${response.status} ${text}` };
+  } catch (error) {
+    return { outcome: "failed", detail: (error as Error).message.slice(0, 500) };
+  }
+}
+
+async function deliverToDgii(env: Env, company: Company, acecf: string, fileName: string): Promise<Delivery> {
+  try {
+    const client = dgiiClientFor(env, company, await signerFor(env, company));
+    const answer = await client.sendAprobacionComercial(acecf, fileName);
+    return { outcome: "sent", detail: JSON.stringify(answer).slice(0, 500) };
+  } catch (error) {
+    const detail = error instanceof DgiiError ? `${error.message} ${error.mensajes.map((m) => m.valor).join("; ")}` : (error as Error).message;
+    return { outcome: "failed", detail: detail.slice(0, 500) };
+  }
+}
+
+/** Decides on a purchase (once; the same decision again retries failed deliveries). */
+export async function approvePurchase(env: Env, company: Company, purchaseId: string, estado: Decision, motivo: string | undefined, now: Date): Promise<ApprovalResult> {
+  const db = database(env.DB);
+  const purchase = await db.query.purchases.findFirst({ where: and(eq(purchases.id, purchaseId), eq(purchases.companyId, company.id)) });
+  if (!purchase) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchaseId} for this company.` });
+  if (NOT_EXCHANGED.has(purchase.tipoeCF)) throw new ApiProblem("unprocessable", { detail: `Type ${purchase.tipoeCF} e-CF take no commercial approval.` });
+  const status = estado === "aceptado" ? "accepted" : "rejected";
+  if (purchase.approvalStatus && purchase.approvalStatus !== status) {
+    throw new ApiProblem("conflict", {
+      detail: `${purchase.encf} was already ${purchase.approvalStatus === "accepted" ? "accepted" : "rejected"}; a commercial approval cannot be changed.`,
+      errors: [{ path: "/estado", code: "already_decided", message: `Already ${purchase.approvalStatus}.` }],
+    });
+  }
+
+  let acecf: string;
+  const key = companionKey(purchase.xmlKey, ".acecf.xml");
+  const existing = purchase.approvalKey ? await env.ARCHIVE.get(purchase.approvalKey) : null;
+  if (existing) {
+    acecf = await existing.text();
+  } else {
+    acecf = await signAsCompany(
+      env,
+      company,
+      buildAcecf({
+        RNCEmisor: purchase.rncEmisor,
+        eNCF: purchase.encf,
+        FechaEmision: dgiiDateOf(purchase.issueDate),
+        MontoTotal: purchase.montoTotal,
+        RNCComprador: company.rnc,
+        Estado: estado === "aceptado" ? "1" : "2",
+        DetalleMotivoRechazo: estado === "rechazado" ? motivo : undefined,
+        FechaHoraAprobacionComercial: formatDgiiDateTime(now),
+      }),
+    );
+    await env.ARCHIVE.put(key, acecf, { httpMetadata: { contentType: "application/xml" } });
+    await db
+      .update(purchases)
+      .set({ approvalStatus: status, approvalReason: estado === "rechazado" ? (motivo ?? null) : null, approvalKey: key, approvedAt: now.toISOString() })
+      .where(eq(purchases.id, purchase.id));
+  }
+
+  const fileName = fileNameOf(company.rnc, purchase.encf);
+  const already = (outcome: string | null, detail: string | null): Delivery | undefined => (outcome === "sent" ? { outcome: "sent", detail: detail ?? "" } : undefined);
+  const [supplier, dgii] = await Promise.all([
+    already(purchase.approvalSupplierOutcome, purchase.approvalSupplierDetail) ?? deliverToSupplier(env, company, purchase.rncEmisor, acecf, fileName),
+    already(purchase.approvalDgiiOutcome, purchase.approvalDgiiDetail) ?? deliverToDgii(env, company, acecf, fileName),
+  ]);
+  await db
+    .update(purchases)
+    .set({ approvalSupplierOutcome: supplier.outcome, approvalSupplierDetail: supplier.detail, approvalDgiiOutcome: dgii.outcome, approvalDgiiDetail: dgii.detail })
+    .where(eq(purchases.id, purchase.id));
+  return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii };
+}

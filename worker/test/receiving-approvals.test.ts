@@ -1,0 +1,123 @@
+// Our commercial approvals over the wire: the DGII sandbox (started by the global setup) plays
+// DGII, its directory and the supplier's emisor-receptor approval service.
+import { env } from "cloudflare:workers";
+import { parseAcecf, verifyXml } from "@ecf/shared";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { database } from "../src/db/client.ts";
+import { companies } from "../src/db/schema.ts";
+import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { postXml, receivingCompany, signAsSupplier, supplierEcf } from "./receiving-support.ts";
+
+const sandbox = env.DGII_SANDBOX_URL.replace(/\/+$/, "");
+
+async function companyRow(id: string) {
+  return (await database(env.DB).query.companies.findFirst({ where: eq(companies.id, id) }))!;
+}
+
+/** The supplier issues an e-CF to the buyer: DGII (the sandbox) accepts it, the buyer receives it. */
+async function purchase(options: { toDgii: boolean; listed: boolean }) {
+  const buyer = await receivingCompany();
+  const supplier = await receivingCompany();
+  const ecf = supplierEcf("31", buyer.company.rnc, { rncEmisor: supplier.company.rnc });
+  const signed = await signAsSupplier(ecf.xml);
+  if (options.toDgii) {
+    const row = await companyRow(supplier.company.id);
+    const client = dgiiClientFor(env, row, await signerFor(env, row));
+    const trackId = await client.sendEcf(signed, ecf.encf);
+    let result = await client.consultaResultado(trackId);
+    // DGII codigo 3: "En Proceso".
+    for (let i = 0; i < 50 && result.codigo === 3; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      result = await client.consultaResultado(trackId);
+    }
+    expect([1, 4], JSON.stringify(result)).toContain(result.codigo);
+  }
+  if (options.listed) {
+    const host = `${sandbox}/testecf/emisorreceptor`;
+    const res = await fetch(`${sandbox}/__sandbox/directory`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify([{ nombre: "Proveedor SRL", rnc: supplier.company.rnc, urlRecepcion: host, urlAceptacion: host, urlOpcional: host }]),
+    });
+    expect(res.status).toBe(200);
+  }
+  const arecf = await (await postXml("/fe/recepcion/api/ecf", signed)).text();
+  expect(arecf).toContain("<Estado>0</Estado>");
+  const row = await env.DB.prepare("SELECT id FROM purchases WHERE company_id = ? AND encf = ?").bind(buyer.company.id, ecf.encf).first<{ id: string }>();
+  return { buyer, supplier, encf: ecf.encf, purchaseId: row!.id };
+}
+
+function decide(token: string, id: string, body: unknown) {
+  return call(`/compras/${id}/aprobacion`, { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+}
+
+async function received(kind: string, encf: string) {
+  return (await (await fetch(`${sandbox}/__sandbox/received?kind=${kind}&encf=${encf}`)).json()) as { rnc: string; outcome: Record<string, unknown> }[];
+}
+
+describe("POST /compras/{id}/aprobacion", () => {
+  it("accepts: a signed ACECF reaches the supplier's approval service (from DGII's directory) and DGII", async () => {
+    const { buyer, supplier, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
+    const res = await decide(buyer.token, purchaseId, { estado: "aceptado" });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { estado: string; supplier: { outcome: string; detail: string }; dgii: { outcome: string; detail: string } };
+    expect(body.supplier.outcome, body.supplier.detail).toBe("sent");
+    expect(body.dgii.outcome, body.dgii.detail).toBe("sent");
+
+    expect((await received("receptor-acecf", encf)).map((r) => r.outcome.Estado)).toEqual(["1"]);
+    expect((await received("acecf", encf)).length).toBe(1);
+
+    const row = await env.DB.prepare("SELECT * FROM purchases WHERE id = ?").bind(purchaseId).first<Record<string, string>>();
+    expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "sent", approval_dgii_outcome: "sent" });
+    const acecf = await (await env.ARCHIVE.get(row!.approval_key!))!.text();
+    expect((await verifyXml(acecf)).ok).toBe(true);
+    expect(parseAcecf(acecf)).toMatchObject({ RNCEmisor: supplier.company.rnc, RNCComprador: buyer.company.rnc, eNCF: encf, FechaEmision: "01-04-2025", Estado: "1" });
+
+    // The same decision again sends nothing twice; a different one is refused.
+    const again = await decide(buyer.token, purchaseId, { estado: "aceptado" });
+    expect(again.status).toBe(200);
+    expect((await received("receptor-acecf", encf)).length).toBe(1);
+    const flip = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Cambié de opinión" });
+    expect(flip.status).toBe(409);
+
+    // The purchases report shows the state.
+    const report = (await (await call("/reports/compras", { headers: authed(buyer.token) })).json()) as { items: Record<string, string>[] };
+    expect(report.items[0]).toMatchObject({ encf, arecfEstado: "0", aprobacionComercial: "accepted", aprobacionEnviadaEmisor: "sent", aprobacionEnviadaDgii: "sent" });
+  });
+
+  it("rejects with the reason in DetalleMotivoRechazo; a rejection needs a reason", async () => {
+    const { buyer, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
+    const missing = await decide(buyer.token, purchaseId, { estado: "rechazado" });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/motivo");
+
+    const res = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Mercancía no recibida" });
+    expect(res.status).toBe(200);
+    expect((await received("receptor-acecf", encf)).map((r) => r.outcome.Estado)).toEqual(["2"]);
+    const row = await env.DB.prepare("SELECT approval_key FROM purchases WHERE id = ?").bind(purchaseId).first<{ approval_key: string }>();
+    const acecf = parseAcecf(await (await env.ARCHIVE.get(row!.approval_key))!.text());
+    expect(acecf).toMatchObject({ Estado: "2", DetalleMotivoRechazo: "Mercancía no recibida" });
+  });
+
+  it("records each delivery's failure: a supplier missing from the directory, DGII not knowing the e-CF", async () => {
+    const { buyer, purchaseId } = await purchase({ toDgii: false, listed: false });
+    const res = await decide(buyer.token, purchaseId, { estado: "aceptado" });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { supplier: { outcome: string }; dgii: { outcome: string; detail: string } };
+    expect(body.supplier.outcome).toBe("skipped");
+    expect(body.dgii.outcome).toBe("failed");
+    const row = await env.DB.prepare("SELECT approval_status, approval_supplier_outcome, approval_dgii_outcome, approval_dgii_detail FROM purchases WHERE id = ?").bind(purchaseId).first<Record<string, string>>();
+    expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "skipped", approval_dgii_outcome: "failed" });
+    expect(row!.approval_dgii_detail.length).toBeGreaterThan(0);
+  });
+
+  it("is scoped to the company that received the e-CF", async () => {
+    const { purchaseId } = await purchase({ toDgii: false, listed: false });
+    const other = await receivingCompany();
+    expect((await decide(other.token, purchaseId, { estado: "aceptado" })).status).toBe(404);
+    expect((await call(`/compras/${purchaseId}/aprobacion`, { method: "POST", body: "{}" })).status).toBe(401);
+  });
+});
