@@ -42,6 +42,12 @@ const COMMANDS = {
   "keys:list": ["List keys", ["[--owner ID]"], (api, o) => api.get(`/admin/keys${o.owner ? `?ownerId=${o.owner}` : ""}`)],
   "keys:rotate": ["Replace a key (the old one is revoked)", ["--id"], (api, o) => api.post(`/admin/keys/${o.id}/rotate`)],
   "keys:revoke": ["Revoke a key", ["--id"], (api, o) => api.post(`/admin/keys/${o.id}/revoke`)],
+  "devices:create": [
+    "Create a point-of-sale device (prints its one-time pairing code)",
+    ["--company ID", "--name NAME"],
+    (api, o) => api.post(`/admin/companies/${o.company}/devices`, { name: o.name }),
+  ],
+  "devices:revoke": ["Revoke a device (its token stops at once; it deletes its key)", ["--id"], (api, o) => api.post(`/admin/devices/${o.id}/revoke`)],
 };
 
 function parseOptions(args) {
