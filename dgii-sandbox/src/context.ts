@@ -31,8 +31,6 @@ export interface SandboxEnv {
   Variables: { token: TokenRecord; fault: string };
 }
 
-export type SandboxRequestContext = Context<SandboxEnv>;
-
 /** Query parameters by name, ignoring case: DGII documents both `TrackId` and `trackid`. */
 export function queryParam(c: Context, name: string): string | undefined {
   const wanted = name.toLowerCase();

@@ -4,9 +4,8 @@ import { find, findAll, childNames, text, type XmlElement as Element } from "./x
 export const ENCF_PATTERN = /^E(31|32|33|34|41|43|44|45|46|47)\d{10}$/;
 export const RNC_PATTERN = /^(\d{9}|\d{11})$/;
 
-/** e-CF kinds the XSD validator knows: the type codes of the `ECF` root. */
-export type EcfType = "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
-export const ECF_TYPES: readonly EcfType[] = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"];
+/** TipoeCF values of the `ECF` root. */
+export const ECF_TYPES: readonly string[] = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"];
 
 export interface EcfSummary {
   tipo: string;

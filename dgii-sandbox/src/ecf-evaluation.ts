@@ -18,7 +18,6 @@ export interface EcfEvaluationInput {
   forced: ForcedRejection | null;
 }
 
-const SCHEMA_KINDS = new Set(["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"]);
 
 /** Decimal text to a number for the zero test only; amounts are never computed here. */
 const isZeroAmount = (text: string | undefined) => text !== undefined && /^0+(\.0+)?$/.test(text);
@@ -32,10 +31,7 @@ export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput
   if (!ENCF_PATTERN.test(summary.encf) || summary.encf.slice(1, 3) !== summary.tipo) {
     return rejected([mensaje("encfInvalido", `El e-NCF ${summary.encf} no es válido para el tipo de e-CF ${summary.tipo}`)], CODES.encfInvalido.secuenciaUtilizada);
   }
-  if (!SCHEMA_KINDS.has(summary.tipo)) {
-    return rejected([mensaje("estructuraInvalida", `El tipo de e-CF ${summary.tipo} no es válido`)], CODES.estructuraInvalida.secuenciaUtilizada);
-  }
-
+  // The e-NCF pattern above guarantees TipoeCF is one of the schema kinds.
   const schema = await ctx.checks.validateSchema(xml, summary.tipo as SchemaKind);
   if (!schema.ok) {
     return rejected(

@@ -119,10 +119,6 @@ export class FaultSet {
     return [...this.faults.values()];
   }
 
-  has(mode: FaultMode): boolean {
-    return this.faults.has(mode);
-  }
-
   /** Whether the environment's services count as down for the status service. */
   isDown(service?: string): boolean {
     const down = this.faults.get("down");

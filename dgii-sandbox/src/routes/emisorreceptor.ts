@@ -107,7 +107,7 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
 
 /** CodigoMotivoNoRecibido: 1 specification error, 2 signature error, 3 duplicate; undefined when received. */
 async function notReceivedBecause(ctx: SandboxContext, xml: string, summary: EcfSummary): Promise<"1" | "2" | "3" | undefined> {
-  if (!(ECF_TYPES as readonly string[]).includes(summary.tipo)) return "1";
+  if (!ECF_TYPES.includes(summary.tipo)) return "1";
   const schema = await ctx.checks.validateSchema(xml, summary.tipo as SchemaKind);
   if (!schema.ok) return "1";
   const signature = await ctx.checks.verifySignature(xml);
