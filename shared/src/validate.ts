@@ -277,7 +277,9 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   // Totals: the document basis fills what is missing; sent values are judged against the
   // recomputed basis (quantity × price), as DGII does, within ±(number of lines).
   const filled = computeTotalsDetailed(doc, options);
-  const recomputed = computeTotalsDetailed(doc, { ...options, basis: "recomputed" });
+  // Both bases agree when every line's MontoItem is the computed one: compute once then.
+  const sameBasis = filled.lines.every((l) => !l.computedMontoItem || compare(l.computedMontoItem, l.montoItem) === 0);
+  const recomputed = sameBasis ? filled : computeTotalsDetailed(doc, { ...options, basis: "recomputed" });
   const totales = ensureObject(problems, doc, "Encabezado", "Totales");
   const tolerance = globalTolerance(items.length);
   const judge = (path: string, field: string, sent: Decimal, computed: Decimal) => {
@@ -392,31 +394,47 @@ interface Instance {
   holder: JsonObject;
 }
 
-/** Every place a field path occurs in the JSON document (arrays expanded), with its holder. */
-function instancesOf(doc: JsonObject, segments: readonly string[], arrayAfter: readonly boolean[]): Instance[] {
-  let frontier: { tokens: (string | number)[]; node: unknown }[] = [{ tokens: [], node: doc }];
+interface Node {
+  tokens: (string | number)[];
+  node: unknown;
+}
+
+/**
+ * Every place a field path occurs in the JSON document (arrays expanded), with its holder. The
+ * containers reached by each prefix are memoized in `memo`, so the many fields of one line share
+ * the walk down to that line.
+ */
+function instancesOf(doc: JsonObject, segments: readonly string[], arrayAfter: readonly boolean[], memo: Map<string, Node[]>): Instance[] {
+  const depth = segments.length - 1;
+  const parents = containersAt(doc, segments, arrayAfter, depth, memo);
+  const seg = segments[depth]!;
   const out: Instance[] = [];
-  for (let depth = 0; depth < segments.length && frontier.length > 0; depth++) {
-    const seg = segments[depth]!;
-    const last = depth === segments.length - 1;
-    const next: typeof frontier = [];
-    for (const f of frontier) {
-      if (arrayAfter[depth]) {
-        // `f.node` is an array container; this segment is its repeated child.
-        if (!Array.isArray(f.node)) continue;
-        f.node.forEach((el, i) => {
-          if (last) out.push({ tokens: [...f.tokens, i], value: el, holder: {} });
-          else next.push({ tokens: [...f.tokens, i], node: el });
-        });
-        continue;
-      }
-      if (!isObject(f.node)) continue;
-      const v = f.node[seg];
-      if (last) out.push({ tokens: [...f.tokens, seg], value: v, holder: f.node });
-      else if (v !== undefined) next.push({ tokens: [...f.tokens, seg], node: v });
+  for (const f of parents) {
+    if (arrayAfter[depth]) {
+      if (Array.isArray(f.node)) f.node.forEach((el, i) => out.push({ tokens: [...f.tokens, i], value: el, holder: {} }));
+    } else if (isObject(f.node)) {
+      out.push({ tokens: [...f.tokens, seg], value: f.node[seg], holder: f.node });
     }
-    frontier = next;
   }
+  return out;
+}
+
+/** The nodes holding the `depth`-th segment (i.e. reached by the first `depth` segments). */
+function containersAt(doc: JsonObject, segments: readonly string[], arrayAfter: readonly boolean[], depth: number, memo: Map<string, Node[]>): Node[] {
+  if (depth === 0) return [{ tokens: [], node: doc }];
+  const key = segments.slice(0, depth).join("/");
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const seg = segments[depth - 1]!;
+  const out: Node[] = [];
+  for (const f of containersAt(doc, segments, arrayAfter, depth - 1, memo)) {
+    if (arrayAfter[depth - 1]) {
+      if (Array.isArray(f.node)) f.node.forEach((el, i) => out.push({ tokens: [...f.tokens, i], node: el }));
+    } else if (isObject(f.node) && f.node[seg] !== undefined) {
+      out.push({ tokens: [...f.tokens, seg], node: f.node[seg] });
+    }
+  }
+  memo.set(key, out);
   return out;
 }
 
@@ -451,8 +469,9 @@ function planFor(tipo: TipoeCF): PlannedField[] {
 /** The obligation matrix (and its evaluable conditions) applied to a canonical document. */
 export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
   const out: Problem[] = [];
+  const memo = new Map<string, Node[]>();
   for (const { path, name, code, segments, arrayAfter } of planFor(tipo)) {
-    for (const inst of instancesOf(doc, segments, arrayAfter)) {
+    for (const inst of instancesOf(doc, segments, arrayAfter, memo)) {
       const present = isPresent(inst.value);
       if (code === 0 && present) {
         out.push(mk(jsonPointer(...inst.tokens), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
