@@ -1,6 +1,7 @@
 // Fault switches, the status service that reports them, and the received listing.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { createSandboxApp } from "../src/app.ts";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { control, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf, signedRfce } from "./support/documents.ts";
@@ -204,5 +205,18 @@ describe("received listing", () => {
     expect((await client.result(sentA.body.trackId, token)).body.codigo).toBe(0);
     // Sessions survive the reset.
     expect((await query()).status).toBe(200);
+  });
+});
+
+describe("faults under app.request() (no socket)", () => {
+  it.each([
+    [{ mode: "down" }, 503],
+    [{ mode: "down", reset: true }, "throws"],
+  ] as const)("%j", async (fault, expected) => {
+    const app = createSandboxApp();
+    await app.request("/__sandbox/faults", { method: "POST", body: JSON.stringify(fault), headers: { "content-type": "application/json" } });
+    const call = app.request("/testecf/autenticacion/api/autenticacion/semilla");
+    if (expected === "throws") await expect(call).rejects.toThrow(/connection reset/);
+    else expect((await call).status).toBe(expected);
   });
 });
