@@ -1,11 +1,27 @@
+import { createServer } from "node:net";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 const root = path.resolve(import.meta.dirname, "..");
 
+/** A free TCP port on loopback, for the DGII sandbox the tests talk to over HTTP. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
+  // The global setup starts the sandbox on this port; the worker reaches it through its binding.
+  process.env.ECF_TEST_SANDBOX_PORT ??= String(await freePort());
+  const sandboxUrl = `http://127.0.0.1:${process.env.ECF_TEST_SANDBOX_PORT}`;
   return {
     plugins: [
       cloudflareTest({
@@ -17,6 +33,10 @@ export default defineConfig(async () => {
             JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789abcdef",
             ADMIN_SECRET: "test-admin-secret",
             MASTER_KEY: "dGVzdC1tYXN0ZXIta2V5LTMyLWJ5dGVzLWxvbmchISE=",
+            DGII_TARGET: "sandbox",
+            DGII_SANDBOX_URL: sandboxUrl,
+            DGII_POLL_DELAYS_MS: "200,400,800,1600",
+            DGII_TIMEOUT_MS: "3000",
           },
         },
       }),
@@ -27,6 +47,8 @@ export default defineConfig(async () => {
       globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/apply-migrations.ts"],
       testTimeout: 60_000,
+      // Test files share one sandbox whose faults are global: run them one after another.
+      fileParallelism: false,
     },
   };
 });

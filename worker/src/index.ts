@@ -1,12 +1,16 @@
 import { createApp } from "./app.ts";
+import { consumeOutbox, sweepOutbox, type OutboxMessage } from "./issuing/outbox.ts";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  // The outbox consumer (issuing issue) and the sweeper hang off these two entry points.
-  async queue(batch: MessageBatch<unknown>, _env: Env, _ctx: ExecutionContext): Promise<void> {
-    for (const message of batch.messages) message.ack();
+  /** The outbox: receipts in contingency or in process, retried with back-off until DGII decides. */
+  async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+    await consumeOutbox(batch as MessageBatch<OutboxMessage>, env);
   },
-  async scheduled(_controller: ScheduledController, _env: Env, _ctx: ExecutionContext): Promise<void> {},
+  /** The sweeper, for anything the queue did not finish. */
+  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+    ctx.waitUntil(sweepOutbox(env));
+  },
 } satisfies ExportedHandler<Env>;

@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      DGII_POLL_DELAYS_MS: string;
+      DGII_TIMEOUT_MS: string;
     }
   }
 }

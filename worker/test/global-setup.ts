@@ -2,11 +2,14 @@
 // .p12 files, via node-forge and openssl) and hands it to the tests through `inject`.
 import type { TestProject } from "vitest/node";
 import "./provided.ts";
+import { startSandbox } from "../../dgii-sandbox/src/start.ts";
 import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "../../shared/test/support/certs.ts";
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
 export default async function setup(project: TestProject) {
+  const sandbox = await startSandbox({ port: Number(process.env.ECF_TEST_SANDBOX_PORT), processingMs: 100 });
+  project.provide("sandboxUrl", sandbox.url);
   const password = "clave-de-prueba";
   const identity = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2030-01-01T00:00:00Z") });
   const expired = await createTestIdentity({ rnc: "131880681", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-01T00:00:00Z") });
@@ -21,4 +24,7 @@ export default async function setup(project: TestProject) {
     certificateDer: b64(identity.certificateDer),
     certificatePem: identity.certificatePem,
   });
+  return async () => {
+    await sandbox.close();
+  };
 }

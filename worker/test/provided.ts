@@ -3,6 +3,7 @@ export {};
 
 declare module "vitest" {
   export interface ProvidedContext {
+    sandboxUrl: string;
     certificates: {
       password: string;
       legacyP12: string;

@@ -145,7 +145,7 @@ export const receipts = sqliteTable(
     /** "ecf" (full document to DGII) or "rfce" (E32 under 250,000: the summary). */
     dgiiPath: text("dgii_path", { enum: ["ecf", "rfce"] }).notNull(),
     /** Our life-cycle state; `estado` is DGII's word for it. */
-    status: text("status", { enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency"] }).notNull(),
+    status: text("status", { enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"] }).notNull(),
     trackId: text("track_id"),
     dgiiCodigo: text("dgii_codigo"),
     /** DGII's messages (JSON array of { codigo, valor }). */

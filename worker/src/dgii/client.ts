@@ -1,0 +1,224 @@
+import { signXml, type DgiiEnvironment } from "@ecf/shared";
+import { AMBIENTE, hostsFor, PATHS, type DgiiHosts } from "./endpoints.ts";
+import { DgiiError, errorFromResponse, messagesFromBody, type DgiiMessage } from "./errors.ts";
+
+/** DGII's result codes (consultaresultado / RFCE): 0 not found … 4 conditionally accepted. */
+export type DgiiCodigo = 0 | 1 | 2 | 3 | 4;
+
+export interface DgiiResult {
+  codigo: DgiiCodigo;
+  estado: string;
+  mensajes: DgiiMessage[];
+  /** False when DGII says the e-NCF may be used again (a rejection that did not consume it). */
+  secuenciaUtilizada: boolean;
+  trackId: string | null;
+}
+
+export interface TrackIdEntry {
+  trackId: string;
+  estado: string;
+  fechaRecepcion: string | null;
+}
+
+/** Who is talking to DGII: the issuer's environment, RNC, and signing material. */
+export interface DgiiIdentity {
+  environment: DgiiEnvironment;
+  rnc: string;
+  key: CryptoKey;
+  certificateDer: Uint8Array;
+  /** Distinguishes tokens across certificate changes. */
+  certificateSerial: string;
+}
+
+interface CachedToken {
+  token: string;
+  expiresAt: number;
+}
+
+// Tokens are cached per isolate, per environment, issuer and certificate, until DGII's `expira`
+// (less a margin), so one seed round-trip serves many receipts.
+const tokenCache = new Map<string, Promise<CachedToken>>();
+const TOKEN_MARGIN_MS = 60_000;
+
+export interface DgiiClientOptions {
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+function normaliseResult(json: Record<string, unknown>, trackId: string | null): DgiiResult {
+  const codigo = Number(json.codigo ?? 0);
+  return {
+    codigo: ([0, 1, 2, 3, 4].includes(codigo) ? codigo : 2) as DgiiCodigo,
+    estado: String(json.estado ?? ""),
+    mensajes: Array.isArray(json.mensajes)
+      ? json.mensajes.flatMap((m: unknown) => {
+          if (typeof m === "string") return m ? [{ codigo: null, valor: m }] : [];
+          const o = (m ?? {}) as Record<string, unknown>;
+          const valor = o.valor ?? o.mensaje;
+          return typeof valor === "string" && valor ? [{ codigo: o.codigo != null ? String(o.codigo) : null, valor }] : [];
+        })
+      : [],
+    secuenciaUtilizada: json.secuenciaUtilizada !== false,
+    trackId: typeof json.trackId === "string" ? json.trackId : trackId,
+  };
+}
+
+/** The DGII web services for one issuer, with timeouts on every call and errors normalised. */
+export class DgiiClient {
+  private readonly hosts: DgiiHosts;
+  private readonly timeoutMs: number;
+  private readonly fetcher: typeof fetch;
+
+  constructor(
+    env: Pick<Env, "DGII_TARGET" | "DGII_SANDBOX_URL">,
+    private readonly identity: DgiiIdentity,
+    options: DgiiClientOptions = {},
+  ) {
+    this.hosts = hostsFor(env);
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.fetcher = options.fetch ?? fetch;
+  }
+
+  private url(host: keyof DgiiHosts, path: string, query?: Record<string, string>): string {
+    const prefix = host === "status" ? "" : `/${this.identity.environment}`;
+    const qs = query ? `?${new URLSearchParams(query)}` : "";
+    return `${this.hosts[host]}${prefix}${path}${qs}`;
+  }
+
+  /** One HTTP call with a timeout; network failures become DgiiError("unreachable" | "timeout"). */
+  private async call(what: string, url: string, init: RequestInit = {}): Promise<Response> {
+    let response: Response;
+    try {
+      response = await this.fetcher(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+      throw new DgiiError(timedOut ? "timeout" : "unreachable", null, [], `DGII ${what} ${timedOut ? `timed out after ${this.timeoutMs} ms` : `unreachable: ${String(error)}`}`);
+    }
+    if (!response.ok) throw await errorFromResponse(response, what);
+    return response;
+  }
+
+  private async json<T>(what: string, response: Response): Promise<T> {
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new DgiiError("http", response.status, messagesFromBody(text, response.headers.get("content-type")), `DGII ${what} answered with something that is not JSON`);
+    }
+  }
+
+  private multipart(xml: string, fileName: string): FormData {
+    const form = new FormData();
+    form.set("xml", new File([xml], fileName, { type: "text/xml" }));
+    return form;
+  }
+
+  /** Seed → sign → token, cached until DGII's expiry. */
+  async token(): Promise<string> {
+    const { environment, rnc, certificateSerial } = this.identity;
+    const cacheKey = `${this.hosts.ecf}|${environment}|${rnc}|${certificateSerial}`;
+    const cached = tokenCache.get(cacheKey);
+    if (cached) {
+      const value = await cached.catch(() => undefined);
+      if (value && value.expiresAt - TOKEN_MARGIN_MS > Date.now()) return value.token;
+      tokenCache.delete(cacheKey);
+    }
+    const fresh = this.authenticate();
+    tokenCache.set(cacheKey, fresh);
+    fresh.catch(() => tokenCache.delete(cacheKey));
+    return (await fresh).token;
+  }
+
+  /** Forgets the cached token (after DGII refuses it). */
+  forgetToken(): void {
+    const { environment, rnc, certificateSerial } = this.identity;
+    tokenCache.delete(`${this.hosts.ecf}|${environment}|${rnc}|${certificateSerial}`);
+  }
+
+  private async authenticate(): Promise<CachedToken> {
+    const seed = await (await this.call("semilla", this.url("ecf", PATHS.semilla))).text();
+    // The seed carries namespace declarations: it is signed through the general XMLDSig path.
+    const signed = await signXml(seed, this.identity.key, this.identity.certificateDer);
+    const response = await this.call("validarsemilla", this.url("ecf", PATHS.validarSemilla), { method: "POST", body: this.multipart(signed, "semilla.xml") });
+    const body = await this.json<{ token?: string; expira?: string }>("validarsemilla", response);
+    if (!body.token) throw new DgiiError("http", response.status, [], "DGII validarsemilla answered without a token");
+    const expiresAt = body.expira ? Date.parse(body.expira) : NaN;
+    return { token: body.token, expiresAt: Number.isNaN(expiresAt) ? Date.now() + 30 * 60_000 : expiresAt };
+  }
+
+  /** An authenticated call; a 401 refreshes the token once. */
+  private async authed(what: string, url: string, init: RequestInit = {}): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.token();
+      try {
+        return await this.call(what, url, { ...init, headers: { ...init.headers, Authorization: `Bearer ${token}`, Accept: "application/json" } });
+      } catch (error) {
+        if (attempt === 0 && error instanceof DgiiError && error.status === 401) {
+          this.forgetToken();
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Sends a signed e-CF; DGII answers with a track id. File name: {RNCEmisor}{eNCF}.xml. */
+  async sendEcf(signedXml: string, encf: string): Promise<string> {
+    const response = await this.authed("recepcion", this.url("ecf", PATHS.recepcion), { method: "POST", body: this.multipart(signedXml, `${this.identity.rnc}${encf}.xml`) });
+    const body = await this.json<{ trackId?: string | null }>("recepcion", response);
+    if (!body.trackId) throw new DgiiError("http", response.status, messagesFromBody(JSON.stringify(body), "application/json"), "DGII recepcion answered without a track id");
+    return body.trackId;
+  }
+
+  /** Sends a signed RFCE (E32 under 250,000): DGII answers at once. */
+  async sendRfce(signedRfce: string, encf: string): Promise<DgiiResult> {
+    const response = await this.authed("recepcionfc", this.url("fc", PATHS.recepcionFc), { method: "POST", body: this.multipart(signedRfce, `${this.identity.rnc}${encf}.xml`) });
+    return normaliseResult(await this.json("recepcionfc", response), null);
+  }
+
+  async consultaResultado(trackId: string): Promise<DgiiResult> {
+    const response = await this.authed("consultaresultado", this.url("ecf", PATHS.consultaResultado, { trackid: trackId }));
+    return normaliseResult(await this.json("consultaresultado", response), trackId);
+  }
+
+  /** Every track id DGII gave for this e-NCF: how a crash between sending and recording is healed. */
+  async consultaTrackIds(encf: string): Promise<TrackIdEntry[]> {
+    const response = await this.authed("consultatrackids", this.url("ecf", PATHS.consultaTrackIds, { RncEmisor: this.identity.rnc, Encf: encf }));
+    const body = await this.json<unknown>("consultatrackids", response);
+    return Array.isArray(body) ? (body as TrackIdEntry[]) : [];
+  }
+
+  /** DGII's view of an e-CF or RFCE by its identifiers (codigo 0 when DGII does not have it). */
+  async consultaEstado(encf: string, codigoSeguridad: string, rncComprador?: string | null): Promise<DgiiResult> {
+    const query: Record<string, string> = { RncEmisor: this.identity.rnc, NcfElectronico: encf, CodigoSeguridad: codigoSeguridad };
+    if (rncComprador) query.RncComprador = rncComprador;
+    const response = await this.authed("consultaestado", this.url("ecf", PATHS.consultaEstado, query));
+    return normaliseResult(await this.json("consultaestado", response), null);
+  }
+
+  /** Voids ranges with a signed ANECF. */
+  async anularRangos(signedAnecf: string, fileName: string): Promise<{ codigo: string; nombre: string; mensajes: string[] }> {
+    const response = await this.authed("anulacionrangos", this.url("ecf", PATHS.anularRango), { method: "POST", body: this.multipart(signedAnecf, fileName) });
+    return this.json("anulacionrangos", response);
+  }
+
+  /** Sends DGII its copy of a commercial approval (ACECF). */
+  async sendAprobacionComercial(signedAcecf: string, fileName: string): Promise<unknown> {
+    const response = await this.authed("aprobacioncomercial", this.url("ecf", PATHS.aprobacionComercial), { method: "POST", body: this.multipart(signedAcecf, fileName) });
+    return this.json("aprobacioncomercial", response);
+  }
+
+  /** True when DGII's status service says this environment is up. */
+  async isAvailable(): Promise<boolean> {
+    try {
+      const response = await this.call("verificarestado", this.url("status", PATHS.verificarEstado, { ambiente: AMBIENTE[this.identity.environment] }));
+      const body = await this.json<{ estado?: string }>("verificarestado", response);
+      return body.estado === "Disponible";
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Waits `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

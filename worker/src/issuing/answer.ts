@@ -1,0 +1,41 @@
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { estadoOf } from "./estado.ts";
+import type { Receipt } from "./transmit.ts";
+
+export interface IssueAnswer {
+  codigo: string;
+  estado: string;
+  encf: string;
+  trackId: string | null;
+  codigoSeguridad: string;
+  fechaHoraFirma: string;
+  urlTimbre: string;
+  mensajes: { codigo: string | null; valor: string }[];
+  reenviado: boolean;
+  links: { self: string; xml: string; pdf: string };
+}
+
+/**
+ * The one answer shape for a receipt, whatever produced it (a first issue, a resend, a status
+ * query). HTTP 200 once DGII has judged it, 202 while in process, 503 in contingency: the client
+ * has everything to print it and must not send the same e-NCF again.
+ */
+export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {}): { status: ContentfulStatusCode; body: IssueAnswer } {
+  const { estado, codigo } = estadoOf(receipt.status, Boolean(receipt.trackId));
+  const reenviado = options.reenviado ?? false;
+  const base = `/fe/recepcion/ecf/${receipt.encf}`;
+  const body: IssueAnswer = {
+    codigo: reenviado && (estado === "Aceptado" || estado === "Aceptado Condicional") ? "0" : codigo,
+    estado,
+    encf: receipt.encf,
+    trackId: receipt.trackId,
+    codigoSeguridad: receipt.securityCode,
+    fechaHoraFirma: receipt.fechaHoraFirma,
+    urlTimbre: receipt.timbreUrl,
+    mensajes: receipt.dgiiMensajes ? (JSON.parse(receipt.dgiiMensajes) as IssueAnswer["mensajes"]) : [],
+    reenviado,
+    links: { self: base, xml: `${base}/xml`, pdf: `${base}/pdf` },
+  };
+  const status: ContentfulStatusCode = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;
+  return { status, body };
+}

@@ -1,0 +1,71 @@
+import { isTipoeCF, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
+import { and, eq, inArray } from "drizzle-orm";
+import { database } from "../db/client.ts";
+import { receipts } from "../db/schema.ts";
+import type { Company } from "../tenant/resolve.ts";
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined);
+
+/** The request's TipoeCF, when it names a valid one. */
+export function requestedTipo(body: unknown): TipoeCF | undefined {
+  const tipo = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.TipoeCF;
+  const text = typeof tipo === "number" ? String(tipo) : tipo;
+  return isTipoeCF(text) ? text : undefined;
+}
+
+/** The request's own eNCF, when it sends one. */
+export function requestedEncf(body: unknown): string | undefined {
+  const encf = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.eNCF;
+  return typeof encf === "string" && encf.trim() ? encf.trim().toUpperCase() : undefined;
+}
+
+/** What the company profile contributes to `Emisor` (the request's own fields win). */
+export function emisorProfile(company: Company): EmisorProfile {
+  const profile: EmisorProfile = { RNCEmisor: company.rnc, RazonSocialEmisor: company.legalName };
+  if (company.tradeName) profile.NombreComercial = company.tradeName;
+  if (company.address) profile.DireccionEmisor = company.address;
+  if (company.municipality) profile.Municipio = company.municipality;
+  if (company.province) profile.Provincia = company.province;
+  return profile;
+}
+
+/** yyyy-MM-dd → dd-MM-yyyy (DGII's date format). */
+export const dgiiDate = (iso: string) => `${iso.slice(8, 10)}-${iso.slice(5, 7)}-${iso.slice(0, 4)}`;
+/** dd-MM-yyyy → yyyy-MM-dd. */
+export const isoDate = (dgii: string) => `${dgii.slice(6, 10)}-${dgii.slice(3, 5)}-${dgii.slice(0, 2)}`;
+
+/**
+ * For a credit or debit note: the receipt it modifies, as our records know it, with the notes
+ * DGII already accepted against it (so the balance rules can be applied before issuing).
+ */
+export async function modifiedReceiptFor(d1: D1Database, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
+  const ncf = obj(obj(body)?.InformacionReferencia)?.NCFModificado;
+  if (typeof ncf !== "string" || !ncf) return undefined;
+  const db = database(d1);
+  const original = await db.query.receipts.findFirst({ where: and(eq(receipts.companyId, companyId), eq(receipts.encf, ncf.toUpperCase())) });
+  if (!original) return undefined;
+  const notes = await db.query.receipts.findMany({
+    where: and(eq(receipts.companyId, companyId), eq(receipts.ncfModificado, original.encf), inArray(receipts.status, ["accepted", "conditional"])),
+  });
+  return {
+    eNCF: original.encf,
+    fechaEmision: dgiiDate(original.issueDate),
+    montoTotal: original.montoTotal,
+    acceptedNotes: notes
+      .filter((n) => (n.tipoeCF === "33" || n.tipoeCF === "34") && n.codigoModificacion)
+      .map((n) => ({ tipo: n.tipoeCF as "33" | "34", codigoModificacion: n.codigoModificacion as "1" | "2" | "3" | "4" | "5", montoTotal: n.montoTotal })),
+  };
+}
+
+/** JSON with sorted keys: the same request always hashes the same. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value as Json)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Json)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

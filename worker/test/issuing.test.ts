@@ -1,0 +1,286 @@
+import { env } from "cloudflare:workers";
+import { createMessageBatch, createExecutionContext, getQueueResult } from "cloudflare:test";
+import { TIPOS_ECF, verifyXml, xmlToEcf } from "@ecf/shared";
+import { afterEach, describe, expect, it } from "vitest";
+import { database } from "../src/db/client.ts";
+import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
+import { consumeOutbox, sweepOutbox, type OutboxMessage } from "../src/issuing/outbox.ts";
+import worker from "../src/index.ts";
+import { sha256Hex } from "../src/auth/crypto.ts";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
+
+afterEach(clearFaults);
+
+const companyRow = (id: string) => database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, id) });
+const receiptRow = (companyId: string, encf: string) => database(env.DB).query.receipts.findFirst({ where: (r, { and, eq }) => and(eq(r.companyId, companyId), eq(r.encf, encf)) });
+const archivedXml = async (token: string, encf: string) => (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text();
+
+describe("POST /fe/recepcion/ecf: every type", () => {
+  it.each(TIPOS_ECF.map((t) => [t]))("E%s is validated, numbered, signed, archived and accepted", async (tipo) => {
+    const { company, token } = await issuer();
+    const { status, body } = await issue(token, issueRequest(tipo));
+    expect(body.mensajes, JSON.stringify(body)).toEqual([]);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ codigo: "1", estado: "Aceptado", encf: `E${tipo}0000000001`, reenviado: false });
+    expect(body.codigoSeguridad).toMatch(/^[A-Za-z0-9+/=]{6}$/);
+    expect(body.fechaHoraFirma).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
+    expect(body.urlTimbre).toContain(`RncEmisor=${company.rnc}`);
+    const xml = await archivedXml(token, body.encf);
+    expect((await verifyXml(xml)).ok).toBe(true);
+    const doc = xmlToEcf(xml) as Record<string, any>;
+    expect(doc.Encabezado.IdDoc.eNCF).toBe(body.encf);
+    expect(doc.Encabezado.Emisor.RNCEmisor).toBe(company.rnc);
+    const seen = await received(company.rnc, body.encf);
+    expect(seen.map((r) => r.kind)).toEqual([tipo === "32" ? "rfce" : "ecf"]);
+  });
+});
+
+describe("E32 paths", () => {
+  it("below 250,000 goes as an RFCE summary; at or above as the full e-CF", async () => {
+    const { company, token } = await issuer();
+    const small = await issue(token, issueRequest("32"));
+    const large = await issue(token, issueRequest("32", { highValue: true }));
+    expect(small.body.estado).toBe("Aceptado");
+    expect(large.body.estado).toBe("Aceptado");
+    expect(small.body.urlTimbre).toContain("/consultatimbrefc?");
+    expect(large.body.urlTimbre).toContain("/consultatimbre?");
+    expect((await received(company.rnc, small.body.encf)).map((r) => r.kind)).toEqual(["rfce"]);
+    expect((await received(company.rnc, large.body.encf)).map((r) => r.kind)).toEqual(["ecf"]);
+    expect((await receiptRow(company.id, small.body.encf))?.dgiiPath).toBe("rfce");
+  });
+});
+
+describe("credit notes", () => {
+  it("an E34 with code 2 has total 0.00 and only MontoTotal in Totales, and is accepted", async () => {
+    const { token } = await issuer();
+    const original = await issue(token, issueRequest("31"));
+    const note = await issue(
+      token,
+      issueRequest("34", { codigoModificacion: "2" }, (doc) => {
+        doc.InformacionReferencia.NCFModificado = original.body.encf;
+        doc.InformacionReferencia.FechaNCFModificado = todayDgii();
+      }),
+    );
+    expect(note.body.estado, JSON.stringify(note.body)).toBe("Aceptado");
+    const totales = (xmlToEcf(await archivedXml(token, note.body.encf)) as Record<string, any>).Encabezado.Totales;
+    expect(totales).toEqual({ MontoTotal: "0.00" });
+  });
+
+  it("a total annulment (code 1) is refused once a partial credit note (code 3) was accepted", async () => {
+    const { token } = await issuer();
+    const original = await issue(token, issueRequest("31"));
+    const reference = (code: "1" | "3") => (doc: Record<string, any>) => {
+      doc.InformacionReferencia.NCFModificado = original.body.encf;
+      doc.InformacionReferencia.FechaNCFModificado = todayDgii();
+      doc.InformacionReferencia.CodigoModificacion = code;
+    };
+    const partial = await issue(token, issueRequest("34", { lines: 1 }, reference("3")));
+    expect(partial.body.estado, JSON.stringify(partial.body)).toBe("Aceptado");
+    const annul = await issue(token, issueRequest("34", {}, reference("1")));
+    expect(annul.status, JSON.stringify(annul.body)).toBe(400);
+    expect(annul.body.errors.map((e: { code: string }) => e.code)).toContain("credit_annulment_after_partial_credit");
+  });
+});
+
+describe("DGII rejections", () => {
+  it.each([[615], [645], [1930], [1960]])("rejection code %i reaches the client with DGII's text", async (code) => {
+    const { token } = await issuer();
+    await setFault({ mode: "reject", code, message: `Rechazo ${code} de prueba` });
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ estado: "Rechazado", codigo: "2" });
+    expect(body.mensajes).toContainEqual(expect.objectContaining({ codigo: String(code) }));
+  });
+});
+
+describe("resends and idempotency", () => {
+  it("resending an accepted receipt answers codigo 0 and reenviado, and nothing is redone", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("31", {}, (doc) => {
+      doc.Encabezado.IdDoc.eNCF = "E310000000500";
+    });
+    const first = await issue(token, request);
+    expect(first.body).toMatchObject({ estado: "Aceptado", encf: "E310000000500", reenviado: false });
+    const again = await issue(token, request);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ codigo: "0", estado: "Aceptado", reenviado: true, codigoSeguridad: first.body.codigoSeguridad });
+    expect(await received(company.rnc, "E310000000500")).toHaveLength(1);
+    const other = await issue(token, issueRequest("31", { lines: 2 }, (doc) => (doc.Encabezado.IdDoc.eNCF = "E310000000500")));
+    expect(other.status).toBe(409);
+    // A client-chosen number moves the sequence past it: the next automatic number follows.
+    expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000501");
+  });
+
+  it("the same Idempotency-Key returns the first answer", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("31");
+    const first = await issue(token, request, { "Idempotency-Key": "order-42" });
+    const second = await issue(token, request, { "Idempotency-Key": "order-42" });
+    expect(second.body).toEqual(first.body);
+    expect(await received(company.rnc)).toHaveLength(1);
+    const reused = await issue(token, issueRequest("31", { lines: 5 }), { "Idempotency-Key": "order-42" });
+    expect(reused.status).toBe(409);
+  });
+});
+
+describe("contingency", () => {
+  it("DGII down: signed in contingency (503), then transmitted exactly once when it is back", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const requests = [issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000700")), issueRequest("31"), issueRequest("32")];
+    const answers = [];
+    for (const request of requests) answers.push(await issue(token, request));
+    for (const { status, body } of answers) {
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1" });
+      expect(body.codigoSeguridad).toHaveLength(6);
+      expect(body.urlTimbre).toMatch(/^https:\/\/(ecf|fc)\.dgii\.gov\.do\/testecf\//);
+    }
+    // The client resends the same e-NCF while DGII is down: the same answer, nothing duplicated.
+    const resend = await issue(token, requests[0]);
+    expect(resend.status).toBe(503);
+    expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, reenviado: true });
+
+    // Still down: the sweeper leaves them queued.
+    await sweepOutbox(env, new Date());
+    expect((await receiptRow(company.id, "E310000000700"))?.status).toBe("contingency");
+
+    await clearFaults();
+    for (let round = 0; round < 5; round++) {
+      const { looked } = await sweepOutbox(env, new Date());
+      if (looked === 0) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    for (const { body } of answers) {
+      const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
+      const now = (await state.json()) as { estado: string };
+      expect(now.estado, JSON.stringify(now) + JSON.stringify(await received(company.rnc, body.encf))).toBe("Aceptado");
+      expect(await received(company.rnc, body.encf)).toHaveLength(1);
+    }
+  });
+
+  it("the queue consumer retries with back-off and acknowledges once DGII decides", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const { body } = await issue(token, issueRequest("31"));
+    const row = (await receiptRow(company.id, body.encf))!;
+    const stillDown = createMessageBatch("ecf-outbox", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { receiptId: row.id } }]);
+    const ctx1 = createExecutionContext();
+    await worker.queue(stillDown, env);
+    const r1 = await getQueueResult(stillDown, ctx1);
+    expect(r1.explicitAcks).toEqual([]);
+    expect(r1.retryMessages).toMatchObject([{ msgId: "m1" }]);
+
+    await clearFaults();
+    const back = createMessageBatch<OutboxMessage>("ecf-outbox", [{ id: "m2", timestamp: new Date(), attempts: 2, body: { receiptId: row.id } }]);
+    const ctx2 = createExecutionContext();
+    await consumeOutbox(back, env);
+    const r2 = await getQueueResult(back, ctx2);
+    // Sent now; DGII's verdict arrives on a later poll.
+    for (let i = 0; i < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      await sweepOutbox(env, new Date());
+    }
+    expect(r2.retryMessages.length + r2.explicitAcks.length).toBe(1);
+    expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
+    expect(await received(company.rnc, body.encf)).toHaveLength(1);
+  });
+
+  it("a crash between sending and recording the track id is healed without a second send", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const { body } = await issue(token, issueRequest("31"));
+    await clearFaults();
+    // What a crashed worker leaves: the document reached DGII, the track id was never recorded.
+    const row = (await receiptRow(company.id, body.encf))!;
+    const signed = await (await env.ARCHIVE.get(row.xmlKey))!.text();
+    const owner = (await companyRow(company.id))!;
+    await dgiiClientFor(env, owner, await signerFor(env, owner)).sendEcf(signed, row.encf);
+    await env.DB.prepare("UPDATE receipts SET send_attempts = 1, track_id = NULL, status = 'signed' WHERE id = ?1").bind(row.id).run();
+
+    for (let i = 0; i < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; i++) {
+      await sweepOutbox(env, new Date());
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
+    expect(await received(company.rnc, body.encf)).toHaveLength(1);
+  });
+});
+
+describe("limits and concurrency", () => {
+  it("quota exhaustion is a 429 and uses no number", async () => {
+    const { company, token } = await issuer({ invoiceLimitPerMonth: 2 });
+    expect((await issue(token, issueRequest("31"))).status).toBe(200);
+    expect((await issue(token, issueRequest("31"))).status).toBe(200);
+    const refused = await issue(token, issueRequest("31"));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: "quota_exceeded", limit: 2 });
+    const sequence = await env.DB.prepare("SELECT next_number FROM sequences WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).first<{ next_number: number }>();
+    expect(sequence?.next_number).toBe(3);
+  });
+
+  it("concurrent issuing never duplicates a number", async () => {
+    const { token } = await issuer();
+    const results = await Promise.all(Array.from({ length: 12 }, () => issue(token, issueRequest("32"))));
+    const numbers = results.map((r) => r.body.encf);
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(numbers).size).toBe(12);
+  });
+});
+
+describe("reading receipts", () => {
+  it("GET returns the state; /xml the archived bytes; another issuer sees nothing", async () => {
+    const { company, token } = await issuer();
+    const { body } = await issue(token, issueRequest("31"));
+    const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
+    const current = (await state.json()) as Record<string, unknown>;
+    expect(state.status).toBe(body.estado === "Aceptado" ? 200 : 202);
+    expect({ ...current, estado: undefined, codigo: undefined, mensajes: undefined }).toEqual({ ...body, estado: undefined, codigo: undefined, mensajes: undefined });
+    const xml = await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) });
+    const text = await xml.text();
+    expect(await sha256Hex(text)).toBe((await receiptRow(company.id, body.encf))?.xmlSha256);
+    const other = await issuer();
+    expect((await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(other.token) })).status).toBe(404);
+    expect((await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(other.token) })).status).toBe(404);
+  });
+});
+
+describe("bad requests", () => {
+  it.each([
+    ["no DetallesItems", (d: Record<string, any>) => delete d.DetallesItems, "/DetallesItems"],
+    ["empty DetallesItems", (d: Record<string, any>) => (d.DetallesItems = []), "/DetallesItems"],
+    ["no Encabezado", (d: Record<string, any>) => delete d.Encabezado, "/Encabezado"],
+  ])("%s is a structured 400, not a 500", async (_label, edit, path) => {
+    const { token } = await issuer();
+    const { status, body } = await issue(token, issueRequest("31", {}, edit));
+    expect(status).toBe(400);
+    expect(body.code).toBe("validation_failed");
+    expect(body.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  it("malformed JSON and the wrong content type are problems", async () => {
+    const { token } = await issuer();
+    const bad = await call("/fe/recepcion/ecf", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: "{" });
+    expect(bad.status).toBe(400);
+    const xml = await call("/fe/recepcion/ecf", { method: "POST", headers: authed(token, { "Content-Type": "text/xml" }), body: "<ECF/>" });
+    expect(xml.status).toBe(415);
+  });
+});
+
+describe("POST /fe/anulacion", () => {
+  it("voids an unused range with a signed ANECF and refuses numbers already sent", async () => {
+    const { company, token } = await issuer();
+    const used = await issue(token, issueRequest("31"));
+    const post = (body: unknown) => call("/fe/anulacion", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+    const refused = await post({ rangos: [{ tipoeCF: "31", desde: used.body.encf, hasta: "E310000000010" }] });
+    expect(refused.status).toBe(409);
+    const ok = await post({ rangos: [{ tipoeCF: "31", desde: "E310000000002", hasta: "E310000000010" }] });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { codigo: string }).codigo).toBe("1");
+    // Voided numbers are never issued.
+    expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000011");
+    expect((await received(company.rnc)).some((r) => r.kind === "anecf")).toBe(true);
+  });
+});

@@ -1,0 +1,89 @@
+import { env } from "cloudflare:workers";
+import { inject } from "vitest";
+import { TIPOS_ECF, type TipoeCF } from "@ecf/shared";
+import { makeEcf, type EcfFactoryOptions } from "../../../shared/test/support/ecf-factories.ts";
+import { admin, authed, createKey, freshRnc, tokenFor } from "./accounts.ts";
+import { call } from "./http.ts";
+
+export const sandboxUrl = () => inject("sandboxUrl");
+
+/** Switches a sandbox fault (see dgii-sandbox/README.md); `clearFaults` turns them all off. */
+export async function setFault(fault: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${sandboxUrl()}/__sandbox/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(fault) });
+  if (!res.ok) throw new Error(`sandbox fault refused: ${await res.text()}`);
+}
+export async function clearFaults(): Promise<void> {
+  await fetch(`${sandboxUrl()}/__sandbox/faults`, { method: "DELETE" });
+}
+
+export interface ReceivedEntry {
+  kind: string;
+  rnc: string | null;
+  encf: string | null;
+  trackId: string | null;
+  outcome: { codigo: number; estado: string };
+}
+/** What the sandbox received for an issuer (optionally one e-NCF). */
+export async function received(rnc: string, encf?: string): Promise<ReceivedEntry[]> {
+  const query = new URLSearchParams({ rnc, ...(encf ? { encf } : {}) });
+  return (await (await fetch(`${sandboxUrl()}/__sandbox/received?${query}`)).json()) as ReceivedEntry[];
+}
+
+/** An issuer ready to issue: profile with address, certificate, ranges for all ten types, a token. */
+export async function issuer(overrides: Record<string, unknown> = {}) {
+  const fixtures = inject("certificates");
+  const company = await admin<{ id: string; rnc: string }>("POST", "/admin/companies", {
+    legalName: "Emisora de Prueba SRL",
+    tradeName: "Emisora",
+    rnc: freshRnc(),
+    address: "Calle El Conde 1, Zona Colonial",
+    province: "010000",
+    municipality: "010100",
+    dgiiEnvironment: "testecf",
+    invoiceLimitPerMonth: 1000,
+    ...overrides,
+  });
+  const form = new FormData();
+  form.set("file", new File([Uint8Array.from(atob(fixtures.legacyP12), (ch) => ch.charCodeAt(0))], "firma.p12"));
+  form.set("password", fixtures.password);
+  const res = await call(`/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
+  if (!res.ok) throw new Error(`certificate upload failed: ${await res.text()}`);
+  for (const tipo of TIPOS_ECF) {
+    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100_000, expiresOn: "2030-12-31" });
+  }
+  const token = await tokenFor(await createKey("company", company.id));
+  return { company, token };
+}
+
+type Json = Record<string, any>;
+
+/**
+ * An API request for type `tipo`: a complete factory document with everything the service
+ * derives taken out (issuer data, e-NCF, sequence expiry, totals, signature time), as an
+ * integration would send it.
+ */
+export function issueRequest(tipo: TipoeCF, options: EcfFactoryOptions = {}, edit?: (doc: Json) => void): Json {
+  const doc = structuredClone(makeEcf(tipo, options)) as Json;
+  delete doc.Encabezado.Emisor;
+  delete doc.Encabezado.IdDoc.eNCF;
+  delete doc.Encabezado.IdDoc.FechaVencimientoSecuencia;
+  delete doc.Encabezado.Totales;
+  delete doc.Encabezado.OtraMoneda;
+  delete doc.FechaHoraFirma;
+  for (const item of doc.DetallesItems as Json[]) delete item.MontoItem;
+  if (doc.InformacionReferencia) doc.InformacionReferencia.FechaNCFModificado = todayDgii();
+  delete doc.Encabezado.IdDoc.IndicadorNotaCredito;
+  edit?.(doc);
+  return doc;
+}
+
+/** Today in Santo Domingo, dd-MM-yyyy. */
+export function todayDgii(now = new Date()): string {
+  const t = new Date(now.getTime() - 4 * 3_600_000);
+  return `${String(t.getUTCDate()).padStart(2, "0")}-${String(t.getUTCMonth() + 1).padStart(2, "0")}-${t.getUTCFullYear()}`;
+}
+
+export async function issue(token: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await call("/fe/recepcion/ecf", { method: "POST", headers: authed(token, { "Content-Type": "application/json", ...headers }), body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
+}
