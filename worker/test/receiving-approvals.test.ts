@@ -111,7 +111,7 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect(body.dgii.outcome).toBe("failed");
     const row = await env.DB.prepare("SELECT approval_status, approval_supplier_outcome, approval_dgii_outcome, approval_dgii_detail FROM purchases WHERE id = ?").bind(purchaseId).first<Record<string, string>>();
     expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "skipped", approval_dgii_outcome: "failed" });
-    expect(row!.approval_dgii_detail.length).toBeGreaterThan(0);
+    expect(row!.approval_dgii_detail!.length).toBeGreaterThan(0);
   });
 
   it("is scoped to the company that received the e-CF", async () => {

@@ -1,0 +1,104 @@
+// The receiver over real HTTP: the worker under `wrangler dev` (local D1 and R2), and the DGII
+// sandbox's emisor-receptor simulator playing a supplier that sends it an e-CF. The ARECF it gets
+// back must verify with our verifier and with xmlsec1, an independent implementation.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ecfToXml, parseArecf, signEcfXml, verifyXml } from "@ecf/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox, type RunningSandbox } from "../../dgii-sandbox/src/start.ts";
+import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const wranglerEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+Object.assign(process.env, { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" });
+
+const secrets = {
+  JWT_SECRET: "node-test-jwt-secret-0123456789abcdef0123456789",
+  ADMIN_SECRET: "node-test-admin-secret",
+  MASTER_KEY: "bm9kZS10ZXN0LW1hc3Rlci1rZXktMzItYnl0ZXMhISE=",
+};
+
+let persist: string;
+let sandbox: RunningSandbox;
+let worker: { address: string; port: number; stop: () => Promise<void> };
+let base: string;
+let identity: TestIdentity;
+const rnc = "131880738";
+
+async function json(res: Response) {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${res.url} → ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, any>;
+}
+
+beforeAll(async () => {
+  persist = mkdtempSync(join(tmpdir(), "ecf-receiver-http-"));
+  execFileSync(join(root, "node_modules/.bin/wrangler"), ["d1", "migrations", "apply", "DB", "--local", "-c", join(root, "wrangler.toml"), "--persist-to", persist], {
+    env: wranglerEnv,
+    stdio: "pipe",
+  });
+  sandbox = await startSandbox({ processingMs: 50 });
+  const { unstable_dev } = await import("wrangler");
+  worker = await unstable_dev(join(root, "worker/src/index.ts"), {
+    config: join(root, "wrangler.toml"),
+    ip: "127.0.0.1",
+    persistTo: persist,
+    vars: { ...secrets, DGII_SANDBOX_URL: sandbox.url },
+    logLevel: "error",
+    experimental: { disableExperimentalWarning: true, showInteractiveDevSession: false, disableDevRegistry: true, watch: false },
+  });
+  base = `http://127.0.0.1:${worker.port}`;
+
+  // A receiving company with its certificate, through the admin API.
+  identity = await createTestIdentity({ rnc: "131880681", commonName: "RECEPTOR DE PRUEBA SRL" });
+  const adminHeaders = { Authorization: `Bearer ${secrets.ADMIN_SECRET}` };
+  const company = await json(
+    await fetch(`${base}/admin/companies`, {
+      method: "POST",
+      headers: { ...adminHeaders, "Content-Type": "application/json" },
+      body: JSON.stringify({ legalName: "Receptor SRL", rnc, dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100 }),
+    }),
+  );
+  const form = new FormData();
+  form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
+  form.set("password", "clave");
+  await json(await fetch(`${base}/admin/companies/${company.id}/certificate`, { method: "PUT", headers: adminHeaders, body: form }));
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await sandbox?.close();
+  if (persist) rmSync(persist, { recursive: true, force: true });
+});
+
+async function supplierSends(to: string, sequence: number) {
+  const xml = await signEcfXml(ecfToXml(makeEcf("31", { sequence })), identity.privateKey, identity.certificateDer);
+  return json(await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml }) }));
+}
+
+describe("the sandbox's emisor-receptor simulator sends us an e-CF", () => {
+  it.each([
+    ["on the bare path (receiver from RNCComprador)", "", 501],
+    ["under the receiver's /{rnc} prefix", `/${rnc}`, 502],
+  ])("%s: we answer a signed ARECF Estado 0 that verifies with xmldsigjs and xmlsec1", async (_label, prefix, sequence) => {
+    const sent = await supplierSends(`${base}${prefix}`, sequence);
+    expect(sent.status).toBe(200);
+    expect(sent.contentType).toMatch(/application\/xml/);
+    expect(sent.arecf).toMatchObject({ RNCComprador: rnc, Estado: "0", eNCF: `E31${String(sequence).padStart(10, "0")}` });
+    expect(sent.signature).toMatchObject({ ok: true });
+    expect((await verifyXml(sent.body)).ok).toBe(true);
+    const xmlsec = xmlsecVerify(sent.body, identity.certificatePem);
+    expect(xmlsec.ok, xmlsec.output).toBe(true);
+    expect(parseArecf(sent.body).FechaHoraAcuseRecibo).toMatch(/^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/);
+  });
+
+  it("a second copy gets Estado 1 with code 3 (duplicate), also signed", async () => {
+    await supplierSends(base, 503);
+    const again = await supplierSends(base, 503);
+    expect(again.arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "3" });
+    expect(xmlsecVerify(again.body, identity.certificatePem).ok).toBe(true);
+  });
+});
