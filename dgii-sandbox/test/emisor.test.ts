@@ -76,8 +76,25 @@ describe("POST /__sandbox/emisor/send", () => {
     expect(body.signature).toMatchObject({ ok: false });
   });
 
+  it("authenticates first when asked, here against the sandbox's own emisor-receptor", async () => {
+    const ecf = await signedEcf(identity, "31", { sequence: 44 });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", { to: `${sandbox.url}/testecf/emisorreceptor`, xml: ecf.xml, authenticate: true });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ authentication: { status: 200 }, status: 200, arecf: { eNCF: ecf.encf, Estado: "0" }, signature: { ok: true } });
+    const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map((r: { path: string }) => r.path);
+    expect(log).toEqual(["/testecf/emisorreceptor/fe/autenticacion/api/semilla", "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado", "/testecf/emisorreceptor/fe/recepcion/api/ecf"]);
+  });
+
+  it("reports a receiver whose authentication fails", async () => {
+    const ecf = await signedEcf(identity, "31", { sequence: 45 });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", { to: receiverUrl, xml: ecf.xml, authenticate: true });
+    expect(status).toBe(502);
+    expect(body.authentication).toMatchObject({ status: 404 });
+  });
+
   it.each([
     [{ to: "ftp://x", xml: "<ECF/>" }, 400],
+    [{ to: "http://127.0.0.1:1", xml: "<ECF/>", token: "t", authenticate: true }, 400],
     [{ to: "http://127.0.0.1:1", xml: "<ECF/>" }, 502],
   ])("refuses or reports %j", async (request, status) => {
     expect((await control(sandbox.url, "POST", "/emisor/send", request)).status).toBe(status);

@@ -1,5 +1,6 @@
 // Emisor-receptor simulator: plays another taxpayer sending an e-CF to a receiver under test,
 // as DGII's testecf/emisorreceptor does, and reports the acknowledgement (ARECF) it got back.
+import { signXml } from "@ecf/shared";
 import { Hono } from "hono";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readEcf } from "../documents.ts";
@@ -11,16 +12,20 @@ interface SendRequest {
   fileName?: string;
   /** Bearer token for receivers that declared authentication. */
   token?: string;
+  /** Authenticate first at {to}/fe/autenticacion with the sandbox's own certificate, as DGII's simulator does. */
+  authenticate?: boolean;
 }
 
 function parseSend(body: unknown): SendRequest | string {
   if (typeof body !== "object" || body === null) return "body must be a JSON object";
-  const { to, xml, fileName, token } = body as Record<string, unknown>;
+  const { to, xml, fileName, token, authenticate } = body as Record<string, unknown>;
   if (typeof to !== "string" || !/^https?:\/\//.test(to)) return "to must be an http(s) base URL";
   if (typeof xml !== "string" || xml.length === 0) return "xml must be a non-empty string";
   if (fileName !== undefined && typeof fileName !== "string") return "fileName must be a string";
   if (token !== undefined && typeof token !== "string") return "token must be a string";
-  return { to, xml, ...(fileName ? { fileName } : {}), ...(token ? { token } : {}) };
+  if (authenticate !== undefined && typeof authenticate !== "boolean") return "authenticate must be a boolean";
+  if (token && authenticate) return "give either token or authenticate, not both";
+  return { to, xml, ...(fileName ? { fileName } : {}), ...(token ? { token } : {}), ...(authenticate ? { authenticate } : {}) };
 }
 
 export function emisorRoutes(ctx: SandboxContext) {
@@ -39,11 +44,20 @@ export function emisorRoutes(ctx: SandboxContext) {
         fileName = "ecf.xml";
       }
     }
+    const base = request.to.replace(/\/+$/, "");
+    let token = request.token;
+    let authentication: { status: number; error?: string } | null = null;
+    if (request.authenticate) {
+      const login = await authenticate(ctx, base);
+      authentication = { status: login.status, ...(login.error ? { error: login.error } : {}) };
+      if (!login.token) return c.json({ url: `${base}/fe/autenticacion`, authentication }, 502);
+      token = login.token;
+    }
     const form = new FormData();
     form.append("xml", new Blob([request.xml], { type: "text/xml" }), fileName);
-    const url = `${request.to.replace(/\/+$/, "")}/fe/recepcion/api/ecf`;
+    const url = `${base}/fe/recepcion/api/ecf`;
     const headers: Record<string, string> = { accept: "application/xml" };
-    if (request.token) headers.authorization = `Bearer ${request.token}`;
+    if (token) headers.authorization = `Bearer ${token}`;
 
     let response: Response;
     try {
@@ -74,8 +88,29 @@ export function emisorRoutes(ctx: SandboxContext) {
     } catch {
       // Not XML: the raw body is reported as is.
     }
-    return c.json({ url, fileName, status: response.status, contentType: response.headers.get("content-type"), body, arecf, signature });
+    return c.json({ url, fileName, authentication, status: response.status, contentType: response.headers.get("content-type"), body, arecf, signature });
   });
 
   return app;
+}
+
+/**
+ * The receiver standard's optional authentication: GET the seed, sign it with the sandbox's
+ * certificate, POST it to validacioncertificado; the token comes back as JSON or XML.
+ */
+async function authenticate(ctx: SandboxContext, base: string): Promise<{ status: number; token?: string; error?: string }> {
+  try {
+    const seedResponse = await fetch(`${base}/fe/autenticacion/api/semilla`);
+    if (!seedResponse.ok) return { status: seedResponse.status, error: "semilla refused" };
+    const signer = await ctx.signer();
+    const signed = await signXml(await seedResponse.text(), signer.key, signer.certificateDer);
+    const form = new FormData();
+    form.append("xml", new Blob([signed], { type: "text/xml" }), "semilla.xml");
+    const response = await fetch(`${base}/fe/autenticacion/api/validacioncertificado`, { method: "POST", body: form, headers: { accept: "application/json" } });
+    const text = await response.text();
+    const token = /"token"\s*:\s*"([^"]+)"/.exec(text)?.[1] ?? /<token>([^<]+)<\/token>/.exec(text)?.[1];
+    return token ? { status: response.status, token } : { status: response.status, error: `no token in the answer: ${text.slice(0, 200)}` };
+  } catch (error) {
+    return { status: 0, error: `receiver unreachable: ${String(error)}` };
+  }
 }
