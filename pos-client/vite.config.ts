@@ -34,6 +34,9 @@ export default defineConfig({
         navigateFallback: "/pos/index.html",
         navigateFallbackAllowlist: [/^\/pos\//],
         cleanupOutdatedCaches: true,
+        // The first visit (pairing) already works offline afterwards: take control at once.
+        clientsClaim: true,
+        skipWaiting: true,
         maximumFileSizeToCacheInBytes: 5 * 1024 * 1024,
       },
     }),

@@ -50,7 +50,11 @@ export class SyncRunner {
   };
 
   async run(): Promise<SyncReport | "busy" | undefined> {
-    if (typeof navigator !== "undefined" && navigator.onLine === false) return undefined;
+    if (typeof navigator !== "undefined" && navigator.onLine === false) {
+      // Nothing to send now, but the count of receipts waiting changed (a sale in contingency).
+      this.onStatus({ running: false });
+      return undefined;
+    }
     const result = await underSyncLock(async () => {
       this.onStatus({ running: true });
       try {

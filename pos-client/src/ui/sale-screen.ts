@@ -63,9 +63,10 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   };
   search.addEventListener("input", renderResults);
   search.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") {
+    // Ctrl+Enter charges (handled below); a plain Enter adds the best match of what was typed.
+    if (e.key === "Enter" && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
-      const first = matches()[0];
+      const first = search.value.trim() ? matches()[0] : undefined;
       if (first) {
         addToCart(first);
         search.value = "";
