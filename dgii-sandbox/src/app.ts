@@ -22,6 +22,7 @@ import { sharedChecks } from "./shared-checks.ts";
 import { createSelfSignedSigner, type SandboxSigner } from "./signer.ts";
 import { SandboxState } from "./state.ts";
 import { requireToken } from "./tokens.ts";
+import { xmlAnswers } from "./xml-answers.ts";
 
 export interface SandboxOptions extends Partial<SandboxConfig> {
   /** Validation and signature checks; the real ones from @ecf/shared unless a test swaps them. */
@@ -45,6 +46,7 @@ function environmentRoutes(ctx: SandboxContext, env: Environment) {
   const app = new Hono<SandboxEnv>();
   app.use("*", requestLog(ctx, env));
   app.use("*", faultMiddleware(ctx));
+  app.use("*", xmlAnswers());
   // The token check is attached to each service's own sub-app, so it covers exactly its paths.
   const guarded = (service: Hono<SandboxEnv>) => new Hono<SandboxEnv>().use("*", requireToken(ctx, env)).route("/", service);
   app.route("/autenticacion", autenticacionRoutes(ctx, env));
