@@ -80,6 +80,16 @@ export class DeviceApi {
     return this.json("POST", "/devices/leases", { tipoeCF, size });
   }
 
+  /** The current state of an uploaded receipt, or null when the server does not know it. */
+  async receiptState(encf: string): Promise<ServerAnswer | null> {
+    try {
+      return await this.json<ServerAnswer>("GET", `/devices/receipts/${encf}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
   /** One upload, classified for the outbox state machine; never throws. */
   async upload(entry: OutboxEntry): Promise<UploadResult> {
     let res: Response;

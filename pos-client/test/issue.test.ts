@@ -5,7 +5,7 @@ import { createTestIdentity, type TestIdentity } from "../../shared/test/support
 import { PosDatabase, type Product } from "../src/db.ts";
 import { addLease } from "../src/leases.ts";
 import { cartTotals, type CartLine } from "../src/sale/document.ts";
-import { issueReceipt } from "../src/sale/issue.ts";
+import { issueReceipt, SaleProblem } from "../src/sale/issue.ts";
 import { installSigningKey } from "../src/signing/keystore.ts";
 
 let identity: TestIdentity;
@@ -63,6 +63,13 @@ describe("issuing on the device", () => {
     const ok = await issueReceipt(db, { tipoeCF: "31", emisor, buyer: { rnc: "131880738", name: "DGII" }, lines, environment: "testecf", online: true });
     expect(ok.signedXml).toContain("<RNCComprador>131880738</RNCComprador>");
     expect(ok.signedXml).toContain("<FechaVencimientoSecuencia>31-12-2099</FechaVencimientoSecuencia>");
+    const queued = await db.outbox.count();
+    await expect(issueReceipt(db, { tipoeCF: "31", emisor, buyer: { rnc: "13188", name: "X" }, lines, environment: "testecf", online: true })).rejects.toBeInstanceOf(SaleProblem);
+    expect(await db.outbox.count()).toBe(queued);
+    // Refused before a number was taken: the next E31 is the next number.
+    const next = await issueReceipt(db, { tipoeCF: "31", emisor, buyer: { rnc: "131880738", name: "DGII" }, lines, environment: "testecf", online: true });
+    expect(next.sale.encf).toBe("E310000001002");
+    expect(await db.setting("unused-encf")).toBeUndefined();
   });
 
   it("E34 credit note for a return refers to the earlier receipt", async () => {

@@ -2,6 +2,7 @@ import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
 import { PosDatabase, type OutboxEntry } from "../src/db.ts";
 import { syncOutbox, type ServerAnswer, type UploadResult } from "../src/sync/outbox.ts";
+import { refreshInProcess } from "../src/sync/refresh.ts";
 
 let db: PosDatabase;
 afterEach(async () => {
@@ -108,5 +109,20 @@ describe("sync state machine", () => {
     const report = await syncOutbox(db, async () => ({ kind: "revoked" }));
     expect(report.stoppedBy).toBe("revoked");
     expect(await states()).toEqual(["pending", "pending"]);
+  });
+});
+
+describe("refreshing receipts in process", () => {
+  it.each([
+    ["Aceptado", "sent"],
+    ["Rechazado", "rejected"],
+    ["En Proceso", "sent"],
+  ] as const)("DGII's later word %s is recorded", async (estado, state) => {
+    await queue(1);
+    await syncOutbox(db, async (e) => ({ kind: "answer", answer: { estado: "En Proceso", encf: e.encf, mensajes: [] } }));
+    const changed = await refreshInProcess(db, async (encf) => ({ estado, encf, mensajes: estado === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [] }));
+    expect(changed).toBe(estado === "En Proceso" ? 0 : 1);
+    expect((await db.sales.get("s1"))?.estado).toBe(estado);
+    expect(await states()).toEqual([state]);
   });
 });

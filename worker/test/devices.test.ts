@@ -202,6 +202,9 @@ describe("POST /devices/receipts", () => {
     expect(uploads!.n).toBe(1);
     const archived = await env.ARCHIVE.get(`${company.rnc}/2025/04/${answer.encf}.xml`);
     expect(await archived!.text()).toBe(xml);
+    const state = await deviceCall(p.token, `/devices/receipts/${answer.encf}`);
+    expect(await state.json()).toEqual(answer);
+    expect((await deviceCall(p.token, "/devices/receipts/E329999999999")).status).toBe(404);
   });
 
   it("a different document under an e-NCF already received is a conflict, never a second receipt", async () => {

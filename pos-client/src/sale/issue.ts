@@ -8,8 +8,9 @@ import { fechaHoraFirma } from "@ecf/shared/signing/fecha-firma";
 import { validateEcf } from "@ecf/shared/validate";
 import { ecfToXml } from "@ecf/shared/xml/serialize";
 import type { DgiiEnvironment } from "@ecf/shared/tipos";
-import type { PosDatabase, Sale } from "../db.ts";
-import { takeNumber } from "../leases.ts";
+import { verifyRncOrCedula } from "@ecf/shared/ids";
+import type { PosDatabase, Sale, SigningKeyRecord } from "../db.ts";
+import { takeNumber, type TakenNumber } from "../leases.ts";
 import { signingKey } from "../signing/keystore.ts";
 import { draftDocument, type DraftInput } from "./document.ts";
 
@@ -46,7 +47,23 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
   if (!key) throw new SaleProblem("Este dispositivo no tiene clave de firma; vincúlelo de nuevo.");
   if (input.lines.length === 0) throw new SaleProblem("El carrito está vacío.");
 
+  const buyerId = input.buyer?.rnc ? verifyRncOrCedula(input.buyer.rnc) : undefined;
+  if (buyerId && !buyerId.ok && buyerId.reason === "format") {
+    throw new SaleProblem("El RNC debe tener 9 dígitos (o 11 una cédula).", [{ path: "/Encabezado/Comprador/RNCComprador", message: "Formato inválido" }]);
+  }
+
   const number = await takeNumber(db, input.tipoeCF, drToday(now));
+  try {
+    return await signAndRecord(db, input, number, now, key);
+  } catch (error) {
+    // A number once taken is never reused: remember it so it can be voided (ANECF).
+    const unused = (await db.setting<string[]>("unused-encf")) ?? [];
+    await db.setSetting("unused-encf", [...unused, number.encf]);
+    throw error;
+  }
+}
+
+async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNumber, now: Date, key: SigningKeyRecord): Promise<Issued> {
   const draft = draftDocument({ ...input, encf: number.encf, expiresOn: number.expiresOn });
   // The signing time is also the one FechaHoraFirma and the QR carry.
   draft.FechaHoraFirma = fechaHoraFirma(now);

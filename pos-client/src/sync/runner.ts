@@ -7,6 +7,7 @@ import { refillLeases } from "../leases.ts";
 import { drToday } from "../sale/issue.ts";
 import { API_BASE, forgetDevice, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
+import { refreshInProcess } from "./refresh.ts";
 import { syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
 export const SYNC_INTERVAL_MS = 30_000;
@@ -61,6 +62,7 @@ export class SyncRunner {
         await this.housekeeping();
         const report = await syncOutbox(this.db, (e) => this.api.upload(e), (progress) => this.onStatus({ running: true, progress }));
         if (report.stoppedBy === "revoked") await this.revoked();
+        else await refreshInProcess(this.db, (encf) => this.api.receiptState(encf)).catch(() => 0);
         this.onStatus({ running: false, last: report });
         return report;
       } catch (error) {

@@ -55,3 +55,12 @@ export async function submitSignedReceipt(env: Env, company: Company, xml: strin
     reenviado: false,
   };
 }
+
+/**
+ * The receipt's state now, for a device asking about one it uploaded earlier ("En Proceso" until
+ * DGII's final word). Today the stored answer; with the issuing pipeline, its receipts row.
+ */
+export async function currentAnswer(env: Env, company: Company, encf: string): Promise<ReceiptAnswer | null> {
+  const row = await env.DB.prepare(`SELECT answer FROM device_uploads WHERE company_id = ?1 AND encf = ?2`).bind(company.id, encf).first<{ answer: string | null }>();
+  return row?.answer ? (JSON.parse(row.answer) as ReceiptAnswer) : null;
+}

@@ -10,6 +10,7 @@ import { deviceLeases, devices } from "../db/schema-devices.ts";
 import { requireDevice, type DeviceEnv } from "../devices/auth.ts";
 import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "../devices/credentials.ts";
 import { DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease } from "../devices/leases.ts";
+import { currentAnswer } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
 import { bearerSecurity, problemSchema } from "../http/openapi.ts";
@@ -317,5 +318,24 @@ deviceRoutes.openapi(
     const outcome = await acceptDeviceReceipt(c.env, c.get("tenant"), c.get("device"), c.req.valid("json").xml);
     if (outcome.replayed) c.header("Idempotent-Replayed", "true");
     return c.json(outcome.answer, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/devices/receipts/{encf}",
+    tags: ["Devices"],
+    summary: "The current state of a receipt this issuer's devices uploaded (En Proceso until DGII's final word)",
+    security: deviceSecurity,
+    middleware: [requireDevice] as const,
+    request: { params: z.object({ encf: z.string().regex(/^E\d{12}$/).openapi({ param: { name: "encf", in: "path" }, example: "E320000000001" }) }) },
+    responses: { 200: { description: "State", ...json(ReceiptAnswerSchema) }, 404: problemSchema("Not uploaded") },
+  }),
+  async (c) => {
+    const { encf } = c.req.valid("param");
+    const answer = await currentAnswer(c.env, c.get("tenant"), encf);
+    if (!answer) throw new ApiProblem("not_found", { detail: `${encf} has not been uploaded.` });
+    return c.json(answer, 200);
   },
 );
