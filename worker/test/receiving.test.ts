@@ -164,6 +164,14 @@ describe("authentication (semilla, validacioncertificado)", () => {
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<Otro/>")).status).toBe(400);
   });
 
+  it("a seed expires: past its lifetime it buys no token", async () => {
+    const seed = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
+    await env.DB.prepare("UPDATE receiver_seeds SET expires_at = ? WHERE valor = ?").bind(new Date(Date.now() - 1000).toISOString(), parseSemilla(seed).valor).run();
+    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed));
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("seed_not_usable");
+  });
+
   it("answers in XML when asked", async () => {
     const seed = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
     const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed), { Accept: "application/xml" });
@@ -171,7 +179,7 @@ describe("authentication (semilla, validacioncertificado)", () => {
     expect(await res.text()).toMatch(/^<\?xml[^>]*\?><RespuestaAutenticacion><token>[^<]+<\/token><expira>/);
   });
 
-  it("a company that requires authentication refuses e-CF without a valid token, and takes them with one", async () => {
+  it("a company that requires authentication refuses e-CF and ACECF without a valid token, and takes them with one", async () => {
     const { company, token: apiToken } = await receivingCompany();
     const put = await call("/receiver/settings", { method: "PUT", headers: authed(apiToken, { "Content-Type": "application/json" }), body: JSON.stringify({ requireAuthentication: true }) });
     expect(put.status).toBe(200);
@@ -183,6 +191,16 @@ describe("authentication (semilla, validacioncertificado)", () => {
     const { token: bearer } = (await res.json()) as { token: string };
     const { arecf } = await arecfOf(await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, signed, { Authorization: `Bearer ${bearer}` }));
     expect(arecf.Estado).toBe("0");
+
+    // The commercial approval service demands it too.
+    const acecf = await signAsSupplier(
+      buildAcecf({ RNCEmisor: company.rnc, eNCF: "E310000000777", FechaEmision: "01-04-2025", MontoTotal: "1.00", RNCComprador: "131880738", Estado: "1", FechaHoraAprobacionComercial: "02-04-2025 09:00:00" }),
+    );
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", acecf)).status).toBe(401);
+    // With the token it gets past authentication (and fails on the unknown e-NCF instead).
+    const withToken = await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, { Authorization: `Bearer ${bearer}` });
+    expect(withToken.status).toBe(400);
+    expect(((await withToken.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("unknown_encf");
 
     // A token bound to another receiver does not open this one.
     const other = await receivingCompany();
@@ -248,5 +266,25 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Version>1.0</Version>", "")), 400);
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", "<ACECF><DetalleAprobacionComercial>"), 400);
     expect((await approvalOf(company.id, "E310000000301"))!.s).toBeNull();
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents the receiver, purchases, reports and PDF routes", async () => {
+    const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, unknown> };
+    for (const path of [
+      "/fe/autenticacion/api/semilla",
+      "/{rnc}/fe/autenticacion/api/validacioncertificado",
+      "/fe/recepcion/api/ecf",
+      "/{rnc}/fe/aprobacioncomercial/api/ecf",
+      "/receiver/settings",
+      "/compras/{id}/aprobacion",
+      "/reports/encf",
+      "/reports/compras",
+      "/reports/errores",
+      "/fe/recepcion/ecf/{encf}/pdf",
+    ]) {
+      expect(Object.keys(doc.paths)).toContain(path);
+    }
   });
 });
