@@ -114,15 +114,23 @@ describe("sync state machine", () => {
 
 describe("refreshing receipts in process", () => {
   it.each([
-    ["Aceptado", "sent"],
-    ["Rechazado", "rejected"],
-    ["En Proceso", "sent"],
-  ] as const)("DGII's later word %s is recorded", async (estado, state) => {
+    ["En Proceso", "Aceptado", "sent"],
+    ["En Proceso", "Rechazado", "rejected"],
+    ["En Proceso", "En Proceso", "sent"],
+    ["Contingencia", "Aceptado", "sent"],
+  ] as const)("a receipt the server answered %s records DGII's later word %s", async (first, later, state) => {
     await queue(1);
-    await syncOutbox(db, async (e) => ({ kind: "answer", answer: { estado: "En Proceso", encf: e.encf, mensajes: [] } }));
-    const changed = await refreshInProcess(db, async (encf) => ({ estado, encf, mensajes: estado === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [] }));
-    expect(changed).toBe(estado === "En Proceso" ? 0 : 1);
-    expect((await db.sales.get("s1"))?.estado).toBe(estado);
+    await syncOutbox(db, async (e) => ({ kind: "answer", answer: { estado: first, encf: e.encf, mensajes: [] } }));
+    const changed = await refreshInProcess(db, async (encf) => ({ estado: later, encf, mensajes: later === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [] }));
+    expect(changed).toBe(first === later ? 0 : 1);
+    expect((await db.sales.get("s1"))?.estado).toBe(later);
     expect(await states()).toEqual([state]);
+  });
+
+  it("a local contingency receipt not yet uploaded is left to the upload", async () => {
+    await queue(1);
+    const asked: string[] = [];
+    expect(await refreshInProcess(db, async (encf) => (asked.push(encf), null))).toBe(0);
+    expect(asked).toEqual([]);
   });
 });

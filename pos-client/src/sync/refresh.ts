@@ -1,19 +1,25 @@
-// Receipts the server accepted for processing ("En Proceso") get DGII's final word later: each
-// sync round asks for the current state of a few of them and records it.
+// Receipts the server took but DGII has not settled ("En Proceso", or "Contingencia" when the
+// worker could not reach DGII) get DGII's final word later: each sync round asks for the current
+// state of a few of them and records it.
 import type { PosDatabase } from "../db.ts";
 import type { ServerAnswer } from "./outbox.ts";
 
 export const REFRESH_BATCH = 20;
+const UNSETTLED = new Set(["En Proceso", "Contingencia"]);
 
 export async function refreshInProcess(db: PosDatabase, currentState: (encf: string) => Promise<ServerAnswer | null>): Promise<number> {
-  const waiting = await db.sales.filter((s) => s.estado === "En Proceso" && !!s.encf).limit(REFRESH_BATCH).toArray();
+  // Only entries the server answered: a local "Contingencia" still waiting in the outbox is the
+  // upload's business, not this.
+  const uploaded = await db.outbox.where("state").equals("sent").toArray();
+  const sales = await db.sales.bulkGet(uploaded.map((e) => e.saleId));
+  const waiting = sales.filter((s) => s?.encf && UNSETTLED.has(s.estado ?? "")).slice(0, REFRESH_BATCH);
   let changed = 0;
   for (const sale of waiting) {
-    const answer = await currentState(sale.encf!);
-    if (!answer || answer.estado === "En Proceso") continue;
+    const answer = await currentState(sale!.encf!);
+    if (!answer || answer.estado === sale!.estado) continue;
     await db.transaction("rw", db.sales, db.outbox, async () => {
-      await db.sales.update(sale.id, { estado: answer.estado, mensajes: answer.mensajes });
-      if (answer.estado === "Rechazado") await db.outbox.where("encf").equals(sale.encf!).modify({ state: "rejected", answer });
+      await db.sales.update(sale!.id, { estado: answer.estado, mensajes: answer.mensajes });
+      if (answer.estado === "Rechazado") await db.outbox.where("encf").equals(sale!.encf!).modify({ state: "rejected", answer });
     });
     changed++;
   }
