@@ -119,6 +119,10 @@ describe("renderReceiptPdf", () => {
     if ((options.lines ?? 0) > 50) {
       expect(images.length).toBeGreaterThan(1);
       expect(flat).toContain(`Página ${images.length} de ${images.length}`);
+      // Each page's taxed subtotal; together they make the document's.
+      const cents = [...flat.matchAll(/Subtotal Gravado Página: ([\d,]+)\.(\d{2})/g)].map((m) => Number(m[1]!.replace(/,/g, "")) * 100 + Number(m[2]));
+      expect(cents.length).toBe(images.length);
+      expect(cents.reduce((a, b) => a + b, 0)).toBe(Math.round(Number(e.Totales!.MontoGravadoTotal) * 100));
     }
   });
 

@@ -5,6 +5,8 @@ import { ENUMERACIONES, provinciaMunicipio, unidadMedida, type JsonDocument } fr
 
 export interface ReceiptLine {
   cantidad: string;
+  /** IndicadorFacturacion: 1-3 taxed (18 %, 16 %, 0 %), 4 exempt, 0 not billable. */
+  indicador: string;
   exento: boolean;
   descripcion: string;
   unidad: string;
@@ -90,6 +92,7 @@ export function receiptView(document: JsonDocument): ReceiptView {
       const unidad = str(item.UnidadMedida);
       return {
         cantidad: str(item.CantidadItem) ?? "",
+        indicador: str(item.IndicadorFacturacion) ?? "",
         exento: str(item.IndicadorFacturacion) === "4",
         descripcion: str(item.NombreItem) ?? "",
         unidad: unidadMedida(unidad)?.descripcion ?? unidad ?? "",

@@ -1,7 +1,7 @@
 // The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
-import type { JsonDocument } from "@ecf/shared";
+import { add, formatMoney, parseDecimal, ZERO, type Decimal, type JsonDocument } from "@ecf/shared";
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
@@ -136,10 +136,13 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
   const footerTop = margin + TIMBRE_HEIGHT + 12;
   const columns = sheetColumns(width);
   const pages: PDFPage[] = [];
+  // §17.2.3: a paginated RI shows each page's taxed and exempt subtotals.
+  const subtotals: { gravado: Decimal; exento: Decimal }[] = [];
 
   const startPage = () => {
     const page = pdf.addPage([pageWidth, pageHeight]);
     pages.push(page);
+    subtotals.push({ gravado: ZERO, exento: ZERO });
     let y = drawSheetHeader(page, fonts, view, margin, width) - 12;
     let x = margin;
     for (const c of columns) {
@@ -157,6 +160,10 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
     const description = wrap(`${line.exento ? "E  " : ""}${line.descripcion}`, fonts.regular, 8, columns[1]!.width - 6);
     const height = description.length * 10 + 2;
     if (y - height < footerTop) ({ page, y } = startPage());
+    const amount = parseDecimal(line.valor) ?? ZERO;
+    const current = subtotals[subtotals.length - 1]!;
+    if (line.exento) current.exento = add(current.exento, amount);
+    else if (["1", "2", "3"].includes(line.indicador)) current.gravado = add(current.gravado, amount);
     const cells = [line.cantidad, "", line.unidad, formatAmount(line.precio), line.descuento ? formatAmount(line.descuento) : "", formatAmount(line.valor)];
     let x = margin;
     columns.forEach((c, i) => {
@@ -180,7 +187,11 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
 
   pages.forEach((p, i) => {
     drawTimbre(p, fonts, options, margin, margin);
-    if (pages.length > 1) text(p, `Página ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
+    if (pages.length > 1) {
+      text(p, `Página ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
+      text(p, `Subtotal Gravado Página: ${formatAmount(formatMoney(subtotals[i]!.gravado))}`, margin + width, margin + 24, fonts.regular, 8, "right");
+      text(p, `Subtotal Exento Página: ${formatAmount(formatMoney(subtotals[i]!.exento))}`, margin + width, margin + 12, fonts.regular, 8, "right");
+    }
   });
 }
 
