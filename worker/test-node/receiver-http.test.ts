@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ecfToXml, parseArecf, signEcfXml, verifyXml } from "@ecf/shared";
+import { ecfToXml, formatDgiiDateTime, parseArecf, signEcfXml, verifyXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type RunningSandbox } from "../../dgii-sandbox/src/start.ts";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "../../shared/test/support/certs.ts";
@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 async function supplierSends(to: string, sequence: number) {
-  const xml = await signEcfXml(ecfToXml(makeEcf("31", { sequence })), identity.privateKey, identity.certificateDer);
+  const xml = await signEcfXml(ecfToXml(makeEcf("31", { sequence, fechaHoraFirma: formatDgiiDateTime(new Date()) })), identity.privateKey, identity.certificateDer);
   return json(await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml }) }));
 }
 

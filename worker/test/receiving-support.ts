@@ -1,5 +1,5 @@
 // Shared by the receiving tests: companies that can sign, suppliers' signed e-CF, multipart posts.
-import { ecfToXml, fromBase64, signEcfXml, signXml } from "@ecf/shared";
+import { ecfToXml, formatDgiiDateTime, fromBase64, readPkcs12, signEcfXml, signXml } from "@ecf/shared";
 import { inject } from "vitest";
 import { makeEcf, type EcfFactoryOptions } from "../../shared/test/support/ecf-factories.ts";
 import type { TipoeCF } from "@ecf/shared";
@@ -29,7 +29,8 @@ export async function supplierSigner() {
 let sequence = 1000;
 /** A supplier's complete e-CF of `tipo`, addressed to `buyerRnc`, unsigned (canonical XML). */
 export function supplierEcf(tipo: TipoeCF, buyerRnc: string | undefined, options: EcfFactoryOptions & { rncEmisor?: string } = {}) {
-  const doc = makeEcf(tipo, { sequence: ++sequence, ...options }) as { Encabezado: Record<string, Record<string, unknown>> };
+  // Signed now: the test certificates are valid from 2026 on, the factory's default date is 2025.
+  const doc = makeEcf(tipo, { sequence: ++sequence, fechaHoraFirma: formatDgiiDateTime(new Date()), ...options }) as { Encabezado: Record<string, Record<string, unknown>> };
   if (buyerRnc !== undefined && doc.Encabezado.Comprador) doc.Encabezado.Comprador.RNCComprador = buyerRnc;
   if (options.rncEmisor) doc.Encabezado.Emisor!.RNCEmisor = options.rncEmisor;
   const idDoc = doc.Encabezado.IdDoc!;
@@ -55,4 +56,11 @@ export function xmlForm(xml: string | Uint8Array, fileName = "documento.xml"): F
 
 export function postXml(path: string, xml: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
   return call(path, { method: "POST", headers, body: xmlForm(xml) });
+}
+
+/** Signs with the expired test certificate (valid 2020-2021). */
+export async function signWithExpiredCertificate(xml: string): Promise<string> {
+  const p12 = readPkcs12(fromBase64(fixtures.expiredP12)!, fixtures.password);
+  const key = await crypto.subtle.importKey("pkcs8", p12.pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+  return signEcfXml(xml, key, p12.certificate);
 }

@@ -3,7 +3,7 @@ import { buildAcecf, parseArecf, parseSemilla, verifyXml } from "@ecf/shared";
 import { describe, expect, it } from "vitest";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
-import { postXml, receivingCompany, signAsSupplier, signOtherXml, supplierEcf, supplierSigner } from "./receiving-support.ts";
+import { postXml, receivingCompany, signAsSupplier, signOtherXml, signWithExpiredCertificate, supplierEcf, supplierSigner } from "./receiving-support.ts";
 
 const DGII_DATE_TIME = /^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
 
@@ -58,6 +58,7 @@ describe("POST /fe/recepcion/api/ecf", () => {
     ["a type not exchanged between taxpayers (E41)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("41", rnc).xml) })],
     ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],
     ["no signature", "2", async (rnc) => ({ xml: supplierEcf("31", rnc).xml })],
+    ["a certificate expired when it signed", "2", async (rnc) => ({ xml: await signWithExpiredCertificate(supplierEcf("31", rnc).xml) })],
     ["another buyer, with the receiver in the URL", "4", async (rnc, other) => ({ path: `/${rnc}/fe/recepcion/api/ecf`, xml: await signAsSupplier(supplierEcf("31", other).xml) })],
   ];
 

@@ -7,6 +7,7 @@ import {
   formatDgiiDateTime,
   hasErrors,
   isTipoeCF,
+  parseDgiiDateTime,
   parseXmlTree,
   treeToDocument,
   verifyXml,
@@ -123,6 +124,14 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
     if (!verified.ok) {
       codigo = "2";
       reasons = [`${verified.reason}: ${verified.message}`];
+    } else {
+      // The certificate must have been valid when the document says it was signed.
+      const signedAt = parseDgiiDateTime(leaf(ecf.document, "FechaHoraFirma") ?? "") ?? now;
+      const { notBefore, notAfter } = verified.certificate;
+      if (signedAt < notBefore || signedAt > notAfter) {
+        codigo = "2";
+        reasons = [`The signing certificate was not valid at ${signedAt.toISOString()} (valid ${notBefore.toISOString()} to ${notAfter.toISOString()})`];
+      }
     }
   }
   if (!codigo && ecf.rncComprador !== company.rnc) {
