@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { buildAcecf, parseArecf, parseSemilla, verifyXml } from "@ecf/shared";
-import { describe, expect, it } from "vitest";
-import { authed } from "./support/accounts.ts";
+import { describe, expect, inject, it } from "vitest";
+import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { postXml, receivingCompany, signAsSupplier, signOtherXml, signWithExpiredCertificate, supplierEcf, supplierSigner } from "./receiving-support.ts";
 
@@ -84,6 +84,22 @@ describe("POST /fe/recepcion/api/ecf", () => {
     expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "3" });
     const stored = await env.ARCHIVE.get(`${company.rnc}/compras/2025/04/${ecf.rncEmisor}${ecf.encf}.xml`);
     expect(await stored?.text()).toBe(signed);
+  });
+
+  it("a receiver without a certificate cannot acknowledge (422) and keeps nothing, so the retry after the upload is received", async () => {
+    const { company, token } = await companyWithToken();
+    const signed = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    const res = await postXml("/fe/recepcion/api/ecf", signed);
+    expect((await expectProblem(res, 422)).code).toBe("unprocessable");
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM purchases WHERE company_id = ?").bind(company.id).first<{ n: number }>();
+    expect(count!.n).toBe(0);
+    const { fromBase64 } = await import("@ecf/shared");
+    const certificates = inject("certificates");
+    const form = new FormData();
+    form.set("file", new File([new Uint8Array(fromBase64(certificates.forgeP12)!)], "firma.p12"));
+    form.set("password", certificates.password);
+    expect((await call("/company/certificate", { method: "PUT", headers: authed(token), body: form })).status).toBe(200);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", signed))).arecf.Estado).toBe("0");
   });
 
   it("refuses a receiver that is not on the platform (404) and an e-CF without eNCF (400)", async () => {

@@ -147,7 +147,6 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
       buildArecf({ RNCEmisor: ecf.rncEmisor, RNCComprador: company.rnc, eNCF: ecf.encf, Estado: estado, CodigoMotivoNoRecibido: codigo, FechaHoraAcuseRecibo: fechaHoraAcuseRecibo }),
     );
 
-  let purchaseId: string | undefined;
   if (!codigo) {
     const issueDate = isoDateOf(ecf.fechaEmision!)!;
     const xmlKey = purchaseXmlKey(company.rnc, issueDate, ecf.rncEmisor, ecf.encf);
@@ -179,17 +178,16 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
       codigo = "3";
       reasons = [`${ecf.encf} from ${ecf.rncEmisor} was already received`];
     } else {
-      const arecf = await arecfFor("0");
       try {
+        const arecf = await arecfFor("0");
         await env.ARCHIVE.put(xmlKey, xml, { httpMetadata: { contentType: "application/xml" } });
         await env.ARCHIVE.put(arecfKey, arecf, { httpMetadata: { contentType: "application/xml" } });
+        return { arecf, estado: "0", reasons: [], purchaseId: id };
       } catch (error) {
-        // Not stored means not received: free the slot so the supplier's retry can succeed.
+        // Not signed and stored means not received: free the slot so the supplier's retry can succeed.
         await env.DB.prepare("DELETE FROM purchases WHERE id = ?").bind(id).run();
         throw error;
       }
-      purchaseId = id;
-      return { arecf, estado: "0", reasons: [], purchaseId };
     }
   }
 
