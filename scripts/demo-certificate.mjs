@@ -1,9 +1,13 @@
 // Generates a self-signed RSA-2048 test certificate as a legacy (3DES) PKCS#12, like the files
 // DGII's certification authorities hand out. For local demos and tests only: never a real person's key.
+import { generateKeyPairSync } from "node:crypto";
 import forge from "node-forge";
 
 export function generateTestP12({ commonName, serialNumber, password, notAfter, legacy = true }) {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  // Node's native RSA key generation (node-forge's pure-JS one takes seconds); forge does the rest.
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  const forgeKey = forge.pki.privateKeyFromPem(privateKey);
+  const keys = { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = forge.util.bytesToHex(forge.random.getBytesSync(8)).replace(/^[89a-f]/, "1");

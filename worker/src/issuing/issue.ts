@@ -1,17 +1,17 @@
-import { ecfToXml, isRfceSummary, securityCode, signEcfXml, timbreUrl, validateEcf, type Problem } from "@ecf/shared";
+import { ecfToXml, signEcfXml, validateEcf, type Problem } from "@ecf/shared";
 import { and, eq } from "drizzle-orm";
 import { sha256Hex } from "../auth/crypto.ts";
-import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { database } from "../db/client.ts";
 import { receipts, sequences } from "../db/schema.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { drIsoDate } from "../time.ts";
-import { dgiiDate, emisorProfile, isoDate, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify } from "./document.ts";
+import { dgiiDate, emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify } from "./document.ts";
 import { releaseQuota, reserveQuota } from "./quota.ts";
 import { allocateEncf, formatEncf } from "./sequences.ts";
-import { pollDelays, releaseClaim, transmitReceipt, type Receipt } from "./transmit.ts";
+import { recordSignedReceipt, type IssueOutcome } from "./record.ts";
+import type { Receipt } from "./transmit.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
@@ -20,11 +20,7 @@ function problemItems(problems: Problem[]) {
 
 type Json = Record<string, any>;
 
-export interface IssueOutcome {
-  receipt: Receipt;
-  /** True when this request found the receipt already issued and did nothing again. */
-  reenviado: boolean;
-}
+export type { IssueOutcome };
 
 /** A resend of a receipt we have: the same request gets it back; a different document is a 409. */
 function resendOf(existing: Receipt, requestHash: string): Receipt {
@@ -69,8 +65,8 @@ async function takeClientEncf(env: Env, company: Company, encf: string, tipo: st
 }
 
 /**
- * Issues one e-CF: validate → quota → number → XML → sign → archive (R2) → record (D1), all before
- * anything is sent, then transmit and poll briefly. Throws ApiProblem for every client mistake.
+ * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
+ * records and transmits it. Throws ApiProblem for every client mistake.
  */
 export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date): Promise<IssueOutcome> {
   const tipo = requestedTipo(body);
@@ -117,53 +113,5 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
   if (idDoc.FechaVencimientoSecuencia !== undefined && expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(expiresOn);
 
   const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-  const codigoSeguridad = securityCode(signedXml);
-  const totales = document.Encabezado.Totales as Json;
-  const comprador = (document.Encabezado.Comprador ?? {}) as Json;
-  const fechaEmision = String(document.Encabezado.Emisor.FechaEmision);
-  const fechaFirma = String(document.FechaHoraFirma);
-  const rfce = isRfceSummary(document);
-  const urlTimbre = timbreUrl(
-    rfce
-      ? { form: "consultatimbrefc", environment: company.dgiiEnvironment, rncEmisor: company.rnc, encf, montoTotal: String(totales.MontoTotal), codigoSeguridad }
-      : { form: "consultatimbre", environment: company.dgiiEnvironment, rncEmisor: company.rnc, rncComprador: comprador.RNCComprador ?? null, encf, fechaEmision, montoTotal: String(totales.MontoTotal), fechaFirma, codigoSeguridad },
-  );
-
-  const archived = await archiveImmutable(env.ARCHIVE, receiptXmlKey(company.rnc, encf, fechaEmision), signedXml, "application/xml");
-  const reference = (document.InformacionReferencia ?? {}) as Json;
-  const [receipt] = await db
-    .insert(receipts)
-    .values({
-      id: crypto.randomUUID(),
-      companyId: company.id,
-      encf,
-      tipoeCF: tipo!,
-      issueDate: isoDate(fechaEmision),
-      rncComprador: comprador.RNCComprador ?? null,
-      razonSocialComprador: comprador.RazonSocialComprador ?? null,
-      montoTotal: String(totales.MontoTotal),
-      totalItbis: totales.TotalITBIS !== undefined ? String(totales.TotalITBIS) : null,
-      securityCode: codigoSeguridad,
-      fechaHoraFirma: fechaFirma,
-      timbreUrl: urlTimbre,
-      xmlKey: archived.key,
-      xmlSha256: archived.sha256,
-      documentHash: requestHash,
-      dgiiPath: rfce ? "rfce" : "ecf",
-      status: "signed",
-      source: "api",
-      ncfModificado: reference.NCFModificado ?? null,
-      codigoModificacion: reference.CodigoModificacion ?? null,
-      // Held by this request while it transmits, so the sweeper leaves it alone.
-      claimedUntil: new Date(now.getTime() + 60_000).toISOString(),
-    })
-    .returning();
-
-  // A request polls only the first few delays; the queue finishes anything slower.
-  const delays = pollDelays(env).slice(0, 3);
-  const sent = await transmitReceipt(env, receipt!, signedXml, { delays });
-  await releaseClaim(env.DB, sent.id);
-  if (sent.status === "contingency" || sent.status === "in_process") await env.OUTBOX.send({ receiptId: sent.id });
-  return { receipt: sent, reenviado: false };
+  return recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", claimed: true, now });
 }
-
