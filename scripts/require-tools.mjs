@@ -10,6 +10,7 @@ const TOOLS = {
   chromium: "chromium",
   pdftoppm: "poppler-utils",
   zbarimg: "zbar-tools",
+  openssl: "openssl",
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(TOOLS);
