@@ -7,9 +7,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { root, wranglerEnv } from "./lib.mjs";
 
-const PROJECTS = ["shared", "worker", "pos-client", "dgii-sandbox"];
+const PACKAGES = ["shared", "worker", "pos-client", "dgii-sandbox"];
+/** Test projects: a package folder and, where it has several, the vitest config to use. */
+const PROJECTS = [
+  { name: "shared", dir: "shared" },
+  { name: "worker", dir: "worker" },
+  { name: "worker-node", dir: "worker", config: "vitest.node.config.ts" },
+  { name: "pos-client", dir: "pos-client" },
+  { name: "dgii-sandbox", dir: "dgii-sandbox" },
+];
 const only = process.argv.slice(2);
-const projects = only.length ? PROJECTS.filter((p) => only.includes(p)) : PROJECTS;
+const projects = only.length ? PROJECTS.filter((p) => only.includes(p.name)) : PROJECTS;
 const step = (title) => console.log(`\n=== ${title} ===`);
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;
 
@@ -17,7 +25,7 @@ step("system tools");
 if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium", "pdftoppm", "zbarimg", "openssl"]) !== 0) process.exit(1);
 
 step("typecheck");
-for (const project of [...PROJECTS, "worker/tsconfig.node.json", "bench"]) {
+for (const project of [...PACKAGES, "worker/tsconfig.node.json", "bench"]) {
   if (sh(join(root, "node_modules/.bin/tsc"), ["-p", project]) !== 0) {
     console.error(`typecheck failed in ${project}`);
     process.exit(1);
@@ -28,12 +36,11 @@ const out = mkdtempSync(join(tmpdir(), "ecf-test-"));
 let passed = 0;
 let failed = 0;
 let broken = [];
-for (const project of projects) {
-  step(`tests: ${project}`);
-  const report = join(out, `${project}.json`);
-  const status = sh(join(root, "node_modules/.bin/vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], {
-    cwd: join(root, project),
-  });
+for (const { name, dir, config } of projects) {
+  step(`tests: ${name}`);
+  const report = join(out, `${name}.json`);
+  const args = ["run", ...(config ? ["--config", config] : []), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const status = sh(join(root, "node_modules/.bin/vitest"), args, { cwd: join(root, dir) });
   try {
     const r = JSON.parse(readFileSync(report, "utf8"));
     passed += r.numPassedTests;
@@ -41,7 +48,7 @@ for (const project of projects) {
   } catch {
     failed++;
   }
-  if (status !== 0) broken.push(project);
+  if (status !== 0) broken.push(name);
 }
 console.log(`\nprojects failing: ${broken.length ? broken.join(", ") : "none"}`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -3,6 +3,8 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 // Timestamps are ISO 8601 strings in UTC; dates DGII prints (sequence expiry) are ISO dates.
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
+/** Set by the code on every change (SQLite cannot add a column with a computed default). */
+const updatedAt = () => text("updated_at");
 
 /** An issuer: a company that emits e-CF under its RNC (or cédula). */
 export const companies = sqliteTable(
@@ -76,7 +78,7 @@ export const sequences = sqliteTable(
     nextNumber: integer("next_number").notNull(),
     /** FechaVencimientoSecuencia as an ISO date (yyyy-MM-dd). */
     expiresOn: text("expires_on").notNull(),
-    updatedAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.tipoeCF] })],
 );
@@ -164,7 +166,7 @@ export const receipts = sqliteTable(
     approvalStatus: text("approval_status"),
     approvalReason: text("approval_reason"),
     createdAt: createdAt(),
-    updatedAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("receipts_company_encf").on(t.companyId, t.encf),

@@ -92,8 +92,7 @@ export async function registerIncomingApproval(
   await env.ARCHIVE.put(companionKey(receipt.xmlKey, ".acecf.xml"), xml, { httpMetadata: { contentType: "application/xml" } });
   await db
     .update(receipts)
-    // receipts.updatedAt is declared on the created_at column (schema.ts), so it is not touched here.
-    .set({ approvalStatus, approvalReason: acecf.DetalleMotivoRechazo ?? null })
+    .set({ approvalStatus, approvalReason: acecf.DetalleMotivoRechazo ?? null, updatedAt: new Date().toISOString() })
     .where(eq(receipts.id, receipt.id));
   return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
 }
