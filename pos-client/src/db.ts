@@ -1,7 +1,7 @@
 import Dexie, { type EntityTable } from "dexie";
 
 /** DGII's word for a receipt's state, plus the device's own states before the server answered. */
-export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Pendiente";
+export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado" | "Pendiente";
 
 /** A sale as the cashier rang it up; `encf` is set once the receipt is numbered. */
 export interface Sale {
@@ -13,7 +13,7 @@ export interface Sale {
   /** Where the receipt stands: "Pendiente"/"Contingencia" until the server answered. */
   estado?: Estado;
   /** DGII's (or the server's) reasons, for a rejection. */
-  mensajes?: { codigo: string; valor: string }[];
+  mensajes?: { codigo: string | null; valor: string }[];
   securityCode?: string;
   fechaHoraFirma?: string;
   timbreUrl?: string;

@@ -5,6 +5,7 @@ import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
 import { allocateEncf } from "../src/issuing/sequences.ts";
 import { call, postJson } from "./support/http.ts";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
+import { clearFaults, received, setFault } from "./support/issuing.ts";
 
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
@@ -183,13 +184,14 @@ async function signedReceipt(p: Paired, sequence: number, options: { key?: Crypt
 }
 
 describe("POST /devices/receipts", () => {
-  it("accepts a receipt signed on the device inside its lease, archives it, and replays the first answer on retry", async () => {
+  it("accepts a receipt signed on the device inside its lease, sends it to DGII once, and replays the first answer on retry", async () => {
     const { company, paired: p } = await paired();
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
     const xml = await signedReceipt(p, lease.rangeFrom + 3);
     const first = await deviceCall(p.token, "/devices/receipts", { xml });
     expect(first.status).toBe(200);
-    const answer = (await first.json()) as { encf: string; estado: string; codigoSeguridad: string; urlTimbre: string };
+    const answer = (await first.json()) as { encf: string; estado: string; codigo: string; codigoSeguridad: string; urlTimbre: string };
+    expect(answer, JSON.stringify(answer)).toMatchObject({ estado: "Aceptado", codigo: "1" });
     expect(answer.encf).toBe(`E32${String(lease.rangeFrom + 3).padStart(10, "0")}`);
     expect(answer.codigoSeguridad).toBe(/<SignatureValue>(.{6})/.exec(xml)![1]);
     expect(answer.urlTimbre).toContain(`ENCF=${answer.encf}`);
@@ -202,8 +204,10 @@ describe("POST /devices/receipts", () => {
     expect(uploads!.n).toBe(1);
     const archived = await env.ARCHIVE.get(`${company.rnc}/2025/04/${answer.encf}.xml`);
     expect(await archived!.text()).toBe(xml);
+    // DGII saw it once (as the RFCE summary of a consumer invoice), retry or not.
+    expect((await received(company.rnc, answer.encf)).map((r) => r.kind)).toEqual(["rfce"]);
     const state = await deviceCall(p.token, `/devices/receipts/${answer.encf}`);
-    expect(await state.json()).toEqual(answer);
+    expect(await state.json()).toMatchObject({ estado: "Aceptado", encf: answer.encf });
     expect((await deviceCall(p.token, "/devices/receipts/E329999999999")).status).toBe(404);
   });
 
@@ -243,6 +247,22 @@ describe("POST /devices/receipts", () => {
     const res = await deviceCall(p.token, "/devices/receipts", { xml });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe(code);
+  });
+
+  it("a receipt DGII rejects comes back with DGII's reason, and a retry gets the same answer", async () => {
+    const { paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "31")!;
+    const xml = await signedReceipt(p, lease.rangeFrom, { tipo: "31" });
+    await setFault({ mode: "reject", count: 1, code: 615, message: "Rechazo 615 de prueba" });
+    try {
+      const res = await deviceCall(p.token, "/devices/receipts", { xml });
+      const answer = (await res.json()) as { estado: string; mensajes: { codigo: string }[] };
+      expect(answer, JSON.stringify(answer)).toMatchObject({ estado: "Rechazado", codigo: "2" });
+      expect(answer.mensajes).toContainEqual(expect.objectContaining({ codigo: "615" }));
+      expect(await (await deviceCall(p.token, "/devices/receipts", { xml })).json()).toEqual(answer);
+    } finally {
+      await clearFaults();
+    }
   });
 
   it("needs a device token: a company token is not one", async () => {

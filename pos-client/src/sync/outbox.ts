@@ -10,7 +10,7 @@ export interface ServerAnswer {
   codigoSeguridad?: string;
   fechaHoraFirma?: string;
   urlTimbre?: string | null;
-  mensajes: { codigo: string; valor: string }[];
+  mensajes: { codigo: string | null; valor: string }[];
 }
 
 /** What one upload attempt came to, as the transport saw it. */

@@ -10,6 +10,7 @@ const ESTADO_CLASS: Record<string, string> = {
   Pendiente: "wait",
   Contingencia: "warn",
   Rechazado: "bad",
+  Anulado: "bad",
 };
 
 export async function historyScreen(db: PosDatabase, open: (sale: Sale) => void): Promise<HTMLElement> {

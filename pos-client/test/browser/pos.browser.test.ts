@@ -78,8 +78,15 @@ describe("the POS in Chromium", () => {
   it("pairs, sells online, keeps selling offline, reopens offline, and syncs every receipt once", async () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
     page = await context.newPage();
+    const answers = new Map<string, string>();
     page.on("request", (r) => {
       if (r.url().endsWith("/devices/receipts")) uploads.push(/<eNCF>(E\d{12})<\/eNCF>/.exec(r.postData() ?? "")?.[1] ?? "?");
+    });
+    page.on("response", async (r) => {
+      if (r.url().endsWith("/devices/receipts") && r.ok()) {
+        const body = (await r.json()) as { encf: string; estado: string };
+        answers.set(body.encf, body.estado);
+      }
     });
     await page.goto(`${stack.workerUrl}/pos/`);
     await page.fill("#pairing-code", pairingCode.toLowerCase());
@@ -109,8 +116,10 @@ describe("the POS in Chromium", () => {
 
     // Online: signed on the device, uploaded at once, and the server's answer shown.
     const online = await sell(page, ["Café", "7460002"], "sale-screen.png");
-    await page.waitForFunction(() => !/Pendiente|Contingencia/.test(document.querySelector("section.ticket .estado")?.textContent ?? "Pendiente"), undefined, { timeout: 30_000 });
-    expect(await estadoOf(page)).toMatch(/Aceptado|En Proceso/);
+    const firstAnswer = (await (await page.waitForResponse((r) => r.url().endsWith("/devices/receipts"))).json()) as { encf: string; estado: string };
+    expect(firstAnswer.encf).toBe(online);
+    expect(["Aceptado", "Aceptado Condicional", "En Proceso", "Contingencia", "Rechazado"]).toContain(firstAnswer.estado);
+    await page.waitForFunction((estado) => document.querySelector("section.ticket .estado")?.textContent === `Estado: ${estado}`, firstAnswer.estado, { timeout: 30_000 });
 
     // Offline: each receipt is signed on the device, printable with its QR, queued in contingency.
     await context.setOffline(true);
@@ -147,11 +156,17 @@ describe("the POS in Chromium", () => {
     // Back online: the queue drains in order, each receipt exactly once.
     await context.setOffline(false);
     await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 60_000 });
-    await page.click('button[data-tab="recibos"]');
-    await page.waitForFunction(() => !document.querySelector('#history tr[data-estado="Contingencia"]'), undefined, { timeout: 30_000 });
     const all = [online, ...offline];
+    // Each receipt shows the server's answer to its upload.
+    await page.click('button[data-tab="recibos"]');
+    for (const encf of all) {
+      await page.waitForFunction(([e, estado]) => document.querySelector(`tr[data-encf="${e}"]`)?.getAttribute("data-estado") === estado, [encf, answers.get(encf)] as const, { timeout: 30_000 });
+    }
     expect(uploads.filter((e) => all.includes(e)).sort()).toEqual([...all].sort());
     expect(uploads.slice(-3)).toEqual(offline);
+    // One receipt per e-NCF on the server, recorded as coming from this device.
+    const recorded = stack.sql<{ encf: string; n: number }>(`SELECT encf, COUNT(*) AS n FROM receipts WHERE source = 'device' GROUP BY encf ORDER BY encf`);
+    expect(recorded).toEqual([...all].sort().map((encf) => ({ encf, n: 1 })));
     const rows = stack.sql<{ encf: string; n: number }>(`SELECT encf, COUNT(*) AS n FROM device_uploads WHERE device_id = '${deviceId}' GROUP BY encf ORDER BY encf`);
     expect(rows).toEqual([...all].sort().map((encf) => ({ encf, n: 1 })));
 

@@ -57,15 +57,16 @@ const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int
 const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
 const ReceiptAnswerSchema = z
   .object({
-    codigo: z.number().nullable(),
-    estado: z.enum(["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia"]),
+    codigo: z.string().openapi({ description: "DGII's result code (1 accepted, 2 rejected, 3 in process, 4 conditional), -1 contingency, 0 resend of an accepted receipt" }),
+    estado: z.string().openapi({ description: "Aceptado, Aceptado Condicional, En Proceso, Rechazado, Contingencia or Anulado" }),
     encf: z.string(),
     trackId: z.string().nullable(),
     codigoSeguridad: z.string(),
     fechaHoraFirma: z.string(),
-    urlTimbre: z.string().nullable(),
-    mensajes: z.array(z.object({ codigo: z.string(), valor: z.string() })),
+    urlTimbre: z.string(),
+    mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
     reenviado: z.boolean(),
+    links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
   })
   .openapi("DeviceReceiptAnswer");
 
