@@ -10,20 +10,9 @@ import type { Company } from "../tenant/resolve.ts";
 
 export type ReceiptAnswer = IssueAnswer;
 
-export interface SignedReceiptFacts {
-  encf: string;
-  tipoeCF: string;
-  /** FechaEmision as written (dd-MM-yyyy). */
-  fechaEmision: string;
-  fechaHoraFirma: string;
-  securityCode: string;
-  montoTotal: string;
-  rncComprador: string | null;
-  xmlSha256: string;
-}
-
-export async function submitSignedReceipt(env: Env, company: Company, xml: string, facts: SignedReceiptFacts): Promise<ReceiptAnswer> {
-  const outcome = await recordSignedReceipt(env, company, xml, { documentHash: facts.xmlSha256, source: "device" });
+/** `xmlSha256` tells a retry of the same receipt from a different document under the same e-NCF. */
+export async function submitSignedReceipt(env: Env, company: Company, xml: string, xmlSha256: string): Promise<ReceiptAnswer> {
+  const outcome = await recordSignedReceipt(env, company, xml, { documentHash: xmlSha256, source: "device" });
   return answerFor(outcome.receipt, { reenviado: outcome.reenviado }).body;
 }
 

@@ -4,7 +4,7 @@ import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import type { Device } from "./auth.ts";
 import { leaseHolding } from "./leases.ts";
-import { submitSignedReceipt, type ReceiptAnswer, type SignedReceiptFacts } from "./submit.ts";
+import { submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
 const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
 
@@ -14,8 +14,18 @@ function text(doc: JsonDocument, ...path: string[]): string | null {
   return typeof node === "string" ? node : null;
 }
 
+interface SignedReceiptFacts {
+  encf: string;
+  tipoeCF: string;
+  fechaEmision: string;
+  fechaHoraFirma: string;
+  montoTotal: string;
+  securityCode: string;
+  rncComprador: string | null;
+}
+
 /** Reads what the checks need from the signed XML; a document without them is refused. */
-function readFacts(xml: string): Omit<SignedReceiptFacts, "xmlSha256"> {
+function readFacts(xml: string): SignedReceiptFacts {
   let doc: JsonDocument;
   try {
     doc = xmlToEcf(xml);
@@ -86,7 +96,7 @@ export async function acceptDeviceReceipt(env: Env, company: Company, device: De
     // handing the same bytes over again is safe and yields the one receipt.
   }
 
-  const answer = await submitSignedReceipt(env, company, xml, { ...facts, xmlSha256 });
+  const answer = await submitSignedReceipt(env, company, xml, xmlSha256);
   await env.DB.prepare(`UPDATE device_uploads SET answer = ?3 WHERE company_id = ?1 AND encf = ?2 AND answer IS NULL`)
     .bind(company.id, facts.encf, JSON.stringify(answer))
     .run();
