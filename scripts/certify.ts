@@ -136,7 +136,9 @@ function rangesFor(set: TestSet, cases: readonly Case[], renewExpired: boolean, 
         expiresOn = renewed;
       } else notes.push(`E${tipo}: FechaVencimientoSecuencia ${expiresOn} is past (today ${today}); range registered as given, so the service refuses its cases (--renew-expired to register it until next year)`);
     }
-    return { tipo, rangeFrom: 1, rangeTo: Math.max(max, 1), expiresOn };
+    // Room above the set's numbers, so registering it again after a run stays valid (a range
+    // must end after the numbers already used).
+    return { tipo, rangeFrom: 1, rangeTo: Math.min(max + 1000, 9_999_999_999), expiresOn };
   });
 }
 
@@ -242,7 +244,7 @@ async function main(): Promise<number> {
     );
     keyId = setup.keyId;
     console.log(`Issuer ${rnc} ${setup.created ? "created" : "found"} (${setup.companyId}); ${options.p12 ? "its certificate" : "a generated test certificate"} uploaded; ranges ${ranges.map((r) => `E${r.tipo} 1-${r.rangeTo} until ${r.expiresOn}`).join(", ")}`);
-    for (const n of notes) console.log(`Note: ${n}`);
+    for (const n of [...notes, ...setup.rangeNotes]) console.log(`Note: ${n}`);
     const client = await issuingClient(workerUrl, setup.apiKey, setup.apiSecret);
     mkdirSync(options.out, { recursive: true });
 

@@ -56,6 +56,8 @@ export interface IssuerSetup {
   keyId: string;
   apiKey: string;
   apiSecret: string;
+  /** Ranges that could not be registered as asked, and why. */
+  rangeNotes: string[];
 }
 
 /** The company (created when absent), its certificate, its ranges and a fresh test key. */
@@ -87,12 +89,19 @@ export async function setUpIssuer(
   form.set("file", new File([certificate.p12 as Uint8Array<ArrayBuffer>], `${profile.rnc}-test.p12`, { type: "application/x-pkcs12" }));
   form.set("password", certificate.password);
   await admin("PUT", `/admin/companies/${company.id}/certificate`, form);
+  const rangeNotes: string[] = [];
   for (const r of ranges) {
     // Registering a range again keeps its next number, so a second run reuses the same numbers.
-    await admin("PUT", `/admin/companies/${company.id}/sequences/${r.tipo}`, { rangeFrom: r.rangeFrom, rangeTo: r.rangeTo, expiresOn: r.expiresOn });
+    try {
+      await admin("PUT", `/admin/companies/${company.id}/sequences/${r.tipo}`, { rangeFrom: r.rangeFrom, rangeTo: r.rangeTo, expiresOn: r.expiresOn });
+    } catch (error) {
+      // A range that would end before numbers already used: the registered one stays.
+      if (!(error instanceof HttpError && error.status === 409)) throw error;
+      rangeNotes.push(`E${r.tipo}: range kept as registered (${error.message})`);
+    }
   }
   const key = await admin<{ id: string; apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: company.id, kind: "test" });
-  return { companyId: company.id, created, keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret };
+  return { companyId: company.id, created, keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret, rangeNotes };
 }
 
 export async function revokeKey(workerUrl: string, adminSecret: string, keyId: string): Promise<void> {
