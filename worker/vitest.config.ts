@@ -37,6 +37,7 @@ export default defineConfig(async () => {
             DGII_SANDBOX_URL: sandboxUrl,
             DGII_POLL_DELAYS_MS: "200,400,800,1600",
             DGII_TIMEOUT_MS: "3000",
+            DGII_STATUS_TTL_MS: "0",
           },
         },
       }),

@@ -13,5 +13,7 @@ export interface AppEnv {
     tenant: Company;
     /** Set when a problem response is produced, so the audit middleware can record it. */
     problem: { code: ProblemCode; detail: string };
+    /** A failure that is not an HTTP error (DGII rejected the receipt, DGII unreachable). */
+    auditEvent: { code: string; detail: string };
   };
 }

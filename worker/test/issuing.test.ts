@@ -92,6 +92,8 @@ describe("DGII rejections", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ estado: "Rechazado", codigo: "2" });
     expect(body.mensajes).toContainEqual(expect.objectContaining({ codigo: String(code) }));
+    const audit = await env.DB.prepare("SELECT code, detail FROM audit_log WHERE code = 'dgii_rejected' AND detail LIKE ?1").bind(`${body.encf}:%`).all();
+    expect(audit.results.length).toBeGreaterThan(0);
   });
 });
 
@@ -132,6 +134,9 @@ describe("contingency", () => {
     const requests = [issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000700")), issueRequest("31"), issueRequest("32")];
     const answers = [];
     for (const request of requests) answers.push(await issue(token, request));
+    // Every refusal and failure is in the issuer's audit log.
+    const audited = await env.DB.prepare("SELECT code FROM audit_log WHERE company_id = ?1").bind((await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!.id).all<{ code: string }>();
+    expect(audited.results.filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
     for (const { status, body } of answers) {
       expect(status).toBe(503);
       expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1" });
@@ -159,6 +164,16 @@ describe("contingency", () => {
       expect(now.estado, JSON.stringify(now) + JSON.stringify(await received(company.rnc, body.encf))).toBe("Aceptado");
       expect(await received(company.rnc, body.encf)).toHaveLength(1);
     }
+  });
+
+  it("when the status service says DGII is down, nothing is sent: straight to contingency", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down", services: ["recepcion"] });
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status).toBe(503);
+    expect(body.estado).toBe("Contingencia");
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(0);
+    expect((await receiptRow(company.id, body.encf))?.sendAttempts).toBe(0);
   });
 
   it("the queue consumer retries with back-off and acknowledges once DGII decides", async () => {

@@ -4,12 +4,13 @@ import { auditLog } from "../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 
 /**
- * Records every refused or failed request (any problem response) in the audit log, attributed to
- * the issuer when one was resolved. Written after the response, never delaying or failing it.
+ * Records every refused or failed request (any problem response, and the failures a handler
+ * reports as `auditEvent`, such as a DGII rejection) in the audit log, attributed to the issuer
+ * when one was resolved. Written after the response, never delaying or failing it.
  */
 export const auditProblems = createMiddleware<AppEnv>(async (c, next) => {
   await next();
-  const problem = c.get("problem");
+  const problem = c.get("problem") ?? c.get("auditEvent");
   if (!problem) return;
   const entry = {
     companyId: c.get("tenant")?.id ?? null,

@@ -39,9 +39,13 @@ interface CachedToken {
 // (less a margin), so one seed round-trip serves many receipts.
 const tokenCache = new Map<string, Promise<CachedToken>>();
 const TOKEN_MARGIN_MS = 60_000;
+const statusCache = new Map<string, { up: boolean; until: number }>();
+
 
 export interface DgiiClientOptions {
   timeoutMs?: number;
+  /** How long a status-service answer is remembered (default 5 s). */
+  statusTtlMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -67,6 +71,7 @@ function normaliseResult(json: Record<string, unknown>, trackId: string | null):
 export class DgiiClient {
   private readonly hosts: DgiiHosts;
   private readonly timeoutMs: number;
+  private readonly statusTtlMs: number;
   private readonly fetcher: typeof fetch;
 
   constructor(
@@ -76,6 +81,7 @@ export class DgiiClient {
   ) {
     this.hosts = hostsFor(env);
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.statusTtlMs = options.statusTtlMs ?? 5_000;
     this.fetcher = options.fetch ?? fetch;
   }
 
@@ -208,8 +214,20 @@ export class DgiiClient {
     return this.json("aprobacioncomercial", response);
   }
 
-  /** True when DGII's status service says this environment is up. */
+  /**
+   * True when DGII's status service says this environment is up. Asked before sending (not before
+   * queries), remembered for a few seconds per isolate so a burst of receipts asks once.
+   */
   async isAvailable(): Promise<boolean> {
+    const key = `${this.hosts.status}|${this.identity.environment}`;
+    const known = statusCache.get(key);
+    if (known && known.until > Date.now()) return known.up;
+    const up = await this.askStatus();
+    statusCache.set(key, { up, until: Date.now() + this.statusTtlMs });
+    return up;
+  }
+
+  private async askStatus(): Promise<boolean> {
     try {
       const response = await this.call("verificarestado", this.url("status", PATHS.verificarEstado, { ambiente: AMBIENTE[this.identity.environment] }));
       const body = await this.json<{ estado?: string }>("verificarestado", response);

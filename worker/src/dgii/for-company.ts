@@ -22,16 +22,23 @@ export async function signerFor(env: Env, company: Company): Promise<CompanySign
   };
 }
 
-/** Timeouts come from the environment so tests can shorten them; 10 s by default. */
+/** A positive number from a [vars] entry, or the fallback. */
+function numberVar(env: Env, name: string, fallback: number): number {
+  const raw = (env as unknown as Record<string, string | undefined>)[name];
+  const value = raw === undefined || raw === "" ? NaN : Number(raw);
+  return Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+/** Timeout of every DGII call: DGII_TIMEOUT_MS, 10 s by default. */
 export function dgiiTimeoutMs(env: Env): number {
-  const value = Number((env as unknown as Record<string, string | undefined>).DGII_TIMEOUT_MS);
-  return Number.isFinite(value) && value > 0 ? value : 10_000;
+  return numberVar(env, "DGII_TIMEOUT_MS", 10_000);
 }
 
 export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner): DgiiClient {
   return new DgiiClient(
     env,
     { environment: company.dgiiEnvironment, rnc: company.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: company.certificateSerial ?? "" },
-    { timeoutMs: dgiiTimeoutMs(env) },
+    // Tests shorten these through [vars]; production keeps the defaults.
+    { timeoutMs: dgiiTimeoutMs(env), statusTtlMs: numberVar(env, "DGII_STATUS_TTL_MS", 5_000) },
   );
 }

@@ -110,6 +110,7 @@ export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: str
         if (known.codigo !== 0) return await recordResult(env.DB, current, known);
       }
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
+      if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
       current = await update(env.DB, current.id, { sendAttempts: current.sendAttempts + 1 });
       return await recordResult(env.DB, current, await client.sendRfce(rfce, current.encf));
     }
@@ -120,6 +121,7 @@ export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: str
       if (latest) current = await update(env.DB, current.id, { trackId: latest.trackId, status: "in_process" });
     }
     if (!current.trackId) {
+      if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
       current = await update(env.DB, current.id, { sendAttempts: current.sendAttempts + 1 });
       const trackId = await client.sendEcf(signedXml, current.encf);
       current = await update(env.DB, current.id, { trackId, status: "in_process" });

@@ -113,6 +113,10 @@ issuingRoutes.openapi(
       throw error;
     }
     const { status, body: answer } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
+    if (!outcome.reenviado && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
+      const reasons = answer.mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
+      c.set("auditEvent", { code: answer.estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${answer.encf}: ${reasons}` });
+    }
     if (key) await storeIdempotentAnswer(c.env.DB, company.id, key, status, answer);
     return c.json(answer, status);
   }) as never,
