@@ -5,8 +5,6 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
-      DGII_POLL_DELAYS_MS: string;
-      DGII_TIMEOUT_MS: string;
     }
   }
 }
