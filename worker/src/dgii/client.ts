@@ -82,7 +82,8 @@ export class DgiiClient {
     this.hosts = hostsFor(env);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.statusTtlMs = options.statusTtlMs ?? 5_000;
-    this.fetcher = options.fetch ?? fetch;
+    // Called through a wrapper: workerd refuses a bare `fetch` invoked with another `this`.
+    this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   private url(host: keyof DgiiHosts, path: string, query?: Record<string, string>): string {
