@@ -1,6 +1,8 @@
-// The receiver over real HTTP: the worker under `wrangler dev` (local D1 and R2), and the DGII
-// sandbox's emisor-receptor simulator playing a supplier that sends it an e-CF. The ARECF it gets
-// back must verify with our verifier and with xmlsec1, an independent implementation.
+// The worker over real HTTP, as `npm start` runs it: `wrangler dev` (local D1 and R2) and the DGII
+// sandbox. Issuing: a receipt posted to the API reaches the sandbox and is accepted, and its
+// archived XML verifies with xmlsec1. Receiving: the sandbox's emisor-receptor simulator plays a
+// supplier that sends us an e-CF; the ARECF it gets back must verify with our verifier and with
+// xmlsec1, an independent implementation.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type RunningSandbox } from "../../dgii-sandbox/src/start.ts";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "../../shared/test/support/certs.ts";
 import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { TIPOS_ECF } from "@ecf/shared";
 
 const root = resolve(import.meta.dirname, "../..");
 const wranglerEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
@@ -101,4 +104,47 @@ describe("the sandbox's emisor-receptor simulator sends us an e-CF", () => {
     expect(again.arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "3" });
     expect(xmlsecVerify(again.body, identity.certificatePem).ok).toBe(true);
   });
+});
+
+describe("issuing under wrangler dev", () => {
+  it("an E31 and an E32 summary are accepted by the sandbox; the archived XML verifies with xmlsec1", async () => {
+    const adminHeaders = { Authorization: `Bearer ${secrets.ADMIN_SECRET}`, "Content-Type": "application/json" };
+    const issuerRnc = "101000099";
+    const company = await json(
+      await fetch(`${base}/admin/companies`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({ legalName: "Emisora HTTP SRL", rnc: issuerRnc, address: "Calle 1", dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100 }),
+      }),
+    );
+    const form = new FormData();
+    form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
+    form.set("password", "clave");
+    await json(await fetch(`${base}/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: adminHeaders.Authorization }, body: form }));
+    for (const tipo of TIPOS_ECF) {
+      await json(await fetch(`${base}/admin/companies/${company.id}/sequences/${tipo}`, { method: "PUT", headers: adminHeaders, body: JSON.stringify({ rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }) }));
+    }
+    const key = await json(await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: company.id, kind: "test" }) }));
+    const { token } = await json(await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }));
+    const auth = { Authorization: `Bearer ${token}` };
+
+    for (const tipo of ["31", "32"] as const) {
+      const request = {
+        Encabezado: { IdDoc: { TipoeCF: tipo, TipoIngresos: "01", TipoPago: "1", IndicadorMontoGravado: "0" }, Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente SRL" } },
+        DetallesItems: [{ IndicadorFacturacion: 1, NombreItem: "Servicio", IndicadorBienoServicio: 2, CantidadItem: 2, PrecioUnitarioItem: "1500.00" }],
+      };
+      let answer = await json(await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
+      for (let i = 0; i < 20 && answer.estado === "En Proceso"; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        await fetch(`${base}/cdn-cgi/handler/scheduled`);
+        answer = await json(await fetch(`${base}/fe/recepcion/ecf/${answer.encf}`, { headers: auth }));
+      }
+      expect(answer, JSON.stringify(answer)).toMatchObject({ estado: "Aceptado", encf: `E${tipo}0000000001` });
+      const xml = await (await fetch(`${base}/fe/recepcion/ecf/${answer.encf}/xml`, { headers: auth })).text();
+      const xmlsec = xmlsecVerify(xml, identity.certificatePem);
+      expect(xmlsec.ok, xmlsec.output).toBe(true);
+      const seen = (await (await fetch(`${sandbox.url}/__sandbox/received?rnc=${issuerRnc}&encf=${answer.encf}`)).json()) as { kind: string }[];
+      expect(seen.map((r) => r.kind)).toEqual([tipo === "32" ? "rfce" : "ecf"]);
+    }
+  }, 120_000);
 });
