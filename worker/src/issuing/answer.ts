@@ -1,10 +1,10 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { estadoOf } from "./estado.ts";
+import { estadoOf, type Estado } from "./estado.ts";
 import type { Receipt } from "./transmit.ts";
 
 export interface IssueAnswer {
   codigo: string;
-  estado: string;
+  estado: Estado;
   encf: string;
   trackId: string | null;
   codigoSeguridad: string;

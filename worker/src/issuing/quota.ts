@@ -41,3 +41,17 @@ export async function invoicesThisMonth(d1: D1Database, companyId: string, now: 
     .first<{ invoices: number }>();
   return row?.invoices ?? 0;
 }
+
+/**
+ * Counts a receipt that was already signed elsewhere (a paired device, offline): it is issued
+ * whatever the limit, so it is counted, never refused.
+ */
+export async function countIssued(d1: D1Database, companyId: string, now: Date): Promise<void> {
+  await d1
+    .prepare(
+      `INSERT INTO usage_counters (company_id, month, invoices) VALUES (?1, ?2, 1)
+       ON CONFLICT (company_id, month) DO UPDATE SET invoices = invoices + 1`,
+    )
+    .bind(companyId, drMonth(now))
+    .run();
+}

@@ -5,6 +5,7 @@ import { database } from "../db/client.ts";
 import { receipts } from "../db/schema.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { isoDate } from "./document.ts";
+import { countIssued } from "./quota.ts";
 import { pollDelays, releaseClaim, transmitReceipt, type Receipt } from "./transmit.ts";
 
 type Json = Record<string, any>;
@@ -86,6 +87,8 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
     .returning();
   const receipt = inserted[0];
   if (!receipt) return { receipt: (await findExisting())!, reenviado: true };
+  // The API reserved its quota before numbering; a device's receipt is counted on arrival.
+  if (options.source === "device") await countIssued(env.DB, company.id, now);
 
   // A request polls only the first few delays; the queue finishes anything slower.
   const sent = await transmitReceipt(env, receipt, signedXml, { delays: pollDelays(env).slice(0, 3) });

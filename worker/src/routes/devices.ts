@@ -17,6 +17,7 @@ import { bearerSecurity, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { resolveTenant, type Company } from "../tenant/resolve.ts";
 import { toBase64 } from "@ecf/shared";
+import { IssueAnswer } from "./issuing.ts";
 
 /** The types a till issues: consumo (E32), crédito fiscal (E31) and credit notes (E34). */
 export const POS_TIPOS = ["32", "31", "34"] as const;
@@ -55,20 +56,8 @@ const DeviceStatus = z
   .openapi("DeviceStatus");
 const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) }).openapi("LeaseRequest");
 const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
-const ReceiptAnswerSchema = z
-  .object({
-    codigo: z.string().openapi({ description: "DGII's result code (1 accepted, 2 rejected, 3 in process, 4 conditional), -1 contingency, 0 resend of an accepted receipt" }),
-    estado: z.string().openapi({ description: "Aceptado, Aceptado Condicional, En Proceso, Rechazado, Contingencia or Anulado" }),
-    encf: z.string(),
-    trackId: z.string().nullable(),
-    codigoSeguridad: z.string(),
-    fechaHoraFirma: z.string(),
-    urlTimbre: z.string(),
-    mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
-    reenviado: z.boolean(),
-    links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
-  })
-  .openapi("DeviceReceiptAnswer");
+// A device gets the same receipt answer as the API.
+const ReceiptAnswerSchema = IssueAnswer;
 
 type DeviceRow = typeof devices.$inferSelect;
 const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({

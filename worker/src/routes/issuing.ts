@@ -18,7 +18,7 @@ import { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentAnswer } fro
 import { issueReceipt } from "../issuing/issue.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
-const IssueAnswer = z
+export const IssueAnswer = z
   .object({
     codigo: z.string().openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
     estado: z.enum(["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia", "Anulado"]),
