@@ -7,7 +7,7 @@
 import { ecfToXml, signEcfXml, validateEcf, importSigningKey, type ValidationContext } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "../shared/test/support/certs.ts";
 import { issuingClient, revokeKey, setUpIssuer } from "../scripts/certify-lib/issuer.ts";
-import { startLocalStack } from "../scripts/certify-lib/stack.ts";
+import { startLocalStack } from "../scripts/local-stack.ts";
 import { percentile, report } from "./lib.ts";
 
 const N = Number(process.env.ISSUE_BENCH_N ?? 100);

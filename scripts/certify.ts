@@ -15,7 +15,7 @@ import { basename, join, resolve } from "node:path";
 import { isRfceSummary, type TipoeCF } from "@ecf/shared";
 import { cellOf, isoFromDgiiDate, mapTestSetRow, readTestSet, type TestSet, type TestSetRow } from "@ecf/shared/testset";
 import { issuingClient, revokeKey, setUpIssuer, type IssueAnswer, type ProblemBody, type RangeRequest } from "./certify-lib/issuer.ts";
-import { answers, startLocalStack, type LocalStack } from "./certify-lib/stack.ts";
+import { answers, startLocalStack, type LocalStack } from "./local-stack.ts";
 // @ts-ignore: plain JavaScript helpers shared with the other root scripts.
 import { generateTestP12 } from "./demo-certificate.mjs";
 // @ts-ignore

@@ -25,7 +25,7 @@ step("system tools");
 if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium", "pdftoppm", "zbarimg", "openssl"]) !== 0) process.exit(1);
 
 step("typecheck");
-for (const project of [...PACKAGES, "worker/tsconfig.node.json", "bench"]) {
+for (const project of [...PACKAGES, "worker/tsconfig.node.json", "scripts", "bench"]) {
   if (sh(join(root, "node_modules/.bin/tsc"), ["-p", project]) !== 0) {
     console.error(`typecheck failed in ${project}`);
     process.exit(1);

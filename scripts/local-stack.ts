@@ -1,7 +1,7 @@
-// A private copy of the product for one run (the certification script, the issuing bench): the
-// DGII sandbox in this process (`startSandbox`, a free port) and `wrangler dev` on a free port
-// with its own --persist-to temp dir (migrations applied first), its own secrets, and
-// DGII_SANDBOX_URL pointing at that sandbox. `stop()` ends exactly what it started.
+// A private copy of the product for one run (the certification script, the benchmarks, the POS
+// browser tests): the DGII sandbox in this process (`startSandbox`, a free port) and `wrangler dev`
+// on a free port with its own --persist-to temp dir (migrations applied first), its own secrets,
+// and DGII_SANDBOX_URL pointing at that sandbox. `stop()` ends exactly what it started.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -9,12 +9,12 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startSandbox, type RunningSandbox } from "../../dgii-sandbox/src/start.ts";
+import { startSandbox, type RunningSandbox } from "../dgii-sandbox/src/start.ts";
 
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
+export const ROOT = fileURLToPath(new URL("../", import.meta.url));
+export const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 /** Offline machine (DESIGN.md): no Cloudflare fetches, no metrics. */
-const WRANGLER_ENV = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+export const WRANGLER_ENV = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
 export interface StackOptions {
   /** Sandbox "processing" time before a track id has its result (default: the sandbox's 300 ms). */
@@ -31,6 +31,8 @@ export interface LocalStack {
   workerUrl: string;
   sandboxUrl: string;
   adminSecret: string;
+  /** The worker's local D1/R2 state (wrangler --persist-to). */
+  persistDir: string;
   stop(): Promise<void>;
 }
 
@@ -79,7 +81,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
-  const persistDir = mkdtempSync(join(tmpdir(), "ecf-certify-"));
+  const persistDir = mkdtempSync(join(tmpdir(), "ecf-stack-"));
   let sandbox: RunningSandbox | undefined;
   let worker: ChildProcess | undefined;
   let output = "";
@@ -123,7 +125,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       if (Date.now() > until) throw new Error(`wrangler dev did not answer within 180 s:\n${output}`);
       await new Promise((r) => setTimeout(r, 300));
     }
-    return { workerUrl, sandboxUrl: sandbox.url, adminSecret, stop };
+    return { workerUrl, sandboxUrl: sandbox.url, adminSecret, persistDir, stop };
   } catch (error) {
     await stop();
     throw error;
