@@ -113,25 +113,33 @@ class PosApp {
   }
 
   private go(tab: Tab): void {
+    // The tab already on screen stays as it is: re-rendering it would wipe what is being typed.
+    if (tab === this.tab && !this.showing && !this.editing) return;
     this.tab = tab;
     this.showing = undefined;
     void this.render();
   }
 
+  /** Renders are async (they read IndexedDB); only the newest one may replace the screen. */
+  private renders = 0;
+
   private async render(): Promise<void> {
+    const ticket = ++this.renders;
     for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab")) b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing);
-    if (this.showing) return this.renderReceipt(this.showing);
+    if (this.showing) return this.renderReceipt(this.showing, ticket);
+    let view: HTMLElement;
     switch (this.tab) {
       case "venta":
-        this.main.replaceChildren(await saleScreen(this.db, this.sale, (req) => this.charge(req)));
+        view = await saleScreen(this.db, this.sale, (req) => this.charge(req));
         break;
       case "productos":
-        this.main.replaceChildren(await catalogScreen(this.db, this.editing));
+        view = await catalogScreen(this.db, this.editing);
         break;
       case "recibos":
-        this.main.replaceChildren(await historyScreen(this.db, (s) => void this.open(s)));
+        view = await historyScreen(this.db, (s) => void this.open(s));
         break;
     }
+    if (ticket === this.renders) this.main.replaceChildren(view);
   }
 
   private async charge(req: SaleRequest): Promise<void> {
@@ -154,7 +162,7 @@ class PosApp {
     await this.render();
   }
 
-  private async renderReceipt(sale: Sale): Promise<void> {
+  private async renderReceipt(sale: Sale, ticket = ++this.renders): Promise<void> {
     const fresh = (await this.db.sales.get(sale.id)) ?? sale;
     this.showing = fresh;
     const actions = h(
@@ -168,7 +176,8 @@ class PosApp {
       fresh.estado === "Rechazado" && fresh.mensajes?.length
         ? h("p", { class: "error no-print" }, `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`)
         : null;
-    this.main.replaceChildren(h("div", { class: "receipt-screen" }, await receiptView(fresh), reason, actions));
+    const view = h("div", { class: "receipt-screen" }, await receiptView(fresh), reason, actions);
+    if (ticket === this.renders) this.main.replaceChildren(view);
   }
 
   /** A full return of a receipt: an E34 credit note against it, with the same lines. */
