@@ -33,6 +33,26 @@ export const companies = sqliteTable(
   (t) => [uniqueIndex("companies_rnc_unique").on(t.rnc)],
 );
 
+/**
+ * Certificates an issuer had before its current one, kept when a new one is uploaded: a receipt a
+ * till signed offline with the previous certificate (and printed) is still the issuer's when its
+ * FechaHoraFirma precedes `replacedAt`. Only the public part is kept; the old key is dropped.
+ */
+export const companyCertificates = sqliteTable(
+  "company_certificates",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    /** Certificate DER (base64). */
+    certificateDer: text("certificate_der").notNull(),
+    certificateSerial: text("certificate_serial"),
+    certificateNotAfter: text("certificate_not_after"),
+    /** When it stopped being the issuer's certificate (ISO 8601, UTC). */
+    replacedAt: text("replaced_at").notNull(),
+  },
+  (t) => [index("company_certificates_company").on(t.companyId, t.replacedAt)],
+);
+
 /** A software house that integrates on behalf of several issuers. */
 export const partners = sqliteTable("partners", {
   id: text("id").primaryKey(),
