@@ -47,6 +47,11 @@ export interface ModifiedReceipt {
   montoTotal: string;
   /** Notes DGII already accepted against it. */
   acceptedNotes?: readonly AcceptedNote[];
+  /**
+   * Its `TipoIngresos` (01-06), when it has one (E41, E43 and E47 have none). A note that leaves
+   * TipoIngresos out inherits it: the note classifies the same income as the receipt it modifies.
+   */
+  TipoIngresos?: string;
 }
 
 export interface ValidationContext {
@@ -58,7 +63,11 @@ export interface ValidationContext {
   fechaVencimientoSecuencia?: string;
   /** Company profile: fills the `Emisor` fields the request leaves out; the request wins. */
   emisor?: EmisorProfile;
-  /** For E33/E34: the modified receipt, to check amounts against what remains of it. */
+  /**
+   * For E33/E34: the modified receipt, to check amounts against what remains of it, and to derive
+   * the note's `TipoIngresos` when the request leaves it out (otherwise "01" is assumed, with a
+   * warning).
+   */
   modifiedReceipt?: ModifiedReceipt;
   /**
    * What a sent total beyond DGII's tolerance is. DGII does not reject it but accepts the e-CF
@@ -155,6 +164,10 @@ function tipoFrom(doc: unknown, context: ValidationContext): TipoeCF | undefined
   return undefined;
 }
 
+/** formato-ecf field 8: the TipoIngresos codes, and the one assumed for a note that names none. */
+const TIPO_INGRESOS = new Set(["01", "02", "03", "04", "05", "06"]);
+const DEFAULT_TIPO_INGRESOS = "01";
+
 const TOTALES_AMOUNTS = [
   "MontoGravadoTotal",
   "MontoGravadoI1",
@@ -217,6 +230,29 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   }
   if (!isPresent(emisor.FechaEmision)) emisor.FechaEmision = fechaSantoDomingo(context.now);
   if (!isPresent(doc.FechaHoraFirma)) doc.FechaHoraFirma = fechaHoraSantoDomingo(context.now);
+
+  // E33/E34: TipoIngresos is required (XSD minOccurs 1) but a note only repeats the income type of
+  // the receipt it modifies, and DGII's own certification set leaves it empty in a note on an E41
+  // (which has none): take the modified receipt's, else assume 01 and say so.
+  if ((tipo === "33" || tipo === "34") && !isPresent(idDoc.TipoIngresos)) {
+    const inherited = context.modifiedReceipt?.TipoIngresos;
+    if (isPresent(inherited) && TIPO_INGRESOS.has(String(inherited).padStart(2, "0"))) {
+      idDoc.TipoIngresos = String(inherited).padStart(2, "0");
+    } else {
+      idDoc.TipoIngresos = DEFAULT_TIPO_INGRESOS;
+      problems.push(
+        mk(
+          "/Encabezado/IdDoc/TipoIngresos",
+          "assumed_value",
+          "warning",
+          `TipoIngresos was missing and the modified receipt's is not known: assumed ${DEFAULT_TIPO_INGRESOS} (Ingresos por operaciones, no financieros)`,
+          `TipoIngresos no fue enviado y no se conoce el del comprobante modificado: se asumió ${DEFAULT_TIPO_INGRESOS} (Ingresos por operaciones, no financieros)`,
+          `formato-ecf: TipoIngresos (${tipo}: 1), derived for notes when absent`,
+          { assumed: DEFAULT_TIPO_INGRESOS },
+        ),
+      );
+    }
+  }
 
   // E34: IndicadorNotaCredito from the two dates (more than 30 days → 1).
   if (tipo === "34") {

@@ -23,17 +23,6 @@ const rowsOf = (suffix: string) =>
 const ecfRows = rowsOf("__ECF.csv");
 const rfceRows = rowsOf("__RFCE.csv");
 
-/**
- * Rows whose data cannot pass: the error (code@path) and why. Every other e-CF row has no error
- * with totalsPolicy "dgii".
- */
-const KNOWN_ERRORS: Record<string, { problems: string[]; why: string }> = {
-  "jmtrinidad_ZynstormECFPlatform 133009889E340000000015": {
-    problems: ["required@/Encabezado/IdDoc/TipoIngresos"],
-    why: "the sheet leaves TipoIngresos empty; the XSD of E34 requires it (minOccurs 1)",
-  },
-};
-
 /** Rows whose sent totals DGII would judge out of tolerance (none in the kit): listed, not failed. */
 const INCONSISTENT_TOTALS: string[] = [];
 
@@ -73,7 +62,7 @@ describe("column placement (E31 model, the kit's header)", () => {
 describe("ECF sheets", () => {
   it("has the kit's 75 rows", () => expect(ecfRows).toHaveLength(75));
 
-  it.each(ecfRows.map((r) => [r.name, r] as const))("%s maps onto the XSD and validates", (name, { set, row }) => {
+  it.each(ecfRows.map((r) => [r.name, r] as const))("%s maps onto the XSD and validates with no error", (name, { set, row }) => {
     const mapped = mapTestSetRow(set, row);
     expect(mapped.unplaced).toEqual([]);
     expect(mapped.kind).toBe(cellOf(set, row, "TipoeCF"));
@@ -81,9 +70,26 @@ describe("ECF sheets", () => {
 
     const result = validateEcf(mapped.document, { now, totalsPolicy: "dgii" });
     const errors = result.problems.filter((p) => p.severity === "error").map((p) => `${p.code}@${p.path}`);
-    expect(errors).toEqual(KNOWN_ERRORS[name]?.problems ?? []);
+    // Every case of DGII's sets must be accepted.
+    expect(errors).toEqual([]);
     const outOfTolerance = result.problems.filter((p) => /out_of_tolerance$/.test(p.code));
     expect(outOfTolerance.length > 0).toBe(INCONSISTENT_TOTALS.includes(name));
+  });
+});
+
+describe("the note on an E41 that leaves TipoIngresos empty (jmtrinidad E340000000015)", () => {
+  const entry = ecfRows.find((r) => r.name.endsWith("133009889E340000000015"))!;
+  const mapped = mapTestSetRow(entry.set, entry.row).document as Record<string, any>;
+
+  it.each([
+    ["no modified receipt known: 01 assumed, with a warning", undefined, "01", ["assumed_value"]],
+    ["the modified E41 has no TipoIngresos: 01 assumed, with a warning", { eNCF: "E410000000001", montoTotal: "1.00" }, "01", ["assumed_value"]],
+  ] as const)("%s", (_name, modifiedReceipt, expected, warnings) => {
+    expect(mapped.Encabezado.IdDoc.TipoIngresos).toBeUndefined();
+    const r = validateEcf(mapped, { now, totalsPolicy: "dgii", ...(modifiedReceipt ? { modifiedReceipt } : {}) });
+    expect(r.ok).toBe(true);
+    expect((r.document as Record<string, any>).Encabezado.IdDoc.TipoIngresos).toBe(expected);
+    expect(r.problems.filter((p) => p.path === "/Encabezado/IdDoc/TipoIngresos").map((p) => p.code)).toEqual(warnings);
   });
 });
 
