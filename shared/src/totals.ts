@@ -446,9 +446,15 @@ export function computeTotals(doc: unknown, options: TotalsOptions = {}): Comput
  * Splits `total` (already converted and rounded) over DOP parts so the converted parts add up to it
  * exactly; parts are proportional to the DOP amounts (dinero.js distribute).
  */
-function convertParts(total: Decimal, parts: readonly (Decimal | undefined)[]): (Decimal | undefined)[] {
+function convertParts(total: Decimal, parts: readonly (Decimal | undefined)[], convertOne: (p: Decimal) => Decimal): (Decimal | undefined)[] {
   const present = parts.map((p) => (p ? roundHalfUp(p).coef : 0n));
-  const shares = distribute(roundHalfUp(total).coef, present);
+  const totalUnits = roundHalfUp(total).coef;
+  // Negative parts (or none to carry a non-zero total) only come from a document already refused
+  // for its amounts: convert each part on its own rather than fail.
+  if (present.some((w) => w < 0n) || (totalUnits !== 0n && present.every((w) => w === 0n))) {
+    return parts.map((p) => (p ? convertOne(p) : undefined));
+  }
+  const shares = distribute(totalUnits, present);
   return parts.map((p, i) => (p ? fromMinorUnits(shares[i]!) : undefined));
 }
 
@@ -465,18 +471,19 @@ export function otraMoneda(doc: unknown, t: Totales): OtraMoneda | undefined {
   const tipo = tipoOf(doc);
   const conv = (s: string | undefined) => (s === undefined ? undefined : divide(dec(s), tipoCambio, 2));
   const d = (s: string | undefined) => (s === undefined ? undefined : dec(s));
+  const one = (p: Decimal) => divide(p, tipoCambio, 2);
   const out: OtraMoneda = { TipoMoneda: tipoMoneda, TipoCambio: formatDecimal(tipoCambio, Math.max(tipoCambio.scale, 2)) };
   const ok = (path: string) => allowed(tipo, `Encabezado/OtraMoneda/${path}`);
 
   const gravadoTotal = conv(t.MontoGravadoTotal);
-  const [g1, g2, g3] = gravadoTotal ? convertParts(gravadoTotal, [d(t.MontoGravadoI1), d(t.MontoGravadoI2), d(t.MontoGravadoI3)]) : [];
+  const [g1, g2, g3] = gravadoTotal ? convertParts(gravadoTotal, [d(t.MontoGravadoI1), d(t.MontoGravadoI2), d(t.MontoGravadoI3)], one) : [];
   const exento = conv(t.MontoExento);
   const itbisTotal = conv(t.TotalITBIS);
-  const [i1, i2, i3] = itbisTotal ? convertParts(itbisTotal, [d(t.TotalITBIS1), d(t.TotalITBIS2), d(t.TotalITBIS3)]) : [];
+  const [i1, i2, i3] = itbisTotal ? convertParts(itbisTotal, [d(t.TotalITBIS1), d(t.TotalITBIS2), d(t.TotalITBIS3)], one) : [];
   const adicionalTotal = conv(t.MontoImpuestoAdicional);
   const taxRows = t.ImpuestosAdicionales ?? [];
   const taxAmounts = taxRows.map((r) => d(r.MontoImpuestoSelectivoConsumoEspecifico ?? r.MontoImpuestoSelectivoConsumoAdvalorem ?? r.OtrosImpuestosAdicionales));
-  const taxConverted = adicionalTotal ? convertParts(adicionalTotal, taxAmounts) : [];
+  const taxConverted = adicionalTotal ? convertParts(adicionalTotal, taxAmounts, one) : [];
 
   const set = (key: keyof OtraMoneda, v: Decimal | undefined) => {
     if (v && ok(key)) (out as unknown as Record<string, string>)[key] = money(v);
