@@ -16,6 +16,13 @@ async function arecfOf(res: Response) {
   return { xml, arecf: parseArecf(xml) };
 }
 
+/** `xml` with `pattern` replaced; the test is void if the pattern is not there. */
+function changed(xml: string, pattern: RegExp, replacement: string): string {
+  const out = xml.replace(pattern, replacement);
+  if (out === xml) throw new Error(`${pattern} does not occur in the e-CF`);
+  return out;
+}
+
 async function expectProblem(res: Response, status: number) {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
@@ -54,6 +61,10 @@ describe("POST /fe/recepcion/api/ecf", () => {
 
   const notReceived: [string, "1" | "2" | "3" | "4", (rnc: string, other: string) => Promise<{ path?: string; xml: string }>][] = [
     ["a structure error", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("31", rnc).xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>doce</MontoTotal>")) })],
+    // DGII's XSD, not only our structure model: required elements and their order.
+    ["an E31 without DetallesItems (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<DetallesItems>[\s\S]*<\/DetallesItems>/, "")) })],
+    ["an E31 without RazonSocialEmisor (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<RazonSocialEmisor>[^<]*<\/RazonSocialEmisor>/, "")) })],
+    ["an E31 with Comprador before Emisor (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /(<Emisor>[\s\S]*<\/Emisor>)(<Comprador>[\s\S]*<\/Comprador>)/, "$2$1")) })],
     ["a type not exchanged between taxpayers (E32)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("32", rnc, { highValue: true }).xml) })],
     ["a type not exchanged between taxpayers (E41)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("41", rnc).xml) })],
     ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],

@@ -3,9 +3,7 @@
 // (hostile, not XML, no eNCF) gets a problem response instead: there is nothing to acknowledge.
 import {
   buildArecf,
-  checkStructure,
   formatDgiiDateTime,
-  hasErrors,
   isTipoeCF,
   parseDgiiDateTime,
   parseXmlTree,
@@ -24,6 +22,7 @@ import type { Company } from "../tenant/resolve.ts";
 import { companionKey, purchaseXmlKey, sha256Hex } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { isoDateOf } from "./dates.ts";
+import { validateReceivedXsd } from "./xsd/validate.ts";
 
 /** Types never exchanged between taxpayers (descripcion-tecnica, emisor-receptor). */
 export const NOT_EXCHANGED: ReadonlySet<string> = new Set(["32", "41", "43", "46", "47"]);
@@ -88,17 +87,20 @@ export function identifyEcf(xml: string): ReceivedEcf {
   };
 }
 
-/** Specification problems (code 1): a type not exchanged, the structure, the fields the record needs. */
-export function specificationProblems(ecf: ReceivedEcf): string[] {
+/**
+ * Specification problems (code 1): a type not exchanged, then DGII's official XSD of the type
+ * (required elements, their order, formats), then the fields the record needs. The Signature
+ * element is not demanded here: a missing or broken signature is a signature error (code 2).
+ */
+export async function specificationProblems(ecf: ReceivedEcf, xml: string): Promise<string[]> {
   if (!isTipoeCF(ecf.tipo)) return [`TipoeCF '${ecf.tipo}' is not an e-CF type`];
   if (NOT_EXCHANGED.has(ecf.tipo)) return [`Type ${ecf.tipo} e-CF are not exchanged between taxpayers`];
   if (ecf.encf.slice(1, 3) !== ecf.tipo) return [`eNCF ${ecf.encf} does not belong to type ${ecf.tipo}`];
-  const problems = checkStructure(ecf.document, ecf.tipo as TipoeCF).filter((p) => p.severity === "error");
-  const messages = problems.map((p) => `${p.path}: ${p.message}`);
-  if (!hasErrors(problems)) {
-    if (!ecf.fechaEmision || !isoDateOf(ecf.fechaEmision)) messages.push("FechaEmision is missing or not a date");
-    if (!ecf.montoTotal) messages.push("MontoTotal is missing");
-  }
+  const xsd = await validateReceivedXsd(xml, ecf.tipo as TipoeCF);
+  if (!xsd.valid) return xsd.errors.length ? xsd.errors.slice(0, 20) : [`The e-CF does not validate against the XSD of type ${ecf.tipo}`];
+  const messages: string[] = [];
+  if (!ecf.fechaEmision || !isoDateOf(ecf.fechaEmision)) messages.push("FechaEmision is missing or not a date");
+  if (!ecf.montoTotal) messages.push("MontoTotal is missing");
   return messages;
 }
 
@@ -117,7 +119,7 @@ export interface ReceptionResult {
 export async function receiveEcf(env: Env, company: Company, xml: string, now: Date, requestId: string): Promise<ReceptionResult> {
   const ecf = identifyEcf(xml);
   let codigo: CodigoMotivoNoRecibido | undefined;
-  let reasons = specificationProblems(ecf);
+  let reasons = await specificationProblems(ecf, xml);
   if (reasons.length) codigo = "1";
   if (!codigo) {
     const verified = await verifyXml(xml);
