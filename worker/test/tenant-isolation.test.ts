@@ -1,0 +1,162 @@
+// Every route that acts for an issuer, taken from the OpenAPI document (so a new route cannot be
+// left out: an operation without `security` must be listed as public on purpose), refuses callers that do not serve the issuer they name and changes
+// nothing of that issuer's data.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { admin, authed, companyWithToken, createCompany, createKey, tokenFor } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { issue, issueRequest, issuer } from "./support/issuing.ts";
+
+type Operation = { security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; responses: Record<string, unknown> };
+type OpenApi = { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string; scheme: string }> } };
+
+/** Operations anyone may call: health, login, pairing, and DGII's emisor-receptor services. */
+const PUBLIC = new Set([
+  "GET /health",
+  "POST /login",
+  "POST /devices/pair",
+  ...["", "/{rnc}"].flatMap((p) => [
+    `GET ${p}/fe/autenticacion/api/semilla`,
+    `POST ${p}/fe/autenticacion/api/validacioncertificado`,
+    `POST ${p}/fe/recepcion/api/ecf`,
+    `POST ${p}/fe/aprobacioncomercial/api/ecf`,
+  ]),
+]);
+
+const openApi = async () => (await (await call("/openapi.json")).json()) as OpenApi;
+const operations = (doc: OpenApi) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op })));
+const schemeOf = (op: Operation) => Object.keys(op.security?.[0] ?? {})[0] ?? "none";
+
+/** The issuer-scoped operations: bearer-token routes of the OpenAPI document. */
+async function tenantOperations() {
+  return operations(await openApi()).filter((o) => schemeOf(o.op) === "bearerAuth");
+}
+
+describe("the protected routes are enumerated, not listed by hand", () => {
+  it("each documented operation is public on purpose, or admin, device or bearer-protected", async () => {
+    const documented = operations(await openApi());
+    const unsecured = documented.filter((o) => schemeOf(o.op) === "none").map((o) => o.key);
+    // A new route without `security` must be added here on purpose, or it is a forgotten check.
+    expect(unsecured.sort()).toEqual([...PUBLIC].sort());
+    for (const o of documented) {
+      const scheme = schemeOf(o.op);
+      if (o.path.startsWith("/admin/")) expect(scheme, o.key).toBe("adminAuth");
+      else expect(["none", "bearerAuth", "deviceAuth"], o.key).toContain(scheme);
+    }
+  });
+
+  it("the bearer-protected set is the one the issue lists", async () => {
+    const keys = (await tenantOperations()).map((o) => o.key).sort();
+    expect(keys).toEqual(
+      [
+        "POST /fe/recepcion/ecf", "GET /fe/recepcion/ecf/{encf}", "GET /fe/recepcion/ecf/{encf}/xml", "GET /fe/recepcion/ecf/{encf}/pdf",
+        "POST /fe/anulacion", "GET /receiver/settings", "PUT /receiver/settings", "POST /compras/{id}/aprobacion",
+        "GET /reports/encf", "GET /reports/compras", "GET /reports/errores", "POST /devices", "GET /devices", "POST /devices/{id}/revoke",
+        "GET /company/me", "GET /company/sequences", "PUT /company/sequences/{tipo}", "PUT /company/certificate",
+      ].sort(),
+    );
+  });
+});
+
+describe("no route reaches an issuer the caller does not serve", () => {
+  let victim: { id: string; rnc: string };
+  let victimToken: string;
+  let encf: string;
+  let deviceId: string;
+  const purchaseId = `pur_iso_${Date.now()}`;
+  let partnerToken: string;
+  let companyToken: string;
+
+  beforeAll(async () => {
+    ({ company: victim, token: victimToken } = await issuer());
+    const issued = await issue(victimToken, issueRequest("31"));
+    expect(issued.status).toBeLessThan(300);
+    encf = issued.body.encf;
+    deviceId = (await admin<{ id: string }>("POST", `/admin/companies/${victim.id}/devices`, { name: "Caja de la víctima" })).id;
+    await env.DB.prepare(
+      `INSERT INTO purchases (id, company_id, rnc_emisor, encf, tipo_ecf, issue_date, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)
+       VALUES (?1, ?2, '131880681', 'E310000000077', '31', '2025-01-01', '100.00', 'k', 'h', 'a', '0', '01-01-2025 10:00:00')`,
+    ).bind(purchaseId, victim.id).run();
+    const served = await createCompany();
+    const partner = await admin("POST", "/admin/partners", { name: "Otra Casa de Software SRL" });
+    await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: served.id });
+    partnerToken = await tokenFor(await createKey("partner", partner.id));
+    ({ token: companyToken } = await companyWithToken());
+  });
+
+  /** A request that would change or read the victim's data if it got through. */
+  function requestFor(method: string, path: string): { url: string; init: RequestInit } {
+    const url = path.replace("{encf}", encf).replace("{id}", path.startsWith("/devices") ? deviceId : purchaseId).replace("{tipo}", "31");
+    const jsonBody = (body: unknown) => ({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+    const bodies: Record<string, () => { body: BodyInit; headers?: Record<string, string> }> = {
+      "POST /fe/recepcion/ecf": () => jsonBody(issueRequest("31")),
+      "POST /fe/anulacion": () => jsonBody({ rangos: [{ tipoeCF: "32", desde: "E320000000001", hasta: "E320000000005" }] }),
+      "PUT /receiver/settings": () => jsonBody({ requireAuthentication: true }),
+      "POST /compras/{id}/aprobacion": () => jsonBody({ estado: "aceptado" }),
+      "POST /devices": () => jsonBody({ name: "Caja intrusa" }),
+      "PUT /company/sequences/{tipo}": () => jsonBody({ rangeFrom: 1, rangeTo: 5, expiresOn: "2030-12-31" }),
+      "PUT /company/certificate": () => {
+        const form = new FormData();
+        form.set("file", new File([Uint8Array.from(atob(inject("certificates").modernP12), (ch) => ch.charCodeAt(0))], "intrusa.p12"));
+        form.set("password", inject("certificates").password);
+        return { body: form };
+      },
+    };
+    const made = bodies[`${method} ${path}`]?.();
+    return { url, init: { method, body: made?.body, headers: made?.headers ?? {} } };
+  }
+
+  /** Every row of every table that holds the victim's data (not its audit log), and its archive. */
+  async function snapshot() {
+    const tables = await env.DB.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'd1_%'`).all<{ name: string }>();
+    const out: Record<string, unknown> = {};
+    for (const { name } of tables.results) {
+      if (name === "audit_log") continue; // refusals are recorded there on purpose
+      const columns = await env.DB.prepare(`SELECT name FROM pragma_table_info(?1)`).bind(name).all<{ name: string }>();
+      const names = columns.results.map((c) => c.name);
+      const column = name === "companies" ? "id" : names.includes("company_id") ? "company_id" : null;
+      if (!column) continue;
+      out[name] = (await env.DB.prepare(`SELECT * FROM "${name}" WHERE ${column} = ?1 ORDER BY rowid`).bind(victim.id).all()).results;
+    }
+    const listed = await env.ARCHIVE.list({ prefix: `${victim.rnc}/` });
+    out.archive = listed.objects.map((o) => `${o.key} ${o.etag}`).sort();
+    return out;
+  }
+
+  it("401 without a token, 400 for a partner without X-RNC-Emisor, 403 for a partner or a company naming another issuer; nothing changes", async () => {
+    const ops = await tenantOperations();
+    expect(ops.length).toBeGreaterThanOrEqual(18);
+    const before = await snapshot();
+    expect((before.receipts as unknown[]).length).toBe(1);
+    expect((before.devices as unknown[]).length).toBe(1);
+    expect((before.purchases as unknown[]).length).toBe(1);
+    expect((before.archive as unknown[]).length).toBeGreaterThan(0);
+
+    for (const { method, path, key } of ops) {
+      const cases: [string, Record<string, string>, number, string][] = [
+        ["no token", { "X-RNC-Emisor": victim.rnc }, 401, "unauthorized"],
+        ["partner, issuer it does not serve", authed(partnerToken, { "X-RNC-Emisor": victim.rnc }), 403, "forbidden"],
+        ["partner, no X-RNC-Emisor", authed(partnerToken), 400, "bad_request"],
+        ["company, another RNC", authed(companyToken, { "X-RNC-Emisor": victim.rnc }), 403, "forbidden"],
+      ];
+      for (const [label, headers, status, code] of cases) {
+        const { url, init } = requestFor(method, path);
+        const res = await call(url, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } });
+        const body = (await res.json()) as { code: string; errors: { path: string }[] };
+        expect(res.status, `${key}: ${label}`).toBe(status);
+        expect(res.headers.get("content-type"), `${key}: ${label}`).toMatch(/^application\/problem\+json/);
+        expect(body.code, `${key}: ${label}`).toBe(code);
+        if (status === 400) expect(body.errors.map((e) => e.path), key).toEqual(["/headers/X-RNC-Emisor"]);
+      }
+    }
+    expect(await snapshot()).toEqual(before);
+
+    // The same requests with the victim's own token do reach its data: the refusals above were
+    // about who asked, not about the requests themselves.
+    const own = requestFor("PUT", "/receiver/settings");
+    expect((await call(own.url, { ...own.init, headers: authed(victimToken, own.init.headers as Record<string, string>) })).status).toBe(200);
+    expect(await snapshot()).not.toEqual(before);
+  });
+});
