@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { ecfToXml, fromBase64, importSigningKey, readPkcs12, signEcfXml } from "@ecf/shared";
+import { ecfToXml, fechaHoraFirma, fromBase64, importSigningKey, readPkcs12, signEcfXml } from "@ecf/shared";
 import { describe, expect, inject, it } from "vitest";
 import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
 import { allocateEncf } from "../src/issuing/sequences.ts";
@@ -10,9 +10,9 @@ import { clearFaults, received, setFault } from "./support/issuing.ts";
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
 
-async function uploadCertificate(companyId: string) {
+async function uploadCertificate(companyId: string, p12 = fixtures.forgeP12) {
   const form = new FormData();
-  form.set("file", new File([new Uint8Array(bytes(fixtures.forgeP12))], "firma.p12"));
+  form.set("file", new File([new Uint8Array(bytes(p12))], "firma.p12"));
   form.set("password", fixtures.password);
   const res = await call(`/admin/companies/${companyId}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
   expect(res.status).toBe(200);
@@ -176,8 +176,9 @@ describe("e-NCF leases", () => {
   });
 });
 
-async function signedReceipt(p: Paired, sequence: number, options: { key?: CryptoKey; certificate?: Uint8Array; tipo?: "32" | "31" } = {}) {
-  const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2 }) as { Encabezado: { Emisor: Record<string, unknown> } };
+/** Signed now (FechaHoraFirma is the signing time) unless `signedAt` says otherwise. */
+async function signedReceipt(p: Paired, sequence: number, options: { key?: CryptoKey; certificate?: Uint8Array; tipo?: "32" | "31"; signedAt?: Date } = {}) {
+  const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2, fechaHoraFirma: fechaHoraFirma(options.signedAt ?? new Date()) }) as { Encabezado: { Emisor: Record<string, unknown> } };
   doc.Encabezado.Emisor.RNCEmisor = p.company.rnc;
   const key = options.key ?? (await importSigningKey(bytes(p.signing.pkcs8)));
   return signEcfXml(ecfToXml(doc), key, options.certificate ?? bytes(p.signing.certificate));
@@ -268,5 +269,87 @@ describe("POST /devices/receipts", () => {
   it("needs a device token: a company token is not one", async () => {
     const { token } = await setup();
     expect((await deviceCall(token, "/devices/receipts", { xml: "<ECF/>" })).status).toBe(401);
+  });
+});
+
+describe("nothing signed is lost", () => {
+  const errorCode = async (res: Response) => ((await res.json()) as { errors?: { code: string }[] }).errors?.[0]?.code;
+
+  it("after a certificate change, receipts signed with the previous certificate before the change are accepted; later ones and foreign ones are not", async () => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    // Signed offline (and printed) with the certificate the till holds...
+    const before = await signedReceipt(p, lease.rangeFrom);
+    const second = await signedReceipt(p, lease.rangeFrom + 1);
+    // ...then the issuer renews its certificate before the till is back online.
+    await uploadCertificate(company.id, fixtures.renewedP12);
+    const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
+    const kept = await env.DB.prepare("SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1").bind(company.id).all<{ der: string; replacedAt: string }>();
+    expect(kept.results.map((r) => r.der)).toEqual([fixtures.certificateDer]);
+
+    const res = await deviceCall(p.token, "/devices/receipts", { xml: before });
+    expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
+    expect(await res.json()).toMatchObject({ estado: "Aceptado" });
+    expect((await deviceCall(p.token, "/devices/receipts", { xml: second })).status).toBe(200);
+
+    // The old certificate signing after it was replaced is no longer the issuer's signature.
+    const after = await signedReceipt(p, lease.rangeFrom + 2, { signedAt: new Date(Date.parse(kept.results[0]!.replacedAt) + 60_000) });
+    const refused = await deviceCall(p.token, "/devices/receipts", { xml: after });
+    expect(refused.status).toBe(422);
+    expect(await errorCode(refused)).toBe("certificate_not_company");
+
+    // The till's new key (signing material) signs with the new certificate: accepted.
+    const material = (await (await deviceCall(p.token, "/devices/signing-material", {})).json()) as { pkcs8: string; certificate: string };
+    expect(bytes(material.certificate)).toEqual(renewed.certificate);
+    const fresh = await signedReceipt(p, lease.rangeFrom + 3, { key: await importSigningKey(bytes(material.pkcs8)), certificate: bytes(material.certificate) });
+    expect((await deviceCall(p.token, "/devices/receipts", { xml: fresh })).status).toBe(200);
+
+    // Uploading the same certificate again does not make it a "previous" one.
+    await uploadCertificate(company.id, fixtures.renewedP12);
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM company_certificates WHERE company_id = ?1").bind(company.id).first<{ n: number }>();
+    expect(count!.n).toBe(1);
+  });
+
+  it("a previous certificate of another issuer is still foreign", async () => {
+    const other = await paired();
+    await uploadCertificate(other.company.id, fixtures.renewedP12);
+    // `other` kept the fixture certificate as a previous one; this company never had the renewed one.
+    const { paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
+    const xml = await signedReceipt(p, lease.rangeFrom, { key: await importSigningKey(renewed.pkcs8), certificate: renewed.certificate, signedAt: new Date(Date.now() - 3_600_000) });
+    const res = await deviceCall(p.token, "/devices/receipts", { xml });
+    expect(res.status).toBe(422);
+    expect(await errorCode(res)).toBe("certificate_not_company");
+  });
+
+  it("a revoked device still uploads the receipts it signed before the revocation, and nothing else", async () => {
+    const { company, created, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const signedBefore = new Date(Date.now() - 5_000);
+    const queued = await signedReceipt(p, lease.rangeFrom, { signedAt: signedBefore });
+    const outside = await signedReceipt(p, lease.rangeTo + 10, { signedAt: signedBefore });
+    expect((await call(`/admin/devices/${created.id}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` } })).status).toBe(200);
+
+    // Everything else is refused at once, with deviceRevoked so the till deletes its key.
+    for (const [path, body] of [["/devices/me", undefined], ["/devices/leases", { tipoeCF: "32", size: 10 }], ["/devices/signing-material", {}]] as const) {
+      const r = await deviceCall(p.token, path, body);
+      expect(r.status, path).toBe(401);
+      expect(await r.json()).toMatchObject({ deviceRevoked: true });
+    }
+    const res = await deviceCall(p.token, "/devices/receipts", { xml: queued });
+    expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
+    const answer = (await res.json()) as { encf: string; estado: string };
+    expect(answer.estado).toBe("Aceptado");
+    expect((await received(company.rnc, answer.encf)).length).toBe(1);
+    expect(await (await deviceCall(p.token, `/devices/receipts/${answer.encf}`)).json()).toMatchObject({ estado: "Aceptado" });
+
+    const notLeased = await deviceCall(p.token, "/devices/receipts", { xml: outside });
+    expect(await errorCode(notLeased)).toBe("encf_not_leased");
+    const revokedAt = (await env.DB.prepare("SELECT revoked_at AS t FROM devices WHERE id = ?1").bind(created.id).first<{ t: string }>())!.t;
+    const late = await signedReceipt(p, lease.rangeFrom + 1, { signedAt: new Date(Date.parse(revokedAt) + 2_000) });
+    const lateRes = await deviceCall(p.token, "/devices/receipts", { xml: late });
+    expect(lateRes.status).toBe(422);
+    expect(await errorCode(lateRes)).toBe("signed_after_revocation");
   });
 });

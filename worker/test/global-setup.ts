@@ -12,6 +12,8 @@ export default async function setup(project: TestProject) {
   project.provide("sandboxUrl", sandbox.url);
   const password = "clave-de-prueba";
   const identity = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2030-01-01T00:00:00Z") });
+  // The same issuer's next certificate (another key), for a certificate change.
+  const renewed = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2031-01-01T00:00:00Z") });
   const expired = await createTestIdentity({ rnc: "131880681", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-01T00:00:00Z") });
   project.provide("certificates", {
     password,
@@ -19,6 +21,7 @@ export default async function setup(project: TestProject) {
     forgeP12: b64(forgeP12(identity, password, "3des")),
     modernP12: b64(opensslP12(identity, password, "aes")),
     expiredP12: b64(forgeP12(expired, password, "3des")),
+    renewedP12: b64(forgeP12(renewed, password, "3des")),
     ecP12: b64(opensslEcP12(password)),
     pkcs8: b64(identity.pkcs8),
     certificateDer: b64(identity.certificateDer),

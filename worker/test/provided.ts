@@ -10,6 +10,7 @@ declare module "vitest" {
       forgeP12: string;
       modernP12: string;
       expiredP12: string;
+      renewedP12: string;
       ecP12: string;
       pkcs8: string;
       certificateDer: string;

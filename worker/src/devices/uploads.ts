@@ -1,8 +1,9 @@
-import { fromBase64, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import { parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import type { Device } from "./auth.ts";
+import { certificateWasCompanys } from "./certificates.ts";
 import { leaseHolding } from "./leases.ts";
 import { submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
@@ -44,8 +45,6 @@ function readFacts(xml: string): SignedReceiptFacts {
   return { encf, tipoeCF, fechaEmision, fechaHoraFirma, montoTotal, securityCode: signatureValue, rncComprador: text(doc, "Encabezado", "Comprador", "RNCComprador") };
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
-
 export interface UploadOutcome {
   answer: ReceiptAnswer;
   /** True when this is the stored answer to an earlier upload of the same receipt. */
@@ -53,8 +52,9 @@ export interface UploadOutcome {
 }
 
 /**
- * A receipt signed on a device: checked (issuer, signature by the company's certificate, number
- * inside one of this device's leases), deduplicated by issuer and e-NCF, then handed to the
+ * A receipt signed on a device: checked (issuer, signature by a certificate that was the company's
+ * at FechaHoraFirma, signed before the device's revocation if any, number inside one of this
+ * device's leases), deduplicated by issuer and e-NCF, then handed to the
  * issuing pipeline. The first answer is stored and replayed for every retry of the same bytes.
  */
 export async function acceptDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<UploadOutcome> {
@@ -64,9 +64,15 @@ export async function acceptDeviceReceipt(env: Env, company: Company, device: De
 
   const verdict = await verifyXml(xml);
   if (!verdict.ok) throw unprocessable(`signature_${verdict.reason}`, `The signature does not verify: ${verdict.message}`);
-  const companyDer = company.certificateDer ? fromBase64(company.certificateDer) : null;
-  if (!companyDer || !sameBytes(verdict.certificate.der, companyDer)) {
-    throw unprocessable("certificate_not_company", "The receipt is signed with a certificate that is not the issuer's current certificate.");
+  const certificate = await certificateWasCompanys(env.DB, company, verdict.certificate, facts.fechaHoraFirma);
+  if (!certificate.ok) throw unprocessable(certificate.code, certificate.message);
+
+  // A revoked device may still hand over what it signed before the revocation (see requireDevice).
+  if (device.revokedAt) {
+    const signedAt = parseDgiiDateTime(facts.fechaHoraFirma);
+    if (!signedAt || signedAt.getTime() >= Date.parse(device.revokedAt)) {
+      throw unprocessable("signed_after_revocation", `This device was revoked on ${device.revokedAt}; a receipt it signed at ${facts.fechaHoraFirma} is not the issuer's.`, "/xml");
+    }
   }
 
   const number = Number(facts.encf.slice(3));

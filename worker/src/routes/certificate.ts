@@ -7,6 +7,7 @@ import { bearerSecurity, problemSchema } from "../http/openapi.ts";
 import { readCertificateUpload, sealPrivateKey } from "../certificates/vault.ts";
 import { newRouter } from "../http/router.ts";
 import { findCompany } from "./admin.ts";
+import { retireCurrentCertificate } from "../devices/certificates.ts";
 
 /** A .p12/.pfx larger than this is not a signing certificate. */
 const MAX_CERTIFICATE_BYTES = 64 * 1024;
@@ -49,6 +50,8 @@ export async function storeCertificate(env: Env, companyId: string, file: File, 
   const certificate = await readCertificateUpload(new Uint8Array(await file.arrayBuffer()), password, now);
   const sealed = await sealPrivateKey(certificate.pkcs8, env.MASTER_KEY, companyId);
   const name = file.name || "certificate.p12";
+  // Receipts tills signed offline with the previous certificate stay the issuer's.
+  await retireCurrentCertificate(env.DB, companyId, certificate.derBase64, now);
   await database(env.DB)
     .update(companies)
     .set({

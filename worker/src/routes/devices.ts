@@ -7,7 +7,7 @@ import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { deviceLeases, devices } from "../db/schema-devices.ts";
-import { requireDevice, type DeviceEnv } from "../devices/auth.ts";
+import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "../devices/credentials.ts";
 import { DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease } from "../devices/leases.ts";
 import { currentAnswer } from "../devices/submit.ts";
@@ -294,14 +294,14 @@ deviceRoutes.openapi(
     method: "post",
     path: "/devices/receipts",
     tags: ["Devices"],
-    summary: "Upload a receipt the device signed (online or in contingency); retries get the first answer",
+    summary: "Upload a receipt the device signed (online or in contingency); retries get the first answer. A revoked device may still upload what it signed before its revocation",
     security: deviceSecurity,
-    middleware: [requireDevice] as const,
+    middleware: [requireDeviceForReceipts] as const,
     request: { body: { required: true, ...json(ReceiptUpload) } },
     responses: {
       200: { description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)", ...json(ReceiptAnswerSchema) },
       409: problemSchema("The e-NCF was already used by a different document"),
-      422: problemSchema("Bad signature, foreign certificate or a number outside this device's leases"),
+      422: problemSchema("Bad signature, a certificate that was not the issuer's at FechaHoraFirma, a number outside this device's leases, or signed after the device's revocation"),
     },
   }),
   async (c) => {
@@ -318,7 +318,7 @@ deviceRoutes.openapi(
     tags: ["Devices"],
     summary: "The current state of a receipt this issuer's devices uploaded (En Proceso until DGII's final word)",
     security: deviceSecurity,
-    middleware: [requireDevice] as const,
+    middleware: [requireDeviceForReceipts] as const,
     request: { params: z.object({ encf: z.string().regex(/^E\d{12}$/).openapi({ param: { name: "encf", in: "path" }, example: "E320000000001" }) }) },
     responses: { 200: { description: "State", ...json(ReceiptAnswerSchema) }, 404: problemSchema("Not uploaded") },
   }),
