@@ -58,6 +58,25 @@ export async function modifiedReceiptFor(d1: D1Database, companyId: string, body
   };
 }
 
+/**
+ * The request without what the service assigns whatever the client sends: the e-NCF (the lookup
+ * key of a resend), FechaVencimientoSecuencia (always the range's) and FechaHoraFirma (set when
+ * signing). A client that resends a service-numbered receipt with the e-NCF it was given, or
+ * echoes those fields back, is sending the same document.
+ */
+export function withoutAssignedFields(body: unknown): unknown {
+  const copy = structuredClone(body);
+  const root = obj(copy);
+  if (!root) return copy;
+  delete root.FechaHoraFirma;
+  const idDoc = obj(obj(root.Encabezado)?.IdDoc);
+  if (idDoc) {
+    delete idDoc.eNCF;
+    delete idDoc.FechaVencimientoSecuencia;
+  }
+  return copy;
+}
+
 /** JSON with sorted keys: the same request always hashes the same. */
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;

@@ -7,7 +7,7 @@ import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { drIsoDate } from "../time.ts";
-import { dgiiDate, emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify } from "./document.ts";
+import { dgiiDate, emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify, withoutAssignedFields } from "./document.ts";
 import { releaseQuota, reserveQuota } from "./quota.ts";
 import { allocateEncf, formatEncf } from "./sequences.ts";
 import { recordSignedReceipt, type IssueOutcome } from "./record.ts";
@@ -22,9 +22,13 @@ type Json = Record<string, any>;
 
 export type { IssueOutcome };
 
-/** A resend of a receipt we have: the same request gets it back; a different document is a 409. */
-function resendOf(existing: Receipt, requestHash: string): Receipt {
-  if (existing.documentHash !== requestHash) {
+/**
+ * A resend of a receipt we have: the same request gets it back; a different document is a 409.
+ * `hashes` are the request's identity now and as rows recorded before assigned fields were left
+ * out of it (the whole body), so older receipts still match their resends.
+ */
+function resendOf(existing: Receipt, hashes: string[]): Receipt {
+  if (!hashes.includes(existing.documentHash)) {
     throw new ApiProblem("conflict", {
       detail: `e-NCF ${existing.encf} was already used for a different document; it can never be reused.`,
       errors: [{ path: "/Encabezado/IdDoc/eNCF", code: "encf_used", message: "Already used by another document." }],
@@ -70,7 +74,8 @@ async function takeClientEncf(env: Env, company: Company, encf: string, tipo: st
  */
 export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date): Promise<IssueOutcome> {
   const tipo = requestedTipo(body);
-  const requestHash = await sha256Hex(stableStringify(body));
+  // Identity of the document for resends: the fields the service assigns are left out.
+  const requestHash = await sha256Hex(stableStringify(withoutAssignedFields(body)));
   const db = database(env.DB);
   const givenEncf = requestedEncf(body);
 
@@ -92,7 +97,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
 
   if (givenEncf) {
     const existing = await db.query.receipts.findFirst({ where: and(eq(receipts.companyId, company.id), eq(receipts.encf, givenEncf)) });
-    if (existing) return { receipt: resendOf(existing, requestHash), reenviado: true };
+    if (existing) return { receipt: resendOf(existing, [requestHash, await sha256Hex(stableStringify(body))]), reenviado: true };
   }
 
   await reserveQuota(env.DB, company.id, company.invoiceLimitPerMonth, now);
