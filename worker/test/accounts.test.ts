@@ -217,6 +217,36 @@ describe("GET /company/me", () => {
   });
 });
 
+describe("GET /company/me warnings", () => {
+  const warningsOf = async (token: string) => ((await (await me(token)).json()) as { warnings: { code: string; message: string }[] }).warnings;
+
+  it.each([
+    [20, 18, []], // exactly 90 %: not above it
+    [20, 19, ["quota_near_limit"]],
+    [1000, 901, ["quota_near_limit"]],
+    [1000, 999, ["quota_near_limit"]],
+    [20, 20, ["quota_reached"]],
+  ])("limit %i, %i used → %j", async (limit, used, expected) => {
+    const { company, token } = await companyWithToken({ invoiceLimitPerMonth: limit });
+    await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = '2099-01-01T00:00:00.000Z' WHERE id = ?1").bind(company.id).run();
+    const now = new Date();
+    await reserveQuota(env.DB, company.id, limit, now); // creates this month's counter row
+    await env.DB.prepare("UPDATE usage_counters SET invoices = ?1 WHERE company_id = ?2").bind(used, company.id).run();
+    const warnings = await warningsOf(token);
+    expect(warnings.map((w) => w.code)).toEqual(expected);
+    if (expected[0] === "quota_near_limit") expect(warnings[0]!.message).toBe(`${used} of ${limit} receipts used this month.`);
+  });
+
+  it("certificate_expired once the certificate's notAfter has passed, with the date", async () => {
+    const { company, token } = await companyWithToken();
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2").bind(yesterday, company.id).run();
+    const warnings = await warningsOf(token);
+    expect(warnings.map((w) => w.code)).toEqual(["certificate_expired"]);
+    expect(warnings[0]!.message).toContain(yesterday);
+  });
+});
+
 describe("e-NCF sequences", () => {
   it("registers and lists a range", async () => {
     const { token } = await companyWithToken();

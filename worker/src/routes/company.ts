@@ -12,7 +12,8 @@ import { formatEncf, MAX_SEQUENCE_NUMBER } from "../issuing/sequences.ts";
 import { resolveTenant, type Company } from "../tenant/resolve.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;
-const QUOTA_WARNING_SHARE = 0.9;
+/** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */
+const QUOTA_WARNING_TENTHS = 9;
 
 const Warning = z.object({ code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached"]), message: z.string() });
 
@@ -44,7 +45,7 @@ export function profileWarnings(company: Company, used: number, now: Date): z.in
   }
   const limit = company.invoiceLimitPerMonth;
   if (used >= limit) warnings.push({ code: "quota_reached", message: `The monthly limit of ${limit} receipts has been reached.` });
-  else if (used > limit * QUOTA_WARNING_SHARE) warnings.push({ code: "quota_near_limit", message: `${used} of ${limit} receipts used this month.` });
+  else if (used * 10 > limit * QUOTA_WARNING_TENTHS) warnings.push({ code: "quota_near_limit", message: `${used} of ${limit} receipts used this month.` });
   return warnings;
 }
 
