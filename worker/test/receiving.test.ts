@@ -3,6 +3,7 @@ import { buildAcecf, parseArecf, parseSemilla, verifyXml } from "@ecf/shared";
 import { describe, expect, inject, it } from "vitest";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
+import { issueSeed, SEED_TTL_MS } from "../src/receiving/receiver-auth.ts";
 import { postXml, receivingCompany, signAsSupplier, signOtherXml, signWithExpiredCertificate, supplierEcf, supplierSigner } from "./receiving-support.ts";
 
 const DGII_DATE_TIME = /^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
@@ -193,11 +194,25 @@ describe("authentication (semilla, validacioncertificado)", () => {
   });
 
   it("a seed expires: past its lifetime it buys no token", async () => {
-    const seed = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
-    await env.DB.prepare("UPDATE receiver_seeds SET expires_at = ? WHERE valor = ?").bind(new Date(Date.now() - 1000).toISOString(), parseSemilla(seed).valor).run();
+    const seed = await issueSeed(env, null, new Date(Date.now() - SEED_TTL_MS - 1000));
     const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed));
     expect(res.status).toBe(401);
     expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("seed_not_usable");
+  });
+
+  it("GET semilla writes nothing; redeeming purges expired seeds and tokens", async () => {
+    const count = async (table: string) => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
+    const before = await count("receiver_seeds");
+    for (let i = 0; i < 5; i++) expect((await call("/fe/autenticacion/api/semilla")).status).toBe(200);
+    expect(await count("receiver_seeds")).toBe(before);
+
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await env.DB.prepare("INSERT INTO receiver_seeds (valor, company_id, expires_at, used_at) VALUES ('old-seed', NULL, ?, ?)").bind(past, past).run();
+    await env.DB.prepare("INSERT INTO receiver_tokens (token_hash, company_id, holder, expires_at) VALUES ('old-token', NULL, 'x', ?)").bind(past).run();
+    const { res } = await token();
+    expect(res.status).toBe(200);
+    expect(await env.DB.prepare("SELECT 1 FROM receiver_seeds WHERE valor = 'old-seed'").first()).toBeNull();
+    expect(await env.DB.prepare("SELECT 1 FROM receiver_tokens WHERE token_hash = 'old-token'").first()).toBeNull();
   });
 
   it("answers in XML when asked", async () => {
@@ -229,6 +244,26 @@ describe("authentication (semilla, validacioncertificado)", () => {
     const withToken = await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, { Authorization: `Bearer ${bearer}` });
     expect(withToken.status).toBe(400);
     expect(((await withToken.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("unknown_encf");
+
+    // A token from the bare path is bound to no receiver: it opens none that requires authentication.
+    const { res: bareRes } = await token();
+    const { token: bareBearer } = (await bareRes.json()) as { token: string };
+    const bare = await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` });
+    expect(bare.status).toBe(401);
+    expect(((await bare.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("token_other_receiver");
+    expect((await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` })).status).toBe(401);
+    expect((await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, { Authorization: `Bearer ${bareBearer}` })).status).toBe(401);
+
+    // A token bound to this receiver also works on the bare path (the document names the receiver).
+    const { arecf: viaBare } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bearer}` }));
+    expect(viaBare).toMatchObject({ Estado: "0", RNCComprador: company.rnc });
+
+    // Without a token the request is refused before its body is read: not even multipart is needed.
+    for (const path of [`/${company.rnc}/fe/recepcion/api/ecf`, `/${company.rnc}/fe/aprobacioncomercial/api/ecf`]) {
+      const unread = await call(path, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "not a document" });
+      expect(unread.status).toBe(401);
+      expect(((await unread.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("token_required");
+    }
 
     // A token bound to another receiver does not open this one.
     const other = await receivingCompany();

@@ -9,12 +9,12 @@ import { ApiProblem } from "../http/problem.ts";
 import { bearerSecurity, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
-import { checkReceiverToken, issueSeed, redeemSignedSeed } from "../receiving/receiver-auth.ts";
+import { checkReceiverToken, issueSeed, presentedToken, redeemSignedSeed } from "../receiving/receiver-auth.ts";
 import { identifyEcf, receiveEcf } from "../receiving/reception.ts";
 import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
-import { resolveTenant } from "../tenant/resolve.ts";
+import { resolveTenant, type Company } from "../tenant/resolve.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 
@@ -34,17 +34,34 @@ function wantsXml(c: Context<AppEnv>): boolean {
   return /application\/xml|text\/xml/i.test(accept) && !/application\/json/i.test(accept);
 }
 
+/**
+ * The receiving company and its token check, before the body is read. A /{rnc} prefix names the
+ * company, so an unauthenticated request is refused unread. On the bare path the receiver is the
+ * document's RNCComprador (RNCEmisor for an ACECF), so only the token itself (unknown or expired:
+ * 401) can be checked unread; its binding is checked once the hardened parser has named the company.
+ */
+async function receiverBeforeParsing(c: Context<AppEnv>, prefixRnc: string | undefined, now: Date): Promise<Company | undefined> {
+  if (!prefixRnc) {
+    await presentedToken(c, now);
+    return undefined;
+  }
+  const company = await requireReceivingCompany(c.env.DB, prefixRnc, "/rnc");
+  c.set("tenant", company);
+  await checkReceiverToken(c, company, now);
+  return company;
+}
+
 async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | undefined): Promise<Response> {
   const now = new Date();
   switch (service) {
     case "semilla": {
       const company = prefixRnc ? await requireReceivingCompany(c.env.DB, prefixRnc, "/rnc") : undefined;
-      return c.body(await issueSeed(c.env.DB, company?.id ?? null, now), 200, XML_HEADERS);
+      return c.body(await issueSeed(c.env, company?.id ?? null, now), 200, XML_HEADERS);
     }
     case "validacioncertificado": {
       const company = prefixRnc ? await requireReceivingCompany(c.env.DB, prefixRnc, "/rnc") : undefined;
       const { xml } = await readXmlUpload(c);
-      const token = await redeemSignedSeed(c.env.DB, xml, company?.id ?? null, now);
+      const { companyId: _bound, ...token } = await redeemSignedSeed(c.env, xml, company?.id ?? null, now);
       if (wantsXml(c)) {
         const body = `<?xml version="1.0" encoding="utf-8"?><RespuestaAutenticacion><token>${token.token}</token><expira>${token.expira}</expira><expedido>${token.expedido}</expedido></RespuestaAutenticacion>`;
         return c.body(body, 200, XML_HEADERS);
@@ -52,24 +69,29 @@ async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | 
       return c.json(token, 200);
     }
     case "recepcion": {
+      const known = await receiverBeforeParsing(c, prefixRnc, now);
       const { xml } = await readXmlUpload(c);
       const ecf = identifyEcf(xml);
-      const receiverRnc = prefixRnc ?? ecf.rncComprador;
-      if (!receiverRnc) {
-        throw new ApiProblem("bad_request", {
-          detail: "The e-CF names no RNCComprador; send it to /{rnc}/fe/recepcion/api/ecf.",
-          errors: [{ path: "/xml/Encabezado/Comprador/RNCComprador", code: "required", message: "RNCComprador is required on the bare path." }],
-        });
+      let company = known;
+      if (!company) {
+        if (!ecf.rncComprador) {
+          throw new ApiProblem("bad_request", {
+            detail: "The e-CF names no RNCComprador; send it to /{rnc}/fe/recepcion/api/ecf.",
+            errors: [{ path: "/xml/Encabezado/Comprador/RNCComprador", code: "required", message: "RNCComprador is required on the bare path." }],
+          });
+        }
+        company = await requireReceivingCompany(c.env.DB, ecf.rncComprador, "/xml/Encabezado/Comprador/RNCComprador");
+        c.set("tenant", company);
+        await checkReceiverToken(c, company, now);
       }
-      const company = await requireReceivingCompany(c.env.DB, receiverRnc, prefixRnc ? "/rnc" : "/xml/Encabezado/Comprador/RNCComprador");
-      c.set("tenant", company);
-      await checkReceiverToken(c, company, now);
       const result = await receiveEcf(c.env, company, xml, now, c.get("requestId") ?? "unknown");
       return c.body(result.arecf, 200, XML_HEADERS);
     }
     case "aprobacioncomercial": {
+      const known = await receiverBeforeParsing(c, prefixRnc, now);
       const { xml } = await readXmlUpload(c);
-      const registered = await registerIncomingApproval(c.env, prefixRnc, xml, async (company) => {
+      const registered = await registerIncomingApproval(c.env, known?.rnc, xml, async (company) => {
+        if (known) return;
         c.set("tenant", company);
         await checkReceiverToken(c, company, now);
       });
