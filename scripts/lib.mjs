@@ -52,6 +52,29 @@ export function startChild(name, cmd, args, options = {}) {
   return child;
 }
 
+/** Signals each child's process group and resolves once every group is empty (SIGKILL after `graceMs`). */
+export async function stopChildren(children, graceMs = 10_000) {
+  const groupAlive = (pid) => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const signal = (pid, sig) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {}
+  };
+  const pids = children.map((c) => c.pid).filter((pid) => pid !== undefined);
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const until = Date.now() + graceMs;
+  while (pids.some(groupAlive) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  for (const pid of pids.filter(groupAlive)) signal(pid, "SIGKILL");
+  while (pids.some(groupAlive) && Date.now() < until + 2000) await new Promise((r) => setTimeout(r, 100));
+}
+
 /** Polls a URL until it answers (any status) or the time runs out. */
 export async function waitForUrl(url, timeoutMs = 60_000) {
   const until = Date.now() + timeoutMs;

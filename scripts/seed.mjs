@@ -4,7 +4,7 @@
 // .wrangler/demo-credentials.json so a second run prints the same ones.
 // `npm run seed` prints the demo credentials as JSON (the worker must be running: `npm start`).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { adminClient } from "./admin-client.mjs";
 import { generateTestP12 } from "./demo-certificate.mjs";
@@ -23,9 +23,8 @@ async function ensureCompany(api, input) {
 }
 
 /** Seeds the running worker at `baseUrl`; returns the demo credentials. */
-export async function seed(baseUrl) {
+export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json")) {
   const api = adminClient(baseUrl);
-  const stateFile = join(root, ".wrangler", "demo-credentials.json");
   const saved = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : {};
 
   const [main, second] = [await ensureCompany(api, DEMO_COMPANIES[0]), await ensureCompany(api, DEMO_COMPANIES[1])];
@@ -64,7 +63,7 @@ export async function seed(baseUrl) {
     Object.assign(saved.partner, { keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret, issuers: [main.rnc, second.rnc] });
   }
 
-  mkdirSync(join(root, ".wrangler"), { recursive: true });
+  mkdirSync(dirname(stateFile), { recursive: true });
   writeFileSync(stateFile, JSON.stringify(saved, null, 2), { mode: 0o600 });
   return {
     worker: baseUrl,

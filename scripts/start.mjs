@@ -2,14 +2,21 @@
 // `npm start`: the whole product on this machine. Applies local D1 migrations, builds the POS
 // client, runs the worker (wrangler dev, state under .wrangler/) on :8787 and the DGII sandbox on
 // :8788, seeds demo data if absent, prints the URLs, and stops everything on Ctrl-C.
+// A second copy beside the first (the start test does this) sets PORT, SANDBOX_PORT,
+// INSPECTOR_PORT and ECF_STATE_DIR (its own D1/R2 state and demo credentials).
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { ensureDevVars, root, run, startChild, waitForUrl, wranglerBin, wranglerEnv } from "./lib.mjs";
+import { join, resolve } from "node:path";
+import { ensureDevVars, root, run, startChild, stopChildren, waitForUrl, wranglerBin, wranglerEnv } from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
-const WORKER_URL = "http://127.0.0.1:8787";
-const SANDBOX_URL = "http://127.0.0.1:8788";
-const persist = join(root, ".wrangler", "state");
+const port = process.env.PORT ?? "8787";
+const sandboxPort = process.env.SANDBOX_PORT ?? "8788";
+const WORKER_URL = `http://127.0.0.1:${port}`;
+const SANDBOX_URL = `http://127.0.0.1:${sandboxPort}`;
+const stateDir = process.env.ECF_STATE_DIR ? resolve(process.env.ECF_STATE_DIR) : undefined;
+const persist = stateDir ?? join(root, ".wrangler", "state");
+// The default keeps `npm run seed`'s file; a separate state dir keeps its own credentials.
+const credentialsFile = stateDir ? join(stateDir, "demo-credentials.json") : undefined;
 
 ensureDevVars();
 console.log("Applying local D1 migrations…");
@@ -22,36 +29,38 @@ if (existsSync(join(root, "pos-client", "index.html"))) {
 
 const children = [
   startChild("sandbox", process.execPath, ["--import", "tsx", "dgii-sandbox/src/server.ts"], {
-    env: { ...process.env, SANDBOX_PORT: "8788" },
+    env: { ...process.env, SANDBOX_PORT: sandboxPort },
   }),
   startChild(
     "worker",
     wranglerBin,
-    ["dev", "-c", "wrangler.toml", "--local", "--ip", "127.0.0.1", "--port", "8787", "--persist-to", persist, "--show-interactive-dev-session=false"],
+    [
+      "dev", "-c", "wrangler.toml", "--local", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, "--show-interactive-dev-session=false",
+      ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
+      // wrangler.toml points the worker at the sandbox's default port.
+      ...(sandboxPort !== "8788" ? ["--var", `DGII_SANDBOX_URL:${SANDBOX_URL}`] : []),
+    ],
     { env: wranglerEnv },
   ),
 ];
 
 let stopping = false;
-function stopAll(code = 0) {
+async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
   console.log("\nStopping…");
-  for (const child of children) {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {}
-  }
-  setTimeout(() => process.exit(code), 1500).unref();
+  // Each child leads its own process group (wrangler's workerd included): wait until all are gone.
+  await stopChildren(children);
+  process.exit(code);
 }
-process.on("SIGINT", () => stopAll(0));
-process.on("SIGTERM", () => stopAll(0));
-for (const child of children) child.on("exit", () => stopAll(1));
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
+for (const child of children) child.on("exit", () => void stopAll(1));
 
 try {
   await waitForUrl(`${SANDBOX_URL}/`);
   await waitForUrl(`${WORKER_URL}/health`, 120_000);
-  await seed(WORKER_URL);
+  await seed(WORKER_URL, credentialsFile);
   console.log(`
 ecf-edge is running:
   API worker    ${WORKER_URL}   (docs: ${WORKER_URL}/docs, health: ${WORKER_URL}/health)
@@ -59,5 +68,5 @@ ecf-edge is running:
 Press Ctrl-C to stop.`);
 } catch (error) {
   console.error(String(error));
-  stopAll(1);
+  void stopAll(1);
 }

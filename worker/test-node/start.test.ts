@@ -1,0 +1,177 @@
+// `npm start` as a developer runs it: `node scripts/start.mjs`, beside any copy already running
+// (its own ports and state dir). It must print both URLs, serve /health, /docs and a valid
+// OpenAPI 3 document, run the DGII sandbox, and on Ctrl-C (SIGINT) stop every process it started
+// and free its ports.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/local-stack.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const state = mkdtempSync(join(tmpdir(), "ecf-start-"));
+let ports: { worker: number; sandbox: number; inspector: number };
+let start: ChildProcess;
+let output = "";
+let urls: { worker: string; sandbox: string };
+
+/** Every live descendant of `pid` (Linux /proc), zombies excluded. */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // "pid (comm) state ppid …": comm may hold spaces, so read after the last ")".
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [procState, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (procState !== "Z") parent.set(Number(entry), Number(ppid));
+    } catch {}
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, ppid] of parent) if (ppid === p) (found.push(child), walk(child));
+  };
+  walk(pid);
+  return found;
+}
+
+/** True while `pid` exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** True when nothing listens on the port any more (we can bind it ourselves). */
+const portFree = (port: number) =>
+  new Promise<boolean>((done) => {
+    const server = createServer();
+    server.once("error", () => done(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => done(true)));
+  });
+
+beforeAll(async () => {
+  ports = { worker: await freePort(), sandbox: await freePort(), inspector: await freePort() };
+  start = spawn(process.execPath, ["scripts/start.mjs"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(ports.worker), SANDBOX_PORT: String(ports.sandbox), INSPECTOR_PORT: String(ports.inspector), ECF_STATE_DIR: state },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  start.stdout!.on("data", (d) => (output += d));
+  start.stderr!.on("data", (d) => (output += d));
+  const until = Date.now() + 240_000;
+  while (!output.includes("Press Ctrl-C to stop.")) {
+    if (start.exitCode !== null) throw new Error(`npm start exited (${start.exitCode}):\n${output}`);
+    if (Date.now() > until) throw new Error(`npm start printed no URLs within 240 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  urls = { worker: output.match(/API worker\s+(http:\S+)/)![1]!, sandbox: output.match(/DGII sandbox\s+(http:\S+)/)![1]! };
+}, 300_000);
+
+afterAll(() => {
+  if (start && start.exitCode === null) start.kill("SIGKILL");
+  rmSync(state, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("prints the worker and sandbox URLs on the ports it was given", () => {
+    expect(urls).toEqual({ worker: `http://127.0.0.1:${ports.worker}`, sandbox: `http://127.0.0.1:${ports.sandbox}` });
+  });
+
+  it("serves GET /health as 200 JSON", async () => {
+    const res = await fetch(`${urls.worker}/health`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.headers.get("api-version")).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(await res.json()).toMatchObject({ status: "ok", database: "ok" });
+  });
+
+  it("serves the API reference at /docs as HTML", async () => {
+    const res = await fetch(`${urls.worker}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await res.text()).toMatch(/<html[\s>]/i);
+  });
+
+  it("serves /openapi.json, valid against the OpenAPI 3 JSON schema", async () => {
+    const res = await fetch(`${urls.worker}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as Record<string, unknown>;
+    expect(String(doc.openapi)).toMatch(/^3\./);
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(doc.paths as object)).toEqual(expect.arrayContaining(["/health", "/fe/recepcion/ecf", "/fe/recepcion/ecf/{encf}"]));
+  });
+
+  it("/openapi.json declares every path parameter of every operation, and only those", async () => {
+    const doc = (await (await fetch(`${urls.worker}/openapi.json`)).json()) as OpenApi;
+    expect(undeclaredPathParameters(doc)).toEqual([]);
+  });
+
+  it("runs the DGII sandbox", async () => {
+    const res = await fetch(`${urls.sandbox}/`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ service: "dgii-sandbox" });
+    const seed = await fetch(`${urls.sandbox}/testecf/autenticacion/api/autenticacion/semilla`);
+    expect(seed.status).toBe(200);
+    expect(await seed.text()).toContain("<SemillaModel");
+  });
+
+  it("seeds the demo data into its own state dir", () => {
+    const saved = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
+    expect(saved.company).toMatchObject({ rnc: "131880681", apiKey: expect.any(String) });
+  });
+
+  it("stops every process it started on Ctrl-C (SIGINT) and frees its ports", async () => {
+    const started = descendants(start.pid!);
+    // The sandbox (node) and wrangler dev with its workerd, at least.
+    expect(started.length).toBeGreaterThanOrEqual(3);
+    const exited = new Promise<number | null>((done) => start.once("exit", (code) => done(code)));
+    start.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(started.filter(alive)).toEqual([]);
+    for (const port of Object.values(ports)) expect(await portFree(port), `port ${port}`).toBe(true);
+  }, 60_000);
+});
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  $ref?: string;
+}
+interface OpenApi {
+  paths: Record<string, Record<string, { parameters?: Parameter[] } | Parameter[]>>;
+  components?: { parameters?: Record<string, Parameter> };
+}
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/** "METHOD /path: problem" for each `{param}` not declared as a required path parameter, or declared but absent. */
+function undeclaredPathParameters(doc: OpenApi): string[] {
+  const resolveRef = (p: Parameter) => (p.$ref ? doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p : p);
+  const problems: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    const shared = ((item.parameters as Parameter[] | undefined) ?? []).map(resolveRef);
+    for (const method of METHODS) {
+      const op = item[method] as { parameters?: Parameter[] } | undefined;
+      if (!op) continue;
+      const declared = [...shared, ...(op.parameters ?? []).map(resolveRef)].filter((p) => p.in === "path");
+      for (const name of inTemplate) {
+        const p = declared.find((d) => d.name === name);
+        if (!p) problems.push(`${method.toUpperCase()} ${path}: {${name}} not declared`);
+        else if (p.required !== true) problems.push(`${method.toUpperCase()} ${path}: {${name}} not required`);
+      }
+      for (const p of declared) if (!inTemplate.includes(p.name)) problems.push(`${method.toUpperCase()} ${path}: path parameter ${p.name} not in the path`);
+    }
+  }
+  return problems;
+}
