@@ -33,6 +33,8 @@ export interface OutboxEntry {
   saleId: string;
   encf: string;
   signedXml: string;
+  /** The pairing (device id) that signed it: its token uploads it, even after a revocation. */
+  deviceId?: string;
   state: "pending" | "sending" | "sent" | "rejected";
   attempts?: number;
   lastError?: string;

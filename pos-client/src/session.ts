@@ -28,9 +28,31 @@ export async function pairDevice(db: PosDatabase, code: string): Promise<Session
   return session;
 }
 
-/** The server said this device is revoked: the key goes at once; receipts already signed stay. */
-export async function forgetDevice(db: PosDatabase): Promise<void> {
+/** Tokens of earlier, revoked pairings of this till, by device id, kept until their receipts are up. */
+export const RETIRED_TOKENS = "retired-tokens";
+
+/**
+ * The server said this device is revoked: the key goes at once. Receipts already signed stay in
+ * the outbox and the token is kept aside to hand them over (the server accepts them from a revoked
+ * device when signed before the revocation).
+ */
+export async function forgetDevice(db: PosDatabase, session: Session): Promise<void> {
   await deleteSigningKey(db);
-  await db.settings.delete("session");
-  await db.setSetting("revoked", true);
+  await db.transaction("rw", db.settings, async () => {
+    const retired = (await db.setting<Record<string, string>>(RETIRED_TOKENS)) ?? {};
+    await db.setSetting(RETIRED_TOKENS, { ...retired, [session.deviceId]: session.token });
+    await db.settings.delete("session");
+    await db.setSetting("revoked", true);
+  });
+}
+
+/** Drops a retired token once none of its pairing's receipts waits in the outbox. */
+export async function forgetSettledTokens(db: PosDatabase): Promise<void> {
+  await db.transaction("rw", db.settings, db.outbox, async () => {
+    const retired = (await db.setting<Record<string, string>>(RETIRED_TOKENS)) ?? {};
+    if (!Object.keys(retired).length) return;
+    const waiting = new Set((await db.outbox.where("state").anyOf("pending", "sending").toArray()).map((e) => e.deviceId));
+    const kept = Object.fromEntries(Object.entries(retired).filter(([id]) => waiting.has(id)));
+    await db.setSetting(RETIRED_TOKENS, kept);
+  });
 }

@@ -2,10 +2,10 @@
 // under the Web Lock so only one tab uploads. Each round also refills e-NCF blocks running low and
 // replaces the signing key when the issuer's certificate changed.
 import { ApiError, DeviceApi } from "../api.ts";
-import type { PosDatabase } from "../db.ts";
+import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { refillLeases } from "../leases.ts";
 import { drToday } from "../sale/issue.ts";
-import { API_BASE, forgetDevice, type Session } from "../session.ts";
+import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
@@ -20,35 +20,48 @@ export interface SyncStatus {
   error?: string;
 }
 
+/** What a sync round needs from the server (DeviceApi; a test may hand its own). */
+export type RunnerApi = Pick<DeviceApi, "me" | "signingMaterial" | "lease" | "receiptState" | "upload">;
+
 export class SyncRunner {
   private timer: ReturnType<typeof setInterval> | undefined;
   private pending: Promise<unknown> | undefined;
-  readonly api: DeviceApi;
+  private stopped = false;
+  readonly api: RunnerApi;
 
   constructor(
     private readonly db: PosDatabase,
-    session: Session,
+    private readonly session: Session,
     private readonly onStatus: (status: SyncStatus) => void,
     private readonly onRevoked: () => void,
+    private readonly connect: (token: string) => RunnerApi = (token) => new DeviceApi(API_BASE, token),
+    private readonly intervalMs = SYNC_INTERVAL_MS,
   ) {
-    this.api = new DeviceApi(API_BASE, session.token);
+    this.api = connect(session.token);
   }
 
   start(): void {
+    this.stopped = false;
     addEventListener("online", this.kick);
-    this.timer = setInterval(this.kick, SYNC_INTERVAL_MS);
+    this.timer = setInterval(this.kick, this.intervalMs);
     this.kick();
   }
 
   stop(): void {
+    this.stopped = true;
     removeEventListener("online", this.kick);
     clearInterval(this.timer);
   }
 
-  /** Starts a round unless one is already running in this tab. */
+  /** Starts a round unless one is already running in this tab (or the runner was stopped). */
   readonly kick = (): void => {
-    if (!this.pending) this.pending = this.run().finally(() => (this.pending = undefined));
+    if (!this.pending && !this.stopped) this.pending = this.run().finally(() => (this.pending = undefined));
   };
+
+  /** The round in progress, if any (tests wait for it). */
+  get running(): Promise<unknown> | undefined {
+    return this.pending;
+  }
 
   async run(): Promise<SyncReport | "busy" | undefined> {
     if (typeof navigator !== "undefined" && navigator.onLine === false) {
@@ -60,7 +73,7 @@ export class SyncRunner {
       this.onStatus({ running: true });
       try {
         await this.housekeeping();
-        const report = await syncOutbox(this.db, (e) => this.api.upload(e), (progress) => this.onStatus({ running: true, progress }));
+        const report = await this.upload();
         if (report.stoppedBy === "revoked") await this.revoked();
         else await refreshInProcess(this.db, (encf) => this.api.receiptState(encf)).catch(() => 0);
         this.onStatus({ running: false, last: report });
@@ -77,6 +90,25 @@ export class SyncRunner {
     return result;
   }
 
+  /**
+   * Uploads the outbox in order. An entry signed under an earlier pairing of this till goes up with
+   * that pairing's token (kept when it was revoked): the server takes from a revoked device what it
+   * signed before the revocation, inside its own leases.
+   */
+  private async upload(): Promise<SyncReport> {
+    const retired = (await this.db.setting<Record<string, string>>(RETIRED_TOKENS)) ?? {};
+    const apis = new Map<string, RunnerApi>();
+    const apiFor = (entry: OutboxEntry): RunnerApi => {
+      const token = entry.deviceId && entry.deviceId !== this.session.deviceId ? retired[entry.deviceId] : undefined;
+      if (!token) return this.api;
+      if (!apis.has(token)) apis.set(token, this.connect(token));
+      return apis.get(token)!;
+    };
+    const report = await syncOutbox(this.db, (e) => apiFor(e).upload(e), (progress) => this.onStatus({ running: true, progress }));
+    await forgetSettledTokens(this.db);
+    return report;
+  }
+
   /** New blocks when half used, and the current certificate's key. Failures wait for next round. */
   private async housekeeping(): Promise<void> {
     const me = await this.api.me();
@@ -87,9 +119,17 @@ export class SyncRunner {
     }
   }
 
+  /**
+   * Revoked: the key goes at once (no receipt can be signed any more); then what was already
+   * signed is handed over with the revoked token, which the server still accepts for receipts
+   * signed before the revocation. Whatever cannot go now goes at a later round, after pairing
+   * again, with the kept token.
+   */
   private async revoked(): Promise<void> {
-    await forgetDevice(this.db);
     this.stop();
+    await forgetDevice(this.db, this.session);
+    const flushed = await this.upload().catch(() => undefined);
+    this.onStatus({ running: false, ...(flushed ? { last: flushed } : {}) });
     this.onRevoked();
   }
 }

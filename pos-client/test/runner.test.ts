@@ -1,0 +1,180 @@
+// The sync runner's state machine in Node (fake-indexeddb): when rounds run (start, interval,
+// `online`), revocation (key deleted at once, receipts signed before it still handed over with the
+// revoked token, token forgotten once they are up) and a certificate change (key replaced).
+import "fake-indexeddb/auto";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ApiError, type LeaseOut } from "../src/api.ts";
+import { PosDatabase, type OutboxEntry } from "../src/db.ts";
+import { addLease } from "../src/leases.ts";
+import { RETIRED_TOKENS, type Session } from "../src/session.ts";
+import { installSigningKey, signingKey } from "../src/signing/keystore.ts";
+import { SyncRunner, type RunnerApi, type SyncStatus } from "../src/sync/runner.ts";
+import type { ServerAnswer, UploadResult } from "../src/sync/outbox.ts";
+
+// The browser's window events, for the runner's `online` listener.
+const windowEvents = new EventTarget();
+Object.assign(globalThis, { addEventListener: windowEvents.addEventListener.bind(windowEvents), removeEventListener: windowEvents.removeEventListener.bind(windowEvents) });
+
+const b64 = (b: ArrayBuffer | Uint8Array) => Buffer.from(b instanceof Uint8Array ? b : new Uint8Array(b)).toString("base64");
+async function rsaPkcs8(): Promise<string> {
+  const pair = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]);
+  return b64(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+}
+
+let keys: [string, string];
+beforeAll(async () => {
+  keys = [await rsaPkcs8(), await rsaPkcs8()];
+});
+
+let db: PosDatabase;
+let runner: SyncRunner | undefined;
+afterEach(async () => {
+  runner?.stop();
+  await runner?.running;
+  await db.delete();
+});
+
+const session: Session = { deviceId: "dev_a", deviceName: "Caja 1", token: "dvt_a", company: { id: "c", rnc: "131880681", legalName: "X", tradeName: null, address: null, province: null, municipality: null, dgiiEnvironment: "testecf" } };
+
+/**
+ * A server as the device sees it: per token, whether the device is revoked; uploads are answered
+ * Aceptado once per e-NCF (a revoked token still uploads, as POST /devices/receipts allows).
+ */
+function server(state: { revoked: Set<string>; serial: string; material: { pkcs8: string; certificate: string } }) {
+  const calls: string[] = [];
+  const uploads: { token: string; encf: string }[] = [];
+  const connect = (token: string): RunnerApi => {
+    const guard = () => {
+      if (state.revoked.has(token)) throw new ApiError(401, { code: "unauthorized", deviceRevoked: true });
+    };
+    return {
+      me: async () => {
+        calls.push(`me:${token}`);
+        guard();
+        return { company: session.company, certificateSerial: state.serial };
+      },
+      signingMaterial: async () => {
+        calls.push("signing-material");
+        guard();
+        return { ...state.material, certificateSerial: state.serial };
+      },
+      lease: async (tipoeCF: string, size: number): Promise<LeaseOut> => {
+        guard();
+        return { tipoeCF, rangeFrom: 5000, rangeTo: 5000 + size - 1, expiresOn: "2099-12-31" };
+      },
+      receiptState: async (): Promise<ServerAnswer | null> => null,
+      upload: async (entry: OutboxEntry): Promise<UploadResult> => {
+        uploads.push({ token, encf: entry.encf });
+        return { kind: "answer", answer: { estado: "Aceptado", encf: entry.encf, mensajes: [] } };
+      },
+    };
+  };
+  return { connect, calls, uploads };
+}
+
+async function ready(serial = "S1") {
+  db = new PosDatabase(`pos-${crypto.randomUUID()}`);
+  await installSigningKey(db, { pkcs8: keys[0], certificate: b64(new Uint8Array([1, 2, 3])), certificateSerial: serial });
+  for (const tipo of ["32", "31", "34"]) await addLease(db, { tipoeCF: tipo, rangeFrom: 1, rangeTo: 200, expiresOn: "2099-12-31" });
+  await db.setSetting("session", session);
+}
+
+async function queue(encf: string, deviceId = session.deviceId) {
+  await db.recordSignedSale({ id: encf, createdAt: "t", encf, document: {}, estado: "Contingencia" }, { saleId: encf, encf, signedXml: `<ECF>${encf}</ECF>`, deviceId });
+}
+
+const until = async (check: () => boolean | Promise<boolean>, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe("sync runner", () => {
+  it("runs a round at start and then on its interval", async () => {
+    await ready();
+    const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 40);
+    runner.start();
+    await until(() => s.calls.length >= 1);
+    await queue("E320000000001");
+    await until(() => s.calls.length >= 3);
+    expect(s.uploads.map((u) => u.encf)).toEqual(["E320000000001"]);
+    runner.stop();
+    await runner.running;
+    const after = s.calls.length;
+    await new Promise((r) => setTimeout(r, 150));
+    // Stopped: no more rounds.
+    expect(s.calls.length).toBe(after);
+  });
+
+  it("runs a round when the network comes back", async () => {
+    await ready();
+    const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000);
+    runner.start();
+    await until(() => s.calls.length === 1);
+    await runner.running;
+    await queue("E320000000001");
+    windowEvents.dispatchEvent(new Event("online"));
+    await until(() => s.uploads.length === 1);
+    expect(s.calls.length).toBe(2);
+  });
+
+  it("revocation: the key goes at once, receipts signed before it are still handed over, the app is told", async () => {
+    await ready();
+    await queue("E320000000001");
+    await queue("E320000000002");
+    const s = server({ revoked: new Set(["dvt_a"]), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    const statuses: SyncStatus[] = [];
+    let revoked = 0;
+    runner = new SyncRunner(db, session, (st) => statuses.push(st), () => revoked++, s.connect, 60_000);
+    await runner.run();
+    expect(revoked).toBe(1);
+    expect(await signingKey(db)).toBeUndefined();
+    expect(await db.setting("session")).toBeUndefined();
+    expect(await db.setting("revoked")).toBe(true);
+    // Both receipts went up with the (revoked) token that signed them, in order.
+    expect(s.uploads).toEqual([
+      { token: "dvt_a", encf: "E320000000001" },
+      { token: "dvt_a", encf: "E320000000002" },
+    ]);
+    expect((await db.outbox.toArray()).map((e) => e.state)).toEqual(["sent", "sent"]);
+    // Nothing left to hand over: the revoked token is not kept.
+    expect(await db.setting(RETIRED_TOKENS)).toEqual({});
+    expect(statuses.at(-1)).toMatchObject({ running: false });
+  });
+
+  it("receipts a revoked pairing could not hand over go up with its token after pairing again", async () => {
+    await ready();
+    await queue("E320000000001", "dev_old");
+    await queue("E320000000501");
+    await db.setSetting(RETIRED_TOKENS, { dev_old: "dvt_old" });
+    const s = server({ revoked: new Set(["dvt_old"]), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000);
+    await runner.run();
+    expect(s.uploads).toEqual([
+      { token: "dvt_old", encf: "E320000000001" },
+      { token: "dvt_a", encf: "E320000000501" },
+    ]);
+    expect(await db.setting(RETIRED_TOKENS)).toEqual({});
+  });
+
+  it("a changed certificate replaces the key; the same one leaves it alone", async () => {
+    await ready("S1");
+    const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[1], certificate: b64(new Uint8Array([9, 9])) } };
+    const s = server(state);
+    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000);
+    await runner.run();
+    expect(s.calls).not.toContain("signing-material");
+
+    state.serial = "S2";
+    await runner.run();
+    const after = (await signingKey(db))!;
+    expect(s.calls.filter((c) => c === "signing-material")).toHaveLength(1);
+    expect(after.certificateSerial).toBe("S2");
+    expect([...after.certificate]).toEqual([9, 9]);
+    expect(after.key.extractable).toBe(false);
+  });
+});
