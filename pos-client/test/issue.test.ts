@@ -88,3 +88,50 @@ describe("issuing on the device", () => {
     expect(note.signedXml).toContain(`<NCFModificado>${sale.sale.encf}</NCFModificado>`);
   });
 });
+
+describe("returns (E34) against the balance of the receipt", () => {
+  const refund = (sale: Awaited<ReturnType<typeof issueReceipt>>["sale"], lines: CartLine[]) =>
+    issueReceipt(db, {
+      tipoeCF: "34",
+      emisor,
+      lines,
+      reference: { encf: sale.encf!, fechaEmision: (sale.document as any).Encabezado.Emisor.FechaEmision, montoTotal: sale.montoTotal! },
+      environment: "testecf",
+      online: false,
+    });
+
+  it("a receipt is credited once: a second full return is refused before a number is taken", async () => {
+    await ready();
+    const lines = [{ product: product(), quantity: "2", discountPercent: "" }];
+    const { sale } = await issueReceipt(db, { tipoeCF: "32", emisor, lines, environment: "testecf", online: false });
+    const first = await refund(sale, lines);
+    expect(first.sale.modifies).toBe(sale.encf);
+    await expect(refund(sale, lines)).rejects.toThrow(/ya fue acreditada/);
+    // Half of it returned is also more than the nothing that is left.
+    await expect(refund(sale, [{ product: product(), quantity: "1", discountPercent: "" }])).rejects.toThrow(/ya fue acreditada|excede/);
+    expect(await db.outbox.count()).toBe(2);
+    expect(await db.setting("unused-encf")).toBeUndefined();
+    // A credit note DGII rejected credited nothing: the return can be made again.
+    await db.sales.update(first.sale.id, { estado: "Rechazado" });
+    expect((await refund(sale, lines)).sale.encf).toBe("E340000001002");
+  });
+
+  it("partial returns add up to the total and no further", async () => {
+    await ready();
+    const lines = [{ product: product(), quantity: "3", discountPercent: "" }];
+    const { sale } = await issueReceipt(db, { tipoeCF: "32", emisor, lines, environment: "testecf", online: false });
+    const one = [{ product: product(), quantity: "1", discountPercent: "" }];
+    await refund(sale, one);
+    await refund(sale, [{ product: product(), quantity: "2", discountPercent: "" }]);
+    await expect(refund(sale, one)).rejects.toBeInstanceOf(SaleProblem);
+  });
+
+  it("a receipt DGII rejected cannot be credited", async () => {
+    await ready();
+    const lines = [{ product: product(), quantity: "1", discountPercent: "" }];
+    const { sale } = await issueReceipt(db, { tipoeCF: "32", emisor, lines, environment: "testecf", online: false });
+    await db.sales.update(sale.id, { estado: "Rechazado" });
+    await expect(refund({ ...sale, estado: "Rechazado" }, lines)).rejects.toThrow(/rechazado/);
+    expect(await db.outbox.count()).toBe(1);
+  });
+});

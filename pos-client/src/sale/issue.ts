@@ -12,7 +12,8 @@ import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Sale, SigningKeyRecord } from "../db.ts";
 import { takeNumber, type TakenNumber } from "../leases.ts";
 import { signingKey } from "../signing/keystore.ts";
-import { draftDocument, type DraftInput } from "./document.ts";
+import { cartTotals, draftDocument, type DraftInput } from "./document.ts";
+import { judgeRefund } from "./refund.ts";
 
 export class SaleProblem extends Error {
   override name = "SaleProblem";
@@ -27,6 +28,8 @@ export class SaleProblem extends Error {
 export interface IssueInput extends Omit<DraftInput, "encf" | "expiresOn"> {
   environment: DgiiEnvironment;
   online: boolean;
+  /** The pairing that signs it; its token uploads the receipt. */
+  deviceId?: string;
   now?: Date;
 }
 
@@ -50,6 +53,14 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
   const buyerId = input.buyer?.rnc ? verifyRncOrCedula(input.buyer.rnc) : undefined;
   if (buyerId && !buyerId.ok && buyerId.reason === "format") {
     throw new SaleProblem("El RNC debe tener 9 dígitos (o 11 una cédula).", [{ path: "/Encabezado/Comprador/RNCComprador", message: "Formato inválido" }]);
+  }
+
+  if (input.reference) {
+    // Checked before a number is taken: a refused return wastes no e-NCF.
+    const original = await db.sales.where("encf").equals(input.reference.encf).first();
+    if (!original) throw new SaleProblem(`${input.reference.encf} no es un comprobante de este dispositivo.`);
+    const verdict = await judgeRefund(db, original, formatMoney(cartTotals(input.lines, "34").total));
+    if (!verdict.ok) throw new SaleProblem(verdict.message);
   }
 
   const number = await takeNumber(db, input.tipoeCF, drToday(now));
@@ -91,6 +102,6 @@ async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNu
     ...(input.payment ? { payment: input.payment } : {}),
     ...(input.reference ? { modifies: input.reference.encf } : {}),
   };
-  const seq = await db.recordSignedSale(sale, { saleId: sale.id, encf: number.encf, signedXml });
+  const seq = await db.recordSignedSale(sale, { saleId: sale.id, encf: number.encf, signedXml, ...(input.deviceId ? { deviceId: input.deviceId } : {}) });
   return { sale, signedXml, seq };
 }
