@@ -1,12 +1,14 @@
 // Spanish (Dominican Republic) presentation: money as RD$ with es-DO grouping, dates in Santo Domingo.
+import { dec, formatMoney } from "@ecf/shared/money";
+
 const DATE_TIME = new Intl.DateTimeFormat("es-DO", { dateStyle: "short", timeStyle: "short", timeZone: "America/Santo_Domingo" });
 
-/** "1234.5" → "RD$1,234.50", from the decimal text (no floating point). */
+/** "1234.5" → "RD$1,234.50", from the decimal text (no floating point), rounded half up to cents. */
 export function money(amount: string): string {
-  const negative = amount.startsWith("-");
-  const [int = "0", frac = ""] = amount.replace("-", "").split(".");
-  const grouped = BigInt(int || "0").toLocaleString("es-DO");
-  return `${negative ? "-" : ""}RD$${grouped}.${frac.padEnd(2, "0").slice(0, 2)}`;
+  const cents = formatMoney(dec(amount));
+  const negative = cents.startsWith("-");
+  const [int = "0", frac = "00"] = cents.replace("-", "").split(".");
+  return `${negative ? "-" : ""}RD$${BigInt(int).toLocaleString("es-DO")}.${frac}`;
 }
 
 export function dateTime(iso: string): string {

@@ -3,13 +3,14 @@
 import type { PosDatabase, Product, Sale } from "../db.ts";
 import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
+import { judgeRefund } from "../sale/refund.ts";
 import type { CartLine } from "../sale/document.ts";
 import { loadSession, pairDevice, type Session } from "../session.ts";
 import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
 import { catalogScreen } from "./catalog-screen.ts";
 import { h } from "./dom.ts";
 import { historyScreen } from "./history-screen.ts";
-import { emptySale, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
 
 type Tab = "venta" | "productos" | "recibos";
 
@@ -60,13 +61,20 @@ class PosApp {
   private readonly sync = h("span", { class: "sync", id: "sync" });
   private runner: SyncRunner;
   private showing: Sale | undefined;
+  /** Ends this app's window listeners when the device is revoked (a new pairing starts another). */
+  private readonly life = new AbortController();
+  /** One receipt per cart and one credit note per click, whatever the keyboard repeats. */
+  private issuing = false;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly db: PosDatabase,
     private readonly session: Session,
   ) {
-    this.runner = new SyncRunner(db, session, (s) => void this.syncStatus(s), () => void showPairing(root, db));
+    this.runner = new SyncRunner(db, session, (s) => void this.syncStatus(s), () => {
+      this.life.abort();
+      void showPairing(root, db);
+    });
   }
 
   start(): void {
@@ -88,17 +96,28 @@ class PosApp {
       this.net.textContent = navigator.onLine ? "En línea" : "Sin conexión";
       this.net.className = `net ${navigator.onLine ? "on" : "off"}`;
     };
-    addEventListener("online", net);
-    addEventListener("offline", net);
+    const { signal } = this.life;
+    addEventListener("online", net, { signal });
+    addEventListener("offline", net, { signal });
     net();
-    addEventListener("keydown", (e) => {
-      if (!e.altKey) return;
-      const tab = ({ v: "venta", p: "productos", r: "recibos" } as const)[e.key.toLowerCase() as "v" | "p" | "r"];
-      if (tab) {
-        e.preventDefault();
-        this.go(tab);
-      }
-    });
+    // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
+    addEventListener(
+      "keydown",
+      (e) => {
+        if (e.altKey) {
+          const tab = ({ v: "venta", p: "productos", r: "recibos" } as const)[e.key.toLowerCase() as "v" | "p" | "r"];
+          if (tab) {
+            e.preventDefault();
+            this.go(tab);
+          }
+          return;
+        }
+        // The sale screen (when on screen) handles Enter, Ctrl+Enter and typing from anywhere.
+        const sale = this.main.querySelector<HTMLElement>(".sale");
+        if (sale && this.tab === "venta" && !this.showing) sale.dispatchEvent(new CustomEvent<KeyboardEvent>(SALE_KEY, { detail: e }));
+      },
+      { signal },
+    );
     this.main.addEventListener("catalog-changed", () => {
       this.editing = undefined;
       void this.render();
@@ -117,6 +136,8 @@ class PosApp {
     if (tab === this.tab && !this.showing && !this.editing) return;
     this.tab = tab;
     this.showing = undefined;
+    // Leaving (or re-entering) the catalogue drops a half-done edit: Productos opens a new form.
+    this.editing = undefined;
     void this.render();
   }
 
@@ -139,10 +160,26 @@ class PosApp {
         view = await historyScreen(this.db, (s) => void this.open(s));
         break;
     }
-    if (ticket === this.renders) this.main.replaceChildren(view);
+    if (ticket === this.renders) this.attach(view);
+  }
+
+  /** Puts a view on screen, then focuses its first field: focus only works once attached. */
+  private attach(view: HTMLElement): void {
+    this.main.replaceChildren(view);
+    view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
   }
 
   private async charge(req: SaleRequest): Promise<void> {
+    if (this.issuing) return;
+    this.issuing = true;
+    try {
+      await this.chargeOnce(req);
+    } finally {
+      this.issuing = false;
+    }
+  }
+
+  private async chargeOnce(req: SaleRequest): Promise<void> {
     const issued = await issueReceipt(this.db, {
       tipoeCF: req.tipoeCF,
       emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
@@ -151,6 +188,7 @@ class PosApp {
       payment: req.payment,
       environment: this.session.company.dgiiEnvironment,
       online: navigator.onLine,
+      deviceId: this.session.deviceId,
     });
     this.sale = emptySale();
     await this.open(issued.sale);
@@ -164,6 +202,8 @@ class PosApp {
 
   private async renderReceipt(sale: Sale, ticket = ++this.renders): Promise<void> {
     const fresh = (await this.db.sales.get(sale.id)) ?? sale;
+    // A newer render (say "Nueva venta") has taken the screen: this receipt must not come back.
+    if (ticket !== this.renders) return;
     this.showing = fresh;
     const actions = h(
       "div",
@@ -177,11 +217,28 @@ class PosApp {
         ? h("p", { class: "error no-print" }, `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`)
         : null;
     const view = h("div", { class: "receipt-screen" }, await receiptView(fresh), reason, actions);
-    if (ticket === this.renders) this.main.replaceChildren(view);
+    if (ticket === this.renders) this.attach(view);
   }
 
   /** A full return of a receipt: an E34 credit note against it, with the same lines. */
   private async refund(original: Sale): Promise<void> {
+    // A second click (or a click while the first note is being signed) issues nothing.
+    if (this.issuing) return;
+    this.issuing = true;
+    try {
+      await this.refundOnce((await this.db.sales.get(original.id)) ?? original);
+    } finally {
+      this.issuing = false;
+    }
+  }
+
+  private async refundOnce(original: Sale): Promise<void> {
+    // Refused up front (already credited, rejected by DGII): the shared balance rule decides.
+    const verdict = await judgeRefund(this.db, original, original.montoTotal ?? "0");
+    if (!verdict.ok) {
+      alert(verdict.message);
+      return;
+    }
     if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
     const doc = original.document as { Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } }; DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[] };
     const lines: CartLine[] = doc.DetallesItems.map((item) => ({
@@ -205,6 +262,7 @@ class PosApp {
         reference: { encf: original.encf!, fechaEmision: doc.Encabezado.Emisor.FechaEmision, montoTotal: original.montoTotal! },
         environment: this.session.company.dgiiEnvironment,
         online: navigator.onLine,
+        deviceId: this.session.deviceId,
       });
       await this.open(issued.sale);
       this.runner.kick();
@@ -213,8 +271,13 @@ class PosApp {
     }
   }
 
+  /** Status reports read IndexedDB and may finish out of order: only the newest one is shown. */
+  private statuses = 0;
+
   private async syncStatus(status: SyncStatus): Promise<void> {
+    const ticket = ++this.statuses;
     const waiting = await this.db.outbox.where("state").anyOf("pending", "sending").count();
+    if (ticket !== this.statuses) return;
     if (status.running && status.progress && status.progress.total > 0) {
       this.sync.textContent = `Sincronizando ${status.progress.done}/${status.progress.total}`;
     } else {

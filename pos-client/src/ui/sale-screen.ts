@@ -4,7 +4,8 @@ import { add, dec, formatDecimal, formatMoney, parseDecimal, sub } from "@ecf/sh
 import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Product } from "../db.ts";
 import { money } from "../format.ts";
-import { cartTotals, changeFor, lineDiscount, lineGross, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import { cartTotals, lineDiscount, lineGross, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import { cashChange, paymentFor } from "../sale/payment.ts";
 import { h } from "./dom.ts";
 
 export interface SaleRequest {
@@ -21,9 +22,13 @@ export interface SaleScreenState {
   method: PaymentMethod;
   cash: string;
   card: string;
+  transfer: string;
 }
 
-export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName: "", method: "efectivo", cash: "", card: "" });
+export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName: "", method: "efectivo", cash: "", card: "", transfer: "" });
+
+/** The app forwards every window keydown to the sale screen on display as this event. */
+export const SALE_KEY = "sale-key";
 
 const validQuantity = (q: string) => {
   const d = parseDecimal(q.replace(",", "."));
@@ -38,7 +43,7 @@ const validPercent = (p: string) => {
 export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>): Promise<HTMLElement> {
   const products = await db.products.orderBy("name").toArray();
   const root = h("div", { class: "sale" });
-  const search = h("input", { id: "search", type: "search", placeholder: "Buscar por nombre o código (Enter agrega)", autocomplete: "off", "aria-label": "Buscar producto" });
+  const search = h("input", { id: "search", type: "search", placeholder: "Buscar por nombre o código (Enter agrega)", autocomplete: "off", "aria-label": "Buscar producto", "data-autofocus": true });
   const results = h("div", { class: "results", id: "results" });
   const cart = h("div", { class: "cart", id: "cart" });
   const totalsBox = h("div", { class: "totals", id: "totals" });
@@ -62,9 +67,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     if (!products.length) results.append(h("p", {}, "Agregue productos en la pestaña Productos."));
   };
   search.addEventListener("input", renderResults);
-  search.addEventListener("keydown", (e) => {
-    // Ctrl+Enter charges (handled below); a plain Enter adds the best match of what was typed.
-    if (e.key === "Enter" && !e.ctrlKey && !e.metaKey) {
+  // Keys arrive from the window (see SALE_KEY), so they work with the focus on the page itself.
+  const onKey = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement | null;
+    const onPage = !target || target === search || !target.closest("input, select, textarea, button, a");
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void doCharge();
+    } else if (e.key === "Enter" && onPage) {
+      // A plain Enter adds the best match of what was typed.
       e.preventDefault();
       const first = search.value.trim() ? matches()[0] : undefined;
       if (first) {
@@ -72,11 +83,17 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
         search.value = "";
         renderResults();
       }
-    } else if (e.key === "Escape") {
+      search.focus();
+    } else if (e.key === "Escape" && onPage) {
       search.value = "";
       renderResults();
+      search.focus();
+    } else if (onPage && target !== search && e.key.length === 1 && !e.ctrlKey && !e.metaKey) {
+      // Typing with the focus nowhere goes to the search box.
+      search.focus();
     }
-  });
+  };
+  root.addEventListener(SALE_KEY, (e) => onKey((e as CustomEvent<KeyboardEvent>).detail));
 
   const rnc = h("input", { id: "buyer-rnc", inputmode: "numeric", placeholder: "RNC o cédula (opcional: E31)", value: state.rnc, maxlength: 11, autocomplete: "off" });
   const buyerName = h("input", { id: "buyer-name", placeholder: "Nombre o razón social", value: state.buyerName, maxlength: 150, autocomplete: "off" });
@@ -94,12 +111,13 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
         ["efectivo", "Efectivo"],
         ["tarjeta", "Tarjeta"],
         ["transferencia", "Transferencia"],
-        ["mixto", "Mixto (efectivo + tarjeta)"],
+        ["mixto", "Mixto (efectivo, tarjeta, transferencia)"],
       ] as const
     ).map(([v, label]) => h("option", { value: v, selected: state.method === v }, label)),
   );
   const cash = h("input", { id: "cash", inputmode: "decimal", placeholder: "Efectivo recibido", value: state.cash, autocomplete: "off" });
   const card = h("input", { id: "card", inputmode: "decimal", placeholder: "Monto con tarjeta", value: state.card, autocomplete: "off" });
+  const transfer = h("input", { id: "transfer", inputmode: "decimal", placeholder: "Monto por transferencia", value: state.transfer, autocomplete: "off" });
   const change = h("div", { class: "change", id: "change" });
   method.addEventListener("change", () => {
     state.method = method.value as PaymentMethod;
@@ -111,6 +129,10 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   });
   card.addEventListener("input", () => {
     state.card = card.value.trim().replace(",", ".");
+    renderTotals();
+  });
+  transfer.addEventListener("input", () => {
+    state.transfer = transfer.value.trim().replace(",", ".");
     renderTotals();
   });
   const chargeButton = h("button", { type: "button", class: "primary big", id: "charge" }, "Cobrar (Ctrl+Enter)");
@@ -160,24 +182,7 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     renderTotals();
   }
 
-  function payment(totalText: string): Payment | string {
-    const m = state.method;
-    if (m === "efectivo") {
-      const received = state.cash || totalText;
-      if (!parseDecimal(received) || !changeFor(dec(totalText), received)) return "El efectivo recibido no cubre el total.";
-      return { method: m, parts: [{ method: "efectivo", amount: totalText }], cashReceived: received };
-    }
-    if (m === "mixto") {
-      const cardAmount = parseDecimal(state.card);
-      if (!cardAmount || cardAmount.coef <= 0n) return "Indique el monto con tarjeta.";
-      const cashPart = sub(dec(totalText), cardAmount);
-      if (cashPart.coef <= 0n) return "El monto con tarjeta cubre todo: elija Tarjeta.";
-      const received = state.cash || formatMoney(cashPart);
-      if (!parseDecimal(received) || !changeFor(cashPart, received)) return "El efectivo recibido no cubre la parte en efectivo.";
-      return { method: m, parts: [{ method: "efectivo", amount: formatMoney(cashPart) }, { method: "tarjeta", amount: formatMoney(cardAmount) }], cashReceived: received };
-    }
-    return { method: m, parts: [{ method: m, amount: totalText }] };
-  }
+  const payment = (totalText: string) => paymentFor(state, totalText);
 
   function renderTotals() {
     const t = cartTotals(state.lines, tipo());
@@ -185,7 +190,9 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     const p = state.lines.length ? payment(total) : undefined;
     cash.hidden = !(state.method === "efectivo" || state.method === "mixto");
     card.hidden = state.method !== "mixto";
-    change.textContent = typeof p === "object" && p.cashReceived ? `Cambio: ${money(formatMoney(changeFor(dec(p.parts[0]!.amount), p.cashReceived)!))}` : typeof p === "string" ? p : "";
+    transfer.hidden = state.method !== "mixto";
+    const back = typeof p === "object" ? cashChange(p) : null;
+    change.textContent = back ? `Cambio: ${money(formatMoney(back))}` : typeof p === "string" ? p : "";
     totalsBox.replaceChildren(
       h("div", { class: "row" }, h("span", {}, "Tipo"), h("span", { id: "tipo" }, tipo() === "31" ? "E31 Crédito fiscal" : "E32 Consumo")),
       h("div", { class: "row" }, h("span", {}, "Subtotal"), h("span", {}, money(formatMoney(t.subtotal)))),
@@ -195,7 +202,10 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     );
   }
 
+  // Ctrl+Enter does not care that the button is disabled: one charge at a time, per screen.
+  let charging = false;
   async function doCharge() {
+    if (charging) return;
     message.textContent = "";
     if (!state.lines.length) {
       message.textContent = "El carrito está vacío.";
@@ -218,22 +228,18 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       message.textContent = p;
       return;
     }
+    charging = true;
     chargeButton.disabled = true;
     try {
       await charge({ tipoeCF: tipo(), lines: state.lines, buyer: state.rnc || state.buyerName ? { rnc: state.rnc || undefined, name: state.buyerName.trim() || undefined } : undefined, payment: p });
     } catch (error) {
       message.textContent = error instanceof Error ? error.message : String(error);
     } finally {
+      charging = false;
       chargeButton.disabled = false;
     }
   }
-  chargeButton.addEventListener("click", doCharge);
-  root.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      void doCharge();
-    }
-  });
+  chargeButton.addEventListener("click", () => void doCharge());
 
   renderResults();
   renderCart();
@@ -251,12 +257,11 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       cart,
       h("fieldset", { class: "buyer" }, h("legend", {}, "Cliente"), rnc, warn, buyerName),
       totalsBox,
-      h("fieldset", { class: "payment" }, h("legend", {}, "Pago"), method, cash, card, change),
+      h("fieldset", { class: "payment" }, h("legend", {}, "Pago"), method, cash, card, transfer, change),
       message,
       chargeButton,
     ),
   );
-  queueMicrotask(() => search.focus());
+  // The app focuses [data-autofocus] once the screen is attached (focus on a detached node is lost).
   return root;
 }
-
