@@ -142,7 +142,143 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "InformacionReferencia/FechaNCFModificado": { en: "InformacionReferencia is present", es: "InformacionReferencia está presente", applies: () => true },
   "InformacionReferencia/CodigoModificacion": { en: "InformacionReferencia is present", es: "InformacionReferencia está presente", applies: () => true },
   "Paginacion/Pagina/PaginaNo": rowPresent,
+  // formato-ecf 19: TotalPaginas counts the PaginaNo of Paginacion; Paginacion is there when the
+  // e-CF has more than one page (note 77), which TotalPaginas (> 1) says.
+  "Encabezado/IdDoc/TotalPaginas": {
+    en: "Paginacion is present",
+    es: "Paginacion está presente",
+    applies: ({ doc }) => Array.isArray(doc.Paginacion) && doc.Paginacion.length > 0,
+  },
+  Paginacion: {
+    en: "TotalPaginas says the e-CF has more than one page",
+    es: "TotalPaginas indica que el e-CF tiene más de una página",
+    applies: ({ doc }) => isPresent(objAt(doc, "Encabezado", "IdDoc")?.TotalPaginas),
+  },
+  "Paginacion/Pagina/NoLineaDesde": paginaNoPresent(),
+  "Paginacion/Pagina/NoLineaHasta": {
+    en: "NoLineaDesde is given",
+    es: "NoLineaDesde está completado",
+    applies: ({ holder }) => isPresent(holder.NoLineaDesde),
+  },
+  "Paginacion/Pagina/MontoSubtotalPagina": paginaNoPresent(),
+  "DetallesItems/Item/UnidadReferencia": {
+    en: "CantidadReferencia is given",
+    es: "CantidadReferencia está completado",
+    applies: ({ holder }) => isPresent(holder.CantidadReferencia),
+  },
+  // The table's text says codes 006-039, its Subcantidad field 006-022 (specific ISC, the only one
+  // computed from it): required where both agree, and not for bulk (like CantidadReferencia).
+  "DetallesItems/Item/TablaSubcantidad": {
+    en: "the line carries specific ISC (codes 006-022) and is not bulk",
+    es: "la línea tiene ISC específico (códigos 006-022) y no es a granel",
+    applies: ({ holder }) => codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL && lineTaxKinds(holder).some((t) => t.kind === "isc_especifico"),
+  },
+  "DetallesItems/Item/TablaSubcantidad/SubcantidadItem/Subcantidad": rowPresent,
+  "DetallesItems/Item/TablaSubcantidad/SubcantidadItem/CodigoSubcantidad": rowPresent,
+  "DetallesItems/Item/TablaImpuestoAdicional/ImpuestoAdicional/TipoImpuesto": rowPresent,
+  "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/TipoImpuesto": rowPresent,
+  "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/TasaImpuestoAdicional": rowPresent,
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/TipoImpuestoOtraMoneda": rowPresent,
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/TasaImpuestoAdicionalOtraMoneda": rowPresent,
+  // formato-ecf 21-24: the mining area, when present, is complete.
+  "DetallesItems/Item/Mineria/PesoNetoKilogramo": mineriaPresent(),
+  "DetallesItems/Item/Mineria/PesoNetoMineria": mineriaPresent(),
+  "DetallesItems/Item/Mineria/TipoAfiliacion": mineriaPresent(),
+  "DetallesItems/Item/Mineria/Liquidacion": mineriaPresent(),
 };
+
+/**
+ * Why each conditional (code 2) field without a `CONDITIONS` entry has none, so the two lists
+ * together cover every code-2 field of formato-ecf (a test keeps it so):
+ * - `computed`: a total the service computes and fills (Totales, OtraMoneda) or a per-page
+ *   subtotal of the printed representation; its condition is "there is such an amount".
+ * - `presence`: the group's own presence is its condition (a table, an area, a row element).
+ * - `type_rule`: the condition is checked by a cross-field rule (`typeRules` or the modified
+ *   receipt checks in validate.ts) rather than by one field's presence.
+ * - `outside`: the condition depends on facts outside the document (DGII's authorisation, the
+ *   modified receipt's issuer or buyer) or formato-ecf states none.
+ */
+export const UNCHECKED_CONDITIONALS: Readonly<Record<string, "computed" | "presence" | "type_rule" | "outside">> = {
+  "Encabezado/IdDoc/IndicadorEnvioDiferido": "outside", // issuer authorised for deferred sending (DGII registry)
+  "Encabezado/Comprador": "outside", // E33/E34: as the modified receipt had it
+  "Encabezado/Comprador/RNCComprador": "type_rule", // E32 ≥ 250,000, notes on such an E32, E44 buyer
+  "Encabezado/Comprador/IdentificadorExtranjero": "type_rule", // only with RNCComprador blank
+  "Encabezado/Comprador/InformacionAdicionalComprador": "outside", // from the XSD; formato-ecf states no condition
+  "Encabezado/Totales/MontoGravadoTotal": "computed",
+  "Encabezado/Totales/MontoGravadoI1": "computed",
+  "Encabezado/Totales/MontoGravadoI2": "computed",
+  "Encabezado/Totales/MontoGravadoI3": "computed",
+  "Encabezado/Totales/MontoExento": "computed",
+  "Encabezado/Totales/ITBIS1": "computed",
+  "Encabezado/Totales/ITBIS2": "computed",
+  "Encabezado/Totales/ITBIS3": "computed",
+  "Encabezado/Totales/TotalITBIS": "computed",
+  "Encabezado/Totales/TotalITBIS1": "computed",
+  "Encabezado/Totales/TotalITBIS2": "computed",
+  "Encabezado/Totales/TotalITBIS3": "computed",
+  "Encabezado/Totales/MontoImpuestoAdicional": "computed",
+  "Encabezado/Totales/ImpuestosAdicionales": "computed",
+  "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional": "computed",
+  "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/MontoImpuestoSelectivoConsumoEspecifico": "computed",
+  "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/MontoImpuestoSelectivoConsumoAdvalorem": "computed",
+  "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/OtrosImpuestosAdicionales": "computed",
+  "Encabezado/Totales/MontoNoFacturable": "computed",
+  "Encabezado/Totales/TotalITBISRetenido": "computed",
+  "Encabezado/Totales/TotalISRRetencion": "computed",
+  "Encabezado/Totales/TotalITBISPercepcion": "computed", // carried over as sent (perception is not in force)
+  "Encabezado/Totales/TotalISRPercepcion": "computed",
+  "Encabezado/OtraMoneda": "presence",
+  "Encabezado/OtraMoneda/MontoGravadoTotalOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/MontoGravado1OtraMoneda": "computed",
+  "Encabezado/OtraMoneda/MontoGravado2OtraMoneda": "computed",
+  "Encabezado/OtraMoneda/MontoGravado3OtraMoneda": "computed",
+  "Encabezado/OtraMoneda/MontoExentoOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/TotalITBISOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/TotalITBIS1OtraMoneda": "computed",
+  "Encabezado/OtraMoneda/TotalITBIS2OtraMoneda": "computed",
+  "Encabezado/OtraMoneda/TotalITBIS3OtraMoneda": "computed",
+  "Encabezado/OtraMoneda/MontoImpuestoAdicionalOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/MontoImpuestoSelectivoConsumoEspecificoOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/OtrosImpuestosAdicionalesOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/MontoTotalOtraMoneda": "computed",
+  "DetallesItems/Item/Retencion": "presence", // "condicional a que exista retención"
+  "DetallesItems/Item/TablaSubcantidad/SubcantidadItem": "presence",
+  "DetallesItems/Item/Mineria": "presence", // mining-sector billing
+  "DetallesItems/Item/TablaSubDescuento/SubDescuento": "presence",
+  "DetallesItems/Item/TablaSubRecargo/SubRecargo": "presence",
+  "DetallesItems/Item/TablaImpuestoAdicional": "presence", // the line carries additional taxes
+  "DetallesItems/Item/TablaImpuestoAdicional/ImpuestoAdicional": "presence",
+  "DetallesItems/Item/OtraMonedaDetalle": "presence",
+  DescuentosORecargos: "presence", // global discounts or surcharges exist
+  "DescuentosORecargos/DescuentoORecargo": "presence",
+  "Paginacion/Pagina": "presence",
+  "Paginacion/Pagina/SubtotalMontoGravadoPagina": "computed",
+  "Paginacion/Pagina/SubtotalMontoGravado1Pagina": "computed",
+  "Paginacion/Pagina/SubtotalMontoGravado2Pagina": "computed",
+  "Paginacion/Pagina/SubtotalMontoGravado3Pagina": "computed",
+  "Paginacion/Pagina/SubtotalExentoPagina": "computed",
+  "Paginacion/Pagina/SubtotalItbisPagina": "computed",
+  "Paginacion/Pagina/SubtotalItbis1Pagina": "computed",
+  "Paginacion/Pagina/SubtotalItbis2Pagina": "computed",
+  "Paginacion/Pagina/SubtotalItbis3Pagina": "computed",
+  "Paginacion/Pagina/SubtotalImpuestoAdicionalPagina": "computed",
+  "Paginacion/Pagina/SubtotalImpuestoAdicional": "computed",
+  "Paginacion/Pagina/SubtotalImpuestoAdicional/SubtotalImpuestoSelectivoConsumoEspecificoPagina": "computed",
+  "Paginacion/Pagina/SubtotalImpuestoAdicional/SubtotalOtrosImpuesto": "computed",
+  "Paginacion/Pagina/SubtotalMontoNoFacturablePagina": "computed",
+  InformacionReferencia: "outside", // outside notes: replacing a contingency receipt (code 4) or referencing an E32 (code 5)
+  "InformacionReferencia/RNCOtroContribuyente": "outside", // the modified receipt's issuer differs (dissolved, merged)
+};
+
+function paginaNoPresent(): Condition {
+  return { en: "PaginaNo is given", es: "PaginaNo está completado", applies: ({ holder }) => isPresent(holder.PaginaNo) };
+}
+function mineriaPresent(): Condition {
+  return { en: "Mineria (mining sector billing) is present", es: "Mineria (facturación del sector minería) está presente", applies: () => true };
+}
 
 function problem(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
   const p: Problem = { path, code, message, messageEs, severity, rule };
@@ -195,6 +331,15 @@ export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): 
         { montoTotal: formatMoney(montoTotal), threshold: formatMoney(E32_RFCE_THRESHOLD) },
       ),
     );
+  }
+
+  // IdentificadorExtranjero identifies a buyer without RNC/cédula: only with RNCComprador blank
+  // (formato-ecf 39, b). An E44 buyer has one or the other (formato-ecf 38, note 5).
+  if (isPresent(comprador?.IdentificadorExtranjero) && isPresent(comprador?.RNCComprador)) {
+    out.push(problem("/Encabezado/Comprador/IdentificadorExtranjero", "prohibited", "error", "IdentificadorExtranjero is only for a buyer without RNC/cédula: leave it out when RNCComprador is given", "IdentificadorExtranjero es solo para un comprador sin RNC/cédula: se omite cuando se completa RNCComprador", "formato-ecf: IdentificadorExtranjero (b: RNC Comprador está en blanco)"));
+  }
+  if (tipo === "44" && comprador && !isPresent(comprador.RNCComprador) && !isPresent(comprador.IdentificadorExtranjero)) {
+    out.push(problem("/Encabezado/Comprador/RNCComprador", "required", "error", "An E44 identifies its buyer: RNCComprador, or IdentificadorExtranjero for a foreign buyer (diplomat)", "Una E44 identifica al comprador: RNCComprador, o IdentificadorExtranjero si es extranjero (diplomático)", "formato-ecf: RNCComprador (44: 2, nota 5)"));
   }
 
   // InformacionReferencia: codes 1-4 belong to notes (E33/E34), code 5 to an E31 that references an E32.
@@ -256,9 +401,65 @@ export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): 
     }
   });
 
+  out.push(...sequenceProblems(doc));
+
   // Table rows that must be non-empty objects (a row given as a string is reported by the structure check).
   if (isObject(doc.InformacionReferencia) && Object.keys(doc.InformacionReferencia).length === 0) {
     out.push(problem("/InformacionReferencia", "required", "error", "InformacionReferencia is empty", "InformacionReferencia está vacía", "formato-ecf: InformacionReferencia"));
   }
+  return out;
+}
+
+/** A whole number as written (structure checks report anything else), or undefined. */
+function wholeNumber(v: unknown): number | undefined {
+  const t = typeof v === "number" ? String(v) : typeof v === "string" ? v.trim() : undefined;
+  return t !== undefined && /^\d{1,6}$/.test(t) ? Number(t) : undefined;
+}
+
+/**
+ * Numbering the client sends must be DGII's: `NumeroLinea` of the lines and of the global
+ * discounts/surcharges, and `PaginaNo`, run 1..n in order (formato-ecf "número secuencial");
+ * `TotalPaginas` is the number of pages; a page's `NoLineaDesde` ≤ `NoLineaHasta` ≤ last line.
+ */
+export function sequenceProblems(doc: JsonObject): Problem[] {
+  const out: Problem[] = [];
+  const sequential = (container: string, field: string, rule: string) => {
+    const rows = doc[container];
+    if (!Array.isArray(rows)) return;
+    rows.forEach((row, i) => {
+      if (!isObject(row)) return;
+      const n = wholeNumber(row[field]);
+      if (n !== undefined && n !== i + 1) {
+        out.push(
+          problem(jsonPointer(container, i, field), "invalid_sequence", "error", `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`, `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`, rule, { sent: textOf(row, field) ?? row[field], expected: String(i + 1) }),
+        );
+      }
+    });
+  };
+  sequential("DetallesItems", "NumeroLinea", "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)");
+  sequential("DescuentosORecargos", "NumeroLinea", "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)");
+  sequential("Paginacion", "PaginaNo", "formato-ecf: PaginaNo (b: en orden secuencial)");
+
+  const pages = Array.isArray(doc.Paginacion) ? doc.Paginacion : [];
+  const totalPaginas = wholeNumber(objAt(doc, "Encabezado", "IdDoc")?.TotalPaginas);
+  if (totalPaginas !== undefined && pages.length > 0 && totalPaginas !== pages.length) {
+    out.push(
+      problem("/Encabezado/IdDoc/TotalPaginas", "inconsistent_value", "error", `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`, `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`, "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)", { sent: String(totalPaginas), expected: String(pages.length) }),
+    );
+  }
+  const lineCount = Array.isArray(doc.DetallesItems) ? doc.DetallesItems.length : 0;
+  pages.forEach((page, i) => {
+    if (!isObject(page)) return;
+    const desde = wholeNumber(page.NoLineaDesde);
+    const hasta = wholeNumber(page.NoLineaHasta);
+    if (desde !== undefined && hasta !== undefined && desde > hasta) {
+      out.push(problem(jsonPointer("Paginacion", i, "NoLineaDesde"), "invalid_range", "error", "NoLineaDesde must not be greater than NoLineaHasta", "NoLineaDesde no puede ser mayor que NoLineaHasta", "formato-ecf: NoLineaDesde (c: ≤ NoLineaHasta)", { NoLineaDesde: String(desde), NoLineaHasta: String(hasta) }));
+    }
+    for (const [field, n] of [["NoLineaDesde", desde], ["NoLineaHasta", hasta]] as const) {
+      if (n !== undefined && lineCount > 0 && (n < 1 || n > lineCount)) {
+        out.push(problem(jsonPointer("Paginacion", i, field), "invalid_range", "error", `${field} must be a line of the document (1 to ${lineCount})`, `${field} debe ser una línea del documento (1 a ${lineCount})`, `formato-ecf: ${field} (a: número de línea de un ítem; > 0)`, { sent: String(n), lines: lineCount }));
+      }
+    }
+  });
   return out;
 }

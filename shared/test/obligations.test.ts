@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FIELD_PATHS, arrayChild, fieldsWith, obligationOf } from "../src/obligations.ts";
 import { TIPOS_ECF, type TipoeCF } from "../src/tipos.ts";
-import { CONDITIONS } from "../src/ecf-rules.ts";
+import { CONDITIONS, UNCHECKED_CONDITIONALS } from "../src/ecf-rules.ts";
 
 // Rows checked by hand against formato-ecf.txt (v1.0, Oct 2025), in type order 31..47.
 const ROWS: [string, number[]][] = [
@@ -72,8 +72,26 @@ describe("obligation matrix (generated from formato-ecf)", () => {
 
 describe("condition table", () => {
   // A typo in a key would silently disable a rule: every key must be a conditional field.
-  it.each(Object.keys(CONDITIONS).map((k) => [k]))("%s is a field with code 2 for some type", (path) => {
+  it.each([...Object.keys(CONDITIONS), ...Object.keys(UNCHECKED_CONDITIONALS)].map((k) => [k]))("%s is a field with code 2 for some type", (path) => {
     expect(FIELD_PATHS).toContain(path);
     expect(TIPOS_ECF.some((t) => obligationOf(path, t) === 2)).toBe(true);
+  });
+
+  it("every code-2 field has exactly one of: a condition, or a stated reason it has none", () => {
+    const conditional = FIELD_PATHS.filter((p) => TIPOS_ECF.some((t) => obligationOf(p, t) === 2));
+    const covered = conditional.filter((p) => (p in CONDITIONS) !== (p in UNCHECKED_CONDITIONALS));
+    expect(covered).toEqual(conditional);
+  });
+
+  it.each([
+    ["Encabezado/IdDoc/TotalPaginas", "condition"],
+    ["Paginacion/Pagina/NoLineaDesde", "condition"],
+    ["DetallesItems/Item/UnidadReferencia", "condition"],
+    ["DetallesItems/Item/TablaSubcantidad/SubcantidadItem/CodigoSubcantidad", "condition"],
+    ["Encabezado/Totales/MontoGravadoTotal", "computed"],
+    ["Paginacion/Pagina/SubtotalItbisPagina", "computed"],
+    ["InformacionReferencia/RNCOtroContribuyente", "outside"],
+  ])("%s: %s", (path, kind) => {
+    expect(path in CONDITIONS ? "condition" : UNCHECKED_CONDITIONALS[path]).toBe(kind);
   });
 });

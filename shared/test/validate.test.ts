@@ -300,6 +300,65 @@ describe("per-type rules", () => {
   });
 });
 
+describe("conditional fields (formato-ecf code 2) and numbering", () => {
+  const page = (no: number, desde: number, hasta: number, more: J = {}): J => ({ PaginaNo: no, NoLineaDesde: desde, NoLineaHasta: hasta, MontoSubtotalPagina: "100.00", ...more });
+  const two = [line(4, 1, 100), line(4, 1, 100)];
+  const paged = (pages: J[], totalPaginas?: number) => request("31", two, { idDoc: totalPaginas === undefined ? {} : { TotalPaginas: totalPaginas }, root: { Paginacion: pages } });
+  const isc = (extra: J = {}): J => line(1, 1, 500, { CantidadReferencia: 12, UnidadReferencia: 47, GradosAlcohol: "40.00", TablaImpuestoAdicional: [{ TipoImpuesto: "006" }], ...extra });
+  const taxed = (l: J) => request("31", [l], { idDoc: { IndicadorMontoGravado: 0 } });
+  const omit = (o: J, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
+
+  it.each<[string, J, string[]]>([
+    ["two pages, numbered and counted", paged([page(1, 1, 1), page(2, 2, 2)], 2), []],
+    ["Paginacion without TotalPaginas", paged([page(1, 1, 1), page(2, 2, 2)]), ["error:required@/Encabezado/IdDoc/TotalPaginas"]],
+    ["TotalPaginas without Paginacion", request("31", two, { idDoc: { TotalPaginas: 2 } }), ["error:required@/Paginacion"]],
+    ["TotalPaginas is not the number of pages", paged([page(1, 1, 1), page(2, 2, 2)], 3), ["error:inconsistent_value@/Encabezado/IdDoc/TotalPaginas"]],
+    ["a page holding only PaginaNo", paged([page(1, 1, 1), { PaginaNo: 2 }], 2), ["error:required@/Paginacion/1/NoLineaDesde", "error:required@/Paginacion/1/MontoSubtotalPagina"]],
+    ["NoLineaDesde without NoLineaHasta", paged([page(1, 1, 1), omit(page(2, 2, 2), "NoLineaHasta")], 2), ["error:required@/Paginacion/1/NoLineaHasta"]],
+    ["pages out of order", paged([page(2, 1, 1), page(1, 2, 2)], 2), ["error:invalid_sequence@/Paginacion/0/PaginaNo", "error:invalid_sequence@/Paginacion/1/PaginaNo"]],
+    ["NoLineaDesde after NoLineaHasta", paged([page(1, 1, 1), page(2, 2, 1)], 2), ["error:invalid_range@/Paginacion/1/NoLineaDesde"]],
+    ["NoLineaHasta beyond the last line", paged([page(1, 1, 1), page(2, 2, 3)], 2), ["error:invalid_range@/Paginacion/1/NoLineaHasta"]],
+    ["CantidadReferencia without UnidadReferencia", taxed(isc({ UnidadReferencia: undefined, TablaSubcantidad: [{ Subcantidad: "0.750", CodigoSubcantidad: 47 }] })), ["error:required@/DetallesItems/0/UnidadReferencia"]],
+    ["specific ISC with a complete line", taxed(isc({ TablaSubcantidad: [{ Subcantidad: "0.750", CodigoSubcantidad: 47 }] })), []],
+    ["specific ISC without TablaSubcantidad", taxed(isc()), ["error:required@/DetallesItems/0/TablaSubcantidad"]],
+    ["a TablaSubcantidad row without CodigoSubcantidad", taxed(isc({ TablaSubcantidad: [{ Subcantidad: "0.750" }] })), ["error:required@/DetallesItems/0/TablaSubcantidad/0/CodigoSubcantidad"]],
+    ["a TablaSubcantidad row without Subcantidad", taxed(isc({ TablaSubcantidad: [{ CodigoSubcantidad: 47 }] })), ["error:required@/DetallesItems/0/TablaSubcantidad/0/Subcantidad"]],
+    [
+      "a Totales ImpuestosAdicionales row without TipoImpuesto",
+      request("31", [line(4, 1, 100, { TablaImpuestoAdicional: [{ TipoImpuesto: "002" }] })], { totales: { ImpuestosAdicionales: [{ TasaImpuestoAdicional: "10", OtrosImpuestosAdicionales: "10.00" }] } }),
+      // Without its code the row matches no computed tax, so its amount is judged against 0 too.
+      ["error:required@/Encabezado/Totales/ImpuestosAdicionales/0/TipoImpuesto", "error:total_out_of_tolerance@/Encabezado/Totales/ImpuestosAdicionales/0/OtrosImpuestosAdicionales"],
+    ],
+    ["NumeroLinea 1, 2 as sent", request("31", [line(4, 1, 1, { NumeroLinea: 1 }), line(4, 1, 1, { NumeroLinea: 2 })]), []],
+    ["NumeroLinea only on the second line, in place", request("31", [line(4, 1, 1), line(4, 1, 1, { NumeroLinea: "2" })]), []],
+    ["NumeroLinea skips a number", request("31", [line(4, 1, 1, { NumeroLinea: 1 }), line(4, 1, 1, { NumeroLinea: 3 })]), ["error:invalid_sequence@/DetallesItems/1/NumeroLinea"]],
+    ["NumeroLinea out of order", request("31", [line(4, 1, 1, { NumeroLinea: 2 }), line(4, 1, 1, { NumeroLinea: 1 })]), ["error:invalid_sequence@/DetallesItems/0/NumeroLinea", "error:invalid_sequence@/DetallesItems/1/NumeroLinea"]],
+    ["NumeroLinea of the second line given as 5", request("31", [line(4, 1, 1), line(4, 1, 1, { NumeroLinea: 5 })]), ["error:invalid_sequence@/DetallesItems/1/NumeroLinea"]],
+    [
+      "a global discount numbered 2",
+      request("31", [line(4, 1, 100)], { root: { DescuentosORecargos: [{ NumeroLinea: 2, TipoAjuste: "D", TipoValor: "$", MontoDescuentooRecargo: "10.00", IndicadorFacturacionDescuentooRecargo: 4 }] } }),
+      ["error:invalid_sequence@/DescuentosORecargos/0/NumeroLinea"],
+    ],
+    ["RNCComprador and IdentificadorExtranjero both", request("32", [line(4, 1, 100)], { comprador: { RNCComprador: "131880738", IdentificadorExtranjero: "P123", RazonSocialComprador: "X" } }), ["error:prohibited@/Encabezado/Comprador/IdentificadorExtranjero"]],
+    ["an E44 buyer with neither RNCComprador nor IdentificadorExtranjero", request("44", [line(4, 1, 100)], { comprador: { RazonSocialComprador: "Embajada" } }), ["error:required@/Encabezado/Comprador/RNCComprador"]],
+    ["an E44 foreign buyer (diplomat)", request("44", [line(4, 1, 100)], { comprador: { IdentificadorExtranjero: "D-123", RazonSocialComprador: "Embajada" } }), []],
+    [
+      "Mineria without Liquidacion",
+      request("32", [line(4, 1, 100, { Mineria: { PesoNetoKilogramo: "10.000", PesoNetoMineria: "9.000", TipoAfiliacion: 1 } })]),
+      ["error:required@/DetallesItems/0/Mineria/Liquidacion"],
+    ],
+  ])("%s", (_name, doc, expected) => {
+    const tipo = (doc as J).Encabezado.IdDoc.TipoeCF as TipoeCF;
+    expect(codes(validateEcf(doc, ctx(tipo)).problems)).toEqual(expected);
+  });
+
+  it("every problem here names its formato-ecf rule", () => {
+    const r = validateEcf(paged([page(2, 1, 1), { PaginaNo: 1 }], 3), ctx("31"));
+    expect(r.problems.length).toBeGreaterThan(2);
+    for (const p of r.problems) expect(p.rule).toMatch(/^formato-ecf: (TotalPaginas|PaginaNo|NoLineaDesde|MontoSubtotalPagina)/);
+  });
+});
+
 describe("credit and debit notes", () => {
   const ref = (codigo: number, fecha = "01-03-2025", ncf = "E310000000001") => ({ InformacionReferencia: { NCFModificado: ncf, FechaNCFModificado: fecha, CodigoModificacion: codigo } });
   const note = (tipo: "33" | "34", codigo: number, fecha?: string, more: J = {}) => request(tipo, [line(4, 1, 100)], { root: ref(codigo, fecha), ...more });
