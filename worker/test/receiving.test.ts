@@ -306,6 +306,57 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     expect(await env.ARCHIVE.get(`${company.rnc}/2025/04/E310000000102.acecf.xml`)).not.toBeNull();
   });
 
+  it("GET /fe/recepcion/ecf/{encf} shows the approval or the rejection with its reason and date", async () => {
+    const { company, token } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000111");
+    await issuedReceipt(company.id, company.rnc, "E310000000112");
+    await issuedReceipt(company.id, company.rnc, "E310000000113");
+    const before = (await (await call("/fe/recepcion/ecf/E310000000113", { headers: authed(token) })).json()) as Record<string, unknown>;
+    expect(before.encf).toBe("E310000000113");
+    expect(before.aprobacionComercial).toBeUndefined();
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000111", { FechaHoraAprobacionComercial: "03-04-2025 14:05:09" }))).status).toBe(200);
+    const rejection = await acecf(company.rnc, "E310000000112", { Estado: "2", DetalleMotivoRechazo: "Precio distinto al pactado", FechaHoraAprobacionComercial: "04-04-2025 08:30:00" });
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", rejection)).status).toBe(200);
+    const accepted = await call("/fe/recepcion/ecf/E310000000111", { headers: authed(token) });
+    expect(accepted.status).toBe(200);
+    expect(((await accepted.json()) as Record<string, unknown>).aprobacionComercial).toEqual({ estado: "aceptado", motivo: null, fechaHoraAprobacionComercial: "03-04-2025 14:05:09" });
+    const rejected = (await (await call("/fe/recepcion/ecf/E310000000112", { headers: authed(token) })).json()) as Record<string, unknown>;
+    expect(rejected.aprobacionComercial).toEqual({ estado: "rechazado", motivo: "Precio distinto al pactado", fechaHoraAprobacionComercial: "04-04-2025 08:30:00" });
+  });
+
+  it("keeps the first ACECF of a receipt: a different second one is refused (409) and changes nothing; the same one again is a retry (200)", async () => {
+    const { company } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000121");
+    const first = await acecf(company.rnc, "E310000000121");
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", first)).status).toBe(200);
+    const second = await acecf(company.rnc, "E310000000121", { Estado: "2", DetalleMotivoRechazo: "Cambio de opinión", FechaHoraAprobacionComercial: "05-04-2025 10:00:00" });
+    const body = await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", second), 409);
+    expect(body.code).toBe("conflict");
+    expect((body as unknown as { errors: { code: string }[] }).errors[0]!.code).toBe("duplicate_approval");
+    expect(await approvalOf(company.id, "E310000000121")).toEqual({ s: "accepted", r: null });
+    expect(await (await env.ARCHIVE.get(`${company.rnc}/2025/04/E310000000121.acecf.xml`))!.text()).toBe(first);
+    const retry = await postXml("/fe/aprobacioncomercial/api/ecf", first);
+    expect(retry.status).toBe(200);
+    expect(((await retry.json()) as { estado: string }).estado).toBe("accepted");
+  });
+
+  it("refuses an ACECF whose RNCEmisor is not the receiver in the URL (wrong_receiver)", async () => {
+    const { company } = await receivingCompany();
+    const other = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000131");
+    const res = await postXml(`/${other.company.rnc}/fe/aprobacioncomercial/api/ecf`, await acecf(company.rnc, "E310000000131"));
+    const body = (await expectProblem(res, 400)) as unknown as { errors: { code: string; path: string }[] };
+    expect(body.errors[0]).toMatchObject({ code: "wrong_receiver", path: "/xml/DetalleAprobacionComercial/RNCEmisor" });
+    expect((await approvalOf(company.id, "E310000000131"))!.s).toBeNull();
+  });
+
+  it.each(["32", "41", "43", "46", "47"])("refuses an ACECF about a type %s e-CF (not exchanged between taxpayers)", async (tipo) => {
+    const { company } = await receivingCompany();
+    const res = await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, `E${tipo}0000000141`));
+    const body = (await expectProblem(res, 400)) as unknown as { errors: { code: string }[] };
+    expect(body.errors[0]!.code).toBe("not_approvable");
+  });
+
   it.each([
     ["MontoTotal differs", { MontoTotal: "1180.01" }, "/xml/DetalleAprobacionComercial/MontoTotal"],
     ["FechaEmision differs", { FechaEmision: "02-04-2025" }, "/xml/DetalleAprobacionComercial/FechaEmision"],

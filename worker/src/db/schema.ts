@@ -185,6 +185,8 @@ export const receipts = sqliteTable(
     /** The buyer's commercial approval (ACECF): null, "accepted" or "rejected". */
     approvalStatus: text("approval_status"),
     approvalReason: text("approval_reason"),
+    /** The ACECF's FechaHoraAprobacionComercial (dd-MM-yyyy HH:mm:ss). */
+    approvalAt: text("approval_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -13,6 +13,8 @@ export interface IssueAnswer {
   mensajes: { codigo: string | null; valor: string }[];
   reenviado: boolean;
   links: { self: string; xml: string; pdf: string };
+  /** The buyer's commercial approval (ACECF), once one was received. */
+  aprobacionComercial?: { estado: "aceptado" | "rechazado"; motivo: string | null; fechaHoraAprobacionComercial: string | null };
 }
 
 /**
@@ -36,6 +38,13 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     reenviado,
     links: { self: base, xml: `${base}/xml`, pdf: `${base}/pdf` },
   };
+  if (receipt.approvalStatus === "accepted" || receipt.approvalStatus === "rejected") {
+    body.aprobacionComercial = {
+      estado: receipt.approvalStatus === "accepted" ? "aceptado" : "rechazado",
+      motivo: receipt.approvalReason,
+      fechaHoraAprobacionComercial: receipt.approvalAt,
+    };
+  }
   const status: ContentfulStatusCode = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;
   return { status, body };
 }

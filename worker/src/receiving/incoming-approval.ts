@@ -6,7 +6,7 @@ import { database } from "../db/client.ts";
 import { receipts } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
-import { companionKey } from "./archive-keys.ts";
+import { companionKey, sha256Hex } from "./archive-keys.ts";
 import { dgiiDateOf } from "./dates.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
 import { requireReceivingCompany } from "./receiving-company.ts";
@@ -89,10 +89,25 @@ export async function registerIncomingApproval(
   if (mismatches.length) throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
 
   const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
-  await env.ARCHIVE.put(companionKey(receipt.xmlKey, ".acecf.xml"), xml, { httpMetadata: { contentType: "application/xml" } });
-  await db
-    .update(receipts)
-    .set({ approvalStatus, approvalReason: acecf.DetalleMotivoRechazo ?? null, updatedAt: new Date().toISOString() })
-    .where(eq(receipts.id, receipt.id));
+  // The first ACECF about a receipt is the one on record: the archive write is conditional (the
+  // key must be free) and so is the D1 update, so a second, different ACECF can neither overwrite
+  // the archived one nor flip the state. The same bytes again are a retry and get the same answer.
+  const key = companionKey(receipt.xmlKey, ".acecf.xml");
+  const sha256 = await sha256Hex(xml);
+  const put = await env.ARCHIVE.put(key, xml, { onlyIf: { etagDoesNotMatch: "*" }, httpMetadata: { contentType: "application/xml" }, customMetadata: { sha256 } });
+  if (!put) {
+    const existing = await env.ARCHIVE.head(key);
+    if (existing?.customMetadata?.sha256 !== sha256) {
+      throw new ApiProblem("conflict", {
+        detail: `${acecf.eNCF} already has a commercial approval on record (${receipt.approvalStatus ?? "received"}); a second one is not taken.`,
+        errors: [{ path: "/xml/DetalleAprobacionComercial/eNCF", code: "duplicate_approval", message: "Aprobación comercial ya recibida para este e-NCF" }],
+      });
+    }
+  }
+  await env.DB.prepare(
+    "UPDATE receipts SET approval_status = ?, approval_reason = ?, approval_at = ?, updated_at = ? WHERE id = ? AND approval_status IS NULL",
+  )
+    .bind(approvalStatus, acecf.DetalleMotivoRechazo ?? null, acecf.FechaHoraAprobacionComercial, new Date().toISOString(), receipt.id)
+    .run();
   return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
 }
