@@ -5,7 +5,8 @@
  */
 import { compareXsdDecimal, parseXsdDecimal } from "../xml/facets.ts";
 import { documentModel, type ModelElement } from "../xml/model.ts";
-import { xmlToDocument } from "../xml/parse.ts";
+import { xmlToDocument, xmlToEcf } from "../xml/parse.ts";
+import { securityCode } from "../signing/timbre.ts";
 import { buildDocumentXml, DocumentBuildError } from "./build.ts";
 
 /** DOP amount from which an E32 goes to DGII in full instead of as an RFCE. */
@@ -106,6 +107,22 @@ export function rfceFromEcf(input: RfceInput): RfceDocument {
 /** RFCE XML (compact, canonical, ready to sign) for an E32 under DOP 250,000. */
 export function buildRfce(input: RfceInput): string {
   return buildDocumentXml(rfceFromEcf(input) as unknown as Record<string, unknown>, "RFCE");
+}
+
+/**
+ * The RFCE of a signed E32 (formato-rfce): every element from the E32 exactly as it was signed,
+ * and CodigoSeguridadeCF = the first 6 characters of that signature's SignatureValue, so the
+ * summary DGII receives can only describe the document the buyer holds. Throws
+ * DocumentBuildError for an unsigned document, another type, or an E32 of DOP 250,000 or more.
+ */
+export function buildRfceFromSignedEcf(signedEcfXml: string): string {
+  let codigo: string;
+  try {
+    codigo = securityCode(signedEcfXml);
+  } catch {
+    throw new DocumentBuildError("the E32 is not signed: an RFCE is built from the signed E32 (its CodigoSeguridadeCF comes from the signature)");
+  }
+  return buildRfce({ ecf: xmlToEcf(signedEcfXml), CodigoSeguridadeCF: codigo });
 }
 
 /** Reads an RFCE (signed or not). */
