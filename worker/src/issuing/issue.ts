@@ -9,7 +9,7 @@ import type { Company } from "../tenant/resolve.ts";
 import { drIsoDate } from "../time.ts";
 import { dgiiDate, emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify, withoutAssignedFields } from "./document.ts";
 import { releaseQuota, reserveQuota } from "./quota.ts";
-import { allocateEncf, formatEncf } from "./sequences.ts";
+import { allocateEncf, formatEncf, sequenceExpired } from "./sequences.ts";
 import { recordSignedReceipt, type IssueOutcome } from "./record.ts";
 import type { Receipt } from "./transmit.ts";
 
@@ -81,6 +81,12 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
 
   // Cheap checks first, and the problems of the document all at once, before any number is used.
   const range = tipo ? await db.query.sequences.findFirst({ where: and(eq(sequences.companyId, company.id), eq(sequences.tipoeCF, tipo)) }) : undefined;
+  // An expired range is the range's problem (422), not a past FechaVencimientoSecuencia the service
+  // itself would put in the document; a resend of a receipt numbered before expiry still gets its answer.
+  if (range && range.expiresOn < drIsoDate(now)) {
+    const resend = givenEncf && (await db.query.receipts.findFirst({ where: and(eq(receipts.companyId, company.id), eq(receipts.encf, givenEncf)) }));
+    if (!resend) throw sequenceExpired(tipo!, range.expiresOn);
+  }
   const context = {
     now,
     eNCF: givenEncf ?? (tipo ? formatEncf(tipo, range?.nextNumber ?? 1) : undefined),

@@ -15,6 +15,14 @@ export interface AllocatedEncf {
   expiresOn: string;
 }
 
+/** The 422 for a range past its FechaVencimientoSecuencia. */
+export function sequenceExpired(tipoeCF: string, expiresOn: string): ApiProblem {
+  return new ApiProblem("unprocessable", {
+    detail: `The e-NCF range for type ${tipoeCF} expired on ${expiresOn}; request a new range from DGII.`,
+    errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_expired", message: `Range expired on ${expiresOn}.` }],
+  });
+}
+
 /**
  * Takes the next e-NCF of an authorised range with one conditional UPDATE … RETURNING, so two
  * concurrent requests can never receive the same number. An exhausted, expired or missing range
@@ -43,12 +51,7 @@ export async function allocateEncf(d1: D1Database, companyId: string, tipoeCF: s
       errors: [{ path, code: "sequence_missing", message: `No e-NCF range for type ${tipoeCF}.` }],
     });
   }
-  if (sequence.expiresOn < today) {
-    throw new ApiProblem("unprocessable", {
-      detail: `The e-NCF range for type ${tipoeCF} expired on ${sequence.expiresOn}; request a new range from DGII.`,
-      errors: [{ path, code: "sequence_expired", message: `Range expired on ${sequence.expiresOn}.` }],
-    });
-  }
+  if (sequence.expiresOn < today) throw sequenceExpired(tipoeCF, sequence.expiresOn);
   throw new ApiProblem("unprocessable", {
     detail: `The e-NCF range for type ${tipoeCF} is exhausted (last number ${formatEncf(tipoeCF, sequence.rangeTo)}); request a new range from DGII.`,
     errors: [{ path, code: "sequence_exhausted", message: "Range exhausted." }],

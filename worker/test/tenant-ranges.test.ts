@@ -1,0 +1,64 @@
+// Issuing through the API with a range that cannot number the receipt: a clear problem before
+// anything is signed, archived or sent, and the reserved quota unit given back.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { issue, issueRequest, issuer, received } from "./support/issuing.ts";
+
+async function usedThisMonth(token: string): Promise<number> {
+  return ((await (await call("/company/me", { headers: authed(token) })).json()) as { invoicesCountCurrentMonth: number }).invoicesCountCurrentMonth;
+}
+
+/** What issuing leaves behind for an issuer: receipts, archived objects, DGII submissions, next numbers. */
+async function traces(company: { id: string; rnc: string }) {
+  const receipts = await env.DB.prepare("SELECT encf FROM receipts WHERE company_id = ?1").bind(company.id).all();
+  const archived = await env.ARCHIVE.list({ prefix: `${company.rnc}/` });
+  const sequences = await env.DB.prepare("SELECT tipo_ecf, next_number FROM sequences WHERE company_id = ?1 ORDER BY tipo_ecf").bind(company.id).all();
+  return { receipts: receipts.results, archived: archived.objects.map((o) => o.key), sentToDgii: await received(company.rnc), sequences: sequences.results };
+}
+
+describe("POST /fe/recepcion/ecf with a range that cannot number it", () => {
+  it.each([
+    ["exhausted", 422, "sequence_exhausted", "UPDATE sequences SET next_number = range_to + 1 WHERE company_id = ?1 AND tipo_ecf = '31'", undefined],
+    ["expired", 422, "sequence_expired", "UPDATE sequences SET expires_on = '2020-12-31' WHERE company_id = ?1 AND tipo_ecf = '31'", undefined],
+    ["expired, client-numbered", 422, "sequence_expired", "UPDATE sequences SET expires_on = '2020-12-31' WHERE company_id = ?1 AND tipo_ecf = '31'", "E310000000001"],
+  ] as const)("%s → %i %s; nothing signed, archived or sent; the quota unit given back", async (_label, status, code, sql, encf) => {
+    const { company, token } = await issuer();
+    await env.DB.prepare(sql).bind(company.id).run();
+    const usedBefore = await usedThisMonth(token);
+    const before = await traces(company);
+
+    const res = await issue(token, issueRequest("31", {}, (doc) => { if (encf) doc.Encabezado.IdDoc.eNCF = encf; }));
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(res.body.errors.map((e: { code: string }) => e.code)).toContain(code);
+    expect(res.body.detail).toMatch(/range for type 31/);
+
+    const after = await traces(company);
+    expect(after).toEqual(before);
+    expect(after.receipts).toEqual([]);
+    expect(after.archived).toEqual([]);
+    expect(after.sentToDgii).toEqual([]);
+    expect(await usedThisMonth(token)).toBe(usedBefore);
+    const counter = await env.DB.prepare("SELECT invoices FROM usage_counters WHERE company_id = ?1").bind(company.id).first<{ invoices: number }>();
+    expect(counter?.invoices ?? 0).toBe(0);
+
+    // The same issuer issues normally once the range is usable again: the refusal was the range's.
+    await env.DB.prepare("UPDATE sequences SET expires_on = '2030-12-31', range_to = next_number + 10 WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).run();
+    const ok = await issue(token, issueRequest("31", {}, (doc) => { if (encf) doc.Encabezado.IdDoc.eNCF = encf; }));
+    expect(ok.status, JSON.stringify(ok.body)).toBeLessThan(300);
+    expect(await usedThisMonth(token)).toBe(usedBefore + 1);
+  });
+
+  it("a full quota is a 429 before anything is numbered", async () => {
+    const { company, token } = await issuer({ invoiceLimitPerMonth: 1 });
+    expect((await issue(token, issueRequest("31"))).status).toBeLessThan(300);
+    const before = await traces(company);
+    const res = await issue(token, issueRequest("31"));
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ code: "quota_exceeded", limit: 1 });
+    expect(await traces(company)).toEqual(before);
+    expect(await usedThisMonth(token)).toBe(1);
+  });
+});
