@@ -1,7 +1,7 @@
 // The emisor-receptor simulator against a receiver running over real HTTP. The receiver here is a
 // minimal stand-in for the platform's /fe/recepcion/api/ecf, answering a signed ARECF.
 import { serve } from "@hono/node-server";
-import { buildArecf, parseXmlTree, signEcfXml } from "@ecf/shared";
+import { buildArecf, parseAcecf, parseXmlTree, signEcfXml, verifyXml } from "@ecf/shared";
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,5 +98,31 @@ describe("POST /__sandbox/emisor/send", () => {
     [{ to: "http://127.0.0.1:1", xml: "<ECF/>" }, 502],
   ])("refuses or reports %j", async (request, status) => {
     expect((await control(sandbox.url, "POST", "/emisor/send", request)).status).toBe(status);
+  });
+});
+
+describe("POST /__sandbox/emisor/send-approval", () => {
+  const fields = { RNCEmisor: "131880681", eNCF: "E310000000077", FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738" };
+
+  it("builds and signs the ACECF, authenticates at the sandbox's emisor-receptor, and reports its answer", async () => {
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send-approval", { to: `${sandbox.url}/testecf/emisorreceptor`, authenticate: true, ...fields, Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ url: `${sandbox.url}/testecf/emisorreceptor/fe/aprobacioncomercial/api/ecf`, fileName: "131880738E310000000077.xml", authentication: { status: 200 }, status: 200 });
+    const acecf = parseAcecf(body.xml);
+    expect(acecf).toMatchObject({ ...fields, Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" });
+    expect(acecf.FechaHoraAprobacionComercial).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
+    expect((await verifyXml(body.xml)).ok).toBe(true);
+    const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map((r: { path: string }) => r.path);
+    expect(log.slice(-3)).toEqual(["/testecf/emisorreceptor/fe/autenticacion/api/semilla", "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado", "/testecf/emisorreceptor/fe/aprobacioncomercial/api/ecf"]);
+  });
+
+  it.each([
+    [{ to: "ftp://x", ...fields, Estado: "1" }],
+    [{ to: "http://127.0.0.1:1", ...fields, Estado: "3" }],
+    [{ to: "http://127.0.0.1:1", ...fields, Estado: "2" }],
+    [{ to: "http://127.0.0.1:1", ...fields, FechaEmision: "2025-04-01", Estado: "1" }],
+    [{ to: "http://127.0.0.1:1", xml: "<ACECF/>", token: "t", authenticate: true }],
+  ])("refuses %j (400)", async (request) => {
+    expect((await control(sandbox.url, "POST", "/emisor/send-approval", request)).status).toBe(400);
   });
 });

@@ -1,6 +1,8 @@
 // Emisor-receptor simulator: plays another taxpayer sending an e-CF to a receiver under test,
-// as DGII's testecf/emisorreceptor does, and reports the acknowledgement (ARECF) it got back.
-import { signXml } from "@ecf/shared";
+// as DGII's testecf/emisorreceptor does, and reports the acknowledgement (ARECF) it got back; and,
+// as DGII's "Emisión: Aprobación Comercial", sends a buyer's commercial approval (ACECF) to an
+// issuer's aprobacioncomercial service and reports its answer.
+import { buildAcecf, formatDgiiDateTime, signEcfXml, signXml } from "@ecf/shared";
 import { Hono } from "hono";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readEcf } from "../documents.ts";
@@ -28,8 +30,112 @@ function parseSend(body: unknown): SendRequest | string {
   return { to, xml, ...(fileName ? { fileName } : {}), ...(token ? { token } : {}), ...(authenticate ? { authenticate } : {}) };
 }
 
+/** An ACECF to send: given as XML (sent as is), or as its fields (built and signed by the sandbox). */
+interface ApprovalRequest {
+  to: string;
+  xml?: string;
+  fields?: {
+    RNCEmisor: string;
+    eNCF: string;
+    FechaEmision: string;
+    MontoTotal: string;
+    RNCComprador: string;
+    /** "1" accepted, "2" rejected. */
+    Estado: "1" | "2";
+    DetalleMotivoRechazo?: string;
+    FechaHoraAprobacionComercial?: string;
+  };
+  token?: string;
+  authenticate?: boolean;
+}
+
+const DGII_DATE = /^\d{2}-\d{2}-\d{4}$/;
+
+function parseApproval(body: unknown): ApprovalRequest | string {
+  if (typeof body !== "object" || body === null) return "body must be a JSON object";
+  const { to, xml, token, authenticate, ...rest } = body as Record<string, unknown>;
+  if (typeof to !== "string" || !/^https?:\/\//.test(to)) return "to must be an http(s) base URL";
+  if (token !== undefined && typeof token !== "string") return "token must be a string";
+  if (authenticate !== undefined && typeof authenticate !== "boolean") return "authenticate must be a boolean";
+  if (token && authenticate) return "give either token or authenticate, not both";
+  const auth = { ...(token ? { token: token as string } : {}), ...(authenticate ? { authenticate: true } : {}) };
+  if (xml !== undefined) {
+    if (typeof xml !== "string" || xml.length === 0) return "xml must be a non-empty string";
+    return { to, xml, ...auth };
+  }
+  const f = rest as Record<string, unknown>;
+  for (const name of ["RNCEmisor", "eNCF", "FechaEmision", "MontoTotal", "RNCComprador"]) {
+    if (typeof f[name] !== "string" || f[name] === "") return `${name} is required (or give xml)`;
+  }
+  if (f.Estado !== "1" && f.Estado !== "2") return 'Estado must be "1" (accepted) or "2" (rejected)';
+  if (!DGII_DATE.test(f.FechaEmision as string)) return "FechaEmision must be dd-MM-yyyy";
+  if (f.Estado === "2" && typeof f.DetalleMotivoRechazo !== "string") return "DetalleMotivoRechazo is required when Estado is 2";
+  if (f.FechaHoraAprobacionComercial !== undefined && typeof f.FechaHoraAprobacionComercial !== "string") return "FechaHoraAprobacionComercial must be a string";
+  return { to, fields: f as unknown as NonNullable<ApprovalRequest["fields"]>, ...auth };
+}
+
 export function emisorRoutes(ctx: SandboxContext) {
   const app = new Hono<SandboxEnv>();
+
+  // DGII's /api/emision/envioaprobacioncomercial: the ACECF goes to {to}/fe/aprobacioncomercial/api/ecf,
+  // after authenticating at {to}/fe/autenticacion when asked (file name RNCComprador + eNCF).
+  app.post("/send-approval", async (c) => {
+    const request = parseApproval(await c.req.json().catch(() => null));
+    if (typeof request === "string") return c.json({ error: request }, 400);
+    let xml = request.xml;
+    let fileName = "acecf.xml";
+    if (request.fields) {
+      const f = request.fields;
+      const signer = await ctx.signer();
+      xml = await signEcfXml(
+        buildAcecf({
+          RNCEmisor: f.RNCEmisor,
+          eNCF: f.eNCF,
+          FechaEmision: f.FechaEmision,
+          MontoTotal: f.MontoTotal,
+          RNCComprador: f.RNCComprador,
+          Estado: f.Estado,
+          ...(f.DetalleMotivoRechazo ? { DetalleMotivoRechazo: f.DetalleMotivoRechazo } : {}),
+          FechaHoraAprobacionComercial: f.FechaHoraAprobacionComercial ?? formatDgiiDateTime(ctx.now()),
+        }),
+        signer.key,
+        signer.certificateDer,
+      );
+      fileName = `${f.RNCComprador}${f.eNCF}.xml`;
+    } else {
+      const comprador = /<RNCComprador>\s*(\d+)\s*</.exec(xml!)?.[1];
+      const encf = /<eNCF>\s*(\w+)\s*</.exec(xml!)?.[1];
+      if (comprador && encf) fileName = `${comprador}${encf}.xml`;
+    }
+    const base = request.to.replace(/\/+$/, "");
+    let token = request.token;
+    let authentication: { status: number; error?: string } | null = null;
+    if (request.authenticate) {
+      const login = await authenticate(ctx, base);
+      authentication = { status: login.status, ...(login.error ? { error: login.error } : {}) };
+      if (!login.token) return c.json({ url: `${base}/fe/autenticacion`, authentication }, 502);
+      token = login.token;
+    }
+    const form = new FormData();
+    form.append("xml", new Blob([xml!], { type: "text/xml" }), fileName);
+    const url = `${base}/fe/aprobacioncomercial/api/ecf`;
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { method: "POST", body: form, headers });
+    } catch (error) {
+      return c.json({ url, error: `receiver unreachable: ${String(error)}` }, 502);
+    }
+    const body = await response.text();
+    let answer: unknown = null;
+    try {
+      answer = JSON.parse(body);
+    } catch {
+      // Not JSON: the raw body is reported as is.
+    }
+    return c.json({ url, fileName, authentication, status: response.status, contentType: response.headers.get("content-type"), body, answer, xml });
+  });
 
   app.post("/send", async (c) => {
     const request = parseSend(await c.req.json().catch(() => null));
