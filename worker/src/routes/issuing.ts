@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { buildAnecf, fechaHoraSantoDomingo, signEcfXml, TIPOS_ECF } from "@ecf/shared";
-import { and, eq, gte, lte } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
 import { sha256Hex } from "../auth/crypto.ts";
@@ -16,6 +16,7 @@ import { answerFor } from "../issuing/answer.ts";
 import { stableStringify } from "../issuing/document.ts";
 import { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentAnswer } from "../issuing/idempotency.ts";
 import { issueReceipt } from "../issuing/issue.ts";
+import { checkVoidRanges, holdForVoiding, letGo, markVoided, refusedRanges, type VoidProblem } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 export const IssueAnswer = z
@@ -175,80 +176,114 @@ const AnulacionBody = z
   })
   .openapi("AnulacionRequest");
 
+const AnulacionAnswer = z
+  .object({
+    codigo: z.string().openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
+    nombre: z.string(),
+    mensajes: z.array(z.string()),
+    anulados: z.number().openapi({ description: "Signed-but-unsent receipts (contingency) that became Anulado" }),
+    rangos: z.array(
+      z.object({
+        tipoeCF: z.string(),
+        desde: z.string(),
+        hasta: z.string(),
+        anulado: z.boolean().nullable().openapi({ description: "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here" }),
+      }),
+    ),
+  })
+  .openapi("AnulacionAnswer");
+
+/** 400 for a malformed request, 409 for numbers that are used, leased or busy, 422 for the rest. */
+function voidRefusal(problems: VoidProblem[]): ApiProblem {
+  const code = problems.some((p) => p.code === "invalid_range")
+    ? "validation_failed"
+    : problems.some((p) => ["encf_used", "encf_leased", "encf_busy"].includes(p.code))
+      ? "conflict"
+      : "unprocessable";
+  return new ApiProblem(code, { detail: "Some ranges cannot be voided; nothing was sent to DGII.", errors: problems });
+}
+
 issuingRoutes.openapi(
   createRoute({
     method: "post",
     path: "/fe/anulacion",
     tags: ["Issuing"],
     summary: "Void unused e-NCF ranges (and signed but unsent receipts) with a signed ANECF",
+    description: [
+      "Each range must lie in the issuer's authorised range and must not start above the first unused number of its type",
+      "(`range_gap`, 422): voiding is contiguous with the unused tail, so no number is ever skipped without being voided.",
+      "A range may also lie wholly below it (numbers left unused, e.g. before a client-chosen e-NCF).",
+      "Numbers leased to a point-of-sale device (`encf_leased`) or already sent to DGII (`encf_used`) cannot be voided (409);",
+      "a receipt in contingency (signed, never sent) can: it is held while DGII is asked, so it is never sent meanwhile,",
+      "and becomes Anulado once DGII voids its range (`encf_busy`, 409, when it is being transmitted at that moment).",
+      "The unused numbers of each range are taken out of the sequence before DGII is asked and given back if DGII cannot be",
+      "reached (503) or refuses the document (422). When DGII answers that numbers are used (codigo \"3\": 409; codigo \"2\": the",
+      "refused ranges have `anulado: false`), those ranges stay out of the sequence, nothing in them is marked voided, and they",
+      "can be voided again with narrower ranges; the refusal is in the issuer's audit log.",
+    ].join(" "),
     security: bearerSecurity,
     request: { body: { required: true, content: { "application/json": { schema: AnulacionBody } } } },
     responses: {
-      200: { description: "DGII's answer", content: { "application/json": { schema: z.object({ codigo: z.string(), nombre: z.string(), mensajes: z.array(z.string()), anulados: z.number() }) } } },
-      409: problemSchema("A number in a range was already used"),
+      200: { description: "DGII voided the ranges (codigo 1), or some of them (codigo 2)", content: { "application/json": { schema: AnulacionAnswer } } },
+      400: problemSchema("A malformed or overlapping range"),
+      409: problemSchema("A number in a range was already used, is leased to a device or is being transmitted; or DGII refused every range"),
+      422: problemSchema("Outside the authorised range, starting above the unused tail, or DGII refused the document"),
       503: problemSchema("DGII unreachable"),
     },
   }),
   async (c) => {
     const { rangos } = c.req.valid("json");
     const company = c.get("tenant");
-    const db = database(c.env.DB);
-    const errors: { path: string; code: string; message: string }[] = [];
-    for (const [i, r] of rangos.entries()) {
-      const from = Number(r.desde.slice(3));
-      const to = Number(r.hasta.slice(3));
-      if (r.desde.slice(1, 3) !== r.tipoeCF || r.hasta.slice(1, 3) !== r.tipoeCF || from > to || from < 1) {
-        errors.push({ path: `/rangos/${i}`, code: "invalid_range", message: `The range must be of type ${r.tipoeCF}, from ≤ to.` });
-        continue;
-      }
-      const used = await db.query.receipts.findMany({
-        where: and(eq(receipts.companyId, company.id), eq(receipts.tipoeCF, r.tipoeCF), gte(receipts.encf, r.desde), lte(receipts.encf, r.hasta)),
-      });
-      for (const receipt of used.filter((u) => u.sendAttempts > 0 || !["signed", "contingency"].includes(u.status))) {
-        errors.push({ path: `/rangos/${i}`, code: "encf_used", message: `${receipt.encf} was already sent to DGII and cannot be voided.` });
-      }
-    }
-    if (errors.length) {
-      throw new ApiProblem(errors.some((e) => e.code === "encf_used") ? "conflict" : "validation_failed", { detail: "Some ranges cannot be voided.", errors });
-    }
-
-    const signer = await signerFor(c.env, company);
     const now = new Date();
-    const xml = buildAnecf({
-      RncEmisor: company.rnc,
-      FechaHoraAnulacioneNCF: fechaHoraSantoDomingo(now),
-      DetalleAnulacion: Object.values(
-        rangos.reduce<Record<string, { TipoeCF: (typeof TIPOS_ECF)[number]; TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[] }>>((acc, r) => {
-          (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({ SecuenciaeNCFDesde: r.desde, SecuenciaeNCFHasta: r.hasta });
-          return acc;
-        }, {}),
-      ),
-    });
-    const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
+    const checked = await checkVoidRanges(c.env.DB, company.id, rangos);
+    if (checked.length) throw voidRefusal(checked);
+    const signer = await signerFor(c.env, company);
+
+    const held = await holdForVoiding(c.env.DB, company.id, rangos, now);
+    if ("problems" in held) throw voidRefusal(held.problems);
+    const { hold } = held;
     let answer: { codigo: string; nombre: string; mensajes: string[] };
     try {
-      answer = await dgiiClientFor(c.env, company, signer).anularRangos(signed, `${company.rnc}ANECF${Date.now()}.xml`);
+      const xml = buildAnecf({
+        RncEmisor: company.rnc,
+        FechaHoraAnulacioneNCF: fechaHoraSantoDomingo(now),
+        DetalleAnulacion: Object.values(
+          rangos.reduce<Record<string, { TipoeCF: (typeof TIPOS_ECF)[number]; TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[] }>>((acc, r) => {
+            (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({ SecuenciaeNCFDesde: r.desde, SecuenciaeNCFHasta: r.hasta });
+            return acc;
+          }, {}),
+        ),
+      });
+      const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
+      answer = await dgiiClientFor(c.env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
     } catch (error) {
-      if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: error.message });
-      if (error instanceof DgiiError) throw new ApiProblem("unprocessable", { detail: error.message, errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })) });
+      // DGII said nothing about the numbers: everything held is given back.
+      await letGo(c.env.DB, company.id, rangos, hold, rangos.map(() => true));
+      if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
+      if (error instanceof DgiiError) throw new ApiProblem("unprocessable", { detail: `DGII refused the ANECF: ${error.message}`, errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })) });
       throw error;
     }
-    let anulados = 0;
-    if (answer.codigo !== "3") {
-      for (const r of rangos) {
-        const voided = await db
-          .update(receipts)
-          .set({ status: "voided", updatedAt: now.toISOString() })
-          .where(and(eq(receipts.companyId, company.id), eq(receipts.tipoeCF, r.tipoeCF), gte(receipts.encf, r.desde), lte(receipts.encf, r.hasta), eq(receipts.sendAttempts, 0)))
-          .returning();
-        anulados += voided.length;
-        // Numbers not yet handed out are taken out of the sequence, so they are never issued.
-        await c.env.DB.prepare(`UPDATE sequences SET next_number = ?3 + 1 WHERE company_id = ?1 AND tipo_ecf = ?2 AND next_number <= ?3`)
-          .bind(company.id, r.tipoeCF, Number(r.hasta.slice(3)))
-          .run();
-      }
+
+    const mensajes = Array.isArray(answer.mensajes) ? answer.mensajes.map(String) : answer.mensajes ? [String(answer.mensajes)] : [];
+    const codigo = String(answer.codigo);
+    // Per range: true voided, false refused, null unknown (a partial answer naming no range).
+    const refused = codigo === "1" ? rangos.map(() => false) : codigo === "2" ? refusedRanges(rangos, mensajes) : rangos.map(() => true);
+    const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
+    // Claims of anything not known to be voided are released: those receipts will be sent.
+    await letGo(c.env.DB, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
+    const anulados = await markVoided(c.env.DB, hold.claimed.filter((_, i) => outcome[i] === true).flat(), now);
+    const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
+    const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
+
+    if (!outcome.some((o) => o !== false)) {
+      throw new ApiProblem("conflict", {
+        detail: `DGII refused the ANECF (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}. Nothing was voided; the ranges' unused numbers stay out of the sequence.`,
+        errors: rangos.map((_, i) => ({ path: `/rangos/${i}`, code: "encf_used", message: mensajes.join("; ") || "Refused by DGII." })),
+      });
     }
-    return c.json({ ...answer, anulados }, 200);
+    if (notVoided.length) {
+      c.set("auditEvent", { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` });
+    }
+    return c.json({ codigo, nombre: answer.nombre, mensajes, anulados, rangos: rangosAnswer }, 200);
   },
 );
-
