@@ -30,6 +30,21 @@ let worker: { address: string; port: number; stop: () => Promise<void> };
 let base: string;
 let identity: TestIdentity;
 const rnc = "131880738";
+let receiverCompanyId: string;
+/** What the issuing test issued, for the approval test after it. */
+let issued: { issuerRnc: string; companyId: string; auth: Record<string, string>; encf: string } | undefined;
+
+/** An API token of a company (a test key, logged in). */
+async function companyToken(companyId: string): Promise<Record<string, string>> {
+  const adminHeaders = { Authorization: `Bearer ${secrets.ADMIN_SECRET}`, "Content-Type": "application/json" };
+  const key = await json(await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: companyId, kind: "test" }) }));
+  const { token } = await json(await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }));
+  return { Authorization: `Bearer ${token}` };
+}
+
+async function requireAuthentication(auth: Record<string, string>) {
+  await json(await fetch(`${base}/receiver/settings`, { method: "PUT", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ requireAuthentication: true }) }));
+}
 
 async function json(res: Response) {
   const text = await res.text();
@@ -65,6 +80,7 @@ beforeAll(async () => {
       body: JSON.stringify({ legalName: "Receptor SRL", rnc, dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100 }),
     }),
   );
+  receiverCompanyId = company.id;
   const form = new FormData();
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
@@ -77,9 +93,9 @@ afterAll(async () => {
   if (persist) rmSync(persist, { recursive: true, force: true });
 });
 
-async function supplierSends(to: string, sequence: number) {
+async function supplierSends(to: string, sequence: number, options: { authenticate?: boolean } = {}) {
   const xml = await signEcfXml(ecfToXml(makeEcf("31", { sequence, fechaHoraFirma: formatDgiiDateTime(new Date()) })), identity.privateKey, identity.certificateDer);
-  return json(await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml }) }));
+  return json(await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml, ...options }) }));
 }
 
 describe("the sandbox's emisor-receptor simulator sends us an e-CF", () => {
@@ -145,6 +161,40 @@ describe("issuing under wrangler dev", () => {
       expect(xmlsec.ok, xmlsec.output).toBe(true);
       const seen = (await (await fetch(`${sandbox.url}/__sandbox/received?rnc=${issuerRnc}&encf=${answer.encf}`)).json()) as { kind: string }[];
       expect(seen.map((r) => r.kind)).toEqual([tipo === "32" ? "rfce" : "ecf"]);
+      if (tipo === "31") issued = { issuerRnc, companyId: company.id, auth, encf: answer.encf };
     }
   }, 120_000);
+});
+
+describe("authentication and commercial approvals through the simulator", () => {
+  it("a receiver that requires authentication: the simulator's e-CF is refused without a token, received after it authenticates; xmlsec1 verifies the ARECF", async () => {
+    await requireAuthentication(await companyToken(receiverCompanyId));
+    const refused = await supplierSends(`${base}/${rnc}`, 601);
+    expect(refused.status).toBe(401);
+    expect(refused.arecf).toBeNull();
+    const sent = await supplierSends(`${base}/${rnc}`, 602, { authenticate: true });
+    expect(sent.authentication).toEqual({ status: 200 });
+    expect(sent.status).toBe(200);
+    expect(sent.arecf).toMatchObject({ RNCComprador: rnc, Estado: "0", eNCF: "E310000000602" });
+    const xmlsec = xmlsecVerify(sent.body, identity.certificatePem);
+    expect(xmlsec.ok, xmlsec.output).toBe(true);
+  });
+
+  it("the buyer's approval of one of our receipts, sent by the simulator with authentication, shows on the receipt", async () => {
+    expect(issued, "the issuing test issues the E31 this approves").toBeDefined();
+    const { issuerRnc, auth, encf } = issued!;
+    await requireAuthentication(auth);
+    const xml = await (await fetch(`${base}/fe/recepcion/ecf/${encf}/xml`, { headers: auth })).text();
+    const leaf = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(xml)![1]!;
+    const fields = { RNCEmisor: issuerRnc, eNCF: encf, FechaEmision: leaf("FechaEmision"), MontoTotal: leaf("MontoTotal"), RNCComprador: leaf("RNCComprador"), Estado: "1", FechaHoraAprobacionComercial: "02-05-2026 10:11:12" };
+    const send = (body: Record<string, unknown>) =>
+      fetch(`${sandbox.url}/__sandbox/emisor/send-approval`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).then(json);
+    expect((await send({ to: `${base}/${issuerRnc}`, ...fields })).status).toBe(401);
+    const sent = await send({ to: `${base}/${issuerRnc}`, authenticate: true, ...fields });
+    expect(sent.authentication).toEqual({ status: 200 });
+    expect(sent.status, sent.body).toBe(200);
+    expect(sent.answer).toMatchObject({ encf, estado: "accepted" });
+    const receipt = await json(await fetch(`${base}/fe/recepcion/ecf/${encf}`, { headers: auth }));
+    expect(receipt.aprobacionComercial).toEqual({ estado: "aceptado", motivo: null, fechaHoraAprobacionComercial: "02-05-2026 10:11:12" });
+  });
 });
