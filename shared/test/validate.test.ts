@@ -447,6 +447,50 @@ describe("credit and debit notes", () => {
   });
 });
 
+describe("CodigoModificacion per type (formato-ecf CodigoModificacion, notes 80-81; NCFModificado b)", () => {
+  const NOTES = ["33", "34"];
+  const onlyNotes = (tipo: TipoeCF) => (NOTES.includes(tipo) ? [] : ["error:invalid_codigo_modificacion@/InformacionReferencia/CodigoModificacion"]);
+  const paper = (tipo: TipoeCF) => `B${String(Number(tipo) - 30).padStart(2, "0")}00000042`;
+  // [scenario, CodigoModificacion, NCFModificado for the type, expected problems for the type]
+  const scenarios: [string, string, (t: TipoeCF) => string, (t: TipoeCF) => string[]][] = [
+    ["1 annuls", "1", () => "E310000000001", onlyNotes],
+    ["2 corrects text", "2", () => "E310000000001", onlyNotes],
+    ["3 corrects amounts", "3", () => "E310000000001", onlyNotes],
+    ["4 replaces the serie B receipt of the equivalent type", "4", paper, () => []],
+    ["4 with a serie B receipt of another type", "4", (t) => (t === "31" ? "B0200000042" : "B0100000042"), () => ["error:invalid_reference@/InformacionReferencia/NCFModificado"]],
+    ["4 with an e-NCF", "4", (t) => `E${t}0000000001`, () => ["error:invalid_reference@/InformacionReferencia/NCFModificado"]],
+    ["5 references an E32", "5", () => "E320000000001", (t) => (t === "31" ? [] : ["error:invalid_codigo_modificacion@/InformacionReferencia/CodigoModificacion"])],
+    [
+      "5 references an E31",
+      "5",
+      () => "E310000000001",
+      (t) => (t === "31" ? ["error:invalid_reference@/InformacionReferencia/NCFModificado"] : ["error:invalid_codigo_modificacion@/InformacionReferencia/CodigoModificacion"]),
+    ],
+  ];
+  const cases = TIPOS_ECF.flatMap((tipo) => scenarios.map(([name, codigo, ncf, expected]) => [tipo, name, codigo, ncf(tipo), expected(tipo)] as const));
+
+  it.each(cases)("E%s, code %s (%s → %s)", (tipo, _name, codigo, ncf, expected) => {
+    const doc = makeEcf(tipo) as J;
+    doc.InformacionReferencia = { NCFModificado: ncf, FechaNCFModificado: "01-01-2020", CodigoModificacion: codigo };
+    const r = validateEcf(doc, { now, totalsPolicy: "dgii" });
+    // Only what the reference itself gets (a note's amounts are other rules' business).
+    expect(codes(r.problems).filter((c) => c.includes("@/InformacionReferencia"))).toEqual(expected);
+  });
+
+  it.each([
+    ["serie E", "E310000000001", []],
+    ["serie B", "B0100000042", []],
+    ["serie A (19)", "A010010010100000001", []],
+    ["serie P (19)", "P010010010100000001", []],
+    ["12 characters", "B01000000042", ["error:invalid_encf@/InformacionReferencia/NCFModificado"]],
+  ] as const)("NCFModificado %s", (_name, ncf, expected) => {
+    const doc = makeEcf("34") as J;
+    doc.InformacionReferencia = { ...doc.InformacionReferencia, NCFModificado: ncf, CodigoModificacion: "3" };
+    const r = validateEcf(doc, { now, totalsPolicy: "dgii" });
+    expect(codes(r.problems).filter((c) => c.includes("@/InformacionReferencia"))).toEqual(expected);
+  });
+});
+
 describe("completed documents pass the structure check and the official XSD", () => {
   // Requests made from the factories' complete documents by removing everything derivable.
   const strip = (doc: J): J => {
