@@ -108,9 +108,16 @@ export class PosDatabase extends Dexie {
    * neither is, so a receipt can never be printed without being queued for sync.
    */
   async recordSignedSale(sale: Sale, entry: Omit<OutboxEntry, "seq" | "state">): Promise<number> {
-    return this.transaction("rw", this.sales, this.outbox, async () => {
+    return this.transaction("rw", this.sales, this.outbox, this.settings, async () => {
       await this.sales.put(sale);
-      return (await this.outbox.add({ ...entry, state: "pending", attempts: 0 })) as number;
+      const seq = (await this.outbox.add({ ...entry, state: "pending", attempts: 0 })) as number;
+      // Its number is no longer in flight (see takeNumber).
+      const taken = await this.setting<Record<string, string>>("taken-encf");
+      if (taken && entry.encf in taken) {
+        const { [entry.encf]: _, ...rest } = taken;
+        await this.setSetting("taken-encf", rest);
+      }
+      return seq;
     });
   }
 

@@ -47,14 +47,54 @@ export async function needsRefill(db: PosDatabase, tipoeCF: string, today: strin
  * never get the same number and a number once taken is never handed out again, even if the
  * sale is abandoned (an unused number is voided with an ANECF, never reused).
  */
-export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string): Promise<TakenNumber> {
-  return db.transaction("rw", db.leases, async () => {
+export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string, now = new Date()): Promise<TakenNumber> {
+  return db.transaction("rw", db.leases, db.settings, async () => {
     const blocks = await db.leases.where("[tipoeCF+rangeFrom]").between([tipoeCF, 0], [tipoeCF, Infinity]).toArray();
     const block = blocks.find((l) => l.next <= l.rangeTo && l.expiresOn >= today);
     if (!block) throw new NoNumbersError(`No quedan números e-NCF tipo ${tipoeCF} en este dispositivo; conéctese para recibir más.`);
     const number = block.next;
     await db.leases.update(block.id!, { next: number + 1 });
-    return { encf: formatEncf(tipoeCF, number), number, expiresOn: block.expiresOn };
+    const encf = formatEncf(tipoeCF, number);
+    // In flight until its sale is recorded (or it is given up): a tab that dies in between leaves
+    // it here, and recoverLostNumbers hands it over for voiding.
+    const taken = (await db.setting<Record<string, string>>(TAKEN_ENCF)) ?? {};
+    await db.setSetting(TAKEN_ENCF, { ...taken, [encf]: now.toISOString() });
+    return { encf, number, expiresOn: block.expiresOn };
+  });
+}
+
+/** Numbers taken and not yet recorded with a sale: e-NCF → when taken (ISO). */
+export const TAKEN_ENCF = "taken-encf";
+/** Numbers taken and never used by a receipt, to be voided (ANECF), never reused. */
+export const UNUSED_ENCF = "unused-encf";
+/** Signing and recording take milliseconds; a number in flight longer than this was lost. */
+export const LOST_AFTER_MS = 5 * 60_000;
+
+/** A taken number will not be used (its issuance failed): remembered for voiding. */
+export async function giveUpNumber(db: PosDatabase, encf: string): Promise<void> {
+  await db.transaction("rw", db.settings, async () => {
+    const { [encf]: _, ...taken } = (await db.setting<Record<string, string>>(TAKEN_ENCF)) ?? {};
+    const unused = (await db.setting<string[]>(UNUSED_ENCF)) ?? [];
+    await db.setSetting(TAKEN_ENCF, taken);
+    if (!unused.includes(encf)) await db.setSetting(UNUSED_ENCF, [...unused, encf]);
+  });
+}
+
+/**
+ * Numbers taken so long ago that the tab that took them must have died before recording the
+ * sale: remembered as unused for voiding. A number whose sale exists after all is just cleared.
+ */
+export async function recoverLostNumbers(db: PosDatabase, now = new Date(), lostAfterMs = LOST_AFTER_MS): Promise<string[]> {
+  return db.transaction("rw", db.settings, db.sales, async () => {
+    const taken = (await db.setting<Record<string, string>>(TAKEN_ENCF)) ?? {};
+    const stale = Object.entries(taken).filter(([, at]) => now.getTime() - Date.parse(at) >= lostAfterMs).map(([encf]) => encf);
+    if (!stale.length) return [];
+    const used = new Set((await db.sales.where("encf").anyOf(stale).toArray()).map((s) => s.encf));
+    const lost = stale.filter((encf) => !used.has(encf));
+    const unused = (await db.setting<string[]>(UNUSED_ENCF)) ?? [];
+    await db.setSetting(UNUSED_ENCF, [...unused, ...lost.filter((e) => !unused.includes(e))]);
+    await db.setSetting(TAKEN_ENCF, Object.fromEntries(Object.entries(taken).filter(([encf]) => !stale.includes(encf))));
+    return lost;
   });
 }
 

@@ -1,7 +1,7 @@
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
 import { PosDatabase } from "../src/db.ts";
-import { addLease, needsRefill, NoNumbersError, refillLeases, remaining, takeNumber } from "../src/leases.ts";
+import { addLease, needsRefill, NoNumbersError, recoverLostNumbers, refillLeases, remaining, takeNumber, TAKEN_ENCF, UNUSED_ENCF } from "../src/leases.ts";
 
 let db: PosDatabase;
 afterEach(async () => {
@@ -55,5 +55,24 @@ describe("e-NCF leases on the device", () => {
     fresh();
     await addLease(db, { tipoeCF: "31", rangeFrom: 1, rangeTo: 5, expiresOn: "2026-11-20" });
     await expect(takeNumber(db, "31", TODAY)).rejects.toBeInstanceOf(NoNumbersError);
+  });
+
+  it("a number taken by a tab that died before recording its sale is recorded as unused, for voiding", async () => {
+    fresh();
+    await addLease(db, { tipoeCF: "32", rangeFrom: 1, rangeTo: 10, expiresOn: "2099-12-31" });
+    const t0 = new Date("2026-11-21T15:00:00Z");
+    const lost = await takeNumber(db, "32", TODAY, t0); // the tab dies here
+    const used = await takeNumber(db, "32", TODAY, t0);
+    await db.recordSignedSale({ id: "s", createdAt: "t", encf: used.encf, document: {} }, { saleId: "s", encf: used.encf, signedXml: "<x/>" });
+    const inFlight = await takeNumber(db, "32", TODAY, new Date(t0.getTime() + 9 * 60_000)); // another tab, signing now
+    const now = new Date(t0.getTime() + 10 * 60_000);
+    expect(await recoverLostNumbers(db, now)).toEqual([lost.encf]);
+    expect(await db.setting(UNUSED_ENCF)).toEqual([lost.encf]);
+    // The one still being signed is left alone, and nothing is listed twice on a later pass.
+    expect(await db.setting(TAKEN_ENCF)).toEqual({ [inFlight.encf]: expect.any(String) });
+    expect(await recoverLostNumbers(db, now)).toEqual([]);
+    expect(await db.setting(UNUSED_ENCF)).toEqual([lost.encf]);
+    // Never reused: the next number is after all of them.
+    expect((await takeNumber(db, "32", TODAY)).number).toBe(4);
   });
 });

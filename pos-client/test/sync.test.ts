@@ -133,4 +133,24 @@ describe("refreshing receipts in process", () => {
     expect(await refreshInProcess(db, async (encf) => (asked.push(encf), null))).toBe(0);
     expect(asked).toEqual([]);
   });
+
+  it("rotates: receipts that stay in process never keep later ones from being asked about", async () => {
+    await queue(25);
+    await db.outbox.toCollection().modify({ state: "sent" });
+    await db.sales.toCollection().modify({ estado: "En Proceso" });
+    // DGII keeps the first 20 in process; the last 5 are settled.
+    const asked: string[] = [];
+    const state = async (encf: string): Promise<ServerAnswer> => {
+      asked.push(encf);
+      return { estado: Number(encf.slice(3)) <= 20 ? "En Proceso" : "Aceptado", encf, mensajes: [] };
+    };
+    expect(await refreshInProcess(db, state)).toBe(0);
+    expect(asked).toHaveLength(20);
+    expect(await refreshInProcess(db, state)).toBe(5);
+    expect(asked.slice(20, 25)).toEqual(["E320000000021", "E320000000022", "E320000000023", "E320000000024", "E320000000025"]);
+    expect((await db.sales.get("s25"))?.estado).toBe("Aceptado");
+    // Then round again from the start.
+    await refreshInProcess(db, state);
+    expect(asked.at(25)).toBe("E320000000001");
+  });
 });

@@ -10,7 +10,7 @@ import { ecfToXml } from "@ecf/shared/xml/serialize";
 import type { DgiiEnvironment } from "@ecf/shared/tipos";
 import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Sale, SigningKeyRecord } from "../db.ts";
-import { takeNumber, type TakenNumber } from "../leases.ts";
+import { giveUpNumber, takeNumber, type TakenNumber } from "../leases.ts";
 import { signingKey } from "../signing/keystore.ts";
 import { cartTotals, draftDocument, type DraftInput } from "./document.ts";
 import { judgeRefund } from "./refund.ts";
@@ -63,13 +63,12 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
     if (!verdict.ok) throw new SaleProblem(verdict.message);
   }
 
-  const number = await takeNumber(db, input.tipoeCF, drToday(now));
+  const number = await takeNumber(db, input.tipoeCF, drToday(now), now);
   try {
     return await signAndRecord(db, input, number, now, key);
   } catch (error) {
     // A number once taken is never reused: remember it so it can be voided (ANECF).
-    const unused = (await db.setting<string[]>("unused-encf")) ?? [];
-    await db.setSetting("unused-encf", [...unused, number.encf]);
+    await giveUpNumber(db, number.encf);
     throw error;
   }
 }

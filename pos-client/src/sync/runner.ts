@@ -3,7 +3,7 @@
 // replaces the signing key when the issuer's certificate changed.
 import { ApiError, DeviceApi } from "../api.ts";
 import type { OutboxEntry, PosDatabase } from "../db.ts";
-import { refillLeases } from "../leases.ts";
+import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { drToday } from "../sale/issue.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
@@ -111,6 +111,7 @@ export class SyncRunner {
 
   /** New blocks when half used, and the current certificate's key. Failures wait for next round. */
   private async housekeeping(): Promise<void> {
+    await recoverLostNumbers(this.db);
     const me = await this.api.me();
     const key = await signingKey(this.db);
     if (key && me.certificateSerial !== key.certificateSerial) await installSigningKey(this.db, await this.api.signingMaterial());
