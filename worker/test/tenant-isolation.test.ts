@@ -2,8 +2,7 @@
 // left out: an operation without `security` must be listed as public on purpose), refuses callers that do not serve the issuer they name and changes
 // nothing of that issuer's data.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { admin, authed, companyWithToken, createCompany, createKey, tokenFor } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer } from "./support/issuing.ts";
@@ -158,5 +157,44 @@ describe("no route reaches an issuer the caller does not serve", () => {
     const own = requestFor("PUT", "/receiver/settings");
     expect((await call(own.url, { ...own.init, headers: authed(victimToken, own.init.headers as Record<string, string>) })).status).toBe(200);
     expect(await snapshot()).not.toEqual(before);
+  });
+});
+
+describe("refused attempts are logged against the issuer they named", () => {
+  it("a partner or a company refused for another issuer's RNC shows up in that issuer's /reports/errores", async () => {
+    const { company: target, token: targetToken } = await issuer();
+    const partner = await admin("POST", "/admin/partners", { name: "Casa Curiosa SRL" });
+    const partnerKey = await createKey("partner", partner.id);
+    const partnerToken = await tokenFor(partnerKey);
+    const { credentials: companyKey, token: companyToken, company: intruder } = await companyWithToken();
+    const stamp = Date.now();
+
+    const attempts = [
+      { token: partnerToken, keyId: partnerKey.keyId, requestId: `iso-partner-${stamp}`, method: "GET", path: "/reports/encf" },
+      { token: companyToken, keyId: companyKey.keyId, requestId: `iso-company-${stamp}`, method: "PUT", path: "/receiver/settings" },
+    ];
+    for (const a of attempts) {
+      const res = await call(a.path, { method: a.method, headers: authed(a.token, { "X-RNC-Emisor": target.rnc, "X-Request-Id": a.requestId, "Content-Type": "application/json" }), body: a.method === "GET" ? undefined : JSON.stringify({ requireAuthentication: true }) });
+      expect(res.status).toBe(403);
+    }
+    // Anonymous callers can write any RNC in the header: they are not put in the issuer's log.
+    const anonymousId = `iso-anon-${stamp}`;
+    expect((await call("/reports/encf", { headers: { "X-RNC-Emisor": target.rnc, "X-Request-Id": anonymousId } })).status).toBe(401);
+
+    // The log is written after the response (waitUntil): wait for the rows rather than race them.
+    const logged = (id: string) => env.DB.prepare("SELECT * FROM audit_log WHERE request_id = ?1").bind(id).first<Record<string, unknown>>();
+    await vi.waitFor(async () => { for (const id of [...attempts.map((a) => a.requestId), anonymousId]) expect(await logged(id)).not.toBeNull(); });
+    for (const a of attempts) {
+      const row = await logged(a.requestId);
+      expect(row).toMatchObject({ company_id: target.id, actor: a.keyId, action: `${a.method} ${a.path}`, code: "forbidden", status: 403 });
+      expect(String(row!.detail)).toContain(a.keyId);
+    }
+    expect(await env.DB.prepare("SELECT company_id FROM audit_log WHERE request_id = ?1").bind(anonymousId).first()).toEqual({ company_id: null });
+    // The intruding company's own log does not get the entry: it concerns the target.
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE company_id = ?1").bind(intruder.id).first()).toEqual({ n: 0 });
+
+    const report = (await (await call("/reports/errores", { headers: authed(targetToken) })).json()) as { items: Record<string, unknown>[] };
+    const seen = report.items.filter((i) => attempts.some((a) => a.requestId === i.requestId));
+    expect(seen.map((i) => [i.requestId, i.actor, i.codigo, i.status]).sort()).toEqual(attempts.map((a) => [a.requestId, a.keyId, "forbidden", 403]).sort());
   });
 });

@@ -39,12 +39,12 @@ export const resolveTenant = createMiddleware<AppEnv>(async (c, next) => {
       .where(eq(companies.rnc, requested))
       .limit(1);
     company = rows[0]?.company;
-    if (!company) throw new ApiProblem("forbidden", { detail: `This partner does not act for issuer ${requested}.` });
+    if (!company) throw new ApiProblem("forbidden", { detail: `Partner ${principal.ownerId} (key ${principal.keyId}) does not act for issuer ${requested}.` });
   } else {
     company = await db.query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
     if (!company) throw new ApiProblem("forbidden", { detail: "The company behind this key no longer exists." });
     if (requested && requested !== company.rnc) {
-      throw new ApiProblem("forbidden", { detail: `This key belongs to issuer ${company.rnc}; it cannot act for ${requested}.` });
+      throw new ApiProblem("forbidden", { detail: `Key ${principal.keyId} belongs to issuer ${company.rnc}; it cannot act for ${requested}.` });
     }
   }
 
