@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { recordBackgroundFailure } from "../audit/log.ts";
 import { database } from "../db/client.ts";
 import { receipts } from "../db/schema.ts";
 import { isFinal } from "./estado.ts";
@@ -11,6 +12,29 @@ export interface OutboxMessage {
 
 export type ProcessResult = "final" | "pending" | "busy" | "missing";
 
+/** Who moves a receipt forward in the background, for the audit log. */
+export interface Worker {
+  actor: "queue" | "sweeper";
+  /** Ties the audit entry to the queue message or the sweep run. */
+  runId: string;
+}
+
+/** A rejection DGII gave while nobody was waiting for the answer goes to the issuer's audit log. */
+async function auditOutcome(env: Env, before: Receipt, after: Receipt, worker: Worker): Promise<void> {
+  if (after.status !== "rejected" || before.status === "rejected") return;
+  const mensajes = after.dgiiMensajes ? (JSON.parse(after.dgiiMensajes) as { codigo: string | null; valor: string }[]) : [];
+  const reasons = mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
+  await recordBackgroundFailure(env.DB, {
+    companyId: after.companyId,
+    actor: worker.actor,
+    action: worker.actor === "queue" ? "QUEUE ecf-outbox" : "CRON sweeper",
+    code: "dgii_rejected",
+    status: 200,
+    detail: `${after.encf}: ${reasons} (was ${before.status === "contingency" ? "in contingency" : "in process"})`,
+    requestId: worker.runId,
+  });
+}
+
 /** Back-off between attempts of one receipt: 1 s, 2 s, 4 s, 8 s, … capped at 10 minutes. */
 export function backoffSeconds(attempt: number): number {
   return Math.min(600, 2 ** Math.max(0, attempt - 1));
@@ -20,7 +44,7 @@ export function backoffSeconds(attempt: number): number {
  * Moves one queued receipt forward (send, recover, or poll) under a claim, so the queue and the
  * sweeper never work on the same receipt at once.
  */
-export async function processReceipt(env: Env, receiptId: string, now = new Date()): Promise<ProcessResult> {
+export async function processReceipt(env: Env, receiptId: string, now = new Date(), worker: Worker = { actor: "sweeper", runId: crypto.randomUUID() }): Promise<ProcessResult> {
   const existing = await database(env.DB).query.receipts.findFirst({ where: eq(receipts.id, receiptId) });
   if (!existing) return "missing";
   if (isFinal(existing.status)) return "final";
@@ -32,6 +56,7 @@ export async function processReceipt(env: Env, receiptId: string, now = new Date
   } finally {
     await releaseClaim(env.DB, receiptId);
   }
+  await auditOutcome(env, claimed, result, worker);
   return isFinal(result.status) ? "final" : "pending";
 }
 
@@ -39,7 +64,7 @@ export async function processReceipt(env: Env, receiptId: string, now = new Date
 export async function consumeOutbox(batch: MessageBatch<OutboxMessage>, env: Env): Promise<void> {
   for (const message of batch.messages) {
     try {
-      const result = await processReceipt(env, message.body.receiptId);
+      const result = await processReceipt(env, message.body.receiptId, new Date(), { actor: "queue", runId: `queue:${message.id}` });
       if (result === "pending" || result === "busy") message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       else message.ack();
     } catch (error) {
@@ -55,10 +80,11 @@ export async function consumeOutbox(batch: MessageBatch<OutboxMessage>, env: Env
  */
 export async function sweepOutbox(env: Env, now = new Date()): Promise<{ looked: number; finished: number }> {
   const due = await dueReceipts(env.DB, now);
+  const worker: Worker = { actor: "sweeper", runId: `sweep:${crypto.randomUUID()}` };
   let finished = 0;
   for (const receipt of due) {
     try {
-      if ((await processReceipt(env, receipt.id, now)) === "final") finished++;
+      if ((await processReceipt(env, receipt.id, now, worker)) === "final") finished++;
     } catch (error) {
       console.error("sweeper failed on", receipt.encf, error);
     }
