@@ -230,8 +230,10 @@ function additionalTaxes(
   const itbis1 = dec(ITBIS_RATES["1"]);
   const totalItems = sum(lines.map((l) => l.montoItem));
   // Global discounts/surcharges reach the "other" taxes line by line, in proportion to MontoItem
-  // (formato-ecf field 109 e/f); a Norma 10-07 discount is not considered.
-  const globalNet = sum(adjustments.filter((a) => !a.norma1007).map((a) => (a.kind === "D" ? a.amount : decimal(-a.amount.coef, a.amount.scale))));
+  // (formato-ecf field 109 e/f): discounts for codes 001-004 (a Norma 10-07 discount is not
+  // considered), surcharges for 001, 002 and 004 only; 005 (first registration) gets neither.
+  const globalDiscount = sum(adjustments.filter((a) => a.kind === "D" && !a.norma1007).map((a) => a.amount));
+  const globalSurcharge = sum(adjustments.filter((a) => a.kind !== "D").map((a) => a.amount));
 
   items.forEach((item, i) => {
     const line = lines[i]!;
@@ -255,9 +257,11 @@ function additionalTaxes(
       if (tax.kind === "otro") {
         let base = line.montoItem;
         if (montoGravadoIncluido && n <= 4) base = divide(base, onePlusPercent(itbis1), 10);
-        if (!isZero(totalItems) && !isZero(globalNet)) {
-          // this line's share of the global discounts (net of surcharges)
-          base = sub(base, divide(mul(globalNet, line.montoItem), totalItems, 10));
+        if (!isZero(totalItems)) {
+          // this line's share (MontoItem / Σ MontoItem) of the global discounts and surcharges
+          const share = (amount: Decimal) => divide(mul(amount, line.montoItem), totalItems, 10);
+          if (n <= 4 && !isZero(globalDiscount)) base = sub(base, share(globalDiscount));
+          if ((n === 1 || n === 2 || n === 4) && !isZero(globalSurcharge)) base = add(base, share(globalSurcharge));
         }
         amount = percentOf(base, tasa); // rounded once per tax code below
       } else if (tax.kind === "isc_especifico") {

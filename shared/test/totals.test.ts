@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { add, dec, formatDecimal, sum, type Decimal } from "../src/money.ts";
+import { add, dec, formatDecimal, mul, roundHalfUp, sub, sum, type Decimal } from "../src/money.ts";
+import { validateEcf } from "../src/validate.ts";
+import { FORCED_INDICADOR } from "../src/ecf-rules.ts";
+import { TIPOS_ECF } from "../src/tipos.ts";
+import { makeEcf } from "./support/ecf-factories.ts";
 import { computeTotals, computeTotalsDetailed, type Totales } from "../src/totals.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "../src/tolerance.ts";
 import { dgiiTestSetCases, itheskCases } from "./support/dgii-samples.ts";
@@ -257,6 +261,104 @@ describe("OtraMoneda", () => {
   });
 });
 
+describe("other additional taxes (001-005) and global discounts/surcharges (formato-ecf 109 e/f)", () => {
+  // Σ MontoItem 1000.00: line 1 carries 60 % of every global amount, line 2 40 %.
+  const lines = [item(4, "1", "600.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "003" }, { TipoImpuesto: "005" }] }), item(4, "1", "400.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "002" }, { TipoImpuesto: "004" }] })];
+  const d = (monto: string, more: Item = {}) => ({ TipoAjuste: "D", TipoValor: "$", MontoDescuentooRecargo: monto, IndicadorFacturacionDescuentooRecargo: 4, ...more });
+  const r = (monto: string) => ({ TipoAjuste: "R", TipoValor: "$", MontoDescuentooRecargo: monto, IndicadorFacturacionDescuentooRecargo: 4 });
+  const taxesOf = (adjustments: Item[]) => {
+    const t = computeTotals(ecf("31", lines, { root: { DescuentosORecargos: adjustments } })).Totales;
+    return { total: t.MontoImpuestoAdicional, rows: Object.fromEntries((t.ImpuestosAdicionales ?? []).map((x) => [x.TipoImpuesto, x.OtrosImpuestosAdicionales])) };
+  };
+
+  it.each<[string, Item[], string, Record<string, string>]>([
+    // 001 10 % of 600 and 400; 002 2 % of 400; 003 16 % of 600; 004 10 % of 400; 005 17 % of 600.
+    ["no global amounts", [], "346.00", { "001": "100.00", "002": "8.00", "003": "96.00", "004": "40.00", "005": "102.00" }],
+    // Discount 100 → 60 / 40 off the bases of 001-004; 005 keeps its base.
+    ["a global discount", [d("100.00")], "321.60", { "001": "90.00", "002": "7.20", "003": "86.40", "004": "36.00", "005": "102.00" }],
+    // Surcharge 50 → 30 / 20 on the bases of 001, 002 and 004 only.
+    ["a global surcharge", [r("50.00")], "353.40", { "001": "105.00", "002": "8.40", "003": "96.00", "004": "42.00", "005": "102.00" }],
+    ["both", [d("100.00"), r("50.00")], "329.00", { "001": "95.00", "002": "7.60", "003": "86.40", "004": "38.00", "005": "102.00" }],
+    ["a Norma 10-07 discount is not considered", [d("100.00", { IndicadorNorma1007: 1 })], "346.00", { "001": "100.00", "002": "8.00", "003": "96.00", "004": "40.00", "005": "102.00" }],
+    ["a 10 % discount of the bucket (100.00)", [d("", { TipoValor: "%", ValorDescuentooRecargo: "10", MontoDescuentooRecargo: undefined })], "321.60", { "001": "90.00", "002": "7.20", "003": "86.40", "004": "36.00", "005": "102.00" }],
+  ])("%s", (_name, adjustments, total, rows) => {
+    const got = taxesOf(adjustments);
+    expect(got.rows).toEqual(rows);
+    expect(got.total).toBe(total);
+    expect(formatDecimal(sum(Object.values(rows).map((v) => dec(v))), 2)).toBe(total);
+  });
+});
+
+describe("ImpuestosAdicionalesOtraMoneda: the rounding remainder is handed out", () => {
+  // Three taxes of 1.00 each at TipoCambio 3: 0.333… each, 1.00 in all → 0.34 + 0.33 + 0.33.
+  const three = ecf(
+    "31",
+    [
+      item(4, "1", "10.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }] }),
+      item(4, "1", "50.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "002" }] }),
+      item(4, "1", "10.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "004" }] }),
+    ],
+    { otraMoneda: { TipoMoneda: "USD", TipoCambio: "3.0000" } },
+  );
+
+  it("three thirds add up to the converted total exactly", () => {
+    const { Totales: t, OtraMoneda: om } = computeTotals(three);
+    expect(t.MontoImpuestoAdicional).toBe("3.00");
+    expect(om!.MontoImpuestoAdicionalOtraMoneda).toBe("1.00");
+    expect(om!.ImpuestosAdicionalesOtraMoneda!.map((x) => [x.TipoImpuestoOtraMoneda, x.OtrosImpuestosAdicionalesOtraMoneda])).toEqual([
+      ["001", "0.34"],
+      ["002", "0.33"],
+      ["004", "0.33"],
+    ]);
+  });
+
+  it("over many exchange rates, with ISC and other taxes, the rows add up to MontoImpuestoAdicionalOtraMoneda", () => {
+    const lines = [
+      item(1, "3", "333.33", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "002" }] }),
+      item(4, "7", "77.77", { TablaImpuestoAdicional: [{ TipoImpuesto: "003" }] }),
+      item(1, "2", "1063.97", { CantidadReferencia: "12", TablaSubcantidad: [{ Subcantidad: "0.700", CodigoSubcantidad: 47 }], GradosAlcohol: "40.00", PrecioUnitarioReferencia: "1200.00", TablaImpuestoAdicional: [{ TipoImpuesto: "006" }, { TipoImpuesto: "023" }] }),
+      item(4, "1", "5.55", { TablaImpuestoAdicional: [{ TipoImpuesto: "004" }, { TipoImpuesto: "005" }] }),
+    ];
+    let seed = 11;
+    const rand = () => (seed = (seed * 16807) % 2147483647);
+    let remaindersHandedOut = 0;
+    for (let i = 0; i < 300; i++) {
+      const tc = `${1 + (rand() % 120)}.${String(rand() % 10000).padStart(4, "0")}`;
+      const { Totales: t, OtraMoneda: om } = computeTotals(ecf("31", lines, { idDoc: { IndicadorMontoGravado: 0 }, otraMoneda: { TipoMoneda: "USD", TipoCambio: tc } }));
+      const rows = om!.ImpuestosAdicionalesOtraMoneda!;
+      expect(rows.map((x) => x.TipoImpuestoOtraMoneda)).toEqual(t.ImpuestosAdicionales!.map((x) => x.TipoImpuesto));
+      const parts = rows.map((x) => dec(x.MontoImpuestoSelectivoConsumoEspecificoOtraMoneda ?? x.MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda ?? x.OtrosImpuestosAdicionalesOtraMoneda ?? "0"));
+      expect([tc, formatDecimal(sum(parts), 2)]).toEqual([tc, om!.MontoImpuestoAdicionalOtraMoneda]);
+      // Each row stays within one cent of its own conversion.
+      t.ImpuestosAdicionales!.forEach((x, k) => {
+        const own = roundHalfUp(dec(formatDecimal(dec(x.MontoImpuestoSelectivoConsumoEspecifico ?? x.MontoImpuestoSelectivoConsumoAdvalorem ?? x.OtrosImpuestosAdicionales ?? "0"), 2)));
+        const exact = Number(formatDecimal(own, 2)) / Number(tc);
+        expect(Math.abs(Number(formatDecimal(parts[k]!, 2)) - exact)).toBeLessThan(0.0101);
+      });
+      const naive = sum(t.ImpuestosAdicionales!.map((x) => roundHalfUp(dec(String(Number(x.MontoImpuestoSelectivoConsumoEspecifico ?? x.MontoImpuestoSelectivoConsumoAdvalorem ?? x.OtrosImpuestosAdicionales) / Number(tc))))));
+      if (formatDecimal(naive, 2) !== om!.MontoImpuestoAdicionalOtraMoneda) remaindersHandedOut++;
+    }
+    // Rounding each row on its own would not have added up in some of these cases.
+    expect(remaindersHandedOut).toBeGreaterThan(0);
+  });
+});
+
+describe("types whose lines are forced to one IndicadorFacturacion (formato-ecf notes 50-51)", () => {
+  const cases = TIPOS_ECF.flatMap((tipo) =>
+    ["1", "2", "3", "4"].map((ind) => {
+      const forced = FORCED_INDICADOR[tipo];
+      return [tipo, ind, forced === undefined || forced === ind ? [] : ["invalid_indicador_facturacion@/DetallesItems/0/IndicadorFacturacion"]] as const;
+    }),
+  );
+  it("E43, E44 and E47 are exempt, E46 at 0 %", () => expect(FORCED_INDICADOR).toEqual({ "43": "4", "44": "4", "47": "4", "46": "3" }));
+  it.each(cases)("E%s line with IndicadorFacturacion %s", (tipo, ind, expected) => {
+    const doc = makeEcf(tipo) as { DetallesItems: Item[] };
+    doc.DetallesItems[0]!.IndicadorFacturacion = ind;
+    const r = validateEcf(doc, { now: new Date("2025-04-01T14:00:00Z"), totalsPolicy: "dgii" });
+    expect(r.problems.filter((p) => p.code === "invalid_indicador_facturacion").map((p) => `${p.code}@${p.path}`)).toEqual(expected);
+  });
+});
+
 describe("tolerance (informe-tecnico §12 examples)", () => {
   // Line, quantity × price, MontoItem the issuer wrote.
   const lines: [string, string, string][] = [
@@ -264,11 +366,29 @@ describe("tolerance (informe-tecnico §12 examples)", () => {
     ["10.25", "555.44", "5694.00"],
     ["2.00", "333.25", "667.50"],
   ];
-  it.each(lines)("line %s × %s written as %s is within ±1.00", (qty, price, written) => {
+  // informe-tecnico's table: computed "según formato" and "Dif. por línea". Its 0.99 for line 1 is
+  // 552.80 − 5.50 × 100.33 (551.815) rounded; against the rounded MontoItem 551.82 (§13, and the
+  // table's own column) the difference is 0.98. Both are asserted.
+  const expected: [string, string, string][] = [
+    ["551.82", "0.98", "0.99"],
+    ["5693.26", "0.74", "0.74"],
+    ["666.50", "1.00", "1.00"],
+  ];
+  it.each(lines.map((l, i) => [...l, ...expected[i]!] as const))("line %s × %s written as %s: computed %s, difference %s (DGII prints %s), within ±1.00", (qty, price, written, computed, difference, printed) => {
     const doc = ecf("32", [item(4, qty, price, { MontoItem: written })]);
     const [line] = computeTotalsDetailed(doc).lines;
     const d = judgeDifference(dec(written), line!.computedMontoItem!, LINE_TOLERANCE);
-    expect(d.withinTolerance).toBe(true);
+    expect(d).toEqual({ sent: written, computed, difference, tolerance: "1.00", withinTolerance: true });
+    expect(formatDecimal(roundHalfUp(sub(dec(written), mul(dec(qty), dec(price)))), 2)).toBe(printed);
+  });
+
+  it("validateEcf on the example: no tolerance problem; one more cent on line 3 is out of tolerance, with the difference", () => {
+    const doc = (third: string) => ({ ...ecf("32", lines.map(([q, p, w], i) => item(4, q, p, { NumeroLinea: i + 1, MontoItem: i === 2 ? third : w })), { idDoc: { TipoIngresos: "01", TipoPago: 1 }, totales: { MontoExento: "6914.30", MontoTotal: "6914.30" } }) });
+    const context = { now: new Date("2025-04-01T14:00:00Z"), eNCF: "E320000000001", emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "X", DireccionEmisor: "Y" } };
+    const ok = validateEcf(doc("667.50"), context);
+    expect(ok.problems.filter((p) => /tolerance/.test(p.code))).toEqual([]);
+    const off = validateEcf(doc("667.51"), context);
+    expect(off.problems.filter((p) => /tolerance/.test(p.code)).map((p) => [p.code, p.path, p.details?.difference])).toEqual([["line_out_of_tolerance", "/DetallesItems/2/MontoItem", "1.01"]]);
   });
 
   it("the global example: 6914.30 written vs 6911.58 computed, 3 lines → within ±3", () => {
