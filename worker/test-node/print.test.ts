@@ -116,13 +116,34 @@ describe("renderReceiptPdf", () => {
     expect(flat).toContain("Total");
     expect(flat).toContain(e.Emisor!.RNCEmisor);
     if (options.trickyText) expect(flat).toContain("Comercial Peña & Asociados");
+    // The buyer block (§17.2.2): name and RNC of the client, when the document has a buyer.
+    const comprador = e.Comprador as Record<string, string> | undefined;
+    if (comprador?.RazonSocialComprador) expect(flat).toContain(`Razón Social Cliente: ${comprador.RazonSocialComprador}`);
+    if (comprador?.RNCComprador) expect(flat).toContain(`RNC Cliente: ${comprador.RNCComprador}`);
+    if (tipo === "31") expect(comprador?.RNCComprador).toBeTruthy();
     if ((options.lines ?? 0) > 50) {
       expect(images.length).toBeGreaterThan(1);
-      expect(flat).toContain(`Página ${images.length} de ${images.length}`);
-      // Each page's taxed subtotal; together they make the document's.
-      const cents = [...flat.matchAll(/Subtotal Gravado Página: ([\d,]+)\.(\d{2})/g)].map((m) => Number(m[1]!.replace(/,/g, "")) * 100 + Number(m[2]));
-      expect(cents.length).toBe(images.length);
-      expect(cents.reduce((a, b) => a + b, 0)).toBe(Math.round(Number(e.Totales!.MontoGravadoTotal) * 100));
+      const pages = images.map((_, i) => execFileSync("pdftotext", ["-layout", "-f", String(i + 1), "-l", String(i + 1), file, "-"]).toString("utf8").replace(/\s+/g, " "));
+      const cents = (page: string, label: string) => {
+        const m = new RegExp(`${label} ([\\d,]+)\\.(\\d{2})`).exec(page);
+        return m ? Number(m[1]!.replace(/,/g, "")) * 100 + Number(m[2]) : undefined;
+      };
+      pages.forEach((page, i) => {
+        expect(page).toContain(`Página No. ${i + 1} de ${pages.length}`);
+        if (i === pages.length - 1) {
+          // Footnote 56: the last page holds the document's totals, not page subtotals.
+          expect(page).not.toMatch(/Página (Subtotal|Monto)|Subtotal (Gravado|ITBIS|Exento) Página|Monto Total Página/);
+          expect(page).toContain("Total ITBIS");
+          return;
+        }
+        const gravado = cents(page, "Subtotal Gravado Página")!;
+        const itbis = cents(page, "Subtotal ITBIS Página")!;
+        const total = cents(page, "Monto Total Página")!;
+        expect(gravado).toBeGreaterThan(0);
+        // The factory's lines are taxed at 18 %, amounts without ITBIS.
+        expect(itbis).toBe(Math.round(gravado * 0.18));
+        expect(total).toBe(gravado + itbis + (cents(page, "Subtotal Exento Página") ?? 0));
+      });
     }
   });
 

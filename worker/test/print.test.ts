@@ -5,6 +5,7 @@ import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { signAsSupplier } from "./receiving-support.ts";
+import { issue, issueRequest, issuer } from "./support/issuing.ts";
 
 /** An issued receipt as the issuing path leaves it: the signed XML in R2 and its row in D1. */
 async function issued(companyId: string, rnc: string, tipo: "31" | "32", source: "api" | "device", sequence: number) {
@@ -59,5 +60,45 @@ describe("GET /fe/recepcion/ecf/{encf}/pdf", () => {
     expect((await call(`/fe/recepcion/ecf/E310000099999/pdf`, { headers: authed(a.token) })).status).toBe(404);
     expect((await call(`/fe/recepcion/ecf/X31/pdf`, { headers: authed(a.token) })).status).toBe(400);
     expect((await call(`/fe/recepcion/ecf/${encf}/pdf?layout=a3`, { headers: authed(a.token) })).status).toBe(400);
+  });
+});
+
+describe("every issued receipt gets its PDF", () => {
+  it("is rendered in the background once the receipt is recorded, archived immutably beside the XML, and that copy is served", async () => {
+    const { company, token } = await issuer();
+    const { status, body } = await issue(token, issueRequest("31", { lines: 2 }));
+    expect([200, 202, 503]).toContain(status);
+    const row = await env.DB.prepare("SELECT xml_key FROM receipts WHERE company_id = ? AND encf = ?").bind(company.id, body.encf).first<{ xml_key: string }>();
+    const key = row!.xml_key.replace(/\.xml$/, ".pdf");
+    // Nobody asked for it: the background render puts it there.
+    let stored: R2ObjectBody | null = null;
+    for (let i = 0; i < 100 && !stored; i++) {
+      stored = await env.ARCHIVE.get(key);
+      if (!stored) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(stored, "the PDF was archived without a GET").not.toBeNull();
+    const bytes = new Uint8Array(await stored!.arrayBuffer());
+    expect(latin1(bytes.buffer as ArrayBuffer).startsWith("%PDF-")).toBe(true);
+    // The archive's immutable write records the content's SHA-256.
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    expect(stored!.customMetadata?.sha256).toBe([...digest].map((b) => b.toString(16).padStart(2, "0")).join(""));
+    const served = await call(`/fe/recepcion/ecf/${body.encf}/pdf`, { headers: authed(token) });
+    expect(new Uint8Array(await served.arrayBuffer())).toEqual(bytes);
+  });
+
+  it("a PDF already archived is never overwritten by a later render", async () => {
+    const { company } = await companyWithToken();
+    const { encf, xmlKey } = await issued(company.id, company.rnc, "31", "api", 9);
+    const { storeReceiptPdf } = await import("../src/print/receipt-pdf.ts");
+    const receipt = (await env.DB.prepare("SELECT id FROM receipts WHERE company_id = ? AND encf = ?").bind(company.id, encf).first<{ id: string }>())!;
+    const { database } = await import("../src/db/client.ts");
+    const { receipts } = await import("../src/db/schema.ts");
+    const { eq } = await import("drizzle-orm");
+    const row = (await database(env.DB).query.receipts.findFirst({ where: eq(receipts.id, receipt.id) }))!;
+    const first = await storeReceiptPdf(env, row);
+    // The row changes (as if re-rendered with other data): the archived first copy is what stays and is returned.
+    const second = await storeReceiptPdf(env, { ...row, securityCode: "ZZZZZZ" });
+    expect(second).toEqual(first);
+    expect(new Uint8Array(await (await env.ARCHIVE.get(xmlKey.replace(/\.xml$/, ".pdf")))!.arrayBuffer())).toEqual(first);
   });
 });

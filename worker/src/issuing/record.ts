@@ -2,6 +2,7 @@ import { isRfceSummary, securityCode, timbreUrl, xmlToEcf } from "@ecf/shared";
 import { and, eq } from "drizzle-orm";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { database } from "../db/client.ts";
+import { printInBackground } from "../print/receipt-pdf.ts";
 import { receipts } from "../db/schema.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { isoDate } from "./document.ts";
@@ -87,6 +88,8 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
     .returning();
   const receipt = inserted[0];
   if (!receipt) return { receipt: (await findExisting())!, reenviado: true };
+  // Every issued receipt gets its printed representation in the archive (in the background).
+  printInBackground(env, receipt, signedXml);
   // The API reserved its quota before numbering; a device's receipt is counted on arrival.
   if (options.source === "device") await countIssued(env.DB, company.id, now);
 

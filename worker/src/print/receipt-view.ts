@@ -34,6 +34,12 @@ export interface ReceiptView {
   };
   comprador: { razonSocial: string | undefined; rnc: string | undefined } | undefined;
   lines: ReceiptLine[];
+  /** ITBIS rates (percent) by IndicadorFacturacion 1-3: Totales ITBIS1-3, else DGII's 18, 16, 0. */
+  itbisRates: Record<"1" | "2" | "3", string>;
+  /** IndicadorMontoGravado 1: line amounts include ITBIS. */
+  montoGravadoIncluyeItbis: boolean;
+  /** The document carries additional taxes (ISC and others), whose per-line amounts the XML does not hold. */
+  tieneImpuestoAdicional: boolean;
   /** Label and amount, in print order; only those present. */
   totals: [string, string][];
 }
@@ -101,6 +107,9 @@ export function receiptView(document: JsonDocument): ReceiptView {
         valor: str(item.MontoItem) ?? "",
       };
     }),
+    itbisRates: { "1": str(totales.ITBIS1) ?? "18", "2": str(totales.ITBIS2) ?? "16", "3": str(totales.ITBIS3) ?? "0" },
+    montoGravadoIncluyeItbis: str(idDoc.IndicadorMontoGravado) === "1",
+    tieneImpuestoAdicional: (str(totales.MontoImpuestoAdicional) ?? "0").replace(/[0.]/g, "") !== "",
     totals: TOTALS.filter(([field]) => str(totales[field]) !== undefined).map(([field, label]) => [label, str(totales[field])!]),
   };
 }

@@ -1,7 +1,7 @@
 // The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
-import { add, formatMoney, parseDecimal, ZERO, type Decimal, type JsonDocument } from "@ecf/shared";
+import { add, dec, divide, formatMoney, isZero, parseDecimal, percentOf, roundHalfUp, sub, ZERO, type Decimal, type JsonDocument } from "@ecf/shared";
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
@@ -136,13 +136,13 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
   const footerTop = margin + TIMBRE_HEIGHT + 12;
   const columns = sheetColumns(width);
   const pages: PDFPage[] = [];
-  // §17.2.3: a paginated RI shows each page's taxed and exempt subtotals.
-  const subtotals: { gravado: Decimal; exento: Decimal }[] = [];
+  // §17.2.3: a paginated RI shows each page's subtotals (the page's lines, by ITBIS rate).
+  const subtotals: PageSums[] = [];
 
   const startPage = () => {
     const page = pdf.addPage([pageWidth, pageHeight]);
     pages.push(page);
-    subtotals.push({ gravado: ZERO, exento: ZERO });
+    subtotals.push({ byRate: { "1": ZERO, "2": ZERO, "3": ZERO }, exento: ZERO });
     let y = drawSheetHeader(page, fonts, view, margin, width) - 12;
     let x = margin;
     for (const c of columns) {
@@ -163,7 +163,7 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
     const amount = parseDecimal(line.valor) ?? ZERO;
     const current = subtotals[subtotals.length - 1]!;
     if (line.exento) current.exento = add(current.exento, amount);
-    else if (["1", "2", "3"].includes(line.indicador)) current.gravado = add(current.gravado, amount);
+    else if (line.indicador === "1" || line.indicador === "2" || line.indicador === "3") current.byRate[line.indicador] = add(current.byRate[line.indicador], amount);
     const cells = [line.cantidad, "", line.unidad, formatAmount(line.precio), line.descuento ? formatAmount(line.descuento) : "", formatAmount(line.valor)];
     let x = margin;
     columns.forEach((c, i) => {
@@ -187,12 +187,54 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
 
   pages.forEach((p, i) => {
     drawTimbre(p, fonts, options, margin, margin);
-    if (pages.length > 1) {
-      text(p, `Página ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
-      text(p, `Subtotal Gravado Página: ${formatAmount(formatMoney(subtotals[i]!.gravado))}`, margin + width, margin + 24, fonts.regular, 8, "right");
-      text(p, `Subtotal Exento Página: ${formatAmount(formatMoney(subtotals[i]!.exento))}`, margin + width, margin + 12, fonts.regular, 8, "right");
-    }
+    if (pages.length === 1) return;
+    text(p, `Página No. ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
+    // Footnote 56: the paging subtotals go on every page except the last, which holds the totals.
+    if (i === pages.length - 1) return;
+    const rows = pageSubtotals(subtotals[i]!, view);
+    rows.forEach(([label, amount], k) => {
+      const rowY = margin + 14 + (rows.length - 1 - k) * 11;
+      text(p, label, margin + width - 160, rowY, fonts.regular, 8);
+      text(p, formatAmount(formatMoney(amount)), margin + width, rowY, fonts.regular, 8, "right");
+    });
   });
+}
+
+interface PageSums {
+  /** Line amounts (MontoItem) by IndicadorFacturacion 1-3. */
+  byRate: Record<"1" | "2" | "3", Decimal>;
+  exento: Decimal;
+}
+
+/**
+ * One page's subtotals as §17.2.3 lists them: Subtotal Gravado Página (taxed bases), Subtotal
+ * Exento Página, Subtotal ITBIS Página and Monto total Página (their sum), each when it applies.
+ * Line amounts that include ITBIS (IndicadorMontoGravado 1) are split into base and tax. The
+ * additional taxes' per-line amounts are not in the XML, so a document with them gets no
+ * "Monto total Página" rather than a wrong one.
+ */
+function pageSubtotals(sums: PageSums, view: ReceiptView): [string, Decimal][] {
+  let gravado = ZERO;
+  let itbis = ZERO;
+  for (const rate of ["1", "2", "3"] as const) {
+    const amount = sums.byRate[rate];
+    if (isZero(amount)) continue;
+    const percent = parseDecimal(view.itbisRates[rate]) ?? ZERO;
+    if (view.montoGravadoIncluyeItbis) {
+      const base = divide(amount, add(dec(1), percentOf(dec(1), percent)));
+      gravado = add(gravado, base);
+      itbis = add(itbis, sub(amount, base));
+    } else {
+      gravado = add(gravado, amount);
+      itbis = add(itbis, roundHalfUp(percentOf(amount, percent)));
+    }
+  }
+  const rows: [string, Decimal][] = [];
+  if (!isZero(gravado)) rows.push(["Subtotal Gravado Página", gravado]);
+  if (!isZero(sums.exento)) rows.push(["Subtotal Exento Página", sums.exento]);
+  if (!isZero(gravado)) rows.push(["Subtotal ITBIS Página", itbis]);
+  if (!view.tieneImpuestoAdicional) rows.push(["Monto Total Página", add(add(gravado, sums.exento), itbis)]);
+  return rows;
 }
 
 // ---------------------------------------------------------------- 80 mm roll
