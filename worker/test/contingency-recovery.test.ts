@@ -1,0 +1,177 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { database } from "../src/db/client.ts";
+import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
+import { consumeOutbox, sweepOutbox, type OutboxMessage } from "../src/issuing/outbox.ts";
+import { admin } from "./support/accounts.ts";
+import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
+
+const setProcessingMs = (processingMs: number) =>
+  fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ processingMs }) });
+
+afterEach(async () => {
+  await clearFaults();
+  await setProcessingMs(100); // the global setup's value
+});
+
+type Json = Record<string, any>;
+const receiptRow = (companyId: string, encf: string) => database(env.DB).query.receipts.findFirst({ where: (r, { and, eq }) => and(eq(r.companyId, companyId), eq(r.encf, encf)) });
+const requestsTo = async (service: string) => (await (await fetch(`${sandboxUrl()}/__sandbox/requests?service=${service}`)).json()) as { status: number | null; fault: string | null }[];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sweeps (each round later than the back-off of the last) until `done`. */
+async function sweepUntil(done: () => Promise<boolean>) {
+  for (let i = 0, at = Date.now(); i < 20 && !(await done()); i++) {
+    at += 15 * 60_000;
+    await sweepOutbox(env, new Date(at));
+    await sleep(150);
+  }
+}
+
+describe("a failed send while the status service says DGII is up", () => {
+  it("is contingency; recovery finds DGII's track id with consultatrackids and never sends again", async () => {
+    const { company, token } = await issuer();
+    // Reception answers after the client's timeout (DGII_TIMEOUT_MS is 3 s in tests), but does receive it.
+    await setFault({ mode: "slow", delayMs: 3500, services: ["recepcion"] });
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status, JSON.stringify(body)).toBe(503);
+    expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1", trackId: null });
+    expect(body.mensajes[0].valor).toMatch(/timed out/);
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "contingency", sendAttempts: 1, trackId: null });
+    await clearFaults();
+
+    // DGII got it after all: it is listed once it has finished the slow request.
+    let listed: { trackId: string | null }[] = [];
+    for (let i = 0; i < 40 && !listed.length; i++) {
+      listed = (await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf");
+      if (!listed.length) await sleep(100);
+    }
+    expect(listed).toHaveLength(1);
+    const before = (await requestsTo("consultatrackids")).length;
+
+    await sweepUntil(async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1, trackId: listed[0]!.trackId });
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
+    expect((await requestsTo("consultatrackids")).length).toBeGreaterThan(before);
+  });
+});
+
+describe("an RFCE that may have reached DGII", () => {
+  it("is recovered through consultaestado after sendAttempts > 0, without a second send", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "slow", delayMs: 3500, services: ["recepcionfc"] });
+    const { status, body } = await issue(token, issueRequest("32"));
+    expect(status, JSON.stringify(body)).toBe(503);
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ dgiiPath: "rfce", status: "contingency", sendAttempts: 1 });
+    await clearFaults();
+    for (let i = 0; i < 40 && !(await received(company.rnc, body.encf)).some((r) => r.kind === "rfce"); i++) await sleep(100);
+    const before = (await requestsTo("consultaestado")).length;
+
+    await sweepUntil(async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1 });
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "rfce")).toHaveLength(1);
+    expect((await requestsTo("consultaestado")).length).toBeGreaterThan(before);
+  });
+});
+
+describe("client-supplied e-NCF refused before anything is signed", () => {
+  async function nothingHappened(company: { id: string; rnc: string }, encf: string, next: number) {
+    expect(await receiptRow(company.id, encf)).toBeUndefined();
+    expect((await env.ARCHIVE.list({ prefix: `${company.rnc}/` })).objects).toEqual([]);
+    const sequence = await env.DB.prepare("SELECT next_number FROM sequences WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).first<{ next_number: number }>();
+    expect(sequence?.next_number).toBe(next);
+    const usage = await env.DB.prepare("SELECT COALESCE(SUM(invoices), 0) AS n FROM usage_counters WHERE company_id = ?1").bind(company.id).first<{ n: number }>();
+    expect(usage?.n).toBe(0);
+    expect(await received(company.rnc)).toEqual([]);
+  }
+
+  it("outside the authorised range: 422 encf_out_of_range", async () => {
+    const { company, token } = await issuer();
+    const { status, body } = await issue(token, issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000100001")));
+    expect(status, JSON.stringify(body)).toBe(422);
+    expect(body.errors).toEqual([expect.objectContaining({ path: "/Encabezado/IdDoc/eNCF", code: "encf_out_of_range" })]);
+    await nothingHappened(company, "E310000100001", 1);
+  });
+
+  it("in an expired range: 422 sequence_expired", async () => {
+    const { company, token } = await issuer();
+    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 1000, expiresOn: "2021-12-31" });
+    const { status, body } = await issue(token, issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000007")));
+    expect(status, JSON.stringify(body)).toBe(422);
+    expect(body.errors.map((e: Json) => e.code)).toContain("sequence_expired");
+    await nothingHappened(company, "E310000000007", 1);
+  });
+});
+
+describe("En Proceso beyond the request's polling", () => {
+  it("answers 202 and the queue consumer finishes it", async () => {
+    const { company, token } = await issuer();
+    // Longer than the request polls (200 + 400 + 800 ms).
+    await setProcessingMs(2500);
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status, JSON.stringify(body)).toBe(202);
+    expect(body).toMatchObject({ estado: "En Proceso", codigo: "3" });
+    expect(body.trackId).toEqual(expect.any(String));
+    const row = (await receiptRow(company.id, body.encf))!;
+    expect(row.status).toBe("in_process");
+
+    // Still in process at DGII: the message is retried, not acknowledged.
+    const early = createMessageBatch<OutboxMessage>("ecf-outbox", [{ id: "m-early", timestamp: new Date(), attempts: 1, body: { receiptId: row.id } }]);
+    await consumeOutbox(early, env);
+    const earlyResult = await getQueueResult(early, createExecutionContext());
+    expect(earlyResult.retryMessages).toMatchObject([{ msgId: "m-early" }]);
+    expect(earlyResult.explicitAcks).toEqual([]);
+
+    await sleep(2500);
+    const late = createMessageBatch<OutboxMessage>("ecf-outbox", [{ id: "m-late", timestamp: new Date(), attempts: 2, body: { receiptId: row.id } }]);
+    await consumeOutbox(late, env);
+    expect((await getQueueResult(late, createExecutionContext())).explicitAcks).toEqual(["m-late"]);
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", trackId: body.trackId, sendAttempts: 1 });
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
+  });
+});
+
+describe("DGII tokens", () => {
+  async function clientsFor(serials: string[], environments: ("testecf" | "certecf")[]) {
+    const { company } = await issuer();
+    const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, company.id) }))!;
+    const signer = await signerFor(env, owner);
+    return serials.flatMap((serial) => environments.map((environment) => dgiiClientFor(env, { ...owner, dgiiEnvironment: environment, certificateSerial: serial }, signer)));
+  }
+  // The sandbox files seeds under the certificate holder's id, shared by every test issuer.
+  const seeds = async (environment: string) => (await received("131880681")).filter((r) => r.kind === "semilla" && (r as unknown as { env: string }).env === environment).length;
+
+  it("one token per environment and per certificate, each reused", async () => {
+    const serial = crypto.randomUUID();
+    const [testA, certA, testB] = await clientsFor([`${serial}-a`, `${serial}-b`], ["testecf", "certecf"]).then((c) => [c[0]!, c[1]!, c[2]!] as const);
+    const before = { testecf: await seeds("testecf"), certecf: await seeds("certecf") };
+    const tokens = [await testA.token(), await certA.token(), await testB.token()];
+    expect(new Set(tokens).size).toBe(3);
+    expect([await testA.token(), await certA.token(), await testB.token()]).toEqual(tokens);
+    expect(await seeds("testecf")).toBe(before.testecf + 2);
+    expect(await seeds("certecf")).toBe(before.certecf + 1);
+    // Each token works in its own environment.
+    expect(await certA.consultaTrackIds("E310000000001")).toEqual([]);
+    expect(await testB.consultaTrackIds("E310000000001")).toEqual([]);
+  });
+
+  it("authenticates again once DGII's expira is near", async () => {
+    // The client renews a minute before `expira`: a 63-second token is reusable for about 3 s.
+    await fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tokenTtlMs: 63_000 }) });
+    try {
+      const [client] = await clientsFor([crypto.randomUUID()], ["testecf"]);
+      const before = await seeds("testecf");
+      const first = await client!.token();
+      expect(await client!.token()).toBe(first);
+      expect(await seeds("testecf")).toBe(before + 1);
+      await sleep(3500);
+      const renewed = await client!.token();
+      expect(renewed).not.toBe(first);
+      expect(await seeds("testecf")).toBe(before + 2);
+      expect(await client!.consultaTrackIds("E310000000001")).toEqual([]);
+    } finally {
+      await fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tokenTtlMs: 3_600_000 }) });
+    }
+  });
+});
