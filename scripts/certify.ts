@@ -79,7 +79,7 @@ async function main(): Promise<number> {
     mkdirSync(options.out, { recursive: true });
     const logFile = join(options.out, "worker.log");
     writeFileSync(logFile, "");
-    stack = await startLocalStack({ pollDelaysMs: "300,600,1200,2400", logFile });
+    stack = await startLocalStack({ pollDelaysMs: "300,600,1200,2400", logFile, frozen: true });
     workerUrl = stack.workerUrl;
     sandboxUrl = stack.sandboxUrl;
     adminSecret = stack.adminSecret;

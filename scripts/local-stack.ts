@@ -25,6 +25,12 @@ export interface StackOptions {
   vars?: Record<string, string>;
   /** Append the worker's output (wrangler dev, console.log of the worker) to this file. */
   logFile?: string;
+  /**
+   * Bundle the worker once (`wrangler deploy --dry-run`) and serve that bundle, so edits to the
+   * sources during a long run (another developer in the same tree) do not reload the worker midway
+   * and drop its in-memory queue. Default: wrangler dev's own build, which reloads on every edit.
+   */
+  frozen?: boolean;
 }
 
 export interface LocalStack {
@@ -82,6 +88,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
   const persistDir = mkdtempSync(join(tmpdir(), "ecf-stack-"));
+  const bundleDir = options.frozen ? mkdtempSync(join(tmpdir(), "ecf-stack-bundle-")) : undefined;
   let sandbox: RunningSandbox | undefined;
   let worker: ChildProcess | undefined;
   let output = "";
@@ -89,6 +96,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     if (worker) await stopChild(worker);
     if (sandbox) await sandbox.close().catch(() => {});
     rmSync(persistDir, { recursive: true, force: true });
+    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   };
   try {
     sandbox = await startSandbox({ port: 0, ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}) });
@@ -104,10 +112,17 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       ...(options.pollDelaysMs ? { DGII_POLL_DELAYS_MS: options.pollDelaysMs } : {}),
       ...options.vars,
     };
+    let entry: string[] = [];
+    if (bundleDir) {
+      const bundle = spawnSync(WRANGLER, ["deploy", "--dry-run", "--outdir", bundleDir, "-c", "wrangler.toml"], { cwd: ROOT, env: WRANGLER_ENV, encoding: "utf8" });
+      if (bundle.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${bundle.stdout}\n${bundle.stderr}`);
+      // The bundle and its additional modules (xmllint.wasm) as they are; nothing to rebuild.
+      entry = [join(bundleDir, "index.js"), "--no-bundle"];
+    }
     const [port, inspector] = [await freePort(), await freePort()];
     worker = spawn(
       WRANGLER,
-      ["dev", "-c", "wrangler.toml", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistDir, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
+      ["dev", ...entry, "-c", "wrangler.toml", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistDir, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
       { cwd: ROOT, env: WRANGLER_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     const keep = (d: Buffer) => {

@@ -33,6 +33,8 @@ export interface CertifyOptions {
   renewExpired: boolean;
   /** The issuer's own .p12 (DGII target); by default a test certificate is generated. */
   p12?: { bytes: Uint8Array; password: string };
+  /** How long to wait for a receipt still in process to settle (the queue finishes it); default 30 s. */
+  settleMs?: number;
   /** Progress lines (setup, notes); default: none. */
   log?: (line: string) => void;
 }
@@ -137,10 +139,10 @@ function problemLines(status: number, p: ProblemBody | undefined): string[] {
   return lines;
 }
 
-async function settle(client: Awaited<ReturnType<typeof issuingClient>>, answer: IssueAnswer): Promise<IssueAnswer> {
-  // The request itself polls briefly; the queue finishes the rest. Ask again for up to 30 s.
+async function settle(client: Awaited<ReturnType<typeof issuingClient>>, answer: IssueAnswer, settleMs: number): Promise<IssueAnswer> {
+  // The request itself polls briefly; the queue finishes the rest (with back-off). Ask again each second.
   let current = answer;
-  for (let i = 0; i < 30 && !SETTLED.has(current.estado); i++) {
+  for (const until = Date.now() + settleMs; Date.now() < until && !SETTLED.has(current.estado); ) {
     await new Promise((r) => setTimeout(r, 1000));
     current = await client.status(current.encf);
   }
@@ -201,7 +203,7 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
       const sent = await client.issue(c.document);
       const o: Outcome = { c, estado: "Refused", reenviado: false, path: c.rfce ? "RFCE" : "ECF", mensajes: [...c.warnings], ok: false };
       if (sent.answer) {
-        const a = await settle(client, sent.answer);
+        const a = await settle(client, sent.answer, options.settleMs ?? 30_000);
         o.estado = a.estado;
         o.reenviado = a.reenviado;
         o.mensajes.push(...a.mensajes.map((m) => (m.codigo ? `${m.codigo} ${m.valor}` : m.valor)));

@@ -28,13 +28,16 @@ const results = new Map<string, { ecf: CertifyResult; rfce: CertifyResult }>();
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "ecf-certify-"));
   // A quick sandbox and short in-request polling keep 75+ issuances within CI time.
-  stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800,1600", logFile: join(out, "worker.log") });
+  // Frozen: one build of the worker for the whole run, whatever is edited meanwhile.
+  stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800,1600,3200", logFile: join(out, "worker.log"), frozen: true });
   const target = { workerUrl: stack.workerUrl, adminSecret: stack.adminSecret, sandboxUrl: stack.sandboxUrl };
   // The three issuers are independent: run them side by side. Within one issuer the ECF sheet goes
   // first (numbers are taken in order), then its RFCE sheet, whose E32 are by then already accepted.
   await Promise.all(
     SETS.map(async ({ stem }) => {
-      const run = (kind: "ECF" | "RFCE") => certify(target, { file: sheet(stem, kind), out: join(out, stem, kind), renewExpired: true });
+      // On 2 busy cores a receipt can outlast the in-request polling; the queue (back-off 1, 2,
+      // 4, 8, 16… s) then finishes it: allow it two minutes.
+      const run = (kind: "ECF" | "RFCE") => certify(target, { file: sheet(stem, kind), out: join(out, stem, kind), renewExpired: true, settleMs: 120_000 });
       const ecf = await run("ECF");
       const rfce = await run("RFCE");
       results.set(stem, { ecf, rfce });
@@ -44,7 +47,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  if (out) rmSync(out, { recursive: true, force: true });
+  const failed = [...results.values()].some(({ ecf, rfce }) => notAccepted(ecf.outcomes).length + notAccepted(rfce.outcomes).length > 0);
+  // Keep the signed XML and the worker's log when a case failed, to see why.
+  if (failed || results.size < SETS.length) console.warn(`certification output kept in ${out}`);
+  else if (out) rmSync(out, { recursive: true, force: true });
 });
 
 /** One line per case that is not Aceptado, with DGII's or the service's messages. */
