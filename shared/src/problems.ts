@@ -14,10 +14,23 @@ export interface Problem {
   /** Spanish message (what a DGII user reads). */
   messageEs: string;
   severity: Severity;
-  /** The DGII rule this comes from, e.g. `formato-ecf: MontoGravadoTotal (31: 2)`. */
-  rule?: string;
+  /**
+   * Where the rule comes from, always: a DGII document and its field or section (e.g.
+   * `formato-ecf: MontoGravadoTotal (31: 2)`, `informe-tecnico §12`, `xsd: e-CF 31 …`), or, for the
+   * shape of our JSON request, the JSON mapping of issue 3 (`json-mapping: …`).
+   */
+  rule: string;
   /** Extra data that explains the problem, e.g. the computed value of a total. */
   details?: Record<string, unknown>;
+}
+
+/**
+ * The rule for a problem with the shape of our JSON request (not a DGII rule): issue 3's JSON
+ * mapping, where the JSON mirrors DGII's XML, a container whose only child repeats is an array,
+ * and values are JSON numbers or strings read exactly.
+ */
+export function jsonMappingRule(what: string): string {
+  return `json-mapping: ${what}`;
 }
 
 /** RFC 6901 escaping of one reference token. */

@@ -13,7 +13,7 @@ export { E32_RFCE_THRESHOLD };
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
 import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
 import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
-import { jsonPointer, type Problem, type Severity } from "./problems.ts";
+import { jsonMappingRule, jsonPointer, type Problem, type Severity } from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
 import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type TotalsOptions } from "./totals.ts";
@@ -133,9 +133,8 @@ function cloneJson(v: unknown, dropped: string[], path: (string | number)[] = []
   }
 }
 
-function mk(path: string, code: string, severity: Severity, message: string, messageEs: string, rule?: string, details?: Record<string, unknown>): Problem {
-  const p: Problem = { path, code, message, messageEs, severity };
-  if (rule) p.rule = rule;
+function mk(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
+  const p: Problem = { path, code, message, messageEs, severity, rule };
   if (details) p.details = details;
   return p;
 }
@@ -148,7 +147,7 @@ function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]):
     path.push(k);
     if (!isObject(cur[k])) {
       if (isPresent(cur[k]) && !(path.length === 1 && k === "Encabezado")) {
-        problems.push(mk(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, `xsd: ${k}`, { value: cur[k] }));
+        problems.push(mk(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, jsonMappingRule(`${k} is an object (xsd:element ${k})`), { value: cur[k] }));
       }
       cur[k] = {};
     }
@@ -627,23 +626,27 @@ export function validateEcf(input: unknown, context: ValidationContext): Validat
     return {
       ok: false,
       document: {},
-      problems: [mk("", "internal_error", "error", `Validation failed unexpectedly: ${String(err)}`, `La validación falló inesperadamente: ${String(err)}`)],
+      problems: [mk("", "internal_error", "error", `Validation failed unexpectedly: ${String(err)}`, `La validación falló inesperadamente: ${String(err)}`, jsonMappingRule("validateEcf reports every problem and never throws"))],
     };
   }
 }
 
 function validateUnsafe(input: unknown, context: ValidationContext): ValidationResult {
   if (!isObject(input)) {
-    return { ok: false, document: {}, problems: [mk("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON")] };
+    return { ok: false, document: {}, problems: [mk("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON", jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"))] };
   }
   const dropped: string[] = [];
   const doc = cloneJson(input, dropped) as JsonObject;
-  const problems: Problem[] = dropped.map((path) => mk(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", "xsd:sequence"));
+  const problems: Problem[] = dropped.map((path) => mk(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", jsonMappingRule("keys are DGII element names")));
   if (!isObject(doc.Encabezado)) {
-    problems.push(mk("/Encabezado", isPresent(doc.Encabezado) ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", "formato-ecf: Encabezado (1)"));
+    const wrongShape = isPresent(doc.Encabezado);
+    problems.push(mk("/Encabezado", wrongShape ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", wrongShape ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))") : "formato-ecf: Encabezado (1)"));
   }
   if (!Array.isArray(doc.DetallesItems) || doc.DetallesItems.length === 0) {
-    problems.push(mk("/DetallesItems", Array.isArray(doc.DetallesItems) || !isPresent(doc.DetallesItems) ? "required" : "invalid_type", "error", "DetallesItems must be an array with at least one line", "DetallesItems debe ser una lista con al menos una línea", "formato-ecf: Detalle de Bienes o Servicios (1)"));
+    const missing = Array.isArray(doc.DetallesItems) || !isPresent(doc.DetallesItems);
+    problems.push(
+      mk("/DetallesItems", missing ? "required" : "invalid_type", "error", "DetallesItems must be an array with at least one line", "DetallesItems debe ser una lista con al menos una línea", missing ? "formato-ecf: Detalle de Bienes o Servicios (1)" : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item")),
+    );
   }
   const tipo = tipoFrom(doc, context);
   if (!tipo) {

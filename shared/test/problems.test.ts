@@ -10,7 +10,7 @@ describe("jsonPointer", () => {
     expect(jsonPointer(...tokens)).toBe(expected);
   });
   it("hasErrors ignores warnings", () => {
-    const w = { path: "", code: "x", message: "", messageEs: "", severity: "warning" as const };
+    const w = { path: "", code: "x", message: "", messageEs: "", severity: "warning" as const, rule: "formato-ecf: x" };
     expect(hasErrors([w])).toBe(false);
     expect(hasErrors([w, { ...w, severity: "error" }])).toBe(true);
   });

@@ -68,7 +68,7 @@ describe("checkFacets", () => {
     ["amount 3 places", "1.005", amount, "xsd:fractionDigits"],
     ["amount negative", "-1", amount, "xsd:pattern"],
     ["date time ok", "31-12-2025 23:59:59", dateTime, undefined],
-    ["date time 1-digit hour (the XSD allows it, DGII's format does not)", "31-12-2025 9:59:59", dateTime, "dd-MM-yyyy HH:mm:ss"],
+    ["date time 1-digit hour (the XSD allows it, DGII's format does not)", "31-12-2025 9:59:59", dateTime, "formato-ecf: dd-MM-yyyy HH:mm:ss"],
     ["date time leap day", "29-02-2024 12:00:00", dateTime, undefined],
     ["length in characters, not UTF-16 units", "🇩🇴🇩🇴", { base: "string", maxLength: 4 }, undefined],
     ["length over", "🇩🇴🇩🇴x", { base: "string", maxLength: 4 }, "xsd:maxLength"],

@@ -16,7 +16,7 @@
  * strings, null and containers left empty are dropped; unknown keys are kept for the structure
  * check to report.
  */
-import { jsonPointer, type Problem } from "../problems.ts";
+import { jsonMappingRule, jsonPointer, type Problem } from "../problems.ts";
 import { enumerationSpelling, parseXsdDecimal, type DecimalParts } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 import type { RawFacets } from "./model-types.ts";
@@ -56,7 +56,7 @@ function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Probl
   if (typeof v === "string") text = v;
   else if (typeof v === "number") {
     if (!Number.isFinite(v)) {
-      problems.push(formatProblem(path, el, String(v), "must be a finite number", "debe ser un número finito", "number"));
+      problems.push(formatProblem(path, el, String(v), "must be a finite number", "debe ser un número finito", jsonMappingRule("values are JSON numbers or strings")));
       return v;
     }
     // A JSON number is read through its shortest round-trip text, never through arithmetic.
@@ -150,7 +150,7 @@ function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: P
 export function canonicalize(document: unknown, kind: DocumentKind): CanonicalizeResult {
   const problems: Problem[] = [];
   if (typeof document !== "object" || document === null || Array.isArray(document)) {
-    return { document: {}, problems: [{ path: "", code: "invalid_type", message: "document must be an object", messageEs: "el documento debe ser un objeto", severity: "error" }] };
+    return { document: {}, problems: [{ path: "", code: "invalid_type", message: "document must be an object", messageEs: "el documento debe ser un objeto", severity: "error", rule: jsonMappingRule("a document is a JSON object (its root element's content)") }] };
   }
   const model = documentModel(kind);
   return { document: canonicalObject(document as Record<string, unknown>, model.root, [], problems), problems };

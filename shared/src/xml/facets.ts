@@ -165,12 +165,14 @@ function daysIn(month: number, year: number): number {
 function checkDate(v: string, kind: DateKind): FacetViolation | undefined {
   const re = kind === "date" ? /^(\d{2})-(\d{2})-(\d{4})$/ : /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/;
   const m = re.exec(v);
-  const rule = kind === "date" ? "dd-MM-yyyy" : "dd-MM-yyyy HH:mm:ss";
+  const format = kind === "date" ? "dd-MM-yyyy" : "dd-MM-yyyy HH:mm:ss";
+  // DGII's format (dd-MM-AAAA, HH:mm:ss 24 h), stricter than some XSD patterns (a 1-digit hour).
+  const rule = `formato-ecf: ${format}`;
   if (!m) {
     return {
       rule,
-      message: `must be a ${kind === "date" ? "date" : "date and time"} written ${rule}`,
-      messageEs: `debe ser una fecha${kind === "date" ? "" : " y hora"} con formato ${rule}`,
+      message: `must be a ${kind === "date" ? "date" : "date and time"} written ${format}`,
+      messageEs: `debe ser una fecha${kind === "date" ? "" : " y hora"} con formato ${format}`,
     };
   }
   const [d, mo, y, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number?, number?, number?];

@@ -3,7 +3,7 @@
  * too many occurrences, and leaf formats against the simple-type facets. Missing required
  * elements are NOT reported here: the obligation matrix owns that (it knows the conditions).
  */
-import { jsonPointer, type Problem } from "../problems.ts";
+import { jsonMappingRule, jsonPointer, type Problem } from "../problems.ts";
 import { checkFacets } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 
@@ -28,7 +28,8 @@ function typeProblem(path: Path, el: ModelElement, got: unknown): Problem {
     message: `${el.name} must be ${SHAPE_EN[el.shape]}, got ${gotName}`,
     messageEs: `${el.name} debe ser ${SHAPE_ES[el.shape]}, se recibió ${gotName}`,
     severity: "error",
-    rule: `xsd:element ${el.name}`,
+    // A JSON value of the wrong kind is a problem of our mapping; the element itself is the XSD's.
+    rule: jsonMappingRule(`${el.name} is ${SHAPE_EN[el.shape]} (xsd:element ${el.name}${el.shape === "array" ? ", a repeated group" : ""})`),
   };
 }
 
