@@ -198,3 +198,34 @@ describe("refused attempts are logged against the issuer they named", () => {
     expect(seen.map((i) => [i.requestId, i.actor, i.codigo, i.status]).sort()).toEqual(attempts.map((a) => [a.requestId, a.keyId, "forbidden", 403]).sort());
   });
 });
+
+describe("the OpenAPI document declares the tenant contract", () => {
+  type Response = { description: string; content?: Record<string, unknown> };
+  const problem = (op: Operation, status: string) => op.responses[status] as Response | undefined;
+
+  it("every bearer operation: the bearer scheme, one X-RNC-Emisor header parameter, 400/401/403 problems", async () => {
+    const doc = await openApi();
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const ops = await tenantOperations();
+    expect(ops.length).toBeGreaterThanOrEqual(18);
+    for (const { key, op } of ops) {
+      expect(op.security, key).toEqual([{ bearerAuth: [] }]);
+      const headers = (op.parameters ?? []).filter((p) => p.name.toLowerCase() === "x-rnc-emisor");
+      expect(headers, key).toEqual([expect.objectContaining({ name: "X-RNC-Emisor", in: "header", required: false })]);
+      for (const status of ["400", "401", "403"]) {
+        expect(problem(op, status)?.content, `${key} ${status}`).toHaveProperty(["application/problem+json"]);
+      }
+      expect(problem(op, "400")!.description, key).toContain("X-RNC-Emisor");
+    }
+  });
+
+  it("every admin operation declares the admin scheme and its 401", async () => {
+    const admins = operations(await openApi()).filter((o) => o.path.startsWith("/admin/"));
+    expect(admins.length).toBeGreaterThanOrEqual(12);
+    for (const { key, op } of admins) {
+      expect(op.security, key).toEqual([{ adminAuth: [] }]);
+      expect(problem(op, "401")?.content, key).toHaveProperty(["application/problem+json"]);
+      expect((op.parameters ?? []).map((p) => p.name), key).not.toContain("X-RNC-Emisor");
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF } from "@ecf/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
@@ -8,7 +8,7 @@ import { database } from "../db/client.ts";
 import { apiKeys, companies, partnerCompanies, partners } from "../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { problemSchema } from "../http/openapi.ts";
+import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { registerSequence } from "./company.ts";
 
@@ -22,7 +22,6 @@ const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const adminSecurity = [{ adminAuth: [] as string[] }];
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
 
@@ -80,7 +79,7 @@ adminRoutes.use("/admin/*", requireAdmin);
 adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_SECRET" });
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/companies", tags: ["Administration"], summary: "Create an issuer", security: adminSecurity, request: { body: { required: true, ...json(CompanyInput) } }, responses: { 201: { description: "Created", ...json(CompanyOut) }, 409: problemSchema("RNC already registered") } }),
+  adminRoute({ method: "post", path: "/admin/companies", tags: ["Administration"], summary: "Create an issuer", request: { body: { required: true, ...json(CompanyInput) } }, responses: { 201: { description: "Created", ...json(CompanyOut) }, 409: problemSchema("RNC already registered") } }),
   async (c) => {
     const input = c.req.valid("json");
     const db = database(c.env.DB);
@@ -93,7 +92,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "get", path: "/admin/companies", tags: ["Administration"], summary: "List issuers (optionally by RNC)", security: adminSecurity, request: { query: z.object({ rnc: z.string().optional() }) }, responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } } }),
+  adminRoute({ method: "get", path: "/admin/companies", tags: ["Administration"], summary: "List issuers (optionally by RNC)", request: { query: z.object({ rnc: z.string().optional() }) }, responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } } }),
   async (c) => {
     const { rnc } = c.req.valid("query");
     const rows = await database(c.env.DB).query.companies.findMany({ where: rnc ? eq(companies.rnc, rnc) : undefined, orderBy: companies.rnc });
@@ -102,7 +101,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "patch", path: "/admin/companies/{id}", tags: ["Administration"], summary: "Change an issuer (environment, limit, active)", security: adminSecurity, request: { params: IdParam, body: { required: true, ...json(CompanyPatch) } }, responses: { 200: { description: "Updated", ...json(CompanyOut) }, 404: problemSchema("Unknown issuer") } }),
+  adminRoute({ method: "patch", path: "/admin/companies/{id}", tags: ["Administration"], summary: "Change an issuer (environment, limit, active)", request: { params: IdParam, body: { required: true, ...json(CompanyPatch) } }, responses: { 200: { description: "Updated", ...json(CompanyOut) }, 404: problemSchema("Unknown issuer") } }),
   async (c) => {
     const { id } = c.req.valid("param");
     await findCompany(c.env.DB, id);
@@ -113,12 +112,12 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({
+  adminRoute({
     method: "put",
     path: "/admin/companies/{id}/sequences/{tipo}",
     tags: ["Administration"],
     summary: "Register an issuer's e-NCF range",
-    security: adminSecurity,
+   
     request: {
       params: z.object({ id: z.string(), tipo: z.enum(TIPOS_ECF) }),
       body: { required: true, ...json(z.object({ rangeFrom: z.number().int().min(1), rangeTo: z.number().int().min(1), expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })) },
@@ -135,7 +134,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/partners", tags: ["Administration"], summary: "Create a partner (software house)", security: adminSecurity, request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } }, responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } } }),
+  adminRoute({ method: "post", path: "/admin/partners", tags: ["Administration"], summary: "Create a partner (software house)", request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } }, responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } } }),
   async (c) => {
     const { name } = c.req.valid("json");
     const [row] = await database(c.env.DB).insert(partners).values({ id: crypto.randomUUID(), name }).returning();
@@ -144,7 +143,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/partners/{id}/companies", tags: ["Administration"], summary: "Let a partner act for an issuer", security: adminSecurity, request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } }, responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") } }),
+  adminRoute({ method: "post", path: "/admin/partners/{id}/companies", tags: ["Administration"], summary: "Let a partner act for an issuer", request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } }, responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") } }),
   async (c) => {
     const { id } = c.req.valid("param");
     const { companyId } = c.req.valid("json");
@@ -157,12 +156,12 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/keys", tags: ["Administration"], summary: "Create an API key (key and secret are shown once)", security: adminSecurity, request: { body: { required: true, ...json(KeyInput) } }, responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") } }),
+  adminRoute({ method: "post", path: "/admin/keys", tags: ["Administration"], summary: "Create an API key (key and secret are shown once)", request: { body: { required: true, ...json(KeyInput) } }, responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") } }),
   async (c) => c.json(await createKey(c.env.DB, c.req.valid("json")), 201),
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "get", path: "/admin/keys", tags: ["Administration"], summary: "List API keys (never their secrets)", security: adminSecurity, request: { query: z.object({ ownerId: z.string().optional() }) }, responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } } }),
+  adminRoute({ method: "get", path: "/admin/keys", tags: ["Administration"], summary: "List API keys (never their secrets)", request: { query: z.object({ ownerId: z.string().optional() }) }, responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } } }),
   async (c) => {
     const { ownerId } = c.req.valid("query");
     const rows = await database(c.env.DB).query.apiKeys.findMany({ where: ownerId ? eq(apiKeys.ownerId, ownerId) : undefined, orderBy: apiKeys.createdAt });
@@ -171,7 +170,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/keys/{id}/revoke", tags: ["Administration"], summary: "Revoke a key; its tokens stop working at once", security: adminSecurity, request: { params: IdParam }, responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") } }),
+  adminRoute({ method: "post", path: "/admin/keys/{id}/revoke", tags: ["Administration"], summary: "Revoke a key; its tokens stop working at once", request: { params: IdParam }, responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") } }),
   async (c) => {
     const { id } = c.req.valid("param");
     const db = database(c.env.DB);
@@ -184,7 +183,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/keys/{id}/rotate", tags: ["Administration"], summary: "Replace a key: a new key and secret for the same owner; the old one is revoked", security: adminSecurity, request: { params: IdParam }, responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") } }),
+  adminRoute({ method: "post", path: "/admin/keys/{id}/rotate", tags: ["Administration"], summary: "Replace a key: a new key and secret for the same owner; the old one is revoked", request: { params: IdParam }, responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") } }),
   async (c) => {
     const { id } = c.req.valid("param");
     const db = database(c.env.DB);

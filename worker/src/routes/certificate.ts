@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
 import { readCertificateUpload, sealPrivateKey } from "../certificates/vault.ts";
 import { newRouter } from "../http/router.ts";
 import { findCompany } from "./admin.ts";
@@ -25,12 +25,11 @@ export const CertificateOut = z
 
 /** The same upload contract serves the company itself and the administrator. */
 export function certificateRoute<P extends string>(path: P, admin = false) {
-  return createRoute({
+  return (admin ? adminRoute : tenantRoute)({
     method: "put",
     path,
     tags: [admin ? "Administration" : "Company"],
     summary: "Upload the signing certificate (.p12/.pfx and its password)",
-    security: admin ? [{ adminAuth: [] as string[] }] : bearerSecurity,
     request: {
       ...(admin ? { params: z.object({ id: z.string() }) } : {}),
       body: { required: true, content: { "multipart/form-data": { schema: CertificateForm } } },

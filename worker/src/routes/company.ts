@@ -1,11 +1,11 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF } from "@ecf/shared";
 import { and, eq } from "drizzle-orm";
 import { requireAuth } from "../auth/middleware.ts";
 import { database } from "../db/client.ts";
 import { sequences } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { invoicesThisMonth } from "../issuing/quota.ts";
 import { formatEncf, MAX_SEQUENCE_NUMBER } from "../issuing/sequences.ts";
@@ -110,16 +110,13 @@ companyRoutes.use("/company/*", requireAuth, resolveTenant);
 companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
 
 companyRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/company/me",
     tags: ["Company"],
     summary: "The issuer's profile, usage and warnings",
-    security: bearerSecurity,
     responses: {
       200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
-      401: problemSchema("Not authenticated"),
-      403: problemSchema("Not allowed for this issuer"),
     },
   }),
   async (c) => {
@@ -145,12 +142,11 @@ companyRoutes.openapi(
 );
 
 companyRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/company/sequences",
     tags: ["Company"],
     summary: "The issuer's authorised e-NCF ranges",
-    security: bearerSecurity,
     responses: { 200: { description: "Ranges", content: { "application/json": { schema: z.object({ sequences: z.array(SequenceSchema) }) } } } },
   }),
   async (c) => {
@@ -160,12 +156,11 @@ companyRoutes.openapi(
 );
 
 companyRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "put",
     path: "/company/sequences/{tipo}",
     tags: ["Company"],
     summary: "Register a DGII-authorised e-NCF range and its expiry",
-    security: bearerSecurity,
     request: { params: TipoParam, body: { required: true, content: { "application/json": { schema: SequenceBody } } } },
     responses: {
       200: { description: "The range", content: { "application/json": { schema: SequenceSchema } } },

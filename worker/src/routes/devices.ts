@@ -13,7 +13,7 @@ import { DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease }
 import { currentAnswer } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { resolveTenant, type Company } from "../tenant/resolve.ts";
 import { toBase64 } from "@ecf/shared";
@@ -24,7 +24,6 @@ export const POS_TIPOS = ["32", "31", "34"] as const;
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const deviceSecurity = [{ deviceAuth: [] as string[] }];
-const adminSecurity = [{ adminAuth: [] as string[] }];
 const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
 
 const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
@@ -125,12 +124,11 @@ export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validation
 deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", { type: "http", scheme: "bearer", description: "Device token from POST /devices/pair" });
 
 deviceRoutes.openapi(
-  createRoute({
+  adminRoute({
     method: "post",
     path: "/admin/companies/{id}/devices",
     tags: ["Administration"],
     summary: "Create a point-of-sale device and its one-time pairing code",
-    security: adminSecurity,
     middleware: [requireAdmin] as const,
     request: { params: IdParam, body: { required: true, ...json(NewDevice) } },
     responses: { 201: { description: "Created", ...json(DeviceCreated) }, 404: problemSchema("No such company") },
@@ -144,12 +142,11 @@ deviceRoutes.openapi(
 );
 
 deviceRoutes.openapi(
-  createRoute({
+  adminRoute({
     method: "post",
     path: "/admin/devices/{id}/revoke",
     tags: ["Administration"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
-    security: adminSecurity,
     middleware: [requireAdmin] as const,
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device") },
@@ -158,26 +155,24 @@ deviceRoutes.openapi(
 );
 
 deviceRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "post",
     path: "/devices",
     tags: ["Devices"],
     summary: "Create a point-of-sale device and its one-time pairing code",
-    security: bearerSecurity,
     middleware: [requireAuth, resolveTenant] as const,
     request: { body: { required: true, ...json(NewDevice) } },
-    responses: { 201: { description: "Created", ...json(DeviceCreated) }, 401: problemSchema("Not authenticated") },
+    responses: { 201: { description: "Created", ...json(DeviceCreated) } },
   }),
   async (c) => c.json(await createDevice(c.env.DB, c.get("tenant").id, c.req.valid("json").name, new Date()), 201),
 );
 
 deviceRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/devices",
     tags: ["Devices"],
     summary: "The issuer's devices",
-    security: bearerSecurity,
     middleware: [requireAuth, resolveTenant] as const,
     responses: { 200: { description: "Devices", ...json(z.object({ devices: z.array(DeviceOut) })) } },
   }),
@@ -188,12 +183,11 @@ deviceRoutes.openapi(
 );
 
 deviceRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "post",
     path: "/devices/{id}/revoke",
     tags: ["Devices"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
-    security: bearerSecurity,
     middleware: [requireAuth, resolveTenant] as const,
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device of this issuer") },

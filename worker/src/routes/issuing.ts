@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { buildAnecf, fechaHoraSantoDomingo, signEcfXml, TIPOS_ECF } from "@ecf/shared";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
@@ -10,7 +10,7 @@ import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
 import { stableStringify } from "../issuing/document.ts";
@@ -79,14 +79,13 @@ issuingRoutes.post("/fe/recepcion/ecf", async (c, next) => {
 });
 
 issuingRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "post",
     path: "/fe/recepcion/ecf",
     tags: ["Issuing"],
     summary: "Issue an e-CF: validate, number, sign, archive, send to DGII",
-    security: bearerSecurity,
     request: {
-      headers: z.object({ "Idempotency-Key": z.string().max(200).optional(), "X-RNC-Emisor": z.string().optional() }),
+      headers: z.object({ "Idempotency-Key": z.string().max(200).optional() }),
       body: { required: true, content: { "application/json": { schema: EcfRequest } } },
     },
     responses: {
@@ -124,12 +123,11 @@ issuingRoutes.openapi(
 );
 
 issuingRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/fe/recepcion/ecf/{encf}",
     tags: ["Issuing"],
     summary: "A receipt's current state",
-    security: bearerSecurity,
     request: { params: EncfParam },
     responses: { ...answers, 404: problemSchema("No such receipt for this issuer") },
   }),
@@ -140,12 +138,11 @@ issuingRoutes.openapi(
 );
 
 issuingRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/fe/recepcion/ecf/{encf}/xml",
     tags: ["Issuing"],
     summary: "The archived signed XML, byte for byte",
-    security: bearerSecurity,
     request: { params: EncfParam },
     responses: { 200: { description: "Signed XML", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt") },
   }),
@@ -204,7 +201,7 @@ function voidRefusal(problems: VoidProblem[]): ApiProblem {
 }
 
 issuingRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "post",
     path: "/fe/anulacion",
     tags: ["Issuing"],
@@ -221,7 +218,6 @@ issuingRoutes.openapi(
       "refused ranges have `anulado: false`), those ranges stay out of the sequence, nothing in them is marked voided, and they",
       "can be voided again with narrower ranges; the refusal is in the issuer's audit log.",
     ].join(" "),
-    security: bearerSecurity,
     request: { body: { required: true, content: { "application/json": { schema: AnulacionBody } } } },
     responses: {
       200: { description: "DGII voided the ranges (codigo 1), or some of them (codigo 2)", content: { "application/json": { schema: AnulacionAnswer } } },

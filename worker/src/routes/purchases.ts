@@ -1,7 +1,7 @@
 // The receiving side as the company sees it: its receiver settings and the e-CF suppliers sent it.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { approvePurchase } from "../receiving/outgoing-approval.ts";
 import { requiresAuthentication, saveReceiverSettings } from "../receiving/receiver-auth.ts";
@@ -18,29 +18,26 @@ purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);
 purchaseRoutes.use("/compras/*", requireAuth, resolveTenant);
 
 purchaseRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/receiver/settings",
     tags: ["Purchases"],
     summary: "The company's receiver settings",
-    security: bearerSecurity,
-    responses: { 200: { description: "Settings", content: { "application/json": { schema: ReceiverSettings } } }, 401: problemSchema("Not authenticated") },
+    responses: { 200: { description: "Settings", content: { "application/json": { schema: ReceiverSettings } } } },
   }),
   async (c) => c.json({ requireAuthentication: await requiresAuthentication(c.env.DB, c.get("tenant").id) }, 200),
 );
 
 purchaseRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "put",
     path: "/receiver/settings",
     tags: ["Purchases"],
     summary: "Change the company's receiver settings",
-    security: bearerSecurity,
     request: { body: { required: true, content: { "application/json": { schema: ReceiverSettings } } } },
     responses: {
       200: { description: "Settings", content: { "application/json": { schema: ReceiverSettings } } },
       400: problemSchema("Invalid settings"),
-      401: problemSchema("Not authenticated"),
     },
   }),
   async (c) => {
@@ -61,12 +58,11 @@ const ApprovalBody = z
 const Delivery = z.object({ outcome: z.enum(["sent", "failed", "skipped"]), detail: z.string() });
 
 purchaseRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "post",
     path: "/compras/{id}/aprobacion",
     tags: ["Purchases"],
     summary: "Accept or reject a received e-CF: a signed ACECF to the supplier and a copy to DGII",
-    security: bearerSecurity,
     request: {
       params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) }),
       body: { required: true, content: { "application/json": { schema: ApprovalBody } } },
@@ -77,7 +73,6 @@ purchaseRoutes.openapi(
         content: { "application/json": { schema: z.object({ id: z.string(), encf: z.string(), estado: z.enum(["aceptado", "rechazado"]), supplier: Delivery, dgii: Delivery }).openapi("ApprovalResult") } },
       },
       400: problemSchema("Invalid decision"),
-      401: problemSchema("Not authenticated"),
       404: problemSchema("No such purchase for this company"),
       409: problemSchema("A different decision was already recorded"),
       422: problemSchema("No signing certificate, or a type that takes no approval"),

@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
 import { checkReceiverToken, issueSeed, presentedToken, redeemSignedSeed } from "../receiving/receiver-auth.ts";
@@ -181,12 +181,11 @@ for (const prefix of ["", "/{rnc}"]) {
 // The printed representation (RI) of one of the company's own receipts.
 receiverRoutes.use("/fe/recepcion/ecf/*", requireAuth, resolveTenant);
 receiverRoutes.openapi(
-  createRoute({
+  tenantRoute({
     method: "get",
     path: "/fe/recepcion/ecf/{encf}/pdf",
     tags: ["Receipts"],
     summary: "The printed representation (PDF) of an issued e-CF",
-    security: bearerSecurity,
     request: {
       params: z.object({ encf: z.string().regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001").openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }) }),
       query: z.object({ layout: z.enum(["a4", "letter", "roll80"]).optional().openapi({ description: "Default: roll80 for point-of-sale receipts, a4 otherwise" }) }),
@@ -194,7 +193,6 @@ receiverRoutes.openapi(
     responses: {
       200: { description: "The PDF (made once, then served from the archive)", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
       400: problemSchema("Not an e-NCF, or an unknown layout"),
-      401: problemSchema("Not authenticated"),
       404: problemSchema("No such receipt for this issuer"),
     },
   }),

@@ -1,9 +1,9 @@
 // GET /reports/{encf,compras,errores}: tenant-scoped, date-filtered, keyset-paged, JSON or CSV.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
-import { bearerSecurity, problemSchema } from "../http/openapi.ts";
+import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { toCsv } from "../reports/csv.ts";
 import { MAX_PAGE_SIZE, readReportQuery } from "../reports/paging.ts";
@@ -55,12 +55,11 @@ reportRoutes.use("/reports/*", requireAuth, resolveTenant);
 
 for (const name of ["encf", "compras", "errores"] as const) {
   reportRoutes.openapi(
-    createRoute({
+    tenantRoute({
       method: "get",
       path: `/reports/${name}`,
       tags: ["Reports"],
       summary: SUMMARIES[name],
-      security: bearerSecurity,
       request: { query: ReportQuerySchema },
       responses: {
         200: {
@@ -68,7 +67,6 @@ for (const name of ["encf", "compras", "errores"] as const) {
           content: { "application/json": { schema: ReportPageSchema }, "text/csv": { schema: z.string() } },
         },
         400: problemSchema("Invalid dates, page size, cursor or format"),
-        401: problemSchema("Not authenticated"),
       },
     }),
     // The CSV branch returns a plain body, which the typed route cannot describe.
