@@ -181,4 +181,54 @@ describe("GET /reports/compras and /reports/errores", () => {
     expect(one.total).toBe(expected.length);
     expect(one.items.map((r) => r.codigo).sort()).toEqual(expected.map((r) => r[2]).sort());
   });
+
+  it("/reports/compras answers CSV: header, escaped supplier names and reasons, a formula neutralised, the next page in Link", async () => {
+    const { company, token } = await companyWithToken();
+    await insertRows(
+      "INSERT INTO purchases (id, company_id, encf, issue_date, razon_social_emisor, approval_status, approval_reason, rnc_emisor, tipo_ecf, monto_total, total_itbis, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)",
+      "(?, ?, ?, ?, ?, ?, ?, '130862346', '31', '1180.00', '180.00', 'k', 'h', 'a', '0', '01-04-2025 10:15:00')",
+      7,
+      [
+        ["00000000-0000-4000-8000-000000000001", company.id, encfOf(1), "2025-04-01", 'Suplidora "La Fe", SRL', "rejected", "Precio\nincorrecto"],
+        ["00000000-0000-4000-8000-000000000002", company.id, encfOf(2), "2025-04-02", "=CMD()", null, null],
+        ["00000000-0000-4000-8000-000000000003", company.id, encfOf(3), "2025-04-03", "Tercera SRL", "accepted", null],
+      ],
+    );
+    const res = await call("/reports/compras?format=csv&pageSize=2", { headers: authed(token) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(res.headers.get("x-total-count")).toBe("3");
+    const text = await res.text();
+    const [header] = text.split("\r\n");
+    expect(header).toBe("id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,recibido");
+    expect(text).toContain(`00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,rejected,"Precio\nincorrecto",`);
+    expect(text).toContain(`,'=CMD(),`);
+    expect(text).not.toContain(encfOf(3));
+    const next = await call(/<([^>]+)>/.exec(res.headers.get("link")!)![1]!, { headers: authed(token) });
+    const rest = await next.text();
+    expect(rest).toContain(`${encfOf(3)},31,2025-04-03`);
+    expect(rest).not.toContain(encfOf(1));
+  });
+
+  it("/reports/errores answers CSV: header, escaped details, by date", async () => {
+    const { company, token } = await companyWithToken();
+    await insertRows(
+      "INSERT INTO audit_log (company_id, created_at, code, action, status, request_id, detail, actor)",
+      "(?, ?, ?, 'POST /fe/recepcion/api/ecf', 200, ?, ?, '130862346')",
+      5,
+      [
+        [company.id, "2025-04-01T15:00:00.000Z", "arecf_no_recibido_1", "req-1", 'E310000000001: Error de especificación. Element "Comprador", unexpected'],
+        [company.id, "2025-04-02T15:00:00.000Z", "arecf_no_recibido_3", "req-2", "@SUM(1)"],
+      ],
+    );
+    const res = await call("/reports/errores?desde=2025-04-01&hasta=2025-04-30", { headers: authed(token, { Accept: "text/csv" }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(res.headers.get("x-total-count")).toBe("2");
+    const lines = (await res.text()).split("\r\n").filter((l) => l !== "");
+    expect(lines[0]).toBe("id,fecha,accion,codigo,status,detalle,actor,requestId");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(`,POST /fe/recepcion/api/ecf,arecf_no_recibido_1,200,"E310000000001: Error de especificación. Element ""Comprador"", unexpected",130862346,req-1`);
+    expect(lines[2]).toContain(`,arecf_no_recibido_3,200,'@SUM(1),130862346,req-2`);
+  });
 });
