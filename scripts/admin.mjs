@@ -5,17 +5,30 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { adminClient } from "./admin-client.mjs";
 
+/** The issuer's profile as DGII prints it on the e-CF: NombreComercial, DireccionEmisor, Provincia, Municipio. */
+function profileOptions(o) {
+  const fields = { tradeName: o["trade-name"], address: o.address, province: o.province, municipality: o.municipality };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
 const COMMANDS = {
   "companies:list": ["List issuers", [], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
   "companies:create": [
-    "Create an issuer",
-    ["--rnc", "--name", "[--env testecf|certecf|ecf]", "[--limit N]"],
-    (api, o) => api.post("/admin/companies", { rnc: o.rnc, legalName: o.name, dgiiEnvironment: o.env ?? "testecf", ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}) }),
+    "Create an issuer (--address is DireccionEmisor, required on every e-CF it signs)",
+    ["--rnc", "--name", "--address TEXT", "[--trade-name T]", "[--province 010000]", "[--municipality 010100]", "[--env testecf|certecf|ecf]", "[--limit N]"],
+    (api, o) => api.post("/admin/companies", { rnc: o.rnc, legalName: o.name, dgiiEnvironment: o.env ?? "testecf", ...profileOptions(o), ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}) }),
   ],
   "companies:update": [
-    "Change an issuer",
-    ["--id", "[--env E]", "[--limit N]", "[--active true|false]"],
-    (api, o) => api.patch(`/admin/companies/${o.id}`, { ...(o.env ? { dgiiEnvironment: o.env } : {}), ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}), ...(o.active ? { isActive: o.active === "true" } : {}) }),
+    "Change an issuer (only the options given)",
+    ["--id", "[--name N]", "[--trade-name T]", "[--address TEXT]", "[--province P]", "[--municipality M]", "[--env E]", "[--limit N]", "[--active true|false]"],
+    (api, o) =>
+      api.patch(`/admin/companies/${o.id}`, {
+        ...(o.name ? { legalName: o.name } : {}),
+        ...profileOptions(o),
+        ...(o.env ? { dgiiEnvironment: o.env } : {}),
+        ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}),
+        ...(o.active ? { isActive: o.active === "true" } : {}),
+      }),
   ],
   "certificate:upload": [
     "Upload an issuer's .p12/.pfx",
@@ -33,6 +46,7 @@ const COMMANDS = {
     (api, o) => api.put(`/admin/companies/${o.id}/sequences/${o.tipo}`, { rangeFrom: Number(o.from), rangeTo: Number(o.to), expiresOn: o.expires }),
   ],
   "partners:create": ["Create a partner", ["--name"], (api, o) => api.post("/admin/partners", { name: o.name })],
+  "partners:list": ["List partners and the issuers each serves", ["[--name N]"], (api, o) => api.get(`/admin/partners${o.name ? `?name=${encodeURIComponent(o.name)}` : ""}`)],
   "partners:link": ["Let a partner act for an issuer", ["--partner ID", "--company ID"], (api, o) => api.post(`/admin/partners/${o.partner}/companies`, { companyId: o.company })],
   "keys:create": [
     "Create an API key (key and secret are shown once)",
@@ -73,7 +87,11 @@ if (!entry) {
   process.exit(command ? 2 : 0);
 }
 try {
-  console.log(JSON.stringify(await entry[2](adminClient(), parseOptions(rest)), null, 2));
+  const options = parseOptions(rest);
+  // Options listed without [brackets] are required: say which is missing before calling the API.
+  const missing = entry[1].filter((spec) => !spec.startsWith("[")).map((spec) => spec.split(" ")[0].slice(2)).filter((name) => options[name] === undefined);
+  if (missing.length) throw new Error(`${command} needs ${missing.map((m) => `--${m}`).join(", ")}`);
+  console.log(JSON.stringify(await entry[2](adminClient(), options), null, 2));
 } catch (error) {
   console.error(error.message);
   if (error.body) console.error(JSON.stringify(error.body, null, 2));

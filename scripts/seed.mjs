@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Demo data for local use, created through the administration API of the running worker.
-// Idempotent: what exists is reused, and the demo credentials (shown once by the API) are kept in
-// .wrangler/demo-credentials.json so a second run prints the same ones.
+// Idempotent, and the database is the source of truth: the demo issuers are found by RNC, the
+// demo partner by name, certificates by their expiry in the issuer's profile. The demo credentials
+// (a secret is shown once by the API) are kept in .wrangler/demo-credentials.json so a second run
+// prints the same ones; when the file is lost, or its keys are gone from a new database, the
+// demo key is rotated (or created) and the file written again.
 // `npm run seed` prints the demo credentials as JSON (the worker must be running: `npm start`).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,67 +14,103 @@ import { generateTestP12 } from "./demo-certificate.mjs";
 import { root } from "./lib.mjs";
 
 const TYPES = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"];
+// DireccionEmisor is required in every e-CF: each demo issuer has an address.
 const DEMO_COMPANIES = [
   { legalName: "Demo Comercial SRL", tradeName: "Demo Comercial", rnc: "131880681", address: "Av. Winston Churchill 1099", province: "010000", municipality: "010100" },
-  { legalName: "Segunda Demo SRL", tradeName: "Segunda Demo", rnc: "130000002" },
+  { legalName: "Segunda Demo SRL", tradeName: "Segunda Demo", rnc: "130000002", address: "Calle del Sol 45", province: "250000", municipality: "250100" },
 ];
+const DEMO_PARTNER = "Demo Software House SRL";
 const CERTIFICATE_PASSWORD = "demo1234";
+/** A demo certificate closer than this to its expiry is replaced. */
+const CERTIFICATE_RENEW_MS = 30 * 86_400_000;
 
 async function ensureCompany(api, input) {
   const { companies } = await api.get(`/admin/companies?rnc=${input.rnc}`);
-  return companies[0] ?? (await api.post("/admin/companies", { ...input, dgiiEnvironment: "testecf", invoiceLimitPerMonth: 10_000 }));
+  const existing = companies[0];
+  if (!existing) return api.post("/admin/companies", { ...input, dgiiEnvironment: "testecf", invoiceLimitPerMonth: 10_000 });
+  // An issuer seeded before it had an address (or edited since) gets its demo profile back.
+  const profile = { tradeName: input.tradeName, address: input.address, province: input.province, municipality: input.municipality };
+  const stale = Object.entries(profile).filter(([k, v]) => existing[k] !== v);
+  return stale.length ? api.patch(`/admin/companies/${existing.id}`, Object.fromEntries(stale)) : existing;
+}
+
+async function ensureCertificate(api, company, now) {
+  const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : 0;
+  if (notAfter - now.getTime() > CERTIFICATE_RENEW_MS) return;
+  const form = new FormData();
+  const p12 = generateTestP12({ commonName: `${company.legalName} (demo)`, serialNumber: company.rnc, password: CERTIFICATE_PASSWORD });
+  form.set("file", new File([p12], `${company.rnc}-demo.p12`, { type: "application/x-pkcs12" }));
+  form.set("password", CERTIFICATE_PASSWORD);
+  await api.put(`/admin/companies/${company.id}/certificate`, form);
+}
+
+async function ensurePartner(api, companies) {
+  const { partners } = await api.get(`/admin/partners?name=${encodeURIComponent(DEMO_PARTNER)}`);
+  const partner = partners[0] ?? (await api.post("/admin/partners", { name: DEMO_PARTNER }));
+  for (const company of companies) await api.post(`/admin/partners/${partner.id}/companies`, { companyId: company.id });
+  return partner;
+}
+
+/**
+ * Working credentials for the owner's demo key: the saved ones when their key is still the owner's
+ * and a login with them succeeds; otherwise the owner's oldest live test key is rotated (its secret
+ * was lost with the file), or a key is created when it has none.
+ */
+async function ensureKey(api, baseUrl, ownerType, ownerId, saved) {
+  const { keys } = await api.get(`/admin/keys?ownerId=${encodeURIComponent(ownerId)}`);
+  const live = keys.filter((k) => k.ownerType === ownerType && k.kind === "test" && !k.revokedAt);
+  if (saved?.keyId && live.some((k) => k.id === saved.keyId)) {
+    const login = await fetch(`${baseUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: saved.apiKey, apiSecret: saved.apiSecret }) });
+    if (login.ok) return saved;
+  }
+  const oldest = live.sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
+  const key = oldest ? await api.post(`/admin/keys/${oldest.id}/rotate`) : await api.post("/admin/keys", { ownerType, ownerId, kind: "test" });
+  return { keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret };
+}
+
+function readSaved(stateFile) {
+  try {
+    return existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : {};
+  } catch {
+    return {}; // an unreadable file is a lost file: the database has the rest
+  }
 }
 
 /** Seeds the running worker at `baseUrl`; returns the demo credentials. */
-export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json")) {
-  const api = adminClient(baseUrl);
-  const saved = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : {};
+export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json"), { adminSecret } = {}) {
+  const api = adminClient(baseUrl, ...(adminSecret ? [adminSecret] : []));
+  const saved = readSaved(stateFile);
+  const now = new Date();
 
-  const [main, second] = [await ensureCompany(api, DEMO_COMPANIES[0]), await ensureCompany(api, DEMO_COMPANIES[1])];
-  for (const company of [main, second]) {
+  const companies = [];
+  for (const input of DEMO_COMPANIES) companies.push(await ensureCompany(api, input));
+  for (const company of companies) {
     for (const tipo of TYPES) {
       // Registering the same range again keeps the next number: harmless on a second run.
       await api.put(`/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 9_999_999, expiresOn: "2028-12-31" });
     }
-    if (!saved.certificates?.[company.rnc]) {
-      const form = new FormData();
-      const p12 = generateTestP12({ commonName: `${company.legalName} (demo)`, serialNumber: company.rnc, password: CERTIFICATE_PASSWORD });
-      form.set("file", new File([p12], `${company.rnc}-demo.p12`, { type: "application/x-pkcs12" }));
-      form.set("password", CERTIFICATE_PASSWORD);
-      await api.put(`/admin/companies/${company.id}/certificate`, form);
-      saved.certificates = { ...saved.certificates, [company.rnc]: true };
-    }
+    await ensureCertificate(api, company, now);
   }
+  const [main] = companies;
+  const partner = await ensurePartner(api, companies);
 
-  const keyAlive = async (keyId) => {
-    if (!keyId) return false;
-    const { keys } = await api.get(`/admin/keys`);
-    return keys.some((k) => k.id === keyId && !k.revokedAt);
+  const companyKey = await ensureKey(api, baseUrl, "company", main.id, saved.company);
+  const partnerKey = await ensureKey(api, baseUrl, "partner", partner.id, saved.partner);
+  const state = {
+    company: { rnc: main.rnc, companyId: main.id, ...pickKey(companyKey) },
+    partner: { id: partner.id, name: partner.name, issuers: companies.map((c) => c.rnc), ...pickKey(partnerKey) },
   };
-
-  if (!(await keyAlive(saved.company?.keyId))) {
-    const key = await api.post("/admin/keys", { ownerType: "company", ownerId: main.id, kind: "test" });
-    saved.company = { rnc: main.rnc, keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret };
-  }
-  if (!saved.partner?.id) {
-    const partner = await api.post("/admin/partners", { name: "Demo Software House SRL" });
-    saved.partner = { id: partner.id, name: partner.name };
-  }
-  for (const company of [main, second]) await api.post(`/admin/partners/${saved.partner.id}/companies`, { companyId: company.id });
-  if (!(await keyAlive(saved.partner.keyId))) {
-    const key = await api.post("/admin/keys", { ownerType: "partner", ownerId: saved.partner.id, kind: "test" });
-    Object.assign(saved.partner, { keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret, issuers: [main.rnc, second.rnc] });
-  }
-
   mkdirSync(dirname(stateFile), { recursive: true });
-  writeFileSync(stateFile, JSON.stringify(saved, null, 2), { mode: 0o600 });
+  writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   return {
     worker: baseUrl,
-    company: { rnc: main.rnc, name: main.legalName, apiKey: saved.company.apiKey, apiSecret: saved.company.apiSecret },
-    partner: { name: saved.partner.name, apiKey: saved.partner.apiKey, apiSecret: saved.partner.apiSecret, issuers: saved.partner.issuers },
+    company: { rnc: main.rnc, name: main.legalName, apiKey: companyKey.apiKey, apiSecret: companyKey.apiSecret },
+    partner: { name: partner.name, apiKey: partnerKey.apiKey, apiSecret: partnerKey.apiSecret, issuers: state.partner.issuers },
     certificatePassword: CERTIFICATE_PASSWORD,
   };
 }
+
+const pickKey = (k) => ({ keyId: k.keyId, apiKey: k.apiKey, apiSecret: k.apiSecret });
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await seed(process.env.WORKER_URL ?? "http://127.0.0.1:8787");

@@ -330,6 +330,27 @@ describe("administration API", () => {
     }
   });
 
+  it("changing one field of an issuer leaves the others (no defaults re-applied)", async () => {
+    const company = await createCompany({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, tradeName: "Antes" });
+    const patched = await admin("PATCH", `/admin/companies/${company.id}`, { address: "Calle Duarte 12", province: "250000", municipality: "250100" });
+    expect(patched).toMatchObject({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, isActive: true, tradeName: "Antes", address: "Calle Duarte 12", province: "250000", municipality: "250100" });
+    const inactive = await admin("PATCH", `/admin/companies/${company.id}`, { isActive: false });
+    expect(inactive).toMatchObject({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, isActive: false, address: "Calle Duarte 12" });
+    const { companies } = await admin<{ companies: Record<string, unknown>[] }>("GET", `/admin/companies?rnc=${company.rnc}`);
+    expect(companies).toEqual([inactive]);
+  });
+
+  it("lists partners by name with the issuers they serve", async () => {
+    const [a, b] = [await createCompany(), await createCompany()];
+    const name = `Casa ${crypto.randomUUID()}`;
+    const partner = await admin("POST", "/admin/partners", { name });
+    for (const c of [a, b]) await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: c.id });
+    const { partners } = await admin<{ partners: { id: string; name: string; companyIds: string[] }[] }>("GET", `/admin/partners?name=${encodeURIComponent(name)}`);
+    expect(partners).toHaveLength(1);
+    expect(partners[0]).toMatchObject({ id: partner.id, name });
+    expect(partners[0]!.companyIds.sort()).toEqual([a.id, b.id].sort());
+  });
+
   it("lists keys without their hashes", async () => {
     const company = await createCompany();
     await createKey("company", company.id);

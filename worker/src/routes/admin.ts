@@ -25,21 +25,44 @@ const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
 
+const environment = z.enum(["testecf", "certecf", "ecf"]);
+const profileFields = {
+  legalName: z.string().min(1).max(150),
+  tradeName: z.string().max(150).optional(),
+  address: z.string().max(100).optional().openapi({ description: "DireccionEmisor: required on every e-CF the issuer signs" }),
+  province: z.string().max(6).optional(),
+  municipality: z.string().max(6).optional(),
+};
 const CompanyInput = z
   .object({
-    legalName: z.string().min(1).max(150),
+    ...profileFields,
     rnc: z.string().regex(/^(\d{9}|\d{11})$/, "an RNC has 9 digits, a cédula 11"),
-    tradeName: z.string().max(150).optional(),
-    address: z.string().max(100).optional(),
-    province: z.string().max(6).optional(),
-    municipality: z.string().max(6).optional(),
-    dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]).default("testecf"),
+    dgiiEnvironment: environment.default("testecf"),
     invoiceLimitPerMonth: z.number().int().min(0).default(1000),
     isActive: z.boolean().default(true),
   })
   .openapi("CompanyInput");
-const CompanyPatch = CompanyInput.partial().omit({ rnc: true }).openapi("CompanyPatch");
-const CompanyOut = z.object({ id: z.string(), legalName: z.string(), rnc: z.string(), dgiiEnvironment: z.string(), invoiceLimitPerMonth: z.number(), isActive: z.boolean() }).openapi("AdminCompany");
+// No defaults here: zod applies a default even inside .partial(), which would reset the
+// environment, limit and state of an issuer whenever another field is changed.
+const CompanyPatch = z
+  .object({ ...profileFields, dgiiEnvironment: environment, invoiceLimitPerMonth: z.number().int().min(0), isActive: z.boolean() })
+  .partial()
+  .openapi("CompanyPatch");
+const CompanyOut = z
+  .object({
+    id: z.string(),
+    legalName: z.string(),
+    rnc: z.string(),
+    tradeName: z.string().nullable(),
+    address: z.string().nullable().openapi({ description: "DireccionEmisor of every e-CF the issuer signs" }),
+    province: z.string().nullable(),
+    municipality: z.string().nullable(),
+    dgiiEnvironment: z.string(),
+    invoiceLimitPerMonth: z.number(),
+    isActive: z.boolean(),
+    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
+  })
+  .openapi("AdminCompany");
 
 const KeyInput = z.object({ ownerType: z.enum(["company", "partner"]), ownerId: z.string().min(1), kind: z.enum(["test", "live"]) }).openapi("KeyInput");
 const KeyCreated = z
@@ -51,9 +74,14 @@ const companyOut = (row: typeof companies.$inferSelect) => ({
   id: row.id,
   legalName: row.legalName,
   rnc: row.rnc,
+  tradeName: row.tradeName ?? null,
+  address: row.address ?? null,
+  province: row.province ?? null,
+  municipality: row.municipality ?? null,
   dgiiEnvironment: row.dgiiEnvironment,
   invoiceLimitPerMonth: row.invoiceLimitPerMonth,
   isActive: row.isActive,
+  certificateNotAfter: row.certificateNotAfter ?? null,
 });
 
 async function createKey(d1: D1Database, input: z.infer<typeof KeyInput>) {
@@ -139,6 +167,23 @@ adminRoutes.openapi(
     const { name } = c.req.valid("json");
     const [row] = await database(c.env.DB).insert(partners).values({ id: crypto.randomUUID(), name }).returning();
     return c.json({ id: row!.id, name: row!.name }, 201);
+  },
+);
+
+const PartnerOut = z.object({ id: z.string(), name: z.string(), companyIds: z.array(z.string()) }).openapi("AdminPartner");
+
+adminRoutes.openapi(
+  adminRoute({ method: "get", path: "/admin/partners", tags: ["Administration"], summary: "List partners (optionally by exact name) and the issuers each serves", request: { query: z.object({ name: z.string().optional() }) }, responses: { 200: { description: "Partners", ...json(z.object({ partners: z.array(PartnerOut) })) } } }),
+  async (c) => {
+    const { name } = c.req.valid("query");
+    const db = database(c.env.DB);
+    const rows = await db.query.partners.findMany({ where: name ? eq(partners.name, name) : undefined, orderBy: [partners.createdAt, partners.id] });
+    const links = await db
+      .select({ partnerId: partnerCompanies.partnerId, companyId: partnerCompanies.companyId })
+      .from(partnerCompanies)
+      .innerJoin(partners, eq(partners.id, partnerCompanies.partnerId))
+      .where(name ? eq(partners.name, name) : undefined);
+    return c.json({ partners: rows.map((r) => ({ id: r.id, name: r.name, companyIds: links.filter((l) => l.partnerId === r.id).map((l) => l.companyId) })) }, 200);
   },
 );
 
