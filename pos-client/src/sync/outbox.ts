@@ -115,3 +115,10 @@ export async function underSyncLock<T>(work: () => Promise<T>, name = "ecf-pos-s
   if (!locks) return work();
   return locks.request(name, { ifAvailable: true }, async (lock) => (lock ? work() : "busy"));
 }
+
+/** Resolves once no tab holds the sync lock (at once without Web Locks). */
+export async function syncLockFree(name = "ecf-pos-sync"): Promise<void> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  // A shared request waits for the exclusive holder, and is released at once.
+  if (locks) await locks.request(name, { mode: "shared" }, async () => {});
+}

@@ -8,7 +8,7 @@ import { drToday } from "../sale/issue.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
 import { refreshInProcess } from "./refresh.ts";
-import { syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
+import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
 export const SYNC_INTERVAL_MS = 30_000;
 const TIPOS = ["32", "31", "34"] as const;
@@ -87,6 +87,11 @@ export class SyncRunner {
         return undefined;
       }
     });
+    // Another tab is syncing: once it is done, this tab shows what is left (it shares the outbox).
+    if (result === "busy") {
+      await syncLockFree();
+      this.onStatus({ running: false });
+    }
     return result;
   }
 

@@ -32,7 +32,8 @@ export function buildPos(): void {
 
 export async function startStack(): Promise<Stack> {
   // The sandbox judges at once, so a receipt's final state is there on the first poll.
-  const { workerUrl, sandboxUrl, adminSecret, persistDir, stop } = await startLocalStack({ processingMs: 0 });
+  // POS_STACK_LOG=file keeps wrangler dev's output, to see what the worker did during a run.
+  const { workerUrl, sandboxUrl, adminSecret, persistDir, stop } = await startLocalStack({ processingMs: 0, ...(process.env.POS_STACK_LOG ? { logFile: process.env.POS_STACK_LOG } : {}) });
   const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const isForm = body instanceof FormData;
     const res = await fetch(`${workerUrl}${path}`, {
@@ -45,8 +46,16 @@ export async function startStack(): Promise<Stack> {
     return json as T;
   };
   const sql = <T>(statement: string): T[] => {
-    const out = run(WRANGLER, ["d1", "execute", "DB", "--local", "-c", "wrangler.toml", "--persist-to", persistDir, "--json", "--command", statement]);
-    return (JSON.parse(out) as { results: T[] }[])[0]!.results;
+    // The running worker may hold the SQLite file for a moment (SQLITE_BUSY): read again shortly.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const out = run(WRANGLER, ["d1", "execute", "DB", "--local", "-c", "wrangler.toml", "--persist-to", persistDir, "--json", "--command", statement]);
+        return (JSON.parse(out) as { results: T[] }[])[0]!.results;
+      } catch (error) {
+        if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500 * attempt);
+      }
+    }
   };
   const archived = (key: string): string =>
     run(WRANGLER, ["r2", "object", "get", `ecf-edge-archive/${key}`, "--local", "-c", "wrangler.toml", "--persist-to", persistDir, "--pipe"]);

@@ -19,6 +19,7 @@ let browser: Browser;
 let identity: TestIdentity;
 let deviceId: string;
 let pairingCode: string;
+let companyId: string;
 
 beforeAll(async () => {
   mkdirSync(RESULTS, { recursive: true });
@@ -32,6 +33,7 @@ beforeAll(async () => {
   for (const tipo of ["32", "31", "34"]) await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100000, expiresOn: "2099-12-31" });
   const device = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
   deviceId = device.id;
+  companyId = company.id;
   pairingCode = device.pairingCode;
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
@@ -70,6 +72,40 @@ async function sell(page: Page, items: string[], screenshot?: string): Promise<s
 
 const estadoOf = (page: Page) => page.textContent("section.ticket .estado");
 
+/** Window listeners the page holds, by event type (an init script keeps count). */
+const COUNT_WINDOW_LISTENERS = () => {
+  const live = new Map<string, Set<unknown>>();
+  const add = window.addEventListener.bind(window);
+  const remove = window.removeEventListener.bind(window);
+  window.addEventListener = ((type: string, fn: EventListener, options?: AddEventListenerOptions | boolean) => {
+    const set = live.get(type) ?? new Set();
+    live.set(type, set.add(fn));
+    if (typeof options === "object") options.signal?.addEventListener("abort", () => set.delete(fn));
+    add(type, fn, options);
+  }) as typeof window.addEventListener;
+  window.removeEventListener = ((type: string, fn: EventListener, options?: EventListenerOptions | boolean) => {
+    live.get(type)?.delete(fn);
+    remove(type, fn, options);
+  }) as typeof window.removeEventListener;
+  (window as unknown as { windowListeners: () => Record<string, number> }).windowListeners = () => Object.fromEntries([...live].map(([t, set]) => [t, set.size]));
+};
+const windowListeners = (page: Page) => page.evaluate(() => (window as unknown as { windowListeners: () => Record<string, number> }).windowListeners());
+
+/** Rows of an IndexedDB store of the POS database, read in the page. */
+const storeRows = <T>(page: Page, store: string) =>
+  page.evaluate(
+    (name) =>
+      new Promise<T[]>((resolve, reject) => {
+        const open = indexedDB.open("ecf-pos");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction(name).objectStore(name).getAll();
+          all.onsuccess = () => resolve(all.result as T[]);
+        };
+      }),
+    store,
+  ) as Promise<T[]>;
+
 describe("the POS in Chromium", () => {
   let context: BrowserContext;
   let page: Page;
@@ -77,6 +113,7 @@ describe("the POS in Chromium", () => {
 
   it("pairs, sells online, keeps selling offline, reopens offline, and syncs every receipt once", async () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    await context.addInitScript(COUNT_WINDOW_LISTENERS);
     page = await context.newPage();
     const answers = new Map<string, string>();
     // Uploads that reached the server and came back (a request the emulated network dropped is
@@ -187,9 +224,194 @@ describe("the POS in Chromium", () => {
     }
   }, 300_000);
 
-  it("revocation: the device learns it at the next sync, deletes its key and asks to pair again", async () => {
+  it("is installable: the manifest is served and valid, its icons load, the service worker is registered", async () => {
+    const href = await page.getAttribute('link[rel="manifest"]', "href");
+    const res = await fetch(new URL(href!, `${stack.workerUrl}/pos/`));
+    expect(res.status).toBe(200);
+    const manifest = (await res.json()) as { name: string; short_name: string; start_url: string; scope: string; display: string; icons: { src: string; sizes: string; type: string }[] };
+    expect(manifest).toMatchObject({ name: expect.stringContaining("Punto de venta"), start_url: "/pos/", scope: "/pos/", display: "standalone" });
+    const base = new URL(href!, `${stack.workerUrl}/pos/`);
+    const sizes = new Set<string>();
+    for (const icon of manifest.icons) {
+      const got = await fetch(new URL(icon.src, base));
+      expect(got.status, icon.src).toBe(200);
+      expect(got.headers.get("content-type"), icon.src).toContain(icon.type);
+      const bytes = new Uint8Array(await got.arrayBuffer());
+      if (icon.type === "image/png") {
+        // The PNG's own size (IHDR) is what the manifest says.
+        const view = new DataView(bytes.buffer);
+        expect(`${view.getUint32(16)}x${view.getUint32(20)}`, icon.src).toBe(icon.sizes);
+        sizes.add(icon.sizes);
+      }
+    }
+    expect([...sizes].sort()).toEqual(["192x192", "512x512"]);
+    const registration = await page.evaluate(async () => {
+      const r = await navigator.serviceWorker.getRegistration();
+      return { scope: r?.scope, script: r?.active?.scriptURL, controlled: navigator.serviceWorker.controller !== null };
+    });
+    expect(registration).toEqual({ scope: `${stack.workerUrl}/pos/`, script: `${stack.workerUrl}/pos/sw.js`, controlled: true });
+  }, 120_000);
+
+  it("edits a product, rings up quantities, a line discount, card, an E31 and cash change, from the keyboard and without double charges", async () => {
+    const answers = new Map<string, string>();
+    page.on("response", async (r) => {
+      if (r.url().endsWith("/devices/receipts") && r.ok()) {
+        const body = (await r.json()) as { encf: string; estado: string };
+        answers.set(body.encf, body.estado);
+      }
+    });
+    // Edit a product; leaving the tab drops a half-done edit.
+    await page.click('button[data-tab="productos"]');
+    await page.click('table.products tr:has(td:text-is("7460001")) button');
+    await page.waitForSelector('#product-form h2:text-is("Editar producto")');
+    await page.click('button[data-tab="venta"]');
+    await page.waitForSelector("#search");
+    await page.click('button[data-tab="productos"]');
+    await page.waitForSelector('#product-form h2:text-is("Nuevo producto")');
+    await page.waitForTimeout(300);
+    expect(await page.textContent("#product-form h2")).toBe("Nuevo producto");
+    await page.click('table.products tr:has(td:text-is("7460001")) button');
+    await page.waitForSelector('#product-form h2:text-is("Editar producto")');
+    expect(await page.inputValue('input[name="code"]')).toBe("7460001");
+    await page.fill('input[name="price"]', "360");
+    await page.click('#product-form button[type="submit"]');
+    await page.waitForSelector('table.products tr:has(td:text-is("7460001")) td:text-is("RD$360.00")');
+
+    // Quantity 3 and 10 % off: 1,080.00 − 108.00 = 972.00, ITBIS 174.96, total 1,146.96.
+    await page.click('button[data-tab="venta"]');
+    await page.fill("#search", "7460001");
+    await page.press("#search", "Enter");
+    const qty = 'input[aria-label="Cantidad de Café Santo Domingo 1 lb"]';
+    await page.fill(qty, "3");
+    await page.press(qty, "Tab");
+    const disc = 'input[aria-label="Descuento de Café Santo Domingo 1 lb"]';
+    await page.fill(disc, "10");
+    await page.press(disc, "Tab");
+    await page.waitForFunction(() => document.querySelector("#total")?.textContent === "RD$1,146.96");
+    await page.selectOption("#payment-method", "tarjeta");
+    const before = (await storeRows(page, "outbox")).length;
+    // Two Ctrl+Enter in a row (the second while the first is signing): one receipt.
+    await page.evaluate(() => {
+      const search = document.querySelector("#search")!;
+      for (let i = 0; i < 2; i++) search.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+    });
+    const card = (await (await page.waitForSelector("section.ticket")).getAttribute("data-encf"))!;
+    await page.waitForTimeout(500);
+    expect((await storeRows(page, "outbox")).length).toBe(before + 1);
+    const ticket = await page.textContent("section.ticket");
+    expect(ticket).toContain("desc. RD$108.00");
+    expect(ticket).toMatch(/TOTAL\s*RD\$1,146\.96/);
+    expect(ticket).toMatch(/Tarjeta\s*RD\$1,146\.96/);
+    expect(ticket).not.toContain("Cambio");
+
+    // "Nueva venta": the search box has the focus, typing and Enter work without a click.
+    await page.click("#new-sale");
+    await page.waitForSelector("#search");
+    await page.keyboard.type("Yogur");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('#cart td:text-is("Yogur natural")');
+    // An E31: the buyer's RNC, checked by the shared package; cash with its change.
+    await page.fill("#buyer-rnc", "131880738");
+    await page.fill("#buyer-name", "DIRECCION GENERAL DE IMPUESTOS INTERNOS");
+    expect(await page.textContent("#tipo")).toBe("E31 Crédito fiscal");
+    await page.selectOption("#payment-method", "efectivo");
+    await page.fill("#cash", "1000");
+    // 95.25 + 16 % ITBIS (15.24) = 110.49; 1,000.00 − 110.49 = 889.51.
+    expect(await page.textContent("#change")).toBe("Cambio: RD$889.51");
+    // With the focus on the page itself, Ctrl+Enter still charges.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("Control+Enter");
+    const e31 = (await (await page.waitForSelector('section.ticket[data-encf^="E31"]')).getAttribute("data-encf"))!;
+    const e31Ticket = await page.textContent("section.ticket");
+    expect(e31Ticket).toContain("RNC cliente131880738");
+    expect(e31Ticket).toMatch(/Cambio\s*RD\$889\.51/);
+    await expect.poll(() => answers.get(e31), { timeout: 30_000 }).toBe("Aceptado");
+    await expect.poll(() => answers.get(card), { timeout: 30_000 }).toBe("Aceptado");
+
+    // Opening a receipt and leaving at once: the receipt never comes back over the sale screen.
+    await page.click('button[data-tab="recibos"]');
+    await page.waitForSelector(`tr[data-encf="${e31}"]`);
+    await page.evaluate((encf) => {
+      document.querySelector<HTMLButtonElement>(`tr[data-encf="${encf}"] button`)!.click();
+      document.querySelector<HTMLButtonElement>('button[data-tab="venta"]')!.click();
+    }, e31);
+    await page.waitForSelector("#search");
+    // A sync round ends with a status report, which re-renders a receipt believed on screen.
+    await page.evaluate(() => window.dispatchEvent(new Event("online")));
+    await page.waitForTimeout(3000);
+    expect(await page.$("section.ticket")).toBeNull();
+    expect(await page.$("#search")).not.toBeNull();
+
+    // A full return, clicked twice: one credit note; a second return of the same receipt is refused.
+    const dialogs: string[] = [];
+    const onDialog = (d: import("playwright-core").Dialog) => {
+      dialogs.push(`${d.type()}: ${d.message()}`);
+      void d.accept();
+    };
+    page.on("dialog", onDialog);
+    await page.click('button[data-tab="recibos"]');
+    await page.click(`tr[data-encf="${card}"] button`);
+    await page.waitForSelector(`section.ticket[data-encf="${card}"]`);
+    await page.evaluate(() => {
+      const refund = document.querySelector<HTMLButtonElement>("#refund")!;
+      refund.click();
+      refund.click();
+    });
+    const note = (await (await page.waitForSelector('section.ticket[data-encf^="E34"]')).getAttribute("data-encf"))!;
+    expect(await page.textContent("section.ticket")).toContain(`Modifica${card}`);
+    await page.click('button[data-tab="recibos"]');
+    await page.click(`tr[data-encf="${card}"] button`);
+    await page.waitForSelector(`section.ticket[data-encf="${card}"]`);
+    await page.click("#refund");
+    await expect.poll(() => dialogs.length).toBe(2);
+    page.off("dialog", onDialog);
+    expect(dialogs[0]).toMatch(/^confirm: /);
+    expect(dialogs[1]).toBe(`alert: ${card} ya fue acreditada por completo.`);
+    const notes = (await storeRows<{ encf: string }>(page, "outbox")).filter((e) => e.encf.startsWith("E34"));
+    expect(notes.map((e) => e.encf)).toEqual([note]);
+  }, 300_000);
+
+  it("two tabs: one syncs at a time (Web Lock) and every receipt is uploaded once", async () => {
+    const second = await context.newPage();
+    await second.goto(`${stack.workerUrl}/pos/`);
+    await second.waitForSelector("header.bar");
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 60_000 });
+    const sent: { tab: number; encf: string }[] = [];
+    [page, second].forEach((p, tab) =>
+      p.on("requestfinished", (r) => {
+        if (r.url().endsWith("/devices/receipts")) sent.push({ tab, encf: /<eNCF>(E\d{12})<\/eNCF>/.exec(r.postData() ?? "")?.[1] ?? "?" });
+      }),
+    );
+    await context.setOffline(true);
+    await page.waitForSelector("#net.off");
+    const queued = [await sell(page, ["Arroz"]), await sell(page, ["Yogur"]), await sell(page, ["Café"])];
+    // Both tabs see the network come back and both try to sync.
+    await context.setOffline(false);
+    // (A round cut short, say by wrangler dev reloading, goes again at the next interval.)
+    for (const p of [page, second]) await p.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 120_000 });
+    // Let any later round of either tab run too.
+    await page.evaluate(() => window.dispatchEvent(new Event("online")));
+    await second.evaluate(() => window.dispatchEvent(new Event("online")));
+    await page.waitForTimeout(2000);
+    expect(sent.filter((s) => queued.includes(s.encf)).map((s) => s.encf).sort()).toEqual([...queued].sort());
+    const rows = stack.sql<{ encf: string; n: number }>(`SELECT encf, COUNT(*) AS n FROM receipts WHERE encf IN (${queued.map((e) => `'${e}'`).join(",")}) GROUP BY encf ORDER BY encf`);
+    expect(rows).toEqual([...queued].sort().map((encf) => ({ encf, n: 1 })));
+    await second.close();
+  }, 300_000);
+
+  it("revocation: the device learns it at the next sync, deletes its key, hands over what it signed before, and pairs again", async () => {
+    // A receipt signed offline, then the device is revoked before it syncs.
+    await context.setOffline(true);
+    await page.waitForSelector("#net.off");
+    const signedBefore = await sell(page, ["Arroz"]);
+    const listeners = await windowListeners(page);
+    const handedOver = new Map<string, number>();
+    page.on("response", (r) => {
+      const encf = /<eNCF>(E\d{12})<\/eNCF>/.exec(r.request().postData() ?? "")?.[1];
+      if (r.url().endsWith("/devices/receipts") && encf) handedOver.set(encf, r.status());
+    });
     await stack.admin("POST", `/admin/devices/${deviceId}/revoke`);
-    await page.reload();
+    await context.setOffline(false);
     await page.waitForSelector("#pairing", { timeout: 30_000 });
     expect(await page.textContent("#pairing-error")).toContain("revocado");
     const keys = await page.evaluate(
@@ -203,6 +425,18 @@ describe("the POS in Chromium", () => {
         }),
     );
     expect(keys).toBe(0);
+    // The receipt signed before the revocation went up with the revoked token, and was taken.
+    await expect.poll(() => handedOver.get(signedBefore), { timeout: 30_000 }).toBe(200);
+
+    // Pairing again starts one app: its window listeners replace the old ones, they do not pile up.
+    const again = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name: "Caja 1 (de nuevo)" });
+    await page.fill("#pairing-code", again.pairingCode);
+    await page.press("#pairing-code", "Enter");
+    await page.waitForSelector("header.bar");
+    expect(await windowListeners(page)).toEqual(listeners);
     await context.close();
+    // On the server: one upload by the revoked device, answered, and one receipt.
+    expect(stack.sql<{ n: number }>(`SELECT COUNT(*) AS n FROM device_uploads WHERE device_id = '${deviceId}' AND encf = '${signedBefore}' AND answer IS NOT NULL`)).toEqual([{ n: 1 }]);
+    expect(stack.sql<{ n: number }>(`SELECT COUNT(*) AS n FROM receipts WHERE encf = '${signedBefore}'`)).toEqual([{ n: 1 }]);
   }, 120_000);
 });
