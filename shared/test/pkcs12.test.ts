@@ -16,6 +16,7 @@ import {
   xmlsecVerify,
   type TestIdentity,
 } from "./support/certs.ts";
+import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "./support/pkcs12-builder.ts";
 
 execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
 
@@ -78,6 +79,9 @@ describe("readPkcs12 refuses, with a distinct code", () => {
     ["not_rsa", "an EC P-256 key", () => opensslEcP12("x"), "x"],
     ["no_certificate", "a key without its certificate", () => opensslKeyOnlyP12(id, "x"), "x"],
     ["no_private_key", "a certificate without key", () => opensslCertOnlyP12(id, "x"), "x"],
+    ["unreadable_key", "an RSA key bag whose RSAPrivateKey is malformed", () => pfxWithBags([malformedRsaKeyBag(), certificateBag(id.certificateDer)]), "x"],
+    ["unsupported", "a key encrypted with a cipher node-forge lacks (Camellia)", () => pfxWithBags([unknownCipherKeyBag(), certificateBag(id.certificateDer)]), "x"],
+    ["no_private_key", "a hand-built file with only a certificate", () => pfxWithBags([certificateBag(id.certificateDer)]), "x"],
     ["not_pkcs12", "a bare certificate", () => id.certificateDer, "x"],
     ["not_pkcs12", "random bytes", () => crypto.getRandomValues(new Uint8Array(600)), "x"],
     ["not_pkcs12", "empty input", () => new Uint8Array(0), "x"],
@@ -92,6 +96,8 @@ describe("readPkcs12 refuses, with a distinct code", () => {
     }
     expect(error).toBeInstanceOf(Pkcs12Error);
     expect((error as Pkcs12Error).code).toBe(code);
+    // An RSA key is never reported as "not RSA".
+    if (code !== "not_rsa") expect((error as Pkcs12Error).message).not.toMatch(/not RSA/);
   });
 });
 

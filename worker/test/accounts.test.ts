@@ -1,9 +1,10 @@
 import { env } from "cloudflare:workers";
 import { SignJWT, decodeJwt } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { allocateEncf } from "../src/issuing/sequences.ts";
 import { reserveQuota } from "../src/issuing/quota.ts";
 import { call } from "./support/http.ts";
+import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "../../shared/test/support/pkcs12-builder.ts";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 
 const problem = async (res: Response) => {
@@ -244,6 +245,29 @@ describe("GET /company/me warnings", () => {
     const warnings = await warningsOf(token);
     expect(warnings.map((w) => w.code)).toEqual(["certificate_expired"]);
     expect(warnings[0]!.message).toContain(yesterday);
+  });
+});
+
+describe("PUT /company/certificate refusals", () => {
+  const certificateDer = () => Uint8Array.from(atob(inject("certificates").certificateDer), (ch) => ch.charCodeAt(0));
+  it.each([
+    ["no_private_key", () => pfxWithBags([certificateBag(certificateDer())]), /no private key/],
+    ["unsupported", () => pfxWithBags([unknownCipherKeyBag(), certificateBag(certificateDer())]), /encryption this service cannot open/],
+    ["unreadable_key", () => pfxWithBags([malformedRsaKeyBag(), certificateBag(certificateDer())]), /RSA private key is damaged/],
+  ] as const)("%s is a 400 with its own message", async (code, make, message) => {
+    const { company, token } = await companyWithToken();
+    const form = new FormData();
+    form.set("file", new File([make()], "firma.p12"));
+    form.set("password", "x");
+    const res = await call("/company/certificate", { method: "PUT", headers: authed(token), body: form });
+    expect(res.status).toBe(400);
+    const body = await problem(res);
+    expect(body.code).toBe("bad_request");
+    expect(body.errors).toEqual([{ path: "/file", code, message: expect.stringMatching(message) }]);
+    expect(body.detail).toMatch(message);
+    expect(body.detail).not.toMatch(/not RSA|not a PKCS#12/);
+    const row = await env.DB.prepare("SELECT certificate_der FROM companies WHERE id = ?1").bind(company.id).first();
+    expect(row).toEqual({ certificate_der: null });
   });
 });
 

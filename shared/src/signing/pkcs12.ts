@@ -5,7 +5,7 @@
 import forge from "node-forge";
 import { describeCertificate, type CertificateInfo } from "./certificate.ts";
 
-export type Pkcs12ErrorCode = "not_pkcs12" | "wrong_password" | "not_rsa" | "no_certificate" | "no_private_key" | "unsupported";
+export type Pkcs12ErrorCode = "not_pkcs12" | "wrong_password" | "not_rsa" | "unreadable_key" | "no_certificate" | "no_private_key" | "unsupported";
 
 export class Pkcs12Error extends Error {
   override readonly name = "Pkcs12Error";
@@ -95,8 +95,9 @@ function samePublicKey(certificate: forge.pki.Certificate | null, key: forge.pki
 
 /**
  * Opens a .p12/.pfx file. Throws Pkcs12Error with code `not_pkcs12`, `wrong_password`, `not_rsa`
- * (DGII signs RSA-SHA256), `no_private_key`, `no_certificate` (no certificate for the key) or
- * `unsupported` (an encryption node-forge does not implement).
+ * (DGII signs RSA-SHA256), `unreadable_key` (an RSA key that cannot be parsed), `no_private_key`,
+ * `no_certificate` (no certificate for the key) or `unsupported` (an encryption node-forge does
+ * not implement).
  */
 export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents {
   const p12 = open(bytes, password);
@@ -107,9 +108,11 @@ export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents 
   if (keyBags.length === 0) throw new Pkcs12Error("no_private_key", "The certificate file holds no private key");
   const keyBag = keyBags[0]!;
   if (!keyBag.key) {
-    // forge only understands RSA keys; it leaves others as raw PrivateKeyInfo.
+    // forge leaves a key it cannot parse as raw PrivateKeyInfo: another algorithm, or an RSA key
+    // whose RSAPrivateKey is malformed (the file opened, so it is a PKCS#12 and the password is right).
     const oid = keyBag.asn1 ? privateKeyAlgorithm(keyBag.asn1) : "unknown";
-    throw new Pkcs12Error(oid === RSA_ENCRYPTION ? "not_pkcs12" : "not_rsa", `The private key is not RSA (algorithm ${oid}); DGII requires RSA-SHA256`);
+    if (oid === RSA_ENCRYPTION) throw new Pkcs12Error("unreadable_key", "The file's RSA private key is malformed or in a form this reader cannot parse");
+    throw new Pkcs12Error("not_rsa", `The private key is not RSA (algorithm ${oid}); DGII requires RSA-SHA256`);
   }
   const key = keyBag.key as forge.pki.rsa.PrivateKey;
   const pkcs8 = der(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key)));
