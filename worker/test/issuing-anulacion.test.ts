@@ -47,9 +47,11 @@ async function usedElsewhere(companyId: string, rnc: string, sequence: number): 
   return encf;
 }
 
+/** Sweeps, each round later than the back-off the last one set, until `done`. */
 async function sweepUntil(done: () => Promise<boolean>) {
-  for (let i = 0; i < 15 && !(await done()); i++) {
-    await sweepOutbox(env, new Date());
+  for (let i = 0, at = Date.now(); i < 15 && !(await done()); i++) {
+    at += 15 * 60_000;
+    await sweepOutbox(env, new Date(at));
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -12,6 +12,22 @@ export interface OutboxMessage {
 
 export type ProcessResult = "final" | "pending" | "busy" | "missing";
 
+/** The sweeper's pace for one receipt: never sooner than 30 s, never later than 10 minutes. */
+const MIN_RETRY_MS = 30_000;
+const MAX_RETRY_MS = 600_000;
+
+/**
+ * When the sweeper should look at a pending receipt again: after as long as the receipt has
+ * existed (30 s floor, 10 min cap). Attempts then fall at geometrically growing ages (about 1, 2,
+ * 4, 8… times the first), which is exponential back-off without keeping a count of attempts, so
+ * a receipt stuck for hours is tried every 10 minutes instead of on every tick.
+ */
+export function nextAttemptAt(createdAt: string, now: Date): string {
+  const age = now.getTime() - Date.parse(createdAt);
+  const delay = Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, Number.isFinite(age) ? age : 0));
+  return new Date(now.getTime() + delay).toISOString();
+}
+
 /** Who moves a receipt forward in the background, for the audit log. */
 export interface Worker {
   actor: "queue" | "sweeper";
@@ -57,7 +73,13 @@ export async function processReceipt(env: Env, receiptId: string, now = new Date
     await releaseClaim(env.DB, receiptId);
   }
   await auditOutcome(env, claimed, result, worker);
-  return isFinal(result.status) ? "final" : "pending";
+  if (isFinal(result.status)) return "final";
+  // Still pending: the sweeper leaves it alone until then (the queue keeps its own back-off).
+  await database(env.DB)
+    .update(receipts)
+    .set({ nextAttemptAt: nextAttemptAt(result.createdAt, now) })
+    .where(eq(receipts.id, receiptId));
+  return "pending";
 }
 
 /** The queue consumer: final receipts are acknowledged, the rest retried with back-off. */
@@ -75,11 +97,12 @@ export async function consumeOutbox(batch: MessageBatch<OutboxMessage>, env: Env
 }
 
 /**
- * The cron sweeper: anything not final and not held (a lost queue message, a crash between
- * sending and recording) is processed again. Returns how many receipts it looked at.
+ * The cron sweeper: anything not final, not held and due (a lost queue message, a crash between
+ * sending and recording) is processed again, the longest-waiting first. Returns how many
+ * receipts it looked at.
  */
-export async function sweepOutbox(env: Env, now = new Date()): Promise<{ looked: number; finished: number }> {
-  const due = await dueReceipts(env.DB, now);
+export async function sweepOutbox(env: Env, now = new Date(), options: { limit?: number } = {}): Promise<{ looked: number; finished: number }> {
+  const due = await dueReceipts(env.DB, now, options.limit);
   const worker: Worker = { actor: "sweeper", runId: `sweep:${crypto.randomUUID()}` };
   let finished = 0;
   for (const receipt of due) {

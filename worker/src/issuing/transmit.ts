@@ -142,7 +142,11 @@ export async function archivedXml(env: Env, receipt: Receipt): Promise<string> {
   return object.text();
 }
 
-/** Receipts the sweeper should look at: not final, not held by anyone, due. */
+/**
+ * Receipts the sweeper should look at: not final, not held by anyone, due; in the order they
+ * became due (a receipt never tried in the background is due since it was created), so receipts
+ * that keep failing, pushed back by their back-off, never crowd newer ones out of a tick.
+ */
 export async function dueReceipts(d1: D1Database, now: Date, limit = 25): Promise<Receipt[]> {
   const nowIso = now.toISOString();
   return database(d1)
@@ -155,6 +159,6 @@ export async function dueReceipts(d1: D1Database, now: Date, limit = 25): Promis
         or(isNull(receipts.nextAttemptAt), lt(receipts.nextAttemptAt, nowIso)),
       ),
     )
-    .orderBy(receipts.createdAt)
+    .orderBy(sql`COALESCE(${receipts.nextAttemptAt}, ${receipts.createdAt})`, receipts.createdAt)
     .limit(limit);
 }
