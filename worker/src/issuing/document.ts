@@ -39,7 +39,7 @@ export const isoDate = (dgii: string) => `${dgii.slice(6, 10)}-${dgii.slice(3, 5
  * For a credit or debit note: the receipt it modifies, as our records know it, with the notes
  * DGII already accepted against it (so the balance rules can be applied before issuing).
  */
-export async function modifiedReceiptFor(d1: D1Database, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
+export async function modifiedReceiptFor(d1: D1Database, archive: R2Bucket, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
   const ncf = obj(obj(body)?.InformacionReferencia)?.NCFModificado;
   if (typeof ncf !== "string" || !ncf) return undefined;
   const db = database(d1);
@@ -48,14 +48,25 @@ export async function modifiedReceiptFor(d1: D1Database, companyId: string, body
   const notes = await db.query.receipts.findMany({
     where: and(eq(receipts.companyId, companyId), eq(receipts.ncfModificado, original.encf), inArray(receipts.status, ["accepted", "conditional"])),
   });
+  // A note without TipoIngresos inherits the original's; only then is the archived XML read.
+  const needsTipoIngresos = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.TipoIngresos === undefined;
+  const TipoIngresos = needsTipoIngresos ? await archivedTipoIngresos(archive, original.xmlKey) : undefined;
   return {
     eNCF: original.encf,
+    ...(TipoIngresos ? { TipoIngresos } : {}),
     fechaEmision: dgiiDate(original.issueDate),
     montoTotal: original.montoTotal,
     acceptedNotes: notes
       .filter((n) => (n.tipoeCF === "33" || n.tipoeCF === "34") && n.codigoModificacion)
       .map((n) => ({ tipo: n.tipoeCF as "33" | "34", codigoModificacion: n.codigoModificacion as "1" | "2" | "3" | "4" | "5", montoTotal: n.montoTotal })),
   };
+}
+
+/** `TipoIngresos` of a receipt we signed (our serializer's compact XML, so a plain match is exact). */
+async function archivedTipoIngresos(archive: R2Bucket, key: string): Promise<string | undefined> {
+  const object = await archive.get(key);
+  if (!object) return undefined;
+  return /<IdDoc>(?:(?!<\/IdDoc>).)*?<TipoIngresos>(0[1-6])<\/TipoIngresos>/s.exec(await object.text())?.[1];
 }
 
 /**

@@ -92,7 +92,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
     eNCF: givenEncf ?? (tipo ? formatEncf(tipo, range?.nextNumber ?? 1) : undefined),
     fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
     emisor: emisorProfile(company),
-    modifiedReceipt: await modifiedReceiptFor(env.DB, company.id, body),
+    modifiedReceipt: await modifiedReceiptFor(env.DB, env.ARCHIVE, company.id, body),
   };
   const validation = validateEcf(body, context);
   if (!validation.ok) {
