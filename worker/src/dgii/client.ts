@@ -47,6 +47,8 @@ export interface DgiiClientOptions {
   /** How long a status-service answer is remembered (default 5 s). */
   statusTtlMs?: number;
   fetch?: typeof fetch;
+  /** Told how long each HTTP round trip to DGII took (for Server-Timing). */
+  onCall?: (what: string, ms: number) => void;
 }
 
 function normaliseResult(json: Record<string, unknown>, trackId: string | null): DgiiResult {
@@ -73,6 +75,7 @@ export class DgiiClient {
   private readonly timeoutMs: number;
   private readonly statusTtlMs: number;
   private readonly fetcher: typeof fetch;
+  private readonly onCall?: (what: string, ms: number) => void;
 
   constructor(
     env: Pick<Env, "DGII_TARGET" | "DGII_SANDBOX_URL">,
@@ -84,6 +87,7 @@ export class DgiiClient {
     this.statusTtlMs = options.statusTtlMs ?? 5_000;
     // Called through a wrapper: workerd refuses a bare `fetch` invoked with another `this`.
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+    this.onCall = options.onCall;
   }
 
   private url(host: keyof DgiiHosts, path: string, query?: Record<string, string>): string {
@@ -95,9 +99,12 @@ export class DgiiClient {
   /** One HTTP call with a timeout; network failures become DgiiError("unreachable" | "timeout"). */
   private async call(what: string, url: string, init: RequestInit = {}): Promise<Response> {
     let response: Response;
+    const started = performance.now();
     try {
       response = await this.fetcher(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+      this.onCall?.(what, performance.now() - started);
     } catch (error) {
+      this.onCall?.(what, performance.now() - started);
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       throw new DgiiError(timedOut ? "timeout" : "unreachable", null, [], `DGII ${what} ${timedOut ? `timed out after ${this.timeoutMs} ms` : `unreachable: ${String(error)}`}`);
     }

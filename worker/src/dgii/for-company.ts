@@ -34,11 +34,11 @@ export function dgiiTimeoutMs(env: Env): number {
   return numberVar(env, "DGII_TIMEOUT_MS", 10_000);
 }
 
-export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner): DgiiClient {
+export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner, onCall?: (what: string, ms: number) => void): DgiiClient {
   return new DgiiClient(
     env,
     { environment: company.dgiiEnvironment, rnc: company.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: company.certificateSerial ?? "" },
     // Tests shorten these through [vars]; production keeps the defaults.
-    { timeoutMs: dgiiTimeoutMs(env), statusTtlMs: numberVar(env, "DGII_STATUS_TTL_MS", 5_000) },
+    { timeoutMs: dgiiTimeoutMs(env), statusTtlMs: numberVar(env, "DGII_STATUS_TTL_MS", 5_000), onCall },
   );
 }

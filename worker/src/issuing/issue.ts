@@ -11,6 +11,7 @@ import { dgiiDate, emisorProfile, modifiedReceiptFor, requestedEncf, requestedTi
 import { releaseQuota, reserveQuota } from "./quota.ts";
 import { allocateEncf, formatEncf, sequenceExpired } from "./sequences.ts";
 import { recordSignedReceipt, type IssueOutcome } from "./record.ts";
+import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "./transmit.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
@@ -72,7 +73,7 @@ async function takeClientEncf(env: Env, company: Company, encf: string, tipo: st
  * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
  * records and transmits it. Throws ApiProblem for every client mistake.
  */
-export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date): Promise<IssueOutcome> {
+export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date, times?: PhaseTimes): Promise<IssueOutcome> {
   const tipo = requestedTipo(body);
   // Identity of the document for resends: the fields the service assigns are left out.
   const requestHash = await sha256Hex(stableStringify(withoutAssignedFields(body)));
@@ -106,6 +107,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
     if (existing) return { receipt: resendOf(existing, [requestHash, await sha256Hex(stableStringify(body))]), reenviado: true };
   }
 
+  const numberingStarted = performance.now();
   await reserveQuota(env.DB, company.id, company.invoiceLimitPerMonth, now);
   let encf: string;
   let expiresOn: string;
@@ -113,6 +115,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
     const numbered = givenEncf ? await takeClientEncf(env, company, givenEncf, tipo!, now) : await allocateEncf(env.DB, company.id, tipo!, now);
     encf = numbered.encf;
     expiresOn = numbered.expiresOn;
+    times?.add("storage", performance.now() - numberingStarted);
   } catch (error) {
     await releaseQuota(env.DB, company.id, now);
     throw error;
@@ -124,5 +127,5 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
   if (idDoc.FechaVencimientoSecuencia !== undefined && expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(expiresOn);
 
   const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-  return recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", claimed: true, now });
+  return recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", claimed: true, now, times });
 }

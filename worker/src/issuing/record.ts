@@ -7,6 +7,7 @@ import { receipts } from "../db/schema.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { isoDate } from "./document.ts";
 import { countIssued } from "./quota.ts";
+import type { PhaseTimes } from "./timing.ts";
 import { pollDelays, releaseClaim, transmitReceipt, type Receipt } from "./transmit.ts";
 
 type Json = Record<string, any>;
@@ -24,6 +25,8 @@ export interface RecordOptions {
   /** True when the e-NCF was just taken for this receipt (no earlier copy can exist). */
   claimed?: boolean;
   now?: Date;
+  /** Collects `storage` (R2 archive, D1 record) and `transmit` (everything with DGII). */
+  times?: PhaseTimes;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
       : { form: "consultatimbre", environment: company.dgiiEnvironment, rncEmisor: company.rnc, rncComprador: comprador.RNCComprador ?? null, encf, fechaEmision, montoTotal: String(totales.MontoTotal), fechaFirma, codigoSeguridad },
   );
 
+  const storageStarted = performance.now();
   const archived = await archiveImmutable(env.ARCHIVE, receiptXmlKey(company.rnc, encf, fechaEmision), signedXml, "application/xml");
   const reference = (document.InformacionReferencia ?? {}) as Json;
   const inserted = await db
@@ -87,6 +91,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
     .onConflictDoNothing()
     .returning();
   const receipt = inserted[0];
+  options.times?.add("storage", performance.now() - storageStarted);
   if (!receipt) return { receipt: (await findExisting())!, reenviado: true };
   // Every issued receipt gets its printed representation in the archive (in the background).
   printInBackground(env, receipt, signedXml);
@@ -94,7 +99,9 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   if (options.source === "device") await countIssued(env.DB, company.id, now);
 
   // A request polls only the first few delays; the queue finishes anything slower.
-  const sent = await transmitReceipt(env, receipt, signedXml, { delays: pollDelays(env).slice(0, 3) });
+  const transmitStarted = performance.now();
+  const sent = await transmitReceipt(env, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times: options.times });
+  options.times?.add("transmit", performance.now() - transmitStarted);
   await releaseClaim(env.DB, sent.id);
   if (sent.status === "contingency" || sent.status === "in_process") await env.OUTBOX.send({ receiptId: sent.id });
   return { receipt: sent, reenviado: false };

@@ -6,6 +6,7 @@ import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { isFinal, statusFromDgii, type ReceiptStatus } from "./estado.ts";
+import type { PhaseTimes } from "./timing.ts";
 
 export type Receipt = typeof receipts.$inferSelect;
 
@@ -66,10 +67,11 @@ function recordHttpRejection(d1: D1Database, receipt: Receipt, error: DgiiError)
   });
 }
 
-async function pollTrackId(d1: D1Database, client: DgiiClient, receipt: Receipt, delays: number[]): Promise<Receipt> {
+async function pollTrackId(d1: D1Database, client: DgiiClient, receipt: Receipt, delays: number[], times?: PhaseTimes): Promise<Receipt> {
   let current = receipt;
   for (const delay of delays) {
-    await sleep(delay);
+    if (times) await times.time("dgii-wait", () => sleep(delay));
+    else await sleep(delay);
     const result = await client.consultaResultado(current.trackId!);
     if (result.codigo === 3) continue;
     if (result.codigo === 0) break; // DGII does not know it yet: keep polling later
@@ -88,6 +90,8 @@ async function signedRfceFor(signedEcf: string, receipt: Receipt, key: CryptoKey
 export interface TransmitOptions {
   /** Poll delays to spend inside this call (a request polls briefly, the queue longer). */
   delays: number[];
+  /** Collects the DGII round trips (`dgii`) and the waits between polls (`dgii-wait`). */
+  times?: PhaseTimes;
 }
 
 /**
@@ -101,7 +105,8 @@ export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: str
   const company = await database(env.DB).query.companies.findFirst({ where: eq(companies.id, receipt.companyId) });
   if (!company) throw new Error(`receipt ${receipt.id} has no company`);
   const signer = await signerFor(env, company);
-  const client = dgiiClientFor(env, company, signer);
+  const times = options.times;
+  const client = dgiiClientFor(env, company, signer, times && ((_what, ms) => times.add("dgii", ms)));
   let current = receipt;
   try {
     if (current.dgiiPath === "rfce") {
@@ -126,7 +131,7 @@ export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: str
       const trackId = await client.sendEcf(signedXml, current.encf);
       current = await update(env.DB, current.id, { trackId, status: "in_process" });
     }
-    return await pollTrackId(env.DB, client, current, options.delays);
+    return await pollTrackId(env.DB, client, current, options.delays, times);
   } catch (error) {
     if (!(error instanceof DgiiError)) throw error;
     if (!error.isUnavailable) return recordHttpRejection(env.DB, current, error);

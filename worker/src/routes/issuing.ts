@@ -16,6 +16,7 @@ import { answerFor } from "../issuing/answer.ts";
 import { stableStringify } from "../issuing/document.ts";
 import { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentAnswer } from "../issuing/idempotency.ts";
 import { issueReceipt } from "../issuing/issue.ts";
+import { PhaseTimes } from "../issuing/timing.ts";
 import { checkVoidRanges, holdForVoiding, letGo, markVoided, refusedRanges, type VoidProblem } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
@@ -106,8 +107,9 @@ issuingRoutes.openapi(
       if (claim.kind === "replay") return c.json(claim.body as object, claim.status);
     }
     let outcome;
+    const times = new PhaseTimes();
     try {
-      outcome = await issueReceipt(c.env, company, body, new Date());
+      outcome = await issueReceipt(c.env, company, body, new Date(), times);
     } catch (error) {
       if (key) await releaseIdempotencyKey(c.env.DB, company.id, key);
       throw error;
@@ -118,6 +120,10 @@ issuingRoutes.openapi(
       c.set("auditEvent", { code: answer.estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${answer.encf}: ${reasons}` });
     }
     if (key) await storeIdempotentAnswer(c.env.DB, company.id, key, status, answer);
+    // storage: D1 numbering, R2 archive, D1 record; transmit: all of the DGII part (dgii: its
+    // HTTP round trips, dgii-wait: the pauses between result polls).
+    const timing = times.header();
+    if (timing) c.header("Server-Timing", timing);
     return c.json(answer, status);
   }) as never,
 );

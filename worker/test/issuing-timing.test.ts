@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
+
+afterEach(clearFaults);
+
+const phasesOf = (header: string | null) =>
+  Object.fromEntries((header ?? "").split(",").map((entry) => {
+    const [name, dur] = entry.trim().split(";dur=");
+    return [name, Number(dur)];
+  }));
+
+describe("Server-Timing on POST /fe/recepcion/ecf", () => {
+  it("reports storage and the DGII part separately; the DGII part holds its round trips and poll waits", async () => {
+    const { token } = await issuer();
+    const { status, headers } = await issue(token, issueRequest("31"));
+    expect(status).toBe(200);
+    const phases = phasesOf(headers.get("Server-Timing"));
+    expect(Object.keys(phases).sort()).toEqual(["dgii", "dgii-wait", "storage", "transmit"]);
+    expect(phases.storage).toBeGreaterThan(0);
+    expect(phases.dgii).toBeGreaterThan(0);
+    // At least the first poll delay (DGII_POLL_DELAYS_MS starts at 200 ms in tests).
+    expect(phases["dgii-wait"]).toBeGreaterThanOrEqual(199);
+    expect(phases.transmit).toBeGreaterThanOrEqual(phases.dgii + phases["dgii-wait"]);
+  });
+
+  it("in contingency nothing reaches DGII: no poll waits", async () => {
+    const { token } = await issuer();
+    await setFault({ mode: "down" });
+    const { status, headers } = await issue(token, issueRequest("31"));
+    expect(status).toBe(503);
+    const phases = phasesOf(headers.get("Server-Timing"));
+    expect(phases.storage).toBeGreaterThan(0);
+    expect(phases.transmit).toBeGreaterThan(0);
+    expect(phases["dgii-wait"]).toBeUndefined();
+  });
+});
