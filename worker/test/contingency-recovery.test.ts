@@ -3,7 +3,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { afterEach, describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
-import { consumeOutbox, sweepOutbox, type OutboxMessage } from "../src/issuing/outbox.ts";
+import { consumeOutbox, processReceipt, sweepOutbox, type OutboxMessage } from "../src/issuing/outbox.ts";
 import { admin } from "./support/accounts.ts";
 import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
 
@@ -54,6 +54,25 @@ describe("a failed send while the status service says DGII is up", () => {
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1, trackId: listed[0]!.trackId });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
     expect((await requestsTo("consultatrackids")).length).toBeGreaterThan(before);
+  });
+});
+
+describe("a send that timed out may still land at DGII", () => {
+  it("so an empty consultatrackids right after it does not lead to a second send", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "slow", delayMs: 4000, services: ["recepcion"] });
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status).toBe(503);
+    // Reception is quick again, but DGII has not recorded the first copy yet (its delay still runs).
+    await clearFaults();
+    const row = (await receiptRow(company.id, body.encf))!;
+    expect(await processReceipt(env, row.id, new Date())).toBe("pending");
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ sendAttempts: 1, trackId: null });
+
+    for (let i = 0; i < 40 && !(await received(company.rnc, body.encf)).length; i++) await sleep(100);
+    await sweepUntil(async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
   });
 });
 

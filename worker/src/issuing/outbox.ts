@@ -68,7 +68,7 @@ export async function processReceipt(env: Env, receiptId: string, now = new Date
   if (!claimed) return "busy";
   let result: Receipt;
   try {
-    result = await transmitReceipt(env, claimed, await archivedXml(env, claimed), { delays: [0] });
+    result = await transmitReceipt(env, claimed, await archivedXml(env, claimed), { delays: [0], now });
   } finally {
     await releaseClaim(env.DB, receiptId);
   }

@@ -12,6 +12,11 @@ export type Receipt = typeof receipts.$inferSelect;
 
 /** How long one worker may hold a receipt before another may take it over. */
 const CLAIM_MS = 60_000;
+/**
+ * How long after a send that failed in transit (timeout, reset) DGII may still record it: until
+ * then an empty consultatrackids proves nothing, so the receipt is not sent again.
+ */
+const SEND_SETTLE_MS = 60_000;
 
 /** Poll delays (ms) while a track id is in process; DGII_POLL_DELAYS_MS overrides (tests). */
 export function pollDelays(env: Env): number[] {
@@ -92,6 +97,7 @@ export interface TransmitOptions {
   delays: number[];
   /** Collects the DGII round trips (`dgii`) and the waits between polls (`dgii-wait`). */
   times?: PhaseTimes;
+  now?: Date;
 }
 
 /**
@@ -124,6 +130,8 @@ export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: str
       const known = await client.consultaTrackIds(current.encf);
       const latest = known[known.length - 1];
       if (latest) current = await update(env.DB, current.id, { trackId: latest.trackId, status: "in_process" });
+      // The failed send was recorded (updatedAt) moments ago: it may still land. Ask again later.
+      else if ((options.now ?? new Date()).getTime() - Date.parse(current.updatedAt ?? current.createdAt) < SEND_SETTLE_MS) return current;
     }
     if (!current.trackId) {
       if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
