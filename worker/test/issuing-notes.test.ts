@@ -1,5 +1,5 @@
 // A credit note that leaves TipoIngresos out (DGII's own test sets do) inherits it from the receipt
-// it modifies when that receipt is ours; otherwise "01" is assumed.
+// it modifies when that receipt is ours; otherwise "01" is assumed and the answer warns of it.
 import { xmlToEcf } from "@ecf/shared";
 import { describe, expect, it } from "vitest";
 import { authed } from "./support/accounts.ts";
@@ -29,5 +29,8 @@ describe("TipoIngresos of a note", () => {
     );
     expect(note.body.estado, JSON.stringify(note.body)).toBe("Aceptado");
     expect((await archivedIdDoc(token, note.body.encf)).TipoIngresos).toBe(expected);
+    // Only an assumption is worth a warning; an inherited value is what the note means.
+    const warned = (note.body.advertencias ?? []).filter((w: { path: string }) => w.path === "/Encabezado/IdDoc/TipoIngresos");
+    expect(warned.map((w: { code: string }) => w.code)).toEqual(ours ? [] : ["assumed_value"]);
   });
 });

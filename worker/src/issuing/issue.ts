@@ -127,5 +127,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
   if (idDoc.FechaVencimientoSecuencia !== undefined && expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(expiresOn);
 
   const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-  return recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", claimed: true, now, times });
+  const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", claimed: true, now, times });
+  const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
+  return warnings.length ? { ...recorded, warnings } : recorded;
 }

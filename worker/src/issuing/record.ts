@@ -16,6 +16,8 @@ export interface IssueOutcome {
   receipt: Receipt;
   /** True when the receipt already existed and nothing was done again. */
   reenviado: boolean;
+  /** Validation warnings of this request (e.g. a failed RNC check digit, an assumed TipoIngresos). */
+  warnings?: { path: string; code: string; message: string; messageEs?: string }[];
 }
 
 export interface RecordOptions {

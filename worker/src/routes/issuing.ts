@@ -32,6 +32,14 @@ export const IssueAnswer = z
     mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
     reenviado: z.boolean(),
     links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
+    aprobacionComercial: z
+      .object({ estado: z.enum(["aceptado", "rechazado"]), motivo: z.string().nullable(), fechaHoraAprobacionComercial: z.string().nullable() })
+      .optional()
+      .openapi({ description: "The buyer's commercial approval (ACECF), once received" }),
+    advertencias: z
+      .array(z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() }))
+      .optional()
+      .openapi({ description: "Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field" }),
   })
   .openapi("IssueAnswer");
 
@@ -114,7 +122,8 @@ issuingRoutes.openapi(
       if (key) await releaseIdempotencyKey(c.env.DB, company.id, key);
       throw error;
     }
-    const { status, body: answer } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
+    const { status, body: judged } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
+    const answer = outcome.warnings ? { ...judged, advertencias: outcome.warnings } : judged;
     if (!outcome.reenviado && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
       const reasons = answer.mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
       c.set("auditEvent", { code: answer.estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${answer.encf}: ${reasons}` });
