@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity } from "../../shared/test/support/certs.ts";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { DgiiClient } from "./support/dgii-client.ts";
+import { DGII_KIT } from "../../shared/test/support/kit.ts";
 
-const SAMPLES = "/work/shared/dgii/samples/xml/";
+const SAMPLES = `${DGII_KIT}/samples/xml/`;
 const sample = (name: string) => readFileSync(SAMPLES + name, "utf8");
 
 let sandbox: RunningSandbox;

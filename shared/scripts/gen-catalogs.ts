@@ -4,9 +4,10 @@
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DGII_KIT } from "../test/support/kit.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const catalogDir = process.argv[2] ?? process.env.DGII_CATALOGS ?? "/work/shared/dgii/catalogs";
+const catalogDir = process.argv[2] ?? process.env.DGII_CATALOGS ?? `${DGII_KIT}/catalogs`;
 const outFile = process.env.ECF_GEN_OUT ?? join(here, "..", "src", "generated", "catalogs.ts");
 
 /** Rows of a simple CSV (no quoting in DGII's files); the last column keeps any extra commas. */

@@ -10,10 +10,11 @@
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DGII_KIT } from "../test/support/kit.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const docFile = process.argv[2] ?? "/work/shared/dgii/docs/formato-ecf.txt";
-const xsdDir = process.argv[3] ?? "/work/shared/dgii/xsd";
+const docFile = process.argv[2] ?? `${DGII_KIT}/docs/formato-ecf.txt`;
+const xsdDir = process.argv[3] ?? `${DGII_KIT}/xsd`;
 const outFile = process.env.ECF_GEN_OUT ?? join(here, "..", "src", "generated", "obligations.ts");
 const TYPES = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"] as const;
 type Tipo = (typeof TYPES)[number];

@@ -3,7 +3,7 @@
  *
  *   npx tsx shared/scripts/gen-xsd-model.ts [xsd-dir] [out-dir]
  *
- * Reads the 15 XSDs (default /work/shared/dgii/xsd, never modified) and writes
+ * Reads the 15 XSDs (default: the kit's xsd/ folder, see shared/test/support/kit.ts; never modified) and writes
  *   shared/src/generated/xsd-model.ts   element trees + simple-type facets per document kind
  *   shared/src/generated/xsd-sources.ts the schema texts, minified and patched for libxml2
  * Patches are found by compiling each schema with xmllint-wasm: a schema that fails gets the
@@ -15,10 +15,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import { validateXML } from "xmllint-wasm";
+import { DGII_KIT } from "../test/support/kit.ts";
 
 const XS = "http://www.w3.org/2001/XMLSchema";
 const here = dirname(fileURLToPath(import.meta.url));
-const xsdDir = process.argv[2] ?? "/work/shared/dgii/xsd";
+const xsdDir = process.argv[2] ?? `${DGII_KIT}/xsd`;
 // A different out-dir lets a test regenerate and compare with the committed files.
 const outDir = resolve(process.argv[3] ?? resolve(here, "../src/generated"));
 

@@ -25,8 +25,9 @@ import {
   type ArecfInput,
 } from "../src/index.ts";
 import { makeEcf } from "./support/ecf-factories.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
-const SAMPLES = "/work/shared/dgii/samples/xml/";
+const SAMPLES = `${DGII_KIT}/samples/xml/`;
 const sample = (f: string) => readFileSync(SAMPLES + f, "utf8");
 
 describe("RFCE", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { FIELD_PATHS, arrayChild, fieldsWith, obligationOf } from "../src/obligations.ts";
 import { TIPOS_ECF, type TipoeCF } from "../src/tipos.ts";
 import { CONDITIONS, UNCHECKED_CONDITIONALS } from "../src/ecf-rules.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
 // Rows checked by hand against formato-ecf.txt (v1.0, Oct 2025), in type order 31..47.
 const ROWS: [string, number[]][] = [
@@ -44,7 +45,7 @@ describe("obligation matrix (generated from formato-ecf)", () => {
 
   // Independent oracle: each type's official XSD. A field the XSD leaves out must be 0, and a
   // field the XSD always requires (minOccurs 1 all the way up) must be 1.
-  const xsdDir = "/work/shared/dgii/xsd";
+  const xsdDir = `${DGII_KIT}/xsd`;
   const files = readdirSync(xsdDir);
   it.each(TIPOS_ECF.map((t) => [t] as [TipoeCF]))("agrees with the e-CF %s XSD", (tipo) => {
     const text = readFileSync(`${xsdDir}/${files.find((f) => f.startsWith(`e-CF ${tipo} `))}`, "utf8");

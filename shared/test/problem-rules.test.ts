@@ -11,6 +11,7 @@ import { TIPOS_ECF } from "../src/tipos.ts";
 import type { Problem } from "../src/problems.ts";
 import { dgiiTestSetCases, itheskCases } from "./support/dgii-samples.ts";
 import { makeEcf } from "./support/ecf-factories.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
 const SOURCE = /^(formato-ecf|formato-rfce|informe-tecnico|xsd|xml|json-mapping)[: ]\s*\S/;
 const now = new Date("2025-04-01T14:00:00Z");
@@ -30,7 +31,7 @@ const inputs: [string, unknown][] = [
   ["unknown TipoeCF", { Encabezado: { IdDoc: { TipoeCF: "99" } }, DetallesItems: [] }],
   ["__proto__ key", JSON.parse('{"__proto__": {"x": 1}, "Encabezado": {"IdDoc": {"TipoeCF": "31"}}, "DetallesItems": [{}]}')],
   ["deep garbage", { Encabezado: { IdDoc: { TipoeCF: "34", TipoPago: [1] }, Totales: "x", Emisor: { FechaEmision: "2025-01-01" } }, DetallesItems: [null, 7, { CantidadItem: Infinity, PrecioUnitarioItem: "1e3" }], InformacionReferencia: [] }],
-  ["placeholder sample", xmlToEcf(readFileSync("/work/shared/dgii/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml", "utf8"))],
+  ["placeholder sample", xmlToEcf(readFileSync(`${DGII_KIT}/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml`, "utf8"))],
   ["E31 totals off", mutated("31", (d) => ((d.Encabezado.Totales.MontoTotal = "1.00"), (d.DetallesItems[0].MontoItem = "9999.00")))],
   ["E31 bad dates and ids", mutated("31", (d) => ((d.Encabezado.Emisor.FechaEmision = "31-02-2025"), (d.Encabezado.Comprador.RNCComprador = "123456789"), (d.Encabezado.IdDoc.eNCF = "E320000000001")))],
   ["E43 with a prohibited Comprador and a taxed line", mutated("43", (d) => ((d.Encabezado.Comprador = { RNCComprador: "131880738" }), (d.DetallesItems[0].IndicadorFacturacion = "1")))],

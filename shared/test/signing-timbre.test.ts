@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import { fechaHoraFirma, fechaHoraFirmaFixedOffset } from "../src/signing/fecha-firma.ts";
 import { securityCode, timbreForSignedEcf, timbreUrl } from "../src/signing/timbre.ts";
 import type { DgiiEnvironment } from "../src/tipos.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
-const SAMPLES = "/work/shared/dgii/samples";
+const SAMPLES = `${DGII_KIT}/samples`;
 
 describe("timbreUrl", () => {
   it("builds DGII's published consultatimbre example", () => {

@@ -17,10 +17,11 @@ import { buildAnecf } from "../src/documents/anecf.ts";
 import { buildArecf } from "../src/documents/arecf.ts";
 import { buildRfce } from "../src/documents/rfce.ts";
 import { testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
 execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
 
-const SAMPLES = "/work/shared/dgii/samples";
+const SAMPLES = `${DGII_KIT}/samples`;
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
 const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
 

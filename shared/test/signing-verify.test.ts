@@ -5,8 +5,9 @@ import { signEcfXml } from "../src/signing/fast-signer.ts";
 import { verifyXml, type VerifyFailureReason } from "../src/signing/verify.ts";
 import { signXml } from "../src/signing/xmldsig-signer.ts";
 import { createTestIdentity, testIdentity, xmlsecSign, type TestIdentity } from "./support/certs.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
-const SAMPLES = "/work/shared/dgii/samples";
+const SAMPLES = `${DGII_KIT}/samples`;
 const read = (path: string) => readFileSync(`${SAMPLES}/${path}`, "utf8");
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
 

@@ -11,10 +11,11 @@ import { verifyXml } from "../src/signing/verify.ts";
 import { parseXml } from "../src/signing/xml-dom.ts";
 import { configureXmldsig, xmldsig } from "../src/signing/xmldsig-setup.ts";
 import { createTestIdentity, testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
 execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
 
-const SAMPLES = "/work/shared/dgii/samples";
+const SAMPLES = `${DGII_KIT}/samples`;
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
 const compact = (xml: string) => xml.replace(/>\s+</g, "><").trim();
 const sample = (path: string) => stripSignature(readFileSync(`${SAMPLES}/${path}`, "utf8"));

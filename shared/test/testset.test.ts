@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { isRfceSummary, validateEcf } from "../src/validate.ts";
 import { checkStructure } from "../src/xml/structure.ts";
 import { cellOf, mapTestSetRow, parseCsv, placeColumns, readTestSet, type TestSet } from "../src/testset.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
-const KIT = "/work/shared/dgii/testsets";
+const KIT = `${DGII_KIT}/testsets`;
 const now = new Date("2026-11-21T12:00:00Z");
 
 function load(file: string): TestSet {

@@ -12,8 +12,9 @@ import {
   XmlParseError,
 } from "../src/index.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
-const SAMPLES = "/work/shared/dgii/samples/xml/";
+const SAMPLES = `${DGII_KIT}/samples/xml/`;
 
 describe("xmlToEcf(ecfToXml(x)) = x for canonical documents", () => {
   for (const tipo of TIPOS_ECF) {

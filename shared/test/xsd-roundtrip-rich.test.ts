@@ -16,9 +16,10 @@ import { isTipoeCF, TIPOS_ECF, type TipoeCF } from "../src/tipos.ts";
 import { mapTestSetRow, readTestSet } from "../src/testset.ts";
 import { itheskCases } from "./support/dgii-samples.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
-const KIT = "/work/shared/dgii/testsets";
-const SAMPLE_DIRS = ["/work/shared/dgii/samples/xml/", "/work/shared/dgii/samples/dgii-ecf/"];
+const KIT = `${DGII_KIT}/testsets`;
+const SAMPLE_DIRS = [`${DGII_KIT}/samples/xml/`, `${DGII_KIT}/samples/dgii-ecf/`];
 const now = new Date("2026-11-21T12:00:00Z");
 
 interface Case {
@@ -130,7 +131,7 @@ describe("validateEcf → ecfToXml → official XSD, and round-trip", () => {
 
 describe("the all-fields placeholder E32 (garbage values, negative amounts)", () => {
   it("is refused with problems, never an internal error", () => {
-    const xml = readFileSync("/work/shared/dgii/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml", "utf8");
+    const xml = readFileSync(`${DGII_KIT}/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml`, "utf8");
     const r = validateEcf(xmlToEcf(xml), { now });
     const codes = new Set(r.problems.map((p) => p.code));
     expect(r.ok).toBe(false);

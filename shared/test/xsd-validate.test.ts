@@ -20,6 +20,7 @@ import {
   type DocumentKind,
 } from "../src/index.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
+import { DGII_KIT } from "./support/kit.ts";
 
 const PLACEHOLDER_SIGNATURE =
   '<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></SignedInfo><SignatureValue>AAAA</SignatureValue></Signature>';
@@ -143,7 +144,7 @@ describe("checkStructure agrees with libxml2", () => {
 });
 
 describe("DGII's real samples against the official XSDs", () => {
-  const dir = "/work/shared/dgii/samples/xml/";
+  const dir = `${DGII_KIT}/samples/xml/`;
   // Known facts (samples/SOURCES.md): 2023 documents carry TotalPaginas 1, which the current XSD
   // rejects; the commercial approval has MontoTotal without decimals; unsigned seeds lack the
   // Signature the schema requires; the cf32 RFCE has an empty CodigoSeguridadeCF and no signature;
@@ -205,7 +206,7 @@ describe("schema sources", () => {
   };
 
   it.each(Object.entries(originals))("the patch of %s is needed exactly where libxml2 refuses the original", async (kind, file) => {
-    const original = readFileSync(`/work/shared/dgii/xsd/${file}`, "utf8").replace(/^\uFEFF/, "");
+    const original = readFileSync(`${DGII_KIT}/xsd/${file}`, "utf8").replace(/^\uFEFF/, "");
     const compile = async (schema: string) => {
       const r = await validateXML({ xml: { fileName: "p.xml", contents: "<p/>" }, schema: { fileName: "s.xsd", contents: schema } }).catch((e: Error) => ({ rawOutput: e.message }));
       return !/failed to compile/.test(r.rawOutput);

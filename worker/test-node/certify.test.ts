@@ -6,13 +6,14 @@
 // its ranges until next year and the signed e-CF must carry that date.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { readTestSet } from "@ecf/shared/testset";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { certify, type CertifyResult, type Outcome } from "../../scripts/certify-lib/run.ts";
 import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
+import { DGII_KIT } from "../../shared/test/support/kit.ts";
 
-const TESTSETS = resolve(import.meta.dirname, "../../../shared/dgii/testsets");
+const TESTSETS = join(DGII_KIT, "testsets");
 const SETS = [
   { name: "BlueFireRD 133470616", stem: "BlueFireRD_adse-dgii-ecf-engine__dataset_133470616" },
   { name: "futureman 132641566", stem: "futureman0105_odoo-dgii-ecf-data-test__test_data_132641566" },

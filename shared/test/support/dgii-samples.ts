@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { ARRAY_CONTAINERS } from "../../src/obligations.ts";
 
-const KIT = "/work/shared/dgii/testsets";
+const KIT = `${DGII_KIT}/testsets`;
 const arrays = ARRAY_CONTAINERS as Record<string, string>;
 
 /** XML-shaped JSON (`{DetallesItems: {Item: [...]}}`) → ours (`{DetallesItems: [...]}`). */
@@ -38,6 +38,7 @@ export function itheskCases(): { name: string; doc: Record<string, unknown> }[] 
 // DGII's "Pruebas de Datos" workbooks (sheet ECF, one flat row per e-CF; `#e` = empty cell).
 
 import { FIELD_PATHS, isLeafPath } from "../../src/obligations.ts";
+import { DGII_KIT } from "./kit.ts";
 
 /** Columns whose workbook name differs from the XML element name. */
 const RENAMED: Record<string, string> = { ENCF: "eNCF", MontosubRecargo: "MontoSubRecargo", NumeroLineaDoR: "NumeroLinea" };
