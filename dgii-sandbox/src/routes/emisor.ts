@@ -107,26 +107,9 @@ export function emisorRoutes(ctx: SandboxContext) {
       const encf = /<eNCF>\s*(\w+)\s*</.exec(xml!)?.[1];
       if (comprador && encf) fileName = `${comprador}${encf}.xml`;
     }
-    const base = request.to.replace(/\/+$/, "");
-    let token = request.token;
-    let authentication: { status: number; error?: string } | null = null;
-    if (request.authenticate) {
-      const login = await authenticate(ctx, base);
-      authentication = { status: login.status, ...(login.error ? { error: login.error } : {}) };
-      if (!login.token) return c.json({ url: `${base}/fe/autenticacion`, authentication }, 502);
-      token = login.token;
-    }
-    const form = new FormData();
-    form.append("xml", new Blob([xml!], { type: "text/xml" }), fileName);
-    const url = `${base}/fe/aprobacioncomercial/api/ecf`;
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (token) headers.authorization = `Bearer ${token}`;
-    let response: Response;
-    try {
-      response = await fetch(url, { method: "POST", body: form, headers });
-    } catch (error) {
-      return c.json({ url, error: `receiver unreachable: ${String(error)}` }, 502);
-    }
+    const delivery = await deliver(ctx, request, "/fe/aprobacioncomercial/api/ecf", xml!, fileName, "application/json");
+    if ("failed" in delivery) return c.json(delivery.failed, 502);
+    const { url, authentication, response } = delivery;
     const body = await response.text();
     let answer: unknown = null;
     try {
@@ -150,27 +133,10 @@ export function emisorRoutes(ctx: SandboxContext) {
         fileName = "ecf.xml";
       }
     }
-    const base = request.to.replace(/\/+$/, "");
-    let token = request.token;
-    let authentication: { status: number; error?: string } | null = null;
-    if (request.authenticate) {
-      const login = await authenticate(ctx, base);
-      authentication = { status: login.status, ...(login.error ? { error: login.error } : {}) };
-      if (!login.token) return c.json({ url: `${base}/fe/autenticacion`, authentication }, 502);
-      token = login.token;
-    }
-    const form = new FormData();
-    form.append("xml", new Blob([request.xml], { type: "text/xml" }), fileName);
-    const url = `${base}/fe/recepcion/api/ecf`;
-    const headers: Record<string, string> = { accept: "application/xml" };
-    if (token) headers.authorization = `Bearer ${token}`;
+    const delivery = await deliver(ctx, request, "/fe/recepcion/api/ecf", request.xml, fileName, "application/xml");
+    if ("failed" in delivery) return c.json(delivery.failed, 502);
+    const { url, authentication, response } = delivery;
 
-    let response: Response;
-    try {
-      response = await fetch(url, { method: "POST", body: form, headers });
-    } catch (error) {
-      return c.json({ url, error: `receiver unreachable: ${String(error)}` }, 502);
-    }
     const body = await response.text();
 
     let arecf: Record<string, string | null> | null = null;
@@ -204,6 +170,37 @@ export function emisorRoutes(ctx: SandboxContext) {
  * The receiver standard's optional authentication: GET the seed, sign it with the sandbox's
  * certificate, POST it to validacioncertificado; the token comes back as JSON or XML.
  */
+type Delivery =
+  | { url: string; authentication: { status: number; error?: string } | null; response: Response }
+  | { failed: Record<string, unknown> };
+
+/**
+ * Posts `xml` as the multipart field `xml` to `{to}{path}`, as DGII's simulator does: with the
+ * given token, or after authenticating at the receiver first. A failure to log in or to reach the
+ * receiver comes back as `failed` (the route answers 502 with it).
+ */
+async function deliver(ctx: SandboxContext, request: { to: string; token?: string; authenticate?: boolean }, path: string, xml: string, fileName: string, accept: string): Promise<Delivery> {
+  const base = request.to.replace(/\/+$/, "");
+  let token = request.token;
+  let authentication: { status: number; error?: string } | null = null;
+  if (request.authenticate) {
+    const login = await authenticate(ctx, base);
+    authentication = { status: login.status, ...(login.error ? { error: login.error } : {}) };
+    if (!login.token) return { failed: { url: `${base}/fe/autenticacion`, authentication } };
+    token = login.token;
+  }
+  const form = new FormData();
+  form.append("xml", new Blob([xml], { type: "text/xml" }), fileName);
+  const url = `${base}${path}`;
+  const headers: Record<string, string> = { accept };
+  if (token) headers.authorization = `Bearer ${token}`;
+  try {
+    return { url, authentication, response: await fetch(url, { method: "POST", body: form, headers }) };
+  } catch (error) {
+    return { failed: { url, error: `receiver unreachable: ${String(error)}` } };
+  }
+}
+
 async function authenticate(ctx: SandboxContext, base: string): Promise<{ status: number; token?: string; error?: string }> {
   try {
     const seedResponse = await fetch(`${base}/fe/autenticacion/api/semilla`);
