@@ -351,5 +351,11 @@ describe("nothing signed is lost", () => {
     const lateRes = await deviceCall(p.token, "/devices/receipts", { xml: late });
     expect(lateRes.status).toBe(422);
     expect(await errorCode(lateRes)).toBe("signed_after_revocation");
+
+    // The hand-over ends a week after the revocation: then the token is dead for uploads too.
+    await env.DB.prepare("UPDATE devices SET revoked_at = ?2 WHERE id = ?1").bind(created.id, new Date(Date.now() - 8 * 24 * 3_600_000).toISOString()).run();
+    const afterWindow = await deviceCall(p.token, "/devices/receipts", { xml: await signedReceipt(p, lease.rangeFrom + 2, { signedAt: signedBefore }) });
+    expect(afterWindow.status).toBe(401);
+    expect(await afterWindow.json()).toMatchObject({ deviceRevoked: true });
   });
 });

@@ -30,8 +30,13 @@ export const requireDevice = deviceMiddleware(false);
  * happens to the till; the device sends them by itself at its next sync, with no administrator
  * step and no way to tie a new pairing to the old device. The token can do nothing else (no
  * leases, no key, no status), and the till deletes its key as soon as it learns of the revocation.
+ * The hand-over lasts HANDOVER_AFTER_REVOCATION_MS: FechaHoraFirma is the device's own word, so a
+ * till that is never to be trusted again (stolen, say) cannot keep backdating receipts for ever.
  */
 export const requireDeviceForReceipts = deviceMiddleware(true);
+
+/** How long after its revocation a device may still hand over what it signed before (7 days). */
+export const HANDOVER_AFTER_REVOCATION_MS = 7 * 24 * 3_600_000;
 
 function deviceMiddleware(allowRevoked: boolean) {
   return createMiddleware<DeviceEnv>(async (c, next) => {
@@ -42,7 +47,8 @@ function deviceMiddleware(allowRevoked: boolean) {
     const db = database(c.env.DB);
     const device = await db.query.devices.findFirst({ where: eq(devices.tokenHash, await hashDeviceToken(token)) });
     if (!device) throw new ApiProblem("unauthorized", { detail: "The device token is not valid." });
-    if (device.revokedAt && !allowRevoked) {
+    const handingOver = allowRevoked && device.revokedAt !== null && Date.now() - Date.parse(device.revokedAt) < HANDOVER_AFTER_REVOCATION_MS;
+    if (device.revokedAt && !handingOver) {
       throw new ApiProblem("unauthorized", {
         detail: `This device was revoked on ${device.revokedAt}; delete its signing key and pair it again.`,
         extensions: { deviceRevoked: true },
