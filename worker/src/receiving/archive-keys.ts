@@ -10,8 +10,3 @@ export function purchaseXmlKey(receiverRnc: string, isoIssueDate: string, rncEmi
 export function companionKey(xmlKey: string, suffix: ".arecf.xml" | ".acecf.xml" | ".pdf"): string {
   return xmlKey.replace(/\.xml$/, "") + suffix;
 }
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}

@@ -16,6 +16,7 @@
 import { buildSemilla, formatXsDateTime, fromBase64, parseSemilla, toBase64, verifyXml } from "@ecf/shared";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
+import { sha256Hex } from "../auth/crypto.ts";
 import { database } from "../db/client.ts";
 import { receiverSeeds, receiverSettings, receiverTokens } from "../db/schema-receiving.ts";
 import type { AppEnv } from "../env.ts";
@@ -39,11 +40,6 @@ export interface ReceiverToken {
 const universal = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 const base64url = (bytes: Uint8Array) => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const fromBase64url = (text: string) => fromBase64(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 const seedKeys = new Map<string, Promise<CryptoKey>>();
 function seedKey(secret: string): Promise<CryptoKey> {
