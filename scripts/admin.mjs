@@ -3,6 +3,7 @@
 // Talks to WORKER_URL (default http://127.0.0.1:8787) with ADMIN_SECRET (default: .dev.vars).
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
+import { parseArgs } from "node:util";
 import { adminClient } from "./admin-client.mjs";
 
 /** The issuer's profile as DGII prints it on the e-CF: NombreComercial, DireccionEmisor, Provincia, Municipio. */
@@ -12,7 +13,7 @@ function profileOptions(o) {
 }
 
 const COMMANDS = {
-  "companies:list": ["List issuers", [], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
+  "companies:list": ["List issuers", ["[--rnc R]"], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
   "companies:create": [
     "Create an issuer (--address is DireccionEmisor, required on every e-CF it signs)",
     ["--rnc", "--name", "--address TEXT", "[--trade-name T]", "[--province 010000]", "[--municipality 010100]", "[--env testecf|certecf|ecf]", "[--limit N]"],
@@ -64,15 +65,13 @@ const COMMANDS = {
   "devices:revoke": ["Revoke a device (its token stops at once; it deletes its key)", ["--id"], (api, o) => api.post(`/admin/devices/${o.id}/revoke`)],
 };
 
-function parseOptions(args) {
-  const options = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument '${arg}'`);
-    const [name, inline] = arg.slice(2).split("=", 2);
-    options[name] = inline ?? args[++i];
-  }
-  return options;
+/** The option a spec names: "--tipo 31" and "[--env E]" are `tipo` and `env`. */
+const optionName = (spec) => spec.replace(/^\[/, "").split(" ")[0].slice(2);
+
+/** Every option of a command takes a value (`--name value` or `--name=value`); others are refused. */
+function parseOptions(specs, args) {
+  const options = Object.fromEntries(specs.map((spec) => [optionName(spec), { type: "string" }]));
+  return parseArgs({ args, options }).values;
 }
 
 function usage() {
@@ -87,9 +86,9 @@ if (!entry) {
   process.exit(command ? 2 : 0);
 }
 try {
-  const options = parseOptions(rest);
+  const options = parseOptions(entry[1], rest);
   // Options listed without [brackets] are required: say which is missing before calling the API.
-  const missing = entry[1].filter((spec) => !spec.startsWith("[")).map((spec) => spec.split(" ")[0].slice(2)).filter((name) => options[name] === undefined);
+  const missing = entry[1].filter((spec) => !spec.startsWith("[")).map(optionName).filter((name) => options[name] === undefined);
   if (missing.length) throw new Error(`${command} needs ${missing.map((m) => `--${m}`).join(", ")}`);
   console.log(JSON.stringify(await entry[2](adminClient(), options), null, 2));
 } catch (error) {

@@ -3,11 +3,12 @@
 // Each benchmark prints one figure per line; this runner adds nothing but a heading per file.
 import { readdirSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { root } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const only = process.argv[2];
+// `npm run bench -- signing`: only the files whose name contains the word.
+const [only] = parseArgs({ allowPositionals: true }).positionals;
 const files = readdirSync(join(root, "bench"))
   .filter((f) => f.endsWith(".bench.ts") && (!only || f.includes(only)))
   .sort();

@@ -8,10 +8,10 @@
 // private wrangler dev + DGII sandbox started (and stopped) by this script.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { certify, formatTable } from "./certify-lib/run.ts";
-import { answers, startLocalStack, type LocalStack } from "./local-stack.ts";
-// @ts-ignore: plain JavaScript helpers shared with the other root scripts.
-import { devVar, root } from "./lib.mjs";
+import { startLocalStack, type LocalStack } from "./local-stack.ts";
+import { answers, devVar, root } from "./lib.mjs";
 
 const DEFAULT_WORKER = "http://127.0.0.1:8787";
 const DEFAULT_SANDBOX = "http://127.0.0.1:8788";
@@ -25,30 +25,33 @@ interface Options {
   p12?: string;
 }
 
-function parseArgs(argv: string[]): Options {
-  const rest: string[] = [];
-  const o: Partial<Options> = { renewExpired: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.split("=", 2) as [string, string | undefined];
-    const value = () => inline ?? argv[++i];
-    if (flag === "--out") o.out = value();
-    else if (flag === "--worker") o.worker = value();
-    else if (flag === "--sandbox") o.sandbox = value();
-    else if (flag === "--renew-expired") o.renewExpired = true;
-    else if (flag === "--p12") o.p12 = value();
-    else if (flag === "--help" || flag === "-h") usage(0);
-    else if (a.startsWith("--")) {
-      console.error(`unknown option ${a}`);
-      usage(2);
-    } else rest.push(a);
+function readOptions(args: string[]): Options {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        out: { type: "string" },
+        worker: { type: "string" },
+        sandbox: { type: "string" },
+        p12: { type: "string" },
+        "renew-expired": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    console.error((error as Error).message);
+    usage(2);
   }
-  if (rest.length !== 1) usage(2);
-  return { file: resolve(rest[0]!), out: resolve(o.out ?? join(root, "certify-out")), renewExpired: o.renewExpired!, ...(o.worker ? { worker: o.worker.replace(/\/+$/, "") } : {}), ...(o.sandbox ? { sandbox: o.sandbox.replace(/\/+$/, "") } : {}), ...(o.p12 ? { p12: resolve(o.p12) } : {}) };
+  const { values: o, positionals } = parsed;
+  if (o.help) usage(0);
+  if (positionals.length !== 1) usage(2);
+  return { file: resolve(positionals[0]!), out: resolve(o.out ?? join(root, "certify-out")), renewExpired: o["renew-expired"], ...(o.worker ? { worker: o.worker.replace(/\/+$/, "") } : {}), ...(o.sandbox ? { sandbox: o.sandbox.replace(/\/+$/, "") } : {}), ...(o.p12 ? { p12: resolve(o.p12) } : {}) };
 }
 
 function usage(code: number): never {
-  console.log(`Usage: npm run certify -- <test-set.csv> [--out dir] [--worker URL] [--sandbox URL] [--renew-expired]
+  console.log(`Usage: npm run certify -- <test-set.csv> [--out dir] [--worker URL] [--sandbox URL] [--p12 file] [--renew-expired]
 
   <test-set.csv>   a DGII "Pruebas de Datos" sheet as CSV: ECF, or RFCE (then the sibling __ECF.csv is read)
   --out dir        where the signed XML go (default certify-out/)
@@ -62,7 +65,7 @@ function usage(code: number): never {
 }
 
 async function main(): Promise<number> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = readOptions(process.argv.slice(2));
   let stack: LocalStack | undefined;
   let workerUrl = options.worker;
   let sandboxUrl = options.sandbox;

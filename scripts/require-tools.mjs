@@ -3,6 +3,7 @@
 // with apt-get; otherwise it stops with a message naming the Debian package. Tests never skip
 // silently because a tool is missing.
 import { execFileSync, spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
 
 /** command on PATH -> Debian package that provides it */
 const TOOLS = {
@@ -13,7 +14,8 @@ const TOOLS = {
   openssl: "openssl",
 };
 
-const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(TOOLS);
+const { positionals } = parseArgs({ allowPositionals: true });
+const wanted = positionals.length ? positionals : Object.keys(TOOLS);
 const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
 const missing = wanted.filter((cmd) => !has(cmd));
 if (missing.length === 0) process.exit(0);

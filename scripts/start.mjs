@@ -4,9 +4,8 @@
 // :8788, seeds demo data if absent, prints the URLs, and stops everything on Ctrl-C.
 // A second copy beside the first (the start test does this) sets PORT, SANDBOX_PORT,
 // INSPECTOR_PORT and ECF_STATE_DIR (its own D1/R2 state and demo credentials).
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ensureDevVars, root, run, startChild, stopChildren, waitForUrl, wranglerBin, wranglerEnv } from "./lib.mjs";
+import { applyMigrations, ensureDevVars, root, run, startChild, stopChildren, waitForUrl, wranglerBin, wranglerDevArgs, wranglerEnv } from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const port = process.env.PORT ?? "8787";
@@ -20,12 +19,10 @@ const credentialsFile = stateDir ? join(stateDir, "demo-credentials.json") : und
 
 ensureDevVars();
 console.log("Applying local D1 migrations…");
-run(wranglerBin, ["d1", "migrations", "apply", "DB", "--local", "-c", "wrangler.toml", "--persist-to", persist], { env: wranglerEnv });
+applyMigrations(persist);
 
-if (existsSync(join(root, "pos-client", "index.html"))) {
-  console.log("Building the POS client…");
-  run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
-}
+console.log("Building the POS client…");
+run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
 
 const children = [
   startChild("sandbox", process.execPath, ["--import", "tsx", "dgii-sandbox/src/server.ts"], {
@@ -34,12 +31,13 @@ const children = [
   startChild(
     "worker",
     wranglerBin,
-    [
-      "dev", "-c", "wrangler.toml", "--local", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, "--show-interactive-dev-session=false",
-      ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
+    wranglerDevArgs({
+      port,
+      persistTo: persist,
+      inspectorPort: process.env.INSPECTOR_PORT || undefined,
       // wrangler.toml points the worker at the sandbox's default port.
-      ...(sandboxPort !== "8788" ? ["--var", `DGII_SANDBOX_URL:${SANDBOX_URL}`] : []),
-    ],
+      vars: sandboxPort !== "8788" ? { DGII_SANDBOX_URL: SANDBOX_URL } : {},
+    }),
     { env: wranglerEnv },
   ),
 ];
@@ -58,8 +56,8 @@ process.on("SIGTERM", () => void stopAll(0));
 for (const child of children) child.on("exit", () => void stopAll(1));
 
 try {
-  await waitForUrl(`${SANDBOX_URL}/`);
-  await waitForUrl(`${WORKER_URL}/health`, 120_000);
+  await waitForUrl(`${SANDBOX_URL}/`, { child: children[0] });
+  await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: children[1] });
   await seed(WORKER_URL, credentialsFile);
   console.log(`
 ecf-edge is running:

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { root, wranglerEnv } from "./lib.mjs";
 
 const PACKAGES = ["shared", "worker", "pos-client", "dgii-sandbox"];
@@ -16,7 +17,8 @@ const PROJECTS = [
   { name: "pos-client", dir: "pos-client" },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
 ];
-const only = process.argv.slice(2);
+// `node scripts/test.mjs worker shared`: only the projects named.
+const only = parseArgs({ allowPositionals: true }).positionals;
 const projects = only.length ? PROJECTS.filter((p) => only.includes(p.name)) : PROJECTS;
 const step = (title) => console.log(`\n=== ${title} ===`);
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
+import { root as ROOT } from "../../scripts/lib.mjs";
+import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
 // @ts-expect-error plain Node ES module without types
 import { seed } from "../../scripts/seed.mjs";
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/local-stack.ts";
+import { freePort } from "../../scripts/lib.mjs";
 
 const root = resolve(import.meta.dirname, "../..");
 const state = mkdtempSync(join(tmpdir(), "ecf-start-"));

@@ -3,7 +3,8 @@
 // scripts/local-stack.ts), plus helpers to read the worker's local D1 and R2. Node only.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { ROOT, startLocalStack, WRANGLER, WRANGLER_ENV } from "../../../scripts/local-stack.ts";
+import { root as ROOT, wranglerBin as WRANGLER, wranglerEnv as WRANGLER_ENV } from "../../../scripts/lib.mjs";
+import { startLocalStack } from "../../../scripts/local-stack.ts";
 
 export { ROOT };
 
