@@ -17,6 +17,7 @@ import { purchaseRoutes } from "./routes/purchases.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
+import { countingEnv } from "./ledger/round-trips.ts";
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -25,6 +26,12 @@ export function createApp() {
   const app = newRouter();
 
   app.use(requestId());
+  app.use(async (c, next) => {
+    const trips = { d1: 0, ledger: 0, r2: 0 };
+    c.set("roundTrips", trips);
+    c.env = countingEnv(c.env, trips);
+    await next();
+  });
   app.use(async (c, next) => {
     await next();
     c.header("API-Version", API_VERSION);

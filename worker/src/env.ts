@@ -2,6 +2,7 @@ import type { RequestIdVariables } from "hono/request-id";
 import type { Company } from "./tenant/resolve.ts";
 import type { Principal } from "./auth/middleware.ts";
 import type { ProblemCode } from "./http/problem.ts";
+import type { RoundTrips } from "./ledger/round-trips.ts";
 
 /** Hono's environment for this worker: bindings from wrangler.toml, request-scoped variables. */
 export interface AppEnv {
@@ -15,5 +16,7 @@ export interface AppEnv {
     problem: { code: ProblemCode; detail: string };
     /** A failure that is not an HTTP error (DGII rejected the receipt, DGII unreachable). */
     auditEvent: { code: string; detail: string };
+    /** Storage round trips of this request so far (D1, ledger RPCs, R2), for Server-Timing. */
+    roundTrips: RoundTrips;
   };
 }

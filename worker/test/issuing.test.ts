@@ -1,26 +1,25 @@
 import { env } from "cloudflare:workers";
-import { createMessageBatch, createExecutionContext, getQueueResult } from "cloudflare:test";
 import { TIPOS_ECF, verifyXml, xmlToEcf } from "@ecf/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
-import { consumeOutbox, sweepOutbox, type OutboxMessage } from "../src/issuing/outbox.ts";
-import worker from "../src/index.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
+import { auditRows, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
-/** A sweeper clock that moves past the back-off each round (a receipt is retried 30 s to 10 min later). */
-function laterTicks() {
-  let at = Date.now();
-  return () => new Date((at += 15 * 60_000));
+/** Runs the issuer's retry alarms (each time past the back-off) until `done` or 10 rounds. */
+async function retryUntil(companyId: string, done: () => Promise<boolean>): Promise<void> {
+  for (let round = 0; round < 10 && !(await done()); round++) {
+    await runRetryAlarms(companyId);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 const companyRow = (id: string) => database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, id) });
-const receiptRow = (companyId: string, encf: string) => database(env.DB).query.receipts.findFirst({ where: (r, { and, eq }) => and(eq(r.companyId, companyId), eq(r.encf, encf)) });
 const archivedXml = async (token: string, encf: string) => (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text();
 
 describe("POST /fe/recepcion/ecf: every type", () => {
@@ -92,14 +91,14 @@ describe("credit notes", () => {
 
 describe("DGII rejections", () => {
   it.each([[615], [645], [1930], [1960]])("rejection code %i reaches the client with DGII's text", async (code) => {
-    const { token } = await issuer();
+    const { company, token } = await issuer();
     await setFault({ mode: "reject", code, message: `Rechazo ${code} de prueba` });
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status).toBe(200);
     expect(body).toMatchObject({ estado: "Rechazado", codigo: "2" });
     expect(body.mensajes).toContainEqual(expect.objectContaining({ codigo: String(code) }));
-    const audit = await env.DB.prepare("SELECT code, detail FROM audit_log WHERE code = 'dgii_rejected' AND detail LIKE ?1").bind(`${body.encf}:%`).all();
-    expect(audit.results.length).toBeGreaterThan(0);
+    const audit = await auditRows(company.id, "code = 'dgii_rejected' AND detail LIKE ?1", `${body.encf}:%`);
+    expect(audit.length).toBeGreaterThan(0);
   });
 });
 
@@ -141,8 +140,8 @@ describe("contingency", () => {
     const answers = [];
     for (const request of requests) answers.push(await issue(token, request));
     // Every refusal and failure is in the issuer's audit log.
-    const audited = await env.DB.prepare("SELECT code FROM audit_log WHERE company_id = ?1").bind((await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!.id).all<{ code: string }>();
-    expect(audited.results.filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
+    const audited = await auditRows(company.id);
+    expect(audited.filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
     for (const { status, body } of answers) {
       expect(status).toBe(503);
       expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1" });
@@ -154,17 +153,13 @@ describe("contingency", () => {
     expect(resend.status).toBe(503);
     expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, reenviado: true });
 
-    // Still down: the sweeper leaves them queued.
-    await sweepOutbox(env, new Date());
+    // Still down: the alarm leaves them in contingency.
+    await runRetryAlarms(company.id);
     expect((await receiptRow(company.id, "E310000000700"))?.status).toBe("contingency");
 
     await clearFaults();
-    const tick = laterTicks();
-    for (let round = 0; round < 5; round++) {
-      const { looked } = await sweepOutbox(env, tick());
-      if (looked === 0) break;
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    const encfs = answers.map((a) => a.body.encf as string);
+    await retryUntil(company.id, async () => (await Promise.all(encfs.map((e) => receiptRow(company.id, e)))).every((r) => r?.status === "accepted"));
     for (const { body } of answers) {
       const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
       const now = (await state.json()) as { estado: string };
@@ -183,31 +178,26 @@ describe("contingency", () => {
     expect((await receiptRow(company.id, body.encf))?.sendAttempts).toBe(0);
   });
 
-  it("the queue consumer retries with back-off and acknowledges once DGII decides", async () => {
+  it("the alarm retries with back-off (1 s, 2 s, 4 s …) and stops once DGII decides", async () => {
     const { company, token } = await issuer();
     await setFault({ mode: "down" });
     const { body } = await issue(token, issueRequest("31"));
-    const row = (await receiptRow(company.id, body.encf))!;
-    const stillDown = createMessageBatch("ecf-outbox", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { receiptId: row.id } }]);
-    const ctx1 = createExecutionContext();
-    await worker.queue(stillDown, env);
-    const r1 = await getQueueResult(stillDown, ctx1);
-    expect(r1.explicitAcks).toEqual([]);
-    expect(r1.retryMessages).toMatchObject([{ msgId: "m1" }]);
+    const first = (await receiptRow(company.id, body.encf))!;
+    // Released by its request: due one second later, nobody holds it.
+    expect(first.claimedUntil).toBeNull();
+    expect(Date.parse(first.nextAttemptAt!) - Date.parse(first.updatedAt ?? first.createdAt)).toBeLessThanOrEqual(1_500);
+    await runRetryAlarms(company.id);
+    const second = (await receiptRow(company.id, body.encf))!;
+    expect(second).toMatchObject({ status: "contingency", retries: 1 });
+    const wait = Date.parse(second.nextAttemptAt!) - Date.now();
+    expect(wait).toBeGreaterThan(1_000);
+    expect(wait).toBeLessThanOrEqual(2_000);
 
     await clearFaults();
-    const back = createMessageBatch<OutboxMessage>("ecf-outbox", [{ id: "m2", timestamp: new Date(), attempts: 2, body: { receiptId: row.id } }]);
-    const ctx2 = createExecutionContext();
-    await consumeOutbox(back, env);
-    const r2 = await getQueueResult(back, ctx2);
-    // Sent now; DGII's verdict arrives on a later poll.
-    const tick = laterTicks();
-    for (let i = 0; i < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      await sweepOutbox(env, tick());
-    }
-    expect(r2.retryMessages.length + r2.explicitAcks.length).toBe(1);
-    expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
+    await retryUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    const done = (await receiptRow(company.id, body.encf))!;
+    expect(done.status).toBe("accepted");
+    expect(done.nextAttemptAt).toBeNull();
     expect(await received(company.rnc, body.encf)).toHaveLength(1);
   });
 
@@ -221,13 +211,9 @@ describe("contingency", () => {
     const signed = await (await env.ARCHIVE.get(row.xmlKey))!.text();
     const owner = (await companyRow(company.id))!;
     await dgiiClientFor(env, owner, await signerFor(env, owner)).sendEcf(signed, row.encf);
-    await env.DB.prepare("UPDATE receipts SET send_attempts = 1, track_id = NULL, status = 'signed' WHERE id = ?1").bind(row.id).run();
+    await updateReceiptRow(company.id, row.encf, "send_attempts = 1, track_id = NULL, status = 'signed'");
 
-    const tick = laterTicks();
-    for (let i = 0; i < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; i++) {
-      await sweepOutbox(env, tick());
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await retryUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
     expect(await received(company.rnc, body.encf)).toHaveLength(1);
   });
@@ -241,8 +227,7 @@ describe("limits and concurrency", () => {
     const refused = await issue(token, issueRequest("31"));
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ code: "quota_exceeded", limit: 2 });
-    const sequence = await env.DB.prepare("SELECT next_number FROM sequences WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).first<{ next_number: number }>();
-    expect(sequence?.next_number).toBe(3);
+    expect(await nextNumber(company.id, "31")).toBe(3);
   });
 
   it("concurrent issuing never duplicates a number", async () => {

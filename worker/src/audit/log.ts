@@ -2,22 +2,9 @@ import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import { auditLog, companies } from "../db/schema.ts";
+import { companies } from "../db/schema.ts";
 import type { AppEnv } from "../env.ts";
-
-export type AuditEntry = typeof auditLog.$inferInsert;
-
-/**
- * Records a failure that no request is waiting for (the outbox queue or the cron sweeper found
- * DGII rejecting a receipt): the issuer sees it in its audit log like a refused request. Never
- * throws: a failed audit write must not undo the work it describes.
- */
-export async function recordBackgroundFailure(d1: D1Database, entry: AuditEntry): Promise<void> {
-  await database(d1)
-    .insert(auditLog)
-    .values({ ...entry, detail: entry.detail?.slice(0, 1000) ?? null })
-    .catch((error: unknown) => console.error("audit log write failed", error));
-}
+import { writeAudit } from "../ledger/client.ts";
 
 /**
  * The issuer a refused request concerns. Resolved: the tenant. Refused while resolving it (a caller
@@ -56,9 +43,9 @@ export const auditProblems = createMiddleware<AppEnv>(async (c, next) => {
     detail: problem.detail.slice(0, 1000),
     requestId: c.get("requestId") ?? "unknown",
   };
+  // A request that names no issuer has no ledger to be recorded in (it is only logged).
   const write = concernedIssuer(c)
-    .then((companyId) => database(c.env.DB).insert(auditLog).values({ ...entry, companyId }))
-    .then(() => undefined)
+    .then((companyId) => (companyId ? writeAudit(c.env, companyId, entry) : console.warn("refused request with no issuer", entry)))
     .catch((error: unknown) => console.error("audit log write failed", error));
   try {
     c.executionCtx.waitUntil(write);

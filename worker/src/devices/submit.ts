@@ -1,9 +1,7 @@
 // The hand-off of a verified, device-signed receipt to the issuing pipeline: archive the signed
 // bytes in R2, record the receipt in D1 (source "device"), transmit to DGII and poll briefly. The
 // answer is the API's own receipt answer, so a device and an API client read the same thing.
-import { and, eq } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { receipts } from "../db/schema.ts";
+import { findReceipt } from "../ledger/client.ts";
 import { answerFor, type IssueAnswer } from "../issuing/answer.ts";
 import { recordSignedReceipt } from "../issuing/record.ts";
 import type { Company } from "../tenant/resolve.ts";
@@ -18,6 +16,6 @@ export async function submitSignedReceipt(env: Env, company: Company, xml: strin
 
 /** The receipt's state now, for a device asking about one it uploaded earlier. */
 export async function currentAnswer(env: Env, company: Company, encf: string): Promise<ReceiptAnswer | null> {
-  const receipt = await database(env.DB).query.receipts.findFirst({ where: and(eq(receipts.companyId, company.id), eq(receipts.encf, encf)) });
+  const receipt = await findReceipt(env, company.id, encf);
   return receipt ? answerFor(receipt).body : null;
 }

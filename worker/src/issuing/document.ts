@@ -1,7 +1,5 @@
 import { isTipoeCF, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
-import { and, eq, inArray } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { receipts } from "../db/schema.ts";
+import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../tenant/resolve.ts";
 
 type Json = Record<string, unknown>;
@@ -39,18 +37,15 @@ export const isoDate = (dgii: string) => `${dgii.slice(6, 10)}-${dgii.slice(3, 5
  * For a credit or debit note: the receipt it modifies, as our records know it, with the notes
  * DGII already accepted against it (so the balance rules can be applied before issuing).
  */
-export async function modifiedReceiptFor(d1: D1Database, archive: R2Bucket, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
+export async function modifiedReceiptFor(env: Env, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
   const ncf = obj(obj(body)?.InformacionReferencia)?.NCFModificado;
   if (typeof ncf !== "string" || !ncf) return undefined;
-  const db = database(d1);
-  const original = await db.query.receipts.findFirst({ where: and(eq(receipts.companyId, companyId), eq(receipts.encf, ncf.toUpperCase())) });
+  const original = await findReceipt(env, companyId, ncf.toUpperCase());
   if (!original) return undefined;
-  const notes = await db.query.receipts.findMany({
-    where: and(eq(receipts.companyId, companyId), eq(receipts.ncfModificado, original.encf), inArray(receipts.status, ["accepted", "conditional"])),
-  });
+  const notes = await acceptedNotesOf(env, original);
   // A note without TipoIngresos inherits the original's; only then is the archived XML read.
   const needsTipoIngresos = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.TipoIngresos === undefined;
-  const TipoIngresos = needsTipoIngresos ? await archivedTipoIngresos(archive, original.xmlKey) : undefined;
+  const TipoIngresos = needsTipoIngresos ? await archivedTipoIngresos(env.ARCHIVE, original.xmlKey) : undefined;
   return {
     eNCF: original.encf,
     ...(TipoIngresos ? { TipoIngresos } : {}),

@@ -1,17 +1,25 @@
 import { buildRfce, signEcfXml, xmlToEcf } from "@ecf/shared";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { companies, receipts } from "../db/schema.ts";
+import { companies } from "../db/schema.ts";
+import type { Receipt, ReceiptChanges } from "../ledger/schema.ts";
+import type { Company } from "../tenant/resolve.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { isFinal, statusFromDgii, type ReceiptStatus } from "./estado.ts";
 import type { PhaseTimes } from "./timing.ts";
 
-export type Receipt = typeof receipts.$inferSelect;
+export type { Receipt };
 
-/** How long one worker may hold a receipt before another may take it over. */
-const CLAIM_MS = 60_000;
+/**
+ * Where a transmission records each step: the receipt's month object, through RPC from a request,
+ * or directly from inside the object when its alarm transmits.
+ */
+export interface ReceiptStore {
+  update(id: string, changes: ReceiptChanges): Promise<Receipt>;
+}
+
 /**
  * How long after a send that failed in transit (timeout, reset) DGII may still record it: until
  * then an empty consultatrackids proves nothing, so the receipt is not sent again.
@@ -25,37 +33,10 @@ export function pollDelays(env: Env): number[] {
   return parsed?.length ? parsed : [1000, 2000, 4000, 8000];
 }
 
-/**
- * Takes a receipt for this worker unless another holds it. The claim is one conditional UPDATE,
- * so the queue consumer, the sweeper and a request never transmit the same receipt at once.
- */
-export async function claimReceipt(d1: D1Database, id: string, now = new Date()): Promise<Receipt | undefined> {
-  const until = new Date(now.getTime() + CLAIM_MS).toISOString();
-  const [row] = await database(d1)
-    .update(receipts)
-    .set({ claimedUntil: until })
-    .where(and(eq(receipts.id, id), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, now.toISOString()))))
-    .returning();
-  return row;
-}
-
-export async function releaseClaim(d1: D1Database, id: string): Promise<void> {
-  await database(d1).update(receipts).set({ claimedUntil: null }).where(eq(receipts.id, id));
-}
-
-async function update(d1: D1Database, id: string, values: Partial<typeof receipts.$inferInsert>): Promise<Receipt> {
-  const [row] = await database(d1)
-    .update(receipts)
-    .set({ ...values, updatedAt: new Date().toISOString() })
-    .where(eq(receipts.id, id))
-    .returning();
-  return row!;
-}
-
 const messagesJson = (mensajes: DgiiMessage[]) => JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
 
-function recordResult(d1: D1Database, receipt: Receipt, result: DgiiResult): Promise<Receipt> {
-  return update(d1, receipt.id, {
+function recordResult(store: ReceiptStore, receipt: Receipt, result: DgiiResult): Promise<Receipt> {
+  return store.update(receipt.id, {
     status: statusFromDgii(result.codigo),
     trackId: result.trackId ?? receipt.trackId,
     dgiiCodigo: String(result.codigo),
@@ -64,15 +45,15 @@ function recordResult(d1: D1Database, receipt: Receipt, result: DgiiResult): Pro
 }
 
 /** DGII answered an error about the document itself (4xx): the receipt is rejected as sent. */
-function recordHttpRejection(d1: D1Database, receipt: Receipt, error: DgiiError): Promise<Receipt> {
-  return update(d1, receipt.id, {
+function recordHttpRejection(store: ReceiptStore, receipt: Receipt, error: DgiiError): Promise<Receipt> {
+  return store.update(receipt.id, {
     status: "rejected",
     dgiiCodigo: "2",
     dgiiMensajes: messagesJson(error.mensajes.length ? error.mensajes : [{ codigo: String(error.status ?? ""), valor: error.message }]),
   });
 }
 
-async function pollTrackId(d1: D1Database, client: DgiiClient, receipt: Receipt, delays: number[], times?: PhaseTimes): Promise<Receipt> {
+async function pollTrackId(store: ReceiptStore, client: DgiiClient, receipt: Receipt, delays: number[], times?: PhaseTimes): Promise<Receipt> {
   let current = receipt;
   for (const delay of delays) {
     if (times) await times.time("dgii-wait", () => sleep(delay));
@@ -80,9 +61,9 @@ async function pollTrackId(d1: D1Database, client: DgiiClient, receipt: Receipt,
     const result = await client.consultaResultado(current.trackId!);
     if (result.codigo === 3) continue;
     if (result.codigo === 0) break; // DGII does not know it yet: keep polling later
-    return recordResult(d1, current, result);
+    return recordResult(store, current, result);
   }
-  current = await update(d1, current.id, { status: "in_process" });
+  current = await store.update(current.id, { status: "in_process" });
   return current;
 }
 
@@ -93,22 +74,24 @@ async function signedRfceFor(signedEcf: string, receipt: Receipt, key: CryptoKey
 }
 
 export interface TransmitOptions {
-  /** Poll delays to spend inside this call (a request polls briefly, the queue longer). */
+  /** Poll delays to spend inside this call (a request polls briefly, the alarm once per run). */
   delays: number[];
   /** Collects the DGII round trips (`dgii`) and the waits between polls (`dgii-wait`). */
   times?: PhaseTimes;
   now?: Date;
+  /** The issuer, when the caller has it already (a request); else it is read from D1. */
+  company?: Company;
 }
 
 /**
  * Moves one receipt forward with DGII, never sending it twice: a receipt that may already have
  * been sent (sendAttempts > 0) is first looked up (consultatrackids, or consultaestado for an
  * RFCE) and only sent again when DGII has no trace of it. DGII being unreachable leaves it in
- * contingency for the queue and the sweeper.
+ * contingency for the month object's alarm.
  */
-export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: string, options: TransmitOptions): Promise<Receipt> {
+export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Receipt, signedXml: string, options: TransmitOptions): Promise<Receipt> {
   if (isFinal(receipt.status)) return receipt;
-  const company = await database(env.DB).query.companies.findFirst({ where: eq(companies.id, receipt.companyId) });
+  const company = options.company ?? (await database(env.DB).query.companies.findFirst({ where: eq(companies.id, receipt.companyId) }));
   if (!company) throw new Error(`receipt ${receipt.id} has no company`);
   const signer = await signerFor(env, company);
   const times = options.times;
@@ -118,33 +101,33 @@ export async function transmitReceipt(env: Env, receipt: Receipt, signedXml: str
     if (current.dgiiPath === "rfce") {
       if (current.sendAttempts > 0) {
         const known = await client.consultaEstado(current.encf, current.securityCode, current.rncComprador);
-        if (known.codigo !== 0) return await recordResult(env.DB, current, known);
+        if (known.codigo !== 0) return await recordResult(store, current, known);
       }
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
       if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
-      current = await update(env.DB, current.id, { sendAttempts: current.sendAttempts + 1 });
-      return await recordResult(env.DB, current, await client.sendRfce(rfce, current.encf));
+      current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
+      return await recordResult(store, current, await client.sendRfce(rfce, current.encf));
     }
 
     if (!current.trackId && current.sendAttempts > 0) {
       const known = await client.consultaTrackIds(current.encf);
       const latest = known[known.length - 1];
-      if (latest) current = await update(env.DB, current.id, { trackId: latest.trackId, status: "in_process" });
+      if (latest) current = await store.update(current.id, { trackId: latest.trackId, status: "in_process" });
       // The failed send was recorded (updatedAt) moments ago: it may still land. Ask again later.
       else if ((options.now ?? new Date()).getTime() - Date.parse(current.updatedAt ?? current.createdAt) < SEND_SETTLE_MS) return current;
     }
     if (!current.trackId) {
       if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
-      current = await update(env.DB, current.id, { sendAttempts: current.sendAttempts + 1 });
+      current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
       const trackId = await client.sendEcf(signedXml, current.encf);
-      current = await update(env.DB, current.id, { trackId, status: "in_process" });
+      current = await store.update(current.id, { trackId, status: "in_process" });
     }
-    return await pollTrackId(env.DB, client, current, options.delays, times);
+    return await pollTrackId(store, client, current, options.delays, times);
   } catch (error) {
     if (!(error instanceof DgiiError)) throw error;
-    if (!error.isUnavailable) return recordHttpRejection(env.DB, current, error);
+    if (!error.isUnavailable) return recordHttpRejection(store, current, error);
     const status: ReceiptStatus = current.trackId ? "in_process" : "contingency";
-    return update(env.DB, current.id, { status, dgiiMensajes: messagesJson([{ codigo: null, valor: error.message }]) });
+    return store.update(current.id, { status, dgiiMensajes: messagesJson([{ codigo: null, valor: error.message }]) });
   }
 }
 
@@ -153,25 +136,4 @@ export async function archivedXml(env: Env, receipt: Receipt): Promise<string> {
   const object = await env.ARCHIVE.get(receipt.xmlKey);
   if (!object) throw new Error(`archived XML ${receipt.xmlKey} is missing`);
   return object.text();
-}
-
-/**
- * Receipts the sweeper should look at: not final, not held by anyone, due; in the order they
- * became due (a receipt never tried in the background is due since it was created), so receipts
- * that keep failing, pushed back by their back-off, never crowd newer ones out of a tick.
- */
-export async function dueReceipts(d1: D1Database, now: Date, limit = 25): Promise<Receipt[]> {
-  const nowIso = now.toISOString();
-  return database(d1)
-    .select()
-    .from(receipts)
-    .where(
-      and(
-        sql`${receipts.status} IN ('signed', 'contingency', 'in_process')`,
-        or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, nowIso)),
-        or(isNull(receipts.nextAttemptAt), lt(receipts.nextAttemptAt, nowIso)),
-      ),
-    )
-    .orderBy(sql`COALESCE(${receipts.nextAttemptAt}, ${receipts.createdAt})`, receipts.createdAt)
-    .limit(limit);
 }

@@ -1,8 +1,6 @@
-import { and, eq, gte, inArray, lte } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { receipts } from "../db/schema.ts";
-import { formatEncf } from "./sequences.ts";
-import { claimReceipt, releaseClaim, type Receipt } from "./transmit.ts";
+import { issuerLedger, receiptMonth } from "../ledger/client.ts";
+import { encfOf as formatEncf } from "../ledger/numbering.ts";
+import type { Receipt } from "./transmit.ts";
 
 /** One range of a voiding request, as the client sent it. */
 export interface VoidRange {
@@ -27,7 +25,7 @@ const unsent = (r: Receipt) => r.sendAttempts === 0 && (r.status === "signed" ||
  * skip the numbers in between without voiding them), not leased to a device, and holding no
  * number that was sent to DGII or judged.
  */
-export async function checkVoidRanges(d1: D1Database, companyId: string, rangos: VoidRange[]): Promise<VoidProblem[]> {
+export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidRange[]): Promise<VoidProblem[]> {
   const problems: VoidProblem[] = [];
   for (const [i, r] of rangos.entries()) {
     const path = `/rangos/${i}`;
@@ -42,10 +40,7 @@ export async function checkVoidRanges(d1: D1Database, companyId: string, rangos:
       problems.push({ path, code: "invalid_range", message: `Overlaps /rangos/${overlapping}.` });
       continue;
     }
-    const sequence = await d1
-      .prepare(`SELECT range_from AS rangeFrom, range_to AS rangeTo, next_number AS nextNumber FROM sequences WHERE company_id = ?1 AND tipo_ecf = ?2`)
-      .bind(companyId, r.tipoeCF)
-      .first<{ rangeFrom: number; rangeTo: number; nextNumber: number }>();
+    const { sequence, leases, months } = await issuerLedger(env, companyId).voidRangeCheck(r.tipoeCF, from, to);
     if (!sequence) {
       problems.push({ path, code: "sequence_missing", message: `No authorised e-NCF range for type ${r.tipoeCF}.` });
       continue;
@@ -62,32 +57,28 @@ export async function checkVoidRanges(d1: D1Database, companyId: string, rangos:
       });
       continue;
     }
-    const leases = await d1
-      .prepare(`SELECT range_from AS rangeFrom, range_to AS rangeTo FROM device_leases WHERE company_id = ?1 AND tipo_ecf = ?2 AND range_from <= ?4 AND range_to >= ?3`)
-      .bind(companyId, r.tipoeCF, from, to)
-      .all<{ rangeFrom: number; rangeTo: number }>();
-    for (const lease of leases.results) {
+    for (const lease of leases) {
       problems.push({ path, code: "encf_leased", message: `${formatEncf(r.tipoeCF, lease.rangeFrom)}–${formatEncf(r.tipoeCF, lease.rangeTo)} is leased to a point-of-sale device, which may still use it offline.` });
     }
-    for (const receipt of await receiptsIn(d1, companyId, r)) {
+    for (const receipt of await receiptsIn(env, companyId, r, months)) {
       if (!unsent(receipt)) problems.push({ path, code: "encf_used", message: `${receipt.encf} was already sent to DGII (or voided) and cannot be voided.` });
     }
   }
   return problems;
 }
 
-function receiptsIn(d1: D1Database, companyId: string, r: VoidRange): Promise<Receipt[]> {
-  return database(d1).query.receipts.findMany({
-    where: and(eq(receipts.companyId, companyId), eq(receipts.tipoeCF, r.tipoeCF), gte(receipts.encf, r.desde), lte(receipts.encf, r.hasta)),
-  });
+/** The receipts of a range, from every month object the index names for it (asked in parallel). */
+async function receiptsIn(env: Env, companyId: string, r: VoidRange, months: string[]): Promise<Receipt[]> {
+  const found = await Promise.all(months.map((month) => receiptMonth(env, companyId, month).receiptsIn(r.tipoeCF, r.desde, r.hasta)));
+  return found.flat();
 }
 
 /** What a voiding holds while DGII is asked: the tail it took out of the sequence, the receipts it claimed. */
 export interface VoidHold {
   /** Per range (same order): the `next_number` before and after, or null when the range lies wholly below it. */
   tails: ({ before: number; after: number } | null)[];
-  /** Per range: the ids of the signed-but-unsent receipts it claimed. */
-  claimed: string[][];
+  /** Per range: the signed-but-unsent receipts it claimed (their id and the month object holding them). */
+  claimed: { id: string; month: string }[][];
 }
 
 /**
@@ -96,55 +87,42 @@ export interface VoidHold {
  * receipt in it (the queue and the sweeper then leave them alone). Returns the problems instead
  * when something changed since the checks; nothing is held then.
  */
-export async function holdForVoiding(d1: D1Database, companyId: string, rangos: VoidRange[], now: Date): Promise<{ hold: VoidHold } | { problems: VoidProblem[] }> {
+export async function holdForVoiding(env: Env, companyId: string, rangos: VoidRange[]): Promise<{ hold: VoidHold } | { problems: VoidProblem[] }> {
+  const ledger = issuerLedger(env, companyId);
   const hold: VoidHold = { tails: [], claimed: [] };
   const problems: VoidProblem[] = [];
   for (const [i, r] of rangos.entries()) {
-    const tail = await takeTail(d1, companyId, r);
+    const tail = await ledger.takeTail(r.tipoeCF, numberOf(r.desde), numberOf(r.hasta));
     if (tail === "gap") {
       problems.push({ path: `/rangos/${i}`, code: "range_gap", message: "The unused numbers moved; send the request again." });
       break;
     }
     hold.tails.push(tail);
-    const ids: string[] = [];
+    const ids: { id: string; month: string }[] = [];
     hold.claimed.push(ids);
     // Re-read after taking the tail: no new receipt can appear in the range from here on.
-    for (const receipt of await receiptsIn(d1, companyId, r)) {
+    const { months } = await ledger.voidRangeCheck(r.tipoeCF, numberOf(r.desde), numberOf(r.hasta));
+    for (const receipt of await receiptsIn(env, companyId, r, months)) {
       if (!unsent(receipt)) {
         problems.push({ path: `/rangos/${i}`, code: "encf_used", message: `${receipt.encf} was already sent to DGII and cannot be voided.` });
         continue;
       }
-      const claimed = await claimReceipt(d1, receipt.id, now);
+      const month = receipt.issueDate.slice(0, 7);
+      const claimed = await receiptMonth(env, companyId, month).claim(receipt.id);
       if (!claimed) {
         problems.push({ path: `/rangos/${i}`, code: "encf_busy", message: `${receipt.encf} is being transmitted right now; ask again in a minute.` });
         continue;
       }
-      ids.push(claimed.id);
+      ids.push({ id: claimed.id, month });
       // Sent between the read and the claim: it is used now.
       if (!unsent(claimed)) problems.push({ path: `/rangos/${i}`, code: "encf_used", message: `${receipt.encf} was already sent to DGII and cannot be voided.` });
     }
   }
   if (problems.length) {
-    await letGo(d1, companyId, rangos, hold, rangos.map(() => true));
+    await letGo(env, companyId, rangos, hold, rangos.map(() => true));
     return { problems };
   }
   return { hold };
-}
-
-async function takeTail(d1: D1Database, companyId: string, r: VoidRange): Promise<{ before: number; after: number } | null | "gap"> {
-  const from = numberOf(r.desde);
-  const to = numberOf(r.hasta);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const row = await d1.prepare(`SELECT next_number AS nextNumber FROM sequences WHERE company_id = ?1 AND tipo_ecf = ?2`).bind(companyId, r.tipoeCF).first<{ nextNumber: number }>();
-    if (!row || row.nextNumber < from) return "gap";
-    if (row.nextNumber > to) return null;
-    const moved = await d1
-      .prepare(`UPDATE sequences SET next_number = ?4, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE company_id = ?1 AND tipo_ecf = ?2 AND next_number = ?3`)
-      .bind(companyId, r.tipoeCF, row.nextNumber, to + 1)
-      .run();
-    if (moved.meta.changes === 1) return { before: row.nextNumber, after: to + 1 };
-  }
-  return "gap";
 }
 
 /**
@@ -153,34 +131,21 @@ async function takeTail(d1: D1Database, companyId: string, r: VoidRange): Promis
  * A tail that cannot be given back stays out of the sequence below `next_number`, where a later
  * voiding can still reach it.
  */
-export async function letGo(d1: D1Database, companyId: string, rangos: VoidRange[], hold: VoidHold, giveBack: boolean[]): Promise<void> {
+export async function letGo(env: Env, companyId: string, rangos: VoidRange[], hold: VoidHold, giveBack: boolean[]): Promise<void> {
   for (let i = hold.tails.length - 1; i >= 0; i--) {
     if (!giveBack[i]) continue;
-    for (const id of hold.claimed[i] ?? []) await releaseClaim(d1, id);
+    await Promise.all((hold.claimed[i] ?? []).map((c) => receiptMonth(env, companyId, c.month).release(c.id)));
     const tail = hold.tails[i];
-    if (tail) {
-      await d1
-        .prepare(`UPDATE sequences SET next_number = ?3 WHERE company_id = ?1 AND tipo_ecf = ?2 AND next_number = ?4`)
-        .bind(companyId, rangos[i]!.tipoeCF, tail.before, tail.after)
-        .run();
-    }
+    if (tail) await issuerLedger(env, companyId).giveBackTail(rangos[i]!.tipoeCF, tail);
   }
 }
 
 /** The claimed receipts of the ranges DGII voided become Anulado, and are never sent. */
-export async function markVoided(d1: D1Database, ids: string[], now: Date): Promise<number> {
-  if (!ids.length) return 0;
-  let count = 0;
-  // D1 allows at most 100 bound parameters per statement.
-  for (let i = 0; i < ids.length; i += 90) {
-    const voided = await database(d1)
-      .update(receipts)
-      .set({ status: "voided", claimedUntil: null, nextAttemptAt: null, updatedAt: now.toISOString() })
-      .where(and(inArray(receipts.id, ids.slice(i, i + 90)), eq(receipts.sendAttempts, 0)))
-      .returning({ id: receipts.id });
-    count += voided.length;
-  }
-  return count;
+export async function markVoided(env: Env, companyId: string, claimed: { id: string; month: string }[]): Promise<number> {
+  const byMonth = new Map<string, string[]>();
+  for (const { id, month } of claimed) byMonth.set(month, [...(byMonth.get(month) ?? []), id]);
+  const counts = await Promise.all([...byMonth].map(([month, ids]) => receiptMonth(env, companyId, month).markVoided(ids)));
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /**

@@ -3,14 +3,13 @@
 // background once the receipt is recorded, and on demand when a GET finds none.
 import { xmlToEcf } from "@ecf/shared";
 import { waitUntil } from "cloudflare:workers";
-import { and, eq } from "drizzle-orm";
 import { archiveImmutable } from "../archive/r2.ts";
-import { database } from "../db/client.ts";
-import { receipts } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
+import { findReceipt } from "../ledger/client.ts";
+import type { Receipt } from "../ledger/schema.ts";
 import { renderReceiptPdf, type PrintLayout } from "./render.ts";
 
-export type Receipt = typeof receipts.$inferSelect;
+export type { Receipt };
 
 /** Receipts from point-of-sale devices print on the 80 mm roll; the rest on a sheet. */
 export function defaultLayout(receipt: Pick<Receipt, "source">): PrintLayout {
@@ -71,7 +70,7 @@ export function printInBackground(env: Env, receipt: Receipt, signedXml: string)
 
 /** The stored PDF, or (none yet, or another layout) rendered and stored now. */
 export async function receiptPdf(env: Env, companyId: string, encf: string, requested: PrintLayout | undefined): Promise<{ bytes: ArrayBuffer | Uint8Array; receipt: Receipt }> {
-  const receipt = await database(env.DB).query.receipts.findFirst({ where: and(eq(receipts.companyId, companyId), eq(receipts.encf, encf)) });
+  const receipt = await findReceipt(env, companyId, encf);
   if (!receipt) throw new ApiProblem("not_found", { detail: `No receipt ${encf} for this issuer.` });
   const layout = requested ?? defaultLayout(receipt);
   const stored = await env.ARCHIVE.get(pdfKey(receipt.xmlKey, layout, layout === defaultLayout(receipt)));

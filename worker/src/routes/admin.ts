@@ -157,7 +157,7 @@ adminRoutes.openapi(
     await findCompany(c.env.DB, id);
     const body = c.req.valid("json");
     if (body.rangeFrom > body.rangeTo) throw new ApiProblem("validation_failed", { errors: [{ path: "/rangeTo", code: "invalid_range", message: "rangeFrom must not exceed rangeTo" }] });
-    return c.json(await registerSequence(c.env.DB, id, tipo, body), 200);
+    return c.json(await registerSequence(c.env, id, tipo, body), 200);
   },
 );
 

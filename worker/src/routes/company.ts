@@ -1,15 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF } from "@ecf/shared";
-import { and, eq } from "drizzle-orm";
 import { requireAuth } from "../auth/middleware.ts";
-import { database } from "../db/client.ts";
-import { sequences } from "../db/schema.ts";
-import { ApiProblem } from "../http/problem.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
-import { invoicesThisMonth } from "../issuing/quota.ts";
-import { formatEncf, MAX_SEQUENCE_NUMBER } from "../issuing/sequences.ts";
+import { issuerLedger } from "../ledger/client.ts";
+import { encfOf, MAX_SEQUENCE_NUMBER } from "../ledger/numbering.ts";
+import { unwrap } from "../ledger/rpc.ts";
+import type { Sequence } from "../ledger/schema.ts";
 import { resolveTenant, type Company } from "../tenant/resolve.ts";
+import { drMonth } from "../time.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;
 /** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */
@@ -70,37 +69,22 @@ const SequenceBody = z
   .refine((b) => b.rangeFrom <= b.rangeTo, { message: "rangeFrom must not exceed rangeTo", path: ["rangeTo"] })
   .openapi("SequenceRange");
 
-function sequenceView(row: typeof sequences.$inferSelect): z.infer<typeof SequenceSchema> {
+function sequenceView(row: Sequence): z.infer<typeof SequenceSchema> {
   const exhausted = row.nextNumber > row.rangeTo;
   return {
     tipoeCF: row.tipoeCF as z.infer<typeof SequenceSchema>["tipoeCF"],
     rangeFrom: row.rangeFrom,
     rangeTo: row.rangeTo,
     nextNumber: row.nextNumber,
-    nextEncf: exhausted ? null : formatEncf(row.tipoeCF, row.nextNumber),
+    nextEncf: exhausted ? null : encfOf(row.tipoeCF, row.nextNumber),
     remaining: exhausted ? 0 : row.rangeTo - row.nextNumber + 1,
     expiresOn: row.expiresOn,
   };
 }
 
 /** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
-export async function registerSequence(d1: D1Database, companyId: string, tipoeCF: string, body: z.infer<typeof SequenceBody>) {
-  const db = database(d1);
-  const existing = await db.query.sequences.findFirst({ where: and(eq(sequences.companyId, companyId), eq(sequences.tipoeCF, tipoeCF)) });
-  const nextNumber = Math.max(body.rangeFrom, existing?.nextNumber ?? body.rangeFrom);
-  if (nextNumber > body.rangeTo) {
-    throw new ApiProblem("conflict", {
-      detail: `Numbers up to ${formatEncf(tipoeCF, nextNumber - 1)} were already used; the new range must end after them.`,
-      errors: [{ path: "/rangeTo", code: "range_already_used", message: "The range ends before the next unused number." }],
-    });
-  }
-  const values = { companyId, tipoeCF, rangeFrom: body.rangeFrom, rangeTo: body.rangeTo, nextNumber, expiresOn: body.expiresOn, updatedAt: new Date().toISOString() };
-  const [row] = await db
-    .insert(sequences)
-    .values(values)
-    .onConflictDoUpdate({ target: [sequences.companyId, sequences.tipoeCF], set: values })
-    .returning();
-  return sequenceView(row!);
+export async function registerSequence(env: Env, companyId: string, tipoeCF: string, body: z.infer<typeof SequenceBody>) {
+  return sequenceView(await unwrap(issuerLedger(env, companyId).putSequence(tipoeCF, body)));
 }
 
 const TipoParam = z.object({ tipo: z.enum(TIPOS_ECF).openapi({ param: { name: "tipo", in: "path" }, example: "31" }) });
@@ -122,7 +106,7 @@ companyRoutes.openapi(
   async (c) => {
     const company = c.get("tenant");
     const now = new Date();
-    const used = await invoicesThisMonth(c.env.DB, company.id, now);
+    const used = await issuerLedger(c.env, company.id).invoicesIn(drMonth(now));
     return c.json(
       {
         id: company.id,
@@ -150,7 +134,7 @@ companyRoutes.openapi(
     responses: { 200: { description: "Ranges", content: { "application/json": { schema: z.object({ sequences: z.array(SequenceSchema) }) } } } },
   }),
   async (c) => {
-    const rows = await database(c.env.DB).query.sequences.findMany({ where: eq(sequences.companyId, c.get("tenant").id), orderBy: sequences.tipoeCF });
+    const rows = await issuerLedger(c.env, c.get("tenant").id).sequences();
     return c.json({ sequences: rows.map(sequenceView) }, 200);
   },
 );
@@ -168,5 +152,5 @@ companyRoutes.openapi(
       409: problemSchema("The range would reuse numbers"),
     },
   }),
-  async (c) => c.json(await registerSequence(c.env.DB, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
+  async (c) => c.json(await registerSequence(c.env, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
 );

@@ -1,11 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { buildAnecf, fechaHoraSantoDomingo, signEcfXml, TIPOS_ECF } from "@ecf/shared";
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireAuth } from "../auth/middleware.ts";
 import { sha256Hex } from "../auth/crypto.ts";
-import { database } from "../db/client.ts";
-import { receipts } from "../db/schema.ts";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import type { AppEnv } from "../env.ts";
@@ -14,9 +12,11 @@ import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
 import { stableStringify } from "../issuing/document.ts";
-import { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentAnswer } from "../issuing/idempotency.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
+import { findReceipt, issuerLedger } from "../ledger/client.ts";
+import { roundTripsHeader } from "../ledger/round-trips.ts";
+import { unwrap } from "../ledger/rpc.ts";
 import { checkVoidRanges, holdForVoiding, letGo, markVoided, refusedRanges, type VoidProblem } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
@@ -69,8 +69,8 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-async function findReceipt(c: Context<AppEnv>, encf: string) {
-  const receipt = await database(c.env.DB).query.receipts.findFirst({ where: and(eq(receipts.companyId, c.get("tenant").id), eq(receipts.encf, encf.toUpperCase())) });
+async function tenantReceipt(c: Context<AppEnv>, encf: string) {
+  const receipt = await findReceipt(c.env, c.get("tenant").id, encf.toUpperCase());
   if (!receipt) throw new ApiProblem("not_found", { detail: `No receipt ${encf} for issuer ${c.get("tenant").rnc}.` });
   return receipt;
 }
@@ -110,16 +110,17 @@ issuingRoutes.openapi(
     const body = await readJsonBody(c);
     const company = c.get("tenant");
     const key = c.req.header("Idempotency-Key")?.trim();
+    const ledger = issuerLedger(c.env, company.id);
     if (key) {
-      const claim = await claimIdempotencyKey(c.env.DB, company.id, key, await sha256Hex(stableStringify(body)));
-      if (claim.kind === "replay") return c.json(claim.body as object, claim.status);
+      const claim = await unwrap(ledger.claimIdempotencyKey(key, await sha256Hex(stableStringify(body))));
+      if (claim.kind === "replay") return c.json(JSON.parse(claim.response) as object, claim.status as ContentfulStatusCode);
     }
     let outcome;
     const times = new PhaseTimes();
     try {
       outcome = await issueReceipt(c.env, company, body, new Date(), times);
     } catch (error) {
-      if (key) await releaseIdempotencyKey(c.env.DB, company.id, key);
+      if (key) await ledger.releaseIdempotencyKey(key);
       throw error;
     }
     const { status, body: judged } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
@@ -128,11 +129,11 @@ issuingRoutes.openapi(
       const reasons = answer.mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
       c.set("auditEvent", { code: answer.estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${answer.encf}: ${reasons}` });
     }
-    if (key) await storeIdempotentAnswer(c.env.DB, company.id, key, status, answer);
-    // storage: D1 numbering, R2 archive, D1 record; transmit: all of the DGII part (dgii: its
-    // HTTP round trips, dgii-wait: the pauses between result polls).
-    const timing = times.header();
-    if (timing) c.header("Server-Timing", timing);
+    if (key) await ledger.storeIdempotentAnswer(key, status, answer);
+    // storage: ledger numbering, R2 archive, ledger record; transmit: all of the DGII part (dgii:
+    // its HTTP round trips, dgii-wait: the pauses between result polls).
+    const timing = [times.header(), roundTripsHeader(c.get("roundTrips"))].filter(Boolean).join(", ");
+    c.header("Server-Timing", timing);
     return c.json(answer, status);
   }) as never,
 );
@@ -147,7 +148,7 @@ issuingRoutes.openapi(
     responses: { ...answers, 404: problemSchema("No such receipt for this issuer") },
   }),
   (async (c: Context<AppEnv>) => {
-    const { status, body } = answerFor(await findReceipt(c, c.req.param("encf")!));
+    const { status, body } = answerFor(await tenantReceipt(c, c.req.param("encf")!));
     return c.json(body, status);
   }) as never,
 );
@@ -162,7 +163,7 @@ issuingRoutes.openapi(
     responses: { 200: { description: "Signed XML", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt") },
   }),
   (async (c: Context<AppEnv>) => {
-    const receipt = await findReceipt(c, c.req.param("encf")!);
+    const receipt = await tenantReceipt(c, c.req.param("encf")!);
     const object = await c.env.ARCHIVE.get(receipt.xmlKey);
     if (!object) throw new Error(`archived XML ${receipt.xmlKey} is missing`);
     return c.body(await object.arrayBuffer(), 200, {
@@ -246,11 +247,11 @@ issuingRoutes.openapi(
     const { rangos } = c.req.valid("json");
     const company = c.get("tenant");
     const now = new Date();
-    const checked = await checkVoidRanges(c.env.DB, company.id, rangos);
+    const checked = await checkVoidRanges(c.env, company.id, rangos);
     if (checked.length) throw voidRefusal(checked);
     const signer = await signerFor(c.env, company);
 
-    const held = await holdForVoiding(c.env.DB, company.id, rangos, now);
+    const held = await holdForVoiding(c.env, company.id, rangos);
     if ("problems" in held) throw voidRefusal(held.problems);
     const { hold } = held;
     let answer: { codigo: string; nombre: string; mensajes: string[] };
@@ -269,7 +270,7 @@ issuingRoutes.openapi(
       answer = await dgiiClientFor(c.env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
     } catch (error) {
       // DGII said nothing about the numbers: everything held is given back.
-      await letGo(c.env.DB, company.id, rangos, hold, rangos.map(() => true));
+      await letGo(c.env, company.id, rangos, hold, rangos.map(() => true));
       if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
       if (error instanceof DgiiError) throw new ApiProblem("unprocessable", { detail: `DGII refused the ANECF: ${error.message}`, errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })) });
       throw error;
@@ -281,8 +282,8 @@ issuingRoutes.openapi(
     const refused = codigo === "1" ? rangos.map(() => false) : codigo === "2" ? refusedRanges(rangos, mensajes) : rangos.map(() => true);
     const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
     // Claims of anything not known to be voided are released: those receipts will be sent.
-    await letGo(c.env.DB, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
-    const anulados = await markVoided(c.env.DB, hold.claimed.filter((_, i) => outcome[i] === true).flat(), now);
+    await letGo(c.env, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
+    const anulados = await markVoided(c.env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
     const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
     const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
 

@@ -1,0 +1,53 @@
+// The worker's (and the objects' own) way into an issuer's ledger: the IssuerLedger object by
+// the issuer's id, its ReceiptMonth objects by id and month. Each method here is one RPC, or a
+// fan-out of parallel RPCs, never a loop of sequential round trips.
+import type { IssuerLedger } from "./issuer-ledger.ts";
+import type { ReceiptMonth } from "./receipt-month.ts";
+import type { AuditEntry, Receipt } from "./schema.ts";
+
+export type IssuerStub = DurableObjectStub<IssuerLedger>;
+export type MonthStub = DurableObjectStub<ReceiptMonth>;
+
+/** The issuer's own object. */
+export function issuerLedger(env: Env, companyId: string): IssuerStub {
+  return env.ISSUER_LEDGER.get(env.ISSUER_LEDGER.idFromName(companyId));
+}
+
+/** The object holding the issuer's receipts, purchases and audit entries of `month` (yyyy-MM). */
+export function receiptMonth(env: Env, companyId: string, month: string): MonthStub {
+  return env.RECEIPT_MONTH.get(env.RECEIPT_MONTH.idFromName(`${companyId}/${month}`));
+}
+
+/** A receipt by e-NCF: the issuer object says which month holds it, that month has it. */
+export async function findReceipt(env: Env, companyId: string, encf: string): Promise<Receipt | null> {
+  const month = await issuerLedger(env, companyId).monthOf(encf);
+  return month ? receiptMonth(env, companyId, month).receipt(encf) : null;
+}
+
+/** The month object of a receipt we hold (its row says where: the issue date's month). */
+export function monthOfReceipt(env: Env, receipt: Pick<Receipt, "companyId" | "issueDate">): MonthStub {
+  return receiptMonth(env, receipt.companyId, receipt.issueDate.slice(0, 7));
+}
+
+/**
+ * Credit and debit notes DGII accepted against a receipt, from every month since its own (a note
+ * is issued after the receipt it modifies), asked in parallel.
+ */
+export async function acceptedNotesOf(env: Env, original: Receipt): Promise<Receipt[]> {
+  const months = await issuerLedger(env, original.companyId).months(original.issueDate.slice(0, 7));
+  const found = await Promise.all(months.map((month) => receiptMonth(env, original.companyId, month).acceptedNotesOf(original.encf)));
+  return found.flat();
+}
+
+/** Writes an audit entry to the month it happened in. Never throws: the audit must not undo the work. */
+export async function writeAudit(env: Env, companyId: string, entry: Omit<AuditEntry, "companyId">, now = new Date()): Promise<void> {
+  const month = isoMonth(now);
+  try {
+    await Promise.all([issuerLedger(env, companyId).noteMonth(month), receiptMonth(env, companyId, month).audit({ ...entry, companyId, createdAt: now.toISOString() })]);
+  } catch (error) {
+    console.error("audit log write failed", error);
+  }
+}
+
+/** yyyy-MM of an instant in UTC (audit entries are kept by the UTC month they were written in). */
+const isoMonth = (now: Date) => now.toISOString().slice(0, 7);

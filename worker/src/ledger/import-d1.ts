@@ -1,0 +1,80 @@
+// `npm run admin -- ledger:migrate`: moves one issuer's ledger from the D1 tables of API 1.7
+// (sequences, usage_counters, idempotency_keys, device_leases, receipts, purchases, audit_log)
+// into its Durable Objects. Idempotent: every row is inserted only if absent, so running it again,
+// or after a partial run, changes nothing. The D1 tables are left as they were (a later release
+// drops them); receipts still pending there are due at once in their month object.
+import { getTableColumns, type Table } from "drizzle-orm";
+import { issuerLedger, receiptMonth } from "./client.ts";
+import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer-tables.ts";
+import { auditLog, purchases, receipts } from "./month-tables.ts";
+import type { AuditEntry, NewPurchase, NewReceipt } from "./schema.ts";
+
+/** Rows per RPC: well under the RPC message limit even for long audit details. */
+const CHUNK = 400;
+
+export interface LedgerImport {
+  companyId: string;
+  sequences: number;
+  leases: number;
+  idempotencyKeys: number;
+  receipts: number;
+  purchases: number;
+  auditEntries: number;
+  months: string[];
+}
+
+/** Reads a legacy D1 table's rows of one issuer, keyed as the ledger table's fields (snake_case → camelCase). */
+async function legacyRows<T>(d1: D1Database, tableName: string, table: Table, companyId: string): Promise<T[]> {
+  const exists = await d1.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1`).bind(tableName).first();
+  if (!exists) return [];
+  const { results } = await d1.prepare(`SELECT * FROM ${tableName} WHERE company_id = ?1`).bind(companyId).all<Record<string, unknown>>();
+  const fields = Object.entries(getTableColumns(table)).map(([field, column]) => [field, column.name] as const);
+  return results.map((row) => Object.fromEntries(fields.filter(([, name]) => name in row).map(([field, name]) => [field, row[name]])) as T);
+}
+
+const chunks = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
+
+export async function importIssuerFromD1(env: Env, companyId: string): Promise<LedgerImport> {
+  const read = <T>(name: string, table: Table) => legacyRows<T>(env.DB, name, table, companyId);
+  const [seqs, usage, keys, leases, receiptRows, purchaseRows, auditRows] = await Promise.all([
+    read<typeof sequences.$inferSelect>("sequences", sequences),
+    read<typeof usageCounters.$inferSelect>("usage_counters", usageCounters),
+    read<typeof idempotencyKeys.$inferSelect>("idempotency_keys", idempotencyKeys),
+    read<typeof deviceLeases.$inferInsert>("device_leases", deviceLeases),
+    read<NewReceipt>("receipts", receipts),
+    read<NewPurchase>("purchases", purchases),
+    read<AuditEntry>("audit_log", auditLog),
+  ]);
+
+  // Receipts and purchases live in the month of their FechaEmision, audit entries in the (UTC) month they were written.
+  const byMonth = new Map<string, { receipts: NewReceipt[]; purchases: NewPurchase[]; audit: AuditEntry[] }>();
+  const monthOf = (month: string) => byMonth.get(month) ?? byMonth.set(month, { receipts: [], purchases: [], audit: [] }).get(month)!;
+  for (const r of receiptRows) monthOf(r.issueDate.slice(0, 7)).receipts.push(r);
+  for (const p of purchaseRows) monthOf(p.issueDate.slice(0, 7)).purchases.push(p);
+  for (const { id: _id, ...a } of auditRows) monthOf((a.createdAt ?? new Date().toISOString()).slice(0, 7)).audit.push(a);
+
+  // The months first, then the index: a receipt the index names is always in its month object.
+  for (const [month, rows] of byMonth) {
+    const stub = receiptMonth(env, companyId, month);
+    for (const part of chunks(rows.receipts)) await stub.importRows({ receipts: part, purchases: [], audit: [] });
+    for (const part of chunks(rows.purchases)) await stub.importRows({ receipts: [], purchases: part, audit: [] });
+    for (const part of chunks(rows.audit)) await stub.importRows({ receipts: [], purchases: [], audit: part });
+  }
+  const ledger = issuerLedger(env, companyId);
+  const indexRows = receiptRows.map((r) => ({ tipoeCF: r.tipoeCF, number: Number(r.encf.slice(3)), month: r.issueDate.slice(0, 7) }));
+  const purchaseIndex = purchaseRows.map((p) => ({ rncEmisor: p.rncEmisor, encf: p.encf, month: p.issueDate.slice(0, 7) }));
+  await ledger.importRows({ sequences: seqs, usageCounters: usage, idempotencyKeys: keys, deviceLeases: leases, receipts: [], purchases: [], months: [...byMonth.keys()] });
+  for (const part of chunks(indexRows)) await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: part, purchases: [], months: [] });
+  for (const part of chunks(purchaseIndex)) await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: [], purchases: part, months: [] });
+
+  return {
+    companyId,
+    sequences: seqs.length,
+    leases: leases.length,
+    idempotencyKeys: keys.length,
+    receipts: receiptRows.length,
+    purchases: purchaseRows.length,
+    auditEntries: auditRows.length,
+    months: [...byMonth.keys()].sort(),
+  };
+}

@@ -1,0 +1,261 @@
+// One Durable Object per issuer: everything allocated or counted per issuer. Every method is one
+// RPC that runs to completion without awaiting, so the object's single thread makes it atomic:
+// two requests can never take the same number or the last unit of the quota.
+import { DurableObject } from "cloudflare:workers";
+import { and, eq, lt } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import { ApiProblem } from "../http/problem.ts";
+import * as issuerTables from "./issuer-tables.ts";
+import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer-tables.ts";
+import migrations from "./migrations/issuer/migrations.js";
+import {
+  allocateEncf,
+  assertQuotaLeft,
+  countInvoice,
+  encfOf,
+  invoicesIn,
+  leaseBlock,
+  leaseHolding,
+  leasesOverlapping,
+  releaseQuota,
+  sequenceOf,
+  takeClientEncf,
+  type AllocatedEncf,
+  type IssuerDb,
+} from "./numbering.ts";
+import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
+import { answer, type Answer } from "./rpc.ts";
+import type { Lease, Sequence } from "./schema.ts";
+
+/** Idempotency keys are kept this long (a client retries within minutes, not months). */
+const IDEMPOTENCY_KEY_DAYS = 30;
+
+export interface NumberRequest {
+  tipoeCF: string;
+  /** The client's own e-NCF, when it numbers its receipts itself. */
+  givenEncf?: string;
+  /** The month (yyyy-MM) the receipt will be recorded in: its FechaEmision's. */
+  month: string;
+  /** Today in Santo Domingo (yyyy-MM-dd), for range expiry, and the quota's month and limit. */
+  today: string;
+  quota: { month: string; limit: number };
+  now: string;
+}
+
+/** The replayed answer is the stored JSON text (parsed by the caller). */
+export type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; status: number; response: string };
+
+export interface VoidRangeCheck {
+  /** The authorised range, when there is one. */
+  sequence: Sequence | null;
+  /** Device leases overlapping the range. */
+  leases: Lease[];
+  /** Months holding receipts of the range. */
+  months: string[];
+}
+
+export class IssuerLedger extends DurableObject<Env> {
+  private readonly db: IssuerDb;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage, { schema: issuerTables });
+    void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+  }
+
+  // ------------------------------------------------------------------ ranges and numbering
+
+  sequences(): Sequence[] {
+    return this.db.select().from(sequences).orderBy(sequences.tipoeCF).all();
+  }
+
+  sequence(tipoeCF: string): Sequence | null {
+    return sequenceOf(this.db, tipoeCF) ?? null;
+  }
+
+  /** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
+  putSequence(tipoeCF: string, range: { rangeFrom: number; rangeTo: number; expiresOn: string }): Answer<Sequence> {
+    return answer(() => {
+      const existing = sequenceOf(this.db, tipoeCF);
+      const nextNumber = Math.max(range.rangeFrom, existing?.nextNumber ?? range.rangeFrom);
+      if (nextNumber > range.rangeTo) {
+        throw new ApiProblem("conflict", {
+          detail: `Numbers up to ${encfOf(tipoeCF, nextNumber - 1)} were already used; the new range must end after them.`,
+          errors: [{ path: "/rangeTo", code: "range_already_used", message: "The range ends before the next unused number." }],
+        });
+      }
+      const values = { tipoeCF, ...range, nextNumber, updatedAt: new Date().toISOString() };
+      return this.db.insert(sequences).values(values).onConflictDoUpdate({ target: sequences.tipoeCF, set: values }).returning().get()!;
+    });
+  }
+
+  /**
+   * Numbers one API receipt: the quota unit, the e-NCF (the next one, or the client's own) and its
+   * place in the receipt index, all at once. Nothing is taken when any of them fails.
+   */
+  number(request: NumberRequest): Answer<AllocatedEncf & { month: string }> {
+    return answer(() => {
+      const now = new Date(request.now);
+      assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
+      const numbered = request.givenEncf
+        ? takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now)
+        : allocateEncf(this.db, request.tipoeCF, request.today, now);
+      countInvoice(this.db, request.quota.month);
+      const month = registerNumber(this.db, request.tipoeCF, numbered.number, request.month);
+      return { ...numbered, month };
+    });
+  }
+
+  /** Gives back the quota unit of a receipt that failed before it was recorded. */
+  releaseQuota(month: string): void {
+    releaseQuota(this.db, month);
+  }
+
+  invoicesIn(month: string): number {
+    return invoicesIn(this.db, month);
+  }
+
+  /** A block of numbers for a point-of-sale device. */
+  lease(deviceId: string, tipoeCF: string, size: number, today: string): Answer<Lease> {
+    return answer(() => leaseBlock(this.db, deviceId, tipoeCF, size, today, new Date()));
+  }
+
+  /**
+   * A receipt a device signed offline: it must lie in one of the device's leases. It is counted
+   * against the quota once (it exists already, so it is never refused) and placed in the index.
+   */
+  admitDeviceReceipt(deviceId: string, tipoeCF: string, number: number, month: string, quotaMonth: string): { leased: boolean; month: string } {
+    if (!leaseHolding(this.db, deviceId, tipoeCF, number)) return { leased: false, month };
+    const known = monthOfNumber(this.db, tipoeCF, number);
+    if (known) return { leased: true, month: known };
+    countInvoice(this.db, quotaMonth);
+    return { leased: true, month: registerNumber(this.db, tipoeCF, number, month) };
+  }
+
+  // ---------------------------------------------------------------------------- idempotency
+
+  /**
+   * Claims an `Idempotency-Key`. The first request with a key does the work; later ones get its
+   * stored answer. The same key with a different body, or while the first is still running, is a 409.
+   */
+  claimIdempotencyKey(key: string, requestHash: string): Answer<IdempotencyClaim> {
+    return answer((): IdempotencyClaim => {
+      const row = this.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).get();
+      if (!row) {
+        const expired = new Date(Date.now() - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString();
+        this.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, expired)).run();
+        this.db.insert(idempotencyKeys).values({ key, requestHash }).run();
+        return { kind: "claimed" };
+      }
+      if (row.requestHash !== requestHash) {
+        throw new ApiProblem("conflict", {
+          detail: "This Idempotency-Key was already used with a different request body.",
+          errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_reused", message: "Different request for the same key." }],
+        });
+      }
+      if (row.response === null || row.status === null) {
+        throw new ApiProblem("conflict", {
+          detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+          errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
+        });
+      }
+      return { kind: "replay", status: row.status, response: row.response };
+    });
+  }
+
+  storeIdempotentAnswer(key: string, status: number, body: unknown): void {
+    this.db.update(idempotencyKeys).set({ status, response: JSON.stringify(body) }).where(eq(idempotencyKeys.key, key)).run();
+  }
+
+  /** A request that failed before issuing anything gives its key back, so a corrected retry works. */
+  releaseIdempotencyKey(key: string): void {
+    this.db.delete(idempotencyKeys).where(eq(idempotencyKeys.key, key)).run();
+  }
+
+  // ------------------------------------------------------------------------- where things are
+
+  /** The month object of a receipt, or null when the number was never recorded. */
+  monthOf(encf: string): string | null {
+    return /^E\d{12}$/.test(encf) ? monthOfNumber(this.db, encf.slice(1, 3), Number(encf.slice(3))) : null;
+  }
+
+  months(from?: string, until?: string): string[] {
+    return months(this.db, from, until);
+  }
+
+  noteMonth(month: string): void {
+    noteMonth(this.db, month);
+  }
+
+  registerPurchase(rncEmisor: string, encf: string, month: string): string {
+    return registerPurchase(this.db, rncEmisor, encf, month);
+  }
+
+  purchaseMonth(rncEmisor: string, encf: string): string | null {
+    return purchaseMonth(this.db, rncEmisor, encf);
+  }
+
+  forgetPurchase(rncEmisor: string, encf: string): void {
+    forgetPurchase(this.db, rncEmisor, encf);
+  }
+
+  // -------------------------------------------------------------------------------- voiding
+
+  /** What the issuer object knows about a range to void: its sequence, leases and months. */
+  voidRangeCheck(tipoeCF: string, from: number, to: number): VoidRangeCheck {
+    return { sequence: sequenceOf(this.db, tipoeCF) ?? null, leases: leasesOverlapping(this.db, tipoeCF, from, to), months: monthsOfRange(this.db, tipoeCF, from, to) };
+  }
+
+  /**
+   * Takes a range's unused tail out of the sequence, so no request or device can be handed those
+   * numbers while DGII is asked. Null when the range lies wholly below the unused numbers,
+   * "gap" when it starts above them.
+   */
+  takeTail(tipoeCF: string, from: number, to: number): { before: number; after: number } | null | "gap" {
+    const row = sequenceOf(this.db, tipoeCF);
+    if (!row || row.nextNumber < from) return "gap";
+    if (row.nextNumber > to) return null;
+    this.db.update(sequences).set({ nextNumber: to + 1, updatedAt: new Date().toISOString() }).where(eq(sequences.tipoeCF, tipoeCF)).run();
+    return { before: row.nextNumber, after: to + 1 };
+  }
+
+  /** Gives a tail back when nobody took a number after it. */
+  giveBackTail(tipoeCF: string, tail: { before: number; after: number }): void {
+    this.db
+      .update(sequences)
+      .set({ nextNumber: tail.before })
+      .where(and(eq(sequences.tipoeCF, tipoeCF), eq(sequences.nextNumber, tail.after)))
+      .run();
+  }
+
+  // ------------------------------------------------------------------------------ migration
+
+  /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
+  importRows(rows: {
+    sequences: Sequence[];
+    usageCounters: { month: string; invoices: number }[];
+    idempotencyKeys: (typeof idempotencyKeys.$inferInsert)[];
+    deviceLeases: (typeof deviceLeases.$inferInsert)[];
+    receipts: { tipoeCF: string; number: number; month: string }[];
+    purchases: { rncEmisor: string; encf: string; month: string }[];
+    months: string[];
+  }): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const row of rows.sequences) this.db.insert(sequences).values(row).onConflictDoNothing().run();
+      for (const row of rows.usageCounters) this.db.insert(usageCounters).values(row).onConflictDoNothing().run();
+      for (const row of rows.idempotencyKeys) this.db.insert(idempotencyKeys).values(row).onConflictDoNothing().run();
+      for (const { id: _legacyId, ...row } of rows.deviceLeases) {
+        const known = this.db
+          .select()
+          .from(deviceLeases)
+          .where(and(eq(deviceLeases.deviceId, row.deviceId), eq(deviceLeases.tipoeCF, row.tipoeCF), eq(deviceLeases.rangeFrom, row.rangeFrom)))
+          .get();
+        if (!known) this.db.insert(deviceLeases).values(row).run();
+      }
+      for (const r of rows.receipts) registerNumber(this.db, r.tipoeCF, r.number, r.month);
+      for (const p of rows.purchases) registerPurchase(this.db, p.rncEmisor, p.encf, p.month);
+      for (const month of rows.months) noteMonth(this.db, month);
+    });
+  }
+}

@@ -1,0 +1,85 @@
+// The tables of an IssuerLedger object (one per issuer); see schema.ts.
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { createdAt, updatedAt } from "./columns.ts";
+
+/** A DGII-authorised e-NCF range for one type. `next_number` is the first never handed out. */
+export const sequences = sqliteTable("sequences", {
+  tipoeCF: text("tipo_ecf").primaryKey(),
+  rangeFrom: integer("range_from").notNull(),
+  rangeTo: integer("range_to").notNull(),
+  nextNumber: integer("next_number").notNull(),
+  /** FechaVencimientoSecuencia as an ISO date (yyyy-MM-dd). */
+  expiresOn: text("expires_on").notNull(),
+  updatedAt: updatedAt(),
+});
+
+/** Receipts issued per calendar month (America/Santo_Domingo), for the quota. */
+export const usageCounters = sqliteTable("usage_counters", {
+  month: text("month").primaryKey(), // yyyy-MM
+  invoices: integer("invoices").notNull().default(0),
+});
+
+/** The first answer to each `Idempotency-Key`, replayed for the same key. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    key: text("key").primaryKey(),
+    requestHash: text("request_hash").notNull(),
+    status: integer("status"),
+    response: text("response"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("idempotency_keys_created").on(t.createdAt)],
+);
+
+/**
+ * A block of e-NCF numbers taken from `sequences` for one point-of-sale device, so the device
+ * numbers receipts offline without colliding with any other device or with the API.
+ */
+export const deviceLeases = sqliteTable(
+  "device_leases",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deviceId: text("device_id").notNull(),
+    tipoeCF: text("tipo_ecf").notNull(),
+    rangeFrom: integer("range_from").notNull(),
+    rangeTo: integer("range_to").notNull(),
+    /** FechaVencimientoSecuencia of the range the block came from (yyyy-MM-dd). */
+    expiresOn: text("expires_on").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("device_leases_device_tipo").on(t.deviceId, t.tipoeCF, t.rangeFrom), index("device_leases_tipo").on(t.tipoeCF, t.rangeFrom)],
+);
+
+/**
+ * Where each receipt lives: runs of consecutive numbers of one type recorded in the same month
+ * object. Numbers are handed out in order, so a month of API receipts is one run per type and a
+ * device's lease a few: the index stays small where a row per receipt would not (ARCHITECTURE.md).
+ */
+export const receiptIndex = sqliteTable(
+  "receipt_index",
+  {
+    tipoeCF: text("tipo_ecf").notNull(),
+    firstNumber: integer("first_number").notNull(),
+    lastNumber: integer("last_number").notNull(),
+    month: text("month").notNull(), // yyyy-MM of the ReceiptMonth object
+  },
+  (t) => [primaryKey({ columns: [t.tipoeCF, t.firstNumber] }), index("receipt_index_last").on(t.tipoeCF, t.lastNumber)],
+);
+
+/** Where each purchase (a supplier's e-CF we received) lives, by supplier and e-NCF. */
+export const purchaseIndex = sqliteTable(
+  "purchase_index",
+  {
+    rncEmisor: text("rnc_emisor").notNull(),
+    encf: text("encf").notNull(),
+    month: text("month").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.rncEmisor, t.encf] })],
+);
+
+/** Every month that has a ReceiptMonth object with something in it: what reports fan out to. */
+export const ledgerMonths = sqliteTable("ledger_months", {
+  month: text("month").primaryKey(),
+});
+

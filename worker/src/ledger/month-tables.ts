@@ -1,0 +1,123 @@
+// The tables of a ReceiptMonth object (one per issuer and month); see schema.ts.
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { createdAt, updatedAt } from "./columns.ts";
+
+/**
+ * An issued e-CF. The row and the signed XML in R2 are written before anything is sent to DGII,
+ * so nothing DGII may have seen is ever lost. One row per e-NCF, forever.
+ */
+export const receipts = sqliteTable(
+  "receipts",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    encf: text("encf").notNull(),
+    tipoeCF: text("tipo_ecf").notNull(),
+    /** FechaEmision as ISO yyyy-MM-dd (for range filters). */
+    issueDate: text("issue_date").notNull(),
+    rncComprador: text("rnc_comprador"),
+    razonSocialComprador: text("razon_social_comprador"),
+    /** Exact decimals as text, as written in the XML. */
+    montoTotal: text("monto_total").notNull(),
+    totalItbis: text("total_itbis"),
+    securityCode: text("security_code").notNull(),
+    fechaHoraFirma: text("fecha_hora_firma").notNull(),
+    timbreUrl: text("timbre_url").notNull(),
+    /** R2 key of the signed XML, and its SHA-256 (hex). */
+    xmlKey: text("xml_key").notNull(),
+    xmlSha256: text("xml_sha256").notNull(),
+    /** Tells a retry from a different document: SHA-256 of the canonical request, or of a device's signed XML. */
+    documentHash: text("document_hash").notNull(),
+    /** "ecf" (full document to DGII) or "rfce" (E32 under 250,000: the summary). */
+    dgiiPath: text("dgii_path", { enum: ["ecf", "rfce"] }).notNull(),
+    /** Our life-cycle state; `estado` is DGII's word for it. */
+    status: text("status", { enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"] }).notNull(),
+    trackId: text("track_id"),
+    dgiiCodigo: text("dgii_codigo"),
+    /** DGII's messages (JSON array of { codigo, valor }). */
+    dgiiMensajes: text("dgii_mensajes"),
+    /** How many times it was handed to DGII (0 until the first send). */
+    sendAttempts: integer("send_attempts").notNull().default(0),
+    /** How many times the alarm has moved it forward: its back-off (1, 2, 4, 8 s … 10 min). */
+    retries: integer("retries").notNull().default(0),
+    /** Someone holding this receipt (a request sending or polling) until then; the alarm leaves it alone. */
+    claimedUntil: text("claimed_until"),
+    /** When the alarm should look at it next; null once final. */
+    nextAttemptAt: text("next_attempt_at"),
+    source: text("source", { enum: ["api", "device"] }).notNull().default("api"),
+    /** Credit and debit notes: the modified receipt and the modification code. */
+    ncfModificado: text("ncf_modificado"),
+    codigoModificacion: text("codigo_modificacion"),
+    /** The buyer's commercial approval (ACECF): null, "accepted" or "rejected". */
+    approvalStatus: text("approval_status"),
+    approvalReason: text("approval_reason"),
+    /** The ACECF's FechaHoraAprobacionComercial (dd-MM-yyyy HH:mm:ss). */
+    approvalAt: text("approval_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("receipts_encf").on(t.encf),
+    index("receipts_date").on(t.issueDate, t.encf),
+    index("receipts_due").on(t.nextAttemptAt),
+    index("receipts_modified").on(t.ncfModificado),
+  ],
+);
+
+/**
+ * An e-CF a supplier sent us (a purchase) that we acknowledged as received (ARECF Estado 0).
+ * One per supplier and e-NCF (purchase_index in the issuer object says which month holds it).
+ */
+export const purchases = sqliteTable(
+  "purchases",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    rncEmisor: text("rnc_emisor").notNull(),
+    razonSocialEmisor: text("razon_social_emisor"),
+    encf: text("encf").notNull(),
+    tipoeCF: text("tipo_ecf").notNull(),
+    /** FechaEmision as ISO yyyy-MM-dd (for range filters). */
+    issueDate: text("issue_date").notNull(),
+    /** Exact decimals as written in the XML. */
+    montoTotal: text("monto_total").notNull(),
+    totalItbis: text("total_itbis"),
+    /** R2 keys of the supplier's signed XML and of the ARECF we answered with. */
+    xmlKey: text("xml_key").notNull(),
+    xmlSha256: text("xml_sha256").notNull(),
+    arecfKey: text("arecf_key").notNull(),
+    /** ARECF Estado we answered ("0": recibido); refusals are not purchases, they go to the audit log. */
+    arecfEstado: text("arecf_estado").notNull(),
+    fechaHoraAcuseRecibo: text("fecha_hora_acuse_recibo").notNull(),
+    /** Our commercial approval (ACECF): null until decided, then "accepted" or "rejected". */
+    approvalStatus: text("approval_status", { enum: ["accepted", "rejected"] }),
+    approvalReason: text("approval_reason"),
+    approvalKey: text("approval_key"),
+    approvedAt: text("approved_at"),
+    /** Where the ACECF went: "sent", "failed" or "skipped", with the other side's answer. */
+    approvalSupplierOutcome: text("approval_supplier_outcome"),
+    approvalSupplierDetail: text("approval_supplier_detail"),
+    approvalDgiiOutcome: text("approval_dgii_outcome"),
+    approvalDgiiDetail: text("approval_dgii_detail"),
+    receivedAt: createdAt(),
+  },
+  (t) => [uniqueIndex("purchases_emisor_encf").on(t.rncEmisor, t.encf), index("purchases_date").on(t.issueDate, t.id)],
+);
+
+/** Every refused or failed request of the issuer (and what DGII refused in the background). */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    companyId: text("company_id"),
+    actor: text("actor"), // api key id, device id, "admin" or "alarm"
+    action: text("action").notNull(), // "METHOD /path"
+    code: text("code").notNull(),
+    status: integer("status").notNull(),
+    detail: text("detail"),
+    requestId: text("request_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_log_created").on(t.createdAt)],
+);
+

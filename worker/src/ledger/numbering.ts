@@ -1,0 +1,160 @@
+// e-NCF allocation inside an IssuerLedger: the API's next number, a client's own number, a
+// device's block, and the tails taken out for voiding. The object runs one event at a time and
+// these functions never await, so every read-check-write here is atomic without a transaction.
+import { formatENcf, type TipoeCF } from "@ecf/shared";
+import { and, eq, gte, lte } from "drizzle-orm";
+import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { ApiProblem } from "../http/problem.ts";
+import { deviceLeases, sequences, usageCounters } from "./issuer-tables.ts";
+import type * as issuerTables from "./issuer-tables.ts";
+import type { Lease, Sequence } from "./schema.ts";
+
+export type IssuerDb = DrizzleSqliteDODatabase<typeof issuerTables>;
+
+/** Largest sequence number an e-NCF can carry: E + type + 10 digits. */
+export const MAX_SEQUENCE_NUMBER = 9_999_999_999;
+
+export const encfOf = (tipoeCF: string, number: number) => formatENcf(tipoeCF as TipoeCF, Math.min(Math.max(number, 1), MAX_SEQUENCE_NUMBER));
+export const numberOf = (encf: string) => Number(encf.slice(3));
+
+export interface AllocatedEncf {
+  encf: string;
+  number: number;
+  /** FechaVencimientoSecuencia, ISO yyyy-MM-dd. */
+  expiresOn: string;
+}
+
+/** The 422 for a range past its FechaVencimientoSecuencia. */
+export function sequenceExpired(tipoeCF: string, expiresOn: string): ApiProblem {
+  return new ApiProblem("unprocessable", {
+    detail: `The e-NCF range for type ${tipoeCF} expired on ${expiresOn}; request a new range from DGII.`,
+    errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_expired", message: `Range expired on ${expiresOn}.` }],
+  });
+}
+
+export function sequenceOf(db: IssuerDb, tipoeCF: string): Sequence | undefined {
+  return db.select().from(sequences).where(eq(sequences.tipoeCF, tipoeCF)).get();
+}
+
+/** The usable range of a type, or the 422 that says why there is none (missing, expired, exhausted). */
+function usableRange(db: IssuerDb, tipoeCF: string, today: string): Sequence {
+  const sequence = sequenceOf(db, tipoeCF);
+  const path = "/Encabezado/IdDoc/TipoeCF";
+  if (!sequence) {
+    throw new ApiProblem("unprocessable", {
+      detail: `No authorised e-NCF range is registered for type ${tipoeCF}; register one with PUT /company/sequences/${tipoeCF}.`,
+      errors: [{ path, code: "sequence_missing", message: `No e-NCF range for type ${tipoeCF}.` }],
+    });
+  }
+  if (sequence.expiresOn < today) throw sequenceExpired(tipoeCF, sequence.expiresOn);
+  if (sequence.nextNumber > sequence.rangeTo) {
+    throw new ApiProblem("unprocessable", {
+      detail: `The e-NCF range for type ${tipoeCF} is exhausted (last number ${encfOf(tipoeCF, sequence.rangeTo)}); request a new range from DGII.`,
+      errors: [{ path, code: "sequence_exhausted", message: "Range exhausted." }],
+    });
+  }
+  return sequence;
+}
+
+function moveNext(db: IssuerDb, tipoeCF: string, nextNumber: number, now: Date): void {
+  db.update(sequences).set({ nextNumber, updatedAt: now.toISOString() }).where(eq(sequences.tipoeCF, tipoeCF)).run();
+}
+
+/** The API's next e-NCF of an authorised range; a missing, expired or exhausted range is a 422. */
+export function allocateEncf(db: IssuerDb, tipoeCF: string, today: string, now: Date): AllocatedEncf {
+  const range = usableRange(db, tipoeCF, today);
+  moveNext(db, tipoeCF, range.nextNumber + 1, now);
+  return { encf: encfOf(tipoeCF, range.nextNumber), number: range.nextNumber, expiresOn: range.expiresOn };
+}
+
+/**
+ * A client that numbers its own receipts must use a number of an authorised, unexpired range that
+ * nobody has been handed yet. Taking it moves the sequence past it, so neither the API nor a
+ * device lease can ever hand it out again.
+ */
+export function takeClientEncf(db: IssuerDb, encf: string, tipoeCF: string, today: string, now: Date): AllocatedEncf {
+  const path = "/Encabezado/IdDoc/eNCF";
+  const match = /^E(\d{2})(\d{10})$/.exec(encf);
+  if (!match || match[1] !== tipoeCF) {
+    throw new ApiProblem("validation_failed", { errors: [{ path, code: "invalid_format", message: `eNCF must be E${tipoeCF} followed by 10 digits.` }] });
+  }
+  const number = Number(match[2]);
+  const range = sequenceOf(db, tipoeCF);
+  if (!range || number < range.rangeFrom || number > range.rangeTo) {
+    throw new ApiProblem("unprocessable", { detail: `e-NCF ${encf} is outside the authorised range.`, errors: [{ path, code: "encf_out_of_range", message: "Outside the authorised range." }] });
+  }
+  if (range.expiresOn < today) {
+    throw new ApiProblem("unprocessable", { detail: `The range of e-NCF ${encf} expired on ${range.expiresOn}.`, errors: [{ path, code: "sequence_expired", message: "Range expired." }] });
+  }
+  if (range.nextNumber > number) {
+    throw new ApiProblem("conflict", {
+      detail: `e-NCF ${encf} was already handed out (to this API or a device); use a number from ${encfOf(tipoeCF, range.nextNumber)} on, or let the service number it.`,
+      errors: [{ path, code: "encf_used", message: "Already handed out." }],
+    });
+  }
+  moveNext(db, tipoeCF, number + 1, now);
+  return { encf, number, expiresOn: range.expiresOn };
+}
+
+/** Largest block a device may hold per request: enough for a busy day offline. */
+export const MAX_LEASE_SIZE = 1000;
+export const DEFAULT_LEASE_SIZE = 200;
+
+/**
+ * A block of up to `size` numbers for a device, cut from the same sequence the API numbers from,
+ * so a block never overlaps another device's block nor an API receipt. When fewer than `size`
+ * numbers remain, the rest of the range is leased instead.
+ */
+export function leaseBlock(db: IssuerDb, deviceId: string, tipoeCF: string, size: number, today: string, now: Date): Lease {
+  const range = usableRange(db, tipoeCF, today);
+  const rangeTo = Math.min(range.rangeTo, range.nextNumber + size - 1);
+  moveNext(db, tipoeCF, rangeTo + 1, now);
+  const lease = { tipoeCF, rangeFrom: range.nextNumber, rangeTo, expiresOn: range.expiresOn };
+  db.insert(deviceLeases).values({ deviceId, ...lease }).run();
+  return lease;
+}
+
+/** The lease of this device that holds `number`, if any. */
+export function leaseHolding(db: IssuerDb, deviceId: string, tipoeCF: string, number: number): Lease | null {
+  return (
+    db
+      .select({ tipoeCF: deviceLeases.tipoeCF, rangeFrom: deviceLeases.rangeFrom, rangeTo: deviceLeases.rangeTo, expiresOn: deviceLeases.expiresOn })
+      .from(deviceLeases)
+      .where(and(eq(deviceLeases.deviceId, deviceId), eq(deviceLeases.tipoeCF, tipoeCF), lte(deviceLeases.rangeFrom, number), gte(deviceLeases.rangeTo, number)))
+      .get() ?? null
+  );
+}
+
+/** Leases of any device that overlap [from, to]. */
+export function leasesOverlapping(db: IssuerDb, tipoeCF: string, from: number, to: number): Lease[] {
+  return db
+    .select({ tipoeCF: deviceLeases.tipoeCF, rangeFrom: deviceLeases.rangeFrom, rangeTo: deviceLeases.rangeTo, expiresOn: deviceLeases.expiresOn })
+    .from(deviceLeases)
+    .where(and(eq(deviceLeases.tipoeCF, tipoeCF), lte(deviceLeases.rangeFrom, to), gte(deviceLeases.rangeTo, from)))
+    .all();
+}
+
+/** 429 `quota_exceeded` when the month's quota is used up (checked before anything is taken). */
+export function assertQuotaLeft(db: IssuerDb, month: string, limit: number): void {
+  if (limit <= 0 || invoicesIn(db, month) >= limit) {
+    throw new ApiProblem("quota_exceeded", { detail: `The monthly limit of ${limit} receipts for ${month} has been reached.`, extensions: { limit, month } });
+  }
+}
+
+/** Counts one receipt against the month's quota (a device's receipt is counted, never refused). */
+export function countInvoice(db: IssuerDb, month: string): void {
+  db.insert(usageCounters)
+    .values({ month, invoices: 1 })
+    .onConflictDoUpdate({ target: usageCounters.month, set: { invoices: invoicesIn(db, month) + 1 } })
+    .run();
+}
+
+/** Gives back a reservation when issuing fails before the receipt exists. */
+export function releaseQuota(db: IssuerDb, month: string): void {
+  const used = db.select().from(usageCounters).where(eq(usageCounters.month, month)).get()?.invoices ?? 0;
+  if (used > 0) db.update(usageCounters).set({ invoices: used - 1 }).where(eq(usageCounters.month, month)).run();
+}
+
+export function invoicesIn(db: IssuerDb, month: string): number {
+  return db.select().from(usageCounters).where(eq(usageCounters.month, month)).get()?.invoices ?? 0;
+}

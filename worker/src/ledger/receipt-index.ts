@@ -1,0 +1,93 @@
+// Which month object holds a receipt (or a purchase), kept in the issuer's object. Receipts are
+// indexed as runs of consecutive numbers of one type in one month: numbers are handed out in
+// order, so a run grows by one with each receipt and the index stays a few rows per month and
+// type (plus one per device lease) instead of a row per receipt.
+import { and, asc, eq, gte, lte } from "drizzle-orm";
+import type { IssuerDb } from "./numbering.ts";
+import { ledgerMonths, purchaseIndex, receiptIndex } from "./issuer-tables.ts";
+
+/** The month a receipt number lives in, if it was ever registered. */
+export function monthOfNumber(db: IssuerDb, tipoeCF: string, number: number): string | null {
+  const run = db
+    .select({ month: receiptIndex.month })
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), lte(receiptIndex.firstNumber, number), gte(receiptIndex.lastNumber, number)))
+    .get();
+  return run?.month ?? null;
+}
+
+/** Every month holding a number of [from, to] of one type (for voiding a range). */
+export function monthsOfRange(db: IssuerDb, tipoeCF: string, from: number, to: number): string[] {
+  const runs = db
+    .selectDistinct({ month: receiptIndex.month })
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), lte(receiptIndex.firstNumber, to), gte(receiptIndex.lastNumber, from)))
+    .all();
+  return runs.map((r) => r.month);
+}
+
+/**
+ * Registers a receipt number in `month`, unless it is registered already: then the month it was
+ * registered in wins (a receipt is never in two months). Returns the month that holds it.
+ */
+export function registerNumber(db: IssuerDb, tipoeCF: string, number: number, month: string): string {
+  const existing = monthOfNumber(db, tipoeCF, number);
+  if (existing) return existing;
+  noteMonth(db, month);
+  const before = db
+    .select()
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.lastNumber, number - 1), eq(receiptIndex.month, month)))
+    .get();
+  const after = db
+    .select()
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, number + 1), eq(receiptIndex.month, month)))
+    .get();
+  if (before && after) {
+    // The number closes the gap between two runs of the same month: they become one.
+    db.delete(receiptIndex).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, after.firstNumber))).run();
+    db.update(receiptIndex).set({ lastNumber: after.lastNumber }).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber))).run();
+  } else if (before) {
+    db.update(receiptIndex).set({ lastNumber: number }).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber))).run();
+  } else if (after) {
+    db.update(receiptIndex).set({ firstNumber: number }).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, after.firstNumber))).run();
+  } else {
+    db.insert(receiptIndex).values({ tipoeCF, firstNumber: number, lastNumber: number, month }).run();
+  }
+  return month;
+}
+
+/** Registers a purchase in `month` unless the supplier's e-NCF is registered; returns its month. */
+export function registerPurchase(db: IssuerDb, rncEmisor: string, encf: string, month: string): string {
+  const existing = purchaseMonth(db, rncEmisor, encf);
+  if (existing) return existing;
+  noteMonth(db, month);
+  db.insert(purchaseIndex).values({ rncEmisor, encf, month }).run();
+  return month;
+}
+
+export function purchaseMonth(db: IssuerDb, rncEmisor: string, encf: string): string | null {
+  return db.select({ month: purchaseIndex.month }).from(purchaseIndex).where(and(eq(purchaseIndex.rncEmisor, rncEmisor), eq(purchaseIndex.encf, encf))).get()?.month ?? null;
+}
+
+/** Forgets a purchase whose recording failed (so the supplier's retry is not a duplicate). */
+export function forgetPurchase(db: IssuerDb, rncEmisor: string, encf: string): void {
+  db.delete(purchaseIndex).where(and(eq(purchaseIndex.rncEmisor, rncEmisor), eq(purchaseIndex.encf, encf))).run();
+}
+
+export function noteMonth(db: IssuerDb, month: string): void {
+  db.insert(ledgerMonths).values({ month }).onConflictDoNothing().run();
+}
+
+/** Months with something in them, oldest first, optionally bounded (yyyy-MM, inclusive). */
+export function months(db: IssuerDb, from?: string, until?: string): string[] {
+  const bounds = [from ? gte(ledgerMonths.month, from) : undefined, until ? lte(ledgerMonths.month, until) : undefined].filter((b) => b !== undefined);
+  return db
+    .select()
+    .from(ledgerMonths)
+    .where(bounds.length ? and(...bounds) : undefined)
+    .orderBy(asc(ledgerMonths.month))
+    .all()
+    .map((r) => r.month);
+}

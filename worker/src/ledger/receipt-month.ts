@@ -1,0 +1,266 @@
+// One Durable Object per issuer and month: the receipts, purchases and audit entries of that
+// month, and the retry schedule of its receipts as the object's alarm. The alarm replaces the
+// queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
+// and the alarm (which `wrangler dev` runs too) transmits it with nobody asking.
+import { DurableObject } from "cloudflare:workers";
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import { isFinal } from "../issuing/estado.ts";
+import { moveForward } from "../issuing/background.ts";
+import migrations from "./migrations/month/migrations.js";
+import * as monthTables from "./month-tables.ts";
+import { auditLog, purchases, receipts } from "./month-tables.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
+import { REPORT_SPECS, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
+
+type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
+
+/** How long a request holds a receipt it is transmitting before the alarm may take it over. */
+export const CLAIM_MS = 60_000;
+/** Receipts the alarm moves forward per run; the rest are due again at once. */
+const ALARM_BATCH = 25;
+const PENDING = ["signed", "contingency", "in_process"] as const;
+
+/** Back-off between the alarm's attempts at one receipt: 1 s, 2 s, 4 s, 8 s, … capped at 10 minutes. */
+export function backoffMs(retries: number): number {
+  return Math.min(600, 2 ** Math.max(0, retries)) * 1000;
+}
+
+export class ReceiptMonth extends DurableObject<Env> {
+  private readonly db: MonthDb;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage, { schema: monthTables });
+    void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+  }
+
+  // ------------------------------------------------------------------------------- receipts
+
+  /**
+   * Records a receipt, held by its request (`claimedUntil`) while it transmits. If the request
+   * dies, the claim lapses and the alarm sends it. One row per e-NCF: a second record of the
+   * same e-NCF returns the first.
+   */
+  record(values: NewReceipt): { receipt: Receipt; existed: boolean } {
+    const now = Date.now();
+    const claimedUntil = new Date(now + CLAIM_MS).toISOString();
+    const inserted = this.db
+      .insert(receipts)
+      .values({ ...values, status: "signed", claimedUntil, nextAttemptAt: claimedUntil })
+      .onConflictDoNothing()
+      .returning()
+      .get();
+    if (inserted) {
+      this.schedule();
+      return { receipt: inserted, existed: false };
+    }
+    return { receipt: this.receipt(values.encf)!, existed: true };
+  }
+
+  receipt(encf: string): Receipt | null {
+    return this.db.select().from(receipts).where(eq(receipts.encf, encf)).get() ?? null;
+  }
+
+  receiptById(id: string): Receipt | null {
+    return this.db.select().from(receipts).where(eq(receipts.id, id)).get() ?? null;
+  }
+
+  update(id: string, changes: ReceiptChanges): Receipt {
+    return this.db
+      .update(receipts)
+      .set({ ...changes, updatedAt: new Date().toISOString() })
+      .where(eq(receipts.id, id))
+      .returning()
+      .get()!;
+  }
+
+  /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
+  claim(id: string): Receipt | null {
+    const now = new Date();
+    return (
+      this.db
+        .update(receipts)
+        .set({ claimedUntil: new Date(now.getTime() + CLAIM_MS).toISOString() })
+        .where(and(eq(receipts.id, id), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, now.toISOString()))))
+        .returning()
+        .get() ?? null
+    );
+  }
+
+  /**
+   * Lets go of a receipt: a final one is done; a pending one is due after its back-off (the first
+   * is one second), and the alarm is set for it.
+   */
+  release(id: string): Receipt | null {
+    const row = this.receiptById(id);
+    if (!row) return null;
+    const nextAttemptAt = isFinal(row.status) ? null : new Date(Date.now() + backoffMs(row.retries)).toISOString();
+    const released = this.db.update(receipts).set({ claimedUntil: null, nextAttemptAt }).where(eq(receipts.id, id)).returning().get()!;
+    this.schedule();
+    return released;
+  }
+
+  /** Receipts of one type whose e-NCF lies in [desde, hasta] (for voiding). */
+  receiptsIn(tipoeCF: string, desde: string, hasta: string): Receipt[] {
+    return this.db
+      .select()
+      .from(receipts)
+      .where(and(eq(receipts.tipoeCF, tipoeCF), gte(receipts.encf, desde), lte(receipts.encf, hasta)))
+      .all();
+  }
+
+  /** Claimed receipts that were never sent become Anulado once DGII voided their range. */
+  markVoided(ids: string[]): number {
+    if (!ids.length) return 0;
+    return this.db
+      .update(receipts)
+      .set({ status: "voided", claimedUntil: null, nextAttemptAt: null, updatedAt: new Date().toISOString() })
+      .where(and(inArray(receipts.id, ids), eq(receipts.sendAttempts, 0)))
+      .returning({ id: receipts.id })
+      .all().length;
+  }
+
+  /** Credit and debit notes DGII accepted against `encf`. */
+  acceptedNotesOf(encf: string): Receipt[] {
+    return this.db
+      .select()
+      .from(receipts)
+      .where(and(eq(receipts.ncfModificado, encf), inArray(receipts.status, ["accepted", "conditional"])))
+      .all();
+  }
+
+  // ------------------------------------------------------------------------------ the alarm
+
+  /** Sets the alarm for the earliest due receipt (the database knows it; the alarm is one time). */
+  private schedule(): void {
+    // A held receipt is due when its holder's claim lapses, not before.
+    const next = this.db
+      .select({ at: sql<string | null>`min(max(${receipts.nextAttemptAt}, coalesce(${receipts.claimedUntil}, '')))` })
+      .from(receipts)
+      .where(and(inArray(receipts.status, [...PENDING]), isNotNull(receipts.nextAttemptAt)))
+      .get()?.at;
+    if (next) void this.ctx.storage.setAlarm(Math.max(Date.parse(next), Date.now()));
+  }
+
+  /**
+   * Moves every due receipt forward once (send, recover with consultatrackids, or poll), under a
+   * claim, then sets the alarm for the next due one. A receipt that is still pending waits its
+   * back-off; DGII rejecting one nobody was waiting for goes to the audit log.
+   */
+  override async alarm(): Promise<void> {
+    const now = new Date();
+    const due = this.db
+      .select()
+      .from(receipts)
+      .where(
+        and(
+          inArray(receipts.status, [...PENDING]),
+          lte(receipts.nextAttemptAt, now.toISOString()),
+          or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, now.toISOString())),
+        ),
+      )
+      .orderBy(asc(receipts.nextAttemptAt))
+      .limit(ALARM_BATCH)
+      .all();
+    for (const receipt of due) {
+      const claimed = this.claim(receipt.id);
+      if (!claimed) continue;
+      try {
+        await moveForward(this.env, claimed, { update: async (id, changes) => this.update(id, changes) }, now);
+      } catch (error) {
+        console.error(`alarm: ${receipt.encf} failed`, error);
+      } finally {
+        this.db.update(receipts).set({ retries: sql`${receipts.retries} + 1` }).where(eq(receipts.id, receipt.id)).run();
+        this.release(receipt.id);
+      }
+    }
+    if (due.length === ALARM_BATCH) await this.ctx.storage.setAlarm(Date.now());
+    this.schedule();
+  }
+
+  // ------------------------------------------------------------------------------ purchases
+
+  /** Records a purchase; null when the supplier's e-NCF is here already. */
+  addPurchase(values: NewPurchase): Purchase | null {
+    return this.db.insert(purchases).values(values).onConflictDoNothing().returning().get() ?? null;
+  }
+
+  purchase(rncEmisor: string, encf: string): Purchase | null {
+    return this.db.select().from(purchases).where(and(eq(purchases.rncEmisor, rncEmisor), eq(purchases.encf, encf))).get() ?? null;
+  }
+
+  purchaseById(id: string): Purchase | null {
+    return this.db.select().from(purchases).where(eq(purchases.id, id)).get() ?? null;
+  }
+
+  updatePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null {
+    return this.db.update(purchases).set(changes).where(eq(purchases.id, id)).returning().get() ?? null;
+  }
+
+  /**
+   * Sets our commercial approval once: null when one was decided already (the first stands).
+   */
+  decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null {
+    return this.db.update(purchases).set(changes).where(and(eq(purchases.id, id), isNull(purchases.approvalStatus))).returning().get() ?? null;
+  }
+
+  deletePurchase(id: string): void {
+    this.db.delete(purchases).where(eq(purchases.id, id)).run();
+  }
+
+  // ---------------------------------------------------------------------------------- audit
+
+  audit(entry: AuditEntry): void {
+    this.db.insert(auditLog).values({ ...entry, detail: entry.detail?.slice(0, 1000) ?? null }).run();
+  }
+
+  // -------------------------------------------------------------------------------- reports
+
+  /** One month's slice of a report page: rows after the cursor in report order, and the count. */
+  reportSlice(name: ReportName, query: ReportSliceQuery): ReportSlice {
+    const spec = REPORT_SPECS[name];
+    const sort = sql.raw(spec.sortColumn);
+    const tie = sql.raw(spec.tieColumn);
+    const filter: SQL[] = [sql`1 = 1`];
+    if (query.from !== undefined) filter.push(sql`${sort} >= ${query.from}`);
+    if (query.until !== undefined) filter.push(sql`${sort} < ${query.until}`);
+    const page = [...filter];
+    if (query.after) page.push(sql`(${sort} > ${query.after[0]} OR (${sort} = ${query.after[0]} AND ${tie} > ${query.after[1]}))`);
+    const columns = sql.raw(
+      Object.entries(spec.columns)
+        .map(([out, column]) => `${column} AS "${out}"`)
+        .join(", "),
+    );
+    const table = sql.raw(spec.table);
+    const rows = this.db.all<Record<string, string | number | null>>(
+      sql`SELECT ${columns} FROM ${table} WHERE ${sql.join(page, sql` AND `)} ORDER BY ${sort}, ${tie} LIMIT ${query.limit}`,
+    );
+    const count = this.db.get<{ total: number }>(sql`SELECT COUNT(*) AS total FROM ${table} WHERE ${sql.join(filter, sql` AND `)}`);
+    return { rows, total: Number(count?.total ?? 0) };
+  }
+
+  // ------------------------------------------------------------------------------ migration
+
+  /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
+  importRows(rows: { receipts: NewReceipt[]; purchases: NewPurchase[]; audit: AuditEntry[] }): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const row of rows.receipts) {
+        // A receipt still pending in D1 is due at once here: the alarm finishes it.
+        const pending = !isFinal(row.status);
+        this.db.insert(receipts).values({ ...row, claimedUntil: null, nextAttemptAt: pending ? new Date().toISOString() : null }).onConflictDoNothing().run();
+      }
+      for (const row of rows.purchases) this.db.insert(purchases).values(row).onConflictDoNothing().run();
+      for (const row of rows.audit) {
+        const known = this.db
+          .select({ id: auditLog.id })
+          .from(auditLog)
+          .where(and(eq(auditLog.requestId, row.requestId), eq(auditLog.createdAt, row.createdAt!), eq(auditLog.code, row.code)))
+          .get();
+        if (!known) this.db.insert(auditLog).values(row).run();
+      }
+    });
+    this.schedule();
+  }
+}

@@ -1,0 +1,76 @@
+// Reading and steering the issuer ledger's Durable Objects from workerd tests: rows by e-NCF,
+// SQL inside an object (the real SQLite of the real object), and the retry alarm run on demand.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
+import type { Receipt } from "../../src/ledger/schema.ts";
+
+type Row = Record<string, SqlStorageValue>;
+
+/** A receipt as its month object holds it (undefined when the ledger has none). */
+export async function receiptRow(companyId: string, encf: string): Promise<Receipt | undefined> {
+  return (await findReceipt(env, companyId, encf)) ?? undefined;
+}
+
+/** SQL inside the issuer's own object (sequences, usage_counters, device_leases, receipt_index, …). */
+export function issuerSql(companyId: string, query: string, ...params: SqlStorageValue[]): Promise<Row[]> {
+  return runInDurableObject(issuerLedger(env, companyId), (_instance, state) => state.storage.sql.exec<Row>(query, ...params).toArray());
+}
+
+/** SQL inside one month object of the issuer. */
+export function monthSql(companyId: string, month: string, query: string, ...params: SqlStorageValue[]): Promise<Row[]> {
+  return runInDurableObject(receiptMonth(env, companyId, month), (_instance, state) => state.storage.sql.exec<Row>(query, ...params).toArray());
+}
+
+/** The months the issuer's ledger has objects for. */
+export function ledgerMonths(companyId: string): Promise<string[]> {
+  return issuerLedger(env, companyId).months();
+}
+
+/** The same SQL in every month object of the issuer, rows concatenated (months in order). */
+export async function everyMonthSql(companyId: string, query: string, ...params: SqlStorageValue[]): Promise<Row[]> {
+  const rows = await Promise.all((await ledgerMonths(companyId)).map((month) => monthSql(companyId, month, query, ...params)));
+  return rows.flat();
+}
+
+/** The next e-NCF number of a type, as the issuer object holds it. */
+export async function nextNumber(companyId: string, tipoeCF: string): Promise<number | undefined> {
+  const [row] = await issuerSql(companyId, "SELECT next_number FROM sequences WHERE tipo_ecf = ?", tipoeCF);
+  return row ? Number(row.next_number) : undefined;
+}
+
+/** The issuer's audit entries, oldest first, across its months. */
+export async function auditRows(companyId: string, where = "1 = 1", ...params: SqlStorageValue[]): Promise<Row[]> {
+  return everyMonthSql(companyId, `SELECT * FROM audit_log WHERE ${where} ORDER BY created_at, id`, ...params);
+}
+
+/**
+ * Makes every pending receipt of the issuer due now (its back-off and any lapsed claim passed)
+ * and runs each month object's alarm once, as the runtime would when the time comes.
+ */
+export async function runRetryAlarms(companyId: string, options: { keepClaims?: boolean } = {}): Promise<void> {
+  const past = new Date(Date.now() - 1000).toISOString();
+  for (const month of await ledgerMonths(companyId)) {
+    const stub = receiptMonth(env, companyId, month);
+    await runInDurableObject(stub, async (instance, state) => {
+      state.storage.sql.exec(
+        `UPDATE receipts SET next_attempt_at = ?1 ${options.keepClaims ? "" : ", claimed_until = NULL"} WHERE status IN ('signed', 'contingency', 'in_process')`,
+        past,
+      );
+      await instance.alarm();
+    });
+  }
+}
+
+/** Holds a receipt (as a request transmitting it would) so the alarm leaves it alone for an hour. */
+export async function holdReceipt(companyId: string, encf: string): Promise<void> {
+  const receipt = (await findReceipt(env, companyId, encf))!;
+  const until = new Date(Date.now() + 3_600_000).toISOString();
+  await monthSql(companyId, receipt.issueDate.slice(0, 7), "UPDATE receipts SET claimed_until = ?1 WHERE encf = ?2", until, encf);
+}
+
+/** Runs SQL that changes one receipt's row in its month object. */
+export async function updateReceiptRow(companyId: string, encf: string, assignments: string, ...params: SqlStorageValue[]): Promise<void> {
+  const receipt = (await findReceipt(env, companyId, encf))!;
+  await monthSql(companyId, receipt.issueDate.slice(0, 7), `UPDATE receipts SET ${assignments} WHERE encf = ?${params.length + 1}`, ...params, encf);
+}
