@@ -2,9 +2,9 @@
 // state (XSD, signature and rules checked), against validating the same documents one libxml2
 // run each (what the sandbox would cost without batching), measured in the same run.
 import { ecfToXml, signEcfXml, signXml, validateXsd } from "@ecf/shared";
-import { startSandbox } from "../dgii-sandbox/src/start.ts";
-import { createTestIdentity } from "../shared/test/support/certs.ts";
-import { makeEcf } from "../shared/test/support/ecf-factories.ts";
+import { startSandbox } from "@ecf/dgii-sandbox/start";
+import { createTestIdentity } from "@ecf/shared/test-support/certs";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { report } from "./lib.ts";
 
 const BURST = 40;

@@ -2,9 +2,9 @@
 // documents per second, for a 50-line E31 and a 1000-line E32. The reference, measured in the
 // same run, is a JSON round trip of the same document (the least any request handler pays).
 import { opsPerSecond, report } from "./lib.ts";
-import { validateEcf } from "../shared/src/validate.ts";
-import { ecfToXml } from "../shared/src/xml/serialize.ts";
-import { makeEcf } from "../shared/test/support/ecf-factories.ts";
+import { validateEcf } from "@ecf/shared/validate";
+import { ecfToXml } from "@ecf/shared/xml/serialize";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 
 type J = Record<string, any>;
 const now = new Date("2025-04-01T14:15:00Z");

@@ -7,7 +7,7 @@
 // its Server-Timing header, and the rest (HTTP to the worker, auth, framework). It refuses to
 // print figures unless every receipt came back Aceptado. ISSUE_BENCH_N sets N (default 100).
 import { ecfToXml, signEcfXml, validateEcf, importSigningKey, type ValidationContext } from "@ecf/shared";
-import { createTestIdentity, forgeP12 } from "../shared/test/support/certs.ts";
+import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { issuingClient, revokeKey, setUpIssuer } from "../scripts/certify-lib/issuer.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";
 import { percentile, report } from "./lib.ts";

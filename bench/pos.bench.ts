@@ -4,7 +4,7 @@
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { fileURLToPath } from "node:url";
-import { createTestIdentity, forgeP12 } from "../shared/test/support/certs.ts";
+import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack } from "../pos-client/test/browser/pos-stack.ts";
 import { percentile, report } from "./lib.ts";
 

@@ -1,12 +1,12 @@
 // What signing costs against the RSA signature itself, for a 10 KB and a 100 KB e-CF.
 // Goals: signEcfXml at >= 60 % of the raw crypto.subtle.sign rate at 10 KB and >= 30 % at 100 KB.
-import { signEcfXml } from "../shared/src/signing/fast-signer.ts";
-import { importSigningKey } from "../shared/src/signing/key-at-rest.ts";
-import { verifyXml } from "../shared/src/signing/verify.ts";
-import { signXml } from "../shared/src/signing/xmldsig-signer.ts";
-import { ecfToXml } from "../shared/src/xml/serialize.ts";
-import { makeEcf } from "../shared/test/support/ecf-factories.ts";
-import { createTestIdentity } from "../shared/test/support/certs.ts";
+import { signEcfXml } from "@ecf/shared/signing/fast-signer";
+import { importSigningKey } from "@ecf/shared/signing/key-at-rest";
+import { verifyXml } from "@ecf/shared/signing/verify";
+import { signXml } from "@ecf/shared/signing/xmldsig-signer";
+import { ecfToXml } from "@ecf/shared/xml/serialize";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
+import { createTestIdentity } from "@ecf/shared/test-support/certs";
 import { opsPerSecond, report } from "./lib.ts";
 
 const identity = await createTestIdentity();

@@ -1,6 +1,6 @@
 import { buildSemilla, signXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestIdentity, testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { createTestIdentity, testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { createSandboxApp } from "../src/app.ts";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { DgiiClient } from "./support/dgii-client.ts";

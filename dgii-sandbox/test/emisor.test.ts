@@ -5,7 +5,7 @@ import { buildArecf, parseAcecf, parseXmlTree, signEcfXml, verifyXml } from "@ec
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { control } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";

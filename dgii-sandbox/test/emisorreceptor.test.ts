@@ -1,7 +1,7 @@
 // DGII's emisor-receptor simulator, receiving side: the platform sends it e-CF and approvals.
 import { parseArecf, signXml, verifyXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { DgiiClient } from "./support/dgii-client.ts";
 import { signedAcecf, signedEcf } from "./support/documents.ts";

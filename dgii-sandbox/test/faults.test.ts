@@ -1,6 +1,6 @@
 // Fault switches, the status service that reports them, and the received listing.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { createSandboxApp } from "../src/app.ts";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { control, DgiiClient } from "./support/dgii-client.ts";

@@ -2,10 +2,10 @@
 // sandbox's checks accept their signatures and refuse them for the documented reasons only.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { DgiiClient } from "./support/dgii-client.ts";
-import { DGII_KIT } from "../../shared/test/support/kit.ts";
+import { DGII_KIT } from "@ecf/shared/test-support/kit";
 
 const SAMPLES = `${DGII_KIT}/samples/xml/`;
 const sample = (name: string) => readFileSync(SAMPLES + name, "utf8");

@@ -1,6 +1,6 @@
 // RFCE, consulta trackIds, consulta estado, commercial approval copies and range voiding.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { control, DgiiClient } from "./support/dgii-client.ts";
 import { signedAcecf, signedAnecf, signedEcf, signedRfce } from "./support/documents.ts";

@@ -1,6 +1,6 @@
 import type { TipoeCF } from "@ecf/shared";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { control, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf, signedRfce, type SignedDocument } from "./support/documents.ts";

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity } from "@ecf/shared/test-support/certs";
 import { control, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";
 

@@ -1,7 +1,7 @@
 // Answers in XML when the client's Accept asks for XML (and not JSON), with the document's roots.
 import { parseXmlTree, signXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
 import { DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";

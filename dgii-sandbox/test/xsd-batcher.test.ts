@@ -1,7 +1,7 @@
 import { ecfToXml, signEcfXml, validateXsd, validateXsdMany, type TipoeCF } from "@ecf/shared";
 import { describe, expect, it } from "vitest";
-import { testIdentity } from "../../shared/test/support/certs.ts";
-import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { testIdentity } from "@ecf/shared/test-support/certs";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { XsdBatcher } from "../src/xsd-batcher.ts";
 
 describe("XsdBatcher", () => {

@@ -1,7 +1,7 @@
 import "fake-indexeddb/auto";
 import { verifyXml } from "@ecf/shared";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestIdentity, type TestIdentity } from "../../shared/test/support/certs.ts";
+import { createTestIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { PosDatabase, type Product } from "../src/db.ts";
 import { addLease } from "../src/leases.ts";
 import { cartTotals, type CartLine } from "../src/sale/document.ts";

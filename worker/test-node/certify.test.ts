@@ -11,7 +11,7 @@ import { readTestSet } from "@ecf/shared/testset";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { certify, type CertifyResult, type Outcome } from "../../scripts/certify-lib/run.ts";
 import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
-import { DGII_KIT } from "../../shared/test/support/kit.ts";
+import { DGII_KIT } from "@ecf/shared/test-support/kit";
 
 const TESTSETS = join(DGII_KIT, "testsets");
 const SETS = [

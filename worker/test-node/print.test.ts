@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ecfToXml, timbreUrl, xmlToEcf, type TipoeCF } from "@ecf/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeEcf, type EcfFactoryOptions } from "../../shared/test/support/ecf-factories.ts";
+import { makeEcf, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-factories";
 import { renderReceiptPdf, type PrintLayout } from "../src/print/render.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ecf-print-"));

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ecfToXml, formatDgiiDateTime, parseArecf, signEcfXml, verifyXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSandbox, type RunningSandbox } from "../../dgii-sandbox/src/start.ts";
-import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "../../shared/test/support/certs.ts";
-import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
+import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { TIPOS_ECF } from "@ecf/shared";
 
 const root = resolve(import.meta.dirname, "../..");

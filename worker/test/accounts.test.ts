@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import { allocateEncf } from "../src/issuing/sequences.ts";
 import { reserveQuota } from "../src/issuing/quota.ts";
 import { call } from "./support/http.ts";
-import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "../../shared/test/support/pkcs12-builder.ts";
+import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 
 const problem = async (res: Response) => {

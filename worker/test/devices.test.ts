@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { ecfToXml, fechaHoraFirma, fromBase64, importSigningKey, readPkcs12, signEcfXml } from "@ecf/shared";
 import { describe, expect, inject, it } from "vitest";
-import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { allocateEncf } from "../src/issuing/sequences.ts";
 import { call, postJson } from "./support/http.ts";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";

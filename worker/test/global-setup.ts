@@ -2,8 +2,8 @@
 // .p12 files, via node-forge and openssl) and hands it to the tests through `inject`.
 import type { TestProject } from "vitest/node";
 import "./provided.ts";
-import { startSandbox } from "../../dgii-sandbox/src/start.ts";
-import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "../../shared/test/support/certs.ts";
+import { startSandbox } from "@ecf/dgii-sandbox/start";
+import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "@ecf/shared/test-support/certs";
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { ecfToXml, fechaHoraFirma, signEcfXml } from "@ecf/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { sweepOutbox } from "../src/issuing/outbox.ts";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { ecfToXml, securityCode, timbreForSignedEcf, timbreUrl } from "@ecf/shared";
 import { describe, expect, it } from "vitest";
-import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { signAsSupplier } from "./receiving-support.ts";

@@ -1,7 +1,7 @@
 // Shared by the receiving tests: companies that can sign, suppliers' signed e-CF, multipart posts.
 import { ecfToXml, formatDgiiDateTime, fromBase64, readPkcs12, signEcfXml, signXml } from "@ecf/shared";
 import { inject } from "vitest";
-import { makeEcf, type EcfFactoryOptions } from "../../shared/test/support/ecf-factories.ts";
+import { makeEcf, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-factories";
 import type { TipoeCF } from "@ecf/shared";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

@@ -18,7 +18,7 @@ import {
   timbreUrl,
   verifyXml,
 } from "@ecf/shared";
-import { makeEcf } from "../../shared/test/support/ecf-factories.ts";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 
 const certificates = inject("certificates");
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));

@@ -1,6 +1,6 @@
 // A minimal DGII client for the tests: the same HTTP calls the worker makes, nothing mocked.
 import { signXml } from "@ecf/shared";
-import type { TestIdentity } from "../../../shared/test/support/certs.ts";
+import type { TestIdentity } from "@ecf/shared/test-support/certs";
 
 export interface Posted {
   status: number;

@@ -9,8 +9,8 @@ import {
   type AnecfInput,
   type TipoeCF,
 } from "@ecf/shared";
-import type { TestIdentity } from "../../../shared/test/support/certs.ts";
-import { makeEcf, type EcfDocument, type EcfFactoryOptions } from "../../../shared/test/support/ecf-factories.ts";
+import type { TestIdentity } from "@ecf/shared/test-support/certs";
+import { makeEcf, type EcfDocument, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-factories";
 
 export interface SignedDocument {
   xml: string;

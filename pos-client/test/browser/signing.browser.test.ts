@@ -5,12 +5,12 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ecfToXml } from "../../../shared/src/xml/serialize.ts";
-import { signEcfXml } from "../../../shared/src/signing/fast-signer.ts";
-import { importSigningKey } from "../../../shared/src/signing/key-at-rest.ts";
-import { verifyXml } from "../../../shared/src/signing/verify.ts";
-import { makeEcf } from "../../../shared/test/support/ecf-factories.ts";
-import { createTestIdentity, xmlsecVerify, type TestIdentity } from "../../../shared/test/support/certs.ts";
+import { ecfToXml } from "@ecf/shared/xml/serialize";
+import { signEcfXml } from "@ecf/shared/signing/fast-signer";
+import { importSigningKey } from "@ecf/shared/signing/key-at-rest";
+import { verifyXml } from "@ecf/shared/signing/verify";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
+import { createTestIdentity, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { servePage, type ServedPage } from "./support/serve-bundle.ts";
 import type { PageResult } from "./support/signing-page.ts";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { TIPOS_ECF, type TipoeCF } from "@ecf/shared";
-import { makeEcf, type EcfFactoryOptions } from "../../../shared/test/support/ecf-factories.ts";
+import { makeEcf, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed, createKey, freshRnc, tokenFor } from "./accounts.ts";
 import { call } from "./http.ts";
 

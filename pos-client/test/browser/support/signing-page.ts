@@ -1,7 +1,7 @@
 // Page entry bundled for Chromium: imports a PKCS#8 key as a non-extractable CryptoKey, keeps it
 // in IndexedDB (CryptoKeys are structured-cloneable), reads it back and signs with it, as the POS
 // does offline.
-import { importSigningKey, signEcfXml, verifyXml } from "../../../../shared/src/signing/index.ts";
+import { importSigningKey, signEcfXml, verifyXml } from "@ecf/shared/signing/index";
 
 const DB = "ecf-signing-test";
 
