@@ -63,6 +63,17 @@ const COMMANDS = {
     (api, o) => api.post(`/admin/companies/${o.company}/devices`, { name: o.name }),
   ],
   "devices:revoke": ["Revoke a device (its token stops at once; it deletes its key)", ["--id"], (api, o) => api.post(`/admin/devices/${o.id}/revoke`)],
+  "ledger:migrate": [
+    "Move every issuer's ledger (or one, --id) from the D1 tables of API 1.7 into its Durable Objects; safe to run again",
+    ["[--id ID]"],
+    async (api, o) => {
+      const ids = o.id ? [o.id] : (await api.get("/admin/companies")).companies.map((c) => c.id);
+      const moved = [];
+      // One issuer per request, one after another: each request stays small, a failure names its issuer.
+      for (const id of ids) moved.push(await api.post(`/admin/companies/${id}/ledger/migrate`));
+      return { issuers: moved.length, moved };
+    },
+  ],
 };
 
 /** The option a spec names: "--tipo 31" and "[--env E]" are `tipo` and `env`. */

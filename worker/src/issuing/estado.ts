@@ -1,4 +1,4 @@
-import type { receipts } from "../db/schema.ts";
+import type { receipts } from "../ledger/month-tables.ts";
 
 export type ReceiptStatus = (typeof receipts.$inferSelect)["status"];
 

@@ -1,21 +1,12 @@
-// The three reports a company can page through: issued e-CF (for local back-up), received e-CF
-// with their acknowledgment and approval state, and the error-audit log. Each is one table read
-// in a fixed total order, scoped to the company, filtered by date.
+// A report page is the merge of the issuer's month objects' slices: each month answers the rows
+// after the cursor in report order (one RPC per month, all in parallel), and the page takes the
+// first rows of the merged order. The keyset cursor (sort key, tie-break) stays valid across months.
+import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, type ReportQuery } from "./paging.ts";
 import type { CsvValue } from "./csv.ts";
+import { REPORT_SPECS, type ReportName } from "./specs.ts";
 
-export type ReportName = "encf" | "compras" | "errores";
-
-interface ReportSpec {
-  table: string;
-  /** Output name → SQL column (constants only: never built from input). */
-  columns: Record<string, string>;
-  sortColumn: string;
-  /** Unique within the company: makes the order total. */
-  tieColumn: string;
-  /** How desde/hasta (local calendar dates) bound the sort column. */
-  dateBounds: (desde?: string, hasta?: string) => { from?: string; until?: string };
-}
+export { REPORT_SPECS as REPORTS, type ReportName };
 
 /** Local dates compared with a yyyy-MM-dd column: inclusive on both ends. */
 const dateColumnBounds = (desde?: string, hasta?: string) => ({ from: desde, until: hasta ? `${hasta}\uffff` : undefined });
@@ -28,63 +19,6 @@ function dayStartUtc(isoDate: string, plusDays = 0): string {
 /** Local dates against a UTC timestamp column: [desde 00:00, hasta+1 00:00) in Santo Domingo time. */
 const timestampBounds = (desde?: string, hasta?: string) => ({ from: desde ? dayStartUtc(desde) : undefined, until: hasta ? dayStartUtc(hasta, 1) : undefined });
 
-export const REPORTS: Record<ReportName, ReportSpec> = {
-  encf: {
-    table: "receipts",
-    columns: {
-      encf: "encf",
-      tipoeCF: "tipo_ecf",
-      fechaEmision: "issue_date",
-      rncComprador: "rnc_comprador",
-      razonSocialComprador: "razon_social_comprador",
-      montoTotal: "monto_total",
-      totalITBIS: "total_itbis",
-      estado: "status",
-      dgiiCodigo: "dgii_codigo",
-      trackId: "track_id",
-      codigoSeguridad: "security_code",
-      fechaHoraFirma: "fecha_hora_firma",
-      ncfModificado: "ncf_modificado",
-      codigoModificacion: "codigo_modificacion",
-      aprobacionComercial: "approval_status",
-      creado: "created_at",
-    },
-    sortColumn: "issue_date",
-    tieColumn: "encf",
-    dateBounds: dateColumnBounds,
-  },
-  compras: {
-    table: "purchases",
-    columns: {
-      id: "id",
-      rncEmisor: "rnc_emisor",
-      razonSocialEmisor: "razon_social_emisor",
-      encf: "encf",
-      tipoeCF: "tipo_ecf",
-      fechaEmision: "issue_date",
-      montoTotal: "monto_total",
-      totalITBIS: "total_itbis",
-      arecfEstado: "arecf_estado",
-      fechaHoraAcuseRecibo: "fecha_hora_acuse_recibo",
-      aprobacionComercial: "approval_status",
-      motivoRechazo: "approval_reason",
-      aprobacionEnviadaEmisor: "approval_supplier_outcome",
-      aprobacionEnviadaDgii: "approval_dgii_outcome",
-      recibido: "created_at",
-    },
-    sortColumn: "issue_date",
-    tieColumn: "id",
-    dateBounds: dateColumnBounds,
-  },
-  errores: {
-    table: "audit_log",
-    columns: { id: "id", fecha: "created_at", accion: "action", codigo: "code", status: "status", detalle: "detail", actor: "actor", requestId: "request_id" },
-    sortColumn: "created_at",
-    tieColumn: "id",
-    dateBounds: timestampBounds,
-  },
-};
-
 export interface ReportPage {
   items: Record<string, CsvValue>[];
   /** Rows matching the filters, across all pages. */
@@ -94,44 +28,35 @@ export interface ReportPage {
   nextCursor: string | null;
 }
 
-export async function readReport(d1: D1Database, name: ReportName, companyId: string, query: ReportQuery): Promise<ReportPage> {
-  const spec = REPORTS[name];
-  const { from, until } = spec.dateBounds(query.desde, query.hasta);
-  const where = ["company_id = ?"];
-  const params: (string | number)[] = [companyId];
-  if (from !== undefined) {
-    where.push(`${spec.sortColumn} >= ?`);
-    params.push(from);
-  }
-  if (until !== undefined) {
-    where.push(`${spec.sortColumn} < ?`);
-    params.push(until);
-  }
-  const filter = where.join(" AND ");
-  const filterParams = [...params];
-  if (query.after) {
-    where.push(`(${spec.sortColumn} > ? OR (${spec.sortColumn} = ? AND ${spec.tieColumn} > ?))`);
-    params.push(query.after[0], query.after[0], query.after[1]);
-  }
-  const select = Object.entries(spec.columns)
-    .map(([out, column]) => `${column} AS "${out}"`)
-    .join(", ");
+/** Orders two rows by (sort key, tie-break), as every month object's SQL does. */
+function compareRows(sort: string, tie: string) {
+  return (a: Record<string, CsvValue>, b: Record<string, CsvValue>) => {
+    const [sa, sb] = [String(a[sort]), String(b[sort])];
+    if (sa !== sb) return sa < sb ? -1 : 1;
+    const [ta, tb] = [a[tie]!, b[tie]!];
+    return ta === tb ? 0 : ta < tb ? -1 : 1;
+  };
+}
+
+export async function readReport(env: Env, name: ReportName, companyId: string, query: ReportQuery): Promise<ReportPage> {
+  const spec = REPORT_SPECS[name];
+  const { from, until } = spec.dateBounds === "date" ? dateColumnBounds(query.desde, query.hasta) : timestampBounds(query.desde, query.hasta);
+  // Receipts and purchases live in their FechaEmision's month, audit entries in their UTC month:
+  // either way the bounds' own months bound the month objects to ask.
+  const months = await issuerLedger(env, companyId).months(from?.slice(0, 7), until?.slice(0, 7));
+  // One row more than the page tells whether there is a next page without a second query.
+  const slices = await Promise.all(
+    months.map((month) => receiptMonth(env, companyId, month).reportSlice(name, { from, until, after: query.after, limit: query.pageSize + 1 })),
+  );
   const sortOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.sortColumn)!;
   const tieOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.tieColumn)!;
-  // One row more than the page tells whether there is a next page without a second query.
-  const [rows, count] = await d1.batch<Record<string, CsvValue>>([
-    d1
-      .prepare(`SELECT ${select} FROM ${spec.table} WHERE ${where.join(" AND ")} ORDER BY ${spec.sortColumn}, ${spec.tieColumn} LIMIT ?`)
-      .bind(...params, query.pageSize + 1),
-    d1.prepare(`SELECT COUNT(*) AS total FROM ${spec.table} WHERE ${filter}`).bind(...filterParams),
-  ]);
-  const items = rows!.results.slice(0, query.pageSize);
+  const rows = slices.flatMap((s) => s.rows as Record<string, CsvValue>[]).sort(compareRows(sortOut, tieOut));
+  const items = rows.slice(0, query.pageSize);
   const last = items[items.length - 1];
-  const more = rows!.results.length > query.pageSize;
   return {
     items,
-    total: Number((count!.results[0] as { total: number }).total),
+    total: slices.reduce((sum, s) => sum + s.total, 0),
     pageSize: query.pageSize,
-    nextCursor: more && last ? encodeCursor(name, [String(last[sortOut]), last[tieOut] as string | number]) : null,
+    nextCursor: rows.length > query.pageSize && last ? encodeCursor(name, [String(last[sortOut]), last[tieOut] as string | number]) : null,
   };
 }

@@ -10,6 +10,7 @@ import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
+import { importIssuerFromD1 } from "../ledger/import-d1.ts";
 import { registerSequence } from "./company.ts";
 
 /** The administration API answers only to `Authorization: Bearer <ADMIN_SECRET>`. */
@@ -237,5 +238,35 @@ adminRoutes.openapi(
     const created = await createKey(c.env.DB, { ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind });
     await db.update(apiKeys).set({ revokedAt: new Date().toISOString() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
     return c.json(created, 201);
+  },
+);
+
+const LedgerImportOut = z
+  .object({
+    companyId: z.string(),
+    sequences: z.number().int(),
+    leases: z.number().int(),
+    idempotencyKeys: z.number().int(),
+    receipts: z.number().int(),
+    purchases: z.number().int(),
+    auditEntries: z.number().int(),
+    months: z.array(z.string()),
+  })
+  .openapi("LedgerImport");
+
+adminRoutes.openapi(
+  adminRoute({
+    method: "post",
+    path: "/admin/companies/{id}/ledger/migrate",
+    tags: ["Administration"],
+    summary: "Move an issuer's ledger from the D1 tables of API 1.7 into its Durable Objects (idempotent)",
+    description: "Every row is copied only if absent, so a second run changes nothing. Receipts still pending in D1 are due at once in their month object, whose alarm finishes them. `npm run admin -- ledger:migrate` runs it for every issuer.",
+    request: { params: IdParam },
+    responses: { 200: { description: "What the D1 tables held for the issuer", ...json(LedgerImportOut) }, 404: problemSchema("Unknown issuer") },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    await findCompany(c.env.DB, id);
+    return c.json(await importIssuerFromD1(c.env, id), 200);
   },
 );

@@ -36,7 +36,7 @@ const SUMMARIES: Record<ReportName, string> = {
 
 async function serve(c: Context<AppEnv>, name: ReportName) {
   const query = readReportQuery(name, c.req.query(), c.req.header("Accept"));
-  const page = await readReport(c.env.DB, name, c.get("tenant").id, query);
+  const page = await readReport(c.env, name, c.get("tenant").id, query);
   if (query.format === "csv") {
     const headers: Record<string, string> = { "Content-Type": "text/csv; charset=utf-8", "X-Total-Count": String(page.total) };
     if (page.nextCursor) {
