@@ -6,6 +6,12 @@ const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%
 /** Set by the code on every change (SQLite cannot add a column with a computed default). */
 const updatedAt = () => text("updated_at");
 
+// D1 holds the directory only. The ledger (ranges, quota, idempotency keys, receipts, purchases,
+// audit, device leases) lives in the issuer's Durable Objects: worker/src/ledger/. Its D1 tables
+// of API 1.7 stay in the database, described only by migrations/ (read by `ledger:migrate`),
+// until a later release drops them: a drizzle-kit generate before then proposes dropping them,
+// and that must not be applied yet.
+
 /** An issuer: a company that emits e-CF under its RNC (or cédula). */
 export const companies = sqliteTable(
   "companies",
@@ -87,127 +93,9 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex("api_keys_key_hash_unique").on(t.keyHash)],
 );
 
-/** A DGII-authorised e-NCF range for one issuer and type. */
-export const sequences = sqliteTable(
-  "sequences",
-  {
-    companyId: text("company_id").notNull().references(() => companies.id),
-    tipoeCF: text("tipo_ecf").notNull(),
-    rangeFrom: integer("range_from").notNull(),
-    rangeTo: integer("range_to").notNull(),
-    nextNumber: integer("next_number").notNull(),
-    /** FechaVencimientoSecuencia as an ISO date (yyyy-MM-dd). */
-    expiresOn: text("expires_on").notNull(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [primaryKey({ columns: [t.companyId, t.tipoeCF] })],
-);
-
-/** Receipts issued per issuer and calendar month (America/Santo_Domingo), for the quota. */
-export const usageCounters = sqliteTable(
-  "usage_counters",
-  {
-    companyId: text("company_id").notNull().references(() => companies.id),
-    month: text("month").notNull(), // yyyy-MM
-    invoices: integer("invoices").notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.companyId, t.month] })],
-);
-
-/** Every refused or failed request, per issuer when one was resolved. */
-export const auditLog = sqliteTable(
-  "audit_log",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    companyId: text("company_id"),
-    actor: text("actor"), // api key id, device id or "admin"
-    action: text("action").notNull(), // "METHOD /path"
-    code: text("code").notNull(),
-    status: integer("status").notNull(),
-    detail: text("detail"),
-    requestId: text("request_id").notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [index("audit_log_company_created").on(t.companyId, t.createdAt)],
-);
-
 /** Failed logins per scope (`key:<hash>` or `ip:<address>`) in a sliding window, for throttling. */
 export const loginThrottle = sqliteTable("login_throttle", {
   scope: text("scope").primaryKey(),
   failures: integer("failures").notNull().default(0),
   windowStart: text("window_start").notNull(),
 });
-
-/**
- * An issued e-CF. The row and the signed XML in R2 are written before anything is sent to DGII,
- * so nothing DGII may have seen is ever lost. One row per issuer and e-NCF, forever.
- */
-export const receipts = sqliteTable(
-  "receipts",
-  {
-    id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
-    encf: text("encf").notNull(),
-    tipoeCF: text("tipo_ecf").notNull(),
-    /** FechaEmision as ISO yyyy-MM-dd (for range filters). */
-    issueDate: text("issue_date").notNull(),
-    rncComprador: text("rnc_comprador"),
-    razonSocialComprador: text("razon_social_comprador"),
-    /** Exact decimals as text, as written in the XML. */
-    montoTotal: text("monto_total").notNull(),
-    totalItbis: text("total_itbis"),
-    securityCode: text("security_code").notNull(),
-    fechaHoraFirma: text("fecha_hora_firma").notNull(),
-    timbreUrl: text("timbre_url").notNull(),
-    /** R2 key of the signed XML, and its SHA-256 (hex). */
-    xmlKey: text("xml_key").notNull(),
-    xmlSha256: text("xml_sha256").notNull(),
-    /** SHA-256 of the canonical request document: tells a retry from a different document. */
-    documentHash: text("document_hash").notNull(),
-    /** "ecf" (full document to DGII) or "rfce" (E32 under 250,000: the summary). */
-    dgiiPath: text("dgii_path", { enum: ["ecf", "rfce"] }).notNull(),
-    /** Our life-cycle state; `estado` is DGII's word for it. */
-    status: text("status", { enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"] }).notNull(),
-    trackId: text("track_id"),
-    dgiiCodigo: text("dgii_codigo"),
-    /** DGII's messages (JSON array of { codigo, valor }). */
-    dgiiMensajes: text("dgii_mensajes"),
-    /** How many times it was handed to DGII (0 until the first send). */
-    sendAttempts: integer("send_attempts").notNull().default(0),
-    /** A worker holding this receipt (sending or polling) until then; others leave it alone. */
-    claimedUntil: text("claimed_until"),
-    /** When DGII was last asked about it, and when to ask next (contingency and polling). */
-    nextAttemptAt: text("next_attempt_at"),
-    source: text("source", { enum: ["api", "device"] }).notNull().default("api"),
-    /** Credit and debit notes: the modified receipt and the modification code. */
-    ncfModificado: text("ncf_modificado"),
-    codigoModificacion: text("codigo_modificacion"),
-    /** The buyer's commercial approval (ACECF): null, "accepted" or "rejected". */
-    approvalStatus: text("approval_status"),
-    approvalReason: text("approval_reason"),
-    /** The ACECF's FechaHoraAprobacionComercial (dd-MM-yyyy HH:mm:ss). */
-    approvalAt: text("approval_at"),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [
-    uniqueIndex("receipts_company_encf").on(t.companyId, t.encf),
-    index("receipts_company_date").on(t.companyId, t.issueDate, t.encf),
-    index("receipts_status").on(t.status, t.updatedAt),
-    index("receipts_modified").on(t.companyId, t.ncfModificado),
-  ],
-);
-
-/** The first answer to each `Idempotency-Key`, replayed for the same key. */
-export const idempotencyKeys = sqliteTable(
-  "idempotency_keys",
-  {
-    companyId: text("company_id").notNull(),
-    key: text("key").notNull(),
-    requestHash: text("request_hash").notNull(),
-    status: integer("status"),
-    response: text("response"),
-    createdAt: createdAt(),
-  },
-  (t) => [primaryKey({ columns: [t.companyId, t.key] })],
-);

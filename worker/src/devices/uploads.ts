@@ -4,7 +4,10 @@ import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import type { Device } from "./auth.ts";
 import { certificateWasCompanys } from "./certificates.ts";
-import { leaseHolding } from "./leases.ts";
+import { answerFor } from "../issuing/answer.ts";
+import { isoDate } from "../issuing/document.ts";
+import { issuerLedger, receiptMonth } from "../ledger/client.ts";
+import { drMonth } from "../time.ts";
 import { submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
 const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
@@ -54,8 +57,8 @@ export interface UploadOutcome {
 /**
  * A receipt signed on a device: checked (issuer, signature by a certificate that was the company's
  * at FechaHoraFirma, signed before the device's revocation if any, number inside one of this
- * device's leases), deduplicated by issuer and e-NCF, then handed to the
- * issuing pipeline. The first answer is stored and replayed for every retry of the same bytes.
+ * device's leases), deduplicated by e-NCF, then handed to the issuing pipeline. A retry of the
+ * same bytes gets the receipt's answer (its state now) with `replayed`.
  */
 export async function acceptDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<UploadOutcome> {
   const facts = readFacts(xml);
@@ -75,37 +78,21 @@ export async function acceptDeviceReceipt(env: Env, company: Company, device: De
     }
   }
 
-  const number = Number(facts.encf.slice(3));
-  if (!(await leaseHolding(env.DB, device.id, facts.tipoeCF, number))) {
-    throw unprocessable("encf_not_leased", `${facts.encf} is not in a block of numbers leased to this device.`, "/xml");
-  }
+  // The issuer object checks the lease, counts the receipt once and says which month holds it.
+  const month = isoDate(facts.fechaEmision).slice(0, 7);
+  const admitted = await issuerLedger(env, company.id).admitDeviceReceipt(device.id, facts.tipoeCF, Number(facts.encf.slice(3)), month, drMonth(new Date()));
+  if (!admitted.leased) throw unprocessable("encf_not_leased", `${facts.encf} is not in a block of numbers leased to this device.`, "/xml");
 
+  // A retry is the same signed bytes under the same e-NCF: the receipt's answer again. Anything
+  // else under that e-NCF (here, or already placed in another month) is a different document.
   const xmlSha256 = await sha256Hex(xml);
-  const claimed = await env.DB.prepare(
-    `INSERT INTO device_uploads (company_id, encf, device_id, xml_sha256) VALUES (?1, ?2, ?3, ?4)
-     ON CONFLICT (company_id, encf) DO NOTHING RETURNING encf`,
-  )
-    .bind(company.id, facts.encf, device.id, xmlSha256)
-    .first();
-  if (!claimed) {
-    const first = await env.DB.prepare(`SELECT xml_sha256 AS xmlSha256, answer FROM device_uploads WHERE company_id = ?1 AND encf = ?2`)
-      .bind(company.id, facts.encf)
-      .first<{ xmlSha256: string; answer: string | null }>();
-    if (first && first.xmlSha256 !== xmlSha256) {
-      throw new ApiProblem("conflict", {
-        detail: `${facts.encf} was already uploaded with different content; an e-NCF is never used twice.`,
-        errors: [{ path: "/xml", code: "encf_already_used", message: "Different document for an e-NCF already received." }],
-      });
-    }
-    if (first?.answer) return { answer: JSON.parse(first.answer) as ReceiptAnswer, replayed: true };
-    // The first attempt died before answering: the pipeline dedupes by issuer and e-NCF, so
-    // handing the same bytes over again is safe and yields the one receipt.
+  const existing = admitted.month === month ? await receiptMonth(env, company.id, month).receipt(facts.encf) : null;
+  if (admitted.month !== month || (existing && existing.documentHash !== xmlSha256)) {
+    throw new ApiProblem("conflict", {
+      detail: `${facts.encf} was already uploaded with different content; an e-NCF is never used twice.`,
+      errors: [{ path: "/xml", code: "encf_already_used", message: "Different document for an e-NCF already received." }],
+    });
   }
-
-  const answer = await submitSignedReceipt(env, company, xml, xmlSha256);
-  await env.DB.prepare(`UPDATE device_uploads SET answer = ?3 WHERE company_id = ?1 AND encf = ?2 AND answer IS NULL`)
-    .bind(company.id, facts.encf, JSON.stringify(answer))
-    .run();
-  const stored = await env.DB.prepare(`SELECT answer FROM device_uploads WHERE company_id = ?1 AND encf = ?2`).bind(company.id, facts.encf).first<{ answer: string }>();
-  return { answer: stored?.answer ? (JSON.parse(stored.answer) as ReceiptAnswer) : answer, replayed: false };
+  if (existing) return { answer: answerFor(existing).body, replayed: true };
+  return { answer: await submitSignedReceipt(env, company, xml, xmlSha256), replayed: false };
 }

@@ -3,7 +3,7 @@
 // fan-out of parallel RPCs, never a loop of sequential round trips.
 import type { IssuerLedger } from "./issuer-ledger.ts";
 import type { ReceiptMonth } from "./receipt-month.ts";
-import type { AuditEntry, Receipt } from "./schema.ts";
+import type { AuditEntry, Purchase, Receipt } from "./schema.ts";
 
 export type IssuerStub = DurableObjectStub<IssuerLedger>;
 export type MonthStub = DurableObjectStub<ReceiptMonth>;
@@ -37,6 +37,22 @@ export async function acceptedNotesOf(env: Env, original: Receipt): Promise<Rece
   const months = await issuerLedger(env, original.companyId).months(original.issueDate.slice(0, 7));
   const found = await Promise.all(months.map((month) => receiptMonth(env, original.companyId, month).acceptedNotesOf(original.encf)));
   return found.flat();
+}
+
+/**
+ * A purchase's id names its month (`2026-11.<uuid>`), so it is found with one RPC; ids moved from
+ * D1 by ledger:migrate are plain UUIDs and are looked for in every month, in parallel.
+ */
+export function newPurchaseId(month: string): string {
+  return `${month}.${crypto.randomUUID()}`;
+}
+
+export async function findPurchase(env: Env, companyId: string, id: string): Promise<{ purchase: Purchase; month: MonthStub } | null> {
+  const named = /^(\d{4}-\d{2})\./.exec(id)?.[1];
+  const months = named ? [named] : await issuerLedger(env, companyId).months();
+  const found = await Promise.all(months.map(async (month) => ({ month: receiptMonth(env, companyId, month), purchase: await receiptMonth(env, companyId, month).purchaseById(id) })));
+  const hit = found.find((f) => f.purchase);
+  return hit?.purchase ? { purchase: hit.purchase, month: hit.month } : null;
 }
 
 /** Writes an audit entry to the month it happened in. Never throws: the audit must not undo the work. */

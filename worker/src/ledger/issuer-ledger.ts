@@ -121,6 +121,16 @@ export class IssuerLedger extends DurableObject<Env> {
     return answer(() => leaseBlock(this.db, deviceId, tipoeCF, size, today, new Date()));
   }
 
+  /** Every block a device was given, oldest first. */
+  leasesOf(deviceId: string): Lease[] {
+    return this.db
+      .select({ tipoeCF: deviceLeases.tipoeCF, rangeFrom: deviceLeases.rangeFrom, rangeTo: deviceLeases.rangeTo, expiresOn: deviceLeases.expiresOn })
+      .from(deviceLeases)
+      .where(eq(deviceLeases.deviceId, deviceId))
+      .orderBy(deviceLeases.id)
+      .all();
+  }
+
   /**
    * A receipt a device signed offline: it must lie in one of the device's leases. It is counted
    * against the quota once (it exists already, so it is never refused) and placed in the index.

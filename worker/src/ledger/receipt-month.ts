@@ -122,6 +122,15 @@ export class ReceiptMonth extends DurableObject<Env> {
       .all().length;
   }
 
+  /** The buyer's commercial approval (ACECF): the first one is the one on record. */
+  recordApproval(id: string, approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string }): void {
+    this.db
+      .update(receipts)
+      .set({ ...approval, updatedAt: new Date().toISOString() })
+      .where(and(eq(receipts.id, id), isNull(receipts.approvalStatus)))
+      .run();
+  }
+
   /** Credit and debit notes DGII accepted against `encf`. */
   acceptedNotesOf(encf: string): Receipt[] {
     return this.db

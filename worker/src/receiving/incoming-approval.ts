@@ -1,10 +1,8 @@
 // Aprobación comercial (emisor-receptor): a buyer (or DGII) tells us whether it accepts one of the
 // e-CF we issued. The ACECF must be well formed, signed, and match the receipt exactly.
 import { checkStructure, parseAcecf, parseXmlTree, treeToDocument, verifyXml, XmlParseError, type AcecfDocument } from "@ecf/shared";
-import { and, eq } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { receipts } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
+import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey } from "./archive-keys.ts";
@@ -77,8 +75,7 @@ export async function registerIncomingApproval(
   if (NOT_EXCHANGED.has(acecf.eNCF.slice(1, 3))) {
     throw refuse(`Type ${acecf.eNCF.slice(1, 3)} e-CF take no commercial approval.`, "/xml/DetalleAprobacionComercial/eNCF", "not_approvable");
   }
-  const db = database(env.DB);
-  const receipt = await db.query.receipts.findFirst({ where: and(eq(receipts.companyId, issuer.id), eq(receipts.encf, acecf.eNCF)) });
+  const receipt = await findReceipt(env, issuer.id, acecf.eNCF);
   if (!receipt) throw refuse(`${acecf.eNCF} was not issued by ${issuer.rnc}.`, "/xml/DetalleAprobacionComercial/eNCF", "unknown_encf");
 
   const base = "/xml/DetalleAprobacionComercial";
@@ -91,7 +88,7 @@ export async function registerIncomingApproval(
 
   const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
   // The first ACECF about a receipt is the one on record: the archive write is conditional (the
-  // key must be free) and so is the D1 update, so a second, different ACECF can neither overwrite
+  // key must be free) and so is the ledger update, so a second, different ACECF can neither overwrite
   // the archived one nor flip the state. The same bytes again are a retry and get the same answer.
   const key = companionKey(receipt.xmlKey, ".acecf.xml");
   const sha256 = await sha256Hex(xml);
@@ -105,10 +102,10 @@ export async function registerIncomingApproval(
       });
     }
   }
-  await env.DB.prepare(
-    "UPDATE receipts SET approval_status = ?, approval_reason = ?, approval_at = ?, updated_at = ? WHERE id = ? AND approval_status IS NULL",
-  )
-    .bind(approvalStatus, acecf.DetalleMotivoRechazo ?? null, acecf.FechaHoraAprobacionComercial, new Date().toISOString(), receipt.id)
-    .run();
+  await monthOfReceipt(env, receipt).recordApproval(receipt.id, {
+    approvalStatus,
+    approvalReason: acecf.DetalleMotivoRechazo ?? null,
+    approvalAt: acecf.FechaHoraAprobacionComercial,
+  });
   return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
 }

@@ -3,12 +3,10 @@
 // recorded before anything is sent; each delivery's outcome is recorded as it happens, and a
 // failed delivery is retried by repeating the same decision.
 import { buildAcecf, formatDgiiDateTime, signXml } from "@ecf/shared";
-import { and, eq } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { purchases } from "../db/schema-receiving.ts";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
+import { findPurchase } from "../ledger/client.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
@@ -83,9 +81,9 @@ async function deliverToDgii(env: Env, company: Company, acecf: string, fileName
 
 /** Decides on a purchase (once; the same decision again retries failed deliveries). */
 export async function approvePurchase(env: Env, company: Company, purchaseId: string, estado: Decision, motivo: string | undefined, now: Date): Promise<ApprovalResult> {
-  const db = database(env.DB);
-  const purchase = await db.query.purchases.findFirst({ where: and(eq(purchases.id, purchaseId), eq(purchases.companyId, company.id)) });
-  if (!purchase) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchaseId} for this company.` });
+  const found = await findPurchase(env, company.id, purchaseId);
+  if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchaseId} for this company.` });
+  const { purchase, month } = found;
   if (NOT_EXCHANGED.has(purchase.tipoeCF)) throw new ApiProblem("unprocessable", { detail: `Type ${purchase.tipoeCF} e-CF take no commercial approval.` });
   const status = estado === "aceptado" ? "accepted" : "rejected";
   if (purchase.approvalStatus && purchase.approvalStatus !== status) {
@@ -116,10 +114,7 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
       }),
     );
     await env.ARCHIVE.put(key, acecf, { httpMetadata: { contentType: "application/xml" } });
-    await db
-      .update(purchases)
-      .set({ approvalStatus: status, approvalReason: estado === "rechazado" ? (motivo ?? null) : null, approvalKey: key, approvedAt: now.toISOString() })
-      .where(eq(purchases.id, purchase.id));
+    await month.updatePurchase(purchase.id, { approvalStatus: status, approvalReason: estado === "rechazado" ? (motivo ?? null) : null, approvalKey: key, approvedAt: now.toISOString() });
   }
 
   const fileName = fileNameOf(company.rnc, purchase.encf);
@@ -128,9 +123,6 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
     already(purchase.approvalSupplierOutcome, purchase.approvalSupplierDetail) ?? deliverToSupplier(env, company, purchase.rncEmisor, acecf, fileName),
     already(purchase.approvalDgiiOutcome, purchase.approvalDgiiDetail) ?? deliverToDgii(env, company, acecf, fileName),
   ]);
-  await db
-    .update(purchases)
-    .set({ approvalSupplierOutcome: supplier.outcome, approvalSupplierDetail: supplier.detail, approvalDgiiOutcome: dgii.outcome, approvalDgiiDetail: dgii.detail })
-    .where(eq(purchases.id, purchase.id));
+  await month.updatePurchase(purchase.id, { approvalSupplierOutcome: supplier.outcome, approvalSupplierDetail: supplier.detail, approvalDgiiOutcome: dgii.outcome, approvalDgiiDetail: dgii.detail });
   return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii };
 }

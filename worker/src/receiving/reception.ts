@@ -14,9 +14,7 @@ import {
   type JsonDocument,
   type TipoeCF,
 } from "@ecf/shared";
-import { database } from "../db/client.ts";
-import { auditLog } from "../db/schema.ts";
-import { purchases } from "../db/schema-receiving.ts";
+import { issuerLedger, newPurchaseId, receiptMonth, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { sha256Hex } from "../auth/crypto.ts";
@@ -154,12 +152,16 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
     const issueDate = isoDateOf(ecf.fechaEmision!)!;
     const xmlKey = purchaseXmlKey(company.rnc, issueDate, ecf.rncEmisor, ecf.encf);
     const arecfKey = companionKey(xmlKey, ".arecf.xml");
-    const id = crypto.randomUUID();
-    const db = database(env.DB);
-    // Claim the (company, supplier, e-NCF) slot first: a duplicate must never overwrite the original in R2.
-    const claimed = await db
-      .insert(purchases)
-      .values({
+    const month = issueDate.slice(0, 7);
+    const id = newPurchaseId(month);
+    const ledger = issuerLedger(env, company.id);
+    const stub = receiptMonth(env, company.id, month);
+    // Claim the (supplier, e-NCF) slot first, in the issuer's index and then in the month: a
+    // duplicate must never overwrite the original in R2.
+    const placed = await ledger.registerPurchase(ecf.rncEmisor, ecf.encf, month);
+    const claimed =
+      placed === month &&
+      (await stub.addPurchase({
         id,
         companyId: company.id,
         rncEmisor: ecf.rncEmisor,
@@ -174,10 +176,8 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
         arecfKey,
         arecfEstado: "0",
         fechaHoraAcuseRecibo,
-      })
-      .onConflictDoNothing()
-      .returning({ id: purchases.id });
-    if (claimed.length === 0) {
+      }));
+    if (!claimed) {
       codigo = "3";
       reasons = [`${ecf.encf} from ${ecf.rncEmisor} was already received`];
     } else {
@@ -188,23 +188,21 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
         return { arecf, estado: "0", reasons: [], purchaseId: id };
       } catch (error) {
         // Not signed and stored means not received: free the slot so the supplier's retry can succeed.
-        await env.DB.prepare("DELETE FROM purchases WHERE id = ?").bind(id).run();
+        await stub.deletePurchase(id);
+        await ledger.forgetPurchase(ecf.rncEmisor, ecf.encf);
         throw error;
       }
     }
   }
 
   const arecf = await arecfFor("1");
-  await database(env.DB)
-    .insert(auditLog)
-    .values({
-      companyId: company.id,
-      actor: ecf.rncEmisor,
-      action: "POST /fe/recepcion/api/ecf",
-      code: `arecf_no_recibido_${codigo}`,
-      status: 200,
-      detail: `${ecf.encf}: ${CODIGO_MOTIVO_TEXT[codigo!]}. ${reasons.join("; ")}`.slice(0, 1000),
-      requestId,
-    });
+  await writeAudit(env, company.id, {
+    actor: ecf.rncEmisor,
+    action: "POST /fe/recepcion/api/ecf",
+    code: `arecf_no_recibido_${codigo}`,
+    status: 200,
+    detail: `${ecf.encf}: ${CODIGO_MOTIVO_TEXT[codigo!]}. ${reasons.join("; ")}`.slice(0, 1000),
+    requestId,
+  });
   return { arecf, estado: "1", codigo, reasons };
 }

@@ -6,10 +6,10 @@ import { requireAuth } from "../auth/middleware.ts";
 import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
-import { deviceLeases, devices } from "../db/schema-devices.ts";
+import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "../devices/credentials.ts";
-import { DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease } from "../devices/leases.ts";
+import { currentLeases, DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease } from "../devices/leases.ts";
 import { currentAnswer } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
@@ -115,11 +115,6 @@ async function signingMaterial(env: Env, company: Company): Promise<z.infer<type
   return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter };
 }
 
-async function currentLeases(d1: D1Database, deviceId: string): Promise<Lease[]> {
-  const rows = await database(d1).query.deviceLeases.findMany({ where: eq(deviceLeases.deviceId, deviceId), orderBy: deviceLeases.id });
-  return rows.map((r) => ({ tipoeCF: r.tipoeCF, rangeFrom: r.rangeFrom, rangeTo: r.rangeTo, expiresOn: r.expiresOn }));
-}
-
 export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });
 deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", { type: "http", scheme: "bearer", description: "Device token from POST /devices/pair" });
 
@@ -221,7 +216,7 @@ deviceRoutes.openapi(
     const leases: Lease[] = [];
     for (const tipo of POS_TIPOS) {
       try {
-        leases.push(await leaseBlock(c.env.DB, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
+        leases.push(await leaseBlock(c.env, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
       } catch (error) {
         // A type without an authorised range is simply not offered on this till.
         if (!(error instanceof ApiProblem && error.code === "unprocessable")) throw error;
@@ -246,7 +241,7 @@ deviceRoutes.openapi(
     const company = c.get("tenant");
     await database(c.env.DB).update(devices).set({ lastSeenAt: new Date().toISOString() }).where(eq(devices.id, device.id));
     return c.json(
-      { device: deviceOut(device), company: companyOut(company), certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter, leases: (await currentLeases(c.env.DB, device.id)).map(leaseView) },
+      { device: deviceOut(device), company: companyOut(company), certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter, leases: (await currentLeases(c.env, company.id, device.id)).map(leaseView) },
       200,
     );
   },
@@ -278,7 +273,7 @@ deviceRoutes.openapi(
   }),
   async (c) => {
     const { tipoeCF, size } = c.req.valid("json");
-    const lease = await leaseBlock(c.env.DB, c.get("tenant").id, c.get("device").id, tipoeCF, size, new Date());
+    const lease = await leaseBlock(c.env, c.get("tenant").id, c.get("device").id, tipoeCF, size, new Date());
     return c.json(leaseView(lease), 201);
   },
 );
