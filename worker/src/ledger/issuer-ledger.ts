@@ -7,7 +7,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { ApiProblem } from "../http/problem.ts";
 import * as issuerTables from "./issuer-tables.ts";
-import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer-tables.ts";
+import { deviceLeases, idempotencyKeys, receiptIndex, sequences, usageCounters, voidedRanges } from "./issuer-tables.ts";
 import migrations from "./migrations/issuer/migrations.js";
 import {
   allocateEncf,
@@ -237,6 +237,32 @@ export class IssuerLedger extends DurableObject<Env> {
       .set({ nextNumber: tail.before })
       .where(and(eq(sequences.tipoeCF, tipoeCF), eq(sequences.nextNumber, tail.after)))
       .run();
+  }
+
+  /** Ranges DGII voided: they are never listed as unused again. */
+  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void {
+    this.db.insert(voidedRanges).values({ tipoeCF, firstNumber, lastNumber }).onConflictDoNothing().run();
+  }
+
+  /**
+   * Everything the issuer object knows about the numbers handed out of a type: the range, the runs
+   * registered for receipts (by month), the device leases and the voided ranges. The month
+   * objects say which registered numbers really hold a receipt (issuing/unused-numbers.ts).
+   */
+  numbersHandedOut(tipoeCF: string): { sequence: Sequence | null; runs: { first: number; last: number; month: string }[]; covered: [number, number][] } {
+    const runs = this.db
+      .select({ first: receiptIndex.firstNumber, last: receiptIndex.lastNumber, month: receiptIndex.month })
+      .from(receiptIndex)
+      .where(eq(receiptIndex.tipoeCF, tipoeCF))
+      .all();
+    const leases = leasesOverlapping(this.db, tipoeCF, 1, Number.MAX_SAFE_INTEGER).map((l): [number, number] => [l.rangeFrom, l.rangeTo]);
+    const voided = this.db
+      .select({ first: voidedRanges.firstNumber, last: voidedRanges.lastNumber })
+      .from(voidedRanges)
+      .where(eq(voidedRanges.tipoeCF, tipoeCF))
+      .all()
+      .map((v): [number, number] => [v.first, v.last]);
+    return { sequence: sequenceOf(this.db, tipoeCF) ?? null, runs, covered: [...leases, ...voided] };
   }
 
   // ------------------------------------------------------------------------------ migration

@@ -83,3 +83,15 @@ export const ledgerMonths = sqliteTable("ledger_months", {
   month: text("month").primaryKey(),
 });
 
+
+/** Ranges DGII voided (ANECF): numbers that will never be a receipt and need no voiding again. */
+export const voidedRanges = sqliteTable(
+  "voided_ranges",
+  {
+    tipoeCF: text("tipo_ecf").notNull(),
+    firstNumber: integer("first_number").notNull(),
+    lastNumber: integer("last_number").notNull(),
+    voidedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tipoeCF, t.firstNumber, t.lastNumber] })],
+);

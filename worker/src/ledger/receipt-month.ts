@@ -131,6 +131,30 @@ export class ReceiptMonth extends DurableObject<Env> {
       .run();
   }
 
+  /**
+   * The numbers of these runs that hold a receipt here, as intervals. A run whose count matches
+   * its length is answered from the e-NCF index alone; only a run with holes is listed.
+   */
+  heldIn(tipoeCF: string, runs: [number, number][]): [number, number][] {
+    const held: [number, number][] = [];
+    for (const [first, last] of runs) {
+      const [from, to] = [`E${tipoeCF}${String(first).padStart(10, "0")}`, `E${tipoeCF}${String(last).padStart(10, "0")}`];
+      const inRun = and(gte(receipts.encf, from), lte(receipts.encf, to));
+      const count = this.db.select({ n: sql<number>`count(*)` }).from(receipts).where(inRun).get()?.n ?? 0;
+      if (count === last - first + 1) {
+        held.push([first, last]);
+        continue;
+      }
+      for (const { encf } of this.db.select({ encf: receipts.encf }).from(receipts).where(inRun).orderBy(receipts.encf).all()) {
+        const n = Number(encf.slice(3));
+        const previous = held[held.length - 1];
+        if (previous && previous[1] === n - 1) previous[1] = n;
+        else held.push([n, n]);
+      }
+    }
+    return held;
+  }
+
   /** Credit and debit notes DGII accepted against `encf`. */
   acceptedNotesOf(encf: string): Receipt[] {
     return this.db
@@ -150,7 +174,7 @@ export class ReceiptMonth extends DurableObject<Env> {
       .from(receipts)
       .where(and(inArray(receipts.status, [...PENDING]), isNotNull(receipts.nextAttemptAt)))
       .get()?.at;
-    if (next) void this.ctx.storage.setAlarm(Math.max(Date.parse(next), Date.now()));
+    if (next) this.ctx.storage.setAlarm(Math.max(Date.parse(next), Date.now())).catch((error: unknown) => console.error("setAlarm failed", error));
   }
 
   /**

@@ -3,6 +3,7 @@ import { TIPOS_ECF } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
+import { unusedNumbers } from "../issuing/unused-numbers.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { encfOf, MAX_SEQUENCE_NUMBER } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
@@ -153,4 +154,26 @@ companyRoutes.openapi(
     },
   }),
   async (c) => c.json(await registerSequence(c.env, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
+);
+
+const UnusedNumbers = z
+  .object({
+    rangos: z.array(z.object({ tipoeCF: z.string(), desde: z.string(), hasta: z.string() })).openapi({
+      description: "Numbers handed out that hold no receipt, are not leased to a device and were not voided: the body of POST /fe/anulacion",
+    }),
+  })
+  .openapi("UnusedNumbers");
+
+companyRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/company/sequences/{tipo}/unused",
+    tags: ["Company"],
+    summary: "Numbers handed out that will never be a receipt (to void with POST /fe/anulacion)",
+    description:
+      "A request that failed after its e-NCF was taken (the service stopped between numbering and recording) leaves a number no receipt will ever carry. Every such number is listed here until it is voided; numbers leased to a device and the unused tail of the range are not listed.",
+    request: { params: TipoParam },
+    responses: { 200: { description: "Ranges to void", content: { "application/json": { schema: UnusedNumbers } } } },
+  }),
+  async (c) => c.json({ rangos: await unusedNumbers(c.env, c.get("tenant").id, c.req.valid("param").tipo) }, 200),
 );

@@ -284,6 +284,8 @@ issuingRoutes.openapi(
     // Claims of anything not known to be voided are released: those receipts will be sent.
     await letGo(c.env, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
     const anulados = await markVoided(c.env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
+    const ledger = issuerLedger(c.env, company.id);
+    await Promise.all(rangos.filter((_, i) => outcome[i] === true).map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))));
     const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
     const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
 
