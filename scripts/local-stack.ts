@@ -21,7 +21,7 @@ export interface StackOptions {
   /**
    * Bundle the worker once (`wrangler deploy --dry-run`) and serve that bundle, so edits to the
    * sources during a long run (another developer in the same tree) do not reload the worker midway
-   * and drop its in-memory queue. Default: wrangler dev's own build, which reloads on every edit.
+   * and cut the requests in flight. Default: wrangler dev's own build, which reloads on every edit.
    */
   frozen?: boolean;
 }

@@ -14,7 +14,7 @@ import { issuingClient, revokeKey, setUpIssuer, type IssueAnswer, type ProblemBo
 import { generateTestP12 } from "../demo-certificate.mjs";
 
 const CERTIFICATE_PASSWORD = "certify1234";
-/** States that waiting will not change within this run (Contingencia is retried by the queue, with back-off). */
+/** States that waiting will not change within this run (Contingencia is retried by the ledger's alarm, with back-off). */
 const SETTLED = new Set(["Aceptado", "Aceptado Condicional", "Rechazado", "Anulado", "Contingencia"]);
 
 export interface CertifyTarget {
@@ -33,7 +33,7 @@ export interface CertifyOptions {
   renewExpired: boolean;
   /** The issuer's own .p12 (DGII target); by default a test certificate is generated. */
   p12?: { bytes: Uint8Array; password: string };
-  /** How long to wait for a receipt still in process to settle (the queue finishes it); default 30 s. */
+  /** How long to wait for a receipt still in process to settle (the ledger's alarm finishes it); default 30 s. */
   settleMs?: number;
   /** Progress lines (setup, notes); default: none. */
   log?: (line: string) => void;
@@ -140,7 +140,7 @@ function problemLines(status: number, p: ProblemBody | undefined): string[] {
 }
 
 async function settle(client: Awaited<ReturnType<typeof issuingClient>>, answer: IssueAnswer, settleMs: number): Promise<IssueAnswer> {
-  // The request itself polls briefly; the queue finishes the rest (with back-off). Ask again each second.
+  // The request itself polls briefly; the ledger's alarm finishes the rest (with back-off). Ask again each second.
   let current = answer;
   for (const until = Date.now() + settleMs; Date.now() < until && !SETTLED.has(current.estado); ) {
     await new Promise((r) => setTimeout(r, 1000));

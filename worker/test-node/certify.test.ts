@@ -36,7 +36,7 @@ beforeAll(async () => {
   // first (numbers are taken in order), then its RFCE sheet, whose E32 are by then already accepted.
   await Promise.all(
     SETS.map(async ({ stem }) => {
-      // On 2 busy cores a receipt can outlast the in-request polling; the queue (back-off 1, 2,
+      // On 2 busy cores a receipt can outlast the in-request polling; the ledger's alarm (back-off 1, 2,
       // 4, 8, 16… s) then finishes it: allow it two minutes.
       const run = (kind: "ECF" | "RFCE") => certify(target, { file: sheet(stem, kind), out: join(out, stem, kind), renewExpired: true, settleMs: 120_000 });
       const ecf = await run("ECF");

@@ -152,7 +152,6 @@ describe("issuing under wrangler dev", () => {
       let answer = await json(await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
       for (let i = 0; i < 20 && answer.estado === "En Proceso"; i++) {
         await new Promise((r) => setTimeout(r, 500));
-        await fetch(`${base}/cdn-cgi/handler/scheduled`);
         answer = await json(await fetch(`${base}/fe/recepcion/ecf/${answer.encf}`, { headers: auth }));
       }
       expect(answer, JSON.stringify(answer)).toMatchObject({ estado: "Aceptado", encf: `E${tipo}0000000001` });
