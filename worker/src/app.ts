@@ -17,6 +17,7 @@ import { purchaseRoutes } from "./routes/purchases.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
@@ -57,6 +58,7 @@ export function createApp() {
   app.route("/", receiverRoutes);
   app.route("/", purchaseRoutes);
   app.route("/", reportRoutes);
+  app.route("/", webhookRoutes);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -2,6 +2,7 @@
 // .p12 files, via node-forge and openssl) and hands it to the tests through `inject`.
 import type { TestProject } from "vitest/node";
 import "./provided.ts";
+import { startWebhookSink } from "./support/webhook-sink.ts";
 import { startSandbox } from "@ecf/dgii-sandbox/start";
 import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "@ecf/shared/test-support/certs";
 
@@ -10,6 +11,8 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 export default async function setup(project: TestProject) {
   const sandbox = await startSandbox({ port: Number(process.env.ECF_TEST_SANDBOX_PORT), processingMs: 100 });
   project.provide("sandboxUrl", sandbox.url);
+  const sink = await startWebhookSink();
+  project.provide("webhookSinkUrl", sink.url);
   const password = "clave-de-prueba";
   const identity = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2030-01-01T00:00:00Z") });
   // The same issuer's next certificate (another key), for a certificate change.
@@ -29,5 +32,6 @@ export default async function setup(project: TestProject) {
   });
   return async () => {
     await sandbox.close();
+    await sink.close();
   };
 }

@@ -4,6 +4,8 @@ export {};
 declare module "vitest" {
   export interface ProvidedContext {
     sandboxUrl: string;
+    /** The webhook receiver (test/support/webhook-sink.ts). */
+    webhookSinkUrl: string;
     certificates: {
       password: string;
       legacyP12: string;

@@ -2,9 +2,10 @@ import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema.ts";
 import * as deviceSchema from "./schema-devices.ts";
 import * as receivingSchema from "./schema-receiving.ts";
+import * as webhookSchema from "./schema-webhooks.ts";
 
 // Every schema*.ts module is one area's tables; list each here so `db.query.<table>` knows it.
-const tables = { ...schema, ...deviceSchema, ...receivingSchema };
+const tables = { ...schema, ...deviceSchema, ...receivingSchema, ...webhookSchema };
 
 export type Db = ReturnType<typeof database>;
 

@@ -13,6 +13,8 @@ export interface IssueAnswer {
   mensajes: { codigo: string | null; valor: string }[];
   reenviado: boolean;
   links: { self: string; xml: string; pdf: string };
+  /** Delivery to the buyer (emisor-receptor), once DGII accepted a receipt with a buyer RNC. */
+  entregaComprador?: { estado: NonNullable<Receipt["deliveryStatus"]>; fecha: string | null; arecfEstado: string | null; codigoMotivoNoRecibido: string | null; intentos: number; detalle: string | null };
   /** The buyer's commercial approval (ACECF), once one was received. */
   aprobacionComercial?: { estado: "aceptado" | "rechazado"; motivo: string | null; fechaHoraAprobacionComercial: string | null };
 }
@@ -38,6 +40,16 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     reenviado,
     links: { self: base, xml: `${base}/xml`, pdf: `${base}/pdf` },
   };
+  if (receipt.deliveryStatus) {
+    body.entregaComprador = {
+      estado: receipt.deliveryStatus,
+      fecha: receipt.deliveryAt,
+      arecfEstado: receipt.deliveryArecfEstado,
+      codigoMotivoNoRecibido: receipt.deliveryMotivo,
+      intentos: receipt.deliveryAttempts,
+      detalle: receipt.deliveryDetail,
+    };
+  }
   if (receipt.approvalStatus === "accepted" || receipt.approvalStatus === "rejected") {
     body.aprobacionComercial = {
       estado: receipt.approvalStatus === "accepted" ? "aceptado" : "rechazado",

@@ -53,6 +53,18 @@ export const receipts = sqliteTable(
     approvalReason: text("approval_reason"),
     /** The ACECF's FechaHoraAprobacionComercial (dd-MM-yyyy HH:mm:ss). */
     approvalAt: text("approval_at"),
+    /**
+     * Delivery to the buyer (emisor-receptor), once DGII accepted it: null when there is nothing to
+     * deliver (no buyer RNC, a type not exchanged), else "pendiente", "entregado" (ARECF Estado 0),
+     * "no_recibido" (ARECF Estado 1), "no_receptor" (not in DGII's directory) or "fallido".
+     */
+    deliveryStatus: text("delivery_status", { enum: ["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"] }),
+    deliveryAt: text("delivery_at"),
+    deliveryAttempts: integer("delivery_attempts").notNull().default(0),
+    /** The ARECF's Estado ("0" or "1") and CodigoMotivoNoRecibido, and what went wrong last. */
+    deliveryArecfEstado: text("delivery_arecf_estado"),
+    deliveryMotivo: text("delivery_motivo"),
+    deliveryDetail: text("delivery_detail"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -121,3 +133,33 @@ export const auditLog = sqliteTable(
   (t) => [index("audit_log_created").on(t.createdAt)],
 );
 
+
+/**
+ * What happens to a receipt after DGII, done by the month object's alarm and durable like the
+ * receipt: delivery to the buyer, webhook events and deliveries, e-mails. Written in the same
+ * object (and the same synchronous step) as the change that causes it, so none is lost; tasks
+ * with the same `orderingKey` run strictly in order.
+ */
+export const tasks = sqliteTable(
+  "tasks",
+  {
+    position: integer("position").primaryKey({ autoIncrement: true }),
+    /** Stable id: a webhook delivery's `webhook-id`. */
+    id: text("id").notNull(),
+    kind: text("kind", { enum: ["buyer_delivery", "event", "webhook", "email"] }).notNull(),
+    orderingKey: text("ordering_key").notNull(),
+    /** JSON; for an event `{ type, timestamp, data }`. */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "done", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: text("next_attempt_at").notNull(),
+    /** Given up after this (failed). */
+    deadline: text("deadline").notNull(),
+    claimedUntil: text("claimed_until"),
+    /** The last attempt's outcome (HTTP status, error), JSON. */
+    lastResult: text("last_result"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("tasks_id").on(t.id), index("tasks_due").on(t.status, t.nextAttemptAt), index("tasks_order").on(t.orderingKey, t.position)],
+);

@@ -10,9 +10,12 @@ import { isFinal } from "../issuing/estado.ts";
 import { moveForward } from "../issuing/background.ts";
 import migrations from "./migrations/month/migrations.js";
 import * as monthTables from "./month-tables.ts";
-import { auditLog, purchases, receipts } from "./month-tables.ts";
+import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
 import { REPORT_SPECS, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
+import { eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
+import { NOT_EXCHANGED } from "../receiving/reception.ts";
+import { purchaseEvent, receiptEvent, transitionEvents, type WebhookEvent } from "../webhooks/events.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 
@@ -67,13 +70,38 @@ export class ReceiptMonth extends DurableObject<Env> {
     return this.db.select().from(receipts).where(eq(receipts.id, id)).get() ?? null;
   }
 
+  /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
   update(id: string, changes: ReceiptChanges): Receipt {
-    return this.db
+    const before = this.receiptById(id)!;
+    const after = this.db
       .update(receipts)
       .set({ ...changes, updatedAt: new Date().toISOString() })
       .where(eq(receipts.id, id))
       .returning()
       .get()!;
+    return this.followUp(before, after);
+  }
+
+  /**
+   * The tasks a change leads to, written with it: DGII's acceptance starts the delivery to the
+   * buyer (an e-CF with a buyer RNC, of a type exchanged between taxpayers); every transition an
+   * integrator can subscribe to becomes an event, in the order it happened.
+   */
+  private followUp(before: Receipt, after: Receipt): Receipt {
+    let current = after;
+    const accepted = (r: Receipt) => r.status === "accepted" || r.status === "conditional";
+    if (accepted(after) && !accepted(before) && after.rncComprador && !NOT_EXCHANGED.has(after.tipoeCF) && !after.deliveryStatus) {
+      current = this.db.update(receipts).set({ deliveryStatus: "pendiente" }).where(eq(receipts.id, after.id)).returning().get()!;
+      this.enqueue([{ kind: "buyer_delivery", orderingKey: `delivery:${after.encf}`, payload: { companyId: after.companyId, encf: after.encf } }]);
+    }
+    const now = new Date();
+    this.enqueue(transitionEvents(before, current).map((type) => eventTask(current.companyId, `receipt:${current.encf}`, receiptEvent(type, current, now))));
+    return current;
+  }
+
+  /** An event that is not a receipt's transition (a certificate about to expire, the quota near its limit). */
+  emit(companyId: string, subject: string, event: WebhookEvent): void {
+    this.enqueue([eventTask(companyId, subject, event)]);
   }
 
   /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
@@ -124,11 +152,14 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   /** The buyer's commercial approval (ACECF): the first one is the one on record. */
   recordApproval(id: string, approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string }): void {
-    this.db
+    const before = this.receiptById(id);
+    const after = this.db
       .update(receipts)
       .set({ ...approval, updatedAt: new Date().toISOString() })
       .where(and(eq(receipts.id, id), isNull(receipts.approvalStatus)))
-      .run();
+      .returning()
+      .get();
+    if (before && after) this.followUp(before, after);
   }
 
   /**
@@ -174,7 +205,114 @@ export class ReceiptMonth extends DurableObject<Env> {
       .from(receipts)
       .where(and(inArray(receipts.status, [...PENDING]), isNotNull(receipts.nextAttemptAt)))
       .get()?.at;
-    if (next) this.ctx.storage.setAlarm(Math.max(Date.parse(next), Date.now())).catch((error: unknown) => console.error("setAlarm failed", error));
+    // Only the first pending task of each ordering key can run; the others wait behind it.
+    const nextTask = this.db.get<{ at: string | null }>(sql`
+      SELECT min(max(t.next_attempt_at, coalesce(t.claimed_until, ''))) AS at FROM tasks AS t
+      WHERE t.status = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM tasks AS e WHERE e.ordering_key = t.ordering_key AND e.status = 'pending' AND e.position < t.position)`)?.at;
+    const earliest = [next, nextTask].filter((t): t is string => Boolean(t)).sort()[0];
+    if (earliest) this.ctx.storage.setAlarm(Math.max(Date.parse(earliest), Date.now())).catch((error: unknown) => console.error("setAlarm failed", error));
+  }
+
+  // ---------------------------------------------------------------------------------- tasks
+
+  private enqueue(list: NewTask[]): void {
+    if (!list.length) return;
+    const now = Date.now();
+    for (const task of list) {
+      this.db
+        .insert(tasks)
+        .values({
+          id: task.id ?? crypto.randomUUID(),
+          kind: task.kind,
+          orderingKey: task.orderingKey,
+          payload: JSON.stringify(task.payload),
+          nextAttemptAt: new Date(now).toISOString(),
+          deadline: new Date(now + TASK_DEADLINE_MS[task.kind]).toISOString(),
+        })
+        .onConflictDoNothing()
+        .run();
+    }
+    this.schedule();
+  }
+
+  /** Due tasks that are first in line for their ordering key. */
+  private dueTasks(now: Date): Task[] {
+    return this.db.all<Task>(sql`
+      SELECT id, kind, ordering_key AS "orderingKey", payload, attempts, deadline, created_at AS "createdAt" FROM tasks AS t
+      WHERE t.status = 'pending' AND t.next_attempt_at <= ${now.toISOString()}
+        AND (t.claimed_until IS NULL OR t.claimed_until < ${now.toISOString()})
+        AND NOT EXISTS (SELECT 1 FROM tasks AS e WHERE e.ordering_key = t.ordering_key AND e.status = 'pending' AND e.position < t.position)
+      ORDER BY t.position LIMIT ${ALARM_BATCH}`);
+  }
+
+  private async runDueTasks(now: Date): Promise<number> {
+    const due = this.dueTasks(now);
+    const context = {
+      env: this.env,
+      now,
+      receipt: (encf: string) => this.receipt(encf),
+      updateReceipt: (id: string, changes: ReceiptChanges) => this.update(id, changes),
+    };
+    await Promise.all(
+      due.map(async (task) => {
+        this.db.update(tasks).set({ claimedUntil: new Date(Date.now() + CLAIM_MS).toISOString() }).where(eq(tasks.id, task.id)).run();
+        let outcome: TaskOutcome;
+        try {
+          outcome = await runTask(task, context);
+        } catch (error) {
+          outcome = { status: "retry", result: { error: (error as Error).message } };
+        }
+        const attempts = task.attempts + 1;
+        this.db
+          .update(tasks)
+          .set({
+            status: outcome.status === "retry" ? "pending" : outcome.status,
+            attempts,
+            claimedUntil: null,
+            lastResult: JSON.stringify(outcome.result ?? null).slice(0, 2000),
+            nextAttemptAt: new Date(Date.now() + (outcome.status === "retry" ? taskBackoffMs(attempts) : 0)).toISOString(),
+            updatedAt: new Date().toISOString(),
+          })
+          .where(eq(tasks.id, task.id))
+          .run();
+        if (outcome.then) this.enqueue(outcome.then);
+      }),
+    );
+    return due.length;
+  }
+
+  /** Webhook deliveries to one endpoint, newest first. */
+  webhookDeliveries(endpointId: string, limit: number): { id: string; status: string; attempts: number; event: string; lastResult: string | null; createdAt: string; updatedAt: string | null }[] {
+    return this.db
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.kind, "webhook"), sql`${tasks.orderingKey} LIKE ${`${endpointId}:%`}`))
+      .orderBy(sql`${tasks.position} DESC`)
+      .limit(limit)
+      .all()
+      .map((t) => ({
+        id: t.id,
+        status: t.status,
+        attempts: t.attempts,
+        event: (JSON.parse(t.payload) as { event: WebhookEvent }).event.type,
+        lastResult: t.lastResult,
+        createdAt: t.createdAt,
+        updatedAt: t.updatedAt,
+      }));
+  }
+
+  /** Sends a delivery again (a failed one gets three more days); false when this month has no such delivery. */
+  retryDelivery(endpointId: string, id: string): boolean {
+    const now = Date.now();
+    const changed = this.db
+      .update(tasks)
+      .set({ status: "pending", nextAttemptAt: new Date(now).toISOString(), deadline: new Date(now + TASK_DEADLINE_MS.webhook).toISOString(), claimedUntil: null })
+      .where(and(eq(tasks.id, id), eq(tasks.kind, "webhook"), sql`${tasks.orderingKey} LIKE ${`${endpointId}:%`}`))
+      .returning({ id: tasks.id })
+      .all();
+    this.schedule();
+    return changed.length > 0;
   }
 
   /**
@@ -209,7 +347,8 @@ export class ReceiptMonth extends DurableObject<Env> {
         this.release(receipt.id);
       }
     }
-    if (due.length === ALARM_BATCH) await this.ctx.storage.setAlarm(Date.now());
+    const ranTasks = await this.runDueTasks(now);
+    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH) await this.ctx.storage.setAlarm(Date.now());
     this.schedule();
   }
 
@@ -217,7 +356,9 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   /** Records a purchase; null when the supplier's e-NCF is here already. */
   addPurchase(values: NewPurchase): Purchase | null {
-    return this.db.insert(purchases).values(values).onConflictDoNothing().returning().get() ?? null;
+    const added = this.db.insert(purchases).values(values).onConflictDoNothing().returning().get() ?? null;
+    if (added) this.enqueue([eventTask(added.companyId, `purchase:${added.id}`, purchaseEvent(added))]);
+    return added;
   }
 
   purchase(rncEmisor: string, encf: string): Purchase | null {

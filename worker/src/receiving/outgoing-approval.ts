@@ -2,7 +2,7 @@
 // the supplier's approval service (found in DGII's directory) and to DGII. The decision is
 // recorded before anything is sent; each delivery's outcome is recorded as it happens, and a
 // failed delivery is retried by repeating the same decision.
-import { buildAcecf, formatDgiiDateTime, signXml } from "@ecf/shared";
+import { buildAcecf, formatDgiiDateTime } from "@ecf/shared";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -11,7 +11,8 @@ import type { Company } from "../tenant/resolve.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { dgiiDateOf } from "./dates.ts";
-import { lookUpTaxpayer, serviceUrl } from "./directory.ts";
+import { lookUpTaxpayer } from "./directory.ts";
+import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
 
 export type Decision = "aceptado" | "rechazado";
@@ -27,40 +28,14 @@ export interface ApprovalResult {
 
 const fileNameOf = (rncComprador: string, encf: string) => `${rncComprador}${encf}.xml`;
 
-function multipart(xml: string, fileName: string): FormData {
-  const form = new FormData();
-  form.set("xml", new File([xml], fileName, { type: "text/xml" }));
-  return form;
-}
-
-/** The receiver standard's optional authentication, against the supplier's own service. */
-async function supplierToken(env: Env, company: Company, authHost: string, timeoutMs: number): Promise<string> {
-  const signer = await signerFor(env, company);
-  const seed = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/semilla"), { signal: AbortSignal.timeout(timeoutMs) });
-  if (!seed.ok) throw new Error(`semilla answered HTTP ${seed.status}`);
-  const signed = await signXml(await seed.text(), signer.key, signer.certificateDer);
-  const response = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/validacioncertificado"), {
-    method: "POST",
-    body: multipart(signed, "semilla.xml"),
-    headers: { Accept: "application/json" },
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  if (!response.ok) throw new Error(`validacioncertificado answered HTTP ${response.status}`);
-  const body = (await response.json()) as { token?: string };
-  if (!body.token) throw new Error("validacioncertificado answered without a token");
-  return body.token;
-}
-
 async function deliverToSupplier(env: Env, company: Company, rncEmisor: string, acecf: string, fileName: string): Promise<Delivery> {
   const timeoutMs = dgiiTimeoutMs(env);
   try {
-    const client = dgiiClientFor(env, company, await signerFor(env, company));
-    const entry = await lookUpTaxpayer(env, company, client, rncEmisor, timeoutMs);
+    const signer = await signerFor(env, company);
+    const entry = await lookUpTaxpayer(env, company, dgiiClientFor(env, company, signer), rncEmisor, timeoutMs);
     if (!entry?.urlAceptacion) return { outcome: "skipped", detail: `Supplier ${rncEmisor} has no approval service in DGII's directory.` };
-    const headers: Record<string, string> = {};
-    if (entry.urlOpcional) headers.Authorization = `Bearer ${await supplierToken(env, company, entry.urlOpcional, timeoutMs)}`;
-    const url = serviceUrl(entry.urlAceptacion, "/fe/aprobacioncomercial/api/ecf");
-    const response = await fetch(url, { method: "POST", body: multipart(acecf, fileName), headers, signal: AbortSignal.timeout(timeoutMs) });
+    const receiver = new ReceiverClient(company.rnc, signer, timeoutMs);
+    const { url, response } = await receiver.post(entry.urlAceptacion, "/fe/aprobacioncomercial/api/ecf", acecf, fileName, entry.urlOpcional);
     const text = (await response.text()).slice(0, 500);
     return response.ok ? { outcome: "sent", detail: `${url} → HTTP ${response.status}` } : { outcome: "failed", detail: `${url} → HTTP ${response.status} ${text}` };
   } catch (error) {

@@ -4,6 +4,7 @@ import { requireAuth } from "../auth/middleware.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
+import { disabledEndpointsOf } from "../webhooks/endpoints.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { encfOf, MAX_SEQUENCE_NUMBER } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
@@ -15,7 +16,7 @@ const CERTIFICATE_WARNING_DAYS = 15;
 /** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */
 const QUOTA_WARNING_TENTHS = 9;
 
-const Warning = z.object({ code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached"]), message: z.string() });
+const Warning = z.object({ code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]), message: z.string() });
 
 const CompanyProfile = z
   .object({
@@ -119,7 +120,13 @@ companyRoutes.openapi(
         invoiceLimitPerMonth: company.invoiceLimitPerMonth,
         signatureName: company.certificateFileName ?? null,
         signatureExpirationDate: company.certificateNotAfter ?? null,
-        warnings: profileWarnings(company, used, now),
+        warnings: [
+          ...profileWarnings(company, used, now),
+          ...(await disabledEndpointsOf(c.env, company.id)).map((e) => ({
+            code: "webhook_disabled" as const,
+            message: `Webhook ${e.id} (${e.url}) was disabled on ${e.disabledAt}: ${e.disabledReason ?? "deliveries failed"}. Register it again to resume.`,
+          })),
+        ],
       },
       200,
     );

@@ -32,6 +32,17 @@ export const IssueAnswer = z
     mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
     reenviado: z.boolean(),
     links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
+    entregaComprador: z
+      .object({
+        estado: z.enum(["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"]),
+        fecha: z.string().nullable(),
+        arecfEstado: z.string().nullable().openapi({ description: 'The buyer\'s ARECF Estado: "0" received, "1" not received' }),
+        codigoMotivoNoRecibido: z.string().nullable().openapi({ description: "1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde" }),
+        intentos: z.number().int(),
+        detalle: z.string().nullable(),
+      })
+      .optional()
+      .openapi({ description: "Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML" }),
     aprobacionComercial: z
       .object({ estado: z.enum(["aceptado", "rechazado"]), motivo: z.string().nullable(), fechaHoraAprobacionComercial: z.string().nullable() })
       .optional()

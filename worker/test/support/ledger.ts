@@ -3,6 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
+import type { ReceiptMonth } from "../../src/ledger/receipt-month.ts";
 import type { Receipt } from "../../src/ledger/schema.ts";
 
 type Row = Record<string, SqlStorageValue>;
@@ -57,7 +58,7 @@ export async function runRetryAlarms(companyId: string, options: { keepClaims?: 
         `UPDATE receipts SET next_attempt_at = ?1 ${options.keepClaims ? "" : ", claimed_until = NULL"} WHERE status IN ('signed', 'contingency', 'in_process')`,
         past,
       );
-      await instance.alarm();
+      await (instance as ReceiptMonth).alarm();
     });
   }
 }
@@ -73,4 +74,15 @@ export async function holdReceipt(companyId: string, encf: string): Promise<void
 export async function updateReceiptRow(companyId: string, encf: string, assignments: string, ...params: SqlStorageValue[]): Promise<void> {
   const receipt = (await findReceipt(env, companyId, encf))!;
   await monthSql(companyId, receipt.issueDate.slice(0, 7), `UPDATE receipts SET ${assignments} WHERE encf = ?${params.length + 1}`, ...params, encf);
+}
+
+/** Makes every pending follow-up task of the issuer (webhooks, delivery to the buyer) due now and runs the alarms. */
+export async function runTaskAlarms(companyId: string): Promise<void> {
+  const past = new Date(Date.now() - 1000).toISOString();
+  for (const month of await ledgerMonths(companyId)) {
+    await runInDurableObject(receiptMonth(env, companyId, month), async (instance, state) => {
+      state.storage.sql.exec("UPDATE tasks SET next_attempt_at = ?1, claimed_until = NULL WHERE status = 'pending'", past);
+      await (instance as ReceiptMonth).alarm();
+    });
+  }
 }

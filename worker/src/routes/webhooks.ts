@@ -1,0 +1,127 @@
+// /webhooks: Standard Webhooks endpoints of a company (its own receipts) or of a partner (every
+// issuer it serves, when it names none in X-RNC-Emisor), their deliveries, and a retry.
+import { z } from "@hono/zod-openapi";
+import type { Context, Next } from "hono";
+import { requireAuth } from "../auth/middleware.ts";
+import type { AppEnv } from "../env.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { problemSchema, tenantRoute } from "../http/openapi.ts";
+import { newRouter } from "../http/router.ts";
+import { resolveTenant } from "../tenant/resolve.ts";
+import { listDeliveries, retryDelivery } from "../webhooks/deliveries.ts";
+import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, type Owner } from "../webhooks/endpoints.ts";
+import { EVENT_TYPES } from "../webhooks/events.ts";
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
+
+const Endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.enum(EVENT_TYPES)),
+    scope: z.enum(["company", "partner"]).openapi({ description: "partner: registered by a partner for every issuer it serves" }),
+    disabledAt: z.string().nullable().openapi({ description: "Set when deliveries failed for 3 days; register the endpoint again to resume" }),
+    disabledReason: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("WebhookEndpoint");
+const NewEndpoint = z
+  .object({
+    url: z.string().url().openapi({ description: "https URL (http to loopback only against the local sandbox)", example: "https://erp.example.com/hooks/ecf" }),
+    events: z.array(z.enum(EVENT_TYPES)).min(1),
+  })
+  .openapi("NewWebhookEndpoint");
+const Delivery = z
+  .object({
+    id: z.string().openapi({ description: "The webhook-id header of the delivery (stable across retries)" }),
+    status: z.enum(["pending", "done", "failed"]),
+    attempts: z.number().int(),
+    event: z.enum(EVENT_TYPES),
+    lastResult: z.unknown().openapi({ description: "The last attempt: { httpStatus, body } or { error }" }),
+    createdAt: z.string(),
+    updatedAt: z.string().nullable(),
+  })
+  .openapi("WebhookDelivery");
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
+
+/** A partner naming no issuer acts for itself (its endpoints serve all its issuers); anyone else for the tenant. */
+async function resolveOwner(c: Context<AppEnv>, next: Next) {
+  const principal = c.get("principal");
+  if (principal.ownerType === "partner" && !c.req.header("X-RNC-Emisor")?.trim()) return next();
+  return resolveTenant(c, next);
+}
+const ownerOf = (c: Context<AppEnv>): Owner => {
+  const tenant = c.get("tenant");
+  return tenant ? { ownerType: "company", ownerId: tenant.id } : { ownerType: "partner", ownerId: c.get("principal").ownerId };
+};
+
+export const webhookRoutes = newRouter();
+webhookRoutes.use("/webhooks", requireAuth, resolveOwner);
+webhookRoutes.use("/webhooks/*", requireAuth, resolveOwner);
+
+webhookRoutes.openapi(
+  tenantRoute({
+    method: "post",
+    path: "/webhooks",
+    tags: ["Webhooks"],
+    summary: "Register an endpoint (Standard Webhooks); the secret is shown once",
+    description: [
+      "Every delivery is a POST of `{ type, timestamp, data }` with `webhook-id`, `webhook-timestamp` and",
+      "`webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed by the `whsec_` secret's bytes.",
+      "At least once, in order per receipt, retried with back-off for 3 days; an endpoint failing for 3 days is disabled.",
+      "A partner token without X-RNC-Emisor registers the endpoint for every issuer the partner serves.",
+    ].join(" "),
+    request: { body: { required: true, ...json(NewEndpoint) } },
+    responses: { 201: { description: "Registered", ...json(Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) })) }, 400: problemSchema("Invalid URL or events") },
+  }),
+  async (c) => {
+    const { url, events } = c.req.valid("json");
+    return c.json(await createEndpoint(c.env, ownerOf(c), url, events), 201);
+  },
+);
+
+webhookRoutes.openapi(
+  tenantRoute({ method: "get", path: "/webhooks", tags: ["Webhooks"], summary: "The endpoints registered", responses: { 200: { description: "Endpoints", ...json(z.object({ webhooks: z.array(Endpoint) })) } } }),
+  async (c) => c.json({ webhooks: (await listEndpoints(c.env, ownerOf(c))).map(endpointView) }, 200),
+);
+
+webhookRoutes.openapi(
+  tenantRoute({ method: "delete", path: "/webhooks/{id}", tags: ["Webhooks"], summary: "Remove an endpoint; nothing more is sent to it", request: { params: IdParam }, responses: { 204: { description: "Removed" }, 404: problemSchema("No such endpoint") } }),
+  async (c) => {
+    await deleteEndpoint(c.env, ownerOf(c), c.req.valid("param").id);
+    return c.body(null, 204);
+  },
+);
+
+webhookRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/webhooks/{id}/deliveries",
+    tags: ["Webhooks"],
+    summary: "Recent deliveries to an endpoint, newest first",
+    request: { params: IdParam },
+    responses: { 200: { description: "Deliveries", ...json(z.object({ deliveries: z.array(Delivery) })) }, 404: problemSchema("No such endpoint") },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    await ownedEndpoint(c.env, ownerOf(c), id);
+    return c.json({ deliveries: (await listDeliveries(c.env, ownerOf(c), id)) as z.infer<typeof Delivery>[] }, 200);
+  },
+);
+
+webhookRoutes.openapi(
+  tenantRoute({
+    method: "post",
+    path: "/webhooks/{id}/deliveries/{deliveryId}/retry",
+    tags: ["Webhooks"],
+    summary: "Send a delivery again (a failed one is tried for 3 more days)",
+    request: { params: IdParam.extend({ deliveryId: z.string().openapi({ param: { name: "deliveryId", in: "path" } }) }) },
+    responses: { 202: { description: "Queued", ...json(z.object({ id: z.string(), status: z.literal("pending") })) }, 404: problemSchema("No such endpoint or delivery") },
+  }),
+  async (c) => {
+    const { id, deliveryId } = c.req.valid("param");
+    await ownedEndpoint(c.env, ownerOf(c), id);
+    if (!(await retryDelivery(c.env, ownerOf(c), id, deliveryId))) throw new ApiProblem("not_found", { detail: `No delivery ${deliveryId} to webhook ${id}.` });
+    return c.json({ id: deliveryId, status: "pending" as const }, 202);
+  },
+);

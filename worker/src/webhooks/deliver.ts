@@ -1,0 +1,43 @@
+// One webhook delivery: the event, signed with the endpoint's secret, POSTed with a timeout. A 2xx
+// is success; anything else is tried again with back-off until the task's deadline (3 days), after
+// which the endpoint is disabled.
+import { disableEndpoint, endpointById, endpointSecret, urlProblem } from "./endpoints.ts";
+import type { WebhookEvent } from "./events.ts";
+import { signatureHeaders } from "./signing.ts";
+
+export interface WebhookPayload {
+  companyId: string;
+  endpointId: string;
+  event: WebhookEvent;
+}
+
+export type DeliveryOutcome = { status: "done" | "retry" | "failed"; result: Record<string, unknown> };
+
+const TIMEOUT_MS = 10_000;
+
+export async function deliverWebhook(env: Env, id: string, payload: WebhookPayload, pastDeadline: boolean, now: Date): Promise<DeliveryOutcome> {
+  const endpoint = await endpointById(env, payload.endpointId);
+  if (!endpoint) return { status: "failed", result: { error: "the endpoint was deleted" } };
+  if (endpoint.disabledAt) return { status: "failed", result: { error: `the endpoint is disabled: ${endpoint.disabledReason ?? ""}` } };
+  const refused = urlProblem(env, endpoint.url);
+  if (refused) return { status: "failed", result: { error: `URL refused: ${refused}` } };
+
+  const body = JSON.stringify(payload.event);
+  let result: Record<string, unknown>;
+  try {
+    const response = await fetch(endpoint.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "User-Agent": "ecf-edge-webhooks", ...(await signatureHeaders(await endpointSecret(env, endpoint), id, now, body)) },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    result = { httpStatus: response.status, body: (await response.text()).slice(0, 200) };
+    if (response.status >= 200 && response.status < 300) return { status: "done", result };
+  } catch (error) {
+    result = { error: (error as Error).message.slice(0, 200) };
+  }
+  if (!pastDeadline) return { status: "retry", result };
+  await disableEndpoint(env, endpoint.id, `deliveries failed for 3 days (last: ${JSON.stringify(result)})`);
+  return { status: "failed", result };
+}

@@ -1,0 +1,126 @@
+// Webhook endpoints in the D1 directory: registered by a company (its own receipts) or by a
+// partner (every issuer it serves), with the signing secret sealed at rest.
+import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { openPrivateKey, sealPrivateKey } from "../certificates/vault.ts";
+import { database } from "../db/client.ts";
+import { partnerCompanies } from "../db/schema.ts";
+import { webhookEndpoints } from "../db/schema-webhooks.ts";
+import { ApiProblem } from "../http/problem.ts";
+import type { EventType } from "./events.ts";
+import { newSecret } from "./signing.ts";
+
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+export interface Owner {
+  ownerType: "company" | "partner";
+  ownerId: string;
+}
+
+/** The endpoint as the API shows it (never the secret, except once at creation). */
+export function endpointView(endpoint: WebhookEndpoint) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: JSON.parse(endpoint.events) as EventType[],
+    scope: endpoint.ownerType === "partner" ? ("partner" as const) : ("company" as const),
+    disabledAt: endpoint.disabledAt,
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt,
+  };
+}
+
+const PRIVATE_V4 = [/^10\./, /^127\./, /^169\.254\./, /^172\.(1[6-9]|2\d|3[01])\./, /^192\.168\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Where deliveries may go: https to a public host. Against the local sandbox (`npm start`, tests)
+ * http to loopback is allowed too, and only there. Private ranges are refused so an endpoint can
+ * never make the service call into a network it can reach and the integrator cannot (SSRF).
+ */
+export function urlProblem(env: Env, raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "not a URL";
+  }
+  const host = url.hostname.toLowerCase();
+  const local = env.DGII_TARGET === "sandbox";
+  if (local && url.protocol === "http:" && LOOPBACK_HOSTS.has(host)) return null;
+  if (url.protocol !== "https:") return "only https URLs are allowed";
+  if (url.username || url.password) return "credentials in the URL are not allowed";
+  if (LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || host === "[::]" || PRIVATE_V4.some((r) => r.test(host)) || /^\[(f[cd]|fe80|::ffff:)/i.test(host)) {
+    return "private, loopback and link-local addresses are not allowed";
+  }
+  return null;
+}
+
+export async function createEndpoint(env: Env, owner: Owner, url: string, events: EventType[]) {
+  const problem = urlProblem(env, url);
+  if (problem) throw new ApiProblem("validation_failed", { detail: `The webhook URL is refused: ${problem}.`, errors: [{ path: "/url", code: "url_not_allowed", message: problem }] });
+  const id = `wh_${crypto.randomUUID().replace(/-/g, "")}`;
+  const { secret, bytes } = newSecret();
+  const [row] = await database(env.DB)
+    .insert(webhookEndpoints)
+    .values({ id, ...owner, url, events: JSON.stringify([...new Set(events)]), secretSealed: await sealPrivateKey(bytes, env.MASTER_KEY, id) })
+    .returning();
+  return { ...endpointView(row!), secret };
+}
+
+export async function listEndpoints(env: Env, owner: Owner): Promise<WebhookEndpoint[]> {
+  return database(env.DB).query.webhookEndpoints.findMany({
+    where: and(eq(webhookEndpoints.ownerType, owner.ownerType), eq(webhookEndpoints.ownerId, owner.ownerId)),
+    orderBy: webhookEndpoints.createdAt,
+  });
+}
+
+/** One endpoint of this owner, or a 404. */
+export async function ownedEndpoint(env: Env, owner: Owner, id: string): Promise<WebhookEndpoint> {
+  const row = await database(env.DB).query.webhookEndpoints.findFirst({
+    where: and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.ownerType, owner.ownerType), eq(webhookEndpoints.ownerId, owner.ownerId)),
+  });
+  if (!row) throw new ApiProblem("not_found", { detail: `No webhook ${id}.` });
+  return row;
+}
+
+export async function deleteEndpoint(env: Env, owner: Owner, id: string): Promise<void> {
+  await ownedEndpoint(env, owner, id);
+  await database(env.DB).delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+}
+
+/** The enabled endpoints that want `type` for this issuer: its own and those of partners serving it. */
+export async function subscribers(env: Env, companyId: string, type: EventType): Promise<WebhookEndpoint[]> {
+  const db = database(env.DB);
+  const partners = (await db.select({ id: partnerCompanies.partnerId }).from(partnerCompanies).where(eq(partnerCompanies.companyId, companyId))).map((p) => p.id);
+  const rows = await db.query.webhookEndpoints.findMany({
+    where: and(
+      isNull(webhookEndpoints.disabledAt),
+      or(
+        and(eq(webhookEndpoints.ownerType, "company"), eq(webhookEndpoints.ownerId, companyId)),
+        partners.length ? and(eq(webhookEndpoints.ownerType, "partner"), inArray(webhookEndpoints.ownerId, partners)) : undefined,
+      ),
+    ),
+  });
+  return rows.filter((r) => (JSON.parse(r.events) as string[]).includes(type));
+}
+
+export async function endpointById(env: Env, id: string): Promise<WebhookEndpoint | undefined> {
+  return database(env.DB).query.webhookEndpoints.findFirst({ where: eq(webhookEndpoints.id, id) });
+}
+
+export function endpointSecret(env: Env, endpoint: WebhookEndpoint): Promise<Uint8Array> {
+  return openPrivateKey(endpoint.secretSealed, env.MASTER_KEY, endpoint.id);
+}
+
+/** After 3 days of failed deliveries: nothing more is sent; the issuer sees it in /company/me. */
+export async function disableEndpoint(env: Env, id: string, reason: string): Promise<void> {
+  await database(env.DB)
+    .update(webhookEndpoints)
+    .set({ disabledAt: new Date().toISOString(), disabledReason: reason.slice(0, 500) })
+    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
+}
+
+/** Disabled endpoints that deliver this issuer's events (for its /company/me warnings). */
+export async function disabledEndpointsOf(env: Env, companyId: string): Promise<WebhookEndpoint[]> {
+  const rows = await listEndpoints(env, { ownerType: "company", ownerId: companyId });
+  return rows.filter((r) => r.disabledAt);
+}

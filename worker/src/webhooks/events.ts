@@ -1,0 +1,54 @@
+// The events of a receipt's life (and of the issuer's) that integrators can subscribe to, and the
+// payload each carries: `{ type, timestamp, data }`, data being the issuer's RNC plus the same
+// fields as the GET of that resource.
+import { answerFor } from "../issuing/answer.ts";
+import type { Purchase, Receipt } from "../ledger/schema.ts";
+
+export const EVENT_TYPES = [
+  "receipt.accepted",
+  "receipt.accepted_conditionally",
+  "receipt.rejected",
+  "receipt.contingency",
+  "receipt.delivered",
+  "receipt.delivery_failed",
+  "approval.received",
+  "purchase.received",
+  "certificate.expiring",
+  "quota.near_limit",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface WebhookEvent {
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** The issuer's RNC, from the archive key every receipt and purchase has (`{rnc}/…`). */
+const rncOf = (xmlKey: string) => xmlKey.split("/")[0] ?? "";
+
+export function receiptEvent(type: EventType, receipt: Receipt, now = new Date()): WebhookEvent {
+  return { type, timestamp: now.toISOString(), data: { rncEmisor: rncOf(receipt.xmlKey), ...answerFor(receipt).body } };
+}
+
+export function purchaseEvent(purchase: Purchase, now = new Date()): WebhookEvent {
+  const { companyId: _, xmlKey: __, arecfKey: ___, approvalKey: ____, ...fields } = purchase;
+  return { type: "purchase.received", timestamp: now.toISOString(), data: { rncComprador: rncOf(purchase.xmlKey), ...fields } };
+}
+
+/** The events a change of a receipt's row means, in the order they happened. */
+export function transitionEvents(before: Receipt, after: Receipt): EventType[] {
+  const events: EventType[] = [];
+  if (before.status !== after.status) {
+    if (after.status === "accepted") events.push("receipt.accepted");
+    if (after.status === "conditional") events.push("receipt.accepted_conditionally");
+    if (after.status === "rejected") events.push("receipt.rejected");
+    if (after.status === "contingency") events.push("receipt.contingency");
+  }
+  if (before.deliveryStatus !== after.deliveryStatus) {
+    if (after.deliveryStatus === "entregado") events.push("receipt.delivered");
+    if (after.deliveryStatus === "no_recibido" || after.deliveryStatus === "fallido") events.push("receipt.delivery_failed");
+  }
+  if (!before.approvalStatus && after.approvalStatus) events.push("approval.received");
+  return events;
+}

@@ -1,0 +1,126 @@
+// Webhooks (Standard Webhooks): registration, the events of a receipt's life in order and once per
+// id, at-least-once delivery with back-off, disabling after 3 days, and a retry on demand. Every
+// delivery is verified by the standardwebhooks package in the test's receiver (support/webhook-sink.ts).
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
+import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms } from "./support/ledger.ts";
+import type { SinkDelivery } from "./support/webhook-sink.ts";
+
+afterEach(clearFaults);
+
+const sinkUrl = (name: string) => `${inject("webhookSinkUrl")}/sinks/${name}`;
+const setSink = (name: string, secret: string, failWith: number | null = null) =>
+  fetch(sinkUrl(name), { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret, failWith }) });
+const sinkDeliveries = async (name: string) => (await (await fetch(sinkUrl(name))).json()) as SinkDelivery[];
+const post = (token: string, path: string, body: unknown) => call(path, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+async function register(token: string, name: string, events: string[]) {
+  const res = await post(token, "/webhooks", { url: sinkUrl(name), events });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const endpoint = (await res.json()) as { id: string; secret: string };
+  await setSink(name, endpoint.secret);
+  return endpoint;
+}
+
+describe("webhook endpoints", () => {
+  it("registers (secret shown once), lists, refuses unsafe URLs and unknown events, deletes", async () => {
+    const { token } = await issuer();
+    const created = await register(token, "reg", ["receipt.accepted"]);
+    expect(created.id).toMatch(/^wh_/);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
+    const listed = (await (await call("/webhooks", { headers: authed(token) })).json()) as { webhooks: Record<string, unknown>[] };
+    expect(listed.webhooks).toEqual([expect.objectContaining({ id: created.id, events: ["receipt.accepted"], scope: "company", disabledAt: null })]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+
+    for (const url of ["http://example.com/hook", "https://10.0.0.8/hook", "https://192.168.1.2/hook", "https://localhost/hook", "ftp://example.com/x"]) {
+      const refused = await post(token, "/webhooks", { url, events: ["receipt.accepted"] });
+      expect(refused.status, url).toBe(400);
+      expect(refused.headers.get("Content-Type")).toContain("application/problem+json");
+    }
+    expect((await post(token, "/webhooks", { url: sinkUrl("x"), events: ["receipt.exploded"] })).status).toBe(400);
+    expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(token) })).status).toBe(204);
+    expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(token) })).status).toBe(404);
+  });
+
+  it("another issuer can neither see nor delete an endpoint", async () => {
+    const a = await issuer();
+    const b = await issuer();
+    const created = await register(a.token, "iso", ["receipt.accepted"]);
+    expect(((await (await call("/webhooks", { headers: authed(b.token) })).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
+    expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(b.token) })).status).toBe(404);
+    expect((await call(`/webhooks/${created.id}/deliveries`, { headers: authed(b.token) })).status).toBe(404);
+  });
+});
+
+describe("webhook deliveries", () => {
+  it("a receipt's contingency and then its acceptance arrive in order, signed, once per id", async () => {
+    const { company, token } = await issuer();
+    await register(token, "life", ["receipt.accepted", "receipt.contingency", "receipt.rejected"]);
+    await setFault({ mode: "down" });
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status).toBe(503);
+    await clearFaults();
+    for (let round = 0; round < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; round++) {
+      await runRetryAlarms(company.id);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (let round = 0; round < 5 && (await sinkDeliveries("life")).length < 2; round++) await runTaskAlarms(company.id);
+
+    const got = await sinkDeliveries("life");
+    expect(got.map((d) => d.type)).toEqual(["receipt.contingency", "receipt.accepted"]);
+    expect(got.every((d) => d.verified)).toBe(true);
+    expect(new Set(got.map((d) => d.id)).size).toBe(2);
+    expect(got[1]!.body).toMatchObject({ type: "receipt.accepted", data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad } });
+    expect(Date.parse(got[1]!.body.timestamp)).not.toBeNaN();
+  });
+
+  it("a failing endpoint is retried with back-off under the same webhook-id, then succeeds; the deliveries list shows it", async () => {
+    const { company, token } = await issuer();
+    const endpoint = await register(token, "flaky", ["receipt.accepted"]);
+    await setSink("flaky", endpoint.secret, 500);
+    const { body } = await issue(token, issueRequest("32"));
+    await runTaskAlarms(company.id);
+    await runTaskAlarms(company.id);
+    const failing = await sinkDeliveries("flaky");
+    expect(failing.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(failing.map((d) => d.id)).size).toBe(1);
+    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as { deliveries: { id: string; status: string; attempts: number; lastResult: { httpStatus: number } }[] };
+    expect(listed.deliveries).toEqual([expect.objectContaining({ id: failing[0]!.id, status: "pending", event: "receipt.accepted", lastResult: expect.objectContaining({ httpStatus: 500 }) })]);
+    expect(listed.deliveries[0]!.attempts).toBeGreaterThanOrEqual(2);
+    // Back-off: the next attempt is not before a few seconds.
+    const [task] = await everyMonthSql(company.id, "SELECT next_attempt_at FROM tasks WHERE kind = 'webhook'");
+    expect(Date.parse(String(task!.next_attempt_at))).toBeGreaterThan(Date.now() + 1_000);
+
+    await setSink("flaky", endpoint.secret, null);
+    await runTaskAlarms(company.id);
+    const after = await sinkDeliveries("flaky");
+    expect(after.at(-1)).toMatchObject({ id: failing[0]!.id, answered: 204, verified: true });
+    expect(after.at(-1)!.body.data.encf).toBe(body.encf);
+    const done = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as { deliveries: { status: string }[] };
+    expect(done.deliveries[0]!.status).toBe("done");
+  });
+
+  it("an endpoint failing for 3 days is disabled and the issuer warned; a delivery can be queued again on demand", async () => {
+    const { company, token } = await issuer();
+    const endpoint = await register(token, "dead", ["receipt.accepted"]);
+    await setSink("dead", endpoint.secret, 503);
+    await issue(token, issueRequest("32"));
+    await runTaskAlarms(company.id);
+    // Three days later (the deadline passed) the next failure gives up and disables the endpoint.
+    await everyMonthSql(company.id, "UPDATE tasks SET deadline = ?1 WHERE kind = 'webhook'", new Date(Date.now() - 1000).toISOString());
+    await runTaskAlarms(company.id);
+    const me = (await (await call("/company/me", { headers: authed(token) })).json()) as { warnings: { code: string; message: string }[] };
+    expect(me.warnings).toContainEqual(expect.objectContaining({ code: "webhook_disabled" }));
+    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as { deliveries: { id: string; status: string }[] };
+    expect(listed.deliveries[0]!.status).toBe("failed");
+
+    // A delivery can be queued again on demand (an unknown one is a 404).
+    const again = await register(token, "dead2", ["receipt.accepted"]);
+    expect(again.id).not.toBe(endpoint.id);
+    const retry = await post(token, `/webhooks/${endpoint.id}/deliveries/${listed.deliveries[0]!.id}/retry`, {});
+    expect(retry.status).toBe(202);
+    expect((await post(token, `/webhooks/${endpoint.id}/deliveries/msg_nope/retry`, {})).status).toBe(404);
+  });
+});
