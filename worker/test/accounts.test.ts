@@ -1,11 +1,10 @@
 import { env } from "cloudflare:workers";
 import { SignJWT, decodeJwt } from "jose";
 import { describe, expect, inject, it } from "vitest";
-import { allocateEncf } from "../src/issuing/sequences.ts";
-import { reserveQuota } from "../src/issuing/quota.ts";
 import { call } from "./support/http.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
+import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
 
 const problem = async (res: Response) => {
   expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -209,7 +208,7 @@ describe("GET /company/me", () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 10 });
     const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
     await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2").bind(inTenDays, company.id).run();
-    for (let i = 0; i < 10; i++) await reserveQuota(env.DB, company.id, 10, new Date());
+    await setInvoicesThisMonth(company.id, 10);
     const body = (await (await me(token)).json()) as { warnings: { code: string }[]; invoicesCountCurrentMonth: number; signatureName: string; signatureExpirationDate: string };
     expect(body.invoicesCountCurrentMonth).toBe(10);
     expect(body.signatureName).toBe("firma.p12");
@@ -230,9 +229,7 @@ describe("GET /company/me warnings", () => {
   ])("limit %i, %i used → %j", async (limit, used, expected) => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: limit });
     await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = '2099-01-01T00:00:00.000Z' WHERE id = ?1").bind(company.id).run();
-    const now = new Date();
-    await reserveQuota(env.DB, company.id, limit, now); // creates this month's counter row
-    await env.DB.prepare("UPDATE usage_counters SET invoices = ?1 WHERE company_id = ?2").bind(used, company.id).run();
+    await setInvoicesThisMonth(company.id, used);
     const warnings = await warningsOf(token);
     expect(warnings.map((w) => w.code)).toEqual(expected);
     if (expected[0] === "quota_near_limit") expect(warnings[0]!.message).toBe(`${used} of ${limit} receipts used this month.`);
@@ -297,7 +294,7 @@ describe("e-NCF sequences", () => {
     const company = await createCompany();
     await admin("PUT", `/admin/companies/${company.id}/sequences/32`, { rangeFrom: 1001, rangeTo: 5000, expiresOn: "2030-12-31" });
     const now = new Date();
-    const results = await Promise.all(Array.from({ length: 200 }, () => allocateEncf(env.DB, company.id, "32", now)));
+    const results = await Promise.all(Array.from({ length: 200 }, () => allocate(company.id, "32", now)));
     const numbers = results.map((r) => r.number).sort((a, b) => a - b);
     expect(new Set(numbers).size).toBe(200);
     expect(numbers[0]).toBe(1001);
@@ -309,18 +306,18 @@ describe("e-NCF sequences", () => {
     const company = await createCompany();
     const now = new Date();
     await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 2, expiresOn: "2030-12-31" });
-    await allocateEncf(env.DB, company.id, "31", now);
-    await allocateEncf(env.DB, company.id, "31", now);
-    await expect(allocateEncf(env.DB, company.id, "31", now)).rejects.toMatchObject({ code: "unprocessable", init: { errors: [{ code: "sequence_exhausted" }] } });
+    await allocate(company.id, "31", now);
+    await allocate(company.id, "31", now);
+    await expect(allocate(company.id, "31", now)).rejects.toMatchObject({ code: "unprocessable", init: { errors: [{ code: "sequence_exhausted" }] } });
     await admin("PUT", `/admin/companies/${company.id}/sequences/33`, { rangeFrom: 1, rangeTo: 100, expiresOn: "2020-01-01" });
-    await expect(allocateEncf(env.DB, company.id, "33", now)).rejects.toMatchObject({ init: { errors: [{ code: "sequence_expired" }] } });
-    await expect(allocateEncf(env.DB, company.id, "34", now)).rejects.toMatchObject({ init: { errors: [{ code: "sequence_missing" }] } });
+    await expect(allocate(company.id, "33", now)).rejects.toMatchObject({ init: { errors: [{ code: "sequence_expired" }] } });
+    await expect(allocate(company.id, "34", now)).rejects.toMatchObject({ init: { errors: [{ code: "sequence_missing" }] } });
   });
 
   it("re-registering a range never hands out a used number again", async () => {
     const company = await createCompany();
     await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 10, expiresOn: "2030-12-31" });
-    for (let i = 0; i < 3; i++) await allocateEncf(env.DB, company.id, "31", new Date());
+    for (let i = 0; i < 3; i++) await allocate(company.id, "31");
     const widened = await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 20, expiresOn: "2031-12-31" });
     expect(widened.nextEncf).toBe("E310000000004");
   });
@@ -329,10 +326,13 @@ describe("e-NCF sequences", () => {
 describe("quota", () => {
   it("refuses with 429 quota_exceeded and the limit once the month is full", async () => {
     const company = await createCompany({ invoiceLimitPerMonth: 3 });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 100, expiresOn: "2030-12-31" });
     const now = new Date();
-    await Promise.all([1, 2, 3].map(() => reserveQuota(env.DB, company.id, 3, now)));
-    const refusal = await reserveQuota(env.DB, company.id, 3, now).catch((e: unknown) => e);
+    await Promise.all([1, 2, 3].map(() => allocate(company.id, "31", now, 3)));
+    const refusal = await allocate(company.id, "31", now, 3).catch((e: unknown) => e);
     expect(refusal).toMatchObject({ code: "quota_exceeded", status: 429, init: { extensions: { limit: 3 } } });
+    // Refused before a number was taken: the fourth number is still free.
+    expect((await allocate(company.id, "31", now)).encf).toBe("E310000000004");
   });
 });
 
@@ -341,7 +341,7 @@ describe("audit log", () => {
     const { company, token } = await companyWithToken();
     const res = await call("/company/sequences/31", { method: "PUT", headers: authed(token, { "Content-Type": "application/json", "X-Request-Id": "audit-req-1" }), body: "{" });
     expect(res.status).toBe(400);
-    const row = await env.DB.prepare("SELECT * FROM audit_log WHERE request_id = 'audit-req-1'").first<Record<string, unknown>>();
+    const [row] = await auditRows(company.id, "request_id = 'audit-req-1'");
     expect(row).toMatchObject({ company_id: company.id, code: "malformed_json", status: 400, action: "PUT /company/sequences/31" });
   });
 });

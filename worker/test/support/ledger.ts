@@ -5,6 +5,8 @@ import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
 import type { ReceiptMonth } from "../../src/ledger/receipt-month.ts";
 import type { Receipt } from "../../src/ledger/schema.ts";
+import { unwrap } from "../../src/ledger/rpc.ts";
+import { drIsoDate, drMonth } from "../../src/time.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -85,4 +87,19 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
       await (instance as ReceiptMonth).alarm();
     });
   }
+}
+
+/**
+ * Numbers one receipt through the issuer object exactly as the API does (quota unit, e-NCF,
+ * index), without issuing it; refusals come back as the ApiProblem the route would throw.
+ */
+export function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
+  return unwrap(
+    issuerLedger(env, companyId).number({ tipoeCF, month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit }, now: now.toISOString() }),
+  );
+}
+
+/** Sets this month's count of receipts against the quota. */
+export async function setInvoicesThisMonth(companyId: string, invoices: number, now = new Date()): Promise<void> {
+  await issuerSql(companyId, "INSERT INTO usage_counters (month, invoices) VALUES (?1, ?2) ON CONFLICT (month) DO UPDATE SET invoices = ?2", drMonth(now), invoices);
 }
