@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { ecfToXml, fechaHoraFirma, fromBase64, importSigningKey, readPkcs12, signEcfXml } from "@ecf/shared";
 import { describe, expect, inject, it } from "vitest";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
-import { allocateEncf } from "../src/issuing/sequences.ts";
 import { call, postJson } from "./support/http.ts";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
 import { clearFaults, received, setFault } from "./support/issuing.ts";
+import { allocate, everyMonthSql, issuerSql } from "./support/ledger.ts";
 
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
@@ -142,7 +142,7 @@ describe("e-NCF leases", () => {
     const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" });
     const p2 = (await (await pair(second.pairingCode)).json()) as Paired;
     const leaseCalls = Array.from({ length: 12 }, (_, i) => deviceCall(i % 2 ? p.token : p2.token, "/devices/leases", { tipoeCF: "32", size: 50 + i }));
-    const apiCalls = Array.from({ length: 12 }, () => allocateEncf(env.DB, company.id, "32", new Date()));
+    const apiCalls = Array.from({ length: 12 }, () => allocate(company.id, "32"));
     const [leases, api] = await Promise.all([Promise.all(leaseCalls), Promise.all(apiCalls)]);
     const ranges: [number, number][] = [...p.leases, ...p2.leases].filter((l) => l.tipoeCF === "32").map((l) => [l.rangeFrom, l.rangeTo]);
     for (const res of leases) {
@@ -201,8 +201,9 @@ describe("POST /devices/receipts", () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await retry.json()).toEqual(answer);
-    const uploads = await env.DB.prepare("SELECT COUNT(*) AS n FROM device_uploads WHERE company_id = ?1").bind(company.id).first<{ n: number }>();
-    expect(uploads!.n).toBe(1);
+    // The retry is recognised by the receipt itself (same e-NCF, same signed bytes): one receipt in the ledger.
+    expect(await everyMonthSql(company.id, "SELECT encf, source FROM receipts")).toEqual([{ encf: answer.encf, source: "device" }]);
+    expect(await issuerSql(company.id, "SELECT SUM(invoices) AS n FROM usage_counters")).toEqual([{ n: 1 }]);
     const archived = await env.ARCHIVE.get(`${company.rnc}/2025/04/${answer.encf}.xml`);
     expect(await archived!.text()).toBe(xml);
     // DGII saw it once (as the RFCE summary of a consumer invoice), retry or not.
