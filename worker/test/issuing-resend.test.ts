@@ -1,11 +1,9 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { database } from "../src/db/client.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
+import { nextNumber, receiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
-const receiptRow = (companyId: string, encf: string) => database(env.DB).query.receipts.findFirst({ where: (r, { and, eq }) => and(eq(r.companyId, companyId), eq(r.encf, encf)) });
 
 describe("resending a receipt the service numbered", () => {
   it("with the e-NCF it was given (and the range's expiry echoed) is the same receipt; another document under it is a 409", async () => {
@@ -46,8 +44,7 @@ describe("resending a receipt the service numbered", () => {
     expect(again.body).toMatchObject({ estado: "Contingencia", codigo: "-1", reenviado: true, encf: first.body.encf, codigoSeguridad: first.body.codigoSeguridad, urlTimbre: first.body.urlTimbre });
     // The same row and the same signed bytes: nothing was numbered or signed again.
     expect(await receiptRow(company.id, first.body.encf)).toMatchObject({ id: row!.id, xmlSha256: row!.xmlSha256, sendAttempts: 0 });
-    const next = await env.DB.prepare("SELECT next_number FROM sequences WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).first<{ next_number: number }>();
-    expect(next?.next_number).toBe(2);
+    expect(await nextNumber(company.id, "31")).toBe(2);
     expect((await received(company.rnc, first.body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(0);
 
     const different = issueRequest("31", { lines: 2 }, (doc) => (doc.Encabezado.IdDoc.eNCF = first.body.encf));

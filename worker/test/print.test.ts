@@ -6,19 +6,31 @@ import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { signAsSupplier } from "./receiving-support.ts";
 import { issue, issueRequest, issuer } from "./support/issuing.ts";
+import { putReceipt, receiptRow, updateReceiptRow } from "./support/ledger.ts";
 
-/** An issued receipt as the issuing path leaves it: the signed XML in R2 and its row in D1. */
+/** An issued receipt as the issuing path leaves it: the signed XML in R2 and its row in the ledger. */
 async function issued(companyId: string, rnc: string, tipo: "31" | "32", source: "api" | "device", sequence: number) {
   const signed = await signAsSupplier(ecfToXml(makeEcf(tipo, { sequence })));
   const encf = /<eNCF>([^<]+)<\/eNCF>/.exec(signed)![1]!;
   const xmlKey = `${rnc}/2025/04/${encf}.xml`;
   await env.ARCHIVE.put(xmlKey, signed);
-  await env.DB.prepare(
-    `INSERT INTO receipts (id, company_id, encf, tipo_ecf, issue_date, monto_total, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path, status, source)
-     VALUES (?, ?, ?, ?, '2025-04-01', '1.00', ?, '01-04-2025 10:15:00', ?, ?, 'x', 'y', 'ecf', 'accepted', ?)`,
-  )
-    .bind(crypto.randomUUID(), companyId, encf, tipo, securityCode(signed), timbreUrl(timbreForSignedEcf(signed, "testecf")), xmlKey, source)
-    .run();
+  await putReceipt({
+    id: crypto.randomUUID(),
+    companyId,
+    encf,
+    tipoeCF: tipo,
+    issueDate: "2025-04-01",
+    montoTotal: "1.00",
+    securityCode: securityCode(signed),
+    fechaHoraFirma: "01-04-2025 10:15:00",
+    timbreUrl: timbreUrl(timbreForSignedEcf(signed, "testecf")),
+    xmlKey,
+    xmlSha256: "x",
+    documentHash: "y",
+    dgiiPath: "ecf",
+    status: "accepted",
+    source,
+  });
   return { encf, xmlKey };
 }
 
@@ -46,7 +58,7 @@ describe("GET /fe/recepcion/ecf/{encf}/pdf", () => {
     expect(stored && new Uint8Array(await stored.arrayBuffer())).toEqual(new Uint8Array(first));
 
     // Immutable: once stored, the archive copy is what is served, even if the row changes.
-    await env.DB.prepare("UPDATE receipts SET security_code = 'ZZZZZZ' WHERE company_id = ? AND encf = ?").bind(company.id, encf).run();
+    await updateReceiptRow(company.id, encf, "security_code = 'ZZZZZZ'");
     const again = await call(path, { headers: authed(token) });
     expect(new Uint8Array(await again.arrayBuffer())).toEqual(new Uint8Array(first));
   });
@@ -68,7 +80,8 @@ describe("every issued receipt gets its PDF", () => {
     const { company, token } = await issuer();
     const { status, body } = await issue(token, issueRequest("31", { lines: 2 }));
     expect([200, 202, 503]).toContain(status);
-    const row = await env.DB.prepare("SELECT xml_key FROM receipts WHERE company_id = ? AND encf = ?").bind(company.id, body.encf).first<{ xml_key: string }>();
+    const receipt = await receiptRow(company.id, body.encf);
+    const row = receipt && { xml_key: receipt.xmlKey };
     const key = row!.xml_key.replace(/\.xml$/, ".pdf");
     // Nobody asked for it: the background render puts it there.
     let stored: R2ObjectBody | null = null;
@@ -90,11 +103,7 @@ describe("every issued receipt gets its PDF", () => {
     const { company } = await companyWithToken();
     const { encf, xmlKey } = await issued(company.id, company.rnc, "31", "api", 9);
     const { storeReceiptPdf } = await import("../src/print/receipt-pdf.ts");
-    const receipt = (await env.DB.prepare("SELECT id FROM receipts WHERE company_id = ? AND encf = ?").bind(company.id, encf).first<{ id: string }>())!;
-    const { database } = await import("../src/db/client.ts");
-    const { receipts } = await import("../src/db/schema.ts");
-    const { eq } = await import("drizzle-orm");
-    const row = (await database(env.DB).query.receipts.findFirst({ where: eq(receipts.id, receipt.id) }))!;
+    const row = (await receiptRow(company.id, encf))!;
     const first = await storeReceiptPdf(env, row);
     // The row changes (as if re-rendered with other data): the archived first copy is what stays and is returned.
     const second = await storeReceiptPdf(env, { ...row, securityCode: "ZZZZZZ" });

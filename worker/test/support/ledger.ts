@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
 import type { ReceiptMonth } from "../../src/ledger/receipt-month.ts";
-import type { Receipt } from "../../src/ledger/schema.ts";
+import type { NewReceipt, Receipt } from "../../src/ledger/schema.ts";
 import { unwrap } from "../../src/ledger/rpc.ts";
 import { drIsoDate, drMonth } from "../../src/time.ts";
 
@@ -102,4 +102,19 @@ export function allocate(companyId: string, tipoeCF: string, now = new Date(), l
 /** Sets this month's count of receipts against the quota. */
 export async function setInvoicesThisMonth(companyId: string, invoices: number, now = new Date()): Promise<void> {
   await issuerSql(companyId, "INSERT INTO usage_counters (month, invoices) VALUES (?1, ?2) ON CONFLICT (month) DO UPDATE SET invoices = ?2", drMonth(now), invoices);
+}
+
+/** Puts a receipt row straight into the ledger (its month object and the issuer's index), as a fixture. */
+export async function putReceipt(row: NewReceipt): Promise<void> {
+  const month = row.issueDate.slice(0, 7);
+  await receiptMonth(env, row.companyId, month).importRows({ receipts: [row], purchases: [], audit: [] });
+  await issuerLedger(env, row.companyId).importRows({
+    sequences: [],
+    usageCounters: [],
+    idempotencyKeys: [],
+    deviceLeases: [],
+    receipts: [{ tipoeCF: row.tipoeCF, number: Number(row.encf.slice(3)), month }],
+    purchases: [],
+    months: [month],
+  });
 }
