@@ -3,10 +3,16 @@ import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/is
 
 afterEach(clearFaults);
 
+/** Durations (`name;dur=ms`) of the header; the round-trip counts (`rt-*;desc=n`) are read apart. */
 const phasesOf = (header: string | null) =>
-  Object.fromEntries((header ?? "").split(",").map((entry) => {
+  Object.fromEntries((header ?? "").split(",").filter((entry) => entry.includes(";dur=")).map((entry) => {
     const [name, dur] = entry.trim().split(";dur=");
     return [name, Number(dur)];
+  }));
+const roundTripsOf = (header: string | null) =>
+  Object.fromEntries((header ?? "").split(",").filter((entry) => entry.includes(";desc=")).map((entry) => {
+    const [name, count] = entry.trim().split(";desc=");
+    return [name, Number(count)];
   }));
 
 describe("Server-Timing on POST /fe/recepcion/ecf", () => {
@@ -21,6 +27,12 @@ describe("Server-Timing on POST /fe/recepcion/ecf", () => {
     // At least the first poll delay (DGII_POLL_DELAYS_MS starts at 200 ms in tests).
     expect(phases["dgii-wait"]).toBeGreaterThanOrEqual(199);
     expect(phases.transmit).toBeGreaterThanOrEqual(phases.dgii + phases["dgii-wait"]);
+    // Storage round trips, counted: directory reads in D1, ledger RPCs, R2 writes.
+    const trips = roundTripsOf(headers.get("Server-Timing"));
+    expect(Object.keys(trips).sort()).toEqual(["rt-d1", "rt-ledger", "rt-r2"]);
+    expect(trips["rt-ledger"]).toBeGreaterThanOrEqual(3); // the range, numbering, recording (and the state changes after)
+    expect(trips["rt-r2"]).toBeGreaterThanOrEqual(1); // the signed XML
+    expect(trips["rt-d1"]).toBeGreaterThanOrEqual(1); // who is calling
   });
 
   it("in contingency nothing reaches DGII: no poll waits", async () => {
