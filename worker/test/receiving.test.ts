@@ -3,6 +3,7 @@ import { buildAcecf, parseArecf, parseSemilla, verifyXml } from "@ecf/shared";
 import { describe, expect, inject, it } from "vitest";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
+import { auditRows, everyMonthSql, issuerSql, putReceipt, receiptRow } from "./support/ledger.ts";
 import { issueSeed, SEED_TTL_MS } from "../src/receiving/receiver-auth.ts";
 import { postXml, receivingCompany, signAsSupplier, signOtherXml, signWithExpiredCertificate, supplierEcf, supplierSigner } from "./receiving-support.ts";
 
@@ -44,7 +45,12 @@ describe("POST /fe/recepcion/api/ecf", () => {
     const key = `${company.rnc}/compras/2025/04/${ecf.rncEmisor}${ecf.encf}.xml`;
     const stored = await env.ARCHIVE.get(key);
     expect(await stored?.text()).toBe(signed);
-    const row = await env.DB.prepare("SELECT * FROM purchases WHERE company_id = ?").bind(company.id).first<Record<string, string>>();
+    // In the month object of the supplier's FechaEmision, and indexed in the issuer object.
+    const rows = await everyMonthSql(company.id, "SELECT * FROM purchases");
+    expect(rows).toHaveLength(1);
+    const row = rows[0] as Record<string, string>;
+    expect(row.id).toMatch(/^2025-04\./);
+    expect(await issuerSql(company.id, "SELECT rnc_emisor, encf, month FROM purchase_index")).toEqual([{ rnc_emisor: ecf.rncEmisor, encf: ecf.encf, month: "2025-04" }]);
     expect(row).toMatchObject({ encf: ecf.encf, rnc_emisor: ecf.rncEmisor, xml_key: key, arecf_estado: "0", issue_date: "2025-04-01", tipo_ecf: "31" });
     expect(await env.ARCHIVE.get(row!.arecf_key!)).not.toBeNull();
   });
@@ -80,10 +86,10 @@ describe("POST /fe/recepcion/api/ecf", () => {
     const { arecf } = await arecfOf(await postXml(path ?? "/fe/recepcion/api/ecf", xml));
     expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: codigo, RNCComprador: company.rnc });
     expect(arecf.FechaHoraAcuseRecibo).toMatch(DGII_DATE_TIME);
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM purchases WHERE company_id = ?").bind(company.id).first<{ n: number }>();
-    expect(count!.n).toBe(0);
-    const logged = await env.DB.prepare("SELECT code FROM audit_log WHERE company_id = ?").bind(company.id).all<{ code: string }>();
-    expect(logged.results.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
+    expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
+    expect(await issuerSql(company.id, "SELECT encf FROM purchase_index")).toEqual([]);
+    const logged = await auditRows(company.id);
+    expect(logged.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
   });
 
   it("answers a second copy with Estado 1, code 3 (duplicate), and keeps the original", async () => {
@@ -103,8 +109,8 @@ describe("POST /fe/recepcion/api/ecf", () => {
     const signed = await signAsSupplier(supplierEcf("31", company.rnc).xml);
     const res = await postXml("/fe/recepcion/api/ecf", signed);
     expect((await expectProblem(res, 422)).code).toBe("unprocessable");
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM purchases WHERE company_id = ?").bind(company.id).first<{ n: number }>();
-    expect(count!.n).toBe(0);
+    expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
+    expect(await issuerSql(company.id, "SELECT encf FROM purchase_index")).toEqual([]);
     const { fromBase64 } = await import("@ecf/shared");
     const certificates = inject("certificates");
     const form = new FormData();
@@ -277,12 +283,25 @@ describe("authentication (semilla, validacioncertificado)", () => {
 describe("POST /fe/aprobacioncomercial/api/ecf", () => {
   async function issuedReceipt(companyId: string, rnc: string, encf: string) {
     const xmlKey = `${rnc}/2025/04/${encf}.xml`;
-    await env.DB.prepare(
-      `INSERT INTO receipts (id, company_id, encf, tipo_ecf, issue_date, rnc_comprador, razon_social_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path, status)
-       VALUES (?, ?, ?, '31', '2025-04-01', '131880738', 'DGII', '1180.00', '180.00', 'AbC123', '01-04-2025 10:15:00', 'https://ecf.dgii.gov.do/testecf/consultatimbre', ?, 'x', 'y', 'ecf', 'accepted')`,
-    )
-      .bind(crypto.randomUUID(), companyId, encf, xmlKey)
-      .run();
+    await putReceipt({
+      id: crypto.randomUUID(),
+      companyId,
+      encf,
+      tipoeCF: "31",
+      issueDate: "2025-04-01",
+      rncComprador: "131880738",
+      razonSocialComprador: "DGII",
+      montoTotal: "1180.00",
+      totalItbis: "180.00",
+      securityCode: "AbC123",
+      fechaHoraFirma: "01-04-2025 10:15:00",
+      timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre",
+      xmlKey,
+      xmlSha256: "x",
+      documentHash: "y",
+      dgiiPath: "ecf",
+      status: "accepted",
+    });
   }
   async function acecf(rncEmisor: string, encf: string, overrides: Partial<Parameters<typeof buildAcecf>[0]> = {}) {
     const { key, der } = await supplierSigner();
@@ -290,8 +309,10 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     const xml = buildAcecf({ RNCEmisor: rncEmisor, eNCF: encf, FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738", Estado: "1", FechaHoraAprobacionComercial: "02-04-2025 09:00:00", ...overrides });
     return signEcfXml(xml, key, der);
   }
-  const approvalOf = (id: string, encf: string) =>
-    env.DB.prepare("SELECT approval_status AS s, approval_reason AS r FROM receipts WHERE company_id = ? AND encf = ?").bind(id, encf).first<{ s: string | null; r: string | null }>();
+  const approvalOf = async (id: string, encf: string) => {
+    const row = await receiptRow(id, encf);
+    return row && { s: row.approvalStatus, r: row.approvalReason };
+  };
 
   it("registers an approval and a rejection with its reason; the receipt shows them", async () => {
     const { company } = await receivingCompany();
