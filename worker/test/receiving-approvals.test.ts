@@ -10,8 +10,15 @@ import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { postXml, receivingCompany, signAsSupplier, supplierEcf } from "./receiving-support.ts";
+import { everyMonthSql } from "./support/ledger.ts";
 
 const sandbox = env.DGII_SANDBOX_URL.replace(/\/+$/, "");
+
+/** A purchase as the buyer's month object holds it (snake_case columns). */
+async function purchaseRow(companyId: string, id: string) {
+  const [row] = await everyMonthSql(companyId, "SELECT * FROM purchases WHERE id = ?", id);
+  return row as Record<string, string> | undefined;
+}
 
 async function companyRow(id: string) {
   return (await database(env.DB).query.companies.findFirst({ where: eq(companies.id, id) }))!;
@@ -46,8 +53,8 @@ async function purchase(options: { toDgii: boolean; listed: boolean }) {
   }
   const arecf = await (await postXml("/fe/recepcion/api/ecf", signed)).text();
   expect(arecf).toContain("<Estado>0</Estado>");
-  const row = await env.DB.prepare("SELECT id FROM purchases WHERE company_id = ? AND encf = ?").bind(buyer.company.id, ecf.encf).first<{ id: string }>();
-  return { buyer, supplier, encf: ecf.encf, purchaseId: row!.id };
+  const [row] = await everyMonthSql(buyer.company.id, "SELECT id FROM purchases WHERE encf = ?", ecf.encf);
+  return { buyer, supplier, encf: ecf.encf, purchaseId: String(row!.id) };
 }
 
 function decide(token: string, id: string, body: unknown) {
@@ -70,7 +77,7 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect((await received("receptor-acecf", encf)).map((r) => r.outcome.Estado)).toEqual(["1"]);
     expect((await received("acecf", encf)).length).toBe(1);
 
-    const row = await env.DB.prepare("SELECT * FROM purchases WHERE id = ?").bind(purchaseId).first<Record<string, string>>();
+    const row = await purchaseRow(buyer.company.id, purchaseId);
     expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "sent", approval_dgii_outcome: "sent" });
     const acecf = await (await env.ARCHIVE.get(row!.approval_key!))!.text();
     expect((await verifyXml(acecf)).ok).toBe(true);
@@ -97,8 +104,8 @@ describe("POST /compras/{id}/aprobacion", () => {
     const res = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Mercancía no recibida" });
     expect(res.status).toBe(200);
     expect((await received("receptor-acecf", encf)).map((r) => r.outcome.Estado)).toEqual(["2"]);
-    const row = await env.DB.prepare("SELECT approval_key FROM purchases WHERE id = ?").bind(purchaseId).first<{ approval_key: string }>();
-    const acecf = parseAcecf(await (await env.ARCHIVE.get(row!.approval_key))!.text());
+    const row = await purchaseRow(buyer.company.id, purchaseId);
+    const acecf = parseAcecf(await (await env.ARCHIVE.get(row!.approval_key!))!.text());
     expect(acecf).toMatchObject({ Estado: "2", DetalleMotivoRechazo: "Mercancía no recibida" });
   });
 
@@ -109,7 +116,7 @@ describe("POST /compras/{id}/aprobacion", () => {
     const body = (await res.json()) as { supplier: { outcome: string }; dgii: { outcome: string; detail: string } };
     expect(body.supplier.outcome).toBe("skipped");
     expect(body.dgii.outcome).toBe("failed");
-    const row = await env.DB.prepare("SELECT approval_status, approval_supplier_outcome, approval_dgii_outcome, approval_dgii_detail FROM purchases WHERE id = ?").bind(purchaseId).first<Record<string, string>>();
+    const row = await purchaseRow(buyer.company.id, purchaseId);
     expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "skipped", approval_dgii_outcome: "failed" });
     expect(row!.approval_dgii_detail!.length).toBeGreaterThan(0);
   });
