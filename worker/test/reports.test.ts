@@ -1,30 +1,37 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
+import { insertIntoMonths, ledgerMonths, registerInIssuer } from "./support/ledger.ts";
 
 type Page = { items: Record<string, string | number | null>[]; total: number; pageSize: number; nextCursor: string | null };
 
 const day = (i: number) => new Date(Date.UTC(2025, 0, 1) + (i % 60) * 86_400_000).toISOString().slice(0, 10);
 
-/** Runs INSERTs in one batch, each statement binding at most 100 parameters. */
-async function insertRows(sqlHead: string, rowSql: string, paramsPerRow: number, rows: (string | number | null)[][]) {
-  const perStatement = Math.floor(100 / paramsPerRow);
-  const statements: D1PreparedStatement[] = [];
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement);
-    statements.push(env.DB.prepare(`${sqlHead} VALUES ${chunk.map(() => rowSql).join(", ")}`).bind(...chunk.flat()));
-  }
-  for (let i = 0; i < statements.length; i += 50) await env.DB.batch(statements.slice(i, i + 50));
-}
+/** Month of a yyyy-MM-dd date or an ISO timestamp. */
+const monthOfValue = (value: SqlStorageValue) => String(value).slice(0, 7);
 
-function insertReceipts(companyId: string, rows: { encf: string; date: string; name?: string }[]) {
-  return insertRows(
+/** Receipts straight into the month objects of their FechaEmision, indexed in the issuer object. */
+async function insertReceipts(companyId: string, rows: { encf: string; date: string; name?: string }[]) {
+  await insertIntoMonths(
+    companyId,
     "INSERT INTO receipts (id, company_id, encf, issue_date, razon_social_comprador, tipo_ecf, rnc_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path, status)",
     "(?, ?, ?, ?, ?, '31', '131880738', '1180.00', '180.00', 'AbC123', '01-04-2025 10:15:00', 'https://ecf.dgii.gov.do/x', 'k', 'x', 'y', 'ecf', 'accepted')",
     5,
     rows.map((r) => [crypto.randomUUID(), companyId, r.encf, r.date, r.name ?? "Cliente SRL"]),
+    (row) => monthOfValue(row[3]!),
   );
+  await registerInIssuer(companyId, { receipts: rows.map((r) => ({ tipoeCF: r.encf.slice(1, 3), number: Number(r.encf.slice(3)), month: r.date.slice(0, 7) })) });
+}
+
+/** Purchases (id, company_id, encf, issue_date, …) into the month objects of their FechaEmision, indexed in the issuer object. */
+async function insertPurchases(companyId: string, sqlHead: string, rowSql: string, paramsPerRow: number, rows: SqlStorageValue[][]) {
+  await insertIntoMonths(companyId, sqlHead, rowSql, paramsPerRow, rows, (row) => monthOfValue(row[3]!));
+  await registerInIssuer(companyId, { purchases: rows.map((row) => ({ rncEmisor: "130862346", encf: String(row[2]), month: monthOfValue(row[3]!) })) });
+}
+
+/** Audit entries (company_id, created_at, …) into the month objects of their UTC month. */
+function insertAudit(companyId: string, sqlHead: string, rowSql: string, paramsPerRow: number, rows: SqlStorageValue[][]) {
+  return insertIntoMonths(companyId, sqlHead, rowSql, paramsPerRow, rows, (row) => monthOfValue(row[1]!));
 }
 
 const encfOf = (n: number) => `E31${String(n).padStart(10, "0")}`;
@@ -56,6 +63,8 @@ describe("GET /reports/encf", () => {
     const { company, token } = await companyWithToken();
     const rows = Array.from({ length: 3000 }, (_, i) => ({ encf: encfOf(3000 - i), date: day(i * 7) }));
     await insertReceipts(company.id, rows);
+    // Three month objects: every page is a merge across them.
+    expect(await ledgerMonths(company.id)).toEqual(["2025-01", "2025-02", "2025-03"]);
     const expected = [...rows].sort((a, b) => (a.date === b.date ? (a.encf < b.encf ? -1 : 1) : a.date < b.date ? -1 : 1));
 
     const all = await pageAll(token, "/reports/encf", 700);
@@ -148,8 +157,8 @@ describe("GET /reports/encf", () => {
 describe("GET /reports/compras and /reports/errores", () => {
   it("pages over 2,000 received e-CF with their ARECF and approval state", async () => {
     const { company, token } = await companyWithToken();
-    const rows = Array.from({ length: 2000 }, (_, i) => [crypto.randomUUID(), company.id, encfOf(i + 1), day(i), i % 3 === 0 ? "accepted" : null]);
-    await insertRows(
+    const rows = Array.from({ length: 2000 }, (_, i) => [`${day(i).slice(0, 7)}.${crypto.randomUUID()}`, company.id, encfOf(i + 1), day(i), i % 3 === 0 ? "accepted" : null]);
+    await insertPurchases(company.id, 
       "INSERT INTO purchases (id, company_id, encf, issue_date, approval_status, rnc_emisor, tipo_ecf, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)",
       "(?, ?, ?, ?, ?, '130862346', '31', '1180.00', 'k', 'h', 'a', '0', '01-04-2025 10:15:00')",
       5,
@@ -167,7 +176,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     const { company, token } = await companyWithToken();
     // 03:30 UTC is still the previous day in Santo Domingo; 04:30 UTC is the same day.
     const rows = Array.from({ length: 1500 }, (_, i) => [company.id, `${day(i)}T0${i % 2 === 0 ? 3 : 4}:30:00.000Z`, `code_${i}`]);
-    await insertRows("INSERT INTO audit_log (company_id, created_at, code, action, status, request_id)", "(?, ?, ?, 'POST /x', 400, 'r')", 3, rows);
+    await insertAudit(company.id, "INSERT INTO audit_log (company_id, created_at, code, action, status, request_id)", "(?, ?, ?, 'POST /x', 400, 'r')", 3, rows);
     const { seen } = await pageAll(token, "/reports/errores", 400);
     expect(seen.length).toBe(1500);
     const order = seen.map((r) => `${r.fecha}|${String(r.id).padStart(8, "0")}`);
@@ -184,14 +193,15 @@ describe("GET /reports/compras and /reports/errores", () => {
 
   it("/reports/compras answers CSV: header, escaped supplier names and reasons, a formula neutralised, the next page in Link", async () => {
     const { company, token } = await companyWithToken();
-    await insertRows(
+    await insertPurchases(
+      company.id,
       "INSERT INTO purchases (id, company_id, encf, issue_date, razon_social_emisor, approval_status, approval_reason, rnc_emisor, tipo_ecf, monto_total, total_itbis, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)",
       "(?, ?, ?, ?, ?, ?, ?, '130862346', '31', '1180.00', '180.00', 'k', 'h', 'a', '0', '01-04-2025 10:15:00')",
       7,
       [
-        ["00000000-0000-4000-8000-000000000001", company.id, encfOf(1), "2025-04-01", 'Suplidora "La Fe", SRL', "rejected", "Precio\nincorrecto"],
-        ["00000000-0000-4000-8000-000000000002", company.id, encfOf(2), "2025-04-02", "=CMD()", null, null],
-        ["00000000-0000-4000-8000-000000000003", company.id, encfOf(3), "2025-04-03", "Tercera SRL", "accepted", null],
+        ["2025-04.00000000-0000-4000-8000-000000000001", company.id, encfOf(1), "2025-04-01", 'Suplidora "La Fe", SRL', "rejected", "Precio\nincorrecto"],
+        ["2025-04.00000000-0000-4000-8000-000000000002", company.id, encfOf(2), "2025-04-02", "=CMD()", null, null],
+        ["2025-04.00000000-0000-4000-8000-000000000003", company.id, encfOf(3), "2025-04-03", "Tercera SRL", "accepted", null],
       ],
     );
     const res = await call("/reports/compras?format=csv&pageSize=2", { headers: authed(token) });
@@ -201,7 +211,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     const text = await res.text();
     const [header] = text.split("\r\n");
     expect(header).toBe("id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,recibido");
-    expect(text).toContain(`00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,rejected,"Precio\nincorrecto",`);
+    expect(text).toContain(`2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,rejected,"Precio\nincorrecto",`);
     expect(text).toContain(`,'=CMD(),`);
     expect(text).not.toContain(encfOf(3));
     const next = await call(/<([^>]+)>/.exec(res.headers.get("link")!)![1]!, { headers: authed(token) });
@@ -212,7 +222,8 @@ describe("GET /reports/compras and /reports/errores", () => {
 
   it("/reports/errores answers CSV: header, escaped details, by date", async () => {
     const { company, token } = await companyWithToken();
-    await insertRows(
+    await insertAudit(
+      company.id,
       "INSERT INTO audit_log (company_id, created_at, code, action, status, request_id, detail, actor)",
       "(?, ?, ?, 'POST /fe/recepcion/api/ecf', 200, ?, ?, '130862346')",
       5,

@@ -118,3 +118,70 @@ export async function putReceipt(row: NewReceipt): Promise<void> {
     months: [month],
   });
 }
+
+/**
+ * Bulk fixtures: rows inserted straight into the month objects' SQLite (each row into the month
+ * `monthOf` names, one runInDurableObject per month, statements of at most 100 parameters inside
+ * one transaction), and those months registered in the issuer object (ledger_months).
+ * `rowSql` is one row's `(…)` with `?` placeholders for its `paramsPerRow` values.
+ */
+export async function insertIntoMonths(
+  companyId: string,
+  sqlHead: string,
+  rowSql: string,
+  paramsPerRow: number,
+  rows: SqlStorageValue[][],
+  monthOf: (row: SqlStorageValue[]) => string,
+): Promise<void> {
+  const byMonth = new Map<string, SqlStorageValue[][]>();
+  for (const row of rows) {
+    const month = monthOf(row);
+    byMonth.set(month, [...(byMonth.get(month) ?? []), row]);
+  }
+  const perStatement = Math.max(1, Math.floor(100 / paramsPerRow));
+  for (const [month, monthRows] of byMonth) {
+    await runInDurableObject(receiptMonth(env, companyId, month), (_instance, state) => {
+      state.storage.transactionSync(() => {
+        for (let i = 0; i < monthRows.length; i += perStatement) {
+          const chunk = monthRows.slice(i, i + perStatement);
+          state.storage.sql.exec(`${sqlHead} VALUES ${chunk.map(() => rowSql).join(", ")}`, ...chunk.flat());
+        }
+      });
+    });
+  }
+  await registerInIssuer(companyId, { months: [...byMonth.keys()] });
+}
+
+/** Registers fixtures in the issuer object as the ledger does: receipt numbers, purchases and months (idempotent). */
+export async function registerInIssuer(
+  companyId: string,
+  entries: { receipts?: { tipoeCF: string; number: number; month: string }[]; purchases?: { rncEmisor: string; encf: string; month: string }[]; months?: string[] },
+): Promise<void> {
+  await issuerLedger(env, companyId).importRows({
+    sequences: [],
+    usageCounters: [],
+    idempotencyKeys: [],
+    deviceLeases: [],
+    receipts: entries.receipts ?? [],
+    purchases: entries.purchases ?? [],
+    months: entries.months ?? [],
+  });
+}
+
+/** Every table of the issuer's objects (the issuer object and each month object), all rows in a stable order. */
+export async function ledgerSnapshot(companyId: string): Promise<Record<string, Row[]>> {
+  const tablesOf = async (stub: DurableObjectStub) =>
+    runInDurableObject(stub, (_instance, state) => {
+      const tables = state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE '__drizzle%' ORDER BY name")
+        .toArray()
+        .map((t) => t.name);
+      return Object.fromEntries(tables.map((name) => [name, state.storage.sql.exec<Row>(`SELECT * FROM "${name}" ORDER BY rowid`).toArray()]));
+    });
+  const snapshot: Record<string, Row[]> = {};
+  for (const [table, rows] of Object.entries(await tablesOf(issuerLedger(env, companyId)))) snapshot[`issuer/${table}`] = rows;
+  for (const month of await ledgerMonths(companyId)) {
+    for (const [table, rows] of Object.entries(await tablesOf(receiptMonth(env, companyId, month)))) snapshot[`${month}/${table}`] = rows;
+  }
+  return snapshot;
+}
