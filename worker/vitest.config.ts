@@ -38,6 +38,7 @@ export default defineConfig(async () => {
             DGII_POLL_DELAYS_MS: "200,400,800,1600",
             DGII_TIMEOUT_MS: "3000",
             DGII_STATUS_TTL_MS: "0",
+            DGII_DIRECTORY_TTL_MS: "0",
           },
         },
       }),

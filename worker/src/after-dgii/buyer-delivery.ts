@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { archiveImmutable } from "../archive/r2.ts";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
-import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
+import { dgiiClientFor, dgiiDirectoryTtlMs, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
 import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
@@ -21,8 +21,7 @@ export interface BuyerDeliveryPayload {
   encf: string;
 }
 
-/** Directory answers are kept a while per isolate: a buyer's listing changes rarely. */
-const DIRECTORY_TTL_MS = 10 * 60_000;
+/** Directory answers are kept a while per isolate (DGII_DIRECTORY_TTL_MS): a buyer's listing changes rarely. */
 const directory = new Map<string, { entry: DirectoryEntry | undefined; until: number }>();
 
 async function directoryEntry(env: Env, company: Company, rnc: string, timeoutMs: number): Promise<DirectoryEntry | undefined> {
@@ -30,7 +29,7 @@ async function directoryEntry(env: Env, company: Company, rnc: string, timeoutMs
   const cached = directory.get(key);
   if (cached && cached.until > Date.now()) return cached.entry;
   const entry = await lookUpTaxpayer(env, company, dgiiClientFor(env, company, await signerFor(env, company)), rnc, timeoutMs);
-  directory.set(key, { entry, until: Date.now() + DIRECTORY_TTL_MS });
+  directory.set(key, { entry, until: Date.now() + dgiiDirectoryTtlMs(env) });
   return entry;
 }
 

@@ -34,6 +34,11 @@ export function dgiiTimeoutMs(env: Env): number {
   return numberVar(env, "DGII_TIMEOUT_MS", 10_000);
 }
 
+/** How long a directory entry (consultadirectorio) is reused: DGII_DIRECTORY_TTL_MS, 10 minutes by default. */
+export function dgiiDirectoryTtlMs(env: Env): number {
+  return numberVar(env, "DGII_DIRECTORY_TTL_MS", 600_000);
+}
+
 export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner, onCall?: (what: string, ms: number) => void): DgiiClient {
   return new DgiiClient(
     env,

@@ -48,16 +48,18 @@ export async function auditRows(companyId: string, where = "1 = 1", ...params: S
 }
 
 /**
- * Makes every pending receipt of the issuer due now (its back-off and any lapsed claim passed)
- * and runs each month object's alarm once, as the runtime would when the time comes.
+ * Makes every pending receipt of the issuer due now (its back-off passed; with `lapseClaims`, a
+ * request's hold too, as after a crash) and runs each month object's alarm once, as the runtime
+ * would when the time comes.
  */
-export async function runRetryAlarms(companyId: string, options: { keepClaims?: boolean } = {}): Promise<void> {
+export async function runRetryAlarms(companyId: string, options: { keepClaims?: boolean; lapseClaims?: boolean } = {}): Promise<void> {
   const past = new Date(Date.now() - 1000).toISOString();
   for (const month of await ledgerMonths(companyId)) {
     const stub = receiptMonth(env, companyId, month);
     await runInDurableObject(stub, async (instance, state) => {
       state.storage.sql.exec(
-        `UPDATE receipts SET next_attempt_at = ?1 ${options.keepClaims ? "" : ", claimed_until = NULL"} WHERE status IN ('signed', 'contingency', 'in_process')`,
+        // A claim held by an alarm already running stays: taking it over would send twice.
+        `UPDATE receipts SET next_attempt_at = ?1 ${options.lapseClaims && !options.keepClaims ? ", claimed_until = NULL" : ""} WHERE status IN ('signed', 'contingency', 'in_process')`,
         past,
       );
       await (instance as ReceiptMonth).alarm();
@@ -83,7 +85,7 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
   const past = new Date(Date.now() - 1000).toISOString();
   for (const month of await ledgerMonths(companyId)) {
     await runInDurableObject(receiptMonth(env, companyId, month), async (instance, state) => {
-      state.storage.sql.exec("UPDATE tasks SET next_attempt_at = ?1, claimed_until = NULL WHERE status = 'pending'", past);
+      state.storage.sql.exec("UPDATE tasks SET next_attempt_at = ?1 WHERE status = 'pending'", past);
       await (instance as ReceiptMonth).alarm();
     });
   }

@@ -1,0 +1,127 @@
+// Delivery to the buyer (DGII's emisor-receptor standard): after DGII's verdict, an e-CF whose
+// buyer is an electronic receiver in DGII's directory is posted to the buyer's reception service;
+// its signed ARECF is checked and archived, failures are retried until a deadline, never twice.
+import { verifyXml, parseArecf } from "@ecf/shared";
+import { env } from "cloudflare:workers";
+import { COMPRADOR_RNC } from "@ecf/shared/test-support/ecf-factories";
+import { afterEach, describe, expect, it } from "vitest";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
+import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms } from "./support/ledger.ts";
+
+const setDirectory = async (entries: { rnc: string; host: string }[]) => {
+  const body = entries.map((e) => ({ nombre: "Comprador SRL", rnc: e.rnc, urlRecepcion: e.host, urlAceptacion: e.host, urlOpcional: null }));
+  const res = await fetch(`${sandboxUrl()}/__sandbox/directory`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  expect(res.status).toBe(200);
+};
+const buyerHost = () => `${sandboxUrl()}/testecf/emisorreceptor`;
+
+afterEach(async () => {
+  await clearFaults();
+  await setDirectory([]);
+});
+
+interface Entrega {
+  estado: string;
+  fecha: string | null;
+  arecfEstado: string | null;
+  codigoMotivoNoRecibido: string | null;
+  intentos: number;
+  detalle: string | null;
+}
+/** Runs the alarms until the delivery is no longer pending (an alarm already in flight holds it meanwhile). */
+async function settle(companyId: string, token: string, encf: string): Promise<void> {
+  for (let round = 0; round < 30 && (await entregaOf(token, encf))?.estado === "pendiente"; round++) {
+    await runTaskAlarms(companyId);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const entregaOf = async (token: string, encf: string) => ((await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { entregaComprador?: Entrega }).entregaComprador;
+
+describe("delivery to the buyer", () => {
+  it("an accepted E31 to an electronic receiver: delivered once, its signed ARECF archived beside the receipt", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status).toBe(200);
+    await settle(company.id, token, body.encf);
+
+    const entrega = (await entregaOf(token, body.encf))!;
+    expect(entrega).toMatchObject({ estado: "entregado", arecfEstado: "0", codigoMotivoNoRecibido: null });
+    expect(entrega.intentos).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(entrega.fecha!)).not.toBeNaN();
+    const row = (await receiptRow(company.id, body.encf))!;
+    const arecf = await (await env.ARCHIVE.get(row.xmlKey.replace(/\.xml$/, ".arecf.xml")))!.text();
+    expect((await verifyXml(arecf)).ok).toBe(true);
+    expect(parseArecf(arecf)).toMatchObject({ RNCEmisor: company.rnc, RNCComprador: COMPRADOR_RNC, eNCF: body.encf, Estado: "0" });
+    // Once, whatever more alarms run.
+    await runTaskAlarms(company.id);
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
+  });
+
+  it("a buyer that is not an electronic receiver is marked no_receptor; a consumer invoice (E32) is not delivered at all", async () => {
+    const { company, token } = await issuer();
+    const invoice = await issue(token, issueRequest("31"));
+    const consumer = await issue(token, issueRequest("32"));
+    await settle(company.id, token, invoice.body.encf);
+    expect(await entregaOf(token, invoice.body.encf)).toMatchObject({ estado: "no_receptor" });
+    expect(await entregaOf(token, consumer.body.encf)).toBeUndefined();
+    expect((await received(company.rnc)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
+  });
+
+  it("never before DGII's verdict: a receipt in contingency is delivered only once DGII accepted it", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    await setFault({ mode: "down", services: ["recepcion", "recepcionfc", "consultatrackids", "consultaresultado"] });
+    const { status, body } = await issue(token, issueRequest("31"));
+    expect(status).toBe(503);
+    await runTaskAlarms(company.id);
+    expect(await entregaOf(token, body.encf)).toBeUndefined();
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
+
+    await clearFaults();
+    for (let round = 0; round < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; round++) {
+      await runRetryAlarms(company.id);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await settle(company.id, token, body.encf);
+    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "entregado" });
+  });
+
+  it("an unreachable buyer is retried with back-off (pendiente, attempts counted), then delivered once it is back", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    const { body } = await issue(token, issueRequest("31"));
+    await setFault({ mode: "down", services: ["emisorreceptor"] });
+    await runTaskAlarms(company.id);
+    await runTaskAlarms(company.id);
+    const waiting = (await entregaOf(token, body.encf))!;
+    expect(waiting.estado).toBe("pendiente");
+    expect(waiting.intentos).toBeGreaterThanOrEqual(2);
+    expect(waiting.detalle).toMatch(/HTTP 5\d\d/);
+    const [task] = await everyMonthSql(company.id, "SELECT next_attempt_at FROM tasks WHERE kind = 'buyer_delivery'");
+    expect(Date.parse(String(task!.next_attempt_at))).toBeGreaterThan(Date.now() + 1_000);
+
+    await clearFaults();
+    await settle(company.id, token, body.encf);
+    const delivered = (await entregaOf(token, body.encf))!;
+    expect(delivered).toMatchObject({ estado: "entregado", arecfEstado: "0" });
+    expect(delivered.intentos).toBeGreaterThan(waiting.intentos);
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
+  });
+
+  it("after 72 hours of failures the delivery is marked fallido, and an integrator hears receipt.delivery_failed", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    const { body } = await issue(token, issueRequest("31"));
+    await setFault({ mode: "down", services: ["emisorreceptor"] });
+    await runTaskAlarms(company.id);
+    await everyMonthSql(company.id, "UPDATE tasks SET deadline = ?1 WHERE kind = 'buyer_delivery'", new Date(Date.now() - 1000).toISOString());
+    await runTaskAlarms(company.id);
+    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "fallido" });
+    const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
+    const types = events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type);
+    expect(types).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
+  });
+});
