@@ -246,8 +246,10 @@ describe("reading receipts", () => {
     const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
     const current = (await state.json()) as Record<string, unknown>;
     expect(state.status).toBe(body.estado === "Aceptado" ? 200 : 202);
-    // The POST's advertencias belong to that request, not to the receipt's state.
-    expect({ ...current, estado: undefined, codigo: undefined, mensajes: undefined }).toEqual({ ...body, estado: undefined, codigo: undefined, mensajes: undefined, advertencias: undefined });
+    // The POST's advertencias belong to that request, not to the receipt's state; the delivery to
+    // the buyer moves on after DGII's verdict (pendiente, then its outcome).
+    const settledFields = { estado: undefined, codigo: undefined, mensajes: undefined, entregaComprador: undefined };
+    expect({ ...current, ...settledFields }).toEqual({ ...body, ...settledFields, advertencias: undefined });
     const xml = await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) });
     const text = await xml.text();
     expect(await sha256Hex(text)).toBe((await receiptRow(company.id, body.encf))?.xmlSha256);
