@@ -48,13 +48,14 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   };
   try {
-    sandbox = await startSandbox({ port: 0, ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}) });
+    sandbox = await startSandbox({ port: 0, smtpPort: 0, ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}) });
     applyMigrations(persistDir, { quiet: true });
 
     const secrets = freshSecrets();
     const vars: Record<string, string> = {
       ...secrets,
       DGII_SANDBOX_URL: sandbox.url,
+      SMTP_PORT: String(sandbox.smtpPort),
       ...(options.pollDelaysMs ? { DGII_POLL_DELAYS_MS: options.pollDelaysMs } : {}),
       ...options.vars,
     };

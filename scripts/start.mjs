@@ -5,13 +5,15 @@
 // A second copy beside the first (the start test does this) sets PORT, SANDBOX_PORT,
 // INSPECTOR_PORT and ECF_STATE_DIR (its own D1/R2 state and demo credentials).
 import { join, resolve } from "node:path";
-import { applyMigrations, ensureDevVars, root, run, startChild, stopChildren, waitForUrl, wranglerBin, wranglerDevArgs, wranglerEnv } from "./lib.mjs";
+import { applyMigrations, ensureDevVars, freePort, root, run, startChild, stopChildren, waitForUrl, wranglerBin, wranglerDevArgs, wranglerEnv } from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const port = process.env.PORT ?? "8787";
 const sandboxPort = process.env.SANDBOX_PORT ?? "8788";
 const WORKER_URL = `http://127.0.0.1:${port}`;
 const SANDBOX_URL = `http://127.0.0.1:${sandboxPort}`;
+// The SMTP sink beside the sandbox (its mail at GET /__mail): 2525 for the first copy, a free port for a second.
+const smtpPort = process.env.SMTP_PORT ?? (sandboxPort === "8788" ? "2525" : String(await freePort()));
 const stateDir = process.env.ECF_STATE_DIR ? resolve(process.env.ECF_STATE_DIR) : undefined;
 const persist = stateDir ?? join(root, ".wrangler", "state");
 // The default keeps `npm run seed`'s file; a separate state dir keeps its own credentials.
@@ -26,7 +28,7 @@ run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
 
 const children = [
   startChild("sandbox", process.execPath, ["--import", "tsx", "dgii-sandbox/src/server.ts"], {
-    env: { ...process.env, SANDBOX_PORT: sandboxPort },
+    env: { ...process.env, SANDBOX_PORT: sandboxPort, SMTP_PORT: smtpPort },
   }),
   startChild(
     "worker",
@@ -35,8 +37,8 @@ const children = [
       port,
       persistTo: persist,
       inspectorPort: process.env.INSPECTOR_PORT || undefined,
-      // wrangler.toml points the worker at the sandbox's default port.
-      vars: sandboxPort !== "8788" ? { DGII_SANDBOX_URL: SANDBOX_URL } : {},
+      // wrangler.toml points the worker at the sandbox's and the SMTP sink's default ports.
+      vars: { ...(sandboxPort !== "8788" ? { DGII_SANDBOX_URL: SANDBOX_URL } : {}), ...(smtpPort !== "2525" ? { SMTP_PORT: smtpPort } : {}) },
     }),
     { env: wranglerEnv },
   ),
@@ -62,7 +64,7 @@ try {
   console.log(`
 ecf-edge is running:
   API worker    ${WORKER_URL}   (docs: ${WORKER_URL}/docs, health: ${WORKER_URL}/health)
-  DGII sandbox  ${SANDBOX_URL}
+  DGII sandbox  ${SANDBOX_URL}   (e-mails the worker sent: ${SANDBOX_URL}/__mail, SMTP on 127.0.0.1:${smtpPort})
 Press Ctrl-C to stop.`);
 } catch (error) {
   console.error(String(error));

@@ -21,6 +21,7 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
   // The global setup starts the sandbox on this port; the worker reaches it through its binding.
   process.env.ECF_TEST_SANDBOX_PORT ??= String(await freePort());
+  process.env.ECF_TEST_SMTP_PORT ??= String(await freePort());
   const sandboxUrl = `http://127.0.0.1:${process.env.ECF_TEST_SANDBOX_PORT}`;
   return {
     plugins: [
@@ -39,6 +40,8 @@ export default defineConfig(async () => {
             DGII_TIMEOUT_MS: "3000",
             DGII_STATUS_TTL_MS: "0",
             DGII_DIRECTORY_TTL_MS: "0",
+            SMTP_HOST: "127.0.0.1",
+            SMTP_PORT: process.env.ECF_TEST_SMTP_PORT,
           },
         },
       }),

@@ -13,6 +13,7 @@ import { consultaResultadoRoutes } from "./routes/consultaresultado.ts";
 import { consultaRfceRoutes } from "./routes/consultarfce.ts";
 import { consultaTrackIdsRoutes } from "./routes/consultatrackids.ts";
 import { controlRoutes } from "./routes/control.ts";
+import { mailRoutes, type MailSink } from "./mail-sink.ts";
 import { emisorReceptorRoutes } from "./routes/emisorreceptor.ts";
 import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
 import { recepcionRoutes } from "./routes/recepcion.ts";
@@ -32,6 +33,8 @@ export interface SandboxOptions extends Partial<SandboxConfig> {
   maintenanceWindows?: MaintenanceWindow[];
   /** Identity for the documents the sandbox signs (ARECF); a self-signed one is made at first use. */
   signer?: SandboxSigner;
+  /** The local SMTP sink whose messages GET /__mail shows (started by startSandbox with smtpPort). */
+  mail?: MailSink;
 }
 
 function lazySigner(given: SandboxSigner | undefined): () => Promise<SandboxSigner> {
@@ -98,6 +101,7 @@ export function createSandboxApp(options: SandboxOptions = {}) {
   for (const env of ENVIRONMENTS) app.route(`/${env}`, environmentRoutes(ctx, env));
   app.route("/api/estatusservicios", estatusServiciosRoutes(ctx, () => windows));
   app.route("/__sandbox", controlRoutes(ctx));
+  app.route("/__mail", mailRoutes(options.mail));
 
   app.notFound((c) => c.json({ title: "Not Found", status: 404, detail: `No DGII service at ${c.req.path}` }, 404));
   app.onError((error, c) => {

@@ -4,8 +4,10 @@ const port = Number(process.env.SANDBOX_PORT ?? 8788);
 const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
 const processingMs = process.env.SANDBOX_PROCESSING_MS === undefined ? undefined : Number(process.env.SANDBOX_PROCESSING_MS);
 
-const sandbox = await startSandbox({ port, hostname, ...(processingMs === undefined ? {} : { processingMs }) });
-console.log(`DGII sandbox listening on ${sandbox.url}`);
+// The local SMTP sink for the worker's e-mails (GET /__mail); SMTP_PORT=-1 turns it off.
+const smtpPort = Number(process.env.SMTP_PORT ?? 2525);
+const sandbox = await startSandbox({ port, hostname, ...(processingMs === undefined ? {} : { processingMs }), ...(smtpPort >= 0 ? { smtpPort } : {}) });
+console.log(`DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => void sandbox.close().then(() => process.exit(0)));

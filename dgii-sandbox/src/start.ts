@@ -2,34 +2,44 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { createSandboxApp, type SandboxOptions } from "./app.ts";
+import { startMailSink } from "./mail-sink.ts";
 
 export interface StartOptions extends SandboxOptions {
   /** 0 picks a free port. */
   port?: number;
   hostname?: string;
+  /** Also run the local SMTP sink on this port (0: a free one), shown at GET /__mail. */
+  smtpPort?: number;
 }
 
 export interface RunningSandbox {
   /** Base URL without trailing slash, e.g. http://127.0.0.1:8788 */
   url: string;
   port: number;
+  /** The SMTP sink's port, when one was asked for. */
+  smtpPort?: number;
   close(): Promise<void>;
 }
 
-export function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
-  const { port = 0, hostname = "127.0.0.1", ...appOptions } = options;
-  const app = createSandboxApp(appOptions);
+export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+  const { port = 0, hostname = "127.0.0.1", smtpPort, ...appOptions } = options;
+  const mail = smtpPort === undefined ? undefined : await startMailSink(smtpPort, hostname);
+  const app = createSandboxApp({ ...appOptions, mail });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, (info: AddressInfo) => {
       resolve({
         url: `http://${hostname}:${info.port}`,
         port: info.port,
+        ...(mail ? { smtpPort: mail.port } : {}),
         close: () =>
-          new Promise<void>((done, fail) => {
-            server.close((error) => (error ? fail(error) : done()));
-            // Keep-alive sockets would hold close() open until they time out.
-            if ("closeAllConnections" in server) server.closeAllConnections();
-          }),
+          Promise.all([
+            mail?.close(),
+            new Promise<void>((done, fail) => {
+              server.close((error) => (error ? fail(error) : done()));
+              // Keep-alive sockets would hold close() open until they time out.
+              if ("closeAllConnections" in server) server.closeAllConnections();
+            }),
+          ]).then(() => undefined),
       });
     });
     server.once("error", reject);

@@ -9,7 +9,7 @@ import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "@ecf/sha
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
 export default async function setup(project: TestProject) {
-  const sandbox = await startSandbox({ port: Number(process.env.ECF_TEST_SANDBOX_PORT), processingMs: 100 });
+  const sandbox = await startSandbox({ port: Number(process.env.ECF_TEST_SANDBOX_PORT), processingMs: 100, smtpPort: Number(process.env.ECF_TEST_SMTP_PORT) });
   project.provide("sandboxUrl", sandbox.url);
   const sink = await startWebhookSink();
   project.provide("webhookSinkUrl", sink.url);

@@ -14,7 +14,8 @@ import { companionKey } from "../receiving/archive-keys.ts";
 import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
 import { ReceiverClient } from "../receiving/receiver-client.ts";
 import type { Company } from "../tenant/resolve.ts";
-import type { TaskContext, TaskOutcome } from "./tasks.ts";
+import { correoComprador } from "./email.ts";
+import { emailTask, type TaskContext, type TaskOutcome } from "./tasks.ts";
 
 export interface BuyerDeliveryPayload {
   companyId: string;
@@ -66,8 +67,10 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
   try {
     const entry = await directoryEntry(env, company, receipt.rncComprador, timeoutMs);
     if (!entry?.urlRecepcion) {
+      // Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one.
       context.updateReceipt(receipt.id, { deliveryStatus: "no_receptor", deliveryAt: now.toISOString(), deliveryAttempts: attempts, deliveryDetail: `${receipt.rncComprador} is not an electronic receiver in DGII's directory` });
-      return { status: "done", result: { notListed: receipt.rncComprador } };
+      const to = correoComprador(await archivedXml(env, receipt));
+      return { status: "done", result: { notListed: receipt.rncComprador, emailTo: to ?? null }, ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}) };
     }
     const receiver = new ReceiverClient(company.rnc, await signerFor(env, company), timeoutMs);
     const { url, response } = await receiver.post(entry.urlRecepcion, "/fe/recepcion/api/ecf", await archivedXml(env, receipt), `${company.rnc}${receipt.encf}.xml`, entry.urlOpcional);

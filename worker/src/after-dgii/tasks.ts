@@ -7,6 +7,7 @@ import { subscribers } from "../webhooks/endpoints.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
 import { deliverWebhook, type WebhookPayload } from "../webhooks/deliver.ts";
 import { deliverToBuyer, type BuyerDeliveryPayload } from "./buyer-delivery.ts";
+import { sendReceiptEmail, type EmailPayload } from "./email.ts";
 
 export type TaskKind = "buyer_delivery" | "event" | "webhook" | "email";
 
@@ -62,6 +63,11 @@ export interface EventPayload {
   event: WebhookEvent;
 }
 
+/** The printed copy by e-mail to `to` (tasks of one receipt go out one after another). */
+export function emailTask(companyId: string, encf: string, to: string): NewTask {
+  return { kind: "email", orderingKey: `email:${encf}`, payload: { companyId, encf, to } satisfies EmailPayload };
+}
+
 export function eventTask(companyId: string, subject: string, event: WebhookEvent): NewTask {
   return { kind: "event", orderingKey: subject, payload: { companyId, subject, event } satisfies EventPayload };
 }
@@ -88,7 +94,7 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
     case "buyer_delivery":
       return deliverToBuyer(JSON.parse(task.payload) as BuyerDeliveryPayload, context, pastDeadline);
     case "email":
-      return { status: "failed", result: { error: "e-mail is not configured" } };
+      return sendReceiptEmail(JSON.parse(task.payload) as EmailPayload, context, pastDeadline);
     default: {
       const unreachable: never = task.kind;
       throw new Error(`unknown task kind ${String(unreachable)}`);

@@ -15,6 +15,8 @@ export interface IssueAnswer {
   links: { self: string; xml: string; pdf: string };
   /** Delivery to the buyer (emisor-receptor), once DGII accepted a receipt with a buyer RNC. */
   entregaComprador?: { estado: NonNullable<Receipt["deliveryStatus"]>; fecha: string | null; arecfEstado: string | null; codigoMotivoNoRecibido: string | null; intentos: number; detalle: string | null };
+  /** Each sending of the printed copy by e-mail. */
+  correos?: { para: string; fecha: string; estado: "sent" | "failed" | "retrying"; detalle: string | null }[];
   /** The buyer's commercial approval (ACECF), once one was received. */
   aprobacionComercial?: { estado: "aceptado" | "rechazado"; motivo: string | null; fechaHoraAprobacionComercial: string | null };
 }
@@ -49,6 +51,14 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
       intentos: receipt.deliveryAttempts,
       detalle: receipt.deliveryDetail,
     };
+  }
+  if (receipt.emails) {
+    body.correos = (JSON.parse(receipt.emails) as { to: string; at: string; outcome: "sent" | "failed" | "retrying"; detail: string | null }[]).map((e) => ({
+      para: e.to,
+      fecha: e.at,
+      estado: e.outcome,
+      detalle: e.detail,
+    }));
   }
   if (receipt.approvalStatus === "accepted" || receipt.approvalStatus === "rejected") {
     body.aprobacionComercial = {

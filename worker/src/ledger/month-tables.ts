@@ -65,6 +65,8 @@ export const receipts = sqliteTable(
     deliveryArecfEstado: text("delivery_arecf_estado"),
     deliveryMotivo: text("delivery_motivo"),
     deliveryDetail: text("delivery_detail"),
+    /** Each sending of the printed copy by e-mail: JSON array of { to, at, outcome, detail }. */
+    emails: text("emails"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

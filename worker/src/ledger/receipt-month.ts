@@ -13,7 +13,7 @@ import * as monthTables from "./month-tables.ts";
 import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
 import { REPORT_SPECS, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
-import { eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
+import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
 import { purchaseEvent, receiptEvent, transitionEvents, type WebhookEvent } from "../webhooks/events.ts";
 
@@ -97,6 +97,13 @@ export class ReceiptMonth extends DurableObject<Env> {
     const now = new Date();
     this.enqueue(transitionEvents(before, current).map((type) => eventTask(current.companyId, `receipt:${current.encf}`, receiptEvent(type, current, now))));
     return current;
+  }
+
+  /** Queues the printed copy of a receipt by e-mail (POST /fe/recepcion/ecf/{encf}/email); false when there is no such receipt. */
+  queueEmail(companyId: string, encf: string, to: string): boolean {
+    if (!this.receipt(encf)) return false;
+    this.enqueue([emailTask(companyId, encf, to)]);
+    return true;
   }
 
   /** An event that is not a receipt's transition (a certificate about to expire, the quota near its limit). */

@@ -14,7 +14,8 @@ import { answerFor } from "../issuing/answer.ts";
 import { stableStringify } from "../issuing/document.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
-import { findReceipt, issuerLedger } from "../ledger/client.ts";
+import { isEmailAddress } from "../after-dgii/email.ts";
+import { findReceipt, issuerLedger, monthOfReceipt } from "../ledger/client.ts";
 import { roundTripsHeader } from "../ledger/round-trips.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import { checkVoidRanges, holdForVoiding, letGo, markVoided, refusedRanges, type VoidProblem } from "../issuing/void.ts";
@@ -43,6 +44,10 @@ export const IssueAnswer = z
       })
       .optional()
       .openapi({ description: "Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML" }),
+    correos: z
+      .array(z.object({ para: z.string(), fecha: z.string(), estado: z.enum(["sent", "failed", "retrying"]), detalle: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "Each sending of the printed copy (PDF and signed XML) by e-mail" }),
     aprobacionComercial: z
       .object({ estado: z.enum(["aceptado", "rechazado"]), motivo: z.string().nullable(), fechaHoraAprobacionComercial: z.string().nullable() })
       .optional()
@@ -183,6 +188,29 @@ issuingRoutes.openapi(
       "X-Content-SHA256": receipt.xmlSha256,
     });
   }) as never,
+);
+
+issuingRoutes.openapi(
+  tenantRoute({
+    method: "post",
+    path: "/fe/recepcion/ecf/{encf}/email",
+    tags: ["Issuing"],
+    summary: "Send the printed copy (PDF) and the signed XML by e-mail",
+    description: "Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `correos`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.",
+    request: { params: EncfParam, body: { required: true, content: { "application/json": { schema: z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest") } } } },
+    responses: {
+      202: { description: "Queued", content: { "application/json": { schema: z.object({ encf: z.string(), to: z.string(), estado: z.literal("pendiente") }) } } },
+      400: problemSchema("Not an e-mail address"),
+      404: problemSchema("No such receipt"),
+    },
+  }),
+  async (c) => {
+    const { to } = c.req.valid("json");
+    if (!isEmailAddress(to)) throw new ApiProblem("validation_failed", { errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }] });
+    const receipt = await tenantReceipt(c, c.req.valid("param").encf);
+    await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
+    return c.json({ encf: receipt.encf, to, estado: "pendiente" as const }, 202);
+  },
 );
 
 const AnulacionBody = z

@@ -1,0 +1,71 @@
+// The printed copy by e-mail: sent over SMTP (TCP sockets from workerd) to the sandbox's SMTP sink,
+// which parses it with mailparser; a buyer that is not an electronic receiver gets it on its own.
+import { afterEach, describe, expect, it } from "vitest";
+import { authed } from "./support/accounts.ts";
+import { call } from "./support/http.ts";
+import { clearFaults, issue, issueRequest, issuer, sandboxUrl } from "./support/issuing.ts";
+import { runTaskAlarms } from "./support/ledger.ts";
+
+interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+  attachments: { filename: string; contentType: string; size: number; contentBase64: string }[];
+}
+const mailTo = async (address: string) => ((await (await fetch(`${sandboxUrl()}/__mail`)).json()) as Mail[]).filter((m) => m.to.includes(address));
+const stateOf = async (token: string, encf: string) =>
+  (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { urlTimbre: string; entregaComprador?: { estado: string }; correos?: { para: string; estado: string }[] };
+
+async function untilMail(companyId: string, address: string, count: number): Promise<Mail[]> {
+  for (let round = 0; round < 30; round++) {
+    const mails = await mailTo(address);
+    if (mails.length >= count) return mails;
+    await runTaskAlarms(companyId);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return mailTo(address);
+}
+
+afterEach(clearFaults);
+
+describe("the printed copy by e-mail", () => {
+  it("a buyer that is not an electronic receiver gets the PDF and the signed XML at its CorreoComprador", async () => {
+    const { company, token } = await issuer();
+    const address = `compras-${company.rnc}@cliente.com.do`;
+    const { status, body } = await issue(token, issueRequest("31", {}, (doc) => (doc.Encabezado.Comprador.CorreoComprador = address)));
+    expect(status).toBe(200);
+    const [mail] = await untilMail(company.id, address, 1);
+    expect(mail, "no e-mail arrived").toBeDefined();
+    expect(mail!.subject).toContain(body.encf);
+    expect(mail!.text).toContain(body.urlTimbre);
+    expect(mail!.text).toContain(company.rnc);
+    expect(mail!.attachments.map((a) => [a.filename, a.contentType])).toEqual([
+      [`${company.rnc}${body.encf}.pdf`, "application/pdf"],
+      [`${company.rnc}${body.encf}.xml`, "application/xml"],
+    ]);
+    expect(atob(mail!.attachments[0]!.contentBase64).startsWith("%PDF-")).toBe(true);
+    const xml = new TextDecoder().decode(Uint8Array.from(atob(mail!.attachments[1]!.contentBase64), (ch) => ch.charCodeAt(0)));
+    expect(xml).toBe(await (await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) })).text());
+    const state = await stateOf(token, body.encf);
+    expect(state.entregaComprador?.estado).toBe("no_receptor");
+    expect(state.correos).toEqual([expect.objectContaining({ para: address, estado: "sent" })]);
+  });
+
+  it("POST /fe/recepcion/ecf/{encf}/email sends it to any address; a bad address is a 400, an unknown receipt a 404", async () => {
+    const { company, token } = await issuer();
+    const { body } = await issue(token, issueRequest("32"));
+    const address = `contabilidad-${company.rnc}@cliente.com.do`;
+    const post = (encf: string, to: string) => call(`/fe/recepcion/ecf/${encf}/email`, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify({ to }) });
+    const queued = await post(body.encf, address);
+    expect(queued.status).toBe(202);
+    expect(await queued.json()).toEqual({ encf: body.encf, to: address, estado: "pendiente" });
+    const [mail] = await untilMail(company.id, address, 1);
+    expect(mail?.attachments.map((a) => a.contentType)).toEqual(["application/pdf", "application/xml"]);
+    expect((await stateOf(token, body.encf)).correos).toEqual([expect.objectContaining({ para: address, estado: "sent" })]);
+
+    const bad = await post(body.encf, "not an address");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/to");
+    expect((await post("E320000099999", address)).status).toBe(404);
+  });
+});
