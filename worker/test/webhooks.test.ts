@@ -1,11 +1,12 @@
 // Webhooks (Standard Webhooks): registration, the events of a receipt's life in order and once per
 // id, at-least-once delivery with back-off, disabling after 3 days, and a retry on demand. Every
 // delivery is verified by the standardwebhooks package in the test's receiver (support/webhook-sink.ts).
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { authed } from "./support/accounts.ts";
+import { admin, authed, createKey, tokenFor } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
-import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms } from "./support/ledger.ts";
+import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms, setInvoicesThisMonth } from "./support/ledger.ts";
 import type { SinkDelivery } from "./support/webhook-sink.ts";
 
 afterEach(clearFaults);
@@ -122,5 +123,43 @@ describe("webhook deliveries", () => {
     const retry = await post(token, `/webhooks/${endpoint.id}/deliveries/${listed.deliveries[0]!.id}/retry`, {});
     expect(retry.status).toBe(202);
     expect((await post(token, `/webhooks/${endpoint.id}/deliveries/msg_nope/retry`, {})).status).toBe(404);
+  });
+
+  it("the issuer's own events: quota.near_limit once the month passes 90 %, certificate.expiring once per certificate", async () => {
+    const { company, token } = await issuer({ invoiceLimitPerMonth: 10 });
+    await register(token, "issuer-events", ["quota.near_limit", "certificate.expiring"]);
+    await setInvoicesThisMonth(company.id, 8);
+    await issue(token, issueRequest("32")); // 9 of 10: not above 90 %
+    const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2").bind(inTenDays, company.id).run();
+    await issue(token, issueRequest("32")); // 10 of 10, and the certificate expires in 10 days
+    await issue(token, issueRequest("32")).catch(() => undefined); // refused (quota): no second notice either way
+    for (let round = 0; round < 5 && (await sinkDeliveries("issuer-events")).length < 2; round++) await runTaskAlarms(company.id);
+    const got = await sinkDeliveries("issuer-events");
+    expect(got.map((d) => d.type).sort()).toEqual(["certificate.expiring", "quota.near_limit"]);
+    expect(got.every((d) => d.verified)).toBe(true);
+    expect(got.find((d) => d.type === "quota.near_limit")!.body.data).toMatchObject({ rncEmisor: company.rnc, used: 10, limit: 10 });
+    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays });
+  });
+
+  it("a partner's endpoint (no X-RNC-Emisor) hears about every issuer it serves", async () => {
+    const a = await issuer();
+    const b = await issuer();
+    const partner = await admin<{ id: string }>("POST", "/admin/partners", { name: `Casa de software ${a.company.rnc}` });
+    for (const { company } of [a, b]) await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: company.id });
+    const partnerToken = await tokenFor(await createKey("partner", partner.id));
+    const endpoint = await register(partnerToken, "partner", ["receipt.accepted"]);
+    const listed = (await (await call("/webhooks", { headers: authed(partnerToken) })).json()) as { webhooks: { id: string; scope: string }[] };
+    expect(listed.webhooks).toEqual([expect.objectContaining({ id: endpoint.id, scope: "partner" })]);
+    const issued = [await issue(a.token, issueRequest("32")), await issue(b.token, issueRequest("32"))];
+    for (let round = 0; round < 5 && (await sinkDeliveries("partner")).length < 2; round++) {
+      await runTaskAlarms(a.company.id);
+      await runTaskAlarms(b.company.id);
+    }
+    const got = await sinkDeliveries("partner");
+    expect(got.map((d) => d.body.data.rncEmisor).sort()).toEqual([a.company.rnc, b.company.rnc].sort());
+    expect(got.map((d) => d.body.data.encf).sort()).toEqual(issued.map((i) => i.body.encf).sort());
+    // The issuer's own list does not show the partner's endpoint.
+    expect(((await (await call("/webhooks", { headers: authed(a.token) })).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
   });
 });

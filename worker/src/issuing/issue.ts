@@ -2,7 +2,7 @@ import { ecfToXml, signEcfXml, validateEcf, type Problem } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { findReceipt, issuerLedger } from "../ledger/client.ts";
+import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../tenant/resolve.ts";
@@ -34,6 +34,25 @@ function resendOf(existing: Receipt, hashes: string[]): Receipt {
     });
   }
   return existing;
+}
+
+/** Days before a certificate's expiry when the integrator is told (certificate.expiring), once per certificate. */
+const CERTIFICATE_NOTICE_DAYS = 15;
+
+/** The issuer's own events, each sent once: the quota past 90 % this month, the certificate about to expire. */
+async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub, quota: { used: number; limit: number } | null, now: Date): Promise<void> {
+  const month = receiptMonth(env, company.id, drMonth(now));
+  const timestamp = now.toISOString();
+  if (quota) await month.emit(company.id, `quota:${drMonth(now)}`, { type: "quota.near_limit", timestamp, data: { rncEmisor: company.rnc, month: drMonth(now), ...quota } });
+  const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : NaN;
+  const left = notAfter - now.getTime();
+  if (left > 0 && left <= CERTIFICATE_NOTICE_DAYS * 86_400_000 && (await ledger.noticeOnce(`certificate.expiring:${company.certificateSerial}`))) {
+    await month.emit(company.id, `certificate:${company.certificateSerial}`, {
+      type: "certificate.expiring",
+      timestamp,
+      data: { rncEmisor: company.rnc, certificateSerial: company.certificateSerial, notAfter: company.certificateNotAfter },
+    });
+  }
 }
 
 /**
@@ -90,6 +109,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
     }),
   );
   times?.add("storage", performance.now() - numberingStarted);
+  await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
 
   idDoc.eNCF = numbered.encf;
   if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);

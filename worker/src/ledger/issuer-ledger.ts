@@ -7,7 +7,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { ApiProblem } from "../http/problem.ts";
 import * as issuerTables from "./issuer-tables.ts";
-import { deviceLeases, idempotencyKeys, receiptIndex, sequences, usageCounters, voidedRanges } from "./issuer-tables.ts";
+import { deviceLeases, idempotencyKeys, notices, receiptIndex, sequences, usageCounters, voidedRanges } from "./issuer-tables.ts";
 import migrations from "./migrations/issuer/migrations.js";
 import {
   allocateEncf,
@@ -94,7 +94,7 @@ export class IssuerLedger extends DurableObject<Env> {
    * Numbers one API receipt: the quota unit, the e-NCF (the next one, or the client's own) and its
    * place in the receipt index, all at once. Nothing is taken when any of them fails.
    */
-  number(request: NumberRequest): Answer<AllocatedEncf & { month: string }> {
+  number(request: NumberRequest): Answer<AllocatedEncf & { month: string; quotaNearLimit: { used: number; limit: number } | null }> {
     return answer(() => {
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
@@ -103,8 +103,17 @@ export class IssuerLedger extends DurableObject<Env> {
         : allocateEncf(this.db, request.tipoeCF, request.today, now);
       countInvoice(this.db, request.quota.month);
       const month = registerNumber(this.db, request.tipoeCF, numbered.number, request.month);
-      return { ...numbered, month };
+      // Above 90 % of the month's quota for the first time: the integrator hears it once.
+      const used = invoicesIn(this.db, request.quota.month);
+      const { limit } = request.quota;
+      const quotaNearLimit = used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
+      return { ...numbered, month, quotaNearLimit };
     });
+  }
+
+  /** True the first time a notice with this key is asked for, false ever after (events sent once). */
+  noticeOnce(key: string): boolean {
+    return this.db.insert(notices).values({ key }).onConflictDoNothing().returning().get() !== undefined;
   }
 
   /** Gives back the quota unit of a receipt that failed before it was recorded. */

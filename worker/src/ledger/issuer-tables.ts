@@ -95,3 +95,9 @@ export const voidedRanges = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tipoeCF, t.firstNumber, t.lastNumber] })],
 );
+
+/** Notices given once (an event such as certificate.expiring for one certificate, quota.near_limit for one month). */
+export const notices = sqliteTable("notices", {
+  key: text("key").primaryKey(),
+  givenAt: createdAt(),
+});
