@@ -8,6 +8,7 @@ import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
 import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms, setInvoicesThisMonth } from "./support/ledger.ts";
 import type { SinkDelivery } from "./support/webhook-sink.ts";
+import { EVENT_TYPES } from "../src/webhooks/events.ts";
 
 afterEach(clearFaults);
 
@@ -52,6 +53,17 @@ describe("webhook endpoints", () => {
     expect(((await (await call("/webhooks", { headers: authed(b.token) })).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
     expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(b.token) })).status).toBe(404);
     expect((await call(`/webhooks/${created.id}/deliveries`, { headers: authed(b.token) })).status).toBe(404);
+  });
+});
+
+describe("the contract", () => {
+  it("/openapi.json documents the webhook routes and every event's payload", async () => {
+    const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, object>; webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }> };
+    for (const path of ["/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{deliveryId}/retry"]) expect(doc.paths[path], path).toBeDefined();
+    // Keyed by event type (the router mounts them under "/").
+    expect(Object.keys(doc.webhooks).map((k) => k.replace(/^\//, "")).sort()).toEqual([...EVENT_TYPES].sort());
+    const accepted = JSON.stringify((doc.webhooks["/receipt.accepted"] ?? doc.webhooks["receipt.accepted"])!.post.requestBody.content["application/json"]!.schema);
+    for (const field of ["rncEmisor", "encf", "estado", "codigoSeguridad", "timestamp"]) expect(accepted).toContain(field);
   });
 });
 

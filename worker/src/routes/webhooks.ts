@@ -8,6 +8,7 @@ import { ApiProblem } from "../http/problem.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
+import { IssueAnswer } from "./issuing.ts";
 import { listDeliveries, retryDelivery } from "../webhooks/deliveries.ts";
 import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, type Owner } from "../webhooks/endpoints.ts";
 import { EVENT_TYPES } from "../webhooks/events.ts";
@@ -125,3 +126,48 @@ webhookRoutes.openapi(
     return c.json({ id: deliveryId, status: "pending" as const }, 202);
   },
 );
+
+// Each event as an OpenAPI 3.1 webhook: what an endpoint receives, signed as Standard Webhooks say.
+const ReceiptEventData = IssueAnswer.extend({ rncEmisor: z.string() });
+const PurchaseEventData = z.object({
+  rncComprador: z.string().openapi({ description: "The issuer that received the supplier's e-CF" }),
+  id: z.string(),
+  rncEmisor: z.string(),
+  razonSocialEmisor: z.string().nullable(),
+  encf: z.string(),
+  tipoeCF: z.string(),
+  issueDate: z.string(),
+  montoTotal: z.string(),
+  totalItbis: z.string().nullable(),
+  arecfEstado: z.string(),
+  fechaHoraAcuseRecibo: z.string(),
+});
+const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: z.ZodType }> = {
+  "receipt.accepted": { summary: "DGII accepted a receipt", data: ReceiptEventData },
+  "receipt.accepted_conditionally": { summary: "DGII accepted a receipt conditionally", data: ReceiptEventData },
+  "receipt.rejected": { summary: "DGII rejected a receipt", data: ReceiptEventData },
+  "receipt.contingency": { summary: "A receipt could not reach DGII: signed in contingency, sent later", data: ReceiptEventData },
+  "receipt.delivered": { summary: "The buyer's reception service acknowledged the receipt (ARECF Estado 0)", data: ReceiptEventData },
+  "receipt.delivery_failed": { summary: "The buyer refused the receipt (ARECF Estado 1) or could not be reached for 72 hours", data: ReceiptEventData },
+  "approval.received": { summary: "The buyer's commercial approval or rejection (ACECF) of a receipt arrived", data: ReceiptEventData },
+  "purchase.received": { summary: "A supplier's e-CF was received and acknowledged", data: PurchaseEventData },
+  "certificate.expiring": {
+    summary: "The signing certificate expires within 15 days (once per certificate)",
+    data: z.object({ rncEmisor: z.string(), certificateSerial: z.string().nullable(), notAfter: z.string().nullable() }),
+  },
+  "quota.near_limit": { summary: "More than 90 % of the month's quota is used (once a month)", data: z.object({ rncEmisor: z.string(), month: z.string(), used: z.number().int(), limit: z.number().int() }) },
+};
+for (const type of EVENT_TYPES) {
+  const { summary, data } = EVENT_DATA[type];
+  webhookRoutes.openAPIRegistry.registerWebhook({
+    method: "post",
+    path: type,
+    tags: ["Webhooks"],
+    summary,
+    request: {
+      headers: z.object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string().openapi({ example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=" }) }),
+      body: { required: true, ...json(z.object({ type: z.literal(type), timestamp: z.string(), data })) },
+    },
+    responses: { 200: { description: "Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried" } },
+  });
+}
