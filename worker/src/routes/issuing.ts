@@ -15,6 +15,7 @@ import { stableStringify } from "../issuing/document.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
 import { isEmailAddress } from "../after-dgii/email.ts";
+import { companionKey } from "../receiving/archive-keys.ts";
 import { findReceipt, issuerLedger, monthOfReceipt } from "../ledger/client.ts";
 import { roundTripsHeader } from "../ledger/round-trips.ts";
 import { unwrap } from "../ledger/rpc.ts";
@@ -211,6 +212,23 @@ issuingRoutes.openapi(
     await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
     return c.json({ encf: receipt.encf, to, estado: "pendiente" as const }, 202);
   },
+);
+
+issuingRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/fe/recepcion/ecf/{encf}/arecf",
+    tags: ["Issuing"],
+    summary: "The buyer's signed acknowledgment (ARECF) of a delivered receipt, byte for byte",
+    request: { params: EncfParam },
+    responses: { 200: { description: "Signed ARECF", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt, or not delivered to an electronic receiver") },
+  }),
+  (async (c: Context<AppEnv>) => {
+    const receipt = await tenantReceipt(c, c.req.param("encf")!);
+    const object = receipt.deliveryArecfEstado ? await c.env.ARCHIVE.get(companionKey(receipt.xmlKey, ".arecf.xml")) : null;
+    if (!object) throw new ApiProblem("not_found", { detail: `${receipt.encf} has no ARECF from its buyer (entregaComprador: ${receipt.deliveryStatus ?? "none"}).` });
+    return c.body(await object.arrayBuffer(), 200, { "Content-Type": "application/xml; charset=utf-8", "Content-Disposition": `inline; filename="${receipt.rncComprador}${receipt.encf}.arecf.xml"` });
+  }) as never,
 );
 
 const AnulacionBody = z

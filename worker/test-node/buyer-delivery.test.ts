@@ -1,0 +1,80 @@
+// Over HTTP, on a private stack (wrangler dev + the DGII sandbox): issuer A issues an E31 to issuer
+// B, both on this platform. After DGII accepts it, A's receipt is delivered to B's reception
+// service (found in DGII's directory), B acknowledges it with a signed ARECF that xmlsec1 verifies
+// against B's certificate, and B lists the purchase.
+import { parseArecf } from "@ecf/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
+import { setUpIssuer } from "../../scripts/certify-lib/issuer.ts";
+import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
+
+let stack: LocalStack;
+const identities: Record<"a" | "b", TestIdentity> = {} as never;
+const issuers: Record<"a" | "b", { rnc: string; token: string }> = {} as never;
+
+async function json<T = any>(res: Response): Promise<T> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${res.url} → ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+beforeAll(async () => {
+  stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800" });
+  const rncs = { a: "131880681", b: "101010101" } as const;
+  for (const side of ["a", "b"] as const) {
+    identities[side] = await createTestIdentity({ rnc: rncs[side], commonName: side === "a" ? "EMISORA A SRL" : "COMPRADORA B SRL" });
+    const setup = await setUpIssuer(
+      stack.workerUrl,
+      stack.adminSecret,
+      { rnc: rncs[side], legalName: side === "a" ? "Emisora A SRL" : "Compradora B SRL", address: "Calle El Conde 1", province: "010000", municipality: "010100", dgiiEnvironment: "testecf" },
+      { p12: forgeP12(identities[side], "clave"), password: "clave" },
+      [{ tipo: "31", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }],
+    );
+    const { token } = await json<{ token: string }>(await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) }));
+    issuers[side] = { rnc: rncs[side], token };
+  }
+  // DGII's directory lists B as an electronic receiver on this platform (its /{rnc} receiver paths).
+  const receiver = `${stack.workerUrl}/${rncs.b}`;
+  await json(
+    await fetch(`${stack.sandboxUrl}/__sandbox/directory`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify([{ nombre: "Compradora B SRL", rnc: rncs.b, urlRecepcion: receiver, urlAceptacion: receiver, urlOpcional: null }]),
+    }),
+  );
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("delivery to a buyer on the same platform", () => {
+  it("A's E31 reaches B: entregado with B's ARECF (xmlsec1 verifies it), and B lists the purchase", async () => {
+    const request = structuredClone(makeEcf("31")) as Record<string, any>;
+    delete request.Encabezado.Emisor;
+    delete request.Encabezado.IdDoc.eNCF;
+    delete request.FechaHoraFirma; // signed now, inside both certificates' validity
+    request.Encabezado.Comprador = { RNCComprador: issuers.b.rnc, RazonSocialComprador: "Compradora B SRL" };
+    const auth = (side: "a" | "b") => ({ Authorization: `Bearer ${issuers[side].token}` });
+    const issued = await json<{ encf: string; estado: string }>(
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth("a"), "Content-Type": "application/json" }, body: JSON.stringify(request) }),
+    );
+
+    let state: { estado: string; entregaComprador?: { estado: string; arecfEstado: string | null } } = { estado: issued.estado };
+    for (let i = 0; i < 120 && !["entregado", "no_recibido", "fallido", "no_receptor"].includes(state.entregaComprador?.estado ?? ""); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth("a") }));
+    }
+    expect(state.estado).toBe("Aceptado");
+    expect(state.entregaComprador, JSON.stringify(state)).toMatchObject({ estado: "entregado", arecfEstado: "0" });
+
+    const arecf = await (await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}/arecf`, { headers: auth("a") })).text();
+    const verified = xmlsecVerify(arecf, identities.b.certificatePem);
+    expect(verified.ok, verified.output).toBe(true);
+    expect(parseArecf(arecf)).toMatchObject({ RNCEmisor: issuers.a.rnc, RNCComprador: issuers.b.rnc, eNCF: issued.encf, Estado: "0" });
+
+    const compras = await json<{ items: { rncEmisor: string; encf: string; arecfEstado: string }[] }>(await fetch(`${stack.workerUrl}/reports/compras`, { headers: auth("b") }));
+    expect(compras.items).toEqual([expect.objectContaining({ rncEmisor: issuers.a.rnc, encf: issued.encf, arecfEstado: "0" })]);
+  }, 120_000);
+});
