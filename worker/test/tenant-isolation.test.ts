@@ -53,7 +53,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
     const keys = (await tenantOperations()).map((o) => o.key).sort();
     expect(keys).toEqual(
       [
-        "POST /fe/recepcion/ecf", "GET /fe/recepcion/ecf/{encf}", "GET /fe/recepcion/ecf/{encf}/xml", "GET /fe/recepcion/ecf/{encf}/pdf", "POST /fe/recepcion/ecf/{encf}/email",
+        "POST /fe/recepcion/ecf", "GET /fe/recepcion/ecf/{encf}", "GET /fe/recepcion/ecf/{encf}/xml", "GET /fe/recepcion/ecf/{encf}/pdf", "GET /fe/recepcion/ecf/{encf}/arecf", "POST /fe/recepcion/ecf/{encf}/email",
         "POST /fe/anulacion", "GET /receiver/settings", "PUT /receiver/settings", "POST /compras/{id}/aprobacion",
         "GET /reports/encf", "GET /reports/compras", "GET /reports/errores", "POST /devices", "GET /devices", "POST /devices/{id}/revoke",
         "GET /company/me", "GET /company/sequences", "PUT /company/sequences/{tipo}", "GET /company/sequences/{tipo}/unused", "PUT /company/certificate",
