@@ -2,6 +2,7 @@
 export * from "./problems.ts";
 export * from "./tipos.ts";
 export * from "./money.ts";
+export * from "./dgii-time.ts";
 export * from "./catalogs.ts";
 export * from "./obligations.ts";
 export * from "./xml/model.ts";
@@ -20,7 +21,6 @@ export * from "./signing/certificate.ts";
 export * from "./tolerance.ts";
 export * from "./totals.ts";
 export { buildDocumentXml, DocumentBuildError } from "./documents/build.ts";
-export * from "./documents/dgii-time.ts";
 export * from "./documents/rfce.ts";
 export * from "./documents/arecf.ts";
 export * from "./documents/acecf.ts";

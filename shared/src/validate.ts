@@ -10,6 +10,7 @@
 import { availableBalance, dayNumber, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
 import { CONDITIONS, E32_RFCE_THRESHOLD, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
 export { E32_RFCE_THRESHOLD };
+import { formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
 import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
 import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
@@ -86,25 +87,6 @@ export interface ValidationResult {
   /** The completed canonical document (every leaf a string as in XML). */
   document: Record<string, unknown>;
   problems: Problem[];
-}
-
-/** America/Santo_Domingo is UTC−4 all year (no daylight saving since 1974). */
-const SANTO_DOMINGO_OFFSET_MS = -4 * 3_600_000;
-
-function pad(n: number, width = 2): string {
-  return String(n).padStart(width, "0");
-}
-
-/** dd-MM-yyyy of `now` in Santo Domingo. */
-export function fechaSantoDomingo(now: Date): string {
-  const t = new Date(now.getTime() + SANTO_DOMINGO_OFFSET_MS);
-  return `${pad(t.getUTCDate())}-${pad(t.getUTCMonth() + 1)}-${t.getUTCFullYear()}`;
-}
-
-/** dd-MM-yyyy HH:mm:ss of `now` in Santo Domingo (FechaHoraFirma). */
-export function fechaHoraSantoDomingo(now: Date): string {
-  const t = new Date(now.getTime() + SANTO_DOMINGO_OFFSET_MS);
-  return `${fechaSantoDomingo(now)} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
 }
 
 /**
@@ -227,8 +209,8 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   for (const [k, v] of Object.entries(context.emisor ?? {})) {
     if (!isPresent(emisor[k]) && isPresent(v)) emisor[k] = Array.isArray(v) ? [...v] : v;
   }
-  if (!isPresent(emisor.FechaEmision)) emisor.FechaEmision = fechaSantoDomingo(context.now);
-  if (!isPresent(doc.FechaHoraFirma)) doc.FechaHoraFirma = fechaHoraSantoDomingo(context.now);
+  if (!isPresent(emisor.FechaEmision)) emisor.FechaEmision = formatDgiiDate(context.now);
+  if (!isPresent(doc.FechaHoraFirma)) doc.FechaHoraFirma = formatDgiiDateTime(context.now);
 
   // E33/E34: TipoIngresos is required (XSD minOccurs 1) but a note only repeats the income type of
   // the receipt it modifies, and DGII's own certification set leaves it empty in a note on an E41

@@ -1,7 +1,8 @@
 // The QR timbre, the security code and FechaHoraFirma.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fechaHoraFirma, fechaHoraFirmaFixedOffset } from "../src/signing/fecha-firma.ts";
+import { formatDgiiDateTime as fechaHoraFirmaFixedOffset } from "../src/dgii-time.ts";
+import { fechaHoraFirma } from "../src/signing/fecha-firma.ts";
 import { securityCode, timbreForSignedEcf, timbreUrl } from "../src/signing/timbre.ts";
 import type { DgiiEnvironment } from "../src/tipos.ts";
 import { DGII_KIT } from "./support/kit.ts";

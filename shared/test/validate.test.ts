@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateEcf, isRfceSummary, fechaSantoDomingo, type ValidationContext } from "../src/validate.ts";
+import { formatDgiiDate as fechaSantoDomingo } from "../src/dgii-time.ts";
+import { validateEcf, isRfceSummary, type ValidationContext } from "../src/validate.ts";
 import { checkStructure } from "../src/xml/structure.ts";
 import { ecfToXml } from "../src/xml/serialize.ts";
 import { validateXsdMany } from "../src/xml/xsd-validate.ts";

@@ -7,7 +7,7 @@ import {
   ecfToXml,
   encryptPkcs8,
   fechaHoraFirma,
-  fechaHoraFirmaFixedOffset,
+  formatDgiiDateTime as fechaHoraFirmaFixedOffset,
   importMasterKey,
   importSigningKey,
   readPkcs12,

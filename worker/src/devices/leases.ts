@@ -1,11 +1,11 @@
 // Blocks of e-NCF numbers for point-of-sale devices, cut by the issuer's ledger object from the
 // same sequence the API numbers from (worker/src/ledger/numbering.ts), so a block never overlaps
 // another device's block nor an API receipt.
+import { drIsoDate } from "@ecf/shared";
 import { encfOf } from "../ledger/numbering.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Lease } from "../ledger/schema.ts";
-import { drIsoDate } from "../time.ts";
 
 export { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../ledger/numbering.ts";
 export type { Lease };

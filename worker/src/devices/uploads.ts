@@ -1,13 +1,11 @@
-import { parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import { drMonth, isoDateFromDgii as isoDate, parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../tenant/resolve.ts";
 import type { Device } from "./auth.ts";
 import { certificateWasCompanys } from "./certificates.ts";
 import { answerFor } from "../issuing/answer.ts";
-import { isoDate } from "../issuing/document.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { drMonth } from "../time.ts";
 import { submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
 const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });

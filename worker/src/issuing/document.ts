@@ -1,4 +1,4 @@
-import { isTipoeCF, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
+import { dgiiDateOf, isTipoeCF, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../tenant/resolve.ts";
 
@@ -28,11 +28,6 @@ export function emisorProfile(company: Company): EmisorProfile {
   return profile;
 }
 
-/** yyyy-MM-dd → dd-MM-yyyy (DGII's date format). */
-export const dgiiDate = (iso: string) => `${iso.slice(8, 10)}-${iso.slice(5, 7)}-${iso.slice(0, 4)}`;
-/** dd-MM-yyyy → yyyy-MM-dd. */
-export const isoDate = (dgii: string) => `${dgii.slice(6, 10)}-${dgii.slice(3, 5)}-${dgii.slice(0, 2)}`;
-
 /**
  * For a credit or debit note: the receipt it modifies, as our records know it, with the notes
  * DGII already accepted against it (so the balance rules can be applied before issuing).
@@ -49,7 +44,7 @@ export async function modifiedReceiptFor(env: Env, companyId: string, body: unkn
   return {
     eNCF: original.encf,
     ...(TipoIngresos ? { TipoIngresos } : {}),
-    fechaEmision: dgiiDate(original.issueDate),
+    fechaEmision: dgiiDateOf(original.issueDate),
     montoTotal: original.montoTotal,
     acceptedNotes: notes
       .filter((n) => (n.tipoeCF === "33" || n.tipoeCF === "34") && n.codigoModificacion)

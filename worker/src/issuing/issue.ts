@@ -1,4 +1,4 @@
-import { ecfToXml, signEcfXml, validateEcf, type Problem } from "@ecf/shared";
+import { dgiiDateOf as dgiiDate, drIsoDate, drMonth, ecfToXml, isoDateFromDgii as isoDate, signEcfXml, validateEcf, type Problem } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -6,8 +6,7 @@ import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../led
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../tenant/resolve.ts";
-import { drIsoDate, drMonth } from "../time.ts";
-import { dgiiDate, emisorProfile, isoDate, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify, withoutAssignedFields } from "./document.ts";
+import { emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify, withoutAssignedFields } from "./document.ts";
 import { recordSignedReceipt, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "./transmit.ts";

@@ -1,9 +1,8 @@
-import { isRfceSummary, securityCode, timbreUrl, xmlToEcf } from "@ecf/shared";
+import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreUrl, xmlToEcf } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { receiptMonth } from "../ledger/client.ts";
 import { printInBackground } from "../print/receipt-pdf.ts";
 import type { Company } from "../tenant/resolve.ts";
-import { isoDate } from "./document.ts";
 import type { PhaseTimes } from "./timing.ts";
 import { pollDelays, transmitReceipt, type Receipt, type ReceiptStore } from "./transmit.ts";
 

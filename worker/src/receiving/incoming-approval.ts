@@ -1,12 +1,11 @@
 // Aprobación comercial (emisor-receptor): a buyer (or DGII) tells us whether it accepts one of the
 // e-CF we issued. The ACECF must be well formed, signed, and match the receipt exactly.
-import { checkStructure, parseAcecf, parseXmlTree, treeToDocument, verifyXml, XmlParseError, type AcecfDocument } from "@ecf/shared";
+import { checkStructure, dgiiDateOf, parseAcecf, parseXmlTree, treeToDocument, verifyXml, XmlParseError, type AcecfDocument } from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey } from "./archive-keys.ts";
-import { dgiiDateOf } from "./dates.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
 import { requireReceivingCompany } from "./receiving-company.ts";
 

@@ -2,7 +2,7 @@
 // the supplier's approval service (found in DGII's directory) and to DGII. The decision is
 // recorded before anything is sent; each delivery's outcome is recorded as it happens, and a
 // failed delivery is retried by repeating the same decision.
-import { buildAcecf, formatDgiiDateTime } from "@ecf/shared";
+import { buildAcecf, dgiiDateOf, formatDgiiDateTime } from "@ecf/shared";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -10,7 +10,6 @@ import { findPurchase } from "../ledger/client.ts";
 import type { Company } from "../tenant/resolve.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
-import { dgiiDateOf } from "./dates.ts";
 import { lookUpTaxpayer } from "./directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./reception.ts";

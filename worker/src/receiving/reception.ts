@@ -4,6 +4,7 @@
 import {
   buildArecf,
   formatDgiiDateTime,
+  isoDateOf,
   isTipoeCF,
   parseDgiiDateTime,
   parseXmlTree,
@@ -20,7 +21,6 @@ import type { Company } from "../tenant/resolve.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
-import { isoDateOf } from "./dates.ts";
 import { validateReceivedXsd } from "./xsd/validate.ts";
 
 /** Types never exchanged between taxpayers (descripcion-tecnica, emisor-receptor). */

@@ -1,6 +1,7 @@
 // A report page is the merge of the issuer's month objects' slices: each month answers the rows
 // after the cursor in report order (one RPC per month, all in parallel), and the page takes the
 // first rows of the merged order. The keyset cursor (sort key, tie-break) stays valid across months.
+import { drDayStartUtc } from "@ecf/shared";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, type ReportQuery } from "./paging.ts";
 import type { CsvValue } from "./csv.ts";
@@ -11,13 +12,8 @@ export { REPORT_SPECS as REPORTS, type ReportName };
 /** Local dates compared with a yyyy-MM-dd column: inclusive on both ends. */
 const dateColumnBounds = (desde?: string, hasta?: string) => ({ from: desde, until: hasta ? `${hasta}\uffff` : undefined });
 
-// Santo Domingo is UTC-4 all year: a local day starts at 04:00 UTC.
-function dayStartUtc(isoDate: string, plusDays = 0): string {
-  const t = Date.parse(`${isoDate}T04:00:00.000Z`) + plusDays * 86_400_000;
-  return new Date(t).toISOString();
-}
 /** Local dates against a UTC timestamp column: [desde 00:00, hasta+1 00:00) in Santo Domingo time. */
-const timestampBounds = (desde?: string, hasta?: string) => ({ from: desde ? dayStartUtc(desde) : undefined, until: hasta ? dayStartUtc(hasta, 1) : undefined });
+const timestampBounds = (desde?: string, hasta?: string) => ({ from: desde ? drDayStartUtc(desde) : undefined, until: hasta ? drDayStartUtc(hasta, 1) : undefined });
 
 export interface ReportPage {
   items: Record<string, CsvValue>[];

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TIPOS_ECF } from "@ecf/shared";
+import { drMonth, TIPOS_ECF } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
@@ -10,7 +10,6 @@ import { encfOf, MAX_SEQUENCE_NUMBER } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Sequence } from "../ledger/schema.ts";
 import { resolveTenant, type Company } from "../tenant/resolve.ts";
-import { drMonth } from "../time.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;
 /** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { buildAnecf, fechaHoraSantoDomingo, signEcfXml, TIPOS_ECF } from "@ecf/shared";
+import { buildAnecf, formatDgiiDateTime as fechaHoraSantoDomingo, signEcfXml, TIPOS_ECF } from "@ecf/shared";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireAuth } from "../auth/middleware.ts";

@@ -6,7 +6,7 @@ import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client
 import type { ReceiptMonth } from "../../src/ledger/receipt-month.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/schema.ts";
 import { unwrap } from "../../src/ledger/rpc.ts";
-import { drIsoDate, drMonth } from "../../src/time.ts";
+import { drIsoDate, drMonth } from "@ecf/shared";
 
 type Row = Record<string, SqlStorageValue>;
 
