@@ -1,7 +1,7 @@
 // What DGII decides about a received e-CF, in the order it matters: a rejection that frees the
 // e-NCF (structure, signature, e-NCF format, expired sequence) comes before one that consumes it.
+import { drIsoDate, isoDateOf } from "@ecf/shared";
 import type { SandboxContext } from "./context.ts";
-import { dgiiDay, santoDomingoDay } from "./dgii-time.ts";
 import { ENCF_PATTERN, type EcfSummary } from "./documents.ts";
 import type { Environment } from "./environments.ts";
 import type { ForcedRejection } from "./faults.ts";
@@ -46,8 +46,8 @@ export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput
   }
 
   if (summary.fechaVencimientoSecuencia) {
-    const expires = dgiiDay(summary.fechaVencimientoSecuencia);
-    if (expires !== null && expires < santoDomingoDay(input.receivedAt)) {
+    const expires = isoDateOf(summary.fechaVencimientoSecuencia);
+    if (expires !== undefined && expires < drIsoDate(input.receivedAt)) {
       return rejected(
         [mensaje("secuenciaVencida", `El e-NCF ${summary.encf} se encuentra vencido (FechaVencimientoSecuencia ${summary.fechaVencimientoSecuencia})`)],
         CODES.secuenciaVencida.secuenciaUtilizada,

@@ -1,8 +1,9 @@
 // e-NCF numbering on the device: numbers come only from blocks the server leased to this device,
 // are taken strictly forward, and a block is refilled when the type's stock falls to half a block.
+import { formatENcf } from "@ecf/shared/ids";
+import { DEFAULT_LEASE_SIZE } from "@ecf/shared/pos-device";
+import type { TipoeCF } from "@ecf/shared/tipos";
 import type { LocalLease, PosDatabase } from "./db.ts";
-
-export const LEASE_SIZE = 200;
 
 export interface TakenNumber {
   encf: string;
@@ -13,10 +14,6 @@ export interface TakenNumber {
 
 export class NoNumbersError extends Error {
   override name = "NoNumbersError";
-}
-
-export function formatEncf(tipoeCF: string, number: number): string {
-  return `E${tipoeCF}${String(number).padStart(10, "0")}`;
 }
 
 /** Adds a block the server leased. A block overlapping any number this device ever held is refused. */
@@ -38,7 +35,7 @@ export async function remaining(db: PosDatabase, tipoeCF: string, today: string)
 }
 
 /** True when the stock of a type is at or below half a block: time to ask for the next block. */
-export async function needsRefill(db: PosDatabase, tipoeCF: string, today: string, blockSize = LEASE_SIZE): Promise<boolean> {
+export async function needsRefill(db: PosDatabase, tipoeCF: string, today: string, blockSize = DEFAULT_LEASE_SIZE): Promise<boolean> {
   return (await remaining(db, tipoeCF, today)) <= blockSize / 2;
 }
 
@@ -54,7 +51,7 @@ export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string
     if (!block) throw new NoNumbersError(`No quedan números e-NCF tipo ${tipoeCF} en este dispositivo; conéctese para recibir más.`);
     const number = block.next;
     await db.leases.update(block.id!, { next: number + 1 });
-    const encf = formatEncf(tipoeCF, number);
+    const encf = formatENcf(tipoeCF as TipoeCF, number);
     // In flight until its sale is recorded (or it is given up): a tab that dies in between leaves
     // it here, and recoverLostNumbers hands it over for voiding.
     const taken = (await db.setting<Record<string, string>>(TAKEN_ENCF)) ?? {};
@@ -106,6 +103,6 @@ export async function refillLeases(
   today: string,
 ): Promise<void> {
   for (const tipo of tipos) {
-    if (await needsRefill(db, tipo, today)) await addLease(db, await lease(tipo, LEASE_SIZE));
+    if (await needsRefill(db, tipo, today)) await addLease(db, await lease(tipo, DEFAULT_LEASE_SIZE));
   }
 }

@@ -10,6 +10,7 @@ import { impuestoAdicional, UNIDAD_GRANEL } from "./catalogs.ts";
 import { jsonPointer, type Problem, type Severity } from "./problems.ts";
 import type { TipoeCF } from "./tipos.ts";
 import { parseENcf } from "./ids.ts";
+import { E32_RFCE_THRESHOLD, isUnderRfceThreshold } from "./rfce-threshold.ts";
 
 /** What a condition sees: the whole document, its type, and the object holding the field. */
 export interface ConditionInput {
@@ -28,9 +29,6 @@ export interface Condition {
   applies: (c: ConditionInput) => boolean;
 }
 
-/** E32 at or above this amount is sent whole to DGII and identifies the buyer; below, DGII gets the RFCE summary. */
-export const E32_RFCE_THRESHOLD: Decimal = dec("250000.00");
-
 const lines = (doc: JsonObject) => objectsOf(doc, "DetallesItems");
 const anyLine = (doc: JsonObject, pred: (l: JsonObject) => boolean) => lines(doc).some(pred);
 const indicador = (l: JsonObject) => codeOf(l, "IndicadorFacturacion");
@@ -41,7 +39,7 @@ const lineTaxKinds = (l: JsonObject) =>
 
 /** E32 at or above the threshold (or a note modifying such an E32, when its total is known). */
 export function isHighValueConsumo(tipo: TipoeCF, montoTotal: Decimal): boolean {
-  return tipo === "32" && compare(montoTotal, E32_RFCE_THRESHOLD) >= 0;
+  return tipo === "32" && !isUnderRfceThreshold(montoTotal);
 }
 
 const rowPresent: Condition = { en: "its table row is present", es: "la fila de la tabla está presente", applies: () => true };

@@ -8,8 +8,8 @@
  * per-type rules. It never throws, whatever the input.
  */
 import { availableBalance, dayNumber, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
-import { CONDITIONS, E32_RFCE_THRESHOLD, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
-export { E32_RFCE_THRESHOLD };
+import { CONDITIONS, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
+export { isRfceSummary } from "./rfce-threshold.ts";
 import { formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
 import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
@@ -654,10 +654,3 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
   return { ok: !all.some((p) => p.severity === "error"), document, problems: all };
 }
 
-/** E32 below 250,000 DOP: DGII receives the RFCE summary instead of the full e-CF. */
-export function isRfceSummary(document: unknown): boolean {
-  const tipo = textOf(objAt(document, "Encabezado", "IdDoc"), "TipoeCF");
-  if (tipo !== "32") return false;
-  const total = decimalOf(objAt(document, "Encabezado", "Totales"), "MontoTotal") ?? ZERO;
-  return compare(total, E32_RFCE_THRESHOLD) < 0;
-}

@@ -2,10 +2,9 @@
 // a taxpayer that receives e-CF and commercial approvals under the receiver standard's paths
 // (/fe/autenticacion, /fe/recepcion/api/ecf, /fe/aprobacioncomercial/api/ecf), so the platform's
 // sending to other taxpayers can be tested. It answers a signed ARECF for every e-CF.
-import { buildArecf, signEcfXml, type ArecfInput } from "@ecf/shared";
+import { buildArecf, formatDgiiDateTime, signEcfXml, type ArecfInput } from "@ecf/shared";
 import { Hono } from "hono";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
-import { dgiiDateTime } from "../dgii-time.ts";
 import type { SchemaKind } from "../checks.ts";
 import { ECF_TYPES, readAcecf, readEcf, type EcfSummary } from "../documents.ts";
 import type { Environment } from "../environments.ts";
@@ -53,7 +52,7 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
       eNCF: summary.encf,
       Estado: motivo ? "1" : "0",
       ...(motivo ? { CodigoMotivoNoRecibido: motivo } : {}),
-      FechaHoraAcuseRecibo: dgiiDateTime(ctx.now()),
+      FechaHoraAcuseRecibo: formatDgiiDateTime(ctx.now()),
     };
     const signer = await ctx.signer();
     const signed = await signEcfXml(buildArecf(arecf), signer.key, signer.certificateDer);

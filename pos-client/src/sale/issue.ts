@@ -4,6 +4,7 @@
 import { dec, formatMoney } from "@ecf/shared/money";
 import { signEcfXml } from "@ecf/shared/signing/fast-signer";
 import { securityCode, timbreForSignedEcf, timbreUrl } from "@ecf/shared/signing/timbre";
+import { drIsoDate } from "@ecf/shared/dgii-time";
 import { fechaHoraFirma } from "@ecf/shared/signing/fecha-firma";
 import { validateEcf } from "@ecf/shared/validate";
 import { ecfToXml } from "@ecf/shared/xml/serialize";
@@ -39,11 +40,6 @@ export interface Issued {
   seq: number;
 }
 
-/** yyyy-MM-dd in Santo Domingo (UTC-4 all year). */
-export function drToday(now: Date): string {
-  return new Date(now.getTime() - 4 * 3_600_000).toISOString().slice(0, 10);
-}
-
 export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<Issued> {
   const now = input.now ?? new Date();
   const key = await signingKey(db);
@@ -63,7 +59,7 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
     if (!verdict.ok) throw new SaleProblem(verdict.message);
   }
 
-  const number = await takeNumber(db, input.tipoeCF, drToday(now), now);
+  const number = await takeNumber(db, input.tipoeCF, drIsoDate(now), now);
   try {
     return await signAndRecord(db, input, number, now, key);
   } catch (error) {

@@ -1,17 +1,17 @@
 // When to sync: at start, when the network returns, after each sale and on an interval; always
 // under the Web Lock so only one tab uploads. Each round also refills e-NCF blocks running low and
 // replaces the signing key when the issuer's certificate changed.
+import { drIsoDate } from "@ecf/shared/dgii-time";
+import { POS_TIPOS } from "@ecf/shared/pos-device";
 import { ApiError, DeviceApi } from "../api.ts";
 import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
-import { drToday } from "../sale/issue.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
 export const SYNC_INTERVAL_MS = 30_000;
-const TIPOS = ["32", "31", "34"] as const;
 
 export interface SyncStatus {
   running: boolean;
@@ -120,8 +120,8 @@ export class SyncRunner {
     const me = await this.api.me();
     const key = await signingKey(this.db);
     if (key && me.certificateSerial !== key.certificateSerial) await installSigningKey(this.db, await this.api.signingMaterial());
-    for (const tipo of TIPOS) {
-      await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drToday(new Date())).catch(() => {});
+    for (const tipo of POS_TIPOS) {
+      await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drIsoDate(new Date())).catch(() => {});
     }
   }
 

@@ -3,14 +3,12 @@
  * (formato-rfce). The full E32 stays with the issuer; DGII gets its header, totals and the
  * security code (first 6 characters of the E32's SignatureValue).
  */
-import { compareXsdDecimal, parseXsdDecimal } from "../xml/facets.ts";
+import { formatMoney } from "../money.ts";
+import { E32_RFCE_THRESHOLD, isRfceSummary, rfceMontoTotal } from "../rfce-threshold.ts";
 import { documentModel, type ModelElement } from "../xml/model.ts";
 import { xmlToDocument, xmlToEcf } from "../xml/parse.ts";
 import { securityCode } from "../signing/timbre.ts";
 import { buildDocumentXml, DocumentBuildError } from "./build.ts";
-
-/** DOP amount from which an E32 goes to DGII in full instead of as an RFCE. */
-export const RFCE_THRESHOLD_DOP = "250000.00";
 
 export interface RfceFormaDePago {
   FormaPago?: string;
@@ -72,23 +70,15 @@ function project(source: unknown, el: ModelElement): unknown {
   return out;
 }
 
-function montoTotalOf(ecf: Record<string, unknown>): string | undefined {
-  const t = (ecf.Encabezado as { Totales?: { MontoTotal?: unknown } } | undefined)?.Totales?.MontoTotal;
-  return typeof t === "number" ? String(t) : typeof t === "string" ? t : undefined;
-}
-
-/** True for an E32 whose MontoTotal is under DOP 250,000: it goes to DGII as an RFCE. */
+/** True for an E32 whose MontoTotal is given and under DOP 250,000: it goes to DGII as an RFCE. */
 export function isRfceEligible(ecf: Record<string, unknown>): boolean {
-  const tipo = (ecf.Encabezado as { IdDoc?: { TipoeCF?: unknown } } | undefined)?.IdDoc?.TipoeCF;
-  if (String(tipo) !== "32") return false;
-  const total = parseXsdDecimal(montoTotalOf(ecf) ?? "");
-  return total !== undefined && compareXsdDecimal(total, parseXsdDecimal(RFCE_THRESHOLD_DOP)!) < 0;
+  return rfceMontoTotal(ecf) !== undefined && isRfceSummary(ecf);
 }
 
 /** The RFCE JSON document summarizing an E32. */
 export function rfceFromEcf(input: RfceInput): RfceDocument {
   if (!isRfceEligible(input.ecf)) {
-    throw new DocumentBuildError(`an RFCE summarizes an E32 under DOP ${RFCE_THRESHOLD_DOP}`);
+    throw new DocumentBuildError(`an RFCE summarizes an E32 under DOP ${formatMoney(E32_RFCE_THRESHOLD)}`);
   }
   if ([...input.CodigoSeguridadeCF].length !== 6) {
     throw new DocumentBuildError("CodigoSeguridadeCF must be the first 6 characters of the E32's SignatureValue");

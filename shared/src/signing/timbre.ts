@@ -2,6 +2,8 @@
 // (consultatimbre, 7 parameters) or for a consumer invoice under DOP 250,000 (consultatimbrefc, 4),
 // and the security code, the first 6 characters of SignatureValue.
 
+import { parseDecimal } from "../money.ts";
+import { isUnderRfceThreshold } from "../rfce-threshold.ts";
 import type { DgiiEnvironment } from "../tipos.ts";
 
 export interface TimbreEcf {
@@ -85,8 +87,6 @@ export function securityCode(signedXml: string): string {
   return value.slice(0, 6);
 }
 
-const FC_LIMIT_CENTS = 250_000_00;
-
 function leaf(xml: string, name: string): string | undefined {
   const m = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
   return m?.[1];
@@ -106,9 +106,8 @@ export function timbreForSignedEcf(signedXml: string, environment: DgiiEnvironme
   const montoTotal = required("MontoTotal");
   const codigoSeguridad = securityCode(signedXml);
   const rncEmisor = required("RNCEmisor");
-  const [units = "0", fraction = ""] = montoTotal.split(".");
-  const cents = Number(units) * 100 + Number(fraction.padEnd(2, "0").slice(0, 2));
-  if (encf.startsWith("E32") && cents < FC_LIMIT_CENTS) {
+  const total = parseDecimal(montoTotal);
+  if (encf.startsWith("E32") && total !== undefined && isUnderRfceThreshold(total)) {
     return { form: "consultatimbrefc", environment, rncEmisor, encf, montoTotal, codigoSeguridad };
   }
   return {
