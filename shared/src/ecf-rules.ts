@@ -7,7 +7,7 @@
 import { decimalOf, codeOf, isObject, isPresent, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
 import { add, compare, dec, formatMoney, percentOf, roundHalfUp, sub, abs, sum, ZERO, type Decimal } from "./money.ts";
 import { impuestoAdicional, UNIDAD_GRANEL } from "./catalogs.ts";
-import { jsonPointer, type Problem, type Severity } from "./problems.ts";
+import { jsonPointer, problem, type Problem, type Severity } from "./problems.ts";
 import type { TipoeCF } from "./tipos.ts";
 import { parseENcf } from "./ids.ts";
 import { E32_RFCE_THRESHOLD, isUnderRfceThreshold } from "./rfce-threshold.ts";
@@ -276,12 +276,6 @@ function paginaNoPresent(): Condition {
 }
 function mineriaPresent(): Condition {
   return { en: "Mineria (mining sector billing) is present", es: "Mineria (facturación del sector minería) está presente", applies: () => true };
-}
-
-function problem(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
-  const p: Problem = { path, code, message, messageEs, severity, rule };
-  if (details) p.details = details;
-  return p;
 }
 
 /** Incoterms (ICC 2020, plus 2010/2000 terms still seen on customs forms) for CondicionesEntrega. */

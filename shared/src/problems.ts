@@ -43,6 +43,13 @@ export function jsonPointer(...tokens: (string | number)[]): string {
   return tokens.map((t) => "/" + pointerToken(t)).join("");
 }
 
+/** Builds a problem; `details` is left out when not given (no `details: undefined` in the JSON). */
+export function problem(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
+  const p: Problem = { path, code, message, messageEs, severity, rule };
+  if (details) p.details = details;
+  return p;
+}
+
 export function hasErrors(problems: readonly Problem[]): boolean {
   return problems.some((p) => p.severity === "error");
 }

@@ -7,14 +7,14 @@
  * matrix with its conditions, identifiers and dates, totals against DGII's tolerance, and the
  * per-type rules. It never throws, whatever the input.
  */
-import { availableBalance, dayNumber, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
+import { availableBalance, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
 import { CONDITIONS, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
 export { isRfceSummary } from "./rfce-threshold.ts";
-import { formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
+import { dayNumber, formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
 import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
 import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
-import { jsonMappingRule, jsonPointer, type Problem, type Severity } from "./problems.ts";
+import { jsonMappingRule, jsonPointer, problem, type Problem, type Severity } from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
 import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type TotalsOptions } from "./totals.ts";
@@ -115,12 +115,6 @@ function cloneJson(v: unknown, dropped: string[], path: (string | number)[] = []
   }
 }
 
-function mk(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
-  const p: Problem = { path, code, message, messageEs, severity, rule };
-  if (details) p.details = details;
-  return p;
-}
-
 /** The object at `keys`, created when missing; a present non-object is reported, then replaced. */
 function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]): JsonObject {
   let cur = root;
@@ -129,7 +123,7 @@ function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]):
     path.push(k);
     if (!isObject(cur[k])) {
       if (isPresent(cur[k]) && !(path.length === 1 && k === "Encabezado")) {
-        problems.push(mk(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, jsonMappingRule(`${k} is an object (xsd:element ${k})`), { value: cur[k] }));
+        problems.push(problem(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, jsonMappingRule(`${k} is an object (xsd:element ${k})`), { value: cur[k] }));
       }
       cur[k] = {};
     }
@@ -204,7 +198,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   const rncPerfil = context.emisor?.RNCEmisor;
   const rncSent = textOf(emisor, "RNCEmisor");
   if (rncPerfil && rncSent !== undefined && rncSent !== rncPerfil) {
-    problems.push(mk("/Encabezado/Emisor/RNCEmisor", "emisor_mismatch", "error", `RNCEmisor ${rncSent} is not the issuer's RNC ${rncPerfil}`, `RNCEmisor ${rncSent} no es el RNC del emisor ${rncPerfil}`, "formato-ecf: RNCEmisor (RNC autorizado como emisor electrónico)", { sent: rncSent, expected: rncPerfil }));
+    problems.push(problem("/Encabezado/Emisor/RNCEmisor", "emisor_mismatch", "error", `RNCEmisor ${rncSent} is not the issuer's RNC ${rncPerfil}`, `RNCEmisor ${rncSent} no es el RNC del emisor ${rncPerfil}`, "formato-ecf: RNCEmisor (RNC autorizado como emisor electrónico)", { sent: rncSent, expected: rncPerfil }));
   }
   for (const [k, v] of Object.entries(context.emisor ?? {})) {
     if (!isPresent(emisor[k]) && isPresent(v)) emisor[k] = Array.isArray(v) ? [...v] : v;
@@ -222,7 +216,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
     } else {
       idDoc.TipoIngresos = DEFAULT_TIPO_INGRESOS;
       problems.push(
-        mk(
+        problem(
           "/Encabezado/IdDoc/TipoIngresos",
           "assumed_value",
           "warning",
@@ -243,7 +237,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
       if (sent === undefined) idDoc.IndicadorNotaCredito = derived;
       else if (sent !== derived) {
         problems.push(
-          mk("/Encabezado/IdDoc/IndicadorNotaCredito", "inconsistent_value", "error", `IndicadorNotaCredito must be ${derived}: ${derived === "1" ? "more" : "not more"} than 30 days separate FechaEmision from FechaNCFModificado`, `IndicadorNotaCredito debe ser ${derived}: ${derived === "1" ? "más" : "no más"} de 30 días separan FechaEmision de FechaNCFModificado`, "formato-ecf: IndicadorNotaCredito (34: 1)", { sent, computed: derived }),
+          problem("/Encabezado/IdDoc/IndicadorNotaCredito", "inconsistent_value", "error", `IndicadorNotaCredito must be ${derived}: ${derived === "1" ? "more" : "not more"} than 30 days separate FechaEmision from FechaNCFModificado`, `IndicadorNotaCredito debe ser ${derived}: ${derived === "1" ? "más" : "no más"} de 30 días separan FechaEmision de FechaNCFModificado`, "formato-ecf: IndicadorNotaCredito (34: 1)", { sent, computed: derived }),
         );
       }
     }
@@ -263,7 +257,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
         // formato-ecf says 0.00; DGII's own certification case uses a non-billable line of 1.00,
         // so a non-billable line only gets a warning.
         const nonBillable = codeOf(item, "IndicadorFacturacion") === "0";
-        problems.push(mk(jsonPointer("DetallesItems", i, "MontoItem"), "must_be_zero", nonBillable ? "warning" : "error", "A credit note that corrects text (CodigoModificacion 2) has MontoItem 0.00", "Una nota de crédito que corrige texto (CodigoModificacion 2) lleva MontoItem 0.00", "formato-ecf: MontoItem (c)", { sent: textOf(item, "MontoItem") }));
+        problems.push(problem(jsonPointer("DetallesItems", i, "MontoItem"), "must_be_zero", nonBillable ? "warning" : "error", "A credit note that corrects text (CodigoModificacion 2) has MontoItem 0.00", "Una nota de crédito que corrige texto (CodigoModificacion 2) lleva MontoItem 0.00", "formato-ecf: MontoItem (c)", { sent: textOf(item, "MontoItem") }));
       }
       return;
     }
@@ -277,7 +271,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
       if (!sentOM && !isPresent(omd.MontoItemOtraMoneda)) omd.MontoItemOtraMoneda = formatMoney(computedOM);
       else if (sentOM && !judgeDifference(sentOM, computedOM, LINE_TOLERANCE).withinTolerance) {
         const d = judgeDifference(sentOM, computedOM, LINE_TOLERANCE);
-        problems.push(mk(jsonPointer("DetallesItems", i, "OtraMonedaDetalle", "MontoItemOtraMoneda"), "line_out_of_tolerance", severity, `MontoItemOtraMoneda differs from PrecioOtraMoneda × quantity − discount + surcharge by more than ±1.00 (computed ${d.computed})`, `MontoItemOtraMoneda difiere de PrecioOtraMoneda × cantidad − descuento + recargo en más de ±1.00 (calculado ${d.computed})`, "informe-tecnico §12: tolerancia por línea ±1", { ...d, dgiiOutcome: "aceptado_condicional" }));
+        problems.push(problem(jsonPointer("DetallesItems", i, "OtraMonedaDetalle", "MontoItemOtraMoneda"), "line_out_of_tolerance", severity, `MontoItemOtraMoneda differs from PrecioOtraMoneda × quantity − discount + surcharge by more than ±1.00 (computed ${d.computed})`, `MontoItemOtraMoneda difiere de PrecioOtraMoneda × cantidad − descuento + recargo en más de ±1.00 (calculado ${d.computed})`, "informe-tecnico §12: tolerancia por línea ±1", { ...d, dgiiOutcome: "aceptado_condicional" }));
       }
     }
     if (!isPresent(item.MontoItem) && line?.computedMontoItem) item.MontoItem = formatMoney(line.computedMontoItem);
@@ -285,7 +279,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
       const d = judgeDifference(decimalOf(item, "MontoItem")!, line.computedMontoItem, LINE_TOLERANCE);
       if (!d.withinTolerance) {
         problems.push(
-          mk(jsonPointer("DetallesItems", i, "MontoItem"), "line_out_of_tolerance", severity, `MontoItem differs from quantity × price − discount + surcharge by more than ±1.00 (computed ${d.computed})`, `MontoItem difiere de cantidad × precio − descuento + recargo en más de ±1.00 (calculado ${d.computed})`, "informe-tecnico §12: tolerancia por línea ±1", { ...d, dgiiOutcome: "aceptado_condicional" }),
+          problem(jsonPointer("DetallesItems", i, "MontoItem"), "line_out_of_tolerance", severity, `MontoItem differs from quantity × price − discount + surcharge by more than ±1.00 (computed ${d.computed})`, `MontoItem difiere de cantidad × precio − descuento + recargo en más de ±1.00 (calculado ${d.computed})`, "informe-tecnico §12: tolerancia por línea ±1", { ...d, dgiiOutcome: "aceptado_condicional" }),
         );
       }
     }
@@ -303,7 +297,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
     const d = judgeDifference(sent, computed, tolerance);
     if (!d.withinTolerance) {
       problems.push(
-        mk(path, "total_out_of_tolerance", severity, `${field} differs from the computed ${d.computed} by more than the tolerance ±${d.tolerance}`, `${field} difiere del valor calculado ${d.computed} en más de la tolerancia ±${d.tolerance}`, "informe-tecnico §12: tolerancia global ±(número de líneas)", { ...d, dgiiOutcome: "aceptado_condicional" }),
+        problem(path, "total_out_of_tolerance", severity, `${field} differs from the computed ${d.computed} by more than the tolerance ±${d.tolerance}`, `${field} difiere del valor calculado ${d.computed} en más de la tolerancia ±${d.tolerance}`, "informe-tecnico §12: tolerancia global ±(número de líneas)", { ...d, dgiiOutcome: "aceptado_condicional" }),
       );
     }
   };
@@ -311,12 +305,12 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   if (textNote) {
     for (const k of Object.keys(totales)) {
       if (k === "MontoTotal") continue;
-      problems.push(mk(jsonPointer("Encabezado", "Totales", k), "dropped_field", "warning", `${k} was dropped: an E34 that corrects text holds only MontoTotal 0.00 (DGII rejections 1930/1960)`, `${k} se omitió: una E34 que corrige texto lleva solo MontoTotal 0.00 (rechazos DGII 1930/1960)`, "formato-ecf: MontoTotal (E34, CodigoModificacion 2)"));
+      problems.push(problem(jsonPointer("Encabezado", "Totales", k), "dropped_field", "warning", `${k} was dropped: an E34 that corrects text holds only MontoTotal 0.00 (DGII rejections 1930/1960)`, `${k} se omitió: una E34 que corrige texto lleva solo MontoTotal 0.00 (rechazos DGII 1930/1960)`, "formato-ecf: MontoTotal (E34, CodigoModificacion 2)"));
       delete totales[k];
     }
     const sent = decimalOf(totales, "MontoTotal");
     if (sent && !isZero(sent)) {
-      problems.push(mk("/Encabezado/Totales/MontoTotal", "must_be_zero", "error", "An E34 that corrects text has MontoTotal 0.00", "Una E34 que corrige texto lleva MontoTotal 0.00", "formato-ecf: MontoTotal (E34, CodigoModificacion 2)", { sent: textOf(totales, "MontoTotal") }));
+      problems.push(problem("/Encabezado/Totales/MontoTotal", "must_be_zero", "error", "An E34 that corrects text has MontoTotal 0.00", "Una E34 que corrige texto lleva MontoTotal 0.00", "formato-ecf: MontoTotal (E34, CodigoModificacion 2)", { sent: textOf(totales, "MontoTotal") }));
     }
     totales.MontoTotal = "0.00";
     return { problems, montoTotal: ZERO };
@@ -325,7 +319,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   // Some integrations send these; they are not e-CF elements and DGII rejects them.
   for (const k of ["MontoDescuentosGlobales", "MontoRecargosGlobales"]) {
     if (k in totales) {
-      problems.push(mk(jsonPointer("Encabezado", "Totales", k), "dropped_field", "warning", `${k} is not an e-CF element and was dropped (global discounts and surcharges go in DescuentosORecargos)`, `${k} no es un elemento del e-CF y se omitió (los descuentos y recargos globales van en DescuentosORecargos)`, "formato-ecf: Totales"));
+      problems.push(problem(jsonPointer("Encabezado", "Totales", k), "dropped_field", "warning", `${k} is not an e-CF element and was dropped (global discounts and surcharges go in DescuentosORecargos)`, `${k} no es un elemento del e-CF y se omitió (los descuentos y recargos globales van en DescuentosORecargos)`, "formato-ecf: Totales"));
       delete totales[k];
     }
   }
@@ -352,7 +346,7 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
     if (sent === undefined) {
       if (typeof mine === "string") totales[k] = mine;
     } else if (mine !== undefined && sent !== mine) {
-      problems.push(mk(jsonPointer("Encabezado", "Totales", k), "invalid_value", "error", `${k} must be ${String(mine)}`, `${k} debe ser ${String(mine)}`, `formato-ecf: ${k}`, { sent, expected: mine }));
+      problems.push(problem(jsonPointer("Encabezado", "Totales", k), "invalid_value", "error", `${k} must be ${String(mine)}`, `${k} debe ser ${String(mine)}`, `formato-ecf: ${k}`, { sent, expected: mine }));
     }
   }
   for (const k of ["SaldoAnterior", "MontoAvancePago"] as const) {
@@ -491,13 +485,13 @@ export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: D
     for (const inst of instancesOf(doc, segments, arrayAfter, memo)) {
       const present = isPresent(inst.value);
       if (code === 0 && present) {
-        out.push(mk(jsonPointer(...inst.tokens), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
+        out.push(problem(jsonPointer(...inst.tokens), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
       } else if (code === 1 && !present) {
-        out.push(mk(jsonPointer(...inst.tokens), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
+        out.push(problem(jsonPointer(...inst.tokens), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
       } else if (code === 2 && !present) {
         const cond = CONDITIONS[path]!;
         if (cond.applies({ doc, tipo, holder: inst.holder, montoTotal })) {
-          out.push(mk(jsonPointer(...inst.tokens), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
+          out.push(problem(jsonPointer(...inst.tokens), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
         }
       }
     }
@@ -515,13 +509,13 @@ function dateProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
     if (value === undefined) return;
     const d = dayNumber(value);
     if (d === undefined) {
-      out.push(mk(pointer, "invalid_date", "error", `${field} must be a real date dd-MM-yyyy`, `${field} debe ser una fecha válida dd-MM-AAAA`, `formato-ecf: ${field} (fecha válida)`, { value }));
+      out.push(problem(pointer, "invalid_date", "error", `${field} must be a real date dd-MM-yyyy`, `${field} debe ser una fecha válida dd-MM-AAAA`, `formato-ecf: ${field} (fecha válida)`, { value }));
       return;
     }
     if (cmp && cmp.other !== undefined && !(cmp.op === ">=" ? d >= cmp.other : d <= cmp.other)) {
       const en = cmp.op === ">=" ? "on or after" : "on or before";
       const es = cmp.op === ">=" ? "igual o posterior a" : "igual o anterior a";
-      out.push(mk(pointer, "invalid_date_order", "error", `${field} must be ${en} ${cmp.otherName}`, `${field} debe ser ${es} ${cmp.otherName}`, `formato-ecf: ${field}`, { value }));
+      out.push(problem(pointer, "invalid_date_order", "error", `${field} must be ${en} ${cmp.otherName}`, `${field} debe ser ${es} ${cmp.otherName}`, `formato-ecf: ${field}`, { value }));
     }
   };
   check("/Encabezado/Emisor/FechaEmision", "FechaEmision", emision);
@@ -557,17 +551,17 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
   const ref = objAt(doc, "InformacionReferencia");
   const ncf = textOf(ref, "NCFModificado");
   if (ncf !== undefined && ncf !== m.eNCF) {
-    out.push(mk("/InformacionReferencia/NCFModificado", "invalid_reference", "error", `NCFModificado ${ncf} is not the receipt being modified (${m.eNCF})`, `NCFModificado ${ncf} no es el comprobante modificado (${m.eNCF})`, "formato-ecf: NCFModificado"));
+    out.push(problem("/InformacionReferencia/NCFModificado", "invalid_reference", "error", `NCFModificado ${ncf} is not the receipt being modified (${m.eNCF})`, `NCFModificado ${ncf} no es el comprobante modificado (${m.eNCF})`, "formato-ecf: NCFModificado"));
   }
   const fecha = textOf(ref, "FechaNCFModificado");
   if (fecha !== undefined && m.fechaEmision !== undefined && fecha !== m.fechaEmision) {
-    out.push(mk("/InformacionReferencia/FechaNCFModificado", "invalid_reference", "error", `FechaNCFModificado must be the modified receipt's FechaEmision ${m.fechaEmision}`, `FechaNCFModificado debe ser la FechaEmision del comprobante modificado ${m.fechaEmision}`, "formato-ecf: FechaNCFModificado"));
+    out.push(problem("/InformacionReferencia/FechaNCFModificado", "invalid_reference", "error", `FechaNCFModificado must be the modified receipt's FechaEmision ${m.fechaEmision}`, `FechaNCFModificado debe ser la FechaEmision del comprobante modificado ${m.fechaEmision}`, "formato-ecf: FechaNCFModificado"));
   }
   // A note on an E32 of 250,000 DOP or more identifies the buyer too (formato-ecf RNCComprador c).
   const comprador = objAt(doc, "Encabezado", "Comprador");
   const modifiedTotal = parseDecimal(m.montoTotal);
   if (parseENcf(m.eNCF)?.tipo === "32" && modifiedTotal && isHighValueConsumo("32", modifiedTotal) && !isPresent(comprador?.RNCComprador) && !isPresent(comprador?.IdentificadorExtranjero)) {
-    out.push(mk("/Encabezado/Comprador/RNCComprador", "required", "error", "A note on an E32 of 250,000.00 DOP or more must identify the buyer (RNCComprador or IdentificadorExtranjero)", "Una nota sobre una E32 de DOP 250,000.00 o más debe identificar al comprador (RNCComprador o IdentificadorExtranjero)", `formato-ecf: RNCComprador (${tipo}: 2, modifica E32 ≥ DOP$250,000.00)`));
+    out.push(problem("/Encabezado/Comprador/RNCComprador", "required", "error", "A note on an E32 of 250,000.00 DOP or more must identify the buyer (RNCComprador or IdentificadorExtranjero)", "Una nota sobre una E32 de DOP 250,000.00 o más debe identificar al comprador (RNCComprador o IdentificadorExtranjero)", `formato-ecf: RNCComprador (${tipo}: 2, modifica E32 ≥ DOP$250,000.00)`));
   }
   const codigo = codeOf(ref, "CodigoModificacion");
   if (!isCodigoModificacion(codigo) || !modifiedTotal) return out;
@@ -581,7 +575,7 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
       invalid_amount: ["The note's amount is not valid for its CodigoModificacion", "El monto de la nota no es válido para su CodigoModificacion"],
     };
     const [en, es] = texts[verdict.reason] ?? ["The note is not allowed", "La nota no procede"];
-    out.push(mk("/Encabezado/Totales/MontoTotal", `credit_${verdict.reason}`, "error", en, es, "formato-ecf: MontoTotal (d) y nota 30", { ...balance, proposal: undefined, montoTotal: formatMoney(montoTotal) }));
+    out.push(problem("/Encabezado/Totales/MontoTotal", `credit_${verdict.reason}`, "error", en, es, "formato-ecf: MontoTotal (d) y nota 30", { ...balance, proposal: undefined, montoTotal: formatMoney(montoTotal) }));
   }
   return out;
 }
@@ -608,33 +602,33 @@ export function validateEcf(input: unknown, context: ValidationContext): Validat
     return {
       ok: false,
       document: {},
-      problems: [mk("", "internal_error", "error", `Validation failed unexpectedly: ${String(err)}`, `La validación falló inesperadamente: ${String(err)}`, jsonMappingRule("validateEcf reports every problem and never throws"))],
+      problems: [problem("", "internal_error", "error", `Validation failed unexpectedly: ${String(err)}`, `La validación falló inesperadamente: ${String(err)}`, jsonMappingRule("validateEcf reports every problem and never throws"))],
     };
   }
 }
 
 function validateUnsafe(input: unknown, context: ValidationContext): ValidationResult {
   if (!isObject(input)) {
-    return { ok: false, document: {}, problems: [mk("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON", jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"))] };
+    return { ok: false, document: {}, problems: [problem("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON", jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"))] };
   }
   const dropped: string[] = [];
   const doc = cloneJson(input, dropped) as JsonObject;
-  const problems: Problem[] = dropped.map((path) => mk(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", jsonMappingRule("keys are DGII element names")));
+  const problems: Problem[] = dropped.map((path) => problem(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", jsonMappingRule("keys are DGII element names")));
   if (!isObject(doc.Encabezado)) {
     const wrongShape = isPresent(doc.Encabezado);
-    problems.push(mk("/Encabezado", wrongShape ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", wrongShape ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))") : "formato-ecf: Encabezado (1)"));
+    problems.push(problem("/Encabezado", wrongShape ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", wrongShape ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))") : "formato-ecf: Encabezado (1)"));
   }
   if (!Array.isArray(doc.DetallesItems) || doc.DetallesItems.length === 0) {
     const missing = Array.isArray(doc.DetallesItems) || !isPresent(doc.DetallesItems);
     problems.push(
-      mk("/DetallesItems", missing ? "required" : "invalid_type", "error", "DetallesItems must be an array with at least one line", "DetallesItems debe ser una lista con al menos una línea", missing ? "formato-ecf: Detalle de Bienes o Servicios (1)" : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item")),
+      problem("/DetallesItems", missing ? "required" : "invalid_type", "error", "DetallesItems must be an array with at least one line", "DetallesItems debe ser una lista con al menos una línea", missing ? "formato-ecf: Detalle de Bienes o Servicios (1)" : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item")),
     );
   }
   const tipo = tipoFrom(doc, context);
   if (!tipo) {
     const raw = valueAt(doc, "Encabezado", "IdDoc", "TipoeCF");
     problems.push(
-      mk("/Encabezado/IdDoc/TipoeCF", isPresent(raw) ? "invalid_value" : "required", "error", "TipoeCF must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "TipoeCF debe ser uno de 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "formato-ecf: TipoeCF (1)", isPresent(raw) ? { value: raw } : undefined),
+      problem("/Encabezado/IdDoc/TipoeCF", isPresent(raw) ? "invalid_value" : "required", "error", "TipoeCF must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "TipoeCF debe ser uno de 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "formato-ecf: TipoeCF (1)", isPresent(raw) ? { value: raw } : undefined),
     );
     return { ok: false, document: doc, problems: dedupe(problems) };
   }
