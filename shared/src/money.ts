@@ -126,10 +126,6 @@ export function isZero(a: Decimal): boolean {
   return a.coef === 0n;
 }
 
-export function isNegative(a: Decimal): boolean {
-  return a.coef < 0n;
-}
-
 export function max(a: Decimal, b: Decimal): Decimal {
   return compare(a, b) >= 0 ? a : b;
 }

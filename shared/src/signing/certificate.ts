@@ -97,11 +97,6 @@ export function describeCertificate(der: Uint8Array): CertificateInfo {
   };
 }
 
-/** Whether the certificate holds an RSA public key. */
-export function hasRsaKey(der: Uint8Array): boolean {
-  return parse(der).subjectPublicKeyInfo.algorithm.algorithmId === RSA_ENCRYPTION;
-}
-
 /** The certificate's RSA public key, ready to verify RSA-SHA256 signatures. */
 export async function certificatePublicKey(der: Uint8Array): Promise<CryptoKey> {
   const cert = parse(der);

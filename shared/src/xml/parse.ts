@@ -254,11 +254,6 @@ export function documentKindOf(tree: XmlNode): DocumentKind | undefined {
   return k && isDocumentKind(k) ? k : undefined;
 }
 
-/** The kind of an XML document (e-CF type, RFCE, ARECF, ACECF, ANECF, Semilla), if recognised. */
-export function detectDocumentKind(xml: string): DocumentKind | undefined {
-  return documentKindOf(parseXmlTree(xml));
-}
-
 /**
  * Parses an e-CF into its JSON document: leaves as strings, arrays for repeated groups, the
  * Signature dropped. An unknown TipoeCF is read with the E31 model (the widest), so the
