@@ -5,6 +5,7 @@
  * CodigoModificacion: 1 annuls the receipt, 2 corrects text (amount 0.00), 3 corrects amounts,
  * 4 replaces a receipt issued in contingency, 5 references a consumer invoice (from an E31 only).
  */
+import { dayNumber } from "./dgii-time.ts";
 import { ZERO, add, compare, formatMoney, isZero, parseDecimal, sub, type Decimal } from "./money.ts";
 
 export const CODIGOS_MODIFICACION = ["1", "2", "3", "4", "5"] as const;
@@ -95,18 +96,6 @@ function judgeProposal(p: ProposedNote, available: Decimal, annulled: boolean, p
   if (p.codigoModificacion === "2") return isZero(m) ? { ok: true } : { ok: false, reason: "invalid_amount" };
   if (compare(m, available) > 0) return { ok: false, reason: "exceeds_available" };
   return { ok: true };
-}
-
-/** dd-MM-yyyy → days since 1970-01-01 (UTC calendar days), or undefined when not a real date. */
-export function dayNumber(text: unknown): number | undefined {
-  if (typeof text !== "string") return undefined;
-  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(text);
-  if (!m) return undefined;
-  const [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = Date.UTC(y, mo - 1, d);
-  const back = new Date(t);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
-  return Math.round(t / 86_400_000);
 }
 
 /** More than 30 calendar days from the modified receipt to the credit note: no ITBIS refund. */

@@ -74,6 +74,14 @@ export function parseDgiiDate(text: string): Date | undefined {
   return parseDgiiDateTime(`${text} 00:00:00`);
 }
 
+/** dd-MM-yyyy → days since 1970-01-01 (calendar days), or undefined when not a real date. */
+export function dayNumber(text: unknown): number | undefined {
+  if (typeof text !== "string") return undefined;
+  const midnight = parseDgiiDate(text);
+  if (!midnight) return undefined;
+  return Math.floor((midnight.getTime() + SANTO_DOMINGO_OFFSET_MS) / DAY_MS);
+}
+
 /** `yyyy-MM-dd` in Santo Domingo at an instant. */
 export function drIsoDate(instant: Date): string {
   const x = santoDomingoClock(instant);

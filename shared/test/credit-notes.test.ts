@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { availableBalance, dayNumber, indicadorNotaCredito, type AcceptedNote, type ProposedNote } from "../src/credit-notes.ts";
+import { dayNumber } from "../src/dgii-time.ts";
+import { availableBalance, indicadorNotaCredito, type AcceptedNote, type ProposedNote } from "../src/credit-notes.ts";
 
 const credit = (code: AcceptedNote["codigoModificacion"], monto: string): AcceptedNote => ({ tipo: "34", codigoModificacion: code, montoTotal: monto });
 const debit = (monto: string): AcceptedNote => ({ tipo: "33", codigoModificacion: "3", montoTotal: monto });
