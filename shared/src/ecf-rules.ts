@@ -286,32 +286,50 @@ export const FORCED_INDICADOR: Partial<Record<TipoeCF, string>> = { "43": "4", "
 
 /** Cross-field rules per type. `montoTotal` is the document's computed total. */
 export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
-  const out: Problem[] = [];
   const items = lines(doc);
+  return [
+    ...forcedIndicadorProblems(items, tipo),
+    ...buyerProblems(doc, tipo, montoTotal),
+    ...referenceProblems(doc, tipo),
+    ...(tipo === "46" ? exportProblems(doc) : []),
+    ...withholdingProblems(items),
+    ...sequenceProblems(doc),
+    ...emptyReferenceProblems(doc),
+  ];
+}
 
+/** E43, E44, E46, E47: every line carries the type's IndicadorFacturacion. */
+function forcedIndicadorProblems(items: JsonObject[], tipo: TipoeCF): Problem[] {
   const forced = FORCED_INDICADOR[tipo];
-  if (forced) {
-    items.forEach((l, i) => {
-      const ind = indicador(l);
-      if (ind !== undefined && ind !== forced) {
-        out.push(
-          problem(
-            jsonPointer("DetallesItems", i, "IndicadorFacturacion"),
-            "invalid_indicador_facturacion",
-            "error",
-            `An E${tipo} line must have IndicadorFacturacion ${forced} (${forced === "4" ? "exempt" : "ITBIS 0 %"})`,
-            `Una línea de E${tipo} debe tener IndicadorFacturacion ${forced} (${forced === "4" ? "exento" : "ITBIS 0 %"})`,
-            `formato-ecf: IndicadorFacturacion (nota ${forced === "4" ? 50 : 51})`,
-            { value: ind, expected: forced },
-          ),
-        );
-      }
-    });
-  }
+  if (!forced) return [];
+  const [en, es, note] = forced === "4" ? ["exempt", "exento", 50] : ["ITBIS 0 %", "ITBIS 0 %", 51];
+  const out: Problem[] = [];
+  items.forEach((l, i) => {
+    const ind = indicador(l);
+    if (ind === undefined || ind === forced) return;
+    out.push(
+      problem(
+        jsonPointer("DetallesItems", i, "IndicadorFacturacion"),
+        "invalid_indicador_facturacion",
+        "error",
+        `An E${tipo} line must have IndicadorFacturacion ${forced} (${en})`,
+        `Una línea de E${tipo} debe tener IndicadorFacturacion ${forced} (${es})`,
+        `formato-ecf: IndicadorFacturacion (nota ${note})`,
+        { value: ind, expected: forced },
+      ),
+    );
+  });
+  return out;
+}
 
-  // E32 ≥ 250,000: the buyer must be identified by RNC/cédula or, for foreigners, IdentificadorExtranjero.
+/** Who the buyer is: named on a high-value E32 and on an E44, by RNC or foreign id but not both. */
+function buyerProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
+  const out: Problem[] = [];
   const comprador = objAt(doc, "Encabezado", "Comprador");
-  if (isHighValueConsumo(tipo, montoTotal) && !isPresent(comprador?.RNCComprador) && !isPresent(comprador?.IdentificadorExtranjero)) {
+  const hasRnc = isPresent(comprador?.RNCComprador);
+  const hasForeignId = isPresent(comprador?.IdentificadorExtranjero);
+  // E32 ≥ 250,000: the buyer must be identified by RNC/cédula or, for foreigners, IdentificadorExtranjero.
+  if (isHighValueConsumo(tipo, montoTotal) && !hasRnc && !hasForeignId) {
     out.push(
       problem(
         "/Encabezado/Comprador/RNCComprador",
@@ -324,63 +342,160 @@ export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): 
       ),
     );
   }
-
   // IdentificadorExtranjero identifies a buyer without RNC/cédula: only with RNCComprador blank
   // (formato-ecf 39, b). An E44 buyer has one or the other (formato-ecf 38, note 5).
-  if (isPresent(comprador?.IdentificadorExtranjero) && isPresent(comprador?.RNCComprador)) {
-    out.push(problem("/Encabezado/Comprador/IdentificadorExtranjero", "prohibited", "error", "IdentificadorExtranjero is only for a buyer without RNC/cédula: leave it out when RNCComprador is given", "IdentificadorExtranjero es solo para un comprador sin RNC/cédula: se omite cuando se completa RNCComprador", "formato-ecf: IdentificadorExtranjero (b: RNC Comprador está en blanco)"));
+  if (hasForeignId && hasRnc) {
+    out.push(
+      problem(
+        "/Encabezado/Comprador/IdentificadorExtranjero",
+        "prohibited",
+        "error",
+        "IdentificadorExtranjero is only for a buyer without RNC/cédula: leave it out when RNCComprador is given",
+        "IdentificadorExtranjero es solo para un comprador sin RNC/cédula: se omite cuando se completa RNCComprador",
+        "formato-ecf: IdentificadorExtranjero (b: RNC Comprador está en blanco)",
+      ),
+    );
   }
-  if (tipo === "44" && comprador && !isPresent(comprador.RNCComprador) && !isPresent(comprador.IdentificadorExtranjero)) {
-    out.push(problem("/Encabezado/Comprador/RNCComprador", "required", "error", "An E44 identifies its buyer: RNCComprador, or IdentificadorExtranjero for a foreign buyer (diplomat)", "Una E44 identifica al comprador: RNCComprador, o IdentificadorExtranjero si es extranjero (diplomático)", "formato-ecf: RNCComprador (44: 2, nota 5)"));
+  if (tipo === "44" && comprador && !hasRnc && !hasForeignId) {
+    out.push(
+      problem(
+        "/Encabezado/Comprador/RNCComprador",
+        "required",
+        "error",
+        "An E44 identifies its buyer: RNCComprador, or IdentificadorExtranjero for a foreign buyer (diplomat)",
+        "Una E44 identifica al comprador: RNCComprador, o IdentificadorExtranjero si es extranjero (diplomático)",
+        "formato-ecf: RNCComprador (44: 2, nota 5)",
+      ),
+    );
   }
+  return out;
+}
 
-  // InformacionReferencia: codes 1-4 belong to notes (E33/E34), code 5 to an E31 that references an E32.
+/** InformacionReferencia: codes 1-4 belong to notes (E33/E34), code 5 to an E31 that references an E32. */
+function referenceProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
   const ref = objAt(doc, "InformacionReferencia");
   const codigo = codeOf(ref, "CodigoModificacion");
-  if (ref && codigo !== undefined) {
-    const ncf = textOf(ref, "NCFModificado");
-    if (tipo !== "31" && codigo === "5") {
-      out.push(problem("/InformacionReferencia/CodigoModificacion", "invalid_codigo_modificacion", "error", "CodigoModificacion 5 (consumer invoice reference) is only for an E31", "El CodigoModificacion 5 (referencia a factura de consumo) solo aplica a una E31", "formato-ecf: CodigoModificacion (e, nota 81)", { value: codigo }));
-    }
-    // Code 4 replaces a serie B receipt issued in contingency by the e-CF of the equivalent type
-    // (B01 → E31 … B17 → E47: the e-CF type is the paper type + 30).
-    const paperType = String(Number(tipo) - 30).padStart(2, "0");
-    if (codigo === "4" && ncf !== undefined && !new RegExp(`^B${paperType}\\d{8}$`).test(ncf)) {
-      out.push(
-        problem("/InformacionReferencia/NCFModificado", "invalid_reference", "error", `With CodigoModificacion 4 NCFModificado must be the serie B receipt issued in contingency of the equivalent type (B${paperType} for an E${tipo})`, `Con CodigoModificacion 4 el NCFModificado debe ser el comprobante serie B emitido en contingencia del tipo equivalente (B${paperType} para una E${tipo})`, "formato-ecf: NCFModificado (b: código de modificación 4, tipo equivalente)", { value: ncf, expected: `B${paperType}` }),
-      );
-    }
-    if (codigo === "5" && tipo === "31" && ncf !== undefined && parseENcf(ncf)?.tipo !== "32") {
-      out.push(problem("/InformacionReferencia/NCFModificado", "invalid_reference", "error", "With CodigoModificacion 5 NCFModificado must be an E32 (consumer invoice)", "Con CodigoModificacion 5 el NCFModificado debe ser una E32 (factura de consumo)", "formato-ecf: CodigoModificacion (e)", { value: ncf }));
-    }
-    if (codigo !== "5" && tipo !== "33" && tipo !== "34" && codigo !== "4") {
-      out.push(problem("/InformacionReferencia/CodigoModificacion", "invalid_codigo_modificacion", "error", `CodigoModificacion ${codigo} is only for debit and credit notes (E33, E34)`, `El CodigoModificacion ${codigo} solo aplica a notas de débito y crédito (E33, E34)`, "formato-ecf: CodigoModificacion", { value: codigo }));
-    }
-    // Serie E (13), serie B (11), and the older serie A and P (19) (informe-tecnico note 44).
-    if (ncf !== undefined && !/^(E\d{12}|[A-Z]\d{10}|[AP]\d{18})$/.test(ncf)) {
-      out.push(problem("/InformacionReferencia/NCFModificado", "invalid_encf", "error", "NCFModificado must be an e-NCF (E + 12 digits), an NCF (letter + 10 digits) or a serie A/P NCF (letter + 18 digits)", "NCFModificado debe ser un e-NCF (E + 12 dígitos), un NCF (letra + 10 dígitos) o un NCF serie A/P (letra + 18 dígitos)", "formato-ecf: NCFModificado (nota 79)", { value: ncf }));
-    }
+  if (!ref || codigo === undefined) return [];
+  const out: Problem[] = [];
+  const ncf = textOf(ref, "NCFModificado");
+  const codigoPath = "/InformacionReferencia/CodigoModificacion";
+  const ncfPath = "/InformacionReferencia/NCFModificado";
+  if (tipo !== "31" && codigo === "5") {
+    out.push(
+      problem(
+        codigoPath,
+        "invalid_codigo_modificacion",
+        "error",
+        "CodigoModificacion 5 (consumer invoice reference) is only for an E31",
+        "El CodigoModificacion 5 (referencia a factura de consumo) solo aplica a una E31",
+        "formato-ecf: CodigoModificacion (e, nota 81)",
+        { value: codigo },
+      ),
+    );
   }
-
-  // E46: Incoterm and CIF = FOB + insurance + freight + other costs.
-  if (tipo === "46") {
-    const info = objAt(doc, "Encabezado", "InformacionesAdicionales");
-    const incoterm = textOf(info, "CondicionesEntrega");
-    if (incoterm !== undefined && !(INCOTERMS as readonly string[]).includes(incoterm.toUpperCase())) {
-      out.push(problem("/Encabezado/InformacionesAdicionales/CondicionesEntrega", "unknown_incoterm", "warning", `CondicionesEntrega ${incoterm} is not an Incoterm`, `CondicionesEntrega ${incoterm} no es un Incoterm`, "formato-ecf: CondicionesEntrega (46: 3)", { value: incoterm, known: INCOTERMS }));
-    }
-    const fob = decimalOf(info, "TotalFob");
-    const cif = decimalOf(info, "TotalCif");
-    if (fob && cif) {
-      const expected = sum([fob, decimalOf(info, "Seguro") ?? ZERO, decimalOf(info, "Flete") ?? ZERO, decimalOf(info, "OtrosGastos") ?? ZERO]);
-      if (compare(abs(sub(cif, expected)), dec("0.01")) > 0) {
-        out.push(problem("/Encabezado/InformacionesAdicionales/TotalCif", "inconsistent_total", "warning", "TotalCif should be TotalFob + Seguro + Flete + OtrosGastos", "TotalCif debería ser TotalFob + Seguro + Flete + OtrosGastos", "formato-ecf: TotalCif (46: 3)", { sent: formatMoney(cif), computed: formatMoney(expected) }));
-      }
-    }
+  // Code 4 replaces a serie B receipt issued in contingency by the e-CF of the equivalent type
+  // (B01 → E31 … B17 → E47: the e-CF type is the paper type + 30).
+  const paperType = String(Number(tipo) - 30).padStart(2, "0");
+  if (codigo === "4" && ncf !== undefined && !new RegExp(`^B${paperType}\\d{8}$`).test(ncf)) {
+    out.push(
+      problem(
+        ncfPath,
+        "invalid_reference",
+        "error",
+        `With CodigoModificacion 4 NCFModificado must be the serie B receipt issued in contingency of the equivalent type (B${paperType} for an E${tipo})`,
+        `Con CodigoModificacion 4 el NCFModificado debe ser el comprobante serie B emitido en contingencia del tipo equivalente (B${paperType} para una E${tipo})`,
+        "formato-ecf: NCFModificado (b: código de modificación 4, tipo equivalente)",
+        { value: ncf, expected: `B${paperType}` },
+      ),
+    );
   }
+  if (codigo === "5" && tipo === "31" && ncf !== undefined && parseENcf(ncf)?.tipo !== "32") {
+    out.push(
+      problem(
+        ncfPath,
+        "invalid_reference",
+        "error",
+        "With CodigoModificacion 5 NCFModificado must be an E32 (consumer invoice)",
+        "Con CodigoModificacion 5 el NCFModificado debe ser una E32 (factura de consumo)",
+        "formato-ecf: CodigoModificacion (e)",
+        { value: ncf },
+      ),
+    );
+  }
+  if (codigo !== "5" && tipo !== "33" && tipo !== "34" && codigo !== "4") {
+    out.push(
+      problem(
+        codigoPath,
+        "invalid_codigo_modificacion",
+        "error",
+        `CodigoModificacion ${codigo} is only for debit and credit notes (E33, E34)`,
+        `El CodigoModificacion ${codigo} solo aplica a notas de débito y crédito (E33, E34)`,
+        "formato-ecf: CodigoModificacion",
+        { value: codigo },
+      ),
+    );
+  }
+  // Serie E (13), serie B (11), and the older serie A and P (19) (informe-tecnico note 44).
+  if (ncf !== undefined && !/^(E\d{12}|[A-Z]\d{10}|[AP]\d{18})$/.test(ncf)) {
+    out.push(
+      problem(
+        ncfPath,
+        "invalid_encf",
+        "error",
+        "NCFModificado must be an e-NCF (E + 12 digits), an NCF (letter + 10 digits) or a serie A/P NCF (letter + 18 digits)",
+        "NCFModificado debe ser un e-NCF (E + 12 dígitos), un NCF (letra + 10 dígitos) o un NCF serie A/P (letra + 18 dígitos)",
+        "formato-ecf: NCFModificado (nota 79)",
+        { value: ncf },
+      ),
+    );
+  }
+  return out;
+}
 
-  // Withholdings: no ITBIS to withhold on a 0 % or exempt line (formato-ecf note 53), never more
-  // than the line's ITBIS, and ISR never more than the line amount.
+/** E46: Incoterm and CIF = FOB + insurance + freight + other costs. */
+function exportProblems(doc: JsonObject): Problem[] {
+  const out: Problem[] = [];
+  const info = objAt(doc, "Encabezado", "InformacionesAdicionales");
+  const incoterm = textOf(info, "CondicionesEntrega");
+  if (incoterm !== undefined && !(INCOTERMS as readonly string[]).includes(incoterm.toUpperCase())) {
+    out.push(
+      problem(
+        "/Encabezado/InformacionesAdicionales/CondicionesEntrega",
+        "unknown_incoterm",
+        "warning",
+        `CondicionesEntrega ${incoterm} is not an Incoterm`,
+        `CondicionesEntrega ${incoterm} no es un Incoterm`,
+        "formato-ecf: CondicionesEntrega (46: 3)",
+        { value: incoterm, known: INCOTERMS },
+      ),
+    );
+  }
+  const fob = decimalOf(info, "TotalFob");
+  const cif = decimalOf(info, "TotalCif");
+  if (!fob || !cif) return out;
+  const expected = sum([fob, decimalOf(info, "Seguro") ?? ZERO, decimalOf(info, "Flete") ?? ZERO, decimalOf(info, "OtrosGastos") ?? ZERO]);
+  if (compare(abs(sub(cif, expected)), dec("0.01")) > 0) {
+    out.push(
+      problem(
+        "/Encabezado/InformacionesAdicionales/TotalCif",
+        "inconsistent_total",
+        "warning",
+        "TotalCif should be TotalFob + Seguro + Flete + OtrosGastos",
+        "TotalCif debería ser TotalFob + Seguro + Flete + OtrosGastos",
+        "formato-ecf: TotalCif (46: 3)",
+        { sent: formatMoney(cif), computed: formatMoney(expected) },
+      ),
+    );
+  }
+  return out;
+}
+
+/**
+ * Withholdings: no ITBIS to withhold on a 0 % or exempt line (formato-ecf note 53), never more
+ * than the line's ITBIS, and ISR never more than the line amount.
+ */
+function withholdingProblems(items: JsonObject[]): Problem[] {
+  const out: Problem[] = [];
   items.forEach((l, i) => {
     const ret = objAt(l, "Retencion");
     if (!ret) return;
@@ -389,26 +504,56 @@ export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): 
     const montoItem = decimalOf(l, "MontoItem");
     const at = (k: string) => jsonPointer("DetallesItems", i, "Retencion", k);
     if (itbisRetenido && (ind === "3" || ind === "4") && compare(itbisRetenido, ZERO) > 0) {
-      out.push(problem(at("MontoITBISRetenido"), "invalid_withholding", "error", "A line at 0 % or exempt has no ITBIS to withhold: MontoITBISRetenido must be 0.00", "Una línea al 0 % o exenta no tiene ITBIS que retener: MontoITBISRetenido debe ser 0.00", "formato-ecf: MontoITBISRetenido (nota 53)", { value: formatMoney(itbisRetenido) }));
+      out.push(
+        problem(
+          at("MontoITBISRetenido"),
+          "invalid_withholding",
+          "error",
+          "A line at 0 % or exempt has no ITBIS to withhold: MontoITBISRetenido must be 0.00",
+          "Una línea al 0 % o exenta no tiene ITBIS que retener: MontoITBISRetenido debe ser 0.00",
+          "formato-ecf: MontoITBISRetenido (nota 53)",
+          { value: formatMoney(itbisRetenido) },
+        ),
+      );
     } else if (itbisRetenido && montoItem && (ind === "1" || ind === "2")) {
       const itbis = roundHalfUp(percentOf(montoItem, dec(ind === "1" ? "18" : "16")));
       if (compare(itbisRetenido, add(itbis, dec("1.00"))) > 0) {
-        out.push(problem(at("MontoITBISRetenido"), "invalid_withholding", "warning", `MontoITBISRetenido exceeds the line's ITBIS (${formatMoney(itbis)})`, `MontoITBISRetenido excede el ITBIS de la línea (${formatMoney(itbis)})`, "formato-ecf: MontoITBISRetenido", { value: formatMoney(itbisRetenido), itbis: formatMoney(itbis) }));
+        out.push(
+          problem(
+            at("MontoITBISRetenido"),
+            "invalid_withholding",
+            "warning",
+            `MontoITBISRetenido exceeds the line's ITBIS (${formatMoney(itbis)})`,
+            `MontoITBISRetenido excede el ITBIS de la línea (${formatMoney(itbis)})`,
+            "formato-ecf: MontoITBISRetenido",
+            { value: formatMoney(itbisRetenido), itbis: formatMoney(itbis) },
+          ),
+        );
       }
     }
     const isr = decimalOf(ret, "MontoISRRetenido");
     if (isr && montoItem && compare(isr, montoItem) > 0) {
-      out.push(problem(at("MontoISRRetenido"), "invalid_withholding", "warning", "MontoISRRetenido exceeds the line amount", "MontoISRRetenido excede el monto de la línea", "formato-ecf: MontoISRRetenido", { value: formatMoney(isr), montoItem: formatMoney(montoItem) }));
+      out.push(
+        problem(
+          at("MontoISRRetenido"),
+          "invalid_withholding",
+          "warning",
+          "MontoISRRetenido exceeds the line amount",
+          "MontoISRRetenido excede el monto de la línea",
+          "formato-ecf: MontoISRRetenido",
+          { value: formatMoney(isr), montoItem: formatMoney(montoItem) },
+        ),
+      );
     }
   });
-
-  out.push(...sequenceProblems(doc));
-
-  // Table rows that must be non-empty objects (a row given as a string is reported by the structure check).
-  if (isObject(doc.InformacionReferencia) && Object.keys(doc.InformacionReferencia).length === 0) {
-    out.push(problem("/InformacionReferencia", "required", "error", "InformacionReferencia is empty", "InformacionReferencia está vacía", "formato-ecf: InformacionReferencia"));
-  }
   return out;
+}
+
+/** Table rows that must be non-empty objects (a row given as a string is reported by the structure check). */
+function emptyReferenceProblems(doc: JsonObject): Problem[] {
+  if (!isObject(doc.InformacionReferencia) || Object.keys(doc.InformacionReferencia).length > 0) return [];
+  const rule = "formato-ecf: InformacionReferencia";
+  return [problem("/InformacionReferencia", "required", "error", "InformacionReferencia is empty", "InformacionReferencia está vacía", rule)];
 }
 
 /** A whole number as written (structure checks report anything else), or undefined. */
