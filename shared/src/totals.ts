@@ -324,13 +324,38 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {})
   const lines = items.map((item, i) => lineTotals(item, i, options));
   if (isTextCorrectionNote(doc)) return { Totales: { MontoTotal: "0.00" }, lines };
 
-  const idDoc = objAt(doc, "Encabezado", "IdDoc");
-  const incluido = codeOf(idDoc, "IndicadorMontoGravado") === "1";
+  const incluido = codeOf(objAt(doc, "Encabezado", "IdDoc"), "IndicadorMontoGravado") === "1";
   const adjustments = globalAdjustments(doc, lines);
+  const base = taxableBases(lines, adjustments, incluido);
+  const has = (k: string) => lines.some((l) => l.indicador === k) || base.has(k);
+  const { taxes, iscByBucket } = additionalTaxes(doc, items, lines, adjustments, incluido, options);
+  const figures = taxFigures(base, has, iscByBucket, taxes);
 
-  // Base per IndicadorFacturacion bucket: Σ MontoItem − global discounts + global surcharges.
-  // With prices including ITBIS the item sum is first divided by (1 + rate); the global
-  // discounts are already net of ITBIS (formato-ecf 93 c, 94 c).
+  // Built in XSD order; MontoTotal is set in its place below.
+  const t = {} as Totales;
+  writeTaxTotals(t, tipo, figures);
+  // formato-ecf 110: Monto Gravado Total + Monto Exento + Total ITBIS + Monto Impuesto Adicional.
+  const { montoGravadoTotal, exento, totalItbis, montoImpuestoAdicional } = figures;
+  const montoTotal = sum([montoGravadoTotal ?? ZERO, exento ?? ZERO, totalItbis ?? ZERO, montoImpuestoAdicional ?? ZERO]);
+  t.MontoTotal = money(montoTotal);
+  const noFacturable = has("0") ? roundHalfUp(base.get("0") ?? ZERO) : undefined;
+  const totales = objAt(doc, "Encabezado", "Totales");
+  writeAmountsDue(t, tipo, { montoTotal, noFacturable, adjustments, sent: totales });
+  writeWithholdingTotals(t, tipo, items);
+  carryPerceptionTotals(t, tipo, totales);
+
+  const result: ComputedTotals & { lines: LineTotals[] } = { Totales: t, lines };
+  const om = otraMoneda(doc, t);
+  if (om) result.OtraMoneda = om;
+  return result;
+}
+
+/**
+ * Base per IndicadorFacturacion bucket: Σ MontoItem − global discounts + global surcharges.
+ * With prices including ITBIS the item sum is first divided by (1 + rate); the global
+ * discounts are already net of ITBIS (formato-ecf 93 c, 94 c).
+ */
+function taxableBases(lines: readonly LineTotals[], adjustments: readonly GlobalAdjustment[], incluido: boolean): Map<string, Decimal> {
   const base = new Map<string, Decimal>();
   for (const l of lines) base.set(l.indicador, add(base.get(l.indicador) ?? ZERO, l.montoItem));
   if (incluido) {
@@ -343,48 +368,63 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {})
     if (a.kind === "D" && a.norma1007) continue; // Norma 10-07: not taken off the taxable amount
     base.set(a.bucket, (a.kind === "D" ? sub : add)(base.get(a.bucket) ?? ZERO, a.amount));
   }
-  const has = (k: string) => lines.some((l) => l.indicador === k) || base.has(k);
+  return base;
+}
 
-  const { taxes, iscByBucket } = additionalTaxes(doc, items, lines, adjustments, incluido, options);
+/** The rounded amounts of the tax part of Totales, per ITBIS rate and in sum. */
+interface TaxFigures {
+  perRate: Partial<Record<"1" | "2" | "3", { gravado: Decimal; itbis: Decimal }>>;
+  exento?: Decimal;
+  montoGravadoTotal?: Decimal;
+  totalItbis?: Decimal;
+  montoImpuestoAdicional?: Decimal;
+  taxes: TaxAccumulator[];
+}
 
-  // Built in XSD order; MontoTotal is set in its place below.
-  const t = {} as Totales;
+function taxFigures(base: Map<string, Decimal>, has: (k: string) => boolean, iscByBucket: Map<string, Decimal>, taxes: TaxAccumulator[]): TaxFigures {
   const gravado: Decimal[] = [];
   const itbis: Decimal[] = [];
-  const perRate: Partial<Record<"1" | "2" | "3", { gravado: Decimal; itbis: Decimal }>> = {};
+  const perRate: TaxFigures["perRate"] = {};
   for (const k of ["1", "2", "3"] as const) {
     if (!has(k)) continue;
     const rate = dec(ITBIS_RATES[k]);
-    const b = base.get(k) ?? ZERO;
-    const g = roundHalfUp(b);
+    const g = roundHalfUp(base.get(k) ?? ZERO);
     // ISC (codes 006-039) is part of the ITBIS base (formato-ecf field 101).
     const tax = roundHalfUp(percentOf(add(g, iscByBucket.get(k) ?? ZERO), rate));
     perRate[k] = { gravado: g, itbis: tax };
     gravado.push(g);
     itbis.push(tax);
   }
-  const exento = has("4") ? roundHalfUp(base.get("4") ?? ZERO) : undefined;
-  const montoGravadoTotal = gravado.length ? sum(gravado) : undefined;
-  const totalItbis = itbis.length ? sum(itbis) : undefined;
-  const montoImpuestoAdicional = taxes.length ? sum(taxes.map((x) => x.amount)) : undefined;
+  return {
+    perRate,
+    exento: has("4") ? roundHalfUp(base.get("4") ?? ZERO) : undefined,
+    montoGravadoTotal: gravado.length ? sum(gravado) : undefined,
+    totalItbis: itbis.length ? sum(itbis) : undefined,
+    montoImpuestoAdicional: taxes.length ? sum(taxes.map((x) => x.amount)) : undefined,
+    taxes,
+  };
+}
 
-  if (montoGravadoTotal && allowed(tipo, "Encabezado/Totales/MontoGravadoTotal")) t.MontoGravadoTotal = money(montoGravadoTotal);
+/** MontoGravado*, MontoExento, the ITBIS rates and amounts, and the additional taxes, in XSD order. */
+function writeTaxTotals(t: Totales, tipo: TipoeCF | undefined, f: TaxFigures): void {
+  const { perRate } = f;
+  if (f.montoGravadoTotal && allowed(tipo, "Encabezado/Totales/MontoGravadoTotal")) t.MontoGravadoTotal = money(f.montoGravadoTotal);
   for (const k of ["1", "2", "3"] as const) {
     const p = perRate[k];
     if (p && allowed(tipo, `Encabezado/Totales/MontoGravadoI${k}`)) t[`MontoGravadoI${k}`] = money(p.gravado);
   }
-  if (exento && allowed(tipo, "Encabezado/Totales/MontoExento")) t.MontoExento = money(exento);
+  if (f.exento && allowed(tipo, "Encabezado/Totales/MontoExento")) t.MontoExento = money(f.exento);
   for (const k of ["1", "2", "3"] as const) {
     if (perRate[k] && allowed(tipo, `Encabezado/Totales/ITBIS${k}`)) t[`ITBIS${k}`] = ITBIS_RATES[k];
   }
-  if (totalItbis && allowed(tipo, "Encabezado/Totales/TotalITBIS")) t.TotalITBIS = money(totalItbis);
+  if (f.totalItbis && allowed(tipo, "Encabezado/Totales/TotalITBIS")) t.TotalITBIS = money(f.totalItbis);
   for (const k of ["1", "2", "3"] as const) {
     const p = perRate[k];
     if (p && allowed(tipo, `Encabezado/Totales/TotalITBIS${k}`)) t[`TotalITBIS${k}`] = money(p.itbis);
   }
-  if (montoImpuestoAdicional && allowed(tipo, "Encabezado/Totales/MontoImpuestoAdicional")) {
-    t.MontoImpuestoAdicional = money(montoImpuestoAdicional);
-    t.ImpuestosAdicionales = taxes.map((x) => {
+  if (f.montoImpuestoAdicional && allowed(tipo, "Encabezado/Totales/MontoImpuestoAdicional")) {
+    t.MontoImpuestoAdicional = money(f.montoImpuestoAdicional);
+    t.ImpuestosAdicionales = f.taxes.map((x) => {
       const row: ImpuestoAdicionalTotal = { TipoImpuesto: x.tax.codigo, TasaImpuestoAdicional: formatDecimal(x.tasa) };
       if (x.tax.kind === "isc_especifico") row.MontoImpuestoSelectivoConsumoEspecifico = money(x.amount);
       else if (x.tax.kind === "isc_advalorem") row.MontoImpuestoSelectivoConsumoAdvalorem = money(x.amount);
@@ -392,28 +432,38 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {})
       return row;
     });
   }
-  // formato-ecf 110: Monto Gravado Total + Monto Exento + Total ITBIS + Monto Impuesto Adicional.
-  const montoTotal = sum([montoGravadoTotal ?? ZERO, exento ?? ZERO, totalItbis ?? ZERO, montoImpuestoAdicional ?? ZERO]);
-  t.MontoTotal = money(montoTotal);
+}
 
-  const noFacturable = has("0") ? roundHalfUp(base.get("0") ?? ZERO) : undefined;
+interface AmountsDueInput {
+  montoTotal: Decimal;
+  noFacturable?: Decimal;
+  adjustments: readonly GlobalAdjustment[];
+  /** The Totales the client sent. */
+  sent: JsonObject | undefined;
+}
+
+/** MontoNoFacturable, MontoPeriodo, SaldoAnterior, MontoAvancePago and ValorPagar. */
+function writeAmountsDue(t: Totales, tipo: TipoeCF | undefined, input: AmountsDueInput): void {
+  const { montoTotal, noFacturable, sent } = input;
   if (noFacturable && allowed(tipo, "Encabezado/Totales/MontoNoFacturable")) t.MontoNoFacturable = money(noFacturable);
-  const totales = objAt(doc, "Encabezado", "Totales");
   // MontoPeriodo and ValorPagar are optional (code 3): emitted when they tell something MontoTotal
   // does not (a non-billable amount, an advance, a previous balance, a Norma 10-07 discount) or
   // when the client asked for them by sending them.
-  if (noFacturable || decimalOf(totales, "MontoPeriodo")) t.MontoPeriodo = money(add(montoTotal, noFacturable ?? ZERO));
+  if (noFacturable || decimalOf(sent, "MontoPeriodo")) t.MontoPeriodo = money(add(montoTotal, noFacturable ?? ZERO));
 
-  const saldoAnterior = decimalOf(totales, "SaldoAnterior");
-  const avance = decimalOf(totales, "MontoAvancePago");
+  const saldoAnterior = decimalOf(sent, "SaldoAnterior");
+  const avance = decimalOf(sent, "MontoAvancePago");
   if (saldoAnterior) t.SaldoAnterior = money(saldoAnterior);
   if (avance) t.MontoAvancePago = money(avance);
   // formato-ecf 115: MontoTotal − MontoAvancePago ± SaldoAnterior (− Norma 10-07 discounts).
-  const norma1007 = sum(adjustments.filter((a) => a.kind === "D" && a.norma1007).map((a) => a.amount));
-  if (saldoAnterior || avance || !isZero(norma1007) || decimalOf(totales, "ValorPagar")) {
+  const norma1007 = sum(input.adjustments.filter((a) => a.kind === "D" && a.norma1007).map((a) => a.amount));
+  if (saldoAnterior || avance || !isZero(norma1007) || decimalOf(sent, "ValorPagar")) {
     t.ValorPagar = money(sub(add(sub(montoTotal, avance ?? ZERO), saldoAnterior ?? ZERO), norma1007));
   }
+}
 
+/** TotalITBISRetenido and TotalISRRetencion: the lines' withholdings summed. */
+function writeWithholdingTotals(t: Totales, tipo: TipoeCF | undefined, items: readonly JsonObject[]): void {
   const retenciones = items.map((item) => objAt(item, "Retencion")).filter((r): r is JsonObject => r !== undefined);
   const withholding: [keyof Totales, string][] = [
     ["TotalITBISRetenido", "MontoITBISRetenido"],
@@ -423,17 +473,17 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {})
     const s = sumOf(retenciones, lineKey);
     if (s && allowed(tipo, `Encabezado/Totales/${total}`)) (t as unknown as Record<string, string>)[total] = money(s);
   }
-  // Perception (régimen de percepción) is not in force; the lines have no amounts for it, so the
-  // totals are only carried over when a client sends them.
+}
+
+/**
+ * Perception (régimen de percepción) is not in force; the lines have no amounts for it, so the
+ * totals are only carried over when a client sends them.
+ */
+function carryPerceptionTotals(t: Totales, tipo: TipoeCF | undefined, sent: JsonObject | undefined): void {
   for (const key of ["TotalITBISPercepcion", "TotalISRPercepcion"] as const) {
-    const v = decimalOf(totales, key);
+    const v = decimalOf(sent, key);
     if (v && allowed(tipo, `Encabezado/Totales/${key}`)) t[key] = money(v);
   }
-
-  const result: ComputedTotals & { lines: LineTotals[] } = { Totales: t, lines };
-  const om = otraMoneda(doc, t);
-  if (om) result.OtraMoneda = om;
-  return result;
 }
 
 /**
