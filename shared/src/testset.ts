@@ -9,6 +9,7 @@
  * indices. Where a name still fits several leaves, the header order decides: DGII's header follows
  * the XSD order, so the first candidate at or after the previously placed column wins.
  */
+import { isoDateFromDgii } from "./dgii-time.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./xml/model.ts";
 
 /** What DGII writes in a cell that has no value. */
@@ -269,9 +270,8 @@ export function mapTestSetRow(set: TestSet, row: TestSetRow, kind?: DocumentKind
   return { kind: k, document: compact(document) as Record<string, unknown>, unplaced };
 }
 
-/** `dd-MM-yyyy` → `yyyy-MM-dd`. */
+/** `dd-MM-yyyy` → `yyyy-MM-dd`; throws when a cell is not written dd-MM-yyyy. */
 export function isoFromDgiiDate(d: string): string {
-  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(d);
-  if (!m) throw new Error(`not a dd-MM-yyyy date: ${d}`);
-  return `${m[3]}-${m[2]}-${m[1]}`;
+  if (!/^\d{2}-\d{2}-\d{4}$/.test(d)) throw new Error(`not a dd-MM-yyyy date: ${d}`);
+  return isoDateFromDgii(d);
 }
