@@ -577,7 +577,15 @@ export function sequenceProblems(doc: JsonObject): Problem[] {
       const n = wholeNumber(row[field]);
       if (n !== undefined && n !== i + 1) {
         out.push(
-          problem(jsonPointer(container, i, field), "invalid_sequence", "error", `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`, `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`, rule, { sent: textOf(row, field) ?? row[field], expected: String(i + 1) }),
+          problem(
+            jsonPointer(container, i, field),
+            "invalid_sequence",
+            "error",
+            `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`,
+            `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`,
+            rule,
+            { sent: textOf(row, field) ?? row[field], expected: String(i + 1) },
+          ),
         );
       }
     });
@@ -590,7 +598,15 @@ export function sequenceProblems(doc: JsonObject): Problem[] {
   const totalPaginas = wholeNumber(objAt(doc, "Encabezado", "IdDoc")?.TotalPaginas);
   if (totalPaginas !== undefined && pages.length > 0 && totalPaginas !== pages.length) {
     out.push(
-      problem("/Encabezado/IdDoc/TotalPaginas", "inconsistent_value", "error", `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`, `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`, "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)", { sent: String(totalPaginas), expected: String(pages.length) }),
+      problem(
+        "/Encabezado/IdDoc/TotalPaginas",
+        "inconsistent_value",
+        "error",
+        `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`,
+        `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`,
+        "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)",
+        { sent: String(totalPaginas), expected: String(pages.length) },
+      ),
     );
   }
   const lineCount = Array.isArray(doc.DetallesItems) ? doc.DetallesItems.length : 0;
@@ -599,11 +615,31 @@ export function sequenceProblems(doc: JsonObject): Problem[] {
     const desde = wholeNumber(page.NoLineaDesde);
     const hasta = wholeNumber(page.NoLineaHasta);
     if (desde !== undefined && hasta !== undefined && desde > hasta) {
-      out.push(problem(jsonPointer("Paginacion", i, "NoLineaDesde"), "invalid_range", "error", "NoLineaDesde must not be greater than NoLineaHasta", "NoLineaDesde no puede ser mayor que NoLineaHasta", "formato-ecf: NoLineaDesde (c: ≤ NoLineaHasta)", { NoLineaDesde: String(desde), NoLineaHasta: String(hasta) }));
+      out.push(
+        problem(
+          jsonPointer("Paginacion", i, "NoLineaDesde"),
+          "invalid_range",
+          "error",
+          "NoLineaDesde must not be greater than NoLineaHasta",
+          "NoLineaDesde no puede ser mayor que NoLineaHasta",
+          "formato-ecf: NoLineaDesde (c: ≤ NoLineaHasta)",
+          { NoLineaDesde: String(desde), NoLineaHasta: String(hasta) },
+        ),
+      );
     }
     for (const [field, n] of [["NoLineaDesde", desde], ["NoLineaHasta", hasta]] as const) {
       if (n !== undefined && lineCount > 0 && (n < 1 || n > lineCount)) {
-        out.push(problem(jsonPointer("Paginacion", i, field), "invalid_range", "error", `${field} must be a line of the document (1 to ${lineCount})`, `${field} debe ser una línea del documento (1 a ${lineCount})`, `formato-ecf: ${field} (a: número de línea de un ítem; > 0)`, { sent: String(n), lines: lineCount }));
+        out.push(
+          problem(
+            jsonPointer("Paginacion", i, field),
+            "invalid_range",
+            "error",
+            `${field} must be a line of the document (1 to ${lineCount})`,
+            `${field} debe ser una línea del documento (1 a ${lineCount})`,
+            `formato-ecf: ${field} (a: número de línea de un ítem; > 0)`,
+            { sent: String(n), lines: lineCount },
+          ),
+        );
       }
     }
   });

@@ -123,7 +123,17 @@ function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]):
     path.push(k);
     if (!isObject(cur[k])) {
       if (isPresent(cur[k]) && !(path.length === 1 && k === "Encabezado")) {
-        problems.push(problem(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, jsonMappingRule(`${k} is an object (xsd:element ${k})`), { value: cur[k] }));
+        problems.push(
+          problem(
+            jsonPointer(...path),
+            "invalid_type",
+            "error",
+            `${k} must be an object`,
+            `${k} debe ser un objeto`,
+            jsonMappingRule(`${k} is an object (xsd:element ${k})`),
+            { value: cur[k] },
+          ),
+        );
       }
       cur[k] = {};
     }
@@ -678,13 +688,40 @@ export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: D
     for (const inst of instancesOf(doc, segments, arrayAfter, memo)) {
       const present = isPresent(inst.value);
       if (code === 0 && present) {
-        out.push(problem(jsonPointer(...inst.tokens), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
+        out.push(
+          problem(
+            jsonPointer(...inst.tokens),
+            "prohibited",
+            "error",
+            `${name} must not appear in an e-CF of type ${tipo}`,
+            `${name} no corresponde en un e-CF tipo ${tipo}`,
+            `formato-ecf: ${name} (${tipo}: 0)`,
+          ),
+        );
       } else if (code === 1 && !present) {
-        out.push(problem(jsonPointer(...inst.tokens), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
+        out.push(
+          problem(
+            jsonPointer(...inst.tokens),
+            "required",
+            "error",
+            `${name} is required in an e-CF of type ${tipo}`,
+            `${name} es obligatorio en un e-CF tipo ${tipo}`,
+            `formato-ecf: ${name} (${tipo}: 1)`,
+          ),
+        );
       } else if (code === 2 && !present) {
         const cond = CONDITIONS[path]!;
         if (cond.applies({ doc, tipo, holder: inst.holder, montoTotal })) {
-          out.push(problem(jsonPointer(...inst.tokens), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
+          out.push(
+            problem(
+              jsonPointer(...inst.tokens),
+              "required",
+              "error",
+              `${name} is required when ${cond.en}`,
+              `${name} es obligatorio cuando ${cond.es}`,
+              `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`,
+            ),
+          );
         }
       }
     }
@@ -702,13 +739,33 @@ function dateProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
     if (value === undefined) return;
     const d = dayNumber(value);
     if (d === undefined) {
-      out.push(problem(pointer, "invalid_date", "error", `${field} must be a real date dd-MM-yyyy`, `${field} debe ser una fecha válida dd-MM-AAAA`, `formato-ecf: ${field} (fecha válida)`, { value }));
+      out.push(
+        problem(
+          pointer,
+          "invalid_date",
+          "error",
+          `${field} must be a real date dd-MM-yyyy`,
+          `${field} debe ser una fecha válida dd-MM-AAAA`,
+          `formato-ecf: ${field} (fecha válida)`,
+          { value },
+        ),
+      );
       return;
     }
     if (cmp && cmp.other !== undefined && !(cmp.op === ">=" ? d >= cmp.other : d <= cmp.other)) {
       const en = cmp.op === ">=" ? "on or after" : "on or before";
       const es = cmp.op === ">=" ? "igual o posterior a" : "igual o anterior a";
-      out.push(problem(pointer, "invalid_date_order", "error", `${field} must be ${en} ${cmp.otherName}`, `${field} debe ser ${es} ${cmp.otherName}`, `formato-ecf: ${field}`, { value }));
+      out.push(
+        problem(
+          pointer,
+          "invalid_date_order",
+          "error",
+          `${field} must be ${en} ${cmp.otherName}`,
+          `${field} debe ser ${es} ${cmp.otherName}`,
+          `formato-ecf: ${field}`,
+          { value },
+        ),
+      );
     }
   };
   check("/Encabezado/Emisor/FechaEmision", "FechaEmision", emision);
@@ -744,17 +801,44 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
   const ref = objAt(doc, "InformacionReferencia");
   const ncf = textOf(ref, "NCFModificado");
   if (ncf !== undefined && ncf !== m.eNCF) {
-    out.push(problem("/InformacionReferencia/NCFModificado", "invalid_reference", "error", `NCFModificado ${ncf} is not the receipt being modified (${m.eNCF})`, `NCFModificado ${ncf} no es el comprobante modificado (${m.eNCF})`, "formato-ecf: NCFModificado"));
+    out.push(
+      problem(
+        "/InformacionReferencia/NCFModificado",
+        "invalid_reference",
+        "error",
+        `NCFModificado ${ncf} is not the receipt being modified (${m.eNCF})`,
+        `NCFModificado ${ncf} no es el comprobante modificado (${m.eNCF})`,
+        "formato-ecf: NCFModificado",
+      ),
+    );
   }
   const fecha = textOf(ref, "FechaNCFModificado");
   if (fecha !== undefined && m.fechaEmision !== undefined && fecha !== m.fechaEmision) {
-    out.push(problem("/InformacionReferencia/FechaNCFModificado", "invalid_reference", "error", `FechaNCFModificado must be the modified receipt's FechaEmision ${m.fechaEmision}`, `FechaNCFModificado debe ser la FechaEmision del comprobante modificado ${m.fechaEmision}`, "formato-ecf: FechaNCFModificado"));
+    out.push(
+      problem(
+        "/InformacionReferencia/FechaNCFModificado",
+        "invalid_reference",
+        "error",
+        `FechaNCFModificado must be the modified receipt's FechaEmision ${m.fechaEmision}`,
+        `FechaNCFModificado debe ser la FechaEmision del comprobante modificado ${m.fechaEmision}`,
+        "formato-ecf: FechaNCFModificado",
+      ),
+    );
   }
   // A note on an E32 of 250,000 DOP or more identifies the buyer too (formato-ecf RNCComprador c).
   const comprador = objAt(doc, "Encabezado", "Comprador");
   const modifiedTotal = parseDecimal(m.montoTotal);
   if (parseENcf(m.eNCF)?.tipo === "32" && modifiedTotal && isHighValueConsumo("32", modifiedTotal) && !isPresent(comprador?.RNCComprador) && !isPresent(comprador?.IdentificadorExtranjero)) {
-    out.push(problem("/Encabezado/Comprador/RNCComprador", "required", "error", "A note on an E32 of 250,000.00 DOP or more must identify the buyer (RNCComprador or IdentificadorExtranjero)", "Una nota sobre una E32 de DOP 250,000.00 o más debe identificar al comprador (RNCComprador o IdentificadorExtranjero)", `formato-ecf: RNCComprador (${tipo}: 2, modifica E32 ≥ DOP$250,000.00)`));
+    out.push(
+      problem(
+        "/Encabezado/Comprador/RNCComprador",
+        "required",
+        "error",
+        "A note on an E32 of 250,000.00 DOP or more must identify the buyer (RNCComprador or IdentificadorExtranjero)",
+        "Una nota sobre una E32 de DOP 250,000.00 o más debe identificar al comprador (RNCComprador o IdentificadorExtranjero)",
+        `formato-ecf: RNCComprador (${tipo}: 2, modifica E32 ≥ DOP$250,000.00)`,
+      ),
+    );
   }
   const codigo = codeOf(ref, "CodigoModificacion");
   if (!isCodigoModificacion(codigo) || !modifiedTotal) return out;
@@ -768,7 +852,17 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
       invalid_amount: ["The note's amount is not valid for its CodigoModificacion", "El monto de la nota no es válido para su CodigoModificacion"],
     };
     const [en, es] = texts[verdict.reason] ?? ["The note is not allowed", "La nota no procede"];
-    out.push(problem("/Encabezado/Totales/MontoTotal", `credit_${verdict.reason}`, "error", en, es, "formato-ecf: MontoTotal (d) y nota 30", { ...balance, proposal: undefined, montoTotal: formatMoney(montoTotal) }));
+    out.push(
+      problem(
+        "/Encabezado/Totales/MontoTotal",
+        `credit_${verdict.reason}`,
+        "error",
+        en,
+        es,
+        "formato-ecf: MontoTotal (d) y nota 30",
+        { ...balance, proposal: undefined, montoTotal: formatMoney(montoTotal) },
+      ),
+    );
   }
   return out;
 }
@@ -795,33 +889,78 @@ export function validateEcf(input: unknown, context: ValidationContext): Validat
     return {
       ok: false,
       document: {},
-      problems: [problem("", "internal_error", "error", `Validation failed unexpectedly: ${String(err)}`, `La validación falló inesperadamente: ${String(err)}`, jsonMappingRule("validateEcf reports every problem and never throws"))],
+      problems: [problem(
+        "",
+        "internal_error",
+        "error",
+        `Validation failed unexpectedly: ${String(err)}`,
+        `La validación falló inesperadamente: ${String(err)}`,
+        jsonMappingRule("validateEcf reports every problem and never throws"),
+      )],
     };
   }
 }
 
 function validateUnsafe(input: unknown, context: ValidationContext): ValidationResult {
   if (!isObject(input)) {
-    return { ok: false, document: {}, problems: [problem("", "invalid_type", "error", "The e-CF must be a JSON object", "El e-CF debe ser un objeto JSON", jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"))] };
+    return { ok: false, document: {}, problems: [problem(
+      "",
+      "invalid_type",
+      "error",
+      "The e-CF must be a JSON object",
+      "El e-CF debe ser un objeto JSON",
+      jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"),
+    )] };
   }
   const dropped: string[] = [];
   const doc = cloneJson(input, dropped) as JsonObject;
-  const problems: Problem[] = dropped.map((path) => problem(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", jsonMappingRule("keys are DGII element names")));
+  const problems: Problem[] = dropped.map((path) => problem(
+    path,
+    "unknown_field",
+    "error",
+    "__proto__ is not an e-CF element",
+    "__proto__ no es un elemento del e-CF",
+    jsonMappingRule("keys are DGII element names"),
+  ));
   if (!isObject(doc.Encabezado)) {
     const wrongShape = isPresent(doc.Encabezado);
-    problems.push(problem("/Encabezado", wrongShape ? "invalid_type" : "required", "error", "Encabezado is required and must be an object", "Encabezado es obligatorio y debe ser un objeto", wrongShape ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))") : "formato-ecf: Encabezado (1)"));
+    problems.push(
+      problem(
+        "/Encabezado",
+        wrongShape ? "invalid_type" : "required",
+        "error",
+        "Encabezado is required and must be an object",
+        "Encabezado es obligatorio y debe ser un objeto",
+        wrongShape ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))") : "formato-ecf: Encabezado (1)",
+      ),
+    );
   }
   if (!Array.isArray(doc.DetallesItems) || doc.DetallesItems.length === 0) {
     const missing = Array.isArray(doc.DetallesItems) || !isPresent(doc.DetallesItems);
     problems.push(
-      problem("/DetallesItems", missing ? "required" : "invalid_type", "error", "DetallesItems must be an array with at least one line", "DetallesItems debe ser una lista con al menos una línea", missing ? "formato-ecf: Detalle de Bienes o Servicios (1)" : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item")),
+      problem(
+        "/DetallesItems",
+        missing ? "required" : "invalid_type",
+        "error",
+        "DetallesItems must be an array with at least one line",
+        "DetallesItems debe ser una lista con al menos una línea",
+        missing ? "formato-ecf: Detalle de Bienes o Servicios (1)" : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item"),
+      ),
     );
   }
   const tipo = tipoFrom(doc, context);
   if (!tipo) {
     const raw = valueAt(doc, "Encabezado", "IdDoc", "TipoeCF");
     problems.push(
-      problem("/Encabezado/IdDoc/TipoeCF", isPresent(raw) ? "invalid_value" : "required", "error", "TipoeCF must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "TipoeCF debe ser uno de 31, 32, 33, 34, 41, 43, 44, 45, 46, 47", "formato-ecf: TipoeCF (1)", isPresent(raw) ? { value: raw } : undefined),
+      problem(
+        "/Encabezado/IdDoc/TipoeCF",
+        isPresent(raw) ? "invalid_value" : "required",
+        "error",
+        "TipoeCF must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47",
+        "TipoeCF debe ser uno de 31, 32, 33, 34, 41, 43, 44, 45, 46, 47",
+        "formato-ecf: TipoeCF (1)",
+        isPresent(raw) ? { value: raw } : undefined,
+      ),
     );
     return { ok: false, document: doc, problems: dedupe(problems) };
   }
