@@ -113,7 +113,7 @@ describe("GET /reports/encf", () => {
       expect(res.headers.get("x-total-count")).toBe("3");
       const text = await res.text();
       const [header] = text.split("\r\n");
-      expect(header).toBe("encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado");
+      expect(header).toBe("encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado,origen");
       expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,accepted`);
       expect(text).toContain(`,'=HYPERLINK(1),`);
       expect(text).not.toContain(encfOf(3));

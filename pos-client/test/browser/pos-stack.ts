@@ -14,8 +14,10 @@ export interface Stack {
   persistDir: string;
   adminSecret: string;
   admin: <T = any>(method: string, path: string, body?: unknown) => Promise<T>;
-  /** Runs a read-only SQL statement against the worker's local D1. */
+  /** Runs a read-only SQL statement against the worker's local D1 (the directory). */
   sql: <T = Record<string, unknown>>(statement: string) => T[];
+  /** The issuer's receipts as its ledger holds them (GET /reports/encf with a key of its own). */
+  receipts: (companyId: string) => Promise<{ encf: string; estado: string; origen: string }[]>;
   /** An archived object from the worker's local R2. */
   archived: (key: string) => string;
   stop: () => Promise<void>;
@@ -60,5 +62,16 @@ export async function startStack(): Promise<Stack> {
   };
   const archived = (key: string): string =>
     run(WRANGLER, ["r2", "object", "get", `ecf-edge-archive/${key}`, "--local", "-c", "wrangler.toml", "--persist-to", persistDir, "--pipe"]);
-  return { workerUrl, sandboxUrl, persistDir, adminSecret, admin, sql, archived, stop };
+  const tokens = new Map<string, string>();
+  const receipts = async (companyId: string) => {
+    if (!tokens.has(companyId)) {
+      const key = await admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: companyId, kind: "test" });
+      const login = await fetch(`${workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
+      tokens.set(companyId, ((await login.json()) as { token: string }).token);
+    }
+    const res = await fetch(`${workerUrl}/reports/encf?pageSize=1000`, { headers: { Authorization: `Bearer ${tokens.get(companyId)}` } });
+    if (!res.ok) throw new Error(`GET /reports/encf → ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { items: { encf: string; estado: string; origen: string }[] }).items;
+  };
+  return { workerUrl, sandboxUrl, persistDir, adminSecret, admin, sql, receipts, archived, stop };
 }

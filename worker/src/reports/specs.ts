@@ -50,6 +50,7 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       codigoModificacion: "codigo_modificacion",
       aprobacionComercial: "approval_status",
       creado: "created_at",
+      origen: "source",
     },
     sortColumn: "issue_date",
     tieColumn: "encf",
