@@ -1,6 +1,6 @@
 // What DGII decides about a received e-CF, in the order it matters: a rejection that frees the
 // e-NCF (structure, signature, e-NCF format, expired sequence) comes before one that consumes it.
-import { drIsoDate, isoDateOf } from "@ecf/shared";
+import { drIsoDate, isoDateFromDgii } from "@ecf/shared";
 import type { SandboxContext } from "./context.ts";
 import { ENCF_PATTERN, type EcfSummary } from "./documents.ts";
 import type { Environment } from "./environments.ts";
@@ -46,8 +46,9 @@ export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput
   }
 
   if (summary.fechaVencimientoSecuencia) {
-    const expires = isoDateOf(summary.fechaVencimientoSecuencia);
-    if (expires !== undefined && expires < drIsoDate(input.receivedAt)) {
+    // Compared as written (in yyyy-MM-dd order): a dd-MM-yyyy that is no calendar date still counts.
+    const written = /^\d{2}-\d{2}-\d{4}$/.test(summary.fechaVencimientoSecuencia);
+    if (written && isoDateFromDgii(summary.fechaVencimientoSecuencia) < drIsoDate(input.receivedAt)) {
       return rejected(
         [mensaje("secuenciaVencida", `El e-NCF ${summary.encf} se encuentra vencido (FechaVencimientoSecuencia ${summary.fechaVencimientoSecuencia})`)],
         CODES.secuenciaVencida.secuenciaUtilizada,
