@@ -7,7 +7,7 @@
 // are issued, and each must have taken the RFCE path and been accepted.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { isRfceSummary, type TipoeCF } from "@ecf/shared";
+import { drIsoDate, isRfceSummary, type TipoeCF } from "@ecf/shared";
 import { cellOf, isoFromDgiiDate, mapTestSetRow, readTestSet, type TestSet, type TestSetRow } from "@ecf/shared/testset";
 import { issuingClient, revokeKey, setUpIssuer, type IssueAnswer, type ProblemBody, type RangeRequest } from "./issuer.ts";
 // @ts-ignore: plain JavaScript helper shared with the other root scripts.
@@ -75,7 +75,6 @@ export interface CertifyResult {
 }
 
 /** Today in Santo Domingo (UTC−4), yyyy-MM-dd. */
-const todayDr = () => new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
 
 export function loadCases(file: string): { set: TestSet; cases: Case[]; sheet: "ECF" | "RFCE" } {
   const text = readFileSync(file, "utf8");
@@ -114,7 +113,7 @@ export function loadCases(file: string): { set: TestSet; cases: Case[]; sheet: "
 function rangesFor(set: TestSet, cases: readonly Case[], renewExpired: boolean, notes: string[]): RangeRequest[] {
   const expiries = set.rows.map((r) => cellOf(set, r, "FechaVencimientoSecuencia")).filter((d): d is string => !!d).map(isoFromDgiiDate);
   const latest = expiries.sort().at(-1) ?? "2028-12-31";
-  const today = todayDr();
+  const today = drIsoDate(new Date());
   const byTipo = new Map<TipoeCF, number>();
   for (const c of cases) byTipo.set(c.tipo, Math.max(byTipo.get(c.tipo) ?? 0, Number(c.encf.slice(3))));
   return [...byTipo].map(([tipo, max]) => {

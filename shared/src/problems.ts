@@ -17,7 +17,7 @@ export interface Problem {
   /**
    * Where the rule comes from, always: a DGII document and its field or section (e.g.
    * `formato-ecf: MontoGravadoTotal (31: 2)`, `informe-tecnico §12`, `xsd: e-CF 31 …`), or, for the
-   * shape of our JSON request, the JSON mapping of issue 3 (`json-mapping: …`).
+   * shape of our JSON request, the API's JSON mapping (`json-mapping: …`).
    */
   rule: string;
   /** Extra data that explains the problem, e.g. the computed value of a total. */
@@ -25,7 +25,7 @@ export interface Problem {
 }
 
 /**
- * The rule for a problem with the shape of our JSON request (not a DGII rule): issue 3's JSON
+ * The rule for a problem with the shape of our JSON request (not a DGII rule): the API's JSON
  * mapping, where the JSON mirrors DGII's XML, a container whose only child repeats is an array,
  * and values are JSON numbers or strings read exactly.
  */

@@ -1,5 +1,5 @@
 // Every problem names where its rule comes from: a DGII document (formato-ecf, informe-tecnico,
-// the XSDs, XML itself) or, for the shape of our JSON request, issue 3's JSON mapping. Checked
+// the XSDs, XML itself) or, for the shape of our JSON request, the API's JSON mapping. Checked
 // over a corpus that makes every producer speak: garbage, mutations, DGII's sets and samples.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

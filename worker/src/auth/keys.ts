@@ -20,9 +20,3 @@ export async function generateKeyMaterial(kind: KeyKind): Promise<NewKeyMaterial
   const apiSecret = randomToken(32);
   return { id, apiKey, apiSecret, keyHash: await sha256Hex(apiKey), secretHash: await sha256Hex(apiSecret) };
 }
-
-export function kindFromApiKey(apiKey: string): KeyKind | null {
-  if (apiKey.startsWith("ecf_test_")) return "test";
-  if (apiKey.startsWith("ecf_live_")) return "live";
-  return null;
-}

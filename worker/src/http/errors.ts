@@ -1,18 +1,14 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { ApiProblem, problemResponse, type ProblemItem } from "./problem.ts";
+import { jsonPointer } from "@ecf/shared";
+import { ApiProblem, malformedJson, problemResponse, type ProblemItem } from "./problem.ts";
 
 /** The single exit for every error: an RFC 9457 problem document. */
 export const onError: ErrorHandler = (err, c) => {
   if (err instanceof ApiProblem) return problemResponse(c, err.code, err.init);
   if (err instanceof HTTPException) {
-    if (err.status === 400 && /malformed json/i.test(err.message)) {
-      return problemResponse(c, "malformed_json", {
-        detail: "The request body is not valid JSON.",
-        errors: [{ path: "", code: "malformed_json", message: "The request body is not valid JSON." }],
-      });
-    }
+    if (err.status === 400 && /malformed json/i.test(err.message)) return problemResponse(c, "malformed_json", malformedJson().init);
     if (err.status === 413) return problemResponse(c, "payload_too_large");
     if (err.status === 401) return problemResponse(c, "unauthorized", { detail: err.message });
     if (err.status >= 400 && err.status < 500) return problemResponse(c, "bad_request", { detail: err.message });
@@ -27,7 +23,7 @@ export const notFound: NotFoundHandler = (c) =>
 /** Turns zod issues into `errors[]` entries whose path is a JSON pointer into the request. */
 export function zodProblems(error: ZodError, prefix = ""): ProblemItem[] {
   return error.issues.map((issue) => ({
-    path: prefix + issue.path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join(""),
+    path: prefix + jsonPointer(...issue.path.map((p) => (typeof p === "number" ? p : String(p)))),
     code: issue.code,
     message: issue.message,
   }));

@@ -107,6 +107,12 @@ export class ApiProblem extends Error {
   }
 }
 
+/** The body was not JSON: one problem, wherever it is noticed (the router's parser or a handler's). */
+export function malformedJson(): ApiProblem {
+  const message = "The request body is not valid JSON.";
+  return new ApiProblem("malformed_json", { detail: message, errors: [{ path: "", code: "malformed_json", message }] });
+}
+
 export interface ProblemBody {
   type: string;
   title: string;

@@ -98,7 +98,7 @@ export function takeClientEncf(db: IssuerDb, encf: string, tipoeCF: string, toda
 
 /** Largest block a device may hold per request: enough for a busy day offline. */
 export const MAX_LEASE_SIZE = 1000;
-export const DEFAULT_LEASE_SIZE = 200;
+export { DEFAULT_LEASE_SIZE } from "@ecf/shared/pos-device";
 
 /**
  * A block of up to `size` numbers for a device, cut from the same sequence the API numbers from,

@@ -11,6 +11,7 @@ import { moveForward } from "../issuing/background.ts";
 import migrations from "./migrations/month/migrations.js";
 import * as monthTables from "./month-tables.ts";
 import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
+import { encfOf } from "./numbering.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
 import { REPORT_SPECS, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
 import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
@@ -176,7 +177,7 @@ export class ReceiptMonth extends DurableObject<Env> {
   heldIn(tipoeCF: string, runs: [number, number][]): [number, number][] {
     const held: [number, number][] = [];
     for (const [first, last] of runs) {
-      const [from, to] = [`E${tipoeCF}${String(first).padStart(10, "0")}`, `E${tipoeCF}${String(last).padStart(10, "0")}`];
+      const [from, to] = [encfOf(tipoeCF, first), encfOf(tipoeCF, last)];
       const inRun = and(gte(receipts.encf, from), lte(receipts.encf, to));
       const count = this.db.select({ n: sql<number>`count(*)` }).from(receipts).where(inRun).get()?.n ?? 0;
       if (count === last - first + 1) {

@@ -1,7 +1,7 @@
 // The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
-import { add, dec, divide, formatMoney, isZero, parseDecimal, percentOf, roundHalfUp, sub, ZERO, type Decimal, type JsonDocument } from "@ecf/shared";
+import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
@@ -304,8 +304,7 @@ export async function renderReceiptPdf(document: JsonDocument, options: PrintOpt
   pdf.setProducer("ecf-edge");
   pdf.setCreator("ecf-edge");
   // Fixed dates keep the bytes a function of the document: the stored PDF is reproducible.
-  const signed = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/.exec(options.fechaHoraFirma);
-  const when = signed ? new Date(`${signed[3]}-${signed[2]}-${signed[1]}T${signed[4]}:${signed[5]}:${signed[6]}-04:00`) : new Date(0);
+  const when = parseDgiiDateTime(options.fechaHoraFirma) ?? new Date(0);
   pdf.setCreationDate(when);
   pdf.setModificationDate(when);
   const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), bold: await pdf.embedFont(StandardFonts.HelveticaBold) };

@@ -7,7 +7,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem, malformedJson } from "../http/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
@@ -82,7 +82,7 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   try {
     return await c.req.json();
   } catch {
-    throw new ApiProblem("malformed_json", { detail: "The request body is not valid JSON.", errors: [{ path: "", code: "malformed_json", message: "The request body is not valid JSON." }] });
+    throw malformedJson();
   }
 }
 
