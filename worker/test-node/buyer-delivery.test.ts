@@ -67,6 +67,9 @@ describe("delivery to a buyer on the same platform", () => {
       state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth("a") }));
     }
     expect(state.estado).toBe("Aceptado");
+    // What B's receiver refused, if anything (a second copy would be refused as a duplicate, motivo 3).
+    const refusedByB = await json<{ items: { codigo: string; detalle: string }[] }>(await fetch(`${stack.workerUrl}/reports/errores`, { headers: auth("b") }));
+    expect(refusedByB.items).toEqual([]);
     expect(state.entregaComprador, JSON.stringify(state)).toMatchObject({ estado: "entregado", arecfEstado: "0" });
 
     const arecf = await (await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}/arecf`, { headers: auth("a") })).text();

@@ -22,6 +22,12 @@ type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 
 /** How long a request holds a receipt it is transmitting before the alarm may take it over. */
 export const CLAIM_MS = 60_000;
+/**
+ * How long the alarm holds a follow-up task it is running: longer than the slowest attempt (a
+ * directory lookup, the receiver's authentication and the post, each with its timeout), so a
+ * slow attempt is never run twice at once; it only matters if the object dies mid-task.
+ */
+const TASK_CLAIM_MS = 5 * 60_000;
 /** Receipts the alarm moves forward per run; the rest are due again at once. */
 const ALARM_BATCH = 25;
 const PENDING = ["signed", "contingency", "in_process"] as const;
@@ -264,7 +270,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     };
     await Promise.all(
       due.map(async (task) => {
-        this.db.update(tasks).set({ claimedUntil: new Date(Date.now() + CLAIM_MS).toISOString() }).where(eq(tasks.id, task.id)).run();
+        this.db.update(tasks).set({ claimedUntil: new Date(Date.now() + TASK_CLAIM_MS).toISOString() }).where(eq(tasks.id, task.id)).run();
         let outcome: TaskOutcome;
         try {
           outcome = await runTask(task, context);
