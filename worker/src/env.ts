@@ -1,5 +1,5 @@
 import type { RequestIdVariables } from "hono/request-id";
-import type { Company } from "./tenant/resolve.ts";
+import type { Company } from "./db/schema.ts";
 import type { Principal } from "./auth/middleware.ts";
 import type { ProblemCode } from "./http/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";

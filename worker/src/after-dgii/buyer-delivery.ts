@@ -13,7 +13,7 @@ import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
 import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
 import { ReceiverClient } from "../receiving/receiver-client.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import { correoComprador } from "./email.ts";
 import { emailTask, type TaskContext, type TaskOutcome } from "./tasks.ts";
 

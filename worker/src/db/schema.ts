@@ -39,6 +39,8 @@ export const companies = sqliteTable(
   (t) => [uniqueIndex("companies_rnc_unique").on(t.rnc)],
 );
 
+export type Company = typeof companies.$inferSelect;
+
 /**
  * Certificates an issuer had before its current one, kept when a new one is uploaded: a receipt a
  * till signed offline with the previous certificate (and printed) is still the issuer's when its

@@ -5,7 +5,7 @@ import { companies } from "../db/schema.ts";
 import { devices } from "../db/schema-devices.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import { DEVICE_TOKEN_PREFIX, hashDeviceToken } from "./credentials.ts";
 
 export type Device = typeof devices.$inferSelect;

@@ -4,7 +4,7 @@
 import { findReceipt } from "../ledger/client.ts";
 import { answerFor, type IssueAnswer } from "../issuing/answer.ts";
 import { recordSignedReceipt } from "../issuing/record.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 
 export type ReceiptAnswer = IssueAnswer;
 

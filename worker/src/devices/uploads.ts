@@ -1,7 +1,7 @@
 import { drMonth, isoDateFromDgii as isoDate, parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import type { Device } from "./auth.ts";
 import { certificateWasCompanys } from "./certificates.ts";
 import { answerFor } from "../issuing/answer.ts";

@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { estadoOf, type Estado } from "./estado.ts";
-import type { Receipt } from "./transmit.ts";
+import type { Receipt } from "../ledger/schema.ts";
 
 export interface IssueAnswer {
   codigo: string;

@@ -3,7 +3,8 @@
 // for in the issuer's audit log.
 import { writeAudit } from "../ledger/client.ts";
 import { isFinal } from "./estado.ts";
-import { archivedXml, transmitReceipt, type Receipt, type ReceiptStore } from "./transmit.ts";
+import type { Receipt } from "../ledger/schema.ts";
+import { archivedXml, transmitReceipt, type ReceiptStore } from "./transmit.ts";
 
 /** A rejection DGII gave while nobody was waiting for the answer goes to the issuer's audit log. */
 async function auditOutcome(env: Env, before: Receipt, after: Receipt, now: Date): Promise<void> {

@@ -1,6 +1,6 @@
 import { dgiiDateOf, isTipoeCF, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined);

@@ -2,9 +2,10 @@ import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreUrl, xml
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { receiptMonth } from "../ledger/client.ts";
 import { printInBackground } from "../print/receipt-pdf.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
-import { pollDelays, transmitReceipt, type Receipt, type ReceiptStore } from "./transmit.ts";
+import type { Receipt } from "../ledger/schema.ts";
+import { pollDelays, transmitReceipt, type ReceiptStore } from "./transmit.ts";
 
 type Json = Record<string, any>;
 

@@ -3,14 +3,12 @@ import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import type { Receipt, ReceiptChanges } from "../ledger/schema.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { isFinal, statusFromDgii, type ReceiptStatus } from "./estado.ts";
 import type { PhaseTimes } from "./timing.ts";
-
-export type { Receipt };
 
 /**
  * Where a transmission records each step: the receipt's month object, through RPC from a request,

@@ -1,6 +1,6 @@
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encfOf as formatEncf } from "../ledger/numbering.ts";
-import type { Receipt } from "./transmit.ts";
+import type { Receipt } from "../ledger/schema.ts";
 
 /** One range of a voiding request, as the client sent it. */
 export interface VoidRange {

@@ -9,8 +9,6 @@ import { findReceipt } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { renderReceiptPdf, type PrintLayout } from "./render.ts";
 
-export type { Receipt };
-
 /** Receipts from point-of-sale devices print on the 80 mm roll; the rest on a sheet. */
 export function defaultLayout(receipt: Pick<Receipt, "source">): PrintLayout {
   return receipt.source === "device" ? "roll80" : "a4";

@@ -2,7 +2,7 @@
 // hosts; the receiver standard's paths are appended to them.
 import { DgiiClient } from "../dgii/client.ts";
 import { hostsFor } from "../dgii/endpoints.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 
 export interface DirectoryEntry {
   nombre: string;

@@ -3,7 +3,7 @@
 import { checkStructure, dgiiDateOf, parseAcecf, parseXmlTree, treeToDocument, verifyXml, XmlParseError, type AcecfDocument } from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey } from "./archive-keys.ts";
 import { NOT_EXCHANGED } from "./reception.ts";

@@ -7,7 +7,7 @@ import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findPurchase } from "../ledger/client.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { lookUpTaxpayer } from "./directory.ts";

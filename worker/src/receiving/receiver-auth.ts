@@ -21,7 +21,7 @@ import { database } from "../db/client.ts";
 import { receiverSeeds, receiverSettings, receiverTokens } from "../db/schema-receiving.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 
 export const SEED_TTL_MS = 2 * 60 * 1000;
 export const TOKEN_TTL_MS = 60 * 60 * 1000;

@@ -17,7 +17,7 @@ import {
 } from "@ecf/shared";
 import { issuerLedger, newPurchaseId, receiptMonth, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";

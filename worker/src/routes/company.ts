@@ -9,7 +9,8 @@ import { issuerLedger } from "../ledger/client.ts";
 import { encfOf, MAX_SEQUENCE_NUMBER } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Sequence } from "../ledger/schema.ts";
-import { resolveTenant, type Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
+import { resolveTenant } from "../tenant/resolve.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;
 /** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */

@@ -15,7 +15,8 @@ import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { resolveTenant, type Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
+import { resolveTenant } from "../tenant/resolve.ts";
 import { toBase64 } from "@ecf/shared";
 import { IssueAnswer } from "./issuing.ts";
 

@@ -14,7 +14,8 @@ import { identifyEcf, receiveEcf } from "../receiving/reception.ts";
 import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
-import { resolveTenant, type Company } from "../tenant/resolve.ts";
+import type { Company } from "../db/schema.ts";
+import { resolveTenant } from "../tenant/resolve.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 

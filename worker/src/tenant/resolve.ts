@@ -1,11 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import { companies, partnerCompanies } from "../db/schema.ts";
+import { companies, partnerCompanies, type Company } from "../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 
-export type Company = typeof companies.$inferSelect;
 
 const HEADER = "X-RNC-Emisor";
 
