@@ -1,0 +1,96 @@
+// The retry alarm of a month object: a receipt DGII could not take is tried again with back-off
+// (1, 2, 4 … seconds, at most every 10 minutes), never while someone holds it, and the receipts
+// that keep failing are pushed back so they never crowd out a newer one.
+import { afterEach, describe, expect, it } from "vitest";
+import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
+import { holdReceipt, monthSql, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+
+afterEach(clearFaults);
+
+const sentEcf = async (rnc: string, encf: string) => (await received(rnc, encf)).filter((r) => r.kind === "ecf").length;
+const row = async (companyId: string, encf: string) => (await receiptRow(companyId, encf))!;
+/** Seconds from now until the receipt is due again. */
+const dueIn = async (companyId: string, encf: string) => (Date.parse((await row(companyId, encf)).nextAttemptAt!) - Date.now()) / 1000;
+
+async function contingency(token: string): Promise<string> {
+  const { status, body } = await issue(token, issueRequest("31"));
+  expect(status).toBe(503);
+  return body.encf;
+}
+
+describe("the retry alarm", () => {
+  it("backs off a receipt that stays pending: 1, 2, 4 … seconds, at most 10 minutes; sends it once when DGII is back", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const encf = await contingency(token);
+    // Released by its request: due a second later.
+    expect(await dueIn(company.id, encf)).toBeLessThanOrEqual(1);
+    let previous = 0;
+    for (let round = 0; round < 3; round++) {
+      await runRetryAlarms(company.id);
+      // (The runtime's own alarm may have run one more attempt meanwhile: read how many there were.)
+      const { status, retries } = await row(company.id, encf);
+      expect(status).toBe("contingency");
+      expect(retries).toBeGreaterThan(previous);
+      previous = retries;
+      const wait = await dueIn(company.id, encf);
+      expect(wait).toBeGreaterThan(2 ** retries - 1.5);
+      expect(wait).toBeLessThanOrEqual(2 ** retries);
+    }
+    // After many failures: every 10 minutes, no more often.
+    await updateReceiptRow(company.id, encf, "retries = 15");
+    await runRetryAlarms(company.id);
+    expect(await dueIn(company.id, encf)).toBeGreaterThan(590);
+
+    await clearFaults();
+    for (let i = 0; i < 8 && (await row(company.id, encf)).status !== "accepted"; i++) {
+      await runRetryAlarms(company.id);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await row(company.id, encf)).status).toBe("accepted");
+    expect((await row(company.id, encf)).nextAttemptAt).toBeNull();
+    expect(await sentEcf(company.rnc, encf)).toBe(1);
+  });
+
+  it("leaves alone a receipt someone holds (a request transmitting it), and takes it once the hold lapses", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const encf = await contingency(token);
+    await clearFaults();
+    await holdReceipt(company.id, encf);
+    await runRetryAlarms(company.id);
+    expect((await row(company.id, encf)).status).toBe("contingency");
+    expect(await sentEcf(company.rnc, encf)).toBe(0);
+    // The holder died: its claim lapses and the alarm sends the receipt.
+    for (let i = 0; i < 8 && (await row(company.id, encf)).status !== "accepted"; i++) {
+      await runRetryAlarms(company.id, { lapseClaims: true });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await row(company.id, encf)).status).toBe("accepted");
+    expect(await sentEcf(company.rnc, encf)).toBe(1);
+  });
+
+  it("receipts that keep failing are pushed back, so a newer one is sent first", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const stuck = [await contingency(token), await contingency(token)];
+    // They have failed for a long time: next try in ten minutes.
+    const later = new Date(Date.now() + 600_000).toISOString();
+    for (const encf of stuck) await updateReceiptRow(company.id, encf, "retries = 12, next_attempt_at = ?1", later);
+    const fresh = await contingency(token);
+    await clearFaults();
+    // The alarm as the runtime fires it (nothing is made due by hand): only what is due goes.
+    const month = (await row(company.id, fresh)).issueDate.slice(0, 7);
+    for (let i = 0; i < 8 && (await row(company.id, fresh)).status !== "accepted"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect((await row(company.id, fresh)).status).toBe("accepted");
+    expect(await sentEcf(company.rnc, fresh)).toBe(1);
+    for (const encf of stuck) {
+      expect(await sentEcf(company.rnc, encf)).toBe(0);
+      expect((await row(company.id, encf)).status).toBe("contingency");
+    }
+    const pending = await monthSql(company.id, month, "SELECT COUNT(*) AS n FROM receipts WHERE status = 'contingency'");
+    expect(pending).toEqual([{ n: 2 }]);
+  });
+});
