@@ -1,11 +1,10 @@
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
-import { consumeOutbox, processReceipt, sweepOutbox, type OutboxMessage } from "../src/issuing/outbox.ts";
 import { admin } from "./support/accounts.ts";
 import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
+import { issuerSql, nextNumber, receiptRow, runRetryAlarms } from "./support/ledger.ts";
 
 const setProcessingMs = (processingMs: number) =>
   fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ processingMs }) });
@@ -16,15 +15,13 @@ afterEach(async () => {
 });
 
 type Json = Record<string, any>;
-const receiptRow = (companyId: string, encf: string) => database(env.DB).query.receipts.findFirst({ where: (r, { and, eq }) => and(eq(r.companyId, companyId), eq(r.encf, encf)) });
 const requestsTo = async (service: string) => (await (await fetch(`${sandboxUrl()}/__sandbox/requests?service=${service}`)).json()) as { status: number | null; fault: string | null }[];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Sweeps (each round later than the back-off of the last) until `done`. */
-async function sweepUntil(done: () => Promise<boolean>) {
-  for (let i = 0, at = Date.now(); i < 20 && !(await done()); i++) {
-    at += 15 * 60_000;
-    await sweepOutbox(env, new Date(at));
+/** Runs the issuer's retry alarms (each time past the back-off of the last) until `done`. */
+async function alarmsUntil(companyId: string, done: () => Promise<boolean>) {
+  for (let i = 0; i < 40 && !(await done()); i++) {
+    await runRetryAlarms(companyId);
     await sleep(150);
   }
 }
@@ -50,7 +47,7 @@ describe("a failed send while the status service says DGII is up", () => {
     expect(listed).toHaveLength(1);
     const before = (await requestsTo("consultatrackids")).length;
 
-    await sweepUntil(async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1, trackId: listed[0]!.trackId });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
     expect((await requestsTo("consultatrackids")).length).toBeGreaterThan(before);
@@ -65,12 +62,11 @@ describe("a send that timed out may still land at DGII", () => {
     expect(status).toBe(503);
     // Reception is quick again, but DGII has not recorded the first copy yet (its delay still runs).
     await clearFaults();
-    const row = (await receiptRow(company.id, body.encf))!;
-    expect(await processReceipt(env, row.id, new Date())).toBe("pending");
-    expect(await receiptRow(company.id, body.encf)).toMatchObject({ sendAttempts: 1, trackId: null });
+    await runRetryAlarms(company.id);
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "contingency", sendAttempts: 1, trackId: null });
 
     for (let i = 0; i < 40 && !(await received(company.rnc, body.encf)).length; i++) await sleep(100);
-    await sweepUntil(async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
   });
@@ -87,7 +83,7 @@ describe("an RFCE that may have reached DGII", () => {
     for (let i = 0; i < 40 && !(await received(company.rnc, body.encf)).some((r) => r.kind === "rfce"); i++) await sleep(100);
     const before = (await requestsTo("consultaestado")).length;
 
-    await sweepUntil(async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1 });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "rfce")).toHaveLength(1);
     expect((await requestsTo("consultaestado")).length).toBeGreaterThan(before);
@@ -98,10 +94,8 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
   async function nothingHappened(company: { id: string; rnc: string }, encf: string, next: number) {
     expect(await receiptRow(company.id, encf)).toBeUndefined();
     expect((await env.ARCHIVE.list({ prefix: `${company.rnc}/` })).objects).toEqual([]);
-    const sequence = await env.DB.prepare("SELECT next_number FROM sequences WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).first<{ next_number: number }>();
-    expect(sequence?.next_number).toBe(next);
-    const usage = await env.DB.prepare("SELECT COALESCE(SUM(invoices), 0) AS n FROM usage_counters WHERE company_id = ?1").bind(company.id).first<{ n: number }>();
-    expect(usage?.n).toBe(0);
+    expect(await nextNumber(company.id, "31")).toBe(next);
+    expect(await issuerSql(company.id, "SELECT COALESCE(SUM(invoices), 0) AS n FROM usage_counters")).toEqual([{ n: 0 }]);
     expect(await received(company.rnc)).toEqual([]);
   }
 
@@ -124,7 +118,7 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
 });
 
 describe("En Proceso beyond the request's polling", () => {
-  it("answers 202 and the queue consumer finishes it", async () => {
+  it("answers 202 and the retry alarm finishes it", async () => {
     const { company, token } = await issuer();
     // Longer than the request polls (200 + 400 + 800 ms).
     await setProcessingMs(2500);
@@ -135,17 +129,12 @@ describe("En Proceso beyond the request's polling", () => {
     const row = (await receiptRow(company.id, body.encf))!;
     expect(row.status).toBe("in_process");
 
-    // Still in process at DGII: the message is retried, not acknowledged.
-    const early = createMessageBatch<OutboxMessage>("ecf-outbox", [{ id: "m-early", timestamp: new Date(), attempts: 1, body: { receiptId: row.id } }]);
-    await consumeOutbox(early, env);
-    const earlyResult = await getQueueResult(early, createExecutionContext());
-    expect(earlyResult.retryMessages).toMatchObject([{ msgId: "m-early" }]);
-    expect(earlyResult.explicitAcks).toEqual([]);
+    // Still in process at DGII: the alarm asks once and leaves it for later.
+    await runRetryAlarms(company.id);
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "in_process", sendAttempts: 1 });
 
     await sleep(2500);
-    const late = createMessageBatch<OutboxMessage>("ecf-outbox", [{ id: "m-late", timestamp: new Date(), attempts: 2, body: { receiptId: row.id } }]);
-    await consumeOutbox(late, env);
-    expect((await getQueueResult(late, createExecutionContext())).explicitAcks).toEqual(["m-late"]);
+    await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", trackId: body.trackId, sendAttempts: 1 });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
   });
