@@ -4,17 +4,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
-import { sweepOutbox } from "../src/issuing/outbox.ts";
 import { admin, authed } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
+import { auditRows, everyMonthSql, nextNumber as nextOf, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
 type Json = Record<string, any>;
-const receiptRow = (companyId: string, encf: string) => database(env.DB).query.receipts.findFirst({ where: (r, { and, eq }) => and(eq(r.companyId, companyId), eq(r.encf, encf)) });
-const nextNumber = async (companyId: string, tipo: string) =>
-  (await env.DB.prepare("SELECT next_number FROM sequences WHERE company_id = ?1 AND tipo_ecf = ?2").bind(companyId, tipo).first<{ next_number: number }>())!.next_number;
+const nextNumber = async (companyId: string, tipo: string) => (await nextOf(companyId, tipo))!;
 type Rango = { tipoeCF: string; desde: string; hasta: string };
 const voidOnce = async (token: string, rangos: Rango[]) => {
   const res = await call("/fe/anulacion", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify({ rangos }) });
@@ -22,8 +20,8 @@ const voidOnce = async (token: string, rangos: Rango[]) => {
 };
 /**
  * As a client does: a receipt being transmitted at that moment (encf_busy) is asked for again
- * shortly. The test runtime's queue consumer retries contingency receipts in the background and
- * may hold one for a few milliseconds.
+ * shortly. The month object's retry alarm moves contingency receipts in the background and may
+ * hold one for a few milliseconds.
  */
 async function voidRanges(token: string, rangos: Rango[]) {
   for (let attempt = 0; ; attempt++) {
@@ -38,8 +36,8 @@ const sent = async (rnc: string, encf: string) => (await received(rnc, encf)).fi
 
 /**
  * Receipts signed while DGII's reception is down: rows in contingency, never sent. Reception
- * stays down (the status service says so), so the test runtime's own queue consumer, which
- * retries them in the background, cannot send them behind the test's back; voiding still works.
+ * stays down (the status service says so), so the retry alarm, which tries them in the
+ * background, cannot send them behind the test's back; voiding still works.
  */
 async function inContingency(token: string, count: number): Promise<string[]> {
   await setFault({ mode: "down", services: ["recepcion"] });
@@ -64,11 +62,10 @@ async function usedElsewhere(companyId: string, rnc: string, sequence: number): 
   return encf;
 }
 
-/** Sweeps, each round later than the back-off the last one set, until `done`. */
-async function sweepUntil(done: () => Promise<boolean>) {
-  for (let i = 0, at = Date.now(); i < 15 && !(await done()); i++) {
-    at += 15 * 60_000;
-    await sweepOutbox(env, new Date(at));
+/** Runs the issuer's retry alarms, each time past the back-off of the last, until `done`. */
+async function alarmsUntil(companyId: string, done: () => Promise<boolean>) {
+  for (let i = 0; i < 15 && !(await done()); i++) {
+    await runRetryAlarms(companyId);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -114,19 +111,19 @@ describe("POST /fe/anulacion: ranges and the sequence", () => {
 });
 
 describe("POST /fe/anulacion: signed but unsent receipts", () => {
-  it("a receipt in contingency is held while DGII is asked, so the sweeper cannot send it, and becomes Anulado", async () => {
+  it("a receipt in contingency is held while DGII is asked, so the retry alarm cannot send it, and becomes Anulado", async () => {
     const { company, token } = await issuer();
     const encfs = await inContingency(token, 2);
     const rows = await Promise.all(encfs.map((e) => receiptRow(company.id, e)));
-    // A slow ANECF leaves time for the sweeper to run while the voiding is in flight.
+    // A slow ANECF leaves time for the retry alarm to run while the voiding is in flight.
     await setFault({ mode: "slow", delayMs: 1500, services: ["anulacionrangos"] });
     const voiding = voidRanges(token, [{ tipoeCF: "31", desde: encfs[0]!, hasta: encfs[1]! }]);
-    const claimed = async () => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM receipts WHERE id IN (?1, ?2) AND claimed_until IS NOT NULL`).bind(rows[0]!.id, rows[1]!.id).first<{ n: number }>())!.n;
+    const claimed = async () => Number((await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts WHERE id IN (?1, ?2) AND claimed_until IS NOT NULL", rows[0]!.id, rows[1]!.id)).reduce((n, r) => n + Number(r.n), 0));
     for (let i = 0; i < 50 && (await claimed()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await claimed()).toBe(2);
     // Reception back while the ANECF is in flight (its delay already runs): only the claim stops a send.
     await clearFaults();
-    await sweepOutbox(env, new Date());
+    await runRetryAlarms(company.id);
     const { status, body } = await voiding;
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ codigo: "1", anulados: 2 });
@@ -136,7 +133,7 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
       expect(state).toMatchObject({ estado: "Anulado", codigo: "-2" });
     }
     await clearFaults();
-    await sweepOutbox(env, new Date());
+    await runRetryAlarms(company.id);
     for (const encf of encfs) expect(await sent(company.rnc, encf)).toBe(0);
   });
 
@@ -144,8 +141,8 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
     const { company, token } = await issuer();
     const [encf] = await inContingency(token, 1);
     const row = (await receiptRow(company.id, encf!))!;
-    // What the sweeper leaves while it sends this receipt.
-    await env.DB.prepare("UPDATE receipts SET claimed_until = ?2 WHERE id = ?1").bind(row.id, new Date(Date.now() + 30_000).toISOString()).run();
+    // What the retry alarm leaves while it sends this receipt.
+    await updateReceiptRow(company.id, row.encf, "claimed_until = ?1", new Date(Date.now() + 30_000).toISOString());
     const busy = await voidOnce(token, [{ tipoeCF: "31", desde: encf!, hasta: encf! }]);
     expect(busy.status).toBe(409);
     expect(busy.body.errors.map((e: { code: string }) => e.code)).toEqual(["encf_busy"]);
@@ -178,11 +175,11 @@ describe("POST /fe/anulacion: DGII refuses", () => {
     expect(body).toMatchObject({ codigo: "2", anulados: 1, rangos: [{ anulado: true }, { anulado: false }] });
     expect(await receiptRow(company.id, first!)).toMatchObject({ status: "voided" });
     expect(await receiptRow(company.id, second!)).toMatchObject({ status: "contingency", claimedUntil: null });
-    const audit = await env.DB.prepare("SELECT code, detail FROM audit_log WHERE company_id = ?1 AND action = 'POST /fe/anulacion'").bind(company.id).all<{ code: string; detail: string }>();
-    expect(audit.results).toEqual([expect.objectContaining({ code: "anecf_partial", detail: expect.stringContaining(foreign) })]);
+    const audit = await auditRows(company.id, "action = 'POST /fe/anulacion'");
+    expect(audit).toEqual([expect.objectContaining({ code: "anecf_partial", detail: expect.stringContaining(foreign) })]);
 
     await clearFaults();
-    await sweepUntil(async () => (await receiptRow(company.id, second!))?.status === "accepted");
+    await alarmsUntil(company.id, async () => (await receiptRow(company.id, second!))?.status === "accepted");
     expect((await receiptRow(company.id, second!))?.status).toBe("accepted");
     expect(await sent(company.rnc, second!)).toBe(1);
     expect(await sent(company.rnc, first!)).toBe(0);
@@ -197,7 +194,7 @@ describe("POST /fe/anulacion: DGII refuses", () => {
     expect(body.errors[0]).toMatchObject({ path: "/rangos/0", code: "encf_used" });
     expect(body.detail).toContain(foreign);
     expect(await receiptRow(company.id, encf!)).toMatchObject({ status: "contingency", claimedUntil: null });
-    const audit = await env.DB.prepare("SELECT code, detail FROM audit_log WHERE company_id = ?1 AND action = 'POST /fe/anulacion'").bind(company.id).all<{ code: string; detail: string }>();
-    expect(audit.results).toEqual([expect.objectContaining({ code: "conflict", detail: expect.stringContaining("DGII refused the ANECF") })]);
+    const audit = await auditRows(company.id, "action = 'POST /fe/anulacion'");
+    expect(audit).toEqual([expect.objectContaining({ code: "conflict", detail: expect.stringContaining("DGII refused the ANECF") })]);
   });
 });
