@@ -2,6 +2,7 @@
 // anything is signed, archived or sent, and the reserved quota unit given back.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { everyMonthSql, issuerSql } from "./support/ledger.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer, received } from "./support/issuing.ts";
@@ -12,20 +13,20 @@ async function usedThisMonth(token: string): Promise<number> {
 
 /** What issuing leaves behind for an issuer: receipts, archived objects, DGII submissions, next numbers. */
 async function traces(company: { id: string; rnc: string }) {
-  const receipts = await env.DB.prepare("SELECT encf FROM receipts WHERE company_id = ?1").bind(company.id).all();
+  const receipts = await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY encf");
   const archived = await env.ARCHIVE.list({ prefix: `${company.rnc}/` });
-  const sequences = await env.DB.prepare("SELECT tipo_ecf, next_number FROM sequences WHERE company_id = ?1 ORDER BY tipo_ecf").bind(company.id).all();
-  return { receipts: receipts.results, archived: archived.objects.map((o) => o.key), sentToDgii: await received(company.rnc), sequences: sequences.results };
+  const sequences = await issuerSql(company.id, "SELECT tipo_ecf, next_number FROM sequences ORDER BY tipo_ecf");
+  return { receipts, archived: archived.objects.map((o) => o.key), sentToDgii: await received(company.rnc), sequences };
 }
 
 describe("POST /fe/recepcion/ecf with a range that cannot number it", () => {
   it.each([
-    ["exhausted", 422, "sequence_exhausted", "UPDATE sequences SET next_number = range_to + 1 WHERE company_id = ?1 AND tipo_ecf = '31'", undefined],
-    ["expired", 422, "sequence_expired", "UPDATE sequences SET expires_on = '2020-12-31' WHERE company_id = ?1 AND tipo_ecf = '31'", undefined],
-    ["expired, client-numbered", 422, "sequence_expired", "UPDATE sequences SET expires_on = '2020-12-31' WHERE company_id = ?1 AND tipo_ecf = '31'", "E310000000001"],
+    ["exhausted", 422, "sequence_exhausted", "UPDATE sequences SET next_number = range_to + 1 WHERE tipo_ecf = '31'", undefined],
+    ["expired", 422, "sequence_expired", "UPDATE sequences SET expires_on = '2020-12-31' WHERE tipo_ecf = '31'", undefined],
+    ["expired, client-numbered", 422, "sequence_expired", "UPDATE sequences SET expires_on = '2020-12-31' WHERE tipo_ecf = '31'", "E310000000001"],
   ] as const)("%s → %i %s; nothing signed, archived or sent; the quota unit given back", async (_label, status, code, sql, encf) => {
     const { company, token } = await issuer();
-    await env.DB.prepare(sql).bind(company.id).run();
+    await issuerSql(company.id, sql);
     const usedBefore = await usedThisMonth(token);
     const before = await traces(company);
 
@@ -41,11 +42,11 @@ describe("POST /fe/recepcion/ecf with a range that cannot number it", () => {
     expect(after.archived).toEqual([]);
     expect(after.sentToDgii).toEqual([]);
     expect(await usedThisMonth(token)).toBe(usedBefore);
-    const counter = await env.DB.prepare("SELECT invoices FROM usage_counters WHERE company_id = ?1").bind(company.id).first<{ invoices: number }>();
+    const [counter] = await issuerSql(company.id, "SELECT invoices FROM usage_counters");
     expect(counter?.invoices ?? 0).toBe(0);
 
     // The same issuer issues normally once the range is usable again: the refusal was the range's.
-    await env.DB.prepare("UPDATE sequences SET expires_on = '2030-12-31', range_to = next_number + 10 WHERE company_id = ?1 AND tipo_ecf = '31'").bind(company.id).run();
+    await issuerSql(company.id, "UPDATE sequences SET expires_on = '2030-12-31', range_to = next_number + 10 WHERE tipo_ecf = '31'");
     const ok = await issue(token, issueRequest("31", {}, (doc) => { if (encf) doc.Encabezado.IdDoc.eNCF = encf; }));
     expect(ok.status, JSON.stringify(ok.body)).toBeLessThan(300);
     expect(await usedThisMonth(token)).toBe(usedBefore + 1);
