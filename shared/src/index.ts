@@ -37,3 +37,5 @@ export * from "./signing/fecha-firma.ts";
 export * from "./rfce-threshold.ts";
 export * from "./ecf-rules.ts";
 export * from "./validate.ts";
+// Defensive readers over an untrusted JSON e-CF (anything in, undefined out).
+export { isObject, objAt, objectsOf, textOf, valueOf, type JsonObject } from "./totals-read.ts";

@@ -1,4 +1,4 @@
-import { drMonth, isoDateFromDgii as isoDate, parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import { drMonth, isoDateFromDgii as isoDate, parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument, objAt, textOf } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
@@ -10,11 +10,8 @@ import { submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
 const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
 
-function text(doc: JsonDocument, ...path: string[]): string | null {
-  let node: unknown = doc;
-  for (const name of path) node = node && typeof node === "object" && !Array.isArray(node) ? (node as Record<string, unknown>)[name] : undefined;
-  return typeof node === "string" ? node : null;
-}
+/** A leaf of the document (`…path, name`), as written, or null. */
+const text = (doc: JsonDocument, ...path: string[]): string | null => textOf(objAt(doc, ...path.slice(0, -1)), path[path.length - 1]!) ?? null;
 
 interface SignedReceiptFacts {
   encf: string;

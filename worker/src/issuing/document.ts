@@ -1,20 +1,19 @@
-import { dgiiDateOf, isTipoeCF, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
+import { dgiiDateOf, isTipoeCF, objAt, valueOf, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined);
 
 /** The request's TipoeCF, when it names a valid one. */
 export function requestedTipo(body: unknown): TipoeCF | undefined {
-  const tipo = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.TipoeCF;
+  const tipo = valueOf(objAt(body, "Encabezado", "IdDoc"), "TipoeCF");
   const text = typeof tipo === "number" ? String(tipo) : tipo;
   return isTipoeCF(text) ? text : undefined;
 }
 
 /** The request's own eNCF, when it sends one. */
 export function requestedEncf(body: unknown): string | undefined {
-  const encf = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.eNCF;
+  const encf = valueOf(objAt(body, "Encabezado", "IdDoc"), "eNCF");
   return typeof encf === "string" && encf.trim() ? encf.trim().toUpperCase() : undefined;
 }
 
@@ -33,13 +32,13 @@ export function emisorProfile(company: Company): EmisorProfile {
  * DGII already accepted against it (so the balance rules can be applied before issuing).
  */
 export async function modifiedReceiptFor(env: Env, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
-  const ncf = obj(obj(body)?.InformacionReferencia)?.NCFModificado;
+  const ncf = valueOf(objAt(body, "InformacionReferencia"), "NCFModificado");
   if (typeof ncf !== "string" || !ncf) return undefined;
   const original = await findReceipt(env, companyId, ncf.toUpperCase());
   if (!original) return undefined;
   const notes = await acceptedNotesOf(env, original);
   // A note without TipoIngresos inherits the original's; only then is the archived XML read.
-  const needsTipoIngresos = obj(obj(obj(body)?.Encabezado)?.IdDoc)?.TipoIngresos === undefined;
+  const needsTipoIngresos = valueOf(objAt(body, "Encabezado", "IdDoc"), "TipoIngresos") === undefined;
   const TipoIngresos = needsTipoIngresos ? await archivedTipoIngresos(env.ARCHIVE, original.xmlKey) : undefined;
   return {
     eNCF: original.encf,
@@ -67,10 +66,10 @@ async function archivedTipoIngresos(archive: R2Bucket, key: string): Promise<str
  */
 export function withoutAssignedFields(body: unknown): unknown {
   const copy = structuredClone(body);
-  const root = obj(copy);
+  const root = objAt(copy);
   if (!root) return copy;
   delete root.FechaHoraFirma;
-  const idDoc = obj(obj(root.Encabezado)?.IdDoc);
+  const idDoc = objAt(root, "Encabezado", "IdDoc");
   if (idDoc) {
     delete idDoc.eNCF;
     delete idDoc.FechaVencimientoSecuencia;

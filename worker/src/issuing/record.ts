@@ -1,4 +1,4 @@
-import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreUrl, xmlToEcf } from "@ecf/shared";
+import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForSignedEcf, timbreUrl, xmlToEcf } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { receiptMonth } from "../ledger/client.ts";
 import { printInBackground } from "../print/receipt-pdf.ts";
@@ -45,11 +45,8 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   const fechaEmision = String(document.Encabezado.Emisor.FechaEmision);
   const fechaFirma = String(document.FechaHoraFirma);
   const rfce = isRfceSummary(document);
-  const urlTimbre = timbreUrl(
-    rfce
-      ? { form: "consultatimbrefc", environment: company.dgiiEnvironment, rncEmisor: company.rnc, encf, montoTotal: String(totales.MontoTotal), codigoSeguridad }
-      : { form: "consultatimbre", environment: company.dgiiEnvironment, rncEmisor: company.rnc, rncComprador: comprador.RNCComprador ?? null, encf, fechaEmision, montoTotal: String(totales.MontoTotal), fechaFirma, codigoSeguridad },
-  );
+  // The timbre is read from the signed bytes, as DGII and the printed copy read it.
+  const urlTimbre = timbreUrl(timbreForSignedEcf(signedXml, company.dgiiEnvironment));
 
   const storageStarted = performance.now();
   const archived = await archiveImmutable(env.ARCHIVE, receiptXmlKey(company.rnc, encf, fechaEmision), signedXml, "application/xml");

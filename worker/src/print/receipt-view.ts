@@ -1,7 +1,7 @@
 // What the printed representation shows, read from an e-CF's JSON document (xmlToEcf), in the
 // words DGII asks for (informe-tecnico §17.2): type and modification code in words, places and
 // units by name, the exempt marker "E" on exempt lines.
-import { ENUMERACIONES, provinciaMunicipio, unidadMedida, type JsonDocument } from "@ecf/shared";
+import { ENUMERACIONES, provinciaMunicipio, unidadMedida, type JsonDocument, objAt } from "@ecf/shared";
 
 export interface ReceiptLine {
   cantidad: string;
@@ -45,7 +45,7 @@ export interface ReceiptView {
 }
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+const obj = (v: unknown): Obj => (objAt(v) as Obj | undefined) ?? {};
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
 
 function describe(enumeration: keyof typeof ENUMERACIONES, valor: string | undefined): string | undefined {

@@ -1,27 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF } from "@ecf/shared";
 import { and, eq, isNull } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
-import { constantTimeEqual } from "../auth/crypto.ts";
+import { requireAdmin } from "../auth/admin.ts";
 import { generateKeyMaterial } from "../auth/keys.ts";
 import { database } from "../db/client.ts";
 import { apiKeys, companies, partnerCompanies, partners } from "../db/schema.ts";
-import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { importIssuerFromD1 } from "../ledger/import-d1.ts";
 import { registerSequence } from "./company.ts";
 
-/** The administration API answers only to `Authorization: Bearer <ADMIN_SECRET>`. */
-const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  const secret = c.env.ADMIN_SECRET;
-  const given = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
-  if (!secret || !given || !(await constantTimeEqual(given, secret))) {
-    throw new ApiProblem("unauthorized", { detail: "The administration API needs 'Authorization: Bearer <ADMIN_SECRET>'." });
-  }
-  await next();
-});
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });

@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
-import { constantTimeEqual } from "../auth/crypto.ts";
+import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
 import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
@@ -80,14 +79,6 @@ const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
   dgiiEnvironment: c.dgiiEnvironment,
 });
 
-/** Same check as the administration API: `Authorization: Bearer <ADMIN_SECRET>`. */
-const requireAdmin = createMiddleware<DeviceEnv>(async (c, next) => {
-  const given = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
-  if (!c.env.ADMIN_SECRET || !given || !(await constantTimeEqual(given, c.env.ADMIN_SECRET))) {
-    throw new ApiProblem("unauthorized", { detail: "The administration API needs 'Authorization: Bearer <ADMIN_SECRET>'." });
-  }
-  await next();
-});
 
 async function createDevice(d1: D1Database, companyId: string, name: string, now: Date): Promise<z.infer<typeof DeviceCreated>> {
   const pairingCode = newPairingCode();

@@ -3,7 +3,6 @@
 // on the bare path the receiver is the document's RNCComprador (or RNCEmisor for an ACECF).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
@@ -15,7 +14,6 @@ import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import type { Company } from "../db/schema.ts";
-import { resolveTenant } from "../tenant/resolve.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 
@@ -179,8 +177,8 @@ for (const prefix of ["", "/{rnc}"]) {
   );
 }
 
-// The printed representation (RI) of one of the company's own receipts.
-receiverRoutes.use("/fe/recepcion/ecf/*", requireAuth, resolveTenant);
+// The printed representation (RI) of one of the company's own receipts (its bearer check and
+// tenant are the issuing routes' /fe/recepcion/ecf/* middleware, registered once there).
 receiverRoutes.openapi(
   tenantRoute({
     method: "get",
