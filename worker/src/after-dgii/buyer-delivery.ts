@@ -25,11 +25,11 @@ export interface BuyerDeliveryPayload {
 /** Directory answers are kept a while per isolate (DGII_DIRECTORY_TTL_MS): a buyer's listing changes rarely. */
 const directory = new Map<string, { entry: DirectoryEntry | undefined; until: number }>();
 
-async function directoryEntry(env: Env, company: Company, rnc: string, timeoutMs: number): Promise<DirectoryEntry | undefined> {
+async function directoryEntry(env: Env, company: Company, rnc: string): Promise<DirectoryEntry | undefined> {
   const key = `${company.dgiiEnvironment}|${rnc}`;
   const cached = directory.get(key);
   if (cached && cached.until > Date.now()) return cached.entry;
-  const entry = await lookUpTaxpayer(env, company, dgiiClientFor(env, company, await signerFor(env, company)), rnc, timeoutMs);
+  const entry = await lookUpTaxpayer(dgiiClientFor(env, company, await signerFor(env, company)), rnc);
   directory.set(key, { entry, until: Date.now() + dgiiDirectoryTtlMs(env) });
   return entry;
 }
@@ -65,7 +65,7 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
   };
 
   try {
-    const entry = await directoryEntry(env, company, receipt.rncComprador, timeoutMs);
+    const entry = await directoryEntry(env, company, receipt.rncComprador);
     if (!entry?.urlRecepcion) {
       // Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one.
       context.updateReceipt(receipt.id, { deliveryStatus: "no_receptor", deliveryAt: now.toISOString(), deliveryAttempts: attempts, deliveryDetail: `${receipt.rncComprador} is not an electronic receiver in DGII's directory` });

@@ -210,6 +210,13 @@ export class DgiiClient {
     return normaliseResult(await this.json("consultaestado", response), null);
   }
 
+  /** Consulta Directorio: where a taxpayer receives e-CF and approvals (an empty list when it does not). */
+  async directorio<T>(rnc: string): Promise<T[]> {
+    const response = await this.authed("consultadirectorio", this.url("ecf", PATHS.directorioPorRnc, { RNC: rnc }));
+    const body = await this.json<unknown>("consultadirectorio", response);
+    return Array.isArray(body) ? (body as T[]) : [];
+  }
+
   /** Voids ranges with a signed ANECF. */
   async anularRangos(signedAnecf: string, fileName: string): Promise<{ codigo: string; nombre: string; mensajes: string[] }> {
     const response = await this.authed("anulacionrangos", this.url("ecf", PATHS.anularRango), { method: "POST", body: this.multipart(signedAnecf, fileName) });

@@ -37,5 +37,6 @@ export const PATHS = {
   consultaEstado: "/consultaestado/api/Consultas/Estado",
   aprobacionComercial: "/aprobacioncomercial/api/AprobacionComercial",
   anularRango: "/anulacionrangos/api/Operaciones/AnularRango",
+  directorioPorRnc: "/consultadirectorio/api/consultas/obtenerdirectorioporrnc",
   verificarEstado: "/api/estatusservicios/verificarestado",
 } as const;

@@ -1,8 +1,6 @@
 // Consulta Directorio: where another taxpayer receives e-CF and commercial approvals. DGII answers
 // hosts; the receiver standard's paths are appended to them.
-import { DgiiClient } from "../dgii/client.ts";
-import { hostsFor } from "../dgii/endpoints.ts";
-import type { Company } from "../db/schema.ts";
+import type { DgiiClient } from "../dgii/client.ts";
 
 export interface DirectoryEntry {
   nombre: string;
@@ -12,16 +10,9 @@ export interface DirectoryEntry {
   urlOpcional: string | null;
 }
 
-/** The supplier's entry in DGII's directory, or undefined when it is not listed. */
-export async function lookUpTaxpayer(env: Env, company: Company, client: DgiiClient, rnc: string, timeoutMs: number): Promise<DirectoryEntry | undefined> {
-  const url = `${hostsFor(env).ecf}/${company.dgiiEnvironment}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${encodeURIComponent(rnc)}`;
-  const response = await fetch(url, {
-    headers: { Authorization: `Bearer ${await client.token()}`, Accept: "application/json" },
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  if (!response.ok) throw new Error(`Consulta Directorio answered HTTP ${response.status}`);
-  const entries = (await response.json()) as DirectoryEntry[];
-  return Array.isArray(entries) ? entries.find((e) => e.rnc === rnc) : undefined;
+/** A taxpayer's entry in DGII's directory, or undefined when it is not listed (through the DGII client: its token, a 401 renewed once). */
+export async function lookUpTaxpayer(client: DgiiClient, rnc: string): Promise<DirectoryEntry | undefined> {
+  return (await client.directorio<DirectoryEntry>(rnc)).find((e) => e.rnc === rnc);
 }
 
 /** `https://host/x` + `/fe/aprobacioncomercial/api/ecf`, without doubling a path already there. */

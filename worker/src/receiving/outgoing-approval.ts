@@ -31,7 +31,7 @@ async function deliverToSupplier(env: Env, company: Company, rncEmisor: string, 
   const timeoutMs = dgiiTimeoutMs(env);
   try {
     const signer = await signerFor(env, company);
-    const entry = await lookUpTaxpayer(env, company, dgiiClientFor(env, company, signer), rncEmisor, timeoutMs);
+    const entry = await lookUpTaxpayer(dgiiClientFor(env, company, signer), rncEmisor);
     if (!entry?.urlAceptacion) return { outcome: "skipped", detail: `Supplier ${rncEmisor} has no approval service in DGII's directory.` };
     const receiver = new ReceiverClient(company.rnc, signer, timeoutMs);
     const { url, response } = await receiver.post(entry.urlAceptacion, "/fe/aprobacioncomercial/api/ecf", acecf, fileName, entry.urlOpcional);
