@@ -1,3 +1,8 @@
+import { buildAnecf, formatDgiiDateTime, signEcfXml, type TipoeCF } from "@ecf/shared";
+import type { Company } from "../db/schema.ts";
+import { DgiiError } from "../dgii/errors.ts";
+import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
+import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encfOf as formatEncf } from "../ledger/numbering.ts";
 import type { Receipt } from "../ledger/schema.ts";
@@ -156,4 +161,80 @@ export function refusedRanges(rangos: VoidRange[], mensajes: readonly string[]):
   const named = mensajes.flatMap((m) => m.toUpperCase().match(/E\d{12}/g) ?? []);
   if (!named.length) return null;
   return rangos.map((r) => named.some((encf) => encf.slice(1, 3) === r.tipoeCF && encf >= r.desde && encf <= r.hasta));
+}
+
+/** 400 for a malformed request, 409 for numbers that are used, leased or busy, 422 for the rest. */
+function voidRefusal(problems: VoidProblem[]): ApiProblem {
+  const code = problems.some((p) => p.code === "invalid_range")
+    ? "validation_failed"
+    : problems.some((p) => ["encf_used", "encf_leased", "encf_busy"].includes(p.code))
+      ? "conflict"
+      : "unprocessable";
+  return new ApiProblem(code, { detail: "Some ranges cannot be voided; nothing was sent to DGII.", errors: problems });
+}
+
+export interface VoidOutcome {
+  answer: { codigo: string; nombre: string; mensajes: string[]; anulados: number; rangos: (VoidRange & { anulado: boolean | null })[] };
+  /** DGII voided only part of the request: the issuer's audit log says which part was not. */
+  auditEvent?: { code: string; detail: string };
+}
+
+/**
+ * POST /fe/anulacion: checks the ranges, holds their unused tails and unsent receipts, signs and
+ * sends the ANECF, and settles what DGII voided (Anulado receipts, ranges remembered) and what it
+ * did not (held numbers and receipts given back). A client mistake or DGII's refusal is thrown.
+ */
+export async function voidRanges(env: Env, company: Company, rangos: VoidRange[], now: Date): Promise<VoidOutcome> {
+  const checked = await checkVoidRanges(env, company.id, rangos);
+  if (checked.length) throw voidRefusal(checked);
+  const signer = await signerFor(env, company);
+
+  const held = await holdForVoiding(env, company.id, rangos);
+  if ("problems" in held) throw voidRefusal(held.problems);
+  const { hold } = held;
+  let answer: { codigo: string; nombre: string; mensajes: string[] };
+  try {
+    const xml = buildAnecf({
+      RncEmisor: company.rnc,
+      FechaHoraAnulacioneNCF: formatDgiiDateTime(now),
+      DetalleAnulacion: Object.values(
+        rangos.reduce<Record<string, { TipoeCF: TipoeCF; TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[] }>>((acc, r) => {
+          (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF as TipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({ SecuenciaeNCFDesde: r.desde, SecuenciaeNCFHasta: r.hasta });
+          return acc;
+        }, {}),
+      ),
+    });
+    const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
+    answer = await dgiiClientFor(env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
+  } catch (error) {
+    // DGII said nothing about the numbers: everything held is given back.
+    await letGo(env, company.id, rangos, hold, rangos.map(() => true));
+    if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
+    if (error instanceof DgiiError) throw new ApiProblem("unprocessable", { detail: `DGII refused the ANECF: ${error.message}`, errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })) });
+    throw error;
+  }
+
+  const mensajes = Array.isArray(answer.mensajes) ? answer.mensajes.map(String) : answer.mensajes ? [String(answer.mensajes)] : [];
+  const codigo = String(answer.codigo);
+  // Per range: true voided, false refused, null unknown (a partial answer naming no range).
+  const refused = codigo === "1" ? rangos.map(() => false) : codigo === "2" ? refusedRanges(rangos, mensajes) : rangos.map(() => true);
+  const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
+  // Claims of anything not known to be voided are released: those receipts will be sent.
+  await letGo(env, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
+  const anulados = await markVoided(env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
+  const ledger = issuerLedger(env, company.id);
+  await Promise.all(rangos.filter((_, i) => outcome[i] === true).map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))));
+  const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
+  const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
+
+  if (!outcome.some((o) => o !== false)) {
+    throw new ApiProblem("conflict", {
+      detail: `DGII refused the ANECF (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}. Nothing was voided; the ranges' unused numbers stay out of the sequence.`,
+      errors: rangos.map((_, i) => ({ path: `/rangos/${i}`, code: "encf_used", message: mensajes.join("; ") || "Refused by DGII." })),
+    });
+  }
+  return {
+    answer: { codigo, nombre: answer.nombre, mensajes, anulados, rangos: rangosAnswer },
+    ...(notVoided.length ? { auditEvent: { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` } } : {}),
+  };
 }

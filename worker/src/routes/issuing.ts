@@ -1,11 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { buildAnecf, formatDgiiDateTime as fechaHoraSantoDomingo, signEcfXml, TIPOS_ECF } from "@ecf/shared";
+import { TIPOS_ECF } from "@ecf/shared";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireAuth } from "../auth/middleware.ts";
 import { sha256Hex } from "../auth/crypto.ts";
-import { DgiiError } from "../dgii/errors.ts";
-import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem, malformedJson } from "../http/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
@@ -19,7 +17,7 @@ import { companionKey } from "../receiving/archive-keys.ts";
 import { findReceipt, issuerLedger, monthOfReceipt } from "../ledger/client.ts";
 import { roundTripsHeader } from "../ledger/round-trips.ts";
 import { unwrap } from "../ledger/rpc.ts";
-import { checkVoidRanges, holdForVoiding, letGo, markVoided, refusedRanges, type VoidProblem } from "../issuing/void.ts";
+import { voidRanges } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 export const IssueAnswer = z
@@ -263,15 +261,6 @@ const AnulacionAnswer = z
   })
   .openapi("AnulacionAnswer");
 
-/** 400 for a malformed request, 409 for numbers that are used, leased or busy, 422 for the rest. */
-function voidRefusal(problems: VoidProblem[]): ApiProblem {
-  const code = problems.some((p) => p.code === "invalid_range")
-    ? "validation_failed"
-    : problems.some((p) => ["encf_used", "encf_leased", "encf_busy"].includes(p.code))
-      ? "conflict"
-      : "unprocessable";
-  return new ApiProblem(code, { detail: "Some ranges cannot be voided; nothing was sent to DGII.", errors: problems });
-}
 
 issuingRoutes.openapi(
   tenantRoute({
@@ -301,60 +290,8 @@ issuingRoutes.openapi(
     },
   }),
   async (c) => {
-    const { rangos } = c.req.valid("json");
-    const company = c.get("tenant");
-    const now = new Date();
-    const checked = await checkVoidRanges(c.env, company.id, rangos);
-    if (checked.length) throw voidRefusal(checked);
-    const signer = await signerFor(c.env, company);
-
-    const held = await holdForVoiding(c.env, company.id, rangos);
-    if ("problems" in held) throw voidRefusal(held.problems);
-    const { hold } = held;
-    let answer: { codigo: string; nombre: string; mensajes: string[] };
-    try {
-      const xml = buildAnecf({
-        RncEmisor: company.rnc,
-        FechaHoraAnulacioneNCF: fechaHoraSantoDomingo(now),
-        DetalleAnulacion: Object.values(
-          rangos.reduce<Record<string, { TipoeCF: (typeof TIPOS_ECF)[number]; TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[] }>>((acc, r) => {
-            (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({ SecuenciaeNCFDesde: r.desde, SecuenciaeNCFHasta: r.hasta });
-            return acc;
-          }, {}),
-        ),
-      });
-      const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
-      answer = await dgiiClientFor(c.env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
-    } catch (error) {
-      // DGII said nothing about the numbers: everything held is given back.
-      await letGo(c.env, company.id, rangos, hold, rangos.map(() => true));
-      if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
-      if (error instanceof DgiiError) throw new ApiProblem("unprocessable", { detail: `DGII refused the ANECF: ${error.message}`, errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })) });
-      throw error;
-    }
-
-    const mensajes = Array.isArray(answer.mensajes) ? answer.mensajes.map(String) : answer.mensajes ? [String(answer.mensajes)] : [];
-    const codigo = String(answer.codigo);
-    // Per range: true voided, false refused, null unknown (a partial answer naming no range).
-    const refused = codigo === "1" ? rangos.map(() => false) : codigo === "2" ? refusedRanges(rangos, mensajes) : rangos.map(() => true);
-    const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
-    // Claims of anything not known to be voided are released: those receipts will be sent.
-    await letGo(c.env, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
-    const anulados = await markVoided(c.env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
-    const ledger = issuerLedger(c.env, company.id);
-    await Promise.all(rangos.filter((_, i) => outcome[i] === true).map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))));
-    const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
-    const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
-
-    if (!outcome.some((o) => o !== false)) {
-      throw new ApiProblem("conflict", {
-        detail: `DGII refused the ANECF (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}. Nothing was voided; the ranges' unused numbers stay out of the sequence.`,
-        errors: rangos.map((_, i) => ({ path: `/rangos/${i}`, code: "encf_used", message: mensajes.join("; ") || "Refused by DGII." })),
-      });
-    }
-    if (notVoided.length) {
-      c.set("auditEvent", { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` });
-    }
-    return c.json({ codigo, nombre: answer.nombre, mensajes, anulados, rangos: rangosAnswer }, 200);
+    const outcome = await voidRanges(c.env, c.get("tenant"), c.req.valid("json").rangos, new Date());
+    if (outcome.auditEvent) c.set("auditEvent", outcome.auditEvent);
+    return c.json(outcome.answer, 200);
   },
 );
