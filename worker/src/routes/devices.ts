@@ -1,14 +1,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
-import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
-import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "../devices/credentials.ts";
-import { currentLeases, DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE, type Lease } from "../devices/leases.ts";
+import { currentLeases, DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE } from "../devices/leases.ts";
+import { createDevice, pairDevice, revokeDevice, signingMaterial, type DeviceRow } from "../devices/registry.ts";
 import { currentAnswer } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
@@ -16,11 +15,10 @@ import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { toBase64 } from "@ecf/shared";
+import { POS_TIPOS } from "@ecf/shared";
 import { IssueAnswer } from "./issuing.ts";
 
 /** The types a till issues: consumo (E32), crédito fiscal (E31) and credit notes (E34). */
-export const POS_TIPOS = ["32", "31", "34"] as const;
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const deviceSecurity = [{ deviceAuth: [] as string[] }];
@@ -58,7 +56,6 @@ const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceip
 // A device gets the same receipt answer as the API.
 const ReceiptAnswerSchema = IssueAnswer;
 
-type DeviceRow = typeof devices.$inferSelect;
 const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
   id: d.id,
   name: d.name,
@@ -79,33 +76,6 @@ const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
   dgiiEnvironment: c.dgiiEnvironment,
 });
 
-
-async function createDevice(d1: D1Database, companyId: string, name: string, now: Date): Promise<z.infer<typeof DeviceCreated>> {
-  const pairingCode = newPairingCode();
-  const pairingExpiresAt = new Date(now.getTime() + PAIRING_TTL_MS).toISOString();
-  const id = newDeviceId();
-  await database(d1).insert(devices).values({ id, companyId, name, pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt });
-  return { id, name, pairingCode, pairingExpiresAt, note: "Type the pairing code on the till within 15 minutes; it works once." };
-}
-
-async function revokeDevice(d1: D1Database, id: string, companyId: string | null, now: Date): Promise<DeviceRow> {
-  const db = database(d1);
-  const where = companyId ? and(eq(devices.id, id), eq(devices.companyId, companyId)) : eq(devices.id, id);
-  const device = await db.query.devices.findFirst({ where });
-  if (!device) throw new ApiProblem("not_found", { detail: `No device ${id}.` });
-  if (device.revokedAt) return device;
-  // The pairing code dies with the device: a revoked till cannot be paired with an old code.
-  const [row] = await db.update(devices).set({ revokedAt: now.toISOString(), pairingCodeHash: null }).where(eq(devices.id, id)).returning();
-  return row!;
-}
-
-async function signingMaterial(env: Env, company: Company): Promise<z.infer<typeof SigningMaterial>> {
-  if (!company.certificateKeyEncrypted || !company.certificateDer) {
-    throw new ApiProblem("unprocessable", { detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.` });
-  }
-  const pkcs8 = await openPrivateKey(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);
-  return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter };
-}
 
 export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });
 deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", { type: "http", scheme: "bearer", description: "Device token from POST /devices/pair" });
@@ -192,28 +162,7 @@ deviceRoutes.openapi(
     responses: { 200: { description: "Paired", ...json(Paired) }, 401: problemSchema("Unknown, used or expired pairing code") },
   }),
   async (c) => {
-    const now = new Date();
-    const token = newDeviceToken();
-    const db = database(c.env.DB);
-    // One conditional update consumes the code: of two concurrent attempts, one wins.
-    const [device] = await db
-      .update(devices)
-      .set({ pairingCodeHash: null, pairingExpiresAt: null, tokenHash: await hashDeviceToken(token), pairedAt: now.toISOString(), lastSeenAt: now.toISOString() })
-      .where(and(eq(devices.pairingCodeHash, await hashPairingCode(c.req.valid("json").pairingCode)), isNull(devices.revokedAt), isNull(devices.tokenHash), gt(devices.pairingExpiresAt, now.toISOString())))
-      .returning();
-    if (!device) throw new ApiProblem("unauthorized", { detail: "This pairing code is unknown, was already used, or has expired; ask for a new one." });
-    const company = await db.query.companies.findFirst({ where: eq(companies.id, device.companyId) });
-    if (!company?.isActive) throw new ApiProblem("forbidden", { detail: "The issuer of this device is not active." });
-    const signing = await signingMaterial(c.env, company);
-    const leases: Lease[] = [];
-    for (const tipo of POS_TIPOS) {
-      try {
-        leases.push(await leaseBlock(c.env, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
-      } catch (error) {
-        // A type without an authorised range is simply not offered on this till.
-        if (!(error instanceof ApiProblem && error.code === "unprocessable")) throw error;
-      }
-    }
+    const { device, token, company, signing, leases } = await pairDevice(c.env, c.req.valid("json").pairingCode, new Date());
     return c.json({ device: deviceOut(device), token, company: companyOut(company), signing, leases: leases.map(leaseView) }, 200);
   },
 );

@@ -1,0 +1,88 @@
+// A point-of-sale device's life in the directory: created with a one-time pairing code, paired
+// (its token, the signing material, its first e-NCF blocks), revoked.
+import { POS_TIPOS, toBase64 } from "@ecf/shared";
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { openPrivateKey } from "../certificates/vault.ts";
+import { database } from "../db/client.ts";
+import { companies, type Company } from "../db/schema.ts";
+import { devices } from "../db/schema-devices.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "./credentials.ts";
+import { DEFAULT_LEASE_SIZE, leaseBlock, type Lease } from "./leases.ts";
+
+export type DeviceRow = typeof devices.$inferSelect;
+
+export interface CreatedDevice {
+  id: string;
+  name: string;
+  pairingCode: string;
+  pairingExpiresAt: string;
+  note: string;
+}
+
+export interface SigningMaterial {
+  pkcs8: string;
+  certificate: string;
+  certificateSerial: string | null;
+  certificateNotAfter: string | null;
+}
+
+/** A device waiting for its till: the one-time pairing code is shown once (only its hash is kept). */
+export async function createDevice(d1: D1Database, companyId: string, name: string, now: Date): Promise<CreatedDevice> {
+  const pairingCode = newPairingCode();
+  const pairingExpiresAt = new Date(now.getTime() + PAIRING_TTL_MS).toISOString();
+  const id = newDeviceId();
+  await database(d1).insert(devices).values({ id, companyId, name, pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt });
+  return { id, name, pairingCode, pairingExpiresAt, note: "Type the pairing code on the till within 15 minutes; it works once." };
+}
+
+/** Revokes a device (of `companyId`, or any for the administration API); revoking twice is a no-op. */
+export async function revokeDevice(d1: D1Database, id: string, companyId: string | null, now: Date): Promise<DeviceRow> {
+  const db = database(d1);
+  const where = companyId ? and(eq(devices.id, id), eq(devices.companyId, companyId)) : eq(devices.id, id);
+  const device = await db.query.devices.findFirst({ where });
+  if (!device) throw new ApiProblem("not_found", { detail: `No device ${id}.` });
+  if (device.revokedAt) return device;
+  // The pairing code dies with the device: a revoked till cannot be paired with an old code.
+  const [row] = await db.update(devices).set({ revokedAt: now.toISOString(), pairingCodeHash: null }).where(eq(devices.id, id)).returning();
+  return row!;
+}
+
+/** What a paired till signs with: the issuer's key and certificate. */
+export async function signingMaterial(env: Env, company: Company): Promise<SigningMaterial> {
+  if (!company.certificateKeyEncrypted || !company.certificateDer) {
+    throw new ApiProblem("unprocessable", { detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.` });
+  }
+  const pkcs8 = await openPrivateKey(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);
+  return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter };
+}
+
+/**
+ * Pairs a till with its one-time code: one conditional update consumes the code (of two
+ * concurrent attempts, one wins), then the till gets its token, the signing material and a block
+ * of numbers for each type it issues that has an authorised range.
+ */
+export async function pairDevice(env: Env, pairingCode: string, now: Date): Promise<{ device: DeviceRow; token: string; company: Company; signing: SigningMaterial; leases: Lease[] }> {
+  const token = newDeviceToken();
+  const db = database(env.DB);
+  // One conditional update consumes the code: of two concurrent attempts, one wins.
+  const [device] = await db
+    .update(devices)
+    .set({ pairingCodeHash: null, pairingExpiresAt: null, tokenHash: await hashDeviceToken(token), pairedAt: now.toISOString(), lastSeenAt: now.toISOString() })
+    .where(and(eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)), isNull(devices.revokedAt), isNull(devices.tokenHash), gt(devices.pairingExpiresAt, now.toISOString())))
+    .returning();
+  if (!device) throw new ApiProblem("unauthorized", { detail: "This pairing code is unknown, was already used, or has expired; ask for a new one." });
+  const company = await db.query.companies.findFirst({ where: eq(companies.id, device.companyId) });
+  if (!company?.isActive) throw new ApiProblem("forbidden", { detail: "The issuer of this device is not active." });
+  const signing = await signingMaterial(env, company);
+  const leases: Lease[] = [];
+  for (const tipo of POS_TIPOS) {
+    try {
+      leases.push(await leaseBlock(env, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
+    } catch (error) {
+      // A type without an authorised range is simply not offered on this till.
+      if (!(error instanceof ApiProblem && error.code === "unprocessable")) throw error;
+    }
+  }
+  return { device, token, company, signing, leases };
+}
