@@ -32,15 +32,21 @@ const secrets = freshSecrets();
 const received: Received[] = [];
 let secret = "";
 let answer = 500;
+let workerOutput = "";
 
 function startWorker(): ChildProcess {
   // Its own process group, so a SIGKILL to the group takes wrangler and workerd down at once, mid-work.
-  return spawn(wranglerBin, wranglerDevArgs({ port, persistTo: persist, vars: { ...secrets, DGII_SANDBOX_URL: sandbox.url, SMTP_PORT: "1" } }), {
+  const child = spawn(wranglerBin, wranglerDevArgs({ port, persistTo: persist, vars: { ...secrets, DGII_SANDBOX_URL: sandbox.url, SMTP_PORT: "1" } }), {
     cwd: root,
     env: wranglerEnv,
     detached: true,
-    stdio: "ignore",
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  // Kept to explain a start that fails.
+  const keep = (d: Buffer) => void (workerOutput = (workerOutput + d).slice(-5000));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  return child;
 }
 
 beforeAll(async () => {
@@ -67,7 +73,9 @@ beforeAll(async () => {
   sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}/hook`;
   port = await freePort();
   worker = startWorker();
-  await waitForUrl(`http://127.0.0.1:${port}/health`, { timeoutMs: 120_000, child: worker });
+  await waitForUrl(`http://127.0.0.1:${port}/health`, { timeoutMs: 120_000, child: worker }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${workerOutput}`);
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -109,7 +117,9 @@ describe("webhooks across a crash", () => {
     answer = 204;
     const before = received.length;
     worker = startWorker();
-    await waitForUrl(`${base}/health`, { timeoutMs: 120_000, child: worker });
+    await waitForUrl(`${base}/health`, { timeoutMs: 120_000, child: worker }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${workerOutput}`);
+    });
 
     // Nobody asks: the month object's alarm resumes the deliveries (back-off of a few seconds).
     const delivered = () => new Set(received.filter((r, i) => i >= before && r.verified).map((r) => r.encf));
