@@ -1,6 +1,7 @@
-import { signXml, type DgiiEnvironment } from "@ecf/shared";
+import type { DgiiEnvironment } from "@ecf/shared";
 import { AMBIENTE, hostsFor, PATHS, type DgiiHosts } from "./endpoints.ts";
 import { DgiiError, errorFromResponse, messagesFromBody, type DgiiMessage } from "./errors.ts";
+import { exchangeSeed, xmlForm } from "./seed-auth.ts";
 
 /** DGII's result codes (consultaresultado / RFCE): 0 not found … 4 conditionally accepted. */
 export type DgiiCodigo = 0 | 1 | 2 | 3 | 4;
@@ -121,12 +122,6 @@ export class DgiiClient {
     }
   }
 
-  private multipart(xml: string, fileName: string): FormData {
-    const form = new FormData();
-    form.set("xml", new File([xml], fileName, { type: "text/xml" }));
-    return form;
-  }
-
   /** Seed → sign → token, cached until DGII's expiry. */
   async token(): Promise<string> {
     const { environment, rnc, certificateSerial } = this.identity;
@@ -150,14 +145,19 @@ export class DgiiClient {
   }
 
   private async authenticate(): Promise<CachedToken> {
-    const seed = await (await this.call("semilla", this.url("ecf", PATHS.semilla))).text();
-    // The seed carries namespace declarations: it is signed through the general XMLDSig path.
-    const signed = await signXml(seed, this.identity.key, this.identity.certificateDer);
-    const response = await this.call("validarsemilla", this.url("ecf", PATHS.validarSemilla), { method: "POST", body: this.multipart(signed, "semilla.xml") });
-    const body = await this.json<{ token?: string; expira?: string }>("validarsemilla", response);
-    if (!body.token) throw new DgiiError("http", response.status, [], "DGII validarsemilla answered without a token");
-    const expiresAt = body.expira ? Date.parse(body.expira) : NaN;
-    return { token: body.token, expiresAt: Number.isNaN(expiresAt) ? Date.now() + 30 * 60_000 : expiresAt };
+    let status = 0;
+    const answer = await exchangeSeed(
+      this.identity,
+      async () => (await this.call("semilla", this.url("ecf", PATHS.semilla))).text(),
+      async (form) => {
+        const response = await this.call("validarsemilla", this.url("ecf", PATHS.validarSemilla), { method: "POST", body: form });
+        status = response.status;
+        return this.json<{ token?: string; expira?: string }>("validarsemilla", response);
+      },
+    );
+    if (!answer) throw new DgiiError("http", status, [], "DGII validarsemilla answered without a token");
+    const expiresAt = answer.expira ? Date.parse(answer.expira) : NaN;
+    return { token: answer.token, expiresAt: Number.isNaN(expiresAt) ? Date.now() + 30 * 60_000 : expiresAt };
   }
 
   /** An authenticated call; a 401 refreshes the token once. */
@@ -178,7 +178,7 @@ export class DgiiClient {
 
   /** Sends a signed e-CF; DGII answers with a track id. File name: {RNCEmisor}{eNCF}.xml. */
   async sendEcf(signedXml: string, encf: string): Promise<string> {
-    const response = await this.authed("recepcion", this.url("ecf", PATHS.recepcion), { method: "POST", body: this.multipart(signedXml, `${this.identity.rnc}${encf}.xml`) });
+    const response = await this.authed("recepcion", this.url("ecf", PATHS.recepcion), { method: "POST", body: xmlForm(signedXml, `${this.identity.rnc}${encf}.xml`) });
     const body = await this.json<{ trackId?: string | null }>("recepcion", response);
     if (!body.trackId) throw new DgiiError("http", response.status, messagesFromBody(JSON.stringify(body), "application/json"), "DGII recepcion answered without a track id");
     return body.trackId;
@@ -186,7 +186,7 @@ export class DgiiClient {
 
   /** Sends a signed RFCE (E32 under 250,000): DGII answers at once. */
   async sendRfce(signedRfce: string, encf: string): Promise<DgiiResult> {
-    const response = await this.authed("recepcionfc", this.url("fc", PATHS.recepcionFc), { method: "POST", body: this.multipart(signedRfce, `${this.identity.rnc}${encf}.xml`) });
+    const response = await this.authed("recepcionfc", this.url("fc", PATHS.recepcionFc), { method: "POST", body: xmlForm(signedRfce, `${this.identity.rnc}${encf}.xml`) });
     return normaliseResult(await this.json("recepcionfc", response), null);
   }
 
@@ -219,13 +219,13 @@ export class DgiiClient {
 
   /** Voids ranges with a signed ANECF. */
   async anularRangos(signedAnecf: string, fileName: string): Promise<{ codigo: string; nombre: string; mensajes: string[] }> {
-    const response = await this.authed("anulacionrangos", this.url("ecf", PATHS.anularRango), { method: "POST", body: this.multipart(signedAnecf, fileName) });
+    const response = await this.authed("anulacionrangos", this.url("ecf", PATHS.anularRango), { method: "POST", body: xmlForm(signedAnecf, fileName) });
     return this.json("anulacionrangos", response);
   }
 
   /** Sends DGII its copy of a commercial approval (ACECF). */
   async sendAprobacionComercial(signedAcecf: string, fileName: string): Promise<unknown> {
-    const response = await this.authed("aprobacioncomercial", this.url("ecf", PATHS.aprobacionComercial), { method: "POST", body: this.multipart(signedAcecf, fileName) });
+    const response = await this.authed("aprobacioncomercial", this.url("ecf", PATHS.aprobacionComercial), { method: "POST", body: xmlForm(signedAcecf, fileName) });
     return this.json("aprobacioncomercial", response);
   }
 

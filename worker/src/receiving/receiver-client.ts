@@ -3,16 +3,9 @@
 // semilla, signed, exchanged at validacioncertificado for a token); we authenticate when the
 // directory names an authentication service or when the receiver answers 401, and keep the token
 // per receiver for a while.
-import { signXml } from "@ecf/shared";
 import type { CompanySigner } from "../dgii/for-company.ts";
+import { exchangeSeed, xmlForm } from "../dgii/seed-auth.ts";
 import { serviceUrl } from "./directory.ts";
-
-/** DGII's receiver standard posts the document as the multipart field `xml`. */
-export function xmlForm(xml: string, fileName: string): FormData {
-  const form = new FormData();
-  form.set("xml", new File([xml], fileName, { type: "text/xml" }));
-  return form;
-}
 
 /** Tokens per receiver host and issuer; receivers give no expiry we can rely on, so 10 minutes. */
 const TOKEN_TTL_MS = 10 * 60_000;
@@ -30,20 +23,27 @@ export class ReceiverClient {
     const cacheKey = `${authHost}|${this.rnc}`;
     const cached = tokens.get(cacheKey);
     if (!fresh && cached && cached.until > Date.now()) return cached.token;
-    const seed = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/semilla"), { signal: AbortSignal.timeout(this.timeoutMs) });
-    if (!seed.ok) throw new Error(`semilla answered HTTP ${seed.status}`);
-    const signed = await signXml(await seed.text(), this.signer.key, this.signer.certificateDer);
-    const response = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/validacioncertificado"), {
-      method: "POST",
-      body: xmlForm(signed, "semilla.xml"),
-      headers: { Accept: "application/json" },
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    if (!response.ok) throw new Error(`validacioncertificado answered HTTP ${response.status}`);
-    const body = (await response.json()) as { token?: string };
-    if (!body.token) throw new Error("validacioncertificado answered without a token");
-    tokens.set(cacheKey, { token: body.token, until: Date.now() + TOKEN_TTL_MS });
-    return body.token;
+    const answer = await exchangeSeed(
+      this.signer,
+      async () => {
+        const seed = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/semilla"), { signal: AbortSignal.timeout(this.timeoutMs) });
+        if (!seed.ok) throw new Error(`semilla answered HTTP ${seed.status}`);
+        return seed.text();
+      },
+      async (form) => {
+        const response = await fetch(serviceUrl(authHost, "/fe/autenticacion/api/validacioncertificado"), {
+          method: "POST",
+          body: form,
+          headers: { Accept: "application/json" },
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        if (!response.ok) throw new Error(`validacioncertificado answered HTTP ${response.status}`);
+        return (await response.json()) as { token?: string };
+      },
+    );
+    if (!answer) throw new Error("validacioncertificado answered without a token");
+    tokens.set(cacheKey, { token: answer.token, until: Date.now() + TOKEN_TTL_MS });
+    return answer.token;
   }
 
   /**
