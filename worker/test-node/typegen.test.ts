@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expect, it } from "vitest";
+import { wranglerEnv } from "../../scripts/lib.mjs";
 
 const root = resolve(import.meta.dirname, "../..");
 const COMMITTED = "worker/worker-configuration.d.ts";
@@ -17,7 +18,7 @@ it("npm run cf-typegen reproduces the committed worker/worker-configuration.d.ts
   expect(script).toMatch(/--env-file \.dev\.vars\.example\b/);
   // Beside the committed file, so the generated import paths (relative to it) are the same.
   const temp = `worker/.typegen-${process.pid}.d.ts`;
-  const env: NodeJS.ProcessEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+  const env: NodeJS.ProcessEnv = { ...wranglerEnv };
   delete env.CLOUDFLARE_INCLUDE_PROCESS_ENV;
   try {
     execFileSync(join(root, "node_modules/.bin/wrangler"), args.slice(1).map((a) => (a === COMMITTED ? temp : a)), { cwd: root, env, stdio: "pipe" });

@@ -6,16 +6,16 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { ecfToXml, formatDgiiDateTime, parseArecf, signEcfXml, verifyXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { TIPOS_ECF } from "@ecf/shared";
+import { root, wranglerEnv } from "../../scripts/lib.mjs";
 
-const root = resolve(import.meta.dirname, "../..");
-const wranglerEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+
 Object.assign(process.env, { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" });
 
 const secrets = {
