@@ -1,21 +1,8 @@
-import { createServer } from "node:net";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-
-const root = path.resolve(import.meta.dirname, "..");
-
-/** A free TCP port on loopback, for the DGII sandbox the tests talk to over HTTP. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+// Free loopback ports for the DGII sandbox and the SMTP sink the tests talk to.
+import { freePort, root } from "../scripts/lib.mjs";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
