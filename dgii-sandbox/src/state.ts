@@ -74,6 +74,13 @@ export interface ReceivedEntry {
   outcome: () => unknown;
 }
 
+/** A buyer switched per test: a forced ARECF Estado (1 with its CodigoMotivoNoRecibido), or authentication required. */
+export interface BuyerBehaviour {
+  estado?: "0" | "1";
+  motivo?: "1" | "2" | "3" | "4";
+  requireAuth?: boolean;
+}
+
 export class SandboxState {
   readonly seeds = new Map<string, SeedRecord>();
   readonly tokens = new Map<string, TokenRecord>();
@@ -87,6 +94,8 @@ export class SandboxState {
   readonly receptorReceived = new Set<string>();
   /** Consulta Directorio's content, set by tests (PUT /__sandbox/directory). */
   directory: DirectoryEntry[] = [];
+  /** How the emisor-receptor simulator plays the buyer (PUT /__sandbox/buyer); empty: as it judges. */
+  buyer: BuyerBehaviour = {};
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
   readonly evaluationChains = new Map<string, Promise<void>>();
 

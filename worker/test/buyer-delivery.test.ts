@@ -17,9 +17,13 @@ const setDirectory = async (entries: { rnc: string; host: string }[]) => {
 };
 const buyerHost = () => `${sandboxUrl()}/testecf/emisorreceptor`;
 
+const setBuyer = (behaviour: Record<string, unknown> | null) =>
+  fetch(`${sandboxUrl()}/__sandbox/buyer`, behaviour ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(behaviour) } : { method: "DELETE" });
+
 afterEach(async () => {
   await clearFaults();
   await setDirectory([]);
+  await setBuyer(null);
 });
 
 interface Entrega {
@@ -123,5 +127,43 @@ describe("delivery to the buyer", () => {
     const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
     const types = events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type);
     expect(types).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
+  });
+
+  it.each([["1"], ["2"], ["4"]])("a buyer that answers ARECF Estado 1 with motivo %s: no_recibido, the ARECF archived, delivery_failed announced; never sent again", async (motivo) => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
+    const { body } = await issue(token, issueRequest("31"));
+    await settle(company.id, token, body.encf);
+    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "no_recibido", arecfEstado: "1", codigoMotivoNoRecibido: motivo });
+    const arecf = await (await call(`/fe/recepcion/ecf/${body.encf}/arecf`, { headers: authed(token) })).text();
+    expect(parseArecf(arecf)).toMatchObject({ eNCF: body.encf, Estado: "1", CodigoMotivoNoRecibido: motivo });
+    await runTaskAlarms(company.id);
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
+    const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
+    expect(events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type)).toContain("receipt.delivery_failed");
+  });
+
+  it("a buyer that says it has the e-CF already (motivo 3, a duplicate) counts as delivered", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    await setBuyer({ estado: "1", motivo: "3" });
+    const { body } = await issue(token, issueRequest("31"));
+    await settle(company.id, token, body.encf);
+    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "entregado", arecfEstado: "1", codigoMotivoNoRecibido: "3" });
+  });
+
+  it("a buyer that requires authentication: the worker gets a token from its semilla and validacioncertificado, then delivers", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+    await setBuyer({ requireAuth: true });
+    // Without a token the buyer refuses.
+    const form = new FormData();
+    form.set("xml", new File(["<ECF/>"], "x.xml"));
+    expect((await fetch(`${buyerHost()}/fe/recepcion/api/ecf`, { method: "POST", body: form })).status).toBe(401);
+    const { body } = await issue(token, issueRequest("31"));
+    await settle(company.id, token, body.encf);
+    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "entregado", arecfEstado: "0" });
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
   });
 });

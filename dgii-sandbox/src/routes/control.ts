@@ -93,6 +93,26 @@ export function controlRoutes(ctx: SandboxContext) {
     return c.json(directory);
   });
 
+  // The buyer the emisor-receptor simulator plays: { estado: "0" | "1", motivo?: "1".."4", requireAuth?: boolean }.
+  app.put("/buyer", async (c) => {
+    const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
+    if (!body || typeof body !== "object") return c.json({ error: "body must be a JSON object" }, 400);
+    const { estado, motivo, requireAuth } = body;
+    if (estado !== undefined && estado !== "0" && estado !== "1") return c.json({ error: 'estado must be "0" or "1"' }, 400);
+    if (estado === "1" && !["1", "2", "3", "4"].includes(String(motivo))) return c.json({ error: 'estado "1" needs motivo "1" to "4"' }, 400);
+    if (requireAuth !== undefined && typeof requireAuth !== "boolean") return c.json({ error: "requireAuth must be a boolean" }, 400);
+    ctx.state.buyer = {
+      ...(estado ? { estado } : {}),
+      ...(estado === "1" ? { motivo: String(motivo) as "1" | "2" | "3" | "4" } : {}),
+      ...(requireAuth !== undefined ? { requireAuth } : {}),
+    };
+    return c.json(ctx.state.buyer);
+  });
+  app.delete("/buyer", (c) => {
+    ctx.state.buyer = {};
+    return c.body(null, 204);
+  });
+
   app.route("/emisor", emisorRoutes(ctx));
 
   return app;

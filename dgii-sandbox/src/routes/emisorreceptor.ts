@@ -24,7 +24,9 @@ const badRequest = (mensaje: string) => Response.json({ mensaje }, { status: 400
 export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
   const app = new Hono<SandboxEnv>();
   // Authentication is optional for receivers: without a header the request passes, with one it must be this service's token.
-  const guarded = (service: Hono<SandboxEnv>) => new Hono<SandboxEnv>().use("*", requireToken(ctx, env, "emisorreceptor", true)).route("/", service);
+  // A buyer switched to requireAuth (PUT /__sandbox/buyer) refuses requests without its token.
+  const guarded = (service: Hono<SandboxEnv>) =>
+    new Hono<SandboxEnv>().use("*", (c, next) => requireToken(ctx, env, "emisorreceptor", !ctx.state.buyer.requireAuth)(c, next)).route("/", service);
 
   app.get("/fe/autenticacion/api/semilla", () => issueSeed(ctx, env, "emisorreceptor"));
   app.post("/fe/autenticacion/api/validacioncertificado", (c) => exchangeSeed(c, ctx, env, "emisorreceptor"));
@@ -43,7 +45,8 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
     const summary = readEcf(root);
     if (NOT_SENT.has(summary.tipo)) return badRequest(`Tipo de comprobantes 32, 41, 43, 45, 46 y 47 no aplican para ser enviados a otro contribuyente`);
 
-    const motivo = await notReceivedBecause(ctx, part.xml, summary);
+    const forced = ctx.state.buyer.estado;
+    const motivo = forced === "1" ? ctx.state.buyer.motivo : forced === "0" ? undefined : await notReceivedBecause(ctx, part.xml, summary);
     const key = `${summary.rncEmisor}|${summary.encf.toUpperCase()}`;
     if (!motivo) ctx.state.receptorReceived.add(key);
     const arecf: ArecfInput = {
