@@ -2,6 +2,10 @@
 // B, both on this platform. After DGII accepts it, A's receipt is delivered to B's reception
 // service (found in DGII's directory), B acknowledges it with a signed ARECF that xmlsec1 verifies
 // against B's certificate, and B lists the purchase.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArecf } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
@@ -79,5 +83,54 @@ describe("delivery to a buyer on the same platform", () => {
 
     const compras = await json<{ items: { rncEmisor: string; encf: string; arecfEstado: string }[] }>(await fetch(`${stack.workerUrl}/reports/compras`, { headers: auth("b") }));
     expect(compras.items).toEqual([expect.objectContaining({ rncEmisor: issuers.a.rnc, encf: issued.encf, arecfEstado: "0" })]);
+  }, 120_000);
+
+  it("a buyer the sandbox plays refusing the e-CF (motivo 4): no_recibido over HTTP, sent once", async () => {
+    const buyer = `${stack.sandboxUrl}/testecf/emisorreceptor`;
+    await json(await fetch(`${stack.sandboxUrl}/__sandbox/directory`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify([{ nombre: "Otro", rnc: "131880738", urlRecepcion: buyer, urlAceptacion: buyer, urlOpcional: null }]) }));
+    await json(await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ estado: "1", motivo: "4" }) }));
+    const request = structuredClone(makeEcf("31")) as Record<string, any>;
+    delete request.Encabezado.Emisor;
+    delete request.Encabezado.IdDoc.eNCF;
+    delete request.FechaHoraFirma;
+    const auth = { Authorization: `Bearer ${issuers.a.token}` };
+    const issued = await json<{ encf: string }>(await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
+    let state: { entregaComprador?: { estado: string; codigoMotivoNoRecibido: string | null } } = {};
+    for (let i = 0; i < 120 && !["no_recibido", "entregado", "fallido"].includes(state.entregaComprador?.estado ?? ""); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth }));
+    }
+    expect(state.entregaComprador).toMatchObject({ estado: "no_recibido", codigoMotivoNoRecibido: "4" });
+    const seen = await json<{ kind: string }[]>(await fetch(`${stack.sandboxUrl}/__sandbox/received?rnc=${issuers.a.rnc}&encf=${issued.encf}`));
+    expect(seen.filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
+    await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, { method: "DELETE" });
+  }, 120_000);
+
+  it("a buyer that is not an electronic receiver gets the printed copy by e-mail: both attachments, the PDF's QR is the timbre URL", async () => {
+    const address = "compras@cliente-sin-recepcion.do";
+    const request = structuredClone(makeEcf("31")) as Record<string, any>;
+    delete request.Encabezado.Emisor;
+    delete request.Encabezado.IdDoc.eNCF;
+    delete request.FechaHoraFirma;
+    request.Encabezado.Comprador = { RNCComprador: "130000010", RazonSocialComprador: "Cliente Sin Recepcion SRL", CorreoComprador: address };
+    const auth = { Authorization: `Bearer ${issuers.a.token}` };
+    const issued = await json<{ encf: string; urlTimbre: string }>(await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
+    let mail: { subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] } | undefined;
+    for (let i = 0; i < 120 && !mail; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      mail = (await json<{ to: string[]; subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] }[]>(await fetch(`${stack.sandboxUrl}/__mail`))).find((m) => m.to.includes(address));
+    }
+    expect(mail, "no e-mail reached the SMTP sink").toBeDefined();
+    expect(mail!.subject).toContain(issued.encf);
+    expect(mail!.attachments.map((a) => a.contentType)).toEqual(["application/pdf", "application/xml"]);
+    const dir = mkdtempSync(join(tmpdir(), "ecf-mail-"));
+    try {
+      writeFileSync(join(dir, "ri.pdf"), Buffer.from(mail!.attachments[0]!.contentBase64, "base64"));
+      execFileSync("pdftoppm", ["-r", "200", "-png", "-singlefile", join(dir, "ri.pdf"), join(dir, "ri")]);
+      const qr = execFileSync("zbarimg", ["--raw", "-q", join(dir, "ri.png")]).toString("utf8").split("\n").filter(Boolean);
+      expect(qr).toContain(issued.urlTimbre);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
