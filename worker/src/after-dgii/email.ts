@@ -3,7 +3,7 @@
 // worker (TCP sockets, worker-mailer) to the server in SMTP_HOST/SMTP_PORT (credentials as the
 // secrets SMTP_USER/SMTP_PASSWORD). Each sending is recorded on the receipt.
 import { toBase64 } from "@ecf/shared";
-import { WorkerMailer } from "worker-mailer";
+import { LogLevel, WorkerMailer } from "worker-mailer";
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
@@ -39,7 +39,7 @@ function smtpOptions(env: Env) {
   const port = Number(vars.SMTP_PORT);
   if (!vars.SMTP_HOST || !Number.isInteger(port) || port <= 0) return undefined;
   const credentials = vars.SMTP_USER ? { username: vars.SMTP_USER, password: vars.SMTP_PASSWORD ?? "" } : undefined;
-  return { host: vars.SMTP_HOST, port, secure: port === 465, startTls: port === 587, ...(credentials ? { credentials } : {}), socketTimeoutMs: 10_000, responseTimeoutMs: 10_000 };
+  return { host: vars.SMTP_HOST, port, secure: port === 465, startTls: port === 587, ...(credentials ? { credentials } : {}), socketTimeoutMs: 10_000, responseTimeoutMs: 10_000, logLevel: LogLevel.ERROR };
 }
 
 function recordEmail(context: TaskContext, receipt: Receipt, record: EmailRecord): void {
