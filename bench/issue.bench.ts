@@ -36,16 +36,24 @@ function request(i: number): Record<string, unknown> {
 // machine; the request polls after 100, 300 and 1000 ms, so every receipt comes back judged.
 const stack = await startLocalStack({ processingMs: 0, pollDelaysMs: "100,300,1000" });
 
-/** `storage;dur=12.0, transmit;dur=340.5` → { storage: 12, transmit: 340.5 }. */
+/** `storage;dur=12.0, transmit;dur=340.5, rt-d1;desc=4` → { storage: 12, transmit: 340.5, "rt-d1": 4 } (durations, and counts). */
 function serverTiming(header: string | null): Record<string, number> {
   const phases: Record<string, number> = {};
   for (const entry of (header ?? "").split(",")) {
     const [name, ...params] = entry.trim().split(";");
-    const dur = params.map((p) => /^\s*dur=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
-    if (name && dur) phases[name] = Number(dur);
+    const value = params.map((p) => /^\s*(?:dur|desc)=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+    if (name && value) phases[name] = Number(value);
   }
   return phases;
 }
+
+/**
+ * Storage round trips per issued E31 before the ledger moved to Durable Objects (API 1.7, commit
+ * 96fd56c), counted on its code path: the key, the company, the range, the quota, the number, the
+ * record, the company again, the send attempt, the track id, the verdict, the claim's release (all
+ * D1), plus the R2 archive.
+ */
+const ROUND_TRIPS_BEFORE = { d1: 11, ledger: 0, r2: 1 };
 try {
   const identity = await createTestIdentity({ rnc: RNC, commonName: LEGAL_NAME });
   const setup = await setUpIssuer(
@@ -72,7 +80,7 @@ try {
   }
 
   const latencies: number[] = [];
-  const phases = { storage: [] as number[], transmit: [] as number[], dgii: [] as number[], "dgii-wait": [] as number[] };
+  const phases = { storage: [] as number[], transmit: [] as number[], dgii: [] as number[], "dgii-wait": [] as number[], "rt-d1": [] as number[], "rt-ledger": [] as number[], "rt-r2": [] as number[] };
   const estados = new Map<string, number>();
   const started = performance.now();
   for (let i = 0; i < N; i++) {
@@ -131,6 +139,15 @@ try {
   report("issue E31 transport: DGII HTTP round trips p50", percentile(phases.dgii, 50), "ms");
   report("issue E31 transport: waits between result polls p50", percentile(phases["dgii-wait"], 50), "ms");
   report("issue E31 rest p50 (derived: end-to-end − the above; HTTP to the worker, auth, framework)", rest, "ms");
+  // Counted, not timed: the same for every receipt of this path.
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  const after = { d1: mean(phases["rt-d1"]), ledger: mean(phases["rt-ledger"]), r2: mean(phases["rt-r2"]) };
+  const total = (t: { d1: number; ledger: number; r2: number }) => t.d1 + t.ledger + t.r2;
+  report("issue E31 storage round trips per receipt, before (D1 ledger, counted on its code path)", total(ROUND_TRIPS_BEFORE), "round trips");
+  report("issue E31 storage round trips per receipt, now (D1 + ledger RPCs + R2, counted by the worker)", total(after), "round trips");
+  report("issue E31 of which D1 (directory reads)", after.d1, "round trips");
+  report("issue E31 of which ledger RPCs (number, record, each state change)", after.ledger, "round trips");
+  report("issue E31 of which R2", after.r2, "round trips");
   const share = (x: number) => `${((x / p50) * 100).toFixed(1)} %`;
   console.log(`issue E31 split of p50: validation ${share(v50)}, signing ${share(s50)}, storage ${share(storage50)}, transport ${share(transport50)}, rest (derived) ${share(rest)}`);
 } finally {
