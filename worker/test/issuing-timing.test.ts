@@ -32,7 +32,7 @@ describe("Server-Timing on POST /fe/recepcion/ecf", () => {
     expect(Object.keys(trips).sort()).toEqual(["rt-d1", "rt-ledger", "rt-r2"]);
     expect(trips["rt-ledger"]).toBeGreaterThanOrEqual(3); // the range, numbering, recording (and the state changes after)
     expect(trips["rt-r2"]).toBeGreaterThanOrEqual(1); // the signed XML
-    expect(trips["rt-d1"]).toBeGreaterThanOrEqual(1); // who is calling
+    expect(trips["rt-d1"]).toBe(2); // who is calling: the key, then the issuer (once each)
   });
 
   it("in contingency nothing reaches DGII: no poll waits", async () => {

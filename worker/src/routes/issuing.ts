@@ -91,7 +91,8 @@ async function tenantReceipt(c: Context<AppEnv>, encf: string) {
 }
 
 export const issuingRoutes = newRouter();
-issuingRoutes.use("/fe/recepcion/ecf", requireAuth, resolveTenant);
+// One registration: Hono's "/x/*" also matches "/x" itself, so a second one for the bare path would
+// run the key and tenant lookups twice on POST /fe/recepcion/ecf.
 issuingRoutes.use("/fe/recepcion/ecf/*", requireAuth, resolveTenant);
 issuingRoutes.use("/fe/anulacion", requireAuth, resolveTenant);
 // Checked before the route's own body handling, so a wrong media type is a 415, not a 400.

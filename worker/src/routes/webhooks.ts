@@ -57,7 +57,7 @@ const ownerOf = (c: Context<AppEnv>): Owner => {
 };
 
 export const webhookRoutes = newRouter();
-webhookRoutes.use("/webhooks", requireAuth, resolveOwner);
+// "/webhooks/*" also matches "/webhooks" itself: one registration, one lookup per request.
 webhookRoutes.use("/webhooks/*", requireAuth, resolveOwner);
 
 webhookRoutes.openapi(
