@@ -49,11 +49,12 @@ function serverTiming(header: string | null): Record<string, number> {
 
 /**
  * Storage round trips per issued E31 before the ledger moved to Durable Objects (API 1.7, commit
- * 96fd56c), counted on its code path: the key, the company, the range, the quota, the number, the
- * record, the company again, the send attempt, the track id, the verdict, the claim's release (all
- * D1), plus the R2 archive.
+ * 96fd56c), counted on its code path: the key and the company (twice each: the route's auth was
+ * registered for both "/fe/recepcion/ecf" and "/fe/recepcion/ecf/*"), the range, the quota, the
+ * number, the record, the company again, the send attempt, the track id, the verdict, the claim's
+ * release (all D1), plus the R2 archive and the background PDF.
  */
-const ROUND_TRIPS_BEFORE = { d1: 11, ledger: 0, r2: 1 };
+const ROUND_TRIPS_BEFORE = { d1: 13, ledger: 0, r2: 2 };
 try {
   const identity = await createTestIdentity({ rnc: RNC, commonName: LEGAL_NAME });
   const setup = await setUpIssuer(
