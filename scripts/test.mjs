@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { root, wranglerEnv } from "./lib.mjs";
 
@@ -38,6 +38,7 @@ const out = mkdtempSync(join(tmpdir(), "ecf-test-"));
 let passed = 0;
 let failed = 0;
 let broken = [];
+const failures = [];
 for (const { name, dir, config } of projects) {
   step(`tests: ${name}`);
   const report = join(out, `${name}.json`);
@@ -47,11 +48,17 @@ for (const { name, dir, config } of projects) {
     const r = JSON.parse(readFileSync(report, "utf8"));
     passed += r.numPassedTests;
     failed += r.numFailedTests;
+    // Named again at the end: a CI log that keeps only its tail still says what failed.
+    for (const file of r.testResults ?? [])
+      for (const t of file.assertionResults ?? [])
+        if (t.status === "failed")
+          failures.push(`${name}: ${relative(join(root, dir), file.name)} > ${t.fullName}\n    ${String(t.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300)}`);
   } catch {
     failed++;
   }
   if (status !== 0) broken.push(name);
 }
 console.log(`\nprojects failing: ${broken.length ? broken.join(", ") : "none"}`);
+for (const f of failures) console.log(`  FAILED ${f}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(broken.length || failed ? 1 : 0);

@@ -7,7 +7,7 @@
 import { decimalOf, codeOf, isObject, isPresent, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
 import { add, compare, dec, formatMoney, percentOf, roundHalfUp, sub, abs, sum, ZERO, type Decimal } from "./money.ts";
 import { impuestoAdicional, UNIDAD_GRANEL } from "./catalogs.ts";
-import { jsonPointer, problem, type Problem, type Severity } from "./problems.ts";
+import { jsonPointer, problem, type Problem } from "./problems.ts";
 import type { TipoeCF } from "./tipos.ts";
 import { parseENcf } from "./ids.ts";
 import { E32_RFCE_THRESHOLD, isUnderRfceThreshold } from "./rfce-threshold.ts";

@@ -3,8 +3,6 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 // Timestamps are ISO 8601 strings in UTC; dates DGII prints (sequence expiry) are ISO dates.
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
-/** Set by the code on every change (SQLite cannot add a column with a computed default). */
-const updatedAt = () => text("updated_at");
 
 // D1 holds the directory only. The ledger (ranges, quota, idempotency keys, receipts, purchases,
 // audit, device leases) lives in the issuer's Durable Objects: worker/src/ledger/. Its D1 tables

@@ -114,7 +114,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
   if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
 
   const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-  const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", now, times });
+  const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times });
   const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
   return warnings.length ? { ...recorded, warnings } : recorded;
 }

@@ -21,7 +21,6 @@ export interface RecordOptions {
   /** What tells a retry of the same receipt from a different one with the same e-NCF. */
   documentHash: string;
   source: "api" | "device";
-  now?: Date;
   /** Collects `storage` (R2 archive, ledger record) and `transmit` (everything with DGII). */
   times?: PhaseTimes;
 }
@@ -34,7 +33,6 @@ export interface RecordOptions {
  * (`reenviado`), so a retry after a lost response never makes a second receipt.
  */
 export async function recordSignedReceipt(env: Env, company: Company, signedXml: string, options: RecordOptions): Promise<IssueOutcome> {
-  const now = options.now ?? new Date();
   const document = xmlToEcf(signedXml) as Json;
   const idDoc = document.Encabezado.IdDoc as Json;
   const encf = String(idDoc.eNCF);

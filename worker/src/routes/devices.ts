@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
 import { database } from "../db/client.ts";

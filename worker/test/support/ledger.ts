@@ -52,14 +52,14 @@ export async function auditRows(companyId: string, where = "1 = 1", ...params: S
  * request's hold too, as after a crash) and runs each month object's alarm once, as the runtime
  * would when the time comes.
  */
-export async function runRetryAlarms(companyId: string, options: { keepClaims?: boolean; lapseClaims?: boolean } = {}): Promise<void> {
+export async function runRetryAlarms(companyId: string, options: { lapseClaims?: boolean } = {}): Promise<void> {
   const past = new Date(Date.now() - 1000).toISOString();
   for (const month of await ledgerMonths(companyId)) {
     const stub = receiptMonth(env, companyId, month);
     await runInDurableObject(stub, async (instance, state) => {
       state.storage.sql.exec(
         // A claim held by an alarm already running stays: taking it over would send twice.
-        `UPDATE receipts SET next_attempt_at = ?1 ${options.lapseClaims && !options.keepClaims ? ", claimed_until = NULL" : ""} WHERE status IN ('signed', 'contingency', 'in_process')`,
+        `UPDATE receipts SET next_attempt_at = ?1 ${options.lapseClaims ? ", claimed_until = NULL" : ""} WHERE status IN ('signed', 'contingency', 'in_process')`,
         past,
       );
       await (instance as ReceiptMonth).alarm();
