@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: the whole product on this machine. Applies local D1 migrations, builds the POS
 // client, runs the worker (wrangler dev, state under .wrangler/) on :8787 and the DGII sandbox on
-// :8788, seeds demo data if absent, prints the URLs, and stops everything on Ctrl-C.
+// :8788 (its journal under .wrangler/dgii-sandbox), seeds demo data if absent, prints the URLs, and stops everything on Ctrl-C.
 // A second copy beside the first (the start test does this) sets PORT, SANDBOX_PORT,
 // INSPECTOR_PORT and ECF_STATE_DIR (its own D1/R2 state and demo credentials).
 import { join, resolve } from "node:path";
@@ -18,6 +18,8 @@ const stateDir = process.env.ECF_STATE_DIR ? resolve(process.env.ECF_STATE_DIR) 
 const persist = stateDir ?? join(root, ".wrangler", "state");
 // The default keeps `npm run seed`'s file; a separate state dir keeps its own credentials.
 const credentialsFile = stateDir ? join(stateDir, "demo-credentials.json") : undefined;
+// The DGII sandbox remembers what it received across restarts, as DGII does (its journal).
+const sandboxState = join(stateDir ?? join(root, ".wrangler"), "dgii-sandbox");
 
 ensureDevVars();
 console.log("Applying local D1 migrations…");
@@ -28,7 +30,7 @@ run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
 
 const children = [
   startChild("sandbox", process.execPath, ["--import", "tsx", "dgii-sandbox/src/server.ts"], {
-    env: { ...process.env, SANDBOX_PORT: sandboxPort, SMTP_PORT: smtpPort },
+    env: { ...process.env, SANDBOX_PORT: sandboxPort, SMTP_PORT: smtpPort, SANDBOX_STATE_DIR: sandboxState },
   }),
   startChild(
     "worker",

@@ -16,7 +16,7 @@ import { controlRoutes } from "./routes/control.ts";
 import { mailRoutes, type MailSink } from "./mail-sink.ts";
 import { emisorReceptorRoutes } from "./routes/emisorreceptor.ts";
 import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
-import { recepcionRoutes } from "./routes/recepcion.ts";
+import { judge, recepcionRoutes } from "./routes/recepcion.ts";
 import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
 import { requestLog } from "./request-log.ts";
 import { sharedChecks } from "./shared-checks.ts";
@@ -35,6 +35,8 @@ export interface SandboxOptions extends Partial<SandboxConfig> {
   signer?: SandboxSigner;
   /** The local SMTP sink whose messages GET /__mail shows (started by startSandbox with smtpPort). */
   mail?: MailSink;
+  /** Where the sandbox keeps what it received across restarts (journal.jsonl); in memory only without it. */
+  stateDir?: string;
 }
 
 function lazySigner(given: SandboxSigner | undefined): () => Promise<SandboxSigner> {
@@ -74,7 +76,7 @@ function environmentRoutes(ctx: SandboxContext, env: Environment) {
  */
 export function createSandboxApp(options: SandboxOptions = {}) {
   const ctx: SandboxContext = {
-    state: new SandboxState(),
+    state: SandboxState.open(options.stateDir),
     faults: new FaultSet(),
     checks: options.checks ?? sharedChecks,
     config: {
@@ -85,6 +87,8 @@ export function createSandboxApp(options: SandboxOptions = {}) {
     now: options.now ?? (() => new Date()),
     signer: lazySigner(options.signer),
   };
+  // What a killed sandbox had received but not judged is judged now, as DGII would after a restart.
+  for (const [trackId, xml] of ctx.state.unjudged) judge(ctx, ctx.state.receptions.get(trackId)!, xml);
   const windows = options.maintenanceWindows ?? DEFAULT_MAINTENANCE_WINDOWS;
 
   // DGII's services are case-insensitive (descripcion-tecnica, "Requerimientos Generales"), so

@@ -19,7 +19,7 @@ function refuse(error: string, mensaje: string) {
 export function issueSeed(ctx: SandboxContext, env: Environment, audience: Audience): Response {
   const now = ctx.now();
   const valor = randomBytes(96).toString("base64");
-  ctx.state.seeds.set(valor, { env, audience, issuedAt: now.getTime(), used: false });
+  ctx.state.record({ t: "seed", valor, seed: { env, audience, issuedAt: now.getTime(), used: false } });
   const xml =
     `<?xml version="1.0" encoding="utf-8"?>` +
     `<SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">` +
@@ -49,18 +49,21 @@ export async function exchangeSeed(c: Context, ctx: SandboxContext, env: Environ
   if (!valor || !seed || seed.env !== env || seed.audience !== audience) return refuse("semilla_desconocida", "La semilla no fue emitida por este servicio");
   if (seed.used) return refuse("semilla_usada", "La semilla ya fue utilizada");
   if (ctx.now().getTime() - seed.issuedAt > ctx.config.seedTtlMs) return refuse("semilla_vencida", "La semilla ha expirado");
-  seed.used = true;
+  ctx.state.record({ t: "seed-used", valor });
 
   const { token, record } = issueToken(ctx, env, audience, signature.certificate.holderId, signature.certificate.subject);
-  ctx.state.received.push({
-    kind: "semilla",
-    env,
-    rnc: record.holderId,
-    encf: null,
-    trackId: null,
-    fileName: part.fileName || null,
-    receivedAt: record.expedido,
-    outcome: () => ({ audience, token: "emitido", expira: universal(record.expira) }),
+  ctx.state.record({
+    t: "received",
+    entry: {
+      kind: "semilla",
+      env,
+      rnc: record.holderId,
+      encf: null,
+      trackId: null,
+      fileName: part.fileName || null,
+      receivedAt: record.expedido,
+      outcome: { audience, token: "emitido", expira: universal(record.expira) },
+    },
   });
   return Response.json({ token, expira: universal(record.expira), expedido: universal(record.expedido) });
 }

@@ -6,8 +6,18 @@ const processingMs = process.env.SANDBOX_PROCESSING_MS === undefined ? undefined
 
 // The local SMTP sink for the worker's e-mails (GET /__mail); SMTP_PORT=-1 turns it off.
 const smtpPort = Number(process.env.SMTP_PORT ?? 2525);
-const sandbox = await startSandbox({ port, hostname, ...(processingMs === undefined ? {} : { processingMs }), ...(smtpPort >= 0 ? { smtpPort } : {}) });
-console.log(`DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}`);
+// Where it remembers what it received across restarts; unset, it keeps everything in memory.
+const stateDir = process.env.SANDBOX_STATE_DIR || undefined;
+const sandbox = await startSandbox({
+  port,
+  hostname,
+  ...(processingMs === undefined ? {} : { processingMs }),
+  ...(smtpPort >= 0 ? { smtpPort } : {}),
+  ...(stateDir ? { stateDir } : {}),
+});
+console.log(
+  `DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}${stateDir ? `, state in ${stateDir}` : ""}`,
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => void sandbox.close().then(() => process.exit(0)));

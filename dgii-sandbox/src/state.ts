@@ -1,4 +1,7 @@
-// Everything the sandbox remembers, in memory for the life of the process.
+// Everything the sandbox remembers. Every change is a StateEvent applied here; with a state
+// directory the events are also journaled (journal.ts), so a restarted sandbox forgets nothing,
+// as DGII never does.
+import { Journal } from "./journal.ts";
 import type { AcecfSummary, EcfSummary, RfceSummary } from "./documents.ts";
 import type { Environment } from "./environments.ts";
 import type { Outcome } from "./outcome.ts";
@@ -70,8 +73,8 @@ export interface ReceivedEntry {
   trackId: string | null;
   fileName: string | null;
   receivedAt: Date;
-  /** Computed when listed, so an e-CF's entry moves from En Proceso to its final state. */
-  outcome: () => unknown;
+  /** What the sandbox answered; for an accepted e-CF (trackId set) it is read from its reception when listed. */
+  outcome: unknown;
 }
 
 /** A buyer switched per test: a forced ARECF Estado (1 with its CodigoMotivoNoRecibido), or authentication required. */
@@ -81,6 +84,23 @@ export interface BuyerBehaviour {
   requireAuth?: boolean;
 }
 
+/** One change to the sandbox's memory: what the journal holds, one per line. */
+export type StateEvent =
+  | { t: "seed"; valor: string; seed: SeedRecord }
+  | { t: "seed-used"; valor: string }
+  | { t: "token"; token: string; record: TokenRecord }
+  /** An e-CF given a track id; its XML is kept until it is judged, so a restart can judge it. */
+  | { t: "reception"; reception: EcfReception; xml: string }
+  | { t: "outcome"; trackId: string; outcome: Outcome }
+  | { t: "rfce"; rfce: RfceReception }
+  | { t: "approval"; approval: Approval }
+  | { t: "voided"; range: VoidedRange }
+  | { t: "received"; entry: ReceivedEntry }
+  | { t: "receptor-received"; key: string }
+  | { t: "directory"; directory: DirectoryEntry[] }
+  | { t: "buyer"; buyer: BuyerBehaviour }
+  | { t: "clear-received" };
+
 export class SandboxState {
   readonly seeds = new Map<string, SeedRecord>();
   readonly tokens = new Map<string, TokenRecord>();
@@ -89,6 +109,7 @@ export class SandboxState {
   readonly approvals: Approval[] = [];
   readonly voided: VoidedRange[] = [];
   readonly received: ReceivedEntry[] = [];
+  /** Kept in memory only: a bounded debugging aid, not something DGII would remember. */
   readonly requests: RequestLogEntry[] = [];
   /** RNCEmisor|e-NCF the emisor-receptor simulator acknowledged as received (for duplicates). */
   readonly receptorReceived = new Set<string>();
@@ -98,17 +119,83 @@ export class SandboxState {
   buyer: BuyerBehaviour = {};
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
   readonly evaluationChains = new Map<string, Promise<void>>();
+  /** The XML of each e-CF not judged yet, by track id. */
+  readonly unjudged = new Map<string, string>();
 
-  /** Forgets every received document and the request log; seeds and tokens stay valid so clients keep their session. */
-  clearReceived(): void {
-    this.receptions.clear();
-    this.rfce.length = 0;
-    this.approvals.length = 0;
-    this.voided.length = 0;
-    this.received.length = 0;
-    this.requests.length = 0;
-    this.receptorReceived.clear();
-    this.evaluationChains.clear();
+  private constructor(private readonly journal: Journal | undefined) {}
+
+  /** In memory only, or, given a directory, replayed from its journal and journaled from now on. */
+  static open(stateDir?: string): SandboxState {
+    if (!stateDir) return new SandboxState(undefined);
+    const journal = new Journal(stateDir);
+    const state = new SandboxState(journal);
+    for (const events of journal.replay()) for (const event of events) state.apply(event);
+    return state;
+  }
+
+  /** Applies changes and, when journaled, writes them down (as one line: all or none) before the caller answers. */
+  record(...events: StateEvent[]): void {
+    this.journal?.append(events);
+    for (const event of events) this.apply(event);
+  }
+
+  private apply(event: StateEvent): void {
+    switch (event.t) {
+      case "seed":
+        this.seeds.set(event.valor, event.seed);
+        break;
+      case "seed-used": {
+        const seed = this.seeds.get(event.valor);
+        if (seed) seed.used = true;
+        break;
+      }
+      case "token":
+        this.tokens.set(event.token, event.record);
+        break;
+      case "reception":
+        this.receptions.set(event.reception.trackId, event.reception);
+        this.unjudged.set(event.reception.trackId, event.xml);
+        break;
+      case "outcome": {
+        const reception = this.receptions.get(event.trackId);
+        if (reception) reception.outcome = event.outcome;
+        this.unjudged.delete(event.trackId);
+        break;
+      }
+      case "rfce":
+        this.rfce.push(event.rfce);
+        break;
+      case "approval":
+        this.approvals.push(event.approval);
+        break;
+      case "voided":
+        this.voided.push(event.range);
+        break;
+      case "received":
+        this.received.push(event.entry);
+        break;
+      case "receptor-received":
+        this.receptorReceived.add(event.key);
+        break;
+      case "directory":
+        this.directory = event.directory;
+        break;
+      case "buyer":
+        this.buyer = event.buyer;
+        break;
+      case "clear-received":
+        // Forgets every received document and the request log; seeds and tokens stay valid so clients keep their session.
+        this.receptions.clear();
+        this.unjudged.clear();
+        this.rfce.length = 0;
+        this.approvals.length = 0;
+        this.voided.length = 0;
+        this.received.length = 0;
+        this.requests.length = 0;
+        this.receptorReceived.clear();
+        this.evaluationChains.clear();
+        break;
+    }
   }
 
   receptionsOf(env: Environment, rnc: string, encf: string): EcfReception[] {

@@ -33,7 +33,7 @@ export function issueToken(
   const signature = createHmac("sha256", KEY).update(`${header}.${payload}`).digest("base64url");
   const token = `${header}.${payload}.${signature}`;
   const record: TokenRecord = { env, audience, holderId, subject, expedido, expira };
-  ctx.state.tokens.set(token, record);
+  ctx.state.record({ t: "token", token, record });
   return { token, record };
 }
 

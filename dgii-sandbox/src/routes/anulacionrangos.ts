@@ -65,7 +65,7 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
         exceptions.push(`${range.desde}-${range.hasta}: las secuencias que está intentando anular han sido utilizadas (${used.join(", ")})`);
         continue;
       }
-      ctx.state.voided.push({ env, rnc: summary.rncEmisor, tipo: range.tipo, from: from.sequence, to: to.sequence });
+      ctx.state.record({ t: "voided", range: { env, rnc: summary.rncEmisor, tipo: range.tipo, from: from.sequence, to: to.sequence } });
       voided += 1;
     }
 
@@ -76,15 +76,18 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
         : voided === 0
           ? ["Las secuencias que está intentando anular han sido utilizadas.", ...exceptions]
           : ["Las secuencias fueron anuladas correctamente. Con excepción de las secuencias del detalle.", ...exceptions];
-    ctx.state.received.push({
-      kind: "anecf",
-      env,
-      rnc: summary.rncEmisor,
-      encf: summary.ranges[0]?.desde ?? null,
-      trackId: null,
-      fileName: part.fileName || null,
-      receivedAt: ctx.now(),
-      outcome: () => ({ ...result, mensajes }),
+    ctx.state.record({
+      t: "received",
+      entry: {
+        kind: "anecf",
+        env,
+        rnc: summary.rncEmisor,
+        encf: summary.ranges[0]?.desde ?? null,
+        trackId: null,
+        fileName: part.fileName || null,
+        receivedAt: ctx.now(),
+        outcome: { ...result, mensajes },
+      },
     });
     return answer(summary.rncEmisor, result, mensajes);
   });

@@ -54,17 +54,22 @@ export function aprobacionComercialRoutes(ctx: SandboxContext, env: Environment)
     if (!invoice) return refuse("Factura no encontrada para esta Aprobación comercial.");
 
     const receivedAt = ctx.now();
-    ctx.state.approvals.push({ env, summary, receivedAt });
-    ctx.state.received.push({
-      kind: "acecf",
-      env,
-      rnc: summary.rncComprador,
-      encf: summary.encf,
-      trackId: null,
-      fileName: part.fileName || null,
-      receivedAt,
-      outcome: () => ({ ...APROBADA, estadoAprobacion: summary.estado }),
-    });
+    ctx.state.record(
+      { t: "approval", approval: { env, summary, receivedAt } },
+      {
+        t: "received",
+        entry: {
+          kind: "acecf",
+          env,
+          rnc: summary.rncComprador,
+          encf: summary.encf,
+          trackId: null,
+          fileName: part.fileName || null,
+          receivedAt,
+          outcome: { ...APROBADA, estadoAprobacion: summary.estado },
+        },
+      },
+    );
     return c.json({ mensaje: ["Aprobación comercial recibida"], ...APROBADA });
   });
 

@@ -4,6 +4,7 @@ import { queryParam, type SandboxContext, type SandboxEnv } from "../context.ts"
 import { parseFault } from "../faults.ts";
 import { sameEncf } from "../state.ts";
 import { parseDirectory } from "./consultadirectorio.ts";
+import { publicOutcome } from "./consultaresultado.ts";
 import { emisorRoutes } from "./emisor.ts";
 
 export function controlRoutes(ctx: SandboxContext) {
@@ -49,14 +50,14 @@ export function controlRoutes(ctx: SandboxContext) {
         encf: entry.encf,
         trackId: entry.trackId,
         fileName: entry.fileName,
-        outcome: entry.outcome(),
+        outcome: entry.kind === "ecf" && entry.trackId ? acceptedOutcome(ctx, entry.trackId) : entry.outcome,
         receivedAt: entry.receivedAt.toISOString(),
       }));
     return c.json(entries);
   });
 
   app.delete("/received", (c) => {
-    ctx.state.clearReceived();
+    ctx.state.record({ t: "clear-received" });
     return c.json({ cleared: true });
   });
 
@@ -89,11 +90,12 @@ export function controlRoutes(ctx: SandboxContext) {
   app.put("/directory", async (c) => {
     const directory = parseDirectory(await c.req.json().catch(() => null));
     if (typeof directory === "string") return c.json({ error: directory }, 400);
-    ctx.state.directory = directory;
+    ctx.state.record({ t: "directory", directory });
     return c.json(directory);
   });
 
   // The buyer the emisor-receptor simulator plays: { estado: "0" | "1", motivo?: "1".."4", requireAuth?: boolean }.
+  app.get("/buyer", (c) => c.json(ctx.state.buyer));
   app.put("/buyer", async (c) => {
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body || typeof body !== "object") return c.json({ error: "body must be a JSON object" }, 400);
@@ -101,19 +103,25 @@ export function controlRoutes(ctx: SandboxContext) {
     if (estado !== undefined && estado !== "0" && estado !== "1") return c.json({ error: 'estado must be "0" or "1"' }, 400);
     if (estado === "1" && !["1", "2", "3", "4"].includes(String(motivo))) return c.json({ error: 'estado "1" needs motivo "1" to "4"' }, 400);
     if (requireAuth !== undefined && typeof requireAuth !== "boolean") return c.json({ error: "requireAuth must be a boolean" }, 400);
-    ctx.state.buyer = {
+    ctx.state.record({ t: "buyer", buyer: {
       ...(estado ? { estado } : {}),
       ...(estado === "1" ? { motivo: String(motivo) as "1" | "2" | "3" | "4" } : {}),
       ...(requireAuth !== undefined ? { requireAuth } : {}),
-    };
+    } });
     return c.json(ctx.state.buyer);
   });
   app.delete("/buyer", (c) => {
-    ctx.state.buyer = {};
+    ctx.state.record({ t: "buyer", buyer: {} });
     return c.body(null, 204);
   });
 
   app.route("/emisor", emisorRoutes(ctx));
 
   return app;
+}
+
+/** An accepted e-CF's entry moves from En Proceso to its final state: read from its reception when listed. */
+function acceptedOutcome(ctx: SandboxContext, trackId: string): unknown {
+  const reception = ctx.state.receptions.get(trackId);
+  return reception ? publicOutcome(ctx, reception) : null;
 }

@@ -48,7 +48,7 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
     const forced = ctx.state.buyer.estado;
     const motivo = forced === "1" ? ctx.state.buyer.motivo : forced === "0" ? undefined : await notReceivedBecause(ctx, part.xml, summary);
     const key = `${summary.rncEmisor}|${summary.encf.toUpperCase()}`;
-    if (!motivo) ctx.state.receptorReceived.add(key);
+    if (!motivo) ctx.state.record({ t: "receptor-received", key });
     const arecf: ArecfInput = {
       RNCEmisor: summary.rncEmisor,
       RNCComprador: summary.rncComprador ?? SANDBOX_SIGNER_RNC,
@@ -59,15 +59,18 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
     };
     const signer = await ctx.signer();
     const signed = await signEcfXml(buildArecf(arecf), signer.key, signer.certificateDer);
-    ctx.state.received.push({
-      kind: "receptor-ecf",
-      env,
-      rnc: summary.rncEmisor,
-      encf: summary.encf,
-      trackId: null,
-      fileName: part.fileName || null,
-      receivedAt: ctx.now(),
-      outcome: () => ({ Estado: arecf.Estado, CodigoMotivoNoRecibido: arecf.CodigoMotivoNoRecibido ?? null }),
+    ctx.state.record({
+      t: "received",
+      entry: {
+        kind: "receptor-ecf",
+        env,
+        rnc: summary.rncEmisor,
+        encf: summary.encf,
+        trackId: null,
+        fileName: part.fileName || null,
+        receivedAt: ctx.now(),
+        outcome: { Estado: arecf.Estado, CodigoMotivoNoRecibido: arecf.CodigoMotivoNoRecibido ?? null },
+      },
     });
     return c.body(signed, 200, { "content-type": "application/xml; charset=utf-8" });
   });
@@ -89,15 +92,18 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
     if (!signature.ok) return badRequest(`Firma digital del XML no válida: ${signature.message}`);
     const summary = readAcecf(root);
     if (NOT_APPROVABLE.has(summary.encf.slice(1, 3))) return badRequest("Aprobaciones comerciales para los tipos de eCF 32, 41, 43, 46 y 47 no aplican");
-    ctx.state.received.push({
-      kind: "receptor-acecf",
-      env,
-      rnc: summary.rncComprador,
-      encf: summary.encf,
-      trackId: null,
-      fileName: part.fileName || null,
-      receivedAt: ctx.now(),
-      outcome: () => ({ httpStatus: 200, Estado: summary.estado }),
+    ctx.state.record({
+      t: "received",
+      entry: {
+        kind: "receptor-acecf",
+        env,
+        rnc: summary.rncComprador,
+        encf: summary.encf,
+        trackId: null,
+        fileName: part.fileName || null,
+        receivedAt: ctx.now(),
+        outcome: { httpStatus: 200, Estado: summary.estado },
+      },
     });
     return c.body(null, 200);
   });

@@ -5,12 +5,12 @@ import { Hono } from "hono";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readEcf } from "../documents.ts";
 import { evaluateEcf } from "../ecf-evaluation.ts";
+import type { ForcedRejection } from "../faults.ts";
 import type { Environment } from "../environments.ts";
 import { readXmlPart } from "../multipart.ts";
-import { rejected } from "../outcome.ts";
+import { rejected, type Outcome } from "../outcome.ts";
 import type { EcfReception } from "../state.ts";
 import { localName, MalformedXmlError, parseXml } from "../xml-read.ts";
-import { publicOutcome } from "./consultaresultado.ts";
 
 /** Below this total an E32 is summarised (RFCE) and sent to recepcionfc instead. */
 export const RFCE_THRESHOLD = 250_000;
@@ -30,14 +30,17 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
     const seen: { rnc: string | null; encf: string | null } = { rnc: null, encf: null };
     // Refused documents get no track id, but are listed in /__sandbox/received for debugging.
     const refuse = (mensaje: string, error = "Archivo no válido") => {
-      ctx.state.received.push({
-        kind: "ecf",
-        env,
-        ...seen,
-        trackId: null,
-        fileName: part.ok ? part.fileName || null : null,
-        receivedAt: ctx.now(),
-        outcome: () => ({ httpStatus: 400, error, mensaje }),
+      ctx.state.record({
+        t: "received",
+        entry: {
+          kind: "ecf",
+          env,
+          ...seen,
+          trackId: null,
+          fileName: part.ok ? part.fileName || null : null,
+          receivedAt: ctx.now(),
+          outcome: { httpStatus: 400, error, mensaje },
+        },
       });
       return refusal(error, mensaje);
     };
@@ -71,34 +74,38 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
       receivedAt,
       readyAt: receivedAt.getTime() + ctx.config.processingMs,
     };
-    ctx.state.receptions.set(reception.trackId, reception);
-    ctx.state.received.push({
-      kind: "ecf",
-      env,
-      rnc: summary.rncEmisor,
-      encf: summary.encf,
-      trackId: reception.trackId,
-      fileName: part.fileName,
-      receivedAt,
-      outcome: () => publicOutcome(ctx, reception),
-    });
-
-    // Copies of one e-NCF are judged one after the other, in arrival order, so a duplicate is
-    // always recognised as such even when both arrive at once.
-    const forced = ctx.faults.takeRejection();
-    const key = `${env}|${summary.rncEmisor}|${summary.encf.toUpperCase()}`;
-    const previous = ctx.state.evaluationChains.get(key) ?? Promise.resolve();
-    const current = previous.then(async () => {
-      try {
-        reception.outcome = await evaluateEcf(ctx, { trackId: reception.trackId, xml: part.xml, summary, env, receivedAt, forced });
-      } catch (error) {
-        reception.outcome = rejected([{ codigo: 9999, valor: `Error interno del sandbox: ${String(error)}` }], false);
-      }
-    });
-    ctx.state.evaluationChains.set(key, current);
+    ctx.state.record(
+      { t: "reception", reception, xml: part.xml },
+      {
+        t: "received",
+        entry: { kind: "ecf", env, rnc: summary.rncEmisor, encf: summary.encf, trackId: reception.trackId, fileName: part.fileName, receivedAt, outcome: null },
+      },
+    );
+    judge(ctx, reception, part.xml, ctx.faults.takeRejection());
 
     return c.json({ trackId: reception.trackId, error: null, mensaje: null });
   });
 
   return app;
+}
+
+/**
+ * Judges a reception behind its track id. Copies of one e-NCF are judged one after the other, in
+ * arrival order, so a duplicate is always recognised as such even when both arrive at once.
+ * Also run at start for receptions a killed sandbox had not judged yet.
+ */
+export function judge(ctx: SandboxContext, reception: EcfReception, xml: string, forced: ForcedRejection | null = null): void {
+  const { env, summary, receivedAt, trackId } = reception;
+  const key = `${env}|${summary.rncEmisor}|${summary.encf.toUpperCase()}`;
+  const previous = ctx.state.evaluationChains.get(key) ?? Promise.resolve();
+  const current = previous.then(async () => {
+    let outcome: Outcome;
+    try {
+      outcome = await evaluateEcf(ctx, { trackId, xml, summary, env, receivedAt, forced });
+    } catch (error) {
+      outcome = rejected([{ codigo: 9999, valor: `Error interno del sandbox: ${String(error)}` }], false);
+    }
+    ctx.state.record({ t: "outcome", trackId, outcome });
+  });
+  ctx.state.evaluationChains.set(key, current);
 }

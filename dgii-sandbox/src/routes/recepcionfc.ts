@@ -55,15 +55,18 @@ export function recepcionFcRoutes(ctx: SandboxContext, env: Environment) {
     const part = await readXmlPart(c);
     // Refused at the door: answered with 400 and listed in /__sandbox/received for debugging.
     const refuse = (outcome: Outcome, encf: string | null, rnc: string | null = null) => {
-      ctx.state.received.push({
-        kind: "rfce",
-        env,
-        rnc,
-        encf,
-        trackId: null,
-        fileName: part.ok ? part.fileName || null : null,
-        receivedAt: ctx.now(),
-        outcome: () => ({ httpStatus: 400, ...outcome }),
+      ctx.state.record({
+        t: "received",
+        entry: {
+          kind: "rfce",
+          env,
+          rnc,
+          encf,
+          trackId: null,
+          fileName: part.ok ? part.fileName || null : null,
+          receivedAt: ctx.now(),
+          outcome: { httpStatus: 400, ...outcome },
+        },
       });
       return answer(outcome, encf, 400);
     };
@@ -89,17 +92,22 @@ export function recepcionFcRoutes(ctx: SandboxContext, env: Environment) {
 
     const outcome = await evaluateRfce(ctx, env, part.xml, summary);
     const receivedAt = ctx.now();
-    ctx.state.rfce.push({ env, fileName: part.fileName, summary, receivedAt, outcome });
-    ctx.state.received.push({
-      kind: "rfce",
-      env,
-      rnc: summary.rncEmisor,
-      encf: summary.encf,
-      trackId: null,
-      fileName: part.fileName,
-      receivedAt,
-      outcome: () => outcome,
-    });
+    ctx.state.record(
+      { t: "rfce", rfce: { env, fileName: part.fileName, summary, receivedAt, outcome } },
+      {
+        t: "received",
+        entry: {
+          kind: "rfce",
+          env,
+          rnc: summary.rncEmisor,
+          encf: summary.encf,
+          trackId: null,
+          fileName: part.fileName,
+          receivedAt,
+          outcome,
+        },
+      },
+    );
     return answer(outcome, summary.encf);
   });
 
