@@ -3,13 +3,13 @@
 // OpenAPI 3 document, run the DGII sandbox, and on Ctrl-C (SIGINT) stop every process it started
 // and free its ports.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib.mjs";
+import { alive, descendants, portFree } from "./support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const state = mkdtempSync(join(tmpdir(), "ecf-start-"));
@@ -17,44 +17,6 @@ let ports: { worker: number; sandbox: number; inspector: number };
 let start: ChildProcess;
 let output = "";
 let urls: { worker: string; sandbox: string };
-
-/** Every live descendant of `pid` (Linux /proc), zombies excluded. */
-function descendants(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // "pid (comm) state ppid …": comm may hold spaces, so read after the last ")".
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [procState, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (procState !== "Z") parent.set(Number(entry), Number(ppid));
-    } catch {}
-  }
-  const found: number[] = [];
-  const walk = (p: number) => {
-    for (const [child, ppid] of parent) if (ppid === p) (found.push(child), walk(child));
-  };
-  walk(pid);
-  return found;
-}
-
-/** True while `pid` exists and is not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** True when nothing listens on the port any more (we can bind it ourselves). */
-const portFree = (port: number) =>
-  new Promise<boolean>((done) => {
-    const server = createServer();
-    server.once("error", () => done(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => done(true)));
-  });
 
 beforeAll(async () => {
   ports = { worker: await freePort(), sandbox: await freePort(), inspector: await freePort() };
