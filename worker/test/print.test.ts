@@ -75,28 +75,28 @@ describe("GET /fe/recepcion/ecf/{encf}/pdf", () => {
   });
 });
 
-describe("every issued receipt gets its PDF", () => {
-  it("is rendered in the background once the receipt is recorded, archived immutably beside the XML, and that copy is served", async () => {
+describe("an issued receipt's PDF", () => {
+  it("is rendered on the first GET, not while issuing; archived immutably beside the XML, and that copy is served after", async () => {
     const { company, token } = await issuer();
     const { status, body } = await issue(token, issueRequest("31", { lines: 2 }));
     expect([200, 202, 503]).toContain(status);
     const receipt = await receiptRow(company.id, body.encf);
-    const row = receipt && { xml_key: receipt.xmlKey };
-    const key = row!.xml_key.replace(/\.xml$/, ".pdf");
-    // Nobody asked for it: the background render puts it there.
-    let stored: R2ObjectBody | null = null;
-    for (let i = 0; i < 100 && !stored; i++) {
-      stored = await env.ARCHIVE.get(key);
-      if (!stored) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(stored, "the PDF was archived without a GET").not.toBeNull();
+    const key = receipt!.xmlKey.replace(/\.xml$/, ".pdf");
+    // Issuing rendered nothing: the CPU a PDF costs is spent only when someone asks for it.
+    expect(await env.ARCHIVE.get(key)).toBeNull();
+    const first = await call(`/fe/recepcion/ecf/${body.encf}/pdf`, { headers: authed(token) });
+    expect(first.status).toBe(200);
+    const served = new Uint8Array(await first.arrayBuffer());
+    const stored = await env.ARCHIVE.get(key);
+    expect(stored, "the first GET archived the PDF").not.toBeNull();
     const bytes = new Uint8Array(await stored!.arrayBuffer());
+    expect(bytes).toEqual(served);
     expect(latin1(bytes.buffer as ArrayBuffer).startsWith("%PDF-")).toBe(true);
     // The archive's immutable write records the content's SHA-256.
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     expect(stored!.customMetadata?.sha256).toBe([...digest].map((b) => b.toString(16).padStart(2, "0")).join(""));
-    const served = await call(`/fe/recepcion/ecf/${body.encf}/pdf`, { headers: authed(token) });
-    expect(new Uint8Array(await served.arrayBuffer())).toEqual(bytes);
+    const again = await call(`/fe/recepcion/ecf/${body.encf}/pdf`, { headers: authed(token) });
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(bytes);
   });
 
   it("a PDF already archived is never overwritten by a later render", async () => {

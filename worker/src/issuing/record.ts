@@ -1,7 +1,6 @@
 import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForSignedEcf, timbreUrl, xmlToEcf } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { receiptMonth } from "../ledger/client.ts";
-import { printInBackground } from "../print/receipt-pdf.ts";
 import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/schema.ts";
@@ -75,9 +74,6 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   options.times?.add("storage", performance.now() - storageStarted);
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
   const receipt = recorded.receipt;
-  // Every issued receipt gets its printed representation in the archive (in the background).
-  printInBackground(env, receipt, signedXml);
-
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
   const store: ReceiptStore = { update: (id, changes) => month.update(id, changes) };
