@@ -16,7 +16,9 @@ async function traces(company: { id: string; rnc: string }) {
   const receipts = await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY encf");
   const archived = await env.ARCHIVE.list({ prefix: `${company.rnc}/` });
   const sequences = await issuerSql(company.id, "SELECT tipo_ecf, next_number FROM sequences ORDER BY tipo_ecf");
-  return { receipts, archived: archived.objects.map((o) => o.key), sentToDgii: await received(company.rnc), sequences };
+  // Signed documents only: an earlier receipt's PDF may appear at any time (rendered for its e-mail to the buyer).
+  const signed = archived.objects.map((o) => o.key).filter((key) => !key.endsWith(".pdf"));
+  return { receipts, archived: signed, sentToDgii: await received(company.rnc), sequences };
 }
 
 describe("POST /fe/recepcion/ecf with a range that cannot number it", () => {
