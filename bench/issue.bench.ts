@@ -10,7 +10,7 @@ import { ecfToXml, signEcfXml, validateEcf, importSigningKey, type ValidationCon
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { issuingClient, revokeKey, setUpIssuer } from "../scripts/certify-lib/issuer.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";
-import { percentile, report } from "./lib.ts";
+import { percentile, report, serverTiming } from "./lib.ts";
 
 const N = Number(process.env.ISSUE_BENCH_N ?? 100);
 const RNC = "131880681";
@@ -35,17 +35,6 @@ function request(i: number): Record<string, unknown> {
 // The sandbox judges at once (processingMs 0) but its XSD check takes a few hundred ms on a busy
 // machine; the request polls after 100, 300 and 1000 ms, so every receipt comes back judged.
 const stack = await startLocalStack({ processingMs: 0, pollDelaysMs: "100,300,1000" });
-
-/** `storage;dur=12.0, transmit;dur=340.5, rt-d1;desc=4` → { storage: 12, transmit: 340.5, "rt-d1": 4 } (durations, and counts). */
-function serverTiming(header: string | null): Record<string, number> {
-  const phases: Record<string, number> = {};
-  for (const entry of (header ?? "").split(",")) {
-    const [name, ...params] = entry.trim().split(";");
-    const value = params.map((p) => /^\s*(?:dur|desc)=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
-    if (name && value) phases[name] = Number(value);
-  }
-  return phases;
-}
 
 /**
  * Storage round trips per issued E31 before the ledger moved to Durable Objects (API 1.7, commit

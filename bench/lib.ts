@@ -24,3 +24,14 @@ export function percentile(samples: readonly number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] ?? NaN;
 }
+
+/** `storage;dur=12.0, transmit;dur=340.5, rt-d1;desc=4` → { storage: 12, transmit: 340.5, "rt-d1": 4 } (durations, and counts). */
+export function serverTiming(header: string | null): Record<string, number> {
+  const phases: Record<string, number> = {};
+  for (const entry of (header ?? "").split(",")) {
+    const [name, ...params] = entry.trim().split(";");
+    const value = params.map((p) => /^\s*(?:dur|desc)=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+    if (name && value) phases[name] = Number(value);
+  }
+  return phases;
+}
