@@ -2,7 +2,7 @@
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
 import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import { concatTransformationMatrix, fill, PDFDocument, popGraphicsState, pushGraphicsState, rectangle, setFillingRgbColor, StandardFonts, rgb, type PDFFont, type PDFOperator, type PDFPage } from "pdf-lib";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
 import { receiptView, type ReceiptView } from "./receipt-view.ts";
@@ -38,16 +38,28 @@ function text(page: PDFPage, value: string, x: number, y: number, font: PDFFont,
   page.drawText(t, { x: x - dx, y, font, size, color: BLACK });
 }
 
-/** Draws the QR with its quiet zone left blank; returns nothing, the caller reserved the space. */
+/**
+ * Draws the QR with its quiet zone left blank; returns nothing, the caller reserved the space.
+ * One path of rectangles, filled once: a drawRectangle per module cost ~1,000 graphics states
+ * and 35 ms of a 46 ms A4 render.
+ */
 function drawQr(page: PDFPage, url: string, x: number, y: number, size: number) {
   const qr = qrMatrix(url);
   const cell = size / qr.size;
+  // Drawn in module units (integers: short to write and to compress), scaled to size by one matrix.
+  const ops: PDFOperator[] = [pushGraphicsState(), setFillingRgbColor(0, 0, 0), concatTransformationMatrix(cell, 0, 0, cell, x, y)];
   for (let row = 0; row < qr.size; row++) {
+    // Each run of dark modules in a row is one rectangle, slightly overlapping the next row so
+    // adjacent modules render without hairline gaps.
     for (let col = 0; col < qr.size; col++) {
-      // Slight overlap so adjacent modules render without hairline gaps.
-      if (qr.dark(row, col)) page.drawRectangle({ x: x + col * cell, y: y + size - (row + 1) * cell, width: cell + 0.05, height: cell + 0.05, color: BLACK });
+      if (!qr.dark(row, col)) continue;
+      const start = col;
+      while (col + 1 < qr.size && qr.dark(row, col + 1)) col++;
+      ops.push(rectangle(start, qr.size - row - 1, col - start + 1, 1.01));
     }
   }
+  ops.push(fill(), popGraphicsState());
+  page.pushOperators(...ops);
 }
 
 /** QR bottom-left, "Código de Seguridad" and "Fecha de Firma Digital" under it (§17.2.3). */
