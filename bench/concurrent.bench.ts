@@ -8,8 +8,10 @@
 // Idempotency-Key adds 2 ledger RPCs to issue.bench.ts's count: its claim and the stored answer),
 // then how long the worker took to bring every receipt to a final DGII state after the last
 // answer, and that the sandbox received each e-NCF exactly once. Exits non-zero on any non-2xx answer, any
-// receipt not Aceptado, or a receipt not final within 2 minutes.
-// CONCURRENT_BENCH_N (default 600) and CONCURRENT_BENCH_REFERENCE_N (default 30) set the counts.
+// receipt not Aceptado, or a receipt not final within 2 minutes. Last, with DGII down (the
+// contingency path), the same 50 clients' throughput beside GET /health's at that concurrency.
+// CONCURRENT_BENCH_N (default 600), CONCURRENT_BENCH_REFERENCE_N (30) and CONCURRENT_BENCH_DOWN_N
+// (300) set the counts.
 import { randomUUID } from "node:crypto";
 import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
@@ -23,6 +25,9 @@ const N = Number(process.env.CONCURRENT_BENCH_N ?? 600);
 const REFERENCE_N = Number(process.env.CONCURRENT_BENCH_REFERENCE_N ?? 30);
 const FINAL = new Set(["Aceptado", "Aceptado Condicional", "Rechazado", "Anulado"]);
 const DRAIN_LIMIT_MS = 120_000;
+/** Receipts issued with DGII down (contingency), and GET /health requests for its reference. */
+const DOWN_N = Number(process.env.CONCURRENT_BENCH_DOWN_N ?? 300);
+const HEALTH_N = 2000;
 
 /** The same E31 as issue.bench.ts: the service numbers it and derives Emisor, dates and totals. */
 function request(i: number): string {
@@ -80,6 +85,22 @@ async function issueMany(workerUrl: string, clients: Client[], total: number) {
     }),
   );
   return { samples, wallMs: performance.now() - started };
+}
+
+/** `total` GETs of `url` shared by `concurrency` clients: requests per second. */
+async function requestsPerSecond(url: string, concurrency: number, total: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < total) {
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+      }
+    }),
+  );
+  return (total * 1000) / (performance.now() - started);
 }
 
 /** Throughput, latency and mean round trips per receipt of one run. */
@@ -206,6 +227,21 @@ try {
   row("latency p50 (ms)", one.p50.toFixed(0), many.p50.toFixed(0));
   row("latency p99 (ms)", one.p99.toFixed(0), many.p99.toFixed(0));
   row("round trips (D1/ledger/R2)", trips(one), trips(many));
+
+  // DGII down (the sandbox refuses every connection): the contingency path, no DGII round trip.
+  // Its throughput is read beside GET /health's at the same concurrency, measured in this run.
+  const faults = await fetch(`${stack.sandboxUrl}/__sandbox/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mode: "down", reset: true }) });
+  if (!faults.ok) throw new Error(`the sandbox refused the down fault: HTTP ${faults.status}`);
+  const down = await issueMany(stack.workerUrl, concurrentClients, DOWN_N);
+  const notContingency = down.samples.filter((s) => s.status !== 503 || s.estado !== "Contingencia");
+  if (notContingency.length) throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
+  const health = await requestsPerSecond(`${stack.workerUrl}/health`, concurrentClients.length, HEALTH_N);
+  const contingency = figures(down);
+  report(`issue E31 DGII down (contingency) ${label} throughput (N=${DOWN_N})`, contingency.throughput, "receipts/s");
+  report(`issue E31 DGII down (contingency) ${label} latency p50`, contingency.p50, "ms");
+  report(`issue E31 DGII down (contingency) ${label} latency p99`, contingency.p99, "ms");
+  report(`GET /health ${concurrentClients.length} clients throughput (N=${HEALTH_N})`, health, "requests/s");
+  report("issue E31 DGII down throughput / GET /health throughput", contingency.throughput / health, "ratio");
 } finally {
   await stack.stop();
 }
