@@ -9,16 +9,16 @@ const encoder = new TextEncoder();
 
 // SignedInfo as C14N 1.0 renders it once it sits inside an unprefixed Signature in a document
 // without namespaces: the default namespace is inherited and empty elements get end tags.
-const SIGNED_INFO_HEAD =
+export const SIGNED_INFO_HEAD =
   `<SignedInfo xmlns="${XMLDSIG_NS}">` +
   `<CanonicalizationMethod Algorithm="${C14N_10}"></CanonicalizationMethod>` +
   `<SignatureMethod Algorithm="${RSA_SHA256}"></SignatureMethod>` +
   `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED_SIGNATURE}"></Transform></Transforms>` +
   `<DigestMethod Algorithm="${SHA256}"></DigestMethod><DigestValue>`;
-const SIGNED_INFO_TAIL = `</DigestValue></Reference></SignedInfo>`;
+export const SIGNED_INFO_TAIL = `</DigestValue></Reference></SignedInfo>`;
 
 // The same SignedInfo as it is written into the document, in the shape DGII's own documents have.
-const SIGNATURE_HEAD =
+export const SIGNATURE_HEAD =
   `<Signature xmlns="${XMLDSIG_NS}"><SignedInfo>` +
   `<CanonicalizationMethod Algorithm="${C14N_10}"/>` +
   `<SignatureMethod Algorithm="${RSA_SHA256}"/>` +

@@ -1,8 +1,10 @@
 // Verification of what we receive (e-CF from other issuers, ARECF/ACECF, DGII responses):
-// xmldsigjs does the C14N and the cryptography, we enforce the DGII profile around it and say
-// precisely why a signature is refused.
+// documents in the fast signer's shape are proved by fast-verify.ts; for the rest, xmldsigjs does
+// the C14N and the cryptography, we enforce the DGII profile around it and say precisely why a
+// signature is refused.
 import { fromBase64 } from "./base64.ts";
 import { CertificateError, certificatePublicKey, describeCertificate, type CertificateInfo } from "./certificate.ts";
+import { fastVerify } from "./fast-verify.ts";
 import { C14N_10, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NS } from "./profile.ts";
 import { dropWhitespaceText, parseXml, UnsafeXmlError } from "./xml-dom.ts";
 import { xmldsig } from "./xmldsig-setup.ts";
@@ -130,6 +132,13 @@ async function attempt(doc: Document, der: Uint8Array, key: CryptoKey): Promise<
  * this function does not check it against any CA.
  */
 export async function verifyXml(xml: string): Promise<VerifyResult> {
+  const fast = await fastVerify(xml);
+  if (fast) return { ok: true, certificate: fast, whitespaceNormalized: false };
+  return verifyXmlFully(xml);
+}
+
+/** verifyXml without the fast path: the DOM, C14N and xmldsigjs for every document (tests compare the two). */
+export async function verifyXmlFully(xml: string): Promise<VerifyResult> {
   try {
     let doc: Document;
     try {
