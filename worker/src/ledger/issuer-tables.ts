@@ -101,3 +101,21 @@ export const notices = sqliteTable("notices", {
   key: text("key").primaryKey(),
   givenAt: createdAt(),
 });
+
+/**
+ * How the issuer classifies a supplier's purchases in the 606, by the supplier's RNC or cédula:
+ * learned from the last classification of one of its purchases, or set by the issuer (which a
+ * later classification does not overwrite). Rates are percentages (exact decimals as text) of the
+ * purchase's ITBIS (itbisRetenido, itbisAlCosto) or of its amount without taxes (retención renta).
+ */
+export const supplierDefaults = sqliteTable("supplier_defaults", {
+  rncEmisor: text("rnc_emisor").primaryKey(),
+  tipoBienesServicios: text("tipo_bienes_servicios"),
+  formaPago: text("forma_pago"),
+  tipoRetencionIsr: text("tipo_retencion_isr"),
+  itbisRetenidoPorcentaje: text("itbis_retenido_porcentaje"),
+  retencionRentaPorcentaje: text("retencion_renta_porcentaje"),
+  itbisAlCostoPorcentaje: text("itbis_al_costo_porcentaje"),
+  origin: text("origin", { enum: ["learned", "set"] }).notNull(),
+  updatedAt: updatedAt(),
+});

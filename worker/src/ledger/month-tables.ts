@@ -67,6 +67,20 @@ export const receipts = sqliteTable(
     deliveryDetail: text("delivery_detail"),
     /** Each sending of the printed copy by e-mail: JSON array of { to, at, outcome, detail }. */
     emails: text("emails"),
+    /**
+     * What DGII's monthly formats (606, 607) take from the signed document, read once when it is
+     * recorded: JSON `DocumentFigures` (reports/document-figures.ts). Null on rows recorded before
+     * 1.8.0: the first report that needs them reads the archived XML and fills them in.
+     */
+    figures: text("figures"),
+    /**
+     * Withholding by the buyer (607 columns 7, 10 and 12), set by the issuer (PATCH /ventas/{encf})
+     * when the buyer withheld: the date (yyyy-MM-dd) and the amounts, exact decimals; a null amount
+     * means "as the e-CF declares it" (TotalITBISRetenido, TotalISRRetencion).
+     */
+    fechaRetencion: text("fecha_retencion"),
+    itbisRetenidoTerceros: text("itbis_retenido_terceros"),
+    retencionRentaTerceros: text("retencion_renta_terceros"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -113,6 +127,23 @@ export const purchases = sqliteTable(
     approvalSupplierDetail: text("approval_supplier_detail"),
     approvalDgiiOutcome: text("approval_dgii_outcome"),
     approvalDgiiDetail: text("approval_dgii_detail"),
+    /** DocumentFigures of the supplier's e-CF (as on receipts). */
+    figures: text("figures"),
+    /**
+     * The 606 classification the buyer gives a purchase (PATCH /compras/{id}), DGII's names; null
+     * until given, then the supplier's defaults and the document fill what is still null when the
+     * 606 is built (receiving/purchase-classification.ts). Codes are DGII's two-digit codes, dates
+     * yyyy-MM-dd, amounts exact decimals as text.
+     */
+    tipoBienesServicios: text("tipo_bienes_servicios"),
+    fechaPago: text("fecha_pago"),
+    formaPago: text("forma_pago"),
+    tipoRetencionIsr: text("tipo_retencion_isr"),
+    itbisRetenido: text("itbis_retenido"),
+    montoRetencionRenta: text("monto_retencion_renta"),
+    itbisAlCosto: text("itbis_al_costo"),
+    itbisProporcionalidad: text("itbis_proporcionalidad"),
+    classifiedAt: text("classified_at"),
     receivedAt: createdAt(),
   },
   (t) => [uniqueIndex("purchases_emisor_encf").on(t.rncEmisor, t.encf), index("purchases_date").on(t.issueDate, t.id)],
