@@ -43,6 +43,27 @@ export function jsonPointer(...tokens: (string | number)[]): string {
   return tokens.map((t) => "/" + pointerToken(t)).join("");
 }
 
+/**
+ * A path built while walking down a document, one link per step: walking allocates one small
+ * object per step instead of copying an array, and the JSON pointer is written only when a
+ * problem needs it. `null` is the document itself.
+ */
+export interface Trail {
+  readonly up: Trail | null;
+  readonly token: string | number;
+}
+
+export function trailTo(up: Trail | null, token: string | number): Trail {
+  return { up, token };
+}
+
+/** The JSON pointer of a trail, e.g. `/DetallesItems/0/MontoItem`. */
+export function trailPointer(trail: Trail | null): string {
+  let out = "";
+  for (let t = trail; t; t = t.up) out = "/" + pointerToken(t.token) + out;
+  return out;
+}
+
 /** Builds a problem; `details` is left out when not given (no `details: undefined` in the JSON). */
 export function problem(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
   const p: Problem = { path, code, message, messageEs, severity, rule };

@@ -8,13 +8,13 @@
  * per-type rules. It never throws, whatever the input.
  */
 import { availableBalance, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
-import { CONDITIONS, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
+import { CONDITIONS, isHighValueConsumo, typeRules, type ConditionInput } from "./ecf-rules.ts";
 export { isRfceSummary } from "./rfce-threshold.ts";
 import { dayNumber, formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
 import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
 import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
-import { jsonMappingRule, jsonPointer, problem, type Problem, type Severity } from "./problems.ts";
+import { jsonMappingRule, jsonPointer, problem, trailPointer, trailTo, type Problem, type Severity, type Trail } from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
 import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type TotalsOptions } from "./totals.ts";
@@ -94,19 +94,24 @@ export interface ValidationResult {
  * never throws. `__proto__` keys are left out and listed in `dropped` (as JSON pointers), so that
  * no later `obj[key] = value` can turn request data into a prototype.
  */
-function cloneJson(v: unknown, dropped: string[], path: (string | number)[] = [], seen = new Set<object>()): unknown {
+function cloneJson(v: unknown, dropped: string[], path: Trail | null = null, depth = 0, seen = new Set<object>()): unknown {
   if (v === null || typeof v !== "object") return typeof v === "function" || typeof v === "symbol" ? undefined : v;
-  if (path.length > 64 || seen.has(v)) return undefined;
+  if (depth > 64 || seen.has(v)) return undefined;
   seen.add(v);
   try {
-    if (Array.isArray(v)) return v.map((x, i) => cloneJson(x, dropped, [...path, i], seen));
+    if (Array.isArray(v)) {
+      const out = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i], dropped, trailTo(path, i), depth + 1, seen);
+      return out;
+    }
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
       if (k === "__proto__") {
-        dropped.push(jsonPointer(...path, k));
+        dropped.push(trailPointer(trailTo(path, k)));
         continue;
       }
-      const c = cloneJson(x, dropped, [...path, k], seen);
+      const c = cloneJson((v as Record<string, unknown>)[k], dropped, trailTo(path, k), depth + 1, seen);
       if (c !== undefined) out[k] = c;
     }
     return out;
@@ -602,50 +607,27 @@ function valueAt(root: unknown, ...keys: string[]): unknown {
   return cur;
 }
 
-interface Instance {
-  tokens: (string | number)[];
-  value: unknown;
-  holder: JsonObject;
-}
-
 interface Node {
-  tokens: (string | number)[];
+  trail: Trail | null;
   node: unknown;
 }
 
 /**
- * Every place a field path occurs in the JSON document (arrays expanded), with its holder. The
- * containers reached by each prefix are memoized in `memo`, so the many fields of one line share
- * the walk down to that line.
+ * The nodes holding a field's `depth`-th segment (reached by its first `depth` segments), arrays
+ * expanded. Memoized by prefix in `memo`, so the many fields of one line share the walk to it.
  */
-function instancesOf(doc: JsonObject, segments: readonly string[], arrayAfter: readonly boolean[], memo: Map<string, Node[]>): Instance[] {
-  const depth = segments.length - 1;
-  const parents = containersAt(doc, segments, arrayAfter, depth, memo);
-  const seg = segments[depth]!;
-  const out: Instance[] = [];
-  for (const f of parents) {
-    if (arrayAfter[depth]) {
-      if (Array.isArray(f.node)) f.node.forEach((el, i) => out.push({ tokens: [...f.tokens, i], value: el, holder: {} }));
-    } else if (isObject(f.node)) {
-      out.push({ tokens: [...f.tokens, seg], value: f.node[seg], holder: f.node });
-    }
-  }
-  return out;
-}
-
-/** The nodes holding the `depth`-th segment (i.e. reached by the first `depth` segments). */
-function containersAt(doc: JsonObject, segments: readonly string[], arrayAfter: readonly boolean[], depth: number, memo: Map<string, Node[]>): Node[] {
-  if (depth === 0) return [{ tokens: [], node: doc }];
-  const key = segments.slice(0, depth).join("/");
+function containersAt(doc: JsonObject, field: PlannedField, depth: number, memo: Map<string, Node[]>): Node[] {
+  if (depth === 0) return [{ trail: null, node: doc }];
+  const key = field.prefixes[depth]!;
   const hit = memo.get(key);
   if (hit) return hit;
-  const seg = segments[depth - 1]!;
+  const seg = field.segments[depth - 1]!;
   const out: Node[] = [];
-  for (const f of containersAt(doc, segments, arrayAfter, depth - 1, memo)) {
-    if (arrayAfter[depth - 1]) {
-      if (Array.isArray(f.node)) f.node.forEach((el, i) => out.push({ tokens: [...f.tokens, i], node: el }));
+  for (const f of containersAt(doc, field, depth - 1, memo)) {
+    if (field.arrayAfter[depth - 1]) {
+      if (Array.isArray(f.node)) f.node.forEach((el, i) => out.push({ trail: trailTo(f.trail, i), node: el }));
     } else if (isObject(f.node) && f.node[seg] !== undefined) {
-      out.push({ tokens: [...f.tokens, seg], node: f.node[seg] });
+      out.push({ trail: trailTo(f.trail, seg), node: f.node[seg] });
     }
   }
   memo.set(key, out);
@@ -661,6 +643,8 @@ interface PlannedField {
   segments: string[];
   /** For each segment: is it the repeated child of the array container before it? */
   arrayAfter: boolean[];
+  /** For each depth, the path of the segments above it (the memo key of containersAt). */
+  prefixes: string[];
 }
 
 /** Per type, only the fields that can produce a problem (codes 0 and 1, and 2 with a condition). */
@@ -674,7 +658,8 @@ function planFor(tipo: TipoeCF): PlannedField[] {
     if (code === 3 || (code === 2 && !CONDITIONS[path]) || (code === 1 && FILLED_AT_SIGNING.has(path))) continue;
     const segments = path.split("/");
     const arrayAfter = segments.map((seg, i) => i > 0 && arrayChild(segments.slice(0, i).join("/")) === seg);
-    plan.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter });
+    const prefixes = segments.map((_, i) => segments.slice(0, i).join("/"));
+    plan.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter, prefixes });
   }
   plans.set(tipo, plan);
   return plan;
@@ -684,49 +669,36 @@ function planFor(tipo: TipoeCF): PlannedField[] {
 export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
   const out: Problem[] = [];
   const memo = new Map<string, Node[]>();
-  for (const { path, name, code, segments, arrayAfter } of planFor(tipo)) {
-    for (const inst of instancesOf(doc, segments, arrayAfter, memo)) {
-      const present = isPresent(inst.value);
-      if (code === 0 && present) {
-        out.push(
-          problem(
-            jsonPointer(...inst.tokens),
-            "prohibited",
-            "error",
-            `${name} must not appear in an e-CF of type ${tipo}`,
-            `${name} no corresponde en un e-CF tipo ${tipo}`,
-            `formato-ecf: ${name} (${tipo}: 0)`,
-          ),
-        );
-      } else if (code === 1 && !present) {
-        out.push(
-          problem(
-            jsonPointer(...inst.tokens),
-            "required",
-            "error",
-            `${name} is required in an e-CF of type ${tipo}`,
-            `${name} es obligatorio en un e-CF tipo ${tipo}`,
-            `formato-ecf: ${name} (${tipo}: 1)`,
-          ),
-        );
-      } else if (code === 2 && !present) {
-        const cond = CONDITIONS[path]!;
-        if (cond.applies({ doc, tipo, holder: inst.holder, montoTotal })) {
-          out.push(
-            problem(
-              jsonPointer(...inst.tokens),
-              "required",
-              "error",
-              `${name} is required when ${cond.en}`,
-              `${name} es obligatorio cuando ${cond.es}`,
-              `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`,
-            ),
-          );
-        }
+  for (const field of planFor(tipo)) {
+    const depth = field.segments.length - 1;
+    const seg = field.segments[depth]!;
+    for (const f of containersAt(doc, field, depth, memo)) {
+      if (field.arrayAfter[depth]) {
+        if (!Array.isArray(f.node)) continue;
+        for (let i = 0; i < f.node.length; i++) judgeField(out, field, { doc, tipo, holder: {}, montoTotal }, f.node[i], f.trail, i);
+      } else if (isObject(f.node)) {
+        judgeField(out, field, { doc, tipo, holder: f.node, montoTotal }, f.node[seg], f.trail, seg);
       }
     }
   }
   return out;
+}
+
+/** One occurrence of a planned field (at `token` under `trail`) against its obligation code. */
+function judgeField(out: Problem[], field: PlannedField, at: ConditionInput, value: unknown, trail: Trail | null, token: string | number): void {
+  const { path, name, code } = field;
+  const { tipo } = at;
+  const present = isPresent(value);
+  if (code === 0 && present) {
+    out.push(problem(trailPointer(trailTo(trail, token)), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
+  } else if (code === 1 && !present) {
+    out.push(problem(trailPointer(trailTo(trail, token)), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
+  } else if (code === 2 && !present) {
+    const cond = CONDITIONS[path]!;
+    if (cond.applies(at)) {
+      out.push(problem(trailPointer(trailTo(trail, token)), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
+    }
+  }
 }
 
 /** Dates: real calendar dates, and their order (formato-ecf validations of each date field). */

@@ -16,12 +16,12 @@
  * strings, null and containers left empty are dropped; unknown keys are kept for the structure
  * check to report.
  */
-import { jsonMappingRule, jsonPointer, type Problem } from "../problems.ts";
+import { jsonMappingRule, trailPointer, trailTo, type Problem, type Trail } from "../problems.ts";
 import { enumerationSpelling, parseXsdDecimal, type DecimalParts } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 import type { RawFacets } from "./model-types.ts";
 
-type Path = (string | number)[];
+type Path = Trail | null;
 
 export interface CanonicalizeResult<T = Record<string, unknown>> {
   document: T;
@@ -30,7 +30,7 @@ export interface CanonicalizeResult<T = Record<string, unknown>> {
 
 function formatProblem(path: Path, el: ModelElement, value: string, en: string, es: string, rule: string): Problem {
   return {
-    path: jsonPointer(...path),
+    path: trailPointer(path),
     code: "invalid_format",
     message: `${el.name} ${en}`,
     messageEs: `${el.name} ${es}`,
@@ -64,6 +64,25 @@ function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Probl
   } else return v; // Wrong JSON type: left for the structure check to report.
   const f = el.facets!;
   if (f.base !== "decimal" && f.base !== "integer") return text;
+  let known = canonicalNumbers.get(f);
+  if (!known) canonicalNumbers.set(f, (known = new Map()));
+  const hit = known.get(text);
+  if (hit !== undefined) return hit;
+  const before = problems.length;
+  const result = canonicalNumber(text, el, path, problems);
+  if (problems.length === before) {
+    if (known.size >= NUMBERS_KEPT) known.clear();
+    known.set(text, result);
+  }
+  return result;
+}
+
+/** Numbers lately written canonically, per simple type: documents repeat them ("1", "0.00", "18"). */
+const canonicalNumbers = new WeakMap<RawFacets, Map<string, string>>();
+const NUMBERS_KEPT = 512;
+
+function canonicalNumber(text: string, el: ModelElement, path: Path, problems: Problem[]): string {
+  const f = el.facets!;
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
   if (!p) {
@@ -98,9 +117,10 @@ function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Probl
 
 function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null || v === "") return true;
+  if (typeof v !== "object") return false;
   if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === "object") return Object.keys(v as object).length === 0;
-  return false;
+  for (const _ in v) return false;
+  return true;
 }
 
 function canonicalOne(v: unknown, el: ModelElement, path: Path, problems: Problem[]): unknown {
@@ -109,36 +129,62 @@ function canonicalOne(v: unknown, el: ModelElement, path: Path, problems: Proble
     if (!Array.isArray(v)) return v;
     const item = el.item!;
     const out: unknown[] = [];
-    v.forEach((x, i) => {
-      if (isEmpty(x)) return;
-      const c = canonicalOne(x, item, [...path, i], problems);
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (isEmpty(x)) continue;
+      const c = canonicalOne(x, item, trailTo(path, i), problems);
       if (!isEmpty(c)) out.push(c);
-    });
+    }
     return out;
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
   return canonicalObject(v as Record<string, unknown>, el, path, problems);
 }
 
+/** Each child's place in its parent's sequence, by name. */
+const sequenceIndex = new WeakMap<ModelElement, Map<string, number>>();
+function indexOfChildren(el: ModelElement): Map<string, number> {
+  let index = sequenceIndex.get(el);
+  if (!index) sequenceIndex.set(el, (index = new Map(el.children!.map((child, i) => [child.name, i]))));
+  return index;
+}
+
 function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: Path, problems: Problem[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
   // Known elements first, in sequence order, so the canonical JSON reads like the XML.
-  for (const child of el.children!) {
-    if (!Object.prototype.hasOwnProperty.call(obj, child.name)) continue;
+  const index = indexOfChildren(el);
+  const known: number[] = [];
+  let unknown: string[] | undefined;
+  let inOrder = true;
+  for (const key in obj) {
+    const i = index.get(key);
+    if (i === undefined) (unknown ??= []).push(key);
+    else {
+      if (known.length > 0 && known[known.length - 1]! > i) inOrder = false;
+      known.push(i);
+    }
+  }
+  if (!inOrder) known.sort((a, b) => a - b);
+  const out: Record<string, unknown> = {};
+  for (const i of known) {
+    const child = el.children![i]!;
     const v = obj[child.name];
     if (isEmpty(v)) continue;
-    const p = [...path, child.name];
+    const p = trailTo(path, child.name);
     let c: unknown;
     if (child.repeated && child.shape !== "array" && Array.isArray(v)) {
-      const parts = v.map((x, i) => (isEmpty(x) ? undefined : canonicalOne(x, child, [...p, i], problems))).filter((x) => !isEmpty(x));
+      const parts: unknown[] = [];
+      for (let j = 0; j < v.length; j++) {
+        const part = isEmpty(v[j]) ? undefined : canonicalOne(v[j], child, trailTo(p, j), problems);
+        if (!isEmpty(part)) parts.push(part);
+      }
       c = parts.length === 1 ? parts[0] : parts;
     } else {
       c = canonicalOne(v, child, p, problems);
     }
     if (!isEmpty(c)) out[child.name] = c;
   }
-  for (const key of Object.keys(obj)) {
-    if (!el.childByName!.has(key) && !isEmpty(obj[key])) out[key] = obj[key];
+  for (const key of unknown ?? []) {
+    if (!isEmpty(obj[key])) out[key] = obj[key];
   }
   return out;
 }
@@ -153,5 +199,5 @@ export function canonicalize(document: unknown, kind: DocumentKind): Canonicaliz
     return { document: {}, problems: [{ path: "", code: "invalid_type", message: "document must be an object", messageEs: "el documento debe ser un objeto", severity: "error", rule: jsonMappingRule("a document is a JSON object (its root element's content)") }] };
   }
   const model = documentModel(kind);
-  return { document: canonicalObject(document as Record<string, unknown>, model.root, [], problems), problems };
+  return { document: canonicalObject(document as Record<string, unknown>, model.root, null, problems), problems };
 }

@@ -213,7 +213,11 @@ interface Compiled {
   regexes?: readonly RegExp[] | null;
   dateKind?: DateKind;
   bounds: readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string][];
+  /** Values lately found valid: documents repeat them ("1", "18.00", "Unidad"), a lookup is cheaper than the check. */
+  valid: Set<string>;
 }
+
+const VALID_KEPT = 512;
 
 const compiledFacets = new WeakMap<RawFacets, Compiled>();
 
@@ -244,6 +248,7 @@ function compile(f: RawFacets): Compiled {
     ...(regexes ? { regexes: regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null } : {}),
     ...(dk ? { dateKind: dk } : {}),
     bounds,
+    valid: new Set(),
   };
   compiledFacets.set(f, c);
   return c;
@@ -266,12 +271,26 @@ function charLength(v: string): number {
 
 /** Checks `value` (the leaf text) against `f`; returns the first violation found. */
 export function checkFacets(value: string, f: RawFacets): FacetViolation | undefined {
-  if (NOT_XML_CHAR.test(value)) {
+  const c = compile(f);
+  if (c.valid.has(value)) return undefined;
+  const violation = firstViolation(value, f, c);
+  if (!violation) {
+    if (c.valid.size >= VALID_KEPT) c.valid.clear();
+    c.valid.add(value);
+  }
+  return violation;
+}
+
+/** Printable ASCII: no character XML refuses, no surrogate, no whitespace but the space. */
+const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
+
+function firstViolation(value: string, f: RawFacets, c: Compiled): FacetViolation | undefined {
+  const ascii = PRINTABLE_ASCII.test(value);
+  if (!ascii && NOT_XML_CHAR.test(value)) {
     return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
   }
-  const c = compile(f);
   // Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse").
-  const v = f.base === "string" || !HAS_SPACE.test(value) ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
+  const v = f.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value)) ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
   let num: DecimalParts | undefined;
   if (c.numeric) {
     num = parseXsdDecimal(v);
@@ -287,7 +306,7 @@ export function checkFacets(value: string, f: RawFacets): FacetViolation | undef
     return { rule: "xsd:dateTime", message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)", messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)" };
   }
   if (f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined) {
-    const chars = charLength(v);
+    const chars = ascii ? v.length : charLength(v);
     if (f.length !== undefined && chars !== f.length) {
       return { rule: "xsd:length", message: `must be exactly ${f.length} characters long`, messageEs: `debe tener exactamente ${f.length} caracteres`, details: { length: chars } };
     }

@@ -3,11 +3,11 @@
  * too many occurrences, and leaf formats against the simple-type facets. Missing required
  * elements are NOT reported here: the obligation matrix owns that (it knows the conditions).
  */
-import { jsonMappingRule, jsonPointer, type Problem } from "../problems.ts";
+import { jsonMappingRule, trailPointer, trailTo, type Problem, type Trail } from "../problems.ts";
 import { checkFacets } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 
-type Path = (string | number)[];
+type Path = Trail | null;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -23,7 +23,7 @@ const SHAPE_ES = { leaf: "un valor de texto o número", object: "un objeto", arr
 function typeProblem(path: Path, el: ModelElement, got: unknown): Problem {
   const gotName = Array.isArray(got) ? "array" : got === null ? "null" : typeof got;
   return {
-    path: jsonPointer(...path),
+    path: trailPointer(path),
     code: "invalid_type",
     message: `${el.name} must be ${SHAPE_EN[el.shape]}, got ${gotName}`,
     messageEs: `${el.name} debe ser ${SHAPE_ES[el.shape]}, se recibió ${gotName}`,
@@ -35,7 +35,7 @@ function typeProblem(path: Path, el: ModelElement, got: unknown): Problem {
 
 function tooMany(path: Path, el: ModelElement, count: number): Problem {
   return {
-    path: jsonPointer(...path),
+    path: trailPointer(path),
     code: "too_many",
     message: `${el.name} may occur at most ${el.maxOccurs} times, got ${count}`,
     messageEs: `${el.name} puede aparecer como máximo ${el.maxOccurs} veces, se recibieron ${count}`,
@@ -56,7 +56,7 @@ function checkLeaf(v: unknown, el: ModelElement, path: Path, out: Problem[]): vo
   const bad = checkFacets(text, el.facets!);
   if (bad) {
     out.push({
-      path: jsonPointer(...path),
+      path: trailPointer(path),
       code: "invalid_format",
       message: `${el.name} ${bad.message}`,
       messageEs: `${el.name} ${bad.messageEs}`,
@@ -83,10 +83,11 @@ function checkOne(v: unknown, el: ModelElement, path: Path, out: Problem[]): voi
       }
       const item = el.item!;
       if (v.length > item.maxOccurs) out.push(tooMany(path, item, v.length));
-      v.forEach((x, i) => {
-        if (x === null || x === undefined) out.push(typeProblem([...path, i], item, x));
-        else checkOne(x, item, [...path, i], out);
-      });
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x === null || x === undefined) out.push(typeProblem(trailTo(path, i), item, x));
+        else checkOne(x, item, trailTo(path, i), out);
+      }
       return;
     }
     default: {
@@ -97,13 +98,13 @@ function checkOne(v: unknown, el: ModelElement, path: Path, out: Problem[]): voi
 }
 
 function checkObject(obj: Record<string, unknown>, el: ModelElement, path: Path, out: Problem[]): void {
-  for (const key of Object.keys(obj)) {
+  for (const key in obj) {
     const v = obj[key];
     const child = el.childByName!.get(key);
-    const p = [...path, key];
+    const p = trailTo(path, key);
     if (!child) {
       out.push({
-        path: jsonPointer(...p),
+        path: trailPointer(p),
         code: "unknown_field",
         message: `${key} is not an element of ${el.name}`,
         messageEs: `${key} no es un elemento de ${el.name}`,
@@ -115,7 +116,7 @@ function checkObject(obj: Record<string, unknown>, el: ModelElement, path: Path,
     if (isAbsent(v)) continue;
     if (child.repeated && child.shape !== "array" && Array.isArray(v)) {
       if (v.length > child.maxOccurs) out.push(tooMany(p, child, v.length));
-      v.forEach((x, i) => checkOne(x, child, [...p, i], out));
+      for (let i = 0; i < v.length; i++) checkOne(v[i], child, trailTo(p, i), out);
     } else {
       checkOne(v, child, p, out);
     }
@@ -127,9 +128,9 @@ export function checkStructure(document: unknown, kind: DocumentKind): Problem[]
   const model = documentModel(kind);
   const out: Problem[] = [];
   if (!isPlainObject(document)) {
-    out.push(typeProblem([], model.root, document));
+    out.push(typeProblem(null, model.root, document));
     return out;
   }
-  checkObject(document, model.root, [], out);
+  checkObject(document, model.root, null, out);
   return out;
 }
