@@ -16,7 +16,7 @@ const nextNumber = async (companyId: string, tipo: string) => (await nextOf(comp
 type Rango = { tipoeCF: string; desde: string; hasta: string };
 const voidOnce = async (token: string, rangos: Rango[]) => {
   const res = await call("/fe/anulacion", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify({ rangos }) });
-  return { status: res.status, body: (await res.json()) as Json };
+  return { status: res.status, body: (await res.json()) as Json, retryAfter: res.headers.get("retry-after") };
 };
 /**
  * As a client does: a receipt being transmitted at that moment (encf_busy) is asked for again
@@ -157,6 +157,7 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
     await setFault({ mode: "down", services: ["recepcion", "anulacionrangos"] });
     const down = await voidRanges(token, [{ tipoeCF: "31", desde: encf!, hasta: "E310000000010" }]);
     expect(down.status).toBe(503);
+    expect(Number(down.retryAfter)).toBe(60);
     expect(await receiptRow(company.id, encf!)).toMatchObject({ status: "contingency", claimedUntil: null });
     expect(await nextNumber(company.id, "31")).toBe(2);
   });

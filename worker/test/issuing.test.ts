@@ -142,8 +142,11 @@ describe("contingency", () => {
     // Every refusal and failure is in the issuer's audit log.
     const audited = await auditRows(company.id);
     expect(audited.filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
-    for (const { status, body } of answers) {
+    for (const { status, body, headers } of answers) {
       expect(status).toBe(503);
+      // When to ask again: the ledger's next attempt (its first back-off is seconds away).
+      expect(Number(headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(Number(headers.get("retry-after"))).toBeLessThanOrEqual(600);
       expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1" });
       expect(body.codigoSeguridad).toHaveLength(6);
       expect(body.urlTimbre).toMatch(/^https:\/\/(ecf|fc)\.dgii\.gov\.do\/testecf\//);
@@ -151,6 +154,7 @@ describe("contingency", () => {
     // The client resends the same e-NCF while DGII is down: the same answer, nothing duplicated.
     const resend = await issue(token, requests[0]);
     expect(resend.status).toBe(503);
+    expect(Number(resend.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, reenviado: true });
 
     // Still down: the alarm leaves them in contingency.
@@ -176,6 +180,10 @@ describe("contingency", () => {
     expect(body.estado).toBe("Contingencia");
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(0);
     expect((await receiptRow(company.id, body.encf))?.sendAttempts).toBe(0);
+    // Asking about it while it waits: 503 Contingencia again, with when to ask next.
+    const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
+    expect(state.status).toBe(503);
+    expect(Number(state.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
   it("the alarm retries with back-off (1 s, 2 s, 4 s …) and stops once DGII decides", async () => {
@@ -227,6 +235,11 @@ describe("limits and concurrency", () => {
     const refused = await issue(token, issueRequest("31"));
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ code: "quota_exceeded", limit: 2 });
+    // The quota returns when the next month starts in Santo Domingo (UTC−4).
+    const [y, m] = (refused.body.month as string).split("-").map(Number) as [number, number];
+    const nextMonthStarts = Date.UTC(m === 12 ? y + 1 : y, m % 12, 1, 4);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(Math.abs(retryAfter - (nextMonthStarts - Date.now()) / 1000)).toBeLessThan(120);
     expect(await nextNumber(company.id, "31")).toBe(3);
   });
 

@@ -91,7 +91,12 @@ export interface ProblemInit {
   errors?: ProblemItem[];
   /** Extension members (RFC 9457 §3.2), e.g. `limit` for quota_exceeded. */
   extensions?: Record<string, unknown>;
+  /** Seconds until trying again makes sense, sent as `Retry-After` (every 429 and 503 has one). */
+  retryAfter?: number;
 }
+
+/** Retry-After when the thrower did not know better: a minute, the DGII outage's polling pace. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 60;
 
 /** Thrown anywhere in a handler; the app's onError turns it into the response. */
 export class ApiProblem extends Error {
@@ -144,5 +149,8 @@ export function problemResponse(c: Context, code: ProblemCode, init: ProblemInit
   const requestId = (c.get("requestId") as string | undefined) ?? "unknown";
   const body = problemBody(code, requestId, new URL(c.req.url).pathname, init);
   c.set("problem", { code, detail: body.detail });
-  return c.json(body, statusOf(code), { "Content-Type": "application/problem+json" });
+  const status = statusOf(code);
+  const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
+  if (status === 429 || status === 503) headers["Retry-After"] = String(Math.max(1, Math.ceil(init.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS)));
+  return c.json(body, status, headers);
 }

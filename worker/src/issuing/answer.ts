@@ -1,6 +1,7 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { estadoOf, type Estado } from "./estado.ts";
 import type { Receipt } from "../ledger/schema.ts";
+import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
 
 export interface IssueAnswer {
   codigo: string;
@@ -26,7 +27,7 @@ export interface IssueAnswer {
  * query). HTTP 200 once DGII has judged it, 202 while in process, 503 in contingency: the client
  * has everything to print it and must not send the same e-NCF again.
  */
-export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {}): { status: ContentfulStatusCode; body: IssueAnswer } {
+export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {}): { status: ContentfulStatusCode; body: IssueAnswer; retryAfter?: number } {
   const { estado, codigo } = estadoOf(receipt.status, Boolean(receipt.trackId));
   const reenviado = options.reenviado ?? false;
   const base = `/fe/recepcion/ecf/${receipt.encf}`;
@@ -68,5 +69,8 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     };
   }
   const status: ContentfulStatusCode = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;
-  return { status, body };
+  if (status !== 503) return { status, body };
+  // In contingency the ledger sends the receipt again at nextAttemptAt: ask about it after that.
+  const untilNextAttempt = receipt.nextAttemptAt ? (Date.parse(receipt.nextAttemptAt) - Date.now()) / 1000 : Number.NaN;
+  return { status, body, retryAfter: Number.isFinite(untilNextAttempt) ? Math.max(1, Math.ceil(untilNextAttempt)) : DEFAULT_RETRY_AFTER_SECONDS };
 }

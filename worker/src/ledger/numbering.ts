@@ -1,7 +1,7 @@
 // e-NCF allocation inside an IssuerLedger: the API's next number, a client's own number, a
 // device's block, and the tails taken out for voiding. The object runs one event at a time and
 // these functions never await, so every read-check-write here is atomic without a transaction.
-import { formatENcf, type TipoeCF } from "@ecf/shared";
+import { drDayStartUtc, formatENcf, type TipoeCF } from "@ecf/shared";
 import { and, eq, gte, lte } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { ApiProblem } from "../http/problem.ts";
@@ -134,10 +134,21 @@ export function leasesOverlapping(db: IssuerDb, tipoeCF: string, from: number, t
     .all();
 }
 
+/** `yyyy-MM` → the month after it. */
+function nextMonth(month: string): string {
+  const [y, m] = month.split("-").map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
+}
+
 /** 429 `quota_exceeded` when the month's quota is used up (checked before anything is taken). */
 export function assertQuotaLeft(db: IssuerDb, month: string, limit: number): void {
   if (limit <= 0 || invoicesIn(db, month) >= limit) {
-    throw new ApiProblem("quota_exceeded", { detail: `The monthly limit of ${limit} receipts for ${month} has been reached.`, extensions: { limit, month } });
+    throw new ApiProblem("quota_exceeded", {
+      detail: `The monthly limit of ${limit} receipts for ${month} has been reached.`,
+      extensions: { limit, month },
+      // The quota comes back when the next month starts in Santo Domingo.
+      retryAfter: (Date.parse(drDayStartUtc(`${nextMonth(month)}-01`)) - Date.now()) / 1000,
+    });
   }
 }
 

@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireAuth } from "../auth/middleware.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem, malformedJson } from "../http/problem.ts";
+import { ApiProblem, DEFAULT_RETRY_AFTER_SECONDS, malformedJson } from "../http/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
@@ -129,7 +129,10 @@ issuingRoutes.openapi(
     const ledger = issuerLedger(c.env, company.id);
     if (key) {
       const claim = await unwrap(ledger.claimIdempotencyKey(key, await sha256Hex(stableStringify(body))));
-      if (claim.kind === "replay") return c.json(JSON.parse(claim.response) as object, claim.status as ContentfulStatusCode);
+      if (claim.kind === "replay") {
+        if (claim.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
+        return c.json(JSON.parse(claim.response) as object, claim.status as ContentfulStatusCode);
+      }
     }
     let outcome;
     const times = new PhaseTimes();
@@ -139,7 +142,8 @@ issuingRoutes.openapi(
       if (key) await ledger.releaseIdempotencyKey(key);
       throw error;
     }
-    const { status, body: judged } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
+    const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
+    if (retryAfter) c.header("Retry-After", String(retryAfter));
     const answer = outcome.warnings ? { ...judged, advertencias: outcome.warnings } : judged;
     if (!outcome.reenviado && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
       const reasons = answer.mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
@@ -164,7 +168,8 @@ issuingRoutes.openapi(
     responses: { ...answers, 404: problemSchema("No such receipt for this issuer") },
   }),
   (async (c: Context<AppEnv>) => {
-    const { status, body } = answerFor(await tenantReceipt(c, c.req.param("encf")!));
+    const { status, body, retryAfter } = answerFor(await tenantReceipt(c, c.req.param("encf")!));
+    if (retryAfter) c.header("Retry-After", String(retryAfter));
     return c.json(body, status);
   }) as never,
 );

@@ -49,8 +49,7 @@ export const loginRoutes = newRouter().openapi(
       await retryAfterSeconds(db, addressScope, MAX_FAILURES_PER_ADDRESS, now),
     );
     if (wait > 0) {
-      c.header("Retry-After", String(wait));
-      throw new ApiProblem("too_many_requests", { detail: `Too many failed logins; try again in ${wait} seconds.` });
+      throw new ApiProblem("too_many_requests", { detail: `Too many failed logins; try again in ${wait} seconds.`, retryAfter: wait });
     }
 
     const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.keyHash, keyHash) });
