@@ -5,7 +5,12 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { call, postJson } from "./support/http.ts";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
 import { clearFaults, received, setFault } from "./support/issuing.ts";
-import { allocate, everyMonthSql, issuerSql } from "./support/ledger.ts";
+import { allocate, auditRows, everyMonthSql, issuerSql } from "./support/ledger.ts";
+import { eq } from "drizzle-orm";
+import { database } from "../src/db/client.ts";
+import { companies } from "../src/db/schema.ts";
+import { devices } from "../src/db/schema-devices.ts";
+import { acceptDeviceReceiptBatch } from "../src/devices/batch-uploads.ts";
 
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
@@ -270,6 +275,166 @@ describe("POST /devices/receipts", () => {
   it("needs a device token: a company token is not one", async () => {
     const { token } = await setup();
     expect((await deviceCall(token, "/devices/receipts", { xml: "<ECF/>" })).status).toBe(401);
+  });
+});
+
+interface BatchResult {
+  encf: string | null;
+  status: number;
+  replayed: boolean;
+  answer?: { encf: string; estado: string; codigo: string; trackId: string | null; codigoSeguridad: string };
+  problem?: { code: string; status: number; errors: { path: string; code: string }[] };
+}
+
+const uploadBatch = async (token: string, xmls: string[]) => {
+  const res = await deviceCall(token, "/devices/receipts/batch", { receipts: xmls.map((xml) => ({ xml })) });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return ((await res.json()) as { results: BatchResult[] }).results;
+};
+
+/** Waits until the ledger's own alarms (nothing run by hand) have every receipt judged by DGII. */
+async function transmittedInBackground(companyId: string, count: number) {
+  for (let i = 0; i < 60; i++) {
+    const rows = await everyMonthSql(companyId, "SELECT status FROM receipts");
+    if (rows.length === count && rows.every((r) => r.status === "accepted")) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`not all ${count} receipts accepted: ${JSON.stringify(await everyMonthSql(companyId, "SELECT encf, status, retries FROM receipts"))}`);
+}
+
+describe("POST /devices/receipts/batch", () => {
+  it("records every receipt in order, answers each En Proceso, and the ledger's alarm sends each to DGII once, in order", async () => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const xmls = await Promise.all(Array.from({ length: 12 }, (_, i) => signedReceipt(p, lease.rangeFrom + i)));
+    const encfs = xmls.map((xml) => /<eNCF>(E\d{12})<\/eNCF>/.exec(xml)![1]!);
+    const results = await uploadBatch(p.token, xmls);
+    expect(results.map((r) => [r.encf, r.status, r.replayed])).toEqual(encfs.map((e) => [e, 200, false]));
+    for (const [i, r] of results.entries()) {
+      // Recorded, not yet with DGII: the till shows En Proceso and asks again later.
+      expect(r.answer).toMatchObject({ encf: encfs[i], estado: "En Proceso", codigo: "3", trackId: null, codigoSeguridad: /<SignatureValue>(.{6})/.exec(xmls[i]!)![1] });
+    }
+    // Recorded in the order sent, archived, counted once each against the quota.
+    expect((await everyMonthSql(company.id, "SELECT encf, source FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual(encfs);
+    expect(await issuerSql(company.id, "SELECT SUM(invoices) AS n FROM usage_counters")).toEqual([{ n: 12 }]);
+    expect(await (await env.ARCHIVE.get(`${company.rnc}/2025/04/${encfs[5]}.xml`))!.text()).toBe(xmls[5]);
+
+    await transmittedInBackground(company.id, 12);
+    const sent = await received(company.rnc);
+    expect(sent.map((r) => r.encf)).toEqual(encfs);
+    // The state query answers many at once, in the order asked; an unknown e-NCF is left out.
+    const states = await deviceCall(p.token, `/devices/receipts?encf=${[encfs[3], "E329999999999", encfs[0]].join(",")}`);
+    expect(states.status).toBe(200);
+    expect(((await states.json()) as { receipts: { encf: string; estado: string }[] }).receipts).toEqual([
+      expect.objectContaining({ encf: encfs[3], estado: "Aceptado" }),
+      expect.objectContaining({ encf: encfs[0], estado: "Aceptado" }),
+    ]);
+  });
+
+  it("a retried batch records nothing twice: every receipt is a replay, and DGII hears each once", async () => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const xmls = await Promise.all(Array.from({ length: 5 }, (_, i) => signedReceipt(p, lease.rangeFrom + i)));
+    const first = await uploadBatch(p.token, xmls);
+    // The response was lost: the till sends the same batch again, at once and after DGII judged it.
+    const again = await uploadBatch(p.token, xmls);
+    expect(again.map((r) => [r.encf, r.status, r.replayed])).toEqual(first.map((r) => [r.encf, 200, true]));
+    await transmittedInBackground(company.id, 5);
+    const later = await uploadBatch(p.token, xmls);
+    expect(later.map((r) => [r.replayed, r.answer?.estado])).toEqual(xmls.map(() => [true, "Aceptado"]));
+    // The single route recognises them too.
+    const single = await deviceCall(p.token, "/devices/receipts", { xml: xmls[2] });
+    expect(single.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts")).toEqual([{ n: 5 }]);
+    expect(await issuerSql(company.id, "SELECT SUM(invoices) AS n FROM usage_counters")).toEqual([{ n: 5 }]);
+    for (const r of first) expect((await received(company.rnc, r.encf!)).length).toBe(1);
+  });
+
+  it("a bad receipt fails alone, with its path into the batch; the others are recorded in order", async () => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const good = await Promise.all([0, 1, 2, 3].map((i) => signedReceipt(p, lease.rangeFrom + i)));
+    const taken = good[0]!;
+    await uploadBatch(p.token, [taken]);
+    // The same e-NCF as `taken`, another document (signed again after the change).
+    const altered = taken.replace(/<Signature .*<\/Signature>/, "").replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto X</NombreItem>");
+    const conflicting = await signEcfXml(altered, await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+    const tampered = (await signedReceipt(p, lease.rangeFrom + 10)).replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto 9</NombreItem>");
+    const notLeased = await signedReceipt(p, lease.rangeTo + 50);
+    const batch = [good[1]!, tampered, good[2]!, notLeased, "<ECF>no</ECF>", conflicting, good[3]!];
+    const results = await uploadBatch(p.token, batch);
+    expect(results.map((r) => [r.status, r.problem?.errors[0]?.path ?? null, r.problem?.errors[0]?.code ?? null])).toEqual([
+      [200, null, null],
+      [422, "/receipts/1/xml", "signature_digest_mismatch"],
+      [200, null, null],
+      [422, "/receipts/3/xml", "encf_not_leased"],
+      [422, "/receipts/4/xml", "incomplete"],
+      [409, "/receipts/5/xml", "encf_already_used"],
+      [200, null, null],
+    ]);
+    expect(results[1]!.encf).toBe(`E32${String(lease.rangeFrom + 10).padStart(10, "0")}`);
+    expect(results[5]).toMatchObject({ encf: /<eNCF>(E\d{12})/.exec(taken)![1], problem: { code: "conflict", status: 409 } });
+    const recorded = (await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf);
+    expect(recorded).toEqual([taken, good[1], good[2], good[3]].map((x) => /<eNCF>(E\d{12})/.exec(x!)![1]));
+    // The refusals are in the issuer's audit log, one entry for the request.
+    const audit = await auditRows(company.id, "code = 'device_receipts_refused'");
+    expect(audit).toHaveLength(1);
+    expect(String(audit[0]!.detail)).toContain("/receipts/5/xml");
+  });
+
+  it("the same e-NCF twice in one batch: the same bytes are one receipt, other bytes a conflict", async () => {
+    const { company, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const xml = await signedReceipt(p, lease.rangeFrom);
+    const other = await signEcfXml(xml.replace(/<Signature .*<\/Signature>/, "").replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto Y</NombreItem>"), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+    const results = await uploadBatch(p.token, [xml, xml, other]);
+    expect(results.map((r) => [r.status, r.replayed])).toEqual([
+      [200, false],
+      [200, true],
+      [409, false],
+    ]);
+    expect(await everyMonthSql(company.id, "SELECT encf FROM receipts")).toEqual([{ encf: results[0]!.encf }]);
+  });
+
+  it("a failure on our side stops the recording there; the retry records the rest, in order", async () => {
+    const { company, created, paired: p } = await paired();
+    const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    const xmls = await Promise.all([0, 1, 2, 3].map((i) => signedReceipt(p, lease.rangeFrom + i)));
+    const encfs = xmls.map((xml) => /<eNCF>(E\d{12})/.exec(xml)![1]!);
+    // R2 refuses the second receipt's bytes (once).
+    let failOnce = true;
+    const archive = new Proxy(env.ARCHIVE, {
+      get(bucket, property) {
+        const value = Reflect.get(bucket, property, bucket) as unknown;
+        if (property === "put") {
+          return (key: string, ...rest: unknown[]) => {
+            if (failOnce && key.endsWith(`${encfs[1]}.xml`)) return (failOnce = false), Promise.reject(new Error("R2 unavailable"));
+            return Reflect.apply(value as (...a: unknown[]) => unknown, bucket, [key, ...rest]);
+          };
+        }
+        return typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, bucket, args) : value;
+      },
+    });
+    const db = database(env.DB);
+    const companyRow = (await db.query.companies.findFirst({ where: eq(companies.id, company.id) }))!;
+    const device = (await db.query.devices.findFirst({ where: eq(devices.id, created.id) }))!;
+    const outcomes = await acceptDeviceReceiptBatch({ ...env, ARCHIVE: archive }, companyRow, device, xmls);
+    expect(outcomes.map((o) => ("answer" in o ? 200 : o.problem.status))).toEqual([200, 500, 500, 500]);
+    expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual([encfs[0]]);
+    // The till sends again from the first receipt it has no answer for: recorded after the first, in order.
+    const retry = await uploadBatch(p.token, xmls.slice(1));
+    expect(retry.map((r) => [r.status, r.replayed])).toEqual([[200, false], [200, false], [200, false]]);
+    expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual(encfs);
+  });
+
+  it("refuses a batch that is empty, too long or not receipts, as a whole", async () => {
+    const { paired: p } = await paired();
+    for (const body of [{ receipts: [] }, { receipts: Array.from({ length: 101 }, () => ({ xml: "<ECF/>" })) }, { receipts: [{ xml: 3 }] }]) {
+      const res = await deviceCall(p.token, "/devices/receipts/batch", body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "validation_failed" });
+    }
+    expect((await deviceCall(p.token, `/devices/receipts?encf=${Array.from({ length: 101 }, (_, i) => `E32${String(i + 1).padStart(10, "0")}`).join(",")}`)).status).toBe(400);
   });
 });
 

@@ -4,9 +4,8 @@ import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
 import type { Device } from "./auth.ts";
 import { certificateWasCompanys } from "./certificates.ts";
-import { answerFor } from "../issuing/answer.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
+import { deviceAnswer, submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
 const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
 
@@ -43,19 +42,21 @@ function readFacts(xml: string): SignedReceiptFacts {
   return { encf, tipoeCF, fechaEmision, fechaHoraFirma, montoTotal, securityCode: signatureValue, rncComprador: text(doc, "Encabezado", "Comprador", "RNCComprador") };
 }
 
-export interface UploadOutcome {
-  answer: ReceiptAnswer;
-  /** True when this is the stored answer to an earlier upload of the same receipt. */
-  replayed: boolean;
+/** A device's receipt that passed every check that needs no ledger. */
+export interface CheckedReceipt extends SignedReceiptFacts {
+  xml: string;
+  /** The month object it belongs in (its FechaEmision's, yyyy-MM). */
+  month: string;
+  /** SHA-256 of the signed bytes: tells a retry from a different document under the same e-NCF. */
+  xmlSha256: string;
 }
 
 /**
- * A receipt signed on a device: checked (issuer, signature by a certificate that was the company's
- * at FechaHoraFirma, signed before the device's revocation if any, number inside one of this
- * device's leases), deduplicated by e-NCF, then handed to the issuing pipeline. A retry of the
- * same bytes gets the receipt's answer (its state now) with `replayed`.
+ * The checks that need no ledger: the issuer, a signature by a certificate that was the
+ * company's at FechaHoraFirma, and (for a revoked device) signed before the revocation. A failed
+ * check throws the ApiProblem the upload answers with (paths relative to the upload: `/xml`).
  */
-export async function acceptDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<UploadOutcome> {
+export async function checkDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<CheckedReceipt> {
   const facts = readFacts(xml);
   const rncEmisor = /<RNCEmisor>([^<]*)<\/RNCEmisor>/.exec(xml)?.[1];
   if (rncEmisor !== company.rnc) throw new ApiProblem("forbidden", { detail: `This device issues for ${company.rnc}, not for ${rncEmisor ?? "an unnamed issuer"}.` });
@@ -72,22 +73,44 @@ export async function acceptDeviceReceipt(env: Env, company: Company, device: De
       throw unprocessable("signed_after_revocation", `This device was revoked on ${device.revokedAt}; a receipt it signed at ${facts.fechaHoraFirma} is not the issuer's.`, "/xml");
     }
   }
+  return { ...facts, xml, month: isoDate(facts.fechaEmision).slice(0, 7), xmlSha256: await sha256Hex(xml) };
+}
+
+/** The admission the issuer object asks for: type, sequence number and the month it belongs in. */
+export const admission = (r: CheckedReceipt) => ({ tipoeCF: r.tipoeCF, number: Number(r.encf.slice(3)), month: r.month });
+
+export const notLeased = (encf: string) => unprocessable("encf_not_leased", `${encf} is not in a block of numbers leased to this device.`, "/xml");
+
+export const encfAlreadyUsed = (encf: string) =>
+  new ApiProblem("conflict", {
+    detail: `${encf} was already uploaded with different content; an e-NCF is never used twice.`,
+    errors: [{ path: "/xml", code: "encf_already_used", message: "Different document for an e-NCF already received." }],
+  });
+
+export interface UploadOutcome {
+  answer: ReceiptAnswer;
+  /** True when this is the stored answer to an earlier upload of the same receipt. */
+  replayed: boolean;
+}
+
+/**
+ * A receipt signed on a device: checked (issuer, signature by a certificate that was the company's
+ * at FechaHoraFirma, signed before the device's revocation if any, number inside one of this
+ * device's leases), deduplicated by e-NCF, then handed to the issuing pipeline. A retry of the
+ * same bytes gets the receipt's answer (its state now) with `replayed`.
+ */
+export async function acceptDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<UploadOutcome> {
+  const receipt = await checkDeviceReceipt(env, company, device, xml);
+  const { tipoeCF, number, month } = admission(receipt);
 
   // The issuer object checks the lease, counts the receipt once and says which month holds it.
-  const month = isoDate(facts.fechaEmision).slice(0, 7);
-  const admitted = await issuerLedger(env, company.id).admitDeviceReceipt(device.id, facts.tipoeCF, Number(facts.encf.slice(3)), month, drMonth(new Date()));
-  if (!admitted.leased) throw unprocessable("encf_not_leased", `${facts.encf} is not in a block of numbers leased to this device.`, "/xml");
+  const admitted = await issuerLedger(env, company.id).admitDeviceReceipt(device.id, tipoeCF, number, month, drMonth(new Date()));
+  if (!admitted.leased) throw notLeased(receipt.encf);
 
   // A retry is the same signed bytes under the same e-NCF: the receipt's answer again. Anything
   // else under that e-NCF (here, or already placed in another month) is a different document.
-  const xmlSha256 = await sha256Hex(xml);
-  const existing = admitted.month === month ? await receiptMonth(env, company.id, month).receipt(facts.encf) : null;
-  if (admitted.month !== month || (existing && existing.documentHash !== xmlSha256)) {
-    throw new ApiProblem("conflict", {
-      detail: `${facts.encf} was already uploaded with different content; an e-NCF is never used twice.`,
-      errors: [{ path: "/xml", code: "encf_already_used", message: "Different document for an e-NCF already received." }],
-    });
-  }
-  if (existing) return { answer: answerFor(existing).body, replayed: true };
-  return { answer: await submitSignedReceipt(env, company, xml, xmlSha256), replayed: false };
+  const existing = admitted.month === month ? await receiptMonth(env, company.id, month).receipt(receipt.encf) : null;
+  if (admitted.month !== month || (existing && existing.documentHash !== receipt.xmlSha256)) throw encfAlreadyUsed(receipt.encf);
+  if (existing) return { answer: deviceAnswer(existing), replayed: true };
+  return { answer: await submitSignedReceipt(env, company, xml, receipt.xmlSha256), replayed: false };
 }

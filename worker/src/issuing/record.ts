@@ -3,7 +3,7 @@ import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { NewReceipt, Receipt } from "../ledger/schema.ts";
 import { pollDelays, transmitReceipt, type ReceiptStore } from "./transmit.ts";
 
 type Json = Record<string, any>;
@@ -24,32 +24,28 @@ export interface RecordOptions {
   times?: PhaseTimes;
 }
 
+export interface ArchivedReceipt {
+  /** The month object it belongs in (its FechaEmision's, yyyy-MM). */
+  month: string;
+  row: NewReceipt;
+}
+
 /**
- * The second half of a receipt's life, shared by the API (which signs here) and paired devices
- * (which sign offline): archive the signed bytes in R2, record the receipt in its month object
- * (the e-NCF was numbered or admitted by the issuer object before), then transmit it and poll
- * briefly. One row per e-NCF: a second record of the same receipt returns the first
- * (`reenviado`), so a retry after a lost response never makes a second receipt.
+ * The signed bytes archived in R2 (immutable) and the ledger row that describes them, read from
+ * the signed document: what has to exist before a receipt is recorded, however it is sent.
  */
-export async function recordSignedReceipt(env: Env, company: Company, signedXml: string, options: RecordOptions): Promise<IssueOutcome> {
+export async function archiveSignedReceipt(env: Env, company: Company, signedXml: string, options: Pick<RecordOptions, "documentHash" | "source">): Promise<ArchivedReceipt> {
   const document = xmlToEcf(signedXml) as Json;
   const idDoc = document.Encabezado.IdDoc as Json;
   const encf = String(idDoc.eNCF);
-
-  const codigoSeguridad = securityCode(signedXml);
   const totales = document.Encabezado.Totales as Json;
   const comprador = (document.Encabezado.Comprador ?? {}) as Json;
   const fechaEmision = String(document.Encabezado.Emisor.FechaEmision);
-  const fechaFirma = String(document.FechaHoraFirma);
-  const rfce = isRfceSummary(document);
+  const reference = (document.InformacionReferencia ?? {}) as Json;
   // The timbre is read from the signed bytes, as DGII and the printed copy read it.
   const urlTimbre = timbreUrl(timbreForSignedEcf(signedXml, company.dgiiEnvironment));
-
-  const storageStarted = performance.now();
   const archived = await archiveImmutable(env.ARCHIVE, receiptXmlKey(company.rnc, encf, fechaEmision), signedXml, "application/xml");
-  const reference = (document.InformacionReferencia ?? {}) as Json;
-  const month = receiptMonth(env, company.id, isoDate(fechaEmision).slice(0, 7));
-  const recorded = await month.record({
+  const row: NewReceipt = {
     id: crypto.randomUUID(),
     companyId: company.id,
     encf,
@@ -59,18 +55,33 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
     razonSocialComprador: comprador.RazonSocialComprador ?? null,
     montoTotal: String(totales.MontoTotal),
     totalItbis: totales.TotalITBIS !== undefined ? String(totales.TotalITBIS) : null,
-    securityCode: codigoSeguridad,
-    fechaHoraFirma: fechaFirma,
+    securityCode: securityCode(signedXml),
+    fechaHoraFirma: String(document.FechaHoraFirma),
     timbreUrl: urlTimbre,
     xmlKey: archived.key,
     xmlSha256: archived.sha256,
     documentHash: options.documentHash,
-    dgiiPath: rfce ? "rfce" : "ecf",
+    dgiiPath: isRfceSummary(document) ? "rfce" : "ecf",
     status: "signed",
     source: options.source,
     ncfModificado: reference.NCFModificado ?? null,
     codigoModificacion: reference.CodigoModificacion ?? null,
-  });
+  };
+  return { month: isoDate(fechaEmision).slice(0, 7), row };
+}
+
+/**
+ * The second half of a receipt's life, shared by the API (which signs here) and paired devices
+ * (which sign offline): archive the signed bytes in R2, record the receipt in its month object
+ * (the e-NCF was numbered or admitted by the issuer object before), then transmit it and poll
+ * briefly. One row per e-NCF: a second record of the same receipt returns the first
+ * (`reenviado`), so a retry after a lost response never makes a second receipt.
+ */
+export async function recordSignedReceipt(env: Env, company: Company, signedXml: string, options: RecordOptions): Promise<IssueOutcome> {
+  const storageStarted = performance.now();
+  const archived = await archiveSignedReceipt(env, company, signedXml, options);
+  const month = receiptMonth(env, company.id, archived.month);
+  const recorded = await month.record(archived.row);
   options.times?.add("storage", performance.now() - storageStarted);
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
   const receipt = recorded.receipt;
@@ -82,4 +93,33 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   options.times?.add("transmit", performance.now() - transmitStarted);
   const released = await month.release(sent.id);
   return { receipt: released ?? sent, reenviado: false };
+}
+
+export type BackgroundRecord = { receipt: Receipt; existed: boolean } | { failed: string };
+
+/**
+ * Many signed receipts recorded for the ledger to transmit in the background (the month object's
+ * alarm sends them, as it sends a receipt whose request died): each archived in R2, then one RPC
+ * per month object records that month's receipts in the order given, months in order of first
+ * appearance. The first failure stops the recording: nothing after a receipt that failed is
+ * recorded, so the order holds when the caller sends the failed ones again. One row per e-NCF:
+ * a receipt already recorded comes back as it is (`existed`).
+ */
+export async function recordForBackground(env: Env, company: Company, receipts: { xml: string; documentHash: string }[]): Promise<BackgroundRecord[]> {
+  const archived = await Promise.allSettled(receipts.map((r) => archiveSignedReceipt(env, company, r.xml, { documentHash: r.documentHash, source: "device" })));
+  const results: BackgroundRecord[] = receipts.map(() => ({ failed: "Not recorded: an earlier receipt of the batch failed." }));
+  const firstFailure = archived.findIndex((a) => a.status === "rejected");
+  const ready = (firstFailure === -1 ? archived : archived.slice(0, firstFailure)).map((a) => (a as PromiseFulfilledResult<ArchivedReceipt>).value);
+  if (firstFailure !== -1) results[firstFailure] = { failed: `Archive failed: ${String((archived[firstFailure] as PromiseRejectedResult).reason)}` };
+  for (const month of new Set(ready.map((a) => a.month))) {
+    const indexes = ready.flatMap((a, i) => (a.month === month ? [i] : []));
+    try {
+      const recorded = await receiptMonth(env, company.id, month).recordForAlarm(indexes.map((i) => ready[i]!.row));
+      indexes.forEach((index, k) => (results[index] = recorded[k]!));
+    } catch (error) {
+      for (const i of indexes) results[i] = { failed: `Record failed: ${error instanceof Error ? error.message : String(error)}` };
+      break;
+    }
+  }
+  return results;
 }

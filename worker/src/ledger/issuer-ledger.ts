@@ -152,6 +152,11 @@ export class IssuerLedger extends DurableObject<Env> {
     return { leased: true, month: registerNumber(this.db, tipoeCF, number, month) };
   }
 
+  /** A till's batch in one RPC, admitted one after another in the order given. */
+  admitDeviceReceipts(deviceId: string, receipts: { tipoeCF: string; number: number; month: string }[], quotaMonth: string): { leased: boolean; month: string }[] {
+    return receipts.map((r) => this.admitDeviceReceipt(deviceId, r.tipoeCF, r.number, r.month, quotaMonth));
+  }
+
   // ---------------------------------------------------------------------------- idempotency
 
   /**
@@ -197,6 +202,11 @@ export class IssuerLedger extends DurableObject<Env> {
   /** The month object of a receipt, or null when the number was never recorded. */
   monthOf(encf: string): string | null {
     return /^E\d{12}$/.test(encf) ? monthOfNumber(this.db, encf.slice(1, 3), Number(encf.slice(3))) : null;
+  }
+
+  /** The month object of each e-NCF (null when never recorded), for a question about many. */
+  monthsOf(encfs: string[]): (string | null)[] {
+    return encfs.map((encf) => this.monthOf(encf));
   }
 
   months(from?: string, until?: string): string[] {

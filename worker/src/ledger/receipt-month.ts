@@ -69,8 +69,36 @@ export class ReceiptMonth extends DurableObject<Env> {
     return { receipt: this.receipt(values.encf)!, existed: true };
   }
 
+  /**
+   * Records a till's batch, in the order given, for the alarm to transmit: nobody holds these
+   * receipts, so they are due at once and the alarm sends them (as it would a receipt whose
+   * request died). One row per e-NCF, as in record(): an e-NCF already here returns that row.
+   */
+  recordForAlarm(rows: NewReceipt[]): { receipt: Receipt; existed: boolean }[] {
+    const due = new Date().toISOString();
+    const recorded = rows.map((values) => {
+      const inserted = this.db
+        .insert(receipts)
+        .values({ ...values, status: "signed", claimedUntil: null, nextAttemptAt: due })
+        .onConflictDoNothing()
+        .returning()
+        .get();
+      return inserted ? { receipt: inserted, existed: false } : { receipt: this.receipt(values.encf)!, existed: true };
+    });
+    this.schedule();
+    return recorded;
+  }
+
   receipt(encf: string): Receipt | null {
     return this.db.select().from(receipts).where(eq(receipts.encf, encf)).get() ?? null;
+  }
+
+  /** The receipts of these e-NCF that are here (in no particular order). */
+  receiptsByEncf(encfs: string[]): Receipt[] {
+    const found: Receipt[] = [];
+    // A Durable Object's SQLite binds at most 100 parameters per statement.
+    for (let i = 0; i < encfs.length; i += 100) found.push(...this.db.select().from(receipts).where(inArray(receipts.encf, encfs.slice(i, i + 100))).all());
+    return found;
   }
 
   receiptById(id: string): Receipt | null {
@@ -346,7 +374,8 @@ export class ReceiptMonth extends DurableObject<Env> {
           or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, now.toISOString())),
         ),
       )
-      .orderBy(asc(receipts.nextAttemptAt))
+      // Ties (a till's batch is due at one instant) go in the order they were recorded.
+      .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
       .limit(ALARM_BATCH)
       .all();
     for (const receipt of due) {

@@ -8,11 +8,12 @@ import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { currentLeases, DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE } from "../devices/leases.ts";
 import { createDevice, pairDevice, revokeDevice, signingMaterial, type DeviceRow } from "../devices/registry.ts";
-import { currentAnswer } from "../devices/submit.ts";
+import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
+import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
-import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { adminRoute, tenantRoute, problemSchema, ProblemSchema } from "../http/openapi.ts";
+import { ApiProblem, problemBody } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import { POS_TIPOS } from "@ecf/shared";
@@ -55,6 +56,31 @@ const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int
 const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
 // A device gets the same receipt answer as the API.
 const ReceiptAnswerSchema = IssueAnswer;
+const ReceiptBatch = z
+  .object({
+    // Any string: an unreadable receipt is that receipt's own problem, not the batch's.
+    receipts: z.array(z.object({ xml: z.string() })).min(1).max(MAX_BATCH_RECEIPTS).openapi({ description: `Up to ${MAX_BATCH_RECEIPTS} signed receipts, in the order the till signed them` }),
+  })
+  .openapi("DeviceReceiptBatch");
+const BatchResult = z
+  .object({
+    encf: z.string().nullable(),
+    status: z.number().int().openapi({ description: "What POST /devices/receipts would have answered for this receipt alone: 200 with `answer`, else `problem` (409 e-NCF used by another document, 422 refused, 403 another issuer's; 500: not recorded, send it again)" }),
+    replayed: z.boolean().openapi({ description: "The receipt was held already (a retry): its answer as it stands, nothing recorded twice" }),
+    answer: ReceiptAnswerSchema.optional(),
+    problem: ProblemSchema.optional(),
+  })
+  .openapi("DeviceReceiptBatchResult");
+const BatchAnswer = z.object({ results: z.array(BatchResult).openapi({ description: "One per receipt, in the order sent" }) }).openapi("DeviceReceiptBatchAnswer");
+/** How many receipts one state query names. */
+const MAX_STATE_QUERY = 100;
+const StateQuery = z.object({
+  encf: z
+    .string()
+    .regex(/^E\d{12}(,E\d{12})*$/)
+    .refine((list) => list.split(",").length <= MAX_STATE_QUERY, `At most ${MAX_STATE_QUERY} e-NCF.`)
+    .openapi({ param: { name: "encf", in: "query" }, description: `Comma-separated e-NCF, at most ${MAX_STATE_QUERY}`, example: "E320000000001,E320000000002" }),
+});
 
 const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
   id: d.id,
@@ -239,6 +265,52 @@ deviceRoutes.openapi(
     if (outcome.replayed) c.header("Idempotent-Replayed", "true");
     return c.json(outcome.answer, 200);
   },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/receipts/batch",
+    tags: ["Devices"],
+    summary: `Upload up to ${MAX_BATCH_RECEIPTS} receipts the device signed, in signing order; each is checked and recorded as POST /devices/receipts would, and DGII is told in the background`,
+    description:
+      "Every receipt gets its own result, in the order sent. A recorded receipt answers En Proceso (trackId null) until the ledger has sent it to DGII: ask GET /devices/receipts?encf=… later. A retried batch records nothing twice (each receipt held already comes back with `replayed: true`); a different document under a used e-NCF is that receipt's 409. A failure on the server's side leaves that receipt and the ones after it unrecorded (status 500): send them again, in order.",
+    security: deviceSecurity,
+    middleware: [requireDeviceForReceipts] as const,
+    request: { body: { required: true, ...json(ReceiptBatch) } },
+    responses: { 200: { description: "One result per receipt", ...json(BatchAnswer) } },
+  }),
+  async (c) => {
+    const outcomes = await acceptDeviceReceiptBatch(c.env, c.get("tenant"), c.get("device"), c.req.valid("json").receipts.map((r) => r.xml));
+    const requestId = c.get("requestId") ?? "unknown";
+    const instance = new URL(c.req.url).pathname;
+    const results = outcomes.map((o) =>
+      "answer" in o
+        ? { encf: o.encf, status: 200, replayed: o.replayed, answer: o.answer }
+        : { encf: o.encf, status: o.problem.status, replayed: false, problem: problemBody(o.problem.code, requestId, instance, o.problem.init) },
+    );
+    // Refused receipts go to the audit log as one entry for the request (a single upload's refusal is one too).
+    const refused = results.filter((r) => r.problem);
+    if (refused.length) {
+      const detail = refused.map((r) => `${r.problem!.errors[0]?.path}: ${r.encf ?? "?"} ${r.problem!.errors[0]?.code} (${r.problem!.detail})`).join("; ");
+      c.set("auditEvent", { code: "device_receipts_refused", detail: `${refused.length} of ${results.length} receipts not taken: ${detail}` });
+    }
+    return c.json({ results }, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/devices/receipts",
+    tags: ["Devices"],
+    summary: `The current state of up to ${MAX_STATE_QUERY} receipts this issuer's devices uploaded, in one request`,
+    security: deviceSecurity,
+    middleware: [requireDeviceForReceipts] as const,
+    request: { query: StateQuery },
+    responses: { 200: { description: "The receipts the ledger holds, in the order asked; unknown e-NCF are left out", ...json(z.object({ receipts: z.array(ReceiptAnswerSchema) }).openapi("DeviceReceiptStates")) } },
+  }),
+  async (c) => c.json({ receipts: await currentAnswers(c.env, c.get("tenant"), c.req.valid("query").encf.split(",")) }, 200),
 );
 
 deviceRoutes.openapi(
