@@ -11,6 +11,7 @@ export * from "./xml/parse.ts";
 export * from "./xml/facets.ts";
 export * from "./xml/structure.ts";
 export * from "./xml/canonical.ts";
+export * from "./xml/json-schema.ts";
 export * from "./xml/xsd-sources.ts";
 export * from "./xml/xsd-validate.ts";
 export * from "./signing/canonical-check.ts";
