@@ -1,6 +1,8 @@
 // The POS on the device, in Chromium against the real worker: the time to issue (number, complete,
 // serialize, sign with the stored non-extractable key, record) one receipt, as a ratio to the bare
-// RSA signature, and the time to sync 500 queued receipts, as a ratio to a plain API round trip.
+// RSA signature, and the time to sync 500 queued receipts (in batches), as a ratio to a plain API
+// round trip; then how long the server's background transmission takes until the till shows every
+// receipt's verdict.
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { fileURLToPath } from "node:url";
@@ -27,7 +29,12 @@ try {
   const page = await browser.newPage();
   await page.goto(`${stack.workerUrl}/pos/`);
   await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
-  type Bench = { setup(code: string, n: number): Promise<void>; issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: number[] }>; syncAll(): Promise<{ ms: number; sent: number; rejected: number; pingMs: number }> };
+  type Bench = {
+    setup(code: string, n: number): Promise<void>;
+    issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: number[] }>;
+    syncAll(): Promise<{ ms: number; sent: number; rejected: number; requests: number; pingMs: number }>;
+    settleAll(timeoutMs: number): Promise<{ ms: number; unsettled: number; accepted: number; queries: number }>;
+  };
   const bench = <K extends keyof Bench>(name: K, ...args: Parameters<Bench[K]>) =>
     page.evaluate(([n, a]) => (globalThis as unknown as { posBench: Record<string, (...x: unknown[]) => unknown> }).posBench[n as string]!(...(a as unknown[])), [name, args] as const) as ReturnType<Bench[K]>;
 
@@ -43,9 +50,16 @@ try {
   const sync = await bench("syncAll");
   if (sync.sent !== RECEIPTS) throw new Error(`synced ${sync.sent} of ${RECEIPTS} (rejected ${sync.rejected})`);
   report(`pos sync ${RECEIPTS} queued receipts`, sync.ms / 1000, "s");
+  report("pos sync uploads", sync.requests, "requests");
   report("pos sync per receipt", sync.ms / RECEIPTS, "ms");
   report("pos api round trip (GET /devices/me, reference)", sync.pingMs, "ms");
   report("pos sync per receipt / round trip", sync.ms / RECEIPTS / sync.pingMs, "x");
+
+  // The ledger sends the batch to DGII in the background: the time until the till shows every verdict.
+  const settled = await bench("settleAll", 300_000);
+  if (settled.unsettled || settled.accepted !== RECEIPTS) throw new Error(`${settled.unsettled} receipts still unsettled, ${settled.accepted} accepted of ${RECEIPTS}`);
+  report(`pos all ${RECEIPTS} judged by DGII, seen by the till (after the sync)`, settled.ms / 1000, "s");
+  report("pos state queries until then", settled.queries, "requests");
 } finally {
   await browser.close();
   await stack.stop();

@@ -1,6 +1,6 @@
 // The device's HTTP client for the worker (same origin: the worker serves the POS at /pos/).
 import type { OutboxEntry } from "./db.ts";
-import type { ServerAnswer, UploadResult } from "./sync/outbox.ts";
+import { oneAtATime, type ServerAnswer, type UploadResult } from "./sync/outbox.ts";
 
 export interface LeaseOut {
   tipoeCF: string;
@@ -38,6 +38,22 @@ export class ApiError extends Error {
 }
 
 const TIMEOUT_MS = 15_000;
+
+/** One receipt's result in POST /devices/receipts/batch. */
+interface BatchResult {
+  encf: string | null;
+  status: number;
+  answer?: ServerAnswer;
+  problem?: { detail?: string; errors?: { code: string; message: string }[] };
+}
+
+/** A batch result read as the single upload's answer would be (same statuses, same meaning). */
+function classifyBatchResult(result: BatchResult): UploadResult {
+  if (result.status === 200 && result.answer?.estado) return { kind: "answer", answer: result.answer };
+  const detail = result.problem?.detail ?? `HTTP ${result.status}`;
+  if (result.status >= 500 || result.status === 408 || result.status === 429) return { kind: "retry", reason: detail };
+  return { kind: "refused", status: result.status, detail, errors: (result.problem?.errors ?? []).map((e) => ({ code: e.code, message: e.message })) };
+}
 
 export class DeviceApi {
   constructor(
@@ -80,6 +96,24 @@ export class DeviceApi {
     return this.json("POST", "/devices/leases", { tipoeCF, size });
   }
 
+  /**
+   * The current state of many uploaded receipts in one request (at most STATE_QUERY_MAX); the
+   * ones the server does not know are left out. A server without the list query is asked one by one.
+   */
+  async receiptStates(encfs: string[]): Promise<ServerAnswer[]> {
+    try {
+      return (await this.json<{ receipts: ServerAnswer[] }>("GET", `/devices/receipts?encf=${encfs.join(",")}`)).receipts;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      const answers: ServerAnswer[] = [];
+      for (const encf of encfs) {
+        const answer = await this.receiptState(encf);
+        if (answer) answers.push(answer);
+      }
+      return answers;
+    }
+  }
+
   /** The current state of an uploaded receipt, or null when the server does not know it. */
   async receiptState(encf: string): Promise<ServerAnswer | null> {
     try {
@@ -88,6 +122,29 @@ export class DeviceApi {
       if (error instanceof ApiError && error.status === 404) return null;
       throw error;
     }
+  }
+
+  /**
+   * Consecutive outbox entries, classified one by one for the outbox state machine; never throws.
+   * A lone receipt (the sale just rung up) goes by the single route, which waits for DGII's
+   * verdict so the ticket shows it; a backlog goes in one request, recorded at once and sent to
+   * DGII by the server in the background (its answers say En Proceso until the refresh).
+   */
+  async uploadMany(entries: OutboxEntry[]): Promise<UploadResult[]> {
+    if (entries.length === 1) return [await this.upload(entries[0]!)];
+    let res: Response;
+    try {
+      res = await this.request("POST", "/devices/receipts/batch", { receipts: entries.map((e) => ({ xml: e.signedXml })) });
+    } catch (error) {
+      return [{ kind: "retry", reason: error instanceof Error ? error.message : String(error) }];
+    }
+    const body = (await res.json().catch(() => null)) as ({ results?: BatchResult[] } & ApiError["body"]) | null;
+    if (res.ok && body?.results) return body.results.map(classifyBatchResult);
+    if (res.status === 401 && body?.deviceRevoked) return [{ kind: "revoked" }];
+    // A server from before batches (no such route), or a body it finds too large: one by one.
+    if (res.status === 404 || res.status === 405 || res.status === 413) return oneAtATime((e) => this.upload(e))(entries);
+    // Anything else says nothing about the receipts themselves: the whole batch goes again later.
+    return [{ kind: "retry", reason: body?.detail ?? `HTTP ${res.status}` }];
   }
 
   /** One upload, classified for the outbox state machine; never throws. */

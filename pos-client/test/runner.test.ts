@@ -38,11 +38,14 @@ const session: Session = { deviceId: "dev_a", deviceName: "Caja 1", token: "dvt_
 
 /**
  * A server as the device sees it: per token, whether the device is revoked; uploads are answered
- * Aceptado once per e-NCF (a revoked token still uploads, as POST /devices/receipts allows).
+ * Aceptado (En Proceso until `judged`, as a batch's receipts are) and a revoked token still
+ * uploads, as POST /devices/receipts allows.
  */
-function server(state: { revoked: Set<string>; serial: string; material: { pkcs8: string; certificate: string } }) {
+function server(state: { revoked: Set<string>; serial: string; material: { pkcs8: string; certificate: string }; judged?: boolean }) {
   const calls: string[] = [];
   const uploads: { token: string; encf: string }[] = [];
+  const batches: number[] = [];
+  const states: string[][] = [];
   const connect = (token: string): RunnerApi => {
     const guard = () => {
       if (state.revoked.has(token)) throw new ApiError(401, { code: "unauthorized", deviceRevoked: true });
@@ -62,14 +65,18 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
         guard();
         return { tipoeCF, rangeFrom: 5000, rangeTo: 5000 + size - 1, expiresOn: "2099-12-31" };
       },
-      receiptState: async (): Promise<ServerAnswer | null> => null,
-      upload: async (entry: OutboxEntry): Promise<UploadResult> => {
-        uploads.push({ token, encf: entry.encf });
-        return { kind: "answer", answer: { estado: "Aceptado", encf: entry.encf, mensajes: [] } };
+      receiptStates: async (encfs: string[]): Promise<ServerAnswer[]> => {
+        states.push(encfs);
+        return encfs.map((encf) => ({ estado: state.judged === false ? "En Proceso" : "Aceptado", encf, mensajes: [] }));
+      },
+      uploadMany: async (entries: OutboxEntry[]): Promise<UploadResult[]> => {
+        batches.push(entries.length);
+        for (const entry of entries) uploads.push({ token, encf: entry.encf });
+        return entries.map((entry) => ({ kind: "answer", answer: { estado: state.judged === false ? "En Proceso" : "Aceptado", encf: entry.encf, mensajes: [] } }));
       },
     };
   };
-  return { connect, calls, uploads };
+  return { connect, calls, uploads, batches, states };
 }
 
 async function ready(serial = "S1") {
@@ -159,6 +166,23 @@ describe("sync runner", () => {
       { token: "dvt_a", encf: "E320000000501" },
     ]);
     expect(await db.setting(RETIRED_TOKENS)).toEqual({});
+  });
+
+  it("a backlog goes up in batches, and a round that left receipts En Proceso is followed by another soon that shows DGII's verdicts", async () => {
+    await ready();
+    for (let i = 1; i <= 150; i++) await queue(`E32${String(i).padStart(10, "0")}`);
+    const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" }, judged: false };
+    const s = server(state);
+    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000, 50);
+    await runner.run();
+    expect(s.batches).toEqual([100, 50]);
+    expect(new Set((await db.sales.toArray()).map((x) => x.estado))).toEqual(new Set(["En Proceso"]));
+    // The refresh asked about all of them, 100 at a time.
+    expect(s.states.map((q) => q.length)).toEqual([100, 50]);
+    // DGII judges them; the follow-up round (no interval, no event) shows it.
+    state.judged = true;
+    await until(async () => (await db.sales.toArray()).every((x) => x.estado === "Aceptado"));
+    expect(s.uploads).toHaveLength(150);
   });
 
   it("a changed certificate replaces the key; the same one leaves it alone", async () => {

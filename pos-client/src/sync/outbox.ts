@@ -1,7 +1,8 @@
-// The outbox state machine: receipts signed on the device go up in signing order (outbox seq), one
-// at a time; each is marked by the server's answer. A network failure leaves the entry pending and
-// stops the run (order is kept); a refusal (DGII's rejection, or the server's 4xx) is terminal and
-// shown, never retried blindly. A repeat after a lost response gets the server's first answer.
+// The outbox state machine: receipts signed on the device go up in signing order (outbox seq), in
+// batches (many receipts per request); each is marked by the server's answer to it. A network
+// failure leaves the entries pending and stops the run (order is kept); a refusal (DGII's
+// rejection, or the server's 4xx for that receipt) is terminal and shown, never retried blindly.
+// A repeat after a lost response gets the server's first answer.
 import type { Estado, OutboxEntry, PosDatabase } from "../db.ts";
 
 export interface ServerAnswer {
@@ -25,6 +26,28 @@ export type UploadResult =
 
 export type Upload = (entry: OutboxEntry) => Promise<UploadResult>;
 
+/**
+ * One request for consecutive entries: a result per entry, in order (a shorter list leaves the
+ * rest to be tried again). The entries of one batch share the pairing that signed them.
+ */
+export type UploadBatch = (entries: OutboxEntry[]) => Promise<UploadResult[]>;
+
+/** How much one batch carries: the server takes up to 100 receipts in a body of at most 2 MiB. */
+export const BATCH_LIMITS = { receipts: 100, bytes: 1_500_000 };
+
+/** A single-receipt upload used as a batch: one request per entry, stopping where one must wait. */
+export function oneAtATime(upload: Upload): UploadBatch {
+  return async (entries) => {
+    const results: UploadResult[] = [];
+    for (const entry of entries) {
+      const result = await upload(entry).catch((error: unknown): UploadResult => ({ kind: "retry", reason: error instanceof Error ? error.message : String(error) }));
+      results.push(result);
+      if (result.kind === "retry" || result.kind === "revoked") break;
+    }
+    return results;
+  };
+}
+
 export interface SyncProgress {
   done: number;
   total: number;
@@ -43,66 +66,81 @@ export async function queued(db: PosDatabase): Promise<OutboxEntry[]> {
   return (await db.outbox.orderBy("seq").toArray()).filter((e) => e.state === "pending" || e.state === "sending");
 }
 
-export async function syncOutbox(db: PosDatabase, upload: Upload, onProgress: (p: SyncProgress) => void = () => {}): Promise<SyncReport> {
-  const entries = await queued(db);
-  const report: SyncReport = { sent: 0, rejected: 0, pending: entries.length };
-  onProgress({ done: 0, total: entries.length });
-  for (const [i, entry] of entries.entries()) {
-    onProgress({ done: i, total: entries.length, current: entry.encf });
-    await db.outbox.update(entry.seq!, { state: "sending", attempts: (entry.attempts ?? 0) + 1 });
-    let result: UploadResult;
-    try {
-      result = await upload(entry);
-    } catch (error) {
-      result = { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
+/** Consecutive entries cut into batches within the limits, never mixing two pairings' receipts. */
+export function batches(entries: OutboxEntry[], limits = BATCH_LIMITS): OutboxEntry[][] {
+  const out: OutboxEntry[][] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const last = out.at(-1);
+    const size = entry.signedXml.length;
+    if (last && last.length < limits.receipts && bytes + size <= limits.bytes && last[0]!.deviceId === entry.deviceId) {
+      last.push(entry);
+      bytes += size;
+    } else {
+      out.push([entry]);
+      bytes = size;
     }
-    switch (result.kind) {
-      case "answer": {
-        const rejected = result.answer.estado === "Rechazado";
-        await db.transaction("rw", db.outbox, db.sales, async () => {
+  }
+  return out;
+}
+
+export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgress: (p: SyncProgress) => void = () => {}, limits = BATCH_LIMITS): Promise<SyncReport> {
+  const entries = await queued(db);
+  const total = entries.length;
+  const report: SyncReport = { sent: 0, rejected: 0, pending: total };
+  let done = 0;
+  onProgress({ done, total });
+  for (const batch of batches(entries, limits)) {
+    onProgress({ done, total, current: batch[0]!.encf });
+    await db.transaction("rw", db.outbox, async () => {
+      for (const entry of batch) await db.outbox.update(entry.seq!, { state: "sending", attempts: (entry.attempts ?? 0) + 1 });
+    });
+    let results: UploadResult[];
+    try {
+      results = await upload(batch);
+    } catch (error) {
+      results = [{ kind: "retry", reason: error instanceof Error ? error.message : String(error) }];
+    }
+    // Answers count up to the first receipt that must wait; it and everything after it wait too.
+    const waitsAt = batch.findIndex((_, i) => !results[i] || results[i]!.kind === "retry" || results[i]!.kind === "revoked");
+    const settled = waitsAt === -1 ? batch.length : waitsAt;
+    const stop: UploadResult | undefined = waitsAt === -1 ? undefined : (results[waitsAt] ?? { kind: "retry", reason: "No answer for this receipt." });
+    await db.transaction("rw", db.outbox, db.sales, async () => {
+      for (const [i, entry] of batch.entries()) {
+        const result = i < settled ? results[i]! : stop;
+        if (result?.kind === "answer") {
+          const rejected = result.answer.estado === "Rechazado";
           await db.outbox.update(entry.seq!, { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined });
           await db.sales.update(entry.saleId, {
             estado: result.answer.estado,
             mensajes: result.answer.mensajes,
             ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}),
           });
-        });
-        if (rejected) report.rejected++;
-        else report.sent++;
-        report.pending--;
-        break;
-      }
-      case "refused": {
-        const mensajes = result.errors.length
-          ? result.errors.map((e) => ({ codigo: e.code, valor: e.message }))
-          : [{ codigo: String(result.status), valor: result.detail }];
-        await db.transaction("rw", db.outbox, db.sales, async () => {
+          if (rejected) report.rejected++;
+          else report.sent++;
+          report.pending--;
+        } else if (result?.kind === "refused") {
+          const mensajes = result.errors.length ? result.errors.map((e) => ({ codigo: e.code, valor: e.message })) : [{ codigo: String(result.status), valor: result.detail }];
           await db.outbox.update(entry.seq!, { state: "rejected", lastError: result.detail });
           await db.sales.update(entry.saleId, { estado: "Rechazado", mensajes });
-        });
-        report.rejected++;
-        report.pending--;
-        break;
-      }
-      case "revoked":
-        await db.outbox.update(entry.seq!, { state: "pending" });
-        onProgress({ done: i, total: entries.length });
-        return { ...report, stoppedBy: "revoked" };
-      case "retry":
-        await db.transaction("rw", db.outbox, db.sales, async () => {
+          report.rejected++;
+          report.pending--;
+        } else if (result?.kind === "revoked") {
+          await db.outbox.update(entry.seq!, { state: "pending" });
+        } else if (result?.kind === "retry") {
           await db.outbox.update(entry.seq!, { state: "pending", lastError: result.reason });
           // Signed on the device and not yet with the server: the receipt is in contingency.
           await db.sales.update(entry.saleId, { estado: "Contingencia" });
-        });
-        onProgress({ done: i, total: entries.length });
-        return { ...report, stoppedBy: "retry" };
-      default: {
-        const _: never = result;
-        throw new Error(`unknown upload result ${String(_)}`);
+        }
       }
+    });
+    done += settled;
+    if (stop) {
+      onProgress({ done, total });
+      return { ...report, stoppedBy: stop.kind === "revoked" ? "revoked" : "retry" };
     }
   }
-  onProgress({ done: entries.length, total: entries.length });
+  onProgress({ done: total, total });
   return report;
 }
 

@@ -12,6 +12,11 @@ import { refreshInProcess } from "./refresh.ts";
 import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
 export const SYNC_INTERVAL_MS = 30_000;
+/**
+ * After a round that uploaded receipts still unsettled (a backlog the server sends to DGII in the
+ * background), one more round this soon shows DGII's verdicts without waiting for the interval.
+ */
+export const SETTLE_RECHECK_MS = 4_000;
 
 export interface SyncStatus {
   running: boolean;
@@ -21,10 +26,11 @@ export interface SyncStatus {
 }
 
 /** What a sync round needs from the server (DeviceApi; a test may hand its own). */
-export type RunnerApi = Pick<DeviceApi, "me" | "signingMaterial" | "lease" | "receiptState" | "upload">;
+export type RunnerApi = Pick<DeviceApi, "me" | "signingMaterial" | "lease" | "receiptStates" | "uploadMany">;
 
 export class SyncRunner {
   private timer: ReturnType<typeof setInterval> | undefined;
+  private recheck: ReturnType<typeof setTimeout> | undefined;
   private pending: Promise<unknown> | undefined;
   private stopped = false;
   readonly api: RunnerApi;
@@ -36,6 +42,7 @@ export class SyncRunner {
     private readonly onRevoked: () => void,
     private readonly connect: (token: string) => RunnerApi = (token) => new DeviceApi(API_BASE, token),
     private readonly intervalMs = SYNC_INTERVAL_MS,
+    private readonly recheckMs = SETTLE_RECHECK_MS,
   ) {
     this.api = connect(session.token);
   }
@@ -51,6 +58,7 @@ export class SyncRunner {
     this.stopped = true;
     removeEventListener("online", this.kick);
     clearInterval(this.timer);
+    clearTimeout(this.recheck);
   }
 
   /** Starts a round unless one is already running in this tab (or the runner was stopped). */
@@ -75,7 +83,13 @@ export class SyncRunner {
         await this.housekeeping();
         const report = await this.upload();
         if (report.stoppedBy === "revoked") await this.revoked();
-        else await refreshInProcess(this.db, (encf) => this.api.receiptState(encf)).catch(() => 0);
+        else {
+          const refreshed = await refreshInProcess(this.db, (encfs) => this.api.receiptStates(encfs)).catch(() => ({ changed: 0, unsettled: 0 }));
+          if (report.sent > 0 && refreshed.unsettled > 0 && this.recheckMs < this.intervalMs) {
+            clearTimeout(this.recheck);
+            this.recheck = setTimeout(this.kick, this.recheckMs);
+          }
+        }
         this.onStatus({ running: false, last: report });
         return report;
       } catch (error) {
@@ -109,7 +123,8 @@ export class SyncRunner {
       if (!apis.has(token)) apis.set(token, this.connect(token));
       return apis.get(token)!;
     };
-    const report = await syncOutbox(this.db, (e) => apiFor(e).upload(e), (progress) => this.onStatus({ running: true, progress }));
+    // A batch holds one pairing's receipts (see batches), so its first entry names the token.
+    const report = await syncOutbox(this.db, (batch) => apiFor(batch[0]!).uploadMany(batch), (progress) => this.onStatus({ running: true, progress }));
     await forgetSettledTokens(this.db);
     return report;
   }

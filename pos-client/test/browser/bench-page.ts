@@ -9,6 +9,7 @@ import { issueReceipt } from "../../src/sale/issue.ts";
 import { pairDevice, type Session } from "../../src/session.ts";
 import { signingKey } from "../../src/signing/keystore.ts";
 import { syncOutbox } from "../../src/sync/outbox.ts";
+import { refreshInProcess } from "../../src/sync/refresh.ts";
 
 let db: PosDatabase;
 let session: Session;
@@ -57,14 +58,32 @@ async function issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: num
 }
 
 /** Uploads the whole queue as the sync does; wall time and the server round trip as reference. */
-async function syncAll(): Promise<{ ms: number; sent: number; rejected: number; pingMs: number }> {
+async function syncAll(): Promise<{ ms: number; sent: number; rejected: number; requests: number; pingMs: number }> {
   const api = new DeviceApi("", session.token);
+  let requests = 0;
   const t0 = performance.now();
-  const report = await syncOutbox(db, (e) => api.upload(e));
+  const report = await syncOutbox(db, (batch) => (requests++, api.uploadMany(batch)));
   const ms = performance.now() - t0;
   const p0 = performance.now();
   for (let i = 0; i < 20; i++) await api.me();
-  return { ms, sent: report.sent, rejected: report.rejected, pingMs: (performance.now() - p0) / 20 };
+  return { ms, sent: report.sent, rejected: report.rejected, requests, pingMs: (performance.now() - p0) / 20 };
 }
 
-Object.assign(globalThis, { posBench: { setup, issueMany, syncAll } });
+/**
+ * After the sync: how long until the till shows DGII's verdict for every receipt (the server
+ * sends them in the background; the till asks with the batch state query, as its sync rounds do).
+ */
+async function settleAll(timeoutMs: number): Promise<{ ms: number; unsettled: number; accepted: number; queries: number }> {
+  const api = new DeviceApi("", session.token);
+  let queries = 0;
+  const t0 = performance.now();
+  let unsettled = Infinity;
+  while (unsettled > 0 && performance.now() - t0 < timeoutMs) {
+    ({ unsettled } = await refreshInProcess(db, (encfs) => (queries++, api.receiptStates(encfs))));
+    if (unsettled > 0) await new Promise((r) => setTimeout(r, 250));
+  }
+  const accepted = (await db.sales.toArray()).filter((s) => s.estado === "Aceptado").length;
+  return { ms: performance.now() - t0, unsettled, accepted, queries };
+}
+
+Object.assign(globalThis, { posBench: { setup, issueMany, syncAll, settleAll } });

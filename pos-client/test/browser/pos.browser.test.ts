@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
@@ -72,6 +72,16 @@ async function sell(page: Page, items: string[], screenshot?: string): Promise<s
 
 const estadoOf = (page: Page) => page.textContent("section.ticket .estado");
 
+/** A receipt upload: the single route (a lone receipt) or the batch route (a backlog). */
+const isUpload = (url: string) => /\/devices\/receipts(\/batch)?$/.test(url);
+/** The e-NCF an upload carries, in order. */
+const uploadedEncfs = (request: Request) => [...(request.postData() ?? "").matchAll(/<eNCF>(E\d{12})<\/eNCF>/g)].map((m) => m[1]!);
+/** Each receipt's answer in an upload's response, whichever route. */
+async function uploadAnswers(response: Response): Promise<{ encf: string; estado?: string; status: number }[]> {
+  const body = (await response.json()) as { encf: string; estado: string; results?: { encf: string; status: number; answer?: { estado: string } }[] };
+  return body.results ? body.results.map((r) => ({ encf: r.encf, estado: r.answer?.estado, status: r.status })) : [{ encf: body.encf, estado: body.estado, status: response.status() }];
+}
+
 /** Window listeners the page holds, by event type (an init script keeps count). */
 const COUNT_WINDOW_LISTENERS = () => {
   const live = new Map<string, Set<unknown>>();
@@ -116,19 +126,19 @@ describe("the POS in Chromium", () => {
     await context.addInitScript(COUNT_WINDOW_LISTENERS);
     page = await context.newPage();
     const answers = new Map<string, string>();
+    const batches: string[][] = [];
     // Uploads that reached the server and came back (a request the emulated network dropped is
     // retried by design and does not count; the server would dedupe it anyway).
     page.on("requestfinished", (r) => {
-      if (r.url().endsWith("/devices/receipts")) uploads.push(/<eNCF>(E\d{12})<\/eNCF>/.exec(r.postData() ?? "")?.[1] ?? "?");
+      if (!isUpload(r.url())) return;
+      uploads.push(...uploadedEncfs(r));
+      if (r.url().endsWith("/batch")) batches.push(uploadedEncfs(r));
     });
     page.on("requestfailed", (r) => {
-      if (r.url().endsWith("/devices/receipts")) console.log(`upload failed (will be retried): ${r.failure()?.errorText}`);
+      if (isUpload(r.url())) console.log(`upload failed (will be retried): ${r.failure()?.errorText}`);
     });
     page.on("response", async (r) => {
-      if (r.url().endsWith("/devices/receipts") && r.ok()) {
-        const body = (await r.json()) as { encf: string; estado: string };
-        answers.set(body.encf, body.estado);
-      }
+      if (isUpload(r.url()) && r.ok()) for (const a of await uploadAnswers(r)) if (a.estado) answers.set(a.encf, a.estado);
     });
     await page.goto(`${stack.workerUrl}/pos/`);
     await page.fill("#pairing-code", pairingCode.toLowerCase());
@@ -196,17 +206,20 @@ describe("the POS in Chromium", () => {
     await page.click('button[data-tab="recibos"]');
     for (const encf of offline) expect(await page.getAttribute(`tr[data-encf="${encf}"]`, "data-estado")).toBe("Contingencia");
 
-    // Back online: the queue drains in order, each receipt exactly once.
+    // Back online: the queue drains in order, in one batch, each receipt exactly once.
     await context.setOffline(false);
     await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 60_000 });
     const all = [online, ...offline];
-    // Each receipt shows the server's answer to its upload.
+    expect(batches).toEqual([offline]);
+    // The batch was recorded at once (En Proceso); the server tells DGII in the background.
+    for (const encf of offline) expect(answers.get(encf), encf).toBe("En Proceso");
+    // Each receipt shows DGII's word on the till: the sale online at once, the backlog once the
+    // till asked again (a round follows soon after one that left receipts in process).
     await page.click('button[data-tab="recibos"]');
     for (const encf of all) {
-      await page.waitForFunction(([e, estado]) => document.querySelector(`tr[data-encf="${e}"]`)?.getAttribute("data-estado") === estado, [encf, answers.get(encf)] as const, { timeout: 30_000 });
+      await page.waitForFunction((e) => document.querySelector(`tr[data-encf="${e}"]`)?.getAttribute("data-estado") === "Aceptado", encf, { timeout: 30_000 });
     }
-    // DGII (the sandbox) accepted every one of them.
-    for (const encf of all) expect(answers.get(encf), encf).toBe("Aceptado");
+    expect(answers.get(online)).toBe("Aceptado");
     expect(uploads.filter((e) => all.includes(e)).sort()).toEqual([...all].sort());
     expect(uploads.slice(-3)).toEqual(offline);
     // One receipt per e-NCF in the issuer's ledger, recorded as coming from a device.
@@ -253,10 +266,7 @@ describe("the POS in Chromium", () => {
   it("edits a product, rings up quantities, a line discount, card, an E31 and cash change, from the keyboard and without double charges", async () => {
     const answers = new Map<string, string>();
     page.on("response", async (r) => {
-      if (r.url().endsWith("/devices/receipts") && r.ok()) {
-        const body = (await r.json()) as { encf: string; estado: string };
-        answers.set(body.encf, body.estado);
-      }
+      if (isUpload(r.url()) && r.ok()) for (const a of await uploadAnswers(r)) if (a.estado) answers.set(a.encf, a.estado);
     });
     // Edit a product; leaving the tab drops a half-done edit.
     await page.click('button[data-tab="productos"]');
@@ -377,7 +387,7 @@ describe("the POS in Chromium", () => {
     const sent: { tab: number; encf: string }[] = [];
     [page, second].forEach((p, tab) =>
       p.on("requestfinished", (r) => {
-        if (r.url().endsWith("/devices/receipts")) sent.push({ tab, encf: /<eNCF>(E\d{12})<\/eNCF>/.exec(r.postData() ?? "")?.[1] ?? "?" });
+        if (isUpload(r.url())) for (const encf of uploadedEncfs(r)) sent.push({ tab, encf });
       }),
     );
     await context.setOffline(true);
@@ -404,9 +414,8 @@ describe("the POS in Chromium", () => {
     const signedBefore = await sell(page, ["Arroz"]);
     const listeners = await windowListeners(page);
     const handedOver = new Map<string, number>();
-    page.on("response", (r) => {
-      const encf = /<eNCF>(E\d{12})<\/eNCF>/.exec(r.request().postData() ?? "")?.[1];
-      if (r.url().endsWith("/devices/receipts") && encf) handedOver.set(encf, r.status());
+    page.on("response", async (r) => {
+      if (isUpload(r.url())) for (const a of await uploadAnswers(r).catch(() => [])) handedOver.set(a.encf, a.status);
     });
     await stack.admin("POST", `/admin/devices/${deviceId}/revoke`);
     await context.setOffline(false);
