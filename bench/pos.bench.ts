@@ -14,7 +14,8 @@ const RECEIPTS = Number(process.env.POS_BENCH_RECEIPTS ?? 500);
 const RNC = "131880681";
 
 buildPos();
-const [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC })]);
+// Frozen: other work in the tree during the run must not reload the worker under the sync.
+const [stack, identity] = await Promise.all([startStack({ frozen: true }), createTestIdentity({ rnc: RNC })]);
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"] });
 try {
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", { legalName: "BENCH SRL", rnc: RNC, address: "Calle 1", dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100000 });

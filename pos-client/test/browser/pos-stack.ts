@@ -33,10 +33,15 @@ export function buildPos(): void {
   run(join(ROOT, "node_modules", ".bin", "vite"), ["build", "--logLevel", "warn"], join(ROOT, "pos-client"));
 }
 
-export async function startStack(): Promise<Stack> {
+/** `frozen`: serve one bundle of the worker, so edits in the tree during a long run do not reload it. */
+export async function startStack(options: { frozen?: boolean } = {}): Promise<Stack> {
   // The sandbox judges at once, so a receipt's final state is there on the first poll.
   // POS_STACK_LOG=file keeps wrangler dev's output, to see what the worker did during a run.
-  const { workerUrl, sandboxUrl, adminSecret, persistDir, stop } = await startLocalStack({ processingMs: 0, ...(process.env.POS_STACK_LOG ? { logFile: process.env.POS_STACK_LOG } : {}) });
+  const { workerUrl, sandboxUrl, adminSecret, persistDir, stop } = await startLocalStack({
+    processingMs: 0,
+    ...(options.frozen ? { frozen: true } : {}),
+    ...(process.env.POS_STACK_LOG ? { logFile: process.env.POS_STACK_LOG } : {}),
+  });
   const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const isForm = body instanceof FormData;
     const res = await fetch(`${workerUrl}${path}`, {
