@@ -16,18 +16,27 @@ const COMMANDS = {
   "companies:list": ["List issuers", ["[--rnc R]"], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
   "companies:create": [
     "Create an issuer (--address is DireccionEmisor, required on every e-CF it signs)",
-    ["--rnc", "--name", "--address TEXT", "[--trade-name T]", "[--province 010000]", "[--municipality 010100]", "[--env testecf|certecf|ecf]", "[--limit N]"],
-    (api, o) => api.post("/admin/companies", { rnc: o.rnc, legalName: o.name, dgiiEnvironment: o.env ?? "testecf", ...profileOptions(o), ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}) }),
+    ["--rnc", "--name", "--address TEXT", "[--trade-name T]", "[--province 010000]", "[--municipality 010100]", "[--env testecf|certecf|ecf]", "[--limit N]", "[--totals-policy strict|dgii]"],
+    (api, o) =>
+      api.post("/admin/companies", {
+        rnc: o.rnc,
+        legalName: o.name,
+        dgiiEnvironment: o.env ?? "testecf",
+        ...profileOptions(o),
+        ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}),
+        ...(o["totals-policy"] ? { totalsPolicy: o["totals-policy"] } : {}),
+      }),
   ],
   "companies:update": [
     "Change an issuer (only the options given)",
-    ["--id", "[--name N]", "[--trade-name T]", "[--address TEXT]", "[--province P]", "[--municipality M]", "[--env E]", "[--limit N]", "[--active true|false]"],
+    ["--id", "[--name N]", "[--trade-name T]", "[--address TEXT]", "[--province P]", "[--municipality M]", "[--env E]", "[--limit N]", "[--totals-policy strict|dgii]", "[--active true|false]"],
     (api, o) =>
       api.patch(`/admin/companies/${o.id}`, {
         ...(o.name ? { legalName: o.name } : {}),
         ...profileOptions(o),
         ...(o.env ? { dgiiEnvironment: o.env } : {}),
         ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}),
+        ...(o["totals-policy"] ? { totalsPolicy: o["totals-policy"] } : {}),
         ...(o.active ? { isActive: o.active === "true" } : {}),
       }),
   ],

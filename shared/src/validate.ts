@@ -55,6 +55,10 @@ export interface ModifiedReceipt {
   TipoIngresos?: string;
 }
 
+/** What a total beyond DGII's tolerance is: an error ("strict", the default) or a warning ("dgii"). */
+export const TOTALS_POLICIES = ["strict", "dgii"] as const;
+export type TotalsPolicy = (typeof TOTALS_POLICIES)[number];
+
 export interface ValidationContext {
   /** The clock: FechaEmision defaults to this day in America/Santo_Domingo; FechaHoraFirma to this instant. */
   now: Date;
@@ -76,7 +80,7 @@ export interface ValidationContext {
    * default ("strict") we refuse to issue it: an error showing the computed value. "dgii" reports
    * it as a warning, exactly as DGII would let it through.
    */
-  totalsPolicy?: "strict" | "dgii";
+  totalsPolicy?: TotalsPolicy;
   /** Current ISC específico rates by code (DGII adjusts them quarterly); see TotalsOptions. */
   tasas?: TotalsOptions["tasas"];
 }

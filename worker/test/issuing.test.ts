@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
-import { authed } from "./support/accounts.ts";
+import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
+import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
 import { auditRows, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
@@ -224,6 +225,42 @@ describe("contingency", () => {
     await retryUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
     expect(await received(company.rnc, body.encf)).toHaveLength(1);
+  });
+});
+
+describe("totals beyond DGII's tolerance", () => {
+  // A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).
+  const offTotal = () =>
+    issueRequest("31", {}, (d) => {
+      const cents = BigInt((makeEcf("31").Encabezado.Totales.MontoTotal as string).replace(".", "")) + 5000n;
+      d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
+    });
+
+  it("strict by default: refused with the computed value, nothing numbered", async () => {
+    const { company, token } = await issuer();
+    const refused = await issue(token, offTotal());
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
+    expect(await nextNumber(company.id, "31")).toBe(1);
+  });
+
+  it("the request's Totals-Policy: dgii issues it with a warning, as DGII accepts it conditionally; a wrong value is a 400 on the header", async () => {
+    const { token } = await issuer();
+    const issued = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
+    expect([200, 202], JSON.stringify(issued.body)).toContain(issued.status);
+    expect(issued.body.advertencias).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
+    const wrong = await issue(token, offTotal(), { "Totals-Policy": "lenient" });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([expect.objectContaining({ path: "/headers/Totals-Policy", code: "invalid_value" })]);
+  });
+
+  it("the issuer's setting (admin) applies without the header, and the header still overrides it", async () => {
+    const { company, token } = await issuer({ totalsPolicy: "dgii" });
+    const issued = await issue(token, offTotal());
+    expect(issued.body.advertencias).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
+    expect((await issue(token, offTotal(), { "Totals-Policy": "strict" })).status).toBe(400);
+    expect((await admin<{ totalsPolicy: string }>("PATCH", `/admin/companies/${company.id}`, { totalsPolicy: "strict" })).totalsPolicy).toBe("strict");
+    expect((await issue(token, offTotal())).status).toBe(400);
   });
 });
 

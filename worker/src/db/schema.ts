@@ -24,6 +24,8 @@ export const companies = sqliteTable(
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
     dgiiEnvironment: text("dgii_environment", { enum: ["testecf", "certecf", "ecf"] }).notNull().default("testecf"),
     invoiceLimitPerMonth: integer("invoice_limit_per_month").notNull().default(1000),
+    /** Totals beyond DGII's tolerance: refused ("strict") or issued with a warning ("dgii"); shared's TotalsPolicy. */
+    totalsPolicy: text("totals_policy", { enum: ["strict", "dgii"] }).notNull().default("strict"),
     certificateFileName: text("certificate_file_name"),
     /** PKCS#8 private key, AES-GCM encrypted under MASTER_KEY (base64). */
     certificateKeyEncrypted: text("certificate_key_encrypted"),

@@ -32,9 +32,12 @@ export function zodProblems(error: ZodError, prefix = ""): ProblemItem[] {
 /** The zod-openapi `defaultHook`: a failed request schema is a 400 validation problem. */
 export function validationHook(result: { success: boolean; error?: ZodError; target?: string }, c: Context) {
   if (!result.success && result.error) {
+    // A pointer into the body or the path parameters is plain (`/rnc`, `/tipo`); into the headers
+    // or the query it says so (`/headers/Totals-Policy`, `/query/hasta`, as the reports write it).
+    const prefix = result.target === "header" ? "/headers" : result.target === "query" ? "/query" : "";
     return problemResponse(c, "validation_failed", {
       detail: `The request ${result.target ?? "body"} does not match the schema.`,
-      errors: zodProblems(result.error),
+      errors: zodProblems(result.error, prefix),
     });
   }
   return undefined;

@@ -1,4 +1,4 @@
-import { dgiiDateOf as dgiiDate, drIsoDate, drMonth, ecfToXml, isoDateFromDgii as isoDate, signEcfXml, validateEcf, type Problem } from "@ecf/shared";
+import { dgiiDateOf as dgiiDate, drIsoDate, drMonth, ecfToXml, isoDateFromDgii as isoDate, signEcfXml, validateEcf, type Problem, type TotalsPolicy } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -58,7 +58,8 @@ async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub
  * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
  * records and transmits it. Throws ApiProblem for every client mistake.
  */
-export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date, times?: PhaseTimes): Promise<IssueOutcome> {
+export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date, options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy } = {}): Promise<IssueOutcome> {
+  const { times } = options;
   const tipo = requestedTipo(body);
   // Identity of the document for resends: the fields the service assigns are left out.
   const requestHash = await sha256Hex(stableStringify(withoutAssignedFields(body)));
@@ -80,6 +81,8 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
     fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
     emisor: emisorProfile(company),
     modifiedReceipt: await modifiedReceiptFor(env, company.id, body),
+    // The request's choice, else the issuer's.
+    totalsPolicy: options.totalsPolicy ?? company.totalsPolicy,
   };
   const validation = validateEcf(body, context);
   if (!validation.ok) {

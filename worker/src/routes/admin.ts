@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TIPOS_ECF } from "@ecf/shared";
+import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { generateKeyMaterial } from "../auth/keys.ts";
@@ -16,6 +16,9 @@ const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json
 const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
 
 const environment = z.enum(["testecf", "certecf", "ecf"]);
+const totalsPolicy = z.enum(TOTALS_POLICIES).openapi({
+  description: "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.",
+});
 const profileFields = {
   legalName: z.string().min(1).max(150),
   tradeName: z.string().max(150).optional(),
@@ -29,13 +32,14 @@ const CompanyInput = z
     rnc: z.string().regex(/^(\d{9}|\d{11})$/, "an RNC has 9 digits, a cédula 11"),
     dgiiEnvironment: environment.default("testecf"),
     invoiceLimitPerMonth: z.number().int().min(0).default(1000),
+    totalsPolicy: totalsPolicy.default("strict"),
     isActive: z.boolean().default(true),
   })
   .openapi("CompanyInput");
 // No defaults here: zod applies a default even inside .partial(), which would reset the
 // environment, limit and state of an issuer whenever another field is changed.
 const CompanyPatch = z
-  .object({ ...profileFields, dgiiEnvironment: environment, invoiceLimitPerMonth: z.number().int().min(0), isActive: z.boolean() })
+  .object({ ...profileFields, dgiiEnvironment: environment, invoiceLimitPerMonth: z.number().int().min(0), totalsPolicy, isActive: z.boolean() })
   .partial()
   .openapi("CompanyPatch");
 const CompanyOut = z
@@ -49,6 +53,7 @@ const CompanyOut = z
     municipality: z.string().nullable(),
     dgiiEnvironment: z.string(),
     invoiceLimitPerMonth: z.number(),
+    totalsPolicy,
     isActive: z.boolean(),
     certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
   })
@@ -70,6 +75,7 @@ const companyOut = (row: typeof companies.$inferSelect) => ({
   municipality: row.municipality ?? null,
   dgiiEnvironment: row.dgiiEnvironment,
   invoiceLimitPerMonth: row.invoiceLimitPerMonth,
+  totalsPolicy: row.totalsPolicy,
   isActive: row.isActive,
   certificateNotAfter: row.certificateNotAfter ?? null,
 });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TIPOS_ECF } from "@ecf/shared";
+import { TIPOS_ECF, TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireAuth } from "../auth/middleware.ts";
@@ -103,6 +103,15 @@ issuingRoutes.post("/fe/recepcion/ecf", async (c, next) => {
   await next();
 });
 
+/** The request's `Totals-Policy` header, if it names one. */
+function totalsPolicyOf(c: Context<AppEnv>): TotalsPolicy | undefined {
+  const header = c.req.header("Totals-Policy")?.trim().toLowerCase();
+  if (!header) return undefined;
+  if ((TOTALS_POLICIES as readonly string[]).includes(header)) return header as TotalsPolicy;
+  const message = `Totals-Policy is one of ${TOTALS_POLICIES.join(", ")}.`;
+  throw new ApiProblem("bad_request", { detail: message, errors: [{ path: "/headers/Totals-Policy", code: "invalid_value", message }] });
+}
+
 issuingRoutes.openapi(
   tenantRoute({
     method: "post",
@@ -110,7 +119,12 @@ issuingRoutes.openapi(
     tags: ["Issuing"],
     summary: "Issue an e-CF: validate, number, sign, archive, send to DGII",
     request: {
-      headers: z.object({ "Idempotency-Key": z.string().max(200).optional() }),
+      headers: z.object({
+        "Idempotency-Key": z.string().max(200).optional(),
+        "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
+          description: "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
+        }),
+      }),
       body: { required: true, content: { "application/json": { schema: EcfRequest } } },
     },
     responses: {
@@ -137,7 +151,7 @@ issuingRoutes.openapi(
     let outcome;
     const times = new PhaseTimes();
     try {
-      outcome = await issueReceipt(c.env, company, body, new Date(), times);
+      outcome = await issueReceipt(c.env, company, body, new Date(), { times, totalsPolicy: totalsPolicyOf(c) });
     } catch (error) {
       if (key) await ledger.releaseIdempotencyKey(key);
       throw error;
