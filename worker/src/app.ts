@@ -4,6 +4,8 @@ import { secureHeaders } from "hono/secure-headers";
 import { notFound, onError } from "./http/errors.ts";
 import { newRouter } from "./http/router.ts";
 import { problemResponse } from "./http/problem.ts";
+import { withProblemExamples } from "./http/openapi.ts";
+import { withEcfRequestSchemas } from "./http/ecf-request.ts";
 import { API_VERSION } from "./version.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
@@ -60,13 +62,18 @@ export function createApp() {
   app.route("/", reportRoutes);
   app.route("/", webhookRoutes);
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "ecf-edge API",
-      version: API_VERSION,
-      description: "Electronic tax receipts (e-CF) for the Dominican Republic: issue, receive, approve, report.",
-    },
+  // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,
+  // both built on the first request for the document rather than when an isolate starts.
+  app.get("/openapi.json", (c) => {
+    const declared = app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "ecf-edge API",
+        version: API_VERSION,
+        description: "Electronic tax receipts (e-CF) for the Dominican Republic: issue, receive, approve, report.",
+      },
+    });
+    return c.json(withProblemExamples(withEcfRequestSchemas(declared)));
   });
 
   app.notFound(notFound);

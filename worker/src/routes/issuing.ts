@@ -7,6 +7,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem, DEFAULT_RETRY_AFTER_SECONDS, malformedJson } from "../http/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
+import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
 import { stableStringify } from "../issuing/document.ts";
@@ -57,16 +58,6 @@ export const IssueAnswer = z
       .openapi({ description: "Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field" }),
   })
   .openapi("IssueAnswer");
-
-const EcfRequest = z
-  .record(z.string(), z.unknown())
-  .openapi("EcfRequest", {
-    description: "An e-CF as JSON mirroring DGII's XML (Encabezado, DetallesItems, …). Derivable fields (eNCF, Emisor, FechaEmision, totals, …) may be left out.",
-    example: {
-      Encabezado: { IdDoc: { TipoeCF: "31", TipoIngresos: "01", TipoPago: "1" }, Comprador: { RNCComprador: "131880681", RazonSocialComprador: "Cliente SRL" } },
-      DetallesItems: [{ IndicadorFacturacion: 1, NombreItem: "Servicio", IndicadorBienoServicio: 2, CantidadItem: 1, PrecioUnitarioItem: "1000.00" }],
-    },
-  });
 
 const EncfParam = z.object({ encf: z.string().regex(/^E\d{12}$/).openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }) });
 
@@ -125,7 +116,7 @@ issuingRoutes.openapi(
           description: "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
         }),
       }),
-      body: { required: true, content: { "application/json": { schema: EcfRequest } } },
+      body: { required: true, content: { "application/json": ecfRequestContent } },
     },
     responses: {
       ...answers,
