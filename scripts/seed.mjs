@@ -7,7 +7,7 @@
 // demo key is rotated (or created) and the file written again.
 // `npm run seed` prints the demo credentials as JSON (the worker must be running: `npm start`).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { adminClient } from "./admin-client.mjs";
 import { generateTestP12 } from "./demo-certificate.mjs";
@@ -113,6 +113,8 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
 const pickKey = (k) => ({ keyId: k.keyId, apiKey: k.apiKey, apiSecret: k.apiSecret });
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await seed(process.env.WORKER_URL ?? "http://127.0.0.1:8787");
+  // A copy run with its own ECF_STATE_DIR (see start.mjs) keeps its credentials there.
+  const stateFile = process.env.ECF_STATE_DIR ? join(resolve(process.env.ECF_STATE_DIR), "demo-credentials.json") : undefined;
+  const result = await seed(process.env.WORKER_URL ?? "http://127.0.0.1:8787", stateFile);
   console.log(JSON.stringify(result, null, 2));
 }

@@ -92,6 +92,37 @@ describe("npm start", () => {
     expect(saved.company).toMatchObject({ rnc: "131880681", apiKey: expect.any(String) });
   });
 
+  it("runs the README's quickstart verbatim: login, an E32 issued and judged, its state, its PDF", async () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Quickstart"), readme.indexOf("\n## ", readme.indexOf("## Quickstart") + 1));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block, "a sh block under ## Quickstart").toBeTruthy();
+    // Asynchronously: npm start's output keeps flowing into this process meanwhile.
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      const shell = spawn("bash", ["-euo", "pipefail", "-c", block!], { cwd: root, env: { ...process.env, WORKER_URL: urls.worker, ECF_STATE_DIR: state } });
+      let stdout = "";
+      let stderr = "";
+      shell.stdout.on("data", (d) => (stdout += d));
+      shell.stderr.on("data", (d) => (stderr += d));
+      shell.on("close", (status) => done({ status, stdout, stderr }));
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    // Its lines: the issuing answer, the state answer, "saved <e-NCF>.pdf".
+    const [answerLine, stateLine, savedLine] = run.stdout.trim().split("\n");
+    const answer = JSON.parse(answerLine!) as { encf: string; estado: string; codigoSeguridad: string };
+    expect(answer.encf).toMatch(/^E32\d{10}$/);
+    expect(["Aceptado", "En Proceso"]).toContain(answer.estado);
+    const state_ = JSON.parse(stateLine!) as { encf: string; estado: string };
+    expect(state_.encf).toBe(answer.encf);
+    expect(savedLine).toBe(`saved ${answer.encf}.pdf`);
+    const pdf = join(root, `${answer.encf}.pdf`);
+    try {
+      expect(readFileSync(pdf).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    } finally {
+      rmSync(pdf, { force: true });
+    }
+  }, 150_000);
+
   it("stops every process it started on Ctrl-C (SIGINT) and frees its ports", async () => {
     const started = descendants(start.pid!);
     // The sandbox (node) and wrangler dev with its workerd, at least.
