@@ -17,6 +17,7 @@ import { issuingRoutes } from "./routes/issuing.ts";
 import { receiverRoutes } from "./routes/receiver.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
 import { reportRoutes } from "./routes/reports.ts";
+import { archiveRoutes } from "./routes/archive.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
@@ -60,6 +61,7 @@ export function createApp() {
   app.route("/", receiverRoutes);
   app.route("/", purchaseRoutes);
   app.route("/", reportRoutes);
+  app.route("/", archiveRoutes);
   app.route("/", webhookRoutes);
 
   // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,

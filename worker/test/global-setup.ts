@@ -3,6 +3,7 @@
 import type { TestProject } from "vitest/node";
 import "./provided.ts";
 import { startWebhookSink } from "./support/webhook-sink.ts";
+import { startZipVerifier } from "./support/zip-verifier.ts";
 import { startSandbox } from "@ecf/dgii-sandbox/start";
 import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "@ecf/shared/test-support/certs";
 
@@ -18,6 +19,9 @@ export default async function setup(project: TestProject) {
   // The same issuer's next certificate (another key), for a certificate change.
   const renewed = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2031-01-01T00:00:00Z") });
   const expired = await createTestIdentity({ rnc: "131880681", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-01T00:00:00Z") });
+  // Every test signature (issuers and suppliers alike) is this identity's: the one xmlsec1 trusts.
+  const zipVerifier = await startZipVerifier(identity.certificatePem);
+  project.provide("zipVerifierUrl", zipVerifier.url);
   project.provide("certificates", {
     password,
     legacyP12: b64(opensslP12(identity, password, "legacy-rc2")),
@@ -33,5 +37,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await sandbox.close();
     await sink.close();
+    await zipVerifier.close();
   };
 }

@@ -6,6 +6,8 @@ declare module "vitest" {
     sandboxUrl: string;
     /** The webhook receiver (test/support/webhook-sink.ts). */
     webhookSinkUrl: string;
+    /** Judges a zip with unzip and xmlsec1 (test/support/zip-verifier.ts). */
+    zipVerifierUrl: string;
     certificates: {
       password: string;
       legacyP12: string;

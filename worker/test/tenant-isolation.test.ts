@@ -58,6 +58,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "GET /reports/encf", "GET /reports/compras", "GET /reports/errores", "POST /devices", "GET /devices", "POST /devices/{id}/revoke",
         "GET /company/me", "GET /company/sequences", "PUT /company/sequences/{tipo}", "GET /company/sequences/{tipo}/unused", "PUT /company/certificate",
         "POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries", "POST /webhooks/{id}/deliveries/{deliveryId}/retry",
+        "GET /archive/{periodo}",
       ].sort(),
     );
   });
@@ -131,7 +132,7 @@ describe("no route reaches an issuer the caller does not serve", () => {
   /** A request that would change or read the victim's data if it got through. */
   function requestFor(method: string, path: string): { url: string; init: RequestInit } {
     const id = path.startsWith("/devices") ? deviceId : path.startsWith("/webhooks") ? webhookId : purchaseId;
-    const url = path.replace("{encf}", encf).replace("{id}", id).replace("{tipo}", "31").replace("{deliveryId}", "msg_de_la_victima");
+    const url = path.replace("{encf}", encf).replace("{id}", id).replace("{tipo}", "31").replace("{deliveryId}", "msg_de_la_victima").replace("{periodo}", "2025-01");
     const jsonBody = (body: unknown) => ({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
     const bodies: Record<string, () => { body: BodyInit; headers?: Record<string, string> }> = {
       "POST /fe/recepcion/ecf": () => jsonBody(issueRequest("31")),

@@ -14,6 +14,7 @@ import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
 import { encfOf } from "./numbering.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
 import { REPORT_SPECS, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
+import * as monthly from "./monthly-rows.ts";
 import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
 import { purchaseEvent, receiptEvent, transitionEvents, type WebhookEvent } from "../webhooks/events.ts";
@@ -456,6 +457,45 @@ export class ReceiptMonth extends DurableObject<Env> {
     );
     const count = this.db.get<{ total: number }>(sql`SELECT COUNT(*) AS total FROM ${table} WHERE ${sql.join(filter, sql` AND `)}`);
     return { rows, total: Number(count?.total ?? 0) };
+  }
+
+  // ----------------------------------------------------- monthly formats (606/607/608), archive
+
+  /** The month's receipts in e-NCF order after `query.after` (optionally of some types), a page at a time. */
+  receiptsPage(query: monthly.MonthPageQuery): Receipt[] {
+    return monthly.receiptsPage(this.db, query);
+  }
+
+  /** The month's purchases in id order after `query.after`, a page at a time. */
+  purchasesPage(query: monthly.MonthPageQuery): Purchase[] {
+    return monthly.purchasesPage(this.db, query);
+  }
+
+  /** Rows whose document figures are still to be read from their XML, and how many there are. */
+  rowsWithoutFigures(limit: number): { rows: monthly.FigureRef[]; total: number } {
+    return { rows: monthly.rowsWithoutFigures(this.db, limit), total: monthly.countWithoutFigures(this.db) };
+  }
+
+  storeFigures(rows: { table: "receipts" | "purchases"; id: string; figures: string }[]): void {
+    this.ctx.storage.transactionSync(() => monthly.storeFigures(this.db, rows));
+  }
+
+  classifyPurchase(id: string, changes: monthly.PurchaseClassificationChanges): Purchase | null {
+    return monthly.classifyPurchase(this.db, id, changes);
+  }
+
+  recordSaleWithholding(encf: string, changes: monthly.SaleWithholdingChanges): Receipt | null {
+    return monthly.recordSaleWithholding(this.db, encf, changes);
+  }
+
+  /** Receipts of a voided range that were signed but never sent (now Anulado), for the 608. */
+  voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number): { encf: string; issueDate: string }[] {
+    return monthly.voidedReceipts(this.db, tipoeCF, firstNumber, lastNumber);
+  }
+
+  /** The E32 under 250,000 DGII accepted this month, summed for the 607's summary. */
+  rfceSums(): monthly.RfceSums {
+    return monthly.rfceSums(this.db);
   }
 
   // ------------------------------------------------------------------------------ migration

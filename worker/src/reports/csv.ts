@@ -13,7 +13,10 @@ function field(value: CsvValue): string {
 }
 
 export function toCsv(columns: readonly string[], rows: readonly Record<string, CsvValue>[]): string {
-  const lines = [columns.map(field).join(",")];
-  for (const row of rows) lines.push(columns.map((c) => field(row[c])).join(","));
-  return lines.join("\r\n") + "\r\n";
+  return csvRow(columns) + rows.map((row) => csvRow(columns, row)).join("");
+}
+
+/** One line with its CRLF: the row's values in column order, or the header when no row is given. */
+export function csvRow(columns: readonly string[], row?: Record<string, CsvValue>): string {
+  return (row ? columns.map((c) => field(row[c])) : columns.map(field)).join(",") + "\r\n";
 }

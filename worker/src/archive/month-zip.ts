@@ -1,0 +1,176 @@
+// The month's archive as one zip, streamed: every document R2 keeps for the issuer's month (the
+// signed XML it issued, with its buyers' ARECF/ACECF and the PDFs already rendered, under
+// emitidos/; the e-CF its suppliers sent, with our ARECF/ACECF, under recibidos/), then an index
+// (indice.csv) of the ledger's receipts and purchases naming their files in the zip. Objects come
+// from R2's listing a page at a time and each body is passed through as it is read, so the Worker
+// holds one object's chunk and the central directory, never the month. PDFs not rendered yet are
+// not rendered here (GET /fe/recepcion/ecf/{encf}/pdf makes one): a month is thousands of them.
+import type { Company } from "../db/schema.ts";
+import { issuerLedger, receiptMonth } from "../ledger/client.ts";
+import type { Purchase, Receipt } from "../ledger/schema.ts";
+import { csvRow } from "../reports/csv.ts";
+import { zipChunks, type ZipEntry, type ZipOptions } from "./zip-stream.ts";
+
+/** R2 gets started ahead of the one being streamed (R2's latency, not its bandwidth, is the cost). */
+const LOOKAHEAD = 16;
+const LIST_PAGE = 1000;
+
+export const INDEX_COLUMNS = [
+  "origen",
+  "encf",
+  "tipoeCF",
+  "fechaEmision",
+  "rnc",
+  "razonSocial",
+  "montoTotal",
+  "totalITBIS",
+  "estado",
+  "archivoXml",
+  "sha256Xml",
+  "archivoArecf",
+  "archivoAcecf",
+  "archivoPdf",
+] as const;
+
+/** Where the month's documents are in R2, and the folder each goes to in the zip. */
+export function monthPrefixes(rnc: string, month: string): { prefix: string; folder: string }[] {
+  const [yyyy, mm] = month.split("-");
+  return [
+    { prefix: `${rnc}/${yyyy}/${mm}/`, folder: "emitidos/" },
+    { prefix: `${rnc}/compras/${yyyy}/${mm}/`, folder: "recibidos/" },
+  ];
+}
+
+export interface ArchivedFile {
+  key: string;
+  uploaded: Date;
+  body: ReadableStream<Uint8Array>;
+}
+
+/** The objects under a prefix, in key order, with a few gets in flight ahead of the one read. */
+export async function* objectsUnder(bucket: R2Bucket, prefix: string): AsyncGenerator<ArchivedFile> {
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor, limit: LIST_PAGE });
+    const keys = page.objects.map((o) => o.key);
+    const started: (Promise<R2ObjectBody | null> | undefined)[] = [];
+    let next = 0;
+    try {
+      for (let i = 0; i < keys.length; i++) {
+        for (; next < keys.length && next <= i + LOOKAHEAD; next++) started[next] = bucket.get(keys[next]!);
+        const object = await started[i]!;
+        started[i] = undefined;
+        // Gone since the listing (never, for an immutable archive): nothing to put in the zip.
+        if (object) yield { key: object.key, uploaded: object.uploaded, body: object.body };
+      }
+    } finally {
+      // Abandoned (the client went away): close the bodies fetched ahead.
+      for (const pending of started) void pending?.then((o) => o?.body.cancel()).catch(() => {});
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}
+
+/** Every row of the month object, a page at a time. */
+async function* rowsOf<T>(page: (after: string | undefined) => Promise<T[]>, keyOf: (row: T) => string): AsyncGenerator<T> {
+  let after: string | undefined;
+  for (;;) {
+    const rows = await page(after);
+    if (!rows.length) return;
+    yield* rows;
+    after = keyOf(rows[rows.length - 1]!);
+  }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * indice.csv: one line per receipt and purchase of the month (the ledger's word on what exists),
+ * with the zip paths of its files, empty when a file is not in the zip (not rendered, not received).
+ */
+async function* indexCsv(env: Env, company: Company, month: string, inZip: ReadonlySet<string>): AsyncGenerator<Uint8Array> {
+  yield encoder.encode(csvRow(INDEX_COLUMNS));
+  if (!(await issuerLedger(env, company.id).months(month, month)).length) return;
+  const stub = receiptMonth(env, company.id, month);
+  const [issued, received] = monthPrefixes(company.rnc, month) as [{ prefix: string; folder: string }, { prefix: string; folder: string }];
+  const zipPath = (key: string, at: { prefix: string; folder: string }) => (key.startsWith(at.prefix) ? at.folder + key.slice(at.prefix.length) : key);
+  const present = (path: string) => (inZip.has(path) ? path : "");
+  const companions = (xmlPath: string) => {
+    const base = xmlPath.replace(/\.xml$/, "");
+    return {
+      archivoArecf: present(`${base}.arecf.xml`),
+      archivoAcecf: present(`${base}.acecf.xml`),
+      archivoPdf: [".pdf", ".a4.pdf", ".letter.pdf", ".roll80.pdf"].map((s) => present(base + s)).filter(Boolean).join(";"),
+    };
+  };
+  let lines: string[] = [];
+  const flush = () => {
+    const chunk = encoder.encode(lines.join(""));
+    lines = [];
+    return chunk;
+  };
+  for await (const r of rowsOf((after) => stub.receiptsPage({ after }), (r: Receipt) => r.encf)) {
+    const xml = zipPath(r.xmlKey, issued);
+    lines.push(
+      csvRow(INDEX_COLUMNS, {
+        origen: "emitido",
+        encf: r.encf,
+        tipoeCF: r.tipoeCF,
+        fechaEmision: r.issueDate,
+        rnc: r.rncComprador,
+        razonSocial: r.razonSocialComprador,
+        montoTotal: r.montoTotal,
+        totalITBIS: r.totalItbis,
+        estado: r.status,
+        archivoXml: present(xml),
+        sha256Xml: r.xmlSha256,
+        ...companions(xml),
+      }),
+    );
+    if (lines.length >= 500) yield flush();
+  }
+  for await (const p of rowsOf((after) => stub.purchasesPage({ after }), (p: Purchase) => p.id)) {
+    const xml = zipPath(p.xmlKey, received);
+    lines.push(
+      csvRow(INDEX_COLUMNS, {
+        origen: "recibido",
+        encf: p.encf,
+        tipoeCF: p.tipoeCF,
+        fechaEmision: p.issueDate,
+        rnc: p.rncEmisor,
+        razonSocial: p.razonSocialEmisor,
+        montoTotal: p.montoTotal,
+        totalITBIS: p.totalItbis,
+        estado: p.approvalStatus ?? "recibido",
+        archivoXml: present(xml),
+        sha256Xml: p.xmlSha256,
+        ...companions(xml),
+      }),
+    );
+    if (lines.length >= 500) yield flush();
+  }
+  if (lines.length) yield flush();
+}
+
+export interface MonthArchiveOptions extends ZipOptions {
+  /** The index's timestamp (default: now). */
+  now?: Date;
+}
+
+/** The zip's entries: the archived files of the month, then the index. */
+async function* monthEntries(env: Env, company: Company, month: string, now: Date): AsyncGenerator<ZipEntry> {
+  const inZip = new Set<string>();
+  for (const { prefix, folder } of monthPrefixes(company.rnc, month)) {
+    for await (const file of objectsUnder(env.ARCHIVE, prefix)) {
+      const name = folder + file.key.slice(prefix.length);
+      inZip.add(name);
+      yield { name, modified: file.uploaded, body: file.body };
+    }
+  }
+  yield { name: "indice.csv", modified: now, body: indexCsv(env, company, month, inZip) };
+}
+
+/** The month's zip, a chunk at a time. */
+export function monthArchive(env: Env, company: Company, month: string, options: MonthArchiveOptions = {}): AsyncGenerator<Uint8Array> {
+  return zipChunks(monthEntries(env, company, month, options.now ?? new Date()), options);
+}
