@@ -12,6 +12,7 @@ const TOOLS = {
   pdftoppm: "poppler-utils",
   zbarimg: "zbar-tools",
   openssl: "openssl",
+  unzip: "unzip",
 };
 
 const { positionals } = parseArgs({ allowPositionals: true });

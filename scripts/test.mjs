@@ -24,7 +24,7 @@ const step = (title) => console.log(`\n=== ${title} ===`);
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;
 
 step("system tools");
-if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium", "pdftoppm", "zbarimg", "openssl"]) !== 0) process.exit(1);
+if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium", "pdftoppm", "zbarimg", "openssl", "unzip"]) !== 0) process.exit(1);
 
 step("typecheck");
 for (const project of [...PACKAGES, "worker/tsconfig.node.json", "scripts", "bench"]) {

@@ -4,7 +4,7 @@
 // signature of every .xml inside, trusting only the test certificate. Answers
 // { unzipTest, entries, names, index, xml, verified, failed } (index: indice.csv's text; failed: the
 // files xmlsec1 refused, with its output).
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -51,6 +51,7 @@ async function xmlsec(files: string[], trusted: string): Promise<{ verified: num
 }
 
 export async function startZipVerifier(trustedCertificatePem: string): Promise<{ url: string; close(): Promise<void> }> {
+  execFileSync(process.execPath, [new URL("../../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1", "unzip"], { stdio: "inherit" });
   const server: Server = createServer(async (req, res) => {
     const answer = (status: number, body: unknown) => {
       res.writeHead(status, { "Content-Type": "application/json" });
