@@ -1,8 +1,8 @@
 // The POS on the device, in Chromium against the real worker: the time to issue (number, complete,
 // serialize, sign with the stored non-extractable key, record) one receipt, as a ratio to the bare
 // RSA signature, and the time to sync 500 queued receipts (in batches), as a ratio to a plain API
-// round trip; then how long the server's background transmission takes until the till shows every
-// receipt's verdict.
+// round trip; then the rate at which the server's background transmission gets DGII's verdicts
+// onto the till.
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,8 @@ import { buildPos, startStack } from "../pos-client/test/browser/pos-stack.ts";
 import { percentile, report } from "./lib.ts";
 
 const RECEIPTS = Number(process.env.POS_BENCH_RECEIPTS ?? 500);
+/** How long to watch the background transmission after the sync. */
+const SETTLE_WINDOW_S = Number(process.env.POS_BENCH_SETTLE_S ?? 60);
 const RNC = "131880681";
 
 buildPos();
@@ -34,7 +36,7 @@ try {
     setup(code: string, n: number): Promise<void>;
     issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: number[] }>;
     syncAll(): Promise<{ ms: number; sent: number; rejected: number; requests: number; pingMs: number }>;
-    settleAll(timeoutMs: number): Promise<{ ms: number; unsettled: number; accepted: number; queries: number }>;
+    settleAll(windowMs: number): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }>;
   };
   const bench = <K extends keyof Bench>(name: K, ...args: Parameters<Bench[K]>) =>
     page.evaluate(([n, a]) => (globalThis as unknown as { posBench: Record<string, (...x: unknown[]) => unknown> }).posBench[n as string]!(...(a as unknown[])), [name, args] as const) as ReturnType<Bench[K]>;
@@ -56,11 +58,14 @@ try {
   report("pos api round trip (GET /devices/me, reference)", sync.pingMs, "ms");
   report("pos sync per receipt / round trip", sync.ms / RECEIPTS / sync.pingMs, "x");
 
-  // The ledger sends the batch to DGII in the background: the time until the till shows every verdict.
-  const settled = await bench("settleAll", 300_000);
-  if (settled.unsettled || settled.accepted !== RECEIPTS) throw new Error(`${settled.unsettled} receipts still unsettled, ${settled.accepted} accepted of ${RECEIPTS}`);
-  report(`pos all ${RECEIPTS} judged by DGII, seen by the till (after the sync)`, settled.ms / 1000, "s");
-  report("pos state queries until then", settled.queries, "requests");
+  // The ledger sends the receipts to DGII in the background (the month object's alarm, one after
+  // another): how fast the till sees DGII's verdicts, within a window so the bench stays short.
+  const settled = await bench("settleAll", SETTLE_WINDOW_S * 1000);
+  if (settled.rejected) throw new Error(`DGII rejected ${settled.rejected} receipts`);
+  report("pos background: judged by DGII and shown on the till", settled.judged / (settled.ms / 1000), "receipts/s");
+  if (settled.unsettled === 0) report(`pos background: all ${RECEIPTS} judged, after the sync`, settled.ms / 1000, "s");
+  else report(`pos background: judged within ${SETTLE_WINDOW_S} s after the sync`, settled.judged, `of ${RECEIPTS}`);
+  report("pos state queries meanwhile", settled.queries, "requests");
 } finally {
   await browser.close();
   await stack.stop();

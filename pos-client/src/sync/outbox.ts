@@ -3,7 +3,7 @@
 // failure leaves the entries pending and stops the run (order is kept); a refusal (DGII's
 // rejection, or the server's 4xx for that receipt) is terminal and shown, never retried blindly.
 // A repeat after a lost response gets the server's first answer.
-import type { Estado, OutboxEntry, PosDatabase } from "../db.ts";
+import type { Estado, OutboxEntry, PosDatabase, Sale } from "../db.ts";
 
 export interface ServerAnswer {
   estado: Exclude<Estado, "Pendiente">;
@@ -92,9 +92,7 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
   onProgress({ done, total });
   for (const batch of batches(entries, limits)) {
     onProgress({ done, total, current: batch[0]!.encf });
-    await db.transaction("rw", db.outbox, async () => {
-      for (const entry of batch) await db.outbox.update(entry.seq!, { state: "sending", attempts: (entry.attempts ?? 0) + 1 });
-    });
+    await db.outbox.bulkUpdate(batch.map((entry) => ({ key: entry.seq!, changes: { state: "sending", attempts: (entry.attempts ?? 0) + 1 } })));
     let results: UploadResult[];
     try {
       results = await upload(batch);
@@ -105,34 +103,50 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
     const waitsAt = batch.findIndex((_, i) => !results[i] || results[i]!.kind === "retry" || results[i]!.kind === "revoked");
     const settled = waitsAt === -1 ? batch.length : waitsAt;
     const stop: UploadResult | undefined = waitsAt === -1 ? undefined : (results[waitsAt] ?? { kind: "retry", reason: "No answer for this receipt." });
-    await db.transaction("rw", db.outbox, db.sales, async () => {
-      for (const [i, entry] of batch.entries()) {
-        const result = i < settled ? results[i]! : stop;
-        if (result?.kind === "answer") {
+    // Every entry's change and its sale's, written in one transaction (two bulk writes).
+    const entryChanges: { key: number; changes: Partial<OutboxEntry> }[] = [];
+    const saleChanges: { key: string; changes: Partial<Sale> }[] = [];
+    for (const [i, entry] of batch.entries()) {
+      const result = i < settled ? results[i]! : stop!;
+      const key = entry.seq!;
+      switch (result.kind) {
+        case "answer": {
           const rejected = result.answer.estado === "Rechazado";
-          await db.outbox.update(entry.seq!, { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined });
-          await db.sales.update(entry.saleId, {
-            estado: result.answer.estado,
-            mensajes: result.answer.mensajes,
-            ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}),
+          entryChanges.push({ key, changes: { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined } });
+          saleChanges.push({
+            key: entry.saleId,
+            changes: { estado: result.answer.estado, mensajes: result.answer.mensajes, ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}) },
           });
           if (rejected) report.rejected++;
           else report.sent++;
           report.pending--;
-        } else if (result?.kind === "refused") {
+          break;
+        }
+        case "refused": {
           const mensajes = result.errors.length ? result.errors.map((e) => ({ codigo: e.code, valor: e.message })) : [{ codigo: String(result.status), valor: result.detail }];
-          await db.outbox.update(entry.seq!, { state: "rejected", lastError: result.detail });
-          await db.sales.update(entry.saleId, { estado: "Rechazado", mensajes });
+          entryChanges.push({ key, changes: { state: "rejected", lastError: result.detail } });
+          saleChanges.push({ key: entry.saleId, changes: { estado: "Rechazado", mensajes } });
           report.rejected++;
           report.pending--;
-        } else if (result?.kind === "revoked") {
-          await db.outbox.update(entry.seq!, { state: "pending" });
-        } else if (result?.kind === "retry") {
-          await db.outbox.update(entry.seq!, { state: "pending", lastError: result.reason });
+          break;
+        }
+        case "revoked":
+          entryChanges.push({ key, changes: { state: "pending" } });
+          break;
+        case "retry":
+          entryChanges.push({ key, changes: { state: "pending", lastError: result.reason } });
           // Signed on the device and not yet with the server: the receipt is in contingency.
-          await db.sales.update(entry.saleId, { estado: "Contingencia" });
+          saleChanges.push({ key: entry.saleId, changes: { estado: "Contingencia" } });
+          break;
+        default: {
+          const _: never = result;
+          throw new Error(`unknown upload result ${String(_)}`);
         }
       }
+    }
+    await db.transaction("rw", db.outbox, db.sales, async () => {
+      await db.outbox.bulkUpdate(entryChanges);
+      await db.sales.bulkUpdate(saleChanges);
     });
     done += settled;
     if (stop) {

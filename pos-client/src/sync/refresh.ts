@@ -40,8 +40,8 @@ export async function refreshInProcess(db: PosDatabase, currentStates: CurrentSt
     });
     if (!moved.length) continue;
     await db.transaction("rw", db.sales, db.outbox, async () => {
+      await db.sales.bulkUpdate(moved.map(({ sale, answer }) => ({ key: sale.id, changes: { estado: answer.estado, mensajes: answer.mensajes } })));
       for (const { sale, answer } of moved) {
-        await db.sales.update(sale.id, { estado: answer.estado, mensajes: answer.mensajes });
         if (answer.estado === "Rechazado") await db.outbox.where("encf").equals(sale.encf!).modify({ state: "rejected", answer });
       }
     });

@@ -70,20 +70,22 @@ async function syncAll(): Promise<{ ms: number; sent: number; rejected: number; 
 }
 
 /**
- * After the sync: how long until the till shows DGII's verdict for every receipt (the server
- * sends them in the background; the till asks with the batch state query, as its sync rounds do).
+ * After the sync: the server sends the receipts to DGII in the background, and the till asks for
+ * their state with the batch state query, as its sync rounds do. Waits until every receipt has
+ * DGII's verdict on the till, or `windowMs`; says how many did and how long it took.
  */
-async function settleAll(timeoutMs: number): Promise<{ ms: number; unsettled: number; accepted: number; queries: number }> {
+async function settleAll(windowMs: number): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }> {
   const api = new DeviceApi("", session.token);
   let queries = 0;
   const t0 = performance.now();
   let unsettled = Infinity;
-  while (unsettled > 0 && performance.now() - t0 < timeoutMs) {
+  while (unsettled > 0 && performance.now() - t0 < windowMs) {
     ({ unsettled } = await refreshInProcess(db, (encfs) => (queries++, api.receiptStates(encfs))));
-    if (unsettled > 0) await new Promise((r) => setTimeout(r, 250));
+    if (unsettled > 0) await new Promise((r) => setTimeout(r, 500));
   }
-  const accepted = (await db.sales.toArray()).filter((s) => s.estado === "Aceptado").length;
-  return { ms: performance.now() - t0, unsettled, accepted, queries };
+  const sales = await db.sales.toArray();
+  const judged = sales.filter((s) => s.estado === "Aceptado" || s.estado === "Aceptado Condicional" || s.estado === "Rechazado").length;
+  return { ms: performance.now() - t0, judged, rejected: sales.filter((s) => s.estado === "Rechazado").length, unsettled, queries };
 }
 
 Object.assign(globalThis, { posBench: { setup, issueMany, syncAll, settleAll } });
