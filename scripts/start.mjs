@@ -7,6 +7,7 @@
 import { join, resolve } from "node:path";
 import { applyMigrations, ensureDevVars, freePort, root, run, startChild, stopChildren, waitForUrl, wranglerBin, wranglerDevArgs, wranglerEnv } from "./lib.mjs";
 import { seed } from "./seed.mjs";
+import { placeDocsAssets } from "./docs-assets.mjs";
 
 const port = process.env.PORT ?? "8787";
 const sandboxPort = process.env.SANDBOX_PORT ?? "8788";
@@ -27,6 +28,8 @@ applyMigrations(persist);
 
 console.log("Building the POS client…");
 run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
+// The API reference's script (Scalar) beside the POS among the worker's static assets: /docs offline.
+placeDocsAssets();
 
 const children = [
   startChild("sandbox", process.execPath, ["--import", "tsx", "dgii-sandbox/src/server.ts"], {

@@ -14,6 +14,7 @@ const PROJECTS = [
   { name: "shared", dir: "shared" },
   { name: "worker", dir: "worker" },
   { name: "worker-node", dir: "worker", config: "vitest.node.config.ts" },
+  { name: "worker-browser", dir: "worker", config: "vitest.browser.config.ts" },
   { name: "pos-client", dir: "pos-client" },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
 ];

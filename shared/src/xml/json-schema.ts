@@ -204,9 +204,9 @@ export function ecfRequestSchema(tipo: TipoeCF): JsonSchema {
   const schema: JsonSchema = {
     title: `E${tipo} ${tipoeCFName(tipo)}`,
     description: [
-      `An e-CF of type ${tipo} as JSON mirroring DGII's XML (root ECF): objects keyed by DGII's element names in any order, arrays for repeated groups (DetallesItems is the array of Item).`,
-      "Numeric values are JSON numbers or strings as DGII writes them (a decimal point, no exponent, no thousands separators); they are never rounded.",
-      "What the service fills is not required: the issuer's data, the e-NCF, the sequence expiry, line numbers and amounts, the totals and the signing time.",
+      `DGII's e-CF ${tipo} as JSON: objects keyed by DGII's element names in any order, arrays for repeated groups (DetallesItems is the array of Item),`,
+      "numeric values as JSON numbers or as strings written as DGII writes them (a decimal point, no exponent, no thousands separators), never rounded.",
+      "What the service fills is not required.",
     ].join(" "),
     ...root,
   };

@@ -1,5 +1,5 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { PROBLEM_CODES, problemBody, type ProblemCode, type ProblemInit } from "./problem.ts";
+import { PROBLEM_CODES, problemBody, statusOf, type ProblemCode, type ProblemInit } from "./problem.ts";
 
 /** The RFC 9457 problem document, as it appears in the OpenAPI document. */
 export const ProblemSchema = z
@@ -75,34 +75,36 @@ export function adminRoute<R extends RouteConfig>(route: R) {
 }
 
 /**
- * One example problem per code an operation can answer with, shown on every response of that
- * status that is `application/problem+json` (a shared component each, under components.examples).
+ * An example of every problem code, shown on each `application/problem+json` response of the
+ * code's status (a shared component each, under components.examples). Exhaustive over
+ * PROBLEM_CODES, so a new code cannot go without one.
  */
-const PROBLEM_EXAMPLES: Record<number, readonly [ProblemCode, ProblemInit][]> = {
-  400: [
-    [
-      "validation_failed",
-      {
-        detail: "The e-CF has 2 problem(s).",
-        errors: [
-          { path: "/DetallesItems/0/PrecioUnitarioItem", code: "invalid_format", message: "PrecioUnitarioItem has more than 4 decimal places (values are never rounded here)", messageEs: "PrecioUnitarioItem tiene más de 4 decimales (los valores no se redondean)", severity: "error", rule: "xsd:fractionDigits (PrecioUnitarioItem)" },
-          { path: "/Encabezado/Comprador/RNCComprador", code: "required", message: "RNCComprador is required in an e-CF of type 31", messageEs: "RNCComprador es obligatorio en un e-CF tipo 31", severity: "error", rule: "formato-ecf: RNCComprador (31: 1)" },
-        ],
-      },
+const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
+  validation_failed: {
+    detail: "The e-CF has 2 problem(s).",
+    errors: [
+      { path: "/DetallesItems/0/PrecioUnitarioItem", code: "invalid_format", message: "PrecioUnitarioItem has more than 4 decimal places (values are never rounded here)", messageEs: "PrecioUnitarioItem tiene más de 4 decimales (los valores no se redondean)", severity: "error", rule: "xsd:fractionDigits (PrecioUnitarioItem)" },
+      { path: "/Encabezado/Comprador/RNCComprador", code: "required", message: "RNCComprador is required in an e-CF of type 31", messageEs: "RNCComprador es obligatorio en un e-CF tipo 31", severity: "error", rule: "formato-ecf: RNCComprador (31: 1)" },
     ],
-    ["malformed_json", { detail: "The request body is not valid JSON.", errors: [{ path: "", code: "malformed_json", message: "The request body is not valid JSON." }] }],
-  ],
-  401: [["unauthorized", { detail: "The token has expired; log in again." }]],
-  403: [["forbidden", { detail: "Key 7b0c4a2e belongs to issuer 131880681; it cannot act for 130862346." }]],
-  404: [["not_found", { detail: "No receipt E310000000042 for issuer 131880681." }]],
-  409: [["conflict", { detail: "e-NCF E310000000500 was already used for a different document; it can never be reused.", errors: [{ path: "/Encabezado/IdDoc/eNCF", code: "encf_used", message: "Already used by another document." }] }]],
-  422: [["unprocessable", { detail: "No authorised e-NCF range is registered for type 31; register one with PUT /company/sequences/31.", errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_missing", message: "No e-NCF range for type 31." }] }]],
-  429: [
-    ["quota_exceeded", { detail: "The monthly limit of 1000 receipts for 2026-11 has been reached.", extensions: { limit: 1000, month: "2026-11" } }],
-    ["too_many_requests", { detail: "Too many failed logins; try again in 60 seconds." }],
-  ],
-  503: [["dgii_unavailable", { detail: "ANECF not sent: DGII did not answer within 10000 ms." }]],
+  },
+  malformed_json: { detail: "The request body is not valid JSON.", errors: [{ path: "", code: "malformed_json", message: "The request body is not valid JSON." }] },
+  bad_request: { detail: "A partner's request must name the issuer in the X-RNC-Emisor header.", errors: [{ path: "/headers/X-RNC-Emisor", code: "required", message: "X-RNC-Emisor is required for partner keys." }] },
+  unauthorized: { detail: "The token has expired; log in again." },
+  forbidden: { detail: "Key 7b0c4a2e belongs to issuer 131880681; it cannot act for 130862346." },
+  not_found: { detail: "No receipt E310000000042 for issuer 131880681." },
+  method_not_allowed: { detail: "DELETE is not allowed here." },
+  conflict: { detail: "e-NCF E310000000500 was already used for a different document; it can never be reused.", errors: [{ path: "/Encabezado/IdDoc/eNCF", code: "encf_used", message: "Already used by another document." }] },
+  payload_too_large: { detail: "The body exceeds 2097152 bytes." },
+  unsupported_media_type: { detail: "Send the e-CF as application/json." },
+  unprocessable: { detail: "No authorised e-NCF range is registered for type 31; register one with PUT /company/sequences/31.", errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_missing", message: "No e-NCF range for type 31." }] },
+  quota_exceeded: { detail: "The monthly limit of 1000 receipts for 2026-11 has been reached.", extensions: { limit: 1000, month: "2026-11" } },
+  too_many_requests: { detail: "Too many failed logins; try again in 60 seconds." },
+  dgii_unavailable: { detail: "ANECF not sent: DGII did not answer within 10000 ms." },
+  internal_error: { detail: "An unexpected error occurred. Quote the request id when reporting it." },
 };
+
+const CODES_BY_STATUS = new Map<number, ProblemCode[]>();
+for (const code of PROBLEM_CODES) CODES_BY_STATUS.set(statusOf(code), [...(CODES_BY_STATUS.get(statusOf(code)) ?? []), code]);
 
 const exampleName = (code: ProblemCode) => `Problem${code.replace(/(^|_)([a-z])/g, (_, _s, ch: string) => ch.toUpperCase())}`;
 
@@ -114,13 +116,11 @@ interface Document {
   components?: { examples?: object };
 }
 
-/** Adds the problem examples to every problem response of the statuses above that has none. */
+/** Adds the problem examples of its status to every problem response that has none. */
 export function withProblemExamples<D extends Document>(document: D): D {
   const examples: Record<string, unknown> = {};
-  for (const list of Object.values(PROBLEM_EXAMPLES)) {
-    for (const [code, init] of list) {
-      examples[exampleName(code)] = { summary: code, value: problemBody(code, "3f2b8c1e-5d4a-4e6f-9b7c-2a1d0e9f8c7b", "/fe/recepcion/ecf", init) };
-    }
+  for (const code of PROBLEM_CODES) {
+    examples[exampleName(code)] = { summary: code, value: problemBody(code, "3f2b8c1e-5d4a-4e6f-9b7c-2a1d0e9f8c7b", "/fe/recepcion/ecf", PROBLEM_EXAMPLE[code]) };
   }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
@@ -135,12 +135,12 @@ function exemplified(operation: Operation): Operation {
   const responses: NonNullable<Operation["responses"]> = {};
   for (const [status, response] of Object.entries(operation.responses)) {
     const media = response.content?.["application/problem+json"];
-    const codes = PROBLEM_EXAMPLES[Number(status)];
+    const codes = CODES_BY_STATUS.get(Number(status));
     if (!media || !codes || media.examples || media.example) {
       responses[status] = response;
       continue;
     }
-    const examples = Object.fromEntries(codes.map(([code]) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]));
+    const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]));
     responses[status] = { ...response, content: { ...response.content, "application/problem+json": { ...media, examples } } };
   }
   return { ...operation, responses };
