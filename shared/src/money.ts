@@ -31,23 +31,6 @@ export const ZERO: Decimal = decimal(0n, 0);
  */
 export function parseDecimal(value: unknown): Decimal | undefined {
   if (typeof value === "bigint") return decimal(value, 0);
-  if (typeof value === "string") {
-    // Decimals are immutable: one read of a text serves every later one (documents repeat
-    // amounts, rates and quantities, and one document is read by several passes).
-    const hit = parsedTexts.get(value);
-    if (hit !== undefined) return hit ?? undefined;
-    const parsed = parseDecimalText(value);
-    if (parsedTexts.size >= PARSED_KEPT) parsedTexts.clear();
-    parsedTexts.set(value, parsed ?? null);
-    return parsed;
-  }
-  return parseDecimalText(value);
-}
-
-const parsedTexts = new Map<string, Decimal | null>();
-const PARSED_KEPT = 2048;
-
-function parseDecimalText(value: unknown): Decimal | undefined {
   let text: string;
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return undefined;

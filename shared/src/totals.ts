@@ -318,10 +318,11 @@ function allowed(tipo: TipoeCF | undefined, path: string): boolean {
 }
 
 /** Full computation, also exposing the per-line figures validation needs. */
-export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {}): ComputedTotals & { lines: LineTotals[] } {
+export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {}, known?: LineTotals[]): ComputedTotals & { lines: LineTotals[] } {
   const tipo = tipoOf(doc);
   const items = objectsOf(doc, "DetallesItems");
-  const lines = items.map((item, i) => lineTotals(item, i, options));
+  // `known`: the lines' figures on the document basis, computed by a caller that just read them.
+  const lines = known && known.length === items.length && options.basis !== "recomputed" ? known : items.map((item, i) => lineTotals(item, i, options));
   if (isTextCorrectionNote(doc)) return { Totales: { MontoTotal: "0.00" }, lines };
 
   const incluido = codeOf(objAt(doc, "Encabezado", "IdDoc"), "IndicadorMontoGravado") === "1";

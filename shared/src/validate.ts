@@ -17,7 +17,7 @@ import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./ob
 import { jsonMappingRule, jsonPointer, problem, trailPointer, trailTo, type Problem, type Severity, type Trail } from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
-import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type TotalsOptions } from "./totals.ts";
+import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type LineTotals, type TotalsOptions } from "./totals.ts";
 import { codeOf, decimalOf, isObject, isPresent, objAt, textOf, type JsonObject } from "./totals-read.ts";
 import { canonicalize } from "./xml/canonical.ts";
 import { checkStructure } from "./xml/structure.ts";
@@ -219,10 +219,13 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   const items = Array.isArray(doc.DetallesItems) ? (doc.DetallesItems as unknown[]) : [];
   const textNote = isTextCorrectionNote(doc);
   const options: TotalsOptions = context.tasas ? { tasas: context.tasas } : {};
+  const lines: LineTotals[] = [];
   items.forEach((item, i) => {
-    if (isObject(item)) completeLine(item, i, { textNote, options, severity }, problems);
+    if (isObject(item)) lines.push(completeLine(item, i, { textNote, options, severity }, problems));
   });
-  return completeTotals(doc, { items: items.length, textNote, options, severity }, problems);
+  // The line figures just computed are the totals' (MontoItem, when filled, is the computed one).
+  const reusable = !textNote && lines.length === items.length;
+  return completeTotals(doc, { items: items.length, textNote, options, severity, ...(reusable ? { lines } : {}) }, problems);
 }
 
 /** Encabezado's Version and IdDoc: the type, and the number and expiry the ledger assigned. */
@@ -326,22 +329,22 @@ interface LineSettings {
 }
 
 /** One line: NumeroLinea, then MontoItemOtraMoneda and MontoItem filled or judged. */
-function completeLine(item: JsonObject, i: number, settings: LineSettings, problems: Problem[]): void {
+function completeLine(item: JsonObject, i: number, settings: LineSettings, problems: Problem[]): LineTotals {
   if (!isPresent(item.NumeroLinea)) item.NumeroLinea = String(i + 1);
   const line = lineTotals(item, i, settings.options);
   if (settings.textNote) {
     completeTextNoteLine(item, i, problems);
-    return;
+    return line;
   }
   completeLineOtraMoneda(item, i, settings.severity, problems);
-  if (!isPresent(item.MontoItem) && line?.computedMontoItem) {
+  if (!isPresent(item.MontoItem) && line.computedMontoItem) {
     item.MontoItem = formatMoney(line.computedMontoItem);
-    return;
+    return line;
   }
   const sent = decimalOf(item, "MontoItem");
-  if (!line?.computedMontoItem || !sent) return;
+  if (!line.computedMontoItem || !sent) return line;
   const d = judgeDifference(sent, line.computedMontoItem, LINE_TOLERANCE);
-  if (d.withinTolerance) return;
+  if (d.withinTolerance) return line;
   problems.push(
     problem(
       jsonPointer("DetallesItems", i, "MontoItem"),
@@ -353,6 +356,7 @@ function completeLine(item: JsonObject, i: number, settings: LineSettings, probl
       { ...d, dgiiOutcome: "aceptado_condicional" },
     ),
   );
+  return line;
 }
 
 /** A line of a text-correcting E34: MontoItem is 0.00. */
@@ -411,6 +415,8 @@ function completeLineOtraMoneda(item: JsonObject, i: number, severity: Severity,
 interface TotalsSettings extends LineSettings {
   /** Number of lines: the global tolerance is ±(number of lines). */
   items: number;
+  /** The lines' figures, when completing the lines computed them already. */
+  lines?: LineTotals[];
 }
 
 type TotalsDetailed = ReturnType<typeof computeTotalsDetailed>;
@@ -426,7 +432,7 @@ interface TotalsBases {
  * recomputed basis (quantity × price), as DGII does, within ±(number of lines).
  */
 function completeTotals(doc: JsonObject, settings: TotalsSettings, problems: Problem[]): Completion {
-  const filled = computeTotalsDetailed(doc, settings.options);
+  const filled = computeTotalsDetailed(doc, settings.options, settings.lines);
   // Both bases agree when every line's MontoItem is the computed one: compute once then.
   const sameBasis = filled.lines.every((l) => !l.computedMontoItem || compare(l.computedMontoItem, l.montoItem) === 0);
   const recomputed = sameBasis ? filled : computeTotalsDetailed(doc, { ...settings.options, basis: "recomputed" });

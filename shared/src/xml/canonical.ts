@@ -64,22 +64,8 @@ function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Probl
   } else return v; // Wrong JSON type: left for the structure check to report.
   const f = el.facets!;
   if (f.base !== "decimal" && f.base !== "integer") return text;
-  let known = canonicalNumbers.get(f);
-  if (!known) canonicalNumbers.set(f, (known = new Map()));
-  const hit = known.get(text);
-  if (hit !== undefined) return hit;
-  const before = problems.length;
-  const result = canonicalNumber(text, el, path, problems);
-  if (problems.length === before) {
-    if (known.size >= NUMBERS_KEPT) known.clear();
-    known.set(text, result);
-  }
-  return result;
+  return canonicalNumber(text, el, path, problems);
 }
-
-/** Numbers lately written canonically, per simple type: documents repeat them ("1", "0.00", "18"). */
-const canonicalNumbers = new WeakMap<RawFacets, Map<string, string>>();
-const NUMBERS_KEPT = 512;
 
 function canonicalNumber(text: string, el: ModelElement, path: Path, problems: Problem[]): string {
   const f = el.facets!;

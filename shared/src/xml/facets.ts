@@ -213,11 +213,7 @@ interface Compiled {
   regexes?: readonly RegExp[] | null;
   dateKind?: DateKind;
   bounds: readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string][];
-  /** Values lately found valid: documents repeat them ("1", "18.00", "Unidad"), a lookup is cheaper than the check. */
-  valid: Set<string>;
 }
-
-const VALID_KEPT = 512;
 
 const compiledFacets = new WeakMap<RawFacets, Compiled>();
 
@@ -248,7 +244,6 @@ function compile(f: RawFacets): Compiled {
     ...(regexes ? { regexes: regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null } : {}),
     ...(dk ? { dateKind: dk } : {}),
     bounds,
-    valid: new Set(),
   };
   compiledFacets.set(f, c);
   return c;
@@ -272,13 +267,7 @@ function charLength(v: string): number {
 /** Checks `value` (the leaf text) against `f`; returns the first violation found. */
 export function checkFacets(value: string, f: RawFacets): FacetViolation | undefined {
   const c = compile(f);
-  if (c.valid.has(value)) return undefined;
-  const violation = firstViolation(value, f, c);
-  if (!violation) {
-    if (c.valid.size >= VALID_KEPT) c.valid.clear();
-    c.valid.add(value);
-  }
-  return violation;
+  return firstViolation(value, f, c);
 }
 
 /** Printable ASCII: no character XML refuses, no surrogate, no whitespace but the space. */
