@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The API reference's script among the worker's static assets, so /docs needs no CDN and works
 // offline: Scalar's browser bundle (@scalar/api-reference, 4 MB) is copied from node_modules into
 // wrangler.toml's [assets] directory as docs/scalar.js, served by Cloudflare beside the worker
