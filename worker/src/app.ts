@@ -17,6 +17,7 @@ import { issuingRoutes } from "./routes/issuing.ts";
 import { receiverRoutes } from "./routes/receiver.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
 import { reportRoutes } from "./routes/reports.ts";
+import { salesRoutes } from "./routes/sales.ts";
 import { archiveRoutes } from "./routes/archive.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
@@ -61,6 +62,7 @@ export function createApp() {
   app.route("/", receiverRoutes);
   app.route("/", purchaseRoutes);
   app.route("/", reportRoutes);
+  app.route("/", salesRoutes);
   app.route("/", archiveRoutes);
   app.route("/", webhookRoutes);
 

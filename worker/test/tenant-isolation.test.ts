@@ -58,7 +58,8 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "GET /reports/encf", "GET /reports/compras", "GET /reports/errores", "POST /devices", "GET /devices", "POST /devices/{id}/revoke",
         "GET /company/me", "GET /company/sequences", "PUT /company/sequences/{tipo}", "GET /company/sequences/{tipo}/unused", "PUT /company/certificate",
         "POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries", "POST /webhooks/{id}/deliveries/{deliveryId}/retry",
-        "GET /archive/{periodo}",
+        "GET /archive/{periodo}", "GET /reports/606", "GET /reports/607", "GET /reports/608", "PATCH /ventas/{encf}",
+        "PATCH /compras/{id}", "GET /compras/{id}/clasificacion", "GET /proveedores/{rnc}/clasificacion", "PUT /proveedores/{rnc}/clasificacion", "DELETE /proveedores/{rnc}/clasificacion",
       ].sort(),
     );
   });
@@ -132,13 +133,16 @@ describe("no route reaches an issuer the caller does not serve", () => {
   /** A request that would change or read the victim's data if it got through. */
   function requestFor(method: string, path: string): { url: string; init: RequestInit } {
     const id = path.startsWith("/devices") ? deviceId : path.startsWith("/webhooks") ? webhookId : purchaseId;
-    const url = path.replace("{encf}", encf).replace("{id}", id).replace("{tipo}", "31").replace("{deliveryId}", "msg_de_la_victima").replace("{periodo}", "2025-01");
+    const url = path.replace("{encf}", encf).replace("{id}", id).replace("{tipo}", "31").replace("{deliveryId}", "msg_de_la_victima").replace("{periodo}", "2025-01").replace("{rnc}", "130862346");
     const jsonBody = (body: unknown) => ({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
     const bodies: Record<string, () => { body: BodyInit; headers?: Record<string, string> }> = {
       "POST /fe/recepcion/ecf": () => jsonBody(issueRequest("31")),
       "POST /fe/anulacion": () => jsonBody({ rangos: [{ tipoeCF: "32", desde: "E320000000001", hasta: "E320000000005" }] }),
       "PUT /receiver/settings": () => jsonBody({ requireAuthentication: true }),
       "POST /compras/{id}/aprobacion": () => jsonBody({ estado: "aceptado" }),
+      "PATCH /compras/{id}": () => jsonBody({ tipoBienesServicios: "02" }),
+      "PUT /proveedores/{rnc}/clasificacion": () => jsonBody({ tipoBienesServicios: "02" }),
+      "PATCH /ventas/{encf}": () => jsonBody({ fechaRetencion: "2025-01-02" }),
       "POST /devices": () => jsonBody({ name: "Caja intrusa" }),
       "POST /fe/recepcion/ecf/{encf}/email": () => jsonBody({ to: "intruso@example.com" }),
       "POST /webhooks": () => jsonBody({ url: "https://erp.intrusa.example/hooks", events: ["receipt.accepted"] }),

@@ -1,5 +1,6 @@
 import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForSignedEcf, timbreUrl, xmlToEcf } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
+import { documentFigures } from "../reports/document-figures.ts";
 import { receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
@@ -66,6 +67,8 @@ export async function archiveSignedReceipt(env: Env, company: Company, signedXml
     source: options.source,
     ncfModificado: reference.NCFModificado ?? null,
     codigoModificacion: reference.CodigoModificacion ?? null,
+    // What the 606/607 take from it, read now while the document is parsed anyway.
+    figures: JSON.stringify(documentFigures(document)),
   };
   return { month: isoDate(fechaEmision).slice(0, 7), row };
 }

@@ -26,6 +26,8 @@ import {
 } from "./numbering.ts";
 import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
 import { answer, type Answer } from "./rpc.ts";
+import { deleteSupplierDefault, learnSupplierDefault, setSupplierDefault, supplierDefaultsOf, type SupplierDefault, type SupplierDefaultValues } from "./supplier-defaults.ts";
+import { voidedRangesBetween, type VoidedRange } from "./voided-numbers.ts";
 import type { Lease, Sequence } from "./schema.ts";
 
 /** Idempotency keys are kept this long (a client retries within minutes, not months). */
@@ -227,6 +229,29 @@ export class IssuerLedger extends DurableObject<Env> {
 
   forgetPurchase(rncEmisor: string, encf: string): void {
     forgetPurchase(this.db, rncEmisor, encf);
+  }
+
+  // --------------------------------------------------------------- 606 defaults per supplier
+
+  supplierDefaults(rncs: string[]): SupplierDefault[] {
+    return supplierDefaultsOf(this.db, rncs);
+  }
+
+  setSupplierDefault(rncEmisor: string, values: SupplierDefaultValues): SupplierDefault {
+    return setSupplierDefault(this.db, rncEmisor, values);
+  }
+
+  learnSupplierDefault(rncEmisor: string, values: Partial<SupplierDefaultValues>): SupplierDefault | null {
+    return learnSupplierDefault(this.db, rncEmisor, values);
+  }
+
+  deleteSupplierDefault(rncEmisor: string): boolean {
+    return deleteSupplierDefault(this.db, rncEmisor);
+  }
+
+  /** Ranges DGII voided in [from, until) (UTC instants), with the months holding their receipts (608). */
+  voidedRangesBetween(from: string, until: string): VoidedRange[] {
+    return voidedRangesBetween(this.db, from, until);
   }
 
   // -------------------------------------------------------------------------------- voiding

@@ -20,6 +20,7 @@ import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
+import { documentFigures } from "../reports/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { validateReceivedXsd } from "./xsd/validate.ts";
 
@@ -176,6 +177,7 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
         arecfKey,
         arecfEstado: "0",
         fechaHoraAcuseRecibo,
+        figures: JSON.stringify(documentFigures(ecf.document)),
       }));
     if (!claimed) {
       codigo = "3";

@@ -1,4 +1,5 @@
-// The receiving side as the company sees it: its receiver settings and the e-CF suppliers sent it.
+// The receiving side as the company sees it: its receiver settings, the e-CF suppliers sent it,
+// their 606 classification and the issuer's defaults per supplier.
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
@@ -6,6 +7,10 @@ import { newRouter } from "../http/router.ts";
 import { approvePurchase } from "../receiving/outgoing-approval.ts";
 import { requiresAuthentication, saveReceiverSettings } from "../receiving/receiver-auth.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { issuerLedger } from "../ledger/client.ts";
+import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import { classifyPurchase, PurchaseClassificationBody, purchaseClassification, SupplierDefaultBody, supplierDefaultValues } from "../receiving/purchase-classification.ts";
 
 const ReceiverSettings = z
   .object({
@@ -16,6 +21,7 @@ const ReceiverSettings = z
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);
 purchaseRoutes.use("/compras/*", requireAuth, resolveTenant);
+purchaseRoutes.use("/proveedores/*", requireAuth, resolveTenant);
 
 purchaseRoutes.openapi(
   tenantRoute({
@@ -81,5 +87,152 @@ purchaseRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     return c.json(await approvePurchase(c.env, c.get("tenant"), c.req.valid("param").id, body.estado, body.motivo, new Date()), 200);
+  },
+);
+
+// ------------------------------------------------------------- the 606 classification
+
+const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
+
+const ClassificationView = z
+  .object({
+    id: z.string(),
+    encf: z.string(),
+    rncEmisor: z.string(),
+    tipoeCF: z.string(),
+    fechaEmision: z.string(),
+    clasificacion: z.record(z.string(), z.string().nullable()).openapi({ description: "What was given for this purchase itself" }),
+    efectiva: z
+      .object({
+        tipoBienesServicios: z.string().nullable(),
+        fechaPago: z.string().nullable(),
+        formaPago: z.string().nullable(),
+        tipoRetencionIsr: z.string().nullable(),
+        itbisRetenido: z.string(),
+        montoRetencionRenta: z.string(),
+        itbisAlCosto: z.string(),
+        itbisProporcionalidad: z.string(),
+        origen: z.record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"])).openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
+      })
+      .openapi({ description: "What the 606 will report" }),
+    faltantes: z.array(z.object({ codigo: z.string(), campo: z.string(), mensaje: z.string() })).openapi({ description: "What still keeps it out of a complete 606" }),
+  })
+  .openapi("ClassifiedPurchase");
+
+purchaseRoutes.openapi(
+  tenantRoute({
+    method: "patch",
+    path: "/compras/{id}",
+    tags: ["Purchases"],
+    summary: "Classify a received e-CF for the 606 (tipo de bienes y servicios, fecha y forma de pago, retenciones, ITBIS al costo)",
+    description:
+      "A JSON merge patch: an absent field stays, null clears it. Amounts may not exceed the document's (ITBIS facturado, amount without taxes). The supplier's defaults learn from it (codes, and withholding rates that reproduce the amounts exactly) unless the issuer set them (PUT /proveedores/{rnc}/clasificacion).",
+    request: { params: PurchaseIdParam, body: { required: true, content: { "application/json": { schema: PurchaseClassificationBody } } } },
+    responses: {
+      200: { description: "Stored; what the 606 will report", content: { "application/json": { schema: ClassificationView } } },
+      400: problemSchema("An unknown code, a malformed date or amount, or an amount above the document's"),
+      404: problemSchema("No such purchase for this company"),
+    },
+  }),
+  async (c) => c.json(await classifyPurchase(c.env, c.get("tenant"), c.req.valid("param").id, c.req.valid("json"), new Date()), 200),
+);
+
+purchaseRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/compras/{id}/clasificacion",
+    tags: ["Purchases"],
+    summary: "A received e-CF's 606 classification: as given, as it will be reported, and what is missing",
+    request: { params: PurchaseIdParam },
+    responses: {
+      200: { description: "The classification", content: { "application/json": { schema: ClassificationView } } },
+      404: problemSchema("No such purchase for this company"),
+    },
+  }),
+  async (c) => c.json(await purchaseClassification(c.env, c.get("tenant"), c.req.valid("param").id), 200),
+);
+
+const SupplierParam = z.object({ rnc: z.string().regex(/^(\d{9}|\d{11})$/, "expected an RNC (9 digits) or a cédula (11)").openapi({ param: { name: "rnc", in: "path" }, example: "130862346" }) });
+
+const SupplierDefaultsView = z
+  .object({
+    rncEmisor: z.string(),
+    tipoBienesServicios: z.string().nullable(),
+    formaPago: z.string().nullable(),
+    tipoRetencionIsr: z.string().nullable(),
+    itbisRetenidoPorcentaje: z.string().nullable(),
+    retencionRentaPorcentaje: z.string().nullable(),
+    itbisAlCostoPorcentaje: z.string().nullable(),
+    origen: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
+    actualizado: z.string().nullable(),
+  })
+  .openapi("SupplierClassificationDefaultsView");
+
+const defaultsView = (d: SupplierDefault) => ({
+  rncEmisor: d.rncEmisor,
+  tipoBienesServicios: d.tipoBienesServicios,
+  formaPago: d.formaPago,
+  tipoRetencionIsr: d.tipoRetencionIsr,
+  itbisRetenidoPorcentaje: d.itbisRetenidoPorcentaje,
+  retencionRentaPorcentaje: d.retencionRentaPorcentaje,
+  itbisAlCostoPorcentaje: d.itbisAlCostoPorcentaje,
+  origen: d.origin,
+  actualizado: d.updatedAt,
+});
+
+purchaseRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/proveedores/{rnc}/clasificacion",
+    tags: ["Purchases"],
+    summary: "The issuer's 606 defaults for a supplier (learned or set)",
+    request: { params: SupplierParam },
+    responses: {
+      200: { description: "The defaults", content: { "application/json": { schema: SupplierDefaultsView } } },
+      400: problemSchema("Not an RNC or cédula"),
+      404: problemSchema("No defaults for this supplier"),
+    },
+  }),
+  async (c) => {
+    const { rnc } = c.req.valid("param");
+    const [found] = await issuerLedger(c.env, c.get("tenant").id).supplierDefaults([rnc]);
+    if (!found) throw new ApiProblem("not_found", { detail: `No 606 defaults for ${rnc}.` });
+    return c.json(defaultsView(found), 200);
+  },
+);
+
+purchaseRoutes.openapi(
+  tenantRoute({
+    method: "put",
+    path: "/proveedores/{rnc}/clasificacion",
+    tags: ["Purchases"],
+    summary: "Set the issuer's 606 defaults for a supplier (its purchases' classification unless a purchase says otherwise)",
+    description:
+      "Replaces the defaults (an absent field is none). Set defaults are not overwritten by later classifications. The supplier's RNC is also how the issuer's own E41 (the seller's cédula) and E43/E47 (the issuer's own RNC) take their tipo de bienes y servicios.",
+    request: { params: SupplierParam, body: { required: true, content: { "application/json": { schema: SupplierDefaultBody } } } },
+    responses: {
+      200: { description: "Stored", content: { "application/json": { schema: SupplierDefaultsView } } },
+      400: problemSchema("An unknown code, or a percentage outside 0–100"),
+    },
+  }),
+  async (c) => {
+    const stored = await issuerLedger(c.env, c.get("tenant").id).setSupplierDefault(c.req.valid("param").rnc, supplierDefaultValues(c.req.valid("json")));
+    return c.json(defaultsView(stored), 200);
+  },
+);
+
+purchaseRoutes.openapi(
+  tenantRoute({
+    method: "delete",
+    path: "/proveedores/{rnc}/clasificacion",
+    tags: ["Purchases"],
+    summary: "Forget the issuer's 606 defaults for a supplier",
+    request: { params: SupplierParam },
+    responses: { 204: { description: "Forgotten" }, 400: problemSchema("Not an RNC or cédula"), 404: problemSchema("No defaults for this supplier") },
+  }),
+  async (c) => {
+    const { rnc } = c.req.valid("param");
+    if (!(await issuerLedger(c.env, c.get("tenant").id).deleteSupplierDefault(rnc))) throw new ApiProblem("not_found", { detail: `No 606 defaults for ${rnc}.` });
+    return c.body(null, 204);
   },
 );

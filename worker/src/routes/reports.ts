@@ -1,4 +1,5 @@
 // GET /reports/{encf,compras,errores}: tenant-scoped, date-filtered, keyset-paged, JSON or CSV.
+// GET /reports/{606,607,608}: DGII's monthly formats for one month, JSON or the TXT.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
@@ -9,6 +10,12 @@ import { toCsv } from "../reports/csv.ts";
 import { MAX_PAGE_SIZE, readReportQuery } from "../reports/paging.ts";
 import { readReport, REPORTS, type ReportName } from "../reports/reports.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
+import { ApiProblem } from "../http/problem.ts";
+import { COLUMNS_606 } from "../reports/dgii-606.ts";
+import { COLUMNS_607 } from "../reports/dgii-607.ts";
+import { COLUMNS_608 } from "../reports/dgii-608.ts";
+import { txtOf, type FormatLine, type MissingItem, type MonthlyFormat } from "../reports/dgii-txt.ts";
+import { read606, read607, read608 } from "../reports/monthly-formats.ts";
 
 // Loose on purpose: readReportQuery validates and reports each problem with a /query/... pointer.
 const ReportQuerySchema = z.object({
@@ -71,5 +78,132 @@ for (const name of ["encf", "compras", "errores"] as const) {
     }),
     // The CSV branch returns a plain body, which the typed route cannot describe.
     ((c: Context<AppEnv>) => serve(c, name)) as never,
+  );
+}
+
+// ------------------------------------------------------- the monthly formats: 606, 607, 608
+
+const MissingSchema = z
+  .object({
+    codigo: z.string().openapi({ description: "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending" }),
+    mensaje: z.string(),
+    id: z.string().optional().openapi({ description: "The purchase id (606)" }),
+    encf: z.string().optional(),
+    rnc: z.string().optional().openapi({ description: "The supplier (606)" }),
+    campo: z.string().optional().openapi({ description: "The field to give" }),
+    corregir: z.string().optional().openapi({ description: "The request that gives it, e.g. PATCH /compras/{id}" }),
+  })
+  .openapi("MonthlyFormatMissing");
+
+const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[], extra: Record<string, z.ZodType> = {}) =>
+  z
+    .object({
+      formato: z.literal(formato),
+      rnc: z.string(),
+      periodo: z.string().openapi({ description: "AAAAMM" }),
+      archivo: z.string().openapi({ description: "The file name DGII's tool gives the TXT", example: `DGII_F_${formato}_131880681_202605.TXT` }),
+      cantidadRegistros: z.number().int().openapi({ description: "Records in the file (the header's count)" }),
+      completo: z.boolean().openapi({ description: "Nothing is missing: the TXT can be filed as it is" }),
+      faltantes: z.array(MissingSchema).openapi({ description: "What must be given before the month can be filed" }),
+      avisos: z.array(z.string()),
+      lineas: z.array(
+        z
+          .object({ campos: z.record(z.string(), z.string()).openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` }) })
+          .catchall(z.unknown()),
+      ),
+      ...extra,
+    })
+    .openapi(`Formato${formato}`);
+
+const PeriodoQuery = z.object({
+  periodo: z.string().openapi({ description: "The month, AAAAMM", example: "202605" }),
+  format: z.string().optional().openapi({ description: "json (default) or txt; Accept: text/plain also selects the TXT" }),
+});
+
+const MONTHLY = {
+  "606": {
+    summary: "Formato 606 (compras): the month's purchases and own E41/E43/E47, as DGII's tool writes the TXT, or JSON with what is missing",
+    description: [
+      "Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluidos`)",
+      "and the issuer's own E41, E43 and E47 accepted by DGII. Each purchase's classification comes from PATCH /compras/{id}, else the",
+      "supplier's defaults (PUT /proveedores/{rnc}/clasificacion, or learned), else the document; `lineas[].clasificacion.origen` says which.",
+      "The TXT (format=txt) is given only when nothing is missing; otherwise 422 lists `faltantes` (unclassified purchases, withholdings",
+      "without a payment date, own receipts not final with DGII).",
+    ].join(" "),
+    columns: COLUMNS_606,
+    schema: formatSchema("606", COLUMNS_606, {
+      totales: z.record(z.string(), z.string()),
+      excluidos: z.array(z.object({ id: z.string(), encf: z.string(), rncEmisor: z.string(), motivo: z.string() })),
+    }),
+    read: read606,
+  },
+  "607": {
+    summary: "Formato 607 (ventas), for issuers that still file it: accepted e-CF one by one, E32 under 250,000 as the summary's totals",
+    description: [
+      "Every sale DGII accepted in the month (E31, E33, E34, E44, E45, E46, and E32 from 250,000) is one record; E32 under 250,000 (sent as RFCE)",
+      "are summed in `resumenConsumo` for the Oficina Virtual and do not count in the header. A buyer's withholding needs its date",
+      "(PATCH /ventas/{encf}); receipts not final with DGII are listed as missing. The TXT is given only when nothing is missing (422 otherwise).",
+    ].join(" "),
+    columns: COLUMNS_607,
+    schema: formatSchema("607", COLUMNS_607, {
+      totales: z.record(z.string(), z.string()),
+      resumenConsumo: z.object({ cantidad: z.number().int() }).catchall(z.unknown()).openapi({ description: "E32 under 250,000: count, amounts and payment forms" }),
+    }),
+    read: read607,
+  },
+  "608": {
+    summary: "Formato 608 (comprobantes anulados), for issuers that still file it: the e-NCF DGII voided (ANECF) in the month",
+    description: "One record per voided e-NCF, by the month DGII voided it; Tipo de Anulación 04 for a signed receipt voided before it was sent, 08 for a number never used.",
+    columns: COLUMNS_608,
+    schema: formatSchema("608", COLUMNS_608),
+    read: read608,
+  },
+} as const;
+
+/** The faltantes as problem items, each pointing at the resource (and field) to change. */
+function missingProblems(faltantes: readonly MissingItem[]) {
+  return faltantes.map((f) => {
+    const resource = f.corregir ? f.corregir.split(" ")[1]! : f.encf ? `/fe/recepcion/ecf/${f.encf}` : "/query/periodo";
+    return { path: f.campo ? `${resource}/${f.campo}` : resource, code: f.codigo, message: f.mensaje, ...f };
+  });
+}
+
+for (const formato of ["606", "607", "608"] as const) {
+  const spec = MONTHLY[formato];
+  reportRoutes.openapi(
+    tenantRoute({
+      method: "get",
+      path: `/reports/${formato}`,
+      tags: ["Reports"],
+      summary: spec.summary,
+      description: spec.description,
+      request: { query: PeriodoQuery },
+      responses: {
+        200: {
+          description: "The month's file: JSON (with what is missing), or the TXT exactly as DGII's tool writes it (CRLF, ASCII)",
+          content: { "application/json": { schema: spec.schema }, "text/plain": { schema: z.string() } },
+        },
+        400: problemSchema("periodo is not AAAAMM, or an unknown format"),
+        422: problemSchema("The TXT was asked for but the month is not complete: errors[] (and faltantes) list what is missing"),
+      },
+    }),
+    (async (c: Context<AppEnv>) => {
+      const format = c.req.query("format") ?? (/text\/plain/i.test(c.req.header("Accept") ?? "") ? "txt" : "json");
+      if (format !== "json" && format !== "txt") throw new ApiProblem("validation_failed", { errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }] });
+      const tenant = c.get("tenant");
+      const report = await spec.read(c.env, tenant, c.req.query("periodo")!);
+      if (format === "json") return c.json(report, 200);
+      if (!report.completo) {
+        throw new ApiProblem("unprocessable", {
+          detail: `The ${formato} of ${report.periodo} is not complete: ${report.faltantes.length} things are missing (see errors).`,
+          errors: missingProblems(report.faltantes),
+        });
+      }
+      return c.body(txtOf(report as MonthlyFormat<string, FormatLine<string>>, spec.columns as readonly string[]), 200, {
+        "Content-Type": "text/plain; charset=us-ascii",
+        "Content-Disposition": `attachment; filename="${report.archivo}"`,
+        "X-Record-Count": String(report.cantidadRegistros),
+      });
+    }) as never,
   );
 }

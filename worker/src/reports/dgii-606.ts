@@ -1,0 +1,223 @@
+// Formato 606, Compras de Bienes y Servicios (formato-606-607-608.txt §1): the month's purchases
+// (the e-CF suppliers sent us, in the month of their FechaEmision) and the issuer's own E41
+// (Compras), E43 (Gastos Menores) and E47 (Pagos al Exterior), which are purchases it documented
+// itself. 23 fields per record. A record that lacks what the buyer must add (the classification,
+// a payment date for a withholding) is listed as missing, and the file is not complete.
+import { compare, dec, isZero, sub, ZERO } from "@ecf/shared";
+import type { Purchase, Receipt } from "../ledger/schema.ts";
+import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import { classificationGaps, formaPagoOfDocument, resolvePurchase, resolvedView, type Resolved606 } from "../receiving/purchase-classification.ts";
+import type { DocumentFigures } from "./document-figures.ts";
+import { columnTotal, dgiiFileName, recordLimitWarning, tipoId, txtAmount, txtDate, type FormatLine, type MissingItem, type MonthlyFormat } from "./dgii-txt.ts";
+
+export const COLUMNS_606 = [
+  "rncCedula",
+  "tipoId",
+  "tipoBienesServiciosComprados",
+  "ncf",
+  "ncfDocumentoModificado",
+  "fechaComprobante",
+  "fechaPago",
+  "montoFacturadoServicios",
+  "montoFacturadoBienes",
+  "totalMontoFacturado",
+  "itbisFacturado",
+  "itbisRetenido",
+  "itbisSujetoProporcionalidad",
+  "itbisLlevadoCosto",
+  "itbisPorAdelantar",
+  "itbisPercibidoCompras",
+  "tipoRetencionIsr",
+  "montoRetencionRenta",
+  "isrPercibidoCompras",
+  "impuestoSelectivoConsumo",
+  "otrosImpuestosTasas",
+  "montoPropinaLegal",
+  "formaPago",
+] as const;
+export type Column606 = (typeof COLUMNS_606)[number];
+
+/** The issuer's own types that document a purchase; each is reported in the 606. */
+export const OWN_PURCHASE_TYPES = ["41", "43", "47"] as const;
+
+export interface Line606 extends FormatLine<Column606> {
+  /** "compra": a supplier's e-CF (its purchase id); "propio": the issuer's own E41/E43/E47. */
+  origen: "compra" | "propio";
+  id: string;
+  encf: string;
+  tipoeCF: string;
+  /** What the record reports beside the document's figures, and where each value came from. */
+  clasificacion: ReturnType<typeof resolvedView>;
+}
+
+/** Columns summed in `totales` (a check against the books). */
+const TOTALLED_606 = ["montoFacturadoServicios", "montoFacturadoBienes", "totalMontoFacturado", "itbisFacturado", "itbisRetenido", "itbisLlevadoCosto", "itbisPorAdelantar", "montoRetencionRenta"] as const;
+
+export type Report606 = MonthlyFormat<Column606, Line606> & {
+  totales: Record<(typeof TOTALLED_606)[number], string>;
+  /** Received e-CF left out, and why (a commercially rejected invoice is not a purchase). */
+  excluidos: { id: string; encf: string; rncEmisor: string; motivo: string }[];
+};
+
+export interface PurchaseRow {
+  purchase: Purchase;
+  figures: DocumentFigures;
+}
+
+export interface OwnRow {
+  receipt: Receipt;
+  figures: DocumentFigures;
+}
+
+const PENDING = new Set(["signed", "in_process", "contingency"]);
+const ACCEPTED = new Set(["accepted", "conditional"]);
+
+/**
+ * The issuer's own E41/E43/E47 fill themselves from their content: the counterparty (E41: the
+ * seller, named in Comprador; E43 and E47: the issuer itself, §1 field 1), the payment date (the
+ * document is issued when paying, so its FechaEmision), the payment form (TablaFormasPago, or cash
+ * when paid at once), the withholdings it declares (E47's ISR goes to the 609, not here, §1
+ * field 18). The kind of expense is not in the document: the counterparty's defaults give it, else
+ * the type's usual one: E43 petty expenses and E47 payments abroad are 02 (trabajos, suministros y
+ * servicios); an E41 buying only services is 02, else 09 (goods that become cost of sales). ISR
+ * withheld on an E41 is on services only (formato-ecf field 117), so 02 (honorarios por servicios).
+ */
+export function resolveOwn(receipt: Receipt, figures: DocumentFigures, counterparty: SupplierDefault | null): Resolved606 {
+  const origen: Resolved606["origen"] = {};
+  const onlyServices = isZero(dec(figures.montoBienes)) && !isZero(dec(figures.montoServicios));
+  const rule = receipt.tipoeCF === "41" && !onlyServices ? "09" : "02";
+  const retencionRenta = receipt.tipoeCF === "47" ? ZERO : dec(figures.retencionRenta ?? "0");
+  const itbisRetenido = dec(figures.itbisRetenido ?? "0");
+  const formaDocumento = formaPagoOfDocument(figures, "01");
+  const tipoBienesServicios = counterparty?.tipoBienesServicios ?? rule;
+  origen.tipoBienesServicios = counterparty?.tipoBienesServicios ? "proveedor" : "regla";
+  origen.fechaPago = "documento";
+  const formaPago = formaDocumento ?? counterparty?.formaPago ?? null;
+  if (formaPago) origen.formaPago = formaDocumento ? "documento" : "proveedor";
+  if (figures.itbisRetenido) origen.itbisRetenido = "documento";
+  if (!isZero(retencionRenta)) origen.montoRetencionRenta = "documento";
+  const tipoRetencionIsr = isZero(retencionRenta) ? null : (counterparty?.tipoRetencionIsr ?? "02");
+  if (tipoRetencionIsr) origen.tipoRetencionIsr = counterparty?.tipoRetencionIsr ? "proveedor" : "regla";
+  return {
+    tipoBienesServicios,
+    fechaPago: receipt.issueDate,
+    formaPago,
+    tipoRetencionIsr,
+    itbisRetenido,
+    montoRetencionRenta: retencionRenta,
+    itbisAlCosto: ZERO,
+    itbisProporcionalidad: ZERO,
+    origen,
+  };
+}
+
+/** The 23 fields of one record. */
+export function fields606(rnc: string, ncf: string, issueDate: string, figures: DocumentFigures, r: Resolved606): Record<Column606, string> {
+  const itbis = dec(figures.itbisFacturado);
+  const withholdsIsr = !isZero(r.montoRetencionRenta);
+  return {
+    rncCedula: rnc,
+    tipoId: tipoId(rnc),
+    tipoBienesServiciosComprados: r.tipoBienesServicios ?? "",
+    ncf,
+    ncfDocumentoModificado: figures.ncfModificado ?? "",
+    fechaComprobante: txtDate(issueDate),
+    fechaPago: txtDate(r.fechaPago),
+    montoFacturadoServicios: txtAmount(figures.montoServicios, "0.00"),
+    montoFacturadoBienes: txtAmount(figures.montoBienes, "0.00"),
+    totalMontoFacturado: txtAmount(figures.montoFacturado, "0.00"),
+    itbisFacturado: txtAmount(itbis, "0.00"),
+    itbisRetenido: txtAmount(r.itbisRetenido, ""),
+    itbisSujetoProporcionalidad: txtAmount(r.itbisProporcionalidad, ""),
+    itbisLlevadoCosto: txtAmount(r.itbisAlCosto, ""),
+    // 15 = 11 − 14 (never below zero: 14 above 11 is listed as missing instead).
+    itbisPorAdelantar: txtAmount(compare(r.itbisAlCosto, itbis) > 0 ? ZERO : sub(itbis, r.itbisAlCosto), "0.00"),
+    itbisPercibidoCompras: "",
+    // Column 17 only beside an ISR withholding (column 18).
+    tipoRetencionIsr: withholdsIsr ? (r.tipoRetencionIsr ?? "") : "",
+    montoRetencionRenta: txtAmount(r.montoRetencionRenta, ""),
+    isrPercibidoCompras: "",
+    impuestoSelectivoConsumo: txtAmount(figures.isc, ""),
+    otrosImpuestosTasas: txtAmount(figures.otrosImpuestos, ""),
+    montoPropinaLegal: txtAmount(figures.propinaLegal, ""),
+    formaPago: r.formaPago ?? "",
+  };
+}
+
+export interface Build606Input {
+  rnc: string;
+  periodo: string;
+  purchases: PurchaseRow[];
+  own: OwnRow[];
+  /** Defaults by supplier RNC (and by E41 seller, or the issuer's own RNC for E43/E47). */
+  defaults: ReadonlyMap<string, SupplierDefault>;
+  /** Documents of the month whose figures could not be read yet (rows recorded before 1.8.0). */
+  figuresPending: number;
+}
+
+/** The counterparty of an own E41/E43/E47 (606 field 1). */
+export function ownCounterparty(receipt: Receipt, figures: DocumentFigures, issuerRnc: string): string {
+  return receipt.tipoeCF === "41" ? (figures.rncComprador ?? receipt.rncComprador ?? issuerRnc) : issuerRnc;
+}
+
+export function build606(input: Build606Input): Report606 {
+  const lineas: Line606[] = [];
+  const faltantes: MissingItem[] = [];
+  const excluidos: Report606["excluidos"] = [];
+  for (const { purchase, figures } of input.purchases) {
+    if (purchase.approvalStatus === "rejected") {
+      excluidos.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, motivo: "Rechazado comercialmente (ACECF): not a purchase of the buyer." });
+      continue;
+    }
+    const resolved = resolvePurchase(purchase, figures, input.defaults.get(purchase.rncEmisor) ?? null);
+    for (const gap of classificationGaps(resolved, figures)) {
+      faltantes.push({ ...gap, id: purchase.id, encf: purchase.encf, rnc: purchase.rncEmisor, corregir: `PATCH /compras/${purchase.id}` });
+    }
+    lineas.push({
+      origen: "compra",
+      id: purchase.id,
+      encf: purchase.encf,
+      tipoeCF: purchase.tipoeCF,
+      clasificacion: resolvedView(resolved),
+      campos: fields606(purchase.rncEmisor, purchase.encf, purchase.issueDate, figures, resolved),
+    });
+  }
+  for (const { receipt, figures } of input.own) {
+    if (PENDING.has(receipt.status)) {
+      faltantes.push({ codigo: "pending_dgii", mensaje: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
+      continue;
+    }
+    if (!ACCEPTED.has(receipt.status)) continue;
+    const counterparty = ownCounterparty(receipt, figures, input.rnc);
+    const resolved = resolveOwn(receipt, figures, input.defaults.get(counterparty) ?? null);
+    for (const gap of classificationGaps(resolved, figures)) {
+      faltantes.push({ ...gap, encf: receipt.encf, rnc: counterparty, corregir: `PUT /proveedores/${counterparty}/clasificacion` });
+    }
+    lineas.push({
+      origen: "propio",
+      id: receipt.encf,
+      encf: receipt.encf,
+      tipoeCF: receipt.tipoeCF,
+      clasificacion: resolvedView(resolved),
+      campos: fields606(counterparty, receipt.encf, receipt.issueDate, figures, resolved),
+    });
+  }
+  if (input.figuresPending > 0) {
+    faltantes.push({ codigo: "figures_pending", mensaje: `${input.figuresPending} documents of the month recorded before 1.8.0 are still being read; ask again.` });
+  }
+  const order = (l: Line606) => `${l.campos.fechaComprobante}|${l.campos.rncCedula}|${l.campos.ncf}`;
+  lineas.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return {
+    formato: "606",
+    rnc: input.rnc,
+    periodo: input.periodo,
+    archivo: dgiiFileName("606", input.rnc, input.periodo),
+    cantidadRegistros: lineas.length,
+    completo: faltantes.length === 0,
+    faltantes,
+    avisos: recordLimitWarning("606", lineas.length),
+    lineas,
+    totales: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lineas, c)])) as Record<(typeof TOTALLED_606)[number], string>,
+    excluidos,
+  };
+}

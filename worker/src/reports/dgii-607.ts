@@ -1,0 +1,221 @@
+// Formato 607, Ventas de Bienes y Servicios (formato-606-607-608.txt §2), for issuers that still
+// file it: every e-CF of the month DGII accepted, one record each (credit-fiscal, government,
+// special regimes, exports, debit and credit notes), except consumer invoices (E32) under
+// 250,000, which the Oficina Virtual takes as a summary: their totals are given beside the file
+// and they do not count in its header.
+//
+// Open points decided here:
+// - The 250,000 line is the one the receipt was sent by (RFCE or whole e-CF), i.e. MontoTotal
+//   with taxes, as the e-CF rules draw it; notes are always listed one by one.
+// - Columns 21/22: Bonos (FormaPago 5) before Permuta (6), as in DGII's template.
+// - Payment forms: the TablaFormasPago, each form in its column (7, nota de crédito, has none);
+//   without a table, TipoPago 2 (crédito) puts MontoTotal in Venta a Crédito and TipoPago 1
+//   (contado) in Efectivo; a free delivery (3) and credit notes leave 17–23 empty.
+// - Withholding by the buyer (10, 12): what the issuer recorded (PATCH /ventas/{encf}), else what
+//   the e-CF declares; its date (7) only the issuer knows, so without it the record is missing.
+// - e-NCF (13 characters) in column 3: there is no other number to give.
+import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared";
+import type { Receipt } from "../ledger/schema.ts";
+import type { RfceSums } from "../ledger/monthly-rows.ts";
+import type { DocumentFigures, FormaDePago } from "./document-figures.ts";
+import { columnTotal, dgiiFileName, recordLimitWarning, tipoId, txtAmount, txtDate, type FormatLine, type MissingItem, type MonthlyFormat } from "./dgii-txt.ts";
+
+export const COLUMNS_607 = [
+  "rncCedulaPasaporte",
+  "tipoIdentificacion",
+  "numeroComprobanteFiscal",
+  "numeroComprobanteFiscalModificado",
+  "tipoIngreso",
+  "fechaComprobante",
+  "fechaRetencion",
+  "montoFacturado",
+  "itbisFacturado",
+  "itbisRetenidoTerceros",
+  "itbisPercibido",
+  "retencionRentaTerceros",
+  "isrPercibido",
+  "impuestoSelectivoConsumo",
+  "otrosImpuestosTasas",
+  "montoPropinaLegal",
+  "efectivo",
+  "chequeTransferenciaDeposito",
+  "tarjetaDebitoCredito",
+  "ventaCredito",
+  "bonosCertificadosRegalo",
+  "permuta",
+  "otrasFormasVentas",
+] as const;
+export type Column607 = (typeof COLUMNS_607)[number];
+
+/** Columns 17–23, in order. */
+export const PAYMENT_COLUMNS = ["efectivo", "chequeTransferenciaDeposito", "tarjetaDebitoCredito", "ventaCredito", "bonosCertificadosRegalo", "permuta", "otrasFormasVentas"] as const satisfies readonly Column607[];
+type PaymentColumn = (typeof PAYMENT_COLUMNS)[number];
+
+/** The e-CF's FormaPago → its 607 column (7, nota de crédito, has none). */
+const PAYMENT_COLUMN_OF: Record<string, PaymentColumn | undefined> = {
+  "1": "efectivo",
+  "2": "chequeTransferenciaDeposito",
+  "3": "tarjetaDebitoCredito",
+  "4": "ventaCredito",
+  "5": "bonosCertificadosRegalo",
+  "6": "permuta",
+  "8": "otrasFormasVentas",
+};
+
+/** The e-CF types a 607 reports (the issuer's E41, E43 and E47 are purchases: 606). */
+export const SALES_TYPES = ["31", "32", "33", "34", "44", "45", "46"] as const;
+
+export interface Line607 extends FormatLine<Column607> {
+  encf: string;
+  tipoeCF: string;
+}
+
+export interface ConsumerSummary {
+  /** E32 under 250,000 accepted in the month. */
+  cantidad: number;
+  montoFacturado: string;
+  itbisFacturado: string;
+  impuestoSelectivoConsumo: string;
+  otrosImpuestosTasas: string;
+  montoPropinaLegal: string;
+  montoTotal: string;
+  formasPago: Record<PaymentColumn, string>;
+}
+
+export type Report607 = MonthlyFormat<Column607, Line607> & {
+  resumenConsumo: ConsumerSummary;
+  totales: { montoFacturado: string; itbisFacturado: string };
+};
+
+/**
+ * The amounts of columns 17–23. Linear in its inputs, so the E32 summary gets the same answer
+ * from the month's sums per form as the records get one by one.
+ */
+export function paymentAmounts(formas: readonly FormaDePago[], tipoPago: string | null, montoTotal: Decimal): Record<PaymentColumn, Decimal> {
+  const out = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, ZERO])) as Record<PaymentColumn, Decimal>;
+  if (formas.length) {
+    for (const f of formas) {
+      const column = PAYMENT_COLUMN_OF[f.formaPago];
+      if (column) out[column] = add(out[column], dec(f.montoPago));
+    }
+  } else if (tipoPago === "2") {
+    out.ventaCredito = montoTotal;
+  } else if (tipoPago === "1") {
+    out.efectivo = montoTotal;
+  }
+  return out;
+}
+
+/** Column 1 and 2: the buyer's RNC or cédula, else its foreign identifier (type 3). */
+function buyerId(receipt: Receipt, figures: DocumentFigures): { id: string; tipo: string } {
+  const rnc = figures.rncComprador ?? receipt.rncComprador;
+  if (rnc) return { id: rnc, tipo: tipoId(rnc) };
+  if (figures.identificadorExtranjero) return { id: figures.identificadorExtranjero, tipo: "3" };
+  return { id: "", tipo: "" };
+}
+
+export function fields607(receipt: Receipt, figures: DocumentFigures): Record<Column607, string> {
+  const buyer = buyerId(receipt, figures);
+  const creditNote = receipt.tipoeCF === "34";
+  const payments = creditNote ? null : paymentAmounts(figures.formasPago, figures.tipoPago, dec(figures.montoTotal));
+  return {
+    rncCedulaPasaporte: buyer.id,
+    tipoIdentificacion: buyer.tipo,
+    numeroComprobanteFiscal: receipt.encf,
+    numeroComprobanteFiscalModificado: figures.ncfModificado ?? "",
+    tipoIngreso: (figures.tipoIngresos ?? "01").padStart(2, "0"),
+    fechaComprobante: txtDate(receipt.issueDate),
+    fechaRetencion: txtDate(receipt.fechaRetencion),
+    montoFacturado: txtAmount(figures.montoFacturado, "0.00"),
+    itbisFacturado: txtAmount(figures.itbisFacturado, "0.00"),
+    itbisRetenidoTerceros: txtAmount(receipt.itbisRetenidoTerceros ?? figures.itbisRetenido, ""),
+    itbisPercibido: "",
+    retencionRentaTerceros: txtAmount(receipt.retencionRentaTerceros ?? figures.retencionRenta, ""),
+    isrPercibido: "",
+    impuestoSelectivoConsumo: txtAmount(figures.isc, ""),
+    otrosImpuestosTasas: txtAmount(figures.otrosImpuestos, ""),
+    montoPropinaLegal: txtAmount(figures.propinaLegal, ""),
+    ...(Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, payments ? txtAmount(payments[c], "") : ""])) as Record<PaymentColumn, string>),
+  };
+}
+
+/** Integer cents (SQLite's exact sum, as text) as an amount. */
+const cents = (text: string): Decimal => decimal(BigInt(text), 2);
+
+/** The summary of the consumer invoices from the month object's sums (exact cents). */
+export function consumerSummary(sums: RfceSums): ConsumerSummary {
+  const money = (c: string) => formatMoney(cents(c));
+  let formas = paymentAmounts(
+    sums.byFormaPago.map((f) => ({ formaPago: f.formaPago, montoPago: formatMoney(cents(f.cents)) })),
+    null,
+    ZERO,
+  );
+  for (const t of sums.byTipoPago) {
+    const more = paymentAmounts([], t.tipoPago, cents(t.cents));
+    formas = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, add(formas[c], more[c])])) as Record<PaymentColumn, Decimal>;
+  }
+  return {
+    cantidad: sums.count,
+    montoFacturado: money(sums.cents.montoFacturado),
+    itbisFacturado: money(sums.cents.itbisFacturado),
+    impuestoSelectivoConsumo: money(sums.cents.isc),
+    otrosImpuestosTasas: money(sums.cents.otrosImpuestos),
+    montoPropinaLegal: money(sums.cents.propinaLegal),
+    montoTotal: money(sums.cents.montoTotal),
+    formasPago: Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, formatMoney(formas[c])])) as Record<PaymentColumn, string>,
+  };
+}
+
+const PENDING = new Set(["signed", "in_process", "contingency"]);
+const ACCEPTED = new Set(["accepted", "conditional"]);
+
+export interface Build607Input {
+  rnc: string;
+  periodo: string;
+  /** The month's receipts of the sales types, except the accepted E32 sent as RFCE (summed instead). */
+  receipts: { receipt: Receipt; figures: DocumentFigures }[];
+  rfce: RfceSums;
+  figuresPending: number;
+}
+
+export function build607(input: Build607Input): Report607 {
+  const lineas: Line607[] = [];
+  const faltantes: MissingItem[] = [];
+  for (const { receipt, figures } of input.receipts) {
+    if (PENDING.has(receipt.status)) {
+      faltantes.push({ codigo: "pending_dgii", mensaje: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
+      continue;
+    }
+    if (!ACCEPTED.has(receipt.status)) continue;
+    if (receipt.tipoeCF === "32" && receipt.dgiiPath === "rfce") continue;
+    const campos = fields607(receipt, figures);
+    if ((campos.itbisRetenidoTerceros || campos.retencionRentaTerceros) && !campos.fechaRetencion) {
+      faltantes.push({
+        codigo: "retention_date_missing",
+        mensaje: `The buyer withholds on ${receipt.encf}: the Fecha de Retención is required.`,
+        encf: receipt.encf,
+        campo: "fechaRetencion",
+        corregir: `PATCH /ventas/${receipt.encf}`,
+      });
+    }
+    lineas.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, campos });
+  }
+  if (input.figuresPending > 0) {
+    faltantes.push({ codigo: "figures_pending", mensaje: `${input.figuresPending} documents of the month recorded before 1.8.0 are still being read; ask again.` });
+  }
+  const order = (l: Line607) => `${l.campos.fechaComprobante}|${l.encf}`;
+  lineas.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return {
+    formato: "607",
+    rnc: input.rnc,
+    periodo: input.periodo,
+    archivo: dgiiFileName("607", input.rnc, input.periodo),
+    cantidadRegistros: lineas.length,
+    completo: faltantes.length === 0,
+    faltantes,
+    avisos: recordLimitWarning("607", lineas.length),
+    lineas,
+    totales: { montoFacturado: columnTotal(lineas, "montoFacturado"), itbisFacturado: columnTotal(lineas, "itbisFacturado") },
+    resumenConsumo: consumerSummary(input.rfce),
+  };
+}

@@ -1,0 +1,102 @@
+// DGII's monthly data formats (606, 607, 608) as its pre-validation tool writes the TXT
+// (shared/dgii/docs/formato-606-607-608.txt §0): a header `format|RNC|AAAAMM|count`, one record
+// per line with its fields between pipes (none after the last), dates AAAAMMDD, amounts with a
+// decimal point and two decimals, positive, no thousands separator, every line ending in CRLF
+// (VBA's `Print #`, which the tool uses, ends the last line too). Plain ASCII: every field is a
+// digit, a code, an e-NCF or an amount.
+//
+// Open point "blank vs 0.00": both are seen in practice. We write 0.00 in the columns DGII always
+// computes or checks (606: 8–11 and 15; 607: 8 and 9) and leave the optional columns empty when
+// they hold nothing (withholdings, ITBIS al costo, the additional taxes, the payment forms), as
+// the tool leaves an untouched cell. Codes have two digits ("01"), the identification type one.
+import { abs, add, dec, formatMoney, isZero, ZERO, type Decimal } from "@ecf/shared";
+
+export type DgiiFormat = "606" | "607" | "608";
+
+/** Records DGII's tool takes per file (secondary sources, §0); more is a warning, not an error. */
+export const RECORD_LIMITS: Record<DgiiFormat, number> = { "606": 10_000, "607": 65_000, "608": 4_999 };
+
+/** yyyy-MM-dd → AAAAMMDD; null → empty. */
+export function txtDate(isoDate: string | null | undefined): string {
+  return isoDate ? isoDate.replace(/-/g, "") : "";
+}
+
+/** An amount as DGII writes it: positive, two decimals. `zero` is what a zero (or nothing) is written as. */
+export function txtAmount(value: Decimal | string | null | undefined, zero: "0.00" | ""): string {
+  if (value === null || value === undefined) return zero;
+  const amount = typeof value === "string" ? dec(value) : value;
+  return isZero(amount) ? zero : formatMoney(abs(amount));
+}
+
+/** Tipo Id from the identification's length: 1 RNC (9 digits), 2 cédula (11); empty when neither. */
+export function tipoId(rncOrCedula: string | null | undefined): "1" | "2" | "" {
+  if (!rncOrCedula) return "";
+  return /^\d{9}$/.test(rncOrCedula) ? "1" : /^\d{11}$/.test(rncOrCedula) ? "2" : "";
+}
+
+/** The file's text: header and records, pipes and CRLF. */
+export function dgiiTxt(format: DgiiFormat, rnc: string, periodo: string, records: readonly (readonly string[])[]): string {
+  const lines = [`${format}|${rnc}|${periodo}|${records.length}`, ...records.map((fields) => fields.join("|"))];
+  return lines.map((line) => `${line}\r\n`).join("");
+}
+
+/** The name DGII's tool gives the file. */
+export function dgiiFileName(format: DgiiFormat, rnc: string, periodo: string): string {
+  return `DGII_F_${format}_${rnc}_${periodo}.TXT`;
+}
+
+/** AAAAMM → yyyy-MM, or undefined when it is not a month. */
+export function monthOfPeriodo(periodo: string): string | undefined {
+  const m = /^(\d{4})(0[1-9]|1[0-2])$/.exec(periodo);
+  return m ? `${m[1]}-${m[2]}` : undefined;
+}
+
+/** Something that keeps the month's file from being filed as complete, and where to fix it. */
+export interface MissingItem {
+  codigo: string;
+  mensaje: string;
+  /** The purchase id (606) or the e-NCF, the counterparty and the field concerned, when there is one. */
+  id?: string;
+  encf?: string;
+  rnc?: string;
+  campo?: string;
+  /** The request that fixes it, e.g. `PATCH /compras/{id}`. */
+  corregir?: string;
+}
+
+/** One record: the meaning of each field (DGII's column names) and the fields as written. */
+export interface FormatLine<Column extends string> {
+  campos: Record<Column, string>;
+}
+
+export interface MonthlyFormat<Column extends string, Line extends FormatLine<Column>> {
+  formato: DgiiFormat;
+  rnc: string;
+  periodo: string;
+  archivo: string;
+  cantidadRegistros: number;
+  /** True when nothing is missing: the TXT can be filed as it is. */
+  completo: boolean;
+  faltantes: MissingItem[];
+  avisos: string[];
+  lineas: Line[];
+}
+
+/** The record's fields in the format's column order. */
+export function fieldsOf<Column extends string>(columns: readonly Column[], line: FormatLine<Column>): string[] {
+  return columns.map((c) => line.campos[c]);
+}
+
+export function txtOf<Column extends string, Line extends FormatLine<Column>>(report: MonthlyFormat<Column, Line>, columns: readonly Column[]): string {
+  return dgiiTxt(report.formato, report.rnc, report.periodo, report.lineas.map((l) => fieldsOf(columns, l)));
+}
+
+export function recordLimitWarning(format: DgiiFormat, count: number): string[] {
+  const limit = RECORD_LIMITS[format];
+  return count > limit ? [`${count} records: DGII's tool takes at most ${limit} per ${format} file.`] : [];
+}
+
+/** The sum of one amount column over the records, as DGII text. */
+export function columnTotal<Column extends string>(lines: readonly FormatLine<Column>[], column: Column): string {
+  return formatMoney(lines.reduce((sum, l) => (l.campos[column] ? add(sum, dec(l.campos[column])) : sum), ZERO));
+}
