@@ -521,3 +521,31 @@ describe("documentFigures", () => {
     expect(f).toMatchObject({ montoFacturado: "1500.01", itbisFacturado: "270.00", isc: "50.00", otrosImpuestos: "30.00", propinaLegal: "150.00", formasPago: [{ formaPago: "3", montoPago: "2000.00" }], itbisRetenido: null });
   });
 });
+
+describe("/openapi.json", () => {
+  it("documents the monthly formats, the classification and the archive, each with its summary and media types", async () => {
+    const doc = (await (await call("/openapi.json")).json()) as Json;
+    for (const formato of ["606", "607", "608"]) {
+      const op = doc.paths[`/reports/${formato}`].get;
+      expect(op.summary, formato).toContain(`Formato ${formato}`);
+      expect(Object.keys(op.responses[200].content).sort(), formato).toEqual(["application/json", "text/plain"]);
+      expect(op.responses[422], formato).toBeDefined();
+      expect(op.parameters.map((p: Json) => p.name), formato).toContain("periodo");
+    }
+    for (const [path, method] of [
+      ["/compras/{id}", "patch"],
+      ["/compras/{id}/clasificacion", "get"],
+      ["/proveedores/{rnc}/clasificacion", "get"],
+      ["/proveedores/{rnc}/clasificacion", "put"],
+      ["/proveedores/{rnc}/clasificacion", "delete"],
+      ["/ventas/{encf}", "patch"],
+      ["/archive/{periodo}", "get"],
+    ]) {
+      const op = doc.paths[path!]?.[method!];
+      expect(op?.summary, `${method} ${path}`).toBeTruthy();
+      expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+    }
+    expect(Object.keys(doc.paths["/archive/{periodo}"].get.responses[200].content)).toEqual(["application/zip"]);
+    expect(doc.components.schemas.PurchaseClassification.properties.tipoBienesServicios.description).toContain("09 Compras y gastos que formarán parte del costo de venta");
+  });
+});
