@@ -359,9 +359,9 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   /**
-   * Moves every due receipt forward once (send, recover with consultatrackids, or poll), under a
-   * claim, then sets the alarm for the next due one. A receipt that is still pending waits its
-   * back-off; DGII rejecting one nobody was waiting for goes to the audit log.
+   * Moves every due receipt forward once (send, recover with consultatrackids, or poll), each
+   * under its own claim, then sets the alarm for the next due one. A receipt that is still
+   * pending waits its back-off; DGII rejecting one nobody was waiting for goes to the audit log.
    */
   override async alarm(): Promise<void> {
     const now = new Date();
@@ -379,18 +379,28 @@ export class ReceiptMonth extends DurableObject<Env> {
       .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
       .limit(ALARM_BATCH)
       .all();
+    // Side by side: a backlog (a till's batch) is sent at DGII's pace, not one round trip after
+    // another (the runtime bounds the connections open at once). A credit or debit note waits for
+    // the receipt it modifies when both are due, so DGII never hears of the note first.
+    const moved = new Map<string, Promise<void>>();
     for (const receipt of due) {
-      const claimed = this.claim(receipt.id);
-      if (!claimed) continue;
-      try {
-        await moveForward(this.env, claimed, { update: async (id, changes) => this.update(id, changes) }, now);
-      } catch (error) {
-        console.error(`alarm: ${receipt.encf} failed`, error);
-      } finally {
-        this.db.update(receipts).set({ retries: sql`${receipts.retries} + 1` }).where(eq(receipts.id, receipt.id)).run();
-        this.release(receipt.id);
-      }
+      const original = receipt.ncfModificado ? moved.get(receipt.ncfModificado) : undefined;
+      const work = (async () => {
+        await original;
+        const claimed = this.claim(receipt.id);
+        if (!claimed) return;
+        try {
+          await moveForward(this.env, claimed, { update: async (id, changes) => this.update(id, changes) }, now);
+        } catch (error) {
+          console.error(`alarm: ${receipt.encf} failed`, error);
+        } finally {
+          this.db.update(receipts).set({ retries: sql`${receipts.retries} + 1` }).where(eq(receipts.id, receipt.id)).run();
+          this.release(receipt.id);
+        }
+      })();
+      moved.set(receipt.encf, work);
     }
+    await Promise.all(moved.values());
     const ranTasks = await this.runDueTasks(now);
     if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH) await this.ctx.storage.setAlarm(Date.now());
     this.schedule();
