@@ -1,4 +1,5 @@
 // The tables of a ReceiptMonth object (one per issuer and month); see schema.ts.
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, updatedAt } from "./columns.ts";
 
@@ -89,6 +90,9 @@ export const receipts = sqliteTable(
     index("receipts_date").on(t.issueDate, t.encf),
     index("receipts_due").on(t.nextAttemptAt),
     index("receipts_modified").on(t.ncfModificado),
+    // Only the rows whose figures are still to be read (recorded before 1.8.0): finding them is
+    // not a scan of the month.
+    index("receipts_without_figures").on(t.id).where(sql`${t.figures} IS NULL`),
   ],
 );
 
@@ -146,7 +150,11 @@ export const purchases = sqliteTable(
     classifiedAt: text("classified_at"),
     receivedAt: createdAt(),
   },
-  (t) => [uniqueIndex("purchases_emisor_encf").on(t.rncEmisor, t.encf), index("purchases_date").on(t.issueDate, t.id)],
+  (t) => [
+    uniqueIndex("purchases_emisor_encf").on(t.rncEmisor, t.encf),
+    index("purchases_date").on(t.issueDate, t.id),
+    index("purchases_without_figures").on(t.id).where(sql`${t.figures} IS NULL`),
+  ],
 );
 
 /** Every refused or failed request of the issuer (and what DGII refused in the background). */

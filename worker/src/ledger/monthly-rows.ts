@@ -3,12 +3,11 @@
 // figures are still to be read, and the few writes the formats need (a purchase's classification,
 // a buyer's withholding on a sale). Functions over the object's drizzle database, called from
 // ReceiptMonth's methods, so the object's file keeps only their one-line doors.
-import { and, asc, eq, gt, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import * as monthTables from "./month-tables.ts";
 import { purchases, receipts } from "./month-tables.ts";
 import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./schema.ts";
-import { FIGURES_VERSION } from "../reports/document-figures.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 
@@ -55,23 +54,24 @@ export interface FigureRef {
   xmlKey: string;
 }
 
-const missing = (column: typeof receipts.figures | typeof purchases.figures) => or(isNull(column), sql`json_extract(${column}, '$.v') IS NOT ${FIGURES_VERSION}`);
-
-/** Rows whose figures are absent or of an older layout (recorded before 1.8.0), up to `limit`. */
+/**
+ * Rows without figures (recorded before 1.8.0), up to `limit`; the partial indexes on
+ * `figures IS NULL` find them without reading the month. (A new figures layout would come with a
+ * migration setting the older ones to NULL, so they are read again.)
+ */
 export function rowsWithoutFigures(db: MonthDb, limit: number): FigureRef[] {
-  const own = db.select({ id: receipts.id, xmlKey: receipts.xmlKey }).from(receipts).where(missing(receipts.figures)).limit(limit).all();
+  const own = db.select({ id: receipts.id, xmlKey: receipts.xmlKey }).from(receipts).where(isNull(receipts.figures)).limit(limit).all();
   const bought = db
     .select({ id: purchases.id, xmlKey: purchases.xmlKey })
     .from(purchases)
-    .where(missing(purchases.figures))
+    .where(isNull(purchases.figures))
     .limit(Math.max(0, limit - own.length))
     .all();
   return [...own.map((r) => ({ table: "receipts" as const, ...r })), ...bought.map((p) => ({ table: "purchases" as const, ...p }))];
 }
 
 export function countWithoutFigures(db: MonthDb): number {
-  const count = (table: "receipts" | "purchases") =>
-    Number(db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)} WHERE figures IS NULL OR json_extract(figures, '$.v') IS NOT ${FIGURES_VERSION}`)?.n ?? 0);
+  const count = (table: "receipts" | "purchases") => Number(db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)} WHERE figures IS NULL`)?.n ?? 0);
   return count("receipts") + count("purchases");
 }
 
@@ -121,7 +121,7 @@ export interface RfceSums {
 }
 
 const RFCE_ACCEPTED_ALL = sql`r.tipo_ecf = '32' AND r.dgii_path = 'rfce' AND r.status IN ('accepted', 'conditional')`;
-const RFCE_ACCEPTED = sql`${RFCE_ACCEPTED_ALL} AND json_extract(r.figures, '$.v') IS ${FIGURES_VERSION}`;
+const RFCE_ACCEPTED = sql`${RFCE_ACCEPTED_ALL} AND r.figures IS NOT NULL`;
 const centsOf = (path: string) => sql.raw(`CAST(replace(json_extract(r.figures, '$.${path}'), '.', '') AS INTEGER)`);
 const sumText = (expression: SQL) => sql`CAST(COALESCE(SUM(${expression}), 0) AS TEXT)`;
 
@@ -141,7 +141,7 @@ export function rfceSums(db: MonthDb): RfceSums {
     SELECT json_extract(r.figures, '$.tipoPago') AS tipoPago, ${sumText(centsOf("montoTotal"))} AS cents
     FROM receipts AS r
     WHERE ${RFCE_ACCEPTED} AND json_array_length(r.figures, '$.formasPago') = 0 GROUP BY 1 ORDER BY 1`);
-  const unread = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM receipts AS r WHERE ${RFCE_ACCEPTED_ALL} AND json_extract(r.figures, '$.v') IS NOT ${FIGURES_VERSION}`);
+  const unread = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM receipts AS r WHERE ${RFCE_ACCEPTED_ALL} AND r.figures IS NULL`);
   return {
     count: Number(totals.count),
     withoutFigures: Number(unread?.n ?? 0),

@@ -119,7 +119,7 @@ export function documentFigures(document: unknown): DocumentFigures {
   };
 }
 
-/** The stored figures of a row, or null when absent or of another layout (read them again). */
+/** The stored figures of a row, or null when absent (or of another layout: its migration sets those back to NULL). */
 export function readFigures(json: string | null): DocumentFigures | null {
   if (!json) return null;
   try {

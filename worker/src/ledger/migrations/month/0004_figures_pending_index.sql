@@ -1,0 +1,2 @@
+CREATE INDEX `purchases_without_figures` ON `purchases` (`id`) WHERE "purchases"."figures" IS NULL;--> statement-breakpoint
+CREATE INDEX `receipts_without_figures` ON `receipts` (`id`) WHERE "receipts"."figures" IS NULL;
