@@ -126,7 +126,8 @@ const MONTHLY = {
     description: [
       "Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluidos`)",
       "and the issuer's own E41, E43 and E47 accepted by DGII. Each purchase's classification comes from PATCH /compras/{id}, else the",
-      "supplier's defaults (PUT /proveedores/{rnc}/clasificacion, or learned), else the document; `lineas[].clasificacion.origen` says which.",
+      "defaults the issuer set for the supplier (PUT /proveedores/{rnc}/clasificacion), else the document, else the defaults learned from",
+      "the supplier's last classification; `lineas[].clasificacion.origen` says which.",
       "The TXT (format=txt) is given only when nothing is missing; otherwise 422 lists `faltantes` (unclassified purchases, withholdings",
       "without a payment date, own receipts not final with DGII).",
     ].join(" "),
