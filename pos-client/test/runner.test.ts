@@ -183,6 +183,11 @@ describe("sync runner", () => {
     state.judged = true;
     await until(async () => (await db.sales.toArray()).every((x) => x.estado === "Aceptado"));
     expect(s.uploads).toHaveLength(150);
+    // Nothing uploaded in that round, so no round after it before the interval.
+    await runner.running;
+    const rounds = s.calls.filter((c) => c.startsWith("me:")).length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.calls.filter((c) => c.startsWith("me:")).length).toBe(rounds);
   });
 
   it("a changed certificate replaces the key; the same one leaves it alone", async () => {

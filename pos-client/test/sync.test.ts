@@ -79,7 +79,7 @@ describe("sync state machine (batches)", () => {
       [encfOf(3), encfOf(4)],
       [encfOf(5)],
     ]);
-    expect(report).toMatchObject({ sent: 5, rejected: 0, pending: 0 });
+    expect(report).toMatchObject({ sent: 5, rejected: 0, pending: 0, unsettled: 5 });
     expect(await states()).toEqual(["sent", "sent", "sent", "sent", "sent"]);
     expect(await estados()).toEqual(["En Proceso", "En Proceso", "En Proceso", "En Proceso", "En Proceso"]);
     expect(progress).toEqual(["0/5", "0/5", "2/5", "4/5", "5/5"]);

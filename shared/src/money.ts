@@ -14,8 +14,32 @@ export interface Decimal {
 /** DGII amounts carry 2 decimals (informe-tecnico §13). */
 export const MONEY_SCALE = 2;
 
-const DECIMAL_TEXT = /^([+-])?(\d*)(?:\.(\d*))?$/;
 const EXPONENT_TEXT = /^([+-])?(\d+)(?:\.(\d*))?[eE]([+-]?\d+)$/;
+
+/**
+ * The parts of a plain decimal (`[+-]digits[.digits]`, at least one digit, no exponent, no
+ * spaces): sign, integer digits as written, fraction digits as written. A scan, not a regex: every
+ * amount of every document goes through here.
+ */
+export function splitPlainDecimal(text: string): [negative: boolean, int: string, frac: string] | undefined {
+  const n = text.length;
+  let i = 0;
+  const first = text.charCodeAt(0);
+  const negative = first === 45; // "-"
+  if (negative || first === 43) i = 1; // "+"
+  const intStart = i;
+  while (i < n && isDigitCode(text.charCodeAt(i))) i++;
+  const intEnd = i;
+  let fracStart = i;
+  if (i < n && text.charCodeAt(i) === 46) {
+    fracStart = ++i;
+    while (i < n && isDigitCode(text.charCodeAt(i))) i++;
+  }
+  if (i !== n || (intEnd === intStart && i === fracStart)) return undefined;
+  return [negative, text.slice(intStart, intEnd), text.slice(fracStart, i)];
+}
+
+const isDigitCode = (c: number) => c >= 48 && c <= 57;
 
 export function decimal(coef: bigint, scale = 0): Decimal {
   if (!Number.isInteger(scale) || scale < 0) throw new RangeError(`bad scale ${scale}`);
@@ -41,15 +65,16 @@ export function parseDecimal(value: unknown): Decimal | undefined {
     return undefined;
   }
   if (text.length === 0 || text.length > 400) return undefined;
-  let m = DECIMAL_TEXT.exec(text);
-  if (m) {
-    const [, sign, int = "", frac = ""] = m;
-    if (int === "" && frac === "") return undefined;
-    const coef = BigInt(int + frac);
-    return decimal(sign === "-" ? -coef : coef, frac.length);
+  const plain = splitPlainDecimal(text);
+  if (plain) {
+    const [negative, int, frac] = plain;
+    const digits = int + frac;
+    // Up to 15 digits a double holds the integer exactly, and converting it is cheaper than parsing text.
+    const coef = digits.length <= 15 ? BigInt(Number(digits)) : BigInt(digits);
+    return decimal(negative ? -coef : coef, frac.length);
   }
   // JSON numbers such as 1e21 or 1.5e-7 print with an exponent.
-  m = EXPONENT_TEXT.exec(text);
+  const m = EXPONENT_TEXT.exec(text);
   if (m) {
     const [, sign, int = "", frac = "", expText = "0"] = m;
     const exp = Number(expText);

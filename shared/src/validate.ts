@@ -8,7 +8,7 @@
  * per-type rules. It never throws, whatever the input.
  */
 import { availableBalance, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
-import { CONDITIONS, isHighValueConsumo, typeRules, type ConditionInput } from "./ecf-rules.ts";
+import { CONDITIONS, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
 export { isRfceSummary } from "./rfce-threshold.ts";
 import { dayNumber, formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
@@ -98,14 +98,15 @@ export interface ValidationResult {
  * never throws. `__proto__` keys are left out and listed in `dropped` (as JSON pointers), so that
  * no later `obj[key] = value` can turn request data into a prototype.
  */
-function cloneJson(v: unknown, dropped: string[], path: Trail | null = null, depth = 0, seen = new Set<object>()): unknown {
+function cloneJson(v: unknown, dropped: string[], path: Trail | null = null, ancestors: object[] = []): unknown {
   if (v === null || typeof v !== "object") return typeof v === "function" || typeof v === "symbol" ? undefined : v;
-  if (depth > 64 || seen.has(v)) return undefined;
-  seen.add(v);
+  // The objects above this one (a document is a few levels deep: a scan beats a Set).
+  if (ancestors.length > 64 || ancestors.includes(v)) return undefined;
+  ancestors.push(v);
   try {
     if (Array.isArray(v)) {
       const out = new Array<unknown>(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i], dropped, trailTo(path, i), depth + 1, seen);
+      for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i], dropped, trailTo(path, i), ancestors);
       return out;
     }
     const out: Record<string, unknown> = {};
@@ -115,12 +116,12 @@ function cloneJson(v: unknown, dropped: string[], path: Trail | null = null, dep
         dropped.push(trailPointer(trailTo(path, k)));
         continue;
       }
-      const c = cloneJson((v as Record<string, unknown>)[k], dropped, trailTo(path, k), depth + 1, seen);
+      const c = cloneJson((v as Record<string, unknown>)[k], dropped, trailTo(path, k), ancestors);
       if (c !== undefined) out[k] = c;
     }
     return out;
   } finally {
-    seen.delete(v);
+    ancestors.pop();
   }
 }
 
@@ -655,7 +656,11 @@ interface PlannedField {
   arrayAfter: boolean[];
   /** For each depth, the path of the segments above it (the memo key of containersAt). */
   prefixes: string[];
+  tipo: TipoeCF;
 }
+
+/** The holder of an element of a repeated group (conditions on it see no siblings). */
+const EMPTY_HOLDER: JsonObject = Object.freeze({});
 
 /** Per type, only the fields that can produce a problem (codes 0 and 1, and 2 with a condition). */
 const plans = new Map<TipoeCF, PlannedField[]>();
@@ -669,7 +674,7 @@ function planFor(tipo: TipoeCF): PlannedField[] {
     const segments = path.split("/");
     const arrayAfter = segments.map((seg, i) => i > 0 && arrayChild(segments.slice(0, i).join("/")) === seg);
     const prefixes = segments.map((_, i) => segments.slice(0, i).join("/"));
-    plan.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter, prefixes });
+    plan.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter, prefixes, tipo });
   }
   plans.set(tipo, plan);
   return plan;
@@ -685,9 +690,9 @@ export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: D
     for (const f of containersAt(doc, field, depth, memo)) {
       if (field.arrayAfter[depth]) {
         if (!Array.isArray(f.node)) continue;
-        for (let i = 0; i < f.node.length; i++) judgeField(out, field, { doc, tipo, holder: {}, montoTotal }, f.node[i], f.trail, i);
+        for (let i = 0; i < f.node.length; i++) judgeField(out, field, doc, montoTotal, f.node[i], EMPTY_HOLDER, f.trail, i);
       } else if (isObject(f.node)) {
-        judgeField(out, field, { doc, tipo, holder: f.node, montoTotal }, f.node[seg], f.trail, seg);
+        judgeField(out, field, doc, montoTotal, f.node[seg], f.node, f.trail, seg);
       }
     }
   }
@@ -695,9 +700,8 @@ export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: D
 }
 
 /** One occurrence of a planned field (at `token` under `trail`) against its obligation code. */
-function judgeField(out: Problem[], field: PlannedField, at: ConditionInput, value: unknown, trail: Trail | null, token: string | number): void {
-  const { path, name, code } = field;
-  const { tipo } = at;
+function judgeField(out: Problem[], field: PlannedField, doc: JsonObject, montoTotal: Decimal, value: unknown, holder: JsonObject, trail: Trail | null, token: string | number): void {
+  const { path, name, code, tipo } = field;
   const present = isPresent(value);
   if (code === 0 && present) {
     out.push(problem(trailPointer(trailTo(trail, token)), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
@@ -705,7 +709,7 @@ function judgeField(out: Problem[], field: PlannedField, at: ConditionInput, val
     out.push(problem(trailPointer(trailTo(trail, token)), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
   } else if (code === 2 && !present) {
     const cond = CONDITIONS[path]!;
-    if (cond.applies(at)) {
+    if (cond.applies({ doc, tipo, holder, montoTotal })) {
       out.push(problem(trailPointer(trailTo(trail, token)), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
     }
   }

@@ -28,13 +28,17 @@ describe("parseDecimal", () => {
     [1e21, "1000000000000000000000"],
     [1.5e-7, "0.00000015"],
     ["9999999999999999.99", "9999999999999999.99"],
+    // 15 digits go through a double, 16 and more through the text: both exact.
+    ["999999999999.999", "999999999999.999"],
+    ["9007199254740993", "9007199254740993"],
+    ["-0012.50", "-12.50"],
   ] as const)("%j → %s", (input, text) => {
     const d = parseDecimal(input);
     expect(d).toBeDefined();
     expect(formatDecimal(d!)).toBe(text);
   });
 
-  it.each([[""], ["1,5"], [" 1"], ["abc"], [NaN], [Infinity], [null], [{}], [[]], ["."], ["1e5e5"], [true]])(
+  it.each([[""], ["1,5"], [" 1"], ["abc"], [NaN], [Infinity], [null], [{}], [[]], ["."], ["1e5e5"], [true], ["-"], ["+"], ["1.2.3"], ["１"], ["1 "], ["--1"]])(
     "rejects %j",
     (input) => {
       expect(parseDecimal(input)).toBeUndefined();

@@ -232,7 +232,7 @@ describe("totals beyond DGII's tolerance", () => {
   // A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).
   const offTotal = () =>
     issueRequest("31", {}, (d) => {
-      const cents = BigInt((makeEcf("31").Encabezado.Totales.MontoTotal as string).replace(".", "")) + 5000n;
+      const cents = BigInt(((makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal).replace(".", "")) + 5000n;
       d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
     });
 

@@ -58,6 +58,8 @@ export interface SyncReport {
   sent: number;
   rejected: number;
   pending: number;
+  /** Sent and answered En Proceso or Contingencia: DGII's verdict is still to come. */
+  unsettled: number;
   stoppedBy?: "retry" | "revoked";
 }
 
@@ -87,7 +89,7 @@ export function batches(entries: OutboxEntry[], limits = BATCH_LIMITS): OutboxEn
 export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgress: (p: SyncProgress) => void = () => {}, limits = BATCH_LIMITS): Promise<SyncReport> {
   const entries = await queued(db);
   const total = entries.length;
-  const report: SyncReport = { sent: 0, rejected: 0, pending: total };
+  const report: SyncReport = { sent: 0, rejected: 0, pending: total, unsettled: 0 };
   let done = 0;
   onProgress({ done, total });
   for (const batch of batches(entries, limits)) {
@@ -119,6 +121,7 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
           });
           if (rejected) report.rejected++;
           else report.sent++;
+          if (result.answer.estado === "En Proceso" || result.answer.estado === "Contingencia") report.unsettled++;
           report.pending--;
           break;
         }

@@ -13,7 +13,7 @@ import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncRe
 
 export const SYNC_INTERVAL_MS = 30_000;
 /**
- * After a round that uploaded receipts still unsettled (a backlog the server sends to DGII in the
+ * After a round whose uploads were answered En Proceso (a backlog the server sends to DGII in the
  * background), one more round this soon shows DGII's verdicts without waiting for the interval.
  */
 export const SETTLE_RECHECK_MS = 4_000;
@@ -85,7 +85,7 @@ export class SyncRunner {
         if (report.stoppedBy === "revoked") await this.revoked();
         else {
           const refreshed = await refreshInProcess(this.db, (encfs) => this.api.receiptStates(encfs)).catch(() => ({ changed: 0, unsettled: 0 }));
-          if (report.sent > 0 && refreshed.unsettled > 0 && this.recheckMs < this.intervalMs) {
+          if (report.unsettled > 0 && refreshed.unsettled > 0 && this.recheckMs < this.intervalMs) {
             clearTimeout(this.recheck);
             this.recheck = setTimeout(this.kick, this.recheckMs);
           }

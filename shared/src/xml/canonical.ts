@@ -51,12 +51,13 @@ function numericText(p: DecimalParts, minFrac: number): string {
   return (p.negative ? "-" : "") + (p.int === "" ? "0" : p.int) + (frac ? "." + frac : "");
 }
 
-function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Problem[]): unknown {
+/** A leaf at `token` under `up`: its trail is made only for a problem (most leaves have none). */
+function canonicalLeaf(v: unknown, el: ModelElement, up: Path, token: string | number, problems: Problem[]): unknown {
   let text: string;
   if (typeof v === "string") text = v;
   else if (typeof v === "number") {
     if (!Number.isFinite(v)) {
-      problems.push(formatProblem(path, el, String(v), "must be a finite number", "debe ser un número finito", jsonMappingRule("values are JSON numbers or strings")));
+      problems.push(formatProblem(trailTo(up, token), el, String(v), "must be a finite number", "debe ser un número finito", jsonMappingRule("values are JSON numbers or strings")));
       return v;
     }
     // A JSON number is read through its shortest round-trip text, never through arithmetic.
@@ -64,15 +65,15 @@ function canonicalLeaf(v: unknown, el: ModelElement, path: Path, problems: Probl
   } else return v; // Wrong JSON type: left for the structure check to report.
   const f = el.facets!;
   if (f.base !== "decimal" && f.base !== "integer") return text;
-  return canonicalNumber(text, el, path, problems);
+  return canonicalNumber(text, el, up, token, problems);
 }
 
-function canonicalNumber(text: string, el: ModelElement, path: Path, problems: Problem[]): string {
+function canonicalNumber(text: string, el: ModelElement, up: Path, token: string | number, problems: Problem[]): string {
   const f = el.facets!;
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
   if (!p) {
-    problems.push(formatProblem(path, el, text, "is not a plain decimal number (no exponent, no thousands separators)", "no es un número decimal simple (sin exponente ni separador de miles)", `xsd:${f.base}`));
+    problems.push(formatProblem(trailTo(up, token), el, text, "is not a plain decimal number (no exponent, no thousands separators)", "no es un número decimal simple (sin exponente ni separador de miles)", `xsd:${f.base}`));
     return text;
   }
   if (f.enumeration) {
@@ -81,7 +82,7 @@ function canonicalNumber(text: string, el: ModelElement, path: Path, problems: P
   }
   if (f.base === "integer") {
     if (p.frac.replace(/0+$/, "") !== "") {
-      problems.push(formatProblem(path, el, text, "must be a whole number", "debe ser un número entero", "xsd:integer"));
+      problems.push(formatProblem(trailTo(up, token), el, text, "must be a whole number", "debe ser un número entero", "xsd:integer"));
       return text;
     }
     return numericText({ ...p, frac: "" }, 0);
@@ -93,7 +94,7 @@ function canonicalNumber(text: string, el: ModelElement, path: Path, problems: P
     // Trailing zeros beyond the maximum are just spelling ("1.500" for 2 places); other digits are data.
     const sig = p.frac.replace(/0+$/, "");
     if (sig.length > maxFrac) {
-      problems.push(formatProblem(path, el, text, `has more than ${maxFrac} decimal places (values are never rounded here)`, `tiene más de ${maxFrac} decimales (los valores no se redondean)`, "xsd:fractionDigits"));
+      problems.push(formatProblem(trailTo(up, token), el, text, `has more than ${maxFrac} decimal places (values are never rounded here)`, `tiene más de ${maxFrac} decimales (los valores no se redondean)`, "xsd:fractionDigits"));
       return text;
     }
     return numericText({ ...p, frac: sig }, minFrac);
@@ -110,7 +111,7 @@ function isEmpty(v: unknown): boolean {
 }
 
 function canonicalOne(v: unknown, el: ModelElement, path: Path, problems: Problem[]): unknown {
-  if (el.shape === "leaf") return canonicalLeaf(v, el, path, problems);
+  if (el.shape === "leaf") return canonicalLeaf(v, el, path?.up ?? null, path?.token ?? "", problems);
   if (el.shape === "array") {
     if (!Array.isArray(v)) return v;
     const item = el.item!;
@@ -155,17 +156,19 @@ function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: P
     const child = el.children![i]!;
     const v = obj[child.name];
     if (isEmpty(v)) continue;
-    const p = trailTo(path, child.name);
     let c: unknown;
     if (child.repeated && child.shape !== "array" && Array.isArray(v)) {
+      const p = trailTo(path, child.name);
       const parts: unknown[] = [];
       for (let j = 0; j < v.length; j++) {
         const part = isEmpty(v[j]) ? undefined : canonicalOne(v[j], child, trailTo(p, j), problems);
         if (!isEmpty(part)) parts.push(part);
       }
       c = parts.length === 1 ? parts[0] : parts;
+    } else if (child.shape === "leaf") {
+      c = canonicalLeaf(v, child, path, child.name, problems);
     } else {
-      c = canonicalOne(v, child, p, problems);
+      c = canonicalOne(v, child, trailTo(path, child.name), problems);
     }
     if (!isEmpty(c)) out[child.name] = c;
   }

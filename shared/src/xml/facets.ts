@@ -3,6 +3,7 @@
  * numbers, XSD regex semantics for patterns), plus the calendar checks the patterns cannot
  * express (31-02-2025, 24:00:00). Exact decimal arithmetic on the text: no floats anywhere.
  */
+import { splitPlainDecimal } from "../money.ts";
 import type { RawFacets } from "./model-types.ts";
 
 export interface FacetViolation {
@@ -24,20 +25,20 @@ export interface DecimalParts {
   frac: string;
 }
 
-const DECIMAL_RE = /^([+-])?(\d*)(?:\.(\d*))?$/;
-
 /** Parses the xs:decimal lexical form; undefined if it is not one (exponents are not). */
 export function parseXsdDecimal(text: string): DecimalParts | undefined {
-  const m = DECIMAL_RE.exec(text);
-  if (!m) return undefined;
-  const int = m[2] ?? "";
-  const frac = m[3] ?? "";
-  if (int === "" && frac === "") return undefined;
-  return { negative: m[1] === "-", int: int.replace(/^0+/, ""), frac };
+  const plain = splitPlainDecimal(text);
+  if (!plain) return undefined;
+  const [negative, int, frac] = plain;
+  let zeros = 0;
+  while (zeros < int.length && int.charCodeAt(zeros) === 48) zeros++;
+  return { negative, int: zeros ? int.slice(zeros) : int, frac };
 }
 
 function significantFrac(p: DecimalParts): string {
-  return p.frac.replace(/0+$/, "");
+  let end = p.frac.length;
+  while (end > 0 && p.frac.charCodeAt(end - 1) === 48) end--;
+  return end === p.frac.length ? p.frac : p.frac.slice(0, end);
 }
 
 function isZero(p: DecimalParts): boolean {
@@ -215,11 +216,16 @@ interface Compiled {
   bounds: readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string][];
 }
 
-const compiledFacets = new WeakMap<RawFacets, Compiled>();
+/**
+ * Each simple type's compiled form rides on the facets object itself, under a symbol: read for
+ * every leaf of every document, a property is cheaper than a WeakMap lookup.
+ */
+const COMPILED = Symbol("compiled facets");
+type WithCompiled = RawFacets & { [COMPILED]?: Compiled };
 
 function compile(f: RawFacets): Compiled {
-  let c = compiledFacets.get(f);
-  if (c) return c;
+  const cached = (f as WithCompiled)[COMPILED];
+  if (cached) return cached;
   const numeric = isNumericBase(f.base);
   const bounds: Compiled["bounds"][number][] = [];
   for (const key of ["minInclusive", "minExclusive", "maxInclusive", "maxExclusive"] as const) {
@@ -237,7 +243,7 @@ function compile(f: RawFacets): Compiled {
   }
   const regexes = f.patterns?.length ? f.patterns.map(xsdPatternToRegExp) : undefined;
   const dk = dateKindOf(f);
-  c = {
+  const c: Compiled = {
     numeric,
     ...(!numeric && f.enumeration ? { stringEnum: new Set(f.enumeration) } : {}),
     ...(numericEnum ? { numericEnum } : {}),
@@ -245,7 +251,7 @@ function compile(f: RawFacets): Compiled {
     ...(dk ? { dateKind: dk } : {}),
     bounds,
   };
-  compiledFacets.set(f, c);
+  Object.defineProperty(f, COMPILED, { value: c, enumerable: false });
   return c;
 }
 

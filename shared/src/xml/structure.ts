@@ -45,18 +45,19 @@ function tooMany(path: Path, el: ModelElement, count: number): Problem {
   };
 }
 
-function checkLeaf(v: unknown, el: ModelElement, path: Path, out: Problem[]): void {
+/** A leaf at `token` under `up`: its trail is made only for a problem (most leaves have none). */
+function checkLeaf(v: unknown, el: ModelElement, up: Path, token: string | number, out: Problem[]): void {
   let text: string;
   if (typeof v === "string") text = v;
   else if (typeof v === "number" && Number.isFinite(v)) text = String(v);
   else {
-    out.push(typeProblem(path, el, v));
+    out.push(typeProblem(trailTo(up, token), el, v));
     return;
   }
   const bad = checkFacets(text, el.facets!);
   if (bad) {
     out.push({
-      path: trailPointer(path),
+      path: trailPointer(trailTo(up, token)),
       code: "invalid_format",
       message: `${el.name} ${bad.message}`,
       messageEs: `${el.name} ${bad.messageEs}`,
@@ -70,7 +71,7 @@ function checkLeaf(v: unknown, el: ModelElement, path: Path, out: Problem[]): vo
 function checkOne(v: unknown, el: ModelElement, path: Path, out: Problem[]): void {
   switch (el.shape) {
     case "leaf":
-      checkLeaf(v, el, path, out);
+      checkLeaf(v, el, path?.up ?? null, path?.token ?? "", out);
       return;
     case "object":
       if (!isPlainObject(v)) out.push(typeProblem(path, el, v));
@@ -101,10 +102,9 @@ function checkObject(obj: Record<string, unknown>, el: ModelElement, path: Path,
   for (const key in obj) {
     const v = obj[key];
     const child = el.childByName!.get(key);
-    const p = trailTo(path, key);
     if (!child) {
       out.push({
-        path: trailPointer(p),
+        path: trailPointer(trailTo(path, key)),
         code: "unknown_field",
         message: `${key} is not an element of ${el.name}`,
         messageEs: `${key} no es un elemento de ${el.name}`,
@@ -115,10 +115,13 @@ function checkObject(obj: Record<string, unknown>, el: ModelElement, path: Path,
     }
     if (isAbsent(v)) continue;
     if (child.repeated && child.shape !== "array" && Array.isArray(v)) {
+      const p = trailTo(path, key);
       if (v.length > child.maxOccurs) out.push(tooMany(p, child, v.length));
       for (let i = 0; i < v.length; i++) checkOne(v[i], child, trailTo(p, i), out);
+    } else if (child.shape === "leaf") {
+      checkLeaf(v, child, path, key, out);
     } else {
-      checkOne(v, child, p, out);
+      checkOne(v, child, trailTo(path, key), out);
     }
   }
 }
