@@ -197,10 +197,16 @@ describe("GET /company/me", () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 50 });
     const res = await me(token);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(
-      ["id", "name", "registryNumber", "isActive", "dgiiServer", "invoicesCountCurrentMonth", "invoiceLimitPerMonth", "signatureName", "signatureExpirationDate", "warnings"].sort(),
-    );
-    expect(body).toMatchObject({ id: company.id, name: "Prueba SRL", registryNumber: company.rnc, isActive: true, dgiiServer: "testecf", invoicesCountCurrentMonth: 0, invoiceLimitPerMonth: 50, signatureName: null, signatureExpirationDate: null });
+    const current = ["id", "legalName", "rnc", "isActive", "dgiiEnvironment", "totalsPolicy", "invoicesCountCurrentMonth", "invoiceLimitPerMonth", "certificateFileName", "certificateNotAfter", "warnings"];
+    // API 1.7's names stay for one minor version, deprecated, with the same values.
+    const deprecated = ["name", "registryNumber", "dgiiServer", "signatureName", "signatureExpirationDate"];
+    expect(Object.keys(body).sort()).toEqual([...current, ...deprecated].sort());
+    expect(body).toMatchObject({ id: company.id, legalName: "Prueba SRL", rnc: company.rnc, isActive: true, dgiiEnvironment: "testecf", totalsPolicy: "strict", invoicesCountCurrentMonth: 0, invoiceLimitPerMonth: 50, certificateFileName: null, certificateNotAfter: null });
+    expect(body).toMatchObject({ name: body.legalName, registryNumber: body.rnc, dgiiServer: body.dgiiEnvironment, signatureName: null, signatureExpirationDate: null });
+    // The same names as the administration API's view of the issuer.
+    const adminView = await admin<Record<string, unknown>>("GET", `/admin/companies?rnc=${company.rnc}`);
+    const listed = (adminView.companies as Record<string, unknown>[])[0]!;
+    for (const key of ["legalName", "rnc", "dgiiEnvironment", "totalsPolicy", "invoiceLimitPerMonth", "isActive", "certificateNotAfter"]) expect(body[key], key).toEqual(listed[key]);
     expect((body.warnings as { code: string }[]).map((w) => w.code)).toEqual(["certificate_missing"]);
   });
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { drMonth, TIPOS_ECF } from "@ecf/shared";
+import { drMonth, TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
@@ -18,18 +18,27 @@ const QUOTA_WARNING_TENTHS = 9;
 
 const Warning = z.object({ code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]), message: z.string() });
 
+/** A field of API 1.7's vocabulary, kept for one minor version beside the name that replaced it. */
+const deprecated = <T extends z.ZodType>(schema: T, replacement: string) => schema.openapi({ deprecated: true, description: `Deprecated since 1.8.0: use \`${replacement}\`.` });
+
 const CompanyProfile = z
   .object({
     id: z.string(),
-    name: z.string(),
-    registryNumber: z.string().openapi({ description: "RNC or cédula" }),
+    legalName: z.string().openapi({ description: "RazonSocialEmisor" }),
+    rnc: z.string().openapi({ description: "RNCEmisor: RNC or cédula" }),
     isActive: z.boolean(),
-    dgiiServer: z.enum(["testecf", "certecf", "ecf"]),
+    dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]),
+    totalsPolicy: z.enum(TOTALS_POLICIES).openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
     invoicesCountCurrentMonth: z.number().int(),
     invoiceLimitPerMonth: z.number().int(),
-    signatureName: z.string().nullable(),
-    signatureExpirationDate: z.string().nullable().openapi({ description: "ISO 8601, or null without a certificate" }),
+    certificateFileName: z.string().nullable(),
+    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
     warnings: z.array(Warning),
+    name: deprecated(z.string(), "legalName"),
+    registryNumber: deprecated(z.string(), "rnc"),
+    dgiiServer: deprecated(z.enum(["testecf", "certecf", "ecf"]), "dgiiEnvironment"),
+    signatureName: deprecated(z.string().nullable(), "certificateFileName"),
+    signatureExpirationDate: deprecated(z.string().nullable(), "certificateNotAfter"),
   })
   .openapi("CompanyProfile");
 
@@ -112,14 +121,15 @@ companyRoutes.openapi(
     return c.json(
       {
         id: company.id,
-        name: company.legalName,
-        registryNumber: company.rnc,
+        legalName: company.legalName,
+        rnc: company.rnc,
         isActive: company.isActive,
-        dgiiServer: company.dgiiEnvironment,
+        dgiiEnvironment: company.dgiiEnvironment,
+        totalsPolicy: company.totalsPolicy,
         invoicesCountCurrentMonth: used,
         invoiceLimitPerMonth: company.invoiceLimitPerMonth,
-        signatureName: company.certificateFileName ?? null,
-        signatureExpirationDate: company.certificateNotAfter ?? null,
+        certificateFileName: company.certificateFileName ?? null,
+        certificateNotAfter: company.certificateNotAfter ?? null,
         warnings: [
           ...profileWarnings(company, used, now),
           ...(await disabledEndpointsOf(c.env, company.id)).map((e) => ({
@@ -127,6 +137,11 @@ companyRoutes.openapi(
             message: `Webhook ${e.id} (${e.url}) was disabled on ${e.disabledAt}: ${e.disabledReason ?? "deliveries failed"}. Register it again to resume.`,
           })),
         ],
+        name: company.legalName,
+        registryNumber: company.rnc,
+        dgiiServer: company.dgiiEnvironment,
+        signatureName: company.certificateFileName ?? null,
+        signatureExpirationDate: company.certificateNotAfter ?? null,
       },
       200,
     );
