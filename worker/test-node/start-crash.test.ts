@@ -15,7 +15,7 @@ import { commandOf, descendants } from "./support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const state = mkdtempSync(join(tmpdir(), "ecf-start-crash-"));
-const FINAL = new Set(["accepted", "conditional", "rejected"]);
+const FINAL = new Set(["Aceptado", "Aceptado Condicional", "Rechazado"]);
 let start: ChildProcess | undefined;
 let output = "";
 

@@ -76,7 +76,7 @@ describe("GET /reports/encf", () => {
     expect(first.total).toBe(filtered.length);
     const some = await pageAll(token, "/reports/encf?desde=2025-01-10&hasta=2025-02-05", 333);
     expect(some.seen.map((r) => r.encf)).toEqual(filtered.map((r) => r.encf));
-    expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "accepted" });
+    expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "Aceptado", status: "accepted" });
   });
 
   it("neither repeats nor skips rows that existed when paging began, while new rows arrive", async () => {
@@ -113,8 +113,8 @@ describe("GET /reports/encf", () => {
       expect(res.headers.get("x-total-count")).toBe("3");
       const text = await res.text();
       const [header] = text.split("\r\n");
-      expect(header).toBe("encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado,origen");
-      expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,accepted`);
+      expect(header).toBe("encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado,origen,status");
+      expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,Aceptado,`);
       expect(text).toContain(`,'=HYPERLINK(1),`);
       expect(text).not.toContain(encfOf(3));
       const link = res.headers.get("link")!;
@@ -135,7 +135,14 @@ describe("GET /reports/encf", () => {
 
   it.each([
     ["desde=2025-02-30", "/query/desde"],
-    ["desde=01-04-2025", "/query/desde"],
+    ["desde=2025/04/01", "/query/desde"],
+    ["Hasta=31-04-2025", "/query/Hasta"],
+    ["desde=01-05-2025&Hasta=2025-04-01", "/query/hasta"],
+    ["tipoeCF=30", "/query/tipoeCF"],
+    ["estado=accepted", "/query/estado"],
+    ["rncComprador=12345", "/query/rncComprador"],
+    ["encfPrefix=B01", "/query/encfPrefix"],
+    ["rncEmisor=131880738", "/query/rncEmisor"],
     ["hasta=2025-13-01", "/query/hasta"],
     ["desde=2025-05-01&hasta=2025-04-01", "/query/hasta"],
     ["pageSize=0", "/query/pageSize"],
@@ -151,6 +158,59 @@ describe("GET /reports/encf", () => {
     const body = (await res.json()) as { code: string; errors: { path: string }[] };
     expect(body.code).toBe("validation_failed");
     expect(body.errors.map((e) => e.path)).toEqual([path]);
+  });
+});
+
+describe("GET /reports/encf filters", () => {
+  it("by buyer RNC, type, state as DGII spells it and e-NCF prefix, with dates as DGII writes them too", async () => {
+    const { company, token } = await companyWithToken();
+    // [e-NCF, date, buyer, status, track id]: every state the ledger knows.
+    const rows: [string, string, string, string, string | null][] = [
+      ["E310000000001", "2025-04-01", "131880738", "accepted", "t1"],
+      ["E310000000002", "2025-04-02", "101000011", "conditional", "t2"],
+      ["E310000000003", "2025-04-03", "131880738", "rejected", "t3"],
+      ["E320000000001", "2025-04-04", "101000011", "in_process", "t4"],
+      ["E320000000002", "2025-04-05", "131880738", "signed", "t5"],
+      ["E320000000003", "2025-04-06", "131880738", "signed", null],
+      ["E340000000001", "2025-05-07", "131880738", "contingency", null],
+      ["E340000000002", "2025-05-08", "101000011", "voided", null],
+    ];
+    await insertIntoMonths(
+      company.id,
+      "INSERT INTO receipts (id, company_id, encf, issue_date, rnc_comprador, status, track_id, tipo_ecf, razon_social_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path)",
+      "(?, ?, ?, ?, ?, ?, ?, ?, 'Cliente SRL', '1180.00', '180.00', 'AbC123', '01-04-2025 10:15:00', 'https://ecf.dgii.gov.do/x', 'k', 'x', 'y', 'ecf')",
+      8,
+      rows.map(([encf, date, rnc, status, trackId]) => [crypto.randomUUID(), company.id, encf, date, rnc, status, trackId, encf.slice(1, 3)]),
+      (row) => monthOfValue(row[3]!),
+    );
+    await registerInIssuer(company.id, { receipts: rows.map(([encf, date]) => ({ tipoeCF: encf.slice(1, 3), number: Number(encf.slice(3)), month: date.slice(0, 7) })) });
+    const encfs = async (query: string) => (await getPage(token, `/reports/encf?${query}`)).items.map((r) => r.encf);
+
+    // Each state reads as DGII spells it: a receipt recorded but not sent is Contingencia until it is.
+    const all = await getPage(token, "/reports/encf");
+    expect(Object.fromEntries(all.items.map((r) => [r.encf, r.estado]))).toEqual({
+      E310000000001: "Aceptado",
+      E310000000002: "Aceptado Condicional",
+      E310000000003: "Rechazado",
+      E320000000001: "En Proceso",
+      E320000000002: "En Proceso",
+      E320000000003: "Contingencia",
+      E340000000001: "Contingencia",
+      E340000000002: "Anulado",
+    });
+    for (const estado of ["Aceptado", "Aceptado Condicional", "Rechazado", "En Proceso", "Contingencia", "Anulado"]) {
+      expect(await encfs(`estado=${encodeURIComponent(estado)}`), estado).toEqual(all.items.filter((r) => r.estado === estado).map((r) => r.encf));
+    }
+    expect(await encfs("rncComprador=101000011")).toEqual(["E310000000002", "E320000000001", "E340000000002"]);
+    expect(await encfs("tipoeCF=32")).toEqual(["E320000000001", "E320000000002", "E320000000003"]);
+    expect(await encfs("encfPrefix=E3100000000")).toEqual(["E310000000001", "E310000000002", "E310000000003"]);
+    expect(await encfs("encfPrefix=E34&rncComprador=131880738")).toEqual(["E340000000001"]);
+    // DGII's names and dd-MM-yyyy, alone or mixed with ISO dates: the same range.
+    const april = ["E310000000001", "E310000000002", "E310000000003", "E320000000001", "E320000000002", "E320000000003"];
+    expect(await encfs("Desde=01-04-2025&Hasta=30-04-2025")).toEqual(april);
+    expect(await encfs("desde=2025-04-02&Hasta=03-04-2025")).toEqual(["E310000000002", "E310000000003"]);
+    const counted = await getPage(token, "/reports/encf?tipoeCF=31&estado=Rechazado");
+    expect(counted.total).toBe(1);
   });
 });
 

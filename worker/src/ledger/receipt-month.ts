@@ -13,7 +13,7 @@ import * as monthTables from "./month-tables.ts";
 import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
 import { encfOf } from "./numbering.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
-import { REPORT_SPECS, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
+import { ESTADO_SQL, REPORT_SPECS, type ReportFilter, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
 import * as monthly from "./monthly-rows.ts";
 import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
@@ -454,6 +454,13 @@ export class ReceiptMonth extends DurableObject<Env> {
     const filter: SQL[] = [sql`1 = 1`];
     if (query.from !== undefined) filter.push(sql`${sort} >= ${query.from}`);
     if (query.until !== undefined) filter.push(sql`${sort} < ${query.until}`);
+    for (const [name, value] of Object.entries(query.filters ?? {}) as [ReportFilter, string][]) {
+      const by = spec.filters[name];
+      if (!by || value === undefined) continue;
+      if (by.kind === "estado") filter.push(sql.raw(Object.hasOwn(ESTADO_SQL, value) ? ESTADO_SQL[value]! : "0 = 1"));
+      else if (by.kind === "equals") filter.push(sql`${sql.raw(by.column)} = ${value}`);
+      else filter.push(sql`substr(${sql.raw(by.column)}, 1, ${value.length}) = ${value}`);
+    }
     const page = [...filter];
     if (query.after) page.push(sql`(${sort} > ${query.after[0]} OR (${sort} = ${query.after[0]} AND ${tie} > ${query.after[1]}))`);
     const columns = sql.raw(

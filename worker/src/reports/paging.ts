@@ -2,6 +2,7 @@
 // and the cursor is the last key seen, so pages never repeat or skip rows even while new rows
 // arrive. The cursor is opaque to clients (base64url JSON) and bound to its report.
 import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ESTADO_SQL, REPORT_FILTERS, REPORT_SPECS, type ReportFilter, type ReportName } from "./specs.ts";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -13,9 +14,14 @@ export interface ReportQuery {
   /** The last (sort key, tie-break) of the previous page. */
   after?: [string, string | number];
   format: "json" | "csv";
+  filters: Partial<Record<ReportFilter, string>>;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DGII_DATE = /^(\d{2})-(\d{2})-(\d{4})$/;
+
+/** A date as ISO (yyyy-MM-dd) or as DGII writes it (dd-MM-yyyy), to ISO; anything else as given. */
+const isoDateOf = (value: string) => value.replace(DGII_DATE, "$3-$2-$1");
 
 function isCalendarDate(value: string): boolean {
   if (!DATE.test(value)) return false;
@@ -52,15 +58,36 @@ function decodeCursor(report: string, cursor: string): [string, string | number]
   }
 }
 
-/** Reads and validates desde, hasta, pageSize, cursor and format; every problem points into the query. */
-export function readReportQuery(report: string, query: Record<string, string | undefined>, accept: string | undefined): ReportQuery {
+/**
+ * Reads and validates the dates (`desde`/`hasta`, or `Desde`/`Hasta` as DGII's services name them;
+ * yyyy-MM-dd or dd-MM-yyyy), the report's filters, pageSize, cursor and format; every problem
+ * points into the query.
+ */
+export function readReportQuery(report: ReportName, query: Record<string, string | undefined>, accept: string | undefined): ReportQuery {
   const errors: ProblemItem[] = [];
-  const { desde, hasta, cursor } = query;
-  for (const [name, value] of [["desde", desde], ["hasta", hasta]] as const) {
-    if (value !== undefined && !isCalendarDate(value)) errors.push({ path: `/query/${name}`, code: "invalid_date", message: `${name} must be a calendar date, yyyy-MM-dd.` });
+  const { cursor } = query;
+  const dates: { desde?: string; hasta?: string } = {};
+  for (const name of ["desde", "hasta"] as const) {
+    const capitalized = name === "desde" ? "Desde" : "Hasta";
+    const given = query[name] ?? query[capitalized];
+    if (given === undefined) continue;
+    const iso = isoDateOf(given);
+    if (isCalendarDate(iso)) dates[name] = iso;
+    else errors.push({ path: `/query/${query[name] !== undefined ? name : capitalized}`, code: "invalid_date", message: `${name} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.` });
   }
-  if (desde && hasta && isCalendarDate(desde) && isCalendarDate(hasta) && desde > hasta) {
+  const { desde, hasta } = dates;
+  if (desde && hasta && desde > hasta) {
     errors.push({ path: "/query/hasta", code: "range_inverted", message: "hasta must not be before desde." });
+  }
+  const filters: Partial<Record<ReportFilter, string>> = {};
+  for (const name of REPORT_FILTERS) {
+    const value = query[name];
+    if (value === undefined) continue;
+    const spec = REPORT_SPECS[report].filters[name];
+    if (!spec) errors.push({ path: `/query/${name}`, code: "unknown_filter", message: `The ${report} report has no ${name} filter.` });
+    else if (spec.kind === "estado" ? !Object.hasOwn(ESTADO_SQL, value) : !spec.pattern.test(value)) {
+      errors.push({ path: `/query/${name}`, code: "invalid_value", message: `${name} must be ${spec.hint}.` });
+    } else filters[name] = value;
   }
   let pageSize = DEFAULT_PAGE_SIZE;
   if (query.pageSize !== undefined) {
@@ -77,5 +104,5 @@ export function readReportQuery(report: string, query: Record<string, string | u
   const format = query.format ?? (/text\/csv/i.test(accept ?? "") ? "csv" : "json");
   if (format !== "json" && format !== "csv") errors.push({ path: "/query/format", code: "invalid", message: "format must be json or csv." });
   if (errors.length) throw new ApiProblem("validation_failed", { detail: "The report query is not valid.", errors });
-  return { desde, hasta, pageSize, after, format: format as "json" | "csv" };
+  return { desde, hasta, pageSize, after, format: format as "json" | "csv", filters };
 }

@@ -42,7 +42,7 @@ export async function readReport(env: Env, name: ReportName, companyId: string, 
   const months = await issuerLedger(env, companyId).months(from?.slice(0, 7), until?.slice(0, 7));
   // One row more than the page tells whether there is a next page without a second query.
   const slices = await Promise.all(
-    months.map((month) => receiptMonth(env, companyId, month).reportSlice(name, { from, until, after: query.after, limit: query.pageSize + 1 })),
+    months.map((month) => receiptMonth(env, companyId, month).reportSlice(name, { from, until, filters: query.filters, after: query.after, limit: query.pageSize + 1 })),
   );
   const sortOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.sortColumn)!;
   const tieOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.tieColumn)!;

@@ -14,12 +14,45 @@ export interface ReportSpec {
   tieColumn: string;
   /** How desde/hasta (local calendar dates) bound the sort column. */
   dateBounds: "date" | "timestamp";
+  /** Query parameter → what it filters (constants only: the value is always a bound parameter). */
+  filters: Partial<Record<ReportFilter, ReportFilterSpec>>;
 }
+
+/** The filters a report may take, by query parameter. */
+export const REPORT_FILTERS = ["rncComprador", "rncEmisor", "tipoeCF", "estado", "encfPrefix"] as const;
+export type ReportFilter = (typeof REPORT_FILTERS)[number];
+
+export type ReportFilterSpec =
+  | { kind: "equals"; column: string; pattern: RegExp; hint: string }
+  | { kind: "prefix"; column: string; pattern: RegExp; hint: string }
+  | { kind: "estado"; hint: string };
+
+/**
+ * A receipt's state as DGII spells it, from its status and whether DGII gave it a track id (a
+ * receipt recorded but not yet sent is "Contingencia" until it is; see issuing/estado.ts).
+ */
+export const ESTADO_SQL: Record<string, string> = {
+  Aceptado: "status = 'accepted'",
+  "Aceptado Condicional": "status = 'conditional'",
+  Rechazado: "status = 'rejected'",
+  "En Proceso": "(status = 'in_process' OR (status = 'signed' AND track_id IS NOT NULL))",
+  Contingencia: "(status = 'contingency' OR (status = 'signed' AND track_id IS NULL))",
+  Anulado: "status = 'voided'",
+};
+const ESTADO_COLUMN = `CASE ${Object.entries(ESTADO_SQL)
+  .map(([estado, condition]) => `WHEN ${condition} THEN '${estado}'`)
+  .join(" ")} END`;
+
+const RNC = /^(\d{9}|\d{11})$/;
+const TIPO = /^(31|32|33|34|41|43|44|45|46|47)$/;
+const ENCF_PREFIX = /^E\d{0,12}$/;
 
 /** What one month object is asked for: bounds of the sort column, the cursor, the row count. */
 export interface ReportSliceQuery {
   from?: string;
   until?: string;
+  /** Validated filter values by query parameter (the spec says what each filters). */
+  filters?: Partial<Record<ReportFilter, string>>;
   after?: [string, string | number];
   limit: number;
 }
@@ -41,7 +74,7 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       razonSocialComprador: "razon_social_comprador",
       montoTotal: "monto_total",
       totalITBIS: "total_itbis",
-      estado: "status",
+      estado: ESTADO_COLUMN,
       dgiiCodigo: "dgii_codigo",
       trackId: "track_id",
       codigoSeguridad: "security_code",
@@ -51,10 +84,18 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       aprobacionComercial: "approval_status",
       creado: "created_at",
       origen: "source",
+      // API 1.7's value of estado ("accepted", "in_process"…): deprecated, removed in 1.9.0.
+      status: "status",
     },
     sortColumn: "issue_date",
     tieColumn: "encf",
     dateBounds: "date",
+    filters: {
+      rncComprador: { kind: "equals", column: "rnc_comprador", pattern: RNC, hint: "an RNC (9 digits) or cédula (11)" },
+      tipoeCF: { kind: "equals", column: "tipo_ecf", pattern: TIPO, hint: "one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47" },
+      estado: { kind: "estado", hint: `one of ${Object.keys(ESTADO_SQL).join(", ")}` },
+      encfPrefix: { kind: "prefix", column: "encf", pattern: ENCF_PREFIX, hint: "the start of an e-NCF, e.g. E31 or E3100000001" },
+    },
   },
   compras: {
     table: "purchases",
@@ -78,6 +119,11 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
     sortColumn: "issue_date",
     tieColumn: "id",
     dateBounds: "date",
+    filters: {
+      rncEmisor: { kind: "equals", column: "rnc_emisor", pattern: RNC, hint: "an RNC (9 digits) or cédula (11)" },
+      tipoeCF: { kind: "equals", column: "tipo_ecf", pattern: TIPO, hint: "one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47" },
+      encfPrefix: { kind: "prefix", column: "encf", pattern: ENCF_PREFIX, hint: "the start of an e-NCF, e.g. E31 or E3100000001" },
+    },
   },
   errores: {
     table: "audit_log",
@@ -85,5 +131,6 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
     sortColumn: "created_at",
     tieColumn: "id",
     dateBounds: "timestamp",
+    filters: {},
   },
 };

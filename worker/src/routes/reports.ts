@@ -9,6 +9,7 @@ import { newRouter } from "../http/router.ts";
 import { toCsv } from "../reports/csv.ts";
 import { MAX_PAGE_SIZE, readReportQuery } from "../reports/paging.ts";
 import { readReport, REPORTS, type ReportName } from "../reports/reports.ts";
+import { ESTADO_SQL } from "../reports/specs.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { COLUMNS_606 } from "../reports/dgii-606.ts";
@@ -19,8 +20,15 @@ import { read606, read607, read608 } from "../reports/monthly-formats.ts";
 
 // Loose on purpose: readReportQuery validates and reports each problem with a /query/... pointer.
 const ReportQuerySchema = z.object({
-  desde: z.string().optional().openapi({ description: "From this date (yyyy-MM-dd, inclusive)", example: "2025-04-01" }),
-  hasta: z.string().optional().openapi({ description: "To this date (yyyy-MM-dd, inclusive)", example: "2025-04-30" }),
+  desde: z.string().optional().openapi({ description: "From this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`, DGII's name)", example: "2025-04-01" }),
+  hasta: z.string().optional().openapi({ description: "To this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`)", example: "30-04-2025" }),
+  Desde: z.string().optional().openapi({ description: "desde, as DGII's services name it" }),
+  Hasta: z.string().optional().openapi({ description: "hasta, as DGII's services name it" }),
+  rncComprador: z.string().optional().openapi({ description: "encf only: the buyer's RNC or cédula" }),
+  rncEmisor: z.string().optional().openapi({ description: "compras only: the supplier's RNC or cédula" }),
+  tipoeCF: z.string().optional().openapi({ description: "encf and compras: the e-CF type (31…47)", example: "31" }),
+  estado: z.string().optional().openapi({ description: `encf only: the receipt's state as DGII spells it (${Object.keys(ESTADO_SQL).join(", ")})`, example: "Aceptado" }),
+  encfPrefix: z.string().optional().openapi({ description: "encf and compras: e-NCF starting with this, e.g. E32 or E3200000001", example: "E31" }),
   pageSize: z.string().optional().openapi({ description: `Rows per page, 1 to ${MAX_PAGE_SIZE} (default 100)` }),
   cursor: z.string().optional().openapi({ description: "nextCursor of the previous page" }),
   format: z.string().optional().openapi({ description: "json (default) or csv; Accept: text/csv also selects CSV" }),
@@ -73,7 +81,7 @@ for (const name of ["encf", "compras", "errores"] as const) {
           description: "One page, in a stable order; CSV carries the next page in Link and X-Next-Cursor",
           content: { "application/json": { schema: ReportPageSchema }, "text/csv": { schema: z.string() } },
         },
-        400: problemSchema("Invalid dates, page size, cursor or format"),
+        400: problemSchema("Invalid dates, filters, page size, cursor or format"),
       },
     }),
     // The CSV branch returns a plain body, which the typed route cannot describe.
