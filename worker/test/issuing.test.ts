@@ -8,7 +8,7 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
-import { auditRows, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { auditRows, holdReceipt, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
@@ -214,13 +214,15 @@ describe("contingency", () => {
     const { company, token } = await issuer();
     await setFault({ mode: "down" });
     const { body } = await issue(token, issueRequest("31"));
+    // Held while the crash is staged: the month object's own alarm would otherwise send it as soon as DGII is back.
+    await holdReceipt(company.id, body.encf);
     await clearFaults();
     // What a crashed worker leaves: the document reached DGII, the track id was never recorded.
     const row = (await receiptRow(company.id, body.encf))!;
     const signed = await (await env.ARCHIVE.get(row.xmlKey))!.text();
     const owner = (await companyRow(company.id))!;
     await dgiiClientFor(env, owner, await signerFor(env, owner)).sendEcf(signed, row.encf);
-    await updateReceiptRow(company.id, row.encf, "send_attempts = 1, track_id = NULL, status = 'signed'");
+    await updateReceiptRow(company.id, row.encf, "send_attempts = 1, track_id = NULL, status = 'signed', claimed_until = NULL");
 
     await retryUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
