@@ -81,7 +81,8 @@ async function issueMany(workerUrl: string, clients: Client[], total: number) {
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
-      while (next < total) samples.push(await issue(workerUrl, client, next++).catch((error: Error) => ({ client, ms: 0, status: 0, estado: "", encf: "", phases: {}, problem: error.message })));
+      while (next < total)
+        samples.push(await issue(workerUrl, client, next++).catch((error: Error) => ({ client, ms: 0, status: 0, estado: "", encf: "", phases: {}, problem: error.message })));
     }),
   );
   return { samples, wallMs: performance.now() - started };
@@ -150,7 +151,11 @@ try {
       );
       const clients: Client[] = [];
       for (let c = 0; c < (i === 0 ? 1 : CLIENTS_PER_ISSUER); c++) {
-        const login = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) });
+        const login = await fetch(`${stack.workerUrl}/login`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }),
+        });
         if (!login.ok) throw new Error(`login for ${rnc}: HTTP ${login.status}`);
         clients.push({ rnc, token: ((await login.json()) as { token: string }).token });
       }
@@ -162,7 +167,10 @@ try {
 
   // Warm-up, two per issuer: the first requests compile and cache (isolate, signing key, DGII token).
   const warmUp = await Promise.all(clientsOf.map((clients) => issueMany(stack.workerUrl, clients.slice(0, 1), 2)));
-  requireAllAnswered("warm-up", warmUp.flatMap((w) => w.samples));
+  requireAllAnswered(
+    "warm-up",
+    warmUp.flatMap((w) => w.samples),
+  );
 
   const reference = await issueMany(stack.workerUrl, referenceClients, REFERENCE_N);
   requireAllAnswered("1 client over 1 issuer", reference.samples);
@@ -176,7 +184,13 @@ try {
   let pending = all.filter((s) => !FINAL.has(s.estado));
   const answeredPending = pending.length;
   while (pending.length) {
-    if (performance.now() - issuingEnded > DRAIN_LIMIT_MS) throw new Error(`${pending.length} receipts not final ${DRAIN_LIMIT_MS / 1000} s after issuing: ${pending.slice(0, 5).map((s) => `${s.client.rnc} ${s.encf} ${s.estado}`).join("; ")}`);
+    if (performance.now() - issuingEnded > DRAIN_LIMIT_MS)
+      throw new Error(
+        `${pending.length} receipts not final ${DRAIN_LIMIT_MS / 1000} s after issuing: ${pending
+          .slice(0, 5)
+          .map((s) => `${s.client.rnc} ${s.encf} ${s.estado}`)
+          .join("; ")}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 250));
     for (const s of pending) {
       const res = await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${s.encf}`, { headers: { Authorization: `Bearer ${s.client.token}` } });
@@ -197,7 +211,9 @@ try {
   const missing = [...issued].filter((key) => !copies.has(key));
   const extra = [...copies.keys()].filter((key) => !issued.has(key));
   if (issued.size !== all.length || twice.length || missing.length || extra.length) {
-    throw new Error(`sandbox receptions do not match: ${all.length} issued (${issued.size} distinct), received twice ${JSON.stringify(twice.slice(0, 5))}, missing ${JSON.stringify(missing.slice(0, 5))}, not issued ${JSON.stringify(extra.slice(0, 5))}`);
+    throw new Error(
+      `sandbox receptions do not match: ${all.length} issued (${issued.size} distinct), received twice ${JSON.stringify(twice.slice(0, 5))}, missing ${JSON.stringify(missing.slice(0, 5))}, not issued ${JSON.stringify(extra.slice(0, 5))}`,
+    );
   }
   const concurrentReceived = concurrent.samples.filter((s) => copies.get(`${s.client.rnc} ${s.encf}`) === 1).length;
 
@@ -230,11 +246,16 @@ try {
 
   // DGII down (the sandbox refuses every connection): the contingency path, no DGII round trip.
   // Its throughput is read beside GET /health's at the same concurrency, measured in this run.
-  const faults = await fetch(`${stack.sandboxUrl}/__sandbox/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ mode: "down", reset: true }) });
+  const faults = await fetch(`${stack.sandboxUrl}/__sandbox/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ mode: "down", reset: true }),
+  });
   if (!faults.ok) throw new Error(`the sandbox refused the down fault: HTTP ${faults.status}`);
   const down = await issueMany(stack.workerUrl, concurrentClients, DOWN_N);
   const notContingency = down.samples.filter((s) => s.status !== 503 || s.estado !== "Contingencia");
-  if (notContingency.length) throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
+  if (notContingency.length)
+    throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
   const health = await requestsPerSecond(`${stack.workerUrl}/health`, concurrentClients.length, HEALTH_N);
   const contingency = figures(down);
   report(`issue E31 DGII down (contingency) ${label} throughput (N=${DOWN_N})`, contingency.throughput, "receipts/s");

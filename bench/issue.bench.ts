@@ -55,10 +55,18 @@ try {
   );
   const client = await issuingClient(stack.workerUrl, setup.apiKey, setup.apiSecret);
   // The measured requests are sent here, to read the Server-Timing header of each answer.
-  const login = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) });
+  const login = await fetch(`${stack.workerUrl}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }),
+  });
   const { token } = (await login.json()) as { token: string };
   const issue = async (document: unknown) => {
-    const res = await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(document) });
+    const res = await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(document),
+    });
     const body = (await res.json()) as { estado?: string; code?: string };
     return { status: res.status, body, phases: serverTiming(res.headers.get("Server-Timing")) };
   };
@@ -70,7 +78,15 @@ try {
   }
 
   const latencies: number[] = [];
-  const phases = { storage: [] as number[], transmit: [] as number[], dgii: [] as number[], "dgii-wait": [] as number[], "rt-d1": [] as number[], "rt-ledger": [] as number[], "rt-r2": [] as number[] };
+  const phases = {
+    storage: [] as number[],
+    transmit: [] as number[],
+    dgii: [] as number[],
+    "dgii-wait": [] as number[],
+    "rt-d1": [] as number[],
+    "rt-ledger": [] as number[],
+    "rt-r2": [] as number[],
+  };
   const estados = new Map<string, number>();
   const started = performance.now();
   for (let i = 0; i < N; i++) {
@@ -139,7 +155,9 @@ try {
   report("issue E31 of which ledger RPCs (number, record, each state change)", after.ledger, "round trips");
   report("issue E31 of which R2", after.r2, "round trips");
   const share = (x: number) => `${((x / p50) * 100).toFixed(1)} %`;
-  console.log(`issue E31 split of p50: validation ${share(v50)}, signing ${share(s50)}, storage ${share(storage50)}, transport ${share(transport50)}, rest (derived) ${share(rest)}`);
+  console.log(
+    `issue E31 split of p50: validation ${share(v50)}, signing ${share(s50)}, storage ${share(storage50)}, transport ${share(transport50)}, rest (derived) ${share(rest)}`,
+  );
 } finally {
   await stack.stop();
 }

@@ -18,9 +18,18 @@ const RNC = "131880681";
 buildPos();
 // Frozen: other work in the tree during the run must not reload the worker under the sync.
 const [stack, identity] = await Promise.all([startStack({ frozen: true }), createTestIdentity({ rnc: RNC })]);
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"] });
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
+});
 try {
-  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", { legalName: "BENCH SRL", rnc: RNC, address: "Calle 1", dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100000 });
+  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
+    legalName: "BENCH SRL",
+    rnc: RNC,
+    address: "Calle 1",
+    dgiiEnvironment: "testecf",
+    invoiceLimitPerMonth: 100000,
+  });
   const form = new FormData();
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
@@ -28,7 +37,15 @@ try {
   await stack.admin("PUT", `/admin/companies/${company.id}/sequences/32`, { rangeFrom: 1, rangeTo: 1_000_000, expiresOn: "2099-12-31" });
   const device = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Bench" });
 
-  const bundle = await build({ entryPoints: [fileURLToPath(new URL("../pos-client/test/browser/bench-page.ts", import.meta.url))], bundle: true, format: "iife", platform: "browser", target: "es2022", write: false, logLevel: "silent" });
+  const bundle = await build({
+    entryPoints: [fileURLToPath(new URL("../pos-client/test/browser/bench-page.ts", import.meta.url))],
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  });
   const page = await browser.newPage();
   await page.goto(`${stack.workerUrl}/pos/`);
   await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
@@ -39,7 +56,10 @@ try {
     settleAll(windowMs: number): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }>;
   };
   const bench = <K extends keyof Bench>(name: K, ...args: Parameters<Bench[K]>) =>
-    page.evaluate(([n, a]) => (globalThis as unknown as { posBench: Record<string, (...x: unknown[]) => unknown> }).posBench[n as string]!(...(a as unknown[])), [name, args] as const) as ReturnType<Bench[K]>;
+    page.evaluate(([n, a]) => (globalThis as unknown as { posBench: Record<string, (...x: unknown[]) => unknown> }).posBench[n as string]!(...(a as unknown[])), [
+      name,
+      args,
+    ] as const) as ReturnType<Bench[K]>;
 
   await bench("setup", device.pairingCode, RECEIPTS);
   const { issueMs, rawSignMs } = await bench("issueMany", RECEIPTS);

@@ -25,7 +25,10 @@ function ecfOfSize(bytes: number): string {
 }
 
 const encoder = new TextEncoder();
-for (const [label, size] of [["10KB", 10 * 1024], ["100KB", 100 * 1024]] as const) {
+for (const [label, size] of [
+  ["10KB", 10 * 1024],
+  ["100KB", 100 * 1024],
+] as const) {
   const xml = ecfOfSize(size);
   const bytes = encoder.encode(xml);
   const signed = await signEcfXml(xml, key, identity.certificateDer);
@@ -34,7 +37,10 @@ for (const [label, size] of [["10KB", 10 * 1024], ["100KB", 100 * 1024]] as cons
 
   // Interleaved rounds, best of each: the machine is shared, and a ratio of two figures taken
   // at different moments would mostly measure the neighbours.
-  let raw = 0, fast = 0, slow = 0, verify = 0;
+  let raw = 0,
+    fast = 0,
+    slow = 0,
+    verify = 0;
   for (let round = 0; round < 5; round++) {
     raw = Math.max(raw, await opsPerSecond(() => crypto.subtle.sign(RSA, key, bytes), 300));
     fast = Math.max(fast, await opsPerSecond(() => signEcfXml(xml, key, identity.certificateDer), 300));

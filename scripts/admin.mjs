@@ -16,7 +16,17 @@ const COMMANDS = {
   "companies:list": ["List issuers", ["[--rnc R]"], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
   "companies:create": [
     "Create an issuer (--address is DireccionEmisor, required on every e-CF it signs)",
-    ["--rnc", "--name", "--address TEXT", "[--trade-name T]", "[--province 010000]", "[--municipality 010100]", "[--env testecf|certecf|ecf]", "[--limit N]", "[--totals-policy strict|dgii]"],
+    [
+      "--rnc",
+      "--name",
+      "--address TEXT",
+      "[--trade-name T]",
+      "[--province 010000]",
+      "[--municipality 010100]",
+      "[--env testecf|certecf|ecf]",
+      "[--limit N]",
+      "[--totals-policy strict|dgii]",
+    ],
     (api, o) =>
       api.post("/admin/companies", {
         rnc: o.rnc,
@@ -29,7 +39,18 @@ const COMMANDS = {
   ],
   "companies:update": [
     "Change an issuer (only the options given)",
-    ["--id", "[--name N]", "[--trade-name T]", "[--address TEXT]", "[--province P]", "[--municipality M]", "[--env E]", "[--limit N]", "[--totals-policy strict|dgii]", "[--active true|false]"],
+    [
+      "--id",
+      "[--name N]",
+      "[--trade-name T]",
+      "[--address TEXT]",
+      "[--province P]",
+      "[--municipality M]",
+      "[--env E]",
+      "[--limit N]",
+      "[--totals-policy strict|dgii]",
+      "[--active true|false]",
+    ],
     (api, o) =>
       api.patch(`/admin/companies/${o.id}`, {
         ...(o.name ? { legalName: o.name } : {}),
@@ -108,7 +129,10 @@ if (!entry) {
 try {
   const options = parseOptions(entry[1], rest);
   // Options listed without [brackets] are required: say which is missing before calling the API.
-  const missing = entry[1].filter((spec) => !spec.startsWith("[")).map(optionName).filter((name) => options[name] === undefined);
+  const missing = entry[1]
+    .filter((spec) => !spec.startsWith("["))
+    .map(optionName)
+    .filter((name) => options[name] === undefined);
   if (missing.length) throw new Error(`${command} needs ${missing.map((m) => `--${m}`).join(", ")}`);
   console.log(JSON.stringify(await entry[2](adminClient(), options), null, 2));
 } catch (error) {

@@ -47,7 +47,14 @@ function readOptions(args: string[]): Options {
   const { values: o, positionals } = parsed;
   if (o.help) usage(0);
   if (positionals.length !== 1) usage(2);
-  return { file: resolve(positionals[0]!), out: resolve(o.out ?? join(root, "certify-out")), renewExpired: o["renew-expired"], ...(o.worker ? { worker: o.worker.replace(/\/+$/, "") } : {}), ...(o.sandbox ? { sandbox: o.sandbox.replace(/\/+$/, "") } : {}), ...(o.p12 ? { p12: resolve(o.p12) } : {}) };
+  return {
+    file: resolve(positionals[0]!),
+    out: resolve(o.out ?? join(root, "certify-out")),
+    renewExpired: o["renew-expired"],
+    ...(o.worker ? { worker: o.worker.replace(/\/+$/, "") } : {}),
+    ...(o.sandbox ? { sandbox: o.sandbox.replace(/\/+$/, "") } : {}),
+    ...(o.p12 ? { p12: resolve(o.p12) } : {}),
+  };
 }
 
 function usage(code: number): never {

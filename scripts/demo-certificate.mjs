@@ -5,7 +5,11 @@ import forge from "node-forge";
 
 export function generateTestP12({ commonName, serialNumber, password, notAfter, legacy = true }) {
   // Node's native RSA key generation (node-forge's pure-JS one takes seconds); forge does the rest.
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  const { privateKey } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
   const forgeKey = forge.pki.privateKeyFromPem(privateKey);
   const keys = { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
   const cert = forge.pki.createCertificate();
@@ -22,7 +26,10 @@ export function generateTestP12({ commonName, serialNumber, password, notAfter, 
   ];
   cert.setSubject(attrs);
   cert.setIssuer(attrs);
-  cert.setExtensions([{ name: "basicConstraints", cA: false }, { name: "keyUsage", digitalSignature: true, nonRepudiation: true }]);
+  cert.setExtensions([
+    { name: "basicConstraints", cA: false },
+    { name: "keyUsage", digitalSignature: true, nonRepudiation: true },
+  ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
   const asn1 = forge.pkcs12.toPkcs12Asn1(keys.privateKey, [cert], password, { algorithm: legacy ? "3des" : "aes256" });
   return Buffer.from(forge.asn1.toDer(asn1).getBytes(), "binary");

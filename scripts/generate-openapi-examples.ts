@@ -34,7 +34,13 @@ const EXAMPLES: Example[] = TIPOS_ECF.flatMap((tipo): Example[] => {
   if (tipo !== "32") return [{ ...base, key: `E${tipo}`, description: NOTES[tipo] ?? "" }];
   return [
     { ...base, key: "E32", summary: `${base.summary}, under DOP 250,000`, description: "A final consumer without identification; DGII receives its RFCE summary." },
-    { ...base, key: "E32-250000", summary: `${base.summary}, DOP 250,000 or more`, description: "The buyer is identified (RNCComprador); DGII receives the whole e-CF.", options: { lines: 1, highValue: true } },
+    {
+      ...base,
+      key: "E32-250000",
+      summary: `${base.summary}, DOP 250,000 or more`,
+      description: "The buyer is identified (RNCComprador); DGII receives the whole e-CF.",
+      options: { lines: 1, highValue: true },
+    },
   ];
 });
 

@@ -9,7 +9,13 @@ export function ensureDevVars(): string;
 export function devVar(name: string): string | undefined;
 export function run(cmd: string, args: string[], options?: SpawnSyncOptions): void;
 export function applyMigrations(persistTo: string, options?: { quiet?: boolean }): void;
-export function wranglerDevArgs(options: { port: number | string; persistTo: string; inspectorPort?: number | string | undefined; entry?: string[]; vars?: Record<string, string> }): string[];
+export function wranglerDevArgs(options: {
+  port: number | string;
+  persistTo: string;
+  inspectorPort?: number | string | undefined;
+  entry?: string[];
+  vars?: Record<string, string>;
+}): string[];
 export function startChild(name: string, cmd: string, args: string[], options?: SpawnOptions): ChildProcess;
 export function stopChildren(children: ChildProcess[], graceMs?: number): Promise<void>;
 export function freePort(): Promise<number>;

@@ -67,7 +67,12 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       entry = [join(bundleDir, "index.js"), "--no-bundle"];
     }
     const [port, inspector] = [await freePort(), await freePort()];
-    worker = spawn(wranglerBin, wranglerDevArgs({ entry, port, inspectorPort: inspector, persistTo: persistDir, vars }), { cwd: root, env: wranglerEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    worker = spawn(wranglerBin, wranglerDevArgs({ entry, port, inspectorPort: inspector, persistTo: persistDir, vars }), {
+      cwd: root,
+      env: wranglerEnv,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const keep = (d: Buffer) => {
       output = (output + d).slice(-20_000);
       if (options.logFile) appendFileSync(options.logFile, d);

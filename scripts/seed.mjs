@@ -60,7 +60,11 @@ async function ensureKey(api, baseUrl, ownerType, ownerId, saved) {
   const { keys } = await api.get(`/admin/keys?ownerId=${encodeURIComponent(ownerId)}`);
   const live = keys.filter((k) => k.ownerType === ownerType && k.kind === "test" && !k.revokedAt);
   if (saved?.keyId && live.some((k) => k.id === saved.keyId)) {
-    const login = await fetch(`${baseUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: saved.apiKey, apiSecret: saved.apiSecret }) });
+    const login = await fetch(`${baseUrl}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiKey: saved.apiKey, apiSecret: saved.apiSecret }),
+    });
     if (login.ok) return saved;
   }
   const oldest = live.sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];

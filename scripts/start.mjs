@@ -68,7 +68,13 @@ try {
   const demo = await seed(WORKER_URL, credentialsFile);
   // DGII's directory (the sandbox's) lists the demo issuers as electronic receivers on this worker
   // (its /{rnc} receiver paths), so they deliver their e-CF to each other through the real endpoints.
-  const receivers = demo.partner.issuers.map((rnc) => ({ nombre: `Demo ${rnc}`, rnc, urlRecepcion: `${WORKER_URL}/${rnc}`, urlAceptacion: `${WORKER_URL}/${rnc}`, urlOpcional: null }));
+  const receivers = demo.partner.issuers.map((rnc) => ({
+    nombre: `Demo ${rnc}`,
+    rnc,
+    urlRecepcion: `${WORKER_URL}/${rnc}`,
+    urlAceptacion: `${WORKER_URL}/${rnc}`,
+    urlOpcional: null,
+  }));
   const listed = await fetch(`${SANDBOX_URL}/__sandbox/directory`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(receivers) });
   if (!listed.ok) throw new Error(`the sandbox refused the demo directory: HTTP ${listed.status}`);
   console.log(`

@@ -27,6 +27,13 @@ const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "i
 step("system tools");
 if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium", "pdftoppm", "zbarimg", "openssl", "unzip"]) !== 0) process.exit(1);
 
+// Biome: the tree stays formatted as committed, and its linter finds nothing (biome.json).
+step("format and lint (biome)");
+if (sh(join(root, "node_modules/.bin/biome"), ["ci", "."]) !== 0) {
+  console.error("biome ci failed: run `npx biome check --write .` and commit the result");
+  process.exit(1);
+}
+
 step("typecheck");
 for (const project of [...PACKAGES, "worker/tsconfig.node.json", "scripts", "bench"]) {
   if (sh(join(root, "node_modules/.bin/tsc"), ["-p", project]) !== 0) {
@@ -38,7 +45,7 @@ for (const project of [...PACKAGES, "worker/tsconfig.node.json", "scripts", "ben
 const out = mkdtempSync(join(tmpdir(), "ecf-test-"));
 let passed = 0;
 let failed = 0;
-let broken = [];
+const broken = [];
 const failures = [];
 for (const { name, dir, config } of projects) {
   step(`tests: ${name}`);
@@ -53,7 +60,11 @@ for (const { name, dir, config } of projects) {
     for (const file of r.testResults ?? [])
       for (const t of file.assertionResults ?? [])
         if (t.status === "failed")
-          failures.push(`${name}: ${relative(join(root, dir), file.name)} > ${t.fullName}\n    ${String(t.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300)}`);
+          failures.push(
+            `${name}: ${relative(join(root, dir), file.name)} > ${t.fullName}\n    ${String(t.failureMessages?.[0] ?? "")
+              .split("\n")[0]
+              .slice(0, 300)}`,
+          );
   } catch {
     failed++;
   }

@@ -103,7 +103,10 @@ export function createSandboxApp(options: SandboxOptions = {}) {
     }),
   );
   for (const env of ENVIRONMENTS) app.route(`/${env}`, environmentRoutes(ctx, env));
-  app.route("/api/estatusservicios", estatusServiciosRoutes(ctx, () => windows));
+  app.route(
+    "/api/estatusservicios",
+    estatusServiciosRoutes(ctx, () => windows),
+  );
   app.route("/__sandbox", controlRoutes(ctx));
   app.route("/__mail", mailRoutes(options.mail));
 

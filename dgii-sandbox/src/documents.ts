@@ -1,5 +1,5 @@
 // The fields of each received document kind that the sandbox acts on, read from the XML.
-import { find, findAll, childNames, text, type XmlElement as Element } from "./xml-read.ts";
+import { findAll, childNames, text, type XmlElement as Element } from "./xml-read.ts";
 
 export const ENCF_PATTERN = /^E(31|32|33|34|41|43|44|45|46|47)\d{10}$/;
 export const RNC_PATTERN = /^(\d{9}|\d{11})$/;
@@ -132,4 +132,3 @@ export function readAnecf(root: Element): AnecfSummary {
 export function readSemilla(root: Element): { valor?: string; fecha?: string } {
   return { valor: text(root, ["valor"]), fecha: text(root, ["fecha"]) };
 }
-

@@ -18,7 +18,6 @@ export interface EcfEvaluationInput {
   forced: ForcedRejection | null;
 }
 
-
 /** Decimal text to a number for the zero test only; amounts are never computed here. */
 const isZeroAmount = (text: string | undefined) => text !== undefined && /^0+(\.0+)?$/.test(text);
 

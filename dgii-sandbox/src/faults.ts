@@ -14,9 +14,7 @@ export type Fault =
   | ({ mode: "flaky"; rate?: number; seed: number; every?: number; status: number } & Scoped)
   | { mode: "reject"; count: number; code: number; message: string; secuenciaUtilizada: boolean };
 
-export type FaultAction =
-  | { kind: "pass"; delayMs: number }
-  | { kind: "fail"; delayMs: number; status: number; reset: boolean; cause: "down" | "flaky" };
+export type FaultAction = { kind: "pass"; delayMs: number } | { kind: "fail"; delayMs: number; status: number; reset: boolean; cause: "down" | "flaky" };
 
 export interface ForcedRejection {
   code: number;
@@ -25,8 +23,7 @@ export interface ForcedRejection {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
-const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
+const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number => typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
 
 /** Validates a POST /__sandbox/faults body; returns the fault or a message saying what is wrong. */
 export function parseFault(body: unknown): Fault | string {

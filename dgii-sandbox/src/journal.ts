@@ -5,7 +5,6 @@ import { appendFileSync, mkdirSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import type { StateEvent } from "./state.ts";
 
-
 export class Journal {
   readonly path: string;
 

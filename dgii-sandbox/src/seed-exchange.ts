@@ -9,7 +9,7 @@ import type { Environment } from "./environments.ts";
 import { readXmlPart } from "./multipart.ts";
 import type { Audience } from "./state.ts";
 import { issueToken } from "./tokens.ts";
-import { localName, MalformedXmlError, parseXml } from "./xml-read.ts";
+import { localName, type MalformedXmlError, parseXml } from "./xml-read.ts";
 
 function refuse(error: string, mensaje: string) {
   return new Response(JSON.stringify({ error, mensaje }), { status: 400, headers: { "content-type": "application/json; charset=utf-8" } });

@@ -15,9 +15,7 @@ const sandbox = await startSandbox({
   ...(smtpPort >= 0 ? { smtpPort } : {}),
   ...(stateDir ? { stateDir } : {}),
 });
-console.log(
-  `DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}${stateDir ? `, state in ${stateDir}` : ""}`,
-);
+console.log(`DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}${stateDir ? `, state in ${stateDir}` : ""}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => void sandbox.close().then(() => process.exit(0)));

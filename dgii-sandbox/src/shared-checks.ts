@@ -8,7 +8,9 @@ import { XsdBatcher } from "./xsd-batcher.ts";
 
 const xsd = new XsdBatcher();
 
-const toMensaje = (codigo: number) => (problem: Problem): Mensaje => ({ codigo, valor: `${problem.path}: ${problem.messageEs}` });
+const toMensaje =
+  (codigo: number) =>
+  (problem: Problem): Mensaje => ({ codigo, valor: `${problem.path}: ${problem.messageEs}` });
 
 /**
  * validateEcf in DGII's mode: totals beyond the tolerance are warnings marked

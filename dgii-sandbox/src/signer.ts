@@ -27,9 +27,20 @@ export async function createSelfSignedSigner(): Promise<SandboxSigner> {
     const keyPath = join(dir, "key.pem");
     const certPath = join(dir, "cert.pem");
     await run("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "3650",
-      "-keyout", keyPath, "-out", certPath,
-      "-subj", `/C=DO/O=DGII SANDBOX/serialNumber=RNC ${SANDBOX_SIGNER_RNC}/CN=DGII SANDBOX EMISOR RECEPTOR`,
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-sha256",
+      "-days",
+      "3650",
+      "-keyout",
+      keyPath,
+      "-out",
+      certPath,
+      "-subj",
+      `/C=DO/O=DGII SANDBOX/serialNumber=RNC ${SANDBOX_SIGNER_RNC}/CN=DGII SANDBOX EMISOR RECEPTOR`,
     ]);
     const [keyPem, certPem] = await Promise.all([readFile(keyPath, "utf8"), readFile(certPath, "utf8")]);
     const key = await crypto.subtle.importKey("pkcs8", pemBody(keyPem), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);

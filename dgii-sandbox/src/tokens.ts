@@ -9,13 +9,7 @@ import type { Audience, TokenRecord } from "./state.ts";
 const KEY = randomBytes(32);
 const base64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
 
-export function issueToken(
-  ctx: SandboxContext,
-  env: Environment,
-  audience: Audience,
-  holderId: string | null,
-  subject: string,
-): { token: string; record: TokenRecord } {
+export function issueToken(ctx: SandboxContext, env: Environment, audience: Audience, holderId: string | null, subject: string): { token: string; record: TokenRecord } {
   const expedido = ctx.now();
   const expira = new Date(expedido.getTime() + ctx.config.tokenTtlMs);
   const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }));

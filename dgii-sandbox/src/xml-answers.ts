@@ -17,16 +17,18 @@ const ROOTS: Record<string, string> = {
   anulacionrangos: "RespuestaAnulacionRango",
 };
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** One JSON value as XML elements named `name`: arrays repeat the element, null is left out. */
 function element(name: string, value: unknown): string {
   if (value === null || value === undefined) return "";
   if (Array.isArray(value)) return value.map((item) => element(name, item)).join("");
   if (typeof value === "object") {
-    return `<${name}>${Object.entries(value as Record<string, unknown>).map(([key, v]) => element(key, v)).join("")}</${name}>`;
+    return `<${name}>${Object.entries(value as Record<string, unknown>)
+      .map(([key, v]) => element(key, v))
+      .join("")}</${name}>`;
   }
-  return `<${name}>${escape(String(value))}</${name}>`;
+  return `<${name}>${escapeText(String(value))}</${name}>`;
 }
 
 export function toXml(root: string, body: unknown): string {

@@ -50,7 +50,11 @@ describe("validarsemilla", () => {
       },
       "semilla_desconocida",
     ],
-    ["a seed issued for another environment", async () => signXml(await new DgiiClient(sandbox.url, "certecf").seed(), identity.privateKey, identity.certificateDer), "semilla_desconocida"],
+    [
+      "a seed issued for another environment",
+      async () => signXml(await new DgiiClient(sandbox.url, "certecf").seed(), identity.privateKey, identity.certificateDer),
+      "semilla_desconocida",
+    ],
     ["something that is not XML", async () => "not xml", "xml_invalido"],
   ];
   it.each(refusals)("refuses %s", async (_, make, error) => {

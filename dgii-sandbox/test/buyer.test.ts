@@ -40,6 +40,7 @@ describe("PUT /__sandbox/buyer", () => {
   });
 
   it("refuses a malformed behaviour", async () => {
-    for (const body of [{ estado: "2" }, { estado: "1" }, { estado: "1", motivo: "9" }, { requireAuth: "yes" }]) expect((await setBuyer(body)).status, JSON.stringify(body)).toBe(400);
+    for (const body of [{ estado: "2" }, { estado: "1" }, { estado: "1", motivo: "9" }, { requireAuth: "yes" }])
+      expect((await setBuyer(body)).status, JSON.stringify(body)).toBe(400);
   });
 });

@@ -16,7 +16,10 @@ let receiverUrl: string;
 let closeReceiver: () => void;
 const received: { fileName: string; authorization: string | null }[] = [];
 
-const field = (xml: string, name: string) => parseXmlTree(xml).children.flatMap((c) => c.children).find((c) => c.name === name)?.text;
+const field = (xml: string, name: string) =>
+  parseXmlTree(xml)
+    .children.flatMap((c) => c.children)
+    .find((c) => c.name === name)?.text;
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0 }), testIdentity()]);
@@ -82,7 +85,11 @@ describe("POST /__sandbox/emisor/send", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ authentication: { status: 200 }, status: 200, arecf: { eNCF: ecf.encf, Estado: "0" }, signature: { ok: true } });
     const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map((r: { path: string }) => r.path);
-    expect(log).toEqual(["/testecf/emisorreceptor/fe/autenticacion/api/semilla", "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado", "/testecf/emisorreceptor/fe/recepcion/api/ecf"]);
+    expect(log).toEqual([
+      "/testecf/emisorreceptor/fe/autenticacion/api/semilla",
+      "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado",
+      "/testecf/emisorreceptor/fe/recepcion/api/ecf",
+    ]);
   });
 
   it("reports a receiver whose authentication fails", async () => {
@@ -105,15 +112,30 @@ describe("POST /__sandbox/emisor/send-approval", () => {
   const fields = { RNCEmisor: "131880681", eNCF: "E310000000077", FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738" };
 
   it("builds and signs the ACECF, authenticates at the sandbox's emisor-receptor, and reports its answer", async () => {
-    const { status, body } = await control(sandbox.url, "POST", "/emisor/send-approval", { to: `${sandbox.url}/testecf/emisorreceptor`, authenticate: true, ...fields, Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send-approval", {
+      to: `${sandbox.url}/testecf/emisorreceptor`,
+      authenticate: true,
+      ...fields,
+      Estado: "2",
+      DetalleMotivoRechazo: "Mercancía dañada",
+    });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ url: `${sandbox.url}/testecf/emisorreceptor/fe/aprobacioncomercial/api/ecf`, fileName: "131880738E310000000077.xml", authentication: { status: 200 }, status: 200 });
+    expect(body).toMatchObject({
+      url: `${sandbox.url}/testecf/emisorreceptor/fe/aprobacioncomercial/api/ecf`,
+      fileName: "131880738E310000000077.xml",
+      authentication: { status: 200 },
+      status: 200,
+    });
     const acecf = parseAcecf(body.xml);
     expect(acecf).toMatchObject({ ...fields, Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" });
     expect(acecf.FechaHoraAprobacionComercial).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
     expect((await verifyXml(body.xml)).ok).toBe(true);
     const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map((r: { path: string }) => r.path);
-    expect(log.slice(-3)).toEqual(["/testecf/emisorreceptor/fe/autenticacion/api/semilla", "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado", "/testecf/emisorreceptor/fe/aprobacioncomercial/api/ecf"]);
+    expect(log.slice(-3)).toEqual([
+      "/testecf/emisorreceptor/fe/autenticacion/api/semilla",
+      "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado",
+      "/testecf/emisorreceptor/fe/aprobacioncomercial/api/ecf",
+    ]);
   });
 
   it.each([

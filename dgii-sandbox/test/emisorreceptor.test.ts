@@ -34,7 +34,14 @@ describe("/fe/recepcion/api/ecf", () => {
   });
 
   it.each([
-    ["a broken signature (2)", async () => { const e = await signedEcf(identity, "31", { sequence: next() }); return e.xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK"); }, "2"],
+    [
+      "a broken signature (2)",
+      async () => {
+        const e = await signedEcf(identity, "31", { sequence: next() });
+        return e.xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK");
+      },
+      "2",
+    ],
     ["an XSD violation (1)", async () => (await signedEcf(identity, "31", { sequence: next() }, (_, at) => void (at("Encabezado", "IdDoc").TipoIngresos = "99"))).xml, "1"],
   ])("answers not received for %s", async (_, make, motivo) => {
     const { status, body } = await sendEcf(await make(), "130862346E310000000001.xml");
@@ -66,7 +73,15 @@ describe("/fe/recepcion/api/ecf", () => {
 
 describe("/fe/aprobacioncomercial/api/ecf", () => {
   const approval = (encf: string) =>
-    signedAcecf(identity, { RNCEmisor: "131880738", eNCF: encf, FechaEmision: "01-04-2025", MontoTotal: "100.00", RNCComprador: "130862346", Estado: "1", FechaHoraAprobacionComercial: "02-04-2025 09:00:00" });
+    signedAcecf(identity, {
+      RNCEmisor: "131880738",
+      eNCF: encf,
+      FechaEmision: "01-04-2025",
+      MontoTotal: "100.00",
+      RNCComprador: "130862346",
+      Estado: "1",
+      FechaHoraAprobacionComercial: "02-04-2025 09:00:00",
+    });
 
   it.each([
     ["an approval of an E31", "E310000000009", 200],

@@ -143,8 +143,7 @@ describe("fault switches", () => {
 });
 
 describe("status service", () => {
-  const status = (path: string, apikey = true) =>
-    fetch(`${sandbox.url}/api/estatusservicios/${path}`, { headers: apikey ? { authorization: "Apikey prueba-123" } : {} });
+  const status = (path: string, apikey = true) => fetch(`${sandbox.url}/api/estatusservicios/${path}`, { headers: apikey ? { authorization: "Apikey prueba-123" } : {} });
 
   it("obtenerestatus lists every service per environment, and a down fault", async () => {
     const before = (await (await status("obtenerestatus")).json()) as { servicio: string; estatus: string; ambiente: string }[];

@@ -76,7 +76,10 @@ describe("sandbox state on disk", () => {
     const result = await client.result(sent.body.trackId, token);
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ trackId: sent.body.trackId, codigo: 1, estado: "Aceptado", encf: ecf.encf });
-    const rfceState = await client.get(`/consultarfce/api/Consultas/Consulta?RNC_Emisor=${rfce.rnc}&ENCF=${rfce.encf}&Cod_Seguridad_eCF=${encodeURIComponent(rfce.securityCode)}`, token);
+    const rfceState = await client.get(
+      `/consultarfce/api/Consultas/Consulta?RNC_Emisor=${rfce.rnc}&ENCF=${rfce.encf}&Cod_Seguridad_eCF=${encodeURIComponent(rfce.securityCode)}`,
+      token,
+    );
     expect(rfceState.body).toMatchObject({ codigo: "1", estado: "Aceptado", encf: rfce.encf });
     expect((await control(base, "GET", "/received")).body).toEqual(before);
     expect((await control(base, "GET", "/directory")).body).toEqual(putDirectory.body);

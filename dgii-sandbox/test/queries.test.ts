@@ -33,7 +33,15 @@ describe("recepcionfc (RFCE)", () => {
   });
 
   const rejections: [string, () => Promise<{ xml: string; fileName: string }>, number, boolean][] = [
-    ["a broken signature", async () => { const r = await signedRfce(identity, { sequence: next() }); return { ...r, xml: r.xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK") }; }, 2, false],
+    [
+      "a broken signature",
+      async () => {
+        const r = await signedRfce(identity, { sequence: next() });
+        return { ...r, xml: r.xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK") };
+      },
+      2,
+      false,
+    ],
     [
       "a second RFCE for the same e-NCF",
       async () => {
@@ -164,7 +172,14 @@ describe("aprobacioncomercial (ACECF)", () => {
   it.each([
     ["an e-CF DGII never received", () => approval("E310000888888"), /Factura no encontrada/],
     ["a type that needs no approval", () => approval("E320000000001"), /no es requerida/],
-    ["a broken signature", async () => { const a = await approval("E310000000001"); return { ...a, xml: a.xml.replace("4013.18", "4013.19") }; }, /firma del XML no es válida/],
+    [
+      "a broken signature",
+      async () => {
+        const a = await approval("E310000000001");
+        return { ...a, xml: a.xml.replace("4013.18", "4013.19") };
+      },
+      /firma del XML no es válida/,
+    ],
   ])("rejects %s", async (_, make, message) => {
     const { status, body } = await post(await make());
     expect(status).toBe(400);
@@ -175,11 +190,15 @@ describe("aprobacioncomercial (ACECF)", () => {
 
 describe("anulacionrangos (ANECF)", () => {
   const voiding = (desde: string, hasta: string, edit?: (xml: string) => string) =>
-    signedAnecf(identity, {
-      RncEmisor: "130862346",
-      FechaHoraAnulacioneNCF: "02-04-2025 09:00:00",
-      DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: desde, SecuenciaeNCFHasta: hasta }] }],
-    }, edit);
+    signedAnecf(
+      identity,
+      {
+        RncEmisor: "130862346",
+        FechaHoraAnulacioneNCF: "02-04-2025 09:00:00",
+        DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: desde, SecuenciaeNCFHasta: hasta }] }],
+      },
+      edit,
+    );
   const post = (doc: { xml: string; fileName: string }) => client.postXml("/anulacionrangos/api/operaciones/anularrango", doc.xml, doc.fileName, token);
 
   it("voids an unused range, after which its numbers are rejected", async () => {

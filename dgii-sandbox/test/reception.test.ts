@@ -85,8 +85,14 @@ describe("rejections and conditional acceptance", () => {
   const cases: [string, RejectionCase][] = [
     ["a signature broken after signing", { tipo: "31", tamper: (xml) => xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK SA"), codigo: 2, codes: [2], secuenciaUtilizada: false }],
     ["an XSD violation", { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").TipoIngresos = "99"), codigo: 2, codes: [1], secuenciaUtilizada: false }],
-    ["an e-NCF of another type than TipoeCF", { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").eNCF = "E330000000777"), codigo: 2, codes: [3], secuenciaUtilizada: false }],
-    ["an expired FechaVencimientoSecuencia (615)", { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").FechaVencimientoSecuencia = "31-12-2020"), codigo: 2, codes: [615], secuenciaUtilizada: false }],
+    [
+      "an e-NCF of another type than TipoeCF",
+      { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").eNCF = "E330000000777"), codigo: 2, codes: [3], secuenciaUtilizada: false },
+    ],
+    [
+      "an expired FechaVencimientoSecuencia (615)",
+      { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").FechaVencimientoSecuencia = "31-12-2020"), codigo: 2, codes: [615], secuenciaUtilizada: false },
+    ],
     [
       "an E34 text correction (CodigoModificacion 2) with amounts in Totales (1930, 1960)",
       {
@@ -100,7 +106,14 @@ describe("rejections and conditional acceptance", () => {
     ],
     [
       "an E34 text correction whose MontoTotal is not zero (1960)",
-      { tipo: "34", options: { codigoModificacion: "2" }, change: (_, at) => void (at("Encabezado", "Totales").MontoTotal = "5.00"), codigo: 2, codes: [1960], secuenciaUtilizada: true },
+      {
+        tipo: "34",
+        options: { codigoModificacion: "2" },
+        change: (_, at) => void (at("Encabezado", "Totales").MontoTotal = "5.00"),
+        codigo: 2,
+        codes: [1960],
+        secuenciaUtilizada: true,
+      },
     ],
     [
       "a FechaEmision that is no calendar date (a format rule the XSD pattern lets through)",

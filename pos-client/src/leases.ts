@@ -84,7 +84,9 @@ export async function giveUpNumber(db: PosDatabase, encf: string): Promise<void>
 export async function recoverLostNumbers(db: PosDatabase, now = new Date(), lostAfterMs = LOST_AFTER_MS): Promise<string[]> {
   return db.transaction("rw", db.settings, db.sales, async () => {
     const taken = (await db.setting<Record<string, string>>(TAKEN_ENCF)) ?? {};
-    const stale = Object.entries(taken).filter(([, at]) => now.getTime() - Date.parse(at) >= lostAfterMs).map(([encf]) => encf);
+    const stale = Object.entries(taken)
+      .filter(([, at]) => now.getTime() - Date.parse(at) >= lostAfterMs)
+      .map(([encf]) => encf);
     if (!stale.length) return [];
     const used = new Set((await db.sales.where("encf").anyOf(stale).toArray()).map((s) => s.encf));
     const lost = stale.filter((encf) => !used.has(encf));

@@ -5,7 +5,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DeviceApi } from "../src/api.ts";
 import type { OutboxEntry } from "../src/db.ts";
 
-const entry = (n: number): OutboxEntry => ({ seq: n, saleId: `s${n}`, encf: `E32${String(n).padStart(10, "0")}`, signedXml: `<ECF><eNCF>E32${String(n).padStart(10, "0")}</eNCF></ECF>`, state: "pending" });
+const entry = (n: number): OutboxEntry => ({
+  seq: n,
+  saleId: `s${n}`,
+  encf: `E32${String(n).padStart(10, "0")}`,
+  signedXml: `<ECF><eNCF>E32${String(n).padStart(10, "0")}</eNCF></ECF>`,
+  state: "pending",
+});
 const answer = (encf: string, estado = "En Proceso") => ({ encf, estado, mensajes: [], codigo: "3", trackId: null });
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
@@ -26,7 +32,11 @@ afterEach(() => {
 
 describe("DeviceApi.uploadMany", () => {
   it("a lone receipt goes by the single route (DGII's verdict on the ticket); a backlog in one batch request", async () => {
-    const calls = serve((_m, path, body) => (path.endsWith("/batch") ? json(200, { results: body.receipts.map((_: unknown, i: number) => ({ encf: entry(i + 1).encf, status: 200, replayed: false, answer: answer(entry(i + 1).encf) })) }) : json(200, answer(body ? entry(1).encf : "", "Aceptado"))));
+    const calls = serve((_m, path, body) =>
+      path.endsWith("/batch")
+        ? json(200, { results: body.receipts.map((_: unknown, i: number) => ({ encf: entry(i + 1).encf, status: 200, replayed: false, answer: answer(entry(i + 1).encf) })) })
+        : json(200, answer(body ? entry(1).encf : "", "Aceptado")),
+    );
     const api = new DeviceApi("", "dvt_x");
     expect(await api.uploadMany([entry(1)])).toEqual([{ kind: "answer", answer: expect.objectContaining({ estado: "Aceptado" }) }]);
     const results = await api.uploadMany([entry(1), entry(2), entry(3)]);
@@ -40,8 +50,18 @@ describe("DeviceApi.uploadMany", () => {
       json(200, {
         results: [
           { encf: entry(1).encf, status: 200, replayed: true, answer: answer(entry(1).encf, "Aceptado") },
-          { encf: entry(2).encf, status: 422, replayed: false, problem: { code: "unprocessable", detail: "bad signature", errors: [{ path: "/receipts/1/xml", code: "signature_digest_mismatch", message: "digest" }] } },
-          { encf: entry(3).encf, status: 409, replayed: false, problem: { code: "conflict", detail: "used", errors: [{ path: "/receipts/2/xml", code: "encf_already_used", message: "used" }] } },
+          {
+            encf: entry(2).encf,
+            status: 422,
+            replayed: false,
+            problem: { code: "unprocessable", detail: "bad signature", errors: [{ path: "/receipts/1/xml", code: "signature_digest_mismatch", message: "digest" }] },
+          },
+          {
+            encf: entry(3).encf,
+            status: 409,
+            replayed: false,
+            problem: { code: "conflict", detail: "used", errors: [{ path: "/receipts/2/xml", code: "encf_already_used", message: "used" }] },
+          },
           { encf: entry(4).encf, status: 500, replayed: false, problem: { code: "internal_error", detail: "Not recorded. Send this receipt again.", errors: [] } },
         ],
       }),
@@ -81,7 +101,9 @@ describe("DeviceApi.receiptStates", () => {
   });
 
   it("a server without the list query is asked one by one; unknown receipts are left out", async () => {
-    const calls = serve((_m, path) => (path.includes("?") ? json(404, { code: "not_found" }) : path.endsWith(entry(1).encf) ? json(404, { code: "not_found" }) : json(200, answer(entry(2).encf, "Aceptado"))));
+    const calls = serve((_m, path) =>
+      path.includes("?") ? json(404, { code: "not_found" }) : path.endsWith(entry(1).encf) ? json(404, { code: "not_found" }) : json(200, answer(entry(2).encf, "Aceptado")),
+    );
     expect(await new DeviceApi("", "dvt_x").receiptStates([entry(1).encf, entry(2).encf])).toEqual([expect.objectContaining({ encf: entry(2).encf })]);
     expect(calls).toHaveLength(3);
   });

@@ -12,10 +12,7 @@ describe("POS database", () => {
     db = new PosDatabase(`pos-${crypto.randomUUID()}`);
     for (const n of [1, 2, 3]) {
       const encf = `E32000000000${n}`;
-      await db.recordSignedSale(
-        { id: `sale-${n}`, createdAt: `2026-11-21T10:0${n}:00Z`, encf, document: {} },
-        { saleId: `sale-${n}`, encf, signedXml: `<ECF>${n}</ECF>` },
-      );
+      await db.recordSignedSale({ id: `sale-${n}`, createdAt: `2026-11-21T10:0${n}:00Z`, encf, document: {} }, { saleId: `sale-${n}`, encf, signedXml: `<ECF>${n}</ECF>` });
     }
     const queued = await db.outbox.orderBy("seq").toArray();
     expect(queued.map((e) => e.encf)).toEqual(["E320000000001", "E320000000002", "E320000000003"]);

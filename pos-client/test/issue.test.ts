@@ -30,7 +30,14 @@ async function ready() {
 describe("cart totals (shared package)", () => {
   it.each<[string, CartLine[], { total: string; itbis: string; discount: string }]>([
     ["one taxed line", [{ product: product(), quantity: "2", discountPercent: "" }], { total: "826.00", itbis: "126.00", discount: "0.00" }],
-    ["16 % and exempt", [{ product: product({ itbis: "16", price: "100" }), quantity: "1", discountPercent: "" }, { product: product({ code: "2", itbis: "E", price: "50.50" }), quantity: "3", discountPercent: "" }], { total: "267.50", itbis: "16.00", discount: "0.00" }],
+    [
+      "16 % and exempt",
+      [
+        { product: product({ itbis: "16", price: "100" }), quantity: "1", discountPercent: "" },
+        { product: product({ code: "2", itbis: "E", price: "50.50" }), quantity: "3", discountPercent: "" },
+      ],
+      { total: "267.50", itbis: "16.00", discount: "0.00" },
+    ],
     ["10 % line discount", [{ product: product({ price: "100" }), quantity: "3", discountPercent: "10" }], { total: "318.60", itbis: "48.60", discount: "30.00" }],
   ])("%s", (_label, lines, expected) => {
     const t = cartTotals(lines);
@@ -45,7 +52,15 @@ describe("issuing on the device", () => {
   it("E32 by default, signed with the stored non-extractable key, recorded with its outbox entry", async () => {
     await ready();
     const lines = [{ product: product(), quantity: "2", discountPercent: "" }];
-    const issued = await issueReceipt(db, { tipoeCF: "32", emisor, lines, payment: { method: "efectivo", parts: [{ method: "efectivo", amount: "826.00" }], cashReceived: "1000" }, environment: "testecf", online: false, now: new Date("2026-11-21T15:00:00Z") });
+    const issued = await issueReceipt(db, {
+      tipoeCF: "32",
+      emisor,
+      lines,
+      payment: { method: "efectivo", parts: [{ method: "efectivo", amount: "826.00" }], cashReceived: "1000" },
+      environment: "testecf",
+      online: false,
+      now: new Date("2026-11-21T15:00:00Z"),
+    });
     expect(issued.sale.encf).toBe("E320000001001");
     expect(issued.sale.estado).toBe("Contingencia");
     expect(issued.sale.montoTotal).toBe("826.00");

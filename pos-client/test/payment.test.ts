@@ -42,7 +42,13 @@ describe("payments", () => {
 
   it("mixed: card + transfer covering the total needs no cash", () => {
     const p = paymentFor(input({ method: "mixto", card: "626", transfer: "200" }), "826.00");
-    expect(p).toEqual({ method: "mixto", parts: [{ method: "tarjeta", amount: "626.00" }, { method: "transferencia", amount: "200.00" }] });
+    expect(p).toEqual({
+      method: "mixto",
+      parts: [
+        { method: "tarjeta", amount: "626.00" },
+        { method: "transferencia", amount: "200.00" },
+      ],
+    });
     expect(change(p)).toBeNull();
   });
 

@@ -17,7 +17,10 @@ Object.assign(globalThis, { addEventListener: windowEvents.addEventListener.bind
 
 const b64 = (b: ArrayBuffer | Uint8Array) => Buffer.from(b instanceof Uint8Array ? b : new Uint8Array(b)).toString("base64");
 async function rsaPkcs8(): Promise<string> {
-  const pair = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]);
+  const pair = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, [
+    "sign",
+    "verify",
+  ]);
   return b64(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
 }
 
@@ -34,7 +37,12 @@ afterEach(async () => {
   await db.delete();
 });
 
-const session: Session = { deviceId: "dev_a", deviceName: "Caja 1", token: "dvt_a", company: { id: "c", rnc: "131880681", legalName: "X", tradeName: null, address: null, province: null, municipality: null, dgiiEnvironment: "testecf" } };
+const session: Session = {
+  deviceId: "dev_a",
+  deviceName: "Caja 1",
+  token: "dvt_a",
+  company: { id: "c", rnc: "131880681", legalName: "X", tradeName: null, address: null, province: null, municipality: null, dgiiEnvironment: "testecf" },
+};
 
 /**
  * A server as the device sees it: per token, whether the device is revoked; uploads are answered
@@ -102,7 +110,14 @@ describe("sync runner", () => {
   it("runs a round at start and then on its interval", async () => {
     await ready();
     const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
-    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 40);
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      s.connect,
+      40,
+    );
     runner.start();
     await until(() => s.calls.length >= 1);
     await queue("E320000000001");
@@ -119,7 +134,14 @@ describe("sync runner", () => {
   it("runs a round when the network comes back", async () => {
     await ready();
     const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
-    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000);
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      s.connect,
+      60_000,
+    );
     runner.start();
     await until(() => s.calls.length === 1);
     await runner.running;
@@ -136,7 +158,14 @@ describe("sync runner", () => {
     const s = server({ revoked: new Set(["dvt_a"]), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
     const statuses: SyncStatus[] = [];
     let revoked = 0;
-    runner = new SyncRunner(db, session, (st) => statuses.push(st), () => revoked++, s.connect, 60_000);
+    runner = new SyncRunner(
+      db,
+      session,
+      (st) => statuses.push(st),
+      () => revoked++,
+      s.connect,
+      60_000,
+    );
     await runner.run();
     expect(revoked).toBe(1);
     expect(await signingKey(db)).toBeUndefined();
@@ -159,7 +188,14 @@ describe("sync runner", () => {
     await queue("E320000000501");
     await db.setSetting(RETIRED_TOKENS, { dev_old: "dvt_old" });
     const s = server({ revoked: new Set(["dvt_old"]), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
-    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000);
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      s.connect,
+      60_000,
+    );
     await runner.run();
     expect(s.uploads).toEqual([
       { token: "dvt_old", encf: "E320000000001" },
@@ -173,7 +209,15 @@ describe("sync runner", () => {
     for (let i = 1; i <= 150; i++) await queue(`E32${String(i).padStart(10, "0")}`);
     const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" }, judged: false };
     const s = server(state);
-    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000, 50);
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      s.connect,
+      60_000,
+      50,
+    );
     await runner.run();
     expect(s.batches).toEqual([100, 50]);
     expect(new Set((await db.sales.toArray()).map((x) => x.estado))).toEqual(new Set(["En Proceso"]));
@@ -194,7 +238,14 @@ describe("sync runner", () => {
     await ready("S1");
     const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[1], certificate: b64(new Uint8Array([9, 9])) } };
     const s = server(state);
-    runner = new SyncRunner(db, session, () => {}, () => {}, s.connect, 60_000);
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      s.connect,
+      60_000,
+    );
     await runner.run();
     expect(s.calls).not.toContain("signing-material");
 

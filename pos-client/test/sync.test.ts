@@ -16,7 +16,10 @@ async function queue(n: number, deviceOf: (i: number) => string | undefined = ()
   for (let i = 1; i <= n; i++) {
     const encf = encfOf(i);
     const deviceId = deviceOf(i);
-    await db.recordSignedSale({ id: `s${i}`, createdAt: "t", encf, document: {}, estado: "Contingencia" }, { saleId: `s${i}`, encf, signedXml: `<ECF>${i}</ECF>`, ...(deviceId ? { deviceId } : {}) });
+    await db.recordSignedSale(
+      { id: `s${i}`, createdAt: "t", encf, document: {}, estado: "Contingencia" },
+      { saleId: `s${i}`, encf, signedXml: `<ECF>${i}</ECF>`, ...(deviceId ? { deviceId } : {}) },
+    );
   }
 }
 
@@ -74,11 +77,7 @@ describe("sync state machine (batches)", () => {
     const s = server();
     const progress: string[] = [];
     const report = await syncOutbox(db, s.uploadBatch, (p) => progress.push(`${p.done}/${p.total}`), { receipts: 2, bytes: 1_000_000 });
-    expect(s.requests).toEqual([
-      [encfOf(1), encfOf(2)],
-      [encfOf(3), encfOf(4)],
-      [encfOf(5)],
-    ]);
+    expect(s.requests).toEqual([[encfOf(1), encfOf(2)], [encfOf(3), encfOf(4)], [encfOf(5)]]);
     expect(report).toMatchObject({ sent: 5, rejected: 0, pending: 0, unsettled: 5 });
     expect(await states()).toEqual(["sent", "sent", "sent", "sent", "sent"]);
     expect(await estados()).toEqual(["En Proceso", "En Proceso", "En Proceso", "En Proceso", "En Proceso"]);
@@ -197,7 +196,10 @@ describe("sync state machine (batches)", () => {
 });
 
 describe("refreshing receipts in process", () => {
-  const answered = (estado: ServerAnswer["estado"]): UploadBatch => async (entries) => entries.map((e) => ({ kind: "answer", answer: { estado, encf: e.encf, mensajes: [] } }));
+  const answered =
+    (estado: ServerAnswer["estado"]): UploadBatch =>
+    async (entries) =>
+      entries.map((e) => ({ kind: "answer", answer: { estado, encf: e.encf, mensajes: [] } }));
 
   it.each([
     ["En Proceso", "Aceptado", "sent"],
@@ -207,7 +209,9 @@ describe("refreshing receipts in process", () => {
   ] as const)("a receipt the server answered %s records DGII's later word %s", async (first, later, state) => {
     await queue(1);
     await syncOutbox(db, answered(first));
-    const { changed, unsettled } = await refreshInProcess(db, async (encfs) => encfs.map((encf) => ({ estado: later, encf, mensajes: later === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [] })));
+    const { changed, unsettled } = await refreshInProcess(db, async (encfs) =>
+      encfs.map((encf) => ({ estado: later, encf, mensajes: later === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [] })),
+    );
     expect(changed).toBe(first === later ? 0 : 1);
     expect(unsettled).toBe(later === "En Proceso" ? 1 : 0);
     expect((await db.sales.get("s1"))?.estado).toBe(later);

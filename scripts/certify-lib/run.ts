@@ -10,7 +10,7 @@ import { basename, join } from "node:path";
 import { drIsoDate, isRfceSummary, type TipoeCF } from "@ecf/shared";
 import { cellOf, isoFromDgiiDate, mapTestSetRow, readTestSet, type TestSet, type TestSetRow } from "@ecf/shared/testset";
 import { issuingClient, revokeKey, setUpIssuer, type IssueAnswer, type ProblemBody, type RangeRequest } from "./issuer.ts";
-// @ts-ignore: plain JavaScript helper shared with the other root scripts.
+// @ts-expect-error: plain JavaScript helper shared with the other root scripts.
 import { generateTestP12 } from "../demo-certificate.mjs";
 
 const CERTIFICATE_PASSWORD = "certify1234";
@@ -111,7 +111,10 @@ export function loadCases(file: string): { set: TestSet; cases: Case[]; sheet: "
 }
 
 function rangesFor(set: TestSet, cases: readonly Case[], renewExpired: boolean, notes: string[]): RangeRequest[] {
-  const expiries = set.rows.map((r) => cellOf(set, r, "FechaVencimientoSecuencia")).filter((d): d is string => !!d).map(isoFromDgiiDate);
+  const expiries = set.rows
+    .map((r) => cellOf(set, r, "FechaVencimientoSecuencia"))
+    .filter((d): d is string => !!d)
+    .map(isoFromDgiiDate);
   const latest = expiries.sort().at(-1) ?? "2028-12-31";
   const today = drIsoDate(new Date());
   const byTipo = new Map<TipoeCF, number>();
@@ -124,7 +127,10 @@ function rangesFor(set: TestSet, cases: readonly Case[], renewExpired: boolean, 
         const renewed = `${Number(today.slice(0, 4)) + 1}-12-31`;
         notes.push(`E${tipo}: FechaVencimientoSecuencia ${expiresOn} is past; range registered until ${renewed} (--renew-expired), the signed e-CF carries that date`);
         expiresOn = renewed;
-      } else notes.push(`E${tipo}: FechaVencimientoSecuencia ${expiresOn} is past (today ${today}); range registered as given, so the service refuses its cases (--renew-expired to register it until next year)`);
+      } else
+        notes.push(
+          `E${tipo}: FechaVencimientoSecuencia ${expiresOn} is past (today ${today}); range registered as given, so the service refuses its cases (--renew-expired to register it until next year)`,
+        );
     }
     // Room above the set's numbers, so registering it again after a run stays valid (a range
     // must end after the numbers already used).
@@ -174,7 +180,10 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
   const { workerUrl, adminSecret, sandboxUrl } = target;
   const certificate = options.p12
     ? { p12: options.p12.bytes, password: options.p12.password }
-    : { p12: generateTestP12({ commonName: cellOf(set, first, "RazonSocialEmisor") ?? rnc, serialNumber: rnc, password: CERTIFICATE_PASSWORD }) as Uint8Array, password: CERTIFICATE_PASSWORD };
+    : {
+        p12: generateTestP12({ commonName: cellOf(set, first, "RazonSocialEmisor") ?? rnc, serialNumber: rnc, password: CERTIFICATE_PASSWORD }) as Uint8Array,
+        password: CERTIFICATE_PASSWORD,
+      };
   const setup = await setUpIssuer(
     workerUrl,
     adminSecret,
@@ -191,7 +200,9 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
     ranges,
   );
   try {
-    log(`Issuer ${rnc} ${setup.created ? "created" : "found"} (${setup.companyId}); ${options.p12 ? "its certificate" : "a generated test certificate"} uploaded; ranges ${ranges.map((r) => `E${r.tipo} 1-${r.rangeTo} until ${r.expiresOn}`).join(", ")}`);
+    log(
+      `Issuer ${rnc} ${setup.created ? "created" : "found"} (${setup.companyId}); ${options.p12 ? "its certificate" : "a generated test certificate"} uploaded; ranges ${ranges.map((r) => `E${r.tipo} 1-${r.rangeTo} until ${r.expiresOn}`).join(", ")}`,
+    );
     notes.push(...setup.rangeNotes);
     for (const n of notes) log(`Note: ${n}`);
     const client = await issuingClient(workerUrl, setup.apiKey, setup.apiSecret);

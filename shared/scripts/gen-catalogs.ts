@@ -92,8 +92,7 @@ out.push("] as const;");
 out.push("");
 out.push("/** Tabla III. Provincias, municipios and distritos municipales (`Provincia`, `Municipio`...). */");
 out.push("export const PROVINCIAS_MUNICIPIOS = [");
-for (const p of provincias)
-  out.push(`  { codigo: ${lit(p.codigo)}, tipo: ${lit(p.tipo)}, codigoProvincia: ${lit(p.codigoProvincia)}, descripcion: ${lit(p.descripcion)} },`);
+for (const p of provincias) out.push(`  { codigo: ${lit(p.codigo)}, tipo: ${lit(p.tipo)}, codigoProvincia: ${lit(p.codigoProvincia)}, descripcion: ${lit(p.descripcion)} },`);
 out.push("] as const;");
 out.push("");
 out.push("/** Tabla II. Codificación Monedas (`TipoMoneda`); CHY and SCP are DGII's own codes. */");

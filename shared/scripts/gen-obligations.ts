@@ -46,9 +46,7 @@ function xsdElements(file: string): XsdElement[] {
     if (!selfClosing) stack.push(name);
   }
   // Drop the root (ECF) from the paths: the JSON document starts at its children.
-  return out
-    .filter((e) => e.path !== "ECF")
-    .map((e) => ({ ...e, path: e.path.replace(/^ECF\//, "") }));
+  return out.filter((e) => e.path !== "ECF").map((e) => ({ ...e, path: e.path.replace(/^ECF\//, "") }));
 }
 
 const xsdFiles = readdirSync(xsdDir);
@@ -213,7 +211,7 @@ out.push(`export const REPEATED_PATHS = ${JSON.stringify(repeated, null, 2)} as 
 out.push("");
 out.push("/**");
 out.push(" * Containers whose only child repeats: in the JSON document they are arrays of that child");
-out.push(" * (`DetallesItems: [item, ...]`, `TablaTelefonoEmisor: [\"809...\"]`).");
+out.push(' * (`DetallesItems: [item, ...]`, `TablaTelefonoEmisor: ["809..."]`).');
 out.push(" */");
 const arrays: Record<string, string> = {};
 for (const path of order) {

@@ -627,7 +627,10 @@ export function sequenceProblems(doc: JsonObject): Problem[] {
         ),
       );
     }
-    for (const [field, n] of [["NoLineaDesde", desde], ["NoLineaHasta", hasta]] as const) {
+    for (const [field, n] of [
+      ["NoLineaDesde", desde],
+      ["NoLineaHasta", hasta],
+    ] as const) {
       if (n !== undefined && lineCount > 0 && (n < 1 || n > lineCount)) {
         out.push(
           problem(

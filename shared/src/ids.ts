@@ -30,10 +30,7 @@ export function cedulaCheckDigit(first10: string): number {
 }
 
 export type IdKind = "rnc" | "cedula";
-export type IdVerdict =
-  | { ok: true; kind: IdKind }
-  | { ok: false; kind: IdKind; reason: "check_digit" }
-  | { ok: false; reason: "format" };
+export type IdVerdict = { ok: true; kind: IdKind } | { ok: false; kind: IdKind; reason: "check_digit" } | { ok: false; reason: "format" };
 
 /** Classifies an RNC (9 digits) or cédula (11 digits) and verifies its check digit. */
 export function verifyRncOrCedula(value: unknown): IdVerdict {

@@ -22,6 +22,7 @@ export function objAt(root: unknown, ...keys: string[]): JsonObject | undefined 
 }
 
 /** The raw value of a key of an object (undefined when the holder is not an object). */
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module function, never called as Object.prototype.valueOf
 export function valueOf(holder: unknown, key: string): unknown {
   return isObject(holder) ? holder[key] : undefined;
 }

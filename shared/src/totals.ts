@@ -6,24 +6,7 @@
  * defines the amount (a line, a per-rate total, a per-tax total), through `roundHalfUp`.
  */
 import { ITBIS_RATES, UNIDAD_GRANEL, impuestoAdicional, type ImpuestoAdicional } from "./catalogs.ts";
-import {
-  ZERO,
-  add,
-  dec,
-  distribute,
-  divide,
-  formatDecimal,
-  formatMoney,
-  isZero,
-  mul,
-  percentOf,
-  roundHalfUp,
-  sub,
-  sum,
-  type Decimal,
-  decimal,
-  fromMinorUnits,
-} from "./money.ts";
+import { ZERO, add, dec, distribute, divide, formatDecimal, formatMoney, isZero, mul, percentOf, roundHalfUp, sub, sum, type Decimal, decimal, fromMinorUnits } from "./money.ts";
 import { obligationOf } from "./obligations.ts";
 import { codeOf, decimalOf, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
@@ -158,8 +141,7 @@ export function lineTotals(item: JsonObject, index: number, options: TotalsOptio
     .filter((d): d is Decimal => d !== undefined);
   const descuentoMonto = decimalOf(item, "DescuentoMonto") ?? (subDescuentos.length ? sum(subDescuentos) : undefined);
   const recargoMonto = decimalOf(item, "RecargoMonto") ?? (subRecargos.length ? sum(subRecargos) : undefined);
-  const computedMontoItem =
-    qty && price ? roundHalfUp(add(sub(mul(qty, price), descuentoMonto ?? ZERO), recargoMonto ?? ZERO)) : undefined;
+  const computedMontoItem = qty && price ? roundHalfUp(add(sub(mul(qty, price), descuentoMonto ?? ZERO), recargoMonto ?? ZERO)) : undefined;
   const sent = decimalOf(item, "MontoItem");
   const montoItem = (options.basis === "recomputed" ? (computedMontoItem ?? sent) : (sent ?? computedMontoItem)) ?? ZERO;
   const line: LineTotals = { index, indicador: codeOf(item, "IndicadorFacturacion") ?? "", montoItem };
@@ -281,12 +263,7 @@ function additionalTaxes(
           if (!precioReferencia) continue;
           const units = mul(qty, cantidadReferencia);
           const sinItbis = divide(precioReferencia, onePlusPercent(itbis1), 10);
-          const especificoUnitario =
-            n <= 35
-              ? especificoLinea && !isZero(units)
-                ? divide(especificoLinea, units, 10)
-                : ZERO
-              : (tasaEspecificoLinea ?? ZERO);
+          const especificoUnitario = n <= 35 ? (especificoLinea && !isZero(units) ? divide(especificoLinea, units, 10) : ZERO) : (tasaEspecificoLinea ?? ZERO);
           const base = divide(sub(sinItbis, especificoUnitario), onePlusPercent(tasa), 10);
           amount = roundHalfUp(mul(percentOf(base, tasa), units));
         }
@@ -297,9 +274,7 @@ function additionalTaxes(
       if (tax.kind !== "otro") iscByBucket.set(line.indicador, add(iscByBucket.get(line.indicador) ?? ZERO, amount));
     }
   });
-  const taxes = [...byCode.values()]
-    .sort((a, b) => a.tax.codigo.localeCompare(b.tax.codigo))
-    .map((t) => ({ ...t, amount: roundHalfUp(t.amount) }));
+  const taxes = [...byCode.values()].sort((a, b) => a.tax.codigo.localeCompare(b.tax.codigo)).map((t) => ({ ...t, amount: roundHalfUp(t.amount) }));
   return { taxes, iscByBucket };
 }
 

@@ -111,7 +111,7 @@ function cloneJson(v: unknown, dropped: string[], path: Trail | null = null, anc
     }
     const out: Record<string, unknown> = {};
     for (const k in v) {
-      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (!Object.hasOwn(v, k)) continue;
       if (k === "__proto__") {
         dropped.push(trailPointer(trailTo(path, k)));
         continue;
@@ -134,15 +134,9 @@ function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]):
     if (!isObject(cur[k])) {
       if (isPresent(cur[k]) && !(path.length === 1 && k === "Encabezado")) {
         problems.push(
-          problem(
-            jsonPointer(...path),
-            "invalid_type",
-            "error",
-            `${k} must be an object`,
-            `${k} debe ser un objeto`,
-            jsonMappingRule(`${k} is an object (xsd:element ${k})`),
-            { value: cur[k] },
-          ),
+          problem(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, jsonMappingRule(`${k} is an object (xsd:element ${k})`), {
+            value: cur[k],
+          }),
         );
       }
       cur[k] = {};
@@ -493,15 +487,9 @@ function completeTextNoteTotals(totales: JsonObject, problems: Problem[]): void 
   const sent = decimalOf(totales, "MontoTotal");
   if (sent && !isZero(sent)) {
     problems.push(
-      problem(
-        "/Encabezado/Totales/MontoTotal",
-        "must_be_zero",
-        "error",
-        "An E34 that corrects text has MontoTotal 0.00",
-        "Una E34 que corrige texto lleva MontoTotal 0.00",
-        rule,
-        { sent: textOf(totales, "MontoTotal") },
-      ),
+      problem("/Encabezado/Totales/MontoTotal", "must_be_zero", "error", "An E34 that corrects text has MontoTotal 0.00", "Una E34 que corrige texto lleva MontoTotal 0.00", rule, {
+        sent: textOf(totales, "MontoTotal"),
+      }),
     );
   }
   totales.MontoTotal = "0.00";
@@ -700,17 +688,53 @@ export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: D
 }
 
 /** One occurrence of a planned field (at `token` under `trail`) against its obligation code. */
-function judgeField(out: Problem[], field: PlannedField, doc: JsonObject, montoTotal: Decimal, value: unknown, holder: JsonObject, trail: Trail | null, token: string | number): void {
+function judgeField(
+  out: Problem[],
+  field: PlannedField,
+  doc: JsonObject,
+  montoTotal: Decimal,
+  value: unknown,
+  holder: JsonObject,
+  trail: Trail | null,
+  token: string | number,
+): void {
   const { path, name, code, tipo } = field;
   const present = isPresent(value);
   if (code === 0 && present) {
-    out.push(problem(trailPointer(trailTo(trail, token)), "prohibited", "error", `${name} must not appear in an e-CF of type ${tipo}`, `${name} no corresponde en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 0)`));
+    out.push(
+      problem(
+        trailPointer(trailTo(trail, token)),
+        "prohibited",
+        "error",
+        `${name} must not appear in an e-CF of type ${tipo}`,
+        `${name} no corresponde en un e-CF tipo ${tipo}`,
+        `formato-ecf: ${name} (${tipo}: 0)`,
+      ),
+    );
   } else if (code === 1 && !present) {
-    out.push(problem(trailPointer(trailTo(trail, token)), "required", "error", `${name} is required in an e-CF of type ${tipo}`, `${name} es obligatorio en un e-CF tipo ${tipo}`, `formato-ecf: ${name} (${tipo}: 1)`));
+    out.push(
+      problem(
+        trailPointer(trailTo(trail, token)),
+        "required",
+        "error",
+        `${name} is required in an e-CF of type ${tipo}`,
+        `${name} es obligatorio en un e-CF tipo ${tipo}`,
+        `formato-ecf: ${name} (${tipo}: 1)`,
+      ),
+    );
   } else if (code === 2 && !present) {
     const cond = CONDITIONS[path]!;
     if (cond.applies({ doc, tipo, holder, montoTotal })) {
-      out.push(problem(trailPointer(trailTo(trail, token)), "required", "error", `${name} is required when ${cond.en}`, `${name} es obligatorio cuando ${cond.es}`, `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`));
+      out.push(
+        problem(
+          trailPointer(trailTo(trail, token)),
+          "required",
+          "error",
+          `${name} is required when ${cond.en}`,
+          `${name} es obligatorio cuando ${cond.es}`,
+          `formato-ecf: ${name} (${tipo}: 2): ${cond.en}`,
+        ),
+      );
     }
   }
 }
@@ -742,26 +766,26 @@ function dateProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
       const en = cmp.op === ">=" ? "on or after" : "on or before";
       const es = cmp.op === ">=" ? "igual o posterior a" : "igual o anterior a";
       out.push(
-        problem(
-          pointer,
-          "invalid_date_order",
-          "error",
-          `${field} must be ${en} ${cmp.otherName}`,
-          `${field} debe ser ${es} ${cmp.otherName}`,
-          `formato-ecf: ${field}`,
-          { value },
-        ),
+        problem(pointer, "invalid_date_order", "error", `${field} must be ${en} ${cmp.otherName}`, `${field} debe ser ${es} ${cmp.otherName}`, `formato-ecf: ${field}`, { value }),
       );
     }
   };
   check("/Encabezado/Emisor/FechaEmision", "FechaEmision", emision);
-  check("/Encabezado/IdDoc/FechaVencimientoSecuencia", "FechaVencimientoSecuencia", textOf(idDoc, "FechaVencimientoSecuencia"), { op: ">=", other: dEmision, otherName: "FechaEmision" });
+  check("/Encabezado/IdDoc/FechaVencimientoSecuencia", "FechaVencimientoSecuencia", textOf(idDoc, "FechaVencimientoSecuencia"), {
+    op: ">=",
+    other: dEmision,
+    otherName: "FechaEmision",
+  });
   check("/Encabezado/IdDoc/FechaLimitePago", "FechaLimitePago", textOf(idDoc, "FechaLimitePago"), { op: ">=", other: dEmision, otherName: "FechaEmision" });
   const desde = textOf(idDoc, "FechaDesde");
   check("/Encabezado/IdDoc/FechaDesde", "FechaDesde", desde);
   check("/Encabezado/IdDoc/FechaHasta", "FechaHasta", textOf(idDoc, "FechaHasta"), { op: ">=", other: dayNumber(desde), otherName: "FechaDesde" });
   if (tipo === "33" || tipo === "34") {
-    check("/InformacionReferencia/FechaNCFModificado", "FechaNCFModificado", textOf(objAt(doc, "InformacionReferencia"), "FechaNCFModificado"), { op: "<=", other: dEmision, otherName: "FechaEmision" });
+    check("/InformacionReferencia/FechaNCFModificado", "FechaNCFModificado", textOf(objAt(doc, "InformacionReferencia"), "FechaNCFModificado"), {
+      op: "<=",
+      other: dEmision,
+      otherName: "FechaEmision",
+    });
   }
   return out;
 }
@@ -814,7 +838,13 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
   // A note on an E32 of 250,000 DOP or more identifies the buyer too (formato-ecf RNCComprador c).
   const comprador = objAt(doc, "Encabezado", "Comprador");
   const modifiedTotal = parseDecimal(m.montoTotal);
-  if (parseENcf(m.eNCF)?.tipo === "32" && modifiedTotal && isHighValueConsumo("32", modifiedTotal) && !isPresent(comprador?.RNCComprador) && !isPresent(comprador?.IdentificadorExtranjero)) {
+  if (
+    parseENcf(m.eNCF)?.tipo === "32" &&
+    modifiedTotal &&
+    isHighValueConsumo("32", modifiedTotal) &&
+    !isPresent(comprador?.RNCComprador) &&
+    !isPresent(comprador?.IdentificadorExtranjero)
+  ) {
     out.push(
       problem(
         "/Encabezado/Comprador/RNCComprador",
@@ -833,21 +863,23 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
   if (verdict && !verdict.ok) {
     const texts: Record<string, [string, string]> = {
       already_annulled: ["The modified receipt was already annulled by a credit note", "El comprobante modificado ya fue anulado por una nota de crédito"],
-      annulment_after_partial_credit: ["A total annulment (CodigoModificacion 1) is not possible after a partial credit note (3)", "No procede una anulación total (CodigoModificacion 1) después de una nota de crédito parcial (3)"],
-      exceeds_available: [`The credit exceeds what remains of the modified receipt (${balance.available})`, `El crédito excede lo que resta del comprobante modificado (${balance.available})`],
+      annulment_after_partial_credit: [
+        "A total annulment (CodigoModificacion 1) is not possible after a partial credit note (3)",
+        "No procede una anulación total (CodigoModificacion 1) después de una nota de crédito parcial (3)",
+      ],
+      exceeds_available: [
+        `The credit exceeds what remains of the modified receipt (${balance.available})`,
+        `El crédito excede lo que resta del comprobante modificado (${balance.available})`,
+      ],
       invalid_amount: ["The note's amount is not valid for its CodigoModificacion", "El monto de la nota no es válido para su CodigoModificacion"],
     };
     const [en, es] = texts[verdict.reason] ?? ["The note is not allowed", "La nota no procede"];
     out.push(
-      problem(
-        "/Encabezado/Totales/MontoTotal",
-        `credit_${verdict.reason}`,
-        "error",
-        en,
-        es,
-        "formato-ecf: MontoTotal (d) y nota 30",
-        { ...balance, proposal: undefined, montoTotal: formatMoney(montoTotal) },
-      ),
+      problem("/Encabezado/Totales/MontoTotal", `credit_${verdict.reason}`, "error", en, es, "formato-ecf: MontoTotal (d) y nota 30", {
+        ...balance,
+        proposal: undefined,
+        montoTotal: formatMoney(montoTotal),
+      }),
     );
   }
   return out;
@@ -875,39 +907,42 @@ export function validateEcf(input: unknown, context: ValidationContext): Validat
     return {
       ok: false,
       document: {},
-      problems: [problem(
-        "",
-        "internal_error",
-        "error",
-        `Validation failed unexpectedly: ${String(err)}`,
-        `La validación falló inesperadamente: ${String(err)}`,
-        jsonMappingRule("validateEcf reports every problem and never throws"),
-      )],
+      problems: [
+        problem(
+          "",
+          "internal_error",
+          "error",
+          `Validation failed unexpectedly: ${String(err)}`,
+          `La validación falló inesperadamente: ${String(err)}`,
+          jsonMappingRule("validateEcf reports every problem and never throws"),
+        ),
+      ],
     };
   }
 }
 
 function validateUnsafe(input: unknown, context: ValidationContext): ValidationResult {
   if (!isObject(input)) {
-    return { ok: false, document: {}, problems: [problem(
-      "",
-      "invalid_type",
-      "error",
-      "The e-CF must be a JSON object",
-      "El e-CF debe ser un objeto JSON",
-      jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"),
-    )] };
+    return {
+      ok: false,
+      document: {},
+      problems: [
+        problem(
+          "",
+          "invalid_type",
+          "error",
+          "The e-CF must be a JSON object",
+          "El e-CF debe ser un objeto JSON",
+          jsonMappingRule("the e-CF is a JSON object mirroring the XML root ECF"),
+        ),
+      ],
+    };
   }
   const dropped: string[] = [];
   const doc = cloneJson(input, dropped) as JsonObject;
-  const problems: Problem[] = dropped.map((path) => problem(
-    path,
-    "unknown_field",
-    "error",
-    "__proto__ is not an e-CF element",
-    "__proto__ no es un elemento del e-CF",
-    jsonMappingRule("keys are DGII element names"),
-  ));
+  const problems: Problem[] = dropped.map((path) =>
+    problem(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", jsonMappingRule("keys are DGII element names")),
+  );
   if (!isObject(doc.Encabezado)) {
     const wrongShape = isPresent(doc.Encabezado);
     problems.push(
@@ -965,4 +1000,3 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
   const all = dedupe(problems);
   return { ok: !all.some((p) => p.severity === "error"), document, problems: all };
 }
-

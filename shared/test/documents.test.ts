@@ -230,7 +230,14 @@ describe("SemillaModel", () => {
 
 describe("every built document is valid against its official XSD", () => {
   it.each<[string, "RFCE" | "ARECF" | "ACECF" | "ANECF" | "Semilla", () => string[]]>([
-    ["RFCE", "RFCE", () => [buildRfce({ ecf: makeEcf("32"), CodigoSeguridadeCF: "Ab3+/9" }), buildRfce({ ecf: makeEcf("32", { lines: 20, otraMoneda: true, trickyText: true }), CodigoSeguridadeCF: "zz&<>9" })]],
+    [
+      "RFCE",
+      "RFCE",
+      () => [
+        buildRfce({ ecf: makeEcf("32"), CodigoSeguridadeCF: "Ab3+/9" }),
+        buildRfce({ ecf: makeEcf("32", { lines: 20, otraMoneda: true, trickyText: true }), CodigoSeguridadeCF: "zz&<>9" }),
+      ],
+    ],
     ["ARECF", "ARECF", () => [buildArecf(arecf), buildArecf({ ...arecf, Estado: "1", CodigoMotivoNoRecibido: "1" })]],
     ["ACECF", "ACECF", () => [buildAcecf(acecf), buildAcecf({ ...acecf, Estado: "2", DetalleMotivoRechazo: "Montos no coinciden & otros" })]],
     ["ANECF", "ANECF", () => [buildAnecf(anecf)]],

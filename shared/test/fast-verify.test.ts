@@ -56,10 +56,13 @@ describe("fastVerify", () => {
     ["a changed amount", (xml) => xml.replace(/<MontoTotal>([^<]*)<\/MontoTotal>/, "<MontoTotal>1$1</MontoTotal>")],
     ["a changed DigestValue", (xml) => xml.replace(/<DigestValue>(.)/, (_m, c: string) => `<DigestValue>${c === "A" ? "B" : "A"}`)],
     ["a changed SignatureValue", (xml) => xml.replace(/<SignatureValue>(.)/, (_m, c: string) => `<SignatureValue>${c === "A" ? "B" : "A"}`)],
-    ["the Signature moved into a child element", (xml) => {
-      const signature = /<Signature [\s\S]*<\/Signature>/.exec(xml)![0];
-      return xml.replace(signature, "").replace("</Encabezado>", `${signature}</Encabezado>`);
-    }],
+    [
+      "the Signature moved into a child element",
+      (xml) => {
+        const signature = /<Signature [\s\S]*<\/Signature>/.exec(xml)![0];
+        return xml.replace(signature, "").replace("</Encabezado>", `${signature}</Encabezado>`);
+      },
+    ],
     ["a second element after the Signature", (xml) => xml.replace("</Signature>", "</Signature><Extra>1</Extra>")],
     ["a comment in the content", (xml) => xml.replace("</Encabezado>", "<!-- x --></Encabezado>")],
     ["an attribute on an element", (xml) => xml.replace("<Encabezado>", '<Encabezado a="1">')],

@@ -108,13 +108,26 @@ describe("what validateEcf accepts, the schema accepts", () => {
   });
   it.each(TIPOS_ECF.map((t) => [t]))("E%s with only what the integrator must send", (tipo) => {
     const doc = apiRequest(tipo);
-    expect(validateEcf(doc, { now, eNCF: `E${tipo}0000000001`, fechaVencimientoSecuencia: "31-12-2030", emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "Emisor SRL", DireccionEmisor: "Calle 1" } }).ok).toBe(true);
+    expect(
+      validateEcf(doc, {
+        now,
+        eNCF: `E${tipo}0000000001`,
+        fechaVencimientoSecuencia: "31-12-2030",
+        emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "Emisor SRL", DireccionEmisor: "Calle 1" },
+      }).ok,
+    ).toBe(true);
     expect(schemaErrors(tipo, doc)).toEqual([]);
   });
 });
 
 describe("what the schema refuses, validateEcf refuses", () => {
-  const validated = (doc: Json) => validateEcf(doc, { now, eNCF: "E310000000001", fechaVencimientoSecuencia: "31-12-2030", emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "Emisor SRL", DireccionEmisor: "Calle 1" } });
+  const validated = (doc: Json) =>
+    validateEcf(doc, {
+      now,
+      eNCF: "E310000000001",
+      fechaVencimientoSecuencia: "31-12-2030",
+      emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "Emisor SRL", DireccionEmisor: "Calle 1" },
+    });
   it("the unedited request is accepted by both", () => {
     expect(schemaErrors("31", apiRequest("31"))).toEqual([]);
     expect(validated(apiRequest("31")).problems).toEqual([]);

@@ -1,20 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  add,
-  dec,
-  distribute,
-  divide,
-  formatDecimal,
-  formatMoney,
-  integerDigits,
-  mul,
-  parseDecimal,
-  percentOf,
-  roundHalfUp,
-  sub,
-  sum,
-  toMinorUnits,
-} from "../src/money.ts";
+import { add, dec, distribute, divide, formatDecimal, formatMoney, integerDigits, mul, parseDecimal, percentOf, roundHalfUp, sub, sum, toMinorUnits } from "../src/money.ts";
 
 describe("parseDecimal", () => {
   it.each([

@@ -80,7 +80,7 @@ describe("condition table", () => {
 
   it("every code-2 field has exactly one of: a condition, or a stated reason it has none", () => {
     const conditional = FIELD_PATHS.filter((p) => TIPOS_ECF.some((t) => obligationOf(p, t) === 2));
-    const covered = conditional.filter((p) => (p in CONDITIONS) !== (p in UNCHECKED_CONDITIONALS));
+    const covered = conditional.filter((p) => p in CONDITIONS !== p in UNCHECKED_CONDITIONALS);
     expect(covered).toEqual(conditional);
   });
 

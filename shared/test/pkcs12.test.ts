@@ -5,17 +5,7 @@ import { readPkcs12, Pkcs12Error, type Pkcs12ErrorCode } from "../src/signing/pk
 import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey, KeyAtRestError } from "../src/signing/key-at-rest.ts";
 import { signEcfXml } from "../src/signing/fast-signer.ts";
 import { verifyXml } from "../src/signing/verify.ts";
-import {
-  createTestIdentity,
-  forgeP12,
-  opensslCertOnlyP12,
-  opensslEcP12,
-  opensslKeyOnlyP12,
-  opensslP12,
-  testIdentity,
-  xmlsecVerify,
-  type TestIdentity,
-} from "./support/certs.ts";
+import { createTestIdentity, forgeP12, opensslCertOnlyP12, opensslEcP12, opensslKeyOnlyP12, opensslP12, testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "./support/pkcs12-builder.ts";
 
 execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });

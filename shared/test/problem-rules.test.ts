@@ -7,7 +7,7 @@ import { validateEcf } from "../src/validate.ts";
 import { xmlToEcf } from "../src/xml/parse.ts";
 import { canonicalize } from "../src/xml/canonical.ts";
 import { checkStructure } from "../src/xml/structure.ts";
-import { TIPOS_ECF } from "../src/tipos.ts";
+import type { TIPOS_ECF } from "../src/tipos.ts";
 import type { Problem } from "../src/problems.ts";
 import { dgiiTestSetCases, itheskCases } from "./support/dgii-samples.ts";
 import { makeEcf } from "./support/ecf-factories.ts";
@@ -30,11 +30,24 @@ const inputs: [string, unknown][] = [
   ["Encabezado a number", { Encabezado: 5, DetallesItems: "x" }],
   ["unknown TipoeCF", { Encabezado: { IdDoc: { TipoeCF: "99" } }, DetallesItems: [] }],
   ["__proto__ key", JSON.parse('{"__proto__": {"x": 1}, "Encabezado": {"IdDoc": {"TipoeCF": "31"}}, "DetallesItems": [{}]}')],
-  ["deep garbage", { Encabezado: { IdDoc: { TipoeCF: "34", TipoPago: [1] }, Totales: "x", Emisor: { FechaEmision: "2025-01-01" } }, DetallesItems: [null, 7, { CantidadItem: Infinity, PrecioUnitarioItem: "1e3" }], InformacionReferencia: [] }],
+  [
+    "deep garbage",
+    {
+      Encabezado: { IdDoc: { TipoeCF: "34", TipoPago: [1] }, Totales: "x", Emisor: { FechaEmision: "2025-01-01" } },
+      DetallesItems: [null, 7, { CantidadItem: Infinity, PrecioUnitarioItem: "1e3" }],
+      InformacionReferencia: [],
+    },
+  ],
   ["placeholder sample", xmlToEcf(readFileSync(`${DGII_KIT}/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml`, "utf8"))],
   ["E31 totals off", mutated("31", (d) => ((d.Encabezado.Totales.MontoTotal = "1.00"), (d.DetallesItems[0].MontoItem = "9999.00")))],
-  ["E31 bad dates and ids", mutated("31", (d) => ((d.Encabezado.Emisor.FechaEmision = "31-02-2025"), (d.Encabezado.Comprador.RNCComprador = "123456789"), (d.Encabezado.IdDoc.eNCF = "E320000000001")))],
-  ["E43 with a prohibited Comprador and a taxed line", mutated("43", (d) => ((d.Encabezado.Comprador = { RNCComprador: "131880738" }), (d.DetallesItems[0].IndicadorFacturacion = "1")))],
+  [
+    "E31 bad dates and ids",
+    mutated("31", (d) => ((d.Encabezado.Emisor.FechaEmision = "31-02-2025"), (d.Encabezado.Comprador.RNCComprador = "123456789"), (d.Encabezado.IdDoc.eNCF = "E320000000001"))),
+  ],
+  [
+    "E43 with a prohibited Comprador and a taxed line",
+    mutated("43", (d) => ((d.Encabezado.Comprador = { RNCComprador: "131880738" }), (d.DetallesItems[0].IndicadorFacturacion = "1"))),
+  ],
   ["E34 text correction with amounts", mutated("34", (d) => (d.InformacionReferencia.CodigoModificacion = "2"))],
   ["E41 numbering and pages", mutated("41", (d) => ((d.DetallesItems[1].NumeroLinea = "7"), (d.Paginacion = [{ PaginaNo: 2 }]), (d.Encabezado.IdDoc.TotalPaginas = "3")))],
   ["E46 unknown element and bad decimals", mutated("46", (d) => ((d.Encabezado.Emisor.Apodo = "x"), (d.DetallesItems[0].PrecioUnitarioItem = "1.23456")))],
@@ -56,7 +69,9 @@ describe("every problem names its rule's source", () => {
   });
 
   it("no problem lacks a rule, and each rule names a DGII document or the JSON mapping", () => {
-    const bad = all.filter(({ problem }) => typeof problem.rule !== "string" || !SOURCE.test(problem.rule)).map(({ input, problem }) => ({ input, code: problem.code, path: problem.path, rule: problem.rule }));
+    const bad = all
+      .filter(({ problem }) => typeof problem.rule !== "string" || !SOURCE.test(problem.rule))
+      .map(({ input, problem }) => ({ input, code: problem.code, path: problem.path, rule: problem.rule }));
     expect(bad).toEqual([]);
   });
 

@@ -44,13 +44,27 @@ describe("timbreUrl", () => {
   ];
   it.each(environments)("points %s at its host", (environment, full, short) => {
     const common = { environment, rncEmisor: "130862346", encf: "E310000000001", montoTotal: "1.00", codigoSeguridad: "abc123" };
-    expect(timbreUrl({ ...common, form: "consultatimbre", rncComprador: "131880738", fechaEmision: "01-04-2025", fechaFirma: "01-04-2025 10:15:00" })).toMatch(new RegExp(`^${full.replace(/[.?]/g, "\\$&")}`));
+    expect(timbreUrl({ ...common, form: "consultatimbre", rncComprador: "131880738", fechaEmision: "01-04-2025", fechaFirma: "01-04-2025 10:15:00" })).toMatch(
+      new RegExp(`^${full.replace(/[.?]/g, "\\$&")}`),
+    );
     expect(timbreUrl({ ...common, form: "consultatimbrefc" })).toMatch(new RegExp(`^${short.replace(/[.?]/g, "\\$&")}`));
   });
 
   it.each([[undefined], [null], [""]])("omits RncComprador when the document has no buyer (%j), as E43 and E47", (rncComprador) => {
-    const url = timbreUrl({ form: "consultatimbre", environment: "ecf", rncEmisor: "130862346", rncComprador, encf: "E430000000001", fechaEmision: "01-04-2025", montoTotal: "500.00", fechaFirma: "01-04-2025 10:15:00", codigoSeguridad: "Ab+/9z" });
-    expect(url).toBe("https://ecf.dgii.gov.do/ecf/consultatimbre?RncEmisor=130862346&ENCF=E430000000001&FechaEmision=01-04-2025&MontoTotal=500.00&FechaFirma=01-04-2025%2010:15:00&CodigoSeguridad=Ab%2B%2F9z");
+    const url = timbreUrl({
+      form: "consultatimbre",
+      environment: "ecf",
+      rncEmisor: "130862346",
+      rncComprador,
+      encf: "E430000000001",
+      fechaEmision: "01-04-2025",
+      montoTotal: "500.00",
+      fechaFirma: "01-04-2025 10:15:00",
+      codigoSeguridad: "Ab+/9z",
+    });
+    expect(url).toBe(
+      "https://ecf.dgii.gov.do/ecf/consultatimbre?RncEmisor=130862346&ENCF=E430000000001&FechaEmision=01-04-2025&MontoTotal=500.00&FechaFirma=01-04-2025%2010:15:00&CodigoSeguridad=Ab%2B%2F9z",
+    );
   });
 
   it("URL-encodes every value (a security code may hold + and /)", () => {
@@ -76,10 +90,13 @@ describe("securityCode and the timbre of a signed document", () => {
   it("reads the full timbre of an E31", () => {
     const timbre = timbreForSignedEcf(signed, "testecf");
     expect(timbre).toMatchObject({ form: "consultatimbre", rncEmisor: "130862346", encf: "E310005000201", fechaFirma: "15-07-2023 05:07:00", codigoSeguridad: "c0qwgy" });
-    expect(timbreUrl(timbre)).toMatch(/^https:\/\/ecf\.dgii\.gov\.do\/testecf\/consultatimbre\?RncEmisor=130862346&RncComprador=\d{9}&ENCF=E310005000201&FechaEmision=\d\d-\d\d-\d{4}&MontoTotal=[\d.]+&FechaFirma=15-07-2023%2005:07:00&CodigoSeguridad=c0qwgy$/);
+    expect(timbreUrl(timbre)).toMatch(
+      /^https:\/\/ecf\.dgii\.gov\.do\/testecf\/consultatimbre\?RncEmisor=130862346&RncComprador=\d{9}&ENCF=E310005000201&FechaEmision=\d\d-\d\d-\d{4}&MontoTotal=[\d.]+&FechaFirma=15-07-2023%2005:07:00&CodigoSeguridad=c0qwgy$/,
+    );
   });
 
-  const e32 = (monto: string) => `<ECF><Encabezado><IdDoc><eNCF>E320000000001</eNCF></IdDoc><Emisor><RNCEmisor>130862346</RNCEmisor><FechaEmision>01-04-2025</FechaEmision></Emisor><Totales><MontoTotal>${monto}</MontoTotal></Totales></Encabezado><FechaHoraFirma>01-04-2025 10:15:00</FechaHoraFirma><Signature><SignatureValue>XyZ123abc</SignatureValue></Signature></ECF>`;
+  const e32 = (monto: string) =>
+    `<ECF><Encabezado><IdDoc><eNCF>E320000000001</eNCF></IdDoc><Emisor><RNCEmisor>130862346</RNCEmisor><FechaEmision>01-04-2025</FechaEmision></Emisor><Totales><MontoTotal>${monto}</MontoTotal></Totales></Encabezado><FechaHoraFirma>01-04-2025 10:15:00</FechaHoraFirma><Signature><SignatureValue>XyZ123abc</SignatureValue></Signature></ECF>`;
   it.each([
     ["249999.99", "consultatimbrefc"],
     ["6225.09", "consultatimbrefc"],

@@ -39,9 +39,7 @@ const ANECF =
   `<CantidadeNCFAnulados>2</CantidadeNCFAnulados></Anulacion></DetalleAnulacion></ANECF>`;
 
 const cases: Array<{ name: string; kind: DocumentKind; xml: () => string }> = [
-  ...TIPOS_ECF.flatMap((tipo) =>
-    ecfCases(tipo).map(([name, options]) => ({ name: `E${tipo} ${name}`, kind: tipo as DocumentKind, xml: () => ecfToXml(makeEcf(tipo, options)) })),
-  ),
+  ...TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, options]) => ({ name: `E${tipo} ${name}`, kind: tipo as DocumentKind, xml: () => ecfToXml(makeEcf(tipo, options)) }))),
   {
     name: "RFCE",
     kind: "RFCE",
@@ -49,21 +47,56 @@ const cases: Array<{ name: string; kind: DocumentKind; xml: () => string }> = [
   },
   { name: "ARECF", kind: "ARECF", xml: () => throughSerializer("dgii-ecf/arecf_signed.xml", "ARECF") },
   // The sample writes MontoTotal without decimals, which its own XSD refuses.
-  { name: "ACECF", kind: "ACECF", xml: () => throughSerializer("xml/aprobacionComercial_E450000000001.xml", "ACECF", (x) => x.replace(/<MontoTotal>(\d+)<\/MontoTotal>/, "<MontoTotal>$1.00</MontoTotal>")) },
+  {
+    name: "ACECF",
+    kind: "ACECF",
+    xml: () => throughSerializer("xml/aprobacionComercial_E450000000001.xml", "ACECF", (x) => x.replace(/<MontoTotal>(\d+)<\/MontoTotal>/, "<MontoTotal>$1.00</MontoTotal>")),
+  },
   { name: "ANECF", kind: "ANECF", xml: () => documentToXml(xmlToDocument(ANECF, "ANECF"), "ANECF") },
   // The same documents from the builders the Worker uses.
   { name: "RFCE from buildRfce", kind: "RFCE", xml: () => buildRfce({ ecf: makeEcf("32", { trickyText: true }), CodigoSeguridadeCF: "aB3x9Z" }) },
-  { name: "ARECF from buildArecf (received)", kind: "ARECF", xml: () => buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:15:00" }) },
-  { name: "ARECF from buildArecf (not received)", kind: "ARECF", xml: () => buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "1", CodigoMotivoNoRecibido: "2", FechaHoraAcuseRecibo: "01-04-2025 10:15:00" }) },
+  {
+    name: "ARECF from buildArecf (received)",
+    kind: "ARECF",
+    xml: () => buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:15:00" }),
+  },
+  {
+    name: "ARECF from buildArecf (not received)",
+    kind: "ARECF",
+    xml: () =>
+      buildArecf({
+        RNCEmisor: "130862346",
+        RNCComprador: "131880738",
+        eNCF: "E310000000001",
+        Estado: "1",
+        CodigoMotivoNoRecibido: "2",
+        FechaHoraAcuseRecibo: "01-04-2025 10:15:00",
+      }),
+  },
   {
     name: "ACECF from buildAcecf (rejected, reason with & < > and quotes)",
     kind: "ACECF",
-    xml: () => buildAcecf({ RNCEmisor: "130862346", eNCF: "E310000000001", FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738", Estado: "2", DetalleMotivoRechazo: TRICKY_TEXT.razonSocial, FechaHoraAprobacionComercial: "02-04-2025 09:00:00" }),
+    xml: () =>
+      buildAcecf({
+        RNCEmisor: "130862346",
+        eNCF: "E310000000001",
+        FechaEmision: "01-04-2025",
+        MontoTotal: "1180.00",
+        RNCComprador: "131880738",
+        Estado: "2",
+        DetalleMotivoRechazo: TRICKY_TEXT.razonSocial,
+        FechaHoraAprobacionComercial: "02-04-2025 09:00:00",
+      }),
   },
   {
     name: "ANECF from buildAnecf",
     kind: "ANECF",
-    xml: () => buildAnecf({ RncEmisor: "130862346", FechaHoraAnulacioneNCF: "01-04-2025 10:15:00", DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000020" }] }] }),
+    xml: () =>
+      buildAnecf({
+        RncEmisor: "130862346",
+        FechaHoraAnulacioneNCF: "01-04-2025 10:15:00",
+        DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000020" }] }],
+      }),
   },
 ];
 
@@ -100,7 +133,11 @@ describe("every document kind, fast path", () => {
     const kinds = [...new Set(cases.map((c) => c.kind))];
     for (const kind of kinds) {
       const ofKind = cases.filter((c) => c.kind === kind);
-      const results = await validateXsdMany(ofKind.map((c) => signedByCase.get(c.name)!), kind, { requireSignature: true });
+      const results = await validateXsdMany(
+        ofKind.map((c) => signedByCase.get(c.name)!),
+        kind,
+        { requireSignature: true },
+      );
       results.forEach((r, i) => expect(r, `${ofKind[i]!.name}: ${r.errors.join("; ")}`).toMatchObject({ valid: true }));
     }
   });

@@ -70,7 +70,10 @@ describe("verifyXml accepts signatures made by xmlsec1 (an independent signer)",
       `<${p}SignatureValue/><${p}KeyInfo><${p}X509Data><${p}X509Certificate/></${p}X509Data></${p}KeyInfo></${p}Signature></ECF>`
     );
   };
-  it.each([["unprefixed", ""], ["ds: prefixed", "ds"]])("%s", async (_name, prefix) => {
+  it.each([
+    ["unprefixed", ""],
+    ["ds: prefixed", "ds"],
+  ])("%s", async (_name, prefix) => {
     const signedByXmlsec = xmlsecSign(template(prefix), id);
     expect(signedByXmlsec).toContain(`<${prefix ? "ds:" : ""}SignatureValue>`);
     expect(await verifyXml(signedByXmlsec)).toMatchObject({ ok: true, certificate: { holderId: id.rnc } });
@@ -115,24 +118,40 @@ describe("verifyXml names the reason", () => {
     ["no_signature", "an unsigned document", () => stripSignature(signed)],
     ["multiple_signatures", "two signatures", () => signed.replace(/(<Signature [\s\S]*<\/Signature>)/, "$1$1")],
     ["digest_mismatch", "changed content", () => signed.replace("<TipoPago>2</TipoPago>", "<TipoPago>1</TipoPago>")],
-    ["bad_signature_value", "the signature value of another document", async () => {
-      const another = await signEcfXml(`<ECF><A>1</A></ECF>`, id.privateKey, id.certificateDer);
-      return signed.replace(/<SignatureValue>[^<]*/, /<SignatureValue>[^<]*/.exec(another)![0]);
-    }],
-    ["bad_signature_value", "another holder's certificate in KeyInfo", () => {
-      const base64 = Buffer.from(other.certificateDer).toString("base64");
-      return signed.replace(/<X509Certificate>[^<]*/, `<X509Certificate>${base64}`);
-    }],
+    [
+      "bad_signature_value",
+      "the signature value of another document",
+      async () => {
+        const another = await signEcfXml(`<ECF><A>1</A></ECF>`, id.privateKey, id.certificateDer);
+        return signed.replace(/<SignatureValue>[^<]*/, /<SignatureValue>[^<]*/.exec(another)![0]);
+      },
+    ],
+    [
+      "bad_signature_value",
+      "another holder's certificate in KeyInfo",
+      () => {
+        const base64 = Buffer.from(other.certificateDer).toString("base64");
+        return signed.replace(/<X509Certificate>[^<]*/, `<X509Certificate>${base64}`);
+      },
+    ],
     ["bad_signature_value", "a SignatureValue that is not base64", () => signed.replace(/<SignatureValue>[^<]*/, "<SignatureValue>!!!")],
     ["unsupported_algorithm", "RSA-SHA1", () => signed.replace("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", RSA_SHA1)],
     ["unsupported_algorithm", "SHA-1 digest", () => signed.replace("http://www.w3.org/2001/04/xmlenc#sha256", "http://www.w3.org/2000/09/xmldsig#sha1")],
-    ["unsupported_algorithm", "exclusive C14N", () => signed.replace(/CanonicalizationMethod Algorithm="[^"]*"/, `CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"`)],
+    [
+      "unsupported_algorithm",
+      "exclusive C14N",
+      () => signed.replace(/CanonicalizationMethod Algorithm="[^"]*"/, `CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"`),
+    ],
     ["unsupported_algorithm", "an XPath transform", () => signed.replace("http://www.w3.org/2000/09/xmldsig#enveloped-signature", "http://www.w3.org/TR/1999/REC-xpath-19991116")],
     ["missing_key_info", "no KeyInfo", () => signed.replace(/<KeyInfo>[\s\S]*<\/KeyInfo>/, "")],
     ["missing_key_info", "a KeyValue instead of a certificate", () => signed.replace(/<X509Data>[\s\S]*<\/X509Data>/, "<KeyName>k</KeyName>")],
     ["malformed", "not XML", () => "<ECF><A>1</ECF>"],
     ["malformed", "a DOCTYPE (entities are never expanded)", () => `<!DOCTYPE ECF [<!ENTITY x "1">]>` + signed.replace(/^<\?xml[^>]*>/, "")],
-    ["malformed", "a Signature that is not the root's child", () => signed.replace(/(<Signature [\s\S]*<\/Signature>)/, "").replace("<Encabezado>", "<Encabezado>" + /<Signature [\s\S]*<\/Signature>/.exec(signed)![0])],
+    [
+      "malformed",
+      "a Signature that is not the root's child",
+      () => signed.replace(/(<Signature [\s\S]*<\/Signature>)/, "").replace("<Encabezado>", "<Encabezado>" + /<Signature [\s\S]*<\/Signature>/.exec(signed)![0]),
+    ],
     ["malformed", "a Reference to a fragment", () => signed.replace(`<Reference URI="">`, `<Reference URI="#x">`)],
     ["malformed", "a certificate that is not DER", () => signed.replace(/<X509Certificate>[^<]*/, "<X509Certificate>AAAA")],
   ];

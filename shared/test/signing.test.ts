@@ -21,13 +21,10 @@ const compact = (xml: string) => xml.replace(/>\s+</g, "><").trim();
 const sample = (path: string) => stripSignature(readFileSync(`${SAMPLES}/${path}`, "utf8"));
 
 /** C14N 1.0 text escaping, as our serializer writes text. */
-const escapeText = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
+const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
 
 function generatedEcf(texts: string[]): string {
-  const items = texts
-    .map((t, i) => `<Item><NumeroLinea>${i + 1}</NumeroLinea><NombreItem>${escapeText(t)}</NombreItem><MontoItem>100.00</MontoItem></Item>`)
-    .join("");
+  const items = texts.map((t, i) => `<Item><NumeroLinea>${i + 1}</NumeroLinea><NombreItem>${escapeText(t)}</NombreItem><MontoItem>100.00</MontoItem></Item>`).join("");
   return (
     `<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF>` +
     `<eNCF>E310000000001</eNCF></IdDoc><Emisor><RNCEmisor>131880738</RNCEmisor>` +
@@ -59,7 +56,21 @@ const documents: Array<[string, () => string]> = [
   ["e-CF 32, 16 KB (sample)", () => sample("xml/E320000000243.xml")],
   ["e-CF 32 certification case 26", () => sample("xml/cert_test_26_E320000000341.xml")],
   ["RFCE 32 (sample, made compact)", () => compact(sample("dgii-ecf/rfce32_unsigned.xml")).replace("<CodigoSeguridadeCF/>", "<CodigoSeguridadeCF>abc123</CodigoSeguridadeCF>")],
-  ["every escape: & < > \" ' accents ñ emoji CR LF tab", () => generatedEcf(["a & b", "x < y > z", `"quoted" and 'single'`, "áéíóú ÁÉÍÓÚ ü ñ Ñ ¿¡", "emoji 😀🇩🇴", "cr\rlf\ntab\tend", "crlf\r\nend", "]]> and &amp; literally", " leading and trailing "])],
+  [
+    "every escape: & < > \" ' accents ñ emoji CR LF tab",
+    () =>
+      generatedEcf([
+        "a & b",
+        "x < y > z",
+        `"quoted" and 'single'`,
+        "áéíóú ÁÉÍÓÚ ü ñ Ñ ¿¡",
+        "emoji 😀🇩🇴",
+        "cr\rlf\ntab\tend",
+        "crlf\r\nend",
+        "]]> and &amp; literally",
+        " leading and trailing ",
+      ]),
+  ],
   ["no XML declaration", () => `<ARECF><DetalleAcusedeRecibo><Version>1.0</Version><RNCEmisor>131880738</RNCEmisor><Estado>0</Estado></DetalleAcusedeRecibo></ARECF>`],
   ["declaration, then a newline", () => `<?xml version="1.0" encoding="UTF-8"?>\n<ANECF><Encabezado><Version>1.0</Version></Encabezado></ANECF>`],
 ];
@@ -99,7 +110,9 @@ describe("signEcfXml matches xmldsigjs and xmlsec1", () => {
   it("writes the DGII signature shape: unprefixed, KeyInfo with only the certificate", async () => {
     const fast = await signEcfXml(documents[0]![1](), id.privateKey, id.certificateDer);
     const signature = fast.slice(fast.indexOf("<Signature "));
-    expect(signature).toMatch(/^<Signature xmlns="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http:\/\/www\.w3\.org\/TR\/2001\/REC-xml-c14n-20010315"\/><SignatureMethod Algorithm="http:\/\/www\.w3\.org\/2001\/04\/xmldsig-more#rsa-sha256"\/><Reference URI=""><Transforms><Transform Algorithm="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#enveloped-signature"\/><\/Transforms><DigestMethod Algorithm="http:\/\/www\.w3\.org\/2001\/04\/xmlenc#sha256"\/><DigestValue>[A-Za-z0-9+/]{43}=<\/DigestValue><\/Reference><\/SignedInfo><SignatureValue>[A-Za-z0-9+/]{342}==<\/SignatureValue><KeyInfo><X509Data><X509Certificate>[A-Za-z0-9+/=]+<\/X509Certificate><\/X509Data><\/KeyInfo><\/Signature><\/ECF>$/);
+    expect(signature).toMatch(
+      /^<Signature xmlns="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http:\/\/www\.w3\.org\/TR\/2001\/REC-xml-c14n-20010315"\/><SignatureMethod Algorithm="http:\/\/www\.w3\.org\/2001\/04\/xmldsig-more#rsa-sha256"\/><Reference URI=""><Transforms><Transform Algorithm="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#enveloped-signature"\/><\/Transforms><DigestMethod Algorithm="http:\/\/www\.w3\.org\/2001\/04\/xmlenc#sha256"\/><DigestValue>[A-Za-z0-9+/]{43}=<\/DigestValue><\/Reference><\/SignedInfo><SignatureValue>[A-Za-z0-9+/]{342}==<\/SignatureValue><KeyInfo><X509Data><X509Certificate>[A-Za-z0-9+/=]+<\/X509Certificate><\/X509Data><\/KeyInfo><\/Signature><\/ECF>$/,
+    );
     expect(fast).not.toContain("ds:");
   });
 });
@@ -167,7 +180,10 @@ describe("signEcfXml refuses input it cannot sign correctly", () => {
   });
 
   it("refuses a key that is not RSASSA-PKCS1-v1_5 with SHA-256", async () => {
-    const pss = await crypto.subtle.generateKey({ name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, ["sign", "verify"]) as CryptoKeyPair;
+    const pss = (await crypto.subtle.generateKey({ name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ])) as CryptoKeyPair;
     const sha1 = await crypto.subtle.importKey("pkcs8", id.pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
     for (const key of [pss.privateKey, sha1, id.publicKey]) {
       await expect(signEcfXml(`<ECF><A>1</A></ECF>`, key, id.certificateDer)).rejects.toThrow(TypeError);

@@ -13,7 +13,9 @@ const now = new Date("2026-11-21T12:00:00Z");
 function load(file: string): TestSet {
   return readTestSet(readFileSync(`${KIT}/${file}`, "utf8"));
 }
-const files = readdirSync(KIT).filter((f) => /__(ECF|RFCE)\.csv$/.test(f)).sort();
+const files = readdirSync(KIT)
+  .filter((f) => /__(ECF|RFCE)\.csv$/.test(f))
+  .sort();
 const rowsOf = (suffix: string) =>
   files
     .filter((f) => f.endsWith(suffix))
@@ -29,10 +31,28 @@ const INCONSISTENT_TOTALS: string[] = [];
 
 describe("parseCsv", () => {
   it.each([
-    ["a,b\n1,2\n", [["a", "b"], ["1", "2"]]],
-    ['\uFEFFa,"b,c"\r\n"x ""y""",\n', [["a", "b,c"], ['x "y"', ""]]],
+    [
+      "a,b\n1,2\n",
+      [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    ],
+    [
+      '\uFEFFa,"b,c"\r\n"x ""y""",\n',
+      [
+        ["a", "b,c"],
+        ['x "y"', ""],
+      ],
+    ],
     ['a\n"multi\nline",z', [["a"], ["multi\nline", "z"]]],
-    ["a,b\n\n,\n1,2", [["a", "b"], ["1", "2"]]],
+    [
+      "a,b\n\n,\n1,2",
+      [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    ],
   ])("%j", (text, rows) => {
     expect(parseCsv(text)).toEqual(rows);
   });

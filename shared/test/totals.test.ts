@@ -56,11 +56,7 @@ describe("computeTotals", () => {
         MontoPeriodo: "428.50",
       },
     ],
-    [
-      "line rounding half-up (5.50 × 100.33 = 551.815)",
-      ecf("32", [item(4, "5.50", "100.33")]),
-      { MontoExento: "551.82", MontoTotal: "551.82" },
-    ],
+    ["line rounding half-up (5.50 × 100.33 = 551.815)", ecf("32", [item(4, "5.50", "100.33")]), { MontoExento: "551.82", MontoTotal: "551.82" }],
     [
       "prices with ITBIS included (IndicadorMontoGravado 1)",
       ecf("31", [item(1, "1", "118.00"), item(2, "1", "116")], { idDoc: { IndicadorMontoGravado: 1 } }),
@@ -154,9 +150,13 @@ describe("computeTotals", () => {
     ],
     [
       "ISC cigarettes específico + ad valorem (informe-tecnico §14: 517.20 and 478.77)",
-      ecf("31", [item(1, "1", "1450", { CantidadReferencia: "20", PrecioUnitarioReferencia: "200.00", TablaImpuestoAdicional: [{ TipoImpuesto: "019" }, { TipoImpuesto: "036" }] })], {
-        totales: { ImpuestosAdicionales: [{ TipoImpuesto: "019", TasaImpuestoAdicional: "25.86" }] },
-      }),
+      ecf(
+        "31",
+        [item(1, "1", "1450", { CantidadReferencia: "20", PrecioUnitarioReferencia: "200.00", TablaImpuestoAdicional: [{ TipoImpuesto: "019" }, { TipoImpuesto: "036" }] })],
+        {
+          totales: { ImpuestosAdicionales: [{ TipoImpuesto: "019", TasaImpuestoAdicional: "25.86" }] },
+        },
+      ),
       {
         ImpuestosAdicionales: [
           { TipoImpuesto: "019", TasaImpuestoAdicional: "25.86", MontoImpuestoSelectivoConsumoEspecifico: "517.20" },
@@ -177,18 +177,18 @@ describe("computeTotals", () => {
       ]),
       { MontoTotal: "1770.00", TotalITBISRetenido: "270.00", TotalISRRetencion: "150.00" },
     ],
-    ["E47 exempt payment abroad with ISR", ecf("47", [item(4, "1", "66000", { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoISRRetenido: "17820.00" } })]), { MontoExento: "66000.00", MontoTotal: "66000.00", TotalISRRetencion: "17820.00" }],
-    ["E46 exports at 0 %", ecf("46", [item(3, "10", "11750")]), { MontoGravadoTotal: "117500.00", MontoGravadoI3: "117500.00", ITBIS3: "0", TotalITBIS: "0.00", TotalITBIS3: "0.00", MontoTotal: "117500.00" }],
     [
-      "16 integer digits stay exact",
-      ecf("43", [item(4, "1", "9999999999999999.99")]),
-      { MontoExento: "9999999999999999.99", MontoTotal: "9999999999999999.99" },
+      "E47 exempt payment abroad with ISR",
+      ecf("47", [item(4, "1", "66000", { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoISRRetenido: "17820.00" } })]),
+      { MontoExento: "66000.00", MontoTotal: "66000.00", TotalISRRetencion: "17820.00" },
     ],
     [
-      "16 integer digits across lines",
-      ecf("43", [item(4, "1", "4999999999999999.99"), item(4, "1", "4999999999999999.99")]),
-      { MontoTotal: "9999999999999999.98" },
+      "E46 exports at 0 %",
+      ecf("46", [item(3, "10", "11750")]),
+      { MontoGravadoTotal: "117500.00", MontoGravadoI3: "117500.00", ITBIS3: "0", TotalITBIS: "0.00", TotalITBIS3: "0.00", MontoTotal: "117500.00" },
     ],
+    ["16 integer digits stay exact", ecf("43", [item(4, "1", "9999999999999999.99")]), { MontoExento: "9999999999999999.99", MontoTotal: "9999999999999999.99" }],
+    ["16 integer digits across lines", ecf("43", [item(4, "1", "4999999999999999.99"), item(4, "1", "4999999999999999.99")]), { MontoTotal: "9999999999999999.98" }],
   ];
 
   it.each(cases)("%s", (_name, doc, expected) => {
@@ -198,7 +198,11 @@ describe("computeTotals", () => {
   it.each([
     ["E43 never carries ITBIS fields", ecf("43", [item(4, "1", "10")]), ["MontoGravadoTotal", "TotalITBIS", "ITBIS1"]],
     ["MontoPeriodo/ValorPagar only when they add information", ecf("31", [item(1, "1", "10")]), ["MontoPeriodo", "ValorPagar"]],
-    ["no MontoDescuentosGlobales/MontoRecargosGlobales", ecf("31", [item(1, "1", "10")], { root: { DescuentosORecargos: [{ TipoAjuste: "D", MontoDescuentooRecargo: "1.00", IndicadorFacturacionDescuentooRecargo: 1 }] } }), ["MontoDescuentosGlobales", "MontoRecargosGlobales"]],
+    [
+      "no MontoDescuentosGlobales/MontoRecargosGlobales",
+      ecf("31", [item(1, "1", "10")], { root: { DescuentosORecargos: [{ TipoAjuste: "D", MontoDescuentooRecargo: "1.00", IndicadorFacturacionDescuentooRecargo: 1 }] } }),
+      ["MontoDescuentosGlobales", "MontoRecargosGlobales"],
+    ],
     ["E32 has no withholding totals", ecf("32", [item(1, "1", "10", { Retencion: { MontoITBISRetenido: "1.80" } })]), ["TotalITBISRetenido"]],
   ] as const)("%s", (_name, doc, absent) => {
     const t = computeTotals(doc).Totales as unknown as Record<string, unknown>;
@@ -263,7 +267,10 @@ describe("OtraMoneda", () => {
 
 describe("other additional taxes (001-005) and global discounts/surcharges (formato-ecf 109 e/f)", () => {
   // Σ MontoItem 1000.00: line 1 carries 60 % of every global amount, line 2 40 %.
-  const lines = [item(4, "1", "600.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "003" }, { TipoImpuesto: "005" }] }), item(4, "1", "400.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "002" }, { TipoImpuesto: "004" }] })];
+  const lines = [
+    item(4, "1", "600.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "003" }, { TipoImpuesto: "005" }] }),
+    item(4, "1", "400.00", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "002" }, { TipoImpuesto: "004" }] }),
+  ];
   const d = (monto: string, more: Item = {}) => ({ TipoAjuste: "D", TipoValor: "$", MontoDescuentooRecargo: monto, IndicadorFacturacionDescuentooRecargo: 4, ...more });
   const r = (monto: string) => ({ TipoAjuste: "R", TipoValor: "$", MontoDescuentooRecargo: monto, IndicadorFacturacionDescuentooRecargo: 4 });
   const taxesOf = (adjustments: Item[]) => {
@@ -279,8 +286,18 @@ describe("other additional taxes (001-005) and global discounts/surcharges (form
     // Surcharge 50 → 30 / 20 on the bases of 001, 002 and 004 only.
     ["a global surcharge", [r("50.00")], "353.40", { "001": "105.00", "002": "8.40", "003": "96.00", "004": "42.00", "005": "102.00" }],
     ["both", [d("100.00"), r("50.00")], "329.00", { "001": "95.00", "002": "7.60", "003": "86.40", "004": "38.00", "005": "102.00" }],
-    ["a Norma 10-07 discount is not considered", [d("100.00", { IndicadorNorma1007: 1 })], "346.00", { "001": "100.00", "002": "8.00", "003": "96.00", "004": "40.00", "005": "102.00" }],
-    ["a 10 % discount of the bucket (100.00)", [d("", { TipoValor: "%", ValorDescuentooRecargo: "10", MontoDescuentooRecargo: undefined })], "321.60", { "001": "90.00", "002": "7.20", "003": "86.40", "004": "36.00", "005": "102.00" }],
+    [
+      "a Norma 10-07 discount is not considered",
+      [d("100.00", { IndicadorNorma1007: 1 })],
+      "346.00",
+      { "001": "100.00", "002": "8.00", "003": "96.00", "004": "40.00", "005": "102.00" },
+    ],
+    [
+      "a 10 % discount of the bucket (100.00)",
+      [d("", { TipoValor: "%", ValorDescuentooRecargo: "10", MontoDescuentooRecargo: undefined })],
+      "321.60",
+      { "001": "90.00", "002": "7.20", "003": "86.40", "004": "36.00", "005": "102.00" },
+    ],
   ])("%s", (_name, adjustments, total, rows) => {
     const got = taxesOf(adjustments);
     expect(got.rows).toEqual(rows);
@@ -316,7 +333,13 @@ describe("ImpuestosAdicionalesOtraMoneda: the rounding remainder is handed out",
     const lines = [
       item(1, "3", "333.33", { TablaImpuestoAdicional: [{ TipoImpuesto: "001" }, { TipoImpuesto: "002" }] }),
       item(4, "7", "77.77", { TablaImpuestoAdicional: [{ TipoImpuesto: "003" }] }),
-      item(1, "2", "1063.97", { CantidadReferencia: "12", TablaSubcantidad: [{ Subcantidad: "0.700", CodigoSubcantidad: 47 }], GradosAlcohol: "40.00", PrecioUnitarioReferencia: "1200.00", TablaImpuestoAdicional: [{ TipoImpuesto: "006" }, { TipoImpuesto: "023" }] }),
+      item(1, "2", "1063.97", {
+        CantidadReferencia: "12",
+        TablaSubcantidad: [{ Subcantidad: "0.700", CodigoSubcantidad: 47 }],
+        GradosAlcohol: "40.00",
+        PrecioUnitarioReferencia: "1200.00",
+        TablaImpuestoAdicional: [{ TipoImpuesto: "006" }, { TipoImpuesto: "023" }],
+      }),
       item(4, "1", "5.55", { TablaImpuestoAdicional: [{ TipoImpuesto: "004" }, { TipoImpuesto: "005" }] }),
     ];
     let seed = 11;
@@ -327,15 +350,23 @@ describe("ImpuestosAdicionalesOtraMoneda: the rounding remainder is handed out",
       const { Totales: t, OtraMoneda: om } = computeTotals(ecf("31", lines, { idDoc: { IndicadorMontoGravado: 0 }, otraMoneda: { TipoMoneda: "USD", TipoCambio: tc } }));
       const rows = om!.ImpuestosAdicionalesOtraMoneda!;
       expect(rows.map((x) => x.TipoImpuestoOtraMoneda)).toEqual(t.ImpuestosAdicionales!.map((x) => x.TipoImpuesto));
-      const parts = rows.map((x) => dec(x.MontoImpuestoSelectivoConsumoEspecificoOtraMoneda ?? x.MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda ?? x.OtrosImpuestosAdicionalesOtraMoneda ?? "0"));
+      const parts = rows.map((x) =>
+        dec(x.MontoImpuestoSelectivoConsumoEspecificoOtraMoneda ?? x.MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda ?? x.OtrosImpuestosAdicionalesOtraMoneda ?? "0"),
+      );
       expect([tc, formatDecimal(sum(parts), 2)]).toEqual([tc, om!.MontoImpuestoAdicionalOtraMoneda]);
       // Each row stays within one cent of its own conversion.
       t.ImpuestosAdicionales!.forEach((x, k) => {
-        const own = roundHalfUp(dec(formatDecimal(dec(x.MontoImpuestoSelectivoConsumoEspecifico ?? x.MontoImpuestoSelectivoConsumoAdvalorem ?? x.OtrosImpuestosAdicionales ?? "0"), 2)));
+        const own = roundHalfUp(
+          dec(formatDecimal(dec(x.MontoImpuestoSelectivoConsumoEspecifico ?? x.MontoImpuestoSelectivoConsumoAdvalorem ?? x.OtrosImpuestosAdicionales ?? "0"), 2)),
+        );
         const exact = Number(formatDecimal(own, 2)) / Number(tc);
         expect(Math.abs(Number(formatDecimal(parts[k]!, 2)) - exact)).toBeLessThan(0.0101);
       });
-      const naive = sum(t.ImpuestosAdicionales!.map((x) => roundHalfUp(dec(String(Number(x.MontoImpuestoSelectivoConsumoEspecifico ?? x.MontoImpuestoSelectivoConsumoAdvalorem ?? x.OtrosImpuestosAdicionales) / Number(tc))))));
+      const naive = sum(
+        t.ImpuestosAdicionales!.map((x) =>
+          roundHalfUp(dec(String(Number(x.MontoImpuestoSelectivoConsumoEspecifico ?? x.MontoImpuestoSelectivoConsumoAdvalorem ?? x.OtrosImpuestosAdicionales) / Number(tc)))),
+        ),
+      );
       if (formatDecimal(naive, 2) !== om!.MontoImpuestoAdicionalOtraMoneda) remaindersHandedOut++;
     }
     // Rounding each row on its own would not have added up in some of these cases.
@@ -374,25 +405,39 @@ describe("tolerance (informe-tecnico §12 examples)", () => {
     ["5693.26", "0.74", "0.74"],
     ["666.50", "1.00", "1.00"],
   ];
-  it.each(lines.map((l, i) => [...l, ...expected[i]!] as const))("line %s × %s written as %s: computed %s, difference %s (DGII prints %s), within ±1.00", (qty, price, written, computed, difference, printed) => {
-    const doc = ecf("32", [item(4, qty, price, { MontoItem: written })]);
-    const [line] = computeTotalsDetailed(doc).lines;
-    const d = judgeDifference(dec(written), line!.computedMontoItem!, LINE_TOLERANCE);
-    expect(d).toEqual({ sent: written, computed, difference, tolerance: "1.00", withinTolerance: true });
-    expect(formatDecimal(roundHalfUp(sub(dec(written), mul(dec(qty), dec(price)))), 2)).toBe(printed);
-  });
+  it.each(lines.map((l, i) => [...l, ...expected[i]!] as const))(
+    "line %s × %s written as %s: computed %s, difference %s (DGII prints %s), within ±1.00",
+    (qty, price, written, computed, difference, printed) => {
+      const doc = ecf("32", [item(4, qty, price, { MontoItem: written })]);
+      const [line] = computeTotalsDetailed(doc).lines;
+      const d = judgeDifference(dec(written), line!.computedMontoItem!, LINE_TOLERANCE);
+      expect(d).toEqual({ sent: written, computed, difference, tolerance: "1.00", withinTolerance: true });
+      expect(formatDecimal(roundHalfUp(sub(dec(written), mul(dec(qty), dec(price)))), 2)).toBe(printed);
+    },
+  );
 
   it("validateEcf on the example: no tolerance problem; one more cent on line 3 is out of tolerance, with the difference", () => {
-    const doc = (third: string) => ({ ...ecf("32", lines.map(([q, p, w], i) => item(4, q, p, { NumeroLinea: i + 1, MontoItem: i === 2 ? third : w })), { idDoc: { TipoIngresos: "01", TipoPago: 1 }, totales: { MontoExento: "6914.30", MontoTotal: "6914.30" } }) });
+    const doc = (third: string) => ({
+      ...ecf(
+        "32",
+        lines.map(([q, p, w], i) => item(4, q, p, { NumeroLinea: i + 1, MontoItem: i === 2 ? third : w })),
+        { idDoc: { TipoIngresos: "01", TipoPago: 1 }, totales: { MontoExento: "6914.30", MontoTotal: "6914.30" } },
+      ),
+    });
     const context = { now: new Date("2025-04-01T14:00:00Z"), eNCF: "E320000000001", emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "X", DireccionEmisor: "Y" } };
     const ok = validateEcf(doc("667.50"), context);
     expect(ok.problems.filter((p) => /tolerance/.test(p.code))).toEqual([]);
     const off = validateEcf(doc("667.51"), context);
-    expect(off.problems.filter((p) => /tolerance/.test(p.code)).map((p) => [p.code, p.path, p.details?.difference])).toEqual([["line_out_of_tolerance", "/DetallesItems/2/MontoItem", "1.01"]]);
+    expect(off.problems.filter((p) => /tolerance/.test(p.code)).map((p) => [p.code, p.path, p.details?.difference])).toEqual([
+      ["line_out_of_tolerance", "/DetallesItems/2/MontoItem", "1.01"],
+    ]);
   });
 
   it("the global example: 6914.30 written vs 6911.58 computed, 3 lines → within ±3", () => {
-    const doc = ecf("32", lines.map(([q, p, w]) => item(4, q, p, { MontoItem: w })));
+    const doc = ecf(
+      "32",
+      lines.map(([q, p, w]) => item(4, q, p, { MontoItem: w })),
+    );
     const recomputed = computeTotals(doc, { basis: "recomputed" }).Totales.MontoTotal;
     expect(recomputed).toBe("6911.58");
     expect(computeTotals(doc).Totales.MontoTotal).toBe("6914.30");
@@ -418,7 +463,9 @@ describe("oracle: DGII's certification test sets and a third-party rendering of 
     const given = ((doc.Encabezado as Record<string, unknown>).Totales ?? {}) as unknown as Record<string, unknown>;
     const { Totales: got } = computeTotals(doc);
     const lineCount = (doc.DetallesItems as unknown[]).length;
-    const isTextNote = (doc.Encabezado as { IdDoc: { TipoeCF: string } }).IdDoc.TipoeCF === "34" && (doc.InformacionReferencia as { CodigoModificacion: unknown }).CodigoModificacion == 2;
+    const isTextNote =
+      (doc.Encabezado as { IdDoc: { TipoeCF: string } }).IdDoc.TipoeCF === "34" &&
+      String((doc.InformacionReferencia as { CodigoModificacion: unknown }).CodigoModificacion) === "2";
     for (const [key, value] of Object.entries(given)) {
       if (key === "ImpuestosAdicionales") {
         expect(got.ImpuestosAdicionales?.length).toBe((value as unknown[]).length);

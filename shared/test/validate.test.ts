@@ -188,21 +188,46 @@ describe("validateEcf never throws and reports missing parts", () => {
 
 describe("obligation matrix", () => {
   it.each([
-    ["E32 carries no FechaVencimientoSecuencia", "32", request("32", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2026" } }), "error:prohibited@/Encabezado/IdDoc/FechaVencimientoSecuencia"],
+    [
+      "E32 carries no FechaVencimientoSecuencia",
+      "32",
+      request("32", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2026" } }),
+      "error:prohibited@/Encabezado/IdDoc/FechaVencimientoSecuencia",
+    ],
     ["E43 has no Comprador", "43", request("43", [line(4, 1, 1)]), "error:prohibited@/Encabezado/Comprador"],
     ["E31 requires RNCComprador", "31", request("31", [line(4, 1, 1)], { comprador: { RazonSocialComprador: "X" } }), "error:required@/Encabezado/Comprador/RNCComprador"],
     ["E31 requires TipoIngresos", "31", request("31", [line(4, 1, 1)], { idDoc: { TipoIngresos: undefined } }), "error:required@/Encabezado/IdDoc/TipoIngresos"],
     ["every line requires NombreItem", "32", request("32", [line(4, 1, 1, { NombreItem: "" })]), "error:required@/DetallesItems/0/NombreItem"],
     ["credit sale requires FechaLimitePago", "31", request("31", [line(4, 1, 1)], { idDoc: { TipoPago: 2 } }), "error:required@/Encabezado/IdDoc/FechaLimitePago"],
     ["ITBIS lines require IndicadorMontoGravado", "31", request("31", [line(1, 1, 1)]), "error:required@/Encabezado/IdDoc/IndicadorMontoGravado"],
-    ["a % sub-discount requires its percentage", "31", request("31", [line(4, 1, 100, { DescuentoMonto: "10.00", TablaSubDescuento: [{ TipoSubDescuento: "%", MontoSubDescuento: "10.00" }] })]), "error:required@/DetallesItems/0/TablaSubDescuento/0/SubDescuentoPorcentaje"],
+    [
+      "a % sub-discount requires its percentage",
+      "31",
+      request("31", [line(4, 1, 100, { DescuentoMonto: "10.00", TablaSubDescuento: [{ TipoSubDescuento: "%", MontoSubDescuento: "10.00" }] })]),
+      "error:required@/DetallesItems/0/TablaSubDescuento/0/SubDescuentoPorcentaje",
+    ],
     ["a discount requires its table", "31", request("31", [line(4, 1, 100, { DescuentoMonto: "10.00" })]), "error:required@/DetallesItems/0/TablaSubDescuento"],
     ["E41 requires Retencion per line", "41", request("41", [line(4, 1, 100)]), "error:required@/DetallesItems/0/Retencion"],
-    ["E41 service withholding requires MontoISRRetenido", "41", request("41", [line(4, 1, 100, { IndicadorBienoServicio: 2, Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "0.00" } })]), "error:required@/DetallesItems/0/Retencion/MontoISRRetenido"],
-    ["E47 requires MontoISRRetenido", "47", request("47", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1 } })], { comprador: null }), "error:required@/DetallesItems/0/Retencion/MontoISRRetenido"],
+    [
+      "E41 service withholding requires MontoISRRetenido",
+      "41",
+      request("41", [line(4, 1, 100, { IndicadorBienoServicio: 2, Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "0.00" } })]),
+      "error:required@/DetallesItems/0/Retencion/MontoISRRetenido",
+    ],
+    [
+      "E47 requires MontoISRRetenido",
+      "47",
+      request("47", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1 } })], { comprador: null }),
+      "error:required@/DetallesItems/0/Retencion/MontoISRRetenido",
+    ],
     ["E47 has no RNCComprador", "47", request("47", [line(4, 1, 100)], { comprador: { RNCComprador: "131880738" } }), "error:prohibited@/Encabezado/Comprador/RNCComprador"],
     ["E33 requires InformacionReferencia", "33", request("33", [line(4, 1, 1)]), "error:required@/InformacionReferencia"],
-    ["global discount row requires its amount", "31", request("31", [line(4, 1, 100)], { root: { DescuentosORecargos: [{ NumeroLinea: 1, TipoAjuste: "D", TipoValor: "$", IndicadorFacturacionDescuentooRecargo: 4 }] } }), "error:required@/DescuentosORecargos/0/MontoDescuentooRecargo"],
+    [
+      "global discount row requires its amount",
+      "31",
+      request("31", [line(4, 1, 100)], { root: { DescuentosORecargos: [{ NumeroLinea: 1, TipoAjuste: "D", TipoValor: "$", IndicadorFacturacionDescuentooRecargo: 4 }] } }),
+      "error:required@/DescuentosORecargos/0/MontoDescuentooRecargo",
+    ],
   ] as const)("%s", (_name, tipo, doc, expected) => {
     const r = validateEcf(doc, ctx(tipo as TipoeCF));
     expect(codes(r.problems)).toContain(expected);
@@ -224,7 +249,11 @@ describe("totals sent by the client", () => {
     ["a per-rate total", { TotalITBIS1: "1000.00" }, ["error:total_out_of_tolerance@/Encabezado/Totales/TotalITBIS1"]],
     ["a total with no basis", { MontoExento: "10.00" }, ["error:total_out_of_tolerance@/Encabezado/Totales/MontoExento"]],
     ["a wrong ITBIS rate", { ITBIS1: "16" }, ["error:invalid_value@/Encabezado/Totales/ITBIS1"]],
-    ["global discount totals are dropped", { MontoDescuentosGlobales: "0.00", MontoRecargosGlobales: "0.00" }, ["warning:dropped_field@/Encabezado/Totales/MontoDescuentosGlobales", "warning:dropped_field@/Encabezado/Totales/MontoRecargosGlobales"]],
+    [
+      "global discount totals are dropped",
+      { MontoDescuentosGlobales: "0.00", MontoRecargosGlobales: "0.00" },
+      ["warning:dropped_field@/Encabezado/Totales/MontoDescuentosGlobales", "warning:dropped_field@/Encabezado/Totales/MontoRecargosGlobales"],
+    ],
   ] as const)("%s", (_name, totales, expected) => {
     const r = validateEcf(base(totales), context);
     expect(codes(r.problems)).toEqual(expected);
@@ -267,24 +296,84 @@ describe("totals sent by the client", () => {
 describe("per-type rules", () => {
   const high = [line(4, 1, "250000.00")];
   it.each([
-    ["E32 ≥ 250,000 with an anonymous buyer", request("32", high, { comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } }), ["error:required@/Encabezado/Comprador/RNCComprador"]],
-    ["E32 ≥ 250,000 with only an address", request("32", high, { comprador: { DireccionComprador: "Calle 1" } }), ["error:required@/Encabezado/Comprador/RazonSocialComprador", "error:required@/Encabezado/Comprador/RNCComprador"]],
+    [
+      "E32 ≥ 250,000 with an anonymous buyer",
+      request("32", high, { comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } }),
+      ["error:required@/Encabezado/Comprador/RNCComprador"],
+    ],
+    [
+      "E32 ≥ 250,000 with only an address",
+      request("32", high, { comprador: { DireccionComprador: "Calle 1" } }),
+      ["error:required@/Encabezado/Comprador/RazonSocialComprador", "error:required@/Encabezado/Comprador/RNCComprador"],
+    ],
     ["E32 ≥ 250,000 with a foreign buyer", request("32", high, { comprador: { IdentificadorExtranjero: "P1234567", RazonSocialComprador: "John" } }), []],
     ["E32 below 250,000 for a final consumer", request("32", [line(4, 1, "249999.99")], { comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } }), []],
     ["E32 always has a Comprador (XSD minOccurs 1)", request("32", [line(4, 1, "1")], { comprador: null }), ["error:required@/Encabezado/Comprador"]],
     ["E43 line taxed", request("43", [line(1, 1, 1)], { comprador: null }), ["error:invalid_indicador_facturacion@/DetallesItems/0/IndicadorFacturacion"]],
     ["E46 line exempt", request("46", [line(4, 1, 1)]), ["error:invalid_indicador_facturacion@/DetallesItems/0/IndicadorFacturacion"]],
-    ["E41 withholds ITBIS on an exempt line", request("41", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "18.00" } })]), ["error:invalid_withholding@/DetallesItems/0/Retencion/MontoITBISRetenido"]],
-    ["E41 withholds more ITBIS than the line has", request("41", [line(1, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "19.01" } })], { idDoc: { IndicadorMontoGravado: 0 } }), ["warning:invalid_withholding@/DetallesItems/0/Retencion/MontoITBISRetenido"]],
-    ["E41 withholds all the line's ITBIS", request("41", [line(1, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "18.00" } })], { idDoc: { IndicadorMontoGravado: 0 } }), []],
-    ["E47 withholds more ISR than the payment", request("47", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoISRRetenido: "100.01" } })], { comprador: null }), ["warning:invalid_withholding@/DetallesItems/0/Retencion/MontoISRRetenido"]],
-    ["RNC with a bad check digit is only a warning", request("31", [line(4, 1, 1)], { comprador: { RNCComprador: "131880739", RazonSocialComprador: "X" } }), ["warning:rnc_check_digit@/Encabezado/Comprador/RNCComprador"]],
+    [
+      "E41 withholds ITBIS on an exempt line",
+      request("41", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "18.00" } })]),
+      ["error:invalid_withholding@/DetallesItems/0/Retencion/MontoITBISRetenido"],
+    ],
+    [
+      "E41 withholds more ITBIS than the line has",
+      request("41", [line(1, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "19.01" } })], { idDoc: { IndicadorMontoGravado: 0 } }),
+      ["warning:invalid_withholding@/DetallesItems/0/Retencion/MontoITBISRetenido"],
+    ],
+    [
+      "E41 withholds all the line's ITBIS",
+      request("41", [line(1, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoITBISRetenido: "18.00" } })], { idDoc: { IndicadorMontoGravado: 0 } }),
+      [],
+    ],
+    [
+      "E47 withholds more ISR than the payment",
+      request("47", [line(4, 1, 100, { Retencion: { IndicadorAgenteRetencionoPercepcion: 1, MontoISRRetenido: "100.01" } })], { comprador: null }),
+      ["warning:invalid_withholding@/DetallesItems/0/Retencion/MontoISRRetenido"],
+    ],
+    [
+      "RNC with a bad check digit is only a warning",
+      request("31", [line(4, 1, 1)], { comprador: { RNCComprador: "131880739", RazonSocialComprador: "X" } }),
+      ["warning:rnc_check_digit@/Encabezado/Comprador/RNCComprador"],
+    ],
     ["e-NCF of another type", request("31", [line(4, 1, 1)], { idDoc: { eNCF: "E320000000001" } }), ["error:encf_type_mismatch@/Encabezado/IdDoc/eNCF"]],
-    ["FechaLimitePago before FechaEmision", request("31", [line(4, 1, 1)], { idDoc: { TipoPago: 2, FechaLimitePago: "31-03-2025" } }), ["error:invalid_date_order@/Encabezado/IdDoc/FechaLimitePago"]],
-    ["expired sequence", request("31", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2024" } }), ["error:invalid_date_order@/Encabezado/IdDoc/FechaVencimientoSecuencia"]],
-    ["E46 with TotalCif ≠ FOB + insurance + freight + other", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "CIF", TotalFob: "1000.00", Seguro: "10.00", Flete: "50.00", TotalCif: "1070.00" } } }, ["warning:inconsistent_total@/Encabezado/InformacionesAdicionales/TotalCif"]],
-    ["E46 with consistent customs data", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "FOB", TotalFob: "1000.00", Seguro: "10.00", Flete: "50.00", TotalCif: "1060.00" } } }, []],
-    ["E46 with an unknown Incoterm", { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "XYZ" } } }, ["warning:unknown_incoterm@/Encabezado/InformacionesAdicionales/CondicionesEntrega"]],
+    [
+      "FechaLimitePago before FechaEmision",
+      request("31", [line(4, 1, 1)], { idDoc: { TipoPago: 2, FechaLimitePago: "31-03-2025" } }),
+      ["error:invalid_date_order@/Encabezado/IdDoc/FechaLimitePago"],
+    ],
+    [
+      "expired sequence",
+      request("31", [line(4, 1, 1)], { idDoc: { FechaVencimientoSecuencia: "31-12-2024" } }),
+      ["error:invalid_date_order@/Encabezado/IdDoc/FechaVencimientoSecuencia"],
+    ],
+    [
+      "E46 with TotalCif ≠ FOB + insurance + freight + other",
+      {
+        ...request("46", [line(3, 1, 1)]),
+        Encabezado: {
+          ...request("46", [line(3, 1, 1)]).Encabezado,
+          InformacionesAdicionales: { CondicionesEntrega: "CIF", TotalFob: "1000.00", Seguro: "10.00", Flete: "50.00", TotalCif: "1070.00" },
+        },
+      },
+      ["warning:inconsistent_total@/Encabezado/InformacionesAdicionales/TotalCif"],
+    ],
+    [
+      "E46 with consistent customs data",
+      {
+        ...request("46", [line(3, 1, 1)]),
+        Encabezado: {
+          ...request("46", [line(3, 1, 1)]).Encabezado,
+          InformacionesAdicionales: { CondicionesEntrega: "FOB", TotalFob: "1000.00", Seguro: "10.00", Flete: "50.00", TotalCif: "1060.00" },
+        },
+      },
+      [],
+    ],
+    [
+      "E46 with an unknown Incoterm",
+      { ...request("46", [line(3, 1, 1)]), Encabezado: { ...request("46", [line(3, 1, 1)]).Encabezado, InformacionesAdicionales: { CondicionesEntrega: "XYZ" } } },
+      ["warning:unknown_incoterm@/Encabezado/InformacionesAdicionales/CondicionesEntrega"],
+    ],
   ] as const)("%s", (_name, doc, expected) => {
     const tipo = (doc as J).Encabezado.IdDoc.TipoeCF as TipoeCF;
     const r = validateEcf(doc, ctx(tipo));
@@ -305,7 +394,8 @@ describe("conditional fields (formato-ecf code 2) and numbering", () => {
   const page = (no: number, desde: number, hasta: number, more: J = {}): J => ({ PaginaNo: no, NoLineaDesde: desde, NoLineaHasta: hasta, MontoSubtotalPagina: "100.00", ...more });
   const two = [line(4, 1, 100), line(4, 1, 100)];
   const paged = (pages: J[], totalPaginas?: number) => request("31", two, { idDoc: totalPaginas === undefined ? {} : { TotalPaginas: totalPaginas }, root: { Paginacion: pages } });
-  const isc = (extra: J = {}): J => line(1, 1, 500, { CantidadReferencia: 12, UnidadReferencia: 47, GradosAlcohol: "40.00", TablaImpuestoAdicional: [{ TipoImpuesto: "006" }], ...extra });
+  const isc = (extra: J = {}): J =>
+    line(1, 1, 500, { CantidadReferencia: 12, UnidadReferencia: 47, GradosAlcohol: "40.00", TablaImpuestoAdicional: [{ TipoImpuesto: "006" }], ...extra });
   const taxed = (l: J) => request("31", [l], { idDoc: { IndicadorMontoGravado: 0 } });
   const omit = (o: J, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
 
@@ -319,29 +409,60 @@ describe("conditional fields (formato-ecf code 2) and numbering", () => {
     ["pages out of order", paged([page(2, 1, 1), page(1, 2, 2)], 2), ["error:invalid_sequence@/Paginacion/0/PaginaNo", "error:invalid_sequence@/Paginacion/1/PaginaNo"]],
     ["NoLineaDesde after NoLineaHasta", paged([page(1, 1, 1), page(2, 2, 1)], 2), ["error:invalid_range@/Paginacion/1/NoLineaDesde"]],
     ["NoLineaHasta beyond the last line", paged([page(1, 1, 1), page(2, 2, 3)], 2), ["error:invalid_range@/Paginacion/1/NoLineaHasta"]],
-    ["CantidadReferencia without UnidadReferencia", taxed(isc({ UnidadReferencia: undefined, TablaSubcantidad: [{ Subcantidad: "0.750", CodigoSubcantidad: 47 }] })), ["error:required@/DetallesItems/0/UnidadReferencia"]],
+    [
+      "CantidadReferencia without UnidadReferencia",
+      taxed(isc({ UnidadReferencia: undefined, TablaSubcantidad: [{ Subcantidad: "0.750", CodigoSubcantidad: 47 }] })),
+      ["error:required@/DetallesItems/0/UnidadReferencia"],
+    ],
     ["specific ISC with a complete line", taxed(isc({ TablaSubcantidad: [{ Subcantidad: "0.750", CodigoSubcantidad: 47 }] })), []],
     ["specific ISC without TablaSubcantidad", taxed(isc()), ["error:required@/DetallesItems/0/TablaSubcantidad"]],
-    ["a TablaSubcantidad row without CodigoSubcantidad", taxed(isc({ TablaSubcantidad: [{ Subcantidad: "0.750" }] })), ["error:required@/DetallesItems/0/TablaSubcantidad/0/CodigoSubcantidad"]],
-    ["a TablaSubcantidad row without Subcantidad", taxed(isc({ TablaSubcantidad: [{ CodigoSubcantidad: 47 }] })), ["error:required@/DetallesItems/0/TablaSubcantidad/0/Subcantidad"]],
+    [
+      "a TablaSubcantidad row without CodigoSubcantidad",
+      taxed(isc({ TablaSubcantidad: [{ Subcantidad: "0.750" }] })),
+      ["error:required@/DetallesItems/0/TablaSubcantidad/0/CodigoSubcantidad"],
+    ],
+    [
+      "a TablaSubcantidad row without Subcantidad",
+      taxed(isc({ TablaSubcantidad: [{ CodigoSubcantidad: 47 }] })),
+      ["error:required@/DetallesItems/0/TablaSubcantidad/0/Subcantidad"],
+    ],
     [
       "a Totales ImpuestosAdicionales row without TipoImpuesto",
-      request("31", [line(4, 1, 100, { TablaImpuestoAdicional: [{ TipoImpuesto: "002" }] })], { totales: { ImpuestosAdicionales: [{ TasaImpuestoAdicional: "10", OtrosImpuestosAdicionales: "10.00" }] } }),
+      request("31", [line(4, 1, 100, { TablaImpuestoAdicional: [{ TipoImpuesto: "002" }] })], {
+        totales: { ImpuestosAdicionales: [{ TasaImpuestoAdicional: "10", OtrosImpuestosAdicionales: "10.00" }] },
+      }),
       // Without its code the row matches no computed tax, so its amount is judged against 0 too.
-      ["error:required@/Encabezado/Totales/ImpuestosAdicionales/0/TipoImpuesto", "error:total_out_of_tolerance@/Encabezado/Totales/ImpuestosAdicionales/0/OtrosImpuestosAdicionales"],
+      [
+        "error:required@/Encabezado/Totales/ImpuestosAdicionales/0/TipoImpuesto",
+        "error:total_out_of_tolerance@/Encabezado/Totales/ImpuestosAdicionales/0/OtrosImpuestosAdicionales",
+      ],
     ],
     ["NumeroLinea 1, 2 as sent", request("31", [line(4, 1, 1, { NumeroLinea: 1 }), line(4, 1, 1, { NumeroLinea: 2 })]), []],
     ["NumeroLinea only on the second line, in place", request("31", [line(4, 1, 1), line(4, 1, 1, { NumeroLinea: "2" })]), []],
     ["NumeroLinea skips a number", request("31", [line(4, 1, 1, { NumeroLinea: 1 }), line(4, 1, 1, { NumeroLinea: 3 })]), ["error:invalid_sequence@/DetallesItems/1/NumeroLinea"]],
-    ["NumeroLinea out of order", request("31", [line(4, 1, 1, { NumeroLinea: 2 }), line(4, 1, 1, { NumeroLinea: 1 })]), ["error:invalid_sequence@/DetallesItems/0/NumeroLinea", "error:invalid_sequence@/DetallesItems/1/NumeroLinea"]],
+    [
+      "NumeroLinea out of order",
+      request("31", [line(4, 1, 1, { NumeroLinea: 2 }), line(4, 1, 1, { NumeroLinea: 1 })]),
+      ["error:invalid_sequence@/DetallesItems/0/NumeroLinea", "error:invalid_sequence@/DetallesItems/1/NumeroLinea"],
+    ],
     ["NumeroLinea of the second line given as 5", request("31", [line(4, 1, 1), line(4, 1, 1, { NumeroLinea: 5 })]), ["error:invalid_sequence@/DetallesItems/1/NumeroLinea"]],
     [
       "a global discount numbered 2",
-      request("31", [line(4, 1, 100)], { root: { DescuentosORecargos: [{ NumeroLinea: 2, TipoAjuste: "D", TipoValor: "$", MontoDescuentooRecargo: "10.00", IndicadorFacturacionDescuentooRecargo: 4 }] } }),
+      request("31", [line(4, 1, 100)], {
+        root: { DescuentosORecargos: [{ NumeroLinea: 2, TipoAjuste: "D", TipoValor: "$", MontoDescuentooRecargo: "10.00", IndicadorFacturacionDescuentooRecargo: 4 }] },
+      }),
       ["error:invalid_sequence@/DescuentosORecargos/0/NumeroLinea"],
     ],
-    ["RNCComprador and IdentificadorExtranjero both", request("32", [line(4, 1, 100)], { comprador: { RNCComprador: "131880738", IdentificadorExtranjero: "P123", RazonSocialComprador: "X" } }), ["error:prohibited@/Encabezado/Comprador/IdentificadorExtranjero"]],
-    ["an E44 buyer with neither RNCComprador nor IdentificadorExtranjero", request("44", [line(4, 1, 100)], { comprador: { RazonSocialComprador: "Embajada" } }), ["error:required@/Encabezado/Comprador/RNCComprador"]],
+    [
+      "RNCComprador and IdentificadorExtranjero both",
+      request("32", [line(4, 1, 100)], { comprador: { RNCComprador: "131880738", IdentificadorExtranjero: "P123", RazonSocialComprador: "X" } }),
+      ["error:prohibited@/Encabezado/Comprador/IdentificadorExtranjero"],
+    ],
+    [
+      "an E44 buyer with neither RNCComprador nor IdentificadorExtranjero",
+      request("44", [line(4, 1, 100)], { comprador: { RazonSocialComprador: "Embajada" } }),
+      ["error:required@/Encabezado/Comprador/RNCComprador"],
+    ],
     ["an E44 foreign buyer (diplomat)", request("44", [line(4, 1, 100)], { comprador: { IdentificadorExtranjero: "D-123", RazonSocialComprador: "Embajada" } }), []],
     [
       "Mineria without Liquidacion",
@@ -361,7 +482,9 @@ describe("conditional fields (formato-ecf code 2) and numbering", () => {
 });
 
 describe("credit and debit notes", () => {
-  const ref = (codigo: number, fecha = "01-03-2025", ncf = "E310000000001") => ({ InformacionReferencia: { NCFModificado: ncf, FechaNCFModificado: fecha, CodigoModificacion: codigo } });
+  const ref = (codigo: number, fecha = "01-03-2025", ncf = "E310000000001") => ({
+    InformacionReferencia: { NCFModificado: ncf, FechaNCFModificado: fecha, CodigoModificacion: codigo },
+  });
   const note = (tipo: "33" | "34", codigo: number, fecha?: string, more: J = {}) => request(tipo, [line(4, 1, 100)], { root: ref(codigo, fecha), ...more });
 
   it.each([
@@ -393,7 +516,11 @@ describe("credit and debit notes", () => {
 
   it.each([
     ["code 5 in an E34", note("34", 5), "error:invalid_codigo_modificacion@/InformacionReferencia/CodigoModificacion"],
-    ["code 5 in an E31 must reference an E32", request("31", [line(4, 1, 1)], { root: ref(5, "01-03-2025", "E310000000001") }), "error:invalid_reference@/InformacionReferencia/NCFModificado"],
+    [
+      "code 5 in an E31 must reference an E32",
+      request("31", [line(4, 1, 1)], { root: ref(5, "01-03-2025", "E310000000001") }),
+      "error:invalid_reference@/InformacionReferencia/NCFModificado",
+    ],
     ["FechaNCFModificado after the note", note("33", 3, "02-04-2025"), "error:invalid_date_order@/InformacionReferencia/FechaNCFModificado"],
   ] as const)("%s", (_name, doc, expected) => {
     const tipo = (doc as J).Encabezado.IdDoc.TipoeCF as TipoeCF;
@@ -441,9 +568,17 @@ describe("credit and debit notes", () => {
   it.each([
     ["partial credit within balance", 3, [{ tipo: "34", codigoModificacion: "3", montoTotal: "900.00" }], []],
     ["partial credit beyond balance", 3, [{ tipo: "34", codigoModificacion: "3", montoTotal: "950.00" }], ["error:credit_exceeds_available@/Encabezado/Totales/MontoTotal"]],
-    ["annulment after a partial credit", 1, [{ tipo: "34", codigoModificacion: "3", montoTotal: "10.00" }], ["error:credit_annulment_after_partial_credit@/Encabezado/Totales/MontoTotal"]],
+    [
+      "annulment after a partial credit",
+      1,
+      [{ tipo: "34", codigoModificacion: "3", montoTotal: "10.00" }],
+      ["error:credit_annulment_after_partial_credit@/Encabezado/Totales/MontoTotal"],
+    ],
   ] as const)("against the modified receipt: %s", (_name, codigo, accepted, expected) => {
-    const r = validateEcf(note("34", codigo, "20-03-2025"), ctx("34", { modifiedReceipt: { eNCF: "E310000000001", fechaEmision: "20-03-2025", montoTotal: "1000.00", acceptedNotes: accepted } }));
+    const r = validateEcf(
+      note("34", codigo, "20-03-2025"),
+      ctx("34", { modifiedReceipt: { eNCF: "E310000000001", fechaEmision: "20-03-2025", montoTotal: "1000.00", acceptedNotes: accepted } }),
+    );
     expect(codes(r.problems)).toEqual(expected);
   });
 });
@@ -518,7 +653,8 @@ describe("completed documents pass the structure check and the official XSD", ()
     delete emisor.FechaEmision;
     const request = strip(f);
     if (tipo === "41" && !request.Encabezado.IdDoc.IndicadorMontoGravado) request.Encabezado.IdDoc.IndicadorMontoGravado = "0";
-    if (tipo === "32" && !request.Encabezado.Comprador?.RNCComprador) request.Encabezado.Comprador = { ...request.Encabezado.Comprador, RNCComprador: "131880738", RazonSocialComprador: "DGII" };
+    if (tipo === "32" && !request.Encabezado.Comprador?.RNCComprador)
+      request.Encabezado.Comprador = { ...request.Encabezado.Comprador, RNCComprador: "131880738", RazonSocialComprador: "DGII" };
     const r = validateEcf(request, {
       now: new Date("2025-04-01T14:15:00Z"),
       eNCF: f.Encabezado.IdDoc.eNCF,
@@ -538,7 +674,12 @@ describe("completed documents pass the structure check and the official XSD", ()
     for (const tipo of TIPOS_ECF) {
       const xmls = ecfCases(tipo).map(([, opts]) => {
         const f = makeEcf(tipo, opts) as J;
-        const r = validateEcf(strip(f), { now: new Date("2025-04-01T14:15:00Z"), eNCF: f.Encabezado.IdDoc.eNCF, fechaVencimientoSecuencia: f.Encabezado.IdDoc.FechaVencimientoSecuencia, emisor: f.Encabezado.Emisor });
+        const r = validateEcf(strip(f), {
+          now: new Date("2025-04-01T14:15:00Z"),
+          eNCF: f.Encabezado.IdDoc.eNCF,
+          fechaVencimientoSecuencia: f.Encabezado.IdDoc.FechaVencimientoSecuencia,
+          emisor: f.Encabezado.Emisor,
+        });
         return ecfToXml(r.document);
       });
       const results = await validateXsdMany(xmls, tipo, { requireSignature: false });

@@ -68,13 +68,22 @@ describe("canonicalize the document", () => {
     const request = {
       Encabezado: {
         Version: 1.0,
-        IdDoc: { TipoeCF: 31, eNCF: "E310000000001", FechaVencimientoSecuencia: "31-12-2026", TipoIngresos: "01", TipoPago: 1, TablaFormasPago: [{ FormaPago: 1, MontoPago: 236 }, {}] },
+        IdDoc: {
+          TipoeCF: 31,
+          eNCF: "E310000000001",
+          FechaVencimientoSecuencia: "31-12-2026",
+          TipoIngresos: "01",
+          TipoPago: 1,
+          TablaFormasPago: [{ FormaPago: 1, MontoPago: 236 }, {}],
+        },
         Emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "X", NombreComercial: "", Sucursal: null, DireccionEmisor: "Calle 1", FechaEmision: "01-04-2025" },
         Comprador: { RNCComprador: "131880738", RazonSocialComprador: "DGII" },
         Transporte: { Conductor: "" },
         Totales: { MontoGravadoTotal: 200, MontoGravadoI1: 200, ITBIS1: 18, TotalITBIS: 36, TotalITBIS1: 36, MontoTotal: 236 },
       },
-      DetallesItems: [{ NumeroLinea: 1, IndicadorFacturacion: 1, NombreItem: "Producto", IndicadorBienoServicio: 1, CantidadItem: 2, PrecioUnitarioItem: "100.00", MontoItem: "200.00" }],
+      DetallesItems: [
+        { NumeroLinea: 1, IndicadorFacturacion: 1, NombreItem: "Producto", IndicadorBienoServicio: 1, CantidadItem: 2, PrecioUnitarioItem: "100.00", MontoItem: "200.00" },
+      ],
       FechaHoraFirma: "01-04-2025 10:15:00",
     };
     const { document, problems } = canonicalize(request, "31");
@@ -82,12 +91,29 @@ describe("canonicalize the document", () => {
     expect(document).toEqual({
       Encabezado: {
         Version: "1.0",
-        IdDoc: { TipoeCF: "31", eNCF: "E310000000001", FechaVencimientoSecuencia: "31-12-2026", TipoIngresos: "01", TipoPago: "1", TablaFormasPago: [{ FormaPago: "1", MontoPago: "236.00" }] },
+        IdDoc: {
+          TipoeCF: "31",
+          eNCF: "E310000000001",
+          FechaVencimientoSecuencia: "31-12-2026",
+          TipoIngresos: "01",
+          TipoPago: "1",
+          TablaFormasPago: [{ FormaPago: "1", MontoPago: "236.00" }],
+        },
         Emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "X", DireccionEmisor: "Calle 1", FechaEmision: "01-04-2025" },
         Comprador: { RNCComprador: "131880738", RazonSocialComprador: "DGII" },
         Totales: { MontoGravadoTotal: "200.00", MontoGravadoI1: "200.00", ITBIS1: "18", TotalITBIS: "36.00", TotalITBIS1: "36.00", MontoTotal: "236.00" },
       },
-      DetallesItems: [{ NumeroLinea: "1", IndicadorFacturacion: "1", NombreItem: "Producto", IndicadorBienoServicio: "1", CantidadItem: "2.00", PrecioUnitarioItem: "100.00", MontoItem: "200.00" }],
+      DetallesItems: [
+        {
+          NumeroLinea: "1",
+          IndicadorFacturacion: "1",
+          NombreItem: "Producto",
+          IndicadorBienoServicio: "1",
+          CantidadItem: "2.00",
+          PrecioUnitarioItem: "100.00",
+          MontoItem: "200.00",
+        },
+      ],
       FechaHoraFirma: "01-04-2025 10:15:00",
     });
     expect(checkStructure(document, "31")).toEqual([]);

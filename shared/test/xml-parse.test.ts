@@ -1,16 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  documentKindOf,
-  documentToXml,
-  ecfToXml,
-  parseXmlTree,
-  TIPOS_ECF,
-  treeToDocument,
-  xmlToDocument,
-  xmlToEcf,
-  XmlParseError,
-} from "../src/index.ts";
+import { documentKindOf, documentToXml, ecfToXml, parseXmlTree, TIPOS_ECF, treeToDocument, xmlToDocument, xmlToEcf, XmlParseError } from "../src/index.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 

@@ -107,11 +107,9 @@ describe("ecfToXml", () => {
   });
 
   it("repeats a repeatable leaf given as an array (ANECF NoLinea)", () => {
-    const xml = documentToXml(
-      { Encabezado: { Version: "1.0" }, DetalleAnulacion: [{ NoLinea: ["1", "2"], TipoeCF: "31" }] },
-      "ANECF",
-      { declaration: false },
+    const xml = documentToXml({ Encabezado: { Version: "1.0" }, DetalleAnulacion: [{ NoLinea: ["1", "2"], TipoeCF: "31" }] }, "ANECF", { declaration: false });
+    expect(xml).toBe(
+      "<ANECF><Encabezado><Version>1.0</Version></Encabezado><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea><NoLinea>2</NoLinea><TipoeCF>31</TipoeCF></Anulacion></DetalleAnulacion></ANECF>",
     );
-    expect(xml).toBe("<ANECF><Encabezado><Version>1.0</Version></Encabezado><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea><NoLinea>2</NoLinea><TipoeCF>31</TipoeCF></Anulacion></DetalleAnulacion></ANECF>");
   });
 });

@@ -27,7 +27,13 @@ describe("checkStructure reports", () => {
     // [case, kind, mutation, path, code, rule fragment]
     ["an unknown top-level key", "31", (d) => (d.Foo = "x"), "/Foo", "unknown_field"],
     ["an unknown nested key", "31", (d) => (enc(d).Emisor!.Apodo = "x"), "/Encabezado/Emisor/Apodo", "unknown_field"],
-    ["an element of another type (E32 has no FechaVencimientoSecuencia)", "32", (d) => (enc(d).IdDoc!.FechaVencimientoSecuencia = "31-12-2026"), "/Encabezado/IdDoc/FechaVencimientoSecuencia", "unknown_field"],
+    [
+      "an element of another type (E32 has no FechaVencimientoSecuencia)",
+      "32",
+      (d) => (enc(d).IdDoc!.FechaVencimientoSecuencia = "31-12-2026"),
+      "/Encabezado/IdDoc/FechaVencimientoSecuencia",
+      "unknown_field",
+    ],
     ["the Signature as JSON", "31", (d) => (d.Signature = "x"), "/Signature", "unknown_field"],
     ["an object where a leaf goes", "31", (d) => (item(d).MontoItem = { v: 1 }), "/DetallesItems/0/MontoItem", "invalid_type"],
     ["a boolean leaf", "31", (d) => (item(d).MontoItem = true), "/DetallesItems/0/MontoItem", "invalid_type"],
@@ -35,8 +41,21 @@ describe("checkStructure reports", () => {
     ["an array where an object goes", "31", (d) => (enc(d).Emisor = [] as never), "/Encabezado/Emisor", "invalid_type"],
     ["a leaf where an object goes", "31", (d) => (d.Encabezado = "x"), "/Encabezado", "invalid_type"],
     ["null inside an array", "31", (d) => ((d.DetallesItems as unknown[])[1] = null), "/DetallesItems/1", "invalid_type"],
-    ["too many phones", "31", (d) => (enc(d).Emisor!.TablaTelefonoEmisor = ["809-555-0001", "809-555-0002", "809-555-0003", "809-555-0004"]), "/Encabezado/Emisor/TablaTelefonoEmisor", "too_many", "maxOccurs"],
-    ["too many payment forms", "31", (d) => (enc(d).IdDoc!.TablaFormasPago = Array.from({ length: 8 }, () => ({ FormaPago: "1", MontoPago: "1.00" }))), "/Encabezado/IdDoc/TablaFormasPago", "too_many"],
+    [
+      "too many phones",
+      "31",
+      (d) => (enc(d).Emisor!.TablaTelefonoEmisor = ["809-555-0001", "809-555-0002", "809-555-0003", "809-555-0004"]),
+      "/Encabezado/Emisor/TablaTelefonoEmisor",
+      "too_many",
+      "maxOccurs",
+    ],
+    [
+      "too many payment forms",
+      "31",
+      (d) => (enc(d).IdDoc!.TablaFormasPago = Array.from({ length: 8 }, () => ({ FormaPago: "1", MontoPago: "1.00" }))),
+      "/Encabezado/IdDoc/TablaFormasPago",
+      "too_many",
+    ],
     ["a too long text", "31", (d) => (item(d).NombreItem = "x".repeat(81)), "/DetallesItems/0/NombreItem", "invalid_format", "xsd:maxLength"],
     ["an empty-length-checked code", "31", (d) => (enc(d).IdDoc!.eNCF = "E31000000001"), "/Encabezado/IdDoc/eNCF", "invalid_format", "xsd:minLength"],
     ["a value outside the enumeration", "31", (d) => (enc(d).IdDoc!.TipoPago = "4"), "/Encabezado/IdDoc/TipoPago", "invalid_format", "xsd:enumeration"],
@@ -101,10 +120,7 @@ describe("checkStructure reports", () => {
     item(doc, 0).MontoItem = "x";
     item(doc, 1).NombreItem = "";
     item(doc, 1).Inventado = "1";
-    expect(checkStructure(doc, "31").map((p) => `${p.code} ${p.path}`)).toEqual([
-      "invalid_format /DetallesItems/0/MontoItem",
-      "unknown_field /DetallesItems/1/Inventado",
-    ]);
+    expect(checkStructure(doc, "31").map((p) => `${p.code} ${p.path}`)).toEqual(["invalid_format /DetallesItems/0/MontoItem", "unknown_field /DetallesItems/1/Inventado"]);
   });
 
   it("checks the auxiliary documents too (ANECF repeated NoLinea)", () => {

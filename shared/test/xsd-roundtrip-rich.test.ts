@@ -101,7 +101,11 @@ beforeAll(async () => {
   // One libxml2 run per type (a Worker and a schema compile each), Signature relaxed.
   for (const tipo of TIPOS_ECF) {
     const group = cases.filter((c) => c.tipo === tipo);
-    const results = await validateXsdMany(group.map((c) => outcomes.get(c.name)!.xml), tipo, { requireSignature: false });
+    const results = await validateXsdMany(
+      group.map((c) => outcomes.get(c.name)!.xml),
+      tipo,
+      { requireSignature: false },
+    );
     group.forEach((c, i) => (outcomes.get(c.name)!.xsd = results[i]));
   }
 }, 60_000);
@@ -150,7 +154,12 @@ describe("RFCE rows of the test sets → RFCE XSD, and round-trip", () => {
         // see documents-rfce tests): a stand-in of the right shape here.
         mapped.Encabezado.CodigoSeguridadeCF ??= "a1B2c3";
         const { document: canonical, problems } = canonicalize(mapped, "RFCE");
-        return { name: `${file.split("__")[0]} ${row.casoPrueba}`, canonical, problems: [...problems, ...checkStructure(canonical, "RFCE")], xml: documentToXml(canonical, "RFCE") };
+        return {
+          name: `${file.split("__")[0]} ${row.casoPrueba}`,
+          canonical,
+          problems: [...problems, ...checkStructure(canonical, "RFCE")],
+          xml: documentToXml(canonical, "RFCE"),
+        };
       }),
     );
   let results: XsdValidationResult[] = [];

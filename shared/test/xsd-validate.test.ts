@@ -78,10 +78,7 @@ describe("validateXsd", () => {
   });
 
   it("rejects elements out of sequence order", async () => {
-    const xml = ecfToXml(makeEcf("31", { lines: 1 })).replace(
-      /(<NombreItem>[^<]*<\/NombreItem>)(<IndicadorBienoServicio>[^<]*<\/IndicadorBienoServicio>)/,
-      "$2$1",
-    );
+    const xml = ecfToXml(makeEcf("31", { lines: 1 })).replace(/(<NombreItem>[^<]*<\/NombreItem>)(<IndicadorBienoServicio>[^<]*<\/IndicadorBienoServicio>)/, "$2$1");
     const r = await validateXsd(xml, "31", { requireSignature: false });
     expect(r.valid).toBe(false);
   });
@@ -128,7 +125,11 @@ describe("checkStructure agrees with libxml2", () => {
     });
     for (const kind of new Set(prepared.map((p) => p.kind))) {
       const group = prepared.filter((p) => p.kind === kind);
-      const results = await validateXsdMany(group.map((g) => g.xml), kind, { requireSignature: false });
+      const results = await validateXsdMany(
+        group.map((g) => g.xml),
+        kind,
+        { requireSignature: false },
+      );
       group.forEach((g, i) => verdicts.set(g.name, { ours: g.ours, libxml2: !results[i]!.valid }));
     }
   });
@@ -170,7 +171,11 @@ describe("DGII's real samples against the official XSDs", () => {
       byKind.set(kind, [...(byKind.get(kind) ?? []), f]);
     }
     for (const [kind, group] of byKind) {
-      const rs = await validateXsdMany(group.map((f) => readFileSync(dir + f, "utf8")), kind, { requireSignature: true });
+      const rs = await validateXsdMany(
+        group.map((f) => readFileSync(dir + f, "utf8")),
+        kind,
+        { requireSignature: true },
+      );
       group.forEach((f, i) => results.set(f, rs[i]!));
     }
   });
@@ -193,7 +198,11 @@ describe("DGII's real samples against the official XSDs", () => {
       return checkStructure(treeToDocument(tree, kind), kind).length > 0;
     });
     // Missing elements (seeds' Signature) and empty tags (read as absent) are not structure problems.
-    expect(flagged.sort()).toEqual(Object.keys(expectedInvalid).filter((f) => !/^seed|cf32/.test(f)).sort());
+    expect(flagged.sort()).toEqual(
+      Object.keys(expectedInvalid)
+        .filter((f) => !/^seed|cf32/.test(f))
+        .sort(),
+    );
   });
 });
 
@@ -208,7 +217,9 @@ describe("schema sources", () => {
   it.each(Object.entries(originals))("the patch of %s is needed exactly where libxml2 refuses the original", async (kind, file) => {
     const original = readFileSync(`${DGII_KIT}/xsd/${file}`, "utf8").replace(/^\uFEFF/, "");
     const compile = async (schema: string) => {
-      const r = await validateXML({ xml: { fileName: "p.xml", contents: "<p/>" }, schema: { fileName: "s.xsd", contents: schema } }).catch((e: Error) => ({ rawOutput: e.message }));
+      const r = await validateXML({ xml: { fileName: "p.xml", contents: "<p/>" }, schema: { fileName: "s.xsd", contents: schema } }).catch((e: Error) => ({
+        rawOutput: e.message,
+      }));
       return !/failed to compile/.test(r.rawOutput);
     };
     expect(await compile(xsdSource(kind as DocumentKind))).toBe(true);

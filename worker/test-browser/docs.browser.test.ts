@@ -43,7 +43,10 @@ describe("/docs", () => {
 
   it("tries an operation against the server that served the page", async () => {
     await page.goto(`${workerUrl}/docs#tag/service/GET/health`);
-    await page.getByRole("button", { name: /Test Request.*get \/health/i }).first().click();
+    await page
+      .getByRole("button", { name: /Test Request.*get \/health/i })
+      .first()
+      .click();
     const answered = page.waitForResponse((response) => response.url() === `${workerUrl}/health`);
     await page.getByRole("button", { name: /^Send/ }).first().click();
     expect((await answered).status()).toBe(200);

@@ -49,7 +49,10 @@ describe("/openapi.json", () => {
     expect(branches).toHaveLength(10);
     for (const [key, example] of Object.entries(media.examples as Record<string, { value: unknown }>)) {
       expect(validate(media.schema.$ref, example.value), key).toEqual([]);
-      expect(branches.filter((ref) => validate(ref, example.value).length === 0), key).toEqual([`#/components/schemas/EcfRequest${key.slice(0, 3)}`]);
+      expect(
+        branches.filter((ref) => validate(ref, example.value).length === 0),
+        key,
+      ).toEqual([`#/components/schemas/EcfRequest${key.slice(0, 3)}`]);
     }
   });
 

@@ -31,11 +31,24 @@ beforeAll(async () => {
     const setup = await setUpIssuer(
       stack.workerUrl,
       stack.adminSecret,
-      { rnc: rncs[side], legalName: side === "a" ? "Emisora A SRL" : "Compradora B SRL", address: "Calle El Conde 1", province: "010000", municipality: "010100", dgiiEnvironment: "testecf" },
+      {
+        rnc: rncs[side],
+        legalName: side === "a" ? "Emisora A SRL" : "Compradora B SRL",
+        address: "Calle El Conde 1",
+        province: "010000",
+        municipality: "010100",
+        dgiiEnvironment: "testecf",
+      },
       { p12: forgeP12(identities[side], "clave"), password: "clave" },
       [{ tipo: "31", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }],
     );
-    const { token } = await json<{ token: string }>(await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) }));
+    const { token } = await json<{ token: string }>(
+      await fetch(`${stack.workerUrl}/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }),
+      }),
+    );
     issuers[side] = { rnc: rncs[side], token };
   }
   // DGII's directory lists B as an electronic receiver on this platform (its /{rnc} receiver paths).
@@ -87,14 +100,24 @@ describe("delivery to a buyer on the same platform", () => {
 
   it("a buyer the sandbox plays refusing the e-CF (motivo 4): no_recibido over HTTP, sent once", async () => {
     const buyer = `${stack.sandboxUrl}/testecf/emisorreceptor`;
-    await json(await fetch(`${stack.sandboxUrl}/__sandbox/directory`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify([{ nombre: "Otro", rnc: "131880738", urlRecepcion: buyer, urlAceptacion: buyer, urlOpcional: null }]) }));
-    await json(await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ estado: "1", motivo: "4" }) }));
+    await json(
+      await fetch(`${stack.sandboxUrl}/__sandbox/directory`, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify([{ nombre: "Otro", rnc: "131880738", urlRecepcion: buyer, urlAceptacion: buyer, urlOpcional: null }]),
+      }),
+    );
+    await json(
+      await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ estado: "1", motivo: "4" }) }),
+    );
     const request = structuredClone(makeEcf("31")) as Record<string, any>;
     delete request.Encabezado.Emisor;
     delete request.Encabezado.IdDoc.eNCF;
     delete request.FechaHoraFirma;
     const auth = { Authorization: `Bearer ${issuers.a.token}` };
-    const issued = await json<{ encf: string }>(await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
+    const issued = await json<{ encf: string }>(
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }),
+    );
     let state: { entregaComprador?: { estado: string; codigoMotivoNoRecibido: string | null } } = {};
     for (let i = 0; i < 120 && !["no_recibido", "entregado", "fallido"].includes(state.entregaComprador?.estado ?? ""); i++) {
       await new Promise((r) => setTimeout(r, 500));
@@ -114,11 +137,15 @@ describe("delivery to a buyer on the same platform", () => {
     delete request.FechaHoraFirma;
     request.Encabezado.Comprador = { RNCComprador: "130000010", RazonSocialComprador: "Cliente Sin Recepcion SRL", CorreoComprador: address };
     const auth = { Authorization: `Bearer ${issuers.a.token}` };
-    const issued = await json<{ encf: string; urlTimbre: string }>(await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
+    const issued = await json<{ encf: string; urlTimbre: string }>(
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }),
+    );
     let mail: { subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] } | undefined;
     for (let i = 0; i < 120 && !mail; i++) {
       await new Promise((r) => setTimeout(r, 500));
-      mail = (await json<{ to: string[]; subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] }[]>(await fetch(`${stack.sandboxUrl}/__mail`))).find((m) => m.to.includes(address));
+      mail = (
+        await json<{ to: string[]; subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] }[]>(await fetch(`${stack.sandboxUrl}/__mail`))
+      ).find((m) => m.to.includes(address));
     }
     expect(mail, "no e-mail reached the SMTP sink").toBeDefined();
     expect(mail!.subject).toContain(issued.encf);
@@ -127,7 +154,10 @@ describe("delivery to a buyer on the same platform", () => {
     try {
       writeFileSync(join(dir, "ri.pdf"), Buffer.from(mail!.attachments[0]!.contentBase64, "base64"));
       execFileSync("pdftoppm", ["-r", "200", "-png", "-singlefile", join(dir, "ri.pdf"), join(dir, "ri")]);
-      const qr = execFileSync("zbarimg", ["--raw", "-q", join(dir, "ri.png")]).toString("utf8").split("\n").filter(Boolean);
+      const qr = execFileSync("zbarimg", ["--raw", "-q", join(dir, "ri.png")])
+        .toString("utf8")
+        .split("\n")
+        .filter(Boolean);
       expect(qr).toContain(issued.urlTimbre);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,10 @@ const SETS = [
   { name: "jmtrinidad 133009889", stem: "jmtrinidad_ZynstormECFPlatform__133009889-16042026193727" },
 ] as const;
 const sheet = (stem: string, kind: "ECF" | "RFCE") => join(TESTSETS, `${stem}__${kind}.csv`);
-const rowsOf = (file: string) => readTestSet(readFileSync(file, "utf8")).rows.map((r) => r.casoPrueba).sort();
+const rowsOf = (file: string) =>
+  readTestSet(readFileSync(file, "utf8"))
+    .rows.map((r) => r.casoPrueba)
+    .sort();
 
 let stack: LocalStack;
 let out: string;
@@ -89,7 +92,12 @@ describe.each(SETS)("DGII test set $name", ({ stem }) => {
       expect(o.sandboxKinds, o.c.caso).toEqual(["rfce"]);
     }
     // The RFCE sheet is exactly the ECF sheet's E32 below 250,000.
-    expect(rfce.outcomes.map((o) => o.c.encf).sort()).toEqual(ecf.outcomes.filter((o) => o.c.rfce).map((o) => o.c.encf).sort());
+    expect(rfce.outcomes.map((o) => o.c.encf).sort()).toEqual(
+      ecf.outcomes
+        .filter((o) => o.c.rfce)
+        .map((o) => o.c.encf)
+        .sort(),
+    );
   });
 });
 

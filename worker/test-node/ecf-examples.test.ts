@@ -16,7 +16,11 @@ describe("the generated e-CF request examples", () => {
     const dir = mkdtempSync(join(tmpdir(), "ecf-examples-"));
     try {
       const out = join(dir, "ecf-examples.ts");
-      execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/generate-openapi-examples.ts")], { cwd: root, env: { ...process.env, ECF_GEN_OUT: out }, stdio: "pipe" });
+      execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/generate-openapi-examples.ts")], {
+        cwd: root,
+        env: { ...process.env, ECF_GEN_OUT: out },
+        stdio: "pipe",
+      });
       expect(readFileSync(out, "utf8")).toBe(readFileSync(join(root, "worker/src/generated/ecf-examples.ts"), "utf8"));
     } finally {
       rmSync(dir, { recursive: true, force: true });

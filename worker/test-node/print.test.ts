@@ -33,7 +33,10 @@ function pngSize(image: string): { width: number; height: number } {
 /** Every QR zbarimg finds in the image (none is not an error). */
 function decodeQr(image: string): string[] {
   try {
-    return execFileSync("zbarimg", ["--raw", "-q", image]).toString("utf8").split("\n").filter((l) => l !== "");
+    return execFileSync("zbarimg", ["--raw", "-q", image])
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l !== "");
   } catch (error) {
     if ((error as { status?: number }).status === 4) return []; // zbarimg: no symbol found
     throw error;
@@ -44,8 +47,26 @@ function decodeQr(image: string): string[] {
 function decodeRegion(file: string, pageNo: number, full: { width: number; height: number }, region: { x: number; y: number; w: number; h: number }): string[] {
   const out = join(dir, `region-${Math.random().toString(36).slice(2)}`);
   const px = (f: number, total: number) => String(Math.floor(f * total));
-  execFileSync("pdftoppm", ["-r", "200", "-png", "-singlefile", "-f", String(pageNo), "-l", String(pageNo),
-    "-x", px(region.x, full.width), "-y", px(region.y, full.height), "-W", px(region.w, full.width), "-H", px(region.h, full.height), file, out]);
+  execFileSync("pdftoppm", [
+    "-r",
+    "200",
+    "-png",
+    "-singlefile",
+    "-f",
+    String(pageNo),
+    "-l",
+    String(pageNo),
+    "-x",
+    px(region.x, full.width),
+    "-y",
+    px(region.y, full.height),
+    "-W",
+    px(region.w, full.width),
+    "-H",
+    px(region.h, full.height),
+    file,
+    out,
+  ]);
   return decodeQr(`${out}.png`);
 }
 
@@ -102,7 +123,13 @@ describe("renderReceiptPdf", () => {
     expect(flat).toContain(`e-NCF: ${e.IdDoc!.eNCF}`);
     expect(flat).toContain(`Código de Seguridad: ${securityCode}`);
     expect(flat).toContain(`Fecha de Firma Digital: ${doc.FechaHoraFirma}`);
-    const words: Record<string, string> = { "31": "Factura de Crédito Fiscal Electrónica", "32": "Factura de Consumo Electrónica", "33": "Nota de Débito Electrónica", "34": "Nota de Crédito Electrónica", "44": "Regímenes Especiales Electrónico" };
+    const words: Record<string, string> = {
+      "31": "Factura de Crédito Fiscal Electrónica",
+      "32": "Factura de Consumo Electrónica",
+      "33": "Nota de Débito Electrónica",
+      "34": "Nota de Crédito Electrónica",
+      "44": "Regímenes Especiales Electrónico",
+    };
     expect(flat).toContain(words[tipo]);
     if (tipo === "32" || tipo === "34") expect(flat).not.toContain("Fecha Vencimiento");
     else expect(flat).toContain(`Fecha Vencimiento: ${e.IdDoc!.FechaVencimientoSecuencia}`);
@@ -123,7 +150,11 @@ describe("renderReceiptPdf", () => {
     if (tipo === "31") expect(comprador?.RNCComprador).toBeTruthy();
     if ((options.lines ?? 0) > 50) {
       expect(images.length).toBeGreaterThan(1);
-      const pages = images.map((_, i) => execFileSync("pdftotext", ["-layout", "-f", String(i + 1), "-l", String(i + 1), file, "-"]).toString("utf8").replace(/\s+/g, " "));
+      const pages = images.map((_, i) =>
+        execFileSync("pdftotext", ["-layout", "-f", String(i + 1), "-l", String(i + 1), file, "-"])
+          .toString("utf8")
+          .replace(/\s+/g, " "),
+      );
       const cents = (page: string, label: string) => {
         const m = new RegExp(`${label} ([\\d,]+)\\.(\\d{2})`).exec(page);
         return m ? Number(m[1]!.replace(/,/g, "")) * 100 + Number(m[2]) : undefined;
@@ -149,7 +180,11 @@ describe("renderReceiptPdf", () => {
 
   it("sizes the roll to its content and keeps sheets at A4 and Letter", async () => {
     const doc = xmlToEcf(ecfToXml(makeEcf("32", { lines: 3 })));
-    const base = { securityCode: "ABCDEF", fechaHoraFirma: "01-04-2025 10:15:00", timbreUrl: "https://fc.dgii.gov.do/testecf/consultatimbrefc?RncEmisor=130862346&ENCF=E320000000001&MontoTotal=1.00&CodigoSeguridad=ABCDEF" };
+    const base = {
+      securityCode: "ABCDEF",
+      fechaHoraFirma: "01-04-2025 10:15:00",
+      timbreUrl: "https://fc.dgii.gov.do/testecf/consultatimbrefc?RncEmisor=130862346&ENCF=E320000000001&MontoTotal=1.00&CodigoSeguridad=ABCDEF",
+    };
     const sizes: Record<string, string> = {};
     for (const layout of ["a4", "letter", "roll80"] as const) {
       const file = join(dir, `size-${layout}.pdf`);

@@ -27,7 +27,11 @@ const adminGet = async (path: string) => {
 const runSeed = () => seed(stack.workerUrl, stateFile, { adminSecret: stack.adminSecret }) as Promise<Seeded>;
 
 async function login(credentials: Credentials): Promise<string | null> {
-  const res = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: credentials.apiKey, apiSecret: credentials.apiSecret }) });
+  const res = await fetch(`${stack.workerUrl}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ apiKey: credentials.apiKey, apiSecret: credentials.apiSecret }),
+  });
   return res.ok ? ((await res.json()) as { token: string }).token : null;
 }
 
@@ -78,7 +82,13 @@ describe("npm run seed", () => {
   let first: Seeded;
 
   it("with a credentials file from another database (ids it does not know), seeds and gives working credentials", async () => {
-    writeFileSync(stateFile, JSON.stringify({ company: { rnc: "131880681", keyId: "key_test_gone", apiKey: "ecf_test_gone", apiSecret: "x" }, partner: { id: "gone", keyId: "key_test_gone2", apiKey: "ecf_test_gone2", apiSecret: "y" } }));
+    writeFileSync(
+      stateFile,
+      JSON.stringify({
+        company: { rnc: "131880681", keyId: "key_test_gone", apiKey: "ecf_test_gone", apiSecret: "x" },
+        partner: { id: "gone", keyId: "key_test_gone2", apiKey: "ecf_test_gone2", apiSecret: "y" },
+      }),
+    );
     first = await runSeed();
     await expectOneOfEachWorking(first);
   }, 120_000);
@@ -113,15 +123,42 @@ describe("npm run seed", () => {
 
   it("npm run admin -- companies:create/update take the trade name, address, province and municipality", () => {
     const admin = (...args: string[]) => {
-      const r = spawnSync(process.execPath, [join(ROOT, "scripts", "admin.mjs"), ...args], { env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret }, encoding: "utf8" });
+      const r = spawnSync(process.execPath, [join(ROOT, "scripts", "admin.mjs"), ...args], {
+        env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
+        encoding: "utf8",
+      });
       return { status: r.status, out: r.status === 0 ? JSON.parse(r.stdout) : null, err: r.stderr };
     };
     const withoutAddress = admin("companies:create", "--rnc", "101000013", "--name", "Sin Dirección SRL");
     expect(withoutAddress.status).toBe(1);
     expect(withoutAddress.err).toContain("--address");
-    const created = admin("companies:create", "--rnc", "101000013", "--name", "Con Dirección SRL", "--trade-name", "Con Dirección", "--address", "Calle Las Damas 5", "--province", "010000", "--municipality", "010100", "--env", "certecf");
+    const created = admin(
+      "companies:create",
+      "--rnc",
+      "101000013",
+      "--name",
+      "Con Dirección SRL",
+      "--trade-name",
+      "Con Dirección",
+      "--address",
+      "Calle Las Damas 5",
+      "--province",
+      "010000",
+      "--municipality",
+      "010100",
+      "--env",
+      "certecf",
+    );
     expect(created.status, created.err).toBe(0);
-    expect(created.out).toMatchObject({ rnc: "101000013", legalName: "Con Dirección SRL", tradeName: "Con Dirección", address: "Calle Las Damas 5", province: "010000", municipality: "010100", dgiiEnvironment: "certecf" });
+    expect(created.out).toMatchObject({
+      rnc: "101000013",
+      legalName: "Con Dirección SRL",
+      tradeName: "Con Dirección",
+      address: "Calle Las Damas 5",
+      province: "010000",
+      municipality: "010100",
+      dgiiEnvironment: "certecf",
+    });
     const updated = admin("companies:update", "--id", created.out.id, "--address", "Calle Las Mercedes 9", "--municipality", "010101");
     expect(updated.status, updated.err).toBe(0);
     expect(updated.out).toMatchObject({ tradeName: "Con Dirección", address: "Calle Las Mercedes 9", province: "010000", municipality: "010101", dgiiEnvironment: "certecf" });

@@ -140,7 +140,12 @@ describe("npm start after a crash mid-load", () => {
     expect(answered.filter((encf) => !held.has(encf))).toEqual([]);
 
     // The sandbox, restarted on its journal, received each e-NCF exactly once (e-CF or RFCE).
-    const received = (await (await fetch(`${urls.sandbox}/__sandbox/received`)).json()) as { kind: string; encf: string | null; trackId: string | null; outcome: { httpStatus?: number } | null }[];
+    const received = (await (await fetch(`${urls.sandbox}/__sandbox/received`)).json()) as {
+      kind: string;
+      encf: string | null;
+      trackId: string | null;
+      outcome: { httpStatus?: number } | null;
+    }[];
     const copies = new Map<string, number>();
     const taken = (entry: (typeof received)[number]) => (entry.kind === "ecf" && entry.trackId !== null) || (entry.kind === "rfce" && !entry.outcome?.httpStatus);
     for (const entry of received) if (taken(entry)) copies.set(entry.encf!, (copies.get(entry.encf!) ?? 0) + 1);

@@ -149,7 +149,7 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 /** "METHOD /path: problem" for each `{param}` not declared as a required path parameter, or declared but absent. */
 function undeclaredPathParameters(doc: OpenApi): string[] {
-  const resolveRef = (p: Parameter) => (p.$ref ? doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p : p);
+  const resolveRef = (p: Parameter) => (p.$ref ? (doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p) : p);
   const problems: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);

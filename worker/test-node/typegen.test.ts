@@ -21,7 +21,11 @@ it("npm run cf-typegen reproduces the committed worker/worker-configuration.d.ts
   const env: NodeJS.ProcessEnv = { ...wranglerEnv };
   delete env.CLOUDFLARE_INCLUDE_PROCESS_ENV;
   try {
-    execFileSync(join(root, "node_modules/.bin/wrangler"), args.slice(1).map((a) => (a === COMMITTED ? temp : a)), { cwd: root, env, stdio: "pipe" });
+    execFileSync(
+      join(root, "node_modules/.bin/wrangler"),
+      args.slice(1).map((a) => (a === COMMITTED ? temp : a)),
+      { cwd: root, env, stdio: "pipe" },
+    );
     // The header names the command that wrote the file: the npm script's own path.
     const generated = readFileSync(join(root, temp), "utf8").replace(temp, COMMITTED);
     const committed = readFileSync(join(root, COMMITTED), "utf8");

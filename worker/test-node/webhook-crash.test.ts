@@ -57,7 +57,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
-    const headers = { "webhook-id": String(req.headers["webhook-id"]), "webhook-timestamp": String(req.headers["webhook-timestamp"]), "webhook-signature": String(req.headers["webhook-signature"]) };
+    const headers = {
+      "webhook-id": String(req.headers["webhook-id"]),
+      "webhook-timestamp": String(req.headers["webhook-timestamp"]),
+      "webhook-signature": String(req.headers["webhook-signature"]),
+    };
     let verified = false;
     try {
       new Webhook(secret).verify(body, headers);
@@ -89,12 +93,20 @@ describe("webhooks across a crash", () => {
   it("events pending when the worker is killed are all delivered after the restart", async () => {
     const base = `http://127.0.0.1:${port}`;
     const identity = await createTestIdentity({ rnc: "131880681", commonName: "EMISORA SRL" });
-    const setup = await setUpIssuer(base, secrets.ADMIN_SECRET, { rnc: "131880681", legalName: "Emisora SRL", address: "Calle 1", dgiiEnvironment: "testecf" }, { p12: forgeP12(identity, "clave"), password: "clave" }, [
-      { tipo: "32", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" },
-    ]);
-    const { token } = (await (await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) })).json()) as { token: string };
+    const setup = await setUpIssuer(
+      base,
+      secrets.ADMIN_SECRET,
+      { rnc: "131880681", legalName: "Emisora SRL", address: "Calle 1", dgiiEnvironment: "testecf" },
+      { p12: forgeP12(identity, "clave"), password: "clave" },
+      [{ tipo: "32", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }],
+    );
+    const { token } = (await (
+      await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) })
+    ).json()) as { token: string };
     const auth = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const endpoint = (await (await fetch(`${base}/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: sinkUrl, events: ["receipt.accepted"] }) })).json()) as { secret: string };
+    const endpoint = (await (await fetch(`${base}/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: sinkUrl, events: ["receipt.accepted"] }) })).json()) as {
+      secret: string;
+    };
     secret = endpoint.secret;
 
     const encfs: string[] = [];
@@ -103,7 +115,10 @@ describe("webhooks across a crash", () => {
       delete request.Encabezado.Emisor;
       delete request.Encabezado.IdDoc.eNCF;
       delete request.FechaHoraFirma;
-      const answered = (await (await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: auth, body: JSON.stringify(request) })).json()) as { encf: string; estado: string };
+      const answered = (await (await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: auth, body: JSON.stringify(request) })).json()) as {
+        encf: string;
+        estado: string;
+      };
       expect(answered.estado).toBe("Aceptado");
       encfs.push(answered.encf);
     }

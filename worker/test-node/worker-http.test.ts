@@ -15,7 +15,6 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { TIPOS_ECF } from "@ecf/shared";
 import { root, wranglerEnv } from "../../scripts/lib.mjs";
 
-
 Object.assign(process.env, { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" });
 
 const secrets = {
@@ -37,13 +36,19 @@ let issued: { issuerRnc: string; companyId: string; auth: Record<string, string>
 /** An API token of a company (a test key, logged in). */
 async function companyToken(companyId: string): Promise<Record<string, string>> {
   const adminHeaders = { Authorization: `Bearer ${secrets.ADMIN_SECRET}`, "Content-Type": "application/json" };
-  const key = await json(await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: companyId, kind: "test" }) }));
-  const { token } = await json(await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }));
+  const key = await json(
+    await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: companyId, kind: "test" }) }),
+  );
+  const { token } = await json(
+    await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }),
+  );
   return { Authorization: `Bearer ${token}` };
 }
 
 async function requireAuthentication(auth: Record<string, string>) {
-  await json(await fetch(`${base}/receiver/settings`, { method: "PUT", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ requireAuthentication: true }) }));
+  await json(
+    await fetch(`${base}/receiver/settings`, { method: "PUT", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ requireAuthentication: true }) }),
+  );
 }
 
 async function json(res: Response) {
@@ -95,7 +100,9 @@ afterAll(async () => {
 
 async function supplierSends(to: string, sequence: number, options: { authenticate?: boolean } = {}) {
   const xml = await signEcfXml(ecfToXml(makeEcf("31", { sequence, fechaHoraFirma: formatDgiiDateTime(new Date()) })), identity.privateKey, identity.certificateDer);
-  return json(await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml, ...options }) }));
+  return json(
+    await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml, ...options }) }),
+  );
 }
 
 describe("the sandbox's emisor-receptor simulator sends us an e-CF", () => {
@@ -138,15 +145,28 @@ describe("issuing under wrangler dev", () => {
     form.set("password", "clave");
     await json(await fetch(`${base}/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: adminHeaders.Authorization }, body: form }));
     for (const tipo of TIPOS_ECF) {
-      await json(await fetch(`${base}/admin/companies/${company.id}/sequences/${tipo}`, { method: "PUT", headers: adminHeaders, body: JSON.stringify({ rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }) }));
+      await json(
+        await fetch(`${base}/admin/companies/${company.id}/sequences/${tipo}`, {
+          method: "PUT",
+          headers: adminHeaders,
+          body: JSON.stringify({ rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }),
+        }),
+      );
     }
-    const key = await json(await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: company.id, kind: "test" }) }));
-    const { token } = await json(await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }));
+    const key = await json(
+      await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: company.id, kind: "test" }) }),
+    );
+    const { token } = await json(
+      await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }),
+    );
     const auth = { Authorization: `Bearer ${token}` };
 
     for (const tipo of ["31", "32"] as const) {
       const request = {
-        Encabezado: { IdDoc: { TipoeCF: tipo, TipoIngresos: "01", TipoPago: "1", IndicadorMontoGravado: "0" }, Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente SRL" } },
+        Encabezado: {
+          IdDoc: { TipoeCF: tipo, TipoIngresos: "01", TipoPago: "1", IndicadorMontoGravado: "0" },
+          Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente SRL" },
+        },
         DetallesItems: [{ IndicadorFacturacion: 1, NombreItem: "Servicio", IndicadorBienoServicio: 2, CantidadItem: 2, PrecioUnitarioItem: "1500.00" }],
       };
       let answer = await json(await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
@@ -185,7 +205,15 @@ describe("authentication and commercial approvals through the simulator", () => 
     await requireAuthentication(auth);
     const xml = await (await fetch(`${base}/fe/recepcion/ecf/${encf}/xml`, { headers: auth })).text();
     const leaf = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(xml)![1]!;
-    const fields = { RNCEmisor: issuerRnc, eNCF: encf, FechaEmision: leaf("FechaEmision"), MontoTotal: leaf("MontoTotal"), RNCComprador: leaf("RNCComprador"), Estado: "1", FechaHoraAprobacionComercial: "02-05-2026 10:11:12" };
+    const fields = {
+      RNCEmisor: issuerRnc,
+      eNCF: encf,
+      FechaEmision: leaf("FechaEmision"),
+      MontoTotal: leaf("MontoTotal"),
+      RNCComprador: leaf("RNCComprador"),
+      Estado: "1",
+      FechaHoraAprobacionComercial: "02-05-2026 10:11:12",
+    };
     const send = (body: Record<string, unknown>) =>
       fetch(`${sandbox.url}/__sandbox/emisor/send-approval`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).then(json);
     expect((await send({ to: `${base}/${issuerRnc}`, ...fields })).status).toBe(401);

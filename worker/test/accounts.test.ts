@@ -78,9 +78,21 @@ describe("bearer tokens", () => {
   it("every failure mode is a 401 problem", async () => {
     const { company, credentials, token } = await companyWithToken();
     const now = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT(claimsFor(credentials.keyId, company.id)).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now - 90_000).setExpirationTime(now - 3_600).sign(secret());
-    const hs512 = await new SignJWT(claimsFor(credentials.keyId, company.id)).setProtectedHeader({ alg: "HS512" }).setIssuedAt(now).setExpirationTime(now + 3_600).sign(secret());
-    const foreign = await new SignJWT(claimsFor(credentials.keyId, company.id)).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now).setExpirationTime(now + 3_600).sign(new TextEncoder().encode("another-secret-0123456789abcdef"));
+    const expired = await new SignJWT(claimsFor(credentials.keyId, company.id))
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuedAt(now - 90_000)
+      .setExpirationTime(now - 3_600)
+      .sign(secret());
+    const hs512 = await new SignJWT(claimsFor(credentials.keyId, company.id))
+      .setProtectedHeader({ alg: "HS512" })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3_600)
+      .sign(secret());
+    const foreign = await new SignJWT(claimsFor(credentials.keyId, company.id))
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3_600)
+      .sign(new TextEncoder().encode("another-secret-0123456789abcdef"));
     const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claimsFor(credentials.keyId, company.id), iat: now, exp: now + 3600 })}.`;
     const [h, p, s] = token.split(".");
@@ -131,7 +143,7 @@ describe("tenants", () => {
     for (const company of [a, b]) {
       const res = await me(token, { "X-RNC-Emisor": company.rnc });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { registryNumber: string; name: string })).toMatchObject({ registryNumber: company.rnc, name: company.legalName });
+      expect((await res.json()) as { registryNumber: string; name: string }).toMatchObject({ registryNumber: company.rnc, name: company.legalName });
     }
   });
 
@@ -155,7 +167,17 @@ describe("tenants", () => {
       ["GET", "/company/me", undefined, {}],
       ["GET", "/company/sequences", undefined, {}],
       ["PUT", "/company/sequences/31", JSON.stringify({ rangeFrom: 1, rangeTo: 10, expiresOn: "2030-12-31" }), { "Content-Type": "application/json" }],
-      ["PUT", "/company/certificate", (() => { const f = new FormData(); f.set("file", new File([new Uint8Array([1, 2, 3])], "x.p12")); f.set("password", "x"); return f; })(), {}],
+      [
+        "PUT",
+        "/company/certificate",
+        (() => {
+          const f = new FormData();
+          f.set("file", new File([new Uint8Array([1, 2, 3])], "x.p12"));
+          f.set("password", "x");
+          return f;
+        })(),
+        {},
+      ],
     ];
     for (const token of [partnerToken, companyToken]) {
       for (const [method, path, body, headers] of routes) {
@@ -174,8 +196,12 @@ describe("tenants", () => {
 
   it("test keys serve testecf and certecf, live keys only ecf", async () => {
     for (const [environment, kind, status] of [
-      ["testecf", "test", 200], ["certecf", "test", 200], ["ecf", "test", 403],
-      ["ecf", "live", 200], ["testecf", "live", 403], ["certecf", "live", 403],
+      ["testecf", "test", 200],
+      ["certecf", "test", 200],
+      ["ecf", "test", 403],
+      ["ecf", "live", 200],
+      ["testecf", "live", 403],
+      ["certecf", "live", 403],
     ] as const) {
       const company = await createCompany({ dgiiEnvironment: environment });
       const token = await tokenFor(await createKey("company", company.id, kind));
@@ -197,16 +223,40 @@ describe("GET /company/me", () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 50 });
     const res = await me(token);
     const body = (await res.json()) as Record<string, unknown>;
-    const current = ["id", "legalName", "rnc", "isActive", "dgiiEnvironment", "totalsPolicy", "invoicesCountCurrentMonth", "invoiceLimitPerMonth", "certificateFileName", "certificateNotAfter", "warnings"];
+    const current = [
+      "id",
+      "legalName",
+      "rnc",
+      "isActive",
+      "dgiiEnvironment",
+      "totalsPolicy",
+      "invoicesCountCurrentMonth",
+      "invoiceLimitPerMonth",
+      "certificateFileName",
+      "certificateNotAfter",
+      "warnings",
+    ];
     // API 1.7's names stay for one minor version, deprecated, with the same values.
     const deprecated = ["name", "registryNumber", "dgiiServer", "signatureName", "signatureExpirationDate"];
     expect(Object.keys(body).sort()).toEqual([...current, ...deprecated].sort());
-    expect(body).toMatchObject({ id: company.id, legalName: "Prueba SRL", rnc: company.rnc, isActive: true, dgiiEnvironment: "testecf", totalsPolicy: "strict", invoicesCountCurrentMonth: 0, invoiceLimitPerMonth: 50, certificateFileName: null, certificateNotAfter: null });
+    expect(body).toMatchObject({
+      id: company.id,
+      legalName: "Prueba SRL",
+      rnc: company.rnc,
+      isActive: true,
+      dgiiEnvironment: "testecf",
+      totalsPolicy: "strict",
+      invoicesCountCurrentMonth: 0,
+      invoiceLimitPerMonth: 50,
+      certificateFileName: null,
+      certificateNotAfter: null,
+    });
     expect(body).toMatchObject({ name: body.legalName, registryNumber: body.rnc, dgiiServer: body.dgiiEnvironment, signatureName: null, signatureExpirationDate: null });
     // The same names as the administration API's view of the issuer.
     const adminView = await admin<Record<string, unknown>>("GET", `/admin/companies?rnc=${company.rnc}`);
     const listed = (adminView.companies as Record<string, unknown>[])[0]!;
-    for (const key of ["legalName", "rnc", "dgiiEnvironment", "totalsPolicy", "invoiceLimitPerMonth", "isActive", "certificateNotAfter"]) expect(body[key], key).toEqual(listed[key]);
+    for (const key of ["legalName", "rnc", "dgiiEnvironment", "totalsPolicy", "invoiceLimitPerMonth", "isActive", "certificateNotAfter"])
+      expect(body[key], key).toEqual(listed[key]);
     expect((body.warnings as { code: string }[]).map((w) => w.code)).toEqual(["certificate_missing"]);
   });
 
@@ -277,7 +327,11 @@ describe("PUT /company/certificate refusals", () => {
 describe("e-NCF sequences", () => {
   it("registers and lists a range", async () => {
     const { token } = await companyWithToken();
-    const put = await call("/company/sequences/31", { method: "PUT", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify({ rangeFrom: 1, rangeTo: 500, expiresOn: "2030-12-31" }) });
+    const put = await call("/company/sequences/31", {
+      method: "PUT",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: JSON.stringify({ rangeFrom: 1, rangeTo: 500, expiresOn: "2030-12-31" }),
+    });
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({ tipoeCF: "31", nextEncf: "E310000000001", remaining: 500, expiresOn: "2030-12-31" });
     const list = (await (await call("/company/sequences", { headers: authed(token) })).json()) as { sequences: { tipoeCF: string }[] };
@@ -363,7 +417,15 @@ describe("administration API", () => {
   it("changing one field of an issuer leaves the others (no defaults re-applied)", async () => {
     const company = await createCompany({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, tradeName: "Antes" });
     const patched = await admin("PATCH", `/admin/companies/${company.id}`, { address: "Calle Duarte 12", province: "250000", municipality: "250100" });
-    expect(patched).toMatchObject({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, isActive: true, tradeName: "Antes", address: "Calle Duarte 12", province: "250000", municipality: "250100" });
+    expect(patched).toMatchObject({
+      dgiiEnvironment: "certecf",
+      invoiceLimitPerMonth: 777,
+      isActive: true,
+      tradeName: "Antes",
+      address: "Calle Duarte 12",
+      province: "250000",
+      municipality: "250100",
+    });
     const inactive = await admin("PATCH", `/admin/companies/${company.id}`, { isActive: false });
     expect(inactive).toMatchObject({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, isActive: false, address: "Calle Duarte 12" });
     const { companies } = await admin<{ companies: Record<string, unknown>[] }>("GET", `/admin/companies?rnc=${company.rnc}`);

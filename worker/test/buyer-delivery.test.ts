@@ -41,7 +41,8 @@ async function settle(companyId: string, token: string, encf: string): Promise<v
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const entregaOf = async (token: string, encf: string) => ((await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { entregaComprador?: Entrega }).entregaComprador;
+const entregaOf = async (token: string, encf: string) =>
+  ((await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { entregaComprador?: Entrega }).entregaComprador;
 
 describe("delivery to the buyer", () => {
   it("an accepted E31 to an electronic receiver: delivered once, its signed ARECF archived beside the receipt", async () => {
@@ -142,20 +143,23 @@ describe("delivery to the buyer", () => {
     expect(types).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
   });
 
-  it.each([["1"], ["2"], ["4"]])("a buyer that answers ARECF Estado 1 with motivo %s: no_recibido, the ARECF archived, delivery_failed announced; never sent again", async (motivo) => {
-    const { company, token } = await issuer();
-    await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
-    expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
-    const { body } = await issue(token, issueRequest("31"));
-    await settle(company.id, token, body.encf);
-    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "no_recibido", arecfEstado: "1", codigoMotivoNoRecibido: motivo });
-    const arecf = await (await call(`/fe/recepcion/ecf/${body.encf}/arecf`, { headers: authed(token) })).text();
-    expect(parseArecf(arecf)).toMatchObject({ eNCF: body.encf, Estado: "1", CodigoMotivoNoRecibido: motivo });
-    await runTaskAlarms(company.id);
-    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
-    const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
-    expect(events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type)).toContain("receipt.delivery_failed");
-  });
+  it.each([["1"], ["2"], ["4"]])(
+    "a buyer that answers ARECF Estado 1 with motivo %s: no_recibido, the ARECF archived, delivery_failed announced; never sent again",
+    async (motivo) => {
+      const { company, token } = await issuer();
+      await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
+      expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
+      const { body } = await issue(token, issueRequest("31"));
+      await settle(company.id, token, body.encf);
+      expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "no_recibido", arecfEstado: "1", codigoMotivoNoRecibido: motivo });
+      const arecf = await (await call(`/fe/recepcion/ecf/${body.encf}/arecf`, { headers: authed(token) })).text();
+      expect(parseArecf(arecf)).toMatchObject({ eNCF: body.encf, Estado: "1", CodigoMotivoNoRecibido: motivo });
+      await runTaskAlarms(company.id);
+      expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
+      const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
+      expect(events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type)).toContain("receipt.delivery_failed");
+    },
+  );
 
   it("a buyer that says it has the e-CF already (motivo 3, a duplicate) counts as delivered", async () => {
     const { company, token } = await issuer();

@@ -29,7 +29,9 @@ describe("PUT /company/certificate", () => {
     expect(body.subject).toContain("DEMO COMERCIAL SRL");
     expect(body.serialNumber).toContain("131880681");
 
-    const row = await env.DB.prepare("SELECT certificate_key_encrypted AS sealed, certificate_der AS der FROM companies WHERE id = ?1").bind(company.id).first<{ sealed: string; der: string }>();
+    const row = await env.DB.prepare("SELECT certificate_key_encrypted AS sealed, certificate_der AS der FROM companies WHERE id = ?1")
+      .bind(company.id)
+      .first<{ sealed: string; der: string }>();
     // The clear PKCS#8 never reaches D1.
     expect(row!.sealed).not.toContain(fixtures.pkcs8.slice(20, 60));
     const key = await signingKeyFor(row!.sealed, env.MASTER_KEY, company.id);

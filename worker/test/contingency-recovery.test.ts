@@ -15,7 +15,8 @@ afterEach(async () => {
 });
 
 type Json = Record<string, any>;
-const requestsTo = async (service: string) => (await (await fetch(`${sandboxUrl()}/__sandbox/requests?service=${service}`)).json()) as { status: number | null; fault: string | null }[];
+const requestsTo = async (service: string) =>
+  (await (await fetch(`${sandboxUrl()}/__sandbox/requests?service=${service}`)).json()) as { status: number | null; fault: string | null }[];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the issuer's retry alarms (each time past the back-off of the last) until `done`. */
@@ -101,7 +102,10 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
 
   it("outside the authorised range: 422 encf_out_of_range", async () => {
     const { company, token } = await issuer();
-    const { status, body } = await issue(token, issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000100001")));
+    const { status, body } = await issue(
+      token,
+      issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000100001")),
+    );
     expect(status, JSON.stringify(body)).toBe(422);
     expect(body.errors).toEqual([expect.objectContaining({ path: "/Encabezado/IdDoc/eNCF", code: "encf_out_of_range" })]);
     await nothingHappened(company, "E310000100001", 1);
@@ -110,7 +114,10 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
   it("in an expired range: 422 sequence_expired", async () => {
     const { company, token } = await issuer();
     await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 1000, expiresOn: "2021-12-31" });
-    const { status, body } = await issue(token, issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000007")));
+    const { status, body } = await issue(
+      token,
+      issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000007")),
+    );
     expect(status, JSON.stringify(body)).toBe(422);
     expect(body.errors.map((e: Json) => e.code)).toContain("sequence_expired");
     await nothingHappened(company, "E310000000007", 1);

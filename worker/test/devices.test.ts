@@ -53,8 +53,7 @@ async function paired(ranges?: Record<string, [number, number]>) {
   return { ...s, paired: (await res.json()) as Paired };
 }
 
-const deviceCall = (token: string, path: string, body?: unknown) =>
-  body === undefined ? call(path, { headers: authed(token) }) : postJson(path, body, authed(token));
+const deviceCall = (token: string, path: string, body?: unknown) => (body === undefined ? call(path, { headers: authed(token) }) : postJson(path, body, authed(token)));
 
 describe("device pairing", () => {
   it("gives a short human-typable code that pairs once, provisioning token, key, certificate and leases", async () => {
@@ -68,7 +67,11 @@ describe("device pairing", () => {
     expect(body.device).toMatchObject({ id: created.id, status: "paired" });
     expect(body.signing.pkcs8).toBe(fixtures.pkcs8);
     expect(body.signing.certificate).toBe(fixtures.certificateDer);
-    expect(body.leases.map((l) => [l.tipoeCF, l.rangeTo - l.rangeFrom + 1])).toEqual([["32", 200], ["31", 200], ["34", 200]]);
+    expect(body.leases.map((l) => [l.tipoeCF, l.rangeTo - l.rangeFrom + 1])).toEqual([
+      ["32", 200],
+      ["31", 200],
+      ["34", 200],
+    ]);
     const me = await deviceCall(body.token, "/devices/me");
     expect(me.status).toBe(200);
     expect(((await me.json()) as { company: { id: string } }).company.id).toBe(company.id);
@@ -85,13 +88,18 @@ describe("device pairing", () => {
 
   it("an expired code does not pair", async () => {
     const { created } = await setup();
-    await env.DB.prepare("UPDATE devices SET pairing_expires_at = ?2 WHERE id = ?1").bind(created.id, new Date(Date.now() - 1000).toISOString()).run();
+    await env.DB.prepare("UPDATE devices SET pairing_expires_at = ?2 WHERE id = ?1")
+      .bind(created.id, new Date(Date.now() - 1000).toISOString())
+      .run();
     const res = await pair(created.pairingCode);
     expect(res.status).toBe(401);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/expired/);
   });
 
-  it.each([["unknown code", "ABCD-EFGH"], ["empty", ""]])("refuses an %s", async (_label, code) => {
+  it.each([
+    ["unknown code", "ABCD-EFGH"],
+    ["empty", ""],
+  ])("refuses an %s", async (_label, code) => {
     expect([400, 401]).toContain((await pair(code)).status);
   });
 
@@ -114,7 +122,10 @@ describe("device pairing", () => {
 });
 
 describe("device revocation", () => {
-  it.each([["the company", false], ["the administrator", true]])("revoked by %s, the token fails at once and the device is told to delete its key", async (_label, byAdmin) => {
+  it.each([
+    ["the company", false],
+    ["the administrator", true],
+  ])("revoked by %s, the token fails at once and the device is told to delete its key", async (_label, byAdmin) => {
     const { token, created, paired: p } = await paired();
     expect((await deviceCall(p.token, "/devices/me")).status).toBe(200);
     const res = byAdmin
@@ -122,7 +133,10 @@ describe("device revocation", () => {
       : await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(token) });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe("revoked");
-    for (const [path, body] of [["/devices/me", undefined], ["/devices/leases", { tipoeCF: "32", size: 10 }]] as const) {
+    for (const [path, body] of [
+      ["/devices/me", undefined],
+      ["/devices/leases", { tipoeCF: "32", size: 10 }],
+    ] as const) {
       const refused = await deviceCall(p.token, path, body);
       expect(refused.status).toBe(401);
       expect(await refused.json()).toMatchObject({ code: "unauthorized", deviceRevoked: true });
@@ -183,7 +197,9 @@ describe("e-NCF leases", () => {
 
 /** Signed now (FechaHoraFirma is the signing time) unless `signedAt` says otherwise. */
 async function signedReceipt(p: Paired, sequence: number, options: { key?: CryptoKey; certificate?: Uint8Array; tipo?: "32" | "31"; signedAt?: Date } = {}) {
-  const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2, fechaHoraFirma: fechaHoraFirma(options.signedAt ?? new Date()) }) as { Encabezado: { Emisor: Record<string, unknown> } };
+  const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2, fechaHoraFirma: fechaHoraFirma(options.signedAt ?? new Date()) }) as {
+    Encabezado: { Emisor: Record<string, unknown> };
+  };
   doc.Encabezado.Emisor.RNCEmisor = p.company.rnc;
   const key = options.key ?? (await importSigningKey(bytes(p.signing.pkcs8)));
   return signEcfXml(ecfToXml(doc), key, options.certificate ?? bytes(p.signing.certificate));
@@ -336,7 +352,10 @@ describe("POST /devices/receipts/batch", () => {
     const lease = (tipo: string) => p.leases.find((l) => l.tipoeCF === tipo)!.rangeFrom;
     const receipts = await Promise.all(Array.from({ length: 8 }, (_, i) => signedReceipt(p, lease("32") + i)));
     const modified = /<eNCF>(E\d{12})/.exec(receipts[7]!)![1]!;
-    const note = makeEcf("34", { sequence: lease("34"), lines: 1, fechaHoraFirma: fechaHoraFirma(new Date()) }) as { Encabezado: { Emisor: Record<string, unknown> }; InformacionReferencia: Record<string, unknown> };
+    const note = makeEcf("34", { sequence: lease("34"), lines: 1, fechaHoraFirma: fechaHoraFirma(new Date()) }) as {
+      Encabezado: { Emisor: Record<string, unknown> };
+      InformacionReferencia: Record<string, unknown>;
+    };
     note.Encabezado.Emisor.RNCEmisor = p.company.rnc;
     note.InformacionReferencia.NCFModificado = modified;
     const signedNote = await signEcfXml(ecfToXml(note), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
@@ -404,7 +423,11 @@ describe("POST /devices/receipts/batch", () => {
     const { company, paired: p } = await paired();
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
     const xml = await signedReceipt(p, lease.rangeFrom);
-    const other = await signEcfXml(xml.replace(/<Signature .*<\/Signature>/, "").replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto Y</NombreItem>"), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+    const other = await signEcfXml(
+      xml.replace(/<Signature .*<\/Signature>/, "").replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto Y</NombreItem>"),
+      await importSigningKey(bytes(p.signing.pkcs8)),
+      bytes(p.signing.certificate),
+    );
     const results = await uploadBatch(p.token, [xml, xml, other]);
     expect(results.map((r) => [r.status, r.replayed])).toEqual([
       [200, false],
@@ -426,7 +449,7 @@ describe("POST /devices/receipts/batch", () => {
         const value = Reflect.get(bucket, property, bucket) as unknown;
         if (property === "put") {
           return (key: string, ...rest: unknown[]) => {
-            if (failOnce && key.endsWith(`${encfs[1]}.xml`)) return (failOnce = false), Promise.reject(new Error("R2 unavailable"));
+            if (failOnce && key.endsWith(`${encfs[1]}.xml`)) return ((failOnce = false), Promise.reject(new Error("R2 unavailable")));
             return Reflect.apply(value as (...a: unknown[]) => unknown, bucket, [key, ...rest]);
           };
         }
@@ -441,7 +464,11 @@ describe("POST /devices/receipts/batch", () => {
     expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual([encfs[0]]);
     // The till sends again from the first receipt it has no answer for: recorded after the first, in order.
     const retry = await uploadBatch(p.token, xmls.slice(1));
-    expect(retry.map((r) => [r.status, r.replayed])).toEqual([[200, false], [200, false], [200, false]]);
+    expect(retry.map((r) => [r.status, r.replayed])).toEqual([
+      [200, false],
+      [200, false],
+      [200, false],
+    ]);
     expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual(encfs);
   });
 
@@ -468,7 +495,9 @@ describe("nothing signed is lost", () => {
     // ...then the issuer renews its certificate before the till is back online.
     await uploadCertificate(company.id, fixtures.renewedP12);
     const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
-    const kept = await env.DB.prepare("SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1").bind(company.id).all<{ der: string; replacedAt: string }>();
+    const kept = await env.DB.prepare("SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1")
+      .bind(company.id)
+      .all<{ der: string; replacedAt: string }>();
     expect(kept.results.map((r) => r.der)).toEqual([fixtures.certificateDer]);
 
     const res = await deviceCall(p.token, "/devices/receipts", { xml: before });
@@ -501,7 +530,11 @@ describe("nothing signed is lost", () => {
     const { paired: p } = await paired();
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
     const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
-    const xml = await signedReceipt(p, lease.rangeFrom, { key: await importSigningKey(renewed.pkcs8), certificate: renewed.certificate, signedAt: new Date(Date.now() - 3_600_000) });
+    const xml = await signedReceipt(p, lease.rangeFrom, {
+      key: await importSigningKey(renewed.pkcs8),
+      certificate: renewed.certificate,
+      signedAt: new Date(Date.now() - 3_600_000),
+    });
     const res = await deviceCall(p.token, "/devices/receipts", { xml });
     expect(res.status).toBe(422);
     expect(await errorCode(res)).toBe("certificate_not_company");
@@ -516,7 +549,11 @@ describe("nothing signed is lost", () => {
     expect((await call(`/admin/devices/${created.id}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` } })).status).toBe(200);
 
     // Everything else is refused at once, with deviceRevoked so the till deletes its key.
-    for (const [path, body] of [["/devices/me", undefined], ["/devices/leases", { tipoeCF: "32", size: 10 }], ["/devices/signing-material", {}]] as const) {
+    for (const [path, body] of [
+      ["/devices/me", undefined],
+      ["/devices/leases", { tipoeCF: "32", size: 10 }],
+      ["/devices/signing-material", {}],
+    ] as const) {
       const r = await deviceCall(p.token, path, body);
       expect(r.status, path).toBe(401);
       expect(await r.json()).toMatchObject({ deviceRevoked: true });
@@ -537,7 +574,9 @@ describe("nothing signed is lost", () => {
     expect(await errorCode(lateRes)).toBe("signed_after_revocation");
 
     // The hand-over ends a week after the revocation: then the token is dead for uploads too.
-    await env.DB.prepare("UPDATE devices SET revoked_at = ?2 WHERE id = ?1").bind(created.id, new Date(Date.now() - 8 * 24 * 3_600_000).toISOString()).run();
+    await env.DB.prepare("UPDATE devices SET revoked_at = ?2 WHERE id = ?1")
+      .bind(created.id, new Date(Date.now() - 8 * 24 * 3_600_000).toISOString())
+      .run();
     const afterWindow = await deviceCall(p.token, "/devices/receipts", { xml: await signedReceipt(p, lease.rangeFrom + 2, { signedAt: signedBefore }) });
     expect(afterWindow.status).toBe(401);
     expect(await afterWindow.json()).toMatchObject({ deviceRevoked: true });

@@ -13,10 +13,36 @@ describe("DGII error bodies", () => {
   it.each([
     ["plain text", "Servicio no disponible", "text/plain", [{ codigo: null, valor: "Servicio no disponible" }]],
     ["JSON mensaje", JSON.stringify({ error: "x", mensaje: "El token ha expirado" }), "application/json", [{ codigo: null, valor: "El token ha expirado" }]],
-    ["JSON mensajes array", JSON.stringify({ mensajes: [{ codigo: 1930, valor: "Monto total no coincide" }, { codigo: "645", valor: "Duplicado" }] }), "application/json", [{ codigo: "1930", valor: "Monto total no coincide" }, { codigo: "645", valor: "Duplicado" }]],
-    ["a bare array of strings", JSON.stringify(["Uno", "Dos"]), "application/json", [{ codigo: null, valor: "Uno" }, { codigo: null, valor: "Dos" }]],
+    [
+      "JSON mensajes array",
+      JSON.stringify({
+        mensajes: [
+          { codigo: 1930, valor: "Monto total no coincide" },
+          { codigo: "645", valor: "Duplicado" },
+        ],
+      }),
+      "application/json",
+      [
+        { codigo: "1930", valor: "Monto total no coincide" },
+        { codigo: "645", valor: "Duplicado" },
+      ],
+    ],
+    [
+      "a bare array of strings",
+      JSON.stringify(["Uno", "Dos"]),
+      "application/json",
+      [
+        { codigo: null, valor: "Uno" },
+        { codigo: null, valor: "Dos" },
+      ],
+    ],
     ["problem+json", JSON.stringify({ title: "Unauthorized", status: 401, detail: "Token inválido" }), "application/problem+json", [{ codigo: null, valor: "Token inválido" }]],
-    ["HTML error page", "<!DOCTYPE html><html><head><style>p{}</style></head><body><h1>503</h1><p>Service&nbsp;Unavailable</p></body></html>", "text/html", [{ codigo: null, valor: "503 Service Unavailable" }]],
+    [
+      "HTML error page",
+      "<!DOCTYPE html><html><head><style>p{}</style></head><body><h1>503</h1><p>Service&nbsp;Unavailable</p></body></html>",
+      "text/html",
+      [{ codigo: null, valor: "503 Service Unavailable" }],
+    ],
     ["empty", "", "text/plain", []],
   ])("%s", (_label, body, type, expected) => {
     expect(messagesFromBody(body, type)).toEqual(expected);
@@ -69,7 +95,11 @@ describe("DGII client against the sandbox", () => {
     const { company } = await issuer();
     const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!;
     const signer = await signerFor(env, owner);
-    const client = new DgiiClient(env, { environment: "testecf", rnc: owner.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: "slow-test" }, { timeoutMs: 300 });
+    const client = new DgiiClient(
+      env,
+      { environment: "testecf", rnc: owner.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: "slow-test" },
+      { timeoutMs: 300 },
+    );
     await setFault({ mode: "slow", delayMs: 2000 });
     const error = await client.token().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DgiiError);

@@ -27,12 +27,7 @@ app.openapi(
   (c) => c.json(c.req.valid("json"), 200),
 );
 const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  app.request(
-    path,
-    { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) },
-    env,
-  );
-
+  app.request(path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) }, env);
 
 describe("problem documents", () => {
   it("an unknown route is a 404 problem with the request id", async () => {

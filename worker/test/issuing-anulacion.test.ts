@@ -80,7 +80,14 @@ describe("POST /fe/anulacion: ranges and the sequence", () => {
     expect(await nextNumber(company.id, "31")).toBe(1);
 
     // A client-chosen e-NCF leaves 1..49 unused below the tail: voidable, and the tail stays put.
-    expect((await issue(token, issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000050")))).body.estado).toBe("Aceptado");
+    expect(
+      (
+        await issue(
+          token,
+          issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000050")),
+        )
+      ).body.estado,
+    ).toBe("Aceptado");
     const below = await voidRanges(token, [{ tipoeCF: "31", desde: "E310000000001", hasta: "E310000000049" }]);
     expect(below.status, JSON.stringify(below.body)).toBe(200);
     expect(below.body).toMatchObject({ codigo: "1", rangos: [{ desde: "E310000000001", anulado: true }] });
@@ -118,7 +125,13 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
     // A slow ANECF leaves time for the retry alarm to run while the voiding is in flight.
     await setFault({ mode: "slow", delayMs: 1500, services: ["anulacionrangos"] });
     const voiding = voidRanges(token, [{ tipoeCF: "31", desde: encfs[0]!, hasta: encfs[1]! }]);
-    const claimed = async () => Number((await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts WHERE id IN (?1, ?2) AND claimed_until IS NOT NULL", rows[0]!.id, rows[1]!.id)).reduce((n, r) => n + Number(r.n), 0));
+    const claimed = async () =>
+      Number(
+        (await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts WHERE id IN (?1, ?2) AND claimed_until IS NOT NULL", rows[0]!.id, rows[1]!.id)).reduce(
+          (n, r) => n + Number(r.n),
+          0,
+        ),
+      );
     for (let i = 0; i < 50 && (await claimed()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await claimed()).toBe(2);
     // Reception back while the ANECF is in flight (its delay already runs): only the claim stops a send.

@@ -43,7 +43,12 @@ describe("rejections nobody was waiting for go to the issuer's audit log", () =>
     expect((await receiptRow(company.id, body.encf))?.status).toBe("rejected");
 
     expect((await auditOf(company.id)).filter((a) => a.code === "dgii_rejected")).toEqual([
-      expect.objectContaining({ actor: "alarm", action: "ALARM ledger", requestId: expect.stringMatching(/^alarm:/), detail: expect.stringMatching(new RegExp(`^${body.encf}: 1960: Monto no permitido`)) }),
+      expect.objectContaining({
+        actor: "alarm",
+        action: "ALARM ledger",
+        requestId: expect.stringMatching(/^alarm:/),
+        detail: expect.stringMatching(new RegExp(`^${body.encf}: 1960: Monto no permitido`)),
+      }),
     ]);
     const state = (await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as { estado: string };
     expect(state.estado).toBe("Rechazado");
@@ -65,7 +70,14 @@ describe("rejections nobody was waiting for go to the issuer's audit log", () =>
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
 
     const rejections = (await auditOf(company.id)).filter((a) => a.code === "dgii_rejected");
-    expect(rejections).toEqual([expect.objectContaining({ actor: "alarm", action: "ALARM ledger", requestId: expect.stringMatching(/^alarm:/), detail: expect.stringContaining(`${body.encf}: 615: Secuencia vencida`) })]);
+    expect(rejections).toEqual([
+      expect.objectContaining({
+        actor: "alarm",
+        action: "ALARM ledger",
+        requestId: expect.stringMatching(/^alarm:/),
+        detail: expect.stringContaining(`${body.encf}: 615: Secuencia vencida`),
+      }),
+    ]);
     // The contingency itself was audited by the request, as before.
     expect((await auditOf(company.id)).map((a) => a.code)).toContain("dgii_unavailable");
   });

@@ -15,7 +15,12 @@ describe("TipoIngresos of a note", () => {
     ["01 when the modified receipt is not ours", "02", false, "01"],
   ])("%s", async (_label, originalTipoIngresos, ours, expected) => {
     const { token } = await issuer();
-    const original = await issue(token, issueRequest("31", {}, (doc) => { doc.Encabezado.IdDoc.TipoIngresos = originalTipoIngresos; }));
+    const original = await issue(
+      token,
+      issueRequest("31", {}, (doc) => {
+        doc.Encabezado.IdDoc.TipoIngresos = originalTipoIngresos;
+      }),
+    );
     expect(original.body.estado, JSON.stringify(original.body)).toBe("Aceptado");
     expect((await archivedIdDoc(token, original.body.encf)).TipoIngresos).toBe(originalTipoIngresos);
 

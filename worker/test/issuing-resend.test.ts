@@ -4,7 +4,6 @@ import { nextNumber, receiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
-
 describe("resending a receipt the service numbered", () => {
   it("with the e-NCF it was given (and the range's expiry echoed) is the same receipt; another document under it is a 409", async () => {
     const { company, token } = await issuer();
@@ -18,7 +17,14 @@ describe("resending a receipt the service numbered", () => {
     resend.Encabezado.IdDoc.FechaVencimientoSecuencia = "31-12-2030";
     const again = await issue(token, resend);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    expect(again.body).toMatchObject({ codigo: "0", estado: "Aceptado", reenviado: true, encf: first.body.encf, codigoSeguridad: first.body.codigoSeguridad, trackId: first.body.trackId });
+    expect(again.body).toMatchObject({
+      codigo: "0",
+      estado: "Aceptado",
+      reenviado: true,
+      encf: first.body.encf,
+      codigoSeguridad: first.body.codigoSeguridad,
+      trackId: first.body.trackId,
+    });
     expect(await received(company.rnc, first.body.encf)).toHaveLength(1);
 
     const different = issueRequest("31", { lines: 2 }, (doc) => (doc.Encabezado.IdDoc.eNCF = first.body.encf));
@@ -41,7 +47,14 @@ describe("resending a receipt the service numbered", () => {
     resend.Encabezado.IdDoc.eNCF = first.body.encf;
     const again = await issue(token, resend);
     expect(again.status, JSON.stringify(again.body)).toBe(503);
-    expect(again.body).toMatchObject({ estado: "Contingencia", codigo: "-1", reenviado: true, encf: first.body.encf, codigoSeguridad: first.body.codigoSeguridad, urlTimbre: first.body.urlTimbre });
+    expect(again.body).toMatchObject({
+      estado: "Contingencia",
+      codigo: "-1",
+      reenviado: true,
+      encf: first.body.encf,
+      codigoSeguridad: first.body.codigoSeguridad,
+      urlTimbre: first.body.urlTimbre,
+    });
     // The same row and the same signed bytes: nothing was numbered or signed again.
     expect(await receiptRow(company.id, first.body.encf)).toMatchObject({ id: row!.id, xmlSha256: row!.xmlSha256, sendAttempts: 0 });
     expect(await nextNumber(company.id, "31")).toBe(2);

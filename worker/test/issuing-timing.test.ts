@@ -5,15 +5,25 @@ afterEach(clearFaults);
 
 /** Durations (`name;dur=ms`) of the header; the round-trip counts (`rt-*;desc=n`) are read apart. */
 const phasesOf = (header: string | null) =>
-  Object.fromEntries((header ?? "").split(",").filter((entry) => entry.includes(";dur=")).map((entry) => {
-    const [name, dur] = entry.trim().split(";dur=");
-    return [name, Number(dur)];
-  }));
+  Object.fromEntries(
+    (header ?? "")
+      .split(",")
+      .filter((entry) => entry.includes(";dur="))
+      .map((entry) => {
+        const [name, dur] = entry.trim().split(";dur=");
+        return [name, Number(dur)];
+      }),
+  );
 const roundTripsOf = (header: string | null) =>
-  Object.fromEntries((header ?? "").split(",").filter((entry) => entry.includes(";desc=")).map((entry) => {
-    const [name, count] = entry.trim().split(";desc=");
-    return [name, Number(count)];
-  }));
+  Object.fromEntries(
+    (header ?? "")
+      .split(",")
+      .filter((entry) => entry.includes(";desc="))
+      .map((entry) => {
+        const [name, count] = entry.trim().split(";desc=");
+        return [name, Number(count)];
+      }),
+  );
 
 describe("Server-Timing on POST /fe/recepcion/ecf", () => {
   it("reports storage and the DGII part separately; the DGII part holds its round trips and poll waits", async () => {

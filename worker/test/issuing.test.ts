@@ -115,7 +115,10 @@ describe("resends and idempotency", () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ codigo: "0", estado: "Aceptado", reenviado: true, codigoSeguridad: first.body.codigoSeguridad });
     expect(await received(company.rnc, "E310000000500")).toHaveLength(1);
-    const other = await issue(token, issueRequest("31", { lines: 2 }, (doc) => (doc.Encabezado.IdDoc.eNCF = "E310000000500")));
+    const other = await issue(
+      token,
+      issueRequest("31", { lines: 2 }, (doc) => (doc.Encabezado.IdDoc.eNCF = "E310000000500")),
+    );
     expect(other.status).toBe(409);
     // A client-chosen number moves the sequence past it: the next automatic number follows.
     expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000501");
@@ -234,7 +237,7 @@ describe("totals beyond DGII's tolerance", () => {
   // A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).
   const offTotal = () =>
     issueRequest("31", {}, (d) => {
-      const cents = BigInt(((makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal).replace(".", "")) + 5000n;
+      const cents = BigInt((makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal.replace(".", "")) + 5000n;
       d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
     });
 

@@ -46,7 +46,11 @@ describe("e-NCF allocation under concurrency", () => {
 
     // The listed ranges are the body of a voiding; once DGII voided them nothing is left to list.
     for (let i = 0; i < unused.rangos.length; i += 10) {
-      const voided = await call("/fe/anulacion", { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify({ rangos: unused.rangos.slice(i, i + 10) }) });
+      const voided = await call("/fe/anulacion", {
+        method: "POST",
+        headers: { ...authed(token), "Content-Type": "application/json" },
+        body: JSON.stringify({ rangos: unused.rangos.slice(i, i + 10) }),
+      });
       expect(voided.status, await voided.clone().text()).toBe(200);
     }
     const after = (await (await call("/company/sequences/32/unused", { headers: authed(token) })).json()) as { rangos: unknown[] };

@@ -9,7 +9,10 @@ import { issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms } from "./s
 
 afterEach(clearFaults);
 
-const d1 = (query: string, ...params: unknown[]) => env.DB.prepare(query).bind(...params).run();
+const d1 = (query: string, ...params: unknown[]) =>
+  env.DB.prepare(query)
+    .bind(...params)
+    .run();
 
 describe("ledger:migrate", () => {
   it("moves sequences, quota, leases, keys, receipts, purchases and audit once, and the alarm finishes what was pending", async () => {
@@ -29,9 +32,22 @@ describe("ledger:migrate", () => {
         `INSERT INTO receipts (id, company_id, encf, tipo_ecf, issue_date, monto_total, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256,
            document_hash, dgii_path, status, send_attempts, track_id, dgii_codigo, created_at, updated_at)
          VALUES (?1, ?2, ?3, '31', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'ecf', ?12, ?13, ?14, ?15, ?16, ?16)`,
-        id, company.id, encf, row.issueDate, values.montoTotal ?? row.montoTotal, values.securityCode ?? row.securityCode, row.fechaHoraFirma, row.timbreUrl,
-        values.xmlKey ?? row.xmlKey, row.xmlSha256, values.documentHash ?? row.documentHash, status, values.sendAttempts ?? 0, values.trackId ?? null,
-        values.dgiiCodigo ?? null, row.createdAt,
+        id,
+        company.id,
+        encf,
+        row.issueDate,
+        values.montoTotal ?? row.montoTotal,
+        values.securityCode ?? row.securityCode,
+        row.fechaHoraFirma,
+        row.timbreUrl,
+        values.xmlKey ?? row.xmlKey,
+        row.xmlSha256,
+        values.documentHash ?? row.documentHash,
+        status,
+        values.sendAttempts ?? 0,
+        values.trackId ?? null,
+        values.dgiiCodigo ?? null,
+        row.createdAt,
       );
     await insertReceipt(row.id, row.encf, "contingency");
     await insertReceipt("legacy-2", "E310000000002", "accepted", { xmlKey: "legacy/2.xml", documentHash: "h2", sendAttempts: 1, trackId: "t2", dgiiCodigo: "1" });
@@ -44,10 +60,20 @@ describe("ledger:migrate", () => {
     await d1(
       `INSERT INTO purchases (id, company_id, rnc_emisor, encf, tipo_ecf, issue_date, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)
        VALUES ('legacy-purchase', ?1, '131880681', 'E310000000077', '31', ?2, '118.00', 'p.xml', 'sha', 'p.arecf.xml', '0', '01-10-2026 10:00:00')`,
-      company.id, row.issueDate,
+      company.id,
+      row.issueDate,
     );
-    for (const [requestId, code] of [["r-1", "dgii_unavailable"], ["r-2", "validation_failed"]]) {
-      await d1("INSERT INTO audit_log (company_id, action, code, status, request_id, created_at) VALUES (?1, 'POST /fe/recepcion/ecf', ?2, 400, ?3, ?4)", company.id, code, requestId, `${month}-10T12:00:00.000Z`);
+    for (const [requestId, code] of [
+      ["r-1", "dgii_unavailable"],
+      ["r-2", "validation_failed"],
+    ]) {
+      await d1(
+        "INSERT INTO audit_log (company_id, action, code, status, request_id, created_at) VALUES (?1, 'POST /fe/recepcion/ecf', ?2, 400, ?3, ?4)",
+        company.id,
+        code,
+        requestId,
+        `${month}-10T12:00:00.000Z`,
+      );
     }
     await clearFaults();
 
@@ -59,7 +85,10 @@ describe("ledger:migrate", () => {
     // Everything is in the objects once.
     expect(await monthSql(company.id, month, "SELECT encf FROM receipts ORDER BY encf")).toEqual([{ encf: row.encf }, { encf: "E310000000002" }, { encf: "E310000000003" }]);
     expect(await monthSql(company.id, month, "SELECT COUNT(*) AS n FROM purchases")).toEqual([{ n: 1 }]);
-    expect(await monthSql(company.id, month, "SELECT code FROM audit_log WHERE request_id IN ('r-1', 'r-2') ORDER BY request_id")).toEqual([{ code: "dgii_unavailable" }, { code: "validation_failed" }]);
+    expect(await monthSql(company.id, month, "SELECT code FROM audit_log WHERE request_id IN ('r-1', 'r-2') ORDER BY request_id")).toEqual([
+      { code: "dgii_unavailable" },
+      { code: "validation_failed" },
+    ]);
     expect(await issuerSql(company.id, "SELECT range_from, range_to FROM device_leases")).toEqual([{ range_from: 4, range_to: 13 }]);
     expect(await issuerSql(company.id, "SELECT request_hash FROM idempotency_keys")).toEqual([{ request_hash: "hash-1" }]);
     expect(await nextNumber(company.id, "31")).toBe(14);

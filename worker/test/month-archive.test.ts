@@ -72,7 +72,9 @@ beforeAll(async () => {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, RECEIPTS - start + 1) }, async (_, k) => {
         const n = start + k;
-        const doc = makeEcf("31", { sequence: n, lines: 1 + (n % 4), fechaEmision: `${String(1 + (n % 28)).padStart(2, "0")}-03-2025`, fechaHoraFirma: "31-03-2025 10:00:00" }) as { Encabezado: { Emisor: Record<string, string> } };
+        const doc = makeEcf("31", { sequence: n, lines: 1 + (n % 4), fechaEmision: `${String(1 + (n % 28)).padStart(2, "0")}-03-2025`, fechaHoraFirma: "31-03-2025 10:00:00" }) as {
+          Encabezado: { Emisor: Record<string, string> };
+        };
         doc.Encabezado.Emisor.RNCEmisor = company.rnc;
         const xml = await signEcfXml(ecfToXml(doc), key, der);
         const encf = `E31${String(n).padStart(10, "0")}`;
@@ -199,5 +201,4 @@ describe("GET /archive/{periodo}", () => {
       expect(((await res.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/periodo");
     }
   });
-
 });

@@ -39,7 +39,8 @@ const parse = (xml: string): Parsed => {
   const doc = xmlToEcf(xml) as Json;
   return { doc, idDoc: doc.Encabezado.IdDoc, totales: doc.Encabezado.Totales, items: doc.DetallesItems ?? [] };
 };
-const sumItems = (p: Parsed, kind: "1" | "2") => p.items.filter((i) => i.IndicadorBienoServicio === kind && i.IndicadorFacturacion !== "0").reduce((s, i) => s + cents(i.MontoItem), 0n);
+const sumItems = (p: Parsed, kind: "1" | "2") =>
+  p.items.filter((i) => i.IndicadorBienoServicio === kind && i.IndicadorFacturacion !== "0").reduce((s, i) => s + cents(i.MontoItem), 0n);
 const facturado = (p: Parsed) => cents(p.totales.MontoGravadoTotal) + cents(p.totales.MontoExento);
 
 // ------------------------------------------------------------------ the TXT's form
@@ -65,7 +66,8 @@ async function txt(token: string, formato: string, periodo: string): Promise<Res
   return call(`/reports/${formato}?periodo=${periodo}&format=txt`, { headers: authed(token) });
 }
 
-const patch = (token: string, path: string, body: unknown) => call(path, { method: "PATCH", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+const patch = (token: string, path: string, body: unknown) =>
+  call(path, { method: "PATCH", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
 
 // ------------------------------------------------------------------ the month's documents
 
@@ -113,17 +115,23 @@ beforeAll(async () => {
   await issueOwn("E43", issueRequest("43"));
   await issueOwn("E47", issueRequest("47"));
   await issueOwn("E31", issueRequest("31"));
-  await issueOwn("E31credito", issueRequest("31", {}, (doc) => {
-    doc.Encabezado.IdDoc.TipoPago = "2";
-    doc.Encabezado.IdDoc.FechaLimitePago = today;
-    delete doc.Encabezado.IdDoc.TablaFormasPago;
-  }));
+  await issueOwn(
+    "E31credito",
+    issueRequest("31", {}, (doc) => {
+      doc.Encabezado.IdDoc.TipoPago = "2";
+      doc.Encabezado.IdDoc.FechaLimitePago = today;
+      delete doc.Encabezado.IdDoc.TablaFormasPago;
+    }),
+  );
   await issueOwn("E32a", issueRequest("32"));
   await issueOwn("E32b", issueRequest("32", { lines: 5 }));
   await issueOwn("E32alto", issueRequest("32", { highValue: true }));
-  await issueOwn("E34", issueRequest("34", {}, (doc) => {
-    doc.InformacionReferencia.NCFModificado = own.E31!.encf;
-  }));
+  await issueOwn(
+    "E34",
+    issueRequest("34", {}, (doc) => {
+      doc.InformacionReferencia.NCFModificado = own.E31!.encf;
+    }),
+  );
   await issueOwn("E45", issueRequest("45"));
   await issueOwn("E46", issueRequest("46"));
 }, 180_000);
@@ -131,7 +139,11 @@ beforeAll(async () => {
 // ------------------------------------------------------------------ 606
 
 /** The 23 fields a purchase's record must have, from its XML and the classification given. */
-function expected606(rnc: string, p: Parsed, c: { tipo: string; fechaPago?: string; formaPago: string; itbisRetenido?: bigint; renta?: bigint; tipoRetencion?: string; alCosto?: bigint }): string[] {
+function expected606(
+  rnc: string,
+  p: Parsed,
+  c: { tipo: string; fechaPago?: string; formaPago: string; itbisRetenido?: bigint; renta?: bigint; tipoRetencion?: string; alCosto?: bigint },
+): string[] {
   const itbis = cents(p.totales.TotalITBIS);
   const servicios = sumItems(p, "2");
   const bienes = sumItems(p, "1");
@@ -169,9 +181,18 @@ describe("GET /reports/606", () => {
     const first = await report(token, "606", periodo);
     expect(first).toMatchObject({ formato: "606", rnc: company.rnc, periodo, archivo: `DGII_F_606_${company.rnc}_${periodo}.TXT`, completo: false });
     // Every received purchase lacks its kind of expense; D (a credit note, contado without a table) its payment form too.
-    const unclassified = first.faltantes.filter((f: Json) => f.codigo === "unclassified").map((f: Json) => `${f.id}:${f.campo}`).sort();
+    const unclassified = first.faltantes
+      .filter((f: Json) => f.codigo === "unclassified")
+      .map((f: Json) => `${f.id}:${f.campo}`)
+      .sort();
     expect(unclassified).toEqual(
-      [`${bought.A!.id}:tipoBienesServicios`, `${bought.B!.id}:tipoBienesServicios`, `${bought.C!.id}:tipoBienesServicios`, `${bought.D!.id}:tipoBienesServicios`, `${bought.D!.id}:formaPago`].sort(),
+      [
+        `${bought.A!.id}:tipoBienesServicios`,
+        `${bought.B!.id}:tipoBienesServicios`,
+        `${bought.C!.id}:tipoBienesServicios`,
+        `${bought.D!.id}:tipoBienesServicios`,
+        `${bought.D!.id}:formaPago`,
+      ].sort(),
     );
     expect(first.excluidos).toEqual([expect.objectContaining({ id: bought.E!.id, encf: bought.E!.encf })]);
     const refused = await txt(token, "606", periodo);
@@ -187,16 +208,32 @@ describe("GET /reports/606", () => {
     // B: services with ITBIS (30 %) and ISR (10 %) withheld, but no payment date yet.
     const bItbis = pct(cents(bought.B!.parsed.totales.TotalITBIS), 30n);
     const bRenta = pct(facturado(bought.B!.parsed), 10n);
-    expect((await patch(token, `/compras/${bought.B!.id}`, { tipoBienesServicios: "02", formaPago: "02", itbisRetenido: money(bItbis), montoRetencionRenta: money(bRenta), tipoRetencionIsr: "02" })).status).toBe(200);
+    expect(
+      (
+        await patch(token, `/compras/${bought.B!.id}`, {
+          tipoBienesServicios: "02",
+          formaPago: "02",
+          itbisRetenido: money(bItbis),
+          montoRetencionRenta: money(bRenta),
+          tipoRetencionIsr: "02",
+        })
+      ).status,
+    ).toBe(200);
     // C: by the supplier's defaults the issuer sets.
-    const put = await call(`/proveedores/${bought.C!.rnc}/clasificacion`, { method: "PUT", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify({ tipoBienesServicios: "01", formaPago: "04" }) });
+    const put = await call(`/proveedores/${bought.C!.rnc}/clasificacion`, {
+      method: "PUT",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: JSON.stringify({ tipoBienesServicios: "01", formaPago: "04" }),
+    });
     expect(put.status).toBe(200);
     // D: its kind learned from A (same supplier); the payment form given: nota de crédito.
     expect((await patch(token, `/compras/${bought.D!.id}`, { formaPago: "06" })).status).toBe(200);
 
     const second = await report(token, "606", periodo);
     expect(second.completo).toBe(false);
-    expect(second.faltantes).toEqual([expect.objectContaining({ codigo: "payment_date_missing", id: bought.B!.id, campo: "fechaPago", corregir: `PATCH /compras/${bought.B!.id}` })]);
+    expect(second.faltantes).toEqual([
+      expect.objectContaining({ codigo: "payment_date_missing", id: bought.B!.id, campo: "fechaPago", corregir: `PATCH /compras/${bought.B!.id}` }),
+    ]);
     const isoToday = `${today.slice(6)}-${today.slice(3, 5)}-${today.slice(0, 2)}`;
     expect((await patch(token, `/compras/${bought.B!.id}`, { fechaPago: isoToday })).status).toBe(200);
 
@@ -213,7 +250,9 @@ describe("GET /reports/606", () => {
     const byNcf = new Map(records.map((r) => [r[3], r]));
 
     expect(byNcf.get(bought.A!.encf)).toEqual(expected606(bought.A!.rnc, bought.A!.parsed, { tipo: "09", formaPago: "01" }));
-    expect(byNcf.get(bought.B!.encf)).toEqual(expected606(bought.B!.rnc, bought.B!.parsed, { tipo: "02", formaPago: "02", fechaPago: isoToday, itbisRetenido: bItbis, renta: bRenta, tipoRetencion: "02" }));
+    expect(byNcf.get(bought.B!.encf)).toEqual(
+      expected606(bought.B!.rnc, bought.B!.parsed, { tipo: "02", formaPago: "02", fechaPago: isoToday, itbisRetenido: bItbis, renta: bRenta, tipoRetencion: "02" }),
+    );
     expect(byNcf.get(bought.C!.encf)).toEqual(expected606(bought.C!.rnc, bought.C!.parsed, { tipo: "01", formaPago: "04" }));
     expect(byNcf.get(bought.D!.encf)).toEqual(expected606(bought.D!.rnc, bought.D!.parsed, { tipo: "09", formaPago: "06" }));
     expect(byNcf.get(bought.D!.encf)![4]).toBe("E310000000042");
@@ -250,7 +289,14 @@ describe("GET /reports/606", () => {
   it("learns a supplier's defaults from a classification (codes, and rates that give back the amounts), unless the issuer set them", async () => {
     const learned = await call(`/proveedores/${bought.B!.rnc}/clasificacion`, { headers: authed(token) });
     expect(learned.status).toBe(200);
-    expect(await learned.json()).toMatchObject({ origen: "learned", tipoBienesServicios: "02", formaPago: "02", tipoRetencionIsr: "02", itbisRetenidoPorcentaje: "30.00", retencionRentaPorcentaje: "10.00" });
+    expect(await learned.json()).toMatchObject({
+      origen: "learned",
+      tipoBienesServicios: "02",
+      formaPago: "02",
+      tipoRetencionIsr: "02",
+      itbisRetenidoPorcentaje: "30.00",
+      retencionRentaPorcentaje: "10.00",
+    });
     // C's defaults were set: classifying one of its purchases does not change them.
     expect((await patch(token, `/compras/${bought.C!.id}`, { tipoBienesServicios: "05" })).status).toBe(200);
     expect(await (await call(`/proveedores/${bought.C!.rnc}/clasificacion`, { headers: authed(token) })).json()).toMatchObject({ origen: "set", tipoBienesServicios: "01" });
@@ -518,7 +564,15 @@ describe("documentFigures", () => {
     // Exact shares: 1,000.0066… and 500.0033…; each part within a cent of its share.
     expect(f.montoBienes).toBe("1000.01");
     expect(f.montoServicios).toBe("500.00");
-    expect(f).toMatchObject({ montoFacturado: "1500.01", itbisFacturado: "270.00", isc: "50.00", otrosImpuestos: "30.00", propinaLegal: "150.00", formasPago: [{ formaPago: "3", montoPago: "2000.00" }], itbisRetenido: null });
+    expect(f).toMatchObject({
+      montoFacturado: "1500.01",
+      itbisFacturado: "270.00",
+      isc: "50.00",
+      otrosImpuestos: "30.00",
+      propinaLegal: "150.00",
+      formasPago: [{ formaPago: "3", montoPago: "2000.00" }],
+      itbisRetenido: null,
+    });
   });
 });
 
@@ -530,7 +584,10 @@ describe("/openapi.json", () => {
       expect(op.summary, formato).toContain(`Formato ${formato}`);
       expect(Object.keys(op.responses[200].content).sort(), formato).toEqual(["application/json", "text/plain"]);
       expect(op.responses[422], formato).toBeDefined();
-      expect(op.parameters.map((p: Json) => p.name), formato).toContain("periodo");
+      expect(
+        op.parameters.map((p: Json) => p.name),
+        formato,
+      ).toContain("periodo");
     }
     for (const [path, method] of [
       ["/compras/{id}", "patch"],

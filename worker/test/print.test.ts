@@ -79,7 +79,10 @@ describe("an issued receipt's PDF", () => {
   it("is rendered on the first GET, not while issuing; archived immutably beside the XML, and that copy is served after", async () => {
     const { company, token } = await issuer();
     // No CorreoComprador: the e-mail to the buyer would render (and archive) the PDF in the background.
-    const { status, body } = await issue(token, issueRequest("31", { lines: 2 }, (d) => delete d.Encabezado.Comprador.CorreoComprador));
+    const { status, body } = await issue(
+      token,
+      issueRequest("31", { lines: 2 }, (d) => delete d.Encabezado.Comprador.CorreoComprador),
+    );
     expect([200, 202, 503]).toContain(status);
     const receipt = await receiptRow(company.id, body.encf);
     const key = receipt!.xmlKey.replace(/\.xml$/, ".pdf");

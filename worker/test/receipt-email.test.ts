@@ -14,7 +14,11 @@ interface Mail {
 }
 const mailTo = async (address: string) => ((await (await fetch(`${sandboxUrl()}/__mail`)).json()) as Mail[]).filter((m) => m.to.includes(address));
 const stateOf = async (token: string, encf: string) =>
-  (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { urlTimbre: string; entregaComprador?: { estado: string }; correos?: { para: string; estado: string }[] };
+  (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as {
+    urlTimbre: string;
+    entregaComprador?: { estado: string };
+    correos?: { para: string; estado: string }[];
+  };
 
 async function untilMail(companyId: string, address: string, count: number): Promise<Mail[]> {
   for (let round = 0; round < 30; round++) {
@@ -32,7 +36,10 @@ describe("the printed copy by e-mail", () => {
   it("a buyer that is not an electronic receiver gets the PDF and the signed XML at its CorreoComprador", async () => {
     const { company, token } = await issuer();
     const address = `compras-${company.rnc}@cliente.com.do`;
-    const { status, body } = await issue(token, issueRequest("31", {}, (doc) => (doc.Encabezado.Comprador.CorreoComprador = address)));
+    const { status, body } = await issue(
+      token,
+      issueRequest("31", {}, (doc) => (doc.Encabezado.Comprador.CorreoComprador = address)),
+    );
     expect(status).toBe(200);
     const [mail] = await untilMail(company.id, address, 1);
     expect(mail, "no e-mail arrived").toBeDefined();
@@ -55,7 +62,8 @@ describe("the printed copy by e-mail", () => {
     const { company, token } = await issuer();
     const { body } = await issue(token, issueRequest("32"));
     const address = `contabilidad-${company.rnc}@cliente.com.do`;
-    const post = (encf: string, to: string) => call(`/fe/recepcion/ecf/${encf}/email`, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify({ to }) });
+    const post = (encf: string, to: string) =>
+      call(`/fe/recepcion/ecf/${encf}/email`, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify({ to }) });
     const queued = await post(body.encf, address);
     expect(queued.status).toBe(202);
     expect(await queued.json()).toEqual({ encf: body.encf, to: address, estado: "pendiente" });

@@ -55,23 +55,34 @@ describe("POST /fe/recepcion/api/ecf", () => {
     expect(await env.ARCHIVE.get(row!.arecf_key!)).not.toBeNull();
   });
 
-  it.each([
-    ["/{rnc}/fe/recepcion/api/ecf"],
-    ["/{rnc}/FE/Recepcion/API/ECF"],
-    ["/fe/recepcion/api/ecf/"],
-  ])("serves %s (case-insensitive, with or without the receiver prefix)", async (template) => {
-    const { company } = await receivingCompany();
-    const ecf = supplierEcf("33", company.rnc);
-    const { arecf } = await arecfOf(await postXml(template.replace("{rnc}", company.rnc), await signAsSupplier(ecf.xml)));
-    expect(arecf.Estado).toBe("0");
-  });
+  it.each([["/{rnc}/fe/recepcion/api/ecf"], ["/{rnc}/FE/Recepcion/API/ECF"], ["/fe/recepcion/api/ecf/"]])(
+    "serves %s (case-insensitive, with or without the receiver prefix)",
+    async (template) => {
+      const { company } = await receivingCompany();
+      const ecf = supplierEcf("33", company.rnc);
+      const { arecf } = await arecfOf(await postXml(template.replace("{rnc}", company.rnc), await signAsSupplier(ecf.xml)));
+      expect(arecf.Estado).toBe("0");
+    },
+  );
 
   const notReceived: [string, "1" | "2" | "3" | "4", (rnc: string, other: string) => Promise<{ path?: string; xml: string }>][] = [
-    ["a structure error", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("31", rnc).xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>doce</MontoTotal>")) })],
+    [
+      "a structure error",
+      "1",
+      async (rnc) => ({ xml: await signAsSupplier(supplierEcf("31", rnc).xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>doce</MontoTotal>")) }),
+    ],
     // DGII's XSD, not only our structure model: required elements and their order.
     ["an E31 without DetallesItems (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<DetallesItems>[\s\S]*<\/DetallesItems>/, "")) })],
-    ["an E31 without RazonSocialEmisor (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<RazonSocialEmisor>[^<]*<\/RazonSocialEmisor>/, "")) })],
-    ["an E31 with Comprador before Emisor (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /(<Emisor>[\s\S]*<\/Emisor>)(<Comprador>[\s\S]*<\/Comprador>)/, "$2$1")) })],
+    [
+      "an E31 without RazonSocialEmisor (XSD)",
+      "1",
+      async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<RazonSocialEmisor>[^<]*<\/RazonSocialEmisor>/, "")) }),
+    ],
+    [
+      "an E31 with Comprador before Emisor (XSD)",
+      "1",
+      async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /(<Emisor>[\s\S]*<\/Emisor>)(<Comprador>[\s\S]*<\/Comprador>)/, "$2$1")) }),
+    ],
     ["a type not exchanged between taxpayers (E32)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("32", rnc, { highValue: true }).xml) })],
     ["a type not exchanged between taxpayers (E41)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("41", rnc).xml) })],
     ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],
@@ -144,8 +155,22 @@ describe("hostile input", () => {
     ["a body over the app limit", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("<ECF>" + "a".repeat(3 * 1024 * 1024) + "</ECF>") }), 413],
     ["JSON instead of multipart", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }), 400],
     ["raw XML instead of multipart", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "text/xml" }, body: "<ECF/>" }), 400],
-    ["multipart without the xml field", "/fe/recepcion/api/ecf", () => { const f = new FormData(); f.set("file", "x"); return { method: "POST", body: f }; }, 400],
-    ["a broken multipart body", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=zzz" }, body: "--zzz\r\nbroken" }), 400],
+    [
+      "multipart without the xml field",
+      "/fe/recepcion/api/ecf",
+      () => {
+        const f = new FormData();
+        f.set("file", "x");
+        return { method: "POST", body: f };
+      },
+      400,
+    ],
+    [
+      "a broken multipart body",
+      "/fe/recepcion/api/ecf",
+      () => ({ method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=zzz" }, body: "--zzz\r\nbroken" }),
+      400,
+    ],
     ["XXE in an ACECF", "/fe/aprobacioncomercial/api/ecf", () => ({ method: "POST", body: form(xxe.replace(/ECF>/g, "ACECF>")) }), 400],
     ["billion laughs in a seed", "/fe/autenticacion/api/validacioncertificado", () => ({ method: "POST", body: form(laughs.replace(/ECF>/g, "SemillaModel>")) }), 400],
     ["GET on a POST service", "/fe/recepcion/api/ecf", () => ({ method: "GET" }), 405],
@@ -230,7 +255,11 @@ describe("authentication (semilla, validacioncertificado)", () => {
 
   it("a company that requires authentication refuses e-CF and ACECF without a valid token, and takes them with one", async () => {
     const { company, token: apiToken } = await receivingCompany();
-    const put = await call("/receiver/settings", { method: "PUT", headers: authed(apiToken, { "Content-Type": "application/json" }), body: JSON.stringify({ requireAuthentication: true }) });
+    const put = await call("/receiver/settings", {
+      method: "PUT",
+      headers: authed(apiToken, { "Content-Type": "application/json" }),
+      body: JSON.stringify({ requireAuthentication: true }),
+    });
     expect(put.status).toBe(200);
     const signed = await signAsSupplier(supplierEcf("31", company.rnc).xml);
     expect((await postXml("/fe/recepcion/api/ecf", signed)).status).toBe(401);
@@ -243,7 +272,15 @@ describe("authentication (semilla, validacioncertificado)", () => {
 
     // The commercial approval service demands it too.
     const acecf = await signAsSupplier(
-      buildAcecf({ RNCEmisor: company.rnc, eNCF: "E310000000777", FechaEmision: "01-04-2025", MontoTotal: "1.00", RNCComprador: "131880738", Estado: "1", FechaHoraAprobacionComercial: "02-04-2025 09:00:00" }),
+      buildAcecf({
+        RNCEmisor: company.rnc,
+        eNCF: "E310000000777",
+        FechaEmision: "01-04-2025",
+        MontoTotal: "1.00",
+        RNCComprador: "131880738",
+        Estado: "1",
+        FechaHoraAprobacionComercial: "02-04-2025 09:00:00",
+      }),
     );
     expect((await postXml("/fe/aprobacioncomercial/api/ecf", acecf)).status).toBe(401);
     // With the token it gets past authentication (and fails on the unknown e-NCF instead).
@@ -257,11 +294,15 @@ describe("authentication (semilla, validacioncertificado)", () => {
     const bare = await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` });
     expect(bare.status).toBe(401);
     expect(((await bare.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("token_other_receiver");
-    expect((await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` })).status).toBe(401);
+    expect(
+      (await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` })).status,
+    ).toBe(401);
     expect((await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, { Authorization: `Bearer ${bareBearer}` })).status).toBe(401);
 
     // A token bound to this receiver also works on the bare path (the document names the receiver).
-    const { arecf: viaBare } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bearer}` }));
+    const { arecf: viaBare } = await arecfOf(
+      await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bearer}` }),
+    );
     expect(viaBare).toMatchObject({ Estado: "0", RNCComprador: company.rnc });
 
     // Without a token the request is refused before its body is read: not even multipart is needed.
@@ -306,7 +347,16 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
   async function acecf(rncEmisor: string, encf: string, overrides: Partial<Parameters<typeof buildAcecf>[0]> = {}) {
     const { key, der } = await supplierSigner();
     const { signEcfXml } = await import("@ecf/shared");
-    const xml = buildAcecf({ RNCEmisor: rncEmisor, eNCF: encf, FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738", Estado: "1", FechaHoraAprobacionComercial: "02-04-2025 09:00:00", ...overrides });
+    const xml = buildAcecf({
+      RNCEmisor: rncEmisor,
+      eNCF: encf,
+      FechaEmision: "01-04-2025",
+      MontoTotal: "1180.00",
+      RNCComprador: "131880738",
+      Estado: "1",
+      FechaHoraAprobacionComercial: "02-04-2025 09:00:00",
+      ...overrides,
+    });
     return signEcfXml(xml, key, der);
   }
   const approvalOf = async (id: string, encf: string) => {
@@ -321,7 +371,10 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     const ok = await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000101"));
     expect(ok.status).toBe(200);
     expect(await approvalOf(company.id, "E310000000101")).toEqual({ s: "accepted", r: null });
-    const no = await postXml(`/${company.rnc}/FE/AprobacionComercial/api/ecf`, await acecf(company.rnc, "E310000000102", { Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" }));
+    const no = await postXml(
+      `/${company.rnc}/FE/AprobacionComercial/api/ecf`,
+      await acecf(company.rnc, "E310000000102", { Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" }),
+    );
     expect(no.status).toBe(200);
     expect(await approvalOf(company.id, "E310000000102")).toEqual({ s: "rejected", r: "Mercancía dañada" });
     expect(await env.ARCHIVE.get(`${company.rnc}/2025/04/E310000000102.acecf.xml`)).not.toBeNull();
@@ -336,11 +389,19 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     expect(before.encf).toBe("E310000000113");
     expect(before.aprobacionComercial).toBeUndefined();
     expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000111", { FechaHoraAprobacionComercial: "03-04-2025 14:05:09" }))).status).toBe(200);
-    const rejection = await acecf(company.rnc, "E310000000112", { Estado: "2", DetalleMotivoRechazo: "Precio distinto al pactado", FechaHoraAprobacionComercial: "04-04-2025 08:30:00" });
+    const rejection = await acecf(company.rnc, "E310000000112", {
+      Estado: "2",
+      DetalleMotivoRechazo: "Precio distinto al pactado",
+      FechaHoraAprobacionComercial: "04-04-2025 08:30:00",
+    });
     expect((await postXml("/fe/aprobacioncomercial/api/ecf", rejection)).status).toBe(200);
     const accepted = await call("/fe/recepcion/ecf/E310000000111", { headers: authed(token) });
     expect(accepted.status).toBe(200);
-    expect(((await accepted.json()) as Record<string, unknown>).aprobacionComercial).toEqual({ estado: "aceptado", motivo: null, fechaHoraAprobacionComercial: "03-04-2025 14:05:09" });
+    expect(((await accepted.json()) as Record<string, unknown>).aprobacionComercial).toEqual({
+      estado: "aceptado",
+      motivo: null,
+      fechaHoraAprobacionComercial: "03-04-2025 14:05:09",
+    });
     const rejected = (await (await call("/fe/recepcion/ecf/E310000000112", { headers: authed(token) })).json()) as Record<string, unknown>;
     expect(rejected.aprobacionComercial).toEqual({ estado: "rechazado", motivo: "Precio distinto al pactado", fechaHoraAprobacionComercial: "04-04-2025 08:30:00" });
   });

@@ -113,7 +113,9 @@ describe("GET /reports/encf", () => {
       expect(res.headers.get("x-total-count")).toBe("3");
       const text = await res.text();
       const [header] = text.split("\r\n");
-      expect(header).toBe("encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado,origen,status");
+      expect(header).toBe(
+        "encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado,origen,status",
+      );
       expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,Aceptado,`);
       expect(text).toContain(`,'=HYPERLINK(1),`);
       expect(text).not.toContain(encfOf(3));
@@ -218,7 +220,8 @@ describe("GET /reports/compras and /reports/errores", () => {
   it("pages over 2,000 received e-CF with their ARECF and approval state", async () => {
     const { company, token } = await companyWithToken();
     const rows = Array.from({ length: 2000 }, (_, i) => [`${day(i).slice(0, 7)}.${crypto.randomUUID()}`, company.id, encfOf(i + 1), day(i), i % 3 === 0 ? "accepted" : null]);
-    await insertPurchases(company.id, 
+    await insertPurchases(
+      company.id,
       "INSERT INTO purchases (id, company_id, encf, issue_date, approval_status, rnc_emisor, tipo_ecf, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)",
       "(?, ?, ?, ?, ?, '130862346', '31', '1180.00', 'k', 'h', 'a', '0', '01-04-2025 10:15:00')",
       5,
@@ -270,8 +273,12 @@ describe("GET /reports/compras and /reports/errores", () => {
     expect(res.headers.get("x-total-count")).toBe("3");
     const text = await res.text();
     const [header] = text.split("\r\n");
-    expect(header).toBe("id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,recibido");
-    expect(text).toContain(`2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,rejected,"Precio\nincorrecto",`);
+    expect(header).toBe(
+      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,recibido",
+    );
+    expect(text).toContain(
+      `2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,rejected,"Precio\nincorrecto",`,
+    );
     expect(text).toContain(`,'=CMD(),`);
     expect(text).not.toContain(encfOf(3));
     const next = await call(/<([^>]+)>/.exec(res.headers.get("link")!)![1]!, { headers: authed(token) });

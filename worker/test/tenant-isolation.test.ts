@@ -28,7 +28,9 @@ const PUBLIC = new Set([
 
 const openApi = async () => (await (await call("/openapi.json")).json()) as OpenApi;
 const operations = (doc: OpenApi) =>
-  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op })));
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op })),
+  );
 const schemeOf = (op: Operation) => Object.keys(op.security?.[0] ?? {})[0] ?? "none";
 
 /** The issuer-scoped operations: bearer-token routes of the OpenAPI document. */
@@ -53,13 +55,42 @@ describe("the protected routes are enumerated, not listed by hand", () => {
     const keys = (await tenantOperations()).map((o) => o.key).sort();
     expect(keys).toEqual(
       [
-        "POST /fe/recepcion/ecf", "GET /fe/recepcion/ecf/{encf}", "GET /fe/recepcion/ecf/{encf}/xml", "GET /fe/recepcion/ecf/{encf}/pdf", "GET /fe/recepcion/ecf/{encf}/arecf", "POST /fe/recepcion/ecf/{encf}/email",
-        "POST /fe/anulacion", "GET /receiver/settings", "PUT /receiver/settings", "POST /compras/{id}/aprobacion",
-        "GET /reports/encf", "GET /reports/compras", "GET /reports/errores", "POST /devices", "GET /devices", "POST /devices/{id}/revoke",
-        "GET /company/me", "GET /company/sequences", "PUT /company/sequences/{tipo}", "GET /company/sequences/{tipo}/unused", "PUT /company/certificate",
-        "POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries", "POST /webhooks/{id}/deliveries/{deliveryId}/retry",
-        "GET /archive/{periodo}", "GET /reports/606", "GET /reports/607", "GET /reports/608", "PATCH /ventas/{encf}",
-        "PATCH /compras/{id}", "GET /compras/{id}/clasificacion", "GET /proveedores/{rnc}/clasificacion", "PUT /proveedores/{rnc}/clasificacion", "DELETE /proveedores/{rnc}/clasificacion",
+        "POST /fe/recepcion/ecf",
+        "GET /fe/recepcion/ecf/{encf}",
+        "GET /fe/recepcion/ecf/{encf}/xml",
+        "GET /fe/recepcion/ecf/{encf}/pdf",
+        "GET /fe/recepcion/ecf/{encf}/arecf",
+        "POST /fe/recepcion/ecf/{encf}/email",
+        "POST /fe/anulacion",
+        "GET /receiver/settings",
+        "PUT /receiver/settings",
+        "POST /compras/{id}/aprobacion",
+        "GET /reports/encf",
+        "GET /reports/compras",
+        "GET /reports/errores",
+        "POST /devices",
+        "GET /devices",
+        "POST /devices/{id}/revoke",
+        "GET /company/me",
+        "GET /company/sequences",
+        "PUT /company/sequences/{tipo}",
+        "GET /company/sequences/{tipo}/unused",
+        "PUT /company/certificate",
+        "POST /webhooks",
+        "GET /webhooks",
+        "DELETE /webhooks/{id}",
+        "GET /webhooks/{id}/deliveries",
+        "POST /webhooks/{id}/deliveries/{deliveryId}/retry",
+        "GET /archive/{periodo}",
+        "GET /reports/606",
+        "GET /reports/607",
+        "GET /reports/608",
+        "PATCH /ventas/{encf}",
+        "PATCH /compras/{id}",
+        "GET /compras/{id}/clasificacion",
+        "GET /proveedores/{rnc}/clasificacion",
+        "PUT /proveedores/{rnc}/clasificacion",
+        "DELETE /proveedores/{rnc}/clasificacion",
       ].sort(),
     );
   });
@@ -133,7 +164,13 @@ describe("no route reaches an issuer the caller does not serve", () => {
   /** A request that would change or read the victim's data if it got through. */
   function requestFor(method: string, path: string): { url: string; init: RequestInit } {
     const id = path.startsWith("/devices") ? deviceId : path.startsWith("/webhooks") ? webhookId : purchaseId;
-    const url = path.replace("{encf}", encf).replace("{id}", id).replace("{tipo}", "31").replace("{deliveryId}", "msg_de_la_victima").replace("{periodo}", "2025-01").replace("{rnc}", "130862346");
+    const url = path
+      .replace("{encf}", encf)
+      .replace("{id}", id)
+      .replace("{tipo}", "31")
+      .replace("{deliveryId}", "msg_de_la_victima")
+      .replace("{periodo}", "2025-01")
+      .replace("{rnc}", "130862346");
     const jsonBody = (body: unknown) => ({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
     const bodies: Record<string, () => { body: BodyInit; headers?: Record<string, string> }> = {
       "POST /fe/recepcion/ecf": () => jsonBody(issueRequest("31")),
@@ -163,7 +200,9 @@ describe("no route reaches an issuer the caller does not serve", () => {
    * of its ledger objects (the issuer object and each month object) but the audit log, and its archive.
    */
   async function snapshot() {
-    const tables = await env.DB.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'd1_%'`).all<{ name: string }>();
+    const tables = await env.DB.prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'd1_%'`,
+    ).all<{ name: string }>();
     const d1: Record<string, unknown[]> = {};
     for (const { name } of tables.results) {
       const columns = await env.DB.prepare(`SELECT name FROM pragma_table_info(?1)`).bind(name).all<{ name: string }>();
@@ -202,7 +241,7 @@ describe("no route reaches an issuer the caller does not serve", () => {
       // A partner naming no issuer manages its own webhook endpoints (for every issuer it serves):
       // it gets its own list or endpoint, and the victim's endpoint is not among them (404).
       const partnerOwn: [number, string] | undefined = path.startsWith("/webhooks")
-        ? ({ "POST /webhooks": [201, ""], "GET /webhooks": [200, ""] } as Record<string, [number, string]>)[key] ?? [404, "not_found"]
+        ? (({ "POST /webhooks": [201, ""], "GET /webhooks": [200, ""] } as Record<string, [number, string]>)[key] ?? [404, "not_found"])
         : undefined;
       const cases: [string, Record<string, string>, number, string][] = [
         ["no token", { "X-RNC-Emisor": victim.rnc }, 401, "unauthorized"],
@@ -223,7 +262,11 @@ describe("no route reaches an issuer the caller does not serve", () => {
         const body = JSON.parse(text) as { code: string; errors: { path: string }[] };
         expect(res.headers.get("content-type"), `${key}: ${label}`).toMatch(/^application\/problem\+json/);
         expect(body.code, `${key}: ${label}`).toBe(code);
-        if (status === 400) expect(body.errors.map((e) => e.path), key).toEqual(["/headers/X-RNC-Emisor"]);
+        if (status === 400)
+          expect(
+            body.errors.map((e) => e.path),
+            key,
+          ).toEqual(["/headers/X-RNC-Emisor"]);
       }
     }
     expect(await snapshot()).toEqual(before);
@@ -250,7 +293,11 @@ describe("refused attempts are logged against the issuer they named", () => {
       { token: companyToken, keyId: companyKey.keyId, requestId: `iso-company-${stamp}`, method: "PUT", path: "/receiver/settings" },
     ];
     for (const a of attempts) {
-      const res = await call(a.path, { method: a.method, headers: authed(a.token, { "X-RNC-Emisor": target.rnc, "X-Request-Id": a.requestId, "Content-Type": "application/json" }), body: a.method === "GET" ? undefined : JSON.stringify({ requireAuthentication: true }) });
+      const res = await call(a.path, {
+        method: a.method,
+        headers: authed(a.token, { "X-RNC-Emisor": target.rnc, "X-Request-Id": a.requestId, "Content-Type": "application/json" }),
+        body: a.method === "GET" ? undefined : JSON.stringify({ requireAuthentication: true }),
+      });
       expect(res.status).toBe(403);
     }
     // Anonymous callers can write any RNC in the header: they are not put in the issuer's log.
@@ -259,7 +306,9 @@ describe("refused attempts are logged against the issuer they named", () => {
 
     // The log is written after the response (waitUntil): wait for the rows rather than race them.
     const logged = async (id: string) => (await auditRows(target.id, "request_id = ?1", id))[0];
-    await vi.waitFor(async () => { for (const a of attempts) expect(await logged(a.requestId)).toBeDefined(); });
+    await vi.waitFor(async () => {
+      for (const a of attempts) expect(await logged(a.requestId)).toBeDefined();
+    });
     for (const a of attempts) {
       const row = await logged(a.requestId);
       expect(row).toMatchObject({ company_id: target.id, actor: a.keyId, action: `${a.method} ${a.path}`, code: "forbidden", status: 403 });
@@ -302,7 +351,10 @@ describe("the OpenAPI document declares the tenant contract", () => {
     for (const { key, op } of admins) {
       expect(op.security, key).toEqual([{ adminAuth: [] }]);
       expect(problem(op, "401")?.content, key).toHaveProperty(["application/problem+json"]);
-      expect((op.parameters ?? []).map((p) => p.name), key).not.toContain("X-RNC-Emisor");
+      expect(
+        (op.parameters ?? []).map((p) => p.name),
+        key,
+      ).not.toContain("X-RNC-Emisor");
     }
   });
 });

@@ -32,7 +32,12 @@ describe("POST /fe/recepcion/ecf with a range that cannot number it", () => {
     const usedBefore = await usedThisMonth(token);
     const before = await traces(company);
 
-    const res = await issue(token, issueRequest("31", {}, (doc) => { if (encf) doc.Encabezado.IdDoc.eNCF = encf; }));
+    const res = await issue(
+      token,
+      issueRequest("31", {}, (doc) => {
+        if (encf) doc.Encabezado.IdDoc.eNCF = encf;
+      }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(status);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(res.body.errors.map((e: { code: string }) => e.code)).toContain(code);
@@ -49,7 +54,12 @@ describe("POST /fe/recepcion/ecf with a range that cannot number it", () => {
 
     // The same issuer issues normally once the range is usable again: the refusal was the range's.
     await issuerSql(company.id, "UPDATE sequences SET expires_on = '2030-12-31', range_to = next_number + 10 WHERE tipo_ecf = '31'");
-    const ok = await issue(token, issueRequest("31", {}, (doc) => { if (encf) doc.Encabezado.IdDoc.eNCF = encf; }));
+    const ok = await issue(
+      token,
+      issueRequest("31", {}, (doc) => {
+        if (encf) doc.Encabezado.IdDoc.eNCF = encf;
+      }),
+    );
     expect(ok.status, JSON.stringify(ok.body)).toBeLessThan(300);
     expect(await usedThisMonth(token)).toBe(usedBefore + 1);
   });

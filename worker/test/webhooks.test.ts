@@ -16,7 +16,8 @@ const sinkUrl = (name: string) => `${inject("webhookSinkUrl")}/sinks/${name}`;
 const setSink = (name: string, secret: string, failWith: number | null = null) =>
   fetch(sinkUrl(name), { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret, failWith }) });
 const sinkDeliveries = async (name: string) => (await (await fetch(sinkUrl(name))).json()) as SinkDelivery[];
-const post = (token: string, path: string, body: unknown) => call(path, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify(body) });
+const post = (token: string, path: string, body: unknown) =>
+  call(path, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 async function register(token: string, name: string, events: string[]) {
   const res = await post(token, "/webhooks", { url: sinkUrl(name), events });
@@ -58,10 +59,17 @@ describe("webhook endpoints", () => {
 
 describe("the contract", () => {
   it("/openapi.json documents the webhook routes and every event's payload", async () => {
-    const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, object>; webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }> };
+    const doc = (await (await call("/openapi.json")).json()) as {
+      paths: Record<string, object>;
+      webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
+    };
     for (const path of ["/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{deliveryId}/retry"]) expect(doc.paths[path], path).toBeDefined();
     // Keyed by event type (the router mounts them under "/").
-    expect(Object.keys(doc.webhooks).map((k) => k.replace(/^\//, "")).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(
+      Object.keys(doc.webhooks)
+        .map((k) => k.replace(/^\//, ""))
+        .sort(),
+    ).toEqual([...EVENT_TYPES].sort());
     const accepted = JSON.stringify((doc.webhooks["/receipt.accepted"] ?? doc.webhooks["receipt.accepted"])!.post.requestBody.content["application/json"]!.schema);
     // The receipt's fields are those of its GET (the IssueAnswer schema), plus the issuer's RNC.
     for (const field of ["rncEmisor", "timestamp", "IssueAnswer"]) expect(accepted).toContain(field);
@@ -100,8 +108,12 @@ describe("webhook deliveries", () => {
     const failing = await sinkDeliveries("flaky");
     expect(failing.length).toBeGreaterThanOrEqual(2);
     expect(new Set(failing.map((d) => d.id)).size).toBe(1);
-    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as { deliveries: { id: string; status: string; attempts: number; lastResult: { httpStatus: number } }[] };
-    expect(listed.deliveries).toEqual([expect.objectContaining({ id: failing[0]!.id, status: "pending", event: "receipt.accepted", lastResult: expect.objectContaining({ httpStatus: 500 }) })]);
+    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as {
+      deliveries: { id: string; status: string; attempts: number; lastResult: { httpStatus: number } }[];
+    };
+    expect(listed.deliveries).toEqual([
+      expect.objectContaining({ id: failing[0]!.id, status: "pending", event: "receipt.accepted", lastResult: expect.objectContaining({ httpStatus: 500 }) }),
+    ]);
     expect(listed.deliveries[0]!.attempts).toBeGreaterThanOrEqual(2);
     // Back-off: the next attempt is not before a few seconds.
     const [task] = await everyMonthSql(company.id, "SELECT next_attempt_at FROM tasks WHERE kind = 'webhook'");

@@ -6,7 +6,7 @@ import { readAnecf, type AnecfRange } from "../documents.ts";
 import type { Environment } from "../environments.ts";
 import { readXmlPart } from "../multipart.ts";
 import { splitEncf } from "../state.ts";
-import { localName, MalformedXmlError, parseXml } from "../xml-read.ts";
+import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 
 /** codigo/nombre of the answer: the sandbox's convention, DGII does not document the values. */
 const RESULT = {
@@ -42,7 +42,13 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
     if (localName(root) !== "ANECF") return answer(null, RESULT.rechazado, ["Tipo de archivo no valido, favor proveer un XML de anulación (ANECF)"], 400);
     const summary = readAnecf(root);
     const schema = await ctx.checks.validateSchema(part.xml, "ANECF");
-    if (!schema.ok) return answer(summary.rncEmisor, RESULT.rechazado, schema.errors.map((e) => `La estructura del archivo XML no es válida: ${e}`), 400);
+    if (!schema.ok)
+      return answer(
+        summary.rncEmisor,
+        RESULT.rechazado,
+        schema.errors.map((e) => `La estructura del archivo XML no es válida: ${e}`),
+        400,
+      );
     const signature = await ctx.checks.verifySignature(part.xml);
     if (!signature.ok) return answer(summary.rncEmisor, RESULT.rechazado, ["La firma del documento no es válida"], 400);
 

@@ -5,7 +5,7 @@ import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readAcecf } from "../documents.ts";
 import type { Environment } from "../environments.ts";
 import { readXmlPart } from "../multipart.ts";
-import { localName, MalformedXmlError, parseXml } from "../xml-read.ts";
+import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 
 /** e-CF types that never need a commercial approval (descripcion-tecnica, p. 44). */
 const NOT_APPROVABLE = new Set(["32", "41", "43", "46", "47"]);
@@ -48,9 +48,7 @@ export function aprobacionComercialRoutes(ctx: SandboxContext, env: Environment)
     if (NOT_APPROVABLE.has(summary.encf.slice(1, 3))) return refuse("Aprobación Comercial no es requerida para este tipo de e-CF");
 
     const now = ctx.now().getTime();
-    const invoice = ctx.state
-      .receptionsOf(env, summary.rncEmisor, summary.encf)
-      .find((r) => r.outcome && now >= r.readyAt && (r.outcome.codigo === 1 || r.outcome.codigo === 4));
+    const invoice = ctx.state.receptionsOf(env, summary.rncEmisor, summary.encf).find((r) => r.outcome && now >= r.readyAt && (r.outcome.codigo === 1 || r.outcome.codigo === 4));
     if (!invoice) return refuse("Factura no encontrada para esta Aprobación comercial.");
 
     const receivedAt = ctx.now();

@@ -43,14 +43,24 @@ export function consultaEstadoRoutes(ctx: SandboxContext, env: Environment) {
       candidates.push({ codigo: r.outcome.codigo, ...r.summary });
     }
     const matching = candidates.filter(
-      (found) =>
-        (rncComprador === undefined || found.rncComprador === rncComprador) &&
-        (codigoSeguridad === undefined || found.codigoSeguridad === codigoSeguridad),
+      (found) => (rncComprador === undefined || found.rncComprador === rncComprador) && (codigoSeguridad === undefined || found.codigoSeguridad === codigoSeguridad),
     );
     // An accepted copy is the one that counts; otherwise the latest rejection.
     const found = matching.find((f) => f.codigo !== 2) ?? matching[matching.length - 1];
     if (!found) {
-      return c.json({ codigo: 0, estado: ESTADOS[0], rncEmisor: rnc, ncfElectronico: encf, montoTotal: 0, totalITBIS: 0, fechaEmision: null, fechaFirma: null, rncComprador: rncComprador ?? null, codigoSeguridad: codigoSeguridad ?? null, idExtranjero: null });
+      return c.json({
+        codigo: 0,
+        estado: ESTADOS[0],
+        rncEmisor: rnc,
+        ncfElectronico: encf,
+        montoTotal: 0,
+        totalITBIS: 0,
+        fechaEmision: null,
+        fechaFirma: null,
+        rncComprador: rncComprador ?? null,
+        codigoSeguridad: codigoSeguridad ?? null,
+        idExtranjero: null,
+      });
     }
     return c.json({
       codigo: found.codigo,

@@ -103,11 +103,14 @@ export function controlRoutes(ctx: SandboxContext) {
     if (estado !== undefined && estado !== "0" && estado !== "1") return c.json({ error: 'estado must be "0" or "1"' }, 400);
     if (estado === "1" && !["1", "2", "3", "4"].includes(String(motivo))) return c.json({ error: 'estado "1" needs motivo "1" to "4"' }, 400);
     if (requireAuth !== undefined && typeof requireAuth !== "boolean") return c.json({ error: "requireAuth must be a boolean" }, 400);
-    ctx.state.record({ t: "buyer", buyer: {
-      ...(estado ? { estado } : {}),
-      ...(estado === "1" ? { motivo: String(motivo) as "1" | "2" | "3" | "4" } : {}),
-      ...(requireAuth !== undefined ? { requireAuth } : {}),
-    } });
+    ctx.state.record({
+      t: "buyer",
+      buyer: {
+        ...(estado ? { estado } : {}),
+        ...(estado === "1" ? { motivo: String(motivo) as "1" | "2" | "3" | "4" } : {}),
+        ...(requireAuth !== undefined ? { requireAuth } : {}),
+      },
+    });
     return c.json(ctx.state.buyer);
   });
   app.delete("/buyer", (c) => {

@@ -170,16 +170,21 @@ export function emisorRoutes(ctx: SandboxContext) {
  * The receiver standard's optional authentication: GET the seed, sign it with the sandbox's
  * certificate, POST it to validacioncertificado; the token comes back as JSON or XML.
  */
-type Delivery =
-  | { url: string; authentication: { status: number; error?: string } | null; response: Response }
-  | { failed: Record<string, unknown> };
+type Delivery = { url: string; authentication: { status: number; error?: string } | null; response: Response } | { failed: Record<string, unknown> };
 
 /**
  * Posts `xml` as the multipart field `xml` to `{to}{path}`, as DGII's simulator does: with the
  * given token, or after authenticating at the receiver first. A failure to log in or to reach the
  * receiver comes back as `failed` (the route answers 502 with it).
  */
-async function deliver(ctx: SandboxContext, request: { to: string; token?: string; authenticate?: boolean }, path: string, xml: string, fileName: string, accept: string): Promise<Delivery> {
+async function deliver(
+  ctx: SandboxContext,
+  request: { to: string; token?: string; authenticate?: boolean },
+  path: string,
+  xml: string,
+  fileName: string,
+  accept: string,
+): Promise<Delivery> {
   const base = request.to.replace(/\/+$/, "");
   let token = request.token;
   let authentication: { status: number; error?: string } | null = null;

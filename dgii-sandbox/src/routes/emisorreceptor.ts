@@ -12,7 +12,7 @@ import { readXmlPart } from "../multipart.ts";
 import { exchangeSeed, issueSeed } from "../seed-exchange.ts";
 import { SANDBOX_SIGNER_RNC } from "../signer.ts";
 import { requireToken } from "../tokens.ts";
-import { localName, MalformedXmlError, parseXml } from "../xml-read.ts";
+import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 
 /** Types that are never sent to another taxpayer (consumer, purchases, minor expenses, government, exports, payments abroad). */
 const NOT_SENT = new Set(["32", "41", "43", "45", "46", "47"]);

@@ -10,7 +10,7 @@ import type { Environment } from "../environments.ts";
 import { readXmlPart } from "../multipart.ts";
 import { rejected, type Outcome } from "../outcome.ts";
 import type { EcfReception } from "../state.ts";
-import { localName, MalformedXmlError, parseXml } from "../xml-read.ts";
+import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 
 /** Below this total an E32 is summarised (RFCE) and sent to recepcionfc instead. */
 export const RFCE_THRESHOLD = 250_000;

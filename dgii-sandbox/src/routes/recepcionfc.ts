@@ -9,7 +9,7 @@ import { readXmlPart } from "../multipart.ts";
 import { accepted, rejected, type Outcome } from "../outcome.ts";
 import { CODES, mensaje } from "../rejection-codes.ts";
 import { sameEncf } from "../state.ts";
-import { localName, MalformedXmlError, parseXml } from "../xml-read.ts";
+import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 import { RFCE_THRESHOLD } from "./recepcion.ts";
 
 function answer(outcome: Outcome, encf: string | null, status: 200 | 400 = 200) {

@@ -1,14 +1,5 @@
 // Signed documents for the tests, built with the platform's own factories, serializer and signer.
-import {
-  buildAcecf,
-  buildAnecf,
-  buildRfce,
-  ecfToXml,
-  signEcfXml,
-  type AcecfInput,
-  type AnecfInput,
-  type TipoeCF,
-} from "@ecf/shared";
+import { buildAcecf, buildAnecf, buildRfce, ecfToXml, signEcfXml, type AcecfInput, type AnecfInput, type TipoeCF } from "@ecf/shared";
 import type { TestIdentity } from "@ecf/shared/test-support/certs";
 import { makeEcf, type EcfDocument, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-factories";
 
@@ -21,8 +12,7 @@ export interface SignedDocument {
   doc: EcfDocument;
 }
 
-const at = (doc: EcfDocument, ...path: string[]): Record<string, unknown> =>
-  path.reduce<Record<string, unknown>>((node, key) => node[key] as Record<string, unknown>, doc);
+const at = (doc: EcfDocument, ...path: string[]): Record<string, unknown> => path.reduce<Record<string, unknown>>((node, key) => node[key] as Record<string, unknown>, doc);
 
 export function securityCodeOf(signedXml: string): string {
   return /<SignatureValue>([^<]{6})/.exec(signedXml)![1]!;

@@ -35,7 +35,14 @@ export async function receiptView(sale: Sale): Promise<HTMLElement> {
   return h(
     "section",
     { class: "ticket", "data-encf": sale.encf ?? "" },
-    h("header", {}, h("strong", {}, Emisor.NombreComercial ?? Emisor.RazonSocialEmisor), h("div", {}, Emisor.RazonSocialEmisor), h("div", {}, `RNC ${Emisor.RNCEmisor}`), Emisor.DireccionEmisor ? h("div", {}, Emisor.DireccionEmisor) : null),
+    h(
+      "header",
+      {},
+      h("strong", {}, Emisor.NombreComercial ?? Emisor.RazonSocialEmisor),
+      h("div", {}, Emisor.RazonSocialEmisor),
+      h("div", {}, `RNC ${Emisor.RNCEmisor}`),
+      Emisor.DireccionEmisor ? h("div", {}, Emisor.DireccionEmisor) : null,
+    ),
     h("div", { class: "title" }, TIPO_NOMBRE[IdDoc.TipoeCF] ?? `e-CF ${IdDoc.TipoeCF}`),
     row("e-NCF", IdDoc.eNCF),
     row("Fecha", Emisor.FechaEmision),
@@ -55,7 +62,16 @@ export async function receiptView(sale: Sale): Promise<HTMLElement> {
             "tr",
             {},
             h("td", {}, item.CantidadItem),
-            h("td", {}, item.NombreItem, h("small", {}, ` @ ${money(item.PrecioUnitarioItem)}${item.IndicadorFacturacion === "4" ? " (E)" : ""}${item.DescuentoMonto ? ` desc. ${money(item.DescuentoMonto)}` : ""}`)),
+            h(
+              "td",
+              {},
+              item.NombreItem,
+              h(
+                "small",
+                {},
+                ` @ ${money(item.PrecioUnitarioItem)}${item.IndicadorFacturacion === "4" ? " (E)" : ""}${item.DescuentoMonto ? ` desc. ${money(item.DescuentoMonto)}` : ""}`,
+              ),
+            ),
             h("td", { class: "num" }, money(item.MontoItem)),
           ),
         ),
@@ -71,7 +87,12 @@ export async function receiptView(sale: Sale): Promise<HTMLElement> {
       "footer",
       {},
       qr,
-      h("div", { class: "codes" }, h("div", {}, "Código de seguridad: ", h("strong", { class: "security-code" }, sale.securityCode ?? "")), h("div", {}, "Fecha de firma digital: ", h("span", { class: "signature-date" }, sale.fechaHoraFirma ?? ""))),
+      h(
+        "div",
+        { class: "codes" },
+        h("div", {}, "Código de seguridad: ", h("strong", { class: "security-code" }, sale.securityCode ?? "")),
+        h("div", {}, "Fecha de firma digital: ", h("span", { class: "signature-date" }, sale.fechaHoraFirma ?? "")),
+      ),
       h("div", { class: "estado" }, `Estado: ${sale.estado ?? "Pendiente"}`),
     ),
   );

@@ -80,7 +80,10 @@ async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNu
   });
   const errors = checked.problems.filter((p) => p.severity === "error");
   if (errors.length) {
-    throw new SaleProblem(`El comprobante tiene errores: ${errors.map((p) => p.messageEs ?? p.message).join("; ")}`, errors.map((p) => ({ path: p.path, message: p.messageEs ?? p.message })));
+    throw new SaleProblem(
+      `El comprobante tiene errores: ${errors.map((p) => p.messageEs ?? p.message).join("; ")}`,
+      errors.map((p) => ({ path: p.path, message: p.messageEs ?? p.message })),
+    );
   }
   const signedXml = await signEcfXml(ecfToXml(checked.document), key.key, key.certificate);
   const totales = (checked.document.Encabezado as { Totales: { MontoTotal: string } }).Totales;

@@ -54,4 +54,3 @@ export function cashChange(p: Payment): Decimal | null {
   const cashPart = p.parts.find((x) => x.method === "efectivo");
   return cashPart && p.cashReceived ? changeFor(dec(cashPart.amount), p.cashReceived) : null;
 }
-

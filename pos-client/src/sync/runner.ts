@@ -124,7 +124,11 @@ export class SyncRunner {
       return apis.get(token)!;
     };
     // A batch holds one pairing's receipts (see batches), so its first entry names the token.
-    const report = await syncOutbox(this.db, (batch) => apiFor(batch[0]!).uploadMany(batch), (progress) => this.onStatus({ running: true, progress }));
+    const report = await syncOutbox(
+      this.db,
+      (batch) => apiFor(batch[0]!).uploadMany(batch),
+      (progress) => this.onStatus({ running: true, progress }),
+    );
     await forgetSettledTokens(this.db);
     return report;
   }

@@ -22,7 +22,15 @@ export async function startApp(root: HTMLElement, db: PosDatabase): Promise<void
 
 async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string): Promise<void> {
   const revoked = notice ?? ((await db.setting<boolean>("revoked")) ? "Este dispositivo fue revocado y su clave de firma se eliminó. Vincúlelo de nuevo." : "");
-  const code = h("input", { id: "pairing-code", placeholder: "XXXX-XXXX", autocomplete: "off", autocapitalize: "characters", maxlength: 9, required: true, "aria-label": "Código de vinculación" });
+  const code = h("input", {
+    id: "pairing-code",
+    placeholder: "XXXX-XXXX",
+    autocomplete: "off",
+    autocapitalize: "characters",
+    maxlength: 9,
+    required: true,
+    "aria-label": "Código de vinculación",
+  });
   const error = h("p", { class: "error", role: "alert", id: "pairing-error" }, revoked);
   const button = h("button", { type: "submit", class: "primary big" }, "Vincular");
   const form = h(
@@ -71,15 +79,19 @@ class PosApp {
     private readonly db: PosDatabase,
     private readonly session: Session,
   ) {
-    this.runner = new SyncRunner(db, session, (s) => void this.syncStatus(s), () => {
-      this.life.abort();
-      void showPairing(root, db);
-    });
+    this.runner = new SyncRunner(
+      db,
+      session,
+      (s) => void this.syncStatus(s),
+      () => {
+        this.life.abort();
+        void showPairing(root, db);
+      },
+    );
   }
 
   start(): void {
-    const nav = (tab: Tab, label: string, key: string) =>
-      h("button", { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) }, label);
+    const nav = (tab: Tab, label: string, key: string) => h("button", { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) }, label);
     this.root.replaceChildren(
       h(
         "header",
@@ -240,7 +252,10 @@ class PosApp {
       return;
     }
     if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
-    const doc = original.document as { Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } }; DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[] };
+    const doc = original.document as {
+      Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } };
+      DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[];
+    };
     const lines: CartLine[] = doc.DetallesItems.map((item) => ({
       product: {
         code: "",

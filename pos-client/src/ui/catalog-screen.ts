@@ -16,8 +16,17 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
   const name = h("input", { name: "name", required: true, maxlength: 80, value: editing?.name ?? "", autocomplete: "off" });
   const price = h("input", { name: "price", required: true, inputmode: "decimal", value: editing?.price ?? "", autocomplete: "off" });
   const itbis = h("select", { name: "itbis" }, ...(["18", "16", "E"] as const).map((r) => h("option", { value: r, selected: (editing?.itbis ?? "18") === r }, ITBIS_LABEL[r])));
-  const unit = h("select", { name: "unit" }, ...UNIDADES_MEDIDA.map((u) => h("option", { value: u.codigo, selected: (editing?.unit ?? "43") === u.codigo }, `${u.descripcion} (${u.abreviatura})`)));
-  const kind = h("select", { name: "kind" }, h("option", { value: "1", selected: editing?.kind !== "2" }, "Bien"), h("option", { value: "2", selected: editing?.kind === "2" }, "Servicio"));
+  const unit = h(
+    "select",
+    { name: "unit" },
+    ...UNIDADES_MEDIDA.map((u) => h("option", { value: u.codigo, selected: (editing?.unit ?? "43") === u.codigo }, `${u.descripcion} (${u.abreviatura})`)),
+  );
+  const kind = h(
+    "select",
+    { name: "kind" },
+    h("option", { value: "1", selected: editing?.kind !== "2" }, "Bien"),
+    h("option", { value: "2", selected: editing?.kind === "2" }, "Servicio"),
+  );
 
   const form = h(
     "form",

@@ -43,7 +43,14 @@ const validPercent = (p: string) => {
 export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>): Promise<HTMLElement> {
   const products = await db.products.orderBy("name").toArray();
   const root = h("div", { class: "sale" });
-  const search = h("input", { id: "search", type: "search", placeholder: "Buscar por nombre o código (Enter agrega)", autocomplete: "off", "aria-label": "Buscar producto", "data-autofocus": true });
+  const search = h("input", {
+    id: "search",
+    type: "search",
+    placeholder: "Buscar por nombre o código (Enter agrega)",
+    autocomplete: "off",
+    "aria-label": "Buscar producto",
+    "data-autofocus": true,
+  });
   const results = h("div", { class: "results", id: "results" });
   const cart = h("div", { class: "cart", id: "cart" });
   const totalsBox = h("div", { class: "totals", id: "totals" });
@@ -62,7 +69,9 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   };
   const renderResults = () => {
     results.replaceChildren(
-      ...matches().map((p) => h("button", { type: "button", class: "product", "data-code": p.code, onclick: () => addToCart(p) }, h("span", {}, p.name), h("small", {}, `${p.code} · ${money(p.price)}`))),
+      ...matches().map((p) =>
+        h("button", { type: "button", class: "product", "data-code": p.code, onclick: () => addToCart(p) }, h("span", {}, p.name), h("small", {}, `${p.code} · ${money(p.price)}`)),
+      ),
     );
     if (!products.length) results.append(h("p", {}, "Agregue productos en la pestaña Productos."));
   };
@@ -231,7 +240,12 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     charging = true;
     chargeButton.disabled = true;
     try {
-      await charge({ tipoeCF: tipo(), lines: state.lines, buyer: state.rnc || state.buyerName ? { rnc: state.rnc || undefined, name: state.buyerName.trim() || undefined } : undefined, payment: p });
+      await charge({
+        tipoeCF: tipo(),
+        lines: state.lines,
+        buyer: state.rnc || state.buyerName ? { rnc: state.rnc || undefined, name: state.buyerName.trim() || undefined } : undefined,
+        payment: p,
+      });
     } catch (error) {
       message.textContent = error instanceof Error ? error.message : String(error);
     } finally {

@@ -25,7 +25,13 @@ beforeAll(async () => {
   mkdirSync(RESULTS, { recursive: true });
   buildPos();
   [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "COLMADO DE PRUEBA SRL" })]);
-  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", { legalName: "COLMADO DE PRUEBA SRL", tradeName: "Colmado La Esquina", rnc: RNC, address: "Av. Duarte 12, Santo Domingo", dgiiEnvironment: "testecf" });
+  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
+    legalName: "COLMADO DE PRUEBA SRL",
+    tradeName: "Colmado La Esquina",
+    rnc: RNC,
+    address: "Av. Duarte 12, Santo Domingo",
+    dgiiEnvironment: "testecf",
+  });
   const form = new FormData();
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
@@ -79,7 +85,9 @@ const uploadedEncfs = (request: Request) => [...(request.postData() ?? "").match
 /** Each receipt's answer in an upload's response, whichever route. */
 async function uploadAnswers(response: Response): Promise<{ encf: string; estado?: string; status: number }[]> {
   const body = (await response.json()) as { encf: string; estado: string; results?: { encf: string; status: number; answer?: { estado: string } }[] };
-  return body.results ? body.results.map((r) => ({ encf: r.encf, estado: r.answer?.estado, status: r.status })) : [{ encf: body.encf, estado: body.estado, status: response.status() }];
+  return body.results
+    ? body.results.map((r) => ({ encf: r.encf, estado: r.answer?.estado, status: r.status }))
+    : [{ encf: body.encf, estado: body.estado, status: response.status() }];
 }
 
 /** Window listeners the page holds, by event type (an init script keeps count). */
@@ -239,7 +247,14 @@ describe("the POS in Chromium", () => {
     const href = await page.getAttribute('link[rel="manifest"]', "href");
     const res = await fetch(new URL(href!, `${stack.workerUrl}/pos/`));
     expect(res.status).toBe(200);
-    const manifest = (await res.json()) as { name: string; short_name: string; start_url: string; scope: string; display: string; icons: { src: string; sizes: string; type: string }[] };
+    const manifest = (await res.json()) as {
+      name: string;
+      short_name: string;
+      start_url: string;
+      scope: string;
+      display: string;
+      icons: { src: string; sizes: string; type: string }[];
+    };
     expect(manifest).toMatchObject({ name: expect.stringContaining("Punto de venta"), start_url: "/pos/", scope: "/pos/", display: "standalone" });
     const base = new URL(href!, `${stack.workerUrl}/pos/`);
     const sizes = new Set<string>();
@@ -401,7 +416,12 @@ describe("the POS in Chromium", () => {
     await page.evaluate(() => window.dispatchEvent(new Event("online")));
     await second.evaluate(() => window.dispatchEvent(new Event("online")));
     await page.waitForTimeout(2000);
-    expect(sent.filter((s) => queued.includes(s.encf)).map((s) => s.encf).sort()).toEqual([...queued].sort());
+    expect(
+      sent
+        .filter((s) => queued.includes(s.encf))
+        .map((s) => s.encf)
+        .sort(),
+    ).toEqual([...queued].sort());
     const rows = (await stack.receipts(companyId)).filter((r) => queued.includes(r.encf)).map((r) => r.encf);
     expect(rows.sort()).toEqual([...queued].sort());
     await second.close();

@@ -56,11 +56,21 @@ export interface RootSpan {
   end: number;
 }
 
-const LT = 0x3c, GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, AMP = 0x26, COLON = 0x3a;
-const SP = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
+const LT = 0x3c,
+  GT = 0x3e,
+  SLASH = 0x2f,
+  BANG = 0x21,
+  QUESTION = 0x3f,
+  AMP = 0x26,
+  COLON = 0x3a;
+const SP = 0x20,
+  TAB = 0x09,
+  LF = 0x0a,
+  CR = 0x0d;
 
 // Allowed XML declaration: version 1.0, UTF-8 if an encoding is named (we digest UTF-8 bytes).
-const DECLARATION = /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.0\1([ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])utf-8\3)?([ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(yes|no)\5)?[ \t\r\n]*\?>/i;
+const DECLARATION =
+  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(["'])1\.0\1([ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(["'])utf-8\3)?([ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(["'])(yes|no)\5)?[ \t\r\n]*\?>/i;
 
 const isWhitespace = (b: number) => b === SP || b === TAB || b === LF || b === CR;
 const isNameStart = (b: number) => (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f;
@@ -123,7 +133,8 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
         if (bytes[j] !== GT) throw new NotCanonicalError("mismatched_tag", i, "Malformed end tag");
         if (depth === 0) throw new NotCanonicalError("mismatched_tag", i, "End tag without a start tag");
         const top = depth - 1;
-        const os = nameStart[top]!, oe = nameEnd[top]!;
+        const os = nameStart[top]!,
+          oe = nameEnd[top]!;
         if (oe - os !== j - ns || !sameBytes(bytes, os, ns, j - ns)) {
           throw new NotCanonicalError("mismatched_tag", i, "End tag does not match its start tag");
         }

@@ -63,9 +63,7 @@ function escapeRdn(value: string): string {
 }
 
 function formatName(name: pkijs.RelativeDistinguishedNames): string {
-  return name.typesAndValues
-    .map((tv) => `${SHORT_NAMES[tv.type] ?? tv.type}=${escapeRdn(attributeValue(tv.value))}`)
-    .join(", ");
+  return name.typesAndValues.map((tv) => `${SHORT_NAMES[tv.type] ?? tv.type}=${escapeRdn(attributeValue(tv.value))}`).join(", ");
 }
 
 function toHex(bytes: Uint8Array): string {

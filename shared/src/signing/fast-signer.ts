@@ -49,7 +49,9 @@ export async function signEcfXml(xml: string, key: CryptoKey, certificateDer: Ui
     certificateBase64.set(certificateDer, certificate);
   }
   const signature =
-    SIGNATURE_HEAD + digestValue + SIGNED_INFO_TAIL +
+    SIGNATURE_HEAD +
+    digestValue +
+    SIGNED_INFO_TAIL +
     `<SignatureValue>${signatureValue}</SignatureValue>` +
     `<KeyInfo><X509Data><X509Certificate>${certificate}</X509Certificate></X509Data></KeyInfo></Signature>`;
 

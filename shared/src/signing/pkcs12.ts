@@ -101,10 +101,7 @@ function samePublicKey(certificate: forge.pki.Certificate | null, key: forge.pki
  */
 export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents {
   const p12 = open(bytes, password);
-  const keyBags = [
-    ...(p12.getBags({ bagType: SHROUDED_KEY_BAG })[SHROUDED_KEY_BAG] ?? []),
-    ...(p12.getBags({ bagType: KEY_BAG })[KEY_BAG] ?? []),
-  ];
+  const keyBags = [...(p12.getBags({ bagType: SHROUDED_KEY_BAG })[SHROUDED_KEY_BAG] ?? []), ...(p12.getBags({ bagType: KEY_BAG })[KEY_BAG] ?? [])];
   if (keyBags.length === 0) throw new Pkcs12Error("no_private_key", "The certificate file holds no private key");
   const keyBag = keyBags[0]!;
   if (!keyBag.key) {

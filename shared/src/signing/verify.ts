@@ -9,14 +9,7 @@ import { C14N_10, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NS } from "./
 import { dropWhitespaceText, parseXml, UnsafeXmlError } from "./xml-dom.ts";
 import { xmldsig } from "./xmldsig-setup.ts";
 
-export type VerifyFailureReason =
-  | "digest_mismatch"
-  | "bad_signature_value"
-  | "unsupported_algorithm"
-  | "missing_key_info"
-  | "multiple_signatures"
-  | "no_signature"
-  | "malformed";
+export type VerifyFailureReason = "digest_mismatch" | "bad_signature_value" | "unsupported_algorithm" | "missing_key_info" | "multiple_signatures" | "no_signature" | "malformed";
 
 export type VerifyResult =
   | {
@@ -29,7 +22,10 @@ export type VerifyResult =
   | { ok: false; reason: VerifyFailureReason; message: string };
 
 class Refusal extends Error {
-  constructor(readonly reason: VerifyFailureReason, message: string) {
+  constructor(
+    readonly reason: VerifyFailureReason,
+    message: string,
+  ) {
     super(message);
   }
 }

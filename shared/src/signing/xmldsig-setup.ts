@@ -39,8 +39,8 @@ export function configureXmldsig(): void {
   for (const value of Object.values(xmldsig)) {
     if (typeof value !== "function") continue;
     const meta = value as unknown as XmlClassMetadata;
-    if (Object.prototype.hasOwnProperty.call(meta, "prefix") && meta.prefix === xmldsig.XmlSignature.DefaultPrefix) meta.prefix = null;
-    if (meta.items && Object.prototype.hasOwnProperty.call(meta, "items")) {
+    if (Object.hasOwn(meta, "prefix") && meta.prefix === xmldsig.XmlSignature.DefaultPrefix) meta.prefix = null;
+    if (meta.items && Object.hasOwn(meta, "items")) {
       for (const item of Object.values(meta.items)) {
         if (item && item.prefix === xmldsig.XmlSignature.DefaultPrefix) item.prefix = null;
       }

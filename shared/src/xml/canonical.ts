@@ -57,7 +57,9 @@ function canonicalLeaf(v: unknown, el: ModelElement, up: Path, token: string | n
   if (typeof v === "string") text = v;
   else if (typeof v === "number") {
     if (!Number.isFinite(v)) {
-      problems.push(formatProblem(trailTo(up, token), el, String(v), "must be a finite number", "debe ser un número finito", jsonMappingRule("values are JSON numbers or strings")));
+      problems.push(
+        formatProblem(trailTo(up, token), el, String(v), "must be a finite number", "debe ser un número finito", jsonMappingRule("values are JSON numbers or strings")),
+      );
       return v;
     }
     // A JSON number is read through its shortest round-trip text, never through arithmetic.
@@ -73,7 +75,16 @@ function canonicalNumber(text: string, el: ModelElement, up: Path, token: string
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
   if (!p) {
-    problems.push(formatProblem(trailTo(up, token), el, text, "is not a plain decimal number (no exponent, no thousands separators)", "no es un número decimal simple (sin exponente ni separador de miles)", `xsd:${f.base}`));
+    problems.push(
+      formatProblem(
+        trailTo(up, token),
+        el,
+        text,
+        "is not a plain decimal number (no exponent, no thousands separators)",
+        "no es un número decimal simple (sin exponente ni separador de miles)",
+        `xsd:${f.base}`,
+      ),
+    );
     return text;
   }
   if (f.enumeration) {
@@ -94,7 +105,16 @@ function canonicalNumber(text: string, el: ModelElement, up: Path, token: string
     // Trailing zeros beyond the maximum are just spelling ("1.500" for 2 places); other digits are data.
     const sig = p.frac.replace(/0+$/, "");
     if (sig.length > maxFrac) {
-      problems.push(formatProblem(trailTo(up, token), el, text, `has more than ${maxFrac} decimal places (values are never rounded here)`, `tiene más de ${maxFrac} decimales (los valores no se redondean)`, "xsd:fractionDigits"));
+      problems.push(
+        formatProblem(
+          trailTo(up, token),
+          el,
+          text,
+          `has more than ${maxFrac} decimal places (values are never rounded here)`,
+          `tiene más de ${maxFrac} decimales (los valores no se redondean)`,
+          "xsd:fractionDigits",
+        ),
+      );
       return text;
     }
     return numericText({ ...p, frac: sig }, minFrac);
@@ -185,7 +205,19 @@ function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: P
 export function canonicalize(document: unknown, kind: DocumentKind): CanonicalizeResult {
   const problems: Problem[] = [];
   if (typeof document !== "object" || document === null || Array.isArray(document)) {
-    return { document: {}, problems: [{ path: "", code: "invalid_type", message: "document must be an object", messageEs: "el documento debe ser un objeto", severity: "error", rule: jsonMappingRule("a document is a JSON object (its root element's content)") }] };
+    return {
+      document: {},
+      problems: [
+        {
+          path: "",
+          code: "invalid_type",
+          message: "document must be an object",
+          messageEs: "el documento debe ser un objeto",
+          severity: "error",
+          rule: jsonMappingRule("a document is a JSON object (its root element's content)"),
+        },
+      ],
+    };
   }
   const model = documentModel(kind);
   return { document: canonicalObject(document as Record<string, unknown>, model.root, null, problems), problems };

@@ -306,26 +306,51 @@ function firstViolation(value: string, f: RawFacets, c: Compiled): FacetViolatio
       return { rule: "xsd:length", message: `must be exactly ${f.length} characters long`, messageEs: `debe tener exactamente ${f.length} caracteres`, details: { length: chars } };
     }
     if (f.minLength !== undefined && chars < f.minLength) {
-      return { rule: "xsd:minLength", message: `must be at least ${f.minLength} characters long`, messageEs: `debe tener al menos ${f.minLength} caracteres`, details: { length: chars } };
+      return {
+        rule: "xsd:minLength",
+        message: `must be at least ${f.minLength} characters long`,
+        messageEs: `debe tener al menos ${f.minLength} caracteres`,
+        details: { length: chars },
+      };
     }
     if (f.maxLength !== undefined && chars > f.maxLength) {
-      return { rule: "xsd:maxLength", message: `must be at most ${f.maxLength} characters long`, messageEs: `debe tener como máximo ${f.maxLength} caracteres`, details: { length: chars } };
+      return {
+        rule: "xsd:maxLength",
+        message: `must be at most ${f.maxLength} characters long`,
+        messageEs: `debe tener como máximo ${f.maxLength} caracteres`,
+        details: { length: chars },
+      };
     }
   }
   if (f.enumeration) {
     const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.stringEnum!.has(v);
     if (!ok) {
       const shown = f.enumeration.length <= 12 ? f.enumeration.join(", ") : `${f.enumeration.slice(0, 12).join(", ")}, …`;
-      return { rule: "xsd:enumeration", message: `must be one of: ${shown}`, messageEs: `debe ser uno de: ${shown}`, details: { allowed: f.enumeration.length <= 50 ? f.enumeration : f.enumeration.length } };
+      return {
+        rule: "xsd:enumeration",
+        message: `must be one of: ${shown}`,
+        messageEs: `debe ser uno de: ${shown}`,
+        details: { allowed: f.enumeration.length <= 50 ? f.enumeration : f.enumeration.length },
+      };
     }
   }
   if (num) {
     const d = xsdDecimalDigits(num);
     if (f.fractionDigits !== undefined && d.fraction > f.fractionDigits) {
-      return { rule: "xsd:fractionDigits", message: `must have at most ${f.fractionDigits} decimal places`, messageEs: `debe tener como máximo ${f.fractionDigits} decimales`, details: { fractionDigits: d.fraction } };
+      return {
+        rule: "xsd:fractionDigits",
+        message: `must have at most ${f.fractionDigits} decimal places`,
+        messageEs: `debe tener como máximo ${f.fractionDigits} decimales`,
+        details: { fractionDigits: d.fraction },
+      };
     }
     if (f.totalDigits !== undefined && d.total > f.totalDigits) {
-      return { rule: "xsd:totalDigits", message: `must have at most ${f.totalDigits} digits`, messageEs: `debe tener como máximo ${f.totalDigits} dígitos`, details: { totalDigits: d.total } };
+      return {
+        rule: "xsd:totalDigits",
+        message: `must have at most ${f.totalDigits} digits`,
+        messageEs: `debe tener como máximo ${f.totalDigits} dígitos`,
+        details: { totalDigits: d.total },
+      };
     }
     for (const [key, bound, text] of c.bounds) {
       const cmp = compareXsdDecimal(num, bound);

@@ -34,15 +34,17 @@ export function tipoeCFName(tipo: TipoeCF): string {
  */
 const FILLED: Readonly<Record<string, string>> = {
   "Encabezado/Version": "1.0 when left out.",
-  "Encabezado/IdDoc/eNCF": "The next number of the issuer's sequence when left out. Send one only to use a number of your own: resending the same document with it returns the receipt already issued.",
+  "Encabezado/IdDoc/eNCF":
+    "The next number of the issuer's sequence when left out. Send one only to use a number of your own: resending the same document with it returns the receipt already issued.",
   "Encabezado/IdDoc/FechaVencimientoSecuencia": "Always the expiry of the issuer's authorised range.",
-  "Encabezado/Emisor": "Filled from the issuer's profile (RNCEmisor, RazonSocialEmisor, NombreComercial, DireccionEmisor, Municipio, Provincia) when left out; fields sent win, and RNCEmisor must be the issuer's own.",
+  "Encabezado/Emisor":
+    "Filled from the issuer's profile (RNCEmisor, RazonSocialEmisor, NombreComercial, DireccionEmisor, Municipio, Provincia) when left out; fields sent win, and RNCEmisor must be the issuer's own.",
   "Encabezado/Emisor/FechaEmision": "Today in Santo Domingo when left out.",
   "Encabezado/Totales": "Computed from the lines when left out; amounts sent are checked against the computed ones within DGII's tolerance.",
   "DetallesItems/Item/NumeroLinea": "The line's position (1, 2, …) when left out.",
   "DetallesItems/Item/MontoItem": "CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto when left out; checked within ±1.00 when sent.",
   "DetallesItems/Item/OtraMonedaDetalle/MontoItemOtraMoneda": "PrecioOtraMoneda × CantidadItem − DescuentoOtraMoneda + RecargoOtraMoneda when left out.",
-  "FechaHoraFirma": "Set when the document is signed.",
+  FechaHoraFirma: "Set when the document is signed.",
 };
 
 /** Filled only for some types: notes inherit or derive them. */
@@ -159,7 +161,8 @@ function occurrenceSchema(el: ModelElement, path: string, tipo: TipoeCF): JsonSc
 /** An element as its parent's property: one occurrence, or (repeated without a container) also an array of them. */
 function propertySchema(el: ModelElement, path: string, tipo: TipoeCF): JsonSchema {
   const one = occurrenceSchema(el, path, tipo);
-  const schema: JsonSchema = el.repeated && el.shape !== "array" ? { anyOf: [one, { type: "array", items: one, minItems: 1, ...(Number.isFinite(el.maxOccurs) ? { maxItems: el.maxOccurs } : {}) }] } : one;
+  const schema: JsonSchema =
+    el.repeated && el.shape !== "array" ? { anyOf: [one, { type: "array", items: one, minItems: 1, ...(Number.isFinite(el.maxOccurs) ? { maxItems: el.maxOccurs } : {}) }] } : one;
   const notes = [schema.description, filledNote(path, tipo), conditionNote(path, tipo)].filter(Boolean);
   return notes.length ? { ...schema, description: notes.join(" ") } : schema;
 }

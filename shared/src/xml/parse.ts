@@ -195,6 +195,7 @@ function add(out: JsonDocument, key: string, v: JsonValue): void {
   }
 }
 
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module function, never called as Object.prototype.valueOf
 function valueOf(node: XmlNode, el: ModelElement): JsonValue {
   if (el.shape === "leaf") return node.children.length ? genericValue(node) : node.text;
   if (el.shape === "array") {

@@ -118,7 +118,27 @@ export function opensslEcP12(password: string): Uint8Array {
   return withTempDir((dir) => {
     const key = join(dir, "key.pem");
     const cert = join(dir, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-subj", "/CN=EC TEST/serialNumber=RNC-131880738/C=DO", "-days", "30"], { stdio: "pipe" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-subj",
+        "/CN=EC TEST/serialNumber=RNC-131880738/C=DO",
+        "-days",
+        "30",
+      ],
+      { stdio: "pipe" },
+    );
     execFileSync("openssl", ["pkcs12", "-export", "-inkey", key, "-in", cert, "-passout", `pass:${password}`, "-out", join(dir, "out.p12")], { stdio: "pipe" });
     return new Uint8Array(readFileSync(join(dir, "out.p12")));
   });

@@ -57,7 +57,8 @@ function pathForColumn(column: string): { path: string; indexes: number[] } | un
   const indexes = [...m[2]!.matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]) - 1);
   const name = RENAMED[raw] ?? raw;
   const candidates = FIELD_PATHS.filter((p) => isLeafPath(p) && p.split("/").pop() === name && repeatedDepth(p) === indexes.length);
-  const preferred = raw === "NumeroLineaDoR" ? candidates.find((p) => p.startsWith("DescuentosORecargos")) : candidates.find((p) => !p.startsWith("Paginacion") && !p.startsWith("Subtotales"));
+  const preferred =
+    raw === "NumeroLineaDoR" ? candidates.find((p) => p.startsWith("DescuentosORecargos")) : candidates.find((p) => !p.startsWith("Paginacion") && !p.startsWith("Subtotales"));
   return preferred ? { path: preferred, indexes } : undefined;
 }
 
@@ -105,7 +106,9 @@ function parseCsv(text: string): string[][] {
 
 /** Every ECF row of the three DGII test-set workbooks in the kit, as JSON documents. */
 export function dgiiTestSetCases(): { name: string; doc: Record<string, unknown> }[] {
-  const files = readdirSync(KIT).filter((f) => f.endsWith("__ECF.csv")).sort();
+  const files = readdirSync(KIT)
+    .filter((f) => f.endsWith("__ECF.csv"))
+    .sort();
   const out: { name: string; doc: Record<string, unknown> }[] = [];
   for (const file of files) {
     const [header = [], ...rows] = parseCsv(readFileSync(`${KIT}/${file}`, "utf8").replace(/^\uFEFF/, ""));
@@ -118,7 +121,8 @@ export function dgiiTestSetCases(): { name: string; doc: Record<string, unknown>
         setAt(doc, target.path, target.indexes, cell);
       });
       // Sparse arrays (a workbook may leave an index empty) become dense.
-      const compact = (v: unknown): unknown => (Array.isArray(v) ? v.filter((x) => x !== undefined).map(compact) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)])) : v);
+      const compact = (v: unknown): unknown =>
+        Array.isArray(v) ? v.filter((x) => x !== undefined).map(compact) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)])) : v;
       const name = `${file.split("__")[0]} ${row[0]}`;
       out.push({ name, doc: compact(doc) as Record<string, unknown> });
     }

@@ -96,9 +96,7 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
 
   // Which ITBIS column the lines fall in: exempt types use 4, exports 3 (0 %), others 1 (18 %).
   const indicador = tipo === "43" || tipo === "44" || tipo === "47" ? "4" : tipo === "46" ? "3" : "1";
-  const lines = textOnly
-    ? [{ qtyHundredths: 100n, price10k: 0n, montoCents: 0n, indicador: "4" }]
-    : makeLines(n, options.highValue ?? false, indicador);
+  const lines = textOnly ? [{ qtyHundredths: 100n, price10k: 0n, montoCents: 0n, indicador: "4" }] : makeLines(n, options.highValue ?? false, indicador);
 
   const gravado = lines.filter((l) => l.indicador !== "4").reduce((s, l) => s + l.montoCents, 0n);
   const exento = lines.filter((l) => l.indicador === "4").reduce((s, l) => s + l.montoCents, 0n);
@@ -149,9 +147,7 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
     case "32":
       // From DOP 250,000 an E32 must identify its buyer (and goes to DGII in full, not as RFCE).
       comprador =
-        total >= 25_000_000n
-          ? { RNCComprador: COMPRADOR_RNC, RazonSocialComprador: "DGII" }
-          : { RazonSocialComprador: tricky ? TRICKY_TEXT.razonSocial : "CONSUMIDOR FINAL" };
+        total >= 25_000_000n ? { RNCComprador: COMPRADOR_RNC, RazonSocialComprador: "DGII" } : { RazonSocialComprador: tricky ? TRICKY_TEXT.razonSocial : "CONSUMIDOR FINAL" };
       break;
     default:
       comprador = {

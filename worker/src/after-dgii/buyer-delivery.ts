@@ -68,12 +68,23 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
     const entry = await directoryEntry(env, company, receipt.rncComprador);
     if (!entry?.urlRecepcion) {
       // Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one.
-      context.updateReceipt(receipt.id, { deliveryStatus: "no_receptor", deliveryAt: now.toISOString(), deliveryAttempts: attempts, deliveryDetail: `${receipt.rncComprador} is not an electronic receiver in DGII's directory` });
+      context.updateReceipt(receipt.id, {
+        deliveryStatus: "no_receptor",
+        deliveryAt: now.toISOString(),
+        deliveryAttempts: attempts,
+        deliveryDetail: `${receipt.rncComprador} is not an electronic receiver in DGII's directory`,
+      });
       const to = correoComprador(await archivedXml(env, receipt));
       return { status: "done", result: { notListed: receipt.rncComprador, emailTo: to ?? null }, ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}) };
     }
     const receiver = new ReceiverClient(company.rnc, await signerFor(env, company), timeoutMs);
-    const { url, response } = await receiver.post(entry.urlRecepcion, "/fe/recepcion/api/ecf", await archivedXml(env, receipt), `${company.rnc}${receipt.encf}.xml`, entry.urlOpcional);
+    const { url, response } = await receiver.post(
+      entry.urlRecepcion,
+      "/fe/recepcion/api/ecf",
+      await archivedXml(env, receipt),
+      `${company.rnc}${receipt.encf}.xml`,
+      entry.urlOpcional,
+    );
     const body = await response.text();
     if (!response.ok) return failed(`${url} → HTTP ${response.status} ${body.slice(0, 200)}`);
 
@@ -86,7 +97,9 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
     const problem = await arecfProblem(body, arecf, company, receipt.encf, receipt.rncComprador);
     if (problem) return failed(`${url}: ${problem}`);
     // The first ARECF on record stays: an identical one is a retry; a different one is not kept.
-    await archiveImmutable(env.ARCHIVE, companionKey(receipt.xmlKey, ".arecf.xml"), body, "application/xml").catch((error: unknown) => console.error("ARECF already archived", error));
+    await archiveImmutable(env.ARCHIVE, companionKey(receipt.xmlKey, ".arecf.xml"), body, "application/xml").catch((error: unknown) =>
+      console.error("ARECF already archived", error),
+    );
     // Motivo 3 (envío duplicado): the buyer has it already, from an attempt whose answer we lost.
     const delivered = arecf.Estado === "0" || arecf.CodigoMotivoNoRecibido === "3";
     context.updateReceipt(receipt.id, {

@@ -39,7 +39,16 @@ function smtpOptions(env: Env) {
   const port = Number(vars.SMTP_PORT);
   if (!vars.SMTP_HOST || !Number.isInteger(port) || port <= 0) return undefined;
   const credentials = vars.SMTP_USER ? { username: vars.SMTP_USER, password: vars.SMTP_PASSWORD ?? "" } : undefined;
-  return { host: vars.SMTP_HOST, port, secure: port === 465, startTls: port === 587, ...(credentials ? { credentials } : {}), socketTimeoutMs: 10_000, responseTimeoutMs: 10_000, logLevel: LogLevel.ERROR };
+  return {
+    host: vars.SMTP_HOST,
+    port,
+    secure: port === 465,
+    startTls: port === 587,
+    ...(credentials ? { credentials } : {}),
+    socketTimeoutMs: 10_000,
+    responseTimeoutMs: 10_000,
+    logLevel: LogLevel.ERROR,
+  };
 }
 
 function recordEmail(context: TaskContext, receipt: Receipt, record: EmailRecord): void {

@@ -100,7 +100,10 @@ async function* indexCsv(env: Env, company: Company, month: string, inZip: Reado
     return {
       archivoArecf: present(`${base}.arecf.xml`),
       archivoAcecf: present(`${base}.acecf.xml`),
-      archivoPdf: [".pdf", ".a4.pdf", ".letter.pdf", ".roll80.pdf"].map((s) => present(base + s)).filter(Boolean).join(";"),
+      archivoPdf: [".pdf", ".a4.pdf", ".letter.pdf", ".roll80.pdf"]
+        .map((s) => present(base + s))
+        .filter(Boolean)
+        .join(";"),
     };
   };
   let lines: string[] = [];
@@ -109,7 +112,10 @@ async function* indexCsv(env: Env, company: Company, month: string, inZip: Reado
     lines = [];
     return chunk;
   };
-  for await (const r of rowsOf((after) => stub.receiptsPage({ after }), (r: Receipt) => r.encf)) {
+  for await (const r of rowsOf(
+    (after) => stub.receiptsPage({ after }),
+    (r: Receipt) => r.encf,
+  )) {
     const xml = zipPath(r.xmlKey, issued);
     lines.push(
       csvRow(INDEX_COLUMNS, {
@@ -129,7 +135,10 @@ async function* indexCsv(env: Env, company: Company, month: string, inZip: Reado
     );
     if (lines.length >= 500) yield flush();
   }
-  for await (const p of rowsOf((after) => stub.purchasesPage({ after }), (p: Purchase) => p.id)) {
+  for await (const p of rowsOf(
+    (after) => stub.purchasesPage({ after }),
+    (p: Purchase) => p.id,
+  )) {
     const xml = zipPath(p.xmlKey, received);
     lines.push(
       csvRow(INDEX_COLUMNS, {

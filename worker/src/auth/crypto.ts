@@ -21,5 +21,8 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
 /** A random URL-safe token of `bytes` random bytes. */
 export function randomToken(bytes = 24): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...raw))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }

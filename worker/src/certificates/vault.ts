@@ -1,4 +1,15 @@
-import { decryptPkcs8, encryptPkcs8, fromBase64, importMasterKey, importSigningKey, Pkcs12Error, readPkcs12, toBase64, type Pkcs12Contents, type Pkcs12ErrorCode } from "@ecf/shared";
+import {
+  decryptPkcs8,
+  encryptPkcs8,
+  fromBase64,
+  importMasterKey,
+  importSigningKey,
+  Pkcs12Error,
+  readPkcs12,
+  toBase64,
+  type Pkcs12Contents,
+  type Pkcs12ErrorCode,
+} from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
 
 export interface UploadedCertificate {

@@ -13,7 +13,9 @@ export const devices = sqliteTable(
   "devices",
   {
     id: text("id").primaryKey(), // "dev_…"
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     /** SHA-256 of the pairing code; cleared when the code is used, so it works once. */
     pairingCodeHash: text("pairing_code_hash"),
@@ -25,9 +27,5 @@ export const devices = sqliteTable(
     lastSeenAt: text("last_seen_at"),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("devices_pairing_code_hash").on(t.pairingCodeHash),
-    uniqueIndex("devices_token_hash").on(t.tokenHash),
-    index("devices_company").on(t.companyId),
-  ],
+  (t) => [uniqueIndex("devices_pairing_code_hash").on(t.pairingCodeHash), uniqueIndex("devices_token_hash").on(t.tokenHash), index("devices_company").on(t.companyId)],
 );

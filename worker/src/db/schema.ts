@@ -22,10 +22,14 @@ export const companies = sqliteTable(
     province: text("province"),
     municipality: text("municipality"),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
-    dgiiEnvironment: text("dgii_environment", { enum: ["testecf", "certecf", "ecf"] }).notNull().default("testecf"),
+    dgiiEnvironment: text("dgii_environment", { enum: ["testecf", "certecf", "ecf"] })
+      .notNull()
+      .default("testecf"),
     invoiceLimitPerMonth: integer("invoice_limit_per_month").notNull().default(1000),
     /** Totals beyond DGII's tolerance: refused ("strict") or issued with a warning ("dgii"); shared's TotalsPolicy. */
-    totalsPolicy: text("totals_policy", { enum: ["strict", "dgii"] }).notNull().default("strict"),
+    totalsPolicy: text("totals_policy", { enum: ["strict", "dgii"] })
+      .notNull()
+      .default("strict"),
     certificateFileName: text("certificate_file_name"),
     /** PKCS#8 private key, AES-GCM encrypted under MASTER_KEY (base64). */
     certificateKeyEncrypted: text("certificate_key_encrypted"),
@@ -50,7 +54,9 @@ export const companyCertificates = sqliteTable(
   "company_certificates",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     /** Certificate DER (base64). */
     certificateDer: text("certificate_der").notNull(),
     certificateSerial: text("certificate_serial"),
@@ -72,8 +78,12 @@ export const partners = sqliteTable("partners", {
 export const partnerCompanies = sqliteTable(
   "partner_companies",
   {
-    partnerId: text("partner_id").notNull().references(() => partners.id),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
   },
   (t) => [primaryKey({ columns: [t.partnerId, t.companyId] })],
 );

@@ -41,7 +41,7 @@ export const HANDOVER_AFTER_REVOCATION_MS = 7 * 24 * 3_600_000;
 function deviceMiddleware(allowRevoked: boolean) {
   return createMiddleware<DeviceEnv>(async (c, next) => {
     const token = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
-    if (!token || !token.startsWith(DEVICE_TOKEN_PREFIX)) {
+    if (!token?.startsWith(DEVICE_TOKEN_PREFIX)) {
       throw new ApiProblem("unauthorized", { detail: "Device routes need 'Authorization: Bearer <device token>' from POST /devices/pair." });
     }
     const db = database(c.env.DB);

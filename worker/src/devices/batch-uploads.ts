@@ -66,7 +66,13 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
   const candidates = checked.flatMap((result, index) => (index < stop && "receipt" in result ? [{ index, receipt: result.receipt }] : []));
 
   // One RPC: each number inside one of this device's leases, counted once, placed in its month.
-  const admitted = candidates.length ? await issuerLedger(env, company.id).admitDeviceReceipts(device.id, candidates.map((c) => admission(c.receipt)), drMonth(new Date())) : [];
+  const admitted = candidates.length
+    ? await issuerLedger(env, company.id).admitDeviceReceipts(
+        device.id,
+        candidates.map((c) => admission(c.receipt)),
+        drMonth(new Date()),
+      )
+    : [];
   const placed: { index: number; receipt: CheckedReceipt }[] = [];
   for (const [k, { index, receipt }] of candidates.entries()) {
     const verdict = admitted[k]!;
@@ -79,7 +85,9 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
   // One RPC per month: what is held already is a replay (same bytes) or a conflict.
   const months = [...new Set(placed.map((p) => p.receipt.month))];
   const held = new Map<string, Receipt>();
-  const found = await Promise.all(months.map((month) => receiptMonth(env, company.id, month).receiptsByEncf(placed.filter((p) => p.receipt.month === month).map((p) => p.receipt.encf))));
+  const found = await Promise.all(
+    months.map((month) => receiptMonth(env, company.id, month).receiptsByEncf(placed.filter((p) => p.receipt.month === month).map((p) => p.receipt.encf))),
+  );
   for (const receipt of found.flat()) held.set(receipt.encf, receipt);
 
   const fresh: { index: number; receipt: CheckedReceipt }[] = [];
@@ -103,7 +111,13 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
   }
 
   // Archived and recorded in order; the month objects' alarms transmit them.
-  const recorded = fresh.length ? await recordForBackground(env, company, fresh.map((f) => ({ xml: f.receipt.xml, documentHash: f.receipt.xmlSha256 }))) : [];
+  const recorded = fresh.length
+    ? await recordForBackground(
+        env,
+        company,
+        fresh.map((f) => ({ xml: f.receipt.xml, documentHash: f.receipt.xmlSha256 })),
+      )
+    : [];
   for (const [k, { index, receipt }] of fresh.entries()) {
     const result = recorded[k]!;
     if ("failed" in result) {

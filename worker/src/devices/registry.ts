@@ -32,7 +32,9 @@ export async function createDevice(d1: D1Database, companyId: string, name: stri
   const pairingCode = newPairingCode();
   const pairingExpiresAt = new Date(now.getTime() + PAIRING_TTL_MS).toISOString();
   const id = newDeviceId();
-  await database(d1).insert(devices).values({ id, companyId, name, pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt });
+  await database(d1)
+    .insert(devices)
+    .values({ id, companyId, name, pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt });
   return { id, name, pairingCode, pairingExpiresAt, note: "Type the pairing code on the till within 15 minutes; it works once." };
 }
 
@@ -62,14 +64,20 @@ export async function signingMaterial(env: Env, company: Company): Promise<Signi
  * concurrent attempts, one wins), then the till gets its token, the signing material and a block
  * of numbers for each type it issues that has an authorised range.
  */
-export async function pairDevice(env: Env, pairingCode: string, now: Date): Promise<{ device: DeviceRow; token: string; company: Company; signing: SigningMaterial; leases: Lease[] }> {
+export async function pairDevice(
+  env: Env,
+  pairingCode: string,
+  now: Date,
+): Promise<{ device: DeviceRow; token: string; company: Company; signing: SigningMaterial; leases: Lease[] }> {
   const token = newDeviceToken();
   const db = database(env.DB);
   // One conditional update consumes the code: of two concurrent attempts, one wins.
   const [device] = await db
     .update(devices)
     .set({ pairingCodeHash: null, pairingExpiresAt: null, tokenHash: await hashDeviceToken(token), pairedAt: now.toISOString(), lastSeenAt: now.toISOString() })
-    .where(and(eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)), isNull(devices.revokedAt), isNull(devices.tokenHash), gt(devices.pairingExpiresAt, now.toISOString())))
+    .where(
+      and(eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)), isNull(devices.revokedAt), isNull(devices.tokenHash), gt(devices.pairingExpiresAt, now.toISOString())),
+    )
     .returning();
   if (!device) throw new ApiProblem("unauthorized", { detail: "This pairing code is unknown, was already used, or has expired; ask for a new one." });
   const company = await db.query.companies.findFirst({ where: eq(companies.id, device.companyId) });

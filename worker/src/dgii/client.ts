@@ -42,7 +42,6 @@ const tokenCache = new Map<string, Promise<CachedToken>>();
 const TOKEN_MARGIN_MS = 60_000;
 const statusCache = new Map<string, { up: boolean; until: number }>();
 
-
 export interface DgiiClientOptions {
   timeoutMs?: number;
   /** How long a status-service answer is remembered (default 5 s). */

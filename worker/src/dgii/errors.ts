@@ -41,7 +41,12 @@ function fromJson(value: unknown): DgiiMessage[] {
   if (Array.isArray(o.mensajes) && o.mensajes.length) {
     return o.mensajes.flatMap((m) =>
       m && typeof m === "object"
-        ? [{ codigo: (m as Record<string, unknown>).codigo != null ? String((m as Record<string, unknown>).codigo) : null, valor: String((m as Record<string, unknown>).valor ?? (m as Record<string, unknown>).mensaje ?? JSON.stringify(m)) }]
+        ? [
+            {
+              codigo: (m as Record<string, unknown>).codigo != null ? String((m as Record<string, unknown>).codigo) : null,
+              valor: String((m as Record<string, unknown>).valor ?? (m as Record<string, unknown>).mensaje ?? JSON.stringify(m)),
+            },
+          ]
         : fromJson(m),
     );
   }

@@ -17,8 +17,7 @@ export const onError: ErrorHandler = (err, c) => {
   return problemResponse(c, "internal_error", { detail: "An unexpected error occurred. Quote the request id when reporting it." });
 };
 
-export const notFound: NotFoundHandler = (c) =>
-  problemResponse(c, "not_found", { detail: `No route for ${c.req.method} ${new URL(c.req.url).pathname}.` });
+export const notFound: NotFoundHandler = (c) => problemResponse(c, "not_found", { detail: `No route for ${c.req.method} ${new URL(c.req.url).pathname}.` });
 
 /** Turns zod issues into `errors[]` entries whose path is a JSON pointer into the request. */
 export function zodProblems(error: ZodError, prefix = ""): ProblemItem[] {

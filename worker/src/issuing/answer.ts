@@ -15,7 +15,14 @@ export interface IssueAnswer {
   reenviado: boolean;
   links: { self: string; xml: string; pdf: string };
   /** Delivery to the buyer (emisor-receptor), once DGII accepted a receipt with a buyer RNC. */
-  entregaComprador?: { estado: NonNullable<Receipt["deliveryStatus"]>; fecha: string | null; arecfEstado: string | null; codigoMotivoNoRecibido: string | null; intentos: number; detalle: string | null };
+  entregaComprador?: {
+    estado: NonNullable<Receipt["deliveryStatus"]>;
+    fecha: string | null;
+    arecfEstado: string | null;
+    codigoMotivoNoRecibido: string | null;
+    intentos: number;
+    detalle: string | null;
+  };
   /** Each sending of the printed copy by e-mail. */
   correos?: { para: string; fecha: string; estado: "sent" | "failed" | "retrying"; detalle: string | null }[];
   /** The buyer's commercial approval (ACECF), once one was received. */

@@ -1,3 +1,4 @@
+// biome-ignore lint/suspicious/noShadowRestrictedNames: shared's reader of a key, not Object.prototype.valueOf
 import { dgiiDateOf, isTipoeCF, objAt, valueOf, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";

@@ -13,7 +13,15 @@ import type { Receipt } from "../ledger/schema.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
-  return problems.map((p) => ({ path: p.path, code: p.code, message: p.message, messageEs: p.messageEs, severity: p.severity, ...(p.rule ? { rule: p.rule } : {}), ...(p.details ? { details: p.details } : {}) }));
+  return problems.map((p) => ({
+    path: p.path,
+    code: p.code,
+    message: p.message,
+    messageEs: p.messageEs,
+    severity: p.severity,
+    ...(p.rule ? { rule: p.rule } : {}),
+    ...(p.details ? { details: p.details } : {}),
+  }));
 }
 
 type Json = Record<string, any>;

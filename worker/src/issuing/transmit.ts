@@ -27,7 +27,10 @@ const SEND_SETTLE_MS = 60_000;
 /** Poll delays (ms) while a track id is in process; DGII_POLL_DELAYS_MS overrides (tests). */
 export function pollDelays(env: Env): number[] {
   const raw: string | undefined = env.DGII_POLL_DELAYS_MS;
-  const parsed = raw?.split(",").map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+  const parsed = raw
+    ?.split(",")
+    .map(Number)
+    .filter((n) => Number.isFinite(n) && n >= 0);
   return parsed?.length ? parsed : [1000, 2000, 4000, 8000];
 }
 

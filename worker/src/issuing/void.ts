@@ -51,7 +51,11 @@ export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidR
       continue;
     }
     if (from < sequence.rangeFrom || to > sequence.rangeTo) {
-      problems.push({ path, code: "encf_out_of_range", message: `Outside the authorised range ${formatEncf(r.tipoeCF, sequence.rangeFrom)}–${formatEncf(r.tipoeCF, sequence.rangeTo)}.` });
+      problems.push({
+        path,
+        code: "encf_out_of_range",
+        message: `Outside the authorised range ${formatEncf(r.tipoeCF, sequence.rangeFrom)}–${formatEncf(r.tipoeCF, sequence.rangeTo)}.`,
+      });
       continue;
     }
     if (from > sequence.nextNumber) {
@@ -63,7 +67,11 @@ export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidR
       continue;
     }
     for (const lease of leases) {
-      problems.push({ path, code: "encf_leased", message: `${formatEncf(r.tipoeCF, lease.rangeFrom)}–${formatEncf(r.tipoeCF, lease.rangeTo)} is leased to a point-of-sale device, which may still use it offline.` });
+      problems.push({
+        path,
+        code: "encf_leased",
+        message: `${formatEncf(r.tipoeCF, lease.rangeFrom)}–${formatEncf(r.tipoeCF, lease.rangeTo)} is leased to a point-of-sale device, which may still use it offline.`,
+      });
     }
     for (const receipt of await receiptsIn(env, companyId, r, months)) {
       if (!unsent(receipt)) problems.push({ path, code: "encf_used", message: `${receipt.encf} was already sent to DGII (or voided) and cannot be voided.` });
@@ -124,7 +132,13 @@ export async function holdForVoiding(env: Env, companyId: string, rangos: VoidRa
     }
   }
   if (problems.length) {
-    await letGo(env, companyId, rangos, hold, rangos.map(() => true));
+    await letGo(
+      env,
+      companyId,
+      rangos,
+      hold,
+      rangos.map(() => true),
+    );
     return { problems };
   }
   return { hold };
@@ -199,7 +213,10 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
       FechaHoraAnulacioneNCF: formatDgiiDateTime(now),
       DetalleAnulacion: Object.values(
         rangos.reduce<Record<string, { TipoeCF: TipoeCF; TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[] }>>((acc, r) => {
-          (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF as TipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({ SecuenciaeNCFDesde: r.desde, SecuenciaeNCFHasta: r.hasta });
+          (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF as TipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({
+            SecuenciaeNCFDesde: r.desde,
+            SecuenciaeNCFHasta: r.hasta,
+          });
           return acc;
         }, {}),
       ),
@@ -208,9 +225,19 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
     answer = await dgiiClientFor(env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
   } catch (error) {
     // DGII said nothing about the numbers: everything held is given back.
-    await letGo(env, company.id, rangos, hold, rangos.map(() => true));
+    await letGo(
+      env,
+      company.id,
+      rangos,
+      hold,
+      rangos.map(() => true),
+    );
     if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
-    if (error instanceof DgiiError) throw new ApiProblem("unprocessable", { detail: `DGII refused the ANECF: ${error.message}`, errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })) });
+    if (error instanceof DgiiError)
+      throw new ApiProblem("unprocessable", {
+        detail: `DGII refused the ANECF: ${error.message}`,
+        errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })),
+      });
     throw error;
   }
 
@@ -220,7 +247,13 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
   const refused = codigo === "1" ? rangos.map(() => false) : codigo === "2" ? refusedRanges(rangos, mensajes) : rangos.map(() => true);
   const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
   // Claims of anything not known to be voided are released: those receipts will be sent.
-  await letGo(env, company.id, rangos, { tails: hold.tails.map(() => null), claimed: hold.claimed }, outcome.map((o) => o !== true));
+  await letGo(
+    env,
+    company.id,
+    rangos,
+    { tails: hold.tails.map(() => null), claimed: hold.claimed },
+    outcome.map((o) => o !== true),
+  );
   const anulados = await markVoided(env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
   const ledger = issuerLedger(env, company.id);
   await Promise.all(rangos.filter((_, i) => outcome[i] === true).map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))));
@@ -235,6 +268,8 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
   }
   return {
     answer: { codigo, nombre: answer.nombre, mensajes, anulados, rangos: rangosAnswer },
-    ...(notVoided.length ? { auditEvent: { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` } } : {}),
+    ...(notVoided.length
+      ? { auditEvent: { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` } }
+      : {}),
   };
 }

@@ -50,7 +50,9 @@ export function newPurchaseId(month: string): string {
 export async function findPurchase(env: Env, companyId: string, id: string): Promise<{ purchase: Purchase; month: MonthStub } | null> {
   const named = /^(\d{4}-\d{2})\./.exec(id)?.[1];
   const months = named ? [named] : await issuerLedger(env, companyId).months();
-  const found = await Promise.all(months.map(async (month) => ({ month: receiptMonth(env, companyId, month), purchase: await receiptMonth(env, companyId, month).purchaseById(id) })));
+  const found = await Promise.all(
+    months.map(async (month) => ({ month: receiptMonth(env, companyId, month), purchase: await receiptMonth(env, companyId, month).purchaseById(id) })),
+  );
   const hit = found.find((f) => f.purchase);
   return hit?.purchase ? { purchase: hit.purchase, month: hit.month } : null;
 }

@@ -64,8 +64,10 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
   const indexRows = receiptRows.map((r) => ({ tipoeCF: r.tipoeCF, number: Number(r.encf.slice(3)), month: r.issueDate.slice(0, 7) }));
   const purchaseIndex = purchaseRows.map((p) => ({ rncEmisor: p.rncEmisor, encf: p.encf, month: p.issueDate.slice(0, 7) }));
   await ledger.importRows({ sequences: seqs, usageCounters: usage, idempotencyKeys: keys, deviceLeases: leases, receipts: [], purchases: [], months: [...byMonth.keys()] });
-  for (const part of chunks(indexRows)) await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: part, purchases: [], months: [] });
-  for (const part of chunks(purchaseIndex)) await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: [], purchases: part, months: [] });
+  for (const part of chunks(indexRows))
+    await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: part, purchases: [], months: [] });
+  for (const part of chunks(purchaseIndex))
+    await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: [], purchases: part, months: [] });
 
   return {
     companyId,

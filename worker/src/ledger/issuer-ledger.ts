@@ -191,7 +191,11 @@ export class IssuerLedger extends DurableObject<Env> {
   }
 
   storeIdempotentAnswer(key: string, status: number, body: unknown): void {
-    this.db.update(idempotencyKeys).set({ status, response: JSON.stringify(body) }).where(eq(idempotencyKeys.key, key)).run();
+    this.db
+      .update(idempotencyKeys)
+      .set({ status, response: JSON.stringify(body) })
+      .where(eq(idempotencyKeys.key, key))
+      .run();
   }
 
   /** A request that failed before issuing anything gives its key back, so a corrected retry works. */
@@ -270,7 +274,11 @@ export class IssuerLedger extends DurableObject<Env> {
     const row = sequenceOf(this.db, tipoeCF);
     if (!row || row.nextNumber < from) return "gap";
     if (row.nextNumber > to) return null;
-    this.db.update(sequences).set({ nextNumber: to + 1, updatedAt: new Date().toISOString() }).where(eq(sequences.tipoeCF, tipoeCF)).run();
+    this.db
+      .update(sequences)
+      .set({ nextNumber: to + 1, updatedAt: new Date().toISOString() })
+      .where(eq(sequences.tipoeCF, tipoeCF))
+      .run();
     return { before: row.nextNumber, after: to + 1 };
   }
 

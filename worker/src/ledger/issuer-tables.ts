@@ -83,7 +83,6 @@ export const ledgerMonths = sqliteTable("ledger_months", {
   month: text("month").primaryKey(),
 });
 
-
 /** Ranges DGII voided (ANECF): numbers that will never be a receipt and need no voiding again. */
 export const voidedRanges = sqliteTable(
   "voided_ranges",

@@ -45,7 +45,9 @@ export const receipts = sqliteTable(
     claimedUntil: text("claimed_until"),
     /** When the alarm should look at it next; null once final. */
     nextAttemptAt: text("next_attempt_at"),
-    source: text("source", { enum: ["api", "device"] }).notNull().default("api"),
+    source: text("source", { enum: ["api", "device"] })
+      .notNull()
+      .default("api"),
     /** Credit and debit notes: the modified receipt and the modification code. */
     ncfModificado: text("ncf_modificado"),
     codigoModificacion: text("codigo_modificacion"),
@@ -174,7 +176,6 @@ export const auditLog = sqliteTable(
   (t) => [index("audit_log_created").on(t.createdAt)],
 );
 
-
 /**
  * What happens to a receipt after DGII, done by the month object's alarm and durable like the
  * receipt: delivery to the buyer, webhook events and deliveries, e-mails. Written in the same
@@ -191,7 +192,9 @@ export const tasks = sqliteTable(
     orderingKey: text("ordering_key").notNull(),
     /** JSON; for an event `{ type, timestamp, data }`. */
     payload: text("payload").notNull(),
-    status: text("status", { enum: ["pending", "done", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "done", "failed"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: text("next_attempt_at").notNull(),
     /** Given up after this (failed). */

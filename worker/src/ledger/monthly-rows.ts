@@ -5,7 +5,7 @@
 // ReceiptMonth's methods, so the object's file keeps only their one-line doors.
 import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import * as monthTables from "./month-tables.ts";
+import type * as monthTables from "./month-tables.ts";
 import { purchases, receipts } from "./month-tables.ts";
 import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./schema.ts";
 
@@ -94,12 +94,14 @@ export function classifyPurchase(db: MonthDb, id: string, changes: PurchaseClass
 export type SaleWithholdingChanges = Pick<NewReceipt, "fechaRetencion" | "itbisRetenidoTerceros" | "retencionRentaTerceros">;
 
 export function recordSaleWithholding(db: MonthDb, encf: string, changes: SaleWithholdingChanges): Receipt | null {
-  return db
-    .update(receipts)
-    .set({ ...changes, updatedAt: new Date().toISOString() })
-    .where(eq(receipts.encf, encf))
-    .returning()
-    .get() ?? null;
+  return (
+    db
+      .update(receipts)
+      .set({ ...changes, updatedAt: new Date().toISOString() })
+      .where(eq(receipts.encf, encf))
+      .returning()
+      .get() ?? null
+  );
 }
 
 /**

@@ -81,10 +81,16 @@ export function takeClientEncf(db: IssuerDb, encf: string, tipoeCF: string, toda
   const number = Number(match[2]);
   const range = sequenceOf(db, tipoeCF);
   if (!range || number < range.rangeFrom || number > range.rangeTo) {
-    throw new ApiProblem("unprocessable", { detail: `e-NCF ${encf} is outside the authorised range.`, errors: [{ path, code: "encf_out_of_range", message: "Outside the authorised range." }] });
+    throw new ApiProblem("unprocessable", {
+      detail: `e-NCF ${encf} is outside the authorised range.`,
+      errors: [{ path, code: "encf_out_of_range", message: "Outside the authorised range." }],
+    });
   }
   if (range.expiresOn < today) {
-    throw new ApiProblem("unprocessable", { detail: `The range of e-NCF ${encf} expired on ${range.expiresOn}.`, errors: [{ path, code: "sequence_expired", message: "Range expired." }] });
+    throw new ApiProblem("unprocessable", {
+      detail: `The range of e-NCF ${encf} expired on ${range.expiresOn}.`,
+      errors: [{ path, code: "sequence_expired", message: "Range expired." }],
+    });
   }
   if (range.nextNumber > number) {
     throw new ApiProblem("conflict", {
@@ -110,7 +116,9 @@ export function leaseBlock(db: IssuerDb, deviceId: string, tipoeCF: string, size
   const rangeTo = Math.min(range.rangeTo, range.nextNumber + size - 1);
   moveNext(db, tipoeCF, rangeTo + 1, now);
   const lease = { tipoeCF, rangeFrom: range.nextNumber, rangeTo, expiresOn: range.expiresOn };
-  db.insert(deviceLeases).values({ deviceId, ...lease }).run();
+  db.insert(deviceLeases)
+    .values({ deviceId, ...lease })
+    .run();
   return lease;
 }
 
@@ -163,7 +171,11 @@ export function countInvoice(db: IssuerDb, month: string): void {
 /** Gives back a reservation when issuing fails before the receipt exists. */
 export function releaseQuota(db: IssuerDb, month: string): void {
   const used = db.select().from(usageCounters).where(eq(usageCounters.month, month)).get()?.invoices ?? 0;
-  if (used > 0) db.update(usageCounters).set({ invoices: used - 1 }).where(eq(usageCounters.month, month)).run();
+  if (used > 0)
+    db.update(usageCounters)
+      .set({ invoices: used - 1 })
+      .where(eq(usageCounters.month, month))
+      .run();
 }
 
 export function invoicesIn(db: IssuerDb, month: string): number {

@@ -46,12 +46,23 @@ export function registerNumber(db: IssuerDb, tipoeCF: string, number: number, mo
     .get();
   if (before && after) {
     // The number closes the gap between two runs of the same month: they become one.
-    db.delete(receiptIndex).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, after.firstNumber))).run();
-    db.update(receiptIndex).set({ lastNumber: after.lastNumber }).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber))).run();
+    db.delete(receiptIndex)
+      .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, after.firstNumber)))
+      .run();
+    db.update(receiptIndex)
+      .set({ lastNumber: after.lastNumber })
+      .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber)))
+      .run();
   } else if (before) {
-    db.update(receiptIndex).set({ lastNumber: number }).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber))).run();
+    db.update(receiptIndex)
+      .set({ lastNumber: number })
+      .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber)))
+      .run();
   } else if (after) {
-    db.update(receiptIndex).set({ firstNumber: number }).where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, after.firstNumber))).run();
+    db.update(receiptIndex)
+      .set({ firstNumber: number })
+      .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, after.firstNumber)))
+      .run();
   } else {
     db.insert(receiptIndex).values({ tipoeCF, firstNumber: number, lastNumber: number, month }).run();
   }
@@ -68,12 +79,20 @@ export function registerPurchase(db: IssuerDb, rncEmisor: string, encf: string, 
 }
 
 export function purchaseMonth(db: IssuerDb, rncEmisor: string, encf: string): string | null {
-  return db.select({ month: purchaseIndex.month }).from(purchaseIndex).where(and(eq(purchaseIndex.rncEmisor, rncEmisor), eq(purchaseIndex.encf, encf))).get()?.month ?? null;
+  return (
+    db
+      .select({ month: purchaseIndex.month })
+      .from(purchaseIndex)
+      .where(and(eq(purchaseIndex.rncEmisor, rncEmisor), eq(purchaseIndex.encf, encf)))
+      .get()?.month ?? null
+  );
 }
 
 /** Forgets a purchase whose recording failed (so the supplier's retry is not a duplicate). */
 export function forgetPurchase(db: IssuerDb, rncEmisor: string, encf: string): void {
-  db.delete(purchaseIndex).where(and(eq(purchaseIndex.rncEmisor, rncEmisor), eq(purchaseIndex.encf, encf))).run();
+  db.delete(purchaseIndex)
+    .where(and(eq(purchaseIndex.rncEmisor, rncEmisor), eq(purchaseIndex.encf, encf)))
+    .run();
 }
 
 export function noteMonth(db: IssuerDb, month: string): void {

@@ -98,7 +98,14 @@ export class ReceiptMonth extends DurableObject<Env> {
   receiptsByEncf(encfs: string[]): Receipt[] {
     const found: Receipt[] = [];
     // A Durable Object's SQLite binds at most 100 parameters per statement.
-    for (let i = 0; i < encfs.length; i += 100) found.push(...this.db.select().from(receipts).where(inArray(receipts.encf, encfs.slice(i, i + 100))).all());
+    for (let i = 0; i < encfs.length; i += 100)
+      found.push(
+        ...this.db
+          .select()
+          .from(receipts)
+          .where(inArray(receipts.encf, encfs.slice(i, i + 100)))
+          .all(),
+      );
     return found;
   }
 
@@ -299,7 +306,11 @@ export class ReceiptMonth extends DurableObject<Env> {
     };
     await Promise.all(
       due.map(async (task) => {
-        this.db.update(tasks).set({ claimedUntil: new Date(Date.now() + TASK_CLAIM_MS).toISOString() }).where(eq(tasks.id, task.id)).run();
+        this.db
+          .update(tasks)
+          .set({ claimedUntil: new Date(Date.now() + TASK_CLAIM_MS).toISOString() })
+          .where(eq(tasks.id, task.id))
+          .run();
         let outcome: TaskOutcome;
         try {
           outcome = await runTask(task, context);
@@ -326,7 +337,10 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   /** Webhook deliveries to one endpoint, newest first. */
-  webhookDeliveries(endpointId: string, limit: number): { id: string; status: string; attempts: number; event: string; lastResult: string | null; createdAt: string; updatedAt: string | null }[] {
+  webhookDeliveries(
+    endpointId: string,
+    limit: number,
+  ): { id: string; status: string; attempts: number; event: string; lastResult: string | null; createdAt: string; updatedAt: string | null }[] {
     return this.db
       .select()
       .from(tasks)
@@ -394,7 +408,11 @@ export class ReceiptMonth extends DurableObject<Env> {
         } catch (error) {
           console.error(`alarm: ${receipt.encf} failed`, error);
         } finally {
-          this.db.update(receipts).set({ retries: sql`${receipts.retries} + 1` }).where(eq(receipts.id, receipt.id)).run();
+          this.db
+            .update(receipts)
+            .set({ retries: sql`${receipts.retries} + 1` })
+            .where(eq(receipts.id, receipt.id))
+            .run();
           this.release(receipt.id);
         }
       })();
@@ -416,7 +434,13 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   purchase(rncEmisor: string, encf: string): Purchase | null {
-    return this.db.select().from(purchases).where(and(eq(purchases.rncEmisor, rncEmisor), eq(purchases.encf, encf))).get() ?? null;
+    return (
+      this.db
+        .select()
+        .from(purchases)
+        .where(and(eq(purchases.rncEmisor, rncEmisor), eq(purchases.encf, encf)))
+        .get() ?? null
+    );
   }
 
   purchaseById(id: string): Purchase | null {
@@ -431,7 +455,14 @@ export class ReceiptMonth extends DurableObject<Env> {
    * Sets our commercial approval once: null when one was decided already (the first stands).
    */
   decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null {
-    return this.db.update(purchases).set(changes).where(and(eq(purchases.id, id), isNull(purchases.approvalStatus))).returning().get() ?? null;
+    return (
+      this.db
+        .update(purchases)
+        .set(changes)
+        .where(and(eq(purchases.id, id), isNull(purchases.approvalStatus)))
+        .returning()
+        .get() ?? null
+    );
   }
 
   deletePurchase(id: string): void {
@@ -441,7 +472,10 @@ export class ReceiptMonth extends DurableObject<Env> {
   // ---------------------------------------------------------------------------------- audit
 
   audit(entry: AuditEntry): void {
-    this.db.insert(auditLog).values({ ...entry, detail: entry.detail?.slice(0, 1000) ?? null }).run();
+    this.db
+      .insert(auditLog)
+      .values({ ...entry, detail: entry.detail?.slice(0, 1000) ?? null })
+      .run();
   }
 
   // -------------------------------------------------------------------------------- reports
@@ -523,7 +557,11 @@ export class ReceiptMonth extends DurableObject<Env> {
       for (const row of rows.receipts) {
         // A receipt still pending in D1 is due at once here: the alarm finishes it.
         const pending = !isFinal(row.status);
-        this.db.insert(receipts).values({ ...row, claimedUntil: null, nextAttemptAt: pending ? new Date().toISOString() : null }).onConflictDoNothing().run();
+        this.db
+          .insert(receipts)
+          .values({ ...row, claimedUntil: null, nextAttemptAt: pending ? new Date().toISOString() : null })
+          .onConflictDoNothing()
+          .run();
       }
       for (const row of rows.purchases) this.db.insert(purchases).values(row).onConflictDoNothing().run();
       for (const row of rows.audit) {

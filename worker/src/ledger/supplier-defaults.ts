@@ -10,7 +10,14 @@ export type SupplierDefaultValues = Omit<SupplierDefault, "rncEmisor" | "origin"
 export function supplierDefaultsOf(db: IssuerDb, rncs: string[]): SupplierDefault[] {
   const found: SupplierDefault[] = [];
   // SQLite binds at most 100 parameters per statement.
-  for (let i = 0; i < rncs.length; i += 100) found.push(...db.select().from(supplierDefaults).where(inArray(supplierDefaults.rncEmisor, rncs.slice(i, i + 100))).all());
+  for (let i = 0; i < rncs.length; i += 100)
+    found.push(
+      ...db
+        .select()
+        .from(supplierDefaults)
+        .where(inArray(supplierDefaults.rncEmisor, rncs.slice(i, i + 100)))
+        .all(),
+    );
   return found;
 }
 
@@ -28,7 +35,14 @@ export function learnSupplierDefault(db: IssuerDb, rncEmisor: string, values: Pa
   if (existing?.origin === "set") return existing;
   const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null && v !== undefined));
   if (!existing && !Object.keys(given).length) return null;
-  const empty: SupplierDefaultValues = { tipoBienesServicios: null, formaPago: null, tipoRetencionIsr: null, itbisRetenidoPorcentaje: null, retencionRentaPorcentaje: null, itbisAlCostoPorcentaje: null };
+  const empty: SupplierDefaultValues = {
+    tipoBienesServicios: null,
+    formaPago: null,
+    tipoRetencionIsr: null,
+    itbisRetenidoPorcentaje: null,
+    retencionRentaPorcentaje: null,
+    itbisAlCostoPorcentaje: null,
+  };
   const row = { ...empty, ...existing, ...given, rncEmisor, origin: "learned" as const, updatedAt: new Date().toISOString() };
   return db.insert(supplierDefaults).values(row).onConflictDoUpdate({ target: supplierDefaults.rncEmisor, set: row }).returning().get()!;
 }

@@ -15,7 +15,9 @@ export function printable(text: string): string {
 
 /** Greedy word wrap to `width` points; words longer than a line are cut. */
 export function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-  const words = printable(text).split(" ").filter((w) => w !== "");
+  const words = printable(text)
+    .split(" ")
+    .filter((w) => w !== "");
   const lines: string[] = [];
   let line = "";
   const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width;

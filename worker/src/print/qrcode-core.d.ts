@@ -5,5 +5,8 @@ declare module "qrcode/lib/core/qrcode.js" {
     size: number;
     get(row: number, col: number): number | boolean;
   }
-  export function create(text: string | { data: string; mode: "byte" | "alphanumeric" | "numeric" }[], options?: { errorCorrectionLevel?: "L" | "M" | "Q" | "H" }): { modules: QrModules; version: number };
+  export function create(
+    text: string | { data: string; mode: "byte" | "alphanumeric" | "numeric" }[],
+    options?: { errorCorrectionLevel?: "L" | "M" | "Q" | "H" },
+  ): { modules: QrModules; version: number };
 }

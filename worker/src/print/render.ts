@@ -2,7 +2,20 @@
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
 import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
-import { concatTransformationMatrix, fill, PDFDocument, popGraphicsState, pushGraphicsState, rectangle, setFillingRgbColor, StandardFonts, rgb, type PDFFont, type PDFOperator, type PDFPage } from "pdf-lib";
+import {
+  concatTransformationMatrix,
+  fill,
+  PDFDocument,
+  popGraphicsState,
+  pushGraphicsState,
+  rectangle,
+  setFillingRgbColor,
+  StandardFonts,
+  rgb,
+  type PDFFont,
+  type PDFOperator,
+  type PDFPage,
+} from "pdf-lib";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
 import { receiptView, type ReceiptView } from "./receipt-view.ts";

@@ -79,9 +79,11 @@ export async function registerIncomingApproval(
 
   const base = "/xml/DetalleAprobacionComercial";
   const mismatches: { path: string; code: string; message: string }[] = [];
-  if (acecf.FechaEmision !== dgiiDateOf(receipt.issueDate)) mismatches.push({ path: `${base}/FechaEmision`, code: "mismatch", message: `FechaEmision is ${dgiiDateOf(receipt.issueDate)}` });
+  if (acecf.FechaEmision !== dgiiDateOf(receipt.issueDate))
+    mismatches.push({ path: `${base}/FechaEmision`, code: "mismatch", message: `FechaEmision is ${dgiiDateOf(receipt.issueDate)}` });
   if (!sameAmount(acecf.MontoTotal, receipt.montoTotal)) mismatches.push({ path: `${base}/MontoTotal`, code: "mismatch", message: `MontoTotal is ${receipt.montoTotal}` });
-  if ((receipt.rncComprador ?? "") !== acecf.RNCComprador) mismatches.push({ path: `${base}/RNCComprador`, code: "mismatch", message: `RNCComprador is ${receipt.rncComprador ?? "(none)"}` });
+  if ((receipt.rncComprador ?? "") !== acecf.RNCComprador)
+    mismatches.push({ path: `${base}/RNCComprador`, code: "mismatch", message: `RNCComprador is ${receipt.rncComprador ?? "(none)"}` });
   if (acecf.Estado !== "1" && acecf.Estado !== "2") mismatches.push({ path: `${base}/Estado`, code: "invalid", message: "Estado must be 1 or 2" });
   if (mismatches.length) throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
 

@@ -88,7 +88,12 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
       }),
     );
     await env.ARCHIVE.put(key, acecf, { httpMetadata: { contentType: "application/xml" } });
-    await month.updatePurchase(purchase.id, { approvalStatus: status, approvalReason: estado === "rechazado" ? (motivo ?? null) : null, approvalKey: key, approvedAt: now.toISOString() });
+    await month.updatePurchase(purchase.id, {
+      approvalStatus: status,
+      approvalReason: estado === "rechazado" ? (motivo ?? null) : null,
+      approvalKey: key,
+      approvedAt: now.toISOString(),
+    });
   }
 
   const fileName = fileNameOf(company.rnc, purchase.encf);
@@ -97,6 +102,11 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
     already(purchase.approvalSupplierOutcome, purchase.approvalSupplierDetail) ?? deliverToSupplier(env, company, purchase.rncEmisor, acecf, fileName),
     already(purchase.approvalDgiiOutcome, purchase.approvalDgiiDetail) ?? deliverToDgii(env, company, acecf, fileName),
   ]);
-  await month.updatePurchase(purchase.id, { approvalSupplierOutcome: supplier.outcome, approvalSupplierDetail: supplier.detail, approvalDgiiOutcome: dgii.outcome, approvalDgiiDetail: dgii.detail });
+  await month.updatePurchase(purchase.id, {
+    approvalSupplierOutcome: supplier.outcome,
+    approvalSupplierDetail: supplier.detail,
+    approvalDgiiOutcome: dgii.outcome,
+    approvalDgiiDetail: dgii.detail,
+  });
   return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii };
 }

@@ -55,7 +55,10 @@ export const TIPOS_RETENCION_ISR = {
 } as const;
 
 const codes = <T extends Record<string, string>>(table: T) => Object.keys(table) as [keyof T & string, ...(keyof T & string)[]];
-const describe = (table: Record<string, string>) => Object.entries(table).map(([code, name]) => `${code} ${name}`).join("; ");
+const describe = (table: Record<string, string>) =>
+  Object.entries(table)
+    .map(([code, name]) => `${code} ${name}`)
+    .join("; ");
 
 /**
  * The e-CF's FormaPago (1–8) as the 606's Forma de Pago. The 606 has no bonos nor "otras formas":
@@ -84,7 +87,7 @@ const PERCENT = /^\d{1,3}(\.\d{1,2})?$/;
 const amountField = (description: string) =>
   z
     .union([z.string(), z.number()])
-    .refine((v) => AMOUNT.test(String(v)), "expected an amount ≥ 0 with at most 2 decimals, e.g. \"540.00\"")
+    .refine((v) => AMOUNT.test(String(v)), 'expected an amount ≥ 0 with at most 2 decimals, e.g. "540.00"')
     .nullable()
     .optional()
     .openapi({ description: `${description}. An exact decimal (string or number), at most 2 decimals; null clears it`, example: "540.00" });
@@ -103,12 +106,19 @@ const calendarDate = z
   .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date");
 
 const codeField = (table: Record<string, string>, title: string) =>
-  z.enum(codes(table)).nullable().optional().openapi({ description: `${title}: ${describe(table)}. null clears it` });
+  z
+    .enum(codes(table))
+    .nullable()
+    .optional()
+    .openapi({ description: `${title}: ${describe(table)}. null clears it` });
 
 export const PurchaseClassificationBody = z
   .object({
     tipoBienesServicios: codeField(TIPOS_BIENES_SERVICIOS, "Tipo de Bienes y Servicios Comprados (606 column 3)"),
-    fechaPago: calendarDate.nullable().optional().openapi({ description: "Fecha de Pago (606 column 7), yyyy-MM-dd: required when ITBIS or ISR is withheld", example: "2026-05-20" }),
+    fechaPago: calendarDate
+      .nullable()
+      .optional()
+      .openapi({ description: "Fecha de Pago (606 column 7), yyyy-MM-dd: required when ITBIS or ISR is withheld", example: "2026-05-20" }),
     formaPago: codeField(FORMAS_PAGO_606, "Forma de Pago (606 column 23)"),
     tipoRetencionIsr: codeField(TIPOS_RETENCION_ISR, "Tipo de Retención en ISR (606 column 17)"),
     itbisRetenido: amountField("ITBIS Retenido (606 column 12), at most the ITBIS facturado"),
@@ -140,7 +150,16 @@ export type SupplierDefaultInput = z.infer<typeof SupplierDefaultBody>;
 /** Where a field's value came from. */
 export type Origin = "compra" | "proveedor" | "documento" | "regla";
 
-export const CLASSIFICATION_FIELDS = ["tipoBienesServicios", "fechaPago", "formaPago", "tipoRetencionIsr", "itbisRetenido", "montoRetencionRenta", "itbisAlCosto", "itbisProporcionalidad"] as const;
+export const CLASSIFICATION_FIELDS = [
+  "tipoBienesServicios",
+  "fechaPago",
+  "formaPago",
+  "tipoRetencionIsr",
+  "itbisRetenido",
+  "montoRetencionRenta",
+  "itbisAlCosto",
+  "itbisProporcionalidad",
+] as const;
 export type ClassificationField = (typeof CLASSIFICATION_FIELDS)[number];
 
 /** A purchase (or an own E41/E43/E47) as the 606 reports it; amounts rounded to cents. */
@@ -187,15 +206,43 @@ export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, su
   const rentaRate = (d: SupplierDefault | null) => rated(figures.montoFacturado, d?.retencionRentaPorcentaje ?? null);
   const costRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisAlCostoPorcentaje ?? null);
   return {
-    tipoBienesServicios: pick(origen, "tipoBienesServicios", [["compra", purchase.tipoBienesServicios], ["proveedor", set?.tipoBienesServicios], ["proveedor", learned?.tipoBienesServicios]]),
+    tipoBienesServicios: pick(origen, "tipoBienesServicios", [
+      ["compra", purchase.tipoBienesServicios],
+      ["proveedor", set?.tipoBienesServicios],
+      ["proveedor", learned?.tipoBienesServicios],
+    ]),
     fechaPago: pick(origen, "fechaPago", [["compra", purchase.fechaPago]]),
-    formaPago: pick(origen, "formaPago", [["compra", purchase.formaPago], ["proveedor", set?.formaPago], ["documento", formaPagoOfDocument(figures, null)], ["proveedor", learned?.formaPago]]),
-    tipoRetencionIsr: pick(origen, "tipoRetencionIsr", [["compra", purchase.tipoRetencionIsr], ["proveedor", set?.tipoRetencionIsr], ["proveedor", learned?.tipoRetencionIsr]]),
+    formaPago: pick(origen, "formaPago", [
+      ["compra", purchase.formaPago],
+      ["proveedor", set?.formaPago],
+      ["documento", formaPagoOfDocument(figures, null)],
+      ["proveedor", learned?.formaPago],
+    ]),
+    tipoRetencionIsr: pick(origen, "tipoRetencionIsr", [
+      ["compra", purchase.tipoRetencionIsr],
+      ["proveedor", set?.tipoRetencionIsr],
+      ["proveedor", learned?.tipoRetencionIsr],
+    ]),
     itbisRetenido:
-      pick(origen, "itbisRetenido", [["compra", money(purchase.itbisRetenido)], ["proveedor", itbisRate(set)], ["documento", money(figures.itbisRetenido)], ["proveedor", itbisRate(learned)]]) ?? ZERO,
+      pick(origen, "itbisRetenido", [
+        ["compra", money(purchase.itbisRetenido)],
+        ["proveedor", itbisRate(set)],
+        ["documento", money(figures.itbisRetenido)],
+        ["proveedor", itbisRate(learned)],
+      ]) ?? ZERO,
     montoRetencionRenta:
-      pick(origen, "montoRetencionRenta", [["compra", money(purchase.montoRetencionRenta)], ["proveedor", rentaRate(set)], ["documento", money(figures.retencionRenta)], ["proveedor", rentaRate(learned)]]) ?? ZERO,
-    itbisAlCosto: pick(origen, "itbisAlCosto", [["compra", money(purchase.itbisAlCosto)], ["proveedor", costRate(set)], ["proveedor", costRate(learned)]]) ?? ZERO,
+      pick(origen, "montoRetencionRenta", [
+        ["compra", money(purchase.montoRetencionRenta)],
+        ["proveedor", rentaRate(set)],
+        ["documento", money(figures.retencionRenta)],
+        ["proveedor", rentaRate(learned)],
+      ]) ?? ZERO,
+    itbisAlCosto:
+      pick(origen, "itbisAlCosto", [
+        ["compra", money(purchase.itbisAlCosto)],
+        ["proveedor", costRate(set)],
+        ["proveedor", costRate(learned)],
+      ]) ?? ZERO,
     itbisProporcionalidad: pick(origen, "itbisProporcionalidad", [["compra", money(purchase.itbisProporcionalidad)]]) ?? ZERO,
     origen,
   };
@@ -204,12 +251,19 @@ export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, su
 /** What keeps a resolved purchase out of a complete 606 (the checks DGII's tool makes, §1). */
 export function classificationGaps(resolved: Resolved606, figures: DocumentFigures): ClassificationGap[] {
   const gaps: ClassificationGap[] = [];
-  if (!resolved.tipoBienesServicios) gaps.push({ codigo: "unclassified", campo: "tipoBienesServicios", mensaje: "Tipo de Bienes y Servicios Comprados is not set (PATCH /compras/{id}, or a default for the supplier)." });
+  if (!resolved.tipoBienesServicios)
+    gaps.push({
+      codigo: "unclassified",
+      campo: "tipoBienesServicios",
+      mensaje: "Tipo de Bienes y Servicios Comprados is not set (PATCH /compras/{id}, or a default for the supplier).",
+    });
   if (!resolved.formaPago) gaps.push({ codigo: "unclassified", campo: "formaPago", mensaje: "Forma de Pago is not set (04 when still unpaid)." });
   const withheld = !isZero(resolved.itbisRetenido) || !isZero(resolved.montoRetencionRenta);
   if (withheld && !resolved.fechaPago) gaps.push({ codigo: "payment_date_missing", campo: "fechaPago", mensaje: "ITBIS or ISR is withheld: the Fecha de Pago is required." });
-  if (!isZero(resolved.montoRetencionRenta) && !resolved.tipoRetencionIsr) gaps.push({ codigo: "retention_type_missing", campo: "tipoRetencionIsr", mensaje: "ISR is withheld: the Tipo de Retención en ISR is required." });
-  if (compare(resolved.itbisAlCosto, dec(figures.itbisFacturado)) > 0) gaps.push({ codigo: "itbis_al_costo_exceeds", campo: "itbisAlCosto", mensaje: `ITBIS llevado al Costo exceeds the ITBIS facturado (${figures.itbisFacturado}).` });
+  if (!isZero(resolved.montoRetencionRenta) && !resolved.tipoRetencionIsr)
+    gaps.push({ codigo: "retention_type_missing", campo: "tipoRetencionIsr", mensaje: "ISR is withheld: the Tipo de Retención en ISR is required." });
+  if (compare(resolved.itbisAlCosto, dec(figures.itbisFacturado)) > 0)
+    gaps.push({ codigo: "itbis_al_costo_exceeds", campo: "itbisAlCosto", mensaje: `ITBIS llevado al Costo exceeds the ITBIS facturado (${figures.itbisFacturado}).` });
   return gaps;
 }
 
@@ -289,7 +343,8 @@ function contradictions(next: ReturnType<typeof merged>, purchase: Purchase, fig
   const problems: ProblemItem[] = [];
   const notAbove = (field: ClassificationField, limit: string, what: string) => {
     const value = next[field];
-    if (value !== null && compare(dec(value), dec(limit)) > 0) problems.push({ path: `/${field}`, code: "exceeds_document", message: `${field} (${value}) exceeds the ${what} of ${purchase.encf} (${limit}).` });
+    if (value !== null && compare(dec(value), dec(limit)) > 0)
+      problems.push({ path: `/${field}`, code: "exceeds_document", message: `${field} (${value}) exceeds the ${what} of ${purchase.encf} (${limit}).` });
   };
   notAbove("itbisRetenido", figures.itbisFacturado, "ITBIS facturado");
   notAbove("itbisAlCosto", figures.itbisFacturado, "ITBIS facturado");

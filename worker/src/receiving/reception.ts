@@ -68,7 +68,12 @@ export function identifyEcf(xml: string): ReceivedEcf {
     throw error;
   }
   if (tree.name !== "ECF") throw malformed(`Expected an e-CF (root <ECF>), found <${tree.name}>.`, "not_an_ecf");
-  const tipoText = tree.children.find((c) => c.name === "Encabezado")?.children.find((c) => c.name === "IdDoc")?.children.find((c) => c.name === "TipoeCF")?.text.trim() ?? "";
+  const tipoText =
+    tree.children
+      .find((c) => c.name === "Encabezado")
+      ?.children.find((c) => c.name === "IdDoc")
+      ?.children.find((c) => c.name === "TipoeCF")
+      ?.text.trim() ?? "";
   const document = treeToDocument(tree, isTipoeCF(tipoText) ? tipoText : "31");
   const encf = leaf(document, "Encabezado", "IdDoc", "eNCF");
   const rncEmisor = leaf(document, "Encabezado", "Emisor", "RNCEmisor");
@@ -146,7 +151,14 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
     signAsCompany(
       env,
       company,
-      buildArecf({ RNCEmisor: ecf.rncEmisor, RNCComprador: company.rnc, eNCF: ecf.encf, Estado: estado, CodigoMotivoNoRecibido: codigo, FechaHoraAcuseRecibo: fechaHoraAcuseRecibo }),
+      buildArecf({
+        RNCEmisor: ecf.rncEmisor,
+        RNCComprador: company.rnc,
+        eNCF: ecf.encf,
+        Estado: estado,
+        CodigoMotivoNoRecibido: codigo,
+        FechaHoraAcuseRecibo: fechaHoraAcuseRecibo,
+      }),
     );
 
   if (!codigo) {

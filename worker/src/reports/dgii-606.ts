@@ -51,7 +51,16 @@ export interface Line606 extends FormatLine<Column606> {
 }
 
 /** Columns summed in `totales` (a check against the books). */
-const TOTALLED_606 = ["montoFacturadoServicios", "montoFacturadoBienes", "totalMontoFacturado", "itbisFacturado", "itbisRetenido", "itbisLlevadoCosto", "itbisPorAdelantar", "montoRetencionRenta"] as const;
+const TOTALLED_606 = [
+  "montoFacturadoServicios",
+  "montoFacturadoBienes",
+  "totalMontoFacturado",
+  "itbisFacturado",
+  "itbisRetenido",
+  "itbisLlevadoCosto",
+  "itbisPorAdelantar",
+  "montoRetencionRenta",
+] as const;
 
 export type Report606 = MonthlyFormat<Column606, Line606> & {
   totales: Record<(typeof TOTALLED_606)[number], string>;

@@ -48,7 +48,15 @@ export const COLUMNS_607 = [
 export type Column607 = (typeof COLUMNS_607)[number];
 
 /** Columns 17–23, in order. */
-export const PAYMENT_COLUMNS = ["efectivo", "chequeTransferenciaDeposito", "tarjetaDebitoCredito", "ventaCredito", "bonosCertificadosRegalo", "permuta", "otrasFormasVentas"] as const satisfies readonly Column607[];
+export const PAYMENT_COLUMNS = [
+  "efectivo",
+  "chequeTransferenciaDeposito",
+  "tarjetaDebitoCredito",
+  "ventaCredito",
+  "bonosCertificadosRegalo",
+  "permuta",
+  "otrasFormasVentas",
+] as const satisfies readonly Column607[];
 type PaymentColumn = (typeof PAYMENT_COLUMNS)[number];
 
 /** The e-CF's FormaPago → its 607 column (7, nota de crédito, has none). */

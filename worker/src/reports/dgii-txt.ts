@@ -88,7 +88,12 @@ export function fieldsOf<Column extends string>(columns: readonly Column[], line
 }
 
 export function txtOf<Column extends string, Line extends FormatLine<Column>>(report: MonthlyFormat<Column, Line>, columns: readonly Column[]): string {
-  return dgiiTxt(report.formato, report.rnc, report.periodo, report.lineas.map((l) => fieldsOf(columns, l)));
+  return dgiiTxt(
+    report.formato,
+    report.rnc,
+    report.periodo,
+    report.lineas.map((l) => fieldsOf(columns, l)),
+  );
 }
 
 export function recordLimitWarning(format: DgiiFormat, count: number): string[] {

@@ -17,7 +17,12 @@ async function figuresFromArchive(env: Env, xmlKey: string): Promise<DocumentFig
 }
 
 /** A row's figures: stored, or read from its XML now and stored. */
-export async function figuresOfRow(env: Env, month: MonthStub, table: "receipts" | "purchases", row: { id: string; xmlKey: string; figures: string | null }): Promise<DocumentFigures> {
+export async function figuresOfRow(
+  env: Env,
+  month: MonthStub,
+  table: "receipts" | "purchases",
+  row: { id: string; xmlKey: string; figures: string | null },
+): Promise<DocumentFigures> {
   const stored = readFigures(row.figures);
   if (stored) return stored;
   const figures = await figuresFromArchive(env, row.xmlKey);

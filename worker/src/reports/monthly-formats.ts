@@ -62,8 +62,23 @@ async function monthObject(env: Env, companyId: string, month: string): Promise<
 export async function read606(env: Env, company: Company, periodo: string): Promise<Report606> {
   const month = monthOf(periodo);
   const stub = await monthObject(env, company.id, month);
-  const purchases = stub ? withFigures(await allRows((q) => stub.purchasesPage(q), (p: Purchase) => p.id)) : { rows: [], unread: 0 };
-  const own = stub ? withFigures(await allRows((q) => stub.receiptsPage(q), (r: Receipt) => r.encf, { tipos: [...OWN_PURCHASE_TYPES] })) : { rows: [], unread: 0 };
+  const purchases = stub
+    ? withFigures(
+        await allRows(
+          (q) => stub.purchasesPage(q),
+          (p: Purchase) => p.id,
+        ),
+      )
+    : { rows: [], unread: 0 };
+  const own = stub
+    ? withFigures(
+        await allRows(
+          (q) => stub.receiptsPage(q),
+          (r: Receipt) => r.encf,
+          { tipos: [...OWN_PURCHASE_TYPES] },
+        ),
+      )
+    : { rows: [], unread: 0 };
   const rncs = new Set([...purchases.rows.map((p) => p.rncEmisor), ...own.rows.map((r) => ownCounterparty(r, r.parsed, company.rnc))]);
   const defaults = rncs.size ? await issuerLedger(env, company.id).supplierDefaults([...rncs]) : [];
   return build606({
@@ -76,12 +91,26 @@ export async function read606(env: Env, company: Company, periodo: string): Prom
   });
 }
 
-const NO_RFCE: RfceSums = { count: 0, withoutFigures: 0, cents: { montoFacturado: "0", itbisFacturado: "0", isc: "0", otrosImpuestos: "0", propinaLegal: "0", montoTotal: "0" }, byFormaPago: [], byTipoPago: [] };
+const NO_RFCE: RfceSums = {
+  count: 0,
+  withoutFigures: 0,
+  cents: { montoFacturado: "0", itbisFacturado: "0", isc: "0", otrosImpuestos: "0", propinaLegal: "0", montoTotal: "0" },
+  byFormaPago: [],
+  byTipoPago: [],
+};
 
 export async function read607(env: Env, company: Company, periodo: string): Promise<Report607> {
   const month = monthOf(periodo);
   const stub = await monthObject(env, company.id, month);
-  const receipts = stub ? withFigures(await allRows((q) => stub.receiptsPage(q), (r: Receipt) => r.encf, { tipos: [...SALES_TYPES], withoutAcceptedRfce: true })) : { rows: [], unread: 0 };
+  const receipts = stub
+    ? withFigures(
+        await allRows(
+          (q) => stub.receiptsPage(q),
+          (r: Receipt) => r.encf,
+          { tipos: [...SALES_TYPES], withoutAcceptedRfce: true },
+        ),
+      )
+    : { rows: [], unread: 0 };
   const rfce = stub ? await stub.rfceSums() : NO_RFCE;
   return build607({
     rnc: company.rnc,

@@ -29,7 +29,11 @@ function isCalendarDate(value: string): boolean {
   return !Number.isNaN(t) && new Date(t).toISOString().startsWith(value);
 }
 
-const toBase64Url = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const toBase64Url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 function fromBase64Url(text: string): string | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
@@ -73,7 +77,12 @@ export function readReportQuery(report: ReportName, query: Record<string, string
     if (given === undefined) continue;
     const iso = isoDateOf(given);
     if (isCalendarDate(iso)) dates[name] = iso;
-    else errors.push({ path: `/query/${query[name] !== undefined ? name : capitalized}`, code: "invalid_date", message: `${name} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.` });
+    else
+      errors.push({
+        path: `/query/${query[name] !== undefined ? name : capitalized}`,
+        code: "invalid_date",
+        message: `${name} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.`,
+      });
   }
   const { desde, hasta } = dates;
   if (desde && hasta && desde > hasta) {

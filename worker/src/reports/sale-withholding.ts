@@ -60,7 +60,8 @@ export async function recordSaleWithholding(env: Env, company: Company, encf: st
     retencionRentaTerceros: body.retencionRentaTerceros === undefined ? receipt.retencionRentaTerceros : asMoney(body.retencionRentaTerceros),
   };
   const problems: ProblemItem[] = [];
-  if (next.fechaRetencion && next.fechaRetencion < receipt.issueDate) problems.push({ path: "/fechaRetencion", code: "before_issue_date", message: `fechaRetencion is before the receipt's FechaEmision (${receipt.issueDate}).` });
+  if (next.fechaRetencion && next.fechaRetencion < receipt.issueDate)
+    problems.push({ path: "/fechaRetencion", code: "before_issue_date", message: `fechaRetencion is before the receipt's FechaEmision (${receipt.issueDate}).` });
   if (next.itbisRetenidoTerceros && compare(dec(next.itbisRetenidoTerceros), dec(figures.itbisFacturado)) > 0) {
     problems.push({ path: "/itbisRetenidoTerceros", code: "exceeds_document", message: `More than the ITBIS facturado (${figures.itbisFacturado}).` });
   }
@@ -69,7 +70,10 @@ export async function recordSaleWithholding(env: Env, company: Company, encf: st
   }
   if (problems.length) throw new ApiProblem("validation_failed", { detail: `The withholding does not fit ${encf}.`, errors: problems });
   const stored = (await month.recordSaleWithholding(encf, next))!;
-  const effective = (own: string | null, declared: string | null) => ({ value: own ?? declared, origin: own !== null ? ("venta" as const) : declared !== null ? ("documento" as const) : null });
+  const effective = (own: string | null, declared: string | null) => ({
+    value: own ?? declared,
+    origin: own !== null ? ("venta" as const) : declared !== null ? ("documento" as const) : null,
+  });
   const itbis = effective(stored.itbisRetenidoTerceros, figures.itbisRetenido);
   const renta = effective(stored.retencionRentaTerceros, figures.retencionRenta);
   return {

@@ -11,13 +11,18 @@ import { newRouter } from "../http/router.ts";
 import { importIssuerFromD1 } from "../ledger/import-d1.ts";
 import { registerSequence } from "./company.ts";
 
-
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
-const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 const environment = z.enum(["testecf", "certecf", "ecf"]);
 const totalsPolicy = z.enum(TOTALS_POLICIES).openapi({
-  description: "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.",
+  description:
+    "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.",
 });
 const profileFields = {
   legalName: z.string().min(1).max(150),
@@ -63,7 +68,17 @@ const KeyInput = z.object({ ownerType: z.enum(["company", "partner"]), ownerId: 
 const KeyCreated = z
   .object({ id: z.string(), kind: z.enum(["test", "live"]), ownerType: z.string(), ownerId: z.string(), apiKey: z.string(), apiSecret: z.string(), note: z.string() })
   .openapi("KeyCreated");
-const KeyOut = z.object({ id: z.string(), kind: z.string(), ownerType: z.string(), ownerId: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), revokedAt: z.string().nullable() }).openapi("ApiKey");
+const KeyOut = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    ownerType: z.string(),
+    ownerId: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+  })
+  .openapi("ApiKey");
 
 const companyOut = (row: typeof companies.$inferSelect) => ({
   id: row.id,
@@ -86,10 +101,21 @@ async function createKey(d1: D1Database, input: z.infer<typeof KeyInput>) {
     input.ownerType === "company"
       ? await db.query.companies.findFirst({ where: eq(companies.id, input.ownerId) })
       : await db.query.partners.findFirst({ where: eq(partners.id, input.ownerId) });
-  if (!owner) throw new ApiProblem("not_found", { detail: `No ${input.ownerType} with id ${input.ownerId}.`, errors: [{ path: "/ownerId", code: "not_found", message: "Unknown owner." }] });
+  if (!owner)
+    throw new ApiProblem("not_found", { detail: `No ${input.ownerType} with id ${input.ownerId}.`, errors: [{ path: "/ownerId", code: "not_found", message: "Unknown owner." }] });
   const material = await generateKeyMaterial(input.kind);
-  await db.insert(apiKeys).values({ id: material.id, kind: input.kind, keyHash: material.keyHash, secretHash: material.secretHash, ownerType: input.ownerType, ownerId: input.ownerId });
-  return { id: material.id, kind: input.kind, ownerType: input.ownerType, ownerId: input.ownerId, apiKey: material.apiKey, apiSecret: material.apiSecret, note: "Store the key and secret now: they are never shown again." };
+  await db
+    .insert(apiKeys)
+    .values({ id: material.id, kind: input.kind, keyHash: material.keyHash, secretHash: material.secretHash, ownerType: input.ownerType, ownerId: input.ownerId });
+  return {
+    id: material.id,
+    kind: input.kind,
+    ownerType: input.ownerType,
+    ownerId: input.ownerId,
+    apiKey: material.apiKey,
+    apiSecret: material.apiSecret,
+    note: "Store the key and secret now: they are never shown again.",
+  };
 }
 
 export async function findCompany(d1: D1Database, id: string) {
@@ -103,20 +129,37 @@ adminRoutes.use("/admin/*", requireAdmin);
 adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_SECRET" });
 
 adminRoutes.openapi(
-  adminRoute({ method: "post", path: "/admin/companies", tags: ["Administration"], summary: "Create an issuer", request: { body: { required: true, ...json(CompanyInput) } }, responses: { 201: { description: "Created", ...json(CompanyOut) }, 409: problemSchema("RNC already registered") } }),
+  adminRoute({
+    method: "post",
+    path: "/admin/companies",
+    tags: ["Administration"],
+    summary: "Create an issuer",
+    request: { body: { required: true, ...json(CompanyInput) } },
+    responses: { 201: { description: "Created", ...json(CompanyOut) }, 409: problemSchema("RNC already registered") },
+  }),
   async (c) => {
     const input = c.req.valid("json");
     const db = database(c.env.DB);
     if (await db.query.companies.findFirst({ where: eq(companies.rnc, input.rnc) })) {
       throw new ApiProblem("conflict", { detail: `Issuer ${input.rnc} is already registered.`, errors: [{ path: "/rnc", code: "duplicate", message: "Already registered." }] });
     }
-    const [row] = await db.insert(companies).values({ id: crypto.randomUUID(), ...input }).returning();
+    const [row] = await db
+      .insert(companies)
+      .values({ id: crypto.randomUUID(), ...input })
+      .returning();
     return c.json(companyOut(row!), 201);
   },
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "get", path: "/admin/companies", tags: ["Administration"], summary: "List issuers (optionally by RNC)", request: { query: z.object({ rnc: z.string().optional() }) }, responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } } }),
+  adminRoute({
+    method: "get",
+    path: "/admin/companies",
+    tags: ["Administration"],
+    summary: "List issuers (optionally by RNC)",
+    request: { query: z.object({ rnc: z.string().optional() }) },
+    responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } },
+  }),
   async (c) => {
     const { rnc } = c.req.valid("query");
     const rows = await database(c.env.DB).query.companies.findMany({ where: rnc ? eq(companies.rnc, rnc) : undefined, orderBy: companies.rnc });
@@ -125,7 +168,14 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "patch", path: "/admin/companies/{id}", tags: ["Administration"], summary: "Change an issuer (environment, limit, active)", request: { params: IdParam, body: { required: true, ...json(CompanyPatch) } }, responses: { 200: { description: "Updated", ...json(CompanyOut) }, 404: problemSchema("Unknown issuer") } }),
+  adminRoute({
+    method: "patch",
+    path: "/admin/companies/{id}",
+    tags: ["Administration"],
+    summary: "Change an issuer (environment, limit, active)",
+    request: { params: IdParam, body: { required: true, ...json(CompanyPatch) } },
+    responses: { 200: { description: "Updated", ...json(CompanyOut) }, 404: problemSchema("Unknown issuer") },
+  }),
   async (c) => {
     const { id } = c.req.valid("param");
     await findCompany(c.env.DB, id);
@@ -141,7 +191,7 @@ adminRoutes.openapi(
     path: "/admin/companies/{id}/sequences/{tipo}",
     tags: ["Administration"],
     summary: "Register an issuer's e-NCF range",
-   
+
     request: {
       params: z.object({ id: z.string(), tipo: z.enum(TIPOS_ECF) }),
       body: { required: true, ...json(z.object({ rangeFrom: z.number().int().min(1), rangeTo: z.number().int().min(1), expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })) },
@@ -152,13 +202,21 @@ adminRoutes.openapi(
     const { id, tipo } = c.req.valid("param");
     await findCompany(c.env.DB, id);
     const body = c.req.valid("json");
-    if (body.rangeFrom > body.rangeTo) throw new ApiProblem("validation_failed", { errors: [{ path: "/rangeTo", code: "invalid_range", message: "rangeFrom must not exceed rangeTo" }] });
+    if (body.rangeFrom > body.rangeTo)
+      throw new ApiProblem("validation_failed", { errors: [{ path: "/rangeTo", code: "invalid_range", message: "rangeFrom must not exceed rangeTo" }] });
     return c.json(await registerSequence(c.env, id, tipo, body), 200);
   },
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "post", path: "/admin/partners", tags: ["Administration"], summary: "Create a partner (software house)", request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } }, responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } } }),
+  adminRoute({
+    method: "post",
+    path: "/admin/partners",
+    tags: ["Administration"],
+    summary: "Create a partner (software house)",
+    request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } },
+    responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } },
+  }),
   async (c) => {
     const { name } = c.req.valid("json");
     const [row] = await database(c.env.DB).insert(partners).values({ id: crypto.randomUUID(), name }).returning();
@@ -169,7 +227,14 @@ adminRoutes.openapi(
 const PartnerOut = z.object({ id: z.string(), name: z.string(), companyIds: z.array(z.string()) }).openapi("AdminPartner");
 
 adminRoutes.openapi(
-  adminRoute({ method: "get", path: "/admin/partners", tags: ["Administration"], summary: "List partners (optionally by exact name) and the issuers each serves", request: { query: z.object({ name: z.string().optional() }) }, responses: { 200: { description: "Partners", ...json(z.object({ partners: z.array(PartnerOut) })) } } }),
+  adminRoute({
+    method: "get",
+    path: "/admin/partners",
+    tags: ["Administration"],
+    summary: "List partners (optionally by exact name) and the issuers each serves",
+    request: { query: z.object({ name: z.string().optional() }) },
+    responses: { 200: { description: "Partners", ...json(z.object({ partners: z.array(PartnerOut) })) } },
+  }),
   async (c) => {
     const { name } = c.req.valid("query");
     const db = database(c.env.DB);
@@ -184,7 +249,14 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "post", path: "/admin/partners/{id}/companies", tags: ["Administration"], summary: "Let a partner act for an issuer", request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } }, responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") } }),
+  adminRoute({
+    method: "post",
+    path: "/admin/partners/{id}/companies",
+    tags: ["Administration"],
+    summary: "Let a partner act for an issuer",
+    request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } },
+    responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") },
+  }),
   async (c) => {
     const { id } = c.req.valid("param");
     const { companyId } = c.req.valid("json");
@@ -197,12 +269,26 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "post", path: "/admin/keys", tags: ["Administration"], summary: "Create an API key (key and secret are shown once)", request: { body: { required: true, ...json(KeyInput) } }, responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") } }),
+  adminRoute({
+    method: "post",
+    path: "/admin/keys",
+    tags: ["Administration"],
+    summary: "Create an API key (key and secret are shown once)",
+    request: { body: { required: true, ...json(KeyInput) } },
+    responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") },
+  }),
   async (c) => c.json(await createKey(c.env.DB, c.req.valid("json")), 201),
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "get", path: "/admin/keys", tags: ["Administration"], summary: "List API keys (never their secrets)", request: { query: z.object({ ownerId: z.string().optional() }) }, responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } } }),
+  adminRoute({
+    method: "get",
+    path: "/admin/keys",
+    tags: ["Administration"],
+    summary: "List API keys (never their secrets)",
+    request: { query: z.object({ ownerId: z.string().optional() }) },
+    responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } },
+  }),
   async (c) => {
     const { ownerId } = c.req.valid("query");
     const rows = await database(c.env.DB).query.apiKeys.findMany({ where: ownerId ? eq(apiKeys.ownerId, ownerId) : undefined, orderBy: apiKeys.createdAt });
@@ -211,27 +297,47 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "post", path: "/admin/keys/{id}/revoke", tags: ["Administration"], summary: "Revoke a key; its tokens stop working at once", request: { params: IdParam }, responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") } }),
+  adminRoute({
+    method: "post",
+    path: "/admin/keys/{id}/revoke",
+    tags: ["Administration"],
+    summary: "Revoke a key; its tokens stop working at once",
+    request: { params: IdParam },
+    responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") },
+  }),
   async (c) => {
     const { id } = c.req.valid("param");
     const db = database(c.env.DB);
     const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
     if (!key) throw new ApiProblem("not_found", { detail: `No key with id ${id}.` });
     const revokedAt = key.revokedAt ?? new Date().toISOString();
-    await db.update(apiKeys).set({ revokedAt }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+    await db
+      .update(apiKeys)
+      .set({ revokedAt })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
     return c.json({ id, revokedAt }, 200);
   },
 );
 
 adminRoutes.openapi(
-  adminRoute({ method: "post", path: "/admin/keys/{id}/rotate", tags: ["Administration"], summary: "Replace a key: a new key and secret for the same owner; the old one is revoked", request: { params: IdParam }, responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") } }),
+  adminRoute({
+    method: "post",
+    path: "/admin/keys/{id}/rotate",
+    tags: ["Administration"],
+    summary: "Replace a key: a new key and secret for the same owner; the old one is revoked",
+    request: { params: IdParam },
+    responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") },
+  }),
   async (c) => {
     const { id } = c.req.valid("param");
     const db = database(c.env.DB);
     const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
     if (!key) throw new ApiProblem("not_found", { detail: `No key with id ${id}.` });
     const created = await createKey(c.env.DB, { ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind });
-    await db.update(apiKeys).set({ revokedAt: new Date().toISOString() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+    await db
+      .update(apiKeys)
+      .set({ revokedAt: new Date().toISOString() })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
     return c.json(created, 201);
   },
 );
@@ -255,7 +361,8 @@ adminRoutes.openapi(
     path: "/admin/companies/{id}/ledger/migrate",
     tags: ["Administration"],
     summary: "Move an issuer's ledger from the D1 tables of API 1.7 into its Durable Objects (idempotent)",
-    description: "Every row is copied only if absent, so a second run changes nothing. Receipts still pending in D1 are due at once in their month object, whose alarm finishes them. `npm run admin -- ledger:migrate` runs it for every issuer.",
+    description:
+      "Every row is copied only if absent, so a second run changes nothing. Receipts still pending in D1 are due at once in their month object, whose alarm finishes them. `npm run admin -- ledger:migrate` runs it for every issuer.",
     request: { params: IdParam },
     responses: { 200: { description: "What the D1 tables held for the issuer", ...json(LedgerImportOut) }, 404: problemSchema("Unknown issuer") },
   }),

@@ -25,7 +25,12 @@ archiveRoutes.openapi(
       "The month is the documents' FechaEmision month, as in the ledger and the archive's keys.",
     ].join(" "),
     request: {
-      params: z.object({ periodo: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "expected AAAA-MM").openapi({ param: { name: "periodo", in: "path" }, example: "2026-05" }) }),
+      params: z.object({
+        periodo: z
+          .string()
+          .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "expected AAAA-MM")
+          .openapi({ param: { name: "periodo", in: "path" }, example: "2026-05" }),
+      }),
     },
     responses: {
       200: { description: "The zip", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },

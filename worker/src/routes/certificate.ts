@@ -19,9 +19,7 @@ const CertificateForm = z
   })
   .openapi("CertificateUpload");
 
-export const CertificateOut = z
-  .object({ name: z.string(), subject: z.string(), serialNumber: z.string(), notBefore: z.string(), notAfter: z.string() })
-  .openapi("Certificate");
+export const CertificateOut = z.object({ name: z.string(), subject: z.string(), serialNumber: z.string(), notBefore: z.string(), notAfter: z.string() }).openapi("Certificate");
 
 /** The same upload contract serves the company itself and the administrator. */
 export function certificateRoute<P extends string>(path: P, admin = false) {

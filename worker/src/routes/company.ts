@@ -16,7 +16,10 @@ const CERTIFICATE_WARNING_DAYS = 15;
 /** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */
 const QUOTA_WARNING_TENTHS = 9;
 
-const Warning = z.object({ code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]), message: z.string() });
+const Warning = z.object({
+  code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]),
+  message: z.string(),
+});
 
 /** A field of API 1.7's vocabulary, kept for one minor version beside the name that replaced it. */
 const deprecated = <T extends z.ZodType>(schema: T, replacement: string) => schema.openapi({ deprecated: true, description: `Deprecated since 1.8.0: use \`${replacement}\`.` });
@@ -75,7 +78,10 @@ const SequenceBody = z
   .object({
     rangeFrom: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
     rangeTo: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
-    expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd").refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date"),
+    expiresOn: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd")
+      .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date"),
   })
   .refine((b) => b.rangeFrom <= b.rangeTo, { message: "rangeFrom must not exceed rangeTo", path: ["rangeTo"] })
   .openapi("SequenceRange");

@@ -23,20 +23,40 @@ import { IssueAnswer } from "./issuing.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const deviceSecurity = [{ deviceAuth: [] as string[] }];
-const IdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
-const DeviceCreated = z
-  .object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() })
-  .openapi("DeviceCreated");
+const DeviceCreated = z.object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() }).openapi("DeviceCreated");
 const DeviceOut = z
-  .object({ id: z.string(), name: z.string(), status: z.enum(["waiting_pairing", "paired", "revoked"]), pairedAt: z.string().nullable(), revokedAt: z.string().nullable(), lastSeenAt: z.string().nullable(), createdAt: z.string() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(["waiting_pairing", "paired", "revoked"]),
+    pairedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    lastSeenAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
   .openapi("Device");
 const LeaseOut = z
   .object({ tipoeCF: z.string(), rangeFrom: z.number().int(), rangeTo: z.number().int(), expiresOn: z.string(), firstEncf: z.string(), lastEncf: z.string() })
   .openapi("DeviceLease");
 const CompanyForDevice = z
-  .object({ id: z.string(), rnc: z.string(), legalName: z.string(), tradeName: z.string().nullable(), address: z.string().nullable(), province: z.string().nullable(), municipality: z.string().nullable(), dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]) })
+  .object({
+    id: z.string(),
+    rnc: z.string(),
+    legalName: z.string(),
+    tradeName: z.string().nullable(),
+    address: z.string().nullable(),
+    province: z.string().nullable(),
+    municipality: z.string().nullable(),
+    dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]),
+  })
   .openapi("DeviceCompany");
 const SigningMaterial = z
   .object({
@@ -46,9 +66,7 @@ const SigningMaterial = z
     certificateNotAfter: z.string().nullable(),
   })
   .openapi("SigningMaterial");
-const Paired = z
-  .object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) })
-  .openapi("DevicePaired");
+const Paired = z.object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) }).openapi("DevicePaired");
 const DeviceStatus = z
   .object({ device: DeviceOut, company: CompanyForDevice, certificateSerial: z.string().nullable(), certificateNotAfter: z.string().nullable(), leases: z.array(LeaseOut) })
   .openapi("DeviceStatus");
@@ -59,13 +77,20 @@ const ReceiptAnswerSchema = IssueAnswer;
 const ReceiptBatch = z
   .object({
     // Any string: an unreadable receipt is that receipt's own problem, not the batch's.
-    receipts: z.array(z.object({ xml: z.string() })).min(1).max(MAX_BATCH_RECEIPTS).openapi({ description: `Up to ${MAX_BATCH_RECEIPTS} signed receipts, in the order the till signed them` }),
+    receipts: z
+      .array(z.object({ xml: z.string() }))
+      .min(1)
+      .max(MAX_BATCH_RECEIPTS)
+      .openapi({ description: `Up to ${MAX_BATCH_RECEIPTS} signed receipts, in the order the till signed them` }),
   })
   .openapi("DeviceReceiptBatch");
 const BatchResult = z
   .object({
     encf: z.string().nullable(),
-    status: z.number().int().openapi({ description: "What POST /devices/receipts would have answered for this receipt alone: 200 with `answer`, else `problem` (409 e-NCF used by another document, 422 refused, 403 another issuer's; 500: not recorded, send it again)" }),
+    status: z.number().int().openapi({
+      description:
+        "What POST /devices/receipts would have answered for this receipt alone: 200 with `answer`, else `problem` (409 e-NCF used by another document, 422 refused, 403 another issuer's; 500: not recorded, send it again)",
+    }),
     replayed: z.boolean().openapi({ description: "The receipt was held already (a retry): its answer as it stands, nothing recorded twice" }),
     answer: ReceiptAnswerSchema.optional(),
     problem: ProblemSchema.optional(),
@@ -101,7 +126,6 @@ const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
   municipality: c.municipality,
   dgiiEnvironment: c.dgiiEnvironment,
 });
-
 
 export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });
 deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", { type: "http", scheme: "bearer", description: "Device token from POST /devices/pair" });
@@ -208,7 +232,13 @@ deviceRoutes.openapi(
     const company = c.get("tenant");
     await database(c.env.DB).update(devices).set({ lastSeenAt: new Date().toISOString() }).where(eq(devices.id, device.id));
     return c.json(
-      { device: deviceOut(device), company: companyOut(company), certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter, leases: (await currentLeases(c.env, company.id, device.id)).map(leaseView) },
+      {
+        device: deviceOut(device),
+        company: companyOut(company),
+        certificateSerial: company.certificateSerial,
+        certificateNotAfter: company.certificateNotAfter,
+        leases: (await currentLeases(c.env, company.id, device.id)).map(leaseView),
+      },
       200,
     );
   },
@@ -257,7 +287,9 @@ deviceRoutes.openapi(
     responses: {
       200: { description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)", ...json(ReceiptAnswerSchema) },
       409: problemSchema("The e-NCF was already used by a different document"),
-      422: problemSchema("Bad signature, a certificate that was not the issuer's at FechaHoraFirma, a number outside this device's leases, or signed after the device's revocation"),
+      422: problemSchema(
+        "Bad signature, a certificate that was not the issuer's at FechaHoraFirma, a number outside this device's leases, or signed after the device's revocation",
+      ),
     },
   }),
   async (c) => {
@@ -281,7 +313,12 @@ deviceRoutes.openapi(
     responses: { 200: { description: "One result per receipt", ...json(BatchAnswer) } },
   }),
   async (c) => {
-    const outcomes = await acceptDeviceReceiptBatch(c.env, c.get("tenant"), c.get("device"), c.req.valid("json").receipts.map((r) => r.xml));
+    const outcomes = await acceptDeviceReceiptBatch(
+      c.env,
+      c.get("tenant"),
+      c.get("device"),
+      c.req.valid("json").receipts.map((r) => r.xml),
+    );
     const requestId = c.get("requestId") ?? "unknown";
     const instance = new URL(c.req.url).pathname;
     const results = outcomes.map((o) =>
@@ -308,7 +345,12 @@ deviceRoutes.openapi(
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
     request: { query: StateQuery },
-    responses: { 200: { description: "The receipts the ledger holds, in the order asked; unknown e-NCF are left out", ...json(z.object({ receipts: z.array(ReceiptAnswerSchema) }).openapi("DeviceReceiptStates")) } },
+    responses: {
+      200: {
+        description: "The receipts the ledger holds, in the order asked; unknown e-NCF are left out",
+        ...json(z.object({ receipts: z.array(ReceiptAnswerSchema) }).openapi("DeviceReceiptStates")),
+      },
+    },
   }),
   async (c) => c.json({ receipts: await currentAnswers(c.env, c.get("tenant"), c.req.valid("query").encf.split(",")) }, 200),
 );
@@ -321,7 +363,14 @@ deviceRoutes.openapi(
     summary: "The current state of a receipt this issuer's devices uploaded (En Proceso until DGII's final word)",
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
-    request: { params: z.object({ encf: z.string().regex(/^E\d{12}$/).openapi({ param: { name: "encf", in: "path" }, example: "E320000000001" }) }) },
+    request: {
+      params: z.object({
+        encf: z
+          .string()
+          .regex(/^E\d{12}$/)
+          .openapi({ param: { name: "encf", in: "path" }, example: "E320000000001" }),
+      }),
+    },
     responses: { 200: { description: "State", ...json(ReceiptAnswerSchema) }, 404: problemSchema("Not uploaded") },
   }),
   async (c) => {

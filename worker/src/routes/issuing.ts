@@ -23,7 +23,9 @@ import { resolveTenant } from "../tenant/resolve.ts";
 
 export const IssueAnswer = z
   .object({
-    codigo: z.string().openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
+    codigo: z
+      .string()
+      .openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
     estado: z.enum(["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia", "Anulado"]),
     encf: z.string(),
     trackId: z.string().nullable(),
@@ -38,7 +40,10 @@ export const IssueAnswer = z
         estado: z.enum(["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"]),
         fecha: z.string().nullable(),
         arecfEstado: z.string().nullable().openapi({ description: 'The buyer\'s ARECF Estado: "0" received, "1" not received' }),
-        codigoMotivoNoRecibido: z.string().nullable().openapi({ description: "1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde" }),
+        codigoMotivoNoRecibido: z
+          .string()
+          .nullable()
+          .openapi({ description: "1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde" }),
         intentos: z.number().int(),
         detalle: z.string().nullable(),
       })
@@ -59,7 +64,12 @@ export const IssueAnswer = z
   })
   .openapi("IssueAnswer");
 
-const EncfParam = z.object({ encf: z.string().regex(/^E\d{12}$/).openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }) });
+const EncfParam = z.object({
+  encf: z
+    .string()
+    .regex(/^E\d{12}$/)
+    .openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }),
+});
 
 const answers = {
   200: { description: "DGII has judged the receipt", content: { "application/json": { schema: IssueAnswer } } },
@@ -113,7 +123,8 @@ issuingRoutes.openapi(
       headers: z.object({
         "Idempotency-Key": z.string().max(200).optional(),
         "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
-          description: "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
+          description:
+            "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
         }),
       }),
       body: { required: true, content: { "application/json": ecfRequestContent } },
@@ -206,8 +217,15 @@ issuingRoutes.openapi(
     path: "/fe/recepcion/ecf/{encf}/email",
     tags: ["Issuing"],
     summary: "Send the printed copy (PDF) and the signed XML by e-mail",
-    description: "Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `correos`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.",
-    request: { params: EncfParam, body: { required: true, content: { "application/json": { schema: z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest") } } } },
+    description:
+      "Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `correos`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.",
+    request: {
+      params: EncfParam,
+      body: {
+        required: true,
+        content: { "application/json": { schema: z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest") } },
+      },
+    },
     responses: {
       202: { description: "Queued", content: { "application/json": { schema: z.object({ encf: z.string(), to: z.string(), estado: z.literal("pendiente") }) } } },
       400: problemSchema("Not an e-mail address"),
@@ -230,13 +248,19 @@ issuingRoutes.openapi(
     tags: ["Issuing"],
     summary: "The buyer's signed acknowledgment (ARECF) of a delivered receipt, byte for byte",
     request: { params: EncfParam },
-    responses: { 200: { description: "Signed ARECF", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt, or not delivered to an electronic receiver") },
+    responses: {
+      200: { description: "Signed ARECF", content: { "application/xml": { schema: z.string() } } },
+      404: problemSchema("No such receipt, or not delivered to an electronic receiver"),
+    },
   }),
   (async (c: Context<AppEnv>) => {
     const receipt = await tenantReceipt(c, c.req.param("encf")!);
     const object = receipt.deliveryArecfEstado ? await c.env.ARCHIVE.get(companionKey(receipt.xmlKey, ".arecf.xml")) : null;
     if (!object) throw new ApiProblem("not_found", { detail: `${receipt.encf} has no ARECF from its buyer (entregaComprador: ${receipt.deliveryStatus ?? "none"}).` });
-    return c.body(await object.arrayBuffer(), 200, { "Content-Type": "application/xml; charset=utf-8", "Content-Disposition": `inline; filename="${receipt.rncComprador}${receipt.encf}.arecf.xml"` });
+    return c.body(await object.arrayBuffer(), 200, {
+      "Content-Type": "application/xml; charset=utf-8",
+      "Content-Disposition": `inline; filename="${receipt.rncComprador}${receipt.encf}.arecf.xml"`,
+    });
   }) as never,
 );
 
@@ -266,12 +290,14 @@ const AnulacionAnswer = z
         tipoeCF: z.string(),
         desde: z.string(),
         hasta: z.string(),
-        anulado: z.boolean().nullable().openapi({ description: "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here" }),
+        anulado: z
+          .boolean()
+          .nullable()
+          .openapi({ description: "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here" }),
       }),
     ),
   })
   .openapi("AnulacionAnswer");
-
 
 issuingRoutes.openapi(
   tenantRoute({
@@ -287,7 +313,7 @@ issuingRoutes.openapi(
       "a receipt in contingency (signed, never sent) can: it is held while DGII is asked, so it is never sent meanwhile,",
       "and becomes Anulado once DGII voids its range (`encf_busy`, 409, when it is being transmitted at that moment).",
       "The unused numbers of each range are taken out of the sequence before DGII is asked and given back if DGII cannot be",
-      "reached (503) or refuses the document (422). When DGII answers that numbers are used (codigo \"3\": 409; codigo \"2\": the",
+      'reached (503) or refuses the document (422). When DGII answers that numbers are used (codigo "3": 409; codigo "2": the',
       "refused ranges have `anulado: false`), those ranges stay out of the sequence, nothing in them is marked voided, and they",
       "can be voided again with narrower ranges; the refusal is in the issuer's audit log.",
     ].join(" "),

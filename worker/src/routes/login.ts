@@ -44,10 +44,7 @@ export const loginRoutes = newRouter().openapi(
     const keyScope = `key:${keyHash}`;
     const addressScope = `ip:${c.req.header("CF-Connecting-IP") ?? "unknown"}`;
 
-    const wait = Math.max(
-      await retryAfterSeconds(db, keyScope, MAX_FAILURES_PER_KEY, now),
-      await retryAfterSeconds(db, addressScope, MAX_FAILURES_PER_ADDRESS, now),
-    );
+    const wait = Math.max(await retryAfterSeconds(db, keyScope, MAX_FAILURES_PER_KEY, now), await retryAfterSeconds(db, addressScope, MAX_FAILURES_PER_ADDRESS, now));
     if (wait > 0) {
       throw new ApiProblem("too_many_requests", { detail: `Too many failed logins; try again in ${wait} seconds.`, retryAfter: wait });
     }
@@ -59,10 +56,7 @@ export const loginRoutes = newRouter().openapi(
       throw new ApiProblem("unauthorized", { detail: INVALID });
     }
 
-    await Promise.all([
-      clearFailures(db, keyScope),
-      db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, key.id)),
-    ]);
+    await Promise.all([clearFailures(db, keyScope), db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, key.id))]);
     const { token } = await issueToken({ keyId: key.id, ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind }, c.env.JWT_SECRET, now);
     return c.json({ token }, 200);
   },

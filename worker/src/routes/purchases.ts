@@ -76,7 +76,11 @@ purchaseRoutes.openapi(
     responses: {
       200: {
         description: "Decision recorded; each delivery's outcome (repeat the same decision to retry a failed one)",
-        content: { "application/json": { schema: z.object({ id: z.string(), encf: z.string(), estado: z.enum(["aceptado", "rechazado"]), supplier: Delivery, dgii: Delivery }).openapi("ApprovalResult") } },
+        content: {
+          "application/json": {
+            schema: z.object({ id: z.string(), encf: z.string(), estado: z.enum(["aceptado", "rechazado"]), supplier: Delivery, dgii: Delivery }).openapi("ApprovalResult"),
+          },
+        },
       },
       400: problemSchema("Invalid decision"),
       404: problemSchema("No such purchase for this company"),
@@ -112,7 +116,9 @@ const ClassificationView = z
         montoRetencionRenta: z.string(),
         itbisAlCosto: z.string(),
         itbisProporcionalidad: z.string(),
-        origen: z.record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"])).openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
+        origen: z
+          .record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"]))
+          .openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
       })
       .openapi({ description: "What the 606 will report" }),
     faltantes: z.array(z.object({ codigo: z.string(), campo: z.string(), mensaje: z.string() })).openapi({ description: "What still keeps it out of a complete 606" }),
@@ -152,7 +158,12 @@ purchaseRoutes.openapi(
   async (c) => c.json(await purchaseClassification(c.env, c.get("tenant"), c.req.valid("param").id), 200),
 );
 
-const SupplierParam = z.object({ rnc: z.string().regex(/^(\d{9}|\d{11})$/, "expected an RNC (9 digits) or a cédula (11)").openapi({ param: { name: "rnc", in: "path" }, example: "130862346" }) });
+const SupplierParam = z.object({
+  rnc: z
+    .string()
+    .regex(/^(\d{9}|\d{11})$/, "expected an RNC (9 digits) or a cédula (11)")
+    .openapi({ param: { name: "rnc", in: "path" }, example: "130862346" }),
+});
 
 const SupplierDefaultsView = z
   .object({

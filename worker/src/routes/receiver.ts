@@ -169,7 +169,10 @@ for (const prefix of ["", "/{rnc}"]) {
       summary: "Receive a buyer's commercial approval (ACECF) of one of our receipts",
       request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
       responses: {
-        200: { description: "Registered", content: { "application/json": { schema: z.object({ mensaje: z.string(), encf: z.string(), estado: z.enum(["accepted", "rejected"]) }) } } },
+        200: {
+          description: "Registered",
+          content: { "application/json": { schema: z.object({ mensaje: z.string(), encf: z.string(), estado: z.enum(["accepted", "rejected"]) }) } },
+        },
         400: problemSchema("Malformed, unsigned, or not matching the receipt"),
         401: problemSchema("The receiver requires a token"),
       },
@@ -186,7 +189,12 @@ receiverRoutes.openapi(
     tags: ["Receipts"],
     summary: "The printed representation (PDF) of an issued e-CF",
     request: {
-      params: z.object({ encf: z.string().regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001").openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }) }),
+      params: z.object({
+        encf: z
+          .string()
+          .regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001")
+          .openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }),
+      }),
       query: z.object({ layout: z.enum(["a4", "letter", "roll80"]).optional().openapi({ description: "Default: roll80 for point-of-sale receipts, a4 otherwise" }) }),
     },
     responses: {

@@ -27,9 +27,15 @@ const ReportQuerySchema = z.object({
   rncComprador: z.string().optional().openapi({ description: "encf only: the buyer's RNC or cédula" }),
   rncEmisor: z.string().optional().openapi({ description: "compras only: the supplier's RNC or cédula" }),
   tipoeCF: z.string().optional().openapi({ description: "encf and compras: the e-CF type (31…47)", example: "31" }),
-  estado: z.string().optional().openapi({ description: `encf only: the receipt's state as DGII spells it (${Object.keys(ESTADO_SQL).join(", ")})`, example: "Aceptado" }),
+  estado: z
+    .string()
+    .optional()
+    .openapi({ description: `encf only: the receipt's state as DGII spells it (${Object.keys(ESTADO_SQL).join(", ")})`, example: "Aceptado" }),
   encfPrefix: z.string().optional().openapi({ description: "encf and compras: e-NCF starting with this, e.g. E32 or E3200000001", example: "E31" }),
-  pageSize: z.string().optional().openapi({ description: `Rows per page, 1 to ${MAX_PAGE_SIZE} (default 100)` }),
+  pageSize: z
+    .string()
+    .optional()
+    .openapi({ description: `Rows per page, 1 to ${MAX_PAGE_SIZE} (default 100)` }),
   cursor: z.string().optional().openapi({ description: "nextCursor of the previous page" }),
   format: z.string().optional().openapi({ description: "json (default) or csv; Accept: text/csv also selects CSV" }),
 });
@@ -93,7 +99,9 @@ for (const name of ["encf", "compras", "errores"] as const) {
 
 const MissingSchema = z
   .object({
-    codigo: z.string().openapi({ description: "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending" }),
+    codigo: z
+      .string()
+      .openapi({ description: "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending" }),
     mensaje: z.string(),
     id: z.string().optional().openapi({ description: "The purchase id (606)" }),
     encf: z.string().optional(),
@@ -198,7 +206,8 @@ for (const formato of ["606", "607", "608"] as const) {
     }),
     (async (c: Context<AppEnv>) => {
       const format = c.req.query("format") ?? (/text\/plain/i.test(c.req.header("Accept") ?? "") ? "txt" : "json");
-      if (format !== "json" && format !== "txt") throw new ApiProblem("validation_failed", { errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }] });
+      if (format !== "json" && format !== "txt")
+        throw new ApiProblem("validation_failed", { errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }] });
       const tenant = c.get("tenant");
       const report = await spec.read(c.env, tenant, c.req.query("periodo")!);
       if (format === "json") return c.json(report, 200);

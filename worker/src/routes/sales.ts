@@ -27,7 +27,12 @@ salesRoutes.openapi(
     summary: "Record a buyer's withholding on a sale for the 607 (fecha de retención, ITBIS and ISR withheld)",
     description: "A JSON merge patch (absent keeps, null clears). A null amount reports what the e-CF declares (TotalITBISRetenido, TotalISRRetencion).",
     request: {
-      params: z.object({ encf: z.string().regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001").openapi({ param: { name: "encf", in: "path" }, example: "E450000000012" }) }),
+      params: z.object({
+        encf: z
+          .string()
+          .regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001")
+          .openapi({ param: { name: "encf", in: "path" }, example: "E450000000012" }),
+      }),
       body: { required: true, content: { "application/json": { schema: SaleWithholdingBody } } },
     },
     responses: {

@@ -73,7 +73,10 @@ webhookRoutes.openapi(
       "A partner token without X-RNC-Emisor registers the endpoint for every issuer the partner serves.",
     ].join(" "),
     request: { body: { required: true, ...json(NewEndpoint) } },
-    responses: { 201: { description: "Registered", ...json(Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) })) }, 400: problemSchema("Invalid URL or events") },
+    responses: {
+      201: { description: "Registered", ...json(Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) })) },
+      400: problemSchema("Invalid URL or events"),
+    },
   }),
   async (c) => {
     const { url, events } = c.req.valid("json");
@@ -82,12 +85,25 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  tenantRoute({ method: "get", path: "/webhooks", tags: ["Webhooks"], summary: "The endpoints registered", responses: { 200: { description: "Endpoints", ...json(z.object({ webhooks: z.array(Endpoint) })) } } }),
+  tenantRoute({
+    method: "get",
+    path: "/webhooks",
+    tags: ["Webhooks"],
+    summary: "The endpoints registered",
+    responses: { 200: { description: "Endpoints", ...json(z.object({ webhooks: z.array(Endpoint) })) } },
+  }),
   async (c) => c.json({ webhooks: (await listEndpoints(c.env, ownerOf(c))).map(endpointView) }, 200),
 );
 
 webhookRoutes.openapi(
-  tenantRoute({ method: "delete", path: "/webhooks/{id}", tags: ["Webhooks"], summary: "Remove an endpoint; nothing more is sent to it", request: { params: IdParam }, responses: { 204: { description: "Removed" }, 404: problemSchema("No such endpoint") } }),
+  tenantRoute({
+    method: "delete",
+    path: "/webhooks/{id}",
+    tags: ["Webhooks"],
+    summary: "Remove an endpoint; nothing more is sent to it",
+    request: { params: IdParam },
+    responses: { 204: { description: "Removed" }, 404: problemSchema("No such endpoint") },
+  }),
   async (c) => {
     await deleteEndpoint(c.env, ownerOf(c), c.req.valid("param").id);
     return c.body(null, 204);
@@ -155,7 +171,10 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
     summary: "The signing certificate expires within 15 days (once per certificate)",
     data: z.object({ rncEmisor: z.string(), certificateSerial: z.string().nullable(), notAfter: z.string().nullable() }),
   },
-  "quota.near_limit": { summary: "More than 90 % of the month's quota is used (once a month)", data: z.object({ rncEmisor: z.string(), month: z.string(), used: z.number().int(), limit: z.number().int() }) },
+  "quota.near_limit": {
+    summary: "More than 90 % of the month's quota is used (once a month)",
+    data: z.object({ rncEmisor: z.string(), month: z.string(), used: z.number().int(), limit: z.number().int() }),
+  },
 };
 for (const type of EVENT_TYPES) {
   const { summary, data } = EVENT_DATA[type];
@@ -165,7 +184,11 @@ for (const type of EVENT_TYPES) {
     tags: ["Webhooks"],
     summary,
     request: {
-      headers: z.object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string().openapi({ example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=" }) }),
+      headers: z.object({
+        "webhook-id": z.string(),
+        "webhook-timestamp": z.string(),
+        "webhook-signature": z.string().openapi({ example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=" }),
+      }),
       body: { required: true, ...json(z.object({ type: z.literal(type), timestamp: z.string(), data })) },
     },
     responses: { 200: { description: "Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried" } },

@@ -5,7 +5,6 @@ import { companies, partnerCompanies, type Company } from "../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 
-
 const HEADER = "X-RNC-Emisor";
 
 /** Test keys belong to DGII's test and certification environments, live keys to production. */

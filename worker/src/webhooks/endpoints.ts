@@ -56,7 +56,8 @@ export function urlProblem(env: Env, raw: string): string | null {
 
 export async function createEndpoint(env: Env, owner: Owner, url: string, events: EventType[]) {
   const problem = urlProblem(env, url);
-  if (problem) throw new ApiProblem("validation_failed", { detail: `The webhook URL is refused: ${problem}.`, errors: [{ path: "/url", code: "url_not_allowed", message: problem }] });
+  if (problem)
+    throw new ApiProblem("validation_failed", { detail: `The webhook URL is refused: ${problem}.`, errors: [{ path: "/url", code: "url_not_allowed", message: problem }] });
   const id = `wh_${crypto.randomUUID().replace(/-/g, "")}`;
   const { secret, bytes } = newSecret();
   const [row] = await database(env.DB)

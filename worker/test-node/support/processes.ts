@@ -16,7 +16,7 @@ export function descendants(pid: number): number[] {
   }
   const found: number[] = [];
   const walk = (p: number) => {
-    for (const [child, ppid] of parent) if (ppid === p) (found.push(child), walk(child));
+    for (const [child, ppid] of parent) if (ppid === p) found.push(child), walk(child);
   };
   walk(pid);
   return found;
@@ -39,7 +39,6 @@ export const portFree = (port: number) =>
     server.once("error", () => done(false));
     server.listen(port, "127.0.0.1", () => server.close(() => done(true)));
   });
-
 
 /** The command name of `pid` (its /proc comm), or null when it is gone. */
 export function commandOf(pid: number): string | null {

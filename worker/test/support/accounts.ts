@@ -17,7 +17,7 @@ let counter = 0;
 /** A fresh 9-digit RNC per call, so tests never collide on the unique RNC. */
 export function freshRnc(): string {
   counter++;
-  return String(100_000_000 + ((Date.now() % 100_000) * 1000 + counter) % 899_999_999).slice(0, 9);
+  return String(100_000_000 + (((Date.now() % 100_000) * 1000 + counter) % 899_999_999)).slice(0, 9);
 }
 
 export interface Credentials {

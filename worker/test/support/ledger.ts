@@ -96,9 +96,7 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
  * index), without issuing it; refusals come back as the ApiProblem the route would throw.
  */
 export function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
-  return unwrap(
-    issuerLedger(env, companyId).number({ tipoeCF, month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit }, now: now.toISOString() }),
-  );
+  return unwrap(issuerLedger(env, companyId).number({ tipoeCF, month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit }, now: now.toISOString() }));
 }
 
 /** Sets this month's count of receipts against the quota. */
@@ -175,7 +173,9 @@ export async function ledgerSnapshot(companyId: string): Promise<Record<string, 
   const tablesOf = async (stub: DurableObjectStub) =>
     runInDurableObject(stub, (_instance, state) => {
       const tables = state.storage.sql
-        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE '__drizzle%' ORDER BY name")
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE '__drizzle%' ORDER BY name",
+        )
         .toArray()
         .map((t) => t.name);
       return Object.fromEntries(tables.map((name) => [name, state.storage.sql.exec<Row>(`SELECT * FROM "${name}" ORDER BY rowid`).toArray()]));

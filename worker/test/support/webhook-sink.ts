@@ -43,7 +43,11 @@ export async function startWebhookSink(): Promise<{ url: string; close(): Promis
     if (!sink) return answer(404);
     if (req.method === "GET") return answer(200, sink.deliveries);
     if (req.method !== "POST") return answer(405);
-    const headers = { "webhook-id": String(req.headers["webhook-id"] ?? ""), "webhook-timestamp": String(req.headers["webhook-timestamp"] ?? ""), "webhook-signature": String(req.headers["webhook-signature"] ?? "") };
+    const headers = {
+      "webhook-id": String(req.headers["webhook-id"] ?? ""),
+      "webhook-timestamp": String(req.headers["webhook-timestamp"] ?? ""),
+      "webhook-signature": String(req.headers["webhook-signature"] ?? ""),
+    };
     let verified = false;
     let error: string | null = null;
     try {

@@ -78,13 +78,18 @@ export async function startZipVerifier(trustedCertificatePem: string): Promise<{
       await run("unzip", ["-q", "-o", zip, "-d", out]).catch(() => {});
       const entries = (() => {
         try {
-          return filesUnder(out).map((f) => relative(out, f)).sort();
+          return filesUnder(out)
+            .map((f) => relative(out, f))
+            .sort();
         } catch {
           return [];
         }
       })();
       const xml = entries.filter((e) => e.endsWith(".xml"));
-      const { verified, failed } = await xmlsec(xml.map((e) => join(out, e)), trusted);
+      const { verified, failed } = await xmlsec(
+        xml.map((e) => join(out, e)),
+        trusted,
+      );
       const index = entries.includes("indice.csv") ? readFileSync(join(out, "indice.csv"), "utf8") : "";
       answer(200, { unzipTest, entries: entries.length, names: entries, index, xml: xml.length, verified, failed: failed.map((f) => ({ ...f, file: relative(out, f.file) })) });
     } catch (error) {
