@@ -4,7 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { notFound, onError } from "./http/errors.ts";
 import { newRouter } from "./http/router.ts";
 import { problemResponse } from "./http/problem.ts";
-import { withProblemExamples } from "./http/openapi.ts";
+import { withOperationIds, withProblemExamples } from "./http/openapi.ts";
 import { withEcfRequestSchemas } from "./http/ecf-request.ts";
 import { API_VERSION } from "./version.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -76,8 +76,10 @@ export function createApp() {
         version: API_VERSION,
         description: "Electronic tax receipts (e-CF) for the Dominican Republic: issue, receive, approve, report.",
       },
+      // The server that answers: the same document serves npm start, a deployment and a test.
+      servers: [{ url: new URL(c.req.url).origin, description: "This ecf-edge server" }],
     });
-    return c.json(withProblemExamples(withEcfRequestSchemas(declared)));
+    return c.json(withOperationIds(withProblemExamples(withEcfRequestSchemas(declared))));
   });
 
   app.notFound(notFound);

@@ -132,7 +132,8 @@ for (const code of PROBLEM_CODES) CODES_BY_STATUS.set(statusOf(code), [...(CODES
 const exampleName = (code: ProblemCode) => `Problem${code.replace(/(^|_)([a-z])/g, (_, _s, ch: string) => ch.toUpperCase())}`;
 
 interface Operation {
-  responses?: Record<string, { content?: Record<string, { examples?: unknown; example?: unknown }> }>;
+  operationId?: string;
+  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { examples?: unknown; example?: unknown }> }>;
 }
 interface Document {
   paths?: object;
@@ -157,14 +158,51 @@ function exemplified(operation: Operation): Operation {
   if (typeof operation !== "object" || operation === null || !operation.responses) return operation;
   const responses: NonNullable<Operation["responses"]> = {};
   for (const [status, response] of Object.entries(operation.responses)) {
-    const media = response.content?.["application/problem+json"];
+    // Every 429 and 503 says when to try again (problemResponse and the contingency answer set it).
+    const withRetry = status === "429" || status === "503" ? { ...response, headers: { ...response.headers, "Retry-After": RETRY_AFTER_HEADER } } : response;
+    const media = withRetry.content?.["application/problem+json"];
     const codes = CODES_BY_STATUS.get(Number(status));
     if (!media || !codes || media.examples || media.example) {
-      responses[status] = response;
+      responses[status] = withRetry;
       continue;
     }
     const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]));
-    responses[status] = { ...response, content: { ...response.content, "application/problem+json": { ...media, examples } } };
+    responses[status] = { ...withRetry, content: { ...withRetry.content, "application/problem+json": { ...media, examples } } };
   }
   return { ...operation, responses };
+}
+
+const RETRY_AFTER_HEADER = {
+  description: "Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait",
+  schema: { type: "integer", minimum: 1 },
+};
+
+/**
+ * Gives every operation without one an operationId made of its method and path, the way an
+ * SDK generator names a call: `GET /fe/recepcion/ecf/{encf}/pdf` → `getFeRecepcionEcfByEncfPdf`.
+ * Method and path identify an operation, so the names are unique.
+ */
+export function withOperationIds<D extends Document>(document: D): D {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    paths[path] = Object.fromEntries(
+      Object.entries(item).map(([method, operation]) => {
+        if (typeof operation !== "object" || operation === null || (operation as Operation).operationId) return [method, operation];
+        return [method, { operationId: operationIdOf(method, path), ...(operation as Operation) }];
+      }),
+    );
+  }
+  return { ...document, paths };
+}
+
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split("/")
+    .filter(Boolean)
+    .flatMap((segment) => {
+      const parameter = /^\{(.+)\}$/.exec(segment);
+      return parameter ? ["by", ...parameter[1]!.split(/[^A-Za-z0-9]+/)] : segment.split(/[^A-Za-z0-9]+/);
+    })
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
 }
