@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { fileURLToPath } from "node:url";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
-import { buildPos, startStack } from "../pos-client/test/browser/pos-stack.ts";
+import { buildPos, startStack } from "@ecf/pos-client/test-support/pos-stack";
 import { percentile, report } from "./lib.ts";
 
 const RECEIPTS = Number(process.env.POS_BENCH_RECEIPTS ?? 500);
@@ -38,7 +38,7 @@ try {
   const device = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Bench" });
 
   const bundle = await build({
-    entryPoints: [fileURLToPath(new URL("../pos-client/test/browser/bench-page.ts", import.meta.url))],
+    entryPoints: [fileURLToPath(import.meta.resolve("@ecf/pos-client/test-support/bench-page"))],
     bundle: true,
     format: "iife",
     platform: "browser",
