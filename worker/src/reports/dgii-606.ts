@@ -8,7 +8,19 @@ import type { Purchase, Receipt } from "../ledger/schema.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import { classificationGaps, formaPagoOfDocument, resolvePurchase, resolvedView, type Resolved606 } from "../receiving/purchase-classification.ts";
 import type { DocumentFigures } from "./document-figures.ts";
-import { columnTotal, dgiiFileName, recordLimitWarning, tipoId, txtAmount, txtDate, type FormatLine, type MissingItem, type MonthlyFormat } from "./dgii-txt.ts";
+import {
+  columnTotal,
+  dgiiFileName,
+  figuresPendingItem,
+  recordLimitWarning,
+  sortByKey,
+  tipoId,
+  txtAmount,
+  txtDate,
+  type FormatLine,
+  type MissingItem,
+  type MonthlyFormat,
+} from "./dgii-txt.ts";
 
 export const COLUMNS_606 = [
   "rncCedula",
@@ -212,10 +224,9 @@ export function build606(input: Build606Input): Report606 {
     });
   }
   if (input.figuresPending > 0) {
-    faltantes.push({ codigo: "figures_pending", mensaje: `${input.figuresPending} documents of the month recorded before 1.8.0 are still being read; ask again.` });
+    faltantes.push(figuresPendingItem(input.figuresPending));
   }
-  const order = (l: Line606) => `${l.campos.fechaComprobante}|${l.campos.rncCedula}|${l.campos.ncf}`;
-  lineas.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  sortByKey(lineas, (l: Line606) => `${l.campos.fechaComprobante}|${l.campos.rncCedula}|${l.campos.ncf}`);
   return {
     formato: "606",
     rnc: input.rnc,

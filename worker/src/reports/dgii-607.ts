@@ -18,7 +18,19 @@ import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared"
 import type { Receipt } from "../ledger/schema.ts";
 import type { RfceSums } from "../ledger/monthly-rows.ts";
 import type { DocumentFigures, FormaDePago } from "./document-figures.ts";
-import { columnTotal, dgiiFileName, recordLimitWarning, tipoId, txtAmount, txtDate, type FormatLine, type MissingItem, type MonthlyFormat } from "./dgii-txt.ts";
+import {
+  columnTotal,
+  dgiiFileName,
+  figuresPendingItem,
+  recordLimitWarning,
+  sortByKey,
+  tipoId,
+  txtAmount,
+  txtDate,
+  type FormatLine,
+  type MissingItem,
+  type MonthlyFormat,
+} from "./dgii-txt.ts";
 
 export const COLUMNS_607 = [
   "rncCedulaPasaporte",
@@ -209,10 +221,9 @@ export function build607(input: Build607Input): Report607 {
     lineas.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, campos });
   }
   if (input.figuresPending > 0) {
-    faltantes.push({ codigo: "figures_pending", mensaje: `${input.figuresPending} documents of the month recorded before 1.8.0 are still being read; ask again.` });
+    faltantes.push(figuresPendingItem(input.figuresPending));
   }
-  const order = (l: Line607) => `${l.campos.fechaComprobante}|${l.encf}`;
-  lineas.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  sortByKey(lineas, (l: Line607) => `${l.campos.fechaComprobante}|${l.encf}`);
   return {
     formato: "607",
     rnc: input.rnc,

@@ -105,3 +105,16 @@ export function recordLimitWarning(format: DgiiFormat, count: number): string[] 
 export function columnTotal<Column extends string>(lines: readonly FormatLine<Column>[], column: Column): string {
   return formatMoney(lines.reduce((sum, l) => (l.campos[column] ? add(sum, dec(l.campos[column])) : sum), ZERO));
 }
+
+/** What a month with documents still being read (recorded before 1.8.0) lacks before it can be filed. */
+export function figuresPendingItem(count: number): MissingItem {
+  return { codigo: "figures_pending", mensaje: `${count} documents of the month recorded before 1.8.0 are still being read; ask again.` };
+}
+
+/** Sorts a format's lines in place by a text key (DGII's tools list records in this order). */
+export function sortByKey<Line>(lines: Line[], key: (line: Line) => string): void {
+  lines.sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+}
