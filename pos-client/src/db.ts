@@ -52,18 +52,47 @@ export interface LocalLease {
   expiresOn: string;
 }
 
-export type ItbisRate = "18" | "16" | "E";
+/** "0": taxed at 0 % (IndicadorFacturacion 3); "E": exempt (IndicadorFacturacion 4). */
+export type ItbisRate = "18" | "16" | "0" | "E";
 
 export interface Product {
   code: string;
   name: string;
-  /** Unit price including nothing: ITBIS is added on top, as DGII's MontoItem is before tax. */
+  /** Unit price; ITBIS comes on top unless `priceIncludesItbis` (the shelf price, as stores mark it). */
   price: string;
   itbis: ItbisRate;
   /** UnidadMedida code from the DGII catalog. */
   unit: string;
   /** 1 = good, 2 = service. */
   kind: "1" | "2";
+  priceIncludesItbis?: boolean;
+  /** The server's product id and version, for a product that came with the issuer's catalogue. */
+  id?: string;
+  version?: number;
+  /** Codes a scanner reads (EAN, UPC…), looked up like the product code. */
+  barcodes?: string[];
+  /** The price was changed on this till (allowed per device); the next server change of the product replaces it. */
+  priceEditedHere?: boolean;
+}
+
+/** A cashier of the issuer, as the catalogue ships it: the PIN only as a PBKDF2 hash, checked offline. */
+export interface Cashier {
+  id: string;
+  name: string;
+  active: boolean;
+  version: number;
+  pin: { algorithm: "PBKDF2-SHA256"; iterations: number; salt: string; hash: string };
+}
+
+/** A buyer the till has used or looked up, so typing its RNC offline still fills the name. */
+export interface Buyer {
+  rnc: string;
+  name: string;
+  /** DGII's status word ("ACTIVO", "SUSPENDIDO"…) when the registry said it. */
+  status?: string;
+  active?: boolean;
+  /** ISO time it was last used or looked up: the oldest go first when the list is trimmed. */
+  usedAt: string;
 }
 
 /** The non-extractable signing key (the CryptoKey object itself) and its certificate. */
@@ -86,6 +115,8 @@ export class PosDatabase extends Dexie {
   products!: EntityTable<Product, "code">;
   keys!: EntityTable<SigningKeyRecord, "id">;
   settings!: EntityTable<Setting, "key">;
+  cashiers!: EntityTable<Cashier, "id">;
+  buyers!: EntityTable<Buyer, "rnc">;
 
   constructor(name = "ecf-pos") {
     super(name);
@@ -100,6 +131,13 @@ export class PosDatabase extends Dexie {
       products: "code, name",
       keys: "id",
       settings: "key",
+    });
+    // The issuer's catalogue: products stay keyed by code (unique per issuer, so hand-typed ones
+    // of version 2 keep working), found also by server id and by any barcode.
+    this.version(3).stores({
+      products: "code, name, id, *barcodes",
+      cashiers: "id",
+      buyers: "rnc, usedAt",
     });
   }
 

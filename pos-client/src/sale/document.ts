@@ -38,21 +38,49 @@ export interface Emisor {
   address?: string | null;
 }
 
-const INDICADOR: Record<ItbisRate, string> = { "18": "1", "16": "2", E: "4" };
+const INDICADOR: Record<ItbisRate, string> = { "18": "1", "16": "2", "0": "3", E: "4" };
+/** Scale of PrecioUnitarioItem (XSD Decimal20D1or4: up to 4 decimals). */
+const UNIT_PRICE_SCALE = 4;
 
-export function lineGross(line: CartLine): Decimal {
-  return roundHalfUp(mul(dec(line.quantity), dec(line.product.price)));
+/** Lines taxed at 18 % or 16 %: the only ones IndicadorMontoGravado speaks of (formato-ecf field 7). */
+const carriesItbis = (line: CartLine) => line.product.itbis === "18" || line.product.itbis === "16";
+
+/**
+ * A document has one IndicadorMontoGravado for all its lines. It is 1 (prices include ITBIS) when any
+ * taxed line's price includes it: the shelf price is what the customer was told, so it is kept to
+ * the cent, and the lines priced without ITBIS are converted instead (see documentPrice).
+ */
+export function pricesIncludeItbis(lines: readonly CartLine[]): boolean {
+  return lines.some((l) => carriesItbis(l) && l.product.priceIncludesItbis === true);
 }
 
-export function lineDiscount(line: CartLine): Decimal {
+/**
+ * PrecioUnitarioItem as the document carries it. In a document with IndicadorMontoGravado 1 a
+ * price without ITBIS becomes price × (1 + rate), rounded half up to the 4 decimals DGII allows
+ * for a unit price: exact for prices in cents (100.00 → 118.0000), so the customer pays what the
+ * price without ITBIS plus ITBIS comes to. The other way round (dividing a shelf price by 1.18)
+ * would change the shelf price the customer saw, so it is never done. 0 %, exempt: no ITBIS either way.
+ */
+export function documentPrice(product: Product, incluido: boolean): Decimal {
+  const price = dec(product.price);
+  if (!incluido || product.priceIncludesItbis || (product.itbis !== "18" && product.itbis !== "16")) return price;
+  return roundHalfUp(add(price, percentOf(price, dec(product.itbis))), UNIT_PRICE_SCALE);
+}
+
+/** Quantity × the document's unit price, rounded half up to cents (formato-ecf MontoItem). */
+export function lineGross(line: CartLine, incluido = pricesIncludeItbis([line])): Decimal {
+  return roundHalfUp(mul(dec(line.quantity), documentPrice(line.product, incluido)));
+}
+
+export function lineDiscount(line: CartLine, incluido = pricesIncludeItbis([line])): Decimal {
   if (!line.discountPercent || dec(line.discountPercent).coef === 0n) return ZERO;
-  return roundHalfUp(percentOf(lineGross(line), dec(line.discountPercent)));
+  return roundHalfUp(percentOf(lineGross(line, incluido), dec(line.discountPercent)));
 }
 
 /** The DetallesItems of a cart, with the line discount as DescuentoMonto. */
-export function detailItems(lines: readonly CartLine[]): Record<string, unknown>[] {
+export function detailItems(lines: readonly CartLine[], incluido = pricesIncludeItbis(lines)): Record<string, unknown>[] {
   return lines.map((line, i) => {
-    const discount = lineDiscount(line);
+    const discount = lineDiscount(line, incluido);
     const item: Record<string, unknown> = {
       NumeroLinea: String(i + 1),
       IndicadorFacturacion: INDICADOR[line.product.itbis],
@@ -60,13 +88,13 @@ export function detailItems(lines: readonly CartLine[]): Record<string, unknown>
       IndicadorBienoServicio: line.product.kind,
       CantidadItem: formatDecimal(dec(line.quantity)),
       UnidadMedida: line.product.unit,
-      PrecioUnitarioItem: formatDecimal(dec(line.product.price)),
+      PrecioUnitarioItem: formatDecimal(documentPrice(line.product, incluido)),
     };
     if (discount.coef !== 0n) {
       item.DescuentoMonto = formatMoney(discount);
       item.TablaSubDescuento = [{ TipoSubDescuento: "%", SubDescuentoPorcentaje: formatDecimal(dec(line.discountPercent)), MontoSubDescuento: formatMoney(discount) }];
     }
-    item.MontoItem = formatMoney(sub(lineGross(line), discount));
+    item.MontoItem = formatMoney(sub(lineGross(line, incluido), discount));
     return item;
   });
 }
@@ -90,8 +118,8 @@ const ddMMyyyy = (iso: string) => `${iso.slice(8, 10)}-${iso.slice(5, 7)}-${iso.
 export function draftDocument(input: DraftInput): Record<string, unknown> {
   const idDoc: Record<string, unknown> = { TipoeCF: input.tipoeCF, eNCF: input.encf };
   if (input.tipoeCF === "31") idDoc.FechaVencimientoSecuencia = ddMMyyyy(input.expiresOn);
-  const hasTaxed = input.lines.some((l) => l.product.itbis !== "E");
-  if (hasTaxed) idDoc.IndicadorMontoGravado = "0";
+  // Conditional on a line taxed at 18 % or 16 % (formato-ecf field 7).
+  if (input.lines.some(carriesItbis)) idDoc.IndicadorMontoGravado = pricesIncludeItbis(input.lines) ? "1" : "0";
   idDoc.TipoIngresos = "01";
   idDoc.TipoPago = "1";
   const emisor: Record<string, unknown> = { RNCEmisor: input.emisor.rnc, RazonSocialEmisor: input.emisor.legalName };
@@ -123,9 +151,10 @@ export interface CartTotals {
 /** The cart's totals, computed by the shared package exactly as the document will carry them. */
 export function cartTotals(lines: readonly CartLine[], tipoeCF: "31" | "32" | "34" = "32"): CartTotals {
   if (lines.length === 0) return { subtotal: ZERO, discount: ZERO, itbis: ZERO, total: ZERO };
-  const doc = { Encabezado: { IdDoc: { TipoeCF: tipoeCF } }, DetallesItems: detailItems(lines) };
+  const incluido = pricesIncludeItbis(lines);
+  const doc = { Encabezado: { IdDoc: { TipoeCF: tipoeCF, IndicadorMontoGravado: incluido ? "1" : "0" } }, DetallesItems: detailItems(lines, incluido) };
   const t = computeTotals(doc).Totales;
-  const discount = lines.reduce((s, l) => add(s, lineDiscount(l)), ZERO);
+  const discount = lines.reduce((s, l) => add(s, lineDiscount(l, incluido)), ZERO);
   const itbis = t.TotalITBIS ? dec(t.TotalITBIS) : ZERO;
   const total = dec(t.MontoTotal);
   return { subtotal: add(sub(total, itbis), discount), discount, itbis, total };

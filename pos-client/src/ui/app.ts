@@ -253,7 +253,7 @@ class PosApp {
     }
     if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
     const doc = original.document as {
-      Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } };
+      Encabezado: { IdDoc: { IndicadorMontoGravado?: string }; Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } };
       DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[];
     };
     const lines: CartLine[] = doc.DetallesItems.map((item) => ({
@@ -261,9 +261,11 @@ class PosApp {
         code: "",
         name: item.NombreItem as string,
         price: item.PrecioUnitarioItem as string,
-        itbis: item.IndicadorFacturacion === "1" ? "18" : item.IndicadorFacturacion === "2" ? "16" : "E",
+        itbis: item.IndicadorFacturacion === "1" ? "18" : item.IndicadorFacturacion === "2" ? "16" : item.IndicadorFacturacion === "3" ? "0" : "E",
         unit: item.UnidadMedida as string,
         kind: item.IndicadorBienoServicio === "2" ? "2" : "1",
+        // The document's prices are taken as they are: included when the sale's were.
+        priceIncludesItbis: doc.Encabezado.IdDoc.IndicadorMontoGravado === "1",
       },
       quantity: item.CantidadItem as string,
       discountPercent: (item.TablaSubDescuento as { SubDescuentoPorcentaje?: string }[] | undefined)?.[0]?.SubDescuentoPorcentaje ?? "",

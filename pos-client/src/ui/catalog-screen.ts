@@ -5,7 +5,7 @@ import type { PosDatabase, Product } from "../db.ts";
 import { money } from "../format.ts";
 import { h } from "./dom.ts";
 
-const ITBIS_LABEL: Record<Product["itbis"], string> = { "18": "ITBIS 18 %", "16": "ITBIS 16 %", E: "Exento" };
+const ITBIS_LABEL: Record<Product["itbis"], string> = { "18": "ITBIS 18 %", "16": "ITBIS 16 %", "0": "ITBIS 0 %", E: "Exento" };
 
 export async function catalogScreen(db: PosDatabase, editing?: Product): Promise<HTMLElement> {
   const products = await db.products.orderBy("name").toArray();
