@@ -114,11 +114,20 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
     detail: "e-NCF E310000000500 was already used for a different document; it can never be reused.",
     errors: [{ path: "/Encabezado/IdDoc/eNCF", code: "encf_used", message: "Already used by another document." }],
   },
+  precondition_failed: {
+    detail: 'Product 0b6f… is at version 8; If-Match named "7". Read it again and reapply the change.',
+    errors: [{ path: "/headers/If-Match", code: "stale", message: 'The current ETag is "8".' }],
+    extensions: { currentVersion: 8 },
+  },
   payload_too_large: { detail: "The body exceeds 2097152 bytes." },
   unsupported_media_type: { detail: "Send the e-CF as application/json." },
   unprocessable: {
     detail: "No authorised e-NCF range is registered for type 31; register one with PUT /company/sequences/31.",
     errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_missing", message: "No e-NCF range for type 31." }],
+  },
+  precondition_required: {
+    detail: 'Send If-Match with the ETag read from GET /products/{id} (e.g. If-Match: "7"), so a change made meanwhile is not overwritten.',
+    errors: [{ path: "/headers/If-Match", code: "required", message: "If-Match is required." }],
   },
   quota_exceeded: { detail: "The monthly limit of 1000 receipts for 2026-11 has been reached.", extensions: { limit: 1000, month: "2026-11" } },
   too_many_requests: { detail: "Too many failed logins; try again in 60 seconds." },

@@ -14,9 +14,11 @@ export const PROBLEM_CODES = [
   "not_found",
   "method_not_allowed",
   "conflict",
+  "precondition_failed",
   "payload_too_large",
   "unsupported_media_type",
   "unprocessable",
+  "precondition_required",
   "quota_exceeded",
   "too_many_requests",
   "dgii_unavailable",
@@ -40,12 +42,16 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
       return 405;
     case "conflict":
       return 409;
+    case "precondition_failed":
+      return 412;
     case "payload_too_large":
       return 413;
     case "unsupported_media_type":
       return 415;
     case "unprocessable":
       return 422;
+    case "precondition_required":
+      return 428;
     case "quota_exceeded":
     case "too_many_requests":
       return 429;
@@ -69,9 +75,11 @@ const TITLES: Record<ProblemCode, string> = {
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
   conflict: "Conflict",
+  precondition_failed: "Changed since it was read",
   payload_too_large: "Request body too large",
   unsupported_media_type: "Unsupported media type",
   unprocessable: "Cannot be processed",
+  precondition_required: "If-Match required",
   quota_exceeded: "Monthly quota exceeded",
   too_many_requests: "Too many requests",
   dgii_unavailable: "DGII unavailable",
