@@ -1,5 +1,5 @@
 // The tables of an IssuerLedger object (one per issuer); see schema.ts.
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, updatedAt } from "./columns.ts";
 
 /** A DGII-authorised e-NCF range for one type. `next_number` is the first never handed out. */
@@ -118,3 +118,56 @@ export const supplierDefaults = sqliteTable("supplier_defaults", {
   origin: text("origin", { enum: ["learned", "set"] }).notNull(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * The issuer's catalogue version: one counter (a single row, id 1) shared by products and cashiers.
+ * Every changed row takes the next number, so a till asks for "what changed after N" with one
+ * integer and pages through the changes in order (catalog/catalog-sync.ts).
+ */
+export const catalogVersion = sqliteTable("catalog_version", {
+  id: integer("id").primaryKey(),
+  version: integer("version").notNull(),
+});
+
+/**
+ * A product of the issuer's shared catalogue. Prices are integer cents (never a float);
+ * barcodes a JSON array of strings. Deleting marks a product inactive so tills learn of it.
+ */
+export const products = sqliteTable(
+  "products",
+  {
+    id: text("id").primaryKey(),
+    code: text("code").notNull(),
+    barcodes: text("barcodes", { mode: "json" }).$type<string[]>().notNull(),
+    name: text("name").notNull(),
+    priceCents: integer("price_cents").notNull(),
+    priceIncludesItbis: integer("price_includes_itbis", { mode: "boolean" }).notNull(),
+    /** "18", "16", "0" or "exempt". */
+    itbisRate: text("itbis_rate").notNull(),
+    /** DGII UnidadMedida code (Tabla IV). */
+    unit: text("unit").notNull(),
+    kind: text("kind", { enum: ["good", "service"] }).notNull(),
+    active: integer("active", { mode: "boolean" }).notNull(),
+    version: integer("version").notNull(),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("products_code").on(t.code), index("products_version").on(t.version), index("products_active_code").on(t.active, t.code)],
+);
+
+/** A cashier of the issuer's tills: the PIN as a PBKDF2-SHA256 hash a till checks offline. */
+export const cashiers = sqliteTable(
+  "cashiers",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    pinIterations: integer("pin_iterations").notNull(),
+    pinSalt: text("pin_salt").notNull(),
+    pinHash: text("pin_hash").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull(),
+    version: integer("version").notNull(),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("cashiers_version").on(t.version)],
+);

@@ -3,6 +3,7 @@ import m0000 from './0000_issuer.sql';
 import m0001 from './0001_voided_ranges.sql';
 import m0002 from './0002_notices.sql';
 import m0003 from './0003_supplier_defaults.sql';
+import m0004 from './0004_catalog.sql';
 
   export default {
     journal,
@@ -10,7 +11,8 @@ import m0003 from './0003_supplier_defaults.sql';
       m0000,
 m0001,
 m0002,
-m0003
+m0003,
+m0004
     }
   }
   
