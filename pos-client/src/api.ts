@@ -28,6 +28,49 @@ export interface PairedOut {
   leases: LeaseOut[];
 }
 
+/** A product as the issuer's catalogue ships it (GET /devices/catalog). */
+export interface CatalogProductOut {
+  id: string;
+  code: string;
+  barcodes: string[];
+  name: string;
+  price: string;
+  priceIncludesItbis: boolean;
+  itbisRate: "18" | "16" | "0" | "exempt";
+  unit: string;
+  kind: "good" | "service";
+  active: boolean;
+  version: number;
+  updatedAt: string;
+}
+
+export interface CatalogCashierOut {
+  id: string;
+  name: string;
+  active: boolean;
+  version: number;
+  pin: { algorithm: "PBKDF2-SHA256"; iterations: number; salt: string; hash: string };
+}
+
+/** One page of catalogue changes after a version; `complete: false` means ask again from `nextSince`. */
+export interface CatalogPageOut {
+  version: number;
+  products: CatalogProductOut[];
+  cashiers: CatalogCashierOut[];
+  nextSince: number;
+  complete: boolean;
+  device: { canEditPrices: boolean };
+}
+
+/** A taxpayer in DGII's registry (GET /devices/contribuyentes/{rnc}). */
+export interface TaxpayerOut {
+  rnc: string;
+  legalName: string;
+  tradeName: string | null;
+  status: string;
+  active: boolean;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -94,6 +137,20 @@ export class DeviceApi {
 
   lease(tipoeCF: string, size: number): Promise<LeaseOut> {
     return this.json("POST", "/devices/leases", { tipoeCF, size });
+  }
+
+  catalog(since: number, limit?: number): Promise<CatalogPageOut> {
+    return this.json("GET", `/devices/catalog?since=${since}${limit ? `&limit=${limit}` : ""}`);
+  }
+
+  /** The registry's answer for an RNC or cédula, or null when DGII's registry does not have it. */
+  async taxpayer(rnc: string): Promise<TaxpayerOut | null> {
+    try {
+      return await this.json<TaxpayerOut>("GET", `/devices/contribuyentes/${encodeURIComponent(rnc)}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && error.body.code === "taxpayer-not-found") return null;
+      throw error;
+    }
   }
 
   /**
