@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { root, wranglerEnv } from "./lib.mjs";
 
-const PACKAGES = ["shared", "worker", "pos-client", "dgii-sandbox"];
+const PACKAGES = ["shared", "worker", "pos-client", "dgii-sandbox", "sdk"];
 /** Test projects: a package folder and, where it has several, the vitest config to use. */
 const PROJECTS = [
   { name: "shared", dir: "shared" },
@@ -17,6 +17,7 @@ const PROJECTS = [
   { name: "worker-browser", dir: "worker", config: "vitest.browser.config.ts" },
   { name: "pos-client", dir: "pos-client" },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
+  { name: "sdk", dir: "sdk" },
 ];
 // `node scripts/test.mjs worker shared`: only the projects named.
 const only = parseArgs({ allowPositionals: true }).positionals;

@@ -1,0 +1,102 @@
+import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
+import { IDEMPOTENT_OPERATIONS } from "./generated/idempotent-operations.ts";
+import type { paths } from "./generated/openapi.ts";
+import { type Credentials, Session } from "./credentials.ts";
+import { ProblemError } from "./problem-error.ts";
+
+export interface ClientOptions {
+  /** The worker's origin, e.g. http://127.0.0.1:8787. */
+  baseUrl: string;
+  credentials?: Credentials;
+  /** The issuer the calls act for, sent as X-RNC-Emisor (required with a partner's key). */
+  rnc?: string;
+  /** The fetch to send with (default globalThis.fetch). */
+  fetch?: typeof globalThis.fetch;
+  /** Log in again this many seconds before the token's `exp` (default 300). */
+  renewBeforeSeconds?: number;
+  /** The clock, in milliseconds since the epoch (default Date.now). */
+  now?: () => number;
+  /**
+   * A call that takes an Idempotency-Key and never got an answer (the connection failed) is sent
+   * again this many times with the same key (default 2): the worker answers a repeated key with
+   * the first answer, so nothing is issued twice.
+   */
+  networkRetries?: number;
+}
+
+export type EcfClient = Client<paths> & {
+  /** The authentication state: `logins` counts the logins so far. */
+  readonly session: Session;
+};
+
+const IDEMPOTENT = new Set(IDEMPOTENT_OPERATIONS);
+
+/**
+ * The typed openapi-fetch client for the ecf-edge API, with what every call needs: the bearer
+ * (logging in with an API key, and again before the token expires or when the worker refuses
+ * it), X-RNC-Emisor, an Idempotency-Key on the operations that take one (unless the call sets
+ * its own), and problem+json answers thrown as ProblemError instead of returned.
+ */
+export function createClient(options: ClientOptions): EcfClient {
+  const fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const session = new Session({
+    baseUrl: options.baseUrl,
+    credentials: options.credentials,
+    fetch,
+    renewBeforeSeconds: options.renewBeforeSeconds ?? 300,
+    now: options.now ?? Date.now,
+  });
+  const client = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch });
+  // An untouched copy of each request that may have to be sent again (a refused token, a lost
+  // connection), by openapi-fetch's request id; dropped once its answer is in.
+  const resendable = new Map<string, { copy: Request; bearer: string | undefined }>();
+  const networkRetries = options.networkRetries ?? 2;
+
+  const middleware: Middleware = {
+    async onRequest({ request, schemaPath, id }) {
+      // A call that sets its own Authorization keeps it (and is not logged in again on a 401).
+      const bearer = request.headers.has("Authorization") ? undefined : await session.bearer();
+      if (bearer) request.headers.set("Authorization", `Bearer ${bearer}`);
+      if (options.rnc && !request.headers.has("X-RNC-Emisor")) request.headers.set("X-RNC-Emisor", options.rnc);
+      const idempotent = IDEMPOTENT.has(`${request.method} ${schemaPath}`);
+      if (idempotent && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+      if (idempotent || session.renewable) resendable.set(id, { copy: request.clone(), bearer });
+      return request;
+    },
+
+    async onError({ request, schemaPath, id, error }) {
+      const copy = resendable.get(id)?.copy;
+      if (!copy || !IDEMPOTENT.has(`${request.method} ${schemaPath}`)) {
+        resendable.delete(id);
+        return error instanceof Error ? error : new Error(String(error));
+      }
+      let last = error;
+      for (let attempt = 0; attempt < networkRetries; attempt++) {
+        try {
+          return await fetch(copy.clone());
+        } catch (again) {
+          last = again;
+        }
+      }
+      resendable.delete(id);
+      return last instanceof Error ? last : new Error(String(last));
+    },
+
+    async onResponse({ response, id }) {
+      const kept = resendable.get(id);
+      resendable.delete(id);
+      let answer = response;
+      // Our token refused before its `exp` (a clock off, a rotated secret): one new login, one resend.
+      if (answer.status === 401 && kept?.bearer && session.renewable) {
+        session.discard(kept.bearer);
+        kept.copy.headers.set("Authorization", `Bearer ${await session.bearer()}`);
+        answer = await fetch(kept.copy);
+      }
+      const problem = await ProblemError.from(answer);
+      if (problem) throw problem;
+      return answer;
+    },
+  };
+  client.use(middleware);
+  return Object.assign(client, { session });
+}
