@@ -22,6 +22,7 @@ import { archiveRoutes } from "./routes/archive.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
@@ -65,6 +66,7 @@ export function createApp() {
   app.route("/", salesRoutes);
   app.route("/", archiveRoutes);
   app.route("/", webhookRoutes);
+  app.route("/", taxpayerRoutes);
 
   // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,
   // both built on the first request for the document rather than when an isolate starts.

@@ -133,12 +133,14 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
   too_many_requests: { detail: "Too many failed logins; try again in 60 seconds." },
   dgii_unavailable: { detail: "ANECF not sent: DGII did not answer within 10000 ms." },
   internal_error: { detail: "An unexpected error occurred. Quote the request id when reporting it." },
+  "invalid-rnc": { detail: "131-88068-1 is not an RNC (9 digits) or a cédula (11 digits).", errors: [{ path: "/rnc", code: "invalid-rnc", message: "Expected 9 or 11 digits." }] },
+  "taxpayer-not-found": { detail: "RNC 131880682 is not in DGII's taxpayer registry (imported 2026-11-20T04:10:00.000Z)." },
 };
 
 const CODES_BY_STATUS = new Map<number, ProblemCode[]>();
 for (const code of PROBLEM_CODES) CODES_BY_STATUS.set(statusOf(code), [...(CODES_BY_STATUS.get(statusOf(code)) ?? []), code]);
 
-const exampleName = (code: ProblemCode) => `Problem${code.replace(/(^|_)([a-z])/g, (_, _s, ch: string) => ch.toUpperCase())}`;
+const exampleName = (code: ProblemCode) => `Problem${code.replace(/(^|[_-])([a-z])/g, (_, _s, ch: string) => ch.toUpperCase())}`;
 
 interface Operation {
   operationId?: string;

@@ -23,6 +23,9 @@ export const PROBLEM_CODES = [
   "too_many_requests",
   "dgii_unavailable",
   "internal_error",
+  // The taxpayer registry's own codes, spelled as the till's contract fixed them (issue 17).
+  "invalid-rnc",
+  "taxpayer-not-found",
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -31,12 +34,14 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
     case "bad_request":
     case "malformed_json":
     case "validation_failed":
+    case "invalid-rnc":
       return 400;
     case "unauthorized":
       return 401;
     case "forbidden":
       return 403;
     case "not_found":
+    case "taxpayer-not-found":
       return 404;
     case "method_not_allowed":
       return 405;
@@ -84,6 +89,8 @@ const TITLES: Record<ProblemCode, string> = {
   too_many_requests: "Too many requests",
   dgii_unavailable: "DGII unavailable",
   internal_error: "Internal error",
+  "invalid-rnc": "Not an RNC or cédula",
+  "taxpayer-not-found": "Taxpayer not in DGII's registry",
 };
 
 /** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */
