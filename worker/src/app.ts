@@ -24,6 +24,7 @@ import { deviceRoutes } from "./routes/devices.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
+import { shiftRoutes } from "./routes/shifts.ts";
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -66,6 +67,7 @@ export function createApp() {
   app.route("/", salesRoutes);
   app.route("/", archiveRoutes);
   app.route("/", webhookRoutes);
+  app.route("/", shiftRoutes);
   app.route("/", taxpayerRoutes);
 
   // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,

@@ -5,12 +5,15 @@ import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
 import { judgeRefund } from "../sale/refund.ts";
 import type { CartLine } from "../sale/document.ts";
-import { loadSession, pairDevice, type Session } from "../session.ts";
+import { API_BASE, loadSession, pairDevice, type Session } from "../session.ts";
 import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
+import { DeviceApi } from "../api.ts";
+import { dateTime } from "../format.ts";
+import { CatalogSync, catalogState, type PullReport } from "../sync/catalog.ts";
 import { catalogScreen } from "./catalog-screen.ts";
 import { h } from "./dom.ts";
 import { historyScreen } from "./history-screen.ts";
-import { emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { CATALOG_PULLED, emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
 
 type Tab = "venta" | "productos" | "recibos";
 
@@ -67,7 +70,11 @@ class PosApp {
   private readonly main = h("main", { id: "view" });
   private readonly net = h("span", { class: "net", id: "net" });
   private readonly sync = h("span", { class: "sync", id: "sync" });
+  private readonly catalogStatus = h("span", { class: "catalog-status", id: "catalog-status" });
   private runner: SyncRunner;
+  private readonly api: DeviceApi;
+  private readonly catalog: CatalogSync;
+  private canEditPrices: boolean | undefined;
   private showing: Sale | undefined;
   /** Ends this app's window listeners when the device is revoked (a new pairing starts another). */
   private readonly life = new AbortController();
@@ -88,6 +95,13 @@ class PosApp {
         void showPairing(root, db);
       },
     );
+    this.api = new DeviceApi(API_BASE, session.token);
+    this.catalog = new CatalogSync(
+      db,
+      session.company.id,
+      (since, limit) => this.api.catalog(since, limit),
+      (report) => void this.catalogPulled(report),
+    );
   }
 
   start(): void {
@@ -101,6 +115,7 @@ class PosApp {
         h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R")),
         this.net,
         this.sync,
+        this.catalogStatus,
       ),
       this.main,
     );
@@ -141,6 +156,26 @@ class PosApp {
     void this.render();
     this.runner.start();
     void this.syncStatus({ running: false });
+    // The catalogue is pulled at once (also right after pairing), on reconnection and every minute.
+    this.catalog.start();
+    signal.addEventListener("abort", () => this.catalog.stop());
+    void this.showCatalogState();
+  }
+
+  private async showCatalogState(): Promise<void> {
+    const { updatedAt } = await catalogState(this.db);
+    this.catalogStatus.textContent = updatedAt ? `Catálogo actualizado: ${dateTime(updatedAt)}` : "Catálogo sin actualizar";
+    this.catalogStatus.dataset.updatedAt = updatedAt ?? "";
+  }
+
+  /** A pull changed products or cashiers: the screen on display shows them without losing what is being typed. */
+  private async catalogPulled(report: PullReport): Promise<void> {
+    await this.showCatalogState();
+    const permissionChanged = report.canEditPrices !== this.canEditPrices;
+    this.canEditPrices = report.canEditPrices;
+    if ((!report.updated && !report.removed && !report.cashiers && !permissionChanged) || this.showing) return;
+    if (this.tab === "venta") this.main.querySelector(".sale")?.dispatchEvent(new CustomEvent(CATALOG_PULLED));
+    else if (this.tab === "productos" && !this.editing) await this.render();
   }
 
   private go(tab: Tab): void {
@@ -163,7 +198,7 @@ class PosApp {
     let view: HTMLElement;
     switch (this.tab) {
       case "venta":
-        view = await saleScreen(this.db, this.sale, (req) => this.charge(req));
+        view = await saleScreen(this.db, this.sale, (req) => this.charge(req), { findTaxpayer: (rnc) => this.api.taxpayer(rnc) });
         break;
       case "productos":
         view = await catalogScreen(this.db, this.editing);

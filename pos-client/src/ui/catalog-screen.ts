@@ -1,21 +1,88 @@
-// The product catalogue kept on the device: add and edit name, code, price, ITBIS rate, unit.
-import { parseDecimal } from "@ecf/shared/money";
+// The product catalogue on the device: the issuer's catalogue as last pulled from the server, read
+// only unless the issuer lets this till change prices (a per-device setting). A till allowed to do
+// so may change a price (kept until the server changes that product) and add a product of its own.
 import { UNIDADES_MEDIDA } from "@ecf/shared/catalogs";
+import { parseDecimal } from "@ecf/shared/money";
 import type { PosDatabase, Product } from "../db.ts";
-import { money } from "../format.ts";
+import { dateTime, money } from "../format.ts";
+import { catalogState } from "../sync/catalog.ts";
 import { h } from "./dom.ts";
 
 const ITBIS_LABEL: Record<Product["itbis"], string> = { "18": "ITBIS 18 %", "16": "ITBIS 16 %", "0": "ITBIS 0 %", E: "Exento" };
 
 export async function catalogScreen(db: PosDatabase, editing?: Product): Promise<HTMLElement> {
   const products = await db.products.orderBy("name").toArray();
+  const { updatedAt, canEditPrices } = await catalogState(db);
+  const status = h(
+    "p",
+    { class: "catalog-updated", id: "catalog-updated" },
+    updatedAt ? `Catálogo actualizado: ${dateTime(updatedAt)}` : "El catálogo de la empresa aún no se ha descargado en este punto de venta.",
+  );
+  const rights = canEditPrices
+    ? h("p", { class: "note", id: "catalog-rights" }, "Este punto de venta puede cambiar precios; un cambio del catálogo de la empresa lo reemplaza.")
+    : h("p", { class: "note", id: "catalog-rights" }, "Los productos y precios se administran en el catálogo de la empresa: este punto de venta no puede cambiarlos.");
+
+  const list = h(
+    "table",
+    { class: "products" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", {}, "Código"),
+        h("th", {}, "Nombre"),
+        h("th", {}, "Precio"),
+        h("th", {}, "ITBIS"),
+        h("th", {}, "Códigos de barras"),
+        canEditPrices ? h("th", {}, "") : null,
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      ...products.map((p) =>
+        h(
+          "tr",
+          { "data-code": p.code },
+          h("td", {}, p.code),
+          h("td", {}, p.name),
+          h("td", { class: "num" }, money(p.price)),
+          h("td", {}, `${ITBIS_LABEL[p.itbis]}${p.priceIncludesItbis && (p.itbis === "18" || p.itbis === "16") ? " (incluido)" : ""}`),
+          h("td", { class: "barcodes" }, (p.barcodes ?? []).join(", ")),
+          canEditPrices
+            ? h("td", {}, h("button", { type: "button", onclick: () => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p })) }, "Editar"))
+            : null,
+        ),
+      ),
+    ),
+  );
+  const table = products.length ? list : h("p", {}, "Aún no hay productos.");
+  return h(
+    "div",
+    { class: `catalog${canEditPrices ? "" : " read-only"}` },
+    h("div", { class: "catalog-head" }, status, rights),
+    canEditPrices ? productForm(db, editing) : null,
+    table,
+  );
+}
+
+/** Add a product of this till, or change a price (a product of the issuer's catalogue keeps everything else). */
+function productForm(db: PosDatabase, editing?: Product): HTMLElement {
+  const fromCatalog = editing?.id !== undefined;
   const error = h("p", { class: "error", role: "alert" });
   const field = (label: string, input: HTMLElement) => h("label", {}, h("span", {}, label), input);
   const code = h("input", { name: "code", required: true, maxlength: 35, value: editing?.code ?? "", autocomplete: "off" });
   if (editing) code.readOnly = true;
   const name = h("input", { name: "name", required: true, maxlength: 80, value: editing?.name ?? "", autocomplete: "off" });
   const price = h("input", { name: "price", required: true, inputmode: "decimal", value: editing?.price ?? "", autocomplete: "off" });
-  const itbis = h("select", { name: "itbis" }, ...(["18", "16", "E"] as const).map((r) => h("option", { value: r, selected: (editing?.itbis ?? "18") === r }, ITBIS_LABEL[r])));
+  const includes = h("input", { name: "priceIncludesItbis", type: "checkbox", checked: editing?.priceIncludesItbis === true });
+  const itbis = h(
+    "select",
+    { name: "itbis" },
+    ...(["18", "16", "0", "E"] as const).map((r) => h("option", { value: r, selected: (editing?.itbis ?? "18") === r }, ITBIS_LABEL[r])),
+  );
   const unit = h(
     "select",
     { name: "unit" },
@@ -27,6 +94,8 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
     h("option", { value: "1", selected: editing?.kind !== "2" }, "Bien"),
     h("option", { value: "2", selected: editing?.kind === "2" }, "Servicio"),
   );
+  // Only the price of the issuer's product is this till's to change.
+  if (fromCatalog) for (const el of [name, includes, itbis, unit, kind]) el.disabled = true;
 
   const form = h(
     "form",
@@ -34,7 +103,8 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
     h("h2", {}, editing ? "Editar producto" : "Nuevo producto"),
     field("Código", code),
     field("Nombre", name),
-    field("Precio (sin ITBIS)", price),
+    field("Precio", price),
+    h("label", { class: "check" }, includes, h("span", {}, "El precio incluye ITBIS")),
     field("ITBIS", itbis),
     field("Unidad", unit),
     field("Tipo", kind),
@@ -43,45 +113,35 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const amount = parseDecimal(price.value.trim().replace(",", "."));
+    const text = price.value.trim().replace(",", ".");
+    const amount = parseDecimal(text);
     if (!amount || amount.coef <= 0n || amount.scale > 4) {
       error.textContent = "Precio inválido: use un número positivo con hasta 4 decimales.";
       return;
     }
-    if (!editing && (await db.products.get(code.value.trim()))) {
-      error.textContent = "Ya existe un producto con ese código.";
+    // The permission is read again: the issuer may have withdrawn it since the screen was drawn.
+    if (!(await catalogState(db)).canEditPrices) {
+      error.textContent = "Este punto de venta ya no puede cambiar precios.";
       return;
     }
-    await db.products.put({
-      code: code.value.trim(),
-      name: name.value.trim(),
-      price: price.value.trim().replace(",", "."),
-      itbis: itbis.value as Product["itbis"],
-      unit: unit.value,
-      kind: kind.value as Product["kind"],
-    });
+    if (editing && fromCatalog) {
+      await db.products.update(editing.code, { price: text, priceEditedHere: true });
+    } else {
+      if (!editing && (await db.products.get(code.value.trim()))) {
+        error.textContent = "Ya existe un producto con ese código.";
+        return;
+      }
+      await db.products.put({
+        code: code.value.trim(),
+        name: name.value.trim(),
+        price: text,
+        itbis: itbis.value as Product["itbis"],
+        unit: unit.value,
+        kind: kind.value as Product["kind"],
+        priceIncludesItbis: includes.checked,
+      });
+    }
     form.dispatchEvent(new CustomEvent("catalog-changed", { bubbles: true }));
   });
-
-  const list = h(
-    "table",
-    { class: "products" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Código"), h("th", {}, "Nombre"), h("th", {}, "Precio"), h("th", {}, "ITBIS"), h("th", {}, ""))),
-    h(
-      "tbody",
-      {},
-      ...products.map((p) =>
-        h(
-          "tr",
-          {},
-          h("td", {}, p.code),
-          h("td", {}, p.name),
-          h("td", { class: "num" }, money(p.price)),
-          h("td", {}, ITBIS_LABEL[p.itbis]),
-          h("td", {}, h("button", { type: "button", onclick: () => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p })) }, "Editar")),
-        ),
-      ),
-    ),
-  );
-  return h("div", { class: "catalog" }, form, products.length ? list : h("p", {}, "Aún no hay productos."));
+  return form;
 }

@@ -4,7 +4,8 @@ import { add, dec, formatDecimal, formatMoney, parseDecimal, sub } from "@ecf/sh
 import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Product } from "../db.ts";
 import { money } from "../format.ts";
-import { cartTotals, lineDiscount, lineGross, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer, rememberBuyer } from "../sale/buyers.ts";
+import { cartTotals, lineDiscount, lineGross, pricesIncludeItbis, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
 import { cashChange, paymentFor } from "../sale/payment.ts";
 import { h } from "./dom.ts";
 
@@ -29,6 +30,16 @@ export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName
 
 /** The app forwards every window keydown to the sale screen on display as this event. */
 export const SALE_KEY = "sale-key";
+/** The app tells the sale screen on display that the catalogue changed (it reloads its products in place). */
+export const CATALOG_PULLED = "catalog-pulled";
+
+export interface SaleScreenOptions {
+  /** DGII's registry, asked when the till is online; without it only recent buyers fill the name. */
+  findTaxpayer?: FindTaxpayer;
+}
+
+/** A product whose code or one of whose barcodes is exactly what was typed or scanned. */
+export const byCode = (products: readonly Product[], typed: string) => products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
 
 const validQuantity = (q: string) => {
   const d = parseDecimal(q.replace(",", "."));
@@ -40,8 +51,8 @@ const validPercent = (p: string) => {
   return !!d && d.coef >= 0n && d.scale <= 2 && d.coef <= 100n * 10n ** BigInt(d.scale);
 };
 
-export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>): Promise<HTMLElement> {
-  const products = await db.products.orderBy("name").toArray();
+export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>, options: SaleScreenOptions = {}): Promise<HTMLElement> {
+  let products = await db.products.orderBy("name").toArray();
   const root = h("div", { class: "sale" });
   const search = h("input", {
     id: "search",
@@ -55,10 +66,12 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   const cart = h("div", { class: "cart", id: "cart" });
   const totalsBox = h("div", { class: "totals", id: "totals" });
   const message = h("p", { class: "error", role: "alert", id: "sale-error" });
+  // What a scan (or a code typed + Enter) did not find; cleared by the next one.
+  const scanMessage = h("p", { class: "error", role: "alert", id: "scan-error" });
 
   const matches = () => {
     const q = search.value.trim().toLowerCase();
-    const list = q ? products.filter((p) => p.code.toLowerCase() === q || p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q)) : products;
+    const list = q ? products.filter((p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q)) : products;
     return list.slice(0, 24);
   };
   const addToCart = (p: Product) => {
@@ -73,9 +86,16 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
         h("button", { type: "button", class: "product", "data-code": p.code, onclick: () => addToCart(p) }, h("span", {}, p.name), h("small", {}, `${p.code} · ${money(p.price)}`)),
       ),
     );
-    if (!products.length) results.append(h("p", {}, "Agregue productos en la pestaña Productos."));
+    if (!products.length) results.append(h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."));
   };
-  search.addEventListener("input", renderResults);
+  search.addEventListener("input", () => {
+    scanMessage.textContent = "";
+    renderResults();
+  });
+  root.addEventListener(CATALOG_PULLED, async () => {
+    products = await db.products.orderBy("name").toArray();
+    renderResults();
+  });
   // Keys arrive from the window (see SALE_KEY), so they work with the focus on the page itself.
   const onKey = (e: KeyboardEvent) => {
     const target = e.target as HTMLElement | null;
@@ -84,11 +104,18 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       e.preventDefault();
       void doCharge();
     } else if (e.key === "Enter" && onPage) {
-      // A plain Enter adds the best match of what was typed.
+      // A plain Enter adds what was typed: a scanner (it types as a keyboard) sends a code or
+      // barcode and Enter, which must add that exact product; otherwise the best match by name.
       e.preventDefault();
-      const first = search.value.trim() ? matches()[0] : undefined;
+      const typed = search.value.trim();
+      const first = typed ? (byCode(products, typed) ?? matches()[0]) : undefined;
       if (first) {
         addToCart(first);
+        scanMessage.textContent = "";
+      } else if (typed) {
+        scanMessage.textContent = `No hay ningún producto con el código o nombre «${typed}».`;
+      }
+      if (typed) {
         search.value = "";
         renderResults();
       }
@@ -106,9 +133,32 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
 
   const rnc = h("input", { id: "buyer-rnc", inputmode: "numeric", placeholder: "RNC o cédula (opcional: E31)", value: state.rnc, maxlength: 11, autocomplete: "off" });
   const buyerName = h("input", { id: "buyer-name", placeholder: "Nombre o razón social", value: state.buyerName, maxlength: 150, autocomplete: "off" });
+  const buyerStatus = h("small", { class: "warn", id: "buyer-status", role: "status" });
+  // The name last filled from an RNC: replaced by the next lookup, unlike a name the cashier typed.
+  let filledName = "";
+  let lookups = 0;
+  const fillBuyer = async () => {
+    const typed = state.rnc;
+    const ticket = ++lookups;
+    buyerStatus.textContent = "";
+    if (!isRegistryId(typed)) return;
+    const online = typeof navigator === "undefined" || navigator.onLine;
+    const found = await lookupBuyer(db, typed, online ? options.findTaxpayer : undefined);
+    // The cashier kept typing: this answer is for an RNC no longer there.
+    if (ticket !== lookups || state.rnc !== typed) return;
+    if (found.kind === "found") {
+      if (!state.buyerName.trim() || state.buyerName === filledName) {
+        buyerName.value = state.buyerName = filledName = found.buyer.name;
+      }
+      buyerStatus.textContent = inactiveWarning(found.buyer);
+    } else if (found.kind === "not-found") {
+      buyerStatus.textContent = "El RNC no figura en el registro de contribuyentes de la DGII: escriba el nombre.";
+    }
+  };
   rnc.addEventListener("input", () => {
     state.rnc = rnc.value.trim();
     renderTotals();
+    void fillBuyer();
   });
   buyerName.addEventListener("input", () => (state.buyerName = buyerName.value));
 
@@ -173,7 +223,8 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
                 if (validPercent(disc.value.trim())) line.discountPercent = disc.value.trim().replace(",", ".");
                 renderCart();
               });
-              const net = sub(lineGross(line), lineDiscount(line));
+              const incluido = pricesIncludeItbis(state.lines);
+              const net = sub(lineGross(line, incluido), lineDiscount(line, incluido));
               return h(
                 "tr",
                 {},
@@ -240,12 +291,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     charging = true;
     chargeButton.disabled = true;
     try {
+      const buyer = { rnc: state.rnc, name: state.buyerName.trim() };
       await charge({
         tipoeCF: tipo(),
         lines: state.lines,
-        buyer: state.rnc || state.buyerName ? { rnc: state.rnc || undefined, name: state.buyerName.trim() || undefined } : undefined,
+        buyer: buyer.rnc || buyer.name ? { rnc: buyer.rnc || undefined, name: buyer.name || undefined } : undefined,
         payment: p,
       });
+      // A buyer invoiced here fills itself the next time, online or not.
+      if (buyer.rnc && buyer.name) await rememberBuyer(db, { rnc: buyer.rnc, name: buyer.name, usedAt: new Date().toISOString() }).catch(() => {});
     } catch (error) {
       message.textContent = error instanceof Error ? error.message : String(error);
     } finally {
@@ -263,13 +317,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   };
   const warn = h("small", { class: "warn", id: "rnc-warning" }, rncWarning());
   rnc.addEventListener("input", () => (warn.textContent = rncWarning()));
+  // Back on the screen with an RNC typed: its warning (not active, not registered) shows again.
+  if (state.rnc) void fillBuyer();
   root.append(
-    h("div", { class: "left" }, search, results),
+    h("div", { class: "left" }, search, scanMessage, results),
     h(
       "div",
       { class: "right" },
       cart,
-      h("fieldset", { class: "buyer" }, h("legend", {}, "Cliente"), rnc, warn, buyerName),
+      h("fieldset", { class: "buyer" }, h("legend", {}, "Cliente"), rnc, warn, buyerName, buyerStatus),
       totalsBox,
       h("fieldset", { class: "payment" }, h("legend", {}, "Pago"), method, cash, card, transfer, change),
       message,

@@ -207,3 +207,39 @@ export const tasks = sqliteTable(
   },
   (t) => [uniqueIndex("tasks_id").on(t.id), index("tasks_due").on(t.status, t.nextAttemptAt), index("tasks_order").on(t.orderingKey, t.position)],
 );
+
+/**
+ * A till's shift (cuadre de caja), kept in the month of the Santo Domingo day it was opened, keyed
+ * by the id the till made. Open until the till sends its close (counted cash and Z report); a
+ * closed shift is final. Amounts are exact decimals as text, as the till computed them.
+ */
+export const shifts = sqliteTable(
+  "shifts",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull(),
+    deviceId: text("device_id").notNull(),
+    cashierId: text("cashier_id").notNull(),
+    cashierName: text("cashier_name").notNull(),
+    /** The Santo Domingo day it was opened (yyyy-MM-dd): the report's day. */
+    businessDay: text("business_day").notNull(),
+    openedAt: text("opened_at").notNull(),
+    closedAt: text("closed_at"),
+    openingFloat: text("opening_float").notNull(),
+    countedCash: text("counted_cash"),
+    /** The Z report's figures the report lists (null while open). */
+    expectedCash: text("expected_cash"),
+    cashDifference: text("cash_difference"),
+    salesTotal: text("sales_total"),
+    itbisTotal: text("itbis_total"),
+    refundsTotal: text("refunds_total"),
+    receiptCount: integer("receipt_count"),
+    /** The whole Z report as the till sent it (JSON): receipts by type, payments by method. */
+    report: text("report"),
+    /** The request as last stored (canonical JSON): a repeat of it is recognised, a change after closing refused. */
+    payload: text("payload").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("shifts_day").on(t.businessDay, t.deviceId, t.openedAt, t.id)],
+);

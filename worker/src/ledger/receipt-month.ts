@@ -15,6 +15,7 @@ import { encfOf } from "./numbering.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
 import { ESTADO_SQL, REPORT_SPECS, type ReportFilter, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
 import * as monthly from "./monthly-rows.ts";
+import { putShift, shiftSlice, type NewShift, type PutShiftOutcome, type Shift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
 import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
 import { purchaseEvent, receiptEvent, transitionEvents, type WebhookEvent } from "../webhooks/events.ts";
@@ -547,6 +548,18 @@ export class ReceiptMonth extends DurableObject<Env> {
   /** The E32 under 250,000 DGII accepted this month, summed for the 607's summary. */
   rfceSums(): monthly.RfceSums {
     return monthly.rfceSums(this.db);
+  }
+
+  // --------------------------------------------------------------------------------- shifts
+
+  /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
+  putShift(row: NewShift): PutShiftOutcome {
+    return putShift(this.db, row);
+  }
+
+  /** One month's slice of GET /reports/turnos. */
+  shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number } {
+    return shiftSlice(this.db, query);
   }
 
   // ------------------------------------------------------------------------------ migration

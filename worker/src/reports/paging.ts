@@ -69,7 +69,26 @@ function decodeCursor(report: string, cursor: string): [string, string | number]
  */
 export function readReportQuery(report: ReportName, query: Record<string, string | undefined>, accept: string | undefined): ReportQuery {
   const errors: ProblemItem[] = [];
-  const { cursor } = query;
+  const { desde, hasta } = readDateRange(query, errors);
+  const filters: Partial<Record<ReportFilter, string>> = {};
+  for (const name of REPORT_FILTERS) {
+    const value = query[name];
+    if (value === undefined) continue;
+    const spec = REPORT_SPECS[report].filters[name];
+    if (!spec) errors.push({ path: `/query/${name}`, code: "unknown_filter", message: `The ${report} report has no ${name} filter.` });
+    else if (spec.kind === "estado" ? !Object.hasOwn(ESTADO_SQL, value) : !spec.pattern.test(value)) {
+      errors.push({ path: `/query/${name}`, code: "invalid_value", message: `${name} must be ${spec.hint}.` });
+    } else filters[name] = value;
+  }
+  const pageSize = readPageSize(query, errors);
+  const after = readCursor(report, query.cursor, errors);
+  const format = readFormat(query, accept, errors);
+  if (errors.length) throw new ApiProblem("validation_failed", { detail: "The report query is not valid.", errors });
+  return { desde, hasta, pageSize, after, format, filters };
+}
+
+/** desde/hasta (or Desde/Hasta) as ISO dates, from yyyy-MM-dd or dd-MM-yyyy; problems go to `errors`. */
+export function readDateRange(query: Record<string, string | undefined>, errors: ProblemItem[]): { desde?: string; hasta?: string } {
   const dates: { desde?: string; hasta?: string } = {};
   for (const name of ["desde", "hasta"] as const) {
     const capitalized = name === "desde" ? "Desde" : "Hasta";
@@ -88,30 +107,29 @@ export function readReportQuery(report: ReportName, query: Record<string, string
   if (desde && hasta && desde > hasta) {
     errors.push({ path: "/query/hasta", code: "range_inverted", message: "hasta must not be before desde." });
   }
-  const filters: Partial<Record<ReportFilter, string>> = {};
-  for (const name of REPORT_FILTERS) {
-    const value = query[name];
-    if (value === undefined) continue;
-    const spec = REPORT_SPECS[report].filters[name];
-    if (!spec) errors.push({ path: `/query/${name}`, code: "unknown_filter", message: `The ${report} report has no ${name} filter.` });
-    else if (spec.kind === "estado" ? !Object.hasOwn(ESTADO_SQL, value) : !spec.pattern.test(value)) {
-      errors.push({ path: `/query/${name}`, code: "invalid_value", message: `${name} must be ${spec.hint}.` });
-    } else filters[name] = value;
+  return dates;
+}
+
+export function readPageSize(query: Record<string, string | undefined>, errors: ProblemItem[]): number {
+  if (query.pageSize === undefined) return DEFAULT_PAGE_SIZE;
+  const pageSize = /^\d{1,7}$/.test(query.pageSize) ? Number(query.pageSize) : NaN;
+  if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
+    errors.push({ path: "/query/pageSize", code: "out_of_range", message: `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.` });
   }
-  let pageSize = DEFAULT_PAGE_SIZE;
-  if (query.pageSize !== undefined) {
-    pageSize = /^\d{1,7}$/.test(query.pageSize) ? Number(query.pageSize) : NaN;
-    if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
-      errors.push({ path: "/query/pageSize", code: "out_of_range", message: `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.` });
-    }
-  }
-  let after: [string, string | number] | undefined;
-  if (cursor !== undefined) {
-    after = decodeCursor(report, cursor);
-    if (!after) errors.push({ path: "/query/cursor", code: "invalid_cursor", message: "cursor is not one this report returned." });
-  }
+  return pageSize;
+}
+
+/** The previous page's last key, from a cursor this report returned. */
+export function readCursor(report: string, cursor: string | undefined, errors: ProblemItem[]): [string, string | number] | undefined {
+  if (cursor === undefined) return undefined;
+  const after = decodeCursor(report, cursor);
+  if (!after) errors.push({ path: "/query/cursor", code: "invalid_cursor", message: "cursor is not one this report returned." });
+  return after;
+}
+
+/** json or csv: `format`, else the Accept header. */
+export function readFormat(query: Record<string, string | undefined>, accept: string | undefined, errors: ProblemItem[]): "json" | "csv" {
   const format = query.format ?? (/text\/csv/i.test(accept ?? "") ? "csv" : "json");
   if (format !== "json" && format !== "csv") errors.push({ path: "/query/format", code: "invalid", message: "format must be json or csv." });
-  if (errors.length) throw new ApiProblem("validation_failed", { detail: "The report query is not valid.", errors });
-  return { desde, hasta, pageSize, after, format: format as "json" | "csv", filters };
+  return format as "json" | "csv";
 }

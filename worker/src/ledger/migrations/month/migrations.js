@@ -4,6 +4,7 @@ import m0001 from './0001_after_dgii.sql';
 import m0002 from './0002_receipt_emails.sql';
 import m0003 from './0003_monthly_formats.sql';
 import m0004 from './0004_figures_pending_index.sql';
+import m0005 from './0005_shifts.sql';
 
   export default {
     journal,
@@ -12,7 +13,8 @@ import m0004 from './0004_figures_pending_index.sql';
 m0001,
 m0002,
 m0003,
-m0004
+m0004,
+m0005
     }
   }
   
