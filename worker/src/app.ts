@@ -6,6 +6,7 @@ import { newRouter } from "./http/router.ts";
 import { problemResponse } from "./http/problem.ts";
 import { withOperationIds, withProblemExamples } from "./http/openapi.ts";
 import { withEcfRequestSchemas } from "./http/ecf-request.ts";
+import { API_TAGS } from "./http/tags.ts";
 import { API_VERSION } from "./version.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
@@ -82,6 +83,7 @@ export function createApp() {
       },
       // The server that answers: the same document serves npm start, a deployment and a test.
       servers: [{ url: new URL(c.req.url).origin, description: "This ecf-edge server" }],
+      tags: API_TAGS,
     });
     return c.json(withOperationIds(withProblemExamples(withEcfRequestSchemas(declared))));
   });

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { companies } from "./schema.ts";
 
 // Timestamps are ISO 8601 strings in UTC, as in schema.ts.
@@ -25,6 +25,8 @@ export const devices = sqliteTable(
     pairedAt: text("paired_at"),
     revokedAt: text("revoked_at"),
     lastSeenAt: text("last_seen_at"),
+    /** The till may change a product's price at the counter (migration 0012). */
+    canEditPrices: integer("can_edit_prices", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("devices_pairing_code_hash").on(t.pairingCodeHash), uniqueIndex("devices_token_hash").on(t.tokenHash), index("devices_company").on(t.companyId)],

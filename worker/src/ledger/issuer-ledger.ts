@@ -26,6 +26,10 @@ import {
 } from "./numbering.ts";
 import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
 import { answer, type Answer } from "./rpc.ts";
+import * as catalog from "./catalog.ts";
+import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
+import type { Expected } from "../catalog/if-match.ts";
+import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import { deleteSupplierDefault, learnSupplierDefault, setSupplierDefault, supplierDefaultsOf, type SupplierDefault, type SupplierDefaultValues } from "./supplier-defaults.ts";
 import { voidedRangesBetween, type VoidedRange } from "./voided-numbers.ts";
 import type { Lease, Sequence } from "./schema.ts";
@@ -315,6 +319,55 @@ export class IssuerLedger extends DurableObject<Env> {
       .all()
       .map((v): [number, number] => [v.first, v.last]);
     return { sequence: sequenceOf(this.db, tipoeCF) ?? null, runs, covered: [...leases, ...voided] };
+  }
+
+  // ---------------------------------------------------------------------- the shared catalogue
+
+  catalogVersion(): number {
+    return catalog.currentCatalogVersion(this.db);
+  }
+
+  product(id: string): ProductRow | null {
+    return catalog.productById(this.db, id) ?? null;
+  }
+
+  products(query: catalog.ProductQuery): { rows: ProductRow[]; total: number } {
+    return catalog.listProducts(this.db, query);
+  }
+
+  createProduct(values: ProductValues): Answer<ProductRow> {
+    return answer(() => catalog.createProduct(this.db, values, new Date().toISOString()));
+  }
+
+  /** Changes a product only if it is still at the version If-Match named (checked and written in one step). */
+  updateProduct(id: string, changes: Partial<ProductValues>, expected: Expected, ifMatch: string): Answer<ProductRow> {
+    return answer(() => catalog.updateProduct(this.db, id, changes, expected, ifMatch, new Date().toISOString()));
+  }
+
+  /** A whole CSV file in one transaction: every row or none. */
+  importProducts(rows: ProductValues[]): catalog.ImportOutcome {
+    return this.ctx.storage.transactionSync(() => catalog.importProducts(this.db, rows, new Date().toISOString()));
+  }
+
+  productsAfter(afterCode: string | null, limit: number): ProductRow[] {
+    return catalog.productsAfter(this.db, afterCode, limit);
+  }
+
+  cashiers(): CashierRow[] {
+    return catalog.listCashiers(this.db);
+  }
+
+  createCashier(name: string, pin: PinHash): CashierRow {
+    return catalog.createCashier(this.db, name, pin, new Date().toISOString());
+  }
+
+  updateCashier(id: string, changes: { name?: string; active?: boolean; pin?: PinHash }): Answer<CashierRow> {
+    return answer(() => catalog.updateCashier(this.db, id, changes, new Date().toISOString()));
+  }
+
+  /** What a till pulls: the changes after `since`, products and cashiers in version order. */
+  catalogChanges(since: number, limit: number): catalog.CatalogChanges {
+    return catalog.catalogChanges(this.db, since, limit);
   }
 
   // ------------------------------------------------------------------------------ migration

@@ -9,7 +9,7 @@ import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { importIssuerFromD1 } from "../ledger/import-d1.ts";
-import { registerSequence } from "./company.ts";
+import { registerSequence, SequenceSchema } from "./company.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const IdParam = z.object({
@@ -134,6 +134,8 @@ adminRoutes.openapi(
     path: "/admin/companies",
     tags: ["Administration"],
     summary: "Create an issuer",
+    description:
+      "Registers a taxpayer that will issue e-CF: its RNC, legal name and address (the Emisor of every e-CF it signs), its DGII environment (testecf by default), monthly limit and totals policy. Next: a key for it (POST /admin/keys), its certificate and its ranges.",
     request: { body: { required: true, ...json(CompanyInput) } },
     responses: { 201: { description: "Created", ...json(CompanyOut) }, 409: problemSchema("RNC already registered") },
   }),
@@ -157,6 +159,7 @@ adminRoutes.openapi(
     path: "/admin/companies",
     tags: ["Administration"],
     summary: "List issuers (optionally by RNC)",
+    description: "Every registered issuer ordered by RNC, or the one with the given RNC; for the operator's tooling (the admin CLI looks issuers up by RNC this way).",
     request: { query: z.object({ rnc: z.string().optional() }) },
     responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } },
   }),
@@ -173,6 +176,8 @@ adminRoutes.openapi(
     path: "/admin/companies/{id}",
     tags: ["Administration"],
     summary: "Change an issuer (environment, limit, active)",
+    description:
+      "A partial update: only the fields sent change (no defaults are applied), e.g. moving an issuer from certecf to ecf, raising its monthly limit, switching its totals policy or deactivating it (its tokens are then refused with 403).",
     request: { params: IdParam, body: { required: true, ...json(CompanyPatch) } },
     responses: { 200: { description: "Updated", ...json(CompanyOut) }, 404: problemSchema("Unknown issuer") },
   }),
@@ -191,12 +196,13 @@ adminRoutes.openapi(
     path: "/admin/companies/{id}/sequences/{tipo}",
     tags: ["Administration"],
     summary: "Register an issuer's e-NCF range",
-
+    description:
+      "The administrator's form of PUT /company/sequences/{tipo}: records the range DGII authorised for one of the issuer's types and its expiry; numbers already used are never handed out again.",
     request: {
       params: z.object({ id: z.string(), tipo: z.enum(TIPOS_ECF) }),
       body: { required: true, ...json(z.object({ rangeFrom: z.number().int().min(1), rangeTo: z.number().int().min(1), expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })) },
     },
-    responses: { 200: { description: "The range" } },
+    responses: { 200: { description: "The range", ...json(SequenceSchema) }, 404: problemSchema("Unknown issuer") },
   }),
   async (c) => {
     const { id, tipo } = c.req.valid("param");
@@ -214,6 +220,8 @@ adminRoutes.openapi(
     path: "/admin/partners",
     tags: ["Administration"],
     summary: "Create a partner (software house)",
+    description:
+      "A partner is a software house or ERP vendor that acts for several issuers with one key: create it, link the issuers it serves (POST /admin/partners/{id}/companies) and give it a key; its calls name the issuer in X-RNC-Emisor.",
     request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } },
     responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } },
   }),
@@ -232,6 +240,7 @@ adminRoutes.openapi(
     path: "/admin/partners",
     tags: ["Administration"],
     summary: "List partners (optionally by exact name) and the issuers each serves",
+    description: "Every partner in creation order, or those with exactly the given name, each with the ids of the issuers it may act for.",
     request: { query: z.object({ name: z.string().optional() }) },
     responses: { 200: { description: "Partners", ...json(z.object({ partners: z.array(PartnerOut) })) } },
   }),
@@ -254,6 +263,7 @@ adminRoutes.openapi(
     path: "/admin/partners/{id}/companies",
     tags: ["Administration"],
     summary: "Let a partner act for an issuer",
+    description: "Links an issuer to a partner, so the partner's tokens may act for it with X-RNC-Emisor; linking twice changes nothing.",
     request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } },
     responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") },
   }),
@@ -274,6 +284,8 @@ adminRoutes.openapi(
     path: "/admin/keys",
     tags: ["Administration"],
     summary: "Create an API key (key and secret are shown once)",
+    description:
+      "A key for an issuer or a partner, `test` (testecf and certecf) or `live` (ecf): the answer carries the key and its secret, which are stored only as hashes and never shown again. Trade them for a token with POST /login.",
     request: { body: { required: true, ...json(KeyInput) } },
     responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") },
   }),
@@ -286,6 +298,7 @@ adminRoutes.openapi(
     path: "/admin/keys",
     tags: ["Administration"],
     summary: "List API keys (never their secrets)",
+    description: "Every key, or the keys of one owner, with when each was created, last used and revoked; secrets and key material are never returned.",
     request: { query: z.object({ ownerId: z.string().optional() }) },
     responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } },
   }),
@@ -302,6 +315,8 @@ adminRoutes.openapi(
     path: "/admin/keys/{id}/revoke",
     tags: ["Administration"],
     summary: "Revoke a key; its tokens stop working at once",
+    description:
+      "Marks the key revoked: its tokens are refused from the next request on (401) and it cannot log in again. Revoking a revoked key answers its first revocation time.",
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") },
   }),
@@ -325,6 +340,8 @@ adminRoutes.openapi(
     path: "/admin/keys/{id}/rotate",
     tags: ["Administration"],
     summary: "Replace a key: a new key and secret for the same owner; the old one is revoked",
+    description:
+      "Key rotation in one call: a new key of the same kind for the same owner is created (shown once) and the old key is revoked; deploy the new secret before calling it.",
     request: { params: IdParam },
     responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") },
   }),

@@ -28,6 +28,9 @@ export function certificateRoute<P extends string>(path: P, admin = false) {
     path,
     tags: [admin ? "Administration" : "Company"],
     summary: "Upload the signing certificate (.p12/.pfx and its password)",
+    description: admin
+      ? "The operator's form of PUT /company/certificate, for the issuer it names: the .p12/.pfx is opened with its password (legacy RC2/3DES files too), checked (RSA, not expired) and its private key kept only encrypted at rest."
+      : "The certificate DGII's e-CF are signed with, as the issuer's .p12/.pfx and its password: it is opened and checked (RSA, not expired), its private key is kept only encrypted at rest, and it signs every receipt from now on; tills fetch it at their next check-in. Upload the renewed one before the old one expires.",
     request: {
       ...(admin ? { params: z.object({ id: z.string() }) } : {}),
       body: { required: true, content: { "multipart/form-data": { schema: CertificateForm } } },

@@ -62,7 +62,7 @@ export function profileWarnings(company: Company, used: number, now: Date): z.in
   return warnings;
 }
 
-const SequenceSchema = z
+export const SequenceSchema = z
   .object({
     tipoeCF: z.enum(TIPOS_ECF),
     rangeFrom: z.number().int(),
@@ -116,6 +116,8 @@ companyRoutes.openapi(
     path: "/company/me",
     tags: ["Company"],
     summary: "The issuer's profile, usage and warnings",
+    description:
+      "What the caller's issuer looks like to the service: its legal name, RNC, DGII environment, totals policy, this month's receipts against its limit, its certificate's expiry, and warnings to act on (certificate missing or expiring, quota near its limit, a disabled webhook). API 1.7's names are still sent, deprecated.",
     responses: {
       200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
     },
@@ -160,6 +162,8 @@ companyRoutes.openapi(
     path: "/company/sequences",
     tags: ["Company"],
     summary: "The issuer's authorised e-NCF ranges",
+    description:
+      "Every e-NCF range registered for the issuer, one per type: its bounds, the next number a receipt will take, how many remain and when the range expires (FechaVencimientoSecuencia). Check it before issuing a type for the first time.",
     responses: { 200: { description: "Ranges", content: { "application/json": { schema: z.object({ sequences: z.array(SequenceSchema) }) } } } },
   }),
   async (c) => {
@@ -174,6 +178,8 @@ companyRoutes.openapi(
     path: "/company/sequences/{tipo}",
     tags: ["Company"],
     summary: "Register a DGII-authorised e-NCF range and its expiry",
+    description:
+      "Records the range DGII authorised for one type (from the Oficina Virtual) and its expiry; a later call may widen or renew it but never hands out a number already used (409). Issuing a type needs its range first (422 otherwise).",
     request: { params: TipoParam, body: { required: true, content: { "application/json": { schema: SequenceBody } } } },
     responses: {
       200: { description: "The range", content: { "application/json": { schema: SequenceSchema } } },
@@ -199,7 +205,7 @@ companyRoutes.openapi(
     tags: ["Company"],
     summary: "Numbers handed out that will never be a receipt (to void with POST /fe/anulacion)",
     description:
-      "A request that failed after its e-NCF was taken (the service stopped between numbering and recording) leaves a number no receipt will ever carry. Every such number is listed here until it is voided; numbers leased to a device and the unused tail of the range are not listed.",
+      "A request that failed after its e-NCF was taken (the service stopped between numbering and recording) leaves a number no receipt will ever carry. Every such number is listed here until it is voided, already in the shape POST /fe/anulacion takes; numbers leased to a device and the unused tail of the range are not listed.",
     request: { params: TipoParam },
     responses: { 200: { description: "Ranges to void", content: { "application/json": { schema: UnusedNumbers } } } },
   }),

@@ -136,6 +136,8 @@ deviceRoutes.openapi(
     path: "/admin/companies/{id}/devices",
     tags: ["Administration"],
     summary: "Create a point-of-sale device and its one-time pairing code",
+    description:
+      "The operator's form of POST /devices, for an issuer it names by id: creates the device and answers its pairing code, valid for a short time and usable once; the till enters it in POST /devices/pair.",
     middleware: [requireAdmin] as const,
     request: { params: IdParam, body: { required: true, ...json(NewDevice) } },
     responses: { 201: { description: "Created", ...json(DeviceCreated) }, 404: problemSchema("No such company") },
@@ -154,6 +156,8 @@ deviceRoutes.openapi(
     path: "/admin/devices/{id}/revoke",
     tags: ["Administration"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
+    description:
+      "The operator's form of POST /devices/{id}/revoke: the device's token is refused from its next request on, and the till deletes its copy of the signing key when it hears so. What it signed before the revocation may still be uploaded.",
     middleware: [requireAdmin] as const,
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device") },
@@ -167,6 +171,8 @@ deviceRoutes.openapi(
     path: "/devices",
     tags: ["Devices"],
     summary: "Create a point-of-sale device and its one-time pairing code",
+    description:
+      "The issuer (or its partner) registers a till by name and gets a pairing code, valid for a short time and usable once; whoever sets the till up enters it there, and the till calls POST /devices/pair.",
     middleware: [requireAuth, resolveTenant] as const,
     request: { body: { required: true, ...json(NewDevice) } },
     responses: { 201: { description: "Created", ...json(DeviceCreated) } },
@@ -180,6 +186,7 @@ deviceRoutes.openapi(
     path: "/devices",
     tags: ["Devices"],
     summary: "The issuer's devices",
+    description: "Every point-of-sale device of the issuer in creation order, with its state (waiting_pairing, paired, revoked) and when it was paired, revoked and last seen.",
     middleware: [requireAuth, resolveTenant] as const,
     responses: { 200: { description: "Devices", ...json(z.object({ devices: z.array(DeviceOut) })) } },
   }),
@@ -195,6 +202,8 @@ deviceRoutes.openapi(
     path: "/devices/{id}/revoke",
     tags: ["Devices"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
+    description:
+      "For a lost or retired till: its token is refused from its next request on and the till deletes its copy of the signing key when it hears so. Receipts it signed before the revocation may still be uploaded; its unused leased numbers can be voided.",
     middleware: [requireAuth, resolveTenant] as const,
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device of this issuer") },
@@ -208,6 +217,8 @@ deviceRoutes.openapi(
     path: "/devices/pair",
     tags: ["Devices"],
     summary: "Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks",
+    description:
+      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once.",
     request: { body: { required: true, ...json(z.object({ pairingCode: z.string().min(1).max(20) }).openapi("PairingRequest")) } },
     responses: { 200: { description: "Paired", ...json(Paired) }, 401: problemSchema("Unknown, used or expired pairing code") },
   }),
@@ -223,6 +234,8 @@ deviceRoutes.openapi(
     path: "/devices/me",
     tags: ["Devices"],
     summary: "The device's status, its issuer, the current certificate and its leases",
+    description:
+      "The till's periodic check-in: whether it is still paired (401 with `deviceRevoked: true` once revoked), its issuer's profile, which certificate is current (to fetch new signing material when it changed) and its unexpired leases.",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     responses: { 200: { description: "Status", ...json(DeviceStatus) }, 401: problemSchema("Token invalid or device revoked (deviceRevoked: true)") },
@@ -250,6 +263,8 @@ deviceRoutes.openapi(
     path: "/devices/signing-material",
     tags: ["Devices"],
     summary: "The issuer's current signing material, for a device whose certificate changed",
+    description:
+      "When GET /devices/me shows a certificate the till does not hold, it fetches the new key and certificate here (the previous one stays valid for what it signed before the change).",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     responses: { 200: { description: "Signing material", ...json(SigningMaterial) } },
@@ -263,6 +278,8 @@ deviceRoutes.openapi(
     path: "/devices/leases",
     tags: ["Devices"],
     summary: "Lease a block of e-NCF numbers for offline numbering",
+    description:
+      "Reserves the next `size` numbers of a type for this device alone, so a till that is offline never collides with the API or another till; ask for a new block before the current one runs out. 422 when the type has no range, or it expired or ran out.",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     request: { body: { required: true, ...json(LeaseRequest) } },
@@ -280,7 +297,9 @@ deviceRoutes.openapi(
     method: "post",
     path: "/devices/receipts",
     tags: ["Devices"],
-    summary: "Upload a receipt the device signed (online or in contingency); retries get the first answer. A revoked device may still upload what it signed before its revocation",
+    summary: "Upload a receipt the device signed (online or in contingency)",
+    description:
+      "The till sends each receipt it signed with a leased number; the service checks the signature, the certificate and the lease, records it and sends it to DGII, answering the receipt's state as POST /fe/recepcion/ecf does. Sending it again is safe: the first answer comes back (Idempotent-Replayed: true). A revoked device may still upload what it signed before its revocation.",
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
     request: { body: { required: true, ...json(ReceiptUpload) } },
@@ -304,9 +323,9 @@ deviceRoutes.openapi(
     method: "post",
     path: "/devices/receipts/batch",
     tags: ["Devices"],
-    summary: `Upload up to ${MAX_BATCH_RECEIPTS} receipts the device signed, in signing order; each is checked and recorded as POST /devices/receipts would, and DGII is told in the background`,
+    summary: `Upload up to ${MAX_BATCH_RECEIPTS} receipts the device signed, in signing order`,
     description:
-      "Every receipt gets its own result, in the order sent. A recorded receipt answers En Proceso (trackId null) until the ledger has sent it to DGII: ask GET /devices/receipts?encf=… later. A retried batch records nothing twice (each receipt held already comes back with `replayed: true`); a different document under a used e-NCF is that receipt's 409. A failure on the server's side leaves that receipt and the ones after it unrecorded (status 500): send them again, in order.",
+      "For a till's backlog after a time offline: each receipt is checked and recorded as POST /devices/receipts would, and DGII is told in the background. Every receipt gets its own result, in the order sent. A recorded receipt answers En Proceso (trackId null) until the ledger has sent it to DGII: ask GET /devices/receipts?encf=… later. A retried batch records nothing twice (each receipt held already comes back with `replayed: true`); a different document under a used e-NCF is that receipt's 409. A failure on the server's side leaves that receipt and the ones after it unrecorded (status 500): send them again, in order.",
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
     request: { body: { required: true, ...json(ReceiptBatch) } },
@@ -342,6 +361,8 @@ deviceRoutes.openapi(
     path: "/devices/receipts",
     tags: ["Devices"],
     summary: `The current state of up to ${MAX_STATE_QUERY} receipts this issuer's devices uploaded, in one request`,
+    description:
+      "How a till follows its backlog after a batch upload: the current answer of each e-NCF asked for (the same shape as POST /devices/receipts answers), so it can mark what DGII accepted or rejected; e-NCF never uploaded are left out.",
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
     request: { query: StateQuery },
@@ -361,6 +382,8 @@ deviceRoutes.openapi(
     path: "/devices/receipts/{encf}",
     tags: ["Devices"],
     summary: "The current state of a receipt this issuer's devices uploaded (En Proceso until DGII's final word)",
+    description:
+      "One receipt's current answer, as POST /devices/receipts gave it: En Proceso until DGII's final word, then Aceptado, Aceptado Condicional or Rechazado; 404 if no device of the issuer uploaded it.",
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
     request: {

@@ -16,6 +16,8 @@ export const healthRoutes = newRouter().openapi(
     path: "/health",
     tags: ["Service"],
     summary: "Liveness and database check",
+    description:
+      'Answers 200 while the worker runs, with the API version and whether D1 answered a query; for monitors and load balancers, without a token. A failing database shows as `database: "error"`, not as a failed request.',
     responses: { 200: { description: "The service is up", content: { "application/json": { schema: HealthSchema } } } },
   }),
   async (c) => {

@@ -119,6 +119,8 @@ issuingRoutes.openapi(
     path: "/fe/recepcion/ecf",
     tags: ["Issuing"],
     summary: "Issue an e-CF: validate, number, sign, archive, send to DGII",
+    description:
+      "The e-CF as JSON (DGII's element names; what the service can fill may be left out) is validated with every problem reported at once, numbered from the issuer's range, signed, archived and sent to DGII; the answer says what DGII decided (200), that it is still deciding (202), or that DGII could not be reached and the receipt was signed in contingency (503 with Retry-After: print it, do not issue it again). Send an Idempotency-Key so a retry after a lost answer gets the first answer instead of a second receipt.",
     request: {
       headers: z.object({
         "Idempotency-Key": z.string().max(200).optional(),
@@ -178,8 +180,10 @@ issuingRoutes.openapi(
   tenantRoute({
     method: "get",
     path: "/fe/recepcion/ecf/{encf}",
-    tags: ["Issuing"],
+    tags: ["Receipts"],
     summary: "A receipt's current state",
+    description:
+      "The same answer issuing gave, as it stands now: poll it after a 202 (En Proceso) or a 503 (Contingencia, with Retry-After) until DGII's final word; the service keeps sending and polling in the background meanwhile. Also shows the delivery to the buyer, e-mails sent and the buyer's commercial approval.",
     request: { params: EncfParam },
     responses: { ...answers, 404: problemSchema("No such receipt for this issuer") },
   }),
@@ -194,8 +198,10 @@ issuingRoutes.openapi(
   tenantRoute({
     method: "get",
     path: "/fe/recepcion/ecf/{encf}/xml",
-    tags: ["Issuing"],
+    tags: ["Receipts"],
     summary: "The archived signed XML, byte for byte",
+    description:
+      "The signed e-CF exactly as it was sent to DGII and archived (10 years, never rewritten), with its SHA-256 in X-Content-SHA256; this file, not a re-rendering, is the fiscal document to keep or forward.",
     request: { params: EncfParam },
     responses: { 200: { description: "Signed XML", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt") },
   }),
@@ -245,8 +251,10 @@ issuingRoutes.openapi(
   tenantRoute({
     method: "get",
     path: "/fe/recepcion/ecf/{encf}/arecf",
-    tags: ["Issuing"],
+    tags: ["Receipts"],
     summary: "The buyer's signed acknowledgment (ARECF) of a delivered receipt, byte for byte",
+    description:
+      "After the service delivered the e-CF to an electronic buyer, the buyer's signed ARECF (received or not received, and why) as archived beside the receipt; 404 until there is one.",
     request: { params: EncfParam },
     responses: {
       200: { description: "Signed ARECF", content: { "application/xml": { schema: z.string() } } },

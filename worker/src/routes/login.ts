@@ -28,6 +28,8 @@ export const loginRoutes = newRouter().openapi(
     path: "/login",
     tags: ["Authentication"],
     summary: "Exchange an API key and secret for a 24-hour token",
+    description:
+      "The first call of every integration: the key and secret an administrator created (POST /admin/keys) become an HS256 bearer token valid 24 hours; log in again before it expires. Wrong keys and wrong secrets get the same 401, and repeated failures per key or address are throttled (429 with Retry-After).",
     request: { body: { required: true, content: { "application/json": { schema: LoginBody } } } },
     responses: {
       200: { description: "A bearer token", content: { "application/json": { schema: LoginResponse } } },

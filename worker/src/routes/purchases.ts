@@ -29,6 +29,8 @@ purchaseRoutes.openapi(
     path: "/receiver/settings",
     tags: ["Purchases"],
     summary: "The company's receiver settings",
+    description:
+      "Whether suppliers must authenticate (DGII's seed and token) before they send the issuer an e-CF or an ACECF at the emisor-receptor services; off by default, as many senders do not.",
     responses: { 200: { description: "Settings", content: { "application/json": { schema: ReceiverSettings } } } },
   }),
   async (c) => c.json({ requireAuthentication: await requiresAuthentication(c.env.DB, c.get("tenant").id) }, 200),
@@ -40,6 +42,7 @@ purchaseRoutes.openapi(
     path: "/receiver/settings",
     tags: ["Purchases"],
     summary: "Change the company's receiver settings",
+    description: "Turns the token requirement of the issuer's reception and commercial-approval services on or off; it applies from the next request on.",
     request: { body: { required: true, content: { "application/json": { schema: ReceiverSettings } } } },
     responses: {
       200: { description: "Settings", content: { "application/json": { schema: ReceiverSettings } } },
@@ -69,6 +72,8 @@ purchaseRoutes.openapi(
     path: "/compras/{id}/aprobacion",
     tags: ["Purchases"],
     summary: "Accept or reject a received e-CF: a signed ACECF to the supplier and a copy to DGII",
+    description:
+      "The buyer's commercial approval of a purchase (optional in DGII's scheme): the service signs the ACECF, sends it to the supplier's service and a copy to DGII, and reports each delivery. A rejection needs its reason. The decision is final; sending the same decision again retries a failed delivery, a different one is a 409.",
     request: {
       params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) }),
       body: { required: true, content: { "application/json": { schema: ApprovalBody } } },
@@ -98,6 +103,23 @@ purchaseRoutes.openapi(
 
 const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
 
+/** What the 606 reports of a purchase beside the document's figures, and where each value came from. */
+export const EffectiveClassification = z
+  .object({
+    tipoBienesServicios: z.string().nullable(),
+    fechaPago: z.string().nullable(),
+    formaPago: z.string().nullable(),
+    tipoRetencionIsr: z.string().nullable(),
+    itbisRetenido: z.string(),
+    montoRetencionRenta: z.string(),
+    itbisAlCosto: z.string(),
+    itbisProporcionalidad: z.string(),
+    origen: z
+      .record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"]))
+      .openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
+  })
+  .openapi("EffectiveClassification");
+
 const ClassificationView = z
   .object({
     id: z.string(),
@@ -106,21 +128,7 @@ const ClassificationView = z
     tipoeCF: z.string(),
     fechaEmision: z.string(),
     clasificacion: z.record(z.string(), z.string().nullable()).openapi({ description: "What was given for this purchase itself" }),
-    efectiva: z
-      .object({
-        tipoBienesServicios: z.string().nullable(),
-        fechaPago: z.string().nullable(),
-        formaPago: z.string().nullable(),
-        tipoRetencionIsr: z.string().nullable(),
-        itbisRetenido: z.string(),
-        montoRetencionRenta: z.string(),
-        itbisAlCosto: z.string(),
-        itbisProporcionalidad: z.string(),
-        origen: z
-          .record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"]))
-          .openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
-      })
-      .openapi({ description: "What the 606 will report" }),
+    efectiva: EffectiveClassification.openapi({ description: "What the 606 will report" }),
     faltantes: z.array(z.object({ codigo: z.string(), campo: z.string(), mensaje: z.string() })).openapi({ description: "What still keeps it out of a complete 606" }),
   })
   .openapi("ClassifiedPurchase");
@@ -149,6 +157,8 @@ purchaseRoutes.openapi(
     path: "/compras/{id}/clasificacion",
     tags: ["Purchases"],
     summary: "A received e-CF's 606 classification: as given, as it will be reported, and what is missing",
+    description:
+      "What the 606 will say of one purchase and why: the values given for it, the values that apply with where each comes from (this purchase, the supplier's defaults, the document, the type's rule), and what is still missing before the month can be filed.",
     request: { params: PurchaseIdParam },
     responses: {
       200: { description: "The classification", content: { "application/json": { schema: ClassificationView } } },
@@ -197,6 +207,8 @@ purchaseRoutes.openapi(
     path: "/proveedores/{rnc}/clasificacion",
     tags: ["Purchases"],
     summary: "The issuer's 606 defaults for a supplier (learned or set)",
+    description:
+      "The classification a supplier's purchases take unless they say otherwise: learned from its last classification, or set by the issuer; 404 when there are none yet.",
     request: { params: SupplierParam },
     responses: {
       200: { description: "The defaults", content: { "application/json": { schema: SupplierDefaultsView } } },
@@ -238,6 +250,7 @@ purchaseRoutes.openapi(
     path: "/proveedores/{rnc}/clasificacion",
     tags: ["Purchases"],
     summary: "Forget the issuer's 606 defaults for a supplier",
+    description: "Removes the defaults, learned or set; the supplier's next classification teaches new ones. Purchases already classified keep their own values.",
     request: { params: SupplierParam },
     responses: { 204: { description: "Forgotten" }, 400: problemSchema("Not an RNC or cédula"), 404: problemSchema("No defaults for this supplier") },
   }),

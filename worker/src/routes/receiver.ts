@@ -120,13 +120,18 @@ receiverRoutes.use("*", feServices);
 // The services are dispatched above (case-insensitively); these entries only document them.
 const XmlForm = z.object({ xml: z.string().openapi({ type: "string", format: "binary" }) });
 for (const prefix of ["", "/{rnc}"]) {
+  // Which receiver answers: the one the path names, or the one the document names.
+  const who = prefix
+    ? "The /{rnc} prefix names the receiving issuer, so a request for an unknown or inactive one is refused before its body is read."
+    : "On the bare path the receiver is the document's own (RNCComprador of an e-CF, RNCEmisor of an ACECF); a seed asked for here is good for any receiver.";
   const params = prefix ? { params: z.object({ rnc: z.string().openapi({ param: { name: "rnc", in: "path" }, example: "130000001" }) }) } : {};
   receiverRoutes.openAPIRegistry.registerPath(
     createRoute({
       method: "get",
       path: `${prefix}/fe/autenticacion/api/semilla`,
-      tags: ["Receiver"],
+      tags: ["Receiving"],
       summary: "A single-use seed (SemillaModel) to sign",
+      description: `Step one of DGII's authentication, for a supplier about to send an e-CF or an ACECF: the seed XML to sign with its certificate and trade at validacioncertificado. ${who}`,
       request: { ...params },
       responses: { 200: { description: "SemillaModel", content: { "application/xml": { schema: z.string() } } } },
     }),
@@ -135,8 +140,9 @@ for (const prefix of ["", "/{rnc}"]) {
     createRoute({
       method: "post",
       path: `${prefix}/fe/autenticacion/api/validacioncertificado`,
-      tags: ["Receiver"],
+      tags: ["Receiving"],
       summary: "Trade the signed seed for a bearer token",
+      description: `Step two of DGII's authentication: the seed signed by the sender's certificate becomes a bearer token (JSON, or DGII's XML with Accept: application/xml) for recepción and aprobación comercial. ${who}`,
       request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
       responses: {
         200: { description: "Token", content: { "application/json": { schema: z.object({ token: z.string(), expira: z.string(), expedido: z.string() }) } } },
@@ -149,8 +155,9 @@ for (const prefix of ["", "/{rnc}"]) {
     createRoute({
       method: "post",
       path: `${prefix}/fe/recepcion/api/ecf`,
-      tags: ["Receiver"],
+      tags: ["Receiving"],
       summary: "Receive a supplier's e-CF; answers with a signed ARECF",
+      description: `A supplier (or DGII's simulator) delivers an e-CF addressed to one of our issuers; the service checks it, archives it as a purchase and answers DGII's acknowledgment (ARECF), signed by the receiver, received or not received with its reason. A token is required when the receiver asks for one (PUT /receiver/settings). ${who}`,
       request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
       responses: {
         200: { description: "ARECF: Estado 0 received, or 1 with CodigoMotivoNoRecibido", content: { "application/xml": { schema: z.string() } } },
@@ -165,8 +172,9 @@ for (const prefix of ["", "/{rnc}"]) {
     createRoute({
       method: "post",
       path: `${prefix}/fe/aprobacioncomercial/api/ecf`,
-      tags: ["Receiver"],
+      tags: ["Receiving"],
       summary: "Receive a buyer's commercial approval (ACECF) of one of our receipts",
+      description: `A buyer tells one of our issuers it accepts or rejects a receipt commercially; the signed ACECF is checked against the receipt, archived beside it and shown in the receipt's aprobacionComercial (webhook approval.received). A second approval of the same receipt is refused. ${who}`,
       request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
       responses: {
         200: {
@@ -188,6 +196,8 @@ receiverRoutes.openapi(
     path: "/fe/recepcion/ecf/{encf}/pdf",
     tags: ["Receipts"],
     summary: "The printed representation (PDF) of an issued e-CF",
+    description:
+      "DGII's printed representation (RI) with the security code and the QR of the timbre, on A4, letter or an 80 mm roll: rendered on the first request, then archived and served as the same bytes every time. Point-of-sale types default to the roll.",
     request: {
       params: z.object({
         encf: z

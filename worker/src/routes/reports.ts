@@ -13,7 +13,8 @@ import { ESTADO_SQL } from "../reports/specs.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { COLUMNS_606 } from "../reports/dgii-606.ts";
-import { COLUMNS_607 } from "../reports/dgii-607.ts";
+import { COLUMNS_607, PAYMENT_COLUMNS } from "../reports/dgii-607.ts";
+import { EffectiveClassification } from "./purchases.ts";
 import { COLUMNS_608 } from "../reports/dgii-608.ts";
 import { txtOf, type FormatLine, type MissingItem, type MonthlyFormat } from "../reports/dgii-txt.ts";
 import { read606, read607, read608 } from "../reports/monthly-formats.ts";
@@ -55,6 +56,14 @@ const SUMMARIES: Record<ReportName, string> = {
   errores: "The error-audit log",
 };
 
+const DESCRIPTIONS: Record<ReportName, string> = {
+  encf: "Every receipt the issuer issued, by FechaEmision, with its state as DGII spells it and its commercial approval; filter by buyer, type, state and e-NCF prefix. For an ERP's reconciliation and a local back-up: page with `cursor` until nextCursor is null, or take it as CSV.",
+  compras:
+    "Every e-CF suppliers sent the issuer, by FechaEmision, with our acknowledgment (ARECF) and the commercial approval given (ACECF) and how it was delivered; filter by supplier, type and e-NCF prefix. JSON pages or CSV.",
+  errores:
+    "The issuer's refused requests and DGII's rejections, newest last: what was asked, the problem code, the detail and the request id to quote to support. JSON pages or CSV.",
+};
+
 async function serve(c: Context<AppEnv>, name: ReportName) {
   const query = readReportQuery(name, c.req.query(), c.req.header("Accept"));
   const page = await readReport(c.env, name, c.get("tenant").id, query);
@@ -81,6 +90,7 @@ for (const name of ["encf", "compras", "errores"] as const) {
       path: `/reports/${name}`,
       tags: ["Reports"],
       summary: SUMMARIES[name],
+      description: DESCRIPTIONS[name],
       request: { query: ReportQuerySchema },
       responses: {
         200: {
@@ -111,7 +121,7 @@ const MissingSchema = z
   })
   .openapi("MonthlyFormatMissing");
 
-const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[], extra: Record<string, z.ZodType> = {}) =>
+const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[], line: Record<string, z.ZodType>, extra: Record<string, z.ZodType> = {}) =>
   z
     .object({
       formato: z.literal(formato),
@@ -124,12 +134,42 @@ const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[]
       avisos: z.array(z.string()),
       lineas: z.array(
         z
-          .object({ campos: z.record(z.string(), z.string()).openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` }) })
-          .catchall(z.unknown()),
+          .object({
+            ...line,
+            campos: z
+              .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
+              .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` }),
+          })
+          .openapi(`Formato${formato}Linea`),
       ),
       ...extra,
     })
     .openapi(`Formato${formato}`);
+
+const LINE_606 = {
+  origen: z.enum(["compra", "propio"]).openapi({ description: "compra: a supplier's e-CF (id is the purchase's); propio: the issuer's own E41, E43 or E47" }),
+  id: z.string(),
+  encf: z.string(),
+  tipoeCF: z.string(),
+  clasificacion: EffectiveClassification,
+};
+const LINE_607 = { encf: z.string(), tipoeCF: z.string() };
+const LINE_608 = {
+  encf: z.string(),
+  kind: z.enum(["receipt", "unused"]).openapi({ description: "receipt: a signed receipt voided before it was sent; unused: a number never used" }),
+};
+const ConsumerSummary = z
+  .object({
+    cantidad: z.number().int(),
+    montoFacturado: z.string(),
+    itbisFacturado: z.string(),
+    impuestoSelectivoConsumo: z.string(),
+    otrosImpuestosTasas: z.string(),
+    montoPropinaLegal: z.string(),
+    montoTotal: z.string(),
+    formasPago: z.object(Object.fromEntries(PAYMENT_COLUMNS.map((column) => [column, z.string()]))),
+  })
+  .openapi("ResumenConsumo", { description: "E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual" });
 
 const PeriodoQuery = z.object({
   periodo: z.string().openapi({ description: "The month, AAAAMM", example: "202605" }),
@@ -148,7 +188,7 @@ const MONTHLY = {
       "without a payment date, own receipts not final with DGII).",
     ].join(" "),
     columns: COLUMNS_606,
-    schema: formatSchema("606", COLUMNS_606, {
+    schema: formatSchema("606", COLUMNS_606, LINE_606, {
       totales: z.record(z.string(), z.string()),
       excluidos: z.array(z.object({ id: z.string(), encf: z.string(), rncEmisor: z.string(), motivo: z.string() })),
     }),
@@ -162,9 +202,9 @@ const MONTHLY = {
       "(PATCH /ventas/{encf}); receipts not final with DGII are listed as missing. The TXT is given only when nothing is missing (422 otherwise).",
     ].join(" "),
     columns: COLUMNS_607,
-    schema: formatSchema("607", COLUMNS_607, {
+    schema: formatSchema("607", COLUMNS_607, LINE_607, {
       totales: z.record(z.string(), z.string()),
-      resumenConsumo: z.object({ cantidad: z.number().int() }).catchall(z.unknown()).openapi({ description: "E32 under 250,000: count, amounts and payment forms" }),
+      resumenConsumo: ConsumerSummary,
     }),
     read: read607,
   },
@@ -172,7 +212,7 @@ const MONTHLY = {
     summary: "Formato 608 (comprobantes anulados), for issuers that still file it: the e-NCF DGII voided (ANECF) in the month",
     description: "One record per voided e-NCF, by the month DGII voided it; Tipo de Anulación 04 for a signed receipt voided before it was sent, 08 for a number never used.",
     columns: COLUMNS_608,
-    schema: formatSchema("608", COLUMNS_608),
+    schema: formatSchema("608", COLUMNS_608, LINE_608),
     read: read608,
   },
 } as const;

@@ -38,7 +38,13 @@ const Delivery = z
     status: z.enum(["pending", "done", "failed"]),
     attempts: z.number().int(),
     event: z.enum(EVENT_TYPES),
-    lastResult: z.unknown().openapi({ description: "The last attempt: { httpStatus, body } or { error }" }),
+    lastResult: z
+      .union([
+        z.object({ httpStatus: z.number().int(), body: z.string().openapi({ description: "The first 200 characters of the endpoint's answer" }) }),
+        z.object({ error: z.string().openapi({ description: "Why no answer came (timeout, refused URL, endpoint disabled or deleted)" }) }),
+      ])
+      .nullable()
+      .openapi({ description: "The last attempt, or null before the first" }),
     createdAt: z.string(),
     updatedAt: z.string().nullable(),
   })
@@ -90,6 +96,8 @@ webhookRoutes.openapi(
     path: "/webhooks",
     tags: ["Webhooks"],
     summary: "The endpoints registered",
+    description:
+      "The endpoints that receive the caller's events (a partner without X-RNC-Emisor: its own, serving all its issuers), with the events each takes and whether it was disabled after 3 days of failures; secrets are never shown again.",
     responses: { 200: { description: "Endpoints", ...json(z.object({ webhooks: z.array(Endpoint) })) } },
   }),
   async (c) => c.json({ webhooks: (await listEndpoints(c.env, ownerOf(c))).map(endpointView) }, 200),
@@ -101,6 +109,8 @@ webhookRoutes.openapi(
     path: "/webhooks/{id}",
     tags: ["Webhooks"],
     summary: "Remove an endpoint; nothing more is sent to it",
+    description:
+      "Deletes the endpoint: deliveries still pending to it are dropped and no new event is sent. To rotate a secret, register the URL again and then remove the old endpoint.",
     request: { params: IdParam },
     responses: { 204: { description: "Removed" }, 404: problemSchema("No such endpoint") },
   }),
@@ -116,6 +126,8 @@ webhookRoutes.openapi(
     path: "/webhooks/{id}/deliveries",
     tags: ["Webhooks"],
     summary: "Recent deliveries to an endpoint, newest first",
+    description:
+      "What was sent to the endpoint and how it went (pending, done, failed), with the attempts made and the last answer: for debugging a receiver. The id is the webhook-id header the endpoint saw.",
     request: { params: IdParam },
     responses: { 200: { description: "Deliveries", ...json(z.object({ deliveries: z.array(Delivery) })) }, 404: problemSchema("No such endpoint") },
   }),
@@ -132,6 +144,8 @@ webhookRoutes.openapi(
     path: "/webhooks/{id}/deliveries/{deliveryId}/retry",
     tags: ["Webhooks"],
     summary: "Send a delivery again (a failed one is tried for 3 more days)",
+    description:
+      "Queues the delivery again with the same webhook-id and body, e.g. after fixing a receiver that failed for 3 days; it is tried with back-off for 3 more days. The endpoint must still exist.",
     request: { params: IdParam.extend({ deliveryId: z.string().openapi({ param: { name: "deliveryId", in: "path" } }) }) },
     responses: { 202: { description: "Queued", ...json(z.object({ id: z.string(), status: z.literal("pending") })) }, 404: problemSchema("No such endpoint or delivery") },
   }),
@@ -183,6 +197,7 @@ for (const type of EVENT_TYPES) {
     path: type,
     tags: ["Webhooks"],
     summary,
+    description: `Posted to every endpoint subscribed to \`${type}\`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.`,
     request: {
       headers: z.object({
         "webhook-id": z.string(),

@@ -1,0 +1,169 @@
+// The catalogue as CSV (RFC 4180, UTF-8, a header row): read a whole file into products or into
+// a list of every bad line, and write products back in the same columns, so export → import is the
+// identity. Each line goes through the same schema as POST /products.
+import { csvRow } from "../reports/csv.ts";
+import type { ProblemItem } from "../http/problem.ts";
+import { ProductInput, productValues, type ProductValues, type ProductView } from "./products.ts";
+
+export const PRODUCT_CSV_COLUMNS = ["code", "barcodes", "name", "price", "priceIncludesItbis", "itbisRate", "unit", "kind", "active"] as const;
+type Column = (typeof PRODUCT_CSV_COLUMNS)[number];
+
+/** Problems listed in one answer; a file with more says how many there were. */
+export const MAX_REPORTED_PROBLEMS = 1000;
+
+export interface CsvRecord {
+  /** The file line the record starts on (1 is the header). */
+  line: number;
+  fields: string[];
+}
+
+/** One bad line (or cell) of an imported file, as the 422 problem lists it. */
+export interface LineProblem extends ProblemItem {
+  line: number;
+  column: string | null;
+  detail: string;
+}
+
+export function lineProblem(line: number, column: string | null, detail: string, code = "invalid"): LineProblem {
+  return { line, column, detail, path: `/line/${line}${column ? `/${column}` : ""}`, code, message: detail };
+}
+
+/**
+ * Splits RFC 4180 text into records: quoted fields may hold commas, quotes ("") and line breaks;
+ * CRLF or LF ends a record; empty lines are skipped. An unterminated quote is a problem of its line.
+ */
+export function parseCsv(text: string): { records: CsvRecord[]; problems: LineProblem[] } {
+  const records: CsvRecord[] = [];
+  const problems: LineProblem[] = [];
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let line = 1;
+  let i = 0;
+  const n = source.length;
+  while (i < n) {
+    const start = line;
+    const fields: string[] = [];
+    let field = "";
+    let quoted = false;
+    let endOfRecord = false;
+    while (i < n && !endOfRecord) {
+      const ch = source[i]!;
+      if (quoted) {
+        if (ch === '"') {
+          if (source[i + 1] === '"') {
+            field += '"';
+            i += 2;
+          } else {
+            quoted = false;
+            i++;
+          }
+        } else {
+          if (ch === "\n") line++;
+          field += ch;
+          i++;
+        }
+      } else if (ch === '"' && field === "") {
+        quoted = true;
+        i++;
+      } else if (ch === ",") {
+        fields.push(field);
+        field = "";
+        i++;
+      } else if (ch === "\r" && source[i + 1] === "\n") {
+        i += 2;
+        endOfRecord = true;
+      } else if (ch === "\n") {
+        i++;
+        endOfRecord = true;
+      } else {
+        field += ch;
+        i++;
+      }
+    }
+    if (quoted) problems.push(lineProblem(start, null, "A quoted field is not closed before the end of the file.", "unterminated_quote"));
+    fields.push(field);
+    if (endOfRecord) line++;
+    if (fields.length === 1 && fields[0] === "") continue;
+    records.push({ line: start, fields });
+  }
+  return { records, problems };
+}
+
+/** The export guards text a spreadsheet would run as a formula with an apostrophe; reading takes it off. */
+const unguard = (cell: string) => (/^'[=+@\t\r]/.test(cell) ? cell.slice(1) : cell);
+
+const BOOLEAN_COLUMNS = new Set<Column>(["priceIncludesItbis", "active"]);
+
+/** A line's cells as the JSON POST /products takes (empty optional cells take the defaults). */
+function lineObject(header: Column[], fields: string[], line: number, problems: LineProblem[]): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  header.forEach((column, index) => {
+    const cell = unguard(fields[index] ?? "");
+    if (column === "barcodes") object.barcodes = cell === "" ? [] : cell.split("|");
+    else if (BOOLEAN_COLUMNS.has(column)) {
+      if (cell === "") return;
+      const lower = cell.toLowerCase();
+      if (lower === "true" || lower === "false") object[column] = lower === "true";
+      else problems.push(lineProblem(line, column, `${column} must be true or false, not "${cell}".`));
+    } else if (cell !== "" || column === "code" || column === "name" || column === "price") object[column] = cell;
+  });
+  return object;
+}
+
+/**
+ * Reads a whole products file: every product, or every problem (line and column) and no product.
+ * Codes must be unique within the file (the import upserts by code).
+ */
+export function readProductsCsv(text: string): { products: ProductValues[]; problems: LineProblem[]; problemCount: number } {
+  const { records, problems } = parseCsv(text);
+  const header = records.shift();
+  if (!header)
+    return { products: [], problems: [lineProblem(1, null, `The file is empty; its first line must be the header ${PRODUCT_CSV_COLUMNS.join(",")}.`, "header")], problemCount: 1 };
+  const columns = header.fields.map((f) => f.trim());
+  const unknown = columns.filter((c) => !(PRODUCT_CSV_COLUMNS as readonly string[]).includes(c));
+  const missing = PRODUCT_CSV_COLUMNS.filter((c) => !columns.includes(c));
+  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (unknown.length || missing.length || repeated.length) {
+    const said = [
+      missing.length ? `missing ${missing.join(", ")}` : "",
+      unknown.length ? `unknown ${unknown.join(", ")}` : "",
+      repeated.length ? `repeated ${repeated.join(", ")}` : "",
+    ].filter(Boolean);
+    problems.push(lineProblem(header.line, null, `The header must name the columns ${PRODUCT_CSV_COLUMNS.join(",")} (${said.join("; ")}).`, "header"));
+    return { products: [], problems, problemCount: problems.length };
+  }
+  const products: ProductValues[] = [];
+  const lineOfCode = new Map<string, number>();
+  for (const record of records) {
+    const lineProblems: LineProblem[] = [];
+    if (record.fields.length !== columns.length) {
+      lineProblems.push(lineProblem(record.line, null, `The line has ${record.fields.length} fields; the header has ${columns.length}.`, "field_count"));
+    } else {
+      const parsed = ProductInput.safeParse(lineObject(columns as Column[], record.fields, record.line, lineProblems));
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) lineProblems.push(lineProblem(record.line, String(issue.path[0] ?? "") || null, issue.message, issue.code));
+      } else if (!lineProblems.length) {
+        const first = lineOfCode.get(parsed.data.code);
+        if (first !== undefined) lineProblems.push(lineProblem(record.line, "code", `Code ${parsed.data.code} is already on line ${first}.`, "duplicate"));
+        else {
+          lineOfCode.set(parsed.data.code, record.line);
+          products.push(productValues(parsed.data));
+        }
+      }
+    }
+    problems.push(...lineProblems);
+  }
+  problems.sort((a, b) => a.line - b.line);
+  return { products, problems: problems.slice(0, MAX_REPORTED_PROBLEMS), problemCount: problems.length };
+}
+
+export const productsCsvHeader = () => csvRow(PRODUCT_CSV_COLUMNS);
+
+/** One product as a CSV line (with its CRLF), in the import's columns. */
+export function productCsvLine(product: ProductView): string {
+  return csvRow(PRODUCT_CSV_COLUMNS, {
+    ...product,
+    barcodes: product.barcodes.join("|"),
+    priceIncludesItbis: String(product.priceIncludesItbis),
+    active: String(product.active),
+  });
+}
