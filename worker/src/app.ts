@@ -23,6 +23,9 @@ import { archiveRoutes } from "./routes/archive.ts";
 import { auditProblems } from "./audit/log.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { cashierRoutes } from "./routes/cashiers.ts";
+import { deviceCatalogRoutes } from "./routes/device-catalog.ts";
+import { productRoutes } from "./routes/products.ts";
 import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 import { shiftRoutes } from "./routes/shifts.ts";
@@ -70,6 +73,9 @@ export function createApp() {
   app.route("/", webhookRoutes);
   app.route("/", shiftRoutes);
   app.route("/", taxpayerRoutes);
+  app.route("/", productRoutes);
+  app.route("/", cashierRoutes);
+  app.route("/", deviceCatalogRoutes);
 
   // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,
   // both built on the first request for the document rather than when an isolate starts.
