@@ -153,6 +153,11 @@ export class DeviceApi {
     }
   }
 
+  /** Hands a shift over (idempotent: the same upload again changes nothing; a closed shift is final). */
+  putShift(id: string, body: unknown): Promise<unknown> {
+    return this.json("PUT", `/devices/shifts/${encodeURIComponent(id)}`, body);
+  }
+
   /**
    * The current state of many uploaded receipts in one request (at most STATE_QUERY_MAX); the
    * ones the server does not know are left out. A server without the list query is asked one by one.

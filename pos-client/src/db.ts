@@ -1,4 +1,5 @@
 import Dexie, { type EntityTable } from "dexie";
+import type { ZReport } from "./shift/z-report.ts";
 
 /** DGII's word for a receipt's state, plus the device's own states before the server answered. */
 export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado" | "Pendiente";
@@ -21,6 +22,8 @@ export interface Sale {
   payment?: unknown;
   /** For an E34: the e-NCF it credits. */
   modifies?: string;
+  /** The shift (cuadre de caja) it was rung up in. */
+  shiftId?: string;
 }
 
 /**
@@ -103,6 +106,29 @@ export interface SigningKeyRecord {
   certificateSerial: string | null;
 }
 
+/**
+ * A cashier's shift on this till (cuadre de caja): opened with a float, closed with the counted
+ * cash and the Z report, handed to the server with PUT /devices/shifts/{id} until it answers.
+ */
+export interface Shift {
+  id: string;
+  cashierId: string;
+  cashierName: string;
+  openedAt: string;
+  openingFloat: string;
+  state: "open" | "closed";
+  closedAt?: string;
+  countedCash?: string;
+  report?: ZReport;
+  /** The pairing it was opened under: its token hands it over. */
+  deviceId?: string;
+  /** "pending" until the server has the current state; "refused" when it answered 4xx (kept, shown). */
+  sync: "pending" | "sent" | "refused";
+  /** Goes up on every change, so the answer to an older upload never marks a newer state as sent. */
+  revision: number;
+  lastError?: string;
+}
+
 export interface Setting {
   key: string;
   value: unknown;
@@ -117,6 +143,7 @@ export class PosDatabase extends Dexie {
   settings!: EntityTable<Setting, "key">;
   cashiers!: EntityTable<Cashier, "id">;
   buyers!: EntityTable<Buyer, "rnc">;
+  shifts!: EntityTable<Shift, "id">;
 
   constructor(name = "ecf-pos") {
     super(name);
@@ -138,6 +165,11 @@ export class PosDatabase extends Dexie {
       products: "code, name, id, *barcodes",
       cashiers: "id",
       buyers: "rnc, usedAt",
+    });
+    // Shifts (cuadre de caja): every sale and refund carries the shift it was rung up in.
+    this.version(4).stores({
+      sales: "id, createdAt, encf, shiftId",
+      shifts: "id, openedAt, state, sync",
     });
   }
 

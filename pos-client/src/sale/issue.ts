@@ -31,6 +31,8 @@ export interface IssueInput extends Omit<DraftInput, "encf" | "expiresOn"> {
   online: boolean;
   /** The pairing that signs it; its token uploads the receipt. */
   deviceId?: string;
+  /** The open shift it is rung up in (the till asks for one before selling). */
+  shiftId?: string;
   now?: Date;
 }
 
@@ -50,6 +52,8 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
   if (buyerId && !buyerId.ok && buyerId.reason === "format") {
     throw new SaleProblem("El RNC debe tener 9 dígitos (o 11 una cédula).", [{ path: "/Encabezado/Comprador/RNCComprador", message: "Formato inválido" }]);
   }
+
+  if (input.shiftId && (await db.shifts.get(input.shiftId))?.state !== "open") throw new SaleProblem("El turno está cerrado: abra un turno para vender.");
 
   if (input.reference) {
     // Checked before a number is taken: a refused return wastes no e-NCF.
@@ -99,6 +103,7 @@ async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNu
     montoTotal: formatMoney(dec(totales.MontoTotal)),
     ...(input.payment ? { payment: input.payment } : {}),
     ...(input.reference ? { modifies: input.reference.encf } : {}),
+    ...(input.shiftId ? { shiftId: input.shiftId } : {}),
   };
   const seq = await db.recordSignedSale(sale, { saleId: sale.id, encf: number.encf, signedXml, ...(input.deviceId ? { deviceId: input.deviceId } : {}) });
   return { sale, signedXml, seq };

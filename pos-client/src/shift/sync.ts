@@ -1,0 +1,93 @@
+// Shifts reach the server as receipts do: queued on the till (the shift row's `sync`), sent with
+// PUT /devices/shifts/{id} when online, retried until answered. The server takes a repeat as the
+// same upload, so sending again after a lost answer changes nothing.
+import { ApiError } from "../api.ts";
+import type { PosDatabase, Shift } from "../db.ts";
+import { shiftUpload } from "./shifts.ts";
+
+/** How the till hands a shift over (DeviceApi.putShift; a test may hand its own). */
+export type PutShift = (id: string, body: ReturnType<typeof shiftUpload>) => Promise<unknown>;
+
+export interface ShiftSyncReport {
+  sent: number;
+  refused: number;
+  /** Why the round stopped early (network, server), if it did: the rest waits for the next round. */
+  retryLater?: string;
+}
+
+/**
+ * Sends every shift whose current state the server does not have yet, oldest first. A 4xx answer
+ * (the server will never take this state) marks it refused with the reason; a network failure or
+ * a 5xx ends the round, to be tried again.
+ */
+export async function syncShifts(db: PosDatabase, put: PutShift): Promise<ShiftSyncReport> {
+  const report: ShiftSyncReport = { sent: 0, refused: 0 };
+  const waiting = (await db.shifts.where("sync").equals("pending").toArray()).sort((a, b) => (a.openedAt < b.openedAt ? -1 : 1));
+  for (const shift of waiting) {
+    try {
+      await put(shift.id, shiftUpload(shift));
+      if (await settle(db, shift, { sync: "sent", lastError: undefined })) report.sent++;
+    } catch (error) {
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 408 && error.status !== 429) {
+        const reasons = (error.body.errors ?? []).map((e) => e.message).join(" ");
+        if (await settle(db, shift, { sync: "refused", lastError: `${error.message} ${reasons}`.trim() })) report.refused++;
+        continue;
+      }
+      report.retryLater = error instanceof Error ? error.message : String(error);
+      break;
+    }
+  }
+  return report;
+}
+
+/** Records the answer unless the shift changed meanwhile (closed while its opening was on its way). */
+async function settle(db: PosDatabase, sent: Shift, changes: Pick<Shift, "sync" | "lastError">): Promise<boolean> {
+  return db.transaction("rw", db.shifts, async () => {
+    const now = await db.shifts.get(sent.id);
+    if (!now || now.revision !== sent.revision) return false;
+    await db.shifts.put({ ...now, ...changes });
+    return true;
+  });
+}
+
+/** When to send: at start, when the network returns, after opening or closing, and on an interval. */
+export class ShiftSync {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private running: Promise<unknown> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly db: PosDatabase,
+    private readonly put: PutShift,
+    private readonly onReport: (report: ShiftSyncReport) => void = () => {},
+    private readonly intervalMs = 30_000,
+  ) {}
+
+  start(): void {
+    addEventListener("online", this.kick);
+    this.timer = setInterval(this.kick, this.intervalMs);
+    this.kick();
+  }
+
+  stop(): void {
+    removeEventListener("online", this.kick);
+    clearInterval(this.timer);
+  }
+
+  /** One round at a time; a kick during a round runs one more after it. */
+  readonly kick = (): void => {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        if (typeof navigator !== "undefined" && !navigator.onLine) break;
+        this.onReport(await syncShifts(this.db, this.put).catch((error: unknown) => ({ sent: 0, refused: 0, retryLater: String(error) })));
+      } while (this.again);
+    })().finally(() => {
+      this.running = undefined;
+    });
+  };
+}
