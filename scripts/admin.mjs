@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { adminClient } from "./admin-client.mjs";
+import { importTaxpayerRegistry } from "./taxpayers-import.mjs";
 
 /** The issuer's profile as DGII prints it on the e-CF: NombreComercial, DireccionEmisor, Provincia, Municipio. */
 function profileOptions(o) {
@@ -93,6 +94,12 @@ const COMMANDS = {
     (api, o) => api.post(`/admin/companies/${o.company}/devices`, { name: o.name }),
   ],
   "devices:revoke": ["Revoke a device (its token stops at once; it deletes its key)", ["--id"], (api, o) => api.post(`/admin/devices/${o.id}/revoke`)],
+  "taxpayers:import": [
+    "Import DGII's taxpayer registry (DGII_RNC.zip as DGII publishes it), replacing the previous import at once; progress on stderr",
+    ["--file PATH", "[--chunk ROWS]"],
+    (api, o) => importTaxpayerRegistry(api, o.file, { ...(o.chunk ? { chunkRows: Number(o.chunk) } : {}), report: (line) => console.error(line) }),
+  ],
+  "taxpayers:status": ["The taxpayer registry lookups answer from (rows, importedAt) and the latest imports", [], (api) => api.get("/admin/taxpayers")],
   "ledger:migrate": [
     "Move every issuer's ledger (or one, --id) from the D1 tables of API 1.7 into its Durable Objects; safe to run again",
     ["[--id ID]"],
