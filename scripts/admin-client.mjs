@@ -5,7 +5,8 @@ export function adminClient(baseUrl = process.env.WORKER_URL ?? "http://127.0.0.
   async function request(method, path, body) {
     const headers = { Authorization: `Bearer ${secret}` };
     let payload;
-    if (body instanceof FormData) payload = body;
+    // A Blob (a CSV file) goes as it is, with its own type as Content-Type.
+    if (body instanceof FormData || body instanceof Blob) payload = body;
     else if (body !== undefined) {
       headers["Content-Type"] = "application/json";
       payload = JSON.stringify(body);

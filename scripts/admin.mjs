@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { adminClient } from "./admin-client.mjs";
+import { exportProducts, importProducts, updateDevice } from "./catalog-commands.mjs";
 import { importTaxpayerRegistry } from "./taxpayers-import.mjs";
 
 /** The issuer's profile as DGII prints it on the e-CF: NombreComercial, DireccionEmisor, Provincia, Municipio. */
@@ -94,6 +95,26 @@ const COMMANDS = {
     (api, o) => api.post(`/admin/companies/${o.company}/devices`, { name: o.name }),
   ],
   "devices:revoke": ["Revoke a device (its token stops at once; it deletes its key)", ["--id"], (api, o) => api.post(`/admin/devices/${o.id}/revoke`)],
+  "devices:update": [
+    "Change a till's settings: whether its cashiers may change prices",
+    ["--company ID", "--id DEVICE", "--can-edit-prices true|false"],
+    (api, o) => updateDevice(api, o.company, o.id, o["can-edit-prices"]),
+  ],
+  "products:import": [
+    "Import a products CSV (code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active): all of it, or nothing and every bad line listed",
+    ["--company ID", "--file products.csv"],
+    (api, o) => importProducts(api, o.company, o.file),
+  ],
+  "products:export": [
+    "Export an issuer's products as CSV (to standard output without --file)",
+    ["--company ID", "[--file out.csv]"],
+    (api, o) => exportProducts(api, o.company, o.file),
+  ],
+  "cashiers:create": [
+    "Add a cashier with a 4-6 digit PIN (the tills check it offline)",
+    ["--company ID", "--name N", "--pin 1234"],
+    (api, o) => api.post(`/admin/companies/${o.company}/cashiers`, { name: o.name, pin: o.pin }),
+  ],
   "taxpayers:import": [
     "Import DGII's taxpayer registry (DGII_RNC.zip as DGII publishes it), replacing the previous import at once; progress on stderr",
     ["--file PATH", "[--chunk ROWS]"],
@@ -141,7 +162,9 @@ try {
     .map(optionName)
     .filter((name) => options[name] === undefined);
   if (missing.length) throw new Error(`${command} needs ${missing.map((m) => `--${m}`).join(", ")}`);
-  console.log(JSON.stringify(await entry[2](adminClient(), options), null, 2));
+  const result = await entry[2](adminClient(), options);
+  // A command that wrote its own output (products:export to standard output) answers nothing.
+  if (result !== undefined) console.log(JSON.stringify(result, null, 2));
 } catch (error) {
   console.error(error.message);
   if (error.body) console.error(JSON.stringify(error.body, null, 2));
