@@ -141,6 +141,8 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     const typed = state.rnc;
     const ticket = ++lookups;
     buyerStatus.textContent = "";
+    // A name filled for another RNC is not this buyer's; a name the cashier typed stays.
+    if (filledName && state.buyerName === filledName) buyerName.value = state.buyerName = filledName = "";
     if (!isRegistryId(typed)) return;
     const online = typeof navigator === "undefined" || navigator.onLine;
     const found = await lookupBuyer(db, typed, online ? options.findTaxpayer : undefined);

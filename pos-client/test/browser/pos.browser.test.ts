@@ -38,6 +38,8 @@ beforeAll(async () => {
   await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
   for (const tipo of ["32", "31", "34"]) await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100000, expiresOn: "2099-12-31" });
   const device = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+  // This till types its own products and changes a price: the issuer allows it (a per-device setting).
+  await stack.admin("PATCH", `/admin/companies/${company.id}/devices/${device.id}`, { canEditPrices: true });
   deviceId = device.id;
   companyId = company.id;
   pairingCode = device.pairingCode;
@@ -153,6 +155,8 @@ describe("the POS in Chromium", () => {
     await page.press("#pairing-code", "Enter");
     await page.waitForSelector("header.bar");
     expect(await page.textContent("header.bar")).toContain("Colmado La Esquina");
+    // The issuer's (empty) catalogue and the till's permission arrive right after pairing.
+    await page.waitForSelector('#catalog-status:has-text("Catálogo actualizado")', { timeout: 30_000 });
     // The service worker controls the page before the network goes away.
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
 
