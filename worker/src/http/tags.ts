@@ -48,6 +48,11 @@ export const API_TAGS = [
       "Standard Webhooks endpoints that hear of DGII's verdicts, deliveries to buyers, commercial approvals, purchases, the certificate and the quota; their deliveries, and a retry. The events are listed under webhooks.",
   },
   {
+    name: "Catalogue",
+    description:
+      "The store's shared catalogue the tills sell from: products (paged, versioned, changed with If-Match, imported and exported as CSV) and the cashiers who sign in on the tills with a PIN.",
+  },
+  {
     name: "Devices",
     description:
       "Point-of-sale tills that sign offline: the issuer creates a device, the till pairs with its one-time code, leases blocks of e-NCF, uploads what it signed (one by one or in batches) and asks for their state.",
