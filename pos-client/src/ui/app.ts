@@ -1,6 +1,6 @@
 // The application shell: pairing when the device has no identity, otherwise the tabs (Venta,
 // Productos, Recibos), the connectivity and sync indicator, and the receipt view.
-import type { PosDatabase, Product, Sale } from "../db.ts";
+import type { PosDatabase, Product, Sale, Shift } from "../db.ts";
 import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
 import { judgeRefund } from "../sale/refund.ts";
@@ -13,9 +13,12 @@ import { CatalogSync, catalogState, type PullReport } from "../sync/catalog.ts";
 import { catalogScreen } from "./catalog-screen.ts";
 import { h } from "./dom.ts";
 import { historyScreen } from "./history-screen.ts";
+import { currentShift } from "../shift/shifts.ts";
+import { ShiftSync } from "../shift/sync.ts";
+import { closeShiftScreen, openShiftScreen, zReportView } from "./shift-screen.ts";
 import { CATALOG_PULLED, emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
 
-type Tab = "venta" | "productos" | "recibos";
+type Tab = "venta" | "productos" | "recibos" | "turno";
 
 export async function startApp(root: HTMLElement, db: PosDatabase): Promise<void> {
   const session = await loadSession(db);
@@ -71,6 +74,10 @@ class PosApp {
   private readonly net = h("span", { class: "net", id: "net" });
   private readonly sync = h("span", { class: "sync", id: "sync" });
   private readonly catalogStatus = h("span", { class: "catalog-status", id: "catalog-status" });
+  private readonly shiftStatus = h("span", { class: "shift-status", id: "shift-status" });
+  private readonly shiftSync: ShiftSync;
+  /** A Z report just printed or on display, instead of the tab. */
+  private showingZ: Shift | undefined;
   private runner: SyncRunner;
   private readonly api: DeviceApi;
   private readonly catalog: CatalogSync;
@@ -102,6 +109,7 @@ class PosApp {
       (since, limit) => this.api.catalog(since, limit),
       (report) => void this.catalogPulled(report),
     );
+    this.shiftSync = new ShiftSync(db, (id, body) => this.api.putShift(id, body));
   }
 
   start(): void {
@@ -112,10 +120,11 @@ class PosApp {
         { class: "bar" },
         h("strong", {}, this.session.company.tradeName ?? this.session.company.legalName),
         h("span", { class: "device" }, this.session.deviceName),
-        h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R")),
+        h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R"), nav("turno", "Turno", "T")),
         this.net,
         this.sync,
         this.catalogStatus,
+        this.shiftStatus,
       ),
       this.main,
     );
@@ -132,7 +141,7 @@ class PosApp {
       "keydown",
       (e) => {
         if (e.altKey) {
-          const tab = ({ v: "venta", p: "productos", r: "recibos" } as const)[e.key.toLowerCase() as "v" | "p" | "r"];
+          const tab = ({ v: "venta", p: "productos", r: "recibos", t: "turno" } as const)[e.key.toLowerCase() as "v" | "p" | "r" | "t"];
           if (tab) {
             e.preventDefault();
             this.go(tab);
@@ -159,6 +168,8 @@ class PosApp {
     // The catalogue is pulled at once (also right after pairing), on reconnection and every minute.
     this.catalog.start();
     signal.addEventListener("abort", () => this.catalog.stop());
+    this.shiftSync.start();
+    signal.addEventListener("abort", () => this.shiftSync.stop());
     void this.showCatalogState();
   }
 
@@ -174,15 +185,18 @@ class PosApp {
     const permissionChanged = report.canEditPrices !== this.canEditPrices;
     this.canEditPrices = report.canEditPrices;
     if ((!report.updated && !report.removed && !report.cashiers && !permissionChanged) || this.showing) return;
+    // The opening form lists the cashiers: new or changed ones show at once.
+    if (report.cashiers && this.main.querySelector("#shift-open")) return this.render();
     if (this.tab === "venta") this.main.querySelector(".sale")?.dispatchEvent(new CustomEvent(CATALOG_PULLED));
     else if (this.tab === "productos" && !this.editing) await this.render();
   }
 
   private go(tab: Tab): void {
     // The tab already on screen stays as it is: re-rendering it would wipe what is being typed.
-    if (tab === this.tab && !this.showing && !this.editing) return;
+    if (tab === this.tab && !this.showing && !this.showingZ && !this.editing) return;
     this.tab = tab;
     this.showing = undefined;
+    this.showingZ = undefined;
     // Leaving (or re-entering) the catalogue drops a half-done edit: Productos opens a new form.
     this.editing = undefined;
     void this.render();
@@ -193,11 +207,25 @@ class PosApp {
 
   private async render(): Promise<void> {
     const ticket = ++this.renders;
-    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab")) b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing);
+    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab")) b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing && !this.showingZ);
     if (this.showing) return this.renderReceipt(this.showing, ticket);
+    const shift = await currentShift(this.db);
+    this.shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";
+    if (this.showingZ) {
+      if (ticket === this.renders) this.attach(this.renderZ(this.showingZ));
+      return;
+    }
     let view: HTMLElement;
     switch (this.tab) {
+      case "turno":
+        view = shift ? await closeShiftScreen(this.db, shift, (s) => this.shiftChanged(s)) : await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s));
+        break;
       case "venta":
+        // No sale without an open shift: the sale screen is the opening form until there is one.
+        if (!shift) {
+          view = await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s));
+          break;
+        }
         view = await saleScreen(this.db, this.sale, (req) => this.charge(req), { findTaxpayer: (rnc) => this.api.taxpayer(rnc) });
         break;
       case "productos":
@@ -216,6 +244,29 @@ class PosApp {
     view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
   }
 
+  /** A shift opened (back to selling) or closed (its Z report on screen, to print); either way the server hears of it. */
+  private shiftChanged(shift: Shift): void {
+    this.shiftSync.kick();
+    if (shift.state === "closed") this.showingZ = shift;
+    else this.tab = "venta";
+    void this.render();
+  }
+
+  private renderZ(shift: Shift): HTMLElement {
+    const company = this.session.company;
+    return h(
+      "div",
+      { class: "receipt-screen" },
+      zReportView(shift, { companyName: company.tradeName ?? company.legalName, rnc: company.rnc, deviceName: this.session.deviceName }),
+      h(
+        "div",
+        { class: "actions no-print" },
+        h("button", { type: "button", class: "primary", id: "print", onclick: () => print() }, "Imprimir"),
+        h("button", { type: "button", id: "next-shift", onclick: () => this.go("venta") }, "Abrir otro turno"),
+      ),
+    );
+  }
+
   private async charge(req: SaleRequest): Promise<void> {
     if (this.issuing) return;
     this.issuing = true;
@@ -227,7 +278,10 @@ class PosApp {
   }
 
   private async chargeOnce(req: SaleRequest): Promise<void> {
+    const shift = await currentShift(this.db);
+    if (!shift) throw new SaleProblem("Abra un turno para vender (pestaña Turno).");
     const issued = await issueReceipt(this.db, {
+      shiftId: shift.id,
       tipoeCF: req.tipoeCF,
       emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
       buyer: req.buyer,
@@ -286,6 +340,11 @@ class PosApp {
       alert(verdict.message);
       return;
     }
+    const shift = await currentShift(this.db);
+    if (!shift) {
+      alert("Abra un turno para hacer una devolución (pestaña Turno).");
+      return;
+    }
     if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
     const doc = original.document as {
       Encabezado: { IdDoc: { IndicadorMontoGravado?: string }; Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } };
@@ -308,6 +367,7 @@ class PosApp {
     try {
       const issued = await issueReceipt(this.db, {
         tipoeCF: "34",
+        shiftId: shift.id,
         emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
         buyer: { rnc: doc.Encabezado.Comprador?.RNCComprador, name: doc.Encabezado.Comprador?.RazonSocialComprador },
         lines,

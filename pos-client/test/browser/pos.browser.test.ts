@@ -8,6 +8,7 @@ import { chromium, type Browser, type BrowserContext, type Page, type Request, t
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
+import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
 execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium", "xmlsec1"], { stdio: "inherit" });
 
@@ -40,6 +41,8 @@ beforeAll(async () => {
   const device = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
   // This till types its own products and changes a price: the issuer allows it (a per-device setting).
   await stack.admin("PATCH", `/admin/companies/${company.id}/devices/${device.id}`, { canEditPrices: true });
+  // Selling takes an open shift, opened by a cashier with a PIN.
+  await createTestCashier(stack.admin, company.id);
   deviceId = device.id;
   companyId = company.id;
   pairingCode = device.pairingCode;
@@ -67,6 +70,7 @@ async function addProduct(page: Page, p: { code: string; name: string; price: st
 /** Rings up a sale from the keyboard: search, Enter adds, Ctrl+Enter charges. Returns the e-NCF. */
 async function sell(page: Page, items: string[], screenshot?: string): Promise<string> {
   await page.click('button[data-tab="venta"]');
+  await openShiftIfAsked(page);
   for (const item of items) {
     await page.fill("#search", item);
     await page.press("#search", "Enter");
