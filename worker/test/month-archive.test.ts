@@ -133,12 +133,15 @@ describe("GET /archive/{periodo}", () => {
     const first = lines.find((l) => l.startsWith(`emitido,${encfs[0]},`))!.split(",");
     expect(first[9]).toBe(`emitidos/${encfs[0]}.xml`);
     expect(first[13]).toBe(`emitidos/${encfs[0]}.pdf`);
+    // States in DGII's words: the receipt's, and a purchase's ARECF (no commercial approval given).
+    expect(first[8]).toBe("Aceptado");
     const stored = await env.ARCHIVE.get(`${company.rnc}/2025/03/${encfs[0]}.xml`);
     expect(first[10]).toBe(await sha256Hex(await stored!.text()));
     // Every receipt's XML is in the zip (an empty archivoXml would mean a missing file).
     expect(lines.filter((l) => l.startsWith("emitido,") && l.split(",")[9] === "")).toEqual([]);
     const received = lines.filter((l) => l.startsWith("recibido,")).map((l) => l.split(","));
     expect(received.map((r) => r[11]).sort()).toEqual(purchaseKeys.map((p) => `recibidos/${p}.arecf.xml`).sort());
+    expect(new Set(received.map((r) => r[8]))).toEqual(new Set(["Recibido"]));
   }, 120_000);
 
   it("never reads R2 more than a chunk ahead of the zip's reader; with ZIP64 records forced, unzip reads it and every signature verifies", async () => {

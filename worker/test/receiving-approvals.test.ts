@@ -68,9 +68,10 @@ async function received(kind: string, encf: string) {
 describe("POST /compras/{id}/aprobacion", () => {
   it("accepts: a signed ACECF reaches the supplier's approval service (from DGII's directory) and DGII", async () => {
     const { buyer, supplier, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
-    const res = await decide(buyer.token, purchaseId, { estado: "aceptado" });
+    const res = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { estado: string; supplier: { outcome: string; detail: string }; dgii: { outcome: string; detail: string } };
+    const body = (await res.json()) as { estado: string; status: string; supplier: { outcome: string; detail: string }; dgii: { outcome: string; detail: string } };
+    expect([body.estado, body.status]).toEqual(["Aceptado", "aceptado"]);
     expect(body.supplier.outcome, body.supplier.detail).toBe("sent");
     expect(body.dgii.outcome, body.dgii.detail).toBe("sent");
 
@@ -84,24 +85,26 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect(parseAcecf(acecf)).toMatchObject({ RNCEmisor: supplier.company.rnc, RNCComprador: buyer.company.rnc, eNCF: encf, FechaEmision: "01-04-2025", Estado: "1" });
 
     // The same decision again sends nothing twice; a different one is refused.
-    const again = await decide(buyer.token, purchaseId, { estado: "aceptado" });
+    const again = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
     expect(again.status).toBe(200);
     expect((await received("receptor-acecf", encf)).length).toBe(1);
-    const flip = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Cambié de opinión" });
+    const flip = await decide(buyer.token, purchaseId, { estado: "Rechazado", motivo: "Cambié de opinión" });
     expect(flip.status).toBe(409);
 
     // The purchases report shows the state.
     const report = (await (await call("/reports/compras", { headers: authed(buyer.token) })).json()) as { items: Record<string, string>[] };
-    expect(report.items[0]).toMatchObject({ encf, arecfEstado: "0", aprobacionComercial: "accepted", aprobacionEnviadaEmisor: "sent", aprobacionEnviadaDgii: "sent" });
+    expect(report.items[0]).toMatchObject({ encf, arecfEstado: "0", aprobacionComercial: "Aceptado", approvalSupplierOutcome: "sent", approvalDgiiOutcome: "sent" });
+    // API 1.7's names and value, deprecated, still sent.
+    expect(report.items[0]).toMatchObject({ approvalStatus: "accepted", aprobacionEnviadaEmisor: "sent", aprobacionEnviadaDgii: "sent" });
   });
 
   it("rejects with the reason in DetalleMotivoRechazo; a rejection needs a reason", async () => {
     const { buyer, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
-    const missing = await decide(buyer.token, purchaseId, { estado: "rechazado" });
+    const missing = await decide(buyer.token, purchaseId, { estado: "Rechazado" });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/motivo");
 
-    const res = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Mercancía no recibida" });
+    const res = await decide(buyer.token, purchaseId, { estado: "Rechazado", motivo: "Mercancía no recibida" });
     expect(res.status).toBe(200);
     expect((await received("receptor-acecf", encf)).map((r) => r.outcome.Estado)).toEqual(["2"]);
     const row = await purchaseRow(buyer.company.id, purchaseId);
@@ -109,9 +112,20 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect(acecf).toMatchObject({ Estado: "2", DetalleMotivoRechazo: "Mercancía no recibida" });
   });
 
+  it("still takes API 1.7's lower-case decision (deprecated) and nothing else spelled otherwise", async () => {
+    const { buyer, purchaseId } = await purchase({ toDgii: false, listed: false });
+    const wrong = await decide(buyer.token, purchaseId, { estado: "ACEPTADO" });
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/estado");
+    const legacy = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Duplicada" });
+    expect(legacy.status).toBe(200);
+    expect(await legacy.json()).toMatchObject({ estado: "Rechazado", status: "rechazado" });
+    expect(await purchaseRow(buyer.company.id, purchaseId)).toMatchObject({ approval_status: "rejected", approval_reason: "Duplicada" });
+  });
+
   it("records each delivery's failure: a supplier missing from the directory, DGII not knowing the e-CF", async () => {
     const { buyer, purchaseId } = await purchase({ toDgii: false, listed: false });
-    const res = await decide(buyer.token, purchaseId, { estado: "aceptado" });
+    const res = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { supplier: { outcome: string }; dgii: { outcome: string; detail: string } };
     expect(body.supplier.outcome).toBe("skipped");
@@ -124,7 +138,7 @@ describe("POST /compras/{id}/aprobacion", () => {
   it("is scoped to the company that received the e-CF", async () => {
     const { purchaseId } = await purchase({ toDgii: false, listed: false });
     const other = await receivingCompany();
-    expect((await decide(other.token, purchaseId, { estado: "aceptado" })).status).toBe(404);
+    expect((await decide(other.token, purchaseId, { estado: "Aceptado" })).status).toBe(404);
     expect((await call(`/compras/${purchaseId}/aprobacion`, { method: "POST", body: "{}" })).status).toBe(401);
   });
 });

@@ -398,12 +398,18 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     const accepted = await call("/fe/recepcion/ecf/E310000000111", { headers: authed(token) });
     expect(accepted.status).toBe(200);
     expect(((await accepted.json()) as Record<string, unknown>).aprobacionComercial).toEqual({
-      estado: "aceptado",
+      estado: "Aceptado",
       motivo: null,
       fechaHoraAprobacionComercial: "03-04-2025 14:05:09",
+      status: "aceptado",
     });
     const rejected = (await (await call("/fe/recepcion/ecf/E310000000112", { headers: authed(token) })).json()) as Record<string, unknown>;
-    expect(rejected.aprobacionComercial).toEqual({ estado: "rechazado", motivo: "Precio distinto al pactado", fechaHoraAprobacionComercial: "04-04-2025 08:30:00" });
+    expect(rejected.aprobacionComercial).toEqual({
+      estado: "Rechazado",
+      motivo: "Precio distinto al pactado",
+      fechaHoraAprobacionComercial: "04-04-2025 08:30:00",
+      status: "rechazado",
+    });
   });
 
   it("keeps the first ACECF of a receipt: a different second one is refused (409) and changes nothing; the same one again is a retry (200)", async () => {
@@ -419,7 +425,7 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     expect(await (await env.ARCHIVE.get(`${company.rnc}/2025/04/E310000000121.acecf.xml`))!.text()).toBe(first);
     const retry = await postXml("/fe/aprobacioncomercial/api/ecf", first);
     expect(retry.status).toBe(200);
-    expect(((await retry.json()) as { estado: string }).estado).toBe("accepted");
+    expect(await retry.json()).toMatchObject({ estado: "Aceptado", status: "accepted" });
   });
 
   it("refuses an ACECF whose RNCEmisor is not the receiver in the URL (wrong_receiver)", async () => {

@@ -77,6 +77,9 @@ describe("GET /reports/encf", () => {
     const some = await pageAll(token, "/reports/encf?desde=2025-01-10&hasta=2025-02-05", 333);
     expect(some.seen.map((r) => r.encf)).toEqual(filtered.map((r) => r.encf));
     expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "Aceptado", status: "accepted" });
+    // API 1.7's names, deprecated, carry the same values as the names that replaced them.
+    for (const row of some.seen) expect([row.creado, row.origen]).toEqual([row.createdAt, row.source]);
+    expect(some.seen[0]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
   it("neither repeats nor skips rows that existed when paging began, while new rows arrive", async () => {
@@ -114,7 +117,7 @@ describe("GET /reports/encf", () => {
       const text = await res.text();
       const [header] = text.split("\r\n");
       expect(header).toBe(
-        "encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,creado,origen,status",
+        "encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,createdAt,source,creado,origen,status,approvalStatus",
       );
       expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,Aceptado,`);
       expect(text).toContain(`,'=HYPERLINK(1),`);
@@ -232,7 +235,11 @@ describe("GET /reports/compras and /reports/errores", () => {
     const keys = seen.map((r) => `${r.fechaEmision}|${r.id}`);
     expect(keys).toEqual([...keys].sort());
     expect(seen[0]).toMatchObject({ rncEmisor: "130862346", arecfEstado: "0", fechaHoraAcuseRecibo: "01-04-2025 10:15:00" });
-    expect(seen.filter((r) => r.aprobacionComercial === "accepted").length).toBe(667);
+    // The approval in DGII's words; API 1.7's value stays under approvalStatus, deprecated.
+    expect(seen.filter((r) => r.aprobacionComercial === "Aceptado").length).toBe(667);
+    expect(seen.filter((r) => r.approvalStatus === "accepted").length).toBe(667);
+    expect(seen.filter((r) => r.aprobacionComercial === null).length).toBe(2000 - 667);
+    for (const row of seen) expect(row.recibido).toBe(row.receivedAt);
   });
 
   it("pages over 1,500 audit entries by local date (America/Santo_Domingo)", async () => {
@@ -274,10 +281,10 @@ describe("GET /reports/compras and /reports/errores", () => {
     const text = await res.text();
     const [header] = text.split("\r\n");
     expect(header).toBe(
-      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,recibido",
+      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,approvalSupplierOutcome,approvalDgiiOutcome,receivedAt,recibido,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,approvalStatus",
     );
     expect(text).toContain(
-      `2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,rejected,"Precio\nincorrecto",`,
+      `2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,Rechazado,"Precio\nincorrecto",`,
     );
     expect(text).toContain(`,'=CMD(),`);
     expect(text).not.toContain(encfOf(3));
@@ -304,7 +311,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(res.headers.get("x-total-count")).toBe("2");
     const lines = (await res.text()).split("\r\n").filter((l) => l !== "");
-    expect(lines[0]).toBe("id,fecha,accion,codigo,status,detalle,actor,requestId");
+    expect(lines[0]).toBe("id,createdAt,action,code,status,detail,actor,requestId,fecha,accion,codigo,detalle");
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`,POST /fe/recepcion/api/ecf,arecf_no_recibido_1,200,"E310000000001: Error de especificación. Element ""Comprador"", unexpected",130862346,req-1`);
     expect(lines[2]).toContain(`,arecf_no_recibido_3,200,'@SUM(1),130862346,req-2`);

@@ -9,6 +9,7 @@ import type { Company } from "../db/schema.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { Purchase, Receipt } from "../ledger/schema.ts";
 import { csvRow } from "../reports/csv.ts";
+import { approvalEstadoOf, estadoOf } from "../issuing/estado.ts";
 import { zipChunks, type ZipEntry, type ZipOptions } from "./zip-stream.ts";
 
 /** R2 gets started ahead of the one being streamed (R2's latency, not its bandwidth, is the cost). */
@@ -127,7 +128,7 @@ async function* indexCsv(env: Env, company: Company, month: string, inZip: Reado
         razonSocial: r.razonSocialComprador,
         montoTotal: r.montoTotal,
         totalITBIS: r.totalItbis,
-        estado: r.status,
+        estado: estadoOf(r.status, Boolean(r.trackId)).estado,
         archivoXml: present(xml),
         sha256Xml: r.xmlSha256,
         ...companions(xml),
@@ -150,7 +151,8 @@ async function* indexCsv(env: Env, company: Company, month: string, inZip: Reado
         razonSocial: p.razonSocialEmisor,
         montoTotal: p.montoTotal,
         totalITBIS: p.totalItbis,
-        estado: p.approvalStatus ?? "recibido",
+        // The commercial approval given, else our ARECF's Estado, in DGII's words.
+        estado: p.approvalStatus ? approvalEstadoOf(p.approvalStatus) : p.arecfEstado === "1" ? "No Recibido" : "Recibido",
         archivoXml: present(xml),
         sha256Xml: p.xmlSha256,
         ...companions(xml),

@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { estadoOf, type Estado } from "./estado.ts";
+import { approvalEstadoOf, estadoOf, legacyApprovalEstadoOf, type ApprovalEstado, type Estado, type LegacyApprovalEstado } from "./estado.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
 
@@ -26,7 +26,13 @@ export interface IssueAnswer {
   /** Each sending of the printed copy by e-mail. */
   correos?: { para: string; fecha: string; estado: "sent" | "failed" | "retrying"; detalle: string | null }[];
   /** The buyer's commercial approval (ACECF), once one was received. */
-  aprobacionComercial?: { estado: "aceptado" | "rechazado"; motivo: string | null; fechaHoraAprobacionComercial: string | null };
+  aprobacionComercial?: {
+    estado: ApprovalEstado;
+    motivo: string | null;
+    fechaHoraAprobacionComercial: string | null;
+    /** API 1.7's spelling of estado: deprecated, removed in 1.9.0. */
+    status: LegacyApprovalEstado;
+  };
 }
 
 /**
@@ -70,9 +76,10 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
   }
   if (receipt.approvalStatus === "accepted" || receipt.approvalStatus === "rejected") {
     body.aprobacionComercial = {
-      estado: receipt.approvalStatus === "accepted" ? "aceptado" : "rechazado",
+      estado: approvalEstadoOf(receipt.approvalStatus),
       motivo: receipt.approvalReason,
       fechaHoraAprobacionComercial: receipt.approvalAt,
+      status: legacyApprovalEstadoOf(receipt.approvalStatus),
     };
   }
   const status: ContentfulStatusCode = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;

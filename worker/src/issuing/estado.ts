@@ -1,9 +1,36 @@
 import type { receipts } from "../ledger/month-tables.ts";
 
 export type ReceiptStatus = (typeof receipts.$inferSelect)["status"];
+/** How the ledger stores a receipt's state (API 1.7 answered these in /reports/encf). */
+export const RECEIPT_STATUSES = ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"] as const satisfies readonly ReceiptStatus[];
 
-/** The state words the API answers with (DGII's, plus Contingencia). */
-export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado";
+/**
+ * A receipt's state as the API names it, everywhere (answers, reports, device routes, webhooks):
+ * DGII's words from its result query (Aceptado, Rechazado, En Proceso, Aceptado Condicional),
+ * plus Contingencia and Anulado for a receipt DGII has not seen (not yet, or never: voided).
+ */
+export const ESTADOS = ["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia", "Anulado"] as const;
+export type Estado = (typeof ESTADOS)[number];
+
+/**
+ * A commercial approval (ACECF) as the API names it: DGII's words for the ACECF's Estado
+ * (formato ACECF field 7: 1 "e-CF Aceptado", 2 "e-CF Rechazado"), the same as a receipt's.
+ */
+export const APPROVAL_ESTADOS = ["Aceptado", "Rechazado"] as const;
+export type ApprovalEstado = (typeof APPROVAL_ESTADOS)[number];
+/** How the ledger stores a commercial approval. */
+export type ApprovalStatus = "accepted" | "rejected";
+
+export const approvalEstadoOf = (status: ApprovalStatus): ApprovalEstado => (status === "accepted" ? "Aceptado" : "Rechazado");
+export const approvalStatusOf = (estado: ApprovalEstado): ApprovalStatus => (estado === "Aceptado" ? "accepted" : "rejected");
+
+/** API 1.7's words for a commercial approval in the issuing answer and POST /compras/{id}/aprobacion: deprecated, removed in 1.9.0. */
+export const LEGACY_APPROVAL_ESTADOS = ["aceptado", "rechazado"] as const;
+export type LegacyApprovalEstado = (typeof LEGACY_APPROVAL_ESTADOS)[number];
+export const legacyApprovalEstadoOf = (status: ApprovalStatus): LegacyApprovalEstado => (status === "accepted" ? "aceptado" : "rechazado");
+/** Either spelling a client may send, as DGII's. */
+export const approvalEstadoFrom = (estado: ApprovalEstado | LegacyApprovalEstado): ApprovalEstado =>
+  estado === "aceptado" ? "Aceptado" : estado === "rechazado" ? "Rechazado" : estado;
 
 /**
  * `codigo` in our answers: DGII's result code when DGII has judged the receipt ("1" accepted,

@@ -13,16 +13,18 @@ import { signAsCompany } from "./company-signer.ts";
 import { lookUpTaxpayer } from "./directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
+import { approvalStatusOf, legacyApprovalEstadoOf, type ApprovalEstado, type LegacyApprovalEstado } from "../issuing/estado.ts";
 
-export type Decision = "aceptado" | "rechazado";
 export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };
 
 export interface ApprovalResult {
   id: string;
   encf: string;
-  estado: Decision;
+  estado: ApprovalEstado;
   supplier: Delivery;
   dgii: Delivery;
+  /** API 1.7's spelling of estado: deprecated, removed in 1.9.0. */
+  status: LegacyApprovalEstado;
 }
 
 const fileNameOf = (rncComprador: string, encf: string) => `${rncComprador}${encf}.xml`;
@@ -54,16 +56,17 @@ async function deliverToDgii(env: Env, company: Company, acecf: string, fileName
 }
 
 /** Decides on a purchase (once; the same decision again retries failed deliveries). */
-export async function approvePurchase(env: Env, company: Company, purchaseId: string, estado: Decision, motivo: string | undefined, now: Date): Promise<ApprovalResult> {
+export async function approvePurchase(env: Env, company: Company, purchaseId: string, estado: ApprovalEstado, motivo: string | undefined, now: Date): Promise<ApprovalResult> {
   const found = await findPurchase(env, company.id, purchaseId);
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchaseId} for this company.` });
   const { purchase, month } = found;
   if (NOT_EXCHANGED.has(purchase.tipoeCF)) throw new ApiProblem("unprocessable", { detail: `Type ${purchase.tipoeCF} e-CF take no commercial approval.` });
-  const status = estado === "aceptado" ? "accepted" : "rejected";
+  const status = approvalStatusOf(estado);
   if (purchase.approvalStatus && purchase.approvalStatus !== status) {
+    const decided = purchase.approvalStatus === "accepted" ? "Aceptado" : "Rechazado";
     throw new ApiProblem("conflict", {
-      detail: `${purchase.encf} was already ${purchase.approvalStatus === "accepted" ? "accepted" : "rejected"}; a commercial approval cannot be changed.`,
-      errors: [{ path: "/estado", code: "already_decided", message: `Already ${purchase.approvalStatus}.` }],
+      detail: `${purchase.encf} was already ${decided}; a commercial approval cannot be changed.`,
+      errors: [{ path: "/estado", code: "already_decided", message: `Already ${decided}.` }],
     });
   }
 
@@ -82,15 +85,15 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
         FechaEmision: dgiiDateOf(purchase.issueDate),
         MontoTotal: purchase.montoTotal,
         RNCComprador: company.rnc,
-        Estado: estado === "aceptado" ? "1" : "2",
-        DetalleMotivoRechazo: estado === "rechazado" ? motivo : undefined,
+        Estado: estado === "Aceptado" ? "1" : "2",
+        DetalleMotivoRechazo: estado === "Rechazado" ? motivo : undefined,
         FechaHoraAprobacionComercial: formatDgiiDateTime(now),
       }),
     );
     await env.ARCHIVE.put(key, acecf, { httpMetadata: { contentType: "application/xml" } });
     await month.updatePurchase(purchase.id, {
       approvalStatus: status,
-      approvalReason: estado === "rechazado" ? (motivo ?? null) : null,
+      approvalReason: estado === "Rechazado" ? (motivo ?? null) : null,
       approvalKey: key,
       approvedAt: now.toISOString(),
     });
@@ -108,5 +111,5 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
     approvalDgiiOutcome: dgii.outcome,
     approvalDgiiDetail: dgii.detail,
   });
-  return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii };
+  return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii, status: legacyApprovalEstadoOf(status) };
 }

@@ -21,7 +21,8 @@ archiveRoutes.openapi(
     description: [
       "Streamed (stored, no compression; ZIP64 when large): emitidos/ holds the issuer's signed e-CF with its buyers' ARECF/ACECF and the",
       "PDFs rendered so far (a PDF not yet made is not made here: GET /fe/recepcion/ecf/{encf}/pdf makes it), recibidos/ the e-CF suppliers",
-      "sent with our ARECF/ACECF, and indice.csv one line per receipt and purchase of the ledger with its files' paths and the XML's SHA-256.",
+      "sent with our ARECF/ACECF, and indice.csv one line per receipt and purchase of the ledger with its files' paths, the XML's SHA-256 and its",
+      "estado in DGII's words (a receipt's state; a purchase's commercial approval, else Recibido or No Recibido as our ARECF said).",
       "The month is the documents' FechaEmision month, as in the ledger and the archive's keys.",
     ].join(" "),
     request: {

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { drMonth, TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
+import { deprecated } from "../http/deprecated.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
@@ -21,9 +22,6 @@ const Warning = z.object({
   message: z.string(),
 });
 
-/** A field of API 1.7's vocabulary, kept for one minor version beside the name that replaced it. */
-const deprecated = <T extends z.ZodType>(schema: T, replacement: string) => schema.openapi({ deprecated: true, description: `Deprecated since 1.8.0: use \`${replacement}\`.` });
-
 const CompanyProfile = z
   .object({
     id: z.string(),
@@ -37,11 +35,11 @@ const CompanyProfile = z
     certificateFileName: z.string().nullable(),
     certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
     warnings: z.array(Warning),
-    name: deprecated(z.string(), "legalName"),
-    registryNumber: deprecated(z.string(), "rnc"),
-    dgiiServer: deprecated(z.enum(["testecf", "certecf", "ecf"]), "dgiiEnvironment"),
-    signatureName: deprecated(z.string().nullable(), "certificateFileName"),
-    signatureExpirationDate: deprecated(z.string().nullable(), "certificateNotAfter"),
+    name: deprecated(z.string(), "`legalName`"),
+    registryNumber: deprecated(z.string(), "`rnc`"),
+    dgiiServer: deprecated(z.enum(["testecf", "certecf", "ecf"]), "`dgiiEnvironment`"),
+    signatureName: deprecated(z.string().nullable(), "`certificateFileName`"),
+    signatureExpirationDate: deprecated(z.string().nullable(), "`certificateNotAfter`"),
   })
   .openapi("CompanyProfile");
 

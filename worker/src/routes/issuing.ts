@@ -10,6 +10,8 @@ import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
+import { APPROVAL_ESTADOS, ESTADOS, LEGACY_APPROVAL_ESTADOS } from "../issuing/estado.ts";
+import { deprecated } from "../http/deprecated.ts";
 import { stableStringify } from "../issuing/document.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
@@ -26,7 +28,7 @@ export const IssueAnswer = z
     codigo: z
       .string()
       .openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
-    estado: z.enum(["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia", "Anulado"]),
+    estado: z.enum(ESTADOS).openapi({ description: "The receipt's state as DGII spells it (Contingencia: not yet at DGII; Anulado: voided before it was sent)" }),
     encf: z.string(),
     trackId: z.string().nullable(),
     codigoSeguridad: z.string(),
@@ -54,7 +56,12 @@ export const IssueAnswer = z
       .optional()
       .openapi({ description: "Each sending of the printed copy (PDF and signed XML) by e-mail" }),
     aprobacionComercial: z
-      .object({ estado: z.enum(["aceptado", "rechazado"]), motivo: z.string().nullable(), fechaHoraAprobacionComercial: z.string().nullable() })
+      .object({
+        estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it (1 Aceptado, 2 Rechazado)" }),
+        motivo: z.string().nullable().openapi({ description: "DetalleMotivoRechazo of a rejection" }),
+        fechaHoraAprobacionComercial: z.string().nullable(),
+        status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
+      })
       .optional()
       .openapi({ description: "The buyer's commercial approval (ACECF), once received" }),
     advertencias: z

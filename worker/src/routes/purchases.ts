@@ -7,6 +7,8 @@ import { newRouter } from "../http/router.ts";
 import { approvePurchase } from "../receiving/outgoing-approval.ts";
 import { requiresAuthentication, saveReceiverSettings } from "../receiving/receiver-auth.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
+import { deprecated } from "../http/deprecated.ts";
+import { APPROVAL_ESTADOS, approvalEstadoFrom, LEGACY_APPROVAL_ESTADOS } from "../issuing/estado.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
@@ -58,10 +60,13 @@ purchaseRoutes.openapi(
 
 const ApprovalBody = z
   .object({
-    estado: z.enum(["aceptado", "rechazado"]),
+    estado: z
+      .union([z.enum(APPROVAL_ESTADOS), deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "Aceptado or Rechazado")])
+      .transform(approvalEstadoFrom)
+      .openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
     motivo: z.string().trim().min(1).max(250).optional().openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
   })
-  .refine((b) => b.estado === "aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
+  .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
   .openapi("CommercialApproval");
 
 const Delivery = z.object({ outcome: z.enum(["sent", "failed", "skipped"]), detail: z.string() });
@@ -83,7 +88,16 @@ purchaseRoutes.openapi(
         description: "Decision recorded; each delivery's outcome (repeat the same decision to retry a failed one)",
         content: {
           "application/json": {
-            schema: z.object({ id: z.string(), encf: z.string(), estado: z.enum(["aceptado", "rechazado"]), supplier: Delivery, dgii: Delivery }).openapi("ApprovalResult"),
+            schema: z
+              .object({
+                id: z.string(),
+                encf: z.string(),
+                estado: z.enum(APPROVAL_ESTADOS),
+                supplier: Delivery,
+                dgii: Delivery,
+                status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
+              })
+              .openapi("ApprovalResult"),
           },
         },
       },

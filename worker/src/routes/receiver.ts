@@ -14,6 +14,8 @@ import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import type { Company } from "../db/schema.ts";
+import { deprecated } from "../http/deprecated.ts";
+import { APPROVAL_ESTADOS, approvalEstadoOf } from "../issuing/estado.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 
@@ -94,7 +96,8 @@ async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | 
         c.set("tenant", company);
         await checkReceiverToken(c, company, now);
       });
-      return c.json({ mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: registered.approvalStatus }, 200);
+      const status = registered.approvalStatus;
+      return c.json({ mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: approvalEstadoOf(status), status }, 200);
     }
     default: {
       const unreachable: never = service;
@@ -179,7 +182,18 @@ for (const prefix of ["", "/{rnc}"]) {
       responses: {
         200: {
           description: "Registered",
-          content: { "application/json": { schema: z.object({ mensaje: z.string(), encf: z.string(), estado: z.enum(["accepted", "rejected"]) }) } },
+          content: {
+            "application/json": {
+              schema: z
+                .object({
+                  mensaje: z.string(),
+                  encf: z.string(),
+                  estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it" }),
+                  status: deprecated(z.enum(["accepted", "rejected"]), "`estado` (Aceptado, Rechazado)"),
+                })
+                .openapi("IncomingApprovalAnswer"),
+            },
+          },
         },
         400: problemSchema("Malformed, unsigned, or not matching the receipt"),
         401: problemSchema("The receiver requires a token"),

@@ -11,6 +11,8 @@ import { MAX_PAGE_SIZE, readReportQuery } from "../reports/paging.ts";
 import { readReport, REPORTS, type ReportName } from "../reports/reports.ts";
 import { ESTADO_SQL } from "../reports/specs.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
+import { deprecated } from "../http/deprecated.ts";
+import { APPROVAL_ESTADOS, ESTADOS, RECEIPT_STATUSES } from "../issuing/estado.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { COLUMNS_606 } from "../reports/dgii-606.ts";
 import { COLUMNS_607, PAYMENT_COLUMNS } from "../reports/dgii-607.ts";
@@ -41,14 +43,88 @@ const ReportQuerySchema = z.object({
   format: z.string().optional().openapi({ description: "json (default) or csv; Accept: text/csv also selects CSV" }),
 });
 
-const ReportPageSchema = z
-  .object({
-    items: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
-    total: z.number().int(),
-    pageSize: z.number().int(),
-    nextCursor: z.string().nullable(),
-  })
-  .openapi("ReportPage");
+const text = z.string();
+const maybe = z.string().nullable();
+const approval = z.enum(APPROVAL_ESTADOS).nullable().openapi({ description: "The commercial approval (ACECF Estado) as DGII spells it, or null without one" });
+const outcome = z.enum(["sent", "failed", "skipped"]).nullable();
+
+/** One row of each report: DGII's names for DGII's data, English camelCase for the service's own. */
+const REPORT_ITEMS = {
+  encf: z
+    .object({
+      encf: text,
+      tipoeCF: text,
+      fechaEmision: text.openapi({ description: "yyyy-MM-dd" }),
+      rncComprador: maybe,
+      razonSocialComprador: maybe,
+      montoTotal: text,
+      totalITBIS: maybe,
+      estado: z.enum(ESTADOS).openapi({ description: "The receipt's state as DGII spells it" }),
+      dgiiCodigo: maybe.openapi({ description: "DGII's result code as DGII gave it, or null before its verdict" }),
+      trackId: maybe,
+      codigoSeguridad: text,
+      fechaHoraFirma: text,
+      ncfModificado: maybe,
+      codigoModificacion: maybe,
+      aprobacionComercial: approval,
+      createdAt: text.openapi({ description: "When the receipt was recorded (ISO 8601)" }),
+      source: z.enum(["api", "device"]).openapi({ description: "Issued through the API or signed by a point-of-sale device" }),
+      creado: deprecated(text, "`createdAt`"),
+      origen: deprecated(z.enum(["api", "device"]), "`source`"),
+      status: deprecated(z.enum(RECEIPT_STATUSES), "`estado` (DGII's words)"),
+      approvalStatus: deprecated(z.enum(["accepted", "rejected"]).nullable(), "`aprobacionComercial` (DGII's words)"),
+    })
+    .openapi("EncfReportItem"),
+  compras: z
+    .object({
+      id: text,
+      rncEmisor: text,
+      razonSocialEmisor: maybe,
+      encf: text,
+      tipoeCF: text,
+      fechaEmision: text.openapi({ description: "yyyy-MM-dd" }),
+      montoTotal: text,
+      totalITBIS: maybe,
+      arecfEstado: text.openapi({ description: 'Our ARECF\'s Estado: "0" received, "1" not received' }),
+      fechaHoraAcuseRecibo: text,
+      aprobacionComercial: approval,
+      motivoRechazo: maybe.openapi({ description: "DetalleMotivoRechazo of our rejection" }),
+      approvalSupplierOutcome: outcome.openapi({ description: "How our ACECF reached the supplier's service" }),
+      approvalDgiiOutcome: outcome.openapi({ description: "How our ACECF's copy reached DGII" }),
+      receivedAt: text.openapi({ description: "When the e-CF was received (ISO 8601)" }),
+      recibido: deprecated(text, "`receivedAt`"),
+      aprobacionEnviadaEmisor: deprecated(outcome, "`approvalSupplierOutcome`"),
+      aprobacionEnviadaDgii: deprecated(outcome, "`approvalDgiiOutcome`"),
+      approvalStatus: deprecated(z.enum(["accepted", "rejected"]).nullable(), "`aprobacionComercial` (DGII's words)"),
+    })
+    .openapi("ComprasReportItem"),
+  errores: z
+    .object({
+      id: z.number().int(),
+      createdAt: text.openapi({ description: "When it happened (ISO 8601)" }),
+      action: text.openapi({ description: "The request, as METHOD /path", example: "POST /fe/recepcion/ecf" }),
+      code: text.openapi({ description: "The problem code answered (or dgii_rejected, dgii_unavailable…)" }),
+      status: z.number().int().openapi({ description: "The HTTP status answered" }),
+      detail: maybe,
+      actor: maybe.openapi({ description: "The API key, device, admin or alarm that acted" }),
+      requestId: text,
+      fecha: deprecated(text, "`createdAt`"),
+      accion: deprecated(text, "`action`"),
+      codigo: deprecated(text, "`code`"),
+      detalle: deprecated(maybe, "`detail`"),
+    })
+    .openapi("ErroresReportItem"),
+} satisfies Record<ReportName, z.ZodType>;
+
+const reportPageSchema = (name: ReportName) =>
+  z
+    .object({
+      items: z.array(REPORT_ITEMS[name]),
+      total: z.number().int().openapi({ description: "Rows matching the filters, across all pages" }),
+      pageSize: z.number().int(),
+      nextCursor: z.string().nullable().openapi({ description: "Pass as cursor for the next page; null on the last" }),
+    })
+    .openapi(`${name[0]!.toUpperCase()}${name.slice(1)}ReportPage`);
 
 const SUMMARIES: Record<ReportName, string> = {
   encf: "Issued e-CF (type, e-NCF, buyer, totals, state, security code, dates), for local back-up",
@@ -95,7 +171,7 @@ for (const name of ["encf", "compras", "errores"] as const) {
       responses: {
         200: {
           description: "One page, in a stable order; CSV carries the next page in Link and X-Next-Cursor",
-          content: { "application/json": { schema: ReportPageSchema }, "text/csv": { schema: z.string() } },
+          content: { "application/json": { schema: reportPageSchema(name) }, "text/csv": { schema: z.string() } },
         },
         400: problemSchema("Invalid dates, filters, page size, cursor or format"),
       },

@@ -12,6 +12,7 @@ import { IssueAnswer } from "./issuing.ts";
 import { listDeliveries, retryDelivery } from "../webhooks/deliveries.ts";
 import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, type Owner } from "../webhooks/endpoints.ts";
 import { EVENT_TYPES } from "../webhooks/events.ts";
+import { deprecated } from "../http/deprecated.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 
@@ -166,11 +167,13 @@ const PurchaseEventData = z.object({
   razonSocialEmisor: z.string().nullable(),
   encf: z.string(),
   tipoeCF: z.string(),
-  issueDate: z.string(),
+  fechaEmision: z.string().openapi({ description: "FechaEmision, yyyy-MM-dd" }),
   montoTotal: z.string(),
-  totalItbis: z.string().nullable(),
-  arecfEstado: z.string(),
+  totalITBIS: z.string().nullable(),
+  arecfEstado: z.string().openapi({ description: 'Our ARECF\'s Estado: "0" received, "1" not received' }),
   fechaHoraAcuseRecibo: z.string(),
+  issueDate: deprecated(z.string(), "`fechaEmision`"),
+  totalItbis: deprecated(z.string().nullable(), "`totalITBIS`"),
 });
 const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: z.ZodType }> = {
   "receipt.accepted": { summary: "DGII accepted a receipt", data: ReceiptEventData },

@@ -32,8 +32,25 @@ export function receiptEvent(type: EventType, receipt: Receipt, now = new Date()
 }
 
 export function purchaseEvent(purchase: Purchase, now = new Date()): WebhookEvent {
-  const { companyId: _, xmlKey: __, arecfKey: ___, approvalKey: ____, ...fields } = purchase;
-  return { type: "purchase.received", timestamp: now.toISOString(), data: { rncComprador: rncOf(purchase.xmlKey), ...fields } };
+  // The fields the event documents (routes/webhooks.ts), not the ledger's row: its storage keys,
+  // figures and classification are not the subscriber's business.
+  const data = {
+    rncComprador: rncOf(purchase.xmlKey),
+    id: purchase.id,
+    rncEmisor: purchase.rncEmisor,
+    razonSocialEmisor: purchase.razonSocialEmisor,
+    encf: purchase.encf,
+    tipoeCF: purchase.tipoeCF,
+    fechaEmision: purchase.issueDate,
+    montoTotal: purchase.montoTotal,
+    totalITBIS: purchase.totalItbis,
+    arecfEstado: purchase.arecfEstado,
+    fechaHoraAcuseRecibo: purchase.fechaHoraAcuseRecibo,
+    // API 1.7's names of fechaEmision and totalITBIS: deprecated, removed in 1.9.0.
+    issueDate: purchase.issueDate,
+    totalItbis: purchase.totalItbis,
+  };
+  return { type: "purchase.received", timestamp: now.toISOString(), data };
 }
 
 /** The events a change of a receipt's row means, in the order they happened. */
