@@ -66,7 +66,7 @@ const closing = (openedAt: string, closedAt: string, countedCash = "1290.00", di
 interface Problem {
   code: string;
   requestId: string;
-  errors: { path: string; code: string }[];
+  errors: { path: string; code: string; message: string }[];
 }
 
 async function problem(res: Response, status: number): Promise<Problem> {
