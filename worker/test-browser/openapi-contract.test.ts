@@ -37,8 +37,9 @@ const resolve = (schema: Json): Json => {
 const ANNOTATIONS = new Set(["description", "deprecated", "example", "examples", "title", "default", "readOnly", "writeOnly"]);
 
 /** JSON pointers of the schemas below `schema` that accept anything (`{}` or only annotations). */
-function anySchemas(schema: Json, where: string, out: string[] = [], seen = new Set<string>()): string[] {
+function anySchemas(schema: Json | boolean | undefined, where: string, out: string[] = [], seen = new Set<string>()): string[] {
   if (schema === true || schema === undefined || schema === null) return [...out, where];
+  if (schema === false) return out;
   if (schema.$ref) {
     if (seen.has(schema.$ref)) return out;
     seen.add(schema.$ref);
