@@ -12,7 +12,7 @@
 // contingency path), the same 50 clients' throughput beside GET /health's at that concurrency.
 // CONCURRENT_BENCH_N (default 600), CONCURRENT_BENCH_REFERENCE_N (30) and CONCURRENT_BENCH_DOWN_N
 // (300) set the counts.
-import { randomUUID } from "node:crypto";
+import { type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
 import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { setUpIssuer } from "../scripts/certify-lib/issuer.ts";
@@ -29,9 +29,11 @@ const DRAIN_LIMIT_MS = 120_000;
 const DOWN_N = Number(process.env.CONCURRENT_BENCH_DOWN_N ?? 300);
 const HEALTH_N = 2000;
 
+type EcfRequest = components["schemas"]["EcfRequest"];
+
 /** The same E31 as issue.bench.ts: the service numbers it and derives Emisor, dates and totals. */
-function request(i: number): string {
-  return JSON.stringify({
+function request(i: number): EcfRequest {
+  return {
     Encabezado: {
       IdDoc: { TipoeCF: "31", IndicadorMontoGravado: "0", TipoIngresos: "01", TipoPago: "1" },
       Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente de Prueba SRL" },
@@ -41,12 +43,13 @@ function request(i: number): string {
       { IndicadorFacturacion: "1", NombreItem: "Producto A", IndicadorBienoServicio: "1", CantidadItem: "3", PrecioUnitarioItem: "250.50" },
       { IndicadorFacturacion: "4", NombreItem: "Producto exento", IndicadorBienoServicio: "1", CantidadItem: "2", PrecioUnitarioItem: "99.99" },
     ],
-  });
+  } as EcfRequest;
 }
 
+/** One integration: its issuer and its @ecf/client, logged in with the issuer's key. */
 interface Client {
   rnc: string;
-  token: string;
+  api: EcfClient;
 }
 
 interface Sample {
@@ -59,45 +62,51 @@ interface Sample {
   problem?: unknown;
 }
 
-/** One issue request, timed from send to the whole answer read. */
-async function issue(workerUrl: string, client: Client, i: number): Promise<Sample> {
+/** One issue request (the client adds its Idempotency-Key), timed from send to the whole answer read. */
+async function issue(client: Client, i: number): Promise<Sample> {
   const started = performance.now();
-  const res = await fetch(`${workerUrl}/fe/recepcion/ecf`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${client.token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
-    body: request(i),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const body = (await res.json().catch(() => ({}))) as { estado?: string; encf?: string };
-  const ms = performance.now() - started;
-  const sample = { client, ms, status: res.status, estado: body.estado ?? "", encf: body.encf ?? "", phases: serverTiming(res.headers.get("Server-Timing")) };
-  return res.ok ? sample : { ...sample, problem: body };
+  try {
+    const { data, error, response } = await client.api.POST("/fe/recepcion/ecf", { body: request(i), signal: AbortSignal.timeout(60_000) });
+    // A Contingencia's 503 is an answer (openapi-fetch's `error`), not a problem.
+    const answer = data ?? (error && "estado" in error ? error : undefined);
+    const sample = {
+      client,
+      ms: performance.now() - started,
+      status: response.status,
+      estado: answer?.estado ?? "",
+      encf: answer?.encf ?? "",
+      phases: serverTiming(response.headers.get("Server-Timing")),
+    };
+    return response.ok ? sample : { ...sample, problem: error };
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    return { client, ms: performance.now() - started, status: error.status, estado: "", encf: "", phases: {}, problem: error.body };
+  }
 }
 
 /** `total` receipts shared by the clients, each client sending its next request when its last is answered. */
-async function issueMany(workerUrl: string, clients: Client[], total: number) {
+async function issueMany(clients: Client[], total: number) {
   const samples: Sample[] = [];
   let next = 0;
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
       while (next < total)
-        samples.push(await issue(workerUrl, client, next++).catch((error: Error) => ({ client, ms: 0, status: 0, estado: "", encf: "", phases: {}, problem: error.message })));
+        samples.push(await issue(client, next++).catch((error: Error) => ({ client, ms: 0, status: 0, estado: "", encf: "", phases: {}, problem: error.message })));
     }),
   );
   return { samples, wallMs: performance.now() - started };
 }
 
-/** `total` GETs of `url` shared by `concurrency` clients: requests per second. */
-async function requestsPerSecond(url: string, concurrency: number, total: number): Promise<number> {
+/** `total` GET /health shared by `clients`, each through its own @ecf/client: requests per second. */
+async function healthPerSecond(clients: Client[], total: number): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    clients.map(async ({ api }) => {
       while (next++ < total) {
-        const res = await fetch(url);
-        await res.arrayBuffer();
-        if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+        const { response } = await api.GET("/health");
+        if (!response.ok) throw new Error(`GET /health: HTTP ${response.status}`);
       }
     }),
   );
@@ -151,13 +160,9 @@ try {
       );
       const clients: Client[] = [];
       for (let c = 0; c < (i === 0 ? 1 : CLIENTS_PER_ISSUER); c++) {
-        const login = await fetch(`${stack.workerUrl}/login`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }),
-        });
-        if (!login.ok) throw new Error(`login for ${rnc}: HTTP ${login.status}`);
-        clients.push({ rnc, token: ((await login.json()) as { token: string }).token });
+        const api = createClient({ baseUrl: stack.workerUrl, credentials: { apiKey: setup.apiKey, apiSecret: setup.apiSecret } });
+        await api.session.bearer(); // logged in before anything is timed
+        clients.push({ rnc, api });
       }
       return clients;
     }),
@@ -166,15 +171,15 @@ try {
   const concurrentClients = clientsOf.slice(1).flat();
 
   // Warm-up, two per issuer: the first requests compile and cache (isolate, signing key, DGII token).
-  const warmUp = await Promise.all(clientsOf.map((clients) => issueMany(stack.workerUrl, clients.slice(0, 1), 2)));
+  const warmUp = await Promise.all(clientsOf.map((clients) => issueMany(clients.slice(0, 1), 2)));
   requireAllAnswered(
     "warm-up",
     warmUp.flatMap((w) => w.samples),
   );
 
-  const reference = await issueMany(stack.workerUrl, referenceClients, REFERENCE_N);
+  const reference = await issueMany(referenceClients, REFERENCE_N);
   requireAllAnswered("1 client over 1 issuer", reference.samples);
-  const concurrent = await issueMany(stack.workerUrl, concurrentClients, N);
+  const concurrent = await issueMany(concurrentClients, N);
   const issuingEnded = performance.now();
   console.log(`concurrent E31 answers: ${outcomes(concurrent.samples)} (of ${N}); reference: ${outcomes(reference.samples)} (of ${REFERENCE_N})`);
   requireAllAnswered(`${concurrentClients.length} clients over ${ISSUERS} issuers`, concurrent.samples);
@@ -193,8 +198,8 @@ try {
       );
     await new Promise((resolve) => setTimeout(resolve, 250));
     for (const s of pending) {
-      const res = await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${s.encf}`, { headers: { Authorization: `Bearer ${s.client.token}` } });
-      s.estado = ((await res.json()) as { estado: string }).estado;
+      const { data, error } = await s.client.api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: s.encf } } });
+      s.estado = (data ?? (error && "estado" in error ? error : undefined))?.estado ?? s.estado;
     }
     pending = pending.filter((s) => !FINAL.has(s.estado));
   }
@@ -252,11 +257,11 @@ try {
     body: JSON.stringify({ mode: "down", reset: true }),
   });
   if (!faults.ok) throw new Error(`the sandbox refused the down fault: HTTP ${faults.status}`);
-  const down = await issueMany(stack.workerUrl, concurrentClients, DOWN_N);
+  const down = await issueMany(concurrentClients, DOWN_N);
   const notContingency = down.samples.filter((s) => s.status !== 503 || s.estado !== "Contingencia");
   if (notContingency.length)
     throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
-  const health = await requestsPerSecond(`${stack.workerUrl}/health`, concurrentClients.length, HEALTH_N);
+  const health = await healthPerSecond(concurrentClients, HEALTH_N);
   const contingency = figures(down);
   report(`issue E31 DGII down (contingency) ${label} throughput (N=${DOWN_N})`, contingency.throughput, "receipts/s");
   report(`issue E31 DGII down (contingency) ${label} latency p50`, contingency.p50, "ms");

@@ -1,30 +1,37 @@
-// A tiny client for the worker's administration API, shared by `npm run admin` and the seed.
+// The administration API's client shared by `npm run admin`, its command modules and the seed:
+// @ecf/client with the admin secret as bearer, behind the small untyped interface the commands
+// use (get/post/put/patch/request by path; JSON answers parsed, others as text; a refusal thrown
+// as an Error with `status` and `body`, the problem document).
+import { register } from "tsx/esm/api";
 import { devVar } from "./lib.mjs";
 
+// @ecf/client is TypeScript source (a just-in-time workspace package) and these scripts are plain
+// Node: tsx's loader, registered here, lets them import it (`npm start` and `npm run admin` run
+// without a loader of their own).
+register();
+const { createClient, ProblemError } = await import("@ecf/client");
+
 export function adminClient(baseUrl = process.env.WORKER_URL ?? "http://127.0.0.1:8787", secret = process.env.ADMIN_SECRET ?? devVar("ADMIN_SECRET")) {
+  const api = createClient({ baseUrl, credentials: { adminSecret: secret } });
   async function request(method, path, body) {
-    const headers = { Authorization: `Bearer ${secret}` };
-    let payload;
-    // A Blob (a CSV file) goes as it is, with its own type as Content-Type.
-    if (body instanceof FormData || body instanceof Blob) payload = body;
-    else if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      payload = JSON.stringify(body);
+    // A Blob (a CSV file) goes as it is, with its own type as Content-Type; a FormData with fetch's.
+    const headers = body instanceof Blob ? { "Content-Type": body.type || "application/octet-stream" } : undefined;
+    let answer;
+    try {
+      answer = await api.request(method.toLowerCase(), path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}), parseAs: "text" });
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      throw Object.assign(new Error(`${method} ${path} → ${error.status}: ${error.detail || error.title}`), { status: error.status, body: error.body });
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
-    const text = await res.text();
+    const { data, error, response } = answer;
+    const text = response.ok ? data : error;
     let json;
     try {
-      json = JSON.parse(text);
+      json = typeof text === "string" ? JSON.parse(text) : text;
     } catch {
       json = text;
     }
-    if (!res.ok) {
-      const error = new Error(`${method} ${path} → ${res.status}: ${json?.detail ?? text}`);
-      error.status = res.status;
-      error.body = json;
-      throw error;
-    }
+    if (!response.ok) throw Object.assign(new Error(`${method} ${path} → ${response.status}: ${json?.detail ?? text}`), { status: response.status, body: json });
     return json;
   }
   return {

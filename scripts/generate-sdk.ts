@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
+import ts from "typescript";
 import { root } from "./lib.mjs";
 import { startLocalStack } from "./local-stack.ts";
 
@@ -27,7 +28,15 @@ type Json = Record<string, any>;
 async function openapiTypes(doc: Json): Promise<string> {
   // `servers` names whichever origin answered: it must not make the types depend on the port.
   const { servers: _servers, ...portable } = doc;
-  const ast = await openapiTS(portable as OpenAPI3, { silent: true });
+  const ast = await openapiTS(portable as OpenAPI3, {
+    silent: true,
+    // A field with a default that the document does not list as required may be left out of a
+    // request (the worker fills it): optional in the type too, not made required by its default.
+    defaultNonNullable: false,
+    // A file to upload (`format: binary`, a multipart field) is a Blob or File in JavaScript, not a
+    // string: the client sends a body holding one as multipart/form-data (sdk/src/body.ts).
+    transform: (schema) => (schema.format === "binary" ? ts.factory.createTypeReferenceNode("Blob") : undefined),
+  });
   return HEADER("its types (openapi-typescript)") + astToString(ast);
 }
 

@@ -1,4 +1,5 @@
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
+import { serializeBody } from "./body.ts";
 import { IDEMPOTENT_OPERATIONS } from "./generated/idempotent-operations.ts";
 import type { paths } from "./generated/openapi.ts";
 import { type Credentials, Session } from "./credentials.ts";
@@ -22,6 +23,12 @@ export interface ClientOptions {
    * the first answer, so nothing is issued twice.
    */
   networkRetries?: number;
+  /**
+   * Put a fresh Idempotency-Key on the operations that take one when the call sets none (default
+   * true). Off, such a call without its own key is sent without one (the worker then keeps no
+   * answer to replay; a benchmark of the bare issuing path wants that).
+   */
+  idempotencyKeys?: boolean;
 }
 
 export type EcfClient = Client<paths> & {
@@ -46,7 +53,7 @@ export function createClient(options: ClientOptions): EcfClient {
     renewBeforeSeconds: options.renewBeforeSeconds ?? 300,
     now: options.now ?? Date.now,
   });
-  const client = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch });
+  const client = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch, bodySerializer: serializeBody });
   // An untouched copy of each request that may have to be sent again (a refused token, a lost
   // connection), by openapi-fetch's request id; dropped once its answer is in.
   const resendable = new Map<string, { copy: Request; bearer: string | undefined }>();
@@ -59,21 +66,22 @@ export function createClient(options: ClientOptions): EcfClient {
       if (bearer) request.headers.set("Authorization", `Bearer ${bearer}`);
       if (options.rnc && !request.headers.has("X-RNC-Emisor")) request.headers.set("X-RNC-Emisor", options.rnc);
       const idempotent = IDEMPOTENT.has(`${request.method} ${schemaPath}`);
-      if (idempotent && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+      if (idempotent && options.idempotencyKeys !== false && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
       if (idempotent || session.renewable) resendable.set(id, { copy: request.clone(), bearer });
       return request;
     },
 
-    async onError({ request, schemaPath, id, error }) {
+    async onError({ id, error }) {
       const copy = resendable.get(id)?.copy;
-      if (!copy || !IDEMPOTENT.has(`${request.method} ${schemaPath}`)) {
+      // Only a call the worker can recognise again (its Idempotency-Key) is sent twice.
+      if (!copy?.headers.has("Idempotency-Key")) {
         resendable.delete(id);
         return error instanceof Error ? error : new Error(String(error));
       }
       let last = error;
       for (let attempt = 0; attempt < networkRetries; attempt++) {
         try {
-          return await fetch(copy.clone());
+          return sameRealm(await fetch(copy.clone()));
         } catch (again) {
           last = again;
         }
@@ -94,9 +102,21 @@ export function createClient(options: ClientOptions): EcfClient {
       }
       const problem = await ProblemError.from(answer);
       if (problem) throw problem;
-      return answer;
+      return answer === response ? undefined : sameRealm(answer);
     },
   };
   client.use(middleware);
   return Object.assign(client, { session });
 }
+
+/**
+ * openapi-fetch takes a middleware's response only if it is an instance of the global Response,
+ * and some servers in the same process replace that global (@hono/node-server does): an answer
+ * of the fetch is re-wrapped, its body streamed through, not read.
+ */
+function sameRealm(response: Response): Response {
+  return isGlobalResponse(response) ? response : new Response(response.body, response);
+}
+
+// A boolean, not a type guard: the foreign response is a Response to TypeScript all the same.
+const isGlobalResponse = (response: Response): boolean => response instanceof Response;

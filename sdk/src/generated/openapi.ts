@@ -1143,7 +1143,7 @@ export interface paths {
         };
         /**
          * The month's archive as a zip: every signed XML issued and received, ARECF/ACECF, the PDFs already rendered, and an index
-         * @description Streamed (stored, no compression; ZIP64 when large): emitidos/ holds the issuer's signed e-CF with its buyers' ARECF/ACECF and the PDFs rendered so far (a PDF not yet made is not made here: GET /fe/recepcion/ecf/{encf}/pdf makes it), recibidos/ the e-CF suppliers sent with our ARECF/ACECF, and indice.csv one line per receipt and purchase of the ledger with its files' paths and the XML's SHA-256. The month is the documents' FechaEmision month, as in the ledger and the archive's keys.
+         * @description Streamed (stored, no compression; ZIP64 when large): emitidos/ holds the issuer's signed e-CF with its buyers' ARECF/ACECF and the PDFs rendered so far (a PDF not yet made is not made here: GET /fe/recepcion/ecf/{encf}/pdf makes it), recibidos/ the e-CF suppliers sent with our ARECF/ACECF, and indice.csv one line per receipt and purchase of the ledger with its files' paths, the XML's SHA-256 and its estado in DGII's words (a receipt's state; a purchase's commercial approval, else Recibido or No Recibido as our ARECF said). The month is the documents' FechaEmision month, as in the ledger and the archive's keys.
          */
         get: operations["getArchiveByPeriodo"];
         put?: never;
@@ -1232,6 +1232,46 @@ export interface paths {
          * @description Queues the delivery again with the same webhook-id and body, e.g. after fixing a receiver that failed for 3 days; it is tried with back-off for 3 more days. The endpoint must still exist.
          */
         post: operations["postWebhooksByIdDeliveriesByDeliveryIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices/shifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hand over a shift (cuadre de caja) the till opened or closed, with its Z report
+         * @description For the till: sent when a cashier opens a shift and again when it is closed (counted cash and the Z report the till printed), retried until answered. The same upload again changes nothing; a closed shift is final, so any other change after closing is a 409. A revoked till may still hand over shifts opened before its revocation.
+         */
+        put: operations["putDevicesShiftsById"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/turnos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Shifts (cuadre de caja) per day and till, with their Z report's totals and cash difference
+         * @description For the store's manager or accountant: every shift the issuer's tills handed over, ordered by day, till and opening time, with the cashier, the opening float, sales, ITBIS, refunds, payments by method and expected vs counted cash. JSON pages or CSV, like the other reports.
+         */
+        get: operations["getReportsTurnos"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1398,19 +1438,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/devices/shifts/{id}": {
+    "/products": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
         /**
-         * Hand over a shift (cuadre de caja) the till opened or closed, with its Z report
-         * @description For the till: sent when a cashier opens a shift and again when it is closed (counted cash and the Z report the till printed), retried until answered. The same upload again changes nothing; a closed shift is final, so any other change after closing is a 409. A revoked till may still hand over shifts opened before its revocation.
+         * The issuer's products, a page at a time in code order
+         * @description Lists the shared catalogue the issuer's tills sell from, filtered by text (q) and state (active), in pages that follow nextCursor; inactive products stay listed until filtered out.
          */
-        put: operations["putDevicesShiftsById"];
+        get: operations["getProducts"];
+        put?: never;
+        /**
+         * Add a product to the catalogue
+         * @description Creates a product with a code unique among the issuer's products; barcodes, ITBIS, unit, kind and active take their defaults when left out. Paired tills receive it on their next catalogue pull.
+         */
+        post: operations["postProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole catalogue as a CSV file
+         * @description Streams every product (active or not) in code order, in the columns POST /products/import reads (code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active), so a file exported, edited in a spreadsheet and imported again round-trips.
+         */
+        get: operations["getProductsExport"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1418,7 +1482,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/reports/turnos": {
+    "/products/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a CSV file of products: all of it or nothing
+         * @description Creates or updates products by code from a whole CSV file. Every line is checked first; one bad line refuses the file with a 422 listing every bad line and column, and nothing is stored. Lines equal to the stored product change nothing.
+         */
+        post: operations["postProductsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1426,16 +1510,188 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Shifts (cuadre de caja) per day and till, with their Z report's totals and cash difference
-         * @description For the store's manager or accountant: every shift the issuer's tills handed over, ordered by day, till and opening time, with the cashier, the opening float, sales, ITBIS, refunds, payments by method and expected vs counted cash. JSON pages or CSV, like the other reports.
+         * One product, with its version as ETag
+         * @description Reads a product of the issuer's catalogue; its ETag is the version to send in If-Match when changing or deleting it.
          */
-        get: operations["getReportsTurnos"];
+        get: operations["getProductsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a product: it becomes inactive (If-Match required)
+         * @description Marks the product inactive rather than erasing it, so every till learns of it on its next pull and stops selling it; PATCH with active true brings it back. If-Match as for PATCH.
+         */
+        delete: operations["deleteProductsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a product (If-Match required)
+         * @description Changes the fields sent, only if the product is still at the version named in If-Match (428 without it, 412 when someone changed it meanwhile). The product takes a new version, which paired tills pull.
+         */
+        patch: operations["patchProductsById"];
+        trace?: never;
+    };
+    "/admin/companies/{id}/products/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a CSV file of products for an issuer: all of it or nothing
+         * @description What `npm run admin -- products:import` sends: the same file, checks and answer as POST /products/import, for the issuer named in the path. A bad line refuses the whole file (422 with every bad line).
+         */
+        post: operations["postAdminCompaniesByIdProductsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/companies/{id}/products/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An issuer's whole catalogue as a CSV file
+         * @description What `npm run admin -- products:export` writes: every product of the issuer in code order, in the columns the import reads.
+         */
+        get: operations["getAdminCompaniesByIdProductsExport"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/cashiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The issuer's cashiers
+         * @description Lists everyone who may sign in on the issuer's tills, active or not, by name; PINs are never shown.
+         */
+        get: operations["getCashiers"];
+        put?: never;
+        /**
+         * Add a cashier with a PIN
+         * @description Creates a cashier whose 4 to 6 digit PIN is kept only as a PBKDF2-SHA256 hash; paired tills receive the cashier with their next catalogue pull and check the PIN offline.
+         */
+        post: operations["postCashiers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cashiers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a cashier, change the PIN, or deactivate
+         * @description Changes the fields sent; an inactive cashier can no longer sign in on any till once the tills have pulled the change.
+         */
+        patch: operations["patchCashiersById"];
+        trace?: never;
+    };
+    "/admin/companies/{id}/cashiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a cashier with a PIN to an issuer
+         * @description What `npm run admin -- cashiers:create` sends: as POST /cashiers, for the issuer named in the path.
+         */
+        post: operations["postAdminCompaniesByIdCashiers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The catalogue changes since the till's version: products, cashiers and the till's own settings
+         * @description A paired till asks with the version it holds (0 the first time) and gets the products and cashiers changed since, in version order, inactive ones included; it asks again with nextSince until complete is true, and keeps selling offline from what it has.
+         */
+        get: operations["getDevicesCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a till's settings (whether its cashiers may change prices)
+         * @description The issuer allows or forbids price changes at the counter on one till; the till learns it with its next catalogue pull.
+         */
+        patch: operations["patchDevicesById"];
+        trace?: never;
+    };
+    "/admin/companies/{id}/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a till's settings for an issuer
+         * @description What `npm run admin -- devices:update` sends: as PATCH /devices/{id}, for a device of the issuer named in the path.
+         */
+        patch: operations["patchAdminCompaniesByIdDevicesByDeviceId"];
         trace?: never;
     };
 }
@@ -1842,11 +2098,23 @@ export interface webhooks {
                             razonSocialEmisor: string | null;
                             encf: string;
                             tipoeCF: string;
-                            issueDate: string;
+                            /** @description FechaEmision, yyyy-MM-dd */
+                            fechaEmision: string;
                             montoTotal: string;
-                            totalItbis: string | null;
+                            totalITBIS: string | null;
+                            /** @description Our ARECF's Estado: "0" received, "1" not received */
                             arecfEstado: string;
                             fechaHoraAcuseRecibo: string;
+                            /**
+                             * @deprecated
+                             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fechaEmision`.
+                             */
+                            issueDate: string;
+                            /**
+                             * @deprecated
+                             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `totalITBIS`.
+                             */
+                            totalItbis: string | null;
                         };
                     };
                 };
@@ -1982,7 +2250,10 @@ export interface components {
         IssueAnswer: {
             /** @description "1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend) */
             codigo: string;
-            /** @enum {string} */
+            /**
+             * @description The receipt's state as DGII spells it (Contingencia: not yet at DGII; Anulado: voided before it was sent)
+             * @enum {string}
+             */
             estado: "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado";
             encf: string;
             trackId: string | null;
@@ -2021,10 +2292,20 @@ export interface components {
             }[];
             /** @description The buyer's commercial approval (ACECF), once received */
             aprobacionComercial?: {
-                /** @enum {string} */
-                estado: "aceptado" | "rechazado";
+                /**
+                 * @description The ACECF's Estado as DGII spells it (1 Aceptado, 2 Rechazado)
+                 * @enum {string}
+                 */
+                estado: "Aceptado" | "Rechazado";
+                /** @description DetalleMotivoRechazo of a rejection */
                 motivo: string | null;
                 fechaHoraAprobacionComercial: string | null;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (Aceptado, Rechazado).
+                 * @enum {string}
+                 */
+                status: "aceptado" | "rechazado";
             };
             /** @description Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field */
             advertencias?: {
@@ -2092,28 +2373,28 @@ export interface components {
             }[];
             /**
              * @deprecated
-             * @description Deprecated since 1.8.0: use `legalName`.
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `legalName`.
              */
             name: string;
             /**
              * @deprecated
-             * @description Deprecated since 1.8.0: use `rnc`.
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `rnc`.
              */
             registryNumber: string;
             /**
              * @deprecated
-             * @description Deprecated since 1.8.0: use `dgiiEnvironment`.
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `dgiiEnvironment`.
              * @enum {string}
              */
             dgiiServer: "testecf" | "certecf" | "ecf";
             /**
              * @deprecated
-             * @description Deprecated since 1.8.0: use `certificateFileName`.
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `certificateFileName`.
              */
             signatureName: string | null;
             /**
              * @deprecated
-             * @description Deprecated since 1.8.0: use `certificateNotAfter`.
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `certificateNotAfter`.
              */
             signatureExpirationDate: string | null;
         };
@@ -2174,17 +2455,17 @@ export interface components {
              * @default testecf
              * @enum {string}
              */
-            dgiiEnvironment: "testecf" | "certecf" | "ecf";
+            dgiiEnvironment?: "testecf" | "certecf" | "ecf";
             /** @default 1000 */
-            invoiceLimitPerMonth: number;
+            invoiceLimitPerMonth?: number;
             /**
              * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
              * @default strict
              * @enum {string}
              */
-            totalsPolicy: "strict" | "dgii";
+            totalsPolicy?: "strict" | "dgii";
             /** @default true */
-            isActive: boolean;
+            isActive?: boolean;
         };
         CompanyPatch: {
             legalName?: string;
@@ -2312,7 +2593,7 @@ export interface components {
             /** @enum {string} */
             tipoeCF: "31" | "32" | "34";
             /** @default 200 */
-            size: number;
+            size?: number;
         };
         DeviceReceiptUpload: {
             xml: string;
@@ -2348,7 +2629,7 @@ export interface components {
         };
         CertificateUpload: {
             /** Format: binary */
-            file: string;
+            file: Blob;
             password: string;
         };
         /** @description An e-CF as JSON mirroring DGII's XML (root ECF), one schema per type, told apart by Encabezado.IdDoc.TipoeCF. What the service fills may be left out: the issuer's data (Emisor, from the issuer's profile), eNCF (the next number of its sequence), FechaVencimientoSecuencia, FechaEmision (today), NumeroLinea, MontoItem, Totales (computed from the lines) and FechaHoraFirma. Sent amounts are checked against the computed ones within DGII's tolerance. Every problem is reported at once, each with a JSON pointer. */
@@ -2380,6 +2661,21 @@ export interface components {
                 hasta: string;
             }[];
         };
+        IncomingApprovalAnswer: {
+            mensaje: string;
+            encf: string;
+            /**
+             * @description The ACECF's Estado as DGII spells it
+             * @enum {string}
+             */
+            estado: "Aceptado" | "Rechazado";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (Aceptado, Rechazado).
+             * @enum {string}
+             */
+            status: "accepted" | "rejected";
+        };
         ReceiverSettings: {
             /** @description Demand a token from /fe/autenticacion on recepción and aprobación comercial */
             requireAuthentication: boolean;
@@ -2388,7 +2684,7 @@ export interface components {
             id: string;
             encf: string;
             /** @enum {string} */
-            estado: "aceptado" | "rechazado";
+            estado: "Aceptado" | "Rechazado";
             supplier: {
                 /** @enum {string} */
                 outcome: "sent" | "failed" | "skipped";
@@ -2399,10 +2695,19 @@ export interface components {
                 outcome: "sent" | "failed" | "skipped";
                 detail: string;
             };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (Aceptado, Rechazado).
+             * @enum {string}
+             */
+            status: "aceptado" | "rechazado";
         };
         CommercialApproval: {
-            /** @enum {string} */
-            estado: "aceptado" | "rechazado";
+            /**
+             * @description The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)
+             * @example Aceptado
+             */
+            estado: ("Aceptado" | "Rechazado") | ("aceptado" | "rechazado");
             /** @description DetalleMotivoRechazo: required when rejecting */
             motivo?: string;
         };
@@ -2528,13 +2833,180 @@ export interface components {
              */
             itbisAlCostoPorcentaje?: string | number | null;
         };
-        ReportPage: {
-            items: {
-                [key: string]: string | number | null;
-            }[];
+        EncfReportPage: {
+            items: components["schemas"]["EncfReportItem"][];
+            /** @description Rows matching the filters, across all pages */
             total: number;
             pageSize: number;
+            /** @description Pass as cursor for the next page; null on the last */
             nextCursor: string | null;
+        };
+        EncfReportItem: {
+            encf: string;
+            tipoeCF: string;
+            /** @description yyyy-MM-dd */
+            fechaEmision: string;
+            rncComprador: string | null;
+            razonSocialComprador: string | null;
+            montoTotal: string;
+            totalITBIS: string | null;
+            /**
+             * @description The receipt's state as DGII spells it
+             * @enum {string}
+             */
+            estado: "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado";
+            /** @description DGII's result code as DGII gave it, or null before its verdict */
+            dgiiCodigo: string | null;
+            trackId: string | null;
+            codigoSeguridad: string;
+            fechaHoraFirma: string;
+            ncfModificado: string | null;
+            codigoModificacion: string | null;
+            /**
+             * @description The commercial approval (ACECF Estado) as DGII spells it, or null without one
+             * @enum {string|null}
+             */
+            aprobacionComercial: "Aceptado" | "Rechazado" | null;
+            /** @description When the receipt was recorded (ISO 8601) */
+            createdAt: string;
+            /**
+             * @description Issued through the API or signed by a point-of-sale device
+             * @enum {string}
+             */
+            source: "api" | "device";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `createdAt`.
+             */
+            creado: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `source`.
+             * @enum {string}
+             */
+            origen: "api" | "device";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (DGII's words).
+             * @enum {string}
+             */
+            status: "signed" | "in_process" | "accepted" | "conditional" | "rejected" | "contingency" | "voided";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `aprobacionComercial` (DGII's words).
+             * @enum {string|null}
+             */
+            approvalStatus: "accepted" | "rejected" | null;
+        };
+        ComprasReportPage: {
+            items: components["schemas"]["ComprasReportItem"][];
+            /** @description Rows matching the filters, across all pages */
+            total: number;
+            pageSize: number;
+            /** @description Pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        ComprasReportItem: {
+            id: string;
+            rncEmisor: string;
+            razonSocialEmisor: string | null;
+            encf: string;
+            tipoeCF: string;
+            /** @description yyyy-MM-dd */
+            fechaEmision: string;
+            montoTotal: string;
+            totalITBIS: string | null;
+            /** @description Our ARECF's Estado: "0" received, "1" not received */
+            arecfEstado: string;
+            fechaHoraAcuseRecibo: string;
+            /**
+             * @description The commercial approval (ACECF Estado) as DGII spells it, or null without one
+             * @enum {string|null}
+             */
+            aprobacionComercial: "Aceptado" | "Rechazado" | null;
+            /** @description DetalleMotivoRechazo of our rejection */
+            motivoRechazo: string | null;
+            /**
+             * @description How our ACECF reached the supplier's service
+             * @enum {string|null}
+             */
+            approvalSupplierOutcome: "sent" | "failed" | "skipped" | null;
+            /**
+             * @description How our ACECF's copy reached DGII
+             * @enum {string|null}
+             */
+            approvalDgiiOutcome: "sent" | "failed" | "skipped" | null;
+            /** @description When the e-CF was received (ISO 8601) */
+            receivedAt: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `receivedAt`.
+             */
+            recibido: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `approvalSupplierOutcome`.
+             * @enum {string|null}
+             */
+            aprobacionEnviadaEmisor: "sent" | "failed" | "skipped" | null;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `approvalDgiiOutcome`.
+             * @enum {string|null}
+             */
+            aprobacionEnviadaDgii: "sent" | "failed" | "skipped" | null;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `aprobacionComercial` (DGII's words).
+             * @enum {string|null}
+             */
+            approvalStatus: "accepted" | "rejected" | null;
+        };
+        ErroresReportPage: {
+            items: components["schemas"]["ErroresReportItem"][];
+            /** @description Rows matching the filters, across all pages */
+            total: number;
+            pageSize: number;
+            /** @description Pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        ErroresReportItem: {
+            id: number;
+            /** @description When it happened (ISO 8601) */
+            createdAt: string;
+            /**
+             * @description The request, as METHOD /path
+             * @example POST /fe/recepcion/ecf
+             */
+            action: string;
+            /** @description The problem code answered (or dgii_rejected, dgii_unavailable…) */
+            code: string;
+            /** @description The HTTP status answered */
+            status: number;
+            detail: string | null;
+            /** @description The API key, device, admin or alarm that acted */
+            actor: string | null;
+            requestId: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `createdAt`.
+             */
+            fecha: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `action`.
+             */
+            accion: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
+             */
+            codigo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `detail`.
+             */
+            detalle: string | null;
         };
         Formato606: {
             /** @enum {string} */
@@ -2795,96 +3267,6 @@ export interface components {
             createdAt: string;
             updatedAt: string | null;
         };
-        Taxpayer: {
-            /** @example 131880681 */
-            rnc: string;
-            /**
-             * @description Razón social (or the person's name), as DGII's file spells it
-             * @example COMERCIAL PEÑA & ASOCIADOS SRL
-             */
-            legalName: string;
-            /**
-             * @description Nombre comercial, when DGII lists one
-             * @example LA ESQUINA
-             */
-            tradeName: string | null;
-            /**
-             * @description Economic activity as DGII lists it
-             * @example VENTA AL POR MENOR EN COLMADOS
-             */
-            activity: string | null;
-            /**
-             * @description As DGII's file spells it: ACTIVO, SUSPENDIDO, DADO DE BAJA, …
-             * @example ACTIVO
-             */
-            status: string;
-            /** @description status is ACTIVO: a till warns the cashier otherwise */
-            active: boolean;
-            /**
-             * @description Régimen de pagos (NORMAL, …)
-             * @example NORMAL
-             */
-            paymentRegime: string | null;
-            /**
-             * @description Registration date, yyyy-MM-dd
-             * @example 2012-03-15
-             */
-            registeredOn: string | null;
-            /**
-             * @description When the registry this answer comes from was imported (ISO 8601)
-             * @example 2026-11-20T04:10:00.000Z
-             */
-            registryImportedAt: string;
-        };
-        TaxpayerRegistryStatus: {
-            /** @description The registry lookups answer from; null before the first import */
-            current: {
-                importId: number;
-                rows: number;
-                importedAt: string;
-            } | null;
-            /** @description The latest 10 imports, newest first */
-            imports: components["schemas"]["TaxpayerImport"][];
-            /** @description Rows of replaced or abandoned imports remain: POST /admin/taxpayers/purge deletes them */
-            purgePending: boolean;
-        };
-        TaxpayerImport: {
-            importId: number;
-            /** @enum {string} */
-            state: "loading" | "current" | "replaced" | "abandoned";
-            /** @description The file the import was read from */
-            source: string | null;
-            startedAt: string;
-            committedAt: string | null;
-            /** @description Taxpayers in the import, counted when it was committed */
-            rows: number | null;
-        };
-        TaxpayerImportStart: {
-            /** @example DGII_RNC.zip */
-            source?: string;
-        };
-        TaxpayerRowsAccepted: {
-            importId: number;
-            accepted: number;
-        };
-        TaxpayerRows: {
-            /** @description Up to 5000 taxpayers */
-            rows: components["schemas"]["TaxpayerRowInput"][];
-        };
-        TaxpayerRowInput: {
-            rnc: string;
-            legalName: string;
-            tradeName: string | null;
-            activity: string | null;
-            status: string;
-            paymentRegime: string | null;
-            registeredOn: string | null;
-        };
-        TaxpayerPurge: {
-            deleted: number;
-            /** @description Call again */
-            remaining: boolean;
-        };
         Shift: {
             id: string;
             deviceId: string;
@@ -3035,6 +3417,284 @@ export interface components {
             expectedCash: string | number | null;
             countedCash: string | number | null;
             difference: string | number | null;
+        };
+        Taxpayer: {
+            /** @example 131880681 */
+            rnc: string;
+            /**
+             * @description Razón social (or the person's name), as DGII's file spells it
+             * @example COMERCIAL PEÑA & ASOCIADOS SRL
+             */
+            legalName: string;
+            /**
+             * @description Nombre comercial, when DGII lists one
+             * @example LA ESQUINA
+             */
+            tradeName: string | null;
+            /**
+             * @description Economic activity as DGII lists it
+             * @example VENTA AL POR MENOR EN COLMADOS
+             */
+            activity: string | null;
+            /**
+             * @description As DGII's file spells it: ACTIVO, SUSPENDIDO, DADO DE BAJA, …
+             * @example ACTIVO
+             */
+            status: string;
+            /** @description status is ACTIVO: a till warns the cashier otherwise */
+            active: boolean;
+            /**
+             * @description Régimen de pagos (NORMAL, …)
+             * @example NORMAL
+             */
+            paymentRegime: string | null;
+            /**
+             * @description Registration date, yyyy-MM-dd
+             * @example 2012-03-15
+             */
+            registeredOn: string | null;
+            /**
+             * @description When the registry this answer comes from was imported (ISO 8601)
+             * @example 2026-11-20T04:10:00.000Z
+             */
+            registryImportedAt: string;
+        };
+        TaxpayerRegistryStatus: {
+            /** @description The registry lookups answer from; null before the first import */
+            current: {
+                importId: number;
+                rows: number;
+                importedAt: string;
+            } | null;
+            /** @description The latest 10 imports, newest first */
+            imports: components["schemas"]["TaxpayerImport"][];
+            /** @description Rows of replaced or abandoned imports remain: POST /admin/taxpayers/purge deletes them */
+            purgePending: boolean;
+        };
+        TaxpayerImport: {
+            importId: number;
+            /** @enum {string} */
+            state: "loading" | "current" | "replaced" | "abandoned";
+            /** @description The file the import was read from */
+            source: string | null;
+            startedAt: string;
+            committedAt: string | null;
+            /** @description Taxpayers in the import, counted when it was committed */
+            rows: number | null;
+        };
+        TaxpayerImportStart: {
+            /** @example DGII_RNC.zip */
+            source?: string;
+        };
+        TaxpayerRowsAccepted: {
+            importId: number;
+            accepted: number;
+        };
+        TaxpayerRows: {
+            /** @description Up to 5000 taxpayers */
+            rows: components["schemas"]["TaxpayerRowInput"][];
+        };
+        TaxpayerRowInput: {
+            rnc: string;
+            legalName: string;
+            tradeName: string | null;
+            activity: string | null;
+            status: string;
+            paymentRegime: string | null;
+            registeredOn: string | null;
+        };
+        TaxpayerPurge: {
+            deleted: number;
+            /** @description Call again */
+            remaining: boolean;
+        };
+        ProductPage: {
+            items: components["schemas"]["Product"][];
+            /** @description Products matching q and active, on every page */
+            total: number;
+            limit: number;
+            nextCursor: string | null;
+        };
+        Product: {
+            /** @example 0b6f2c4e-8a1d-4f5e-9c3b-7d2a1e0f9b8c */
+            id: string;
+            code: string;
+            barcodes: string[];
+            name: string;
+            /** @example 118.00 */
+            price: string;
+            priceIncludesItbis: boolean;
+            /** @enum {string} */
+            itbisRate: "0" | "16" | "18" | "exempt";
+            /** @example 43 */
+            unit: string;
+            /** @enum {string} */
+            kind: "good" | "service";
+            active: boolean;
+            /** @description The catalogue version of the product's last change; its ETag is this number in quotes */
+            version: number;
+            updatedAt: string;
+        };
+        ProductInput: {
+            /**
+             * @description The issuer's own item code, unique among its products (1 to 35 characters; DGII's CodigoItem)
+             * @example CAFE-454
+             */
+            code: string;
+            /**
+             * @description Up to 10 barcodes; a scanner typing one + Enter adds the product
+             * @default []
+             */
+            barcodes?: string[];
+            /**
+             * @description As printed on the receipt (DGII's NombreItem, 1 to 80 characters)
+             * @example Café molido 454 g
+             */
+            name: string;
+            /**
+             * @description Unit price in DOP, a decimal string with at most 2 decimals (answered with 2)
+             * @example 118.00
+             */
+            price: string;
+            /**
+             * @description true: the price is the shelf price with ITBIS included (IndicadorMontoGravado 1 on the e-CF)
+             * @default true
+             */
+            priceIncludesItbis?: boolean;
+            /**
+             * @description ITBIS rate in percent, or exempt (IndicadorFacturacion 4)
+             * @default 18
+             * @enum {string}
+             */
+            itbisRate?: "0" | "16" | "18" | "exempt";
+            /** @default 43 */
+            unit?: string;
+            /**
+             * @description good or service (DGII's IndicadorBienoServicio 1 or 2)
+             * @default good
+             * @enum {string}
+             */
+            kind?: "good" | "service";
+            /**
+             * @description Inactive products stay in the catalogue (tills learn of them) but are not sold
+             * @default true
+             */
+            active?: boolean;
+        };
+        ProductImport: {
+            /** @description Product lines in the file */
+            lines: number;
+            created: number;
+            updated: number;
+            /** @description Lines equal to the stored product: their version stays, tills download nothing for them */
+            unchanged: number;
+            /** @description The catalogue version after the import */
+            version: number;
+        };
+        ProductPatch: {
+            /**
+             * @description The issuer's own item code, unique among its products (1 to 35 characters; DGII's CodigoItem)
+             * @example CAFE-454
+             */
+            code?: string;
+            /** @description Up to 10 barcodes; a scanner typing one + Enter adds the product */
+            barcodes?: string[];
+            /**
+             * @description As printed on the receipt (DGII's NombreItem, 1 to 80 characters)
+             * @example Café molido 454 g
+             */
+            name?: string;
+            /**
+             * @description Unit price in DOP, a decimal string with at most 2 decimals (answered with 2)
+             * @example 118.00
+             */
+            price?: string;
+            /** @description true: the price is the shelf price with ITBIS included (IndicadorMontoGravado 1 on the e-CF) */
+            priceIncludesItbis?: boolean;
+            /**
+             * @description ITBIS rate in percent, or exempt (IndicadorFacturacion 4)
+             * @enum {string}
+             */
+            itbisRate?: "0" | "16" | "18" | "exempt";
+            /**
+             * @description DGII UnidadMedida code (Tabla IV), e.g. 43 = UND (unit), 21 = KG
+             * @example 43
+             */
+            unit?: string;
+            /**
+             * @description good or service (DGII's IndicadorBienoServicio 1 or 2)
+             * @enum {string}
+             */
+            kind?: "good" | "service";
+            /** @description Inactive products stay in the catalogue (tills learn of them) but are not sold */
+            active?: boolean;
+        };
+        CashierList: {
+            cashiers: components["schemas"]["Cashier"][];
+        };
+        Cashier: {
+            id: string;
+            name: string;
+            active: boolean;
+            version: number;
+            updatedAt: string;
+        };
+        CashierInput: {
+            /** @example María Pérez */
+            name: string;
+            /**
+             * @description 4 to 6 digits; kept only as a PBKDF2-SHA256 hash
+             * @example 1234
+             */
+            pin: string;
+        };
+        CashierPatch: {
+            /** @example María Pérez */
+            name?: string;
+            /**
+             * @description 4 to 6 digits; kept only as a PBKDF2-SHA256 hash
+             * @example 1234
+             */
+            pin?: string;
+            active?: boolean;
+        };
+        DeviceCatalog: {
+            /** @description The issuer's current catalogue version */
+            version: number;
+            /** @description Products changed after since, inactive ones included, in version order */
+            products: components["schemas"]["Product"][];
+            /** @description Cashiers changed after since, inactive ones included */
+            cashiers: components["schemas"]["DeviceCashier"][];
+            /** @description The since of the next pull */
+            nextSince: number;
+            /** @description false: more changes wait; pull again with nextSince at once */
+            complete: boolean;
+            device: {
+                canEditPrices: boolean;
+            };
+        };
+        DeviceCashier: {
+            id: string;
+            name: string;
+            active: boolean;
+            version: number;
+            /** @description PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64 */
+            pin: {
+                /** @enum {string} */
+                algorithm: "PBKDF2-SHA256";
+                iterations: number;
+                salt: string;
+                hash: string;
+            };
+        };
+        DeviceSettings: {
+            id: string;
+            name: string;
+            canEditPrices: boolean;
+        };
+        DeviceSettingsPatch: {
+            /** @description The till's cashiers may change a product's price at the counter */
+            canEditPrices?: boolean;
         };
         /**
          * E31 Factura de Crédito Fiscal Electrónica
@@ -7999,7 +8659,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** Format: binary */
-                    xml: string;
+                    xml: Blob;
                 };
             };
         };
@@ -8048,7 +8708,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** Format: binary */
-                    xml: string;
+                    xml: Blob;
                 };
             };
         };
@@ -8111,7 +8771,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** Format: binary */
-                    xml: string;
+                    xml: Blob;
                 };
             };
         };
@@ -8122,12 +8782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        mensaje: string;
-                        encf: string;
-                        /** @enum {string} */
-                        estado: "accepted" | "rejected";
-                    };
+                    "application/json": components["schemas"]["IncomingApprovalAnswer"];
                 };
             };
             /** @description Malformed, unsigned, or not matching the receipt */
@@ -8185,7 +8840,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** Format: binary */
-                    xml: string;
+                    xml: Blob;
                 };
             };
         };
@@ -8236,7 +8891,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** Format: binary */
-                    xml: string;
+                    xml: Blob;
                 };
             };
         };
@@ -8301,7 +8956,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** Format: binary */
-                    xml: string;
+                    xml: Blob;
                 };
             };
         };
@@ -8312,12 +8967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        mensaje: string;
-                        encf: string;
-                        /** @enum {string} */
-                        estado: "accepted" | "rejected";
-                    };
+                    "application/json": components["schemas"]["IncomingApprovalAnswer"];
                 };
             };
             /** @description Malformed, unsigned, or not matching the receipt */
@@ -8363,7 +9013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/pdf": string;
+                    "application/pdf": Blob;
                 };
             };
             /** @description Not an e-NCF, or an unknown layout; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -8936,7 +9586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReportPage"];
+                    "application/json": components["schemas"]["EncfReportPage"];
                     "text/csv": string;
                 };
             };
@@ -9012,7 +9662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReportPage"];
+                    "application/json": components["schemas"]["ComprasReportPage"];
                     "text/csv": string;
                 };
             };
@@ -9088,7 +9738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReportPage"];
+                    "application/json": components["schemas"]["ErroresReportPage"];
                     "text/csv": string;
                 };
             };
@@ -9410,7 +10060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/zip": string;
+                    "application/zip": Blob;
                 };
             };
             /** @description periodo is not AAAA-MM; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -9730,6 +10380,137 @@ export interface operations {
             };
             /** @description No such endpoint or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putDevicesShiftsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The shift id the till made */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShiftUpload"];
+            };
+        };
+        responses: {
+            /** @description Stored already (a repeat) or closed now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shift"];
+                };
+            };
+            /** @description A new shift, stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shift"];
+                };
+            };
+            /** @description A malformed field, closing without all of closedAt, countedCash and report, or a Z report whose cash lines do not add up */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Token invalid or device revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shift is closed (final), a field fixed at opening changed, or the id is another till's shift */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportsTurnos: {
+        parameters: {
+            query?: {
+                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`) */
+                desde?: string;
+                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`) */
+                hasta?: string;
+                /** @description desde, as DGII's services name it */
+                Desde?: string;
+                /** @description hasta, as DGII's services name it */
+                Hasta?: string;
+                /** @description Only this till's shifts (GET /devices) */
+                deviceId?: string;
+                /** @description Rows per page, 1 to 1000 (default 100) */
+                pageSize?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description json (default) or csv; Accept: text/csv also selects CSV */
+                format?: string;
+            };
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, in a stable order; CSV carries the next page in Link and X-Next-Cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnosReportPage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid dates, deviceId, page size, cursor or format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10111,88 +10892,17 @@ export interface operations {
             };
         };
     };
-    putDevicesShiftsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The shift id the till made */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ShiftUpload"];
-            };
-        };
-        responses: {
-            /** @description Stored already (a repeat) or closed now */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Shift"];
-                };
-            };
-            /** @description A new shift, stored */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Shift"];
-                };
-            };
-            /** @description A malformed field, closing without all of closedAt, countedCash and report, or a Z report whose cash lines do not add up */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Token invalid or device revoked */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The shift is closed (final), a field fixed at opening changed, or the id is another till's shift */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getReportsTurnos: {
+    getProducts: {
         parameters: {
             query?: {
-                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`) */
-                desde?: string;
-                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`) */
-                hasta?: string;
-                /** @description desde, as DGII's services name it */
-                Desde?: string;
-                /** @description hasta, as DGII's services name it */
-                Hasta?: string;
-                /** @description Only this till's shifts (GET /devices) */
-                deviceId?: string;
-                /** @description Rows per page, 1 to 1000 (default 100) */
-                pageSize?: string;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
-                /** @description json (default) or csv; Accept: text/csv also selects CSV */
-                format?: string;
+                /** @description Products per page, 1 to 1000 (default 100) */
+                limit?: string;
+                /** @description Code starting with, name containing (case-insensitive) or exact barcode */
+                q?: string;
+                /** @description true or false: only active or only inactive products */
+                active?: string;
             };
             header?: {
                 /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
@@ -10203,17 +10913,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page, in a stable order; CSV carries the next page in Link and X-Next-Cursor */
+            /** @description One page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TurnosReportPage"];
-                    "text/csv": string;
+                    "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description Invalid dates, deviceId, page size, cursor or format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description Invalid limit, cursor or active; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10233,6 +10942,928 @@ export interface operations {
             };
             /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProducts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductInput"];
+            };
+        };
+        responses: {
+            /** @description Created; Location names it and ETag is its version */
+            201: {
+                headers: {
+                    /** @description The product's version in quotes, e.g. "7": send it back in If-Match to change the product */
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The product does not match the schema (errors[] points at each field); or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another product has this code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProductsExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProductsImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description UTF-8 CSV with the header code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active; barcodes separated by |, booleans true or false; empty optional cells take the defaults */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Imported */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductImport"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not text/csv */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Some lines are not valid: errors[] lists each as { line, column, detail } (line 1 is the header); nothing was stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProductsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product */
+            200: {
+                headers: {
+                    /** @description The product's version in quotes, e.g. "7": send it back in If-Match to change the product */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such product of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteProductsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+                /** @description The ETag of the version being changed, e.g. "7" (required: 428 without it, 412 when the product changed since) */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product, now inactive */
+            200: {
+                headers: {
+                    /** @description The product's version in quotes, e.g. "7": send it back in If-Match to change the product */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such product of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the product is no longer at (currentVersion says which it is) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match is missing */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchProductsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+                /** @description The ETag of the version being changed, e.g. "7" (required: 428 without it, 412 when the product changed since) */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductPatch"];
+            };
+        };
+        responses: {
+            /** @description Changed (or already so: the version stays) */
+            200: {
+                headers: {
+                    /** @description The product's version in quotes, e.g. "7": send it back in If-Match to change the product */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description The change does not match the schema; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such product of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another product has the new code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match names a version the product is no longer at (currentVersion says which it is) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match is missing */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminCompaniesByIdProductsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description UTF-8 CSV with the header code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active; barcodes separated by |, booleans true or false; empty optional cells take the defaults */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Imported */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductImport"];
+                };
+            };
+            /** @description Missing or wrong admin secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not text/csv */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Some lines are not valid: errors[] lists each as { line, column, detail } (line 1 is the header); nothing was stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminCompaniesByIdProductsExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Missing or wrong admin secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCashiers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cashiers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CashierList"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCashiers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashierInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cashier"];
+                };
+            };
+            /** @description Name or PIN not valid; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchCashiersById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashierPatch"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cashier"];
+                };
+            };
+            /** @description Name or PIN not valid; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such cashier of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminCompaniesByIdCashiers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CashierInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cashier"];
+                };
+            };
+            /** @description Name or PIN not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong admin secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDevicesCatalog: {
+        parameters: {
+            query?: {
+                /** @description The catalogue version the till holds (nextSince of its last pull); 0 or absent: everything */
+                since?: string;
+                /** @description Changes per answer, 1 to 1000 (default 500) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceCatalog"];
+                };
+            };
+            /** @description since or limit not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Token invalid or device revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchDevicesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The device's settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceSettings"];
+                };
+            };
+            /** @description Unknown setting; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such device of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchAdminCompaniesByIdDevicesByDeviceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company id */
+                id: string;
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The device's settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceSettings"];
+                };
+            };
+            /** @description Unknown setting */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong admin secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such device of this company */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
