@@ -110,7 +110,7 @@ async function pullAll(deviceToken: string, since: number, limit: number): Promi
 /** PBKDF2-SHA256 of a PIN as a till derives it with WebCrypto: the check a till makes offline. */
 async function pinMatches(pin: Pin, candidate: string): Promise<boolean> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(candidate), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: fromBase64(pin.salt)!, iterations: pin.iterations }, key, 256);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: new Uint8Array(fromBase64(pin.salt)!), iterations: pin.iterations }, key, 256);
   return toBase64(new Uint8Array(bits)) === pin.hash;
 }
 
@@ -395,6 +395,40 @@ describe("CSV import and export", () => {
     const exported = await (await adminCall(`/admin/companies/${company.id}/products/export`)).text();
     expect(exported).toBe(await exportCsv(token));
     expect((await adminCall("/admin/companies/nope/products/export")).status).toBe(404);
+  });
+});
+
+describe("barcodes name one active product", () => {
+  it("refuses a barcode another active product carries (409), and frees it when that product is withdrawn", async () => {
+    const { token } = await companyWithToken();
+    const a = (await (await send(token, "POST", "/products", { code: "A", name: "A", price: "1.00", barcodes: ["111", "222"] })).json()) as Product;
+    const taken = await send(token, "POST", "/products", { code: "B", name: "B", price: "1.00", barcodes: ["333", "222"] });
+    expect(taken.status).toBe(409);
+    expect(((await taken.json()) as Problem).errors.map((e) => e.path)).toEqual(["/barcodes/1"]);
+    const b = (await (await send(token, "POST", "/products", { code: "B", name: "B", price: "1.00", barcodes: ["333"] })).json()) as Product;
+    expect((await send(token, "PATCH", `/products/${b.id}`, { barcodes: ["333", "111"] }, { "If-Match": "*" })).status).toBe(409);
+    await send(token, "DELETE", `/products/${a.id}`, undefined, { "If-Match": "*" });
+    expect((await send(token, "PATCH", `/products/${b.id}`, { barcodes: ["333", "111"] }, { "If-Match": "*" })).status).toBe(200);
+    // Bringing A back would give 111 two active products.
+    expect((await send(token, "PATCH", `/products/${a.id}`, { active: true }, { "If-Match": "*" })).status).toBe(409);
+  });
+
+  it("refuses a file whose active lines share a barcode, or give one that another active product keeps; a file may move a barcode", async () => {
+    const { token, company } = await companyWithToken();
+    expect((await importCsv(token, `${HEADER}\nKEEP,999|888,Guarda,1.00,true,18,43,good,true\nOLD,777,Viejo,1.00,true,18,43,good,false`)).status).toBe(200);
+    const version = await catalogVersion(company.id);
+    const inFile = await importCsv(token, `${HEADER}\nX,100,Equis,1.00,true,18,43,good,true\nY,200|100,Ye,1.00,true,18,43,good,true\nZ,200,Zeta,1.00,true,18,43,good,false`);
+    expect(((await inFile.json()) as Problem).errors.map((e) => [e.line, e.column, e.detail])).toEqual([[3, "barcodes", "Barcode 100 is already on line 2."]]);
+    const stored = await importCsv(token, `${HEADER}\nX,100,Equis,1.00,true,18,43,good,true\nY,888,Ye,1.00,true,18,43,good,true`);
+    expect(stored.status).toBe(422);
+    const problem = (await stored.json()) as Problem;
+    expect(problem.errors.map((e) => [e.line, e.column])).toEqual([[3, "barcodes"]]);
+    expect(problem.errors[0]!.detail).toContain("KEEP");
+    expect(await catalogVersion(company.id)).toBe(version);
+    expect(await productCount(company.id)).toBe(2);
+    // Moving 888 from KEEP to Y in the same file, and reusing the inactive product's 777, is fine.
+    const moved = await importCsv(token, `${HEADER}\nKEEP,999,Guarda,1.00,true,18,43,good,true\nY,888|777,Ye,1.00,true,18,43,good,true`);
+    expect(moved.status).toBe(200);
   });
 });
 

@@ -111,13 +111,18 @@ function lineObject(header: Column[], fields: string[], line: number, problems: 
 
 /**
  * Reads a whole products file: every product, or every problem (line and column) and no product.
- * Codes must be unique within the file (the import upserts by code).
+ * Codes must be unique within the file (the import upserts by code), and barcodes among its active lines.
  */
-export function readProductsCsv(text: string): { products: ProductValues[]; problems: LineProblem[]; problemCount: number } {
+export function readProductsCsv(text: string): { products: ProductValues[]; lines: number[]; problems: LineProblem[]; problemCount: number } {
   const { records, problems } = parseCsv(text);
   const header = records.shift();
   if (!header)
-    return { products: [], problems: [lineProblem(1, null, `The file is empty; its first line must be the header ${PRODUCT_CSV_COLUMNS.join(",")}.`, "header")], problemCount: 1 };
+    return {
+      products: [],
+      lines: [],
+      problems: [lineProblem(1, null, `The file is empty; its first line must be the header ${PRODUCT_CSV_COLUMNS.join(",")}.`, "header")],
+      problemCount: 1,
+    };
   const columns = header.fields.map((f) => f.trim());
   const unknown = columns.filter((c) => !(PRODUCT_CSV_COLUMNS as readonly string[]).includes(c));
   const missing = PRODUCT_CSV_COLUMNS.filter((c) => !columns.includes(c));
@@ -129,10 +134,13 @@ export function readProductsCsv(text: string): { products: ProductValues[]; prob
       repeated.length ? `repeated ${repeated.join(", ")}` : "",
     ].filter(Boolean);
     problems.push(lineProblem(header.line, null, `The header must name the columns ${PRODUCT_CSV_COLUMNS.join(",")} (${said.join("; ")}).`, "header"));
-    return { products: [], problems, problemCount: problems.length };
+    return { products: [], lines: [], problems, problemCount: problems.length };
   }
   const products: ProductValues[] = [];
+  const lines: number[] = [];
   const lineOfCode = new Map<string, number>();
+  // A scanner's barcode must name one product: unique among the active ones.
+  const lineOfBarcode = new Map<string, number>();
   for (const record of records) {
     const lineProblems: LineProblem[] = [];
     if (record.fields.length !== columns.length) {
@@ -144,16 +152,22 @@ export function readProductsCsv(text: string): { products: ProductValues[]; prob
       } else if (!lineProblems.length) {
         const first = lineOfCode.get(parsed.data.code);
         if (first !== undefined) lineProblems.push(lineProblem(record.line, "code", `Code ${parsed.data.code} is already on line ${first}.`, "duplicate"));
-        else {
+        for (const barcode of parsed.data.active ? parsed.data.barcodes : []) {
+          const other = lineOfBarcode.get(barcode);
+          if (other !== undefined) lineProblems.push(lineProblem(record.line, "barcodes", `Barcode ${barcode} is already on line ${other}.`, "duplicate"));
+          else lineOfBarcode.set(barcode, record.line);
+        }
+        if (!lineProblems.length) {
           lineOfCode.set(parsed.data.code, record.line);
           products.push(productValues(parsed.data));
+          lines.push(record.line);
         }
       }
     }
     problems.push(...lineProblems);
   }
   problems.sort((a, b) => a.line - b.line);
-  return { products, problems: problems.slice(0, MAX_REPORTED_PROBLEMS), problemCount: problems.length };
+  return { products, lines, problems: problems.slice(0, MAX_REPORTED_PROBLEMS), problemCount: problems.length };
 }
 
 export const productsCsvHeader = () => csvRow(PRODUCT_CSV_COLUMNS);

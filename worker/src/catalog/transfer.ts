@@ -3,6 +3,7 @@
 // CSV stream read a page per RPC (the worker never holds the whole catalogue).
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
+import { unwrap } from "../ledger/rpc.ts";
 import type { ImportOutcome } from "../ledger/catalog.ts";
 import { productCsvLine, productsCsvHeader, readProductsCsv } from "./csv.ts";
 import { productView } from "./products.ts";
@@ -23,7 +24,7 @@ export function assertCsvBody(contentType: string | undefined): void {
 }
 
 export async function importProductsCsv(env: Env, companyId: string, text: string): Promise<ImportAnswer> {
-  const { products, problems, problemCount } = readProductsCsv(text);
+  const { products, lines, problems, problemCount } = readProductsCsv(text);
   if (problemCount) {
     const lines = new Set(problems.map((p) => p.line)).size;
     throw new ApiProblem("unprocessable", {
@@ -32,7 +33,7 @@ export async function importProductsCsv(env: Env, companyId: string, text: strin
       extensions: { problemCount },
     });
   }
-  const outcome = await issuerLedger(env, companyId).importProducts(products);
+  const outcome = await unwrap(issuerLedger(env, companyId).importProducts(products, lines));
   return { ...outcome, lines: products.length };
 }
 

@@ -2,8 +2,9 @@
 // version counter they share. Every changed row takes the next version, so "what changed after N"
 // is a range scan on an index, and a till pages through the changes in order. A write that would
 // change nothing keeps its version (a re-imported file costs the tills nothing).
-import { and, asc, count, eq, gt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
+import { lineProblem } from "../catalog/csv.ts";
 import { stale, type Expected } from "../catalog/if-match.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -19,6 +20,7 @@ export function currentCatalogVersion(db: IssuerDb): number {
 /** Takes `n` consecutive versions and answers the first. */
 function takeVersions(db: IssuerDb, n: number): number {
   const first = currentCatalogVersion(db) + 1;
+  if (n === 0) return first;
   const version = first + n - 1;
   db.insert(catalogVersion).values({ id: VERSION_ROW, version }).onConflictDoUpdate({ target: catalogVersion.id, set: { version } }).run();
   return first;
@@ -37,8 +39,31 @@ function codeTaken(code: string): ApiProblem {
   });
 }
 
+/** Active products (other than `exceptId`) carrying one of `barcodes`: a scanned barcode must name one product. */
+function barcodeOwners(db: IssuerDb, barcodes: string[], exceptId: string | null): { code: string; barcode: string }[] {
+  if (!barcodes.length) return [];
+  const list = sql.join(
+    barcodes.map((b) => sql`${b}`),
+    sql`, `,
+  );
+  return db.all<{ code: string; barcode: string }>(
+    sql`SELECT p.code AS code, j.value AS barcode FROM products p, json_each(p.barcodes) j WHERE p.active = 1 AND p.id IS NOT ${exceptId} AND j.value IN (${list})`,
+  );
+}
+
+function assertBarcodesFree(db: IssuerDb, barcodes: string[], exceptId: string | null): void {
+  const taken = barcodeOwners(db, barcodes, exceptId);
+  if (taken.length) {
+    throw new ApiProblem("conflict", {
+      detail: `Barcode ${taken.map((t) => `${t.barcode} is on product ${t.code}`).join(", ")}; a barcode names one active product.`,
+      errors: taken.map((t) => ({ path: `/barcodes/${barcodes.indexOf(t.barcode)}`, code: "duplicate", message: `On product ${t.code}.` })),
+    });
+  }
+}
+
 export function createProduct(db: IssuerDb, values: ProductValues, now: string): ProductRow {
   if (db.select({ id: products.id }).from(products).where(eq(products.code, values.code)).get()) throw codeTaken(values.code);
+  if (values.active) assertBarcodesFree(db, values.barcodes, null);
   const version = takeVersions(db, 1);
   return db
     .insert(products)
@@ -64,6 +89,7 @@ export function updateProduct(db: IssuerDb, id: string, changes: Partial<Product
     throw codeTaken(changes.code);
   }
   if (unchanged(row, changes)) return row;
+  if ((changes.active ?? row.active) && (changes.barcodes !== undefined || changes.active !== undefined)) assertBarcodesFree(db, changes.barcodes ?? row.barcodes, id);
   const version = takeVersions(db, 1);
   return db
     .update(products)
@@ -113,16 +139,17 @@ const ROWS_PER_INSERT = Math.floor(100 / 13);
 
 /**
  * Upserts a whole file by code (validated by the worker; codes unique within it), in the file's
- * order: one version per changed row. The caller runs it in one transaction: all or nothing.
+ * order: one version per changed row. The caller runs it in one transaction: all or nothing, so a
+ * barcode the file gives a product while another active product keeps it undoes the whole file.
+ * `lines` are the file lines of `rows`, for that problem.
  */
-export function importProducts(db: IssuerDb, rows: ProductValues[], now: string): ImportOutcome {
-  const existing = new Map(
-    db
-      .select()
-      .from(products)
-      .all()
-      .map((row) => [row.code, row]),
-  );
+export function importProducts(db: IssuerDb, rows: ProductValues[], lines: number[], now: string): ImportOutcome {
+  // Only the file's codes are read (100 bound parameters per statement), not the whole catalogue.
+  const existing = new Map<string, ProductRow>();
+  for (let i = 0; i < rows.length; i += 100) {
+    const codes = rows.slice(i, i + 100).map((r) => r.code);
+    for (const row of db.select().from(products).where(inArray(products.code, codes)).all()) existing.set(row.code, row);
+  }
   const changed = rows.filter((values) => {
     const row = existing.get(values.code);
     return !row || !unchanged(row, values);
@@ -144,7 +171,29 @@ export function importProducts(db: IssuerDb, rows: ProductValues[], now: string)
     db.insert(products)
       .values(inserts.slice(i, i + ROWS_PER_INSERT))
       .run();
+  if (changed.length) assertNoSharedBarcodes(db, rows, lines);
   return { created: inserts.length, updated, unchanged: rows.length - changed.length, version: currentCatalogVersion(db) };
+}
+
+/** After an import's writes: no barcode on two active products, else a problem on the file's lines. */
+function assertNoSharedBarcodes(db: IssuerDb, rows: ProductValues[], lines: number[]): void {
+  const shared = db.all<{ barcode: string; codes: string }>(
+    sql`SELECT j.value AS barcode, json_group_array(p.code) AS codes FROM products p, json_each(p.barcodes) j WHERE p.active = 1 GROUP BY j.value HAVING count(*) > 1 LIMIT 1000`,
+  );
+  if (!shared.length) return;
+  const lineOf = new Map(rows.map((r, i) => [r.code, lines[i]!]));
+  const errors = shared.map(({ barcode, codes }) => {
+    const owners = JSON.parse(codes) as string[];
+    const mine = owners.find((code) => lineOf.has(code)) ?? owners[0]!;
+    const others = owners.filter((code) => code !== mine);
+    const line = lineOf.get(mine) ?? 0;
+    return lineProblem(line, "barcodes", `Barcode ${barcode} is also on active product ${others.join(", ")}, already in the catalogue.`, "duplicate");
+  });
+  throw new ApiProblem("unprocessable", {
+    detail: `${errors.length} barcode(s) of the file are on other active products; nothing was imported.`,
+    errors: errors.sort((a, b) => a.line - b.line),
+    extensions: { problemCount: errors.length },
+  });
 }
 
 /** Products in code order after `afterCode`, for the CSV export (read a page per RPC). */

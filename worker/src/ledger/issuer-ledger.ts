@@ -344,9 +344,9 @@ export class IssuerLedger extends DurableObject<Env> {
     return answer(() => catalog.updateProduct(this.db, id, changes, expected, ifMatch, new Date().toISOString()));
   }
 
-  /** A whole CSV file in one transaction: every row or none. */
-  importProducts(rows: ProductValues[]): catalog.ImportOutcome {
-    return this.ctx.storage.transactionSync(() => catalog.importProducts(this.db, rows, new Date().toISOString()));
+  /** A whole CSV file in one transaction: every row or none (`lines`: the file line of each row, for a problem). */
+  importProducts(rows: ProductValues[], lines: number[]): Answer<catalog.ImportOutcome> {
+    return answer(() => this.ctx.storage.transactionSync(() => catalog.importProducts(this.db, rows, lines, new Date().toISOString())));
   }
 
   productsAfter(afterCode: string | null, limit: number): ProductRow[] {
