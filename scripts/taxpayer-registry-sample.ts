@@ -3,9 +3,13 @@
 // 11 "|"-separated fields (layout: scripts/taxpayers-import.mjs). Taxpayer i is a pure function of
 // i (`sampleTaxpayer`), so a test can check any row without keeping the file's rows in memory, and
 // the zip is written as a stream: half a million rows take a few MB of memory.
+import { mkdtempSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { once } from "node:events";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createDeflateRaw, crc32 } from "node:zlib";
+import { importTaxpayerRegistry, type AdminApi, type ImportSummary } from "./taxpayers-import.mjs";
 
 /** What a lookup of the taxpayer should answer (the worker's fields). */
 export interface SampleTaxpayer {
@@ -214,4 +218,34 @@ export async function writeSampleRegistryZip(file: string, options: SampleOption
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A sample registry imported into a running worker as the CLI does it (the same module), for a
+ * test that needs buyers to look up (the till's browser tests): `sampleTaxpayer(i)` is then in
+ * the registry for every i below `count`.
+ */
+export async function importSampleRegistry(workerUrl: string, adminSecret: string, options: SampleOptions = {}): Promise<WrittenSample & { summary: ImportSummary }> {
+  const dir = mkdtempSync(join(tmpdir(), "ecf-registry-"));
+  try {
+    const written = await writeSampleRegistryZip(join(dir, "DGII_RNC.zip"), options);
+    return { ...written, summary: await importTaxpayerRegistry(adminApi(workerUrl, adminSecret), written.file) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The administration API as the import uses it (admin-client.mjs's shape, typed). */
+function adminApi(workerUrl: string, adminSecret: string): AdminApi {
+  const request = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${workerUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${adminSecret}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = await res.json();
+    if (!res.ok) throw Object.assign(new Error(`${method} ${path} → ${res.status}: ${answer?.detail ?? ""}`), { status: res.status, body: answer });
+    return answer;
+  };
+  return { request, get: (path) => request("GET", path), post: (path, body) => request("POST", path, body) };
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { root } from "../../scripts/lib.mjs";
 import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
-import { sampleTaxpayer, writeSampleRegistryZip, type WrittenSample } from "../../scripts/taxpayer-registry-sample.ts";
+import { importSampleRegistry, sampleTaxpayer, writeSampleRegistryZip, type WrittenSample } from "../../scripts/taxpayer-registry-sample.ts";
 
 let stack: LocalStack;
 let dir: string;
@@ -150,4 +150,13 @@ describe("npm run admin -- taxpayers:import", () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain("--file");
   }, 300_000);
+
+  it("importSampleRegistry (for the till's browser tests) imports a sample through the same module", async () => {
+    const imported = await importSampleRegistry(stack.workerUrl, stack.adminSecret, { count: 500, edition: " CAJA" });
+    expect(imported.summary).toMatchObject({ rows: 500, skippedLines: 0 });
+    expect(await (await lookup(sampleTaxpayer(499).rnc)).json()).toMatchObject({
+      legalName: sampleTaxpayer(499, " CAJA").legalName,
+      registryImportedAt: imported.summary.importedAt,
+    });
+  }, 120_000);
 });
