@@ -12,7 +12,7 @@
 // contingency path), the same 50 clients' throughput beside GET /health's at that concurrency.
 // CONCURRENT_BENCH_N (default 600), CONCURRENT_BENCH_REFERENCE_N (30) and CONCURRENT_BENCH_DOWN_N
 // (300) set the counts.
-import { type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
+import { answerOf, type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
 import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { setUpIssuer } from "../scripts/certify-lib/issuer.ts";
@@ -66,9 +66,9 @@ interface Sample {
 async function issue(client: Client, i: number): Promise<Sample> {
   const started = performance.now();
   try {
-    const { data, error, response } = await client.api.POST("/fe/recepcion/ecf", { body: request(i), signal: AbortSignal.timeout(60_000) });
-    // A Contingencia's 503 is an answer (openapi-fetch's `error`), not a problem.
-    const answer = data ?? (error && "estado" in error ? error : undefined);
+    const sent = await client.api.POST("/fe/recepcion/ecf", { body: request(i), signal: AbortSignal.timeout(60_000) });
+    const { error, response } = sent;
+    const answer = answerOf(sent); // a Contingencia's 503 is an answer too
     const sample = {
       client,
       ms: performance.now() - started,
@@ -198,8 +198,7 @@ try {
       );
     await new Promise((resolve) => setTimeout(resolve, 250));
     for (const s of pending) {
-      const { data, error } = await s.client.api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: s.encf } } });
-      s.estado = (data ?? (error && "estado" in error ? error : undefined))?.estado ?? s.estado;
+      s.estado = answerOf(await s.client.api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: s.encf } } }))?.estado ?? s.estado;
     }
     pending = pending.filter((s) => !FINAL.has(s.estado));
   }

@@ -8,7 +8,7 @@
 // print figures unless every receipt came back Aceptado. ISSUE_BENCH_N sets N (default 100).
 import { ecfToXml, signEcfXml, validateEcf, importSigningKey, type ValidationContext } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
-import { type components, createClient, ProblemError } from "@ecf/client";
+import { answerOf, type components, createClient, ProblemError } from "@ecf/client";
 import { issuingClient, revokeKey, setUpIssuer } from "../scripts/certify-lib/issuer.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";
 import { percentile, report, serverTiming } from "./lib.ts";
@@ -64,9 +64,9 @@ try {
   await measured.session.bearer();
   const issue = async (document: Record<string, unknown>) => {
     try {
-      const { data, error, response } = await measured.POST("/fe/recepcion/ecf", { body: document as EcfRequest });
-      // A Contingencia's 503 is an answer (openapi-fetch's `error`), not a problem.
-      const answer = data ?? (error && "estado" in error ? error : undefined);
+      const sent = await measured.POST("/fe/recepcion/ecf", { body: document as EcfRequest });
+      const { response } = sent;
+      const answer = answerOf(sent); // a Contingencia's 503 is an answer too
       return { status: response.status, body: { estado: answer?.estado } as { estado?: string; code?: string }, phases: serverTiming(response.headers.get("Server-Timing")) };
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;

@@ -2,7 +2,7 @@
 // a test key) and talks to the issuing API with the key's token, both through @ecf/client. Shared
 // by `npm run certify` and the benches.
 import { TIPOS_ECF, type TipoeCF } from "@ecf/shared";
-import { type components, createClient, type EcfClient, type Problem, ProblemError } from "@ecf/client";
+import { answerOf, type components, createClient, type EcfClient, type Problem, ProblemError } from "@ecf/client";
 
 export interface IssuerProfile {
   rnc: string;
@@ -105,17 +105,16 @@ export async function issuingClient(workerUrl: string, apiKey: string, apiSecret
     async issue(document: unknown): Promise<{ status: number; answer?: IssueAnswer; problem?: ProblemBody }> {
       try {
         // The test set's rows are checked by the worker, not by the type: that is what certification is for.
-        const { data, error, response } = await api.POST("/fe/recepcion/ecf", { body: document as EcfRequest });
-        // A Contingencia's 503 is an answer (openapi-fetch's `error`); problems were thrown.
-        return { status: response.status, answer: data ?? (error && "estado" in error ? error : undefined) };
+        const sent = await api.POST("/fe/recepcion/ecf", { body: document as EcfRequest });
+        // A Contingencia's 503 is an answer too; problems were thrown.
+        return { status: sent.response.status, answer: answerOf(sent) };
       } catch (error) {
         if (error instanceof ProblemError) return { status: error.status, problem: error.body };
         throw error;
       }
     },
     async status(encf: string): Promise<IssueAnswer> {
-      const { data, error } = await api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } });
-      const answer = data ?? (error && "estado" in error ? error : undefined);
+      const answer = answerOf(await api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } }));
       if (!answer) throw new Error(`GET /fe/recepcion/ecf/${encf}: no answer`);
       return answer;
     },

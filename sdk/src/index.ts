@@ -1,6 +1,7 @@
 // @ecf/client: the TypeScript client of the ecf-edge API. The types are generated from the
 // worker's /openapi.json (npm run sdk:generate); this layer adds authentication, X-RNC-Emisor,
 // Idempotency-Key and problem+json as a typed error.
+export { answerOf } from "./answer.ts";
 export { formData, serializeBody } from "./body.ts";
 export { createClient, type ClientOptions, type EcfClient } from "./client.ts";
 export { type Credentials, Session } from "./credentials.ts";

@@ -171,4 +171,24 @@ describe("@ecf/client against the worker", () => {
     expect(sent).toHaveLength(2);
     expect(sent[1]!.headers.get("Idempotency-Key")).toBe(sent[0]!.headers.get("Idempotency-Key"));
   });
+
+  it("acts as a till with a paired device token, and as the operator with the admin secret", async () => {
+    const admin = createClient({ baseUrl, credentials: { adminSecret: inject("adminSecret") } });
+    const { data: companies } = await admin.GET("/admin/companies", { params: { query: { rnc: demo.company.rnc } } });
+    const companyId = companies!.companies[0]!.id;
+    const { data: created } = await admin.POST("/admin/companies/{id}/devices", {
+      params: { path: { id: companyId } },
+      body: { name: `SDK till ${crypto.randomUUID().slice(0, 8)}` },
+    });
+    const { data: paired } = await createClient({ baseUrl }).POST("/devices/pair", { body: { pairingCode: created!.pairingCode } });
+    const till = createClient({ baseUrl, credentials: { deviceToken: paired!.token } });
+    const { data: me } = await till.GET("/devices/me");
+    expect(me?.device.id).toBe(created!.id);
+    expect(me?.company.rnc).toBe(demo.company.rnc);
+    expect(till.session.logins).toBe(0);
+    // The code worked once: a second pairing is the worker's problem, thrown.
+    const again = await problemOf(createClient({ baseUrl }).POST("/devices/pair", { body: { pairingCode: created!.pairingCode } }));
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(again.status).toBeLessThan(500);
+  });
 });
