@@ -185,8 +185,9 @@ class PosApp {
     const permissionChanged = report.canEditPrices !== this.canEditPrices;
     this.canEditPrices = report.canEditPrices;
     if ((!report.updated && !report.removed && !report.cashiers && !permissionChanged) || this.showing) return;
-    // The opening form lists the cashiers: new or changed ones show at once.
-    if (report.cashiers && this.main.querySelector("#shift-open")) return this.render();
+    // With no shift open, the sale and shift tabs are the opening form, which lists the cashiers:
+    // new or changed ones show at once (even when the pull ends while that form is being drawn).
+    if (report.cashiers && (this.tab === "venta" || this.tab === "turno") && !this.showingZ && !(await currentShift(this.db))) return this.render();
     if (this.tab === "venta") this.main.querySelector(".sale")?.dispatchEvent(new CustomEvent(CATALOG_PULLED));
     else if (this.tab === "productos" && !this.editing) await this.render();
   }

@@ -1,6 +1,6 @@
 // Shifts (cuadre de caja) end to end in Chromium against the real stack (wrangler dev + the DGII
 // sandbox): cashiers with PINs created through the issuer's API reach the paired till; one cashier
-// opens and closes an empty shift, the next logs in with her PIN (checked offline), opens with a
+// opens and closes an empty shift offline, the next logs in with her PIN (checked offline), opens with a
 // float, sells online and offline, refunds, closes with a count that differs; the Z report prints
 // (screenshots in test-results/) and the shift shows up in GET /reports/turnos with the difference.
 import { execFileSync } from "node:child_process";
@@ -161,7 +161,10 @@ describe("shifts on a till", () => {
     expect(await page.$("#search")).toBeNull();
     await page.screenshot({ path: `${RESULTS}shift-open.png`, fullPage: true });
 
-    // Luis's shift: a wrong PIN is refused (checked offline), the right one opens; closed with the float untouched.
+    // Luis's shift, with no network at all: a wrong PIN is refused, the right one opens (the PIN
+    // is checked on the till); closed with the float untouched, it waits to be handed over.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    await context.setOffline(true);
     await page.selectOption("#shift-cashier", { label: "Luis Gómez" });
     await page.fill("#shift-pin", "9999");
     await page.fill("#shift-float", "500");
@@ -170,6 +173,9 @@ describe("shifts on a till", () => {
     await openShift(page, "Luis Gómez", "1357", "500");
     const luisShift = await closeShift(page, "500.00", "z-report-empty");
     expect(await field(page, "difference")).toContain("0.00");
+    expect((await storeRows<{ id: string; sync: string }>(page, "shifts")).find((s) => s.id === luisShift)?.sync).toBe("pending");
+    await context.setOffline(false);
+    await page.evaluate(() => window.dispatchEvent(new Event("online")));
     await page.click("#next-shift");
 
     // Ana's shift: 1,000.00 in the drawer.
