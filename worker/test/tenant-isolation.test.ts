@@ -92,6 +92,18 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "PUT /proveedores/{rnc}/clasificacion",
         "DELETE /proveedores/{rnc}/clasificacion",
         "GET /contribuyentes/{rnc}",
+        "GET /products",
+        "POST /products",
+        "GET /products/export",
+        "POST /products/import",
+        "GET /products/{id}",
+        "PATCH /products/{id}",
+        "DELETE /products/{id}",
+        "GET /cashiers",
+        "POST /cashiers",
+        "PATCH /cashiers/{id}",
+        "PATCH /devices/{id}",
+        "GET /reports/turnos",
       ].sort(),
     );
   });
