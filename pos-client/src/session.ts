@@ -46,12 +46,14 @@ export async function forgetDevice(db: PosDatabase, session: Session): Promise<v
   });
 }
 
-/** Drops a retired token once none of its pairing's receipts waits in the outbox. */
+/** Drops a retired token once none of its pairing's receipts waits in the outbox, and none of its shifts is open or unsent. */
 export async function forgetSettledTokens(db: PosDatabase): Promise<void> {
-  await db.transaction("rw", db.settings, db.outbox, async () => {
+  await db.transaction("rw", db.settings, db.outbox, db.shifts, async () => {
     const retired = (await db.setting<Record<string, string>>(RETIRED_TOKENS)) ?? {};
     if (!Object.keys(retired).length) return;
     const waiting = new Set((await db.outbox.where("state").anyOf("pending", "sending").toArray()).map((e) => e.deviceId));
+    // A shift opened before a revocation is closed and handed over by that pairing's token.
+    for (const shift of await db.shifts.filter((s) => s.state === "open" || s.sync === "pending").toArray()) waiting.add(shift.deviceId);
     const kept = Object.fromEntries(Object.entries(retired).filter(([id]) => waiting.has(id)));
     await db.setSetting(RETIRED_TOKENS, kept);
   });

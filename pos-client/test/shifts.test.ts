@@ -10,6 +10,7 @@ import { pinMatches } from "../src/shift/pin.ts";
 import { closeShift, currentShift, openShift, ShiftProblem } from "../src/shift/shifts.ts";
 import { syncShifts } from "../src/shift/sync.ts";
 import { cashRefunded, zReport } from "../src/shift/z-report.ts";
+import { forgetSettledTokens, RETIRED_TOKENS } from "../src/session.ts";
 import { installSigningKey } from "../src/signing/keystore.ts";
 
 let identity: TestIdentity;
@@ -175,7 +176,7 @@ describe("handing shifts to the server", () => {
     expect(offline).toMatchObject({ sent: 0, retryLater: "Failed to fetch" });
     expect((await db.shifts.get(shift.id))?.sync).toBe("pending");
 
-    expect(await syncShifts(db, async (id, body) => void sent.push([id, body]))).toMatchObject({ sent: 1, refused: 0 });
+    expect(await syncShifts(db, async (s, body) => void sent.push([s.id, body]))).toMatchObject({ sent: 1, refused: 0 });
     expect(sent).toEqual([[shift.id, { cashierId: ana.id, cashierName: "Ana", openedAt: "2026-11-25T12:00:00.000Z", openingFloat: "100.00" }]]);
     expect((await db.shifts.get(shift.id))?.sync).toBe("sent");
 
@@ -185,5 +186,18 @@ describe("handing shifts to the server", () => {
     });
     expect(refused).toMatchObject({ sent: 0, refused: 1 });
     expect(await db.shifts.get(shift.id)).toMatchObject({ sync: "refused", lastError: "The shift was closed final" });
+  });
+
+  it("keeps a revoked pairing's token while a shift it opened is open or unsent, to hand that shift over", async () => {
+    db = new PosDatabase(`pos-${crypto.randomUUID()}`);
+    const ana = await cashier("Ana", "4821");
+    const shift = await openShift(db, { cashier: ana, pin: "4821", openingFloat: "0", deviceId: "dev_old" });
+    await db.setSetting(RETIRED_TOKENS, { dev_old: "dvt_old" });
+    await forgetSettledTokens(db);
+    expect(await db.setting(RETIRED_TOKENS)).toEqual({ dev_old: "dvt_old" });
+    await closeShift(db, shift.id, "0");
+    expect(await syncShifts(db, async () => {})).toMatchObject({ sent: 1 });
+    await forgetSettledTokens(db);
+    expect(await db.setting(RETIRED_TOKENS)).toEqual({});
   });
 });

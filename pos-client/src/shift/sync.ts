@@ -5,8 +5,8 @@ import { ApiError } from "../api.ts";
 import type { PosDatabase, Shift } from "../db.ts";
 import { shiftUpload } from "./shifts.ts";
 
-/** How the till hands a shift over (DeviceApi.putShift; a test may hand its own). */
-export type PutShift = (id: string, body: ReturnType<typeof shiftUpload>) => Promise<unknown>;
+/** How the till hands a shift over (DeviceApi.putShift with the token of the shift's pairing; a test may hand its own). */
+export type PutShift = (shift: Shift, body: ReturnType<typeof shiftUpload>) => Promise<unknown>;
 
 export interface ShiftSyncReport {
   sent: number;
@@ -25,7 +25,7 @@ export async function syncShifts(db: PosDatabase, put: PutShift): Promise<ShiftS
   const waiting = (await db.shifts.where("sync").equals("pending").toArray()).sort((a, b) => (a.openedAt < b.openedAt ? -1 : 1));
   for (const shift of waiting) {
     try {
-      await put(shift.id, shiftUpload(shift));
+      await put(shift, shiftUpload(shift));
       if (await settle(db, shift, { sync: "sent", lastError: undefined })) report.sent++;
     } catch (error) {
       if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 408 && error.status !== 429) {

@@ -5,7 +5,7 @@ import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
 import { judgeRefund } from "../sale/refund.ts";
 import type { CartLine } from "../sale/document.ts";
-import { API_BASE, loadSession, pairDevice, type Session } from "../session.ts";
+import { API_BASE, loadSession, pairDevice, RETIRED_TOKENS, type Session } from "../session.ts";
 import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
 import { DeviceApi } from "../api.ts";
 import { dateTime } from "../format.ts";
@@ -109,7 +109,7 @@ class PosApp {
       (since, limit) => this.api.catalog(since, limit),
       (report) => void this.catalogPulled(report),
     );
-    this.shiftSync = new ShiftSync(db, (id, body) => this.api.putShift(id, body));
+    this.shiftSync = new ShiftSync(db, async (shift, body) => (await this.apiOf(shift.deviceId)).putShift(shift.id, body));
   }
 
   start(): void {
@@ -243,6 +243,17 @@ class PosApp {
   private attach(view: HTMLElement): void {
     this.main.replaceChildren(view);
     view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+  }
+
+  /**
+   * The API as the pairing that opened a shift: a shift opened before this till was revoked and
+   * paired again is handed over with the old pairing's token (the server takes from a revoked till
+   * what it opened before its revocation), as its receipts are.
+   */
+  private async apiOf(deviceId: string | undefined): Promise<DeviceApi> {
+    if (!deviceId || deviceId === this.session.deviceId) return this.api;
+    const token = (await this.db.setting<Record<string, string>>(RETIRED_TOKENS))?.[deviceId];
+    return token ? new DeviceApi(API_BASE, token) : this.api;
   }
 
   /** A shift opened (back to selling) or closed (its Z report on screen, to print); either way the server hears of it. */
