@@ -148,7 +148,7 @@ export class DeviceApi {
     try {
       return await this.json<TaxpayerOut>("GET", `/devices/contribuyentes/${encodeURIComponent(rnc)}`);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404 && error.body.code === "taxpayer-not-found") return null;
+      if (error instanceof ApiError && error.status === 404 && error.body.code === "taxpayer_not_found") return null;
       throw error;
     }
   }

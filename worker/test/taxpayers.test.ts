@@ -1,7 +1,7 @@
 // DGII's taxpayer registry through the real routes and D1: imports in chunks, the atomic switch on
 // commit (lookups answer from the whole old registry until then, from the whole new one after),
 // abandoned and unfinished imports never visible, the purge of replaced rows, and the lookup's
-// contract for issuers and paired tills (issue 17: 400 invalid-rnc, 404 taxpayer-not-found).
+// contract for issuers and paired tills (issue 17: 400 invalid_rnc, 404 taxpayer_not_found).
 import { env } from "cloudflare:workers";
 import { fromBase64 } from "@ecf/shared";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -94,12 +94,12 @@ beforeAll(async () => {
 });
 
 describe("GET /contribuyentes/{rnc}", () => {
-  it("before any import: 404 taxpayer-not-found saying no registry was imported", async () => {
+  it("before any import: 404 taxpayer_not_found saying no registry was imported", async () => {
     const res = await lookup("131880681");
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     const body = (await res.json()) as { code: string; detail: string; requestId: string };
-    expect(body.code).toBe("taxpayer-not-found");
+    expect(body.code).toBe("taxpayer_not_found");
     expect(body.detail).toMatch(/no taxpayer registry/);
     expect(body.requestId).toBeTruthy();
     const status = await admin("GET", "/admin/taxpayers");
@@ -135,22 +135,22 @@ describe("GET /contribuyentes/{rnc}", () => {
     expect(await (await deviceLookup("101000002")).json()).toMatchObject({ status: "SUSPENDIDO", active: false });
   });
 
-  it("an RNC not in the registry: 404 taxpayer-not-found, for the issuer and the till", async () => {
+  it("an RNC not in the registry: 404 taxpayer_not_found, for the issuer and the till", async () => {
     for (const res of [await lookup("130000009"), await deviceLookup("130000009")]) {
       expect(res.status).toBe(404);
       const body = (await res.json()) as { code: string; detail: string };
-      expect(body.code).toBe("taxpayer-not-found");
+      expect(body.code).toBe("taxpayer_not_found");
       expect(body.detail).toContain("130000009");
     }
   });
 
-  it.each(["12345678", "1318806811", "13188068A", "131-88068-1", "001145328711"])("%s is not 9 or 11 digits: 400 invalid-rnc with the path", async (rnc) => {
+  it.each(["12345678", "1318806811", "13188068A", "131-88068-1", "001145328711"])("%s is not 9 or 11 digits: 400 invalid_rnc with the path", async (rnc) => {
     for (const res of [await lookup(rnc), await deviceLookup(rnc)]) {
       expect(res.status).toBe(400);
       expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
       const body = (await res.json()) as { code: string; errors: { path: string; code: string }[] };
-      expect(body.code).toBe("invalid-rnc");
-      expect(body.errors).toEqual([expect.objectContaining({ path: "/rnc", code: "invalid-rnc" })]);
+      expect(body.code).toBe("invalid_rnc");
+      expect(body.errors).toEqual([expect.objectContaining({ path: "/rnc", code: "invalid_rnc" })]);
     }
   });
 

@@ -24,8 +24,8 @@ export const PROBLEM_CODES = [
   "dgii_unavailable",
   "internal_error",
   // The taxpayer registry's own codes, spelled as the till's contract fixed them (issue 17).
-  "invalid-rnc",
-  "taxpayer-not-found",
+  "invalid_rnc",
+  "taxpayer_not_found",
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -34,14 +34,14 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
     case "bad_request":
     case "malformed_json":
     case "validation_failed":
-    case "invalid-rnc":
+    case "invalid_rnc":
       return 400;
     case "unauthorized":
       return 401;
     case "forbidden":
       return 403;
     case "not_found":
-    case "taxpayer-not-found":
+    case "taxpayer_not_found":
       return 404;
     case "method_not_allowed":
       return 405;
@@ -89,8 +89,8 @@ const TITLES: Record<ProblemCode, string> = {
   too_many_requests: "Too many requests",
   dgii_unavailable: "DGII unavailable",
   internal_error: "Internal error",
-  "invalid-rnc": "Not an RNC or cédula",
-  "taxpayer-not-found": "Taxpayer not in DGII's registry",
+  "invalid_rnc": "Not an RNC or cédula",
+  "taxpayer_not_found": "Taxpayer not in DGII's registry",
 };
 
 /** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */

@@ -87,19 +87,19 @@ const RegistryStatus = z
   })
   .openapi("TaxpayerRegistryStatus");
 
-/** An RNC that is not 9 or 11 digits is the contract's `invalid-rnc`, not a generic validation problem. */
+/** An RNC that is not 9 or 11 digits is the contract's `invalid_rnc`, not a generic validation problem. */
 function rncHook(result: { success: boolean; error?: ZodError }, c: Context): undefined {
   if (result.success) return undefined;
   const message = result.error?.issues[0]?.message ?? "an RNC has 9 digits, a cédula 11";
-  throw new ApiProblem("invalid-rnc", {
+  throw new ApiProblem("invalid_rnc", {
     detail: `${c.req.param("rnc")} is not an RNC (9 digits) or a cédula (11 digits).`,
-    errors: [{ path: "/rnc", code: "invalid-rnc", message }],
+    errors: [{ path: "/rnc", code: "invalid_rnc", message }],
   });
 }
 
 const LOOKUP_PROBLEMS = {
-  400: problemSchema("invalid-rnc: the RNC is not 9 or 11 digits"),
-  404: problemSchema("taxpayer-not-found: not in the registry (or no registry imported yet)"),
+  400: problemSchema("invalid_rnc: the RNC is not 9 or 11 digits"),
+  404: problemSchema("taxpayer_not_found: not in the registry (or no registry imported yet)"),
 };
 
 export const taxpayerRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });

@@ -203,9 +203,9 @@ export async function lookupTaxpayer(d1: D1Database, rnc: string): Promise<Taxpa
     .from(taxpayerRegistry)
     .leftJoin(taxpayers, and(eq(taxpayers.generation, taxpayerRegistry.generation), eq(taxpayers.rnc, rnc)))
     .where(eq(taxpayerRegistry.id, 1));
-  if (!row) throw new ApiProblem("taxpayer-not-found", { detail: `RNC ${rnc} cannot be looked up: no taxpayer registry has been imported yet.` });
+  if (!row) throw new ApiProblem("taxpayer_not_found", { detail: `RNC ${rnc} cannot be looked up: no taxpayer registry has been imported yet.` });
   const t = row.taxpayer;
-  if (!t) throw new ApiProblem("taxpayer-not-found", { detail: `RNC ${rnc} is not in DGII's taxpayer registry (imported ${row.importedAt}).` });
+  if (!t) throw new ApiProblem("taxpayer_not_found", { detail: `RNC ${rnc} is not in DGII's taxpayer registry (imported ${row.importedAt}).` });
   return {
     rnc: t.rnc,
     legalName: t.legalName,
