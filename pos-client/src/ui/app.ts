@@ -15,7 +15,7 @@ import { h } from "./dom.ts";
 import { historyScreen } from "./history-screen.ts";
 import { currentShift } from "../shift/shifts.ts";
 import { ShiftSync } from "../shift/sync.ts";
-import { closeShiftScreen, openShiftScreen, zReportView } from "./shift-screen.ts";
+import { closeShiftScreen, openShiftScreen, shiftHistory, zReportView } from "./shift-screen.ts";
 import { CATALOG_PULLED, emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
@@ -219,7 +219,15 @@ class PosApp {
     let view: HTMLElement;
     switch (this.tab) {
       case "turno":
-        view = shift ? await closeShiftScreen(this.db, shift, (s) => this.shiftChanged(s)) : await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s));
+        view = h(
+          "div",
+          { class: "shift-tab" },
+          shift ? await closeShiftScreen(this.db, shift, (s) => this.shiftChanged(s)) : await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s)),
+          await shiftHistory(this.db, (s) => {
+            this.showingZ = s;
+            void this.render();
+          }),
+        );
         break;
       case "venta":
         // No sale without an open shift: the sale screen is the opening form until there is one.

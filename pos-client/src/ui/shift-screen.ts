@@ -133,3 +133,36 @@ export function zReportView(shift: Shift, header: ZReportHeader): HTMLElement {
     row(report.difference.startsWith("-") ? "Faltante" : "Diferencia", money(report.difference), "difference", "total"),
   );
 }
+
+const SYNC_TEXT: Record<Shift["sync"], string> = { pending: "Por enviar", sent: "Enviado", refused: "Rechazado" };
+
+/** The till's last closed shifts: whether the server has each, and its Z report to print again. */
+export async function shiftHistory(db: PosDatabase, show: (shift: Shift) => void): Promise<HTMLElement> {
+  const closed = (await db.shifts.orderBy("openedAt").reverse().limit(20).toArray()).filter((s) => s.state === "closed");
+  if (!closed.length) return h("section", { class: "shift-history", id: "shift-history" });
+  return h(
+    "section",
+    { class: "shift-history", id: "shift-history" },
+    h("h3", {}, "Turnos cerrados"),
+    h(
+      "table",
+      { class: "history" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Cajero"), h("th", {}, "Cierre"), h("th", {}, "Diferencia"), h("th", {}, "Servidor"), h("th", {}, ""))),
+      h(
+        "tbody",
+        {},
+        ...closed.map((s) =>
+          h(
+            "tr",
+            { "data-shift-id": s.id, "data-sync": s.sync },
+            h("td", {}, s.cashierName),
+            h("td", {}, dateTime(s.closedAt!)),
+            h("td", { class: "num" }, money(s.report!.difference)),
+            h("td", { title: s.lastError ?? "" }, s.sync === "refused" && s.lastError ? `${SYNC_TEXT[s.sync]}: ${s.lastError}` : SYNC_TEXT[s.sync]),
+            h("td", {}, h("button", { type: "button", onclick: () => show(s) }, "Ver Z")),
+          ),
+        ),
+      ),
+    ),
+  );
+}

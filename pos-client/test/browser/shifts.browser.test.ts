@@ -226,6 +226,14 @@ describe("shifts on a till", () => {
       anaShift,
       { timeout: 60_000, polling: 500 },
     );
+    // The Turno tab lists the closed shifts with what the server has; a Z report prints again.
+    await page.click("#next-shift");
+    await page.click('button[data-tab="turno"]');
+    await page.waitForSelector(`#shift-history tr[data-shift-id="${anaShift}"][data-sync="sent"]`);
+    await page.waitForSelector(`#shift-history tr[data-shift-id="${luisShift}"][data-sync="sent"]`);
+    await page.click(`#shift-history tr[data-shift-id="${luisShift}"] button`);
+    expect(await (await page.waitForSelector("#z-report")).getAttribute("data-shift-id")).toBe(luisShift);
+
     const today = new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
     const res = await issuer("GET", `/reports/turnos?desde=${today}&hasta=${today}&deviceId=${till.id}`);
     expect(res.status).toBe(200);
