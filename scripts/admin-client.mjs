@@ -10,6 +10,8 @@ import { devVar } from "./lib.mjs";
 // without a loader of their own).
 register();
 const { createClient, ProblemError } = await import("@ecf/client");
+// For the other plain Node scripts (the seed), which import this module first.
+export { createClient, ProblemError };
 
 export function adminClient(baseUrl = process.env.WORKER_URL ?? "http://127.0.0.1:8787", secret = process.env.ADMIN_SECRET ?? devVar("ADMIN_SECRET")) {
   const api = createClient({ baseUrl, credentials: { adminSecret: secret } });

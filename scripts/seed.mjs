@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { adminClient } from "./admin-client.mjs";
+import { adminClient, createClient, ProblemError } from "./admin-client.mjs";
 import { generateTestP12 } from "./demo-certificate.mjs";
 import { root } from "./lib.mjs";
 
@@ -60,12 +60,15 @@ async function ensureKey(api, baseUrl, ownerType, ownerId, saved) {
   const { keys } = await api.get(`/admin/keys?ownerId=${encodeURIComponent(ownerId)}`);
   const live = keys.filter((k) => k.ownerType === ownerType && k.kind === "test" && !k.revokedAt);
   if (saved?.keyId && live.some((k) => k.id === saved.keyId)) {
-    const login = await fetch(`${baseUrl}/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ apiKey: saved.apiKey, apiSecret: saved.apiSecret }),
-    });
-    if (login.ok) return saved;
+    const client = createClient({ baseUrl, credentials: { apiKey: saved.apiKey, apiSecret: saved.apiSecret } });
+    const loggedIn = await client.session.bearer().then(
+      () => true,
+      (error) => {
+        if (error instanceof ProblemError) return false; // a refused login: the key is rotated below
+        throw error;
+      },
+    );
+    if (loggedIn) return saved;
   }
   const oldest = live.sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
   const key = oldest ? await api.post(`/admin/keys/${oldest.id}/rotate`) : await api.post("/admin/keys", { ownerType, ownerId, kind: "test" });
