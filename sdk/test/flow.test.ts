@@ -143,6 +143,21 @@ describe("@ecf/client against the worker", () => {
     expect(watched.seen.filter((r) => r.url.endsWith("/login"))).toHaveLength(2);
   });
 
+  it("logs in again and resends once when the worker refuses the token before its exp", async () => {
+    let spoiled = 0;
+    // The first call's token arrives damaged (as a token signed with a rotated secret would): the worker answers 401.
+    const spoiling = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (!request.url.endsWith("/login") && spoiled++ === 0) request.headers.set("Authorization", `${request.headers.get("Authorization")}x`);
+      return globalThis.fetch(request);
+    }) as typeof globalThis.fetch;
+    const refused = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret }, fetch: spoiling });
+    const { data } = await refused.GET("/company/me");
+    expect(data?.rnc).toBe(demo.company.rnc);
+    expect(refused.session.logins).toBe(2);
+    expect(spoiled).toBe(2);
+  });
+
   it("puts an Idempotency-Key on an issuing call, keeps the caller's own, and sends no key elsewhere", async () => {
     const watched = watchingFetch();
     const watching = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret }, fetch: watched.fetch });
