@@ -1,0 +1,87 @@
+// The client's small parts on their own: a problem answer read into ProblemError (Retry-After as
+// seconds or as a date), a JWT's exp, and how a body is written (JSON, multipart, as it is).
+import { describe, expect, it } from "vitest";
+import { answerOf, ProblemError, retryAfterSeconds, serializeBody, tokenExpiry } from "../src/index.ts";
+
+const problem = {
+  type: "about:blank",
+  title: "Too many requests",
+  status: 429,
+  detail: "Too many failed logins; try again in 30 seconds.",
+  code: "too_many_requests",
+  requestId: "req-1",
+  instance: "/login",
+  errors: [{ path: "/apiKey", code: "throttled", message: "Wait." }],
+  limit: 10,
+};
+
+describe("ProblemError.from", () => {
+  it("reads an application/problem+json answer: every member, extensions kept, Retry-After in seconds", async () => {
+    const response = new Response(JSON.stringify(problem), { status: 429, headers: { "Content-Type": "application/problem+json; charset=utf-8", "Retry-After": "30" } });
+    const error = await ProblemError.from(response);
+    expect(error).toBeInstanceOf(ProblemError);
+    expect(error).toMatchObject({ status: 429, code: "too_many_requests", title: problem.title, detail: problem.detail, requestId: "req-1", instance: "/login", retryAfter: 30 });
+    expect(error!.errors).toEqual(problem.errors);
+    expect(error!.body.limit).toBe(10);
+    expect(error!.message).toBe(`429 too_many_requests: ${problem.detail}`);
+    // The answer's body is left unread for whoever else wants it.
+    expect(response.bodyUsed).toBe(false);
+  });
+
+  it("leaves other answers alone: JSON that is not a problem, or a problem media type without a problem inside", async () => {
+    expect(await ProblemError.from(new Response(JSON.stringify(problem), { status: 503, headers: { "Content-Type": "application/json" } }))).toBeUndefined();
+    expect(await ProblemError.from(new Response("<html>", { status: 502, headers: { "Content-Type": "application/problem+json" } }))).toBeUndefined();
+  });
+});
+
+describe("retryAfterSeconds", () => {
+  const now = Date.parse("2026-11-25T12:00:00Z");
+  it.each([
+    ["120", 120],
+    [" 0 ", 0],
+    ["Wed, 25 Nov 2026 12:01:30 GMT", 90],
+    ["Wed, 25 Nov 2026 11:00:00 GMT", 0],
+    ["soon", undefined],
+    ["", undefined],
+    [null, undefined],
+  ])("%j is %j", (header, seconds) => expect(retryAfterSeconds(header, now)).toBe(seconds));
+});
+
+describe("tokenExpiry", () => {
+  const jwt = (payload: object) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.c2ln`;
+  it("reads exp from the payload (base64url, unpadded)", () => {
+    expect(tokenExpiry(jwt({ sub: "k~?>", exp: 1_795_000_000 }))).toBe(1_795_000_000);
+  });
+  it("is undefined without a numeric exp, or for what is not a JWT", () => {
+    expect(tokenExpiry(jwt({ exp: "tomorrow" }))).toBeUndefined();
+    expect(tokenExpiry("an-admin-secret")).toBeUndefined();
+    expect(tokenExpiry("a.!!!.b")).toBeUndefined();
+  });
+});
+
+describe("serializeBody", () => {
+  it("writes an object as JSON", () => {
+    expect(serializeBody({ a: 1, b: ["x"] })).toBe('{"a":1,"b":["x"]}');
+  });
+  it("writes an object holding a file as multipart form parts, the file with its name", async () => {
+    const form = serializeBody({ file: new File([new Uint8Array([1, 2, 3])], "cert.p12"), password: "secret" }) as FormData;
+    expect(form).toBeInstanceOf(FormData);
+    const file = form.get("file") as File;
+    expect([file.name, [...new Uint8Array(await file.arrayBuffer())]]).toEqual(["cert.p12", [1, 2, 3]]);
+    expect(form.get("password")).toBe("secret");
+  });
+  it("sends a Blob, bytes or a FormData as they are", () => {
+    const blob = new Blob(["code,name\r\n"], { type: "text/csv" });
+    const bytes = new Uint8Array([1]);
+    const form = new FormData();
+    for (const body of [blob, bytes, form]) expect(serializeBody(body)).toBe(body);
+  });
+});
+
+describe("answerOf", () => {
+  it("is the data, else the error answer", () => {
+    expect(answerOf({ data: { estado: "Aceptado" } })).toEqual({ estado: "Aceptado" });
+    expect(answerOf({ error: { estado: "Contingencia" } })).toEqual({ estado: "Contingencia" });
+    expect(answerOf({})).toBeUndefined();
+  });
+});
