@@ -2332,7 +2332,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid-rnc" | "taxpayer-not-found";
+            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found";
             requestId: string;
             instance: string;
             errors: {
@@ -2467,6 +2467,9 @@ export interface components {
             /** @default true */
             isActive?: boolean;
         };
+        AdminCompanyList: {
+            companies: components["schemas"]["AdminCompany"][];
+        };
         CompanyPatch: {
             legalName?: string;
             tradeName?: string;
@@ -2484,10 +2487,27 @@ export interface components {
             totalsPolicy?: "strict" | "dgii";
             isActive?: boolean;
         };
+        PartnerCreated: {
+            id: string;
+            name: string;
+        };
+        PartnerInput: {
+            name: string;
+        };
+        AdminPartnerList: {
+            partners: components["schemas"]["AdminPartner"][];
+        };
         AdminPartner: {
             id: string;
             name: string;
             companyIds: string[];
+        };
+        PartnerLink: {
+            partnerId: string;
+            companyId: string;
+        };
+        PartnerLinkInput: {
+            companyId: string;
         };
         KeyCreated: {
             id: string;
@@ -2506,6 +2526,9 @@ export interface components {
             /** @enum {string} */
             kind: "test" | "live";
         };
+        ApiKeyList: {
+            keys: components["schemas"]["ApiKey"][];
+        };
         ApiKey: {
             id: string;
             kind: string;
@@ -2514,6 +2537,10 @@ export interface components {
             createdAt: string;
             lastUsedAt: string | null;
             revokedAt: string | null;
+        };
+        ApiKeyRevoked: {
+            id: string;
+            revokedAt: string;
         };
         LedgerImport: {
             companyId: string;
@@ -2544,6 +2571,9 @@ export interface components {
             revokedAt: string | null;
             lastSeenAt: string | null;
             createdAt: string;
+        };
+        DeviceList: {
+            devices: components["schemas"]["Device"][];
         };
         DevicePaired: {
             device: components["schemas"]["Device"];
@@ -2634,6 +2664,12 @@ export interface components {
         };
         /** @description An e-CF as JSON mirroring DGII's XML (root ECF), one schema per type, told apart by Encabezado.IdDoc.TipoeCF. What the service fills may be left out: the issuer's data (Emisor, from the issuer's profile), eNCF (the next number of its sequence), FechaVencimientoSecuencia, FechaEmision (today), NumeroLinea, MontoItem, Totales (computed from the lines) and FechaHoraFirma. Sent amounts are checked against the computed ones within DGII's tolerance. Every problem is reported at once, each with a JSON pointer. */
         EcfRequest: components["schemas"]["EcfRequestE31"] | components["schemas"]["EcfRequestE32"] | components["schemas"]["EcfRequestE33"] | components["schemas"]["EcfRequestE34"] | components["schemas"]["EcfRequestE41"] | components["schemas"]["EcfRequestE43"] | components["schemas"]["EcfRequestE44"] | components["schemas"]["EcfRequestE45"] | components["schemas"]["EcfRequestE46"] | components["schemas"]["EcfRequestE47"];
+        EmailQueued: {
+            encf: string;
+            to: string;
+            /** @enum {string} */
+            estado: "pendiente";
+        };
         EmailRequest: {
             /** @example compras@cliente.com.do */
             to: string;
@@ -2660,6 +2696,11 @@ export interface components {
                 desde: string;
                 hasta: string;
             }[];
+        };
+        ReceiverToken: {
+            token: string;
+            expira: string;
+            expedido: string;
         };
         IncomingApprovalAnswer: {
             mensaje: string;
@@ -3224,6 +3265,10 @@ export interface components {
              */
             retencionRentaTerceros?: string | number | null;
         };
+        WebhookEndpointCreated: components["schemas"]["WebhookEndpoint"] & {
+            /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
+            secret: string;
+        };
         WebhookEndpoint: {
             id: string;
             url: string;
@@ -3247,6 +3292,12 @@ export interface components {
             url: string;
             events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "certificate.expiring" | "quota.near_limit")[];
         };
+        WebhookEndpointList: {
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
         WebhookDelivery: {
             /** @description The webhook-id header of the delivery (stable across retries) */
             id: string;
@@ -3266,6 +3317,11 @@ export interface components {
             } | null;
             createdAt: string;
             updatedAt: string | null;
+        };
+        WebhookDeliveryQueued: {
+            id: string;
+            /** @enum {string} */
+            status: "pending";
         };
         Shift: {
             id: string;
@@ -7099,6 +7155,7 @@ export interface operations {
     getAdminCompanies: {
         parameters: {
             query?: {
+                /** @description Only the issuer with this RNC or cédula */
                 rnc?: string;
             };
             header?: never;
@@ -7113,9 +7170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        companies: components["schemas"]["AdminCompany"][];
-                    };
+                    "application/json": components["schemas"]["AdminCompanyList"];
                 };
             };
             /** @description Missing or wrong admin secret */
@@ -7227,11 +7282,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    rangeFrom: number;
-                    rangeTo: number;
-                    expiresOn: string;
-                };
+                "application/json": components["schemas"]["SequenceRange"];
             };
         };
         responses: {
@@ -7267,6 +7318,7 @@ export interface operations {
     getAdminPartners: {
         parameters: {
             query?: {
+                /** @description Only partners with exactly this name */
                 name?: string;
             };
             header?: never;
@@ -7281,9 +7333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        partners: components["schemas"]["AdminPartner"][];
-                    };
+                    "application/json": components["schemas"]["AdminPartnerList"];
                 };
             };
             /** @description Missing or wrong admin secret */
@@ -7306,9 +7356,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["PartnerInput"];
             };
         };
         responses: {
@@ -7318,10 +7366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                    };
+                    "application/json": components["schemas"]["PartnerCreated"];
                 };
             };
             /** @description Missing or wrong admin secret */
@@ -7346,9 +7391,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    companyId: string;
-                };
+                "application/json": components["schemas"]["PartnerLinkInput"];
             };
         };
         responses: {
@@ -7358,10 +7401,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        partnerId: string;
-                        companyId: string;
-                    };
+                    "application/json": components["schemas"]["PartnerLink"];
                 };
             };
             /** @description Missing or wrong admin secret */
@@ -7387,6 +7427,7 @@ export interface operations {
     getAdminKeys: {
         parameters: {
             query?: {
+                /** @description Only the keys of this issuer or partner */
                 ownerId?: string;
             };
             header?: never;
@@ -7401,9 +7442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        keys: components["schemas"]["ApiKey"][];
-                    };
+                    "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
             /** @description Missing or wrong admin secret */
@@ -7476,10 +7515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        revokedAt: string;
-                    };
+                    "application/json": components["schemas"]["ApiKeyRevoked"];
                 };
             };
             /** @description Missing or wrong admin secret */
@@ -7684,9 +7720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        devices: components["schemas"]["Device"][];
-                    };
+                    "application/json": components["schemas"]["DeviceList"];
                 };
             };
             /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -8172,6 +8206,7 @@ export interface operations {
             header?: {
                 /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
                 "X-RNC-Emisor"?: string;
+                /** @description Any unique string per document: a retry with the same key and body gets the first answer, never a second receipt; the same key with another body is a 409. */
                 "Idempotency-Key"?: string;
                 /** @description For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`). */
                 "Totals-Policy"?: "strict" | "dgii";
@@ -8438,12 +8473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        encf: string;
-                        to: string;
-                        /** @enum {string} */
-                        estado: "pendiente";
-                    };
+                    "application/json": components["schemas"]["EmailQueued"];
                 };
             };
             /** @description Not an e-mail address; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -8670,11 +8700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        token: string;
-                        expira: string;
-                        expedido: string;
-                    };
+                    "application/json": components["schemas"]["ReceiverToken"];
                 };
             };
             /** @description Not a seed */
@@ -8851,11 +8877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        token: string;
-                        expira: string;
-                        expedido: string;
-                    };
+                    "application/json": components["schemas"]["ReceiverToken"];
                 };
             };
             /** @description Not a seed */
@@ -10110,9 +10132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        webhooks: components["schemas"]["WebhookEndpoint"][];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
             /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -10166,10 +10186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"] & {
-                        /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
             /** @description Invalid URL or events; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -10280,9 +10297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveries: components["schemas"]["WebhookDelivery"][];
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
             /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -10344,11 +10359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        status: "pending";
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryQueued"];
                 };
             };
             /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
@@ -10544,7 +10555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Taxpayer"];
                 };
             };
-            /** @description invalid-rnc: the RNC is not 9 or 11 digits; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description invalid_rnc: the RNC is not 9 or 11 digits; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10571,7 +10582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description taxpayer-not-found: not in the registry (or no registry imported yet) */
+            /** @description taxpayer_not_found: not in the registry (or no registry imported yet) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10603,7 +10614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Taxpayer"];
                 };
             };
-            /** @description invalid-rnc: the RNC is not 9 or 11 digits */
+            /** @description invalid_rnc: the RNC is not 9 or 11 digits */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10621,7 +10632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description taxpayer-not-found: not in the registry (or no registry imported yet) */
+            /** @description taxpayer_not_found: not in the registry (or no registry imported yet) */
             404: {
                 headers: {
                     [name: string]: unknown;
