@@ -2,6 +2,18 @@ import { describe, expect, it } from "vitest";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { insertIntoMonths, ledgerMonths, registerInIssuer } from "./support/ledger.ts";
+import { REPORT_ITEMS } from "../src/http/schemas/reports.ts";
+import { DEPRECATED_REPORT_COLUMNS, REPORT_SPECS } from "../src/reports/specs.ts";
+
+describe("each report's rows are the items its schema describes", () => {
+  it.each(Object.keys(REPORT_SPECS) as (keyof typeof REPORT_SPECS)[])("%s: the SQL's output names are the schema's properties, in order", (name) => {
+    expect(Object.keys(REPORT_SPECS[name].columns)).toEqual(Object.keys(REPORT_ITEMS[name].shape));
+    // Every deprecated name is one the schema still has, beside the name that replaced it.
+    for (const [old, replacement] of Object.entries(DEPRECATED_REPORT_COLUMNS[name])) {
+      expect(Object.keys(REPORT_ITEMS[name].shape)).toEqual(expect.arrayContaining([old, replacement]));
+    }
+  });
+});
 
 type Page = { items: Record<string, string | number | null>[]; total: number; pageSize: number; nextCursor: string | null };
 

@@ -3,7 +3,8 @@
 // poll briefly. The answer is the API's own receipt answer, so a device and an API client read
 // the same thing.
 import { findReceipt, issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { answerFor, type IssueAnswer } from "../issuing/answer.ts";
+import { answerFor } from "../issuing/answer.ts";
+import type { IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { recordSignedReceipt } from "../issuing/record.ts";
 import type { Company } from "../db/schema.ts";

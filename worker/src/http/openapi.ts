@@ -133,8 +133,8 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
   too_many_requests: { detail: "Too many failed logins; try again in 60 seconds." },
   dgii_unavailable: { detail: "ANECF not sent: DGII did not answer within 10000 ms." },
   internal_error: { detail: "An unexpected error occurred. Quote the request id when reporting it." },
-  "invalid_rnc": { detail: "131-88068-1 is not an RNC (9 digits) or a cédula (11 digits).", errors: [{ path: "/rnc", code: "invalid_rnc", message: "Expected 9 or 11 digits." }] },
-  "taxpayer_not_found": { detail: "RNC 131880682 is not in DGII's taxpayer registry (imported 2026-11-20T04:10:00.000Z)." },
+  invalid_rnc: { detail: "131-88068-1 is not an RNC (9 digits) or a cédula (11 digits).", errors: [{ path: "/rnc", code: "invalid_rnc", message: "Expected 9 or 11 digits." }] },
+  taxpayer_not_found: { detail: "RNC 131880682 is not in DGII's taxpayer registry (imported 2026-11-20T04:10:00.000Z)." },
 };
 
 const CODES_BY_STATUS = new Map<number, ProblemCode[]>();

@@ -89,8 +89,8 @@ const TITLES: Record<ProblemCode, string> = {
   too_many_requests: "Too many requests",
   dgii_unavailable: "DGII unavailable",
   internal_error: "Internal error",
-  "invalid_rnc": "Not an RNC or cédula",
-  "taxpayer_not_found": "Taxpayer not in DGII's registry",
+  invalid_rnc: "Not an RNC or cédula",
+  taxpayer_not_found: "Taxpayer not in DGII's registry",
 };
 
 /** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */

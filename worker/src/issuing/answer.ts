@@ -1,46 +1,14 @@
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { approvalEstadoOf, estadoOf, legacyApprovalEstadoOf, type ApprovalEstado, type Estado, type LegacyApprovalEstado } from "./estado.ts";
+import { approvalEstadoOf, estadoOf, legacyApprovalEstadoOf } from "./estado.ts";
+import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
-
-export interface IssueAnswer {
-  codigo: string;
-  estado: Estado;
-  encf: string;
-  trackId: string | null;
-  codigoSeguridad: string;
-  fechaHoraFirma: string;
-  urlTimbre: string;
-  mensajes: { codigo: string | null; valor: string }[];
-  reenviado: boolean;
-  links: { self: string; xml: string; pdf: string };
-  /** Delivery to the buyer (emisor-receptor), once DGII accepted a receipt with a buyer RNC. */
-  entregaComprador?: {
-    estado: NonNullable<Receipt["deliveryStatus"]>;
-    fecha: string | null;
-    arecfEstado: string | null;
-    codigoMotivoNoRecibido: string | null;
-    intentos: number;
-    detalle: string | null;
-  };
-  /** Each sending of the printed copy by e-mail. */
-  correos?: { para: string; fecha: string; estado: "sent" | "failed" | "retrying"; detalle: string | null }[];
-  /** The buyer's commercial approval (ACECF), once one was received. */
-  aprobacionComercial?: {
-    estado: ApprovalEstado;
-    motivo: string | null;
-    fechaHoraAprobacionComercial: string | null;
-    /** API 1.7's spelling of estado: deprecated, removed in 1.9.0. */
-    status: LegacyApprovalEstado;
-  };
-}
 
 /**
  * The one answer shape for a receipt, whatever produced it (a first issue, a resend, a status
  * query). HTTP 200 once DGII has judged it, 202 while in process, 503 in contingency: the client
  * has everything to print it and must not send the same e-NCF again.
  */
-export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {}): { status: ContentfulStatusCode; body: IssueAnswer; retryAfter?: number } {
+export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {}): { status: AnswerStatus; body: IssueAnswer; retryAfter?: number } {
   const { estado, codigo } = estadoOf(receipt.status, Boolean(receipt.trackId));
   const reenviado = options.reenviado ?? false;
   const base = `/fe/recepcion/ecf/${receipt.encf}`;
@@ -82,7 +50,7 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
       status: legacyApprovalEstadoOf(receipt.approvalStatus),
     };
   }
-  const status: ContentfulStatusCode = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;
+  const status: AnswerStatus = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;
   if (status !== 503) return { status, body };
   // In contingency the ledger sends the receipt again at nextAttemptAt: ask about it after that.
   const untilNextAttempt = receipt.nextAttemptAt ? (Date.parse(receipt.nextAttemptAt) - Date.now()) / 1000 : Number.NaN;

@@ -56,7 +56,7 @@ export function countingEnv(env: Env, trips: RoundTrips): Env {
       return typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, object, args) : value;
     },
   });
-  const namespace = <N extends DurableObjectNamespace<never>>(ns: N): N =>
+  const namespace = <T extends Rpc.DurableObjectBranded | undefined>(ns: DurableObjectNamespace<T>): DurableObjectNamespace<T> =>
     new Proxy(ns, {
       get(object, property) {
         const value = Reflect.get(object, property, object) as unknown;
@@ -68,8 +68,8 @@ export function countingEnv(env: Env, trips: RoundTrips): Env {
     ...env,
     DB: db,
     ARCHIVE: counting(env.ARCHIVE, () => trips.r2++),
-    ISSUER_LEDGER: namespace(env.ISSUER_LEDGER as never),
-    RECEIPT_MONTH: namespace(env.RECEIPT_MONTH as never),
+    ISSUER_LEDGER: namespace(env.ISSUER_LEDGER),
+    RECEIPT_MONTH: namespace(env.RECEIPT_MONTH),
   };
 }
 

@@ -1,5 +1,4 @@
-import { z } from "@hono/zod-openapi";
-import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
+import type { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { generateKeyMaterial } from "../auth/keys.ts";
@@ -9,76 +8,28 @@ import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { importIssuerFromD1 } from "../ledger/import-d1.ts";
-import { registerSequence, SequenceSchema } from "./company.ts";
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
-const IdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-
-const environment = z.enum(["testecf", "certecf", "ecf"]);
-const totalsPolicy = z.enum(TOTALS_POLICIES).openapi({
-  description:
-    "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.",
-});
-const profileFields = {
-  legalName: z.string().min(1).max(150),
-  tradeName: z.string().max(150).optional(),
-  address: z.string().max(100).optional().openapi({ description: "DireccionEmisor: required on every e-CF the issuer signs" }),
-  province: z.string().max(6).optional(),
-  municipality: z.string().max(6).optional(),
-};
-const CompanyInput = z
-  .object({
-    ...profileFields,
-    rnc: z.string().regex(/^(\d{9}|\d{11})$/, "an RNC has 9 digits, a cédula 11"),
-    dgiiEnvironment: environment.default("testecf"),
-    invoiceLimitPerMonth: z.number().int().min(0).default(1000),
-    totalsPolicy: totalsPolicy.default("strict"),
-    isActive: z.boolean().default(true),
-  })
-  .openapi("CompanyInput");
-// No defaults here: zod applies a default even inside .partial(), which would reset the
-// environment, limit and state of an issuer whenever another field is changed.
-const CompanyPatch = z
-  .object({ ...profileFields, dgiiEnvironment: environment, invoiceLimitPerMonth: z.number().int().min(0), totalsPolicy, isActive: z.boolean() })
-  .partial()
-  .openapi("CompanyPatch");
-const CompanyOut = z
-  .object({
-    id: z.string(),
-    legalName: z.string(),
-    rnc: z.string(),
-    tradeName: z.string().nullable(),
-    address: z.string().nullable().openapi({ description: "DireccionEmisor of every e-CF the issuer signs" }),
-    province: z.string().nullable(),
-    municipality: z.string().nullable(),
-    dgiiEnvironment: z.string(),
-    invoiceLimitPerMonth: z.number(),
-    totalsPolicy,
-    isActive: z.boolean(),
-    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
-  })
-  .openapi("AdminCompany");
-
-const KeyInput = z.object({ ownerType: z.enum(["company", "partner"]), ownerId: z.string().min(1), kind: z.enum(["test", "live"]) }).openapi("KeyInput");
-const KeyCreated = z
-  .object({ id: z.string(), kind: z.enum(["test", "live"]), ownerType: z.string(), ownerId: z.string(), apiKey: z.string(), apiSecret: z.string(), note: z.string() })
-  .openapi("KeyCreated");
-const KeyOut = z
-  .object({
-    id: z.string(),
-    kind: z.string(),
-    ownerType: z.string(),
-    ownerId: z.string(),
-    createdAt: z.string(),
-    lastUsedAt: z.string().nullable(),
-    revokedAt: z.string().nullable(),
-  })
-  .openapi("ApiKey");
+import { registerSequence } from "./company.ts";
+import {
+  CompanyInput,
+  CompanyList,
+  CompanyOut,
+  CompanyPatch,
+  CompanyQuery,
+  KeyCreated,
+  KeyInput,
+  KeyList,
+  KeyQuery,
+  KeyRevoked,
+  LedgerImportOut,
+  PartnerCreated,
+  PartnerInput,
+  PartnerLink,
+  PartnerLinkInput,
+  PartnerList,
+  PartnerQuery,
+} from "../http/schemas/admin.ts";
+import { IdParam, json } from "../http/schemas/common.ts";
+import { SequenceBody, SequenceSchema, TipoParam } from "../http/schemas/company.ts";
 
 const companyOut = (row: typeof companies.$inferSelect) => ({
   id: row.id,
@@ -160,8 +111,8 @@ adminRoutes.openapi(
     tags: ["Administration"],
     summary: "List issuers (optionally by RNC)",
     description: "Every registered issuer ordered by RNC, or the one with the given RNC; for the operator's tooling (the admin CLI looks issuers up by RNC this way).",
-    request: { query: z.object({ rnc: z.string().optional() }) },
-    responses: { 200: { description: "Issuers", ...json(z.object({ companies: z.array(CompanyOut) })) } },
+    request: { query: CompanyQuery },
+    responses: { 200: { description: "Issuers", ...json(CompanyList) } },
   }),
   async (c) => {
     const { rnc } = c.req.valid("query");
@@ -199,18 +150,15 @@ adminRoutes.openapi(
     description:
       "The administrator's form of PUT /company/sequences/{tipo}: records the range DGII authorised for one of the issuer's types and its expiry; numbers already used are never handed out again.",
     request: {
-      params: z.object({ id: z.string(), tipo: z.enum(TIPOS_ECF) }),
-      body: { required: true, ...json(z.object({ rangeFrom: z.number().int().min(1), rangeTo: z.number().int().min(1), expiresOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })) },
+      params: IdParam.extend(TipoParam.shape),
+      body: { required: true, ...json(SequenceBody) },
     },
     responses: { 200: { description: "The range", ...json(SequenceSchema) }, 404: problemSchema("Unknown issuer") },
   }),
   async (c) => {
     const { id, tipo } = c.req.valid("param");
     await findCompany(c.env.DB, id);
-    const body = c.req.valid("json");
-    if (body.rangeFrom > body.rangeTo)
-      throw new ApiProblem("validation_failed", { errors: [{ path: "/rangeTo", code: "invalid_range", message: "rangeFrom must not exceed rangeTo" }] });
-    return c.json(await registerSequence(c.env, id, tipo, body), 200);
+    return c.json(await registerSequence(c.env, id, tipo, c.req.valid("json")), 200);
   },
 );
 
@@ -222,8 +170,8 @@ adminRoutes.openapi(
     summary: "Create a partner (software house)",
     description:
       "A partner is a software house or ERP vendor that acts for several issuers with one key: create it, link the issuers it serves (POST /admin/partners/{id}/companies) and give it a key; its calls name the issuer in X-RNC-Emisor.",
-    request: { body: { required: true, ...json(z.object({ name: z.string().min(1).max(150) })) } },
-    responses: { 201: { description: "Created", ...json(z.object({ id: z.string(), name: z.string() })) } },
+    request: { body: { required: true, ...json(PartnerInput) } },
+    responses: { 201: { description: "Created", ...json(PartnerCreated) } },
   }),
   async (c) => {
     const { name } = c.req.valid("json");
@@ -232,8 +180,6 @@ adminRoutes.openapi(
   },
 );
 
-const PartnerOut = z.object({ id: z.string(), name: z.string(), companyIds: z.array(z.string()) }).openapi("AdminPartner");
-
 adminRoutes.openapi(
   adminRoute({
     method: "get",
@@ -241,8 +187,8 @@ adminRoutes.openapi(
     tags: ["Administration"],
     summary: "List partners (optionally by exact name) and the issuers each serves",
     description: "Every partner in creation order, or those with exactly the given name, each with the ids of the issuers it may act for.",
-    request: { query: z.object({ name: z.string().optional() }) },
-    responses: { 200: { description: "Partners", ...json(z.object({ partners: z.array(PartnerOut) })) } },
+    request: { query: PartnerQuery },
+    responses: { 200: { description: "Partners", ...json(PartnerList) } },
   }),
   async (c) => {
     const { name } = c.req.valid("query");
@@ -264,8 +210,8 @@ adminRoutes.openapi(
     tags: ["Administration"],
     summary: "Let a partner act for an issuer",
     description: "Links an issuer to a partner, so the partner's tokens may act for it with X-RNC-Emisor; linking twice changes nothing.",
-    request: { params: IdParam, body: { required: true, ...json(z.object({ companyId: z.string().min(1) })) } },
-    responses: { 200: { description: "Linked", ...json(z.object({ partnerId: z.string(), companyId: z.string() })) }, 404: problemSchema("Unknown partner or issuer") },
+    request: { params: IdParam, body: { required: true, ...json(PartnerLinkInput) } },
+    responses: { 200: { description: "Linked", ...json(PartnerLink) }, 404: problemSchema("Unknown partner or issuer") },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -299,8 +245,8 @@ adminRoutes.openapi(
     tags: ["Administration"],
     summary: "List API keys (never their secrets)",
     description: "Every key, or the keys of one owner, with when each was created, last used and revoked; secrets and key material are never returned.",
-    request: { query: z.object({ ownerId: z.string().optional() }) },
-    responses: { 200: { description: "Keys", ...json(z.object({ keys: z.array(KeyOut) })) } },
+    request: { query: KeyQuery },
+    responses: { 200: { description: "Keys", ...json(KeyList) } },
   }),
   async (c) => {
     const { ownerId } = c.req.valid("query");
@@ -318,7 +264,7 @@ adminRoutes.openapi(
     description:
       "Marks the key revoked: its tokens are refused from the next request on (401) and it cannot log in again. Revoking a revoked key answers its first revocation time.",
     request: { params: IdParam },
-    responses: { 200: { description: "Revoked", ...json(z.object({ id: z.string(), revokedAt: z.string() })) }, 404: problemSchema("Unknown key") },
+    responses: { 200: { description: "Revoked", ...json(KeyRevoked) }, 404: problemSchema("Unknown key") },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -358,19 +304,6 @@ adminRoutes.openapi(
     return c.json(created, 201);
   },
 );
-
-const LedgerImportOut = z
-  .object({
-    companyId: z.string(),
-    sequences: z.number().int(),
-    leases: z.number().int(),
-    idempotencyKeys: z.number().int(),
-    receipts: z.number().int(),
-    purchases: z.number().int(),
-    auditEntries: z.number().int(),
-    months: z.array(z.string()),
-  })
-  .openapi("LedgerImport");
 
 adminRoutes.openapi(
   adminRoute({

@@ -1,8 +1,6 @@
 // GET /archive/{periodo}: the month's documents as one zip, streamed (archive/month-zip.ts).
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
-import type { AppEnv } from "../env.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { monthArchive } from "../archive/month-zip.ts";
@@ -38,12 +36,12 @@ archiveRoutes.openapi(
       400: problemSchema("periodo is not AAAA-MM"),
     },
   }),
-  (async (c: Context<AppEnv>) => {
-    const month = c.req.param("periodo")!;
+  async (c) => {
+    const month = c.req.valid("param").periodo;
     const tenant = c.get("tenant");
     return c.body(chunksToStream(monthArchive(c.env, tenant, month)), 200, {
       "Content-Type": "application/zip",
       "Content-Disposition": `attachment; filename="${tenant.rnc}-${month}.zip"`,
     });
-  }) as never,
+  },
 );

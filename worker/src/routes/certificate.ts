@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
@@ -6,20 +5,13 @@ import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
 import { readCertificateUpload, sealPrivateKey } from "../certificates/vault.ts";
 import { newRouter } from "../http/router.ts";
+import { IdParam } from "../http/schemas/common.ts";
+import { CertificateForm, CertificateOut } from "../http/schemas/certificate.ts";
 import { findCompany } from "./admin.ts";
 import { retireCurrentCertificate } from "../devices/certificates.ts";
 
 /** A .p12/.pfx larger than this is not a signing certificate. */
 const MAX_CERTIFICATE_BYTES = 64 * 1024;
-
-const CertificateForm = z
-  .object({
-    file: z.custom<File>((v) => v instanceof File, "expected a .p12/.pfx file").openapi({ type: "string", format: "binary" }),
-    password: z.string().max(200),
-  })
-  .openapi("CertificateUpload");
-
-export const CertificateOut = z.object({ name: z.string(), subject: z.string(), serialNumber: z.string(), notBefore: z.string(), notAfter: z.string() }).openapi("Certificate");
 
 /** The same upload contract serves the company itself and the administrator. */
 export function certificateRoute<P extends string>(path: P, admin = false) {
@@ -32,7 +24,7 @@ export function certificateRoute<P extends string>(path: P, admin = false) {
       ? "The operator's form of PUT /company/certificate, for the issuer it names: the .p12/.pfx is opened with its password (legacy RC2/3DES files too), checked (RSA, not expired) and its private key kept only encrypted at rest."
       : "The certificate DGII's e-CF are signed with, as the issuer's .p12/.pfx and its password: it is opened and checked (RSA, not expired), its private key is kept only encrypted at rest, and it signs every receipt from now on; tills fetch it at their next check-in. Upload the renewed one before the old one expires.",
     request: {
-      ...(admin ? { params: z.object({ id: z.string() }) } : {}),
+      ...(admin ? { params: IdParam } : {}),
       body: { required: true, content: { "multipart/form-data": { schema: CertificateForm } } },
     },
     responses: {

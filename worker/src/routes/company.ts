@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { drMonth, TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
+import { drMonth } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
-import { deprecated } from "../http/deprecated.ts";
+import { CompanyProfile, SequenceBody, SequenceSchema, TipoParam, UnusedNumbers, type Warning } from "../http/schemas/company.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
 import { disabledEndpointsOf } from "../webhooks/endpoints.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import { encfOf, MAX_SEQUENCE_NUMBER } from "../ledger/numbering.ts";
+import { encfOf } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Sequence } from "../ledger/schema.ts";
 import type { Company } from "../db/schema.ts";
@@ -16,32 +16,6 @@ import { resolveTenant } from "../tenant/resolve.ts";
 const CERTIFICATE_WARNING_DAYS = 15;
 /** The quota warning starts above 90 %: compared as integers (used × 10 > limit × 9), never as a float share. */
 const QUOTA_WARNING_TENTHS = 9;
-
-const Warning = z.object({
-  code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]),
-  message: z.string(),
-});
-
-const CompanyProfile = z
-  .object({
-    id: z.string(),
-    legalName: z.string().openapi({ description: "RazonSocialEmisor" }),
-    rnc: z.string().openapi({ description: "RNCEmisor: RNC or cédula" }),
-    isActive: z.boolean(),
-    dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]),
-    totalsPolicy: z.enum(TOTALS_POLICIES).openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
-    invoicesCountCurrentMonth: z.number().int(),
-    invoiceLimitPerMonth: z.number().int(),
-    certificateFileName: z.string().nullable(),
-    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
-    warnings: z.array(Warning),
-    name: deprecated(z.string(), "`legalName`"),
-    registryNumber: deprecated(z.string(), "`rnc`"),
-    dgiiServer: deprecated(z.enum(["testecf", "certecf", "ecf"]), "`dgiiEnvironment`"),
-    signatureName: deprecated(z.string().nullable(), "`certificateFileName`"),
-    signatureExpirationDate: deprecated(z.string().nullable(), "`certificateNotAfter`"),
-  })
-  .openapi("CompanyProfile");
 
 export function profileWarnings(company: Company, used: number, now: Date): z.infer<typeof Warning>[] {
   const warnings: z.infer<typeof Warning>[] = [];
@@ -60,30 +34,6 @@ export function profileWarnings(company: Company, used: number, now: Date): z.in
   return warnings;
 }
 
-export const SequenceSchema = z
-  .object({
-    tipoeCF: z.enum(TIPOS_ECF),
-    rangeFrom: z.number().int(),
-    rangeTo: z.number().int(),
-    nextNumber: z.number().int(),
-    nextEncf: z.string().nullable().openapi({ description: "The e-NCF the next receipt gets, or null when exhausted" }),
-    remaining: z.number().int(),
-    expiresOn: z.string().openapi({ description: "FechaVencimientoSecuencia, yyyy-MM-dd" }),
-  })
-  .openapi("Sequence");
-
-const SequenceBody = z
-  .object({
-    rangeFrom: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
-    rangeTo: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
-    expiresOn: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd")
-      .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date"),
-  })
-  .refine((b) => b.rangeFrom <= b.rangeTo, { message: "rangeFrom must not exceed rangeTo", path: ["rangeTo"] })
-  .openapi("SequenceRange");
-
 function sequenceView(row: Sequence): z.infer<typeof SequenceSchema> {
   const exhausted = row.nextNumber > row.rangeTo;
   return {
@@ -101,8 +51,6 @@ function sequenceView(row: Sequence): z.infer<typeof SequenceSchema> {
 export async function registerSequence(env: Env, companyId: string, tipoeCF: string, body: z.infer<typeof SequenceBody>) {
   return sequenceView(await unwrap(issuerLedger(env, companyId).putSequence(tipoeCF, body)));
 }
-
-const TipoParam = z.object({ tipo: z.enum(TIPOS_ECF).openapi({ param: { name: "tipo", in: "path" }, example: "31" }) });
 
 export const companyRoutes = newRouter();
 companyRoutes.use("/company/*", requireAuth, resolveTenant);
@@ -187,14 +135,6 @@ companyRoutes.openapi(
   }),
   async (c) => c.json(await registerSequence(c.env, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
 );
-
-const UnusedNumbers = z
-  .object({
-    rangos: z.array(z.object({ tipoeCF: z.string(), desde: z.string(), hasta: z.string() })).openapi({
-      description: "Numbers handed out that hold no receipt, are not leased to a device and were not voided: the body of POST /fe/anulacion",
-    }),
-  })
-  .openapi("UnusedNumbers");
 
 companyRoutes.openapi(
   tenantRoute({

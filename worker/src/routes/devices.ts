@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
@@ -6,106 +6,41 @@ import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
-import { currentLeases, DEFAULT_LEASE_SIZE, leaseBlock, leaseView, MAX_LEASE_SIZE } from "../devices/leases.ts";
+import { currentLeases, leaseBlock, leaseView } from "../devices/leases.ts";
 import { createDevice, pairDevice, revokeDevice, signingMaterial, type DeviceRow } from "../devices/registry.ts";
 import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
 import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
-import { adminRoute, tenantRoute, problemSchema, ProblemSchema } from "../http/openapi.ts";
+import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem, problemBody } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { POS_TIPOS } from "@ecf/shared";
-import { IssueAnswer } from "./issuing.ts";
+import { IssueAnswer } from "../http/schemas/receipt-answer.ts";
+import { EncfParam, IdParam, json } from "../http/schemas/common.ts";
+import {
+  BatchAnswer,
+  type CompanyForDevice,
+  DeviceCreated,
+  DeviceList,
+  DeviceOut,
+  DeviceReceiptStates,
+  DeviceStatus,
+  LeaseOut,
+  LeaseRequest,
+  MAX_STATE_QUERY,
+  NewDevice,
+  Paired,
+  PairingRequest,
+  ReceiptBatch,
+  ReceiptUpload,
+  SigningMaterial,
+  StateQuery,
+} from "../http/schemas/devices.ts";
 
 /** The types a till issues: consumo (E32), crédito fiscal (E31) and credit notes (E34). */
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const deviceSecurity = [{ deviceAuth: [] as string[] }];
-const IdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-
-const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
-const DeviceCreated = z.object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() }).openapi("DeviceCreated");
-const DeviceOut = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    status: z.enum(["waiting_pairing", "paired", "revoked"]),
-    pairedAt: z.string().nullable(),
-    revokedAt: z.string().nullable(),
-    lastSeenAt: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .openapi("Device");
-const LeaseOut = z
-  .object({ tipoeCF: z.string(), rangeFrom: z.number().int(), rangeTo: z.number().int(), expiresOn: z.string(), firstEncf: z.string(), lastEncf: z.string() })
-  .openapi("DeviceLease");
-const CompanyForDevice = z
-  .object({
-    id: z.string(),
-    rnc: z.string(),
-    legalName: z.string(),
-    tradeName: z.string().nullable(),
-    address: z.string().nullable(),
-    province: z.string().nullable(),
-    municipality: z.string().nullable(),
-    dgiiEnvironment: z.enum(["testecf", "certecf", "ecf"]),
-  })
-  .openapi("DeviceCompany");
-const SigningMaterial = z
-  .object({
-    pkcs8: z.string().openapi({ description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes." }),
-    certificate: z.string().openapi({ description: "The certificate, DER in base64" }),
-    certificateSerial: z.string().nullable(),
-    certificateNotAfter: z.string().nullable(),
-  })
-  .openapi("SigningMaterial");
-const Paired = z.object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) }).openapi("DevicePaired");
-const DeviceStatus = z
-  .object({ device: DeviceOut, company: CompanyForDevice, certificateSerial: z.string().nullable(), certificateNotAfter: z.string().nullable(), leases: z.array(LeaseOut) })
-  .openapi("DeviceStatus");
-const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) }).openapi("LeaseRequest");
-const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
-// A device gets the same receipt answer as the API.
-const ReceiptAnswerSchema = IssueAnswer;
-const ReceiptBatch = z
-  .object({
-    // Any string: an unreadable receipt is that receipt's own problem, not the batch's.
-    receipts: z
-      .array(z.object({ xml: z.string() }))
-      .min(1)
-      .max(MAX_BATCH_RECEIPTS)
-      .openapi({ description: `Up to ${MAX_BATCH_RECEIPTS} signed receipts, in the order the till signed them` }),
-  })
-  .openapi("DeviceReceiptBatch");
-const BatchResult = z
-  .object({
-    encf: z.string().nullable(),
-    status: z.number().int().openapi({
-      description:
-        "What POST /devices/receipts would have answered for this receipt alone: 200 with `answer`, else `problem` (409 e-NCF used by another document, 422 refused, 403 another issuer's; 500: not recorded, send it again)",
-    }),
-    replayed: z.boolean().openapi({ description: "The receipt was held already (a retry): its answer as it stands, nothing recorded twice" }),
-    answer: ReceiptAnswerSchema.optional(),
-    problem: ProblemSchema.optional(),
-  })
-  .openapi("DeviceReceiptBatchResult");
-const BatchAnswer = z.object({ results: z.array(BatchResult).openapi({ description: "One per receipt, in the order sent" }) }).openapi("DeviceReceiptBatchAnswer");
-/** How many receipts one state query names. */
-const MAX_STATE_QUERY = 100;
-const StateQuery = z.object({
-  encf: z
-    .string()
-    .regex(/^E\d{12}(,E\d{12})*$/)
-    .refine((list) => list.split(",").length <= MAX_STATE_QUERY, `At most ${MAX_STATE_QUERY} e-NCF.`)
-    .openapi({ param: { name: "encf", in: "query" }, description: `Comma-separated e-NCF, at most ${MAX_STATE_QUERY}`, example: "E320000000001,E320000000002" }),
-});
 
 const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
   id: d.id,
@@ -188,7 +123,7 @@ deviceRoutes.openapi(
     summary: "The issuer's devices",
     description: "Every point-of-sale device of the issuer in creation order, with its state (waiting_pairing, paired, revoked) and when it was paired, revoked and last seen.",
     middleware: [requireAuth, resolveTenant] as const,
-    responses: { 200: { description: "Devices", ...json(z.object({ devices: z.array(DeviceOut) })) } },
+    responses: { 200: { description: "Devices", ...json(DeviceList) } },
   }),
   async (c) => {
     const rows = await database(c.env.DB).query.devices.findMany({ where: eq(devices.companyId, c.get("tenant").id), orderBy: devices.createdAt });
@@ -219,7 +154,7 @@ deviceRoutes.openapi(
     summary: "Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks",
     description:
       "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once.",
-    request: { body: { required: true, ...json(z.object({ pairingCode: z.string().min(1).max(20) }).openapi("PairingRequest")) } },
+    request: { body: { required: true, ...json(PairingRequest) } },
     responses: { 200: { description: "Paired", ...json(Paired) }, 401: problemSchema("Unknown, used or expired pairing code") },
   }),
   async (c) => {
@@ -304,7 +239,7 @@ deviceRoutes.openapi(
     middleware: [requireDeviceForReceipts] as const,
     request: { body: { required: true, ...json(ReceiptUpload) } },
     responses: {
-      200: { description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)", ...json(ReceiptAnswerSchema) },
+      200: { description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)", ...json(IssueAnswer) },
       409: problemSchema("The e-NCF was already used by a different document"),
       422: problemSchema(
         "Bad signature, a certificate that was not the issuer's at FechaHoraFirma, a number outside this device's leases, or signed after the device's revocation",
@@ -369,7 +304,7 @@ deviceRoutes.openapi(
     responses: {
       200: {
         description: "The receipts the ledger holds, in the order asked; unknown e-NCF are left out",
-        ...json(z.object({ receipts: z.array(ReceiptAnswerSchema) }).openapi("DeviceReceiptStates")),
+        ...json(DeviceReceiptStates),
       },
     },
   }),
@@ -386,15 +321,8 @@ deviceRoutes.openapi(
       "One receipt's current answer, as POST /devices/receipts gave it: En Proceso until DGII's final word, then Aceptado, Aceptado Condicional or Rechazado; 404 if no device of the issuer uploaded it.",
     security: deviceSecurity,
     middleware: [requireDeviceForReceipts] as const,
-    request: {
-      params: z.object({
-        encf: z
-          .string()
-          .regex(/^E\d{12}$/)
-          .openapi({ param: { name: "encf", in: "path" }, example: "E320000000001" }),
-      }),
-    },
-    responses: { 200: { description: "State", ...json(ReceiptAnswerSchema) }, 404: problemSchema("Not uploaded") },
+    request: { params: EncfParam },
+    responses: { 200: { description: "State", ...json(IssueAnswer) }, 404: problemSchema("Not uploaded") },
   }),
   async (c) => {
     const { encf } = c.req.valid("param");

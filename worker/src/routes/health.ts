@@ -1,14 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { newRouter } from "../http/router.ts";
+import { HealthSchema } from "../http/schemas/health.ts";
 import { API_VERSION } from "../version.ts";
-
-const HealthSchema = z
-  .object({
-    status: z.literal("ok"),
-    version: z.string(),
-    database: z.enum(["ok", "error"]),
-  })
-  .openapi("Health");
 
 export const healthRoutes = newRouter().openapi(
   createRoute({

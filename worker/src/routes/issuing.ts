@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { TIPOS_ECF, TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
+import { TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
 import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireAuth } from "../auth/middleware.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import type { AppEnv } from "../env.ts";
@@ -10,8 +9,9 @@ import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
-import { APPROVAL_ESTADOS, ESTADOS, LEGACY_APPROVAL_ESTADOS } from "../issuing/estado.ts";
-import { deprecated } from "../http/deprecated.ts";
+import { EncfParam } from "../http/schemas/common.ts";
+import { AnulacionAnswer, AnulacionBody, EmailQueued, EmailRequest, IssueHeaders } from "../http/schemas/issuing.ts";
+import { ANSWER_STATUSES, type AnswerStatus, type IssueAnswer, receiptAnswers } from "../http/schemas/receipt-answer.ts";
 import { stableStringify } from "../issuing/document.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
@@ -23,73 +23,19 @@ import { unwrap } from "../ledger/rpc.ts";
 import { voidRanges } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
-export const IssueAnswer = z
-  .object({
-    codigo: z
-      .string()
-      .openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
-    estado: z.enum(ESTADOS).openapi({ description: "The receipt's state as DGII spells it (Contingencia: not yet at DGII; Anulado: voided before it was sent)" }),
-    encf: z.string(),
-    trackId: z.string().nullable(),
-    codigoSeguridad: z.string(),
-    fechaHoraFirma: z.string(),
-    urlTimbre: z.string(),
-    mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
-    reenviado: z.boolean(),
-    links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
-    entregaComprador: z
-      .object({
-        estado: z.enum(["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"]),
-        fecha: z.string().nullable(),
-        arecfEstado: z.string().nullable().openapi({ description: 'The buyer\'s ARECF Estado: "0" received, "1" not received' }),
-        codigoMotivoNoRecibido: z
-          .string()
-          .nullable()
-          .openapi({ description: "1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde" }),
-        intentos: z.number().int(),
-        detalle: z.string().nullable(),
-      })
-      .optional()
-      .openapi({ description: "Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML" }),
-    correos: z
-      .array(z.object({ para: z.string(), fecha: z.string(), estado: z.enum(["sent", "failed", "retrying"]), detalle: z.string().nullable() }))
-      .optional()
-      .openapi({ description: "Each sending of the printed copy (PDF and signed XML) by e-mail" }),
-    aprobacionComercial: z
-      .object({
-        estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it (1 Aceptado, 2 Rechazado)" }),
-        motivo: z.string().nullable().openapi({ description: "DetalleMotivoRechazo of a rejection" }),
-        fechaHoraAprobacionComercial: z.string().nullable(),
-        status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
-      })
-      .optional()
-      .openapi({ description: "The buyer's commercial approval (ACECF), once received" }),
-    advertencias: z
-      .array(z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() }))
-      .optional()
-      .openapi({ description: "Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field" }),
-  })
-  .openapi("IssueAnswer");
-
-const EncfParam = z.object({
-  encf: z
-    .string()
-    .regex(/^E\d{12}$/)
-    .openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }),
-});
-
-const answers = {
-  200: { description: "DGII has judged the receipt", content: { "application/json": { schema: IssueAnswer } } },
-  202: { description: "In process at DGII; finished in the background", content: { "application/json": { schema: IssueAnswer } } },
-  503: { description: "Contingencia: signed and queued, DGII unreachable. Print it; do not resend the e-NCF.", content: { "application/json": { schema: IssueAnswer } } },
-};
-
 async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   try {
     return await c.req.json();
   } catch {
     throw malformedJson();
   }
+}
+
+/** The status an idempotent answer was stored with: always one answerFor gave. */
+function storedAnswerStatus(status: number): AnswerStatus {
+  const known = ANSWER_STATUSES.find((s) => s === status);
+  if (!known) throw new Error(`stored idempotent answer with status ${status}`);
+  return known;
 }
 
 async function tenantReceipt(c: Context<AppEnv>, encf: string) {
@@ -129,17 +75,11 @@ issuingRoutes.openapi(
     description:
       "The e-CF as JSON (DGII's element names; what the service can fill may be left out) is validated with every problem reported at once, numbered from the issuer's range, signed, archived and sent to DGII; the answer says what DGII decided (200), that it is still deciding (202), or that DGII could not be reached and the receipt was signed in contingency (503 with Retry-After: print it, do not issue it again). Send an Idempotency-Key so a retry after a lost answer gets the first answer instead of a second receipt.",
     request: {
-      headers: z.object({
-        "Idempotency-Key": z.string().max(200).optional(),
-        "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
-          description:
-            "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
-        }),
-      }),
+      headers: IssueHeaders,
       body: { required: true, content: { "application/json": ecfRequestContent } },
     },
     responses: {
-      ...answers,
+      ...receiptAnswers,
       400: problemSchema("The document has problems (all listed, with JSON pointers)"),
       409: problemSchema("The e-NCF was used by a different document"),
       422: problemSchema("No usable e-NCF range, or no certificate"),
@@ -147,7 +87,7 @@ issuingRoutes.openapi(
     },
   }),
   // The body is read and validated by the domain package (every problem at once), not by zod.
-  (async (c: Context<AppEnv>) => {
+  async (c) => {
     const body = await readJsonBody(c);
     const company = c.get("tenant");
     const key = c.req.header("Idempotency-Key")?.trim();
@@ -156,7 +96,7 @@ issuingRoutes.openapi(
       const claim = await unwrap(ledger.claimIdempotencyKey(key, await sha256Hex(stableStringify(body))));
       if (claim.kind === "replay") {
         if (claim.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
-        return c.json(JSON.parse(claim.response) as object, claim.status as ContentfulStatusCode);
+        return c.json(JSON.parse(claim.response) as IssueAnswer, storedAnswerStatus(claim.status));
       }
     }
     let outcome;
@@ -180,7 +120,7 @@ issuingRoutes.openapi(
     const timing = [times.header(), roundTripsHeader(c.get("roundTrips"))].filter(Boolean).join(", ");
     c.header("Server-Timing", timing);
     return c.json(answer, status);
-  }) as never,
+  },
 );
 
 issuingRoutes.openapi(
@@ -192,13 +132,13 @@ issuingRoutes.openapi(
     description:
       "The same answer issuing gave, as it stands now: poll it after a 202 (En Proceso) or a 503 (Contingencia, with Retry-After) until DGII's final word; the service keeps sending and polling in the background meanwhile. Also shows the delivery to the buyer, e-mails sent and the buyer's commercial approval.",
     request: { params: EncfParam },
-    responses: { ...answers, 404: problemSchema("No such receipt for this issuer") },
+    responses: { ...receiptAnswers, 404: problemSchema("No such receipt for this issuer") },
   }),
-  (async (c: Context<AppEnv>) => {
-    const { status, body, retryAfter } = answerFor(await tenantReceipt(c, c.req.param("encf")!));
+  async (c) => {
+    const { status, body, retryAfter } = answerFor(await tenantReceipt(c, c.req.valid("param").encf));
     if (retryAfter) c.header("Retry-After", String(retryAfter));
     return c.json(body, status);
-  }) as never,
+  },
 );
 
 issuingRoutes.openapi(
@@ -212,8 +152,8 @@ issuingRoutes.openapi(
     request: { params: EncfParam },
     responses: { 200: { description: "Signed XML", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt") },
   }),
-  (async (c: Context<AppEnv>) => {
-    const receipt = await tenantReceipt(c, c.req.param("encf")!);
+  async (c) => {
+    const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     const object = await c.env.ARCHIVE.get(receipt.xmlKey);
     if (!object) throw new Error(`archived XML ${receipt.xmlKey} is missing`);
     return c.body(await object.arrayBuffer(), 200, {
@@ -221,7 +161,7 @@ issuingRoutes.openapi(
       "Content-Disposition": `inline; filename="${c.get("tenant").rnc}${receipt.encf}.xml"`,
       "X-Content-SHA256": receipt.xmlSha256,
     });
-  }) as never,
+  },
 );
 
 issuingRoutes.openapi(
@@ -236,11 +176,11 @@ issuingRoutes.openapi(
       params: EncfParam,
       body: {
         required: true,
-        content: { "application/json": { schema: z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest") } },
+        content: { "application/json": { schema: EmailRequest } },
       },
     },
     responses: {
-      202: { description: "Queued", content: { "application/json": { schema: z.object({ encf: z.string(), to: z.string(), estado: z.literal("pendiente") }) } } },
+      202: { description: "Queued", content: { "application/json": { schema: EmailQueued } } },
       400: problemSchema("Not an e-mail address"),
       404: problemSchema("No such receipt"),
     },
@@ -268,51 +208,16 @@ issuingRoutes.openapi(
       404: problemSchema("No such receipt, or not delivered to an electronic receiver"),
     },
   }),
-  (async (c: Context<AppEnv>) => {
-    const receipt = await tenantReceipt(c, c.req.param("encf")!);
+  async (c) => {
+    const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     const object = receipt.deliveryArecfEstado ? await c.env.ARCHIVE.get(companionKey(receipt.xmlKey, ".arecf.xml")) : null;
     if (!object) throw new ApiProblem("not_found", { detail: `${receipt.encf} has no ARECF from its buyer (entregaComprador: ${receipt.deliveryStatus ?? "none"}).` });
     return c.body(await object.arrayBuffer(), 200, {
       "Content-Type": "application/xml; charset=utf-8",
       "Content-Disposition": `inline; filename="${receipt.rncComprador}${receipt.encf}.arecf.xml"`,
     });
-  }) as never,
+  },
 );
-
-const AnulacionBody = z
-  .object({
-    rangos: z
-      .array(
-        z.object({
-          tipoeCF: z.enum(TIPOS_ECF),
-          desde: z.string().regex(/^E\d{12}$/),
-          hasta: z.string().regex(/^E\d{12}$/),
-        }),
-      )
-      .min(1)
-      .max(10),
-  })
-  .openapi("AnulacionRequest");
-
-const AnulacionAnswer = z
-  .object({
-    codigo: z.string().openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
-    nombre: z.string(),
-    mensajes: z.array(z.string()),
-    anulados: z.number().openapi({ description: "Signed-but-unsent receipts (contingency) that became Anulado" }),
-    rangos: z.array(
-      z.object({
-        tipoeCF: z.string(),
-        desde: z.string(),
-        hasta: z.string(),
-        anulado: z
-          .boolean()
-          .nullable()
-          .openapi({ description: "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here" }),
-      }),
-    ),
-  })
-  .openapi("AnulacionAnswer");
 
 issuingRoutes.openapi(
   tenantRoute({

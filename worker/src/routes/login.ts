@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { constantTimeEqual, sha256Hex } from "../auth/crypto.ts";
 import { issueToken } from "../auth/jwt.ts";
@@ -8,15 +8,7 @@ import { apiKeys } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { problemSchema } from "../http/openapi.ts";
-
-const LoginBody = z
-  .object({
-    apiKey: z.string().min(1).max(200).openapi({ example: "ecf_test_…" }),
-    apiSecret: z.string().min(1).max(200),
-  })
-  .openapi("LoginRequest");
-
-const LoginResponse = z.object({ token: z.string().openapi({ description: "HS256 JWT, valid 24 hours" }) }).openapi("LoginResponse");
+import { LoginBody, LoginResponse } from "../http/schemas/login.ts";
 
 // Compared against when the key is unknown, so both failure paths cost the same.
 const DUMMY_SECRET_HASH = "0".repeat(64);

@@ -1,24 +1,14 @@
-// The receiving side as the company sees it: its receiver settings, the e-CF suppliers sent it,
-// their 606 classification and the issuer's defaults per supplier.
-import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { approvePurchase } from "../receiving/outgoing-approval.ts";
 import { requiresAuthentication, saveReceiverSettings } from "../receiving/receiver-auth.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { deprecated } from "../http/deprecated.ts";
-import { APPROVAL_ESTADOS, approvalEstadoFrom, LEGACY_APPROVAL_ESTADOS } from "../issuing/estado.ts";
+import { ApprovalBody, ApprovalResult, ClassificationView, PurchaseIdParam, ReceiverSettings, SupplierDefaultsView, SupplierParam } from "../http/schemas/purchases.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import { classifyPurchase, PurchaseClassificationBody, purchaseClassification, SupplierDefaultBody, supplierDefaultValues } from "../receiving/purchase-classification.ts";
-
-const ReceiverSettings = z
-  .object({
-    requireAuthentication: z.boolean().openapi({ description: "Demand a token from /fe/autenticacion on recepción and aprobación comercial" }),
-  })
-  .openapi("ReceiverSettings");
 
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);
@@ -58,19 +48,6 @@ purchaseRoutes.openapi(
   },
 );
 
-const ApprovalBody = z
-  .object({
-    estado: z
-      .union([z.enum(APPROVAL_ESTADOS), deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "Aceptado or Rechazado")])
-      .transform(approvalEstadoFrom)
-      .openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
-    motivo: z.string().trim().min(1).max(250).optional().openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
-  })
-  .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
-  .openapi("CommercialApproval");
-
-const Delivery = z.object({ outcome: z.enum(["sent", "failed", "skipped"]), detail: z.string() });
-
 purchaseRoutes.openapi(
   tenantRoute({
     method: "post",
@@ -80,7 +57,7 @@ purchaseRoutes.openapi(
     description:
       "The buyer's commercial approval of a purchase (optional in DGII's scheme): the service signs the ACECF, sends it to the supplier's service and a copy to DGII, and reports each delivery. A rejection needs its reason. The decision is final; sending the same decision again retries a failed delivery, a different one is a 409.",
     request: {
-      params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) }),
+      params: PurchaseIdParam,
       body: { required: true, content: { "application/json": { schema: ApprovalBody } } },
     },
     responses: {
@@ -88,16 +65,7 @@ purchaseRoutes.openapi(
         description: "Decision recorded; each delivery's outcome (repeat the same decision to retry a failed one)",
         content: {
           "application/json": {
-            schema: z
-              .object({
-                id: z.string(),
-                encf: z.string(),
-                estado: z.enum(APPROVAL_ESTADOS),
-                supplier: Delivery,
-                dgii: Delivery,
-                status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
-              })
-              .openapi("ApprovalResult"),
+            schema: ApprovalResult,
           },
         },
       },
@@ -114,38 +82,6 @@ purchaseRoutes.openapi(
 );
 
 // ------------------------------------------------------------- the 606 classification
-
-const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
-
-/** What the 606 reports of a purchase beside the document's figures, and where each value came from. */
-export const EffectiveClassification = z
-  .object({
-    tipoBienesServicios: z.string().nullable(),
-    fechaPago: z.string().nullable(),
-    formaPago: z.string().nullable(),
-    tipoRetencionIsr: z.string().nullable(),
-    itbisRetenido: z.string(),
-    montoRetencionRenta: z.string(),
-    itbisAlCosto: z.string(),
-    itbisProporcionalidad: z.string(),
-    origen: z
-      .record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"]))
-      .openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
-  })
-  .openapi("EffectiveClassification");
-
-const ClassificationView = z
-  .object({
-    id: z.string(),
-    encf: z.string(),
-    rncEmisor: z.string(),
-    tipoeCF: z.string(),
-    fechaEmision: z.string(),
-    clasificacion: z.record(z.string(), z.string().nullable()).openapi({ description: "What was given for this purchase itself" }),
-    efectiva: EffectiveClassification.openapi({ description: "What the 606 will report" }),
-    faltantes: z.array(z.object({ codigo: z.string(), campo: z.string(), mensaje: z.string() })).openapi({ description: "What still keeps it out of a complete 606" }),
-  })
-  .openapi("ClassifiedPurchase");
 
 purchaseRoutes.openapi(
   tenantRoute({
@@ -181,27 +117,6 @@ purchaseRoutes.openapi(
   }),
   async (c) => c.json(await purchaseClassification(c.env, c.get("tenant"), c.req.valid("param").id), 200),
 );
-
-const SupplierParam = z.object({
-  rnc: z
-    .string()
-    .regex(/^(\d{9}|\d{11})$/, "expected an RNC (9 digits) or a cédula (11)")
-    .openapi({ param: { name: "rnc", in: "path" }, example: "130862346" }),
-});
-
-const SupplierDefaultsView = z
-  .object({
-    rncEmisor: z.string(),
-    tipoBienesServicios: z.string().nullable(),
-    formaPago: z.string().nullable(),
-    tipoRetencionIsr: z.string().nullable(),
-    itbisRetenidoPorcentaje: z.string().nullable(),
-    retencionRentaPorcentaje: z.string().nullable(),
-    itbisAlCostoPorcentaje: z.string().nullable(),
-    origen: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
-    actualizado: z.string().nullable(),
-  })
-  .openapi("SupplierClassificationDefaultsView");
 
 const defaultsView = (d: SupplierDefault) => ({
   rncEmisor: d.rncEmisor,

@@ -14,8 +14,9 @@ import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import type { Company } from "../db/schema.ts";
-import { deprecated } from "../http/deprecated.ts";
-import { APPROVAL_ESTADOS, approvalEstadoOf } from "../issuing/estado.ts";
+import { EncfParam } from "../http/schemas/common.ts";
+import { IncomingApprovalAnswer, PdfQuery, ReceiverRncParam, ReceiverToken, XmlForm } from "../http/schemas/receiving.ts";
+import { approvalEstadoOf } from "../issuing/estado.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 
@@ -121,13 +122,12 @@ export const receiverRoutes = newRouter();
 receiverRoutes.use("*", feServices);
 
 // The services are dispatched above (case-insensitively); these entries only document them.
-const XmlForm = z.object({ xml: z.string().openapi({ type: "string", format: "binary" }) });
 for (const prefix of ["", "/{rnc}"]) {
   // Which receiver answers: the one the path names, or the one the document names.
   const who = prefix
     ? "The /{rnc} prefix names the receiving issuer, so a request for an unknown or inactive one is refused before its body is read."
     : "On the bare path the receiver is the document's own (RNCComprador of an e-CF, RNCEmisor of an ACECF); a seed asked for here is good for any receiver.";
-  const params = prefix ? { params: z.object({ rnc: z.string().openapi({ param: { name: "rnc", in: "path" }, example: "130000001" }) }) } : {};
+  const params = prefix ? { params: ReceiverRncParam } : {};
   receiverRoutes.openAPIRegistry.registerPath(
     createRoute({
       method: "get",
@@ -148,7 +148,7 @@ for (const prefix of ["", "/{rnc}"]) {
       description: `Step two of DGII's authentication: the seed signed by the sender's certificate becomes a bearer token (JSON, or DGII's XML with Accept: application/xml) for recepción and aprobación comercial. ${who}`,
       request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
       responses: {
-        200: { description: "Token", content: { "application/json": { schema: z.object({ token: z.string(), expira: z.string(), expedido: z.string() }) } } },
+        200: { description: "Token", content: { "application/json": { schema: ReceiverToken } } },
         400: problemSchema("Not a seed"),
         401: problemSchema("Bad signature, or the seed is unknown, used or expired"),
       },
@@ -184,14 +184,7 @@ for (const prefix of ["", "/{rnc}"]) {
           description: "Registered",
           content: {
             "application/json": {
-              schema: z
-                .object({
-                  mensaje: z.string(),
-                  encf: z.string(),
-                  estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it" }),
-                  status: deprecated(z.enum(["accepted", "rejected"]), "`estado` (Aceptado, Rechazado)"),
-                })
-                .openapi("IncomingApprovalAnswer"),
+              schema: IncomingApprovalAnswer,
             },
           },
         },
@@ -213,13 +206,8 @@ receiverRoutes.openapi(
     description:
       "DGII's printed representation (RI) with the security code and the QR of the timbre, on A4, letter or an 80 mm roll: rendered on the first request, then archived and served as the same bytes every time. Point-of-sale types default to the roll.",
     request: {
-      params: z.object({
-        encf: z
-          .string()
-          .regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001")
-          .openapi({ param: { name: "encf", in: "path" }, example: "E310000000001" }),
-      }),
-      query: z.object({ layout: z.enum(["a4", "letter", "roll80"]).optional().openapi({ description: "Default: roll80 for point-of-sale receipts, a4 otherwise" }) }),
+      params: EncfParam,
+      query: PdfQuery,
     },
     responses: {
       200: { description: "The PDF (made once, then served from the archive)", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
@@ -227,9 +215,9 @@ receiverRoutes.openapi(
       404: problemSchema("No such receipt for this issuer"),
     },
   }),
-  (async (c: Context<AppEnv>) => {
-    const encf = c.req.param("encf")!;
-    const layout = c.req.query("layout") as "a4" | "letter" | "roll80" | undefined;
+  async (c) => {
+    const { encf } = c.req.valid("param");
+    const { layout } = c.req.valid("query");
     const tenant = c.get("tenant");
     const { bytes } = await receiptPdf(c.env, tenant.id, encf, layout);
     return c.body(bytes as ArrayBuffer, 200, {
@@ -237,5 +225,5 @@ receiverRoutes.openapi(
       "Content-Disposition": `inline; filename="${tenant.rnc}${encf}.pdf"`,
       "Cache-Control": "private, max-age=31536000, immutable",
     });
-  }) as never,
+  },
 );

@@ -1,23 +1,13 @@
-// The issuer's sales as the 607 needs them beyond the e-CF: a buyer's withholding.
-import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
+import { SaleWithholdingView } from "../http/schemas/sales.ts";
+import { EncfParam } from "../http/schemas/common.ts";
 import { recordSaleWithholding, SaleWithholdingBody } from "../reports/sale-withholding.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 export const salesRoutes = newRouter();
 salesRoutes.use("/ventas/*", requireAuth, resolveTenant);
-
-const SaleWithholdingView = z
-  .object({
-    encf: z.string(),
-    fechaRetencion: z.string().nullable(),
-    itbisRetenidoTerceros: z.string().nullable(),
-    retencionRentaTerceros: z.string().nullable(),
-    origen: z.object({ itbisRetenidoTerceros: z.enum(["venta", "documento"]).nullable(), retencionRentaTerceros: z.enum(["venta", "documento"]).nullable() }),
-  })
-  .openapi("SaleWithholdingView");
 
 salesRoutes.openapi(
   tenantRoute({
@@ -27,12 +17,7 @@ salesRoutes.openapi(
     summary: "Record a buyer's withholding on a sale for the 607 (fecha de retención, ITBIS and ISR withheld)",
     description: "A JSON merge patch (absent keeps, null clears). A null amount reports what the e-CF declares (TotalITBISRetenido, TotalISRRetencion).",
     request: {
-      params: z.object({
-        encf: z
-          .string()
-          .regex(/^E\d{12}$/, "expected an e-NCF such as E310000000001")
-          .openapi({ param: { name: "encf", in: "path" }, example: "E450000000012" }),
-      }),
+      params: EncfParam,
       body: { required: true, content: { "application/json": { schema: SaleWithholdingBody } } },
     },
     responses: {

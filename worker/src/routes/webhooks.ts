@@ -8,49 +8,22 @@ import { ApiProblem } from "../http/problem.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { IssueAnswer } from "./issuing.ts";
+import { IdParam, json } from "../http/schemas/common.ts";
+import {
+  type Delivery,
+  DeliveryList,
+  DeliveryParams,
+  DeliveryQueued,
+  EndpointCreated,
+  EndpointList,
+  NewEndpoint,
+  PurchaseEventData,
+  ReceiptEventData,
+  WebhookHeaders,
+} from "../http/schemas/webhooks.ts";
 import { listDeliveries, retryDelivery } from "../webhooks/deliveries.ts";
 import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, type Owner } from "../webhooks/endpoints.ts";
 import { EVENT_TYPES } from "../webhooks/events.ts";
-import { deprecated } from "../http/deprecated.ts";
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
-
-const Endpoint = z
-  .object({
-    id: z.string(),
-    url: z.string(),
-    events: z.array(z.enum(EVENT_TYPES)),
-    scope: z.enum(["company", "partner"]).openapi({ description: "partner: registered by a partner for every issuer it serves" }),
-    disabledAt: z.string().nullable().openapi({ description: "Set when deliveries failed for 3 days; register the endpoint again to resume" }),
-    disabledReason: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .openapi("WebhookEndpoint");
-const NewEndpoint = z
-  .object({
-    url: z.string().url().openapi({ description: "https URL (http to loopback only against the local sandbox)", example: "https://erp.example.com/hooks/ecf" }),
-    events: z.array(z.enum(EVENT_TYPES)).min(1),
-  })
-  .openapi("NewWebhookEndpoint");
-const Delivery = z
-  .object({
-    id: z.string().openapi({ description: "The webhook-id header of the delivery (stable across retries)" }),
-    status: z.enum(["pending", "done", "failed"]),
-    attempts: z.number().int(),
-    event: z.enum(EVENT_TYPES),
-    lastResult: z
-      .union([
-        z.object({ httpStatus: z.number().int(), body: z.string().openapi({ description: "The first 200 characters of the endpoint's answer" }) }),
-        z.object({ error: z.string().openapi({ description: "Why no answer came (timeout, refused URL, endpoint disabled or deleted)" }) }),
-      ])
-      .nullable()
-      .openapi({ description: "The last attempt, or null before the first" }),
-    createdAt: z.string(),
-    updatedAt: z.string().nullable(),
-  })
-  .openapi("WebhookDelivery");
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
 /** A partner naming no issuer acts for itself (its endpoints serve all its issuers); anyone else for the tenant. */
 async function resolveOwner(c: Context<AppEnv>, next: Next) {
@@ -81,7 +54,7 @@ webhookRoutes.openapi(
     ].join(" "),
     request: { body: { required: true, ...json(NewEndpoint) } },
     responses: {
-      201: { description: "Registered", ...json(Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) })) },
+      201: { description: "Registered", ...json(EndpointCreated) },
       400: problemSchema("Invalid URL or events"),
     },
   }),
@@ -99,7 +72,7 @@ webhookRoutes.openapi(
     summary: "The endpoints registered",
     description:
       "The endpoints that receive the caller's events (a partner without X-RNC-Emisor: its own, serving all its issuers), with the events each takes and whether it was disabled after 3 days of failures; secrets are never shown again.",
-    responses: { 200: { description: "Endpoints", ...json(z.object({ webhooks: z.array(Endpoint) })) } },
+    responses: { 200: { description: "Endpoints", ...json(EndpointList) } },
   }),
   async (c) => c.json({ webhooks: (await listEndpoints(c.env, ownerOf(c))).map(endpointView) }, 200),
 );
@@ -130,7 +103,7 @@ webhookRoutes.openapi(
     description:
       "What was sent to the endpoint and how it went (pending, done, failed), with the attempts made and the last answer: for debugging a receiver. The id is the webhook-id header the endpoint saw.",
     request: { params: IdParam },
-    responses: { 200: { description: "Deliveries", ...json(z.object({ deliveries: z.array(Delivery) })) }, 404: problemSchema("No such endpoint") },
+    responses: { 200: { description: "Deliveries", ...json(DeliveryList) }, 404: problemSchema("No such endpoint") },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
@@ -147,8 +120,8 @@ webhookRoutes.openapi(
     summary: "Send a delivery again (a failed one is tried for 3 more days)",
     description:
       "Queues the delivery again with the same webhook-id and body, e.g. after fixing a receiver that failed for 3 days; it is tried with back-off for 3 more days. The endpoint must still exist.",
-    request: { params: IdParam.extend({ deliveryId: z.string().openapi({ param: { name: "deliveryId", in: "path" } }) }) },
-    responses: { 202: { description: "Queued", ...json(z.object({ id: z.string(), status: z.literal("pending") })) }, 404: problemSchema("No such endpoint or delivery") },
+    request: { params: DeliveryParams },
+    responses: { 202: { description: "Queued", ...json(DeliveryQueued) }, 404: problemSchema("No such endpoint or delivery") },
   }),
   async (c) => {
     const { id, deliveryId } = c.req.valid("param");
@@ -158,23 +131,6 @@ webhookRoutes.openapi(
   },
 );
 
-// Each event as an OpenAPI 3.1 webhook: what an endpoint receives, signed as Standard Webhooks say.
-const ReceiptEventData = IssueAnswer.extend({ rncEmisor: z.string() });
-const PurchaseEventData = z.object({
-  rncComprador: z.string().openapi({ description: "The issuer that received the supplier's e-CF" }),
-  id: z.string(),
-  rncEmisor: z.string(),
-  razonSocialEmisor: z.string().nullable(),
-  encf: z.string(),
-  tipoeCF: z.string(),
-  fechaEmision: z.string().openapi({ description: "FechaEmision, yyyy-MM-dd" }),
-  montoTotal: z.string(),
-  totalITBIS: z.string().nullable(),
-  arecfEstado: z.string().openapi({ description: 'Our ARECF\'s Estado: "0" received, "1" not received' }),
-  fechaHoraAcuseRecibo: z.string(),
-  issueDate: deprecated(z.string(), "`fechaEmision`"),
-  totalItbis: deprecated(z.string().nullable(), "`totalITBIS`"),
-});
 const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: z.ZodType }> = {
   "receipt.accepted": { summary: "DGII accepted a receipt", data: ReceiptEventData },
   "receipt.accepted_conditionally": { summary: "DGII accepted a receipt conditionally", data: ReceiptEventData },
@@ -202,11 +158,7 @@ for (const type of EVENT_TYPES) {
     summary,
     description: `Posted to every endpoint subscribed to \`${type}\`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.`,
     request: {
-      headers: z.object({
-        "webhook-id": z.string(),
-        "webhook-timestamp": z.string(),
-        "webhook-signature": z.string().openapi({ example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=" }),
-      }),
+      headers: WebhookHeaders,
       body: { required: true, ...json(z.object({ type: z.literal(type), timestamp: z.string(), data })) },
     },
     responses: { 200: { description: "Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried" } },

@@ -1,0 +1,66 @@
+// The issuer's own setup as the API shows it: profile and warnings, e-NCF ranges, unused numbers.
+import { z } from "@hono/zod-openapi";
+import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
+import { MAX_SEQUENCE_NUMBER } from "../../ledger/numbering.ts";
+import { deprecated } from "../deprecated.ts";
+import { DgiiEnvironment } from "./common.ts";
+
+export const Warning = z.object({
+  code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]),
+  message: z.string(),
+});
+
+export const CompanyProfile = z
+  .object({
+    id: z.string(),
+    legalName: z.string().openapi({ description: "RazonSocialEmisor" }),
+    rnc: z.string().openapi({ description: "RNCEmisor: RNC or cédula" }),
+    isActive: z.boolean(),
+    dgiiEnvironment: DgiiEnvironment,
+    totalsPolicy: z.enum(TOTALS_POLICIES).openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
+    invoicesCountCurrentMonth: z.number().int(),
+    invoiceLimitPerMonth: z.number().int(),
+    certificateFileName: z.string().nullable(),
+    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
+    warnings: z.array(Warning),
+    name: deprecated(z.string(), "`legalName`"),
+    registryNumber: deprecated(z.string(), "`rnc`"),
+    dgiiServer: deprecated(DgiiEnvironment, "`dgiiEnvironment`"),
+    signatureName: deprecated(z.string().nullable(), "`certificateFileName`"),
+    signatureExpirationDate: deprecated(z.string().nullable(), "`certificateNotAfter`"),
+  })
+  .openapi("CompanyProfile");
+
+export const SequenceSchema = z
+  .object({
+    tipoeCF: z.enum(TIPOS_ECF),
+    rangeFrom: z.number().int(),
+    rangeTo: z.number().int(),
+    nextNumber: z.number().int(),
+    nextEncf: z.string().nullable().openapi({ description: "The e-NCF the next receipt gets, or null when exhausted" }),
+    remaining: z.number().int(),
+    expiresOn: z.string().openapi({ description: "FechaVencimientoSecuencia, yyyy-MM-dd" }),
+  })
+  .openapi("Sequence");
+
+export const SequenceBody = z
+  .object({
+    rangeFrom: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
+    rangeTo: z.number().int().min(1).max(MAX_SEQUENCE_NUMBER),
+    expiresOn: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd")
+      .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date"),
+  })
+  .refine((b) => b.rangeFrom <= b.rangeTo, { message: "rangeFrom must not exceed rangeTo", path: ["rangeTo"] })
+  .openapi("SequenceRange");
+
+export const TipoParam = z.object({ tipo: z.enum(TIPOS_ECF).openapi({ param: { name: "tipo", in: "path" }, example: "31" }) });
+
+export const UnusedNumbers = z
+  .object({
+    rangos: z.array(z.object({ tipoeCF: z.string(), desde: z.string(), hasta: z.string() })).openapi({
+      description: "Numbers handed out that hold no receipt, are not leased to a device and were not voided: the body of POST /fe/anulacion",
+    }),
+  })
+  .openapi("UnusedNumbers");

@@ -1,0 +1,103 @@
+// Point-of-sale devices as the API shows them: registration and pairing, signing material, e-NCF
+// leases, receipt uploads (one, or a batch) and their states.
+import { z } from "@hono/zod-openapi";
+import { POS_TIPOS } from "@ecf/shared";
+import { MAX_BATCH_RECEIPTS } from "../../devices/batch-uploads.ts";
+import { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../../devices/leases.ts";
+import { ProblemSchema } from "../openapi.ts";
+import { DgiiEnvironment } from "./common.ts";
+import { IssueAnswer } from "./receipt-answer.ts";
+
+export const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
+
+export const DeviceCreated = z.object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() }).openapi("DeviceCreated");
+
+export const DeviceOut = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(["waiting_pairing", "paired", "revoked"]),
+    pairedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    lastSeenAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("Device");
+
+export const LeaseOut = z
+  .object({ tipoeCF: z.string(), rangeFrom: z.number().int(), rangeTo: z.number().int(), expiresOn: z.string(), firstEncf: z.string(), lastEncf: z.string() })
+  .openapi("DeviceLease");
+
+export const CompanyForDevice = z
+  .object({
+    id: z.string(),
+    rnc: z.string(),
+    legalName: z.string(),
+    tradeName: z.string().nullable(),
+    address: z.string().nullable(),
+    province: z.string().nullable(),
+    municipality: z.string().nullable(),
+    dgiiEnvironment: DgiiEnvironment,
+  })
+  .openapi("DeviceCompany");
+
+export const SigningMaterial = z
+  .object({
+    pkcs8: z.string().openapi({ description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes." }),
+    certificate: z.string().openapi({ description: "The certificate, DER in base64" }),
+    certificateSerial: z.string().nullable(),
+    certificateNotAfter: z.string().nullable(),
+  })
+  .openapi("SigningMaterial");
+
+export const Paired = z.object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) }).openapi("DevicePaired");
+
+export const DeviceStatus = z
+  .object({ device: DeviceOut, company: CompanyForDevice, certificateSerial: z.string().nullable(), certificateNotAfter: z.string().nullable(), leases: z.array(LeaseOut) })
+  .openapi("DeviceStatus");
+
+export const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) }).openapi("LeaseRequest");
+
+export const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
+
+export const ReceiptBatch = z
+  .object({
+    // Any string: an unreadable receipt is that receipt's own problem, not the batch's.
+    receipts: z
+      .array(z.object({ xml: z.string() }))
+      .min(1)
+      .max(MAX_BATCH_RECEIPTS)
+      .openapi({ description: `Up to ${MAX_BATCH_RECEIPTS} signed receipts, in the order the till signed them` }),
+  })
+  .openapi("DeviceReceiptBatch");
+
+export const BatchResult = z
+  .object({
+    encf: z.string().nullable(),
+    status: z.number().int().openapi({
+      description:
+        "What POST /devices/receipts would have answered for this receipt alone: 200 with `answer`, else `problem` (409 e-NCF used by another document, 422 refused, 403 another issuer's; 500: not recorded, send it again)",
+    }),
+    replayed: z.boolean().openapi({ description: "The receipt was held already (a retry): its answer as it stands, nothing recorded twice" }),
+    answer: IssueAnswer.optional(),
+    problem: ProblemSchema.optional(),
+  })
+  .openapi("DeviceReceiptBatchResult");
+
+export const BatchAnswer = z.object({ results: z.array(BatchResult).openapi({ description: "One per receipt, in the order sent" }) }).openapi("DeviceReceiptBatchAnswer");
+
+/** How many receipts one state query names. */
+export const MAX_STATE_QUERY = 100;
+
+export const StateQuery = z.object({
+  encf: z
+    .string()
+    .regex(/^E\d{12}(,E\d{12})*$/)
+    .refine((list) => list.split(",").length <= MAX_STATE_QUERY, `At most ${MAX_STATE_QUERY} e-NCF.`)
+    .openapi({ param: { name: "encf", in: "query" }, description: `Comma-separated e-NCF, at most ${MAX_STATE_QUERY}`, example: "E320000000001,E320000000002" }),
+});
+
+export const DeviceList = z.object({ devices: z.array(DeviceOut) }).openapi("DeviceList");
+export const PairingRequest = z.object({ pairingCode: z.string().min(1).max(20) }).openapi("PairingRequest");
+/** A device gets the same receipt answer as the API. */
+export const DeviceReceiptStates = z.object({ receipts: z.array(IssueAnswer) }).openapi("DeviceReceiptStates");

@@ -1,0 +1,53 @@
+// Issuing as the API shows it: the request's headers (the e-CF body is http/ecf-request.ts), the
+// e-mail of a receipt's printed copy, the voiding of e-NCF ranges (ANECF).
+import { z } from "@hono/zod-openapi";
+import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
+import { ENCF_PATTERN } from "./common.ts";
+
+export const IssueHeaders = z.object({
+  "Idempotency-Key": z.string().max(200).optional().openapi({
+    description: "Any unique string per document: a retry with the same key and body gets the first answer, never a second receipt; the same key with another body is a 409.",
+  }),
+  "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
+    description:
+      "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
+  }),
+});
+
+export const EmailRequest = z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest");
+export const EmailQueued = z.object({ encf: z.string(), to: z.string(), estado: z.literal("pendiente") }).openapi("EmailQueued");
+
+export const AnulacionBody = z
+  .object({
+    rangos: z
+      .array(
+        z.object({
+          tipoeCF: z.enum(TIPOS_ECF),
+          desde: z.string().regex(ENCF_PATTERN),
+          hasta: z.string().regex(ENCF_PATTERN),
+        }),
+      )
+      .min(1)
+      .max(10),
+  })
+  .openapi("AnulacionRequest");
+
+export const AnulacionAnswer = z
+  .object({
+    codigo: z.string().openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
+    nombre: z.string(),
+    mensajes: z.array(z.string()),
+    anulados: z.number().openapi({ description: "Signed-but-unsent receipts (contingency) that became Anulado" }),
+    rangos: z.array(
+      z.object({
+        tipoeCF: z.string(),
+        desde: z.string(),
+        hasta: z.string(),
+        anulado: z
+          .boolean()
+          .nullable()
+          .openapi({ description: "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here" }),
+      }),
+    ),
+  })
+  .openapi("AnulacionAnswer");

@@ -1,0 +1,89 @@
+// What suppliers sent the issuer, as the API shows it: the receiver's settings, the commercial
+// approval it gives (ACECF), a purchase's 606 classification and the defaults per supplier. The
+// request bodies of the classification live with it (receiving/purchase-classification.ts).
+import { z } from "@hono/zod-openapi";
+import { APPROVAL_ESTADOS, approvalEstadoFrom, LEGACY_APPROVAL_ESTADOS } from "../../issuing/estado.ts";
+import { deprecated } from "../deprecated.ts";
+
+export const ReceiverSettings = z
+  .object({
+    requireAuthentication: z.boolean().openapi({ description: "Demand a token from /fe/autenticacion on recepción and aprobación comercial" }),
+  })
+  .openapi("ReceiverSettings");
+
+export const ApprovalBody = z
+  .object({
+    estado: z
+      .union([z.enum(APPROVAL_ESTADOS), deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "Aceptado or Rechazado")])
+      .transform(approvalEstadoFrom)
+      .openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
+    motivo: z.string().trim().min(1).max(250).optional().openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
+  })
+  .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
+  .openapi("CommercialApproval");
+
+export const Delivery = z.object({ outcome: z.enum(["sent", "failed", "skipped"]), detail: z.string() });
+
+export const ApprovalResult = z
+  .object({
+    id: z.string(),
+    encf: z.string(),
+    estado: z.enum(APPROVAL_ESTADOS),
+    supplier: Delivery,
+    dgii: Delivery,
+    status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
+  })
+  .openapi("ApprovalResult");
+
+export const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
+
+/** What the 606 reports of a purchase beside the document's figures, and where each value came from. */
+export const EffectiveClassification = z
+  .object({
+    tipoBienesServicios: z.string().nullable(),
+    fechaPago: z.string().nullable(),
+    formaPago: z.string().nullable(),
+    tipoRetencionIsr: z.string().nullable(),
+    itbisRetenido: z.string(),
+    montoRetencionRenta: z.string(),
+    itbisAlCosto: z.string(),
+    itbisProporcionalidad: z.string(),
+    origen: z
+      .record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"]))
+      .openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
+  })
+  .openapi("EffectiveClassification");
+
+export const ClassificationView = z
+  .object({
+    id: z.string(),
+    encf: z.string(),
+    rncEmisor: z.string(),
+    tipoeCF: z.string(),
+    fechaEmision: z.string(),
+    clasificacion: z.record(z.string(), z.string().nullable()).openapi({ description: "What was given for this purchase itself" }),
+    efectiva: EffectiveClassification.openapi({ description: "What the 606 will report" }),
+    faltantes: z.array(z.object({ codigo: z.string(), campo: z.string(), mensaje: z.string() })).openapi({ description: "What still keeps it out of a complete 606" }),
+  })
+  .openapi("ClassifiedPurchase");
+
+export const SupplierParam = z.object({
+  rnc: z
+    .string()
+    .regex(/^(\d{9}|\d{11})$/, "expected an RNC (9 digits) or a cédula (11)")
+    .openapi({ param: { name: "rnc", in: "path" }, example: "130862346" }),
+});
+
+export const SupplierDefaultsView = z
+  .object({
+    rncEmisor: z.string(),
+    tipoBienesServicios: z.string().nullable(),
+    formaPago: z.string().nullable(),
+    tipoRetencionIsr: z.string().nullable(),
+    itbisRetenidoPorcentaje: z.string().nullable(),
+    retencionRentaPorcentaje: z.string().nullable(),
+    itbisAlCostoPorcentaje: z.string().nullable(),
+    origen: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
+    actualizado: z.string().nullable(),
+  })
+  .openapi("SupplierClassificationDefaultsView");

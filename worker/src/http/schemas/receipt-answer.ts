@@ -1,0 +1,65 @@
+// The one answer about a receipt, whoever asks (issuing, a status query, a device upload, a
+// webhook): its zod shape is the contract, and issuing/answer.ts builds values of its type.
+import { z } from "@hono/zod-openapi";
+import { APPROVAL_ESTADOS, ESTADOS, LEGACY_APPROVAL_ESTADOS } from "../../issuing/estado.ts";
+import { deprecated } from "../deprecated.ts";
+
+export const IssueAnswer = z
+  .object({
+    codigo: z
+      .string()
+      .openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
+    estado: z.enum(ESTADOS).openapi({ description: "The receipt's state as DGII spells it (Contingencia: not yet at DGII; Anulado: voided before it was sent)" }),
+    encf: z.string(),
+    trackId: z.string().nullable(),
+    codigoSeguridad: z.string(),
+    fechaHoraFirma: z.string(),
+    urlTimbre: z.string(),
+    mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
+    reenviado: z.boolean(),
+    links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
+    entregaComprador: z
+      .object({
+        estado: z.enum(["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"]),
+        fecha: z.string().nullable(),
+        arecfEstado: z.string().nullable().openapi({ description: 'The buyer\'s ARECF Estado: "0" received, "1" not received' }),
+        codigoMotivoNoRecibido: z
+          .string()
+          .nullable()
+          .openapi({ description: "1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde" }),
+        intentos: z.number().int(),
+        detalle: z.string().nullable(),
+      })
+      .optional()
+      .openapi({ description: "Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML" }),
+    correos: z
+      .array(z.object({ para: z.string(), fecha: z.string(), estado: z.enum(["sent", "failed", "retrying"]), detalle: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "Each sending of the printed copy (PDF and signed XML) by e-mail" }),
+    aprobacionComercial: z
+      .object({
+        estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it (1 Aceptado, 2 Rechazado)" }),
+        motivo: z.string().nullable().openapi({ description: "DetalleMotivoRechazo of a rejection" }),
+        fechaHoraAprobacionComercial: z.string().nullable(),
+        status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
+      })
+      .optional()
+      .openapi({ description: "The buyer's commercial approval (ACECF), once received" }),
+    advertencias: z
+      .array(z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() }))
+      .optional()
+      .openapi({ description: "Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field" }),
+  })
+  .openapi("IssueAnswer");
+export type IssueAnswer = z.infer<typeof IssueAnswer>;
+
+/** The statuses a receipt's answer comes with: judged, in process at DGII, in contingency. */
+export const ANSWER_STATUSES = [200, 202, 503] as const;
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+
+/** The three answers a receipt's state may take, as an operation declares them. */
+export const receiptAnswers = {
+  200: { description: "DGII has judged the receipt", content: { "application/json": { schema: IssueAnswer } } },
+  202: { description: "In process at DGII; finished in the background", content: { "application/json": { schema: IssueAnswer } } },
+  503: { description: "Contingencia: signed and queued, DGII unreachable. Print it; do not resend the e-NCF.", content: { "application/json": { schema: IssueAnswer } } },
+};
