@@ -17,7 +17,7 @@ export interface Stack {
   /** Runs a read-only SQL statement against the worker's local D1 (the directory). */
   sql: <T = Record<string, unknown>>(statement: string) => T[];
   /** The issuer's receipts as its ledger holds them (GET /reports/encf with a key of its own). */
-  receipts: (companyId: string) => Promise<{ encf: string; estado: string; origen: string }[]>;
+  receipts: (companyId: string) => Promise<{ encf: string; estado: string; source: string }[]>;
   /** An archived object from the worker's local R2. */
   archived: (key: string) => string;
   stop: () => Promise<void>;
@@ -76,7 +76,7 @@ export async function startStack(options: { frozen?: boolean } = {}): Promise<St
     }
     const res = await fetch(`${workerUrl}/reports/encf?pageSize=1000`, { headers: { Authorization: `Bearer ${tokens.get(companyId)}` } });
     if (!res.ok) throw new Error(`GET /reports/encf → ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { items: { encf: string; estado: string; origen: string }[] }).items;
+    return ((await res.json()) as { items: { encf: string; estado: string; source: string }[] }).items;
   };
   return { workerUrl, sandboxUrl, persistDir, adminSecret, admin, sql, receipts, archived, stop };
 }

@@ -239,7 +239,7 @@ describe("the POS in Chromium", () => {
     expect(uploads.filter((e) => all.includes(e)).sort()).toEqual([...all].sort());
     expect(uploads.slice(-3)).toEqual(offline);
     // One receipt per e-NCF in the issuer's ledger, recorded as coming from a device.
-    const recorded = (await stack.receipts(companyId)).filter((r) => r.origen === "device").map((r) => r.encf);
+    const recorded = (await stack.receipts(companyId)).filter((r) => r.source === "device").map((r) => r.encf);
     expect(recorded.sort()).toEqual([...all].sort());
 
     // What the server archived is the device's signature, valid for xmlsec1.
@@ -471,6 +471,6 @@ describe("the POS in Chromium", () => {
     expect(await windowListeners(page)).toEqual(listeners);
     await context.close();
     // On the server: the revoked device's upload was answered (above) and made one receipt.
-    expect((await stack.receipts(companyId)).filter((r) => r.encf === signedBefore)).toEqual([expect.objectContaining({ encf: signedBefore, origen: "device" })]);
+    expect((await stack.receipts(companyId)).filter((r) => r.encf === signedBefore)).toEqual([expect.objectContaining({ encf: signedBefore, source: "device" })]);
   }, 120_000);
 });
