@@ -85,7 +85,7 @@ describe("delivery to a buyer on the same platform", () => {
     }
     expect(state.estado).toBe("Aceptado");
     // What B's receiver refused, if anything (a second copy would be refused as a duplicate, motivo 3).
-    const refusedByB = await json<{ items: { codigo: string; detalle: string }[] }>(await fetch(`${stack.workerUrl}/reports/errores`, { headers: auth("b") }));
+    const refusedByB = await json<{ items: { code: string; detail: string }[] }>(await fetch(`${stack.workerUrl}/reports/errores`, { headers: auth("b") }));
     expect(refusedByB.items).toEqual([]);
     expect(state.entregaComprador, JSON.stringify(state)).toMatchObject({ estado: "entregado", arecfEstado: "0" });
 

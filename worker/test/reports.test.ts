@@ -261,7 +261,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     await insertAudit(company.id, "INSERT INTO audit_log (company_id, created_at, code, action, status, request_id)", "(?, ?, ?, 'POST /x', 400, 'r')", 3, rows);
     const { seen } = await pageAll(token, "/reports/errores", 400);
     expect(seen.length).toBe(1500);
-    const order = seen.map((r) => `${r.fecha}|${String(r.id).padStart(8, "0")}`);
+    const order = seen.map((r) => `${r.createdAt}|${String(r.id).padStart(8, "0")}`);
     expect(order).toEqual([...order].sort());
 
     const one = await getPage(token, "/reports/errores?desde=2025-01-05&hasta=2025-01-05&pageSize=1000");
@@ -270,7 +270,9 @@ describe("GET /reports/compras and /reports/errores", () => {
       return new Date(t).toISOString().startsWith("2025-01-05");
     });
     expect(one.total).toBe(expected.length);
-    expect(one.items.map((r) => r.codigo).sort()).toEqual(expected.map((r) => r[2]).sort());
+    expect(one.items.map((r) => r.code).sort()).toEqual(expected.map((r) => r[2]).sort());
+    // API 1.7's names, deprecated, still carry the same values.
+    for (const r of one.items) expect([r.fecha, r.accion, r.codigo, r.detalle]).toEqual([r.createdAt, r.action, r.code, r.detail]);
   });
 
   it("/reports/compras answers CSV: header, escaped supplier names and reasons, a formula neutralised, the next page in Link", async () => {

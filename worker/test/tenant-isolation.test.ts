@@ -334,7 +334,7 @@ describe("refused attempts are logged against the issuer they named", () => {
 
     const report = (await (await call("/reports/errores", { headers: authed(targetToken) })).json()) as { items: Record<string, unknown>[] };
     const seen = report.items.filter((i) => attempts.some((a) => a.requestId === i.requestId));
-    expect(seen.map((i) => [i.requestId, i.actor, i.codigo, i.status]).sort()).toEqual(attempts.map((a) => [a.requestId, a.keyId, "forbidden", 403]).sort());
+    expect(seen.map((i) => [i.requestId, i.actor, i.code, i.status]).sort()).toEqual(attempts.map((a) => [a.requestId, a.keyId, "forbidden", 403]).sort());
   });
 });
 
