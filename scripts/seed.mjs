@@ -21,6 +21,14 @@ const DEMO_COMPANIES = [
 ];
 const DEMO_PARTNER = "Demo Software House SRL";
 const CERTIFICATE_PASSWORD = "demo1234";
+/** A till sells only inside a cashier's shift: the demo issuer has one cashier and a few products. */
+const DEMO_CASHIER = { name: "Cajero Demo", pin: "1234" };
+const DEMO_PRODUCTS = [
+  { code: "CAFE-1LB", barcodes: ["7460000000017"], name: "Café molido 1 lb", price: "295.00", priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" },
+  { code: "ARROZ-5LB", barcodes: ["7460000000024"], name: "Arroz selecto 5 lb", price: "210.00", priceIncludesItbis: false, itbisRate: "exempt", unit: "43", kind: "good" },
+  { code: "AGUA-GAL", barcodes: ["7460000000031"], name: "Agua purificada galón", price: "75.00", priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" },
+  { code: "DELIVERY", barcodes: [], name: "Servicio de entrega", price: "100.00", priceIncludesItbis: false, itbisRate: "18", unit: "43", kind: "service" },
+];
 /** A demo certificate closer than this to its expiry is replaced. */
 const CERTIFICATE_RENEW_MS = 30 * 86_400_000;
 
@@ -103,6 +111,7 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
 
   const companyKey = await ensureKey(api, baseUrl, "company", main.id, saved.company);
   const partnerKey = await ensureKey(api, baseUrl, "partner", partner.id, saved.partner);
+  await ensureStore(baseUrl, companyKey);
   const state = {
     company: { rnc: main.rnc, companyId: main.id, ...pickKey(companyKey) },
     partner: { id: partner.id, name: partner.name, issuers: companies.map((c) => c.rnc), ...pickKey(partnerKey) },
@@ -111,10 +120,21 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
   writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   return {
     worker: baseUrl,
-    company: { rnc: main.rnc, name: main.legalName, apiKey: companyKey.apiKey, apiSecret: companyKey.apiSecret },
+    company: { id: main.id, rnc: main.rnc, name: main.legalName, apiKey: companyKey.apiKey, apiSecret: companyKey.apiSecret },
     partner: { name: partner.name, apiKey: partnerKey.apiKey, apiSecret: partnerKey.apiSecret, issuers: state.partner.issuers },
     certificatePassword: CERTIFICATE_PASSWORD,
+    cashier: DEMO_CASHIER,
   };
+}
+
+/** The demo cashier and catalogue, through the issuer's own API; only what is missing is created. */
+async function ensureStore(baseUrl, key) {
+  const issuer = createClient({ baseUrl, credentials: { apiKey: key.apiKey, apiSecret: key.apiSecret } });
+  const { data: cashiers } = await issuer.GET("/cashiers");
+  if (!cashiers.cashiers.some((c) => c.name === DEMO_CASHIER.name)) await issuer.POST("/cashiers", { body: DEMO_CASHIER });
+  const { data: products } = await issuer.GET("/products", { params: { query: { limit: 100 } } });
+  const codes = new Set(products.items.map((p) => p.code));
+  for (const product of DEMO_PRODUCTS) if (!codes.has(product.code)) await issuer.POST("/products", { body: product });
 }
 
 const pickKey = (k) => ({ keyId: k.keyId, apiKey: k.apiKey, apiSecret: k.apiSecret });

@@ -80,6 +80,7 @@ try {
   console.log(`
 ecf-edge is running:
   API worker    ${WORKER_URL}   (docs: ${WORKER_URL}/docs, health: ${WORKER_URL}/health)
+  Point of sale ${WORKER_URL}/pos/   (pair a till: npm run admin -- devices:create --company ${demo.company.id} --name "Caja 1"; cashier ${demo.cashier.name}, PIN ${demo.cashier.pin})
   DGII sandbox  ${SANDBOX_URL}   (e-mails the worker sent: ${SANDBOX_URL}/__mail, SMTP on 127.0.0.1:${smtpPort})
 Press Ctrl-C to stop.`);
 } catch (error) {

@@ -13,7 +13,7 @@ import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
 import { seed } from "../../scripts/seed.mjs";
 
 type Credentials = { apiKey: string; apiSecret: string };
-type Seeded = { company: Credentials & { rnc: string }; partner: Credentials & { issuers: string[] } };
+type Seeded = { company: Credentials & { rnc: string }; partner: Credentials & { issuers: string[] }; cashier: { name: string; pin: string } };
 
 let stack: LocalStack;
 let dir: string;
@@ -52,6 +52,12 @@ async function expectOneOfEachWorking(seeded: Seeded) {
   const me = await fetch(`${stack.workerUrl}/company/me`, { headers: { Authorization: `Bearer ${companyToken}` } });
   expect(me.status).toBe(200);
   expect(await me.json()).toMatchObject({ registryNumber: "131880681", dgiiServer: "testecf" });
+  // A till can sell at once: the demo issuer has a cashier (whose PIN the seed prints) and products.
+  const auth = { headers: { Authorization: `Bearer ${companyToken}` } };
+  const { cashiers } = await (await fetch(`${stack.workerUrl}/cashiers`, auth)).json();
+  expect(cashiers.map((c: { name: string }) => c.name)).toEqual([seeded.cashier.name]);
+  const products = await (await fetch(`${stack.workerUrl}/products?limit=100`, auth)).json();
+  expect(products.items.map((p: { code: string }) => p.code).sort()).toEqual(["AGUA-GAL", "ARROZ-5LB", "CAFE-1LB", "DELIVERY"]);
   const partnerToken = await login(seeded.partner);
   expect(partnerToken).not.toBeNull();
   for (const rnc of seeded.partner.issuers) {
