@@ -1,161 +1,137 @@
-// The device's HTTP client for the worker (same origin: the worker serves the POS at /pos/).
+// The device's HTTP client for the worker (same origin: the worker serves the POS at /pos/). Calls
+// go through @ecf/client, so every path, body and answer is typed from the worker's /openapi.json
+// and a problem+json answer arrives as a ProblemError (status, code, detail, errors, the whole
+// body). What this module adds is what the till needs: a timeout on every call, and upload
+// failures sorted for the outbox state machine (wait and retry, refused, revoked).
+import { type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
 import type { OutboxEntry } from "./db.ts";
 import { oneAtATime, type ServerAnswer, type UploadResult } from "./sync/outbox.ts";
 
-export interface LeaseOut {
-  tipoeCF: string;
-  rangeFrom: number;
-  rangeTo: number;
-  expiresOn: string;
-}
-
-export interface CompanyOut {
-  id: string;
-  rnc: string;
-  legalName: string;
-  tradeName: string | null;
-  address: string | null;
-  province: string | null;
-  municipality: string | null;
-  dgiiEnvironment: "testecf" | "certecf" | "ecf";
-}
-
-export interface PairedOut {
-  device: { id: string; name: string };
-  token: string;
-  company: CompanyOut;
-  signing: { pkcs8: string; certificate: string; certificateSerial: string | null };
-  leases: LeaseOut[];
-}
-
-/** A product as the issuer's catalogue ships it (GET /devices/catalog). */
-export interface CatalogProductOut {
-  id: string;
-  code: string;
-  barcodes: string[];
-  name: string;
-  price: string;
-  priceIncludesItbis: boolean;
-  itbisRate: "18" | "16" | "0" | "exempt";
-  unit: string;
-  kind: "good" | "service";
-  active: boolean;
-  version: number;
-  updatedAt: string;
-}
-
-export interface CatalogCashierOut {
-  id: string;
-  name: string;
-  active: boolean;
-  version: number;
-  pin: { algorithm: "PBKDF2-SHA256"; iterations: number; salt: string; hash: string };
-}
-
+type Schemas = components["schemas"];
+/** The issuer as a paired till knows it (kept in the session). */
+export type DeviceCompany = Schemas["DeviceCompany"];
+export type DevicePaired = Schemas["DevicePaired"];
+export type DeviceStatus = Schemas["DeviceStatus"];
+export type SigningMaterial = Schemas["SigningMaterial"];
+export type DeviceLease = Schemas["DeviceLease"];
+/** The types a till may lease numbers for. */
+export type LeaseTipo = Schemas["LeaseRequest"]["tipoeCF"];
 /** One page of catalogue changes after a version; `complete: false` means ask again from `nextSince`. */
-export interface CatalogPageOut {
-  version: number;
-  products: CatalogProductOut[];
-  cashiers: CatalogCashierOut[];
-  nextSince: number;
-  complete: boolean;
-  device: { canEditPrices: boolean };
-}
-
+export type DeviceCatalog = Schemas["DeviceCatalog"];
+export type CatalogProduct = Schemas["Product"];
+export type CatalogCashier = Schemas["DeviceCashier"];
 /** A taxpayer in DGII's registry (GET /devices/contribuyentes/{rnc}). */
-export interface TaxpayerOut {
-  rnc: string;
-  legalName: string;
-  tradeName: string | null;
-  status: string;
-  active: boolean;
-}
+export type Taxpayer = Schemas["Taxpayer"];
+export type ShiftUpload = Schemas["ShiftUpload"];
+type BatchResult = Schemas["DeviceReceiptBatchResult"];
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: { detail?: string; code?: string; deviceRevoked?: boolean; errors?: { code: string; message: string }[] },
-  ) {
-    super(body.detail ?? `HTTP ${status}`);
+/** Every call gives up after this long: a till on a bad line must not hang a sync round. */
+export const TIMEOUT_MS = 15_000;
+
+/**
+ * An error answer without a problem document (a proxy's or a captive portal's page): only its
+ * status is known. Problem answers are ProblemError.
+ */
+export class UnexpectedAnswer extends Error {
+  constructor(readonly status: number) {
+    super(`HTTP ${status}`);
+    this.name = "UnexpectedAnswer";
   }
 }
 
-const TIMEOUT_MS = 15_000;
-
-/** One receipt's result in POST /devices/receipts/batch. */
-interface BatchResult {
-  encf: string | null;
-  status: number;
-  answer?: ServerAnswer;
-  problem?: { detail?: string; errors?: { code: string; message: string }[] };
+/** The HTTP status of an error answer (ProblemError or UnexpectedAnswer); undefined for a network failure. */
+export function statusOf(error: unknown): number | undefined {
+  return error instanceof ProblemError || error instanceof UnexpectedAnswer ? error.status : undefined;
 }
 
-/** A batch result read as the single upload's answer would be (same statuses, same meaning). */
+/** The worker said this device is revoked (401 with the `deviceRevoked` extension). */
+export function isRevoked(error: unknown): boolean {
+  return error instanceof ProblemError && error.status === 401 && error.body.deviceRevoked === true;
+}
+
+/** An answer's data; an error answer that is not a problem (the client threw those) as UnexpectedAnswer. */
+function answered<D>(result: { data?: D; response: Response }): D {
+  if (result.data === undefined) throw new UnexpectedAnswer(result.response.status);
+  return result.data;
+}
+
+/** Why nothing reliable came back, for the outbox's `retry`. */
+function reasonOf(error: unknown): string {
+  if (error instanceof ProblemError) return error.detail || error.title;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A failed single upload, as the outbox reads it. A problem about the receipt itself (4xx) is a
+ * refusal, terminal; 401 (the token), 408, 429 and 5xx, a non-problem answer or no answer at all
+ * say nothing about the receipt: try again later.
+ */
+function classifyUploadFailure(error: unknown): UploadResult {
+  if (isRevoked(error)) return { kind: "revoked" };
+  if (!(error instanceof ProblemError) || error.status >= 500 || error.status === 401 || error.status === 408 || error.status === 429) {
+    return { kind: "retry", reason: reasonOf(error) };
+  }
+  return { kind: "refused", status: error.status, detail: reasonOf(error), errors: error.errors.map(({ code, message }) => ({ code, message })) };
+}
+
+/** A batch result read as the single upload's answer would be (same statuses, same meaning); its problem comes inside the 200. */
 function classifyBatchResult(result: BatchResult): UploadResult {
   if (result.status === 200 && result.answer?.estado) return { kind: "answer", answer: result.answer };
-  const detail = result.problem?.detail ?? `HTTP ${result.status}`;
+  const detail = result.problem?.detail || `HTTP ${result.status}`;
   if (result.status >= 500 || result.status === 408 || result.status === 429) return { kind: "retry", reason: detail };
-  return { kind: "refused", status: result.status, detail, errors: (result.problem?.errors ?? []).map((e) => ({ code: e.code, message: e.message })) };
+  return { kind: "refused", status: result.status, detail, errors: (result.problem?.errors ?? []).map(({ code, message }) => ({ code, message })) };
 }
 
 export class DeviceApi {
+  private readonly client: EcfClient;
+
+  /** Without a token, only `pair` works: the pairing code in its body is the credential. */
   constructor(
-    private readonly base: string,
-    private readonly token?: string,
-  ) {}
-
-  private async request(method: string, path: string, body?: unknown): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    return fetch(`${this.base}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    base: string,
+    token?: string,
+    private readonly timeoutMs = TIMEOUT_MS,
+  ) {
+    this.client = createClient({ baseUrl: base, ...(token ? { credentials: { deviceToken: token } } : {}) });
   }
 
-  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.request(method, path, body);
-    const parsed = (await res.json().catch(() => ({}))) as T & ApiError["body"];
-    if (!res.ok) throw new ApiError(res.status, parsed);
-    return parsed;
+  private get signal(): AbortSignal {
+    return AbortSignal.timeout(this.timeoutMs);
   }
 
-  pair(pairingCode: string): Promise<PairedOut> {
-    return this.json("POST", "/devices/pair", { pairingCode });
+  async pair(pairingCode: string): Promise<DevicePaired> {
+    return answered(await this.client.POST("/devices/pair", { body: { pairingCode }, signal: this.signal }));
   }
 
-  me(): Promise<{ company: CompanyOut; certificateSerial: string | null }> {
-    return this.json("GET", "/devices/me");
+  async me(): Promise<DeviceStatus> {
+    return answered(await this.client.GET("/devices/me", { signal: this.signal }));
   }
 
-  signingMaterial(): Promise<PairedOut["signing"]> {
-    return this.json("POST", "/devices/signing-material");
+  async signingMaterial(): Promise<SigningMaterial> {
+    return answered(await this.client.POST("/devices/signing-material", { signal: this.signal }));
   }
 
-  lease(tipoeCF: string, size: number): Promise<LeaseOut> {
-    return this.json("POST", "/devices/leases", { tipoeCF, size });
+  async lease(tipoeCF: LeaseTipo, size: number): Promise<DeviceLease> {
+    return answered(await this.client.POST("/devices/leases", { body: { tipoeCF, size }, signal: this.signal }));
   }
 
-  catalog(since: number, limit?: number): Promise<CatalogPageOut> {
-    return this.json("GET", `/devices/catalog?since=${since}${limit ? `&limit=${limit}` : ""}`);
+  async catalog(since: number, limit?: number): Promise<DeviceCatalog> {
+    const query = { since: String(since), ...(limit ? { limit: String(limit) } : {}) };
+    return answered(await this.client.GET("/devices/catalog", { params: { query }, signal: this.signal }));
   }
 
   /** The registry's answer for an RNC or cédula, or null when DGII's registry does not have it. */
-  async taxpayer(rnc: string): Promise<TaxpayerOut | null> {
+  async taxpayer(rnc: string): Promise<Taxpayer | null> {
     try {
-      return await this.json<TaxpayerOut>("GET", `/devices/contribuyentes/${encodeURIComponent(rnc)}`);
+      return answered(await this.client.GET("/devices/contribuyentes/{rnc}", { params: { path: { rnc } }, signal: this.signal }));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404 && error.body.code === "taxpayer_not_found") return null;
+      if (error instanceof ProblemError && error.status === 404 && error.code === "taxpayer_not_found") return null;
       throw error;
     }
   }
 
   /** Hands a shift over (idempotent: the same upload again changes nothing; a closed shift is final). */
-  putShift(id: string, body: unknown): Promise<unknown> {
-    return this.json("PUT", `/devices/shifts/${encodeURIComponent(id)}`, body);
+  async putShift(id: string, body: ShiftUpload): Promise<Schemas["Shift"]> {
+    return answered(await this.client.PUT("/devices/shifts/{id}", { params: { path: { id } }, body, signal: this.signal }));
   }
 
   /**
@@ -164,9 +140,9 @@ export class DeviceApi {
    */
   async receiptStates(encfs: string[]): Promise<ServerAnswer[]> {
     try {
-      return (await this.json<{ receipts: ServerAnswer[] }>("GET", `/devices/receipts?encf=${encfs.join(",")}`)).receipts;
+      return answered(await this.client.GET("/devices/receipts", { params: { query: { encf: encfs.join(",") } }, signal: this.signal })).receipts;
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      if (statusOf(error) !== 404) throw error;
       const answers: ServerAnswer[] = [];
       for (const encf of encfs) {
         const answer = await this.receiptState(encf);
@@ -179,9 +155,9 @@ export class DeviceApi {
   /** The current state of an uploaded receipt, or null when the server does not know it. */
   async receiptState(encf: string): Promise<ServerAnswer | null> {
     try {
-      return await this.json<ServerAnswer>("GET", `/devices/receipts/${encf}`);
+      return answered(await this.client.GET("/devices/receipts/{encf}", { params: { path: { encf } }, signal: this.signal }));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return null;
+      if (statusOf(error) === 404) return null;
       throw error;
     }
   }
@@ -194,36 +170,28 @@ export class DeviceApi {
    */
   async uploadMany(entries: OutboxEntry[]): Promise<UploadResult[]> {
     if (entries.length === 1) return [await this.upload(entries[0]!)];
-    let res: Response;
+    let results: BatchResult[];
     try {
-      res = await this.request("POST", "/devices/receipts/batch", { receipts: entries.map((e) => ({ xml: e.signedXml })) });
+      const body = { receipts: entries.map((e) => ({ xml: e.signedXml })) };
+      results = answered(await this.client.POST("/devices/receipts/batch", { body, signal: this.signal })).results;
     } catch (error) {
-      return [{ kind: "retry", reason: error instanceof Error ? error.message : String(error) }];
+      if (isRevoked(error)) return [{ kind: "revoked" }];
+      // A server from before batches (no such route), or a body it finds too large: one by one.
+      const status = statusOf(error);
+      if (status === 404 || status === 405 || status === 413) return oneAtATime((e) => this.upload(e))(entries);
+      // Anything else says nothing about the receipts themselves: the whole batch goes again later.
+      return [{ kind: "retry", reason: reasonOf(error) }];
     }
-    const body = (await res.json().catch(() => null)) as ({ results?: BatchResult[] } & ApiError["body"]) | null;
-    if (res.ok && body?.results) return body.results.map(classifyBatchResult);
-    if (res.status === 401 && body?.deviceRevoked) return [{ kind: "revoked" }];
-    // A server from before batches (no such route), or a body it finds too large: one by one.
-    if (res.status === 404 || res.status === 405 || res.status === 413) return oneAtATime((e) => this.upload(e))(entries);
-    // Anything else says nothing about the receipts themselves: the whole batch goes again later.
-    return [{ kind: "retry", reason: body?.detail ?? `HTTP ${res.status}` }];
+    return results.map(classifyBatchResult);
   }
 
   /** One upload, classified for the outbox state machine; never throws. */
   async upload(entry: OutboxEntry): Promise<UploadResult> {
-    let res: Response;
     try {
-      res = await this.request("POST", "/devices/receipts", { xml: entry.signedXml });
+      const answer = answered(await this.client.POST("/devices/receipts", { body: { xml: entry.signedXml }, signal: this.signal }));
+      return { kind: "answer", answer };
     } catch (error) {
-      return { kind: "retry", reason: error instanceof Error ? error.message : String(error) };
+      return classifyUploadFailure(error);
     }
-    const body = (await res.json().catch(() => null)) as (ServerAnswer & ApiError["body"]) | null;
-    if (res.ok && body?.estado) return { kind: "answer", answer: body };
-    if (res.status === 401 && body?.deviceRevoked) return { kind: "revoked" };
-    // 401 (token), 408, 429 and 5xx say nothing about the receipt itself: try again later.
-    if (res.status >= 500 || res.status === 401 || res.status === 408 || res.status === 429 || !body) {
-      return { kind: "retry", reason: body?.detail ?? `HTTP ${res.status}` };
-    }
-    return { kind: "refused", status: res.status, detail: body.detail ?? `HTTP ${res.status}`, errors: body.errors ?? [] };
   }
 }

@@ -98,10 +98,10 @@ export async function recoverLostNumbers(db: PosDatabase, now = new Date(), lost
 }
 
 /** Asks the server for the next block of every type running low; failures wait for the next try. */
-export async function refillLeases(
+export async function refillLeases<Tipo extends string>(
   db: PosDatabase,
-  tipos: readonly string[],
-  lease: (tipoeCF: string, size: number) => Promise<Omit<LocalLease, "id" | "next">>,
+  tipos: readonly Tipo[],
+  lease: (tipoeCF: Tipo, size: number) => Promise<Omit<LocalLease, "id" | "next">>,
   today: string,
 ): Promise<void> {
   for (const tipo of tipos) {

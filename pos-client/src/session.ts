@@ -1,6 +1,5 @@
 // The paired device's identity and issuer, kept in the settings store.
-import type { CompanyOut, PairedOut } from "./api.ts";
-import { DeviceApi } from "./api.ts";
+import { DeviceApi, type DeviceCompany, type DevicePaired } from "./api.ts";
 import type { PosDatabase } from "./db.ts";
 import { addLease } from "./leases.ts";
 import { deleteSigningKey, installSigningKey } from "./signing/keystore.ts";
@@ -9,7 +8,7 @@ export interface Session {
   deviceId: string;
   deviceName: string;
   token: string;
-  company: CompanyOut;
+  company: DeviceCompany;
 }
 
 /** Where the worker is: the POS is served by it at /pos/, so the API is the same origin. */
@@ -20,7 +19,7 @@ export async function loadSession(db: PosDatabase): Promise<Session | undefined>
 }
 
 export async function pairDevice(db: PosDatabase, code: string): Promise<Session> {
-  const paired: PairedOut = await new DeviceApi(API_BASE).pair(code);
+  const paired: DevicePaired = await new DeviceApi(API_BASE).pair(code);
   await installSigningKey(db, paired.signing);
   for (const lease of paired.leases) await addLease(db, lease);
   const session: Session = { deviceId: paired.device.id, deviceName: paired.device.name, token: paired.token, company: paired.company };

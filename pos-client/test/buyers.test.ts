@@ -1,7 +1,7 @@
 // Buyers by RNC on the till: the registry online, the recent buyers offline, 404 as "type it".
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TaxpayerOut } from "../src/api.ts";
+import type { Taxpayer } from "../src/api.ts";
 import { PosDatabase } from "../src/db.ts";
 import { inactiveWarning, lookupBuyer, RECENT_BUYERS_MAX, rememberBuyer } from "../src/sale/buyers.ts";
 
@@ -10,7 +10,7 @@ afterEach(async () => {
   await db?.delete();
 });
 
-const registry = (rows: TaxpayerOut[]) => {
+const registry = (rows: Taxpayer[]) => {
   const asked: string[] = [];
   const find = async (rnc: string) => {
     asked.push(rnc);
@@ -18,10 +18,20 @@ const registry = (rows: TaxpayerOut[]) => {
   };
   return { find, asked };
 };
-const unreachable = async (): Promise<TaxpayerOut | null> => {
+const unreachable = async (): Promise<Taxpayer | null> => {
   throw new TypeError("Failed to fetch");
 };
-const taxpayer = (rnc: string, legalName: string, status = "ACTIVO"): TaxpayerOut => ({ rnc, legalName, tradeName: null, status, active: status === "ACTIVO" });
+const taxpayer = (rnc: string, legalName: string, status = "ACTIVO"): Taxpayer => ({
+  rnc,
+  legalName,
+  tradeName: null,
+  activity: null,
+  status,
+  active: status === "ACTIVO",
+  paymentRegime: null,
+  registeredOn: null,
+  registryImportedAt: "2026-11-01T00:00:00.000Z",
+});
 
 describe("buyers by RNC", () => {
   it("online: the registry's name and status; remembered for offline use", async () => {

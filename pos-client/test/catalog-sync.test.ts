@@ -4,7 +4,7 @@
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestIdentity } from "@ecf/shared/test-support/certs";
-import type { CatalogCashierOut, CatalogPageOut, CatalogProductOut } from "../src/api.ts";
+import type { CatalogCashier, CatalogProduct, DeviceCatalog } from "../src/api.ts";
 import { PosDatabase } from "../src/db.ts";
 import { addLease } from "../src/leases.ts";
 import { issueReceipt } from "../src/sale/issue.ts";
@@ -34,14 +34,14 @@ const COMPANY = "company-a";
 /** The issuer's catalogue as the server keeps it: one version counter, each change takes the next. */
 function server(pageSize = 100) {
   let version = 0;
-  const products = new Map<string, CatalogProductOut>();
-  const cashiers = new Map<string, CatalogCashierOut>();
+  const products = new Map<string, CatalogProduct>();
+  const cashiers = new Map<string, CatalogCashier>();
   const asked: number[] = [];
   let canEditPrices = false;
   let failing = false;
-  const put = (p: Partial<CatalogProductOut> & { id: string }) => {
+  const put = (p: Partial<CatalogProduct> & { id: string }) => {
     const before = products.get(p.id);
-    const row: CatalogProductOut = {
+    const row: CatalogProduct = {
       code: p.id.toUpperCase(),
       barcodes: [],
       name: `Producto ${p.id}`,
@@ -59,7 +59,7 @@ function server(pageSize = 100) {
     products.set(p.id, row);
     return row;
   };
-  const fetchPage = async (since: number, limit: number): Promise<CatalogPageOut> => {
+  const fetchPage = async (since: number, limit: number): Promise<DeviceCatalog> => {
     asked.push(since);
     if (failing) throw new TypeError("Failed to fetch");
     const changed = [

@@ -3,7 +3,8 @@
 // revoked token, token forgotten once they are up) and a certificate change (key replaced).
 import "fake-indexeddb/auto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, type LeaseOut } from "../src/api.ts";
+import { ProblemError } from "@ecf/client";
+import type { DeviceLease } from "../src/api.ts";
 import { PosDatabase, type OutboxEntry } from "../src/db.ts";
 import { addLease } from "../src/leases.ts";
 import { RETIRED_TOKENS, type Session } from "../src/session.ts";
@@ -43,6 +44,29 @@ const session: Session = {
   token: "dvt_a",
   company: { id: "c", rnc: "131880681", legalName: "X", tradeName: null, address: null, province: null, municipality: null, dgiiEnvironment: "testecf" },
 };
+const device = {
+  id: "dev_a",
+  name: "Caja 1",
+  status: "paired" as const,
+  pairedAt: "2026-11-25T12:00:00.000Z",
+  revokedAt: null,
+  lastSeenAt: null,
+  createdAt: "2026-11-25T12:00:00.000Z",
+};
+
+/** The worker's answer to a revoked device's token: a 401 problem with the deviceRevoked extension. */
+const revokedProblem = () =>
+  new ProblemError(401, {
+    type: "https://ecf-edge.dev/problems/unauthorized",
+    title: "Unauthorized",
+    status: 401,
+    detail: "This device was revoked.",
+    code: "unauthorized",
+    requestId: "req_1",
+    instance: "/devices/me",
+    errors: [],
+    deviceRevoked: true,
+  });
 
 /**
  * A server as the device sees it: per token, whether the device is revoked; uploads are answered
@@ -56,22 +80,23 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
   const states: string[][] = [];
   const connect = (token: string): RunnerApi => {
     const guard = () => {
-      if (state.revoked.has(token)) throw new ApiError(401, { code: "unauthorized", deviceRevoked: true });
+      if (state.revoked.has(token)) throw revokedProblem();
     };
     return {
       me: async () => {
         calls.push(`me:${token}`);
         guard();
-        return { company: session.company, certificateSerial: state.serial };
+        return { device, company: session.company, certificateSerial: state.serial, certificateNotAfter: null, leases: [] };
       },
       signingMaterial: async () => {
         calls.push("signing-material");
         guard();
-        return { ...state.material, certificateSerial: state.serial };
+        return { ...state.material, certificateSerial: state.serial, certificateNotAfter: null };
       },
-      lease: async (tipoeCF: string, size: number): Promise<LeaseOut> => {
+      lease: async (tipoeCF: string, size: number): Promise<DeviceLease> => {
         guard();
-        return { tipoeCF, rangeFrom: 5000, rangeTo: 5000 + size - 1, expiresOn: "2099-12-31" };
+        const encf = (n: number) => `E${tipoeCF}${String(n).padStart(10, "0")}`;
+        return { tipoeCF, rangeFrom: 5000, rangeTo: 5000 + size - 1, expiresOn: "2099-12-31", firstEncf: encf(5000), lastEncf: encf(5000 + size - 1) };
       },
       receiptStates: async (encfs: string[]): Promise<ServerAnswer[]> => {
         states.push(encfs);

@@ -1,7 +1,7 @@
 import "fake-indexeddb/auto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
-import { ApiError } from "../src/api.ts";
+import { ProblemError } from "@ecf/client";
 import { PosDatabase, type Cashier, type Product, type Sale } from "../src/db.ts";
 import { addLease } from "../src/leases.ts";
 import { issueReceipt, SaleProblem } from "../src/sale/issue.ts";
@@ -182,7 +182,16 @@ describe("handing shifts to the server", () => {
 
     await closeShift(db, shift.id, "100");
     const refused = await syncShifts(db, async () => {
-      throw new ApiError(409, { detail: "The shift was closed", errors: [{ code: "shift_closed", message: "final" }] });
+      throw new ProblemError(409, {
+        type: "https://ecf-edge.dev/problems/conflict",
+        title: "Conflict",
+        status: 409,
+        detail: "The shift was closed",
+        code: "conflict",
+        requestId: "req_1",
+        instance: "/devices/shifts/x",
+        errors: [{ path: "/closedAt", code: "shift_closed", message: "final" }],
+      });
     });
     expect(refused).toMatchObject({ sent: 0, refused: 1 });
     expect(await db.shifts.get(shift.id)).toMatchObject({ sync: "refused", lastError: "The shift was closed final" });

@@ -1,14 +1,14 @@
 // Buyers by RNC: DGII's taxpayer registry when online (GET /devices/contribuyentes/{rnc}), and the
 // buyers this till used or looked up recently, kept in IndexedDB so typing an RNC offline still
 // fills the name.
-import type { TaxpayerOut } from "../api.ts";
+import type { Taxpayer } from "../api.ts";
 import type { Buyer, PosDatabase } from "../db.ts";
 
 /** Buyers kept on the till; the least recently used go first. */
 export const RECENT_BUYERS_MAX = 1_000;
 
 /** The registry's answer for an RNC, null when it has none; throws when it cannot be asked. */
-export type FindTaxpayer = (rnc: string) => Promise<TaxpayerOut | null>;
+export type FindTaxpayer = (rnc: string) => Promise<Pick<Taxpayer, "legalName" | "status" | "active"> | null>;
 
 export type BuyerLookup =
   /** A name to fill: from DGII's registry, or from the till's recent buyers (offline, or the registry unreachable). */

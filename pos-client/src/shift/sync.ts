@@ -1,7 +1,7 @@
 // Shifts reach the server as receipts do: queued on the till (the shift row's `sync`), sent with
 // PUT /devices/shifts/{id} when online, retried until answered. The server takes a repeat as the
 // same upload, so sending again after a lost answer changes nothing.
-import { ApiError } from "../api.ts";
+import { ProblemError } from "@ecf/client";
 import type { PosDatabase, Shift } from "../db.ts";
 import { shiftUpload } from "./shifts.ts";
 
@@ -28,9 +28,10 @@ export async function syncShifts(db: PosDatabase, put: PutShift): Promise<ShiftS
       await put(shift, shiftUpload(shift));
       if (await settle(db, shift, { sync: "sent", lastError: undefined })) report.sent++;
     } catch (error) {
-      if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 408 && error.status !== 429) {
-        const reasons = (error.body.errors ?? []).map((e) => e.message).join(" ");
-        if (await settle(db, shift, { sync: "refused", lastError: `${error.message} ${reasons}`.trim() })) report.refused++;
+      // Only a problem document speaks for the shift; a proxy's error page does not.
+      if (error instanceof ProblemError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 408 && error.status !== 429) {
+        const reasons = error.errors.map((e) => e.message).join(" ");
+        if (await settle(db, shift, { sync: "refused", lastError: `${error.detail || error.title} ${reasons}`.trim() })) report.refused++;
         continue;
       }
       report.retryLater = error instanceof Error ? error.message : String(error);

@@ -3,7 +3,7 @@
 // Each page is applied in one IndexedDB transaction together with the cursor, so a pull cut short
 // resumes where it stopped and never applies a change twice or skips one. Offline, the till sells
 // with what it has.
-import type { CatalogCashierOut, CatalogPageOut, CatalogProductOut } from "../api.ts";
+import type { CatalogCashier, CatalogProduct, DeviceCatalog } from "../api.ts";
 import type { PosDatabase, Product } from "../db.ts";
 
 /** Settings keys: the version the till has everything up to, when that was last confirmed, the device's permission, and whose catalogue it is. */
@@ -18,7 +18,7 @@ export const CATALOG_PAGE = 500;
 /** A safety stop for a server that keeps saying `complete: false` without moving its cursor. */
 const MAX_PAGES = 1_000;
 
-export type FetchCatalogPage = (since: number, limit: number) => Promise<CatalogPageOut>;
+export type FetchCatalogPage = (since: number, limit: number) => Promise<DeviceCatalog>;
 
 export interface PullReport {
   version: number;
@@ -30,10 +30,10 @@ export interface PullReport {
   canEditPrices: boolean;
 }
 
-const ITBIS: Record<CatalogProductOut["itbisRate"], Product["itbis"]> = { "18": "18", "16": "16", "0": "0", exempt: "E" };
+const ITBIS: Record<CatalogProduct["itbisRate"], Product["itbis"]> = { "18": "18", "16": "16", "0": "0", exempt: "E" };
 
 /** The till's product from the server's. */
-export function productFromCatalog(p: CatalogProductOut): Product {
+export function productFromCatalog(p: CatalogProduct): Product {
   return {
     code: p.code,
     name: p.name,
@@ -104,7 +104,7 @@ async function storedVersion(db: PosDatabase, companyId: string): Promise<number
  * sale screen no longer finds it; a product whose code changed leaves no row under its old code.
  * A row already newer than the change is kept.
  */
-async function applyPage(db: PosDatabase, page: CatalogPageOut): Promise<{ updated: number; removed: number; cashiers: number }> {
+async function applyPage(db: PosDatabase, page: DeviceCatalog): Promise<{ updated: number; removed: number; cashiers: number }> {
   let updated = 0;
   let removed = 0;
   for (const p of page.products) {
@@ -126,7 +126,7 @@ async function applyPage(db: PosDatabase, page: CatalogPageOut): Promise<{ updat
 }
 
 /** Inactive cashiers are kept (a shift names them) but cannot log in: SHIFTS checks `active`. */
-function cashierFromCatalog(c: CatalogCashierOut) {
+function cashierFromCatalog(c: CatalogCashier) {
   return { id: c.id, name: c.name, active: c.active, version: c.version, pin: c.pin };
 }
 

@@ -3,16 +3,13 @@
 // failure leaves the entries pending and stops the run (order is kept); a refusal (DGII's
 // rejection, or the server's 4xx for that receipt) is terminal and shown, never retried blindly.
 // A repeat after a lost response gets the server's first answer.
-import type { Estado, OutboxEntry, PosDatabase, Sale } from "../db.ts";
+import type { components } from "@ecf/client";
+import type { OutboxEntry, PosDatabase, Sale } from "../db.ts";
 
-export interface ServerAnswer {
-  estado: Exclude<Estado, "Pendiente">;
-  encf: string;
-  codigoSeguridad?: string;
-  fechaHoraFirma?: string;
-  urlTimbre?: string | null;
-  mensajes: { codigo: string | null; valor: string }[];
-}
+type IssueAnswer = components["schemas"]["IssueAnswer"];
+
+/** The part of the server's answer to an upload (IssueAnswer) that the till keeps. */
+export type ServerAnswer = Pick<IssueAnswer, "estado" | "encf" | "mensajes"> & Partial<Pick<IssueAnswer, "codigoSeguridad" | "fechaHoraFirma" | "urlTimbre">>;
 
 /** What one upload attempt came to, as the transport saw it. */
 export type UploadResult =

@@ -3,7 +3,7 @@
 // replaces the signing key when the issuer's certificate changed.
 import { drIsoDate } from "@ecf/shared/dgii-time";
 import { POS_TIPOS } from "@ecf/shared/pos-device";
-import { ApiError, DeviceApi } from "../api.ts";
+import { DeviceApi, isRevoked } from "../api.ts";
 import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
@@ -93,7 +93,7 @@ export class SyncRunner {
         this.onStatus({ running: false, last: report });
         return report;
       } catch (error) {
-        if (error instanceof ApiError && error.status === 401 && error.body.deviceRevoked) {
+        if (isRevoked(error)) {
           await this.revoked();
           return undefined;
         }

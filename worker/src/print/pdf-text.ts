@@ -1,6 +1,5 @@
 // Text for pdf-lib's standard fonts, which encode WinAnsi (Latin-1 plus a few): Spanish is fully
 // covered; anything else (emoji, other scripts) becomes "?" instead of failing the whole document.
-import type { PDFFont } from "pdf-lib";
 
 const WIN_ANSI_EXTRA = new Set("€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ");
 
@@ -14,7 +13,7 @@ export function printable(text: string): string {
 }
 
 /** Greedy word wrap to `width` points; words longer than a line are cut. */
-export function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+export function wrap(text: string, font: { widthOfTextAtSize(text: string, size: number): number }, size: number, width: number): string[] {
   const words = printable(text)
     .split(" ")
     .filter((w) => w !== "");

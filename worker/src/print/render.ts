@@ -2,20 +2,8 @@
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
 import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
-import {
-  concatTransformationMatrix,
-  fill,
-  PDFDocument,
-  popGraphicsState,
-  pushGraphicsState,
-  rectangle,
-  setFillingRgbColor,
-  StandardFonts,
-  rgb,
-  type PDFFont,
-  type PDFOperator,
-  type PDFPage,
-} from "pdf-lib";
+import { PDFDocument, PDFName, type PDFRef, StandardFontEmbedder, StandardFonts } from "pdf-lib";
+import { ContentStream, type FontKey, pdfNumber, winAnsiHex } from "./content-stream.ts";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
 import { receiptView, type ReceiptView } from "./receipt-view.ts";
@@ -37,18 +25,48 @@ const SHEETS = { a4: [595.28, 841.89], letter: [612, 792] } as const;
 /** §17.2.3: at least 2 cm from the sheet's edge, at least 22 x 22 mm. */
 const QR_EDGE = 20 * MM;
 const QR_SIZE = 25 * MM;
-const BLACK = rgb(0, 0, 0);
-const GREY = rgb(0.45, 0.45, 0.45);
+const GREY = 0.45;
 
-interface Fonts {
-  regular: PDFFont;
-  bold: PDFFont;
+/** A standard font: the resource name the content streams use, and its metrics for layout. */
+interface Font {
+  key: FontKey;
+  /** Width in points, kerning included (pdf-lib's metrics), as the layout has always measured. */
+  widthOfTextAtSize(text: string, size: number): number;
 }
 
-function text(page: PDFPage, value: string, x: number, y: number, font: PDFFont, size: number, align: "left" | "right" = "left") {
+interface Fonts {
+  regular: Font;
+  bold: Font;
+}
+
+/** The two standard fonts' metrics, loaded once per isolate: they do not depend on the receipt. */
+let isolateFonts: Fonts | undefined;
+function standardFonts(): Fonts {
+  if (!isolateFonts) {
+    const font = (key: FontKey, name: StandardFonts): Font => {
+      const embedder = StandardFontEmbedder.for(name as unknown as Parameters<typeof StandardFontEmbedder.for>[0]);
+      return { key, widthOfTextAtSize: (text, size) => embedder.widthOfTextAtSize(text, size) };
+    };
+    isolateFonts = { regular: font("F1", StandardFonts.Helvetica), bold: font("F2", StandardFonts.HelveticaBold) };
+  }
+  return isolateFonts;
+}
+
+/** A page being drawn: its size and its content, written into the document at the end. */
+interface Page {
+  width: number;
+  height: number;
+  content: ContentStream;
+}
+
+function newPage(width: number, height: number): Page {
+  return { width, height, content: new ContentStream() };
+}
+
+function text(page: Page, value: string, x: number, y: number, font: Font, size: number, align: "left" | "right" = "left") {
   const t = printable(value);
   const dx = align === "right" ? font.widthOfTextAtSize(t, size) : 0;
-  page.drawText(t, { x: x - dx, y, font, size, color: BLACK });
+  page.content.text(winAnsiHex(t), x - dx, y, font.key, size);
 }
 
 /**
@@ -56,27 +74,31 @@ function text(page: PDFPage, value: string, x: number, y: number, font: PDFFont,
  * One path of rectangles, filled once: a drawRectangle per module cost ~1,000 graphics states
  * and 35 ms of a 46 ms A4 render.
  */
-function drawQr(page: PDFPage, url: string, x: number, y: number, size: number) {
+function drawQr(page: Page, url: string, x: number, y: number, size: number) {
   const qr = qrMatrix(url);
   const cell = size / qr.size;
-  // Drawn in module units (integers: short to write and to compress), scaled to size by one matrix.
-  const ops: PDFOperator[] = [pushGraphicsState(), setFillingRgbColor(0, 0, 0), concatTransformationMatrix(cell, 0, 0, cell, x, y)];
+  // Drawn in module units (integers: short to write and to compress), scaled to size by one matrix,
+  // whose numbers keep six decimals: the scale is multiplied by the code's width in modules.
+  let ops = `q 0 0 0 rg ${pdfNumber(cell, 6)} 0 0 ${pdfNumber(cell, 6)} ${pdfNumber(x, 6)} ${pdfNumber(y, 6)} cm
+`;
   for (let row = 0; row < qr.size; row++) {
     // Each run of dark modules in a row is one rectangle, slightly overlapping the next row so
     // adjacent modules render without hairline gaps.
+    const bottom = qr.size - row - 1;
     for (let col = 0; col < qr.size; col++) {
       if (!qr.dark(row, col)) continue;
       const start = col;
       while (col + 1 < qr.size && qr.dark(row, col + 1)) col++;
-      ops.push(rectangle(start, qr.size - row - 1, col - start + 1, 1.01));
+      ops += `${start} ${bottom} ${col - start + 1} 1.01 re
+`;
     }
   }
-  ops.push(fill(), popGraphicsState());
-  page.pushOperators(...ops);
+  page.content.raw(`${ops}f Q
+`);
 }
 
 /** QR bottom-left, "Código de Seguridad" and "Fecha de Firma Digital" under it (§17.2.3). */
-function drawTimbre(page: PDFPage, fonts: Fonts, options: PrintOptions, x: number, bottom: number) {
+function drawTimbre(page: Page, fonts: Fonts, options: PrintOptions, x: number, bottom: number) {
   text(page, `Código de Seguridad: ${options.securityCode}`, x, bottom + 11, fonts.bold, 8);
   text(page, `Fecha de Firma Digital: ${options.fechaHoraFirma}`, x, bottom, fonts.regular, 8);
   drawQr(page, options.timbreUrl, x, bottom + 24, QR_SIZE);
@@ -86,14 +108,14 @@ const TIMBRE_HEIGHT = QR_SIZE + 24;
 
 // ---------------------------------------------------------------- sheet (A4 / Letter)
 
-function drawSheetHeader(page: PDFPage, fonts: Fonts, view: ReceiptView, margin: number, width: number): number {
-  const top = page.getHeight() - margin;
+function drawSheetHeader(page: Page, fonts: Fonts, view: ReceiptView, margin: number, width: number): number {
+  const top = page.height - margin;
   const leftWidth = width * 0.55;
   const rightX = margin + leftWidth + 10;
   const rightWidth = width - leftWidth - 10;
 
   let y = top;
-  const left = (value: string, font: PDFFont, size: number) => {
+  const left = (value: string, font: Font, size: number) => {
     for (const line of wrap(value, font, size, leftWidth)) {
       y -= size + 3;
       text(page, line, margin, y, font, size);
@@ -110,7 +132,7 @@ function drawSheetHeader(page: PDFPage, fonts: Fonts, view: ReceiptView, margin:
   const leftBottom = y;
 
   y = top;
-  const right = (value: string, font: PDFFont, size: number) => {
+  const right = (value: string, font: Font, size: number) => {
     for (const line of wrap(value, font, size, rightWidth)) {
       y -= size + 3;
       text(page, line, rightX, y, font, size);
@@ -132,7 +154,7 @@ function drawSheetHeader(page: PDFPage, fonts: Fonts, view: ReceiptView, margin:
     }
   }
   y -= 8;
-  page.drawLine({ start: { x: margin, y }, end: { x: margin + width, y }, thickness: 0.6, color: GREY });
+  page.content.line(margin, y, margin + width, y, 0.6, GREY);
   return y;
 }
 
@@ -154,18 +176,18 @@ function sheetColumns(width: number): Column[] {
   ];
 }
 
-async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, options: PrintOptions, layout: "a4" | "letter") {
+function renderSheet(fonts: Fonts, view: ReceiptView, options: PrintOptions, layout: "a4" | "letter"): Page[] {
   const [pageWidth, pageHeight] = SHEETS[layout];
   const margin = QR_EDGE;
   const width = pageWidth - 2 * margin;
   const footerTop = margin + TIMBRE_HEIGHT + 12;
   const columns = sheetColumns(width);
-  const pages: PDFPage[] = [];
+  const pages: Page[] = [];
   // §17.2.3: a paginated RI shows each page's subtotals (the page's lines, by ITBIS rate).
   const subtotals: PageSums[] = [];
 
   const startPage = () => {
-    const page = pdf.addPage([pageWidth, pageHeight]);
+    const page = newPage(pageWidth, pageHeight);
     pages.push(page);
     subtotals.push({ byRate: { "1": ZERO, "2": ZERO, "3": ZERO }, exento: ZERO });
     let y = drawSheetHeader(page, fonts, view, margin, width) - 12;
@@ -175,7 +197,7 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
       x += c.width;
     }
     y -= 4;
-    page.drawLine({ start: { x: margin, y }, end: { x: margin + width, y }, thickness: 0.4, color: GREY });
+    page.content.line(margin, y, margin + width, y, 0.4, GREY);
     return { page, y: y - 2 };
   };
 
@@ -202,7 +224,7 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
   const totalsHeight = view.totals.length * 13 + 16;
   if (y - totalsHeight < footerTop) ({ page, y } = startPage());
   y -= 8;
-  page.drawLine({ start: { x: margin, y }, end: { x: margin + width, y }, thickness: 0.6, color: GREY });
+  page.content.line(margin, y, margin + width, y, 0.6, GREY);
   for (const [label, amount] of view.totals) {
     y -= 13;
     const font = label === "Total" ? fonts.bold : fonts.regular;
@@ -223,6 +245,7 @@ async function renderSheet(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, op
       text(p, formatAmount(formatMoney(amount)), margin + width, rowY, fonts.regular, 8, "right");
     });
   });
+  return pages;
 }
 
 interface PageSums {
@@ -264,11 +287,11 @@ function pageSubtotals(sums: PageSums, view: ReceiptView): [string, Decimal][] {
 
 // ---------------------------------------------------------------- 80 mm roll
 
-async function renderRoll(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, options: PrintOptions) {
+function renderRoll(fonts: Fonts, view: ReceiptView, options: PrintOptions): Page[] {
   const pageWidth = 80 * MM;
   const margin = 4 * MM;
   const width = pageWidth - 2 * margin;
-  type Row = { text: string; font: PDFFont; size: number; align: "left" | "right" | "split"; right?: string } | { rule: true };
+  type Row = { text: string; font: Font; size: number; align: "left" | "right" | "split"; right?: string } | { rule: true };
   const rows: Row[] = [];
   const add = (value: string, font = fonts.regular, size = 8) => {
     for (const line of wrap(value, font, size, width)) rows.push({ text: line, font, size, align: "left" });
@@ -304,12 +327,12 @@ async function renderRoll(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, opt
   const heightOf = (r: Row) => ("rule" in r ? 8 : r.size + 3);
   const contentHeight = rows.reduce((sum, r) => sum + heightOf(r), 0);
   const pageHeight = margin + contentHeight + 12 + TIMBRE_HEIGHT + margin;
-  const page = pdf.addPage([pageWidth, pageHeight]);
+  const page = newPage(pageWidth, pageHeight);
   let y = pageHeight - margin;
   for (const r of rows) {
     y -= heightOf(r);
     if ("rule" in r) {
-      page.drawLine({ start: { x: margin, y: y + 4 }, end: { x: margin + width, y: y + 4 }, thickness: 0.4, color: GREY, dashArray: [2, 2] });
+      page.content.line(margin, y + 4, margin + width, y + 4, 0.4, GREY, [2, 2]);
     } else if (r.align === "split") {
       text(page, r.text, margin, y, r.font, r.size);
       text(page, r.right ?? "", margin + width, y, r.font, r.size, "right");
@@ -318,6 +341,7 @@ async function renderRoll(pdf: PDFDocument, fonts: Fonts, view: ReceiptView, opt
     }
   }
   drawTimbre(page, fonts, options, margin, margin);
+  return [page];
 }
 
 /** The RI of an e-CF (its JSON document, as xmlToEcf returns it) as PDF bytes. */
@@ -332,8 +356,15 @@ export async function renderReceiptPdf(document: JsonDocument, options: PrintOpt
   const when = parseDgiiDateTime(options.fechaHoraFirma) ?? new Date(0);
   pdf.setCreationDate(when);
   pdf.setModificationDate(when);
-  const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), bold: await pdf.embedFont(StandardFonts.HelveticaBold) };
-  if (options.layout === "roll80") await renderRoll(pdf, fonts, view, options);
-  else await renderSheet(pdf, fonts, view, options, options.layout);
+  const fonts = standardFonts();
+  const pages = options.layout === "roll80" ? renderRoll(fonts, view, options) : renderSheet(fonts, view, options, options.layout);
+  // The standard fonts need no embedding: a font dictionary naming them, shared by every page.
+  const fontDict = (name: StandardFonts): PDFRef => pdf.context.register(pdf.context.obj({ Type: "Font", Subtype: "Type1", BaseFont: name, Encoding: "WinAnsiEncoding" }));
+  const resources = pdf.context.obj({ Font: { [fonts.regular.key]: fontDict(StandardFonts.Helvetica), [fonts.bold.key]: fontDict(StandardFonts.HelveticaBold) } });
+  for (const page of pages) {
+    const leaf = pdf.addPage([page.width, page.height]).node;
+    leaf.set(PDFName.of("Resources"), resources);
+    leaf.set(PDFName.of("Contents"), pdf.context.register(pdf.context.flateStream(page.content.bytes())));
+  }
   return pdf.save({ useObjectStreams: false });
 }
