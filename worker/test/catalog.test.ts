@@ -514,6 +514,10 @@ describe("canEditPrices, per device", () => {
     expect(on.status).toBe(200);
     expect(await on.json()).toEqual({ id: deviceId, name: "Caja 1", canEditPrices: true });
     expect(await setting()).toBe(true);
+    // The device list and the till's own /devices/me say it too.
+    const listed = await getJson<{ devices: { id: string; canEditPrices: boolean }[] }>(token, "/devices");
+    expect(listed.devices.find((d) => d.id === deviceId)?.canEditPrices).toBe(true);
+    expect((await getJson<{ device: { canEditPrices: boolean } }>(deviceToken, "/devices/me")).device.canEditPrices).toBe(true);
 
     const off = await admin("PATCH", `/admin/companies/${company.id}/devices/${deviceId}`, { canEditPrices: false });
     expect(off.canEditPrices).toBe(false);

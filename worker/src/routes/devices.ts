@@ -50,6 +50,7 @@ const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
   revokedAt: d.revokedAt,
   lastSeenAt: d.lastSeenAt,
   createdAt: d.createdAt,
+  canEditPrices: d.canEditPrices,
 });
 const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
   id: c.id,

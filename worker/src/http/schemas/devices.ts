@@ -21,6 +21,7 @@ export const DeviceOut = z
     revokedAt: z.string().nullable(),
     lastSeenAt: z.string().nullable(),
     createdAt: z.string(),
+    canEditPrices: z.boolean().openapi({ description: "Whether the till may change prices locally (PATCH /devices/{id})" }),
   })
   .openapi("Device");
 
