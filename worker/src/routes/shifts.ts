@@ -94,18 +94,20 @@ shiftRoutes.openapi(
       400: problemSchema("Invalid dates, deviceId, page size, cursor or format"),
     },
   }),
-  // The CSV branch returns a plain body, which the typed route cannot describe.
-  (async (c: Context<AppEnv>) => {
-    const query = readShiftReportQuery(c.req.query(), c.req.header("Accept"));
-    const page = await readShiftReport(c.env, c.get("tenant").id, query);
-    if (query.format === "json") return c.json(page, 200);
-    const headers: Record<string, string> = { "Content-Type": "text/csv; charset=utf-8", "X-Total-Count": String(page.total) };
-    if (page.nextCursor) {
-      const next = new URL(c.req.url);
-      next.searchParams.set("cursor", page.nextCursor);
-      headers.Link = `<${next.pathname}${next.search}>; rel="next"`;
-      headers["X-Next-Cursor"] = page.nextCursor;
-    }
-    return c.body(toCsv(SHIFT_REPORT_COLUMNS, page.items), 200, headers);
-  }) as never,
+  (c) => serveShiftReport(c),
 );
+
+/** One page of shifts: CSV (a plain body, with the next page in Link), or JSON. */
+async function serveShiftReport<E extends AppEnv>(c: Context<E>) {
+  const query = readShiftReportQuery(c.req.query(), c.req.header("Accept"));
+  const page = await readShiftReport(c.env, c.get("tenant").id, query);
+  if (query.format === "json") return c.json(page, 200);
+  const headers: Record<string, string> = { "Content-Type": "text/csv; charset=utf-8", "X-Total-Count": String(page.total) };
+  if (page.nextCursor) {
+    const next = new URL(c.req.url);
+    next.searchParams.set("cursor", page.nextCursor);
+    headers.Link = `<${next.pathname}${next.search}>; rel="next"`;
+    headers["X-Next-Cursor"] = page.nextCursor;
+  }
+  return c.body(toCsv(SHIFT_REPORT_COLUMNS, page.items), 200, headers);
+}
