@@ -48,6 +48,11 @@ export const API_TAGS = [
       "Standard Webhooks endpoints that hear of DGII's verdicts, deliveries to buyers, commercial approvals, purchases, the certificate and the quota; their deliveries, and a retry. The events are listed under webhooks.",
   },
   {
+    name: "Taxpayers",
+    description:
+      "DGII's registry of taxpayers, as the platform last imported it: a buyer's legal name and status by RNC or cédula, to fill RazonSocialComprador and warn about a taxpayer that is not active.",
+  },
+  {
     name: "Catalogue",
     description:
       "The store's shared catalogue the tills sell from: products (paged, versioned, changed with If-Match, imported and exported as CSV) and the cashiers who sign in on the tills with a PIN.",

@@ -108,7 +108,7 @@ taxpayerRoutes.openapi(
   tenantRoute({
     method: "get",
     path: "/contribuyentes/{rnc}",
-    tags: ["Issuing"],
+    tags: ["Taxpayers"],
     summary: "Look a buyer up in DGII's taxpayer registry by RNC or cédula",
     description:
       "For an issuer filling in a buyer (RNCComprador, RazonSocialComprador): the legal and trade names, activity and status as DGII's registry lists them, from the latest import the operator made, and when that import was made.",
