@@ -1,7 +1,9 @@
+/// <reference path="./pako.d.ts" />
 // The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
 // every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
 import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
+import pako from "pako";
 import { PDFDocument, PDFName, type PDFRef, StandardFontEmbedder, StandardFonts } from "pdf-lib";
 import { ContentStream, type FontKey, pdfNumber, winAnsiHex } from "./content-stream.ts";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
@@ -364,7 +366,8 @@ export async function renderReceiptPdf(document: JsonDocument, options: PrintOpt
   for (const page of pages) {
     const leaf = pdf.addPage([page.width, page.height]).node;
     leaf.set(PDFName.of("Resources"), resources);
-    leaf.set(PDFName.of("Contents"), pdf.context.register(pdf.context.flateStream(page.content.bytes())));
+    // Deflate's fastest level: a quarter of the default's time, the page ~1 KB larger (of ~4).
+    leaf.set(PDFName.of("Contents"), pdf.context.register(pdf.context.stream(pako.deflate(page.content.bytes(), { level: 1 }), { Filter: "FlateDecode" })));
   }
   return pdf.save({ useObjectStreams: false });
 }
