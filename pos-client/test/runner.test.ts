@@ -44,15 +44,6 @@ const session: Session = {
   token: "dvt_a",
   company: { id: "c", rnc: "131880681", legalName: "X", tradeName: null, address: null, province: null, municipality: null, dgiiEnvironment: "testecf" },
 };
-const device = {
-  id: "dev_a",
-  name: "Caja 1",
-  status: "paired" as const,
-  pairedAt: "2026-11-25T12:00:00.000Z",
-  revokedAt: null,
-  lastSeenAt: null,
-  createdAt: "2026-11-25T12:00:00.000Z",
-};
 
 /** The worker's answer to a revoked device's token: a 401 problem with the deviceRevoked extension. */
 const revokedProblem = () =>
@@ -86,7 +77,7 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
       me: async () => {
         calls.push(`me:${token}`);
         guard();
-        return { device, company: session.company, certificateSerial: state.serial, certificateNotAfter: null, leases: [] };
+        return { certificateSerial: state.serial };
       },
       signingMaterial: async () => {
         calls.push("signing-material");

@@ -3,7 +3,7 @@
 // replaces the signing key when the issuer's certificate changed.
 import { drIsoDate } from "@ecf/shared/dgii-time";
 import { POS_TIPOS } from "@ecf/shared/pos-device";
-import { DeviceApi, isRevoked } from "../api.ts";
+import { DeviceApi, type DeviceStatus, isRevoked } from "../api.ts";
 import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
@@ -25,8 +25,11 @@ export interface SyncStatus {
   error?: string;
 }
 
-/** What a sync round needs from the server (DeviceApi; a test may hand its own). */
-export type RunnerApi = Pick<DeviceApi, "me" | "signingMaterial" | "lease" | "receiptStates" | "uploadMany">;
+/**
+ * What a sync round needs from the server (DeviceApi; a test may hand its own). Of the check-in
+ * only the current certificate matters here, so a new field in /devices/me changes nothing.
+ */
+export type RunnerApi = Pick<DeviceApi, "signingMaterial" | "lease" | "receiptStates" | "uploadMany"> & { me(): Promise<Pick<DeviceStatus, "certificateSerial">> };
 
 export class SyncRunner {
   private timer: ReturnType<typeof setInterval> | undefined;
