@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ecfToXml, timbreUrl, xmlToEcf, type TipoeCF } from "@ecf/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeEcf, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-factories";
+import { pdfNumber, winAnsiHex } from "../src/print/content-stream.ts";
 import { renderReceiptPdf, type PrintLayout } from "../src/print/render.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ecf-print-"));
@@ -198,4 +199,42 @@ describe("renderReceiptPdf", () => {
     expect(rollHeight).toBeGreaterThan(200);
     expect(rollHeight).toBeLessThan(842);
   });
+
+  it("renders the same receipt to the same bytes (the archived PDF is a function of its XML)", async () => {
+    const doc = xmlToEcf(ecfToXml(makeEcf("31", { lines: 3 })));
+    const options = { securityCode: "ABCDEF", fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: timbreOf(doc, "ABCDEF"), layout: "a4" as const };
+    expect(Buffer.from(await renderReceiptPdf(doc, options)).equals(Buffer.from(await renderReceiptPdf(doc, options)))).toBe(true);
+  });
+
+  it("prints every WinAnsi character as itself (Latin-1 and the 0x80-0x9F extras) and anything else as ?", async () => {
+    const doc = xmlToEcf(ecfToXml(makeEcf("32", { lines: 2 })));
+    // Two short descriptions: each fits its column on one line, so pdftotext reads it whole.
+    const lines = ["Pieza ñÑ áéíóú ¿¡ ü € “x” ‘y’", "– — … • ™ Š Œ ž Ÿ (a\\b) 漢 🙂"];
+    const items = doc.DetallesItems as Record<string, unknown>[];
+    lines.forEach((line, i) => {
+      items[i]!.NombreItem = line;
+    });
+    const pdf = await renderReceiptPdf(doc, { securityCode: "ABCDEF", fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: timbreOf(doc, "ABCDEF"), layout: "a4" });
+    const flat = render("winansi", pdf).text.replace(/\s+/g, " ");
+    expect(flat).toContain(lines[0]);
+    expect(flat).toContain("– — … • ™ Š Œ ž Ÿ (a\\b) ? ?");
+  });
+});
+
+describe("content stream text and numbers", () => {
+  it.each([
+    ["ABC", "<414243>"],
+    ["ñ€—", "<F18097>"],
+    ["(", "<28>"],
+    ["漢", "<3F>"],
+  ])("winAnsiHex(%j) is %s", (text, hex) => expect(winAnsiHex(text)).toBe(hex));
+
+  it.each([
+    [12, 3, "12"],
+    [56.69291338582678, 3, "56.693"],
+    [-0.0001, 3, "0"],
+    [0.45, 3, "0.45"],
+    [1.2433035714285714, 6, "1.243304"],
+    [-3.5, 3, "-3.5"],
+  ])("pdfNumber(%d, %d) is %s", (value, decimals, text) => expect(pdfNumber(value, decimals)).toBe(text));
 });
