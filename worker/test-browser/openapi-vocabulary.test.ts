@@ -154,4 +154,23 @@ describe("/openapi.json speaks one vocabulary", () => {
     expect(legacy.length).toBeGreaterThan(3);
     expect(legacy.filter((l) => l.endsWith("(not deprecated)"))).toEqual([]);
   });
+
+  it("names the receipt answer's own fields in English; their Spanish names are deprecated, each beside its replacement", () => {
+    const properties = (name: string) => doc.components.schemas[name].properties as Json;
+    const answer = properties("IssueAnswer");
+    // English name → API 1.8's Spanish one, in the answer every route, device and webhook shares.
+    const renamed = { resent: "reenviado", warnings: "advertencias", emails: "correos", buyerDelivery: "entregaComprador" };
+    for (const [english, spanish] of Object.entries(renamed)) {
+      expect(answer[english], english).toBeDefined();
+      expect(answer[english].deprecated, english).toBeUndefined();
+      expect(answer[spanish]?.deprecated, spanish).toBe(true);
+      expect(answer[spanish].description, spanish).toContain(`\`${english}\``);
+    }
+    expect(Object.keys(answer.emails.items.properties)).toEqual(["to", "at", "state", "detail"]);
+    expect(answer.buyerDelivery.properties.state.enum).toEqual(["pending", "Recibido", "No Recibido", "not_a_receiver", "failed"]);
+    // DGII's own field names stay DGII's inside the English object.
+    expect(answer.buyerDelivery.properties).toHaveProperty("codigoMotivoNoRecibido");
+    expect(properties("EmailQueued").estado.deprecated).toBe(true);
+    expect(properties("EmailQueued").state.enum ?? [properties("EmailQueued").state.const]).toEqual(["pending"]);
+  });
 });

@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 describe("delivery to a buyer on the same platform", () => {
-  it("A's E31 reaches B: entregado with B's ARECF (xmlsec1 verifies it), and B lists the purchase", async () => {
+  it("A's E31 reaches B: Recibido with B's ARECF (xmlsec1 verifies it), and B lists the purchase", async () => {
     const request = structuredClone(makeEcf("31")) as Record<string, any>;
     delete request.Encabezado.Emisor;
     delete request.Encabezado.IdDoc.eNCF;
@@ -78,8 +78,8 @@ describe("delivery to a buyer on the same platform", () => {
       await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth("a"), "Content-Type": "application/json" }, body: JSON.stringify(request) }),
     );
 
-    let state: { estado: string; entregaComprador?: { estado: string; arecfEstado: string | null } } = { estado: issued.estado };
-    for (let i = 0; i < 120 && !["entregado", "no_recibido", "fallido", "no_receptor"].includes(state.entregaComprador?.estado ?? ""); i++) {
+    let state: { estado: string; buyerDelivery?: { state: string; arecfEstado: string | null }; entregaComprador?: { estado: string } } = { estado: issued.estado };
+    for (let i = 0; i < 120 && !["Recibido", "No Recibido", "failed", "not_a_receiver"].includes(state.buyerDelivery?.state ?? ""); i++) {
       await new Promise((r) => setTimeout(r, 500));
       state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth("a") }));
     }
@@ -87,7 +87,8 @@ describe("delivery to a buyer on the same platform", () => {
     // What B's receiver refused, if anything (a second copy would be refused as a duplicate, motivo 3).
     const refusedByB = await json<{ items: { code: string; detail: string }[] }>(await fetch(`${stack.workerUrl}/reports/errores`, { headers: auth("b") }));
     expect(refusedByB.items).toEqual([]);
-    expect(state.entregaComprador, JSON.stringify(state)).toMatchObject({ estado: "entregado", arecfEstado: "0" });
+    expect(state.buyerDelivery, JSON.stringify(state)).toMatchObject({ state: "Recibido", arecfEstado: "0" });
+    expect(state.entregaComprador).toMatchObject({ estado: "entregado", arecfEstado: "0" });
 
     const arecf = await (await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}/arecf`, { headers: auth("a") })).text();
     const verified = xmlsecVerify(arecf, identities.b.certificatePem);
@@ -98,7 +99,7 @@ describe("delivery to a buyer on the same platform", () => {
     expect(compras.items).toEqual([expect.objectContaining({ rncEmisor: issuers.a.rnc, encf: issued.encf, arecfEstado: "0" })]);
   }, 120_000);
 
-  it("a buyer the sandbox plays refusing the e-CF (motivo 4): no_recibido over HTTP, sent once", async () => {
+  it("a buyer the sandbox plays refusing the e-CF (motivo 4): No Recibido over HTTP, sent once", async () => {
     const buyer = `${stack.sandboxUrl}/testecf/emisorreceptor`;
     await json(
       await fetch(`${stack.sandboxUrl}/__sandbox/directory`, {
@@ -118,11 +119,12 @@ describe("delivery to a buyer on the same platform", () => {
     const issued = await json<{ encf: string }>(
       await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }),
     );
-    let state: { entregaComprador?: { estado: string; codigoMotivoNoRecibido: string | null } } = {};
-    for (let i = 0; i < 120 && !["no_recibido", "entregado", "fallido"].includes(state.entregaComprador?.estado ?? ""); i++) {
+    let state: { buyerDelivery?: { state: string; codigoMotivoNoRecibido: string | null }; entregaComprador?: { estado: string } } = {};
+    for (let i = 0; i < 120 && !["No Recibido", "Recibido", "failed"].includes(state.buyerDelivery?.state ?? ""); i++) {
       await new Promise((r) => setTimeout(r, 500));
       state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth }));
     }
+    expect(state.buyerDelivery).toMatchObject({ state: "No Recibido", codigoMotivoNoRecibido: "4" });
     expect(state.entregaComprador).toMatchObject({ estado: "no_recibido", codigoMotivoNoRecibido: "4" });
     const seen = await json<{ kind: string }[]>(await fetch(`${stack.sandboxUrl}/__sandbox/received?rnc=${issuers.a.rnc}&encf=${issued.encf}`));
     expect(seen.filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);

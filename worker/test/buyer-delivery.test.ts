@@ -26,23 +26,39 @@ afterEach(async () => {
   await setBuyer(null);
 });
 
-interface Entrega {
-  estado: string;
-  fecha: string | null;
+interface BuyerDelivery {
+  state: string;
+  at: string | null;
   arecfEstado: string | null;
   codigoMotivoNoRecibido: string | null;
-  intentos: number;
-  detalle: string | null;
+  attempts: number;
+  detail: string | null;
 }
+/** API 1.8's deprecated spelling of each state, still sent as `entregaComprador` until 1.9.0. */
+const LEGACY_STATE: Record<string, string> = { pending: "pendiente", Recibido: "entregado", "No Recibido": "no_recibido", not_a_receiver: "no_receptor", failed: "fallido" };
 /** Runs the alarms until the delivery is no longer pending (an alarm already in flight holds it meanwhile). */
 async function settle(companyId: string, token: string, encf: string): Promise<void> {
-  for (let round = 0; round < 30 && (await entregaOf(token, encf))?.estado === "pendiente"; round++) {
+  for (let round = 0; round < 30 && (await deliveryOf(token, encf))?.state === "pending"; round++) {
     await runTaskAlarms(companyId);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const entregaOf = async (token: string, encf: string) =>
-  ((await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { entregaComprador?: Entrega }).entregaComprador;
+/** The receipt's `buyerDelivery`, checked against its deprecated twin `entregaComprador` on every read. */
+const deliveryOf = async (token: string, encf: string) => {
+  const answer = (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { buyerDelivery?: BuyerDelivery; entregaComprador?: unknown };
+  const delivery = answer.buyerDelivery;
+  expect(answer.entregaComprador).toEqual(
+    delivery && {
+      estado: LEGACY_STATE[delivery.state],
+      fecha: delivery.at,
+      arecfEstado: delivery.arecfEstado,
+      codigoMotivoNoRecibido: delivery.codigoMotivoNoRecibido,
+      intentos: delivery.attempts,
+      detalle: delivery.detail,
+    },
+  );
+  return delivery;
+};
 
 describe("delivery to the buyer", () => {
   it("an accepted E31 to an electronic receiver: delivered once, its signed ARECF archived beside the receipt", async () => {
@@ -52,10 +68,10 @@ describe("delivery to the buyer", () => {
     expect(status).toBe(200);
     await settle(company.id, token, body.encf);
 
-    const entrega = (await entregaOf(token, body.encf))!;
-    expect(entrega).toMatchObject({ estado: "entregado", arecfEstado: "0", codigoMotivoNoRecibido: null });
-    expect(entrega.intentos).toBeGreaterThanOrEqual(1);
-    expect(Date.parse(entrega.fecha!)).not.toBeNaN();
+    const delivery = (await deliveryOf(token, body.encf))!;
+    expect(delivery).toMatchObject({ state: "Recibido", arecfEstado: "0", codigoMotivoNoRecibido: null });
+    expect(delivery.attempts).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(delivery.at!)).not.toBeNaN();
     const row = (await receiptRow(company.id, body.encf))!;
     const arecf = await (await env.ARCHIVE.get(row.xmlKey.replace(/\.xml$/, ".arecf.xml")))!.text();
     expect((await verifyXml(arecf)).ok).toBe(true);
@@ -70,8 +86,8 @@ describe("delivery to the buyer", () => {
     const invoice = await issue(token, issueRequest("31"));
     const consumer = await issue(token, issueRequest("32"));
     await settle(company.id, token, invoice.body.encf);
-    expect(await entregaOf(token, invoice.body.encf)).toMatchObject({ estado: "no_receptor" });
-    expect(await entregaOf(token, consumer.body.encf)).toBeUndefined();
+    expect(await deliveryOf(token, invoice.body.encf)).toMatchObject({ state: "not_a_receiver" });
+    expect(await deliveryOf(token, consumer.body.encf)).toBeUndefined();
     expect((await received(company.rnc)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
   });
 
@@ -82,7 +98,7 @@ describe("delivery to the buyer", () => {
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status).toBe(503);
     await runTaskAlarms(company.id);
-    expect(await entregaOf(token, body.encf)).toBeUndefined();
+    expect(await deliveryOf(token, body.encf)).toBeUndefined();
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
 
     await clearFaults();
@@ -91,7 +107,7 @@ describe("delivery to the buyer", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     await settle(company.id, token, body.encf);
-    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "entregado" });
+    expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Recibido" });
   });
 
   it("an unreachable buyer is retried with back-off (pendiente, attempts counted), then delivered once it is back", async () => {
@@ -101,18 +117,18 @@ describe("delivery to the buyer", () => {
     await setFault({ mode: "down", services: ["emisorreceptor"] });
     await runTaskAlarms(company.id);
     await runTaskAlarms(company.id);
-    const waiting = (await entregaOf(token, body.encf))!;
-    expect(waiting.estado).toBe("pendiente");
-    expect(waiting.intentos).toBeGreaterThanOrEqual(2);
-    expect(waiting.detalle).toMatch(/HTTP 5\d\d/);
+    const waiting = (await deliveryOf(token, body.encf))!;
+    expect(waiting.state).toBe("pending");
+    expect(waiting.attempts).toBeGreaterThanOrEqual(2);
+    expect(waiting.detail).toMatch(/HTTP 5\d\d/);
     const [task] = await everyMonthSql(company.id, "SELECT next_attempt_at FROM tasks WHERE kind = 'buyer_delivery'");
     expect(Date.parse(String(task!.next_attempt_at))).toBeGreaterThan(Date.now() + 1_000);
 
     await clearFaults();
     await settle(company.id, token, body.encf);
-    const delivered = (await entregaOf(token, body.encf))!;
-    expect(delivered).toMatchObject({ estado: "entregado", arecfEstado: "0" });
-    expect(delivered.intentos).toBeGreaterThan(waiting.intentos);
+    const delivered = (await deliveryOf(token, body.encf))!;
+    expect(delivered).toMatchObject({ state: "Recibido", arecfEstado: "0" });
+    expect(delivered.attempts).toBeGreaterThan(waiting.attempts);
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
   });
 
@@ -130,14 +146,14 @@ describe("delivery to the buyer", () => {
     }
     expect(await estado()).toBe("Aceptado");
     await runTaskAlarms(company.id);
-    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "pendiente" });
+    expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "pending" });
     await everyMonthSql(company.id, "UPDATE tasks SET deadline = ?1 WHERE kind = 'buyer_delivery'", new Date(Date.now() - 1000).toISOString());
     // The next attempt past the deadline gives up (one of the object's own alarms may be that attempt).
-    for (let round = 0; round < 30 && (await entregaOf(token, body.encf))?.estado === "pendiente"; round++) {
+    for (let round = 0; round < 30 && (await deliveryOf(token, body.encf))?.state === "pending"; round++) {
       await runTaskAlarms(company.id);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "fallido" });
+    expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "failed" });
     const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
     const types = events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type);
     expect(types).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
@@ -151,7 +167,7 @@ describe("delivery to the buyer", () => {
       expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
       const { body } = await issue(token, issueRequest("31"));
       await settle(company.id, token, body.encf);
-      expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "no_recibido", arecfEstado: "1", codigoMotivoNoRecibido: motivo });
+      expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "No Recibido", arecfEstado: "1", codigoMotivoNoRecibido: motivo });
       const arecf = await (await call(`/fe/recepcion/ecf/${body.encf}/arecf`, { headers: authed(token) })).text();
       expect(parseArecf(arecf)).toMatchObject({ eNCF: body.encf, Estado: "1", CodigoMotivoNoRecibido: motivo });
       await runTaskAlarms(company.id);
@@ -167,7 +183,7 @@ describe("delivery to the buyer", () => {
     await setBuyer({ estado: "1", motivo: "3" });
     const { body } = await issue(token, issueRequest("31"));
     await settle(company.id, token, body.encf);
-    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "entregado", arecfEstado: "1", codigoMotivoNoRecibido: "3" });
+    expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Recibido", arecfEstado: "1", codigoMotivoNoRecibido: "3" });
   });
 
   it("a buyer that requires authentication: the worker gets a token from its semilla and validacioncertificado, then delivers", async () => {
@@ -180,7 +196,7 @@ describe("delivery to the buyer", () => {
     expect((await fetch(`${buyerHost()}/fe/recepcion/api/ecf`, { method: "POST", body: form })).status).toBe(401);
     const { body } = await issue(token, issueRequest("31"));
     await settle(company.id, token, body.encf);
-    expect(await entregaOf(token, body.encf)).toMatchObject({ estado: "entregado", arecfEstado: "0" });
+    expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Recibido", arecfEstado: "0" });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
   });
 });

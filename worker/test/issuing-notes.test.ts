@@ -35,7 +35,7 @@ describe("TipoIngresos of a note", () => {
     expect(note.body.estado, JSON.stringify(note.body)).toBe("Aceptado");
     expect((await archivedIdDoc(token, note.body.encf)).TipoIngresos).toBe(expected);
     // Only an assumption is worth a warning; an inherited value is what the note means.
-    const warned = (note.body.advertencias ?? []).filter((w: { path: string }) => w.path === "/Encabezado/IdDoc/TipoIngresos");
+    const warned = (note.body.warnings ?? []).filter((w: { path: string }) => w.path === "/Encabezado/IdDoc/TipoIngresos");
     expect(warned.map((w: { code: string }) => w.code)).toEqual(ours ? [] : ["assumed_value"]);
   });
 });

@@ -29,7 +29,7 @@ describe("POST /fe/recepcion/ecf: every type", () => {
     const { status, body } = await issue(token, issueRequest(tipo));
     expect(body.mensajes, JSON.stringify(body)).toEqual([]);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ codigo: "1", estado: "Aceptado", encf: `E${tipo}0000000001`, reenviado: false });
+    expect(body).toMatchObject({ codigo: "1", estado: "Aceptado", encf: `E${tipo}0000000001`, resent: false, reenviado: false });
     expect(body.codigoSeguridad).toMatch(/^[A-Za-z0-9+/=]{6}$/);
     expect(body.fechaHoraFirma).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
     expect(body.urlTimbre).toContain(`RncEmisor=${company.rnc}`);
@@ -104,16 +104,16 @@ describe("DGII rejections", () => {
 });
 
 describe("resends and idempotency", () => {
-  it("resending an accepted receipt answers codigo 0 and reenviado, and nothing is redone", async () => {
+  it("resending an accepted receipt answers codigo 0 and resent (and the deprecated reenviado), and nothing is redone", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("31", {}, (doc) => {
       doc.Encabezado.IdDoc.eNCF = "E310000000500";
     });
     const first = await issue(token, request);
-    expect(first.body).toMatchObject({ estado: "Aceptado", encf: "E310000000500", reenviado: false });
+    expect(first.body).toMatchObject({ estado: "Aceptado", encf: "E310000000500", resent: false, reenviado: false });
     const again = await issue(token, request);
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ codigo: "0", estado: "Aceptado", reenviado: true, codigoSeguridad: first.body.codigoSeguridad });
+    expect(again.body).toMatchObject({ codigo: "0", estado: "Aceptado", resent: true, reenviado: true, codigoSeguridad: first.body.codigoSeguridad });
     expect(await received(company.rnc, "E310000000500")).toHaveLength(1);
     const other = await issue(
       token,
@@ -159,7 +159,7 @@ describe("contingency", () => {
     const resend = await issue(token, requests[0]);
     expect(resend.status).toBe(503);
     expect(Number(resend.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, reenviado: true });
+    expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, resent: true, reenviado: true });
 
     // Still down: the alarm leaves them in contingency.
     await runRetryAlarms(company.id);
@@ -253,7 +253,9 @@ describe("totals beyond DGII's tolerance", () => {
     const { token } = await issuer();
     const issued = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
     expect([200, 202], JSON.stringify(issued.body)).toContain(issued.status);
-    expect(issued.body.advertencias).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
+    expect(issued.body.warnings).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
+    // API 1.8's deprecated name carries the same warnings until 1.9.0.
+    expect(issued.body.advertencias).toEqual(issued.body.warnings);
     const wrong = await issue(token, offTotal(), { "Totals-Policy": "lenient" });
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors).toEqual([expect.objectContaining({ path: "/headers/Totals-Policy", code: "invalid_value" })]);
@@ -262,7 +264,8 @@ describe("totals beyond DGII's tolerance", () => {
   it("the issuer's setting (admin) applies without the header, and the header still overrides it", async () => {
     const { company, token } = await issuer({ totalsPolicy: "dgii" });
     const issued = await issue(token, offTotal());
-    expect(issued.body.advertencias).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
+    expect(issued.body.warnings).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
+    expect(issued.body.advertencias).toEqual(issued.body.warnings);
     expect((await issue(token, offTotal(), { "Totals-Policy": "strict" })).status).toBe(400);
     expect((await admin<{ totalsPolicy: string }>("PATCH", `/admin/companies/${company.id}`, { totalsPolicy: "strict" })).totalsPolicy).toBe("strict");
     expect((await issue(token, offTotal())).status).toBe(400);
@@ -301,10 +304,10 @@ describe("reading receipts", () => {
     const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
     const current = (await state.json()) as Record<string, unknown>;
     expect(state.status).toBe(body.estado === "Aceptado" ? 200 : 202);
-    // The POST's advertencias belong to that request, not to the receipt's state; the delivery to
-    // the buyer moves on after DGII's verdict (pendiente, then its outcome).
-    const settledFields = { estado: undefined, codigo: undefined, mensajes: undefined, entregaComprador: undefined };
-    expect({ ...current, ...settledFields }).toEqual({ ...body, ...settledFields, advertencias: undefined });
+    // The POST's warnings belong to that request, not to the receipt's state; the delivery to
+    // the buyer moves on after DGII's verdict (pending, then its outcome).
+    const settledFields = { estado: undefined, codigo: undefined, mensajes: undefined, buyerDelivery: undefined, entregaComprador: undefined };
+    expect({ ...current, ...settledFields }).toEqual({ ...body, ...settledFields, warnings: undefined, advertencias: undefined });
     const xml = await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) });
     const text = await xml.text();
     expect(await sha256Hex(text)).toBe((await receiptRow(company.id, body.encf))?.xmlSha256);

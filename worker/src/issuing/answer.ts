@@ -1,4 +1,5 @@
-import { approvalEstadoOf, estadoOf, legacyApprovalEstadoOf } from "./estado.ts";
+import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf, legacyApprovalEstadoOf } from "./estado.ts";
+import type { EmailRecord } from "../after-dgii/email.ts";
 import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
@@ -21,10 +22,20 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     fechaHoraFirma: receipt.fechaHoraFirma,
     urlTimbre: receipt.timbreUrl,
     mensajes: receipt.dgiiMensajes ? (JSON.parse(receipt.dgiiMensajes) as IssueAnswer["mensajes"]) : [],
+    resent: reenviado,
     reenviado,
     links: { self: base, xml: `${base}/xml`, pdf: `${base}/pdf` },
   };
+  // The service's own fields twice until 1.9.0: in English, and under their deprecated Spanish names.
   if (receipt.deliveryStatus) {
+    body.buyerDelivery = {
+      state: buyerDeliveryStateOf(receipt.deliveryStatus),
+      at: receipt.deliveryAt,
+      arecfEstado: receipt.deliveryArecfEstado,
+      codigoMotivoNoRecibido: receipt.deliveryMotivo,
+      attempts: receipt.deliveryAttempts,
+      detail: receipt.deliveryDetail,
+    };
     body.entregaComprador = {
       estado: receipt.deliveryStatus,
       fecha: receipt.deliveryAt,
@@ -35,12 +46,9 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     };
   }
   if (receipt.emails) {
-    body.correos = (JSON.parse(receipt.emails) as { to: string; at: string; outcome: "sent" | "failed" | "retrying"; detail: string | null }[]).map((e) => ({
-      para: e.to,
-      fecha: e.at,
-      estado: e.outcome,
-      detalle: e.detail,
-    }));
+    const emails = JSON.parse(receipt.emails) as EmailRecord[];
+    body.emails = emails.map((e) => ({ to: e.to, at: e.at, state: e.outcome, detail: e.detail }));
+    body.correos = emails.map((e) => ({ para: e.to, fecha: e.at, estado: e.outcome, detalle: e.detail }));
   }
   if (receipt.approvalStatus === "accepted" || receipt.approvalStatus === "rejected") {
     body.aprobacionComercial = {

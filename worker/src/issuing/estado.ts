@@ -75,3 +75,23 @@ export function statusFromDgii(codigo: number): ReceiptStatus {
 }
 
 export const isFinal = (status: ReceiptStatus) => status === "accepted" || status === "conditional" || status === "rejected" || status === "voided";
+
+/** How the ledger stores a receipt's delivery to its buyer (API 1.8's `entregaComprador.estado`). */
+export type DeliveryStatus = NonNullable<(typeof receipts.$inferSelect)["deliveryStatus"]>;
+/**
+ * A delivery to the buyer as the API names it (`buyerDelivery.state`): the buyer's own answer in
+ * DGII's words, the ARECF's Estado (formato ARECF: 0 "e-CF Recibido", 1 "e-CF No Recibido"; a
+ * duplicate, motivo 3, is Recibido: the buyer had it already),
+ * and the service's own states in English: not answered yet, the buyer is no electronic receiver
+ * in DGII's directory, or no answer within the 72 hours of retries.
+ */
+export const BUYER_DELIVERY_STATES = ["pending", "Recibido", "No Recibido", "not_a_receiver", "failed"] as const;
+export type BuyerDeliveryState = (typeof BUYER_DELIVERY_STATES)[number];
+const BUYER_DELIVERY_STATE_OF = {
+  pendiente: "pending",
+  entregado: "Recibido",
+  no_recibido: "No Recibido",
+  no_receptor: "not_a_receiver",
+  fallido: "failed",
+} as const satisfies Record<DeliveryStatus, BuyerDeliveryState>;
+export const buyerDeliveryStateOf = (status: DeliveryStatus): BuyerDeliveryState => BUYER_DELIVERY_STATE_OF[status];

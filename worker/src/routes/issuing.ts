@@ -9,6 +9,7 @@ import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { answerFor } from "../issuing/answer.ts";
+import { buyerDeliveryStateOf } from "../issuing/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import { AnulacionAnswer, AnulacionBody, EmailQueued, EmailRequest, IssueHeaders } from "../http/schemas/issuing.ts";
 import { ANSWER_STATUSES, type AnswerStatus, type IssueAnswer, receiptAnswers } from "../http/schemas/receipt-answer.ts";
@@ -109,7 +110,7 @@ issuingRoutes.openapi(
     }
     const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
     if (retryAfter) c.header("Retry-After", String(retryAfter));
-    const answer = outcome.warnings ? { ...judged, advertencias: outcome.warnings } : judged;
+    const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings, advertencias: outcome.warnings } : judged;
     if (!outcome.reenviado && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
       const reasons = answer.mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
       c.set("auditEvent", { code: answer.estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${answer.encf}: ${reasons}` });
@@ -171,7 +172,7 @@ issuingRoutes.openapi(
     tags: ["Issuing"],
     summary: "Send the printed copy (PDF) and the signed XML by e-mail",
     description:
-      "Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `correos`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.",
+      "Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `emails`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.",
     request: {
       params: EncfParam,
       body: {
@@ -190,7 +191,7 @@ issuingRoutes.openapi(
     if (!isEmailAddress(to)) throw new ApiProblem("validation_failed", { errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }] });
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
-    return c.json({ encf: receipt.encf, to, estado: "pendiente" as const }, 202);
+    return c.json({ encf: receipt.encf, to, state: "pending" as const, estado: "pendiente" as const }, 202);
   },
 );
 
@@ -211,7 +212,10 @@ issuingRoutes.openapi(
   async (c) => {
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     const object = receipt.deliveryArecfEstado ? await c.env.ARCHIVE.get(companionKey(receipt.xmlKey, ".arecf.xml")) : null;
-    if (!object) throw new ApiProblem("not_found", { detail: `${receipt.encf} has no ARECF from its buyer (entregaComprador: ${receipt.deliveryStatus ?? "none"}).` });
+    if (!object)
+      throw new ApiProblem("not_found", {
+        detail: `${receipt.encf} has no ARECF from its buyer (buyerDelivery: ${receipt.deliveryStatus ? buyerDeliveryStateOf(receipt.deliveryStatus) : "none"}).`,
+      });
     return c.body(await object.arrayBuffer(), 200, {
       "Content-Type": "application/xml; charset=utf-8",
       "Content-Disposition": `inline; filename="${receipt.rncComprador}${receipt.encf}.arecf.xml"`,

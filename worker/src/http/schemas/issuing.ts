@@ -2,6 +2,7 @@
 // e-mail of a receipt's printed copy, the voiding of e-NCF ranges (ANECF).
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
+import { deprecated } from "../deprecated.ts";
 import { ENCF_PATTERN } from "./common.ts";
 
 export const IssueHeaders = z.object({
@@ -10,12 +11,14 @@ export const IssueHeaders = z.object({
   }),
   "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
     description:
-      "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
+      "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `warnings` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
   }),
 });
 
 export const EmailRequest = z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest");
-export const EmailQueued = z.object({ encf: z.string(), to: z.string(), estado: z.literal("pendiente") }).openapi("EmailQueued");
+export const EmailQueued = z
+  .object({ encf: z.string(), to: z.string(), state: z.literal("pending"), estado: deprecated(z.literal("pendiente"), "`state` (pending)") })
+  .openapi("EmailQueued");
 
 export const AnulacionBody = z
   .object({
