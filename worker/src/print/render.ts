@@ -1,7 +1,8 @@
 /// <reference path="./pako.d.ts" />
 // The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
-// every page) and an 80 mm roll for point-of-sale receipts. Pure pdf-lib: runs in workerd.
+// every page) and an 80 mm roll for point-of-sale receipts. Runs in workerd: pdf-lib writes the
+// document's objects, each page's content stream is written directly (content-stream.ts).
 import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
 import pako from "pako";
 import { PDFDocument, PDFName, type PDFRef, StandardFontEmbedder, StandardFonts } from "pdf-lib";
@@ -46,6 +47,7 @@ let isolateFonts: Fonts | undefined;
 function standardFonts(): Fonts {
   if (!isolateFonts) {
     const font = (key: FontKey, name: StandardFonts): Font => {
+      // pdf-lib's StandardFonts and the embedder's FontNames are two enums of the same names.
       const embedder = StandardFontEmbedder.for(name as unknown as Parameters<typeof StandardFontEmbedder.for>[0]);
       return { key, widthOfTextAtSize: (text, size) => embedder.widthOfTextAtSize(text, size) };
     };
