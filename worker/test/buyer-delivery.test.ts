@@ -110,7 +110,7 @@ describe("delivery to the buyer", () => {
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Recibido" });
   });
 
-  it("an unreachable buyer is retried with back-off (pendiente, attempts counted), then delivered once it is back", async () => {
+  it("an unreachable buyer is retried with back-off (pending, attempts counted), then delivered once it is back", async () => {
     const { company, token } = await issuer();
     await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);
     const { body } = await issue(token, issueRequest("31"));
@@ -132,7 +132,7 @@ describe("delivery to the buyer", () => {
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
   });
 
-  it("after 72 hours of failures the delivery is marked fallido, and an integrator hears receipt.delivery_failed", async () => {
+  it("after 72 hours of failures the delivery is marked failed, and an integrator hears receipt.delivery_failed with it", async () => {
     const { company, token } = await issuer();
     // The buyer's reception service cannot be reached (nothing listens there) from the start: the
     // month object's alarm may try the delivery the moment DGII accepts.
@@ -155,12 +155,17 @@ describe("delivery to the buyer", () => {
     }
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "failed" });
     const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
-    const types = events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type);
-    expect(types).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
+    const sent = events.map(
+      (e) => (JSON.parse(String(e.payload)) as { event: { type: string; data: { buyerDelivery?: { state: string }; entregaComprador?: { estado: string } } } }).event,
+    );
+    expect(sent.map((e) => e.type)).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
+    // The event carries the receipt answer: the English state and, until 1.9.0, its deprecated twin.
+    expect(sent[1]!.data.buyerDelivery?.state).toBe("failed");
+    expect(sent[1]!.data.entregaComprador?.estado).toBe("fallido");
   });
 
   it.each([["1"], ["2"], ["4"]])(
-    "a buyer that answers ARECF Estado 1 with motivo %s: no_recibido, the ARECF archived, delivery_failed announced; never sent again",
+    "a buyer that answers ARECF Estado 1 with motivo %s: No Recibido, the ARECF archived, delivery_failed announced; never sent again",
     async (motivo) => {
       const { company, token } = await issuer();
       await setDirectory([{ rnc: COMPRADOR_RNC, host: buyerHost() }]);

@@ -94,7 +94,10 @@ describe("webhook deliveries", () => {
     expect(got.map((d) => d.type)).toEqual(["receipt.contingency", "receipt.accepted"]);
     expect(got.every((d) => d.verified)).toBe(true);
     expect(new Set(got.map((d) => d.id)).size).toBe(2);
-    expect(got[1]!.body).toMatchObject({ type: "receipt.accepted", data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad } });
+    expect(got[1]!.body).toMatchObject({
+      type: "receipt.accepted",
+      data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad, resent: false, reenviado: false },
+    });
     expect(Date.parse(got[1]!.body.timestamp)).not.toBeNaN();
   });
 
