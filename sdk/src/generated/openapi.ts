@@ -653,7 +653,7 @@ export interface paths {
         put?: never;
         /**
          * Send the printed copy (PDF) and the signed XML by e-mail
-         * @description Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `correos`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.
+         * @description Queued and sent in the background (retried for 3 days); each sending shows in the receipt's `emails`. A buyer that is not an electronic receiver gets it on its own when the e-CF carries CorreoComprador.
          */
         post: operations["postFeRecepcionEcfByEncfEmail"];
         delete?: never;
@@ -2264,6 +2264,12 @@ export interface components {
                 codigo: string | null;
                 valor: string;
             }[];
+            /** @description True when this request sent an e-NCF the service already had: nothing was redone, the receipt's current state is answered */
+            resent: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `resent`.
+             */
             reenviado: boolean;
             links: {
                 self: string;
@@ -2271,18 +2277,50 @@ export interface components {
                 pdf: string;
             };
             /** @description Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML */
+            buyerDelivery?: {
+                /**
+                 * @description The buyer's ARECF in DGII's words (Recibido: Estado 0 "e-CF Recibido", or a duplicate, motivo 3: the buyer had it already; No Recibido: Estado 1 "e-CF No Recibido"), or the service's own: pending (being delivered), not_a_receiver (the buyer is not an electronic receiver in DGII's directory), failed (no answer in 72 hours of retries)
+                 * @enum {string}
+                 */
+                state: "pending" | "Recibido" | "No Recibido" | "not_a_receiver" | "failed";
+                /** @description When the buyer answered, or the delivery was given up */
+                at: string | null;
+                /** @description The buyer's ARECF Estado: "0" received, "1" not received */
+                arecfEstado: string | null;
+                /** @description The ARECF's CodigoMotivoNoRecibido: 1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde */
+                codigoMotivoNoRecibido: string | null;
+                attempts: number;
+                /** @description Why the last attempt did not deliver */
+                detail: string | null;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `buyerDelivery` (state, at, arecfEstado, codigoMotivoNoRecibido, attempts, detail).
+             */
             entregaComprador?: {
                 /** @enum {string} */
                 estado: "pendiente" | "entregado" | "no_recibido" | "no_receptor" | "fallido";
                 fecha: string | null;
-                /** @description The buyer's ARECF Estado: "0" received, "1" not received */
                 arecfEstado: string | null;
-                /** @description 1 error de especificación, 2 error de firma digital, 3 envío duplicado, 4 RNC comprador no corresponde */
                 codigoMotivoNoRecibido: string | null;
                 intentos: number;
                 detalle: string | null;
             };
             /** @description Each sending of the printed copy (PDF and signed XML) by e-mail */
+            emails?: {
+                to: string;
+                at: string;
+                /**
+                 * @description retrying: the mail service refused it for now; tried again for 3 days
+                 * @enum {string}
+                 */
+                state: "sent" | "failed" | "retrying";
+                detail: string | null;
+            }[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `emails` (to, at, state, detail).
+             */
             correos?: {
                 para: string;
                 fecha: string;
@@ -2308,6 +2346,16 @@ export interface components {
                 status: "aceptado" | "rechazado";
             };
             /** @description Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field */
+            warnings?: {
+                path: string;
+                code: string;
+                message: string;
+                messageEs?: string;
+            }[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
+             */
             advertencias?: {
                 path: string;
                 code: string;
@@ -2435,7 +2483,7 @@ export interface components {
             dgiiEnvironment: string;
             invoiceLimitPerMonth: number;
             /**
-             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
+             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
              * @enum {string}
              */
             totalsPolicy: "strict" | "dgii";
@@ -2459,7 +2507,7 @@ export interface components {
             /** @default 1000 */
             invoiceLimitPerMonth?: number;
             /**
-             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
+             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
              * @default strict
              * @enum {string}
              */
@@ -2481,7 +2529,7 @@ export interface components {
             dgiiEnvironment?: "testecf" | "certecf" | "ecf";
             invoiceLimitPerMonth?: number;
             /**
-             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `advertencias`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
+             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
              * @enum {string}
              */
             totalsPolicy?: "strict" | "dgii";
@@ -2571,6 +2619,8 @@ export interface components {
             revokedAt: string | null;
             lastSeenAt: string | null;
             createdAt: string;
+            /** @description Whether the till may change prices locally (PATCH /devices/{id}) */
+            canEditPrices: boolean;
         };
         DeviceList: {
             devices: components["schemas"]["Device"][];
@@ -2668,6 +2718,12 @@ export interface components {
             encf: string;
             to: string;
             /** @enum {string} */
+            state: "pending";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `state` (pending).
+             * @enum {string}
+             */
             estado: "pendiente";
         };
         EmailRequest: {
@@ -8208,7 +8264,7 @@ export interface operations {
                 "X-RNC-Emisor"?: string;
                 /** @description Any unique string per document: a retry with the same key and body gets the first answer, never a second receipt; the same key with another body is a 409. */
                 "Idempotency-Key"?: string;
-                /** @description For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `advertencias` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`). */
+                /** @description For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `warnings` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`). */
                 "Totals-Policy"?: "strict" | "dgii";
             };
             path?: never;
