@@ -29,6 +29,24 @@ function run(cmd: string, args: string[], cwd = ROOT): string {
   return r.stdout;
 }
 
+/**
+ * fetch, after one turn of the event loop. `sql` and `archived` run wrangler synchronously and
+ * block the loop for seconds, long enough for the worker to close an idle keep-alive connection
+ * without the pool noticing; the next fetch would then be written to that dead socket ("other
+ * side closed"). The turn lets the pool see the close first. A request refused that way never
+ * reached the server, so it is sent once more.
+ */
+export async function fetchAfterSyncCalls(url: string, init?: RequestInit): Promise<Response> {
+  await new Promise((resolve) => setImmediate(resolve));
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code !== "UND_ERR_SOCKET" || cause.message !== "other side closed") throw error;
+    return fetch(url, init);
+  }
+}
+
 export function buildPos(): void {
   run(join(ROOT, "node_modules", ".bin", "vite"), ["build", "--logLevel", "warn"], join(ROOT, "pos-client"));
 }
@@ -44,7 +62,7 @@ export async function startStack(options: { frozen?: boolean } = {}): Promise<St
   });
   const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const isForm = body instanceof FormData;
-    const res = await fetch(`${workerUrl}${path}`, {
+    const res = await fetchAfterSyncCalls(`${workerUrl}${path}`, {
       method,
       headers: { Authorization: `Bearer ${adminSecret}`, ...(body === undefined || isForm ? {} : { "Content-Type": "application/json" }) },
       body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
@@ -71,10 +89,10 @@ export async function startStack(options: { frozen?: boolean } = {}): Promise<St
   const receipts = async (companyId: string) => {
     if (!tokens.has(companyId)) {
       const key = await admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: companyId, kind: "test" });
-      const login = await fetch(`${workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
+      const login = await fetchAfterSyncCalls(`${workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
       tokens.set(companyId, ((await login.json()) as { token: string }).token);
     }
-    const res = await fetch(`${workerUrl}/reports/encf?pageSize=1000`, { headers: { Authorization: `Bearer ${tokens.get(companyId)}` } });
+    const res = await fetchAfterSyncCalls(`${workerUrl}/reports/encf?pageSize=1000`, { headers: { Authorization: `Bearer ${tokens.get(companyId)}` } });
     if (!res.ok) throw new Error(`GET /reports/encf → ${res.status} ${await res.text()}`);
     return ((await res.json()) as { items: { encf: string; estado: string; source: string }[] }).items;
   };
