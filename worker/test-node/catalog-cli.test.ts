@@ -2,13 +2,12 @@
 // (wrangler dev, the issuer's Durable Object, D1): a products file with bad lines is refused whole
 // with a readable report and a non-zero exit, a good one is imported, exported back byte for byte,
 // a cashier is created and a till's canEditPrices is switched.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root } from "../../scripts/lib.mjs";
 import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
+import { adminApiCall, runAdminCli } from "./support/admin-cli.ts";
 
 const HEADER = "code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active";
 
@@ -16,31 +15,8 @@ let stack: LocalStack;
 let dir: string;
 let companyId: string;
 
-/** Runs the admin CLI as a separate process (as `npm run admin --` does) and collects its output. */
-function admin(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, "scripts", "admin.mjs"), ...args], {
-      cwd: root,
-      env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-const adminApi = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${stack.workerUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${stack.adminSecret}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBeLessThan(300);
-  return (await res.json()) as any;
-};
+const admin = (...args: string[]) => runAdminCli(stack, ...args);
+const adminApi = (method: string, path: string, body?: unknown) => adminApiCall(stack, method, path, body);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ecf-catalog-cli-"));
