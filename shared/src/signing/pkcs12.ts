@@ -2,7 +2,19 @@
 // (RC2-40 / 3DES, SHA-1 MAC) that WebCrypto and pkijs cannot open; node-forge (pure JS, runs in
 // workerd) opens those and the modern AES-256/PBKDF2 ones alike. The result is plain DER: the
 // PKCS#8 key (to encrypt at rest) and the certificate chain.
-import forge from "node-forge";
+/// <reference path="./node-forge-parts.d.ts" />
+// Only the parts of node-forge a PKCS#12 file needs (not its TLS, SSH or Ed25519): the package's
+// index loads every module, ~80 KiB more in the worker (issue: performance). Each module is
+// imported for the namespace it exports: bundlers snapshot a CommonJS module's exports when it is
+// imported, so forge's shared root object would look empty.
+import type { default as Forge } from "node-forge";
+import asn1 from "node-forge/lib/asn1";
+import "node-forge/lib/md.all";
+import pkcs12 from "node-forge/lib/pkcs12";
+import pki from "node-forge/lib/pki";
+import util from "node-forge/lib/util";
+
+const forge = { asn1, pkcs12, pki, util };
 import { describeCertificate, type CertificateInfo } from "./certificate.ts";
 
 export type Pkcs12ErrorCode = "not_pkcs12" | "wrong_password" | "not_rsa" | "unreadable_key" | "no_certificate" | "no_private_key" | "unsupported";
@@ -39,13 +51,13 @@ const RSA_ENCRYPTION = "1.2.840.113549.1.1.1";
 const SHROUDED_KEY_BAG = "1.2.840.113549.1.12.10.1.2";
 const KEY_BAG = "1.2.840.113549.1.12.10.1.1";
 const CERT_BAG = "1.2.840.113549.1.12.10.1.3";
-type Bag = forge.pkcs12.Bag;
+type Bag = Forge.pkcs12.Bag;
 
 const toBinary = (bytes: Uint8Array) => forge.util.binary.raw.encode(bytes);
 const fromBinary = (binary: string) => new Uint8Array(forge.util.binary.raw.decode(binary)) as Uint8Array<ArrayBuffer>;
-const der = (asn1: forge.asn1.Asn1) => fromBinary(forge.asn1.toDer(asn1).getBytes());
+const der = (asn1: Forge.asn1.Asn1) => fromBinary(forge.asn1.toDer(asn1).getBytes());
 
-function parseDer(bytes: Uint8Array): forge.asn1.Asn1 {
+function parseDer(bytes: Uint8Array): Forge.asn1.Asn1 {
   try {
     return forge.asn1.fromDer(toBinary(bytes), { strict: false } as never);
   } catch {
@@ -56,7 +68,7 @@ function parseDer(bytes: Uint8Array): forge.asn1.Asn1 {
 const isMacFailure = (message: string) => /MAC could not be verified|Invalid password/i.test(message);
 const isDecryptFailure = (message: string) => /decrypt/i.test(message);
 
-function open(bytes: Uint8Array, password: string): forge.pkcs12.Pkcs12Pfx {
+function open(bytes: Uint8Array, password: string): Forge.pkcs12.Pkcs12Pfx {
   const asn1 = parseDer(bytes);
   const hasMac = Array.isArray(asn1.value) && asn1.value.length > 2;
   try {
@@ -88,8 +100,8 @@ function open(bytes: Uint8Array, password: string): forge.pkcs12.Pkcs12Pfx {
   }
 }
 
-function samePublicKey(certificate: forge.pki.Certificate | null, key: forge.pki.rsa.PrivateKey): boolean {
-  const publicKey = certificate?.publicKey as forge.pki.rsa.PublicKey | undefined;
+function samePublicKey(certificate: Forge.pki.Certificate | null, key: Forge.pki.rsa.PrivateKey): boolean {
+  const publicKey = certificate?.publicKey as Forge.pki.rsa.PublicKey | undefined;
   return !!publicKey?.n && publicKey.n.equals(key.n) && publicKey.e.equals(key.e);
 }
 
@@ -111,7 +123,7 @@ export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents 
     if (oid === RSA_ENCRYPTION) throw new Pkcs12Error("unreadable_key", "The file's RSA private key is malformed or in a form this reader cannot parse");
     throw new Pkcs12Error("not_rsa", `The private key is not RSA (algorithm ${oid}); DGII requires RSA-SHA256`);
   }
-  const key = keyBag.key as forge.pki.rsa.PrivateKey;
+  const key = keyBag.key as Forge.pki.rsa.PrivateKey;
   const pkcs8 = der(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key)));
 
   const certBags: Bag[] = p12.getBags({ bagType: CERT_BAG })[CERT_BAG] ?? [];
@@ -136,10 +148,10 @@ export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents 
 }
 
 /** The algorithm OID of a PrivateKeyInfo. */
-function privateKeyAlgorithm(privateKeyInfo: forge.asn1.Asn1): string {
+function privateKeyAlgorithm(privateKeyInfo: Forge.asn1.Asn1): string {
   try {
-    const algorithm = (privateKeyInfo.value as forge.asn1.Asn1[])[1]!;
-    const oid = (algorithm.value as forge.asn1.Asn1[])[0]!;
+    const algorithm = (privateKeyInfo.value as Forge.asn1.Asn1[])[1]!;
+    const oid = (algorithm.value as Forge.asn1.Asn1[])[0]!;
     return forge.asn1.derToOid(oid.value as string);
   } catch {
     return "unknown";
