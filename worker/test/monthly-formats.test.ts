@@ -57,13 +57,13 @@ function checkTxt(txt: string, formato: string, rnc: string, periodo: string, fi
 }
 
 async function report(token: string, formato: string, periodo: string): Promise<Json> {
-  const res = await call(`/reports/${formato}?periodo=${periodo}`, { headers: authed(token) });
+  const res = await call(`/reports/${formato}?period=${periodo}`, { headers: authed(token) });
   expect(res.status).toBe(200);
   return (await res.json()) as Json;
 }
 
 async function txt(token: string, formato: string, periodo: string): Promise<Response> {
-  return call(`/reports/${formato}?periodo=${periodo}&format=txt`, { headers: authed(token) });
+  return call(`/reports/${formato}?period=${periodo}&format=txt`, { headers: authed(token) });
 }
 
 const patch = (token: string, path: string, body: unknown) =>
@@ -179,11 +179,11 @@ function expected606(
 describe("GET /reports/606", () => {
   it("lists what is missing instead of offering an incomplete file, then gives the TXT with every field right", async () => {
     const first = await report(token, "606", periodo);
-    expect(first).toMatchObject({ formato: "606", rnc: company.rnc, periodo, archivo: `DGII_F_606_${company.rnc}_${periodo}.TXT`, completo: false });
+    expect(first).toMatchObject({ format: "606", rnc: company.rnc, period: periodo, fileName: `DGII_F_606_${company.rnc}_${periodo}.TXT`, complete: false });
     // Every received purchase lacks its kind of expense; D (a credit note, contado without a table) its payment form too.
-    const unclassified = first.faltantes
-      .filter((f: Json) => f.codigo === "unclassified")
-      .map((f: Json) => `${f.id}:${f.campo}`)
+    const unclassified = first.missing
+      .filter((f: Json) => f.code === "unclassified")
+      .map((f: Json) => `${f.id}:${f.field}`)
       .sort();
     expect(unclassified).toEqual(
       [
@@ -194,7 +194,7 @@ describe("GET /reports/606", () => {
         `${bought.D!.id}:formaPago`,
       ].sort(),
     );
-    expect(first.excluidos).toEqual([expect.objectContaining({ id: bought.E!.id, encf: bought.E!.encf })]);
+    expect(first.excluded).toEqual([expect.objectContaining({ id: bought.E!.id, encf: bought.E!.encf })]);
     const refused = await txt(token, "606", periodo);
     expect(refused.status).toBe(422);
     const problem = (await refused.json()) as Json;
@@ -204,7 +204,7 @@ describe("GET /reports/606", () => {
     // A: 09, its payment form from its TablaFormasPago (efectivo). The supplier's default learns 09.
     const a = await patch(token, `/compras/${bought.A!.id}`, { tipoBienesServicios: "09" });
     expect(a.status).toBe(200);
-    expect(((await a.json()) as Json).efectiva).toMatchObject({ tipoBienesServicios: "09", formaPago: "01", origen: { tipoBienesServicios: "compra", formaPago: "documento" } });
+    expect(((await a.json()) as Json).effective).toMatchObject({ tipoBienesServicios: "09", formaPago: "01", sources: { tipoBienesServicios: "purchase", formaPago: "document" } });
     // B: services with ITBIS (30 %) and ISR (10 %) withheld, but no payment date yet.
     const bItbis = pct(cents(bought.B!.parsed.totales.TotalITBIS), 30n);
     const bRenta = pct(facturado(bought.B!.parsed), 10n);
@@ -230,16 +230,14 @@ describe("GET /reports/606", () => {
     expect((await patch(token, `/compras/${bought.D!.id}`, { formaPago: "06" })).status).toBe(200);
 
     const second = await report(token, "606", periodo);
-    expect(second.completo).toBe(false);
-    expect(second.faltantes).toEqual([
-      expect.objectContaining({ codigo: "payment_date_missing", id: bought.B!.id, campo: "fechaPago", corregir: `PATCH /compras/${bought.B!.id}` }),
-    ]);
+    expect(second.complete).toBe(false);
+    expect(second.missing).toEqual([expect.objectContaining({ code: "payment_date_missing", id: bought.B!.id, field: "fechaPago", fixWith: `PATCH /compras/${bought.B!.id}` })]);
     const isoToday = `${today.slice(6)}-${today.slice(3, 5)}-${today.slice(0, 2)}`;
     expect((await patch(token, `/compras/${bought.B!.id}`, { fechaPago: isoToday })).status).toBe(200);
 
     const done = await report(token, "606", periodo);
-    expect(done.faltantes).toEqual([]);
-    expect(done.completo).toBe(true);
+    expect(done.missing).toEqual([]);
+    expect(done.complete).toBe(true);
     const res = await txt(token, "606", periodo);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
@@ -279,18 +277,22 @@ describe("GET /reports/606", () => {
     expect(cents(own.E47!.parsed.totales.TotalISRRetencion)).toBeGreaterThan(0n);
 
     // The JSON says the same, field by field, and where each classification came from.
-    for (const line of done.lineas as Json[]) expect(Object.values(line.campos)).toEqual(byNcf.get(line.encf));
-    expect(done.lineas.find((l: Json) => l.encf === bought.C!.encf).clasificacion.origen).toMatchObject({ tipoBienesServicios: "proveedor", formaPago: "proveedor" });
-    expect(done.lineas.find((l: Json) => l.encf === bought.D!.encf).clasificacion.origen).toMatchObject({ tipoBienesServicios: "proveedor", formaPago: "compra" });
+    for (const line of done.lines as Json[]) expect(Object.values(line.fields)).toEqual(byNcf.get(line.encf));
+    expect(done.lines.find((l: Json) => l.encf === bought.C!.encf).classification.sources).toMatchObject({ tipoBienesServicios: "supplier", formaPago: "supplier" });
+    expect(done.lines.find((l: Json) => l.encf === bought.D!.encf).classification.sources).toMatchObject({ tipoBienesServicios: "supplier", formaPago: "purchase" });
+    expect(done.lines.find((l: Json) => l.encf === own.E43!.encf)).toMatchObject({
+      source: "own",
+      classification: { sources: { tipoBienesServicios: "rule", fechaPago: "document" } },
+    });
     const totalFacturado = records.reduce((s, r) => s + cents(r[9]), 0n);
-    expect(done.totales.totalMontoFacturado).toBe(money(totalFacturado));
+    expect(done.totals.totalMontoFacturado).toBe(money(totalFacturado));
   });
 
   it("learns a supplier's defaults from a classification (codes, and rates that give back the amounts), unless the issuer set them", async () => {
     const learned = await call(`/proveedores/${bought.B!.rnc}/clasificacion`, { headers: authed(token) });
     expect(learned.status).toBe(200);
     expect(await learned.json()).toMatchObject({
-      origen: "learned",
+      source: "learned",
       tipoBienesServicios: "02",
       formaPago: "02",
       tipoRetencionIsr: "02",
@@ -299,16 +301,16 @@ describe("GET /reports/606", () => {
     });
     // C's defaults were set: classifying one of its purchases does not change them.
     expect((await patch(token, `/compras/${bought.C!.id}`, { tipoBienesServicios: "05" })).status).toBe(200);
-    expect(await (await call(`/proveedores/${bought.C!.rnc}/clasificacion`, { headers: authed(token) })).json()).toMatchObject({ origen: "set", tipoBienesServicios: "01" });
+    expect(await (await call(`/proveedores/${bought.C!.rnc}/clasificacion`, { headers: authed(token) })).json()).toMatchObject({ source: "set", tipoBienesServicios: "01" });
     const view = (await (await call(`/compras/${bought.C!.id}/clasificacion`, { headers: authed(token) })).json()) as Json;
-    expect(view.efectiva).toMatchObject({ tipoBienesServicios: "05", formaPago: "04", origen: { tipoBienesServicios: "compra", formaPago: "proveedor" } });
-    expect(view.clasificacion.tipoBienesServicios).toBe("05");
+    expect(view.effective).toMatchObject({ tipoBienesServicios: "05", formaPago: "04", sources: { tipoBienesServicios: "purchase", formaPago: "supplier" } });
+    expect(view.classification.tipoBienesServicios).toBe("05");
     // null clears a field: the default applies again.
-    expect(((await (await patch(token, `/compras/${bought.C!.id}`, { tipoBienesServicios: null })).json()) as Json).efectiva.tipoBienesServicios).toBe("01");
+    expect(((await (await patch(token, `/compras/${bought.C!.id}`, { tipoBienesServicios: null })).json()) as Json).effective.tipoBienesServicios).toBe("01");
     expect((await call(`/proveedores/${bought.C!.rnc}/clasificacion`, { method: "DELETE", headers: authed(token) })).status).toBe(204);
     expect((await call(`/proveedores/${bought.C!.rnc}/clasificacion`, { headers: authed(token) })).status).toBe(404);
     // Without defaults C's payment form is its document's again (efectivo); its kind is missing.
-    expect((await report(token, "606", periodo)).faltantes).toEqual([expect.objectContaining({ codigo: "unclassified", id: bought.C!.id, campo: "tipoBienesServicios" })]);
+    expect((await report(token, "606", periodo)).missing).toEqual([expect.objectContaining({ code: "unclassified", id: bought.C!.id, field: "tipoBienesServicios" })]);
     expect((await patch(token, `/compras/${bought.C!.id}`, { tipoBienesServicios: "01", formaPago: "04" })).status).toBe(200);
   });
 
@@ -342,7 +344,7 @@ describe("GET /reports/606", () => {
     await monthSql(company.id, drMonth(new Date()), "UPDATE purchases SET figures = NULL");
     await monthSql(company.id, drMonth(new Date()), "UPDATE receipts SET figures = NULL WHERE tipo_ecf IN ('41', '43')");
     const again = await report(token, "606", periodo);
-    expect(again.completo).toBe(true);
+    expect(again.complete).toBe(true);
     const rows = await monthSql(company.id, drMonth(new Date()), "SELECT count(*) AS n FROM purchases WHERE figures IS NULL");
     expect(rows[0]!.n).toBe(0);
     const records = checkTxt(await (await txt(token, "606", periodo)).text(), "606", company.rnc, periodo, 23);
@@ -398,13 +400,13 @@ function expected607(p: Parsed, withholding: { fecha?: string; itbis?: bigint; r
 describe("GET /reports/607", () => {
   it("lists each accepted sale but the small consumer invoices, which it sums; a buyer's withholding needs its date", async () => {
     const first = await report(token, "607", periodo);
-    expect(first.completo).toBe(true);
+    expect(first.complete).toBe(true);
     const sales = ["E31", "E31credito", "E32alto", "E34", "E45", "E46"];
-    expect(first.lineas.map((l: Json) => l.encf).sort()).toEqual(sales.map((s) => own[s]!.encf).sort());
+    expect(first.lines.map((l: Json) => l.encf).sort()).toEqual(sales.map((s) => own[s]!.encf).sort());
     // The small E32 are the summary: their count, amounts and payment forms, summed here independently.
     const small = [own.E32a!.parsed, own.E32b!.parsed];
-    expect(first.resumenConsumo).toMatchObject({
-      cantidad: 2,
+    expect(first.consumptionSummary).toMatchObject({
+      count: 2,
       montoFacturado: money(small.reduce((s, p) => s + facturado(p), 0n)),
       itbisFacturado: money(small.reduce((s, p) => s + cents(p.totales.TotalITBIS), 0n)),
       montoTotal: money(small.reduce((s, p) => s + cents(p.totales.MontoTotal), 0n)),
@@ -414,10 +416,10 @@ describe("GET /reports/607", () => {
     // The government withholds ITBIS on E45: the 607 cannot be filed until the date is known.
     const withheld = await patch(token, `/ventas/${own.E45!.encf}`, { itbisRetenidoTerceros: "100.00" });
     expect(withheld.status).toBe(200);
-    expect(await withheld.json()).toMatchObject({ encf: own.E45!.encf, fechaRetencion: null, itbisRetenidoTerceros: "100.00", origen: { itbisRetenidoTerceros: "venta" } });
+    expect(await withheld.json()).toMatchObject({ encf: own.E45!.encf, fechaRetencion: null, itbisRetenidoTerceros: "100.00", sources: { itbisRetenidoTerceros: "sale" } });
     const second = await report(token, "607", periodo);
-    expect(second.completo).toBe(false);
-    expect(second.faltantes).toEqual([expect.objectContaining({ codigo: "retention_date_missing", encf: own.E45!.encf, campo: "fechaRetencion" })]);
+    expect(second.complete).toBe(false);
+    expect(second.missing).toEqual([expect.objectContaining({ code: "retention_date_missing", encf: own.E45!.encf, field: "fechaRetencion" })]);
     expect((await txt(token, "607", periodo)).status).toBe(422);
     const isoToday = `${today.slice(6)}-${today.slice(3, 5)}-${today.slice(0, 2)}`;
     expect((await patch(token, `/ventas/${own.E45!.encf}`, { fechaRetencion: isoToday })).status).toBe(200);
@@ -467,10 +469,10 @@ describe("GET /reports/607", () => {
     // In contingency, but not due: the alarm leaves this fixture alone while the test looks at it.
     await monthSql(company.id, month, "UPDATE receipts SET status = 'contingency' WHERE encf = 'E310000000900'");
     const open = await report(token, "607", periodo);
-    expect(open.completo).toBe(false);
-    expect(open.faltantes).toEqual([expect.objectContaining({ codigo: "pending_dgii", encf: "E310000000900" })]);
+    expect(open.complete).toBe(false);
+    expect(open.missing).toEqual([expect.objectContaining({ code: "pending_dgii", encf: "E310000000900" })]);
     await monthSql(company.id, month, "UPDATE receipts SET status = 'rejected', next_attempt_at = NULL WHERE encf = 'E310000000900'");
-    expect((await report(token, "607", periodo)).completo).toBe(true);
+    expect((await report(token, "607", periodo)).complete).toBe(true);
   });
 });
 
@@ -505,7 +507,7 @@ describe("GET /reports/608", () => {
     await issuerSql(company.id, "INSERT INTO voided_ranges (tipo_ecf, first_number, last_number) VALUES ('45', 100, 101)");
 
     const json = await report(token, "608", periodo);
-    expect(json).toMatchObject({ formato: "608", completo: true, cantidadRegistros: 5 });
+    expect(json).toMatchObject({ format: "608", complete: true, recordCount: 5 });
     const res = await txt(token, "608", periodo);
     expect(res.status).toBe(200);
     const records = checkTxt(await res.text(), "608", company.rnc, periodo, 3);
@@ -522,13 +524,109 @@ describe("GET /reports/608", () => {
     expect(checkTxt(await empty.text(), "608", company.rnc, "202001", 3)).toEqual([]);
   });
 
-  it("periodo must be AAAAMM", async () => {
-    for (const bad of ["2026-05", "202613", "", "abc"]) {
-      const res = await call(`/reports/606?periodo=${bad}`, { headers: authed(token) });
-      expect(res.status, bad).toBe(400);
-      expect(((await res.json()) as Json).errors[0].path).toBe("/query/periodo");
+  it("period must be AAAAMM (a problem at the parameter it was given as)", async () => {
+    for (const param of ["period", "periodo"]) {
+      for (const bad of ["2026-05", "202613", "", "abc"]) {
+        const res = await call(`/reports/606?${param}=${bad}`, { headers: authed(token) });
+        expect(res.status, `${param}=${bad}`).toBe(400);
+        expect(((await res.json()) as Json).errors[0].path).toBe(`/query/${param}`);
+      }
     }
-    expect((await call(`/reports/607?periodo=${periodo}&format=xml`, { headers: authed(token) })).status).toBe(400);
+    const none = await call("/reports/608", { headers: authed(token) });
+    expect(none.status).toBe(400);
+    expect(((await none.json()) as Json).errors[0].path).toBe("/query/period");
+    expect((await call(`/reports/607?period=${periodo}&format=xml`, { headers: authed(token) })).status).toBe(400);
+  });
+});
+
+// ------------------------------------------------------------------ the deprecated Spanish names
+
+describe("the earlier Spanish names, deprecated until 1.9.0", () => {
+  it("the monthly formats still send each beside its English name, with the same value", async () => {
+    const same = (json: Json, pairs: Record<string, string>) => {
+      for (const [english, spanish] of Object.entries(pairs)) {
+        expect(json[english], english).toBeDefined();
+        expect(json[spanish], spanish).toEqual(json[english]);
+      }
+    };
+    const common = { format: "formato", period: "periodo", fileName: "archivo", recordCount: "cantidadRegistros", complete: "completo", warnings: "avisos" };
+    // A loses its kind of expense (its own and its supplier's), so the 606 has something missing.
+    expect((await patch(token, `/compras/${bought.A!.id}`, { tipoBienesServicios: null })).status).toBe(200);
+    expect((await call(`/proveedores/${bought.A!.rnc}/clasificacion`, { method: "DELETE", headers: authed(token) })).status).toBe(204);
+    const withMissing = await report(token, "606", periodo);
+    same(withMissing, { ...common, totals: "totales" });
+    const gap = withMissing.missing.find((m: Json) => m.id === bought.A!.id);
+    expect(gap).toMatchObject({ code: "unclassified", field: "tipoBienesServicios", fixWith: `PATCH /compras/${bought.A!.id}` });
+    expect(gap).toMatchObject({ codigo: gap.code, mensaje: gap.message, campo: gap.field, corregir: gap.fixWith });
+    expect(withMissing.faltantes).toEqual(withMissing.missing);
+    // The 422 of the TXT carries each missing item's fields, under both names.
+    const problem = (await (await txt(token, "606", periodo)).json()) as Json;
+    expect(problem.errors.find((e: Json) => e.id === bought.A!.id)).toMatchObject({
+      path: `/compras/${bought.A!.id}/tipoBienesServicios`,
+      code: "unclassified",
+      campo: "tipoBienesServicios",
+    });
+    expect((await patch(token, `/compras/${bought.A!.id}`, { tipoBienesServicios: "09" })).status).toBe(200);
+
+    const r606 = await report(token, "606", periodo);
+    expect(r606.lineas).toEqual(r606.lines);
+    const bySource = { purchase: "compra", own: "propio" } as const;
+    const words = { purchase: "compra", supplier: "proveedor", document: "documento", rule: "regla" } as Record<string, string>;
+    for (const line of r606.lines as Json[]) {
+      expect(line.origen).toBe(bySource[line.source as keyof typeof bySource]);
+      expect(line.campos).toEqual(line.fields);
+      expect(line.clasificacion).toEqual(line.classification);
+      expect(line.classification.origen).toEqual(Object.fromEntries(Object.entries(line.classification.sources).map(([f, s]) => [f, words[s as string]])));
+    }
+    expect(r606.lines.map((l: Json) => l.source).sort()).toEqual(["own", "own", "own", "purchase", "purchase", "purchase", "purchase"]);
+    expect(r606.excluded[0].reason).toMatch(/Rechazado comercialmente/);
+    expect(r606.excluidos).toEqual([{ ...r606.excluded[0], motivo: r606.excluded[0].reason }]);
+
+    const r607 = await report(token, "607", periodo);
+    same(r607, { ...common, lines: "lineas", totals: "totales", consumptionSummary: "resumenConsumo" });
+    expect(r607.consumptionSummary.cantidad).toBe(r607.consumptionSummary.count);
+    for (const line of r607.lines as Json[]) expect(line.campos).toEqual(line.fields);
+
+    const r608 = await report(token, "608", periodo);
+    same(r608, { ...common, lines: "lineas", missing: "faltantes" });
+    for (const line of r608.lines as Json[]) expect(line.campos).toEqual(line.fields);
+  });
+
+  it("periodo is still taken; given beside a different period it is a 422 at /query/periodo", async () => {
+    const viaPeriodo = await call(`/reports/608?periodo=${periodo}`, { headers: authed(token) });
+    expect(viaPeriodo.status).toBe(200);
+    expect(await viaPeriodo.json()).toEqual(await report(token, "608", periodo));
+    expect((await call(`/reports/608?period=${periodo}&periodo=${periodo}`, { headers: authed(token) })).status).toBe(200);
+    const both = await call(`/reports/606?period=${periodo}&periodo=202001`, { headers: authed(token) });
+    expect(both.status).toBe(422);
+    expect(both.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    const problem = (await both.json()) as Json;
+    expect(problem.errors).toEqual([expect.objectContaining({ path: "/query/periodo", code: "alias_conflict" })]);
+    expect(problem.requestId).toBeTruthy();
+  });
+
+  it("a purchase's classification, a supplier's defaults and a sale's withholding still send their Spanish names", async () => {
+    const view = (await (await call(`/compras/${bought.B!.id}/clasificacion`, { headers: authed(token) })).json()) as Json;
+    expect(view.clasificacion).toEqual(view.classification);
+    expect(view.efectiva).toEqual(view.effective);
+    expect(view.effective.origen).toMatchObject({ tipoBienesServicios: "compra", fechaPago: "compra" });
+    expect(view.faltantes).toEqual(view.missing);
+    // A gap under both names: B without its payment date.
+    const gap = (await (await patch(token, `/compras/${bought.B!.id}`, { fechaPago: null })).json()) as Json;
+    expect(gap.missing).toEqual([expect.objectContaining({ code: "payment_date_missing", field: "fechaPago", codigo: "payment_date_missing", campo: "fechaPago" })]);
+    expect(gap.missing[0].mensaje).toBe(gap.missing[0].message);
+    expect(gap.faltantes).toEqual(gap.missing);
+    const isoToday = `${today.slice(6)}-${today.slice(3, 5)}-${today.slice(0, 2)}`;
+    expect((await patch(token, `/compras/${bought.B!.id}`, { fechaPago: isoToday })).status).toBe(200);
+
+    const defaults = (await (await call(`/proveedores/${bought.B!.rnc}/clasificacion`, { headers: authed(token) })).json()) as Json;
+    expect(defaults).toMatchObject({ source: "learned", origen: "learned" });
+    expect(Date.parse(defaults.updatedAt)).not.toBeNaN();
+    expect(defaults.actualizado).toBe(defaults.updatedAt);
+
+    const sale = (await (await patch(token, `/ventas/${own.E45!.encf}`, {})).json()) as Json;
+    expect(sale.sources).toEqual({ itbisRetenidoTerceros: "sale", retencionRentaTerceros: null });
+    expect(sale.origen).toEqual({ itbisRetenidoTerceros: "venta", retencionRentaTerceros: null });
   });
 });
 

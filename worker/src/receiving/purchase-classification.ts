@@ -147,8 +147,11 @@ export type SupplierDefaultInput = z.infer<typeof SupplierDefaultBody>;
 
 // ------------------------------------------------------------------------------- resolution
 
-/** Where a field's value came from. */
-export type Origin = "compra" | "proveedor" | "documento" | "regla";
+/** Where a field's value came from: this purchase, the supplier's defaults, the document, or the type's rule. */
+export type Source = "purchase" | "supplier" | "document" | "rule";
+
+/** The earlier Spanish words for the same sources, still sent as the deprecated `origen` until 1.9.0. */
+export const LEGACY_SOURCES = { purchase: "compra", supplier: "proveedor", document: "documento", rule: "regla" } as const satisfies Record<Source, string>;
 
 export const CLASSIFICATION_FIELDS = [
   "tipoBienesServicios",
@@ -173,24 +176,24 @@ export interface Resolved606 {
   montoRetencionRenta: Decimal;
   itbisAlCosto: Decimal;
   itbisProporcionalidad: Decimal;
-  origen: Partial<Record<ClassificationField, Origin>>;
+  sources: Partial<Record<ClassificationField, Source>>;
 }
 
 /** A gap that keeps the 606 from being filed: which field, and why. */
 export interface ClassificationGap {
-  codigo: "unclassified" | "payment_date_missing" | "retention_type_missing" | "itbis_al_costo_exceeds";
-  campo: ClassificationField;
-  mensaje: string;
+  code: "unclassified" | "payment_date_missing" | "retention_type_missing" | "itbis_al_costo_exceeds";
+  field: ClassificationField;
+  message: string;
 }
 
 const rated = (base: string, percent: string | null) => (percent === null ? undefined : roundHalfUp(percentOf(dec(base), dec(percent))));
 const money = (value: string | null | undefined) => (value === null || value === undefined ? undefined : dec(value));
 
 /** Picks the first defined value of each candidate, remembering where it came from. */
-function pick<T>(origen: Resolved606["origen"], field: ClassificationField, candidates: [Origin, T | null | undefined][]): T | null {
-  for (const [origin, value] of candidates) {
+function pick<T>(sources: Resolved606["sources"], field: ClassificationField, candidates: [Source, T | null | undefined][]): T | null {
+  for (const [source, value] of candidates) {
     if (value !== null && value !== undefined) {
-      origen[field] = origin;
+      sources[field] = source;
       return value;
     }
   }
@@ -199,52 +202,52 @@ function pick<T>(origen: Resolved606["origen"], field: ClassificationField, cand
 
 /** A supplier's purchase, as the 606 will report it. */
 export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): Resolved606 {
-  const origen: Resolved606["origen"] = {};
+  const sources: Resolved606["sources"] = {};
   const set = supplier?.origin === "set" ? supplier : null;
   const learned = supplier?.origin === "learned" ? supplier : null;
   const itbisRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisRetenidoPorcentaje ?? null);
   const rentaRate = (d: SupplierDefault | null) => rated(figures.montoFacturado, d?.retencionRentaPorcentaje ?? null);
   const costRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisAlCostoPorcentaje ?? null);
   return {
-    tipoBienesServicios: pick(origen, "tipoBienesServicios", [
-      ["compra", purchase.tipoBienesServicios],
-      ["proveedor", set?.tipoBienesServicios],
-      ["proveedor", learned?.tipoBienesServicios],
+    tipoBienesServicios: pick(sources, "tipoBienesServicios", [
+      ["purchase", purchase.tipoBienesServicios],
+      ["supplier", set?.tipoBienesServicios],
+      ["supplier", learned?.tipoBienesServicios],
     ]),
-    fechaPago: pick(origen, "fechaPago", [["compra", purchase.fechaPago]]),
-    formaPago: pick(origen, "formaPago", [
-      ["compra", purchase.formaPago],
-      ["proveedor", set?.formaPago],
-      ["documento", formaPagoOfDocument(figures, null)],
-      ["proveedor", learned?.formaPago],
+    fechaPago: pick(sources, "fechaPago", [["purchase", purchase.fechaPago]]),
+    formaPago: pick(sources, "formaPago", [
+      ["purchase", purchase.formaPago],
+      ["supplier", set?.formaPago],
+      ["document", formaPagoOfDocument(figures, null)],
+      ["supplier", learned?.formaPago],
     ]),
-    tipoRetencionIsr: pick(origen, "tipoRetencionIsr", [
-      ["compra", purchase.tipoRetencionIsr],
-      ["proveedor", set?.tipoRetencionIsr],
-      ["proveedor", learned?.tipoRetencionIsr],
+    tipoRetencionIsr: pick(sources, "tipoRetencionIsr", [
+      ["purchase", purchase.tipoRetencionIsr],
+      ["supplier", set?.tipoRetencionIsr],
+      ["supplier", learned?.tipoRetencionIsr],
     ]),
     itbisRetenido:
-      pick(origen, "itbisRetenido", [
-        ["compra", money(purchase.itbisRetenido)],
-        ["proveedor", itbisRate(set)],
-        ["documento", money(figures.itbisRetenido)],
-        ["proveedor", itbisRate(learned)],
+      pick(sources, "itbisRetenido", [
+        ["purchase", money(purchase.itbisRetenido)],
+        ["supplier", itbisRate(set)],
+        ["document", money(figures.itbisRetenido)],
+        ["supplier", itbisRate(learned)],
       ]) ?? ZERO,
     montoRetencionRenta:
-      pick(origen, "montoRetencionRenta", [
-        ["compra", money(purchase.montoRetencionRenta)],
-        ["proveedor", rentaRate(set)],
-        ["documento", money(figures.retencionRenta)],
-        ["proveedor", rentaRate(learned)],
+      pick(sources, "montoRetencionRenta", [
+        ["purchase", money(purchase.montoRetencionRenta)],
+        ["supplier", rentaRate(set)],
+        ["document", money(figures.retencionRenta)],
+        ["supplier", rentaRate(learned)],
       ]) ?? ZERO,
     itbisAlCosto:
-      pick(origen, "itbisAlCosto", [
-        ["compra", money(purchase.itbisAlCosto)],
-        ["proveedor", costRate(set)],
-        ["proveedor", costRate(learned)],
+      pick(sources, "itbisAlCosto", [
+        ["purchase", money(purchase.itbisAlCosto)],
+        ["supplier", costRate(set)],
+        ["supplier", costRate(learned)],
       ]) ?? ZERO,
-    itbisProporcionalidad: pick(origen, "itbisProporcionalidad", [["compra", money(purchase.itbisProporcionalidad)]]) ?? ZERO,
-    origen,
+    itbisProporcionalidad: pick(sources, "itbisProporcionalidad", [["purchase", money(purchase.itbisProporcionalidad)]]) ?? ZERO,
+    sources,
   };
 }
 
@@ -253,21 +256,21 @@ export function classificationGaps(resolved: Resolved606, figures: DocumentFigur
   const gaps: ClassificationGap[] = [];
   if (!resolved.tipoBienesServicios)
     gaps.push({
-      codigo: "unclassified",
-      campo: "tipoBienesServicios",
-      mensaje: "Tipo de Bienes y Servicios Comprados is not set (PATCH /compras/{id}, or a default for the supplier).",
+      code: "unclassified",
+      field: "tipoBienesServicios",
+      message: "Tipo de Bienes y Servicios Comprados is not set (PATCH /compras/{id}, or a default for the supplier).",
     });
-  if (!resolved.formaPago) gaps.push({ codigo: "unclassified", campo: "formaPago", mensaje: "Forma de Pago is not set (04 when still unpaid)." });
+  if (!resolved.formaPago) gaps.push({ code: "unclassified", field: "formaPago", message: "Forma de Pago is not set (04 when still unpaid)." });
   const withheld = !isZero(resolved.itbisRetenido) || !isZero(resolved.montoRetencionRenta);
-  if (withheld && !resolved.fechaPago) gaps.push({ codigo: "payment_date_missing", campo: "fechaPago", mensaje: "ITBIS or ISR is withheld: the Fecha de Pago is required." });
+  if (withheld && !resolved.fechaPago) gaps.push({ code: "payment_date_missing", field: "fechaPago", message: "ITBIS or ISR is withheld: the Fecha de Pago is required." });
   if (!isZero(resolved.montoRetencionRenta) && !resolved.tipoRetencionIsr)
-    gaps.push({ codigo: "retention_type_missing", campo: "tipoRetencionIsr", mensaje: "ISR is withheld: the Tipo de Retención en ISR is required." });
+    gaps.push({ code: "retention_type_missing", field: "tipoRetencionIsr", message: "ISR is withheld: the Tipo de Retención en ISR is required." });
   if (compare(resolved.itbisAlCosto, dec(figures.itbisFacturado)) > 0)
-    gaps.push({ codigo: "itbis_al_costo_exceeds", campo: "itbisAlCosto", mensaje: `ITBIS llevado al Costo exceeds the ITBIS facturado (${figures.itbisFacturado}).` });
+    gaps.push({ code: "itbis_al_costo_exceeds", field: "itbisAlCosto", message: `ITBIS llevado al Costo exceeds the ITBIS facturado (${figures.itbisFacturado}).` });
   return gaps;
 }
 
-/** The resolved fields as JSON (amounts as DGII text). */
+/** The resolved fields as JSON (amounts as DGII text), with where each came from in both vocabularies. */
 export function resolvedView(resolved: Resolved606) {
   return {
     tipoBienesServicios: resolved.tipoBienesServicios,
@@ -278,7 +281,10 @@ export function resolvedView(resolved: Resolved606) {
     montoRetencionRenta: formatMoney(resolved.montoRetencionRenta),
     itbisAlCosto: formatMoney(resolved.itbisAlCosto),
     itbisProporcionalidad: formatMoney(resolved.itbisProporcionalidad),
-    origen: resolved.origen,
+    sources: resolved.sources,
+    origen: Object.fromEntries(Object.entries(resolved.sources).map(([field, source]) => [field, LEGACY_SOURCES[source]])) as Partial<
+      Record<ClassificationField, (typeof LEGACY_SOURCES)[Source]>
+    >,
   };
 }
 
@@ -363,23 +369,40 @@ export interface ClassifiedPurchase {
   tipoeCF: string;
   fechaEmision: string;
   /** What was given for this purchase itself. */
-  clasificacion: Record<ClassificationField, string | null>;
+  classification: Record<ClassificationField, string | null>;
   /** What the 606 will report, with where each value comes from. */
+  effective: ReturnType<typeof resolvedView>;
+  missing: (ClassificationGap & LegacyGap)[];
+  /** The earlier Spanish names of the same three, deprecated until 1.9.0. */
+  clasificacion: Record<ClassificationField, string | null>;
   efectiva: ReturnType<typeof resolvedView>;
-  faltantes: ClassificationGap[];
+  faltantes: (ClassificationGap & LegacyGap)[];
+}
+
+/** A gap's fields under their earlier Spanish names too (deprecated until 1.9.0). */
+interface LegacyGap {
+  codigo: ClassificationGap["code"];
+  campo: ClassificationField;
+  mensaje: string;
 }
 
 export function classifiedView(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): ClassifiedPurchase {
   const resolved = resolvePurchase(purchase, figures, supplier);
+  const classification = Object.fromEntries(CLASSIFICATION_FIELDS.map((f) => [f, purchase[f]])) as Record<ClassificationField, string | null>;
+  const effective = resolvedView(resolved);
+  const missing = classificationGaps(resolved, figures).map((gap) => ({ ...gap, codigo: gap.code, campo: gap.field, mensaje: gap.message }));
   return {
     id: purchase.id,
     encf: purchase.encf,
     rncEmisor: purchase.rncEmisor,
     tipoeCF: purchase.tipoeCF,
     fechaEmision: purchase.issueDate,
-    clasificacion: Object.fromEntries(CLASSIFICATION_FIELDS.map((f) => [f, purchase[f]])) as Record<ClassificationField, string | null>,
-    efectiva: resolvedView(resolved),
-    faltantes: classificationGaps(resolved, figures),
+    classification,
+    effective,
+    missing,
+    clasificacion: classification,
+    efectiva: effective,
+    faltantes: missing,
   };
 }
 

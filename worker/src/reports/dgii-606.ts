@@ -53,16 +53,16 @@ export type Column606 = (typeof COLUMNS_606)[number];
 export const OWN_PURCHASE_TYPES = ["41", "43", "47"] as const;
 
 export interface Line606 extends FormatLine<Column606> {
-  /** "compra": a supplier's e-CF (its purchase id); "propio": the issuer's own E41/E43/E47. */
-  origen: "compra" | "propio";
+  /** "purchase": a supplier's e-CF (its purchase id); "own": the issuer's own E41/E43/E47. */
+  source: "purchase" | "own";
   id: string;
   encf: string;
   tipoeCF: string;
   /** What the record reports beside the document's figures, and where each value came from. */
-  clasificacion: ReturnType<typeof resolvedView>;
+  classification: ReturnType<typeof resolvedView>;
 }
 
-/** Columns summed in `totales` (a check against the books). */
+/** Columns summed in `totals` (a check against the books). */
 const TOTALLED_606 = [
   "montoFacturadoServicios",
   "montoFacturadoBienes",
@@ -75,9 +75,9 @@ const TOTALLED_606 = [
 ] as const;
 
 export type Report606 = MonthlyFormat<Column606, Line606> & {
-  totales: Record<(typeof TOTALLED_606)[number], string>;
+  totals: Record<(typeof TOTALLED_606)[number], string>;
   /** Received e-CF left out, and why (a commercially rejected invoice is not a purchase). */
-  excluidos: { id: string; encf: string; rncEmisor: string; motivo: string }[];
+  excluded: { id: string; encf: string; rncEmisor: string; reason: string }[];
 };
 
 export interface PurchaseRow {
@@ -104,21 +104,21 @@ const ACCEPTED = new Set(["accepted", "conditional"]);
  * withheld on an E41 is on services only (formato-ecf field 117), so 02 (honorarios por servicios).
  */
 export function resolveOwn(receipt: Receipt, figures: DocumentFigures, counterparty: SupplierDefault | null): Resolved606 {
-  const origen: Resolved606["origen"] = {};
+  const sources: Resolved606["sources"] = {};
   const onlyServices = isZero(dec(figures.montoBienes)) && !isZero(dec(figures.montoServicios));
   const rule = receipt.tipoeCF === "41" && !onlyServices ? "09" : "02";
   const retencionRenta = receipt.tipoeCF === "47" ? ZERO : dec(figures.retencionRenta ?? "0");
   const itbisRetenido = dec(figures.itbisRetenido ?? "0");
   const formaDocumento = formaPagoOfDocument(figures, "01");
   const tipoBienesServicios = counterparty?.tipoBienesServicios ?? rule;
-  origen.tipoBienesServicios = counterparty?.tipoBienesServicios ? "proveedor" : "regla";
-  origen.fechaPago = "documento";
+  sources.tipoBienesServicios = counterparty?.tipoBienesServicios ? "supplier" : "rule";
+  sources.fechaPago = "document";
   const formaPago = formaDocumento ?? counterparty?.formaPago ?? null;
-  if (formaPago) origen.formaPago = formaDocumento ? "documento" : "proveedor";
-  if (figures.itbisRetenido) origen.itbisRetenido = "documento";
-  if (!isZero(retencionRenta)) origen.montoRetencionRenta = "documento";
+  if (formaPago) sources.formaPago = formaDocumento ? "document" : "supplier";
+  if (figures.itbisRetenido) sources.itbisRetenido = "document";
+  if (!isZero(retencionRenta)) sources.montoRetencionRenta = "document";
   const tipoRetencionIsr = isZero(retencionRenta) ? null : (counterparty?.tipoRetencionIsr ?? "02");
-  if (tipoRetencionIsr) origen.tipoRetencionIsr = counterparty?.tipoRetencionIsr ? "proveedor" : "regla";
+  if (tipoRetencionIsr) sources.tipoRetencionIsr = counterparty?.tipoRetencionIsr ? "supplier" : "rule";
   return {
     tipoBienesServicios,
     fechaPago: receipt.issueDate,
@@ -128,7 +128,7 @@ export function resolveOwn(receipt: Receipt, figures: DocumentFigures, counterpa
     montoRetencionRenta: retencionRenta,
     itbisAlCosto: ZERO,
     itbisProporcionalidad: ZERO,
-    origen,
+    sources,
   };
 }
 
@@ -182,62 +182,62 @@ export function ownCounterparty(receipt: Receipt, figures: DocumentFigures, issu
 }
 
 export function build606(input: Build606Input): Report606 {
-  const lineas: Line606[] = [];
-  const faltantes: MissingItem[] = [];
-  const excluidos: Report606["excluidos"] = [];
+  const lines: Line606[] = [];
+  const missing: MissingItem[] = [];
+  const excluded: Report606["excluded"] = [];
   for (const { purchase, figures } of input.purchases) {
     if (purchase.approvalStatus === "rejected") {
-      excluidos.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, motivo: "Rechazado comercialmente (ACECF): not a purchase of the buyer." });
+      excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason: "Rechazado comercialmente (ACECF): not a purchase of the buyer." });
       continue;
     }
     const resolved = resolvePurchase(purchase, figures, input.defaults.get(purchase.rncEmisor) ?? null);
     for (const gap of classificationGaps(resolved, figures)) {
-      faltantes.push({ ...gap, id: purchase.id, encf: purchase.encf, rnc: purchase.rncEmisor, corregir: `PATCH /compras/${purchase.id}` });
+      missing.push({ ...gap, id: purchase.id, encf: purchase.encf, rnc: purchase.rncEmisor, fixWith: `PATCH /compras/${purchase.id}` });
     }
-    lineas.push({
-      origen: "compra",
+    lines.push({
+      source: "purchase",
       id: purchase.id,
       encf: purchase.encf,
       tipoeCF: purchase.tipoeCF,
-      clasificacion: resolvedView(resolved),
-      campos: fields606(purchase.rncEmisor, purchase.encf, purchase.issueDate, figures, resolved),
+      classification: resolvedView(resolved),
+      fields: fields606(purchase.rncEmisor, purchase.encf, purchase.issueDate, figures, resolved),
     });
   }
   for (const { receipt, figures } of input.own) {
     if (PENDING.has(receipt.status)) {
-      faltantes.push({ codigo: "pending_dgii", mensaje: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
+      missing.push({ code: "pending_dgii", message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
       continue;
     }
     if (!ACCEPTED.has(receipt.status)) continue;
     const counterparty = ownCounterparty(receipt, figures, input.rnc);
     const resolved = resolveOwn(receipt, figures, input.defaults.get(counterparty) ?? null);
     for (const gap of classificationGaps(resolved, figures)) {
-      faltantes.push({ ...gap, encf: receipt.encf, rnc: counterparty, corregir: `PUT /proveedores/${counterparty}/clasificacion` });
+      missing.push({ ...gap, encf: receipt.encf, rnc: counterparty, fixWith: `PUT /proveedores/${counterparty}/clasificacion` });
     }
-    lineas.push({
-      origen: "propio",
+    lines.push({
+      source: "own",
       id: receipt.encf,
       encf: receipt.encf,
       tipoeCF: receipt.tipoeCF,
-      clasificacion: resolvedView(resolved),
-      campos: fields606(counterparty, receipt.encf, receipt.issueDate, figures, resolved),
+      classification: resolvedView(resolved),
+      fields: fields606(counterparty, receipt.encf, receipt.issueDate, figures, resolved),
     });
   }
   if (input.figuresPending > 0) {
-    faltantes.push(figuresPendingItem(input.figuresPending));
+    missing.push(figuresPendingItem(input.figuresPending));
   }
-  sortByKey(lineas, (l: Line606) => `${l.campos.fechaComprobante}|${l.campos.rncCedula}|${l.campos.ncf}`);
+  sortByKey(lines, (l: Line606) => `${l.fields.fechaComprobante}|${l.fields.rncCedula}|${l.fields.ncf}`);
   return {
-    formato: "606",
+    format: "606",
     rnc: input.rnc,
-    periodo: input.periodo,
-    archivo: dgiiFileName("606", input.rnc, input.periodo),
-    cantidadRegistros: lineas.length,
-    completo: faltantes.length === 0,
-    faltantes,
-    avisos: recordLimitWarning("606", lineas.length),
-    lineas,
-    totales: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lineas, c)])) as Record<(typeof TOTALLED_606)[number], string>,
-    excluidos,
+    period: input.periodo,
+    fileName: dgiiFileName("606", input.rnc, input.periodo),
+    recordCount: lines.length,
+    complete: missing.length === 0,
+    missing,
+    warnings: recordLimitWarning("606", lines.length),
+    lines,
+    totals: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lines, c)])) as Record<(typeof TOTALLED_606)[number], string>,
+    excluded,
   };
 }

@@ -92,7 +92,7 @@ export interface Line607 extends FormatLine<Column607> {
 
 export interface ConsumerSummary {
   /** E32 under 250,000 accepted in the month. */
-  cantidad: number;
+  count: number;
   montoFacturado: string;
   itbisFacturado: string;
   impuestoSelectivoConsumo: string;
@@ -103,8 +103,8 @@ export interface ConsumerSummary {
 }
 
 export type Report607 = MonthlyFormat<Column607, Line607> & {
-  resumenConsumo: ConsumerSummary;
-  totales: { montoFacturado: string; itbisFacturado: string };
+  consumptionSummary: ConsumerSummary;
+  totals: { montoFacturado: string; itbisFacturado: string };
 };
 
 /**
@@ -175,7 +175,7 @@ export function consumerSummary(sums: RfceSums): ConsumerSummary {
     formas = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, add(formas[c], more[c])])) as Record<PaymentColumn, Decimal>;
   }
   return {
-    cantidad: sums.count,
+    count: sums.count,
     montoFacturado: money(sums.cents.montoFacturado),
     itbisFacturado: money(sums.cents.itbisFacturado),
     impuestoSelectivoConsumo: money(sums.cents.isc),
@@ -199,42 +199,42 @@ export interface Build607Input {
 }
 
 export function build607(input: Build607Input): Report607 {
-  const lineas: Line607[] = [];
-  const faltantes: MissingItem[] = [];
+  const lines: Line607[] = [];
+  const missing: MissingItem[] = [];
   for (const { receipt, figures } of input.receipts) {
     if (PENDING.has(receipt.status)) {
-      faltantes.push({ codigo: "pending_dgii", mensaje: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
+      missing.push({ code: "pending_dgii", message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
       continue;
     }
     if (!ACCEPTED.has(receipt.status)) continue;
     if (receipt.tipoeCF === "32" && receipt.dgiiPath === "rfce") continue;
-    const campos = fields607(receipt, figures);
-    if ((campos.itbisRetenidoTerceros || campos.retencionRentaTerceros) && !campos.fechaRetencion) {
-      faltantes.push({
-        codigo: "retention_date_missing",
-        mensaje: `The buyer withholds on ${receipt.encf}: the Fecha de Retención is required.`,
+    const fields = fields607(receipt, figures);
+    if ((fields.itbisRetenidoTerceros || fields.retencionRentaTerceros) && !fields.fechaRetencion) {
+      missing.push({
+        code: "retention_date_missing",
+        message: `The buyer withholds on ${receipt.encf}: the Fecha de Retención is required.`,
         encf: receipt.encf,
-        campo: "fechaRetencion",
-        corregir: `PATCH /ventas/${receipt.encf}`,
+        field: "fechaRetencion",
+        fixWith: `PATCH /ventas/${receipt.encf}`,
       });
     }
-    lineas.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, campos });
+    lines.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, fields });
   }
   if (input.figuresPending > 0) {
-    faltantes.push(figuresPendingItem(input.figuresPending));
+    missing.push(figuresPendingItem(input.figuresPending));
   }
-  sortByKey(lineas, (l: Line607) => `${l.campos.fechaComprobante}|${l.encf}`);
+  sortByKey(lines, (l: Line607) => `${l.fields.fechaComprobante}|${l.encf}`);
   return {
-    formato: "607",
+    format: "607",
     rnc: input.rnc,
-    periodo: input.periodo,
-    archivo: dgiiFileName("607", input.rnc, input.periodo),
-    cantidadRegistros: lineas.length,
-    completo: faltantes.length === 0,
-    faltantes,
-    avisos: recordLimitWarning("607", lineas.length),
-    lineas,
-    totales: { montoFacturado: columnTotal(lineas, "montoFacturado"), itbisFacturado: columnTotal(lineas, "itbisFacturado") },
-    resumenConsumo: consumerSummary(input.rfce),
+    period: input.periodo,
+    fileName: dgiiFileName("607", input.rnc, input.periodo),
+    recordCount: lines.length,
+    complete: missing.length === 0,
+    missing,
+    warnings: recordLimitWarning("607", lines.length),
+    lines,
+    totals: { montoFacturado: columnTotal(lines, "montoFacturado"), itbisFacturado: columnTotal(lines, "itbisFacturado") },
+    consumptionSummary: consumerSummary(input.rfce),
   };
 }

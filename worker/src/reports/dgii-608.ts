@@ -64,20 +64,20 @@ export function build608(input: Build608Input): Report608 {
       byEncf.set(encf, {
         encf,
         kind: issued ? "receipt" : "unused",
-        campos: { numeroComprobanteFiscal: encf, fechaComprobante: txtDate(issued ?? voidDate), tipoAnulacion: issued ? "04" : "08" },
+        fields: { numeroComprobanteFiscal: encf, fechaComprobante: txtDate(issued ?? voidDate), tipoAnulacion: issued ? "04" : "08" },
       });
     }
   }
-  const lineas = [...byEncf.values()].sort((a, b) => (a.encf < b.encf ? -1 : a.encf > b.encf ? 1 : 0));
+  const lines = [...byEncf.values()].sort((a, b) => (a.encf < b.encf ? -1 : a.encf > b.encf ? 1 : 0));
   return {
-    formato: "608",
+    format: "608",
     rnc: input.rnc,
-    periodo: input.periodo,
-    archivo: dgiiFileName("608", input.rnc, input.periodo),
-    cantidadRegistros: lineas.length,
-    completo: true,
-    faltantes: [],
-    avisos: recordLimitWarning("608", lineas.length),
-    lineas,
+    period: input.periodo,
+    fileName: dgiiFileName("608", input.rnc, input.periodo),
+    recordCount: lines.length,
+    complete: true,
+    missing: [],
+    warnings: recordLimitWarning("608", lines.length),
+    lines,
   };
 }

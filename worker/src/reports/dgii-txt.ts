@@ -53,46 +53,47 @@ export function monthOfPeriodo(periodo: string): string | undefined {
 
 /** Something that keeps the month's file from being filed as complete, and where to fix it. */
 export interface MissingItem {
-  codigo: string;
-  mensaje: string;
+  code: string;
+  message: string;
   /** The purchase id (606) or the e-NCF, the counterparty and the field concerned, when there is one. */
   id?: string;
   encf?: string;
   rnc?: string;
-  campo?: string;
+  field?: string;
   /** The request that fixes it, e.g. `PATCH /compras/{id}`. */
-  corregir?: string;
+  fixWith?: string;
 }
 
 /** One record: the meaning of each field (DGII's column names) and the fields as written. */
 export interface FormatLine<Column extends string> {
-  campos: Record<Column, string>;
+  fields: Record<Column, string>;
 }
 
 export interface MonthlyFormat<Column extends string, Line extends FormatLine<Column>> {
-  formato: DgiiFormat;
+  format: DgiiFormat;
   rnc: string;
-  periodo: string;
-  archivo: string;
-  cantidadRegistros: number;
+  /** AAAAMM. */
+  period: string;
+  fileName: string;
+  recordCount: number;
   /** True when nothing is missing: the TXT can be filed as it is. */
-  completo: boolean;
-  faltantes: MissingItem[];
-  avisos: string[];
-  lineas: Line[];
+  complete: boolean;
+  missing: MissingItem[];
+  warnings: string[];
+  lines: Line[];
 }
 
 /** The record's fields in the format's column order. */
 export function fieldsOf<Column extends string>(columns: readonly Column[], line: FormatLine<Column>): string[] {
-  return columns.map((c) => line.campos[c]);
+  return columns.map((c) => line.fields[c]);
 }
 
 export function txtOf<Column extends string, Line extends FormatLine<Column>>(report: MonthlyFormat<Column, Line>, columns: readonly Column[]): string {
   return dgiiTxt(
-    report.formato,
+    report.format,
     report.rnc,
-    report.periodo,
-    report.lineas.map((l) => fieldsOf(columns, l)),
+    report.period,
+    report.lines.map((l) => fieldsOf(columns, l)),
   );
 }
 
@@ -103,12 +104,12 @@ export function recordLimitWarning(format: DgiiFormat, count: number): string[] 
 
 /** The sum of one amount column over the records, as DGII text. */
 export function columnTotal<Column extends string>(lines: readonly FormatLine<Column>[], column: Column): string {
-  return formatMoney(lines.reduce((sum, l) => (l.campos[column] ? add(sum, dec(l.campos[column])) : sum), ZERO));
+  return formatMoney(lines.reduce((sum, l) => (l.fields[column] ? add(sum, dec(l.fields[column])) : sum), ZERO));
 }
 
 /** What a month with documents still being read (recorded before 1.8.0) lacks before it can be filed. */
 export function figuresPendingItem(count: number): MissingItem {
-  return { codigo: "figures_pending", mensaje: `${count} documents of the month recorded before 1.8.0 are still being read; ask again.` };
+  return { code: "figures_pending", message: `${count} documents of the month recorded before 1.8.0 are still being read; ask again.` };
 }
 
 /** Sorts a format's lines in place by a text key (DGII's tools list records in this order). */

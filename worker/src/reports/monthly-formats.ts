@@ -14,16 +14,33 @@ import { monthOfPeriodo } from "./dgii-txt.ts";
 import { readFigures, type DocumentFigures } from "./document-figures.ts";
 import { backfillFigures } from "./figures-backfill.ts";
 
-/** AAAAMM → yyyy-MM, or a 400 pointing at the query. */
-export function monthOf(periodo: string | undefined): string {
-  const month = periodo === undefined ? undefined : monthOfPeriodo(periodo);
+/** AAAAMM → yyyy-MM, or a 400 pointing at the query parameter it was given as. */
+export function monthOf(period: string | undefined, param: "period" | "periodo" = "period"): string {
+  const month = period === undefined ? undefined : monthOfPeriodo(period);
   if (!month) {
     throw new ApiProblem("validation_failed", {
-      detail: "periodo must be a month, AAAAMM.",
-      errors: [{ path: "/query/periodo", code: "invalid_period", message: "Expected AAAAMM, e.g. 202605." }],
+      detail: "period must be a month, AAAAMM.",
+      errors: [{ path: `/query/${param}`, code: "invalid_period", message: "Expected AAAAMM, e.g. 202605." }],
     });
   }
   return month;
+}
+
+/**
+ * The month asked for, AAAAMM: `period`, or `periodo` (its deprecated name until 1.9.0). Both,
+ * saying different months, is a 422: which one was meant cannot be guessed.
+ */
+export function periodOfQuery(query: { period?: string; periodo?: string }): string {
+  const { period, periodo } = query;
+  if (period !== undefined && periodo !== undefined && period !== periodo) {
+    throw new ApiProblem("unprocessable", {
+      detail: "period and periodo (its deprecated name) name different months; give one.",
+      errors: [{ path: "/query/periodo", code: "alias_conflict", message: `periodo (${periodo}) differs from period (${period}).` }],
+    });
+  }
+  const given = period ?? periodo;
+  monthOf(given, period === undefined && periodo !== undefined ? "periodo" : "period");
+  return given!;
 }
 
 /** Every page of a month object's rows, in order. */
@@ -136,7 +153,7 @@ export async function read608(env: Env, company: Company, periodo: string): Prom
   if (numbers > MAX_VOIDED_NUMBERS) {
     throw new ApiProblem("unprocessable", {
       detail: `${numbers} e-NCF were voided in ${periodo}: more than a 608 is built for here (${MAX_VOIDED_NUMBERS}; DGII's tool takes 4,999 per file).`,
-      errors: [{ path: "/query/periodo", code: "too_many_records", message: `${numbers} voided e-NCF.` }],
+      errors: [{ path: "/query/period", code: "too_many_records", message: `${numbers} voided e-NCF.` }],
     });
   }
   // Voided receipts live in the month objects of their FechaEmision, which the ranges name.

@@ -37,11 +37,17 @@ export type SaleWithholdingInput = z.infer<typeof SaleWithholdingBody>;
 export interface SaleWithholding {
   encf: string;
   fechaRetencion: string | null;
-  /** What the 607 reports, and whether the issuer gave it ("venta") or the e-CF declares it ("documento"). */
+  /** What the 607 reports, and whether the issuer gave it ("sale") or the e-CF declares it ("document"). */
   itbisRetenidoTerceros: string | null;
   retencionRentaTerceros: string | null;
-  origen: { itbisRetenidoTerceros: "venta" | "documento" | null; retencionRentaTerceros: "venta" | "documento" | null };
+  sources: { itbisRetenidoTerceros: WithholdingSource | null; retencionRentaTerceros: WithholdingSource | null };
+  /** The same in the earlier Spanish words, deprecated until 1.9.0. */
+  origen: { itbisRetenidoTerceros: (typeof LEGACY_SOURCES)[WithholdingSource] | null; retencionRentaTerceros: (typeof LEGACY_SOURCES)[WithholdingSource] | null };
 }
+
+export type WithholdingSource = "sale" | "document";
+const LEGACY_SOURCES = { sale: "venta", document: "documento" } as const satisfies Record<WithholdingSource, string>;
+const legacy = (source: WithholdingSource | null) => (source === null ? null : LEGACY_SOURCES[source]);
 
 /** PATCH /ventas/{encf}: a merge patch (absent keeps, null clears). */
 export async function recordSaleWithholding(env: Env, company: Company, encf: string, body: SaleWithholdingInput): Promise<SaleWithholding> {
@@ -72,7 +78,7 @@ export async function recordSaleWithholding(env: Env, company: Company, encf: st
   const stored = (await month.recordSaleWithholding(encf, next))!;
   const effective = (own: string | null, declared: string | null) => ({
     value: own ?? declared,
-    origin: own !== null ? ("venta" as const) : declared !== null ? ("documento" as const) : null,
+    source: own !== null ? ("sale" as const) : declared !== null ? ("document" as const) : null,
   });
   const itbis = effective(stored.itbisRetenidoTerceros, figures.itbisRetenido);
   const renta = effective(stored.retencionRentaTerceros, figures.retencionRenta);
@@ -81,6 +87,7 @@ export async function recordSaleWithholding(env: Env, company: Company, encf: st
     fechaRetencion: stored.fechaRetencion,
     itbisRetenidoTerceros: itbis.value,
     retencionRentaTerceros: renta.value,
-    origen: { itbisRetenidoTerceros: itbis.origin, retencionRentaTerceros: renta.origin },
+    sources: { itbisRetenidoTerceros: itbis.source, retencionRentaTerceros: renta.source },
+    origen: { itbisRetenidoTerceros: legacy(itbis.source), retencionRentaTerceros: legacy(renta.source) },
   };
 }

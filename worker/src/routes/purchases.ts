@@ -126,6 +126,8 @@ const defaultsView = (d: SupplierDefault) => ({
   itbisRetenidoPorcentaje: d.itbisRetenidoPorcentaje,
   retencionRentaPorcentaje: d.retencionRentaPorcentaje,
   itbisAlCostoPorcentaje: d.itbisAlCostoPorcentaje,
+  source: d.origin,
+  updatedAt: d.updatedAt,
   origen: d.origin,
   actualizado: d.updatedAt,
 });

@@ -13,10 +13,11 @@ import { resolveTenant } from "../tenant/resolve.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { COLUMNS_606 } from "../reports/dgii-606.ts";
 import { COLUMNS_607 } from "../reports/dgii-607.ts";
-import { Formato606, Formato607, Formato608, PeriodoQuery, ReportQuerySchema, reportPageSchema, type ReportItem } from "../http/schemas/reports.ts";
+import { Formato606, Formato607, Formato608, PeriodQuery, ReportQuerySchema, reportPageSchema, type ReportItem } from "../http/schemas/reports.ts";
 import { COLUMNS_608 } from "../reports/dgii-608.ts";
 import { txtOf, type FormatLine, type MissingItem, type MonthlyFormat } from "../reports/dgii-txt.ts";
-import { read606, read607, read608 } from "../reports/monthly-formats.ts";
+import { answer606, answer607, answer608, missingAnswer } from "../reports/monthly-format-answer.ts";
+import { periodOfQuery, read606, read607, read608 } from "../reports/monthly-formats.ts";
 
 const SUMMARIES: Record<ReportName, string> = {
   encf: "Issued e-CF (type, e-NCF, buyer, totals, state, security code, dates), for local back-up",
@@ -81,27 +82,29 @@ const MONTHLY = {
   "606": {
     summary: "Formato 606 (compras): the month's purchases and own E41/E43/E47, as DGII's tool writes the TXT, or JSON with what is missing",
     description: [
-      "Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluidos`)",
+      "Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluded`)",
       "and the issuer's own E41, E43 and E47 accepted by DGII. Each purchase's classification comes from PATCH /compras/{id}, else the",
       "defaults the issuer set for the supplier (PUT /proveedores/{rnc}/clasificacion), else the document, else the defaults learned from",
-      "the supplier's last classification; `lineas[].clasificacion.origen` says which.",
-      "The TXT (format=txt) is given only when nothing is missing; otherwise 422 lists `faltantes` (unclassified purchases, withholdings",
+      "the supplier's last classification; `lines[].classification.sources` says which.",
+      "The TXT (format=txt) is given only when nothing is missing; otherwise 422 lists `missing` (unclassified purchases, withholdings",
       "without a payment date, own receipts not final with DGII).",
     ].join(" "),
     columns: COLUMNS_606,
     schema: Formato606,
     read: read606,
+    answer: answer606,
   },
   "607": {
     summary: "Formato 607 (ventas), for issuers that still file it: accepted e-CF one by one, E32 under 250,000 as the summary's totals",
     description: [
       "Every sale DGII accepted in the month (E31, E33, E34, E44, E45, E46, and E32 from 250,000) is one record; E32 under 250,000 (sent as RFCE)",
-      "are summed in `resumenConsumo` for the Oficina Virtual and do not count in the header. A buyer's withholding needs its date",
+      "are summed in `consumptionSummary` for the Oficina Virtual and do not count in the header. A buyer's withholding needs its date",
       "(PATCH /ventas/{encf}); receipts not final with DGII are listed as missing. The TXT is given only when nothing is missing (422 otherwise).",
     ].join(" "),
     columns: COLUMNS_607,
     schema: Formato607,
     read: read607,
+    answer: answer607,
   },
   "608": {
     summary: "Formato 608 (comprobantes anulados), for issuers that still file it: the e-NCF DGII voided (ANECF) in the month",
@@ -109,14 +112,15 @@ const MONTHLY = {
     columns: COLUMNS_608,
     schema: Formato608,
     read: read608,
+    answer: answer608,
   },
 } as const;
 
-/** The faltantes as problem items, each pointing at the resource (and field) to change. */
-function missingProblems(faltantes: readonly MissingItem[]) {
-  return faltantes.map((f) => {
-    const resource = f.corregir ? f.corregir.split(" ")[1]! : f.encf ? `/fe/recepcion/ecf/${f.encf}` : "/query/periodo";
-    return { path: f.campo ? `${resource}/${f.campo}` : resource, code: f.codigo, message: f.mensaje, ...f };
+/** What is missing as problem items, each pointing at the resource (and field) to change. */
+function missingProblems(missing: readonly MissingItem[]) {
+  return missing.map((m) => {
+    const resource = m.fixWith ? m.fixWith.split(" ")[1]! : m.encf ? `/fe/recepcion/ecf/${m.encf}` : "/query/period";
+    return { path: m.field ? `${resource}/${m.field}` : resource, ...missingAnswer(m) };
   });
 }
 
@@ -129,14 +133,14 @@ for (const formato of ["606", "607", "608"] as const) {
       tags: ["Reports"],
       summary: spec.summary,
       description: spec.description,
-      request: { query: PeriodoQuery },
+      request: { query: PeriodQuery },
       responses: {
         200: {
           description: "The month's file: JSON (with what is missing), or the TXT exactly as DGII's tool writes it (CRLF, ASCII)",
           content: { "application/json": { schema: spec.schema }, "text/plain": { schema: z.string() } },
         },
-        400: problemSchema("periodo is not AAAAMM, or an unknown format"),
-        422: problemSchema("The TXT was asked for but the month is not complete: errors[] (and faltantes) list what is missing"),
+        400: problemSchema("period is not AAAAMM, or an unknown format"),
+        422: problemSchema("The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ"),
       },
     }),
     async (c) => {
@@ -145,18 +149,19 @@ for (const formato of ["606", "607", "608"] as const) {
       if (format !== "json" && format !== "txt")
         throw new ApiProblem("validation_failed", { errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }] });
       const tenant = c.get("tenant");
-      const report = await spec.read(c.env, tenant, query.periodo);
-      if (format === "json") return c.json(report, 200);
-      if (!report.completo) {
+      const report = await spec.read(c.env, tenant, periodOfQuery(query));
+      // Each format's answer has its own extras; the route's schema is the three's union.
+      if (format === "json") return c.json((spec.answer as (r: typeof report) => z.infer<typeof spec.schema>)(report), 200);
+      if (!report.complete) {
         throw new ApiProblem("unprocessable", {
-          detail: `The ${formato} of ${report.periodo} is not complete: ${report.faltantes.length} things are missing (see errors).`,
-          errors: missingProblems(report.faltantes),
+          detail: `The ${formato} of ${report.period} is not complete: ${report.missing.length} things are missing (see errors).`,
+          errors: missingProblems(report.missing),
         });
       }
       return c.text(txtOf(report as MonthlyFormat<string, FormatLine<string>>, spec.columns as readonly string[]), 200, {
         "Content-Type": "text/plain; charset=us-ascii",
-        "Content-Disposition": `attachment; filename="${report.archivo}"`,
-        "X-Record-Count": String(report.cantidadRegistros),
+        "Content-Disposition": `attachment; filename="${report.fileName}"`,
+        "X-Record-Count": String(report.recordCount),
       });
     },
   );

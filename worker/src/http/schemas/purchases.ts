@@ -37,22 +37,36 @@ export const ApprovalResult = z
 
 export const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
 
+const SOURCES = ["purchase", "supplier", "document", "rule"] as const;
+const LEGACY_SOURCES = ["compra", "proveedor", "documento", "regla"] as const;
+
 /** What the 606 reports of a purchase beside the document's figures, and where each value came from. */
-export const EffectiveClassification = z
-  .object({
-    tipoBienesServicios: z.string().nullable(),
-    fechaPago: z.string().nullable(),
-    formaPago: z.string().nullable(),
-    tipoRetencionIsr: z.string().nullable(),
-    itbisRetenido: z.string(),
-    montoRetencionRenta: z.string(),
-    itbisAlCosto: z.string(),
-    itbisProporcionalidad: z.string(),
-    origen: z
-      .record(z.string(), z.enum(["compra", "proveedor", "documento", "regla"]))
-      .openapi({ description: "Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule" }),
-  })
-  .openapi("EffectiveClassification");
+export const effectiveClassificationShape = {
+  tipoBienesServicios: z.string().nullable(),
+  fechaPago: z.string().nullable(),
+  formaPago: z.string().nullable(),
+  tipoRetencionIsr: z.string().nullable(),
+  itbisRetenido: z.string(),
+  montoRetencionRenta: z.string(),
+  itbisAlCosto: z.string(),
+  itbisProporcionalidad: z.string(),
+  sources: z
+    .record(z.string(), z.enum(SOURCES))
+    .openapi({ description: "Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule" }),
+  origen: deprecated(z.record(z.string(), z.enum(LEGACY_SOURCES)), "`sources` (purchase, supplier, document, rule)"),
+};
+export const EffectiveClassification = z.object(effectiveClassificationShape).openapi("EffectiveClassification");
+
+const gapShape = {
+  code: z.enum(["unclassified", "payment_date_missing", "retention_type_missing", "itbis_al_costo_exceeds"]),
+  field: z.string().openapi({ description: "The field to give" }),
+  message: z.string(),
+  codigo: deprecated(z.string(), "`code`"),
+  campo: deprecated(z.string(), "`field`"),
+  mensaje: deprecated(z.string(), "`message`"),
+};
+const given = z.record(z.string(), z.string().nullable());
+const gaps = z.array(z.object(gapShape));
 
 export const ClassificationView = z
   .object({
@@ -61,9 +75,12 @@ export const ClassificationView = z
     rncEmisor: z.string(),
     tipoeCF: z.string(),
     fechaEmision: z.string(),
-    clasificacion: z.record(z.string(), z.string().nullable()).openapi({ description: "What was given for this purchase itself" }),
-    efectiva: EffectiveClassification.openapi({ description: "What the 606 will report" }),
-    faltantes: z.array(z.object({ codigo: z.string(), campo: z.string(), mensaje: z.string() })).openapi({ description: "What still keeps it out of a complete 606" }),
+    classification: given.openapi({ description: "What was given for this purchase itself" }),
+    effective: EffectiveClassification.openapi({ description: "What the 606 will report" }),
+    missing: gaps.openapi({ description: "What still keeps it out of a complete 606" }),
+    clasificacion: deprecated(given, "`classification`"),
+    efectiva: deprecated(z.object(effectiveClassificationShape), "`effective`"),
+    faltantes: deprecated(gaps, "`missing`"),
   })
   .openapi("ClassifiedPurchase");
 
@@ -83,7 +100,9 @@ export const SupplierDefaultsView = z
     itbisRetenidoPorcentaje: z.string().nullable(),
     retencionRentaPorcentaje: z.string().nullable(),
     itbisAlCostoPorcentaje: z.string().nullable(),
-    origen: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
-    actualizado: z.string().nullable(),
+    source: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
+    updatedAt: z.string().nullable().openapi({ description: "When they were learned or set (ISO 8601)" }),
+    origen: deprecated(z.enum(["learned", "set"]), "`source`"),
+    actualizado: deprecated(z.string().nullable(), "`updatedAt`"),
   })
   .openapi("SupplierClassificationDefaultsView");

@@ -9,7 +9,7 @@ import { MAX_PAGE_SIZE } from "../../reports/paging.ts";
 import type { ReportName } from "../../reports/reports.ts";
 import { ESTADO_SQL } from "../../reports/specs.ts";
 import { deprecated } from "../deprecated.ts";
-import { EffectiveClassification } from "./purchases.ts";
+import { EffectiveClassification, effectiveClassificationShape } from "./purchases.ts";
 
 // Loose on purpose: readReportQuery validates and reports each problem with a /query/... pointer.
 export const ReportQuerySchema = z.object({
@@ -118,81 +118,112 @@ export const reportPageSchema = (name: ReportName) =>
     })
     .openapi(`${name[0]!.toUpperCase()}${name.slice(1)}ReportPage`);
 
+const missingCode = z
+  .string()
+  .openapi({ description: "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending" });
+
 const MissingSchema = z
   .object({
-    codigo: z
-      .string()
-      .openapi({ description: "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending" }),
-    mensaje: z.string(),
+    code: missingCode,
+    message: z.string(),
     id: z.string().optional().openapi({ description: "The purchase id (606)" }),
     encf: z.string().optional(),
     rnc: z.string().optional().openapi({ description: "The supplier (606)" }),
-    campo: z.string().optional().openapi({ description: "The field to give" }),
-    corregir: z.string().optional().openapi({ description: "The request that gives it, e.g. PATCH /compras/{id}" }),
+    field: z.string().optional().openapi({ description: "The field to give" }),
+    fixWith: z.string().optional().openapi({ description: "The request that gives it, e.g. PATCH /compras/{id}" }),
+    codigo: deprecated(z.string(), "`code`"),
+    mensaje: deprecated(z.string(), "`message`"),
+    campo: deprecated(z.string().optional(), "`field`"),
+    corregir: deprecated(z.string().optional(), "`fixWith`"),
   })
   .openapi("MonthlyFormatMissing");
 
-const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[], line: Record<string, z.ZodType>, extra: Record<string, z.ZodType> = {}) =>
-  z
+const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[], line: Record<string, z.ZodType>, extra: Record<string, z.ZodType> = {}) => {
+  const fields = z
+    .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
+    .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` });
+  const lines = z.array(z.object({ ...line, fields, campos: deprecated(fields, "`fields`") }).openapi(`Formato${formato}Linea`));
+  const missing = z.array(MissingSchema);
+  return z
     .object({
-      formato: z.literal(formato),
+      format: z.literal(formato),
       rnc: z.string(),
-      periodo: z.string().openapi({ description: "AAAAMM" }),
-      archivo: z.string().openapi({ description: "The file name DGII's tool gives the TXT", example: `DGII_F_${formato}_131880681_202605.TXT` }),
-      cantidadRegistros: z.number().int().openapi({ description: "Records in the file (the header's count)" }),
-      completo: z.boolean().openapi({ description: "Nothing is missing: the TXT can be filed as it is" }),
-      faltantes: z.array(MissingSchema).openapi({ description: "What must be given before the month can be filed" }),
-      avisos: z.array(z.string()),
-      lineas: z.array(
-        z
-          .object({
-            ...line,
-            campos: z
-              .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
-              .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` }),
-          })
-          .openapi(`Formato${formato}Linea`),
-      ),
+      period: z.string().openapi({ description: "The month, AAAAMM" }),
+      fileName: z.string().openapi({ description: "The file name DGII's tool gives the TXT", example: `DGII_F_${formato}_131880681_202605.TXT` }),
+      recordCount: z.number().int().openapi({ description: "Records in the file (the header's count)" }),
+      complete: z.boolean().openapi({ description: "Nothing is missing: the TXT can be filed as it is" }),
+      missing: missing.openapi({ description: "What must be given before the month can be filed" }),
+      warnings: z.array(z.string()).openapi({ description: "What DGII's tool may object to without keeping the month from being filed (a file above its record limit)" }),
+      lines,
       ...extra,
+      formato: deprecated(z.literal(formato), "`format`"),
+      periodo: deprecated(z.string(), "`period`"),
+      archivo: deprecated(z.string(), "`fileName`"),
+      cantidadRegistros: deprecated(z.number().int(), "`recordCount`"),
+      completo: deprecated(z.boolean(), "`complete`"),
+      faltantes: deprecated(missing, "`missing`"),
+      avisos: deprecated(z.array(z.string()), "`warnings`"),
+      lineas: deprecated(lines, "`lines`"),
     })
     .openapi(`Formato${formato}`);
+};
 
 const LINE_606 = {
-  origen: z.enum(["compra", "propio"]).openapi({ description: "compra: a supplier's e-CF (id is the purchase's); propio: the issuer's own E41, E43 or E47" }),
+  source: z.enum(["purchase", "own"]).openapi({ description: "purchase: a supplier's e-CF (id is the purchase's); own: the issuer's own E41, E43 or E47" }),
   id: z.string(),
   encf: z.string(),
   tipoeCF: z.string(),
-  clasificacion: EffectiveClassification,
+  classification: EffectiveClassification,
+  origen: deprecated(z.enum(["compra", "propio"]), "`source` (purchase, own)"),
+  clasificacion: deprecated(z.object(effectiveClassificationShape), "`classification`"),
 };
 const LINE_607 = { encf: z.string(), tipoeCF: z.string() };
 const LINE_608 = {
   encf: z.string(),
   kind: z.enum(["receipt", "unused"]).openapi({ description: "receipt: a signed receipt voided before it was sent; unused: a number never used" }),
 };
+const consumerSummaryShape = {
+  count: z.number().int().openapi({ description: "E32 under 250,000 accepted in the month" }),
+  montoFacturado: z.string(),
+  itbisFacturado: z.string(),
+  impuestoSelectivoConsumo: z.string(),
+  otrosImpuestosTasas: z.string(),
+  montoPropinaLegal: z.string(),
+  montoTotal: z.string(),
+  formasPago: z.object(Object.fromEntries(PAYMENT_COLUMNS.map((column) => [column, z.string()]))).openapi({ description: "The amounts of the 607's payment-form columns 17–23" }),
+  cantidad: deprecated(z.number().int(), "`count`"),
+};
 const ConsumerSummary = z
-  .object({
-    cantidad: z.number().int(),
-    montoFacturado: z.string(),
-    itbisFacturado: z.string(),
-    impuestoSelectivoConsumo: z.string(),
-    otrosImpuestosTasas: z.string(),
-    montoPropinaLegal: z.string(),
-    montoTotal: z.string(),
-    formasPago: z.object(Object.fromEntries(PAYMENT_COLUMNS.map((column) => [column, z.string()]))),
-  })
+  .object(consumerSummaryShape)
   .openapi("ResumenConsumo", { description: "E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual" });
 
-export const PeriodoQuery = z.object({
-  periodo: z.string().openapi({ description: "The month, AAAAMM", example: "202605" }),
+export const PeriodQuery = z.object({
+  period: z.string().optional().openapi({ description: "The month, AAAAMM (required, or as the deprecated `periodo`)", example: "202605" }),
+  periodo: deprecated(z.string().optional(), "`period`").openapi({ param: { deprecated: true } }),
   format: z.string().optional().openapi({ description: "json (default) or txt; Accept: text/plain also selects the TXT" }),
 });
 
+const totals = z.record(z.string(), z.string()).openapi({ description: "Sums of the amount columns, by DGII's column name (a check against the books)" });
+const Excluded = z.array(
+  z.object({
+    id: z.string(),
+    encf: z.string(),
+    rncEmisor: z.string(),
+    reason: z.string(),
+    motivo: deprecated(z.string(), "`reason`"),
+  }),
+);
+
 export const Formato606 = formatSchema("606", COLUMNS_606, LINE_606, {
-  totales: z.record(z.string(), z.string()),
-  excluidos: z.array(z.object({ id: z.string(), encf: z.string(), rncEmisor: z.string(), motivo: z.string() })),
+  totals,
+  excluded: Excluded.openapi({ description: "Received e-CF left out of the file, and why (a commercially rejected invoice is not a purchase)" }),
+  totales: deprecated(totals, "`totals`"),
+  excluidos: deprecated(Excluded, "`excluded`"),
 });
 export const Formato607 = formatSchema("607", COLUMNS_607, LINE_607, {
-  totales: z.record(z.string(), z.string()),
-  resumenConsumo: ConsumerSummary,
+  totals,
+  consumptionSummary: ConsumerSummary,
+  totales: deprecated(totals, "`totals`"),
+  resumenConsumo: deprecated(z.object(consumerSummaryShape), "`consumptionSummary`"),
 });
 export const Formato608 = formatSchema("608", COLUMNS_608, LINE_608);
