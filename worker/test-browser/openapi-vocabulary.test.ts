@@ -173,4 +173,46 @@ describe("/openapi.json speaks one vocabulary", () => {
     expect(properties("EmailQueued").estado.deprecated).toBe(true);
     expect(properties("EmailQueued").state.enum ?? [properties("EmailQueued").state.const]).toEqual(["pending"]);
   });
+
+  it("names the monthly formats', the classification's and the supplier defaults' own fields in English; the Spanish ones are deprecated twins", () => {
+    const schemas = doc.components.schemas as Json;
+    /** Each English name is there and current; its Spanish twin is deprecated and names it. */
+    const renamed = (where: string, properties: Json, pairs: Record<string, string>) => {
+      for (const [english, spanish] of Object.entries(pairs)) {
+        expect(properties[english], `${where}.${english}`).toBeDefined();
+        expect(properties[english].deprecated, `${where}.${english}`).toBeUndefined();
+        expect(properties[spanish]?.deprecated, `${where}.${spanish}`).toBe(true);
+        expect(properties[spanish].description, `${where}.${spanish}`).toContain(`\`${english}\``);
+      }
+    };
+    const monthly = {
+      format: "formato",
+      period: "periodo",
+      fileName: "archivo",
+      recordCount: "cantidadRegistros",
+      complete: "completo",
+      missing: "faltantes",
+      warnings: "avisos",
+      lines: "lineas",
+    };
+    renamed("Formato606", schemas.Formato606.properties, { ...monthly, totals: "totales", excluded: "excluidos" });
+    renamed("Formato607", schemas.Formato607.properties, { ...monthly, totals: "totales", consumptionSummary: "resumenConsumo" });
+    renamed("Formato608", schemas.Formato608.properties, monthly);
+    renamed("Formato606Linea", schemas.Formato606Linea.properties, { fields: "campos", source: "origen", classification: "clasificacion" });
+    renamed("MonthlyFormatMissing", schemas.MonthlyFormatMissing.properties, { code: "codigo", message: "mensaje", field: "campo", fixWith: "corregir" });
+    renamed("ResumenConsumo", schemas.ResumenConsumo.properties, { count: "cantidad" });
+    renamed("EffectiveClassification", schemas.EffectiveClassification.properties, { sources: "origen" });
+    renamed("ClassifiedPurchase", schemas.ClassifiedPurchase.properties, { classification: "clasificacion", effective: "efectiva", missing: "faltantes" });
+    renamed("SupplierClassificationDefaultsView", schemas.SupplierClassificationDefaultsView.properties, { source: "origen", updatedAt: "actualizado" });
+    renamed("SaleWithholdingView", schemas.SaleWithholdingView.properties, { sources: "origen" });
+    expect(schemas.Formato606Linea.properties.source.enum).toEqual(["purchase", "own"]);
+    expect(schemas.EffectiveClassification.properties.sources.additionalProperties.enum).toEqual(["purchase", "supplier", "document", "rule"]);
+    // DGII's names stay DGII's: the TXT's columns and the 606 classification's fields.
+    expect(schemas.Formato606Linea.properties.fields.properties).toHaveProperty("tipoBienesServiciosComprados");
+    expect(schemas.EffectiveClassification.properties).toHaveProperty("tipoBienesServicios");
+    // The month is asked for as period; periodo is a deprecated parameter.
+    const parameters = doc.paths["/reports/606"].get.parameters as Json[];
+    expect(parameters.find((p) => p.name === "period")?.deprecated).toBeUndefined();
+    expect(parameters.find((p) => p.name === "periodo")?.deprecated).toBe(true);
+  });
 });
