@@ -1063,7 +1063,7 @@ export interface paths {
         };
         /**
          * Formato 606 (compras): the month's purchases and own E41/E43/E47, as DGII's tool writes the TXT, or JSON with what is missing
-         * @description Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluidos`) and the issuer's own E41, E43 and E47 accepted by DGII. Each purchase's classification comes from PATCH /compras/{id}, else the defaults the issuer set for the supplier (PUT /proveedores/{rnc}/clasificacion), else the document, else the defaults learned from the supplier's last classification; `lineas[].clasificacion.origen` says which. The TXT (format=txt) is given only when nothing is missing; otherwise 422 lists `faltantes` (unclassified purchases, withholdings without a payment date, own receipts not final with DGII).
+         * @description Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluded`) and the issuer's own E41, E43 and E47 accepted by DGII. Each purchase's classification comes from PATCH /compras/{id}, else the defaults the issuer set for the supplier (PUT /proveedores/{rnc}/clasificacion), else the document, else the defaults learned from the supplier's last classification; `lines[].classification.sources` says which. The TXT (format=txt) is given only when nothing is missing; otherwise 422 lists `missing` (unclassified purchases, withholdings without a payment date, own receipts not final with DGII).
          */
         get: operations["getReports606"];
         put?: never;
@@ -1083,7 +1083,7 @@ export interface paths {
         };
         /**
          * Formato 607 (ventas), for issuers that still file it: accepted e-CF one by one, E32 under 250,000 as the summary's totals
-         * @description Every sale DGII accepted in the month (E31, E33, E34, E44, E45, E46, and E32 from 250,000) is one record; E32 under 250,000 (sent as RFCE) are summed in `resumenConsumo` for the Oficina Virtual and do not count in the header. A buyer's withholding needs its date (PATCH /ventas/{encf}); receipts not final with DGII are listed as missing. The TXT is given only when nothing is missing (422 otherwise).
+         * @description Every sale DGII accepted in the month (E31, E33, E34, E44, E45, E46, and E32 from 250,000) is one record; E32 under 250,000 (sent as RFCE) are summed in `consumptionSummary` for the Oficina Virtual and do not count in the header. A buyer's withholding needs its date (PATCH /ventas/{encf}); receipts not final with DGII are listed as missing. The TXT is given only when nothing is missing (422 otherwise).
          */
         get: operations["getReports607"];
         put?: never;
@@ -2815,14 +2815,89 @@ export interface components {
             tipoeCF: string;
             fechaEmision: string;
             /** @description What was given for this purchase itself */
+            classification: {
+                [key: string]: string | null;
+            };
+            effective: components["schemas"]["EffectiveClassification"];
+            /** @description What still keeps it out of a complete 606 */
+            missing: {
+                /** @enum {string} */
+                code: "unclassified" | "payment_date_missing" | "retention_type_missing" | "itbis_al_costo_exceeds";
+                /** @description The field to give */
+                field: string;
+                message: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
+                 */
+                codigo: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `field`.
+                 */
+                campo: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `message`.
+                 */
+                mensaje: string;
+            }[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `classification`.
+             */
             clasificacion: {
                 [key: string]: string | null;
             };
-            efectiva: components["schemas"]["EffectiveClassification"];
-            /** @description What still keeps it out of a complete 606 */
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `effective`.
+             */
+            efectiva: {
+                tipoBienesServicios: string | null;
+                fechaPago: string | null;
+                formaPago: string | null;
+                tipoRetencionIsr: string | null;
+                itbisRetenido: string;
+                montoRetencionRenta: string;
+                itbisAlCosto: string;
+                itbisProporcionalidad: string;
+                /** @description Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule */
+                sources: {
+                    [key: string]: "purchase" | "supplier" | "document" | "rule";
+                };
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (purchase, supplier, document, rule).
+                 */
+                origen: {
+                    [key: string]: "compra" | "proveedor" | "documento" | "regla";
+                };
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
+             */
             faltantes: {
+                /** @enum {string} */
+                code: "unclassified" | "payment_date_missing" | "retention_type_missing" | "itbis_al_costo_exceeds";
+                /** @description The field to give */
+                field: string;
+                message: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
+                 */
                 codigo: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `field`.
+                 */
                 campo: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `message`.
+                 */
                 mensaje: string;
             }[];
         };
@@ -2836,7 +2911,14 @@ export interface components {
             montoRetencionRenta: string;
             itbisAlCosto: string;
             itbisProporcionalidad: string;
-            /** @description Where each value comes from: this purchase, the supplier's defaults, the document, or the type's rule */
+            /** @description Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule */
+            sources: {
+                [key: string]: "purchase" | "supplier" | "document" | "rule";
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (purchase, supplier, document, rule).
+             */
             origen: {
                 [key: string]: "compra" | "proveedor" | "documento" | "regla";
             };
@@ -2895,7 +2977,19 @@ export interface components {
              * @description learned from the last classification, or set by the issuer
              * @enum {string}
              */
+            source: "learned" | "set";
+            /** @description When they were learned or set (ISO 8601) */
+            updatedAt: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `source`.
+             * @enum {string}
+             */
             origen: "learned" | "set";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `updatedAt`.
+             */
             actualizado: string | null;
         };
         SupplierClassificationDefaults: {
@@ -3107,58 +3201,209 @@ export interface components {
         };
         Formato606: {
             /** @enum {string} */
-            formato: "606";
+            format: "606";
             rnc: string;
-            /** @description AAAAMM */
-            periodo: string;
+            /** @description The month, AAAAMM */
+            period: string;
             /**
              * @description The file name DGII's tool gives the TXT
              * @example DGII_F_606_131880681_202605.TXT
              */
-            archivo: string;
+            fileName: string;
             /** @description Records in the file (the header's count) */
-            cantidadRegistros: number;
+            recordCount: number;
             /** @description Nothing is missing: the TXT can be filed as it is */
-            completo: boolean;
+            complete: boolean;
             /** @description What must be given before the month can be filed */
-            faltantes: components["schemas"]["MonthlyFormatMissing"][];
-            avisos: string[];
-            lineas: components["schemas"]["Formato606Linea"][];
+            missing: components["schemas"]["MonthlyFormatMissing"][];
+            /** @description What DGII's tool may object to without keeping the month from being filed (a file above its record limit) */
+            warnings: string[];
+            lines: components["schemas"]["Formato606Linea"][];
+            /** @description Sums of the amount columns, by DGII's column name (a check against the books) */
+            totals: {
+                [key: string]: string;
+            };
+            /** @description Received e-CF left out of the file, and why (a commercially rejected invoice is not a purchase) */
+            excluded: {
+                id: string;
+                encf: string;
+                rncEmisor: string;
+                reason: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `reason`.
+                 */
+                motivo: string;
+            }[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `totals`.
+             */
             totales: {
                 [key: string]: string;
             };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `excluded`.
+             */
             excluidos: {
                 id: string;
                 encf: string;
                 rncEmisor: string;
+                reason: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `reason`.
+                 */
                 motivo: string;
             }[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `format`.
+             * @enum {string}
+             */
+            formato: "606";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
+             */
+            periodo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fileName`.
+             */
+            archivo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `recordCount`.
+             */
+            cantidadRegistros: number;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `complete`.
+             */
+            completo: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
+             */
+            faltantes: components["schemas"]["MonthlyFormatMissing"][];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
+             */
+            avisos: string[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `lines`.
+             */
+            lineas: components["schemas"]["Formato606Linea"][];
         };
         MonthlyFormatMissing: {
             /** @description unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending */
-            codigo: string;
-            mensaje: string;
+            code: string;
+            message: string;
             /** @description The purchase id (606) */
             id?: string;
             encf?: string;
             /** @description The supplier (606) */
             rnc?: string;
             /** @description The field to give */
-            campo?: string;
+            field?: string;
             /** @description The request that gives it, e.g. PATCH /compras/{id} */
+            fixWith?: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
+             */
+            codigo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `message`.
+             */
+            mensaje: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `field`.
+             */
+            campo?: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fixWith`.
+             */
             corregir?: string;
         };
         Formato606Linea: {
             /**
-             * @description compra: a supplier's e-CF (id is the purchase's); propio: the issuer's own E41, E43 or E47
+             * @description purchase: a supplier's e-CF (id is the purchase's); own: the issuer's own E41, E43 or E47
              * @enum {string}
              */
-            origen: "compra" | "propio";
+            source: "purchase" | "own";
             id: string;
             encf: string;
             tipoeCF: string;
-            clasificacion: components["schemas"]["EffectiveClassification"];
+            classification: components["schemas"]["EffectiveClassification"];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `source` (purchase, own).
+             * @enum {string}
+             */
+            origen: "compra" | "propio";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `classification`.
+             */
+            clasificacion: {
+                tipoBienesServicios: string | null;
+                fechaPago: string | null;
+                formaPago: string | null;
+                tipoRetencionIsr: string | null;
+                itbisRetenido: string;
+                montoRetencionRenta: string;
+                itbisAlCosto: string;
+                itbisProporcionalidad: string;
+                /** @description Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule */
+                sources: {
+                    [key: string]: "purchase" | "supplier" | "document" | "rule";
+                };
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (purchase, supplier, document, rule).
+                 */
+                origen: {
+                    [key: string]: "compra" | "proveedor" | "documento" | "regla";
+                };
+            };
             /** @description The record's fields as written in the TXT, in order: rncCedula, tipoId, tipoBienesServiciosComprados, ncf, ncfDocumentoModificado, fechaComprobante, fechaPago, montoFacturadoServicios, montoFacturadoBienes, totalMontoFacturado, itbisFacturado, itbisRetenido, itbisSujetoProporcionalidad, itbisLlevadoCosto, itbisPorAdelantar, itbisPercibidoCompras, tipoRetencionIsr, montoRetencionRenta, isrPercibidoCompras, impuestoSelectivoConsumo, otrosImpuestosTasas, montoPropinaLegal, formaPago */
+            fields: {
+                rncCedula: string;
+                tipoId: string;
+                tipoBienesServiciosComprados: string;
+                ncf: string;
+                ncfDocumentoModificado: string;
+                fechaComprobante: string;
+                fechaPago: string;
+                montoFacturadoServicios: string;
+                montoFacturadoBienes: string;
+                totalMontoFacturado: string;
+                itbisFacturado: string;
+                itbisRetenido: string;
+                itbisSujetoProporcionalidad: string;
+                itbisLlevadoCosto: string;
+                itbisPorAdelantar: string;
+                itbisPercibidoCompras: string;
+                tipoRetencionIsr: string;
+                montoRetencionRenta: string;
+                isrPercibidoCompras: string;
+                impuestoSelectivoConsumo: string;
+                otrosImpuestosTasas: string;
+                montoPropinaLegal: string;
+                formaPago: string;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fields`.
+             */
             campos: {
                 rncCedula: string;
                 tipoId: string;
@@ -3187,32 +3432,140 @@ export interface components {
         };
         Formato607: {
             /** @enum {string} */
-            formato: "607";
+            format: "607";
             rnc: string;
-            /** @description AAAAMM */
-            periodo: string;
+            /** @description The month, AAAAMM */
+            period: string;
             /**
              * @description The file name DGII's tool gives the TXT
              * @example DGII_F_607_131880681_202605.TXT
              */
-            archivo: string;
+            fileName: string;
             /** @description Records in the file (the header's count) */
-            cantidadRegistros: number;
+            recordCount: number;
             /** @description Nothing is missing: the TXT can be filed as it is */
-            completo: boolean;
+            complete: boolean;
             /** @description What must be given before the month can be filed */
-            faltantes: components["schemas"]["MonthlyFormatMissing"][];
-            avisos: string[];
-            lineas: components["schemas"]["Formato607Linea"][];
+            missing: components["schemas"]["MonthlyFormatMissing"][];
+            /** @description What DGII's tool may object to without keeping the month from being filed (a file above its record limit) */
+            warnings: string[];
+            lines: components["schemas"]["Formato607Linea"][];
+            /** @description Sums of the amount columns, by DGII's column name (a check against the books) */
+            totals: {
+                [key: string]: string;
+            };
+            consumptionSummary: components["schemas"]["ResumenConsumo"];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `totals`.
+             */
             totales: {
                 [key: string]: string;
             };
-            resumenConsumo: components["schemas"]["ResumenConsumo"];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `consumptionSummary`.
+             */
+            resumenConsumo: {
+                /** @description E32 under 250,000 accepted in the month */
+                count: number;
+                montoFacturado: string;
+                itbisFacturado: string;
+                impuestoSelectivoConsumo: string;
+                otrosImpuestosTasas: string;
+                montoPropinaLegal: string;
+                montoTotal: string;
+                /** @description The amounts of the 607's payment-form columns 17–23 */
+                formasPago: {
+                    efectivo: string;
+                    chequeTransferenciaDeposito: string;
+                    tarjetaDebitoCredito: string;
+                    ventaCredito: string;
+                    bonosCertificadosRegalo: string;
+                    permuta: string;
+                    otrasFormasVentas: string;
+                };
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `count`.
+                 */
+                cantidad: number;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `format`.
+             * @enum {string}
+             */
+            formato: "607";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
+             */
+            periodo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fileName`.
+             */
+            archivo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `recordCount`.
+             */
+            cantidadRegistros: number;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `complete`.
+             */
+            completo: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
+             */
+            faltantes: components["schemas"]["MonthlyFormatMissing"][];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
+             */
+            avisos: string[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `lines`.
+             */
+            lineas: components["schemas"]["Formato607Linea"][];
         };
         Formato607Linea: {
             encf: string;
             tipoeCF: string;
             /** @description The record's fields as written in the TXT, in order: rncCedulaPasaporte, tipoIdentificacion, numeroComprobanteFiscal, numeroComprobanteFiscalModificado, tipoIngreso, fechaComprobante, fechaRetencion, montoFacturado, itbisFacturado, itbisRetenidoTerceros, itbisPercibido, retencionRentaTerceros, isrPercibido, impuestoSelectivoConsumo, otrosImpuestosTasas, montoPropinaLegal, efectivo, chequeTransferenciaDeposito, tarjetaDebitoCredito, ventaCredito, bonosCertificadosRegalo, permuta, otrasFormasVentas */
+            fields: {
+                rncCedulaPasaporte: string;
+                tipoIdentificacion: string;
+                numeroComprobanteFiscal: string;
+                numeroComprobanteFiscalModificado: string;
+                tipoIngreso: string;
+                fechaComprobante: string;
+                fechaRetencion: string;
+                montoFacturado: string;
+                itbisFacturado: string;
+                itbisRetenidoTerceros: string;
+                itbisPercibido: string;
+                retencionRentaTerceros: string;
+                isrPercibido: string;
+                impuestoSelectivoConsumo: string;
+                otrosImpuestosTasas: string;
+                montoPropinaLegal: string;
+                efectivo: string;
+                chequeTransferenciaDeposito: string;
+                tarjetaDebitoCredito: string;
+                ventaCredito: string;
+                bonosCertificadosRegalo: string;
+                permuta: string;
+                otrasFormasVentas: string;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fields`.
+             */
             campos: {
                 rncCedulaPasaporte: string;
                 tipoIdentificacion: string;
@@ -3241,13 +3594,15 @@ export interface components {
         };
         /** @description E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual */
         ResumenConsumo: {
-            cantidad: number;
+            /** @description E32 under 250,000 accepted in the month */
+            count: number;
             montoFacturado: string;
             itbisFacturado: string;
             impuestoSelectivoConsumo: string;
             otrosImpuestosTasas: string;
             montoPropinaLegal: string;
             montoTotal: string;
+            /** @description The amounts of the 607's payment-form columns 17–23 */
             formasPago: {
                 efectivo: string;
                 chequeTransferenciaDeposito: string;
@@ -3257,25 +3612,72 @@ export interface components {
                 permuta: string;
                 otrasFormasVentas: string;
             };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `count`.
+             */
+            cantidad: number;
         };
         Formato608: {
             /** @enum {string} */
-            formato: "608";
+            format: "608";
             rnc: string;
-            /** @description AAAAMM */
-            periodo: string;
+            /** @description The month, AAAAMM */
+            period: string;
             /**
              * @description The file name DGII's tool gives the TXT
              * @example DGII_F_608_131880681_202605.TXT
              */
-            archivo: string;
+            fileName: string;
             /** @description Records in the file (the header's count) */
-            cantidadRegistros: number;
+            recordCount: number;
             /** @description Nothing is missing: the TXT can be filed as it is */
-            completo: boolean;
+            complete: boolean;
             /** @description What must be given before the month can be filed */
+            missing: components["schemas"]["MonthlyFormatMissing"][];
+            /** @description What DGII's tool may object to without keeping the month from being filed (a file above its record limit) */
+            warnings: string[];
+            lines: components["schemas"]["Formato608Linea"][];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `format`.
+             * @enum {string}
+             */
+            formato: "608";
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
+             */
+            periodo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fileName`.
+             */
+            archivo: string;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `recordCount`.
+             */
+            cantidadRegistros: number;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `complete`.
+             */
+            completo: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
+             */
             faltantes: components["schemas"]["MonthlyFormatMissing"][];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
+             */
             avisos: string[];
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `lines`.
+             */
             lineas: components["schemas"]["Formato608Linea"][];
         };
         Formato608Linea: {
@@ -3286,6 +3688,15 @@ export interface components {
              */
             kind: "receipt" | "unused";
             /** @description The record's fields as written in the TXT, in order: numeroComprobanteFiscal, fechaComprobante, tipoAnulacion */
+            fields: {
+                numeroComprobanteFiscal: string;
+                fechaComprobante: string;
+                tipoAnulacion: string;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fields`.
+             */
             campos: {
                 numeroComprobanteFiscal: string;
                 fechaComprobante: string;
@@ -3297,6 +3708,17 @@ export interface components {
             fechaRetencion: string | null;
             itbisRetenidoTerceros: string | null;
             retencionRentaTerceros: string | null;
+            /** @description Where each withholding comes from: sale, given for this sale (PATCH /ventas/{encf}); document, declared by the e-CF; null, none */
+            sources: {
+                /** @enum {string|null} */
+                itbisRetenidoTerceros: "sale" | "document" | null;
+                /** @enum {string|null} */
+                retencionRentaTerceros: "sale" | "document" | null;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (sale, document).
+             */
             origen: {
                 /** @enum {string|null} */
                 itbisRetenidoTerceros: "venta" | "documento" | null;
@@ -9851,9 +10273,14 @@ export interface operations {
     };
     getReports606: {
         parameters: {
-            query: {
-                /** @description The month, AAAAMM */
-                periodo: string;
+            query?: {
+                /** @description The month, AAAAMM (required, or as the deprecated `periodo`) */
+                period?: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
+                 */
+                periodo?: string;
                 /** @description json (default) or txt; Accept: text/plain also selects the TXT */
                 format?: string;
             };
@@ -9876,7 +10303,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description periodo is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9903,7 +10330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The TXT was asked for but the month is not complete: errors[] (and faltantes) list what is missing */
+            /** @description The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9916,9 +10343,14 @@ export interface operations {
     };
     getReports607: {
         parameters: {
-            query: {
-                /** @description The month, AAAAMM */
-                periodo: string;
+            query?: {
+                /** @description The month, AAAAMM (required, or as the deprecated `periodo`) */
+                period?: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
+                 */
+                periodo?: string;
                 /** @description json (default) or txt; Accept: text/plain also selects the TXT */
                 format?: string;
             };
@@ -9941,7 +10373,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description periodo is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9968,7 +10400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The TXT was asked for but the month is not complete: errors[] (and faltantes) list what is missing */
+            /** @description The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9981,9 +10413,14 @@ export interface operations {
     };
     getReports608: {
         parameters: {
-            query: {
-                /** @description The month, AAAAMM */
-                periodo: string;
+            query?: {
+                /** @description The month, AAAAMM (required, or as the deprecated `periodo`) */
+                period?: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
+                 */
+                periodo?: string;
                 /** @description json (default) or txt; Accept: text/plain also selects the TXT */
                 format?: string;
             };
@@ -10006,7 +10443,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description periodo is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10033,7 +10470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The TXT was asked for but the month is not complete: errors[] (and faltantes) list what is missing */
+            /** @description The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ */
             422: {
                 headers: {
                     [name: string]: unknown;
