@@ -1,4 +1,4 @@
-// Types for the one pako function the PDF uses (pako 1.x ships none; pdf-lib depends on it too).
+// Types for the one pako function the PDF uses (pako 1.x ships none).
 declare module "pako" {
   // CommonJS: one object, imported as the default export.
   const pako: {

@@ -1,4 +1,4 @@
-// Text for pdf-lib's standard fonts, which encode WinAnsi (Latin-1 plus a few): Spanish is fully
+// Text for the standard fonts, which encode WinAnsi (Latin-1 plus a few): Spanish is fully
 // covered; anything else (emoji, other scripts) becomes "?" instead of failing the whole document.
 
 const WIN_ANSI_EXTRA = new Set("€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ");

@@ -1,12 +1,14 @@
 /// <reference path="./pako.d.ts" />
 // The printed representation (RI) of an e-CF as a PDF, after informe-tecnico §17 and DGII's
 // illustrative models: a sheet layout (A4 or Letter, paginated, the header and the QR block on
-// every page) and an 80 mm roll for point-of-sale receipts. Runs in workerd: pdf-lib writes the
-// document's objects, each page's content stream is written directly (content-stream.ts).
+// every page) and an 80 mm roll for point-of-sale receipts. Runs in workerd: each page's content
+// stream is written directly (content-stream.ts), the file around them by pdf-file.ts, and text is
+// measured with the standard fonts' generated metrics (font-metrics.ts).
 import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
 import pako from "pako";
-import { PDFDocument, PDFName, type PDFRef, StandardFontEmbedder, StandardFonts } from "pdf-lib";
 import { ContentStream, type FontKey, pdfNumber, winAnsiHex } from "./content-stream.ts";
+import { fontMetrics, type StandardFontName } from "./font-metrics.ts";
+import { name, PdfFile, type PdfRef, PdfString } from "./pdf-file.ts";
 import { formatAmount, printable, wrap } from "./pdf-text.ts";
 import { qrMatrix } from "./qr.ts";
 import { receiptView, type ReceiptView } from "./receipt-view.ts";
@@ -33,6 +35,7 @@ const GREY = 0.45;
 /** A standard font: the resource name the content streams use, and its metrics for layout. */
 interface Font {
   key: FontKey;
+  baseFont: StandardFontName;
   /** Width in points, kerning included (pdf-lib's metrics), as the layout has always measured. */
   widthOfTextAtSize(text: string, size: number): number;
 }
@@ -46,18 +49,17 @@ interface Fonts {
 let isolateFonts: Fonts | undefined;
 function standardFonts(): Fonts {
   if (!isolateFonts) {
-    const font = (key: FontKey, name: StandardFonts): Font => {
-      // pdf-lib's StandardFonts and the embedder's FontNames are two enums of the same names.
-      const embedder = StandardFontEmbedder.for(name as unknown as Parameters<typeof StandardFontEmbedder.for>[0]);
-      return { key, widthOfTextAtSize: (text, size) => embedder.widthOfTextAtSize(text, size) };
+    const font = (key: FontKey, baseFont: StandardFontName): Font => {
+      const metrics = fontMetrics(baseFont);
+      return { key, baseFont, widthOfTextAtSize: (text, size) => metrics.widthOfTextAtSize(text, size) };
     };
-    isolateFonts = { regular: font("F1", StandardFonts.Helvetica), bold: font("F2", StandardFonts.HelveticaBold) };
+    isolateFonts = { regular: font("F1", "Helvetica"), bold: font("F2", "Helvetica-Bold") };
   }
   return isolateFonts;
 }
 
 /** A page being drawn: its size and its content, written into the document at the end. */
-interface Page {
+export interface Page {
   width: number;
   height: number;
   content: ContentStream;
@@ -348,28 +350,47 @@ function renderRoll(fonts: Fonts, view: ReceiptView, options: PrintOptions): Pag
   return [page];
 }
 
+function layOut(view: ReceiptView, options: PrintOptions): Page[] {
+  const fonts = standardFonts();
+  return options.layout === "roll80" ? renderRoll(fonts, view, options) : renderSheet(fonts, view, options, options.layout);
+}
+
+/** The RI's pages (size and content stream) as renderReceiptPdf writes them into the file. */
+export function renderPages(document: JsonDocument, options: PrintOptions): Page[] {
+  return layOut(receiptView(document), options);
+}
+
 /** The RI of an e-CF (its JSON document, as xmlToEcf returns it) as PDF bytes. */
 export async function renderReceiptPdf(document: JsonDocument, options: PrintOptions): Promise<Uint8Array> {
   const view = receiptView(document);
-  const pdf = await PDFDocument.create();
-  pdf.setTitle(`${view.tipoEnPalabras} ${view.encf}`);
-  pdf.setAuthor(printable(view.emisor.razonSocial));
-  pdf.setProducer("ecf-edge");
-  pdf.setCreator("ecf-edge");
-  // Fixed dates keep the bytes a function of the document: the stored PDF is reproducible.
-  const when = parseDgiiDateTime(options.fechaHoraFirma) ?? new Date(0);
-  pdf.setCreationDate(when);
-  pdf.setModificationDate(when);
+  const pages = layOut(view, options);
   const fonts = standardFonts();
-  const pages = options.layout === "roll80" ? renderRoll(fonts, view, options) : renderSheet(fonts, view, options, options.layout);
+  // Objects in the order pdf-lib numbered them (page tree, catalog, information, fonts, then each
+  // page and its content), so a receipt renders to the bytes it rendered to with pdf-lib.
+  const file = new PdfFile();
+  const pageTree = file.reserve();
+  const catalog = file.add({ Type: name("Catalog"), Pages: pageTree });
+  // Fixed dates keep the bytes a function of the document: the stored PDF is reproducible.
+  const when = PdfString.date(parseDgiiDateTime(options.fechaHoraFirma) ?? new Date(0));
+  const producer = PdfString.text("ecf-edge");
+  const info = file.add({
+    Producer: producer,
+    ModDate: when,
+    Creator: producer,
+    CreationDate: when,
+    Title: PdfString.text(`${view.tipoEnPalabras} ${view.encf}`),
+    Author: PdfString.text(printable(view.emisor.razonSocial)),
+  });
   // The standard fonts need no embedding: a font dictionary naming them, shared by every page.
-  const fontDict = (name: StandardFonts): PDFRef => pdf.context.register(pdf.context.obj({ Type: "Font", Subtype: "Type1", BaseFont: name, Encoding: "WinAnsiEncoding" }));
-  const resources = pdf.context.obj({ Font: { [fonts.regular.key]: fontDict(StandardFonts.Helvetica), [fonts.bold.key]: fontDict(StandardFonts.HelveticaBold) } });
-  for (const page of pages) {
-    const leaf = pdf.addPage([page.width, page.height]).node;
-    leaf.set(PDFName.of("Resources"), resources);
+  const fontDict = (font: Font): PdfRef => file.add({ Type: name("Font"), Subtype: name("Type1"), BaseFont: name(font.baseFont), Encoding: name("WinAnsiEncoding") });
+  const resources = { Font: { [fonts.regular.key]: fontDict(fonts.regular), [fonts.bold.key]: fontDict(fonts.bold) } };
+  const kids = pages.map((page) => {
+    const leaf = file.reserve();
     // Deflate's fastest level: a quarter of the default's time, the page ~1 KB larger (of ~4).
-    leaf.set(PDFName.of("Contents"), pdf.context.register(pdf.context.stream(pako.deflate(page.content.bytes(), { level: 1 }), { Filter: "FlateDecode" })));
-  }
-  return pdf.save({ useObjectStreams: false });
+    const contents = file.addStream({ Filter: name("FlateDecode") }, pako.deflate(page.content.bytes(), { level: 1 }));
+    file.set(leaf, { Type: name("Page"), Parent: pageTree, Resources: resources, MediaBox: [0, 0, page.width, page.height], Contents: contents });
+    return leaf;
+  });
+  file.set(pageTree, { Type: name("Pages"), Kids: kids, Count: kids.length });
+  return file.bytes({ root: catalog, info });
 }
