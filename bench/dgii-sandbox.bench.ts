@@ -1,7 +1,8 @@
 // The DGII sandbox under a burst: how many signed e-CF per second go from reception to a final
 // state (XSD, signature and rules checked), against validating the same documents one libxml2
 // run each (what the sandbox would cost without batching), measured in the same run.
-import { ecfToXml, signEcfXml, signXml, validateXsd } from "@ecf/shared";
+import { ecfToXml, signEcfXml, signXml } from "@ecf/shared";
+import { validateXsd } from "@ecf/shared/xml/xsd-validate";
 import { startSandbox } from "@ecf/dgii-sandbox/start";
 import { createTestIdentity } from "@ecf/shared/test-support/certs";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";

@@ -4,7 +4,7 @@
 //   sdk/src/generated/openapi.ts              the `paths`/`components` types (openapi-typescript)
 //   sdk/src/generated/idempotent-operations.ts the operations that declare an Idempotency-Key header
 // The document comes from a running worker, not from importing the app: the app cannot be loaded
-// in Node (it imports `cloudflare:workers` and a .wasm module), and the served document is what an
+// in Node (it imports `cloudflare:workers`), and the served document is what an
 // integrator's generator sees. So, unless SDK_WORKER_URL names a worker already running, this starts
 // a private local stack (scripts/local-stack.ts, a frozen bundle so an edit elsewhere in the tree
 // does not reload it midway), reads the document and stops it. SDK_GEN_DIR writes elsewhere (the

@@ -63,7 +63,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     if (bundleDir) {
       const bundle = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", bundleDir, "-c", "wrangler.toml"], { cwd: root, env: wranglerEnv, encoding: "utf8" });
       if (bundle.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${bundle.stdout}\n${bundle.stderr}`);
-      // The bundle and its additional modules (xmllint.wasm) as they are; nothing to rebuild.
+      // The bundle and any additional modules as they are; nothing to rebuild.
       entry = [join(bundleDir, "index.js"), "--no-bundle"];
     }
     const [port, inspector] = [await freePort(), await freePort()];

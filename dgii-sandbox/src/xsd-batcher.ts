@@ -1,7 +1,8 @@
 // XSD validation in batches. Each libxml2 run (xmllint-wasm) starts a Worker and compiles the
 // schema, which costs far more than validating one document; under load, documents of one kind
 // that arrive while a run is in flight are validated together in the next run.
-import { validateXsdMany, type DocumentKind, type XsdValidationResult } from "@ecf/shared";
+import type { DocumentKind } from "@ecf/shared";
+import { validateXsdMany, type XsdValidationResult } from "@ecf/shared/xml/xsd-validate";
 
 interface Pending {
   xml: string;

@@ -1,4 +1,5 @@
-import { ecfToXml, signEcfXml, validateXsd, validateXsdMany, type TipoeCF } from "@ecf/shared";
+import { ecfToXml, signEcfXml, type TipoeCF } from "@ecf/shared";
+import { validateXsd, validateXsdMany } from "@ecf/shared/xml/xsd-validate";
 import { describe, expect, it } from "vitest";
 import { testIdentity } from "@ecf/shared/test-support/certs";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";

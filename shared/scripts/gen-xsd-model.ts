@@ -117,6 +117,12 @@ function buildModel(xml: string, file: string): { root: string; tree: RawNode[] 
     else throw new Error(`${file}: unsupported top-level xs:${c.localName}`);
   }
   if (roots.length !== 1) throw new Error(`${file}: expected one root element`);
+  // Unqualified names throughout: the validator wants no namespace on any declared element.
+  for (const attr of ["targetNamespace", "elementFormDefault"]) {
+    if (schema.hasAttribute(attr) && !(attr === "elementFormDefault" && schema.getAttribute(attr) === "unqualified")) {
+      throw new Error(`${file}: ${attr} is not supported`);
+    }
+  }
 
   const resolveType = (name: string, seen: string[] = []): Facets => {
     const local = name.replace(/^xs:/, "");
@@ -172,6 +178,11 @@ function buildModel(xml: string, file: string): { root: string; tree: RawNode[] 
   const elementNode = (el: Element): RawNode => {
     const name = el.getAttribute("name");
     if (!name) throw new Error(`${file}: element refs are not supported`);
+    // The model validator (src/xml/xsd-model-validate.ts) knows no nillable, fixed or default
+    // values, nor qualified local elements: none exist in DGII's schemas; fail loudly if one appears.
+    for (const attr of ["nillable", "fixed", "default", "form", "substitutionGroup", "abstract", "block"]) {
+      if (el.hasAttribute(attr)) throw new Error(`${file}: ${attr} on element ${name} is not supported`);
+    }
     const min = occurs(el, "minOccurs");
     const max = occurs(el, "maxOccurs");
     const type = el.getAttribute("type");
@@ -196,7 +207,13 @@ function buildModel(xml: string, file: string): { root: string; tree: RawNode[] 
     }
     return xsChildren(seq).map((p) => {
       if (p.localName === "element") return elementNode(p);
-      if (p.localName === "any") return ["*", occurs(p, "minOccurs"), occurs(p, "maxOccurs")];
+      if (p.localName === "any") {
+        // The validator takes any element in the slot and looks at nothing inside it.
+        if ((p.getAttribute("processContents") ?? "skip") !== "skip" || (p.getAttribute("namespace") || "##any") !== "##any") {
+          throw new Error(`${file}: only xs:any processContents="skip" in any namespace is supported`);
+        }
+        return ["*", occurs(p, "minOccurs"), occurs(p, "maxOccurs")];
+      }
       throw new Error(`${file}: unsupported particle xs:${p.localName}`);
     });
   };

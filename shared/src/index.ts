@@ -12,8 +12,9 @@ export * from "./xml/facets.ts";
 export * from "./xml/structure.ts";
 export * from "./xml/canonical.ts";
 export * from "./xml/json-schema.ts";
-export * from "./xml/xsd-sources.ts";
-export * from "./xml/xsd-validate.ts";
+// libxml2 (xmllint-wasm, Node and browsers) and the schema texts it compiles stay out of the main
+// entry, so no bundle carries them: import "@ecf/shared/xml/xsd-validate" where libxml2 is wanted.
+export * from "./xml/xsd-model-validate.ts";
 export * from "./signing/canonical-check.ts";
 export * from "./signing/fast-signer.ts";
 export * from "./signing/xmldsig-signer.ts";

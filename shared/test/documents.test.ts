@@ -19,11 +19,11 @@ import {
   parseRfce,
   parseSemilla,
   rfceFromEcf,
-  validateXsdMany,
   type AcecfInput,
   type AnecfInput,
   type ArecfInput,
 } from "../src/index.ts";
+import { validateXsdMany } from "../src/xml/xsd-validate.ts";
 import { makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 

@@ -6,19 +6,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { validateXML } from "xmllint-wasm";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  checkStructure,
-  DOCUMENT_KINDS,
-  documentKindOf,
-  ecfToXml,
-  parseXmlTree,
-  TIPOS_ECF,
-  treeToDocument,
-  validateXsd,
-  validateXsdMany,
-  xsdSource,
-  type DocumentKind,
-} from "../src/index.ts";
+import { checkStructure, DOCUMENT_KINDS, documentKindOf, ecfToXml, parseXmlTree, TIPOS_ECF, treeToDocument, type DocumentKind } from "../src/index.ts";
+import { xsdSource } from "../src/xml/xsd-sources.ts";
+import { validateXsd, validateXsdMany } from "../src/xml/xsd-validate.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 

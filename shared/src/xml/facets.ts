@@ -186,7 +186,15 @@ function checkDate(v: string, kind: DateKind): FacetViolation | undefined {
   return undefined;
 }
 
-const XS_DATETIME = /^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-](0\d|1[0-4]):[0-5]\d)?$/;
+const XS_DATETIME = /^-?(\d{4,})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T(?:([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?|24:00:00(?:\.0+)?)(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+
+/** xs:dateTime's lexical space as libxml2 reads it: a real calendar day, no year 0000, 24:00:00, zones within ±14:00. */
+function isXsDateTime(v: string): boolean {
+  const m = XS_DATETIME.exec(v);
+  if (!m) return false;
+  const year = Number(m[1]);
+  return year !== 0 && Number(m[3]) <= daysIn(Number(m[2]), year);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The check
@@ -270,16 +278,24 @@ function charLength(v: string): number {
   return SURROGATE.test(v) ? [...v].length : v.length;
 }
 
+export interface CheckFacetsOptions {
+  /**
+   * Only what the XSD itself says (libxml2's verdict): without DGII's calendar checks of the
+   * dd-MM-yyyy types, which the schemas' patterns cannot express (31-02-2025 passes the XSD).
+   */
+  xsdOnly?: boolean;
+}
+
 /** Checks `value` (the leaf text) against `f`; returns the first violation found. */
-export function checkFacets(value: string, f: RawFacets): FacetViolation | undefined {
+export function checkFacets(value: string, f: RawFacets, options?: CheckFacetsOptions): FacetViolation | undefined {
   const c = compile(f);
-  return firstViolation(value, f, c);
+  return firstViolation(value, f, c, options?.xsdOnly === true);
 }
 
 /** Printable ASCII: no character XML refuses, no surrogate, no whitespace but the space. */
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 
-function firstViolation(value: string, f: RawFacets, c: Compiled): FacetViolation | undefined {
+function firstViolation(value: string, f: RawFacets, c: Compiled, xsdOnly: boolean): FacetViolation | undefined {
   const ascii = PRINTABLE_ASCII.test(value);
   if (!ascii && NOT_XML_CHAR.test(value)) {
     return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
@@ -297,7 +313,7 @@ function firstViolation(value: string, f: RawFacets, c: Compiled): FacetViolatio
         messageEs: `debe ser ${f.base === "integer" ? "un número entero" : "un número decimal"} (dígitos${f.base === "decimal" ? " y punto decimal" : ""}, sin exponente ni separador de miles)`,
       };
     }
-  } else if (f.base === "dateTime" && !XS_DATETIME.test(v)) {
+  } else if (f.base === "dateTime" && !isXsDateTime(v)) {
     return { rule: "xsd:dateTime", message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)", messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)" };
   }
   if (f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined) {
@@ -361,7 +377,7 @@ function firstViolation(value: string, f: RawFacets, c: Compiled): FacetViolatio
       }
     }
   }
-  if (c.dateKind) {
+  if (c.dateKind && !xsdOnly) {
     const r = checkDate(v, c.dateKind);
     if (r) return r;
   }

@@ -18,6 +18,15 @@ export interface XmlNode {
   children: XmlNode[];
   /** Concatenated character data directly inside this element. */
   text: string;
+  /** Line of the start tag (1-based), with `parseXmlTree(xml, { lines: true })`. */
+  line?: number;
+  /** A CDATA section sits directly inside (XSD forbids even a blank one in element-only content). */
+  cdata?: true;
+}
+
+export interface XmlParseOptions {
+  /** Record each element's start-tag line (for validation messages); costs one scan of the text. */
+  lines?: boolean;
 }
 
 /** A JSON document: objects keyed by element name, arrays for repeated groups, strings at leaves. */
@@ -66,9 +75,20 @@ function decode(raw: string, at: number): string {
 }
 
 /** Parses XML text into a tree. Throws XmlParseError on anything malformed or unsafe. */
-export function parseXmlTree(xml: string): XmlNode {
+export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNode {
   let pos = xml.charCodeAt(0) === 0xfeff ? 1 : 0;
   const len = xml.length;
+  // Lines are counted lazily up to each start tag: positions only grow, so one pass in all.
+  const lines = options.lines === true;
+  let line = 1;
+  let counted = 0;
+  const lineAt = (at: number): number => {
+    for (let nl = xml.indexOf("\n", counted); nl >= 0 && nl < at; nl = xml.indexOf("\n", counted)) {
+      line++;
+      counted = nl + 1;
+    }
+    return line;
+  };
   let root: XmlNode | undefined;
   const stack: XmlNode[] = [];
 
@@ -111,6 +131,7 @@ export function parseXmlTree(xml: string): XmlNode {
       const end = xml.indexOf("]]>", pos);
       if (end < 0) fail("unterminated CDATA section");
       top!.text += xml.slice(pos + 9, end).replace(/\r\n?/g, "\n");
+      top!.cdata = true;
       pos = end + 3;
     } else if (xml.startsWith("<!", pos)) {
       // DOCTYPE, ENTITY and friends: refused, this is where XXE and entity bombs live.
@@ -124,6 +145,7 @@ export function parseXmlTree(xml: string): XmlNode {
       const name = xml.slice(pos + 1, i);
       if (name === "") fail("empty element name");
       const node: XmlNode = { name, attributes: {}, children: [], text: "" };
+      if (lines) node.line = lineAt(pos);
       let selfClosing = false;
       for (;;) {
         while (i < len && isSpace(xml.charCodeAt(i))) i++;

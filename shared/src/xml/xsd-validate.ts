@@ -4,18 +4,16 @@
  *
  * xmllint-wasm runs libxml2 in a Worker (Node `worker_threads`, or a Web Worker in browsers).
  * Node is supported. workerd has no Worker constructor, so there `validateXsd` rejects; the
- * Worker service validates structure with `checkStructure` and leaves XSD validation to Node
- * (tests, the DGII sandbox). `validateXsd` accepts an injected engine for other runtimes.
+ * Worker service uses the model validator (xsd-model-validate.ts), which test/xsd-model-validate
+ * holds to this one's verdict. Not exported from the package's main entry (it would carry
+ * libxml2 and the schema texts into every bundle): import "@ecf/shared/xml/xsd-validate".
  */
 import { validateXML } from "xmllint-wasm";
 import type { DocumentKind } from "./model.ts";
 import { xsdSource } from "./xsd-sources.ts";
+import type { XsdValidationResult } from "./xsd-model-validate.ts";
 
-export interface XsdValidationResult {
-  valid: boolean;
-  /** libxml2's messages, e.g. `Element 'MontoItem': '1.234' is not a valid value of ...`. */
-  errors: string[];
-}
+export type { XsdValidationResult } from "./xsd-model-validate.ts";
 
 export interface XsdValidateOptions {
   /** Require the Signature element the schemas end with (default true). */

@@ -101,7 +101,7 @@ export async function specificationProblems(ecf: ReceivedEcf, xml: string): Prom
   if (!isTipoeCF(ecf.tipo)) return [`TipoeCF '${ecf.tipo}' is not an e-CF type`];
   if (NOT_EXCHANGED.has(ecf.tipo)) return [`Type ${ecf.tipo} e-CF are not exchanged between taxpayers`];
   if (ecf.encf.slice(1, 3) !== ecf.tipo) return [`eNCF ${ecf.encf} does not belong to type ${ecf.tipo}`];
-  const xsd = await validateReceivedXsd(xml, ecf.tipo as TipoeCF);
+  const xsd = validateReceivedXsd(xml, ecf.tipo as TipoeCF);
   if (!xsd.valid) return xsd.errors.length ? xsd.errors.slice(0, 20) : [`The e-CF does not validate against the XSD of type ${ecf.tipo}`];
   const messages: string[] = [];
   if (!ecf.fechaEmision || !isoDateOf(ecf.fechaEmision)) messages.push("FechaEmision is missing or not a date");
