@@ -3,9 +3,13 @@
 // same run, is JSON.parse of the same requests (the least any request handler pays). The
 // requests are 64 variants with different names, quantities and prices, as a day's sales are:
 // what validation remembers between documents helps only where real documents repeat themselves.
+// Then reception's XSD check of a received 50-line E31: the model validator the worker uses beside
+// libxml2 (xmllint-wasm in Node), one document per run and 16 per run (as the worker once batched).
 import { opsPerSecond, percentile, report } from "./lib.ts";
 import { validateEcf } from "@ecf/shared/validate";
 import { ecfToXml } from "@ecf/shared/xml/serialize";
+import { validateXsdModel } from "@ecf/shared/xml/xsd-model-validate";
+import { validateXsd, validateXsdMany } from "@ecf/shared/xml/xsd-validate";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 
 type J = Record<string, any>;
@@ -72,4 +76,25 @@ for (const [label, tipo, lines] of [
   report(`domain validate+serialize ${label}`, Math.max(...rounds.both), "docs/s");
   report(`domain JSON.parse ${label} (reference)`, Math.max(...rounds.reference), "docs/s");
   report(`domain validate+serialize ${label} vs JSON.parse`, percentile(rounds.ratio, 50), "x slower");
+}
+
+{
+  const label = "received E31 50 lines";
+  const base = ecfToXml(makeEcf("31", { lines: 50 }));
+  const BATCH = 16;
+  const xmls = Array.from({ length: BATCH }, (_, k) => base.replace(/<NombreItem>([^<]*)<\/NombreItem>/g, (_m, name: string) => `<NombreItem>${name} ${k}</NombreItem>`));
+  for (const xml of xmls) {
+    const ours = validateXsdModel(xml, "31", { requireSignature: false });
+    if (!ours.valid) throw new Error(`${label}: ${ours.errors.join("; ")}`);
+  }
+  const libxml2 = await validateXsdMany(xmls, "31", { requireSignature: false });
+  if (libxml2.some((r) => !r.valid)) throw new Error(`${label}: libxml2 refuses a variant`);
+  let next = 0;
+  const xml = () => xmls[next++ % BATCH]!;
+  const model = await opsPerSecond(() => validateXsdModel(xml(), "31", { requireSignature: false }), 500);
+  const single = await opsPerSecond(() => validateXsd(xml(), "31", { requireSignature: false }), 1000);
+  const batched = BATCH * (await opsPerSecond(() => validateXsdMany(xmls, "31", { requireSignature: false }), 1000));
+  report(`domain XSD check ${label}, model validator`, model, "docs/s");
+  report(`domain XSD check ${label}, libxml2 (xmllint-wasm) one per run`, single, "docs/s");
+  report(`domain XSD check ${label}, libxml2 (xmllint-wasm) ${BATCH} per run`, batched, "docs/s");
 }
