@@ -74,7 +74,7 @@ const TOTALLED_606 = [
   "montoRetencionRenta",
 ] as const;
 
-export type Report606 = MonthlyFormat<Column606, Line606> & {
+export type Report606 = MonthlyFormat<Column606, Line606, "606"> & {
   totals: Record<(typeof TOTALLED_606)[number], string>;
   /** Received e-CF left out, and why (a commercially rejected invoice is not a purchase). */
   excluded: { id: string; encf: string; rncEmisor: string; reason: string }[];

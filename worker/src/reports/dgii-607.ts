@@ -102,7 +102,7 @@ export interface ConsumerSummary {
   formasPago: Record<PaymentColumn, string>;
 }
 
-export type Report607 = MonthlyFormat<Column607, Line607> & {
+export type Report607 = MonthlyFormat<Column607, Line607, "607"> & {
   consumptionSummary: ConsumerSummary;
   totals: { montoFacturado: string; itbisFacturado: string };
 };

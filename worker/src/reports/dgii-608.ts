@@ -38,7 +38,7 @@ export interface Line608 extends FormatLine<Column608> {
   kind: "receipt" | "unused";
 }
 
-export type Report608 = MonthlyFormat<Column608, Line608>;
+export type Report608 = MonthlyFormat<Column608, Line608, "608">;
 
 export function countVoidedNumbers(ranges: readonly VoidedRange[]): number {
   return ranges.reduce((n, r) => n + (r.lastNumber - r.firstNumber + 1), 0);

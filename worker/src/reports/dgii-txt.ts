@@ -69,8 +69,8 @@ export interface FormatLine<Column extends string> {
   fields: Record<Column, string>;
 }
 
-export interface MonthlyFormat<Column extends string, Line extends FormatLine<Column>> {
-  format: DgiiFormat;
+export interface MonthlyFormat<Column extends string, Line extends FormatLine<Column>, Format extends DgiiFormat = DgiiFormat> {
+  format: Format;
   rnc: string;
   /** AAAAMM. */
   period: string;

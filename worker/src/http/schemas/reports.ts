@@ -138,7 +138,12 @@ const MissingSchema = z
   })
   .openapi("MonthlyFormatMissing");
 
-const formatSchema = (formato: "606" | "607" | "608", columns: readonly string[], line: Record<string, z.ZodType>, extra: Record<string, z.ZodType> = {}) => {
+const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShape, Extra extends z.ZodRawShape>(
+  formato: F,
+  columns: readonly string[],
+  line: Line,
+  extra: Extra,
+) => {
   const fields = z
     .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
     .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` });
@@ -226,4 +231,4 @@ export const Formato607 = formatSchema("607", COLUMNS_607, LINE_607, {
   totales: deprecated(totals, "`totals`"),
   resumenConsumo: deprecated(z.object(consumerSummaryShape), "`consumptionSummary`"),
 });
-export const Formato608 = formatSchema("608", COLUMNS_608, LINE_608);
+export const Formato608 = formatSchema("608", COLUMNS_608, LINE_608, {});
