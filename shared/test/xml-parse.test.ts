@@ -28,6 +28,14 @@ describe("parseXmlTree", () => {
     expect(parseXmlTree(xml).text).toBe(text);
   });
 
+  it("gives each start tag's line when asked, and notes CDATA sections", () => {
+    const tree = parseXmlTree('<?xml version="1.0"?>\n<a>\n  <b/>\n\n  <c><![CDATA[ ]]></c>\n</a>', { lines: true });
+    expect([tree.line, tree.children[0]!.line, tree.children[1]!.line]).toEqual([2, 3, 5]);
+    expect(tree.children[1]!.cdata).toBe(true);
+    expect(tree.cdata).toBeUndefined();
+    expect(parseXmlTree("<a>\n<b/></a>").children[0]!.line).toBeUndefined();
+  });
+
   it.each([
     ["DOCTYPE (XXE)", `<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>`, /DOCTYPE/],
     ["entity bomb", `<!DOCTYPE a [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><a>&b;</a>`, /DOCTYPE/],
@@ -41,6 +49,12 @@ describe("parseXmlTree", () => {
     ["unquoted attribute", "<a x=1/>", /quoted/],
     ["no root", "<?xml version='1.0'?>", /no root/],
     ["deep nesting", "<a>".repeat(100) + "</a>".repeat(100), /too deeply/],
+    ["an attribute given twice", `<a x="1" x="2"/>`, /redefined/],
+    ["attributes without whitespace between", `<a x="1"y="2"/>`, /separated/],
+    ["']]>' in text", "<a>x]]>y</a>", /]]>/],
+    ["'--' in a comment", "<a><!-- x -- y --></a>", /'--'/],
+    ["a comment ending in '--->'", "<a><!-- x ---></a>", /'--'/],
+    ["an XML declaration not at the start", ` <?xml version="1.0"?><a/>`, /XML declaration/],
   ])("rejects %s", (_name, xml, message) => {
     expect(() => parseXmlTree(xml)).toThrow(XmlParseError);
     expect(() => parseXmlTree(xml)).toThrow(message);

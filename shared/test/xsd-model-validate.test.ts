@@ -245,6 +245,39 @@ function mutations(base: Case): Case[] {
   return out;
 }
 
+/** Markup libxml2's parser refuses (or accepts) where a loose parser might differ. */
+function wellFormednessCases(): Case[] {
+  const xml = buildArecf(arecf);
+  const body = xml.slice(xml.indexOf("?>") + 2);
+  const variants: [string, string][] = [
+    ["attribute given twice", xml.replace("<ARECF>", '<ARECF xmlns:a="x" xmlns:a="y">')],
+    ["attributes without whitespace between", xml.replace("<ARECF>", '<ARECF xmlns:a="x"xmlns:b="y">')],
+    ["an element name starting with a digit", xml.replace("</ARECF>", "<1x/></ARECF>")],
+    ["an attribute name with two colons", xml.replace("<ARECF>", '<ARECF a:b:c="1">')],
+    ["']]>' in text", xml.replace("<Version>1.0", "<Version>1.0]]>")],
+    ["'--' in a comment", xml.replace("</ARECF>", "<!-- a -- b --></ARECF>")],
+    ["a comment ending in '--->'", xml.replace("</ARECF>", "<!-- a ---></ARECF>")],
+    ["the XML declaration after a blank", ` ${xml}`],
+    ["an XML declaration inside", xml.replace("</ARECF>", "<?xml foo?></ARECF>")],
+    ["another processing instruction inside", xml.replace("</ARECF>", "<?xml-stylesheet href='a'?></ARECF>")],
+    ["no XML declaration", body],
+    ["a comment after the root", `${xml}<!-- x -->`],
+    ["text after the root", `${xml}x`],
+    ["a prefix bound to the empty namespace", xml.replace("<ARECF>", '<ARECF xmlns:p="">')],
+    ["an unbound attribute prefix", xml.replace("<ARECF>", '<ARECF p:a="1">')],
+    ["xml:lang", xml.replace("<ARECF>", '<ARECF xml:lang="es">')],
+    ["an undefined entity", xml.replace("<Version>1.0", "<Version>&nbsp;1.0")],
+    ["'<' in an attribute", xml.replace("<ARECF>", '<ARECF a="<">')],
+    ["a bare '&' in an attribute", xml.replace("<ARECF>", '<ARECF a="&">')],
+    ["a non-breaking space between elements", xml.replace("</DetalleAcusedeRecibo>", "\u00a0</DetalleAcusedeRecibo>")],
+    ["a control character", xml.replace("<Version>1.0", "<Version>\u00011.0")],
+    ["a character reference to a blank between elements", xml.replace("</DetalleAcusedeRecibo>", "&#x20;&#9;</DetalleAcusedeRecibo>")],
+    ["a blank CDATA section between elements", xml.replace("</DetalleAcusedeRecibo>", "<![CDATA[ ]]></DetalleAcusedeRecibo>")],
+    ["a CDATA leaf", xml.replace("<Version>1.0", "<Version><![CDATA[1.0]]>")],
+  ];
+  return variants.map(([what, text]) => ({ name: `ARECF with ${what}`, kind: "ARECF", xml: text, requireSignature: false }));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe("the model validator gives libxml2's verdict", () => {
@@ -254,7 +287,7 @@ describe("the model validator gives libxml2's verdict", () => {
     const mine = factories.filter((c) => c.kind === kind);
     return [mine.find((c) => !c.requireSignature)!, ...(kind.length === 2 ? [mine.find((c) => c.requireSignature)!] : [])];
   });
-  const cases: Case[] = [...sampleCases(), ...factories, ...bases.flatMap(mutations)];
+  const cases: Case[] = [...sampleCases(), ...factories, ...bases.flatMap(mutations), ...wellFormednessCases()];
   const libxml2 = new Map<Case, { valid: boolean; errors: string[] }>();
 
   beforeAll(async () => {

@@ -76,16 +76,18 @@ function decode(raw: string, at: number): string {
 
 /** Parses XML text into a tree. Throws XmlParseError on anything malformed or unsafe. */
 export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNode {
-  let pos = xml.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const start = xml.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let pos = start;
   const len = xml.length;
   // Lines are counted lazily up to each start tag: positions only grow, so one pass in all.
   const lines = options.lines === true;
   let line = 1;
-  let counted = 0;
+  // The next line feed not yet counted (-1: none left); found once, so each is looked for once.
+  let nextFeed = lines ? xml.indexOf("\n") : -1;
   const lineAt = (at: number): number => {
-    for (let nl = xml.indexOf("\n", counted); nl >= 0 && nl < at; nl = xml.indexOf("\n", counted)) {
+    while (nextFeed >= 0 && nextFeed < at) {
       line++;
-      counted = nl + 1;
+      nextFeed = xml.indexOf("\n", nextFeed + 1);
     }
     return line;
   };
@@ -106,6 +108,7 @@ export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNod
     const textEnd = lt < 0 ? len : lt;
     if (textEnd > pos) {
       const raw = xml.slice(pos, textEnd);
+      if (raw.includes("]]>")) fail("']]>' in character data");
       const top = stack[stack.length - 1];
       if (top) top.text += decode(raw, pos);
       else if (raw.trim() !== "") fail("text outside the root element");
@@ -124,7 +127,11 @@ export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNod
       continue;
     }
     if (xml.startsWith("<!--", pos)) {
-      skipUntil("-->", "comment");
+      const end = xml.indexOf("-->", pos + 4);
+      if (end < 0) fail("unterminated comment");
+      // XML forbids "--" inside a comment and a comment ending in "--->".
+      if (xml.slice(pos + 4, end).includes("--") || xml.charCodeAt(end - 1) === 0x2d) fail("'--' in a comment");
+      pos = end + 3;
     } else if (xml.startsWith("<![CDATA[", pos)) {
       const top = stack[stack.length - 1];
       if (!top) fail("CDATA outside the root element");
@@ -137,6 +144,8 @@ export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNod
       // DOCTYPE, ENTITY and friends: refused, this is where XXE and entity bombs live.
       fail("DOCTYPE and markup declarations are not allowed");
     } else if (xml.startsWith("<?", pos)) {
+      // The XML declaration (target "xml", any case) may only open the document.
+      if (pos > start && /^<\?xml(?:[ \t\n\r]|\?>)/i.test(xml.slice(pos, pos + 7))) fail("XML declaration not at the start of the document");
       skipUntil("?>", "processing instruction");
     } else {
       // Start tag.
@@ -171,8 +180,11 @@ export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNod
         const value = xml.slice(q + 1, close);
         if (value.includes("<")) fail("'<' in attribute value");
         if (attr === "" || /\s/.test(attr)) fail("malformed attribute name");
+        if (Object.hasOwn(node.attributes, attr)) fail(`attribute ${attr} redefined`);
         node.attributes[attr] = decode(value, q);
         i = close + 1;
+        const next = xml.charCodeAt(i);
+        if (i < len && next !== 0x3e && next !== 0x2f && !isSpace(next)) fail("attributes must be separated by whitespace");
       }
       const parent = stack[stack.length - 1];
       if (parent) parent.children.push(node);

@@ -42,6 +42,28 @@ const MAX_ERRORS = 100;
 /** XML 1.0 Char production: anything else makes the document not well-formed. */
 const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const BLANK = /^[ \t\n\r]*$/;
+// XML 1.0 names as the namespaces spec restricts them (NCName, or prefix:NCName).
+const NAME_START =
+  "A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}";
+const NCNAME = `[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040]*`;
+const QNAME = new RegExp(`^(?:${NCNAME}:)?${NCNAME}$`, "u");
+
+/**
+ * What libxml2's parser refuses and ours lets through (it reads names loosely, for speed):
+ * element and attribute names that are no QName, and a prefix bound to the empty namespace.
+ */
+function notWellFormed(node: XmlNode): string | undefined {
+  if (!QNAME.test(node.name)) return `invalid element name '${node.name}'`;
+  for (const attr in node.attributes) {
+    if (!QNAME.test(attr)) return `invalid attribute name '${attr}' on '${node.name}'`;
+    if (attr.startsWith("xmlns:") && node.attributes[attr] === "") return `empty namespace for prefix ${attr.slice(6)} on '${node.name}'`;
+  }
+  for (const child of node.children) {
+    const bad = notWellFormed(child);
+    if (bad) return bad;
+  }
+  return undefined;
+}
 
 /** One particle of a sequence as the matcher walks it; `element` undefined = the xs:any slot. */
 interface Particle {
@@ -221,6 +243,8 @@ function sequencesOf(kind: DocumentKind, requireSignature: boolean): (el: ModelE
 
 /** Validates a parsed tree (parsed with `{ lines: true }` for line numbers) against `kind`'s XSD. */
 export function validateXsdModelTree(tree: XmlNode, kind: DocumentKind, options: XsdModelValidateOptions = {}): XsdValidationResult {
+  const malformed = notWellFormed(tree);
+  if (malformed) return { valid: false, errors: [`The document is not well-formed: ${malformed}.`] };
   const model = documentModel(kind);
   const run = new Run(sequencesOf(kind, options.requireSignature ?? true));
   const entered = run.enter(tree, new Map());
