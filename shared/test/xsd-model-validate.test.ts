@@ -345,5 +345,16 @@ describe("the model validator gives libxml2's verdict", () => {
       "line 1: Element 'ECF': No matching global declaration available for the validation root.",
     ]);
     expect(validateXsdModel("<ECF><Encabezado>", "31").errors[0]).toMatch(/not well-formed/);
+    const late = xml.replace(/<Totales>(<MontoGravadoTotal>[^<]*<\/MontoGravadoTotal>)(.*?)<\/Totales>/, "<Totales>$2$1</Totales>");
+    expect(validateXsdModel(late, "31", { requireSignature: false }).errors).toEqual([
+      "line 1: Element 'MontoGravadoTotal': This element is not expected. It must come before 'MontoTotal' in 'Totales'.",
+    ]);
+    const fourPhones = xml.replace(/(<TelefonoEmisor>[^<]*<\/TelefonoEmisor>)/, "$1$1$1");
+    expect(validateXsdModel(fourPhones, "31", { requireSignature: false }).errors).toEqual([
+      "line 1: Element 'TelefonoEmisor': This element is not expected. It may occur at most 3 time(s) in 'TablaTelefonoEmisor'.",
+    ]);
+    expect(validateXsdModel(xml.replace("</ECF>", "<A/><B/></ECF>"), "31", { requireSignature: false }).errors).toEqual([
+      "line 1: Element 'B': This element is not expected. The xs:any slot at the end of 'ECF' (the Signature's) is taken already.",
+    ]);
   });
 });

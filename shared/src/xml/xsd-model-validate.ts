@@ -184,10 +184,7 @@ class Run {
         }
       }
       if (!match) {
-        const tooMany = particles.find((p) => p.element?.name === childName && !entered.qualified);
-        const expected = missing ? ` Expected is ( ${expectedNames(particles, at, count)} ).` : "";
-        const limit = tooMany && !missing ? ` It may occur at most ${tooMany.maxOccurs} time(s) in '${name}'.` : "";
-        this.report(child, childName, `This element is not expected.${expected}${limit}`);
+        this.report(child, childName, `This element is not expected.${misfit(particles, at, count, entered.qualified ? undefined : childName, name, missing !== undefined)}`);
         // libxml2 stops judging this parent's content model at the first misfit.
         return;
       }
@@ -201,6 +198,20 @@ class Run {
       }
     }
   }
+}
+
+/**
+ * Why a child fits nowhere: a required element is missing before it (libxml2 then lists what
+ * was expected), or it is known but comes too often or after an element it must precede.
+ */
+function misfit(particles: readonly Particle[], at: number, count: number, name: string | undefined, parent: string, missing: boolean): string {
+  if (missing) return ` Expected is ( ${expectedNames(particles, at, count)} ).`;
+  const k = name === undefined ? -1 : particles.findIndex((p) => p.element?.name === name);
+  const slot = particles[at];
+  if (slot && !slot.element && count >= slot.maxOccurs) return ` The xs:any slot at the end of '${parent}' (the Signature's) is taken already.`;
+  if (k < 0) return ` '${parent}' has no such child element.`;
+  if (k === at) return ` It may occur at most ${particles[k]!.maxOccurs} time(s) in '${parent}'.`;
+  return ` It must come before '${particles[at]!.element?.name ?? "##any"}' in '${parent}'.`;
 }
 
 /** What may come next from position (at, count): libxml2 lists these after "Expected is". */
