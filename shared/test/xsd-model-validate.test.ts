@@ -1,9 +1,9 @@
 /**
  * The model-driven XSD validator against libxml2 (xmllint-wasm) on the official schemas: DGII's
- * samples, every document the factories build for every kind, and systematic mutations of them
- * (each element removed, duplicated, moved before its predecessor; each leaf given values its
- * facets refuse; text and unknown elements and attributes injected; the root renamed). Both must
- * give the same verdict for every case.
+ * samples, every document the factories build for every kind, the certification test sets written
+ * as XML, systematic mutations (each element removed, duplicated, moved before its predecessor;
+ * each leaf given values its facets refuse; text and unknown elements and attributes injected; the
+ * root renamed) and well-formedness traps. Both must give the same verdict for every case.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import {
   documentModel,
   ecfToXml,
   parseXmlTree,
+  tipoeCFOf,
   TIPOS_ECF,
   validateXsdModel,
   type DocumentKind,
@@ -25,6 +26,7 @@ import {
   type XmlNode,
 } from "../src/index.ts";
 import { validateXsdMany } from "../src/xml/xsd-validate.ts";
+import { dgiiTestSetCases, itheskCases } from "./support/dgii-samples.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
@@ -111,6 +113,23 @@ function factoryCases(): Case[] {
     { ...b, requireSignature: false },
     { ...b, name: `${b.name} signed`, xml: withSignature(b.xml), requireSignature: true },
   ]);
+}
+
+/** DGII's certification test-set documents and a third party's, written as XML as they are. */
+function testSetCases(): Case[] {
+  const out: Case[] = [];
+  for (const { name, doc } of [...dgiiTestSetCases(), ...itheskCases()]) {
+    const kind = tipoeCFOf(doc);
+    if (!kind) continue;
+    let xml: string;
+    try {
+      xml = ecfToXml(doc);
+    } catch {
+      continue; // Not writable as XML at all (a JSON value of the wrong kind): nothing to compare.
+    }
+    out.push({ name: `test set ${name}`, kind, xml, requireSignature: false });
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +306,8 @@ describe("the model validator gives libxml2's verdict", () => {
     const mine = factories.filter((c) => c.kind === kind);
     return [mine.find((c) => !c.requireSignature)!, ...(kind.length === 2 ? [mine.find((c) => c.requireSignature)!] : [])];
   });
-  const cases: Case[] = [...sampleCases(), ...factories, ...bases.flatMap(mutations), ...wellFormednessCases()];
+  const testSets = testSetCases();
+  const cases: Case[] = [...sampleCases(), ...factories, ...testSets, ...bases.flatMap(mutations), ...wellFormednessCases()];
   const libxml2 = new Map<Case, { valid: boolean; errors: string[] }>();
 
   beforeAll(async () => {
@@ -317,10 +337,13 @@ describe("the model validator gives libxml2's verdict", () => {
       // A verdict of invalid always says why.
       expect(ours.valid || ours.errors.length > 0).toBe(true);
     }
-    console.log(`model validator vs libxml2: ${cases.length} cases compared (${invalid} invalid, ${cases.length - invalid} valid), ${disagreements.length} disagreements`);
+    console.log(
+      `model validator vs libxml2: ${cases.length} cases compared (${invalid} invalid, ${cases.length - invalid} valid; ${testSets.length} from test sets), ${disagreements.length} disagreements`,
+    );
     expect(disagreements).toEqual([]);
     // The comparison can fail both ways: both verdicts occur in numbers.
     expect(invalid).toBeGreaterThan(500);
+    expect(testSets.length).toBeGreaterThan(50);
     expect(cases.length - invalid).toBeGreaterThan(100);
   });
 
