@@ -6,9 +6,9 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deflateSync, inflateSync } from "node:zlib";
 import { ecfToXml, parseDgiiDateTime, type TipoeCF, xmlToEcf } from "@ecf/shared";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
-import pako from "pako";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { afterAll, describe, expect, it } from "vitest";
 import { PdfFile, PdfString, name, writeValue } from "../src/print/pdf-file.ts";
@@ -90,7 +90,7 @@ describe("the RI's PDF file", () => {
       expect(contents).toBeInstanceOf(PDFRawStream);
       const stream = contents as PDFRawStream;
       expect(stream.dict.get(PDFName.of("Filter"))?.toString()).toBe("/FlateDecode");
-      expect(Buffer.from(pako.inflate(stream.contents)).toString("latin1")).toBe(Buffer.from(expected[i]!.content.bytes()).toString("latin1"));
+      expect(inflateSync(stream.contents).toString("latin1")).toBe(Buffer.from(expected[i]!.content.bytes()).toString("latin1"));
     });
 
     const e = doc.Encabezado as Record<string, Record<string, string>>;
@@ -135,7 +135,7 @@ describe("PDF syntax", () => {
     const title = "Año (2025) \\ “Crédito” 🙂";
     const info = file.add({ Title: PdfString.text(title), Author: PdfString.text("ASCII only"), Subject: PdfString.literal("(balanced) and ) not") });
     const leaf = file.reserve();
-    const content = file.addStream({ Filter: name("FlateDecode") }, pako.deflate(new TextEncoder().encode("0 0 m 10 10 l S\n"), { level: 1 }));
+    const content = file.addStream({ Filter: name("FlateDecode") }, new Uint8Array(deflateSync(new TextEncoder().encode("0 0 m 10 10 l S\n"), { level: 1 })));
     file.set(leaf, { Type: name("Page"), Parent: pages, MediaBox: [0, 0, 100.5, 200], Contents: content });
     file.set(pages, { Type: name("Pages"), Kids: [leaf], Count: 1 });
     const bytes = file.bytes({ root: catalog, info });
