@@ -3,7 +3,7 @@
 // Idempotency-Key and problem+json as a typed error.
 export { answerOf } from "./answer.ts";
 export { formData, serializeBody } from "./body.ts";
-export { createClient, type ClientOptions, type EcfClient } from "./client.ts";
+export { type ClientOptions, createClient, type EcfClient, isLostAnswer, type LostAnswerRetry } from "./client.ts";
 export { type Credentials, Session } from "./credentials.ts";
 export { type Problem, type ProblemCode, ProblemError, type ProblemItem, retryAfterSeconds } from "./problem-error.ts";
 export { tokenExpiry } from "./token.ts";

@@ -1,7 +1,7 @@
 // The client's small parts on their own: a problem answer read into ProblemError (Retry-After as
 // seconds or as a date), a JWT's exp, and how a body is written (JSON, multipart, as it is).
 import { describe, expect, it } from "vitest";
-import { answerOf, ProblemError, retryAfterSeconds, serializeBody, tokenExpiry } from "../src/index.ts";
+import { answerOf, createClient, isLostAnswer, ProblemError, retryAfterSeconds, serializeBody, tokenExpiry } from "../src/index.ts";
 
 const problem = {
   type: "about:blank",
@@ -83,5 +83,85 @@ describe("answerOf", () => {
     expect(answerOf({ data: { estado: "Aceptado" } })).toEqual({ estado: "Aceptado" });
     expect(answerOf({ error: { estado: "Contingencia" } })).toEqual({ estado: "Contingencia" });
     expect(answerOf({})).toBeUndefined();
+  });
+});
+
+describe("a lost answer is sent again with the same Idempotency-Key", () => {
+  // A scripted fetch: these tests are about the client's decision alone (resend or not, what key);
+  // flow.test.ts resends against the real worker.
+  const proxyDrop = () => new Response("Your worker restarted mid-request. Please try sending the request again.", { status: 503, headers: { "Retry-After": "0" } });
+  const receipt = (status: number, estado: string) => Response.json({ encf: "E310000000001", estado }, { status, headers: { "Retry-After": "60" } });
+  function scripted(...answers: (() => Response)[]) {
+    const sent: Request[] = [];
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Request(input, init));
+      const next = answers[sent.length - 1];
+      if (!next) throw new Error(`unexpected request ${sent.length}`);
+      return next();
+    };
+    const retries: string[] = [];
+    const api = createClient({ baseUrl: "http://ecf.test", fetch: fetch as typeof globalThis.fetch, retryDelayMs: 1, onRetry: (r) => retries.push(`${r.attempt} ${r.reason}`) });
+    return { api, sent, retries };
+  }
+  const e31 = { Encabezado: { IdDoc: { TipoeCF: "31" } } } as never;
+
+  it("after a proxy's plain-text 503 and a network error, with the same key, until the service answers", async () => {
+    const lost = () => {
+      throw new TypeError("fetch failed");
+    };
+    const { api, sent, retries } = scripted(proxyDrop, lost, () => receipt(200, "Aceptado"));
+    const { data, response } = await api.POST("/fe/recepcion/ecf", { body: e31 });
+    expect(response.status).toBe(200);
+    expect(data?.estado).toBe("Aceptado");
+    expect(sent).toHaveLength(3);
+    const keys = new Set(sent.map((r) => r.headers.get("Idempotency-Key")));
+    expect(keys.size).toBe(1);
+    expect([...keys][0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retries).toEqual(["1 HTTP 503", "2 TypeError: fetch failed"]);
+    expect(await sent[2]!.json()).toEqual(e31);
+  });
+
+  it("a connection error first, then the service's answer", async () => {
+    const { api, sent } = scripted(
+      () => {
+        throw new TypeError("fetch failed");
+      },
+      () => receipt(202, "En Proceso"),
+    );
+    expect((await api.POST("/fe/recepcion/ecf", { body: e31 })).data?.estado).toBe("En Proceso");
+    expect(sent).toHaveLength(2);
+  });
+
+  it("never after the service's own 503: a receipt in Contingencia, or a problem", async () => {
+    const contingency = scripted(() => receipt(503, "Contingencia"));
+    const sent = await contingency.api.POST("/fe/recepcion/ecf", { body: e31 });
+    expect(sent.response.status).toBe(503);
+    expect(answerOf(sent)).toMatchObject({ estado: "Contingencia" });
+    expect(contingency.sent).toHaveLength(1);
+    const unreachable = scripted(
+      () => new Response(JSON.stringify({ ...problem, status: 503, code: "dgii_unavailable" }), { status: 503, headers: { "Content-Type": "application/problem+json" } }),
+    );
+    await expect(unreachable.api.POST("/fe/recepcion/ecf", { body: e31 })).rejects.toBeInstanceOf(ProblemError);
+    expect(unreachable.sent).toHaveLength(1);
+    expect(unreachable.retries).toEqual([]);
+  });
+
+  it("never for a call without an Idempotency-Key, and at most networkRetries times", async () => {
+    const read = scripted(proxyDrop);
+    expect((await read.api.GET("/company/me")).response.status).toBe(503);
+    expect(read.sent).toHaveLength(1);
+    const down = scripted(proxyDrop, proxyDrop, proxyDrop, proxyDrop);
+    expect((await down.api.POST("/fe/recepcion/ecf", { body: e31 })).response.status).toBe(503);
+    expect(down.sent).toHaveLength(4); // the call and its 3 resends
+    expect(down.retries).toEqual(["1 HTTP 503", "2 HTTP 503", "3 HTTP 503"]);
+  });
+
+  it("tells the service's answers from a gateway's", () => {
+    expect(isLostAnswer(proxyDrop())).toBe(true);
+    expect(isLostAnswer(new Response("<html>Bad Gateway</html>", { status: 502, headers: { "Content-Type": "text/html" } }))).toBe(true);
+    expect(isLostAnswer(new Response("", { status: 504 }))).toBe(true);
+    expect(isLostAnswer(receipt(503, "Contingencia"))).toBe(false);
+    expect(isLostAnswer(new Response("{}", { status: 503, headers: { "Content-Type": "application/problem+json; charset=utf-8" } }))).toBe(false);
+    expect(isLostAnswer(new Response("oops", { status: 500 }))).toBe(false);
   });
 });
