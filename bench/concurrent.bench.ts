@@ -7,8 +7,12 @@
 // the same figures for 1 client over 1 issuer measured in the same run on the same stack (the
 // Idempotency-Key adds 2 ledger RPCs to issue.bench.ts's count: its claim and the stored answer),
 // then how long the worker took to bring every receipt to a final DGII state after the last
-// answer, and that the sandbox received each e-NCF exactly once. Exits non-zero on any non-2xx answer, any
-// receipt not Aceptado, or a receipt not final within 2 minutes. Last, with DGII down (the
+// answer, and that the sandbox received each e-NCF exactly once. A request whose answer was lost
+// on the way (a dropped connection, or wrangler dev's proxy answering a plain-text 503 "Your worker
+// restarted mid-request" when its connection to the worker drops under load) is sent again by
+// @ecf/client with the same Idempotency-Key, as a real integration's would be: those resends are
+// counted and printed. Exits non-zero on any other non-2xx answer, any receipt not Aceptado, a
+// receipt not final within 2 minutes, or an e-NCF the sandbox received more than once. Last, with DGII down (the
 // contingency path), the same 50 clients' throughput beside GET /health's at that concurrency.
 // CONCURRENT_BENCH_N (default 600), CONCURRENT_BENCH_REFERENCE_N (30) and CONCURRENT_BENCH_DOWN_N
 // (300) set the counts.
@@ -28,6 +32,11 @@ const DRAIN_LIMIT_MS = 120_000;
 /** Receipts issued with DGII down (contingency), and GET /health requests for its reference. */
 const DOWN_N = Number(process.env.CONCURRENT_BENCH_DOWN_N ?? 300);
 const HEALTH_N = 2000;
+/** Resends of a lost answer per call: drops come in bursts on a loaded machine, so more than the client's default. */
+const NETWORK_RETRIES = 5;
+/** Resends of lost answers (same Idempotency-Key) so far, by the section of the run that made them. */
+const resends = new Map<string, number>();
+let section = "setup";
 
 type EcfRequest = components["schemas"]["EcfRequest"];
 
@@ -131,6 +140,11 @@ function outcomes(samples: Sample[]): string {
   return [...counts].map(([k, v]) => `${k} ${v}`).join(", ");
 }
 
+/** "resends after a lost answer: warm-up 0, concurrent 3, …" */
+function resendsLine(): string {
+  return `resends after a lost answer (same Idempotency-Key): ${[...resends].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}`;
+}
+
 /** Fails loudly on any non-2xx answer or transport error: its time is not an issue's. */
 function requireAllAnswered(label: string, samples: Sample[]): void {
   const failed = samples.filter((s) => s.status < 200 || s.status >= 300);
@@ -160,7 +174,12 @@ try {
       );
       const clients: Client[] = [];
       for (let c = 0; c < (i === 0 ? 1 : CLIENTS_PER_ISSUER); c++) {
-        const api = createClient({ baseUrl: stack.workerUrl, credentials: { apiKey: setup.apiKey, apiSecret: setup.apiSecret } });
+        const api = createClient({
+          baseUrl: stack.workerUrl,
+          credentials: { apiKey: setup.apiKey, apiSecret: setup.apiSecret },
+          networkRetries: NETWORK_RETRIES,
+          onRetry: () => resends.set(section, (resends.get(section) ?? 0) + 1),
+        });
         await api.session.bearer(); // logged in before anything is timed
         clients.push({ rnc, api });
       }
@@ -171,21 +190,25 @@ try {
   const concurrentClients = clientsOf.slice(1).flat();
 
   // Warm-up, two per issuer: the first requests compile and cache (isolate, signing key, DGII token).
+  section = "warm-up";
   const warmUp = await Promise.all(clientsOf.map((clients) => issueMany(clients.slice(0, 1), 2)));
   requireAllAnswered(
     "warm-up",
     warmUp.flatMap((w) => w.samples),
   );
 
+  section = "1 client over 1 issuer";
   const reference = await issueMany(referenceClients, REFERENCE_N);
   requireAllAnswered("1 client over 1 issuer", reference.samples);
+  section = "concurrent";
   const concurrent = await issueMany(concurrentClients, N);
   const issuingEnded = performance.now();
-  console.log(`concurrent E31 answers: ${outcomes(concurrent.samples)} (of ${N}); reference: ${outcomes(reference.samples)} (of ${REFERENCE_N})`);
+  console.log(`concurrent E31 answers: ${outcomes(concurrent.samples)} (of ${N}); reference: ${outcomes(reference.samples)} (of ${REFERENCE_N}); ${resendsLine()}`);
   requireAllAnswered(`${concurrentClients.length} clients over ${ISSUERS} issuers`, concurrent.samples);
 
   // Every receipt of the run (warm-ups included) to a final DGII state: poll the ones answered En Proceso.
   const all = [...warmUp.flatMap((w) => w.samples), ...reference.samples, ...concurrent.samples];
+  section = "drain";
   let pending = all.filter((s) => !FINAL.has(s.estado));
   const answeredPending = pending.length;
   while (pending.length) {
@@ -256,10 +279,12 @@ try {
     body: JSON.stringify({ mode: "down", reset: true }),
   });
   if (!faults.ok) throw new Error(`the sandbox refused the down fault: HTTP ${faults.status}`);
+  section = "DGII down";
   const down = await issueMany(concurrentClients, DOWN_N);
   const notContingency = down.samples.filter((s) => s.status !== 503 || s.estado !== "Contingencia");
   if (notContingency.length)
     throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
+  section = "GET /health";
   const health = await healthPerSecond(concurrentClients, HEALTH_N);
   const contingency = figures(down);
   report(`issue E31 DGII down (contingency) ${label} throughput (N=${DOWN_N})`, contingency.throughput, "receipts/s");
@@ -267,6 +292,12 @@ try {
   report(`issue E31 DGII down (contingency) ${label} latency p99`, contingency.p99, "ms");
   report(`GET /health ${concurrentClients.length} clients throughput (N=${HEALTH_N})`, health, "requests/s");
   report("issue E31 DGII down throughput / GET /health throughput", contingency.throughput / health, "ratio");
+  report(
+    "requests resent after a lost answer (same Idempotency-Key), whole run",
+    [...resends.values()].reduce((a, b) => a + b, 0),
+    "resends",
+  );
+  console.log(resendsLine());
 } finally {
   await stack.stop();
 }
