@@ -42,6 +42,14 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
           ]).then(() => undefined),
       });
     });
+    // Node closes a keep-alive connection idle for 5 s by default, the same moment workerd's pool
+    // may pick it for the worker's next call to DGII: that call then fails with "Network
+    // connection lost" and the receipt goes to contingency with DGII up. The side that reuses
+    // connections must drop them first, so the sandbox keeps them far longer.
+    if ("keepAliveTimeout" in server) {
+      server.keepAliveTimeout = 65_000;
+      server.headersTimeout = 66_000;
+    }
     server.once("error", reject);
   });
 }
