@@ -24,7 +24,7 @@ import {
   type ArecfInput,
 } from "../src/index.ts";
 import { validateXsdMany } from "../src/xml/xsd-validate.ts";
-import { makeEcf } from "./support/ecf-factories.ts";
+import { ACECF_INPUT, ANECF_INPUT, ARECF_INPUT, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
 const SAMPLES = `${DGII_KIT}/samples/xml/`;
@@ -101,30 +101,9 @@ describe("RFCE", () => {
   });
 });
 
-const arecf: ArecfInput = { RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:20:00" };
-const acecf: AcecfInput = {
-  RNCEmisor: "130862346",
-  eNCF: "E310000000001",
-  FechaEmision: "01-04-2025",
-  MontoTotal: "35400.00",
-  RNCComprador: "131880738",
-  Estado: "1",
-  FechaHoraAprobacionComercial: "02-04-2025 08:00:00",
-};
-const anecf: AnecfInput = {
-  RncEmisor: "130862346",
-  FechaHoraAnulacioneNCF: "02-04-2025 08:00:00",
-  DetalleAnulacion: [
-    { TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000015" }] },
-    {
-      TipoeCF: "32",
-      TablaRangoSecuenciasAnuladaseNCF: [
-        { SecuenciaeNCFDesde: "E320000000100", SecuenciaeNCFHasta: "E320000000100" },
-        { SecuenciaeNCFDesde: "E320000000200", SecuenciaeNCFHasta: "E320000000299" },
-      ],
-    },
-  ],
-};
+const arecf = ARECF_INPUT;
+const acecf = ACECF_INPUT;
+const anecf = ANECF_INPUT;
 
 describe("ARECF", () => {
   it.each<[string, ArecfInput, ArecfInput]>([

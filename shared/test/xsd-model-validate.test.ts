@@ -27,7 +27,7 @@ import {
 } from "../src/index.ts";
 import { validateXsdMany } from "../src/xml/xsd-validate.ts";
 import { dgiiTestSetCases, itheskCases } from "./support/dgii-samples.ts";
-import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
+import { ACECF_INPUT, ANECF_INPUT, ARECF_INPUT, ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
 interface Case {
@@ -68,30 +68,9 @@ function sampleCases(): Case[] {
   return out;
 }
 
-const arecf = { RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:20:00" } as const;
-const acecf = {
-  RNCEmisor: "130862346",
-  eNCF: "E310000000001",
-  FechaEmision: "01-04-2025",
-  MontoTotal: "35400.00",
-  RNCComprador: "131880738",
-  Estado: "1",
-  FechaHoraAprobacionComercial: "02-04-2025 08:00:00",
-} as const;
-const anecf = {
-  RncEmisor: "130862346",
-  FechaHoraAnulacioneNCF: "02-04-2025 08:00:00",
-  DetalleAnulacion: [
-    { TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000015" }] },
-    {
-      TipoeCF: "32",
-      TablaRangoSecuenciasAnuladaseNCF: [
-        { SecuenciaeNCFDesde: "E320000000100", SecuenciaeNCFHasta: "E320000000100" },
-        { SecuenciaeNCFDesde: "E320000000200", SecuenciaeNCFHasta: "E320000000299" },
-      ],
-    },
-  ],
-} as const;
+const arecf = ARECF_INPUT;
+const acecf = ACECF_INPUT;
+const anecf = ANECF_INPUT;
 
 /** Every document the factories build, unsigned (Signature relaxed) and with a placeholder Signature. */
 function factoryCases(): Case[] {
@@ -106,7 +85,7 @@ function factoryCases(): Case[] {
     { name: "ARECF not received", kind: "ARECF", xml: buildArecf({ ...arecf, Estado: "1", CodigoMotivoNoRecibido: "1" }) },
     { name: "ACECF accepted", kind: "ACECF", xml: buildAcecf(acecf) },
     { name: "ACECF rejected", kind: "ACECF", xml: buildAcecf({ ...acecf, Estado: "2", DetalleMotivoRechazo: "Montos no coinciden & otros" }) },
-    { name: "ANECF", kind: "ANECF", xml: buildAnecf(anecf as never) },
+    { name: "ANECF", kind: "ANECF", xml: buildAnecf(anecf) },
     { name: "Semilla", kind: "Semilla", xml: buildSemilla({ valor: "abc==", fecha: "2025-01-25T13:33:57.395-04:00" }) },
   );
   return built.flatMap((b) => [

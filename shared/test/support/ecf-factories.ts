@@ -6,6 +6,9 @@
  * Every leaf is a string exactly as written in XML (canonical form), so
  * `xmlToEcf(ecfToXml(doc))` deep-equals `doc`.
  */
+import type { AcecfInput } from "../../src/documents/acecf.ts";
+import type { AnecfInput } from "../../src/documents/anecf.ts";
+import type { ArecfInput } from "../../src/documents/arecf.ts";
 import type { TipoeCF } from "../../src/tipos.ts";
 
 export type EcfDocument = Record<string, unknown>;
@@ -305,3 +308,33 @@ export function ecfCases(tipo: TipoeCF): [string, EcfFactoryOptions][] {
   if (tipo === "34") cases.push(["CodigoModificacion 2 (text only)", { codigoModificacion: "2" }]);
   return cases;
 }
+
+/** A buyer's acknowledgment (ARECF) of E310000000001: received. */
+export const ARECF_INPUT: ArecfInput = { RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:20:00" };
+
+/** A buyer's commercial approval (ACECF) of E310000000001: accepted. */
+export const ACECF_INPUT: AcecfInput = {
+  RNCEmisor: "130862346",
+  eNCF: "E310000000001",
+  FechaEmision: "01-04-2025",
+  MontoTotal: "35400.00",
+  RNCComprador: "131880738",
+  Estado: "1",
+  FechaHoraAprobacionComercial: "02-04-2025 08:00:00",
+};
+
+/** A voiding (ANECF) of three ranges over two types: 6 + 1 + 100 = 107 e-NCF. */
+export const ANECF_INPUT: AnecfInput = {
+  RncEmisor: "130862346",
+  FechaHoraAnulacioneNCF: "02-04-2025 08:00:00",
+  DetalleAnulacion: [
+    { TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000015" }] },
+    {
+      TipoeCF: "32",
+      TablaRangoSecuenciasAnuladaseNCF: [
+        { SecuenciaeNCFDesde: "E320000000100", SecuenciaeNCFHasta: "E320000000100" },
+        { SecuenciaeNCFDesde: "E320000000200", SecuenciaeNCFHasta: "E320000000299" },
+      ],
+    },
+  ],
+};
