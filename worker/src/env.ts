@@ -12,6 +12,8 @@ export interface AppEnv {
     principal: Principal;
     /** The issuer every query and write is scoped to: set by `resolveTenant`. */
     tenant: Company;
+    /** A company key's own company (null: none), read by `requireAuth` with the key; `resolveTenant` uses it. */
+    keyCompany: Company | null;
     /** Set when a problem response is produced, so the audit middleware can record it. */
     problem: { code: ProblemCode; detail: string };
     /** A failure that is not an HTTP error (DGII rejected the receipt, DGII unreachable). */

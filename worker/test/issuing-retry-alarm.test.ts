@@ -25,6 +25,7 @@ describe("the retry alarm", () => {
     const encf = await contingency(token);
     // Released by its request: due a second later.
     expect(await dueIn(company.id, encf)).toBeLessThanOrEqual(1);
+    const recorded = await row(company.id, encf);
     let previous = 0;
     for (let round = 0; round < 3; round++) {
       await runRetryAlarms(company.id);
@@ -36,6 +37,9 @@ describe("the retry alarm", () => {
       const wait = await dueIn(company.id, encf);
       expect(wait).toBeGreaterThan(2 ** retries - 1.5);
       expect(wait).toBeLessThanOrEqual(2 ** retries);
+      // While DGII's status service says down, a receipt never sent only gets its next turn.
+      expect((await row(company.id, encf)).updatedAt).toBe(recorded.updatedAt);
+      expect((await row(company.id, encf)).dgiiMensajes).toBe(recorded.dgiiMensajes);
     }
     // After many failures: every 10 minutes, no more often.
     await updateReceiptRow(company.id, encf, "retries = 15");

@@ -3,7 +3,7 @@
 // with back-off until it succeeds or its deadline passes. Tasks with the same ordering key run
 // strictly one after another (a receipt's events reach an endpoint in the order they happened).
 import type { Receipt, ReceiptChanges } from "../ledger/schema.ts";
-import { subscribers } from "../webhooks/endpoints.ts";
+import { subscribedTo, type WebhookEndpoint } from "../webhooks/endpoints.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
 import { deliverWebhook, type WebhookPayload } from "../webhooks/deliver.ts";
 import { deliverToBuyer, type BuyerDeliveryPayload } from "./buyer-delivery.ts";
@@ -41,6 +41,8 @@ export interface TaskContext {
   now: Date;
   receipt(encf: string): Receipt | null;
   updateReceipt(id: string, changes: ReceiptChanges): Receipt;
+  /** The issuer's webhook endpoints (read once per alarm run, however many events it fans out). */
+  issuerEndpoints(companyId: string): Promise<WebhookEndpoint[]>;
 }
 
 /** How long each kind is tried: delivery to a buyer at least 72 hours, webhooks 3 days. */
@@ -77,7 +79,7 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
   switch (task.kind) {
     case "event": {
       const { companyId, subject, event } = JSON.parse(task.payload) as EventPayload;
-      const endpoints = await subscribers(context.env, companyId, event.type);
+      const endpoints = subscribedTo(await context.issuerEndpoints(companyId), event.type);
       return {
         status: "done",
         result: { endpoints: endpoints.map((e) => e.id) },

@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import { apiKeys } from "../db/schema.ts";
+import { apiKeys, companies } from "../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { verifyToken, type TokenClaims } from "./jwt.ts";
@@ -22,8 +22,15 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   const claims = await verifyToken(match[1], c.env.JWT_SECRET);
   if (claims === "expired") throw unauthorized("The token has expired; log in again.");
   if (claims === "invalid") throw unauthorized("The token is not valid.");
-  const key = await database(c.env.DB).query.apiKeys.findFirst({ where: eq(apiKeys.id, claims.keyId) });
-  if (!key || key.revokedAt) throw unauthorized("The API key behind this token has been revoked.");
+  // A company key's company comes in the same query: the tenant most requests need next.
+  const [row] = await database(c.env.DB)
+    .select({ revokedAt: apiKeys.revokedAt, company: companies })
+    .from(apiKeys)
+    .leftJoin(companies, and(eq(apiKeys.ownerType, "company"), eq(companies.id, apiKeys.ownerId)))
+    .where(eq(apiKeys.id, claims.keyId))
+    .limit(1);
+  if (!row || row.revokedAt) throw unauthorized("The API key behind this token has been revoked.");
   c.set("principal", claims);
+  c.set("keyCompany", row.company);
   await next();
 });

@@ -22,6 +22,11 @@ export async function signerFor(env: Env, company: Company): Promise<CompanySign
   };
 }
 
+/** Whether DGII's status service says the issuer's environment is up (remembered a few seconds per isolate). */
+export async function dgiiAvailableFor(env: Env, company: Company): Promise<boolean> {
+  return dgiiClientFor(env, company, await signerFor(env, company)).isAvailable();
+}
+
 /** A positive number from a [vars] entry, or the fallback. */
 function numberVar(env: Env, name: string, fallback: number): number {
   const raw = (env as unknown as Record<string, string | undefined>)[name];

@@ -3,6 +3,7 @@
 // for in the issuer's audit log.
 import { writeAudit } from "../ledger/client.ts";
 import { isFinal } from "./estado.ts";
+import type { Company } from "../db/schema.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { archivedXml, transmitReceipt, type ReceiptStore } from "./transmit.ts";
 
@@ -26,10 +27,10 @@ async function auditOutcome(env: Env, before: Receipt, after: Receipt, now: Date
   );
 }
 
-/** One step for a receipt the alarm holds; returns it as it is afterwards. */
-export async function moveForward(env: Env, receipt: Receipt, store: ReceiptStore, now: Date): Promise<Receipt> {
+/** One step for a receipt the alarm holds (`company`: its issuer, when the alarm read it already); returns it as it is afterwards. */
+export async function moveForward(env: Env, receipt: Receipt, store: ReceiptStore, now: Date, company?: Company): Promise<Receipt> {
   if (isFinal(receipt.status)) return receipt;
-  const after = await transmitReceipt(env, store, receipt, await archivedXml(env, receipt), { delays: [0], now });
+  const after = await transmitReceipt(env, store, receipt, await archivedXml(env, receipt), { delays: [0], now, company });
   await auditOutcome(env, receipt, after, now);
   return after;
 }

@@ -5,9 +5,15 @@ import { receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { NewReceipt, Receipt } from "../ledger/schema.ts";
-import { pollDelays, transmitReceipt, type ReceiptStore } from "./transmit.ts";
+import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
+import { pollDelays, transmitReceipt, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
 type Json = Record<string, any>;
+
+/** `work`, its time added to `phase` when the request collects times. */
+async function timed<T>(times: PhaseTimes | undefined, phase: string, work: () => Promise<T>): Promise<T> {
+  return times ? times.time(phase, work) : work();
+}
 
 export interface IssueOutcome {
   receipt: Receipt;
@@ -81,19 +87,26 @@ export async function archiveSignedReceipt(env: Env, company: Company, signedXml
  * (`reenviado`), so a retry after a lost response never makes a second receipt.
  */
 export async function recordSignedReceipt(env: Env, company: Company, signedXml: string, options: RecordOptions): Promise<IssueOutcome> {
+  const { times } = options;
   const storageStarted = performance.now();
   const archived = await archiveSignedReceipt(env, company, signedXml, options);
   const month = receiptMonth(env, company.id, archived.month);
-  const recorded = await month.record(archived.row);
-  options.times?.add("storage", performance.now() - storageStarted);
+  times?.add("storage", performance.now() - storageStarted);
+  // DGII's status service first (its answer is remembered a few seconds per isolate): when it
+  // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
+  const signer = await signerFor(env, company);
+  const dgiiUp = await timed(times, "transmit", () => dgiiClientFor(env, company, signer, times && ((_what, ms) => times.add("dgii", ms))).isAvailable());
+  if (!dgiiUp) {
+    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes()));
+    return { receipt: recorded.receipt, reenviado: recorded.existed };
+  }
+  const recorded = await timed(times, "storage", () => month.record(archived.row));
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
   const receipt = recorded.receipt;
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
   const store: ReceiptStore = { update: (id, changes) => month.update(id, changes) };
-  const transmitStarted = performance.now();
-  const sent = await transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times: options.times, company });
-  options.times?.add("transmit", performance.now() - transmitStarted);
+  const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp }));
   const released = await month.release(sent.id);
   return { receipt: released ?? sent, reenviado: false };
 }

@@ -1,7 +1,5 @@
 import { buildRfce, signEcfXml, xmlToEcf } from "@ecf/shared";
-import { eq } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companyById } from "../db/companies.ts";
 import type { Receipt, ReceiptChanges } from "../ledger/schema.ts";
 import type { Company } from "../db/schema.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
@@ -33,6 +31,12 @@ export function pollDelays(env: Env): number[] {
     .filter((n) => Number.isFinite(n) && n >= 0);
   return parsed?.length ? parsed : [1000, 2000, 4000, 8000];
 }
+
+/** Why a receipt stays in contingency when DGII's status service says its environment is down. */
+const DGII_REPORTS_UNAVAILABLE = "DGII's status service reports the environment unavailable";
+
+/** `dgiiMensajes` of a receipt left in contingency because DGII reports itself unavailable. */
+export const unavailableMensajes = () => messagesJson([{ codigo: null, valor: DGII_REPORTS_UNAVAILABLE }]);
 
 const messagesJson = (mensajes: DgiiMessage[]) => JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
 
@@ -82,6 +86,8 @@ export interface TransmitOptions {
   now?: Date;
   /** The issuer, when the caller has it already (a request); else it is read from D1. */
   company?: Company;
+  /** The caller asked DGII's status service a moment ago and it said up: not asked again. */
+  dgiiUp?: boolean;
 }
 
 /**
@@ -92,7 +98,7 @@ export interface TransmitOptions {
  */
 export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Receipt, signedXml: string, options: TransmitOptions): Promise<Receipt> {
   if (isFinal(receipt.status)) return receipt;
-  const company = options.company ?? (await database(env.DB).query.companies.findFirst({ where: eq(companies.id, receipt.companyId) }));
+  const company = options.company ?? (await companyById(env, receipt.companyId));
   if (!company) throw new Error(`receipt ${receipt.id} has no company`);
   const signer = await signerFor(env, company);
   const times = options.times;
@@ -105,7 +111,7 @@ export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Re
         if (known.codigo !== 0) return await recordResult(store, current, known);
       }
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
-      if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
+      if (!(options.dgiiUp || (await client.isAvailable()))) throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
       current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
       return await recordResult(store, current, await client.sendRfce(rfce, current.encf));
     }
@@ -118,7 +124,7 @@ export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Re
       else if ((options.now ?? new Date()).getTime() - Date.parse(current.updatedAt ?? current.createdAt) < SEND_SETTLE_MS) return current;
     }
     if (!current.trackId) {
-      if (!(await client.isAvailable())) throw new DgiiError("unreachable", null, [], "DGII's status service reports the environment unavailable");
+      if (!(options.dgiiUp || (await client.isAvailable()))) throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
       current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
       const trackId = await client.sendEcf(signedXml, current.encf);
       current = await store.update(current.id, { trackId, status: "in_process" });

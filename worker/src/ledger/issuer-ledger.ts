@@ -26,6 +26,7 @@ import {
 } from "./numbering.ts";
 import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
 import { answer, type Answer } from "./rpc.ts";
+import { param, preparedOnce } from "./prepared.ts";
 import * as catalog from "./catalog.ts";
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
 import type { Expected } from "../catalog/if-match.ts";
@@ -60,6 +61,33 @@ export interface VoidRangeCheck {
   /** Months holding receipts of the range. */
   months: string[];
 }
+
+const idempotencyKeyQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .select()
+    .from(idempotencyKeys)
+    .where(eq(idempotencyKeys.key, param("key")))
+    .prepare(),
+);
+const forgetKeysBefore = preparedOnce((db: IssuerDb) =>
+  db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, param("expired")))
+    .prepare(),
+);
+const claimKey = preparedOnce((db: IssuerDb) =>
+  db
+    .insert(idempotencyKeys)
+    .values({ key: param("key"), requestHash: param("requestHash") })
+    .prepare(),
+);
+const storeAnswer = preparedOnce((db: IssuerDb) =>
+  db
+    .update(idempotencyKeys)
+    .set({ status: param("status"), response: param("response") })
+    .where(eq(idempotencyKeys.key, param("key")))
+    .prepare(),
+);
 
 export class IssuerLedger extends DurableObject<Env> {
   private readonly db: IssuerDb;
@@ -171,11 +199,11 @@ export class IssuerLedger extends DurableObject<Env> {
    */
   claimIdempotencyKey(key: string, requestHash: string): Answer<IdempotencyClaim> {
     return answer((): IdempotencyClaim => {
-      const row = this.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).get();
+      const row = idempotencyKeyQuery(this.db).get({ key });
       if (!row) {
         const expired = new Date(Date.now() - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString();
-        this.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, expired)).run();
-        this.db.insert(idempotencyKeys).values({ key, requestHash }).run();
+        forgetKeysBefore(this.db).run({ expired });
+        claimKey(this.db).run({ key, requestHash });
         return { kind: "claimed" };
       }
       if (row.requestHash !== requestHash) {
@@ -195,11 +223,7 @@ export class IssuerLedger extends DurableObject<Env> {
   }
 
   storeIdempotentAnswer(key: string, status: number, body: unknown): void {
-    this.db
-      .update(idempotencyKeys)
-      .set({ status, response: JSON.stringify(body) })
-      .where(eq(idempotencyKeys.key, key))
-      .run();
+    storeAnswer(this.db).run({ key, status, response: JSON.stringify(body) });
   }
 
   /** A request that failed before issuing anything gives its key back, so a corrected retry works. */

@@ -2,10 +2,11 @@
 // device's block, and the tails taken out for voiding. The object runs one event at a time and
 // these functions never await, so every read-check-write here is atomic without a transaction.
 import { drDayStartUtc, formatENcf, type TipoeCF } from "@ecf/shared";
-import { and, eq, gte, lte } from "drizzle-orm";
+import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { ApiProblem } from "../http/problem.ts";
 import { deviceLeases, sequences, usageCounters } from "./issuer-tables.ts";
+import { param, preparedOnce } from "./prepared.ts";
 import type * as issuerTables from "./issuer-tables.ts";
 import type { Lease, Sequence } from "./schema.ts";
 
@@ -32,8 +33,16 @@ export function sequenceExpired(tipoeCF: string, expiresOn: string): ApiProblem 
   });
 }
 
+const sequenceQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .select()
+    .from(sequences)
+    .where(eq(sequences.tipoeCF, param("tipoeCF")))
+    .prepare(),
+);
+
 export function sequenceOf(db: IssuerDb, tipoeCF: string): Sequence | undefined {
-  return db.select().from(sequences).where(eq(sequences.tipoeCF, tipoeCF)).get();
+  return sequenceQuery(db).get({ tipoeCF });
 }
 
 /** The usable range of a type, or the 422 that says why there is none (missing, expired, exhausted). */
@@ -56,8 +65,16 @@ function usableRange(db: IssuerDb, tipoeCF: string, today: string): Sequence {
   return sequence;
 }
 
+const moveNextQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .update(sequences)
+    .set({ nextNumber: param("nextNumber"), updatedAt: param("updatedAt") })
+    .where(eq(sequences.tipoeCF, param("tipoeCF")))
+    .prepare(),
+);
+
 function moveNext(db: IssuerDb, tipoeCF: string, nextNumber: number, now: Date): void {
-  db.update(sequences).set({ nextNumber, updatedAt: now.toISOString() }).where(eq(sequences.tipoeCF, tipoeCF)).run();
+  moveNextQuery(db).run({ tipoeCF, nextNumber, updatedAt: now.toISOString() });
 }
 
 /** The API's next e-NCF of an authorised range; a missing, expired or exhausted range is a 422. */
@@ -160,17 +177,22 @@ export function assertQuotaLeft(db: IssuerDb, month: string, limit: number): voi
   }
 }
 
+const countInvoiceQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .insert(usageCounters)
+    .values({ month: param("month"), invoices: 1 })
+    .onConflictDoUpdate({ target: usageCounters.month, set: { invoices: sql`${usageCounters.invoices} + 1` } })
+    .prepare(),
+);
+
 /** Counts one receipt against the month's quota (a device's receipt is counted, never refused). */
 export function countInvoice(db: IssuerDb, month: string): void {
-  db.insert(usageCounters)
-    .values({ month, invoices: 1 })
-    .onConflictDoUpdate({ target: usageCounters.month, set: { invoices: invoicesIn(db, month) + 1 } })
-    .run();
+  countInvoiceQuery(db).run({ month });
 }
 
 /** Gives back a reservation when issuing fails before the receipt exists. */
 export function releaseQuota(db: IssuerDb, month: string): void {
-  const used = db.select().from(usageCounters).where(eq(usageCounters.month, month)).get()?.invoices ?? 0;
+  const used = invoicesIn(db, month);
   if (used > 0)
     db.update(usageCounters)
       .set({ invoices: used - 1 })
@@ -178,6 +200,14 @@ export function releaseQuota(db: IssuerDb, month: string): void {
       .run();
 }
 
+const invoicesQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .select({ invoices: usageCounters.invoices })
+    .from(usageCounters)
+    .where(eq(usageCounters.month, param("month")))
+    .prepare(),
+);
+
 export function invoicesIn(db: IssuerDb, month: string): number {
-  return db.select().from(usageCounters).where(eq(usageCounters.month, month)).get()?.invoices ?? 0;
+  return invoicesQuery(db).get({ month })?.invoices ?? 0;
 }

@@ -5,15 +5,19 @@
 import { and, asc, eq, gte, lte } from "drizzle-orm";
 import type { IssuerDb } from "./numbering.ts";
 import { ledgerMonths, purchaseIndex, receiptIndex } from "./issuer-tables.ts";
+import { param, preparedOnce } from "./prepared.ts";
+
+const monthOfNumberQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .select({ month: receiptIndex.month })
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), lte(receiptIndex.firstNumber, param("number")), gte(receiptIndex.lastNumber, param("number"))))
+    .prepare(),
+);
 
 /** The month a receipt number lives in, if it was ever registered. */
 export function monthOfNumber(db: IssuerDb, tipoeCF: string, number: number): string | null {
-  const run = db
-    .select({ month: receiptIndex.month })
-    .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), lte(receiptIndex.firstNumber, number), gte(receiptIndex.lastNumber, number)))
-    .get();
-  return run?.month ?? null;
+  return monthOfNumberQuery(db).get({ tipoeCF, number })?.month ?? null;
 }
 
 /** Every month holding a number of [from, to] of one type (for voiding a range). */
@@ -26,6 +30,28 @@ export function monthsOfRange(db: IssuerDb, tipoeCF: string, from: number, to: n
   return runs.map((r) => r.month);
 }
 
+const runEndingAt = preparedOnce((db: IssuerDb) =>
+  db
+    .select()
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.lastNumber, param("number")), eq(receiptIndex.month, param("month"))))
+    .prepare(),
+);
+const runStartingAt = preparedOnce((db: IssuerDb) =>
+  db
+    .select()
+    .from(receiptIndex)
+    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.firstNumber, param("number")), eq(receiptIndex.month, param("month"))))
+    .prepare(),
+);
+const extendRun = preparedOnce((db: IssuerDb) =>
+  db
+    .update(receiptIndex)
+    .set({ lastNumber: param("lastNumber") })
+    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.firstNumber, param("firstNumber"))))
+    .prepare(),
+);
+
 /**
  * Registers a receipt number in `month`, unless it is registered already: then the month it was
  * registered in wins (a receipt is never in two months). Returns the month that holds it.
@@ -34,16 +60,8 @@ export function registerNumber(db: IssuerDb, tipoeCF: string, number: number, mo
   const existing = monthOfNumber(db, tipoeCF, number);
   if (existing) return existing;
   noteMonth(db, month);
-  const before = db
-    .select()
-    .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.lastNumber, number - 1), eq(receiptIndex.month, month)))
-    .get();
-  const after = db
-    .select()
-    .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, number + 1), eq(receiptIndex.month, month)))
-    .get();
+  const before = runEndingAt(db).get({ tipoeCF, number: number - 1, month });
+  const after = runStartingAt(db).get({ tipoeCF, number: number + 1, month });
   if (before && after) {
     // The number closes the gap between two runs of the same month: they become one.
     db.delete(receiptIndex)
@@ -54,10 +72,8 @@ export function registerNumber(db: IssuerDb, tipoeCF: string, number: number, mo
       .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber)))
       .run();
   } else if (before) {
-    db.update(receiptIndex)
-      .set({ lastNumber: number })
-      .where(and(eq(receiptIndex.tipoeCF, tipoeCF), eq(receiptIndex.firstNumber, before.firstNumber)))
-      .run();
+    // The common case: the next number of the run.
+    extendRun(db).run({ tipoeCF, firstNumber: before.firstNumber, lastNumber: number });
   } else if (after) {
     db.update(receiptIndex)
       .set({ firstNumber: number })
@@ -95,8 +111,16 @@ export function forgetPurchase(db: IssuerDb, rncEmisor: string, encf: string): v
     .run();
 }
 
+const noteMonthQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .insert(ledgerMonths)
+    .values({ month: param("month") })
+    .onConflictDoNothing()
+    .prepare(),
+);
+
 export function noteMonth(db: IssuerDb, month: string): void {
-  db.insert(ledgerMonths).values({ month }).onConflictDoNothing().run();
+  noteMonthQuery(db).run({ month });
 }
 
 /** Months with something in them, oldest first, optionally bounded (yyyy-MM, inclusive). */

@@ -3,20 +3,24 @@
 // queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
 // and the alarm (which `wrangler dev` runs too) transmits it with nobody asking.
 import { DurableObject } from "cloudflare:workers";
-import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { isFinal } from "../issuing/estado.ts";
 import { moveForward } from "../issuing/background.ts";
+import { companyById } from "../db/companies.ts";
+import { dgiiAvailableFor } from "../dgii/for-company.ts";
 import migrations from "./migrations/month/migrations.js";
 import * as monthTables from "./month-tables.ts";
 import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
 import { encfOf } from "./numbering.ts";
+import { param, preparedOnce } from "./prepared.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
 import { ESTADO_SQL, REPORT_SPECS, type ReportFilter, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
 import * as monthly from "./monthly-rows.ts";
 import { putShift, shiftSlice, type NewShift, type PutShiftOutcome, type Shift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
-import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskOutcome } from "../after-dgii/tasks.ts";
+import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskContext, type TaskOutcome } from "../after-dgii/tasks.ts";
+import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
 import { purchaseEvent, receiptEvent, transitionEvents, type WebhookEvent } from "../webhooks/events.ts";
 
@@ -34,10 +38,54 @@ const TASK_CLAIM_MS = 5 * 60_000;
 const ALARM_BATCH = 25;
 const PENDING = ["signed", "contingency", "in_process"] as const;
 
+/**
+ * In contingency and never sent: all the alarm can do for it is send it, once DGII's status
+ * service says the environment is up again.
+ */
+function awaitsFirstSend(receipt: Receipt): boolean {
+  return receipt.status === "contingency" && !receipt.trackId && receipt.sendAttempts === 0;
+}
+
 /** Back-off between the alarm's attempts at one receipt: 1 s, 2 s, 4 s, 8 s, … capped at 10 minutes. */
 export function backoffMs(retries: number): number {
   return Math.min(600, 2 ** Math.max(0, retries)) * 1000;
 }
+
+const receiptByEncf = preparedOnce((db: MonthDb) =>
+  db
+    .select()
+    .from(receipts)
+    .where(eq(receipts.encf, param("encf")))
+    .prepare(),
+);
+const receiptWithId = preparedOnce((db: MonthDb) =>
+  db
+    .select()
+    .from(receipts)
+    .where(eq(receipts.id, param("id")))
+    .prepare(),
+);
+const postponeUnheld = preparedOnce((db: MonthDb) =>
+  db
+    .update(receipts)
+    .set({ retries: param("retries"), nextAttemptAt: param("nextAttemptAt") })
+    .where(and(eq(receipts.id, param("id")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
+    .prepare(),
+);
+const insertTask = preparedOnce((db: MonthDb) =>
+  db
+    .insert(tasks)
+    .values({
+      id: param("id"),
+      kind: param("kind"),
+      orderingKey: param("orderingKey"),
+      payload: param("payload"),
+      nextAttemptAt: param("nextAttemptAt"),
+      deadline: param("deadline"),
+    })
+    .onConflictDoNothing()
+    .prepare(),
+);
 
 export class ReceiptMonth extends DurableObject<Env> {
   private readonly db: MonthDb;
@@ -72,6 +120,32 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   /**
+   * Records a receipt DGII cannot take now (its status service says its environment is down): in
+   * contingency at once, nobody holding it, due for the alarm after the first back-off. One step
+   * where record → update → release would take three; the same row and the same
+   * receipt.contingency event. One row per e-NCF, as in record().
+   */
+  recordInContingency(values: NewReceipt, dgiiMensajes: string): { receipt: Receipt; existed: boolean } {
+    const now = Date.now();
+    const inserted = this.db
+      .insert(receipts)
+      .values({
+        ...values,
+        status: "contingency",
+        dgiiMensajes,
+        claimedUntil: null,
+        nextAttemptAt: new Date(now + backoffMs(0)).toISOString(),
+        updatedAt: new Date(now).toISOString(),
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get();
+    if (!inserted) return { receipt: this.receipt(values.encf)!, existed: true };
+    // Its event task sets the alarm, which is due no later than this receipt.
+    return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted), existed: false };
+  }
+
+  /**
    * Records a till's batch, in the order given, for the alarm to transmit: nobody holds these
    * receipts, so they are due at once and the alarm sends them (as it would a receipt whose
    * request died). One row per e-NCF, as in record(): an e-NCF already here returns that row.
@@ -92,7 +166,7 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   receipt(encf: string): Receipt | null {
-    return this.db.select().from(receipts).where(eq(receipts.encf, encf)).get() ?? null;
+    return receiptByEncf(this.db).get({ encf }) ?? null;
   }
 
   /** The receipts of these e-NCF that are here (in no particular order). */
@@ -111,7 +185,7 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   receiptById(id: string): Receipt | null {
-    return this.db.select().from(receipts).where(eq(receipts.id, id)).get() ?? null;
+    return receiptWithId(this.db).get({ id }) ?? null;
   }
 
   /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
@@ -179,6 +253,16 @@ export class ReceiptMonth extends DurableObject<Env> {
     const released = this.db.update(receipts).set({ claimedUntil: null, nextAttemptAt }).where(eq(receipts.id, id)).returning().get()!;
     this.schedule();
     return released;
+  }
+
+  /** The alarm's next turn for a receipt it did not move (the same back-off as release gives); nothing if someone holds it. */
+  private postpone(receipt: Receipt, now: Date): void {
+    postponeUnheld(this.db).run({
+      id: receipt.id,
+      retries: receipt.retries + 1,
+      nextAttemptAt: new Date(now.getTime() + backoffMs(receipt.retries + 1)).toISOString(),
+      now: now.toISOString(),
+    });
   }
 
   /** Receipts of one type whose e-NCF lies in [desde, hasta] (for voiding). */
@@ -250,17 +334,19 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   /** Sets the alarm for the earliest due receipt (the database knows it; the alarm is one time). */
   private schedule(): void {
-    // A held receipt is due when its holder's claim lapses, not before.
-    const next = this.db
-      .select({ at: sql<string | null>`min(max(${receipts.nextAttemptAt}, coalesce(${receipts.claimedUntil}, '')))` })
-      .from(receipts)
-      .where(and(inArray(receipts.status, [...PENDING]), isNotNull(receipts.nextAttemptAt)))
-      .get()?.at;
-    // Only the first pending task of each ordering key can run; the others wait behind it.
-    const nextTask = this.db.get<{ at: string | null }>(sql`
-      SELECT min(max(t.next_attempt_at, coalesce(t.claimed_until, ''))) AS at FROM tasks AS t
-      WHERE t.status = 'pending'
-        AND NOT EXISTS (SELECT 1 FROM tasks AS e WHERE e.ordering_key = t.ordering_key AND e.status = 'pending' AND e.position < t.position)`)?.at;
+    // A held receipt is due when its holder's claim lapses, not before. Only the first pending
+    // task of each ordering key can run; the others wait behind it. (Plain SQL: it runs on every
+    // change, and needs no building.)
+    const { next, nextTask } = this.ctx.storage.sql
+      .exec<{ next: string | null; nextTask: string | null }>(
+        `SELECT
+          (SELECT min(max(next_attempt_at, coalesce(claimed_until, ''))) FROM receipts
+            WHERE status IN (${PENDING.map((s) => `'${s}'`).join(", ")}) AND next_attempt_at IS NOT NULL) AS next,
+          (SELECT min(max(t.next_attempt_at, coalesce(t.claimed_until, ''))) FROM tasks AS t
+            WHERE t.status = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM tasks AS e WHERE e.ordering_key = t.ordering_key AND e.status = 'pending' AND e.position < t.position)) AS nextTask`,
+      )
+      .one();
     const earliest = [next, nextTask].filter((t): t is string => Boolean(t)).sort()[0];
     if (earliest) this.ctx.storage.setAlarm(Math.max(Date.parse(earliest), Date.now())).catch((error: unknown) => console.error("setAlarm failed", error));
   }
@@ -271,18 +357,14 @@ export class ReceiptMonth extends DurableObject<Env> {
     if (!list.length) return;
     const now = Date.now();
     for (const task of list) {
-      this.db
-        .insert(tasks)
-        .values({
-          id: task.id ?? crypto.randomUUID(),
-          kind: task.kind,
-          orderingKey: task.orderingKey,
-          payload: JSON.stringify(task.payload),
-          nextAttemptAt: new Date(now).toISOString(),
-          deadline: new Date(now + TASK_DEADLINE_MS[task.kind]).toISOString(),
-        })
-        .onConflictDoNothing()
-        .run();
+      insertTask(this.db).run({
+        id: task.id ?? crypto.randomUUID(),
+        kind: task.kind,
+        orderingKey: task.orderingKey,
+        payload: JSON.stringify(task.payload),
+        nextAttemptAt: new Date(now).toISOString(),
+        deadline: new Date(now + TASK_DEADLINE_MS[task.kind]).toISOString(),
+      });
     }
     this.schedule();
   }
@@ -299,11 +381,17 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   private async runDueTasks(now: Date): Promise<number> {
     const due = this.dueTasks(now);
-    const context = {
+    const endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
+    const context: TaskContext = {
       env: this.env,
       now,
       receipt: (encf: string) => this.receipt(encf),
       updateReceipt: (id: string, changes: ReceiptChanges) => this.update(id, changes),
+      issuerEndpoints: (companyId) => {
+        let read = endpoints.get(companyId);
+        if (!read) endpoints.set(companyId, (read = issuerEndpoints(this.env, companyId)));
+        return read;
+      },
     };
     await Promise.all(
       due.map(async (task) => {
@@ -380,7 +468,7 @@ export class ReceiptMonth extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = new Date();
-    const due = this.db
+    let due = this.db
       .select()
       .from(receipts)
       .where(
@@ -394,6 +482,15 @@ export class ReceiptMonth extends DurableObject<Env> {
       .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
       .limit(ALARM_BATCH)
       .all();
+    // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
+    // (Failing to read it, or to ask DGII's status, leaves each receipt to its own attempt, as before.)
+    const company = due.length ? await companyById(this.env, due[0]!.companyId).catch(() => undefined) : undefined;
+    // Receipts that only wait for DGII to come back stay put while its status service says it is
+    // still down: their next turn, without a claim, an archive read or a change.
+    if (company && due.some(awaitsFirstSend) && !(await dgiiAvailableFor(this.env, company).catch(() => true))) {
+      for (const receipt of due.filter(awaitsFirstSend)) this.postpone(receipt, now);
+      due = due.filter((r) => !awaitsFirstSend(r));
+    }
     // Side by side: a backlog (a till's batch) is sent at DGII's pace, not one round trip after
     // another (the runtime bounds the connections open at once). A credit or debit note waits for
     // the receipt it modifies when both are due, so DGII never hears of the note first.
@@ -405,7 +502,7 @@ export class ReceiptMonth extends DurableObject<Env> {
         const claimed = this.claim(receipt.id);
         if (!claimed) return;
         try {
-          await moveForward(this.env, claimed, { update: async (id, changes) => this.update(id, changes) }, now);
+          await moveForward(this.env, claimed, { update: async (id, changes) => this.update(id, changes) }, now, company);
         } catch (error) {
           console.error(`alarm: ${receipt.encf} failed`, error);
         } finally {

@@ -39,7 +39,9 @@ export const resolveTenant = createMiddleware<AppEnv>(async (c, next) => {
     company = rows[0]?.company;
     if (!company) throw new ApiProblem("forbidden", { detail: `Partner ${principal.ownerId} (key ${principal.keyId}) does not act for issuer ${requested}.` });
   } else {
-    company = await db.query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
+    // Read with the key by requireAuth; looked up here only when that did not run first.
+    const withKey = c.get("keyCompany");
+    company = withKey?.id === principal.ownerId ? withKey : await db.query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
     if (!company) throw new ApiProblem("forbidden", { detail: "The company behind this key no longer exists." });
     if (requested && requested !== company.rnc) {
       throw new ApiProblem("forbidden", { detail: `Key ${principal.keyId} belongs to issuer ${company.rnc}; it cannot act for ${requested}.` });

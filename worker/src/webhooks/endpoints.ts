@@ -89,19 +89,24 @@ export async function deleteEndpoint(env: Env, owner: Owner, id: string): Promis
 }
 
 /** The enabled endpoints that want `type` for this issuer: its own and those of partners serving it. */
-export async function subscribers(env: Env, companyId: string, type: EventType): Promise<WebhookEndpoint[]> {
+/** The enabled endpoints that hear of an issuer's events: its own and its partners', in one query. */
+export async function issuerEndpoints(env: Env, companyId: string): Promise<WebhookEndpoint[]> {
   const db = database(env.DB);
-  const partners = (await db.select({ id: partnerCompanies.partnerId }).from(partnerCompanies).where(eq(partnerCompanies.companyId, companyId))).map((p) => p.id);
-  const rows = await db.query.webhookEndpoints.findMany({
+  const partners = db.select({ id: partnerCompanies.partnerId }).from(partnerCompanies).where(eq(partnerCompanies.companyId, companyId));
+  return db.query.webhookEndpoints.findMany({
     where: and(
       isNull(webhookEndpoints.disabledAt),
       or(
         and(eq(webhookEndpoints.ownerType, "company"), eq(webhookEndpoints.ownerId, companyId)),
-        partners.length ? and(eq(webhookEndpoints.ownerType, "partner"), inArray(webhookEndpoints.ownerId, partners)) : undefined,
+        and(eq(webhookEndpoints.ownerType, "partner"), inArray(webhookEndpoints.ownerId, partners)),
       ),
     ),
   });
-  return rows.filter((r) => (JSON.parse(r.events) as string[]).includes(type));
+}
+
+/** Those of `endpoints` subscribed to `type`. */
+export function subscribedTo(endpoints: WebhookEndpoint[], type: EventType): WebhookEndpoint[] {
+  return endpoints.filter((r) => (JSON.parse(r.events) as string[]).includes(type));
 }
 
 export async function endpointById(env: Env, id: string): Promise<WebhookEndpoint | undefined> {
