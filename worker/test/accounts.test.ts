@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { SignJWT, decodeJwt } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { call } from "./support/http.ts";
+import { companyById, keyWithCompany } from "../src/db/companies.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
@@ -127,6 +128,21 @@ describe("bearer tokens", () => {
     expect((await me(fresh)).status).toBe(200);
     await admin("POST", `/admin/keys/${rotated.id}/revoke`);
     expect((await me(fresh)).status).toBe(401);
+  });
+});
+
+describe("the key lookup of every request", () => {
+  it("reads a company key's revocation and its company in one statement, the company exactly as drizzle reads it", async () => {
+    const company = await createCompany();
+    const credentials = await createKey("company", company.id);
+    const read = await keyWithCompany(env.DB, credentials.keyId);
+    expect(read).toEqual({ revokedAt: null, company: await companyById(env, company.id) });
+    expect(read!.company!.isActive).toBe(true); // stored as 1: mapped as drizzle maps it
+    const partner = await admin("POST", "/admin/partners", { name: "Casa de Software SRL" });
+    expect(await keyWithCompany(env.DB, (await createKey("partner", partner.id)).keyId)).toEqual({ revokedAt: null, company: null });
+    await admin("POST", `/admin/keys/${credentials.keyId}/revoke`);
+    expect((await keyWithCompany(env.DB, credentials.keyId))!.revokedAt).toMatch(/^\d{4}-/);
+    expect(await keyWithCompany(env.DB, "key_test_missing")).toBeUndefined();
   });
 });
 

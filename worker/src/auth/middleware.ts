@@ -1,7 +1,5 @@
-import { and, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import { database } from "../db/client.ts";
-import { apiKeys, companies } from "../db/schema.ts";
+import { keyWithCompany } from "../db/companies.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { verifyToken, type TokenClaims } from "./jwt.ts";
@@ -23,14 +21,9 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (claims === "expired") throw unauthorized("The token has expired; log in again.");
   if (claims === "invalid") throw unauthorized("The token is not valid.");
   // A company key's company comes in the same query: the tenant most requests need next.
-  const [row] = await database(c.env.DB)
-    .select({ revokedAt: apiKeys.revokedAt, company: companies })
-    .from(apiKeys)
-    .leftJoin(companies, and(eq(apiKeys.ownerType, "company"), eq(companies.id, apiKeys.ownerId)))
-    .where(eq(apiKeys.id, claims.keyId))
-    .limit(1);
-  if (!row || row.revokedAt) throw unauthorized("The API key behind this token has been revoked.");
+  const key = await keyWithCompany(c.env.DB, claims.keyId);
+  if (!key || key.revokedAt) throw unauthorized("The API key behind this token has been revoked.");
   c.set("principal", claims);
-  c.set("keyCompany", row.company);
+  c.set("keyCompany", key.company);
   await next();
 });

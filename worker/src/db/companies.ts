@@ -1,8 +1,28 @@
-import { eq } from "drizzle-orm";
+import { eq, getTableColumns, getTableName } from "drizzle-orm";
 import { database } from "./client.ts";
-import { companies, type Company } from "./schema.ts";
+import { apiKeys, companies, type Company } from "./schema.ts";
 
 /** The issuer with this id, as D1 has it now. */
 export async function companyById(env: Env, id: string): Promise<Company | undefined> {
   return database(env.DB).query.companies.findFirst({ where: eq(companies.id, id) });
+}
+
+const companyColumns = Object.entries(getTableColumns(companies));
+const keys = getTableName(apiKeys);
+
+// Written out once (drizzle would build it again on every request): the key's revocation and, for
+// a company's key, its company, in one statement.
+const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS "key.revokedAt", ${companyColumns.map(([field, column]) => `c.${column.name} AS "${field}"`).join(", ")}
+  FROM ${keys} AS k LEFT JOIN ${getTableName(companies)} AS c ON k.${apiKeys.ownerType.name} = 'company' AND c.${companies.id.name} = k.${apiKeys.ownerId.name}
+  WHERE k.${apiKeys.id.name} = ?1`;
+
+/**
+ * An API key's revocation (null: not revoked) and, for a company's key, its company; undefined
+ * when there is no such key.
+ */
+export async function keyWithCompany(db: D1Database, keyId: string): Promise<{ revokedAt: string | null; company: Company | null } | undefined> {
+  const row = await db.prepare(KEY_AND_COMPANY_SQL).bind(keyId).first<Record<string, unknown>>();
+  if (!row) return undefined;
+  const company = row.id === null ? null : (Object.fromEntries(companyColumns.map(([field, column]) => [field, row[field] === null ? null : column.mapFromDriverValue(row[field])])) as Company);
+  return { revokedAt: row["key.revokedAt"] as string | null, company };
 }

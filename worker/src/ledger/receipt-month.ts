@@ -3,7 +3,7 @@
 // queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
 // and the alarm (which `wrangler dev` runs too) transmits it with nobody asking.
 import { DurableObject } from "cloudflare:workers";
-import { and, asc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { isFinal } from "../issuing/estado.ts";
@@ -50,6 +50,20 @@ function awaitsFirstSend(receipt: Receipt): boolean {
 export function backoffMs(retries: number): number {
   return Math.min(600, 2 ** Math.max(0, retries)) * 1000;
 }
+
+// Every column of a new receipt but created_at (SQLite's clock sets it): a value missing from
+// the row takes the column's default, as drizzle's own insert would give it.
+const receiptColumns = Object.entries(getTableColumns(receipts)).filter(([field]) => field !== "createdAt");
+const insertReceipt = preparedOnce((db: MonthDb) =>
+  db
+    .insert(receipts)
+    .values(Object.fromEntries(receiptColumns.map(([field]) => [field, param(field)])) as unknown as NewReceipt)
+    .onConflictDoNothing()
+    .returning()
+    .prepare(),
+);
+const receiptParams = (row: NewReceipt): Record<string, unknown> =>
+  Object.fromEntries(receiptColumns.map(([field, column]) => [field, (row as Record<string, unknown>)[field] ?? (column.hasDefault ? column.default : null) ?? null]));
 
 const receiptByEncf = preparedOnce((db: MonthDb) =>
   db
@@ -127,19 +141,16 @@ export class ReceiptMonth extends DurableObject<Env> {
    */
   recordInContingency(values: NewReceipt, dgiiMensajes: string): { receipt: Receipt; existed: boolean } {
     const now = Date.now();
-    const inserted = this.db
-      .insert(receipts)
-      .values({
+    const inserted = insertReceipt(this.db).get(
+      receiptParams({
         ...values,
         status: "contingency",
         dgiiMensajes,
         claimedUntil: null,
         nextAttemptAt: new Date(now + backoffMs(0)).toISOString(),
         updatedAt: new Date(now).toISOString(),
-      })
-      .onConflictDoNothing()
-      .returning()
-      .get();
+      }),
+    );
     if (!inserted) return { receipt: this.receipt(values.encf)!, existed: true };
     // Its event task sets the alarm, which is due no later than this receipt.
     return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted), existed: false };
