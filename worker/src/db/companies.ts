@@ -12,7 +12,7 @@ const keys = getTableName(apiKeys);
 
 // Written out once (drizzle would build it again on every request): the key's revocation and, for
 // a company's key, its company, in one statement.
-const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS "key.revokedAt", ${companyColumns.map(([field, column]) => `c.${column.name} AS "${field}"`).join(", ")}
+const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS key_revoked_at, c.*
   FROM ${keys} AS k LEFT JOIN ${getTableName(companies)} AS c ON k.${apiKeys.ownerType.name} = 'company' AND c.${companies.id.name} = k.${apiKeys.ownerId.name}
   WHERE k.${apiKeys.id.name} = ?1`;
 
@@ -23,6 +23,9 @@ const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS "key.revokedA
 export async function keyWithCompany(db: D1Database, keyId: string): Promise<{ revokedAt: string | null; company: Company | null } | undefined> {
   const row = await db.prepare(KEY_AND_COMPANY_SQL).bind(keyId).first<Record<string, unknown>>();
   if (!row) return undefined;
-  const company = row.id === null ? null : (Object.fromEntries(companyColumns.map(([field, column]) => [field, row[field] === null ? null : column.mapFromDriverValue(row[field])])) as Company);
-  return { revokedAt: row["key.revokedAt"] as string | null, company };
+  const company =
+    row[companies.id.name] === null
+      ? null
+      : (Object.fromEntries(companyColumns.map(([field, column]) => [field, row[column.name] === null ? null : column.mapFromDriverValue(row[column.name])])) as Company);
+  return { revokedAt: row.key_revoked_at as string | null, company };
 }

@@ -65,6 +65,22 @@ const insertReceipt = preparedOnce((db: MonthDb) =>
 const receiptParams = (row: NewReceipt): Record<string, unknown> =>
   Object.fromEntries(receiptColumns.map(([field, column]) => [field, (row as Record<string, unknown>)[field] ?? (column.hasDefault ? column.default : null) ?? null]));
 
+const insertAudit = preparedOnce((db: MonthDb) =>
+  db
+    .insert(auditLog)
+    .values({
+      companyId: param("companyId"),
+      actor: param("actor"),
+      action: param("action"),
+      code: param("code"),
+      status: param("status"),
+      detail: param("detail"),
+      requestId: param("requestId"),
+      createdAt: param("createdAt"),
+    })
+    .prepare(),
+);
+
 const receiptByEncf = preparedOnce((db: MonthDb) =>
   db
     .select()
@@ -581,10 +597,9 @@ export class ReceiptMonth extends DurableObject<Env> {
   // ---------------------------------------------------------------------------------- audit
 
   audit(entry: AuditEntry): void {
-    this.db
-      .insert(auditLog)
-      .values({ ...entry, detail: entry.detail?.slice(0, 1000) ?? null })
-      .run();
+    const { companyId = null, actor = null, action, code, status, requestId } = entry;
+    const createdAt = entry.createdAt ?? new Date().toISOString();
+    insertAudit(this.db).run({ companyId, actor, action, code, status, detail: entry.detail?.slice(0, 1000) ?? null, requestId, createdAt });
   }
 
   // -------------------------------------------------------------------------------- reports
