@@ -21,7 +21,7 @@ import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { setUpIssuer } from "../scripts/certify-lib/issuer.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";
-import { percentile, report, serverTiming } from "./lib.ts";
+import { cpuByRole, cpuPer, percentile, report, serverTiming } from "./lib.ts";
 
 const ISSUERS = 10;
 const CLIENTS_PER_ISSUER = 5;
@@ -280,18 +280,29 @@ try {
   });
   if (!faults.ok) throw new Error(`the sandbox refused the down fault: HTTP ${faults.status}`);
   section = "DGII down";
+  const cpuBeforeDown = cpuByRole();
   const down = await issueMany(concurrentClients, DOWN_N);
+  const cpuPerReceipt = cpuPer(cpuBeforeDown, cpuByRole(), DOWN_N);
   const notContingency = down.samples.filter((s) => s.status !== 503 || s.estado !== "Contingencia");
   if (notContingency.length)
     throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
   section = "GET /health";
+  const cpuBeforeHealth = cpuByRole();
   const health = await healthPerSecond(concurrentClients, HEALTH_N);
+  const cpuPerHealth = cpuPer(cpuBeforeHealth, cpuByRole(), HEALTH_N);
   const contingency = figures(down);
   report(`issue E31 DGII down (contingency) ${label} throughput (N=${DOWN_N})`, contingency.throughput, "receipts/s");
   report(`issue E31 DGII down (contingency) ${label} latency p50`, contingency.p50, "ms");
   report(`issue E31 DGII down (contingency) ${label} latency p99`, contingency.p99, "ms");
   report(`GET /health ${concurrentClients.length} clients throughput (N=${HEALTH_N})`, health, "requests/s");
   report("issue E31 DGII down throughput / GET /health throughput", contingency.throughput / health, "ratio");
+  // Where the CPU went (both phases share the machine's cores, so the ratio follows these sums).
+  if (cpuPerReceipt.size) {
+    const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    report("CPU per contingency receipt, every process of the run", total(cpuPerReceipt), "ms");
+    report("CPU per GET /health, every process of the run", total(cpuPerHealth), "ms");
+    for (const [role, ms] of cpuPerReceipt) console.log(`  ${role}: ${ms.toFixed(2)} ms per receipt, ${(cpuPerHealth.get(role) ?? 0).toFixed(2)} ms per /health`);
+  }
   report(
     "requests resent after a lost answer (same Idempotency-Key), whole run",
     [...resends.values()].reduce((a, b) => a + b, 0),

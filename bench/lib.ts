@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 /** Measures how many times per second `fn` runs, for at least `minMs` after a short warm-up. */
 export async function opsPerSecond(fn: () => unknown | Promise<unknown>, minMs = 1000): Promise<number> {
   for (let i = 0; i < 5; i++) await fn();
@@ -34,4 +35,58 @@ export function serverTiming(header: string | null): Record<string, number> {
     if (name && value) phases[name] = Number(value);
   }
   return phases;
+}
+
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (user + system, ms) used so far by this process and every process it started
+ * (wrangler dev's Node process, its two workerd), by role; read from Linux's /proc, so empty
+ * elsewhere. Two snapshots around a phase tell where that phase's CPU went.
+ */
+export function cpuByRole(): Map<string, number> {
+  const byRole = new Map<string, number>();
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return byRole;
+  }
+  const processes = new Map<number, { parent: number; ms: number; command: string }>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Fields after the parenthesised command: state, ppid, … utime (14th field), stime (15th).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      processes.set(Number(pid), { parent: Number(fields[1]), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ, command });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 10; p = processes.get(p)?.parent ?? 0, hops++) if (p === process.pid) return true;
+    return false;
+  };
+  for (const [pid, { ms, command }] of processes) {
+    if (!ours(pid)) continue;
+    const role =
+      pid === process.pid
+        ? "this bench (the clients, the DGII sandbox)"
+        : command.includes("/workerd ")
+          ? command.includes("--inspector-addr")
+            ? "workerd running the worker"
+            : "workerd running wrangler dev's proxy"
+          : command.includes("wrangler")
+            ? "wrangler dev (Node: its inspector proxy, logs)"
+            : "other processes of the run";
+    byRole.set(role, (byRole.get(role) ?? 0) + ms);
+  }
+  return byRole;
+}
+
+/** CPU ms per unit of work, by role, between two `cpuByRole()` snapshots. */
+export function cpuPer(before: Map<string, number>, after: Map<string, number>, units: number): Map<string, number> {
+  return new Map([...after].map(([role, ms]) => [role, (ms - (before.get(role) ?? 0)) / units]));
 }
