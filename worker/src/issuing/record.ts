@@ -94,8 +94,11 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   times?.add("storage", performance.now() - storageStarted);
   // DGII's status service first (its answer is remembered a few seconds per isolate): when it
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
-  const signer = await signerFor(env, company);
-  const dgiiUp = await timed(times, "transmit", () => dgiiClientFor(env, company, signer, times && ((_what, ms) => times.add("dgii", ms))).isAvailable());
+  // (An issuer without a signing key is recorded as before; transmitting it says what is missing.)
+  const dgiiUp = await timed(times, "transmit", async () => {
+    const signer = await signerFor(env, company).catch(() => undefined);
+    return !signer || dgiiClientFor(env, company, signer, times && ((_what, ms) => times.add("dgii", ms))).isAvailable();
+  });
   if (!dgiiUp) {
     const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes()));
     return { receipt: recorded.receipt, reenviado: recorded.existed };
