@@ -102,6 +102,53 @@ const postponeUnheld = preparedOnce((db: MonthDb) =>
     .where(and(eq(receipts.id, param("id")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
     .prepare(),
 );
+const dueReceipts = preparedOnce((db: MonthDb) =>
+  db
+    .select()
+    .from(receipts)
+    .where(and(inArray(receipts.status, [...PENDING]), lte(receipts.nextAttemptAt, param("now")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
+    // Ties (a till's batch is due at one instant) go in the order they were recorded.
+    .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
+    .limit(ALARM_BATCH)
+    .prepare(),
+);
+const claimUnheld = preparedOnce((db: MonthDb) =>
+  db
+    .update(receipts)
+    .set({ claimedUntil: param("claimedUntil") })
+    .where(and(eq(receipts.id, param("id")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
+    .returning()
+    .prepare(),
+);
+const releaseReceipt = preparedOnce((db: MonthDb) =>
+  db
+    .update(receipts)
+    .set({ claimedUntil: null, nextAttemptAt: param("nextAttemptAt") })
+    .where(eq(receipts.id, param("id")))
+    .returning()
+    .prepare(),
+);
+const claimTask = preparedOnce((db: MonthDb) =>
+  db
+    .update(tasks)
+    .set({ claimedUntil: param("claimedUntil") })
+    .where(eq(tasks.id, param("id")))
+    .prepare(),
+);
+const settleTask = preparedOnce((db: MonthDb) =>
+  db
+    .update(tasks)
+    .set({
+      status: param("status"),
+      attempts: param("attempts"),
+      claimedUntil: null,
+      lastResult: param("lastResult"),
+      nextAttemptAt: param("nextAttemptAt"),
+      updatedAt: param("updatedAt"),
+    })
+    .where(eq(tasks.id, param("id")))
+    .prepare(),
+);
 const insertTask = preparedOnce((db: MonthDb) =>
   db
     .insert(tasks)
@@ -259,14 +306,7 @@ export class ReceiptMonth extends DurableObject<Env> {
   /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
   claim(id: string): Receipt | null {
     const now = new Date();
-    return (
-      this.db
-        .update(receipts)
-        .set({ claimedUntil: new Date(now.getTime() + CLAIM_MS).toISOString() })
-        .where(and(eq(receipts.id, id), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, now.toISOString()))))
-        .returning()
-        .get() ?? null
-    );
+    return claimUnheld(this.db).get({ id, claimedUntil: new Date(now.getTime() + CLAIM_MS).toISOString(), now: now.toISOString() }) ?? null;
   }
 
   /**
@@ -277,7 +317,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     const row = this.receiptById(id);
     if (!row) return null;
     const nextAttemptAt = isFinal(row.status) ? null : new Date(Date.now() + backoffMs(row.retries)).toISOString();
-    const released = this.db.update(receipts).set({ claimedUntil: null, nextAttemptAt }).where(eq(receipts.id, id)).returning().get()!;
+    const released = releaseReceipt(this.db).get({ id, nextAttemptAt })!;
     this.schedule();
     return released;
   }
@@ -422,11 +462,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     };
     await Promise.all(
       due.map(async (task) => {
-        this.db
-          .update(tasks)
-          .set({ claimedUntil: new Date(Date.now() + TASK_CLAIM_MS).toISOString() })
-          .where(eq(tasks.id, task.id))
-          .run();
+        claimTask(this.db).run({ id: task.id, claimedUntil: new Date(Date.now() + TASK_CLAIM_MS).toISOString() });
         let outcome: TaskOutcome;
         try {
           outcome = await runTask(task, context);
@@ -434,18 +470,14 @@ export class ReceiptMonth extends DurableObject<Env> {
           outcome = { status: "retry", result: { error: (error as Error).message } };
         }
         const attempts = task.attempts + 1;
-        this.db
-          .update(tasks)
-          .set({
-            status: outcome.status === "retry" ? "pending" : outcome.status,
-            attempts,
-            claimedUntil: null,
-            lastResult: JSON.stringify(outcome.result ?? null).slice(0, 2000),
-            nextAttemptAt: new Date(Date.now() + (outcome.status === "retry" ? taskBackoffMs(attempts) : 0)).toISOString(),
-            updatedAt: new Date().toISOString(),
-          })
-          .where(eq(tasks.id, task.id))
-          .run();
+        settleTask(this.db).run({
+          id: task.id,
+          status: outcome.status === "retry" ? "pending" : outcome.status,
+          attempts,
+          lastResult: JSON.stringify(outcome.result ?? null).slice(0, 2000),
+          nextAttemptAt: new Date(Date.now() + (outcome.status === "retry" ? taskBackoffMs(attempts) : 0)).toISOString(),
+          updatedAt: new Date().toISOString(),
+        });
         if (outcome.then) this.enqueue(outcome.then);
       }),
     );
@@ -495,20 +527,7 @@ export class ReceiptMonth extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = new Date();
-    let due = this.db
-      .select()
-      .from(receipts)
-      .where(
-        and(
-          inArray(receipts.status, [...PENDING]),
-          lte(receipts.nextAttemptAt, now.toISOString()),
-          or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, now.toISOString())),
-        ),
-      )
-      // Ties (a till's batch is due at one instant) go in the order they were recorded.
-      .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
-      .limit(ALARM_BATCH)
-      .all();
+    let due = dueReceipts(this.db).all({ now: now.toISOString() });
     // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
     // (Failing to read it, or to ask DGII's status, leaves each receipt to its own attempt, as before.)
     const company = due.length ? await companyById(this.env, due[0]!.companyId).catch(() => undefined) : undefined;
