@@ -88,8 +88,7 @@ export async function deleteEndpoint(env: Env, owner: Owner, id: string): Promis
   await database(env.DB).delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
 }
 
-/** The enabled endpoints that want `type` for this issuer: its own and those of partners serving it. */
-/** The enabled endpoints that hear of an issuer's events: its own and its partners', in one query. */
+/** The enabled endpoints that hear of an issuer's events: its own and those of partners serving it, in one query. */
 export async function issuerEndpoints(env: Env, companyId: string): Promise<WebhookEndpoint[]> {
   const db = database(env.DB);
   const partners = db.select({ id: partnerCompanies.partnerId }).from(partnerCompanies).where(eq(partnerCompanies.companyId, companyId));
