@@ -4,10 +4,8 @@
 // it beside the receipt. A receiver that fails or cannot be reached is tried again with back-off
 // for 72 hours; a buyer not in the directory gets the printed copy instead (by e-mail).
 import { parseArecf, verifyXml, type ArecfDocument } from "@ecf/shared";
-import { eq } from "drizzle-orm";
 import { archiveImmutable } from "../archive/r2.ts";
-import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companyById } from "../db/companies.ts";
 import { dgiiClientFor, dgiiDirectoryTtlMs, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
@@ -50,7 +48,7 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
   const { env, now } = context;
   const receipt = context.receipt(payload.encf);
   if (!receipt?.rncComprador || receipt.deliveryStatus !== "pendiente") return { status: "done", result: { skipped: "nothing to deliver" } };
-  const company = await database(env.DB).query.companies.findFirst({ where: eq(companies.id, receipt.companyId) });
+  const company = await companyById(env, receipt.companyId);
   if (!company) return { status: "failed", result: { error: "the issuer no longer exists" } };
   const attempts = receipt.deliveryAttempts + 1;
   const timeoutMs = dgiiTimeoutMs(env);

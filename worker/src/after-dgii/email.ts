@@ -4,9 +4,7 @@
 // secrets SMTP_USER/SMTP_PASSWORD). Each sending is recorded on the receipt.
 import { toBase64 } from "@ecf/shared";
 import { LogLevel, WorkerMailer } from "worker-mailer";
-import { eq } from "drizzle-orm";
-import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companyById } from "../db/companies.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import { defaultLayout, pdfKey, storeReceiptPdf } from "../print/receipt-pdf.ts";
@@ -68,7 +66,7 @@ export async function sendReceiptEmail(payload: EmailPayload, context: TaskConte
   };
   if (!smtp || !from) return fail("e-mail is not configured (SMTP_HOST, SMTP_PORT, MAIL_FROM)");
   try {
-    const company = await database(env.DB).query.companies.findFirst({ where: eq(companies.id, receipt.companyId) });
+    const company = await companyById(env, receipt.companyId);
     const issuer = company?.tradeName ?? company?.legalName ?? receipt.xmlKey.split("/")[0]!;
     const stored = await env.ARCHIVE.get(pdfKey(receipt.xmlKey, defaultLayout(receipt), true));
     const pdf = stored ? new Uint8Array(await stored.arrayBuffer()) : await storeReceiptPdf(env, receipt);

@@ -22,9 +22,14 @@ export async function signerFor(env: Env, company: Company): Promise<CompanySign
   };
 }
 
-/** Whether DGII's status service says the issuer's environment is up (remembered a few seconds per isolate). */
-export async function dgiiAvailableFor(env: Env, company: Company): Promise<boolean> {
-  return dgiiClientFor(env, company, await signerFor(env, company)).isAvailable();
+/**
+ * False only when DGII's status service says the issuer's environment is down (its answer is
+ * remembered a few seconds per isolate). An issuer without a usable signing key counts as up: the
+ * send is then attempted and says what is missing.
+ */
+export async function dgiiAvailableFor(env: Env, company: Company, onCall?: (what: string, ms: number) => void): Promise<boolean> {
+  const signer = await signerFor(env, company).catch(() => undefined);
+  return !signer || dgiiClientFor(env, company, signer, onCall).isAvailable();
 }
 
 /** A positive number from a [vars] entry, or the fallback. */

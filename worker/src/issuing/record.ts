@@ -5,7 +5,7 @@ import { receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { NewReceipt, Receipt } from "../ledger/schema.ts";
-import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
+import { dgiiAvailableFor } from "../dgii/for-company.ts";
 import { pollDelays, transmitReceipt, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
 type Json = Record<string, any>;
@@ -94,11 +94,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   times?.add("storage", performance.now() - storageStarted);
   // DGII's status service first (its answer is remembered a few seconds per isolate): when it
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
-  // (An issuer without a signing key is recorded as before; transmitting it says what is missing.)
-  const dgiiUp = await timed(times, "transmit", async () => {
-    const signer = await signerFor(env, company).catch(() => undefined);
-    return !signer || dgiiClientFor(env, company, signer, times && ((_what, ms) => times.add("dgii", ms))).isAvailable();
-  });
+  const dgiiUp = await timed(times, "transmit", () => dgiiAvailableFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
   if (!dgiiUp) {
     const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes()));
     return { receipt: recorded.receipt, reenviado: recorded.existed };

@@ -63,7 +63,7 @@ const insertReceipt = preparedOnce((db: MonthDb) =>
     .prepare(),
 );
 const receiptParams = (row: NewReceipt): Record<string, unknown> =>
-  Object.fromEntries(receiptColumns.map(([field, column]) => [field, (row as Record<string, unknown>)[field] ?? (column.hasDefault ? column.default : null) ?? null]));
+  Object.fromEntries(receiptColumns.map(([field, column]) => [field, (row as Record<string, unknown>)[field] ?? column.default ?? null]));
 
 const insertAudit = preparedOnce((db: MonthDb) =>
   db
@@ -529,11 +529,11 @@ export class ReceiptMonth extends DurableObject<Env> {
     const now = new Date();
     let due = dueReceipts(this.db).all({ now: now.toISOString() });
     // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
-    // (Failing to read it, or to ask DGII's status, leaves each receipt to its own attempt, as before.)
+    // (Failing to read it leaves each receipt to its own attempt, as before.)
     const company = due.length ? await companyById(this.env, due[0]!.companyId).catch(() => undefined) : undefined;
     // Receipts that only wait for DGII to come back stay put while its status service says it is
     // still down: their next turn, without a claim, an archive read or a change.
-    if (company && due.some(awaitsFirstSend) && !(await dgiiAvailableFor(this.env, company).catch(() => true))) {
+    if (company && due.some(awaitsFirstSend) && !(await dgiiAvailableFor(this.env, company))) {
       for (const receipt of due.filter(awaitsFirstSend)) this.postpone(receipt, now);
       due = due.filter((r) => !awaitsFirstSend(r));
     }

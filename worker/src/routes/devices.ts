@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
 import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companyById } from "../db/companies.ts";
 import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { currentLeases, leaseBlock, leaseView } from "../devices/leases.ts";
@@ -80,7 +80,7 @@ deviceRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const company = await database(c.env.DB).query.companies.findFirst({ where: eq(companies.id, id) });
+    const company = await companyById(c.env, id);
     if (!company) throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
     return c.json(await createDevice(c.env.DB, id, c.req.valid("json").name, new Date()), 201);
   },
