@@ -91,6 +91,22 @@ describe("DGII client against the sandbox", () => {
     expect(await client.isAvailable()).toBe(false);
   });
 
+  it("asks the status service once for callers who find no fresh answer at the same moment", async () => {
+    const { company } = await issuer();
+    const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!;
+    let asks = 0;
+    const client = dgiiClientFor(env, owner, await signerFor(env, owner), (what) => {
+      if (what === "verificarestado") asks++;
+    });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => client.isAvailable()));
+    expect(answers).toEqual(Array(10).fill(true));
+    expect(asks).toBe(1);
+    // Answered, the ask is not kept beyond DGII_STATUS_TTL_MS (0 in these tests): the next caller asks again.
+    await setFault({ mode: "down" });
+    expect(await client.isAvailable()).toBe(false);
+    expect(asks).toBe(2);
+  });
+
   it("times out a slow DGII and treats it as unreachable", async () => {
     const { company } = await issuer();
     const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!;

@@ -3,7 +3,7 @@
 // that keep failing are pushed back so they never crowd out a newer one.
 import { afterEach, describe, expect, it } from "vitest";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
-import { holdReceipt, monthSql, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { holdDgiiDown, holdReceipt, monthSql, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
@@ -54,6 +54,35 @@ describe("the retry alarm", () => {
     expect((await row(company.id, encf)).status).toBe("accepted");
     expect((await row(company.id, encf)).nextAttemptAt).toBeNull();
     expect(await sentEcf(company.rnc, encf)).toBe(1);
+  });
+
+  it("while DGII's last 'down' stands, waiting receipts are neither sent nor DGII asked again, and take their turn together after it", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const first = await contingency(token);
+    const month = (await row(company.id, first)).issueDate.slice(0, 7);
+    await holdDgiiDown(company.id, month, Date.now() + 60_000);
+    // A receipt recorded meanwhile waits with the others, not a second from now.
+    const second = await contingency(token);
+    expect(await dueIn(company.id, second)).toBeGreaterThan(58);
+    // DGII is back, but the object does not ask before its last answer ends: nothing is sent.
+    await clearFaults();
+    await runRetryAlarms(company.id);
+    for (const encf of [first, second]) {
+      expect((await row(company.id, encf)).status).toBe("contingency");
+      expect(await sentEcf(company.rnc, encf)).toBe(0);
+      expect(await dueIn(company.id, encf)).toBeGreaterThan(58);
+    }
+    // Once it ends, the alarm asks, finds DGII up and sends each receipt once.
+    await holdDgiiDown(company.id, month, 0);
+    for (let i = 0; i < 8 && (await row(company.id, second)).status !== "accepted"; i++) {
+      await runRetryAlarms(company.id);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const encf of [first, second]) {
+      expect((await row(company.id, encf)).status).toBe("accepted");
+      expect(await sentEcf(company.rnc, encf)).toBe(1);
+    }
   });
 
   it("leaves alone a receipt someone holds (a request transmitting it), and takes it once the hold lapses", async () => {

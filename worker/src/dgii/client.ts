@@ -40,7 +40,9 @@ interface CachedToken {
 // (less a margin), so one seed round-trip serves many receipts.
 const tokenCache = new Map<string, Promise<CachedToken>>();
 const TOKEN_MARGIN_MS = 60_000;
-const statusCache = new Map<string, { up: boolean; until: number }>();
+// DGII's status answers: an ask in flight is shared (until: Infinity), so callers who find the
+// last answer expired at the same moment (a burst of receipts) wait for one ask, not one each.
+const statusCache = new Map<string, { up: Promise<boolean>; until: number }>();
 
 export interface DgiiClientOptions {
   timeoutMs?: number;
@@ -236,8 +238,10 @@ export class DgiiClient {
     const key = `${this.hosts.status}|${this.identity.environment}`;
     const known = statusCache.get(key);
     if (known && known.until > Date.now()) return known.up;
-    const up = await this.askStatus();
-    statusCache.set(key, { up, until: Date.now() + this.statusTtlMs });
+    const asked = { up: this.askStatus(), until: Number.POSITIVE_INFINITY };
+    statusCache.set(key, asked);
+    const up = await asked.up;
+    asked.until = Date.now() + this.statusTtlMs;
     return up;
   }
 

@@ -44,6 +44,11 @@ export function dgiiTimeoutMs(env: Env): number {
   return numberVar(env, "DGII_TIMEOUT_MS", 10_000);
 }
 
+/** How long DGII's answer to "are you available?" is reused: DGII_STATUS_TTL_MS, 5 s by default. */
+export function dgiiStatusTtlMs(env: Env): number {
+  return numberVar(env, "DGII_STATUS_TTL_MS", 5_000);
+}
+
 /** How long a directory entry (consultadirectorio) is reused: DGII_DIRECTORY_TTL_MS, 10 minutes by default. */
 export function dgiiDirectoryTtlMs(env: Env): number {
   return numberVar(env, "DGII_DIRECTORY_TTL_MS", 600_000);
@@ -54,6 +59,6 @@ export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner,
     env,
     { environment: company.dgiiEnvironment, rnc: company.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: company.certificateSerial ?? "" },
     // Tests shorten these through [vars]; production keeps the defaults.
-    { timeoutMs: dgiiTimeoutMs(env), statusTtlMs: numberVar(env, "DGII_STATUS_TTL_MS", 5_000), onCall },
+    { timeoutMs: dgiiTimeoutMs(env), statusTtlMs: dgiiStatusTtlMs(env), onCall },
   );
 }

@@ -9,7 +9,7 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { isFinal } from "../issuing/estado.ts";
 import { moveForward } from "../issuing/background.ts";
 import { companyById } from "../db/companies.ts";
-import { dgiiAvailableFor } from "../dgii/for-company.ts";
+import { dgiiAvailableFor, dgiiStatusTtlMs } from "../dgii/for-company.ts";
 import migrations from "./migrations/month/migrations.js";
 import * as monthTables from "./month-tables.ts";
 import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
@@ -166,6 +166,8 @@ const insertTask = preparedOnce((db: MonthDb) =>
 
 export class ReceiptMonth extends DurableObject<Env> {
   private readonly db: MonthDb;
+  /** Until when DGII's status service's last "down" for this issuer stands (its answers are reused that long). */
+  private dgiiDownUntil = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -210,7 +212,8 @@ export class ReceiptMonth extends DurableObject<Env> {
         status: "contingency",
         dgiiMensajes,
         claimedUntil: null,
-        nextAttemptAt: new Date(now + backoffMs(0)).toISOString(),
+        // (With the waiting receipts if DGII's last "down" still stands: see postpone.)
+        nextAttemptAt: new Date(Math.max(now + backoffMs(0), this.dgiiDownUntil)).toISOString(),
         updatedAt: new Date(now).toISOString(),
       }),
     );
@@ -324,10 +327,13 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   /** The alarm's next turn for a receipt it did not move (the same back-off as release gives); nothing if someone holds it. */
   private postpone(receipt: Receipt, now: Date): void {
+    // Not before DGII's status can have changed: the receipts waiting for it take their turns
+    // together, in one alarm run, instead of one run each.
+    const next = Math.max(now.getTime() + backoffMs(receipt.retries + 1), this.dgiiDownUntil);
     postponeUnheld(this.db).run({
       id: receipt.id,
       retries: receipt.retries + 1,
-      nextAttemptAt: new Date(now.getTime() + backoffMs(receipt.retries + 1)).toISOString(),
+      nextAttemptAt: new Date(next).toISOString(),
       now: now.toISOString(),
     });
   }
@@ -528,12 +534,18 @@ export class ReceiptMonth extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = new Date();
     let due = dueReceipts(this.db).all({ now: now.toISOString() });
+    // Receipts that only wait for DGII to come back stay put while its status service says it is
+    // still down: their next turn, without a claim, an archive read or a change. While the last
+    // answer is still the one DGII's client would reuse, it is not asked again, nor the issuer read.
+    if (due.length && due.every(awaitsFirstSend) && now.getTime() < this.dgiiDownUntil) {
+      for (const receipt of due) this.postpone(receipt, now);
+      due = [];
+    }
     // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
     // (Failing to read it leaves each receipt to its own attempt, as before.)
     const company = due.length ? await companyById(this.env, due[0]!.companyId).catch(() => undefined) : undefined;
-    // Receipts that only wait for DGII to come back stay put while its status service says it is
-    // still down: their next turn, without a claim, an archive read or a change.
     if (company && due.some(awaitsFirstSend) && !(await dgiiAvailableFor(this.env, company))) {
+      this.dgiiDownUntil = now.getTime() + dgiiStatusTtlMs(this.env);
       for (const receipt of due.filter(awaitsFirstSend)) this.postpone(receipt, now);
       due = due.filter((r) => !awaitsFirstSend(r));
     }

@@ -67,6 +67,16 @@ export async function runRetryAlarms(companyId: string, options: { lapseClaims?:
   }
 }
 
+/**
+ * Sets until when a month object holds DGII's last "down" (DGII_STATUS_TTL_MS is 0 in these tests,
+ * so the alarm never keeps one by itself).
+ */
+export async function holdDgiiDown(companyId: string, month: string, until: number): Promise<void> {
+  await runInDurableObject(receiptMonth(env, companyId, month), (instance) => {
+    (instance as unknown as { dgiiDownUntil: number }).dgiiDownUntil = until;
+  });
+}
+
 /** Holds a receipt (as a request transmitting it would) so the alarm leaves it alone for an hour. */
 export async function holdReceipt(companyId: string, encf: string): Promise<void> {
   const receipt = (await findReceipt(env, companyId, encf))!;
