@@ -8,7 +8,7 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
-import { auditRows, holdReceipt, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { auditRows, holdReceipt, monthSql, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
@@ -137,6 +137,24 @@ describe("resends and idempotency", () => {
 });
 
 describe("contingency", () => {
+  it("a receipt of an earlier month left in contingency is audited once, in the month the request was made", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const earlier = new Date(Date.now() - 40 * 86_400_000);
+    const fecha = `${String(earlier.getUTCDate()).padStart(2, "0")}-${String(earlier.getUTCMonth() + 1).padStart(2, "0")}-${earlier.getUTCFullYear()}`;
+    const { status, body, headers } = await issue(
+      token,
+      issueRequest("31", {}, (d) => (d.Encabezado.Emisor = { FechaEmision: fecha })),
+    );
+    expect(status, JSON.stringify(body)).toBe(503);
+    expect((await receiptRow(company.id, body.encf))?.issueDate.slice(0, 7)).toBe(earlier.toISOString().slice(0, 7));
+    // (The audit log keeps it by UTC month, the receipts by FechaEmision's: two month objects.)
+    const entries = (await auditRows(company.id)).filter((r) => r.code === "dgii_unavailable");
+    expect(entries).toEqual([expect.objectContaining({ request_id: headers.get("x-request-id"), status: 503, detail: expect.stringContaining(body.encf) })]);
+    const thisMonth = new Date().toISOString().slice(0, 7);
+    expect(await monthSql(company.id, thisMonth, "SELECT request_id FROM audit_log WHERE code = 'dgii_unavailable'")).toEqual([{ request_id: headers.get("x-request-id") }]);
+  });
+
   it("DGII down: signed in contingency (503), then transmitted exactly once when it is back", async () => {
     const { company, token } = await issuer();
     await setFault({ mode: "down" });
@@ -145,7 +163,17 @@ describe("contingency", () => {
     for (const request of requests) answers.push(await issue(token, request));
     // Every refusal and failure is in the issuer's audit log.
     const audited = await auditRows(company.id);
-    expect(audited.filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
+    const unavailable = audited.filter((r) => r.code === "dgii_unavailable");
+    expect(unavailable).toHaveLength(3);
+    // Each request's own entry (written with its receipt): who, what, the answer, why, which request.
+    for (const { body, headers } of answers) {
+      expect(unavailable.find((r) => r.request_id === headers.get("x-request-id"))).toMatchObject({
+        actor: expect.stringMatching(/\S/),
+        action: "POST /fe/recepcion/ecf",
+        status: 503,
+        detail: `${body.encf}: DGII's status service reports the environment unavailable`,
+      });
+    }
     for (const { status, body, headers } of answers) {
       expect(status).toBe(503);
       // When to ask again: the ledger's next attempt (its first back-off is seconds away).
@@ -160,6 +188,8 @@ describe("contingency", () => {
     expect(resend.status).toBe(503);
     expect(Number(resend.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, resent: true, reenviado: true });
+    // A resend is not a new failure: nothing more in the audit log.
+    expect((await auditRows(company.id)).filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
 
     // Still down: the alarm leaves them in contingency.
     await runRetryAlarms(company.id);

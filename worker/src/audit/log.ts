@@ -26,6 +26,24 @@ async function concernedIssuer(c: Context<AppEnv>): Promise<string | null> {
   return principal.ownerType === "company" ? principal.ownerId : null;
 }
 
+/** What a request's DGII outcome writes in the audit log: a rejection, or a receipt left in contingency. */
+export function dgiiOutcomeEvent(estado: "Rechazado" | "Contingencia", encf: string, mensajes: { codigo: string | null; valor: string }[]): { code: string; detail: string } {
+  const reasons = mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
+  return { code: estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${encf}: ${reasons}` };
+}
+
+/** The audit entry of this request for `event`, answered with HTTP `status`. */
+export function requestAuditEntry(c: Context<AppEnv>, event: { code: string; detail: string }, status: number) {
+  return {
+    actor: c.get("principal")?.keyId ?? (c.req.path.startsWith("/admin") ? "admin" : null),
+    action: `${c.req.method} ${c.req.path}`,
+    code: event.code,
+    status,
+    detail: event.detail.slice(0, 1000),
+    requestId: c.get("requestId") ?? "unknown",
+  };
+}
+
 /**
  * Records every refused or failed request (any problem response, and the failures a handler
  * reports as `auditEvent`, such as a DGII rejection) in the audit log, attributed to the issuer it
@@ -35,14 +53,7 @@ export const auditProblems = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const problem = c.get("problem") ?? c.get("auditEvent");
   if (!problem) return;
-  const entry = {
-    actor: c.get("principal")?.keyId ?? (c.req.path.startsWith("/admin") ? "admin" : null),
-    action: `${c.req.method} ${c.req.path}`,
-    code: problem.code,
-    status: c.res.status,
-    detail: problem.detail.slice(0, 1000),
-    requestId: c.get("requestId") ?? "unknown",
-  };
+  const entry = requestAuditEntry(c, problem, c.res.status);
   // A request that names no issuer has no ledger to be recorded in (it is only logged).
   const write = concernedIssuer(c)
     .then((companyId) => (companyId ? writeAudit(c.env, companyId, entry) : console.warn("refused request with no issuer", entry)))

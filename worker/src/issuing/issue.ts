@@ -7,7 +7,7 @@ import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
 import { emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify, withoutAssignedFields } from "./document.ts";
-import { recordSignedReceipt, type IssueOutcome } from "./record.ts";
+import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/schema.ts";
 
@@ -66,7 +66,13 @@ async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub
  * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
  * records and transmits it. Throws ApiProblem for every client mistake.
  */
-export async function issueReceipt(env: Env, company: Company, body: unknown, now: Date, options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy } = {}): Promise<IssueOutcome> {
+export async function issueReceipt(
+  env: Env,
+  company: Company,
+  body: unknown,
+  now: Date,
+  options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy; contingencyAudit?: ContingencyAudit } = {},
+): Promise<IssueOutcome> {
   const { times } = options;
   const tipo = requestedTipo(body);
   // Identity of the document for resends: the fields the service assigns are left out.
@@ -125,7 +131,7 @@ export async function issueReceipt(env: Env, company: Company, body: unknown, no
   if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
 
   const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-  const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times });
+  const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times, contingencyAudit: options.contingencyAudit });
   const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
   return warnings.length ? { ...recorded, warnings } : recorded;
 }

@@ -1,10 +1,10 @@
 import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForSignedEcf, timbreUrl, xmlToEcf } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { documentFigures } from "../reports/document-figures.ts";
-import { receiptMonth } from "../ledger/client.ts";
+import { auditMonth, receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 import type { PhaseTimes } from "./timing.ts";
-import type { NewReceipt, Receipt } from "../ledger/schema.ts";
+import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
 import { dgiiAvailableFor } from "../dgii/for-company.ts";
 import { pollDelays, transmitReceipt, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
@@ -21,7 +21,12 @@ export interface IssueOutcome {
   reenviado: boolean;
   /** Validation warnings of this request (e.g. a failed RNC check digit, an assumed TipoIngresos). */
   warnings?: { path: string; code: string; message: string; messageEs?: string }[];
+  /** True when the request's audit entry (`RecordOptions.contingencyAudit`) was written with the receipt. */
+  audited?: boolean;
 }
+
+/** The audit entry a request writes for a receipt of its own left in contingency. */
+export type ContingencyAudit = (encf: string, mensajes: { codigo: string | null; valor: string }[]) => Omit<AuditEntry, "companyId" | "createdAt">;
 
 export interface RecordOptions {
   /** What tells a retry of the same receipt from a different one with the same e-NCF. */
@@ -29,6 +34,12 @@ export interface RecordOptions {
   source: "api" | "device";
   /** Collects `storage` (R2 archive, ledger record) and `transmit` (everything with DGII). */
   times?: PhaseTimes;
+  /**
+   * The request's audit entry should the receipt be left in contingency: written in the same
+   * transaction as the receipt when both belong in one month object (the audit log is kept by UTC
+   * month, receipts by FechaEmision's), saving the request the two ledger writes of its own.
+   */
+  contingencyAudit?: ContingencyAudit;
 }
 
 export interface ArchivedReceipt {
@@ -96,8 +107,14 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
   const dgiiUp = await timed(times, "transmit", () => dgiiAvailableFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
   if (!dgiiUp) {
-    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes()));
-    return { receipt: recorded.receipt, reenviado: recorded.existed };
+    const mensajes = unavailableMensajes();
+    const now = new Date();
+    const audit =
+      options.contingencyAudit && auditMonth(now) === archived.month
+        ? { ...options.contingencyAudit(archived.row.encf, JSON.parse(mensajes)), companyId: company.id, createdAt: now.toISOString() }
+        : undefined;
+    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, mensajes, audit));
+    return { receipt: recorded.receipt, reenviado: recorded.existed, audited: audit !== undefined && !recorded.existed };
   }
   const recorded = await timed(times, "storage", () => month.record(archived.row));
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };

@@ -59,7 +59,7 @@ export async function findPurchase(env: Env, companyId: string, id: string): Pro
 
 /** Writes an audit entry to the month it happened in. Never throws: the audit must not undo the work. */
 export async function writeAudit(env: Env, companyId: string, entry: Omit<AuditEntry, "companyId">, now = new Date()): Promise<void> {
-  const month = isoMonth(now);
+  const month = auditMonth(now);
   try {
     await Promise.all([issuerLedger(env, companyId).noteMonth(month), receiptMonth(env, companyId, month).audit({ ...entry, companyId, createdAt: now.toISOString() })]);
   } catch (error) {
@@ -68,4 +68,4 @@ export async function writeAudit(env: Env, companyId: string, entry: Omit<AuditE
 }
 
 /** yyyy-MM of an instant in UTC (audit entries are kept by the UTC month they were written in). */
-const isoMonth = (now: Date) => now.toISOString().slice(0, 7);
+export const auditMonth = (now: Date) => now.toISOString().slice(0, 7);

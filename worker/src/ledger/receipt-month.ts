@@ -204,7 +204,7 @@ export class ReceiptMonth extends DurableObject<Env> {
    * where record → update → release would take three; the same row and the same
    * receipt.contingency event. One row per e-NCF, as in record().
    */
-  recordInContingency(values: NewReceipt, dgiiMensajes: string): { receipt: Receipt; existed: boolean } {
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, audit?: AuditEntry): { receipt: Receipt; existed: boolean } {
     const now = Date.now();
     const inserted = insertReceipt(this.db).get(
       receiptParams({
@@ -218,6 +218,8 @@ export class ReceiptMonth extends DurableObject<Env> {
       }),
     );
     if (!inserted) return { receipt: this.receipt(values.encf)!, existed: true };
+    // The request's audit entry, in the same write as the receipt.
+    if (audit) this.audit(audit);
     // Its event task sets the alarm, which is due no later than this receipt.
     return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted), existed: false };
   }

@@ -8,6 +8,7 @@ import { ApiProblem, DEFAULT_RETRY_AFTER_SECONDS, malformedJson } from "../http/
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
+import { dgiiOutcomeEvent, requestAuditEntry } from "../audit/log.ts";
 import { answerFor } from "../issuing/answer.ts";
 import { buyerDeliveryStateOf } from "../issuing/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
@@ -103,7 +104,12 @@ issuingRoutes.openapi(
     let outcome;
     const times = new PhaseTimes();
     try {
-      outcome = await issueReceipt(c.env, company, body, new Date(), { times, totalsPolicy: totalsPolicyOf(c) });
+      outcome = await issueReceipt(c.env, company, body, new Date(), {
+        times,
+        totalsPolicy: totalsPolicyOf(c),
+        // Written with the receipt when it is left in contingency (answered 503), not after the answer.
+        contingencyAudit: (encf, mensajes) => requestAuditEntry(c, dgiiOutcomeEvent("Contingencia", encf, mensajes), 503),
+      });
     } catch (error) {
       if (key) await ledger.releaseIdempotencyKey(key);
       throw error;
@@ -111,9 +117,8 @@ issuingRoutes.openapi(
     const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
     if (retryAfter) c.header("Retry-After", String(retryAfter));
     const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings, advertencias: outcome.warnings } : judged;
-    if (!outcome.reenviado && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
-      const reasons = answer.mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
-      c.set("auditEvent", { code: answer.estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${answer.encf}: ${reasons}` });
+    if (!outcome.reenviado && !outcome.audited && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
+      c.set("auditEvent", dgiiOutcomeEvent(answer.estado, answer.encf, answer.mensajes));
     }
     if (key) await ledger.storeIdempotentAnswer(key, status, answer);
     // storage: ledger numbering, R2 archive, ledger record; transmit: all of the DGII part (dgii:
