@@ -100,12 +100,12 @@ try {
   if (!down.ok) throw new Error(`the sandbox refused the down fault: HTTP ${down.status}`);
 
   /** `total` calls spread over every client, each client one call at a time; calls per second. */
-  const spread = async (total: number, call: (token: string, i: number) => Promise<void>): Promise<number> => {
+  const spread = async (total: number, call: (token: string) => Promise<void>): Promise<number> => {
     let next = 0;
     const started = performance.now();
     await Promise.all(
       tokens.map(async (token) => {
-        for (let i = next++; i < total; i = next++) await call(token, i);
+        while (next++ < total) await call(token);
       }),
     );
     return (total * 1000) / (performance.now() - started);

@@ -6,7 +6,7 @@
 // CONTINGENCY_BENCH_ROUNDS rounds (default 2), since one run on this shared 2-core machine moves by
 // up to a third. Prints each round, the median ratio of each and how many times the reference's
 // ratio this tree reaches (the goal: 6), then where each spent its CPU, per receipt and per /health.
-// The reference revision is installed once (reference-tree.ts), which takes a few minutes.
+// The reference revision is installed once (reference-tree.ts), which takes about a minute.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { root } from "../scripts/lib.mjs";

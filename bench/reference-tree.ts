@@ -1,7 +1,7 @@
 // A past revision of this repository, installed beside it, so a bench can run that revision's own
 // code in the same run as this tree's and print both figures (git archive of the revision, then
 // its own `npm ci`). Kept under node_modules/.cache/ecf-reference/<commit> and reused by later runs:
-// only the first run pays the install (a few minutes on this 2-core machine).
+// only the first run pays the install (about a minute on this 2-core machine).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +10,7 @@ import { root } from "../scripts/lib.mjs";
 /** The directory holding `revision`, installed; throws when git does not know the revision (a shallow clone). */
 export function referenceTree(revision: string): string {
   const commit = spawnSync("git", ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`], { cwd: root, encoding: "utf8" });
-  if (commit.status !== 0) throw new Error(`git does not know ${revision} here (a shallow clone?): fetch the full history, or set CONTINGENCY_BENCH_REFERENCE=off`);
+  if (commit.status !== 0) throw new Error(`git does not know ${revision} here (a shallow clone?): fetch the full history`);
   const sha = commit.stdout.trim();
   const dir = join(root, "node_modules", ".cache", "ecf-reference", sha);
   const ready = join(dir, ".installed");
