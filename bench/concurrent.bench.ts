@@ -21,7 +21,7 @@ import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { setUpIssuer } from "../scripts/certify-lib/issuer.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";
-import { cpuByRole, cpuPer, percentile, report, serverTiming } from "./lib.ts";
+import { benchE31, cpuByRole, cpuPer, percentile, report, serverTiming } from "./lib.ts";
 
 const ISSUERS = 10;
 const CLIENTS_PER_ISSUER = 5;
@@ -40,20 +40,7 @@ let section = "setup";
 
 type EcfRequest = components["schemas"]["EcfRequest"];
 
-/** The same E31 as issue.bench.ts: the service numbers it and derives Emisor, dates and totals. */
-function request(i: number): EcfRequest {
-  return {
-    Encabezado: {
-      IdDoc: { TipoeCF: "31", IndicadorMontoGravado: "0", TipoIngresos: "01", TipoPago: "1" },
-      Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente de Prueba SRL" },
-    },
-    DetallesItems: [
-      { IndicadorFacturacion: "1", NombreItem: `Servicio ${i}`, IndicadorBienoServicio: "2", CantidadItem: "1", PrecioUnitarioItem: "1000.00" },
-      { IndicadorFacturacion: "1", NombreItem: "Producto A", IndicadorBienoServicio: "1", CantidadItem: "3", PrecioUnitarioItem: "250.50" },
-      { IndicadorFacturacion: "4", NombreItem: "Producto exento", IndicadorBienoServicio: "1", CantidadItem: "2", PrecioUnitarioItem: "99.99" },
-    ],
-  } as EcfRequest;
-}
+const request = (i: number) => benchE31(i) as EcfRequest;
 
 /** One integration: its issuer and its @ecf/client, logged in with the issuer's key. */
 interface Client {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
-import { cpuByRole, cpuPer } from "./lib.ts";
+import { benchE31, cpuByRole, cpuPer } from "./lib.ts";
 
 const ISSUERS = 10;
 const CLIENTS_PER_ISSUER = 5;
@@ -35,20 +35,6 @@ if (!tree) throw new Error("usage: tsx bench/contingency-ratio.ts <checkout of t
 // The tree's own modules: its local stack and issuer set-up, resolved against its own node_modules.
 const { startLocalStack } = (await import(pathToFileURL(join(tree, "scripts/local-stack.ts")).href)) as typeof import("../scripts/local-stack.ts");
 const { setUpIssuer } = (await import(pathToFileURL(join(tree, "scripts/certify-lib/issuer.ts")).href)) as typeof import("../scripts/certify-lib/issuer.ts");
-
-/** The E31 every issuing bench sends: the service numbers it and derives Emisor, dates and totals. */
-const receipt = (i: number) =>
-  JSON.stringify({
-    Encabezado: {
-      IdDoc: { TipoeCF: "31", IndicadorMontoGravado: "0", TipoIngresos: "01", TipoPago: "1" },
-      Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente de Prueba SRL" },
-    },
-    DetallesItems: [
-      { IndicadorFacturacion: "1", NombreItem: `Servicio ${i}`, IndicadorBienoServicio: "2", CantidadItem: "1", PrecioUnitarioItem: "1000.00" },
-      { IndicadorFacturacion: "1", NombreItem: "Producto A", IndicadorBienoServicio: "1", CantidadItem: "3", PrecioUnitarioItem: "250.50" },
-      { IndicadorFacturacion: "4", NombreItem: "Producto exento", IndicadorBienoServicio: "1", CantidadItem: "2", PrecioUnitarioItem: "99.99" },
-    ],
-  });
 
 let resends = 0;
 /** fetch, sent again (same request, same Idempotency-Key) while its answer is lost on the way. */
@@ -115,7 +101,7 @@ try {
     const response = await send(`${stack.workerUrl}/fe/recepcion/ecf`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
-      body: receipt(numbered++),
+      body: JSON.stringify(benchE31(numbered++)),
     });
     const body = (await response.json()) as { estado?: string };
     if (response.status !== 503 || body.estado !== "Contingencia") throw new Error(`DGII down: expected 503 Contingencia, got ${response.status} ${JSON.stringify(body)}`);

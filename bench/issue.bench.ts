@@ -11,7 +11,7 @@ import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { answerOf, type components, createClient, ProblemError } from "@ecf/client";
 import { issuingClient, revokeKey, setUpIssuer } from "../scripts/certify-lib/issuer.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";
-import { percentile, report, serverTiming } from "./lib.ts";
+import { benchE31, percentile, report, serverTiming } from "./lib.ts";
 
 type EcfRequest = components["schemas"]["EcfRequest"];
 
@@ -20,20 +20,7 @@ const RNC = "131880681";
 const LEGAL_NAME = "Bench Comercial SRL";
 const ADDRESS = "Av. Winston Churchill 1099";
 
-/** What an integration sends: the service numbers it and derives Emisor, dates and totals. */
-function request(i: number): Record<string, unknown> {
-  return {
-    Encabezado: {
-      IdDoc: { TipoeCF: "31", IndicadorMontoGravado: "0", TipoIngresos: "01", TipoPago: "1" },
-      Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente de Prueba SRL" },
-    },
-    DetallesItems: [
-      { IndicadorFacturacion: "1", NombreItem: `Servicio ${i}`, IndicadorBienoServicio: "2", CantidadItem: "1", PrecioUnitarioItem: "1000.00" },
-      { IndicadorFacturacion: "1", NombreItem: "Producto A", IndicadorBienoServicio: "1", CantidadItem: "3", PrecioUnitarioItem: "250.50" },
-      { IndicadorFacturacion: "4", NombreItem: "Producto exento", IndicadorBienoServicio: "1", CantidadItem: "2", PrecioUnitarioItem: "99.99" },
-    ],
-  };
-}
+const request = (i: number): Record<string, unknown> => benchE31(i);
 
 // The sandbox judges at once (processingMs 0) but its XSD check takes a few hundred ms on a busy
 // machine; the request polls after 100, 300 and 1000 ms, so every receipt comes back judged.

@@ -1,4 +1,22 @@
 import { readdirSync, readFileSync } from "node:fs";
+/**
+ * The E31 every issuing bench sends (number `i` names its first line), as an integration would: the
+ * service numbers it and derives Emisor, dates and totals.
+ */
+export function benchE31(i: number) {
+  return {
+    Encabezado: {
+      IdDoc: { TipoeCF: "31", IndicadorMontoGravado: "0", TipoIngresos: "01", TipoPago: "1" },
+      Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente de Prueba SRL" },
+    },
+    DetallesItems: [
+      { IndicadorFacturacion: "1", NombreItem: `Servicio ${i}`, IndicadorBienoServicio: "2", CantidadItem: "1", PrecioUnitarioItem: "1000.00" },
+      { IndicadorFacturacion: "1", NombreItem: "Producto A", IndicadorBienoServicio: "1", CantidadItem: "3", PrecioUnitarioItem: "250.50" },
+      { IndicadorFacturacion: "4", NombreItem: "Producto exento", IndicadorBienoServicio: "1", CantidadItem: "2", PrecioUnitarioItem: "99.99" },
+    ],
+  };
+}
+
 /** Measures how many times per second `fn` runs, for at least `minMs` after a short warm-up. */
 export async function opsPerSecond(fn: () => unknown | Promise<unknown>, minMs = 1000): Promise<number> {
   for (let i = 0; i < 5; i++) await fn();
