@@ -1,7 +1,13 @@
 // The retry alarm of a month object: a receipt DGII could not take is tried again with back-off
 // (1, 2, 4 … seconds, at most every 10 minutes), never while someone holds it, and the receipts
 // that keep failing are pushed back so they never crowd out a newer one.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { receiptMonth } from "../src/ledger/client.ts";
+import { receipts } from "../src/ledger/month-tables.ts";
+import type { ReceiptMonth } from "../src/ledger/receipt-month.ts";
+import type { NewReceipt } from "../src/ledger/schema.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { holdDgiiDown, holdReceipt, monthSql, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 
@@ -83,6 +89,40 @@ describe("the retry alarm", () => {
       expect((await row(company.id, encf)).status).toBe("accepted");
       expect(await sentEcf(company.rnc, encf)).toBe(1);
     }
+  });
+
+  it("a pending alarm is moved earlier, never later: it runs early and reschedules, sparing a storage write per change", async () => {
+    const { company } = await issuer();
+    const start = Date.now();
+    const minutes = (n: number) => start + n * 60_000;
+    type Month = { db: ReceiptMonth["db"]; schedule(): void };
+    const inMonth = <T>(work: (month: Month, state: DurableObjectState) => T | Promise<T>) =>
+      runInDurableObject(receiptMonth(env, company.id, "2025-04"), (instance, state) => work(instance as unknown as Month, state));
+    // A receipt waiting for DGII, due `at`, written straight into the month object; then it schedules.
+    const waiting = (n: number, at: number) =>
+      inMonth((month) => {
+        const row: NewReceipt = {
+          ...{ id: crypto.randomUUID(), companyId: company.id, encf: `E31${String(n).padStart(10, "0")}`, tipoeCF: "31", issueDate: "2025-04-01", montoTotal: "1.00" },
+          ...{ securityCode: "ABC123", fechaHoraFirma: "01-04-2025 10:15:00", timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre", xmlKey: `k/${n}`, xmlSha256: "x" },
+          ...{ documentHash: "y", dgiiPath: "ecf", status: "contingency", source: "api", nextAttemptAt: new Date(at).toISOString() },
+        };
+        month.db.insert(receipts).values(row).run();
+        month.schedule();
+      });
+    const alarm = () => inMonth((_month, state) => state.storage.getAlarm());
+
+    await waiting(1, minutes(10));
+    expect(await alarm()).toBe(minutes(10));
+    await waiting(2, minutes(5));
+    expect(await alarm()).toBe(minutes(5));
+    // The 5-minute receipt is put off (as a claim or a change would); the next change schedules.
+    await monthSql(company.id, "2025-04", "UPDATE receipts SET next_attempt_at = ?1 WHERE encf = 'E310000000002'", new Date(minutes(30)).toISOString());
+    await waiting(3, minutes(20));
+    expect(await alarm()).toBe(minutes(5));
+    // The alarm runs early, finds nothing due, and sets itself for the receipt due first.
+    await inMonth((month) => (month as unknown as ReceiptMonth).alarm());
+    expect(await alarm()).toBe(minutes(10));
+    expect(await monthSql(company.id, "2025-04", "SELECT status, retries FROM receipts ORDER BY encf")).toEqual(Array(3).fill({ status: "contingency", retries: 0 }));
   });
 
   it("leaves alone a receipt someone holds (a request transmitting it), and takes it once the hold lapses", async () => {

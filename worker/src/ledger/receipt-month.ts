@@ -168,6 +168,8 @@ export class ReceiptMonth extends DurableObject<Env> {
   private readonly db: MonthDb;
   /** Until when DGII's status service's last "down" for this issuer stands (its answers are reused that long). */
   private dgiiDownUntil = 0;
+  /** When this object's alarm is set for, as far as this instance set it (null: none pending); see schedule(). */
+  private alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -423,7 +425,22 @@ export class ReceiptMonth extends DurableObject<Env> {
       )
       .one();
     const earliest = [next, nextTask].filter((t): t is string => Boolean(t)).sort()[0];
-    if (earliest) this.ctx.storage.setAlarm(Math.max(Date.parse(earliest), Date.now())).catch((error: unknown) => console.error("setAlarm failed", error));
+    if (!earliest) return;
+    const at = Math.max(Date.parse(earliest), Date.now());
+    // An alarm that runs by then stays as it is: it reschedules when it is done. Moving it on every
+    // change (each move a storage write of its own) costs more than a run that finds nothing due.
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.setAlarmAt(at).catch((error: unknown) => console.error("setAlarm failed", error));
+  }
+
+  private async setAlarmAt(at: number): Promise<void> {
+    this.alarmAt = at;
+    try {
+      await this.ctx.storage.setAlarm(at);
+    } catch (error) {
+      if (this.alarmAt === at) this.alarmAt = null;
+      throw error;
+    }
   }
 
   // ---------------------------------------------------------------------------------- tasks
@@ -534,6 +551,8 @@ export class ReceiptMonth extends DurableObject<Env> {
    * pending waits its back-off; DGII rejecting one nobody was waiting for goes to the audit log.
    */
   override async alarm(): Promise<void> {
+    // The alarm that fired is no longer pending: whatever this run or a request schedules is set.
+    this.alarmAt = null;
     const now = new Date();
     let due = dueReceipts(this.db).all({ now: now.toISOString() });
     // Receipts that only wait for DGII to come back stay put while its status service says it is
@@ -578,7 +597,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     }
     await Promise.all(moved.values());
     const ranTasks = await this.runDueTasks(now);
-    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH) await this.ctx.storage.setAlarm(Date.now());
+    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH) await this.setAlarmAt(Date.now());
     this.schedule();
   }
 
