@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
+import type { DgiiMessage } from "../dgii/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { writeAudit } from "../ledger/client.ts";
 
@@ -27,7 +28,7 @@ async function concernedIssuer(c: Context<AppEnv>): Promise<string | null> {
 }
 
 /** What a request's DGII outcome writes in the audit log: a rejection, or a receipt left in contingency. */
-export function dgiiOutcomeEvent(estado: "Rechazado" | "Contingencia", encf: string, mensajes: { codigo: string | null; valor: string }[]): { code: string; detail: string } {
+export function dgiiOutcomeEvent(estado: "Rechazado" | "Contingencia", encf: string, mensajes: readonly DgiiMessage[]): { code: string; detail: string } {
   const reasons = mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
   return { code: estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${encf}: ${reasons}` };
 }

@@ -3,10 +3,11 @@ import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { documentFigures } from "../reports/document-figures.ts";
 import { auditMonth, receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
+import type { DgiiMessage } from "../dgii/errors.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
 import { dgiiAvailableFor } from "../dgii/for-company.ts";
-import { pollDelays, transmitReceipt, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
+import { pollDelays, transmitReceipt, UNAVAILABLE_MENSAJES, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
 type Json = Record<string, any>;
 
@@ -26,7 +27,7 @@ export interface IssueOutcome {
 }
 
 /** The audit entry a request writes for a receipt of its own left in contingency. */
-export type ContingencyAudit = (encf: string, mensajes: { codigo: string | null; valor: string }[]) => Omit<AuditEntry, "companyId" | "createdAt">;
+export type ContingencyAudit = (encf: string, mensajes: readonly DgiiMessage[]) => Omit<AuditEntry, "companyId" | "createdAt">;
 
 export interface RecordOptions {
   /** What tells a retry of the same receipt from a different one with the same e-NCF. */
@@ -107,13 +108,12 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
   const dgiiUp = await timed(times, "transmit", () => dgiiAvailableFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
   if (!dgiiUp) {
-    const mensajes = unavailableMensajes();
     const now = new Date();
     const audit =
       options.contingencyAudit && auditMonth(now) === archived.month
-        ? { ...options.contingencyAudit(archived.row.encf, JSON.parse(mensajes)), companyId: company.id, createdAt: now.toISOString() }
+        ? { ...options.contingencyAudit(archived.row.encf, UNAVAILABLE_MENSAJES), companyId: company.id, createdAt: now.toISOString() }
         : undefined;
-    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, mensajes, audit));
+    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes(), audit));
     return { receipt: recorded.receipt, reenviado: recorded.existed, audited: audit !== undefined && !recorded.existed };
   }
   const recorded = await timed(times, "storage", () => month.record(archived.row));

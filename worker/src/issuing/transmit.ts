@@ -35,10 +35,13 @@ export function pollDelays(env: Env): number[] {
 /** Why a receipt stays in contingency when DGII's status service says its environment is down. */
 const DGII_REPORTS_UNAVAILABLE = "DGII's status service reports the environment unavailable";
 
-/** `dgiiMensajes` of a receipt left in contingency because DGII reports itself unavailable. */
-export const unavailableMensajes = () => messagesJson([{ codigo: null, valor: DGII_REPORTS_UNAVAILABLE }]);
+/** The messages of a receipt left in contingency because DGII reports itself unavailable. */
+export const UNAVAILABLE_MENSAJES: readonly DgiiMessage[] = [{ codigo: null, valor: DGII_REPORTS_UNAVAILABLE }];
 
-const messagesJson = (mensajes: DgiiMessage[]) => JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
+/** `dgiiMensajes` of a receipt left in contingency because DGII reports itself unavailable. */
+export const unavailableMensajes = () => messagesJson(UNAVAILABLE_MENSAJES);
+
+const messagesJson = (mensajes: readonly DgiiMessage[]) => JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
 
 function recordResult(store: ReceiptStore, receipt: Receipt, result: DgiiResult): Promise<Receipt> {
   return store.update(receipt.id, {

@@ -342,6 +342,12 @@ export class ReceiptMonth extends DurableObject<Env> {
     });
   }
 
+  /** Postpones the due receipts that only wait for DGII to come back; returns the others, to move now. */
+  private postponeWaiting(due: Receipt[], now: Date): Receipt[] {
+    for (const receipt of due) if (awaitsFirstSend(receipt)) this.postpone(receipt, now);
+    return due.filter((receipt) => !awaitsFirstSend(receipt));
+  }
+
   /** Receipts of one type whose e-NCF lies in [desde, hasta] (for voiding). */
   receiptsIn(tipoeCF: string, desde: string, hasta: string): Receipt[] {
     return this.db
@@ -558,17 +564,13 @@ export class ReceiptMonth extends DurableObject<Env> {
     // Receipts that only wait for DGII to come back stay put while its status service says it is
     // still down: their next turn, without a claim, an archive read or a change. While the last
     // answer is still the one DGII's client would reuse, it is not asked again, nor the issuer read.
-    if (due.length && due.every(awaitsFirstSend) && now.getTime() < this.dgiiDownUntil) {
-      for (const receipt of due) this.postpone(receipt, now);
-      due = [];
-    }
+    if (due.length && due.every(awaitsFirstSend) && now.getTime() < this.dgiiDownUntil) due = this.postponeWaiting(due, now);
     // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
     // (Failing to read it leaves each receipt to its own attempt, as before.)
     const company = due.length ? await companyById(this.env, due[0]!.companyId).catch(() => undefined) : undefined;
     if (company && due.some(awaitsFirstSend) && !(await dgiiAvailableFor(this.env, company))) {
       this.dgiiDownUntil = now.getTime() + dgiiStatusTtlMs(this.env);
-      for (const receipt of due.filter(awaitsFirstSend)) this.postpone(receipt, now);
-      due = due.filter((r) => !awaitsFirstSend(r));
+      due = this.postponeWaiting(due, now);
     }
     // Side by side: a backlog (a till's batch) is sent at DGII's pace, not one round trip after
     // another (the runtime bounds the connections open at once). A credit or debit note waits for
