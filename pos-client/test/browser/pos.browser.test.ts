@@ -228,6 +228,8 @@ describe("the POS in Chromium", () => {
     const all = [online, ...offline];
     expect(batches).toEqual([offline]);
     // The batch was recorded at once (En Proceso); the server tells DGII in the background.
+    // (The listener reads the upload's body after the till has shown it: wait for it to finish.)
+    await expect.poll(() => offline.every((encf) => answers.has(encf)), { timeout: 10_000 }).toBe(true);
     for (const encf of offline) expect(answers.get(encf), encf).toBe("En Proceso");
     // Each receipt shows DGII's word on the till: the sale online at once, the backlog once the
     // till asked again (a round follows soon after one that left receipts in process).
