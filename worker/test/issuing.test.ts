@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { TIPOS_ECF, verifyXml, xmlToEcf } from "@ecf/shared";
+import { drIsoDate, drMonth, TIPOS_ECF, verifyXml, xmlToEcf } from "@ecf/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
@@ -8,7 +8,9 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
-import { auditRows, holdReceipt, monthSql, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { auditRows, holdReceipt, issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { issuerLedger } from "../src/ledger/client.ts";
+import { unwrap } from "../src/ledger/rpc.ts";
 
 afterEach(clearFaults);
 
@@ -133,6 +135,65 @@ describe("resends and idempotency", () => {
     expect(await received(company.rnc)).toHaveLength(1);
     const reused = await issue(token, issueRequest("31", { lines: 5 }), { "Idempotency-Key": "order-42" });
     expect(reused.status).toBe(409);
+    expect(reused.body.errors).toEqual([expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_reused" })]);
+  });
+
+  it("a request refused before it is numbered holds no key: the corrected request with the same key issues", async () => {
+    const { company, token } = await issuer();
+    const broken = await issue(
+      token,
+      issueRequest("31", {}, (d) => delete d.Encabezado.Comprador),
+      { "Idempotency-Key": "order-7" },
+    );
+    expect(broken.status).toBe(400);
+    expect(await issuerSql(company.id, "SELECT key FROM idempotency_keys")).toEqual([]);
+    const fixed = await issue(token, issueRequest("31"), { "Idempotency-Key": "order-7" });
+    expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
+    expect(await issuerSql(company.id, "SELECT key, status FROM idempotency_keys")).toEqual([{ key: "order-7", status: 200 }]);
+  });
+
+  it("the same key sent many times at once: one receipt; every other request gets its answer or a 409 while it runs", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("32");
+    const answers = await Promise.all(Array.from({ length: 8 }, () => issue(token, request, { "Idempotency-Key": "till-3/sale-9" })));
+    expect(await received(company.rnc)).toHaveLength(1);
+    const issued = answers.filter((a) => a.status === 200);
+    expect(new Set(issued.map((a) => a.body.encf))).toEqual(new Set(["E320000000001"]));
+    for (const other of answers.filter((a) => a.status !== 200)) {
+      expect(other.status).toBe(409);
+      expect(other.body.errors).toEqual([expect.objectContaining({ code: "idempotency_key_in_progress" })]);
+    }
+    // No refused request gave the key back from under the one that numbered: a retry replays its answer.
+    const retry = await issue(token, request, { "Idempotency-Key": "till-3/sale-9" });
+    expect(retry.body).toEqual(issued[0]!.body);
+    expect(await nextNumber(company.id, "32")).toBe(2);
+  });
+
+  it("a resend of a receipt we hold keeps its answer under the new key (that request numbered nothing)", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000900"));
+    expect((await issue(token, request)).status).toBe(200);
+    const resend = await issue(token, request, { "Idempotency-Key": "resend-1" });
+    expect(resend.body).toMatchObject({ encf: "E310000000900", resent: true });
+    expect(await issuerSql(company.id, "SELECT key, status FROM idempotency_keys")).toEqual([{ key: "resend-1", status: 200 }]);
+    expect((await issue(token, request, { "Idempotency-Key": "resend-1" })).body).toEqual(resend.body);
+  });
+
+  it("a key's answer is stored only for the request that holds it, and only its first answer", async () => {
+    const { company } = await issuer();
+    const ledger = issuerLedger(env, company.id);
+    const now = new Date();
+    const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString() };
+    const claimed = await unwrap(ledger.number({ ...numbering, idempotency: { key: "k", requestHash: "h1" } }));
+    expect(claimed.replay).toBeNull();
+    await ledger.storeIdempotentAnswer({ key: "k", requestHash: "h2" }, 200, { from: "another request" });
+    expect(await issuerSql(company.id, "SELECT status, response FROM idempotency_keys")).toEqual([{ status: null, response: null }]);
+    await ledger.storeIdempotentAnswer({ key: "k", requestHash: "h1" }, 503, { from: "the holder" });
+    await ledger.storeIdempotentAnswer({ key: "k", requestHash: "h1" }, 200, { from: "a later answer" });
+    expect(await issuerSql(company.id, "SELECT status, response FROM idempotency_keys")).toEqual([{ status: 503, response: '{"from":"the holder"}' }]);
+    // Numbering again with the key replays that answer and takes no number.
+    expect(await unwrap(ledger.number({ ...numbering, idempotency: { key: "k", requestHash: "h1" } }))).toEqual({ replay: { status: 503, response: '{"from":"the holder"}' } });
+    expect(await nextNumber(company.id, "31")).toBe(2);
   });
 });
 

@@ -8,7 +8,7 @@ import { drIsoDate, drMonth } from "@ecf/shared";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer } from "./support/issuing.ts";
-import { nextNumber } from "./support/ledger.ts";
+import { nextNumber, numberedOf } from "./support/ledger.ts";
 
 const numberOf = (encf: string) => Number(encf.slice(3));
 
@@ -23,7 +23,7 @@ describe("e-NCF allocation under concurrency", () => {
     // 100 receipts issued through the API, 300 numbers taken by requests that then died (numbered,
     // never recorded), and 2 × 50 leases of two numbers: 500 allocations, all in flight at once.
     const issued = Array.from({ length: 100 }, () => issue(token, issueRequest("32")));
-    const orphans = Array.from({ length: 300 }, () => unwrap(ledger.number(request)));
+    const orphans = Array.from({ length: 300 }, async () => numberedOf(await unwrap(ledger.number(request))));
     const leases = devices.flatMap((d) => Array.from({ length: 50 }, () => unwrap(ledger.lease(d.id, "32", 2, request.today))));
     const [answers, orphaned, leased] = await Promise.all([Promise.all(issued), Promise.all(orphans), Promise.all(leases)]);
 

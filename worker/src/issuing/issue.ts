@@ -3,6 +3,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
+import type { IdempotencyRequest, IdempotentReplay } from "../ledger/issuer-ledger.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
@@ -71,18 +72,21 @@ export async function issueReceipt(
   company: Company,
   body: unknown,
   now: Date,
-  options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy; contingencyAudit?: ContingencyAudit } = {},
-): Promise<IssueOutcome> {
-  const { times } = options;
+  options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy; contingencyAudit?: ContingencyAudit; idempotency?: IdempotencyRequest } = {},
+): Promise<IssueOutcome | { replay: IdempotentReplay }> {
+  const { times, idempotency } = options;
   const tipo = requestedTipo(body);
   // Identity of the document for resends: the fields the service assigns are left out.
   const requestHash = await sha256Hex(stableStringify(withoutAssignedFields(body)));
   const ledger = issuerLedger(env, company.id);
   const givenEncf = requestedEncf(body);
 
-  // Cheap checks first, and the problems of the document all at once, before any number is used.
-  const peek = async () => (tipo ? ledger.sequence(tipo) : null);
-  const range = times ? await times.time("storage", peek) : await peek();
+  // Cheap checks first (a key's first answer; the range), and the problems of the document all at
+  // once, before any number is used.
+  const peek = async () => (tipo || idempotency ? unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)) : null);
+  const check = times ? await times.time("storage", peek) : await peek();
+  if (check?.replay) return { replay: check.replay };
+  const range = check?.sequence ?? null;
   // An expired range is the range's problem (422), not a past FechaVencimientoSecuencia the service
   // itself would put in the document; a resend of a receipt numbered before expiry still gets its answer.
   if (range && range.expiresOn < drIsoDate(now)) {
@@ -112,9 +116,9 @@ export async function issueReceipt(
 
   const document = validation.document as Json;
   const idDoc = document.Encabezado.IdDoc as Json;
-  // One RPC: the quota unit, the number and its place in the index (the FechaEmision's month).
+  // One RPC: the quota unit, the number, its place in the index (the FechaEmision's month) and the key.
   const numberingStarted = performance.now();
-  const numbered = await unwrap(
+  const numbering = await unwrap(
     ledger.number({
       tipoeCF: tipo!,
       givenEncf,
@@ -122,16 +126,26 @@ export async function issueReceipt(
       today: drIsoDate(now),
       quota: { month: drMonth(now), limit: company.invoiceLimitPerMonth },
       now: now.toISOString(),
+      idempotency,
     }),
   );
   times?.add("storage", performance.now() - numberingStarted);
-  await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
+  // A request with the same key finished first.
+  if (numbering.replay) return { replay: numbering.replay };
+  const { numbered } = numbering;
+  try {
+    await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
 
-  idDoc.eNCF = numbered.encf;
-  if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
+    idDoc.eNCF = numbered.encf;
+    if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
 
-  const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-  const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times, contingencyAudit: options.contingencyAudit });
-  const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
-  return warnings.length ? { ...recorded, warnings } : recorded;
+    const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
+    const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times, contingencyAudit: options.contingencyAudit });
+    const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
+    return warnings.length ? { ...recorded, warnings } : recorded;
+  } catch (error) {
+    // This request claimed the key with its number: it gives it back, so a corrected retry works.
+    if (idempotency) await ledger.releaseIdempotencyKey(idempotency.key);
+    throw error;
+  }
 }

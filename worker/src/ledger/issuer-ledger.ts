@@ -2,7 +2,7 @@
 // RPC that runs to completion without awaiting, so the object's single thread makes it atomic:
 // two requests can never take the same number or the last unit of the quota.
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { ApiProblem } from "../http/problem.ts";
@@ -48,10 +48,29 @@ export interface NumberRequest {
   today: string;
   quota: { month: string; limit: number };
   now: string;
+  /** The request's `Idempotency-Key`, claimed with the number (in the same write). */
+  idempotency?: IdempotencyRequest;
 }
 
-/** The replayed answer is the stored JSON text (parsed by the caller). */
-export type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; status: number; response: string };
+export interface IdempotencyRequest {
+  key: string;
+  /** What tells a retry of the same request from a different one with the same key. */
+  requestHash: string;
+}
+
+/** The first answer given for an `Idempotency-Key`: the stored JSON text (parsed by the caller). */
+export interface IdempotentReplay {
+  status: number;
+  response: string;
+}
+
+/** What issuing reads before it validates a document: the range's state, and the key's first answer. */
+export interface IssueCheck {
+  sequence: Sequence | null;
+  replay: IdempotentReplay | null;
+}
+
+export type Numbered = AllocatedEncf & { month: string; quotaNearLimit: { used: number; limit: number } | null };
 
 export interface VoidRangeCheck {
   /** The authorised range, when there is one. */
@@ -81,11 +100,17 @@ const claimKey = preparedOnce((db: IssuerDb) =>
     .values({ key: param("key"), requestHash: param("requestHash") })
     .prepare(),
 );
+// An upsert: a resend of a receipt we hold answers without numbering, so its key was never claimed.
+// Only a key's first answer is kept, and never under another request's key.
 const storeAnswer = preparedOnce((db: IssuerDb) =>
   db
-    .update(idempotencyKeys)
-    .set({ status: param("status"), response: param("response") })
-    .where(eq(idempotencyKeys.key, param("key")))
+    .insert(idempotencyKeys)
+    .values({ key: param("key"), requestHash: param("requestHash"), status: param("status"), response: param("response") })
+    .onConflictDoUpdate({
+      target: idempotencyKeys.key,
+      set: { status: sql`excluded.status`, response: sql`excluded.response` },
+      setWhere: sql`${idempotencyKeys.requestHash} = excluded.request_hash AND ${idempotencyKeys.response} IS NULL`,
+    })
     .prepare(),
 );
 
@@ -102,10 +127,6 @@ export class IssuerLedger extends DurableObject<Env> {
 
   sequences(): Sequence[] {
     return this.db.select().from(sequences).orderBy(sequences.tipoeCF).all();
-  }
-
-  sequence(tipoeCF: string): Sequence | null {
-    return sequenceOf(this.db, tipoeCF) ?? null;
   }
 
   /** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
@@ -125,11 +146,30 @@ export class IssuerLedger extends DurableObject<Env> {
   }
 
   /**
-   * Numbers one API receipt: the quota unit, the e-NCF (the next one, or the client's own) and its
-   * place in the receipt index, all at once. Nothing is taken when any of them fails.
+   * Read only (no write, so no commit): the range a document will be numbered from, and, when the
+   * request's `Idempotency-Key` already has an answer, that answer. A key used with a different
+   * request, or whose first request is still running, is a 409.
    */
-  number(request: NumberRequest): Answer<AllocatedEncf & { month: string; quotaNearLimit: { used: number; limit: number } | null }> {
+  checkIssue(tipoeCF: string | null, idempotency: IdempotencyRequest | null): Answer<IssueCheck> {
+    return answer(() => ({
+      replay: idempotency ? this.answerOfKey(idempotency) : null,
+      sequence: tipoeCF ? (sequenceOf(this.db, tipoeCF) ?? null) : null,
+    }));
+  }
+
+  /**
+   * Numbers one API receipt: the quota unit, the e-NCF (the next one, or the client's own), its
+   * place in the receipt index and the request's `Idempotency-Key`, all in one write. Nothing is
+   * taken when any of them fails. The key is checked again here, as `checkIssue` did: a request
+   * with the same key may have claimed it since; then this one gets that one's answer (`replay`)
+   * or a 409 while it runs, and takes nothing.
+   */
+  number(request: NumberRequest): Answer<{ replay: IdempotentReplay } | { replay: null; numbered: Numbered }> {
     return answer(() => {
+      if (request.idempotency) {
+        const replay = this.answerOfKey(request.idempotency);
+        if (replay) return { replay };
+      }
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
       const numbered = request.givenEncf
@@ -141,7 +181,8 @@ export class IssuerLedger extends DurableObject<Env> {
       const used = invoicesIn(this.db, request.quota.month);
       const { limit } = request.quota;
       const quotaNearLimit = used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
-      return { ...numbered, month, quotaNearLimit };
+      if (request.idempotency) this.claimKey(request.idempotency);
+      return { replay: null, numbered: { ...numbered, month, quotaNearLimit } };
     });
   }
 
@@ -192,41 +233,42 @@ export class IssuerLedger extends DurableObject<Env> {
   }
 
   // ---------------------------------------------------------------------------- idempotency
+  // An `Idempotency-Key` is claimed by the request that numbers a receipt, in the numbering write
+  // (`number`). The first request with a key does the work; later ones get its stored answer. The
+  // same key with a different body, or while the first is still running, is a 409.
 
-  /**
-   * Claims an `Idempotency-Key`. The first request with a key does the work; later ones get its
-   * stored answer. The same key with a different body, or while the first is still running, is a 409.
-   */
-  claimIdempotencyKey(key: string, requestHash: string): Answer<IdempotencyClaim> {
-    return answer((): IdempotencyClaim => {
-      const row = idempotencyKeyQuery(this.db).get({ key });
-      if (!row) {
-        const expired = new Date(Date.now() - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString();
-        forgetKeysBefore(this.db).run({ expired });
-        claimKey(this.db).run({ key, requestHash });
-        return { kind: "claimed" };
-      }
-      if (row.requestHash !== requestHash) {
-        throw new ApiProblem("conflict", {
-          detail: "This Idempotency-Key was already used with a different request body.",
-          errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_reused", message: "Different request for the same key." }],
-        });
-      }
-      if (row.response === null || row.status === null) {
-        throw new ApiProblem("conflict", {
-          detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
-          errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
-        });
-      }
-      return { kind: "replay", status: row.status, response: row.response };
-    });
+  /** The stored answer of a claimed key; null when the key is free. Throws the 409s. */
+  private answerOfKey({ key, requestHash }: IdempotencyRequest): IdempotentReplay | null {
+    const row = idempotencyKeyQuery(this.db).get({ key });
+    if (!row) return null;
+    if (row.requestHash !== requestHash) {
+      throw new ApiProblem("conflict", {
+        detail: "This Idempotency-Key was already used with a different request body.",
+        errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_reused", message: "Different request for the same key." }],
+      });
+    }
+    if (row.response === null || row.status === null) {
+      throw new ApiProblem("conflict", {
+        detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+        errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
+      });
+    }
+    return { status: row.status, response: row.response };
   }
 
-  storeIdempotentAnswer(key: string, status: number, body: unknown): void {
-    storeAnswer(this.db).run({ key, status, response: JSON.stringify(body) });
+  /** Takes a free key (checked by `answerOfKey` in the same write), and forgets expired ones. */
+  private claimKey({ key, requestHash }: IdempotencyRequest): void {
+    const expired = new Date(Date.now() - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString();
+    forgetKeysBefore(this.db).run({ expired });
+    claimKey(this.db).run({ key, requestHash });
   }
 
-  /** A request that failed before issuing anything gives its key back, so a corrected retry works. */
+  /** The answer a key's request was given, for its retries. */
+  storeIdempotentAnswer({ key, requestHash }: IdempotencyRequest, status: number, body: unknown): void {
+    storeAnswer(this.db).run({ key, requestHash, status, response: JSON.stringify(body) });
+  }
+
+  /** A request that failed after it claimed its key gives it back, so a corrected retry works. */
   releaseIdempotencyKey(key: string): void {
     this.db.delete(idempotencyKeys).where(eq(idempotencyKeys.key, key)).run();
   }

@@ -21,7 +21,6 @@ import { isEmailAddress } from "../after-dgii/email.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
 import { findReceipt, issuerLedger, monthOfReceipt } from "../ledger/client.ts";
 import { roundTripsHeader } from "../ledger/round-trips.ts";
-import { unwrap } from "../ledger/rpc.ts";
 import { voidRanges } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
@@ -93,26 +92,19 @@ issuingRoutes.openapi(
     const body = await readJsonBody(c);
     const company = c.get("tenant");
     const key = c.req.header("Idempotency-Key")?.trim();
-    const ledger = issuerLedger(c.env, company.id);
-    if (key) {
-      const claim = await unwrap(ledger.claimIdempotencyKey(key, await sha256Hex(stableStringify(body))));
-      if (claim.kind === "replay") {
-        if (claim.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
-        return c.json(JSON.parse(claim.response) as IssueAnswer, storedAnswerStatus(claim.status));
-      }
-    }
-    let outcome;
+    // Claimed with the receipt's number (a request that fails before numbering never holds it).
+    const idempotency = key ? { key, requestHash: await sha256Hex(stableStringify(body)) } : undefined;
     const times = new PhaseTimes();
-    try {
-      outcome = await issueReceipt(c.env, company, body, new Date(), {
-        times,
-        totalsPolicy: totalsPolicyOf(c),
-        // Written with the receipt when it is left in contingency (answered 503), not after the answer.
-        contingencyAudit: (encf, mensajes) => requestAuditEntry(c, dgiiOutcomeEvent("Contingencia", encf, mensajes), 503),
-      });
-    } catch (error) {
-      if (key) await ledger.releaseIdempotencyKey(key);
-      throw error;
+    const outcome = await issueReceipt(c.env, company, body, new Date(), {
+      times,
+      totalsPolicy: totalsPolicyOf(c),
+      idempotency,
+      // Written with the receipt when it is left in contingency (answered 503), not after the answer.
+      contingencyAudit: (encf, mensajes) => requestAuditEntry(c, dgiiOutcomeEvent("Contingencia", encf, mensajes), 503),
+    });
+    if ("replay" in outcome) {
+      if (outcome.replay.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
+      return c.json(JSON.parse(outcome.replay.response) as IssueAnswer, storedAnswerStatus(outcome.replay.status));
     }
     const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
     if (retryAfter) c.header("Retry-After", String(retryAfter));
@@ -120,7 +112,7 @@ issuingRoutes.openapi(
     if (!outcome.reenviado && !outcome.audited && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
       c.set("auditEvent", dgiiOutcomeEvent(answer.estado, answer.encf, answer.mensajes));
     }
-    if (key) await ledger.storeIdempotentAnswer(key, status, answer);
+    if (idempotency) await issuerLedger(c.env, company.id).storeIdempotentAnswer(idempotency, status, answer);
     // storage: ledger numbering, R2 archive, ledger record; transmit: all of the DGII part (dgii:
     // its HTTP round trips, dgii-wait: the pauses between result polls).
     const timing = [times.header(), roundTripsHeader(c.get("roundTrips"))].filter(Boolean).join(", ");

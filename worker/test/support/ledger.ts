@@ -3,6 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
+import type { Numbered } from "../../src/ledger/issuer-ledger.ts";
 import type { ReceiptMonth } from "../../src/ledger/receipt-month.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/schema.ts";
 import { unwrap } from "../../src/ledger/rpc.ts";
@@ -105,8 +106,16 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
  * Numbers one receipt through the issuer object exactly as the API does (quota unit, e-NCF,
  * index), without issuing it; refusals come back as the ApiProblem the route would throw.
  */
-export function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
-  return unwrap(issuerLedger(env, companyId).number({ tipoeCF, month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit }, now: now.toISOString() }));
+export async function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
+  return numberedOf(
+    await unwrap(issuerLedger(env, companyId).number({ tipoeCF, month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit }, now: now.toISOString() })),
+  );
+}
+
+/** The number `IssuerLedger.number` took, for a request without an Idempotency-Key (never a replay). */
+export function numberedOf(result: { replay: unknown } | { replay: null; numbered: Numbered }): Numbered {
+  if (!("numbered" in result)) throw new Error("a request without an Idempotency-Key got a replay");
+  return result.numbered;
 }
 
 /** Sets this month's count of receipts against the quota. */
