@@ -21,8 +21,8 @@ export interface ClientOptions {
    * A call that carries an Idempotency-Key and never got the service's answer (the connection
    * failed, or a proxy in between answered 502/503/504 without the service's problem+json) is
    * sent again this many times with the same key (default 3), waiting `retryDelayMs` doubled at
-   * each attempt: the worker answers a repeated key with the first answer, so nothing is issued
-   * twice. The service's own 503 (a receipt in Contingencia, a problem+json) is an answer and is
+   * each attempt: the worker answers a repeated key with the receipt the first attempt issued, so
+   * nothing is issued twice. The service's own 503 (a receipt in Contingencia, a problem+json) is an answer and is
    * never sent again.
    */
   networkRetries?: number;

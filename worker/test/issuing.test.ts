@@ -11,6 +11,8 @@ import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii
 import { auditRows, holdReceipt, issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
 import { unwrap } from "../src/ledger/rpc.ts";
+import { stableStringify } from "../src/issuing/document.ts";
+import { ABANDONED_CLAIM_MS } from "../src/issuing/issue.ts";
 
 afterEach(clearFaults);
 
@@ -21,6 +23,13 @@ async function retryUntil(companyId: string, done: () => Promise<boolean>): Prom
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+// A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).
+const offTotal = () =>
+  issueRequest("31", {}, (d) => {
+    const cents = BigInt((makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal.replace(".", "")) + 5000n;
+    d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
+  });
 
 const companyRow = (id: string) => database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, id) });
 const archivedXml = async (token: string, encf: string) => (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text();
@@ -126,12 +135,18 @@ describe("resends and idempotency", () => {
     expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000501");
   });
 
-  it("the same Idempotency-Key returns the first answer", async () => {
+  it("the same Idempotency-Key answers the receipt the first request issued, as it stands now", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");
     const first = await issue(token, request, { "Idempotency-Key": "order-42" });
     const second = await issue(token, request, { "Idempotency-Key": "order-42" });
-    expect(second.body).toEqual(first.body);
+    // The receipt's answer (GET) with the first request's warnings; its delivery to the buyer may have moved on since.
+    const current = (await (await call(`/fe/recepcion/ecf/${first.body.encf}`, { headers: authed(token) })).json()) as Record<string, unknown>;
+    expect(second.status).toBe(first.status);
+    expect(second.body).toEqual({ ...current, warnings: first.body.warnings, advertencias: first.body.warnings });
+    expect(second.body).toMatchObject({ encf: first.body.encf, codigoSeguridad: first.body.codigoSeguridad, estado: first.body.estado, resent: false });
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(await received(company.rnc)).toHaveLength(1);
     const reused = await issue(token, issueRequest("31", { lines: 5 }), { "Idempotency-Key": "order-42" });
     expect(reused.status).toBe(409);
@@ -149,51 +164,109 @@ describe("resends and idempotency", () => {
     expect(await issuerSql(company.id, "SELECT key FROM idempotency_keys")).toEqual([]);
     const fixed = await issue(token, issueRequest("31"), { "Idempotency-Key": "order-7" });
     expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
-    expect(await issuerSql(company.id, "SELECT key, status FROM idempotency_keys")).toEqual([{ key: "order-7", status: 200 }]);
+    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "order-7", encf: fixed.body.encf }]);
   });
 
-  it("the same key sent many times at once: one receipt; every other request gets its answer or a 409 while it runs", async () => {
+  it("the same key sent many times at once: one receipt; every other request gets it or a 409 while it runs", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("32");
     const answers = await Promise.all(Array.from({ length: 8 }, () => issue(token, request, { "Idempotency-Key": "till-3/sale-9" })));
     expect(await received(company.rnc)).toHaveLength(1);
-    const issued = answers.filter((a) => a.status === 200);
-    expect(new Set(issued.map((a) => a.body.encf))).toEqual(new Set(["E320000000001"]));
-    for (const other of answers.filter((a) => a.status !== 200)) {
+    // (Under this load DGII may time out: then the receipt is answered in contingency, 503.)
+    const answered = answers.filter((a) => a.body.encf);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(new Set(answered.map((a) => a.body.encf))).toEqual(new Set(["E320000000001"]));
+    for (const other of answers.filter((a) => !a.body.encf)) {
       expect(other.status).toBe(409);
       expect(other.body.errors).toEqual([expect.objectContaining({ code: "idempotency_key_in_progress" })]);
     }
-    // No refused request gave the key back from under the one that numbered: a retry replays its answer.
+    // No refused request gave the key back from under the one that numbered: a retry gets its receipt.
     const retry = await issue(token, request, { "Idempotency-Key": "till-3/sale-9" });
-    expect(retry.body).toEqual(issued[0]!.body);
+    expect(retry.body.encf).toBe("E320000000001");
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(await nextNumber(company.id, "32")).toBe(2);
   });
 
-  it("a resend of a receipt we hold keeps its answer under the new key (that request numbered nothing)", async () => {
+  it("a resend of a receipt we hold with a key numbers and claims nothing; sent again it answers the same receipt", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000900"));
     expect((await issue(token, request)).status).toBe(200);
     const resend = await issue(token, request, { "Idempotency-Key": "resend-1" });
     expect(resend.body).toMatchObject({ encf: "E310000000900", resent: true });
-    expect(await issuerSql(company.id, "SELECT key, status FROM idempotency_keys")).toEqual([{ key: "resend-1", status: 200 }]);
+    expect(await issuerSql(company.id, "SELECT key FROM idempotency_keys")).toEqual([]);
     expect((await issue(token, request, { "Idempotency-Key": "resend-1" })).body).toEqual(resend.body);
+    expect(await received(company.rnc)).toHaveLength(1);
   });
 
-  it("a key's answer is stored only for the request that holds it, and only its first answer", async () => {
-    const { company } = await issuer();
-    const ledger = issuerLedger(env, company.id);
+  it("a retry with the key answers the receipt as it stands: left in contingency, then accepted, with the first request's warnings", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const first = await issue(token, offTotal(), { "Idempotency-Key": "sale-77", "Totals-Policy": "dgii" });
+    expect(first.status, JSON.stringify(first.body)).toBe(503);
+    expect(first.body.warnings).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
+    // Nothing is written for the key after the receipt is recorded: the key names the receipt.
+    expect(await issuerSql(company.id, "SELECT encf, status, response FROM idempotency_keys")).toEqual([{ encf: first.body.encf, status: null, response: null }]);
+    const whileDown = await issue(token, offTotal(), { "Idempotency-Key": "sale-77", "Totals-Policy": "dgii" });
+    expect(whileDown.status).toBe(503);
+    expect(Number(whileDown.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(whileDown.body).toEqual(first.body);
+
+    await clearFaults();
+    await retryUntil(company.id, async () => (await receiptRow(company.id, first.body.encf))?.status !== "contingency");
+    const later = await issue(token, offTotal(), { "Idempotency-Key": "sale-77", "Totals-Policy": "dgii" });
+    const now = await call(`/fe/recepcion/ecf/${first.body.encf}`, { headers: authed(token) });
+    const state = (await now.json()) as { estado: string };
+    expect(state.estado).not.toBe("Contingencia");
+    expect(later.status).toBe(now.status);
+    expect(later.headers.get("idempotent-replayed")).toBe("true");
+    expect(later.body).toMatchObject({ ...state, encf: first.body.encf, resent: false, warnings: first.body.warnings, advertencias: first.body.warnings });
+    expect(await received(company.rnc)).toHaveLength(1);
+    // A replay is not a new failure or outcome: the only contingency audit entry is the first request's.
+    expect((await auditRows(company.id)).filter((r) => r.code === "dgii_unavailable")).toHaveLength(1);
+  });
+
+  it("a key whose request numbered but has not recorded its receipt yet is a 409 in progress, and takes no number", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("31");
     const now = new Date();
+    // The holder, caught between numbering and recording: numbered through the issuer object with
+    // the key and the request's identity, exactly as the route claims it, and nothing recorded.
+    const idempotency = { key: "k-1", requestHash: await sha256Hex(stableStringify(request)) };
     const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString() };
-    const claimed = await unwrap(ledger.number({ ...numbering, idempotency: { key: "k", requestHash: "h1" } }));
-    expect(claimed.replay).toBeNull();
-    await ledger.storeIdempotentAnswer({ key: "k", requestHash: "h2" }, 200, { from: "another request" });
-    expect(await issuerSql(company.id, "SELECT status, response FROM idempotency_keys")).toEqual([{ status: null, response: null }]);
-    await ledger.storeIdempotentAnswer({ key: "k", requestHash: "h1" }, 503, { from: "the holder" });
-    await ledger.storeIdempotentAnswer({ key: "k", requestHash: "h1" }, 200, { from: "a later answer" });
-    expect(await issuerSql(company.id, "SELECT status, response FROM idempotency_keys")).toEqual([{ status: 503, response: '{"from":"the holder"}' }]);
-    // Numbering again with the key replays that answer and takes no number.
-    expect(await unwrap(ledger.number({ ...numbering, idempotency: { key: "k", requestHash: "h1" } }))).toEqual({ replay: { status: 503, response: '{"from":"the holder"}' } });
+    expect((await unwrap(issuerLedger(env, company.id).number({ ...numbering, idempotency }))).held).toBeNull();
+    const waiting = await issue(token, request, { "Idempotency-Key": "k-1" });
+    expect(waiting.status).toBe(409);
+    expect(waiting.body.errors).toEqual([expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress" })]);
+    expect(await unwrap(issuerLedger(env, company.id).number({ ...numbering, idempotency }))).toEqual({
+      held: { encf: "E310000000001", month: drMonth(now), warnings: null, claimedAt: expect.any(String) },
+    });
     expect(await nextNumber(company.id, "31")).toBe(2);
+    expect(await received(company.rnc)).toHaveLength(0);
+  });
+
+  it("a claim abandoned by a request that died between numbering and recording is taken over by the next request with the key", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("31");
+    const now = new Date();
+    const idempotency = { key: "k-2", requestHash: await sha256Hex(stableStringify(request)) };
+    const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString() };
+    const ledger = issuerLedger(env, company.id);
+    // The request that died: E310000000001 numbered with the key, never recorded.
+    expect((await unwrap(ledger.number({ ...numbering, idempotency }))).held).toBeNull();
+    // A failed request gives back only its own claim.
+    await ledger.releaseIdempotencyKey("k-2", "E310000000099");
+    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "k-2", encf: "E310000000001" }]);
+    await issuerSql(company.id, "UPDATE idempotency_keys SET created_at = ?1", new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString());
+
+    const retried = await issue(token, request, { "Idempotency-Key": "k-2" });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.encf).toBe("E310000000002");
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "k-2", encf: "E310000000002" }]);
+    const again = await issue(token, request, { "Idempotency-Key": "k-2" });
+    expect(again.body.encf).toBe("E310000000002");
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await received(company.rnc)).toHaveLength(1);
   });
 });
 
@@ -325,13 +398,6 @@ describe("contingency", () => {
 });
 
 describe("totals beyond DGII's tolerance", () => {
-  // A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).
-  const offTotal = () =>
-    issueRequest("31", {}, (d) => {
-      const cents = BigInt((makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal.replace(".", "")) + 5000n;
-      d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
-    });
-
   it("strict by default: refused with the computed value, nothing numbered", async () => {
     const { company, token } = await issuer();
     const refused = await issue(token, offTotal());

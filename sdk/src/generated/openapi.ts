@@ -593,7 +593,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an e-CF: validate, number, sign, archive, send to DGII
-         * @description The e-CF as JSON (DGII's element names; what the service can fill may be left out) is validated with every problem reported at once, numbered from the issuer's range, signed, archived and sent to DGII; the answer says what DGII decided (200), that it is still deciding (202), or that DGII could not be reached and the receipt was signed in contingency (503 with Retry-After: print it, do not issue it again). Send an Idempotency-Key so a retry after a lost answer gets the first answer instead of a second receipt.
+         * @description The e-CF as JSON (DGII's element names; what the service can fill may be left out) is validated with every problem reported at once, numbered from the issuer's range, signed, archived and sent to DGII; the answer says what DGII decided (200), that it is still deciding (202), or that DGII could not be reached and the receipt was signed in contingency (503 with Retry-After: print it, do not issue it again). Send an Idempotency-Key so a retry after a lost answer gets the receipt the first request issued (its answer as it stands now, with Idempotent-Replayed: true) instead of a second receipt.
          */
         post: operations["postFeRecepcionEcf"];
         delete?: never;
@@ -8684,7 +8684,7 @@ export interface operations {
             header?: {
                 /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
                 "X-RNC-Emisor"?: string;
-                /** @description Any unique string per document: a retry with the same key and body gets the first answer, never a second receipt; the same key with another body is a 409. */
+                /** @description Any unique string per document: a retry with the same key and body gets the receipt the first request issued, as it stands now (with Idempotent-Replayed: true), never a second receipt; the same key with another body is a 409. */
                 "Idempotency-Key"?: string;
                 /** @description For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `warnings` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`). */
                 "Totals-Policy"?: "strict" | "dgii";

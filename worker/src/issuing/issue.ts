@@ -3,7 +3,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
-import type { IdempotencyRequest, IdempotentReplay } from "../ledger/issuer-ledger.ts";
+import { idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder } from "../ledger/issuer-ledger.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
@@ -63,6 +63,29 @@ async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub
   }
 }
 
+/** An answer stored verbatim for an `Idempotency-Key` (keys moved from a 1.7 database). */
+export type StoredAnswer = { status: number; response: string };
+
+/**
+ * How long a request may take from numbering its receipt to recording it (signing, the archive,
+ * DGII's status: seconds). A key claimed longer ago whose receipt was never recorded belongs to a
+ * request that died in between; the next request with the key takes it over.
+ */
+export const ABANDONED_CLAIM_MS = 5 * 60_000;
+
+/**
+ * A request whose `Idempotency-Key` another request holds gets the receipt that one numbered, as
+ * it stands, with that request's warnings: a 409 until the receipt is recorded, and "abandoned"
+ * when it never will be.
+ */
+async function keyHolderOutcome(env: Env, companyId: string, held: KeyHolder, now: Date): Promise<IssueOutcome | { stored: StoredAnswer } | "abandoned"> {
+  if ("stored" in held) return held;
+  const receipt = await receiptMonth(env, companyId, held.month).receipt(held.encf);
+  if (receipt) return { receipt, reenviado: false, replayed: true, ...(held.warnings ? { warnings: held.warnings } : {}) };
+  if (now.getTime() - Date.parse(held.claimedAt) > ABANDONED_CLAIM_MS) return "abandoned";
+  throw idempotencyKeyInProgress();
+}
+
 /**
  * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
  * records and transmits it. Throws ApiProblem for every client mistake.
@@ -73,7 +96,7 @@ export async function issueReceipt(
   body: unknown,
   now: Date,
   options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy; contingencyAudit?: ContingencyAudit; idempotency?: IdempotencyRequest } = {},
-): Promise<IssueOutcome | { replay: IdempotentReplay }> {
+): Promise<IssueOutcome | { stored: StoredAnswer }> {
   const { times, idempotency } = options;
   const tipo = requestedTipo(body);
   // Identity of the document for resends: the fields the service assigns are left out.
@@ -81,11 +104,16 @@ export async function issueReceipt(
   const ledger = issuerLedger(env, company.id);
   const givenEncf = requestedEncf(body);
 
-  // Cheap checks first (a key's first answer; the range), and the problems of the document all at
+  // Cheap checks first (who holds the key; the range), and the problems of the document all at
   // once, before any number is used.
   const peek = async () => (tipo || idempotency ? unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)) : null);
   const check = times ? await times.time("storage", peek) : await peek();
-  if (check?.replay) return { replay: check.replay };
+  let abandoned: string | undefined;
+  if (check?.held) {
+    const outcome = await keyHolderOutcome(env, company.id, check.held, now);
+    if (outcome !== "abandoned") return outcome;
+    abandoned = "encf" in check.held ? check.held.encf : undefined;
+  }
   const range = check?.sequence ?? null;
   // An expired range is the range's problem (422), not a past FechaVencimientoSecuencia the service
   // itself would put in the document; a resend of a receipt numbered before expiry still gets its answer.
@@ -107,6 +135,7 @@ export async function issueReceipt(
     const errors = validation.problems.filter((p) => p.severity === "error");
     throw new ApiProblem("validation_failed", { detail: `The e-CF has ${errors.length} problem(s).`, errors: problemItems(validation.problems) });
   }
+  const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
   const signer = await signerFor(env, company);
 
   if (givenEncf) {
@@ -126,12 +155,16 @@ export async function issueReceipt(
       today: drIsoDate(now),
       quota: { month: drMonth(now), limit: company.invoiceLimitPerMonth },
       now: now.toISOString(),
-      idempotency,
+      idempotency: idempotency && { ...idempotency, warnings, abandoned },
     }),
   );
   times?.add("storage", performance.now() - numberingStarted);
-  // A request with the same key finished first.
-  if (numbering.replay) return { replay: numbering.replay };
+  // A request with the same key numbered first (or took the abandoned claim over first).
+  if (numbering.held) {
+    const outcome = await keyHolderOutcome(env, company.id, numbering.held, now);
+    if (outcome === "abandoned") throw idempotencyKeyInProgress();
+    return outcome;
+  }
   const { numbered } = numbering;
   try {
     await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
@@ -141,11 +174,17 @@ export async function issueReceipt(
 
     const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
     const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times, contingencyAudit: options.contingencyAudit });
-    const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
     return warnings.length ? { ...recorded, warnings } : recorded;
   } catch (error) {
-    // This request claimed the key with its number: it gives it back, so a corrected retry works.
-    if (idempotency) await ledger.releaseIdempotencyKey(idempotency.key);
+    // This request claimed the key with its number. Once its receipt is recorded the key stays: it
+    // answers that receipt. Before that, it is given back so a corrected retry works. (When the
+    // month object cannot say, the key stays; its claim is taken over once abandoned.)
+    if (idempotency) {
+      const recorded = await receiptMonth(env, company.id, numbered.month)
+        .receipt(numbered.encf)
+        .catch(() => undefined);
+      if (recorded === null) await ledger.releaseIdempotencyKey(idempotency.key, numbered.encf);
+    }
     throw error;
   }
 }

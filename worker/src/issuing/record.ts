@@ -24,6 +24,8 @@ export interface IssueOutcome {
   warnings?: { path: string; code: string; message: string; messageEs?: string }[];
   /** True when the request's audit entry (`RecordOptions.contingencyAudit`) was written with the receipt. */
   audited?: boolean;
+  /** True when this is the receipt an earlier request with the same `Idempotency-Key` issued. */
+  replayed?: boolean;
 }
 
 /** The audit entry a request writes for a receipt of its own left in contingency. */

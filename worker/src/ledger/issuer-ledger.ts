@@ -2,7 +2,7 @@
 // RPC that runs to completion without awaiting, so the object's single thread makes it atomic:
 // two requests can never take the same number or the last unit of the quota.
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { ApiProblem } from "../http/problem.ts";
@@ -56,18 +56,29 @@ export interface IdempotencyRequest {
   key: string;
   /** What tells a retry of the same request from a different one with the same key. */
   requestHash: string;
+  /** The request's validation warnings, part of its answer (given when it numbers). */
+  warnings?: ValidationWarning[];
+  /** The e-NCF of an abandoned claim on the key (numbered, never recorded) this request takes over. */
+  abandoned?: string;
 }
 
-/** The first answer given for an `Idempotency-Key`: the stored JSON text (parsed by the caller). */
-export interface IdempotentReplay {
-  status: number;
-  response: string;
+export interface ValidationWarning {
+  path: string;
+  code: string;
+  message: string;
+  messageEs?: string;
 }
 
-/** What issuing reads before it validates a document: the range's state, and the key's first answer. */
+/**
+ * A claimed key: the receipt its request numbered (its answer is that receipt's, as it stands), or
+ * an answer stored verbatim (keys moved from a 1.7 database).
+ */
+export type KeyHolder = { encf: string; month: string; warnings: ValidationWarning[] | null; claimedAt: string } | { stored: { status: number; response: string } };
+
+/** What issuing reads before it validates a document: the range's state, and who holds the key. */
 export interface IssueCheck {
   sequence: Sequence | null;
-  replay: IdempotentReplay | null;
+  held: KeyHolder | null;
 }
 
 export type Numbered = AllocatedEncf & { month: string; quotaNearLimit: { used: number; limit: number } | null };
@@ -97,22 +108,17 @@ const forgetKeysBefore = preparedOnce((db: IssuerDb) =>
 const claimKey = preparedOnce((db: IssuerDb) =>
   db
     .insert(idempotencyKeys)
-    .values({ key: param("key"), requestHash: param("requestHash") })
+    .values({ key: param("key"), requestHash: param("requestHash"), encf: param("encf"), month: param("month"), warnings: param("warnings") })
     .prepare(),
 );
-// An upsert: a resend of a receipt we hold answers without numbering, so its key was never claimed.
-// Only a key's first answer is kept, and never under another request's key.
-const storeAnswer = preparedOnce((db: IssuerDb) =>
-  db
-    .insert(idempotencyKeys)
-    .values({ key: param("key"), requestHash: param("requestHash"), status: param("status"), response: param("response") })
-    .onConflictDoUpdate({
-      target: idempotencyKeys.key,
-      set: { status: sql`excluded.status`, response: sql`excluded.response` },
-      setWhere: sql`${idempotencyKeys.requestHash} = excluded.request_hash AND ${idempotencyKeys.response} IS NULL`,
-    })
-    .prepare(),
-);
+
+/** The 409 for a key whose request has numbered its receipt but not recorded it yet. */
+export function idempotencyKeyInProgress(): ApiProblem {
+  return new ApiProblem("conflict", {
+    detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+    errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
+  });
+}
 
 export class IssuerLedger extends DurableObject<Env> {
   private readonly db: IssuerDb;
@@ -146,29 +152,28 @@ export class IssuerLedger extends DurableObject<Env> {
   }
 
   /**
-   * Read only (no write, so no commit): the range a document will be numbered from, and, when the
-   * request's `Idempotency-Key` already has an answer, that answer. A key used with a different
-   * request, or whose first request is still running, is a 409.
+   * Read only (no write, so no commit): the range a document will be numbered from, and who holds
+   * the request's `Idempotency-Key`, if anyone. A key used with a different request is a 409.
    */
   checkIssue(tipoeCF: string | null, idempotency: IdempotencyRequest | null): Answer<IssueCheck> {
     return answer(() => ({
-      replay: idempotency ? this.answerOfKey(idempotency) : null,
+      held: idempotency ? this.holderOfKey(idempotency) : null,
       sequence: tipoeCF ? (sequenceOf(this.db, tipoeCF) ?? null) : null,
     }));
   }
 
   /**
    * Numbers one API receipt: the quota unit, the e-NCF (the next one, or the client's own), its
-   * place in the receipt index and the request's `Idempotency-Key`, all in one write. Nothing is
-   * taken when any of them fails. The key is checked again here, as `checkIssue` did: a request
-   * with the same key may have claimed it since; then this one gets that one's answer (`replay`)
-   * or a 409 while it runs, and takes nothing.
+   * place in the receipt index and the request's `Idempotency-Key` (naming the receipt), all in one
+   * write. Nothing is taken when any of them fails. The key is checked again here, as `checkIssue`
+   * did: a request with the same key may have claimed it since; then this one takes nothing and
+   * gets the holder (`held`). A claim the worker found abandoned (`abandoned`) is replaced.
    */
-  number(request: NumberRequest): Answer<{ replay: IdempotentReplay } | { replay: null; numbered: Numbered }> {
+  number(request: NumberRequest): Answer<{ held: KeyHolder } | { held: null; numbered: Numbered }> {
     return answer(() => {
       if (request.idempotency) {
-        const replay = this.answerOfKey(request.idempotency);
-        if (replay) return { replay };
+        const held = this.holderOfKey(request.idempotency);
+        if (held && !("encf" in held && held.encf === request.idempotency.abandoned)) return { held };
       }
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
@@ -181,8 +186,8 @@ export class IssuerLedger extends DurableObject<Env> {
       const used = invoicesIn(this.db, request.quota.month);
       const { limit } = request.quota;
       const quotaNearLimit = used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
-      if (request.idempotency) this.claimKey(request.idempotency);
-      return { replay: null, numbered: { ...numbered, month, quotaNearLimit } };
+      if (request.idempotency) this.claimKey(request.idempotency, numbered.encf, month);
+      return { held: null, numbered: { ...numbered, month, quotaNearLimit } };
     });
   }
 
@@ -234,11 +239,13 @@ export class IssuerLedger extends DurableObject<Env> {
 
   // ---------------------------------------------------------------------------- idempotency
   // An `Idempotency-Key` is claimed by the request that numbers a receipt, in the numbering write
-  // (`number`). The first request with a key does the work; later ones get its stored answer. The
-  // same key with a different body, or while the first is still running, is a 409.
+  // (`number`), and names that receipt: a later request with the key gets the receipt's answer as
+  // it stands (the worker reads it from its month object), never a second receipt. Nothing more is
+  // written when the answer is given, so a request that dies after recording its receipt leaves
+  // nothing half done. The same key with a different body is a 409.
 
-  /** The stored answer of a claimed key; null when the key is free. Throws the 409s. */
-  private answerOfKey({ key, requestHash }: IdempotencyRequest): IdempotentReplay | null {
+  /** Who holds a key; null when it is free. Throws the 409 for a different request. */
+  private holderOfKey({ key, requestHash }: IdempotencyRequest): KeyHolder | null {
     const row = idempotencyKeyQuery(this.db).get({ key });
     if (!row) return null;
     if (row.requestHash !== requestHash) {
@@ -247,30 +254,28 @@ export class IssuerLedger extends DurableObject<Env> {
         errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_reused", message: "Different request for the same key." }],
       });
     }
-    if (row.response === null || row.status === null) {
-      throw new ApiProblem("conflict", {
-        detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
-        errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
-      });
-    }
-    return { status: row.status, response: row.response };
+    if (row.status !== null && row.response !== null) return { stored: { status: row.status, response: row.response } };
+    if (row.encf === null || row.month === null) throw idempotencyKeyInProgress();
+    return { encf: row.encf, month: row.month, warnings: row.warnings === null ? null : (JSON.parse(row.warnings) as ValidationWarning[]), claimedAt: row.createdAt };
   }
 
-  /** Takes a free key (checked by `answerOfKey` in the same write), and forgets expired ones. */
-  private claimKey({ key, requestHash }: IdempotencyRequest): void {
+  /** Takes a free key (checked by `holderOfKey` in the same write) for a receipt, and forgets expired keys. */
+  private claimKey({ key, requestHash, warnings, abandoned }: IdempotencyRequest, encf: string, month: string): void {
     const expired = new Date(Date.now() - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString();
     forgetKeysBefore(this.db).run({ expired });
-    claimKey(this.db).run({ key, requestHash });
+    if (abandoned) this.releaseIdempotencyKey(key, abandoned);
+    claimKey(this.db).run({ key, requestHash, encf, month, warnings: warnings?.length ? JSON.stringify(warnings) : null });
   }
 
-  /** The answer a key's request was given, for its retries. */
-  storeIdempotentAnswer({ key, requestHash }: IdempotencyRequest, status: number, body: unknown): void {
-    storeAnswer(this.db).run({ key, requestHash, status, response: JSON.stringify(body) });
-  }
-
-  /** A request that failed after it claimed its key gives it back, so a corrected retry works. */
-  releaseIdempotencyKey(key: string): void {
-    this.db.delete(idempotencyKeys).where(eq(idempotencyKeys.key, key)).run();
+  /**
+   * A request that failed after it claimed its key, before its receipt was recorded, gives the key
+   * back, so a corrected retry works (only its own claim: the key naming its e-NCF).
+   */
+  releaseIdempotencyKey(key: string, encf: string): void {
+    this.db
+      .delete(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.key, key), eq(idempotencyKeys.encf, encf)))
+      .run();
   }
 
   // ------------------------------------------------------------------------- where things are

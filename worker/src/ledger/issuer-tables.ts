@@ -19,7 +19,11 @@ export const usageCounters = sqliteTable("usage_counters", {
   invoices: integer("invoices").notNull().default(0),
 });
 
-/** The first answer to each `Idempotency-Key`, replayed for the same key. */
+/**
+ * Each `Idempotency-Key` and the receipt its request numbered: a retry with the key gets that
+ * receipt's answer as it stands. (`status` and `response`: an answer stored verbatim, for keys
+ * moved from a 1.7 database by ledger:migrate.)
+ */
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {
@@ -27,6 +31,11 @@ export const idempotencyKeys = sqliteTable(
     requestHash: text("request_hash").notNull(),
     status: integer("status"),
     response: text("response"),
+    /** The receipt the key's request numbered, and the month object it is recorded in. */
+    encf: text("encf"),
+    month: text("month"),
+    /** The validation warnings of the key's request (JSON), part of its answer. */
+    warnings: text("warnings"),
     createdAt: createdAt(),
   },
   (t) => [index("idempotency_keys_created").on(t.createdAt)],

@@ -19,7 +19,7 @@ import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
 import { isEmailAddress } from "../after-dgii/email.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
-import { findReceipt, issuerLedger, monthOfReceipt } from "../ledger/client.ts";
+import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import { roundTripsHeader } from "../ledger/round-trips.ts";
 import { voidRanges } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
@@ -74,7 +74,7 @@ issuingRoutes.openapi(
     tags: ["Issuing"],
     summary: "Issue an e-CF: validate, number, sign, archive, send to DGII",
     description:
-      "The e-CF as JSON (DGII's element names; what the service can fill may be left out) is validated with every problem reported at once, numbered from the issuer's range, signed, archived and sent to DGII; the answer says what DGII decided (200), that it is still deciding (202), or that DGII could not be reached and the receipt was signed in contingency (503 with Retry-After: print it, do not issue it again). Send an Idempotency-Key so a retry after a lost answer gets the first answer instead of a second receipt.",
+      "The e-CF as JSON (DGII's element names; what the service can fill may be left out) is validated with every problem reported at once, numbered from the issuer's range, signed, archived and sent to DGII; the answer says what DGII decided (200), that it is still deciding (202), or that DGII could not be reached and the receipt was signed in contingency (503 with Retry-After: print it, do not issue it again). Send an Idempotency-Key so a retry after a lost answer gets the receipt the first request issued (its answer as it stands now, with Idempotent-Replayed: true) instead of a second receipt.",
     request: {
       headers: IssueHeaders,
       body: { required: true, content: { "application/json": ecfRequestContent } },
@@ -102,17 +102,18 @@ issuingRoutes.openapi(
       // Written with the receipt when it is left in contingency (answered 503), not after the answer.
       contingencyAudit: (encf, mensajes) => requestAuditEntry(c, dgiiOutcomeEvent("Contingencia", encf, mensajes), 503),
     });
-    if ("replay" in outcome) {
-      if (outcome.replay.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
-      return c.json(JSON.parse(outcome.replay.response) as IssueAnswer, storedAnswerStatus(outcome.replay.status));
+    if ("stored" in outcome) {
+      c.header("Idempotent-Replayed", "true");
+      if (outcome.stored.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
+      return c.json(JSON.parse(outcome.stored.response) as IssueAnswer, storedAnswerStatus(outcome.stored.status));
     }
     const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
     if (retryAfter) c.header("Retry-After", String(retryAfter));
+    if (outcome.replayed) c.header("Idempotent-Replayed", "true");
     const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings, advertencias: outcome.warnings } : judged;
-    if (!outcome.reenviado && !outcome.audited && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
+    if (!outcome.reenviado && !outcome.replayed && !outcome.audited && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
       c.set("auditEvent", dgiiOutcomeEvent(answer.estado, answer.encf, answer.mensajes));
     }
-    if (idempotency) await issuerLedger(c.env, company.id).storeIdempotentAnswer(idempotency, status, answer);
     // storage: ledger numbering, R2 archive, ledger record; transmit: all of the DGII part (dgii:
     // its HTTP round trips, dgii-wait: the pauses between result polls).
     const timing = [times.header(), roundTripsHeader(c.get("roundTrips"))].filter(Boolean).join(", ");

@@ -112,9 +112,9 @@ export async function allocate(companyId: string, tipoeCF: string, now = new Dat
   );
 }
 
-/** The number `IssuerLedger.number` took, for a request without an Idempotency-Key (never a replay). */
-export function numberedOf(result: { replay: unknown } | { replay: null; numbered: Numbered }): Numbered {
-  if (!("numbered" in result)) throw new Error("a request without an Idempotency-Key got a replay");
+/** The number `IssuerLedger.number` took, for a request without an Idempotency-Key (never held by another). */
+export function numberedOf(result: { held: unknown } | { held: null; numbered: Numbered }): Numbered {
+  if (!("numbered" in result)) throw new Error("a request without an Idempotency-Key found its key held");
   return result.numbered;
 }
 

@@ -7,7 +7,8 @@ import { ENCF_PATTERN } from "./common.ts";
 
 export const IssueHeaders = z.object({
   "Idempotency-Key": z.string().max(200).optional().openapi({
-    description: "Any unique string per document: a retry with the same key and body gets the first answer, never a second receipt; the same key with another body is a 409.",
+    description:
+      "Any unique string per document: a retry with the same key and body gets the receipt the first request issued, as it stands now (with Idempotent-Replayed: true), never a second receipt; the same key with another body is a 409.",
   }),
   "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
     description:
