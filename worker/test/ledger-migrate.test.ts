@@ -6,6 +6,8 @@ import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms } from "./support/ledger.ts";
+import { sha256Hex } from "../src/auth/crypto.ts";
+import { stableStringify } from "../src/issuing/document.ts";
 
 afterEach(clearFaults);
 
@@ -56,7 +58,16 @@ describe("ledger:migrate", () => {
     await d1("INSERT INTO usage_counters (company_id, month, invoices) VALUES (?1, ?2, 3)", company.id, month);
     const device = await admin<{ id: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
     await d1("INSERT INTO device_leases (device_id, company_id, tipo_ecf, range_from, range_to, expires_on) VALUES (?1, ?2, '31', 4, 13, '2030-12-31')", device.id, company.id);
-    await d1("INSERT INTO idempotency_keys (company_id, key, request_hash, status, response) VALUES (?1, 'order-1', 'hash-1', 200, '{}')", company.id);
+    // A key API 1.7 answered: its answer stored verbatim, under the identity of the request's body.
+    const keyedRequest = issueRequest("31", { lines: 2 });
+    const keyedHash = await sha256Hex(stableStringify(keyedRequest));
+    const storedAnswer = { codigo: "1", estado: "Aceptado", encf: "E310000000002", trackId: "t2" };
+    await d1(
+      "INSERT INTO idempotency_keys (company_id, key, request_hash, status, response) VALUES (?1, 'order-1', ?2, 200, ?3)",
+      company.id,
+      keyedHash,
+      JSON.stringify(storedAnswer),
+    );
     await d1(
       `INSERT INTO purchases (id, company_id, rnc_emisor, encf, tipo_ecf, issue_date, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)
        VALUES ('legacy-purchase', ?1, '131880681', 'E310000000077', '31', ?2, '118.00', 'p.xml', 'sha', 'p.arecf.xml', '0', '01-10-2026 10:00:00')`,
@@ -90,7 +101,7 @@ describe("ledger:migrate", () => {
       { code: "validation_failed" },
     ]);
     expect(await issuerSql(company.id, "SELECT range_from, range_to FROM device_leases")).toEqual([{ range_from: 4, range_to: 13 }]);
-    expect(await issuerSql(company.id, "SELECT request_hash FROM idempotency_keys")).toEqual([{ request_hash: "hash-1" }]);
+    expect(await issuerSql(company.id, "SELECT request_hash FROM idempotency_keys")).toEqual([{ request_hash: keyedHash }]);
     expect(await nextNumber(company.id, "31")).toBe(14);
     const me = (await (await call("/company/me", { headers: authed(token) })).json()) as { invoicesCountCurrentMonth: number };
     expect(me.invoicesCountCurrentMonth).toBe(3);
@@ -100,6 +111,12 @@ describe("ledger:migrate", () => {
     expect(legacy.status).toBe(200);
     expect(await legacy.json()).toMatchObject({ estado: "Aceptado", trackId: "t2" });
     expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000014");
+    // The moved key still answers its request with the answer 1.7 stored, and numbers nothing.
+    const replayed = await issue(token, keyedRequest, { "Idempotency-Key": "order-1" });
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.body).toEqual(storedAnswer);
+    expect(await nextNumber(company.id, "31")).toBe(15);
 
     // The receipt D1 left in contingency is due in its month object: the alarm sends it, once.
     for (let round = 0; round < 10 && (await receiptRow(company.id, row.encf))?.status !== "accepted"; round++) {
