@@ -6,6 +6,7 @@ import type { Company } from "../db/schema.ts";
 import type { DgiiMessage } from "../dgii/errors.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
+import type { ValidationWarning } from "../ledger/issuer-ledger.ts";
 import { dgiiAvailableFor } from "../dgii/for-company.ts";
 import { pollDelays, transmitReceipt, UNAVAILABLE_MENSAJES, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
@@ -21,7 +22,7 @@ export interface IssueOutcome {
   /** True when the receipt already existed and nothing was done again. */
   reenviado: boolean;
   /** Validation warnings of this request (e.g. a failed RNC check digit, an assumed TipoIngresos). */
-  warnings?: { path: string; code: string; message: string; messageEs?: string }[];
+  warnings?: ValidationWarning[];
   /** True when the request's audit entry (`RecordOptions.contingencyAudit`) was written with the receipt. */
   audited?: boolean;
   /** True when this is the receipt an earlier request with the same `Idempotency-Key` issued. */

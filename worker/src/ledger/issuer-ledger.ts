@@ -62,6 +62,7 @@ export interface IdempotencyRequest {
   abandoned?: string;
 }
 
+/** A validation warning of a request, as its answer lists it (`warnings`). */
 export interface ValidationWarning {
   path: string;
   code: string;
