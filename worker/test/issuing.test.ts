@@ -114,6 +114,19 @@ describe("DGII rejections", () => {
   });
 });
 
+/**
+ * A request caught between numbering and recording: `request` numbered through the issuer object
+ * with `key`, claimed exactly as the route claims it, and nothing recorded.
+ */
+async function numberedNotRecorded(companyId: string, request: unknown, key: string) {
+  const now = new Date();
+  const idempotency = { key, requestHash: await sha256Hex(stableStringify(request)) };
+  const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString(), idempotency };
+  const numberAgain = () => unwrap(issuerLedger(env, companyId).number(numbering));
+  expect((await numberAgain()).held).toBeNull();
+  return { month: drMonth(now), numberAgain };
+}
+
 describe("resends and idempotency", () => {
   it("resending an accepted receipt answers codigo 0 and resent (and the deprecated reenviado), and nothing is redone", async () => {
     const { company, token } = await issuer();
@@ -228,18 +241,11 @@ describe("resends and idempotency", () => {
   it("a key whose request numbered but has not recorded its receipt yet is a 409 in progress, and takes no number", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");
-    const now = new Date();
-    // The holder, caught between numbering and recording: numbered through the issuer object with
-    // the key and the request's identity, exactly as the route claims it, and nothing recorded.
-    const idempotency = { key: "k-1", requestHash: await sha256Hex(stableStringify(request)) };
-    const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString() };
-    expect((await unwrap(issuerLedger(env, company.id).number({ ...numbering, idempotency }))).held).toBeNull();
+    const holder = await numberedNotRecorded(company.id, request, "k-1");
     const waiting = await issue(token, request, { "Idempotency-Key": "k-1" });
     expect(waiting.status).toBe(409);
     expect(waiting.body.errors).toEqual([expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress" })]);
-    expect(await unwrap(issuerLedger(env, company.id).number({ ...numbering, idempotency }))).toEqual({
-      held: { encf: "E310000000001", month: drMonth(now), warnings: null, claimedAt: expect.any(String) },
-    });
+    expect(await holder.numberAgain()).toEqual({ held: { encf: "E310000000001", month: holder.month, warnings: null, claimedAt: expect.any(String) } });
     expect(await nextNumber(company.id, "31")).toBe(2);
     expect(await received(company.rnc)).toHaveLength(0);
   });
@@ -247,14 +253,10 @@ describe("resends and idempotency", () => {
   it("a claim abandoned by a request that died between numbering and recording is taken over by the next request with the key", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");
-    const now = new Date();
-    const idempotency = { key: "k-2", requestHash: await sha256Hex(stableStringify(request)) };
-    const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString() };
-    const ledger = issuerLedger(env, company.id);
     // The request that died: E310000000001 numbered with the key, never recorded.
-    expect((await unwrap(ledger.number({ ...numbering, idempotency }))).held).toBeNull();
+    await numberedNotRecorded(company.id, request, "k-2");
     // A failed request gives back only its own claim.
-    await ledger.releaseIdempotencyKey("k-2", "E310000000099");
+    await issuerLedger(env, company.id).releaseIdempotencyKey("k-2", "E310000000099");
     expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "k-2", encf: "E310000000001" }]);
     await issuerSql(company.id, "UPDATE idempotency_keys SET created_at = ?1", new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString());
 
