@@ -8743,7 +8743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The e-NCF was used by a different document */
+            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (idempotency_key_in_progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
