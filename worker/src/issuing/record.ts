@@ -6,7 +6,7 @@ import type { Company } from "../db/schema.ts";
 import type { DgiiMessage } from "../dgii/errors.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
-import type { ValidationWarning } from "../ledger/issuer-ledger.ts";
+import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 import { dgiiAvailableFor } from "../dgii/for-company.ts";
 import { pollDelays, transmitReceipt, UNAVAILABLE_MENSAJES, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 

@@ -34,6 +34,7 @@ import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import { deleteSupplierDefault, learnSupplierDefault, setSupplierDefault, supplierDefaultsOf, type SupplierDefault, type SupplierDefaultValues } from "./supplier-defaults.ts";
 import { voidedRangesBetween, type VoidedRange } from "./voided-numbers.ts";
 import type { Lease, Sequence } from "./schema.ts";
+import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 
 /** Idempotency keys are kept this long (a client retries within minutes, not months). */
 const IDEMPOTENCY_KEY_DAYS = 30;
@@ -60,14 +61,6 @@ export interface IdempotencyRequest {
   warnings?: ValidationWarning[];
   /** The e-NCF of an abandoned claim on the key (numbered, never recorded) this request takes over. */
   abandoned?: string;
-}
-
-/** A validation warning of a request, as its answer lists it (`warnings`). */
-export interface ValidationWarning {
-  path: string;
-  code: string;
-  message: string;
-  messageEs?: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { deprecated } from "../deprecated.ts";
 
 /** A validation warning of an issuing request: the JSON pointer of its field, a stable code, English and Spanish text. */
 const Warning = z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() });
+export type ValidationWarning = z.infer<typeof Warning>;
 
 export const IssueAnswer = z
   .object({
