@@ -1,12 +1,13 @@
 // The retry alarm of a month object: a receipt DGII could not take is tried again with back-off
 // (1, 2, 4 … seconds, at most every 10 minutes), never while someone holds it, and the receipts
-// that keep failing are pushed back so they never crowd out a newer one.
+// that keep failing are pushed back so they never crowd out a newer one. Its follow-up events of a
+// burst are gathered into one run.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { receiptMonth } from "../src/ledger/client.ts";
 import { receipts } from "../src/ledger/month-tables.ts";
-import type { ReceiptMonth } from "../src/ledger/receipt-month.ts";
+import { EVENT_GATHER_MS, type ReceiptMonth } from "../src/ledger/receipt-month.ts";
 import type { NewReceipt } from "../src/ledger/schema.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { holdDgiiDown, holdReceipt, monthSql, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
@@ -165,5 +166,41 @@ describe("the retry alarm", () => {
     }
     const pending = await monthSql(company.id, month, "SELECT COUNT(*) AS n FROM receipts WHERE status = 'contingency'");
     expect(pending).toEqual([{ n: 2 }]);
+  });
+
+  it("events right after a task run wait for one run a second later; a lone event is due at once", async () => {
+    const { company } = await issuer();
+    const inMonth = <T>(work: (month: ReceiptMonth, state: DurableObjectState) => T | Promise<T>) =>
+      runInDurableObject(receiptMonth(env, company.id, "2025-05"), (instance, state) => work(instance as ReceiptMonth, state));
+    const emit = (subject: string) =>
+      inMonth((month) => month.emit(company.id, subject, { type: "quota.near_limit", timestamp: new Date().toISOString(), data: { rncEmisor: company.rnc } }));
+    const events = () => monthSql(company.id, "2025-05", "SELECT ordering_key AS subject, status, next_attempt_at AS due FROM tasks ORDER BY position");
+
+    await emit("lone");
+    const [lone] = await events();
+    expect(lone).toMatchObject({ subject: "lone", status: "pending" });
+    expect(Date.parse(String(lone!.due))).toBeLessThanOrEqual(Date.now());
+
+    // (The runtime may have run it already, as soon as it was due.)
+    await inMonth((month) => month.alarm());
+    expect((await events())[0]).toMatchObject({ subject: "lone", status: "done" });
+    // A burst right after that run: due together, a second after it, and the alarm set for them.
+    await emit("burst-1");
+    await emit("burst-2");
+    const burst = (await events()).slice(1);
+    expect(burst.map((e) => e.status)).toEqual(["pending", "pending"]);
+    expect(burst[1]!.due).toBe(burst[0]!.due);
+    const due = Date.parse(String(burst[0]!.due));
+    expect(due).toBeGreaterThan(Date.now() + EVENT_GATHER_MS / 2);
+    expect(due).toBeLessThanOrEqual(Date.now() + EVENT_GATHER_MS);
+    expect(await inMonth((_month, state) => state.storage.getAlarm())).toBeLessThanOrEqual(due);
+    // An alarm before then leaves them; one run when they are due takes both.
+    if (Date.now() < due - 100) {
+      await inMonth((month) => month.alarm());
+      expect((await events()).slice(1).map((e) => e.status)).toEqual(["pending", "pending"]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 10));
+    await inMonth((month) => month.alarm());
+    expect((await events()).map((e) => e.status)).toEqual(["done", "done", "done"]);
   });
 });

@@ -106,8 +106,9 @@ describe("webhook deliveries", () => {
     const endpoint = await register(token, "flaky", ["receipt.accepted"]);
     await setSink("flaky", endpoint.secret, 500);
     const { body } = await issue(token, issueRequest("32"));
-    await runTaskAlarms(company.id);
-    await runTaskAlarms(company.id);
+    // The event fans out into a delivery in one alarm run, which is attempted in the next ones
+    // (the runtime may run some of them on its own in between).
+    for (let round = 0; round < 5 && (await sinkDeliveries("flaky")).length < 2; round++) await runTaskAlarms(company.id);
     const failing = await sinkDeliveries("flaky");
     expect(failing.length).toBeGreaterThanOrEqual(2);
     expect(new Set(failing.map((d) => d.id)).size).toBe(1);

@@ -36,6 +36,12 @@ export const CLAIM_MS = 60_000;
 const TASK_CLAIM_MS = 5 * 60_000;
 /** Receipts the alarm moves forward per run; the rest are due again at once. */
 const ALARM_BATCH = 25;
+/**
+ * Events queued within this long of the object's last task run wait for the next one: a burst of
+ * receipts (a busy till, a backlog in contingency) wakes the alarm and reads the webhook
+ * endpoints once per second, not once per receipt. A lone event is due at once.
+ */
+export const EVENT_GATHER_MS = 1000;
 const PENDING = ["signed", "contingency", "in_process"] as const;
 
 /**
@@ -170,6 +176,8 @@ export class ReceiptMonth extends DurableObject<Env> {
   private dgiiDownUntil = 0;
   /** When this object's alarm is set for, as far as this instance set it (null: none pending); see schedule(). */
   private alarmAt: number | null = null;
+  /** When this instance last ran due tasks (0: not yet); see EVENT_GATHER_MS. */
+  private tasksRanAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -454,13 +462,14 @@ export class ReceiptMonth extends DurableObject<Env> {
   private enqueue(list: NewTask[]): void {
     if (!list.length) return;
     const now = Date.now();
+    const eventsDue = new Date(Math.max(now, this.tasksRanAt + EVENT_GATHER_MS)).toISOString();
     for (const task of list) {
       insertTask(this.db).run({
         id: task.id ?? crypto.randomUUID(),
         kind: task.kind,
         orderingKey: task.orderingKey,
         payload: JSON.stringify(task.payload),
-        nextAttemptAt: new Date(now).toISOString(),
+        nextAttemptAt: task.kind === "event" ? eventsDue : new Date(now).toISOString(),
         deadline: new Date(now + TASK_DEADLINE_MS[task.kind]).toISOString(),
       });
     }
@@ -479,6 +488,7 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   private async runDueTasks(now: Date): Promise<number> {
     const due = this.dueTasks(now);
+    if (due.length) this.tasksRanAt = now.getTime();
     const endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
     const context: TaskContext = {
       env: this.env,
