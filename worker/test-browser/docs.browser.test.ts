@@ -22,6 +22,10 @@ beforeAll(async () => {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // Scalar's bundle is parsed and the whole document rendered on each load: on this 2-core machine,
+  // loaded by the other test projects, that has taken more than Playwright's default 30 s.
+  page.setDefaultTimeout(90_000);
+  page.setDefaultNavigationTimeout(90_000);
   page.on("request", (request) => requests.push(request.url()));
 });
 
