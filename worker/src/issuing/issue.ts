@@ -3,7 +3,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
-import { idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder } from "../ledger/issuer-ledger.ts";
+import { idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder, type Numbered } from "../ledger/issuer-ledger.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
@@ -11,6 +11,8 @@ import { emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stable
 import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/schema.ts";
+import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
+import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
@@ -86,6 +88,16 @@ async function keyHolderOutcome(env: Env, companyId: string, held: KeyHolder, no
   throw idempotencyKeyInProgress();
 }
 
+/** A document validated and ready to number: the range it was validated against, and its signer. */
+interface Prepared {
+  document: Json;
+  range: KnownRange | null;
+  warnings: ValidationWarning[];
+  signer: Awaited<ReturnType<typeof signerFor>>;
+  /** The e-NCF of an abandoned claim on the request's key, which this request takes over. */
+  abandoned: string | undefined;
+}
+
 /**
  * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
  * records and transmits it. Throws ApiProblem for every client mistake.
@@ -103,69 +115,100 @@ export async function issueReceipt(
   const requestHash = await sha256Hex(stableStringify(withoutAssignedFields(body)));
   const ledger = issuerLedger(env, company.id);
   const givenEncf = requestedEncf(body);
+  const today = drIsoDate(now);
+  const inStorage = <T>(work: () => Promise<T>) => (times ? times.time("storage", work) : work());
 
-  // Cheap checks first (who holds the key; the range), and the problems of the document all at
-  // once, before any number is used.
-  const peek = async () => (tipo || idempotency ? unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)) : null);
-  const check = times ? await times.time("storage", peek) : await peek();
-  let abandoned: string | undefined;
-  if (check?.held) {
-    const outcome = await keyHolderOutcome(env, company.id, check.held, now);
-    if (outcome !== "abandoned") return outcome;
-    abandoned = "encf" in check.held ? check.held.encf : undefined;
-  }
-  const range = check?.sequence ?? null;
-  // An expired range is the range's problem (422), not a past FechaVencimientoSecuencia the service
-  // itself would put in the document; a resend of a receipt numbered before expiry still gets its answer.
-  if (range && range.expiresOn < drIsoDate(now)) {
-    const resend = givenEncf && (await findReceipt(env, company.id, givenEncf));
-    if (!resend) throw sequenceExpired(tipo!, range.expiresOn);
-  }
-  const context = {
-    now,
-    eNCF: givenEncf ?? (tipo ? encfOf(tipo, range?.nextNumber ?? 1) : undefined),
-    fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
-    emisor: emisorProfile(company),
-    modifiedReceipt: await modifiedReceiptFor(env, company.id, body),
-    // The request's choice, else the issuer's.
-    totalsPolicy: options.totalsPolicy ?? company.totalsPolicy,
+  /**
+   * The document validated against its range, with every problem at once, before any number is
+   * used; or the answer the request gets without one (its key's receipt, a resend). The range is
+   * the one this isolate remembers (`remembered`, unexpired), else the issuer object's, read with
+   * who holds the request's key: those two answer before the document's problems, so a document
+   * that fails against a remembered range is looked at again the long way.
+   */
+  const prepare = async (remembered: KnownRange | undefined): Promise<Prepared | { answer: IssueOutcome | { stored: StoredAnswer } }> => {
+    let range: KnownRange | null = remembered ?? null;
+    let abandoned: string | undefined;
+    if (!remembered && (tipo || idempotency)) {
+      const check = await inStorage(() => unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)));
+      if (tipo) rememberRange(company.id, tipo, check.sequence);
+      if (check.held) {
+        const outcome = await keyHolderOutcome(env, company.id, check.held, now);
+        if (outcome !== "abandoned") return { answer: outcome };
+        abandoned = "encf" in check.held ? check.held.encf : undefined;
+      }
+      range = check.sequence;
+      // An expired range is the range's problem (422), not a past FechaVencimientoSecuencia the service
+      // itself would put in the document; a resend of a receipt numbered before expiry still gets its answer.
+      if (range && range.expiresOn < today) {
+        const resend = givenEncf && (await findReceipt(env, company.id, givenEncf));
+        if (!resend) throw sequenceExpired(tipo!, range.expiresOn);
+      }
+    }
+    const context = {
+      now,
+      eNCF: givenEncf ?? (tipo ? encfOf(tipo, range?.nextNumber ?? 1) : undefined),
+      fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
+      emisor: emisorProfile(company),
+      modifiedReceipt: await modifiedReceiptFor(env, company.id, body),
+      // The request's choice, else the issuer's.
+      totalsPolicy: options.totalsPolicy ?? company.totalsPolicy,
+    };
+    const validation = validateEcf(body, context);
+    if (!validation.ok) {
+      if (remembered) return prepare(undefined);
+      const errors = validation.problems.filter((p) => p.severity === "error");
+      throw new ApiProblem("validation_failed", { detail: `The e-CF has ${errors.length} problem(s).`, errors: problemItems(validation.problems) });
+    }
+    const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
+    const signer = await signerFor(env, company);
+    if (givenEncf) {
+      const existing = await findReceipt(env, company.id, givenEncf);
+      if (existing) return { answer: { receipt: resendOf(existing, [requestHash, await sha256Hex(stableStringify(body))]), reenviado: true } };
+    }
+    return { document: validation.document as Json, range, warnings, signer, abandoned };
   };
-  const validation = validateEcf(body, context);
-  if (!validation.ok) {
-    const errors = validation.problems.filter((p) => p.severity === "error");
-    throw new ApiProblem("validation_failed", { detail: `The e-CF has ${errors.length} problem(s).`, errors: problemItems(validation.problems) });
-  }
-  const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
-  const signer = await signerFor(env, company);
 
-  if (givenEncf) {
-    const existing = await findReceipt(env, company.id, givenEncf);
-    if (existing) return { receipt: resendOf(existing, [requestHash, await sha256Hex(stableStringify(body))]), reenviado: true };
+  const known = tipo ? knownRange(company.id, tipo) : undefined;
+  let prepared = await prepare(known && known.expiresOn >= today ? known : undefined);
+  if ("answer" in prepared) return prepared.answer;
+  let numbered: Numbered | undefined;
+  for (let attempt = 1; !numbered; attempt++) {
+    const { document, range, warnings, abandoned } = prepared;
+    // One RPC: the quota unit, the number, its place in the index (the FechaEmision's month) and the key.
+    const numbering = await inStorage(() =>
+      unwrap(
+        ledger.number({
+          tipoeCF: tipo!,
+          givenEncf,
+          month: isoDate(String(document.Encabezado.Emisor.FechaEmision)).slice(0, 7),
+          today,
+          quota: { month: drMonth(now), limit: company.invoiceLimitPerMonth },
+          now: now.toISOString(),
+          idempotency: idempotency && { ...idempotency, warnings, abandoned },
+          rangeExpiresOn: range?.expiresOn,
+        }),
+      ),
+    );
+    if (numbering.held) {
+      // A request with the same key numbered first: its receipt. If that request died before
+      // recording it, this one takes the claim over, unless it found the claim abandoned already
+      // and another request took it over first.
+      const outcome = await keyHolderOutcome(env, company.id, numbering.held, now);
+      if (outcome !== "abandoned") return outcome;
+      if (abandoned !== undefined || !("encf" in numbering.held)) throw idempotencyKeyInProgress();
+      prepared.abandoned = numbering.held.encf;
+    } else if ("rangeChanged" in numbering) {
+      // The range is not the one the document was validated against (renewed meanwhile).
+      if (attempt === 3) throw new ApiProblem("conflict", { detail: "The e-NCF range changed while the document was being numbered; send it again." });
+      prepared = await prepare(undefined);
+      if ("answer" in prepared) return prepared.answer;
+    } else {
+      numbered = numbering.numbered;
+      rememberRange(company.id, tipo!, { expiresOn: numbered.expiresOn, nextNumber: numbered.number + 1 });
+    }
   }
-
-  const document = validation.document as Json;
+  const { document, warnings, signer } = prepared;
   const idDoc = document.Encabezado.IdDoc as Json;
-  // One RPC: the quota unit, the number, its place in the index (the FechaEmision's month) and the key.
-  const numberingStarted = performance.now();
-  const numbering = await unwrap(
-    ledger.number({
-      tipoeCF: tipo!,
-      givenEncf,
-      month: isoDate(String(document.Encabezado.Emisor.FechaEmision)).slice(0, 7),
-      today: drIsoDate(now),
-      quota: { month: drMonth(now), limit: company.invoiceLimitPerMonth },
-      now: now.toISOString(),
-      idempotency: idempotency && { ...idempotency, warnings, abandoned },
-    }),
-  );
-  times?.add("storage", performance.now() - numberingStarted);
-  // A request with the same key numbered first (or took the abandoned claim over first).
-  if (numbering.held) {
-    const outcome = await keyHolderOutcome(env, company.id, numbering.held, now);
-    if (outcome === "abandoned") throw idempotencyKeyInProgress();
-    return outcome;
-  }
-  const { numbered } = numbering;
   try {
     await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
 

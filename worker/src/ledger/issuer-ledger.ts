@@ -51,7 +51,15 @@ export interface NumberRequest {
   now: string;
   /** The request's `Idempotency-Key`, claimed with the number (in the same write). */
   idempotency?: IdempotencyRequest;
+  /**
+   * The range's expiry the document was validated against (its FechaVencimientoSecuencia): when
+   * the range's is another now, nothing is taken and the answer says so (`rangeChanged`).
+   */
+  rangeExpiresOn?: string;
 }
+
+/** What numbering answers: the number, or the key's holder, or that the range changed under the request. */
+export type NumberAnswer = { held: KeyHolder } | { held: null; numbered: Numbered } | { held: null; rangeChanged: true };
 
 export interface IdempotencyRequest {
   key: string;
@@ -161,14 +169,16 @@ export class IssuerLedger extends DurableObject<Env> {
    * place in the receipt index and the request's `Idempotency-Key` (naming the receipt), all in one
    * write. Nothing is taken when any of them fails. The key is checked again here, as `checkIssue`
    * did: a request with the same key may have claimed it since; then this one takes nothing and
-   * gets the holder (`held`). A claim the worker found abandoned (`abandoned`) is replaced.
+   * gets the holder (`held`). A claim the worker found abandoned (`abandoned`) is replaced. A
+   * range whose expiry is no longer the one the document was validated against takes nothing.
    */
-  number(request: NumberRequest): Answer<{ held: KeyHolder } | { held: null; numbered: Numbered }> {
-    return answer(() => {
+  number(request: NumberRequest): Answer<NumberAnswer> {
+    return answer((): NumberAnswer => {
       if (request.idempotency) {
         const held = this.holderOfKey(request.idempotency);
         if (held && !("encf" in held && held.encf === request.idempotency.abandoned)) return { held };
       }
+      if (request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn) return { held: null, rangeChanged: true };
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
       const numbered = request.givenEncf
