@@ -12,7 +12,7 @@ export interface TokenClaims {
   kind: "test" | "live";
 }
 
-function secretKey(secret: string): Uint8Array {
+function secretKey(secret: string): Uint8Array<ArrayBuffer> {
   if (!secret || secret.length < 16) throw new Error("JWT_SECRET is missing or shorter than 16 characters");
   return new TextEncoder().encode(secret);
 }
@@ -32,10 +32,19 @@ export async function issueToken(claims: TokenClaims, secret: string, now = new 
 
 export type TokenFailure = "expired" | "invalid";
 
+/** The HMAC key tokens are verified with, imported once per secret and isolate rather than on every request. */
+let verifying: { secret: string; key: Promise<CryptoKey> } | undefined;
+function verifyingKey(secret: string): Promise<CryptoKey> {
+  if (verifying?.secret !== secret) {
+    verifying = { secret, key: crypto.subtle.importKey("raw", secretKey(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]) };
+  }
+  return verifying.key;
+}
+
 /** Verifies signature (HS256 only: `none` and every other algorithm are refused), issuer and expiry. */
 export async function verifyToken(token: string, secret: string): Promise<TokenClaims | TokenFailure> {
   try {
-    const { payload } = await jwtVerify(token, secretKey(secret), { algorithms: ["HS256"], issuer: ISSUER });
+    const { payload } = await jwtVerify(token, await verifyingKey(secret), { algorithms: ["HS256"], issuer: ISSUER });
     const { sub, own, oid, knd } = payload as Record<string, unknown>;
     if (typeof sub !== "string" || (own !== "company" && own !== "partner") || typeof oid !== "string" || (knd !== "test" && knd !== "live")) {
       return "invalid";

@@ -51,13 +51,14 @@ const CERTIFICATE_NOTICE_DAYS = 15;
 
 /** The issuer's own events, each sent once: the quota past 90 % this month, the certificate about to expire. */
 async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub, quota: { used: number; limit: number } | null, now: Date): Promise<void> {
-  const month = receiptMonth(env, company.id, drMonth(now));
+  // (The month object's stub only when there is something to tell: most receipts have nothing.)
+  const month = () => receiptMonth(env, company.id, drMonth(now));
   const timestamp = now.toISOString();
-  if (quota) await month.emit(company.id, `quota:${drMonth(now)}`, { type: "quota.near_limit", timestamp, data: { rncEmisor: company.rnc, month: drMonth(now), ...quota } });
+  if (quota) await month().emit(company.id, `quota:${drMonth(now)}`, { type: "quota.near_limit", timestamp, data: { rncEmisor: company.rnc, month: drMonth(now), ...quota } });
   const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : NaN;
   const left = notAfter - now.getTime();
   if (left > 0 && left <= CERTIFICATE_NOTICE_DAYS * 86_400_000 && (await ledger.noticeOnce(`certificate.expiring:${company.certificateSerial}`))) {
-    await month.emit(company.id, `certificate:${company.certificateSerial}`, {
+    await month().emit(company.id, `certificate:${company.certificateSerial}`, {
       type: "certificate.expiring",
       timestamp,
       data: { rncEmisor: company.rnc, certificateSerial: company.certificateSerial, notAfter: company.certificateNotAfter },
