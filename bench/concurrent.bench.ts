@@ -5,7 +5,7 @@
 // En Proceso when a request gives up is finished by the worker's alarms. Prints throughput,
 // latency p50/p99 and the storage round trips per receipt (the worker's Server-Timing rt-*) beside
 // the same figures for 1 client over 1 issuer measured in the same run on the same stack (the
-// Idempotency-Key adds 2 ledger RPCs to issue.bench.ts's count: its claim and the stored answer),
+// Idempotency-Key adds no ledger RPC: it is checked and claimed with the number),
 // then how long the worker took to bring every receipt to a final DGII state after the last
 // answer, and that the sandbox received each e-NCF exactly once. A request whose answer was lost
 // on the way (a dropped connection, or wrangler dev's proxy answering a plain-text 503 "Your worker
