@@ -8743,7 +8743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (idempotency_key_in_progress) */
+            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (idempotency_key_in_progress); rarely, the range changed three times while the document was being numbered (range_changed) */
             409: {
                 headers: {
                     [name: string]: unknown;

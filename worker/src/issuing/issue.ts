@@ -200,7 +200,12 @@ export async function issueReceipt(
       prepared.abandoned = numbering.held.encf;
     } else if ("rangeChanged" in numbering) {
       // The range is not the one the document was validated against (renewed meanwhile).
-      if (attempt === 3) throw new ApiProblem("conflict", { detail: "The e-NCF range changed while the document was being numbered; send it again." });
+      if (attempt === 3) {
+        throw new ApiProblem("conflict", {
+          detail: "The e-NCF range changed while the document was being numbered; send it again.",
+          errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "range_changed", message: "The range changed; send again." }],
+        });
+      }
       prepared = await prepare(undefined);
       if ("answer" in prepared) return prepared.answer;
     } else {
