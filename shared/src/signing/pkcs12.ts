@@ -78,8 +78,10 @@ function open(bytes: Uint8Array, password: string): Forge.pkcs12.Pkcs12Pfx {
     if (isMacFailure(message)) throw new Pkcs12Error("wrong_password", "Wrong password for this certificate file");
     // The MAC (PKCS#12 KDF) takes the password as BMPString, but PBES2 (AES files) takes its UTF-8
     // bytes, and forge passes the same JS string to both: a non-ASCII password needs a second
-    // pass with its UTF-8 form, after the MAC has been checked with the first.
-    if (isDecryptFailure(message) && /[^\x00-\x7f]/.test(password)) {
+    // pass with its UTF-8 form, after the MAC has been checked with the first. The first pass
+    // usually fails to decrypt, but about once in 256 files the wrong key's output happens to end
+    // in valid padding and forge fails later, reading it as ASN.1: any failure gets the second pass.
+    if (/[^\x00-\x7f]/.test(password)) {
       const withoutMac = parseDer(bytes);
       if (Array.isArray(withoutMac.value)) withoutMac.value.length = 2;
       try {
