@@ -182,7 +182,22 @@ export class ReceiptMonth extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema: monthTables });
-    void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrate(this.db, migrations);
+      this.releaseTasksOfDeadInstance();
+    });
+  }
+
+  /**
+   * Only this object's alarm claims tasks, and only one instance of the object runs at a time: a
+   * claim found when the object starts was its previous instance's, which died mid-task (a crash,
+   * a restart). Its tasks are due again at once rather than when that claim would lapse; an
+   * attempt that had already reached the receiver is sent again under the same id (webhooks are
+   * at least once).
+   */
+  private releaseTasksOfDeadInstance(): void {
+    const released = this.ctx.storage.sql.exec("UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL");
+    if (released.rowsWritten > 0) this.schedule();
   }
 
   // ------------------------------------------------------------------------------- receipts
