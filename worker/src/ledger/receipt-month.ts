@@ -217,7 +217,7 @@ export class ReceiptMonth extends DurableObject<Env> {
       .returning()
       .get();
     if (inserted) {
-      this.schedule();
+      this.schedule(now + CLAIM_MS);
       return { receipt: inserted, existed: false };
     }
     return { receipt: this.receipt(values.encf)!, existed: true };
@@ -245,7 +245,8 @@ export class ReceiptMonth extends DurableObject<Env> {
     if (!inserted) return { receipt: this.receipt(values.encf)!, existed: true };
     // The request's audit entry, in the same write as the receipt.
     if (audit) this.audit(audit);
-    // Its event task sets the alarm, which is due no later than this receipt.
+    // Its event task sets the alarm, which is due no later than this receipt (events are due
+    // within EVENT_GATHER_MS, the receipt after backoffMs(0), no less).
     return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted), existed: false };
   }
 
@@ -348,7 +349,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     if (!row) return null;
     const nextAttemptAt = isFinal(row.status) ? null : new Date(Date.now() + backoffMs(row.retries)).toISOString();
     const released = releaseReceipt(this.db).get({ id, nextAttemptAt })!;
-    this.schedule();
+    this.schedule(nextAttemptAt ? Date.parse(nextAttemptAt) : undefined);
     return released;
   }
 
@@ -438,8 +439,13 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   // ------------------------------------------------------------------------------ the alarm
 
-  /** Sets the alarm for the earliest due receipt (the database knows it; the alarm is one time). */
-  private schedule(): void {
+  /**
+   * Sets the alarm for the earliest due receipt (the database knows it; the alarm is one time).
+   * `dueFrom`: nothing the caller's change made due is due before then, so an alarm set for then or
+   * earlier already covers it (it reschedules when it is done) and the database need not be asked.
+   */
+  private schedule(dueFrom?: number): void {
+    if (dueFrom !== undefined && this.alarmAt !== null && this.alarmAt <= dueFrom) return;
     // A held receipt is due when its holder's claim lapses, not before. Only the first pending
     // task of each ordering key can run; the others wait behind it. (Plain SQL: it runs on every
     // change, and needs no building.)
@@ -477,18 +483,19 @@ export class ReceiptMonth extends DurableObject<Env> {
   private enqueue(list: NewTask[]): void {
     if (!list.length) return;
     const now = Date.now();
-    const eventsDue = new Date(Math.max(now, this.tasksRanAt + EVENT_GATHER_MS)).toISOString();
+    const eventsDue = Math.max(now, this.tasksRanAt + EVENT_GATHER_MS);
     for (const task of list) {
       insertTask(this.db).run({
         id: task.id ?? crypto.randomUUID(),
         kind: task.kind,
         orderingKey: task.orderingKey,
         payload: JSON.stringify(task.payload),
-        nextAttemptAt: task.kind === "event" ? eventsDue : new Date(now).toISOString(),
+        nextAttemptAt: new Date(task.kind === "event" ? eventsDue : now).toISOString(),
         deadline: new Date(now + TASK_DEADLINE_MS[task.kind]).toISOString(),
       });
     }
-    this.schedule();
+    // (A task behind another of its ordering key is due later still.)
+    this.schedule(list.every((task) => task.kind === "event") ? eventsDue : now);
   }
 
   /** Due tasks that are first in line for their ordering key. */
