@@ -36,8 +36,12 @@ describe("PUT /company/certificate", () => {
     expect(row!.sealed).not.toContain(fixtures.pkcs8.slice(20, 60));
     const key = await signingKeyFor(row!.sealed, env.MASTER_KEY, company.id);
     expect(key.extractable).toBe(false);
-    const signed = await signEcfXml("<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>", key, certificateDerOf(row!.der));
+    const signed = await signEcfXml("<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>", key, certificateDerOf(row!.der, company.id));
     expect((await verifyXml(signed)).ok).toBe(true);
+    // Decoded once per issuer and isolate; another certificate for the issuer is decoded anew.
+    expect(certificateDerOf(row!.der, company.id)).toBe(certificateDerOf(row!.der, company.id));
+    expect([...certificateDerOf(btoa("another"), company.id)]).toEqual([...new TextEncoder().encode("another")]);
+    expect([...certificateDerOf(row!.der, company.id)]).toEqual([...Uint8Array.from(atob(row!.der), (ch) => ch.charCodeAt(0))]);
 
     const profile = (await (await call("/company/me", { headers: authed(token) })).json()) as Record<string, unknown>;
     expect(profile).toMatchObject({ signatureName: "demo-firma.p12", signatureExpirationDate: "2030-01-01T00:00:00.000Z" });

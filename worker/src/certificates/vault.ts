@@ -87,8 +87,18 @@ export function signingKeyFor(sealed: string, masterKey: string, companyId: stri
   return key;
 }
 
-export function certificateDerOf(derBase64: string): Uint8Array {
+/** Per issuer, its certificate's bytes as last decoded (a new certificate is decoded again). */
+const certificates = new Map<string, { base64: string; der: Uint8Array }>();
+
+/**
+ * The issuer's stored certificate (base64) as bytes, decoded once per isolate: the same array
+ * every time, so the signer's own cache of its base64 form holds too. Callers only read it.
+ */
+export function certificateDerOf(derBase64: string, companyId: string): Uint8Array {
+  const known = certificates.get(companyId);
+  if (known?.base64 === derBase64) return known.der;
   const der = fromBase64(derBase64);
   if (!der) throw new Error("stored certificate is not valid base64");
+  certificates.set(companyId, { base64: derBase64, der });
   return der;
 }

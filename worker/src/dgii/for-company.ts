@@ -18,7 +18,7 @@ export async function signerFor(env: Env, company: Company): Promise<CompanySign
   }
   return {
     key: await signingKeyFor(company.certificateKeyEncrypted, env.MASTER_KEY, company.id),
-    certificateDer: certificateDerOf(company.certificateDer),
+    certificateDer: certificateDerOf(company.certificateDer, company.id),
   };
 }
 

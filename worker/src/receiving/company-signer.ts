@@ -14,5 +14,5 @@ export async function signAsCompany(env: Env, company: Company, xml: string): Pr
     });
   }
   const key = await signingKeyFor(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);
-  return signEcfXml(xml, key, certificateDerOf(company.certificateDer));
+  return signEcfXml(xml, key, certificateDerOf(company.certificateDer, company.id));
 }
