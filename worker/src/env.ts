@@ -3,6 +3,7 @@ import type { Company } from "./db/schema.ts";
 import type { Principal } from "./auth/middleware.ts";
 import type { ProblemCode } from "./http/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";
+import type { EventType } from "./webhooks/events.ts";
 
 /** Hono's environment for this worker: bindings from wrangler.toml, request-scoped variables. */
 export interface AppEnv {
@@ -14,6 +15,11 @@ export interface AppEnv {
     tenant: Company;
     /** A company key's own company (null: none), read by `requireAuth` with the key; `resolveTenant` uses it. */
     keyCompany: Company | null;
+    /**
+     * The event types some webhook endpoint hearing that company is subscribed to, read with the
+     * key (a company's key only). Unset: not known, so every event is queued for the endpoints.
+     */
+    subscribedEvents?: readonly EventType[];
     /** Set when a problem response is produced, so the audit middleware can record it. */
     problem: { code: ProblemCode; detail: string };
     /** A failure that is not an HTTP error (DGII rejected the receipt, DGII unreachable). */

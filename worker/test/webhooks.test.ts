@@ -171,6 +171,47 @@ describe("webhook deliveries", () => {
     expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays });
   });
 
+  it("a request queues only the events some endpoint of the issuer (or of its partner) is subscribed to; the alarm queues every one", async () => {
+    const { company, token } = await issuer();
+    const events = async () =>
+      (await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position")).map((row) => {
+        const { event } = JSON.parse(String(row.payload)) as { event: { type: string; data: { encf: string } } };
+        return `${event.type} ${event.data.encf}`;
+      });
+    // Nobody listens: neither an acceptance nor a contingency queues anything.
+    const accepted = await issue(token, issueRequest("32"));
+    expect(accepted.body.estado).toBe("Aceptado");
+    await setFault({ mode: "down" });
+    const unheard = await issue(token, issueRequest("31"));
+    expect(unheard.status).toBe(503);
+    expect(await events()).toEqual([]);
+    // The issuer's endpoint hears acceptances only: a contingency still queues nothing.
+    await register(token, "accepted-only", ["receipt.accepted"]);
+    const second = await issue(token, issueRequest("31"));
+    expect(second.status).toBe(503);
+    expect(await events()).toEqual([]);
+    // A partner serving the issuer hears contingencies: the next one is queued.
+    const partner = await admin<{ id: string }>("POST", "/admin/partners", { name: `Integrador ${company.rnc}` });
+    await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: company.id });
+    await register(await tokenFor(await createKey("partner", partner.id)), "partner-contingency", ["receipt.contingency"]);
+    const third = await issue(token, issueRequest("31"));
+    expect(third.status).toBe(503);
+    expect(await events()).toEqual([`receipt.contingency ${third.body.encf}`]);
+    // DGII back: the alarm does not know what anyone listens to, so it queues each acceptance, and
+    // the endpoint hears the acceptance of every receipt in contingency.
+    await clearFaults();
+    const waiting = [unheard, second, third].map((r) => r.body.encf);
+    for (let round = 0; round < 10; round++) {
+      const rows = await Promise.all(waiting.map((encf) => receiptRow(company.id, encf)));
+      if (rows.every((row) => row?.status === "accepted")) break;
+      await runRetryAlarms(company.id);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (let round = 0; round < 5 && (await sinkDeliveries("accepted-only")).length < 3; round++) await runTaskAlarms(company.id);
+    expect((await sinkDeliveries("accepted-only")).map((d) => `${d.type} ${d.body.data.encf}`).sort()).toEqual(waiting.map((encf) => `receipt.accepted ${encf}`).sort());
+    expect((await sinkDeliveries("partner-contingency")).map((d) => `${d.type} ${d.body.data.encf}`)).toEqual([`receipt.contingency ${third.body.encf}`]);
+  });
+
   it("a partner's endpoint (no X-RNC-Emisor) hears about every issuer it serves", async () => {
     const a = await issuer();
     const b = await issuer();

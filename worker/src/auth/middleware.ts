@@ -25,5 +25,6 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (!key || key.revokedAt) throw unauthorized("The API key behind this token has been revoked.");
   c.set("principal", claims);
   c.set("keyCompany", key.company);
+  if (key.company) c.set("subscribedEvents", key.subscribedEvents);
   await next();
 });

@@ -1,6 +1,8 @@
 import { eq, getTableColumns, getTableName } from "drizzle-orm";
 import { database } from "./client.ts";
 import { apiKeys, companies, type Company } from "./schema.ts";
+import { subscribedEventsSql } from "../webhooks/endpoints.ts";
+import type { EventType } from "../webhooks/events.ts";
 
 /** The issuer with this id, as D1 has it now. */
 export async function companyById(env: Env, id: string): Promise<Company | undefined> {
@@ -11,21 +13,23 @@ const companyColumns = Object.entries(getTableColumns(companies));
 const keys = getTableName(apiKeys);
 
 // Written out once (drizzle would build it again on every request): the key's revocation and, for
-// a company's key, its company, in one statement.
-const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS key_revoked_at, c.*
+// a company's key, its company and the events its webhook endpoints are subscribed to, in one statement.
+const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS key_revoked_at, ${subscribedEventsSql(`c.${companies.id.name}`)} AS subscribed_events, c.*
   FROM ${keys} AS k LEFT JOIN ${getTableName(companies)} AS c ON k.${apiKeys.ownerType.name} = 'company' AND c.${companies.id.name} = k.${apiKeys.ownerId.name}
   WHERE k.${apiKeys.id.name} = ?1`;
 
 /**
- * An API key's revocation (null: not revoked) and, for a company's key, its company; undefined
- * when there is no such key.
+ * An API key's revocation (null: not revoked) and, for a company's key, its company and the event
+ * types its webhook endpoints (its own and its partners') are subscribed to; undefined when there
+ * is no such key.
  */
-export async function keyWithCompany(db: D1Database, keyId: string): Promise<{ revokedAt: string | null; company: Company | null } | undefined> {
+export async function keyWithCompany(db: D1Database, keyId: string): Promise<{ revokedAt: string | null; company: Company | null; subscribedEvents: EventType[] } | undefined> {
   const row = await db.prepare(KEY_AND_COMPANY_SQL).bind(keyId).first<Record<string, unknown>>();
   if (!row) return undefined;
   const company =
     row[companies.id.name] === null
       ? null
       : (Object.fromEntries(companyColumns.map(([field, column]) => [field, row[column.name] === null ? null : column.mapFromDriverValue(row[column.name])])) as Company);
-  return { revokedAt: row.key_revoked_at as string | null, company };
+  const subscribedEvents = company ? (JSON.parse(String(row.subscribed_events ?? "[]")) as EventType[]) : [];
+  return { revokedAt: row.key_revoked_at as string | null, company, subscribedEvents };
 }

@@ -13,6 +13,7 @@ import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/schema.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
+import type { EventType } from "../webhooks/events.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
@@ -108,7 +109,13 @@ export async function issueReceipt(
   company: Company,
   body: unknown,
   now: Date,
-  options: { times?: PhaseTimes; totalsPolicy?: TotalsPolicy; contingencyAudit?: ContingencyAudit; idempotency?: IdempotencyRequest } = {},
+  options: {
+    times?: PhaseTimes;
+    totalsPolicy?: TotalsPolicy;
+    contingencyAudit?: ContingencyAudit;
+    idempotency?: IdempotencyRequest;
+    subscribedEvents?: readonly EventType[];
+  } = {},
 ): Promise<IssueOutcome | { stored: StoredAnswer }> {
   const { times, idempotency } = options;
   const tipo = requestedTipo(body);
@@ -222,7 +229,13 @@ export async function issueReceipt(
     if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
 
     const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-    const recorded = await recordSignedReceipt(env, company, signedXml, { documentHash: requestHash, source: "api", times, contingencyAudit: options.contingencyAudit });
+    const recorded = await recordSignedReceipt(env, company, signedXml, {
+      documentHash: requestHash,
+      source: "api",
+      times,
+      contingencyAudit: options.contingencyAudit,
+      subscribedEvents: options.subscribedEvents,
+    });
     return warnings.length ? { ...recorded, warnings } : recorded;
   } catch (error) {
     // This request claimed the key with its number. Once its receipt is recorded the key stays: it

@@ -7,6 +7,7 @@ import type { DgiiMessage } from "../dgii/errors.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
+import type { EventType } from "../webhooks/events.ts";
 import { dgiiAvailableFor } from "../dgii/for-company.ts";
 import { pollDelays, transmitReceipt, UNAVAILABLE_MENSAJES, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
@@ -44,6 +45,11 @@ export interface RecordOptions {
    * month, receipts by FechaEmision's), saving the request the two ledger writes of its own.
    */
   contingencyAudit?: ContingencyAudit;
+  /**
+   * The event types some webhook endpoint hearing the issuer is subscribed to, as the request read
+   * them: the receipt's changes made by the request queue no other event. Unset: every event.
+   */
+  subscribedEvents?: readonly EventType[];
 }
 
 export interface ArchivedReceipt {
@@ -116,7 +122,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
       options.contingencyAudit && auditMonth(now) === archived.month
         ? { ...options.contingencyAudit(archived.row.encf, UNAVAILABLE_MENSAJES), companyId: company.id, createdAt: now.toISOString() }
         : undefined;
-    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes(), audit));
+    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes(), audit, options.subscribedEvents));
     return { receipt: recorded.receipt, reenviado: recorded.existed, audited: audit !== undefined && !recorded.existed };
   }
   const recorded = await timed(times, "storage", () => month.record(archived.row));
@@ -124,7 +130,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   const receipt = recorded.receipt;
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
-  const store: ReceiptStore = { update: (id, changes) => month.update(id, changes) };
+  const store: ReceiptStore = { update: (id, changes) => month.update(id, changes, options.subscribedEvents) };
   const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp }));
   const released = await month.release(sent.id);
   return { receipt: released ?? sent, reenviado: false };

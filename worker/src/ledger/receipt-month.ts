@@ -22,7 +22,7 @@ import { putShift, shiftSlice, type NewShift, type PutShiftOutcome, type Shift, 
 import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskContext, type TaskOutcome } from "../after-dgii/tasks.ts";
 import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
-import { purchaseEvent, receiptEvent, transitionEvents, type WebhookEvent } from "../webhooks/events.ts";
+import { purchaseEvent, receiptEvent, transitionEvents, type EventType, type WebhookEvent } from "../webhooks/events.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 
@@ -229,7 +229,7 @@ export class ReceiptMonth extends DurableObject<Env> {
    * where record → update → release would take three; the same row and the same
    * receipt.contingency event. One row per e-NCF, as in record().
    */
-  recordInContingency(values: NewReceipt, dgiiMensajes: string, audit?: AuditEntry): { receipt: Receipt; existed: boolean } {
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, audit?: AuditEntry, subscribedEvents?: readonly EventType[]): { receipt: Receipt; existed: boolean } {
     const now = Date.now();
     const inserted = insertReceipt(this.db).get(
       receiptParams({
@@ -247,7 +247,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     if (audit) this.audit(audit);
     // Its event task sets the alarm, which is due no later than this receipt (events are due
     // within EVENT_GATHER_MS, the receipt after backoffMs(0), no less).
-    return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted), existed: false };
+    return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted, subscribedEvents), existed: false };
   }
 
   /**
@@ -302,15 +302,18 @@ export class ReceiptMonth extends DurableObject<Env> {
       .where(eq(receipts.id, id))
       .returning()
       .get()!;
-    return this.followUp(before, after);
+    return this.followUp(before, after, subscribedEvents);
   }
 
   /**
    * The tasks a change leads to, written with it: DGII's acceptance starts the delivery to the
    * buyer (an e-CF with a buyer RNC, of a type exchanged between taxpayers); every transition an
-   * integrator can subscribe to becomes an event, in the order it happened.
+   * integrator can subscribe to becomes an event, in the order it happened. A request that read
+   * which event types the issuer's webhook endpoints are subscribed to (`subscribedEvents`, with
+   * its API key) queues only those: an issuer nobody listens to costs no alarm run and no read of
+   * its endpoints per receipt. (Without it, every event is queued and the alarm finds who hears it.)
    */
-  private followUp(before: Receipt, after: Receipt): Receipt {
+  private followUp(before: Receipt, after: Receipt, subscribedEvents?: readonly EventType[]): Receipt {
     let current = after;
     const accepted = (r: Receipt) => r.status === "accepted" || r.status === "conditional";
     if (accepted(after) && !accepted(before) && after.rncComprador && !NOT_EXCHANGED.has(after.tipoeCF) && !after.deliveryStatus) {
@@ -318,7 +321,8 @@ export class ReceiptMonth extends DurableObject<Env> {
       this.enqueue([{ kind: "buyer_delivery", orderingKey: `delivery:${after.encf}`, payload: { companyId: after.companyId, encf: after.encf } }]);
     }
     const now = new Date();
-    this.enqueue(transitionEvents(before, current).map((type) => eventTask(current.companyId, `receipt:${current.encf}`, receiptEvent(type, current, now))));
+    const heard = transitionEvents(before, current).filter((type) => !subscribedEvents || subscribedEvents.includes(type));
+    this.enqueue(heard.map((type) => eventTask(current.companyId, `receipt:${current.encf}`, receiptEvent(type, current, now))));
     return current;
   }
 

@@ -103,6 +103,7 @@ issuingRoutes.openapi(
       idempotency,
       // Written with the receipt when it is left in contingency (answered 503), not after the answer.
       contingencyAudit: (encf, mensajes) => requestAuditEntry(c, dgiiOutcomeEvent("Contingencia", encf, mensajes), 503),
+      subscribedEvents: c.get("subscribedEvents"),
     });
     if ("stored" in outcome) {
       c.header("Idempotent-Replayed", "true");

@@ -1,6 +1,6 @@
 // Webhook endpoints in the D1 directory: registered by a company (its own receipts) or by a
 // partner (every issuer it serves), with the signing secret sealed at rest.
-import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, getTableName, inArray, isNull, or } from "drizzle-orm";
 import { openPrivateKey, sealPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
 import { partnerCompanies } from "../db/schema.ts";
@@ -101,6 +101,20 @@ export async function issuerEndpoints(env: Env, companyId: string): Promise<Webh
       ),
     ),
   });
+}
+
+/**
+ * SQL for the event types some enabled endpoint hearing the issuer `companyId` (a column) is
+ * subscribed to, as a JSON array: the same endpoints as issuerEndpoints, read with the request's
+ * API key so a receipt queues no event nobody listens for.
+ */
+export function subscribedEventsSql(companyId: string): string {
+  const w = webhookEndpoints;
+  return `(SELECT json_group_array(DISTINCT e.value) FROM ${getTableName(w)} AS w, json_each(w.${w.events.name}) AS e
+    WHERE w.${w.disabledAt.name} IS NULL AND (
+      (w.${w.ownerType.name} = 'company' AND w.${w.ownerId.name} = ${companyId})
+      OR (w.${w.ownerType.name} = 'partner' AND w.${w.ownerId.name} IN
+        (SELECT p.${partnerCompanies.partnerId.name} FROM ${getTableName(partnerCompanies)} AS p WHERE p.${partnerCompanies.companyId.name} = ${companyId}))))`;
 }
 
 /** Those of `endpoints` subscribed to `type`. */
