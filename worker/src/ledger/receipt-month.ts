@@ -293,8 +293,11 @@ export class ReceiptMonth extends DurableObject<Env> {
     return receiptWithId(this.db).get({ id }) ?? null;
   }
 
-  /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
-  update(id: string, changes: ReceiptChanges): Receipt {
+  /**
+   * Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same
+   * step. `subscribedEvents`: see followUp.
+   */
+  update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt {
     const before = this.receiptById(id)!;
     const after = this.db
       .update(receipts)
