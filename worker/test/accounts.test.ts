@@ -136,13 +136,40 @@ describe("the key lookup of every request", () => {
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
     const read = await keyWithCompany(env.DB, credentials.keyId);
-    expect(read).toEqual({ revokedAt: null, company: await companyById(env, company.id) });
+    expect(read).toEqual({ revokedAt: null, company: await companyById(env, company.id), subscribedEvents: [] });
     expect(read!.company!.isActive).toBe(true); // stored as 1: mapped as drizzle maps it
     const partner = await admin("POST", "/admin/partners", { name: "Casa de Software SRL" });
-    expect(await keyWithCompany(env.DB, (await createKey("partner", partner.id)).keyId)).toEqual({ revokedAt: null, company: null });
+    expect(await keyWithCompany(env.DB, (await createKey("partner", partner.id)).keyId)).toEqual({ revokedAt: null, company: null, subscribedEvents: [] });
     await admin("POST", `/admin/keys/${credentials.keyId}/revoke`);
     expect((await keyWithCompany(env.DB, credentials.keyId))!.revokedAt).toMatch(/^\d{4}-/);
     expect(await keyWithCompany(env.DB, "key_test_missing")).toBeUndefined();
+  });
+
+  it("reads with it the events the company's webhook endpoints and its partners' are subscribed to, disabled ones left out", async () => {
+    const company = await createCompany();
+    const credentials = await createKey("company", company.id);
+    const subscribed = async () => [...(await keyWithCompany(env.DB, credentials.keyId))!.subscribedEvents].sort();
+    const register = async (token: string, events: string[]) => {
+      const res = await call("/webhooks", {
+        method: "POST",
+        headers: authed(token, { "Content-Type": "application/json" }),
+        body: JSON.stringify({ url: "https://hooks.example.com/ecf", events }),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    };
+    const partnerToken = async (serves: string[]) => {
+      const partner = await admin<{ id: string }>("POST", "/admin/partners", { name: `Integrador ${crypto.randomUUID()}` });
+      for (const companyId of serves) await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId });
+      return tokenFor(await createKey("partner", partner.id));
+    };
+    expect(await subscribed()).toEqual([]);
+    await register(await tokenFor(credentials), ["receipt.accepted", "receipt.rejected"]);
+    await register(await partnerToken([company.id]), ["receipt.accepted", "receipt.contingency"]);
+    // A partner serving other issuers only is not heard.
+    await register(await partnerToken([(await createCompany()).id]), ["purchase.received"]);
+    expect(await subscribed()).toEqual(["receipt.accepted", "receipt.contingency", "receipt.rejected"]);
+    await env.DB.prepare("UPDATE webhook_endpoints SET disabled_at = ?1 WHERE owner_type = 'company' AND owner_id = ?2").bind(new Date().toISOString(), company.id).run();
+    expect(await subscribed()).toEqual(["receipt.accepted", "receipt.contingency"]);
   });
 });
 

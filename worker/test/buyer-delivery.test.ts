@@ -137,6 +137,13 @@ describe("delivery to the buyer", () => {
     // The buyer's reception service cannot be reached (nothing listens there) from the start: the
     // month object's alarm may try the delivery the moment DGII accepts.
     await setDirectory([{ rnc: COMPRADOR_RNC, host: "http://127.0.0.1:9/testecf/emisorreceptor" }]);
+    // An endpoint that hears both events, so the request queues the acceptance whether it or the alarm hears DGII's verdict.
+    const webhook = await call("/webhooks", {
+      method: "POST",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hooks", events: ["receipt.accepted", "receipt.delivery_failed"] }),
+    });
+    expect(webhook.status).toBe(201);
     const { body } = await issue(token, issueRequest("31"));
     const estado = async () => ((await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as { estado: string }).estado;
     // On a busy machine DGII's verdict can come after the answer: the delivery starts with it.

@@ -231,23 +231,25 @@ export class ReceiptMonth extends DurableObject<Env> {
    */
   recordInContingency(values: NewReceipt, dgiiMensajes: string, audit?: AuditEntry, subscribedEvents?: readonly EventType[]): { receipt: Receipt; existed: boolean } {
     const now = Date.now();
+    // (With the waiting receipts if DGII's last "down" still stands: see postpone.)
+    const due = Math.max(now + backoffMs(0), this.dgiiDownUntil);
     const inserted = insertReceipt(this.db).get(
       receiptParams({
         ...values,
         status: "contingency",
         dgiiMensajes,
         claimedUntil: null,
-        // (With the waiting receipts if DGII's last "down" still stands: see postpone.)
-        nextAttemptAt: new Date(Math.max(now + backoffMs(0), this.dgiiDownUntil)).toISOString(),
+        nextAttemptAt: new Date(due).toISOString(),
         updatedAt: new Date(now).toISOString(),
       }),
     );
     if (!inserted) return { receipt: this.receipt(values.encf)!, existed: true };
     // The request's audit entry, in the same write as the receipt.
     if (audit) this.audit(audit);
-    // Its event task sets the alarm, which is due no later than this receipt (events are due
-    // within EVENT_GATHER_MS, the receipt after backoffMs(0), no less).
-    return { receipt: this.followUp({ ...inserted, status: "signed" }, inserted, subscribedEvents), existed: false };
+    const receipt = this.followUp({ ...inserted, status: "signed" }, inserted, subscribedEvents);
+    // (When its event was queued, the alarm is set already, no later than this receipt is due.)
+    this.schedule(due);
+    return { receipt, existed: false };
   }
 
   /**
