@@ -1,3 +1,4 @@
+import { getTableColumns, type Table } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema.ts";
 import * as deviceSchema from "./schema-devices.ts";
@@ -20,4 +21,11 @@ export function database(d1: D1Database): Db {
   let db = handles.get(d1);
   if (!db) handles.set(d1, (db = handle(d1)));
   return db;
+}
+
+/** A row read with plain SQL (columns named as stored) as drizzle reads it: fields by their names, values mapped. */
+export function rowOf<T extends Table>(table: T, row: Record<string, unknown>): T["$inferSelect"] {
+  return Object.fromEntries(
+    Object.entries(getTableColumns(table)).map(([field, column]) => [field, row[column.name] === null ? null : column.mapFromDriverValue(row[column.name])]),
+  ) as T["$inferSelect"];
 }

@@ -1,5 +1,5 @@
-import { eq, getTableColumns, getTableName } from "drizzle-orm";
-import { database } from "./client.ts";
+import { eq, getTableName } from "drizzle-orm";
+import { database, rowOf } from "./client.ts";
 import { apiKeys, companies, type Company } from "./schema.ts";
 import { subscribedEventsSql } from "../webhooks/endpoints.ts";
 import type { EventType } from "../webhooks/events.ts";
@@ -9,7 +9,6 @@ export async function companyById(env: Env, id: string): Promise<Company | undef
   return database(env.DB).query.companies.findFirst({ where: eq(companies.id, id) });
 }
 
-const companyColumns = Object.entries(getTableColumns(companies));
 const keys = getTableName(apiKeys);
 
 // Written out once (drizzle would build it again on every request): the key's revocation and, for
@@ -26,10 +25,7 @@ const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS key_revoked_a
 export async function keyWithCompany(db: D1Database, keyId: string): Promise<{ revokedAt: string | null; company: Company | null; subscribedEvents: EventType[] } | undefined> {
   const row = await db.prepare(KEY_AND_COMPANY_SQL).bind(keyId).first<Record<string, unknown>>();
   if (!row) return undefined;
-  const company =
-    row[companies.id.name] === null
-      ? null
-      : (Object.fromEntries(companyColumns.map(([field, column]) => [field, row[column.name] === null ? null : column.mapFromDriverValue(row[column.name])])) as Company);
+  const company = row[companies.id.name] === null ? null : rowOf(companies, row);
   const subscribedEvents = company ? (JSON.parse(String(row.subscribed_events ?? "[]")) as EventType[]) : [];
   return { revokedAt: row.key_revoked_at as string | null, company, subscribedEvents };
 }

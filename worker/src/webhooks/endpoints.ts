@@ -1,8 +1,8 @@
 // Webhook endpoints in the D1 directory: registered by a company (its own receipts) or by a
 // partner (every issuer it serves), with the signing secret sealed at rest.
-import { and, eq, getTableName, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, getTableName, isNull } from "drizzle-orm";
 import { openPrivateKey, sealPrivateKey } from "../certificates/vault.ts";
-import { database } from "../db/client.ts";
+import { database, rowOf } from "../db/client.ts";
 import { partnerCompanies } from "../db/schema.ts";
 import { webhookEndpoints } from "../db/schema-webhooks.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -88,33 +88,34 @@ export async function deleteEndpoint(env: Env, owner: Owner, id: string): Promis
   await database(env.DB).delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
 }
 
+/**
+ * SQL: the endpoint `w` (an alias of webhook_endpoints) is enabled and hears of the events of the
+ * issuer `companyId` (an SQL expression): its own, or a partner's that serves it.
+ */
+function hearsIssuerSql(w: string, companyId: string): string {
+  const t = webhookEndpoints;
+  return `${w}.${t.disabledAt.name} IS NULL AND (
+      (${w}.${t.ownerType.name} = 'company' AND ${w}.${t.ownerId.name} = ${companyId})
+      OR (${w}.${t.ownerType.name} = 'partner' AND ${w}.${t.ownerId.name} IN
+        (SELECT p.${partnerCompanies.partnerId.name} FROM ${getTableName(partnerCompanies)} AS p WHERE p.${partnerCompanies.companyId.name} = ${companyId})))`;
+}
+
+const ISSUER_ENDPOINTS_SQL = `SELECT w.* FROM ${getTableName(webhookEndpoints)} AS w WHERE ${hearsIssuerSql("w", "?1")}`;
+
 /** The enabled endpoints that hear of an issuer's events: its own and those of partners serving it, in one query. */
 export async function issuerEndpoints(env: Env, companyId: string): Promise<WebhookEndpoint[]> {
-  const db = database(env.DB);
-  const partners = db.select({ id: partnerCompanies.partnerId }).from(partnerCompanies).where(eq(partnerCompanies.companyId, companyId));
-  return db.query.webhookEndpoints.findMany({
-    where: and(
-      isNull(webhookEndpoints.disabledAt),
-      or(
-        and(eq(webhookEndpoints.ownerType, "company"), eq(webhookEndpoints.ownerId, companyId)),
-        and(eq(webhookEndpoints.ownerType, "partner"), inArray(webhookEndpoints.ownerId, partners)),
-      ),
-    ),
-  });
+  const { results } = await env.DB.prepare(ISSUER_ENDPOINTS_SQL).bind(companyId).all<Record<string, unknown>>();
+  return results.map((row) => rowOf(webhookEndpoints, row));
 }
 
 /**
- * SQL for the event types some enabled endpoint hearing the issuer `companyId` (a column) is
- * subscribed to, as a JSON array: the same endpoints as issuerEndpoints, read with the request's
- * API key so a receipt queues no event nobody listens for.
+ * SQL for the event types the endpoints hearing the issuer `companyId` (an SQL expression) are
+ * subscribed to, as a JSON array: read with the request's API key so a receipt queues no event
+ * nobody listens for.
  */
 export function subscribedEventsSql(companyId: string): string {
-  const w = webhookEndpoints;
-  return `(SELECT json_group_array(DISTINCT e.value) FROM ${getTableName(w)} AS w, json_each(w.${w.events.name}) AS e
-    WHERE w.${w.disabledAt.name} IS NULL AND (
-      (w.${w.ownerType.name} = 'company' AND w.${w.ownerId.name} = ${companyId})
-      OR (w.${w.ownerType.name} = 'partner' AND w.${w.ownerId.name} IN
-        (SELECT p.${partnerCompanies.partnerId.name} FROM ${getTableName(partnerCompanies)} AS p WHERE p.${partnerCompanies.companyId.name} = ${companyId}))))`;
+  return `(SELECT json_group_array(DISTINCT e.value) FROM ${getTableName(webhookEndpoints)} AS w, json_each(w.${webhookEndpoints.events.name}) AS e
+    WHERE ${hearsIssuerSql("w", companyId)})`;
 }
 
 /** Those of `endpoints` subscribed to `type`. */
