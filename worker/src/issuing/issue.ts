@@ -232,6 +232,8 @@ export async function issueReceipt(
     const recorded = await recordSignedReceipt(env, company, signedXml, {
       documentHash: requestHash,
       source: "api",
+      // What the signed bytes read back as (a validated document round-trips exactly): not parsed again.
+      document,
       times,
       contingencyAudit: options.contingencyAudit,
       subscribedEvents: options.subscribedEvents,

@@ -170,6 +170,16 @@ const insertTask = preparedOnce((db: MonthDb) =>
     .prepare(),
 );
 
+/** What a request knows beside a receipt it records in contingency. */
+export interface ContingencyRecord {
+  /** The request's audit entry, written in the same transaction. */
+  audit?: AuditEntry;
+  /** The event types some endpoint hearing the issuer listens for (unset: every event). */
+  subscribedEvents?: readonly EventType[];
+  /** Until when the status answer that said DGII is down is reused (epoch ms). */
+  dgiiDownUntil?: number;
+}
+
 export class ReceiptMonth extends DurableObject<Env> {
   private readonly db: MonthDb;
   /** Until when DGII's status service's last "down" for this issuer stands (its answers are reused that long). */
@@ -225,13 +235,17 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   /**
    * Records a receipt DGII cannot take now (its status service says its environment is down): in
-   * contingency at once, nobody holding it, due for the alarm after the first back-off. One step
+   * contingency at once, nobody holding it, due for the alarm after the first back-off, and not
+   * before that answer can change (`dgiiDownUntil`). One step
    * where record → update → release would take three; the same row and the same
    * receipt.contingency event. One row per e-NCF, as in record().
    */
-  recordInContingency(values: NewReceipt, dgiiMensajes: string, audit?: AuditEntry, subscribedEvents?: readonly EventType[]): { receipt: Receipt; existed: boolean } {
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, options: ContingencyRecord = {}): { receipt: Receipt; existed: boolean } {
+    const { audit, subscribedEvents } = options;
     const now = Date.now();
-    // (With the waiting receipts if DGII's last "down" still stands: see postpone.)
+    // Not before the status answer that said down can change (the request's isolate reuses it
+    // until then; see postpone): the receipts recorded meanwhile take their first turn together.
+    if (options.dgiiDownUntil !== undefined && options.dgiiDownUntil > this.dgiiDownUntil) this.dgiiDownUntil = options.dgiiDownUntil;
     const due = Math.max(now + backoffMs(0), this.dgiiDownUntil);
     const inserted = insertReceipt(this.db).get(
       receiptParams({
