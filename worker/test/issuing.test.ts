@@ -156,6 +156,15 @@ describe("resends and idempotency", () => {
     expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000501");
   });
 
+  it("keys older than 30 days are forgotten when a key is claimed; younger ones stay", async () => {
+    const { company, token } = await issuer();
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await issuerSql(company.id, "INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ('old', 'x', ?), ('recent', 'x', ?)", daysAgo(31), daysAgo(29));
+    await issue(token, issueRequest("31"), { "Idempotency-Key": "today" });
+    const keys = (await issuerSql(company.id, "SELECT key FROM idempotency_keys ORDER BY key")).map((r) => r.key);
+    expect(keys).toEqual(["recent", "today"]);
+  });
+
   it("the same Idempotency-Key answers the receipt the first request issued, as it stands now", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");

@@ -45,9 +45,11 @@ export function sequenceOf(db: IssuerDb, tipoeCF: string): Sequence | undefined 
   return sequenceQuery(db).get({ tipoeCF });
 }
 
-/** The usable range of a type, or the 422 that says why there is none (missing, expired, exhausted). */
-function usableRange(db: IssuerDb, tipoeCF: string, today: string): Sequence {
-  const sequence = sequenceOf(db, tipoeCF);
+/**
+ * The usable range of a type, or the 422 that says why there is none (missing, expired, exhausted).
+ * `sequence`: the type's row, when the caller read it already in the same write.
+ */
+function usableRange(db: IssuerDb, tipoeCF: string, today: string, sequence = sequenceOf(db, tipoeCF)): Sequence {
   const path = "/Encabezado/IdDoc/TipoeCF";
   if (!sequence) {
     throw new ApiProblem("unprocessable", {
@@ -78,8 +80,8 @@ function moveNext(db: IssuerDb, tipoeCF: string, nextNumber: number, now: Date):
 }
 
 /** The API's next e-NCF of an authorised range; a missing, expired or exhausted range is a 422. */
-export function allocateEncf(db: IssuerDb, tipoeCF: string, today: string, now: Date): AllocatedEncf {
-  const range = usableRange(db, tipoeCF, today);
+export function allocateEncf(db: IssuerDb, tipoeCF: string, today: string, now: Date, sequence?: Sequence): AllocatedEncf {
+  const range = usableRange(db, tipoeCF, today, sequence);
   moveNext(db, tipoeCF, range.nextNumber + 1, now);
   return { encf: encfOf(tipoeCF, range.nextNumber), number: range.nextNumber, expiresOn: range.expiresOn };
 }
@@ -182,12 +184,13 @@ const countInvoiceQuery = preparedOnce((db: IssuerDb) =>
     .insert(usageCounters)
     .values({ month: param("month"), invoices: 1 })
     .onConflictDoUpdate({ target: usageCounters.month, set: { invoices: sql`${usageCounters.invoices} + 1` } })
+    .returning({ invoices: usageCounters.invoices })
     .prepare(),
 );
 
-/** Counts one receipt against the month's quota (a device's receipt is counted, never refused). */
-export function countInvoice(db: IssuerDb, month: string): void {
-  countInvoiceQuery(db).run({ month });
+/** Counts one receipt against the month's quota (a device's receipt is counted, never refused); the month's count now. */
+export function countInvoice(db: IssuerDb, month: string): number {
+  return countInvoiceQuery(db).get({ month })!.invoices;
 }
 
 /** Gives back a reservation when issuing fails before the receipt exists. */

@@ -85,6 +85,18 @@ export function registerNumber(db: IssuerDb, tipoeCF: string, number: number, mo
   return month;
 }
 
+/**
+ * Registers the number the sequence has just handed out. Nothing at or above the sequence's next
+ * number was ever handed out, so it is registered nowhere and no run starts after it: the common
+ * case, the next number of this month's run, is one lookup and one update.
+ */
+export function registerNewNumber(db: IssuerDb, tipoeCF: string, number: number, month: string): string {
+  const before = runEndingAt(db).get({ tipoeCF, number: number - 1, month });
+  if (!before) return registerNumber(db, tipoeCF, number, month);
+  extendRun(db).run({ tipoeCF, firstNumber: before.firstNumber, lastNumber: number });
+  return month;
+}
+
 /** Registers a purchase in `month` unless the supplier's e-NCF is registered; returns its month. */
 export function registerPurchase(db: IssuerDb, rncEmisor: string, encf: string, month: string): string {
   const existing = purchaseMonth(db, rncEmisor, encf);
