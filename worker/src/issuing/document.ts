@@ -1,5 +1,6 @@
 // biome-ignore lint/suspicious/noShadowRestrictedNames: shared's reader of a key, not Object.prototype.valueOf
 import { dgiiDateOf, isTipoeCF, objAt, valueOf, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
+import { sha256Hex } from "../auth/crypto.ts";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 
@@ -76,6 +77,25 @@ export function withoutAssignedFields(body: unknown): unknown {
     delete idDoc.FechaVencimientoSecuencia;
   }
   return copy;
+}
+
+/** True when the request carries a field `withoutAssignedFields` leaves out (whatever its value). */
+function carriesAssignedFields(body: unknown): boolean {
+  const root = objAt(body);
+  if (!root) return false;
+  const idDoc = objAt(root, "Encabezado", "IdDoc");
+  return Object.hasOwn(root, "FechaHoraFirma") || (idDoc !== undefined && (Object.hasOwn(idDoc, "eNCF") || Object.hasOwn(idDoc, "FechaVencimientoSecuencia")));
+}
+
+/**
+ * What identifies a request: its whole body (the request an Idempotency-Key names; also how rows
+ * recorded before 1.8 identify their document) and its document without the fields the service
+ * assigns (a resend of a receipt). Hashed once when the body carries none of those fields: the
+ * text is the same.
+ */
+export async function requestHashes(body: unknown): Promise<{ request: string; document: string }> {
+  const request = await sha256Hex(stableStringify(body));
+  return { request, document: carriesAssignedFields(body) ? await sha256Hex(stableStringify(withoutAssignedFields(body))) : request };
 }
 
 /** JSON with sorted keys: the same request always hashes the same. */
