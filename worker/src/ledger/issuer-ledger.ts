@@ -182,14 +182,17 @@ export class IssuerLedger extends DurableObject<Env> {
         const held = this.holderOfKey(request.idempotency);
         if (held && !("encf" in held && held.encf === request.idempotency.abandoned)) return { held };
       }
-      // (Read once for the expiry check and the allocation.)
-      const sequence = sequenceOf(this.db, request.tipoeCF);
-      if (request.rangeExpiresOn !== undefined && sequence?.expiresOn !== request.rangeExpiresOn) return { held: null, rangeChanged: true };
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
-      const numbered = request.givenEncf
-        ? takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now)
-        : allocateEncf(this.db, request.tipoeCF, request.today, now, sequence);
+      let numbered: AllocatedEncf;
+      if (request.givenEncf) {
+        if (request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn) return { held: null, rangeChanged: true };
+        numbered = takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now);
+      } else {
+        const next = allocateEncf(this.db, request.tipoeCF, request.today, now, request.rangeExpiresOn);
+        if (next === "rangeChanged") return { held: null, rangeChanged: true };
+        numbered = next;
+      }
       const used = countInvoice(this.db, request.quota.month);
       const month = request.givenEncf
         ? registerNumber(this.db, request.tipoeCF, numbered.number, request.month)
