@@ -195,6 +195,9 @@ export class ReceiptMonth extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.db, migrations);
       this.releaseTasksOfDeadInstance();
+      // Whatever is pending when the object starts has its alarm: a crash between a change's
+      // write and its alarm's would otherwise leave it waiting for the next change.
+      this.schedule();
     });
   }
 
@@ -203,11 +206,10 @@ export class ReceiptMonth extends DurableObject<Env> {
    * claim found when the object starts was its previous instance's, which died mid-task (a crash,
    * a restart). Its tasks are due again at once rather than when that claim would lapse; an
    * attempt that had already reached the receiver is sent again under the same id (webhooks are
-   * at least once).
+   * at least once). (The object sets its alarm when it starts.)
    */
   private releaseTasksOfDeadInstance(): void {
-    const released = this.ctx.storage.sql.exec("UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL");
-    if (released.rowsWritten > 0) this.schedule();
+    this.ctx.storage.sql.exec("UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL");
   }
 
   // ------------------------------------------------------------------------------- receipts
