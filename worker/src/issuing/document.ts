@@ -60,31 +60,32 @@ async function archivedTipoIngresos(archive: R2Bucket, key: string): Promise<str
   return /<IdDoc>(?:(?!<\/IdDoc>).)*?<TipoIngresos>(0[1-6])<\/TipoIngresos>/s.exec(await object.text())?.[1];
 }
 
+/** Where the fields the service assigns sit: [the object's path, the field]. */
+const ASSIGNED_FIELDS: [path: string[], field: string][] = [
+  [[], "FechaHoraFirma"],
+  [["Encabezado", "IdDoc"], "eNCF"],
+  [["Encabezado", "IdDoc"], "FechaVencimientoSecuencia"],
+];
+
 /**
  * The request without what the service assigns whatever the client sends: the e-NCF (the lookup
  * key of a resend), FechaVencimientoSecuencia (always the range's) and FechaHoraFirma (set when
  * signing). A client that resends a service-numbered receipt with the e-NCF it was given, or
- * echoes those fields back, is sending the same document.
+ * echoes those fields back, is sending the same document. A body that carries none of them (with
+ * whatever value) is returned as it is; otherwise a copy, never the body changed.
  */
 export function withoutAssignedFields(body: unknown): unknown {
+  const carried = ASSIGNED_FIELDS.some(([path, field]) => {
+    const at = objAt(body, ...path);
+    return at !== undefined && Object.hasOwn(at, field);
+  });
+  if (!carried) return body;
   const copy = structuredClone(body);
-  const root = objAt(copy);
-  if (!root) return copy;
-  delete root.FechaHoraFirma;
-  const idDoc = objAt(root, "Encabezado", "IdDoc");
-  if (idDoc) {
-    delete idDoc.eNCF;
-    delete idDoc.FechaVencimientoSecuencia;
+  for (const [path, field] of ASSIGNED_FIELDS) {
+    const at = objAt(copy, ...path);
+    if (at) delete at[field];
   }
   return copy;
-}
-
-/** True when the request carries a field `withoutAssignedFields` leaves out (whatever its value). */
-function carriesAssignedFields(body: unknown): boolean {
-  const root = objAt(body);
-  if (!root) return false;
-  const idDoc = objAt(root, "Encabezado", "IdDoc");
-  return Object.hasOwn(root, "FechaHoraFirma") || (idDoc !== undefined && (Object.hasOwn(idDoc, "eNCF") || Object.hasOwn(idDoc, "FechaVencimientoSecuencia")));
 }
 
 /**
@@ -95,7 +96,8 @@ function carriesAssignedFields(body: unknown): boolean {
  */
 export async function requestHashes(body: unknown): Promise<{ request: string; document: string }> {
   const request = await sha256Hex(stableStringify(body));
-  return { request, document: carriesAssignedFields(body) ? await sha256Hex(stableStringify(withoutAssignedFields(body))) : request };
+  const document = withoutAssignedFields(body);
+  return { request, document: document === body ? request : await sha256Hex(stableStringify(document)) };
 }
 
 /** JSON with sorted keys: the same request always hashes the same. */

@@ -128,8 +128,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   // DGII's status service first (its answer is remembered a few seconds per isolate): when it
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
   const dgii = await timed(times, "transmit", () => dgiiStatusFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
-  const dgiiUp = dgii.up;
-  if (!dgiiUp) {
+  if (!dgii.up) {
     const now = new Date();
     const audit =
       options.contingencyAudit && auditMonth(now) === archived.month
@@ -146,7 +145,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
   const store: ReceiptStore = { update: (id, changes) => month.update(id, changes, options.subscribedEvents) };
-  const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp }));
+  const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp: dgii.up }));
   const released = await month.release(sent.id);
   return { receipt: released ?? sent, reenviado: false };
 }
