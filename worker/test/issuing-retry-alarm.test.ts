@@ -144,6 +144,48 @@ describe("the retry alarm", () => {
     expect(await sentEcf(company.rnc, encf)).toBe(1);
   });
 
+  it("a hold that lapses the moment the alarm runs is over: the receipt is due then, as the alarm was set for", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "down" });
+    const encf = await contingency(token);
+    await clearFaults();
+    const month = (await row(company.id, encf)).issueDate.slice(0, 7);
+    const outcome = await runInDurableObject(receiptMonth(env, company.id, month), async (instance, state) => {
+      // The object's clock stands still until it does I/O: the run below starts at `lapse`.
+      const lapse = new Date(Date.now()).toISOString();
+      state.storage.sql.exec("UPDATE receipts SET next_attempt_at = ?1, claimed_until = ?1 WHERE encf = ?2", lapse, encf);
+      const clockStood = new Date(Date.now()).toISOString() === lapse;
+      await (instance as ReceiptMonth).alarm();
+      return { clockStood };
+    });
+    expect(outcome.clockStood).toBe(true);
+    expect((await row(company.id, encf)).sendAttempts).toBe(1);
+    expect(await sentEcf(company.rnc, encf)).toBe(1);
+  });
+
+  it("while an alarm runs, the next is set strictly after the run's start (the runtime deletes the one it fired for when the run ends)", async () => {
+    const { company } = await issuer();
+    type Month = { db: ReceiptMonth["db"]; schedule(): void; alarmRunStartedAt: number | null };
+    const next = await runInDurableObject(receiptMonth(env, company.id, "2025-06"), async (instance, state) => {
+      const month = instance as unknown as Month;
+      // A receipt due a minute from now, and a run that started then (its clock standing still at the
+      // time of the alarm it fired for, which was set for this receipt).
+      const due = Date.now() + 60_000;
+      const row: NewReceipt = {
+        ...{ id: crypto.randomUUID(), companyId: company.id, encf: "E310000000001", tipoeCF: "31", issueDate: "2025-06-01", montoTotal: "1.00" },
+        ...{ securityCode: "ABC123", fechaHoraFirma: "01-06-2025 10:15:00", timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre", xmlKey: "k/1", xmlSha256: "x" },
+        ...{ documentHash: "y", dgiiPath: "ecf", status: "contingency", source: "api", nextAttemptAt: new Date(due).toISOString() },
+      };
+      month.db.insert(receipts).values(row).run();
+      month.alarmRunStartedAt = due;
+      month.schedule();
+      month.alarmRunStartedAt = null;
+      return { due, alarm: await state.storage.getAlarm() };
+    });
+    // Not `due` itself: that alarm is the one the runtime deletes when the run ends.
+    expect(next.alarm).toBe(next.due + 1);
+  });
+
   it("receipts that keep failing are pushed back, so a newer one is sent first", async () => {
     const { company, token } = await issuer();
     await setFault({ mode: "down" });

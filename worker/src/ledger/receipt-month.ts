@@ -3,7 +3,7 @@
 // queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
 // and the alarm (which `wrangler dev` runs too) transmits it with nobody asking.
 import { DurableObject } from "cloudflare:workers";
-import { and, asc, eq, getTableColumns, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { isFinal } from "../issuing/estado.ts";
@@ -101,18 +101,23 @@ const receiptWithId = preparedOnce((db: MonthDb) =>
     .where(eq(receipts.id, param("id")))
     .prepare(),
 );
+/**
+ * Nobody holds the receipt at `now`: a claim lapses at its time, not a moment after, as the alarm
+ * computes it (an alarm set for the time a claim lapses finds that receipt due).
+ */
+const unheldAt = (now: SQL | string) => or(isNull(receipts.claimedUntil), lte(receipts.claimedUntil, now));
 const postponeUnheld = preparedOnce((db: MonthDb) =>
   db
     .update(receipts)
     .set({ retries: param("retries"), nextAttemptAt: param("nextAttemptAt") })
-    .where(and(eq(receipts.id, param("id")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
+    .where(and(eq(receipts.id, param("id")), unheldAt(param("now"))))
     .prepare(),
 );
 const dueReceipts = preparedOnce((db: MonthDb) =>
   db
     .select()
     .from(receipts)
-    .where(and(inArray(receipts.status, [...PENDING]), lte(receipts.nextAttemptAt, param("now")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
+    .where(and(inArray(receipts.status, [...PENDING]), lte(receipts.nextAttemptAt, param("now")), unheldAt(param("now"))))
     // Ties (a till's batch is due at one instant) go in the order they were recorded.
     .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
     .limit(ALARM_BATCH)
@@ -122,7 +127,7 @@ const claimUnheld = preparedOnce((db: MonthDb) =>
   db
     .update(receipts)
     .set({ claimedUntil: param("claimedUntil") })
-    .where(and(eq(receipts.id, param("id")), or(isNull(receipts.claimedUntil), lt(receipts.claimedUntil, param("now")))))
+    .where(and(eq(receipts.id, param("id")), unheldAt(param("now"))))
     .returning()
     .prepare(),
 );
@@ -176,6 +181,11 @@ export class ReceiptMonth extends DurableObject<Env> {
   private dgiiDownUntil = 0;
   /** When this object's alarm is set for, as far as this instance set it (null: none pending); see schedule(). */
   private alarmAt: number | null = null;
+  /**
+   * When the alarm run in progress started (null: none runs). The alarm it fired for was due by
+   * then; see setAlarmAt.
+   */
+  private alarmRunStartedAt: number | null = null;
   /** When this instance last ran due tasks (0: not yet); see EVENT_GATHER_MS. */
   private tasksRanAt = 0;
 
@@ -477,7 +487,12 @@ export class ReceiptMonth extends DurableObject<Env> {
     this.setAlarmAt(at).catch((error: unknown) => console.error("setAlarm failed", error));
   }
 
-  private async setAlarmAt(at: number): Promise<void> {
+  private async setAlarmAt(due: number): Promise<void> {
+    // While a run is in progress, the runtime still holds the alarm it fired for, and deletes it
+    // when the run ends unless the alarm was changed. Setting it again to the very time it fired
+    // for (a clock that stood still since: a run with nothing to do) changes nothing, so the next
+    // alarm would be lost with it: until a run ends, the next one is strictly after its start.
+    const at = this.alarmRunStartedAt === null ? due : Math.max(due, this.alarmRunStartedAt + 1);
     this.alarmAt = at;
     try {
       await this.ctx.storage.setAlarm(at);
@@ -512,7 +527,7 @@ export class ReceiptMonth extends DurableObject<Env> {
     return this.db.all<Task>(sql`
       SELECT id, kind, ordering_key AS "orderingKey", payload, attempts, deadline, created_at AS "createdAt" FROM tasks AS t
       WHERE t.status = 'pending' AND t.next_attempt_at <= ${now.toISOString()}
-        AND (t.claimed_until IS NULL OR t.claimed_until < ${now.toISOString()})
+        AND (t.claimed_until IS NULL OR t.claimed_until <= ${now.toISOString()})
         AND NOT EXISTS (SELECT 1 FROM tasks AS e WHERE e.ordering_key = t.ordering_key AND e.status = 'pending' AND e.position < t.position)
       ORDER BY t.position LIMIT ${ALARM_BATCH}`);
   }
@@ -601,6 +616,16 @@ export class ReceiptMonth extends DurableObject<Env> {
     // The alarm that fired is no longer pending: whatever this run or a request schedules is set.
     this.alarmAt = null;
     const now = new Date();
+    this.alarmRunStartedAt = now.getTime();
+    try {
+      await this.moveDueForward(now);
+    } finally {
+      this.alarmRunStartedAt = null;
+    }
+  }
+
+  /** One run of the alarm (see alarm()). */
+  private async moveDueForward(now: Date): Promise<void> {
     let due = dueReceipts(this.db).all({ now: now.toISOString() });
     // Receipts that only wait for DGII to come back stay put while its status service says it is
     // still down: their next turn, without a claim, an archive read or a change. While the last
