@@ -3,8 +3,14 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatDgiiDateTime as fechaHoraFirmaFixedOffset } from "../src/dgii-time.ts";
 import { fechaHoraFirma } from "../src/signing/fecha-firma.ts";
-import { securityCode, timbreForSignedEcf, timbreUrl } from "../src/signing/timbre.ts";
-import type { DgiiEnvironment } from "../src/tipos.ts";
+import { signEcfXml } from "../src/signing/fast-signer.ts";
+import { securityCode, timbreForEcf, timbreForSignedEcf, timbreUrl } from "../src/signing/timbre.ts";
+import { TIPOS_ECF, type DgiiEnvironment, type TipoeCF } from "../src/tipos.ts";
+import { validateEcf } from "../src/validate.ts";
+import { ecfToXml } from "../src/xml/serialize.ts";
+import { xmlToEcf } from "../src/xml/parse.ts";
+import { testIdentity } from "./support/certs.ts";
+import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
 const SAMPLES = `${DGII_KIT}/samples`;
@@ -106,6 +112,27 @@ describe("securityCode and the timbre of a signed document", () => {
     const timbre = timbreForSignedEcf(e32(monto), "ecf");
     expect(timbre.form).toBe(form);
     if (timbre.form === "consultatimbre") expect(timbreUrl(timbre)).not.toContain("RncComprador");
+  });
+});
+
+describe("timbreForEcf: the timbre from the document the signed XML was serialized from", () => {
+  const cases = TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, options]): [TipoeCF, string, typeof options] => [tipo, name, options]));
+  it.each(cases)("E%s %s: the same timbre as read from the signed XML", async (tipo, name, options) => {
+    const validation = validateEcf(makeEcf(tipo, options), { now: new Date("2026-11-21T12:00:00Z"), totalsPolicy: "dgii" });
+    if (!validation.ok) throw new Error(JSON.stringify(validation.problems));
+    const id = await testIdentity();
+    const signed = await signEcfXml(ecfToXml(validation.document), id.privateKey, id.certificateDer);
+    // The document is what the signed bytes read back as, and gives the same timbre.
+    expect(xmlToEcf(signed)).toEqual(validation.document);
+    const fromDocument = timbreForEcf(validation.document, securityCode(signed), "certecf");
+    expect(fromDocument).toEqual(timbreForSignedEcf(signed, "certecf"));
+    // Both forms are covered: a small E32 gets the short one, one above 250,000 DOP the full one.
+    if (tipo === "32" && name === "1 line") expect(fromDocument.form).toBe("consultatimbrefc");
+    if (options.highValue) expect(fromDocument.form).toBe("consultatimbre");
+  });
+
+  it("names the leaf a document lacks", () => {
+    expect(() => timbreForEcf({ Encabezado: { IdDoc: { eNCF: "E310000000001" } } }, "abcdef", "ecf")).toThrow(/MontoTotal not found/);
   });
 });
 

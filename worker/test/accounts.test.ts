@@ -3,6 +3,7 @@ import { SignJWT, decodeJwt } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { call } from "./support/http.ts";
 import { companyById, keyWithCompany } from "../src/db/companies.ts";
+import { verifyToken } from "../src/auth/jwt.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
@@ -99,6 +100,8 @@ describe("bearer tokens", () => {
     const [h, p, s] = token.split(".");
     const tamperedPayload = `${h}.${b64({ ...decodeJwt(token), oid: "someone-else" })}.${s}`;
     const tamperedSignature = `${h}.${p}.${s!.slice(0, -2)}${s!.endsWith("AA") ? "BB" : "AA"}`;
+    // The genuine token first: its verification is remembered, which must help no altered copy.
+    expect((await me(token)).status).toBe(200);
     const cases: [string, Record<string, string>][] = [
       ["missing", {}],
       ["not bearer", { Authorization: `Basic ${token}` }],
@@ -116,6 +119,17 @@ describe("bearer tokens", () => {
       expect((await problem(res)).code, label).toBe("unauthorized");
     }
     expect((await me(token)).status).toBe(200);
+  });
+
+  it("a token whose signature was checked before is still refused once it expires", async () => {
+    const { token } = await companyWithToken();
+    const claims = await verifyToken(token, env.JWT_SECRET);
+    expect(claims).toMatchObject({ ownerType: "company", kind: "test" });
+    const { exp } = decodeJwt(token);
+    expect(await verifyToken(token, env.JWT_SECRET, exp! * 1000 - 1)).toEqual(claims);
+    expect(await verifyToken(token, env.JWT_SECRET, exp! * 1000)).toBe("expired");
+    // And with another secret, nothing remembered under the first one counts.
+    expect(await verifyToken(token, "another-secret-0123456789abcdef")).toBe("invalid");
   });
 
   it("revoking a key ends its tokens at once; rotating gives a working replacement", async () => {

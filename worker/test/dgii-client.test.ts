@@ -107,6 +107,25 @@ describe("DGII client against the sandbox", () => {
     expect(asks).toBe(2);
   });
 
+  it("says until when its status answer is reused, and reuses it that long", async () => {
+    const { company } = await issuer();
+    const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!;
+    const signer = await signerFor(env, owner);
+    // Its own environment, so the answer kept here (3 s) is no other test's.
+    const client = new DgiiClient(
+      env,
+      { environment: "certecf", rnc: owner.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: owner.certificateSerial ?? "" },
+      { statusTtlMs: 3000 },
+    );
+    const before = Date.now();
+    const status = await client.status();
+    expect(status.up).toBe(true);
+    expect(status.until).toBeGreaterThanOrEqual(before + 3000);
+    expect(status.until).toBeLessThanOrEqual(Date.now() + 3000);
+    await setFault({ mode: "down" });
+    expect(await client.status()).toEqual(status);
+  });
+
   it("times out a slow DGII and treats it as unreachable", async () => {
     const { company } = await issuer();
     const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.rnc, company.rnc) }))!;

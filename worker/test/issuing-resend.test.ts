@@ -1,8 +1,31 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { nextNumber, receiptRow } from "./support/ledger.ts";
+import { sha256Hex } from "../src/auth/crypto.ts";
+import { requestHashes, stableStringify, withoutAssignedFields } from "../src/issuing/document.ts";
 
 afterEach(clearFaults);
+
+describe("requestHashes", () => {
+  const hash = (v: unknown) => sha256Hex(stableStringify(v));
+  it("hashes a body without assigned fields once: its document is the whole body", async () => {
+    const body = issueRequest("31");
+    expect(await requestHashes(body)).toEqual({ request: await hash(body), document: await hash(body) });
+  });
+
+  it.each([
+    ["an e-NCF", (b: any) => (b.Encabezado.IdDoc.eNCF = "E310000000007")],
+    ["a FechaVencimientoSecuencia", (b: any) => (b.Encabezado.IdDoc.FechaVencimientoSecuencia = "31-12-2028")],
+    ["a FechaHoraFirma, even null", (b: any) => (b.FechaHoraFirma = null)],
+  ])("leaves %s out of the document's hash, not the request's", async (_what, add) => {
+    const body = issueRequest("31");
+    add(body);
+    const hashes = await requestHashes(body);
+    expect(hashes.request).toBe(await hash(body));
+    expect(hashes.document).toBe(await hash(withoutAssignedFields(body)));
+    expect(hashes.document).not.toBe(hashes.request);
+  });
+});
 
 describe("resending a receipt the service numbered", () => {
   it("with the e-NCF it was given (and the range's expiry echoed) is the same receipt; another document under it is a 409", async () => {

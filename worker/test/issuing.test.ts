@@ -12,7 +12,8 @@ import { auditRows, holdReceipt, issuerSql, monthSql, nextNumber, receiptRow, ru
 import { issuerLedger } from "../src/ledger/client.ts";
 import { unwrap } from "../src/ledger/rpc.ts";
 import { stableStringify } from "../src/issuing/document.ts";
-import { ABANDONED_CLAIM_MS } from "../src/issuing/issue.ts";
+import { ABANDONED_CLAIM_MS, issueReceipt } from "../src/issuing/issue.ts";
+import { archiveSignedReceipt } from "../src/issuing/record.ts";
 
 afterEach(clearFaults);
 
@@ -31,6 +32,7 @@ const offTotal = () =>
     d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
   });
 
+const pick = (row: object, keys: string[]) => Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]));
 const companyRow = (id: string) => database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, id) });
 const archivedXml = async (token: string, encf: string) => (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text();
 
@@ -51,6 +53,12 @@ describe("POST /fe/recepcion/ecf: every type", () => {
     expect(doc.Encabezado.Emisor.RNCEmisor).toBe(company.rnc);
     const seen = await received(company.rnc, body.encf);
     expect(seen.map((r) => r.kind)).toEqual([tipo === "32" ? "rfce" : "ecf"]);
+    // The row was read from the document the request built (not parsed back from the signed
+    // bytes): it says exactly what a device's upload of the same bytes would have it say.
+    const fromBytes = await archiveSignedReceipt(env, (await companyRow(company.id))!, xml, { documentHash: "", source: "device" });
+    const recorded = await receiptRow(company.id, body.encf);
+    const described = ({ id: _id, documentHash: _hash, source: _source, status: _status, ...row }: Record<string, unknown>) => row;
+    expect(pick(recorded!, Object.keys(described(fromBytes.row)))).toEqual(described(fromBytes.row));
   });
 });
 
@@ -146,6 +154,15 @@ describe("resends and idempotency", () => {
     expect(other.status).toBe(409);
     // A client-chosen number moves the sequence past it: the next automatic number follows.
     expect((await issue(token, issueRequest("31"))).body.encf).toBe("E310000000501");
+  });
+
+  it("keys older than 30 days are forgotten when a key is claimed; younger ones stay", async () => {
+    const { company, token } = await issuer();
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await issuerSql(company.id, "INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ('old', 'x', ?), ('recent', 'x', ?)", daysAgo(31), daysAgo(29));
+    await issue(token, issueRequest("31"), { "Idempotency-Key": "today" });
+    const keys = (await issuerSql(company.id, "SELECT key FROM idempotency_keys ORDER BY key")).map((r) => r.key);
+    expect(keys).toEqual(["recent", "today"]);
   });
 
   it("the same Idempotency-Key answers the receipt the first request issued, as it stands now", async () => {
@@ -354,6 +371,25 @@ describe("contingency", () => {
     const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
     expect(state.status).toBe(503);
     expect(Number(state.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a receipt recorded because DGII's status says down is first due when that answer can change, not a second later", async () => {
+    const { company } = await issuer();
+    await setFault({ mode: "down" });
+    // Its own environment, so the status answer kept here (4 s) is no other test's.
+    const owner = { ...(await companyRow(company.id))!, dgiiEnvironment: "certecf" as const };
+    const statusKept = { ...env, DGII_STATUS_TTL_MS: "4000" } as unknown as Env;
+    const asked = Date.now();
+    const due: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const outcome = await issueReceipt(statusKept, owner, issueRequest("31"), new Date());
+      if ("stored" in outcome) throw new Error("unexpected stored answer");
+      expect(outcome.receipt.status).toBe("contingency");
+      due.push(Date.parse((await receiptRow(company.id, outcome.receipt.encf))!.nextAttemptAt!));
+    }
+    expect(due[0]).toBeGreaterThanOrEqual(asked + 4000);
+    // Both take their first turn together, in one alarm run.
+    expect(due[1]).toBe(due[0]);
   });
 
   it("the alarm retries with back-off (1 s, 2 s, 4 s …) and stops once DGII decides", async () => {

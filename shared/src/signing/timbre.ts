@@ -92,19 +92,19 @@ function leaf(xml: string, name: string): string | undefined {
   return m?.[1];
 }
 
-/**
- * The timbre of a signed e-CF (or of the RFCE that summarises an E32 under DOP 250,000), read from
- * its XML: E32 under the limit gets the short consultatimbrefc form, everything else the full one.
- */
-export function timbreForSignedEcf(signedXml: string, environment: DgiiEnvironment): Timbre {
-  const required = (name: string) => {
-    const v = leaf(signedXml, name);
-    if (v === undefined) throw new Error(`timbreForSignedEcf: ${name} not found`);
+/** The leaves a timbre is made of, and the group of Encabezado each sits in (FechaHoraFirma: the root). */
+const TIMBRE_LEAVES = { RNCEmisor: "Emisor", RNCComprador: "Comprador", eNCF: "IdDoc", FechaEmision: "Emisor", MontoTotal: "Totales", FechaHoraFirma: null } as const;
+type TimbreLeaf = keyof typeof TIMBRE_LEAVES;
+
+/** A timbre from its leaves as the signed e-CF writes them: an E32 under the limit gets the short form. */
+function timbreFrom(leafOf: (name: TimbreLeaf) => string | undefined, codigoSeguridad: string, environment: DgiiEnvironment): Timbre {
+  const required = (name: TimbreLeaf) => {
+    const v = leafOf(name);
+    if (v === undefined) throw new Error(`timbre: ${name} not found`);
     return v;
   };
   const encf = required("eNCF");
   const montoTotal = required("MontoTotal");
-  const codigoSeguridad = securityCode(signedXml);
   const rncEmisor = required("RNCEmisor");
   const total = parseDecimal(montoTotal);
   if (encf.startsWith("E32") && total !== undefined && isUnderRfceThreshold(total)) {
@@ -114,11 +114,36 @@ export function timbreForSignedEcf(signedXml: string, environment: DgiiEnvironme
     form: "consultatimbre",
     environment,
     rncEmisor,
-    rncComprador: leaf(signedXml, "RNCComprador") ?? null,
+    rncComprador: leafOf("RNCComprador") ?? null,
     encf,
     fechaEmision: required("FechaEmision"),
     montoTotal,
     fechaFirma: required("FechaHoraFirma"),
     codigoSeguridad,
   };
+}
+
+/**
+ * The timbre of a signed e-CF (or of the RFCE that summarises an E32 under DOP 250,000), read from
+ * its XML.
+ */
+export function timbreForSignedEcf(signedXml: string, environment: DgiiEnvironment): Timbre {
+  return timbreFrom((name) => leaf(signedXml, name), securityCode(signedXml), environment);
+}
+
+/**
+ * The same timbre from the document a signed e-CF was serialized from (what `xmlToEcf` reads back
+ * from it) and its security code: for a caller that has both and need not search the XML again.
+ */
+export function timbreForEcf(document: Record<string, unknown>, codigoSeguridad: string, environment: DgiiEnvironment): Timbre {
+  const encabezado = (document.Encabezado ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  return timbreFrom(
+    (name) => {
+      const group = TIMBRE_LEAVES[name];
+      const value = group === null ? document[name] : encabezado[group]?.[name];
+      return typeof value === "string" ? value : undefined;
+    },
+    codigoSeguridad,
+    environment,
+  );
 }

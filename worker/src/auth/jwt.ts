@@ -33,23 +33,47 @@ export async function issueToken(claims: TokenClaims, secret: string, now = new 
 export type TokenFailure = "expired" | "invalid";
 
 /** The HMAC key tokens are verified with, imported once per secret and isolate rather than on every request. */
-let verifying: { secret: string; key: Promise<CryptoKey> } | undefined;
-function verifyingKey(secret: string): Promise<CryptoKey> {
+let verifying: { secret: string; key: Promise<CryptoKey>; verified: Map<string, VerifiedToken> } | undefined;
+function verifierFor(secret: string): NonNullable<typeof verifying> {
   if (verifying?.secret !== secret) {
-    verifying = { secret, key: crypto.subtle.importKey("raw", secretKey(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]) };
+    verifying = { secret, key: crypto.subtle.importKey("raw", secretKey(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]), verified: new Map() };
   }
-  return verifying.key;
+  return verifying;
 }
 
+/**
+ * Tokens whose signature this isolate has checked, with their expiry: a client sends the same token
+ * on every request, and its bytes cannot say anything else the next time. (Revocation is the key
+ * lookup's job, on every request.) The oldest are forgotten beyond VERIFIED_TOKENS.
+ */
+interface VerifiedToken {
+  claims: TokenClaims;
+  expiresAt: number;
+}
+const VERIFIED_TOKENS = 1000;
+
 /** Verifies signature (HS256 only: `none` and every other algorithm are refused), issuer and expiry. */
-export async function verifyToken(token: string, secret: string): Promise<TokenClaims | TokenFailure> {
+export async function verifyToken(token: string, secret: string, now = Date.now()): Promise<TokenClaims | TokenFailure> {
+  const verifier = verifierFor(secret);
+  const known = verifier.verified.get(token);
+  if (known) {
+    if (known.expiresAt > now) return known.claims;
+    verifier.verified.delete(token);
+    return "expired";
+  }
   try {
-    const { payload } = await jwtVerify(token, await verifyingKey(secret), { algorithms: ["HS256"], issuer: ISSUER });
-    const { sub, own, oid, knd } = payload as Record<string, unknown>;
+    const { payload } = await jwtVerify(token, await verifier.key, { algorithms: ["HS256"], issuer: ISSUER, currentDate: new Date(now) });
+    const { sub, own, oid, knd, exp } = payload as Record<string, unknown>;
     if (typeof sub !== "string" || (own !== "company" && own !== "partner") || typeof oid !== "string" || (knd !== "test" && knd !== "live")) {
       return "invalid";
     }
-    return { keyId: sub, ownerType: own, ownerId: oid, kind: knd };
+    const claims: TokenClaims = { keyId: sub, ownerType: own, ownerId: oid, kind: knd };
+    // (Tokens without an expiry are never issued; such a token is checked every time.)
+    if (typeof exp === "number") {
+      if (verifier.verified.size >= VERIFIED_TOKENS) verifier.verified.delete(verifier.verified.keys().next().value!);
+      verifier.verified.set(token, { claims, expiresAt: exp * 1000 });
+    }
+    return claims;
   } catch (error) {
     return error instanceof errors.JWTExpired ? "expired" : "invalid";
   }

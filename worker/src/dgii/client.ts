@@ -235,14 +235,23 @@ export class DgiiClient {
    * queries), remembered for a few seconds per isolate so a burst of receipts asks once.
    */
   async isAvailable(): Promise<boolean> {
+    return (await this.status()).up;
+  }
+
+  /** DGII's status answer and until when it is reused (epoch ms): before then, asking again is pointless. */
+  async status(): Promise<{ up: boolean; until: number }> {
     const key = `${this.hosts.status}|${this.identity.environment}`;
     const known = statusCache.get(key);
-    if (known && known.until > Date.now()) return known.up;
+    if (known && known.until > Date.now()) {
+      const up = await known.up;
+      // (An ask that was in flight has its time set by its asker by now; if not, it is fresh.)
+      return { up, until: Number.isFinite(known.until) ? known.until : Date.now() + this.statusTtlMs };
+    }
     const asked = { up: this.askStatus(), until: Number.POSITIVE_INFINITY };
     statusCache.set(key, asked);
     const up = await asked.up;
     asked.until = Date.now() + this.statusTtlMs;
-    return up;
+    return { up, until: asked.until };
   }
 
   private async askStatus(): Promise<boolean> {

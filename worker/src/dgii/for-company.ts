@@ -23,13 +23,18 @@ export async function signerFor(env: Env, company: Company): Promise<CompanySign
 }
 
 /**
- * False only when DGII's status service says the issuer's environment is down (its answer is
- * remembered a few seconds per isolate). An issuer without a usable signing key counts as up: the
- * send is then attempted and says what is missing.
+ * DGII's status service's answer for the issuer's environment, and until when it is reused (epoch
+ * ms; remembered a few seconds per isolate). An issuer without a usable signing key counts as up:
+ * the send is then attempted and says what is missing.
  */
-export async function dgiiAvailableFor(env: Env, company: Company, onCall?: (what: string, ms: number) => void): Promise<boolean> {
+export async function dgiiStatusFor(env: Env, company: Company, onCall?: (what: string, ms: number) => void): Promise<{ up: boolean; until: number }> {
   const signer = await signerFor(env, company).catch(() => undefined);
-  return !signer || dgiiClientFor(env, company, signer, onCall).isAvailable();
+  return signer ? dgiiClientFor(env, company, signer, onCall).status() : { up: true, until: 0 };
+}
+
+/** False only when DGII's status service says the issuer's environment is down (see dgiiStatusFor). */
+export async function dgiiAvailableFor(env: Env, company: Company, onCall?: (what: string, ms: number) => void): Promise<boolean> {
+  return (await dgiiStatusFor(env, company, onCall)).up;
 }
 
 /** A positive number from a [vars] entry, or the fallback. */

@@ -1,5 +1,6 @@
 // biome-ignore lint/suspicious/noShadowRestrictedNames: shared's reader of a key, not Object.prototype.valueOf
 import { dgiiDateOf, isTipoeCF, objAt, valueOf, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
+import { sha256Hex } from "../auth/crypto.ts";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
 
@@ -59,23 +60,44 @@ async function archivedTipoIngresos(archive: R2Bucket, key: string): Promise<str
   return /<IdDoc>(?:(?!<\/IdDoc>).)*?<TipoIngresos>(0[1-6])<\/TipoIngresos>/s.exec(await object.text())?.[1];
 }
 
+/** Where the fields the service assigns sit: [the object's path, the field]. */
+const ASSIGNED_FIELDS: [path: string[], field: string][] = [
+  [[], "FechaHoraFirma"],
+  [["Encabezado", "IdDoc"], "eNCF"],
+  [["Encabezado", "IdDoc"], "FechaVencimientoSecuencia"],
+];
+
 /**
  * The request without what the service assigns whatever the client sends: the e-NCF (the lookup
  * key of a resend), FechaVencimientoSecuencia (always the range's) and FechaHoraFirma (set when
  * signing). A client that resends a service-numbered receipt with the e-NCF it was given, or
- * echoes those fields back, is sending the same document.
+ * echoes those fields back, is sending the same document. A body that carries none of them (with
+ * whatever value) is returned as it is; otherwise a copy, never the body changed.
  */
 export function withoutAssignedFields(body: unknown): unknown {
+  const carried = ASSIGNED_FIELDS.some(([path, field]) => {
+    const at = objAt(body, ...path);
+    return at !== undefined && Object.hasOwn(at, field);
+  });
+  if (!carried) return body;
   const copy = structuredClone(body);
-  const root = objAt(copy);
-  if (!root) return copy;
-  delete root.FechaHoraFirma;
-  const idDoc = objAt(root, "Encabezado", "IdDoc");
-  if (idDoc) {
-    delete idDoc.eNCF;
-    delete idDoc.FechaVencimientoSecuencia;
+  for (const [path, field] of ASSIGNED_FIELDS) {
+    const at = objAt(copy, ...path);
+    if (at) delete at[field];
   }
   return copy;
+}
+
+/**
+ * What identifies a request: its whole body (the request an Idempotency-Key names; also how rows
+ * recorded before 1.8 identify their document) and its document without the fields the service
+ * assigns (a resend of a receipt). Hashed once when the body carries none of those fields: the
+ * text is the same.
+ */
+export async function requestHashes(body: unknown): Promise<{ request: string; document: string }> {
+  const request = await sha256Hex(stableStringify(body));
+  const document = withoutAssignedFields(body);
+  return { request, document: document === body ? request : await sha256Hex(stableStringify(document)) };
 }
 
 /** JSON with sorted keys: the same request always hashes the same. */

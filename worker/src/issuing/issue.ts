@@ -1,5 +1,4 @@
 import { dgiiDateOf as dgiiDate, drIsoDate, drMonth, ecfToXml, isoDateFromDgii as isoDate, signEcfXml, validateEcf, type Problem, type TotalsPolicy } from "@ecf/shared";
-import { sha256Hex } from "../auth/crypto.ts";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
@@ -7,7 +6,7 @@ import { idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder, type
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
-import { emisorProfile, modifiedReceiptFor, requestedEncf, requestedTipo, stableStringify, withoutAssignedFields } from "./document.ts";
+import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, requestedTipo } from "./document.ts";
 import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/schema.ts";
@@ -113,14 +112,17 @@ export async function issueReceipt(
     times?: PhaseTimes;
     totalsPolicy?: TotalsPolicy;
     contingencyAudit?: ContingencyAudit;
-    idempotency?: IdempotencyRequest;
+    /** The request's `Idempotency-Key`, claimed with the receipt's number. */
+    idempotencyKey?: string;
     subscribedEvents?: readonly EventType[];
   } = {},
 ): Promise<IssueOutcome | { stored: StoredAnswer }> {
-  const { times, idempotency } = options;
+  const { times } = options;
   const tipo = requestedTipo(body);
   // Identity of the document for resends: the fields the service assigns are left out.
-  const requestHash = await sha256Hex(stableStringify(withoutAssignedFields(body)));
+  const hashes = await requestHashes(body);
+  const requestHash = hashes.document;
+  const idempotency: IdempotencyRequest | undefined = options.idempotencyKey ? { key: options.idempotencyKey, requestHash: hashes.request } : undefined;
   const ledger = issuerLedger(env, company.id);
   const givenEncf = requestedEncf(body);
   const today = drIsoDate(now);
@@ -171,7 +173,7 @@ export async function issueReceipt(
     const signer = await signerFor(env, company);
     if (givenEncf) {
       const existing = await findReceipt(env, company.id, givenEncf);
-      if (existing) return { answer: { receipt: resendOf(existing, [requestHash, await sha256Hex(stableStringify(body))]), reenviado: true } };
+      if (existing) return { answer: { receipt: resendOf(existing, [requestHash, hashes.request]), reenviado: true } };
     }
     return { document: validation.document as Json, range, warnings, signer, abandoned };
   };
@@ -232,6 +234,8 @@ export async function issueReceipt(
     const recorded = await recordSignedReceipt(env, company, signedXml, {
       documentHash: requestHash,
       source: "api",
+      // What the signed bytes read back as (a validated document round-trips exactly): not parsed again.
+      document,
       times,
       contingencyAudit: options.contingencyAudit,
       subscribedEvents: options.subscribedEvents,

@@ -1,4 +1,4 @@
-import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForSignedEcf, timbreUrl, xmlToEcf } from "@ecf/shared";
+import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForEcf, timbreForSignedEcf, timbreUrl, xmlToEcf, type JsonDocument } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { documentFigures } from "../reports/document-figures.ts";
 import { auditMonth, receiptMonth } from "../ledger/client.ts";
@@ -8,7 +8,7 @@ import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 import type { EventType } from "../webhooks/events.ts";
-import { dgiiAvailableFor } from "../dgii/for-company.ts";
+import { dgiiStatusFor } from "../dgii/for-company.ts";
 import { pollDelays, transmitReceipt, UNAVAILABLE_MENSAJES, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
 
 type Json = Record<string, any>;
@@ -37,6 +37,11 @@ export interface RecordOptions {
   /** What tells a retry of the same receipt from a different one with the same e-NCF. */
   documentHash: string;
   source: "api" | "device";
+  /**
+   * The document the signed XML was serialized from, when the caller built it (the API): what
+   * `xmlToEcf` would read back from the signed bytes, so they are not parsed again.
+   */
+  document?: JsonDocument;
   /** Collects `storage` (R2 archive, ledger record) and `transmit` (everything with DGII). */
   times?: PhaseTimes;
   /**
@@ -62,16 +67,23 @@ export interface ArchivedReceipt {
  * The signed bytes archived in R2 (immutable) and the ledger row that describes them, read from
  * the signed document: what has to exist before a receipt is recorded, however it is sent.
  */
-export async function archiveSignedReceipt(env: Env, company: Company, signedXml: string, options: Pick<RecordOptions, "documentHash" | "source">): Promise<ArchivedReceipt> {
-  const document = xmlToEcf(signedXml) as Json;
+export async function archiveSignedReceipt(
+  env: Env,
+  company: Company,
+  signedXml: string,
+  options: Pick<RecordOptions, "documentHash" | "source" | "document">,
+): Promise<ArchivedReceipt> {
+  const document = (options.document ?? xmlToEcf(signedXml)) as Json;
   const idDoc = document.Encabezado.IdDoc as Json;
   const encf = String(idDoc.eNCF);
   const totales = document.Encabezado.Totales as Json;
   const comprador = (document.Encabezado.Comprador ?? {}) as Json;
   const fechaEmision = String(document.Encabezado.Emisor.FechaEmision);
   const reference = (document.InformacionReferencia ?? {}) as Json;
-  // The timbre is read from the signed bytes, as DGII and the printed copy read it.
-  const urlTimbre = timbreUrl(timbreForSignedEcf(signedXml, company.dgiiEnvironment));
+  const codigoSeguridad = securityCode(signedXml);
+  // The timbre is read from the signed bytes, as DGII and the printed copy read it (or from the
+  // document they were serialized from, which holds the same leaves).
+  const timbre = options.document ? timbreForEcf(document, codigoSeguridad, company.dgiiEnvironment) : timbreForSignedEcf(signedXml, company.dgiiEnvironment);
   const archived = await archiveImmutable(env.ARCHIVE, receiptXmlKey(company.rnc, encf, fechaEmision), signedXml, "application/xml");
   const row: NewReceipt = {
     id: crypto.randomUUID(),
@@ -83,9 +95,9 @@ export async function archiveSignedReceipt(env: Env, company: Company, signedXml
     razonSocialComprador: comprador.RazonSocialComprador ?? null,
     montoTotal: String(totales.MontoTotal),
     totalItbis: totales.TotalITBIS !== undefined ? String(totales.TotalITBIS) : null,
-    securityCode: securityCode(signedXml),
+    securityCode: codigoSeguridad,
     fechaHoraFirma: String(document.FechaHoraFirma),
-    timbreUrl: urlTimbre,
+    timbreUrl: timbreUrl(timbre),
     xmlKey: archived.key,
     xmlSha256: archived.sha256,
     documentHash: options.documentHash,
@@ -115,14 +127,16 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   times?.add("storage", performance.now() - storageStarted);
   // DGII's status service first (its answer is remembered a few seconds per isolate): when it
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
-  const dgiiUp = await timed(times, "transmit", () => dgiiAvailableFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
-  if (!dgiiUp) {
+  const dgii = await timed(times, "transmit", () => dgiiStatusFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
+  if (!dgii.up) {
     const now = new Date();
     const audit =
       options.contingencyAudit && auditMonth(now) === archived.month
         ? { ...options.contingencyAudit(archived.row.encf, UNAVAILABLE_MENSAJES), companyId: company.id, createdAt: now.toISOString() }
         : undefined;
-    const recorded = await timed(times, "storage", () => month.recordInContingency(archived.row, unavailableMensajes(), audit, options.subscribedEvents));
+    const recorded = await timed(times, "storage", () =>
+      month.recordInContingency(archived.row, unavailableMensajes(), { audit, subscribedEvents: options.subscribedEvents, dgiiDownUntil: dgii.until }),
+    );
     return { receipt: recorded.receipt, reenviado: recorded.existed, audited: audit !== undefined && !recorded.existed };
   }
   const recorded = await timed(times, "storage", () => month.record(archived.row));
@@ -131,7 +145,7 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
   const store: ReceiptStore = { update: (id, changes) => month.update(id, changes, options.subscribedEvents) };
-  const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp }));
+  const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp: dgii.up }));
   const released = await month.release(sent.id);
   return { receipt: released ?? sent, reenviado: false };
 }

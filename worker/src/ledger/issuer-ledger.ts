@@ -24,7 +24,7 @@ import {
   type AllocatedEncf,
   type IssuerDb,
 } from "./numbering.ts";
-import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
+import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNewNumber, registerNumber, registerPurchase } from "./receipt-index.ts";
 import { answer, type Answer } from "./rpc.ts";
 import { param, preparedOnce } from "./prepared.ts";
 import * as catalog from "./catalog.ts";
@@ -38,6 +38,8 @@ import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 
 /** Idempotency keys are kept this long (a client retries within minutes, not months). */
 const IDEMPOTENCY_KEY_DAYS = 30;
+/** How often expired keys are deleted (a few hours late changes nothing; a delete per receipt does cost). */
+const FORGET_KEYS_EVERY_MS = 3_600_000;
 
 export interface NumberRequest {
   tipoeCF: string;
@@ -124,6 +126,8 @@ export function idempotencyKeyInProgress(): ApiProblem {
 
 export class IssuerLedger extends DurableObject<Env> {
   private readonly db: IssuerDb;
+  /** When this instance last deleted expired idempotency keys (0: not yet). */
+  private keysForgottenAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -178,16 +182,24 @@ export class IssuerLedger extends DurableObject<Env> {
         const held = this.holderOfKey(request.idempotency);
         if (held && !("encf" in held && held.encf === request.idempotency.abandoned)) return { held };
       }
-      if (request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn) return { held: null, rangeChanged: true };
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
-      const numbered = request.givenEncf
-        ? takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now)
-        : allocateEncf(this.db, request.tipoeCF, request.today, now);
-      countInvoice(this.db, request.quota.month);
-      const month = registerNumber(this.db, request.tipoeCF, numbered.number, request.month);
+      // The client's own number may lie anywhere in the index; the sequence's next one is new to it.
+      let numbered: AllocatedEncf;
+      let register: typeof registerNumber;
+      if (request.givenEncf) {
+        if (request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn) return { held: null, rangeChanged: true };
+        numbered = takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now);
+        register = registerNumber;
+      } else {
+        const next = allocateEncf(this.db, request.tipoeCF, request.today, now, request.rangeExpiresOn);
+        if (next === "rangeChanged") return { held: null, rangeChanged: true };
+        numbered = next;
+        register = registerNewNumber;
+      }
+      const used = countInvoice(this.db, request.quota.month);
+      const month = register(this.db, request.tipoeCF, numbered.number, request.month);
       // Above 90 % of the month's quota for the first time: the integrator hears it once.
-      const used = invoicesIn(this.db, request.quota.month);
       const { limit } = request.quota;
       const quotaNearLimit = used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
       if (request.idempotency) this.claimKey(request.idempotency, numbered.encf, month);
@@ -263,10 +275,13 @@ export class IssuerLedger extends DurableObject<Env> {
     return { encf: row.encf, month: row.month, warnings: row.warnings === null ? null : (JSON.parse(row.warnings) as ValidationWarning[]), claimedAt: row.createdAt };
   }
 
-  /** Takes a free key (checked by `holderOfKey` in the same write) for a receipt, and forgets expired keys. */
+  /** Takes a free key (checked by `holderOfKey` in the same write) for a receipt, and forgets expired keys (hourly). */
   private claimKey({ key, requestHash, warnings, abandoned }: IdempotencyRequest, encf: string, month: string): void {
-    const expired = new Date(Date.now() - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString();
-    forgetKeysBefore(this.db).run({ expired });
+    const now = Date.now();
+    if (now - this.keysForgottenAt >= FORGET_KEYS_EVERY_MS) {
+      forgetKeysBefore(this.db).run({ expired: new Date(now - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString() });
+      this.keysForgottenAt = now;
+    }
     if (abandoned) this.releaseIdempotencyKey(key, abandoned);
     claimKey(this.db).run({ key, requestHash, encf, month, warnings: warnings?.length ? JSON.stringify(warnings) : null });
   }

@@ -45,9 +45,11 @@ export function sequenceOf(db: IssuerDb, tipoeCF: string): Sequence | undefined 
   return sequenceQuery(db).get({ tipoeCF });
 }
 
-/** The usable range of a type, or the 422 that says why there is none (missing, expired, exhausted). */
-function usableRange(db: IssuerDb, tipoeCF: string, today: string): Sequence {
-  const sequence = sequenceOf(db, tipoeCF);
+/**
+ * The usable range of a type, or the 422 that says why there is none (missing, expired, exhausted).
+ * `sequence`: the type's row, when the caller read it already in the same write.
+ */
+function usableRange(db: IssuerDb, tipoeCF: string, today: string, sequence = sequenceOf(db, tipoeCF)): Sequence {
   const path = "/Encabezado/IdDoc/TipoeCF";
   if (!sequence) {
     throw new ApiProblem("unprocessable", {
@@ -77,11 +79,37 @@ function moveNext(db: IssuerDb, tipoeCF: string, nextNumber: number, now: Date):
   moveNextQuery(db).run({ tipoeCF, nextNumber, updatedAt: now.toISOString() });
 }
 
-/** The API's next e-NCF of an authorised range; a missing, expired or exhausted range is a 422. */
-export function allocateEncf(db: IssuerDb, tipoeCF: string, today: string, now: Date): AllocatedEncf {
-  const range = usableRange(db, tipoeCF, today);
-  moveNext(db, tipoeCF, range.nextNumber + 1, now);
-  return { encf: encfOf(tipoeCF, range.nextNumber), number: range.nextNumber, expiresOn: range.expiresOn };
+// The next number taken in one statement, where the range is usable (unexpired, not exhausted)
+// and still expires when the document was told (`expected`, null: any expiry).
+const takeNextQuery = preparedOnce((db: IssuerDb) =>
+  db
+    .update(sequences)
+    .set({ nextNumber: sql`${sequences.nextNumber} + 1`, updatedAt: param("updatedAt") })
+    .where(
+      and(
+        eq(sequences.tipoeCF, param("tipoeCF")),
+        gte(sequences.expiresOn, param("today")),
+        lte(sequences.nextNumber, sequences.rangeTo),
+        sql`(${param("expected")} IS NULL OR ${sequences.expiresOn} = ${param("expected")})`,
+      ),
+    )
+    .returning({ nextNumber: sequences.nextNumber, expiresOn: sequences.expiresOn })
+    .prepare(),
+);
+
+/**
+ * The API's next e-NCF of an authorised range, in one statement. A missing, expired or exhausted
+ * range is a 422; a range whose expiry is no longer `expectedExpiry` (the one the document was
+ * validated against: renewed since) takes nothing and says so.
+ */
+export function allocateEncf(db: IssuerDb, tipoeCF: string, today: string, now: Date, expectedExpiry?: string): AllocatedEncf | "rangeChanged" {
+  const taken = takeNextQuery(db).get({ tipoeCF, today, expected: expectedExpiry ?? null, updatedAt: now.toISOString() });
+  if (taken) return { encf: encfOf(tipoeCF, taken.nextNumber - 1), number: taken.nextNumber - 1, expiresOn: taken.expiresOn };
+  // Nothing taken: why.
+  const sequence = sequenceOf(db, tipoeCF);
+  if (expectedExpiry !== undefined && sequence?.expiresOn !== expectedExpiry) return "rangeChanged";
+  usableRange(db, tipoeCF, today, sequence);
+  throw new Error(`allocateEncf: the range of type ${tipoeCF} is usable, yet no number was taken`);
 }
 
 /**
@@ -182,12 +210,13 @@ const countInvoiceQuery = preparedOnce((db: IssuerDb) =>
     .insert(usageCounters)
     .values({ month: param("month"), invoices: 1 })
     .onConflictDoUpdate({ target: usageCounters.month, set: { invoices: sql`${usageCounters.invoices} + 1` } })
+    .returning({ invoices: usageCounters.invoices })
     .prepare(),
 );
 
-/** Counts one receipt against the month's quota (a device's receipt is counted, never refused). */
-export function countInvoice(db: IssuerDb, month: string): void {
-  countInvoiceQuery(db).run({ month });
+/** Counts one receipt against the month's quota (a device's receipt is counted, never refused); the month's count now. */
+export function countInvoice(db: IssuerDb, month: string): number {
+  return countInvoiceQuery(db).get({ month })!.invoices;
 }
 
 /** Gives back a reservation when issuing fails before the receipt exists. */

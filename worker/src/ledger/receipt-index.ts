@@ -85,6 +85,25 @@ export function registerNumber(db: IssuerDb, tipoeCF: string, number: number, mo
   return month;
 }
 
+const extendRunEndingBefore = preparedOnce((db: IssuerDb) =>
+  db
+    .update(receiptIndex)
+    .set({ lastNumber: param("number") })
+    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.lastNumber, param("previous")), eq(receiptIndex.month, param("month"))))
+    .returning({ firstNumber: receiptIndex.firstNumber })
+    .prepare(),
+);
+
+/**
+ * Registers the number the sequence has just handed out. Nothing at or above the sequence's next
+ * number was ever handed out, so it is registered nowhere and no run starts after it: the common
+ * case, the next number of this month's run, is one update.
+ */
+export function registerNewNumber(db: IssuerDb, tipoeCF: string, number: number, month: string): string {
+  if (extendRunEndingBefore(db).get({ tipoeCF, number, previous: number - 1, month })) return month;
+  return registerNumber(db, tipoeCF, number, month);
+}
+
 /** Registers a purchase in `month` unless the supplier's e-NCF is registered; returns its month. */
 export function registerPurchase(db: IssuerDb, rncEmisor: string, encf: string, month: string): string {
   const existing = purchaseMonth(db, rncEmisor, encf);

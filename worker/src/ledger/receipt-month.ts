@@ -175,6 +175,16 @@ const insertTask = preparedOnce((db: MonthDb) =>
     .prepare(),
 );
 
+/** What a request knows beside a receipt it records in contingency. */
+export interface ContingencyRecord {
+  /** The request's audit entry, written in the same transaction. */
+  audit?: AuditEntry;
+  /** The event types some endpoint hearing the issuer listens for (unset: every event). */
+  subscribedEvents?: readonly EventType[];
+  /** Until when the status answer that said DGII is down is reused (epoch ms). */
+  dgiiDownUntil?: number;
+}
+
 export class ReceiptMonth extends DurableObject<Env> {
   private readonly db: MonthDb;
   /** Until when DGII's status service's last "down" for this issuer stands (its answers are reused that long). */
@@ -195,6 +205,9 @@ export class ReceiptMonth extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.db, migrations);
       this.releaseTasksOfDeadInstance();
+      // Whatever is pending when the object starts has its alarm: a crash between a change's
+      // write and its alarm's would otherwise leave it waiting for the next change.
+      this.schedule();
     });
   }
 
@@ -203,11 +216,10 @@ export class ReceiptMonth extends DurableObject<Env> {
    * claim found when the object starts was its previous instance's, which died mid-task (a crash,
    * a restart). Its tasks are due again at once rather than when that claim would lapse; an
    * attempt that had already reached the receiver is sent again under the same id (webhooks are
-   * at least once).
+   * at least once). (The object sets its alarm when it starts.)
    */
   private releaseTasksOfDeadInstance(): void {
-    const released = this.ctx.storage.sql.exec("UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL");
-    if (released.rowsWritten > 0) this.schedule();
+    this.ctx.storage.sql.exec("UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL");
   }
 
   // ------------------------------------------------------------------------------- receipts
@@ -235,13 +247,17 @@ export class ReceiptMonth extends DurableObject<Env> {
 
   /**
    * Records a receipt DGII cannot take now (its status service says its environment is down): in
-   * contingency at once, nobody holding it, due for the alarm after the first back-off. One step
+   * contingency at once, nobody holding it, due for the alarm after the first back-off, and not
+   * before that answer can change (`dgiiDownUntil`). One step
    * where record → update → release would take three; the same row and the same
    * receipt.contingency event. One row per e-NCF, as in record().
    */
-  recordInContingency(values: NewReceipt, dgiiMensajes: string, audit?: AuditEntry, subscribedEvents?: readonly EventType[]): { receipt: Receipt; existed: boolean } {
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, options: ContingencyRecord = {}): { receipt: Receipt; existed: boolean } {
+    const { audit, subscribedEvents } = options;
     const now = Date.now();
-    // (With the waiting receipts if DGII's last "down" still stands: see postpone.)
+    // Not before the status answer that said down can change (the request's isolate reuses it
+    // until then; see postpone): the receipts recorded meanwhile take their first turn together.
+    if (options.dgiiDownUntil !== undefined && options.dgiiDownUntil > this.dgiiDownUntil) this.dgiiDownUntil = options.dgiiDownUntil;
     const due = Math.max(now + backoffMs(0), this.dgiiDownUntil);
     const inserted = insertReceipt(this.db).get(
       receiptParams({

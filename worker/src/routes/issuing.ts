@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import { TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
-import { sha256Hex } from "../auth/crypto.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem, DEFAULT_RETRY_AFTER_SECONDS, malformedJson } from "../http/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
@@ -14,7 +13,6 @@ import { buyerDeliveryStateOf } from "../issuing/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import { AnulacionAnswer, AnulacionBody, EmailQueued, EmailRequest, IssueHeaders } from "../http/schemas/issuing.ts";
 import { ANSWER_STATUSES, type AnswerStatus, type IssueAnswer, receiptAnswers } from "../http/schemas/receipt-answer.ts";
-import { stableStringify } from "../issuing/document.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
 import { isEmailAddress } from "../after-dgii/email.ts";
@@ -93,14 +91,13 @@ issuingRoutes.openapi(
   async (c) => {
     const body = await readJsonBody(c);
     const company = c.get("tenant");
-    const key = c.req.header("Idempotency-Key")?.trim();
     // Claimed with the receipt's number (a request that fails before numbering never holds it).
-    const idempotency = key ? { key, requestHash: await sha256Hex(stableStringify(body)) } : undefined;
+    const idempotencyKey = c.req.header("Idempotency-Key")?.trim() || undefined;
     const times = new PhaseTimes();
     const outcome = await issueReceipt(c.env, company, body, new Date(), {
       times,
       totalsPolicy: totalsPolicyOf(c),
-      idempotency,
+      idempotencyKey,
       // Written with the receipt when it is left in contingency (answered 503), not after the answer.
       contingencyAudit: (encf, mensajes) => requestAuditEntry(c, dgiiOutcomeEvent("Contingencia", encf, mensajes), 503),
       subscribedEvents: c.get("subscribedEvents"),

@@ -20,7 +20,8 @@ export function keyKindAllows(kind: "test" | "live", environment: Company["dgiiE
 export const resolveTenant = createMiddleware<AppEnv>(async (c, next) => {
   const principal = c.get("principal");
   const requested = c.req.header(HEADER)?.trim() || undefined;
-  const db = database(c.env.DB);
+  // (Built only when a query is needed: a company key's company came with the key.)
+  const db = () => database(c.env.DB);
   let company: Company | undefined;
 
   if (principal.ownerType === "partner") {
@@ -30,7 +31,7 @@ export const resolveTenant = createMiddleware<AppEnv>(async (c, next) => {
         errors: [{ path: `/headers/${HEADER}`, code: "required", message: `${HEADER} is required for partner keys.` }],
       });
     }
-    const rows = await db
+    const rows = await db()
       .select({ company: companies })
       .from(companies)
       .innerJoin(partnerCompanies, and(eq(partnerCompanies.companyId, companies.id), eq(partnerCompanies.partnerId, principal.ownerId)))
@@ -41,7 +42,7 @@ export const resolveTenant = createMiddleware<AppEnv>(async (c, next) => {
   } else {
     // Read with the key by requireAuth; looked up here only when that did not run first.
     const withKey = c.get("keyCompany");
-    company = withKey?.id === principal.ownerId ? withKey : await db.query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
+    company = withKey?.id === principal.ownerId ? withKey : await db().query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
     if (!company) throw new ApiProblem("forbidden", { detail: "The company behind this key no longer exists." });
     if (requested && requested !== company.rnc) {
       throw new ApiProblem("forbidden", { detail: `Key ${principal.keyId} belongs to issuer ${company.rnc}; it cannot act for ${requested}.` });
