@@ -7,6 +7,7 @@ import { verifyToken } from "../src/auth/jwt.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
+import { forgetKeyLookups, KEY_LOOKUP_REUSE_MS } from "../src/auth/key-lookups.ts";
 
 const problem = async (res: Response) => {
   expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -159,6 +160,24 @@ describe("the key lookup of every request", () => {
     expect(await keyWithCompany(env.DB, "key_test_missing")).toBeUndefined();
   });
 
+  it("is read from D1 at most once a second per key and isolate; a change through the worker is seen at once, one past it within the second", async () => {
+    const { credentials, token } = await companyWithToken();
+    expect((await me(token)).status).toBe(200);
+    // Revoked past the worker: this isolate answers from its lookup for the rest of
+    // the second it read it in, then reads D1 again.
+    const past = Date.now();
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2").bind(new Date().toISOString(), credentials.keyId).run();
+    const before = await me(token);
+    if (Date.now() - past < KEY_LOOKUP_REUSE_MS / 2) expect(before.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, KEY_LOOKUP_REUSE_MS));
+    expect((await me(token)).status).toBe(401);
+    // Through the worker (the administration API), at once.
+    const other = await companyWithToken();
+    expect((await me(other.token)).status).toBe(200);
+    await admin("PATCH", `/admin/companies/${other.company.id}`, { isActive: false });
+    expect((await me(other.token)).status).toBe(403);
+  });
+
   it("reads with it the events the company's webhook endpoints and its partners' are subscribed to, disabled ones left out", async () => {
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
@@ -183,6 +202,7 @@ describe("the key lookup of every request", () => {
     await register(await partnerToken([(await createCompany()).id]), ["purchase.received"]);
     expect(await subscribed()).toEqual(["receipt.accepted", "receipt.contingency", "receipt.rejected"]);
     await env.DB.prepare("UPDATE webhook_endpoints SET disabled_at = ?1 WHERE owner_type = 'company' AND owner_id = ?2").bind(new Date().toISOString(), company.id).run();
+    forgetKeyLookups(); // (a write past the worker)
     expect(await subscribed()).toEqual(["receipt.accepted", "receipt.contingency"]);
   });
 });
@@ -321,6 +341,7 @@ describe("GET /company/me", () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 10 });
     const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
     await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2").bind(inTenDays, company.id).run();
+    forgetKeyLookups(); // (a write past the worker)
     await setInvoicesThisMonth(company.id, 10);
     const body = (await (await me(token)).json()) as { warnings: { code: string }[]; invoicesCountCurrentMonth: number; signatureName: string; signatureExpirationDate: string };
     expect(body.invoicesCountCurrentMonth).toBe(10);
@@ -342,6 +363,7 @@ describe("GET /company/me warnings", () => {
   ])("limit %i, %i used → %j", async (limit, used, expected) => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: limit });
     await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = '2099-01-01T00:00:00.000Z' WHERE id = ?1").bind(company.id).run();
+    forgetKeyLookups(); // (a write past the worker)
     await setInvoicesThisMonth(company.id, used);
     const warnings = await warningsOf(token);
     expect(warnings.map((w) => w.code)).toEqual(expected);
@@ -352,6 +374,7 @@ describe("GET /company/me warnings", () => {
     const { company, token } = await companyWithToken();
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
     await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2").bind(yesterday, company.id).run();
+    forgetKeyLookups(); // (a write past the worker)
     const warnings = await warningsOf(token);
     expect(warnings.map((w) => w.code)).toEqual(["certificate_expired"]);
     expect(warnings[0]!.message).toContain(yesterday);

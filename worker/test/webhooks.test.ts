@@ -9,6 +9,7 @@ import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/is
 import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms, setInvoicesThisMonth } from "./support/ledger.ts";
 import type { SinkDelivery } from "./support/webhook-sink.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
+import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
 
 afterEach(clearFaults);
 
@@ -161,6 +162,7 @@ describe("webhook deliveries", () => {
     await issue(token, issueRequest("32")); // 9 of 10: not above 90 %
     const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
     await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2").bind(inTenDays, company.id).run();
+    forgetKeyLookups(); // (a write past the worker)
     await issue(token, issueRequest("32")); // 10 of 10, and the certificate expires in 10 days
     await issue(token, issueRequest("32")).catch(() => undefined); // refused (quota): no second notice either way
     for (let round = 0; round < 5 && (await sinkDeliveries("issuer-events")).length < 2; round++) await runTaskAlarms(company.id);

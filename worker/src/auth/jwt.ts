@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 
-/** Tokens live 24 hours; revoking the key ends them sooner (checked on every request). */
+/** Tokens live 24 hours; revoking the key ends them sooner (within a second: auth/middleware.ts). */
 export const TOKEN_TTL_SECONDS = 24 * 60 * 60;
 const ISSUER = "ecf-edge";
 

@@ -9,8 +9,9 @@ export type Principal = TokenClaims;
 const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail });
 
 /**
- * Requires `Authorization: Bearer <jwt>`. The key behind the token is looked up on every request,
- * so revoking a key ends its tokens at once rather than when they expire.
+ * Requires `Authorization: Bearer <jwt>`. The key behind the token is looked up on every request
+ * (read from D1 at most a second before: auth/key-lookups.ts), so revoking a key ends its tokens
+ * within a second rather than when they expire.
  */
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization");

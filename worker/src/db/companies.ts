@@ -3,6 +3,7 @@ import { database, rowOf } from "./client.ts";
 import { apiKeys, companies, type Company } from "./schema.ts";
 import { subscribedEventsSql } from "../webhooks/endpoints.ts";
 import type { EventType } from "../webhooks/events.ts";
+import { reusedKeyLookup } from "../auth/key-lookups.ts";
 
 /** The issuer with this id, as D1 has it now. */
 export async function companyById(env: Env, id: string): Promise<Company | undefined> {
@@ -17,15 +18,25 @@ const KEY_AND_COMPANY_SQL = `SELECT k.${apiKeys.revokedAt.name} AS key_revoked_a
   FROM ${keys} AS k LEFT JOIN ${getTableName(companies)} AS c ON k.${apiKeys.ownerType.name} = 'company' AND c.${companies.id.name} = k.${apiKeys.ownerId.name}
   WHERE k.${apiKeys.id.name} = ?1`;
 
+/** What an API key's lookup says: see keyWithCompany. */
+export interface KeyLookup {
+  revokedAt: string | null;
+  company: Company | null;
+  subscribedEvents: EventType[];
+}
+
 /**
  * An API key's revocation (null: not revoked) and, for a company's key, its company and the event
  * types its webhook endpoints (its own and its partners') are subscribed to; undefined when there
- * is no such key.
+ * is no such key. Read from D1 at most KEY_LOOKUP_REUSE_MS before (auth/key-lookups.ts); the
+ * answer is shared, so callers never change it.
  */
-export async function keyWithCompany(db: D1Database, keyId: string): Promise<{ revokedAt: string | null; company: Company | null; subscribedEvents: EventType[] } | undefined> {
-  const row = await db.prepare(KEY_AND_COMPANY_SQL).bind(keyId).first<Record<string, unknown>>();
-  if (!row) return undefined;
-  const company = row[companies.id.name] === null ? null : rowOf(companies, row);
-  const subscribedEvents = company ? (JSON.parse(String(row.subscribed_events ?? "[]")) as EventType[]) : [];
-  return { revokedAt: row.key_revoked_at as string | null, company, subscribedEvents };
+export function keyWithCompany(db: D1Database, keyId: string): Promise<KeyLookup | undefined> {
+  return reusedKeyLookup(keyId, async () => {
+    const row = await db.prepare(KEY_AND_COMPANY_SQL).bind(keyId).first<Record<string, unknown>>();
+    if (!row) return undefined;
+    const company = row[companies.id.name] === null ? null : rowOf(companies, row);
+    const subscribedEvents = company ? (JSON.parse(String(row.subscribed_events ?? "[]")) as EventType[]) : [];
+    return { revokedAt: row.key_revoked_at as string | null, company, subscribedEvents };
+  });
 }

@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { generateKeyMaterial } from "../auth/keys.ts";
+import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database } from "../db/client.ts";
 import { apiKeys, companies, partnerCompanies, partners } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -77,6 +78,11 @@ export async function findCompany(d1: D1Database, id: string) {
 
 export const adminRoutes = newRouter();
 adminRoutes.use("/admin/*", requireAdmin);
+// Whatever an administrator changed (a key, an issuer, a partner's issuers) is read afresh.
+adminRoutes.use("/admin/*", async (c, next) => {
+  await next();
+  if (c.req.method !== "GET") forgetKeyLookups();
+});
 adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_SECRET" });
 
 adminRoutes.openapi(
@@ -262,7 +268,7 @@ adminRoutes.openapi(
     tags: ["Administration"],
     summary: "Revoke a key; its tokens stop working at once",
     description:
-      "Marks the key revoked: its tokens are refused from the next request on (401) and it cannot log in again. Revoking a revoked key answers its first revocation time.",
+      "Marks the key revoked: its tokens are refused (401) within a second (each isolate reuses a key's lookup for up to a second) and it cannot log in again. Revoking a revoked key answers its first revocation time.",
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(KeyRevoked) }, 404: problemSchema("Unknown key") },
   }),

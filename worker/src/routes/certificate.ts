@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
+import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { companies } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
@@ -55,6 +56,7 @@ export async function storeCertificate(env: Env, companyId: string, file: File, 
       certificateNotAfter: certificate.notAfter,
     })
     .where(eq(companies.id, companyId));
+  forgetKeyLookups();
   return { name, subject: certificate.subject, serialNumber: certificate.serialNumber, notBefore: certificate.notBefore, notAfter: certificate.notAfter };
 }
 

@@ -2,6 +2,7 @@
 // partner (every issuer it serves), with the signing secret sealed at rest.
 import { and, eq, getTableName, isNull } from "drizzle-orm";
 import { openPrivateKey, sealPrivateKey } from "../certificates/vault.ts";
+import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database, rowOf } from "../db/client.ts";
 import { partnerCompanies } from "../db/schema.ts";
 import { webhookEndpoints } from "../db/schema-webhooks.ts";
@@ -64,6 +65,7 @@ export async function createEndpoint(env: Env, owner: Owner, url: string, events
     .insert(webhookEndpoints)
     .values({ id, ...owner, url, events: JSON.stringify([...new Set(events)]), secretSealed: await sealPrivateKey(bytes, env.MASTER_KEY, id) })
     .returning();
+  forgetKeyLookups();
   return { ...endpointView(row!), secret };
 }
 
@@ -86,6 +88,7 @@ export async function ownedEndpoint(env: Env, owner: Owner, id: string): Promise
 export async function deleteEndpoint(env: Env, owner: Owner, id: string): Promise<void> {
   await ownedEndpoint(env, owner, id);
   await database(env.DB).delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  forgetKeyLookups();
 }
 
 /**
@@ -137,6 +140,7 @@ export async function disableEndpoint(env: Env, id: string, reason: string): Pro
     .update(webhookEndpoints)
     .set({ disabledAt: new Date().toISOString(), disabledReason: reason.slice(0, 500) })
     .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
+  forgetKeyLookups();
 }
 
 /** Disabled endpoints that deliver this issuer's events (for its /company/me warnings). */
