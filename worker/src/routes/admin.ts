@@ -80,8 +80,11 @@ export const adminRoutes = newRouter();
 adminRoutes.use("/admin/*", requireAdmin);
 // Whatever an administrator changed (a key, an issuer, a partner's issuers) is read afresh.
 adminRoutes.use("/admin/*", async (c, next) => {
-  await next();
-  if (c.req.method !== "GET") forgetKeyLookups();
+  try {
+    await next();
+  } finally {
+    if (c.req.method !== "GET") forgetKeyLookups();
+  }
 });
 adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_SECRET" });
 
@@ -266,7 +269,7 @@ adminRoutes.openapi(
     method: "post",
     path: "/admin/keys/{id}/revoke",
     tags: ["Administration"],
-    summary: "Revoke a key; its tokens stop working at once",
+    summary: "Revoke a key; its tokens stop working within a second",
     description:
       "Marks the key revoked: its tokens are refused (401) within a second (each isolate reuses a key's lookup for up to a second) and it cannot log in again. Revoking a revoked key answers its first revocation time.",
     request: { params: IdParam },
