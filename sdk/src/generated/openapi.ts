@@ -264,8 +264,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke a key; its tokens stop working at once
-         * @description Marks the key revoked: its tokens are refused from the next request on (401) and it cannot log in again. Revoking a revoked key answers its first revocation time.
+         * Revoke a key; its tokens stop working within a second
+         * @description Marks the key revoked: its tokens are refused (401) within a second (each isolate reuses a key's lookup for up to a second) and it cannot log in again. Revoking a revoked key answers its first revocation time.
          */
         post: operations["postAdminKeysByIdRevoke"];
         delete?: never;
