@@ -184,21 +184,17 @@ export class IssuerLedger extends DurableObject<Env> {
       }
       const now = new Date(request.now);
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
-      // The client's own number may lie anywhere in the index; the sequence's next one is new to it.
-      let numbered: AllocatedEncf;
-      let register: typeof registerNumber;
+      let numbered: AllocatedEncf | "rangeChanged";
       if (request.givenEncf) {
-        if (request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn) return { held: null, rangeChanged: true };
-        numbered = takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now);
-        register = registerNumber;
+        const changed = request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn;
+        numbered = changed ? "rangeChanged" : takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now);
       } else {
-        const next = allocateEncf(this.db, request.tipoeCF, request.today, now, request.rangeExpiresOn);
-        if (next === "rangeChanged") return { held: null, rangeChanged: true };
-        numbered = next;
-        register = registerNewNumber;
+        numbered = allocateEncf(this.db, request.tipoeCF, request.today, now, request.rangeExpiresOn);
       }
+      if (numbered === "rangeChanged") return { held: null, rangeChanged: true };
       const used = countInvoice(this.db, request.quota.month);
-      const month = register(this.db, request.tipoeCF, numbered.number, request.month);
+      // The client's own number may lie anywhere in the index; the sequence's next one is new to it.
+      const month = (request.givenEncf ? registerNumber : registerNewNumber)(this.db, request.tipoeCF, numbered.number, request.month);
       // Above 90 % of the month's quota for the first time: the integrator hears it once.
       const { limit } = request.quota;
       const quotaNearLimit = used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
