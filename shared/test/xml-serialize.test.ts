@@ -16,7 +16,7 @@ describe("escapeXmlText (C14N text escaping)", () => {
     expect(escapeXmlText(input)).toBe(expected);
   });
 
-  it.each(["\u0000", "bell\u0007", "\u001F", "\uFFFE"])("refuses characters XML cannot carry: %j", (bad) => {
+  it.each(["\u0000", "bell\u0007", "\u001F", "\uFFFE", "a & b\u0000"])("refuses characters XML cannot carry: %j", (bad) => {
     expect(() => escapeXmlText(bad)).toThrow(XmlSerializeError);
   });
 });
@@ -38,6 +38,14 @@ describe("ecfToXml", () => {
     const items = doc.DetallesItems as Record<string, unknown>[];
     reversed.DetallesItems = items.map((i) => Object.fromEntries(Object.entries(i).reverse()));
     expect(ecfToXml(reversed)).toBe(ecfToXml(doc));
+  });
+
+  it("follows the XSD sequence when only one key, late in an object, is out of place", () => {
+    const doc = makeEcf("31", { lines: 2 });
+    const items = doc.DetallesItems as Record<string, unknown>[];
+    const moved = structuredClone(doc) as Record<string, unknown>;
+    moved.DetallesItems = items.map(({ NumeroLinea, ...rest }) => ({ ...rest, Inventado: "x", NumeroLinea }));
+    expect(ecfToXml(moved)).toBe(ecfToXml(doc));
   });
 
   it("puts FechaHoraFirma last even when given first", () => {

@@ -17,7 +17,7 @@
  * check to report.
  */
 import { jsonMappingRule, trailPointer, trailTo, type Problem, type Trail } from "../problems.ts";
-import { enumerationSpelling, parseXsdDecimal, type DecimalParts } from "./facets.ts";
+import { enumerationSpelling, parseXsdDecimal, type DecimalParts, type SimpleType } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 import type { RawFacets } from "./model-types.ts";
 
@@ -41,7 +41,7 @@ function formatProblem(path: Path, el: ModelElement, value: string, en: string, 
 }
 
 /** Fraction digits DGII expects for a decimal type: [minimum written, maximum allowed]. */
-export function fractionRange(f: RawFacets): [number, number] | undefined {
+export function fractionRange(f: RawFacets | SimpleType): [number, number] | undefined {
   if (f.base !== "decimal" || f.fractionDigits === undefined) return undefined;
   return [Math.min(2, f.fractionDigits), f.fractionDigits];
 }
@@ -65,13 +65,12 @@ function canonicalLeaf(v: unknown, el: ModelElement, up: Path, token: string | n
     // A JSON number is read through its shortest round-trip text, never through arithmetic.
     text = String(v);
   } else return v; // Wrong JSON type: left for the structure check to report.
-  const f = el.facets!;
-  if (f.base !== "decimal" && f.base !== "integer") return text;
+  if (!el.simpleType!.numeric) return text;
   return canonicalNumber(text, el, up, token, problems);
 }
 
 function canonicalNumber(text: string, el: ModelElement, up: Path, token: string | number, problems: Problem[]): string {
-  const f = el.facets!;
+  const f = el.simpleType!;
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
   if (!p) {

@@ -71,7 +71,7 @@ export function xsdDecimalDigits(p: DecimalParts): { total: number; fraction: nu
 // ---------------------------------------------------------------------------------------------
 // XSD regular expressions → JavaScript
 
-const compiled = new Map<string, RegExp | null>();
+const translated = new Map<string, RegExp | null>();
 
 /**
  * Translates an XSD 1.0 regex into an anchored JS regex with XSD's meanings: `^`/`$` are plain
@@ -79,7 +79,7 @@ const compiled = new Map<string, RegExp | null>();
  * only space, tab, CR, LF, `.` anything but CR/LF.
  */
 export function xsdPatternToRegExp(pattern: string): RegExp | null {
-  if (compiled.has(pattern)) return compiled.get(pattern)!;
+  if (translated.has(pattern)) return translated.get(pattern)!;
   let out = "";
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
@@ -142,7 +142,7 @@ export function xsdPatternToRegExp(pattern: string): RegExp | null {
   } catch {
     re = null; // Not expressible: libxml2 remains the judge for this facet.
   }
-  compiled.set(pattern, re);
+  translated.set(pattern, re);
   return re;
 }
 
@@ -213,60 +213,79 @@ export function xsdDecimalKey(p: DecimalParts): string {
   return (p.negative ? "-" : "") + (p.int || "0") + (frac ? "." + frac : "");
 }
 
-interface Compiled {
-  numeric: boolean;
-  stringEnum?: ReadonlySet<string>;
-  /** Numeric enumerations by value → the enumeration's own spelling. */
-  numericEnum?: ReadonlyMap<string, string>;
-  /** Translated patterns; null when one cannot be expressed (libxml2 judges it then). */
-  regexes?: readonly RegExp[] | null;
-  dateKind?: DateKind;
-  bounds: readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string][];
-}
+type Bound = readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string];
 
 /**
- * Each simple type's compiled form rides on the facets object itself, under a symbol: read for
- * every leaf of every document, a property is cheaper than a WeakMap lookup.
+ * One XSD simple type, compiled once: every facet the check reads, on an object of one shape.
+ * The generated facet objects each have their own set of keys, so reading them for every leaf of
+ * every document makes V8's property loads megamorphic; this class keeps them monomorphic.
  */
-const COMPILED = Symbol("compiled facets");
-type WithCompiled = RawFacets & { [COMPILED]?: Compiled };
+export class SimpleType {
+  readonly base: string;
+  readonly numeric: boolean;
+  readonly length: number | undefined;
+  readonly minLength: number | undefined;
+  readonly maxLength: number | undefined;
+  readonly hasLengthFacet: boolean;
+  readonly fractionDigits: number | undefined;
+  readonly totalDigits: number | undefined;
+  readonly enumeration: readonly string[] | undefined;
+  readonly stringEnum: ReadonlySet<string> | undefined;
+  /** Numeric enumerations by value → the enumeration's own spelling. */
+  readonly numericEnum: ReadonlyMap<string, string> | undefined;
+  readonly patterns: readonly string[] | undefined;
+  /** Translated patterns; null when one cannot be expressed (libxml2 judges it then). */
+  readonly regexes: readonly RegExp[] | null | undefined;
+  readonly dateKind: DateKind | undefined;
+  readonly bounds: readonly Bound[];
 
-function compile(f: RawFacets): Compiled {
-  const cached = (f as WithCompiled)[COMPILED];
-  if (cached) return cached;
-  const numeric = isNumericBase(f.base);
-  const bounds: Compiled["bounds"][number][] = [];
-  for (const key of ["minInclusive", "minExclusive", "maxInclusive", "maxExclusive"] as const) {
-    const text = f[key];
-    const p = text === undefined ? undefined : parseXsdDecimal(text);
-    if (p && text !== undefined) bounds.push([key, p, text]);
-  }
-  let numericEnum: Map<string, string> | undefined;
-  if (numeric && f.enumeration) {
-    numericEnum = new Map();
-    for (const e of f.enumeration) {
-      const p = parseXsdDecimal(e);
-      if (p && !numericEnum.has(xsdDecimalKey(p))) numericEnum.set(xsdDecimalKey(p), e);
+  constructor(readonly facets: RawFacets) {
+    const f = facets;
+    this.base = f.base;
+    this.numeric = isNumericBase(f.base);
+    this.length = f.length;
+    this.minLength = f.minLength;
+    this.maxLength = f.maxLength;
+    this.hasLengthFacet = f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined;
+    this.fractionDigits = f.fractionDigits;
+    this.totalDigits = f.totalDigits;
+    this.enumeration = f.enumeration;
+    const bounds: Bound[] = [];
+    for (const key of ["minInclusive", "minExclusive", "maxInclusive", "maxExclusive"] as const) {
+      const text = f[key];
+      const p = text === undefined ? undefined : parseXsdDecimal(text);
+      if (p && text !== undefined) bounds.push([key, p, text]);
     }
+    this.bounds = bounds;
+    let numericEnum: Map<string, string> | undefined;
+    if (this.numeric && f.enumeration) {
+      numericEnum = new Map();
+      for (const e of f.enumeration) {
+        const p = parseXsdDecimal(e);
+        if (p && !numericEnum.has(xsdDecimalKey(p))) numericEnum.set(xsdDecimalKey(p), e);
+      }
+    }
+    this.numericEnum = numericEnum;
+    this.stringEnum = !this.numeric && f.enumeration ? new Set(f.enumeration) : undefined;
+    this.patterns = f.patterns?.length ? f.patterns : undefined;
+    const regexes = this.patterns?.map(xsdPatternToRegExp);
+    this.regexes = regexes ? (regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null) : undefined;
+    this.dateKind = dateKindOf(f);
   }
-  const regexes = f.patterns?.length ? f.patterns.map(xsdPatternToRegExp) : undefined;
-  const dk = dateKindOf(f);
-  const c: Compiled = {
-    numeric,
-    ...(!numeric && f.enumeration ? { stringEnum: new Set(f.enumeration) } : {}),
-    ...(numericEnum ? { numericEnum } : {}),
-    ...(regexes ? { regexes: regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null } : {}),
-    ...(dk ? { dateKind: dk } : {}),
-    bounds,
-  };
-  Object.defineProperty(f, COMPILED, { value: c, enumerable: false });
+}
+
+const compiled = new WeakMap<RawFacets, SimpleType>();
+
+/** The compiled form of `f` (the model holds it on each leaf; this is for callers with bare facets). */
+export function simpleType(f: RawFacets): SimpleType {
+  let c = compiled.get(f);
+  if (!c) compiled.set(f, (c = new SimpleType(f)));
   return c;
 }
 
 /** For a numeric enumeration: the enumeration's own spelling of `value`, if it is one of them. */
-export function enumerationSpelling(value: string, f: RawFacets): string | undefined {
-  const c = compile(f);
-  if (!c.numericEnum) return f.enumeration?.includes(value) ? value : undefined;
+export function enumerationSpelling(value: string, c: SimpleType): string | undefined {
+  if (!c.numericEnum) return c.enumeration?.includes(value) ? value : undefined;
   const p = parseXsdDecimal(value.trim());
   return p ? c.numericEnum.get(xsdDecimalKey(p)) : undefined;
 }
@@ -286,85 +305,84 @@ export interface CheckFacetsOptions {
   xsdOnly?: boolean;
 }
 
-/** Checks `value` (the leaf text) against `f`; returns the first violation found. */
-export function checkFacets(value: string, f: RawFacets, options?: CheckFacetsOptions): FacetViolation | undefined {
-  const c = compile(f);
-  return firstViolation(value, f, c, options?.xsdOnly === true);
+/** Checks `value` (the leaf text) against the simple type `t`; returns the first violation found. */
+export function checkFacets(value: string, t: RawFacets | SimpleType, options?: CheckFacetsOptions): FacetViolation | undefined {
+  return firstViolation(value, t instanceof SimpleType ? t : simpleType(t), options?.xsdOnly === true);
 }
 
 /** Printable ASCII: no character XML refuses, no surrogate, no whitespace but the space. */
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 
-function firstViolation(value: string, f: RawFacets, c: Compiled, xsdOnly: boolean): FacetViolation | undefined {
+function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetViolation | undefined {
   const ascii = PRINTABLE_ASCII.test(value);
   if (!ascii && NOT_XML_CHAR.test(value)) {
     return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
   }
   // Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse").
-  const v = f.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value)) ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
+  const v = c.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value)) ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
   let num: DecimalParts | undefined;
   if (c.numeric) {
     num = parseXsdDecimal(v);
-    if (!num || (f.base === "integer" && num.frac !== "")) {
-      const what = f.base === "integer" ? "an integer" : "a decimal number";
+    if (!num || (c.base === "integer" && num.frac !== "")) {
+      const what = c.base === "integer" ? "an integer" : "a decimal number";
       return {
-        rule: `xsd:${f.base}`,
-        message: `must be ${what} (digits${f.base === "decimal" ? " and a decimal point" : ""}, no exponent or thousands separators)`,
-        messageEs: `debe ser ${f.base === "integer" ? "un número entero" : "un número decimal"} (dígitos${f.base === "decimal" ? " y punto decimal" : ""}, sin exponente ni separador de miles)`,
+        rule: `xsd:${c.base}`,
+        message: `must be ${what} (digits${c.base === "decimal" ? " and a decimal point" : ""}, no exponent or thousands separators)`,
+        messageEs: `debe ser ${c.base === "integer" ? "un número entero" : "un número decimal"} (dígitos${c.base === "decimal" ? " y punto decimal" : ""}, sin exponente ni separador de miles)`,
       };
     }
-  } else if (f.base === "dateTime" && !isXsDateTime(v)) {
+  } else if (c.base === "dateTime" && !isXsDateTime(v)) {
     return { rule: "xsd:dateTime", message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)", messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)" };
   }
-  if (f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined) {
+  if (c.hasLengthFacet) {
     const chars = ascii ? v.length : charLength(v);
-    if (f.length !== undefined && chars !== f.length) {
-      return { rule: "xsd:length", message: `must be exactly ${f.length} characters long`, messageEs: `debe tener exactamente ${f.length} caracteres`, details: { length: chars } };
+    if (c.length !== undefined && chars !== c.length) {
+      return { rule: "xsd:length", message: `must be exactly ${c.length} characters long`, messageEs: `debe tener exactamente ${c.length} caracteres`, details: { length: chars } };
     }
-    if (f.minLength !== undefined && chars < f.minLength) {
+    if (c.minLength !== undefined && chars < c.minLength) {
       return {
         rule: "xsd:minLength",
-        message: `must be at least ${f.minLength} characters long`,
-        messageEs: `debe tener al menos ${f.minLength} caracteres`,
+        message: `must be at least ${c.minLength} characters long`,
+        messageEs: `debe tener al menos ${c.minLength} caracteres`,
         details: { length: chars },
       };
     }
-    if (f.maxLength !== undefined && chars > f.maxLength) {
+    if (c.maxLength !== undefined && chars > c.maxLength) {
       return {
         rule: "xsd:maxLength",
-        message: `must be at most ${f.maxLength} characters long`,
-        messageEs: `debe tener como máximo ${f.maxLength} caracteres`,
+        message: `must be at most ${c.maxLength} characters long`,
+        messageEs: `debe tener como máximo ${c.maxLength} caracteres`,
         details: { length: chars },
       };
     }
   }
-  if (f.enumeration) {
+  if (c.enumeration) {
     const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.stringEnum!.has(v);
     if (!ok) {
-      const shown = f.enumeration.length <= 12 ? f.enumeration.join(", ") : `${f.enumeration.slice(0, 12).join(", ")}, …`;
+      const shown = c.enumeration.length <= 12 ? c.enumeration.join(", ") : `${c.enumeration.slice(0, 12).join(", ")}, …`;
       return {
         rule: "xsd:enumeration",
         message: `must be one of: ${shown}`,
         messageEs: `debe ser uno de: ${shown}`,
-        details: { allowed: f.enumeration.length <= 50 ? f.enumeration : f.enumeration.length },
+        details: { allowed: c.enumeration.length <= 50 ? c.enumeration : c.enumeration.length },
       };
     }
   }
   if (num) {
     const d = xsdDecimalDigits(num);
-    if (f.fractionDigits !== undefined && d.fraction > f.fractionDigits) {
+    if (c.fractionDigits !== undefined && d.fraction > c.fractionDigits) {
       return {
         rule: "xsd:fractionDigits",
-        message: `must have at most ${f.fractionDigits} decimal places`,
-        messageEs: `debe tener como máximo ${f.fractionDigits} decimales`,
+        message: `must have at most ${c.fractionDigits} decimal places`,
+        messageEs: `debe tener como máximo ${c.fractionDigits} decimales`,
         details: { fractionDigits: d.fraction },
       };
     }
-    if (f.totalDigits !== undefined && d.total > f.totalDigits) {
+    if (c.totalDigits !== undefined && d.total > c.totalDigits) {
       return {
         rule: "xsd:totalDigits",
-        message: `must have at most ${f.totalDigits} digits`,
-        messageEs: `debe tener como máximo ${f.totalDigits} dígitos`,
+        message: `must have at most ${c.totalDigits} digits`,
+        messageEs: `debe tener como máximo ${c.totalDigits} dígitos`,
         details: { totalDigits: d.total },
       };
     }
@@ -384,9 +402,9 @@ function firstViolation(value: string, f: RawFacets, c: Compiled, xsdOnly: boole
   if (c.regexes && !c.regexes.some((re) => re.test(v))) {
     return {
       rule: "xsd:pattern",
-      message: `does not match the required format ${f.patterns!.join(" | ")}`,
-      messageEs: `no cumple el formato requerido ${f.patterns!.join(" | ")}`,
-      details: { patterns: f.patterns },
+      message: `does not match the required format ${c.patterns!.join(" | ")}`,
+      messageEs: `no cumple el formato requerido ${c.patterns!.join(" | ")}`,
+      details: { patterns: c.patterns },
     };
   }
   return undefined;

@@ -4,6 +4,7 @@
  */
 import { XSD_TREES, XSD_TYPES } from "../generated/xsd-model.ts";
 import { TIPOS_ECF, isTipoeCF, type TipoeCF } from "../tipos.ts";
+import { simpleType, type SimpleType } from "./facets.ts";
 import type { RawFacets, RawNode } from "./model-types.ts";
 
 export type { RawFacets, RawNode } from "./model-types.ts";
@@ -33,6 +34,8 @@ export interface ModelElement {
   readonly shape: JsonShape;
   /** Facets of a leaf's simple type. */
   readonly facets?: RawFacets;
+  /** The same facets compiled for checking (one per simple type, shared by its leaves). */
+  readonly simpleType?: SimpleType;
   /** Child elements in sequence order (objects and arrays). */
   readonly children?: readonly ModelElement[];
   readonly childByName?: ReadonlyMap<string, ModelElement>;
@@ -43,6 +46,8 @@ export interface ModelElement {
    * `NoLinea`): one occurrence is a plain value, several are a JSON array.
    */
   readonly repeated: boolean;
+  /** Its place in its parent's sequence (0 for a root and for an array's item). */
+  readonly position: number;
 }
 
 export interface DocumentModel {
@@ -59,26 +64,42 @@ function toMax(n: number): number {
   return n < 0 ? Infinity : n;
 }
 
-function expand(raw: RawNode): ModelElement {
+/**
+ * Every element is built by this one function, so all of them share one object shape: the
+ * serializer, canonicalizer and checks read `shape`, `name` and `children` for every node of every
+ * document, and one shape keeps those reads monomorphic in V8.
+ */
+function element(name: string, minOccurs: number, maxOccurs: number, shape: JsonShape, repeated: boolean, position: number, parts: Partial<ModelElement>): ModelElement {
+  return {
+    name,
+    minOccurs,
+    maxOccurs,
+    shape,
+    facets: parts.facets,
+    simpleType: parts.simpleType,
+    children: parts.children,
+    childByName: parts.childByName,
+    item: parts.item,
+    repeated,
+    position,
+  };
+}
+
+function expand(raw: RawNode, position: number): ModelElement {
   const [name, min, max, content] = raw;
   if (typeof content === "number") {
     const facets = XSD_TYPES[content];
     if (!facets) throw new Error(`xsd-model: bad type index ${content}`);
-    return { name, minOccurs: min, maxOccurs: toMax(max), shape: "leaf", facets, repeated: toMax(max) > 1 };
+    return element(name, min, toMax(max), "leaf", toMax(max) > 1, position, { facets, simpleType: simpleType(facets) });
   }
-  const children = (content ?? []).filter((c) => c[0] !== "*").map(expand);
+  const children = (content ?? []).filter((c) => c[0] !== "*").map((c, i) => expand(c, i));
   const only = children.length === 1 ? children[0] : undefined;
   const isArray = only !== undefined && only.maxOccurs > 1;
-  return {
-    name,
-    minOccurs: min,
-    maxOccurs: toMax(max),
-    shape: isArray ? "array" : "object",
+  return element(name, min, toMax(max), isArray ? "array" : "object", toMax(max) > 1, position, {
     children,
     childByName: new Map(children.map((c) => [c.name, c])),
-    ...(isArray ? { item: { ...only, repeated: false } } : {}),
-    repeated: toMax(max) > 1,
-  };
+    item: isArray ? element(only.name, only.minOccurs, only.maxOccurs, only.shape, false, 0, only) : undefined,
+  });
 }
 
 const cache = new Map<DocumentKind, DocumentModel>();
@@ -90,11 +111,11 @@ export function documentModel(kind: DocumentKind): DocumentModel {
   const data = XSD_TREES[kind];
   if (!data) throw new Error(`no XSD model for kind ${kind}`);
   const any = data.tree.find((n) => n[0] === "*");
-  const root = expand([data.root, 1, 1, data.tree]);
+  const root = expand([data.root, 1, 1, data.tree], 0);
   m = {
     kind,
     rootName: data.root,
-    root: { ...root, shape: "object" },
+    root: element(root.name, 1, 1, "object", false, 0, root),
     signatureSlot: any ? { minOccurs: any[1], maxOccurs: toMax(any[2]) } : null,
   };
   cache.set(kind, m);

@@ -11,12 +11,13 @@ export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
 // Characters XML 1.0 cannot carry at all (C0 controls except tab, LF, CR; U+FFFE/U+FFFF).
 const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
-const NEEDS_ESCAPE = /[&<>\r]/;
+/** Either a forbidden character or one to escape: most text has neither, and one scan says so. */
+const FORBIDDEN_OR_ESCAPED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF&<>\r]/;
 
 /** Escapes text content exactly as XML C14N does: `&amp;` `&lt;` `&gt;` `&#xD;`; quotes stay. */
 export function escapeXmlText(text: string): string {
+  if (!FORBIDDEN_OR_ESCAPED.test(text)) return text;
   if (FORBIDDEN.test(text)) throw new XmlSerializeError(`text contains a character XML cannot represent`);
-  if (!NEEDS_ESCAPE.test(text)) return text;
   return text.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#xD;"));
 }
 
@@ -57,17 +58,36 @@ function writeElement(el: ModelElement, value: unknown): string {
   return inner === "" ? "" : `<${el.name}>${inner}</${el.name}>`;
 }
 
+/**
+ * The children of `obj` in `el`'s sequence order. A canonical document already holds its keys in
+ * that order, so they are written as they come; the first key out of order sends the object
+ * through the schema's sequence instead. Keys the schema does not know are skipped either way.
+ */
 function writeChildren(el: ModelElement, obj: Record<string, unknown>): string {
+  const byName = el.childByName!;
   let out = "";
-  for (const child of el.children!) {
-    const v = obj[child.name];
-    if (v === undefined) continue;
-    if (child.repeated && Array.isArray(v)) {
-      for (const one of v) out += writeElement(child, one);
-    } else {
-      out += writeElement(child, v);
-    }
+  let last = -1;
+  for (const key in obj) {
+    const child = byName.get(key);
+    if (child === undefined) continue;
+    if (child.position < last) return writeChildrenInSequence(el, obj);
+    last = child.position;
+    out += writeChild(child, obj[key]);
   }
+  return out;
+}
+
+function writeChildrenInSequence(el: ModelElement, obj: Record<string, unknown>): string {
+  let out = "";
+  for (const child of el.children!) out += writeChild(child, obj[child.name]);
+  return out;
+}
+
+function writeChild(child: ModelElement, v: unknown): string {
+  if (v === undefined) return "";
+  if (!child.repeated || !Array.isArray(v)) return writeElement(child, v);
+  let out = "";
+  for (const one of v) out += writeElement(child, one);
   return out;
 }
 

@@ -54,7 +54,7 @@ function checkLeaf(v: unknown, el: ModelElement, up: Path, token: string | numbe
     out.push(typeProblem(trailTo(up, token), el, v));
     return;
   }
-  const bad = checkFacets(text, el.facets!);
+  const bad = checkFacets(text, el.simpleType!);
   if (bad) {
     out.push({
       path: trailPointer(trailTo(up, token)),

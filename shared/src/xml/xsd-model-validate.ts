@@ -142,7 +142,7 @@ class Run {
     }
     // libxml2 refuses leading whitespace in a plain xs:dateTime (Semilla's fecha), though the
     // type's whiteSpace is collapse; trailing whitespace it strips.
-    const bad = facets.base === "dateTime" && /^[ \t\n\r]/.test(node.text) ? { rule: "xsd:dateTime", message: "" } : checkFacets(node.text, facets, { xsdOnly: true });
+    const bad = facets.base === "dateTime" && /^[ \t\n\r]/.test(node.text) ? { rule: "xsd:dateTime", message: "" } : checkFacets(node.text, el.simpleType!, { xsdOnly: true });
     if (!bad) return;
     const value = node.text.length > 120 ? `${node.text.slice(0, 120)}…` : node.text;
     const rule = bad.rule.replace(/^xsd:/, "");
