@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { checkFacets, compareXsdDecimal, documentModel, modelElementAt, parseXsdDecimal, xsdDecimalDigits, xsdPatternToRegExp, type RawFacets } from "../src/index.ts";
+import {
+  checkFacets,
+  compareXsdDecimal,
+  DOCUMENT_KINDS,
+  documentModel,
+  modelElementAt,
+  parseXsdDecimal,
+  xsdDecimalDigits,
+  xsdDecimalKey,
+  xsdPatternToRegExp,
+  type ModelElement,
+  type RawFacets,
+} from "../src/index.ts";
 
 describe("xsdPatternToRegExp (XSD regex semantics)", () => {
   it.each<[string, string, boolean]>([
@@ -77,6 +89,103 @@ describe("checkFacets", () => {
     ["lone surrogate", "a\uD800b", { base: "string" }, "xml:Char"],
   ])("%s: %j", (_name, value, facets, rule) => {
     expect(checkFacets(value, facets)?.rule).toBe(rule);
+  });
+
+  const line = modelElementAt("31", ["DetallesItems", "Item", "NumeroLinea"])!.facets!;
+  const quantity = modelElementAt("31", ["DetallesItems", "Item", "CantidadItem"])!.facets!;
+  const price = modelElementAt("31", ["DetallesItems", "Item", "PrecioUnitarioItem"])!.facets!;
+  it.each<[string, string, RawFacets, string | undefined]>([
+    ["line number at the lower bound", "1", line, undefined],
+    ["line number at the upper bound", "1000", line, undefined],
+    ["line number above it", "1001", line, "xsd:maxInclusive"],
+    ["line number zero", "0", line, "xsd:minInclusive"],
+    ["line number with leading zeros (by value)", "0007", line, undefined],
+    ["line number of 5 digits", "10000", line, "xsd:totalDigits"],
+    ["line number with a point", "7.", line, "xsd:pattern"],
+    ["quantity zero", "0.00", quantity, "xsd:minExclusive"],
+    ["quantity just above zero", "0.01", quantity, undefined],
+    ["quantity with a trailing zero beyond 2 places (value ok, pattern not)", "1.500", quantity, "xsd:pattern"],
+    ["quantity of 17 integer digits (total ok, pattern not)", "12345678901234567", quantity, "xsd:pattern"],
+    ["price with 4 places", "0.0001", price, undefined],
+    ["price with 5 places", "1.23456", price, "xsd:fractionDigits"],
+    ["price starting with a point", ".5", price, "xsd:pattern"],
+    ["numeric enumeration by value", "1.00", { base: "decimal", enumeration: ["1.0"] }, undefined],
+    ["numeric enumeration miss", "2", { base: "decimal", enumeration: ["1.0"] }, "xsd:enumeration"],
+  ])("plain numbers: %s: %j", (_name, value, facets, rule) => {
+    expect(checkFacets(value, facets)?.rule).toBe(rule);
+  });
+
+  // Every numeric type of every schema against the XSD rules written out here from the exact
+  // decimal primitives: the check's allocation-free reading of plain numbers must agree.
+  const numericTypes = new Set<RawFacets>();
+  const collect = (el: ModelElement) => {
+    if (el.facets && (el.facets.base === "decimal" || el.facets.base === "integer")) numericTypes.add(el.facets);
+    for (const child of el.children ?? []) collect(child);
+    if (el.item) collect(el.item);
+  };
+  for (const kind of DOCUMENT_KINDS) collect(documentModel(kind).root);
+  const values = [
+    "0",
+    "00",
+    "0.0",
+    "0.00",
+    "0.01",
+    "0.001",
+    "1",
+    "01",
+    "1.0",
+    "1.00",
+    "1.5",
+    "1.50",
+    "1.500",
+    "1.005",
+    "7.",
+    ".5",
+    "9",
+    "10",
+    "31",
+    "047",
+    "62",
+    "63",
+    "99",
+    "100",
+    "999",
+    "1000",
+    "1001",
+    "9999",
+    "10000",
+    "01000",
+    "12.3456",
+    "12.34567",
+    "9999999999999999.99",
+    "10000000000000000",
+    "99999999999999999999",
+    "-1",
+    "+1",
+    " 1",
+    "1e3",
+    "1,0",
+  ];
+  const reference = (value: string, f: RawFacets): boolean => {
+    const p = parseXsdDecimal(value.trim());
+    if (!p || (f.base === "integer" && p.frac !== "")) return false;
+    if (f.enumeration && !f.enumeration.some((e) => xsdDecimalKey(parseXsdDecimal(e)!) === xsdDecimalKey(p))) return false;
+    const digits = xsdDecimalDigits(p);
+    if (f.fractionDigits !== undefined && digits.fraction > f.fractionDigits) return false;
+    if (f.totalDigits !== undefined && digits.total > f.totalDigits) return false;
+    const cmp = (bound: string | undefined) => (bound === undefined ? undefined : compareXsdDecimal(p, parseXsdDecimal(bound)!));
+    if ((cmp(f.minInclusive) ?? 0) < 0 || (cmp(f.minExclusive) ?? 1) <= 0 || (cmp(f.maxInclusive) ?? 0) > 0 || (cmp(f.maxExclusive) ?? -1) >= 0) return false;
+    return !f.patterns || f.patterns.some((pattern) => xsdPatternToRegExp(pattern)!.test(value.trim()));
+  };
+  it(`agrees with the XSD rules for ${values.length} spellings of every numeric type (${numericTypes.size} types)`, () => {
+    expect(numericTypes.size).toBeGreaterThan(20);
+    const disagreements: string[] = [];
+    for (const f of numericTypes) {
+      for (const value of values) {
+        if ((checkFacets(value, f) === undefined) !== reference(value, f)) disagreements.push(`${JSON.stringify(f)} ${JSON.stringify(value)}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
   });
 });
 

@@ -17,7 +17,7 @@
  * check to report.
  */
 import { jsonMappingRule, trailPointer, trailTo, type Problem, type Trail } from "../problems.ts";
-import { enumerationSpelling, parseXsdDecimal, type DecimalParts, type SimpleType } from "./facets.ts";
+import { enumerationSpelling, parseXsdDecimal, scanPlainNumber, type DecimalParts, type PlainNumber, type SimpleType } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 import type { RawFacets } from "./model-types.ts";
 
@@ -69,8 +69,22 @@ function canonicalLeaf(v: unknown, el: ModelElement, up: Path, token: string | n
   return canonicalNumber(text, el, up, token, problems);
 }
 
+/** Whether plain ASCII digits `n` (scanned from the text) are already the canonical spelling for `f`. */
+function isCanonicalSpelling(text: string, n: PlainNumber, f: SimpleType): boolean {
+  if (f.enumerationSpellings) return f.enumerationSpellings.has(text);
+  // No leading zero, except the one of "0" or "0.5".
+  if (n.leadingZeros > 0 && n.intDigits > 1) return false;
+  if (f.base === "integer") return n.fracDigits < 0;
+  const range = fractionRange(f);
+  if (!range) return true;
+  const written = Math.max(n.fracDigits, 0);
+  return written >= range[0] && written <= range[1];
+}
+
 function canonicalNumber(text: string, el: ModelElement, up: Path, token: string | number, problems: Problem[]): string {
   const f = el.simpleType!;
+  const plain = scanPlainNumber(text);
+  if (plain && isCanonicalSpelling(text, plain, f)) return text;
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
   if (!p) {

@@ -68,6 +68,75 @@ export function xsdDecimalDigits(p: DecimalParts): { total: number; fraction: nu
   return { total: Math.max(p.int.length + fraction, 1), fraction };
 }
 
+/** The digit counts of an unsigned plain decimal written in ASCII ("0012.50"). */
+export interface PlainNumber {
+  /** Digits before the point, leading zeros included (at least 1). */
+  intDigits: number;
+  leadingZeros: number;
+  /** Digits after the point (at least 1), or -1 when there is no point. */
+  fracDigits: number;
+  /** Fraction digits up to the last non-zero one. */
+  fracSignificant: number;
+}
+
+// Reused by every scan: most leaves are numbers, and their checks need only these counts.
+const scanned: PlainNumber = { intDigits: 0, leadingZeros: 0, fracDigits: -1, fracSignificant: 0 };
+
+/**
+ * Reads `text` as digits, optionally a point and more digits (no sign, no space, no empty part),
+ * without allocating. The answer is valid until the next call; undefined for any other text.
+ */
+export function scanPlainNumber(text: string): PlainNumber | undefined {
+  const n = text.length;
+  let i = 0;
+  let zeros = 0;
+  while (i < n && text.charCodeAt(i) === 48) i++;
+  zeros = i;
+  while (i < n && isAsciiDigit(text.charCodeAt(i))) i++;
+  const intDigits = i;
+  if (intDigits === 0) return undefined;
+  let fracDigits = -1;
+  let fracSignificant = 0;
+  if (i < n) {
+    if (text.charCodeAt(i) !== 46) return undefined;
+    const start = ++i;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (!isAsciiDigit(c)) return undefined;
+      if (c !== 48) fracSignificant = i - start + 1;
+    }
+    fracDigits = i - start;
+    if (fracDigits === 0) return undefined;
+  }
+  scanned.intDigits = intDigits;
+  scanned.leadingZeros = zeros;
+  scanned.fracDigits = fracDigits;
+  scanned.fracSignificant = fracSignificant;
+  return scanned;
+}
+
+function isAsciiDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Compares the scanned `text` with a non-negative `bound`, exactly: -1, 0 or 1. */
+function comparePlain(text: string, n: PlainNumber, bound: DecimalParts): number {
+  const intLength = n.intDigits - n.leadingZeros;
+  if (intLength !== bound.int.length) return intLength < bound.int.length ? -1 : 1;
+  for (let k = 0; k < intLength; k++) {
+    const a = text.charCodeAt(n.leadingZeros + k);
+    const b = bound.int.charCodeAt(k);
+    if (a !== b) return a < b ? -1 : 1;
+  }
+  const fracLength = Math.max(n.fracSignificant, bound.frac.length);
+  for (let k = 0; k < fracLength; k++) {
+    const a = k < n.fracSignificant ? text.charCodeAt(n.intDigits + 1 + k) : 48;
+    const b = k < bound.frac.length ? bound.frac.charCodeAt(k) : 48;
+    if (a !== b) return a < b ? -1 : 1;
+  }
+  return 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // XSD regular expressions → JavaScript
 
@@ -238,6 +307,10 @@ export class SimpleType {
   readonly regexes: readonly RegExp[] | null | undefined;
   readonly dateKind: DateKind | undefined;
   readonly bounds: readonly Bound[];
+  /** The enumeration as written: a value spelled like one of them needs no parsing. */
+  readonly enumerationSpellings: ReadonlySet<string> | undefined;
+  /** A numeric type whose plain ASCII values `passesAsPlainNumber` can judge (no bound below zero, no length, no date). */
+  readonly plainNumbers: boolean;
 
   constructor(readonly facets: RawFacets) {
     const f = facets;
@@ -271,6 +344,8 @@ export class SimpleType {
     const regexes = this.patterns?.map(xsdPatternToRegExp);
     this.regexes = regexes ? (regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null) : undefined;
     this.dateKind = dateKindOf(f);
+    this.enumerationSpellings = f.enumeration ? new Set(this.numeric ? numericEnum!.values() : f.enumeration) : undefined;
+    this.plainNumbers = this.numeric && !this.hasLengthFacet && !this.dateKind && bounds.every(([, bound]) => !bound.negative);
   }
 }
 
@@ -313,7 +388,25 @@ export function checkFacets(value: string, t: RawFacets | SimpleType, options?: 
 /** Printable ASCII: no character XML refuses, no surrogate, no whitespace but the space. */
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 
+/**
+ * Whether a numeric leaf written as plain ASCII digits passes every facet of `c`, without
+ * allocating. "No" only means the full check must decide (and explain) it.
+ */
+function passesAsPlainNumber(value: string, c: SimpleType): boolean {
+  const n = scanPlainNumber(value);
+  if (!n || (c.base === "integer" && n.fracDigits >= 0)) return false;
+  if (c.enumerationSpellings && !c.enumerationSpellings.has(value)) return false;
+  if (c.fractionDigits !== undefined && n.fracSignificant > c.fractionDigits) return false;
+  if (c.totalDigits !== undefined && Math.max(n.intDigits - n.leadingZeros + n.fracSignificant, 1) > c.totalDigits) return false;
+  for (const [key, bound] of c.bounds) {
+    const cmp = comparePlain(value, n, bound);
+    if (key === "minInclusive" ? cmp < 0 : key === "minExclusive" ? cmp <= 0 : key === "maxInclusive" ? cmp > 0 : cmp >= 0) return false;
+  }
+  return !c.regexes || c.regexes.some((re) => re.test(value));
+}
+
 function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetViolation | undefined {
+  if (c.plainNumbers && passesAsPlainNumber(value, c)) return undefined;
   const ascii = PRINTABLE_ASCII.test(value);
   if (!ascii && NOT_XML_CHAR.test(value)) {
     return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
