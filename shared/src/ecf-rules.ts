@@ -299,7 +299,7 @@ export function typeRules(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): 
 }
 
 /** E43, E44, E46, E47: every line carries the type's IndicadorFacturacion. */
-function forcedIndicadorProblems(items: JsonObject[], tipo: TipoeCF): Problem[] {
+function forcedIndicadorProblems(items: readonly JsonObject[], tipo: TipoeCF): Problem[] {
   const forced = FORCED_INDICADOR[tipo];
   if (!forced) return [];
   const [en, es, note] = forced === "4" ? ["exempt", "exento", 50] : ["ITBIS 0 %", "ITBIS 0 %", 51];
@@ -494,7 +494,7 @@ function exportProblems(doc: JsonObject): Problem[] {
  * Withholdings: no ITBIS to withhold on a 0 % or exempt line (formato-ecf note 53), never more
  * than the line's ITBIS, and ISR never more than the line amount.
  */
-function withholdingProblems(items: JsonObject[]): Problem[] {
+function withholdingProblems(items: readonly JsonObject[]): Problem[] {
   const out: Problem[] = [];
   items.forEach((l, i) => {
     const ret = objAt(l, "Retencion");

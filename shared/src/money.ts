@@ -65,6 +65,8 @@ export function parseDecimal(value: unknown): Decimal | undefined {
     return undefined;
   }
   if (text.length === 0 || text.length > 400) return undefined;
+  const small = smallPlainDecimal(text);
+  if (small) return small;
   const plain = splitPlainDecimal(text);
   if (plain) {
     const [negative, int, frac] = plain;
@@ -85,6 +87,31 @@ export function parseDecimal(value: unknown): Decimal | undefined {
     return scale >= 0 ? decimal(coef, scale) : decimal(coef * 10n ** BigInt(-scale), 0);
   }
   return undefined;
+}
+
+/**
+ * A plain decimal of at most 15 digits (nearly every amount), read in one scan: up to 15 digits
+ * the coefficient is an integer a double holds exactly. Undefined for anything else.
+ */
+function smallPlainDecimal(text: string): Decimal | undefined {
+  const n = text.length;
+  const first = text.charCodeAt(0);
+  const negative = first === 45; // "-"
+  let i = negative || first === 43 ? 1 : 0; // "+"
+  let coef = 0;
+  let digits = 0;
+  let scale = -1;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      coef = coef * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && scale < 0) scale = digits;
+    else return undefined;
+  }
+  if (digits === 0 || digits > 15) return undefined;
+  const big = BigInt(coef);
+  return decimal(negative ? -big : big, scale < 0 ? 0 : digits - scale);
 }
 
 /** Like parseDecimal, but throws on bad input (for literals in code and tests). */

@@ -27,10 +27,13 @@ export function valueOf(holder: unknown, key: string): unknown {
   return isObject(holder) ? holder[key] : undefined;
 }
 
+const NO_OBJECTS: readonly JsonObject[] = Object.freeze([]);
+
 /** A repeated container: only JSON arrays count (of objects, for tables of records). */
-export function objectsOf(holder: unknown, key: string): JsonObject[] {
+export function objectsOf(holder: unknown, key: string): readonly JsonObject[] {
   const v = valueOf(holder, key);
-  return Array.isArray(v) ? v.filter(isObject) : [];
+  // Most tables are absent from most lines: one shared empty answer allocates nothing.
+  return Array.isArray(v) ? v.filter(isObject) : NO_OBJECTS;
 }
 
 /** A leaf as text exactly as written (a JSON number through String(n)); undefined if absent/empty. */

@@ -222,6 +222,7 @@ function additionalTaxes(
     const codes = objectsOf(item, "TablaImpuestoAdicional")
       .map((r) => impuestoAdicional(textOf(r, "TipoImpuesto")))
       .filter((t): t is ImpuestoAdicional => t !== undefined);
+    if (codes.length === 0) return;
     const qty = decimalOf(item, "CantidadItem") ?? ZERO;
     const cantidadReferencia = decimalOf(item, "CantidadReferencia") ?? ONE;
     const subcantidad = decimalOf(objectsOf(item, "TablaSubcantidad")[0], "Subcantidad") ?? ONE;

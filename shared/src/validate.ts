@@ -8,7 +8,7 @@
  * per-type rules. It never throws, whatever the input.
  */
 import { availableBalance, indicadorNotaCredito, isCodigoModificacion, type AcceptedNote } from "./credit-notes.ts";
-import { CONDITIONS, isHighValueConsumo, typeRules } from "./ecf-rules.ts";
+import { CONDITIONS, isHighValueConsumo, typeRules, type Condition } from "./ecf-rules.ts";
 export { isRfceSummary } from "./rfce-threshold.ts";
 import { dayNumber, formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
@@ -615,10 +615,10 @@ interface Node {
  * The nodes holding a field's `depth`-th segment (reached by its first `depth` segments), arrays
  * expanded. Memoized by prefix in `memo`, so the many fields of one line share the walk to it.
  */
-function containersAt(doc: JsonObject, field: PlannedField, depth: number, memo: Map<string, Node[]>): Node[] {
+function containersAt(doc: JsonObject, field: PlannedField, depth: number, memo: (Node[] | undefined)[]): Node[] {
   if (depth === 0) return [{ trail: null, node: doc }];
   const key = field.prefixes[depth]!;
-  const hit = memo.get(key);
+  const hit = memo[key];
   if (hit) return hit;
   const seg = field.segments[depth - 1]!;
   const out: Node[] = [];
@@ -629,7 +629,7 @@ function containersAt(doc: JsonObject, field: PlannedField, depth: number, memo:
       out.push({ trail: trailTo(f.trail, seg), node: f.node[seg] });
     }
   }
-  memo.set(key, out);
+  memo[key] = out;
   return out;
 }
 
@@ -642,8 +642,10 @@ interface PlannedField {
   segments: string[];
   /** For each segment: is it the repeated child of the array container before it? */
   arrayAfter: boolean[];
-  /** For each depth, the path of the segments above it (the memo key of containersAt). */
-  prefixes: string[];
+  /** For each depth, the number of the path of the segments above it (the memo key of containersAt). */
+  prefixes: number[];
+  /** For code 2, when it is required. */
+  condition: Condition | undefined;
   tipo: TipoeCF;
 }
 
@@ -651,19 +653,28 @@ interface PlannedField {
 const EMPTY_HOLDER: JsonObject = Object.freeze({});
 
 /** Per type, only the fields that can produce a problem (codes 0 and 1, and 2 with a condition). */
-const plans = new Map<TipoeCF, PlannedField[]>();
-function planFor(tipo: TipoeCF): PlannedField[] {
-  let plan = plans.get(tipo);
-  if (plan) return plan;
-  plan = [];
+interface Plan {
+  fields: PlannedField[];
+  /** How many distinct prefixes the fields' paths have (the size of containersAt's memo). */
+  prefixCount: number;
+}
+
+const plans = new Map<TipoeCF, Plan>();
+function planFor(tipo: TipoeCF): Plan {
+  const known = plans.get(tipo);
+  if (known) return known;
+  const fields: PlannedField[] = [];
+  const prefixNumbers = new Map<string, number>();
+  const numberOf = (prefix: string) => prefixNumbers.get(prefix) ?? prefixNumbers.set(prefix, prefixNumbers.size).get(prefix)!;
   for (const path of FIELD_PATHS) {
     const code = obligationOf(path, tipo) as ObligationCode;
     if (code === 3 || (code === 2 && !CONDITIONS[path]) || (code === 1 && FILLED_AT_SIGNING.has(path))) continue;
     const segments = path.split("/");
     const arrayAfter = segments.map((seg, i) => i > 0 && arrayChild(segments.slice(0, i).join("/")) === seg);
-    const prefixes = segments.map((_, i) => segments.slice(0, i).join("/"));
-    plan.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter, prefixes, tipo });
+    const prefixes = segments.map((_, i) => numberOf(segments.slice(0, i).join("/")));
+    fields.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter, prefixes, tipo, condition: CONDITIONS[path] });
   }
+  const plan = { fields, prefixCount: prefixNumbers.size };
   plans.set(tipo, plan);
   return plan;
 }
@@ -671,16 +682,26 @@ function planFor(tipo: TipoeCF): PlannedField[] {
 /** The obligation matrix (and its evaluable conditions) applied to a canonical document. */
 export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal): Problem[] {
   const out: Problem[] = [];
-  const memo = new Map<string, Node[]>();
-  for (const field of planFor(tipo)) {
+  const plan = planFor(tipo);
+  const memo = new Array<Node[] | undefined>(plan.prefixCount);
+  for (const field of plan.fields) {
     const depth = field.segments.length - 1;
     const seg = field.segments[depth]!;
-    for (const f of containersAt(doc, field, depth, memo)) {
-      if (field.arrayAfter[depth]) {
-        if (!Array.isArray(f.node)) continue;
-        for (let i = 0; i < f.node.length; i++) judgeField(out, field, doc, montoTotal, f.node[i], EMPTY_HOLDER, f.trail, i);
-      } else if (isObject(f.node)) {
-        judgeField(out, field, doc, montoTotal, f.node[seg], f.node, f.trail, seg);
+    const overArray = field.arrayAfter[depth];
+    // Only a present prohibited field or an absent required (or conditional) one can be a problem.
+    const judgeWhenPresent = field.code === 0;
+    const containers = containersAt(doc, field, depth, memo);
+    for (let k = 0; k < containers.length; k++) {
+      const f = containers[k]!;
+      const node = f.node;
+      if (overArray) {
+        if (!Array.isArray(node)) continue;
+        for (let i = 0; i < node.length; i++) {
+          if (isPresent(node[i]) === judgeWhenPresent) judgeField(out, field, doc, montoTotal, node[i], EMPTY_HOLDER, f.trail, i);
+        }
+      } else if (isObject(node)) {
+        const value = node[seg];
+        if (isPresent(value) === judgeWhenPresent) judgeField(out, field, doc, montoTotal, value, node, f.trail, seg);
       }
     }
   }
@@ -723,7 +744,7 @@ function judgeField(
       ),
     );
   } else if (code === 2 && !present) {
-    const cond = CONDITIONS[path]!;
+    const cond = field.condition!;
     if (cond.applies({ doc, tipo, holder, montoTotal })) {
       out.push(
         problem(
