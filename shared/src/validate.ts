@@ -719,7 +719,7 @@ function judgeField(
   trail: Trail | null,
   token: string | number,
 ): void {
-  const { path, name, code, tipo } = field;
+  const { name, code, tipo } = field;
   const present = isPresent(value);
   if (code === 0 && present) {
     out.push(
