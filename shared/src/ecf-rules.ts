@@ -6,7 +6,7 @@
  */
 import { decimalOf, codeOf, isObject, isPresent, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
 import { add, compare, dec, formatMoney, percentOf, roundHalfUp, sub, abs, sum, ZERO, type Decimal } from "./money.ts";
-import { impuestoAdicional, UNIDAD_GRANEL } from "./catalogs.ts";
+import { impuestoAdicional, UNIDAD_GRANEL, type ImpuestoAdicional } from "./catalogs.ts";
 import { jsonPointer, problem, type Problem } from "./problems.ts";
 import type { TipoeCF } from "./tipos.ts";
 import { parseENcf } from "./ids.ts";
@@ -32,10 +32,12 @@ export interface Condition {
 const lines = (doc: JsonObject) => objectsOf(doc, "DetallesItems");
 const anyLine = (doc: JsonObject, pred: (l: JsonObject) => boolean) => lines(doc).some(pred);
 const indicador = (l: JsonObject) => codeOf(l, "IndicadorFacturacion");
-const lineTaxKinds = (l: JsonObject) =>
-  objectsOf(l, "TablaImpuestoAdicional")
-    .map((r) => impuestoAdicional(textOf(r, "TipoImpuesto")))
-    .filter((t) => t !== undefined);
+/** Whether the line carries an additional tax for which `pred` holds (most lines carry none). */
+const lineHasTax = (l: JsonObject, pred: (t: ImpuestoAdicional) => boolean) =>
+  objectsOf(l, "TablaImpuestoAdicional").some((r) => {
+    const t = impuestoAdicional(textOf(r, "TipoImpuesto"));
+    return t !== undefined && pred(t);
+  });
 
 /** E32 at or above the threshold (or a note modifying such an E32, when its total is known). */
 export function isHighValueConsumo(tipo: TipoeCF, montoTotal: Decimal): boolean {
@@ -112,17 +114,17 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "DetallesItems/Item/GradosAlcohol": {
     en: "the line carries alcohol ISC (codes 006-018, 023-035)",
     es: "la línea tiene ISC de alcoholes (códigos 006-018, 023-035)",
-    applies: ({ holder }) => codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL && lineTaxKinds(holder).some((t) => Number(t.codigo) <= 18 && t.kind === "isc_especifico"),
+    applies: ({ holder }) => lineHasTax(holder, (t) => Number(t.codigo) <= 18 && t.kind === "isc_especifico") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/CantidadReferencia": {
     en: "the line carries ISC (codes 006-039) and is not bulk",
     es: "la línea tiene ISC (códigos 006-039) y no es a granel",
-    applies: ({ holder }) => codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL && lineTaxKinds(holder).some((t) => t.kind !== "otro"),
+    applies: ({ holder }) => lineHasTax(holder, (t) => t.kind !== "otro") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/PrecioUnitarioReferencia": {
     en: "the line carries ad valorem ISC and is not bulk",
     es: "la línea tiene ISC ad valorem y no es a granel",
-    applies: ({ holder }) => codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL && lineTaxKinds(holder).some((t) => t.kind === "isc_advalorem"),
+    applies: ({ holder }) => lineHasTax(holder, (t) => t.kind === "isc_advalorem") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/OtraMonedaDetalle/PrecioOtraMoneda": { en: "OtraMonedaDetalle is present", es: "OtraMonedaDetalle está presente", applies: () => true },
   "DetallesItems/Item/OtraMonedaDetalle/MontoItemOtraMoneda": { en: "OtraMonedaDetalle is present", es: "OtraMonedaDetalle está presente", applies: () => true },
@@ -169,7 +171,7 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "DetallesItems/Item/TablaSubcantidad": {
     en: "the line carries specific ISC (codes 006-022) and is not bulk",
     es: "la línea tiene ISC específico (códigos 006-022) y no es a granel",
-    applies: ({ holder }) => codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL && lineTaxKinds(holder).some((t) => t.kind === "isc_especifico"),
+    applies: ({ holder }) => lineHasTax(holder, (t) => t.kind === "isc_especifico") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/TablaSubcantidad/SubcantidadItem/Subcantidad": rowPresent,
   "DetallesItems/Item/TablaSubcantidad/SubcantidadItem/CodigoSubcantidad": rowPresent,

@@ -161,22 +161,14 @@ function canonicalOne(v: unknown, el: ModelElement, path: Path, problems: Proble
   return canonicalObject(v as Record<string, unknown>, el, path, problems);
 }
 
-/** Each child's place in its parent's sequence, by name. */
-const sequenceIndex = new WeakMap<ModelElement, Map<string, number>>();
-function indexOfChildren(el: ModelElement): Map<string, number> {
-  let index = sequenceIndex.get(el);
-  if (!index) sequenceIndex.set(el, (index = new Map(el.children!.map((child, i) => [child.name, i]))));
-  return index;
-}
-
 function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: Path, problems: Problem[]): Record<string, unknown> {
   // Known elements first, in sequence order, so the canonical JSON reads like the XML.
-  const index = indexOfChildren(el);
+  const byName = el.childByName!;
   const known: number[] = [];
   let unknown: string[] | undefined;
   let inOrder = true;
   for (const key in obj) {
-    const i = index.get(key);
+    const i = byName.get(key)?.position;
     if (i === undefined) (unknown ??= []).push(key);
     else {
       if (known.length > 0 && known[known.length - 1]! > i) inOrder = false;
