@@ -133,19 +133,19 @@ export function rescale(a: Decimal, scale: number): Decimal {
   return decimal(a.coef * pow10(scale - a.scale), scale);
 }
 
-function align(a: Decimal, b: Decimal): [bigint, bigint, number] {
-  const scale = Math.max(a.scale, b.scale);
-  return [rescale(a, scale).coef, rescale(b, scale).coef, scale];
+/** `a`'s coefficient at `scale` (≥ its own). */
+function coefAt(a: Decimal, scale: number): bigint {
+  return scale === a.scale ? a.coef : a.coef * pow10(scale - a.scale);
 }
 
 export function add(a: Decimal, b: Decimal): Decimal {
-  const [x, y, scale] = align(a, b);
-  return decimal(x + y, scale);
+  const scale = Math.max(a.scale, b.scale);
+  return decimal(coefAt(a, scale) + coefAt(b, scale), scale);
 }
 
 export function sub(a: Decimal, b: Decimal): Decimal {
-  const [x, y, scale] = align(a, b);
-  return decimal(x - y, scale);
+  const scale = Math.max(a.scale, b.scale);
+  return decimal(coefAt(a, scale) - coefAt(b, scale), scale);
 }
 
 export function sum(values: readonly Decimal[]): Decimal {
@@ -166,7 +166,9 @@ export function abs(a: Decimal): Decimal {
 }
 
 export function compare(a: Decimal, b: Decimal): -1 | 0 | 1 {
-  const [x, y] = align(a, b);
+  const scale = Math.max(a.scale, b.scale);
+  const x = coefAt(a, scale);
+  const y = coefAt(b, scale);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 

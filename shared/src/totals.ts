@@ -130,18 +130,24 @@ function subAmount(row: JsonObject, montoKey: string, pctKey: string, typeKey: s
   return undefined;
 }
 
+/** The sum of a line's sub-discounts (or sub-surcharges), when its table has any with an amount. */
+function sumOfSubAmounts(item: JsonObject, table: string, montoKey: string, pctKey: string, typeKey: string, price?: Decimal, qty?: Decimal): Decimal | undefined {
+  const rows = objectsOf(item, table);
+  if (rows.length === 0) return undefined;
+  const amounts = rows.map((r) => subAmount(r, montoKey, pctKey, typeKey, price, qty)).filter((d): d is Decimal => d !== undefined);
+  return amounts.length ? sum(amounts) : undefined;
+}
+
 export function lineTotals(item: JsonObject, index: number, options: TotalsOptions = {}): LineTotals {
   const qty = decimalOf(item, "CantidadItem");
   const price = decimalOf(item, "PrecioUnitarioItem");
-  const subDescuentos = objectsOf(item, "TablaSubDescuento")
-    .map((r) => subAmount(r, "MontoSubDescuento", "SubDescuentoPorcentaje", "TipoSubDescuento", price, qty))
-    .filter((d): d is Decimal => d !== undefined);
-  const subRecargos = objectsOf(item, "TablaSubRecargo")
-    .map((r) => subAmount(r, "MontoSubRecargo", "SubRecargoPorcentaje", "TipoSubRecargo", price, qty))
-    .filter((d): d is Decimal => d !== undefined);
-  const descuentoMonto = decimalOf(item, "DescuentoMonto") ?? (subDescuentos.length ? sum(subDescuentos) : undefined);
-  const recargoMonto = decimalOf(item, "RecargoMonto") ?? (subRecargos.length ? sum(subRecargos) : undefined);
-  const computedMontoItem = qty && price ? roundHalfUp(add(sub(mul(qty, price), descuentoMonto ?? ZERO), recargoMonto ?? ZERO)) : undefined;
+  const descuentoMonto =
+    decimalOf(item, "DescuentoMonto") ?? sumOfSubAmounts(item, "TablaSubDescuento", "MontoSubDescuento", "SubDescuentoPorcentaje", "TipoSubDescuento", price, qty);
+  const recargoMonto = decimalOf(item, "RecargoMonto") ?? sumOfSubAmounts(item, "TablaSubRecargo", "MontoSubRecargo", "SubRecargoPorcentaje", "TipoSubRecargo", price, qty);
+  let gross = qty && price ? mul(qty, price) : undefined;
+  if (gross && descuentoMonto) gross = sub(gross, descuentoMonto);
+  if (gross && recargoMonto) gross = add(gross, recargoMonto);
+  const computedMontoItem = gross && roundHalfUp(gross);
   const sent = decimalOf(item, "MontoItem");
   const montoItem = (options.basis === "recomputed" ? (computedMontoItem ?? sent) : (sent ?? computedMontoItem)) ?? ZERO;
   const line: LineTotals = { index, indicador: codeOf(item, "IndicadorFacturacion") ?? "", montoItem };
