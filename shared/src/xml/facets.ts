@@ -89,9 +89,8 @@ const scanned: PlainNumber = { intDigits: 0, leadingZeros: 0, fracDigits: -1, fr
 export function scanPlainNumber(text: string): PlainNumber | undefined {
   const n = text.length;
   let i = 0;
-  let zeros = 0;
   while (i < n && text.charCodeAt(i) === 48) i++;
-  zeros = i;
+  const zeros = i;
   while (i < n && isAsciiDigit(text.charCodeAt(i))) i++;
   const intDigits = i;
   if (intDigits === 0) return undefined;
@@ -299,7 +298,6 @@ export class SimpleType {
   readonly fractionDigits: number | undefined;
   readonly totalDigits: number | undefined;
   readonly enumeration: readonly string[] | undefined;
-  readonly stringEnum: ReadonlySet<string> | undefined;
   /** Numeric enumerations by value → the enumeration's own spelling. */
   readonly numericEnum: ReadonlyMap<string, string> | undefined;
   readonly patterns: readonly string[] | undefined;
@@ -307,7 +305,10 @@ export class SimpleType {
   readonly regexes: readonly RegExp[] | null | undefined;
   readonly dateKind: DateKind | undefined;
   readonly bounds: readonly Bound[];
-  /** The enumeration as written: a value spelled like one of them needs no parsing. */
+  /**
+   * The enumeration's spellings; of a numeric one, the spelling each value takes in canonical
+   * form. A value written exactly so is one of them without being parsed.
+   */
   readonly enumerationSpellings: ReadonlySet<string> | undefined;
   /** A numeric type whose plain ASCII values `passesAsPlainNumber` can judge (no bound below zero, no length, no date). */
   readonly plainNumbers: boolean;
@@ -339,7 +340,6 @@ export class SimpleType {
       }
     }
     this.numericEnum = numericEnum;
-    this.stringEnum = !this.numeric && f.enumeration ? new Set(f.enumeration) : undefined;
     this.patterns = f.patterns?.length ? f.patterns : undefined;
     const regexes = this.patterns?.map(xsdPatternToRegExp);
     this.regexes = regexes ? (regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null) : undefined;
@@ -450,7 +450,7 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
     }
   }
   if (c.enumeration) {
-    const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.stringEnum!.has(v);
+    const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.enumerationSpellings!.has(v);
     if (!ok) {
       const shown = c.enumeration.length <= 12 ? c.enumeration.join(", ") : `${c.enumeration.slice(0, 12).join(", ")}, …`;
       return {
