@@ -67,12 +67,11 @@ export function parseDecimal(value: unknown): Decimal | undefined {
   if (text.length === 0 || text.length > 400) return undefined;
   const small = smallPlainDecimal(text);
   if (small) return small;
+  // 16 digits and more: through the text.
   const plain = splitPlainDecimal(text);
   if (plain) {
     const [negative, int, frac] = plain;
-    const digits = int + frac;
-    // Up to 15 digits a double holds the integer exactly, and converting it is cheaper than parsing text.
-    const coef = digits.length <= 15 ? BigInt(Number(digits)) : BigInt(digits);
+    const coef = BigInt(int + frac);
     return decimal(negative ? -coef : coef, frac.length);
   }
   // JSON numbers such as 1e21 or 1.5e-7 print with an exponent.

@@ -19,7 +19,6 @@
 import { jsonMappingRule, trailPointer, trailTo, type Problem, type Trail } from "../problems.ts";
 import { enumerationSpelling, parseXsdDecimal, scanPlainNumber, type DecimalParts, type PlainNumber, type SimpleType } from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
-import type { RawFacets } from "./model-types.ts";
 
 type Path = Trail | null;
 
@@ -38,12 +37,6 @@ function formatProblem(path: Path, el: ModelElement, value: string, en: string, 
     rule: `${rule} (${el.name})`,
     details: { value },
   };
-}
-
-/** Fraction digits DGII expects for a decimal type: [minimum written, maximum allowed]. */
-export function fractionRange(f: RawFacets | SimpleType): [number, number] | undefined {
-  if (f.base !== "decimal" || f.fractionDigits === undefined) return undefined;
-  return [Math.min(2, f.fractionDigits), f.fractionDigits];
 }
 
 function numericText(p: DecimalParts, minFrac: number): string {
@@ -75,7 +68,7 @@ function isCanonicalSpelling(text: string, n: PlainNumber, f: SimpleType): boole
   // No leading zero, except the one of "0" or "0.5".
   if (n.leadingZeros > 0 && n.intDigits > 1) return false;
   if (f.base === "integer") return n.fracDigits < 0;
-  const range = fractionRange(f);
+  const range = f.fractionRange;
   if (!range) return true;
   const written = Math.max(n.fracDigits, 0);
   return written >= range[0] && written <= range[1];
@@ -111,7 +104,7 @@ function canonicalNumber(text: string, el: ModelElement, up: Path, token: string
     }
     return numericText({ ...p, frac: "" }, 0);
   }
-  const range = fractionRange(f);
+  const range = f.fractionRange;
   if (!range) return numericText(p, 0);
   const [minFrac, maxFrac] = range;
   if (p.frac.length > maxFrac) {

@@ -305,6 +305,8 @@ export class SimpleType {
   readonly regexes: readonly RegExp[] | null | undefined;
   readonly dateKind: DateKind | undefined;
   readonly bounds: readonly Bound[];
+  /** Of a decimal with fractionDigits: [places always written, places allowed] (see canonical.ts). */
+  readonly fractionRange: readonly [number, number] | undefined;
   /**
    * The enumeration's spellings; of a numeric one, the spelling each value takes in canonical
    * form. A value written exactly so is one of them without being parsed.
@@ -323,6 +325,7 @@ export class SimpleType {
     this.hasLengthFacet = f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined;
     this.fractionDigits = f.fractionDigits;
     this.totalDigits = f.totalDigits;
+    this.fractionRange = f.base === "decimal" && f.fractionDigits !== undefined ? [Math.min(2, f.fractionDigits), f.fractionDigits] : undefined;
     this.enumeration = f.enumeration;
     const bounds: Bound[] = [];
     for (const key of ["minInclusive", "minExclusive", "maxInclusive", "maxExclusive"] as const) {
