@@ -1,5 +1,5 @@
 // DGII certification, as `npm run certify` runs it: the ECF and RFCE sheets of the three
-// taxpayers' "Pruebas de Datos" sets in ../shared/dgii/testsets (read in place) go through the
+// taxpayers' "Pruebas de Datos" sets in vendor/dgii/testsets go through the
 // real issuing API of one local stack (wrangler dev + the DGII sandbox). Every case must be
 // Aceptado; every E32 below 250,000 must have reached the sandbox as an RFCE, the rest as an e-CF.
 // The futureman set's FechaVencimientoSecuencia (31-12-2025) is past: --renew-expired registers
