@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { adminClient } from "./admin-client.mjs";
+import { explainUnreachable } from "./lib.mjs";
 import { exportProducts, importProducts, updateDevice } from "./catalog-commands.mjs";
 import { importTaxpayerRegistry } from "./taxpayers-import.mjs";
 
@@ -165,7 +166,8 @@ try {
   const result = await entry[2](adminClient(), options);
   // A command that wrote its own output (products:export to standard output) answers nothing.
   if (result !== undefined) console.log(JSON.stringify(result, null, 2));
-} catch (error) {
+} catch (raw) {
+  const error = explainUnreachable(raw, process.env.WORKER_URL ?? "http://127.0.0.1:8787");
   console.error(error.message);
   if (error.body) console.error(JSON.stringify(error.body, null, 2));
   process.exit(1);

@@ -21,3 +21,15 @@ export function stopChildren(children: ChildProcess[], graceMs?: number): Promis
 export function freePort(): Promise<number>;
 export function answers(url: string, ms?: number): Promise<boolean>;
 export function waitForUrl(url: string, options?: { timeoutMs?: number; child?: ChildProcess }): Promise<void>;
+export interface RunningCopy {
+  workerUrl: string;
+  sandboxUrl: string;
+  stateDir: string;
+  credentialsFile: string;
+  pid: number;
+}
+export function recordRunningCopy(copy: Omit<RunningCopy, "pid">): void;
+export function forgetRunningCopy(workerUrl: string): void;
+export function runningCopy(workerUrl: string): RunningCopy | undefined;
+export function credentialsFileFor(workerUrl: string, stateDir?: string): string;
+export function explainUnreachable(error: unknown, url: string): Error;

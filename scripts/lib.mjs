@@ -3,10 +3,10 @@
 // repository is, how wrangler runs offline, child processes, ports and URLs. Plain Node (the .mjs
 // scripts run without a TypeScript loader); the types are in lib.d.mts.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import { join, dirname } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -155,4 +155,52 @@ export async function waitForUrl(url, { timeoutMs = 60_000, child } = {}) {
     if (Date.now() > until) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/**
+ * Copies of `npm start` running from this checkout, one record per worker port under
+ * .wrangler/running/: where each keeps its state, so `npm run seed` and the admin CLI aimed at a
+ * copy (WORKER_URL) use that copy's demo credentials and never another's.
+ */
+const runningDir = join(root, ".wrangler", "running");
+const recordFile = (workerUrl) => join(runningDir, `${new URL(workerUrl).port || "80"}.json`);
+
+/** Records a running copy: `{ workerUrl, sandboxUrl, stateDir, credentialsFile, pid }`. */
+export function recordRunningCopy(copy) {
+  mkdirSync(runningDir, { recursive: true });
+  writeFileSync(recordFile(copy.workerUrl), JSON.stringify({ ...copy, pid: process.pid }, null, 2));
+}
+
+export function forgetRunningCopy(workerUrl) {
+  rmSync(recordFile(workerUrl), { force: true });
+}
+
+/** The record of the copy serving `workerUrl`, when the `npm start` that wrote it is still alive. */
+export function runningCopy(workerUrl) {
+  try {
+    const copy = JSON.parse(readFileSync(recordFile(workerUrl), "utf8"));
+    process.kill(copy.pid, 0);
+    return copy.workerUrl === workerUrl ? copy : undefined;
+  } catch {
+    return undefined; // no record, or its npm start is gone
+  }
+}
+
+/** Where the demo credentials of the copy at `workerUrl` live: ECF_STATE_DIR, its record, or the default. */
+export function credentialsFileFor(workerUrl, stateDir = process.env.ECF_STATE_DIR) {
+  if (stateDir) return join(resolve(stateDir), "demo-credentials.json");
+  return runningCopy(workerUrl)?.credentialsFile ?? join(root, ".wrangler", "demo-credentials.json");
+}
+
+/**
+ * An error of a command-line tool talking to the worker at `url`: a refused or failed connection
+ * (Node's bare "fetch failed") becomes a sentence naming the URL and what to try.
+ */
+export function explainUnreachable(error, url) {
+  const cause = error?.cause?.code ?? error?.cause?.message ?? error?.code;
+  if (!(error instanceof TypeError) && !cause) return error;
+  if (error?.status) return error;
+  return new Error(
+    `cannot reach the worker at ${url} (${cause ?? error.message}): is \`npm start\` running? ` + "Set WORKER_URL to the address it printed (a second copy runs on its own PORT).",
+  );
 }

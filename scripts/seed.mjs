@@ -2,16 +2,19 @@
 // Demo data for local use, created through the administration API of the running worker.
 // Idempotent, and the database is the source of truth: the demo issuers are found by RNC, the
 // demo partner by name, certificates by their expiry in the issuer's profile. The demo credentials
-// (a secret is shown once by the API) are kept in .wrangler/demo-credentials.json so a second run
-// prints the same ones; when the file is lost, or its keys are gone from a new database, the
-// demo key is rotated (or created) and the file written again.
-// `npm run seed` prints the demo credentials as JSON (the worker must be running: `npm start`).
+// (a secret is shown once by the API) are kept in the running copy's state (ECF_STATE_DIR, or
+// .wrangler/demo-credentials.json for the default copy) so a second run prints the same ones; when
+// the file is lost, or its keys are gone from a new database, the demo key is rotated (or created)
+// and the file written again. The file names the worker it belongs to: a seed aimed at another
+// worker refuses it rather than rotate keys that copy handed out.
+// `npm run seed` prints the demo credentials as JSON (the worker must be running: `npm start`;
+// WORKER_URL picks the copy, whose state `npm start` recorded in .wrangler/running/).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { adminClient, createClient, ProblemError } from "./admin-client.mjs";
 import { generateTestP12 } from "./demo-certificate.mjs";
-import { root } from "./lib.mjs";
+import { credentialsFileFor, explainUnreachable, root } from "./lib.mjs";
 
 const TYPES = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"];
 // DireccionEmisor is required in every e-CF: each demo issuer has an address.
@@ -95,6 +98,11 @@ function readSaved(stateFile) {
 export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json"), { adminSecret } = {}) {
   const api = adminClient(baseUrl, ...(adminSecret ? [adminSecret] : []));
   const saved = readSaved(stateFile);
+  if (saved.worker && saved.worker !== baseUrl)
+    throw new Error(
+      `${stateFile} holds the demo credentials of the worker at ${saved.worker}, not ${baseUrl}: ` +
+        "seeding would rotate the keys that copy handed out. Run the seed with that copy's ECF_STATE_DIR, or start it with `npm start`.",
+    );
   const now = new Date();
 
   const companies = [];
@@ -113,6 +121,7 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
   const partnerKey = await ensureKey(api, baseUrl, "partner", partner.id, saved.partner);
   await ensureStore(baseUrl, companyKey);
   const state = {
+    worker: baseUrl,
     company: { rnc: main.rnc, companyId: main.id, ...pickKey(companyKey) },
     partner: { id: partner.id, name: partner.name, issuers: companies.map((c) => c.rnc), ...pickKey(partnerKey) },
   };
@@ -140,8 +149,12 @@ async function ensureStore(baseUrl, key) {
 const pickKey = (k) => ({ keyId: k.keyId, apiKey: k.apiKey, apiSecret: k.apiSecret });
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  // A copy run with its own ECF_STATE_DIR (see start.mjs) keeps its credentials there.
-  const stateFile = process.env.ECF_STATE_DIR ? join(resolve(process.env.ECF_STATE_DIR), "demo-credentials.json") : undefined;
-  const result = await seed(process.env.WORKER_URL ?? "http://127.0.0.1:8787", stateFile);
-  console.log(JSON.stringify(result, null, 2));
+  // The copy at WORKER_URL keeps its credentials in its own state (ECF_STATE_DIR, or npm start's record).
+  const workerUrl = process.env.WORKER_URL ?? "http://127.0.0.1:8787";
+  try {
+    console.log(JSON.stringify(await seed(workerUrl, credentialsFileFor(workerUrl)), null, 2));
+  } catch (error) {
+    console.error(explainUnreachable(error, workerUrl).message);
+    process.exit(1);
+  }
 }

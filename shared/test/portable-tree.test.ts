@@ -25,14 +25,17 @@ describe("the repository is portable", () => {
   });
 
   it("the pattern catches what it is meant to catch", () => {
-    for (const bad of ['"/work/shared/dgii"', " /home/alice/ecf", "(/Users/bob/x", "../shared/dgii/testsets", "=/root/.cache"])
-      expect(MACHINE_PATH.test(bad), bad).toBe(true);
+    for (const bad of ['"/work/shared/dgii"', " /home/alice/ecf", "(/Users/bob/x", "../shared/dgii/testsets", "=/root/.cache"]) expect(MACHINE_PATH.test(bad), bad).toBe(true);
     for (const fine of ["vendor/dgii/xsd", "https://example.com/work/x", "/tmp/x", "./shared/src"]) expect(MACHINE_PATH.test(fine), fine).toBe(false);
   });
 
   it("reads DGII's kit from vendor/dgii inside the checkout", () => {
     expect(DGII_KIT).toBe(join(repoRoot, "vendor", "dgii"));
-    for (const part of ["xsd", "docs", "catalogs", "samples", "testsets"]) expect(tracked.some((f) => f.startsWith(`vendor/dgii/${part}/`)), part).toBe(true);
+    for (const part of ["xsd", "docs", "catalogs", "samples", "testsets"])
+      expect(
+        tracked.some((f) => f.startsWith(`vendor/dgii/${part}/`)),
+        part,
+      ).toBe(true);
     expect(tracked).toContain("vendor/dgii/SOURCES.md");
   });
 });

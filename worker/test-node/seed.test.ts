@@ -2,12 +2,12 @@
 // it leaves one demo company and one demo partner with working credentials, and it recovers when
 // the credentials file or the keys it names are lost.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root as ROOT } from "../../scripts/lib.mjs";
+import { forgetRunningCopy, recordRunningCopy, root as ROOT } from "../../scripts/lib.mjs";
 import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
 // @ts-expect-error plain Node ES module without types
 import { seed } from "../../scripts/seed.mjs";
@@ -127,6 +127,43 @@ describe("npm run seed", () => {
     await expectOneOfEachWorking(recovered);
   }, 120_000);
 
+  it("refuses a credentials file that belongs to another worker, and rotates none of this one's keys", async () => {
+    const current = await runSeed();
+    const mine = readFileSync(stateFile, "utf8");
+    expect(JSON.parse(mine).worker).toBe(stack.workerUrl);
+    writeFileSync(stateFile, JSON.stringify({ ...JSON.parse(mine), worker: "http://127.0.0.1:1" }));
+    await expect(runSeed()).rejects.toThrow(/holds the demo credentials of the worker at http:\/\/127\.0\.0\.1:1/);
+    expect(await login(current.company)).not.toBeNull();
+    writeFileSync(stateFile, mine);
+  }, 120_000);
+
+  it("`npm run seed` aimed at a copy (WORKER_URL) uses the state that copy's npm start recorded", () => {
+    const copyState = mkdtempSync(join(tmpdir(), "ecf-seed-copy-"));
+    const copyFile = join(copyState, "demo-credentials.json");
+    // As npm start records itself, with this process standing in for its (live) pid.
+    recordRunningCopy({ workerUrl: stack.workerUrl, sandboxUrl: stack.sandboxUrl, stateDir: copyState, credentialsFile: copyFile });
+    try {
+      const r = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs")], {
+        env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret, ECF_STATE_DIR: "" },
+        encoding: "utf8",
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const printed = JSON.parse(r.stdout) as Seeded;
+      const saved = JSON.parse(readFileSync(copyFile, "utf8"));
+      expect(saved).toMatchObject({ worker: stack.workerUrl, company: { apiKey: printed.company.apiKey } });
+    } finally {
+      forgetRunningCopy(stack.workerUrl);
+      rmSync(copyState, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("says which URL it could not reach and what to try", () => {
+    const r = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs")], { env: { ...process.env, WORKER_URL: "http://127.0.0.1:9" }, encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("cannot reach the worker at http://127.0.0.1:9");
+    expect(r.stderr).toContain("WORKER_URL");
+  });
+
   it("npm run admin -- companies:create/update take the trade name, address, province and municipality", () => {
     const admin = (...args: string[]) => {
       const r = spawnSync(process.execPath, [join(ROOT, "scripts", "admin.mjs"), ...args], {
@@ -171,10 +208,10 @@ describe("npm run seed", () => {
   });
 
   it("the seeded worker's OpenAPI document is a valid OpenAPI 3.1 document", async () => {
-    // The test before blocked the event loop with spawnSync: one turn lets the connection pool see
-    // a keep-alive connection the worker closed meanwhile, so this request is not written to it.
-    await new Promise((resolve) => setImmediate(resolve));
-    const doc = await (await fetch(`${stack.workerUrl}/openapi.json`)).json();
+    // The tests before blocked the event loop with spawnSync while the worker closed an idle
+    // keep-alive connection: a GET written to that stale connection is sent again, as HTTP allows.
+    const get = (url: string) => fetch(url).catch((e) => (e?.cause?.code === "UND_ERR_SOCKET" ? fetch(url) : Promise.reject(e)));
+    const doc = await (await get(`${stack.workerUrl}/openapi.json`)).json();
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);

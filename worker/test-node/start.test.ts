@@ -2,14 +2,14 @@
 // (its own ports and state dir). It must print both URLs, serve /health, /docs and a valid
 // OpenAPI 3 document, run the DGII sandbox, and on Ctrl-C (SIGINT) stop every process it started
 // and free its ports.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib.mjs";
-import { alive, descendants, portFree } from "./support/processes.ts";
+import { alive, commandOf, descendants, portFree } from "./support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const state = mkdtempSync(join(tmpdir(), "ecf-start-"));
@@ -123,6 +123,45 @@ describe("npm start", () => {
     }
   }, 150_000);
 
+  it("prints a till-pairing command that works as printed, on this copy's port", () => {
+    const command = /pair a till: (WORKER_URL=\S+ npm run admin -- devices:create [^;]+);/.exec(output)?.[1];
+    expect(command, output).toContain(`WORKER_URL=${urls.worker} `);
+    const run = spawnSync("bash", ["-c", command!], { cwd: root, encoding: "utf8", env: { ...process.env, WORKER_URL: "" } });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"pairingCode"');
+  }, 60_000);
+
+  it("when workerd dies, says so and restarts it by itself; a dead sandbox likewise", async () => {
+    const workerd = descendants(start.pid!).filter((pid) => commandOf(pid) === "workerd");
+    expect(workerd.length).toBeGreaterThan(0);
+    const before = output.length;
+    for (const pid of workerd) process.kill(pid, "SIGKILL");
+    await until(
+      () => output.slice(before).includes("[worker] answering again"),
+      180_000,
+      () => output.slice(before),
+    );
+    expect(output.slice(before)).toMatch(/\[worker\] stopped answering at \S+\/health: restarting it/);
+    const health = await fetch(`${urls.worker}/health`);
+    expect(health.status).toBe(200);
+    // The demo credentials still log in: the restarted worker serves the same state.
+    const { company } = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
+    const login = await fetch(`${urls.worker}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(company) });
+    expect(login.status).toBe(200);
+
+    const sandboxPid = descendants(start.pid!).find((pid) => commandOf(pid) === "node" && /dgii-sandbox/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")));
+    expect(sandboxPid).toBeDefined();
+    const mark = output.length;
+    process.kill(sandboxPid!, "SIGKILL");
+    await until(
+      () => output.slice(mark).includes("[sandbox] answering again"),
+      120_000,
+      () => output.slice(mark),
+    );
+    expect(output.slice(mark)).toMatch(/\[sandbox\] its process exited \(SIGKILL\): restarting it/);
+    expect((await fetch(`${urls.sandbox}/`)).status).toBe(200);
+  }, 320_000);
+
   it("stops every process it started on Ctrl-C (SIGINT) and frees its ports", async () => {
     const started = descendants(start.pid!);
     // The sandbox (node) and wrangler dev with its workerd, at least.
@@ -134,6 +173,15 @@ describe("npm start", () => {
     for (const port of Object.values(ports)) expect(await portFree(port), `port ${port}`).toBe(true);
   }, 60_000);
 });
+
+/** Resolves once `done()` holds; fails after `ms` with what `context()` says. */
+async function until(done: () => boolean, ms: number, context: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms / 1000} s:\n${context()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 interface Parameter {
   name: string;
