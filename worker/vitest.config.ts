@@ -27,6 +27,7 @@ export default defineConfig(async () => {
             DGII_TIMEOUT_MS: "3000",
             DGII_STATUS_TTL_MS: "0",
             DGII_DIRECTORY_TTL_MS: "0",
+            DGII_DIRECTORY_NEGATIVE_TTL_MS: "0",
             SMTP_HOST: "127.0.0.1",
             SMTP_PORT: process.env.ECF_TEST_SMTP_PORT,
           },

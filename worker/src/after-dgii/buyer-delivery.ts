@@ -6,7 +6,8 @@
 import { parseArecf, verifyXml, type ArecfDocument } from "@ecf/shared";
 import { archiveImmutable } from "../archive/r2.ts";
 import { companyById } from "../db/companies.ts";
-import { dgiiClientFor, dgiiDirectoryTtlMs, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
+import { DirectoryCache } from "../dgii/directory-cache.ts";
+import { dgiiClientFor, dgiiDirectoryTtls, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
 import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
@@ -20,15 +21,15 @@ export interface BuyerDeliveryPayload {
   encf: string;
 }
 
-/** Directory answers are kept a while per isolate (DGII_DIRECTORY_TTL_MS): a buyer's listing changes rarely. */
-const directory = new Map<string, { entry: DirectoryEntry | undefined; until: number }>();
+/** Directory answers are kept a while per isolate (dgii/directory-cache.ts). */
+const directory = new DirectoryCache();
 
 async function directoryEntry(env: Env, company: Company, rnc: string): Promise<DirectoryEntry | undefined> {
   const key = `${company.dgiiEnvironment}|${rnc}`;
-  const cached = directory.get(key);
-  if (cached && cached.until > Date.now()) return cached.entry;
+  const cached = directory.lookup(key, Date.now());
+  if (cached) return cached.entry;
   const entry = await lookUpTaxpayer(dgiiClientFor(env, company, await signerFor(env, company)), rnc);
-  directory.set(key, { entry, until: Date.now() + dgiiDirectoryTtlMs(env) });
+  directory.remember(key, entry, Date.now(), dgiiDirectoryTtls(env));
   return entry;
 }
 

@@ -54,9 +54,12 @@ export function dgiiStatusTtlMs(env: Env): number {
   return numberVar(env, "DGII_STATUS_TTL_MS", 5_000);
 }
 
-/** How long a directory entry (consultadirectorio) is reused: DGII_DIRECTORY_TTL_MS, 10 minutes by default. */
-export function dgiiDirectoryTtlMs(env: Env): number {
-  return numberVar(env, "DGII_DIRECTORY_TTL_MS", 600_000);
+/**
+ * How long a directory answer (consultadirectorio) is reused: a listing DGII_DIRECTORY_TTL_MS (10 minutes by
+ * default), "not listed" DGII_DIRECTORY_NEGATIVE_TTL_MS (30 s by default).
+ */
+export function dgiiDirectoryTtls(env: Env): { listedMs: number; notListedMs: number } {
+  return { listedMs: numberVar(env, "DGII_DIRECTORY_TTL_MS", 600_000), notListedMs: numberVar(env, "DGII_DIRECTORY_NEGATIVE_TTL_MS", 30_000) };
 }
 
 export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner, onCall?: (what: string, ms: number) => void): DgiiClient {
