@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: install the system tools the tests need (or say which are missing), typecheck every
-// package, then run each test project. Prints a closing `N passed, N failed` line.
+// package, then run each test project. Prints each project's wall time and a closing
+// `N passed, N failed` line. `npm run test:quick` (`--quick`): the same checks and only the unit
+// projects, no browser and no local stack (a few minutes: the inner loop; CI runs the whole suite).
 import { mkdtempSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -19,9 +21,17 @@ const PROJECTS = [
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
   { name: "sdk", dir: "sdk" },
 ];
+/** The quick subset: pure and in-process tests only (pos-client without its Chromium tests). */
+const QUICK = [
+  { name: "shared", dir: "shared" },
+  { name: "pos-client (unit)", dir: "pos-client", args: ["--exclude", "test/browser/**"] },
+  { name: "dgii-sandbox", dir: "dgii-sandbox" },
+];
 // `node scripts/test.mjs worker shared`: only the projects named.
-const only = parseArgs({ allowPositionals: true }).positionals;
-const projects = only.length ? PROJECTS.filter((p) => only.includes(p.name)) : PROJECTS;
+const { positionals: only, values: flags } = parseArgs({ allowPositionals: true, options: { quick: { type: "boolean", default: false } } });
+const chosen = flags.quick ? QUICK : PROJECTS;
+const projects = only.length ? chosen.filter((p) => only.includes(p.name)) : chosen;
+const suiteStarted = Date.now();
 const step = (title) => console.log(`\n=== ${title} ===`);
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;
 
@@ -48,11 +58,15 @@ let passed = 0;
 let failed = 0;
 const broken = [];
 const failures = [];
-for (const { name, dir, config } of projects) {
+/** Wall time of each project, printed at the end so a slow one is visible. */
+const timings = [];
+for (const { name, dir, config, args: extra = [] } of projects) {
   step(`tests: ${name}`);
-  const report = join(out, `${name}.json`);
-  const args = ["run", ...(config ? ["--config", config] : []), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const report = join(out, `${name.replace(/\W+/g, "-")}.json`);
+  const args = ["run", ...(config ? ["--config", config] : []), ...extra, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const started = Date.now();
   const status = sh(join(root, "node_modules/.bin/vitest"), args, { cwd: join(root, dir) });
+  timings.push({ name, seconds: (Date.now() - started) / 1000 });
   try {
     const r = JSON.parse(readFileSync(report, "utf8"));
     passed += r.numPassedTests;
@@ -71,6 +85,9 @@ for (const { name, dir, config } of projects) {
   }
   if (status !== 0) broken.push(name);
 }
+console.log("\nwall time per project:");
+for (const { name, seconds } of timings) console.log(`  ${name.padEnd(20)} ${seconds.toFixed(0).padStart(5)} s`);
+console.log(`  ${"all".padEnd(20)} ${((Date.now() - suiteStarted) / 1000).toFixed(0).padStart(5)} s (checks included)`);
 console.log(`\nprojects failing: ${broken.length ? broken.join(", ") : "none"}`);
 for (const f of failures) console.log(`  FAILED ${f}`);
 console.log(`${passed} passed, ${failed} failed`);

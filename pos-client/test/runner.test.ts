@@ -114,7 +114,7 @@ async function queue(encf: string, deviceId = session.deviceId) {
   await db.recordSignedSale({ id: encf, createdAt: "t", encf, document: {}, estado: "Contingencia" }, { saleId: encf, encf, signedXml: `<ECF>${encf}</ECF>`, deviceId });
 }
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 5_000) => {
+const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error("timed out");

@@ -15,7 +15,8 @@ describe("the repository is portable", () => {
   it("names no absolute path of a machine in any tracked text file", () => {
     const offenders: string[] = [];
     for (const file of tracked) {
-      if (/\.(?:png|pdf|woff2?|ico|zip|p12|der)$/.test(file)) continue;
+      // Binary files, and this file, whose examples below are such paths.
+      if (/\.(?:png|pdf|woff2?|ico|zip|p12|der)$/.test(file) || file === "shared/test/portable-tree.test.ts") continue;
       const lines = readFileSync(join(repoRoot, file), "utf8").split("\n");
       lines.forEach((line, i) => {
         if (MACHINE_PATH.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);

@@ -9,6 +9,7 @@ import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
 import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 const setDirectory = async (entries: { rnc: string; host: string }[]) => {
   const body = entries.map((e) => ({ nombre: "Comprador SRL", rnc: e.rnc, urlRecepcion: e.host, urlAceptacion: e.host, urlOpcional: null }));
@@ -38,10 +39,10 @@ interface BuyerDelivery {
 const LEGACY_STATE: Record<string, string> = { pending: "pendiente", Recibido: "entregado", "No Recibido": "no_recibido", not_a_receiver: "no_receptor", failed: "fallido" };
 /** Runs the alarms until the delivery is no longer pending (an alarm already in flight holds it meanwhile). */
 async function settle(companyId: string, token: string, encf: string): Promise<void> {
-  for (let round = 0; round < 30 && (await deliveryOf(token, encf))?.state === "pending"; round++) {
-    await runTaskAlarms(companyId);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    async () => (await deliveryOf(token, encf))?.state !== "pending",
+    () => runTaskAlarms(companyId),
+  );
 }
 /** The receipt's `buyerDelivery`, checked against its deprecated twin `entregaComprador` on every read. */
 const deliveryOf = async (token: string, encf: string) => {
@@ -102,10 +103,10 @@ describe("delivery to the buyer", () => {
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
 
     await clearFaults();
-    for (let round = 0; round < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; round++) {
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until(
+      async () => (await receiptRow(company.id, body.encf))?.status === "accepted",
+      () => runRetryAlarms(company.id),
+    );
     await settle(company.id, token, body.encf);
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Recibido" });
   });
@@ -147,19 +148,19 @@ describe("delivery to the buyer", () => {
     const { body } = await issue(token, issueRequest("31"));
     const estado = async () => ((await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as { estado: string }).estado;
     // On a busy machine DGII's verdict can come after the answer: the delivery starts with it.
-    for (let round = 0; round < 30 && (await estado()) !== "Aceptado"; round++) {
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      async () => (await estado()) === "Aceptado",
+      () => runRetryAlarms(company.id),
+    );
     expect(await estado()).toBe("Aceptado");
     await runTaskAlarms(company.id);
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "pending" });
     await everyMonthSql(company.id, "UPDATE tasks SET deadline = ?1 WHERE kind = 'buyer_delivery'", new Date(Date.now() - 1000).toISOString());
     // The next attempt past the deadline gives up (one of the object's own alarms may be that attempt).
-    for (let round = 0; round < 30 && (await deliveryOf(token, body.encf))?.state === "pending"; round++) {
-      await runTaskAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      async () => (await deliveryOf(token, body.encf))?.state !== "pending",
+      () => runTaskAlarms(company.id),
+    );
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "failed" });
     const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
     const sent = events.map(

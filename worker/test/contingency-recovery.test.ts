@@ -30,8 +30,8 @@ async function alarmsUntil(companyId: string, done: () => Promise<boolean>) {
 describe("a failed send while the status service says DGII is up", () => {
   it("is contingency; recovery finds DGII's track id with consultatrackids and never sends again", async () => {
     const { company, token } = await issuer();
-    // Reception answers after the client's timeout (DGII_TIMEOUT_MS is 3 s in tests), but does receive it.
-    await setFault({ mode: "slow", delayMs: 3500, services: ["recepcion"] });
+    // Reception answers after the client's timeout (DGII_TIMEOUT_MS is 6 s in tests), but does receive it.
+    await setFault({ mode: "slow", delayMs: 9000, services: ["recepcion"] });
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status, JSON.stringify(body)).toBe(503);
     expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1", trackId: null });
@@ -58,7 +58,7 @@ describe("a failed send while the status service says DGII is up", () => {
 describe("a send that timed out may still land at DGII", () => {
   it("so an empty consultatrackids right after it does not lead to a second send", async () => {
     const { company, token } = await issuer();
-    await setFault({ mode: "slow", delayMs: 4000, services: ["recepcion"] });
+    await setFault({ mode: "slow", delayMs: 10_000, services: ["recepcion"] });
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status).toBe(503);
     // Reception is quick again, but DGII has not recorded the first copy yet (its delay still runs).
@@ -76,7 +76,7 @@ describe("a send that timed out may still land at DGII", () => {
 describe("an RFCE that may have reached DGII", () => {
   it("is recovered through consultaestado after sendAttempts > 0, without a second send", async () => {
     const { company, token } = await issuer();
-    await setFault({ mode: "slow", delayMs: 3500, services: ["recepcionfc"] });
+    await setFault({ mode: "slow", delayMs: 9000, services: ["recepcionfc"] });
     const { status, body } = await issue(token, issueRequest("32"));
     expect(status, JSON.stringify(body)).toBe(503);
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ dgiiPath: "rfce", status: "contingency", sendAttempts: 1 });
@@ -127,8 +127,8 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
 describe("En Proceso beyond the request's polling", () => {
   it("answers 202 and the retry alarm finishes it", async () => {
     const { company, token } = await issuer();
-    // Longer than the request polls (200 + 400 + 800 ms).
-    await setProcessingMs(2500);
+    // Longer than the request polls (200 + 1000 + 4000 ms).
+    await setProcessingMs(12_000);
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status, JSON.stringify(body)).toBe(202);
     expect(body).toMatchObject({ estado: "En Proceso", codigo: "3" });

@@ -11,6 +11,7 @@ import { database } from "../src/db/client.ts";
 import { companies } from "../src/db/schema.ts";
 import { devices } from "../src/db/schema-devices.ts";
 import { acceptDeviceReceiptBatch } from "../src/devices/batch-uploads.ts";
+import { until } from "./support/until.ts";
 
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
@@ -310,11 +311,11 @@ const uploadBatch = async (token: string, xmls: string[]) => {
 
 /** Waits until the ledger's own alarms (nothing run by hand) have every receipt judged by DGII. */
 async function transmittedInBackground(companyId: string, count: number) {
-  for (let i = 0; i < 60; i++) {
+  const allAccepted = async () => {
     const rows = await everyMonthSql(companyId, "SELECT status FROM receipts");
-    if (rows.length === count && rows.every((r) => r.status === "accepted")) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    return rows.length === count && rows.every((r) => r.status === "accepted");
+  };
+  if (await until(allAccepted, undefined, { withinMs: 120_000, pauseMs: 250 })) return;
   throw new Error(`not all ${count} receipts accepted: ${JSON.stringify(await everyMonthSql(companyId, "SELECT encf, status, retries FROM receipts"))}`);
 }
 
@@ -362,7 +363,7 @@ describe("POST /devices/receipts/batch", () => {
     const results = await uploadBatch(p.token, [...receipts, signedNote]);
     expect(results.map((r) => r.status)).toEqual(Array(9).fill(200));
     const noteEncf = results[8]!.encf!;
-    for (let i = 0; i < 60 && (await received(company.rnc)).length < 9; i++) await new Promise((r) => setTimeout(r, 250));
+    await until(async () => (await received(company.rnc)).length >= 9, undefined, { pauseMs: 250 });
     const order = (await received(company.rnc)).map((r) => r.encf);
     expect(order).toHaveLength(9);
     expect(order.indexOf(noteEncf)).toBeGreaterThan(order.indexOf(modified));

@@ -8,6 +8,7 @@ import { admin, authed } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { auditRows, everyMonthSql, nextNumber as nextOf, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 afterEach(clearFaults);
 
@@ -24,12 +25,13 @@ const voidOnce = async (token: string, rangos: Rango[]) => {
  * hold one for a few milliseconds.
  */
 async function voidRanges(token: string, rangos: Rango[]) {
-  for (let attempt = 0; ; attempt++) {
-    const answer = await voidOnce(token, rangos);
-    const busy = answer.status === 409 && (answer.body.errors as Json[]).every((e) => e.code === "encf_busy");
-    if (!busy || attempt === 5) return answer;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let answer!: Awaited<ReturnType<typeof voidOnce>>;
+  const answered = async () => {
+    answer = await voidOnce(token, rangos);
+    return !(answer.status === 409 && (answer.body.errors as Json[]).every((e) => e.code === "encf_busy"));
+  };
+  await until(answered, undefined, { withinMs: 30_000, pauseMs: 200 });
+  return answer;
 }
 const anecfs = async (rnc: string) => (await received(rnc)).filter((r) => r.kind === "anecf").length;
 const sent = async (rnc: string, encf: string) => (await received(rnc, encf)).filter((r) => r.kind === "ecf").length;
@@ -64,10 +66,7 @@ async function usedElsewhere(companyId: string, rnc: string, sequence: number): 
 
 /** Runs the issuer's retry alarms, each time past the back-off of the last, until `done`. */
 async function alarmsUntil(companyId: string, done: () => Promise<boolean>) {
-  for (let i = 0; i < 15 && !(await done()); i++) {
-    await runRetryAlarms(companyId);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await until(done, () => runRetryAlarms(companyId));
 }
 
 describe("POST /fe/anulacion: ranges and the sequence", () => {
@@ -132,7 +131,7 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
           0,
         ),
       );
-    for (let i = 0; i < 50 && (await claimed()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await until(async () => (await claimed()) >= 2, undefined, { pauseMs: 50 });
     expect(await claimed()).toBe(2);
     // Reception back while the ANECF is in flight (its delay already runs): only the claim stops a send.
     await clearFaults();

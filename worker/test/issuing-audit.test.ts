@@ -3,6 +3,7 @@ import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
 import { auditRows, receiptRow, runRetryAlarms } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 const setProcessingMs = (processingMs: number) =>
   fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ processingMs }) });
@@ -16,19 +17,17 @@ const auditOf = async (companyId: string) =>
   (await auditRows(companyId)).map((a) => ({ actor: a.actor, action: a.action, code: a.code, status: a.status, detail: a.detail, requestId: a.request_id }));
 /** Waits until the sandbox has judged the e-CF (it reads En Proceso for `processingMs`). */
 async function judged(rnc: string, encf: string) {
-  for (let i = 0; i < 60; i++) {
-    const [entry] = await received(rnc, encf);
-    if (entry && entry.outcome.codigo !== 3) return entry;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the sandbox never judged ${encf}`);
+  let entry: Awaited<ReturnType<typeof received>>[number] | undefined;
+  const isJudged = async () => ([entry] = await received(rnc, encf)) && entry !== undefined && entry.outcome.codigo !== 3;
+  if (!(await until(isJudged))) throw new Error(`the sandbox never judged ${encf}`);
+  return entry!;
 }
 
 describe("rejections nobody was waiting for go to the issuer's audit log", () => {
   it("the retry alarm finds a receipt answered En Proceso rejected", async () => {
     const { company, token } = await issuer();
-    // Longer than the request's own polling (200 + 400 + 800 ms): the answer is En Proceso.
-    await setProcessingMs(2500);
+    // Longer than the request's own polling (200 + 1000 + 4000 ms): the answer is En Proceso.
+    await setProcessingMs(12_000);
     await setFault({ mode: "reject", code: 1960, message: "Monto no permitido en nota de texto" });
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status, JSON.stringify(body)).toBe(202);
@@ -36,10 +35,10 @@ describe("rejections nobody was waiting for go to the issuer's audit log", () =>
     expect((await auditOf(company.id)).filter((a) => a.code === "dgii_rejected")).toEqual([]);
 
     await judged(company.rnc, body.encf);
-    for (let i = 0; i < 10 && (await receiptRow(company.id, body.encf))?.status !== "rejected"; i++) {
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      async () => (await receiptRow(company.id, body.encf))?.status === "rejected",
+      () => runRetryAlarms(company.id),
+    );
     expect((await receiptRow(company.id, body.encf))?.status).toBe("rejected");
 
     expect((await auditOf(company.id)).filter((a) => a.code === "dgii_rejected")).toEqual([
@@ -62,10 +61,10 @@ describe("rejections nobody was waiting for go to the issuer's audit log", () =>
     await clearFaults();
     await setFault({ mode: "reject", code: 615, message: "Secuencia vencida", secuenciaUtilizada: false });
 
-    for (let i = 0; i < 20 && (await receiptRow(company.id, body.encf))?.status !== "rejected"; i++) {
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 150));
-    }
+    await until(
+      async () => (await receiptRow(company.id, body.encf))?.status === "rejected",
+      () => runRetryAlarms(company.id),
+    );
     expect((await receiptRow(company.id, body.encf))?.status).toBe("rejected");
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
 

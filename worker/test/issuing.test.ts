@@ -14,15 +14,13 @@ import { unwrap } from "../src/ledger/rpc.ts";
 import { stableStringify } from "../src/issuing/document.ts";
 import { ABANDONED_CLAIM_MS, issueReceipt } from "../src/issuing/issue.ts";
 import { archiveSignedReceipt } from "../src/issuing/record.ts";
+import { until } from "./support/until.ts";
 
 afterEach(clearFaults);
 
 /** Runs the issuer's retry alarms (each time past the back-off) until `done` or 10 rounds. */
 async function retryUntil(companyId: string, done: () => Promise<boolean>): Promise<void> {
-  for (let round = 0; round < 10 && !(await done()); round++) {
-    await runRetryAlarms(companyId);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await until(done, () => runRetryAlarms(companyId));
 }
 
 // A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).

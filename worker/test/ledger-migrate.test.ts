@@ -8,6 +8,7 @@ import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./
 import { issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms } from "./support/ledger.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
 import { stableStringify } from "../src/issuing/document.ts";
+import { until } from "./support/until.ts";
 
 afterEach(clearFaults);
 
@@ -119,10 +120,10 @@ describe("ledger:migrate", () => {
     expect(await nextNumber(company.id, "31")).toBe(15);
 
     // The receipt D1 left in contingency is due in its month object: the alarm sends it, once.
-    for (let round = 0; round < 10 && (await receiptRow(company.id, row.encf))?.status !== "accepted"; round++) {
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until(
+      async () => (await receiptRow(company.id, row.encf))?.status === "accepted",
+      () => runRetryAlarms(company.id),
+    );
     expect((await receiptRow(company.id, row.encf))?.status).toBe("accepted");
     expect(await received(company.rnc, row.encf)).toHaveLength(1);
   });

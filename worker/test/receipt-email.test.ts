@@ -5,6 +5,7 @@ import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, sandboxUrl } from "./support/issuing.ts";
 import { runTaskAlarms } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 interface Mail {
   to: string[];
@@ -23,12 +24,10 @@ const stateOf = async (token: string, encf: string) =>
   };
 
 async function untilMail(companyId: string, address: string, count: number): Promise<Mail[]> {
-  for (let round = 0; round < 30; round++) {
-    const mails = await mailTo(address);
-    if (mails.length >= count) return mails;
-    await runTaskAlarms(companyId);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    async () => (await mailTo(address)).length >= count,
+    () => runTaskAlarms(companyId),
+  );
   return mailTo(address);
 }
 

@@ -11,6 +11,7 @@ import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { postXml, receivingCompany, signAsSupplier, supplierEcf } from "./receiving-support.ts";
 import { everyMonthSql } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 const sandbox = env.DGII_SANDBOX_URL.replace(/\/+$/, "");
 
@@ -36,10 +37,10 @@ async function purchase(options: { toDgii: boolean; listed: boolean }) {
     const trackId = await client.sendEcf(signed, ecf.encf);
     let result = await client.consultaResultado(trackId);
     // DGII codigo 3: "En Proceso".
-    for (let i = 0; i < 50 && result.codigo === 3; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      result = await client.consultaResultado(trackId);
-    }
+    await until(
+      async () => result.codigo !== 3,
+      async () => (result = await client.consultaResultado(trackId)),
+    );
     expect([1, 4], JSON.stringify(result)).toContain(result.codigo);
   }
   if (options.listed) {

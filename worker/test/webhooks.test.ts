@@ -10,6 +10,7 @@ import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms, setInvoicesTh
 import type { SinkDelivery } from "./support/webhook-sink.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
 import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
+import { until } from "./support/until.ts";
 
 afterEach(clearFaults);
 
@@ -85,11 +86,14 @@ describe("webhook deliveries", () => {
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status).toBe(503);
     await clearFaults();
-    for (let round = 0; round < 10 && (await receiptRow(company.id, body.encf))?.status !== "accepted"; round++) {
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    for (let round = 0; round < 5 && (await sinkDeliveries("life")).length < 2; round++) await runTaskAlarms(company.id);
+    await until(
+      async () => (await receiptRow(company.id, body.encf))?.status === "accepted",
+      () => runRetryAlarms(company.id),
+    );
+    await until(
+      async () => (await sinkDeliveries("life")).length >= 2,
+      () => runTaskAlarms(company.id),
+    );
 
     const got = await sinkDeliveries("life");
     expect(got.map((d) => d.type)).toEqual(["receipt.contingency", "receipt.accepted"]);
@@ -109,7 +113,10 @@ describe("webhook deliveries", () => {
     const { body } = await issue(token, issueRequest("32"));
     // The event fans out into a delivery in one alarm run, which is attempted in the next ones
     // (the runtime may run some of them on its own in between).
-    for (let round = 0; round < 5 && (await sinkDeliveries("flaky")).length < 2; round++) await runTaskAlarms(company.id);
+    await until(
+      async () => (await sinkDeliveries("flaky")).length >= 2,
+      () => runTaskAlarms(company.id),
+    );
     const failing = await sinkDeliveries("flaky");
     expect(failing.length).toBeGreaterThanOrEqual(2);
     expect(new Set(failing.map((d) => d.id)).size).toBe(1);
@@ -165,7 +172,10 @@ describe("webhook deliveries", () => {
     forgetKeyLookups(); // (a write past the worker)
     await issue(token, issueRequest("32")); // 10 of 10, and the certificate expires in 10 days
     await issue(token, issueRequest("32")).catch(() => undefined); // refused (quota): no second notice either way
-    for (let round = 0; round < 5 && (await sinkDeliveries("issuer-events")).length < 2; round++) await runTaskAlarms(company.id);
+    await until(
+      async () => (await sinkDeliveries("issuer-events")).length >= 2,
+      () => runTaskAlarms(company.id),
+    );
     const got = await sinkDeliveries("issuer-events");
     expect(got.map((d) => d.type).sort()).toEqual(["certificate.expiring", "quota.near_limit"]);
     expect(got.every((d) => d.verified)).toBe(true);
@@ -203,13 +213,12 @@ describe("webhook deliveries", () => {
     // the endpoint hears the acceptance of every receipt in contingency.
     await clearFaults();
     const waiting = [unheard, second, third].map((r) => r.body.encf);
-    for (let round = 0; round < 10; round++) {
-      const rows = await Promise.all(waiting.map((encf) => receiptRow(company.id, encf)));
-      if (rows.every((row) => row?.status === "accepted")) break;
-      await runRetryAlarms(company.id);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    for (let round = 0; round < 5 && (await sinkDeliveries("accepted-only")).length < 3; round++) await runTaskAlarms(company.id);
+    const allAccepted = async () => (await Promise.all(waiting.map((encf) => receiptRow(company.id, encf)))).every((row) => row?.status === "accepted");
+    await until(allAccepted, () => runRetryAlarms(company.id));
+    await until(
+      async () => (await sinkDeliveries("accepted-only")).length >= 3,
+      () => runTaskAlarms(company.id),
+    );
     expect((await sinkDeliveries("accepted-only")).map((d) => `${d.type} ${d.body.data.encf}`).sort()).toEqual(waiting.map((encf) => `receipt.accepted ${encf}`).sort());
     expect((await sinkDeliveries("partner-contingency")).map((d) => `${d.type} ${d.body.data.encf}`)).toEqual([`receipt.contingency ${third.body.encf}`]);
   });
@@ -224,10 +233,13 @@ describe("webhook deliveries", () => {
     const listed = (await (await call("/webhooks", { headers: authed(partnerToken) })).json()) as { webhooks: { id: string; scope: string }[] };
     expect(listed.webhooks).toEqual([expect.objectContaining({ id: endpoint.id, scope: "partner" })]);
     const issued = [await issue(a.token, issueRequest("32")), await issue(b.token, issueRequest("32"))];
-    for (let round = 0; round < 5 && (await sinkDeliveries("partner")).length < 2; round++) {
-      await runTaskAlarms(a.company.id);
-      await runTaskAlarms(b.company.id);
-    }
+    await until(
+      async () => (await sinkDeliveries("partner")).length >= 2,
+      async () => {
+        await runTaskAlarms(a.company.id);
+        await runTaskAlarms(b.company.id);
+      },
+    );
     const got = await sinkDeliveries("partner");
     expect(got.map((d) => d.body.data.rncEmisor).sort()).toEqual([a.company.rnc, b.company.rnc].sort());
     expect(got.map((d) => d.body.data.encf).sort()).toEqual(issued.map((i) => i.body.encf).sort());
