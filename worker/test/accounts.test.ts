@@ -7,6 +7,7 @@ import { verifyToken } from "../src/auth/jwt.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 import { forgetKeyLookups, KEY_LOOKUP_REUSE_MS } from "../src/auth/key-lookups.ts";
 
 const problem = async (res: Response) => {
@@ -481,7 +482,9 @@ describe("audit log", () => {
     const { company, token } = await companyWithToken();
     const res = await call("/company/sequences/31", { method: "PUT", headers: authed(token, { "Content-Type": "application/json", "X-Request-Id": "audit-req-1" }), body: "{" });
     expect(res.status).toBe(400);
-    const [row] = await auditRows(company.id, "request_id = 'audit-req-1'");
+    // The audit row is written after the answer leaves (waitUntil): await it.
+    let row: Record<string, unknown> | undefined;
+    await until(async () => ([row] = await auditRows(company.id, "request_id = 'audit-req-1'")).length > 0);
     expect(row).toMatchObject({ company_id: company.id, code: "malformed_json", status: 400, action: "PUT /company/sequences/31" });
   });
 });

@@ -5,6 +5,7 @@ import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { admin } from "./support/accounts.ts";
 import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
 import { issuerSql, nextNumber, receiptRow, runRetryAlarms } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 const setProcessingMs = (processingMs: number) =>
   fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ processingMs }) });
@@ -21,17 +22,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the issuer's retry alarms (each time past the back-off of the last) until `done`. */
 async function alarmsUntil(companyId: string, done: () => Promise<boolean>) {
-  for (let i = 0; i < 40 && !(await done()); i++) {
-    await runRetryAlarms(companyId);
-    await sleep(150);
-  }
+  await until(done, () => runRetryAlarms(companyId), { pauseMs: 150 });
 }
 
 describe("a failed send while the status service says DGII is up", () => {
   it("is contingency; recovery finds DGII's track id with consultatrackids and never sends again", async () => {
     const { company, token } = await issuer();
     // Reception answers after the client's timeout (DGII_TIMEOUT_MS is 6 s in tests), but does receive it.
-    await setFault({ mode: "slow", delayMs: 9000, services: ["recepcion"] });
+    await setFault({ mode: "slow", delayMs: 6500, services: ["recepcion"] });
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status, JSON.stringify(body)).toBe(503);
     expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1", trackId: null });
@@ -41,10 +39,7 @@ describe("a failed send while the status service says DGII is up", () => {
 
     // DGII got it after all: it is listed once it has finished the slow request.
     let listed: { trackId: string | null }[] = [];
-    for (let i = 0; i < 40 && !listed.length; i++) {
-      listed = (await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf");
-      if (!listed.length) await sleep(100);
-    }
+    await until(async () => (listed = (await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).length > 0);
     expect(listed).toHaveLength(1);
     const before = (await requestsTo("consultatrackids")).length;
 
@@ -58,7 +53,7 @@ describe("a failed send while the status service says DGII is up", () => {
 describe("a send that timed out may still land at DGII", () => {
   it("so an empty consultatrackids right after it does not lead to a second send", async () => {
     const { company, token } = await issuer();
-    await setFault({ mode: "slow", delayMs: 10_000, services: ["recepcion"] });
+    await setFault({ mode: "slow", delayMs: 7000, services: ["recepcion"] });
     const { status, body } = await issue(token, issueRequest("31"));
     expect(status).toBe(503);
     // Reception is quick again, but DGII has not recorded the first copy yet (its delay still runs).
@@ -66,7 +61,7 @@ describe("a send that timed out may still land at DGII", () => {
     await runRetryAlarms(company.id);
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "contingency", sendAttempts: 1, trackId: null });
 
-    for (let i = 0; i < 40 && !(await received(company.rnc, body.encf)).length; i++) await sleep(100);
+    await until(async () => (await received(company.rnc, body.encf)).length > 0);
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
@@ -76,12 +71,12 @@ describe("a send that timed out may still land at DGII", () => {
 describe("an RFCE that may have reached DGII", () => {
   it("is recovered through consultaestado after sendAttempts > 0, without a second send", async () => {
     const { company, token } = await issuer();
-    await setFault({ mode: "slow", delayMs: 9000, services: ["recepcionfc"] });
+    await setFault({ mode: "slow", delayMs: 6500, services: ["recepcionfc"] });
     const { status, body } = await issue(token, issueRequest("32"));
     expect(status, JSON.stringify(body)).toBe(503);
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ dgiiPath: "rfce", status: "contingency", sendAttempts: 1 });
     await clearFaults();
-    for (let i = 0; i < 40 && !(await received(company.rnc, body.encf)).some((r) => r.kind === "rfce"); i++) await sleep(100);
+    await until(async () => (await received(company.rnc, body.encf)).some((r) => r.kind === "rfce"));
     const before = (await requestsTo("consultaestado")).length;
 
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
@@ -140,7 +135,6 @@ describe("En Proceso beyond the request's polling", () => {
     await runRetryAlarms(company.id);
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "in_process", sendAttempts: 1 });
 
-    await sleep(2500);
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", trackId: body.trackId, sendAttempts: 1 });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);

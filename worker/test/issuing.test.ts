@@ -8,7 +8,7 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
-import { auditRows, holdReceipt, issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import { auditRows, holdReceipt, issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms, runTaskAlarms, updateReceiptRow } from "./support/ledger.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
 import { unwrap } from "../src/ledger/rpc.ts";
 import { stableStringify } from "../src/issuing/document.ts";
@@ -219,6 +219,8 @@ describe("resends and idempotency", () => {
     const { company, token } = await issuer();
     const request = issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000900"));
     expect((await issue(token, request)).status).toBe(200);
+    // Its follow-up tasks (the buyer's e-mail, the delivery) done first: both resends see one state.
+    await runTaskAlarms(company.id);
     const resend = await issue(token, request, { "Idempotency-Key": "resend-1" });
     expect(resend.body).toMatchObject({ encf: "E310000000900", resent: true });
     expect(await issuerSql(company.id, "SELECT key FROM idempotency_keys")).toEqual([]);
