@@ -150,9 +150,6 @@ export type SupplierDefaultInput = z.infer<typeof SupplierDefaultBody>;
 /** Where a field's value came from: this purchase, the supplier's defaults, the document, or the type's rule. */
 export type Source = "purchase" | "supplier" | "document" | "rule";
 
-/** The earlier Spanish words for the same sources, still sent as the deprecated `origen` until 1.9.0. */
-export const LEGACY_SOURCES = { purchase: "compra", supplier: "proveedor", document: "documento", rule: "regla" } as const satisfies Record<Source, string>;
-
 export const CLASSIFICATION_FIELDS = [
   "tipoBienesServicios",
   "fechaPago",
@@ -270,7 +267,7 @@ export function classificationGaps(resolved: Resolved606, figures: DocumentFigur
   return gaps;
 }
 
-/** The resolved fields as JSON (amounts as DGII text), with where each came from in both vocabularies. */
+/** The resolved fields as JSON (amounts as DGII text), with where each came from. */
 export function resolvedView(resolved: Resolved606) {
   return {
     tipoBienesServicios: resolved.tipoBienesServicios,
@@ -282,9 +279,6 @@ export function resolvedView(resolved: Resolved606) {
     itbisAlCosto: formatMoney(resolved.itbisAlCosto),
     itbisProporcionalidad: formatMoney(resolved.itbisProporcionalidad),
     sources: resolved.sources,
-    origen: Object.fromEntries(Object.entries(resolved.sources).map(([field, source]) => [field, LEGACY_SOURCES[source]])) as Partial<
-      Record<ClassificationField, (typeof LEGACY_SOURCES)[Source]>
-    >,
   };
 }
 
@@ -372,25 +366,14 @@ export interface ClassifiedPurchase {
   classification: Record<ClassificationField, string | null>;
   /** What the 606 will report, with where each value comes from. */
   effective: ReturnType<typeof resolvedView>;
-  missing: (ClassificationGap & LegacyGap)[];
-  /** The earlier Spanish names of the same three, deprecated until 1.9.0. */
-  clasificacion: Record<ClassificationField, string | null>;
-  efectiva: ReturnType<typeof resolvedView>;
-  faltantes: (ClassificationGap & LegacyGap)[];
-}
-
-/** A gap's fields under their earlier Spanish names too (deprecated until 1.9.0). */
-interface LegacyGap {
-  codigo: ClassificationGap["code"];
-  campo: ClassificationField;
-  mensaje: string;
+  missing: ClassificationGap[];
 }
 
 export function classifiedView(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): ClassifiedPurchase {
   const resolved = resolvePurchase(purchase, figures, supplier);
   const classification = Object.fromEntries(CLASSIFICATION_FIELDS.map((f) => [f, purchase[f]])) as Record<ClassificationField, string | null>;
   const effective = resolvedView(resolved);
-  const missing = classificationGaps(resolved, figures).map((gap) => ({ ...gap, codigo: gap.code, campo: gap.field, mensaje: gap.message }));
+  const missing = classificationGaps(resolved, figures);
   return {
     id: purchase.id,
     encf: purchase.encf,
@@ -400,9 +383,6 @@ export function classifiedView(purchase: Purchase, figures: DocumentFigures, sup
     classification,
     effective,
     missing,
-    clasificacion: classification,
-    efectiva: effective,
-    faltantes: missing,
   };
 }
 

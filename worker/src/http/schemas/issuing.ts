@@ -2,7 +2,6 @@
 // e-mail of a receipt's printed copy, the voiding of e-NCF ranges (ANECF).
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
-import { deprecated } from "../deprecated.ts";
 import { ENCF_PATTERN } from "./common.ts";
 
 export const IssueHeaders = z.object({
@@ -18,7 +17,7 @@ export const IssueHeaders = z.object({
 
 export const EmailRequest = z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest");
 export const EmailQueued = z
-  .object({ encf: z.string(), to: z.string(), state: z.literal("pending"), estado: deprecated(z.literal("pendiente"), "`state` (pending)") })
+  .object({ encf: z.string(), to: z.string(), state: z.literal("pending") })
   .openapi("EmailQueued");
 
 export const AnulacionBody = z
