@@ -97,7 +97,7 @@ describe("webhook deliveries", () => {
     expect(new Set(got.map((d) => d.id)).size).toBe(2);
     expect(got[1]!.body).toMatchObject({
       type: "receipt.accepted",
-      data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad, resent: false, reenviado: false },
+      data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad, reenviado: false },
     });
     expect(Date.parse(got[1]!.body.timestamp)).not.toBeNaN();
   });
