@@ -197,11 +197,24 @@ function pick<T>(sources: Resolved606["sources"], field: ClassificationField, ca
   return null;
 }
 
-/** A supplier's purchase, as the 606 will report it. */
+/**
+ * A person classified this purchase: they chose its kind of expense (PATCH /compras/{id}), so what
+ * they left empty beside it was decided, not forgotten. A payment date alone classifies nothing.
+ */
+export const classifiedByPerson = (purchase: Pick<Purchase, "tipoBienesServicios">) => purchase.tipoBienesServicios !== null;
+
+/**
+ * A supplier's purchase, as the 606 will report it. Defaults the issuer set for the supplier fill
+ * what the purchase does not say. Defaults learned from another purchase fill a purchase no person
+ * has classified yet; once a person has, they fill only the payment form every line needs when it
+ * is left empty, never an amount or the ISR withholding type: a zero a person left is a decision,
+ * and a learned withholding would report one never made.
+ */
 export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): Resolved606 {
   const sources: Resolved606["sources"] = {};
   const set = supplier?.origin === "set" ? supplier : null;
-  const learned = supplier?.origin === "learned" ? supplier : null;
+  const learnedCodes = supplier?.origin === "learned" ? supplier : null;
+  const learned = classifiedByPerson(purchase) ? null : learnedCodes;
   const itbisRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisRetenidoPorcentaje ?? null);
   const rentaRate = (d: SupplierDefault | null) => rated(figures.montoFacturado, d?.retencionRentaPorcentaje ?? null);
   const costRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisAlCostoPorcentaje ?? null);
@@ -216,7 +229,7 @@ export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, su
       ["purchase", purchase.formaPago],
       ["supplier", set?.formaPago],
       ["document", formaPagoOfDocument(figures, null)],
-      ["supplier", learned?.formaPago],
+      ["supplier", learnedCodes?.formaPago],
     ]),
     tipoRetencionIsr: pick(sources, "tipoRetencionIsr", [
       ["purchase", purchase.tipoRetencionIsr],
@@ -357,6 +370,8 @@ function contradictions(next: ReturnType<typeof merged>, purchase: Purchase, fig
 }
 
 export interface ClassifiedPurchase {
+  /** PATCH only: the fields whose effective value (what the 606 reports) this request changed. */
+  changed?: ClassificationField[];
   id: string;
   encf: string;
   rncEmisor: string;
@@ -396,14 +411,18 @@ export async function classifyPurchase(env: Env, company: Company, id: string, b
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
   const { purchase, month } = found;
   const figures = await figuresOfRow(env, month, "purchases", purchase);
+  const ledger = issuerLedger(env, company.id);
+  const [before] = await ledger.supplierDefaults([purchase.rncEmisor]);
+  const was = resolvedView(resolvePurchase(purchase, figures, before ?? null));
   const next = merged(purchase, body);
   const problems = contradictions(next, purchase, figures);
   if (problems.length) throw new ApiProblem("validation_failed", { detail: `The classification does not fit ${purchase.encf}.`, errors: problems });
   const stored = await month.classifyPurchase(purchase.id, { ...next, classifiedAt: now.toISOString() });
   if (!stored) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
-  const ledger = issuerLedger(env, company.id);
   const supplier = await ledger.learnSupplierDefault(stored.rncEmisor, learnedDefaults(stored, figures));
-  return classifiedView(stored, figures, supplier);
+  const view = classifiedView(stored, figures, supplier);
+  const changed = CLASSIFICATION_FIELDS.filter((field) => view.effective[field] !== was[field]);
+  return { ...view, changed };
 }
 
 /** GET /compras/{id}/clasificacion. */

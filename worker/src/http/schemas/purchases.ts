@@ -70,6 +70,10 @@ export const ClassificationView = z
     classification: given.openapi({ description: "What was given for this purchase itself" }),
     effective: EffectiveClassification.openapi({ description: "What the 606 will report" }),
     missing: gaps.openapi({ description: "What still keeps it out of a complete 606" }),
+    changed: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "PATCH only: the fields whose effective value (what the 606 reports) this request changed" }),
   })
   .openapi("ClassifiedPurchase");
 
