@@ -5,7 +5,8 @@
 // figures); the header's count and the TXT's form (pipes, CRLF) are checked on the bytes.
 import { drMonth, xmlToEcf, type TipoeCF } from "@ecf/shared";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentFigures } from "../src/reports/document-figures.ts";
+import { documentFigures, figureNotes } from "../src/reports/document-figures.ts";
+import { fields607 } from "../src/reports/dgii-607.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer, todayDgii } from "./support/issuing.ts";
@@ -447,6 +448,24 @@ describe("GET /reports/607", () => {
     expect((await patch(token, "/ventas/E310000999999", { fechaRetencion: isoToday })).status).toBe(404);
   });
 
+  it("every line's payment columns add up to its amounts; every 606 line's services and goods to its amount", async () => {
+    const r607 = await report(token, "607", periodo);
+    const amounts = ["montoFacturado", "itbisFacturado", "impuestoSelectivoConsumo", "otrosImpuestosTasas", "montoPropinaLegal"];
+    const payments = ["efectivo", "chequeTransferenciaDeposito", "tarjetaDebitoCredito", "ventaCredito", "bonosCertificadosRegalo", "permuta", "otrasFormasVentas"];
+    const sum = (line: Json, columns: string[]) => columns.reduce((s, c) => s + cents(line.fields[c] || "0"), 0n);
+    const paid = (r607.lines as Json[]).filter((l) => l.tipoeCF !== "34"); // a credit note pays nothing
+    expect(paid.length).toBeGreaterThan(3);
+    for (const line of paid) expect(sum(line, payments), line.encf).toBe(sum(line, amounts));
+    const summary = r607.consumptionSummary;
+    const summaryAmounts = ["montoFacturado", "itbisFacturado", "impuestoSelectivoConsumo", "otrosImpuestosTasas", "montoPropinaLegal"];
+    expect(Object.values(summary.formasPago as Record<string, string>).reduce((s, v) => s + cents(v), 0n)).toBe(
+      summaryAmounts.reduce((s, c) => s + cents(summary[c]), 0n),
+    );
+    for (const line of (await report(token, "606", periodo)).lines as Json[]) {
+      expect(cents(line.fields.montoServicios) + cents(line.fields.montoBienes), line.encf).toBe(cents(line.fields.montoFacturado));
+    }
+  });
+
   it("a receipt DGII has not judged yet keeps the month open", async () => {
     const month = drMonth(new Date());
     await putReceipt({
@@ -688,6 +707,28 @@ describe("documentFigures", () => {
       formasPago: [{ formaPago: "3", montoPago: "2000.00" }],
       itbisRetenido: null,
     });
+    expect(f).not.toHaveProperty("otrosImpuestosSinDesglose");
+    expect(figureNotes(f)).toEqual([]);
+  });
+
+  it("an additional tax without a breakdown is another tax: the 607's payment columns add up, and the line says why", () => {
+    // As DGII accepted it conditionally: MontoImpuestoAdicional with no ImpuestosAdicionales rows.
+    const doc = {
+      Encabezado: {
+        IdDoc: { TipoeCF: "31", TipoIngresos: "01", TipoPago: "1", TablaFormasPago: [{ FormaPago: "2", MontoPago: "154003.48" }] },
+        Comprador: { RNCComprador: "131880681" },
+        Totales: { MontoGravadoTotal: "118464.21", TotalITBIS: "21323.56", MontoImpuestoAdicional: "14215.71", MontoTotal: "154003.48" },
+      },
+      DetallesItems: [{ IndicadorFacturacion: "1", IndicadorBienoServicio: "1", MontoItem: "118464.21" }],
+    };
+    const figures = documentFigures(doc);
+    expect(figures).toMatchObject({ otrosImpuestos: "14215.71", otrosImpuestosSinDesglose: "14215.71", isc: "0.00", propinaLegal: "0.00" });
+    expect(figureNotes(figures)).toEqual([expect.stringContaining("14215.71 without an ImpuestosAdicionales breakdown")]);
+    const receipt = { encf: "E310000000777", tipoeCF: "31", issueDate: "2026-05-04", rncComprador: "131880681", fechaRetencion: null, itbisRetenidoTerceros: null, retencionRentaTerceros: null };
+    const fields = fields607(receipt as unknown as Parameters<typeof fields607>[0], figures);
+    expect(fields.otrosImpuestosTasas).toBe("14215.71");
+    const amounts = cents(fields.montoFacturado) + cents(fields.itbisFacturado) + cents(fields.otrosImpuestosTasas);
+    expect(cents(fields.chequeTransferenciaDeposito)).toBe(amounts);
   });
 });
 

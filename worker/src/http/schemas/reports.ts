@@ -128,7 +128,11 @@ const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShap
   const fields = z
     .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
     .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` });
-  const lines = z.array(z.object({ ...line, fields }).openapi(`Formato${formato}Linea`));
+  const notes = z
+    .array(z.string())
+    .optional()
+    .openapi({ description: "How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes" });
+  const lines = z.array(z.object({ ...line, fields, notes }).openapi(`Formato${formato}Linea`));
   const missing = z.array(MissingSchema);
   return z
     .object({
