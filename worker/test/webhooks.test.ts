@@ -117,7 +117,13 @@ describe("webhook deliveries", () => {
       deliveries: { id: string; status: string; attempts: number; lastResult: { httpStatus: number } }[];
     };
     expect(listed.deliveries).toEqual([
-      expect.objectContaining({ id: failing[0]!.id, status: "pending", event: "receipt.accepted", lastResult: expect.objectContaining({ httpStatus: 500 }) }),
+      expect.objectContaining({
+        id: failing[0]!.id,
+        status: "pending",
+        event: "receipt.accepted",
+        encf: body.encf,
+        lastResult: expect.objectContaining({ httpStatus: 500 }),
+      }),
     ]);
     expect(listed.deliveries[0]!.attempts).toBeGreaterThanOrEqual(2);
     // Back-off: the next attempt is not before a few seconds.

@@ -17,6 +17,7 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     codigo: reenviado && (estado === "Aceptado" || estado === "Aceptado Condicional") ? "0" : codigo,
     estado,
     encf: receipt.encf,
+    fechaEmision: receipt.issueDate,
     trackId: receipt.trackId,
     codigoSeguridad: receipt.securityCode,
     fechaHoraFirma: receipt.fechaHoraFirma,

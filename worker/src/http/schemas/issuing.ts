@@ -40,7 +40,11 @@ export const AnulacionAnswer = z
     codigo: z.string().openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
     nombre: z.string(),
     mensajes: z.array(z.string()),
-    anulados: z.number().openapi({ description: "Signed-but-unsent receipts (contingency) that became Anulado" }),
+    numbersVoided: z.number().int().openapi({ description: "e-NCF numbers in the ranges DGII voided (`anulado` true)" }),
+    receiptsVoided: z
+      .number()
+      .int()
+      .openapi({ description: "Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt" }),
     rangos: z.array(
       z.object({
         tipoeCF: z.string(),

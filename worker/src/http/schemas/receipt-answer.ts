@@ -14,6 +14,7 @@ export const IssueAnswer = z
       .openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
     estado: z.enum(ESTADOS).openapi({ description: "The receipt's state as DGII spells it (Contingencia: not yet at DGII; Anulado: voided before it was sent)" }),
     encf: z.string(),
+    fechaEmision: z.string().openapi({ description: "FechaEmision, yyyy-MM-dd (as in the reports): a note's FechaNCFModificado" }),
     trackId: z.string().nullable(),
     codigoSeguridad: z.string(),
     fechaHoraFirma: z.string(),

@@ -29,6 +29,7 @@ export const Delivery = z
     status: z.enum(["pending", "done", "failed"]),
     attempts: z.number().int(),
     event: z.enum(EVENT_TYPES),
+    encf: z.string().nullable().openapi({ description: "The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none" }),
     lastResult: z
       .union([
         z.object({ httpStatus: z.number().int(), body: z.string().openapi({ description: "The first 200 characters of the endpoint's answer" }) }),
