@@ -455,8 +455,7 @@ describe("totals beyond DGII's tolerance", () => {
     const issued = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
     expect([200, 202], JSON.stringify(issued.body)).toContain(issued.status);
     expect(issued.body.warnings).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
-    // API 1.8's deprecated name carries the same warnings until 1.9.0.
-    expect(issued.body.advertencias).toEqual(issued.body.warnings);
+    expect(issued.body).not.toHaveProperty("advertencias");
     const wrong = await issue(token, offTotal(), { "Totals-Policy": "lenient" });
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors).toEqual([expect.objectContaining({ path: "/headers/Totals-Policy", code: "invalid_value" })]);
@@ -466,7 +465,6 @@ describe("totals beyond DGII's tolerance", () => {
     const { company, token } = await issuer({ totalsPolicy: "dgii" });
     const issued = await issue(token, offTotal());
     expect(issued.body.warnings).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
-    expect(issued.body.advertencias).toEqual(issued.body.warnings);
     expect((await issue(token, offTotal(), { "Totals-Policy": "strict" })).status).toBe(400);
     expect((await admin<{ totalsPolicy: string }>("PATCH", `/admin/companies/${company.id}`, { totalsPolicy: "strict" })).totalsPolicy).toBe("strict");
     expect((await issue(token, offTotal())).status).toBe(400);
@@ -508,7 +506,7 @@ describe("reading receipts", () => {
     // The POST's warnings belong to that request, not to the receipt's state; the delivery to
     // the buyer moves on after DGII's verdict (pending, then its outcome).
     const settledFields = { estado: undefined, codigo: undefined, mensajes: undefined, buyerDelivery: undefined, entregaComprador: undefined };
-    expect({ ...current, ...settledFields }).toEqual({ ...body, ...settledFields, warnings: undefined, advertencias: undefined });
+    expect({ ...current, ...settledFields }).toEqual({ ...body, ...settledFields, warnings: undefined });
     const xml = await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) });
     const text = await xml.text();
     expect(await sha256Hex(text)).toBe((await receiptRow(company.id, body.encf))?.xmlSha256);

@@ -109,7 +109,7 @@ beforeAll(async () => {
   for (const encf of encfs.slice(0, 2)) expect((await call(`/fe/recepcion/ecf/${encf}/pdf`, { headers: authed(token) })).status).toBe(200);
 }, 120_000);
 
-describe("GET /archive/{periodo}", () => {
+describe("GET /archive/{period}", () => {
   it("streams the month of 2,000 receipts as a zip: unzip -t passes, every XML verifies with xmlsec1, the index names each file", async () => {
     const res = await call(`/archive/${MONTH}`, { headers: authed(token) });
     expect(res.status).toBe(200);
