@@ -176,7 +176,34 @@ describe("webhook deliveries", () => {
     expect(got.map((d) => d.type).sort()).toEqual(["certificate.expiring", "quota.near_limit"]);
     expect(got.every((d) => d.verified)).toBe(true);
     expect(got.find((d) => d.type === "quota.near_limit")!.body.data).toMatchObject({ rncEmisor: company.rnc, used: 10, limit: 10 });
-    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays });
+    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays, withinDays: 15 });
+  });
+
+  it("certificate.expiring once at 15 days and once more at 3, never twice at the same mark", async () => {
+    const { company, token } = await issuer();
+    await register(token, "certificate-marks", ["certificate.expiring"]);
+    const expiringIn = async (days: number) => {
+      const notAfter = new Date(Date.now() + days * 86_400_000).toISOString();
+      await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2").bind(notAfter, company.id).run();
+      forgetKeyLookups(); // (a write past the worker)
+      return notAfter;
+    };
+    const noticesAfter = async (expected: number) => {
+      for (let round = 0; round < 5 && (await sinkDeliveries("certificate-marks")).length < expected; round++) await runTaskAlarms(company.id);
+      return (await sinkDeliveries("certificate-marks")).map((d) => d.body.data as { withinDays: number; notAfter: string });
+    };
+    await expiringIn(20);
+    await issue(token, issueRequest("32")); // 20 days left: nothing yet
+    const at14 = await expiringIn(14);
+    await issue(token, issueRequest("32"));
+    await issue(token, issueRequest("32")); // still within 15: not again
+    expect(await noticesAfter(1)).toEqual([expect.objectContaining({ withinDays: 15, notAfter: at14 })]);
+    const at2 = await expiringIn(2);
+    await issue(token, issueRequest("32"));
+    await issue(token, issueRequest("32")); // still within 3: not again
+    const notices = await noticesAfter(2);
+    expect(notices.map((n) => n.withinDays).sort((a, b) => b - a)).toEqual([15, 3]);
+    expect(notices.find((n) => n.withinDays === 3)).toMatchObject({ notAfter: at2 });
   });
 
   it("a request queues only the events some endpoint of the issuer (or of its partner) is subscribed to; the alarm queues every one", async () => {
