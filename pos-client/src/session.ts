@@ -20,7 +20,9 @@ export async function loadSession(db: PosDatabase): Promise<Session | undefined>
 }
 
 /** The issuer as a till paired before API 1.9.0 stored it (legalName, rnc, dgiiEnvironment), under today's names. */
-type StoredCompany = DeviceCompany | (Omit<DeviceCompany, "name" | "registryNumber" | "dgiiServer"> & { legalName: string; rnc: string; dgiiEnvironment: DeviceCompany["dgiiServer"] });
+type StoredCompany =
+  | DeviceCompany
+  | (Omit<DeviceCompany, "name" | "registryNumber" | "dgiiServer"> & { legalName: string; rnc: string; dgiiEnvironment: DeviceCompany["dgiiServer"] });
 export function companyUnderCurrentNames(stored: StoredCompany): DeviceCompany {
   if ("registryNumber" in stored) return stored;
   const { legalName, rnc, dgiiEnvironment, ...rest } = stored;

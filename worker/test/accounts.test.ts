@@ -301,17 +301,7 @@ describe("GET /company/me", () => {
     const res = await me(token);
     const body = (await res.json()) as Record<string, unknown>;
     // The interface's profile, under its own names only (never a second name for a fact), and the service's two additions.
-    const profile = [
-      "id",
-      "name",
-      "registryNumber",
-      "isActive",
-      "dgiiServer",
-      "invoicesCountCurrentMonth",
-      "invoiceLimitPerMonth",
-      "signatureName",
-      "signatureExpirationDate",
-    ];
+    const profile = ["id", "name", "registryNumber", "isActive", "dgiiServer", "invoicesCountCurrentMonth", "invoiceLimitPerMonth", "signatureName", "signatureExpirationDate"];
     expect(Object.keys(body).sort()).toEqual([...profile, "totalsPolicy", "warnings"].sort());
     expect(body).toMatchObject({
       id: company.id,

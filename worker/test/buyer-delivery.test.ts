@@ -154,9 +154,7 @@ describe("delivery to the buyer", () => {
     }
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Fallido" });
     const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
-    const sent = events.map(
-      (e) => (JSON.parse(String(e.payload)) as { event: { type: string; data: { buyerDelivery?: { state: string } } } }).event,
-    );
+    const sent = events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string; data: { buyerDelivery?: { state: string } } } }).event);
     expect(sent.map((e) => e.type)).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
     // The event carries the receipt answer: the English state and, until 1.9.0, its deprecated twin.
     expect(sent[1]!.data.buyerDelivery?.state).toBe("Fallido");

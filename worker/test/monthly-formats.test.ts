@@ -458,9 +458,7 @@ describe("GET /reports/607", () => {
     for (const line of paid) expect(sum(line, payments), line.encf).toBe(sum(line, amounts));
     const summary = r607.consumptionSummary;
     const summaryAmounts = ["montoFacturado", "itbisFacturado", "impuestoSelectivoConsumo", "otrosImpuestosTasas", "montoPropinaLegal"];
-    expect(Object.values(summary.formasPago as Record<string, string>).reduce((s, v) => s + cents(v), 0n)).toBe(
-      summaryAmounts.reduce((s, c) => s + cents(summary[c]), 0n),
-    );
+    expect(Object.values(summary.formasPago as Record<string, string>).reduce((s, v) => s + cents(v), 0n)).toBe(summaryAmounts.reduce((s, c) => s + cents(summary[c]), 0n));
     for (const line of (await report(token, "606", periodo)).lines as Json[]) {
       expect(cents(line.fields.montoServicios) + cents(line.fields.montoBienes), line.encf).toBe(cents(line.fields.montoFacturado));
     }
@@ -724,7 +722,15 @@ describe("documentFigures", () => {
     const figures = documentFigures(doc);
     expect(figures).toMatchObject({ otrosImpuestos: "14215.71", otrosImpuestosSinDesglose: "14215.71", isc: "0.00", propinaLegal: "0.00" });
     expect(figureNotes(figures)).toEqual([expect.stringContaining("14215.71 without an ImpuestosAdicionales breakdown")]);
-    const receipt = { encf: "E310000000777", tipoeCF: "31", issueDate: "2026-05-04", rncComprador: "131880681", fechaRetencion: null, itbisRetenidoTerceros: null, retencionRentaTerceros: null };
+    const receipt = {
+      encf: "E310000000777",
+      tipoeCF: "31",
+      issueDate: "2026-05-04",
+      rncComprador: "131880681",
+      fechaRetencion: null,
+      itbisRetenidoTerceros: null,
+      retencionRentaTerceros: null,
+    };
     const fields = fields607(receipt as unknown as Parameters<typeof fields607>[0], figures);
     expect(fields.otrosImpuestosTasas).toBe("14215.71");
     const amounts = cents(fields.montoFacturado) + cents(fields.itbisFacturado) + cents(fields.otrosImpuestosTasas);

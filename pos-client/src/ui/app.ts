@@ -388,7 +388,12 @@ class PosApp {
       const issued = await issueReceipt(this.db, {
         tipoeCF: "34",
         shiftId: shift.id,
-        emisor: { rnc: this.session.company.registryNumber, legalName: this.session.company.name, tradeName: this.session.company.tradeName, address: this.session.company.address },
+        emisor: {
+          rnc: this.session.company.registryNumber,
+          legalName: this.session.company.name,
+          tradeName: this.session.company.tradeName,
+          address: this.session.company.address,
+        },
         buyer: { rnc: doc.Encabezado.Comprador?.RNCComprador, name: doc.Encabezado.Comprador?.RazonSocialComprador },
         lines,
         reference: { encf: original.encf!, fechaEmision: doc.Encabezado.Emisor.FechaEmision, montoTotal: original.montoTotal! },

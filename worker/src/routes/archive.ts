@@ -27,9 +27,7 @@ archiveRoutes.openapi(
     request: {
       params: z.object({
         // Checked by requestedMonth, which also refuses a month not begun (422).
-        period: z
-          .string()
-          .openapi({ param: { name: "period", in: "path", description: "The month, AAAA-MM or AAAAMM" }, example: "2026-05" }),
+        period: z.string().openapi({ param: { name: "period", in: "path", description: "The month, AAAA-MM or AAAAMM" }, example: "2026-05" }),
       }),
     },
     responses: {

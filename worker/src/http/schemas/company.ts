@@ -20,10 +20,7 @@ export const CompanyProfile = z
     invoicesCountCurrentMonth: z.number().int(),
     invoiceLimitPerMonth: z.number().int(),
     signatureName: z.string().nullable().openapi({ description: "File name of the registered digital certificate" }),
-    signatureExpirationDate: z
-      .string()
-      .nullable()
-      .openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
+    signatureExpirationDate: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
     warnings: z.array(Warning),
   })
   .openapi("CompanyProfile");

@@ -16,9 +16,7 @@ export const IssueHeaders = z.object({
 });
 
 export const EmailRequest = z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest");
-export const EmailQueued = z
-  .object({ encf: z.string(), to: z.string(), state: z.literal("pending") })
-  .openapi("EmailQueued");
+export const EmailQueued = z.object({ encf: z.string(), to: z.string(), state: z.literal("pending") }).openapi("EmailQueued");
 
 export const AnulacionBody = z
   .object({
@@ -41,10 +39,7 @@ export const AnulacionAnswer = z
     nombre: z.string(),
     mensajes: z.array(z.string()),
     numbersVoided: z.number().int().openapi({ description: "e-NCF numbers in the ranges DGII voided (`anulado` true)" }),
-    receiptsVoided: z
-      .number()
-      .int()
-      .openapi({ description: "Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt" }),
+    receiptsVoided: z.number().int().openapi({ description: "Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt" }),
     rangos: z.array(
       z.object({
         tipoeCF: z.string(),

@@ -12,9 +12,7 @@ export const ReceiverSettings = z
 
 export const ApprovalBody = z
   .object({
-    estado: z
-      .enum(APPROVAL_ESTADOS)
-      .openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
+    estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
     motivo: z.string().trim().min(1).max(250).optional().openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
   })
   .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
@@ -70,10 +68,7 @@ export const ClassificationView = z
     classification: given.openapi({ description: "What was given for this purchase itself" }),
     effective: EffectiveClassification.openapi({ description: "What the 606 will report" }),
     missing: gaps.openapi({ description: "What still keeps it out of a complete 606" }),
-    changed: z
-      .array(z.string())
-      .optional()
-      .openapi({ description: "PATCH only: the fields whose effective value (what the 606 reports) this request changed" }),
+    changed: z.array(z.string()).optional().openapi({ description: "PATCH only: the fields whose effective value (what the 606 reports) this request changed" }),
   })
   .openapi("ClassifiedPurchase");
 

@@ -20,9 +20,7 @@ export const IssueAnswer = z
     fechaHoraFirma: z.string(),
     urlTimbre: z.string(),
     mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
-    reenviado: z
-      .boolean()
-      .openapi({ description: "True when this request sent an e-NCF the service already had: nothing was redone, the receipt's current state is answered" }),
+    reenviado: z.boolean().openapi({ description: "True when this request sent an e-NCF the service already had: nothing was redone, the receipt's current state is answered" }),
     links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
     buyerDelivery: z
       .object({
