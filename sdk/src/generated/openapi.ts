@@ -2135,7 +2135,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * The signing certificate expires within 15 days (once per certificate)
+         * The signing certificate expires within 15 days, and again within 3 (once each per certificate)
          * @description Posted to every endpoint subscribed to `certificate.expiring`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
         post: {
@@ -2159,6 +2159,8 @@ export interface webhooks {
                             rncEmisor: string;
                             certificateSerial: string | null;
                             notAfter: string | null;
+                            /** @description The notice's mark: the certificate expires within this many days */
+                            withinDays: 15 | 3;
                         };
                     };
                 };
@@ -2246,6 +2248,8 @@ export interface components {
              */
             estado: "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado";
             encf: string;
+            /** @description FechaEmision, yyyy-MM-dd (as in the reports): a note's FechaNCFModificado */
+            fechaEmision: string;
             trackId: string | null;
             codigoSeguridad: string;
             fechaHoraFirma: string;
@@ -2655,8 +2659,10 @@ export interface components {
             codigo: string;
             nombre: string;
             mensajes: string[];
-            /** @description Signed-but-unsent receipts (contingency) that became Anulado */
-            anulados: number;
+            /** @description e-NCF numbers in the ranges DGII voided (`anulado` true) */
+            numbersVoided: number;
+            /** @description Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt */
+            receiptsVoided: number;
             rangos: {
                 tipoeCF: string;
                 desde: string;
@@ -2736,6 +2742,8 @@ export interface components {
                 field: string;
                 message: string;
             }[];
+            /** @description PATCH only: the fields whose effective value (what the 606 reports) this request changed */
+            changed?: string[];
         };
         /** @description What the 606 will report */
         EffectiveClassification: {
@@ -3033,6 +3041,8 @@ export interface components {
                 montoPropinaLegal: string;
                 formaPago: string;
             };
+            /** @description How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes */
+            notes?: string[];
         };
         Formato607: {
             /** @enum {string} */
@@ -3089,6 +3099,8 @@ export interface components {
                 permuta: string;
                 otrasFormasVentas: string;
             };
+            /** @description How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes */
+            notes?: string[];
         };
         /** @description E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual */
         ResumenConsumo: {
@@ -3145,6 +3157,8 @@ export interface components {
                 fechaComprobante: string;
                 tipoAnulacion: string;
             };
+            /** @description How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes */
+            notes?: string[];
         };
         SaleWithholdingView: {
             encf: string;
@@ -3217,6 +3231,8 @@ export interface components {
             attempts: number;
             /** @enum {string} */
             event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "certificate.expiring" | "quota.near_limit";
+            /** @description The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none */
+            encf: string | null;
             /** @description The last attempt, or null before the first */
             lastResult: {
                 httpStatus: number;
