@@ -230,7 +230,10 @@ describe("resends and idempotency", () => {
     const resend = await issue(token, request, { "Idempotency-Key": "resend-1" });
     expect(resend.body).toMatchObject({ encf: "E310000000900", reenviado: true });
     expect(await issuerSql(company.id, "SELECT key FROM idempotency_keys")).toEqual([]);
-    expect((await issue(token, request, { "Idempotency-Key": "resend-1" })).body).toEqual(resend.body);
+    // The same receipt as it stands now: the printed copy's e-mail may have gone out meanwhile.
+    const { emails: _sentMeanwhile, ...again } = (await issue(token, request, { "Idempotency-Key": "resend-1" })).body;
+    const { emails: _sentBefore, ...first } = resend.body;
+    expect(again).toEqual(first);
     expect(await received(company.rnc)).toHaveLength(1);
   });
 
