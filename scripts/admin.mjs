@@ -16,7 +16,7 @@ function profileOptions(o) {
 }
 
 const COMMANDS = {
-  "companies:list": ["List issuers", ["[--rnc R]"], (api, o) => api.get(`/admin/companies${o.rnc ? `?rnc=${o.rnc}` : ""}`)],
+  "companies:list": ["List issuers", ["[--rnc R]"], (api, o) => api.get(`/admin/companies${o.rnc ? `?registryNumber=${o.rnc}` : ""}`)],
   "companies:create": [
     "Create an issuer (--address is DireccionEmisor, required on every e-CF it signs)",
     [
@@ -32,9 +32,9 @@ const COMMANDS = {
     ],
     (api, o) =>
       api.post("/admin/companies", {
-        rnc: o.rnc,
-        legalName: o.name,
-        dgiiEnvironment: o.env ?? "testecf",
+        registryNumber: o.rnc,
+        name: o.name,
+        dgiiServer: o.env ?? "testecf",
         ...profileOptions(o),
         ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}),
         ...(o["totals-policy"] ? { totalsPolicy: o["totals-policy"] } : {}),
@@ -56,9 +56,9 @@ const COMMANDS = {
     ],
     (api, o) =>
       api.patch(`/admin/companies/${o.id}`, {
-        ...(o.name ? { legalName: o.name } : {}),
+        ...(o.name ? { name: o.name } : {}),
         ...profileOptions(o),
-        ...(o.env ? { dgiiEnvironment: o.env } : {}),
+        ...(o.env ? { dgiiServer: o.env } : {}),
         ...(o.limit ? { invoiceLimitPerMonth: Number(o.limit) } : {}),
         ...(o["totals-policy"] ? { totalsPolicy: o["totals-policy"] } : {}),
         ...(o.active ? { isActive: o.active === "true" } : {}),

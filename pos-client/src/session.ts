@@ -15,7 +15,18 @@ export interface Session {
 export const API_BASE = "";
 
 export async function loadSession(db: PosDatabase): Promise<Session | undefined> {
-  return db.setting<Session>("session");
+  const session = await db.setting<Session>("session");
+  return session && { ...session, company: companyUnderCurrentNames(session.company) };
+}
+
+/** The issuer as a till paired before API 1.9.0 stored it (legalName, rnc, dgiiEnvironment), under today's names. */
+type StoredCompany =
+  | DeviceCompany
+  | (Omit<DeviceCompany, "name" | "registryNumber" | "dgiiServer"> & { legalName: string; rnc: string; dgiiEnvironment: DeviceCompany["dgiiServer"] });
+export function companyUnderCurrentNames(stored: StoredCompany): DeviceCompany {
+  if ("registryNumber" in stored) return stored;
+  const { legalName, rnc, dgiiEnvironment, ...rest } = stored;
+  return { ...rest, name: legalName, registryNumber: rnc, dgiiServer: dgiiEnvironment };
 }
 
 export async function pairDevice(db: PosDatabase, code: string): Promise<Session> {

@@ -42,7 +42,7 @@ const session: Session = {
   deviceId: "dev_a",
   deviceName: "Caja 1",
   token: "dvt_a",
-  company: { id: "c", rnc: "131880681", legalName: "X", tradeName: null, address: null, province: null, municipality: null, dgiiEnvironment: "testecf" },
+  company: { id: "c", registryNumber: "131880681", name: "X", tradeName: null, address: null, province: null, municipality: null, dgiiServer: "testecf" },
 };
 
 /** The worker's answer to a revoked device's token: a 401 problem with the deviceRevoked extension. */
@@ -82,7 +82,7 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
       signingMaterial: async () => {
         calls.push("signing-material");
         guard();
-        return { ...state.material, certificateSerial: state.serial, certificateNotAfter: null };
+        return { ...state.material, certificateSerial: state.serial, signatureExpirationDate: null };
       },
       lease: async (tipoeCF: string, size: number): Promise<DeviceLease> => {
         guard();

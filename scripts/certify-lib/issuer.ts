@@ -44,20 +44,20 @@ export async function setUpIssuer(
   ranges: readonly RangeRequest[],
 ): Promise<IssuerSetup> {
   const admin = adminApi(workerUrl, adminSecret);
-  const { data: found } = await admin.GET("/admin/companies", { params: { query: { rnc: profile.rnc } } });
+  const { data: found } = await admin.GET("/admin/companies", { params: { query: { registryNumber: profile.rnc } } });
   let company: { id: string } | undefined = found?.companies[0];
   const created = !company;
   if (!company) {
     const clip = (s: string | undefined, n: number) => (s ? s.slice(0, n) : undefined);
     const { data } = await admin.POST("/admin/companies", {
       body: {
-        rnc: profile.rnc,
-        legalName: clip(profile.legalName, 150)!,
+        registryNumber: profile.rnc,
+        name: clip(profile.legalName, 150)!,
         ...(profile.tradeName ? { tradeName: clip(profile.tradeName, 150) } : {}),
         ...(profile.address ? { address: clip(profile.address, 100) } : {}),
         ...(profile.municipality ? { municipality: profile.municipality } : {}),
         ...(profile.province ? { province: profile.province } : {}),
-        dgiiEnvironment: profile.dgiiEnvironment ?? "certecf",
+        dgiiServer: profile.dgiiEnvironment ?? "certecf",
         invoiceLimitPerMonth: 100_000,
       },
     });

@@ -215,7 +215,7 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
       if (sent.answer) {
         const a = await settle(client, sent.answer, options.settleMs ?? 30_000);
         o.estado = a.estado;
-        o.reenviado = a.resent;
+        o.reenviado = a.reenviado;
         o.mensajes.push(...a.mensajes.map((m) => (m.codigo ? `${m.codigo} ${m.valor}` : m.valor)));
         const xml = await client.signedXml(c.encf);
         o.xmlFile = join(options.out, `${rnc}${c.encf}.xml`);

@@ -138,7 +138,7 @@ describe("@ecf/client against the worker", () => {
     now = (exp - 59) * 1000;
     // The worker's clock has not moved: a new token is issued now and accepted.
     const { data } = await renewing.GET("/company/me");
-    expect(data?.rnc).toBe(demo.company.rnc);
+    expect(data?.registryNumber).toBe(demo.company.rnc);
     expect(renewing.session.logins).toBe(2);
     expect(watched.seen.filter((r) => r.url.endsWith("/login"))).toHaveLength(2);
   });
@@ -153,7 +153,7 @@ describe("@ecf/client against the worker", () => {
     }) as typeof globalThis.fetch;
     const refused = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret }, fetch: spoiling });
     const { data } = await refused.GET("/company/me");
-    expect(data?.rnc).toBe(demo.company.rnc);
+    expect(data?.registryNumber).toBe(demo.company.rnc);
     expect(refused.session.logins).toBe(2);
     expect(spoiled).toBe(2);
   });
@@ -221,7 +221,7 @@ describe("@ecf/client against the worker", () => {
 
   it("acts as a till with a paired device token, and as the operator with the admin secret", async () => {
     const admin = createClient({ baseUrl, credentials: { adminSecret: inject("adminSecret") } });
-    const { data: companies } = await admin.GET("/admin/companies", { params: { query: { rnc: demo.company.rnc } } });
+    const { data: companies } = await admin.GET("/admin/companies", { params: { query: { registryNumber: demo.company.rnc } } });
     const companyId = companies!.companies[0]!.id;
     const { data: created } = await admin.POST("/admin/companies/{id}/devices", {
       params: { path: { id: companyId } },
@@ -231,7 +231,7 @@ describe("@ecf/client against the worker", () => {
     const till = createClient({ baseUrl, credentials: { deviceToken: paired!.token } });
     const { data: me } = await till.GET("/devices/me");
     expect(me?.device.id).toBe(created!.id);
-    expect(me?.company.rnc).toBe(demo.company.rnc);
+    expect(me?.company.registryNumber).toBe(demo.company.rnc);
     expect(till.session.logins).toBe(0);
     // The code worked once: a second pairing is the worker's problem, thrown.
     const again = await problemOf(createClient({ baseUrl }).POST("/devices/pair", { body: { pairingCode: created!.pairingCode } }));

@@ -761,7 +761,8 @@ function judgeField(
 }
 
 /** Dates: real calendar dates, and their order (formato-ecf validations of each date field). */
-function dateProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
+/** The dates' own checks; with no known type (a bad TipoeCF) all but the type's own (E33/E34). */
+function dateProblems(doc: JsonObject, tipo: TipoeCF | undefined): Problem[] {
   const out: Problem[] = [];
   const idDoc = objAt(doc, "Encabezado", "IdDoc");
   const emision = textOf(objAt(doc, "Encabezado", "Emisor"), "FechaEmision");
@@ -811,7 +812,8 @@ function dateProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
   return out;
 }
 
-function idProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
+/** RNC and e-NCF checks; with no known type, the e-NCF (whose type must match) is left out. */
+function idProblems(doc: JsonObject, tipo: TipoeCF | undefined): Problem[] {
   const out: Problem[] = [];
   const emisor = objAt(doc, "Encabezado", "Emisor");
   const comprador = objAt(doc, "Encabezado", "Comprador");
@@ -820,7 +822,7 @@ function idProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
   const otro = valueAt(doc, "InformacionReferencia", "RNCOtroContribuyente");
   if (isPresent(otro)) out.push(...rncProblems(otro, "/InformacionReferencia/RNCOtroContribuyente", "RNCOtroContribuyente"));
   const encf = valueAt(doc, "Encabezado", "IdDoc", "eNCF");
-  if (isPresent(encf)) out.push(...eNcfProblems(encf, tipo, "/Encabezado/IdDoc/eNCF"));
+  if (tipo && isPresent(encf)) out.push(...eNcfProblems(encf, tipo, "/Encabezado/IdDoc/eNCF"));
   return out;
 }
 
@@ -1004,6 +1006,9 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
         isPresent(raw) ? { value: raw } : undefined,
       ),
     );
+    // Without a type the type's schema cannot be read, but the checks that need none still run:
+    // a bad TipoeCF does not hide a bad RNC or date.
+    problems.push(...idProblems(doc, undefined), ...dateProblems(doc, undefined));
     return { ok: false, document: doc, problems: dedupe(problems) };
   }
 

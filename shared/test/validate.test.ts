@@ -186,6 +186,20 @@ describe("validateEcf never throws and reports missing parts", () => {
   });
 });
 
+describe("a bad TipoeCF hides nothing the other checks can still see", () => {
+  it("TipoeCF 99 is reported beside a bad RNCEmisor and a FechaEmision that is no date", () => {
+    const doc = makeEcf("31", { lines: 1 }) as { Encabezado: { IdDoc: Record<string, unknown>; Emisor: Record<string, unknown> } };
+    doc.Encabezado.IdDoc.TipoeCF = "99";
+    doc.Encabezado.Emisor.RNCEmisor = "131880680";
+    doc.Encabezado.Emisor.FechaEmision = "31-02-2026";
+    const r = validateEcf(doc, context);
+    expect(r.ok).toBe(false);
+    const paths = r.problems.filter((p) => p.severity === "error").map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(["/Encabezado/IdDoc/TipoeCF", "/Encabezado/Emisor/FechaEmision"]));
+    expect(r.problems.map((p) => p.path)).toContain("/Encabezado/Emisor/RNCEmisor");
+  });
+});
+
 describe("obligation matrix", () => {
   it.each([
     [

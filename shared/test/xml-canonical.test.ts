@@ -58,6 +58,7 @@ describe("canonicalize a request line", () => {
     ["thousands separators", "MontoItem", "1,000.00", "xsd:decimal"],
     ["a fraction in an integer", "NumeroLinea", "1.5", "xsd:integer"],
     ["not a number", "MontoItem", Number.NaN, "number"],
+    ["a letter for a numeric code", "IndicadorFacturacion", "x", "xsd:enumeration"],
   ])("reports %s and keeps the text", (_name, element, input, rule) => {
     const doc = makeEcf("31", { lines: 1 });
     item(doc)[element] = input;
@@ -66,6 +67,15 @@ describe("canonicalize a request line", () => {
     expect(r.problems[0]).toMatchObject({ path: `/DetallesItems/0/${element}`, code: "invalid_format" });
     expect(r.problems[0]!.rule).toContain(rule);
     expect(item(r.document)[element]).toBe(typeof input === "number" && Number.isFinite(input) ? String(input) : input);
+  });
+
+  it('tells a code field (TipoPago "x") it is a code, naming the codes, not that it is no plain decimal', () => {
+    const doc = makeEcf("31", { lines: 1 }) as { Encabezado: { IdDoc: Record<string, unknown> } };
+    doc.Encabezado.IdDoc.TipoPago = "x";
+    const r = canonicalize(doc, "31");
+    expect(r.problems).toEqual([expect.objectContaining({ path: "/Encabezado/IdDoc/TipoPago", code: "invalid_format" })]);
+    expect(r.problems[0]!.message).toBe("TipoPago is a code: one of 1, 2, 3");
+    expect(r.problems[0]!.message).not.toMatch(/decimal/);
   });
 });
 

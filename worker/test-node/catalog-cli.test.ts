@@ -22,7 +22,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ecf-catalog-cli-"));
   // Frozen: another developer's edit must not reload the worker between the commands.
   stack = await startLocalStack({ frozen: true });
-  companyId = (await adminApi("POST", "/admin/companies", { rnc: "131880681", legalName: "Colmado Prueba SRL", dgiiEnvironment: "testecf" })).id;
+  companyId = (await adminApi("POST", "/admin/companies", { registryNumber: "131880681", name: "Colmado Prueba SRL", dgiiServer: "testecf" })).id;
 }, 300_000);
 
 afterAll(async () => {

@@ -194,17 +194,17 @@ describe("npm run seed", () => {
     );
     expect(created.status, created.err).toBe(0);
     expect(created.out).toMatchObject({
-      rnc: "101000013",
-      legalName: "Con Dirección SRL",
+      registryNumber: "101000013",
+      name: "Con Dirección SRL",
       tradeName: "Con Dirección",
       address: "Calle Las Damas 5",
       province: "010000",
       municipality: "010100",
-      dgiiEnvironment: "certecf",
+      dgiiServer: "certecf",
     });
     const updated = admin("companies:update", "--id", created.out.id, "--address", "Calle Las Mercedes 9", "--municipality", "010101");
     expect(updated.status, updated.err).toBe(0);
-    expect(updated.out).toMatchObject({ tradeName: "Con Dirección", address: "Calle Las Mercedes 9", province: "010000", municipality: "010101", dgiiEnvironment: "certecf" });
+    expect(updated.out).toMatchObject({ tradeName: "Con Dirección", address: "Calle Las Mercedes 9", province: "010000", municipality: "010101", dgiiServer: "certecf" });
   });
 
   it("the seeded worker's OpenAPI document is a valid OpenAPI 3.1 document", async () => {

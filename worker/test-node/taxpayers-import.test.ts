@@ -24,7 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ecf-taxpayers-"));
   // Frozen: another developer's edit must not reload the worker in the middle of an import.
   stack = await startLocalStack({ frozen: true });
-  const company = await adminApi("POST", "/admin/companies", { rnc: "131880681", legalName: "Comprobantes SRL", dgiiEnvironment: "testecf" });
+  const company = await adminApi("POST", "/admin/companies", { registryNumber: "131880681", name: "Comprobantes SRL", dgiiServer: "testecf" });
   const key = await adminApi("POST", "/admin/keys", { ownerType: "company", ownerId: company.id, kind: "test" });
   const login = await fetch(`${stack.workerUrl}/login`, {
     method: "POST",

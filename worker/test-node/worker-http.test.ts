@@ -82,7 +82,7 @@ beforeAll(async () => {
     await fetch(`${base}/admin/companies`, {
       method: "POST",
       headers: { ...adminHeaders, "Content-Type": "application/json" },
-      body: JSON.stringify({ legalName: "Receptor SRL", rnc, dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100 }),
+      body: JSON.stringify({ name: "Receptor SRL", registryNumber: rnc, dgiiServer: "testecf", invoiceLimitPerMonth: 100 }),
     }),
   );
   receiverCompanyId = company.id;
@@ -137,7 +137,7 @@ describe("issuing under wrangler dev", () => {
       await fetch(`${base}/admin/companies`, {
         method: "POST",
         headers: adminHeaders,
-        body: JSON.stringify({ legalName: "Emisora HTTP SRL", rnc: issuerRnc, address: "Calle 1", dgiiEnvironment: "testecf", invoiceLimitPerMonth: 100 }),
+        body: JSON.stringify({ name: "Emisora HTTP SRL", registryNumber: issuerRnc, address: "Calle 1", dgiiServer: "testecf", invoiceLimitPerMonth: 100 }),
       }),
     );
     const form = new FormData();

@@ -216,12 +216,12 @@ describe("tenants", () => {
   }
 
   it("a partner acts for the issuers it serves, named in X-RNC-Emisor", async () => {
-    const [a, b] = [await createCompany({ legalName: "A SRL" }), await createCompany({ legalName: "B SRL" })];
+    const [a, b] = [await createCompany({ name: "A SRL" }), await createCompany({ name: "B SRL" })];
     const token = await partnerServing(a.id, b.id);
     for (const company of [a, b]) {
       const res = await me(token, { "X-RNC-Emisor": company.rnc });
       expect(res.status).toBe(200);
-      expect((await res.json()) as { registryNumber: string; name: string }).toMatchObject({ registryNumber: company.rnc, name: company.legalName });
+      expect((await res.json()) as { registryNumber: string; name: string }).toMatchObject({ registryNumber: company.rnc, name: company.name });
     }
   });
 
@@ -237,7 +237,7 @@ describe("tenants", () => {
   });
 
   it("no protected route lets a partner or a company reach an issuer it does not serve", async () => {
-    const victim = await createCompany({ legalName: "Victim SRL" });
+    const victim = await createCompany({ name: "Victim SRL" });
     const served = await createCompany();
     const partnerToken = await partnerServing(served.id);
     const { token: companyToken } = await companyWithToken();
@@ -281,7 +281,7 @@ describe("tenants", () => {
       ["testecf", "live", 403],
       ["certecf", "live", 403],
     ] as const) {
-      const company = await createCompany({ dgiiEnvironment: environment });
+      const company = await createCompany({ dgiiServer: environment });
       const token = await tokenFor(await createKey("company", company.id, kind));
       const res = await me(token);
       expect(res.status, `${kind} key on ${environment}`).toBe(status);
@@ -301,39 +301,25 @@ describe("GET /company/me", () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 50 });
     const res = await me(token);
     const body = (await res.json()) as Record<string, unknown>;
-    const current = [
-      "id",
-      "legalName",
-      "rnc",
-      "isActive",
-      "dgiiEnvironment",
-      "totalsPolicy",
-      "invoicesCountCurrentMonth",
-      "invoiceLimitPerMonth",
-      "certificateFileName",
-      "certificateNotAfter",
-      "warnings",
-    ];
-    // API 1.7's names stay for one minor version, deprecated, with the same values.
-    const deprecated = ["name", "registryNumber", "dgiiServer", "signatureName", "signatureExpirationDate"];
-    expect(Object.keys(body).sort()).toEqual([...current, ...deprecated].sort());
+    // The interface's profile, under its own names only (never a second name for a fact), and the service's two additions.
+    const profile = ["id", "name", "registryNumber", "isActive", "dgiiServer", "invoicesCountCurrentMonth", "invoiceLimitPerMonth", "signatureName", "signatureExpirationDate"];
+    expect(Object.keys(body).sort()).toEqual([...profile, "totalsPolicy", "warnings"].sort());
     expect(body).toMatchObject({
       id: company.id,
-      legalName: "Prueba SRL",
-      rnc: company.rnc,
+      name: "Prueba SRL",
+      registryNumber: company.rnc,
       isActive: true,
-      dgiiEnvironment: "testecf",
+      dgiiServer: "testecf",
       totalsPolicy: "strict",
       invoicesCountCurrentMonth: 0,
       invoiceLimitPerMonth: 50,
-      certificateFileName: null,
-      certificateNotAfter: null,
+      signatureName: null,
+      signatureExpirationDate: null,
     });
-    expect(body).toMatchObject({ name: body.legalName, registryNumber: body.rnc, dgiiServer: body.dgiiEnvironment, signatureName: null, signatureExpirationDate: null });
     // The same names as the administration API's view of the issuer.
-    const adminView = await admin<Record<string, unknown>>("GET", `/admin/companies?rnc=${company.rnc}`);
+    const adminView = await admin<Record<string, unknown>>("GET", `/admin/companies?registryNumber=${company.rnc}`);
     const listed = (adminView.companies as Record<string, unknown>[])[0]!;
-    for (const key of ["legalName", "rnc", "dgiiEnvironment", "totalsPolicy", "invoiceLimitPerMonth", "isActive", "certificateNotAfter"])
+    for (const key of ["name", "registryNumber", "dgiiServer", "totalsPolicy", "invoiceLimitPerMonth", "isActive", "signatureExpirationDate"])
       expect(body[key], key).toEqual(listed[key]);
     expect((body.warnings as { code: string }[]).map((w) => w.code)).toEqual(["certificate_missing"]);
   });
@@ -498,10 +484,10 @@ describe("administration API", () => {
   });
 
   it("changing one field of an issuer leaves the others (no defaults re-applied)", async () => {
-    const company = await createCompany({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, tradeName: "Antes" });
+    const company = await createCompany({ dgiiServer: "certecf", invoiceLimitPerMonth: 777, tradeName: "Antes" });
     const patched = await admin("PATCH", `/admin/companies/${company.id}`, { address: "Calle Duarte 12", province: "250000", municipality: "250100" });
     expect(patched).toMatchObject({
-      dgiiEnvironment: "certecf",
+      dgiiServer: "certecf",
       invoiceLimitPerMonth: 777,
       isActive: true,
       tradeName: "Antes",
@@ -510,8 +496,8 @@ describe("administration API", () => {
       municipality: "250100",
     });
     const inactive = await admin("PATCH", `/admin/companies/${company.id}`, { isActive: false });
-    expect(inactive).toMatchObject({ dgiiEnvironment: "certecf", invoiceLimitPerMonth: 777, isActive: false, address: "Calle Duarte 12" });
-    const { companies } = await admin<{ companies: Record<string, unknown>[] }>("GET", `/admin/companies?rnc=${company.rnc}`);
+    expect(inactive).toMatchObject({ dgiiServer: "certecf", invoiceLimitPerMonth: 777, isActive: false, address: "Calle Duarte 12" });
+    const { companies } = await admin<{ companies: Record<string, unknown>[] }>("GET", `/admin/companies?registryNumber=${company.rnc}`);
     expect(companies).toEqual([inactive]);
   });
 

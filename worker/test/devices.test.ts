@@ -38,7 +38,7 @@ async function setup(ranges: Record<string, [number, number]> = { "32": [1, 100_
 interface Paired {
   token: string;
   device: { id: string; status: string };
-  company: { rnc: string };
+  company: { registryNumber: string };
   signing: { pkcs8: string; certificate: string };
   leases: { tipoeCF: string; rangeFrom: number; rangeTo: number }[];
 }
@@ -201,7 +201,7 @@ async function signedReceipt(p: Paired, sequence: number, options: { key?: Crypt
   const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2, fechaHoraFirma: fechaHoraFirma(options.signedAt ?? new Date()) }) as {
     Encabezado: { Emisor: Record<string, unknown> };
   };
-  doc.Encabezado.Emisor.RNCEmisor = p.company.rnc;
+  doc.Encabezado.Emisor.RNCEmisor = p.company.registryNumber;
   const key = options.key ?? (await importSigningKey(bytes(p.signing.pkcs8)));
   return signEcfXml(ecfToXml(doc), key, options.certificate ?? bytes(p.signing.certificate));
 }
@@ -357,7 +357,7 @@ describe("POST /devices/receipts/batch", () => {
       Encabezado: { Emisor: Record<string, unknown> };
       InformacionReferencia: Record<string, unknown>;
     };
-    note.Encabezado.Emisor.RNCEmisor = p.company.rnc;
+    note.Encabezado.Emisor.RNCEmisor = p.company.registryNumber;
     note.InformacionReferencia.NCFModificado = modified;
     const signedNote = await signEcfXml(ecfToXml(note), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
     const results = await uploadBatch(p.token, [...receipts, signedNote]);

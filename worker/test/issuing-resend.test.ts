@@ -32,7 +32,7 @@ describe("resending a receipt the service numbered", () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");
     const first = await issue(token, request);
-    expect(first.body, JSON.stringify(first.body)).toMatchObject({ estado: "Aceptado", encf: "E310000000001", resent: false, reenviado: false });
+    expect(first.body, JSON.stringify(first.body)).toMatchObject({ estado: "Aceptado", encf: "E310000000001", reenviado: false });
 
     // What an integration that stored the answer sends again: its request plus the assigned fields.
     const resend = structuredClone(request);
@@ -43,7 +43,6 @@ describe("resending a receipt the service numbered", () => {
     expect(again.body).toMatchObject({
       codigo: "0",
       estado: "Aceptado",
-      resent: true,
       reenviado: true,
       encf: first.body.encf,
       codigoSeguridad: first.body.codigoSeguridad,
@@ -74,7 +73,6 @@ describe("resending a receipt the service numbered", () => {
     expect(again.body).toMatchObject({
       estado: "Contingencia",
       codigo: "-1",
-      resent: true,
       reenviado: true,
       encf: first.body.encf,
       codigoSeguridad: first.body.codigoSeguridad,

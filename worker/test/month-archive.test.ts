@@ -109,7 +109,7 @@ beforeAll(async () => {
   for (const encf of encfs.slice(0, 2)) expect((await call(`/fe/recepcion/ecf/${encf}/pdf`, { headers: authed(token) })).status).toBe(200);
 }, 120_000);
 
-describe("GET /archive/{periodo}", () => {
+describe("GET /archive/{period}", () => {
   it("streams the month of 2,000 receipts as a zip: unzip -t passes, every XML verifies with xmlsec1, the index names each file", async () => {
     const res = await call(`/archive/${MONTH}`, { headers: authed(token) });
     expect(res.status).toBe(200);
@@ -193,15 +193,24 @@ describe("GET /archive/{periodo}", () => {
     expect(verdict.verified).toBe(RECEIPTS + purchaseKeys.length * 2);
   }, 120_000);
 
-  it("an empty month is a valid zip holding only the index; a malformed month is 400", async () => {
+  it("an empty month is a valid zip holding only the index, as AAAA-MM or AAAAMM; a malformed month is 400, one not begun 422", async () => {
     const verdict = await verifyZip(await readAll((await call("/archive/2024-07", { headers: authed(token) })).body!));
     expect(verdict.unzipTest).toBe("ok");
     expect(verdict.names).toEqual(["indice.csv"]);
     expect(verdict.index.split("\r\n")).toHaveLength(2);
-    for (const bad of ["2025-13", "202503", "2025-3"]) {
+    const dgiiSpelling = await call("/archive/202407", { headers: authed(token) });
+    expect(dgiiSpelling.status).toBe(200);
+    expect(dgiiSpelling.headers.get("Content-Disposition")).toContain("-2024-07.zip");
+    await dgiiSpelling.body!.cancel();
+    for (const bad of ["2025-13", "20253", "2025-3"]) {
       const res = await call(`/archive/${bad}`, { headers: authed(token) });
       expect(res.status, bad).toBe(400);
-      expect(((await res.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/periodo");
+      const problem = (await res.json()) as { title: string; errors: { path: string }[] };
+      expect(problem.errors[0]!.path).toBe("/period");
+      expect(problem.title).toBe("The URL path has problems");
     }
+    const future = await call("/archive/2999-01", { headers: authed(token) });
+    expect(future.status).toBe(422);
+    expect(((await future.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("future_period");
   });
 });

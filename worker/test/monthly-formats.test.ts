@@ -5,7 +5,8 @@
 // figures); the header's count and the TXT's form (pipes, CRLF) are checked on the bytes.
 import { drMonth, xmlToEcf, type TipoeCF } from "@ecf/shared";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentFigures } from "../src/reports/document-figures.ts";
+import { documentFigures, figureNotes } from "../src/reports/document-figures.ts";
+import { fields607 } from "../src/reports/dgii-607.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer, todayDgii } from "./support/issuing.ts";
@@ -447,6 +448,22 @@ describe("GET /reports/607", () => {
     expect((await patch(token, "/ventas/E310000999999", { fechaRetencion: isoToday })).status).toBe(404);
   });
 
+  it("every line's payment columns add up to its amounts; every 606 line's services and goods to its amount", async () => {
+    const r607 = await report(token, "607", periodo);
+    const amounts = ["montoFacturado", "itbisFacturado", "impuestoSelectivoConsumo", "otrosImpuestosTasas", "montoPropinaLegal"];
+    const payments = ["efectivo", "chequeTransferenciaDeposito", "tarjetaDebitoCredito", "ventaCredito", "bonosCertificadosRegalo", "permuta", "otrasFormasVentas"];
+    const sum = (line: Json, columns: string[]) => columns.reduce((s, c) => s + cents(line.fields[c] || "0"), 0n);
+    const paid = (r607.lines as Json[]).filter((l) => l.tipoeCF !== "34"); // a credit note pays nothing
+    expect(paid.length).toBeGreaterThan(3);
+    for (const line of paid) expect(sum(line, payments), line.encf).toBe(sum(line, amounts));
+    const summary = r607.consumptionSummary;
+    const summaryAmounts = ["montoFacturado", "itbisFacturado", "impuestoSelectivoConsumo", "otrosImpuestosTasas", "montoPropinaLegal"];
+    expect(Object.values(summary.formasPago as Record<string, string>).reduce((s, v) => s + cents(v), 0n)).toBe(summaryAmounts.reduce((s, c) => s + cents(summary[c]), 0n));
+    for (const line of (await report(token, "606", periodo)).lines as Json[]) {
+      expect(cents(line.fields.montoServicios) + cents(line.fields.montoBienes), line.encf).toBe(cents(line.fields.montoFacturado));
+    }
+  });
+
   it("a receipt DGII has not judged yet keeps the month open", async () => {
     const month = drMonth(new Date());
     await putReceipt({
@@ -524,109 +541,126 @@ describe("GET /reports/608", () => {
     expect(checkTxt(await empty.text(), "608", company.rnc, "202001", 3)).toEqual([]);
   });
 
-  it("period must be AAAAMM (a problem at the parameter it was given as)", async () => {
-    for (const param of ["period", "periodo"]) {
-      for (const bad of ["2026-05", "202613", "", "abc"]) {
-        const res = await call(`/reports/606?${param}=${bad}`, { headers: authed(token) });
-        expect(res.status, `${param}=${bad}`).toBe(400);
-        expect(((await res.json()) as Json).errors[0].path).toBe(`/query/${param}`);
-      }
+  it("period is a month written AAAAMM or AAAA-MM; format is a code in any case; a month not begun is a 422", async () => {
+    const dashed = `${periodo.slice(0, 4)}-${periodo.slice(4)}`;
+    expect(await report(token, "608", dashed)).toEqual(await report(token, "608", periodo));
+    const upper = await call(`/reports/608?period=${dashed}&format=TXT`, { headers: authed(token) });
+    expect(upper.status).toBe(200);
+    expect(await upper.text()).toBe(await (await txt(token, "608", periodo)).text());
+    for (const bad of ["202613", "2026-5", "", "abc"]) {
+      const res = await call(`/reports/606?period=${bad}`, { headers: authed(token) });
+      expect(res.status, `period=${bad}`).toBe(400);
+      const problem = (await res.json()) as Json;
+      expect(problem.errors[0].path).toBe("/query/period");
+      expect(problem.title).toBe("The query has problems");
     }
-    const none = await call("/reports/608", { headers: authed(token) });
+    // 1.8.0's periodo is no parameter any more: without period the month is missing.
+    const none = await call(`/reports/608?periodo=${periodo}`, { headers: authed(token) });
     expect(none.status).toBe(400);
     expect(((await none.json()) as Json).errors[0].path).toBe("/query/period");
     expect((await call(`/reports/607?period=${periodo}&format=xml`, { headers: authed(token) })).status).toBe(400);
+    // Next month has not begun in Santo Domingo: nothing can be in it, so no empty file.
+    const [year, month] = [Number(periodo.slice(0, 4)), Number(periodo.slice(4))];
+    const next = month === 12 ? `${year + 1}01` : `${year}${String(month + 1).padStart(2, "0")}`;
+    for (const format of ["json", "txt"]) {
+      const future = await call(`/reports/606?period=${next}&format=${format}`, { headers: authed(token) });
+      expect(future.status, format).toBe(422);
+      expect(((await future.json()) as Json).errors).toEqual([expect.objectContaining({ path: "/query/period", code: "future_period" })]);
+    }
   });
 });
 
-// ------------------------------------------------------------------ the deprecated Spanish names
+// ------------------------------------------------------------------ one name per fact (1.9.0)
 
-describe("the earlier Spanish names, deprecated until 1.9.0", () => {
-  it("the monthly formats still send each beside its English name, with the same value", async () => {
-    const same = (json: Json, pairs: Record<string, string>) => {
-      for (const [english, spanish] of Object.entries(pairs)) {
-        expect(json[english], english).toBeDefined();
-        expect(json[spanish], spanish).toEqual(json[english]);
+describe("one name per fact: 1.8.0's Spanish twins are gone", () => {
+  const spanish = ["formato", "periodo", "archivo", "cantidadRegistros", "completo", "faltantes", "avisos", "lineas", "totales", "excluidos", "resumenConsumo"];
+  it("the monthly formats, their lines and what is missing carry each fact under one name", async () => {
+    for (const formato of ["606", "607", "608"]) {
+      const r = await report(token, formato, periodo);
+      for (const name of spanish) expect(r, `${formato} ${name}`).not.toHaveProperty(name);
+      for (const line of r.lines as Json[]) {
+        for (const name of ["campos", "origen", "clasificacion"]) expect(line, `${formato} line ${name}`).not.toHaveProperty(name);
+        if (line.classification) expect(line.classification).not.toHaveProperty("origen");
       }
-    };
-    const common = { format: "formato", period: "periodo", fileName: "archivo", recordCount: "cantidadRegistros", complete: "completo", warnings: "avisos" };
-    // A loses its kind of expense (its own and its supplier's), so the 606 has something missing.
-    expect((await patch(token, `/compras/${bought.A!.id}`, { tipoBienesServicios: null })).status).toBe(200);
-    expect((await call(`/proveedores/${bought.A!.rnc}/clasificacion`, { method: "DELETE", headers: authed(token) })).status).toBe(204);
-    const withMissing = await report(token, "606", periodo);
-    same(withMissing, { ...common, totals: "totales" });
-    const gap = withMissing.missing.find((m: Json) => m.id === bought.A!.id);
-    expect(gap).toMatchObject({ code: "unclassified", field: "tipoBienesServicios", fixWith: `PATCH /compras/${bought.A!.id}` });
-    expect(gap).toMatchObject({ codigo: gap.code, mensaje: gap.message, campo: gap.field, corregir: gap.fixWith });
-    expect(withMissing.faltantes).toEqual(withMissing.missing);
-    // The 422 of the TXT carries each missing item's fields, under both names.
-    const problem = (await (await txt(token, "606", periodo)).json()) as Json;
-    expect(problem.errors.find((e: Json) => e.id === bought.A!.id)).toMatchObject({
-      path: `/compras/${bought.A!.id}/tipoBienesServicios`,
-      code: "unclassified",
-      campo: "tipoBienesServicios",
-    });
-    expect((await patch(token, `/compras/${bought.A!.id}`, { tipoBienesServicios: "09" })).status).toBe(200);
-
-    const r606 = await report(token, "606", periodo);
-    expect(r606.lineas).toEqual(r606.lines);
-    const bySource = { purchase: "compra", own: "propio" } as const;
-    const words = { purchase: "compra", supplier: "proveedor", document: "documento", rule: "regla" } as Record<string, string>;
-    for (const line of r606.lines as Json[]) {
-      expect(line.origen).toBe(bySource[line.source as keyof typeof bySource]);
-      expect(line.campos).toEqual(line.fields);
-      expect(line.clasificacion).toEqual(line.classification);
-      expect(line.classification.origen).toEqual(Object.fromEntries(Object.entries(line.classification.sources).map(([f, s]) => [f, words[s as string]])));
+      for (const item of r.missing as Json[]) for (const name of ["codigo", "mensaje", "campo", "corregir"]) expect(item).not.toHaveProperty(name);
     }
-    expect(r606.lines.map((l: Json) => l.source).sort()).toEqual(["own", "own", "own", "purchase", "purchase", "purchase", "purchase"]);
-    expect(r606.excluded[0].reason).toMatch(/Rechazado comercialmente/);
-    expect(r606.excluidos).toEqual([{ ...r606.excluded[0], motivo: r606.excluded[0].reason }]);
-
-    const r607 = await report(token, "607", periodo);
-    same(r607, { ...common, lines: "lineas", totals: "totales", consumptionSummary: "resumenConsumo" });
-    expect(r607.consumptionSummary.cantidad).toBe(r607.consumptionSummary.count);
-    for (const line of r607.lines as Json[]) expect(line.campos).toEqual(line.fields);
-
-    const r608 = await report(token, "608", periodo);
-    same(r608, { ...common, lines: "lineas", missing: "faltantes" });
-    for (const line of r608.lines as Json[]) expect(line.campos).toEqual(line.fields);
+    expect((await report(token, "607", periodo)).consumptionSummary).not.toHaveProperty("cantidad");
   });
 
-  it("periodo is still taken; given beside a different period it is a 422 at /query/periodo", async () => {
-    const viaPeriodo = await call(`/reports/608?periodo=${periodo}`, { headers: authed(token) });
-    expect(viaPeriodo.status).toBe(200);
-    expect(await viaPeriodo.json()).toEqual(await report(token, "608", periodo));
-    expect((await call(`/reports/608?period=${periodo}&periodo=${periodo}`, { headers: authed(token) })).status).toBe(200);
-    const both = await call(`/reports/606?period=${periodo}&periodo=202001`, { headers: authed(token) });
-    expect(both.status).toBe(422);
-    expect(both.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    const problem = (await both.json()) as Json;
-    expect(problem.errors).toEqual([expect.objectContaining({ path: "/query/periodo", code: "alias_conflict" })]);
-    expect(problem.requestId).toBeTruthy();
-  });
-
-  it("a purchase's classification, a supplier's defaults and a sale's withholding still send their Spanish names", async () => {
+  it("a purchase's classification, a supplier's defaults and a sale's withholding carry each fact under one name", async () => {
     const view = (await (await call(`/compras/${bought.B!.id}/clasificacion`, { headers: authed(token) })).json()) as Json;
-    expect(view.clasificacion).toEqual(view.classification);
-    expect(view.efectiva).toEqual(view.effective);
-    expect(view.effective.origen).toMatchObject({ tipoBienesServicios: "compra", fechaPago: "compra" });
-    expect(view.faltantes).toEqual(view.missing);
-    // A gap under both names: B without its payment date.
-    const gap = (await (await patch(token, `/compras/${bought.B!.id}`, { fechaPago: null })).json()) as Json;
-    expect(gap.missing).toEqual([expect.objectContaining({ code: "payment_date_missing", field: "fechaPago", codigo: "payment_date_missing", campo: "fechaPago" })]);
-    expect(gap.missing[0].mensaje).toBe(gap.missing[0].message);
-    expect(gap.faltantes).toEqual(gap.missing);
-    const isoToday = `${today.slice(6)}-${today.slice(3, 5)}-${today.slice(0, 2)}`;
-    expect((await patch(token, `/compras/${bought.B!.id}`, { fechaPago: isoToday })).status).toBe(200);
-
+    for (const name of ["clasificacion", "efectiva", "faltantes"]) expect(view).not.toHaveProperty(name);
+    expect(view.effective).not.toHaveProperty("origen");
+    expect(view.effective.sources).toMatchObject({ tipoBienesServicios: "purchase", fechaPago: "purchase" });
     const defaults = (await (await call(`/proveedores/${bought.B!.rnc}/clasificacion`, { headers: authed(token) })).json()) as Json;
-    expect(defaults).toMatchObject({ source: "learned", origen: "learned" });
-    expect(Date.parse(defaults.updatedAt)).not.toBeNaN();
-    expect(defaults.actualizado).toBe(defaults.updatedAt);
-
+    expect(defaults.source).toBe("learned");
+    expect(defaults).not.toHaveProperty("origen");
+    expect(defaults).not.toHaveProperty("actualizado");
     const sale = (await (await patch(token, `/ventas/${own.E45!.encf}`, {})).json()) as Json;
     expect(sale.sources).toEqual({ itbisRetenidoTerceros: "sale", retencionRentaTerceros: null });
-    expect(sale.origen).toEqual({ itbisRetenidoTerceros: "venta", retencionRentaTerceros: null });
+    expect(sale).not.toHaveProperty("origen");
+  });
+});
+
+// ------------------------------------------------------------------ learned classification
+
+describe("learned classification only fills what nobody decided", () => {
+  it("a withholding learned from one purchase never reaches a purchase a person classified; it fills one nobody has", async () => {
+    const supplier = "134000005";
+    await receive("F", "31", supplier); // classified by the accountant first: 09, efectivo
+    await receive("G", "31", supplier); // classified with withholdings: the supplier's defaults learn them
+    await receive("H", "31", supplier); // never classified by anyone
+    const classifiedF = await patch(token, `/compras/${bought.F!.id}`, { tipoBienesServicios: "09", formaPago: "01" });
+    expect(classifiedF.status).toBe(200);
+    expect(((await classifiedF.json()) as Json).changed).toEqual(["tipoBienesServicios"]); // formaPago 01 was the document's already
+
+    const itbis = pct(cents(bought.G!.parsed.totales.TotalITBIS), 30n);
+    const renta = pct(facturado(bought.G!.parsed), 10n);
+    const isoToday = `${today.slice(6)}-${today.slice(3, 5)}-${today.slice(0, 2)}`;
+    const classifiedG = await patch(token, `/compras/${bought.G!.id}`, {
+      tipoBienesServicios: "02",
+      formaPago: "02",
+      fechaPago: isoToday,
+      itbisRetenido: money(itbis),
+      montoRetencionRenta: money(renta),
+      tipoRetencionIsr: "01",
+    });
+    expect(classifiedG.status).toBe(200);
+    const g = (await classifiedG.json()) as Json;
+    expect([...g.changed].sort()).toEqual(["fechaPago", "formaPago", "itbisRetenido", "montoRetencionRenta", "tipoBienesServicios", "tipoRetencionIsr"].sort());
+    expect(await (await call(`/proveedores/${supplier}/clasificacion`, { headers: authed(token) })).json()).toMatchObject({
+      source: "learned",
+      itbisRetenidoPorcentaje: "30.00",
+      retencionRentaPorcentaje: "10.00",
+      tipoRetencionIsr: "01",
+    });
+
+    // F keeps what the accountant decided: no withholding, no ISR type, nothing from the supplier.
+    const f = (await (await call(`/compras/${bought.F!.id}/clasificacion`, { headers: authed(token) })).json()) as Json;
+    expect(f.effective).toMatchObject({ tipoBienesServicios: "09", formaPago: "01", tipoRetencionIsr: null, itbisRetenido: "0.00", montoRetencionRenta: "0.00" });
+    expect(Object.values(f.effective.sources)).not.toContain("supplier");
+    expect(f.missing).toEqual([]);
+    // Its 606 line reports no withholding either.
+    const line = (await report(token, "606", periodo)).lines.find((l: Json) => l.id === bought.F!.id);
+    expect(line.classification).toMatchObject({ itbisRetenido: "0.00", montoRetencionRenta: "0.00", tipoRetencionIsr: null });
+
+    // H, which nobody classified, takes the supplier's learned defaults (and so needs its payment date).
+    const h = (await (await call(`/compras/${bought.H!.id}/clasificacion`, { headers: authed(token) })).json()) as Json;
+    expect(h.effective).toMatchObject({
+      tipoBienesServicios: "02",
+      tipoRetencionIsr: "01",
+      itbisRetenido: money(pct(cents(bought.H!.parsed.totales.TotalITBIS), 30n)),
+      sources: { tipoBienesServicios: "supplier", itbisRetenido: "supplier", montoRetencionRenta: "supplier", tipoRetencionIsr: "supplier" },
+    });
+    expect(h.missing).toEqual([expect.objectContaining({ code: "payment_date_missing", field: "fechaPago" })]);
+
+    // The same PATCH again changes nothing, and says so; amounts the person set stay theirs.
+    const again = (await (await patch(token, `/compras/${bought.G!.id}`, { itbisRetenido: money(itbis) })).json()) as Json;
+    expect(again.changed).toEqual([]);
+    expect(again.effective.sources).toMatchObject({ itbisRetenido: "purchase", montoRetencionRenta: "purchase" });
+    // The 606 stays fileable for these three once H has its payment date.
+    expect((await patch(token, `/compras/${bought.H!.id}`, { fechaPago: isoToday })).status).toBe(200);
+    expect((await report(token, "606", periodo)).missing.filter((m: Json) => [bought.F!.id, bought.G!.id, bought.H!.id].includes(m.id))).toEqual([]);
   });
 });
 
@@ -671,6 +705,36 @@ describe("documentFigures", () => {
       formasPago: [{ formaPago: "3", montoPago: "2000.00" }],
       itbisRetenido: null,
     });
+    expect(f).not.toHaveProperty("otrosImpuestosSinDesglose");
+    expect(figureNotes(f)).toEqual([]);
+  });
+
+  it("an additional tax without a breakdown is another tax: the 607's payment columns add up, and the line says why", () => {
+    // As DGII accepted it conditionally: MontoImpuestoAdicional with no ImpuestosAdicionales rows.
+    const doc = {
+      Encabezado: {
+        IdDoc: { TipoeCF: "31", TipoIngresos: "01", TipoPago: "1", TablaFormasPago: [{ FormaPago: "2", MontoPago: "154003.48" }] },
+        Comprador: { RNCComprador: "131880681" },
+        Totales: { MontoGravadoTotal: "118464.21", TotalITBIS: "21323.56", MontoImpuestoAdicional: "14215.71", MontoTotal: "154003.48" },
+      },
+      DetallesItems: [{ IndicadorFacturacion: "1", IndicadorBienoServicio: "1", MontoItem: "118464.21" }],
+    };
+    const figures = documentFigures(doc);
+    expect(figures).toMatchObject({ otrosImpuestos: "14215.71", otrosImpuestosSinDesglose: "14215.71", isc: "0.00", propinaLegal: "0.00" });
+    expect(figureNotes(figures)).toEqual([expect.stringContaining("14215.71 without an ImpuestosAdicionales breakdown")]);
+    const receipt = {
+      encf: "E310000000777",
+      tipoeCF: "31",
+      issueDate: "2026-05-04",
+      rncComprador: "131880681",
+      fechaRetencion: null,
+      itbisRetenidoTerceros: null,
+      retencionRentaTerceros: null,
+    };
+    const fields = fields607(receipt as unknown as Parameters<typeof fields607>[0], figures);
+    expect(fields.otrosImpuestosTasas).toBe("14215.71");
+    const amounts = cents(fields.montoFacturado) + cents(fields.itbisFacturado) + cents(fields.otrosImpuestosTasas);
+    expect(cents(fields.chequeTransferenciaDeposito)).toBe(amounts);
   });
 });
 
@@ -682,10 +746,9 @@ describe("/openapi.json", () => {
       expect(op.summary, formato).toContain(`Formato ${formato}`);
       expect(Object.keys(op.responses[200].content).sort(), formato).toEqual(["application/json", "text/plain"]);
       expect(op.responses[422], formato).toBeDefined();
-      expect(
-        op.parameters.map((p: Json) => p.name),
-        formato,
-      ).toContain("periodo");
+      const params = op.parameters.map((p: Json) => p.name);
+      expect(params, formato).toContain("period");
+      expect(params, formato).not.toContain("periodo");
     }
     for (const [path, method] of [
       ["/compras/{id}", "patch"],
@@ -694,13 +757,13 @@ describe("/openapi.json", () => {
       ["/proveedores/{rnc}/clasificacion", "put"],
       ["/proveedores/{rnc}/clasificacion", "delete"],
       ["/ventas/{encf}", "patch"],
-      ["/archive/{periodo}", "get"],
+      ["/archive/{period}", "get"],
     ]) {
       const op = doc.paths[path!]?.[method!];
       expect(op?.summary, `${method} ${path}`).toBeTruthy();
       expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
     }
-    expect(Object.keys(doc.paths["/archive/{periodo}"].get.responses[200].content)).toEqual(["application/zip"]);
+    expect(Object.keys(doc.paths["/archive/{period}"].get.responses[200].content)).toEqual(["application/zip"]);
     expect(doc.components.schemas.PurchaseClassification.properties.tipoBienesServicios.description).toContain("09 Compras y gastos que formarán parte del costo de venta");
   });
 });

@@ -25,7 +25,7 @@ describe("every request example of POST /fe/recepcion/ecf", () => {
     const { status, body } = await issue(account.token, example.value);
     expect(body.mensajes, JSON.stringify(body)).toEqual([]);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ estado: "Aceptado", resent: false });
+    expect(body).toMatchObject({ estado: "Aceptado", reenviado: false });
     expect(body.encf).toMatch(new RegExp(`^E${tipo}\\d{10}$`));
     const xml = await (await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(account.token) })).text();
     expect((await verifyXml(xml)).ok).toBe(true);

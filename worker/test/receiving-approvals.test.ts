@@ -71,8 +71,9 @@ describe("POST /compras/{id}/aprobacion", () => {
     const { buyer, supplier, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
     const res = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { estado: string; status: string; supplier: { outcome: string; detail: string }; dgii: { outcome: string; detail: string } };
-    expect([body.estado, body.status]).toEqual(["Aceptado", "aceptado"]);
+    const body = (await res.json()) as { estado: string; supplier: { outcome: string; detail: string }; dgii: { outcome: string; detail: string } };
+    expect(body.estado).toBe("Aceptado");
+    expect(body).not.toHaveProperty("status");
     expect(body.supplier.outcome, body.supplier.detail).toBe("sent");
     expect(body.dgii.outcome, body.dgii.detail).toBe("sent");
 
@@ -95,8 +96,7 @@ describe("POST /compras/{id}/aprobacion", () => {
     // The purchases report shows the state.
     const report = (await (await call("/reports/compras", { headers: authed(buyer.token) })).json()) as { items: Record<string, string>[] };
     expect(report.items[0]).toMatchObject({ encf, arecfEstado: "0", aprobacionComercial: "Aceptado", approvalSupplierOutcome: "sent", approvalDgiiOutcome: "sent" });
-    // API 1.7's names and value, deprecated, still sent.
-    expect(report.items[0]).toMatchObject({ approvalStatus: "accepted", aprobacionEnviadaEmisor: "sent", aprobacionEnviadaDgii: "sent" });
+    for (const old of ["approvalStatus", "aprobacionEnviadaEmisor", "aprobacionEnviadaDgii"]) expect(report.items[0]).not.toHaveProperty(old);
   });
 
   it("rejects with the reason in DetalleMotivoRechazo; a rejection needs a reason", async () => {
@@ -113,14 +113,16 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect(acecf).toMatchObject({ Estado: "2", DetalleMotivoRechazo: "Mercancía no recibida" });
   });
 
-  it("still takes API 1.7's lower-case decision (deprecated) and nothing else spelled otherwise", async () => {
+  it("takes the decision in DGII's words only: API 1.7's lower-case spelling is gone in 1.9.0", async () => {
     const { buyer, purchaseId } = await purchase({ toDgii: false, listed: false });
-    const wrong = await decide(buyer.token, purchaseId, { estado: "ACEPTADO" });
-    expect(wrong.status).toBe(400);
-    expect(((await wrong.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/estado");
-    const legacy = await decide(buyer.token, purchaseId, { estado: "rechazado", motivo: "Duplicada" });
-    expect(legacy.status).toBe(200);
-    expect(await legacy.json()).toMatchObject({ estado: "Rechazado", status: "rechazado" });
+    for (const estado of ["ACEPTADO", "rechazado"]) {
+      const wrong = await decide(buyer.token, purchaseId, { estado, motivo: "Duplicada" });
+      expect(wrong.status, estado).toBe(400);
+      expect(((await wrong.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/estado");
+    }
+    const decided = await decide(buyer.token, purchaseId, { estado: "Rechazado", motivo: "Duplicada" });
+    expect(decided.status).toBe(200);
+    expect(await decided.json()).toMatchObject({ estado: "Rechazado" });
     expect(await purchaseRow(buyer.company.id, purchaseId)).toMatchObject({ approval_status: "rejected", approval_reason: "Duplicada" });
   });
 

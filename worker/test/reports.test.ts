@@ -3,15 +3,15 @@ import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { insertIntoMonths, ledgerMonths, registerInIssuer } from "./support/ledger.ts";
 import { REPORT_ITEMS } from "../src/http/schemas/reports.ts";
-import { DEPRECATED_REPORT_COLUMNS, REPORT_SPECS } from "../src/reports/specs.ts";
+import { REPORT_SPECS } from "../src/reports/specs.ts";
 
 describe("each report's rows are the items its schema describes", () => {
   it.each(Object.keys(REPORT_SPECS) as (keyof typeof REPORT_SPECS)[])("%s: the SQL's output names are the schema's properties, in order", (name) => {
     expect(Object.keys(REPORT_SPECS[name].columns)).toEqual(Object.keys(REPORT_ITEMS[name].shape));
-    // Every deprecated name is one the schema still has, beside the name that replaced it.
-    for (const [old, replacement] of Object.entries(DEPRECATED_REPORT_COLUMNS[name])) {
-      expect(Object.keys(REPORT_ITEMS[name].shape)).toEqual(expect.arrayContaining([old, replacement]));
-    }
+    // API 1.8's second names are gone (one name per fact, 1.9.0).
+    const removed = ["creado", "origen", "status", "approvalStatus", "recibido", "aprobacionEnviadaEmisor", "aprobacionEnviadaDgii", "fecha", "accion", "codigo", "detalle"];
+    const kept = name === "errores" ? removed.filter((n) => n !== "status") : removed; // errores' status is the HTTP status
+    for (const old of kept) expect(Object.keys(REPORT_SPECS[name].columns)).not.toContain(old);
   });
 });
 
@@ -84,13 +84,13 @@ describe("GET /reports/encf", () => {
     expect(all.seen.map((r) => r.encf)).toEqual(expected.map((r) => r.encf));
 
     const filtered = expected.filter((r) => r.date >= "2025-01-10" && r.date <= "2025-02-05");
-    const first = await getPage(token, "/reports/encf?desde=2025-01-10&hasta=2025-02-05&pageSize=1000");
+    const first = await getPage(token, "/reports/encf?Desde=2025-01-10&Hasta=2025-02-05&pageSize=1000");
     expect(first.total).toBe(filtered.length);
-    const some = await pageAll(token, "/reports/encf?desde=2025-01-10&hasta=2025-02-05", 333);
+    const some = await pageAll(token, "/reports/encf?Desde=2025-01-10&Hasta=2025-02-05", 333);
     expect(some.seen.map((r) => r.encf)).toEqual(filtered.map((r) => r.encf));
-    expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "Aceptado", status: "accepted" });
+    expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "Aceptado" });
     // API 1.7's names, deprecated, carry the same values as the names that replaced them.
-    for (const row of some.seen) expect([row.creado, row.origen]).toEqual([row.createdAt, row.source]);
+    for (const row of some.seen) expect(Object.keys(row)).not.toEqual(expect.arrayContaining(["creado"]));
     expect(some.seen[0]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
@@ -129,7 +129,7 @@ describe("GET /reports/encf", () => {
       const text = await res.text();
       const [header] = text.split("\r\n");
       expect(header).toBe(
-        "encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,createdAt,source,creado,origen,status,approvalStatus",
+        "encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,createdAt,source",
       );
       expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,Aceptado,`);
       expect(text).toContain(`,'=HYPERLINK(1),`);
@@ -151,17 +151,17 @@ describe("GET /reports/encf", () => {
   });
 
   it.each([
-    ["desde=2025-02-30", "/query/desde"],
-    ["desde=2025/04/01", "/query/desde"],
+    ["Desde=2025-02-30", "/query/Desde"],
+    ["Desde=2025/04/01", "/query/Desde"],
     ["Hasta=31-04-2025", "/query/Hasta"],
-    ["desde=01-05-2025&Hasta=2025-04-01", "/query/hasta"],
+    ["Desde=01-05-2025&Hasta=2025-04-01", "/query/Hasta"],
     ["tipoeCF=30", "/query/tipoeCF"],
     ["estado=accepted", "/query/estado"],
     ["rncComprador=12345", "/query/rncComprador"],
     ["encfPrefix=B01", "/query/encfPrefix"],
     ["rncEmisor=131880738", "/query/rncEmisor"],
-    ["hasta=2025-13-01", "/query/hasta"],
-    ["desde=2025-05-01&hasta=2025-04-01", "/query/hasta"],
+    ["Hasta=2025-13-01", "/query/Hasta"],
+    ["Desde=2025-05-01&Hasta=2025-04-01", "/query/Hasta"],
     ["pageSize=0", "/query/pageSize"],
     ["pageSize=1001", "/query/pageSize"],
     ["pageSize=ten", "/query/pageSize"],
@@ -172,9 +172,19 @@ describe("GET /reports/encf", () => {
     const { token } = await companyWithToken();
     const res = await call(`/reports/encf?${query}`, { headers: authed(token) });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    const body = (await res.json()) as { code: string; title: string; errors: { path: string }[] };
     expect(body.code).toBe("validation_failed");
+    expect(body.title).toBe("The query has problems");
     expect(body.errors.map((e) => e.path)).toEqual([path]);
+  });
+
+  it("takes format as a code, in any case; the lower-case desde of 1.8.0 is no filter any more", async () => {
+    const { token } = await companyWithToken();
+    const csv = await call("/reports/encf?format=CSV", { headers: authed(token) });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("Content-Type")).toMatch(/^text\/csv/);
+    const old = await call("/reports/encf?desde=2025-02-30", { headers: authed(token) });
+    expect(old.status).toBe(200);
   });
 });
 
@@ -225,7 +235,7 @@ describe("GET /reports/encf filters", () => {
     // DGII's names and dd-MM-yyyy, alone or mixed with ISO dates: the same range.
     const april = ["E310000000001", "E310000000002", "E310000000003", "E320000000001", "E320000000002", "E320000000003"];
     expect(await encfs("Desde=01-04-2025&Hasta=30-04-2025")).toEqual(april);
-    expect(await encfs("desde=2025-04-02&Hasta=03-04-2025")).toEqual(["E310000000002", "E310000000003"]);
+    expect(await encfs("Desde=2025-04-02&Hasta=03-04-2025")).toEqual(["E310000000002", "E310000000003"]);
     const counted = await getPage(token, "/reports/encf?tipoeCF=31&estado=Rechazado");
     expect(counted.total).toBe(1);
   });
@@ -242,16 +252,15 @@ describe("GET /reports/compras and /reports/errores", () => {
       5,
       rows,
     );
-    const { seen } = await pageAll(token, "/reports/compras?desde=2025-01-01&hasta=2025-03-01", 900);
+    const { seen } = await pageAll(token, "/reports/compras?Desde=2025-01-01&Hasta=2025-03-01", 900);
     expect(seen.length).toBe(2000);
     const keys = seen.map((r) => `${r.fechaEmision}|${r.id}`);
     expect(keys).toEqual([...keys].sort());
     expect(seen[0]).toMatchObject({ rncEmisor: "130862346", arecfEstado: "0", fechaHoraAcuseRecibo: "01-04-2025 10:15:00" });
-    // The approval in DGII's words; API 1.7's value stays under approvalStatus, deprecated.
+    // The approval in DGII's words, under one name.
     expect(seen.filter((r) => r.aprobacionComercial === "Aceptado").length).toBe(667);
-    expect(seen.filter((r) => r.approvalStatus === "accepted").length).toBe(667);
     expect(seen.filter((r) => r.aprobacionComercial === null).length).toBe(2000 - 667);
-    for (const row of seen) expect(row.recibido).toBe(row.receivedAt);
+    for (const row of seen) expect(row).not.toHaveProperty("approvalStatus");
   });
 
   it("pages over 1,500 audit entries by local date (America/Santo_Domingo)", async () => {
@@ -264,7 +273,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     const order = seen.map((r) => `${r.createdAt}|${String(r.id).padStart(8, "0")}`);
     expect(order).toEqual([...order].sort());
 
-    const one = await getPage(token, "/reports/errores?desde=2025-01-05&hasta=2025-01-05&pageSize=1000");
+    const one = await getPage(token, "/reports/errores?Desde=2025-01-05&Hasta=2025-01-05&pageSize=1000");
     const expected = rows.filter((r) => {
       const t = Date.parse(r[1]!) - 4 * 3_600_000;
       return new Date(t).toISOString().startsWith("2025-01-05");
@@ -272,7 +281,6 @@ describe("GET /reports/compras and /reports/errores", () => {
     expect(one.total).toBe(expected.length);
     expect(one.items.map((r) => r.code).sort()).toEqual(expected.map((r) => r[2]).sort());
     // API 1.7's names, deprecated, still carry the same values.
-    for (const r of one.items) expect([r.fecha, r.accion, r.codigo, r.detalle]).toEqual([r.createdAt, r.action, r.code, r.detail]);
   });
 
   it("/reports/compras answers CSV: header, escaped supplier names and reasons, a formula neutralised, the next page in Link", async () => {
@@ -295,7 +303,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     const text = await res.text();
     const [header] = text.split("\r\n");
     expect(header).toBe(
-      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,approvalSupplierOutcome,approvalDgiiOutcome,receivedAt,recibido,aprobacionEnviadaEmisor,aprobacionEnviadaDgii,approvalStatus",
+      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,approvalSupplierOutcome,approvalDgiiOutcome,receivedAt",
     );
     expect(text).toContain(
       `2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,Rechazado,"Precio\nincorrecto",`,
@@ -320,12 +328,12 @@ describe("GET /reports/compras and /reports/errores", () => {
         [company.id, "2025-04-02T15:00:00.000Z", "arecf_no_recibido_3", "req-2", "@SUM(1)"],
       ],
     );
-    const res = await call("/reports/errores?desde=2025-04-01&hasta=2025-04-30", { headers: authed(token, { Accept: "text/csv" }) });
+    const res = await call("/reports/errores?Desde=2025-04-01&Hasta=2025-04-30", { headers: authed(token, { Accept: "text/csv" }) });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(res.headers.get("x-total-count")).toBe("2");
     const lines = (await res.text()).split("\r\n").filter((l) => l !== "");
-    expect(lines[0]).toBe("id,createdAt,action,code,status,detail,actor,requestId,fecha,accion,codigo,detalle");
+    expect(lines[0]).toBe("id,createdAt,action,code,status,detail,actor,requestId");
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`,POST /fe/recepcion/api/ecf,arecf_no_recibido_1,200,"E310000000001: Error de especificación. Element ""Comprador"", unexpected",130862346,req-1`);
     expect(lines[2]).toContain(`,arecf_no_recibido_3,200,'@SUM(1),130862346,req-2`);

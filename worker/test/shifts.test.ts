@@ -109,7 +109,7 @@ describe("PUT /devices/shifts/{id}", () => {
     const reopen = await problem(await put(caja, id, opening(openedAt)), 409);
     expect(reopen.errors[0]!.code).toBe("shift_closed");
 
-    const report = await call("/reports/turnos?desde=2026-11-25&hasta=2026-11-25", { headers: authed(token) });
+    const report = await call("/reports/turnos?Desde=2026-11-25&Hasta=2026-11-25", { headers: authed(token) });
     expect(report.status).toBe(200);
     const page = (await report.json()) as { items: Record<string, unknown>[]; total: number };
     expect(page.total).toBe(1);
@@ -190,7 +190,7 @@ describe("GET /reports/turnos", () => {
     await put(caja2, morning2, opening("2026-11-01T08:30:00-04:00", "500.00"));
     await put(caja1, evening1, closing("2026-11-01T14:05:00-04:00", "2026-11-01T22:00:00-04:00", "1295.00", "0.00"));
 
-    const all = (await (await call("/reports/turnos?desde=31-10-2026&hasta=2026-11-01", { headers: authed(token) })).json()) as {
+    const all = (await (await call("/reports/turnos?Desde=31-10-2026&Hasta=2026-11-01", { headers: authed(token) })).json()) as {
       items: Record<string, string | number | null>[];
       total: number;
       nextCursor: string | null;
@@ -226,7 +226,7 @@ describe("GET /reports/turnos", () => {
     expect(all.items.find((i) => i.shiftId === morning2)).toMatchObject({ state: "open", openingFloat: "500.00", closedAt: null, difference: null, salesTotal: null });
 
     // One till, one day.
-    const one = (await (await call(`/reports/turnos?desde=2026-11-01&hasta=2026-11-01&deviceId=${caja1.id}`, { headers: authed(token) })).json()) as {
+    const one = (await (await call(`/reports/turnos?Desde=2026-11-01&Hasta=2026-11-01&deviceId=${caja1.id}`, { headers: authed(token) })).json()) as {
       items: { shiftId: string; difference: string }[];
     };
     expect(one.items.map((i) => [i.shiftId, i.difference])).toEqual([
@@ -245,7 +245,7 @@ describe("GET /reports/turnos", () => {
     } while (cursor);
     expect(seen).toEqual(all.items.map((i) => i.shiftId));
 
-    const csv = await call("/reports/turnos?desde=2026-11-01&hasta=2026-11-01&format=csv", { headers: authed(token) });
+    const csv = await call("/reports/turnos?Desde=2026-11-01&Hasta=2026-11-01&format=csv", { headers: authed(token) });
     expect(csv.status).toBe(200);
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
     const lines = (await csv.text()).trimEnd().split("\r\n");
@@ -277,9 +277,9 @@ describe("GET /reports/turnos", () => {
 
   it("answers a bad query with problem+json pointing into the query", async () => {
     const { token } = await companyWithToken();
-    const res = await call("/reports/turnos?desde=2026-13-01&hasta=01-11-2026&deviceId=a%20b&pageSize=0&cursor=xyz&format=xml", { headers: authed(token) });
+    const res = await call("/reports/turnos?Desde=2026-13-01&Hasta=01-11-2026&deviceId=a%20b&pageSize=0&cursor=xyz&format=xml", { headers: authed(token) });
     const body = await problem(res, 400);
     expect(body.code).toBe("validation_failed");
-    expect(body.errors.map((e) => e.path)).toEqual(["/query/desde", "/query/deviceId", "/query/pageSize", "/query/cursor", "/query/format"]);
+    expect(body.errors.map((e) => e.path)).toEqual(["/query/Desde", "/query/deviceId", "/query/pageSize", "/query/cursor", "/query/format"]);
   });
 });

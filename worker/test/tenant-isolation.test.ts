@@ -81,7 +81,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "DELETE /webhooks/{id}",
         "GET /webhooks/{id}/deliveries",
         "POST /webhooks/{id}/deliveries/{deliveryId}/retry",
-        "GET /archive/{periodo}",
+        "GET /archive/{period}",
         "GET /reports/606",
         "GET /reports/607",
         "GET /reports/608",

@@ -101,7 +101,7 @@ describe("webhook deliveries", () => {
     expect(new Set(got.map((d) => d.id)).size).toBe(2);
     expect(got[1]!.body).toMatchObject({
       type: "receipt.accepted",
-      data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad, resent: false, reenviado: false },
+      data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad, reenviado: false },
     });
     expect(Date.parse(got[1]!.body.timestamp)).not.toBeNaN();
   });
@@ -124,7 +124,13 @@ describe("webhook deliveries", () => {
       deliveries: { id: string; status: string; attempts: number; lastResult: { httpStatus: number } }[];
     };
     expect(listed.deliveries).toEqual([
-      expect.objectContaining({ id: failing[0]!.id, status: "pending", event: "receipt.accepted", lastResult: expect.objectContaining({ httpStatus: 500 }) }),
+      expect.objectContaining({
+        id: failing[0]!.id,
+        status: "pending",
+        event: "receipt.accepted",
+        encf: body.encf,
+        lastResult: expect.objectContaining({ httpStatus: 500 }),
+      }),
     ]);
     expect(listed.deliveries[0]!.attempts).toBeGreaterThanOrEqual(2);
     // Back-off: the next attempt is not before a few seconds.
@@ -180,7 +186,34 @@ describe("webhook deliveries", () => {
     expect(got.map((d) => d.type).sort()).toEqual(["certificate.expiring", "quota.near_limit"]);
     expect(got.every((d) => d.verified)).toBe(true);
     expect(got.find((d) => d.type === "quota.near_limit")!.body.data).toMatchObject({ rncEmisor: company.rnc, used: 10, limit: 10 });
-    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays });
+    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays, withinDays: 15 });
+  });
+
+  it("certificate.expiring once at 15 days and once more at 3, never twice at the same mark", async () => {
+    const { company, token } = await issuer();
+    await register(token, "certificate-marks", ["certificate.expiring"]);
+    const expiringIn = async (days: number) => {
+      const notAfter = new Date(Date.now() + days * 86_400_000).toISOString();
+      await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2").bind(notAfter, company.id).run();
+      forgetKeyLookups(); // (a write past the worker)
+      return notAfter;
+    };
+    const noticesAfter = async (expected: number) => {
+      for (let round = 0; round < 5 && (await sinkDeliveries("certificate-marks")).length < expected; round++) await runTaskAlarms(company.id);
+      return (await sinkDeliveries("certificate-marks")).map((d) => d.body.data as { withinDays: number; notAfter: string });
+    };
+    await expiringIn(20);
+    await issue(token, issueRequest("32")); // 20 days left: nothing yet
+    const at14 = await expiringIn(14);
+    await issue(token, issueRequest("32"));
+    await issue(token, issueRequest("32")); // still within 15: not again
+    expect(await noticesAfter(1)).toEqual([expect.objectContaining({ withinDays: 15, notAfter: at14 })]);
+    const at2 = await expiringIn(2);
+    await issue(token, issueRequest("32"));
+    await issue(token, issueRequest("32")); // still within 3: not again
+    const notices = await noticesAfter(2);
+    expect(notices.map((n) => n.withinDays).sort((a, b) => b - a)).toEqual([15, 3]);
+    expect(notices.find((n) => n.withinDays === 3)).toMatchObject({ notAfter: at2 });
   });
 
   it("a request queues only the events some endpoint of the issuer (or of its partner) is subscribed to; the alarm queues every one", async () => {

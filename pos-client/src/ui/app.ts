@@ -118,7 +118,7 @@ class PosApp {
       h(
         "header",
         { class: "bar" },
-        h("strong", {}, this.session.company.tradeName ?? this.session.company.legalName),
+        h("strong", {}, this.session.company.tradeName ?? this.session.company.name),
         h("span", { class: "device" }, this.session.deviceName),
         h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R"), nav("turno", "Turno", "T")),
         this.net,
@@ -277,7 +277,7 @@ class PosApp {
     return h(
       "div",
       { class: "receipt-screen" },
-      zReportView(shift, { companyName: company.tradeName ?? company.legalName, rnc: company.rnc, deviceName: this.session.deviceName }),
+      zReportView(shift, { companyName: company.tradeName ?? company.name, rnc: company.registryNumber, deviceName: this.session.deviceName }),
       h(
         "div",
         { class: "actions no-print" },
@@ -303,11 +303,11 @@ class PosApp {
     const issued = await issueReceipt(this.db, {
       shiftId: shift.id,
       tipoeCF: req.tipoeCF,
-      emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
+      emisor: { rnc: this.session.company.registryNumber, legalName: this.session.company.name, tradeName: this.session.company.tradeName, address: this.session.company.address },
       buyer: req.buyer,
       lines: req.lines,
       payment: req.payment,
-      environment: this.session.company.dgiiEnvironment,
+      environment: this.session.company.dgiiServer,
       online: navigator.onLine,
       deviceId: this.session.deviceId,
     });
@@ -388,11 +388,16 @@ class PosApp {
       const issued = await issueReceipt(this.db, {
         tipoeCF: "34",
         shiftId: shift.id,
-        emisor: { rnc: this.session.company.rnc, legalName: this.session.company.legalName, tradeName: this.session.company.tradeName, address: this.session.company.address },
+        emisor: {
+          rnc: this.session.company.registryNumber,
+          legalName: this.session.company.name,
+          tradeName: this.session.company.tradeName,
+          address: this.session.company.address,
+        },
         buyer: { rnc: doc.Encabezado.Comprador?.RNCComprador, name: doc.Encabezado.Comprador?.RazonSocialComprador },
         lines,
         reference: { encf: original.encf!, fechaEmision: doc.Encabezado.Emisor.FechaEmision, montoTotal: original.montoTotal! },
-        environment: this.session.company.dgiiEnvironment,
+        environment: this.session.company.dgiiServer,
         online: navigator.onLine,
         deviceId: this.session.deviceId,
       });

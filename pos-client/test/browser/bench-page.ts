@@ -35,10 +35,10 @@ async function issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: num
     const t0 = performance.now();
     await issueReceipt(db, {
       tipoeCF: "32",
-      emisor: { rnc: session.company.rnc, legalName: session.company.legalName, address: session.company.address },
+      emisor: { rnc: session.company.registryNumber, legalName: session.company.name, address: session.company.address },
       lines,
       payment: { method: "tarjeta", parts: [{ method: "tarjeta", amount: formatMoney(cartTotals(lines).total) }] },
-      environment: session.company.dgiiEnvironment,
+      environment: session.company.dgiiServer,
       online: false,
     }).catch((e) => {
       throw new Error(`receipt ${i}: ${e instanceof Error ? e.message : String(e)}`);

@@ -27,11 +27,11 @@ beforeAll(async () => {
   buildPos();
   [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "COLMADO DE PRUEBA SRL" })]);
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    legalName: "COLMADO DE PRUEBA SRL",
+    name: "COLMADO DE PRUEBA SRL",
     tradeName: "Colmado La Esquina",
-    rnc: RNC,
+    registryNumber: RNC,
     address: "Av. Duarte 12, Santo Domingo",
-    dgiiEnvironment: "testecf",
+    dgiiServer: "testecf",
   });
   const form = new FormData();
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));

@@ -37,11 +37,11 @@ beforeAll(async () => {
   buildPos();
   [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "FARMACIA DE PRUEBA SRL" })]);
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    legalName: "FARMACIA DE PRUEBA SRL",
+    name: "FARMACIA DE PRUEBA SRL",
     tradeName: "Farmacia El Turno",
-    rnc: RNC,
+    registryNumber: RNC,
     address: "Calle El Conde 5, Santo Domingo",
-    dgiiEnvironment: "testecf",
+    dgiiServer: "testecf",
   });
   companyId = company.id;
   const form = new FormData();
@@ -235,7 +235,7 @@ describe("shifts on a till", () => {
     expect(await (await page.waitForSelector("#z-report")).getAttribute("data-shift-id")).toBe(luisShift);
 
     const today = new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
-    const res = await issuer("GET", `/reports/turnos?desde=${today}&hasta=${today}&deviceId=${till.id}`);
+    const res = await issuer("GET", `/reports/turnos?Desde=${today}&Hasta=${today}&deviceId=${till.id}`);
     expect(res.status).toBe(200);
     const report = (await res.json()) as { items: TurnoRow[] };
     const byId = new Map(report.items.map((r) => [r.shiftId, r]));
@@ -254,7 +254,7 @@ describe("shifts on a till", () => {
       countedCash: "1110.00",
       difference: "-8.00",
     });
-    const csv = await (await issuer("GET", `/reports/turnos?desde=${today}&hasta=${today}&format=csv`)).text();
+    const csv = await (await issuer("GET", `/reports/turnos?Desde=${today}&Hasta=${today}&format=csv`)).text();
     expect(csv).toContain(`${anaShift},`);
     expect(
       csv

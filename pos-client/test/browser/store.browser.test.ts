@@ -43,11 +43,11 @@ beforeAll(async () => {
   buildPos();
   [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "SUPERMERCADO DE PRUEBA SRL" })]);
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    legalName: "SUPERMERCADO DE PRUEBA SRL",
+    name: "SUPERMERCADO DE PRUEBA SRL",
     tradeName: "Súper La Cadena",
-    rnc: RNC,
+    registryNumber: RNC,
     address: "Av. 27 de Febrero 100, Santo Domingo",
-    dgiiEnvironment: "testecf",
+    dgiiServer: "testecf",
   });
   companyId = company.id;
   const form = new FormData();

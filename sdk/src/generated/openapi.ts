@@ -51,7 +51,7 @@ export interface paths {
         };
         /**
          * The issuer's profile, usage and warnings
-         * @description What the caller's issuer looks like to the service: its legal name, RNC, DGII environment, totals policy, this month's receipts against its limit, its certificate's expiry, and warnings to act on (certificate missing or expiring, quota near its limit, a disabled webhook). API 1.7's names are still sent, deprecated.
+         * @description What the caller's issuer looks like to the service: its legal name, RNC, DGII environment, totals policy, this month's receipts against its limit, its certificate's expiry, and warnings to act on (certificate missing or expiring, quota near its limit, a disabled webhook).
          */
         get: operations["getCompanyMe"];
         put?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         patch: operations["patchVentasByEncf"];
         trace?: never;
     };
-    "/archive/{periodo}": {
+    "/archive/{period}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1145,7 +1145,7 @@ export interface paths {
          * The month's archive as a zip: every signed XML issued and received, ARECF/ACECF, the PDFs already rendered, and an index
          * @description Streamed (stored, no compression; ZIP64 when large): emitidos/ holds the issuer's signed e-CF with its buyers' ARECF/ACECF and the PDFs rendered so far (a PDF not yet made is not made here: GET /fe/recepcion/ecf/{encf}/pdf makes it), recibidos/ the e-CF suppliers sent with our ARECF/ACECF, and indice.csv one line per receipt and purchase of the ledger with its files' paths, the XML's SHA-256 and its estado in DGII's words (a receipt's state; a purchase's commercial approval, else Recibido or No Recibido as our ARECF said). The month is the documents' FechaEmision month, as in the ledger and the archive's keys.
          */
-        get: operations["getArchiveByPeriodo"];
+        get: operations["getArchiveByPeriod"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2105,16 +2105,6 @@ export interface webhooks {
                             /** @description Our ARECF's Estado: "0" received, "1" not received */
                             arecfEstado: string;
                             fechaHoraAcuseRecibo: string;
-                            /**
-                             * @deprecated
-                             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fechaEmision`.
-                             */
-                            issueDate: string;
-                            /**
-                             * @deprecated
-                             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `totalITBIS`.
-                             */
-                            totalItbis: string | null;
                         };
                     };
                 };
@@ -2145,7 +2135,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * The signing certificate expires within 15 days (once per certificate)
+         * The signing certificate expires within 15 days, and again within 3 (once each per certificate)
          * @description Posted to every endpoint subscribed to `certificate.expiring`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
         post: {
@@ -2169,6 +2159,8 @@ export interface webhooks {
                             rncEmisor: string;
                             certificateSerial: string | null;
                             notAfter: string | null;
+                            /** @description The notice's mark: the certificate expires within this many days */
+                            withinDays: 15 | 3;
                         };
                     };
                 };
@@ -2256,6 +2248,8 @@ export interface components {
              */
             estado: "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado";
             encf: string;
+            /** @description FechaEmision, yyyy-MM-dd (as in the reports): a note's FechaNCFModificado */
+            fechaEmision: string;
             trackId: string | null;
             codigoSeguridad: string;
             fechaHoraFirma: string;
@@ -2265,11 +2259,6 @@ export interface components {
                 valor: string;
             }[];
             /** @description True when this request sent an e-NCF the service already had: nothing was redone, the receipt's current state is answered */
-            resent: boolean;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `resent`.
-             */
             reenviado: boolean;
             links: {
                 self: string;
@@ -2279,10 +2268,10 @@ export interface components {
             /** @description Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML */
             buyerDelivery?: {
                 /**
-                 * @description The buyer's ARECF in DGII's words (Recibido: Estado 0 "e-CF Recibido", or a duplicate, motivo 3: the buyer had it already; No Recibido: Estado 1 "e-CF No Recibido"), or the service's own: pending (being delivered), not_a_receiver (the buyer is not an electronic receiver in DGII's directory), failed (no answer in 72 hours of retries)
+                 * @description One closed set, in DGII's words where DGII defines the state: Recibido (the buyer's ARECF Estado 0 "e-CF Recibido", or a duplicate, motivo 3: the buyer had it already), No Recibido (Estado 1 "e-CF No Recibido"); and the delivery's own states in the same language: Pendiente (being delivered), No Receptor (the buyer is not an electronic receiver in DGII's directory), Fallido (no answer in 72 hours of retries)
                  * @enum {string}
                  */
-                state: "pending" | "Recibido" | "No Recibido" | "not_a_receiver" | "failed";
+                state: "Pendiente" | "Recibido" | "No Recibido" | "No Receptor" | "Fallido";
                 /** @description When the buyer answered, or the delivery was given up */
                 at: string | null;
                 /** @description The buyer's ARECF Estado: "0" received, "1" not received */
@@ -2292,19 +2281,6 @@ export interface components {
                 attempts: number;
                 /** @description Why the last attempt did not deliver */
                 detail: string | null;
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `buyerDelivery` (state, at, arecfEstado, codigoMotivoNoRecibido, attempts, detail).
-             */
-            entregaComprador?: {
-                /** @enum {string} */
-                estado: "pendiente" | "entregado" | "no_recibido" | "no_receptor" | "fallido";
-                fecha: string | null;
-                arecfEstado: string | null;
-                codigoMotivoNoRecibido: string | null;
-                intentos: number;
-                detalle: string | null;
             };
             /** @description Each sending of the printed copy (PDF and signed XML) by e-mail */
             emails?: {
@@ -2317,17 +2293,6 @@ export interface components {
                 state: "sent" | "failed" | "retrying";
                 detail: string | null;
             }[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `emails` (to, at, state, detail).
-             */
-            correos?: {
-                para: string;
-                fecha: string;
-                /** @enum {string} */
-                estado: "sent" | "failed" | "retrying";
-                detalle: string | null;
-            }[];
             /** @description The buyer's commercial approval (ACECF), once received */
             aprobacionComercial?: {
                 /**
@@ -2338,25 +2303,9 @@ export interface components {
                 /** @description DetalleMotivoRechazo of a rejection */
                 motivo: string | null;
                 fechaHoraAprobacionComercial: string | null;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (Aceptado, Rechazado).
-                 * @enum {string}
-                 */
-                status: "aceptado" | "rechazado";
             };
             /** @description Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field */
             warnings?: {
-                path: string;
-                code: string;
-                message: string;
-                messageEs?: string;
-            }[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
-             */
-            advertencias?: {
                 path: string;
                 code: string;
                 message: string;
@@ -2397,13 +2346,16 @@ export interface components {
         };
         CompanyProfile: {
             id: string;
-            /** @description RazonSocialEmisor */
-            legalName: string;
-            /** @description RNCEmisor: RNC or cédula */
-            rnc: string;
+            /** @description Legal company name registered with DGII (RazonSocialEmisor) */
+            name: string;
+            /** @description RNC or cédula of the issuing company (RNCEmisor) */
+            registryNumber: string;
             isActive: boolean;
-            /** @enum {string} */
-            dgiiEnvironment: "testecf" | "certecf" | "ecf";
+            /**
+             * @description DGII server the account transmits to: testecf, certecf or ecf
+             * @enum {string}
+             */
+            dgiiServer: "testecf" | "certecf" | "ecf";
             /**
              * @description What a total beyond DGII's tolerance is (see the Totals-Policy header)
              * @enum {string}
@@ -2411,40 +2363,15 @@ export interface components {
             totalsPolicy: "strict" | "dgii";
             invoicesCountCurrentMonth: number;
             invoiceLimitPerMonth: number;
-            certificateFileName: string | null;
+            /** @description File name of the registered digital certificate */
+            signatureName: string | null;
             /** @description Expiry of the signing certificate (ISO 8601), or null without one */
-            certificateNotAfter: string | null;
+            signatureExpirationDate: string | null;
             warnings: {
                 /** @enum {string} */
                 code: "certificate_expired" | "certificate_expiring" | "certificate_missing" | "quota_near_limit" | "quota_reached" | "webhook_disabled";
                 message: string;
             }[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `legalName`.
-             */
-            name: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `rnc`.
-             */
-            registryNumber: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `dgiiEnvironment`.
-             * @enum {string}
-             */
-            dgiiServer: "testecf" | "certecf" | "ecf";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `certificateFileName`.
-             */
-            signatureName: string | null;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `certificateNotAfter`.
-             */
-            signatureExpirationDate: string | null;
         };
         Sequence: {
             /** @enum {string} */
@@ -2473,14 +2400,15 @@ export interface components {
         };
         AdminCompany: {
             id: string;
-            legalName: string;
-            rnc: string;
+            name: string;
+            registryNumber: string;
             tradeName: string | null;
             /** @description DireccionEmisor of every e-CF the issuer signs */
             address: string | null;
             province: string | null;
             municipality: string | null;
-            dgiiEnvironment: string;
+            /** @enum {string} */
+            dgiiServer: "testecf" | "certecf" | "ecf";
             invoiceLimitPerMonth: number;
             /**
              * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
@@ -2489,21 +2417,22 @@ export interface components {
             totalsPolicy: "strict" | "dgii";
             isActive: boolean;
             /** @description Expiry of the registered signing certificate, or null without one */
-            certificateNotAfter: string | null;
+            signatureExpirationDate: string | null;
         };
         CompanyInput: {
-            legalName: string;
+            /** @description Legal company name registered with DGII (RazonSocialEmisor) */
+            name: string;
             tradeName?: string;
             /** @description DireccionEmisor: required on every e-CF the issuer signs */
             address?: string;
             province?: string;
             municipality?: string;
-            rnc: string;
+            registryNumber: string;
             /**
              * @default testecf
              * @enum {string}
              */
-            dgiiEnvironment?: "testecf" | "certecf" | "ecf";
+            dgiiServer?: "testecf" | "certecf" | "ecf";
             /** @default 1000 */
             invoiceLimitPerMonth?: number;
             /**
@@ -2519,14 +2448,15 @@ export interface components {
             companies: components["schemas"]["AdminCompany"][];
         };
         CompanyPatch: {
-            legalName?: string;
+            /** @description Legal company name registered with DGII (RazonSocialEmisor) */
+            name?: string;
             tradeName?: string;
             /** @description DireccionEmisor: required on every e-CF the issuer signs */
             address?: string;
             province?: string;
             municipality?: string;
             /** @enum {string} */
-            dgiiEnvironment?: "testecf" | "certecf" | "ecf";
+            dgiiServer?: "testecf" | "certecf" | "ecf";
             invoiceLimitPerMonth?: number;
             /**
              * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
@@ -2634,14 +2564,14 @@ export interface components {
         };
         DeviceCompany: {
             id: string;
-            rnc: string;
-            legalName: string;
+            registryNumber: string;
+            name: string;
             tradeName: string | null;
             address: string | null;
             province: string | null;
             municipality: string | null;
             /** @enum {string} */
-            dgiiEnvironment: "testecf" | "certecf" | "ecf";
+            dgiiServer: "testecf" | "certecf" | "ecf";
         };
         SigningMaterial: {
             /** @description The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes. */
@@ -2649,7 +2579,7 @@ export interface components {
             /** @description The certificate, DER in base64 */
             certificate: string;
             certificateSerial: string | null;
-            certificateNotAfter: string | null;
+            signatureExpirationDate: string | null;
         };
         DeviceLease: {
             tipoeCF: string;
@@ -2666,7 +2596,7 @@ export interface components {
             device: components["schemas"]["Device"];
             company: components["schemas"]["DeviceCompany"];
             certificateSerial: string | null;
-            certificateNotAfter: string | null;
+            signatureExpirationDate: string | null;
             leases: components["schemas"]["DeviceLease"][];
         };
         LeaseRequest: {
@@ -2719,12 +2649,6 @@ export interface components {
             to: string;
             /** @enum {string} */
             state: "pending";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `state` (pending).
-             * @enum {string}
-             */
-            estado: "pendiente";
         };
         EmailRequest: {
             /** @example compras@cliente.com.do */
@@ -2735,8 +2659,10 @@ export interface components {
             codigo: string;
             nombre: string;
             mensajes: string[];
-            /** @description Signed-but-unsent receipts (contingency) that became Anulado */
-            anulados: number;
+            /** @description e-NCF numbers in the ranges DGII voided (`anulado` true) */
+            numbersVoided: number;
+            /** @description Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt */
+            receiptsVoided: number;
             rangos: {
                 tipoeCF: string;
                 desde: string;
@@ -2766,12 +2692,6 @@ export interface components {
              * @enum {string}
              */
             estado: "Aceptado" | "Rechazado";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (Aceptado, Rechazado).
-             * @enum {string}
-             */
-            status: "accepted" | "rejected";
         };
         ReceiverSettings: {
             /** @description Demand a token from /fe/autenticacion on recepción and aprobación comercial */
@@ -2792,19 +2712,14 @@ export interface components {
                 outcome: "sent" | "failed" | "skipped";
                 detail: string;
             };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (Aceptado, Rechazado).
-             * @enum {string}
-             */
-            status: "aceptado" | "rechazado";
         };
         CommercialApproval: {
             /**
              * @description The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)
              * @example Aceptado
+             * @enum {string}
              */
-            estado: ("Aceptado" | "Rechazado") | ("aceptado" | "rechazado");
+            estado: "Aceptado" | "Rechazado";
             /** @description DetalleMotivoRechazo: required when rejecting */
             motivo?: string;
         };
@@ -2826,80 +2741,9 @@ export interface components {
                 /** @description The field to give */
                 field: string;
                 message: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
-                 */
-                codigo: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `field`.
-                 */
-                campo: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `message`.
-                 */
-                mensaje: string;
             }[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `classification`.
-             */
-            clasificacion: {
-                [key: string]: string | null;
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `effective`.
-             */
-            efectiva: {
-                tipoBienesServicios: string | null;
-                fechaPago: string | null;
-                formaPago: string | null;
-                tipoRetencionIsr: string | null;
-                itbisRetenido: string;
-                montoRetencionRenta: string;
-                itbisAlCosto: string;
-                itbisProporcionalidad: string;
-                /** @description Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule */
-                sources: {
-                    [key: string]: "purchase" | "supplier" | "document" | "rule";
-                };
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (purchase, supplier, document, rule).
-                 */
-                origen: {
-                    [key: string]: "compra" | "proveedor" | "documento" | "regla";
-                };
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
-             */
-            faltantes: {
-                /** @enum {string} */
-                code: "unclassified" | "payment_date_missing" | "retention_type_missing" | "itbis_al_costo_exceeds";
-                /** @description The field to give */
-                field: string;
-                message: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
-                 */
-                codigo: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `field`.
-                 */
-                campo: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `message`.
-                 */
-                mensaje: string;
-            }[];
+            /** @description PATCH only: the fields whose effective value (what the 606 reports) this request changed */
+            changed?: string[];
         };
         /** @description What the 606 will report */
         EffectiveClassification: {
@@ -2914,13 +2758,6 @@ export interface components {
             /** @description Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule */
             sources: {
                 [key: string]: "purchase" | "supplier" | "document" | "rule";
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (purchase, supplier, document, rule).
-             */
-            origen: {
-                [key: string]: "compra" | "proveedor" | "documento" | "regla";
             };
         };
         PurchaseClassification: {
@@ -2980,17 +2817,6 @@ export interface components {
             source: "learned" | "set";
             /** @description When they were learned or set (ISO 8601) */
             updatedAt: string | null;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `source`.
-             * @enum {string}
-             */
-            origen: "learned" | "set";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `updatedAt`.
-             */
-            actualizado: string | null;
         };
         SupplierClassificationDefaults: {
             /**
@@ -3065,29 +2891,6 @@ export interface components {
              * @enum {string}
              */
             source: "api" | "device";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `createdAt`.
-             */
-            creado: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `source`.
-             * @enum {string}
-             */
-            origen: "api" | "device";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `estado` (DGII's words).
-             * @enum {string}
-             */
-            status: "signed" | "in_process" | "accepted" | "conditional" | "rejected" | "contingency" | "voided";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `aprobacionComercial` (DGII's words).
-             * @enum {string|null}
-             */
-            approvalStatus: "accepted" | "rejected" | null;
         };
         ComprasReportPage: {
             items: components["schemas"]["ComprasReportItem"][];
@@ -3129,29 +2932,6 @@ export interface components {
             approvalDgiiOutcome: "sent" | "failed" | "skipped" | null;
             /** @description When the e-CF was received (ISO 8601) */
             receivedAt: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `receivedAt`.
-             */
-            recibido: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `approvalSupplierOutcome`.
-             * @enum {string|null}
-             */
-            aprobacionEnviadaEmisor: "sent" | "failed" | "skipped" | null;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `approvalDgiiOutcome`.
-             * @enum {string|null}
-             */
-            aprobacionEnviadaDgii: "sent" | "failed" | "skipped" | null;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `aprobacionComercial` (DGII's words).
-             * @enum {string|null}
-             */
-            approvalStatus: "accepted" | "rejected" | null;
         };
         ErroresReportPage: {
             items: components["schemas"]["ErroresReportItem"][];
@@ -3178,26 +2958,6 @@ export interface components {
             /** @description The API key, device, admin or alarm that acted */
             actor: string | null;
             requestId: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `createdAt`.
-             */
-            fecha: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `action`.
-             */
-            accion: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
-             */
-            codigo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `detail`.
-             */
-            detalle: string | null;
         };
         Formato606: {
             /** @enum {string} */
@@ -3229,75 +2989,7 @@ export interface components {
                 encf: string;
                 rncEmisor: string;
                 reason: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `reason`.
-                 */
-                motivo: string;
             }[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `totals`.
-             */
-            totales: {
-                [key: string]: string;
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `excluded`.
-             */
-            excluidos: {
-                id: string;
-                encf: string;
-                rncEmisor: string;
-                reason: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `reason`.
-                 */
-                motivo: string;
-            }[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `format`.
-             * @enum {string}
-             */
-            formato: "606";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
-             */
-            periodo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fileName`.
-             */
-            archivo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `recordCount`.
-             */
-            cantidadRegistros: number;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `complete`.
-             */
-            completo: boolean;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
-             */
-            faltantes: components["schemas"]["MonthlyFormatMissing"][];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
-             */
-            avisos: string[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `lines`.
-             */
-            lineas: components["schemas"]["Formato606Linea"][];
         };
         MonthlyFormatMissing: {
             /** @description unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending */
@@ -3312,26 +3004,6 @@ export interface components {
             field?: string;
             /** @description The request that gives it, e.g. PATCH /compras/{id} */
             fixWith?: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `code`.
-             */
-            codigo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `message`.
-             */
-            mensaje: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `field`.
-             */
-            campo?: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fixWith`.
-             */
-            corregir?: string;
         };
         Formato606Linea: {
             /**
@@ -3343,37 +3015,6 @@ export interface components {
             encf: string;
             tipoeCF: string;
             classification: components["schemas"]["EffectiveClassification"];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `source` (purchase, own).
-             * @enum {string}
-             */
-            origen: "compra" | "propio";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `classification`.
-             */
-            clasificacion: {
-                tipoBienesServicios: string | null;
-                fechaPago: string | null;
-                formaPago: string | null;
-                tipoRetencionIsr: string | null;
-                itbisRetenido: string;
-                montoRetencionRenta: string;
-                itbisAlCosto: string;
-                itbisProporcionalidad: string;
-                /** @description Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule */
-                sources: {
-                    [key: string]: "purchase" | "supplier" | "document" | "rule";
-                };
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (purchase, supplier, document, rule).
-                 */
-                origen: {
-                    [key: string]: "compra" | "proveedor" | "documento" | "regla";
-                };
-            };
             /** @description The record's fields as written in the TXT, in order: rncCedula, tipoId, tipoBienesServiciosComprados, ncf, ncfDocumentoModificado, fechaComprobante, fechaPago, montoFacturadoServicios, montoFacturadoBienes, totalMontoFacturado, itbisFacturado, itbisRetenido, itbisSujetoProporcionalidad, itbisLlevadoCosto, itbisPorAdelantar, itbisPercibidoCompras, tipoRetencionIsr, montoRetencionRenta, isrPercibidoCompras, impuestoSelectivoConsumo, otrosImpuestosTasas, montoPropinaLegal, formaPago */
             fields: {
                 rncCedula: string;
@@ -3400,35 +3041,8 @@ export interface components {
                 montoPropinaLegal: string;
                 formaPago: string;
             };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fields`.
-             */
-            campos: {
-                rncCedula: string;
-                tipoId: string;
-                tipoBienesServiciosComprados: string;
-                ncf: string;
-                ncfDocumentoModificado: string;
-                fechaComprobante: string;
-                fechaPago: string;
-                montoFacturadoServicios: string;
-                montoFacturadoBienes: string;
-                totalMontoFacturado: string;
-                itbisFacturado: string;
-                itbisRetenido: string;
-                itbisSujetoProporcionalidad: string;
-                itbisLlevadoCosto: string;
-                itbisPorAdelantar: string;
-                itbisPercibidoCompras: string;
-                tipoRetencionIsr: string;
-                montoRetencionRenta: string;
-                isrPercibidoCompras: string;
-                impuestoSelectivoConsumo: string;
-                otrosImpuestosTasas: string;
-                montoPropinaLegal: string;
-                formaPago: string;
-            };
+            /** @description How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes */
+            notes?: string[];
         };
         Formato607: {
             /** @enum {string} */
@@ -3455,83 +3069,6 @@ export interface components {
                 [key: string]: string;
             };
             consumptionSummary: components["schemas"]["ResumenConsumo"];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `totals`.
-             */
-            totales: {
-                [key: string]: string;
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `consumptionSummary`.
-             */
-            resumenConsumo: {
-                /** @description E32 under 250,000 accepted in the month */
-                count: number;
-                montoFacturado: string;
-                itbisFacturado: string;
-                impuestoSelectivoConsumo: string;
-                otrosImpuestosTasas: string;
-                montoPropinaLegal: string;
-                montoTotal: string;
-                /** @description The amounts of the 607's payment-form columns 17–23 */
-                formasPago: {
-                    efectivo: string;
-                    chequeTransferenciaDeposito: string;
-                    tarjetaDebitoCredito: string;
-                    ventaCredito: string;
-                    bonosCertificadosRegalo: string;
-                    permuta: string;
-                    otrasFormasVentas: string;
-                };
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `count`.
-                 */
-                cantidad: number;
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `format`.
-             * @enum {string}
-             */
-            formato: "607";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
-             */
-            periodo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fileName`.
-             */
-            archivo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `recordCount`.
-             */
-            cantidadRegistros: number;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `complete`.
-             */
-            completo: boolean;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
-             */
-            faltantes: components["schemas"]["MonthlyFormatMissing"][];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
-             */
-            avisos: string[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `lines`.
-             */
-            lineas: components["schemas"]["Formato607Linea"][];
         };
         Formato607Linea: {
             encf: string;
@@ -3562,35 +3099,8 @@ export interface components {
                 permuta: string;
                 otrasFormasVentas: string;
             };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fields`.
-             */
-            campos: {
-                rncCedulaPasaporte: string;
-                tipoIdentificacion: string;
-                numeroComprobanteFiscal: string;
-                numeroComprobanteFiscalModificado: string;
-                tipoIngreso: string;
-                fechaComprobante: string;
-                fechaRetencion: string;
-                montoFacturado: string;
-                itbisFacturado: string;
-                itbisRetenidoTerceros: string;
-                itbisPercibido: string;
-                retencionRentaTerceros: string;
-                isrPercibido: string;
-                impuestoSelectivoConsumo: string;
-                otrosImpuestosTasas: string;
-                montoPropinaLegal: string;
-                efectivo: string;
-                chequeTransferenciaDeposito: string;
-                tarjetaDebitoCredito: string;
-                ventaCredito: string;
-                bonosCertificadosRegalo: string;
-                permuta: string;
-                otrasFormasVentas: string;
-            };
+            /** @description How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes */
+            notes?: string[];
         };
         /** @description E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual */
         ResumenConsumo: {
@@ -3612,11 +3122,6 @@ export interface components {
                 permuta: string;
                 otrasFormasVentas: string;
             };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `count`.
-             */
-            cantidad: number;
         };
         Formato608: {
             /** @enum {string} */
@@ -3638,47 +3143,6 @@ export interface components {
             /** @description What DGII's tool may object to without keeping the month from being filed (a file above its record limit) */
             warnings: string[];
             lines: components["schemas"]["Formato608Linea"][];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `format`.
-             * @enum {string}
-             */
-            formato: "608";
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
-             */
-            periodo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fileName`.
-             */
-            archivo: string;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `recordCount`.
-             */
-            cantidadRegistros: number;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `complete`.
-             */
-            completo: boolean;
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `missing`.
-             */
-            faltantes: components["schemas"]["MonthlyFormatMissing"][];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `warnings`.
-             */
-            avisos: string[];
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `lines`.
-             */
-            lineas: components["schemas"]["Formato608Linea"][];
         };
         Formato608Linea: {
             encf: string;
@@ -3693,15 +3157,8 @@ export interface components {
                 fechaComprobante: string;
                 tipoAnulacion: string;
             };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `fields`.
-             */
-            campos: {
-                numeroComprobanteFiscal: string;
-                fechaComprobante: string;
-                tipoAnulacion: string;
-            };
+            /** @description How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes */
+            notes?: string[];
         };
         SaleWithholdingView: {
             encf: string;
@@ -3714,16 +3171,6 @@ export interface components {
                 itbisRetenidoTerceros: "sale" | "document" | null;
                 /** @enum {string|null} */
                 retencionRentaTerceros: "sale" | "document" | null;
-            };
-            /**
-             * @deprecated
-             * @description Deprecated since 1.8.0 (removed in 1.9.0): use `sources` (sale, document).
-             */
-            origen: {
-                /** @enum {string|null} */
-                itbisRetenidoTerceros: "venta" | "documento" | null;
-                /** @enum {string|null} */
-                retencionRentaTerceros: "venta" | "documento" | null;
             };
         };
         SaleWithholding: {
@@ -3784,6 +3231,8 @@ export interface components {
             attempts: number;
             /** @enum {string} */
             event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "certificate.expiring" | "quota.near_limit";
+            /** @description The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none */
+            encf: string | null;
             /** @description The last attempt, or null before the first */
             lastResult: {
                 httpStatus: number;
@@ -7634,7 +7083,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only the issuer with this RNC or cédula */
-                rnc?: string;
+                registryNumber?: string;
             };
             header?: never;
             path?: never;
@@ -10046,13 +9495,9 @@ export interface operations {
     getReportsEncf: {
         parameters: {
             query?: {
-                /** @description From this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`, DGII's name) */
-                desde?: string;
-                /** @description To this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`) */
-                hasta?: string;
-                /** @description desde, as DGII's services name it */
+                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Desde?: string;
-                /** @description hasta, as DGII's services name it */
+                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Hasta?: string;
                 /** @description encf only: the buyer's RNC or cédula */
                 rncComprador?: string;
@@ -10122,13 +9567,9 @@ export interface operations {
     getReportsCompras: {
         parameters: {
             query?: {
-                /** @description From this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`, DGII's name) */
-                desde?: string;
-                /** @description To this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`) */
-                hasta?: string;
-                /** @description desde, as DGII's services name it */
+                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Desde?: string;
-                /** @description hasta, as DGII's services name it */
+                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Hasta?: string;
                 /** @description encf only: the buyer's RNC or cédula */
                 rncComprador?: string;
@@ -10198,13 +9639,9 @@ export interface operations {
     getReportsErrores: {
         parameters: {
             query?: {
-                /** @description From this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`, DGII's name) */
-                desde?: string;
-                /** @description To this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`) */
-                hasta?: string;
-                /** @description desde, as DGII's services name it */
+                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Desde?: string;
-                /** @description hasta, as DGII's services name it */
+                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Hasta?: string;
                 /** @description encf only: the buyer's RNC or cédula */
                 rncComprador?: string;
@@ -10274,13 +9711,8 @@ export interface operations {
     getReports606: {
         parameters: {
             query?: {
-                /** @description The month, AAAAMM (required, or as the deprecated `periodo`) */
+                /** @description The month, AAAAMM or AAAA-MM (required) */
                 period?: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
-                 */
-                periodo?: string;
                 /** @description json (default) or txt; Accept: text/plain also selects the TXT */
                 format?: string;
             };
@@ -10303,7 +9735,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description period is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not a month (AAAAMM or AAAA-MM), or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10330,7 +9762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ */
+            /** @description The month has not begun yet, or the TXT was asked for but the month is not complete (errors[] list what is missing) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10344,13 +9776,8 @@ export interface operations {
     getReports607: {
         parameters: {
             query?: {
-                /** @description The month, AAAAMM (required, or as the deprecated `periodo`) */
+                /** @description The month, AAAAMM or AAAA-MM (required) */
                 period?: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
-                 */
-                periodo?: string;
                 /** @description json (default) or txt; Accept: text/plain also selects the TXT */
                 format?: string;
             };
@@ -10373,7 +9800,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description period is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not a month (AAAAMM or AAAA-MM), or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10400,7 +9827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ */
+            /** @description The month has not begun yet, or the TXT was asked for but the month is not complete (errors[] list what is missing) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10414,13 +9841,8 @@ export interface operations {
     getReports608: {
         parameters: {
             query?: {
-                /** @description The month, AAAAMM (required, or as the deprecated `periodo`) */
+                /** @description The month, AAAAMM or AAAA-MM (required) */
                 period?: string;
-                /**
-                 * @deprecated
-                 * @description Deprecated since 1.8.0 (removed in 1.9.0): use `period`.
-                 */
-                periodo?: string;
                 /** @description json (default) or txt; Accept: text/plain also selects the TXT */
                 format?: string;
             };
@@ -10443,7 +9865,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description period is not AAAAMM, or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not a month (AAAAMM or AAAA-MM), or an unknown format; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10470,7 +9892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ */
+            /** @description The month has not begun yet, or the TXT was asked for but the month is not complete (errors[] list what is missing) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10555,7 +9977,7 @@ export interface operations {
             };
         };
     };
-    getArchiveByPeriodo: {
+    getArchiveByPeriod: {
         parameters: {
             query?: never;
             header?: {
@@ -10563,7 +9985,8 @@ export interface operations {
                 "X-RNC-Emisor"?: string;
             };
             path: {
-                periodo: string;
+                /** @description The month, AAAA-MM or AAAAMM */
+                period: string;
             };
             cookie?: never;
         };
@@ -10578,7 +10001,7 @@ export interface operations {
                     "application/zip": Blob;
                 };
             };
-            /** @description periodo is not AAAA-MM; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            /** @description period is not a month (AAAA-MM or AAAAMM); or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10598,6 +10021,15 @@ export interface operations {
             };
             /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The month has not begun yet */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10959,13 +10391,9 @@ export interface operations {
     getReportsTurnos: {
         parameters: {
             query?: {
-                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`) */
-                desde?: string;
-                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`) */
-                hasta?: string;
-                /** @description desde, as DGII's services name it */
+                /** @description From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Desde?: string;
-                /** @description hasta, as DGII's services name it */
+                /** @description To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy */
                 Hasta?: string;
                 /** @description Only this till's shifts (GET /devices) */
                 deviceId?: string;

@@ -81,15 +81,19 @@ function canonicalNumber(text: string, el: ModelElement, up: Path, token: string
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
   if (!p) {
+    // A numeric code (TipoPago, IndicadorFacturacion…) is told it is a code, not an unreadable number.
+    const codes = f.enumeration?.join(", ");
     problems.push(
-      formatProblem(
-        trailTo(up, token),
-        el,
-        text,
-        "is not a plain decimal number (no exponent, no thousands separators)",
-        "no es un número decimal simple (sin exponente ni separador de miles)",
-        `xsd:${f.base}`,
-      ),
+      codes
+        ? formatProblem(trailTo(up, token), el, text, `is a code: one of ${codes}`, `es un código: uno de ${codes}`, "xsd:enumeration")
+        : formatProblem(
+            trailTo(up, token),
+            el,
+            text,
+            "is not a plain decimal number (no exponent, no thousands separators)",
+            "no es un número decimal simple (sin exponente ni separador de miles)",
+            `xsd:${f.base}`,
+          ),
     );
     return text;
   }

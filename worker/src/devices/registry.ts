@@ -24,7 +24,7 @@ export interface SigningMaterial {
   pkcs8: string;
   certificate: string;
   certificateSerial: string | null;
-  certificateNotAfter: string | null;
+  signatureExpirationDate: string | null;
 }
 
 /** A device waiting for its till: the one-time pairing code is shown once (only its hash is kept). */
@@ -56,7 +56,7 @@ export async function signingMaterial(env: Env, company: Company): Promise<Signi
     throw new ApiProblem("unprocessable", { detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.` });
   }
   const pkcs8 = await openPrivateKey(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);
-  return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, certificateNotAfter: company.certificateNotAfter };
+  return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, signatureExpirationDate: company.certificateNotAfter };
 }
 
 /**

@@ -34,7 +34,9 @@ export function validationHook(result: { success: boolean; error?: ZodError; tar
     // A pointer into the body or the path parameters is plain (`/rnc`, `/tipo`); into the headers
     // or the query it says so (`/headers/Totals-Policy`, `/query/hasta`, as the reports write it).
     const prefix = result.target === "header" ? "/headers" : result.target === "query" ? "/query" : "";
+    const target = result.target === "header" || result.target === "query" ? result.target : result.target === "param" ? "path" : "document";
     return problemResponse(c, "validation_failed", {
+      target,
       detail: `The request ${result.target ?? "body"} does not match the schema.`,
       errors: zodProblems(result.error, prefix),
     });

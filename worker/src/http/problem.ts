@@ -108,6 +108,29 @@ export interface ProblemInit {
   extensions?: Record<string, unknown>;
   /** Seconds until trying again makes sense, sent as `Retry-After` (every 429 and 503 has one). */
   retryAfter?: number;
+  /** Which part of the request a validation problem is in (its title says so); found from the paths when absent. */
+  target?: RequestPart;
+}
+
+/** The parts of a request a validation problem can be in. */
+export type RequestPart = "query" | "path" | "header" | "document";
+
+const VALIDATION_TITLES: Record<RequestPart, string> = {
+  query: "The query has problems",
+  path: "The URL path has problems",
+  header: "A header has problems",
+  document: "The document has problems",
+};
+
+/** The request part all of `errors` point into: query and headers say so in their pointers. */
+function partOf(errors: readonly ProblemItem[]): RequestPart {
+  if (errors.length && errors.every((e) => e.path.startsWith("/query/"))) return "query";
+  if (errors.length && errors.every((e) => e.path.startsWith("/headers/"))) return "header";
+  return "document";
+}
+
+function titleOf(code: ProblemCode, init: ProblemInit): string {
+  return code === "validation_failed" ? VALIDATION_TITLES[init.target ?? partOf(init.errors ?? [])] : TITLES[code];
 }
 
 /** Retry-After when the thrower did not know better: a minute, the DGII outage's polling pace. */
@@ -149,9 +172,9 @@ export function problemBody(code: ProblemCode, requestId: string, instance: stri
   return {
     ...init.extensions,
     type: `https://ecf-edge.dev/problems/${code.replace(/_/g, "-")}`,
-    title: TITLES[code],
+    title: titleOf(code, init),
     status: statusOf(code),
-    detail: init.detail ?? TITLES[code],
+    detail: init.detail ?? titleOf(code, init),
     code,
     requestId,
     instance,

@@ -1,4 +1,4 @@
-import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf, legacyApprovalEstadoOf } from "./estado.ts";
+import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "./estado.ts";
 import type { EmailRecord } from "../after-dgii/email.ts";
 import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { Receipt } from "../ledger/schema.ts";
@@ -17,16 +17,15 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
     codigo: reenviado && (estado === "Aceptado" || estado === "Aceptado Condicional") ? "0" : codigo,
     estado,
     encf: receipt.encf,
+    fechaEmision: receipt.issueDate,
     trackId: receipt.trackId,
     codigoSeguridad: receipt.securityCode,
     fechaHoraFirma: receipt.fechaHoraFirma,
     urlTimbre: receipt.timbreUrl,
     mensajes: receipt.dgiiMensajes ? (JSON.parse(receipt.dgiiMensajes) as IssueAnswer["mensajes"]) : [],
-    resent: reenviado,
     reenviado,
     links: { self: base, xml: `${base}/xml`, pdf: `${base}/pdf` },
   };
-  // The service's own fields twice until 1.9.0: in English, and under their deprecated Spanish names.
   if (receipt.deliveryStatus) {
     body.buyerDelivery = {
       state: buyerDeliveryStateOf(receipt.deliveryStatus),
@@ -36,26 +35,16 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
       attempts: receipt.deliveryAttempts,
       detail: receipt.deliveryDetail,
     };
-    body.entregaComprador = {
-      estado: receipt.deliveryStatus,
-      fecha: receipt.deliveryAt,
-      arecfEstado: receipt.deliveryArecfEstado,
-      codigoMotivoNoRecibido: receipt.deliveryMotivo,
-      intentos: receipt.deliveryAttempts,
-      detalle: receipt.deliveryDetail,
-    };
   }
   if (receipt.emails) {
     const emails = JSON.parse(receipt.emails) as EmailRecord[];
     body.emails = emails.map((e) => ({ to: e.to, at: e.at, state: e.outcome, detail: e.detail }));
-    body.correos = emails.map((e) => ({ para: e.to, fecha: e.at, estado: e.outcome, detalle: e.detail }));
   }
   if (receipt.approvalStatus === "accepted" || receipt.approvalStatus === "rejected") {
     body.aprobacionComercial = {
       estado: approvalEstadoOf(receipt.approvalStatus),
       motivo: receipt.approvalReason,
       fechaHoraAprobacionComercial: receipt.approvalAt,
-      status: legacyApprovalEstadoOf(receipt.approvalStatus),
     };
   }
   const status: AnswerStatus = estado === "Contingencia" ? 503 : estado === "En Proceso" ? 202 : 200;

@@ -24,14 +24,6 @@ export type ApprovalStatus = "accepted" | "rejected";
 export const approvalEstadoOf = (status: ApprovalStatus): ApprovalEstado => (status === "accepted" ? "Aceptado" : "Rechazado");
 export const approvalStatusOf = (estado: ApprovalEstado): ApprovalStatus => (estado === "Aceptado" ? "accepted" : "rejected");
 
-/** API 1.7's words for a commercial approval in the issuing answer and POST /compras/{id}/aprobacion: deprecated, removed in 1.9.0. */
-export const LEGACY_APPROVAL_ESTADOS = ["aceptado", "rechazado"] as const;
-export type LegacyApprovalEstado = (typeof LEGACY_APPROVAL_ESTADOS)[number];
-export const legacyApprovalEstadoOf = (status: ApprovalStatus): LegacyApprovalEstado => (status === "accepted" ? "aceptado" : "rechazado");
-/** Either spelling a client may send, as DGII's. */
-export const approvalEstadoFrom = (estado: ApprovalEstado | LegacyApprovalEstado): ApprovalEstado =>
-  estado === "aceptado" ? "Aceptado" : estado === "rechazado" ? "Rechazado" : estado;
-
 /**
  * `codigo` in our answers: DGII's result code when DGII has judged the receipt ("1" accepted,
  * "2" rejected, "3" in process, "4" conditionally accepted), "-1" while it has not reached DGII
@@ -76,22 +68,22 @@ export function statusFromDgii(codigo: number): ReceiptStatus {
 
 export const isFinal = (status: ReceiptStatus) => status === "accepted" || status === "conditional" || status === "rejected" || status === "voided";
 
-/** How the ledger stores a receipt's delivery to its buyer (API 1.8's `entregaComprador.estado`). */
+/** How the ledger stores a receipt's delivery to its buyer. */
 export type DeliveryStatus = NonNullable<(typeof receipts.$inferSelect)["deliveryStatus"]>;
 /**
- * A delivery to the buyer as the API names it (`buyerDelivery.state`): the buyer's own answer in
- * DGII's words, the ARECF's Estado (formato ARECF: 0 "e-CF Recibido", 1 "e-CF No Recibido"; a
- * duplicate, motivo 3, is Recibido: the buyer had it already),
- * and the service's own states in English: not answered yet, the buyer is no electronic receiver
+ * A delivery to the buyer as the API names it (`buyerDelivery.state`), one closed set in one
+ * language: the buyer's answer in DGII's words, the ARECF's Estado (formato ARECF: 0 "e-CF
+ * Recibido", 1 "e-CF No Recibido"; a duplicate, motivo 3, is Recibido: the buyer had it already),
+ * and the delivery's own states beside them: not answered yet, the buyer is no electronic receiver
  * in DGII's directory, or no answer within the 72 hours of retries.
  */
-export const BUYER_DELIVERY_STATES = ["pending", "Recibido", "No Recibido", "not_a_receiver", "failed"] as const;
+export const BUYER_DELIVERY_STATES = ["Pendiente", "Recibido", "No Recibido", "No Receptor", "Fallido"] as const;
 export type BuyerDeliveryState = (typeof BUYER_DELIVERY_STATES)[number];
 const BUYER_DELIVERY_STATE_OF = {
-  pendiente: "pending",
+  pendiente: "Pendiente",
   entregado: "Recibido",
   no_recibido: "No Recibido",
-  no_receptor: "not_a_receiver",
-  fallido: "failed",
+  no_receptor: "No Receptor",
+  fallido: "Fallido",
 } as const satisfies Record<DeliveryStatus, BuyerDeliveryState>;
 export const buyerDeliveryStateOf = (status: DeliveryStatus): BuyerDeliveryState => BUYER_DELIVERY_STATE_OF[status];

@@ -46,8 +46,18 @@ function resendOf(existing: Receipt, hashes: string[]): Receipt {
   return existing;
 }
 
-/** Days before a certificate's expiry when the integrator is told (certificate.expiring), once per certificate. */
-const CERTIFICATE_NOTICE_DAYS = 15;
+/**
+ * Days before a certificate's expiry when the integrator is told (certificate.expiring), once per
+ * certificate and mark: at 15 (the interface's recommended renewal lead time) and again at 3.
+ */
+export const CERTIFICATE_NOTICE_DAYS = [15, 3] as const;
+
+/** The nearest notice mark a certificate with `msLeft` to live has reached, or null (none yet, or expired). */
+export function certificateNoticeMark(msLeft: number): (typeof CERTIFICATE_NOTICE_DAYS)[number] | null {
+  if (!(msLeft > 0)) return null;
+  const reached = CERTIFICATE_NOTICE_DAYS.filter((days) => msLeft <= days * 86_400_000);
+  return reached.length ? reached[reached.length - 1]! : null;
+}
 
 /** The issuer's own events, each sent once: the quota past 90 % this month, the certificate about to expire. */
 async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub, quota: { used: number; limit: number } | null, now: Date): Promise<void> {
@@ -56,12 +66,14 @@ async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub
   const timestamp = now.toISOString();
   if (quota) await month().emit(company.id, `quota:${drMonth(now)}`, { type: "quota.near_limit", timestamp, data: { rncEmisor: company.rnc, month: drMonth(now), ...quota } });
   const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : NaN;
-  const left = notAfter - now.getTime();
-  if (left > 0 && left <= CERTIFICATE_NOTICE_DAYS * 86_400_000 && (await ledger.noticeOnce(`certificate.expiring:${company.certificateSerial}`))) {
+  const mark = certificateNoticeMark(notAfter - now.getTime());
+  // The 15-day notice keeps 1.8.0's key, so a certificate already announced is not announced again.
+  const key = mark === 15 ? `certificate.expiring:${company.certificateSerial}` : `certificate.expiring:${company.certificateSerial}:${mark}`;
+  if (mark !== null && (await ledger.noticeOnce(key))) {
     await month().emit(company.id, `certificate:${company.certificateSerial}`, {
       type: "certificate.expiring",
       timestamp,
-      data: { rncEmisor: company.rnc, certificateSerial: company.certificateSerial, notAfter: company.certificateNotAfter },
+      data: { rncEmisor: company.rnc, certificateSerial: company.certificateSerial, notAfter: company.certificateNotAfter, withinDays: mark },
     });
   }
 }

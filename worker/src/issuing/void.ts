@@ -188,7 +188,15 @@ function voidRefusal(problems: VoidProblem[]): ApiProblem {
 }
 
 export interface VoidOutcome {
-  answer: { codigo: string; nombre: string; mensajes: string[]; anulados: number; rangos: (VoidRange & { anulado: boolean | null })[] };
+  answer: {
+    codigo: string;
+    nombre: string;
+    mensajes: string[];
+    /** Numbers in the ranges DGII voided, and of those the signed receipts that became Anulado: each count named for what it counts. */
+    numbersVoided: number;
+    receiptsVoided: number;
+    rangos: (VoidRange & { anulado: boolean | null })[];
+  };
   /** DGII voided only part of the request: the issuer's audit log says which part was not. */
   auditEvent?: { code: string; detail: string };
 }
@@ -254,7 +262,8 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
     { tails: hold.tails.map(() => null), claimed: hold.claimed },
     outcome.map((o) => o !== true),
   );
-  const anulados = await markVoided(env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
+  const receiptsVoided = await markVoided(env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
+  const numbersVoided = rangos.filter((_, i) => outcome[i] === true).reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
   const ledger = issuerLedger(env, company.id);
   await Promise.all(rangos.filter((_, i) => outcome[i] === true).map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))));
   const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
@@ -267,7 +276,7 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
     });
   }
   return {
-    answer: { codigo, nombre: answer.nombre, mensajes, anulados, rangos: rangosAnswer },
+    answer: { codigo, nombre: answer.nombre, mensajes, numbersVoided, receiptsVoided, rangos: rangosAnswer },
     ...(notVoided.length
       ? { auditEvent: { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` } }
       : {}),

@@ -587,11 +587,20 @@ export class ReceiptMonth extends DurableObject<Env> {
     return due.length;
   }
 
-  /** Webhook deliveries to one endpoint, newest first. */
+  /** Webhook deliveries to one endpoint, newest first, each naming its event's type and receipt. */
   webhookDeliveries(
     endpointId: string,
     limit: number,
-  ): { id: string; status: string; attempts: number; event: string; lastResult: string | null; createdAt: string; updatedAt: string | null }[] {
+  ): {
+    id: string;
+    status: string;
+    attempts: number;
+    event: string;
+    encf: string | null;
+    lastResult: string | null;
+    createdAt: string;
+    updatedAt: string | null;
+  }[] {
     return this.db
       .select()
       .from(tasks)
@@ -603,7 +612,7 @@ export class ReceiptMonth extends DurableObject<Env> {
         id: t.id,
         status: t.status,
         attempts: t.attempts,
-        event: (JSON.parse(t.payload) as { event: WebhookEvent }).event.type,
+        ...deliveredEvent(t.payload),
         lastResult: t.lastResult,
         createdAt: t.createdAt,
         updatedAt: t.updatedAt,
@@ -847,4 +856,11 @@ export class ReceiptMonth extends DurableObject<Env> {
     });
     this.schedule();
   }
+}
+
+/** A delivery's event type and the e-NCF it is about (null for an event about no receipt). */
+function deliveredEvent(payload: string): { event: string; encf: string | null } {
+  const { event } = JSON.parse(payload) as { event: WebhookEvent };
+  const encf = (event.data as { encf?: unknown } | undefined)?.encf;
+  return { event: event.type, encf: typeof encf === "string" ? encf : null };
 }

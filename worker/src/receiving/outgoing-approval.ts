@@ -13,7 +13,7 @@ import { signAsCompany } from "./company-signer.ts";
 import { lookUpTaxpayer } from "./directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
-import { approvalStatusOf, legacyApprovalEstadoOf, type ApprovalEstado, type LegacyApprovalEstado } from "../issuing/estado.ts";
+import { approvalStatusOf, type ApprovalEstado } from "../issuing/estado.ts";
 
 export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };
 
@@ -23,8 +23,6 @@ export interface ApprovalResult {
   estado: ApprovalEstado;
   supplier: Delivery;
   dgii: Delivery;
-  /** API 1.7's spelling of estado: deprecated, removed in 1.9.0. */
-  status: LegacyApprovalEstado;
 }
 
 const fileNameOf = (rncComprador: string, encf: string) => `${rncComprador}${encf}.xml`;
@@ -111,5 +109,5 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
     approvalDgiiOutcome: dgii.outcome,
     approvalDgiiDetail: dgii.detail,
   });
-  return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii, status: legacyApprovalEstadoOf(status) };
+  return { id: purchase.id, encf: purchase.encf, estado, supplier, dgii };
 }

@@ -150,9 +150,6 @@ export type SupplierDefaultInput = z.infer<typeof SupplierDefaultBody>;
 /** Where a field's value came from: this purchase, the supplier's defaults, the document, or the type's rule. */
 export type Source = "purchase" | "supplier" | "document" | "rule";
 
-/** The earlier Spanish words for the same sources, still sent as the deprecated `origen` until 1.9.0. */
-export const LEGACY_SOURCES = { purchase: "compra", supplier: "proveedor", document: "documento", rule: "regla" } as const satisfies Record<Source, string>;
-
 export const CLASSIFICATION_FIELDS = [
   "tipoBienesServicios",
   "fechaPago",
@@ -200,11 +197,24 @@ function pick<T>(sources: Resolved606["sources"], field: ClassificationField, ca
   return null;
 }
 
-/** A supplier's purchase, as the 606 will report it. */
+/**
+ * A person classified this purchase: they chose its kind of expense (PATCH /compras/{id}), so what
+ * they left empty beside it was decided, not forgotten. A payment date alone classifies nothing.
+ */
+export const classifiedByPerson = (purchase: Pick<Purchase, "tipoBienesServicios">) => purchase.tipoBienesServicios !== null;
+
+/**
+ * A supplier's purchase, as the 606 will report it. Defaults the issuer set for the supplier fill
+ * what the purchase does not say. Defaults learned from another purchase fill a purchase no person
+ * has classified yet; once a person has, they fill only the payment form every line needs when it
+ * is left empty, never an amount or the ISR withholding type: a zero a person left is a decision,
+ * and a learned withholding would report one never made.
+ */
 export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): Resolved606 {
   const sources: Resolved606["sources"] = {};
   const set = supplier?.origin === "set" ? supplier : null;
-  const learned = supplier?.origin === "learned" ? supplier : null;
+  const learnedCodes = supplier?.origin === "learned" ? supplier : null;
+  const learned = classifiedByPerson(purchase) ? null : learnedCodes;
   const itbisRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisRetenidoPorcentaje ?? null);
   const rentaRate = (d: SupplierDefault | null) => rated(figures.montoFacturado, d?.retencionRentaPorcentaje ?? null);
   const costRate = (d: SupplierDefault | null) => rated(figures.itbisFacturado, d?.itbisAlCostoPorcentaje ?? null);
@@ -219,7 +229,7 @@ export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, su
       ["purchase", purchase.formaPago],
       ["supplier", set?.formaPago],
       ["document", formaPagoOfDocument(figures, null)],
-      ["supplier", learned?.formaPago],
+      ["supplier", learnedCodes?.formaPago],
     ]),
     tipoRetencionIsr: pick(sources, "tipoRetencionIsr", [
       ["purchase", purchase.tipoRetencionIsr],
@@ -270,7 +280,7 @@ export function classificationGaps(resolved: Resolved606, figures: DocumentFigur
   return gaps;
 }
 
-/** The resolved fields as JSON (amounts as DGII text), with where each came from in both vocabularies. */
+/** The resolved fields as JSON (amounts as DGII text), with where each came from. */
 export function resolvedView(resolved: Resolved606) {
   return {
     tipoBienesServicios: resolved.tipoBienesServicios,
@@ -282,9 +292,6 @@ export function resolvedView(resolved: Resolved606) {
     itbisAlCosto: formatMoney(resolved.itbisAlCosto),
     itbisProporcionalidad: formatMoney(resolved.itbisProporcionalidad),
     sources: resolved.sources,
-    origen: Object.fromEntries(Object.entries(resolved.sources).map(([field, source]) => [field, LEGACY_SOURCES[source]])) as Partial<
-      Record<ClassificationField, (typeof LEGACY_SOURCES)[Source]>
-    >,
   };
 }
 
@@ -363,6 +370,8 @@ function contradictions(next: ReturnType<typeof merged>, purchase: Purchase, fig
 }
 
 export interface ClassifiedPurchase {
+  /** PATCH only: the fields whose effective value (what the 606 reports) this request changed. */
+  changed?: ClassificationField[];
   id: string;
   encf: string;
   rncEmisor: string;
@@ -372,25 +381,14 @@ export interface ClassifiedPurchase {
   classification: Record<ClassificationField, string | null>;
   /** What the 606 will report, with where each value comes from. */
   effective: ReturnType<typeof resolvedView>;
-  missing: (ClassificationGap & LegacyGap)[];
-  /** The earlier Spanish names of the same three, deprecated until 1.9.0. */
-  clasificacion: Record<ClassificationField, string | null>;
-  efectiva: ReturnType<typeof resolvedView>;
-  faltantes: (ClassificationGap & LegacyGap)[];
-}
-
-/** A gap's fields under their earlier Spanish names too (deprecated until 1.9.0). */
-interface LegacyGap {
-  codigo: ClassificationGap["code"];
-  campo: ClassificationField;
-  mensaje: string;
+  missing: ClassificationGap[];
 }
 
 export function classifiedView(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): ClassifiedPurchase {
   const resolved = resolvePurchase(purchase, figures, supplier);
   const classification = Object.fromEntries(CLASSIFICATION_FIELDS.map((f) => [f, purchase[f]])) as Record<ClassificationField, string | null>;
   const effective = resolvedView(resolved);
-  const missing = classificationGaps(resolved, figures).map((gap) => ({ ...gap, codigo: gap.code, campo: gap.field, mensaje: gap.message }));
+  const missing = classificationGaps(resolved, figures);
   return {
     id: purchase.id,
     encf: purchase.encf,
@@ -400,9 +398,6 @@ export function classifiedView(purchase: Purchase, figures: DocumentFigures, sup
     classification,
     effective,
     missing,
-    clasificacion: classification,
-    efectiva: effective,
-    faltantes: missing,
   };
 }
 
@@ -416,14 +411,18 @@ export async function classifyPurchase(env: Env, company: Company, id: string, b
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
   const { purchase, month } = found;
   const figures = await figuresOfRow(env, month, "purchases", purchase);
+  const ledger = issuerLedger(env, company.id);
+  const [before] = await ledger.supplierDefaults([purchase.rncEmisor]);
+  const was = resolvedView(resolvePurchase(purchase, figures, before ?? null));
   const next = merged(purchase, body);
   const problems = contradictions(next, purchase, figures);
   if (problems.length) throw new ApiProblem("validation_failed", { detail: `The classification does not fit ${purchase.encf}.`, errors: problems });
   const stored = await month.classifyPurchase(purchase.id, { ...next, classifiedAt: now.toISOString() });
   if (!stored) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
-  const ledger = issuerLedger(env, company.id);
   const supplier = await ledger.learnSupplierDefault(stored.rncEmisor, learnedDefaults(stored, figures));
-  return classifiedView(stored, figures, supplier);
+  const view = classifiedView(stored, figures, supplier);
+  const changed = CLASSIFICATION_FIELDS.filter((field) => view.effective[field] !== was[field]);
+  return { ...view, changed };
 }
 
 /** GET /compras/{id}/clasificacion. */

@@ -7,7 +7,12 @@ import { compare, dec, isZero, sub, ZERO } from "@ecf/shared";
 import type { Purchase, Receipt } from "../ledger/schema.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import { classificationGaps, formaPagoOfDocument, resolvePurchase, resolvedView, type Resolved606 } from "../receiving/purchase-classification.ts";
-import type { DocumentFigures } from "./document-figures.ts";
+import { figureNotes, type DocumentFigures } from "./document-figures.ts";
+
+const notesOf = (figures: DocumentFigures) => {
+  const notes = figureNotes(figures);
+  return notes.length ? { notes } : {};
+};
 import {
   columnTotal,
   dgiiFileName,
@@ -60,6 +65,8 @@ export interface Line606 extends FormatLine<Column606> {
   tipoeCF: string;
   /** What the record reports beside the document's figures, and where each value came from. */
   classification: ReturnType<typeof resolvedView>;
+  /** How the figures were read where the document left something out (figureNotes); absent when nothing. */
+  notes?: string[];
 }
 
 /** Columns summed in `totals` (a check against the books). */
@@ -201,6 +208,7 @@ export function build606(input: Build606Input): Report606 {
       tipoeCF: purchase.tipoeCF,
       classification: resolvedView(resolved),
       fields: fields606(purchase.rncEmisor, purchase.encf, purchase.issueDate, figures, resolved),
+      ...notesOf(figures),
     });
   }
   for (const { receipt, figures } of input.own) {
@@ -221,6 +229,7 @@ export function build606(input: Build606Input): Report606 {
       tipoeCF: receipt.tipoeCF,
       classification: resolvedView(resolved),
       fields: fields606(counterparty, receipt.encf, receipt.issueDate, figures, resolved),
+      ...notesOf(figures),
     });
   }
   if (input.figuresPending > 0) {

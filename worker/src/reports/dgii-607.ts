@@ -17,7 +17,7 @@
 import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared";
 import type { Receipt } from "../ledger/schema.ts";
 import type { RfceSums } from "../ledger/monthly-rows.ts";
-import type { DocumentFigures, FormaDePago } from "./document-figures.ts";
+import { figureNotes, type DocumentFigures, type FormaDePago } from "./document-figures.ts";
 import {
   columnTotal,
   dgiiFileName,
@@ -88,6 +88,8 @@ export const SALES_TYPES = ["31", "32", "33", "34", "44", "45", "46"] as const;
 export interface Line607 extends FormatLine<Column607> {
   encf: string;
   tipoeCF: string;
+  /** How the figures were read where the document left something out (figureNotes); absent when nothing. */
+  notes?: string[];
 }
 
 export interface ConsumerSummary {
@@ -218,7 +220,8 @@ export function build607(input: Build607Input): Report607 {
         fixWith: `PATCH /ventas/${receipt.encf}`,
       });
     }
-    lines.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, fields });
+    const notes = figureNotes(figures);
+    lines.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, fields, ...(notes.length && { notes }) });
   }
   if (input.figuresPending > 0) {
     missing.push(figuresPendingItem(input.figuresPending));

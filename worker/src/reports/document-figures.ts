@@ -2,7 +2,7 @@
 // signed document and kept on its ledger row (`figures`), so a month's report never has to open
 // thousands of XML files. Amounts are exact decimals written with exactly two places, as DGII
 // writes them (the E32 summary sums them in SQL as integer cents on that promise).
-import { add, decimal, distribute, formatMoney, objAt, objectsOf, parseDecimal, textOf, ZERO, type Decimal } from "@ecf/shared";
+import { add, decimal, distribute, formatMoney, objAt, objectsOf, parseDecimal, sub, textOf, ZERO, type Decimal } from "@ecf/shared";
 
 export const FIGURES_VERSION = 1;
 
@@ -24,9 +24,14 @@ export interface DocumentFigures {
   /** TotalITBISRetenido and TotalISRRetencion as the document declares them; null when absent. */
   itbisRetenido: string | null;
   retencionRenta: string | null;
-  /** ISC específico + ad valorem; other additional taxes (002–005); the legal tip (001). */
+  /**
+   * ISC específico + ad valorem; other additional taxes (002–005, and any part of
+   * MontoImpuestoAdicional no ImpuestosAdicionales row breaks down); the legal tip (001).
+   */
   isc: string;
   otrosImpuestos: string;
+  /** The part of MontoImpuestoAdicional without a breakdown, counted in otrosImpuestos; absent when none (and on older rows). */
+  otrosImpuestosSinDesglose?: string;
   propinaLegal: string;
   montoTotal: string;
   tipoIngresos: string | null;
@@ -95,6 +100,11 @@ export function documentFigures(document: unknown): DocumentFigures {
     if (textOf(tax, "TipoImpuesto")?.padStart(3, "0") === PROPINA_LEGAL) propina = add(propina, other);
     else otros = add(otros, other);
   }
+  // A total of additional taxes the rows do not explain (DGII accepts such an e-CF conditionally)
+  // is still a tax the buyer paid: without it the payment columns would not add up to the amounts.
+  const unexplained = sub(amount(totales, "MontoImpuestoAdicional"), add(isc, add(otros, propina)));
+  const sinDesglose = unexplained.coef > 0n ? unexplained : null;
+  if (sinDesglose) otros = add(otros, sinDesglose);
   return {
     v: FIGURES_VERSION,
     montoServicios: formatMoney(servicios),
@@ -105,6 +115,7 @@ export function documentFigures(document: unknown): DocumentFigures {
     retencionRenta: optionalAmount(totales, "TotalISRRetencion"),
     isc: formatMoney(isc),
     otrosImpuestos: formatMoney(otros),
+    ...(sinDesglose && { otrosImpuestosSinDesglose: formatMoney(sinDesglose) }),
     propinaLegal: formatMoney(propina),
     montoTotal: formatMoney(amount(totales, "MontoTotal")),
     tipoIngresos: textOf(idDoc, "TipoIngresos") ?? null,
@@ -128,4 +139,11 @@ export function readFigures(json: string | null): DocumentFigures | null {
   } catch {
     return null;
   }
+}
+
+/** What a line's JSON says about how its figures were read, beside DGII's fields. */
+export function figureNotes(figures: DocumentFigures): string[] {
+  return figures.otrosImpuestosSinDesglose
+    ? [`MontoImpuestoAdicional has ${figures.otrosImpuestosSinDesglose} without an ImpuestosAdicionales breakdown: reported as other taxes (otrosImpuestosTasas).`]
+    : [];
 }

@@ -3,6 +3,7 @@
 // at a time; figures of rows recorded before 1.8.0 are read from the archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/schema.ts";
+import { requestedMonth } from "../http/month.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import type { MonthPageQuery, RfceSums } from "../ledger/monthly-rows.ts";
@@ -15,32 +16,20 @@ import { readFigures, type DocumentFigures } from "./document-figures.ts";
 import { backfillFigures } from "./figures-backfill.ts";
 
 /** AAAAMM → yyyy-MM, or a 400 pointing at the query parameter it was given as. */
-export function monthOf(period: string | undefined, param: "period" | "periodo" = "period"): string {
+export function monthOf(period: string | undefined): string {
   const month = period === undefined ? undefined : monthOfPeriodo(period);
   if (!month) {
     throw new ApiProblem("validation_failed", {
       detail: "period must be a month, AAAAMM.",
-      errors: [{ path: `/query/${param}`, code: "invalid_period", message: "Expected AAAAMM, e.g. 202605." }],
+      errors: [{ path: "/query/period", code: "invalid_period", message: "Expected AAAAMM, e.g. 202605." }],
     });
   }
   return month;
 }
 
-/**
- * The month asked for, AAAAMM: `period`, or `periodo` (its deprecated name until 1.9.0). Both,
- * saying different months, is a 422: which one was meant cannot be guessed.
- */
-export function periodOfQuery(query: { period?: string; periodo?: string }): string {
-  const { period, periodo } = query;
-  if (period !== undefined && periodo !== undefined && period !== periodo) {
-    throw new ApiProblem("unprocessable", {
-      detail: "period and periodo (its deprecated name) name different months; give one.",
-      errors: [{ path: "/query/periodo", code: "alias_conflict", message: `periodo (${periodo}) differs from period (${period}).` }],
-    });
-  }
-  const given = period ?? periodo;
-  monthOf(given, period === undefined && periodo !== undefined ? "periodo" : "period");
-  return given!;
+/** The month `?period=` asks for (AAAAMM or AAAA-MM, begun already), as DGII's AAAAMM. */
+export function periodOfQuery(query: { period?: string }, now: Date): string {
+  return requestedMonth(query.period, "/query/period", now).replace("-", "");
 }
 
 /** Every page of a month object's rows, in order. */

@@ -63,8 +63,7 @@ function decodeCursor(report: string, cursor: string): [string, string | number]
 }
 
 /**
- * Reads and validates the dates (`desde`/`hasta`, or `Desde`/`Hasta` as DGII's services name them;
- * yyyy-MM-dd or dd-MM-yyyy), the report's filters, pageSize, cursor and format; every problem
+ * Reads and validates the dates (`Desde`/`Hasta`, yyyy-MM-dd or dd-MM-yyyy), the report's filters, pageSize, cursor and format; every problem
  * points into the query.
  */
 export function readReportQuery(report: ReportName, query: Record<string, string | undefined>, accept: string | undefined): ReportQuery {
@@ -87,25 +86,22 @@ export function readReportQuery(report: ReportName, query: Record<string, string
   return { desde, hasta, pageSize, after, format, filters };
 }
 
-/** desde/hasta (or Desde/Hasta) as ISO dates, from yyyy-MM-dd or dd-MM-yyyy; problems go to `errors`. */
+/** Desde/Hasta (the interface's names, DGII's services') as ISO dates, from yyyy-MM-dd or dd-MM-yyyy; problems go to `errors`. */
 export function readDateRange(query: Record<string, string | undefined>, errors: ProblemItem[]): { desde?: string; hasta?: string } {
   const dates: { desde?: string; hasta?: string } = {};
-  for (const name of ["desde", "hasta"] as const) {
-    const capitalized = name === "desde" ? "Desde" : "Hasta";
-    const given = query[name] ?? query[capitalized];
+  for (const [name, param] of [
+    ["desde", "Desde"],
+    ["hasta", "Hasta"],
+  ] as const) {
+    const given = query[param];
     if (given === undefined) continue;
     const iso = isoDateOf(given);
     if (isCalendarDate(iso)) dates[name] = iso;
-    else
-      errors.push({
-        path: `/query/${query[name] !== undefined ? name : capitalized}`,
-        code: "invalid_date",
-        message: `${name} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.`,
-      });
+    else errors.push({ path: `/query/${param}`, code: "invalid_date", message: `${param} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.` });
   }
   const { desde, hasta } = dates;
   if (desde && hasta && desde > hasta) {
-    errors.push({ path: "/query/hasta", code: "range_inverted", message: "hasta must not be before desde." });
+    errors.push({ path: "/query/Hasta", code: "range_inverted", message: "Hasta must not be before Desde." });
   }
   return dates;
 }
@@ -127,9 +123,9 @@ export function readCursor(report: string, cursor: string | undefined, errors: P
   return after;
 }
 
-/** json or csv: `format`, else the Accept header. */
+/** json or csv (a code: any case), `format`, else the Accept header. */
 export function readFormat(query: Record<string, string | undefined>, accept: string | undefined, errors: ProblemItem[]): "json" | "csv" {
-  const format = query.format ?? (/text\/csv/i.test(accept ?? "") ? "csv" : "json");
+  const format = query.format?.toLowerCase() ?? (/text\/csv/i.test(accept ?? "") ? "csv" : "json");
   if (format !== "json" && format !== "csv") errors.push({ path: "/query/format", code: "invalid", message: "format must be json or csv." });
   return format as "json" | "csv";
 }

@@ -41,13 +41,9 @@ export interface SaleWithholding {
   itbisRetenidoTerceros: string | null;
   retencionRentaTerceros: string | null;
   sources: { itbisRetenidoTerceros: WithholdingSource | null; retencionRentaTerceros: WithholdingSource | null };
-  /** The same in the earlier Spanish words, deprecated until 1.9.0. */
-  origen: { itbisRetenidoTerceros: (typeof LEGACY_SOURCES)[WithholdingSource] | null; retencionRentaTerceros: (typeof LEGACY_SOURCES)[WithholdingSource] | null };
 }
 
 export type WithholdingSource = "sale" | "document";
-const LEGACY_SOURCES = { sale: "venta", document: "documento" } as const satisfies Record<WithholdingSource, string>;
-const legacy = (source: WithholdingSource | null) => (source === null ? null : LEGACY_SOURCES[source]);
 
 /** PATCH /ventas/{encf}: a merge patch (absent keeps, null clears). */
 export async function recordSaleWithholding(env: Env, company: Company, encf: string, body: SaleWithholdingInput): Promise<SaleWithholding> {
@@ -88,6 +84,5 @@ export async function recordSaleWithholding(env: Env, company: Company, encf: st
     itbisRetenidoTerceros: itbis.value,
     retencionRentaTerceros: renta.value,
     sources: { itbisRetenidoTerceros: itbis.source, retencionRentaTerceros: renta.source },
-    origen: { itbisRetenidoTerceros: legacy(itbis.source), retencionRentaTerceros: legacy(renta.source) },
   };
 }

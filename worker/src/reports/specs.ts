@@ -42,22 +42,6 @@ export const ESTADO_SQL: Record<string, string> = {
 /** A commercial approval (ACECF) as DGII spells its Estado, from how the ledger stores it (see issuing/estado.ts). */
 const APPROVAL_COLUMN = "CASE approval_status WHEN 'accepted' THEN 'Aceptado' WHEN 'rejected' THEN 'Rechazado' END";
 
-/**
- * Output names of API 1.7 still sent beside the names that replaced them (removed in 1.9.0): the
- * service's own fields in English camelCase, DGII's states in DGII's words. The OpenAPI document
- * marks them deprecated (routes/reports.ts).
- */
-export const DEPRECATED_REPORT_COLUMNS: Record<ReportName, Record<string, string>> = {
-  encf: { creado: "createdAt", origen: "source", status: "estado", approvalStatus: "aprobacionComercial" },
-  compras: {
-    recibido: "receivedAt",
-    aprobacionEnviadaEmisor: "approvalSupplierOutcome",
-    aprobacionEnviadaDgii: "approvalDgiiOutcome",
-    approvalStatus: "aprobacionComercial",
-  },
-  errores: { fecha: "createdAt", accion: "action", codigo: "code", detalle: "detail" },
-};
-
 const ESTADO_COLUMN = `CASE ${Object.entries(ESTADO_SQL)
   .map(([estado, condition]) => `WHEN ${condition} THEN '${estado}'`)
   .join(" ")} END`;
@@ -103,12 +87,6 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       aprobacionComercial: APPROVAL_COLUMN,
       createdAt: "created_at",
       source: "source",
-      // API 1.7's names and values (DEPRECATED_REPORT_COLUMNS): estado as the ledger stores it
-      // ("accepted", "in_process"…), the approval likewise ("accepted", "rejected").
-      creado: "created_at",
-      origen: "source",
-      status: "status",
-      approvalStatus: "approval_status",
     },
     sortColumn: "issue_date",
     tieColumn: "encf",
@@ -138,11 +116,6 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       approvalSupplierOutcome: "approval_supplier_outcome",
       approvalDgiiOutcome: "approval_dgii_outcome",
       receivedAt: "created_at",
-      // API 1.7's names and values (DEPRECATED_REPORT_COLUMNS).
-      recibido: "created_at",
-      aprobacionEnviadaEmisor: "approval_supplier_outcome",
-      aprobacionEnviadaDgii: "approval_dgii_outcome",
-      approvalStatus: "approval_status",
     },
     sortColumn: "issue_date",
     tieColumn: "id",
@@ -164,11 +137,6 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       detail: "detail",
       actor: "actor",
       requestId: "request_id",
-      // API 1.7's names (DEPRECATED_REPORT_COLUMNS).
-      fecha: "created_at",
-      accion: "action",
-      codigo: "code",
-      detalle: "detail",
     },
     sortColumn: "created_at",
     tieColumn: "id",

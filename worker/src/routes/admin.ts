@@ -4,7 +4,7 @@ import { requireAdmin } from "../auth/admin.ts";
 import { generateKeyMaterial } from "../auth/keys.ts";
 import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database } from "../db/client.ts";
-import { apiKeys, companies, partnerCompanies, partners } from "../db/schema.ts";
+import { apiKeys, type Company, companies, partnerCompanies, partners } from "../db/schema.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
@@ -34,18 +34,29 @@ import { SequenceBody, SequenceSchema, TipoParam } from "../http/schemas/company
 
 const companyOut = (row: typeof companies.$inferSelect) => ({
   id: row.id,
-  legalName: row.legalName,
-  rnc: row.rnc,
+  name: row.legalName,
+  registryNumber: row.rnc,
   tradeName: row.tradeName ?? null,
   address: row.address ?? null,
   province: row.province ?? null,
   municipality: row.municipality ?? null,
-  dgiiEnvironment: row.dgiiEnvironment,
+  dgiiServer: row.dgiiEnvironment,
   invoiceLimitPerMonth: row.invoiceLimitPerMonth,
   totalsPolicy: row.totalsPolicy,
   isActive: row.isActive,
-  certificateNotAfter: row.certificateNotAfter ?? null,
+  signatureExpirationDate: row.certificateNotAfter ?? null,
 });
+
+/** The columns of an issuer's row from the API's names (those of GET /company/me). */
+function companyColumns<T extends { name?: string; registryNumber?: string; dgiiServer?: Company["dgiiEnvironment"] }>(input: T) {
+  const { name, registryNumber, dgiiServer, ...rest } = input;
+  return {
+    ...rest,
+    ...(name !== undefined && { legalName: name }),
+    ...(registryNumber !== undefined && { rnc: registryNumber }),
+    ...(dgiiServer !== undefined && { dgiiEnvironment: dgiiServer }),
+  };
+}
 
 async function createKey(d1: D1Database, input: z.infer<typeof KeyInput>) {
   const db = database(d1);
@@ -102,12 +113,15 @@ adminRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     const db = database(c.env.DB);
-    if (await db.query.companies.findFirst({ where: eq(companies.rnc, input.rnc) })) {
-      throw new ApiProblem("conflict", { detail: `Issuer ${input.rnc} is already registered.`, errors: [{ path: "/rnc", code: "duplicate", message: "Already registered." }] });
+    if (await db.query.companies.findFirst({ where: eq(companies.rnc, input.registryNumber) })) {
+      throw new ApiProblem("conflict", {
+        detail: `Issuer ${input.registryNumber} is already registered.`,
+        errors: [{ path: "/registryNumber", code: "duplicate", message: "Already registered." }],
+      });
     }
     const [row] = await db
       .insert(companies)
-      .values({ id: crypto.randomUUID(), ...input })
+      .values({ id: crypto.randomUUID(), ...companyColumns(input), legalName: input.name, rnc: input.registryNumber })
       .returning();
     return c.json(companyOut(row!), 201);
   },
@@ -124,7 +138,7 @@ adminRoutes.openapi(
     responses: { 200: { description: "Issuers", ...json(CompanyList) } },
   }),
   async (c) => {
-    const { rnc } = c.req.valid("query");
+    const { registryNumber: rnc } = c.req.valid("query");
     const rows = await database(c.env.DB).query.companies.findMany({ where: rnc ? eq(companies.rnc, rnc) : undefined, orderBy: companies.rnc });
     return c.json({ companies: rows.map(companyOut) }, 200);
   },
@@ -145,7 +159,7 @@ adminRoutes.openapi(
     const { id } = c.req.valid("param");
     await findCompany(c.env.DB, id);
     const patch = c.req.valid("json");
-    const [row] = await database(c.env.DB).update(companies).set(patch).where(eq(companies.id, id)).returning();
+    const [row] = await database(c.env.DB).update(companies).set(companyColumns(patch)).where(eq(companies.id, id)).returning();
     return c.json(companyOut(row!), 200);
   },
 );

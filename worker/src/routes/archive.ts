@@ -1,6 +1,7 @@
-// GET /archive/{periodo}: the month's documents as one zip, streamed (archive/month-zip.ts).
+// GET /archive/{period}: the month's documents as one zip, streamed (archive/month-zip.ts).
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
+import { requestedMonth } from "../http/month.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { monthArchive } from "../archive/month-zip.ts";
@@ -13,7 +14,7 @@ archiveRoutes.use("/archive/*", requireAuth, resolveTenant);
 archiveRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/archive/{periodo}",
+    path: "/archive/{period}",
     tags: ["Archive"],
     summary: "The month's archive as a zip: every signed XML issued and received, ARECF/ACECF, the PDFs already rendered, and an index",
     description: [
@@ -25,19 +26,18 @@ archiveRoutes.openapi(
     ].join(" "),
     request: {
       params: z.object({
-        periodo: z
-          .string()
-          .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "expected AAAA-MM")
-          .openapi({ param: { name: "periodo", in: "path" }, example: "2026-05" }),
+        // Checked by requestedMonth, which also refuses a month not begun (422).
+        period: z.string().openapi({ param: { name: "period", in: "path", description: "The month, AAAA-MM or AAAAMM" }, example: "2026-05" }),
       }),
     },
     responses: {
       200: { description: "The zip", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
-      400: problemSchema("periodo is not AAAA-MM"),
+      400: problemSchema("period is not a month (AAAA-MM or AAAAMM)"),
+      422: problemSchema("The month has not begun yet"),
     },
   }),
   async (c) => {
-    const month = c.req.valid("param").periodo;
+    const month = requestedMonth(c.req.valid("param").period, "/period", new Date());
     const tenant = c.get("tenant");
     return c.body(chunksToStream(monthArchive(c.env, tenant, month)), 200, {
       "Content-Type": "application/zip",

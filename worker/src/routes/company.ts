@@ -63,7 +63,7 @@ companyRoutes.openapi(
     tags: ["Company"],
     summary: "The issuer's profile, usage and warnings",
     description:
-      "What the caller's issuer looks like to the service: its legal name, RNC, DGII environment, totals policy, this month's receipts against its limit, its certificate's expiry, and warnings to act on (certificate missing or expiring, quota near its limit, a disabled webhook). API 1.7's names are still sent, deprecated.",
+      "What the caller's issuer looks like to the service: its legal name, RNC, DGII environment, totals policy, this month's receipts against its limit, its certificate's expiry, and warnings to act on (certificate missing or expiring, quota near its limit, a disabled webhook).",
     responses: {
       200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
     },
@@ -75,15 +75,15 @@ companyRoutes.openapi(
     return c.json(
       {
         id: company.id,
-        legalName: company.legalName,
-        rnc: company.rnc,
+        name: company.legalName,
+        registryNumber: company.rnc,
         isActive: company.isActive,
-        dgiiEnvironment: company.dgiiEnvironment,
+        dgiiServer: company.dgiiEnvironment,
         totalsPolicy: company.totalsPolicy,
         invoicesCountCurrentMonth: used,
         invoiceLimitPerMonth: company.invoiceLimitPerMonth,
-        certificateFileName: company.certificateFileName ?? null,
-        certificateNotAfter: company.certificateNotAfter ?? null,
+        signatureName: company.certificateFileName ?? null,
+        signatureExpirationDate: company.certificateNotAfter ?? null,
         warnings: [
           ...profileWarnings(company, used, now),
           ...(await disabledEndpointsOf(c.env, company.id)).map((e) => ({
@@ -91,11 +91,6 @@ companyRoutes.openapi(
             message: `Webhook ${e.id} (${e.url}) was disabled on ${e.disabledAt}: ${e.disabledReason ?? "deliveries failed"}. Register it again to resume.`,
           })),
         ],
-        name: company.legalName,
-        registryNumber: company.rnc,
-        dgiiServer: company.dgiiEnvironment,
-        signatureName: company.certificateFileName ?? null,
-        signatureExpirationDate: company.certificateNotAfter ?? null,
       },
       200,
     );

@@ -54,13 +54,13 @@ const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
 });
 const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
   id: c.id,
-  rnc: c.rnc,
-  legalName: c.legalName,
+  registryNumber: c.rnc,
+  name: c.legalName,
   tradeName: c.tradeName,
   address: c.address,
   province: c.province,
   municipality: c.municipality,
-  dgiiEnvironment: c.dgiiEnvironment,
+  dgiiServer: c.dgiiEnvironment,
 });
 
 export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });
@@ -185,7 +185,7 @@ deviceRoutes.openapi(
         device: deviceOut(device),
         company: companyOut(company),
         certificateSerial: company.certificateSerial,
-        certificateNotAfter: company.certificateNotAfter,
+        signatureExpirationDate: company.certificateNotAfter,
         leases: (await currentLeases(c.env, company.id, device.id)).map(leaseView),
       },
       200,

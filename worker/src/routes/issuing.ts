@@ -110,7 +110,7 @@ issuingRoutes.openapi(
     const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
     if (retryAfter) c.header("Retry-After", String(retryAfter));
     if (outcome.replayed) c.header("Idempotent-Replayed", "true");
-    const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings, advertencias: outcome.warnings } : judged;
+    const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings } : judged;
     if (!outcome.reenviado && !outcome.replayed && !outcome.audited && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
       c.set("auditEvent", dgiiOutcomeEvent(answer.estado, answer.encf, answer.mensajes));
     }
@@ -189,7 +189,7 @@ issuingRoutes.openapi(
     if (!isEmailAddress(to)) throw new ApiProblem("validation_failed", { errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }] });
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
-    return c.json({ encf: receipt.encf, to, state: "pending" as const, estado: "pendiente" as const }, 202);
+    return c.json({ encf: receipt.encf, to, state: "pending" as const }, 202);
   },
 );
 

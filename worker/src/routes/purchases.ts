@@ -128,8 +128,6 @@ const defaultsView = (d: SupplierDefault) => ({
   itbisAlCostoPorcentaje: d.itbisAlCostoPorcentaje,
   source: d.origin,
   updatedAt: d.updatedAt,
-  origen: d.origin,
-  actualizado: d.updatedAt,
 });
 
 purchaseRoutes.openapi(

@@ -98,7 +98,7 @@ async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | 
         await checkReceiverToken(c, company, now);
       });
       const status = registered.approvalStatus;
-      return c.json({ mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: approvalEstadoOf(status), status }, 200);
+      return c.json({ mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: approvalEstadoOf(status) }, 200);
     }
     default: {
       const unreachable: never = service;

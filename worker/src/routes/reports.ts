@@ -16,7 +16,6 @@ import { COLUMNS_607 } from "../reports/dgii-607.ts";
 import { Formato606, Formato607, Formato608, PeriodQuery, ReportQuerySchema, reportPageSchema, type ReportItem } from "../http/schemas/reports.ts";
 import { COLUMNS_608 } from "../reports/dgii-608.ts";
 import { txtOf, type FormatLine, type MissingItem, type MonthlyFormat } from "../reports/dgii-txt.ts";
-import { answer606, answer607, answer608, missingAnswer } from "../reports/monthly-format-answer.ts";
 import { periodOfQuery, read606, read607, read608 } from "../reports/monthly-formats.ts";
 
 const SUMMARIES: Record<ReportName, string> = {
@@ -92,7 +91,6 @@ const MONTHLY = {
     columns: COLUMNS_606,
     schema: Formato606,
     read: read606,
-    answer: answer606,
   },
   "607": {
     summary: "Formato 607 (ventas), for issuers that still file it: accepted e-CF one by one, E32 under 250,000 as the summary's totals",
@@ -104,7 +102,6 @@ const MONTHLY = {
     columns: COLUMNS_607,
     schema: Formato607,
     read: read607,
-    answer: answer607,
   },
   "608": {
     summary: "Formato 608 (comprobantes anulados), for issuers that still file it: the e-NCF DGII voided (ANECF) in the month",
@@ -112,7 +109,6 @@ const MONTHLY = {
     columns: COLUMNS_608,
     schema: Formato608,
     read: read608,
-    answer: answer608,
   },
 } as const;
 
@@ -120,7 +116,7 @@ const MONTHLY = {
 function missingProblems(missing: readonly MissingItem[]) {
   return missing.map((m) => {
     const resource = m.fixWith ? m.fixWith.split(" ")[1]! : m.encf ? `/fe/recepcion/ecf/${m.encf}` : "/query/period";
-    return { path: m.field ? `${resource}/${m.field}` : resource, ...missingAnswer(m) };
+    return { path: m.field ? `${resource}/${m.field}` : resource, ...m };
   });
 }
 
@@ -139,19 +135,20 @@ for (const formato of ["606", "607", "608"] as const) {
           description: "The month's file: JSON (with what is missing), or the TXT exactly as DGII's tool writes it (CRLF, ASCII)",
           content: { "application/json": { schema: spec.schema }, "text/plain": { schema: z.string() } },
         },
-        400: problemSchema("period is not AAAAMM, or an unknown format"),
-        422: problemSchema("The TXT was asked for but the month is not complete (errors[] list what is missing), or period and periodo differ"),
+        400: problemSchema("period is not a month (AAAAMM or AAAA-MM), or an unknown format"),
+        422: problemSchema("The month has not begun yet, or the TXT was asked for but the month is not complete (errors[] list what is missing)"),
       },
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const format = query.format ?? (/text\/plain/i.test(c.req.header("Accept") ?? "") ? "txt" : "json");
+      // A code, so case does not matter: format=TXT is format=txt.
+      const format = query.format?.toLowerCase() ?? (/text\/plain/i.test(c.req.header("Accept") ?? "") ? "txt" : "json");
       if (format !== "json" && format !== "txt")
         throw new ApiProblem("validation_failed", { errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }] });
       const tenant = c.get("tenant");
-      const report = await spec.read(c.env, tenant, periodOfQuery(query));
-      // Each format's answer has its own extras; the route's schema is the three's union.
-      if (format === "json") return c.json((spec.answer as (r: typeof report) => z.infer<typeof spec.schema>)(report), 200);
+      const report = await spec.read(c.env, tenant, periodOfQuery(query, new Date()));
+      // The built format is the JSON answer as it is: its names are the schema's.
+      if (format === "json") return c.json(report as z.infer<typeof spec.schema>, 200);
       if (!report.complete) {
         throw new ApiProblem("unprocessable", {
           detail: `The ${formato} of ${report.period} is not complete: ${report.missing.length} things are missing (see errors).`,

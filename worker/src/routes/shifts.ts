@@ -57,10 +57,8 @@ const issuerAuth = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 const TurnosQuerySchema = z.object({
-  desde: z.string().optional().openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`)", example: "2026-11-01" }),
-  hasta: z.string().optional().openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`)", example: "30-11-2026" }),
-  Desde: z.string().optional().openapi({ description: "desde, as DGII's services name it" }),
-  Hasta: z.string().optional().openapi({ description: "hasta, as DGII's services name it" }),
+  Desde: z.string().optional().openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "2026-04-01" }),
+  Hasta: z.string().optional().openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "30-04-2026" }),
   deviceId: z.string().optional().openapi({ description: "Only this till's shifts (GET /devices)" }),
   pageSize: z
     .string()

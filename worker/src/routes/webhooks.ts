@@ -141,8 +141,13 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
   "approval.received": { summary: "The buyer's commercial approval or rejection (ACECF) of a receipt arrived", data: ReceiptEventData },
   "purchase.received": { summary: "A supplier's e-CF was received and acknowledged", data: PurchaseEventData },
   "certificate.expiring": {
-    summary: "The signing certificate expires within 15 days (once per certificate)",
-    data: z.object({ rncEmisor: z.string(), certificateSerial: z.string().nullable(), notAfter: z.string().nullable() }),
+    summary: "The signing certificate expires within 15 days, and again within 3 (once each per certificate)",
+    data: z.object({
+      rncEmisor: z.string(),
+      certificateSerial: z.string().nullable(),
+      notAfter: z.string().nullable(),
+      withinDays: z.union([z.literal(15), z.literal(3)]).openapi({ description: "The notice's mark: the certificate expires within this many days" }),
+    }),
   },
   "quota.near_limit": {
     summary: "More than 90 % of the month's quota is used (once a month)",

@@ -46,9 +46,6 @@ export function purchaseEvent(purchase: Purchase, now = new Date()): WebhookEven
     totalITBIS: purchase.totalItbis,
     arecfEstado: purchase.arecfEstado,
     fechaHoraAcuseRecibo: purchase.fechaHoraAcuseRecibo,
-    // API 1.7's names of fechaEmision and totalITBIS: deprecated, removed in 1.9.0.
-    issueDate: purchase.issueDate,
-    totalItbis: purchase.totalItbis,
   };
   return { type: "purchase.received", timestamp: now.toISOString(), data };
 }

@@ -26,14 +26,16 @@ export interface Credentials {
   apiSecret: string;
 }
 
+/** An issuer from POST /admin/companies; `rnc` repeats its registryNumber for the tests' brevity. */
 export async function createCompany(overrides: Record<string, unknown> = {}) {
-  return admin<{ id: string; rnc: string; legalName: string }>("POST", "/admin/companies", {
-    legalName: "Prueba SRL",
-    rnc: freshRnc(),
-    dgiiEnvironment: "testecf",
+  const company = await admin<{ id: string; registryNumber: string; name: string }>("POST", "/admin/companies", {
+    name: "Prueba SRL",
+    registryNumber: freshRnc(),
+    dgiiServer: "testecf",
     invoiceLimitPerMonth: 100,
     ...overrides,
   });
+  return { ...company, rnc: company.registryNumber };
 }
 
 export async function createKey(ownerType: "company" | "partner", ownerId: string, kind: "test" | "live" = "test"): Promise<Credentials> {
@@ -54,7 +56,7 @@ export async function tokenFor(credentials: Credentials): Promise<string> {
 /** A company with a test key, logged in. */
 export async function companyWithToken(overrides: Record<string, unknown> = {}) {
   const company = await createCompany(overrides);
-  const credentials = await createKey("company", company.id, overrides.dgiiEnvironment === "ecf" ? "live" : "test");
+  const credentials = await createKey("company", company.id, overrides.dgiiServer === "ecf" ? "live" : "test");
   return { company, credentials, token: await tokenFor(credentials) };
 }
 

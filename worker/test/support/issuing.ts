@@ -32,17 +32,19 @@ export async function received(rnc: string, encf?: string): Promise<ReceivedEntr
 /** An issuer ready to issue: profile with address, certificate, ranges for all ten types, a token. */
 export async function issuer(overrides: Record<string, unknown> = {}) {
   const fixtures = inject("certificates");
-  const company = await admin<{ id: string; rnc: string }>("POST", "/admin/companies", {
-    legalName: "Emisora de Prueba SRL",
+  const created = await admin<{ id: string; registryNumber: string }>("POST", "/admin/companies", {
+    name: "Emisora de Prueba SRL",
     tradeName: "Emisora",
-    rnc: freshRnc(),
+    registryNumber: freshRnc(),
     address: "Calle El Conde 1, Zona Colonial",
     province: "010000",
     municipality: "010100",
-    dgiiEnvironment: "testecf",
+    dgiiServer: "testecf",
     invoiceLimitPerMonth: 1000,
     ...overrides,
   });
+  // `rnc` repeats registryNumber for the tests' brevity.
+  const company = { ...created, rnc: created.registryNumber };
   const form = new FormData();
   form.set("file", new File([Uint8Array.from(atob(fixtures.legacyP12), (ch) => ch.charCodeAt(0))], "firma.p12"));
   form.set("password", fixtures.password);

@@ -8,8 +8,9 @@ const totalsPolicy = z.enum(TOTALS_POLICIES).openapi({
     "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.",
 });
 
+// The names of GET /company/me (the interface's) for the same facts: name, registryNumber, dgiiServer.
 const profileFields = {
-  legalName: z.string().min(1).max(150),
+  name: z.string().min(1).max(150).openapi({ description: "Legal company name registered with DGII (RazonSocialEmisor)" }),
   tradeName: z.string().max(150).optional(),
   address: z.string().max(100).optional().openapi({ description: "DireccionEmisor: required on every e-CF the issuer signs" }),
   province: z.string().max(6).optional(),
@@ -19,8 +20,8 @@ const profileFields = {
 export const CompanyInput = z
   .object({
     ...profileFields,
-    rnc: z.string().regex(/^(\d{9}|\d{11})$/, "an RNC has 9 digits, a cédula 11"),
-    dgiiEnvironment: DgiiEnvironment.default("testecf"),
+    registryNumber: z.string().regex(/^(\d{9}|\d{11})$/, "an RNC has 9 digits, a cédula 11"),
+    dgiiServer: DgiiEnvironment.default("testecf"),
     invoiceLimitPerMonth: z.number().int().min(0).default(1000),
     totalsPolicy: totalsPolicy.default("strict"),
     isActive: z.boolean().default(true),
@@ -30,24 +31,24 @@ export const CompanyInput = z
 // No defaults here: zod applies a default even inside .partial(), which would reset the
 // environment, limit and state of an issuer whenever another field is changed.
 export const CompanyPatch = z
-  .object({ ...profileFields, dgiiEnvironment: DgiiEnvironment, invoiceLimitPerMonth: z.number().int().min(0), totalsPolicy, isActive: z.boolean() })
+  .object({ ...profileFields, dgiiServer: DgiiEnvironment, invoiceLimitPerMonth: z.number().int().min(0), totalsPolicy, isActive: z.boolean() })
   .partial()
   .openapi("CompanyPatch");
 
 export const CompanyOut = z
   .object({
     id: z.string(),
-    legalName: z.string(),
-    rnc: z.string(),
+    name: z.string(),
+    registryNumber: z.string(),
     tradeName: z.string().nullable(),
     address: z.string().nullable().openapi({ description: "DireccionEmisor of every e-CF the issuer signs" }),
     province: z.string().nullable(),
     municipality: z.string().nullable(),
-    dgiiEnvironment: z.string(),
+    dgiiServer: DgiiEnvironment,
     invoiceLimitPerMonth: z.number(),
     totalsPolicy,
     isActive: z.boolean(),
-    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
+    signatureExpirationDate: z.string().nullable().openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
   })
   .openapi("AdminCompany");
 
@@ -84,7 +85,9 @@ export const LedgerImportOut = z
   })
   .openapi("LedgerImport");
 
-export const CompanyQuery = z.object({ rnc: z.string().optional().openapi({ description: "Only the issuer with this RNC or cédula" }) });
+export const CompanyQuery = z.object({
+  registryNumber: z.string().optional().openapi({ description: "Only the issuer with this RNC or cédula" }),
+});
 export const CompanyList = z.object({ companies: z.array(CompanyOut) }).openapi("AdminCompanyList");
 export const PartnerInput = z.object({ name: z.string().min(1).max(150) }).openapi("PartnerInput");
 export const PartnerCreated = z.object({ id: z.string(), name: z.string() }).openapi("PartnerCreated");

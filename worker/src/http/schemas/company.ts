@@ -2,7 +2,6 @@
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
 import { MAX_SEQUENCE_NUMBER } from "../../ledger/numbering.ts";
-import { deprecated } from "../deprecated.ts";
 import { DgiiEnvironment } from "./common.ts";
 
 export const Warning = z.object({
@@ -13,21 +12,16 @@ export const Warning = z.object({
 export const CompanyProfile = z
   .object({
     id: z.string(),
-    legalName: z.string().openapi({ description: "RazonSocialEmisor" }),
-    rnc: z.string().openapi({ description: "RNCEmisor: RNC or cédula" }),
+    name: z.string().openapi({ description: "Legal company name registered with DGII (RazonSocialEmisor)" }),
+    registryNumber: z.string().openapi({ description: "RNC or cédula of the issuing company (RNCEmisor)" }),
     isActive: z.boolean(),
-    dgiiEnvironment: DgiiEnvironment,
+    dgiiServer: DgiiEnvironment.openapi({ description: "DGII server the account transmits to: testecf, certecf or ecf" }),
     totalsPolicy: z.enum(TOTALS_POLICIES).openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
     invoicesCountCurrentMonth: z.number().int(),
     invoiceLimitPerMonth: z.number().int(),
-    certificateFileName: z.string().nullable(),
-    certificateNotAfter: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
+    signatureName: z.string().nullable().openapi({ description: "File name of the registered digital certificate" }),
+    signatureExpirationDate: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
     warnings: z.array(Warning),
-    name: deprecated(z.string(), "`legalName`"),
-    registryNumber: deprecated(z.string(), "`rnc`"),
-    dgiiServer: deprecated(DgiiEnvironment, "`dgiiEnvironment`"),
-    signatureName: deprecated(z.string().nullable(), "`certificateFileName`"),
-    signatureExpirationDate: deprecated(z.string().nullable(), "`certificateNotAfter`"),
   })
   .openapi("CompanyProfile");
 

@@ -32,13 +32,13 @@ export const LeaseOut = z
 export const CompanyForDevice = z
   .object({
     id: z.string(),
-    rnc: z.string(),
-    legalName: z.string(),
+    registryNumber: z.string(),
+    name: z.string(),
     tradeName: z.string().nullable(),
     address: z.string().nullable(),
     province: z.string().nullable(),
     municipality: z.string().nullable(),
-    dgiiEnvironment: DgiiEnvironment,
+    dgiiServer: DgiiEnvironment,
   })
   .openapi("DeviceCompany");
 
@@ -47,14 +47,20 @@ export const SigningMaterial = z
     pkcs8: z.string().openapi({ description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes." }),
     certificate: z.string().openapi({ description: "The certificate, DER in base64" }),
     certificateSerial: z.string().nullable(),
-    certificateNotAfter: z.string().nullable(),
+    signatureExpirationDate: z.string().nullable(),
   })
   .openapi("SigningMaterial");
 
 export const Paired = z.object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) }).openapi("DevicePaired");
 
 export const DeviceStatus = z
-  .object({ device: DeviceOut, company: CompanyForDevice, certificateSerial: z.string().nullable(), certificateNotAfter: z.string().nullable(), leases: z.array(LeaseOut) })
+  .object({
+    device: DeviceOut,
+    company: CompanyForDevice,
+    certificateSerial: z.string().nullable(),
+    signatureExpirationDate: z.string().nullable(),
+    leases: z.array(LeaseOut),
+  })
   .openapi("DeviceStatus");
 
 export const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) }).openapi("LeaseRequest");

@@ -2,7 +2,6 @@
 // e-mail of a receipt's printed copy, the voiding of e-NCF ranges (ANECF).
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
-import { deprecated } from "../deprecated.ts";
 import { ENCF_PATTERN } from "./common.ts";
 
 export const IssueHeaders = z.object({
@@ -17,9 +16,7 @@ export const IssueHeaders = z.object({
 });
 
 export const EmailRequest = z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest");
-export const EmailQueued = z
-  .object({ encf: z.string(), to: z.string(), state: z.literal("pending"), estado: deprecated(z.literal("pendiente"), "`state` (pending)") })
-  .openapi("EmailQueued");
+export const EmailQueued = z.object({ encf: z.string(), to: z.string(), state: z.literal("pending") }).openapi("EmailQueued");
 
 export const AnulacionBody = z
   .object({
@@ -41,7 +38,8 @@ export const AnulacionAnswer = z
     codigo: z.string().openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
     nombre: z.string(),
     mensajes: z.array(z.string()),
-    anulados: z.number().openapi({ description: "Signed-but-unsent receipts (contingency) that became Anulado" }),
+    numbersVoided: z.number().int().openapi({ description: "e-NCF numbers in the ranges DGII voided (`anulado` true)" }),
+    receiptsVoided: z.number().int().openapi({ description: "Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt" }),
     rangos: z.array(
       z.object({
         tipoeCF: z.string(),

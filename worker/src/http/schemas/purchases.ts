@@ -2,8 +2,7 @@
 // approval it gives (ACECF), a purchase's 606 classification and the defaults per supplier. The
 // request bodies of the classification live with it (receiving/purchase-classification.ts).
 import { z } from "@hono/zod-openapi";
-import { APPROVAL_ESTADOS, approvalEstadoFrom, LEGACY_APPROVAL_ESTADOS } from "../../issuing/estado.ts";
-import { deprecated } from "../deprecated.ts";
+import { APPROVAL_ESTADOS } from "../../issuing/estado.ts";
 
 export const ReceiverSettings = z
   .object({
@@ -13,10 +12,7 @@ export const ReceiverSettings = z
 
 export const ApprovalBody = z
   .object({
-    estado: z
-      .union([z.enum(APPROVAL_ESTADOS), deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "Aceptado or Rechazado")])
-      .transform(approvalEstadoFrom)
-      .openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
+    estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
     motivo: z.string().trim().min(1).max(250).optional().openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
   })
   .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
@@ -31,14 +27,12 @@ export const ApprovalResult = z
     estado: z.enum(APPROVAL_ESTADOS),
     supplier: Delivery,
     dgii: Delivery,
-    status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
   })
   .openapi("ApprovalResult");
 
 export const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
 
 const SOURCES = ["purchase", "supplier", "document", "rule"] as const;
-const LEGACY_SOURCES = ["compra", "proveedor", "documento", "regla"] as const;
 
 /** What the 606 reports of a purchase beside the document's figures, and where each value came from. */
 export const effectiveClassificationShape = {
@@ -53,7 +47,6 @@ export const effectiveClassificationShape = {
   sources: z
     .record(z.string(), z.enum(SOURCES))
     .openapi({ description: "Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule" }),
-  origen: deprecated(z.record(z.string(), z.enum(LEGACY_SOURCES)), "`sources` (purchase, supplier, document, rule)"),
 };
 export const EffectiveClassification = z.object(effectiveClassificationShape).openapi("EffectiveClassification");
 
@@ -61,9 +54,6 @@ const gapShape = {
   code: z.enum(["unclassified", "payment_date_missing", "retention_type_missing", "itbis_al_costo_exceeds"]),
   field: z.string().openapi({ description: "The field to give" }),
   message: z.string(),
-  codigo: deprecated(z.string(), "`code`"),
-  campo: deprecated(z.string(), "`field`"),
-  mensaje: deprecated(z.string(), "`message`"),
 };
 const given = z.record(z.string(), z.string().nullable());
 const gaps = z.array(z.object(gapShape));
@@ -78,9 +68,7 @@ export const ClassificationView = z
     classification: given.openapi({ description: "What was given for this purchase itself" }),
     effective: EffectiveClassification.openapi({ description: "What the 606 will report" }),
     missing: gaps.openapi({ description: "What still keeps it out of a complete 606" }),
-    clasificacion: deprecated(given, "`classification`"),
-    efectiva: deprecated(z.object(effectiveClassificationShape), "`effective`"),
-    faltantes: deprecated(gaps, "`missing`"),
+    changed: z.array(z.string()).optional().openapi({ description: "PATCH only: the fields whose effective value (what the 606 reports) this request changed" }),
   })
   .openapi("ClassifiedPurchase");
 
@@ -102,7 +90,5 @@ export const SupplierDefaultsView = z
     itbisAlCostoPorcentaje: z.string().nullable(),
     source: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
     updatedAt: z.string().nullable().openapi({ description: "When they were learned or set (ISO 8601)" }),
-    origen: deprecated(z.enum(["learned", "set"]), "`source`"),
-    actualizado: deprecated(z.string().nullable(), "`updatedAt`"),
   })
   .openapi("SupplierClassificationDefaultsView");

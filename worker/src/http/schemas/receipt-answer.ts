@@ -1,8 +1,7 @@
 // The one answer about a receipt, whoever asks (issuing, a status query, a device upload, a
 // webhook): its zod shape is the contract, and issuing/answer.ts builds values of its type.
 import { z } from "@hono/zod-openapi";
-import { APPROVAL_ESTADOS, BUYER_DELIVERY_STATES, ESTADOS, LEGACY_APPROVAL_ESTADOS } from "../../issuing/estado.ts";
-import { deprecated } from "../deprecated.ts";
+import { APPROVAL_ESTADOS, BUYER_DELIVERY_STATES, ESTADOS } from "../../issuing/estado.ts";
 
 /** A validation warning of an issuing request: the JSON pointer of its field, a stable code, English and Spanish text. */
 const Warning = z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() });
@@ -15,19 +14,19 @@ export const IssueAnswer = z
       .openapi({ description: '"1" Aceptado, "2" Rechazado, "3" En Proceso, "4" Aceptado Condicional, "-1" Contingencia, "-2" Anulado, "0" already accepted (resend)' }),
     estado: z.enum(ESTADOS).openapi({ description: "The receipt's state as DGII spells it (Contingencia: not yet at DGII; Anulado: voided before it was sent)" }),
     encf: z.string(),
+    fechaEmision: z.string().openapi({ description: "FechaEmision, yyyy-MM-dd (as in the reports): a note's FechaNCFModificado" }),
     trackId: z.string().nullable(),
     codigoSeguridad: z.string(),
     fechaHoraFirma: z.string(),
     urlTimbre: z.string(),
     mensajes: z.array(z.object({ codigo: z.string().nullable(), valor: z.string() })),
-    resent: z.boolean().openapi({ description: "True when this request sent an e-NCF the service already had: nothing was redone, the receipt's current state is answered" }),
-    reenviado: deprecated(z.boolean(), "`resent`"),
+    reenviado: z.boolean().openapi({ description: "True when this request sent an e-NCF the service already had: nothing was redone, the receipt's current state is answered" }),
     links: z.object({ self: z.string(), xml: z.string(), pdf: z.string() }),
     buyerDelivery: z
       .object({
         state: z.enum(BUYER_DELIVERY_STATES).openapi({
           description:
-            "The buyer's ARECF in DGII's words (Recibido: Estado 0 \"e-CF Recibido\", or a duplicate, motivo 3: the buyer had it already; No Recibido: Estado 1 \"e-CF No Recibido\"), or the service's own: pending (being delivered), not_a_receiver (the buyer is not an electronic receiver in DGII's directory), failed (no answer in 72 hours of retries)",
+            "One closed set, in DGII's words where DGII defines the state: Recibido (the buyer's ARECF Estado 0 \"e-CF Recibido\", or a duplicate, motivo 3: the buyer had it already), No Recibido (Estado 1 \"e-CF No Recibido\"); and the delivery's own states in the same language: Pendiente (being delivered), No Receptor (the buyer is not an electronic receiver in DGII's directory), Fallido (no answer in 72 hours of retries)",
         }),
         at: z.string().nullable().openapi({ description: "When the buyer answered, or the delivery was given up" }),
         arecfEstado: z.string().nullable().openapi({ description: 'The buyer\'s ARECF Estado: "0" received, "1" not received' }),
@@ -40,19 +39,6 @@ export const IssueAnswer = z
       })
       .optional()
       .openapi({ description: "Delivery to the buyer (DGII's emisor-receptor standard) once DGII accepted the receipt; its ARECF is archived beside the XML" }),
-    entregaComprador: deprecated(
-      z
-        .object({
-          estado: z.enum(["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"]),
-          fecha: z.string().nullable(),
-          arecfEstado: z.string().nullable(),
-          codigoMotivoNoRecibido: z.string().nullable(),
-          intentos: z.number().int(),
-          detalle: z.string().nullable(),
-        })
-        .optional(),
-      "`buyerDelivery` (state, at, arecfEstado, codigoMotivoNoRecibido, attempts, detail)",
-    ),
     emails: z
       .array(
         z.object({
@@ -64,16 +50,11 @@ export const IssueAnswer = z
       )
       .optional()
       .openapi({ description: "Each sending of the printed copy (PDF and signed XML) by e-mail" }),
-    correos: deprecated(
-      z.array(z.object({ para: z.string(), fecha: z.string(), estado: z.enum(["sent", "failed", "retrying"]), detalle: z.string().nullable() })).optional(),
-      "`emails` (to, at, state, detail)",
-    ),
     aprobacionComercial: z
       .object({
         estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it (1 Aceptado, 2 Rechazado)" }),
         motivo: z.string().nullable().openapi({ description: "DetalleMotivoRechazo of a rejection" }),
         fechaHoraAprobacionComercial: z.string().nullable(),
-        status: deprecated(z.enum(LEGACY_APPROVAL_ESTADOS), "`estado` (Aceptado, Rechazado)"),
       })
       .optional()
       .openapi({ description: "The buyer's commercial approval (ACECF), once received" }),
@@ -81,7 +62,6 @@ export const IssueAnswer = z
       .array(Warning)
       .optional()
       .openapi({ description: "Validation warnings of this request (not errors: the receipt was issued), each with the JSON pointer of its field" }),
-    advertencias: deprecated(z.array(Warning).optional(), "`warnings`"),
   })
   .openapi("IssueAnswer");
 export type IssueAnswer = z.infer<typeof IssueAnswer>;

@@ -1,7 +1,6 @@
 // DGII's emisor-receptor services as this API documents them, and a receipt's printed copy.
 import { z } from "@hono/zod-openapi";
 import { APPROVAL_ESTADOS } from "../../issuing/estado.ts";
-import { deprecated } from "../deprecated.ts";
 
 /** The XML a service takes, as DGII sends it: a multipart form field named xml. */
 export const XmlForm = z.object({ xml: z.string().openapi({ type: "string", format: "binary" }) });
@@ -17,7 +16,6 @@ export const IncomingApprovalAnswer = z
     mensaje: z.string(),
     encf: z.string(),
     estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The ACECF's Estado as DGII spells it" }),
-    status: deprecated(z.enum(["accepted", "rejected"]), "`estado` (Aceptado, Rechazado)"),
   })
   .openapi("IncomingApprovalAnswer");
 

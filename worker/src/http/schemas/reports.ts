@@ -1,22 +1,19 @@
 // The reports as the API shows them: the paged reports' query and rows (issued e-CF, purchases,
 // the error log) and DGII's monthly formats 606, 607 and 608 as JSON.
 import { z } from "@hono/zod-openapi";
-import { APPROVAL_ESTADOS, ESTADOS, RECEIPT_STATUSES } from "../../issuing/estado.ts";
+import { APPROVAL_ESTADOS, ESTADOS } from "../../issuing/estado.ts";
 import { COLUMNS_606 } from "../../reports/dgii-606.ts";
 import { COLUMNS_607, PAYMENT_COLUMNS } from "../../reports/dgii-607.ts";
 import { COLUMNS_608 } from "../../reports/dgii-608.ts";
 import { MAX_PAGE_SIZE } from "../../reports/paging.ts";
 import type { ReportName } from "../../reports/reports.ts";
 import { ESTADO_SQL } from "../../reports/specs.ts";
-import { deprecated } from "../deprecated.ts";
-import { EffectiveClassification, effectiveClassificationShape } from "./purchases.ts";
+import { EffectiveClassification } from "./purchases.ts";
 
 // Loose on purpose: readReportQuery validates and reports each problem with a /query/... pointer.
 export const ReportQuerySchema = z.object({
-  desde: z.string().optional().openapi({ description: "From this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Desde`, DGII's name)", example: "2025-04-01" }),
-  hasta: z.string().optional().openapi({ description: "To this date, inclusive: yyyy-MM-dd or dd-MM-yyyy (also as `Hasta`)", example: "30-04-2025" }),
-  Desde: z.string().optional().openapi({ description: "desde, as DGII's services name it" }),
-  Hasta: z.string().optional().openapi({ description: "hasta, as DGII's services name it" }),
+  Desde: z.string().optional().openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "2026-04-01" }),
+  Hasta: z.string().optional().openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "30-04-2026" }),
   rncComprador: z.string().optional().openapi({ description: "encf only: the buyer's RNC or cédula" }),
   rncEmisor: z.string().optional().openapi({ description: "compras only: the supplier's RNC or cédula" }),
   tipoeCF: z.string().optional().openapi({ description: "encf and compras: the e-CF type (31…47)", example: "31" }),
@@ -59,10 +56,6 @@ export const REPORT_ITEMS = {
       aprobacionComercial: approval,
       createdAt: text.openapi({ description: "When the receipt was recorded (ISO 8601)" }),
       source: z.enum(["api", "device"]).openapi({ description: "Issued through the API or signed by a point-of-sale device" }),
-      creado: deprecated(text, "`createdAt`"),
-      origen: deprecated(z.enum(["api", "device"]), "`source`"),
-      status: deprecated(z.enum(RECEIPT_STATUSES), "`estado` (DGII's words)"),
-      approvalStatus: deprecated(z.enum(["accepted", "rejected"]).nullable(), "`aprobacionComercial` (DGII's words)"),
     })
     .openapi("EncfReportItem"),
   compras: z
@@ -82,10 +75,6 @@ export const REPORT_ITEMS = {
       approvalSupplierOutcome: outcome.openapi({ description: "How our ACECF reached the supplier's service" }),
       approvalDgiiOutcome: outcome.openapi({ description: "How our ACECF's copy reached DGII" }),
       receivedAt: text.openapi({ description: "When the e-CF was received (ISO 8601)" }),
-      recibido: deprecated(text, "`receivedAt`"),
-      aprobacionEnviadaEmisor: deprecated(outcome, "`approvalSupplierOutcome`"),
-      aprobacionEnviadaDgii: deprecated(outcome, "`approvalDgiiOutcome`"),
-      approvalStatus: deprecated(z.enum(["accepted", "rejected"]).nullable(), "`aprobacionComercial` (DGII's words)"),
     })
     .openapi("ComprasReportItem"),
   errores: z
@@ -98,10 +87,6 @@ export const REPORT_ITEMS = {
       detail: maybe,
       actor: maybe.openapi({ description: "The API key, device, admin or alarm that acted" }),
       requestId: text,
-      fecha: deprecated(text, "`createdAt`"),
-      accion: deprecated(text, "`action`"),
-      codigo: deprecated(text, "`code`"),
-      detalle: deprecated(maybe, "`detail`"),
     })
     .openapi("ErroresReportItem"),
 } satisfies Record<ReportName, z.ZodType>;
@@ -131,10 +116,6 @@ const MissingSchema = z
     rnc: z.string().optional().openapi({ description: "The supplier (606)" }),
     field: z.string().optional().openapi({ description: "The field to give" }),
     fixWith: z.string().optional().openapi({ description: "The request that gives it, e.g. PATCH /compras/{id}" }),
-    codigo: deprecated(z.string(), "`code`"),
-    mensaje: deprecated(z.string(), "`message`"),
-    campo: deprecated(z.string().optional(), "`field`"),
-    corregir: deprecated(z.string().optional(), "`fixWith`"),
   })
   .openapi("MonthlyFormatMissing");
 
@@ -147,7 +128,11 @@ const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShap
   const fields = z
     .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
     .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` });
-  const lines = z.array(z.object({ ...line, fields, campos: deprecated(fields, "`fields`") }).openapi(`Formato${formato}Linea`));
+  const notes = z
+    .array(z.string())
+    .optional()
+    .openapi({ description: "How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes" });
+  const lines = z.array(z.object({ ...line, fields, notes }).openapi(`Formato${formato}Linea`));
   const missing = z.array(MissingSchema);
   return z
     .object({
@@ -161,14 +146,6 @@ const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShap
       warnings: z.array(z.string()).openapi({ description: "What DGII's tool may object to without keeping the month from being filed (a file above its record limit)" }),
       lines,
       ...extra,
-      formato: deprecated(z.literal(formato), "`format`"),
-      periodo: deprecated(z.string(), "`period`"),
-      archivo: deprecated(z.string(), "`fileName`"),
-      cantidadRegistros: deprecated(z.number().int(), "`recordCount`"),
-      completo: deprecated(z.boolean(), "`complete`"),
-      faltantes: deprecated(missing, "`missing`"),
-      avisos: deprecated(z.array(z.string()), "`warnings`"),
-      lineas: deprecated(lines, "`lines`"),
     })
     .openapi(`Formato${formato}`);
 };
@@ -179,8 +156,6 @@ const LINE_606 = {
   encf: z.string(),
   tipoeCF: z.string(),
   classification: EffectiveClassification,
-  origen: deprecated(z.enum(["compra", "propio"]), "`source` (purchase, own)"),
-  clasificacion: deprecated(z.object(effectiveClassificationShape), "`classification`"),
 };
 const LINE_607 = { encf: z.string(), tipoeCF: z.string() };
 const LINE_608 = {
@@ -196,15 +171,13 @@ const consumerSummaryShape = {
   montoPropinaLegal: z.string(),
   montoTotal: z.string(),
   formasPago: z.object(Object.fromEntries(PAYMENT_COLUMNS.map((column) => [column, z.string()]))).openapi({ description: "The amounts of the 607's payment-form columns 17–23" }),
-  cantidad: deprecated(z.number().int(), "`count`"),
 };
 const ConsumerSummary = z
   .object(consumerSummaryShape)
   .openapi("ResumenConsumo", { description: "E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual" });
 
 export const PeriodQuery = z.object({
-  period: z.string().optional().openapi({ description: "The month, AAAAMM (required, or as the deprecated `periodo`)", example: "202605" }),
-  periodo: deprecated(z.string().optional(), "`period`").openapi({ param: { deprecated: true } }),
+  period: z.string().optional().openapi({ description: "The month, AAAAMM or AAAA-MM (required)", example: "202605" }),
   format: z.string().optional().openapi({ description: "json (default) or txt; Accept: text/plain also selects the TXT" }),
 });
 
@@ -215,20 +188,15 @@ const Excluded = z.array(
     encf: z.string(),
     rncEmisor: z.string(),
     reason: z.string(),
-    motivo: deprecated(z.string(), "`reason`"),
   }),
 );
 
 export const Formato606 = formatSchema("606", COLUMNS_606, LINE_606, {
   totals,
   excluded: Excluded.openapi({ description: "Received e-CF left out of the file, and why (a commercially rejected invoice is not a purchase)" }),
-  totales: deprecated(totals, "`totals`"),
-  excluidos: deprecated(Excluded, "`excluded`"),
 });
 export const Formato607 = formatSchema("607", COLUMNS_607, LINE_607, {
   totals,
   consumptionSummary: ConsumerSummary,
-  totales: deprecated(totals, "`totals`"),
-  resumenConsumo: deprecated(z.object(consumerSummaryShape), "`consumptionSummary`"),
 });
 export const Formato608 = formatSchema("608", COLUMNS_608, LINE_608, {});

@@ -1,7 +1,6 @@
 // A sale's data for the 607 beyond the e-CF, as the API shows it (its request body lives with the
 // concept, reports/sale-withholding.ts).
 import { z } from "@hono/zod-openapi";
-import { deprecated } from "../deprecated.ts";
 
 export const SaleWithholdingView = z
   .object({
@@ -12,9 +11,5 @@ export const SaleWithholdingView = z
     sources: z
       .object({ itbisRetenidoTerceros: z.enum(["sale", "document"]).nullable(), retencionRentaTerceros: z.enum(["sale", "document"]).nullable() })
       .openapi({ description: "Where each withholding comes from: sale, given for this sale (PATCH /ventas/{encf}); document, declared by the e-CF; null, none" }),
-    origen: deprecated(
-      z.object({ itbisRetenidoTerceros: z.enum(["venta", "documento"]).nullable(), retencionRentaTerceros: z.enum(["venta", "documento"]).nullable() }),
-      "`sources` (sale, document)",
-    ),
   })
   .openapi("SaleWithholdingView");

@@ -1,7 +1,6 @@
 // Webhooks as the API shows them: endpoints, deliveries, and what each event carries.
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../../webhooks/events.ts";
-import { deprecated } from "../deprecated.ts";
 import { IdParam } from "./common.ts";
 import { IssueAnswer } from "./receipt-answer.ts";
 
@@ -30,6 +29,7 @@ export const Delivery = z
     status: z.enum(["pending", "done", "failed"]),
     attempts: z.number().int(),
     event: z.enum(EVENT_TYPES),
+    encf: z.string().nullable().openapi({ description: "The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none" }),
     lastResult: z
       .union([
         z.object({ httpStatus: z.number().int(), body: z.string().openapi({ description: "The first 200 characters of the endpoint's answer" }) }),
@@ -57,8 +57,6 @@ export const PurchaseEventData = z.object({
   totalITBIS: z.string().nullable(),
   arecfEstado: z.string().openapi({ description: 'Our ARECF\'s Estado: "0" received, "1" not received' }),
   fechaHoraAcuseRecibo: z.string(),
-  issueDate: deprecated(z.string(), "`fechaEmision`"),
-  totalItbis: deprecated(z.string().nullable(), "`totalITBIS`"),
 });
 
 export const EndpointCreated = Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) }).openapi("WebhookEndpointCreated");
