@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             ADMIN_SECRET: "test-admin-secret",
             MASTER_KEY: "dGVzdC1tYXN0ZXIta2V5LTMyLWJ5dGVzLWxvbmchISE=",
             DGII_TARGET: "sandbox",
+            // As deployed: CF-Connecting-IP is the caller's address (tests name their callers with it).
+            BEHIND_CLOUDFLARE: "true",
             DGII_SANDBOX_URL: sandboxUrl,
             DGII_POLL_DELAYS_MS: "200,400,800,1600",
             DGII_TIMEOUT_MS: "3000",
