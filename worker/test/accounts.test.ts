@@ -126,6 +126,7 @@ describe("bearer tokens", () => {
       .setIssuedAt(now)
       .setExpirationTime(now + 3_600)
       .sign(new TextEncoder().encode("another-secret-0123456789abcdef"));
+    const noExpiry = await new SignJWT(claimsFor(credentials.keyId, company.id)).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now).sign(secret());
     const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claimsFor(credentials.keyId, company.id), iat: now, exp: now + 3600 })}.`;
     const [h, p, s] = token.split(".");
@@ -138,6 +139,7 @@ describe("bearer tokens", () => {
       ["not bearer", { Authorization: `Basic ${token}` }],
       ["garbage", { Authorization: "Bearer not-a-jwt" }],
       ["expired", { Authorization: `Bearer ${expired}` }],
+      ["no exp (would never expire)", { Authorization: `Bearer ${noExpiry}` }],
       ["other algorithm", { Authorization: `Bearer ${hs512}` }],
       ["other secret", { Authorization: `Bearer ${foreign}` }],
       ["alg none", { Authorization: `Bearer ${none}` }],

@@ -350,21 +350,23 @@ describe("CSV import and export", () => {
       `Z-9,111|222,"=SUMA(A1)",5.00,true,0,43,good,true`,
       `B-2,,"Coma, y ""comillas""",1234567.89,false,16,21,good,false`,
       `C-3,,+Sabor,0.00,true,exempt,43,service,true`,
+      `D-4,,-2+3,1.00,true,exempt,43,service,true`,
+      `E-5,,@SUM(1),1.00,true,exempt,43,service,true`,
     ].join("\r\n");
     expect((await importCsv(a.token, csv)).status).toBe(200);
     const exported = await exportCsv(a.token);
     const lines = exported.split("\r\n");
     expect(lines[0]).toBe(HEADER);
-    expect(lines.slice(1, -1).map((l) => l.split(",")[0])).toEqual(["B-2", "C-3", "Z-9"]);
-    expect(exported).toContain("'=SUMA(A1)");
+    expect(lines.slice(1, -1).map((l) => l.split(",")[0])).toEqual(["B-2", "C-3", "D-4", "E-5", "Z-9"]);
+    for (const guarded of ["'=SUMA(A1)", ",'+Sabor,", ",'-2+3,", ",'@SUM(1),"]) expect(exported).toContain(guarded);
 
     const b = await companyWithToken();
     expect((await importCsv(b.token, exported)).status).toBe(200);
     expect(await exportCsv(b.token)).toBe(exported);
     const names = (await allPages(b.token)).map((p) => p.name);
-    expect(names).toEqual(['Coma, y "comillas"', "+Sabor", "=SUMA(A1)"]);
+    expect(names).toEqual(['Coma, y "comillas"', "+Sabor", "-2+3", "@SUM(1)", "=SUMA(A1)"]);
     // The same file back into its own issuer changes nothing.
-    expect(await (await importCsv(a.token, exported)).json()).toMatchObject({ unchanged: 3, created: 0, updated: 0 });
+    expect(await (await importCsv(a.token, exported)).json()).toMatchObject({ unchanged: 5, created: 0, updated: 0 });
   });
 
   it("exports more than one RPC page, streamed, in code order", async () => {
