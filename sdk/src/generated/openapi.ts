@@ -33,7 +33,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key and secret for a 24-hour token
-         * @description The first call of every integration: the key and secret an administrator created (POST /admin/keys) become an HS256 bearer token valid 24 hours; log in again before it expires. Wrong keys and wrong secrets get the same 401, and repeated failures per key or address are throttled (429 with Retry-After).
+         * @description The first call of every integration: the key and secret an administrator created (POST /admin/keys) become an HS256 bearer token valid 24 hours; log in again before it expires. Wrong keys and wrong secrets get the same 401, and repeated failures are throttled (429 with Retry-After) per key and client address, so someone else's failures never lock out the right secret.
          */
         post: operations["postLogin"];
         delete?: never;
@@ -2380,7 +2380,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found";
+            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found";
             requestId: string;
             instance: string;
             errors: {
@@ -8743,7 +8743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (idempotency_key_in_progress); rarely, the range changed three times while the document was being numbered (range_changed) */
+            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (problem code in_progress, with Retry-After: retry then; never the receipt's passing state); rarely, the range changed three times while the document was being numbered (range_changed) */
             409: {
                 headers: {
                     [name: string]: unknown;
