@@ -378,6 +378,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/devices/{id}/pairing-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time code for a paired till to receive the issuer's new signing key
+         * @description After a certificate change, a till needs the new key: this code (valid 15 minutes, usable once) is typed on that till, which presents it to POST /devices/signing-material. It cannot pair another till.
+         */
+        post: operations["postDevicesByIdPairingCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/devices/{id}/revoke": {
         parameters: {
             query?: never;
@@ -448,8 +468,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The issuer's current signing material, for a device whose certificate changed
-         * @description When GET /devices/me shows a certificate the till does not hold, it fetches the new key and certificate here (the previous one stays valid for what it signed before the change).
+         * The issuer's current signing material, against a fresh one-time code
+         * @description When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. The device token alone is not enough: a stolen token never yields the key. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).
          */
         post: operations["postDevicesSigningMaterial"];
         delete?: never;
@@ -8284,6 +8304,67 @@ export interface operations {
             };
         };
     };
+    postDevicesByIdPairingCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceCreated"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No paired, unrevoked device of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postDevicesByIdRevoke: {
         parameters: {
             query?: never;
@@ -8414,7 +8495,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairingRequest"];
+            };
+        };
         responses: {
             /** @description Signing material */
             200: {
@@ -8423,6 +8508,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningMaterial"];
+                };
+            };
+            /** @description Unknown, used or expired code (pairing_code_invalid) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
