@@ -56,8 +56,8 @@ beforeAll(async () => {
 
   // The cashiers and two shelf-priced products, through the issuer's API, before the till is paired.
   for (const cashier of [
-    { name: "Ana Pérez", pin: "4821" },
-    { name: "Luis Gómez", pin: "1357" },
+    { name: "Ana Pérez", pin: "482193" },
+    { name: "Luis Gómez", pin: "135791" },
   ]) {
     const res = await issuer("POST", "/cashiers", cashier);
     expect(res.status, await res.clone().text()).toBe(201);
@@ -170,7 +170,7 @@ describe("shifts on a till", () => {
     await page.fill("#shift-float", "500");
     await page.click("#shift-open-button");
     await page.waitForSelector('#shift-error:text-is("PIN incorrecto.")');
-    await openShift(page, "Luis Gómez", "1357", "500");
+    await openShift(page, "Luis Gómez", "135791", "500");
     const luisShift = await closeShift(page, "500.00", "z-report-empty");
     expect(await field(page, "difference")).toContain("0.00");
     expect((await storeRows<{ id: string; sync: string }>(page, "shifts")).find((s) => s.id === luisShift)?.sync).toBe("pending");
@@ -179,7 +179,7 @@ describe("shifts on a till", () => {
     await page.click("#next-shift");
 
     // Ana's shift: 1,000.00 in the drawer.
-    await openShift(page, "Ana Pérez", "4821", "1000.00");
+    await openShift(page, "Ana Pérez", "482193", "1000.00");
     const online1 = await sell(page, "ASP", "efectivo");
     await page.waitForFunction(() => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado", undefined, { timeout: 60_000 });
     await sell(page, "TERM", "tarjeta");

@@ -4197,8 +4197,8 @@ export interface components {
             /** @example María Pérez */
             name: string;
             /**
-             * @description 4 to 6 digits; kept only as a PBKDF2-SHA256 hash
-             * @example 1234
+             * @description 6 to 12 digits; kept only as a PBKDF2-SHA256 hash
+             * @example 482193
              */
             pin: string;
         };
@@ -4206,8 +4206,8 @@ export interface components {
             /** @example María Pérez */
             name?: string;
             /**
-             * @description 4 to 6 digits; kept only as a PBKDF2-SHA256 hash
-             * @example 1234
+             * @description 6 to 12 digits; kept only as a PBKDF2-SHA256 hash
+             * @example 482193
              */
             pin?: string;
             active?: boolean;
