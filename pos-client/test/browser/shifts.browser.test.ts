@@ -264,4 +264,36 @@ describe("shifts on a till", () => {
     ).toBe(true);
     await context.close();
   }, 600_000);
+
+  it("a cashier who types 3 wrong PINs waits, even with the right one, and a reload does not reset the wait", async () => {
+    const second = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name: "Caja 2" });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    const page = await context.newPage();
+    await page.goto(`${stack.workerUrl}/pos/`);
+    await page.fill("#pairing-code", second.pairingCode);
+    await page.press("#pairing-code", "Enter");
+    await page.waitForSelector('#shift-cashier option:text-is("Ana Pérez")', { state: "attached", timeout: 60_000 });
+    const tryPin = async (pin: string) => {
+      await page.evaluate(() => (document.querySelector("#shift-error")!.textContent = ""));
+      await page.selectOption("#shift-cashier", { label: "Ana Pérez" });
+      await page.fill("#shift-pin", pin);
+      await page.fill("#shift-float", "0");
+      await page.click("#shift-open-button");
+    };
+    await tryPin("000000");
+    await page.waitForSelector('#shift-error:text-is("PIN incorrecto.")');
+    await tryPin("000001");
+    await page.waitForSelector('#shift-error:text-is("PIN incorrecto.")');
+    await tryPin("000002");
+    await page.waitForSelector('#shift-error:has-text("Espere 30 segundos")');
+    // The right PIN is refused until the wait is over, also after a reload of the till.
+    await tryPin("482193");
+    await page.waitForSelector('#shift-error:has-text("Demasiados PIN incorrectos")');
+    await page.reload();
+    await page.waitForSelector('#shift-cashier option:text-is("Ana Pérez")', { state: "attached", timeout: 60_000 });
+    await tryPin("482193");
+    await page.waitForSelector('#shift-error:has-text("Demasiados PIN incorrectos")');
+    expect(await page.$("#search")).toBeNull();
+    await context.close();
+  }, 300_000);
 });
