@@ -113,7 +113,7 @@ const COMMANDS = {
   ],
   "cashiers:create": [
     "Add a cashier with a 4-6 digit PIN (the tills check it offline)",
-    ["--company ID", "--name N", "--pin 1234"],
+    ["--company ID", "--name N", "--pin 123456"],
     (api, o) => api.post(`/admin/companies/${o.company}/cashiers`, { name: o.name, pin: o.pin }),
   ],
   "taxpayers:import": [

@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             ADMIN_SECRET: "test-admin-secret",
             MASTER_KEY: "dGVzdC1tYXN0ZXIta2V5LTMyLWJ5dGVzLWxvbmchISE=",
             DGII_TARGET: "sandbox",
+            // As deployed: CF-Connecting-IP is the caller's address (tests name their callers with it).
+            BEHIND_CLOUDFLARE: "true",
             DGII_SANDBOX_URL: sandboxUrl,
             // Wide margins: on a loaded machine the sandbox's verdict (100 ms) still comes within the
             // request's own polling, and a call is not timed out by the machine's slowness alone.

@@ -106,8 +106,9 @@ export class DeviceApi {
     return answered(await this.client.GET("/devices/me", { signal: this.signal }));
   }
 
-  async signingMaterial(): Promise<SigningMaterial> {
-    return answered(await this.client.POST("/devices/signing-material", { signal: this.signal }));
+  /** The issuer's new key, against the one-time code the issuer asked for (POST /devices/{id}/pairing-code). */
+  async signingMaterial(pairingCode: string): Promise<SigningMaterial> {
+    return answered(await this.client.POST("/devices/signing-material", { body: { pairingCode }, signal: this.signal }));
   }
 
   async lease(tipoeCF: LeaseTipo, size: number): Promise<DeviceLease> {

@@ -79,8 +79,8 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
         guard();
         return { certificateSerial: state.serial };
       },
-      signingMaterial: async () => {
-        calls.push("signing-material");
+      signingMaterial: async (pairingCode: string) => {
+        calls.push(`signing-material:${pairingCode}`);
         guard();
         return { ...state.material, certificateSerial: state.serial, signatureExpirationDate: null };
       },
@@ -250,27 +250,37 @@ describe("sync runner", () => {
     expect(s.calls.filter((c) => c.startsWith("me:")).length).toBe(rounds);
   });
 
-  it("a changed certificate replaces the key; the same one leaves it alone", async () => {
+  it("a changed certificate is only noted: the new key comes against a one-time code, imported non-extractable", async () => {
     await ready("S1");
     const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[1], certificate: b64(new Uint8Array([9, 9])) } };
     const s = server(state);
+    const statuses: SyncStatus[] = [];
     runner = new SyncRunner(
       db,
       session,
-      () => {},
+      (status) => statuses.push(status),
       () => {},
       s.connect,
       60_000,
     );
     await runner.run();
-    expect(s.calls).not.toContain("signing-material");
+    expect(runner.keyOutdated).toBe(false);
+    expect(statuses.some((x) => x.keyOutdated)).toBe(false);
 
     state.serial = "S2";
     await runner.run();
+    // The device token alone never asks for the key.
+    expect(s.calls.filter((c) => c.startsWith("signing-material"))).toEqual([]);
+    expect(runner.keyOutdated).toBe(true);
+    expect(statuses.at(-1)).toMatchObject({ running: false, keyOutdated: true });
+    expect((await signingKey(db))!.certificateSerial).toBe("S1");
+
+    await runner.installNewKey("ABCD-EFGH");
     const after = (await signingKey(db))!;
-    expect(s.calls.filter((c) => c === "signing-material")).toHaveLength(1);
+    expect(s.calls.filter((c) => c.startsWith("signing-material"))).toEqual(["signing-material:ABCD-EFGH"]);
     expect(after.certificateSerial).toBe("S2");
     expect([...after.certificate]).toEqual([9, 9]);
     expect(after.key.extractable).toBe(false);
+    expect(runner.keyOutdated).toBe(false);
   });
 });

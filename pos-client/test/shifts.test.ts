@@ -71,6 +71,39 @@ describe("cashier PIN, checked offline", () => {
   });
 });
 
+describe("wrong PINs on the till", () => {
+  it("after 3 wrong PINs the cashier waits 30 s, then twice as long after each further one; the right PIN clears it", async () => {
+    await ready();
+    const ana = await cashier("Ana", "482193");
+    const luis = await cashier("Luis", "135791");
+    const t0 = Date.parse("2026-11-27T12:00:00Z");
+    const tryPin = (pin: string, at: number, who = ana) => openShift(db, { cashier: who, pin, openingFloat: "0", now: new Date(at) });
+    for (let i = 0; i < 2; i++) await expect(tryPin("000000", t0)).rejects.toThrow(/^PIN incorrecto\.$/);
+    await expect(tryPin("000000", t0)).rejects.toThrow(/Espere 30 segundos/);
+    // Even the right PIN waits, and a wait is not an attempt.
+    await expect(tryPin("482193", t0 + 29_000)).rejects.toThrow(/Demasiados PIN incorrectos: espere 1 segundos/);
+    // Another cashier is not held up by Ana's failures.
+    const luisShift = await tryPin("135791", t0 + 1_000, luis);
+    await closeShift(db, luisShift.id, "0", new Date(t0 + 2_000));
+    expect(luisShift.cashierName).toBe("Luis");
+    // A fourth wrong PIN after the wait: 60 s now.
+    await expect(tryPin("000001", t0 + 30_000)).rejects.toThrow(/Espere 60 segundos/);
+    await expect(tryPin("482193", t0 + 89_000)).rejects.toThrow(/Demasiados/);
+    // The failures survive a reload of the till (IndexedDB), and the right PIN after the wait clears them.
+    const reopened = new PosDatabase(db.name);
+    expect((await reopened.setting<Record<string, { count: number }>>("pin-failures"))?.[ana.id]?.count).toBe(4);
+    reopened.close();
+    const shift = await tryPin("482193", t0 + 90_000);
+    expect(shift.cashierName).toBe("Ana");
+    expect((await db.setting<Record<string, unknown>>("pin-failures"))?.[ana.id]).toBeUndefined();
+  });
+
+  it("the delay doubles up to an hour", async () => {
+    const { delayAfter } = await import("../src/shift/pin-attempts.ts");
+    expect([0, 1, 2, 3, 4, 5, 10, 20].map(delayAfter)).toEqual([0, 0, 0, 30_000, 60_000, 120_000, 3_600_000, 3_600_000]);
+  });
+});
+
 describe("a shift's life on the till", () => {
   it("opens with a float for the cashier with the right PIN, carries every sale and refund, and closes with the Z report", async () => {
     await ready();

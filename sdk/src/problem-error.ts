@@ -10,7 +10,7 @@ export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 /**
  * An RFC 9457 problem answer, thrown by the client instead of being returned as openapi-fetch's
  * `error`: callers switch on `code` (a closed list) and read `errors[].path` to point at the
- * offending field. `retryAfter` is the Retry-After header in seconds (every 429 and 503 has one).
+ * offending field. `retryAfter` is the Retry-After header in seconds (every 429, 503 and 409 in_progress has one).
  */
 export class ProblemError extends Error {
   readonly status: number;

@@ -1,4 +1,6 @@
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { createApp } from "../src/app.ts";
 import { SignJWT, decodeJwt } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { call } from "./support/http.ts";
@@ -53,16 +55,44 @@ describe("POST /login", () => {
     expect((await problem(res)).code).toBe(code);
   });
 
-  it("throttles a key after repeated failures, even with the right secret", async () => {
+  it("throttles a key from the failing address only: the right secret from elsewhere still logs in", async () => {
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
-    for (let i = 0; i < 5; i++) {
-      expect((await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, { "CF-Connecting-IP": `10.1.0.${i}` })).status).toBe(401);
+    const attacker = { "CF-Connecting-IP": "10.1.0.66" };
+    for (let i = 0; i < 5; i++) expect((await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, attacker)).status).toBe(401);
+    const refused = await login(credentials, attacker);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await problem(refused)).code).toBe("too_many_requests");
+    // Ten more failures from the attacker change nothing for the owner at another address.
+    for (let i = 0; i < 10; i++) await login({ apiKey: credentials.apiKey, apiSecret: `worse-${i}` }, attacker);
+    expect((await login(credentials, { "CF-Connecting-IP": "10.1.0.99" })).status).toBe(200);
+  });
+
+  it("failures spread over many addresses never lock out the right secret", async () => {
+    const company = await createCompany();
+    const credentials = await createKey("company", company.id);
+    for (let i = 0; i < 12; i++) {
+      expect((await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, { "CF-Connecting-IP": `10.3.0.${i}` })).status).toBe(401);
     }
-    const res = await login(credentials, { "CF-Connecting-IP": "10.1.0.99" });
-    expect(res.status).toBe(429);
-    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await problem(res)).code).toBe("too_many_requests");
+    expect((await login(credentials, { "CF-Connecting-IP": "10.3.0.200" })).status).toBe(200);
+  });
+
+  it("without a trusted address, others' failures answer only wrong secrets with 429", async () => {
+    const company = await createCompany();
+    const credentials = await createKey("company", company.id);
+    const untrusted = { ...env, BEHIND_CLOUDFLARE: "false" } as Env;
+    const loginAt = (body: object, ip: string) =>
+      createApp().fetch(
+        new Request("http://ecf.test/login", { method: "POST", headers: { "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) }) as any,
+        untrusted,
+        createExecutionContext(),
+      );
+    for (let i = 0; i < 5; i++) expect((await loginAt({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, `10.4.0.${i}`)).status).toBe(401);
+    // The spoofable header is ignored: a "new" address does not reset the key's failures…
+    expect((await loginAt({ apiKey: credentials.apiKey, apiSecret: "bad-again" }, "10.4.0.77")).status).toBe(429);
+    // …and the right secret still wins over them.
+    expect((await loginAt(credentials, "10.4.0.1")).status).toBe(200);
   });
 
   it("throttles a client address that tries many keys", async () => {
@@ -97,6 +127,7 @@ describe("bearer tokens", () => {
       .setIssuedAt(now)
       .setExpirationTime(now + 3_600)
       .sign(new TextEncoder().encode("another-secret-0123456789abcdef"));
+    const noExpiry = await new SignJWT(claimsFor(credentials.keyId, company.id)).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now).sign(secret());
     const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claimsFor(credentials.keyId, company.id), iat: now, exp: now + 3600 })}.`;
     const [h, p, s] = token.split(".");
@@ -109,6 +140,7 @@ describe("bearer tokens", () => {
       ["not bearer", { Authorization: `Basic ${token}` }],
       ["garbage", { Authorization: "Bearer not-a-jwt" }],
       ["expired", { Authorization: `Bearer ${expired}` }],
+      ["no exp (would never expire)", { Authorization: `Bearer ${noExpiry}` }],
       ["other algorithm", { Authorization: `Bearer ${hs512}` }],
       ["other secret", { Authorization: `Bearer ${foreign}` }],
       ["alg none", { Authorization: `Bearer ${none}` }],

@@ -4,7 +4,8 @@
 import { verifyXml, parseArecf } from "@ecf/shared";
 import { env } from "cloudflare:workers";
 import { COMPRADOR_RNC } from "@ecf/shared/test-support/ecf-factories";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import type { SinkAnswer, SinkStream } from "./support/webhook-sink.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, sandboxUrl, setFault } from "./support/issuing.ts";
@@ -52,6 +53,55 @@ const deliveryOf = async (token: string, encf: string) => {
   if (delivery) expect(STATES).toContain(delivery.state);
   return delivery;
 };
+
+/** A hostile "buyer" in DGII's directory: the tests' webhook sink, answering a redirect or a huge body. */
+const hostileBuyer = async (name: string, answer: SinkAnswer) => {
+  const url = `${inject("webhookSinkUrl")}/sinks/${name}`;
+  await fetch(url, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", answer }) });
+  return url;
+};
+
+describe("delivery to the buyer, under the outbound policy", () => {
+  it("a buyer's service that redirects is not followed: the delivery stays pending, the redirect's target hears nothing", async () => {
+    const { company, token } = await issuer();
+    const host = await hostileBuyer("buyer-redirect", { redirectTo: `${buyerHost()}/fe/recepcion/api/ecf` });
+    await setDirectory([{ rnc: COMPRADOR_RNC, host }]);
+    const { body } = await issue(token, issueRequest("31"));
+    await runTaskAlarms(company.id);
+    await runTaskAlarms(company.id);
+    const delivery = (await deliveryOf(token, body.encf))!;
+    expect(delivery.state).toBe("pending");
+    expect(delivery.detail).toMatch(/HTTP 307.*redirects are not followed/);
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
+  });
+
+  it("a buyer's 24 MiB answer is not read whole: refused after the cap, the stream hung up", async () => {
+    const { company, token } = await issuer();
+    const hugeBytes = 24 * 1024 * 1024;
+    const host = await hostileBuyer("buyer-huge", { hugeBytes });
+    await setDirectory([{ rnc: COMPRADOR_RNC, host }]);
+    const { body } = await issue(token, issueRequest("31"));
+    await runTaskAlarms(company.id);
+    const delivery = (await deliveryOf(token, body.encf))!;
+    expect(delivery.state).toBe("pending");
+    expect(delivery.detail).toMatch(/larger than \d+ bytes/);
+    let stream: SinkStream | null = null;
+    for (let round = 0; round < 100 && !stream?.hungUp && !stream?.completed; round++) {
+      stream = (await (await fetch(`${host}/stream`)).json()) as SinkStream | null;
+      if (!stream?.hungUp) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(stream).toMatchObject({ hungUp: true, completed: false });
+    expect(stream!.sent).toBeLessThan(hugeBytes);
+  });
+
+  it("a directory URL outside the policy is never called", async () => {
+    const { company, token } = await issuer();
+    await setDirectory([{ rnc: COMPRADOR_RNC, host: "https://169.254.169.254/latest/meta-data" }]);
+    const { body } = await issue(token, issueRequest("31"));
+    await runTaskAlarms(company.id);
+    expect((await deliveryOf(token, body.encf))?.detail).toMatch(/URL refused .*link-local/);
+  });
+});
 
 describe("delivery to the buyer", () => {
   it("an accepted E31 to an electronic receiver: delivered once, its signed ARECF archived beside the receipt", async () => {

@@ -350,21 +350,23 @@ describe("CSV import and export", () => {
       `Z-9,111|222,"=SUMA(A1)",5.00,true,0,43,good,true`,
       `B-2,,"Coma, y ""comillas""",1234567.89,false,16,21,good,false`,
       `C-3,,+Sabor,0.00,true,exempt,43,service,true`,
+      `D-4,,-2+3,1.00,true,exempt,43,service,true`,
+      `E-5,,@SUM(1),1.00,true,exempt,43,service,true`,
     ].join("\r\n");
     expect((await importCsv(a.token, csv)).status).toBe(200);
     const exported = await exportCsv(a.token);
     const lines = exported.split("\r\n");
     expect(lines[0]).toBe(HEADER);
-    expect(lines.slice(1, -1).map((l) => l.split(",")[0])).toEqual(["B-2", "C-3", "Z-9"]);
-    expect(exported).toContain("'=SUMA(A1)");
+    expect(lines.slice(1, -1).map((l) => l.split(",")[0])).toEqual(["B-2", "C-3", "D-4", "E-5", "Z-9"]);
+    for (const guarded of ["'=SUMA(A1)", ",'+Sabor,", ",'-2+3,", ",'@SUM(1),"]) expect(exported).toContain(guarded);
 
     const b = await companyWithToken();
     expect((await importCsv(b.token, exported)).status).toBe(200);
     expect(await exportCsv(b.token)).toBe(exported);
     const names = (await allPages(b.token)).map((p) => p.name);
-    expect(names).toEqual(['Coma, y "comillas"', "+Sabor", "=SUMA(A1)"]);
+    expect(names).toEqual(['Coma, y "comillas"', "+Sabor", "-2+3", "@SUM(1)", "=SUMA(A1)"]);
     // The same file back into its own issuer changes nothing.
-    expect(await (await importCsv(a.token, exported)).json()).toMatchObject({ unchanged: 3, created: 0, updated: 0 });
+    expect(await (await importCsv(a.token, exported)).json()).toMatchObject({ unchanged: 5, created: 0, updated: 0 });
   });
 
   it("exports more than one RPC page, streamed, in code order", async () => {
@@ -435,16 +437,17 @@ describe("barcodes name one active product", () => {
 describe("cashiers", () => {
   it("keeps only a PBKDF2 hash of the PIN; the issuer never reads it back", async () => {
     const { token, company } = await companyWithToken();
-    const res = await send(token, "POST", "/cashiers", { name: "María", pin: "4821" });
+    const res = await send(token, "POST", "/cashiers", { name: "María", pin: "482193" });
     expect(res.status).toBe(201);
     const cashier = (await res.json()) as Record<string, unknown>;
     expect(cashier).toMatchObject({ name: "María", active: true });
-    expect(JSON.stringify(cashier)).not.toContain("4821");
+    expect(JSON.stringify(cashier)).not.toContain("482193");
     expect(cashier.pin).toBeUndefined();
     const [row] = await issuerSql(company.id, "SELECT pin_hash, pin_salt, pin_iterations FROM cashiers");
     expect(row!.pin_iterations).toBe(100_000);
-    expect(String(row!.pin_hash)).not.toContain("4821");
-    for (const pin of ["123", "1234567", "12a4"]) expect((await send(token, "POST", "/cashiers", { name: "X", pin })).status, pin).toBe(400);
+    expect(String(row!.pin_hash)).not.toContain("482193");
+    // At least 6 digits (issue 32): a 4- or 5-digit PIN falls to an offline search at once.
+    for (const pin of ["123", "1234", "12345", "1234567890123", "12a456"]) expect((await send(token, "POST", "/cashiers", { name: "X", pin })).status, pin).toBe(400);
     expect((await send(token, "PATCH", "/cashiers/nope", { active: false })).status).toBe(404);
   });
 });
@@ -457,7 +460,7 @@ describe("what a paired till pulls", () => {
 
     const csv = [HEADER, ...Array.from({ length: 7 }, (_, i) => `T${i},,Producto ${i},${i + 1}.00,true,18,43,good,true`)].join("\n");
     expect((await importCsv(token, csv)).status).toBe(200);
-    const ana = (await (await send(token, "POST", "/cashiers", { name: "Ana", pin: "1234" })).json()) as { id: string };
+    const ana = (await (await send(token, "POST", "/cashiers", { name: "Ana", pin: "123412" })).json()) as { id: string };
     await send(token, "POST", "/cashiers", { name: "Luis", pin: "987654" });
 
     const first = await pullAll(deviceToken, 0, 3);
@@ -470,8 +473,8 @@ describe("what a paired till pulls", () => {
     // The till checks a PIN offline from what it pulled.
     const anaPin = first.cashiers[0]!.pin;
     expect(anaPin).toMatchObject({ algorithm: "PBKDF2-SHA256", iterations: 100_000 });
-    expect(await pinMatches(anaPin, "1234")).toBe(true);
-    expect(await pinMatches(anaPin, "1235")).toBe(false);
+    expect(await pinMatches(anaPin, "123412")).toBe(true);
+    expect(await pinMatches(anaPin, "123413")).toBe(false);
 
     // Changes after the till's version: a price, a withdrawn product, a deactivated cashier.
     const since = first.pages.at(-1)!.nextSince;
@@ -533,7 +536,7 @@ describe("tenant isolation", () => {
     const a = await pairedTill();
     const b = await pairedTill();
     const product = (await (await send(a.token, "POST", "/products", { code: "SOLO-A", name: "Solo de A", price: "1.00" })).json()) as Product;
-    await send(a.token, "POST", "/cashiers", { name: "Cajera de A", pin: "1111" });
+    await send(a.token, "POST", "/cashiers", { name: "Cajera de A", pin: "111111" });
 
     expect(await allPages(b.token)).toEqual([]);
     expect((await call(`/products/${product.id}`, { headers: authed(b.token) })).status).toBe(404);

@@ -56,6 +56,45 @@ async function paired(ranges?: Record<string, [number, number]>) {
 
 const deviceCall = (token: string, path: string, body?: unknown) => (body === undefined ? call(path, { headers: authed(token) }) : postJson(path, body, authed(token)));
 
+describe("the signing key leaves the service only against a one-time code", () => {
+  const errorCode = async (res: Response) => ((await res.json()) as { errors?: { code: string }[] }).errors?.[0]?.code;
+  it("signing-material refuses the device token alone and any code but a fresh one of this device, used once", async () => {
+    const { token, paired: p } = await paired();
+    const missing = await deviceCall(p.token, "/devices/signing-material", {});
+    expect(missing.status).toBe(400);
+    expect(JSON.stringify(await missing.json())).not.toContain("pkcs8");
+    const guessed = await deviceCall(p.token, "/devices/signing-material", { pairingCode: "ABCD-EFGH" });
+    expect(guessed.status).toBe(403);
+    expect(await errorCode(guessed)).toBe("pairing_code_invalid");
+
+    const other = await paired();
+    const otherCode = ((await (await call(`/devices/${other.paired.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).json()) as { pairingCode: string })
+      .pairingCode;
+    expect((await deviceCall(p.token, "/devices/signing-material", { pairingCode: otherCode })).status).toBe(403);
+    // Another issuer cannot make a code for this device.
+    expect((await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).status).toBe(404);
+
+    const res = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
+    const { pairingCode } = (await res.json()) as { pairingCode: string };
+    // A re-key code pairs no other till.
+    expect((await pair(pairingCode)).status).toBe(401);
+    const material = await deviceCall(p.token, "/devices/signing-material", { pairingCode });
+    expect(material.status).toBe(200);
+    expect(((await material.json()) as { pkcs8: string }).pkcs8).toBe(p.signing.pkcs8);
+    const again = await deviceCall(p.token, "/devices/signing-material", { pairingCode });
+    expect(again.status).toBe(403);
+  });
+
+  it("an expired re-key code gives nothing", async () => {
+    const { token, paired: p } = await paired();
+    const { pairingCode } = (await (await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) })).json()) as { pairingCode: string };
+    await env.DB.prepare("UPDATE devices SET pairing_expires_at = ?1 WHERE id = ?2")
+      .bind(new Date(Date.now() - 1000).toISOString(), p.device.id)
+      .run();
+    expect((await deviceCall(p.token, "/devices/signing-material", { pairingCode })).status).toBe(403);
+  });
+});
+
 describe("device pairing", () => {
   it("gives a short human-typable code that pairs once, provisioning token, key, certificate and leases", async () => {
     const { company, created } = await setup();
@@ -488,7 +527,7 @@ describe("nothing signed is lost", () => {
   const errorCode = async (res: Response) => ((await res.json()) as { errors?: { code: string }[] }).errors?.[0]?.code;
 
   it("after a certificate change, receipts signed with the previous certificate before the change are accepted; later ones and foreign ones are not", async () => {
-    const { company, paired: p } = await paired();
+    const { company, token, paired: p } = await paired();
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
     // Signed offline (and printed) with the certificate the till holds...
     const before = await signedReceipt(p, lease.rangeFrom);
@@ -513,7 +552,10 @@ describe("nothing signed is lost", () => {
     expect(await errorCode(refused)).toBe("certificate_not_company");
 
     // The till's new key (signing material) signs with the new certificate: accepted.
-    const material = (await (await deviceCall(p.token, "/devices/signing-material", {})).json()) as { pkcs8: string; certificate: string };
+    const rekey = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
+    expect(rekey.status).toBe(201);
+    const { pairingCode } = (await rekey.json()) as { pairingCode: string };
+    const material = (await (await deviceCall(p.token, "/devices/signing-material", { pairingCode })).json()) as { pkcs8: string; certificate: string };
     expect(bytes(material.certificate)).toEqual(renewed.certificate);
     const fresh = await signedReceipt(p, lease.rangeFrom + 3, { key: await importSigningKey(bytes(material.pkcs8)), certificate: bytes(material.certificate) });
     expect((await deviceCall(p.token, "/devices/receipts", { xml: fresh })).status).toBe(200);
@@ -553,7 +595,7 @@ describe("nothing signed is lost", () => {
     for (const [path, body] of [
       ["/devices/me", undefined],
       ["/devices/leases", { tipoeCF: "32", size: 10 }],
-      ["/devices/signing-material", {}],
+      ["/devices/signing-material", { pairingCode: "ABCD-EFGH" }],
     ] as const) {
       const r = await deviceCall(p.token, path, body);
       expect(r.status, path).toBe(401);

@@ -201,17 +201,20 @@ describe("resends and idempotency", () => {
     expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "order-7", encf: fixed.body.encf }]);
   });
 
-  it("the same key sent many times at once: one receipt; every other request gets it or a 409 while it runs", async () => {
+  it("the same key sent ten times at once: one receipt; every other request gets it or a 409 in_progress, never another state", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("32");
-    const answers = await Promise.all(Array.from({ length: 8 }, () => issue(token, request, { "Idempotency-Key": "till-3/sale-9" })));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => issue(token, request, { "Idempotency-Key": "till-3/sale-9" })));
     expect(await received(company.rnc)).toHaveLength(1);
-    // (Under this load DGII may time out: then the receipt is answered in contingency, 503.)
+    // (Under this load DGII may time out: then the receipt is answered in contingency, 503, by the first request.)
     const answered = answers.filter((a) => a.body.encf);
     expect(answered.length).toBeGreaterThan(0);
     expect(new Set(answered.map((a) => a.body.encf))).toEqual(new Set(["E320000000001"]));
+    expect(new Set(answered.map((a) => a.body.estado)).size).toBe(1);
     for (const other of answers.filter((a) => !a.body.encf)) {
       expect(other.status).toBe(409);
+      expect(other.body.code).toBe("in_progress");
+      expect(Number(other.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(other.body.errors).toEqual([expect.objectContaining({ code: "idempotency_key_in_progress" })]);
     }
     // No refused request gave the key back from under the one that numbered: a retry gets its receipt.
@@ -219,6 +222,26 @@ describe("resends and idempotency", () => {
     expect(retry.body.encf).toBe("E320000000001");
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(await nextNumber(company.id, "32")).toBe(2);
+  });
+
+  it("a replay while the first request is still transmitting its recorded receipt is a 409 in_progress, not Contingencia", async () => {
+    const { company, token } = await issuer();
+    const request = issueRequest("31");
+    // DGII takes its time: the first request records its receipt, then waits in recepción.
+    await setFault({ mode: "slow", delayMs: 1500, services: ["recepcion"] });
+    const first = issue(token, request, { "Idempotency-Key": "slow-1" });
+    for (let round = 0; round < 100 && !(await receiptRow(company.id, "E310000000001")); round++) await new Promise((r) => setTimeout(r, 20));
+    expect((await receiptRow(company.id, "E310000000001"))?.status).toBe("signed");
+    const replay = await issue(token, request, { "Idempotency-Key": "slow-1" });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(409);
+    expect(replay.body).toMatchObject({ code: "in_progress", status: 409 });
+    expect(Number(replay.headers.get("retry-after"))).toBeGreaterThan(0);
+    const answered = await first;
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    // Once the first request has its answer, a replay gets the same receipt in the same state.
+    const after = await issue(token, request, { "Idempotency-Key": "slow-1" });
+    expect(after.headers.get("idempotent-replayed")).toBe("true");
+    expect(after.body).toMatchObject({ encf: answered.body.encf, estado: answered.body.estado });
   });
 
   it("a resend of a receipt we hold with a key numbers and claims nothing; sent again it answers the same receipt", async () => {
@@ -270,6 +293,8 @@ describe("resends and idempotency", () => {
     const holder = await numberedNotRecorded(company.id, request, "k-1");
     const waiting = await issue(token, request, { "Idempotency-Key": "k-1" });
     expect(waiting.status).toBe(409);
+    expect(waiting.body.code).toBe("in_progress");
+    expect(Number(waiting.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(waiting.body.errors).toEqual([expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress" })]);
     expect(await holder.numberAgain()).toEqual({ held: { encf: "E310000000001", month: holder.month, warnings: null, claimedAt: expect.any(String) } });
     expect(await nextNumber(company.id, "31")).toBe(2);

@@ -71,6 +71,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "POST /devices",
         "GET /devices",
         "POST /devices/{id}/revoke",
+        "POST /devices/{id}/pairing-code",
         "GET /company/me",
         "GET /company/sequences",
         "PUT /company/sequences/{tipo}",

@@ -7,7 +7,8 @@ import { admin, authed, createKey, tokenFor } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
 import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms, setInvoicesThisMonth } from "./support/ledger.ts";
-import type { SinkDelivery } from "./support/webhook-sink.ts";
+import type { SinkAnswer, SinkDelivery, SinkStream } from "./support/webhook-sink.ts";
+import { deliverWebhook } from "../src/webhooks/deliver.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
 import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
 import { until } from "./support/until.ts";
@@ -39,10 +40,15 @@ describe("webhook endpoints", () => {
     expect(listed.webhooks).toEqual([expect.objectContaining({ id: created.id, events: ["receipt.accepted"], scope: "company", disabledAt: null })]);
     expect(JSON.stringify(listed)).not.toContain(created.secret);
 
-    for (const url of ["http://example.com/hook", "https://10.0.0.8/hook", "https://192.168.1.2/hook", "https://localhost/hook", "ftp://example.com/x"]) {
+    const unsafe = ["http://example.com/hook", "https://10.0.0.8/hook", "https://192.168.1.2/hook", "https://localhost/hook", "ftp://example.com/x"];
+    // Issue 32's examples: IPv4 inside IPv6, NAT64, site-local, a trailing dot, a metadata name, benchmark, broadcast.
+    unsafe.push("https://[::127.0.0.1]/hook", "https://[64:ff9b::a9fe:a9fe]/hook", "https://[fec0::1]/hook", "https://localhost./hook");
+    unsafe.push("https://metadata.google.internal/hook", "https://198.18.0.1/hook", "https://255.255.255.255/hook");
+    for (const url of unsafe) {
       const refused = await post(token, "/webhooks", { url, events: ["receipt.accepted"] });
       expect(refused.status, url).toBe(400);
       expect(refused.headers.get("Content-Type")).toContain("application/problem+json");
+      expect(((await refused.json()) as { errors: { path: string; code: string }[] }).errors).toEqual([expect.objectContaining({ path: "/url", code: "url_not_allowed" })]);
     }
     expect((await post(token, "/webhooks", { url: sinkUrl("x"), events: ["receipt.exploded"] })).status).toBe(400);
     expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(token) })).status).toBe(204);
@@ -56,6 +62,49 @@ describe("webhook endpoints", () => {
     expect(((await (await call("/webhooks", { headers: authed(b.token) })).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
     expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(b.token) })).status).toBe(404);
     expect((await call(`/webhooks/${created.id}/deliveries`, { headers: authed(b.token) })).status).toBe(404);
+  });
+});
+
+describe("a hostile endpoint's answer", () => {
+  const setHostile = (name: string, secret: string, answer: SinkAnswer) =>
+    fetch(sinkUrl(name), { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret, answer }) });
+  const deliverTo = (companyId: string, endpointId: string) =>
+    deliverWebhook(
+      env,
+      `msg_${crypto.randomUUID()}`,
+      { companyId, endpointId, event: { type: "receipt.accepted", timestamp: new Date().toISOString(), data: {} } },
+      false,
+      new Date(),
+    );
+
+  it("a redirect is not followed: the delivery fails (to be retried) and the redirect's target hears nothing", async () => {
+    const { company, token } = await issuer();
+    const target = await register(token, "redirect-target", ["receipt.accepted"]);
+    const endpoint = await register(token, "redirecting", ["receipt.accepted"]);
+    await setHostile("redirecting", endpoint.secret, { redirectTo: sinkUrl("redirect-target") });
+    const outcome = await deliverTo(company.id, endpoint.id);
+    expect(outcome.status).toBe("retry");
+    expect(String(outcome.result.error)).toMatch(/HTTP 307.*redirects are not followed/);
+    expect((await sinkDeliveries("redirecting")).map((d) => d.answered)).toEqual([307]);
+    expect(await sinkDeliveries("redirect-target")).toEqual([]);
+    expect(target.id).not.toBe(endpoint.id);
+  });
+
+  it("a 24 MiB answer is not read whole: the reader stops after a few KiB and hangs up", async () => {
+    const { company, token } = await issuer();
+    const endpoint = await register(token, "huge", ["receipt.accepted"]);
+    const hugeBytes = 24 * 1024 * 1024;
+    await setHostile("huge", endpoint.secret, { hugeBytes });
+    const outcome = await deliverTo(company.id, endpoint.id);
+    expect(outcome).toMatchObject({ status: "done", result: { httpStatus: 200 } });
+    expect(String(outcome.result.body)).toBe("A".repeat(200));
+    let stream: SinkStream | null = null;
+    for (let round = 0; round < 100 && !stream?.hungUp && !stream?.completed; round++) {
+      stream = (await (await fetch(`${sinkUrl("huge")}/stream`)).json()) as SinkStream | null;
+      if (!stream?.hungUp) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(stream).toMatchObject({ hungUp: true, completed: false });
+    expect(stream!.sent).toBeLessThan(hugeBytes);
   });
 });
 

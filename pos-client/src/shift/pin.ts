@@ -6,7 +6,7 @@ const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCo
 
 /** Whether `pin` is the cashier's PIN. An inactive cashier, or an unknown algorithm, never matches. */
 export async function pinMatches(cashier: Cashier, pin: string): Promise<boolean> {
-  if (!cashier.active || cashier.pin.algorithm !== "PBKDF2-SHA256" || !/^\d{4,6}$/.test(pin)) return false;
+  if (!cashier.active || cashier.pin.algorithm !== "PBKDF2-SHA256" || !/^\d{4,12}$/.test(pin)) return false;
   const expected = fromBase64(cashier.pin.hash);
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(pin), "PBKDF2", false, ["deriveBits"]);
   const derived = new Uint8Array(

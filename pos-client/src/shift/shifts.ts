@@ -5,6 +5,7 @@
 import { formatMoney, parseDecimal } from "@ecf/shared/money";
 import type { Cashier, PosDatabase, Sale, Shift } from "../db.ts";
 import { pinMatches } from "./pin.ts";
+import { clearPinFailures, pinWaitMs, recordPinFailure } from "./pin-attempts.ts";
 import { zReport } from "./z-report.ts";
 
 export class ShiftProblem extends Error {
@@ -32,9 +33,19 @@ export interface OpenShiftInput {
 }
 
 /** Opens a shift for a cashier whose PIN matches; refused while another shift is open. */
+/** The PIN, unless this cashier must still wait after earlier wrong PINs (the wait grows with each). */
+async function checkPin(db: PosDatabase, cashier: Cashier, pin: string, now: number): Promise<void> {
+  const wait = await pinWaitMs(db, cashier.id, now);
+  if (wait > 0) throw new ShiftProblem(`Demasiados PIN incorrectos: espere ${Math.ceil(wait / 1000)} segundos.`);
+  if (await pinMatches(cashier, pin)) return clearPinFailures(db, cashier.id);
+  await recordPinFailure(db, cashier.id, now);
+  const next = await pinWaitMs(db, cashier.id, now);
+  throw new ShiftProblem(next > 0 ? `PIN incorrecto. Espere ${Math.ceil(next / 1000)} segundos antes de intentarlo de nuevo.` : "PIN incorrecto.");
+}
+
 export async function openShift(db: PosDatabase, input: OpenShiftInput): Promise<Shift> {
   if (!input.cashier.active) throw new ShiftProblem(`${input.cashier.name} está inactivo.`);
-  if (!(await pinMatches(input.cashier, input.pin))) throw new ShiftProblem("PIN incorrecto.");
+  await checkPin(db, input.cashier, input.pin, (input.now ?? new Date()).getTime());
   const openingFloat = cashAmount(input.openingFloat, "Fondo de caja");
   const shift: Shift = {
     id: crypto.randomUUID(),

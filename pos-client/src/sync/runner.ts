@@ -23,6 +23,8 @@ export interface SyncStatus {
   progress?: SyncProgress;
   last?: SyncReport;
   error?: string;
+  /** The issuer's certificate changed: the till needs a one-time code to receive the new key. */
+  keyOutdated?: boolean;
 }
 
 /**
@@ -93,7 +95,7 @@ export class SyncRunner {
             this.recheck = setTimeout(this.kick, this.recheckMs);
           }
         }
-        this.onStatus({ running: false, last: report });
+        this.onStatus({ running: false, last: report, ...(this.keyOutdated ? { keyOutdated: true } : {}) });
         return report;
       } catch (error) {
         if (isRevoked(error)) {
@@ -136,15 +138,28 @@ export class SyncRunner {
     return report;
   }
 
-  /** New blocks when half used, and the current certificate's key. Failures wait for next round. */
+  /** The issuer's certificate is not the one this till's key belongs to (seen at the last round). */
+  keyOutdated = false;
+
+  /**
+   * New blocks when half used; notes a changed certificate. The new key is not fetched here: the
+   * server gives it only against a one-time code someone at the issuer asked for (installNewKey).
+   */
   private async housekeeping(): Promise<void> {
     await recoverLostNumbers(this.db);
     const me = await this.api.me();
     const key = await signingKey(this.db);
-    if (key && me.certificateSerial !== key.certificateSerial) await installSigningKey(this.db, await this.api.signingMaterial());
+    this.keyOutdated = !!key && me.certificateSerial !== key.certificateSerial;
+    if (this.keyOutdated) this.onStatus({ running: true, keyOutdated: true });
     for (const tipo of POS_TIPOS) {
       await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drIsoDate(new Date())).catch(() => {});
     }
+  }
+
+  /** The new key, against the code typed at the till; imported non-extractable (signing/keystore.ts). */
+  async installNewKey(pairingCode: string): Promise<void> {
+    await installSigningKey(this.db, await this.api.signingMaterial(pairingCode));
+    this.keyOutdated = false;
   }
 
   /**

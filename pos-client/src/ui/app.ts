@@ -408,6 +408,27 @@ class PosApp {
     }
   }
 
+  /**
+   * The issuer changed its certificate: the new key comes only with a one-time code the issuer
+   * asks for (POST /devices/{id}/pairing-code) and someone types here.
+   */
+  private offerNewKey(): void {
+    this.sync.textContent = "Nueva firma del emisor: toque para ingresar el código";
+    this.sync.dataset.keyOutdated = "true";
+    this.sync.onclick = async () => {
+      const code = prompt("Código de un solo uso para la nueva firma (lo genera el emisor):");
+      if (!code) return;
+      try {
+        await this.runner.installNewKey(code);
+        delete this.sync.dataset.keyOutdated;
+        this.sync.onclick = null;
+        this.runner.kick();
+      } catch (error) {
+        alert(`No se pudo instalar la nueva firma: ${String(error)}`);
+      }
+    };
+  }
+
   /** Status reports read IndexedDB and may finish out of order: only the newest one is shown. */
   private statuses = 0;
 
@@ -421,6 +442,7 @@ class PosApp {
       this.sync.textContent = waiting ? `Pendientes: ${waiting}` : "Todo sincronizado";
     }
     this.sync.dataset.pending = String(waiting);
+    if (status.keyOutdated) this.offerNewKey();
     // A receipt on screen shows its new state as soon as the server answered.
     if (!status.running && this.showing) await this.renderReceipt(this.showing);
     else if (!status.running && this.tab === "recibos" && !this.showing) await this.render();

@@ -26,7 +26,7 @@ export async function openShiftScreen(db: PosDatabase, deviceId: string | undefi
     );
   }
   const cashier = h("select", { id: "shift-cashier", "aria-label": "Cajero", "data-autofocus": true }, ...cashiers.map((c) => h("option", { value: c.id }, c.name)));
-  const pin = h("input", { id: "shift-pin", type: "password", inputmode: "numeric", autocomplete: "off", maxlength: 6, required: true, "aria-label": "PIN" });
+  const pin = h("input", { id: "shift-pin", type: "password", inputmode: "numeric", autocomplete: "off", maxlength: 12, required: true, "aria-label": "PIN" });
   const float = h("input", { id: "shift-float", inputmode: "decimal", autocomplete: "off", required: true, placeholder: "0.00", "aria-label": "Fondo de caja" });
   const button = h("button", { type: "submit", class: "primary big", id: "shift-open-button" }, "Abrir turno");
   const form = h(

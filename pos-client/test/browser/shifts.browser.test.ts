@@ -56,8 +56,8 @@ beforeAll(async () => {
 
   // The cashiers and two shelf-priced products, through the issuer's API, before the till is paired.
   for (const cashier of [
-    { name: "Ana Pérez", pin: "4821" },
-    { name: "Luis Gómez", pin: "1357" },
+    { name: "Ana Pérez", pin: "482193" },
+    { name: "Luis Gómez", pin: "135791" },
   ]) {
     const res = await issuer("POST", "/cashiers", cashier);
     expect(res.status, await res.clone().text()).toBe(201);
@@ -170,7 +170,7 @@ describe("shifts on a till", () => {
     await page.fill("#shift-float", "500");
     await page.click("#shift-open-button");
     await page.waitForSelector('#shift-error:text-is("PIN incorrecto.")');
-    await openShift(page, "Luis Gómez", "1357", "500");
+    await openShift(page, "Luis Gómez", "135791", "500");
     const luisShift = await closeShift(page, "500.00", "z-report-empty");
     expect(await field(page, "difference")).toContain("0.00");
     expect((await storeRows<{ id: string; sync: string }>(page, "shifts")).find((s) => s.id === luisShift)?.sync).toBe("pending");
@@ -179,7 +179,7 @@ describe("shifts on a till", () => {
     await page.click("#next-shift");
 
     // Ana's shift: 1,000.00 in the drawer.
-    await openShift(page, "Ana Pérez", "4821", "1000.00");
+    await openShift(page, "Ana Pérez", "482193", "1000.00");
     const online1 = await sell(page, "ASP", "efectivo");
     await page.waitForFunction(() => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado", undefined, { timeout: 60_000 });
     await sell(page, "TERM", "tarjeta");
@@ -264,4 +264,36 @@ describe("shifts on a till", () => {
     ).toBe(true);
     await context.close();
   }, 600_000);
+
+  it("a cashier who types 3 wrong PINs waits, even with the right one, and a reload does not reset the wait", async () => {
+    const second = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name: "Caja 2" });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    const page = await context.newPage();
+    await page.goto(`${stack.workerUrl}/pos/`);
+    await page.fill("#pairing-code", second.pairingCode);
+    await page.press("#pairing-code", "Enter");
+    await page.waitForSelector('#shift-cashier option:text-is("Ana Pérez")', { state: "attached", timeout: 60_000 });
+    const tryPin = async (pin: string) => {
+      await page.evaluate(() => (document.querySelector("#shift-error")!.textContent = ""));
+      await page.selectOption("#shift-cashier", { label: "Ana Pérez" });
+      await page.fill("#shift-pin", pin);
+      await page.fill("#shift-float", "0");
+      await page.click("#shift-open-button");
+    };
+    await tryPin("000000");
+    await page.waitForSelector('#shift-error:text-is("PIN incorrecto.")');
+    await tryPin("000001");
+    await page.waitForSelector('#shift-error:text-is("PIN incorrecto.")');
+    await tryPin("000002");
+    await page.waitForSelector('#shift-error:has-text("Espere 30 segundos")');
+    // The right PIN is refused until the wait is over, also after a reload of the till.
+    await tryPin("482193");
+    await page.waitForSelector('#shift-error:has-text("Demasiados PIN incorrectos")');
+    await page.reload();
+    await page.waitForSelector('#shift-cashier option:text-is("Ana Pérez")', { state: "attached", timeout: 60_000 });
+    await tryPin("482193");
+    await page.waitForSelector('#shift-error:has-text("Demasiados PIN incorrectos")');
+    expect(await page.$("#search")).toBeNull();
+    await context.close();
+  }, 300_000);
 });

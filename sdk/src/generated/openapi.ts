@@ -33,7 +33,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key and secret for a 24-hour token
-         * @description The first call of every integration: the key and secret an administrator created (POST /admin/keys) become an HS256 bearer token valid 24 hours; log in again before it expires. Wrong keys and wrong secrets get the same 401, and repeated failures per key or address are throttled (429 with Retry-After).
+         * @description The first call of every integration: the key and secret an administrator created (POST /admin/keys) become an HS256 bearer token valid 24 hours; log in again before it expires. Wrong keys and wrong secrets get the same 401, and repeated failures are throttled (429 with Retry-After) per key and client address, so someone else's failures never lock out the right secret.
          */
         post: operations["postLogin"];
         delete?: never;
@@ -378,6 +378,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/devices/{id}/pairing-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time code for a paired till to receive the issuer's new signing key
+         * @description After a certificate change, a till needs the new key: this code (valid 15 minutes, usable once) is typed on that till, which presents it to POST /devices/signing-material. It cannot pair another till.
+         */
+        post: operations["postDevicesByIdPairingCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/devices/{id}/revoke": {
         parameters: {
             query?: never;
@@ -448,8 +468,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The issuer's current signing material, for a device whose certificate changed
-         * @description When GET /devices/me shows a certificate the till does not hold, it fetches the new key and certificate here (the previous one stays valid for what it signed before the change).
+         * The issuer's current signing material, against a fresh one-time code
+         * @description When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. The device token alone is not enough: a stolen token never yields the key. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).
          */
         post: operations["postDevicesSigningMaterial"];
         delete?: never;
@@ -2329,7 +2349,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found";
+            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found";
             requestId: string;
             instance: string;
             errors: {
@@ -3626,8 +3646,8 @@ export interface components {
             /** @example María Pérez */
             name: string;
             /**
-             * @description 4 to 6 digits; kept only as a PBKDF2-SHA256 hash
-             * @example 1234
+             * @description 6 to 12 digits; kept only as a PBKDF2-SHA256 hash
+             * @example 482193
              */
             pin: string;
         };
@@ -3635,8 +3655,8 @@ export interface components {
             /** @example María Pérez */
             name?: string;
             /**
-             * @description 4 to 6 digits; kept only as a PBKDF2-SHA256 hash
-             * @example 1234
+             * @description 6 to 12 digits; kept only as a PBKDF2-SHA256 hash
+             * @example 482193
              */
             pin?: string;
             active?: boolean;
@@ -7733,6 +7753,67 @@ export interface operations {
             };
         };
     };
+    postDevicesByIdPairingCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceCreated"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No paired, unrevoked device of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postDevicesByIdRevoke: {
         parameters: {
             query?: never;
@@ -7863,7 +7944,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairingRequest"];
+            };
+        };
         responses: {
             /** @description Signing material */
             200: {
@@ -7872,6 +7957,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningMaterial"];
+                };
+            };
+            /** @description Unknown, used or expired code (pairing_code_invalid) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -8192,7 +8286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (idempotency_key_in_progress); rarely, the range changed three times while the document was being numbered (range_changed) */
+            /** @description The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (problem code in_progress, with Retry-After: retry then; never the receipt's passing state); rarely, the range changed three times while the document was being numbered (range_changed) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -15,6 +15,7 @@ import { ReceiverClient } from "../receiving/receiver-client.ts";
 import type { Company } from "../db/schema.ts";
 import { correoComprador } from "./email.ts";
 import { emailTask, type TaskContext, type TaskOutcome } from "./tasks.ts";
+import { outboundPolicy } from "../outbound/url-policy.ts";
 
 export interface BuyerDeliveryPayload {
   companyId: string;
@@ -76,7 +77,7 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
       const to = correoComprador(await archivedXml(env, receipt));
       return { status: "done", result: { notListed: receipt.rncComprador, emailTo: to ?? null }, ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}) };
     }
-    const receiver = new ReceiverClient(company.rnc, await signerFor(env, company), timeoutMs);
+    const receiver = new ReceiverClient(company.rnc, await signerFor(env, company), timeoutMs, outboundPolicy(env));
     const { url, response } = await receiver.post(
       entry.urlRecepcion,
       "/fe/recepcion/api/ecf",

@@ -52,7 +52,10 @@ interface VerifiedToken {
 }
 const VERIFIED_TOKENS = 1000;
 
-/** Verifies signature (HS256 only: `none` and every other algorithm are refused), issuer and expiry. */
+/**
+ * Verifies signature (HS256 only: `none` and every other algorithm are refused), issuer and expiry;
+ * a token without `exp` is refused (it would never expire, whoever signed it).
+ */
 export async function verifyToken(token: string, secret: string, now = Date.now()): Promise<TokenClaims | TokenFailure> {
   const verifier = verifierFor(secret);
   const known = verifier.verified.get(token);
@@ -62,17 +65,14 @@ export async function verifyToken(token: string, secret: string, now = Date.now(
     return "expired";
   }
   try {
-    const { payload } = await jwtVerify(token, await verifier.key, { algorithms: ["HS256"], issuer: ISSUER, currentDate: new Date(now) });
+    const { payload } = await jwtVerify(token, await verifier.key, { algorithms: ["HS256"], issuer: ISSUER, requiredClaims: ["exp"], currentDate: new Date(now) });
     const { sub, own, oid, knd, exp } = payload as Record<string, unknown>;
-    if (typeof sub !== "string" || (own !== "company" && own !== "partner") || typeof oid !== "string" || (knd !== "test" && knd !== "live")) {
+    if (typeof sub !== "string" || (own !== "company" && own !== "partner") || typeof oid !== "string" || (knd !== "test" && knd !== "live") || typeof exp !== "number") {
       return "invalid";
     }
     const claims: TokenClaims = { keyId: sub, ownerType: own, ownerId: oid, kind: knd };
-    // (Tokens without an expiry are never issued; such a token is checked every time.)
-    if (typeof exp === "number") {
-      if (verifier.verified.size >= VERIFIED_TOKENS) verifier.verified.delete(verifier.verified.keys().next().value!);
-      verifier.verified.set(token, { claims, expiresAt: exp * 1000 });
-    }
+    if (verifier.verified.size >= VERIFIED_TOKENS) verifier.verified.delete(verifier.verified.keys().next().value!);
+    verifier.verified.set(token, { claims, expiresAt: exp * 1000 });
     return claims;
   } catch (error) {
     return error instanceof errors.JWTExpired ? "expired" : "invalid";

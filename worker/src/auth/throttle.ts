@@ -2,10 +2,40 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { loginThrottle } from "../db/schema.ts";
 
-/** Failed logins allowed per window, per key and per client address. */
+/**
+ * Failed logins allowed per window. With a known client address (auth/client-address.ts): per key
+ * from that address, and per address over all keys; both are that address's own failures, so they
+ * are checked before the secret. Without one, per key from anywhere: a verdict made of other
+ * callers' failures, so it is given only after the secret proved wrong (the right secret is never
+ * locked out by someone else; the secret's 256 random bits make online guessing hopeless anyway).
+ */
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
-export const MAX_FAILURES_PER_KEY = 5;
+export const MAX_FAILURES_PER_KEY_AND_ADDRESS = 5;
 export const MAX_FAILURES_PER_ADDRESS = 30;
+export const MAX_FAILURES_PER_KEY = 5;
+
+export interface ThrottleScope {
+  scope: string;
+  limit: number;
+}
+
+/** The scopes a login's verdict rests on: `own` may refuse before the secret, `shared` only after it. */
+export function loginScopes(keyHash: string, address: string | null): { own: ThrottleScope[]; shared: ThrottleScope[] } {
+  if (address === null) return { own: [], shared: [{ scope: `key:${keyHash}`, limit: MAX_FAILURES_PER_KEY }] };
+  return {
+    own: [
+      { scope: `key-ip:${keyHash}:${address}`, limit: MAX_FAILURES_PER_KEY_AND_ADDRESS },
+      { scope: `ip:${address}`, limit: MAX_FAILURES_PER_ADDRESS },
+    ],
+    shared: [],
+  };
+}
+
+/** The longest wait any of `scopes` imposes (0: none). */
+export async function longestWait(db: Db, scopes: readonly ThrottleScope[], now: Date): Promise<number> {
+  const waits = await Promise.all(scopes.map(({ scope, limit }) => retryAfterSeconds(db, scope, limit, now)));
+  return Math.max(0, ...waits);
+}
 
 /** Seconds until `scope` may try again, or 0 when it is not throttled. */
 export async function retryAfterSeconds(db: Db, scope: string, limit: number, now: Date): Promise<number> {

@@ -15,10 +15,13 @@ export interface PinHash {
   hash: string;
 }
 
-const pin = z
-  .string()
-  .regex(/^\d{4,6}$/, "pin must be 4 to 6 digits")
-  .openapi({ description: "4 to 6 digits; kept only as a PBKDF2-SHA256 hash", example: "1234" });
+/**
+ * At least 6 digits: the hash goes to every paired till, so a stolen till allows an offline
+ * search of the whole space; 10^6 PINs instead of 10^4 (README: Security). PINs set before this
+ * rule keep working until changed.
+ */
+export const PIN_PATTERN = /^\d{6,12}$/;
+const pin = z.string().regex(PIN_PATTERN, "pin must be 6 to 12 digits").openapi({ description: "6 to 12 digits; kept only as a PBKDF2-SHA256 hash", example: "482193" });
 const name = z.string().trim().min(1).max(60).openapi({ example: "María Pérez" });
 
 export const CashierInput = z.object({ name, pin }).strict().openapi("CashierInput");

@@ -1,7 +1,7 @@
 // The catalogue as CSV (RFC 4180, UTF-8, a header row): read a whole file into products or into
 // a list of every bad line, and write products back in the same columns, so export → import is the
 // identity. Each line goes through the same schema as POST /products.
-import { csvRow } from "../reports/csv.ts";
+import { csvRow, looksLikeFormula } from "../reports/csv.ts";
 import type { ProblemItem } from "../http/problem.ts";
 import { ProductInput, productValues, type ProductValues, type ProductView } from "./products.ts";
 
@@ -89,7 +89,7 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: LinePr
 }
 
 /** The export guards text a spreadsheet would run as a formula with an apostrophe; reading takes it off. */
-const unguard = (cell: string) => (/^'[=+@\t\r]/.test(cell) ? cell.slice(1) : cell);
+const unguard = (cell: string) => (cell.startsWith("'") && looksLikeFormula(cell.slice(1)) ? cell.slice(1) : cell);
 
 const BOOLEAN_COLUMNS = new Set<Column>(["priceIncludesItbis", "active"]);
 

@@ -1,7 +1,7 @@
 // A point-of-sale device's life in the directory: created with a one-time pairing code, paired
 // (its token, the signing material, its first e-NCF blocks), revoked.
 import { POS_TIPOS, toBase64 } from "@ecf/shared";
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
 import { companies, type Company } from "../db/schema.ts";
@@ -50,7 +50,42 @@ export async function revokeDevice(d1: D1Database, id: string, companyId: string
   return row!;
 }
 
-/** What a paired till signs with: the issuer's key and certificate. */
+/**
+ * A fresh one-time code for a paired till to fetch the issuer's new signing material (after a
+ * certificate change): the key leaves the service only against a code someone at the issuer
+ * asked for minutes before, never on a device token alone. It cannot pair another till (pairing
+ * needs a device without a token).
+ */
+export async function newRekeyCode(d1: D1Database, id: string, companyId: string, now: Date): Promise<CreatedDevice> {
+  const pairingCode = newPairingCode();
+  const pairingExpiresAt = new Date(now.getTime() + PAIRING_TTL_MS).toISOString();
+  const [device] = await database(d1)
+    .update(devices)
+    .set({ pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt })
+    .where(and(eq(devices.id, id), eq(devices.companyId, companyId), isNull(devices.revokedAt), isNotNull(devices.tokenHash)))
+    .returning();
+  if (!device) throw new ApiProblem("not_found", { detail: `No paired, unrevoked device ${id}.` });
+  const note = "Type this code on the till within 15 minutes to give it the new signing key; it works once.";
+  return { id, name: device.name, pairingCode, pairingExpiresAt, note };
+}
+
+/** Consumes a device's re-key code (one conditional update: of two attempts, one wins), then the material. */
+export async function signingMaterialForCode(env: Env, company: Company, deviceId: string, pairingCode: string, now: Date): Promise<SigningMaterial> {
+  const [consumed] = await database(env.DB)
+    .update(devices)
+    .set({ pairingCodeHash: null, pairingExpiresAt: null })
+    .where(
+      and(eq(devices.id, deviceId), eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)), isNull(devices.revokedAt), gt(devices.pairingExpiresAt, now.toISOString())),
+    )
+    .returning({ id: devices.id });
+  if (!consumed) {
+    const detail = "This code is unknown, was already used, or has expired; ask the issuer for a new one (POST /devices/{id}/pairing-code).";
+    throw new ApiProblem("forbidden", { detail, errors: [{ path: "/pairingCode", code: "pairing_code_invalid", message: detail }] });
+  }
+  return signingMaterial(env, company);
+}
+
+/** What a paired till signs with: the issuer's key and certificate (at pairing, or against a re-key code). */
 export async function signingMaterial(env: Env, company: Company): Promise<SigningMaterial> {
   if (!company.certificateKeyEncrypted || !company.certificateDer) {
     throw new ApiProblem("unprocessable", { detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.` });

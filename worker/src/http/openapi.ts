@@ -114,6 +114,11 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
     detail: "e-NCF E310000000500 was already used for a different document; it can never be reused.",
     errors: [{ path: "/Encabezado/IdDoc/eNCF", code: "encf_used", message: "Already used by another document." }],
   },
+  in_progress: {
+    detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+    errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
+    retryAfter: 2,
+  },
   precondition_failed: {
     detail: 'Product 0b6f… is at version 8; If-Match named "7". Read it again and reapply the change.',
     errors: [{ path: "/headers/If-Match", code: "stale", message: 'The current ETag is "8".' }],

@@ -14,6 +14,7 @@ export const PROBLEM_CODES = [
   "not_found",
   "method_not_allowed",
   "conflict",
+  "in_progress",
   "precondition_failed",
   "payload_too_large",
   "unsupported_media_type",
@@ -46,6 +47,7 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
     case "method_not_allowed":
       return 405;
     case "conflict":
+    case "in_progress":
       return 409;
     case "precondition_failed":
       return 412;
@@ -80,6 +82,7 @@ const TITLES: Record<ProblemCode, string> = {
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
   conflict: "Conflict",
+  in_progress: "Still in progress",
   precondition_failed: "Changed since it was read",
   payload_too_large: "Request body too large",
   unsupported_media_type: "Unsupported media type",
@@ -106,7 +109,7 @@ export interface ProblemInit {
   errors?: ProblemItem[];
   /** Extension members (RFC 9457 §3.2), e.g. `limit` for quota_exceeded. */
   extensions?: Record<string, unknown>;
-  /** Seconds until trying again makes sense, sent as `Retry-After` (every 429 and 503 has one). */
+  /** Seconds until trying again makes sense, sent as `Retry-After` (every 429, 503 and in_progress has one). */
   retryAfter?: number;
   /** Which part of the request a validation problem is in (its title says so); found from the paths when absent. */
   target?: RequestPart;
@@ -189,6 +192,6 @@ export function problemResponse(c: Context, code: ProblemCode, init: ProblemInit
   c.set("problem", { code, detail: body.detail });
   const status = statusOf(code);
   const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
-  if (status === 429 || status === 503) headers["Retry-After"] = String(Math.max(1, Math.ceil(init.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS)));
+  if (status === 429 || status === 503 || code === "in_progress") headers["Retry-After"] = String(Math.max(1, Math.ceil(init.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS)));
   return c.json(body, status, headers);
 }

@@ -2,7 +2,7 @@ import { dgiiDateOf as dgiiDate, drIsoDate, drMonth, ecfToXml, isoDateFromDgii a
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
-import { idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder, type Numbered } from "../ledger/issuer-ledger.ts";
+import { IN_PROGRESS_RETRY_SECONDS, idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder, type Numbered } from "../ledger/issuer-ledger.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
@@ -90,12 +90,14 @@ export const ABANDONED_CLAIM_MS = 5 * 60_000;
 
 /**
  * A request whose `Idempotency-Key` another request holds gets the receipt that one numbered, as
- * it stands, with that request's warnings: a 409 until the receipt is recorded, and "abandoned"
- * when it never will be.
+ * it stands, with that request's warnings: a 409 in_progress until the receipt is recorded and no
+ * longer held by the request transmitting it (`claimedUntil`), and "abandoned" when it never will be.
  */
 async function keyHolderOutcome(env: Env, companyId: string, held: KeyHolder, now: Date): Promise<IssueOutcome | { stored: StoredAnswer } | "abandoned"> {
   if ("stored" in held) return held;
   const receipt = await receiptMonth(env, companyId, held.month).receipt(held.encf);
+  const heldUntil = receipt?.claimedUntil ? Date.parse(receipt.claimedUntil) : 0;
+  if (heldUntil > now.getTime()) throw idempotencyKeyInProgress(Math.min(IN_PROGRESS_RETRY_SECONDS, Math.ceil((heldUntil - now.getTime()) / 1000)));
   if (receipt) return { receipt, reenviado: false, replayed: true, ...(held.warnings ? { warnings: held.warnings } : {}) };
   if (now.getTime() - Date.parse(held.claimedAt) > ABANDONED_CLAIM_MS) return "abandoned";
   throw idempotencyKeyInProgress();

@@ -116,11 +116,19 @@ const claimKey = preparedOnce((db: IssuerDb) =>
     .prepare(),
 );
 
-/** The 409 for a key whose request has numbered its receipt but not recorded it yet. */
-export function idempotencyKeyInProgress(): ApiProblem {
-  return new ApiProblem("conflict", {
+/** Retry-After of an in_progress answer: the first request is signing or waiting for DGII (seconds). */
+export const IN_PROGRESS_RETRY_SECONDS = 2;
+
+/**
+ * The 409 for a key whose request has not finished: its receipt not numbered-and-recorded yet, or
+ * recorded and still being transmitted by it. Never the receipt's passing state (a till would print
+ * a contingency copy of a receipt DGII is about to accept).
+ */
+export function idempotencyKeyInProgress(retryAfter = IN_PROGRESS_RETRY_SECONDS): ApiProblem {
+  return new ApiProblem("in_progress", {
     detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
     errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],
+    retryAfter,
   });
 }
 

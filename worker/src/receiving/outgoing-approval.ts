@@ -14,6 +14,7 @@ import { lookUpTaxpayer } from "./directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
 import { approvalStatusOf, type ApprovalEstado } from "../issuing/estado.ts";
+import { outboundPolicy } from "../outbound/url-policy.ts";
 
 export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };
 
@@ -33,7 +34,7 @@ async function deliverToSupplier(env: Env, company: Company, rncEmisor: string, 
     const signer = await signerFor(env, company);
     const entry = await lookUpTaxpayer(dgiiClientFor(env, company, signer), rncEmisor);
     if (!entry?.urlAceptacion) return { outcome: "skipped", detail: `Supplier ${rncEmisor} has no approval service in DGII's directory.` };
-    const receiver = new ReceiverClient(company.rnc, signer, timeoutMs);
+    const receiver = new ReceiverClient(company.rnc, signer, timeoutMs, outboundPolicy(env));
     const { url, response } = await receiver.post(entry.urlAceptacion, "/fe/aprobacioncomercial/api/ecf", acecf, fileName, entry.urlOpcional);
     const text = (await response.text()).slice(0, 500);
     return response.ok ? { outcome: "sent", detail: `${url} → HTTP ${response.status}` } : { outcome: "failed", detail: `${url} → HTTP ${response.status} ${text}` };

@@ -7,7 +7,7 @@ import { companyById } from "../db/companies.ts";
 import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { currentLeases, leaseBlock, leaseView } from "../devices/leases.ts";
-import { createDevice, pairDevice, revokeDevice, signingMaterial, type DeviceRow } from "../devices/registry.ts";
+import { createDevice, newRekeyCode, pairDevice, revokeDevice, signingMaterialForCode, type DeviceRow } from "../devices/registry.ts";
 import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
 import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
@@ -135,6 +135,21 @@ deviceRoutes.openapi(
 deviceRoutes.openapi(
   tenantRoute({
     method: "post",
+    path: "/devices/{id}/pairing-code",
+    tags: ["Devices"],
+    summary: "A one-time code for a paired till to receive the issuer's new signing key",
+    description:
+      "After a certificate change, a till needs the new key: this code (valid 15 minutes, usable once) is typed on that till, which presents it to POST /devices/signing-material. It cannot pair another till.",
+    middleware: [requireAuth, resolveTenant] as const,
+    request: { params: IdParam },
+    responses: { 201: { description: "Created", ...json(DeviceCreated) }, 404: problemSchema("No paired, unrevoked device of this issuer") },
+  }),
+  async (c) => c.json(await newRekeyCode(c.env.DB, c.req.valid("param").id, c.get("tenant").id, new Date()), 201),
+);
+
+deviceRoutes.openapi(
+  tenantRoute({
+    method: "post",
     path: "/devices/{id}/revoke",
     tags: ["Devices"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
@@ -198,14 +213,21 @@ deviceRoutes.openapi(
     method: "post",
     path: "/devices/signing-material",
     tags: ["Devices"],
-    summary: "The issuer's current signing material, for a device whose certificate changed",
+    summary: "The issuer's current signing material, against a fresh one-time code",
     description:
-      "When GET /devices/me shows a certificate the till does not hold, it fetches the new key and certificate here (the previous one stays valid for what it signed before the change).",
+      "When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. The device token alone is not enough: a stolen token never yields the key. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
-    responses: { 200: { description: "Signing material", ...json(SigningMaterial) } },
+    request: { body: { required: true, ...json(PairingRequest) } },
+    responses: {
+      200: { description: "Signing material", ...json(SigningMaterial) },
+      403: problemSchema("Unknown, used or expired code (pairing_code_invalid)"),
+    },
   }),
-  async (c) => c.json(await signingMaterial(c.env, c.get("tenant")), 200),
+  async (c) => {
+    const material = await signingMaterialForCode(c.env, c.get("tenant"), c.get("device").id, c.req.valid("json").pairingCode, new Date());
+    return c.json(material, 200);
+  },
 );
 
 deviceRoutes.openapi(

@@ -81,7 +81,7 @@ issuingRoutes.openapi(
       ...receiptAnswers,
       400: problemSchema("The document has problems (all listed, with JSON pointers)"),
       409: problemSchema(
-        "The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (idempotency_key_in_progress); rarely, the range changed three times while the document was being numbered (range_changed)",
+        "The e-NCF was used by a different document, or the Idempotency-Key by a different request (idempotency_key_reused) or by one still being processed (problem code in_progress, with Retry-After: retry then; never the receipt's passing state); rarely, the range changed three times while the document was being numbered (range_changed)",
       ),
       422: problemSchema("No usable e-NCF range, or no certificate"),
       429: problemSchema("Monthly quota exceeded"),

@@ -1,9 +1,11 @@
-// One webhook delivery: the event, signed with the endpoint's secret, POSTed with a timeout. A 2xx
-// is success; anything else is tried again with back-off until the task's deadline (3 days), after
+// One webhook delivery: the event, signed with the endpoint's secret, POSTed through the outbound
+// policy (no redirect followed, a timeout, the answer read up to ANSWER_BYTES). A 2xx is success; anything else is tried again with back-off until the task's deadline (3 days), after
 // which the endpoint is disabled.
 import { disableEndpoint, endpointById, endpointSecret, urlProblem } from "./endpoints.ts";
 import type { WebhookEvent } from "./events.ts";
 import { signatureHeaders } from "./signing.ts";
+import { outboundFetch } from "../outbound/fetch.ts";
+import { outboundPolicy } from "../outbound/url-policy.ts";
 
 export interface WebhookPayload {
   companyId: string;
@@ -14,6 +16,8 @@ export interface WebhookPayload {
 export type DeliveryOutcome = { status: "done" | "retry" | "failed"; result: Record<string, unknown> };
 
 const TIMEOUT_MS = 10_000;
+/** Only an excerpt of the answer is kept (200 characters), so little more is read. */
+const ANSWER_BYTES = 4096;
 
 export async function deliverWebhook(env: Env, id: string, payload: WebhookPayload, pastDeadline: boolean, now: Date): Promise<DeliveryOutcome> {
   const endpoint = await endpointById(env, payload.endpointId);
@@ -25,13 +29,9 @@ export async function deliverWebhook(env: Env, id: string, payload: WebhookPaylo
   const body = JSON.stringify(payload.event);
   let result: Record<string, unknown>;
   try {
-    const response = await fetch(endpoint.url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "User-Agent": "ecf-edge-webhooks", ...(await signatureHeaders(await endpointSecret(env, endpoint), id, now, body)) },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    const headers = { "Content-Type": "application/json", "User-Agent": "ecf-edge-webhooks", ...(await signatureHeaders(await endpointSecret(env, endpoint), id, now, body)) };
+    const limits = { timeoutMs: TIMEOUT_MS, maxBytes: ANSWER_BYTES, overflow: "truncate" } as const;
+    const response = await outboundFetch(outboundPolicy(env), endpoint.url, { method: "POST", headers, body }, limits);
     result = { httpStatus: response.status, body: (await response.text()).slice(0, 200) };
     if (response.status >= 200 && response.status < 300) return { status: "done", result };
   } catch (error) {

@@ -7,6 +7,7 @@ import { database, rowOf } from "../db/client.ts";
 import { partnerCompanies } from "../db/schema.ts";
 import { webhookEndpoints } from "../db/schema-webhooks.ts";
 import { ApiProblem } from "../http/problem.ts";
+import { outboundPolicy, outboundUrlProblem } from "../outbound/url-policy.ts";
 import type { EventType } from "./events.ts";
 import { newSecret } from "./signing.ts";
 
@@ -29,30 +30,9 @@ export function endpointView(endpoint: WebhookEndpoint) {
   };
 }
 
-const PRIVATE_V4 = [/^10\./, /^127\./, /^169\.254\./, /^172\.(1[6-9]|2\d|3[01])\./, /^192\.168\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/**
- * Where deliveries may go: https to a public host. Against the local sandbox (`npm start`, tests)
- * http to loopback is allowed too, and only there. Private ranges are refused so an endpoint can
- * never make the service call into a network it can reach and the integrator cannot (SSRF).
- */
+/** Where deliveries may go: the outbound URL policy (outbound/url-policy.ts), the same for every outbound call. */
 export function urlProblem(env: Env, raw: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return "not a URL";
-  }
-  const host = url.hostname.toLowerCase();
-  const local = env.DGII_TARGET === "sandbox";
-  if (local && url.protocol === "http:" && LOOPBACK_HOSTS.has(host)) return null;
-  if (url.protocol !== "https:") return "only https URLs are allowed";
-  if (url.username || url.password) return "credentials in the URL are not allowed";
-  if (LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || host === "[::]" || PRIVATE_V4.some((r) => r.test(host)) || /^\[(f[cd]|fe80|::ffff:)/i.test(host)) {
-    return "private, loopback and link-local addresses are not allowed";
-  }
-  return null;
+  return outboundUrlProblem(raw, outboundPolicy(env));
 }
 
 export async function createEndpoint(env: Env, owner: Owner, url: string, events: EventType[]) {

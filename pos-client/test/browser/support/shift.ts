@@ -2,7 +2,7 @@
 // through the administration API before pairing; `openShiftIfAsked` opens a shift when the till asks.
 import type { Page } from "playwright-core";
 
-export const TEST_CASHIER = { name: "Cajera de prueba", pin: "2468" };
+export const TEST_CASHIER = { name: "Cajera de prueba", pin: "246813" };
 
 /** Creates the test cashier for a company (what `npm run admin -- cashiers:create` sends). */
 export async function createTestCashier(admin: (method: string, path: string, body?: unknown) => Promise<unknown>, companyId: string): Promise<void> {
