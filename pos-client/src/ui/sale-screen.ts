@@ -1,12 +1,15 @@
 // The sale screen: search the catalogue by name or code, a cart with quantities and line discounts,
 // the buyer (an RNC makes it an E31), totals from the shared package, and the payment.
-import { add, dec, formatDecimal, formatMoney, parseDecimal, sub } from "@ecf/shared/money";
+import { formatMoney, sub } from "@ecf/shared/money";
 import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Product } from "../db.ts";
 import { money } from "../format.ts";
 import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer, rememberBuyer } from "../sale/buyers.ts";
 import { cartTotals, lineDiscount, lineGross, pricesIncludeItbis, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import { formatNumber } from "../input/amounts.ts";
+import { addOne, setDiscount, setQuantity } from "../sale/line-edits.ts";
 import { cashChange, paymentFor } from "../sale/payment.ts";
+import { ZERO_TOTAL_MESSAGES, zeroTotalVerdict } from "../sale/zero-total.ts";
 import { h } from "./dom.ts";
 
 export interface SaleRequest {
@@ -36,20 +39,12 @@ export const CATALOG_PULLED = "catalog-pulled";
 export interface SaleScreenOptions {
   /** DGII's registry, asked when the till is online; without it only recent buyers fill the name. */
   findTaxpayer?: FindTaxpayer;
+  /** The largest quantity a line may carry (the business's setting; 9,999 by default). */
+  maxQuantity?: string;
 }
 
 /** A product whose code or one of whose barcodes is exactly what was typed or scanned. */
 export const byCode = (products: readonly Product[], typed: string) => products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
-
-const validQuantity = (q: string) => {
-  const d = parseDecimal(q.replace(",", "."));
-  return !!d && d.coef > 0n && d.scale <= 2;
-};
-const validPercent = (p: string) => {
-  if (p === "") return true;
-  const d = parseDecimal(p.replace(",", "."));
-  return !!d && d.coef >= 0n && d.scale <= 2 && d.coef <= 100n * 10n ** BigInt(d.scale);
-};
 
 export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>, options: SaleScreenOptions = {}): Promise<HTMLElement> {
   let products = await db.products.orderBy("name").toArray();
@@ -76,8 +71,8 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   };
   const addToCart = (p: Product) => {
     const line = state.lines.find((l) => l.product.code === p.code);
-    if (line) line.quantity = formatDecimal(add(dec(line.quantity), dec("1")));
-    else state.lines.push({ product: p, quantity: "1", discountPercent: "" });
+    message.textContent = line ? (addOne(line, options.maxQuantity) ?? "") : "";
+    if (!line) state.lines.push({ product: p, quantity: "1", discountPercent: "" });
     renderCart();
   };
   const renderResults = () => {
@@ -185,15 +180,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     renderTotals();
   });
   cash.addEventListener("input", () => {
-    state.cash = cash.value.trim().replace(",", ".");
+    state.cash = cash.value.trim();
     renderTotals();
   });
   card.addEventListener("input", () => {
-    state.card = card.value.trim().replace(",", ".");
+    state.card = card.value.trim();
     renderTotals();
   });
   transfer.addEventListener("input", () => {
-    state.transfer = transfer.value.trim().replace(",", ".");
+    state.transfer = transfer.value.trim();
     renderTotals();
   });
   const chargeButton = h("button", { type: "button", class: "primary big", id: "charge" }, "Cobrar (Ctrl+Enter)");
@@ -215,14 +210,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
             "tbody",
             {},
             ...state.lines.map((line, i) => {
-              const qty = h("input", { class: "qty", inputmode: "decimal", value: line.quantity, "aria-label": `Cantidad de ${line.product.name}` });
+              const qty = h("input", { class: "qty", inputmode: "decimal", value: formatNumber(line.quantity), "aria-label": `Cantidad de ${line.product.name}` });
               qty.addEventListener("change", () => {
-                if (validQuantity(qty.value)) line.quantity = qty.value.replace(",", ".");
+                message.textContent = setQuantity(line, qty.value, options.maxQuantity) ?? "";
                 renderCart();
               });
-              const disc = h("input", { class: "disc", inputmode: "decimal", value: line.discountPercent, placeholder: "0", "aria-label": `Descuento de ${line.product.name}` });
+              const discountText = line.discountPercent ? formatNumber(line.discountPercent) : "";
+              const disc = h("input", { class: "disc", inputmode: "decimal", value: discountText, placeholder: "0", "aria-label": `Descuento de ${line.product.name}` });
               disc.addEventListener("change", () => {
-                if (validPercent(disc.value.trim())) line.discountPercent = disc.value.trim().replace(",", ".");
+                message.textContent = setDiscount(line, disc.value) ?? "";
                 renderCart();
               });
               const incluido = pricesIncludeItbis(state.lines);
@@ -247,6 +243,7 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   const payment = (totalText: string) => paymentFor(state, totalText);
 
   function renderTotals() {
+    zeroConfirmed = false;
     const t = cartTotals(state.lines, tipo());
     const total = formatMoney(t.total);
     const p = state.lines.length ? payment(total) : undefined;
@@ -266,6 +263,9 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
 
   // Ctrl+Enter does not care that the button is disabled: one charge at a time, per screen.
   let charging = false;
+  // The cashier confirmed a RD$0.00 receipt; any change to the cart asks again.
+  let zeroConfirmed = false;
+  const zeroConfirmButton = () => h("button", { type: "button", id: "confirm-zero", onclick: () => ((zeroConfirmed = true), void doCharge()) }, "Emitir sin cobro");
   async function doCharge() {
     if (charging) return;
     message.textContent = "";
@@ -285,6 +285,12 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       }
     }
     const t = cartTotals(state.lines, tipo());
+    const zero = zeroTotalVerdict(t.total, tipo(), zeroConfirmed);
+    if (zero !== "fine") {
+      message.replaceChildren(ZERO_TOTAL_MESSAGES[zero]);
+      if (zero === "needs-confirmation") message.append(" ", zeroConfirmButton());
+      return;
+    }
     const p = payment(formatMoney(t.total));
     if (typeof p === "string") {
       message.textContent = p;
