@@ -16,7 +16,8 @@ import { historyScreen } from "./history-screen.ts";
 import { currentShift } from "../shift/shifts.ts";
 import { ShiftSync } from "../shift/sync.ts";
 import { closeShiftScreen, openShiftScreen, shiftHistory, zReportView } from "./shift-screen.ts";
-import { CATALOG_PULLED, emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { CATALOG_PULLED, emptySale, SALE_KEY, SALE_SCAN, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { listenForScans } from "./scanner.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -154,6 +155,10 @@ class PosApp {
       },
       { signal },
     );
+    // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
+    listenForScans((code) => this.scanned(code), signal, {
+      wanted: (target) => this.tab === "venta" && (target as Element | null)?.id !== "search",
+    });
     this.main.addEventListener("catalog-changed", () => {
       this.editing = undefined;
       void this.render();
@@ -251,6 +256,22 @@ class PosApp {
   private attach(view: HTMLElement): void {
     this.main.replaceChildren(view);
     view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    const code = this.pendingScan;
+    this.pendingScan = undefined;
+    if (code !== undefined && view.classList.contains("sale")) view.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+  }
+
+  /** A scan made while the receipt was on screen, for the sale screen that replaces it. */
+  private pendingScan: string | undefined;
+
+  private scanned(code: string): void {
+    const sale = this.main.querySelector<HTMLElement>(".sale");
+    if (sale && !this.showing) {
+      sale.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+    } else if (this.showing) {
+      this.pendingScan = code;
+      this.go("venta");
+    }
   }
 
   /**

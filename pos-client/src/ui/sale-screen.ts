@@ -33,6 +33,8 @@ export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName
 
 /** The app forwards every window keydown to the sale screen on display as this event. */
 export const SALE_KEY = "sale-key";
+/** The app hands a scanned code to the sale screen on display (see scanner.ts). */
+export const SALE_SCAN = "sale-scan";
 /** The app tells the sale screen on display that the catalogue changed (it reloads its products in place). */
 export const CATALOG_PULLED = "catalog-pulled";
 
@@ -103,18 +105,7 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       // barcode and Enter, which must add that exact product; otherwise the best match by name.
       e.preventDefault();
       const typed = search.value.trim();
-      const first = typed ? (byCode(products, typed) ?? matches()[0]) : undefined;
-      if (first) {
-        addToCart(first);
-        scanMessage.textContent = "";
-      } else if (typed) {
-        scanMessage.textContent = `No hay ningún producto con el código o nombre «${typed}».`;
-      }
-      if (typed) {
-        search.value = "";
-        renderResults();
-      }
-      search.focus();
+      addFound(typed, typed ? (byCode(products, typed) ?? matches()[0]) : undefined, "el código o nombre");
     } else if (e.key === "Escape" && onPage) {
       search.value = "";
       renderResults();
@@ -125,6 +116,25 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     }
   };
   root.addEventListener(SALE_KEY, (e) => onKey((e as CustomEvent<KeyboardEvent>).detail));
+  // A scan is a code, never a name: only an exact code or barcode adds a product.
+  root.addEventListener(SALE_SCAN, (e) => {
+    const code = (e as CustomEvent<string>).detail.trim();
+    addFound(code, byCode(products, code), "el código");
+  });
+  /** Adds what a search or a scan found, or says nothing matched; the search is ready for the next. */
+  function addFound(typed: string, found: Product | undefined, what: string) {
+    if (found) {
+      addToCart(found);
+      scanMessage.textContent = "";
+    } else if (typed) {
+      scanMessage.textContent = `No hay ningún producto con ${what} «${typed}».`;
+    }
+    if (typed) {
+      search.value = "";
+      renderResults();
+    }
+    search.focus();
+  }
 
   const rnc = h("input", { id: "buyer-rnc", inputmode: "numeric", placeholder: "RNC o cédula (opcional: E31)", value: state.rnc, maxlength: 11, autocomplete: "off" });
   const buyerName = h("input", { id: "buyer-name", placeholder: "Nombre o razón social", value: state.buyerName, maxlength: 150, autocomplete: "off" });
