@@ -60,6 +60,16 @@ export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string
   });
 }
 
+/**
+ * The number `takeNumber` would hand out next, without taking it: a sale is checked against it
+ * before a number is spent, so that a refused sale leaves no gap in the sequence.
+ */
+export async function peekNumber(db: PosDatabase, tipoeCF: string, today: string): Promise<Omit<TakenNumber, "number"> | undefined> {
+  const blocks = await db.leases.where("[tipoeCF+rangeFrom]").between([tipoeCF, 0], [tipoeCF, Infinity]).toArray();
+  const block = blocks.find((l) => l.next <= l.rangeTo && l.expiresOn >= today);
+  return block && { encf: formatENcf(tipoeCF as TipoeCF, block.next), expiresOn: block.expiresOn };
+}
+
 /** Numbers taken and not yet recorded with a sale: e-NCF → when taken (ISO). */
 export const TAKEN_ENCF = "taken-encf";
 /** Numbers taken and never used by a receipt, to be voided (ANECF), never reused. */
