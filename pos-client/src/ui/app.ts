@@ -18,6 +18,7 @@ import { ShiftSync } from "../shift/sync.ts";
 import { closeShiftScreen, openShiftScreen, shiftHistory, zReportView } from "./shift-screen.ts";
 import { CATALOG_PULLED, emptySale, SALE_KEY, SALE_SCAN, saleScreen, type SaleRequest } from "./sale-screen.ts";
 import { listenForScans } from "./scanner.ts";
+import { backlog, backlogText, connectionView } from "./connection-status.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -129,14 +130,10 @@ class PosApp {
       ),
       this.main,
     );
-    const net = () => {
-      this.net.textContent = navigator.onLine ? "En línea" : "Sin conexión";
-      this.net.className = `net ${navigator.onLine ? "on" : "off"}`;
-    };
     const { signal } = this.life;
-    addEventListener("online", net, { signal });
-    addEventListener("offline", net, { signal });
-    net();
+    addEventListener("online", () => this.showConnection(), { signal });
+    addEventListener("offline", () => this.showConnection(), { signal });
+    this.showConnection();
     // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
     addEventListener(
       "keydown",
@@ -424,17 +421,31 @@ class PosApp {
     }
   }
 
+  /** The last sync round could not reach the server (until one does). */
+  private serverUnreachable = false;
+
+  private showConnection(): void {
+    const view = connectionView(navigator.onLine, this.serverUnreachable);
+    this.net.textContent = view.text;
+    this.net.className = `net ${view.state}`;
+  }
+
   /** Status reports read IndexedDB and may finish out of order: only the newest one is shown. */
   private statuses = 0;
 
   private async syncStatus(status: SyncStatus): Promise<void> {
     const ticket = ++this.statuses;
-    const waiting = await this.db.outbox.where("state").anyOf("pending", "sending").count();
+    const waitingNow = await backlog(this.db);
+    const waiting = waitingNow.waiting;
     if (ticket !== this.statuses) return;
+    if (!status.running) {
+      this.serverUnreachable = status.unreachable === true;
+      this.showConnection();
+    }
     if (status.running && status.progress && status.progress.total > 0) {
       this.sync.textContent = `Sincronizando ${status.progress.done}/${status.progress.total}`;
     } else {
-      this.sync.textContent = waiting ? `Pendientes: ${waiting}` : "Todo sincronizado";
+      this.sync.textContent = backlogText(waitingNow, new Date());
     }
     this.sync.dataset.pending = String(waiting);
     // A receipt on screen shows its new state as soon as the server answered.

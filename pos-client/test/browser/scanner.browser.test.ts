@@ -17,6 +17,7 @@ const RNC = "131880681";
 let stack: Stack;
 let browser: Browser;
 let pairingCode: string;
+let secondTill: string;
 
 const PRODUCTS = [
   { code: "PLAT", barcodes: ["7461000000011"], name: "Plátano", price: "20.00", priceIncludesItbis: false, itbisRate: "exempt" },
@@ -53,6 +54,7 @@ beforeAll(async () => {
     expect(res.status, await res.clone().text()).toBe(201);
   }
   pairingCode = (await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" })).pairingCode;
+  secondTill = (await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" })).pairingCode;
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
@@ -201,6 +203,39 @@ describe("a scanner at the till", () => {
     expect(await page.inputValue("#buyer-rnc")).toBe("131880738");
     expect(await page.textContent("#tipo")).toBe("E31 Crédito fiscal");
     expect(await cart(page)).toEqual([["Aguacate", "1"]]);
+    await context.close();
+  }, 180_000);
+});
+
+describe("honest connectivity", () => {
+  it("the server refusing connections: the bar says so with the count and age of what waits; the backlog goes when it answers", async () => {
+    // No service worker: the requests the test refuses are the page's own.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo", serviceWorkers: "block" });
+    const page = await context.newPage();
+    await page.goto(`${stack.workerUrl}/pos/`);
+    await page.fill("#pairing-code", secondTill);
+    await page.press("#pairing-code", "Enter");
+    await page.waitForSelector('#catalog-status:has-text("Catálogo actualizado")', { timeout: 30_000 });
+    await page.click('button[data-tab="venta"]');
+    await openShiftIfAsked(page);
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 30_000 });
+
+    // The network is up (navigator.onLine) but the server refuses every connection.
+    const refused = (route: { abort: (code: string) => Promise<void> }) => route.abort("connectionrefused");
+    await page.route(`${stack.workerUrl}/devices/**`, refused);
+    await page.waitForSelector('button.product[data-code="AGUA"]');
+    await scan(page, "7461000000028");
+    await waitForCart(page, [["Aguacate", "1"]]);
+    await page.click("#charge");
+    await page.waitForSelector("section.ticket", { timeout: 30_000 });
+    await page.waitForSelector('#net.off:text-is("Sin conexión con el servidor")', { timeout: 30_000 });
+    expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+    await page.waitForSelector('#sync:text-is("Pendientes: 1 (el más antiguo, hace menos de un minuto)")');
+
+    // The server answers again: the receipt goes up at the next retry, not the next interval.
+    await page.unroute(`${stack.workerUrl}/devices/**`, refused);
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 25_000 });
+    await page.waitForSelector('#net.on:text-is("En línea")');
     await context.close();
   }, 180_000);
 });
