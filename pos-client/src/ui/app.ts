@@ -18,6 +18,8 @@ import { ShiftSync } from "../shift/sync.ts";
 import { closeShiftScreen, openShiftScreen, shiftHistory, zReportView } from "./shift-screen.ts";
 import { CATALOG_PULLED, emptySale, SALE_KEY, SALE_SCAN, saleScreen, type SaleRequest } from "./sale-screen.ts";
 import { listenForScans } from "./scanner.ts";
+import { pairingFailure } from "./pairing-messages.ts";
+import { loadCart, saveCart } from "../sale/cart-store.ts";
 import { backlog, backlogText, connectionView } from "./connection-status.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
@@ -59,7 +61,7 @@ async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string):
       await db.settings.delete("revoked");
       new PosApp(root, db, session).start();
     } catch (e) {
-      error.textContent = navigator.onLine ? `No se pudo vincular: ${e instanceof Error ? e.message : String(e)}` : "Se necesita conexión a internet para vincular.";
+      error.textContent = pairingFailure(e, navigator.onLine);
     } finally {
       button.disabled = false;
     }
@@ -71,6 +73,8 @@ async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string):
 class PosApp {
   private tab: Tab = "venta";
   private sale = emptySale();
+  /** The cart as it was before a reload, read once at start. */
+  private cartLoaded: Promise<void> | undefined;
   private editing: Product | undefined;
   private readonly main = h("main", { id: "view" });
   private readonly net = h("span", { class: "net", id: "net" });
@@ -164,6 +168,9 @@ class PosApp {
       this.editing = (e as CustomEvent<Product>).detail;
       void this.render();
     });
+    this.cartLoaded = loadCart(this.db).then((cart) => {
+      if (cart) this.sale = cart;
+    });
     void this.render();
     this.runner.start();
     void this.syncStatus({ running: false });
@@ -237,7 +244,11 @@ class PosApp {
           view = await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s));
           break;
         }
-        view = await saleScreen(this.db, this.sale, (req) => this.charge(req), { findTaxpayer: (rnc) => this.api.taxpayer(rnc) });
+        await this.cartLoaded;
+        view = await saleScreen(this.db, this.sale, (req) => this.charge(req), {
+          findTaxpayer: (rnc) => this.api.taxpayer(rnc),
+          changed: (state) => void saveCart(this.db, state),
+        });
         break;
       case "productos":
         view = await catalogScreen(this.db, this.editing);
@@ -330,6 +341,7 @@ class PosApp {
       deviceId: this.session.deviceId,
     });
     this.sale = emptySale();
+    await saveCart(this.db, this.sale);
     await this.open(issued.sale);
     this.runner.kick();
   }
@@ -355,7 +367,9 @@ class PosApp {
       fresh.estado === "Rechazado" && fresh.mensajes?.length
         ? h("p", { class: "error no-print" }, `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`)
         : null;
-    const view = h("div", { class: "receipt-screen" }, await receiptView(fresh), reason, actions);
+    const cashier = fresh.shiftId ? (await this.db.shifts.get(fresh.shiftId))?.cashierName : undefined;
+    const printed = await receiptView(fresh, { till: this.session.deviceName, ...(cashier ? { cashier } : {}) });
+    const view = h("div", { class: "receipt-screen" }, printed, reason, actions);
     if (ticket === this.renders) this.attach(view);
   }
 

@@ -43,6 +43,8 @@ export interface SaleScreenOptions {
   findTaxpayer?: FindTaxpayer;
   /** The largest quantity a line may carry (the business's setting; 9,999 by default). */
   maxQuantity?: string;
+  /** Told after every change to the cart, the buyer or the payment (the app keeps it across reloads). */
+  changed?: (state: SaleScreenState) => void;
 }
 
 /** A product whose code or one of whose barcodes is exactly what was typed or scanned. */
@@ -167,7 +169,10 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     renderTotals();
     void fillBuyer();
   });
-  buyerName.addEventListener("input", () => (state.buyerName = buyerName.value));
+  buyerName.addEventListener("input", () => {
+    state.buyerName = buyerName.value;
+    options.changed?.(state);
+  });
 
   const method = h(
     "select",
@@ -254,6 +259,7 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
 
   function renderTotals() {
     zeroConfirmed = false;
+    options.changed?.(state);
     const t = cartTotals(state.lines, tipo());
     const total = formatMoney(t.total);
     const p = state.lines.length ? payment(total) : undefined;

@@ -119,6 +119,11 @@ describe("a scanner at the till", () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
     const page = await context.newPage();
     await page.goto(`${stack.workerUrl}/pos/`);
+    // A wrong pairing code: said in Spanish, without the server's English or an HTTP status.
+    await page.fill("#pairing-code", "ZZZZ-ZZZZ");
+    await page.press("#pairing-code", "Enter");
+    await page.waitForSelector('#pairing-error:has-text("código de vinculación no es válido")');
+    expect(await page.textContent("#pairing-error")).not.toMatch(/\d{3}|unauthorized|unknown/i);
     await page.fill("#pairing-code", pairingCode);
     await page.press("#pairing-code", "Enter");
     await page.waitForSelector('#catalog-status:has-text("Catálogo actualizado")', { timeout: 30_000 });
@@ -185,6 +190,10 @@ describe("a scanner at the till", () => {
     await page.click("#charge");
     const ticket = await page.waitForSelector("section.ticket", { timeout: 30_000 });
     expect(await ticket.textContent()).toMatch(/TOTAL\s*RD\$290\.00/);
+    // Who sold it, at which till and when.
+    expect(await page.textContent("section.ticket .cashier")).toContain("Cajera de prueba");
+    expect(await page.textContent("section.ticket .till")).toContain("Caja 1");
+    expect(await page.textContent("section.ticket .sold-at")).toMatch(/Hora de venta\s*\d{1,2}\/\d{1,2}\/\d{2},? \d{1,2}:\d{2}/);
     await page.evaluate(() => {
       (window as unknown as { printed: number }).printed = 0;
       window.print = () => void (window as unknown as { printed: number }).printed++;
@@ -203,6 +212,12 @@ describe("a scanner at the till", () => {
     expect(await page.inputValue("#buyer-rnc")).toBe("131880738");
     expect(await page.textContent("#tipo")).toBe("E31 Crédito fiscal");
     expect(await cart(page)).toEqual([["Aguacate", "1"]]);
+
+    // The cart, the buyer and all survive a reload.
+    await page.reload();
+    await page.waitForSelector("#search");
+    await waitForCart(page, [["Aguacate", "1"]]);
+    expect(await page.inputValue("#buyer-rnc")).toBe("131880738");
     await context.close();
   }, 180_000);
 });
