@@ -8,6 +8,7 @@ import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
+import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
@@ -183,8 +184,11 @@ export class SyncRunner {
     const me = await this.api.me();
     const key = await signingKey(this.db);
     if (key && me.certificateSerial !== key.certificateSerial) await installSigningKey(this.db, await this.api.signingMaterial());
+    const now = new Date();
+    const capacity = await capacitySettings(this.db);
     for (const tipo of POS_TIPOS) {
-      await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drIsoDate(new Date())).catch(() => {});
+      const needed = (t: string) => stockNeeded(this.db, t, now, capacity);
+      await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drIsoDate(now), needed).catch(() => {});
     }
   }
 

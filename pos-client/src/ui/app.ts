@@ -1,5 +1,7 @@
 // The application shell: pairing when the device has no identity, otherwise the tabs (Venta,
 // Productos, Recibos), the connectivity and sync indicator, and the receipt view.
+import { drIsoDate } from "@ecf/shared/dgii-time";
+import { POS_TIPOS } from "@ecf/shared/pos-device";
 import type { PosDatabase, Product, Sale, Shift } from "../db.ts";
 import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
@@ -20,7 +22,8 @@ import { CATALOG_PULLED, emptySale, SALE_KEY, SALE_SCAN, saleScreen, type SaleRe
 import { listenForScans } from "./scanner.ts";
 import { pairingFailure } from "./pairing-messages.ts";
 import { loadCart, saveCart } from "../sale/cart-store.ts";
-import { backlog, backlogText, connectionView } from "./connection-status.ts";
+import { backlog, backlogText, connectionView, stockText } from "./connection-status.ts";
+import { stockOf } from "../offline-capacity.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -79,6 +82,8 @@ class PosApp {
   private readonly main = h("main", { id: "view" });
   private readonly net = h("span", { class: "net", id: "net" });
   private readonly sync = h("span", { class: "sync", id: "sync" });
+  /** The e-NCF numbers left on this till per type, with a warning when a type runs low. */
+  private readonly numbers = h("span", { class: "numbers", id: "numbers" });
   private readonly catalogStatus = h("span", { class: "catalog-status", id: "catalog-status" });
   private readonly shiftStatus = h("span", { class: "shift-status", id: "shift-status" });
   private readonly shiftSync: ShiftSync;
@@ -129,6 +134,7 @@ class PosApp {
         h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R"), nav("turno", "Turno", "T")),
         this.net,
         this.sync,
+        this.numbers,
         this.catalogStatus,
         this.shiftStatus,
       ),
@@ -444,6 +450,14 @@ class PosApp {
     this.net.className = `net ${view.state}`;
   }
 
+  private async showStock(): Promise<void> {
+    const now = new Date();
+    const stocks = await Promise.all(POS_TIPOS.map((t) => stockOf(this.db, t, now, drIsoDate(now))));
+    const view = stockText(stocks);
+    this.numbers.textContent = view.text;
+    this.numbers.className = `numbers${view.low ? " warn" : ""}`;
+  }
+
   /** Status reports read IndexedDB and may finish out of order: only the newest one is shown. */
   private statuses = 0;
 
@@ -455,6 +469,7 @@ class PosApp {
     if (!status.running) {
       this.serverUnreachable = status.unreachable === true;
       this.showConnection();
+      void this.showStock();
     }
     if (status.running && status.progress && status.progress.total > 0) {
       this.sync.textContent = `Sincronizando ${status.progress.done}/${status.progress.total}`;

@@ -1,6 +1,7 @@
 // What the status bar says about the connection and the receipts waiting, honestly: the browser's
 // "online" only means a network; the sync's own outcome says whether the server answers.
 import type { PosDatabase } from "../db.ts";
+import type { TypeStock } from "../offline-capacity.ts";
 
 export interface ConnectionView {
   text: string;
@@ -36,4 +37,13 @@ export async function backlog(db: PosDatabase): Promise<{ waiting: number; oldes
 export function backlogText(b: { waiting: number; oldest?: string }, now: Date): string {
   if (!b.waiting) return "Todo sincronizado";
   return b.oldest ? `Pendientes: ${b.waiting} (el más antiguo, ${ageText(b.oldest, now)})` : `Pendientes: ${b.waiting}`;
+}
+
+/** "e-NCF: E32 180 · E31 95 · E34 200", and what to do when a type runs low. */
+export function stockText(stocks: readonly TypeStock[]): { text: string; low: boolean } {
+  const counts = `e-NCF: ${stocks.map((s) => `E${s.tipoeCF} ${s.remaining.toLocaleString("es-DO")}`).join(" · ")}`;
+  const low = stocks.filter((s) => s.low);
+  if (!low.length) return { text: counts, low: false };
+  const which = low.map((s) => `E${s.tipoeCF} (${s.remaining})`).join(", ");
+  return { text: `${counts}. Quedan pocos números ${which}: conéctese para recibir más.`, low: true };
 }
