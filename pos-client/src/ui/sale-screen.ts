@@ -11,6 +11,8 @@ import { addOne, setDiscount, setQuantity } from "../sale/line-edits.ts";
 import { cashChange, paymentFor } from "../sale/payment.ts";
 import { ZERO_TOTAL_MESSAGES, zeroTotalVerdict } from "../sale/zero-total.ts";
 import { h } from "./dom.ts";
+import { pageOf } from "./paging.ts";
+import { productTiles } from "./product-results.ts";
 
 export interface SaleRequest {
   tipoeCF: "31" | "32";
@@ -48,6 +50,9 @@ export interface SaleScreenOptions {
 }
 
 /** A product whose code or one of whose barcodes is exactly what was typed or scanned. */
+/** Product tiles per page of the grid. */
+export const RESULTS_PER_PAGE = 24;
+
 export const byCode = (products: readonly Product[], typed: string) => products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
 
 export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>, options: SaleScreenOptions = {}): Promise<HTMLElement> {
@@ -68,11 +73,13 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   // What a scan (or a code typed + Enter) did not find; cleared by the next one.
   const scanMessage = h("p", { class: "error", role: "alert", id: "scan-error" });
 
-  const matches = () => {
+  /** Every product the search matches, by name; the grid shows them a page at a time. */
+  const allMatches = () => {
     const q = search.value.trim().toLowerCase();
-    const list = q ? products.filter((p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q)) : products;
-    return list.slice(0, 24);
+    return q ? products.filter((p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q)) : products;
   };
+  let resultsPage = 0;
+  const matches = () => pageOf(allMatches(), resultsPage, RESULTS_PER_PAGE).items;
   const addToCart = (p: Product) => {
     const line = state.lines.find((l) => l.product.code === p.code);
     message.textContent = line ? (addOne(line, options.maxQuantity) ?? "") : "";
@@ -80,15 +87,19 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     renderCart();
   };
   const renderResults = () => {
+    const shown = pageOf(allMatches(), resultsPage, RESULTS_PER_PAGE);
+    resultsPage = shown.page;
     results.replaceChildren(
-      ...matches().map((p) =>
-        h("button", { type: "button", class: "product", "data-code": p.code, onclick: () => addToCart(p) }, h("span", {}, p.name), h("small", {}, `${p.code} · ${money(p.price)}`)),
-      ),
+      ...productTiles(shown, addToCart, (by) => {
+        resultsPage += by;
+        renderResults();
+      }),
     );
     if (!products.length) results.append(h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."));
   };
   search.addEventListener("input", () => {
     scanMessage.textContent = "";
+    resultsPage = 0;
     renderResults();
   });
   root.addEventListener(CATALOG_PULLED, async () => {

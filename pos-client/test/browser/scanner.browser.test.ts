@@ -20,6 +20,11 @@ let pairingCode: string;
 let secondTill: string;
 
 const PRODUCTS = [
+  // A catalogue longer than a page of the grid (24 tiles).
+  ...Array.from({ length: 30 }, (_, i) => {
+    const n = String(i + 1).padStart(2, "0");
+    return { code: `Z${n}`, barcodes: [], name: `Zapote ${n}`, price: "10.00", priceIncludesItbis: false, itbisRate: "exempt" };
+  }),
   { code: "PLAT", barcodes: ["7461000000011"], name: "Plátano", price: "20.00", priceIncludesItbis: false, itbisRate: "exempt" },
   { code: "AGUA", barcodes: ["7461000000028"], name: "Aguacate", price: "45.00", priceIncludesItbis: false, itbisRate: "exempt" },
   { code: "REFR", barcodes: ["7461000000035"], name: "Refresco", price: "120.00", priceIncludesItbis: true, itbisRate: "18" },
@@ -236,6 +241,16 @@ describe("honest connectivity", () => {
     await page.click('button[data-tab="venta"]');
     await openShiftIfAsked(page);
     await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 30_000 });
+
+    // A catalogue of more than a page: the grid pages through it, and the search finds any product.
+    await page.waitForSelector('#results-page:text-is("Página 1 de 2 (33 productos)")');
+    await page.click("#results-next");
+    await page.waitForSelector('button.product[data-code="Z30"]');
+    expect(await page.textContent("#results-page")).toBe("Página 2 de 2 (33 productos)");
+    await page.click("#results-prev");
+    await page.fill("#search", "zapote 27");
+    await page.waitForFunction(() => [...document.querySelectorAll("button.product")].map((b) => b.getAttribute("data-code")).join() === "Z27");
+    await page.fill("#search", "");
 
     // The network is up (navigator.onLine) but the server refuses every connection.
     const refused = (route: { abort: (code: string) => Promise<void> }) => route.abort("connectionrefused");
