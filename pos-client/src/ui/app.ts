@@ -24,6 +24,7 @@ import { pairingFailure } from "./pairing-messages.ts";
 import { loadCart, saveCart } from "../sale/cart-store.ts";
 import { backlog, backlogText, connectionView, stockText } from "./connection-status.ts";
 import { stockOf } from "../offline-capacity.ts";
+import { zDetails } from "../shift/z-details.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -228,7 +229,8 @@ class PosApp {
     const shift = await currentShift(this.db);
     this.shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";
     if (this.showingZ) {
-      if (ticket === this.renders) this.attach(this.renderZ(this.showingZ));
+      const z = await this.renderZ(this.showingZ);
+      if (ticket === this.renders) this.attach(z);
       return;
     }
     let view: HTMLElement;
@@ -307,12 +309,13 @@ class PosApp {
     void this.render();
   }
 
-  private renderZ(shift: Shift): HTMLElement {
+  private async renderZ(shift: Shift): Promise<HTMLElement> {
+    const details = await zDetails(this.db, shift);
     const company = this.session.company;
     return h(
       "div",
       { class: "receipt-screen" },
-      zReportView(shift, { companyName: company.tradeName ?? company.legalName, rnc: company.rnc, deviceName: this.session.deviceName }),
+      zReportView(shift, { companyName: company.tradeName ?? company.legalName, rnc: company.rnc, deviceName: this.session.deviceName }, details),
       h(
         "div",
         { class: "actions no-print" },

@@ -268,6 +268,19 @@ describe("honest connectivity", () => {
     await page.unroute(`${stack.workerUrl}/devices/**`, refused);
     await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 25_000 });
     await page.waitForSelector('#net.on:text-is("En línea")');
+
+    // The Z report: counted cash typed the Dominican way, the e-NCF range used, gross and net
+    // sales, and nothing left to send.
+    await page.click('button[data-tab="turno"]');
+    await page.fill("#shift-counted", "1,234.50");
+    await page.click("#shift-close-button");
+    await page.waitForSelector("#z-report");
+    const field = (name: string) => page.textContent(`#z-report [data-field="${name}"]`);
+    expect(await field("countedCash")).toContain("RD$1,234.50");
+    expect(await field("range-32")).toMatch(/^E32 \(1\)E32\d{10}$/);
+    expect(await field("grossSales")).toContain("RD$45.00");
+    expect(await field("netSales")).toContain("RD$45.00");
+    expect(await field("pending")).toMatch(/0$/);
     await context.close();
   }, 180_000);
 });
