@@ -25,6 +25,7 @@ import { loadCart, saveCart } from "../sale/cart-store.ts";
 import { backlog, backlogText, connectionView, stockText } from "./connection-status.ts";
 import { stockOf } from "../offline-capacity.ts";
 import { zDetails } from "../shift/z-details.ts";
+import { refundDialog } from "./refund-dialog.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -370,7 +371,10 @@ class PosApp {
       { class: "actions no-print" },
       h("button", { type: "button", class: "primary", id: "print", onclick: () => print() }, "Imprimir"),
       h("button", { type: "button", id: "new-sale", onclick: () => this.go("venta") }, "Nueva venta"),
-      fresh.encf && !fresh.encf.startsWith("E34") ? h("button", { type: "button", id: "refund", onclick: () => void this.refund(fresh) }, "Devolución (nota de crédito)") : null,
+      // Only while something is still open on it: a receipt fully credited offers no return.
+      (await judgeRefund(this.db, fresh, "0.01")).ok
+        ? h("button", { type: "button", id: "refund", onclick: () => void this.refund(fresh, view) }, "Devolución (nota de crédito)")
+        : null,
     );
     const reason =
       fresh.estado === "Rechazado" && fresh.mensajes?.length
@@ -382,50 +386,37 @@ class PosApp {
     if (ticket === this.renders) this.attach(view);
   }
 
-  /** A full return of a receipt: an E34 credit note against it, with the same lines. */
-  private async refund(original: Sale): Promise<void> {
-    // A second click (or a click while the first note is being signed) issues nothing.
+  /**
+   * A return of a receipt (whole or chosen lines and quantities) in the till's own dialog: an E34
+   * against it, never beyond what is still open on it (judgeRefund, again in issueReceipt).
+   */
+  private async refund(original: Sale, screen: HTMLElement): Promise<void> {
+    if (this.issuing || screen.querySelector("#refund-dialog")) return;
+    const verdict = await judgeRefund(this.db, original, "0.01");
+    if (!verdict.ok) return;
+    const actions = screen.querySelector<HTMLElement>(".actions");
+    const dialog = refundDialog(original, {
+      available: verdict.available,
+      close: () => {
+        dialog.remove();
+        if (actions) actions.hidden = false;
+      },
+      issue: (lines) => this.issueRefund(original, lines),
+    });
+    if (actions) actions.hidden = true;
+    screen.append(dialog);
+    dialog.querySelector<HTMLInputElement>("input")?.focus();
+  }
+
+  /** Issues the credit note for the chosen lines; a refusal is thrown as a SaleProblem (Spanish). */
+  private async issueRefund(original: Sale, lines: CartLine[]): Promise<void> {
+    // A second confirmation (or one while the first note is being signed) issues nothing.
     if (this.issuing) return;
     this.issuing = true;
     try {
-      await this.refundOnce((await this.db.sales.get(original.id)) ?? original);
-    } finally {
-      this.issuing = false;
-    }
-  }
-
-  private async refundOnce(original: Sale): Promise<void> {
-    // Refused up front (already credited, rejected by DGII): the shared balance rule decides.
-    const verdict = await judgeRefund(this.db, original, original.montoTotal ?? "0");
-    if (!verdict.ok) {
-      alert(verdict.message);
-      return;
-    }
-    const shift = await currentShift(this.db);
-    if (!shift) {
-      alert("Abra un turno para hacer una devolución (pestaña Turno).");
-      return;
-    }
-    if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
-    const doc = original.document as {
-      Encabezado: { IdDoc: { IndicadorMontoGravado?: string }; Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } };
-      DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[];
-    };
-    const lines: CartLine[] = doc.DetallesItems.map((item) => ({
-      product: {
-        code: "",
-        name: item.NombreItem as string,
-        price: item.PrecioUnitarioItem as string,
-        itbis: item.IndicadorFacturacion === "1" ? "18" : item.IndicadorFacturacion === "2" ? "16" : item.IndicadorFacturacion === "3" ? "0" : "E",
-        unit: item.UnidadMedida as string,
-        kind: item.IndicadorBienoServicio === "2" ? "2" : "1",
-        // The document's prices are taken as they are: included when the sale's were.
-        priceIncludesItbis: doc.Encabezado.IdDoc.IndicadorMontoGravado === "1",
-      },
-      quantity: item.CantidadItem as string,
-      discountPercent: (item.TablaSubDescuento as { SubDescuentoPorcentaje?: string }[] | undefined)?.[0]?.SubDescuentoPorcentaje ?? "",
-    }));
-    try {
+      const shift = await currentShift(this.db);
+      if (!shift) throw new SaleProblem("Abra un turno para hacer una devolución (pestaña Turno).");
+      const doc = original.document as { Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } } };
       const issued = await issueReceipt(this.db, {
         tipoeCF: "34",
         shiftId: shift.id,
@@ -440,7 +431,9 @@ class PosApp {
       await this.open(issued.sale);
       this.runner.kick();
     } catch (error) {
-      alert(error instanceof SaleProblem ? error.message : `No se pudo emitir la nota de crédito: ${String(error)}`);
+      throw error instanceof SaleProblem ? error : new SaleProblem(`No se pudo emitir la nota de crédito: ${String(error)}`);
+    } finally {
+      this.issuing = false;
     }
   }
 

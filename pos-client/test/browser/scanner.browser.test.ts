@@ -213,6 +213,37 @@ describe("a scanner at the till", () => {
     expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(0);
     expect(await salesCount(page)).toBe(1);
 
+    // A partial return in the till's own dialog: one Plátano of the four comes back.
+    const sold = (await ticket.getAttribute("data-encf"))!;
+    await page.click('button[data-tab="recibos"]');
+    await page.click(`tr[data-encf="${sold}"] button`);
+    await page.click("#refund");
+    await page.waitForSelector("#refund-dialog");
+    expect(await page.textContent("#refund-available")).toBe("RD$290.00");
+    await page.fill('input[aria-label="Devolver de Plátano"]', "5");
+    await page.press('input[aria-label="Devolver de Plátano"]', "Tab");
+    await page.waitForSelector('#refund-error:has-text("no puede pasar de lo vendido")');
+    for (const [name, quantity] of [
+      ["Plátano", "1"],
+      ["Aguacate", "0"],
+      ["Refresco", "0"],
+    ] as const) {
+      await page.fill(`input[aria-label="Devolver de ${name}"]`, quantity);
+      await page.press(`input[aria-label="Devolver de ${name}"]`, "Tab");
+    }
+    await page.waitForSelector('#refund-amount:text-is("RD$20.00")');
+    await page.click("#refund-confirm");
+    const credit = await page.waitForSelector('section.ticket[data-encf^="E34"]', { timeout: 30_000 });
+    expect(await credit.textContent()).toMatch(/TOTAL\s*RD\$20\.00/);
+    // Still open on the receipt: 270.00, and the return is offered again.
+    await page.click('button[data-tab="recibos"]');
+    await page.click(`tr[data-encf="${sold}"] button`);
+    await page.click("#refund");
+    await page.waitForSelector('#refund-available:text-is("RD$270.00")');
+    await page.click("#refund-cancel");
+    await page.click('button[data-tab="venta"]');
+    await waitForCart(page, [["Aguacate", "1"]]);
+
     // The same digits typed at a person's pace are typing: an RNC stays in the RNC box.
     await page.click("#buyer-rnc");
     await keys(page, "131880738", 150);
