@@ -166,7 +166,8 @@ class PosApp {
     );
     // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
     listenForScans((code) => this.scanned(code), signal, {
-      wanted: (target) => this.tab === "venta" && (target as Element | null)?.id !== "search",
+      // Only for the sale screen or the receipt just issued: the shift's opening form (its PIN) types as usual.
+      wanted: (target) => this.tab === "venta" && (target as Element | null)?.id !== "search" && (this.showing !== undefined || this.main.querySelector(".sale") !== null),
     });
     this.main.addEventListener("catalog-changed", () => {
       this.editing = undefined;
@@ -391,14 +392,20 @@ class PosApp {
    * against it, never beyond what is still open on it (judgeRefund, again in issueReceipt).
    */
   private async refund(original: Sale, screen: HTMLElement): Promise<void> {
-    if (this.issuing || screen.querySelector("#refund-dialog")) return;
+    // Marked before the first await: a second click meanwhile opens no second dialog.
+    if (this.issuing || screen.dataset.refunding) return;
+    screen.dataset.refunding = "open";
     const verdict = await judgeRefund(this.db, original, "0.01");
-    if (!verdict.ok) return;
+    if (!verdict.ok) {
+      delete screen.dataset.refunding;
+      return;
+    }
     const actions = screen.querySelector<HTMLElement>(".actions");
     const dialog = refundDialog(original, {
       available: verdict.available,
       close: () => {
         dialog.remove();
+        delete screen.dataset.refunding;
         if (actions) actions.hidden = false;
       },
       issue: (lines) => this.issueRefund(original, lines),
