@@ -60,6 +60,16 @@ export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string
   });
 }
 
+/**
+ * The number `takeNumber` would hand out next, without taking it: a sale is checked against it
+ * before a number is spent, so that a refused sale leaves no gap in the sequence.
+ */
+export async function peekNumber(db: PosDatabase, tipoeCF: string, today: string): Promise<Omit<TakenNumber, "number"> | undefined> {
+  const blocks = await db.leases.where("[tipoeCF+rangeFrom]").between([tipoeCF, 0], [tipoeCF, Infinity]).toArray();
+  const block = blocks.find((l) => l.next <= l.rangeTo && l.expiresOn >= today);
+  return block && { encf: formatENcf(tipoeCF as TipoeCF, block.next), expiresOn: block.expiresOn };
+}
+
 /** Numbers taken and not yet recorded with a sale: e-NCF → when taken (ISO). */
 export const TAKEN_ENCF = "taken-encf";
 /** Numbers taken and never used by a receipt, to be voided (ANECF), never reused. */
@@ -97,14 +107,26 @@ export async function recoverLostNumbers(db: PosDatabase, now = new Date(), lost
   });
 }
 
-/** Asks the server for the next block of every type running low; failures wait for the next try. */
+/** The largest block the server leases at once (worker MAX_LEASE_SIZE). */
+export const MAX_LEASE_SIZE = 1000;
+/** Blocks asked for per type in one round: a till far below its need catches up over a few rounds. */
+const BLOCKS_PER_ROUND = 3;
+
+/**
+ * Asks the server for blocks of every type whose stock is at or below what the till needs
+ * (`needed`: half a block by default; the till's own sales rate for a day offline, see
+ * offline-capacity.ts), blocks as large as that need. Failures wait for the next try.
+ */
 export async function refillLeases<Tipo extends string>(
   db: PosDatabase,
   tipos: readonly Tipo[],
   lease: (tipoeCF: Tipo, size: number) => Promise<Omit<LocalLease, "id" | "next">>,
   today: string,
+  needed: (tipoeCF: Tipo) => Promise<number> = async () => DEFAULT_LEASE_SIZE / 2,
 ): Promise<void> {
   for (const tipo of tipos) {
-    if (await needsRefill(db, tipo, today)) await addLease(db, await lease(tipo, DEFAULT_LEASE_SIZE));
+    const need = Math.max(DEFAULT_LEASE_SIZE / 2, await needed(tipo));
+    const size = Math.min(MAX_LEASE_SIZE, Math.max(DEFAULT_LEASE_SIZE, need));
+    for (let i = 0; i < BLOCKS_PER_ROUND && (await remaining(db, tipo, today)) <= need; i++) await addLease(db, await lease(tipo, size));
   }
 }

@@ -85,6 +85,19 @@ const CASES: [string, CartLine[], Expected][] = [
     ],
     { indicador: "1", MontoGravadoI1: "454.21", MontoGravadoI2: "95.25", MontoExento: "50.50", TotalITBIS: "97.00", MontoTotal: "696.96" },
   ],
+  // The shelf prices the customer saw, to the cent (issue 34): 275.50 ÷ 1.18 = 233.4746 → 233.47;
+  // the ITBIS is the rest, 42.03 (formato-ecf's 233.47 × 0.18 = 42.02 is a cent short, within tolerance).
+  [
+    "Azúcar 180.00 exempt + Aceite 275.50 included",
+    [line({ code: "AZ", price: "180.00", itbis: "E" }, "1"), line({ code: "AC", price: "275.50", priceIncludesItbis: true }, "1")],
+    { indicador: "1", MontoGravadoI1: "233.47", MontoExento: "180.00", TotalITBIS: "42.03", MontoTotal: "455.50" },
+  ],
+  // 120.00 ÷ 1.18 = 101.6949 → 101.69; ITBIS 120.00 − 101.69 = 18.31; + 20.00 exempt = 140.00
+  [
+    "Refresco 120.00 included + Plátano 20.00 exempt",
+    [line({ code: "RF", price: "120.00", priceIncludesItbis: true }, "1"), line({ code: "PL", price: "20.00", itbis: "E" }, "1")],
+    { indicador: "1", MontoGravadoI1: "101.69", MontoExento: "20.00", TotalITBIS: "18.31", MontoTotal: "140.00" },
+  ],
   // Nothing included: as before (IndicadorMontoGravado 0, ITBIS on top).
   ["none included", [line({ price: "99.99" }, "3")], { indicador: "0", MontoGravadoI1: "299.97", TotalITBIS: "53.99", MontoTotal: "353.96" }],
   // Exempt lines only: an included flag on them changes nothing and no indicator is written.

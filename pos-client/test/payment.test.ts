@@ -56,7 +56,7 @@ describe("payments", () => {
     ["nothing but cash", { card: "", transfer: "" }, /tarjeta o por transferencia/],
     ["card alone covering everything", { card: "826" }, /al menos dos/],
     ["more than the total", { card: "800", transfer: "100" }, /más que el total/],
-    ["a negative amount", { card: "-5", transfer: "10" }, /positivos/],
+    ["a negative amount", { card: "-5", transfer: "10" }, /tarjeta: no puede ser negativo/],
     ["too little cash for the cash part", { card: "300", cash: "100" }, /no cubre la parte en efectivo/],
   ])("mixed refuses %s", (_label, over, message) => {
     expect(paymentFor(input({ method: "mixto", ...over }), "826.00")).toMatch(message);

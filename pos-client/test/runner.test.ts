@@ -284,3 +284,72 @@ describe("sync runner", () => {
     expect(runner.keyOutdated).toBe(false);
   });
 });
+
+describe("sync runner: no sale waits for the next interval", () => {
+  it("a sale rung while a round uploads goes in a round right after it (the kick is not dropped)", async () => {
+    await ready();
+    await queue("E320000000001");
+    const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const connect = (token: string): RunnerApi => {
+      const api = s.connect(token);
+      // The first upload hangs until released: a round in progress.
+      return { ...api, uploadMany: async (entries) => (s.batches.length === 0 ? (await gate, api.uploadMany(entries)) : api.uploadMany(entries)) };
+    };
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      connect,
+      60_000,
+    );
+    runner.start();
+    await until(() => s.calls.length === 1);
+    await queue("E320000000002");
+    runner.kick();
+    release();
+    await until(() => s.uploads.length === 2);
+    expect(s.uploads.map((u) => u.encf)).toEqual(["E320000000001", "E320000000002"]);
+    // Two rounds (two check-ins), long before the one-minute interval.
+    expect(s.calls.filter((c) => c.startsWith("me:"))).toHaveLength(2);
+  });
+
+  it("the server unreachable: the status says so, rounds retry soon, the backlog goes as soon as it answers", async () => {
+    await ready();
+    await queue("E320000000001");
+    const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    let down = true;
+    const connect = (token: string): RunnerApi => {
+      const api = s.connect(token);
+      return {
+        ...api,
+        me: async () => {
+          if (down) throw new TypeError("fetch failed");
+          return api.me();
+        },
+      };
+    };
+    const statuses: SyncStatus[] = [];
+    // Interval one minute, first retry 20 ms: only the retry can bring the receipt up in time.
+    runner = new SyncRunner(
+      db,
+      session,
+      (st) => statuses.push(st),
+      () => {},
+      connect,
+      60_000,
+      4_000,
+      20,
+    );
+    runner.start();
+    await until(() => statuses.some((st) => st.unreachable));
+    expect(s.uploads).toEqual([]);
+    down = false;
+    await until(() => s.uploads.length === 1);
+    await runner.running;
+    expect(statuses.at(-1)).toMatchObject({ running: false });
+    expect(statuses.at(-1)?.unreachable).toBeUndefined();
+  });
+});

@@ -312,7 +312,8 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {},
   const base = taxableBases(lines, adjustments, incluido);
   const has = (k: string) => lines.some((l) => l.indicador === k) || base.has(k);
   const { taxes, iscByBucket } = additionalTaxes(doc, items, lines, adjustments, incluido, options);
-  const figures = taxFigures(base, has, iscByBucket, taxes);
+  const charged = incluido ? chargedWithItbis(lines, adjustments, iscByBucket) : undefined;
+  const figures = taxFigures(base, has, iscByBucket, taxes, charged);
 
   // Built in XSD order; MontoTotal is set in its place below.
   const t = {} as Totales;
@@ -354,6 +355,33 @@ function taxableBases(lines: readonly LineTotals[], adjustments: readonly Global
   return base;
 }
 
+/**
+ * With prices including ITBIS, what the customer was charged per taxed bucket (Σ MontoItem), for
+ * the buckets where that amount is the whole story: no global discount or surcharge and no ISC
+ * (both change the ITBIS base on their own terms). See `itbisOfCharged`.
+ */
+function chargedWithItbis(lines: readonly LineTotals[], adjustments: readonly GlobalAdjustment[], iscByBucket: ReadonlyMap<string, Decimal>): Map<"1" | "2", Decimal> {
+  const charged = new Map<"1" | "2", Decimal>();
+  for (const k of ["1", "2"] as const) {
+    if (adjustments.some((a) => a.bucket === k) || iscByBucket.has(k)) continue;
+    const inBucket = lines.filter((l) => l.indicador === k);
+    if (inBucket.length) charged.set(k, roundHalfUp(sum(inBucket.map((l) => l.montoItem))));
+  }
+  return charged;
+}
+
+/**
+ * The ITBIS of an amount charged with ITBIS included: the charged amount less its taxable part,
+ * so that MontoGravado + ITBIS is what the customer paid, to the cent. formato-ecf computes the
+ * ITBIS as round(MontoGravado × rate), which can fall a cent short of the shelf price (275.50 →
+ * 233.47 + 42.02 = 275.49); the difference to that formula is at most 0.01, far inside DGII's
+ * global tolerance of ±1.00 per line (informe-tecnico §12), and it is where the rounding cent
+ * belongs: the price the customer saw is the fact, its split is derived.
+ */
+export function itbisOfCharged(charged: Decimal, gravado: Decimal): Decimal {
+  return sub(roundHalfUp(charged), gravado);
+}
+
 /** The rounded amounts of the tax part of Totales, per ITBIS rate and in sum. */
 interface TaxFigures {
   perRate: Partial<Record<"1" | "2" | "3", { gravado: Decimal; itbis: Decimal }>>;
@@ -364,7 +392,13 @@ interface TaxFigures {
   taxes: TaxAccumulator[];
 }
 
-function taxFigures(base: Map<string, Decimal>, has: (k: string) => boolean, iscByBucket: Map<string, Decimal>, taxes: TaxAccumulator[]): TaxFigures {
+function taxFigures(
+  base: Map<string, Decimal>,
+  has: (k: string) => boolean,
+  iscByBucket: Map<string, Decimal>,
+  taxes: TaxAccumulator[],
+  charged?: ReadonlyMap<string, Decimal>,
+): TaxFigures {
   const gravado: Decimal[] = [];
   const itbis: Decimal[] = [];
   const perRate: TaxFigures["perRate"] = {};
@@ -373,7 +407,8 @@ function taxFigures(base: Map<string, Decimal>, has: (k: string) => boolean, isc
     const rate = dec(ITBIS_RATES[k]);
     const g = roundHalfUp(base.get(k) ?? ZERO);
     // ISC (codes 006-039) is part of the ITBIS base (formato-ecf field 101).
-    const tax = roundHalfUp(percentOf(add(g, iscByBucket.get(k) ?? ZERO), rate));
+    const paid = charged?.get(k);
+    const tax = paid ? itbisOfCharged(paid, g) : roundHalfUp(percentOf(add(g, iscByBucket.get(k) ?? ZERO), rate));
     perRate[k] = { gravado: g, itbis: tax };
     gravado.push(g);
     itbis.push(tax);

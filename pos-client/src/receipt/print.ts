@@ -24,7 +24,13 @@ export async function qrSvg(url: string): Promise<string> {
   return QRCode.toString(url, { type: "svg", margin: 0, errorCorrectionLevel: "M" });
 }
 
-export async function receiptView(sale: Sale): Promise<HTMLElement> {
+/** Who rang the sale up and where: printed under the date so a receipt can be traced to a drawer. */
+export interface ReceiptContext {
+  cashier?: string;
+  till?: string;
+}
+
+export async function receiptView(sale: Sale, context: ReceiptContext = {}): Promise<HTMLElement> {
   const doc = sale.document as Doc;
   const { IdDoc, Emisor, Comprador, Totales } = doc.Encabezado;
   const payment = sale.payment as Payment | undefined;
@@ -46,6 +52,9 @@ export async function receiptView(sale: Sale): Promise<HTMLElement> {
     h("div", { class: "title" }, TIPO_NOMBRE[IdDoc.TipoeCF] ?? `e-CF ${IdDoc.TipoeCF}`),
     row("e-NCF", IdDoc.eNCF),
     row("Fecha", Emisor.FechaEmision),
+    row("Hora de venta", dateTime(sale.createdAt), "sold-at"),
+    context.till ? row("Caja", context.till, "till") : null,
+    context.cashier ? row("Cajero", context.cashier, "cashier") : null,
     IdDoc.FechaVencimientoSecuencia ? row("Válida hasta", IdDoc.FechaVencimientoSecuencia) : null,
     Comprador?.RNCComprador ? row("RNC cliente", Comprador.RNCComprador) : null,
     Comprador?.RazonSocialComprador ? row("Cliente", Comprador.RazonSocialComprador) : null,

@@ -11,7 +11,7 @@ import { ecfToXml } from "@ecf/shared/xml/serialize";
 import type { DgiiEnvironment } from "@ecf/shared/tipos";
 import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Sale, SigningKeyRecord } from "../db.ts";
-import { giveUpNumber, takeNumber, type TakenNumber } from "../leases.ts";
+import { giveUpNumber, peekNumber, takeNumber, type TakenNumber } from "../leases.ts";
 import { signingKey } from "../signing/keystore.ts";
 import { cartTotals, draftDocument, type DraftInput } from "./document.ts";
 import { judgeRefund } from "./refund.ts";
@@ -63,6 +63,10 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
     if (!verdict.ok) throw new SaleProblem(verdict.message);
   }
 
+  // The whole sale is checked against the number it would get before that number is spent: a sale
+  // the validator refuses (an E32 of 250,000 or more without a buyer, say) takes no number.
+  const next = await peekNumber(db, input.tipoeCF, drIsoDate(now));
+  if (next) checkedDocument(input, next, now);
   const number = await takeNumber(db, input.tipoeCF, drIsoDate(now), now);
   try {
     return await signAndRecord(db, input, number, now, key);
@@ -73,7 +77,8 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
   }
 }
 
-async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNumber, now: Date, key: SigningKeyRecord): Promise<Issued> {
+/** The completed document for `number`, or a SaleProblem with the validator's errors in Spanish. */
+function checkedDocument(input: IssueInput, number: Pick<TakenNumber, "encf" | "expiresOn">, now: Date): Record<string, unknown> {
   const draft = draftDocument({ ...input, encf: number.encf, expiresOn: number.expiresOn });
   // The signing time is also the one FechaHoraFirma and the QR carry.
   draft.FechaHoraFirma = fechaHoraFirma(now);
@@ -89,16 +94,21 @@ async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNu
       errors.map((p) => ({ path: p.path, message: p.messageEs ?? p.message })),
     );
   }
-  const signedXml = await signEcfXml(ecfToXml(checked.document), key.key, key.certificate);
-  const totales = (checked.document.Encabezado as { Totales: { MontoTotal: string } }).Totales;
+  return checked.document;
+}
+
+async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNumber, now: Date, key: SigningKeyRecord): Promise<Issued> {
+  const document = checkedDocument(input, number, now);
+  const signedXml = await signEcfXml(ecfToXml(document), key.key, key.certificate);
+  const totales = (document.Encabezado as { Totales: { MontoTotal: string } }).Totales;
   const sale: Sale = {
     id: crypto.randomUUID(),
     createdAt: now.toISOString(),
     encf: number.encf,
-    document: checked.document,
+    document,
     estado: input.online ? "Pendiente" : "Contingencia",
     securityCode: securityCode(signedXml),
-    fechaHoraFirma: checked.document.FechaHoraFirma as string,
+    fechaHoraFirma: document.FechaHoraFirma as string,
     timbreUrl: timbreUrl(timbreForSignedEcf(signedXml, input.environment)),
     montoTotal: formatMoney(dec(totales.MontoTotal)),
     ...(input.payment ? { payment: input.payment } : {}),

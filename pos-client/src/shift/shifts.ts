@@ -2,7 +2,8 @@
 // drawer; every sale and refund is rung up in it; closing takes the counted cash and writes the Z
 // report. One shift is open at a time per till. Each change is queued for the server (sync.ts) in
 // the same IndexedDB transaction that makes it.
-import { formatMoney, parseDecimal } from "@ecf/shared/money";
+import { formatMoney } from "@ecf/shared/money";
+import { MONEY, parseNumber } from "../input/amounts.ts";
 import type { Cashier, PosDatabase, Sale, Shift } from "../db.ts";
 import { pinMatches } from "./pin.ts";
 import { clearPinFailures, pinWaitMs, recordPinFailure } from "./pin-attempts.ts";
@@ -17,11 +18,11 @@ export async function currentShift(db: PosDatabase): Promise<Shift | undefined> 
   return db.shifts.where("state").equals("open").first();
 }
 
-/** An amount of cash as typed ("1000", "1,000.50" is not one): 0 or more, at most 2 decimals. */
+/** An amount of cash as typed the Dominican way ("1,000.50"): 0 or more, at most 2 decimals. */
 export function cashAmount(text: string, what: string): string {
-  const amount = parseDecimal(text.trim());
-  if (!amount || amount.coef < 0n || amount.scale > 2) throw new ShiftProblem(`${what}: escriba un monto en pesos, p. ej. 1500.00.`);
-  return formatMoney(amount);
+  const parsed = parseNumber(text, MONEY(what));
+  if (!parsed.ok) throw new ShiftProblem(parsed.error);
+  return formatMoney(parsed.value);
 }
 
 export interface OpenShiftInput {

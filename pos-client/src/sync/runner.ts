@@ -8,6 +8,7 @@ import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
+import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
@@ -17,6 +18,11 @@ export const SYNC_INTERVAL_MS = 30_000;
  * background), one more round this soon shows DGII's verdicts without waiting for the interval.
  */
 export const SETTLE_RECHECK_MS = 4_000;
+/**
+ * While the server cannot be reached, the next try comes this soon (doubling up to the interval),
+ * so the backlog goes as soon as the server answers again rather than at the next interval.
+ */
+export const UNREACHABLE_RETRY_MS = 3_000;
 
 export interface SyncStatus {
   running: boolean;
@@ -25,6 +31,8 @@ export interface SyncStatus {
   error?: string;
   /** The issuer's certificate changed: the till needs a one-time code to receive the new key. */
   keyOutdated?: boolean;
+  /** The round could not reach the server (a failed request, not an answer): the till is on its own. */
+  unreachable?: boolean;
 }
 
 /**
@@ -36,7 +44,11 @@ export type RunnerApi = Pick<DeviceApi, "signingMaterial" | "lease" | "receiptSt
 export class SyncRunner {
   private timer: ReturnType<typeof setInterval> | undefined;
   private recheck: ReturnType<typeof setTimeout> | undefined;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private retryDelay: number;
   private pending: Promise<unknown> | undefined;
+  /** A kick that came during a round (a sale rung meanwhile): one more round right after it. */
+  private kickedMeanwhile = false;
   private stopped = false;
   readonly api: RunnerApi;
 
@@ -48,8 +60,10 @@ export class SyncRunner {
     private readonly connect: (token: string) => RunnerApi = (token) => new DeviceApi(API_BASE, token),
     private readonly intervalMs = SYNC_INTERVAL_MS,
     private readonly recheckMs = SETTLE_RECHECK_MS,
+    private readonly retryMs = UNREACHABLE_RETRY_MS,
   ) {
     this.api = connect(session.token);
+    this.retryDelay = retryMs;
   }
 
   start(): void {
@@ -64,12 +78,37 @@ export class SyncRunner {
     removeEventListener("online", this.kick);
     clearInterval(this.timer);
     clearTimeout(this.recheck);
+    clearTimeout(this.retry);
   }
 
-  /** Starts a round unless one is already running in this tab (or the runner was stopped). */
+  /**
+   * Starts a round; during one, asks for another right after it (what was queued meanwhile goes
+   * then, not at the next interval). Nothing once the runner was stopped.
+   */
   readonly kick = (): void => {
-    if (!this.pending && !this.stopped) this.pending = this.run().finally(() => (this.pending = undefined));
+    if (this.stopped) return;
+    if (this.pending) {
+      this.kickedMeanwhile = true;
+      return;
+    }
+    this.kickedMeanwhile = false;
+    this.pending = this.run().finally(() => {
+      this.pending = undefined;
+      if (this.kickedMeanwhile) this.kick();
+    });
   };
+
+  /** After a round: tries again soon while the server is unreachable, back to the interval once it answers. */
+  private reachable(reached: boolean): void {
+    clearTimeout(this.retry);
+    if (reached) {
+      this.retryDelay = this.retryMs;
+      return;
+    }
+    if (this.stopped || this.retryDelay >= this.intervalMs) return;
+    this.retry = setTimeout(this.kick, this.retryDelay);
+    this.retryDelay = Math.min(this.retryDelay * 2, this.intervalMs);
+  }
 
   /** The round in progress, if any (tests wait for it). */
   get running(): Promise<unknown> | undefined {
@@ -95,14 +134,17 @@ export class SyncRunner {
             this.recheck = setTimeout(this.kick, this.recheckMs);
           }
         }
-        this.onStatus({ running: false, last: report, ...(this.keyOutdated ? { keyOutdated: true } : {}) });
+        const unreachable = report.stoppedBy === "retry";
+        this.reachable(!unreachable);
+        this.onStatus({ running: false, last: report, ...(unreachable ? { unreachable } : {}), ...(this.keyOutdated ? { keyOutdated: true } : {}) });
         return report;
       } catch (error) {
         if (isRevoked(error)) {
           await this.revoked();
           return undefined;
         }
-        this.onStatus({ running: false, error: error instanceof Error ? error.message : String(error) });
+        this.reachable(false);
+        this.onStatus({ running: false, error: error instanceof Error ? error.message : String(error), unreachable: true });
         return undefined;
       }
     });
@@ -151,8 +193,11 @@ export class SyncRunner {
     const key = await signingKey(this.db);
     this.keyOutdated = !!key && me.certificateSerial !== key.certificateSerial;
     if (this.keyOutdated) this.onStatus({ running: true, keyOutdated: true });
+    const now = new Date();
+    const capacity = await capacitySettings(this.db);
     for (const tipo of POS_TIPOS) {
-      await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drIsoDate(new Date())).catch(() => {});
+      const needed = (t: string) => stockNeeded(this.db, t, now, capacity);
+      await refillLeases(this.db, [tipo], (t, size) => this.api.lease(t, size), drIsoDate(now), needed).catch(() => {});
     }
   }
 

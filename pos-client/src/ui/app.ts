@@ -1,5 +1,7 @@
 // The application shell: pairing when the device has no identity, otherwise the tabs (Venta,
 // Productos, Recibos), the connectivity and sync indicator, and the receipt view.
+import { drIsoDate } from "@ecf/shared/dgii-time";
+import { POS_TIPOS } from "@ecf/shared/pos-device";
 import type { PosDatabase, Product, Sale, Shift } from "../db.ts";
 import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
@@ -16,7 +18,14 @@ import { historyScreen } from "./history-screen.ts";
 import { currentShift } from "../shift/shifts.ts";
 import { ShiftSync } from "../shift/sync.ts";
 import { closeShiftScreen, openShiftScreen, shiftHistory, zReportView } from "./shift-screen.ts";
-import { CATALOG_PULLED, emptySale, SALE_KEY, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { CATALOG_PULLED, emptySale, SALE_KEY, SALE_SCAN, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { listenForScans } from "./scanner.ts";
+import { pairingFailure } from "./pairing-messages.ts";
+import { loadCart, saveCart } from "../sale/cart-store.ts";
+import { backlog, backlogText, connectionView, stockText } from "./connection-status.ts";
+import { stockOf } from "../offline-capacity.ts";
+import { zDetails } from "../shift/z-details.ts";
+import { refundDialog } from "./refund-dialog.ts";
 
 type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -57,7 +66,7 @@ async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string):
       await db.settings.delete("revoked");
       new PosApp(root, db, session).start();
     } catch (e) {
-      error.textContent = navigator.onLine ? `No se pudo vincular: ${e instanceof Error ? e.message : String(e)}` : "Se necesita conexión a internet para vincular.";
+      error.textContent = pairingFailure(e, navigator.onLine);
     } finally {
       button.disabled = false;
     }
@@ -69,10 +78,14 @@ async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string):
 class PosApp {
   private tab: Tab = "venta";
   private sale = emptySale();
+  /** The cart as it was before a reload, read once at start. */
+  private cartLoaded: Promise<void> | undefined;
   private editing: Product | undefined;
   private readonly main = h("main", { id: "view" });
   private readonly net = h("span", { class: "net", id: "net" });
   private readonly sync = h("span", { class: "sync", id: "sync" });
+  /** The e-NCF numbers left on this till per type, with a warning when a type runs low. */
+  private readonly numbers = h("span", { class: "numbers", id: "numbers" });
   private readonly catalogStatus = h("span", { class: "catalog-status", id: "catalog-status" });
   private readonly shiftStatus = h("span", { class: "shift-status", id: "shift-status" });
   private readonly shiftSync: ShiftSync;
@@ -123,19 +136,16 @@ class PosApp {
         h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R"), nav("turno", "Turno", "T")),
         this.net,
         this.sync,
+        this.numbers,
         this.catalogStatus,
         this.shiftStatus,
       ),
       this.main,
     );
-    const net = () => {
-      this.net.textContent = navigator.onLine ? "En línea" : "Sin conexión";
-      this.net.className = `net ${navigator.onLine ? "on" : "off"}`;
-    };
     const { signal } = this.life;
-    addEventListener("online", net, { signal });
-    addEventListener("offline", net, { signal });
-    net();
+    addEventListener("online", () => this.showConnection(), { signal });
+    addEventListener("offline", () => this.showConnection(), { signal });
+    this.showConnection();
     // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
     addEventListener(
       "keydown",
@@ -154,6 +164,11 @@ class PosApp {
       },
       { signal },
     );
+    // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
+    listenForScans((code) => this.scanned(code), signal, {
+      // Only for the sale screen or the receipt just issued: the shift's opening form (its PIN) types as usual.
+      wanted: (target) => this.tab === "venta" && (target as Element | null)?.id !== "search" && (this.showing !== undefined || this.main.querySelector(".sale") !== null),
+    });
     this.main.addEventListener("catalog-changed", () => {
       this.editing = undefined;
       void this.render();
@@ -161,6 +176,9 @@ class PosApp {
     this.main.addEventListener("edit-product", (e) => {
       this.editing = (e as CustomEvent<Product>).detail;
       void this.render();
+    });
+    this.cartLoaded = loadCart(this.db).then((cart) => {
+      if (cart) this.sale = cart;
     });
     void this.render();
     this.runner.start();
@@ -213,7 +231,8 @@ class PosApp {
     const shift = await currentShift(this.db);
     this.shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";
     if (this.showingZ) {
-      if (ticket === this.renders) this.attach(this.renderZ(this.showingZ));
+      const z = await this.renderZ(this.showingZ);
+      if (ticket === this.renders) this.attach(z);
       return;
     }
     let view: HTMLElement;
@@ -235,7 +254,11 @@ class PosApp {
           view = await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s));
           break;
         }
-        view = await saleScreen(this.db, this.sale, (req) => this.charge(req), { findTaxpayer: (rnc) => this.api.taxpayer(rnc) });
+        await this.cartLoaded;
+        view = await saleScreen(this.db, this.sale, (req) => this.charge(req), {
+          findTaxpayer: (rnc) => this.api.taxpayer(rnc),
+          changed: (state) => void saveCart(this.db, state),
+        });
         break;
       case "productos":
         view = await catalogScreen(this.db, this.editing);
@@ -251,6 +274,22 @@ class PosApp {
   private attach(view: HTMLElement): void {
     this.main.replaceChildren(view);
     view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    const code = this.pendingScan;
+    this.pendingScan = undefined;
+    if (code !== undefined && view.classList.contains("sale")) view.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+  }
+
+  /** A scan made while the receipt was on screen, for the sale screen that replaces it. */
+  private pendingScan: string | undefined;
+
+  private scanned(code: string): void {
+    const sale = this.main.querySelector<HTMLElement>(".sale");
+    if (sale && !this.showing) {
+      sale.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+    } else if (this.showing) {
+      this.pendingScan = code;
+      this.go("venta");
+    }
   }
 
   /**
@@ -272,12 +311,13 @@ class PosApp {
     void this.render();
   }
 
-  private renderZ(shift: Shift): HTMLElement {
+  private async renderZ(shift: Shift): Promise<HTMLElement> {
+    const details = await zDetails(this.db, shift);
     const company = this.session.company;
     return h(
       "div",
       { class: "receipt-screen" },
-      zReportView(shift, { companyName: company.tradeName ?? company.name, rnc: company.registryNumber, deviceName: this.session.deviceName }),
+      zReportView(shift, { companyName: company.tradeName ?? company.name, rnc: company.registryNumber, deviceName: this.session.deviceName }, details),
       h(
         "div",
         { class: "actions no-print" },
@@ -312,6 +352,7 @@ class PosApp {
       deviceId: this.session.deviceId,
     });
     this.sale = emptySale();
+    await saveCart(this.db, this.sale);
     await this.open(issued.sale);
     this.runner.kick();
   }
@@ -331,60 +372,58 @@ class PosApp {
       { class: "actions no-print" },
       h("button", { type: "button", class: "primary", id: "print", onclick: () => print() }, "Imprimir"),
       h("button", { type: "button", id: "new-sale", onclick: () => this.go("venta") }, "Nueva venta"),
-      fresh.encf && !fresh.encf.startsWith("E34") ? h("button", { type: "button", id: "refund", onclick: () => void this.refund(fresh) }, "Devolución (nota de crédito)") : null,
+      // Only while something is still open on it: a receipt fully credited offers no return.
+      (await judgeRefund(this.db, fresh, "0.01")).ok
+        ? h("button", { type: "button", id: "refund", onclick: () => void this.refund(fresh, view) }, "Devolución (nota de crédito)")
+        : null,
     );
     const reason =
       fresh.estado === "Rechazado" && fresh.mensajes?.length
         ? h("p", { class: "error no-print" }, `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`)
         : null;
-    const view = h("div", { class: "receipt-screen" }, await receiptView(fresh), reason, actions);
+    const cashier = fresh.shiftId ? (await this.db.shifts.get(fresh.shiftId))?.cashierName : undefined;
+    const printed = await receiptView(fresh, { till: this.session.deviceName, ...(cashier ? { cashier } : {}) });
+    const view = h("div", { class: "receipt-screen" }, printed, reason, actions);
     if (ticket === this.renders) this.attach(view);
   }
 
-  /** A full return of a receipt: an E34 credit note against it, with the same lines. */
-  private async refund(original: Sale): Promise<void> {
-    // A second click (or a click while the first note is being signed) issues nothing.
+  /**
+   * A return of a receipt (whole or chosen lines and quantities) in the till's own dialog: an E34
+   * against it, never beyond what is still open on it (judgeRefund, again in issueReceipt).
+   */
+  private async refund(original: Sale, screen: HTMLElement): Promise<void> {
+    // Marked before the first await: a second click meanwhile opens no second dialog.
+    if (this.issuing || screen.dataset.refunding) return;
+    screen.dataset.refunding = "open";
+    const verdict = await judgeRefund(this.db, original, "0.01");
+    if (!verdict.ok) {
+      delete screen.dataset.refunding;
+      return;
+    }
+    const actions = screen.querySelector<HTMLElement>(".actions");
+    const dialog = refundDialog(original, {
+      available: verdict.available,
+      close: () => {
+        dialog.remove();
+        delete screen.dataset.refunding;
+        if (actions) actions.hidden = false;
+      },
+      issue: (lines) => this.issueRefund(original, lines),
+    });
+    if (actions) actions.hidden = true;
+    screen.append(dialog);
+    dialog.querySelector<HTMLInputElement>("input")?.focus();
+  }
+
+  /** Issues the credit note for the chosen lines; a refusal is thrown as a SaleProblem (Spanish). */
+  private async issueRefund(original: Sale, lines: CartLine[]): Promise<void> {
+    // A second confirmation (or one while the first note is being signed) issues nothing.
     if (this.issuing) return;
     this.issuing = true;
     try {
-      await this.refundOnce((await this.db.sales.get(original.id)) ?? original);
-    } finally {
-      this.issuing = false;
-    }
-  }
-
-  private async refundOnce(original: Sale): Promise<void> {
-    // Refused up front (already credited, rejected by DGII): the shared balance rule decides.
-    const verdict = await judgeRefund(this.db, original, original.montoTotal ?? "0");
-    if (!verdict.ok) {
-      alert(verdict.message);
-      return;
-    }
-    const shift = await currentShift(this.db);
-    if (!shift) {
-      alert("Abra un turno para hacer una devolución (pestaña Turno).");
-      return;
-    }
-    if (!confirm(`¿Emitir una nota de crédito por la devolución total de ${original.encf}?`)) return;
-    const doc = original.document as {
-      Encabezado: { IdDoc: { IndicadorMontoGravado?: string }; Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } };
-      DetallesItems: Record<string, string | { SubDescuentoPorcentaje?: string }[]>[];
-    };
-    const lines: CartLine[] = doc.DetallesItems.map((item) => ({
-      product: {
-        code: "",
-        name: item.NombreItem as string,
-        price: item.PrecioUnitarioItem as string,
-        itbis: item.IndicadorFacturacion === "1" ? "18" : item.IndicadorFacturacion === "2" ? "16" : item.IndicadorFacturacion === "3" ? "0" : "E",
-        unit: item.UnidadMedida as string,
-        kind: item.IndicadorBienoServicio === "2" ? "2" : "1",
-        // The document's prices are taken as they are: included when the sale's were.
-        priceIncludesItbis: doc.Encabezado.IdDoc.IndicadorMontoGravado === "1",
-      },
-      quantity: item.CantidadItem as string,
-      discountPercent: (item.TablaSubDescuento as { SubDescuentoPorcentaje?: string }[] | undefined)?.[0]?.SubDescuentoPorcentaje ?? "",
-    }));
-    try {
+      const shift = await currentShift(this.db);
+      if (!shift) throw new SaleProblem("Abra un turno para hacer una devolución (pestaña Turno).");
+      const doc = original.document as { Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } } };
       const issued = await issueReceipt(this.db, {
         tipoeCF: "34",
         shiftId: shift.id,
@@ -404,7 +443,9 @@ class PosApp {
       await this.open(issued.sale);
       this.runner.kick();
     } catch (error) {
-      alert(error instanceof SaleProblem ? error.message : `No se pudo emitir la nota de crédito: ${String(error)}`);
+      throw error instanceof SaleProblem ? error : new SaleProblem(`No se pudo emitir la nota de crédito: ${String(error)}`);
+    } finally {
+      this.issuing = false;
     }
   }
 
@@ -429,17 +470,40 @@ class PosApp {
     };
   }
 
+  /** The last sync round could not reach the server (until one does). */
+  private serverUnreachable = false;
+
+  private showConnection(): void {
+    const view = connectionView(navigator.onLine, this.serverUnreachable);
+    this.net.textContent = view.text;
+    this.net.className = `net ${view.state}`;
+  }
+
+  private async showStock(): Promise<void> {
+    const now = new Date();
+    const stocks = await Promise.all(POS_TIPOS.map((t) => stockOf(this.db, t, now, drIsoDate(now))));
+    const view = stockText(stocks);
+    this.numbers.textContent = view.text;
+    this.numbers.className = `numbers${view.low ? " warn" : ""}`;
+  }
+
   /** Status reports read IndexedDB and may finish out of order: only the newest one is shown. */
   private statuses = 0;
 
   private async syncStatus(status: SyncStatus): Promise<void> {
     const ticket = ++this.statuses;
-    const waiting = await this.db.outbox.where("state").anyOf("pending", "sending").count();
+    const waitingNow = await backlog(this.db);
+    const waiting = waitingNow.waiting;
     if (ticket !== this.statuses) return;
+    if (!status.running) {
+      this.serverUnreachable = status.unreachable === true;
+      this.showConnection();
+      void this.showStock();
+    }
     if (status.running && status.progress && status.progress.total > 0) {
       this.sync.textContent = `Sincronizando ${status.progress.done}/${status.progress.total}`;
     } else {
-      this.sync.textContent = waiting ? `Pendientes: ${waiting}` : "Todo sincronizado";
+      this.sync.textContent = backlogText(waitingNow, new Date());
     }
     this.sync.dataset.pending = String(waiting);
     if (status.keyOutdated) this.offerNewKey();

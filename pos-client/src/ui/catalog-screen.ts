@@ -2,7 +2,7 @@
 // only unless the issuer lets this till change prices (a per-device setting). A till allowed to do
 // so may change a price (kept until the server changes that product) and add a product of its own.
 import { UNIDADES_MEDIDA } from "@ecf/shared/catalogs";
-import { parseDecimal } from "@ecf/shared/money";
+import { canonical, PRICE, parseNumber } from "../input/amounts.ts";
 import type { PosDatabase, Product } from "../db.ts";
 import { dateTime, money } from "../format.ts";
 import { catalogState } from "../sync/catalog.ts";
@@ -113,12 +113,12 @@ function productForm(db: PosDatabase, editing?: Product): HTMLElement {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const text = price.value.trim().replace(",", ".");
-    const amount = parseDecimal(text);
-    if (!amount || amount.coef <= 0n || amount.scale > 4) {
-      error.textContent = "Precio inválido: use un número positivo con hasta 4 decimales.";
+    const parsed = parseNumber(price.value, PRICE);
+    if (!parsed.ok || parsed.value.coef === 0n) {
+      error.textContent = parsed.ok ? "El precio: debe ser mayor que cero." : parsed.error;
       return;
     }
+    const text = canonical(parsed.value);
     // The permission is read again: the issuer may have withdrawn it since the screen was drawn.
     if (!(await catalogState(db)).canEditPrices) {
       error.textContent = "Este punto de venta ya no puede cambiar precios.";

@@ -1,13 +1,18 @@
 // The sale screen: search the catalogue by name or code, a cart with quantities and line discounts,
 // the buyer (an RNC makes it an E31), totals from the shared package, and the payment.
-import { add, dec, formatDecimal, formatMoney, parseDecimal, sub } from "@ecf/shared/money";
+import { formatMoney, sub } from "@ecf/shared/money";
 import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Product } from "../db.ts";
 import { money } from "../format.ts";
 import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer, rememberBuyer } from "../sale/buyers.ts";
 import { cartTotals, lineDiscount, lineGross, pricesIncludeItbis, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import { formatNumber } from "../input/amounts.ts";
+import { addOne, setDiscount, setQuantity } from "../sale/line-edits.ts";
 import { cashChange, paymentFor } from "../sale/payment.ts";
+import { ZERO_TOTAL_MESSAGES, zeroTotalVerdict } from "../sale/zero-total.ts";
 import { h } from "./dom.ts";
+import { pageOf } from "./paging.ts";
+import { productTiles } from "./product-results.ts";
 
 export interface SaleRequest {
   tipoeCF: "31" | "32";
@@ -30,26 +35,25 @@ export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName
 
 /** The app forwards every window keydown to the sale screen on display as this event. */
 export const SALE_KEY = "sale-key";
+/** The app hands a scanned code to the sale screen on display (see scanner.ts). */
+export const SALE_SCAN = "sale-scan";
 /** The app tells the sale screen on display that the catalogue changed (it reloads its products in place). */
 export const CATALOG_PULLED = "catalog-pulled";
 
 export interface SaleScreenOptions {
   /** DGII's registry, asked when the till is online; without it only recent buyers fill the name. */
   findTaxpayer?: FindTaxpayer;
+  /** The largest quantity a line may carry (the business's setting; 9,999 by default). */
+  maxQuantity?: string;
+  /** Told after every change to the cart, the buyer or the payment (the app keeps it across reloads). */
+  changed?: (state: SaleScreenState) => void;
 }
 
 /** A product whose code or one of whose barcodes is exactly what was typed or scanned. */
-export const byCode = (products: readonly Product[], typed: string) => products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
+/** Product tiles per page of the grid. */
+export const RESULTS_PER_PAGE = 24;
 
-const validQuantity = (q: string) => {
-  const d = parseDecimal(q.replace(",", "."));
-  return !!d && d.coef > 0n && d.scale <= 2;
-};
-const validPercent = (p: string) => {
-  if (p === "") return true;
-  const d = parseDecimal(p.replace(",", "."));
-  return !!d && d.coef >= 0n && d.scale <= 2 && d.coef <= 100n * 10n ** BigInt(d.scale);
-};
+export const byCode = (products: readonly Product[], typed: string) => products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
 
 export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>, options: SaleScreenOptions = {}): Promise<HTMLElement> {
   let products = await db.products.orderBy("name").toArray();
@@ -69,27 +73,33 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   // What a scan (or a code typed + Enter) did not find; cleared by the next one.
   const scanMessage = h("p", { class: "error", role: "alert", id: "scan-error" });
 
-  const matches = () => {
+  /** Every product the search matches, by name; the grid shows them a page at a time. */
+  const allMatches = () => {
     const q = search.value.trim().toLowerCase();
-    const list = q ? products.filter((p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q)) : products;
-    return list.slice(0, 24);
+    return q ? products.filter((p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q)) : products;
   };
+  let resultsPage = 0;
+  const matches = () => pageOf(allMatches(), resultsPage, RESULTS_PER_PAGE).items;
   const addToCart = (p: Product) => {
     const line = state.lines.find((l) => l.product.code === p.code);
-    if (line) line.quantity = formatDecimal(add(dec(line.quantity), dec("1")));
-    else state.lines.push({ product: p, quantity: "1", discountPercent: "" });
+    message.textContent = line ? (addOne(line, options.maxQuantity) ?? "") : "";
+    if (!line) state.lines.push({ product: p, quantity: "1", discountPercent: "" });
     renderCart();
   };
   const renderResults = () => {
+    const shown = pageOf(allMatches(), resultsPage, RESULTS_PER_PAGE);
+    resultsPage = shown.page;
     results.replaceChildren(
-      ...matches().map((p) =>
-        h("button", { type: "button", class: "product", "data-code": p.code, onclick: () => addToCart(p) }, h("span", {}, p.name), h("small", {}, `${p.code} · ${money(p.price)}`)),
-      ),
+      ...productTiles(shown, addToCart, (by) => {
+        resultsPage += by;
+        renderResults();
+      }),
     );
     if (!products.length) results.append(h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."));
   };
   search.addEventListener("input", () => {
     scanMessage.textContent = "";
+    resultsPage = 0;
     renderResults();
   });
   root.addEventListener(CATALOG_PULLED, async () => {
@@ -108,18 +118,7 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       // barcode and Enter, which must add that exact product; otherwise the best match by name.
       e.preventDefault();
       const typed = search.value.trim();
-      const first = typed ? (byCode(products, typed) ?? matches()[0]) : undefined;
-      if (first) {
-        addToCart(first);
-        scanMessage.textContent = "";
-      } else if (typed) {
-        scanMessage.textContent = `No hay ningún producto con el código o nombre «${typed}».`;
-      }
-      if (typed) {
-        search.value = "";
-        renderResults();
-      }
-      search.focus();
+      addFound(typed, typed ? (byCode(products, typed) ?? matches()[0]) : undefined, "el código o nombre");
     } else if (e.key === "Escape" && onPage) {
       search.value = "";
       renderResults();
@@ -130,6 +129,25 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     }
   };
   root.addEventListener(SALE_KEY, (e) => onKey((e as CustomEvent<KeyboardEvent>).detail));
+  // A scan is a code, never a name: only an exact code or barcode adds a product.
+  root.addEventListener(SALE_SCAN, (e) => {
+    const code = (e as CustomEvent<string>).detail.trim();
+    addFound(code, byCode(products, code), "el código");
+  });
+  /** Adds what a search or a scan found, or says nothing matched; the search is ready for the next. */
+  function addFound(typed: string, found: Product | undefined, what: string) {
+    if (found) {
+      addToCart(found);
+      scanMessage.textContent = "";
+    } else if (typed) {
+      scanMessage.textContent = `No hay ningún producto con ${what} «${typed}».`;
+    }
+    if (typed) {
+      search.value = "";
+      renderResults();
+    }
+    search.focus();
+  }
 
   const rnc = h("input", { id: "buyer-rnc", inputmode: "numeric", placeholder: "RNC o cédula (opcional: E31)", value: state.rnc, maxlength: 11, autocomplete: "off" });
   const buyerName = h("input", { id: "buyer-name", placeholder: "Nombre o razón social", value: state.buyerName, maxlength: 150, autocomplete: "off" });
@@ -162,7 +180,10 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     renderTotals();
     void fillBuyer();
   });
-  buyerName.addEventListener("input", () => (state.buyerName = buyerName.value));
+  buyerName.addEventListener("input", () => {
+    state.buyerName = buyerName.value;
+    options.changed?.(state);
+  });
 
   const method = h(
     "select",
@@ -185,15 +206,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     renderTotals();
   });
   cash.addEventListener("input", () => {
-    state.cash = cash.value.trim().replace(",", ".");
+    state.cash = cash.value.trim();
     renderTotals();
   });
   card.addEventListener("input", () => {
-    state.card = card.value.trim().replace(",", ".");
+    state.card = card.value.trim();
     renderTotals();
   });
   transfer.addEventListener("input", () => {
-    state.transfer = transfer.value.trim().replace(",", ".");
+    state.transfer = transfer.value.trim();
     renderTotals();
   });
   const chargeButton = h("button", { type: "button", class: "primary big", id: "charge" }, "Cobrar (Ctrl+Enter)");
@@ -215,14 +236,15 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
             "tbody",
             {},
             ...state.lines.map((line, i) => {
-              const qty = h("input", { class: "qty", inputmode: "decimal", value: line.quantity, "aria-label": `Cantidad de ${line.product.name}` });
+              const qty = h("input", { class: "qty", inputmode: "decimal", value: formatNumber(line.quantity), "aria-label": `Cantidad de ${line.product.name}` });
               qty.addEventListener("change", () => {
-                if (validQuantity(qty.value)) line.quantity = qty.value.replace(",", ".");
+                message.textContent = setQuantity(line, qty.value, options.maxQuantity) ?? "";
                 renderCart();
               });
-              const disc = h("input", { class: "disc", inputmode: "decimal", value: line.discountPercent, placeholder: "0", "aria-label": `Descuento de ${line.product.name}` });
+              const discountText = line.discountPercent ? formatNumber(line.discountPercent) : "";
+              const disc = h("input", { class: "disc", inputmode: "decimal", value: discountText, placeholder: "0", "aria-label": `Descuento de ${line.product.name}` });
               disc.addEventListener("change", () => {
-                if (validPercent(disc.value.trim())) line.discountPercent = disc.value.trim().replace(",", ".");
+                message.textContent = setDiscount(line, disc.value) ?? "";
                 renderCart();
               });
               const incluido = pricesIncludeItbis(state.lines);
@@ -247,6 +269,8 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   const payment = (totalText: string) => paymentFor(state, totalText);
 
   function renderTotals() {
+    zeroConfirmed = false;
+    options.changed?.(state);
     const t = cartTotals(state.lines, tipo());
     const total = formatMoney(t.total);
     const p = state.lines.length ? payment(total) : undefined;
@@ -266,6 +290,9 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
 
   // Ctrl+Enter does not care that the button is disabled: one charge at a time, per screen.
   let charging = false;
+  // The cashier confirmed a RD$0.00 receipt; any change to the cart asks again.
+  let zeroConfirmed = false;
+  const zeroConfirmButton = () => h("button", { type: "button", id: "confirm-zero", onclick: () => ((zeroConfirmed = true), void doCharge()) }, "Emitir sin cobro");
   async function doCharge() {
     if (charging) return;
     message.textContent = "";
@@ -285,6 +312,12 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       }
     }
     const t = cartTotals(state.lines, tipo());
+    const zero = zeroTotalVerdict(t.total, tipo(), zeroConfirmed);
+    if (zero !== "fine") {
+      message.replaceChildren(ZERO_TOTAL_MESSAGES[zero]);
+      if (zero === "needs-confirmation") message.append(" ", zeroConfirmButton());
+      return;
+    }
     const p = payment(formatMoney(t.total));
     if (typeof p === "string") {
       message.textContent = p;

@@ -4,6 +4,7 @@ import type { PosDatabase, Shift } from "../db.ts";
 import { dateTime, money, TIPO_NOMBRE } from "../format.ts";
 import { closeShift, openShift, ShiftProblem, salesOf } from "../shift/shifts.ts";
 import { h } from "./dom.ts";
+import type { ZDetails } from "../shift/z-details.ts";
 
 const PAGO: Record<string, string> = { efectivo: "Efectivo", tarjeta: "Tarjeta", transferencia: "Transferencia" };
 
@@ -103,7 +104,7 @@ export interface ZReportHeader {
 }
 
 /** The Z report on the 80 mm roll (the same print CSS as a receipt: only the ticket prints). */
-export function zReportView(shift: Shift, header: ZReportHeader): HTMLElement {
+export function zReportView(shift: Shift, header: ZReportHeader, details?: ZDetails): HTMLElement {
   const report = shift.report!;
   const row = (label: string, value: string, field?: string, cls = "") =>
     h("div", { class: `row ${cls}`, ...(field ? { "data-field": field } : {}) }, h("span", {}, label), h("span", {}, value));
@@ -121,9 +122,11 @@ export function zReportView(shift: Shift, header: ZReportHeader): HTMLElement {
     section("Ventas por forma de pago"),
     ...report.payments.map((p) => row(`${PAGO[p.method] ?? p.method} (${p.count})`, money(p.total), `pago-${p.method}`)),
     row(`Total ventas (${report.salesCount})`, money(report.salesTotal), "salesTotal", "total"),
+    ...(details ? [row("Ventas brutas", money(details.grossSales), "grossSales"), row("Ventas netas (menos devoluciones)", money(details.netSales), "netSales")] : []),
     row("Total ITBIS", money(report.itbisTotal), "itbisTotal"),
     row(`Devoluciones (${report.refunds.count})`, money(report.refunds.total), "refunds"),
     row("ITBIS devuelto", money(report.refunds.itbis)),
+    ...(details ? zDetailRows(details, row, section) : []),
     section("Efectivo"),
     row("Fondo de caja", money(shift.openingFloat), "openingFloat"),
     row("+ Ventas en efectivo", money(report.cashSales), "cashSales"),
@@ -132,6 +135,20 @@ export function zReportView(shift: Shift, header: ZReportHeader): HTMLElement {
     row("Contado", money(report.countedCash), "countedCash"),
     row(report.difference.startsWith("-") ? "Faltante" : "Diferencia", money(report.difference), "difference", "total"),
   );
+}
+
+type Row = (label: string, value: string, field?: string, cls?: string) => HTMLElement;
+
+/** The e-NCF ranges per type, the receipts still to send and the numbers to void. */
+function zDetailRows(details: ZDetails, row: Row, section: (title: string) => HTMLElement): HTMLElement[] {
+  return [
+    section("Secuencias e-NCF usadas"),
+    ...(details.ranges.length
+      ? details.ranges.map((r) => row(`E${r.tipoeCF} (${r.count})`, r.first === r.last ? r.first : `${r.first} – ${r.last}`, `range-${r.tipoeCF}`))
+      : [row("Ninguna", "")]),
+    row("Comprobantes por enviar al servidor", String(details.pending), "pending"),
+    ...(details.unused.length ? [row("Números sin usar (por anular)", details.unused.join(", "), "unused")] : []),
+  ];
 }
 
 const SYNC_TEXT: Record<Shift["sync"], string> = { pending: "Por enviar", sent: "Enviado", refused: "Rechazado" };

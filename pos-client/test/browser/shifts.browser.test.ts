@@ -189,6 +189,7 @@ describe("shifts on a till", () => {
     const offline = await sell(page, "ASP", "efectivo");
     expect(offline).not.toBe(online1);
     await page.click("#refund");
+    await page.click("#refund-confirm");
     await page.waitForSelector('section.ticket[data-encf^="E34"]');
     const sales = await storeRows<{ encf: string; shiftId?: string }>(page, "sales");
     const [ana] = (await storeRows<{ id: string; cashierName: string; state: string }>(page, "shifts")).filter((s) => s.state === "open");

@@ -213,11 +213,12 @@ describe("the store's catalogue on two tills", () => {
     await p.press("#search", "Enter");
     await p.waitForSelector('#cart td:text-is("Servicio de envío")');
     // In one document with IndicadorMontoGravado 1 the delivery is 100.00 × 1.18 = 118.00;
-    // 3 × 109.99 + 118.00 = 447.97 ÷ 1.18 = 379.6356 → 379.64 taxed; × 18 % = 68.3352 → 68.34;
-    // total 379.64 + 68.34 = 447.98 (DGII's rounding, one cent over the shelf sum).
-    await p.waitForFunction(() => document.querySelector("#total")?.textContent === "RD$447.98", undefined, { timeout: 10_000 });
+    // 3 × 109.99 + 118.00 = 447.97 ÷ 1.18 = 379.6356 → 379.64 taxed; the ITBIS is the rest,
+    // 68.33 (formato-ecf's 379.64 × 18 % = 68.34 is a cent off, within tolerance): total 447.97,
+    // the shelf sum the customer was told, to the cent.
+    await p.waitForFunction(() => document.querySelector("#total")?.textContent === "RD$447.97", undefined, { timeout: 10_000 });
     await p.fill("#cash", "500");
-    expect(await p.textContent("#change")).toBe("Cambio: RD$52.02");
+    expect(await p.textContent("#change")).toBe("Cambio: RD$52.03");
     await p.press("#search", "Control+Enter");
     const encf = (await (await p.waitForSelector('section.ticket[data-encf^="E32"]')).getAttribute("data-encf"))!;
     await p.waitForFunction(() => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado", undefined, { timeout: 60_000 });
@@ -229,8 +230,8 @@ describe("the store's catalogue on two tills", () => {
     const xml = stack.archived(`${RNC}/${drToday.slice(0, 4)}/${drToday.slice(5, 7)}/${encf}.xml`);
     expect(xml).toContain("<IndicadorMontoGravado>1</IndicadorMontoGravado>");
     expect(xml).toContain("<MontoGravadoI1>379.64</MontoGravadoI1>");
-    expect(xml).toContain("<TotalITBIS>68.34</TotalITBIS>");
-    expect(xml).toContain("<MontoTotal>447.98</MontoTotal>");
+    expect(xml).toContain("<TotalITBIS>68.33</TotalITBIS>");
+    expect(xml).toContain("<MontoTotal>447.97</MontoTotal>");
     expect([...xml.matchAll(/<PrecioUnitarioItem>([^<]+)</g)].map((m) => m[1])).toEqual(["109.99", "118.0000"]);
     expect([...xml.matchAll(/<MontoItem>([^<]+)</g)].map((m) => m[1])).toEqual(["329.97", "118.00"]);
     // The shared totals over the archived document give what it carries, field by field.
