@@ -5,7 +5,16 @@ import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { auditRows, everyMonthSql, issuerSql, putReceipt, receiptRow } from "./support/ledger.ts";
 import { issueSeed, SEED_TTL_MS } from "../src/receiving/receiver-auth.ts";
-import { postXml, receivingCompany, signAsSupplier, signOtherXml, signWithExpiredCertificate, supplierEcf, supplierSigner } from "./receiving-support.ts";
+import {
+  postXml,
+  receivingCompany,
+  signAsSupplier,
+  signOtherXml,
+  signWithExpiredCertificate,
+  signWithSelfSignedCertificate,
+  supplierEcf,
+  supplierSigner,
+} from "./receiving-support.ts";
 
 const DGII_DATE_TIME = /^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
 
@@ -88,6 +97,7 @@ describe("POST /fe/recepcion/api/ecf", () => {
     ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],
     ["no signature", "2", async (rnc) => ({ xml: supplierEcf("31", rnc).xml })],
     ["a certificate expired when it signed", "2", async (rnc) => ({ xml: await signWithExpiredCertificate(supplierEcf("31", rnc).xml) })],
+    ["a certificate no trusted authority issued (self-signed)", "2", async (rnc) => ({ xml: await signWithSelfSignedCertificate(supplierEcf("31", rnc).xml) })],
     ["another buyer, with the receiver in the URL", "4", async (rnc, other) => ({ path: `/${rnc}/fe/recepcion/api/ecf`, xml: await signAsSupplier(supplierEcf("31", other).xml) })],
   ];
 
@@ -101,6 +111,23 @@ describe("POST /fe/recepcion/api/ecf", () => {
     expect(await issuerSql(company.id, "SELECT encf FROM purchase_index")).toEqual([]);
     const logged = await auditRows(company.id);
     expect(logged.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
+  });
+
+  it("refuses the forged e-CF of issue 32 (other RNCEmisor, MontoTotal 500000.00, self-signed): code 2, not in the 606", async () => {
+    const { company, token } = await receivingCompany();
+    const genuine = supplierEcf("31", company.rnc, { rncEmisor: "101010101" });
+    const forged = changed(genuine.xml, /<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>500000.00</MontoTotal>");
+    const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signWithSelfSignedCertificate(forged)));
+    expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "2", RNCEmisor: "101010101", eNCF: genuine.encf });
+    expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
+    const logged = await auditRows(company.id);
+    expect(logged.find((r) => r.code === "arecf_no_recibido_2")?.detail).toMatch(/untrusted_issuer/);
+    const purchases = await call("/reports/compras?desde=2025-04-01&hasta=2025-04-30", { headers: authed(token) });
+    expect(purchases.status).toBe(200);
+    expect(JSON.stringify(await purchases.json())).not.toContain(genuine.encf);
+    // The same document signed by a certificate the demo CA issued is received.
+    const trusted = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(forged)));
+    expect(trusted.arecf.Estado).toBe("0");
   });
 
   it("answers a second copy with Estado 1, code 3 (duplicate), and keeps the original", async () => {
