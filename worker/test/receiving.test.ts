@@ -251,6 +251,13 @@ describe("authentication (semilla, validacioncertificado)", () => {
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<Otro/>")).status).toBe(400);
   });
 
+  it("gives no token to a certificate no trusted authority issued (self-signed)", async () => {
+    const seed = await (await call("/fe/autenticacion/api/semilla")).text();
+    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signWithSelfSignedCertificate(seed, "other"));
+    const body = await expectProblem(res, 401);
+    expect(body.errors[0]).toMatchObject({ path: "/xml", code: "certificate_not_trusted" });
+  });
+
   it("a seed expires: past its lifetime it buys no token", async () => {
     const seed = await issueSeed(env, null, new Date(Date.now() - SEED_TTL_MS - 1000));
     const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed));
@@ -437,6 +444,27 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
       fechaHoraAprobacionComercial: "04-04-2025 08:30:00",
       status: "rechazado",
     });
+  });
+
+  it("refuses an ACECF signed by a certificate no trusted authority issued, and it does not block the genuine one", async () => {
+    const { company } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000131");
+    const forgedXml = buildAcecf({
+      RNCEmisor: company.rnc,
+      eNCF: "E310000000131",
+      FechaEmision: "01-04-2025",
+      MontoTotal: "1180.00",
+      RNCComprador: "131880738",
+      Estado: "2",
+      DetalleMotivoRechazo: "Rechazo falso",
+      FechaHoraAprobacionComercial: "02-04-2025 08:00:00",
+    });
+    const forged = await signWithSelfSignedCertificate(forgedXml);
+    const body = await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", forged), 400);
+    expect(body.errors[0]).toMatchObject({ path: "/xml/Signature", code: "certificate_not_trusted" });
+    expect(await approvalOf(company.id, "E310000000131")).toEqual({ s: null, r: null });
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000131"))).status).toBe(200);
+    expect(await approvalOf(company.id, "E310000000131")).toEqual({ s: "accepted", r: null });
   });
 
   it("keeps the first ACECF of a receipt: a different second one is refused (409) and changes nothing; the same one again is a retry (200)", async () => {

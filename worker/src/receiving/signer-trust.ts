@@ -4,7 +4,7 @@
 // "Accept any" (TRUST_ANY_CERTIFICATE_AUTHORITY) is for tests and only ever against the sandbox.
 import { checkCertificateTrust, trustStoreFromPem, type TrustResult, type TrustStore } from "@ecf/shared";
 
-type TrustEnv = Pick<Env, "TRUSTED_CA_PEM" | "TRUST_ANY_CERTIFICATE_AUTHORITY" | "DGII_TARGET">;
+export type TrustEnv = Pick<Env, "TRUSTED_CA_PEM" | "TRUST_ANY_CERTIFICATE_AUTHORITY" | "DGII_TARGET">;
 
 let cached: { key: string; store: TrustStore } | undefined;
 
