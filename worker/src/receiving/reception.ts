@@ -8,6 +8,7 @@ import {
   isTipoeCF,
   parseDgiiDateTime,
   parseXmlTree,
+  securityCode,
   treeToDocument,
   verifyXml,
   XmlParseError,
@@ -23,6 +24,7 @@ import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
 import { documentFigures } from "../reports/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
+import { nextCheckAt } from "./purchase-confirmation.ts";
 import { validateReceivedXsd } from "./xsd/validate.ts";
 
 /** Types never exchanged between taxpayers (descripcion-tecnica, emisor-receptor). */
@@ -193,6 +195,10 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
         arecfEstado: "0",
         fechaHoraAcuseRecibo,
         figures: JSON.stringify(documentFigures(ecf.document)),
+        // Counts only once DGII confirms it (purchase-confirmation.ts): the alarm asks soon.
+        dgiiStatus: "pending",
+        securityCode: securityCode(xml),
+        dgiiNextCheckAt: nextCheckAt(0, now, now),
       }));
     if (!claimed) {
       codigo = "3";
