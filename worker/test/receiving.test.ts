@@ -5,6 +5,7 @@ import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { auditRows, everyMonthSql, issuerSql, putReceipt, receiptRow } from "./support/ledger.ts";
 import { issueSeed, SEED_TTL_MS } from "../src/receiving/receiver-auth.ts";
+import { MAX_RECEIVER_FAILURES_PER_ADDRESS } from "../src/receiving/receiver-throttle.ts";
 import {
   postXml,
   receivingCompany,
@@ -523,6 +524,29 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Version>1.0</Version>", "")), 400);
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", "<ACECF><DetalleAprobacionComercial>"), 400);
     expect((await approvalOf(company.id, "E310000000301"))!.s).toBeNull();
+  });
+});
+
+describe("throttle of the public receiver endpoints", () => {
+  it("turns away an address whose requests keep failing (429, Retry-After), not the others; a success does not count", async () => {
+    const { company } = await receivingCompany();
+    const from = (address: string) => ({ "CF-Connecting-IP": address });
+    // The address is one refusal short of the limit.
+    await env.DB.prepare("INSERT INTO login_throttle (scope, failures, window_start) VALUES (?, ?, ?)")
+      .bind("receiver-ip:203.0.113.7", MAX_RECEIVER_FAILURES_PER_ADDRESS - 2, new Date().toISOString())
+      .run();
+    const good = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", good, from("203.0.113.7")))).arecf.Estado).toBe("0");
+    const forged = await signWithSelfSignedCertificate(supplierEcf("31", company.rnc).xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", forged, from("203.0.113.7")))).arecf.Estado).toBe("1");
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<no/>", from("203.0.113.7"))).status).toBe(400);
+    const turnedAway = await postXml("/fe/recepcion/api/ecf", good, from("203.0.113.7"));
+    expect(turnedAway.status).toBe(429);
+    expect(Number(turnedAway.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await call("/fe/autenticacion/api/semilla", { headers: from("203.0.113.7") })).status).toBe(429);
+    // Another address is served.
+    const other = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", other, from("198.51.100.9")))).arecf.Estado).toBe("0");
   });
 });
 
