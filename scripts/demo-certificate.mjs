@@ -61,3 +61,11 @@ export function generateTestP12({ commonName, serialNumber, password, notAfter, 
   const asn1 = forge.pkcs12.toPkcs12Asn1(keys.privateKey, [cert], password, { algorithm: legacy ? "3des" : "aes256" });
   return Buffer.from(forge.asn1.toDer(asn1).getBytes(), "binary");
 }
+
+/** The certificate (PEM) inside a .p12 generateTestP12 made: what PUT /__sandbox/signers registers. */
+export function certificatePemOfP12(p12, password) {
+  const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(Buffer.from(p12).toString("binary")), password);
+  const bag = parsed.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag]?.[0];
+  if (!bag?.cert) throw new Error("The .p12 holds no certificate");
+  return forge.pki.certificateToPem(bag.cert).replace(/\r\n/g, "\n");
+}
