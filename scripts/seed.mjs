@@ -13,19 +13,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { adminClient, createClient, ProblemError } from "./admin-client.mjs";
-import { generateTestP12 } from "./demo-certificate.mjs";
-import { credentialsFileFor, explainUnreachable, root } from "./lib.mjs";
+import { certificatePemOfP12, generateTestP12 } from "./demo-certificate.mjs";
+import { credentialsFileFor, explainUnreachable, root, runningCopy } from "./lib.mjs";
 
 const TYPES = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"];
 // DireccionEmisor is required in every e-CF: each demo issuer has an address.
 const DEMO_COMPANIES = [
-  { legalName: "Demo Comercial SRL", tradeName: "Demo Comercial", rnc: "131880681", address: "Av. Winston Churchill 1099", province: "010000", municipality: "010100" },
-  { legalName: "Segunda Demo SRL", tradeName: "Segunda Demo", rnc: "130000002", address: "Calle del Sol 45", province: "250000", municipality: "250100" },
+  { name: "Demo Comercial SRL", tradeName: "Demo Comercial", registryNumber: "131880681", address: "Av. Winston Churchill 1099", province: "010000", municipality: "010100" },
+  { name: "Segunda Demo SRL", tradeName: "Segunda Demo", registryNumber: "130000002", address: "Calle del Sol 45", province: "250000", municipality: "250100" },
 ];
 const DEMO_PARTNER = "Demo Software House SRL";
 const CERTIFICATE_PASSWORD = "demo1234";
 /** A till sells only inside a cashier's shift: the demo issuer has one cashier and a few products. */
-const DEMO_CASHIER = { name: "Cajero Demo", pin: "1234" };
+const DEMO_CASHIER = { name: "Cajero Demo", pin: "123456" };
 const DEMO_PRODUCTS = [
   { code: "CAFE-1LB", barcodes: ["7460000000017"], name: "Café molido 1 lb", price: "295.00", priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" },
   { code: "ARROZ-5LB", barcodes: ["7460000000024"], name: "Arroz selecto 5 lb", price: "210.00", priceIncludesItbis: false, itbisRate: "exempt", unit: "43", kind: "good" },
@@ -36,23 +36,41 @@ const DEMO_PRODUCTS = [
 const CERTIFICATE_RENEW_MS = 30 * 86_400_000;
 
 async function ensureCompany(api, input) {
-  const { companies } = await api.get(`/admin/companies?rnc=${input.rnc}`);
+  const { companies } = await api.get(`/admin/companies?registryNumber=${input.registryNumber}`);
   const existing = companies[0];
-  if (!existing) return api.post("/admin/companies", { ...input, dgiiEnvironment: "testecf", invoiceLimitPerMonth: 10_000 });
+  if (!existing) return api.post("/admin/companies", { ...input, dgiiServer: "testecf", invoiceLimitPerMonth: 10_000 });
   // An issuer seeded before it had an address (or edited since) gets its demo profile back.
   const profile = { tradeName: input.tradeName, address: input.address, province: input.province, municipality: input.municipality };
   const stale = Object.entries(profile).filter(([k, v]) => existing[k] !== v);
   return stale.length ? api.patch(`/admin/companies/${existing.id}`, Object.fromEntries(stale)) : existing;
 }
 
-async function ensureCertificate(api, company, now) {
-  const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : 0;
-  if (notAfter - now.getTime() > CERTIFICATE_RENEW_MS) return;
+/**
+ * A demo certificate (issued by the sandbox's demo CA) near its expiry, or whose PEM the saved state
+ * does not hold (made before the demo CA: self-signed), is replaced. Returns the certificate's PEM,
+ * which the sandbox is told is the issuer's authorized signer, as DGII knows each RNC's signers.
+ */
+async function ensureCertificate(api, company, now, savedPem) {
+  const notAfter = company.signatureExpirationDate ? Date.parse(company.signatureExpirationDate) : 0;
+  if (savedPem && notAfter - now.getTime() > CERTIFICATE_RENEW_MS) return savedPem;
   const form = new FormData();
-  const p12 = generateTestP12({ commonName: `${company.legalName} (demo)`, serialNumber: company.rnc, password: CERTIFICATE_PASSWORD });
-  form.set("file", new File([p12], `${company.rnc}-demo.p12`, { type: "application/x-pkcs12" }));
+  const p12 = generateTestP12({ commonName: `${company.name} (demo)`, serialNumber: company.registryNumber, password: CERTIFICATE_PASSWORD });
+  form.set("file", new File([p12], `${company.registryNumber}-demo.p12`, { type: "application/x-pkcs12" }));
   form.set("password", CERTIFICATE_PASSWORD);
   await api.put(`/admin/companies/${company.id}/certificate`, form);
+  return certificatePemOfP12(p12, CERTIFICATE_PASSWORD);
+}
+
+/** DGII's sandbox learns each demo issuer's authorized signer (it keeps them in memory: every run). */
+export async function registerSigners(sandboxUrl, certificates) {
+  for (const [rnc, pem] of Object.entries(certificates)) {
+    const answer = await fetch(`${sandboxUrl}/__sandbox/signers`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rnc, certificates: [pem] }),
+    });
+    if (!answer.ok) throw new Error(`the DGII sandbox at ${sandboxUrl} refused the signers of ${rnc}: HTTP ${answer.status}`);
+  }
 }
 
 async function ensurePartner(api, companies) {
@@ -86,7 +104,7 @@ async function ensureKey(api, baseUrl, ownerType, ownerId, saved) {
   return { keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret };
 }
 
-function readSaved(stateFile) {
+export function readSaved(stateFile) {
   try {
     return existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : {};
   } catch {
@@ -95,7 +113,7 @@ function readSaved(stateFile) {
 }
 
 /** Seeds the running worker at `baseUrl`; returns the demo credentials. */
-export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json"), { adminSecret } = {}) {
+export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json"), { adminSecret, sandboxUrl } = {}) {
   const api = adminClient(baseUrl, ...(adminSecret ? [adminSecret] : []));
   const saved = readSaved(stateFile);
   if (saved.worker && saved.worker !== baseUrl)
@@ -107,13 +125,15 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
 
   const companies = [];
   for (const input of DEMO_COMPANIES) companies.push(await ensureCompany(api, input));
+  const certificates = {};
   for (const company of companies) {
     for (const tipo of TYPES) {
       // Registering the same range again keeps the next number: harmless on a second run.
       await api.put(`/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 9_999_999, expiresOn: "2028-12-31" });
     }
-    await ensureCertificate(api, company, now);
+    certificates[company.registryNumber] = await ensureCertificate(api, company, now, saved.certificates?.[company.registryNumber]);
   }
+  if (sandboxUrl) await registerSigners(sandboxUrl, certificates);
   const [main] = companies;
   const partner = await ensurePartner(api, companies);
 
@@ -122,14 +142,16 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
   await ensureStore(baseUrl, companyKey);
   const state = {
     worker: baseUrl,
-    company: { rnc: main.rnc, companyId: main.id, ...pickKey(companyKey) },
-    partner: { id: partner.id, name: partner.name, issuers: companies.map((c) => c.rnc), ...pickKey(partnerKey) },
+    company: { rnc: main.registryNumber, companyId: main.id, ...pickKey(companyKey) },
+    partner: { id: partner.id, name: partner.name, issuers: companies.map((c) => c.registryNumber), ...pickKey(partnerKey) },
+    // The demo certificates' PEM: the sandbox is told again on every run who signs for each RNC.
+    certificates,
   };
   mkdirSync(dirname(stateFile), { recursive: true });
   writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   return {
     worker: baseUrl,
-    company: { id: main.id, rnc: main.rnc, name: main.legalName, apiKey: companyKey.apiKey, apiSecret: companyKey.apiSecret },
+    company: { id: main.id, rnc: main.registryNumber, name: main.name, apiKey: companyKey.apiKey, apiSecret: companyKey.apiSecret },
     partner: { name: partner.name, apiKey: partnerKey.apiKey, apiSecret: partnerKey.apiSecret, issuers: state.partner.issuers },
     certificatePassword: CERTIFICATE_PASSWORD,
     cashier: DEMO_CASHIER,
@@ -152,7 +174,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   // The copy at WORKER_URL keeps its credentials in its own state (ECF_STATE_DIR, or npm start's record).
   const workerUrl = process.env.WORKER_URL ?? "http://127.0.0.1:8787";
   try {
-    console.log(JSON.stringify(await seed(workerUrl, credentialsFileFor(workerUrl)), null, 2));
+    const sandboxUrl = runningCopy(workerUrl)?.sandboxUrl ?? process.env.SANDBOX_URL;
+    console.log(JSON.stringify(await seed(workerUrl, credentialsFileFor(workerUrl), { sandboxUrl }), null, 2));
   } catch (error) {
     console.error(explainUnreachable(error, workerUrl).message);
     process.exit(1);

@@ -22,7 +22,7 @@ import {
   wranglerDevArgs,
   wranglerEnv,
 } from "./lib.mjs";
-import { seed } from "./seed.mjs";
+import { readSaved, registerSigners, seed } from "./seed.mjs";
 import { placeDocsAssets } from "./docs-assets.mjs";
 import { supervise } from "./supervisor.mjs";
 
@@ -108,9 +108,12 @@ try {
     start: startSandbox,
     healthUrl: `${SANDBOX_URL}/`,
     onGiveUp: giveUp,
-    // A restarted sandbox reads its journal; the directory is listed again all the same.
+    // A restarted sandbox reads its journal; the directory and the demo issuers' signers (held in
+    // its memory) are given to it again.
     onUp: async (restarted) => {
-      if (restarted && demoReceivers) await listDemoReceivers().catch((e) => console.error(`[sandbox] ${e.message}`));
+      if (!restarted || !demoReceivers) return;
+      await listDemoReceivers().catch((e) => console.error(`[sandbox] ${e.message}`));
+      await registerSigners(SANDBOX_URL, readSaved(credentialsFile).certificates ?? {}).catch((e) => console.error(`[sandbox] ${e.message}`));
     },
   });
   services.push(sandbox);
@@ -120,7 +123,7 @@ try {
   services.push(worker);
   await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: worker.child });
   recordRunningCopy({ workerUrl: WORKER_URL, sandboxUrl: SANDBOX_URL, stateDir: persist, credentialsFile });
-  const demo = await seed(WORKER_URL, credentialsFile);
+  const demo = await seed(WORKER_URL, credentialsFile, { sandboxUrl: SANDBOX_URL });
   // The demo issuers deliver their e-CF to each other through the real receiver endpoints (/{rnc}).
   demoReceivers = demo.partner.issuers.map((rnc) => ({
     nombre: `Demo ${rnc}`,

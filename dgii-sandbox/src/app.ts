@@ -20,7 +20,7 @@ import { judge, recepcionRoutes } from "./routes/recepcion.ts";
 import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
 import { requestLog } from "./request-log.ts";
 import { sharedChecks } from "./shared-checks.ts";
-import { createSelfSignedSigner, type SandboxSigner } from "./signer.ts";
+import { createDemoSigner, type SandboxSigner } from "./signer.ts";
 import { SandboxState } from "./state.ts";
 import { requireToken } from "./tokens.ts";
 import { xmlAnswers } from "./xml-answers.ts";
@@ -41,7 +41,7 @@ export interface SandboxOptions extends Partial<SandboxConfig> {
 
 function lazySigner(given: SandboxSigner | undefined): () => Promise<SandboxSigner> {
   let signer: Promise<SandboxSigner> | undefined = given ? Promise.resolve(given) : undefined;
-  return () => (signer ??= createSelfSignedSigner());
+  return () => (signer ??= createDemoSigner());
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = { processingMs: 300, tokenTtlMs: 60 * 60 * 1000, seedTtlMs: 5 * 60 * 1000 };

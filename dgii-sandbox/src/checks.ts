@@ -15,6 +15,8 @@ export interface SignerCertificate {
   holderId: string | null;
   notBefore: Date;
   notAfter: Date;
+  /** SHA-256 (hex) of the certificate's DER: how the signer registry names it (signers.ts). */
+  fingerprint?: string;
 }
 
 export type SignatureResult = { ok: true; certificate: SignerCertificate } | { ok: false; reason: string; message: string };

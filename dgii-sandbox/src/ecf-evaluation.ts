@@ -8,6 +8,7 @@ import type { ForcedRejection } from "./faults.ts";
 import { accepted, acceptedWithObservations, rejected, type Mensaje, type Outcome } from "./outcome.ts";
 import { CODES, mensaje } from "./rejection-codes.ts";
 import type { SchemaKind } from "./checks.ts";
+import { isDelegate, NOT_A_DELEGATE } from "./signers.ts";
 
 export interface EcfEvaluationInput {
   trackId: string;
@@ -42,6 +43,9 @@ export async function evaluateEcf(ctx: SandboxContext, input: EcfEvaluationInput
   const signature = await ctx.checks.verifySignature(xml);
   if (!signature.ok) {
     return rejected([mensaje("firmaInvalida", `La firma del XML no es válida: ${signature.message}`)], CODES.firmaInvalida.secuenciaUtilizada);
+  }
+  if (!isDelegate(ctx, summary.rncEmisor, signature.certificate)) {
+    return rejected([mensaje("firmanteNoAutorizado", NOT_A_DELEGATE(`Emisor ${summary.rncEmisor}`))], CODES.firmanteNoAutorizado.secuenciaUtilizada);
   }
 
   if (summary.fechaVencimientoSecuencia) {

@@ -10,6 +10,8 @@ export const CODES = {
   estructuraInvalida: { codigo: 1, secuenciaUtilizada: false },
   /** The XMLDSig signature does not verify. */
   firmaInvalida: { codigo: 2, secuenciaUtilizada: false },
+  /** The signer is not a delegate of RNCEmisor (signers.ts); the e-NCF may be reused. */
+  firmanteNoAutorizado: { codigo: 6, secuenciaUtilizada: false },
   /** The e-NCF is not `E` + type + 10 digits, or its type does not match TipoeCF. */
   encfInvalido: { codigo: 3, secuenciaUtilizada: false },
   /** A format rule beyond the XSD (obligation matrix, dates, per-type rules) is broken. */

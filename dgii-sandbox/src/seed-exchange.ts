@@ -51,7 +51,7 @@ export async function exchangeSeed(c: Context, ctx: SandboxContext, env: Environ
   if (ctx.now().getTime() - seed.issuedAt > ctx.config.seedTtlMs) return refuse("semilla_vencida", "La semilla ha expirado");
   ctx.state.record({ t: "seed-used", valor });
 
-  const { token, record } = issueToken(ctx, env, audience, signature.certificate.holderId, signature.certificate.subject);
+  const { token, record } = issueToken(ctx, env, audience, signature.certificate.holderId, signature.certificate.subject, signature.certificate.fingerprint);
   ctx.state.record({
     t: "received",
     entry: {

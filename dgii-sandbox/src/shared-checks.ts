@@ -1,6 +1,7 @@
 // The production wiring of DocumentChecks: the same XSD validator, XMLDSig verifier and e-CF
 // rules the platform uses (@ecf/shared), so a document the sandbox accepts is one DGII would.
 import { validateEcf, verifyXml, xmlToEcf, type Problem } from "@ecf/shared";
+import { fingerprintOfDer } from "./signers.ts";
 import type { DocumentChecks, RuleFindings } from "./checks.ts";
 import type { Mensaje } from "./outcome.ts";
 import { CODES } from "./rejection-codes.ts";
@@ -32,8 +33,8 @@ export const sharedChecks: DocumentChecks = {
   async verifySignature(xml) {
     const result = await verifyXml(xml);
     if (!result.ok) return { ok: false, reason: result.reason, message: result.message };
-    const { subject, serialNumber, holderId, notBefore, notAfter } = result.certificate;
-    return { ok: true, certificate: { subject, serialNumber, holderId, notBefore, notAfter } };
+    const { subject, serialNumber, holderId, notBefore, notAfter, der } = result.certificate;
+    return { ok: true, certificate: { subject, serialNumber, holderId, notBefore, notAfter, fingerprint: fingerprintOfDer(der) } };
   },
   checkRules,
 };

@@ -24,6 +24,8 @@ export interface TokenRecord {
   /** RNC or cédula from the certificate that signed the seed. */
   holderId: string | null;
   subject: string;
+  /** SHA-256 of the certificate that signed the seed (signers.ts). */
+  fingerprint?: string;
   expedido: Date;
   expira: Date;
 }

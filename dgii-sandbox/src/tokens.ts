@@ -9,7 +9,14 @@ import type { Audience, TokenRecord } from "./state.ts";
 const KEY = randomBytes(32);
 const base64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
 
-export function issueToken(ctx: SandboxContext, env: Environment, audience: Audience, holderId: string | null, subject: string): { token: string; record: TokenRecord } {
+export function issueToken(
+  ctx: SandboxContext,
+  env: Environment,
+  audience: Audience,
+  holderId: string | null,
+  subject: string,
+  fingerprint?: string,
+): { token: string; record: TokenRecord } {
   const expedido = ctx.now();
   const expira = new Date(expedido.getTime() + ctx.config.tokenTtlMs);
   const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }));
@@ -26,7 +33,7 @@ export function issueToken(ctx: SandboxContext, env: Environment, audience: Audi
   );
   const signature = createHmac("sha256", KEY).update(`${header}.${payload}`).digest("base64url");
   const token = `${header}.${payload}.${signature}`;
-  const record: TokenRecord = { env, audience, holderId, subject, expedido, expira };
+  const record: TokenRecord = { env, audience, holderId, subject, fingerprint, expedido, expira };
   ctx.state.record({ t: "token", token, record });
   return { token, record };
 }

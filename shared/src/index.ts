@@ -20,6 +20,7 @@ export * from "./signing/fast-signer.ts";
 export * from "./signing/xmldsig-signer.ts";
 export * from "./signing/verify.ts";
 export * from "./signing/certificate.ts";
+export * from "./signing/trust.ts";
 export * from "./tolerance.ts";
 export * from "./totals.ts";
 export { buildDocumentXml, DocumentBuildError } from "./documents/build.ts";

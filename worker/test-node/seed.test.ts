@@ -24,7 +24,7 @@ const adminGet = async (path: string) => {
   expect(res.status, path).toBe(200);
   return (await res.json()) as Record<string, any>;
 };
-const runSeed = () => seed(stack.workerUrl, stateFile, { adminSecret: stack.adminSecret }) as Promise<Seeded>;
+const runSeed = () => seed(stack.workerUrl, stateFile, { adminSecret: stack.adminSecret, sandboxUrl: stack.sandboxUrl }) as Promise<Seeded>;
 
 async function login(credentials: Credentials): Promise<string | null> {
   const res = await fetch(`${stack.workerUrl}/login`, {
@@ -38,10 +38,10 @@ async function login(credentials: Credentials): Promise<string | null> {
 /** One demo company per RNC, one demo partner serving both, and credentials that work for each. */
 async function expectOneOfEachWorking(seeded: Seeded) {
   for (const rnc of ["131880681", "130000002"]) {
-    const { companies } = await adminGet(`/admin/companies?rnc=${rnc}`);
+    const { companies } = await adminGet(`/admin/companies?registryNumber=${rnc}`);
     expect(companies, rnc).toHaveLength(1);
     expect(companies[0].address, rnc).toBeTruthy();
-    expect(Date.parse(companies[0].certificateNotAfter), rnc).toBeGreaterThan(Date.now());
+    expect(Date.parse(companies[0].signatureExpirationDate), rnc).toBeGreaterThan(Date.now());
   }
   const { partners } = await adminGet(`/admin/partners?name=${encodeURIComponent("Demo Software House SRL")}`);
   expect(partners).toHaveLength(1);
@@ -65,7 +65,7 @@ async function expectOneOfEachWorking(seeded: Seeded) {
     expect(res.status, rnc).toBe(200);
   }
   // The demo owners keep a single live key each: recovering rotates, it does not pile keys up.
-  const companyId = (await adminGet("/admin/companies?rnc=131880681")).companies[0].id;
+  const companyId = (await adminGet("/admin/companies?registryNumber=131880681")).companies[0].id;
   for (const ownerId of [companyId, partners[0].id]) {
     const { keys } = await adminGet(`/admin/keys?ownerId=${ownerId}`);
     expect(keys.filter((k: { revokedAt: string | null }) => !k.revokedAt)).toHaveLength(1);
@@ -97,6 +97,9 @@ describe("npm run seed", () => {
     );
     first = await runSeed();
     await expectOneOfEachWorking(first);
+    // DGII's sandbox knows each demo issuer's certificate as its authorized signer.
+    const signers = (await (await fetch(`${stack.sandboxUrl}/__sandbox/signers`)).json()) as Record<string, string[]>;
+    for (const rnc of ["131880681", "130000002"]) expect(signers[rnc], rnc).toHaveLength(1);
   }, 120_000);
 
   it("a second run changes nothing and prints the same credentials", async () => {

@@ -5,7 +5,7 @@ import "./provided.ts";
 import { startWebhookSink } from "./support/webhook-sink.ts";
 import { startZipVerifier } from "./support/zip-verifier.ts";
 import { startSandbox } from "@ecf/dgii-sandbox/start";
-import { createTestIdentity, forgeP12, opensslEcP12, opensslP12 } from "@ecf/shared/test-support/certs";
+import { createTestIdentity, DEMO_CA_CERTIFICATE_PEM, forgeP12, opensslEcP12, opensslP12 } from "@ecf/shared/test-support/certs";
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
@@ -19,8 +19,10 @@ export default async function setup(project: TestProject) {
   // The same issuer's next certificate (another key), for a certificate change.
   const renewed = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2031-01-01T00:00:00Z") });
   const expired = await createTestIdentity({ rnc: "131880681", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-01T00:00:00Z") });
+  // A throw-away self-signed certificate with the issuer's own subject: what a forger signs with.
+  const selfSigned = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", issuer: "self" });
   // Every test signature (issuers and suppliers alike) is this identity's: the one xmlsec1 trusts.
-  const zipVerifier = await startZipVerifier(identity.certificatePem);
+  const zipVerifier = await startZipVerifier(identity.certificatePem, DEMO_CA_CERTIFICATE_PEM);
   project.provide("zipVerifierUrl", zipVerifier.url);
   project.provide("certificates", {
     password,
@@ -33,6 +35,8 @@ export default async function setup(project: TestProject) {
     pkcs8: b64(identity.pkcs8),
     certificateDer: b64(identity.certificateDer),
     certificatePem: identity.certificatePem,
+    selfSignedPkcs8: b64(selfSigned.pkcs8),
+    selfSignedCertificateDer: b64(selfSigned.certificateDer),
   });
   return async () => {
     await sandbox.close();

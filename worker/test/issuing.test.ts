@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { drIsoDate, drMonth, TIPOS_ECF, verifyXml, xmlToEcf } from "@ecf/shared";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
@@ -114,6 +114,30 @@ describe("credit notes", () => {
 });
 
 describe("DGII rejections", () => {
+  it("DGII takes a receipt only from a certificate the issuer delegated: we sign with the issuer's own", async () => {
+    const { company, token } = await issuer();
+    const fixtures = inject("certificates");
+    const signers = (certificates: string[]) =>
+      fetch(`${env.DGII_SANDBOX_URL.replace(/\/+$/, "")}/__sandbox/signers`, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ rnc: company.rnc, certificates }),
+      });
+    const otherCertificate = `-----BEGIN CERTIFICATE-----\n${fixtures.selfSignedCertificateDer}\n-----END CERTIFICATE-----\n`;
+    try {
+      expect((await signers([otherCertificate])).status).toBe(200);
+      const refused = await issue(token, issueRequest("31"));
+      expect(refused.body).toMatchObject({ estado: "Rechazado" });
+      expect(JSON.stringify(refused.body.mensajes)).toMatch(/no corresponde a un delegado autorizado/);
+      // The certificate the issuer uploaded is its delegate's: now DGII takes what we sign.
+      expect((await signers([fixtures.certificatePem])).status).toBe(200);
+      const accepted = await issue(token, issueRequest("31"));
+      expect(accepted.body.estado, JSON.stringify(accepted.body)).toBe("Aceptado");
+    } finally {
+      await signers([]);
+    }
+  });
+
   it.each([[615], [645], [1930], [1960]])("rejection code %i reaches the client with DGII's text", async (code) => {
     const { company, token } = await issuer();
     await setFault({ mode: "reject", code, message: `Rechazo ${code} de prueba` });

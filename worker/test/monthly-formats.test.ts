@@ -10,7 +10,7 @@ import { fields607 } from "../src/reports/dgii-607.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer, todayDgii } from "./support/issuing.ts";
-import { issuerSql, monthSql, putReceipt } from "./support/ledger.ts";
+import { issuerSql, monthSql, putReceipt, markPurchasesConfirmed } from "./support/ledger.ts";
 import { postXml, signAsSupplier, supplierEcf } from "./receiving-support.ts";
 
 type Json = Record<string, any>;
@@ -109,6 +109,8 @@ beforeAll(async () => {
   await receive("C", "31", "132000003");
   await receive("D", "34", "130862346");
   await receive("E", "31", "133000004");
+  // As if DGII confirmed them (consultaestado): purchase-confirmation.test.ts proves that path.
+  await markPurchasesConfirmed(company.id);
   // E is rejected commercially: not a purchase of the buyer.
   await monthSql(company.id, drMonth(new Date()), "UPDATE purchases SET approval_status = 'rejected' WHERE id = ?1", bought.E!.id);
 

@@ -19,6 +19,9 @@ declare module "vitest" {
       pkcs8: string;
       certificateDer: string;
       certificatePem: string;
+      /** A self-signed certificate (no accredited issuer) with the test issuer's subject. */
+      selfSignedPkcs8: string;
+      selfSignedCertificateDer: string;
     };
   }
 }

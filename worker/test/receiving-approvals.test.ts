@@ -10,7 +10,7 @@ import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { postXml, receivingCompany, signAsSupplier, supplierEcf } from "./receiving-support.ts";
-import { everyMonthSql } from "./support/ledger.ts";
+import { checkPurchasesAtDgii, everyMonthSql } from "./support/ledger.ts";
 import { until } from "./support/until.ts";
 
 const sandbox = env.DGII_SANDBOX_URL.replace(/\/+$/, "");
@@ -54,7 +54,10 @@ async function purchase(options: { toDgii: boolean; listed: boolean }) {
   }
   const arecf = await (await postXml("/fe/recepcion/api/ecf", signed)).text();
   expect(arecf).toContain("<Estado>0</Estado>");
-  const [row] = await everyMonthSql(buyer.company.id, "SELECT id FROM purchases WHERE encf = ?", ecf.encf);
+  // The month alarm's check, a couple of minutes after reception: DGII (the sandbox) knows it or not.
+  await checkPurchasesAtDgii(buyer.company.id, new Date(Date.now() + 120_000));
+  const [row] = await everyMonthSql(buyer.company.id, "SELECT id, dgii_status FROM purchases WHERE encf = ?", ecf.encf);
+  expect(row!.dgii_status).toBe(options.toDgii ? "confirmed" : "pending");
   return { buyer, supplier, encf: ecf.encf, purchaseId: String(row!.id) };
 }
 
@@ -128,6 +131,16 @@ describe("POST /compras/{id}/aprobacion", () => {
 
   it("records each delivery's failure: a supplier missing from the directory, DGII not knowing the e-CF", async () => {
     const { buyer, purchaseId } = await purchase({ toDgii: false, listed: false });
+    // DGII does not know it: accepted only after the accountant counts it anyway.
+    const refused = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("purchase_not_confirmed");
+    const override = await call(`/compras/${purchaseId}/confirmacion-manual`, {
+      method: "POST",
+      headers: authed(buyer.token, { "Content-Type": "application/json" }),
+      body: JSON.stringify({ motivo: "Factura en papel verificada con el proveedor" }),
+    });
+    expect(override.status).toBe(200);
     const res = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { supplier: { outcome: string }; dgii: { outcome: string; detail: string } };

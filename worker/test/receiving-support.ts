@@ -64,3 +64,10 @@ export async function signWithExpiredCertificate(xml: string): Promise<string> {
   const key = await crypto.subtle.importKey("pkcs8", p12.pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
   return signEcfXml(xml, key, p12.certificate);
 }
+
+/** Signs with a throw-away self-signed certificate (no accredited issuer), as a forger would. */
+export async function signWithSelfSignedCertificate(xml: string, form: "canonical" | "other" = "canonical"): Promise<string> {
+  const key = await crypto.subtle.importKey("pkcs8", new Uint8Array(fromBase64(fixtures.selfSignedPkcs8)!), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+  const der = fromBase64(fixtures.selfSignedCertificateDer)!;
+  return form === "canonical" ? signEcfXml(xml, key, der) : signXml(xml, key, der);
+}

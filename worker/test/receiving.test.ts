@@ -5,7 +5,17 @@ import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { auditRows, everyMonthSql, issuerSql, putReceipt, receiptRow } from "./support/ledger.ts";
 import { issueSeed, SEED_TTL_MS } from "../src/receiving/receiver-auth.ts";
-import { postXml, receivingCompany, signAsSupplier, signOtherXml, signWithExpiredCertificate, supplierEcf, supplierSigner } from "./receiving-support.ts";
+import { MAX_RECEIVER_FAILURES_PER_ADDRESS } from "../src/receiving/receiver-throttle.ts";
+import {
+  postXml,
+  receivingCompany,
+  signAsSupplier,
+  signOtherXml,
+  signWithExpiredCertificate,
+  signWithSelfSignedCertificate,
+  supplierEcf,
+  supplierSigner,
+} from "./receiving-support.ts";
 
 const DGII_DATE_TIME = /^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
 
@@ -88,6 +98,7 @@ describe("POST /fe/recepcion/api/ecf", () => {
     ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],
     ["no signature", "2", async (rnc) => ({ xml: supplierEcf("31", rnc).xml })],
     ["a certificate expired when it signed", "2", async (rnc) => ({ xml: await signWithExpiredCertificate(supplierEcf("31", rnc).xml) })],
+    ["a certificate no trusted authority issued (self-signed)", "2", async (rnc) => ({ xml: await signWithSelfSignedCertificate(supplierEcf("31", rnc).xml) })],
     ["another buyer, with the receiver in the URL", "4", async (rnc, other) => ({ path: `/${rnc}/fe/recepcion/api/ecf`, xml: await signAsSupplier(supplierEcf("31", other).xml) })],
   ];
 
@@ -101,6 +112,23 @@ describe("POST /fe/recepcion/api/ecf", () => {
     expect(await issuerSql(company.id, "SELECT encf FROM purchase_index")).toEqual([]);
     const logged = await auditRows(company.id);
     expect(logged.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
+  });
+
+  it("refuses the forged e-CF of issue 32 (other RNCEmisor, MontoTotal 500000.00, self-signed): code 2, not in the 606", async () => {
+    const { company, token } = await receivingCompany();
+    const genuine = supplierEcf("31", company.rnc, { rncEmisor: "101010101" });
+    const forged = changed(genuine.xml, /<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>500000.00</MontoTotal>");
+    const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signWithSelfSignedCertificate(forged)));
+    expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "2", RNCEmisor: "101010101", eNCF: genuine.encf });
+    expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
+    const logged = await auditRows(company.id);
+    expect(logged.find((r) => r.code === "arecf_no_recibido_2")?.detail).toMatch(/untrusted_issuer/);
+    const purchases = await call("/reports/compras?desde=2025-04-01&hasta=2025-04-30", { headers: authed(token) });
+    expect(purchases.status).toBe(200);
+    expect(JSON.stringify(await purchases.json())).not.toContain(genuine.encf);
+    // The same document signed by a certificate the demo CA issued is received.
+    const trusted = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(forged)));
+    expect(trusted.arecf.Estado).toBe("0");
   });
 
   it("answers a second copy with Estado 1, code 3 (duplicate), and keeps the original", async () => {
@@ -222,6 +250,13 @@ describe("authentication (semilla, validacioncertificado)", () => {
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", forged)).status).toBe(401);
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", other)).status).toBe(401);
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<Otro/>")).status).toBe(400);
+  });
+
+  it("gives no token to a certificate no trusted authority issued (self-signed)", async () => {
+    const seed = await (await call("/fe/autenticacion/api/semilla")).text();
+    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signWithSelfSignedCertificate(seed, "other"));
+    const body = await expectProblem(res, 401);
+    expect(body.errors[0]).toMatchObject({ path: "/xml", code: "certificate_not_trusted" });
   });
 
   it("a seed expires: past its lifetime it buys no token", async () => {
@@ -410,6 +445,27 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     });
   });
 
+  it("refuses an ACECF signed by a certificate no trusted authority issued, and it does not block the genuine one", async () => {
+    const { company } = await receivingCompany();
+    await issuedReceipt(company.id, company.rnc, "E310000000131");
+    const forgedXml = buildAcecf({
+      RNCEmisor: company.rnc,
+      eNCF: "E310000000131",
+      FechaEmision: "01-04-2025",
+      MontoTotal: "1180.00",
+      RNCComprador: "131880738",
+      Estado: "2",
+      DetalleMotivoRechazo: "Rechazo falso",
+      FechaHoraAprobacionComercial: "02-04-2025 08:00:00",
+    });
+    const forged = await signWithSelfSignedCertificate(forgedXml);
+    const body = await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", forged), 400);
+    expect(body.errors[0]).toMatchObject({ path: "/xml/Signature", code: "certificate_not_trusted" });
+    expect(await approvalOf(company.id, "E310000000131")).toEqual({ s: null, r: null });
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000131"))).status).toBe(200);
+    expect(await approvalOf(company.id, "E310000000131")).toEqual({ s: "accepted", r: null });
+  });
+
   it("keeps the first ACECF of a receipt: a different second one is refused (409) and changes nothing; the same one again is a retry (200)", async () => {
     const { company } = await receivingCompany();
     await issuedReceipt(company.id, company.rnc, "E310000000121");
@@ -468,6 +524,29 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Version>1.0</Version>", "")), 400);
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", "<ACECF><DetalleAprobacionComercial>"), 400);
     expect((await approvalOf(company.id, "E310000000301"))!.s).toBeNull();
+  });
+});
+
+describe("throttle of the public receiver endpoints", () => {
+  it("turns away an address whose requests keep failing (429, Retry-After), not the others; a success does not count", async () => {
+    const { company } = await receivingCompany();
+    const from = (address: string) => ({ "CF-Connecting-IP": address });
+    // The address is one refusal short of the limit.
+    await env.DB.prepare("INSERT INTO login_throttle (scope, failures, window_start) VALUES (?, ?, ?)")
+      .bind("receiver-ip:203.0.113.7", MAX_RECEIVER_FAILURES_PER_ADDRESS - 2, new Date().toISOString())
+      .run();
+    const good = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", good, from("203.0.113.7")))).arecf.Estado).toBe("0");
+    const forged = await signWithSelfSignedCertificate(supplierEcf("31", company.rnc).xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", forged, from("203.0.113.7")))).arecf.Estado).toBe("1");
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<no/>", from("203.0.113.7"))).status).toBe(400);
+    const turnedAway = await postXml("/fe/recepcion/api/ecf", good, from("203.0.113.7"));
+    expect(turnedAway.status).toBe(429);
+    expect(Number(turnedAway.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await call("/fe/autenticacion/api/semilla", { headers: from("203.0.113.7") })).status).toBe(429);
+    // Another address is served.
+    const other = await signAsSupplier(supplierEcf("31", company.rnc).xml);
+    expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", other, from("198.51.100.9")))).arecf.Estado).toBe("0");
   });
 });
 

@@ -303,7 +303,7 @@ describe("GET /reports/compras and /reports/errores", () => {
     const text = await res.text();
     const [header] = text.split("\r\n");
     expect(header).toBe(
-      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,approvalSupplierOutcome,approvalDgiiOutcome,receivedAt",
+      "id,rncEmisor,razonSocialEmisor,encf,tipoeCF,fechaEmision,montoTotal,totalITBIS,arecfEstado,fechaHoraAcuseRecibo,aprobacionComercial,motivoRechazo,approvalSupplierOutcome,approvalDgiiOutcome,receivedAt,estadoDgii,confirmada,consultadaDgii,confirmacionManual",
     );
     expect(text).toContain(
       `2025-04.00000000-0000-4000-8000-000000000001,130862346,"Suplidora ""La Fe"", SRL",E310000000001,31,2025-04-01,1180.00,180.00,0,01-04-2025 10:15:00,Rechazado,"Precio\nincorrecto",`,

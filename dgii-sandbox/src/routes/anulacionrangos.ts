@@ -1,6 +1,7 @@
 // Anulación de e-NCF (ANECF): voids ranges of unused numbers (descripcion-tecnica, p. 30-32).
 // A range holding a number DGII already counts as used is not voided and is reported back.
 import { Hono } from "hono";
+import { isDelegate, NOT_A_DELEGATE } from "../signers.ts";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readAnecf, type AnecfRange } from "../documents.ts";
 import type { Environment } from "../environments.ts";
@@ -51,6 +52,9 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
       );
     const signature = await ctx.checks.verifySignature(part.xml);
     if (!signature.ok) return answer(summary.rncEmisor, RESULT.rechazado, ["La firma del documento no es válida"], 400);
+    if (!isDelegate(ctx, summary.rncEmisor, signature.certificate)) {
+      return answer(summary.rncEmisor, RESULT.rechazado, [NOT_A_DELEGATE(`Emisor ${summary.rncEmisor}`)], 400);
+    }
 
     const lines = [...new Set(summary.ranges.map((r) => r.noLinea))];
     if (lines.some((line, index) => Number(line) !== index + 1)) {

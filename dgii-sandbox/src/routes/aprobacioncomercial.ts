@@ -1,6 +1,7 @@
 // Recepción de aprobación comercial (ACECF): the buyer's copy of its commercial approval or
 // rejection of an e-CF it received (descripcion-tecnica, p. 27-30).
 import { Hono } from "hono";
+import { isDelegate, NOT_A_DELEGATE } from "../signers.ts";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readAcecf } from "../documents.ts";
 import type { Environment } from "../environments.ts";
@@ -41,6 +42,7 @@ export function aprobacionComercialRoutes(ctx: SandboxContext, env: Environment)
     if (!signature.ok) return refuse("La firma del XML no es válida");
 
     const summary = readAcecf(root);
+    if (!isDelegate(ctx, summary.rncComprador, signature.certificate)) return refuse(NOT_A_DELEGATE(`Comprador ${summary.rncComprador}`));
     const expectedName = `${summary.rncComprador}${summary.encf}.xml`;
     if (part.fileName && part.fileName.toLowerCase() !== expectedName.toLowerCase()) {
       return refuse(`El nombre del archivo debe ser RNCComprador + e-NCF (${expectedName}), se recibió '${part.fileName}'`);

@@ -1,5 +1,6 @@
 // /__sandbox: the test-facing controls (faults, what was received, timing). Not part of DGII.
 import { Hono } from "hono";
+import { certificatesOfPem, fingerprintOfDer, listSigners, setSigners } from "../signers.ts";
 import { queryParam, type SandboxContext, type SandboxEnv } from "../context.ts";
 import { parseFault } from "../faults.ts";
 import { sameEncf } from "../state.ts";
@@ -95,6 +96,24 @@ export function controlRoutes(ctx: SandboxContext) {
   });
 
   // The buyer the emisor-receptor simulator plays: { estado: "0" | "1", motivo?: "1".."4", requireAuth?: boolean }.
+  app.get("/signers", (c) => c.json(listSigners(ctx)));
+
+  // { rnc, certificates: [PEM, …] }: who may sign for that RNC from now on ([] stops checking it).
+  app.put("/signers", async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { rnc?: unknown; certificates?: unknown } | null;
+    const rnc = typeof body?.rnc === "string" && /^(\d{9}|\d{11})$/.test(body.rnc) ? body.rnc : undefined;
+    const pems = Array.isArray(body?.certificates) && body.certificates.every((p) => typeof p === "string") ? (body.certificates as string[]) : undefined;
+    if (!rnc || !pems) return c.json({ error: "Send { rnc: '9 or 11 digits', certificates: ['-----BEGIN CERTIFICATE-----…'] }" }, 400);
+    const ders = pems.map(certificatesOfPem);
+    if (ders.some((d) => !d?.length)) return c.json({ error: "Every entry of certificates must be a PEM certificate" }, 400);
+    setSigners(
+      ctx,
+      rnc,
+      ders.flatMap((d) => d!.map(fingerprintOfDer)),
+    );
+    return c.json({ rnc, signers: listSigners(ctx)[rnc] ?? [] });
+  });
+
   app.get("/buyer", (c) => c.json(ctx.state.buyer));
   app.put("/buyer", async (c) => {
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;

@@ -946,6 +946,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/compras/{id}/confirmacion-manual": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count a received e-CF that DGII does not confirm (the accountant's override, audited)
+         * @description A received e-CF counts (606, commercial acceptance) only once DGII knows it as Aceptado or Aceptado Condicional (consultaestado, asked by the service after reception). One DGII still does not know after 4 days is flagged not_found_at_dgii. The accountant may count it anyway with a reason, kept on the purchase and in the audit log. One DGII rejected cannot be counted (409).
+         */
+        post: operations["postComprasByIdConfirmacionManual"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/compras/{id}": {
         parameters: {
             query?: never;
@@ -2125,6 +2145,81 @@ export interface webhooks {
                             /** @description Our ARECF's Estado: "0" received, "1" not received */
                             arecfEstado: string;
                             fechaHoraAcuseRecibo: string;
+                            /**
+                             * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
+                             * @enum {string}
+                             */
+                            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase.unconfirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * DGII still does not know a received e-CF after 4 days (not_found_at_dgii): it stays out of the 606
+         * @description Posted to every endpoint subscribed to `purchase.unconfirmed`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "purchase.unconfirmed";
+                        timestamp: string;
+                        data: {
+                            /** @description The issuer that received the supplier's e-CF */
+                            rncComprador: string;
+                            id: string;
+                            rncEmisor: string;
+                            razonSocialEmisor: string | null;
+                            encf: string;
+                            tipoeCF: string;
+                            /** @description FechaEmision, yyyy-MM-dd */
+                            fechaEmision: string;
+                            montoTotal: string;
+                            totalITBIS: string | null;
+                            /** @description Our ARECF's Estado: "0" received, "1" not received */
+                            arecfEstado: string;
+                            fechaHoraAcuseRecibo: string;
+                            /**
+                             * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
+                             * @enum {string}
+                             */
+                            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
                         };
                     };
                 };
@@ -2743,6 +2838,19 @@ export interface components {
             /** @description DetalleMotivoRechazo: required when rejecting */
             motivo?: string;
         };
+        PurchaseConfirmation: {
+            id: string;
+            encf: string;
+            rncEmisor: string;
+            /** @enum {string} */
+            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+            confirmada: boolean;
+            confirmacionManual: string | null;
+        };
+        PurchaseConfirmationOverride: {
+            /** @description Why the purchase counts although DGII does not confirm it (audited) */
+            motivo: string;
+        };
         ClassifiedPurchase: {
             id: string;
             encf: string;
@@ -2952,6 +3060,17 @@ export interface components {
             approvalDgiiOutcome: "sent" | "failed" | "skipped" | null;
             /** @description When the e-CF was received (ISO 8601) */
             receivedAt: string;
+            /**
+             * @description Whether DGII knows the e-CF (consultaestado with its security code): pending until it answers; only confirmed (Aceptado) or conditional (Aceptado Condicional) purchases enter the 606 and can be approved, unless overridden
+             * @enum {string}
+             */
+            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+            /** @description The purchase counts: DGII confirmed it, or the accountant overrode (confirmacionManual) */
+            confirmada: boolean;
+            /** @description When DGII was last asked (ISO 8601) */
+            consultadaDgii: string | null;
+            /** @description The accountant's reason for counting a purchase DGII does not confirm */
+            confirmacionManual: string | null;
         };
         ErroresReportPage: {
             items: components["schemas"]["ErroresReportItem"][];
@@ -3217,7 +3336,7 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "certificate.expiring" | "quota.near_limit")[];
+            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit")[];
             /**
              * @description partner: registered by a partner for every issuer it serves
              * @enum {string}
@@ -3235,7 +3354,7 @@ export interface components {
              * @example https://erp.example.com/hooks/ecf
              */
             url: string;
-            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "certificate.expiring" | "quota.near_limit")[];
+            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit")[];
         };
         WebhookEndpointList: {
             webhooks: components["schemas"]["WebhookEndpoint"][];
@@ -3250,7 +3369,7 @@ export interface components {
             status: "pending" | "done" | "failed";
             attempts: number;
             /** @enum {string} */
-            event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "certificate.expiring" | "quota.near_limit";
+            event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit";
             /** @description The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none */
             encf: string | null;
             /** @description The last attempt, or null before the first */
@@ -9275,6 +9394,80 @@ export interface operations {
             };
             /** @description No signing certificate, or a type that takes no approval */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postComprasByIdConfirmacionManual: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseConfirmationOverride"];
+            };
+        };
+        responses: {
+            /** @description The purchase counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseConfirmation"];
+                };
+            };
+            /** @description No reason; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such purchase for this company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description DGII rejected the e-CF */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

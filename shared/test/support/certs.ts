@@ -1,5 +1,6 @@
-// Test identities generated on the fly: RSA-2048 self-signed certificates with a DGII-like subject
-// (C=DO, serialNumber carrying an RNC, the certificate serial itself the RNC digits), and .p12
+// Test identities generated on the fly: RSA-2048 certificates with a DGII-like subject (C=DO,
+// serialNumber carrying an RNC, the certificate serial itself the RNC digits), issued by the
+// sandbox's demo CA (dgii-sandbox/demo-ca) unless a test asks for a self-signed one, and .p12
 // files in the legacy (3DES/RC2, node-forge or `openssl -legacy`) and modern (AES-256/PBKDF2,
 // OpenSSL 3 defaults) forms. No real person's key is ever involved.
 import { execFileSync } from "node:child_process";
@@ -7,6 +8,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import forge from "node-forge";
+
+const DEMO_CA_DIR = join(import.meta.dirname, "../../../dgii-sandbox/demo-ca");
+/** The demo CA's certificate: the trust anchor of the local default and of the tests. */
+export const DEMO_CA_CERTIFICATE_PEM = readFileSync(join(DEMO_CA_DIR, "demo-ca.cert.pem"), "utf8");
 
 export interface TestIdentity {
   rnc: string;
@@ -25,6 +30,10 @@ export interface IdentityOptions {
   commonName?: string;
   notBefore?: Date;
   notAfter?: Date;
+  /** Who signs the certificate: the demo CA (default), the identity itself, or another test CA. */
+  issuer?: "demo-ca" | "self" | { certificatePem: string; privateKeyPem: string };
+  /** Make a CA certificate (basicConstraints cA, keyCertSign), to issue other test identities. */
+  ca?: boolean;
 }
 
 const RSA = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" } as const;
@@ -51,8 +60,21 @@ export async function createTestIdentity(options: IdentityOptions = {}): Promise
     { shortName: "C", value: "DO" },
   ];
   cert.setSubject(subject);
-  cert.setIssuer(subject);
-  cert.sign(forgeKey, forge.md.sha256.create());
+  const demoCa = () => ({ certificatePem: DEMO_CA_CERTIFICATE_PEM, privateKeyPem: readFileSync(join(DEMO_CA_DIR, "demo-ca.key.pem"), "utf8") });
+  const issuer = options.issuer === "self" ? undefined : options.issuer === undefined || options.issuer === "demo-ca" ? demoCa() : options.issuer;
+  cert.setIssuer(issuer ? forge.pki.certificateFromPem(issuer.certificatePem).subject.attributes : subject);
+  cert.setExtensions(
+    options.ca
+      ? [
+          { name: "basicConstraints", cA: true, critical: true },
+          { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+        ]
+      : [
+          { name: "basicConstraints", cA: false },
+          { name: "keyUsage", digitalSignature: true, nonRepudiation: true },
+        ],
+  );
+  cert.sign(issuer ? forge.pki.privateKeyFromPem(issuer.privateKeyPem) : forgeKey, forge.md.sha256.create());
   const certificateDer = fromBinary(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
 
   return {
@@ -169,14 +191,20 @@ export interface XmlsecResult {
 
 /**
  * Verifies a signed document with xmlsec1 (an independent XMLDSig implementation), trusting only
- * the given certificate: the X509Certificate in KeyInfo must be that certificate.
+ * the given certificate: the X509Certificate in KeyInfo must be that certificate (its issuing demo
+ * CA is loaded too, so OpenSSL can build the chain of a CA-issued test certificate).
  */
 export function xmlsecVerify(signedXml: string, trustedCertificatePem: string): XmlsecResult {
+  const body = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
+  const inKeyInfo = [...signedXml.matchAll(/<(?:\w+:)?X509Certificate>([^<]*)</g)].map((m) => body(m[1]!));
+  if (!inKeyInfo.includes(body(trustedCertificatePem))) return { ok: false, output: "KeyInfo does not hold the trusted certificate" };
   return withTempDir((dir) => {
     writeFileSync(join(dir, "doc.xml"), signedXml);
     writeFileSync(join(dir, "trusted.pem"), trustedCertificatePem);
+    writeFileSync(join(dir, "ca.pem"), DEMO_CA_CERTIFICATE_PEM);
+    const trusted = ["--trusted-pem", join(dir, "ca.pem"), "--trusted-pem", join(dir, "trusted.pem")];
     try {
-      const output = execFileSync("xmlsec1", ["--verify", "--trusted-pem", join(dir, "trusted.pem"), "--enabled-key-data", "x509", join(dir, "doc.xml")], {
+      const output = execFileSync("xmlsec1", ["--verify", ...trusted, "--enabled-key-data", "x509", join(dir, "doc.xml")], {
         stdio: "pipe",
         encoding: "utf8",
       });

@@ -211,6 +211,16 @@ export class DgiiClient {
     return normaliseResult(await this.json("consultaestado", response), null);
   }
 
+  /**
+   * DGII's view of another issuer's e-CF addressed to us (a purchase): the supplier's RNC, its
+   * e-NCF and security code, our RNC as the buyer (codigo 0 when DGII does not have it).
+   */
+  async consultaEstadoOf(rncEmisor: string, encf: string, codigoSeguridad: string): Promise<DgiiResult> {
+    const query = { RncEmisor: rncEmisor, NcfElectronico: encf, RncComprador: this.identity.rnc, CodigoSeguridad: codigoSeguridad };
+    const response = await this.authed("consultaestado", this.url("ecf", PATHS.consultaEstado, query));
+    return normaliseResult(await this.json("consultaestado", response), null);
+  }
+
   /** Consulta Directorio: where a taxpayer receives e-CF and approvals (an empty list when it does not). */
   async directorio<T>(rnc: string): Promise<T[]> {
     const response = await this.authed("consultadirectorio", this.url("ecf", PATHS.directorioPorRnc, { RNC: rnc }));

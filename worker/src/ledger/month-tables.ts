@@ -151,9 +151,29 @@ export const purchases = sqliteTable(
     itbisProporcionalidad: text("itbis_proporcionalidad"),
     classifiedAt: text("classified_at"),
     receivedAt: createdAt(),
+    /**
+     * Whether DGII knows the supplier's e-CF (consultaestado, receiving/purchase-confirmation.ts):
+     * "pending" until it answers Aceptado ("confirmed"), Aceptado Condicional ("conditional") or
+     * Rechazado ("rejected"); "not_found_at_dgii" once it still does not know it after the window.
+     * Only a confirmed or conditional purchase (or one overridden) counts.
+     */
+    dgiiStatus: text("dgii_status", { enum: ["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"] })
+      .notNull()
+      .default("pending"),
+    /** CodigoSeguridad of the supplier's e-CF (first six characters of its SignatureValue). */
+    securityCode: text("security_code"),
+    dgiiChecks: integer("dgii_checks").notNull().default(0),
+    /** When the alarm asks DGII next (null: no more); rows from before this column are due at once. */
+    dgiiNextCheckAt: text("dgii_next_check_at").default("1970-01-01T00:00:00.000Z"),
+    dgiiCheckedAt: text("dgii_checked_at"),
+    /** The accountant's override of a purchase DGII does not confirm: why, who, when (audited too). */
+    dgiiOverrideReason: text("dgii_override_reason"),
+    dgiiOverrideBy: text("dgii_override_by"),
+    dgiiOverrideAt: text("dgii_override_at"),
   },
   (t) => [
     uniqueIndex("purchases_emisor_encf").on(t.rncEmisor, t.encf),
+    index("purchases_dgii_check").on(t.dgiiNextCheckAt).where(sql`${t.dgiiNextCheckAt} IS NOT NULL`),
     index("purchases_date").on(t.issueDate, t.id),
     index("purchases_without_figures").on(t.id).where(sql`${t.figures} IS NULL`),
   ],

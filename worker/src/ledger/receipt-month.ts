@@ -9,6 +9,8 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { isFinal } from "../issuing/estado.ts";
 import { moveForward } from "../issuing/background.ts";
 import { companyById } from "../db/companies.ts";
+import type { Company } from "../db/schema.ts";
+import { checkPurchaseAtDgii, CONFIRMATIONS_PER_RUN, judgeAnswer } from "../receiving/purchase-confirmation.ts";
 import { dgiiAvailableFor, dgiiStatusTtlMs } from "../dgii/for-company.ts";
 import migrations from "./migrations/month/migrations.js";
 import * as monthTables from "./month-tables.ts";
@@ -484,17 +486,18 @@ export class ReceiptMonth extends DurableObject<Env> {
     // A held receipt is due when its holder's claim lapses, not before. Only the first pending
     // task of each ordering key can run; the others wait behind it. (Plain SQL: it runs on every
     // change, and needs no building.)
-    const { next, nextTask } = this.ctx.storage.sql
-      .exec<{ next: string | null; nextTask: string | null }>(
+    const { next, nextCheck, nextTask } = this.ctx.storage.sql
+      .exec<{ next: string | null; nextCheck: string | null; nextTask: string | null }>(
         `SELECT
           (SELECT min(max(next_attempt_at, coalesce(claimed_until, ''))) FROM receipts
             WHERE status IN (${PENDING.map((s) => `'${s}'`).join(", ")}) AND next_attempt_at IS NOT NULL) AS next,
+          (SELECT min(dgii_next_check_at) FROM purchases WHERE dgii_next_check_at IS NOT NULL) AS nextCheck,
           (SELECT min(max(t.next_attempt_at, coalesce(t.claimed_until, ''))) FROM tasks AS t
             WHERE t.status = 'pending'
               AND NOT EXISTS (SELECT 1 FROM tasks AS e WHERE e.ordering_key = t.ordering_key AND e.status = 'pending' AND e.position < t.position)) AS nextTask`,
       )
       .one();
-    const earliest = [next, nextTask].filter((t): t is string => Boolean(t)).sort()[0];
+    const earliest = [next, nextCheck, nextTask].filter((t): t is string => Boolean(t)).sort()[0];
     if (!earliest) return;
     const at = Math.max(Date.parse(earliest), Date.now());
     // An alarm that runs by then stays as it is: it reschedules when it is done. Moving it on every
@@ -689,8 +692,9 @@ export class ReceiptMonth extends DurableObject<Env> {
       moved.set(receipt.encf, work);
     }
     await Promise.all(moved.values());
+    const checked = await this.confirmDuePurchases(now, company);
     const ranTasks = await this.runDueTasks(now);
-    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH) await this.setAlarmAt(Date.now());
+    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH || checked === CONFIRMATIONS_PER_RUN) await this.setAlarmAt(Date.now());
     this.schedule();
   }
 
@@ -730,6 +734,71 @@ export class ReceiptMonth extends DurableObject<Env> {
         .update(purchases)
         .set(changes)
         .where(and(eq(purchases.id, id), isNull(purchases.approvalStatus)))
+        .returning()
+        .get() ?? null
+    );
+  }
+
+  /**
+   * Asks DGII about the purchases due for a check at `now` (the alarm's clock; tests pass theirs)
+   * and records each answer; one newly found unknown to DGII is audited and announced
+   * (purchase.unconfirmed). Returns how many were checked.
+   */
+  async confirmDuePurchases(now: Date, issuer?: Company): Promise<number> {
+    const due = this.db
+      .select()
+      .from(purchases)
+      .where(lte(purchases.dgiiNextCheckAt, now.toISOString()))
+      .orderBy(asc(purchases.dgiiNextCheckAt))
+      .limit(CONFIRMATIONS_PER_RUN)
+      .all();
+    if (!due.length) return 0;
+    const company = issuer ?? (await companyById(this.env, due[0]!.companyId).catch(() => undefined));
+    await Promise.all(
+      due.map(async (purchase) => {
+        const outcome = company
+          ? await checkPurchaseAtDgii(this.env, company, purchase, now)
+          : { ...judgeAnswer(purchase, undefined, now), detail: "The buyer could not be read." };
+        const after = this.db
+          .update(purchases)
+          .set({
+            dgiiStatus: outcome.dgiiStatus,
+            dgiiNextCheckAt: outcome.dgiiNextCheckAt,
+            dgiiChecks: sql`${purchases.dgiiChecks} + 1`,
+            dgiiCheckedAt: now.toISOString(),
+          })
+          .where(eq(purchases.id, purchase.id))
+          .returning()
+          .get();
+        if (!after || after.dgiiStatus === purchase.dgiiStatus) return;
+        this.audit({
+          companyId: purchase.companyId,
+          actor: "alarm",
+          action: "consultaestado (purchase)",
+          code: `purchase_${after.dgiiStatus}`,
+          status: 200,
+          detail: `${purchase.encf} from ${purchase.rncEmisor}: ${outcome.detail}`,
+          requestId: `purchase-check:${purchase.id}:${after.dgiiChecks}`,
+        });
+        if (after.dgiiStatus === "not_found_at_dgii") {
+          this.enqueue([eventTask(after.companyId, `purchase:${after.id}`, purchaseEvent(after, now, "purchase.unconfirmed"))]);
+        }
+      }),
+    );
+    this.schedule();
+    return due.length;
+  }
+
+  /**
+   * The accountant counts a purchase DGII does not confirm (never one DGII rejected): the reason,
+   * who and when are kept on the row (the route audits it). Null: no such purchase, or rejected.
+   */
+  overridePurchaseConfirmation(id: string, override: { reason: string; by: string }, now: Date): Purchase | null {
+    return (
+      this.db
+        .update(purchases)
+        .set({ dgiiOverrideReason: override.reason, dgiiOverrideBy: override.by, dgiiOverrideAt: now.toISOString() })
+        .where(and(eq(purchases.id, id), sql`${purchases.dgiiStatus} <> 'rejected'`))
         .returning()
         .get() ?? null
     );

@@ -8,6 +8,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey } from "./archive-keys.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
 import { requireReceivingCompany } from "./receiving-company.ts";
+import { checkSignerTrust, type TrustEnv } from "./signer-trust.ts";
 
 const refuse = (detail: string, path: string, code: string) => new ApiProblem("bad_request", { detail, errors: [{ path, code, message: detail }] });
 
@@ -23,8 +24,12 @@ export function sameAmount(a: string, b: string): boolean {
   return x !== undefined && x === norm(b);
 }
 
-/** Parses and checks an ACECF's form: every failure is a 400. */
-export async function readAcecf(xml: string): Promise<AcecfDocument> {
+/**
+ * Parses and checks an ACECF's form and signer: every failure is a 400. An ACECF whose certificate
+ * no trusted authority issued is refused before anything is written, so it never blocks the
+ * genuine approval that follows.
+ */
+export async function readAcecf(env: TrustEnv, xml: string, now: Date): Promise<AcecfDocument> {
   let tree;
   try {
     tree = parseXmlTree(xml);
@@ -48,6 +53,11 @@ export async function readAcecf(xml: string): Promise<AcecfDocument> {
   }
   const verified = await verifyXml(xml);
   if (!verified.ok) throw refuse(`The ACECF's signature is not valid (${verified.reason}): ${verified.message}`, "/xml/Signature", "bad_signature");
+  // Valid when it reaches us: an ACECF carries no signing time (FechaHoraAprobacionComercial is the decision's).
+  const trust = await checkSignerTrust(env, verified.certificate.der, now);
+  if (!trust.ok) {
+    throw refuse(`The ACECF's signing certificate is not trusted (${trust.reason}): ${trust.message}`, "/xml/Signature", "certificate_not_trusted");
+  }
   return acecf;
 }
 
@@ -65,7 +75,7 @@ export async function registerIncomingApproval(
   /** Runs once the issuer is known (the receiver's token check). */
   authorize: (issuer: Company) => Promise<void> = async () => {},
 ): Promise<RegisteredApproval> {
-  const acecf = await readAcecf(xml);
+  const acecf = await readAcecf(env, xml, new Date());
   if (prefixRnc !== undefined && acecf.RNCEmisor !== prefixRnc) {
     throw refuse(`RNCEmisor ${acecf.RNCEmisor} is not the receiver ${prefixRnc}.`, "/xml/DetalleAprobacionComercial/RNCEmisor", "wrong_receiver");
   }

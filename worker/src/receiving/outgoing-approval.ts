@@ -13,6 +13,7 @@ import { signAsCompany } from "./company-signer.ts";
 import { lookUpTaxpayer } from "./directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./reception.ts";
+import { purchaseCounts } from "./purchase-confirmation.ts";
 import { approvalStatusOf, type ApprovalEstado } from "../issuing/estado.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
 
@@ -61,6 +62,12 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
   const { purchase, month } = found;
   if (NOT_EXCHANGED.has(purchase.tipoeCF)) throw new ApiProblem("unprocessable", { detail: `Type ${purchase.tipoeCF} e-CF take no commercial approval.` });
   const status = approvalStatusOf(estado);
+  if (estado === "Aceptado" && !purchaseCounts(purchase)) {
+    throw new ApiProblem("conflict", {
+      detail: `${purchase.encf} is not confirmed by DGII (${purchase.dgiiStatus}); it can be accepted once DGII knows it, or after a manual confirmation.`,
+      errors: [{ path: "/estado", code: "purchase_not_confirmed", message: `DGII status: ${purchase.dgiiStatus}.` }],
+    });
+  }
   if (purchase.approvalStatus && purchase.approvalStatus !== status) {
     const decided = purchase.approvalStatus === "accepted" ? "Aceptado" : "Rechazado";
     throw new ApiProblem("conflict", {

@@ -22,6 +22,7 @@ import { receiverSeeds, receiverSettings, receiverTokens } from "../db/schema-re
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
+import { checkSignerTrust } from "./signer-trust.ts";
 
 export const SEED_TTL_MS = 2 * 60 * 1000;
 export const TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -89,8 +90,13 @@ export async function purgeExpiredReceiverAuth(d1: D1Database, now: Date): Promi
   ]);
 }
 
-/** Checks a signed seed (signature, certificate validity, seed ours, unused and unexpired) and issues a token. */
-export async function redeemSignedSeed(env: Pick<Env, "DB" | "JWT_SECRET">, signedXml: string, companyId: string | null, now: Date): Promise<ReceiverToken> {
+/** Checks a signed seed (signature, a trusted certificate valid now, seed ours, unused and unexpired) and issues a token. */
+export async function redeemSignedSeed(
+  env: Pick<Env, "DB" | "JWT_SECRET" | "TRUSTED_CA_PEM" | "TRUST_ANY_CERTIFICATE_AUTHORITY" | "DGII_TARGET">,
+  signedXml: string,
+  companyId: string | null,
+  now: Date,
+): Promise<ReceiverToken> {
   let valor: string;
   try {
     valor = parseSemilla(signedXml).valor;
@@ -104,8 +110,14 @@ export async function redeemSignedSeed(env: Pick<Env, "DB" | "JWT_SECRET">, sign
   const verified = await verifyXml(signedXml);
   if (!verified.ok) throw refused(`The seed's signature is not valid (${verified.reason}): ${verified.message}`, "bad_signature");
   const { certificate } = verified;
-  if (certificate.notBefore.getTime() > now.getTime() || certificate.notAfter.getTime() < now.getTime()) {
-    throw refused(`The signing certificate is not valid now (valid ${certificate.notBefore.toISOString()} to ${certificate.notAfter.toISOString()}).`, "certificate_not_valid");
+  // A token only for a certificate an accredited authority issued, valid now: anyone can make a
+  // self-signed certificate with any name in it.
+  const trust = await checkSignerTrust(env, certificate.der, now);
+  if (!trust.ok) {
+    throw refused(
+      `The signing certificate is not trusted (${trust.reason}): ${trust.message}.`,
+      trust.reason === "certificate_not_valid" ? "certificate_not_valid" : "certificate_not_trusted",
+    );
   }
 
   await purgeExpiredReceiverAuth(env.DB, now);

@@ -8,6 +8,7 @@ import {
   isTipoeCF,
   parseDgiiDateTime,
   parseXmlTree,
+  securityCode,
   treeToDocument,
   verifyXml,
   XmlParseError,
@@ -22,6 +23,8 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
 import { documentFigures } from "../reports/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
+import { checkSignerTrust } from "./signer-trust.ts";
+import { nextCheckAt } from "./purchase-confirmation.ts";
 import { validateReceivedXsd } from "./xsd/validate.ts";
 
 /** Types never exchanged between taxpayers (descripcion-tecnica, emisor-receptor). */
@@ -119,7 +122,8 @@ export interface ReceptionResult {
 
 /**
  * Judges a received e-CF for `company` and answers with a signed ARECF. Order: specification (1),
- * signature (2), buyer (4), duplicate (3); only a received document is stored.
+ * signature and its certificate's chain to a trusted authority (2), buyer (4), duplicate (3); only
+ * a received document is stored.
  */
 export async function receiveEcf(env: Env, company: Company, xml: string, now: Date, requestId: string): Promise<ReceptionResult> {
   const ecf = identifyEcf(xml);
@@ -132,12 +136,13 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
       codigo = "2";
       reasons = [`${verified.reason}: ${verified.message}`];
     } else {
-      // The certificate must have been valid when the document says it was signed.
+      // The certificate must chain to an accredited authority and have been valid when the
+      // document says it was signed; a throw-away self-signed certificate proves nothing.
       const signedAt = parseDgiiDateTime(leaf(ecf.document, "FechaHoraFirma") ?? "") ?? now;
-      const { notBefore, notAfter } = verified.certificate;
-      if (signedAt < notBefore || signedAt > notAfter) {
+      const trust = await checkSignerTrust(env, verified.certificate.der, signedAt);
+      if (!trust.ok) {
         codigo = "2";
-        reasons = [`The signing certificate was not valid at ${signedAt.toISOString()} (valid ${notBefore.toISOString()} to ${notAfter.toISOString()})`];
+        reasons = [`${trust.reason}: ${trust.message}`];
       }
     }
   }
@@ -190,6 +195,10 @@ export async function receiveEcf(env: Env, company: Company, xml: string, now: D
         arecfEstado: "0",
         fechaHoraAcuseRecibo,
         figures: JSON.stringify(documentFigures(ecf.document)),
+        // Counts only once DGII confirms it (purchase-confirmation.ts): the alarm asks soon.
+        dgiiStatus: "pending",
+        securityCode: securityCode(xml),
+        dgiiNextCheckAt: nextCheckAt(0, now, now),
       }));
     if (!claimed) {
       codigo = "3";

@@ -7,6 +7,7 @@ import { compare, dec, isZero, sub, ZERO } from "@ecf/shared";
 import type { Purchase, Receipt } from "../ledger/schema.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import { classificationGaps, formaPagoOfDocument, resolvePurchase, resolvedView, type Resolved606 } from "../receiving/purchase-classification.ts";
+import { purchaseCounts } from "../receiving/purchase-confirmation.ts";
 import { figureNotes, type DocumentFigures } from "./document-figures.ts";
 
 const notesOf = (figures: DocumentFigures) => {
@@ -188,6 +189,14 @@ export function ownCounterparty(receipt: Receipt, figures: DocumentFigures, issu
   return receipt.tipoeCF === "41" ? (figures.rncComprador ?? receipt.rncComprador ?? issuerRnc) : issuerRnc;
 }
 
+const UNCONFIRMED_REASON: Record<Purchase["dgiiStatus"], string> = {
+  pending: "Not confirmed by DGII yet (consultaestado): it enters once DGII knows it as Aceptado.",
+  not_found_at_dgii: "not_found_at_dgii: DGII does not know this e-CF. Override with POST /compras/{id}/confirmacion-manual.",
+  rejected: "Rechazado by DGII: not a valid e-CF.",
+  confirmed: "",
+  conditional: "",
+};
+
 export function build606(input: Build606Input): Report606 {
   const lines: Line606[] = [];
   const missing: MissingItem[] = [];
@@ -195,6 +204,11 @@ export function build606(input: Build606Input): Report606 {
   for (const { purchase, figures } of input.purchases) {
     if (purchase.approvalStatus === "rejected") {
       excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason: "Rechazado comercialmente (ACECF): not a purchase of the buyer." });
+      continue;
+    }
+    // Only an e-CF DGII knows (or one the accountant overrode) is a purchase: anyone can post one.
+    if (!purchaseCounts(purchase)) {
+      excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason: UNCONFIRMED_REASON[purchase.dgiiStatus] });
       continue;
     }
     const resolved = resolvePurchase(purchase, figures, input.defaults.get(purchase.rncEmisor) ?? null);

@@ -47,6 +47,8 @@ export async function readReport(env: Env, name: ReportName, companyId: string, 
   const sortOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.sortColumn)!;
   const tieOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.tieColumn)!;
   const rows = slices.flatMap((s) => s.rows as Record<string, CsvValue>[]).sort(compareRows(sortOut, tieOut));
+  // SQLite has no booleans: the purchase's "counts" flag comes as 1 or 0.
+  if (name === "compras") for (const row of rows) row.confirmada = row.confirmada === 1;
   const items = rows.slice(0, query.pageSize);
   const last = items[items.length - 1];
   return {

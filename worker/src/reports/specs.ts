@@ -40,6 +40,8 @@ export const ESTADO_SQL: Record<string, string> = {
   Anulado: "status = 'voided'",
 };
 /** A commercial approval (ACECF) as DGII spells its Estado, from how the ledger stores it (see issuing/estado.ts). */
+/** purchaseCounts (receiving/purchase-confirmation.ts) in SQL: 1 or 0, turned into a boolean by the route. */
+const PURCHASE_COUNTS_COLUMN = "CASE WHEN dgii_status IN ('confirmed', 'conditional') OR (dgii_status <> 'rejected' AND dgii_override_reason IS NOT NULL) THEN 1 ELSE 0 END";
 const APPROVAL_COLUMN = "CASE approval_status WHEN 'accepted' THEN 'Aceptado' WHEN 'rejected' THEN 'Rechazado' END";
 
 const ESTADO_COLUMN = `CASE ${Object.entries(ESTADO_SQL)
@@ -116,6 +118,10 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       approvalSupplierOutcome: "approval_supplier_outcome",
       approvalDgiiOutcome: "approval_dgii_outcome",
       receivedAt: "created_at",
+      estadoDgii: "dgii_status",
+      confirmada: PURCHASE_COUNTS_COLUMN,
+      consultadaDgii: "dgii_checked_at",
+      confirmacionManual: "dgii_override_reason",
     },
     sortColumn: "issue_date",
     tieColumn: "id",

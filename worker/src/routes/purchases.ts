@@ -2,9 +2,20 @@ import { requireAuth } from "../auth/middleware.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { approvePurchase } from "../receiving/outgoing-approval.ts";
+import { overrideConfirmation, purchaseCounts } from "../receiving/purchase-confirmation.ts";
 import { requiresAuthentication, saveReceiverSettings } from "../receiving/receiver-auth.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { ApprovalBody, ApprovalResult, ClassificationView, PurchaseIdParam, ReceiverSettings, SupplierDefaultsView, SupplierParam } from "../http/schemas/purchases.ts";
+import {
+  ApprovalBody,
+  ApprovalResult,
+  ClassificationView,
+  ConfirmationOverrideBody,
+  PurchaseConfirmation,
+  PurchaseIdParam,
+  ReceiverSettings,
+  SupplierDefaultsView,
+  SupplierParam,
+} from "../http/schemas/purchases.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
@@ -78,6 +89,39 @@ purchaseRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     return c.json(await approvePurchase(c.env, c.get("tenant"), c.req.valid("param").id, body.estado, body.motivo, new Date()), 200);
+  },
+);
+
+purchaseRoutes.openapi(
+  tenantRoute({
+    method: "post",
+    path: "/compras/{id}/confirmacion-manual",
+    tags: ["Purchases"],
+    summary: "Count a received e-CF that DGII does not confirm (the accountant's override, audited)",
+    description:
+      "A received e-CF counts (606, commercial acceptance) only once DGII knows it as Aceptado or Aceptado Condicional (consultaestado, asked by the service after reception). One DGII still does not know after 4 days is flagged not_found_at_dgii. The accountant may count it anyway with a reason, kept on the purchase and in the audit log. One DGII rejected cannot be counted (409).",
+    request: { params: PurchaseIdParam, body: { required: true, content: { "application/json": { schema: ConfirmationOverrideBody } } } },
+    responses: {
+      200: { description: "The purchase counts", content: { "application/json": { schema: PurchaseConfirmation } } },
+      400: problemSchema("No reason"),
+      404: problemSchema("No such purchase for this company"),
+      409: problemSchema("DGII rejected the e-CF"),
+    },
+  }),
+  async (c) => {
+    const by = `key:${c.get("principal").keyId}`;
+    const after = await overrideConfirmation(c.env, c.get("tenant"), c.req.valid("param").id, c.req.valid("json").motivo, by, c.get("requestId"), new Date());
+    return c.json(
+      {
+        id: after.id,
+        encf: after.encf,
+        rncEmisor: after.rncEmisor,
+        estadoDgii: after.dgiiStatus,
+        confirmada: purchaseCounts(after),
+        confirmacionManual: after.dgiiOverrideReason,
+      },
+      200,
+    );
   },
 );
 

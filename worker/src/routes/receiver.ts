@@ -11,6 +11,7 @@ import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
 import { checkReceiverToken, issueSeed, presentedToken, redeemSignedSeed } from "../receiving/receiver-auth.ts";
 import { identifyEcf, receiveEcf } from "../receiving/reception.ts";
 import { requireReceivingCompany } from "../receiving/receiving-company.ts";
+import { noteReceiverFailure, refuseThrottledAddress } from "../receiving/receiver-throttle.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import type { Company } from "../db/schema.ts";
@@ -87,6 +88,7 @@ async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | 
         await checkReceiverToken(c, company, now);
       }
       const result = await receiveEcf(c.env, company, xml, now, c.get("requestId") ?? "unknown");
+      if (result.estado === "1") await noteReceiverFailure(c, now);
       return c.body(result.arecf, 200, XML_HEADERS);
     }
     case "aprobacioncomercial": {
@@ -115,7 +117,15 @@ const feServices: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== entry.method) {
     throw new ApiProblem("method_not_allowed", { detail: `${c.req.method} is not allowed here; use ${entry.method}.` });
   }
-  return handle(c, entry.service, match[1]);
+  const now = new Date();
+  await refuseThrottledAddress(c, now);
+  try {
+    return await handle(c, entry.service, match[1]);
+  } catch (error) {
+    // A refused request (forged, unknown, malformed) counts against the address; our own 5xx do not.
+    if (error instanceof ApiProblem && error.status < 500) await noteReceiverFailure(c, now);
+    throw error;
+  }
 };
 
 export const receiverRoutes = newRouter();

@@ -140,6 +140,10 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
   "receipt.delivery_failed": { summary: "The buyer refused the receipt (ARECF Estado 1) or could not be reached for 72 hours", data: ReceiptEventData },
   "approval.received": { summary: "The buyer's commercial approval or rejection (ACECF) of a receipt arrived", data: ReceiptEventData },
   "purchase.received": { summary: "A supplier's e-CF was received and acknowledged", data: PurchaseEventData },
+  "purchase.unconfirmed": {
+    summary: "DGII still does not know a received e-CF after 4 days (not_found_at_dgii): it stays out of the 606",
+    data: PurchaseEventData,
+  },
   "certificate.expiring": {
     summary: "The signing certificate expires within 15 days, and again within 3 (once each per certificate)",
     data: z.object({

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   "receipt.delivery_failed",
   "approval.received",
   "purchase.received",
+  "purchase.unconfirmed",
   "certificate.expiring",
   "quota.near_limit",
 ] as const;
@@ -31,7 +32,7 @@ export function receiptEvent(type: EventType, receipt: Receipt, now = new Date()
   return { type, timestamp: now.toISOString(), data: { rncEmisor: rncOf(receipt.xmlKey), ...answerFor(receipt).body } };
 }
 
-export function purchaseEvent(purchase: Purchase, now = new Date()): WebhookEvent {
+export function purchaseEvent(purchase: Purchase, now = new Date(), type: "purchase.received" | "purchase.unconfirmed" = "purchase.received"): WebhookEvent {
   // The fields the event documents (routes/webhooks.ts), not the ledger's row: its storage keys,
   // figures and classification are not the subscriber's business.
   const data = {
@@ -46,8 +47,9 @@ export function purchaseEvent(purchase: Purchase, now = new Date()): WebhookEven
     totalITBIS: purchase.totalItbis,
     arecfEstado: purchase.arecfEstado,
     fechaHoraAcuseRecibo: purchase.fechaHoraAcuseRecibo,
+    estadoDgii: purchase.dgiiStatus,
   };
-  return { type: "purchase.received", timestamp: now.toISOString(), data };
+  return { type, timestamp: now.toISOString(), data };
 }
 
 /** The events a change of a receipt's row means, in the order they happened. */

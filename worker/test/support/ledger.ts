@@ -206,3 +206,20 @@ export async function ledgerSnapshot(companyId: string): Promise<Record<string, 
   }
   return snapshot;
 }
+
+/**
+ * Runs the purchase check the month alarm runs (consultaestado against the sandbox), in every
+ * month object of the company, with the clock at `now`: a test moves time without sleeping.
+ */
+export async function checkPurchasesAtDgii(companyId: string, now: Date): Promise<number> {
+  let checked = 0;
+  for (const month of await ledgerMonths(companyId)) {
+    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance: ReceiptMonth) => instance.confirmDuePurchases(now));
+  }
+  return checked;
+}
+
+/** Marks every purchase of the company as DGII confirmed it (for tests about something else). */
+export async function markPurchasesConfirmed(companyId: string): Promise<void> {
+  await everyMonthSql(companyId, "UPDATE purchases SET dgii_status = 'confirmed', dgii_next_check_at = NULL");
+}

@@ -22,8 +22,8 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-async function xmlsec(files: string[], trusted: string): Promise<{ verified: number; failed: { file: string; output: string }[] }> {
-  const args = (batch: string[]) => ["--verify", "--trusted-pem", trusted, "--enabled-key-data", "x509", ...batch];
+async function xmlsec(files: string[], trusted: string[]): Promise<{ verified: number; failed: { file: string; output: string }[] }> {
+  const args = (batch: string[]) => ["--verify", ...trusted.flatMap((t) => ["--trusted-pem", t]), "--enabled-key-data", "x509", ...batch];
   let verified = 0;
   const failed: { file: string; output: string }[] = [];
   const batches: string[][] = [];
@@ -50,7 +50,8 @@ async function xmlsec(files: string[], trusted: string): Promise<{ verified: num
   return { verified, failed };
 }
 
-export async function startZipVerifier(trustedCertificatePem: string): Promise<{ url: string; close(): Promise<void> }> {
+/** Trusts `trustedCertificatePem` and, so OpenSSL can build its chain, the CA that issued it. */
+export async function startZipVerifier(trustedCertificatePem: string, issuerPem: string): Promise<{ url: string; close(): Promise<void> }> {
   execFileSync(process.execPath, [new URL("../../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1", "unzip"], { stdio: "inherit" });
   const server: Server = createServer(async (req, res) => {
     const answer = (status: number, body: unknown) => {
@@ -63,9 +64,10 @@ export async function startZipVerifier(trustedCertificatePem: string): Promise<{
     const dir = mkdtempSync(join(tmpdir(), "ecf-zip-"));
     try {
       const zip = join(dir, "archive.zip");
-      const trusted = join(dir, "trusted.pem");
+      const trusted = [join(dir, "issuer.pem"), join(dir, "trusted.pem")];
       writeFileSync(zip, Buffer.concat(chunks));
-      writeFileSync(trusted, trustedCertificatePem);
+      writeFileSync(trusted[0]!, issuerPem);
+      writeFileSync(trusted[1]!, trustedCertificatePem);
       let unzipTest: string;
       try {
         await run("unzip", ["-tq", zip]);

@@ -92,3 +92,20 @@ export const SupplierDefaultsView = z
     updatedAt: z.string().nullable().openapi({ description: "When they were learned or set (ISO 8601)" }),
   })
   .openapi("SupplierClassificationDefaultsView");
+
+export const ConfirmationOverrideBody = z
+  .object({
+    motivo: z.string().trim().min(3).max(500).openapi({ description: "Why the purchase counts although DGII does not confirm it (audited)" }),
+  })
+  .openapi("PurchaseConfirmationOverride");
+
+export const PurchaseConfirmation = z
+  .object({
+    id: z.string(),
+    encf: z.string(),
+    rncEmisor: z.string(),
+    estadoDgii: z.enum(["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"]),
+    confirmada: z.boolean(),
+    confirmacionManual: z.string().nullable(),
+  })
+  .openapi("PurchaseConfirmation");

@@ -75,6 +75,14 @@ export const REPORT_ITEMS = {
       approvalSupplierOutcome: outcome.openapi({ description: "How our ACECF reached the supplier's service" }),
       approvalDgiiOutcome: outcome.openapi({ description: "How our ACECF's copy reached DGII" }),
       receivedAt: text.openapi({ description: "When the e-CF was received (ISO 8601)" }),
+      estadoDgii: z.enum(["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"]).openapi({
+        description:
+          "Whether DGII knows the e-CF (consultaestado with its security code): pending until it answers; only confirmed " +
+          "(Aceptado) or conditional (Aceptado Condicional) purchases enter the 606 and can be approved, unless overridden",
+      }),
+      confirmada: z.boolean().openapi({ description: "The purchase counts: DGII confirmed it, or the accountant overrode (confirmacionManual)" }),
+      consultadaDgii: maybe.openapi({ description: "When DGII was last asked (ISO 8601)" }),
+      confirmacionManual: maybe.openapi({ description: "The accountant's reason for counting a purchase DGII does not confirm" }),
     })
     .openapi("ComprasReportItem"),
   errores: z

@@ -57,6 +57,9 @@ export const PurchaseEventData = z.object({
   totalITBIS: z.string().nullable(),
   arecfEstado: z.string().openapi({ description: 'Our ARECF\'s Estado: "0" received, "1" not received' }),
   fechaHoraAcuseRecibo: z.string(),
+  estadoDgii: z.enum(["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"]).openapi({
+    description: "Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count",
+  }),
 });
 
 export const EndpointCreated = Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) }).openapi("WebhookEndpointCreated");
