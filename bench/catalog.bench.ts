@@ -66,7 +66,7 @@ try {
   const res = await fetch(`${stack.workerUrl}/admin/companies`, {
     method: "POST",
     headers: { Authorization: `Bearer ${stack.adminSecret}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ rnc: "131880681", legalName: "Supermercado Bench SRL", dgiiEnvironment: "testecf" }),
+    body: JSON.stringify({ registryNumber: "131880681", name: "Supermercado Bench SRL", dgiiServer: "testecf" }),
   });
   const companyId = ((await res.json()) as { id: string }).id;
   const cli = (...args: string[]) => admin(stack.workerUrl, stack.adminSecret, ...args);

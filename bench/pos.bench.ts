@@ -24,10 +24,10 @@ const browser = await chromium.launch({
 });
 try {
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    legalName: "BENCH SRL",
-    rnc: RNC,
+    name: "BENCH SRL",
+    registryNumber: RNC,
     address: "Calle 1",
-    dgiiEnvironment: "testecf",
+    dgiiServer: "testecf",
     invoiceLimitPerMonth: 100000,
   });
   const form = new FormData();

@@ -220,9 +220,10 @@ describe("authentication and commercial approvals through the simulator", () => 
     const sent = await send({ to: `${base}/${issuerRnc}`, authenticate: true, ...fields });
     expect(sent.authentication).toEqual({ status: 200 });
     expect(sent.status, sent.body).toBe(200);
-    // DGII's word for the approval (the ACECF's Estado); API 1.7's value stays as the deprecated `status`.
-    expect(sent.answer).toMatchObject({ encf, estado: "Aceptado", status: "accepted" });
+    // DGII's word for the approval (the ACECF's Estado), its only name since 1.9.0.
+    expect(sent.answer).toMatchObject({ encf, estado: "Aceptado" });
+    expect(sent.answer).not.toHaveProperty("status");
     const receipt = await json(await fetch(`${base}/fe/recepcion/ecf/${encf}`, { headers: auth }));
-    expect(receipt.aprobacionComercial).toEqual({ estado: "Aceptado", status: "aceptado", motivo: null, fechaHoraAprobacionComercial: "02-05-2026 10:11:12" });
+    expect(receipt.aprobacionComercial).toEqual({ estado: "Aceptado", motivo: null, fechaHoraAprobacionComercial: "02-05-2026 10:11:12" });
   });
 });

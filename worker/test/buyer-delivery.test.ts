@@ -70,7 +70,7 @@ describe("delivery to the buyer, under the outbound policy", () => {
     await runTaskAlarms(company.id);
     await runTaskAlarms(company.id);
     const delivery = (await deliveryOf(token, body.encf))!;
-    expect(delivery.state).toBe("pending");
+    expect(delivery.state).toBe("Pendiente");
     expect(delivery.detail).toMatch(/HTTP 307.*redirects are not followed/);
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(0);
   });
@@ -83,7 +83,7 @@ describe("delivery to the buyer, under the outbound policy", () => {
     const { body } = await issue(token, issueRequest("31"));
     await runTaskAlarms(company.id);
     const delivery = (await deliveryOf(token, body.encf))!;
-    expect(delivery.state).toBe("pending");
+    expect(delivery.state).toBe("Pendiente");
     expect(delivery.detail).toMatch(/larger than \d+ bytes/);
     let stream: SinkStream | null = null;
     for (let round = 0; round < 100 && !stream?.hungUp && !stream?.completed; round++) {

@@ -612,6 +612,7 @@ describe("learned classification only fills what nobody decided", () => {
     await receive("F", "31", supplier); // classified by the accountant first: 09, efectivo
     await receive("G", "31", supplier); // classified with withholdings: the supplier's defaults learn them
     await receive("H", "31", supplier); // never classified by anyone
+    await markPurchasesConfirmed(company.id); // as DGII would (purchase-confirmation.test.ts proves that path)
     const classifiedF = await patch(token, `/compras/${bought.F!.id}`, { tipoBienesServicios: "09", formaPago: "01" });
     expect(classifiedF.status).toBe(200);
     expect(((await classifiedF.json()) as Json).changed).toEqual(["tipoBienesServicios"]); // formaPago 01 was the document's already

@@ -35,11 +35,11 @@ beforeAll(async () => {
   const [s, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "COLMADO DEL ESCANER SRL" })]);
   stack = s;
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    legalName: "COLMADO DEL ESCANER SRL",
+    name: "COLMADO DEL ESCANER SRL",
     tradeName: "Colmado El Escáner",
-    rnc: RNC,
+    registryNumber: RNC,
     address: "Calle 5, Santiago",
-    dgiiEnvironment: "testecf",
+    dgiiServer: "testecf",
   });
   const form = new FormData();
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
