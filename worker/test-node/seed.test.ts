@@ -1,7 +1,7 @@
 // The demo seed (`npm run seed`, and `npm start`'s seeding) against a real local stack: run twice
 // it leaves one demo company and one demo partner with working credentials, and it recovers when
 // the credentials file or the keys it names are lost.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -140,15 +140,22 @@ describe("npm run seed", () => {
     writeFileSync(stateFile, mine);
   }, 120_000);
 
-  it("`npm run seed` aimed at a copy (WORKER_URL) uses the state that copy's npm start recorded", () => {
+  it("`npm run seed` aimed at a copy (WORKER_URL) uses the state that copy's npm start recorded", async () => {
     const copyState = mkdtempSync(join(tmpdir(), "ecf-seed-copy-"));
     const copyFile = join(copyState, "demo-credentials.json");
     // As npm start records itself, with this process standing in for its (live) pid.
     recordRunningCopy({ workerUrl: stack.workerUrl, sandboxUrl: stack.sandboxUrl, stateDir: copyState, credentialsFile: copyFile });
     try {
-      const r = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs")], {
-        env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret, ECF_STATE_DIR: "" },
-        encoding: "utf8",
+      // Asynchronously: the stack's DGII sandbox runs in this process and must answer the seed.
+      const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+        const child = spawn(process.execPath, [join(ROOT, "scripts", "seed.mjs")], {
+          env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret, ECF_STATE_DIR: "" },
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (status) => done({ status, stdout, stderr }));
       });
       expect(r.status, r.stderr).toBe(0);
       const printed = JSON.parse(r.stdout) as Seeded;
