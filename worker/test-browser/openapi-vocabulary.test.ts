@@ -1,8 +1,7 @@
 // One vocabulary, checked the way grep would: every string of /openapi.json that names a receipt's
 // state or a commercial approval's (enum and const values, defaults, examples, the example values
-// of requests, answers and webhooks) is spelled one way, and that way is DGII's. API 1.7's spellings
-// are still sent for one minor version, but only under properties marked `deprecated: true`, which
-// are left out. Webhook event types (`receipt.accepted`) are identifiers, not state words: a string
+// of requests, answers and webhooks) is spelled one way, and that way is DGII's; since 1.9.0 no
+// property is deprecated and no earlier spelling is left. Webhook event types (`receipt.accepted`) are identifiers, not state words: a string
 // counts only when the whole of it names a state.
 import { beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -40,7 +39,11 @@ function stateStrings(value: unknown, where: string, out: Sighting[]): void {
   if (typeof value === "string") {
     if (STATE_OF.has(normalize(value))) out.push({ value, where });
   } else if (Array.isArray(value)) value.forEach((v, i) => stateStrings(v, `${where}/${i}`, out));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) stateStrings(v, `${where}/${k}`, out);
+  else if (value && typeof value === "object") {
+    // A problem document's `code` is an identifier (`in_progress`), not a state word.
+    const problem = "title" in value && "status" in value;
+    for (const [k, v] of Object.entries(value)) if (!(problem && k === "code")) stateStrings(v, `${where}/${k}`, out);
+  }
 }
 
 /**
@@ -60,6 +63,8 @@ function stateSightings(document: Json): Sighting[] {
     if (object.deprecated === true) return;
     for (const [key, child] of Object.entries(object)) {
       const at = `${where}/${key}`;
+      // A problem's `code` is an identifier (`in_progress`), like an event type, not a state word.
+      if (key === "code" && (where.endsWith("/Problem/properties") || where.includes("/examples/Problem"))) continue;
       if (key === "enum" || key === "const" || key === "default" || key === "example") stateStrings(child, at, out);
       else if (key === "examples") {
         // A schema's examples are values; a media type's (or components.examples) are named Example objects.
@@ -136,53 +141,47 @@ describe("/openapi.json speaks one vocabulary", () => {
     expect(vocabularyProblems(doc)).toEqual([]);
   });
 
-  it("keeps API 1.7's spellings only under deprecated properties", () => {
+  it("has no API 1.7 spelling left: nothing is deprecated in 1.9.0", () => {
     const legacy: string[] = [];
-    const walk = (node: unknown, deprecated: boolean, where: string): void => {
+    const walk = (node: unknown, where: string): void => {
       if (Array.isArray(node)) {
-        node.forEach((n, i) => walk(n, deprecated, `${where}/${i}`));
+        node.forEach((n, i) => walk(n, `${where}/${i}`));
         return;
       }
       if (!node || typeof node !== "object") return;
       const object = node as Json;
-      const here = deprecated || object.deprecated === true;
+      if (object.deprecated === true) legacy.push(`${where} (deprecated)`);
       if (Array.isArray(object.enum) && object.enum.some((v: unknown) => typeof v === "string" && ["accepted", "aceptado", "rechazado", "rejected"].includes(v)))
-        legacy.push(`${where}${here ? "" : " (not deprecated)"}`);
-      for (const [key, child] of Object.entries(object)) walk(child, here, `${where}/${key}`);
+        legacy.push(where);
+      for (const [key, child] of Object.entries(object)) walk(child, `${where}/${key}`);
     };
-    walk(doc.components.schemas, false, "");
-    expect(legacy.length).toBeGreaterThan(3);
-    expect(legacy.filter((l) => l.endsWith("(not deprecated)"))).toEqual([]);
+    walk(doc.components.schemas, "");
+    walk(doc.paths, "");
+    expect(legacy).toEqual([]);
   });
 
-  it("names the receipt answer's own fields in English; their Spanish names are deprecated, each beside its replacement", () => {
+  it("names the receipt answer's fields once: the interface's reenviado, English for the service's own, no Spanish twin", () => {
     const properties = (name: string) => doc.components.schemas[name].properties as Json;
     const answer = properties("IssueAnswer");
-    // English name → API 1.8's Spanish one, in the answer every route, device and webhook shares.
-    const renamed = { resent: "reenviado", warnings: "advertencias", emails: "correos", buyerDelivery: "entregaComprador" };
-    for (const [english, spanish] of Object.entries(renamed)) {
-      expect(answer[english], english).toBeDefined();
-      expect(answer[english].deprecated, english).toBeUndefined();
-      expect(answer[spanish]?.deprecated, spanish).toBe(true);
-      expect(answer[spanish].description, spanish).toContain(`\`${english}\``);
-    }
+    for (const name of ["reenviado", "warnings", "emails", "buyerDelivery"]) expect(answer[name], name).toBeDefined();
+    for (const twin of ["resent", "advertencias", "correos", "entregaComprador"]) expect(answer, twin).not.toHaveProperty(twin);
     expect(Object.keys(answer.emails.items.properties)).toEqual(["to", "at", "state", "detail"]);
-    expect(answer.buyerDelivery.properties.state.enum).toEqual(["pending", "Recibido", "No Recibido", "not_a_receiver", "failed"]);
+    // A state DGII defines is in DGII's words, one closed set.
+    expect(answer.buyerDelivery.properties.state.enum).toEqual(["Pendiente", "Recibido", "No Recibido", "No Receptor", "Fallido"]);
     // DGII's own field names stay DGII's inside the English object.
     expect(answer.buyerDelivery.properties).toHaveProperty("codigoMotivoNoRecibido");
-    expect(properties("EmailQueued").estado.deprecated).toBe(true);
-    expect(properties("EmailQueued").state.enum ?? [properties("EmailQueued").state.const]).toEqual(["pending"]);
+    expect(properties("EmailQueued")).not.toHaveProperty("estado");
+    // A purchase's state at DGII likewise (consultaestado's words).
+    expect(properties("ComprasReportItem").estadoDgii.enum).toEqual(["Pendiente", "Aceptado", "Aceptado Condicional", "Rechazado", "No Encontrado"]);
   });
 
-  it("names the monthly formats', the classification's and the supplier defaults' own fields in English; the Spanish ones are deprecated twins", () => {
+  it("names the monthly formats', the classification's and the supplier defaults' fields in English, with no Spanish twin", () => {
     const schemas = doc.components.schemas as Json;
-    /** Each English name is there and current; its Spanish twin is deprecated and names it. */
+    /** Each English name is there; its 1.8.0 Spanish twin is gone. */
     const renamed = (where: string, properties: Json, pairs: Record<string, string>) => {
       for (const [english, spanish] of Object.entries(pairs)) {
         expect(properties[english], `${where}.${english}`).toBeDefined();
-        expect(properties[english].deprecated, `${where}.${english}`).toBeUndefined();
-        expect(properties[spanish]?.deprecated, `${where}.${spanish}`).toBe(true);
-        expect(properties[spanish].description, `${where}.${spanish}`).toContain(`\`${english}\``);
+        expect(properties, `${where}.${spanish}`).not.toHaveProperty(spanish);
       }
     };
     const monthly = {
@@ -206,13 +205,12 @@ describe("/openapi.json speaks one vocabulary", () => {
     renamed("SupplierClassificationDefaultsView", schemas.SupplierClassificationDefaultsView.properties, { source: "origen", updatedAt: "actualizado" });
     renamed("SaleWithholdingView", schemas.SaleWithholdingView.properties, { sources: "origen" });
     expect(schemas.Formato606Linea.properties.source.enum).toEqual(["purchase", "own"]);
-    expect(schemas.EffectiveClassification.properties.sources.additionalProperties.enum).toEqual(["purchase", "supplier", "document", "rule"]);
     // DGII's names stay DGII's: the TXT's columns and the 606 classification's fields.
     expect(schemas.Formato606Linea.properties.fields.properties).toHaveProperty("tipoBienesServiciosComprados");
     expect(schemas.EffectiveClassification.properties).toHaveProperty("tipoBienesServicios");
-    // The month is asked for as period; periodo is a deprecated parameter.
+    // The month is asked for as period, its only name.
     const parameters = doc.paths["/reports/606"].get.parameters as Json[];
-    expect(parameters.find((p) => p.name === "period")?.deprecated).toBeUndefined();
-    expect(parameters.find((p) => p.name === "periodo")?.deprecated).toBe(true);
+    expect(parameters.find((p) => p.name === "period")).toBeDefined();
+    expect(parameters.find((p) => p.name === "periodo")).toBeUndefined();
   });
 });

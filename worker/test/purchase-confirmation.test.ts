@@ -73,7 +73,7 @@ describe("a received e-CF is confirmed with DGII before it counts", () => {
     expect(alarm).not.toBeNull();
     expect(alarm!).toBeLessThanOrEqual(Date.parse(String(stored!.dgii_next_check_at)));
 
-    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "pending", confirmada: false, consultadaDgii: null });
+    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "Pendiente", confirmada: false, consultadaDgii: null });
     const before = await report606(buyer.token);
     expect(before.excluded).toContainEqual(expect.objectContaining({ encf, reason: expect.stringMatching(/Not confirmed by DGII/) }));
     const refused = await decide(buyer.token, id, { estado: "Aceptado" });
@@ -81,7 +81,7 @@ describe("a received e-CF is confirmed with DGII before it counts", () => {
     expect(((await refused.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("purchase_not_confirmed");
 
     expect(await checkPurchasesAtDgii(buyer.company.id, minutes(2))).toBe(1);
-    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "confirmed", confirmada: true, consultadaDgii: expect.any(String) });
+    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "Aceptado", confirmada: true, consultadaDgii: expect.any(String) });
     expect(in606(await report606(buyer.token), encf)).toBe(true);
     // Confirmed: never asked again.
     expect(await checkPurchasesAtDgii(buyer.company.id, minutes(60 * 24 * 10))).toBe(0);
@@ -98,10 +98,10 @@ describe("a received e-CF is confirmed with DGII before it counts", () => {
 
     const afterWindow = new Date(Date.now() + CONFIRMATION_WINDOW_MS + 60_000);
     expect(await checkPurchasesAtDgii(buyer.company.id, afterWindow)).toBe(1);
-    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "not_found_at_dgii", confirmada: false });
+    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "No Encontrado", confirmada: false });
     const events = await monthSql(buyer.company.id, month, "SELECT payload FROM tasks WHERE kind = 'event'");
     const unconfirmed = events.map((e) => JSON.parse(String(e.payload)).event).filter((e: Json) => e.type === "purchase.unconfirmed");
-    expect(unconfirmed).toEqual([expect.objectContaining({ data: expect.objectContaining({ id, encf, estadoDgii: "not_found_at_dgii" }) })]);
+    expect(unconfirmed).toEqual([expect.objectContaining({ data: expect.objectContaining({ id, encf, estadoDgii: "No Encontrado" }) })]);
     expect((await auditRows(buyer.company.id)).map((r) => r.code)).toContain("purchase_not_found_at_dgii");
     const excluded = (await report606(buyer.token)).excluded;
     expect(excluded).toContainEqual(expect.objectContaining({ encf, reason: expect.stringMatching(/not_found_at_dgii/) }));
@@ -121,8 +121,8 @@ describe("a received e-CF is confirmed with DGII before it counts", () => {
     expect(((await noReason.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/motivo");
     const res = await override({ motivo: "Compra verificada con el proveedor; e-CF en contingencia" });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id, encf, estadoDgii: "not_found_at_dgii", confirmada: true, confirmacionManual: expect.stringMatching(/contingencia/) });
-    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "not_found_at_dgii", confirmada: true });
+    expect(await res.json()).toMatchObject({ id, encf, estadoDgii: "No Encontrado", confirmada: true, confirmacionManual: expect.stringMatching(/contingencia/) });
+    expect(await comprasItem(buyer.token, encf)).toMatchObject({ estadoDgii: "No Encontrado", confirmada: true });
     const audited = await auditRows(buyer.company.id, "code = ?", "purchase_confirmation_overridden");
     expect(audited).toEqual([expect.objectContaining({ detail: expect.stringMatching(/contingencia/) })]);
     expect(in606(await report606(buyer.token), encf)).toBe(true);

@@ -2149,7 +2149,7 @@ export interface webhooks {
                              * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
                              * @enum {string}
                              */
-                            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+                            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
                         };
                     };
                 };
@@ -2219,7 +2219,7 @@ export interface webhooks {
                              * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
                              * @enum {string}
                              */
-                            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+                            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
                         };
                     };
                 };
@@ -2843,7 +2843,7 @@ export interface components {
             encf: string;
             rncEmisor: string;
             /** @enum {string} */
-            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
             confirmada: boolean;
             confirmacionManual: string | null;
         };
@@ -3064,7 +3064,7 @@ export interface components {
              * @description Whether DGII knows the e-CF (consultaestado with its security code): pending until it answers; only confirmed (Aceptado) or conditional (Aceptado Condicional) purchases enter the 606 and can be approved, unless overridden
              * @enum {string}
              */
-            estadoDgii: "pending" | "confirmed" | "conditional" | "rejected" | "not_found_at_dgii";
+            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
             /** @description The purchase counts: DGII confirmed it, or the accountant overrode (confirmacionManual) */
             confirmada: boolean;
             /** @description When DGII was last asked (ISO 8601) */

@@ -3,6 +3,8 @@
 // the issuer's month objects, read in a fixed total order and filtered by date; a page is the
 // merge of every month's slice (reports.ts).
 
+import { ESTADO_DGII_SQL } from "../receiving/estado-dgii.ts";
+
 export type ReportName = "encf" | "compras" | "errores";
 
 export interface ReportSpec {
@@ -118,7 +120,7 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
       approvalSupplierOutcome: "approval_supplier_outcome",
       approvalDgiiOutcome: "approval_dgii_outcome",
       receivedAt: "created_at",
-      estadoDgii: "dgii_status",
+      estadoDgii: ESTADO_DGII_SQL,
       confirmada: PURCHASE_COUNTS_COLUMN,
       consultadaDgii: "dgii_checked_at",
       confirmacionManual: "dgii_override_reason",

@@ -20,6 +20,7 @@ import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import { classifyPurchase, PurchaseClassificationBody, purchaseClassification, SupplierDefaultBody, supplierDefaultValues } from "../receiving/purchase-classification.ts";
+import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
 
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);
@@ -116,7 +117,7 @@ purchaseRoutes.openapi(
         id: after.id,
         encf: after.encf,
         rncEmisor: after.rncEmisor,
-        estadoDgii: after.dgiiStatus,
+        estadoDgii: ESTADO_DGII_OF[after.dgiiStatus],
         confirmada: purchaseCounts(after),
         confirmacionManual: after.dgiiOverrideReason,
       },

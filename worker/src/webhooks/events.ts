@@ -3,6 +3,7 @@
 // fields as the GET of that resource.
 import { answerFor } from "../issuing/answer.ts";
 import type { Purchase, Receipt } from "../ledger/schema.ts";
+import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
 
 export const EVENT_TYPES = [
   "receipt.accepted",
@@ -47,7 +48,7 @@ export function purchaseEvent(purchase: Purchase, now = new Date(), type: "purch
     totalITBIS: purchase.totalItbis,
     arecfEstado: purchase.arecfEstado,
     fechaHoraAcuseRecibo: purchase.fechaHoraAcuseRecibo,
-    estadoDgii: purchase.dgiiStatus,
+    estadoDgii: ESTADO_DGII_OF[purchase.dgiiStatus],
   };
   return { type, timestamp: now.toISOString(), data };
 }

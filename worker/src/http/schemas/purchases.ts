@@ -2,6 +2,7 @@
 // approval it gives (ACECF), a purchase's 606 classification and the defaults per supplier. The
 // request bodies of the classification live with it (receiving/purchase-classification.ts).
 import { z } from "@hono/zod-openapi";
+import { ESTADOS_DGII } from "../../receiving/estado-dgii.ts";
 import { APPROVAL_ESTADOS } from "../../issuing/estado.ts";
 
 export const ReceiverSettings = z
@@ -104,7 +105,7 @@ export const PurchaseConfirmation = z
     id: z.string(),
     encf: z.string(),
     rncEmisor: z.string(),
-    estadoDgii: z.enum(["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"]),
+    estadoDgii: z.enum(ESTADOS_DGII),
     confirmada: z.boolean(),
     confirmacionManual: z.string().nullable(),
   })

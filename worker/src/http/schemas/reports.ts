@@ -1,6 +1,7 @@
 // The reports as the API shows them: the paged reports' query and rows (issued e-CF, purchases,
 // the error log) and DGII's monthly formats 606, 607 and 608 as JSON.
 import { z } from "@hono/zod-openapi";
+import { ESTADOS_DGII } from "../../receiving/estado-dgii.ts";
 import { APPROVAL_ESTADOS, ESTADOS } from "../../issuing/estado.ts";
 import { COLUMNS_606 } from "../../reports/dgii-606.ts";
 import { COLUMNS_607, PAYMENT_COLUMNS } from "../../reports/dgii-607.ts";
@@ -75,7 +76,7 @@ export const REPORT_ITEMS = {
       approvalSupplierOutcome: outcome.openapi({ description: "How our ACECF reached the supplier's service" }),
       approvalDgiiOutcome: outcome.openapi({ description: "How our ACECF's copy reached DGII" }),
       receivedAt: text.openapi({ description: "When the e-CF was received (ISO 8601)" }),
-      estadoDgii: z.enum(["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"]).openapi({
+      estadoDgii: z.enum(ESTADOS_DGII).openapi({
         description:
           "Whether DGII knows the e-CF (consultaestado with its security code): pending until it answers; only confirmed " +
           "(Aceptado) or conditional (Aceptado Condicional) purchases enter the 606 and can be approved, unless overridden",

@@ -1,5 +1,6 @@
 // Webhooks as the API shows them: endpoints, deliveries, and what each event carries.
 import { z } from "@hono/zod-openapi";
+import { ESTADOS_DGII } from "../../receiving/estado-dgii.ts";
 import { EVENT_TYPES } from "../../webhooks/events.ts";
 import { IdParam } from "./common.ts";
 import { IssueAnswer } from "./receipt-answer.ts";
@@ -57,7 +58,7 @@ export const PurchaseEventData = z.object({
   totalITBIS: z.string().nullable(),
   arecfEstado: z.string().openapi({ description: 'Our ARECF\'s Estado: "0" received, "1" not received' }),
   fechaHoraAcuseRecibo: z.string(),
-  estadoDgii: z.enum(["pending", "confirmed", "conditional", "rejected", "not_found_at_dgii"]).openapi({
+  estadoDgii: z.enum(ESTADOS_DGII).openapi({
     description: "Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count",
   }),
 });
