@@ -11,7 +11,11 @@ import { report } from "./lib.ts";
 
 const out = mkdtempSync(join(tmpdir(), "ecf-bundle-"));
 try {
-  const r = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", out, "-c", "wrangler.toml"], { cwd: root, env: wranglerEnv, encoding: "utf8" });
+  const r = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", out, "-c", "wrangler.toml"], {
+    cwd: root,
+    env: wranglerEnv,
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${r.stdout}\n${r.stderr}`);
   let raw = 0;
   let gzipped = 0;

@@ -22,11 +22,16 @@ function catalogCsv(n: number): string {
   const lines = ["code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active"];
   for (let i = 0; i < n; i++) {
     const code = `SKU-${String(i).padStart(6, "0")}`;
-    const barcodes = i % 3 === 0 ? `746${String(i).padStart(10, "0")}|${String(i).padStart(12, "0")}` : `746${String(i).padStart(10, "0")}`;
+    const barcodes =
+      i % 3 === 0
+        ? `746${String(i).padStart(10, "0")}|${String(i).padStart(12, "0")}`
+        : `746${String(i).padStart(10, "0")}`;
     const name = i % 7 === 0 ? `"Producto ${i}, presentación ""familiar"""` : `Producto ${i} de la tienda`;
     const price = `${(i % 5000) + 1}.${String(i % 100).padStart(2, "0")}`;
     const rate = ["18", "18", "16", "0", "exempt"][i % 5];
-    lines.push(`${code},${barcodes},${name},${price},${i % 4 !== 0},${rate},${UNITS[i % UNITS.length]},${i % 10 === 0 ? "service" : "good"},${i % 50 !== 0}`);
+    lines.push(
+      `${code},${barcodes},${name},${price},${i % 4 !== 0},${rate},${UNITS[i % UNITS.length]},${i % 10 === 0 ? "service" : "good"},${i % 50 !== 0}`,
+    );
   }
   return `${lines.join("\r\n")}\r\n`;
 }
@@ -35,13 +40,20 @@ function catalogCsv(n: number): string {
 function admin(workerUrl: string, adminSecret: string, ...args: string[]): Promise<{ ms: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [join(root, "scripts", "admin.mjs"), ...args], { cwd: root, env: { ...process.env, WORKER_URL: workerUrl, ADMIN_SECRET: adminSecret } });
+    const child = spawn(process.execPath, [join(root, "scripts", "admin.mjs"), ...args], {
+      cwd: root,
+      env: { ...process.env, WORKER_URL: workerUrl, ADMIN_SECRET: adminSecret },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("error", reject);
-    child.on("close", (status) => (status === 0 ? resolve({ ms: performance.now() - start, stdout }) : reject(new Error(`admin ${args[0]} exited ${status}: ${stderr}`))));
+    child.on("close", (status) =>
+      status === 0
+        ? resolve({ ms: performance.now() - start, stdout })
+        : reject(new Error(`admin ${args[0]} exited ${status}: ${stderr}`)),
+    );
   });
 }
 
@@ -80,7 +92,8 @@ try {
   const imported = JSON.parse(first.stdout) as { created: number; unchanged: number };
   if (imported.created !== N) throw new Error(`imported ${imported.created} of ${N}`);
   const again = await cli("products:import", "--company", companyId, "--file", file);
-  if ((JSON.parse(again.stdout) as { unchanged: number }).unchanged !== N) throw new Error("the second import changed something");
+  if ((JSON.parse(again.stdout) as { unchanged: number }).unchanged !== N)
+    throw new Error("the second import changed something");
   const out = join(dir, "out.csv");
   const exported = await cli("products:export", "--company", companyId, "--file", out);
   // The file is written as the export writes (code order, the same quoting), so it comes back byte for byte.

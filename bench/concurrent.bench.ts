@@ -76,7 +76,15 @@ async function issue(client: Client, i: number): Promise<Sample> {
     return response.ok ? sample : { ...sample, problem: error };
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
-    return { client, ms: performance.now() - started, status: error.status, estado: "", encf: "", phases: {}, problem: error.body };
+    return {
+      client,
+      ms: performance.now() - started,
+      status: error.status,
+      estado: "",
+      encf: "",
+      phases: {},
+      problem: error.body,
+    };
   }
 }
 
@@ -88,7 +96,17 @@ async function issueMany(clients: Client[], total: number) {
   await Promise.all(
     clients.map(async (client) => {
       while (next < total)
-        samples.push(await issue(client, next++).catch((error: Error) => ({ client, ms: 0, status: 0, estado: "", encf: "", phases: {}, problem: error.message })));
+        samples.push(
+          await issue(client, next++).catch((error: Error) => ({
+            client,
+            ms: 0,
+            status: 0,
+            estado: "",
+            encf: "",
+            phases: {},
+            problem: error.message,
+          })),
+        );
     }),
   );
   return { samples, wallMs: performance.now() - started };
@@ -114,7 +132,13 @@ function figures(run: { samples: Sample[]; wallMs: number }) {
   const ms = run.samples.map((s) => s.ms);
   const mean = (name: string) => run.samples.reduce((sum, s) => sum + (s.phases[name] ?? 0), 0) / run.samples.length;
   const trips = { d1: mean("rt-d1"), ledger: mean("rt-ledger"), r2: mean("rt-r2") };
-  return { throughput: (run.samples.length * 1000) / run.wallMs, p50: percentile(ms, 50), p99: percentile(ms, 99), trips, totalTrips: trips.d1 + trips.ledger + trips.r2 };
+  return {
+    throughput: (run.samples.length * 1000) / run.wallMs,
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    trips,
+    totalTrips: trips.d1 + trips.ledger + trips.r2,
+  };
 }
 
 /** "Aceptado 590, En Proceso 10" */
@@ -135,7 +159,10 @@ function resendsLine(): string {
 /** Fails loudly on any non-2xx answer or transport error: its time is not an issue's. */
 function requireAllAnswered(label: string, samples: Sample[]): void {
   const failed = samples.filter((s) => s.status < 200 || s.status >= 300);
-  if (failed.length) throw new Error(`${label}: ${failed.length} of ${samples.length} requests failed (${outcomes(samples)}); first: ${JSON.stringify(failed[0]!.problem)}`);
+  if (failed.length)
+    throw new Error(
+      `${label}: ${failed.length} of ${samples.length} requests failed (${outcomes(samples)}); first: ${JSON.stringify(failed[0]!.problem)}`,
+    );
 }
 
 // Same settings as issue.bench.ts: the sandbox judges at once (its XSD check still takes a few
@@ -190,7 +217,9 @@ try {
   section = "concurrent";
   const concurrent = await issueMany(concurrentClients, N);
   const issuingEnded = performance.now();
-  console.log(`concurrent E31 answers: ${outcomes(concurrent.samples)} (of ${N}); reference: ${outcomes(reference.samples)} (of ${REFERENCE_N}); ${resendsLine()}`);
+  console.log(
+    `concurrent E31 answers: ${outcomes(concurrent.samples)} (of ${N}); reference: ${outcomes(reference.samples)} (of ${REFERENCE_N}); ${resendsLine()}`,
+  );
   requireAllAnswered(`${concurrentClients.length} clients over ${ISSUERS} issuers`, concurrent.samples);
 
   // Every receipt of the run (warm-ups included) to a final DGII state: poll the ones answered En Proceso.
@@ -208,7 +237,9 @@ try {
       );
     await new Promise((resolve) => setTimeout(resolve, 250));
     for (const s of pending) {
-      s.estado = answerOf(await s.client.api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: s.encf } } }))?.estado ?? s.estado;
+      s.estado =
+        answerOf(await s.client.api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: s.encf } } }))?.estado ??
+        s.estado;
     }
     pending = pending.filter((s) => !FINAL.has(s.estado));
   }
@@ -217,9 +248,15 @@ try {
   if (notAccepted.length) throw new Error(`not every receipt was Aceptado: ${outcomes(notAccepted)}`);
 
   // The sandbox took each e-NCF once (with a track id), and nothing the run did not issue.
-  const received = (await (await fetch(`${stack.sandboxUrl}/__sandbox/received?kind=ecf`)).json()) as { rnc: string | null; encf: string | null; trackId: string | null }[];
+  const received = (await (await fetch(`${stack.sandboxUrl}/__sandbox/received?kind=ecf`)).json()) as {
+    rnc: string | null;
+    encf: string | null;
+    trackId: string | null;
+  }[];
   const copies = new Map<string, number>();
-  for (const r of received) if (r.trackId !== null) copies.set(`${r.rnc} ${r.encf?.toUpperCase()}`, (copies.get(`${r.rnc} ${r.encf?.toUpperCase()}`) ?? 0) + 1);
+  for (const r of received)
+    if (r.trackId !== null)
+      copies.set(`${r.rnc} ${r.encf?.toUpperCase()}`, (copies.get(`${r.rnc} ${r.encf?.toUpperCase()}`) ?? 0) + 1);
   const issued = new Set(all.map((s) => `${s.client.rnc} ${s.encf}`));
   const twice = [...copies].filter(([, n]) => n !== 1);
   const missing = [...issued].filter((key) => !copies.has(key));
@@ -241,15 +278,29 @@ try {
   report("issue E31 1 client over 1 issuer latency p99", one.p99, "ms");
   report(`issue E31 ${label} latency p50`, many.p50, "ms");
   report(`issue E31 ${label} latency p99`, many.p99, "ms");
-  report("issue E31 1 client over 1 issuer storage round trips per receipt (with Idempotency-Key; worker Server-Timing)", one.totalTrips, "round trips");
-  report(`issue E31 ${label} storage round trips per receipt (with Idempotency-Key; worker Server-Timing)`, many.totalTrips, "round trips");
+  report(
+    "issue E31 1 client over 1 issuer storage round trips per receipt (with Idempotency-Key; worker Server-Timing)",
+    one.totalTrips,
+    "round trips",
+  );
+  report(
+    `issue E31 ${label} storage round trips per receipt (with Idempotency-Key; worker Server-Timing)`,
+    many.totalTrips,
+    "round trips",
+  );
   report(`issue E31 ${label} answered En Proceso (finished by the worker's alarms)`, answeredPending, "receipts");
-  report(`issue E31 ${label} drain: last answer to every receipt final (≈0 when none was answered En Proceso)`, drainMs, "ms");
+  report(
+    `issue E31 ${label} drain: last answer to every receipt final (≈0 when none was answered En Proceso)`,
+    drainMs,
+    "ms",
+  );
   report(`issue E31 ${label} received by the sandbox, each e-NCF once`, concurrentReceived, `of ${N} e-CF`);
 
   // The same figures side by side.
-  const row = (name: string, a: string, b: string) => console.log(`| ${name.padEnd(30)} | ${a.padStart(22)} | ${b.padStart(26)} |`);
-  const trips = (f: ReturnType<typeof figures>) => `${f.totalTrips.toFixed(2)} (${f.trips.d1.toFixed(2)}/${f.trips.ledger.toFixed(2)}/${f.trips.r2.toFixed(2)})`;
+  const row = (name: string, a: string, b: string) =>
+    console.log(`| ${name.padEnd(30)} | ${a.padStart(22)} | ${b.padStart(26)} |`);
+  const trips = (f: ReturnType<typeof figures>) =>
+    `${f.totalTrips.toFixed(2)} (${f.trips.d1.toFixed(2)}/${f.trips.ledger.toFixed(2)}/${f.trips.r2.toFixed(2)})`;
   row("issue E31", "1 client over 1 issuer", label);
   console.log(`|${"-".repeat(32)}|${"-".repeat(24)}|${"-".repeat(28)}|`);
   row("receipts", String(REFERENCE_N), String(N));
@@ -272,7 +323,9 @@ try {
   const cpuPerReceipt = cpuPer(cpuBeforeDown, cpuByRole(), DOWN_N);
   const notContingency = down.samples.filter((s) => s.status !== 503 || s.estado !== "Contingencia");
   if (notContingency.length)
-    throw new Error(`DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`);
+    throw new Error(
+      `DGII down: expected 503 Contingencia for every receipt, got ${outcomes(notContingency)}; first: ${JSON.stringify(notContingency[0]!.problem)}`,
+    );
   section = "GET /health";
   const cpuBeforeHealth = cpuByRole();
   const health = await healthPerSecond(concurrentClients, HEALTH_N);
@@ -288,7 +341,10 @@ try {
     const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
     report("CPU per contingency receipt, every process of the run", total(cpuPerReceipt), "ms");
     report("CPU per GET /health, every process of the run", total(cpuPerHealth), "ms");
-    for (const [role, ms] of cpuPerReceipt) console.log(`  ${role}: ${ms.toFixed(2)} ms per receipt, ${(cpuPerHealth.get(role) ?? 0).toFixed(2)} ms per /health`);
+    for (const [role, ms] of cpuPerReceipt)
+      console.log(
+        `  ${role}: ${ms.toFixed(2)} ms per receipt, ${(cpuPerHealth.get(role) ?? 0).toFixed(2)} ms per /health`,
+      );
   }
   report(
     "requests resent after a lost answer (same Idempotency-Key), whole run",

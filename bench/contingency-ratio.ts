@@ -33,8 +33,12 @@ export interface RatioMeasurement {
 const tree = process.argv[2];
 if (!tree) throw new Error("usage: tsx bench/contingency-ratio.ts <checkout of this repository>");
 // The tree's own modules: its local stack and issuer set-up, resolved against its own node_modules.
-const { startLocalStack } = (await import(pathToFileURL(join(tree, "scripts/local-stack.ts")).href)) as typeof import("../scripts/local-stack.ts");
-const { setUpIssuer } = (await import(pathToFileURL(join(tree, "scripts/certify-lib/issuer.ts")).href)) as typeof import("../scripts/certify-lib/issuer.ts");
+const { startLocalStack } = (await import(
+  pathToFileURL(join(tree, "scripts/local-stack.ts")).href
+)) as typeof import("../scripts/local-stack.ts");
+const { setUpIssuer } = (await import(
+  pathToFileURL(join(tree, "scripts/certify-lib/issuer.ts")).href
+)) as typeof import("../scripts/certify-lib/issuer.ts");
 
 let resends = 0;
 /** fetch, sent again (same request, same Idempotency-Key) while its answer is lost on the way. */
@@ -42,7 +46,8 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     try {
       const response = await fetch(url, init);
-      const lost = [502, 503, 504].includes(response.status) && !(response.headers.get("Content-Type") ?? "").includes("json");
+      const lost =
+        [502, 503, 504].includes(response.status) && !(response.headers.get("Content-Type") ?? "").includes("json");
       if (!lost || attempt === RESENDS_PER_CALL) return response;
       await response.body?.cancel();
     } catch (error) {
@@ -64,13 +69,22 @@ try {
         const { apiKey, apiSecret } = await setUpIssuer(
           stack.workerUrl,
           stack.adminSecret,
-          { rnc, legalName: `Emisora Contingencia ${i} SRL`, address: "Av. Winston Churchill 1", dgiiEnvironment: "testecf" },
+          {
+            rnc,
+            legalName: `Emisora Contingencia ${i} SRL`,
+            address: "Av. Winston Churchill 1",
+            dgiiEnvironment: "testecf",
+          },
           { p12: forgeP12(identity, "bench1234"), password: "bench1234" },
           [{ tipo: "31", rangeFrom: 1, rangeTo: 10_000, expiresOn: "2028-12-31" }],
         );
         return Promise.all(
           Array.from({ length: CLIENTS_PER_ISSUER }, async () => {
-            const login = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey, apiSecret }) });
+            const login = await fetch(`${stack.workerUrl}/login`, {
+              method: "POST",
+              headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ apiKey, apiSecret }),
+            });
             if (!login.ok) throw new Error(`POST /login → ${login.status}: ${await login.text()}`);
             return ((await login.json()) as { token: string }).token;
           }),
@@ -100,11 +114,16 @@ try {
   const issueOne = async (token: string) => {
     const response = await send(`${stack.workerUrl}/fe/recepcion/ecf`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": randomUUID(),
+      },
       body: JSON.stringify(benchE31(numbered++)),
     });
     const body = (await response.json()) as { estado?: string };
-    if (response.status !== 503 || body.estado !== "Contingencia") throw new Error(`DGII down: expected 503 Contingencia, got ${response.status} ${JSON.stringify(body)}`);
+    if (response.status !== 503 || body.estado !== "Contingencia")
+      throw new Error(`DGII down: expected 503 Contingencia, got ${response.status} ${JSON.stringify(body)}`);
   };
   await spread(WARM_UP_N, issueOne);
 

@@ -25,7 +25,8 @@ function measure(tree: string): RatioMeasurement {
     maxBuffer: 64 * 1024 * 1024,
   });
   const line = run.stdout.trim().split("\n").at(-1) ?? "";
-  if (run.status !== 0 || !line.startsWith("{")) throw new Error(`the contingency measurement of ${tree} failed (exit ${run.status}):\n${run.stdout.slice(-4000)}`);
+  if (run.status !== 0 || !line.startsWith("{"))
+    throw new Error(`the contingency measurement of ${tree} failed (exit ${run.status}):\n${run.stdout.slice(-4000)}`);
   return JSON.parse(line) as RatioMeasurement;
 }
 
@@ -49,17 +50,30 @@ const median = (values: number[]) => {
 };
 const medianRatio = (name: string) => median(results.get(name)!.map((m) => m.ratio));
 for (const [name] of trees) {
-  report(`issue E31 DGII down throughput / GET /health throughput, ${name} (median of ${ROUNDS})`, medianRatio(name), "ratio");
+  report(
+    `issue E31 DGII down throughput / GET /health throughput, ${name} (median of ${ROUNDS})`,
+    medianRatio(name),
+    "ratio",
+  );
 }
-if (REFERENCE !== "off") report(`contingency ratio, this tree / ${REFERENCE} (goal: 6)`, medianRatio("this tree") / medianRatio(REFERENCE), "×");
+if (REFERENCE !== "off")
+  report(
+    `contingency ratio, this tree / ${REFERENCE} (goal: 6)`,
+    medianRatio("this tree") / medianRatio(REFERENCE),
+    "×",
+  );
 for (const [name] of trees) {
   const runs = results.get(name)!;
   const roles = Object.keys(runs[0]!.cpuPerReceipt);
-  const mean = (pick: (m: RatioMeasurement) => Record<string, number>, role: string) => runs.reduce((sum, m) => sum + (pick(m)[role] ?? 0), 0) / runs.length;
-  const total = (pick: (m: RatioMeasurement) => Record<string, number>) => roles.reduce((sum, role) => sum + mean(pick, role), 0);
+  const mean = (pick: (m: RatioMeasurement) => Record<string, number>, role: string) =>
+    runs.reduce((sum, m) => sum + (pick(m)[role] ?? 0), 0) / runs.length;
+  const total = (pick: (m: RatioMeasurement) => Record<string, number>) =>
+    roles.reduce((sum, role) => sum + mean(pick, role), 0);
   console.log(
     `CPU, ${name}: ${total((m) => m.cpuPerReceipt).toFixed(1)} ms per contingency receipt, ${total((m) => m.cpuPerHealth).toFixed(1)} ms per GET /health, every process of the run`,
   );
   for (const role of roles)
-    console.log(`  ${role}: ${mean((m) => m.cpuPerReceipt, role).toFixed(2)} ms per receipt, ${mean((m) => m.cpuPerHealth, role).toFixed(2)} ms per /health`);
+    console.log(
+      `  ${role}: ${mean((m) => m.cpuPerReceipt, role).toFixed(2)} ms per receipt, ${mean((m) => m.cpuPerHealth, role).toFixed(2)} ms per /health`,
+    );
 }

@@ -11,7 +11,9 @@ import { report } from "./lib.ts";
 const BURST = 40;
 const identity = await createTestIdentity();
 const documents = await Promise.all(
-  Array.from({ length: BURST }, (_, i) => signEcfXml(ecfToXml(makeEcf("31", { sequence: 1000 + i })), identity.privateKey, identity.certificateDer)),
+  Array.from({ length: BURST }, (_, i) =>
+    signEcfXml(ecfToXml(makeEcf("31", { sequence: 1000 + i })), identity.privateKey, identity.certificateDer),
+  ),
 );
 const sandbox = await startSandbox({ port: 0, processingMs: 0 });
 const base = `${sandbox.url}/testecf`;
@@ -19,16 +21,26 @@ const base = `${sandbox.url}/testecf`;
 async function post(path: string, xml: string, fileName: string, token?: string) {
   const form = new FormData();
   form.append("xml", new Blob([xml], { type: "text/xml" }), fileName);
-  const response = await fetch(`${base}${path}`, { method: "POST", body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const response = await fetch(`${base}${path}`, {
+    method: "POST",
+    body: form,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
   return response.json() as Promise<Record<string, string>>;
 }
 
 const seed = await (await fetch(`${base}/autenticacion/api/autenticacion/semilla`)).text();
-const { token } = await post("/autenticacion/api/autenticacion/validarsemilla", await signXml(seed, identity.privateKey, identity.certificateDer), "semilla.xml");
+const { token } = await post(
+  "/autenticacion/api/autenticacion/validarsemilla",
+  await signXml(seed, identity.privateKey, identity.certificateDer),
+  "semilla.xml",
+);
 
 async function untilFinal(trackId: string) {
   for (;;) {
-    const response = await fetch(`${base}/consultaresultado/api/consultas/estado?trackid=${trackId}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${base}/consultaresultado/api/consultas/estado?trackid=${trackId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const body = (await response.json()) as { codigo: number };
     if (body.codigo !== 3) return body.codigo;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -38,7 +50,12 @@ async function untilFinal(trackId: string) {
 let started = performance.now();
 const codigos = await Promise.all(
   documents.map(async (xml, i) => {
-    const { trackId } = await post("/recepcion/api/facturaselectronicas", xml, `130862346E31${String(1000 + i).padStart(10, "0")}.xml`, token!);
+    const { trackId } = await post(
+      "/recepcion/api/facturaselectronicas",
+      xml,
+      `130862346E31${String(1000 + i).padStart(10, "0")}.xml`,
+      token!,
+    );
     return untilFinal(trackId!);
   }),
 );

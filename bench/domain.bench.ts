@@ -27,7 +27,8 @@ function request(doc: J): { body: J; emisor: J; eNCF: string; fv?: string } {
   delete d.Encabezado.IdDoc.FechaVencimientoSecuencia;
   delete d.FechaHoraFirma;
   for (const item of d.DetallesItems) delete item.MontoItem;
-  if (d.Encabezado.IdDoc.TipoeCF === "32") d.Encabezado.Comprador = { ...d.Encabezado.Comprador, RNCComprador: "131880738", RazonSocialComprador: "DGII" };
+  if (d.Encabezado.IdDoc.TipoeCF === "32")
+    d.Encabezado.Comprador = { ...d.Encabezado.Comprador, RNCComprador: "131880738", RazonSocialComprador: "DGII" };
   return { body: d, emisor, eNCF, fv };
 }
 
@@ -40,7 +41,8 @@ function variant(body: J, k: number): J {
     const n = k * 7919 + i * 104729;
     item.NombreItem = `Artículo ${k}-${i}`;
     item.CantidadItem = `${1 + (n % 9)}.${String(n % 100).padStart(2, "0")}`;
-    if (item.PrecioUnitarioItem !== undefined) item.PrecioUnitarioItem = `${10 + (n % 49_991)}.${String((n >> 3) % 100).padStart(2, "0")}`;
+    if (item.PrecioUnitarioItem !== undefined)
+      item.PrecioUnitarioItem = `${10 + (n % 49_991)}.${String((n >> 3) % 100).padStart(2, "0")}`;
   });
   return d;
 }
@@ -82,7 +84,9 @@ for (const [label, tipo, lines] of [
   const label = "received E31 50 lines";
   const base = ecfToXml(makeEcf("31", { lines: 50 }));
   const BATCH = 16;
-  const xmls = Array.from({ length: BATCH }, (_, k) => base.replace(/<NombreItem>([^<]*)<\/NombreItem>/g, (_m, name: string) => `<NombreItem>${name} ${k}</NombreItem>`));
+  const xmls = Array.from({ length: BATCH }, (_, k) =>
+    base.replace(/<NombreItem>([^<]*)<\/NombreItem>/g, (_m, name: string) => `<NombreItem>${name} ${k}</NombreItem>`),
+  );
   for (const xml of xmls) {
     const ours = validateXsdModel(xml, "31", { requireSignature: false });
     if (!ours.valid) throw new Error(`${label}: ${ours.errors.join("; ")}`);

@@ -47,24 +47,37 @@ try {
   // The measured requests, to read the Server-Timing header of each answer. Without an
   // Idempotency-Key, as before the client existed: the key's claim and stored answer are ledger
   // round trips of their own, not part of the bare issuing path measured here.
-  const measured = createClient({ baseUrl: stack.workerUrl, credentials: { apiKey: setup.apiKey, apiSecret: setup.apiSecret }, idempotencyKeys: false });
+  const measured = createClient({
+    baseUrl: stack.workerUrl,
+    credentials: { apiKey: setup.apiKey, apiSecret: setup.apiSecret },
+    idempotencyKeys: false,
+  });
   await measured.session.bearer();
   const issue = async (document: Record<string, unknown>) => {
     try {
       const sent = await measured.POST("/fe/recepcion/ecf", { body: document as EcfRequest });
       const { response } = sent;
       const answer = answerOf(sent); // a Contingencia's 503 is an answer too
-      return { status: response.status, body: { estado: answer?.estado } as { estado?: string; code?: string }, phases: serverTiming(response.headers.get("Server-Timing")) };
+      return {
+        status: response.status,
+        body: { estado: answer?.estado } as { estado?: string; code?: string },
+        phases: serverTiming(response.headers.get("Server-Timing")),
+      };
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
-      return { status: error.status, body: { code: error.code } as { estado?: string; code?: string }, phases: {} as Record<string, number> };
+      return {
+        status: error.status,
+        body: { code: error.code } as { estado?: string; code?: string },
+        phases: {} as Record<string, number>,
+      };
     }
   };
 
   // Warm-up: the first requests compile and cache (isolate, signing key, DGII token).
   for (let i = 0; i < 3; i++) {
     const warm = await client.issue(request(-i));
-    if (!warm.answer) throw new Error(`the service refuses the bench document: HTTP ${warm.status} ${JSON.stringify(warm.problem)}`);
+    if (!warm.answer)
+      throw new Error(`the service refuses the bench document: HTTP ${warm.status} ${JSON.stringify(warm.problem)}`);
   }
 
   const latencies: number[] = [];
@@ -83,17 +96,22 @@ try {
     const t0 = performance.now();
     const sent = await issue(request(i));
     latencies.push(performance.now() - t0);
-    const estado = sent.status < 400 || sent.status === 503 ? (sent.body.estado ?? `HTTP ${sent.status}`) : `HTTP ${sent.status} ${sent.body.code ?? ""}`.trim();
+    const estado =
+      sent.status < 400 || sent.status === 503
+        ? (sent.body.estado ?? `HTTP ${sent.status}`)
+        : `HTTP ${sent.status} ${sent.body.code ?? ""}`.trim();
     estados.set(estado, (estados.get(estado) ?? 0) + 1);
     for (const name of Object.keys(phases) as (keyof typeof phases)[]) phases[name].push(sent.phases[name] ?? 0);
-    if (sent.phases.storage === undefined || sent.phases.transmit === undefined) throw new Error(`no Server-Timing storage/transmit in the answer (HTTP ${sent.status})`);
+    if (sent.phases.storage === undefined || sent.phases.transmit === undefined)
+      throw new Error(`no Server-Timing storage/transmit in the answer (HTTP ${sent.status})`);
   }
   const elapsed = performance.now() - started;
   await revokeKey(stack.workerUrl, stack.adminSecret, setup.keyId);
   const outcomes = [...estados].map(([k, v]) => `${k} ${v}`).join(", ");
   console.log(`issue E31 outcomes: ${outcomes} (of ${N})`);
   // A receipt still En Proceso, in contingency or rejected took another path: its time is not an issue's.
-  if (estados.get("Aceptado") !== N) throw new Error(`refusing to measure: not every receipt was Aceptado (${outcomes})`);
+  if (estados.get("Aceptado") !== N)
+    throw new Error(`refusing to measure: not every receipt was Aceptado (${outcomes})`);
 
   // The same document in this process: validation, then XML and the signature.
   const key = await importSigningKey(identity.pkcs8);
@@ -139,8 +157,16 @@ try {
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
   const after = { d1: mean(phases["rt-d1"]), ledger: mean(phases["rt-ledger"]), r2: mean(phases["rt-r2"]) };
   const total = (t: { d1: number; ledger: number; r2: number }) => t.d1 + t.ledger + t.r2;
-  report("issue E31 storage round trips per receipt, before (D1 ledger, counted on its code path)", total(ROUND_TRIPS_BEFORE), "round trips");
-  report("issue E31 storage round trips per receipt, now (D1 + ledger RPCs + R2, counted by the worker)", total(after), "round trips");
+  report(
+    "issue E31 storage round trips per receipt, before (D1 ledger, counted on its code path)",
+    total(ROUND_TRIPS_BEFORE),
+    "round trips",
+  );
+  report(
+    "issue E31 storage round trips per receipt, now (D1 + ledger RPCs + R2, counted by the worker)",
+    total(after),
+    "round trips",
+  );
   report("issue E31 of which D1 (directory reads)", after.d1, "round trips");
   report("issue E31 of which ledger RPCs (number, record, each state change)", after.ledger, "round trips");
   report("issue E31 of which R2", after.r2, "round trips");

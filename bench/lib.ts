@@ -10,9 +10,27 @@ export function benchE31(i: number) {
       Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente de Prueba SRL" },
     },
     DetallesItems: [
-      { IndicadorFacturacion: "1", NombreItem: `Servicio ${i}`, IndicadorBienoServicio: "2", CantidadItem: "1", PrecioUnitarioItem: "1000.00" },
-      { IndicadorFacturacion: "1", NombreItem: "Producto A", IndicadorBienoServicio: "1", CantidadItem: "3", PrecioUnitarioItem: "250.50" },
-      { IndicadorFacturacion: "4", NombreItem: "Producto exento", IndicadorBienoServicio: "1", CantidadItem: "2", PrecioUnitarioItem: "99.99" },
+      {
+        IndicadorFacturacion: "1",
+        NombreItem: `Servicio ${i}`,
+        IndicadorBienoServicio: "2",
+        CantidadItem: "1",
+        PrecioUnitarioItem: "1000.00",
+      },
+      {
+        IndicadorFacturacion: "1",
+        NombreItem: "Producto A",
+        IndicadorBienoServicio: "1",
+        CantidadItem: "3",
+        PrecioUnitarioItem: "250.50",
+      },
+      {
+        IndicadorFacturacion: "4",
+        NombreItem: "Producto exento",
+        IndicadorBienoServicio: "1",
+        CantidadItem: "2",
+        PrecioUnitarioItem: "99.99",
+      },
     ],
   };
 }
@@ -78,13 +96,18 @@ export function cpuByRole(): Map<string, number> {
       // Fields after the parenthesised command: state, ppid, … utime (14th field), stime (15th).
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      processes.set(Number(pid), { parent: Number(fields[1]), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ, command });
+      processes.set(Number(pid), {
+        parent: Number(fields[1]),
+        ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ,
+        command,
+      });
     } catch {
       // ended meanwhile
     }
   }
   const ours = (pid: number): boolean => {
-    for (let p = pid, hops = 0; p > 1 && hops < 10; p = processes.get(p)?.parent ?? 0, hops++) if (p === process.pid) return true;
+    for (let p = pid, hops = 0; p > 1 && hops < 10; p = processes.get(p)?.parent ?? 0, hops++)
+      if (p === process.pid) return true;
     return false;
   };
   for (const [pid, { ms, command }] of processes) {

@@ -34,8 +34,14 @@ try {
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
-  await stack.admin("PUT", `/admin/companies/${company.id}/sequences/32`, { rangeFrom: 1, rangeTo: 1_000_000, expiresOn: "2099-12-31" });
-  const device = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Bench" });
+  await stack.admin("PUT", `/admin/companies/${company.id}/sequences/32`, {
+    rangeFrom: 1,
+    rangeTo: 1_000_000,
+    expiresOn: "2099-12-31",
+  });
+  const device = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+    name: "Bench",
+  });
 
   const bundle = await build({
     entryPoints: [fileURLToPath(import.meta.resolve("@ecf/pos-client/test-support/bench-page"))],
@@ -53,13 +59,18 @@ try {
     setup(code: string, n: number): Promise<void>;
     issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: number[] }>;
     syncAll(): Promise<{ ms: number; sent: number; rejected: number; requests: number; pingMs: number }>;
-    settleAll(windowMs: number): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }>;
+    settleAll(
+      windowMs: number,
+    ): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }>;
   };
   const bench = <K extends keyof Bench>(name: K, ...args: Parameters<Bench[K]>) =>
-    page.evaluate(([n, a]) => (globalThis as unknown as { posBench: Record<string, (...x: unknown[]) => unknown> }).posBench[n as string]!(...(a as unknown[])), [
-      name,
-      args,
-    ] as const) as ReturnType<Bench[K]>;
+    page.evaluate(
+      ([n, a]) =>
+        (globalThis as unknown as { posBench: Record<string, (...x: unknown[]) => unknown> }).posBench[n as string]!(
+          ...(a as unknown[]),
+        ),
+      [name, args] as const,
+    ) as ReturnType<Bench[K]>;
 
   await bench("setup", device.pairingCode, RECEIPTS);
   const { issueMs, rawSignMs } = await bench("issueMany", RECEIPTS);

@@ -29,7 +29,9 @@ async function samples(fn: () => unknown): Promise<number[]> {
 const reference = await samples(() => ecfToXml(document));
 report("reference: ecfToXml of the same E31 (10 lines) p50", percentile(reference, 50), "ms");
 for (const layout of ["a4", "letter", "roll80"] as const) {
-  const times = await samples(() => renderReceiptPdf(json, { securityCode: "ABC123", fechaHoraFirma: "01-04-2025 10:00:00", timbreUrl, layout }));
+  const times = await samples(() =>
+    renderReceiptPdf(json, { securityCode: "ABC123", fechaHoraFirma: "01-04-2025 10:00:00", timbreUrl, layout }),
+  );
   report(`PDF ${layout} E31 (10 lines) p50`, percentile(times, 50), "ms");
   report(`PDF ${layout} E31 (10 lines) p99`, percentile(times, 99), "ms");
   report(`PDF ${layout} p50 vs ecfToXml p50`, percentile(times, 50) / percentile(reference, 50), "x");

@@ -9,8 +9,12 @@ import { root } from "../scripts/lib.mjs";
 
 /** The directory holding `revision`, installed; throws when git does not know the revision (a shallow clone). */
 export function referenceTree(revision: string): string {
-  const commit = spawnSync("git", ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`], { cwd: root, encoding: "utf8" });
-  if (commit.status !== 0) throw new Error(`git does not know ${revision} here (a shallow clone?): fetch the full history`);
+  const commit = spawnSync("git", ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  if (commit.status !== 0)
+    throw new Error(`git does not know ${revision} here (a shallow clone?): fetch the full history`);
   const sha = commit.stdout.trim();
   const dir = join(root, "node_modules", ".cache", "ecf-reference", sha);
   const ready = join(dir, ".installed");
@@ -19,7 +23,11 @@ export function referenceTree(revision: string): string {
   mkdirSync(dir, { recursive: true });
   console.log(`installing ${revision} (${sha.slice(0, 12)}) in ${dir} for the reference figures…`);
   const run = (command: string, args: string[]) => {
-    const r = spawnSync(command, args, { cwd: dir, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CI: "true" } });
+    const r = spawnSync(command, args, {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, CI: "true" },
+    });
     if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed in ${dir} (exit ${r.status})`);
   };
   run("sh", ["-c", `git -C '${root}' archive --format=tar ${sha} | tar -x -f -`]);

@@ -32,7 +32,8 @@ for (const [label, size] of [
   const xml = ecfOfSize(size);
   const bytes = encoder.encode(xml);
   const signed = await signEcfXml(xml, key, identity.certificateDer);
-  if (signed !== (await signXml(xml, key, identity.certificateDer))) throw new Error("fast path and xmldsigjs disagree");
+  if (signed !== (await signXml(xml, key, identity.certificateDer)))
+    throw new Error("fast path and xmldsigjs disagree");
   if (!(await verifyXml(signed)).ok) throw new Error("signature does not verify");
 
   // Interleaved rounds, best of each: the machine is shared, and a ratio of two figures taken

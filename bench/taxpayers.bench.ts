@@ -39,10 +39,14 @@ const stack = await startLocalStack({ frozen: true });
 /** Runs the CLI on a zip: its wall time, its peak resident memory (Linux's VmHWM), and a check that every row arrived. */
 async function runImport(zip: string, rows: number) {
   const started = performance.now();
-  const cli = spawn(process.execPath, [`--max-old-space-size=${CLI_HEAP_MB}`, join(root, "scripts", "admin.mjs"), "taxpayers:import", "--file", zip], {
-    cwd: root,
-    env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
-  });
+  const cli = spawn(
+    process.execPath,
+    [`--max-old-space-size=${CLI_HEAP_MB}`, join(root, "scripts", "admin.mjs"), "taxpayers:import", "--file", zip],
+    {
+      cwd: root,
+      env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
+    },
+  );
   let stdout = "";
   let stderr = "";
   cli.stdout.on("data", (d) => (stdout += d));
@@ -68,8 +72,12 @@ try {
   const small = await runImport(smallFile, Math.floor(N / 50));
   const large = await runImport(file, N);
 
-  console.log(`taxpayer registry import ${N} rows: ${large.seconds.toFixed(1)} s (${Math.round(N / large.seconds)} rows/s)`);
-  console.log(`taxpayer registry read+parse alone ${N} rows: ${readSeconds.toFixed(1)} s (${Math.round(N / readSeconds)} rows/s)`);
+  console.log(
+    `taxpayer registry import ${N} rows: ${large.seconds.toFixed(1)} s (${Math.round(N / large.seconds)} rows/s)`,
+  );
+  console.log(
+    `taxpayer registry read+parse alone ${N} rows: ${readSeconds.toFixed(1)} s (${Math.round(N / readSeconds)} rows/s)`,
+  );
   report("taxpayer registry import vs read+parse alone", large.seconds / readSeconds, "×");
   report("taxpayer registry zip", sample.uncompressedBytes / 1e6, "MB uncompressed");
   report(`taxpayer registry CLI peak RSS, ${N} rows`, large.peakKb / 1024, `MB (heap capped at ${CLI_HEAP_MB} MB)`);
@@ -82,7 +90,11 @@ try {
       headers: { Authorization: `Bearer ${stack.adminSecret}`, "Content-Type": "application/json" },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<Record<string, string>>);
-  const company = await admin("/admin/companies", { rnc: "131880681", legalName: "Bench Comercial SRL", dgiiEnvironment: "testecf" });
+  const company = await admin("/admin/companies", {
+    rnc: "131880681",
+    legalName: "Bench Comercial SRL",
+    dgiiEnvironment: "testecf",
+  });
   const key = await admin("/admin/keys", { ownerType: "company", ownerId: company.id, kind: "test" });
   const login = await fetch(`${stack.workerUrl}/login`, {
     method: "POST",
@@ -95,10 +107,13 @@ try {
   for (let k = 0; k < LOOKUPS; k++) {
     const expected = sampleTaxpayer((k * 7919) % N);
     let t = performance.now();
-    const res = await fetch(`${stack.workerUrl}/contribuyentes/${expected.rnc}`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(`${stack.workerUrl}/contribuyentes/${expected.rnc}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     const body = (await res.json()) as { legalName?: string };
     lookups.push(performance.now() - t);
-    if (body.legalName !== expected.legalName) throw new Error(`lookup of ${expected.rnc} answered ${JSON.stringify(body)}`);
+    if (body.legalName !== expected.legalName)
+      throw new Error(`lookup of ${expected.rnc} answered ${JSON.stringify(body)}`);
     t = performance.now();
     await (await fetch(`${stack.workerUrl}/health`)).arrayBuffer();
     health.push(performance.now() - t);

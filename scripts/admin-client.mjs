@@ -13,17 +13,27 @@ const { createClient, ProblemError } = await import("@ecf/client");
 // For the other plain Node scripts (the seed), which import this module first.
 export { createClient, ProblemError };
 
-export function adminClient(baseUrl = process.env.WORKER_URL ?? "http://127.0.0.1:8787", secret = process.env.ADMIN_SECRET ?? devVar("ADMIN_SECRET")) {
+export function adminClient(
+  baseUrl = process.env.WORKER_URL ?? "http://127.0.0.1:8787",
+  secret = process.env.ADMIN_SECRET ?? devVar("ADMIN_SECRET"),
+) {
   const api = createClient({ baseUrl, credentials: { adminSecret: secret } });
   async function request(method, path, body) {
     // A Blob (a CSV file) goes as it is, with its own type as Content-Type; a FormData with fetch's.
     const headers = body instanceof Blob ? { "Content-Type": body.type || "application/octet-stream" } : undefined;
     let answer;
     try {
-      answer = await api.request(method.toLowerCase(), path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}), parseAs: "text" });
+      answer = await api.request(method.toLowerCase(), path, {
+        ...(body === undefined ? {} : { body }),
+        ...(headers ? { headers } : {}),
+        parseAs: "text",
+      });
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
-      throw Object.assign(new Error(`${method} ${path} → ${error.status}: ${error.detail || error.title}`), { status: error.status, body: error.body });
+      throw Object.assign(new Error(`${method} ${path} → ${error.status}: ${error.detail || error.title}`), {
+        status: error.status,
+        body: error.body,
+      });
     }
     const { data, error, response } = answer;
     const text = response.ok ? data : error;
@@ -33,7 +43,11 @@ export function adminClient(baseUrl = process.env.WORKER_URL ?? "http://127.0.0.
     } catch {
       json = text;
     }
-    if (!response.ok) throw Object.assign(new Error(`${method} ${path} → ${response.status}: ${json?.detail ?? text}`), { status: response.status, body: json });
+    if (!response.ok)
+      throw Object.assign(new Error(`${method} ${path} → ${response.status}: ${json?.detail ?? text}`), {
+        status: response.status,
+        body: json,
+      });
     return json;
   }
   return {

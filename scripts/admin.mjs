@@ -16,7 +16,11 @@ function profileOptions(o) {
 }
 
 const COMMANDS = {
-  "companies:list": ["List issuers", ["[--rnc R]"], (api, o) => api.get(`/admin/companies${o.rnc ? `?registryNumber=${o.rnc}` : ""}`)],
+  "companies:list": [
+    "List issuers",
+    ["[--rnc R]"],
+    (api, o) => api.get(`/admin/companies${o.rnc ? `?registryNumber=${o.rnc}` : ""}`),
+  ],
   "companies:create": [
     "Create an issuer (--address is DireccionEmisor, required on every e-CF it signs)",
     [
@@ -77,25 +81,50 @@ const COMMANDS = {
   "sequences:set": [
     "Register an authorised e-NCF range",
     ["--id", "--tipo 31", "--from N", "--to N", "--expires yyyy-MM-dd"],
-    (api, o) => api.put(`/admin/companies/${o.id}/sequences/${o.tipo}`, { rangeFrom: Number(o.from), rangeTo: Number(o.to), expiresOn: o.expires }),
+    (api, o) =>
+      api.put(`/admin/companies/${o.id}/sequences/${o.tipo}`, {
+        rangeFrom: Number(o.from),
+        rangeTo: Number(o.to),
+        expiresOn: o.expires,
+      }),
   ],
   "partners:create": ["Create a partner", ["--name"], (api, o) => api.post("/admin/partners", { name: o.name })],
-  "partners:list": ["List partners and the issuers each serves", ["[--name N]"], (api, o) => api.get(`/admin/partners${o.name ? `?name=${encodeURIComponent(o.name)}` : ""}`)],
-  "partners:link": ["Let a partner act for an issuer", ["--partner ID", "--company ID"], (api, o) => api.post(`/admin/partners/${o.partner}/companies`, { companyId: o.company })],
+  "partners:list": [
+    "List partners and the issuers each serves",
+    ["[--name N]"],
+    (api, o) => api.get(`/admin/partners${o.name ? `?name=${encodeURIComponent(o.name)}` : ""}`),
+  ],
+  "partners:link": [
+    "Let a partner act for an issuer",
+    ["--partner ID", "--company ID"],
+    (api, o) => api.post(`/admin/partners/${o.partner}/companies`, { companyId: o.company }),
+  ],
   "keys:create": [
     "Create an API key (key and secret are shown once)",
     ["--owner-type company|partner", "--owner ID", "[--kind test|live]"],
     (api, o) => api.post("/admin/keys", { ownerType: o["owner-type"], ownerId: o.owner, kind: o.kind ?? "test" }),
   ],
-  "keys:list": ["List keys", ["[--owner ID]"], (api, o) => api.get(`/admin/keys${o.owner ? `?ownerId=${o.owner}` : ""}`)],
-  "keys:rotate": ["Replace a key (the old one is revoked)", ["--id"], (api, o) => api.post(`/admin/keys/${o.id}/rotate`)],
+  "keys:list": [
+    "List keys",
+    ["[--owner ID]"],
+    (api, o) => api.get(`/admin/keys${o.owner ? `?ownerId=${o.owner}` : ""}`),
+  ],
+  "keys:rotate": [
+    "Replace a key (the old one is revoked)",
+    ["--id"],
+    (api, o) => api.post(`/admin/keys/${o.id}/rotate`),
+  ],
   "keys:revoke": ["Revoke a key", ["--id"], (api, o) => api.post(`/admin/keys/${o.id}/revoke`)],
   "devices:create": [
     "Create a point-of-sale device (prints its one-time pairing code)",
     ["--company ID", "--name NAME"],
     (api, o) => api.post(`/admin/companies/${o.company}/devices`, { name: o.name }),
   ],
-  "devices:revoke": ["Revoke a device (its token stops at once; it deletes its key)", ["--id"], (api, o) => api.post(`/admin/devices/${o.id}/revoke`)],
+  "devices:revoke": [
+    "Revoke a device (its token stops at once; it deletes its key)",
+    ["--id"],
+    (api, o) => api.post(`/admin/devices/${o.id}/revoke`),
+  ],
   "devices:update": [
     "Change a till's settings: whether its cashiers may change prices",
     ["--company ID", "--id DEVICE", "--can-edit-prices true|false"],
@@ -119,9 +148,17 @@ const COMMANDS = {
   "taxpayers:import": [
     "Import DGII's taxpayer registry (DGII_RNC.zip as DGII publishes it), replacing the previous import at once; progress on stderr",
     ["--file PATH", "[--chunk ROWS]"],
-    (api, o) => importTaxpayerRegistry(api, o.file, { ...(o.chunk ? { chunkRows: Number(o.chunk) } : {}), report: (line) => console.error(line) }),
+    (api, o) =>
+      importTaxpayerRegistry(api, o.file, {
+        ...(o.chunk ? { chunkRows: Number(o.chunk) } : {}),
+        report: (line) => console.error(line),
+      }),
   ],
-  "taxpayers:status": ["The taxpayer registry lookups answer from (rows, importedAt) and the latest imports", [], (api) => api.get("/admin/taxpayers")],
+  "taxpayers:status": [
+    "The taxpayer registry lookups answer from (rows, importedAt) and the latest imports",
+    [],
+    (api) => api.get("/admin/taxpayers"),
+  ],
   "ledger:migrate": [
     "Move every issuer's ledger (or one, --id) from the D1 tables of API 1.7 into its Durable Objects; safe to run again",
     ["[--id ID]"],
@@ -146,7 +183,8 @@ function parseOptions(specs, args) {
 
 function usage() {
   console.log("Usage: npm run admin -- <command> [--option value …]\n");
-  for (const [name, [description, options]] of Object.entries(COMMANDS)) console.log(`  ${name.padEnd(20)} ${description}  ${options.join(" ")}`);
+  for (const [name, [description, options]] of Object.entries(COMMANDS))
+    console.log(`  ${name.padEnd(20)} ${description}  ${options.join(" ")}`);
 }
 
 const [command, ...rest] = process.argv.slice(2);

@@ -7,7 +7,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 export async function importProducts(api, companyId, file) {
   const csv = readFileSync(file);
   try {
-    return await api.post(`/admin/companies/${companyId}/products/import`, new Blob([csv], { type: "text/csv; charset=utf-8" }));
+    return await api.post(
+      `/admin/companies/${companyId}/products/import`,
+      new Blob([csv], { type: "text/csv; charset=utf-8" }),
+    );
   } catch (error) {
     if (error.status !== 422 || !Array.isArray(error.body?.errors)) throw error;
     throw Object.assign(new Error(importReport(file, error.body)), { status: 422 });
@@ -17,8 +20,10 @@ export async function importProducts(api, companyId, file) {
 /** The server's 422 as a person reads it: the file, then one line per problem in line order. */
 export function importReport(file, problem) {
   const lines = [`${file}: nothing was imported. ${problem.detail}`];
-  for (const e of problem.errors) lines.push(`  line ${e.line}${e.column ? `, ${e.column}` : ""}: ${e.detail ?? e.message}`);
-  if (problem.problemCount > problem.errors.length) lines.push(`  … and ${problem.problemCount - problem.errors.length} more problem(s)`);
+  for (const e of problem.errors)
+    lines.push(`  line ${e.line}${e.column ? `, ${e.column}` : ""}: ${e.detail ?? e.message}`);
+  if (problem.problemCount > problem.errors.length)
+    lines.push(`  … and ${problem.problemCount - problem.errors.length} more problem(s)`);
   return lines.join("\n");
 }
 

@@ -102,7 +102,14 @@ async function main(): Promise<number> {
         file: options.file,
         out: options.out,
         renewExpired: options.renewExpired,
-        ...(options.p12 ? { p12: { bytes: new Uint8Array(readFileSync(options.p12)), password: process.env.CERTIFY_P12_PASSWORD ?? "" } } : {}),
+        ...(options.p12
+          ? {
+              p12: {
+                bytes: new Uint8Array(readFileSync(options.p12)),
+                password: process.env.CERTIFY_P12_PASSWORD ?? "",
+              },
+            }
+          : {}),
         log: (line) => console.log(line),
       },
     );
@@ -110,7 +117,9 @@ async function main(): Promise<number> {
     const counts = new Map<string, number>();
     for (const o of outcomes) counts.set(o.estado, (counts.get(o.estado) ?? 0) + 1);
     const good = outcomes.filter((o) => o.ok).length;
-    console.log(`\n${good}/${outcomes.length} accepted · ${[...counts].map(([k, v]) => `${k}: ${v}`).join(", ")} · signed XML in ${options.out}`);
+    console.log(
+      `\n${good}/${outcomes.length} accepted · ${[...counts].map(([k, v]) => `${k}: ${v}`).join(", ")} · signed XML in ${options.out}`,
+    );
     return good === outcomes.length ? 0 : 1;
   } finally {
     if (stack) await stack.stop();

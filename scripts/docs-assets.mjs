@@ -25,7 +25,10 @@ export function assetsDirectory() {
 /** @scalar/api-reference's folder, resolved from the worker whose dependency it is (its exports hide package.json). */
 function scalarPackageDirectory() {
   let dir = dirname(createRequire(join(root, "worker", "package.json")).resolve("@scalar/api-reference"));
-  while (!existsSync(join(dir, "package.json")) || JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name !== "@scalar/api-reference") {
+  while (
+    !existsSync(join(dir, "package.json")) ||
+    JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name !== "@scalar/api-reference"
+  ) {
     if (dirname(dir) === dir) throw new Error("@scalar/api-reference is not installed: run npm install");
     dir = dirname(dir);
   }

@@ -42,14 +42,21 @@ async function openapiTypes(doc: Json): Promise<string> {
 
 /** "POST /fe/recepcion/ecf"-style keys of the operations whose parameters include an Idempotency-Key header. */
 function idempotentOperations(doc: Json): string[] {
-  const resolve = (p: Json): Json => (typeof p.$ref === "string" ? (doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p) : p);
+  const resolve = (p: Json): Json =>
+    typeof p.$ref === "string"
+      ? (doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p)
+      : p;
   const keys: string[] = [];
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
       if (!op) continue;
-      const parameters = [...((item.parameters as Json[] | undefined) ?? []), ...((op.parameters as Json[] | undefined) ?? [])].map(resolve);
-      if (parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "idempotency-key")) keys.push(`${method.toUpperCase()} ${path}`);
+      const parameters = [
+        ...((item.parameters as Json[] | undefined) ?? []),
+        ...((op.parameters as Json[] | undefined) ?? []),
+      ].map(resolve);
+      if (parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "idempotency-key"))
+        keys.push(`${method.toUpperCase()} ${path}`);
     }
   }
   return keys.sort();

@@ -7,7 +7,17 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
-import { applyMigrations, freePort, freshSecrets, root, stopChildren, waitForUrl, wranglerBin, wranglerDevArgs, wranglerEnv } from "./lib.mjs";
+import {
+  applyMigrations,
+  freePort,
+  freshSecrets,
+  root,
+  stopChildren,
+  waitForUrl,
+  wranglerBin,
+  wranglerDevArgs,
+  wranglerEnv,
+} from "./lib.mjs";
 
 export interface StackOptions {
   /** Sandbox "processing" time before a track id has its result (default: the sandbox's 300 ms). */
@@ -48,7 +58,11 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   };
   try {
-    sandbox = await startSandbox({ port: 0, smtpPort: 0, ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}) });
+    sandbox = await startSandbox({
+      port: 0,
+      smtpPort: 0,
+      ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}),
+    });
     applyMigrations(persistDir, { quiet: true });
 
     const secrets = freshSecrets();
@@ -61,18 +75,26 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     };
     let entry: string[] = [];
     if (bundleDir) {
-      const bundle = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", bundleDir, "-c", "wrangler.toml"], { cwd: root, env: wranglerEnv, encoding: "utf8" });
+      const bundle = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", bundleDir, "-c", "wrangler.toml"], {
+        cwd: root,
+        env: wranglerEnv,
+        encoding: "utf8",
+      });
       if (bundle.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${bundle.stdout}\n${bundle.stderr}`);
       // The bundle and any additional modules as they are; nothing to rebuild.
       entry = [join(bundleDir, "index.js"), "--no-bundle"];
     }
     const [port, inspector] = [await freePort(), await freePort()];
-    worker = spawn(wranglerBin, wranglerDevArgs({ entry, port, inspectorPort: inspector, persistTo: persistDir, vars }), {
-      cwd: root,
-      env: wranglerEnv,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    worker = spawn(
+      wranglerBin,
+      wranglerDevArgs({ entry, port, inspectorPort: inspector, persistTo: persistDir, vars }),
+      {
+        cwd: root,
+        env: wranglerEnv,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const keep = (d: Buffer) => {
       output = (output + d).slice(-20_000);
       if (options.logFile) appendFileSync(options.logFile, d);

@@ -28,7 +28,9 @@ const packages = missing.map((cmd) => {
 });
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 if (!isRoot) {
-  console.error(`Missing system tools: ${missing.join(", ")}. Install them with: sudo apt-get install -y ${packages.join(" ")}`);
+  console.error(
+    `Missing system tools: ${missing.join(", ")}. Install them with: sudo apt-get install -y ${packages.join(" ")}`,
+  );
   process.exit(1);
 }
 console.log(`Installing ${packages.join(" ")} with apt-get…`);

@@ -19,18 +19,68 @@ import { credentialsFileFor, explainUnreachable, root, runningCopy } from "./lib
 const TYPES = ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"];
 // DireccionEmisor is required in every e-CF: each demo issuer has an address.
 const DEMO_COMPANIES = [
-  { name: "Demo Comercial SRL", tradeName: "Demo Comercial", registryNumber: "131880681", address: "Av. Winston Churchill 1099", province: "010000", municipality: "010100" },
-  { name: "Segunda Demo SRL", tradeName: "Segunda Demo", registryNumber: "130000002", address: "Calle del Sol 45", province: "250000", municipality: "250100" },
+  {
+    name: "Demo Comercial SRL",
+    tradeName: "Demo Comercial",
+    registryNumber: "131880681",
+    address: "Av. Winston Churchill 1099",
+    province: "010000",
+    municipality: "010100",
+  },
+  {
+    name: "Segunda Demo SRL",
+    tradeName: "Segunda Demo",
+    registryNumber: "130000002",
+    address: "Calle del Sol 45",
+    province: "250000",
+    municipality: "250100",
+  },
 ];
 const DEMO_PARTNER = "Demo Software House SRL";
 const CERTIFICATE_PASSWORD = "demo1234";
 /** A till sells only inside a cashier's shift: the demo issuer has one cashier and a few products. */
 const DEMO_CASHIER = { name: "Cajero Demo", pin: "123456" };
 const DEMO_PRODUCTS = [
-  { code: "CAFE-1LB", barcodes: ["7460000000017"], name: "Café molido 1 lb", price: "295.00", priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" },
-  { code: "ARROZ-5LB", barcodes: ["7460000000024"], name: "Arroz selecto 5 lb", price: "210.00", priceIncludesItbis: false, itbisRate: "exempt", unit: "43", kind: "good" },
-  { code: "AGUA-GAL", barcodes: ["7460000000031"], name: "Agua purificada galón", price: "75.00", priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" },
-  { code: "DELIVERY", barcodes: [], name: "Servicio de entrega", price: "100.00", priceIncludesItbis: false, itbisRate: "18", unit: "43", kind: "service" },
+  {
+    code: "CAFE-1LB",
+    barcodes: ["7460000000017"],
+    name: "Café molido 1 lb",
+    price: "295.00",
+    priceIncludesItbis: true,
+    itbisRate: "18",
+    unit: "43",
+    kind: "good",
+  },
+  {
+    code: "ARROZ-5LB",
+    barcodes: ["7460000000024"],
+    name: "Arroz selecto 5 lb",
+    price: "210.00",
+    priceIncludesItbis: false,
+    itbisRate: "exempt",
+    unit: "43",
+    kind: "good",
+  },
+  {
+    code: "AGUA-GAL",
+    barcodes: ["7460000000031"],
+    name: "Agua purificada galón",
+    price: "75.00",
+    priceIncludesItbis: true,
+    itbisRate: "18",
+    unit: "43",
+    kind: "good",
+  },
+  {
+    code: "DELIVERY",
+    barcodes: [],
+    name: "Servicio de entrega",
+    price: "100.00",
+    priceIncludesItbis: false,
+    itbisRate: "18",
+    unit: "43",
+    kind: "service",
+  },
 ];
 /** A demo certificate closer than this to its expiry is replaced. */
 const CERTIFICATE_RENEW_MS = 30 * 86_400_000;
@@ -40,7 +90,12 @@ async function ensureCompany(api, input) {
   const existing = companies[0];
   if (!existing) return api.post("/admin/companies", { ...input, dgiiServer: "testecf", invoiceLimitPerMonth: 10_000 });
   // An issuer seeded before it had an address (or edited since) gets its demo profile back.
-  const profile = { tradeName: input.tradeName, address: input.address, province: input.province, municipality: input.municipality };
+  const profile = {
+    tradeName: input.tradeName,
+    address: input.address,
+    province: input.province,
+    municipality: input.municipality,
+  };
   const stale = Object.entries(profile).filter(([k, v]) => existing[k] !== v);
   return stale.length ? api.patch(`/admin/companies/${existing.id}`, Object.fromEntries(stale)) : existing;
 }
@@ -54,7 +109,11 @@ async function ensureCertificate(api, company, now, savedPem) {
   const notAfter = company.signatureExpirationDate ? Date.parse(company.signatureExpirationDate) : 0;
   if (savedPem && notAfter - now.getTime() > CERTIFICATE_RENEW_MS) return savedPem;
   const form = new FormData();
-  const p12 = generateTestP12({ commonName: `${company.name} (demo)`, serialNumber: company.registryNumber, password: CERTIFICATE_PASSWORD });
+  const p12 = generateTestP12({
+    commonName: `${company.name} (demo)`,
+    serialNumber: company.registryNumber,
+    password: CERTIFICATE_PASSWORD,
+  });
   form.set("file", new File([p12], `${company.registryNumber}-demo.p12`, { type: "application/x-pkcs12" }));
   form.set("password", CERTIFICATE_PASSWORD);
   await api.put(`/admin/companies/${company.id}/certificate`, form);
@@ -69,7 +128,8 @@ export async function registerSigners(sandboxUrl, certificates) {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ rnc, certificates: [pem] }),
     });
-    if (!answer.ok) throw new Error(`the DGII sandbox at ${sandboxUrl} refused the signers of ${rnc}: HTTP ${answer.status}`);
+    if (!answer.ok)
+      throw new Error(`the DGII sandbox at ${sandboxUrl} refused the signers of ${rnc}: HTTP ${answer.status}`);
   }
 }
 
@@ -100,7 +160,9 @@ async function ensureKey(api, baseUrl, ownerType, ownerId, saved) {
     if (loggedIn) return saved;
   }
   const oldest = live.sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
-  const key = oldest ? await api.post(`/admin/keys/${oldest.id}/rotate`) : await api.post("/admin/keys", { ownerType, ownerId, kind: "test" });
+  const key = oldest
+    ? await api.post(`/admin/keys/${oldest.id}/rotate`)
+    : await api.post("/admin/keys", { ownerType, ownerId, kind: "test" });
   return { keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret };
 }
 
@@ -113,7 +175,11 @@ export function readSaved(stateFile) {
 }
 
 /** Seeds the running worker at `baseUrl`; returns the demo credentials. */
-export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-credentials.json"), { adminSecret, sandboxUrl } = {}) {
+export async function seed(
+  baseUrl,
+  stateFile = join(root, ".wrangler", "demo-credentials.json"),
+  { adminSecret, sandboxUrl } = {},
+) {
   const api = adminClient(baseUrl, ...(adminSecret ? [adminSecret] : []));
   const saved = readSaved(stateFile);
   if (saved.worker && saved.worker !== baseUrl)
@@ -129,9 +195,18 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
   for (const company of companies) {
     for (const tipo of TYPES) {
       // Registering the same range again keeps the next number: harmless on a second run.
-      await api.put(`/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 9_999_999, expiresOn: "2028-12-31" });
+      await api.put(`/admin/companies/${company.id}/sequences/${tipo}`, {
+        rangeFrom: 1,
+        rangeTo: 9_999_999,
+        expiresOn: "2028-12-31",
+      });
     }
-    certificates[company.registryNumber] = await ensureCertificate(api, company, now, saved.certificates?.[company.registryNumber]);
+    certificates[company.registryNumber] = await ensureCertificate(
+      api,
+      company,
+      now,
+      saved.certificates?.[company.registryNumber],
+    );
   }
   if (sandboxUrl) await registerSigners(sandboxUrl, certificates);
   const [main] = companies;
@@ -143,7 +218,12 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
   const state = {
     worker: baseUrl,
     company: { rnc: main.registryNumber, companyId: main.id, ...pickKey(companyKey) },
-    partner: { id: partner.id, name: partner.name, issuers: companies.map((c) => c.registryNumber), ...pickKey(partnerKey) },
+    partner: {
+      id: partner.id,
+      name: partner.name,
+      issuers: companies.map((c) => c.registryNumber),
+      ...pickKey(partnerKey),
+    },
     // The demo certificates' PEM: the sandbox is told again on every run who signs for each RNC.
     certificates,
   };
@@ -151,8 +231,19 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
   writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   return {
     worker: baseUrl,
-    company: { id: main.id, rnc: main.registryNumber, name: main.name, apiKey: companyKey.apiKey, apiSecret: companyKey.apiSecret },
-    partner: { name: partner.name, apiKey: partnerKey.apiKey, apiSecret: partnerKey.apiSecret, issuers: state.partner.issuers },
+    company: {
+      id: main.id,
+      rnc: main.registryNumber,
+      name: main.name,
+      apiKey: companyKey.apiKey,
+      apiSecret: companyKey.apiSecret,
+    },
+    partner: {
+      name: partner.name,
+      apiKey: partnerKey.apiKey,
+      apiSecret: partnerKey.apiSecret,
+      issuers: state.partner.issuers,
+    },
     certificatePassword: CERTIFICATE_PASSWORD,
     cashier: DEMO_CASHIER,
   };
@@ -162,7 +253,8 @@ export async function seed(baseUrl, stateFile = join(root, ".wrangler", "demo-cr
 async function ensureStore(baseUrl, key) {
   const issuer = createClient({ baseUrl, credentials: { apiKey: key.apiKey, apiSecret: key.apiSecret } });
   const { data: cashiers } = await issuer.GET("/cashiers");
-  if (!cashiers.cashiers.some((c) => c.name === DEMO_CASHIER.name)) await issuer.POST("/cashiers", { body: DEMO_CASHIER });
+  if (!cashiers.cashiers.some((c) => c.name === DEMO_CASHIER.name))
+    await issuer.POST("/cashiers", { body: DEMO_CASHIER });
   const { data: products } = await issuer.GET("/products", { params: { query: { limit: 100 } } });
   const codes = new Set(products.items.map((p) => p.code));
   for (const product of DEMO_PRODUCTS) if (!codes.has(product.code)) await issuer.POST("/products", { body: product });

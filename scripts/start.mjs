@@ -75,7 +75,10 @@ const startWorker = () =>
       persistTo: persist,
       inspectorPort: process.env.INSPECTOR_PORT || undefined,
       // wrangler.toml points the worker at the sandbox's and the SMTP sink's default ports.
-      vars: { ...(sandboxPort !== "8788" ? { DGII_SANDBOX_URL: SANDBOX_URL } : {}), ...(smtpPort !== "2525" ? { SMTP_PORT: smtpPort } : {}) },
+      vars: {
+        ...(sandboxPort !== "8788" ? { DGII_SANDBOX_URL: SANDBOX_URL } : {}),
+        ...(smtpPort !== "2525" ? { SMTP_PORT: smtpPort } : {}),
+      },
     }),
     { env: wranglerEnv },
   );
@@ -83,7 +86,11 @@ const startWorker = () =>
 /** DGII's directory (the sandbox's) lists the demo issuers as electronic receivers on this worker. */
 let demoReceivers;
 async function listDemoReceivers() {
-  const listed = await fetch(`${SANDBOX_URL}/__sandbox/directory`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(demoReceivers) });
+  const listed = await fetch(`${SANDBOX_URL}/__sandbox/directory`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(demoReceivers),
+  });
   if (!listed.ok) throw new Error(`the sandbox at ${SANDBOX_URL} refused the demo directory: HTTP ${listed.status}`);
 }
 
@@ -113,7 +120,9 @@ try {
     onUp: async (restarted) => {
       if (!restarted || !demoReceivers) return;
       await listDemoReceivers().catch((e) => console.error(`[sandbox] ${e.message}`));
-      await registerSigners(SANDBOX_URL, readSaved(credentialsFile).certificates ?? {}).catch((e) => console.error(`[sandbox] ${e.message}`));
+      await registerSigners(SANDBOX_URL, readSaved(credentialsFile).certificates ?? {}).catch((e) =>
+        console.error(`[sandbox] ${e.message}`),
+      );
     },
   });
   services.push(sandbox);

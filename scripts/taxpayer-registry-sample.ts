@@ -51,8 +51,33 @@ export interface WrittenSample {
   uncompressedBytes: number;
 }
 
-const COMPANY_WORDS = ["COMERCIAL", "INVERSIONES", "DISTRIBUIDORA", "FERRETERÍA", "FARMACIA", "COLMADO", "PANADERÍA", "SERVICIOS", "CONSTRUCTORA", "TRANSPORTE"];
-const SURNAMES = ["PEÑA", "MUÑOZ", "NÚÑEZ", "GARCÍA", "RODRÍGUEZ", "PÉREZ", "JIMÉNEZ", "SÁNCHEZ", "MARTÍNEZ", "CASTAÑOS", "BÁEZ", "ORTÍZ", "ALMÁNZAR"];
+const COMPANY_WORDS = [
+  "COMERCIAL",
+  "INVERSIONES",
+  "DISTRIBUIDORA",
+  "FERRETERÍA",
+  "FARMACIA",
+  "COLMADO",
+  "PANADERÍA",
+  "SERVICIOS",
+  "CONSTRUCTORA",
+  "TRANSPORTE",
+];
+const SURNAMES = [
+  "PEÑA",
+  "MUÑOZ",
+  "NÚÑEZ",
+  "GARCÍA",
+  "RODRÍGUEZ",
+  "PÉREZ",
+  "JIMÉNEZ",
+  "SÁNCHEZ",
+  "MARTÍNEZ",
+  "CASTAÑOS",
+  "BÁEZ",
+  "ORTÍZ",
+  "ALMÁNZAR",
+];
 const GIVEN = ["JOSÉ", "MARÍA", "ÁNGEL", "INÉS", "RAMÓN", "SOFÍA", "JESÚS", "LUCÍA", "ANDRÉS", "MONSERRAT"];
 const SUFFIXES = ["SRL", "SAS", "EIRL", "SA"];
 const ACTIVITIES = [
@@ -76,7 +101,8 @@ export function sampleTaxpayer(i: number, edition = ""): SampleTaxpayer {
   return {
     rnc: person ? String(40_200_000_000 + i) : String(101_000_000 + i),
     legalName,
-    tradeName: person || i % 4 === 1 ? null : `${COMPANY_WORDS[(i + 3) % COMPANY_WORDS.length]} LA ESQUINA DE ÑOÑO ${i}`,
+    tradeName:
+      person || i % 4 === 1 ? null : `${COMPANY_WORDS[(i + 3) % COMPANY_WORDS.length]} LA ESQUINA DE ÑOÑO ${i}`,
     activity: i % 11 === 10 ? null : ACTIVITIES[i % ACTIVITIES.length]!,
     status: i % 17 === 5 ? "SUSPENDIDO" : i % 23 === 7 ? "DADO DE BAJA" : "ACTIVO",
     paymentRegime: i % 13 === 12 ? null : "NORMAL",
@@ -86,7 +112,8 @@ export function sampleTaxpayer(i: number, edition = ""): SampleTaxpayer {
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
-const dgiiDate = (iso: string | null) => (iso ? `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}` : "00/00/0000");
+const dgiiDate = (iso: string | null) =>
+  iso ? `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}` : "00/00/0000";
 
 /** The line DGII's file holds for a taxpayer (names padded with runs of spaces, as in the real file). */
 export function registryLine(t: SampleTaxpayer, i: number): string {
@@ -113,7 +140,9 @@ function oddLineText(kind: OddLine, n: number): string[] {
     case "broken-record":
       return [`${oddRnc(n)}|COMERCIAL PARTIDA`, ` EN DOS LÍNEAS SRL||VENTA|CALLE 1|2|CENTRO||01/02/2003|ACTIVO|NORMAL`];
     case "pipe-in-name":
-      return [`${oddRnc(n)}|FERRETERÍA LA | BARRA SRL||VENTA DE PARTES Y PIEZAS|CALLE 2|3|CENTRO|8095550000|15/06/2010|ACTIVO|NORMAL`];
+      return [
+        `${oddRnc(n)}|FERRETERÍA LA | BARRA SRL||VENTA DE PARTES Y PIEZAS|CALLE 2|3|CENTRO|8095550000|15/06/2010|ACTIVO|NORMAL`,
+      ];
     case "bad-date":
       return [`${oddRnc(n)}|PANADERÍA FECHA RARA SRL||PANADERÍA|CALLE 3|4|CENTRO||2010-06-15|ACTIVO|NORMAL`];
     default: {
@@ -225,7 +254,11 @@ export async function writeSampleRegistryZip(file: string, options: SampleOption
  * test that needs buyers to look up (the till's browser tests): `sampleTaxpayer(i)` is then in
  * the registry for every i below `count`.
  */
-export async function importSampleRegistry(workerUrl: string, adminSecret: string, options: SampleOptions = {}): Promise<WrittenSample & { summary: ImportSummary }> {
+export async function importSampleRegistry(
+  workerUrl: string,
+  adminSecret: string,
+  options: SampleOptions = {},
+): Promise<WrittenSample & { summary: ImportSummary }> {
   const dir = mkdtempSync(join(tmpdir(), "ecf-registry-"));
   try {
     const written = await writeSampleRegistryZip(join(dir, "DGII_RNC.zip"), options);
@@ -240,11 +273,18 @@ function adminApi(workerUrl: string, adminSecret: string): AdminApi {
   const request = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${workerUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${adminSecret}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      headers: {
+        Authorization: `Bearer ${adminSecret}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const answer = await res.json();
-    if (!res.ok) throw Object.assign(new Error(`${method} ${path} → ${res.status}: ${answer?.detail ?? ""}`), { status: res.status, body: answer });
+    if (!res.ok)
+      throw Object.assign(new Error(`${method} ${path} → ${res.status}: ${answer?.detail ?? ""}`), {
+        status: res.status,
+        body: answer,
+      });
     return answer;
   };
   return { request, get: (path) => request("GET", path), post: (path, body) => request("POST", path, body) };

@@ -44,6 +44,17 @@ export interface ImportSummary {
 export const REGISTRY_FIELDS: number;
 export const DEFAULT_CHUNK_ROWS: number;
 export function locateRegistryEntry(file: string): Promise<RegistryEntry>;
-export function registryLines(file: string, progress?: (bytesRead: number, compressedSize: number) => void): AsyncGenerator<{ number: number; text: string }>;
-export function parseRegistryLine(text: string): { skipped: string; row?: undefined; problem?: undefined } | { skipped?: undefined; row: TaxpayerRow; problem: string | undefined };
-export function importTaxpayerRegistry(api: AdminApi, file: string, options?: { chunkRows?: number; report?: (line: string) => void }): Promise<ImportSummary>;
+export function registryLines(
+  file: string,
+  progress?: (bytesRead: number, compressedSize: number) => void,
+): AsyncGenerator<{ number: number; text: string }>;
+export function parseRegistryLine(
+  text: string,
+):
+  | { skipped: string; row?: undefined; problem?: undefined }
+  | { skipped?: undefined; row: TaxpayerRow; problem: string | undefined };
+export function importTaxpayerRegistry(
+  api: AdminApi,
+  file: string,
+  options?: { chunkRows?: number; report?: (line: string) => void },
+): Promise<ImportSummary>;

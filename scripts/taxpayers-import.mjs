@@ -63,7 +63,8 @@ export async function locateRegistryEntry(file) {
     const entries = tail.readUInt16LE(eocd + 10);
     const directorySize = tail.readUInt32LE(eocd + 12);
     const directoryOffset = tail.readUInt32LE(eocd + 16);
-    if (entries === 0xffff || directoryOffset === 0xffffffff) throw new Error(`${file} is a ZIP64 archive; DGII's registry never needs one`);
+    if (entries === 0xffff || directoryOffset === 0xffffffff)
+      throw new Error(`${file} is a ZIP64 archive; DGII's registry never needs one`);
     const directory = Buffer.alloc(directorySize);
     await handle.read(directory, 0, directorySize, directoryOffset);
     const found = [];
@@ -83,13 +84,20 @@ export async function locateRegistryEntry(file) {
       at += 46 + nameLength + directory.readUInt16LE(at + 30) + directory.readUInt16LE(at + 32);
     }
     const texts = found.filter((e) => /\.txt$/i.test(e.name));
-    const entry = texts.length ? texts.reduce((a, b) => (b.size > a.size ? b : a)) : found.length === 1 ? found[0] : undefined;
-    if (!entry) throw new Error(`${file} holds no .TXT file (entries: ${found.map((e) => e.name).join(", ") || "none"})`);
+    const entry = texts.length
+      ? texts.reduce((a, b) => (b.size > a.size ? b : a))
+      : found.length === 1
+        ? found[0]
+        : undefined;
+    if (!entry)
+      throw new Error(`${file} holds no .TXT file (entries: ${found.map((e) => e.name).join(", ") || "none"})`);
     if (entry.encrypted) throw new Error(`${entry.name} is encrypted`);
-    if (entry.method !== 0 && entry.method !== 8) throw new Error(`${entry.name} uses compression method ${entry.method}; only stored and deflate are read`);
+    if (entry.method !== 0 && entry.method !== 8)
+      throw new Error(`${entry.name} uses compression method ${entry.method}; only stored and deflate are read`);
     const local = Buffer.alloc(30);
     await handle.read(local, 0, 30, entry.localHeaderOffset);
-    if (local.readUInt32LE(0) !== LOCAL_SIGNATURE) throw new Error(`${file}: no local header where the directory says ${entry.name} starts`);
+    if (local.readUInt32LE(0) !== LOCAL_SIGNATURE)
+      throw new Error(`${file}: no local header where the directory says ${entry.name} starts`);
     const dataOffset = entry.localHeaderOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
     return { ...entry, dataOffset };
   } finally {
@@ -105,7 +113,11 @@ export async function locateRegistryEntry(file) {
  */
 export async function* registryLines(file, progress = () => {}) {
   const entry = await locateRegistryEntry(file);
-  const compressed = createReadStream(file, { start: entry.dataOffset, end: entry.dataOffset + entry.compressedSize - 1, highWaterMark: 1 << 20 });
+  const compressed = createReadStream(file, {
+    start: entry.dataOffset,
+    end: entry.dataOffset + entry.compressedSize - 1,
+    highWaterMark: 1 << 20,
+  });
   compressed.on("data", () => progress(compressed.bytesRead, entry.compressedSize));
   const bytes = entry.method === 8 ? compressed.pipe(createInflateRaw()) : compressed;
   compressed.on("error", (error) => bytes.destroy(error));
@@ -122,7 +134,9 @@ export async function* registryLines(file, progress = () => {}) {
     for (const line of lines) yield { number: ++number, text: line.endsWith("\r") ? line.slice(0, -1) : line };
   }
   if (size !== entry.size || crc >>> 0 !== entry.crc)
-    throw new Error(`${entry.name} is damaged: ${size} bytes with CRC ${crc >>> 0}, the zip says ${entry.size} with ${entry.crc}`);
+    throw new Error(
+      `${entry.name} is damaged: ${size} bytes with CRC ${crc >>> 0}, the zip says ${entry.size} with ${entry.crc}`,
+    );
   if (pending.length) yield { number: ++number, text: pending.endsWith("\r") ? pending.slice(0, -1) : pending };
 }
 
@@ -136,7 +150,8 @@ function registrationDate(text) {
   if (m) {
     const [day, month, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
     const date = new Date(Date.UTC(year, month - 1, day));
-    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) return { date: date.toISOString().slice(0, 10) };
+    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day)
+      return { date: date.toISOString().slice(0, 10) };
   }
   return { date: null, problem: `registration date "${text}" is not dd/mm/yyyy` };
 }
@@ -151,9 +166,11 @@ function registrationDate(text) {
 export function parseRegistryLine(text) {
   const fields = text.split("|");
   const rnc = clean(fields[F.rnc]).replace(/[-\s]/g, "");
-  if (!/^(\d{9}|\d{11})$/.test(rnc)) return { skipped: `no RNC or cédula (first field "${clean(fields[F.rnc]).slice(0, 20)}")` };
+  if (!/^(\d{9}|\d{11})$/.test(rnc))
+    return { skipped: `no RNC or cédula (first field "${clean(fields[F.rnc]).slice(0, 20)}")` };
   const problems = [];
-  const fromEnd = (position) => (fields.length > REGISTRY_FIELDS ? fields[fields.length - (REGISTRY_FIELDS - position)] : fields[position]);
+  const fromEnd = (position) =>
+    fields.length > REGISTRY_FIELDS ? fields[fields.length - (REGISTRY_FIELDS - position)] : fields[position];
   if (fields.length !== REGISTRY_FIELDS) problems.push(`${fields.length} fields, expected ${REGISTRY_FIELDS}`);
   const legalName = clean(fields[F.legalName]);
   if (!legalName) problems.push("no legal name");
@@ -195,7 +212,9 @@ export async function importTaxpayerRegistry(api, file, { chunkRows = DEFAULT_CH
     // A line each time another tenth of the file has been read: ten lines whatever its size.
     if (Math.floor(readShare * 10) > reported) {
       reported = Math.floor(readShare * 10);
-      report(`taxpayers:import: ${summary.rowsSent.toLocaleString("en")} rows sent (${Math.round(readShare * 100)} % of the file read)`);
+      report(
+        `taxpayers:import: ${summary.rowsSent.toLocaleString("en")} rows sent (${Math.round(readShare * 100)} % of the file read)`,
+      );
     }
   };
   const dispatch = async (rows) => {
@@ -217,7 +236,11 @@ export async function importTaxpayerRegistry(api, file, { chunkRows = DEFAULT_CH
       if (parsed.skipped || parsed.problem) {
         if (parsed.skipped) summary.skipped++;
         else summary.withProblems++;
-        if (summary.problems.length < PROBLEMS_SHOWN) summary.problems.push({ line: number, problem: parsed.skipped ? `skipped: ${parsed.skipped}` : parsed.problem });
+        if (summary.problems.length < PROBLEMS_SHOWN)
+          summary.problems.push({
+            line: number,
+            problem: parsed.skipped ? `skipped: ${parsed.skipped}` : parsed.problem,
+          });
       }
       if (!parsed.row) continue;
       chunk.push(parsed.row);
@@ -228,7 +251,8 @@ export async function importTaxpayerRegistry(api, file, { chunkRows = DEFAULT_CH
     }
     if (chunk.length) await dispatch(chunk);
     await Promise.all(inFlight);
-    if (summary.rowsSent === 0) throw new Error(`${file}: no taxpayer line in ${summary.lines} lines; is it DGII's registry?`);
+    if (summary.rowsSent === 0)
+      throw new Error(`${file}: no taxpayer line in ${summary.lines} lines; is it DGII's registry?`);
   } catch (error) {
     await Promise.allSettled(inFlight);
     await api.request("DELETE", `/admin/taxpayers/imports/${importId}`).catch(() => {});

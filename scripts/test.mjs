@@ -28,15 +28,30 @@ const QUICK = [
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
 ];
 // `node scripts/test.mjs worker shared`: only the projects named.
-const { positionals: only, values: flags } = parseArgs({ allowPositionals: true, options: { quick: { type: "boolean", default: false } } });
+const { positionals: only, values: flags } = parseArgs({
+  allowPositionals: true,
+  options: { quick: { type: "boolean", default: false } },
+});
 const chosen = flags.quick ? QUICK : PROJECTS;
 const projects = only.length ? chosen.filter((p) => only.includes(p.name)) : chosen;
 const suiteStarted = Date.now();
 const step = (title) => console.log(`\n=== ${title} ===`);
-const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;
+const sh = (cmd, args, opts = {}) =>
+  spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: wranglerEnv, ...opts }).status;
 
 step("system tools");
-if (sh(process.execPath, ["scripts/require-tools.mjs", "xmlsec1", "chromium", "pdftoppm", "zbarimg", "openssl", "unzip"]) !== 0) process.exit(1);
+if (
+  sh(process.execPath, [
+    "scripts/require-tools.mjs",
+    "xmlsec1",
+    "chromium",
+    "pdftoppm",
+    "zbarimg",
+    "openssl",
+    "unzip",
+  ]) !== 0
+)
+  process.exit(1);
 
 // Biome: the tree stays formatted as committed, and its linter finds nothing (biome.json).
 step("format and lint (biome)");
@@ -63,7 +78,14 @@ const timings = [];
 for (const { name, dir, config, args: extra = [] } of projects) {
   step(`tests: ${name}`);
   const report = join(out, `${name.replace(/\W+/g, "-")}.json`);
-  const args = ["run", ...(config ? ["--config", config] : []), ...extra, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const args = [
+    "run",
+    ...(config ? ["--config", config] : []),
+    ...extra,
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+  ];
   const started = Date.now();
   const status = sh(join(root, "node_modules/.bin/vitest"), args, { cwd: join(root, dir) });
   timings.push({ name, seconds: (Date.now() - started) / 1000 });
@@ -76,7 +98,9 @@ for (const { name, dir, config, args: extra = [] } of projects) {
       for (const t of file.assertionResults ?? [])
         if (t.status === "failed")
           failures.push(
-            `${name}: ${relative(join(root, dir), file.name)} > ${t.fullName}\n    ${String(t.failureMessages?.[0] ?? "")
+            `${name}: ${relative(join(root, dir), file.name)} > ${t.fullName}\n    ${String(
+              t.failureMessages?.[0] ?? "",
+            )
               .split("\n")[0]
               .slice(0, 300)}`,
           );

@@ -15,7 +15,11 @@ import { consultaTrackIdsRoutes } from "./routes/consultatrackids.ts";
 import { controlRoutes } from "./routes/control.ts";
 import { mailRoutes, type MailSink } from "./mail-sink.ts";
 import { emisorReceptorRoutes } from "./routes/emisorreceptor.ts";
-import { DEFAULT_MAINTENANCE_WINDOWS, estatusServiciosRoutes, type MaintenanceWindow } from "./routes/estatusservicios.ts";
+import {
+  DEFAULT_MAINTENANCE_WINDOWS,
+  estatusServiciosRoutes,
+  type MaintenanceWindow,
+} from "./routes/estatusservicios.ts";
 import { judge, recepcionRoutes } from "./routes/recepcion.ts";
 import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
 import { requestLog } from "./request-log.ts";
@@ -44,7 +48,11 @@ function lazySigner(given: SandboxSigner | undefined): () => Promise<SandboxSign
   return () => (signer ??= createDemoSigner());
 }
 
-export const DEFAULT_CONFIG: SandboxConfig = { processingMs: 300, tokenTtlMs: 60 * 60 * 1000, seedTtlMs: 5 * 60 * 1000 };
+export const DEFAULT_CONFIG: SandboxConfig = {
+  processingMs: 300,
+  tokenTtlMs: 60 * 60 * 1000,
+  seedTtlMs: 5 * 60 * 1000,
+};
 
 /** Every DGII service of one environment, under /{env}; all but autenticacion need a token. */
 function environmentRoutes(ctx: SandboxContext, env: Environment) {
@@ -53,7 +61,8 @@ function environmentRoutes(ctx: SandboxContext, env: Environment) {
   app.use("*", faultMiddleware(ctx));
   app.use("*", xmlAnswers());
   // The token check is attached to each service's own sub-app, so it covers exactly its paths.
-  const guarded = (service: Hono<SandboxEnv>) => new Hono<SandboxEnv>().use("*", requireToken(ctx, env)).route("/", service);
+  const guarded = (service: Hono<SandboxEnv>) =>
+    new Hono<SandboxEnv>().use("*", requireToken(ctx, env)).route("/", service);
   app.route("/autenticacion", autenticacionRoutes(ctx, env));
   app.route("/recepcion", guarded(recepcionRoutes(ctx, env)));
   app.route("/consultaresultado", guarded(consultaResultadoRoutes(ctx, env)));

@@ -4,7 +4,22 @@
 import type { Mensaje } from "./outcome.ts";
 
 /** Document kinds the XSD validator knows. */
-export type SchemaKind = "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47" | "RFCE" | "ARECF" | "ACECF" | "ANECF" | "Semilla";
+export type SchemaKind =
+  | "31"
+  | "32"
+  | "33"
+  | "34"
+  | "41"
+  | "43"
+  | "44"
+  | "45"
+  | "46"
+  | "47"
+  | "RFCE"
+  | "ARECF"
+  | "ACECF"
+  | "ANECF"
+  | "Semilla";
 
 export type SchemaResult = { ok: true } | { ok: false; errors: string[] };
 
@@ -19,7 +34,9 @@ export interface SignerCertificate {
   fingerprint?: string;
 }
 
-export type SignatureResult = { ok: true; certificate: SignerCertificate } | { ok: false; reason: string; message: string };
+export type SignatureResult =
+  | { ok: true; certificate: SignerCertificate }
+  | { ok: false; reason: string; message: string };
 
 export interface RuleFindings {
   errors: Mensaje[];

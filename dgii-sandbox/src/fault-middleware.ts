@@ -25,6 +25,9 @@ export function faultMiddleware(ctx: SandboxContext): MiddlewareHandler<SandboxE
       }
       throw new TypeError("sandbox fault: connection reset");
     }
-    return c.body("Service Unavailable", action.status as 503, { "content-type": "text/html; charset=utf-8", "retry-after": "1" });
+    return c.body("Service Unavailable", action.status as 503, {
+      "content-type": "text/html; charset=utf-8",
+      "retry-after": "1",
+    });
   };
 }

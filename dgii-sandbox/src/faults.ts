@@ -14,7 +14,9 @@ export type Fault =
   | ({ mode: "flaky"; rate?: number; seed: number; every?: number; status: number } & Scoped)
   | { mode: "reject"; count: number; code: number; message: string; secuenciaUtilizada: boolean };
 
-export type FaultAction = { kind: "pass"; delayMs: number } | { kind: "fail"; delayMs: number; status: number; reset: boolean; cause: "down" | "flaky" };
+export type FaultAction =
+  | { kind: "pass"; delayMs: number }
+  | { kind: "fail"; delayMs: number; status: number; reset: boolean; cause: "down" | "flaky" };
 
 export interface ForcedRejection {
   code: number;
@@ -23,14 +25,16 @@ export interface ForcedRejection {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
-const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number => typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
+const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
 
 /** Validates a POST /__sandbox/faults body; returns the fault or a message saying what is wrong. */
 export function parseFault(body: unknown): Fault | string {
   if (!isObject(body)) return "body must be a JSON object";
   let services: string[] | undefined;
   if (body.services !== undefined) {
-    if (!Array.isArray(body.services) || !body.services.every((s) => typeof s === "string")) return "services must be an array of strings";
+    if (!Array.isArray(body.services) || !body.services.every((s) => typeof s === "string"))
+      return "services must be an array of strings";
     services = body.services.map((s: string) => s.toLowerCase());
   }
   const scope = services ? { services } : {};
@@ -51,7 +55,8 @@ export function parseFault(body: unknown): Fault | string {
       const hasRate = body.rate !== undefined;
       const hasEvery = body.every !== undefined;
       if (hasRate === hasEvery) return "flaky needs exactly one of rate (0..1) or every (N >= 1)";
-      if (hasRate && (typeof body.rate !== "number" || body.rate < 0 || body.rate > 1)) return "rate must be a number between 0 and 1";
+      if (hasRate && (typeof body.rate !== "number" || body.rate < 0 || body.rate > 1))
+        return "rate must be a number between 0 and 1";
       if (hasEvery && !isInt(body.every, 1)) return "every must be an integer >= 1";
       const seed = body.seed ?? 1;
       if (!isInt(seed, 0, 0xffffffff)) return "seed must be an unsigned 32-bit integer";
@@ -67,7 +72,8 @@ export function parseFault(body: unknown): Fault | string {
       if (!isInt(body.count ?? 1, 1)) return "count must be an integer >= 1";
       if (!isInt(body.code, 0)) return "code must be a non-negative integer";
       if (body.message !== undefined && typeof body.message !== "string") return "message must be a string";
-      if (body.secuenciaUtilizada !== undefined && typeof body.secuenciaUtilizada !== "boolean") return "secuenciaUtilizada must be a boolean";
+      if (body.secuenciaUtilizada !== undefined && typeof body.secuenciaUtilizada !== "boolean")
+        return "secuenciaUtilizada must be a boolean";
       return {
         mode: "reject",
         count: (body.count as number | undefined) ?? 1,
@@ -127,11 +133,13 @@ export class FaultSet {
     const slow = this.faults.get("slow");
     const delayMs = slow?.mode === "slow" && applies(slow, service) ? slow.delayMs : 0;
     const down = this.faults.get("down");
-    if (down?.mode === "down" && applies(down, service)) return { kind: "fail", delayMs, status: down.status, reset: down.reset, cause: "down" };
+    if (down?.mode === "down" && applies(down, service))
+      return { kind: "fail", delayMs, status: down.status, reset: down.reset, cause: "down" };
     const flaky = this.faults.get("flaky");
     if (flaky?.mode === "flaky" && applies(flaky, service)) {
       this.flakyCount += 1;
-      const fails = flaky.every !== undefined ? this.flakyCount % flaky.every === 0 : this.flakyRandom() < (flaky.rate ?? 0);
+      const fails =
+        flaky.every !== undefined ? this.flakyCount % flaky.every === 0 : this.flakyRandom() < (flaky.rate ?? 0);
       if (fails) return { kind: "fail", delayMs, status: flaky.status, reset: false, cause: "flaky" };
     }
     return { kind: "pass", delayMs };

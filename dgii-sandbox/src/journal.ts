@@ -48,7 +48,10 @@ function withDates(event: StateEvent): StateEvent {
   const date = (value: Date | string) => new Date(value);
   switch (event.t) {
     case "token":
-      return { ...event, record: { ...event.record, expedido: date(event.record.expedido), expira: date(event.record.expira) } };
+      return {
+        ...event,
+        record: { ...event.record, expedido: date(event.record.expedido), expira: date(event.record.expira) },
+      };
     case "reception":
       return { ...event, reception: { ...event.reception, receivedAt: date(event.reception.receivedAt) } };
     case "rfce":

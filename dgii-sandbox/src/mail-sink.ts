@@ -37,7 +37,12 @@ export async function startMailSink(port = 0, hostname = "127.0.0.1"): Promise<M
             to: session.envelope.rcptTo.map((r) => r.address),
             subject: mail.subject ?? "",
             text: mail.text ?? "",
-            attachments: mail.attachments.map((a) => ({ filename: a.filename ?? "", contentType: a.contentType, size: a.size, contentBase64: a.content.toString("base64") })),
+            attachments: mail.attachments.map((a) => ({
+              filename: a.filename ?? "",
+              contentType: a.contentType,
+              size: a.size,
+              contentBase64: a.content.toString("base64"),
+            })),
             receivedAt: new Date().toISOString(),
           });
           callback();

@@ -12,7 +12,10 @@ import { issueToken } from "./tokens.ts";
 import { localName, type MalformedXmlError, parseXml } from "./xml-read.ts";
 
 function refuse(error: string, mensaje: string) {
-  return new Response(JSON.stringify({ error, mensaje }), { status: 400, headers: { "content-type": "application/json; charset=utf-8" } });
+  return new Response(JSON.stringify({ error, mensaje }), {
+    status: 400,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
 }
 
 /** A fresh SemillaModel, remembered so that only it can be exchanged, once. */
@@ -28,7 +31,12 @@ export function issueSeed(ctx: SandboxContext, env: Environment, audience: Audie
 }
 
 /** Checks a signed seed (multipart `xml`) and answers `{ token, expira, expedido }` or 400 `{ error, mensaje }`. */
-export async function exchangeSeed(c: Context, ctx: SandboxContext, env: Environment, audience: Audience): Promise<Response> {
+export async function exchangeSeed(
+  c: Context,
+  ctx: SandboxContext,
+  env: Environment,
+  audience: Audience,
+): Promise<Response> {
   const part = await readXmlPart(c);
   if (!part.ok) return refuse("archivo_invalido", part.message);
   let root;
@@ -40,18 +48,28 @@ export async function exchangeSeed(c: Context, ctx: SandboxContext, env: Environ
   if (localName(root) !== "SemillaModel") return refuse("xml_invalido", "Se esperaba un SemillaModel firmado");
 
   const schema = await ctx.checks.validateSchema(part.xml, "Semilla");
-  if (!schema.ok) return refuse("estructura_invalida", `La estructura de la semilla no es válida: ${schema.errors.join("; ")}`);
+  if (!schema.ok)
+    return refuse("estructura_invalida", `La estructura de la semilla no es válida: ${schema.errors.join("; ")}`);
   const signature = await ctx.checks.verifySignature(part.xml);
   if (!signature.ok) return refuse("firma_invalida", `La firma de la semilla no es válida: ${signature.message}`);
 
   const { valor } = readSemilla(root);
   const seed = valor ? ctx.state.seeds.get(valor) : undefined;
-  if (!valor || !seed || seed.env !== env || seed.audience !== audience) return refuse("semilla_desconocida", "La semilla no fue emitida por este servicio");
+  if (!valor || !seed || seed.env !== env || seed.audience !== audience)
+    return refuse("semilla_desconocida", "La semilla no fue emitida por este servicio");
   if (seed.used) return refuse("semilla_usada", "La semilla ya fue utilizada");
-  if (ctx.now().getTime() - seed.issuedAt > ctx.config.seedTtlMs) return refuse("semilla_vencida", "La semilla ha expirado");
+  if (ctx.now().getTime() - seed.issuedAt > ctx.config.seedTtlMs)
+    return refuse("semilla_vencida", "La semilla ha expirado");
   ctx.state.record({ t: "seed-used", valor });
 
-  const { token, record } = issueToken(ctx, env, audience, signature.certificate.holderId, signature.certificate.subject, signature.certificate.fingerprint);
+  const { token, record } = issueToken(
+    ctx,
+    env,
+    audience,
+    signature.certificate.holderId,
+    signature.certificate.subject,
+    signature.certificate.fingerprint,
+  );
   ctx.state.record({
     t: "received",
     entry: {

@@ -2,7 +2,8 @@ import { startSandbox } from "./start.ts";
 
 const port = Number(process.env.SANDBOX_PORT ?? 8788);
 const hostname = process.env.SANDBOX_HOST ?? "127.0.0.1";
-const processingMs = process.env.SANDBOX_PROCESSING_MS === undefined ? undefined : Number(process.env.SANDBOX_PROCESSING_MS);
+const processingMs =
+  process.env.SANDBOX_PROCESSING_MS === undefined ? undefined : Number(process.env.SANDBOX_PROCESSING_MS);
 
 // The local SMTP sink for the worker's e-mails (GET /__mail); SMTP_PORT=-1 turns it off.
 const smtpPort = Number(process.env.SMTP_PORT ?? 2525);
@@ -15,7 +16,9 @@ const sandbox = await startSandbox({
   ...(smtpPort >= 0 ? { smtpPort } : {}),
   ...(stateDir ? { stateDir } : {}),
 });
-console.log(`DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}${stateDir ? `, state in ${stateDir}` : ""}`);
+console.log(
+  `DGII sandbox listening on ${sandbox.url}${sandbox.smtpPort ? `, SMTP sink on ${hostname}:${sandbox.smtpPort}` : ""}${stateDir ? `, state in ${stateDir}` : ""}`,
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => void sandbox.close().then(() => process.exit(0)));

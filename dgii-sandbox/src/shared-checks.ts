@@ -21,20 +21,27 @@ function checkRules(xml: string, receivedAt: Date): Promise<RuleFindings> {
   const { problems } = validateEcf(xmlToEcf(xml), { now: receivedAt, totalsPolicy: "dgii" });
   return Promise.resolve({
     errors: problems.filter((p) => p.severity === "error").map(toMensaje(CODES.formatoInvalido.codigo)),
-    observations: problems.filter((p) => p.details?.dgiiOutcome === "aceptado_condicional").map(toMensaje(CODES.totalesFueraDeTolerancia.codigo)),
+    observations: problems
+      .filter((p) => p.details?.dgiiOutcome === "aceptado_condicional")
+      .map(toMensaje(CODES.totalesFueraDeTolerancia.codigo)),
   });
 }
 
 export const sharedChecks: DocumentChecks = {
   async validateSchema(xml, kind) {
     const result = await xsd.validate(xml, kind);
-    return result.valid ? { ok: true } : { ok: false, errors: result.errors.length ? result.errors : ["El documento no cumple el XSD"] };
+    return result.valid
+      ? { ok: true }
+      : { ok: false, errors: result.errors.length ? result.errors : ["El documento no cumple el XSD"] };
   },
   async verifySignature(xml) {
     const result = await verifyXml(xml);
     if (!result.ok) return { ok: false, reason: result.reason, message: result.message };
     const { subject, serialNumber, holderId, notBefore, notAfter, der } = result.certificate;
-    return { ok: true, certificate: { subject, serialNumber, holderId, notBefore, notAfter, fingerprint: fingerprintOfDer(der) } };
+    return {
+      ok: true,
+      certificate: { subject, serialNumber, holderId, notBefore, notAfter, fingerprint: fingerprintOfDer(der) },
+    };
   },
   checkRules,
 };

@@ -65,7 +65,13 @@ export async function createDemoSigner(): Promise<SandboxSigner> {
       certPath,
     ]);
     const [keyPem, certPem] = await Promise.all([readFile(keyPath, "utf8"), readFile(certPath, "utf8")]);
-    const key = await crypto.subtle.importKey("pkcs8", pemBody(keyPem), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey(
+      "pkcs8",
+      pemBody(keyPem),
+      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
     return { key, certificateDer: pemBody(certPem) };
   } finally {
     await rm(dir, { recursive: true, force: true });

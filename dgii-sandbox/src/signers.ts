@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import type { SignerCertificate } from "./checks.ts";
 import type { SandboxContext } from "./context.ts";
 
-export const NOT_A_DELEGATE = (rnc: string) => `Firmante del comprobante fiscal electrónico no corresponde a un delegado autorizado para hacer transacciones para el RNC ${rnc}.`;
+export const NOT_A_DELEGATE = (rnc: string) =>
+  `Firmante del comprobante fiscal electrónico no corresponde a un delegado autorizado para hacer transacciones para el RNC ${rnc}.`;
 
 export const TRACKIDS_NOT_A_DELEGATE =
   "El RNC del token no está autorizado a consultar el trackid de este e-NCF, favor verificar que se encuentre delegado por el emisor y volver a intentarlo.";
@@ -29,7 +30,9 @@ export function fingerprintOfDer(der: Uint8Array): string {
 /** The DER of each certificate in a PEM text; undefined when a block is not base64. */
 export function certificatesOfPem(pem: string): Uint8Array[] | undefined {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  const ders = blocks.map((b) => new Uint8Array(Buffer.from(b.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64")));
+  const ders = blocks.map(
+    (b) => new Uint8Array(Buffer.from(b.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64")),
+  );
   return ders.every((d) => d.length > 0) ? ders : undefined;
 }
 
@@ -44,7 +47,11 @@ export function listSigners(ctx: SandboxContext): Record<string, string[]> {
 }
 
 /** True when `fingerprint` may act for `rnc`: registered for it, or the RNC registers no one. */
-export function isDelegate(ctx: SandboxContext, rnc: string, certificate: Pick<SignerCertificate, "fingerprint"> | { fingerprint?: string }): boolean {
+export function isDelegate(
+  ctx: SandboxContext,
+  rnc: string,
+  certificate: Pick<SignerCertificate, "fingerprint"> | { fingerprint?: string },
+): boolean {
   const registered = registryOf(ctx).get(rnc);
   return !registered || (certificate.fingerprint !== undefined && registered.has(certificate.fingerprint));
 }

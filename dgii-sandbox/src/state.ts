@@ -213,7 +213,14 @@ export class SandboxState {
   isVoided(env: Environment, rnc: string, encf: string): boolean {
     const parts = splitEncf(encf);
     if (!parts) return false;
-    return this.voided.some((range) => range.env === env && range.rnc === rnc && range.tipo === parts.tipo && parts.sequence >= range.from && parts.sequence <= range.to);
+    return this.voided.some(
+      (range) =>
+        range.env === env &&
+        range.rnc === rnc &&
+        range.tipo === parts.tipo &&
+        parts.sequence >= range.from &&
+        parts.sequence <= range.to,
+    );
   }
 }
 

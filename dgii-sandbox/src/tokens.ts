@@ -66,7 +66,12 @@ export function unauthorized(description: string): Response {
  * expired. With `optional`, a request without the header passes (receivers may declare no
  * authentication) but a header that is present must still be valid.
  */
-export function requireToken(ctx: SandboxContext, env: Environment, audience: Audience = "dgii", optional = false): MiddlewareHandler<SandboxEnv> {
+export function requireToken(
+  ctx: SandboxContext,
+  env: Environment,
+  audience: Audience = "dgii",
+  optional = false,
+): MiddlewareHandler<SandboxEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization") ?? "";
     if (optional && header.trim() === "") return next();

@@ -45,6 +45,9 @@ export function xmlAnswers(): MiddlewareHandler<SandboxEnv> {
     const root = ROOTS[new URL(c.req.url).pathname.split("/")[2]?.toLowerCase() ?? ""];
     if (!root || !c.res.headers.get("content-type")?.startsWith("application/json")) return;
     const body = await c.res.clone().json();
-    c.res = new Response(toXml(root, body), { status: c.res.status, headers: { "content-type": "application/xml; charset=utf-8" } });
+    c.res = new Response(toXml(root, body), {
+      status: c.res.status,
+      headers: { "content-type": "application/xml; charset=utf-8" },
+    });
   };
 }

@@ -40,7 +40,11 @@ describe("validarsemilla", () => {
   });
 
   const refusals: [string, () => Promise<string>, string][] = [
-    ["a tampered signed seed", async () => (await client.signedSeed(identity)).replace(/<fecha>\d/, "<fecha>1"), "firma_invalida"],
+    [
+      "a tampered signed seed",
+      async () => (await client.signedSeed(identity)).replace(/<fecha>\d/, "<fecha>1"),
+      "firma_invalida",
+    ],
     ["an unsigned seed", () => client.seed(), "estructura_invalida"],
     [
       "a seed the sandbox never issued",
@@ -52,7 +56,8 @@ describe("validarsemilla", () => {
     ],
     [
       "a seed issued for another environment",
-      async () => signXml(await new DgiiClient(sandbox.url, "certecf").seed(), identity.privateKey, identity.certificateDer),
+      async () =>
+        signXml(await new DgiiClient(sandbox.url, "certecf").seed(), identity.privateKey, identity.certificateDer),
       "semilla_desconocida",
     ],
     ["something that is not XML", async () => "not xml", "xml_invalido"],
@@ -75,7 +80,10 @@ describe("validarsemilla", () => {
     const other = await createTestIdentity({ rnc: "101010101" });
     const signed = await client.signedSeed(identity);
     const otherCert = Buffer.from(other.certificateDer).toString("base64");
-    const swapped = signed.replace(/<X509Certificate>[^<]+<\/X509Certificate>/, `<X509Certificate>${otherCert}</X509Certificate>`);
+    const swapped = signed.replace(
+      /<X509Certificate>[^<]+<\/X509Certificate>/,
+      `<X509Certificate>${otherCert}</X509Certificate>`,
+    );
     const { status, body } = await client.validateSeed(swapped);
     expect(status).toBe(400);
     expect(body.error).toBe("firma_invalida");
@@ -86,7 +94,10 @@ describe("bearer token", () => {
   const protectedCalls: [string, (token?: string) => Promise<{ status: number; body: any }>][] = [
     ["consultaresultado", (token) => client.result("x", token!)],
     ["recepcion", (token) => client.send("<ECF/>", "x.xml", token!)],
-    ["consultatrackids", (token) => client.get("/consultatrackids/api/trackids/consulta?rncemisor=130862346&encf=E310000000001", token)],
+    [
+      "consultatrackids",
+      (token) => client.get("/consultatrackids/api/trackids/consulta?rncemisor=130862346&encf=E310000000001", token),
+    ],
   ];
 
   it.each(protectedCalls)("%s answers 401 without a token, in ProblemDetails form", async (_, call) => {
@@ -113,7 +124,9 @@ describe("bearer token", () => {
 
   it("accepts any case in paths and query names, as DGII's services do", async () => {
     const token = await client.login(identity);
-    const response = await fetch(`${sandbox.url}/TesteCF/ConsultaResultado/api/Consultas/Estado?TrackId=abc`, { headers: { authorization: `bearer ${token}` } });
+    const response = await fetch(`${sandbox.url}/TesteCF/ConsultaResultado/api/Consultas/Estado?TrackId=abc`, {
+      headers: { authorization: `bearer ${token}` },
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ trackId: "abc", codigo: 0, estado: "No encontrado" });
   });
@@ -131,7 +144,10 @@ describe("expiry (injected clock)", () => {
     const form = new FormData();
     form.append("xml", new Blob([await signXml(seed, identity.privateKey, identity.certificateDer)]), "semilla.xml");
     now += afterSeedMs;
-    const login = await app.request("/testecf/autenticacion/api/autenticacion/validarsemilla", { method: "POST", body: form });
+    const login = await app.request("/testecf/autenticacion/api/autenticacion/validarsemilla", {
+      method: "POST",
+      body: form,
+    });
     if (finalStatus === 400) {
       expect(login.status).toBe(400);
       expect(((await login.json()) as { error: string }).error).toBe("semilla_vencida");
@@ -139,7 +155,9 @@ describe("expiry (injected clock)", () => {
     }
     const { token } = (await login.json()) as { token: string };
     now += afterTokenMs;
-    const query = await app.request("/testecf/consultaresultado/api/consultas/estado?trackid=x", { headers: { authorization: `Bearer ${token}` } });
+    const query = await app.request("/testecf/consultaresultado/api/consultas/estado?trackid=x", {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(query.status).toBe(finalStatus);
   });
 });

@@ -19,22 +19,38 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 afterEach(() => fetch(`${sandbox.url}/__sandbox/buyer`, { method: "DELETE" }));
 
-const setBuyer = (body: unknown) => fetch(`${sandbox.url}/__sandbox/buyer`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+const setBuyer = (body: unknown) =>
+  fetch(`${sandbox.url}/__sandbox/buyer`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("PUT /__sandbox/buyer", () => {
-  it.each([["1"], ["2"], ["3"], ["4"]])("estado 1 with motivo %s: a signed ARECF saying so, for a valid e-CF", async (motivo) => {
-    expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
-    const ecf = await signedEcf(identity, "31", { sequence: ++sequence });
-    const { status, body } = await receptor.postXml("/fe/recepcion/api/ecf", ecf.xml, ecf.fileName);
-    expect(status).toBe(200);
-    expect((await verifyXml(body)).ok).toBe(true);
-    expect(parseArecf(body)).toMatchObject({ eNCF: ecf.encf, RNCEmisor: ecf.rnc, Estado: "1", CodigoMotivoNoRecibido: motivo });
-  });
+  it.each([["1"], ["2"], ["3"], ["4"]])(
+    "estado 1 with motivo %s: a signed ARECF saying so, for a valid e-CF",
+    async (motivo) => {
+      expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
+      const ecf = await signedEcf(identity, "31", { sequence: ++sequence });
+      const { status, body } = await receptor.postXml("/fe/recepcion/api/ecf", ecf.xml, ecf.fileName);
+      expect(status).toBe(200);
+      expect((await verifyXml(body)).ok).toBe(true);
+      expect(parseArecf(body)).toMatchObject({
+        eNCF: ecf.encf,
+        RNCEmisor: ecf.rnc,
+        Estado: "1",
+        CodigoMotivoNoRecibido: motivo,
+      });
+    },
+  );
 
   it("estado 0 acknowledges even a second copy; requireAuth refuses a request without its token", async () => {
     await setBuyer({ estado: "0" });
     const ecf = await signedEcf(identity, "31", { sequence: ++sequence });
-    for (let i = 0; i < 2; i++) expect(parseArecf((await receptor.postXml("/fe/recepcion/api/ecf", ecf.xml, ecf.fileName)).body).Estado).toBe("0");
+    for (let i = 0; i < 2; i++)
+      expect(parseArecf((await receptor.postXml("/fe/recepcion/api/ecf", ecf.xml, ecf.fileName)).body).Estado).toBe(
+        "0",
+      );
     await setBuyer({ requireAuth: true });
     expect((await receptor.postXml("/fe/recepcion/api/ecf", ecf.xml, ecf.fileName)).status).toBe(401);
   });

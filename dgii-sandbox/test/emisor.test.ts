@@ -39,7 +39,13 @@ beforeAll(async () => {
     return c.body(signed, 200, { "content-type": "application/xml" });
   });
   receiver.post("/tampered/fe/recepcion/api/ecf", async (c) => {
-    const arecf = buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "02-04-2025 09:00:00" });
+    const arecf = buildArecf({
+      RNCEmisor: "130862346",
+      RNCComprador: "131880738",
+      eNCF: "E310000000001",
+      Estado: "0",
+      FechaHoraAcuseRecibo: "02-04-2025 09:00:00",
+    });
     const signed = await signEcfXml(arecf, identity.privateKey, identity.certificateDer);
     return c.body(signed.replace("<Estado>0<", "<Estado>1<"), 200, { "content-type": "application/xml" });
   });
@@ -59,7 +65,11 @@ afterAll(async () => {
 describe("POST /__sandbox/emisor/send", () => {
   it("posts the e-CF as multipart xml named RNCEmisor + e-NCF and reports the verified ARECF", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: 42 });
-    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", { to: receiverUrl, xml: ecf.xml, token: "abc" });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", {
+      to: receiverUrl,
+      xml: ecf.xml,
+      token: "abc",
+    });
     expect(status).toBe(200);
     expect(received.at(-1)).toEqual({ fileName: ecf.fileName, authorization: "Bearer abc" });
     expect(body).toMatchObject({
@@ -74,17 +84,31 @@ describe("POST /__sandbox/emisor/send", () => {
 
   it("says when the ARECF's signature does not verify", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: 43 });
-    const { body } = await control(sandbox.url, "POST", "/emisor/send", { to: `${receiverUrl}/tampered`, xml: ecf.xml });
+    const { body } = await control(sandbox.url, "POST", "/emisor/send", {
+      to: `${receiverUrl}/tampered`,
+      xml: ecf.xml,
+    });
     expect(body.arecf.Estado).toBe("1");
     expect(body.signature).toMatchObject({ ok: false });
   });
 
   it("authenticates first when asked, here against the sandbox's own emisor-receptor", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: 44 });
-    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", { to: `${sandbox.url}/testecf/emisorreceptor`, xml: ecf.xml, authenticate: true });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", {
+      to: `${sandbox.url}/testecf/emisorreceptor`,
+      xml: ecf.xml,
+      authenticate: true,
+    });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ authentication: { status: 200 }, status: 200, arecf: { eNCF: ecf.encf, Estado: "0" }, signature: { ok: true } });
-    const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map((r: { path: string }) => r.path);
+    expect(body).toMatchObject({
+      authentication: { status: 200 },
+      status: 200,
+      arecf: { eNCF: ecf.encf, Estado: "0" },
+      signature: { ok: true },
+    });
+    const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map(
+      (r: { path: string }) => r.path,
+    );
     expect(log).toEqual([
       "/testecf/emisorreceptor/fe/autenticacion/api/semilla",
       "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado",
@@ -94,7 +118,11 @@ describe("POST /__sandbox/emisor/send", () => {
 
   it("reports a receiver whose authentication fails", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: 45 });
-    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", { to: receiverUrl, xml: ecf.xml, authenticate: true });
+    const { status, body } = await control(sandbox.url, "POST", "/emisor/send", {
+      to: receiverUrl,
+      xml: ecf.xml,
+      authenticate: true,
+    });
     expect(status).toBe(502);
     expect(body.authentication).toMatchObject({ status: 404 });
   });
@@ -109,7 +137,13 @@ describe("POST /__sandbox/emisor/send", () => {
 });
 
 describe("POST /__sandbox/emisor/send-approval", () => {
-  const fields = { RNCEmisor: "131880681", eNCF: "E310000000077", FechaEmision: "01-04-2025", MontoTotal: "1180.00", RNCComprador: "131880738" };
+  const fields = {
+    RNCEmisor: "131880681",
+    eNCF: "E310000000077",
+    FechaEmision: "01-04-2025",
+    MontoTotal: "1180.00",
+    RNCComprador: "131880738",
+  };
 
   it("builds and signs the ACECF, authenticates at the sandbox's emisor-receptor, and reports its answer", async () => {
     const { status, body } = await control(sandbox.url, "POST", "/emisor/send-approval", {
@@ -130,7 +164,9 @@ describe("POST /__sandbox/emisor/send-approval", () => {
     expect(acecf).toMatchObject({ ...fields, Estado: "2", DetalleMotivoRechazo: "Mercancía dañada" });
     expect(acecf.FechaHoraAprobacionComercial).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
     expect((await verifyXml(body.xml)).ok).toBe(true);
-    const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map((r: { path: string }) => r.path);
+    const log = (await control(sandbox.url, "GET", "/requests?service=emisorreceptor")).body.map(
+      (r: { path: string }) => r.path,
+    );
     expect(log.slice(-3)).toEqual([
       "/testecf/emisorreceptor/fe/autenticacion/api/semilla",
       "/testecf/emisorreceptor/fe/autenticacion/api/validacioncertificado",

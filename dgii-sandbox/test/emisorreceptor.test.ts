@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const sendEcf = (xml: string, fileName: string, token?: string) => receptor.postXml("/fe/recepcion/api/ecf", xml, fileName, token);
+const sendEcf = (xml: string, fileName: string, token?: string) =>
+  receptor.postXml("/fe/recepcion/api/ecf", xml, fileName, token);
 
 describe("/fe/recepcion/api/ecf", () => {
   it("acknowledges a valid e-CF with an ARECF signed by the sandbox, and a second copy as duplicate", async () => {
@@ -27,7 +28,12 @@ describe("/fe/recepcion/api/ecf", () => {
     expect(first.status).toBe(200);
     const verified = await verifyXml(first.body);
     expect(verified.ok && verified.certificate.holderId).toBe("401507449");
-    expect(parseArecf(first.body)).toMatchObject({ RNCEmisor: ecf.rnc, RNCComprador: "131880738", eNCF: ecf.encf, Estado: "0" });
+    expect(parseArecf(first.body)).toMatchObject({
+      RNCEmisor: ecf.rnc,
+      RNCComprador: "131880738",
+      eNCF: ecf.encf,
+      Estado: "0",
+    });
 
     const second = await sendEcf(ecf.xml, ecf.fileName);
     expect(parseArecf(second.body)).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "3" });
@@ -42,7 +48,19 @@ describe("/fe/recepcion/api/ecf", () => {
       },
       "2",
     ],
-    ["an XSD violation (1)", async () => (await signedEcf(identity, "31", { sequence: next() }, (_, at) => void (at("Encabezado", "IdDoc").TipoIngresos = "99"))).xml, "1"],
+    [
+      "an XSD violation (1)",
+      async () =>
+        (
+          await signedEcf(
+            identity,
+            "31",
+            { sequence: next() },
+            (_, at) => void (at("Encabezado", "IdDoc").TipoIngresos = "99"),
+          )
+        ).xml,
+      "1",
+    ],
   ])("answers not received for %s", async (_, make, motivo) => {
     const { status, body } = await sendEcf(await make(), "130862346E310000000001.xml");
     expect(status).toBe(200);
@@ -60,7 +78,11 @@ describe("/fe/recepcion/api/ecf", () => {
     expect((await sendEcf(ecf.xml, ecf.fileName, dgiiToken)).status).toBe(401);
 
     const seed = await (await fetch(receptor.url("/fe/autenticacion/api/semilla"))).text();
-    const login = await receptor.postXml("/fe/autenticacion/api/validacioncertificado", await signXml(seed, identity.privateKey, identity.certificateDer), "semilla.xml");
+    const login = await receptor.postXml(
+      "/fe/autenticacion/api/validacioncertificado",
+      await signXml(seed, identity.privateKey, identity.certificateDer),
+      "semilla.xml",
+    );
     expect(login.status).toBe(200);
     expect((await sendEcf(ecf.xml, ecf.fileName, login.body.token)).status).toBe(200);
   });

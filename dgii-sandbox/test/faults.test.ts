@@ -32,7 +32,11 @@ describe("fault switches", () => {
     ["down with another 5xx", { mode: "down", status: 502 }, 502],
   ])("%s: every DGII endpoint fails, until cleared", async (_, fault, status) => {
     expect((await control(sandbox.url, "POST", "/faults", fault)).status).toBe(200);
-    const calls = [query(), client.get("/autenticacion/api/autenticacion/semilla"), client.send("<ECF/>", "x.xml", token)];
+    const calls = [
+      query(),
+      client.get("/autenticacion/api/autenticacion/semilla"),
+      client.send("<ECF/>", "x.xml", token),
+    ];
     for (const response of await Promise.all(calls)) expect(response.status).toBe(status);
     expect((await control(sandbox.url, "DELETE", "/faults")).status).toBe(200);
     expect((await query()).status).toBe(200);
@@ -86,7 +90,12 @@ describe("fault switches", () => {
   });
 
   it("reject: the next count receptions are rejected with the given code and message", async () => {
-    await control(sandbox.url, "POST", "/faults", { mode: "reject", count: 2, code: 1930, message: "Rechazo de prueba" });
+    await control(sandbox.url, "POST", "/faults", {
+      mode: "reject",
+      count: 2,
+      code: 1930,
+      message: "Rechazo de prueba",
+    });
     const outcomes = [];
     for (let i = 0; i < 3; i++) {
       const ecf = await signedEcf(identity, "31", { sequence: next() });
@@ -111,9 +120,13 @@ describe("fault switches", () => {
     await control(sandbox.url, "POST", "/faults", { mode: "flaky", every: 2, services: ["consultaresultado"] });
     for (let i = 0; i < 3; i++) await query();
     await control(sandbox.url, "POST", "/faults", { mode: "down", reset: true, services: ["consultatrackids"] });
-    await client.get("/consultatrackids/api/trackids/consulta?rncemisor=130862346&encf=E310000000001", token).catch(() => null);
+    await client
+      .get("/consultatrackids/api/trackids/consulta?rncemisor=130862346&encf=E310000000001", token)
+      .catch(() => null);
     const log = (await control(sandbox.url, "GET", "/requests")).body;
-    expect(log.map((r: { service: string; status: number | null; fault: string | null }) => [r.service, r.status, r.fault])).toEqual([
+    expect(
+      log.map((r: { service: string; status: number | null; fault: string | null }) => [r.service, r.status, r.fault]),
+    ).toEqual([
       ["consultaresultado", 200, null],
       ["consultaresultado", 503, "flaky"],
       ["consultaresultado", 200, null],
@@ -138,22 +151,34 @@ describe("fault switches", () => {
   it("lists the active faults", async () => {
     await control(sandbox.url, "POST", "/faults", { mode: "slow", delayMs: 1 });
     await control(sandbox.url, "POST", "/faults", { mode: "reject", code: 9, count: 3 });
-    expect((await control(sandbox.url, "GET", "/faults")).body.map((f: { mode: string }) => f.mode)).toEqual(["slow", "reject"]);
+    expect((await control(sandbox.url, "GET", "/faults")).body.map((f: { mode: string }) => f.mode)).toEqual([
+      "slow",
+      "reject",
+    ]);
   });
 });
 
 describe("status service", () => {
-  const status = (path: string, apikey = true) => fetch(`${sandbox.url}/api/estatusservicios/${path}`, { headers: apikey ? { authorization: "Apikey prueba-123" } : {} });
+  const status = (path: string, apikey = true) =>
+    fetch(`${sandbox.url}/api/estatusservicios/${path}`, {
+      headers: apikey ? { authorization: "Apikey prueba-123" } : {},
+    });
 
   it("obtenerestatus lists every service per environment, and a down fault", async () => {
-    const before = (await (await status("obtenerestatus")).json()) as { servicio: string; estatus: string; ambiente: string }[];
+    const before = (await (await status("obtenerestatus")).json()) as {
+      servicio: string;
+      estatus: string;
+      ambiente: string;
+    }[];
     expect(before).toHaveLength(27);
     expect(before.every((s) => s.estatus === "Disponible")).toBe(true);
     expect(before).toContainEqual({ servicio: "Recepción FC", estatus: "Disponible", ambiente: "Produccion" });
 
     await control(sandbox.url, "POST", "/faults", { mode: "down", services: ["recepcion"] });
     const after = (await (await status("obtenerestatus")).json()) as { servicio: string; estatus: string }[];
-    expect(new Set(after.filter((s) => s.estatus === "No Disponible").map((s) => s.servicio))).toEqual(new Set(["Recepción"]));
+    expect(new Set(after.filter((s) => s.estatus === "No Disponible").map((s) => s.servicio))).toEqual(
+      new Set(["Recepción"]),
+    );
   });
 
   it.each([
@@ -165,8 +190,14 @@ describe("status service", () => {
   });
 
   it("obtenerventanasmantenimiento answers the windows", async () => {
-    const body = (await (await status("obtenerventanasmantenimiento")).json()) as { ventanaMantenimientos: { ambiente: string }[] };
-    expect(body.ventanaMantenimientos.map((v) => v.ambiente)).toEqual(["PreCertificacion", "Produccion", "Certificacion"]);
+    const body = (await (await status("obtenerventanasmantenimiento")).json()) as {
+      ventanaMantenimientos: { ambiente: string }[];
+    };
+    expect(body.ventanaMantenimientos.map((v) => v.ambiente)).toEqual([
+      "PreCertificacion",
+      "Produccion",
+      "Certificacion",
+    ]);
   });
 
   it.each(["obtenerestatus", "obtenerventanasmantenimiento"])("%s requires an Apikey", async (path) => {
@@ -197,7 +228,10 @@ describe("received listing", () => {
       },
     ]);
     await client.waitFinal(sentA.body.trackId, token);
-    expect((await control(sandbox.url, "GET", `/received?encf=${a.encf}`)).body[0].outcome).toMatchObject({ codigo: 1, estado: "Aceptado" });
+    expect((await control(sandbox.url, "GET", `/received?encf=${a.encf}`)).body[0].outcome).toMatchObject({
+      codigo: 1,
+      estado: "Aceptado",
+    });
 
     await control(sandbox.url, "DELETE", "/received");
     expect((await control(sandbox.url, "GET", "/received")).body).toEqual([]);
@@ -213,7 +247,11 @@ describe("faults under app.request() (no socket)", () => {
     [{ mode: "down", reset: true }, "throws"],
   ] as const)("%j", async (fault, expected) => {
     const app = createSandboxApp();
-    await app.request("/__sandbox/faults", { method: "POST", body: JSON.stringify(fault), headers: { "content-type": "application/json" } });
+    await app.request("/__sandbox/faults", {
+      method: "POST",
+      body: JSON.stringify(fault),
+      headers: { "content-type": "application/json" },
+    });
     const call = app.request("/testecf/autenticacion/api/autenticacion/semilla");
     if (expected === "throws") await expect(call).rejects.toThrow(/connection reset/);
     else expect((await call).status).toBe(expected);

@@ -34,7 +34,13 @@ afterEach(async () => {
 async function startProcess(stateDir: string, port: number): Promise<string> {
   child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: new URL("..", import.meta.url).pathname,
-    env: { ...process.env, SANDBOX_PORT: String(port), SANDBOX_PROCESSING_MS: "50", SMTP_PORT: "-1", SANDBOX_STATE_DIR: stateDir },
+    env: {
+      ...process.env,
+      SANDBOX_PORT: String(port),
+      SANDBOX_PROCESSING_MS: "50",
+      SMTP_PORT: "-1",
+      SANDBOX_STATE_DIR: stateDir,
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const [line] = (await once(child.stdout!, "data")) as [Buffer];
@@ -60,8 +66,18 @@ describe("sandbox state on disk", () => {
     expect(sent.status).toBe(200);
     expect(await client.waitFinal(sent.body.trackId, token)).toMatchObject({ codigo: 1, estado: "Aceptado" });
     const rfce = await signedRfce(identity, { sequence: 502 });
-    expect((await client.postXml("/recepcionfc/api/recepcion/ecf", rfce.xml, rfce.fileName, token)).body).toMatchObject({ codigo: 1 });
-    const directory = [{ nombre: "Demo", rnc: "131880681", urlRecepcion: "http://127.0.0.1:1/x", urlAceptacion: "http://127.0.0.1:1/y", urlOpcional: null }];
+    expect((await client.postXml("/recepcionfc/api/recepcion/ecf", rfce.xml, rfce.fileName, token)).body).toMatchObject(
+      { codigo: 1 },
+    );
+    const directory = [
+      {
+        nombre: "Demo",
+        rnc: "131880681",
+        urlRecepcion: "http://127.0.0.1:1/x",
+        urlAceptacion: "http://127.0.0.1:1/y",
+        urlOpcional: null,
+      },
+    ];
     const putDirectory = await control(base, "PUT", "/directory", directory);
     expect(putDirectory.status).toBe(200);
     expect((await control(base, "PUT", "/buyer", { estado: "1", motivo: "4" })).status).toBe(200);
@@ -115,7 +131,11 @@ describe("sandbox state on disk", () => {
     sandbox = await startSandbox({ stateDir: dir, processingMs: 0 });
     client = new DgiiClient(sandbox.url);
     try {
-      expect(await client.waitFinal(sent.body.trackId, token)).toMatchObject({ codigo: 1, estado: "Aceptado", encf: ecf.encf });
+      expect(await client.waitFinal(sent.body.trackId, token)).toMatchObject({
+        codigo: 1,
+        estado: "Aceptado",
+        encf: ecf.encf,
+      });
       // The verdict is written down this time.
       expect(readFileSync(journal, "utf8")).toContain('"t":"outcome"');
     } finally {

@@ -22,7 +22,8 @@ beforeEach(async () => {
   await control(sandbox.url, "DELETE", "/received");
 });
 
-const sendRfce = (xml: string, fileName: string) => client.postXml("/recepcionfc/api/recepcion/ecf", xml, fileName, token);
+const sendRfce = (xml: string, fileName: string) =>
+  client.postXml("/recepcionfc/api/recepcion/ecf", xml, fileName, token);
 
 describe("recepcionfc (RFCE)", () => {
   it("answers Aceptado synchronously", async () => {
@@ -62,7 +63,10 @@ describe("recepcionfc (RFCE)", () => {
   });
 
   it.each([
-    ["a wrong file name", async () => ({ ...(await signedRfce(identity, { sequence: next() })), fileName: "resumen.xml" })],
+    [
+      "a wrong file name",
+      async () => ({ ...(await signedRfce(identity, { sequence: next() })), fileName: "resumen.xml" }),
+    ],
     ["a full e-CF", () => signedEcf(identity, "31", { sequence: next() })],
   ])("refuses %s with HTTP 400", async (_, make) => {
     const { xml, fileName } = await make();
@@ -87,7 +91,9 @@ describe("consultatrackids", () => {
       { trackId: second.body.trackId, estado: "En Proceso", fechaRecepcion: expect.any(String) },
     ]);
     await client.waitFinal(second.body.trackId, token);
-    expect((await client.get(path(ecf.rnc, ecf.encf.toLowerCase()), token)).body.map((t: { estado: string }) => t.estado)).toEqual(["Aceptado", "Rechazado"]);
+    expect(
+      (await client.get(path(ecf.rnc, ecf.encf.toLowerCase()), token)).body.map((t: { estado: string }) => t.estado),
+    ).toEqual(["Aceptado", "Rechazado"]);
   });
 
   it("answers an empty list for an e-NCF never received", async () => {
@@ -108,14 +114,18 @@ describe("consultatrackids", () => {
 });
 
 describe("consultaestado", () => {
-  const path = (params: Record<string, string>) => `/consultaestado/api/consultas/estado?${new URLSearchParams(params)}`;
+  const path = (params: Record<string, string>) =>
+    `/consultaestado/api/consultas/estado?${new URLSearchParams(params)}`;
 
   it("finds an accepted e-CF and narrows by RncComprador and CodigoSeguridad", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: next() });
     await client.waitFinal((await client.send(ecf.xml, ecf.fileName, token)).body.trackId, token);
     const base = { RncEmisor: ecf.rnc, NcfElectronico: ecf.encf };
 
-    const found = await client.get(path({ ...base, RncComprador: "131880738", CodigoSeguridad: ecf.securityCode }), token);
+    const found = await client.get(
+      path({ ...base, RncComprador: "131880738", CodigoSeguridad: ecf.securityCode }),
+      token,
+    );
     expect(found.body).toEqual({
       codigo: 1,
       estado: "Aceptado",
@@ -131,15 +141,26 @@ describe("consultaestado", () => {
     });
     const wrongs: Record<string, string>[] = [{ CodigoSeguridad: "ZZZZZZ" }, { RncComprador: "101010101" }];
     for (const wrong of wrongs) {
-      expect((await client.get(path({ ...base, ...wrong }), token)).body).toMatchObject({ codigo: 0, estado: "No encontrado" });
+      expect((await client.get(path({ ...base, ...wrong }), token)).body).toMatchObject({
+        codigo: 0,
+        estado: "No encontrado",
+      });
     }
   });
 
   it("finds an RFCE by its CodigoSeguridadeCF", async () => {
     const rfce = await signedRfce(identity, { sequence: next() });
     await sendRfce(rfce.xml, rfce.fileName);
-    const { body } = await client.get(path({ RncEmisor: rfce.rnc, NcfElectronico: rfce.encf, CodigoSeguridad: rfce.securityCode }), token);
-    expect(body).toMatchObject({ codigo: 1, estado: "Aceptado", ncfElectronico: rfce.encf, codigoSeguridad: rfce.securityCode });
+    const { body } = await client.get(
+      path({ RncEmisor: rfce.rnc, NcfElectronico: rfce.encf, CodigoSeguridad: rfce.securityCode }),
+      token,
+    );
+    expect(body).toMatchObject({
+      codigo: 1,
+      estado: "Aceptado",
+      ncfElectronico: rfce.encf,
+      codigoSeguridad: rfce.securityCode,
+    });
   });
 
   it("requires RncEmisor and NcfElectronico", async () => {
@@ -159,7 +180,8 @@ describe("aprobacioncomercial (ACECF)", () => {
       FechaHoraAprobacionComercial: "02-04-2025 09:00:00",
       ...overrides,
     });
-  const post = (doc: { xml: string; fileName: string }) => client.postXml("/aprobacioncomercial/api/aprobacioncomercial", doc.xml, doc.fileName, token);
+  const post = (doc: { xml: string; fileName: string }) =>
+    client.postXml("/aprobacioncomercial/api/aprobacioncomercial", doc.xml, doc.fileName, token);
 
   it("accepts the approval of an accepted e-CF", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: next() });
@@ -195,11 +217,17 @@ describe("anulacionrangos (ANECF)", () => {
       {
         RncEmisor: "130862346",
         FechaHoraAnulacioneNCF: "02-04-2025 09:00:00",
-        DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: desde, SecuenciaeNCFHasta: hasta }] }],
+        DetalleAnulacion: [
+          {
+            TipoeCF: "31",
+            TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: desde, SecuenciaeNCFHasta: hasta }],
+          },
+        ],
       },
       edit,
     );
-  const post = (doc: { xml: string; fileName: string }) => client.postXml("/anulacionrangos/api/operaciones/anularrango", doc.xml, doc.fileName, token);
+  const post = (doc: { xml: string; fileName: string }) =>
+    client.postXml("/anulacionrangos/api/operaciones/anularrango", doc.xml, doc.fileName, token);
 
   it("voids an unused range, after which its numbers are rejected", async () => {
     const { status, body } = await post(await voiding("E310000007000", "E310000007009"));
@@ -220,7 +248,8 @@ describe("anulacionrangos (ANECF)", () => {
 
   it("refuses Desde greater than Hasta", async () => {
     // The platform's builder refuses such a range, so the XML is edited before signing.
-    const swap = (xml: string) => xml.replace("<SecuenciaeNCFDesde>E310000007200<", "<SecuenciaeNCFDesde>E310000007300<");
+    const swap = (xml: string) =>
+      xml.replace("<SecuenciaeNCFDesde>E310000007200<", "<SecuenciaeNCFDesde>E310000007300<");
     const { status, body } = await post(await voiding("E310000007200", "E310000007250", swap));
     expect(status).toBe(400);
     expect(body.mensajes[0]).toMatch(/mayor/);
@@ -234,7 +263,8 @@ describe("consultarfce (fc host)", () => {
   ])("finds an accepted RFCE by %s, %s, %s", async (rncName, encfName, codeName) => {
     const rfce = await signedRfce(identity, { sequence: next() });
     await sendRfce(rfce.xml, rfce.fileName);
-    const query = (code: string) => `/consultarfce/api/Consultas/Consulta?${rncName}=${rfce.rnc}&${encfName}=${rfce.encf}&${codeName}=${encodeURIComponent(code)}`;
+    const query = (code: string) =>
+      `/consultarfce/api/Consultas/Consulta?${rncName}=${rfce.rnc}&${encfName}=${rfce.encf}&${codeName}=${encodeURIComponent(code)}`;
     expect((await client.get(query(rfce.securityCode), token)).body).toEqual({
       rnc: rfce.rnc,
       encf: rfce.encf,
@@ -248,13 +278,27 @@ describe("consultarfce (fc host)", () => {
 });
 
 describe("consultadirectorio", () => {
-  const entry = { nombre: "EMPRESA RECEPTORA SRL", rnc: "131880738", urlRecepcion: "http://127.0.0.1:8787/r1", urlAceptacion: "http://127.0.0.1:8787/r1", urlOpcional: null };
+  const entry = {
+    nombre: "EMPRESA RECEPTORA SRL",
+    rnc: "131880738",
+    urlRecepcion: "http://127.0.0.1:8787/r1",
+    urlAceptacion: "http://127.0.0.1:8787/r1",
+    urlOpcional: null,
+  };
 
   it("answers the directory a test set, whole or by RNC", async () => {
-    expect((await control(sandbox.url, "PUT", "/directory", [entry, { ...entry, rnc: "101010101", nombre: "OTRA" }])).status).toBe(200);
-    expect((await client.get("/consultadirectorio/api/consultas/listado", token)).body.map((e: { rnc: string }) => e.rnc)).toEqual(["131880738", "101010101"]);
-    expect((await client.get("/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=131880738", token)).body).toEqual([entry]);
-    expect((await client.get("/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=999999999", token)).body).toEqual([]);
+    expect(
+      (await control(sandbox.url, "PUT", "/directory", [entry, { ...entry, rnc: "101010101", nombre: "OTRA" }])).status,
+    ).toBe(200);
+    expect(
+      (await client.get("/consultadirectorio/api/consultas/listado", token)).body.map((e: { rnc: string }) => e.rnc),
+    ).toEqual(["131880738", "101010101"]);
+    expect(
+      (await client.get("/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=131880738", token)).body,
+    ).toEqual([entry]);
+    expect(
+      (await client.get("/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=999999999", token)).body,
+    ).toEqual([]);
   });
 
   it("refuses a malformed directory", async () => {

@@ -83,22 +83,53 @@ interface RejectionCase {
 
 describe("rejections and conditional acceptance", () => {
   const cases: [string, RejectionCase][] = [
-    ["a signature broken after signing", { tipo: "31", tamper: (xml) => xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK SA"), codigo: 2, codes: [2], secuenciaUtilizada: false }],
-    ["an XSD violation", { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").TipoIngresos = "99"), codigo: 2, codes: [1], secuenciaUtilizada: false }],
+    [
+      "a signature broken after signing",
+      {
+        tipo: "31",
+        tamper: (xml) => xml.replace("IT SOLUCLICK SRL", "IT SOLUCLICK SA"),
+        codigo: 2,
+        codes: [2],
+        secuenciaUtilizada: false,
+      },
+    ],
+    [
+      "an XSD violation",
+      {
+        tipo: "31",
+        change: (_, at) => void (at("Encabezado", "IdDoc").TipoIngresos = "99"),
+        codigo: 2,
+        codes: [1],
+        secuenciaUtilizada: false,
+      },
+    ],
     [
       "an e-NCF of another type than TipoeCF",
-      { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").eNCF = "E330000000777"), codigo: 2, codes: [3], secuenciaUtilizada: false },
+      {
+        tipo: "31",
+        change: (_, at) => void (at("Encabezado", "IdDoc").eNCF = "E330000000777"),
+        codigo: 2,
+        codes: [3],
+        secuenciaUtilizada: false,
+      },
     ],
     [
       "an expired FechaVencimientoSecuencia (615)",
-      { tipo: "31", change: (_, at) => void (at("Encabezado", "IdDoc").FechaVencimientoSecuencia = "31-12-2020"), codigo: 2, codes: [615], secuenciaUtilizada: false },
+      {
+        tipo: "31",
+        change: (_, at) => void (at("Encabezado", "IdDoc").FechaVencimientoSecuencia = "31-12-2020"),
+        codigo: 2,
+        codes: [615],
+        secuenciaUtilizada: false,
+      },
     ],
     [
       "an E34 text correction (CodigoModificacion 2) with amounts in Totales (1930, 1960)",
       {
         tipo: "34",
         options: { codigoModificacion: "2" },
-        change: (_, at) => void Object.assign(at("Encabezado", "Totales"), { MontoExento: "100.00", MontoTotal: "100.00" }),
+        change: (_, at) =>
+          void Object.assign(at("Encabezado", "Totales"), { MontoExento: "100.00", MontoTotal: "100.00" }),
         codigo: 2,
         codes: [1930, 1960],
         secuenciaUtilizada: true,
@@ -117,11 +148,23 @@ describe("rejections and conditional acceptance", () => {
     ],
     [
       "a FechaEmision that is no calendar date (a format rule the XSD pattern lets through)",
-      { tipo: "31", change: (_, at) => void (at("Encabezado", "Emisor").FechaEmision = "30-02-2025"), codigo: 2, codes: [5], secuenciaUtilizada: true },
+      {
+        tipo: "31",
+        change: (_, at) => void (at("Encabezado", "Emisor").FechaEmision = "30-02-2025"),
+        codigo: 2,
+        codes: [5],
+        secuenciaUtilizada: true,
+      },
     ],
     [
       "a MontoTotal beyond the global tolerance (Aceptado Condicional)",
-      { tipo: "31", change: (_, at) => void (at("Encabezado", "Totales").MontoTotal = "4020.00"), codigo: 4, codes: [1001], secuenciaUtilizada: true },
+      {
+        tipo: "31",
+        change: (_, at) => void (at("Encabezado", "Totales").MontoTotal = "4020.00"),
+        codigo: 4,
+        codes: [1001],
+        secuenciaUtilizada: true,
+      },
     ],
   ];
 
@@ -139,15 +182,26 @@ describe("rejections and conditional acceptance", () => {
   });
 
   it("a total within tolerance is plainly accepted", async () => {
-    const ecf = await signedEcf(identity, "31", { sequence: next() }, (_, at) => void (at("Encabezado", "Totales").MontoTotal = "4015.00"));
+    const ecf = await signedEcf(
+      identity,
+      "31",
+      { sequence: next() },
+      (_, at) => void (at("Encabezado", "Totales").MontoTotal = "4015.00"),
+    );
     const sent = await client.send(ecf.xml, ecf.fileName, token);
     expect((await client.waitFinal(sent.body.trackId, token)).codigo).toBe(1);
   });
 
   it("rejects the second copy of an accepted e-NCF (645), even when both arrive at once", async () => {
     const ecf = await signedEcf(identity, "31", { sequence: next() });
-    const [a, b] = await Promise.all([client.send(ecf.xml, ecf.fileName, token), client.send(ecf.xml, ecf.fileName, token)]);
-    const results = await Promise.all([client.waitFinal(a.body.trackId, token), client.waitFinal(b.body.trackId, token)]);
+    const [a, b] = await Promise.all([
+      client.send(ecf.xml, ecf.fileName, token),
+      client.send(ecf.xml, ecf.fileName, token),
+    ]);
+    const results = await Promise.all([
+      client.waitFinal(a.body.trackId, token),
+      client.waitFinal(b.body.trackId, token),
+    ]);
     expect(results.map((r) => r.codigo).sort()).toEqual([1, 2]);
     const duplicate = results.find((r) => r.codigo === 2)!;
     expect(duplicate.mensajes).toEqual([{ codigo: 645, valor: expect.stringContaining(ecf.encf) }]);
@@ -155,7 +209,12 @@ describe("rejections and conditional acceptance", () => {
   });
 
   it("accepts a resend after a rejection that frees the number", async () => {
-    const expired = await signedEcf(identity, "31", { sequence: next() }, (_, at) => void (at("Encabezado", "IdDoc").FechaVencimientoSecuencia = "01-01-2021"));
+    const expired = await signedEcf(
+      identity,
+      "31",
+      { sequence: next() },
+      (_, at) => void (at("Encabezado", "IdDoc").FechaVencimientoSecuencia = "01-01-2021"),
+    );
     const first = await client.send(expired.xml, expired.fileName, token);
     expect((await client.waitFinal(first.body.trackId, token)).secuenciaUtilizada).toBe(false);
     const fixed = await signedEcf(identity, "31", { sequence: sequence });
@@ -166,10 +225,18 @@ describe("rejections and conditional acceptance", () => {
 
 describe("refused at the door (HTTP 400, no track id)", () => {
   const cases: [string, () => Promise<{ xml: string; fileName: string }>, RegExp][] = [
-    ["a file name that is not RNCEmisor + e-NCF", async () => ({ ...(await signedEcf(identity, "31", { sequence: next() })), fileName: "factura.xml" }), /nombre del archivo/],
+    [
+      "a file name that is not RNCEmisor + e-NCF",
+      async () => ({ ...(await signedEcf(identity, "31", { sequence: next() })), fileName: "factura.xml" }),
+      /nombre del archivo/,
+    ],
     ["an E32 under RD$250,000 (goes to recepcionfc)", () => signedEcf(identity, "32", { sequence: next() }), /RFCE/],
     ["an RFCE", () => signedRfce(identity, { sequence: next() }), /recepcionfc/],
-    ["something that is not XML", async () => ({ xml: "hola", fileName: "130862346E310000000001.xml" }), /bien formado/],
+    [
+      "something that is not XML",
+      async () => ({ xml: "hola", fileName: "130862346E310000000001.xml" }),
+      /bien formado/,
+    ],
     ["another DGII document", async () => ({ xml: "<ARECF></ARECF>", fileName: "x.xml" }), /ECF/],
   ];
   it.each(cases)("%s", async (_, make, message) => {
@@ -180,14 +247,22 @@ describe("refused at the door (HTTP 400, no track id)", () => {
     expect(body.mensaje).toMatch(message);
     // Nothing gets a track id, but the refusal is listed for debugging.
     expect((await control(sandbox.url, "GET", "/received?kind=ecf")).body).toEqual([
-      expect.objectContaining({ trackId: null, fileName, outcome: { httpStatus: 400, error: body.error, mensaje: body.mensaje } }),
+      expect.objectContaining({
+        trackId: null,
+        fileName,
+        outcome: { httpStatus: 400, error: body.error, mensaje: body.mensaje },
+      }),
     ]);
   });
 
   it("a request without the xml field", async () => {
     const form = new FormData();
     form.append("archivo", "x");
-    const response = await fetch(client.url("/recepcion/api/facturaselectronicas"), { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(client.url("/recepcion/api/facturaselectronicas"), {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ trackId: null, mensaje: "El campo xml es requerido" });
   });

@@ -38,15 +38,18 @@ describe("sandbox server process", () => {
     expect((await control(base, "GET", "/config")).body.processingMs).toBe(100);
   });
 
-  it.each(["testecf", "certecf", "ecf"])("runs the whole exchange in %s: token, e-CF, track id, Aceptado", async (env) => {
-    const identity = await testIdentity();
-    const client = new DgiiClient(base, env);
-    const token = await client.login(identity);
-    const ecf = await signedEcf(identity, "31", { sequence: 77 });
-    const sent = await client.send(ecf.xml, ecf.fileName, token);
-    expect(sent.status).toBe(200);
-    expect(await client.waitFinal(sent.body.trackId, token)).toMatchObject({ codigo: 1, estado: "Aceptado" });
-  });
+  it.each(["testecf", "certecf", "ecf"])(
+    "runs the whole exchange in %s: token, e-CF, track id, Aceptado",
+    async (env) => {
+      const identity = await testIdentity();
+      const client = new DgiiClient(base, env);
+      const token = await client.login(identity);
+      const ecf = await signedEcf(identity, "31", { sequence: 77 });
+      const sent = await client.send(ecf.xml, ecf.fileName, token);
+      expect(sent.status).toBe(200);
+      expect(await client.waitFinal(sent.body.trackId, token)).toMatchObject({ codigo: 1, estado: "Aceptado" });
+    },
+  );
 
   it("resets connections while down with reset, and recovers when cleared", async () => {
     await control(base, "POST", "/faults", { mode: "down", reset: true });

@@ -32,20 +32,30 @@ afterAll(() => sandbox.close());
 describe("authorized signers", () => {
   it("an RNC that registers no one is not checked (the lenient default)", async () => {
     const ecf = await signedEcf(stranger, "31", { sequence: next() });
-    const final = await client.waitFinal((await client.send(ecf.xml, ecf.fileName, strangerToken)).body.trackId, strangerToken);
+    const final = await client.waitFinal(
+      (await client.send(ecf.xml, ecf.fileName, strangerToken)).body.trackId,
+      strangerToken,
+    );
     expect(final.codigo).toBe(1);
   });
 
   it("refuses a malformed registration", async () => {
     expect((await control(sandbox.url, "PUT", "/signers", { rnc: "12", certificates: [] })).status).toBe(400);
-    expect((await control(sandbox.url, "PUT", "/signers", { rnc: "130862346", certificates: ["not a pem"] })).status).toBe(400);
+    expect(
+      (await control(sandbox.url, "PUT", "/signers", { rnc: "130862346", certificates: ["not a pem"] })).status,
+    ).toBe(400);
   });
 
   describe("once the RNC registers its delegate", () => {
     beforeAll(async () => {
-      const res = await control(sandbox.url, "PUT", "/signers", { rnc: "130862346", certificates: [delegate.certificatePem] });
+      const res = await control(sandbox.url, "PUT", "/signers", {
+        rnc: "130862346",
+        certificates: [delegate.certificatePem],
+      });
       expect(res.status).toBe(200);
-      expect((await control(sandbox.url, "GET", "/signers")).body).toEqual({ "130862346": [expect.stringMatching(/^[0-9a-f]{64}$/)] });
+      expect((await control(sandbox.url, "GET", "/signers")).body).toEqual({
+        "130862346": [expect.stringMatching(/^[0-9a-f]{64}$/)],
+      });
     });
     afterAll(async () => {
       await control(sandbox.url, "PUT", "/signers", { rnc: "130862346", certificates: [] });
@@ -54,10 +64,26 @@ describe("authorized signers", () => {
     it("rejects an e-CF another certificate signed (the e-NCF stays usable), accepts the delegate's", async () => {
       const forged = await signedEcf(stranger, "31", { sequence: next() });
       expect(forged.rnc).toBe("130862346");
-      const refused = await client.waitFinal((await client.send(forged.xml, forged.fileName, strangerToken)).body.trackId, strangerToken);
-      expect(refused).toMatchObject({ codigo: 2, secuenciaUtilizada: false, mensajes: [{ valor: expect.stringMatching(NOT_A_DELEGATE) }] });
+      const refused = await client.waitFinal(
+        (await client.send(forged.xml, forged.fileName, strangerToken)).body.trackId,
+        strangerToken,
+      );
+      expect(refused).toMatchObject({
+        codigo: 2,
+        secuenciaUtilizada: false,
+        mensajes: [{ valor: expect.stringMatching(NOT_A_DELEGATE) }],
+      });
       const genuine = await signedEcf(delegate, "31", { sequence: next() });
-      expect((await client.waitFinal((await client.send(genuine.xml, genuine.fileName, delegateToken)).body.trackId, delegateToken)).codigo).toBe(1);
+      expect(
+        (
+          await client.waitFinal(
+            (
+              await client.send(genuine.xml, genuine.fileName, delegateToken)
+            ).body.trackId,
+            delegateToken,
+          )
+        ).codigo,
+      ).toBe(1);
     });
 
     it("consultatrackids answers the delegate's token and refuses another's", async () => {
@@ -72,9 +98,17 @@ describe("authorized signers", () => {
       const input = {
         RncEmisor: "130862346",
         FechaHoraAnulacioneNCF: "02-04-2025 09:00:00",
-        DetalleAnulacion: [{ TipoeCF: "31" as const, TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000009900", SecuenciaeNCFHasta: "E310000009909" }] }],
+        DetalleAnulacion: [
+          {
+            TipoeCF: "31" as const,
+            TablaRangoSecuenciasAnuladaseNCF: [
+              { SecuenciaeNCFDesde: "E310000009900", SecuenciaeNCFHasta: "E310000009909" },
+            ],
+          },
+        ],
       };
-      const post = (doc: { xml: string; fileName: string }, token: string) => client.postXml("/anulacionrangos/api/operaciones/anularrango", doc.xml, doc.fileName, token);
+      const post = (doc: { xml: string; fileName: string }, token: string) =>
+        client.postXml("/anulacionrangos/api/operaciones/anularrango", doc.xml, doc.fileName, token);
       const refused = await post(await signedAnecf(stranger, input), strangerToken);
       expect(refused.status).toBe(400);
       expect(refused.body.mensajes[0]).toMatch(NOT_A_DELEGATE);
@@ -98,7 +132,8 @@ describe("authorized signers", () => {
           Estado: "1",
           FechaHoraAprobacionComercial: "02-04-2025 09:00:00",
         });
-      const post = (doc: { xml: string; fileName: string }, token: string) => client.postXml("/aprobacioncomercial/api/aprobacioncomercial", doc.xml, doc.fileName, token);
+      const post = (doc: { xml: string; fileName: string }, token: string) =>
+        client.postXml("/aprobacioncomercial/api/aprobacioncomercial", doc.xml, doc.fileName, token);
       const refused = await post(await approval(stranger), strangerToken);
       expect(refused.status).toBe(400);
       expect(refused.body.mensaje[0]).toMatch(NOT_A_DELEGATE);

@@ -35,7 +35,9 @@ const names = (tree: { children: { name: string }[] }) => tree.children.map((c) 
 describe("Accept: application/xml", () => {
   it("validarsemilla answers RespuestaAutenticacion", async () => {
     const seed = await client.seed();
-    const { tree } = await asXml("/autenticacion/api/autenticacion/validarsemilla", { xml: await signXml(seed, identity.privateKey, identity.certificateDer) });
+    const { tree } = await asXml("/autenticacion/api/autenticacion/validarsemilla", {
+      xml: await signXml(seed, identity.privateKey, identity.certificateDer),
+    });
     expect(tree.name).toBe("RespuestaAutenticacion");
     expect(names(tree)).toEqual(["token", "expira", "expedido"]);
   });
@@ -49,7 +51,15 @@ describe("Accept: application/xml", () => {
 
     const result = await asXml(`/consultaresultado/api/consultas/estado?trackid=${trackId}`);
     expect(result.tree.name).toBe("RespuestaConsultaTrackId");
-    expect(names(result.tree)).toEqual(["trackId", "codigo", "estado", "rnc", "encf", "secuenciaUtilizada", "fechaRecepcion"]);
+    expect(names(result.tree)).toEqual([
+      "trackId",
+      "codigo",
+      "estado",
+      "rnc",
+      "encf",
+      "secuenciaUtilizada",
+      "fechaRecepcion",
+    ]);
     expect(result.tree.children.find((c) => c.name === "estado")!.text).toBe("Aceptado");
 
     const list = await asXml(`/consultatrackids/api/trackids/consulta?rncemisor=${ecf.rnc}&encf=${ecf.encf}`);
@@ -65,7 +75,9 @@ describe("Accept: application/xml", () => {
   });
 
   it.each(["application/json", "*/*", "application/json, application/xml"])("Accept %s stays JSON", async (accept) => {
-    const response = await fetch(client.url("/consultaresultado/api/consultas/estado?trackid=x"), { headers: { accept, authorization: `Bearer ${token}` } });
+    const response = await fetch(client.url("/consultaresultado/api/consultas/estado?trackid=x"), {
+      headers: { accept, authorization: `Bearer ${token}` },
+    });
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   });
 });

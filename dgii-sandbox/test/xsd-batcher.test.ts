@@ -11,7 +11,11 @@ describe("XsdBatcher", () => {
     const sign = (xml: string) => signEcfXml(xml, identity.privateKey, identity.certificateDer);
     const documents: [string, TipoeCF, string][] = [
       ["valid E31", "31", await sign(ecfToXml(makeEcf("31", { sequence: 1 })))],
-      ["E31 with a bad TipoIngresos", "31", await sign(ecfToXml(makeEcf("31", { sequence: 2 })).replace("<TipoIngresos>01<", "<TipoIngresos>99<"))],
+      [
+        "E31 with a bad TipoIngresos",
+        "31",
+        await sign(ecfToXml(makeEcf("31", { sequence: 2 })).replace("<TipoIngresos>01<", "<TipoIngresos>99<")),
+      ],
       ["valid E31 again", "31", await sign(ecfToXml(makeEcf("31", { sequence: 3 })))],
       ["unsigned E31", "31", ecfToXml(makeEcf("31", { sequence: 4 }))],
       ["valid E33", "33", await sign(ecfToXml(makeEcf("33", { sequence: 5 })))],
@@ -22,7 +26,9 @@ describe("XsdBatcher", () => {
       return validateXsdMany(xmls, kind, options);
     });
     const batched = await Promise.all(documents.map(([, kind, xml]) => batcher.validate(xml, kind)));
-    const alone = await Promise.all(documents.map(([, kind, xml]) => validateXsd(xml, kind, { requireSignature: true })));
+    const alone = await Promise.all(
+      documents.map(([, kind, xml]) => validateXsd(xml, kind, { requireSignature: true })),
+    );
 
     expect(batched.map((r) => r.valid)).toEqual([true, false, true, false, true]);
     expect(batched.map((r) => r.valid)).toEqual(alone.map((r) => r.valid));

@@ -68,10 +68,21 @@ function reasonOf(error: unknown): string {
  */
 function classifyUploadFailure(error: unknown): UploadResult {
   if (isRevoked(error)) return { kind: "revoked" };
-  if (!(error instanceof ProblemError) || error.status >= 500 || error.status === 401 || error.status === 408 || error.status === 429) {
+  if (
+    !(error instanceof ProblemError) ||
+    error.status >= 500 ||
+    error.status === 401 ||
+    error.status === 408 ||
+    error.status === 429
+  ) {
     return { kind: "retry", reason: reasonOf(error) };
   }
-  return { kind: "refused", status: error.status, detail: reasonOf(error), errors: error.errors.map(({ code, message }) => ({ code, message })) };
+  return {
+    kind: "refused",
+    status: error.status,
+    detail: reasonOf(error),
+    errors: error.errors.map(({ code, message }) => ({ code, message })),
+  };
 }
 
 /** A batch result read as the single upload's answer would be (same statuses, same meaning); its problem comes inside the 200. */
@@ -79,7 +90,12 @@ function classifyBatchResult(result: BatchResult): UploadResult {
   if (result.status === 200 && result.answer?.estado) return { kind: "answer", answer: result.answer };
   const detail = result.problem?.detail || `HTTP ${result.status}`;
   if (result.status >= 500 || result.status === 408 || result.status === 429) return { kind: "retry", reason: detail };
-  return { kind: "refused", status: result.status, detail, errors: (result.problem?.errors ?? []).map(({ code, message }) => ({ code, message })) };
+  return {
+    kind: "refused",
+    status: result.status,
+    detail,
+    errors: (result.problem?.errors ?? []).map(({ code, message }) => ({ code, message })),
+  };
 }
 
 export class DeviceApi {
@@ -108,7 +124,9 @@ export class DeviceApi {
 
   /** The issuer's new key, against the one-time code the issuer asked for (POST /devices/{id}/pairing-code). */
   async signingMaterial(pairingCode: string): Promise<SigningMaterial> {
-    return answered(await this.client.POST("/devices/signing-material", { body: { pairingCode }, signal: this.signal }));
+    return answered(
+      await this.client.POST("/devices/signing-material", { body: { pairingCode }, signal: this.signal }),
+    );
   }
 
   async lease(tipoeCF: LeaseTipo, size: number): Promise<DeviceLease> {
@@ -123,7 +141,9 @@ export class DeviceApi {
   /** The registry's answer for an RNC or cédula, or null when DGII's registry does not have it. */
   async taxpayer(rnc: string): Promise<Taxpayer | null> {
     try {
-      return answered(await this.client.GET("/devices/contribuyentes/{rnc}", { params: { path: { rnc } }, signal: this.signal }));
+      return answered(
+        await this.client.GET("/devices/contribuyentes/{rnc}", { params: { path: { rnc } }, signal: this.signal }),
+      );
     } catch (error) {
       if (error instanceof ProblemError && error.status === 404 && error.code === "taxpayer_not_found") return null;
       throw error;
@@ -132,7 +152,9 @@ export class DeviceApi {
 
   /** Hands a shift over (idempotent: the same upload again changes nothing; a closed shift is final). */
   async putShift(id: string, body: ShiftUpload): Promise<Schemas["Shift"]> {
-    return answered(await this.client.PUT("/devices/shifts/{id}", { params: { path: { id } }, body, signal: this.signal }));
+    return answered(
+      await this.client.PUT("/devices/shifts/{id}", { params: { path: { id } }, body, signal: this.signal }),
+    );
   }
 
   /**
@@ -141,7 +163,12 @@ export class DeviceApi {
    */
   async receiptStates(encfs: string[]): Promise<ServerAnswer[]> {
     try {
-      return answered(await this.client.GET("/devices/receipts", { params: { query: { encf: encfs.join(",") } }, signal: this.signal })).receipts;
+      return answered(
+        await this.client.GET("/devices/receipts", {
+          params: { query: { encf: encfs.join(",") } },
+          signal: this.signal,
+        }),
+      ).receipts;
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
       const answers: ServerAnswer[] = [];
@@ -156,7 +183,9 @@ export class DeviceApi {
   /** The current state of an uploaded receipt, or null when the server does not know it. */
   async receiptState(encf: string): Promise<ServerAnswer | null> {
     try {
-      return answered(await this.client.GET("/devices/receipts/{encf}", { params: { path: { encf } }, signal: this.signal }));
+      return answered(
+        await this.client.GET("/devices/receipts/{encf}", { params: { path: { encf } }, signal: this.signal }),
+      );
     } catch (error) {
       if (statusOf(error) === 404) return null;
       throw error;
@@ -189,7 +218,9 @@ export class DeviceApi {
   /** One upload, classified for the outbox state machine; never throws. */
   async upload(entry: OutboxEntry): Promise<UploadResult> {
     try {
-      const answer = answered(await this.client.POST("/devices/receipts", { body: { xml: entry.signedXml }, signal: this.signal }));
+      const answer = answered(
+        await this.client.POST("/devices/receipts", { body: { xml: entry.signedXml }, signal: this.signal }),
+      );
       return { kind: "answer", answer };
     } catch (error) {
       return classifyUploadFailure(error);

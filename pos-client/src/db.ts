@@ -2,7 +2,14 @@ import Dexie, { type EntityTable } from "dexie";
 import type { ZReport } from "./shift/z-report.ts";
 
 /** DGII's word for a receipt's state, plus the device's own states before the server answered. */
-export type Estado = "Aceptado" | "Aceptado Condicional" | "En Proceso" | "Rechazado" | "Contingencia" | "Anulado" | "Pendiente";
+export type Estado =
+  | "Aceptado"
+  | "Aceptado Condicional"
+  | "En Proceso"
+  | "Rechazado"
+  | "Contingencia"
+  | "Anulado"
+  | "Pendiente";
 
 /** A sale as the cashier rang it up; `encf` is set once the receipt is numbered. */
 export interface Sale {

@@ -1,7 +1,11 @@
 // Spanish (Dominican Republic) presentation: money as RD$ with es-DO grouping, dates in Santo Domingo.
 import { dec, formatMoney } from "@ecf/shared/money";
 
-const DATE_TIME = new Intl.DateTimeFormat("es-DO", { dateStyle: "short", timeStyle: "short", timeZone: "America/Santo_Domingo" });
+const DATE_TIME = new Intl.DateTimeFormat("es-DO", {
+  dateStyle: "short",
+  timeStyle: "short",
+  timeZone: "America/Santo_Domingo",
+});
 
 /** "1234.5" → "RD$1,234.50", from the decimal text (no floating point), rounded half up to cents. */
 export function money(amount: string): string {

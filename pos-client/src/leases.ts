@@ -19,10 +19,15 @@ export class NoNumbersError extends Error {
 /** Adds a block the server leased. A block overlapping any number this device ever held is refused. */
 export async function addLease(db: PosDatabase, lease: Omit<LocalLease, "id" | "next">): Promise<void> {
   await db.transaction("rw", db.leases, async () => {
-    const same = await db.leases.where("[tipoeCF+rangeFrom]").between([lease.tipoeCF, 0], [lease.tipoeCF, Infinity]).toArray();
+    const same = await db.leases
+      .where("[tipoeCF+rangeFrom]")
+      .between([lease.tipoeCF, 0], [lease.tipoeCF, Infinity])
+      .toArray();
     if (same.some((l) => l.rangeFrom === lease.rangeFrom && l.rangeTo === lease.rangeTo)) return; // the same block again (pairing retried)
     if (same.some((l) => lease.rangeFrom <= l.rangeTo && l.rangeFrom <= lease.rangeTo)) {
-      throw new Error(`Lease ${lease.tipoeCF} ${lease.rangeFrom}-${lease.rangeTo} overlaps a block this device already held`);
+      throw new Error(
+        `Lease ${lease.tipoeCF} ${lease.rangeFrom}-${lease.rangeTo} overlaps a block this device already held`,
+      );
     }
     await db.leases.add({ ...lease, next: lease.rangeFrom });
   });
@@ -35,7 +40,12 @@ export async function remaining(db: PosDatabase, tipoeCF: string, today: string)
 }
 
 /** True when the stock of a type is at or below half a block: time to ask for the next block. */
-export async function needsRefill(db: PosDatabase, tipoeCF: string, today: string, blockSize = DEFAULT_LEASE_SIZE): Promise<boolean> {
+export async function needsRefill(
+  db: PosDatabase,
+  tipoeCF: string,
+  today: string,
+  blockSize = DEFAULT_LEASE_SIZE,
+): Promise<boolean> {
   return (await remaining(db, tipoeCF, today)) <= blockSize / 2;
 }
 
@@ -44,11 +54,19 @@ export async function needsRefill(db: PosDatabase, tipoeCF: string, today: strin
  * never get the same number and a number once taken is never handed out again, even if the
  * sale is abandoned (an unused number is voided with an ANECF, never reused).
  */
-export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string, now = new Date()): Promise<TakenNumber> {
+export async function takeNumber(
+  db: PosDatabase,
+  tipoeCF: string,
+  today: string,
+  now = new Date(),
+): Promise<TakenNumber> {
   return db.transaction("rw", db.leases, db.settings, async () => {
     const blocks = await db.leases.where("[tipoeCF+rangeFrom]").between([tipoeCF, 0], [tipoeCF, Infinity]).toArray();
     const block = blocks.find((l) => l.next <= l.rangeTo && l.expiresOn >= today);
-    if (!block) throw new NoNumbersError(`No quedan números e-NCF tipo ${tipoeCF} en este dispositivo; conéctese para recibir más.`);
+    if (!block)
+      throw new NoNumbersError(
+        `No quedan números e-NCF tipo ${tipoeCF} en este dispositivo; conéctese para recibir más.`,
+      );
     const number = block.next;
     await db.leases.update(block.id!, { next: number + 1 });
     const encf = formatENcf(tipoeCF as TipoeCF, number);
@@ -64,7 +82,11 @@ export async function takeNumber(db: PosDatabase, tipoeCF: string, today: string
  * The number `takeNumber` would hand out next, without taking it: a sale is checked against it
  * before a number is spent, so that a refused sale leaves no gap in the sequence.
  */
-export async function peekNumber(db: PosDatabase, tipoeCF: string, today: string): Promise<Omit<TakenNumber, "number"> | undefined> {
+export async function peekNumber(
+  db: PosDatabase,
+  tipoeCF: string,
+  today: string,
+): Promise<Omit<TakenNumber, "number"> | undefined> {
   const blocks = await db.leases.where("[tipoeCF+rangeFrom]").between([tipoeCF, 0], [tipoeCF, Infinity]).toArray();
   const block = blocks.find((l) => l.next <= l.rangeTo && l.expiresOn >= today);
   return block && { encf: formatENcf(tipoeCF as TipoeCF, block.next), expiresOn: block.expiresOn };
@@ -91,7 +113,11 @@ export async function giveUpNumber(db: PosDatabase, encf: string): Promise<void>
  * Numbers taken so long ago that the tab that took them must have died before recording the
  * sale: remembered as unused for voiding. A number whose sale exists after all is just cleared.
  */
-export async function recoverLostNumbers(db: PosDatabase, now = new Date(), lostAfterMs = LOST_AFTER_MS): Promise<string[]> {
+export async function recoverLostNumbers(
+  db: PosDatabase,
+  now = new Date(),
+  lostAfterMs = LOST_AFTER_MS,
+): Promise<string[]> {
   return db.transaction("rw", db.settings, db.sales, async () => {
     const taken = (await db.setting<Record<string, string>>(TAKEN_ENCF)) ?? {};
     const stale = Object.entries(taken)
@@ -102,7 +128,10 @@ export async function recoverLostNumbers(db: PosDatabase, now = new Date(), lost
     const lost = stale.filter((encf) => !used.has(encf));
     const unused = (await db.setting<string[]>(UNUSED_ENCF)) ?? [];
     await db.setSetting(UNUSED_ENCF, [...unused, ...lost.filter((e) => !unused.includes(e))]);
-    await db.setSetting(TAKEN_ENCF, Object.fromEntries(Object.entries(taken).filter(([encf]) => !stale.includes(encf))));
+    await db.setSetting(
+      TAKEN_ENCF,
+      Object.fromEntries(Object.entries(taken).filter(([encf]) => !stale.includes(encf))),
+    );
     return lost;
   });
 }
@@ -127,6 +156,7 @@ export async function refillLeases<Tipo extends string>(
   for (const tipo of tipos) {
     const need = Math.max(DEFAULT_LEASE_SIZE / 2, await needed(tipo));
     const size = Math.min(MAX_LEASE_SIZE, Math.max(DEFAULT_LEASE_SIZE, need));
-    for (let i = 0; i < BLOCKS_PER_ROUND && (await remaining(db, tipo, today)) <= need; i++) await addLease(db, await lease(tipo, size));
+    for (let i = 0; i < BLOCKS_PER_ROUND && (await remaining(db, tipo, today)) <= need; i++)
+      await addLease(db, await lease(tipo, size));
   }
 }

@@ -30,7 +30,9 @@ export async function capacitySettings(db: PosDatabase): Promise<CapacitySetting
  */
 export async function numbersPerHour(db: PosDatabase, tipoeCF: string, now: Date, windowDays: number): Promise<number> {
   const since = new Date(now.getTime() - windowDays * 24 * HOUR).toISOString();
-  const sales = await db.sales.filter((s) => s.createdAt >= since && s.encf?.startsWith(`E${tipoeCF}`) === true).toArray();
+  const sales = await db.sales
+    .filter((s) => s.createdAt >= since && s.encf?.startsWith(`E${tipoeCF}`) === true)
+    .toArray();
   if (!sales.length) return 0;
   const first = sales.reduce((a, s) => Math.min(a, Date.parse(s.createdAt)), now.getTime());
   const hours = Math.max(1, (now.getTime() - first) / HOUR);
@@ -38,7 +40,12 @@ export async function numbersPerHour(db: PosDatabase, tipoeCF: string, now: Date
 }
 
 /** The stock of a type this till needs for its offline time: never less than half a default block. */
-export async function stockNeeded(db: PosDatabase, tipoeCF: string, now: Date, settings?: CapacitySettings): Promise<number> {
+export async function stockNeeded(
+  db: PosDatabase,
+  tipoeCF: string,
+  now: Date,
+  settings?: CapacitySettings,
+): Promise<number> {
   const s = settings ?? (await capacitySettings(db));
   const rate = await numbersPerHour(db, tipoeCF, now, s.rateWindowDays);
   return Math.max(DEFAULT_LEASE_SIZE / 2, Math.ceil(rate * s.offlineHours));
@@ -55,5 +62,10 @@ export interface TypeStock {
 export async function stockOf(db: PosDatabase, tipoeCF: string, now: Date, today: string): Promise<TypeStock> {
   const needed = await stockNeeded(db, tipoeCF, now);
   const left = await remaining(db, tipoeCF, today);
-  return { tipoeCF, remaining: left, needed, low: left <= Math.floor(Math.max(needed, DEFAULT_LEASE_SIZE) * LOW_SHARE) };
+  return {
+    tipoeCF,
+    remaining: left,
+    needed,
+    low: left <= Math.floor(Math.max(needed, DEFAULT_LEASE_SIZE) * LOW_SHARE),
+  };
 }

@@ -22,7 +22,11 @@ export async function loadSession(db: PosDatabase): Promise<Session | undefined>
 /** The issuer as a till paired before API 1.9.0 stored it (legalName, rnc, dgiiEnvironment), under today's names. */
 type StoredCompany =
   | DeviceCompany
-  | (Omit<DeviceCompany, "name" | "registryNumber" | "dgiiServer"> & { legalName: string; rnc: string; dgiiEnvironment: DeviceCompany["dgiiServer"] });
+  | (Omit<DeviceCompany, "name" | "registryNumber" | "dgiiServer"> & {
+      legalName: string;
+      rnc: string;
+      dgiiEnvironment: DeviceCompany["dgiiServer"];
+    });
 export function companyUnderCurrentNames(stored: StoredCompany): DeviceCompany {
   if ("registryNumber" in stored) return stored;
   const { legalName, rnc, dgiiEnvironment, ...rest } = stored;
@@ -33,7 +37,12 @@ export async function pairDevice(db: PosDatabase, code: string): Promise<Session
   const paired: DevicePaired = await new DeviceApi(API_BASE).pair(code);
   await installSigningKey(db, paired.signing);
   for (const lease of paired.leases) await addLease(db, lease);
-  const session: Session = { deviceId: paired.device.id, deviceName: paired.device.name, token: paired.token, company: paired.company };
+  const session: Session = {
+    deviceId: paired.device.id,
+    deviceName: paired.device.name,
+    token: paired.token,
+    company: paired.company,
+  };
   await db.setSetting("session", session);
   return session;
 }
@@ -61,9 +70,12 @@ export async function forgetSettledTokens(db: PosDatabase): Promise<void> {
   await db.transaction("rw", db.settings, db.outbox, db.shifts, async () => {
     const retired = (await db.setting<Record<string, string>>(RETIRED_TOKENS)) ?? {};
     if (!Object.keys(retired).length) return;
-    const waiting = new Set((await db.outbox.where("state").anyOf("pending", "sending").toArray()).map((e) => e.deviceId));
+    const waiting = new Set(
+      (await db.outbox.where("state").anyOf("pending", "sending").toArray()).map((e) => e.deviceId),
+    );
     // A shift opened before a revocation is closed and handed over by that pairing's token.
-    for (const shift of await db.shifts.filter((s) => s.state === "open" || s.sync === "pending").toArray()) waiting.add(shift.deviceId);
+    for (const shift of await db.shifts.filter((s) => s.state === "open" || s.sync === "pending").toArray())
+      waiting.add(shift.deviceId);
     const kept = Object.fromEntries(Object.entries(retired).filter(([id]) => waiting.has(id)));
     await db.setSetting(RETIRED_TOKENS, kept);
   });

@@ -61,12 +61,18 @@ describe("one parser for every number of the till", () => {
 });
 
 describe("the fields that use it", () => {
-  const line = (): CartLine => ({ product: { code: "P", name: "Plátano", price: "20.00", itbis: "E", unit: "43", kind: "1" }, quantity: "1", discountPercent: "" });
+  const line = (): CartLine => ({
+    product: { code: "P", name: "Plátano", price: "20.00", itbis: "E", unit: "43", kind: "1" },
+    quantity: "1",
+    discountPercent: "",
+  });
 
   it("cash typed the Dominican way covers the total (1,000 is a thousand pesos)", () => {
     const p = paymentFor({ method: "efectivo", cash: "1,000", card: "", transfer: "" }, "826.00");
     expect(typeof p === "object" && formatMoney(cashChange(p)!)).toBe("174.00");
-    expect(paymentFor({ method: "efectivo", cash: "1e3", card: "", transfer: "" }, "826.00")).toMatch(/^El efectivo recibido: .*exponente/);
+    expect(paymentFor({ method: "efectivo", cash: "1e3", card: "", transfer: "" }, "826.00")).toMatch(
+      /^El efectivo recibido: .*exponente/,
+    );
     const mixed = paymentFor({ method: "mixto", cash: "1,000", card: "1,200.00", transfer: "" }, "2000.00");
     expect(typeof mixed === "object" && mixed.parts.map((x) => x.amount)).toEqual(["800.00", "1200.00"]);
   });

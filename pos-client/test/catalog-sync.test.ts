@@ -13,7 +13,10 @@ import { CatalogSync, catalogState, pullCatalog } from "../src/sync/catalog.ts";
 
 // The window's online event and navigator.onLine, as the till's browser has them.
 const windowEvents = new EventTarget();
-Object.assign(globalThis, { addEventListener: windowEvents.addEventListener.bind(windowEvents), removeEventListener: windowEvents.removeEventListener.bind(windowEvents) });
+Object.assign(globalThis, {
+  addEventListener: windowEvents.addEventListener.bind(windowEvents),
+  removeEventListener: windowEvents.removeEventListener.bind(windowEvents),
+});
 let onLine = true;
 Object.defineProperty(globalThis, "navigator", {
   configurable: true,
@@ -80,7 +83,13 @@ function server(pageSize = 100) {
   return {
     put,
     cashier: (id: string, name: string, active = true) =>
-      cashiers.set(id, { id, name, active, version: ++version, pin: { algorithm: "PBKDF2-SHA256", iterations: 100_000, salt: "c2FsdA==", hash: "aGFzaA==" } }),
+      cashiers.set(id, {
+        id,
+        name,
+        active,
+        version: ++version,
+        pin: { algorithm: "PBKDF2-SHA256", iterations: 100_000, salt: "c2FsdA==", hash: "aGFzaA==" },
+      }),
     fetchPage,
     asked,
     setCanEditPrices: (v: boolean) => (canEditPrices = v),
@@ -104,7 +113,15 @@ describe("catalogue sync", () => {
     const first = await pullCatalog(db, COMPANY, s.fetchPage, () => new Date("2026-11-25T12:00:00Z"));
     expect(first).toMatchObject({ version: 3, pages: 1, updated: 2, removed: 0, cashiers: 1, canEditPrices: false });
     expect(await codes()).toEqual(["A", "B"]);
-    expect(await db.products.get("A")).toMatchObject({ id: "a", price: "99.99", itbis: "18", priceIncludesItbis: true, kind: "1", barcodes: ["7460001000011"], version: 1 });
+    expect(await db.products.get("A")).toMatchObject({
+      id: "a",
+      price: "99.99",
+      itbis: "18",
+      priceIncludesItbis: true,
+      kind: "1",
+      barcodes: ["7460001000011"],
+      version: 1,
+    });
     expect(await db.products.get("B")).toMatchObject({ itbis: "E", kind: "2", priceIncludesItbis: false });
     expect(await db.products.where("barcodes").equals("7460001000011").first()).toMatchObject({ code: "A" });
     expect((await db.cashiers.get("c1"))?.pin.iterations).toBe(100_000);
@@ -241,7 +258,11 @@ describe("catalogue sync", () => {
 
     const identity = await createTestIdentity({ rnc: "131880681" });
     const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
-    await installSigningKey(db, { pkcs8: b64(identity.pkcs8), certificate: b64(identity.certificateDer), certificateSerial: null });
+    await installSigningKey(db, {
+      pkcs8: b64(identity.pkcs8),
+      certificate: b64(identity.certificateDer),
+      certificateSerial: null,
+    });
     await addLease(db, { tipoeCF: "32", rangeFrom: 1, rangeTo: 10, expiresOn: "2099-12-31" });
     const product = (await db.products.get("A"))!;
     const issued = await issueReceipt(db, {

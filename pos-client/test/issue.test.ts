@@ -18,18 +18,35 @@ afterEach(async () => {
 });
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
-const product = (over: Partial<Product> = {}): Product => ({ code: "001", name: "Café molido 1 lb", price: "350.00", itbis: "18", unit: "43", kind: "1", ...over });
+const product = (over: Partial<Product> = {}): Product => ({
+  code: "001",
+  name: "Café molido 1 lb",
+  price: "350.00",
+  itbis: "18",
+  unit: "43",
+  kind: "1",
+  ...over,
+});
 const emisor = { rnc: "131880681", legalName: "DEMO COMERCIAL SRL", address: "Calle 1, Santo Domingo" };
 
 async function ready() {
   db = new PosDatabase(`pos-${crypto.randomUUID()}`);
-  await installSigningKey(db, { pkcs8: b64(identity.pkcs8), certificate: b64(identity.certificateDer), certificateSerial: null });
-  for (const tipo of ["32", "31", "34"]) await addLease(db, { tipoeCF: tipo, rangeFrom: 1001, rangeTo: 1200, expiresOn: "2099-12-31" });
+  await installSigningKey(db, {
+    pkcs8: b64(identity.pkcs8),
+    certificate: b64(identity.certificateDer),
+    certificateSerial: null,
+  });
+  for (const tipo of ["32", "31", "34"])
+    await addLease(db, { tipoeCF: tipo, rangeFrom: 1001, rangeTo: 1200, expiresOn: "2099-12-31" });
 }
 
 describe("cart totals (shared package)", () => {
   it.each<[string, CartLine[], { total: string; itbis: string; discount: string }]>([
-    ["one taxed line", [{ product: product(), quantity: "2", discountPercent: "" }], { total: "826.00", itbis: "126.00", discount: "0.00" }],
+    [
+      "one taxed line",
+      [{ product: product(), quantity: "2", discountPercent: "" }],
+      { total: "826.00", itbis: "126.00", discount: "0.00" },
+    ],
     [
       "16 % and exempt",
       [
@@ -38,7 +55,11 @@ describe("cart totals (shared package)", () => {
       ],
       { total: "267.50", itbis: "16.00", discount: "0.00" },
     ],
-    ["10 % line discount", [{ product: product({ price: "100" }), quantity: "3", discountPercent: "10" }], { total: "318.60", itbis: "48.60", discount: "30.00" }],
+    [
+      "10 % line discount",
+      [{ product: product({ price: "100" }), quantity: "3", discountPercent: "10" }],
+      { total: "318.60", itbis: "48.60", discount: "30.00" },
+    ],
   ])("%s", (_label, lines, expected) => {
     const t = cartTotals(lines);
     expect({ total: fmt(t.total), itbis: fmt(t.itbis), discount: fmt(t.discount) }).toEqual(expected);
@@ -75,14 +96,37 @@ describe("issuing on the device", () => {
   it("E31 when the buyer gives an RNC; an invalid RNC is refused before a signature", async () => {
     await ready();
     const lines = [{ product: product(), quantity: "1", discountPercent: "" }];
-    const ok = await issueReceipt(db, { tipoeCF: "31", emisor, buyer: { rnc: "131880738", name: "DGII" }, lines, environment: "testecf", online: true });
+    const ok = await issueReceipt(db, {
+      tipoeCF: "31",
+      emisor,
+      buyer: { rnc: "131880738", name: "DGII" },
+      lines,
+      environment: "testecf",
+      online: true,
+    });
     expect(ok.signedXml).toContain("<RNCComprador>131880738</RNCComprador>");
     expect(ok.signedXml).toContain("<FechaVencimientoSecuencia>31-12-2099</FechaVencimientoSecuencia>");
     const queued = await db.outbox.count();
-    await expect(issueReceipt(db, { tipoeCF: "31", emisor, buyer: { rnc: "13188", name: "X" }, lines, environment: "testecf", online: true })).rejects.toBeInstanceOf(SaleProblem);
+    await expect(
+      issueReceipt(db, {
+        tipoeCF: "31",
+        emisor,
+        buyer: { rnc: "13188", name: "X" },
+        lines,
+        environment: "testecf",
+        online: true,
+      }),
+    ).rejects.toBeInstanceOf(SaleProblem);
     expect(await db.outbox.count()).toBe(queued);
     // Refused before a number was taken: the next E31 is the next number.
-    const next = await issueReceipt(db, { tipoeCF: "31", emisor, buyer: { rnc: "131880738", name: "DGII" }, lines, environment: "testecf", online: true });
+    const next = await issueReceipt(db, {
+      tipoeCF: "31",
+      emisor,
+      buyer: { rnc: "131880738", name: "DGII" },
+      lines,
+      environment: "testecf",
+      online: true,
+    });
     expect(next.sale.encf).toBe("E310000001002");
     expect(await db.setting("unused-encf")).toBeUndefined();
   });
@@ -95,7 +139,11 @@ describe("issuing on the device", () => {
       tipoeCF: "34",
       emisor,
       lines,
-      reference: { encf: sale.sale.encf!, fechaEmision: (sale.sale.document as any).Encabezado.Emisor.FechaEmision, montoTotal: sale.sale.montoTotal! },
+      reference: {
+        encf: sale.sale.encf!,
+        fechaEmision: (sale.sale.document as any).Encabezado.Emisor.FechaEmision,
+        montoTotal: sale.sale.montoTotal!,
+      },
       environment: "testecf",
       online: true,
     });
@@ -110,7 +158,11 @@ describe("returns (E34) against the balance of the receipt", () => {
       tipoeCF: "34",
       emisor,
       lines,
-      reference: { encf: sale.encf!, fechaEmision: (sale.document as any).Encabezado.Emisor.FechaEmision, montoTotal: sale.montoTotal! },
+      reference: {
+        encf: sale.encf!,
+        fechaEmision: (sale.document as any).Encabezado.Emisor.FechaEmision,
+        montoTotal: sale.montoTotal!,
+      },
       environment: "testecf",
       online: false,
     });
@@ -123,7 +175,9 @@ describe("returns (E34) against the balance of the receipt", () => {
     expect(first.sale.modifies).toBe(sale.encf);
     await expect(refund(sale, lines)).rejects.toThrow(/ya fue acreditada/);
     // Half of it returned is also more than the nothing that is left.
-    await expect(refund(sale, [{ product: product(), quantity: "1", discountPercent: "" }])).rejects.toThrow(/ya fue acreditada|excede/);
+    await expect(refund(sale, [{ product: product(), quantity: "1", discountPercent: "" }])).rejects.toThrow(
+      /ya fue acreditada|excede/,
+    );
     expect(await db.outbox.count()).toBe(2);
     expect(await db.setting("unused-encf")).toBeUndefined();
     // A credit note DGII rejected credited nothing: the return can be made again.

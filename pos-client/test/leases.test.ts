@@ -1,7 +1,17 @@
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
 import { PosDatabase } from "../src/db.ts";
-import { addLease, needsRefill, NoNumbersError, recoverLostNumbers, refillLeases, remaining, takeNumber, TAKEN_ENCF, UNUSED_ENCF } from "../src/leases.ts";
+import {
+  addLease,
+  needsRefill,
+  NoNumbersError,
+  recoverLostNumbers,
+  refillLeases,
+  remaining,
+  takeNumber,
+  TAKEN_ENCF,
+  UNUSED_ENCF,
+} from "../src/leases.ts";
 
 let db: PosDatabase;
 afterEach(async () => {
@@ -63,7 +73,10 @@ describe("e-NCF leases on the device", () => {
     const t0 = new Date("2026-11-21T15:00:00Z");
     const lost = await takeNumber(db, "32", TODAY, t0); // the tab dies here
     const used = await takeNumber(db, "32", TODAY, t0);
-    await db.recordSignedSale({ id: "s", createdAt: "t", encf: used.encf, document: {} }, { saleId: "s", encf: used.encf, signedXml: "<x/>" });
+    await db.recordSignedSale(
+      { id: "s", createdAt: "t", encf: used.encf, document: {} },
+      { saleId: "s", encf: used.encf, signedXml: "<x/>" },
+    );
     const inFlight = await takeNumber(db, "32", TODAY, new Date(t0.getTime() + 9 * 60_000)); // another tab, signing now
     const now = new Date(t0.getTime() + 10 * 60_000);
     expect(await recoverLostNumbers(db, now)).toEqual([lost.encf]);

@@ -19,15 +19,33 @@ afterEach(async () => {
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 const emisor = { rnc: "131880681", legalName: "DEMO COMERCIAL SRL", address: "Calle 1, Santo Domingo" };
-const tv = (price: string): Product => ({ code: "TV", name: "Televisor 85 pulgadas", price, itbis: "18", unit: "43", kind: "1", priceIncludesItbis: true });
+const tv = (price: string): Product => ({
+  code: "TV",
+  name: "Televisor 85 pulgadas",
+  price,
+  itbis: "18",
+  unit: "43",
+  kind: "1",
+  priceIncludesItbis: true,
+});
 
 describe("a refused sale takes no number", () => {
   it("an E32 of 250,000 or more without a buyer is refused before numbering; the next sale gets E320000001001", async () => {
     db = new PosDatabase(`pos-${crypto.randomUUID()}`);
-    await installSigningKey(db, { pkcs8: b64(identity.pkcs8), certificate: b64(identity.certificateDer), certificateSerial: null });
+    await installSigningKey(db, {
+      pkcs8: b64(identity.pkcs8),
+      certificate: b64(identity.certificateDer),
+      certificateSerial: null,
+    });
     await addLease(db, { tipoeCF: "32", rangeFrom: 1001, rangeTo: 1200, expiresOn: "2099-12-31" });
     const sale = (price: string) =>
-      issueReceipt(db, { tipoeCF: "32", emisor, lines: [{ product: tv(price), quantity: "1", discountPercent: "" }], environment: "testecf", online: false });
+      issueReceipt(db, {
+        tipoeCF: "32",
+        emisor,
+        lines: [{ product: tv(price), quantity: "1", discountPercent: "" }],
+        environment: "testecf",
+        online: false,
+      });
 
     const refused = await sale("300000.00").catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SaleProblem);

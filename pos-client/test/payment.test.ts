@@ -3,7 +3,13 @@ import { describe, expect, it } from "vitest";
 import { FORMA_PAGO } from "../src/sale/document.ts";
 import { cashChange, paymentFor, type PaymentInput } from "../src/sale/payment.ts";
 
-const input = (over: Partial<PaymentInput>): PaymentInput => ({ method: "efectivo", cash: "", card: "", transfer: "", ...over });
+const input = (over: Partial<PaymentInput>): PaymentInput => ({
+  method: "efectivo",
+  cash: "",
+  card: "",
+  transfer: "",
+  ...over,
+});
 const change = (p: ReturnType<typeof paymentFor>) => (typeof p === "object" ? cashChange(p) : undefined);
 
 describe("payments", () => {

@@ -14,14 +14,19 @@ import type { ServerAnswer, UploadResult } from "../src/sync/outbox.ts";
 
 // The browser's window events, for the runner's `online` listener.
 const windowEvents = new EventTarget();
-Object.assign(globalThis, { addEventListener: windowEvents.addEventListener.bind(windowEvents), removeEventListener: windowEvents.removeEventListener.bind(windowEvents) });
+Object.assign(globalThis, {
+  addEventListener: windowEvents.addEventListener.bind(windowEvents),
+  removeEventListener: windowEvents.removeEventListener.bind(windowEvents),
+});
 
-const b64 = (b: ArrayBuffer | Uint8Array) => Buffer.from(b instanceof Uint8Array ? b : new Uint8Array(b)).toString("base64");
+const b64 = (b: ArrayBuffer | Uint8Array) =>
+  Buffer.from(b instanceof Uint8Array ? b : new Uint8Array(b)).toString("base64");
 async function rsaPkcs8(): Promise<string> {
-  const pair = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, [
-    "sign",
-    "verify",
-  ]);
+  const pair = await crypto.subtle.generateKey(
+    { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+    true,
+    ["sign", "verify"],
+  );
   return b64(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
 }
 
@@ -42,7 +47,16 @@ const session: Session = {
   deviceId: "dev_a",
   deviceName: "Caja 1",
   token: "dvt_a",
-  company: { id: "c", registryNumber: "131880681", name: "X", tradeName: null, address: null, province: null, municipality: null, dgiiServer: "testecf" },
+  company: {
+    id: "c",
+    registryNumber: "131880681",
+    name: "X",
+    tradeName: null,
+    address: null,
+    province: null,
+    municipality: null,
+    dgiiServer: "testecf",
+  },
 };
 
 /** The worker's answer to a revoked device's token: a 401 problem with the deviceRevoked extension. */
@@ -64,7 +78,12 @@ const revokedProblem = () =>
  * Aceptado (En Proceso until `judged`, as a batch's receipts are) and a revoked token still
  * uploads, as POST /devices/receipts allows.
  */
-function server(state: { revoked: Set<string>; serial: string; material: { pkcs8: string; certificate: string }; judged?: boolean }) {
+function server(state: {
+  revoked: Set<string>;
+  serial: string;
+  material: { pkcs8: string; certificate: string };
+  judged?: boolean;
+}) {
   const calls: string[] = [];
   const uploads: { token: string; encf: string }[] = [];
   const batches: number[] = [];
@@ -87,16 +106,30 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
       lease: async (tipoeCF: string, size: number): Promise<DeviceLease> => {
         guard();
         const encf = (n: number) => `E${tipoeCF}${String(n).padStart(10, "0")}`;
-        return { tipoeCF, rangeFrom: 5000, rangeTo: 5000 + size - 1, expiresOn: "2099-12-31", firstEncf: encf(5000), lastEncf: encf(5000 + size - 1) };
+        return {
+          tipoeCF,
+          rangeFrom: 5000,
+          rangeTo: 5000 + size - 1,
+          expiresOn: "2099-12-31",
+          firstEncf: encf(5000),
+          lastEncf: encf(5000 + size - 1),
+        };
       },
       receiptStates: async (encfs: string[]): Promise<ServerAnswer[]> => {
         states.push(encfs);
-        return encfs.map((encf) => ({ estado: state.judged === false ? "En Proceso" : "Aceptado", encf, mensajes: [] }));
+        return encfs.map((encf) => ({
+          estado: state.judged === false ? "En Proceso" : "Aceptado",
+          encf,
+          mensajes: [],
+        }));
       },
       uploadMany: async (entries: OutboxEntry[]): Promise<UploadResult[]> => {
         batches.push(entries.length);
         for (const entry of entries) uploads.push({ token, encf: entry.encf });
-        return entries.map((entry) => ({ kind: "answer", answer: { estado: state.judged === false ? "En Proceso" : "Aceptado", encf: entry.encf, mensajes: [] } }));
+        return entries.map((entry) => ({
+          kind: "answer",
+          answer: { estado: state.judged === false ? "En Proceso" : "Aceptado", encf: entry.encf, mensajes: [] },
+        }));
       },
     };
   };
@@ -105,13 +138,21 @@ function server(state: { revoked: Set<string>; serial: string; material: { pkcs8
 
 async function ready(serial = "S1") {
   db = new PosDatabase(`pos-${crypto.randomUUID()}`);
-  await installSigningKey(db, { pkcs8: keys[0], certificate: b64(new Uint8Array([1, 2, 3])), certificateSerial: serial });
-  for (const tipo of ["32", "31", "34"]) await addLease(db, { tipoeCF: tipo, rangeFrom: 1, rangeTo: 200, expiresOn: "2099-12-31" });
+  await installSigningKey(db, {
+    pkcs8: keys[0],
+    certificate: b64(new Uint8Array([1, 2, 3])),
+    certificateSerial: serial,
+  });
+  for (const tipo of ["32", "31", "34"])
+    await addLease(db, { tipoeCF: tipo, rangeFrom: 1, rangeTo: 200, expiresOn: "2099-12-31" });
   await db.setSetting("session", session);
 }
 
 async function queue(encf: string, deviceId = session.deviceId) {
-  await db.recordSignedSale({ id: encf, createdAt: "t", encf, document: {}, estado: "Contingencia" }, { saleId: encf, encf, signedXml: `<ECF>${encf}</ECF>`, deviceId });
+  await db.recordSignedSale(
+    { id: encf, createdAt: "t", encf, document: {}, estado: "Contingencia" },
+    { saleId: encf, encf, signedXml: `<ECF>${encf}</ECF>`, deviceId },
+  );
 }
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
@@ -203,7 +244,11 @@ describe("sync runner", () => {
     await queue("E320000000001", "dev_old");
     await queue("E320000000501");
     await db.setSetting(RETIRED_TOKENS, { dev_old: "dvt_old" });
-    const s = server({ revoked: new Set(["dvt_old"]), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    const s = server({
+      revoked: new Set(["dvt_old"]),
+      serial: "S1",
+      material: { pkcs8: keys[0], certificate: "AQID" },
+    });
     runner = new SyncRunner(
       db,
       session,
@@ -223,7 +268,12 @@ describe("sync runner", () => {
   it("a backlog goes up in batches, and a round that left receipts En Proceso is followed by another soon that shows DGII's verdicts", async () => {
     await ready();
     for (let i = 1; i <= 150; i++) await queue(`E32${String(i).padStart(10, "0")}`);
-    const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" }, judged: false };
+    const state = {
+      revoked: new Set<string>(),
+      serial: "S1",
+      material: { pkcs8: keys[0], certificate: "AQID" },
+      judged: false,
+    };
     const s = server(state);
     runner = new SyncRunner(
       db,
@@ -252,7 +302,11 @@ describe("sync runner", () => {
 
   it("a changed certificate is only noted: the new key comes against a one-time code, imported non-extractable", async () => {
     await ready("S1");
-    const state = { revoked: new Set<string>(), serial: "S1", material: { pkcs8: keys[1], certificate: b64(new Uint8Array([9, 9])) } };
+    const state = {
+      revoked: new Set<string>(),
+      serial: "S1",
+      material: { pkcs8: keys[1], certificate: b64(new Uint8Array([9, 9])) },
+    };
     const s = server(state);
     const statuses: SyncStatus[] = [];
     runner = new SyncRunner(
@@ -295,7 +349,11 @@ describe("sync runner: no sale waits for the next interval", () => {
     const connect = (token: string): RunnerApi => {
       const api = s.connect(token);
       // The first upload hangs until released: a round in progress.
-      return { ...api, uploadMany: async (entries) => (s.batches.length === 0 ? (await gate, api.uploadMany(entries)) : api.uploadMany(entries)) };
+      return {
+        ...api,
+        uploadMany: async (entries) =>
+          s.batches.length === 0 ? (await gate, api.uploadMany(entries)) : api.uploadMany(entries),
+      };
     };
     runner = new SyncRunner(
       db,

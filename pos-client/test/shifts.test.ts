@@ -28,18 +28,44 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 async function cashier(name: string, pin: string, over: Partial<Cashier> = {}): Promise<Cashier> {
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(pin), "PBKDF2", false, ["deriveBits"]);
-  const hash = new Uint8Array(await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations: 1000 }, key, 256));
-  return { id: `cashier-${name}`, name, active: true, version: 1, pin: { algorithm: "PBKDF2-SHA256", iterations: 1000, salt: b64(salt), hash: b64(hash) }, ...over };
+  const hash = new Uint8Array(
+    await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations: 1000 }, key, 256),
+  );
+  return {
+    id: `cashier-${name}`,
+    name,
+    active: true,
+    version: 1,
+    pin: { algorithm: "PBKDF2-SHA256", iterations: 1000, salt: b64(salt), hash: b64(hash) },
+    ...over,
+  };
 }
 
 const emisor = { rnc: "131880681", legalName: "DEMO COMERCIAL SRL", address: "Calle 1, Santo Domingo" };
-const product = (price: string, over: Partial<Product> = {}): Product => ({ code: price, name: `Artículo ${price}`, price, itbis: "18", unit: "43", kind: "1", ...over });
-const cash = (amount: string): Payment => ({ method: "efectivo", parts: [{ method: "efectivo", amount }], cashReceived: amount });
+const product = (price: string, over: Partial<Product> = {}): Product => ({
+  code: price,
+  name: `Artículo ${price}`,
+  price,
+  itbis: "18",
+  unit: "43",
+  kind: "1",
+  ...over,
+});
+const cash = (amount: string): Payment => ({
+  method: "efectivo",
+  parts: [{ method: "efectivo", amount }],
+  cashReceived: amount,
+});
 
 async function ready() {
   db = new PosDatabase(`pos-${crypto.randomUUID()}`);
-  await installSigningKey(db, { pkcs8: b64(identity.pkcs8), certificate: b64(identity.certificateDer), certificateSerial: null });
-  for (const tipo of ["32", "31", "34"]) await addLease(db, { tipoeCF: tipo, rangeFrom: 1001, rangeTo: 1200, expiresOn: "2099-12-31" });
+  await installSigningKey(db, {
+    pkcs8: b64(identity.pkcs8),
+    certificate: b64(identity.certificateDer),
+    certificateSerial: null,
+  });
+  for (const tipo of ["32", "31", "34"])
+    await addLease(db, { tipoeCF: tipo, rangeFrom: 1001, rangeTo: 1200, expiresOn: "2099-12-31" });
 }
 
 const sell = (shiftId: string, price: string, payment: Payment | undefined, reference?: Sale) =>
@@ -52,7 +78,8 @@ const sell = (shiftId: string, price: string, payment: Payment | undefined, refe
       ? {
           reference: {
             encf: reference.encf!,
-            fechaEmision: (reference.document as { Encabezado: { Emisor: { FechaEmision: string } } }).Encabezado.Emisor.FechaEmision,
+            fechaEmision: (reference.document as { Encabezado: { Emisor: { FechaEmision: string } } }).Encabezado.Emisor
+              .FechaEmision,
             montoTotal: reference.montoTotal!,
           },
         }
@@ -77,7 +104,8 @@ describe("wrong PINs on the till", () => {
     const ana = await cashier("Ana", "482193");
     const luis = await cashier("Luis", "135791");
     const t0 = Date.parse("2026-11-27T12:00:00Z");
-    const tryPin = (pin: string, at: number, who = ana) => openShift(db, { cashier: who, pin, openingFloat: "0", now: new Date(at) });
+    const tryPin = (pin: string, at: number, who = ana) =>
+      openShift(db, { cashier: who, pin, openingFloat: "0", now: new Date(at) });
     for (let i = 0; i < 2; i++) await expect(tryPin("000000", t0)).rejects.toThrow(/^PIN incorrecto\.$/);
     await expect(tryPin("000000", t0)).rejects.toThrow(/Espere 30 segundos/);
     // Even the right PIN waits, and a wait is not an attempt.
@@ -100,7 +128,9 @@ describe("wrong PINs on the till", () => {
 
   it("the delay doubles up to an hour", async () => {
     const { delayAfter } = await import("../src/shift/pin-attempts.ts");
-    expect([0, 1, 2, 3, 4, 5, 10, 20].map(delayAfter)).toEqual([0, 0, 0, 30_000, 60_000, 120_000, 3_600_000, 3_600_000]);
+    expect([0, 1, 2, 3, 4, 5, 10, 20].map(delayAfter)).toEqual([
+      0, 0, 0, 30_000, 60_000, 120_000, 3_600_000, 3_600_000,
+    ]);
   });
 });
 
@@ -112,7 +142,9 @@ describe("a shift's life on the till", () => {
     await expect(openShift(db, { cashier: ana, pin: "4821", openingFloat: "mil" })).rejects.toThrow(/Fondo de caja/);
     const shift = await openShift(db, { cashier: ana, pin: "4821", openingFloat: "1000", deviceId: "dev_1" });
     expect(shift).toMatchObject({ state: "open", openingFloat: "1000.00", cashierName: "Ana", sync: "pending" });
-    await expect(openShift(db, { cashier: await cashier("Luis", "2222"), pin: "2222", openingFloat: "0" })).rejects.toThrow(/Ana sigue abierto/);
+    await expect(
+      openShift(db, { cashier: await cashier("Luis", "2222"), pin: "2222", openingFloat: "0" }),
+    ).rejects.toThrow(/Ana sigue abierto/);
 
     // 118.00 cash, 236.00 card, 59.00 mixed (20.00 card + 39.00 cash), then the cash sale refunded.
     const first = await sell(shift.id, "118.00", cash("118.00"));
@@ -131,7 +163,13 @@ describe("a shift's life on the till", () => {
     );
 
     const closed = await closeShift(db, shift.id, "1035.50", new Date("2026-11-25T22:00:00Z"));
-    expect(closed).toMatchObject({ state: "closed", countedCash: "1035.50", closedAt: "2026-11-25T22:00:00.000Z", sync: "pending", revision: 2 });
+    expect(closed).toMatchObject({
+      state: "closed",
+      countedCash: "1035.50",
+      closedAt: "2026-11-25T22:00:00.000Z",
+      sync: "pending",
+      revision: 2,
+    });
     expect(closed.report).toEqual({
       receipts: [
         { tipoeCF: "32", count: 3, total: "413.00" },
@@ -179,16 +217,29 @@ describe("Z report arithmetic", () => {
       ],
     });
     // 50.00 × 33.33 / 100.00 = 16.665 → 16.67
-    expect(cashRefunded(sale("E340000000001", "50.00", "7.63", undefined, mixed.encf), mixed)).toEqual({ coef: 1667n, scale: 2 });
+    expect(cashRefunded(sale("E340000000001", "50.00", "7.63", undefined, mixed.encf), mixed)).toEqual({
+      coef: 1667n,
+      scale: 2,
+    });
     expect(cashRefunded(sale("E340000000002", "50.00", "7.63"), undefined)).toEqual({ coef: 5000n, scale: 2 });
-    const card = sale("E320000000002", "80.00", "12.20", { method: "tarjeta", parts: [{ method: "tarjeta", amount: "80.00" }] });
+    const card = sale("E320000000002", "80.00", "12.20", {
+      method: "tarjeta",
+      parts: [{ method: "tarjeta", amount: "80.00" }],
+    });
     expect(cashRefunded(sale("E340000000003", "80.00", "12.20", undefined, card.encf), card).coef).toBe(0n);
   });
 
   it.each([
     ["no sales", [], "500.00", "500.00", "500.00", "0.00"],
     ["a surplus", [["E320000000001", "0.10", "0.02", "0.10"]], "0.00", "0.30", "0.10", "0.20"],
-    ["many cents add up exactly", Array.from({ length: 10 }, (_, i) => [`E3200000000${10 + i}`, "0.10", "0.02", "0.10"]), "0.00", "1.00", "1.00", "0.00"],
+    [
+      "many cents add up exactly",
+      Array.from({ length: 10 }, (_, i) => [`E3200000000${10 + i}`, "0.10", "0.02", "0.10"]),
+      "0.00",
+      "1.00",
+      "1.00",
+      "0.00",
+    ],
   ] as const)("%s", (_label, rows, float, counted, expected, difference) => {
     const sales = rows.map(([encf, total, itbis, cashPart]) => sale(encf, total, itbis, cash(cashPart)));
     const report = zReport(float, sales, new Map(), counted);
@@ -201,7 +252,12 @@ describe("handing shifts to the server", () => {
   it("sends what the server lacks, keeps it queued through a network failure, and records a refusal", async () => {
     db = new PosDatabase(`pos-${crypto.randomUUID()}`);
     const ana = await cashier("Ana", "4821");
-    const shift = await openShift(db, { cashier: ana, pin: "4821", openingFloat: "100", now: new Date("2026-11-25T12:00:00Z") });
+    const shift = await openShift(db, {
+      cashier: ana,
+      pin: "4821",
+      openingFloat: "100",
+      now: new Date("2026-11-25T12:00:00Z"),
+    });
     const sent: unknown[] = [];
     const offline = await syncShifts(db, async () => {
       throw new TypeError("Failed to fetch");
@@ -209,8 +265,16 @@ describe("handing shifts to the server", () => {
     expect(offline).toMatchObject({ sent: 0, retryLater: "Failed to fetch" });
     expect((await db.shifts.get(shift.id))?.sync).toBe("pending");
 
-    expect(await syncShifts(db, async (s, body) => void sent.push([s.id, body]))).toMatchObject({ sent: 1, refused: 0 });
-    expect(sent).toEqual([[shift.id, { cashierId: ana.id, cashierName: "Ana", openedAt: "2026-11-25T12:00:00.000Z", openingFloat: "100.00" }]]);
+    expect(await syncShifts(db, async (s, body) => void sent.push([s.id, body]))).toMatchObject({
+      sent: 1,
+      refused: 0,
+    });
+    expect(sent).toEqual([
+      [
+        shift.id,
+        { cashierId: ana.id, cashierName: "Ana", openedAt: "2026-11-25T12:00:00.000Z", openingFloat: "100.00" },
+      ],
+    ]);
     expect((await db.shifts.get(shift.id))?.sync).toBe("sent");
 
     await closeShift(db, shift.id, "100");

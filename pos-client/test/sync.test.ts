@@ -1,7 +1,14 @@
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
 import { PosDatabase, type OutboxEntry } from "../src/db.ts";
-import { batches, oneAtATime, syncOutbox, type ServerAnswer, type UploadBatch, type UploadResult } from "../src/sync/outbox.ts";
+import {
+  batches,
+  oneAtATime,
+  syncOutbox,
+  type ServerAnswer,
+  type UploadBatch,
+  type UploadResult,
+} from "../src/sync/outbox.ts";
 import { refreshInProcess, STATE_QUERY_MAX } from "../src/sync/refresh.ts";
 
 let db: PosDatabase;
@@ -50,7 +57,12 @@ function server(plan: Record<number, Step> = {}) {
         continue;
       }
       if (step === "refuse") {
-        results.push({ kind: "refused", status: 422, detail: "no", errors: [{ code: "encf_not_leased", message: "not leased" }] });
+        results.push({
+          kind: "refused",
+          status: 422,
+          detail: "no",
+          errors: [{ code: "encf_not_leased", message: "not leased" }],
+        });
         continue;
       }
       if (!received.has(entry.encf)) {
@@ -69,14 +81,18 @@ function server(plan: Record<number, Step> = {}) {
 }
 
 const states = async () => (await db.outbox.orderBy("seq").toArray()).map((e) => e.state);
-const estados = async () => (await db.sales.toArray()).sort((a, b) => a.id.localeCompare(b.id, "en", { numeric: true })).map((s) => s.estado);
+const estados = async () =>
+  (await db.sales.toArray()).sort((a, b) => a.id.localeCompare(b.id, "en", { numeric: true })).map((s) => s.estado);
 
 describe("sync state machine (batches)", () => {
   it("uploads in signing order, many receipts per request, and marks each by its own answer", async () => {
     await queue(5);
     const s = server();
     const progress: string[] = [];
-    const report = await syncOutbox(db, s.uploadBatch, (p) => progress.push(`${p.done}/${p.total}`), { receipts: 2, bytes: 1_000_000 });
+    const report = await syncOutbox(db, s.uploadBatch, (p) => progress.push(`${p.done}/${p.total}`), {
+      receipts: 2,
+      bytes: 1_000_000,
+    });
     expect(s.requests).toEqual([[encfOf(1), encfOf(2)], [encfOf(3), encfOf(4)], [encfOf(5)]]);
     expect(report).toMatchObject({ sent: 5, rejected: 0, pending: 0, unsettled: 5 });
     expect(await states()).toEqual(["sent", "sent", "sent", "sent", "sent"]);
@@ -139,18 +155,21 @@ describe("sync state machine (batches)", () => {
   it.each([
     ["DGII's rejection", "reject", "145"],
     ["the server's refusal", "refuse", "encf_not_leased"],
-  ] as const)("%s of one receipt is terminal for it alone, kept with its reason, and never retried", async (_label, step, codigo) => {
-    await queue(3);
-    const s = server({ 2: step });
-    const report = await syncOutbox(db, s.uploadBatch);
-    expect(report).toMatchObject({ rejected: 1, sent: 2, pending: 0 });
-    expect(await states()).toEqual(["sent", "rejected", "sent"]);
-    const sale = await db.sales.get("s2");
-    expect(sale?.estado).toBe("Rechazado");
-    expect(sale?.mensajes?.[0]?.codigo).toBe(codigo);
-    await syncOutbox(db, s.uploadBatch);
-    expect(s.requests).toHaveLength(1);
-  });
+  ] as const)(
+    "%s of one receipt is terminal for it alone, kept with its reason, and never retried",
+    async (_label, step, codigo) => {
+      await queue(3);
+      const s = server({ 2: step });
+      const report = await syncOutbox(db, s.uploadBatch);
+      expect(report).toMatchObject({ rejected: 1, sent: 2, pending: 0 });
+      expect(await states()).toEqual(["sent", "rejected", "sent"]);
+      const sale = await db.sales.get("s2");
+      expect(sale?.estado).toBe("Rechazado");
+      expect(sale?.mensajes?.[0]?.codigo).toBe(codigo);
+      await syncOutbox(db, s.uploadBatch);
+      expect(s.requests).toHaveLength(1);
+    },
+  );
 
   it("entries left 'sending' by a killed tab go again, and the server's dedupe keeps them single", async () => {
     await queue(2);
@@ -186,7 +205,9 @@ describe("sync state machine (batches)", () => {
     const calls: string[] = [];
     const single = async (entry: OutboxEntry): Promise<UploadResult> => {
       calls.push(entry.encf);
-      return entry.encf === encfOf(2) ? { kind: "retry", reason: "timeout" } : { kind: "answer", answer: { estado: "Aceptado", encf: entry.encf, mensajes: [] } };
+      return entry.encf === encfOf(2)
+        ? { kind: "retry", reason: "timeout" }
+        : { kind: "answer", answer: { estado: "Aceptado", encf: entry.encf, mensajes: [] } };
     };
     const report = await syncOutbox(db, oneAtATime(single));
     expect(calls).toEqual([encfOf(1), encfOf(2)]);
@@ -210,7 +231,11 @@ describe("refreshing receipts in process", () => {
     await queue(1);
     await syncOutbox(db, answered(first));
     const { changed, unsettled } = await refreshInProcess(db, async (encfs) =>
-      encfs.map((encf) => ({ estado: later, encf, mensajes: later === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [] })),
+      encfs.map((encf) => ({
+        estado: later,
+        encf,
+        mensajes: later === "Rechazado" ? [{ codigo: "2", valor: "Firma inválida" }] : [],
+      })),
     );
     expect(changed).toBe(first === later ? 0 : 1);
     expect(unsettled).toBe(later === "En Proceso" ? 1 : 0);
@@ -229,7 +254,10 @@ describe("refreshing receipts in process", () => {
     await queue(250);
     await syncOutbox(db, answered("En Proceso"));
     const asked: string[][] = [];
-    const result = await refreshInProcess(db, async (encfs) => (asked.push(encfs), encfs.map((encf) => ({ estado: "Aceptado" as const, encf, mensajes: [] }))));
+    const result = await refreshInProcess(
+      db,
+      async (encfs) => (asked.push(encfs), encfs.map((encf) => ({ estado: "Aceptado" as const, encf, mensajes: [] }))),
+    );
     expect(asked.map((a) => a.length)).toEqual([STATE_QUERY_MAX, STATE_QUERY_MAX, 50]);
     expect(asked.flat()).toEqual(Array.from({ length: 250 }, (_, i) => encfOf(i + 1)));
     expect(result).toEqual({ changed: 250, unsettled: 0 });
@@ -252,7 +280,11 @@ describe("refreshing receipts in process", () => {
     const asked: string[] = [];
     const state = async (encfs: string[]): Promise<ServerAnswer[]> => {
       asked.push(...encfs);
-      return encfs.map((encf) => ({ estado: Number(encf.slice(3)) <= 20 ? "En Proceso" : "Aceptado", encf, mensajes: [] }));
+      return encfs.map((encf) => ({
+        estado: Number(encf.slice(3)) <= 20 ? "En Proceso" : "Aceptado",
+        encf,
+        mensajes: [],
+      }));
     };
     expect(await refreshInProcess(db, state, 20)).toEqual({ changed: 0, unsettled: 25 });
     expect(asked).toHaveLength(20);

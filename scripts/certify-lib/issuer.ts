@@ -33,7 +33,8 @@ export interface IssuerSetup {
 }
 
 /** The operator's client: the administration secret as bearer. */
-export const adminApi = (workerUrl: string, adminSecret: string): EcfClient => createClient({ baseUrl: workerUrl, credentials: { adminSecret } });
+export const adminApi = (workerUrl: string, adminSecret: string): EcfClient =>
+  createClient({ baseUrl: workerUrl, credentials: { adminSecret } });
 
 /** The company (created when absent), its certificate, its ranges and a fresh test key. */
 export async function setUpIssuer(
@@ -64,8 +65,13 @@ export async function setUpIssuer(
     company = data!;
   }
   const id = company.id;
-  const file = new File([certificate.p12 as Uint8Array<ArrayBuffer>], `${profile.rnc}-test.p12`, { type: "application/x-pkcs12" });
-  await admin.PUT("/admin/companies/{id}/certificate", { params: { path: { id } }, body: { file, password: certificate.password } });
+  const file = new File([certificate.p12 as Uint8Array<ArrayBuffer>], `${profile.rnc}-test.p12`, {
+    type: "application/x-pkcs12",
+  });
+  await admin.PUT("/admin/companies/{id}/certificate", {
+    params: { path: { id } },
+    body: { file, password: certificate.password },
+  });
   const rangeNotes: string[] = [];
   for (const r of ranges) {
     // Registering a range again keeps its next number, so a second run reuses the same numbers.
@@ -90,7 +96,9 @@ export async function revokeKey(workerUrl: string, adminSecret: string, keyId: s
 
 export type IssueAnswer = components["schemas"]["IssueAnswer"];
 /** A refusal's problem document; an e-CF's own problems may carry `messageEs` and `severity`. */
-export type ProblemBody = Omit<Problem, "errors"> & { errors?: (Problem["errors"][number] & { messageEs?: string; severity?: string })[] };
+export type ProblemBody = Omit<Problem, "errors"> & {
+  errors?: (Problem["errors"][number] & { messageEs?: string; severity?: string })[];
+};
 
 type EcfRequest = components["schemas"]["EcfRequest"];
 

@@ -8,8 +8,22 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { drIsoDate, isRfceSummary, type TipoeCF } from "@ecf/shared";
-import { cellOf, isoFromDgiiDate, mapTestSetRow, readTestSet, type TestSet, type TestSetRow } from "@ecf/shared/testset";
-import { issuingClient, revokeKey, setUpIssuer, type IssueAnswer, type ProblemBody, type RangeRequest } from "./issuer.ts";
+import {
+  cellOf,
+  isoFromDgiiDate,
+  mapTestSetRow,
+  readTestSet,
+  type TestSet,
+  type TestSetRow,
+} from "@ecf/shared/testset";
+import {
+  issuingClient,
+  revokeKey,
+  setUpIssuer,
+  type IssueAnswer,
+  type ProblemBody,
+  type RangeRequest,
+} from "./issuer.ts";
 // @ts-expect-error: plain JavaScript helper shared with the other root scripts.
 import { generateTestP12 } from "../demo-certificate.mjs";
 
@@ -84,7 +98,8 @@ export function loadCases(file: string): { set: TestSet; cases: Case[]; sheet: "
   let rows: readonly TestSetRow[] = given.rows;
   if (sheet === "RFCE") {
     const sibling = file.replace(/__RFCE\.csv$/i, "__ECF.csv");
-    if (sibling === file || !existsSync(sibling)) throw new Error(`RFCE sheet: the ECF sheet ${basename(sibling)} is not next to it`);
+    if (sibling === file || !existsSync(sibling))
+      throw new Error(`RFCE sheet: the ECF sheet ${basename(sibling)} is not next to it`);
     set = readTestSet(readFileSync(sibling, "utf8"));
     const wanted = given.rows.map((r) => cellOf(given, r, "ENCF"));
     rows = wanted.map((encf) => {
@@ -125,7 +140,9 @@ function rangesFor(set: TestSet, cases: readonly Case[], renewExpired: boolean, 
     if (expiresOn < today) {
       if (renewExpired) {
         const renewed = `${Number(today.slice(0, 4)) + 1}-12-31`;
-        notes.push(`E${tipo}: FechaVencimientoSecuencia ${expiresOn} is past; range registered until ${renewed} (--renew-expired), the signed e-CF carries that date`);
+        notes.push(
+          `E${tipo}: FechaVencimientoSecuencia ${expiresOn} is past; range registered until ${renewed} (--renew-expired), the signed e-CF carries that date`,
+        );
         expiresOn = renewed;
       } else
         notes.push(
@@ -144,7 +161,11 @@ function problemLines(status: number, p: ProblemBody | undefined): string[] {
   return lines;
 }
 
-async function settle(client: Awaited<ReturnType<typeof issuingClient>>, answer: IssueAnswer, settleMs: number): Promise<IssueAnswer> {
+async function settle(
+  client: Awaited<ReturnType<typeof issuingClient>>,
+  answer: IssueAnswer,
+  settleMs: number,
+): Promise<IssueAnswer> {
   // The request itself polls briefly; the ledger's alarm finishes the rest (with back-off). Ask again each second.
   let current = answer;
   for (const until = Date.now() + settleMs; Date.now() < until && !SETTLED.has(current.estado); ) {
@@ -157,7 +178,9 @@ async function settle(client: Awaited<ReturnType<typeof issuingClient>>, answer:
 async function sandboxKinds(sandboxUrl: string | undefined, rnc: string, encf: string): Promise<string[] | undefined> {
   if (!sandboxUrl) return undefined;
   try {
-    const res = await fetch(`${sandboxUrl}/__sandbox/received?rnc=${rnc}&encf=${encf}`, { signal: AbortSignal.timeout(3000) });
+    const res = await fetch(`${sandboxUrl}/__sandbox/received?rnc=${rnc}&encf=${encf}`, {
+      signal: AbortSignal.timeout(3000),
+    });
     if (!res.ok) return undefined;
     const entries = (await res.json()) as { kind: string }[];
     return entries.map((e) => e.kind);
@@ -181,7 +204,11 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
   const certificate = options.p12
     ? { p12: options.p12.bytes, password: options.p12.password }
     : {
-        p12: generateTestP12({ commonName: cellOf(set, first, "RazonSocialEmisor") ?? rnc, serialNumber: rnc, password: CERTIFICATE_PASSWORD }) as Uint8Array,
+        p12: generateTestP12({
+          commonName: cellOf(set, first, "RazonSocialEmisor") ?? rnc,
+          serialNumber: rnc,
+          password: CERTIFICATE_PASSWORD,
+        }) as Uint8Array,
         password: CERTIFICATE_PASSWORD,
       };
   const setup = await setUpIssuer(
@@ -211,7 +238,14 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
     const outcomes: Outcome[] = [];
     for (const c of cases) {
       const sent = await client.issue(c.document);
-      const o: Outcome = { c, estado: "Refused", reenviado: false, path: c.rfce ? "RFCE" : "ECF", mensajes: [...c.warnings], ok: false };
+      const o: Outcome = {
+        c,
+        estado: "Refused",
+        reenviado: false,
+        path: c.rfce ? "RFCE" : "ECF",
+        mensajes: [...c.warnings],
+        ok: false,
+      };
       if (sent.answer) {
         const a = await settle(client, sent.answer, options.settleMs ?? 30_000);
         o.estado = a.estado;
@@ -226,7 +260,13 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
         o.path = a.urlTimbre.includes("consultatimbrefc") ? "RFCE" : "ECF";
         const kinds = await sandboxKinds(sandboxUrl, rnc, c.encf);
         if (kinds) o.sandboxKinds = kinds;
-        const sandboxSaw = kinds ? (kinds.includes("rfce") ? "RFCE" : kinds.includes("ecf") ? "ECF" : "nothing") : undefined;
+        const sandboxSaw = kinds
+          ? kinds.includes("rfce")
+            ? "RFCE"
+            : kinds.includes("ecf")
+              ? "ECF"
+              : "nothing"
+          : undefined;
         if (sandboxSaw && sandboxSaw !== o.path) {
           o.ok = false;
           o.mensajes.push(`sandbox received ${sandboxSaw}`);
@@ -249,7 +289,13 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
 
 /** The per-case table `npm run certify` prints. */
 export function formatTable(outcomes: readonly Outcome[]): string {
-  const rows = outcomes.map((o) => [o.c.caso, o.c.encf, o.path, o.estado + (o.reenviado ? " (resent)" : ""), o.mensajes.join(" | ") || "-"]);
+  const rows = outcomes.map((o) => [
+    o.c.caso,
+    o.c.encf,
+    o.path,
+    o.estado + (o.reenviado ? " (resent)" : ""),
+    o.mensajes.join(" | ") || "-",
+  ]);
   const head = ["CasoPrueba", "e-NCF", "via", "estado", "mensajes (DGII / service)"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i < 4 ? r[i]!.length : 0))));
   const line = (r: string[]) => r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]!) : cell)).join("  ");

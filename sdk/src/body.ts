@@ -6,7 +6,8 @@
  * call sending a Blob or bytes names its own Content-Type.
  */
 export function serializeBody(body: unknown): BodyInit {
-  if (body instanceof FormData || body instanceof Blob || body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body as BodyInit;
+  if (body instanceof FormData || body instanceof Blob || body instanceof ArrayBuffer || ArrayBuffer.isView(body))
+    return body as BodyInit;
   if (isRecord(body) && Object.values(body).some((v) => v instanceof Blob)) return formData(body);
   return JSON.stringify(body);
 }

@@ -85,9 +85,16 @@ export function createClient(options: ClientOptions): EcfClient {
   async function resendLost(copy: Request, failure: unknown): Promise<Response> {
     let last = failure;
     for (let attempt = 1; attempt <= networkRetries; attempt++) {
-      options.onRetry?.({ attempt, method: copy.method, url: copy.url, reason: last instanceof Response ? `HTTP ${last.status}` : String(last) });
+      options.onRetry?.({
+        attempt,
+        method: copy.method,
+        url: copy.url,
+        reason: last instanceof Response ? `HTTP ${last.status}` : String(last),
+      });
       // Full jitter: clients that lost their answers in the same burst do not come back together.
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)));
+      await new Promise((resolve) =>
+        setTimeout(resolve, retryDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)),
+      );
       try {
         const answer = await fetch(copy.clone());
         if (!isLostAnswer(answer) || attempt === networkRetries) return answer;
@@ -108,7 +115,8 @@ export function createClient(options: ClientOptions): EcfClient {
       if (bearer) request.headers.set("Authorization", `Bearer ${bearer}`);
       if (options.rnc && !request.headers.has("X-RNC-Emisor")) request.headers.set("X-RNC-Emisor", options.rnc);
       const idempotent = IDEMPOTENT.has(`${request.method} ${schemaPath}`);
-      if (idempotent && options.idempotencyKeys !== false && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+      if (idempotent && options.idempotencyKeys !== false && !request.headers.has("Idempotency-Key"))
+        request.headers.set("Idempotency-Key", crypto.randomUUID());
       if (idempotent || session.renewable) resendable.set(id, { copy: request.clone(), bearer });
       return request;
     },

@@ -63,7 +63,9 @@ export class Session {
   private async login(credentials: { apiKey: string; apiSecret: string }): Promise<string> {
     // A bare client: the login must not pass through the middleware that asks for a token.
     const bare = createFetchClient<paths>({ baseUrl: this.options.baseUrl, fetch: this.options.fetch });
-    const { data, error, response } = await bare.POST("/login", { body: { apiKey: credentials.apiKey, apiSecret: credentials.apiSecret } });
+    const { data, error, response } = await bare.POST("/login", {
+      body: { apiKey: credentials.apiKey, apiSecret: credentials.apiSecret },
+    });
     if (!data) throw ProblemError.of(response, error) ?? new Error(`POST /login answered ${response.status}`);
     this.logins++;
     this.token = data.token;

@@ -52,8 +52,13 @@ export class ProblemError extends Error {
 
   /** The problem of a response whose body was already parsed (openapi-fetch's `error`). */
   static of(response: Response, body: unknown): ProblemError | undefined {
-    if (!isProblem(response) || typeof body !== "object" || body === null || typeof (body as Problem).code !== "string") return undefined;
-    return new ProblemError(response.status, body as Problem & Record<string, unknown>, retryAfterSeconds(response.headers.get("Retry-After")));
+    if (!isProblem(response) || typeof body !== "object" || body === null || typeof (body as Problem).code !== "string")
+      return undefined;
+    return new ProblemError(
+      response.status,
+      body as Problem & Record<string, unknown>,
+      retryAfterSeconds(response.headers.get("Retry-After")),
+    );
   }
 }
 

@@ -11,7 +11,9 @@ export function tokenExpiry(token: string): number | undefined {
       .replace(/-/g, "+")
       .replace(/_/g, "/")
       .padEnd(Math.ceil(payload.length / 4) * 4, "=");
-    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)))) as { exp?: unknown };
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)))) as {
+      exp?: unknown;
+    };
     return typeof claims.exp === "number" ? claims.exp : undefined;
   } catch {
     return undefined;

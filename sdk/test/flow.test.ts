@@ -49,7 +49,9 @@ function watchingFetch(lose: (request: Request) => boolean = () => false) {
 }
 
 beforeAll(async () => {
-  demo = (await seed(baseUrl, join(mkdtempSync(join(tmpdir(), "ecf-sdk-seed-")), "credentials.json"), { adminSecret: inject("adminSecret") })) as Seeded;
+  demo = (await seed(baseUrl, join(mkdtempSync(join(tmpdir(), "ecf-sdk-seed-")), "credentials.json"), {
+    adminSecret: inject("adminSecret"),
+  })) as Seeded;
   // The integrator's starting point: the E32 example of the published document.
   const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Record<string, any>;
   e32 = doc.paths["/fe/recepcion/ecf"].post.requestBody.content["application/json"].examples.E32.value as EcfRequest;
@@ -77,7 +79,10 @@ describe("@ecf/client against the worker", () => {
   });
 
   it("fetches the receipt's PDF", async () => {
-    const { data, response } = await client.GET("/fe/recepcion/ecf/{encf}/pdf", { params: { path: { encf } }, parseAs: "arrayBuffer" });
+    const { data, response } = await client.GET("/fe/recepcion/ecf/{encf}/pdf", {
+      params: { path: { encf } },
+      parseAs: "arrayBuffer",
+    });
     expect(response.headers.get("content-type")).toMatch(/^application\/pdf/);
     expect(new TextDecoder().decode(new Uint8Array(data!).subarray(0, 5))).toBe("%PDF-");
   });
@@ -91,23 +96,32 @@ describe("@ecf/client against the worker", () => {
     expect(problem.code).toBe("validation_failed");
     expect(problem.title).toBeTruthy();
     expect(problem.requestId).toMatch(/\S/);
-    expect(problem.errors.map((e) => e.path)).toEqual(expect.arrayContaining(["/DetallesItems/0/NombreItem", "/Encabezado/IdDoc/TipoPago"]));
+    expect(problem.errors.map((e) => e.path)).toEqual(
+      expect.arrayContaining(["/DetallesItems/0/NombreItem", "/Encabezado/IdDoc/TipoPago"]),
+    );
   });
 
   it("throws an unknown receipt's 404 as ProblemError not_found", async () => {
-    const problem = await problemOf(client.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: "E320009999999" } } }));
+    const problem = await problemOf(
+      client.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf: "E320009999999" } } }),
+    );
     expect([problem.status, problem.code]).toEqual([404, "not_found"]);
   });
 
   it("refuses wrong credentials with the login's own problem", async () => {
-    const stranger = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: "not-the-secret" } });
+    const stranger = createClient({
+      baseUrl,
+      credentials: { apiKey: demo.company.apiKey, apiSecret: "not-the-secret" },
+    });
     const problem = await problemOf(stranger.GET("/company/me"));
     expect([problem.status, problem.code]).toEqual([401, "unauthorized"]);
   });
 
   it("sends X-RNC-Emisor: a partner's key acts for the issuer the client names, and without one gets the header's problem", async () => {
     const key = { apiKey: demo.partner.apiKey, apiSecret: demo.partner.apiSecret };
-    const unnamed = await problemOf(createClient({ baseUrl, credentials: key }).GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } }));
+    const unnamed = await problemOf(
+      createClient({ baseUrl, credentials: key }).GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } }),
+    );
     expect([unnamed.status, unnamed.code]).toEqual([400, "bad_request"]);
     expect(unnamed.errors.map((e) => e.path)).toEqual(["/headers/X-RNC-Emisor"]);
     const partner = createClient({ baseUrl, credentials: key, rnc: demo.company.rnc });
@@ -125,7 +139,8 @@ describe("@ecf/client against the worker", () => {
       renewBeforeSeconds: 60,
       fetch: watched.fetch,
     });
-    const bearers = () => watched.seen.filter((r) => !r.url.endsWith("/login")).map((r) => r.headers.get("Authorization"));
+    const bearers = () =>
+      watched.seen.filter((r) => !r.url.endsWith("/login")).map((r) => r.headers.get("Authorization"));
     await renewing.GET("/company/me");
     await renewing.GET("/company/me");
     expect(renewing.session.logins).toBe(1);
@@ -148,10 +163,15 @@ describe("@ecf/client against the worker", () => {
     // The first call's token arrives damaged (as a token signed with a rotated secret would): the worker answers 401.
     const spoiling = (async (input: RequestInfo | URL, init?: RequestInit) => {
       const request = new Request(input, init);
-      if (!request.url.endsWith("/login") && spoiled++ === 0) request.headers.set("Authorization", `${request.headers.get("Authorization")}x`);
+      if (!request.url.endsWith("/login") && spoiled++ === 0)
+        request.headers.set("Authorization", `${request.headers.get("Authorization")}x`);
       return globalThis.fetch(request);
     }) as typeof globalThis.fetch;
-    const refused = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret }, fetch: spoiling });
+    const refused = createClient({
+      baseUrl,
+      credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret },
+      fetch: spoiling,
+    });
     const { data } = await refused.GET("/company/me");
     expect(data?.registryNumber).toBe(demo.company.rnc);
     expect(refused.session.logins).toBe(2);
@@ -160,10 +180,20 @@ describe("@ecf/client against the worker", () => {
 
   it("puts an Idempotency-Key on an issuing call, keeps the caller's own, and sends no key elsewhere", async () => {
     const watched = watchingFetch();
-    const watching = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret }, fetch: watched.fetch });
+    const watching = createClient({
+      baseUrl,
+      credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret },
+      fetch: watched.fetch,
+    });
     const own = `sdk-test-${crypto.randomUUID()}`;
-    const first = await watching.POST("/fe/recepcion/ecf", { body: e32, params: { header: { "Idempotency-Key": own } } });
-    const replay = await watching.POST("/fe/recepcion/ecf", { body: e32, params: { header: { "Idempotency-Key": own } } });
+    const first = await watching.POST("/fe/recepcion/ecf", {
+      body: e32,
+      params: { header: { "Idempotency-Key": own } },
+    });
+    const replay = await watching.POST("/fe/recepcion/ecf", {
+      body: e32,
+      params: { header: { "Idempotency-Key": own } },
+    });
     expect(replay.data?.encf).toBe(first.data?.encf);
     const fresh = await watching.POST("/fe/recepcion/ecf", { body: e32 });
     expect(fresh.data?.encf).not.toBe(first.data?.encf);
@@ -171,13 +201,20 @@ describe("@ecf/client against the worker", () => {
     const keys = issuing.map((r) => r.headers.get("Idempotency-Key"));
     expect(keys.slice(0, 2)).toEqual([own, own]);
     expect(keys[2]).toMatch(/^[0-9a-f-]{36}$/);
-    for (const r of watched.seen.filter((r) => r.method === "GET" || r.url.endsWith("/login"))) expect(r.headers.get("Idempotency-Key")).toBeNull();
+    for (const r of watched.seen.filter((r) => r.method === "GET" || r.url.endsWith("/login")))
+      expect(r.headers.get("Idempotency-Key")).toBeNull();
   });
 
   it("resends an issuing call whose answer was lost with the same key: the same receipt, not a second one", async () => {
     let dropped = false;
-    const watched = watchingFetch((r) => r.url.endsWith("/fe/recepcion/ecf") && r.method === "POST" && !dropped && (dropped = true));
-    const flaky = createClient({ baseUrl, credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret }, fetch: watched.fetch });
+    const watched = watchingFetch(
+      (r) => r.url.endsWith("/fe/recepcion/ecf") && r.method === "POST" && !dropped && (dropped = true),
+    );
+    const flaky = createClient({
+      baseUrl,
+      credentials: { apiKey: demo.company.apiKey, apiSecret: demo.company.apiSecret },
+      fetch: watched.fetch,
+    });
     const { data } = await flaky.POST("/fe/recepcion/ecf", { body: e32 });
     expect(watched.lost).toHaveLength(1);
     const lostAnswer = (await watched.lost[0]!.json()) as { encf: string };
@@ -221,20 +258,26 @@ describe("@ecf/client against the worker", () => {
 
   it("acts as a till with a paired device token, and as the operator with the admin secret", async () => {
     const admin = createClient({ baseUrl, credentials: { adminSecret: inject("adminSecret") } });
-    const { data: companies } = await admin.GET("/admin/companies", { params: { query: { registryNumber: demo.company.rnc } } });
+    const { data: companies } = await admin.GET("/admin/companies", {
+      params: { query: { registryNumber: demo.company.rnc } },
+    });
     const companyId = companies!.companies[0]!.id;
     const { data: created } = await admin.POST("/admin/companies/{id}/devices", {
       params: { path: { id: companyId } },
       body: { name: `SDK till ${crypto.randomUUID().slice(0, 8)}` },
     });
-    const { data: paired } = await createClient({ baseUrl }).POST("/devices/pair", { body: { pairingCode: created!.pairingCode } });
+    const { data: paired } = await createClient({ baseUrl }).POST("/devices/pair", {
+      body: { pairingCode: created!.pairingCode },
+    });
     const till = createClient({ baseUrl, credentials: { deviceToken: paired!.token } });
     const { data: me } = await till.GET("/devices/me");
     expect(me?.device.id).toBe(created!.id);
     expect(me?.company.registryNumber).toBe(demo.company.rnc);
     expect(till.session.logins).toBe(0);
     // The code worked once: a second pairing is the worker's problem, thrown.
-    const again = await problemOf(createClient({ baseUrl }).POST("/devices/pair", { body: { pairingCode: created!.pairingCode } }));
+    const again = await problemOf(
+      createClient({ baseUrl }).POST("/devices/pair", { body: { pairingCode: created!.pairingCode } }),
+    );
     expect(again.status).toBeGreaterThanOrEqual(400);
     expect(again.status).toBeLessThan(500);
   });

@@ -25,7 +25,9 @@ it("npm run sdk:generate reproduces the committed sdk/src/generated files", () =
       const committed = readFileSync(join(root, "sdk/src/generated", file), "utf8").split("\n");
       // Line by line, so a failure shows what differs rather than two long strings.
       const differing = generated.flatMap((line, i) =>
-        line === committed[i] ? [] : [`${file}:${i + 1}: generated ${JSON.stringify(line)} / committed ${JSON.stringify(committed[i])}`],
+        line === committed[i]
+          ? []
+          : [`${file}:${i + 1}: generated ${JSON.stringify(line)} / committed ${JSON.stringify(committed[i])}`],
       );
       expect(differing.slice(0, 20), `${file} is stale: run npm run sdk:generate`).toEqual([]);
       expect(generated.length, file).toBe(committed.length);

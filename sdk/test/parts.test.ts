@@ -1,7 +1,15 @@
 // The client's small parts on their own: a problem answer read into ProblemError (Retry-After as
 // seconds or as a date), a JWT's exp, and how a body is written (JSON, multipart, as it is).
 import { describe, expect, it } from "vitest";
-import { answerOf, createClient, isLostAnswer, ProblemError, retryAfterSeconds, serializeBody, tokenExpiry } from "../src/index.ts";
+import {
+  answerOf,
+  createClient,
+  isLostAnswer,
+  ProblemError,
+  retryAfterSeconds,
+  serializeBody,
+  tokenExpiry,
+} from "../src/index.ts";
 
 const problem = {
   type: "about:blank",
@@ -17,10 +25,21 @@ const problem = {
 
 describe("ProblemError.from", () => {
   it("reads an application/problem+json answer: every member, extensions kept, Retry-After in seconds", async () => {
-    const response = new Response(JSON.stringify(problem), { status: 429, headers: { "Content-Type": "application/problem+json; charset=utf-8", "Retry-After": "30" } });
+    const response = new Response(JSON.stringify(problem), {
+      status: 429,
+      headers: { "Content-Type": "application/problem+json; charset=utf-8", "Retry-After": "30" },
+    });
     const error = await ProblemError.from(response);
     expect(error).toBeInstanceOf(ProblemError);
-    expect(error).toMatchObject({ status: 429, code: "too_many_requests", title: problem.title, detail: problem.detail, requestId: "req-1", instance: "/login", retryAfter: 30 });
+    expect(error).toMatchObject({
+      status: 429,
+      code: "too_many_requests",
+      title: problem.title,
+      detail: problem.detail,
+      requestId: "req-1",
+      instance: "/login",
+      retryAfter: 30,
+    });
     expect(error!.errors).toEqual(problem.errors);
     expect(error!.body.limit).toBe(10);
     expect(error!.message).toBe(`429 too_many_requests: ${problem.detail}`);
@@ -29,8 +48,16 @@ describe("ProblemError.from", () => {
   });
 
   it("leaves other answers alone: JSON that is not a problem, or a problem media type without a problem inside", async () => {
-    expect(await ProblemError.from(new Response(JSON.stringify(problem), { status: 503, headers: { "Content-Type": "application/json" } }))).toBeUndefined();
-    expect(await ProblemError.from(new Response("<html>", { status: 502, headers: { "Content-Type": "application/problem+json" } }))).toBeUndefined();
+    expect(
+      await ProblemError.from(
+        new Response(JSON.stringify(problem), { status: 503, headers: { "Content-Type": "application/json" } }),
+      ),
+    ).toBeUndefined();
+    expect(
+      await ProblemError.from(
+        new Response("<html>", { status: 502, headers: { "Content-Type": "application/problem+json" } }),
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -48,7 +75,8 @@ describe("retryAfterSeconds", () => {
 });
 
 describe("tokenExpiry", () => {
-  const jwt = (payload: object) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.c2ln`;
+  const jwt = (payload: object) =>
+    `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.c2ln`;
   it("reads exp from the payload (base64url, unpadded)", () => {
     expect(tokenExpiry(jwt({ sub: "k~?>", exp: 1_795_000_000 }))).toBe(1_795_000_000);
   });
@@ -64,7 +92,10 @@ describe("serializeBody", () => {
     expect(serializeBody({ a: 1, b: ["x"] })).toBe('{"a":1,"b":["x"]}');
   });
   it("writes an object holding a file as multipart form parts, the file with its name", async () => {
-    const form = serializeBody({ file: new File([new Uint8Array([1, 2, 3])], "cert.p12"), password: "secret" }) as FormData;
+    const form = serializeBody({
+      file: new File([new Uint8Array([1, 2, 3])], "cert.p12"),
+      password: "secret",
+    }) as FormData;
     expect(form).toBeInstanceOf(FormData);
     const file = form.get("file") as File;
     expect([file.name, [...new Uint8Array(await file.arrayBuffer())]]).toEqual(["cert.p12", [1, 2, 3]]);
@@ -89,8 +120,13 @@ describe("answerOf", () => {
 describe("a lost answer is sent again with the same Idempotency-Key", () => {
   // A scripted fetch: these tests are about the client's decision alone (resend or not, what key);
   // flow.test.ts resends against the real worker.
-  const proxyDrop = () => new Response("Your worker restarted mid-request. Please try sending the request again.", { status: 503, headers: { "Retry-After": "0" } });
-  const receipt = (status: number, estado: string) => Response.json({ encf: "E310000000001", estado }, { status, headers: { "Retry-After": "60" } });
+  const proxyDrop = () =>
+    new Response("Your worker restarted mid-request. Please try sending the request again.", {
+      status: 503,
+      headers: { "Retry-After": "0" },
+    });
+  const receipt = (status: number, estado: string) =>
+    Response.json({ encf: "E310000000001", estado }, { status, headers: { "Retry-After": "60" } });
   function scripted(...answers: (() => Response)[]) {
     const sent: Request[] = [];
     const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -100,7 +136,12 @@ describe("a lost answer is sent again with the same Idempotency-Key", () => {
       return next();
     };
     const retries: string[] = [];
-    const api = createClient({ baseUrl: "http://ecf.test", fetch: fetch as typeof globalThis.fetch, retryDelayMs: 1, onRetry: (r) => retries.push(`${r.attempt} ${r.reason}`) });
+    const api = createClient({
+      baseUrl: "http://ecf.test",
+      fetch: fetch as typeof globalThis.fetch,
+      retryDelayMs: 1,
+      onRetry: (r) => retries.push(`${r.attempt} ${r.reason}`),
+    });
     return { api, sent, retries };
   }
   const e31 = { Encabezado: { IdDoc: { TipoeCF: "31" } } } as never;
@@ -139,7 +180,11 @@ describe("a lost answer is sent again with the same Idempotency-Key", () => {
     expect(answerOf(sent)).toMatchObject({ estado: "Contingencia" });
     expect(contingency.sent).toHaveLength(1);
     const unreachable = scripted(
-      () => new Response(JSON.stringify({ ...problem, status: 503, code: "dgii_unavailable" }), { status: 503, headers: { "Content-Type": "application/problem+json" } }),
+      () =>
+        new Response(JSON.stringify({ ...problem, status: 503, code: "dgii_unavailable" }), {
+          status: 503,
+          headers: { "Content-Type": "application/problem+json" },
+        }),
     );
     await expect(unreachable.api.POST("/fe/recepcion/ecf", { body: e31 })).rejects.toBeInstanceOf(ProblemError);
     expect(unreachable.sent).toHaveLength(1);
@@ -158,10 +203,16 @@ describe("a lost answer is sent again with the same Idempotency-Key", () => {
 
   it("tells the service's answers from a gateway's", () => {
     expect(isLostAnswer(proxyDrop())).toBe(true);
-    expect(isLostAnswer(new Response("<html>Bad Gateway</html>", { status: 502, headers: { "Content-Type": "text/html" } }))).toBe(true);
+    expect(
+      isLostAnswer(new Response("<html>Bad Gateway</html>", { status: 502, headers: { "Content-Type": "text/html" } })),
+    ).toBe(true);
     expect(isLostAnswer(new Response("", { status: 504 }))).toBe(true);
     expect(isLostAnswer(receipt(503, "Contingencia"))).toBe(false);
-    expect(isLostAnswer(new Response("{}", { status: 503, headers: { "Content-Type": "application/problem+json; charset=utf-8" } }))).toBe(false);
+    expect(
+      isLostAnswer(
+        new Response("{}", { status: 503, headers: { "Content-Type": "application/problem+json; charset=utf-8" } }),
+      ),
+    ).toBe(false);
     expect(isLostAnswer(new Response("oops", { status: 500 }))).toBe(false);
   });
 });

@@ -76,7 +76,8 @@ out.push("// Source: the official e-CF XSD enumerations and formato-ecf Tables I
 out.push("");
 out.push("/** Tabla IV. Codificación Unidad de Medida (`UnidadMedida`). */");
 out.push("export const UNIDADES_MEDIDA = [");
-for (const u of unidades) out.push(`  { codigo: ${lit(u.codigo)}, abreviatura: ${lit(u.abreviatura)}, descripcion: ${lit(u.descripcion)} },`);
+for (const u of unidades)
+  out.push(`  { codigo: ${lit(u.codigo)}, abreviatura: ${lit(u.abreviatura)}, descripcion: ${lit(u.descripcion)} },`);
 out.push("] as const;");
 out.push("");
 out.push("/**");
@@ -92,7 +93,10 @@ out.push("] as const;");
 out.push("");
 out.push("/** Tabla III. Provincias, municipios and distritos municipales (`Provincia`, `Municipio`...). */");
 out.push("export const PROVINCIAS_MUNICIPIOS = [");
-for (const p of provincias) out.push(`  { codigo: ${lit(p.codigo)}, tipo: ${lit(p.tipo)}, codigoProvincia: ${lit(p.codigoProvincia)}, descripcion: ${lit(p.descripcion)} },`);
+for (const p of provincias)
+  out.push(
+    `  { codigo: ${lit(p.codigo)}, tipo: ${lit(p.tipo)}, codigoProvincia: ${lit(p.codigoProvincia)}, descripcion: ${lit(p.descripcion)} },`,
+  );
 out.push("] as const;");
 out.push("");
 out.push("/** Tabla II. Codificación Monedas (`TipoMoneda`); CHY and SCP are DGII's own codes. */");
@@ -115,4 +119,6 @@ out.push("");
 
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, out.join("\n"));
-console.log(`wrote ${outFile}: ${unidades.length} units, ${impuestos.length} taxes, ${provincias.length} places, ${monedas.length} currencies, ${enums.size} enumerations`);
+console.log(
+  `wrote ${outFile}: ${unidades.length} units, ${impuestos.length} taxes, ${provincias.length} places, ${monedas.length} currencies, ${enums.size} enumerations`,
+);

@@ -1,7 +1,13 @@
 /**
  * Typed lookups over DGII's catalogs (generated from the kit's CSVs by scripts/gen-catalogs.ts).
  */
-import { ENUMERACIONES, IMPUESTOS_ADICIONALES, MONEDAS, PROVINCIAS_MUNICIPIOS, UNIDADES_MEDIDA } from "./generated/catalogs.ts";
+import {
+  ENUMERACIONES,
+  IMPUESTOS_ADICIONALES,
+  MONEDAS,
+  PROVINCIAS_MUNICIPIOS,
+  UNIDADES_MEDIDA,
+} from "./generated/catalogs.ts";
 import { dec, type Decimal } from "./money.ts";
 
 export { ENUMERACIONES, IMPUESTOS_ADICIONALES, MONEDAS, PROVINCIAS_MUNICIPIOS, UNIDADES_MEDIDA };

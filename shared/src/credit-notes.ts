@@ -58,7 +58,11 @@ function amount(v: string | Decimal): Decimal | undefined {
  * balance, a total annulment (code 1) is refused once a partial credit note (code 3) was accepted,
  * and nothing more can be credited after an annulment.
  */
-export function availableBalance(modifiedTotal: string | Decimal, accepted: readonly AcceptedNote[], proposed?: ProposedNote): Balance {
+export function availableBalance(
+  modifiedTotal: string | Decimal,
+  accepted: readonly AcceptedNote[],
+  proposed?: ProposedNote,
+): Balance {
   const total = amount(modifiedTotal) ?? ZERO;
   let credited = ZERO;
   let debited = ZERO;
@@ -87,7 +91,12 @@ export function availableBalance(modifiedTotal: string | Decimal, accepted: read
   return result;
 }
 
-function judgeProposal(p: ProposedNote, available: Decimal, annulled: boolean, partiallyCredited: boolean): Balance["proposal"] {
+function judgeProposal(
+  p: ProposedNote,
+  available: Decimal,
+  annulled: boolean,
+  partiallyCredited: boolean,
+): Balance["proposal"] {
   const m = amount(p.montoTotal);
   if (!m || m.coef < 0n) return { ok: false, reason: "invalid_amount" };
   if (annulled) return { ok: false, reason: "already_annulled" };

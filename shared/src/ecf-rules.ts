@@ -44,7 +44,11 @@ export function isHighValueConsumo(tipo: TipoeCF, montoTotal: Decimal): boolean 
   return tipo === "32" && !isUnderRfceThreshold(montoTotal);
 }
 
-const rowPresent: Condition = { en: "its table row is present", es: "la fila de la tabla está presente", applies: () => true };
+const rowPresent: Condition = {
+  en: "its table row is present",
+  es: "la fila de la tabla está presente",
+  applies: () => true,
+};
 
 export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "Encabezado/IdDoc/FechaLimitePago": {
@@ -63,9 +67,21 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
     es: "una E32 totaliza DOP 250,000.00 o más",
     applies: ({ tipo, montoTotal }) => isHighValueConsumo(tipo, montoTotal),
   },
-  "Encabezado/OtraMoneda/TipoMoneda": { en: "OtraMoneda is present", es: "OtraMoneda está presente", applies: () => true },
-  "Encabezado/OtraMoneda/TipoCambio": { en: "OtraMoneda is present", es: "OtraMoneda está presente", applies: () => true },
-  "DetallesItems/Item/Retencion/IndicadorAgenteRetencionoPercepcion": { en: "Retencion is present", es: "Retencion está presente", applies: () => true },
+  "Encabezado/OtraMoneda/TipoMoneda": {
+    en: "OtraMoneda is present",
+    es: "OtraMoneda está presente",
+    applies: () => true,
+  },
+  "Encabezado/OtraMoneda/TipoCambio": {
+    en: "OtraMoneda is present",
+    es: "OtraMoneda está presente",
+    applies: () => true,
+  },
+  "DetallesItems/Item/Retencion/IndicadorAgenteRetencionoPercepcion": {
+    en: "Retencion is present",
+    es: "Retencion está presente",
+    applies: () => true,
+  },
   "DetallesItems/Item/Retencion/MontoITBISRetenido": {
     en: "the line has a withholding (IndicadorAgenteRetencionoPercepcion 1)",
     es: "la línea tiene retención (IndicadorAgenteRetencionoPercepcion 1)",
@@ -75,7 +91,8 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
     en: "an E41 line with a withholding is a service (IndicadorBienoServicio 2)",
     es: "una línea E41 con retención es un servicio (IndicadorBienoServicio 2)",
     // The holder is the Retencion object; the line is found by identity.
-    applies: ({ tipo, doc, holder }) => tipo === "41" && lines(doc).some((l) => l.Retencion === holder && codeOf(l, "IndicadorBienoServicio") === "2"),
+    applies: ({ tipo, doc, holder }) =>
+      tipo === "41" && lines(doc).some((l) => l.Retencion === holder && codeOf(l, "IndicadorBienoServicio") === "2"),
   },
   "DetallesItems/Item/DescuentoMonto": {
     en: "the line has sub-discounts",
@@ -114,20 +131,32 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "DetallesItems/Item/GradosAlcohol": {
     en: "the line carries alcohol ISC (codes 006-018, 023-035)",
     es: "la línea tiene ISC de alcoholes (códigos 006-018, 023-035)",
-    applies: ({ holder }) => lineHasTax(holder, (t) => Number(t.codigo) <= 18 && t.kind === "isc_especifico") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
+    applies: ({ holder }) =>
+      lineHasTax(holder, (t) => Number(t.codigo) <= 18 && t.kind === "isc_especifico") &&
+      codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/CantidadReferencia": {
     en: "the line carries ISC (codes 006-039) and is not bulk",
     es: "la línea tiene ISC (códigos 006-039) y no es a granel",
-    applies: ({ holder }) => lineHasTax(holder, (t) => t.kind !== "otro") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
+    applies: ({ holder }) =>
+      lineHasTax(holder, (t) => t.kind !== "otro") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/PrecioUnitarioReferencia": {
     en: "the line carries ad valorem ISC and is not bulk",
     es: "la línea tiene ISC ad valorem y no es a granel",
-    applies: ({ holder }) => lineHasTax(holder, (t) => t.kind === "isc_advalorem") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
+    applies: ({ holder }) =>
+      lineHasTax(holder, (t) => t.kind === "isc_advalorem") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
-  "DetallesItems/Item/OtraMonedaDetalle/PrecioOtraMoneda": { en: "OtraMonedaDetalle is present", es: "OtraMonedaDetalle está presente", applies: () => true },
-  "DetallesItems/Item/OtraMonedaDetalle/MontoItemOtraMoneda": { en: "OtraMonedaDetalle is present", es: "OtraMonedaDetalle está presente", applies: () => true },
+  "DetallesItems/Item/OtraMonedaDetalle/PrecioOtraMoneda": {
+    en: "OtraMonedaDetalle is present",
+    es: "OtraMonedaDetalle está presente",
+    applies: () => true,
+  },
+  "DetallesItems/Item/OtraMonedaDetalle/MontoItemOtraMoneda": {
+    en: "OtraMonedaDetalle is present",
+    es: "OtraMonedaDetalle está presente",
+    applies: () => true,
+  },
   "DescuentosORecargos/DescuentoORecargo/NumeroLinea": rowPresent,
   "DescuentosORecargos/DescuentoORecargo/TipoAjuste": rowPresent,
   "DescuentosORecargos/DescuentoORecargo/TipoValor": rowPresent,
@@ -138,9 +167,21 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
     es: "TipoValor es %",
     applies: ({ holder }) => codeOf(holder, "TipoValor") === "%",
   },
-  "InformacionReferencia/NCFModificado": { en: "InformacionReferencia is present", es: "InformacionReferencia está presente", applies: () => true },
-  "InformacionReferencia/FechaNCFModificado": { en: "InformacionReferencia is present", es: "InformacionReferencia está presente", applies: () => true },
-  "InformacionReferencia/CodigoModificacion": { en: "InformacionReferencia is present", es: "InformacionReferencia está presente", applies: () => true },
+  "InformacionReferencia/NCFModificado": {
+    en: "InformacionReferencia is present",
+    es: "InformacionReferencia está presente",
+    applies: () => true,
+  },
+  "InformacionReferencia/FechaNCFModificado": {
+    en: "InformacionReferencia is present",
+    es: "InformacionReferencia está presente",
+    applies: () => true,
+  },
+  "InformacionReferencia/CodigoModificacion": {
+    en: "InformacionReferencia is present",
+    es: "InformacionReferencia está presente",
+    applies: () => true,
+  },
   "Paginacion/Pagina/PaginaNo": rowPresent,
   // formato-ecf 19: TotalPaginas counts the PaginaNo of Paginacion; Paginacion is there when the
   // e-CF has more than one page (note 77), which TotalPaginas (> 1) says.
@@ -171,7 +212,8 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "DetallesItems/Item/TablaSubcantidad": {
     en: "the line carries specific ISC (codes 006-022) and is not bulk",
     es: "la línea tiene ISC específico (códigos 006-022) y no es a granel",
-    applies: ({ holder }) => lineHasTax(holder, (t) => t.kind === "isc_especifico") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
+    applies: ({ holder }) =>
+      lineHasTax(holder, (t) => t.kind === "isc_especifico") && codeOf(holder, "UnidadMedida") !== UNIDAD_GRANEL,
   },
   "DetallesItems/Item/TablaSubcantidad/SubcantidadItem/Subcantidad": rowPresent,
   "DetallesItems/Item/TablaSubcantidad/SubcantidadItem/CodigoSubcantidad": rowPresent,
@@ -179,7 +221,8 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
   "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/TipoImpuesto": rowPresent,
   "Encabezado/Totales/ImpuestosAdicionales/ImpuestoAdicional/TasaImpuestoAdicional": rowPresent,
   "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/TipoImpuestoOtraMoneda": rowPresent,
-  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/TasaImpuestoAdicionalOtraMoneda": rowPresent,
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/TasaImpuestoAdicionalOtraMoneda":
+    rowPresent,
   // formato-ecf 21-24: the mining area, when present, is complete.
   "DetallesItems/Item/Mineria/PesoNetoKilogramo": mineriaPresent(),
   "DetallesItems/Item/Mineria/PesoNetoMineria": mineriaPresent(),
@@ -240,9 +283,12 @@ export const UNCHECKED_CONDITIONALS: Readonly<Record<string, "computed" | "prese
   "Encabezado/OtraMoneda/MontoImpuestoAdicionalOtraMoneda": "computed",
   "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda": "computed",
   "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda": "computed",
-  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/MontoImpuestoSelectivoConsumoEspecificoOtraMoneda": "computed",
-  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda": "computed",
-  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/OtrosImpuestosAdicionalesOtraMoneda": "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/MontoImpuestoSelectivoConsumoEspecificoOtraMoneda":
+    "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda":
+    "computed",
+  "Encabezado/OtraMoneda/ImpuestosAdicionalesOtraMoneda/ImpuestoAdicionalOtraMoneda/OtrosImpuestosAdicionalesOtraMoneda":
+    "computed",
   "Encabezado/OtraMoneda/MontoTotalOtraMoneda": "computed",
   "DetallesItems/Item/Retencion": "presence", // "condicional a que exista retención"
   "DetallesItems/Item/TablaSubcantidad/SubcantidadItem": "presence",
@@ -274,14 +320,39 @@ export const UNCHECKED_CONDITIONALS: Readonly<Record<string, "computed" | "prese
 };
 
 function paginaNoPresent(): Condition {
-  return { en: "PaginaNo is given", es: "PaginaNo está completado", applies: ({ holder }) => isPresent(holder.PaginaNo) };
+  return {
+    en: "PaginaNo is given",
+    es: "PaginaNo está completado",
+    applies: ({ holder }) => isPresent(holder.PaginaNo),
+  };
 }
 function mineriaPresent(): Condition {
-  return { en: "Mineria (mining sector billing) is present", es: "Mineria (facturación del sector minería) está presente", applies: () => true };
+  return {
+    en: "Mineria (mining sector billing) is present",
+    es: "Mineria (facturación del sector minería) está presente",
+    applies: () => true,
+  };
 }
 
 /** Incoterms (ICC 2020, plus 2010/2000 terms still seen on customs forms) for CondicionesEntrega. */
-export const INCOTERMS = ["EXW", "FCA", "FAS", "FOB", "CFR", "CIF", "CPT", "CIP", "DAP", "DPU", "DDP", "DAT", "DAF", "DES", "DEQ", "DDU"] as const;
+export const INCOTERMS = [
+  "EXW",
+  "FCA",
+  "FAS",
+  "FOB",
+  "CFR",
+  "CIF",
+  "CPT",
+  "CIP",
+  "DAP",
+  "DPU",
+  "DDP",
+  "DAT",
+  "DAF",
+  "DES",
+  "DEQ",
+  "DDU",
+] as const;
 
 /** The IndicadorFacturacion a type forces on every line (formato-ecf notes 50-51). */
 export const FORCED_INDICADOR: Partial<Record<TipoeCF, string>> = { "43": "4", "44": "4", "47": "4", "46": "3" };
@@ -475,7 +546,12 @@ function exportProblems(doc: JsonObject): Problem[] {
   const fob = decimalOf(info, "TotalFob");
   const cif = decimalOf(info, "TotalCif");
   if (!fob || !cif) return out;
-  const expected = sum([fob, decimalOf(info, "Seguro") ?? ZERO, decimalOf(info, "Flete") ?? ZERO, decimalOf(info, "OtrosGastos") ?? ZERO]);
+  const expected = sum([
+    fob,
+    decimalOf(info, "Seguro") ?? ZERO,
+    decimalOf(info, "Flete") ?? ZERO,
+    decimalOf(info, "OtrosGastos") ?? ZERO,
+  ]);
   if (compare(abs(sub(cif, expected)), dec("0.01")) > 0) {
     out.push(
       problem(
@@ -555,7 +631,16 @@ function withholdingProblems(items: readonly JsonObject[]): Problem[] {
 function emptyReferenceProblems(doc: JsonObject): Problem[] {
   if (!isObject(doc.InformacionReferencia) || Object.keys(doc.InformacionReferencia).length > 0) return [];
   const rule = "formato-ecf: InformacionReferencia";
-  return [problem("/InformacionReferencia", "required", "error", "InformacionReferencia is empty", "InformacionReferencia está vacía", rule)];
+  return [
+    problem(
+      "/InformacionReferencia",
+      "required",
+      "error",
+      "InformacionReferencia is empty",
+      "InformacionReferencia está vacía",
+      rule,
+    ),
+  ];
 }
 
 /** A whole number as written (structure checks report anything else), or undefined. */
@@ -592,8 +677,16 @@ export function sequenceProblems(doc: JsonObject): Problem[] {
       }
     });
   };
-  sequential("DetallesItems", "NumeroLinea", "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)");
-  sequential("DescuentosORecargos", "NumeroLinea", "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)");
+  sequential(
+    "DetallesItems",
+    "NumeroLinea",
+    "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)",
+  );
+  sequential(
+    "DescuentosORecargos",
+    "NumeroLinea",
+    "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)",
+  );
   sequential("Paginacion", "PaginaNo", "formato-ecf: PaginaNo (b: en orden secuencial)");
 
   const pages = Array.isArray(doc.Paginacion) ? doc.Paginacion : [];

@@ -30,16 +30,23 @@ export function cedulaCheckDigit(first10: string): number {
 }
 
 export type IdKind = "rnc" | "cedula";
-export type IdVerdict = { ok: true; kind: IdKind } | { ok: false; kind: IdKind; reason: "check_digit" } | { ok: false; reason: "format" };
+export type IdVerdict =
+  | { ok: true; kind: IdKind }
+  | { ok: false; kind: IdKind; reason: "check_digit" }
+  | { ok: false; reason: "format" };
 
 /** Classifies an RNC (9 digits) or cédula (11 digits) and verifies its check digit. */
 export function verifyRncOrCedula(value: unknown): IdVerdict {
   const text = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
   if (typeof text !== "string" || !/^(\d{9}|\d{11})$/.test(text)) return { ok: false, reason: "format" };
   if (text.length === 9) {
-    return rncCheckDigit(text) === Number(text[8]) ? { ok: true, kind: "rnc" } : { ok: false, kind: "rnc", reason: "check_digit" };
+    return rncCheckDigit(text) === Number(text[8])
+      ? { ok: true, kind: "rnc" }
+      : { ok: false, kind: "rnc", reason: "check_digit" };
   }
-  return cedulaCheckDigit(text) === Number(text[10]) ? { ok: true, kind: "cedula" } : { ok: false, kind: "cedula", reason: "check_digit" };
+  return cedulaCheckDigit(text) === Number(text[10])
+    ? { ok: true, kind: "cedula" }
+    : { ok: false, kind: "cedula", reason: "check_digit" };
 }
 
 export function isValidRnc(value: unknown): boolean {

@@ -65,7 +65,15 @@ export function trailPointer(trail: Trail | null): string {
 }
 
 /** Builds a problem; `details` is left out when not given (no `details: undefined` in the JSON). */
-export function problem(path: string, code: string, severity: Severity, message: string, messageEs: string, rule: string, details?: Record<string, unknown>): Problem {
+export function problem(
+  path: string,
+  code: string,
+  severity: Severity,
+  message: string,
+  messageEs: string,
+  rule: string,
+  details?: Record<string, unknown>,
+): Problem {
   const p: Problem = { path, code, message, messageEs, severity, rule };
   if (details) p.details = details;
   return p;

@@ -121,13 +121,23 @@ function leavesOf(kind: DocumentKind): Leaf[] {
     for (const child of el.children ?? []) {
       if (child.shape === "leaf") {
         const own = child.repeated ? [...steps, child.name, "#"] : [...steps, child.name];
-        out.push({ match: child.name.toLowerCase(), steps: own, depth: own.filter((s) => s === "#").length, order: out.length });
+        out.push({
+          match: child.name.toLowerCase(),
+          steps: own,
+          depth: own.filter((s) => s === "#").length,
+          order: out.length,
+        });
       } else if (child.shape === "array") {
         const item = child.item!;
         if (item.shape === "leaf") {
           // TablaTelefonoEmisor: ["809…", …]; the column is named after the repeated element.
           const own = [...steps, child.name, "#"];
-          out.push({ match: item.name.toLowerCase(), steps: own, depth: own.filter((s) => s === "#").length, order: out.length });
+          out.push({
+            match: item.name.toLowerCase(),
+            steps: own,
+            depth: own.filter((s) => s === "#").length,
+            order: out.length,
+          });
         } else walk(item, [...steps, child.name, "#"]);
       } else walk(child, [...steps, child.name]);
     }
@@ -173,7 +183,9 @@ export function placeColumns(header: readonly string[], kind: DocumentKind): Col
       let leaf: Leaf | null = null;
       if (!NOT_ELEMENTS.has(lower)) {
         const alias = ALIASES[lower];
-        let named = leaves.filter((l) => l.match === (alias?.name ?? lower) && (!alias || l.steps.includes(alias.under)));
+        let named = leaves.filter(
+          (l) => l.match === (alias?.name ?? lower) && (!alias || l.steps.includes(alias.under)),
+        );
         // Prefer the leaf with exactly as many enclosing arrays as the column has indices; a
         // column may carry more indices than arrays (DGII numbers the page's single
         // SubtotalImpuestoAdicional group as `[i][1]`), never fewer.
@@ -202,7 +214,12 @@ export interface MappedRow {
 
 type Container = Record<string, unknown> | unknown[];
 
-function setAt(doc: Record<string, unknown>, steps: readonly Step[], indices: readonly number[], value: string): string | null {
+function setAt(
+  doc: Record<string, unknown>,
+  steps: readonly Step[],
+  indices: readonly number[],
+  value: string,
+): string | null {
   let cur: Container = doc;
   let k = 0;
   for (let s = 0; s < steps.length; s++) {

@@ -6,7 +6,24 @@
  * defines the amount (a line, a per-rate total, a per-tax total), through `roundHalfUp`.
  */
 import { ITBIS_RATES, UNIDAD_GRANEL, impuestoAdicional, type ImpuestoAdicional } from "./catalogs.ts";
-import { ZERO, add, dec, distribute, divide, formatDecimal, formatMoney, isZero, mul, percentOf, roundHalfUp, sub, sum, type Decimal, decimal, fromMinorUnits } from "./money.ts";
+import {
+  ZERO,
+  add,
+  dec,
+  distribute,
+  divide,
+  formatDecimal,
+  formatMoney,
+  isZero,
+  mul,
+  percentOf,
+  roundHalfUp,
+  sub,
+  sum,
+  type Decimal,
+  decimal,
+  fromMinorUnits,
+} from "./money.ts";
 import { obligationOf } from "./obligations.ts";
 import { codeOf, decimalOf, objAt, objectsOf, textOf, type JsonObject } from "./totals-read.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
@@ -122,7 +139,14 @@ function sumOf(rows: readonly JsonObject[], key: string): Decimal | undefined {
 }
 
 /** A sub-discount/surcharge row's amount: its own Monto…, or price × % × quantity. */
-function subAmount(row: JsonObject, montoKey: string, pctKey: string, typeKey: string, price?: Decimal, qty?: Decimal): Decimal | undefined {
+function subAmount(
+  row: JsonObject,
+  montoKey: string,
+  pctKey: string,
+  typeKey: string,
+  price?: Decimal,
+  qty?: Decimal,
+): Decimal | undefined {
   const monto = decimalOf(row, montoKey);
   if (monto) return monto;
   const pct = decimalOf(row, pctKey);
@@ -131,10 +155,20 @@ function subAmount(row: JsonObject, montoKey: string, pctKey: string, typeKey: s
 }
 
 /** The sum of a line's sub-discounts (or sub-surcharges), when its table has any with an amount. */
-function sumOfSubAmounts(item: JsonObject, table: string, montoKey: string, pctKey: string, typeKey: string, price?: Decimal, qty?: Decimal): Decimal | undefined {
+function sumOfSubAmounts(
+  item: JsonObject,
+  table: string,
+  montoKey: string,
+  pctKey: string,
+  typeKey: string,
+  price?: Decimal,
+  qty?: Decimal,
+): Decimal | undefined {
   const rows = objectsOf(item, table);
   if (rows.length === 0) return undefined;
-  const amounts = rows.map((r) => subAmount(r, montoKey, pctKey, typeKey, price, qty)).filter((d): d is Decimal => d !== undefined);
+  const amounts = rows
+    .map((r) => subAmount(r, montoKey, pctKey, typeKey, price, qty))
+    .filter((d): d is Decimal => d !== undefined);
   return amounts.length ? sum(amounts) : undefined;
 }
 
@@ -142,14 +176,26 @@ export function lineTotals(item: JsonObject, index: number, options: TotalsOptio
   const qty = decimalOf(item, "CantidadItem");
   const price = decimalOf(item, "PrecioUnitarioItem");
   const descuentoMonto =
-    decimalOf(item, "DescuentoMonto") ?? sumOfSubAmounts(item, "TablaSubDescuento", "MontoSubDescuento", "SubDescuentoPorcentaje", "TipoSubDescuento", price, qty);
-  const recargoMonto = decimalOf(item, "RecargoMonto") ?? sumOfSubAmounts(item, "TablaSubRecargo", "MontoSubRecargo", "SubRecargoPorcentaje", "TipoSubRecargo", price, qty);
+    decimalOf(item, "DescuentoMonto") ??
+    sumOfSubAmounts(
+      item,
+      "TablaSubDescuento",
+      "MontoSubDescuento",
+      "SubDescuentoPorcentaje",
+      "TipoSubDescuento",
+      price,
+      qty,
+    );
+  const recargoMonto =
+    decimalOf(item, "RecargoMonto") ??
+    sumOfSubAmounts(item, "TablaSubRecargo", "MontoSubRecargo", "SubRecargoPorcentaje", "TipoSubRecargo", price, qty);
   let gross = qty && price ? mul(qty, price) : undefined;
   if (gross && descuentoMonto) gross = sub(gross, descuentoMonto);
   if (gross && recargoMonto) gross = add(gross, recargoMonto);
   const computedMontoItem = gross && roundHalfUp(gross);
   const sent = decimalOf(item, "MontoItem");
-  const montoItem = (options.basis === "recomputed" ? (computedMontoItem ?? sent) : (sent ?? computedMontoItem)) ?? ZERO;
+  const montoItem =
+    (options.basis === "recomputed" ? (computedMontoItem ?? sent) : (sent ?? computedMontoItem)) ?? ZERO;
   const line: LineTotals = { index, indicador: codeOf(item, "IndicadorFacturacion") ?? "", montoItem };
   if (computedMontoItem) line.computedMontoItem = computedMontoItem;
   if (descuentoMonto) line.descuentoMonto = descuentoMonto;
@@ -257,7 +303,9 @@ function additionalTaxes(
         if (granel) continue; // bulk goods carry no specific ISC (formato-ecf 107 b)
         amount =
           n <= 18
-            ? roundHalfUp(mul(mul(mul(mul(tasa, decimal(grados.coef, grados.scale + 2)), cantidadReferencia), subcantidad), qty))
+            ? roundHalfUp(
+                mul(mul(mul(mul(tasa, decimal(grados.coef, grados.scale + 2)), cantidadReferencia), subcantidad), qty),
+              )
             : roundHalfUp(mul(mul(qty, cantidadReferencia), tasa));
         especificoLinea = amount;
         tasaEspecificoLinea = tasa;
@@ -270,7 +318,12 @@ function additionalTaxes(
           if (!precioReferencia) continue;
           const units = mul(qty, cantidadReferencia);
           const sinItbis = divide(precioReferencia, onePlusPercent(itbis1), 10);
-          const especificoUnitario = n <= 35 ? (especificoLinea && !isZero(units) ? divide(especificoLinea, units, 10) : ZERO) : (tasaEspecificoLinea ?? ZERO);
+          const especificoUnitario =
+            n <= 35
+              ? especificoLinea && !isZero(units)
+                ? divide(especificoLinea, units, 10)
+                : ZERO
+              : (tasaEspecificoLinea ?? ZERO);
           const base = divide(sub(sinItbis, especificoUnitario), onePlusPercent(tasa), 10);
           amount = roundHalfUp(mul(percentOf(base, tasa), units));
         }
@@ -281,7 +334,9 @@ function additionalTaxes(
       if (tax.kind !== "otro") iscByBucket.set(line.indicador, add(iscByBucket.get(line.indicador) ?? ZERO, amount));
     }
   });
-  const taxes = [...byCode.values()].sort((a, b) => a.tax.codigo.localeCompare(b.tax.codigo)).map((t) => ({ ...t, amount: roundHalfUp(t.amount) }));
+  const taxes = [...byCode.values()]
+    .sort((a, b) => a.tax.codigo.localeCompare(b.tax.codigo))
+    .map((t) => ({ ...t, amount: roundHalfUp(t.amount) }));
   return { taxes, iscByBucket };
 }
 
@@ -300,11 +355,18 @@ function allowed(tipo: TipoeCF | undefined, path: string): boolean {
 }
 
 /** Full computation, also exposing the per-line figures validation needs. */
-export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {}, known?: LineTotals[]): ComputedTotals & { lines: LineTotals[] } {
+export function computeTotalsDetailed(
+  doc: unknown,
+  options: TotalsOptions = {},
+  known?: LineTotals[],
+): ComputedTotals & { lines: LineTotals[] } {
   const tipo = tipoOf(doc);
   const items = objectsOf(doc, "DetallesItems");
   // `known`: the lines' figures on the document basis, computed by a caller that just read them.
-  const lines = known && known.length === items.length && options.basis !== "recomputed" ? known : items.map((item, i) => lineTotals(item, i, options));
+  const lines =
+    known && known.length === items.length && options.basis !== "recomputed"
+      ? known
+      : items.map((item, i) => lineTotals(item, i, options));
   if (isTextCorrectionNote(doc)) return { Totales: { MontoTotal: "0.00" }, lines };
 
   const incluido = codeOf(objAt(doc, "Encabezado", "IdDoc"), "IndicadorMontoGravado") === "1";
@@ -320,7 +382,12 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {},
   writeTaxTotals(t, tipo, figures);
   // formato-ecf 110: Monto Gravado Total + Monto Exento + Total ITBIS + Monto Impuesto Adicional.
   const { montoGravadoTotal, exento, totalItbis, montoImpuestoAdicional } = figures;
-  const montoTotal = sum([montoGravadoTotal ?? ZERO, exento ?? ZERO, totalItbis ?? ZERO, montoImpuestoAdicional ?? ZERO]);
+  const montoTotal = sum([
+    montoGravadoTotal ?? ZERO,
+    exento ?? ZERO,
+    totalItbis ?? ZERO,
+    montoImpuestoAdicional ?? ZERO,
+  ]);
   t.MontoTotal = money(montoTotal);
   const noFacturable = has("0") ? roundHalfUp(base.get("0") ?? ZERO) : undefined;
   const totales = objAt(doc, "Encabezado", "Totales");
@@ -339,7 +406,11 @@ export function computeTotalsDetailed(doc: unknown, options: TotalsOptions = {},
  * With prices including ITBIS the item sum is first divided by (1 + rate); the global
  * discounts are already net of ITBIS (formato-ecf 93 c, 94 c).
  */
-function taxableBases(lines: readonly LineTotals[], adjustments: readonly GlobalAdjustment[], incluido: boolean): Map<string, Decimal> {
+function taxableBases(
+  lines: readonly LineTotals[],
+  adjustments: readonly GlobalAdjustment[],
+  incluido: boolean,
+): Map<string, Decimal> {
   const base = new Map<string, Decimal>();
   for (const l of lines) base.set(l.indicador, add(base.get(l.indicador) ?? ZERO, l.montoItem));
   if (incluido) {
@@ -360,7 +431,11 @@ function taxableBases(lines: readonly LineTotals[], adjustments: readonly Global
  * the buckets where that amount is the whole story: no global discount or surcharge and no ISC
  * (both change the ITBIS base on their own terms). See `itbisOfCharged`.
  */
-function chargedWithItbis(lines: readonly LineTotals[], adjustments: readonly GlobalAdjustment[], iscByBucket: ReadonlyMap<string, Decimal>): Map<"1" | "2", Decimal> {
+function chargedWithItbis(
+  lines: readonly LineTotals[],
+  adjustments: readonly GlobalAdjustment[],
+  iscByBucket: ReadonlyMap<string, Decimal>,
+): Map<"1" | "2", Decimal> {
   const charged = new Map<"1" | "2", Decimal>();
   for (const k of ["1", "2"] as const) {
     if (adjustments.some((a) => a.bucket === k) || iscByBucket.has(k)) continue;
@@ -426,7 +501,8 @@ function taxFigures(
 /** MontoGravado*, MontoExento, the ITBIS rates and amounts, and the additional taxes, in XSD order. */
 function writeTaxTotals(t: Totales, tipo: TipoeCF | undefined, f: TaxFigures): void {
   const { perRate } = f;
-  if (f.montoGravadoTotal && allowed(tipo, "Encabezado/Totales/MontoGravadoTotal")) t.MontoGravadoTotal = money(f.montoGravadoTotal);
+  if (f.montoGravadoTotal && allowed(tipo, "Encabezado/Totales/MontoGravadoTotal"))
+    t.MontoGravadoTotal = money(f.montoGravadoTotal);
   for (const k of ["1", "2", "3"] as const) {
     const p = perRate[k];
     if (p && allowed(tipo, `Encabezado/Totales/MontoGravadoI${k}`)) t[`MontoGravadoI${k}`] = money(p.gravado);
@@ -518,7 +594,11 @@ export function computeTotals(doc: unknown, options: TotalsOptions = {}): Comput
  * Splits `total` (already converted and rounded) over DOP parts so the converted parts add up to it
  * exactly; parts are proportional to the DOP amounts (dinero.js distribute).
  */
-function convertParts(total: Decimal, parts: readonly (Decimal | undefined)[], convertOne: (p: Decimal) => Decimal): (Decimal | undefined)[] {
+function convertParts(
+  total: Decimal,
+  parts: readonly (Decimal | undefined)[],
+  convertOne: (p: Decimal) => Decimal,
+): (Decimal | undefined)[] {
   const present = parts.map((p) => (p ? roundHalfUp(p).coef : 0n));
   const totalUnits = roundHalfUp(total).coef;
   // Negative parts (or none to carry a non-zero total) only come from a document already refused
@@ -544,17 +624,30 @@ export function otraMoneda(doc: unknown, t: Totales): OtraMoneda | undefined {
   const conv = (s: string | undefined) => (s === undefined ? undefined : divide(dec(s), tipoCambio, 2));
   const d = (s: string | undefined) => (s === undefined ? undefined : dec(s));
   const one = (p: Decimal) => divide(p, tipoCambio, 2);
-  const out: OtraMoneda = { TipoMoneda: tipoMoneda, TipoCambio: formatDecimal(tipoCambio, Math.max(tipoCambio.scale, 2)) };
+  const out: OtraMoneda = {
+    TipoMoneda: tipoMoneda,
+    TipoCambio: formatDecimal(tipoCambio, Math.max(tipoCambio.scale, 2)),
+  };
   const ok = (path: string) => allowed(tipo, `Encabezado/OtraMoneda/${path}`);
 
   const gravadoTotal = conv(t.MontoGravadoTotal);
-  const [g1, g2, g3] = gravadoTotal ? convertParts(gravadoTotal, [d(t.MontoGravadoI1), d(t.MontoGravadoI2), d(t.MontoGravadoI3)], one) : [];
+  const [g1, g2, g3] = gravadoTotal
+    ? convertParts(gravadoTotal, [d(t.MontoGravadoI1), d(t.MontoGravadoI2), d(t.MontoGravadoI3)], one)
+    : [];
   const exento = conv(t.MontoExento);
   const itbisTotal = conv(t.TotalITBIS);
-  const [i1, i2, i3] = itbisTotal ? convertParts(itbisTotal, [d(t.TotalITBIS1), d(t.TotalITBIS2), d(t.TotalITBIS3)], one) : [];
+  const [i1, i2, i3] = itbisTotal
+    ? convertParts(itbisTotal, [d(t.TotalITBIS1), d(t.TotalITBIS2), d(t.TotalITBIS3)], one)
+    : [];
   const adicionalTotal = conv(t.MontoImpuestoAdicional);
   const taxRows = t.ImpuestosAdicionales ?? [];
-  const taxAmounts = taxRows.map((r) => d(r.MontoImpuestoSelectivoConsumoEspecifico ?? r.MontoImpuestoSelectivoConsumoAdvalorem ?? r.OtrosImpuestosAdicionales));
+  const taxAmounts = taxRows.map((r) =>
+    d(
+      r.MontoImpuestoSelectivoConsumoEspecifico ??
+        r.MontoImpuestoSelectivoConsumoAdvalorem ??
+        r.OtrosImpuestosAdicionales,
+    ),
+  );
   const taxConverted = adicionalTotal ? convertParts(adicionalTotal, taxAmounts, one) : [];
 
   const set = (key: keyof OtraMoneda, v: Decimal | undefined) => {
@@ -572,7 +665,10 @@ export function otraMoneda(doc: unknown, t: Totales): OtraMoneda | undefined {
   set("MontoImpuestoAdicionalOtraMoneda", adicionalTotal);
   if (adicionalTotal && ok("ImpuestosAdicionalesOtraMoneda")) {
     out.ImpuestosAdicionalesOtraMoneda = taxRows.map((r, i) => {
-      const row: ImpuestoAdicionalOtraMonedaTotal = { TipoImpuestoOtraMoneda: r.TipoImpuesto, TasaImpuestoAdicionalOtraMoneda: r.TasaImpuestoAdicional };
+      const row: ImpuestoAdicionalOtraMonedaTotal = {
+        TipoImpuestoOtraMoneda: r.TipoImpuesto,
+        TasaImpuestoAdicionalOtraMoneda: r.TasaImpuestoAdicional,
+      };
       const v = money(taxConverted[i] ?? ZERO);
       if (r.MontoImpuestoSelectivoConsumoEspecifico) row.MontoImpuestoSelectivoConsumoEspecificoOtraMoneda = v;
       else if (r.MontoImpuestoSelectivoConsumoAdvalorem) row.MontoImpuestoSelectivoConsumoAdvaloremOtraMoneda = v;

@@ -12,12 +12,39 @@ import { CONDITIONS, isHighValueConsumo, typeRules, type Condition } from "./ecf
 export { isRfceSummary } from "./rfce-threshold.ts";
 import { dayNumber, formatDgiiDate, formatDgiiDateTime } from "./dgii-time.ts";
 import { eNcfProblems, parseENcf, rncProblems } from "./ids.ts";
-import { ZERO, add, compare, dec, formatMoney, isZero, mul, parseDecimal, roundHalfUp, sub, type Decimal } from "./money.ts";
+import {
+  ZERO,
+  add,
+  compare,
+  dec,
+  formatMoney,
+  isZero,
+  mul,
+  parseDecimal,
+  roundHalfUp,
+  sub,
+  type Decimal,
+} from "./money.ts";
 import { FIELD_PATHS, arrayChild, obligationOf, type ObligationCode } from "./obligations.ts";
-import { jsonMappingRule, jsonPointer, problem, trailPointer, trailTo, type Problem, type Severity, type Trail } from "./problems.ts";
+import {
+  jsonMappingRule,
+  jsonPointer,
+  problem,
+  trailPointer,
+  trailTo,
+  type Problem,
+  type Severity,
+  type Trail,
+} from "./problems.ts";
 import { isTipoeCF, type TipoeCF } from "./tipos.ts";
 import { globalTolerance, judgeDifference, LINE_TOLERANCE } from "./tolerance.ts";
-import { computeTotalsDetailed, isTextCorrectionNote, lineTotals, type LineTotals, type TotalsOptions } from "./totals.ts";
+import {
+  computeTotalsDetailed,
+  isTextCorrectionNote,
+  lineTotals,
+  type LineTotals,
+  type TotalsOptions,
+} from "./totals.ts";
 import { codeOf, decimalOf, isObject, isPresent, objAt, textOf, type JsonObject } from "./totals-read.ts";
 import { canonicalize } from "./xml/canonical.ts";
 import { checkStructure } from "./xml/structure.ts";
@@ -134,9 +161,17 @@ function ensureObject(problems: Problem[], root: JsonObject, ...keys: string[]):
     if (!isObject(cur[k])) {
       if (isPresent(cur[k]) && !(path.length === 1 && k === "Encabezado")) {
         problems.push(
-          problem(jsonPointer(...path), "invalid_type", "error", `${k} must be an object`, `${k} debe ser un objeto`, jsonMappingRule(`${k} is an object (xsd:element ${k})`), {
-            value: cur[k],
-          }),
+          problem(
+            jsonPointer(...path),
+            "invalid_type",
+            "error",
+            `${k} must be an object`,
+            `${k} debe ser un objeto`,
+            jsonMappingRule(`${k} is an object (xsd:element ${k})`),
+            {
+              value: cur[k],
+            },
+          ),
         );
       }
       cur[k] = {};
@@ -175,7 +210,11 @@ const TOTALES_AMOUNTS = [
   "TotalITBISRetenido",
   "TotalISRRetencion",
 ] as const;
-const TAX_AMOUNT_KEYS = ["MontoImpuestoSelectivoConsumoEspecifico", "MontoImpuestoSelectivoConsumoAdvalorem", "OtrosImpuestosAdicionales"] as const;
+const TAX_AMOUNT_KEYS = [
+  "MontoImpuestoSelectivoConsumoEspecifico",
+  "MontoImpuestoSelectivoConsumoAdvalorem",
+  "OtrosImpuestosAdicionales",
+] as const;
 const OTRA_MONEDA_AMOUNTS = [
   "MontoGravadoTotalOtraMoneda",
   "MontoGravado1OtraMoneda",
@@ -220,7 +259,11 @@ function complete(doc: JsonObject, tipo: TipoeCF, context: ValidationContext): C
   });
   // The line figures just computed are the totals' (MontoItem, when filled, is the computed one).
   const reusable = !textNote && lines.length === items.length;
-  return completeTotals(doc, { items: items.length, textNote, options, severity, ...(reusable ? { lines } : {}) }, problems);
+  return completeTotals(
+    doc,
+    { items: items.length, textNote, options, severity, ...(reusable ? { lines } : {}) },
+    problems,
+  );
 }
 
 /** Encabezado's Version and IdDoc: the type, and the number and expiry the ledger assigned. */
@@ -269,7 +312,12 @@ function completeEmisor(doc: JsonObject, context: ValidationContext, problems: P
  * the receipt it modifies, and DGII's own certification set leaves it empty in a note on an E41
  * (which has none): take the modified receipt's, else assume 01 and say so.
  */
-function completeNoteTipoIngresos(idDoc: JsonObject, tipo: TipoeCF, context: ValidationContext, problems: Problem[]): void {
+function completeNoteTipoIngresos(
+  idDoc: JsonObject,
+  tipo: TipoeCF,
+  context: ValidationContext,
+  problems: Problem[],
+): void {
   if (isPresent(idDoc.TipoIngresos)) return;
   const inherited = context.modifiedReceipt?.TipoIngresos;
   if (isPresent(inherited) && TIPO_INGRESOS.has(String(inherited).padStart(2, "0"))) {
@@ -292,8 +340,16 @@ function completeNoteTipoIngresos(idDoc: JsonObject, tipo: TipoeCF, context: Val
 }
 
 /** E34: IndicadorNotaCredito from the two dates (more than 30 days → 1). */
-function completeIndicadorNotaCredito(doc: JsonObject, idDoc: JsonObject, emisor: JsonObject, problems: Problem[]): void {
-  const derived = indicadorNotaCredito(emisor.FechaEmision, valueAt(doc, "InformacionReferencia", "FechaNCFModificado"));
+function completeIndicadorNotaCredito(
+  doc: JsonObject,
+  idDoc: JsonObject,
+  emisor: JsonObject,
+  problems: Problem[],
+): void {
+  const derived = indicadorNotaCredito(
+    emisor.FechaEmision,
+    valueAt(doc, "InformacionReferencia", "FechaNCFModificado"),
+  );
   if (derived === undefined) return;
   const sent = codeOf(idDoc, "IndicadorNotaCredito");
   if (sent === undefined) {
@@ -385,7 +441,9 @@ function completeLineOtraMoneda(item: JsonObject, i: number, severity: Severity,
   const qty = decimalOf(item, "CantidadItem");
   if (!omd || !precioOM || !qty) return;
   const gross = mul(precioOM, qty);
-  const computedOM = roundHalfUp(add(sub(gross, decimalOf(omd, "DescuentoOtraMoneda") ?? ZERO), decimalOf(omd, "RecargoOtraMoneda") ?? ZERO));
+  const computedOM = roundHalfUp(
+    add(sub(gross, decimalOf(omd, "DescuentoOtraMoneda") ?? ZERO), decimalOf(omd, "RecargoOtraMoneda") ?? ZERO),
+  );
   const sentOM = decimalOf(omd, "MontoItemOtraMoneda");
   if (!sentOM && !isPresent(omd.MontoItemOtraMoneda)) {
     omd.MontoItemOtraMoneda = formatMoney(computedOM);
@@ -487,9 +545,17 @@ function completeTextNoteTotals(totales: JsonObject, problems: Problem[]): void 
   const sent = decimalOf(totales, "MontoTotal");
   if (sent && !isZero(sent)) {
     problems.push(
-      problem("/Encabezado/Totales/MontoTotal", "must_be_zero", "error", "An E34 that corrects text has MontoTotal 0.00", "Una E34 que corrige texto lleva MontoTotal 0.00", rule, {
-        sent: textOf(totales, "MontoTotal"),
-      }),
+      problem(
+        "/Encabezado/Totales/MontoTotal",
+        "must_be_zero",
+        "error",
+        "An E34 that corrects text has MontoTotal 0.00",
+        "Una E34 que corrige texto lleva MontoTotal 0.00",
+        rule,
+        {
+          sent: textOf(totales, "MontoTotal"),
+        },
+      ),
     );
   }
   totales.MontoTotal = "0.00";
@@ -545,7 +611,17 @@ function completeItbisRates(totales: JsonObject, bases: TotalsBases, problems: P
     } else if (mine !== undefined && sent !== mine) {
       const [path, rule] = [jsonPointer("Encabezado", "Totales", k), `formato-ecf: ${k}`];
       const details = { sent, expected: mine };
-      problems.push(problem(path, "invalid_value", "error", `${k} must be ${String(mine)}`, `${k} debe ser ${String(mine)}`, rule, details));
+      problems.push(
+        problem(
+          path,
+          "invalid_value",
+          "error",
+          `${k} must be ${String(mine)}`,
+          `${k} debe ser ${String(mine)}`,
+          rule,
+          details,
+        ),
+      );
     }
   }
 }
@@ -571,10 +647,17 @@ function completeAdditionalTaxes(totales: JsonObject, bases: TotalsBases, judge:
     const code = textOf(row, "TipoImpuesto")?.padStart(3, "0");
     const ref = refTaxes.find((r) => r.TipoImpuesto === code) as Record<string, string | undefined> | undefined;
     const mine = mineTaxes.find((r) => r.TipoImpuesto === code) as Record<string, string | undefined> | undefined;
-    if (!isPresent(row.TasaImpuestoAdicional) && mine?.TasaImpuestoAdicional) row.TasaImpuestoAdicional = mine.TasaImpuestoAdicional;
+    if (!isPresent(row.TasaImpuestoAdicional) && mine?.TasaImpuestoAdicional)
+      row.TasaImpuestoAdicional = mine.TasaImpuestoAdicional;
     for (const key of TAX_AMOUNT_KEYS) {
       const sent = decimalOf(row, key);
-      if (sent) judge(jsonPointer("Encabezado", "Totales", "ImpuestosAdicionales", i, key), key, sent, ref?.[key] ? dec(ref[key]!) : ZERO);
+      if (sent)
+        judge(
+          jsonPointer("Encabezado", "Totales", "ImpuestosAdicionales", i, key),
+          key,
+          sent,
+          ref?.[key] ? dec(ref[key]!) : ZERO,
+        );
       else if (mine?.[key] && !isPresent(row[key])) row[key] = mine[key];
     }
   });
@@ -589,7 +672,13 @@ function completeOtraMoneda(doc: JsonObject, bases: TotalsBases, judge: Judge, p
   const ref = (recomputed.OtraMoneda ?? {}) as unknown as Record<string, unknown>;
   for (const key of OTRA_MONEDA_AMOUNTS) {
     const sent = decimalOf(om, key);
-    if (sent) judge(jsonPointer("Encabezado", "OtraMoneda", key), key, sent, typeof ref[key] === "string" ? dec(ref[key] as string) : ZERO);
+    if (sent)
+      judge(
+        jsonPointer("Encabezado", "OtraMoneda", key),
+        key,
+        sent,
+        typeof ref[key] === "string" ? dec(ref[key] as string) : ZERO,
+      );
     else if (typeof mine[key] === "string" && !isPresent(om[key])) om[key] = mine[key];
   }
   if (!isPresent(om.ImpuestosAdicionalesOtraMoneda) && filled.OtraMoneda.ImpuestosAdicionalesOtraMoneda) {
@@ -665,14 +754,24 @@ function planFor(tipo: TipoeCF): Plan {
   if (known) return known;
   const fields: PlannedField[] = [];
   const prefixNumbers = new Map<string, number>();
-  const numberOf = (prefix: string) => prefixNumbers.get(prefix) ?? prefixNumbers.set(prefix, prefixNumbers.size).get(prefix)!;
+  const numberOf = (prefix: string) =>
+    prefixNumbers.get(prefix) ?? prefixNumbers.set(prefix, prefixNumbers.size).get(prefix)!;
   for (const path of FIELD_PATHS) {
     const code = obligationOf(path, tipo) as ObligationCode;
     if (code === 3 || (code === 2 && !CONDITIONS[path]) || (code === 1 && FILLED_AT_SIGNING.has(path))) continue;
     const segments = path.split("/");
     const arrayAfter = segments.map((seg, i) => i > 0 && arrayChild(segments.slice(0, i).join("/")) === seg);
     const prefixes = segments.map((_, i) => numberOf(segments.slice(0, i).join("/")));
-    fields.push({ path, name: segments[segments.length - 1]!, code, segments, arrayAfter, prefixes, tipo, condition: CONDITIONS[path] });
+    fields.push({
+      path,
+      name: segments[segments.length - 1]!,
+      code,
+      segments,
+      arrayAfter,
+      prefixes,
+      tipo,
+      condition: CONDITIONS[path],
+    });
   }
   const plan = { fields, prefixCount: prefixNumbers.size };
   plans.set(tipo, plan);
@@ -697,7 +796,8 @@ export function obligationProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: D
       if (overArray) {
         if (!Array.isArray(node)) continue;
         for (let i = 0; i < node.length; i++) {
-          if (isPresent(node[i]) === judgeWhenPresent) judgeField(out, field, doc, montoTotal, node[i], EMPTY_HOLDER, f.trail, i);
+          if (isPresent(node[i]) === judgeWhenPresent)
+            judgeField(out, field, doc, montoTotal, node[i], EMPTY_HOLDER, f.trail, i);
         }
       } else if (isObject(node)) {
         const value = node[seg];
@@ -767,7 +867,12 @@ function dateProblems(doc: JsonObject, tipo: TipoeCF | undefined): Problem[] {
   const idDoc = objAt(doc, "Encabezado", "IdDoc");
   const emision = textOf(objAt(doc, "Encabezado", "Emisor"), "FechaEmision");
   const dEmision = dayNumber(emision);
-  const check = (pointer: string, field: string, value: string | undefined, cmp?: { op: ">=" | "<="; other: number | undefined; otherName: string }) => {
+  const check = (
+    pointer: string,
+    field: string,
+    value: string | undefined,
+    cmp?: { op: ">=" | "<="; other: number | undefined; otherName: string },
+  ) => {
     if (value === undefined) return;
     const d = dayNumber(value);
     if (d === undefined) {
@@ -788,26 +893,52 @@ function dateProblems(doc: JsonObject, tipo: TipoeCF | undefined): Problem[] {
       const en = cmp.op === ">=" ? "on or after" : "on or before";
       const es = cmp.op === ">=" ? "igual o posterior a" : "igual o anterior a";
       out.push(
-        problem(pointer, "invalid_date_order", "error", `${field} must be ${en} ${cmp.otherName}`, `${field} debe ser ${es} ${cmp.otherName}`, `formato-ecf: ${field}`, { value }),
+        problem(
+          pointer,
+          "invalid_date_order",
+          "error",
+          `${field} must be ${en} ${cmp.otherName}`,
+          `${field} debe ser ${es} ${cmp.otherName}`,
+          `formato-ecf: ${field}`,
+          { value },
+        ),
       );
     }
   };
   check("/Encabezado/Emisor/FechaEmision", "FechaEmision", emision);
-  check("/Encabezado/IdDoc/FechaVencimientoSecuencia", "FechaVencimientoSecuencia", textOf(idDoc, "FechaVencimientoSecuencia"), {
+  check(
+    "/Encabezado/IdDoc/FechaVencimientoSecuencia",
+    "FechaVencimientoSecuencia",
+    textOf(idDoc, "FechaVencimientoSecuencia"),
+    {
+      op: ">=",
+      other: dEmision,
+      otherName: "FechaEmision",
+    },
+  );
+  check("/Encabezado/IdDoc/FechaLimitePago", "FechaLimitePago", textOf(idDoc, "FechaLimitePago"), {
     op: ">=",
     other: dEmision,
     otherName: "FechaEmision",
   });
-  check("/Encabezado/IdDoc/FechaLimitePago", "FechaLimitePago", textOf(idDoc, "FechaLimitePago"), { op: ">=", other: dEmision, otherName: "FechaEmision" });
   const desde = textOf(idDoc, "FechaDesde");
   check("/Encabezado/IdDoc/FechaDesde", "FechaDesde", desde);
-  check("/Encabezado/IdDoc/FechaHasta", "FechaHasta", textOf(idDoc, "FechaHasta"), { op: ">=", other: dayNumber(desde), otherName: "FechaDesde" });
+  check("/Encabezado/IdDoc/FechaHasta", "FechaHasta", textOf(idDoc, "FechaHasta"), {
+    op: ">=",
+    other: dayNumber(desde),
+    otherName: "FechaDesde",
+  });
   if (tipo === "33" || tipo === "34") {
-    check("/InformacionReferencia/FechaNCFModificado", "FechaNCFModificado", textOf(objAt(doc, "InformacionReferencia"), "FechaNCFModificado"), {
-      op: "<=",
-      other: dEmision,
-      otherName: "FechaEmision",
-    });
+    check(
+      "/InformacionReferencia/FechaNCFModificado",
+      "FechaNCFModificado",
+      textOf(objAt(doc, "InformacionReferencia"), "FechaNCFModificado"),
+      {
+        op: "<=",
+        other: dEmision,
+        otherName: "FechaEmision",
+      },
+    );
   }
   return out;
 }
@@ -817,17 +948,25 @@ function idProblems(doc: JsonObject, tipo: TipoeCF | undefined): Problem[] {
   const out: Problem[] = [];
   const emisor = objAt(doc, "Encabezado", "Emisor");
   const comprador = objAt(doc, "Encabezado", "Comprador");
-  if (isPresent(emisor?.RNCEmisor)) out.push(...rncProblems(emisor!.RNCEmisor, "/Encabezado/Emisor/RNCEmisor", "RNCEmisor"));
-  if (isPresent(comprador?.RNCComprador)) out.push(...rncProblems(comprador!.RNCComprador, "/Encabezado/Comprador/RNCComprador", "RNCComprador"));
+  if (isPresent(emisor?.RNCEmisor))
+    out.push(...rncProblems(emisor!.RNCEmisor, "/Encabezado/Emisor/RNCEmisor", "RNCEmisor"));
+  if (isPresent(comprador?.RNCComprador))
+    out.push(...rncProblems(comprador!.RNCComprador, "/Encabezado/Comprador/RNCComprador", "RNCComprador"));
   const otro = valueAt(doc, "InformacionReferencia", "RNCOtroContribuyente");
-  if (isPresent(otro)) out.push(...rncProblems(otro, "/InformacionReferencia/RNCOtroContribuyente", "RNCOtroContribuyente"));
+  if (isPresent(otro))
+    out.push(...rncProblems(otro, "/InformacionReferencia/RNCOtroContribuyente", "RNCOtroContribuyente"));
   const encf = valueAt(doc, "Encabezado", "IdDoc", "eNCF");
   if (tipo && isPresent(encf)) out.push(...eNcfProblems(encf, tipo, "/Encabezado/IdDoc/eNCF"));
   return out;
 }
 
 /** E33/E34 against the modified receipt as our records know it (context.modifiedReceipt). */
-function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Decimal, context: ValidationContext): Problem[] {
+function modifiedReceiptProblems(
+  doc: JsonObject,
+  tipo: TipoeCF,
+  montoTotal: Decimal,
+  context: ValidationContext,
+): Problem[] {
   const m = context.modifiedReceipt;
   if (!m || (tipo !== "33" && tipo !== "34")) return [];
   const out: Problem[] = [];
@@ -881,11 +1020,18 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
   }
   const codigo = codeOf(ref, "CodigoModificacion");
   if (!isCodigoModificacion(codigo) || !modifiedTotal) return out;
-  const balance = availableBalance(m.montoTotal, m.acceptedNotes ?? [], { tipo, codigoModificacion: codigo, montoTotal: montoTotal });
+  const balance = availableBalance(m.montoTotal, m.acceptedNotes ?? [], {
+    tipo,
+    codigoModificacion: codigo,
+    montoTotal: montoTotal,
+  });
   const verdict = balance.proposal;
   if (verdict && !verdict.ok) {
     const texts: Record<string, [string, string]> = {
-      already_annulled: ["The modified receipt was already annulled by a credit note", "El comprobante modificado ya fue anulado por una nota de crédito"],
+      already_annulled: [
+        "The modified receipt was already annulled by a credit note",
+        "El comprobante modificado ya fue anulado por una nota de crédito",
+      ],
       annulment_after_partial_credit: [
         "A total annulment (CodigoModificacion 1) is not possible after a partial credit note (3)",
         "No procede una anulación total (CodigoModificacion 1) después de una nota de crédito parcial (3)",
@@ -894,15 +1040,26 @@ function modifiedReceiptProblems(doc: JsonObject, tipo: TipoeCF, montoTotal: Dec
         `The credit exceeds what remains of the modified receipt (${balance.available})`,
         `El crédito excede lo que resta del comprobante modificado (${balance.available})`,
       ],
-      invalid_amount: ["The note's amount is not valid for its CodigoModificacion", "El monto de la nota no es válido para su CodigoModificacion"],
+      invalid_amount: [
+        "The note's amount is not valid for its CodigoModificacion",
+        "El monto de la nota no es válido para su CodigoModificacion",
+      ],
     };
     const [en, es] = texts[verdict.reason] ?? ["The note is not allowed", "La nota no procede"];
     out.push(
-      problem("/Encabezado/Totales/MontoTotal", `credit_${verdict.reason}`, "error", en, es, "formato-ecf: MontoTotal (d) y nota 30", {
-        ...balance,
-        proposal: undefined,
-        montoTotal: formatMoney(montoTotal),
-      }),
+      problem(
+        "/Encabezado/Totales/MontoTotal",
+        `credit_${verdict.reason}`,
+        "error",
+        en,
+        es,
+        "formato-ecf: MontoTotal (d) y nota 30",
+        {
+          ...balance,
+          proposal: undefined,
+          montoTotal: formatMoney(montoTotal),
+        },
+      ),
     );
   }
   return out;
@@ -964,7 +1121,14 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
   const dropped: string[] = [];
   const doc = cloneJson(input, dropped) as JsonObject;
   const problems: Problem[] = dropped.map((path) =>
-    problem(path, "unknown_field", "error", "__proto__ is not an e-CF element", "__proto__ no es un elemento del e-CF", jsonMappingRule("keys are DGII element names")),
+    problem(
+      path,
+      "unknown_field",
+      "error",
+      "__proto__ is not an e-CF element",
+      "__proto__ no es un elemento del e-CF",
+      jsonMappingRule("keys are DGII element names"),
+    ),
   );
   if (!isObject(doc.Encabezado)) {
     const wrongShape = isPresent(doc.Encabezado);
@@ -975,7 +1139,9 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
         "error",
         "Encabezado is required and must be an object",
         "Encabezado es obligatorio y debe ser un objeto",
-        wrongShape ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))") : "formato-ecf: Encabezado (1)",
+        wrongShape
+          ? jsonMappingRule("Encabezado is an object (formato-ecf: Encabezado (1))")
+          : "formato-ecf: Encabezado (1)",
       ),
     );
   }
@@ -988,7 +1154,9 @@ function validateUnsafe(input: unknown, context: ValidationContext): ValidationR
         "error",
         "DetallesItems must be an array with at least one line",
         "DetallesItems debe ser una lista con al menos una línea",
-        missing ? "formato-ecf: Detalle de Bienes o Servicios (1)" : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item"),
+        missing
+          ? "formato-ecf: Detalle de Bienes o Servicios (1)"
+          : jsonMappingRule("DetallesItems is the array of the XML's DetallesItems/Item"),
       ),
     );
   }

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { dayNumber } from "../src/dgii-time.ts";
 import { availableBalance, indicadorNotaCredito, type AcceptedNote, type ProposedNote } from "../src/credit-notes.ts";
 
-const credit = (code: AcceptedNote["codigoModificacion"], monto: string): AcceptedNote => ({ tipo: "34", codigoModificacion: code, montoTotal: monto });
+const credit = (code: AcceptedNote["codigoModificacion"], monto: string): AcceptedNote => ({
+  tipo: "34",
+  codigoModificacion: code,
+  montoTotal: monto,
+});
 const debit = (monto: string): AcceptedNote => ({ tipo: "33", codigoModificacion: "3", montoTotal: monto });
 
 describe("availableBalance", () => {
@@ -18,14 +22,33 @@ describe("availableBalance", () => {
     expect(availableBalance(total, notes).available).toBe(available);
   });
 
-  const p = (code: ProposedNote["codigoModificacion"], monto: string, tipo: "33" | "34" = "34"): ProposedNote => ({ tipo, codigoModificacion: code, montoTotal: monto });
+  const p = (code: ProposedNote["codigoModificacion"], monto: string, tipo: "33" | "34" = "34"): ProposedNote => ({
+    tipo,
+    codigoModificacion: code,
+    montoTotal: monto,
+  });
   it.each([
     ["partial credit within balance", [credit("3", "300.00")], p("3", "700.00"), { ok: true }],
-    ["partial credit beyond balance", [credit("3", "300.00")], p("3", "700.01"), { ok: false, reason: "exceeds_available" }],
-    ["annulment after a partial credit", [credit("3", "300.00")], p("1", "700.00"), { ok: false, reason: "annulment_after_partial_credit" }],
+    [
+      "partial credit beyond balance",
+      [credit("3", "300.00")],
+      p("3", "700.01"),
+      { ok: false, reason: "exceeds_available" },
+    ],
+    [
+      "annulment after a partial credit",
+      [credit("3", "300.00")],
+      p("1", "700.00"),
+      { ok: false, reason: "annulment_after_partial_credit" },
+    ],
     ["annulment of an untouched receipt", [], p("1", "1000.00"), { ok: true }],
     ["annulment larger than the receipt", [], p("1", "1000.01"), { ok: false, reason: "exceeds_available" }],
-    ["anything after an annulment", [credit("1", "1000.00")], p("3", "1.00"), { ok: false, reason: "already_annulled" }],
+    [
+      "anything after an annulment",
+      [credit("1", "1000.00")],
+      p("3", "1.00"),
+      { ok: false, reason: "already_annulled" },
+    ],
     ["text correction must be 0.00", [], p("2", "5.00"), { ok: false, reason: "invalid_amount" }],
     ["text correction at 0.00", [credit("3", "1000.00")], p("2", "0.00"), { ok: true }],
     ["debit note", [credit("3", "1000.00")], p("3", "50.00", "33"), { ok: true }],

@@ -43,7 +43,11 @@ describe("RFCE", () => {
       TipoPago: "1",
       TablaFormasPago: enc.IdDoc!.TablaFormasPago,
     });
-    expect(rfce.Encabezado.Emisor).toEqual({ RNCEmisor: enc.Emisor!.RNCEmisor, RazonSocialEmisor: enc.Emisor!.RazonSocialEmisor, FechaEmision: enc.Emisor!.FechaEmision });
+    expect(rfce.Encabezado.Emisor).toEqual({
+      RNCEmisor: enc.Emisor!.RNCEmisor,
+      RazonSocialEmisor: enc.Emisor!.RazonSocialEmisor,
+      FechaEmision: enc.Emisor!.FechaEmision,
+    });
     // The RFCE has no rate fields (ITBIS1...): everything else in Totales carries over.
     const { ITBIS1, ...totales } = enc.Totales!;
     expect(ITBIS1).toBe("18");
@@ -65,9 +69,17 @@ describe("RFCE", () => {
   });
 
   it.each<[string, () => unknown, RegExp]>([
-    ["an E32 of DOP 250,000 or more", () => buildRfce({ ecf: makeEcf("32", { highValue: true }), CodigoSeguridadeCF: "123456" }), /under DOP 250000/],
+    [
+      "an E32 of DOP 250,000 or more",
+      () => buildRfce({ ecf: makeEcf("32", { highValue: true }), CodigoSeguridadeCF: "123456" }),
+      /under DOP 250000/,
+    ],
     ["another type", () => buildRfce({ ecf: makeEcf("31"), CodigoSeguridadeCF: "123456" }), /under DOP/],
-    ["a 5-character security code", () => buildRfce({ ecf: makeEcf("32"), CodigoSeguridadeCF: "12345" }), /first 6 characters/],
+    [
+      "a 5-character security code",
+      () => buildRfce({ ecf: makeEcf("32"), CodigoSeguridadeCF: "12345" }),
+      /first 6 characters/,
+    ],
     [
       "an E32 without buyer data",
       () => {
@@ -108,7 +120,11 @@ const anecf = ANECF_INPUT;
 describe("ARECF", () => {
   it.each<[string, ArecfInput, ArecfInput]>([
     ["received", arecf, arecf],
-    ["not received, bad signature", { ...arecf, Estado: "1", CodigoMotivoNoRecibido: "2" }, { ...arecf, Estado: "1", CodigoMotivoNoRecibido: "2" }],
+    [
+      "not received, bad signature",
+      { ...arecf, Estado: "1", CodigoMotivoNoRecibido: "2" },
+      { ...arecf, Estado: "1", CodigoMotivoNoRecibido: "2" },
+    ],
     ["received drops a motive", { ...arecf, CodigoMotivoNoRecibido: "3" }, arecf],
   ])("%s: parse(build(x))", (_name, input, expected) => {
     expect(parseArecf(buildArecf(input))).toEqual({ Version: "1.0", ...expected });
@@ -140,7 +156,11 @@ describe("ACECF", () => {
   it.each<[string, AcecfInput, string]>([
     ["accepted", acecf, "35400.00"],
     ["amount as a JSON number gets its 2 places", { ...acecf, MontoTotal: 35400 }, "35400.00"],
-    ["rejected with a reason needing escapes", { ...acecf, Estado: "2", DetalleMotivoRechazo: `Precio & "cantidad" <incorrectos>` }, "35400.00"],
+    [
+      "rejected with a reason needing escapes",
+      { ...acecf, Estado: "2", DetalleMotivoRechazo: `Precio & "cantidad" <incorrectos>` },
+      "35400.00",
+    ],
   ])("%s", (_name, input, monto) => {
     const xml = buildAcecf(input);
     expect(parseAcecf(xml)).toEqual({ Version: "1.0", ...input, MontoTotal: monto });
@@ -159,20 +179,82 @@ describe("ACECF", () => {
 describe("ANECF", () => {
   it("numbers the lines and computes the counts", () => {
     const doc = parseAnecf(buildAnecf(anecf));
-    expect(doc.Encabezado).toEqual({ Version: "1.0", RncEmisor: "130862346", CantidadeNCFAnulados: "107", FechaHoraAnulacioneNCF: "02-04-2025 08:00:00" });
+    expect(doc.Encabezado).toEqual({
+      Version: "1.0",
+      RncEmisor: "130862346",
+      CantidadeNCFAnulados: "107",
+      FechaHoraAnulacioneNCF: "02-04-2025 08:00:00",
+    });
     expect(doc.DetalleAnulacion.map((a) => [a.NoLinea, a.TipoeCF, a.CantidadeNCFAnulados])).toEqual([
       ["1", "31", "6"],
       ["2", "32", "101"],
     ]);
-    expect(doc.DetalleAnulacion[1]!.TablaRangoSecuenciasAnuladaseNCF).toEqual(anecf.DetalleAnulacion[1]!.TablaRangoSecuenciasAnuladaseNCF);
+    expect(doc.DetalleAnulacion[1]!.TablaRangoSecuenciasAnuladaseNCF).toEqual(
+      anecf.DetalleAnulacion[1]!.TablaRangoSecuenciasAnuladaseNCF,
+    );
   });
 
   it.each<[string, AnecfInput["DetalleAnulacion"], RegExp]>([
-    ["a range of another type", [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E320000000001", SecuenciaeNCFHasta: "E320000000002" }] }], /type 31/],
-    ["a reversed range", [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000009", SecuenciaeNCFHasta: "E310000000001" }] }], /empty/],
-    ["sequence zero", [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000000", SecuenciaeNCFHasta: "E310000000001" }] }], /zero/],
-    ["mixed series", [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000001", SecuenciaeNCFHasta: "F310000000002" }] }], /series/],
-    ["series P", [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "P310000000001", SecuenciaeNCFHasta: "P310000000002" }] }], /malformed/],
+    [
+      "a range of another type",
+      [
+        {
+          TipoeCF: "31",
+          TablaRangoSecuenciasAnuladaseNCF: [
+            { SecuenciaeNCFDesde: "E320000000001", SecuenciaeNCFHasta: "E320000000002" },
+          ],
+        },
+      ],
+      /type 31/,
+    ],
+    [
+      "a reversed range",
+      [
+        {
+          TipoeCF: "31",
+          TablaRangoSecuenciasAnuladaseNCF: [
+            { SecuenciaeNCFDesde: "E310000000009", SecuenciaeNCFHasta: "E310000000001" },
+          ],
+        },
+      ],
+      /empty/,
+    ],
+    [
+      "sequence zero",
+      [
+        {
+          TipoeCF: "31",
+          TablaRangoSecuenciasAnuladaseNCF: [
+            { SecuenciaeNCFDesde: "E310000000000", SecuenciaeNCFHasta: "E310000000001" },
+          ],
+        },
+      ],
+      /zero/,
+    ],
+    [
+      "mixed series",
+      [
+        {
+          TipoeCF: "31",
+          TablaRangoSecuenciasAnuladaseNCF: [
+            { SecuenciaeNCFDesde: "E310000000001", SecuenciaeNCFHasta: "F310000000002" },
+          ],
+        },
+      ],
+      /series/,
+    ],
+    [
+      "series P",
+      [
+        {
+          TipoeCF: "31",
+          TablaRangoSecuenciasAnuladaseNCF: [
+            { SecuenciaeNCFDesde: "P310000000001", SecuenciaeNCFHasta: "P310000000002" },
+          ],
+        },
+      ],
+      /malformed/,
+    ],
     ["no ranges", [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [] }], /no ranges/],
     ["no lines", [], /at least one/],
   ])("refuses %s", (_name, detalle, message) => {
@@ -214,11 +296,21 @@ describe("every built document is valid against its official XSD", () => {
       "RFCE",
       () => [
         buildRfce({ ecf: makeEcf("32"), CodigoSeguridadeCF: "Ab3+/9" }),
-        buildRfce({ ecf: makeEcf("32", { lines: 20, otraMoneda: true, trickyText: true }), CodigoSeguridadeCF: "zz&<>9" }),
+        buildRfce({
+          ecf: makeEcf("32", { lines: 20, otraMoneda: true, trickyText: true }),
+          CodigoSeguridadeCF: "zz&<>9",
+        }),
       ],
     ],
     ["ARECF", "ARECF", () => [buildArecf(arecf), buildArecf({ ...arecf, Estado: "1", CodigoMotivoNoRecibido: "1" })]],
-    ["ACECF", "ACECF", () => [buildAcecf(acecf), buildAcecf({ ...acecf, Estado: "2", DetalleMotivoRechazo: "Montos no coinciden & otros" })]],
+    [
+      "ACECF",
+      "ACECF",
+      () => [
+        buildAcecf(acecf),
+        buildAcecf({ ...acecf, Estado: "2", DetalleMotivoRechazo: "Montos no coinciden & otros" }),
+      ],
+    ],
     ["ANECF", "ANECF", () => [buildAnecf(anecf)]],
     ["Semilla", "Semilla", () => [buildSemilla({ valor: "abc==", fecha: "2025-01-25T13:33:57.395-04:00" })]],
   ])("%s", async (_name, kind, build) => {
@@ -240,9 +332,12 @@ describe("DGII dates (Santo Domingo, UTC-4, no DST)", () => {
     expect(parseDgiiDateTime(dateTime)?.getTime()).toBe(Math.floor(instant.getTime() / 1000) * 1000);
   });
 
-  it.each(["31-02-2025 10:00:00", "01-04-2025 24:00:00", "1-04-2025 10:00:00", "2025-04-01 10:00:00"])("parseDgiiDateTime refuses %s", (text) => {
-    expect(parseDgiiDateTime(text)).toBeUndefined();
-  });
+  it.each(["31-02-2025 10:00:00", "01-04-2025 24:00:00", "1-04-2025 10:00:00", "2025-04-01 10:00:00"])(
+    "parseDgiiDateTime refuses %s",
+    (text) => {
+      expect(parseDgiiDateTime(text)).toBeUndefined();
+    },
+  );
 
   it("parseDgiiDate gives Santo Domingo midnight", () => {
     expect(parseDgiiDate("01-04-2025")?.toISOString()).toBe("2025-04-01T04:00:00.000Z");

@@ -11,7 +11,9 @@ import { testIdentity, type TestIdentity } from "./support/certs.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
-const unsignedSample = stripSignature(readFileSync(`${DGII_KIT}/samples/dgii-ecf/130359334E310000008928_ecf31_signed.xml`, "utf8"));
+const unsignedSample = stripSignature(
+  readFileSync(`${DGII_KIT}/samples/dgii-ecf/130359334E310000008928_ecf31_signed.xml`, "utf8"),
+);
 
 let id: TestIdentity;
 let signed: string;
@@ -32,9 +34,12 @@ describe("fastVerify", () => {
   it("agrees with the full path on documents signed elsewhere (xmldsigjs, DGII's samples)", async () => {
     const documents = [
       await signXml(unsignedSample, id.privateKey, id.certificateDer),
-      ...["130359334E310000008928_ecf31_signed.xml", "130862346E310005000201_ecf31_signed.xml", "semilla_signed.xml", "arecf_signed.xml"].map((f) =>
-        readFileSync(`${DGII_KIT}/samples/dgii-ecf/${f}`, "utf8"),
-      ),
+      ...[
+        "130359334E310000008928_ecf31_signed.xml",
+        "130862346E310005000201_ecf31_signed.xml",
+        "semilla_signed.xml",
+        "arecf_signed.xml",
+      ].map((f) => readFileSync(`${DGII_KIT}/samples/dgii-ecf/${f}`, "utf8")),
     ];
     for (const xml of documents) {
       const full = await verifyXmlFully(xml);
@@ -54,8 +59,14 @@ describe("fastVerify", () => {
   // Each mutation of a valid document: the fast path never accepts what the full path refuses.
   const mutations: Array<[string, (xml: string) => string]> = [
     ["a changed amount", (xml) => xml.replace(/<MontoTotal>([^<]*)<\/MontoTotal>/, "<MontoTotal>1$1</MontoTotal>")],
-    ["a changed DigestValue", (xml) => xml.replace(/<DigestValue>(.)/, (_m, c: string) => `<DigestValue>${c === "A" ? "B" : "A"}`)],
-    ["a changed SignatureValue", (xml) => xml.replace(/<SignatureValue>(.)/, (_m, c: string) => `<SignatureValue>${c === "A" ? "B" : "A"}`)],
+    [
+      "a changed DigestValue",
+      (xml) => xml.replace(/<DigestValue>(.)/, (_m, c: string) => `<DigestValue>${c === "A" ? "B" : "A"}`),
+    ],
+    [
+      "a changed SignatureValue",
+      (xml) => xml.replace(/<SignatureValue>(.)/, (_m, c: string) => `<SignatureValue>${c === "A" ? "B" : "A"}`),
+    ],
     [
       "the Signature moved into a child element",
       (xml) => {
@@ -66,10 +77,16 @@ describe("fastVerify", () => {
     ["a second element after the Signature", (xml) => xml.replace("</Signature>", "</Signature><Extra>1</Extra>")],
     ["a comment in the content", (xml) => xml.replace("</Encabezado>", "<!-- x --></Encabezado>")],
     ["an attribute on an element", (xml) => xml.replace("<Encabezado>", '<Encabezado a="1">')],
-    ["a second Signature", (xml) => xml.replace("</Signature>", "</Signature>" + /<Signature [\s\S]*<\/Signature>/.exec(xml)![0])],
+    [
+      "a second Signature",
+      (xml) => xml.replace("</Signature>", "</Signature>" + /<Signature [\s\S]*<\/Signature>/.exec(xml)![0]),
+    ],
     ["line breaks inside SignatureValue", (xml) => xml.replace(/<SignatureValue>(.{20})/, "<SignatureValue>$1\n")],
     ["whitespace between elements", (xml) => xml.replace("<Encabezado>", "<Encabezado>\n  ")],
-    ["an escaped character written another way", (xml) => xml.replace(/<RazonSocialEmisor>([^<]*)</, "<RazonSocialEmisor>$1&#65;<")],
+    [
+      "an escaped character written another way",
+      (xml) => xml.replace(/<RazonSocialEmisor>([^<]*)</, "<RazonSocialEmisor>$1&#65;<"),
+    ],
   ];
   it.each(mutations)("%s: accepted by the fast path only if the full path accepts it", async (_label, mutate) => {
     const xml = mutate(signed);

@@ -12,7 +12,10 @@ describe.each([
 ])("%s", (script, generated) => {
   it(`reproduces src/generated/${generated}`, () => {
     const out = join(mkdtempSync(join(tmpdir(), "ecf-gen-")), generated);
-    execFileSync(process.execPath, ["--import", "tsx", join(shared, "scripts", script)], { env: { ...process.env, ECF_GEN_OUT: out }, stdio: "pipe" });
+    execFileSync(process.execPath, ["--import", "tsx", join(shared, "scripts", script)], {
+      env: { ...process.env, ECF_GEN_OUT: out },
+      stdio: "pipe",
+    });
     expect(readFileSync(out, "utf8")).toBe(readFileSync(join(shared, "src", "generated", generated), "utf8"));
   });
 });

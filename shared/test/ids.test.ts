@@ -1,9 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { cedulaCheckDigit, eNcfProblems, formatENcf, isValidCedula, isValidRnc, parseENcf, rncCheckDigit, rncProblems, verifyRncOrCedula } from "../src/ids.ts";
+import {
+  cedulaCheckDigit,
+  eNcfProblems,
+  formatENcf,
+  isValidCedula,
+  isValidRnc,
+  parseENcf,
+  rncCheckDigit,
+  rncProblems,
+  verifyRncOrCedula,
+} from "../src/ids.ts";
 
 describe("RNC check digit (modulo 11)", () => {
   // Real RNCs from DGII's documents, samples and certification test sets.
-  it.each(["130862346", "131880738", "131880681", "133470616", "132641566", "133009889", "130939616", "401506254", "101010632", "130359334"])("%s verifies", (rnc) => {
+  it.each([
+    "130862346",
+    "131880738",
+    "131880681",
+    "133470616",
+    "132641566",
+    "133009889",
+    "130939616",
+    "401506254",
+    "101010632",
+    "130359334",
+  ])("%s verifies", (rnc) => {
     expect(rncCheckDigit(rnc.slice(0, 8))).toBe(Number(rnc[8]));
     expect(isValidRnc(rnc)).toBe(true);
   });

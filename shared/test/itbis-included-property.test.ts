@@ -38,7 +38,9 @@ function item(line: Line, i: number): Record<string, unknown> {
   };
   if (discount && discount.coef !== 0n) {
     out.DescuentoMonto = formatMoney(discount);
-    out.TablaSubDescuento = [{ TipoSubDescuento: "%", SubDescuentoPorcentaje: line.discount, MontoSubDescuento: formatMoney(discount) }];
+    out.TablaSubDescuento = [
+      { TipoSubDescuento: "%", SubDescuentoPorcentaje: line.discount, MontoSubDescuento: formatMoney(discount) },
+    ];
   }
   out.MontoItem = formatMoney(discount ? sub(gross, discount) : gross);
   return out;
@@ -53,7 +55,11 @@ function e32(lines: readonly Line[], n: number): Record<string, unknown> {
     Encabezado: {
       Version: "1.0",
       IdDoc: idDoc,
-      Emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "DEMO COMERCIAL SRL", DireccionEmisor: "Calle 1, Santo Domingo" },
+      Emisor: {
+        RNCEmisor: "130862346",
+        RazonSocialEmisor: "DEMO COMERCIAL SRL",
+        DireccionEmisor: "Calle 1, Santo Domingo",
+      },
       Comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" },
     },
     DetallesItems: lines.map(item),
@@ -88,26 +94,34 @@ describe("ITBIS included: the total is what the customer was charged", () => {
     const t = computeTotals(e32(lines, 1)).Totales;
     expect(t.MontoTotal).toBe(total);
     // 275.50 ÷ 1.18 = 233.47; the ITBIS is the rest, 42.03 (the formula's 42.02 plus the cent).
-    expect(formatMoney(add(dec(t.MontoGravadoTotal!), dec(t.TotalITBIS!)))).toBe(formatMoney(sub(dec(total), dec(t.MontoExento!))));
+    expect(formatMoney(add(dec(t.MontoGravadoTotal!), dec(t.TotalITBIS!)))).toBe(
+      formatMoney(sub(dec(total), dec(t.MontoExento!))),
+    );
   });
 
-  it.each(Object.entries(RATES))("every price 0.01 … 10,000.00, IndicadorFacturacion %s (ITBIS %s): total = price", (indicador, rate) => {
-    const failures: string[] = [];
-    for (let c = 1; c <= 1_000_000; c++) {
-      const price = cents(c);
-      const doc = {
-        Encabezado: { IdDoc: { TipoeCF: "32", IndicadorMontoGravado: "1" } },
-        DetallesItems: [{ IndicadorFacturacion: indicador, CantidadItem: "1", PrecioUnitarioItem: price, MontoItem: price }],
-      };
-      const t = computeTotals(doc).Totales;
-      const gravado = t[`MontoGravadoI${indicador}` as "MontoGravadoI1"]!;
-      const itbis = t[`TotalITBIS${indicador}` as "TotalITBIS1"]!;
-      const off = abs(sub(dec(itbis), formulaItbis(gravado, rate)));
-      if (t.MontoTotal !== price || compare(off, ONE_CENT) > 0 || t.TotalITBIS !== itbis) failures.push(`${price}: ${JSON.stringify(t)}`);
-      if (failures.length >= 5) break;
-    }
-    expect(failures).toEqual([]);
-  });
+  it.each(Object.entries(RATES))(
+    "every price 0.01 … 10,000.00, IndicadorFacturacion %s (ITBIS %s): total = price",
+    (indicador, rate) => {
+      const failures: string[] = [];
+      for (let c = 1; c <= 1_000_000; c++) {
+        const price = cents(c);
+        const doc = {
+          Encabezado: { IdDoc: { TipoeCF: "32", IndicadorMontoGravado: "1" } },
+          DetallesItems: [
+            { IndicadorFacturacion: indicador, CantidadItem: "1", PrecioUnitarioItem: price, MontoItem: price },
+          ],
+        };
+        const t = computeTotals(doc).Totales;
+        const gravado = t[`MontoGravadoI${indicador}` as "MontoGravadoI1"]!;
+        const itbis = t[`TotalITBIS${indicador}` as "TotalITBIS1"]!;
+        const off = abs(sub(dec(itbis), formulaItbis(gravado, rate)));
+        if (t.MontoTotal !== price || compare(off, ONE_CENT) > 0 || t.TotalITBIS !== itbis)
+          failures.push(`${price}: ${JSON.stringify(t)}`);
+        if (failures.length >= 5) break;
+      }
+      expect(failures).toEqual([]);
+    },
+  );
 
   it("single and mixed carts, with and without discounts, pass the validator and the XSD", async () => {
     const random = seeded(34);
@@ -115,7 +129,8 @@ describe("ITBIS included: the total is what the customer was charged", () => {
     const carts: Line[][] = [];
     // Single lines: the extremes and a stride through the whole range, at both rates.
     const singles = [1, 10, 99, 27550, 99_999, 1_000_000, ...Array.from({ length: 200 }, (_, i) => 1 + i * 4999)];
-    for (const c of singles) for (const ind of ["1", "2"] as const) carts.push([{ indicador: ind, quantity: "1", price: cents(c) }]);
+    for (const c of singles)
+      for (const ind of ["1", "2"] as const) carts.push([{ indicador: ind, quantity: "1", price: cents(c) }]);
     // Mixed carts (under 250,000: an E32 that needs no buyer): included rates next to 0 % and exempt, several quantities, with and without discounts.
     for (let n = 0; n < 300; n++) {
       const lines = Array.from({ length: 1 + Math.floor(random() * 6) }, (): Line => {
@@ -147,7 +162,9 @@ describe("ITBIS included: the total is what the customer was charged", () => {
         if (!gravado) continue;
         const itbis = dec(t[`TotalITBIS${ind}`]!);
         expect(compare(abs(sub(itbis, formulaItbis(gravado, rate))), ONE_CENT)).toBeLessThanOrEqual(0);
-        expect(judgeDifference(itbis, formulaItbis(gravado, rate), globalTolerance(lines.length)).withinTolerance).toBe(true);
+        expect(judgeDifference(itbis, formulaItbis(gravado, rate), globalTolerance(lines.length)).withinTolerance).toBe(
+          true,
+        );
       }
       xmls.push(ecfToXml(doc));
     });

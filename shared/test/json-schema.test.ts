@@ -25,7 +25,9 @@ const validators = new Map<TipoeCF, ValidateFunction>(TIPOS_ECF.map((t) => [t, a
 /** Ajv's complaints as "pointer keyword" lines, [] when valid. */
 function schemaErrors(tipo: TipoeCF, doc: unknown): string[] {
   const validate = validators.get(tipo)!;
-  return validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.keyword} ${e.message ?? ""}`);
+  return validate(doc)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.keyword} ${e.message ?? ""}`);
 }
 
 interface Case {
@@ -44,7 +46,11 @@ const testSets: Case[] = readdirSync(`${DGII_KIT}/testsets`)
     const set = readTestSet(readFileSync(`${DGII_KIT}/testsets/${file}`, "utf8"));
     return set.rows.map((row) => {
       const mapped = mapTestSetRow(set, row);
-      return { name: `${file.split("__")[0]} ${row.casoPrueba}`, tipo: mapped.kind as TipoeCF, input: mapped.document as Json };
+      return {
+        name: `${file.split("__")[0]} ${row.casoPrueba}`,
+        tipo: mapped.kind as TipoeCF,
+        input: mapped.document as Json,
+      };
     });
   });
 const samples: Case[] = [`${DGII_KIT}/samples/xml/`, `${DGII_KIT}/samples/dgii-ecf/`].flatMap((dir) =>
@@ -60,7 +66,13 @@ const corpus: Case[] = [
   ...testSets,
   ...itheskCases().map(({ name, doc }) => ({ name: `ithesk ${name}`, tipo: tipoOf(doc as Json), input: doc as Json })),
   ...samples,
-  ...TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, options]) => ({ name: `factory E${tipo} ${name}`, tipo, input: makeEcf(tipo, options) }))),
+  ...TIPOS_ECF.flatMap((tipo) =>
+    ecfCases(tipo).map(([name, options]) => ({
+      name: `factory E${tipo} ${name}`,
+      tipo,
+      input: makeEcf(tipo, options),
+    })),
+  ),
 ];
 
 /** A factory document as an integration sends it: everything the service fills left out. */
@@ -79,14 +91,17 @@ function apiRequest(tipo: TipoeCF): Json {
 }
 
 describe("every schema", () => {
-  it.each(TIPOS_ECF.map((t) => [t]))("E%s is a valid JSON Schema 2020-12 whose patterns are ECMAScript (Unicode) regexes", (tipo) => {
-    const schema = ecfRequestSchema(tipo);
-    expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
-    const patterns: string[] = [];
-    JSON.stringify(schema, (key, value) => (key === "pattern" && patterns.push(value), value));
-    expect(patterns.length).toBeGreaterThan(10);
-    for (const p of patterns) expect(() => new RegExp(p, "u"), p).not.toThrow();
-  });
+  it.each(TIPOS_ECF.map((t) => [t]))(
+    "E%s is a valid JSON Schema 2020-12 whose patterns are ECMAScript (Unicode) regexes",
+    (tipo) => {
+      const schema = ecfRequestSchema(tipo);
+      expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
+      const patterns: string[] = [];
+      JSON.stringify(schema, (key, value) => (key === "pattern" && patterns.push(value), value));
+      expect(patterns.length).toBeGreaterThan(10);
+      for (const p of patterns) expect(() => new RegExp(p, "u"), p).not.toThrow();
+    },
+  );
 
   it("a type's schema admits only its own TipoeCF, so a oneOf of the ten picks exactly one", () => {
     for (const tipo of TIPOS_ECF) {
@@ -134,19 +149,51 @@ describe("what the schema refuses, validateEcf refuses", () => {
   });
   it.each([
     ["an unknown element at the root", (d: Json) => (d.Observaciones = "x"), "/ additionalProperties"],
-    ["an unknown element in a line", (d: Json) => (d.DetallesItems[0].Precio = "1.00"), "/DetallesItems/0 additionalProperties"],
+    [
+      "an unknown element in a line",
+      (d: Json) => (d.DetallesItems[0].Precio = "1.00"),
+      "/DetallesItems/0 additionalProperties",
+    ],
     ["a line without NombreItem", (d: Json) => delete d.DetallesItems[0].NombreItem, "/DetallesItems/0 required"],
     ["no DetallesItems", (d: Json) => delete d.DetallesItems, "/ required"],
     ["no lines at all", (d: Json) => (d.DetallesItems = []), "/DetallesItems minItems"],
     ["a line as an object, not an array", (d: Json) => (d.DetallesItems = d.DetallesItems[0]), "/DetallesItems type"],
-    ["a name over 80 characters", (d: Json) => (d.DetallesItems[0].NombreItem = "x".repeat(81)), "/DetallesItems/0/NombreItem maxLength"],
-    ["a price with thousands separators", (d: Json) => (d.DetallesItems[0].PrecioUnitarioItem = "1,000.00"), "/DetallesItems/0/PrecioUnitarioItem pattern"],
-    ["a price with 5 decimal places", (d: Json) => (d.DetallesItems[0].PrecioUnitarioItem = "1.00001"), "/DetallesItems/0/PrecioUnitarioItem pattern"],
-    ["a quantity of zero (a JSON number)", (d: Json) => (d.DetallesItems[0].CantidadItem = 0), "/DetallesItems/0/CantidadItem exclusiveMinimum"],
+    [
+      "a name over 80 characters",
+      (d: Json) => (d.DetallesItems[0].NombreItem = "x".repeat(81)),
+      "/DetallesItems/0/NombreItem maxLength",
+    ],
+    [
+      "a price with thousands separators",
+      (d: Json) => (d.DetallesItems[0].PrecioUnitarioItem = "1,000.00"),
+      "/DetallesItems/0/PrecioUnitarioItem pattern",
+    ],
+    [
+      "a price with 5 decimal places",
+      (d: Json) => (d.DetallesItems[0].PrecioUnitarioItem = "1.00001"),
+      "/DetallesItems/0/PrecioUnitarioItem pattern",
+    ],
+    [
+      "a quantity of zero (a JSON number)",
+      (d: Json) => (d.DetallesItems[0].CantidadItem = 0),
+      "/DetallesItems/0/CantidadItem exclusiveMinimum",
+    ],
     ["TipoPago 4", (d: Json) => (d.Encabezado.IdDoc.TipoPago = 4), "/Encabezado/IdDoc/TipoPago enum"],
-    ["a date written yyyy-MM-dd", (d: Json) => (d.Encabezado.IdDoc.FechaLimitePago = "2026-12-31"), "/Encabezado/IdDoc/FechaLimitePago pattern"],
-    ["a province that does not exist", (d: Json) => (d.Encabezado.Comprador.ProvinciaComprador = "990000"), "/Encabezado/Comprador/ProvinciaComprador enum"],
-    ["an element E31 prohibits (IndicadorNotaCredito)", (d: Json) => (d.Encabezado.IdDoc.IndicadorNotaCredito = "0"), "/Encabezado/IdDoc additionalProperties"],
+    [
+      "a date written yyyy-MM-dd",
+      (d: Json) => (d.Encabezado.IdDoc.FechaLimitePago = "2026-12-31"),
+      "/Encabezado/IdDoc/FechaLimitePago pattern",
+    ],
+    [
+      "a province that does not exist",
+      (d: Json) => (d.Encabezado.Comprador.ProvinciaComprador = "990000"),
+      "/Encabezado/Comprador/ProvinciaComprador enum",
+    ],
+    [
+      "an element E31 prohibits (IndicadorNotaCredito)",
+      (d: Json) => (d.Encabezado.IdDoc.IndicadorNotaCredito = "0"),
+      "/Encabezado/IdDoc additionalProperties",
+    ],
   ])("%s", (_name, edit, expected) => {
     const doc = apiRequest("31");
     edit(doc);
@@ -156,7 +203,12 @@ describe("what the schema refuses, validateEcf refuses", () => {
 
   it("numbers and numeric strings are both accepted, as the service accepts them", () => {
     const doc = apiRequest("31");
-    Object.assign(doc.DetallesItems[0], { CantidadItem: 2, PrecioUnitarioItem: 100.5, IndicadorFacturacion: 1, UnidadMedida: 43 });
+    Object.assign(doc.DetallesItems[0], {
+      CantidadItem: 2,
+      PrecioUnitarioItem: 100.5,
+      IndicadorFacturacion: 1,
+      UnidadMedida: 43,
+    });
     doc.Encabezado.IdDoc.TipoeCF = 31;
     expect(schemaErrors("31", doc)).toEqual([]);
     expect(validated(doc).ok).toBe(true);
@@ -177,7 +229,9 @@ describe("what the service fills is not required", () => {
     expect(required(schema, "Encabezado")).not.toContain("Totales");
     expect(required(schema, "Encabezado", "IdDoc")).toContain("TipoeCF");
     expect(required(schema, "Encabezado", "IdDoc")).not.toEqual(expect.arrayContaining(["eNCF"]));
-    expect(required(schema, "DetallesItems")).toEqual(expect.arrayContaining(["NombreItem", "CantidadItem", "PrecioUnitarioItem", "IndicadorFacturacion"]));
+    expect(required(schema, "DetallesItems")).toEqual(
+      expect.arrayContaining(["NombreItem", "CantidadItem", "PrecioUnitarioItem", "IndicadorFacturacion"]),
+    );
     expect(required(schema, "DetallesItems")).not.toContain("MontoItem");
     expect(required(schema, "DetallesItems")).not.toContain("NumeroLinea");
   });

@@ -1,5 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { add, dec, distribute, divide, formatDecimal, formatMoney, integerDigits, mul, parseDecimal, percentOf, roundHalfUp, sub, sum, toMinorUnits } from "../src/money.ts";
+import {
+  add,
+  dec,
+  distribute,
+  divide,
+  formatDecimal,
+  formatMoney,
+  integerDigits,
+  mul,
+  parseDecimal,
+  percentOf,
+  roundHalfUp,
+  sub,
+  sum,
+  toMinorUnits,
+} from "../src/money.ts";
 
 describe("parseDecimal", () => {
   it.each([
@@ -27,12 +42,28 @@ describe("parseDecimal", () => {
     expect(formatDecimal(d!)).toBe(text);
   });
 
-  it.each([[""], ["1,5"], [" 1"], ["abc"], [NaN], [Infinity], [null], [{}], [[]], ["."], ["1e5e5"], [true], ["-"], ["+"], ["1.2.3"], ["１"], ["1 "], ["--1"]])(
-    "rejects %j",
-    (input) => {
-      expect(parseDecimal(input)).toBeUndefined();
-    },
-  );
+  it.each([
+    [""],
+    ["1,5"],
+    [" 1"],
+    ["abc"],
+    [NaN],
+    [Infinity],
+    [null],
+    [{}],
+    [[]],
+    ["."],
+    ["1e5e5"],
+    [true],
+    ["-"],
+    ["+"],
+    ["1.2.3"],
+    ["１"],
+    ["1 "],
+    ["--1"],
+  ])("rejects %j", (input) => {
+    expect(parseDecimal(input)).toBeUndefined();
+  });
 });
 
 describe("roundHalfUp (informe-tecnico §13)", () => {

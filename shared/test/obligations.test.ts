@@ -73,10 +73,13 @@ describe("obligation matrix (generated from formato-ecf)", () => {
 
 describe("condition table", () => {
   // A typo in a key would silently disable a rule: every key must be a conditional field.
-  it.each([...Object.keys(CONDITIONS), ...Object.keys(UNCHECKED_CONDITIONALS)].map((k) => [k]))("%s is a field with code 2 for some type", (path) => {
-    expect(FIELD_PATHS).toContain(path);
-    expect(TIPOS_ECF.some((t) => obligationOf(path, t) === 2)).toBe(true);
-  });
+  it.each([...Object.keys(CONDITIONS), ...Object.keys(UNCHECKED_CONDITIONALS)].map((k) => [k]))(
+    "%s is a field with code 2 for some type",
+    (path) => {
+      expect(FIELD_PATHS).toContain(path);
+      expect(TIPOS_ECF.some((t) => obligationOf(path, t) === 2)).toBe(true);
+    },
+  );
 
   it("every code-2 field has exactly one of: a condition, or a stated reason it has none", () => {
     const conditional = FIELD_PATHS.filter((p) => TIPOS_ECF.some((t) => obligationOf(p, t) === 2));

@@ -3,13 +3,31 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readPkcs12, Pkcs12Error, type Pkcs12ErrorCode } from "../src/signing/pkcs12.ts";
-import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey, KeyAtRestError } from "../src/signing/key-at-rest.ts";
+import {
+  decryptPkcs8,
+  encryptPkcs8,
+  importMasterKey,
+  importSigningKey,
+  KeyAtRestError,
+} from "../src/signing/key-at-rest.ts";
 import { signEcfXml } from "../src/signing/fast-signer.ts";
 import { verifyXml } from "../src/signing/verify.ts";
-import { createTestIdentity, forgeP12, opensslCertOnlyP12, opensslEcP12, opensslKeyOnlyP12, opensslP12, testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
+import {
+  createTestIdentity,
+  forgeP12,
+  opensslCertOnlyP12,
+  opensslEcP12,
+  opensslKeyOnlyP12,
+  opensslP12,
+  testIdentity,
+  xmlsecVerify,
+  type TestIdentity,
+} from "./support/certs.ts";
 import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "./support/pkcs12-builder.ts";
 
-execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
+execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], {
+  stdio: "inherit",
+});
 
 let id: TestIdentity;
 let ca: TestIdentity;
@@ -21,7 +39,10 @@ beforeAll(async () => {
 /** The algorithms openssl reports for a file: proves each case is the kind it claims to be. */
 function opensslInfo(p12: Uint8Array, password: string): string {
   // openssl prints the algorithm lines on stderr.
-  const r = spawnSync("openssl", ["pkcs12", "-info", "-noout", "-legacy", "-passin", `pass:${password}`], { input: p12, encoding: "utf8" });
+  const r = spawnSync("openssl", ["pkcs12", "-info", "-noout", "-legacy", "-passin", `pass:${password}`], {
+    input: p12,
+    encoding: "utf8",
+  });
   return `${r.stdout}${r.stderr}`;
 }
 
@@ -66,7 +87,10 @@ describe("readPkcs12 opens", () => {
     const p12 = new Uint8Array(readFileSync(new URL("./fixtures/aes-non-ascii-garbage-padding.p12", import.meta.url)));
     expect(opensslInfo(p12, "contraseña-ñ")).toMatch(/AES-256-CBC/i);
     const contents = readPkcs12(p12, "contraseña-ñ");
-    expect(contents).toMatchObject({ subject: "CN=Loop SRL, SERIALNUMBER=RNC-131880681, O=Loop SRL, C=DO", certificateSerial: "131880681" });
+    expect(contents).toMatchObject({
+      subject: "CN=Loop SRL, SERIALNUMBER=RNC-131880681, O=Loop SRL, C=DO",
+      certificateSerial: "131880681",
+    });
     expect(contents.pkcs8.length).toBeGreaterThan(1000);
   });
 });
@@ -80,9 +104,24 @@ describe("readPkcs12 refuses, with a distinct code", () => {
     ["not_rsa", "an EC P-256 key", () => opensslEcP12("x"), "x"],
     ["no_certificate", "a key without its certificate", () => opensslKeyOnlyP12(id, "x"), "x"],
     ["no_private_key", "a certificate without key", () => opensslCertOnlyP12(id, "x"), "x"],
-    ["unreadable_key", "an RSA key bag whose RSAPrivateKey is malformed", () => pfxWithBags([malformedRsaKeyBag(), certificateBag(id.certificateDer)]), "x"],
-    ["unsupported", "a key encrypted with a cipher node-forge lacks (Camellia)", () => pfxWithBags([unknownCipherKeyBag(), certificateBag(id.certificateDer)]), "x"],
-    ["no_private_key", "a hand-built file with only a certificate", () => pfxWithBags([certificateBag(id.certificateDer)]), "x"],
+    [
+      "unreadable_key",
+      "an RSA key bag whose RSAPrivateKey is malformed",
+      () => pfxWithBags([malformedRsaKeyBag(), certificateBag(id.certificateDer)]),
+      "x",
+    ],
+    [
+      "unsupported",
+      "a key encrypted with a cipher node-forge lacks (Camellia)",
+      () => pfxWithBags([unknownCipherKeyBag(), certificateBag(id.certificateDer)]),
+      "x",
+    ],
+    [
+      "no_private_key",
+      "a hand-built file with only a certificate",
+      () => pfxWithBags([certificateBag(id.certificateDer)]),
+      "x",
+    ],
     ["not_pkcs12", "a bare certificate", () => id.certificateDer, "x"],
     ["not_pkcs12", "random bytes", () => crypto.getRandomValues(new Uint8Array(600)), "x"],
     ["not_pkcs12", "empty input", () => new Uint8Array(0), "x"],
@@ -114,7 +153,12 @@ describe("the key at rest", () => {
     expect(a.slice(1, 13)).not.toEqual(b.slice(1, 13));
     expect(await decryptPkcs8(a, master, "tenant:131880738")).toEqual(id.pkcs8);
     const key = await importSigningKey(await decryptPkcs8(b, master, "tenant:131880738"));
-    expect(key).toMatchObject({ type: "private", extractable: false, usages: ["sign"], algorithm: { name: "RSASSA-PKCS1-v1_5", hash: { name: "SHA-256" } } });
+    expect(key).toMatchObject({
+      type: "private",
+      extractable: false,
+      usages: ["sign"],
+      algorithm: { name: "RSASSA-PKCS1-v1_5", hash: { name: "SHA-256" } },
+    });
     await expect(crypto.subtle.exportKey("pkcs8", key)).rejects.toThrow();
     expect((await verifyXml(await signEcfXml("<ECF><A>1</A></ECF>", key, id.certificateDer))).ok).toBe(true);
   });

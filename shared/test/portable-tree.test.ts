@@ -7,9 +7,12 @@ import { describe, expect, it } from "vitest";
 import { DGII_KIT } from "./support/kit.ts";
 
 const repoRoot = resolve(import.meta.dirname, "../..");
-const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: repoRoot, encoding: "utf8" }).split("\0").filter(Boolean);
+const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: repoRoot, encoding: "utf8" })
+  .split("\0")
+  .filter(Boolean);
 /** Absolute folders of a machine, and the kit's old place beside the checkout. */
-const MACHINE_PATH = /(?:^|[\s"'`(=:])(?:\/work\/|\/home\/[a-z_][\w.-]*\/|\/Users\/[A-Za-z]|\/root\/|[A-Z]:\\\\Users\\\\)|\.\.\/shared\/dgii/;
+const MACHINE_PATH =
+  /(?:^|[\s"'`(=:])(?:\/work\/|\/home\/[a-z_][\w.-]*\/|\/Users\/[A-Za-z]|\/root\/|[A-Z]:\\\\Users\\\\)|\.\.\/shared\/dgii/;
 
 describe("the repository is portable", () => {
   it("names no absolute path of a machine in any tracked text file", () => {
@@ -35,7 +38,13 @@ describe("the repository is portable", () => {
       `=${at("", "root", ".cache")}`,
     ])
       expect(MACHINE_PATH.test(bad), bad).toBe(true);
-    for (const fine of ["vendor/dgii/xsd", `https://example.com${at("", "work", "x")}`, at("", "tmp", "x"), "./shared/src"]) expect(MACHINE_PATH.test(fine), fine).toBe(false);
+    for (const fine of [
+      "vendor/dgii/xsd",
+      `https://example.com${at("", "work", "x")}`,
+      at("", "tmp", "x"),
+      "./shared/src",
+    ])
+      expect(MACHINE_PATH.test(fine), fine).toBe(false);
   });
 
   it("reads DGII's kit from vendor/dgii inside the checkout", () => {

@@ -29,7 +29,10 @@ const inputs: [string, unknown][] = [
   ["a string", "ECF"],
   ["Encabezado a number", { Encabezado: 5, DetallesItems: "x" }],
   ["unknown TipoeCF", { Encabezado: { IdDoc: { TipoeCF: "99" } }, DetallesItems: [] }],
-  ["__proto__ key", JSON.parse('{"__proto__": {"x": 1}, "Encabezado": {"IdDoc": {"TipoeCF": "31"}}, "DetallesItems": [{}]}')],
+  [
+    "__proto__ key",
+    JSON.parse('{"__proto__": {"x": 1}, "Encabezado": {"IdDoc": {"TipoeCF": "31"}}, "DetallesItems": [{}]}'),
+  ],
   [
     "deep garbage",
     {
@@ -38,19 +41,50 @@ const inputs: [string, unknown][] = [
       InformacionReferencia: [],
     },
   ],
-  ["placeholder sample", xmlToEcf(readFileSync(`${DGII_KIT}/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml`, "utf8"))],
-  ["E31 totals off", mutated("31", (d) => ((d.Encabezado.Totales.MontoTotal = "1.00"), (d.DetallesItems[0].MontoItem = "9999.00")))],
+  [
+    "placeholder sample",
+    xmlToEcf(readFileSync(`${DGII_KIT}/samples/dgii-ecf/ecf32_signed_allfields_placeholder.xml`, "utf8")),
+  ],
+  [
+    "E31 totals off",
+    mutated("31", (d) => ((d.Encabezado.Totales.MontoTotal = "1.00"), (d.DetallesItems[0].MontoItem = "9999.00"))),
+  ],
   [
     "E31 bad dates and ids",
-    mutated("31", (d) => ((d.Encabezado.Emisor.FechaEmision = "31-02-2025"), (d.Encabezado.Comprador.RNCComprador = "123456789"), (d.Encabezado.IdDoc.eNCF = "E320000000001"))),
+    mutated(
+      "31",
+      (d) => (
+        (d.Encabezado.Emisor.FechaEmision = "31-02-2025"),
+        (d.Encabezado.Comprador.RNCComprador = "123456789"),
+        (d.Encabezado.IdDoc.eNCF = "E320000000001")
+      ),
+    ),
   ],
   [
     "E43 with a prohibited Comprador and a taxed line",
-    mutated("43", (d) => ((d.Encabezado.Comprador = { RNCComprador: "131880738" }), (d.DetallesItems[0].IndicadorFacturacion = "1"))),
+    mutated(
+      "43",
+      (d) => (
+        (d.Encabezado.Comprador = { RNCComprador: "131880738" }), (d.DetallesItems[0].IndicadorFacturacion = "1")
+      ),
+    ),
   ],
   ["E34 text correction with amounts", mutated("34", (d) => (d.InformacionReferencia.CodigoModificacion = "2"))],
-  ["E41 numbering and pages", mutated("41", (d) => ((d.DetallesItems[1].NumeroLinea = "7"), (d.Paginacion = [{ PaginaNo: 2 }]), (d.Encabezado.IdDoc.TotalPaginas = "3")))],
-  ["E46 unknown element and bad decimals", mutated("46", (d) => ((d.Encabezado.Emisor.Apodo = "x"), (d.DetallesItems[0].PrecioUnitarioItem = "1.23456")))],
+  [
+    "E41 numbering and pages",
+    mutated(
+      "41",
+      (d) => (
+        (d.DetallesItems[1].NumeroLinea = "7"),
+        (d.Paginacion = [{ PaginaNo: 2 }]),
+        (d.Encabezado.IdDoc.TotalPaginas = "3")
+      ),
+    ),
+  ],
+  [
+    "E46 unknown element and bad decimals",
+    mutated("46", (d) => ((d.Encabezado.Emisor.Apodo = "x"), (d.DetallesItems[0].PrecioUnitarioItem = "1.23456"))),
+  ],
   ...[...dgiiTestSetCases(), ...itheskCases()].map((c) => [c.name, c.doc] as [string, unknown]),
 ];
 
@@ -60,7 +94,8 @@ describe("every problem names its rule's source", () => {
     for (const problem of validateEcf(input, { now }).problems) all.push({ input: name, problem });
     if (input && typeof input === "object" && !Array.isArray(input)) {
       const canonical = canonicalize(input, "31");
-      for (const problem of [...canonical.problems, ...checkStructure(canonical.document, "31")]) all.push({ input: `${name} (structure)`, problem });
+      for (const problem of [...canonical.problems, ...checkStructure(canonical.document, "31")])
+        all.push({ input: `${name} (structure)`, problem });
     }
   }
 

@@ -49,14 +49,21 @@ describe("buildRfceFromSignedEcf", () => {
   it("the RFCE is valid against the official XSD, unsigned and signed", async () => {
     const rfces = await Promise.all(e32s.map(async ([, e32]) => buildRfceFromSignedEcf(await sign(ecfToXml(e32)))));
     const signed = await Promise.all(rfces.map(sign));
-    const [a, b] = await Promise.all([validateXsdMany(rfces, "RFCE", { requireSignature: false }), validateXsdMany(signed, "RFCE", { requireSignature: true })]);
+    const [a, b] = await Promise.all([
+      validateXsdMany(rfces, "RFCE", { requireSignature: false }),
+      validateXsdMany(signed, "RFCE", { requireSignature: true }),
+    ]);
     expect([...a, ...b]).toEqual([...rfces, ...signed].map(() => ({ valid: true, errors: [] })));
   });
 
   it.each<[string, () => Promise<string>, RegExp]>([
     ["an unsigned E32", async () => ecfToXml(makeEcf("32")), /not signed/],
     ["a signed E31", async () => sign(ecfToXml(makeEcf("31"))), /under DOP/],
-    ["a signed E32 of DOP 250,000 or more", async () => sign(ecfToXml(makeEcf("32", { highValue: true }))), /under DOP/],
+    [
+      "a signed E32 of DOP 250,000 or more",
+      async () => sign(ecfToXml(makeEcf("32", { highValue: true }))),
+      /under DOP/,
+    ],
   ])("refuses %s", async (_name, xml, message) => {
     const input = await xml();
     expect(() => buildRfceFromSignedEcf(input)).toThrow(DocumentBuildError);

@@ -39,8 +39,17 @@ describe("timbreUrl", () => {
   });
 
   it("builds DGII's published consultatimbrefc example", () => {
-    const url = timbreUrl({ form: "consultatimbrefc", environment: "testecf", rncEmisor: "131880738", encf: "E320000000064", montoTotal: "6225.09", codigoSeguridad: "uabnyh" });
-    expect(url.toLowerCase()).toBe("https://fc.dgii.gov.do/testecf/consultatimbrefc?rncemisor=131880738&encf=e320000000064&montototal=6225.09&codigoseguridad=uabnyh");
+    const url = timbreUrl({
+      form: "consultatimbrefc",
+      environment: "testecf",
+      rncEmisor: "131880738",
+      encf: "E320000000064",
+      montoTotal: "6225.09",
+      codigoSeguridad: "uabnyh",
+    });
+    expect(url.toLowerCase()).toBe(
+      "https://fc.dgii.gov.do/testecf/consultatimbrefc?rncemisor=131880738&encf=e320000000064&montototal=6225.09&codigoseguridad=uabnyh",
+    );
   });
 
   const environments: Array<[DgiiEnvironment, string, string]> = [
@@ -49,38 +58,73 @@ describe("timbreUrl", () => {
     ["ecf", "https://ecf.dgii.gov.do/ecf/consultatimbre?", "https://fc.dgii.gov.do/ecf/consultatimbrefc?"],
   ];
   it.each(environments)("points %s at its host", (environment, full, short) => {
-    const common = { environment, rncEmisor: "130862346", encf: "E310000000001", montoTotal: "1.00", codigoSeguridad: "abc123" };
-    expect(timbreUrl({ ...common, form: "consultatimbre", rncComprador: "131880738", fechaEmision: "01-04-2025", fechaFirma: "01-04-2025 10:15:00" })).toMatch(
-      new RegExp(`^${full.replace(/[.?]/g, "\\$&")}`),
+    const common = {
+      environment,
+      rncEmisor: "130862346",
+      encf: "E310000000001",
+      montoTotal: "1.00",
+      codigoSeguridad: "abc123",
+    };
+    expect(
+      timbreUrl({
+        ...common,
+        form: "consultatimbre",
+        rncComprador: "131880738",
+        fechaEmision: "01-04-2025",
+        fechaFirma: "01-04-2025 10:15:00",
+      }),
+    ).toMatch(new RegExp(`^${full.replace(/[.?]/g, "\\$&")}`));
+    expect(timbreUrl({ ...common, form: "consultatimbrefc" })).toMatch(
+      new RegExp(`^${short.replace(/[.?]/g, "\\$&")}`),
     );
-    expect(timbreUrl({ ...common, form: "consultatimbrefc" })).toMatch(new RegExp(`^${short.replace(/[.?]/g, "\\$&")}`));
   });
 
-  it.each([[undefined], [null], [""]])("omits RncComprador when the document has no buyer (%j), as E43 and E47", (rncComprador) => {
-    const url = timbreUrl({
-      form: "consultatimbre",
-      environment: "ecf",
-      rncEmisor: "130862346",
-      rncComprador,
-      encf: "E430000000001",
-      fechaEmision: "01-04-2025",
-      montoTotal: "500.00",
-      fechaFirma: "01-04-2025 10:15:00",
-      codigoSeguridad: "Ab+/9z",
-    });
-    expect(url).toBe(
-      "https://ecf.dgii.gov.do/ecf/consultatimbre?RncEmisor=130862346&ENCF=E430000000001&FechaEmision=01-04-2025&MontoTotal=500.00&FechaFirma=01-04-2025%2010:15:00&CodigoSeguridad=Ab%2B%2F9z",
-    );
-  });
+  it.each([[undefined], [null], [""]])(
+    "omits RncComprador when the document has no buyer (%j), as E43 and E47",
+    (rncComprador) => {
+      const url = timbreUrl({
+        form: "consultatimbre",
+        environment: "ecf",
+        rncEmisor: "130862346",
+        rncComprador,
+        encf: "E430000000001",
+        fechaEmision: "01-04-2025",
+        montoTotal: "500.00",
+        fechaFirma: "01-04-2025 10:15:00",
+        codigoSeguridad: "Ab+/9z",
+      });
+      expect(url).toBe(
+        "https://ecf.dgii.gov.do/ecf/consultatimbre?RncEmisor=130862346&ENCF=E430000000001&FechaEmision=01-04-2025&MontoTotal=500.00&FechaFirma=01-04-2025%2010:15:00&CodigoSeguridad=Ab%2B%2F9z",
+      );
+    },
+  );
 
   it("URL-encodes every value (a security code may hold + and /)", () => {
-    const url = timbreUrl({ form: "consultatimbrefc", environment: "ecf", rncEmisor: "1 3&=", encf: "E32?#", montoTotal: "1.00", codigoSeguridad: "+/+/=a" });
-    expect(url).toBe("https://fc.dgii.gov.do/ecf/consultatimbrefc?RncEmisor=1%203%26%3D&ENCF=E32%3F%23&MontoTotal=1.00&CodigoSeguridad=%2B%2F%2B%2F%3Da");
+    const url = timbreUrl({
+      form: "consultatimbrefc",
+      environment: "ecf",
+      rncEmisor: "1 3&=",
+      encf: "E32?#",
+      montoTotal: "1.00",
+      codigoSeguridad: "+/+/=a",
+    });
+    expect(url).toBe(
+      "https://fc.dgii.gov.do/ecf/consultatimbrefc?RncEmisor=1%203%26%3D&ENCF=E32%3F%23&MontoTotal=1.00&CodigoSeguridad=%2B%2F%2B%2F%3Da",
+    );
     expect(new URL(url).searchParams.get("CodigoSeguridad")).toBe("+/+/=a");
   });
 
   it("refuses a missing required value", () => {
-    expect(() => timbreUrl({ form: "consultatimbrefc", environment: "ecf", rncEmisor: "", encf: "E32", montoTotal: "1.00", codigoSeguridad: "abcdef" })).toThrow(/RncEmisor/);
+    expect(() =>
+      timbreUrl({
+        form: "consultatimbrefc",
+        environment: "ecf",
+        rncEmisor: "",
+        encf: "E32",
+        montoTotal: "1.00",
+        codigoSeguridad: "abcdef",
+      }),
+    ).toThrow(/RncEmisor/);
   });
 });
 
@@ -95,7 +139,13 @@ describe("securityCode and the timbre of a signed document", () => {
 
   it("reads the full timbre of an E31", () => {
     const timbre = timbreForSignedEcf(signed, "testecf");
-    expect(timbre).toMatchObject({ form: "consultatimbre", rncEmisor: "130862346", encf: "E310005000201", fechaFirma: "15-07-2023 05:07:00", codigoSeguridad: "c0qwgy" });
+    expect(timbre).toMatchObject({
+      form: "consultatimbre",
+      rncEmisor: "130862346",
+      encf: "E310005000201",
+      fechaFirma: "15-07-2023 05:07:00",
+      codigoSeguridad: "c0qwgy",
+    });
     expect(timbreUrl(timbre)).toMatch(
       /^https:\/\/ecf\.dgii\.gov\.do\/testecf\/consultatimbre\?RncEmisor=130862346&RncComprador=\d{9}&ENCF=E310005000201&FechaEmision=\d\d-\d\d-\d{4}&MontoTotal=[\d.]+&FechaFirma=15-07-2023%2005:07:00&CodigoSeguridad=c0qwgy$/,
     );
@@ -116,9 +166,14 @@ describe("securityCode and the timbre of a signed document", () => {
 });
 
 describe("timbreForEcf: the timbre from the document the signed XML was serialized from", () => {
-  const cases = TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, options]): [TipoeCF, string, typeof options] => [tipo, name, options]));
+  const cases = TIPOS_ECF.flatMap((tipo) =>
+    ecfCases(tipo).map(([name, options]): [TipoeCF, string, typeof options] => [tipo, name, options]),
+  );
   it.each(cases)("E%s %s: the same timbre as read from the signed XML", async (tipo, name, options) => {
-    const validation = validateEcf(makeEcf(tipo, options), { now: new Date("2026-11-21T12:00:00Z"), totalsPolicy: "dgii" });
+    const validation = validateEcf(makeEcf(tipo, options), {
+      now: new Date("2026-11-21T12:00:00Z"),
+      totalsPolicy: "dgii",
+    });
     if (!validation.ok) throw new Error(JSON.stringify(validation.problems));
     const id = await testIdentity();
     const signed = await signEcfXml(ecfToXml(validation.document), id.privateKey, id.certificateDer);
@@ -132,7 +187,9 @@ describe("timbreForEcf: the timbre from the document the signed XML was serializ
   });
 
   it("names the leaf a document lacks", () => {
-    expect(() => timbreForEcf({ Encabezado: { IdDoc: { eNCF: "E310000000001" } } }, "abcdef", "ecf")).toThrow(/MontoTotal not found/);
+    expect(() => timbreForEcf({ Encabezado: { IdDoc: { eNCF: "E310000000001" } } }, "abcdef", "ecf")).toThrow(
+      /MontoTotal not found/,
+    );
   });
 });
 

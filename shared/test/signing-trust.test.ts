@@ -14,33 +14,57 @@ describe("checkCertificateTrust", async () => {
   const selfSigned = await createTestIdentity({ rnc: "131880681", issuer: "self" });
 
   it("trusts a certificate the configured CA issued", async () => {
-    expect(await checkCertificateTrust(store, issued.certificateDer, at)).toEqual({ ok: true, anchor: expect.stringContaining("Demo CA") });
+    expect(await checkCertificateTrust(store, issued.certificateDer, at)).toEqual({
+      ok: true,
+      anchor: expect.stringContaining("Demo CA"),
+    });
   });
 
   it("refuses a self-signed certificate with the same subject", async () => {
-    expect(await checkCertificateTrust(store, selfSigned.certificateDer, at)).toMatchObject({ ok: false, reason: "untrusted_issuer" });
+    expect(await checkCertificateTrust(store, selfSigned.certificateDer, at)).toMatchObject({
+      ok: false,
+      reason: "untrusted_issuer",
+    });
   });
 
   it("refuses a certificate whose issuer name is the CA's but whose signature is not", async () => {
-    const impostorCa = await createTestIdentity({ commonName: "ecf-edge Demo CA (DGII sandbox only, not accredited)", issuer: "self", ca: true });
+    const impostorCa = await createTestIdentity({
+      commonName: "ecf-edge Demo CA (DGII sandbox only, not accredited)",
+      issuer: "self",
+      ca: true,
+    });
     const forged = await createTestIdentity({ issuer: impostorCa });
-    expect(await checkCertificateTrust(store, forged.certificateDer, at)).toMatchObject({ ok: false, reason: "untrusted_issuer" });
+    expect(await checkCertificateTrust(store, forged.certificateDer, at)).toMatchObject({
+      ok: false,
+      reason: "untrusted_issuer",
+    });
   });
 
   it("follows a supplied intermediate CA to the anchor, and not a non-CA link", async () => {
     const intermediate = await createTestIdentity({ commonName: "INTERMEDIATE CA", ca: true });
     const leaf = await createTestIdentity({ issuer: intermediate });
-    expect(await checkCertificateTrust(store, leaf.certificateDer, at, [intermediate.certificateDer])).toMatchObject({ ok: true });
-    expect(await checkCertificateTrust(store, leaf.certificateDer, at)).toMatchObject({ ok: false, reason: "untrusted_issuer" });
+    expect(await checkCertificateTrust(store, leaf.certificateDer, at, [intermediate.certificateDer])).toMatchObject({
+      ok: true,
+    });
+    expect(await checkCertificateTrust(store, leaf.certificateDer, at)).toMatchObject({
+      ok: false,
+      reason: "untrusted_issuer",
+    });
     const notCa = await createTestIdentity({ commonName: "NOT A CA" });
     const below = await createTestIdentity({ issuer: notCa });
-    expect(await checkCertificateTrust(store, below.certificateDer, at, [notCa.certificateDer])).toMatchObject({ ok: false });
+    expect(await checkCertificateTrust(store, below.certificateDer, at, [notCa.certificateDer])).toMatchObject({
+      ok: false,
+    });
   });
 
   it("refuses a certificate used outside its validity; an empty store trusts nothing; accept-any is explicit", async () => {
-    expect(await checkCertificateTrust(store, issued.certificateDer, new Date("2029-01-01T00:00:00Z"))).toMatchObject({ reason: "certificate_not_valid" });
+    expect(await checkCertificateTrust(store, issued.certificateDer, new Date("2029-01-01T00:00:00Z"))).toMatchObject({
+      reason: "certificate_not_valid",
+    });
     expect(await checkCertificateTrust(trustStoreFromPem(""), issued.certificateDer, at)).toMatchObject({ ok: false });
-    expect(await checkCertificateTrust(trustStoreFromPem("", { acceptAny: true }), selfSigned.certificateDer, at)).toEqual({ ok: true, anchor: null });
+    expect(
+      await checkCertificateTrust(trustStoreFromPem("", { acceptAny: true }), selfSigned.certificateDer, at),
+    ).toEqual({ ok: true, anchor: null });
   });
 });
 

@@ -19,7 +19,9 @@ import { buildRfce } from "../src/documents/rfce.ts";
 import { testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
-execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
+execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], {
+  stdio: "inherit",
+});
 
 const SAMPLES = `${DGII_KIT}/samples`;
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
@@ -39,26 +41,49 @@ const ANECF =
   `<CantidadeNCFAnulados>2</CantidadeNCFAnulados></Anulacion></DetalleAnulacion></ANECF>`;
 
 const cases: Array<{ name: string; kind: DocumentKind; xml: () => string }> = [
-  ...TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, options]) => ({ name: `E${tipo} ${name}`, kind: tipo as DocumentKind, xml: () => ecfToXml(makeEcf(tipo, options)) }))),
+  ...TIPOS_ECF.flatMap((tipo) =>
+    ecfCases(tipo).map(([name, options]) => ({
+      name: `E${tipo} ${name}`,
+      kind: tipo as DocumentKind,
+      xml: () => ecfToXml(makeEcf(tipo, options)),
+    })),
+  ),
   {
     name: "RFCE",
     kind: "RFCE",
-    xml: () => throughSerializer("dgii-ecf/rfce32_unsigned.xml", "RFCE", (x) => x.replace("<CodigoSeguridadeCF/>", "<CodigoSeguridadeCF>aB3x9Z</CodigoSeguridadeCF>")),
+    xml: () =>
+      throughSerializer("dgii-ecf/rfce32_unsigned.xml", "RFCE", (x) =>
+        x.replace("<CodigoSeguridadeCF/>", "<CodigoSeguridadeCF>aB3x9Z</CodigoSeguridadeCF>"),
+      ),
   },
   { name: "ARECF", kind: "ARECF", xml: () => throughSerializer("dgii-ecf/arecf_signed.xml", "ARECF") },
   // The sample writes MontoTotal without decimals, which its own XSD refuses.
   {
     name: "ACECF",
     kind: "ACECF",
-    xml: () => throughSerializer("xml/aprobacionComercial_E450000000001.xml", "ACECF", (x) => x.replace(/<MontoTotal>(\d+)<\/MontoTotal>/, "<MontoTotal>$1.00</MontoTotal>")),
+    xml: () =>
+      throughSerializer("xml/aprobacionComercial_E450000000001.xml", "ACECF", (x) =>
+        x.replace(/<MontoTotal>(\d+)<\/MontoTotal>/, "<MontoTotal>$1.00</MontoTotal>"),
+      ),
   },
   { name: "ANECF", kind: "ANECF", xml: () => documentToXml(xmlToDocument(ANECF, "ANECF"), "ANECF") },
   // The same documents from the builders the Worker uses.
-  { name: "RFCE from buildRfce", kind: "RFCE", xml: () => buildRfce({ ecf: makeEcf("32", { trickyText: true }), CodigoSeguridadeCF: "aB3x9Z" }) },
+  {
+    name: "RFCE from buildRfce",
+    kind: "RFCE",
+    xml: () => buildRfce({ ecf: makeEcf("32", { trickyText: true }), CodigoSeguridadeCF: "aB3x9Z" }),
+  },
   {
     name: "ARECF from buildArecf (received)",
     kind: "ARECF",
-    xml: () => buildArecf({ RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:15:00" }),
+    xml: () =>
+      buildArecf({
+        RNCEmisor: "130862346",
+        RNCComprador: "131880738",
+        eNCF: "E310000000001",
+        Estado: "0",
+        FechaHoraAcuseRecibo: "01-04-2025 10:15:00",
+      }),
   },
   {
     name: "ARECF from buildArecf (not received)",
@@ -95,7 +120,14 @@ const cases: Array<{ name: string; kind: DocumentKind; xml: () => string }> = [
       buildAnecf({
         RncEmisor: "130862346",
         FechaHoraAnulacioneNCF: "01-04-2025 10:15:00",
-        DetalleAnulacion: [{ TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000020" }] }],
+        DetalleAnulacion: [
+          {
+            TipoeCF: "31",
+            TablaRangoSecuenciasAnuladaseNCF: [
+              { SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000020" },
+            ],
+          },
+        ],
       }),
   },
 ];
@@ -109,24 +141,28 @@ beforeAll(async () => {
 });
 
 describe("every document kind, fast path", () => {
-  it.each(cases)("$name: same DigestValue and SignatureValue as xmldsigjs, xmlsec1 and verifyXml accept", async ({ name, xml }) => {
-    const input = xml();
-    const fast = signedByCase.get(name)!;
-    const oracle = new xmldsig.SignedXml();
-    await oracle.Sign({ name: "RSASSA-PKCS1-v1_5" }, id.privateKey, xmldsig.Parse(input), {
-      references: [{ hash: "SHA-256", transforms: ["enveloped"], uri: "" }],
-    });
-    const reference = oracle.toString();
-    expect(field(fast, "DigestValue")).toBe(field(reference, "DigestValue"));
-    expect(field(fast, "SignatureValue")).toBe(field(reference, "SignatureValue"));
-    expect(xmlsecVerify(fast, id.certificatePem)).toEqual({ ok: true, output: "" });
-    expect(await verifyXml(fast)).toMatchObject({ ok: true, whitespaceNormalized: false });
-  });
+  it.each(cases)(
+    "$name: same DigestValue and SignatureValue as xmldsigjs, xmlsec1 and verifyXml accept",
+    async ({ name, xml }) => {
+      const input = xml();
+      const fast = signedByCase.get(name)!;
+      const oracle = new xmldsig.SignedXml();
+      await oracle.Sign({ name: "RSASSA-PKCS1-v1_5" }, id.privateKey, xmldsig.Parse(input), {
+        references: [{ hash: "SHA-256", transforms: ["enveloped"], uri: "" }],
+      });
+      const reference = oracle.toString();
+      expect(field(fast, "DigestValue")).toBe(field(reference, "DigestValue"));
+      expect(field(fast, "SignatureValue")).toBe(field(reference, "SignatureValue"));
+      expect(xmlsecVerify(fast, id.certificatePem)).toEqual({ ok: true, output: "" });
+      expect(await verifyXml(fast)).toMatchObject({ ok: true, whitespaceNormalized: false });
+    },
+  );
 
   it("the tricky-text cases really contain text that needs escaping", () => {
     const tricky = [...signedByCase.entries()].filter(([name]) => name.includes("escapes")).map(([, xml]) => xml);
     expect(tricky.length).toBe(TIPOS_ECF.length);
-    for (const xml of tricky) for (const s of ["&amp;", "&lt;", "&gt;", "&#xD;", "\t", "\n", "ñ", "🇩🇴", `"`, "'"]) expect(xml).toContain(s);
+    for (const xml of tricky)
+      for (const s of ["&amp;", "&lt;", "&gt;", "&#xD;", "\t", "\n", "ñ", "🇩🇴", `"`, "'"]) expect(xml).toContain(s);
   });
 
   it("signed documents still validate against the official XSDs", async () => {

@@ -17,7 +17,11 @@ let signed: string;
 beforeAll(async () => {
   id = await testIdentity();
   other = await createTestIdentity({ rnc: "101010101", commonName: "OTRA EMPRESA SRL" });
-  signed = await signEcfXml(stripSignature(read("dgii-ecf/130359334E310000008928_ecf31_signed.xml")), id.privateKey, id.certificateDer);
+  signed = await signEcfXml(
+    stripSignature(read("dgii-ecf/130359334E310000008928_ecf31_signed.xml")),
+    id.privateKey,
+    id.certificateDer,
+  );
 });
 
 describe("verifyXml accepts", () => {
@@ -30,7 +34,11 @@ describe("verifyXml accepts", () => {
   ];
   it.each(samples)("the real DGII document %s", async (file, holderId, serialNumber, normalized) => {
     const result = await verifyXml(read(file));
-    expect(result).toMatchObject({ ok: true, whitespaceNormalized: normalized, certificate: { holderId, serialNumber } });
+    expect(result).toMatchObject({
+      ok: true,
+      whitespaceNormalized: normalized,
+      certificate: { holderId, serialNumber },
+    });
   });
 
   it("our own signatures, with the signer's certificate", async () => {
@@ -77,7 +85,10 @@ describe("verifyXml accepts signatures made by xmlsec1 (an independent signer)",
     const signedByXmlsec = xmlsecSign(template(prefix), id);
     expect(signedByXmlsec).toContain(`<${prefix ? "ds:" : ""}SignatureValue>`);
     expect(await verifyXml(signedByXmlsec)).toMatchObject({ ok: true, certificate: { holderId: id.rnc } });
-    expect(await verifyXml(signedByXmlsec.replace("Hijos", "Hijas"))).toMatchObject({ ok: false, reason: "digest_mismatch" });
+    expect(await verifyXml(signedByXmlsec.replace("Hijos", "Hijas"))).toMatchObject({
+      ok: false,
+      reason: "digest_mismatch",
+    });
   });
 });
 
@@ -134,26 +145,65 @@ describe("verifyXml names the reason", () => {
         return signed.replace(/<X509Certificate>[^<]*/, `<X509Certificate>${base64}`);
       },
     ],
-    ["bad_signature_value", "a SignatureValue that is not base64", () => signed.replace(/<SignatureValue>[^<]*/, "<SignatureValue>!!!")],
-    ["unsupported_algorithm", "RSA-SHA1", () => signed.replace("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", RSA_SHA1)],
-    ["unsupported_algorithm", "SHA-1 digest", () => signed.replace("http://www.w3.org/2001/04/xmlenc#sha256", "http://www.w3.org/2000/09/xmldsig#sha1")],
+    [
+      "bad_signature_value",
+      "a SignatureValue that is not base64",
+      () => signed.replace(/<SignatureValue>[^<]*/, "<SignatureValue>!!!"),
+    ],
+    [
+      "unsupported_algorithm",
+      "RSA-SHA1",
+      () => signed.replace("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", RSA_SHA1),
+    ],
+    [
+      "unsupported_algorithm",
+      "SHA-1 digest",
+      () => signed.replace("http://www.w3.org/2001/04/xmlenc#sha256", "http://www.w3.org/2000/09/xmldsig#sha1"),
+    ],
     [
       "unsupported_algorithm",
       "exclusive C14N",
-      () => signed.replace(/CanonicalizationMethod Algorithm="[^"]*"/, `CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"`),
+      () =>
+        signed.replace(
+          /CanonicalizationMethod Algorithm="[^"]*"/,
+          `CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"`,
+        ),
     ],
-    ["unsupported_algorithm", "an XPath transform", () => signed.replace("http://www.w3.org/2000/09/xmldsig#enveloped-signature", "http://www.w3.org/TR/1999/REC-xpath-19991116")],
+    [
+      "unsupported_algorithm",
+      "an XPath transform",
+      () =>
+        signed.replace(
+          "http://www.w3.org/2000/09/xmldsig#enveloped-signature",
+          "http://www.w3.org/TR/1999/REC-xpath-19991116",
+        ),
+    ],
     ["missing_key_info", "no KeyInfo", () => signed.replace(/<KeyInfo>[\s\S]*<\/KeyInfo>/, "")],
-    ["missing_key_info", "a KeyValue instead of a certificate", () => signed.replace(/<X509Data>[\s\S]*<\/X509Data>/, "<KeyName>k</KeyName>")],
+    [
+      "missing_key_info",
+      "a KeyValue instead of a certificate",
+      () => signed.replace(/<X509Data>[\s\S]*<\/X509Data>/, "<KeyName>k</KeyName>"),
+    ],
     ["malformed", "not XML", () => "<ECF><A>1</ECF>"],
-    ["malformed", "a DOCTYPE (entities are never expanded)", () => `<!DOCTYPE ECF [<!ENTITY x "1">]>` + signed.replace(/^<\?xml[^>]*>/, "")],
+    [
+      "malformed",
+      "a DOCTYPE (entities are never expanded)",
+      () => `<!DOCTYPE ECF [<!ENTITY x "1">]>` + signed.replace(/^<\?xml[^>]*>/, ""),
+    ],
     [
       "malformed",
       "a Signature that is not the root's child",
-      () => signed.replace(/(<Signature [\s\S]*<\/Signature>)/, "").replace("<Encabezado>", "<Encabezado>" + /<Signature [\s\S]*<\/Signature>/.exec(signed)![0]),
+      () =>
+        signed
+          .replace(/(<Signature [\s\S]*<\/Signature>)/, "")
+          .replace("<Encabezado>", "<Encabezado>" + /<Signature [\s\S]*<\/Signature>/.exec(signed)![0]),
     ],
     ["malformed", "a Reference to a fragment", () => signed.replace(`<Reference URI="">`, `<Reference URI="#x">`)],
-    ["malformed", "a certificate that is not DER", () => signed.replace(/<X509Certificate>[^<]*/, "<X509Certificate>AAAA")],
+    [
+      "malformed",
+      "a certificate that is not DER",
+      () => signed.replace(/<X509Certificate>[^<]*/, "<X509Certificate>AAAA"),
+    ],
   ];
   it.each(cases)("%s: %s", async (reason, _name, make) => {
     const result = await verifyXml(await make());

@@ -13,7 +13,9 @@ import { configureXmldsig, xmldsig } from "../src/signing/xmldsig-setup.ts";
 import { createTestIdentity, testIdentity, xmlsecVerify, type TestIdentity } from "./support/certs.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
-execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], { stdio: "inherit" });
+execFileSync("node", [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1"], {
+  stdio: "inherit",
+});
 
 const SAMPLES = `${DGII_KIT}/samples`;
 const stripSignature = (xml: string) => xml.replace(/<Signature[\s>][\s\S]*<\/Signature>/, "");
@@ -21,10 +23,16 @@ const compact = (xml: string) => xml.replace(/>\s+</g, "><").trim();
 const sample = (path: string) => stripSignature(readFileSync(`${SAMPLES}/${path}`, "utf8"));
 
 /** C14N 1.0 text escaping, as our serializer writes text. */
-const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
+const escapeText = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
 
 function generatedEcf(texts: string[]): string {
-  const items = texts.map((t, i) => `<Item><NumeroLinea>${i + 1}</NumeroLinea><NombreItem>${escapeText(t)}</NombreItem><MontoItem>100.00</MontoItem></Item>`).join("");
+  const items = texts
+    .map(
+      (t, i) =>
+        `<Item><NumeroLinea>${i + 1}</NumeroLinea><NombreItem>${escapeText(t)}</NombreItem><MontoItem>100.00</MontoItem></Item>`,
+    )
+    .join("");
   return (
     `<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF>` +
     `<eNCF>E310000000001</eNCF></IdDoc><Emisor><RNCEmisor>131880738</RNCEmisor>` +
@@ -55,7 +63,14 @@ const documents: Array<[string, () => string]> = [
   ["e-CF 31 (DGII sample, 130862346)", () => sample("dgii-ecf/130862346E310005000201_ecf31_signed.xml")],
   ["e-CF 32, 16 KB (sample)", () => sample("xml/E320000000243.xml")],
   ["e-CF 32 certification case 26", () => sample("xml/cert_test_26_E320000000341.xml")],
-  ["RFCE 32 (sample, made compact)", () => compact(sample("dgii-ecf/rfce32_unsigned.xml")).replace("<CodigoSeguridadeCF/>", "<CodigoSeguridadeCF>abc123</CodigoSeguridadeCF>")],
+  [
+    "RFCE 32 (sample, made compact)",
+    () =>
+      compact(sample("dgii-ecf/rfce32_unsigned.xml")).replace(
+        "<CodigoSeguridadeCF/>",
+        "<CodigoSeguridadeCF>abc123</CodigoSeguridadeCF>",
+      ),
+  ],
   [
     "every escape: & < > \" ' accents ñ emoji CR LF tab",
     () =>
@@ -71,8 +86,15 @@ const documents: Array<[string, () => string]> = [
         " leading and trailing ",
       ]),
   ],
-  ["no XML declaration", () => `<ARECF><DetalleAcusedeRecibo><Version>1.0</Version><RNCEmisor>131880738</RNCEmisor><Estado>0</Estado></DetalleAcusedeRecibo></ARECF>`],
-  ["declaration, then a newline", () => `<?xml version="1.0" encoding="UTF-8"?>\n<ANECF><Encabezado><Version>1.0</Version></Encabezado></ANECF>`],
+  [
+    "no XML declaration",
+    () =>
+      `<ARECF><DetalleAcusedeRecibo><Version>1.0</Version><RNCEmisor>131880738</RNCEmisor><Estado>0</Estado></DetalleAcusedeRecibo></ARECF>`,
+  ],
+  [
+    "declaration, then a newline",
+    () => `<?xml version="1.0" encoding="UTF-8"?>\n<ANECF><Encabezado><Version>1.0</Version></Encabezado></ANECF>`,
+  ],
 ];
 
 describe("signEcfXml matches xmldsigjs and xmlsec1", () => {
@@ -97,7 +119,9 @@ describe("signEcfXml matches xmldsigjs and xmlsec1", () => {
     for (const [, make] of documents) {
       const xml = make();
       if (!xml.startsWith("<?xml") || xml.includes("?>\n")) continue; // signXml normalises the declaration
-      expect(await signEcfXml(xml, id.privateKey, id.certificateDer)).toBe(await signXml(xml, id.privateKey, id.certificateDer));
+      expect(await signEcfXml(xml, id.privateKey, id.certificateDer)).toBe(
+        await signXml(xml, id.privateKey, id.certificateDer),
+      );
     }
   });
 
@@ -180,11 +204,14 @@ describe("signEcfXml refuses input it cannot sign correctly", () => {
   });
 
   it("refuses a key that is not RSASSA-PKCS1-v1_5 with SHA-256", async () => {
-    const pss = (await crypto.subtle.generateKey({ name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, [
+    const pss = (await crypto.subtle.generateKey(
+      { name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    )) as CryptoKeyPair;
+    const sha1 = await crypto.subtle.importKey("pkcs8", id.pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, [
       "sign",
-      "verify",
-    ])) as CryptoKeyPair;
-    const sha1 = await crypto.subtle.importKey("pkcs8", id.pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
+    ]);
     for (const key of [pss.privateKey, sha1, id.publicKey]) {
       await expect(signEcfXml(`<ECF><A>1</A></ECF>`, key, id.certificateDer)).rejects.toThrow(TypeError);
     }
@@ -193,7 +220,10 @@ describe("signEcfXml refuses input it cannot sign correctly", () => {
 
 describe("signXml (xmldsigjs) for documents we did not build", () => {
   const cases: Array<[string, () => string]> = [
-    ["DGII seed with namespace declarations and indentation", () => readFileSync(`${SAMPLES}/dgii-ecf/semilla_dgii_response.xml`, "utf8")],
+    [
+      "DGII seed with namespace declarations and indentation",
+      () => readFileSync(`${SAMPLES}/dgii-ecf/semilla_dgii_response.xml`, "utf8"),
+    ],
     ["ACECF with namespaces", () => sample("xml/aprobacionComercial_E450000000001.xml")],
     ["e-CF with xsi:noNamespaceSchemaLocation", () => sample("xml/133470616E320000000018.xml")],
     ["indented RFCE", () => sample("dgii-ecf/rfce32_unsigned.xml")],
@@ -202,7 +232,9 @@ describe("signXml (xmldsigjs) for documents we did not build", () => {
   it.each(cases)("%s: unprefixed, last child, accepted by xmlsec1", async (_name, make) => {
     const signed = await signXml(make(), id.privateKey, id.certificateDer);
     expect(signed).not.toMatch(/<ds:|xmlns:ds=/);
-    expect(signed).toMatch(/<Signature xmlns="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#">[\s\S]*<\/Signature><\/[A-Za-z:]+>$/);
+    expect(signed).toMatch(
+      /<Signature xmlns="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#">[\s\S]*<\/Signature><\/[A-Za-z:]+>$/,
+    );
     expect(signed).toMatch(/<KeyInfo><X509Data><X509Certificate>[^<]+<\/X509Certificate><\/X509Data><\/KeyInfo>/);
     const verdict = xmlsecVerify(signed, id.certificatePem);
     expect(verdict.output).toBe("");
@@ -210,7 +242,9 @@ describe("signXml (xmldsigjs) for documents we did not build", () => {
   });
 
   it("refuses DOCTYPE and already signed input", async () => {
-    await expect(signXml(`<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`, id.privateKey, id.certificateDer)).rejects.toThrow(/DOCTYPE/);
+    await expect(signXml(`<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`, id.privateKey, id.certificateDer)).rejects.toThrow(
+      /DOCTYPE/,
+    );
     const once = await signXml(`<a><b>1</b></a>`, id.privateKey, id.certificateDer);
     await expect(signXml(once, id.privateKey, id.certificateDer)).rejects.toThrow(/already/);
   });
@@ -228,7 +262,32 @@ describe("signEcfXml equals xmldsigjs on random documents (property)", () => {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
   }
-  const POOL = ["a", "Z", "0", " ", "&", "<", ">", `"`, "'", "\r", "\n", "\t", "ñ", "É", "ü", "😀", "🇩🇴", "中", "\u0085", "\u2028", "\uFFFD", "]]>", "&amp;", "\u00A0"];
+  const POOL = [
+    "a",
+    "Z",
+    "0",
+    " ",
+    "&",
+    "<",
+    ">",
+    `"`,
+    "'",
+    "\r",
+    "\n",
+    "\t",
+    "ñ",
+    "É",
+    "ü",
+    "😀",
+    "🇩🇴",
+    "中",
+    "\u0085",
+    "\u2028",
+    "\uFFFD",
+    "]]>",
+    "&amp;",
+    "\u00A0",
+  ];
   const NAMES = ["ECF", "Encabezado", "Item", "NombreItem", "Monto_1", "x.y", "a-b"];
 
   function randomElement(next: () => number, depth: number): string {
@@ -249,7 +308,9 @@ describe("signEcfXml equals xmldsigjs on random documents (property)", () => {
   it("for 150 seeds", async () => {
     for (let seed = 1; seed <= 150; seed++) {
       const next = prng(seed);
-      const xml = (next() < 0.5 ? `<?xml version="1.0" encoding="utf-8"?>` : "") + `<ECF>${randomElement(next, 1)}${randomElement(next, 1)}</ECF>`;
+      const xml =
+        (next() < 0.5 ? `<?xml version="1.0" encoding="utf-8"?>` : "") +
+        `<ECF>${randomElement(next, 1)}${randomElement(next, 1)}</ECF>`;
       const fast = await signEcfXml(xml, id.privateKey, id.certificateDer);
       const oracle = await xmldsigjsSignature(xml, id.privateKey);
       expect({ seed, digest: field(fast, "DigestValue") }).toEqual({ seed, digest: oracle.digest });
@@ -262,7 +323,10 @@ describe("signEcfXml equals xmldsigjs on random documents (property)", () => {
     for (const seed of [3, 77, 149]) {
       const next = prng(seed);
       const xml = `<ECF>${randomElement(next, 1)}${randomElement(next, 1)}</ECF>`;
-      expect(xmlsecVerify(await signEcfXml(xml, id.privateKey, id.certificateDer), id.certificatePem)).toEqual({ ok: true, output: "" });
+      expect(xmlsecVerify(await signEcfXml(xml, id.privateKey, id.certificateDer), id.certificatePem)).toEqual({
+        ok: true,
+        output: "",
+      });
     }
   });
 });

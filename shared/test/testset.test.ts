@@ -83,19 +83,22 @@ describe("column placement (E31 model, the kit's header)", () => {
 describe("ECF sheets", () => {
   it("has the kit's 75 rows", () => expect(ecfRows).toHaveLength(75));
 
-  it.each(ecfRows.map((r) => [r.name, r] as const))("%s maps onto the XSD and validates with no error", (name, { set, row }) => {
-    const mapped = mapTestSetRow(set, row);
-    expect(mapped.unplaced).toEqual([]);
-    expect(mapped.kind).toBe(cellOf(set, row, "TipoeCF"));
-    expect(checkStructure(mapped.document, mapped.kind)).toEqual([]);
+  it.each(ecfRows.map((r) => [r.name, r] as const))(
+    "%s maps onto the XSD and validates with no error",
+    (name, { set, row }) => {
+      const mapped = mapTestSetRow(set, row);
+      expect(mapped.unplaced).toEqual([]);
+      expect(mapped.kind).toBe(cellOf(set, row, "TipoeCF"));
+      expect(checkStructure(mapped.document, mapped.kind)).toEqual([]);
 
-    const result = validateEcf(mapped.document, { now, totalsPolicy: "dgii" });
-    const errors = result.problems.filter((p) => p.severity === "error").map((p) => `${p.code}@${p.path}`);
-    // Every case of DGII's sets must be accepted.
-    expect(errors).toEqual([]);
-    const outOfTolerance = result.problems.filter((p) => /out_of_tolerance$/.test(p.code));
-    expect(outOfTolerance.length > 0).toBe(INCONSISTENT_TOTALS.includes(name));
-  });
+      const result = validateEcf(mapped.document, { now, totalsPolicy: "dgii" });
+      const errors = result.problems.filter((p) => p.severity === "error").map((p) => `${p.code}@${p.path}`);
+      // Every case of DGII's sets must be accepted.
+      expect(errors).toEqual([]);
+      const outOfTolerance = result.problems.filter((p) => /out_of_tolerance$/.test(p.code));
+      expect(outOfTolerance.length > 0).toBe(INCONSISTENT_TOTALS.includes(name));
+    },
+  );
 });
 
 describe("the note on an E41 that leaves TipoIngresos empty (jmtrinidad E340000000015)", () => {
@@ -104,7 +107,12 @@ describe("the note on an E41 that leaves TipoIngresos empty (jmtrinidad E3400000
 
   it.each([
     ["no modified receipt known: 01 assumed, with a warning", undefined, "01", ["assumed_value"]],
-    ["the modified E41 has no TipoIngresos: 01 assumed, with a warning", { eNCF: "E410000000001", montoTotal: "1.00" }, "01", ["assumed_value"]],
+    [
+      "the modified E41 has no TipoIngresos: 01 assumed, with a warning",
+      { eNCF: "E410000000001", montoTotal: "1.00" },
+      "01",
+      ["assumed_value"],
+    ],
   ] as const)("%s", (_name, modifiedReceipt, expected, warnings) => {
     expect(mapped.Encabezado.IdDoc.TipoIngresos).toBeUndefined();
     const r = validateEcf(mapped, { now, totalsPolicy: "dgii", ...(modifiedReceipt ? { modifiedReceipt } : {}) });
@@ -117,18 +125,21 @@ describe("the note on an E41 that leaves TipoIngresos empty (jmtrinidad E3400000
 describe("RFCE sheets", () => {
   it("has the kit's 12 rows", () => expect(rfceRows).toHaveLength(12));
 
-  it.each(rfceRows.map((r) => [r.name, r] as const))("%s maps onto the RFCE XSD and summarises an E32 < 250,000 of its ECF sheet", (_name, { file, set, row }) => {
-    const mapped = mapTestSetRow(set, row, "RFCE");
-    expect(mapped.unplaced).toEqual([]);
-    expect(checkStructure(mapped.document, "RFCE")).toEqual([]);
+  it.each(rfceRows.map((r) => [r.name, r] as const))(
+    "%s maps onto the RFCE XSD and summarises an E32 < 250,000 of its ECF sheet",
+    (_name, { file, set, row }) => {
+      const mapped = mapTestSetRow(set, row, "RFCE");
+      expect(mapped.unplaced).toEqual([]);
+      expect(checkStructure(mapped.document, "RFCE")).toEqual([]);
 
-    const ecf = load(file.replace(/__RFCE\.csv$/, "__ECF.csv"));
-    const encf = cellOf(set, row, "ENCF");
-    const source = ecf.rows.find((r) => cellOf(ecf, r, "ENCF") === encf);
-    expect(source, `${encf} in the ECF sheet`).toBeDefined();
-    const full = mapTestSetRow(ecf, source!).document;
-    expect(isRfceSummary(full)).toBe(true);
-    const totales = (d: Record<string, any>) => d.Encabezado.Totales.MontoTotal;
-    expect(totales(full)).toBe(totales(mapped.document));
-  });
+      const ecf = load(file.replace(/__RFCE\.csv$/, "__ECF.csv"));
+      const encf = cellOf(set, row, "ENCF");
+      const source = ecf.rows.find((r) => cellOf(ecf, r, "ENCF") === encf);
+      expect(source, `${encf} in the ECF sheet`).toBeDefined();
+      const full = mapTestSetRow(ecf, source!).document;
+      expect(isRfceSummary(full)).toBe(true);
+      const totales = (d: Record<string, any>) => d.Encabezado.Totales.MontoTotal;
+      expect(totales(full)).toBe(totales(mapped.document));
+    },
+  );
 });

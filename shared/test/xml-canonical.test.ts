@@ -73,7 +73,9 @@ describe("canonicalize a request line", () => {
     const doc = makeEcf("31", { lines: 1 }) as { Encabezado: { IdDoc: Record<string, unknown> } };
     doc.Encabezado.IdDoc.TipoPago = "x";
     const r = canonicalize(doc, "31");
-    expect(r.problems).toEqual([expect.objectContaining({ path: "/Encabezado/IdDoc/TipoPago", code: "invalid_format" })]);
+    expect(r.problems).toEqual([
+      expect.objectContaining({ path: "/Encabezado/IdDoc/TipoPago", code: "invalid_format" }),
+    ]);
     expect(r.problems[0]!.message).toBe("TipoPago is a code: one of 1, 2, 3");
     expect(r.problems[0]!.message).not.toMatch(/decimal/);
   });
@@ -92,13 +94,35 @@ describe("canonicalize the document", () => {
           TipoPago: 1,
           TablaFormasPago: [{ FormaPago: 1, MontoPago: 236 }, {}],
         },
-        Emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "X", NombreComercial: "", Sucursal: null, DireccionEmisor: "Calle 1", FechaEmision: "01-04-2025" },
+        Emisor: {
+          RNCEmisor: "130862346",
+          RazonSocialEmisor: "X",
+          NombreComercial: "",
+          Sucursal: null,
+          DireccionEmisor: "Calle 1",
+          FechaEmision: "01-04-2025",
+        },
         Comprador: { RNCComprador: "131880738", RazonSocialComprador: "DGII" },
         Transporte: { Conductor: "" },
-        Totales: { MontoGravadoTotal: 200, MontoGravadoI1: 200, ITBIS1: 18, TotalITBIS: 36, TotalITBIS1: 36, MontoTotal: 236 },
+        Totales: {
+          MontoGravadoTotal: 200,
+          MontoGravadoI1: 200,
+          ITBIS1: 18,
+          TotalITBIS: 36,
+          TotalITBIS1: 36,
+          MontoTotal: 236,
+        },
       },
       DetallesItems: [
-        { NumeroLinea: 1, IndicadorFacturacion: 1, NombreItem: "Producto", IndicadorBienoServicio: 1, CantidadItem: 2, PrecioUnitarioItem: "100.00", MontoItem: "200.00" },
+        {
+          NumeroLinea: 1,
+          IndicadorFacturacion: 1,
+          NombreItem: "Producto",
+          IndicadorBienoServicio: 1,
+          CantidadItem: 2,
+          PrecioUnitarioItem: "100.00",
+          MontoItem: "200.00",
+        },
       ],
       FechaHoraFirma: "01-04-2025 10:15:00",
     };
@@ -115,9 +139,21 @@ describe("canonicalize the document", () => {
           TipoPago: "1",
           TablaFormasPago: [{ FormaPago: "1", MontoPago: "236.00" }],
         },
-        Emisor: { RNCEmisor: "130862346", RazonSocialEmisor: "X", DireccionEmisor: "Calle 1", FechaEmision: "01-04-2025" },
+        Emisor: {
+          RNCEmisor: "130862346",
+          RazonSocialEmisor: "X",
+          DireccionEmisor: "Calle 1",
+          FechaEmision: "01-04-2025",
+        },
         Comprador: { RNCComprador: "131880738", RazonSocialComprador: "DGII" },
-        Totales: { MontoGravadoTotal: "200.00", MontoGravadoI1: "200.00", ITBIS1: "18", TotalITBIS: "36.00", TotalITBIS1: "36.00", MontoTotal: "236.00" },
+        Totales: {
+          MontoGravadoTotal: "200.00",
+          MontoGravadoI1: "200.00",
+          ITBIS1: "18",
+          TotalITBIS: "36.00",
+          TotalITBIS1: "36.00",
+          MontoTotal: "236.00",
+        },
       },
       DetallesItems: [
         {

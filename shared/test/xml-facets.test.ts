@@ -51,9 +51,12 @@ describe("exact decimals", () => {
     expect(compareXsdDecimal(parseXsdDecimal(a)!, parseXsdDecimal(b)!)).toBe(expected);
   });
 
-  it.each([["1e5"], ["1,000"], [""], ["."], ["+-1"], ["0x10"], [" 1"]])("%j is not an xs:decimal lexical form", (text) => {
-    expect(parseXsdDecimal(text)).toBeUndefined();
-  });
+  it.each([["1e5"], ["1,000"], [""], ["."], ["+-1"], ["0x10"], [" 1"]])(
+    "%j is not an xs:decimal lexical form",
+    (text) => {
+      expect(parseXsdDecimal(text)).toBeUndefined();
+    },
+  );
 
   it.each<[string, number, number]>([
     ["0012.3400", 4, 2],
@@ -80,7 +83,12 @@ describe("checkFacets", () => {
     ["amount 3 places", "1.005", amount, "xsd:fractionDigits"],
     ["amount negative", "-1", amount, "xsd:pattern"],
     ["date time ok", "31-12-2025 23:59:59", dateTime, undefined],
-    ["date time 1-digit hour (the XSD allows it, DGII's format does not)", "31-12-2025 9:59:59", dateTime, "formato-ecf: dd-MM-yyyy HH:mm:ss"],
+    [
+      "date time 1-digit hour (the XSD allows it, DGII's format does not)",
+      "31-12-2025 9:59:59",
+      dateTime,
+      "formato-ecf: dd-MM-yyyy HH:mm:ss",
+    ],
     ["date time leap day", "29-02-2024 12:00:00", dateTime, undefined],
     ["length in characters, not UTF-16 units", "🇩🇴🇩🇴", { base: "string", maxLength: 4 }, undefined],
     ["length over", "🇩🇴🇩🇴x", { base: "string", maxLength: 4 }, "xsd:maxLength"],
@@ -169,12 +177,20 @@ describe("checkFacets", () => {
   const reference = (value: string, f: RawFacets): boolean => {
     const p = parseXsdDecimal(value.trim());
     if (!p || (f.base === "integer" && p.frac !== "")) return false;
-    if (f.enumeration && !f.enumeration.some((e) => xsdDecimalKey(parseXsdDecimal(e)!) === xsdDecimalKey(p))) return false;
+    if (f.enumeration && !f.enumeration.some((e) => xsdDecimalKey(parseXsdDecimal(e)!) === xsdDecimalKey(p)))
+      return false;
     const digits = xsdDecimalDigits(p);
     if (f.fractionDigits !== undefined && digits.fraction > f.fractionDigits) return false;
     if (f.totalDigits !== undefined && digits.total > f.totalDigits) return false;
-    const cmp = (bound: string | undefined) => (bound === undefined ? undefined : compareXsdDecimal(p, parseXsdDecimal(bound)!));
-    if ((cmp(f.minInclusive) ?? 0) < 0 || (cmp(f.minExclusive) ?? 1) <= 0 || (cmp(f.maxInclusive) ?? 0) > 0 || (cmp(f.maxExclusive) ?? -1) >= 0) return false;
+    const cmp = (bound: string | undefined) =>
+      bound === undefined ? undefined : compareXsdDecimal(p, parseXsdDecimal(bound)!);
+    if (
+      (cmp(f.minInclusive) ?? 0) < 0 ||
+      (cmp(f.minExclusive) ?? 1) <= 0 ||
+      (cmp(f.maxInclusive) ?? 0) > 0 ||
+      (cmp(f.maxExclusive) ?? -1) >= 0
+    )
+      return false;
     return !f.patterns || f.patterns.some((pattern) => xsdPatternToRegExp(pattern)!.test(value.trim()));
   };
   it(`agrees with the XSD rules for ${values.length} spellings of every numeric type (${numericTypes.size} types)`, () => {
@@ -182,7 +198,8 @@ describe("checkFacets", () => {
     const disagreements: string[] = [];
     for (const f of numericTypes) {
       for (const value of values) {
-        if ((checkFacets(value, f) === undefined) !== reference(value, f)) disagreements.push(`${JSON.stringify(f)} ${JSON.stringify(value)}`);
+        if ((checkFacets(value, f) === undefined) !== reference(value, f))
+          disagreements.push(`${JSON.stringify(f)} ${JSON.stringify(value)}`);
       }
     }
     expect(disagreements).toEqual([]);

@@ -1,6 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { documentKindOf, documentToXml, ecfToXml, parseXmlTree, TIPOS_ECF, treeToDocument, xmlToDocument, xmlToEcf, XmlParseError } from "../src/index.ts";
+import {
+  documentKindOf,
+  documentToXml,
+  ecfToXml,
+  parseXmlTree,
+  TIPOS_ECF,
+  treeToDocument,
+  xmlToDocument,
+  xmlToEcf,
+  XmlParseError,
+} from "../src/index.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
 import { DGII_KIT } from "./support/kit.ts";
 
@@ -37,7 +47,11 @@ describe("parseXmlTree", () => {
   });
 
   it.each([
-    ["DOCTYPE (XXE)", `<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>`, /DOCTYPE/],
+    [
+      "DOCTYPE (XXE)",
+      `<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>`,
+      /DOCTYPE/,
+    ],
     ["entity bomb", `<!DOCTYPE a [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><a>&b;</a>`, /DOCTYPE/],
     ["undefined entity", "<a>&nbsp;</a>", /entity/],
     ["unterminated entity", "<a>AT&T</a>", /entity/],
@@ -74,7 +88,10 @@ describe("xmlToEcf", () => {
   });
 
   it("keeps unknown elements visible for the structure check", () => {
-    const xml = ecfToXml(makeEcf("32", { lines: 1 })).replace("<FechaHoraFirma>", "<Inventado><A>1</A><A>2</A></Inventado><FechaHoraFirma>");
+    const xml = ecfToXml(makeEcf("32", { lines: 1 })).replace(
+      "<FechaHoraFirma>",
+      "<Inventado><A>1</A><A>2</A></Inventado><FechaHoraFirma>",
+    );
     expect(xmlToEcf(xml).Inventado).toEqual({ A: ["1", "2"] });
   });
 
@@ -85,8 +102,14 @@ describe("xmlToEcf", () => {
   });
 
   it("reads a repeated leaf without container as a value, or an array when repeated", () => {
-    const one = xmlToDocument("<ANECF><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea></Anulacion></DetalleAnulacion></ANECF>", "ANECF");
-    const two = xmlToDocument("<ANECF><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea><NoLinea>2</NoLinea></Anulacion></DetalleAnulacion></ANECF>", "ANECF");
+    const one = xmlToDocument(
+      "<ANECF><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea></Anulacion></DetalleAnulacion></ANECF>",
+      "ANECF",
+    );
+    const two = xmlToDocument(
+      "<ANECF><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea><NoLinea>2</NoLinea></Anulacion></DetalleAnulacion></ANECF>",
+      "ANECF",
+    );
     expect(one).toEqual({ DetalleAnulacion: [{ NoLinea: "1" }] });
     expect(two).toEqual({ DetalleAnulacion: [{ NoLinea: ["1", "2"] }] });
   });
@@ -150,7 +173,17 @@ describe("text round-trips through XML whatever it contains (property)", () => {
     seed ^= seed << 5;
     return (seed >>> 0) % n;
   };
-  const alphabet = [..."aZ09 &<>\"';:/\\=?!#%$*()[]{}]]>-–—ñÑáéíóúü€\t\n\r"].concat(["\r\n", "🇩🇴", "😀", "&amp;", "&#xD;", "<![CDATA[", "-->", "\u00A0", "\u2028"]);
+  const alphabet = [..."aZ09 &<>\"';:/\\=?!#%$*()[]{}]]>-–—ñÑáéíóúü€\t\n\r"].concat([
+    "\r\n",
+    "🇩🇴",
+    "😀",
+    "&amp;",
+    "&#xD;",
+    "<![CDATA[",
+    "-->",
+    "\u00A0",
+    "\u2028",
+  ]);
   const randomText = () => Array.from({ length: 1 + rnd(60) }, () => alphabet[rnd(alphabet.length)]!).join("");
   const texts = Array.from({ length: 300 }, randomText);
 

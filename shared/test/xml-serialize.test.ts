@@ -16,15 +16,20 @@ describe("escapeXmlText (C14N text escaping)", () => {
     expect(escapeXmlText(input)).toBe(expected);
   });
 
-  it.each(["\u0000", "bell\u0007", "\u001F", "\uFFFE", "a & b\u0000"])("refuses characters XML cannot carry: %j", (bad) => {
-    expect(() => escapeXmlText(bad)).toThrow(XmlSerializeError);
-  });
+  it.each(["\u0000", "bell\u0007", "\u001F", "\uFFFE", "a & b\u0000"])(
+    "refuses characters XML cannot carry: %j",
+    (bad) => {
+      expect(() => escapeXmlText(bad)).toThrow(XmlSerializeError);
+    },
+  );
 });
 
 describe("ecfToXml", () => {
   it("starts with DGII's declaration and the ECF root, with no whitespace between elements", () => {
     const xml = ecfToXml(makeEcf("31"));
-    expect(xml.startsWith(`${XML_DECLARATION}<ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF>`)).toBe(true);
+    expect(
+      xml.startsWith(`${XML_DECLARATION}<ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF>`),
+    ).toBe(true);
     expect(xml.endsWith("<FechaHoraFirma>01-04-2025 10:15:00</FechaHoraFirma></ECF>")).toBe(true);
     expect(xml).not.toMatch(/>\s+</);
     expect(xml).not.toMatch(/<(\w+)><\/\1>|<\w+\/>/);
@@ -56,7 +61,9 @@ describe("ecfToXml", () => {
 
   it("writes arrays as their XSD containers", () => {
     const xml = ecfToXml(makeEcf("31", { lines: 2 }));
-    expect(xml).toContain("<TablaTelefonoEmisor><TelefonoEmisor>809-555-0101</TelefonoEmisor><TelefonoEmisor>809-555-0102</TelefonoEmisor></TablaTelefonoEmisor>");
+    expect(xml).toContain(
+      "<TablaTelefonoEmisor><TelefonoEmisor>809-555-0101</TelefonoEmisor><TelefonoEmisor>809-555-0102</TelefonoEmisor></TablaTelefonoEmisor>",
+    );
     expect(xml).toContain("<TablaFormasPago><FormaDePago><FormaPago>1</FormaPago>");
     expect(xml.match(/<Item>/g)).toHaveLength(2);
     expect(xml).toContain("<DetallesItems><Item><NumeroLinea>1</NumeroLinea>");
@@ -92,7 +99,9 @@ describe("ecfToXml", () => {
   it("escapes text exactly once and keeps quotes, accents and emoji", () => {
     const xml = ecfToXml(makeEcf("31", { lines: 1, trickyText: true }));
     expect(xml).toContain("<NombreItem>Café &amp; Té &lt;Premium&gt; \"Añejo\" 'Niño' 🇩🇴☕</NombreItem>");
-    expect(xml).toContain("<DescripcionItem>Línea 1 con ñ&#xD;\nLínea 2\tcon tabulador&#xD;fin &gt; ok</DescripcionItem>");
+    expect(xml).toContain(
+      "<DescripcionItem>Línea 1 con ñ&#xD;\nLínea 2\tcon tabulador&#xD;fin &gt; ok</DescripcionItem>",
+    );
     expect(TRICKY_TEXT.name).toContain("&");
   });
 
@@ -115,7 +124,11 @@ describe("ecfToXml", () => {
   });
 
   it("repeats a repeatable leaf given as an array (ANECF NoLinea)", () => {
-    const xml = documentToXml({ Encabezado: { Version: "1.0" }, DetalleAnulacion: [{ NoLinea: ["1", "2"], TipoeCF: "31" }] }, "ANECF", { declaration: false });
+    const xml = documentToXml(
+      { Encabezado: { Version: "1.0" }, DetalleAnulacion: [{ NoLinea: ["1", "2"], TipoeCF: "31" }] },
+      "ANECF",
+      { declaration: false },
+    );
     expect(xml).toBe(
       "<ANECF><Encabezado><Version>1.0</Version></Encabezado><DetalleAnulacion><Anulacion><NoLinea>1</NoLinea><NoLinea>2</NoLinea><TipoeCF>31</TipoeCF></Anulacion></DetalleAnulacion></ANECF>",
     );

@@ -62,7 +62,12 @@ function sampleCases(): Case[] {
       }
       // A sample that is no document of ours (DGII's seed answer) is judged against the E31 schema.
       for (const requireSignature of [true, false])
-        out.push({ name: `sample ${sub}/${f}${requireSignature ? "" : " (Signature relaxed)"}`, kind: kind ?? "31", xml, requireSignature });
+        out.push({
+          name: `sample ${sub}/${f}${requireSignature ? "" : " (Signature relaxed)"}`,
+          kind: kind ?? "31",
+          xml,
+          requireSignature,
+        });
     }
   }
   return out;
@@ -76,15 +81,31 @@ const anecf = ANECF_INPUT;
 function factoryCases(): Case[] {
   const built: { name: string; kind: DocumentKind; xml: string }[] = [];
   for (const tipo of TIPOS_ECF) {
-    for (const [name, options] of ecfCases(tipo)) built.push({ name: `E${tipo} ${name}`, kind: tipo, xml: ecfToXml(makeEcf(tipo, options)) });
+    for (const [name, options] of ecfCases(tipo))
+      built.push({ name: `E${tipo} ${name}`, kind: tipo, xml: ecfToXml(makeEcf(tipo, options)) });
   }
   built.push(
     { name: "RFCE", kind: "RFCE", xml: buildRfce({ ecf: makeEcf("32"), CodigoSeguridadeCF: "Ab3+/9" }) },
-    { name: "RFCE 20 lines", kind: "RFCE", xml: buildRfce({ ecf: makeEcf("32", { lines: 20, otraMoneda: true, trickyText: true }), CodigoSeguridadeCF: "zz&<>9" }) },
+    {
+      name: "RFCE 20 lines",
+      kind: "RFCE",
+      xml: buildRfce({
+        ecf: makeEcf("32", { lines: 20, otraMoneda: true, trickyText: true }),
+        CodigoSeguridadeCF: "zz&<>9",
+      }),
+    },
     { name: "ARECF received", kind: "ARECF", xml: buildArecf(arecf) },
-    { name: "ARECF not received", kind: "ARECF", xml: buildArecf({ ...arecf, Estado: "1", CodigoMotivoNoRecibido: "1" }) },
+    {
+      name: "ARECF not received",
+      kind: "ARECF",
+      xml: buildArecf({ ...arecf, Estado: "1", CodigoMotivoNoRecibido: "1" }),
+    },
     { name: "ACECF accepted", kind: "ACECF", xml: buildAcecf(acecf) },
-    { name: "ACECF rejected", kind: "ACECF", xml: buildAcecf({ ...acecf, Estado: "2", DetalleMotivoRechazo: "Montos no coinciden & otros" }) },
+    {
+      name: "ACECF rejected",
+      kind: "ACECF",
+      xml: buildAcecf({ ...acecf, Estado: "2", DetalleMotivoRechazo: "Montos no coinciden & otros" }),
+    },
     { name: "ANECF", kind: "ANECF", xml: buildAnecf(anecf) },
     { name: "Semilla", kind: "Semilla", xml: buildSemilla({ valor: "abc==", fecha: "2025-01-25T13:33:57.395-04:00" }) },
   );
@@ -127,7 +148,12 @@ function write(node: XmlNode, indent = ""): string {
   return `${indent}<${node.name}${attrs}>${escapeText(node.text.trim() === "" ? "" : node.text)}\n${inner}\n${indent}</${node.name}>`;
 }
 
-const clone = (n: XmlNode): XmlNode => ({ name: n.name, attributes: { ...n.attributes }, text: n.text, children: n.children.map(clone) });
+const clone = (n: XmlNode): XmlNode => ({
+  name: n.name,
+  attributes: { ...n.attributes },
+  text: n.text,
+  children: n.children.map(clone),
+});
 
 /** Every element below the root outside the Signature, with its parent and model declaration. */
 function walk(root: XmlNode, kind: DocumentKind): { node: XmlNode; parent: XmlNode; el: ModelElement; path: string }[] {
@@ -154,10 +180,17 @@ function badValues(el: ModelElement, value: string): [string, string][] {
     ["padded with blanks", ` ${value}\n`],
     ["bad pattern", "#?x"],
   ];
-  if (f.maxLength !== undefined) out.push(["too long", numeric ? "9".repeat(f.maxLength + 1) : "x".repeat(f.maxLength + 1)]);
+  if (f.maxLength !== undefined)
+    out.push(["too long", numeric ? "9".repeat(f.maxLength + 1) : "x".repeat(f.maxLength + 1)]);
   if (f.length !== undefined) out.push(["wrong length", "x".repeat(f.length + 1)]);
   if (numeric) {
-    out.push(["not a number", "abc"], ["too many decimals", `${value.split(".")[0] || "1"}.123456789`], ["negative", "-1"], ["exponent", "1E2"], ["leading zeros", `00${value}`]);
+    out.push(
+      ["not a number", "abc"],
+      ["too many decimals", `${value.split(".")[0] || "1"}.123456789`],
+      ["negative", "-1"],
+      ["exponent", "1E2"],
+      ["leading zeros", `00${value}`],
+    );
     if (f.totalDigits !== undefined) out.push(["too many digits", "9".repeat(f.totalDigits + 1)]);
   }
   if (f.enumeration) out.push(["outside the enumeration", numeric ? "987654" : "ZZZ"]);
@@ -269,11 +302,22 @@ function wellFormednessCases(): Case[] {
     ["a bare '&' in an attribute", xml.replace("<ARECF>", '<ARECF a="&">')],
     ["a non-breaking space between elements", xml.replace("</DetalleAcusedeRecibo>", "\u00a0</DetalleAcusedeRecibo>")],
     ["a control character", xml.replace("<Version>1.0", "<Version>\u00011.0")],
-    ["a character reference to a blank between elements", xml.replace("</DetalleAcusedeRecibo>", "&#x20;&#9;</DetalleAcusedeRecibo>")],
-    ["a blank CDATA section between elements", xml.replace("</DetalleAcusedeRecibo>", "<![CDATA[ ]]></DetalleAcusedeRecibo>")],
+    [
+      "a character reference to a blank between elements",
+      xml.replace("</DetalleAcusedeRecibo>", "&#x20;&#9;</DetalleAcusedeRecibo>"),
+    ],
+    [
+      "a blank CDATA section between elements",
+      xml.replace("</DetalleAcusedeRecibo>", "<![CDATA[ ]]></DetalleAcusedeRecibo>"),
+    ],
     ["a CDATA leaf", xml.replace("<Version>1.0", "<Version><![CDATA[1.0]]>")],
   ];
-  return variants.map(([what, text]) => ({ name: `ARECF with ${what}`, kind: "ARECF", xml: text, requireSignature: false }));
+  return variants.map(([what, text]) => ({
+    name: `ARECF with ${what}`,
+    kind: "ARECF",
+    xml: text,
+    requireSignature: false,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,10 +327,19 @@ describe("the model validator gives libxml2's verdict", () => {
   // Mutated: one document per kind (the smallest unsigned and, for the e-CF, the signed one too).
   const bases = DOCUMENT_KINDS.flatMap((kind) => {
     const mine = factories.filter((c) => c.kind === kind);
-    return [mine.find((c) => !c.requireSignature)!, ...(kind.length === 2 ? [mine.find((c) => c.requireSignature)!] : [])];
+    return [
+      mine.find((c) => !c.requireSignature)!,
+      ...(kind.length === 2 ? [mine.find((c) => c.requireSignature)!] : []),
+    ];
   });
   const testSets = testSetCases();
-  const cases: Case[] = [...sampleCases(), ...factories, ...testSets, ...bases.flatMap(mutations), ...wellFormednessCases()];
+  const cases: Case[] = [
+    ...sampleCases(),
+    ...factories,
+    ...testSets,
+    ...bases.flatMap(mutations),
+    ...wellFormednessCases(),
+  ];
   const libxml2 = new Map<Case, { valid: boolean; errors: string[] }>();
 
   beforeAll(async () => {
@@ -333,13 +386,22 @@ describe("the model validator gives libxml2's verdict", () => {
     const r = validateXsdModel(xml, "31", { requireSignature: false });
     const line = xml.split("\n").findIndex((l) => l.startsWith("<MontoItem>")) + 1;
     expect(r.valid).toBe(false);
-    expect(r.errors).toEqual([expect.stringMatching(new RegExp(`^line ${line}: Element 'MontoItem': \\[facet 'fractionDigits'\\] The value '1.234'`))]);
+    expect(r.errors).toEqual([
+      expect.stringMatching(
+        new RegExp(`^line ${line}: Element 'MontoItem': \\[facet 'fractionDigits'\\] The value '1.234'`),
+      ),
+    ]);
   });
 
   it("reports missing, unexpected and out-of-order elements in libxml2's words", () => {
     const xml = ecfToXml(makeEcf("31", { lines: 1 }));
-    expect(validateXsdModel(xml, "31").errors).toEqual(["line 1: Element 'ECF': Missing child element(s). Expected is ( ##any )."]);
-    const swapped = xml.replace(/(<NombreItem>[^<]*<\/NombreItem>)(<IndicadorBienoServicio>[^<]*<\/IndicadorBienoServicio>)/, "$2$1");
+    expect(validateXsdModel(xml, "31").errors).toEqual([
+      "line 1: Element 'ECF': Missing child element(s). Expected is ( ##any ).",
+    ]);
+    const swapped = xml.replace(
+      /(<NombreItem>[^<]*<\/NombreItem>)(<IndicadorBienoServicio>[^<]*<\/IndicadorBienoServicio>)/,
+      "$2$1",
+    );
     expect(validateXsdModel(swapped, "31", { requireSignature: false }).errors.join("\n")).toMatch(
       /Element 'IndicadorBienoServicio': This element is not expected\. Expected is \( Retencion, NombreItem \)/,
     );
@@ -347,7 +409,10 @@ describe("the model validator gives libxml2's verdict", () => {
       "line 1: Element 'ECF': No matching global declaration available for the validation root.",
     ]);
     expect(validateXsdModel("<ECF><Encabezado>", "31").errors[0]).toMatch(/not well-formed/);
-    const late = xml.replace(/<Totales>(<MontoGravadoTotal>[^<]*<\/MontoGravadoTotal>)(.*?)<\/Totales>/, "<Totales>$2$1</Totales>");
+    const late = xml.replace(
+      /<Totales>(<MontoGravadoTotal>[^<]*<\/MontoGravadoTotal>)(.*?)<\/Totales>/,
+      "<Totales>$2$1</Totales>",
+    );
     expect(validateXsdModel(late, "31", { requireSignature: false }).errors).toEqual([
       "line 1: Element 'MontoGravadoTotal': This element is not expected. It must come before 'MontoTotal' in 'Totales'.",
     ]);
@@ -355,8 +420,10 @@ describe("the model validator gives libxml2's verdict", () => {
     expect(validateXsdModel(fourPhones, "31", { requireSignature: false }).errors).toEqual([
       "line 1: Element 'TelefonoEmisor': This element is not expected. It may occur at most 3 time(s) in 'TablaTelefonoEmisor'.",
     ]);
-    expect(validateXsdModel(xml.replace("</ECF>", "<A/><B/></ECF>"), "31", { requireSignature: false }).errors).toEqual([
-      "line 1: Element 'B': This element is not expected. The xs:any slot at the end of 'ECF' (the Signature's) is taken already.",
-    ]);
+    expect(validateXsdModel(xml.replace("</ECF>", "<A/><B/></ECF>"), "31", { requireSignature: false }).errors).toEqual(
+      [
+        "line 1: Element 'B': This element is not expected. The xs:any slot at the end of 'ECF' (the Signature's) is taken already.",
+      ],
+    );
   });
 });

@@ -62,7 +62,8 @@ const SAMPLE_EXCLUDED: Record<string, string> = {
   "signedXml.xml": "TotalPaginas 1",
   "invoice_received_wrong_type.xml": "FechaVencimientoSecuencia in an E32",
   "ecf32_received_wrong_type.xml": "FechaVencimientoSecuencia in an E32",
-  "ecf32_signed_allfields_placeholder.xml": "placeholder values (eNCF________1, negative amounts): tested below as refused",
+  "ecf32_signed_allfields_placeholder.xml":
+    "placeholder values (eNCF________1, negative amounts): tested below as refused",
 };
 const sampleCases: Case[] = SAMPLE_DIRS.flatMap((dir) =>
   readdirSync(dir)
@@ -70,11 +71,15 @@ const sampleCases: Case[] = SAMPLE_DIRS.flatMap((dir) =>
     .flatMap((f) => {
       const xml = readFileSync(dir + f, "utf8");
       const kind = documentKindOf(parseXmlTree(xml));
-      return kind && isTipoeCF(kind) ? [{ name: `sample ${f}`, tipo: kind, input: xmlToEcf(xml) as Record<string, unknown> }] : [];
+      return kind && isTipoeCF(kind)
+        ? [{ name: `sample ${f}`, tipo: kind, input: xmlToEcf(xml) as Record<string, unknown> }]
+        : [];
     }),
 );
 
-const factoryCases: Case[] = TIPOS_ECF.flatMap((tipo) => ecfCases(tipo).map(([name, options]) => ({ name: `factory E${tipo} ${name}`, tipo, input: makeEcf(tipo, options) })));
+const factoryCases: Case[] = TIPOS_ECF.flatMap((tipo) =>
+  ecfCases(tipo).map(([name, options]) => ({ name: `factory E${tipo} ${name}`, tipo, input: makeEcf(tipo, options) })),
+);
 
 const cases = [...testSetCases, ...itheskEcfCases, ...sampleCases, ...factoryCases];
 

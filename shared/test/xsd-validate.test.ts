@@ -6,7 +6,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { validateXML } from "xmllint-wasm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkStructure, DOCUMENT_KINDS, documentKindOf, ecfToXml, parseXmlTree, TIPOS_ECF, treeToDocument, type DocumentKind } from "../src/index.ts";
+import {
+  checkStructure,
+  DOCUMENT_KINDS,
+  documentKindOf,
+  ecfToXml,
+  parseXmlTree,
+  TIPOS_ECF,
+  treeToDocument,
+  type DocumentKind,
+} from "../src/index.ts";
 import { xsdSource } from "../src/xml/xsd-sources.ts";
 import { validateXsd, validateXsdMany } from "../src/xml/xsd-validate.ts";
 import { ecfCases, makeEcf } from "./support/ecf-factories.ts";
@@ -36,7 +45,10 @@ describe("every factory e-CF is valid against its official XSD", () => {
 
 describe("our XML is canonical by construction (libxml2's C14N 1.0 leaves it unchanged)", () => {
   it.each<[string, () => string]>([
-    ["E31 with text needing escapes, CR, tab, emoji", () => ecfToXml(makeEcf("31", { lines: 3, trickyText: true, otraMoneda: true }))],
+    [
+      "E31 with text needing escapes, CR, tab, emoji",
+      () => ecfToXml(makeEcf("31", { lines: 3, trickyText: true, otraMoneda: true })),
+    ],
     ["E46 export", () => ecfToXml(makeEcf("46", { lines: 2, trickyText: true }))],
     ["E34 text correction", () => ecfToXml(makeEcf("34", { codigoModificacion: "2" }))],
   ])("%s", async (_name, build) => {
@@ -68,7 +80,10 @@ describe("validateXsd", () => {
   });
 
   it("rejects elements out of sequence order", async () => {
-    const xml = ecfToXml(makeEcf("31", { lines: 1 })).replace(/(<NombreItem>[^<]*<\/NombreItem>)(<IndicadorBienoServicio>[^<]*<\/IndicadorBienoServicio>)/, "$2$1");
+    const xml = ecfToXml(makeEcf("31", { lines: 1 })).replace(
+      /(<NombreItem>[^<]*<\/NombreItem>)(<IndicadorBienoServicio>[^<]*<\/IndicadorBienoServicio>)/,
+      "$2$1",
+    );
     const r = await validateXsd(xml, "31", { requireSignature: false });
     expect(r.valid).toBe(false);
   });
@@ -204,17 +219,23 @@ describe("schema sources", () => {
     "32": "e-CF 32 v.1.0.xsd",
   };
 
-  it.each(Object.entries(originals))("the patch of %s is needed exactly where libxml2 refuses the original", async (kind, file) => {
-    const original = readFileSync(`${DGII_KIT}/xsd/${file}`, "utf8").replace(/^\uFEFF/, "");
-    const compile = async (schema: string) => {
-      const r = await validateXML({ xml: { fileName: "p.xml", contents: "<p/>" }, schema: { fileName: "s.xsd", contents: schema } }).catch((e: Error) => ({
-        rawOutput: e.message,
-      }));
-      return !/failed to compile/.test(r.rawOutput);
-    };
-    expect(await compile(xsdSource(kind as DocumentKind))).toBe(true);
-    expect(await compile(original)).toBe(kind === "32");
-  });
+  it.each(Object.entries(originals))(
+    "the patch of %s is needed exactly where libxml2 refuses the original",
+    async (kind, file) => {
+      const original = readFileSync(`${DGII_KIT}/xsd/${file}`, "utf8").replace(/^\uFEFF/, "");
+      const compile = async (schema: string) => {
+        const r = await validateXML({
+          xml: { fileName: "p.xml", contents: "<p/>" },
+          schema: { fileName: "s.xsd", contents: schema },
+        }).catch((e: Error) => ({
+          rawOutput: e.message,
+        }));
+        return !/failed to compile/.test(r.rawOutput);
+      };
+      expect(await compile(xsdSource(kind as DocumentKind))).toBe(true);
+      expect(await compile(original)).toBe(kind === "32");
+    },
+  );
 
   it.each(DOCUMENT_KINDS)("%s: relaxing the Signature makes every xs:any optional and nothing else", (kind) => {
     const strict = xsdSource(kind);

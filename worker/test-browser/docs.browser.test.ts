@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
-execFileSync("node", [fileURLToPath(new URL("../../scripts/require-tools.mjs", import.meta.url)), "chromium"], { stdio: "inherit" });
+execFileSync("node", [fileURLToPath(new URL("../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
+  stdio: "inherit",
+});
 
 const RESULTS = fileURLToPath(new URL("../test-results/", import.meta.url));
 const workerUrl = inject("workerUrl");

@@ -21,7 +21,8 @@ function operations(): { where: string; op: Json; webhook: boolean }[] {
     ["webhooks", true],
   ] as const) {
     for (const [path, item] of Object.entries((doc[key] ?? {}) as Json)) {
-      for (const [method, op] of Object.entries(item as Json)) if (METHODS.has(method)) out.push({ where: `${method.toUpperCase()} ${path}`, op, webhook });
+      for (const [method, op] of Object.entries(item as Json))
+        if (METHODS.has(method)) out.push({ where: `${method.toUpperCase()} ${path}`, op, webhook });
     }
   }
   return out;
@@ -29,15 +30,30 @@ function operations(): { where: string; op: Json; webhook: boolean }[] {
 
 const resolve = (schema: Json): Json => {
   let s = schema;
-  for (let hops = 0; s?.$ref && hops < 20; hops++) s = doc.components.schemas[String(s.$ref).replace("#/components/schemas/", "")];
+  for (let hops = 0; s?.$ref && hops < 20; hops++)
+    s = doc.components.schemas[String(s.$ref).replace("#/components/schemas/", "")];
   return s;
 };
 
 // Keywords that describe a value without constraining it: a schema made only of these accepts anything.
-const ANNOTATIONS = new Set(["description", "deprecated", "example", "examples", "title", "default", "readOnly", "writeOnly"]);
+const ANNOTATIONS = new Set([
+  "description",
+  "deprecated",
+  "example",
+  "examples",
+  "title",
+  "default",
+  "readOnly",
+  "writeOnly",
+]);
 
 /** JSON pointers of the schemas below `schema` that accept anything (`{}` or only annotations). */
-function anySchemas(schema: Json | boolean | undefined, where: string, out: string[] = [], seen = new Set<string>()): string[] {
+function anySchemas(
+  schema: Json | boolean | undefined,
+  where: string,
+  out: string[] = [],
+  seen = new Set<string>(),
+): string[] {
   if (schema === true || schema === undefined || schema === null) return [...out, where];
   if (schema === false) return out;
   if (schema.$ref) {
@@ -46,15 +62,31 @@ function anySchemas(schema: Json | boolean | undefined, where: string, out: stri
     return anySchemas(resolve(schema), `${where}→${String(schema.$ref).split("/").at(-1)}`, out, seen);
   }
   if (Object.keys(schema).every((k) => ANNOTATIONS.has(k))) return [...out, where];
-  for (const [name, property] of Object.entries((schema.properties ?? {}) as Json)) anySchemas(property, `${where}.${name}`, out, seen);
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as Json))
+    anySchemas(property, `${where}.${name}`, out, seen);
   if (schema.items) anySchemas(schema.items, `${where}[]`, out, seen);
-  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) anySchemas(schema.additionalProperties, `${where}{*}`, out, seen);
-  for (const key of ["oneOf", "anyOf", "allOf"]) ((schema[key] ?? []) as Json[]).forEach((branch, i) => anySchemas(branch, `${where}|${key}[${i}]`, out, seen));
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false)
+    anySchemas(schema.additionalProperties, `${where}{*}`, out, seen);
+  for (const key of ["oneOf", "anyOf", "allOf"])
+    ((schema[key] ?? []) as Json[]).forEach((branch, i) => anySchemas(branch, `${where}|${key}[${i}]`, out, seen));
   return out;
 }
 
 /** The tags in the order an integrator meets them; others' tags may follow, not come between. */
-const GUIDE = ["Authentication", "Company", "Issuing", "Receipts", "Receiving", "Purchases", "Reports", "Archive", "Webhooks", "Devices", "Administration", "Service"];
+const GUIDE = [
+  "Authentication",
+  "Company",
+  "Issuing",
+  "Receipts",
+  "Receiving",
+  "Purchases",
+  "Reports",
+  "Archive",
+  "Webhooks",
+  "Devices",
+  "Administration",
+  "Service",
+];
 
 describe("/openapi.json as a contract", () => {
   it("every operation has an operationId, a summary and a description of its own", () => {
@@ -71,8 +103,10 @@ describe("/openapi.json as a contract", () => {
       if (typeof op.summary !== "string" || op.summary.trim().length < 10) problems.push(`${where}: no summary`);
       const description = typeof op.description === "string" ? op.description.trim() : "";
       // A sentence or two for an integrator: more than a label, not the summary said again.
-      if (description.length < 60 || !/[.!?`)]$/.test(description)) problems.push(`${where}: no description of a sentence or more`);
-      else if (description.toLowerCase().startsWith(String(op.summary).trim().toLowerCase())) problems.push(`${where}: the description repeats the summary`);
+      if (description.length < 60 || !/[.!?`)]$/.test(description))
+        problems.push(`${where}: no description of a sentence or more`);
+      else if (description.toLowerCase().startsWith(String(op.summary).trim().toLowerCase()))
+        problems.push(`${where}: the description repeats the summary`);
     }
     expect(problems).toEqual([]);
   });
@@ -86,7 +120,8 @@ describe("/openapi.json as a contract", () => {
         for (const [type, media] of Object.entries((response.content ?? {}) as Json)) {
           if (!/json/.test(type)) continue;
           checked++;
-          for (const any of anySchemas(media.schema, "")) problems.push(`${where} ${status} ${type}: schema${any || " itself"} accepts anything`);
+          for (const any of anySchemas(media.schema, ""))
+            problems.push(`${where} ${status} ${type}: schema${any || " itself"} accepts anything`);
         }
       }
     }
@@ -98,7 +133,8 @@ describe("/openapi.json as a contract", () => {
     const problems: string[] = [];
     for (const { where, op, webhook } of operations()) {
       for (const [status, response] of Object.entries((op.responses ?? {}) as Json)) {
-        if (status.startsWith("2") && status !== "204" && !webhook && !response.content) problems.push(`${where} ${status}`);
+        if (status.startsWith("2") && status !== "204" && !webhook && !response.content)
+          problems.push(`${where} ${status}`);
       }
     }
     expect(problems).toEqual([]);
@@ -106,7 +142,8 @@ describe("/openapi.json as a contract", () => {
 
   it("tags read as a guide: each declared with a description, in the integrator's order, each used", () => {
     const declared = ((doc.tags ?? []) as { name: string; description?: string }[]).map((t) => t.name);
-    for (const tag of (doc.tags ?? []) as { name: string; description?: string }[]) expect(tag.description?.length ?? 0, tag.name).toBeGreaterThan(40);
+    for (const tag of (doc.tags ?? []) as { name: string; description?: string }[])
+      expect(tag.description?.length ?? 0, tag.name).toBeGreaterThan(40);
     expect(declared.filter((name) => GUIDE.includes(name))).toEqual(GUIDE);
     const used = new Set(operations().flatMap(({ op }) => (op.tags ?? []) as string[]));
     expect(

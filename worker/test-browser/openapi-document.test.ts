@@ -28,9 +28,11 @@ function mediaTypes(): { where: string; type: string; media: Json }[] {
   const out: { where: string; type: string; media: Json }[] = [];
   for (const [path, item] of Object.entries(doc.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
-      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) out.push({ where: `${method.toUpperCase()} ${path} body`, type, media });
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json))
+        out.push({ where: `${method.toUpperCase()} ${path} body`, type, media });
       for (const [status, response] of Object.entries((op.responses ?? {}) as Json))
-        for (const [type, media] of Object.entries((response.content ?? {}) as Json)) out.push({ where: `${method.toUpperCase()} ${path} ${status}`, type, media });
+        for (const [type, media] of Object.entries((response.content ?? {}) as Json))
+          out.push({ where: `${method.toUpperCase()} ${path} ${status}`, type, media });
     }
   }
   return out;

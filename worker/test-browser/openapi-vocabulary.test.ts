@@ -11,7 +11,14 @@ type Json = Record<string, any>;
 const STATES: Record<string, string[]> = {
   Aceptado: ["aceptado", "accepted", "accept", "approved", "aprobado"],
   Rechazado: ["rechazado", "rejected", "reject", "refused"],
-  "Aceptado Condicional": ["aceptado condicional", "accepted conditionally", "conditionally accepted", "accepted conditional", "conditional", "condicional"],
+  "Aceptado Condicional": [
+    "aceptado condicional",
+    "accepted conditionally",
+    "conditionally accepted",
+    "accepted conditional",
+    "conditional",
+    "condicional",
+  ],
   "En Proceso": ["en proceso", "in process", "in progress", "processing"],
   Contingencia: ["contingencia", "contingency"],
   Anulado: ["anulado", "voided", "void", "cancelled", "canceled"],
@@ -26,7 +33,10 @@ const normalize = (s: string) =>
     .replace(/[\s_-]+/g, " ")
     .trim();
 const STATE_OF = new Map<string, string>(
-  Object.entries(STATES).flatMap(([state, variants]) => [[normalize(state), state], ...variants.map((v) => [normalize(v), state] as [string, string])]),
+  Object.entries(STATES).flatMap(([state, variants]) => [
+    [normalize(state), state],
+    ...variants.map((v) => [normalize(v), state] as [string, string]),
+  ]),
 );
 
 interface Sighting {
@@ -69,7 +79,9 @@ function stateSightings(document: Json): Sighting[] {
       else if (key === "examples") {
         // A schema's examples are values; a media type's (or components.examples) are named Example objects.
         if (Array.isArray(child)) stateStrings(child, at, out);
-        else for (const [name, example] of Object.entries((child ?? {}) as Json)) stateStrings((example as Json)?.value ?? example, `${at}/${name}`, out);
+        else
+          for (const [name, example] of Object.entries((child ?? {}) as Json))
+            stateStrings((example as Json)?.value ?? example, `${at}/${name}`, out);
       } else if (key !== "description" && key !== "summary" && key !== "title") walk(child, at);
     }
   };
@@ -88,14 +100,24 @@ function vocabularyProblems(document: Json): string[] {
   }
   const problems: string[] = [];
   for (const [state, seen] of spellings) {
-    if (seen.size > 1) problems.push(`${state} is spelled ${seen.size} ways: ${[...seen.keys()].map((s) => JSON.stringify(s)).join(", ")}`);
-    for (const [spelling, where] of seen) if (spelling !== state) problems.push(`${JSON.stringify(spelling)} (DGII: ${JSON.stringify(state)}) at ${where.slice(0, 3).join(", ")}`);
+    if (seen.size > 1)
+      problems.push(
+        `${state} is spelled ${seen.size} ways: ${[...seen.keys()].map((s) => JSON.stringify(s)).join(", ")}`,
+      );
+    for (const [spelling, where] of seen)
+      if (spelling !== state)
+        problems.push(
+          `${JSON.stringify(spelling)} (DGII: ${JSON.stringify(state)}) at ${where.slice(0, 3).join(", ")}`,
+        );
   }
   return problems;
 }
 
 describe("the vocabulary check itself", () => {
-  const schema = (properties: Json) => ({ openapi: "3.1.0", components: { schemas: { Thing: { type: "object", properties } } } });
+  const schema = (properties: Json) => ({
+    openapi: "3.1.0",
+    components: { schemas: { Thing: { type: "object", properties } } },
+  });
 
   it.each([
     ["English beside DGII's word", { a: { enum: ["Aceptado"] }, b: { enum: ["accepted"] } }, 2],
@@ -116,7 +138,15 @@ describe("the vocabulary check itself", () => {
         type: { enum: ["receipt.accepted", "receipt.accepted_conditionally"] },
         note: { type: "string", description: "accepted or rejected" },
       }),
-      paths: { "/x": { get: { responses: { 200: { content: { "application/json": { examples: { one: { value: { estado: "Accepted" } } } } } } } } } },
+      paths: {
+        "/x": {
+          get: {
+            responses: {
+              200: { content: { "application/json": { examples: { one: { value: { estado: "Accepted" } } } } } },
+            },
+          },
+        },
+      },
     };
     expect(vocabularyProblems({ ...doc, paths: {} })).toEqual([]);
     expect(vocabularyProblems(doc)).toEqual([
@@ -136,7 +166,8 @@ describe("/openapi.json speaks one vocabulary", () => {
     const sightings = stateSightings(doc);
     // The check looks where the states are: the receipt answer's estado, the approval's, the reports'.
     const found = new Set(sightings.map((s) => s.value));
-    for (const state of ["Aceptado", "Rechazado", "Aceptado Condicional", "En Proceso", "Contingencia", "Anulado"]) expect(found, state).toContain(state);
+    for (const state of ["Aceptado", "Rechazado", "Aceptado Condicional", "En Proceso", "Contingencia", "Anulado"])
+      expect(found, state).toContain(state);
     expect(sightings.some((s) => s.where.includes("IncomingApprovalAnswer"))).toBe(true);
     expect(vocabularyProblems(doc)).toEqual([]);
   });
@@ -151,7 +182,12 @@ describe("/openapi.json speaks one vocabulary", () => {
       if (!node || typeof node !== "object") return;
       const object = node as Json;
       if (object.deprecated === true) legacy.push(`${where} (deprecated)`);
-      if (Array.isArray(object.enum) && object.enum.some((v: unknown) => typeof v === "string" && ["accepted", "aceptado", "rechazado", "rejected"].includes(v)))
+      if (
+        Array.isArray(object.enum) &&
+        object.enum.some(
+          (v: unknown) => typeof v === "string" && ["accepted", "aceptado", "rechazado", "rejected"].includes(v),
+        )
+      )
         legacy.push(where);
       for (const [key, child] of Object.entries(object)) walk(child, `${where}/${key}`);
     };
@@ -164,15 +200,28 @@ describe("/openapi.json speaks one vocabulary", () => {
     const properties = (name: string) => doc.components.schemas[name].properties as Json;
     const answer = properties("IssueAnswer");
     for (const name of ["reenviado", "warnings", "emails", "buyerDelivery"]) expect(answer[name], name).toBeDefined();
-    for (const twin of ["resent", "advertencias", "correos", "entregaComprador"]) expect(answer, twin).not.toHaveProperty(twin);
+    for (const twin of ["resent", "advertencias", "correos", "entregaComprador"])
+      expect(answer, twin).not.toHaveProperty(twin);
     expect(Object.keys(answer.emails.items.properties)).toEqual(["to", "at", "state", "detail"]);
     // A state DGII defines is in DGII's words, one closed set.
-    expect(answer.buyerDelivery.properties.state.enum).toEqual(["Pendiente", "Recibido", "No Recibido", "No Receptor", "Fallido"]);
+    expect(answer.buyerDelivery.properties.state.enum).toEqual([
+      "Pendiente",
+      "Recibido",
+      "No Recibido",
+      "No Receptor",
+      "Fallido",
+    ]);
     // DGII's own field names stay DGII's inside the English object.
     expect(answer.buyerDelivery.properties).toHaveProperty("codigoMotivoNoRecibido");
     expect(properties("EmailQueued")).not.toHaveProperty("estado");
     // A purchase's state at DGII likewise (consultaestado's words).
-    expect(properties("ComprasReportItem").estadoDgii.enum).toEqual(["Pendiente", "Aceptado", "Aceptado Condicional", "Rechazado", "No Encontrado"]);
+    expect(properties("ComprasReportItem").estadoDgii.enum).toEqual([
+      "Pendiente",
+      "Aceptado",
+      "Aceptado Condicional",
+      "Rechazado",
+      "No Encontrado",
+    ]);
   });
 
   it("names the monthly formats', the classification's and the supplier defaults' fields in English, with no Spanish twin", () => {
@@ -195,14 +244,34 @@ describe("/openapi.json speaks one vocabulary", () => {
       lines: "lineas",
     };
     renamed("Formato606", schemas.Formato606.properties, { ...monthly, totals: "totales", excluded: "excluidos" });
-    renamed("Formato607", schemas.Formato607.properties, { ...monthly, totals: "totales", consumptionSummary: "resumenConsumo" });
+    renamed("Formato607", schemas.Formato607.properties, {
+      ...monthly,
+      totals: "totales",
+      consumptionSummary: "resumenConsumo",
+    });
     renamed("Formato608", schemas.Formato608.properties, monthly);
-    renamed("Formato606Linea", schemas.Formato606Linea.properties, { fields: "campos", source: "origen", classification: "clasificacion" });
-    renamed("MonthlyFormatMissing", schemas.MonthlyFormatMissing.properties, { code: "codigo", message: "mensaje", field: "campo", fixWith: "corregir" });
+    renamed("Formato606Linea", schemas.Formato606Linea.properties, {
+      fields: "campos",
+      source: "origen",
+      classification: "clasificacion",
+    });
+    renamed("MonthlyFormatMissing", schemas.MonthlyFormatMissing.properties, {
+      code: "codigo",
+      message: "mensaje",
+      field: "campo",
+      fixWith: "corregir",
+    });
     renamed("ResumenConsumo", schemas.ResumenConsumo.properties, { count: "cantidad" });
     renamed("EffectiveClassification", schemas.EffectiveClassification.properties, { sources: "origen" });
-    renamed("ClassifiedPurchase", schemas.ClassifiedPurchase.properties, { classification: "clasificacion", effective: "efectiva", missing: "faltantes" });
-    renamed("SupplierClassificationDefaultsView", schemas.SupplierClassificationDefaultsView.properties, { source: "origen", updatedAt: "actualizado" });
+    renamed("ClassifiedPurchase", schemas.ClassifiedPurchase.properties, {
+      classification: "clasificacion",
+      effective: "efectiva",
+      missing: "faltantes",
+    });
+    renamed("SupplierClassificationDefaultsView", schemas.SupplierClassificationDefaultsView.properties, {
+      source: "origen",
+      updatedAt: "actualizado",
+    });
     renamed("SaleWithholdingView", schemas.SaleWithholdingView.properties, { sources: "origen" });
     expect(schemas.Formato606Linea.properties.source.enum).toEqual(["purchase", "own"]);
     // DGII's names stay DGII's: the TXT's columns and the 606 classification's fields.

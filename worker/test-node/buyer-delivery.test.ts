@@ -27,7 +27,10 @@ beforeAll(async () => {
   stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800" });
   const rncs = { a: "131880681", b: "101010101" } as const;
   for (const side of ["a", "b"] as const) {
-    identities[side] = await createTestIdentity({ rnc: rncs[side], commonName: side === "a" ? "EMISORA A SRL" : "COMPRADORA B SRL" });
+    identities[side] = await createTestIdentity({
+      rnc: rncs[side],
+      commonName: side === "a" ? "EMISORA A SRL" : "COMPRADORA B SRL",
+    });
     const setup = await setUpIssuer(
       stack.workerUrl,
       stack.adminSecret,
@@ -57,7 +60,9 @@ beforeAll(async () => {
     await fetch(`${stack.sandboxUrl}/__sandbox/directory`, {
       method: "PUT",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify([{ nombre: "Compradora B SRL", rnc: rncs.b, urlRecepcion: receiver, urlAceptacion: receiver, urlOpcional: null }]),
+      body: JSON.stringify([
+        { nombre: "Compradora B SRL", rnc: rncs.b, urlRecepcion: receiver, urlAceptacion: receiver, urlOpcional: null },
+      ]),
     }),
   );
 }, 240_000);
@@ -75,28 +80,51 @@ describe("delivery to a buyer on the same platform", () => {
     request.Encabezado.Comprador = { RNCComprador: issuers.b.rnc, RazonSocialComprador: "Compradora B SRL" };
     const auth = (side: "a" | "b") => ({ Authorization: `Bearer ${issuers[side].token}` });
     const issued = await json<{ encf: string; estado: string }>(
-      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth("a"), "Content-Type": "application/json" }, body: JSON.stringify(request) }),
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, {
+        method: "POST",
+        headers: { ...auth("a"), "Content-Type": "application/json" },
+        body: JSON.stringify(request),
+      }),
     );
 
-    let state: { estado: string; buyerDelivery?: { state: string; arecfEstado: string | null } } = { estado: issued.estado };
-    for (let i = 0; i < 120 && !["Recibido", "No Recibido", "Fallido", "No Receptor"].includes(state.buyerDelivery?.state ?? ""); i++) {
+    let state: { estado: string; buyerDelivery?: { state: string; arecfEstado: string | null } } = {
+      estado: issued.estado,
+    };
+    for (
+      let i = 0;
+      i < 120 && !["Recibido", "No Recibido", "Fallido", "No Receptor"].includes(state.buyerDelivery?.state ?? "");
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 500));
       state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth("a") }));
     }
     expect(state.estado).toBe("Aceptado");
     // What B's receiver refused, if anything (a second copy would be refused as a duplicate, motivo 3).
-    const refusedByB = await json<{ items: { code: string; detail: string }[] }>(await fetch(`${stack.workerUrl}/reports/errores`, { headers: auth("b") }));
+    const refusedByB = await json<{ items: { code: string; detail: string }[] }>(
+      await fetch(`${stack.workerUrl}/reports/errores`, { headers: auth("b") }),
+    );
     expect(refusedByB.items).toEqual([]);
     expect(state.buyerDelivery, JSON.stringify(state)).toMatchObject({ state: "Recibido", arecfEstado: "0" });
     expect(state).not.toHaveProperty("entregaComprador");
 
-    const arecf = await (await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}/arecf`, { headers: auth("a") })).text();
+    const arecf = await (
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}/arecf`, { headers: auth("a") })
+    ).text();
     const verified = xmlsecVerify(arecf, identities.b.certificatePem);
     expect(verified.ok, verified.output).toBe(true);
-    expect(parseArecf(arecf)).toMatchObject({ RNCEmisor: issuers.a.rnc, RNCComprador: issuers.b.rnc, eNCF: issued.encf, Estado: "0" });
+    expect(parseArecf(arecf)).toMatchObject({
+      RNCEmisor: issuers.a.rnc,
+      RNCComprador: issuers.b.rnc,
+      eNCF: issued.encf,
+      Estado: "0",
+    });
 
-    const compras = await json<{ items: { rncEmisor: string; encf: string; arecfEstado: string }[] }>(await fetch(`${stack.workerUrl}/reports/compras`, { headers: auth("b") }));
-    expect(compras.items).toEqual([expect.objectContaining({ rncEmisor: issuers.a.rnc, encf: issued.encf, arecfEstado: "0" })]);
+    const compras = await json<{ items: { rncEmisor: string; encf: string; arecfEstado: string }[] }>(
+      await fetch(`${stack.workerUrl}/reports/compras`, { headers: auth("b") }),
+    );
+    expect(compras.items).toEqual([
+      expect.objectContaining({ rncEmisor: issuers.a.rnc, encf: issued.encf, arecfEstado: "0" }),
+    ]);
   }, 120_000);
 
   it("a buyer the sandbox plays refusing the e-CF (motivo 4): No Recibido over HTTP, sent once", async () => {
@@ -105,11 +133,17 @@ describe("delivery to a buyer on the same platform", () => {
       await fetch(`${stack.sandboxUrl}/__sandbox/directory`, {
         method: "PUT",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify([{ nombre: "Otro", rnc: "131880738", urlRecepcion: buyer, urlAceptacion: buyer, urlOpcional: null }]),
+        body: JSON.stringify([
+          { nombre: "Otro", rnc: "131880738", urlRecepcion: buyer, urlAceptacion: buyer, urlOpcional: null },
+        ]),
       }),
     );
     await json(
-      await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ estado: "1", motivo: "4" }) }),
+      await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ estado: "1", motivo: "4" }),
+      }),
     );
     const request = structuredClone(makeEcf("31")) as Record<string, any>;
     delete request.Encabezado.Emisor;
@@ -117,15 +151,25 @@ describe("delivery to a buyer on the same platform", () => {
     delete request.FechaHoraFirma;
     const auth = { Authorization: `Bearer ${issuers.a.token}` };
     const issued = await json<{ encf: string }>(
-      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }),
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify(request),
+      }),
     );
     let state: { buyerDelivery?: { state: string; codigoMotivoNoRecibido: string | null } } = {};
-    for (let i = 0; i < 120 && !["No Recibido", "Recibido", "Fallido"].includes(state.buyerDelivery?.state ?? ""); i++) {
+    for (
+      let i = 0;
+      i < 120 && !["No Recibido", "Recibido", "Fallido"].includes(state.buyerDelivery?.state ?? "");
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 500));
       state = await json(await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${issued.encf}`, { headers: auth }));
     }
     expect(state.buyerDelivery).toMatchObject({ state: "No Recibido", codigoMotivoNoRecibido: "4" });
-    const seen = await json<{ kind: string }[]>(await fetch(`${stack.sandboxUrl}/__sandbox/received?rnc=${issuers.a.rnc}&encf=${issued.encf}`));
+    const seen = await json<{ kind: string }[]>(
+      await fetch(`${stack.sandboxUrl}/__sandbox/received?rnc=${issuers.a.rnc}&encf=${issued.encf}`),
+    );
     expect(seen.filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
     await fetch(`${stack.sandboxUrl}/__sandbox/buyer`, { method: "DELETE" });
   }, 120_000);
@@ -136,16 +180,32 @@ describe("delivery to a buyer on the same platform", () => {
     delete request.Encabezado.Emisor;
     delete request.Encabezado.IdDoc.eNCF;
     delete request.FechaHoraFirma;
-    request.Encabezado.Comprador = { RNCComprador: "130000010", RazonSocialComprador: "Cliente Sin Recepcion SRL", CorreoComprador: address };
+    request.Encabezado.Comprador = {
+      RNCComprador: "130000010",
+      RazonSocialComprador: "Cliente Sin Recepcion SRL",
+      CorreoComprador: address,
+    };
     const auth = { Authorization: `Bearer ${issuers.a.token}` };
     const issued = await json<{ encf: string; urlTimbre: string }>(
-      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }),
+      await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify(request),
+      }),
     );
-    let mail: { subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] } | undefined;
+    let mail:
+      | { subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] }
+      | undefined;
     for (let i = 0; i < 120 && !mail; i++) {
       await new Promise((r) => setTimeout(r, 500));
       mail = (
-        await json<{ to: string[]; subject: string; attachments: { filename: string; contentType: string; contentBase64: string }[] }[]>(await fetch(`${stack.sandboxUrl}/__mail`))
+        await json<
+          {
+            to: string[];
+            subject: string;
+            attachments: { filename: string; contentType: string; contentBase64: string }[];
+          }[]
+        >(await fetch(`${stack.sandboxUrl}/__mail`))
       ).find((m) => m.to.includes(address));
     }
     expect(mail, "no e-mail reached the SMTP sink").toBeDefined();

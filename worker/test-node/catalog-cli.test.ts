@@ -22,7 +22,13 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ecf-catalog-cli-"));
   // Frozen: another developer's edit must not reload the worker between the commands.
   stack = await startLocalStack({ frozen: true });
-  companyId = (await adminApi("POST", "/admin/companies", { registryNumber: "131880681", name: "Colmado Prueba SRL", dgiiServer: "testecf" })).id;
+  companyId = (
+    await adminApi("POST", "/admin/companies", {
+      registryNumber: "131880681",
+      name: "Colmado Prueba SRL",
+      dgiiServer: "testecf",
+    })
+  ).id;
 }, 300_000);
 
 afterAll(async () => {
@@ -35,7 +41,13 @@ describe("npm run admin -- products:*, cashiers:create, devices:update", () => {
     const file = join(dir, "bad.csv");
     writeFileSync(
       file,
-      [HEADER, "A-1,,Arroz 1 lb,45.00,true,18,23,good,true", "A-2,,Aceite,precio,true,18,43,good,true", "A-3,,Azúcar,60.00,true,20,43,good,true", ""].join("\r\n"),
+      [
+        HEADER,
+        "A-1,,Arroz 1 lb,45.00,true,18,23,good,true",
+        "A-2,,Aceite,precio,true,18,43,good,true",
+        "A-3,,Azúcar,60.00,true,20,43,good,true",
+        "",
+      ].join("\r\n"),
     );
     const run = await admin("products:import", "--company", companyId, "--file", file);
     expect(run.status).toBe(1);

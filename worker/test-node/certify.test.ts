@@ -33,7 +33,12 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "ecf-certify-"));
   // A quick sandbox and short in-request polling keep 75+ issuances within CI time.
   // Frozen: one build of the worker for the whole run, whatever is edited meanwhile.
-  stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800,1600,3200", logFile: join(out, "worker.log"), frozen: true });
+  stack = await startLocalStack({
+    processingMs: 50,
+    pollDelaysMs: "100,200,400,800,1600,3200",
+    logFile: join(out, "worker.log"),
+    frozen: true,
+  });
   const target = { workerUrl: stack.workerUrl, adminSecret: stack.adminSecret, sandboxUrl: stack.sandboxUrl };
   // The three issuers are independent: run them side by side. Within one issuer the ECF sheet goes
   // first (numbers are taken in order), then its RFCE sheet, whose E32 are by then already accepted.
@@ -41,7 +46,8 @@ beforeAll(async () => {
     SETS.map(async ({ stem }) => {
       // On 2 busy cores a receipt can outlast the in-request polling; the ledger's alarm (back-off 1, 2,
       // 4, 8, 16… s) then finishes it: allow it two minutes.
-      const run = (kind: "ECF" | "RFCE") => certify(target, { file: sheet(stem, kind), out: join(out, stem, kind), renewExpired: true, settleMs: 120_000 });
+      const run = (kind: "ECF" | "RFCE") =>
+        certify(target, { file: sheet(stem, kind), out: join(out, stem, kind), renewExpired: true, settleMs: 120_000 });
       const ecf = await run("ECF");
       const rfce = await run("RFCE");
       results.set(stem, { ecf, rfce });
@@ -51,14 +57,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  const failed = [...results.values()].some(({ ecf, rfce }) => notAccepted(ecf.outcomes).length + notAccepted(rfce.outcomes).length > 0);
+  const failed = [...results.values()].some(
+    ({ ecf, rfce }) => notAccepted(ecf.outcomes).length + notAccepted(rfce.outcomes).length > 0,
+  );
   // Keep the signed XML and the worker's log when a case failed, to see why.
   if (failed || results.size < SETS.length) console.warn(`certification output kept in ${out}`);
   else if (out) rmSync(out, { recursive: true, force: true });
 });
 
 /** One line per case that is not Aceptado, with DGII's or the service's messages. */
-const notAccepted = (outcomes: readonly Outcome[]) => outcomes.filter((o) => o.estado !== "Aceptado").map((o) => `${o.c.caso} ${o.estado}: ${o.mensajes.join(" | ")}`);
+const notAccepted = (outcomes: readonly Outcome[]) =>
+  outcomes.filter((o) => o.estado !== "Aceptado").map((o) => `${o.c.caso} ${o.estado}: ${o.mensajes.join(" | ")}`);
 
 describe.each(SETS)("DGII test set $name", ({ stem }) => {
   it("ECF sheet: every case is issued through the API and Aceptado, each on its path", () => {
@@ -107,7 +116,13 @@ it("--renew-expired: the futureman ranges (FechaVencimientoSecuencia 31-12-2025)
   expect(ecf.notes.some((n) => n.includes("2025-12-31 is past") && n.includes("--renew-expired"))).toBe(true);
   const renewed = ecf.ranges.filter((r) => r.expiresOn === `${year + 1}-12-31`);
   expect(renewed.length).toBeGreaterThan(0);
-  const signed = ecf.outcomes.filter((o) => renewed.some((r) => r.tipo === o.c.tipo) && /<FechaVencimientoSecuencia>/.test(readFileSync(o.xmlFile!, "utf8")));
+  const signed = ecf.outcomes.filter(
+    (o) =>
+      renewed.some((r) => r.tipo === o.c.tipo) && /<FechaVencimientoSecuencia>/.test(readFileSync(o.xmlFile!, "utf8")),
+  );
   expect(signed.length).toBeGreaterThan(0);
-  for (const o of signed) expect(readFileSync(o.xmlFile!, "utf8")).toContain(`<FechaVencimientoSecuencia>31-12-${year + 1}</FechaVencimientoSecuencia>`);
+  for (const o of signed)
+    expect(readFileSync(o.xmlFile!, "utf8")).toContain(
+      `<FechaVencimientoSecuencia>31-12-${year + 1}</FechaVencimientoSecuencia>`,
+    );
 });

@@ -29,8 +29,13 @@ describe("the generated e-CF request examples", () => {
 
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true });
   const validators = TIPOS_ECF.map((tipo) => [tipo, ajv.compile(ecfRequestSchema(tipo))] as const);
-  it.each(Object.entries(ECF_REQUEST_EXAMPLES))("%s is valid against its type's schema, and only that one", (_key, example) => {
-    const valid = validators.filter(([, validate]) => validate(example.value)).map(([tipo]) => tipo);
-    expect(valid).toEqual([String((example.value as { Encabezado: { IdDoc: { TipoeCF: string } } }).Encabezado.IdDoc.TipoeCF)]);
-  });
+  it.each(Object.entries(ECF_REQUEST_EXAMPLES))(
+    "%s is valid against its type's schema, and only that one",
+    (_key, example) => {
+      const valid = validators.filter(([, validate]) => validate(example.value)).map(([tipo]) => tipo);
+      expect(valid).toEqual([
+        String((example.value as { Encabezado: { IdDoc: { TipoeCF: string } } }).Encabezado.IdDoc.TipoeCF),
+      ]);
+    },
+  );
 });

@@ -8,7 +8,8 @@ import { formatAmount, printable } from "../src/print/pdf-text.ts";
 
 const FONTS: StandardFontName[] = ["Helvetica", "Helvetica-Bold"];
 const SIZES = [1, 7, 7.5, 8, 9, 10, 11, 12, 13.37];
-const reference = (font: StandardFontName) => StandardFontEmbedder.for(font as Parameters<typeof StandardFontEmbedder.for>[0]);
+const reference = (font: StandardFontName) =>
+  StandardFontEmbedder.for(font as Parameters<typeof StandardFontEmbedder.for>[0]);
 
 /** Every UTF-16 code unit printable() keeps as itself. */
 const PRINTABLE = (() => {
@@ -58,7 +59,9 @@ describe("standard font metrics", () => {
   it.each(FONTS)("%s: every printable character is as wide as pdf-lib says, at every size", (font) => {
     const ours = fontMetrics(font);
     const theirs = reference(font);
-    for (const ch of PRINTABLE) for (const size of SIZES) expect([ch, size, ours.widthOfTextAtSize(ch, size)]).toEqual([ch, size, theirs.widthOfTextAtSize(ch, size)]);
+    for (const ch of PRINTABLE)
+      for (const size of SIZES)
+        expect([ch, size, ours.widthOfTextAtSize(ch, size)]).toEqual([ch, size, theirs.widthOfTextAtSize(ch, size)]);
   });
 
   it.each(FONTS)("%s: every pair of printable characters (kerning) measures as in pdf-lib", (font) => {
@@ -83,9 +86,26 @@ describe("standard font metrics", () => {
     const ours = fontMetrics(font);
     const theirs = reference(font);
     const random = seeded(16);
-    const strings = [...NAMES, ...AMOUNTS, ...NAMES.map((n) => n.toUpperCase()), ...NAMES.map((n, i) => `${n} ${AMOUNTS[i % AMOUNTS.length]}`)];
-    for (let i = 0; i < 2000; i++) strings.push(Array.from({ length: 1 + Math.floor(random() * 120) }, () => PRINTABLE[Math.floor(random() * PRINTABLE.length)]).join(""));
-    for (const text of strings) for (const size of SIZES) expect([text, size, ours.widthOfTextAtSize(text, size)]).toEqual([text, size, theirs.widthOfTextAtSize(text, size)]);
+    const strings = [
+      ...NAMES,
+      ...AMOUNTS,
+      ...NAMES.map((n) => n.toUpperCase()),
+      ...NAMES.map((n, i) => `${n} ${AMOUNTS[i % AMOUNTS.length]}`),
+    ];
+    for (let i = 0; i < 2000; i++)
+      strings.push(
+        Array.from(
+          { length: 1 + Math.floor(random() * 120) },
+          () => PRINTABLE[Math.floor(random() * PRINTABLE.length)],
+        ).join(""),
+      );
+    for (const text of strings)
+      for (const size of SIZES)
+        expect([text, size, ours.widthOfTextAtSize(text, size)]).toEqual([
+          text,
+          size,
+          theirs.widthOfTextAtSize(text, size),
+        ]);
   });
 
   it("measures a character the fonts cannot print as the ? the page shows instead", () => {

@@ -58,53 +58,80 @@ function pdfinfo(bytes: Uint8Array): string {
 
 const cases: [TipoeCF, number, PrintLayout, boolean][] = [];
 for (const tipo of ["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"] as TipoeCF[]) {
-  for (const layout of ["a4", "letter", "roll80"] as PrintLayout[]) cases.push([tipo, tipo === "31" ? 140 : tipo === "32" ? 70 : 3, layout, tipo === "33"]);
+  for (const layout of ["a4", "letter", "roll80"] as PrintLayout[])
+    cases.push([tipo, tipo === "31" ? 140 : tipo === "32" ? 70 : 3, layout, tipo === "33"]);
 }
 
 describe("the RI's PDF file", () => {
-  it.each(cases)("E%s with %d lines on %s (tricky text: %s): pages, fonts, information and content streams as rendered", async (tipo, lines, layout, trickyText) => {
-    const doc = xmlToEcf(ecfToXml(makeEcf(tipo, { lines, trickyText, ...(tipo === "33" || tipo === "34" ? { codigoModificacion: "3" } : {}) })));
-    const options = { securityCode: "Ab3+x/", fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: `https://ecf.dgii.gov.do/testecf/ConsultaTimbre?ENcf=E${tipo}`, layout };
-    const bytes = await renderReceiptPdf(doc, options);
-    const expected = renderPages(doc, options);
-    const objects = checkCrossReferences(bytes);
-    // Page tree, catalog, information, two fonts, then a page and its content stream per page.
-    expect(objects).toBe(1 + 5 + 2 * expected.length);
-    expect(pdfinfo(bytes)).toMatch(new RegExp(`Pages:\\s+${expected.length}\\n`));
-
-    const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
-    const pages = pdf.getPages();
-    expect(pages.length).toBe(expected.length);
-    if (layout !== "roll80" && lines > 50) expect(pages.length).toBeGreaterThan(1);
-    pages.forEach((page, i) => {
-      const { width, height } = page.getMediaBox();
-      expect([width, height]).toEqual([expected[i]!.width, expected[i]!.height]);
-      const fonts = page.node.Resources()!.lookup(PDFName.of("Font"), PDFDict);
-      const font = (key: string) => {
-        const dict = fonts.lookup(PDFName.of(key), PDFDict);
-        return Object.fromEntries(["Type", "Subtype", "BaseFont", "Encoding"].map((k) => [k, dict.get(PDFName.of(k))?.toString()]));
+  it.each(cases)(
+    "E%s with %d lines on %s (tricky text: %s): pages, fonts, information and content streams as rendered",
+    async (tipo, lines, layout, trickyText) => {
+      const doc = xmlToEcf(
+        ecfToXml(
+          makeEcf(tipo, { lines, trickyText, ...(tipo === "33" || tipo === "34" ? { codigoModificacion: "3" } : {}) }),
+        ),
+      );
+      const options = {
+        securityCode: "Ab3+x/",
+        fechaHoraFirma: doc.FechaHoraFirma as string,
+        timbreUrl: `https://ecf.dgii.gov.do/testecf/ConsultaTimbre?ENcf=E${tipo}`,
+        layout,
       };
-      expect(font("F1")).toEqual({ Type: "/Font", Subtype: "/Type1", BaseFont: "/Helvetica", Encoding: "/WinAnsiEncoding" });
-      expect(font("F2")).toEqual({ Type: "/Font", Subtype: "/Type1", BaseFont: "/Helvetica-Bold", Encoding: "/WinAnsiEncoding" });
-      const contents = page.node.Contents();
-      expect(contents).toBeInstanceOf(PDFRawStream);
-      const stream = contents as PDFRawStream;
-      expect(stream.dict.get(PDFName.of("Filter"))?.toString()).toBe("/FlateDecode");
-      expect(inflateSync(stream.contents).toString("latin1")).toBe(Buffer.from(expected[i]!.content.bytes()).toString("latin1"));
-    });
+      const bytes = await renderReceiptPdf(doc, options);
+      const expected = renderPages(doc, options);
+      const objects = checkCrossReferences(bytes);
+      // Page tree, catalog, information, two fonts, then a page and its content stream per page.
+      expect(objects).toBe(1 + 5 + 2 * expected.length);
+      expect(pdfinfo(bytes)).toMatch(new RegExp(`Pages:\\s+${expected.length}\\n`));
 
-    const e = doc.Encabezado as Record<string, Record<string, string>>;
-    expect(pdf.getTitle()).toMatch(new RegExp(` ${e.IdDoc!.eNCF}$`));
-    expect(pdf.getAuthor()).toBe(printable(e.Emisor!.RazonSocialEmisor!));
-    expect(pdf.getProducer()).toBe("ecf-edge");
-    expect(pdf.getCreator()).toBe("ecf-edge");
-    const signed = parseDgiiDateTime(doc.FechaHoraFirma as string)!;
-    expect(pdf.getCreationDate()).toEqual(signed);
-    expect(pdf.getModificationDate()).toEqual(signed);
+      const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+      const pages = pdf.getPages();
+      expect(pages.length).toBe(expected.length);
+      if (layout !== "roll80" && lines > 50) expect(pages.length).toBeGreaterThan(1);
+      pages.forEach((page, i) => {
+        const { width, height } = page.getMediaBox();
+        expect([width, height]).toEqual([expected[i]!.width, expected[i]!.height]);
+        const fonts = page.node.Resources()!.lookup(PDFName.of("Font"), PDFDict);
+        const font = (key: string) => {
+          const dict = fonts.lookup(PDFName.of(key), PDFDict);
+          return Object.fromEntries(
+            ["Type", "Subtype", "BaseFont", "Encoding"].map((k) => [k, dict.get(PDFName.of(k))?.toString()]),
+          );
+        };
+        expect(font("F1")).toEqual({
+          Type: "/Font",
+          Subtype: "/Type1",
+          BaseFont: "/Helvetica",
+          Encoding: "/WinAnsiEncoding",
+        });
+        expect(font("F2")).toEqual({
+          Type: "/Font",
+          Subtype: "/Type1",
+          BaseFont: "/Helvetica-Bold",
+          Encoding: "/WinAnsiEncoding",
+        });
+        const contents = page.node.Contents();
+        expect(contents).toBeInstanceOf(PDFRawStream);
+        const stream = contents as PDFRawStream;
+        expect(stream.dict.get(PDFName.of("Filter"))?.toString()).toBe("/FlateDecode");
+        expect(inflateSync(stream.contents).toString("latin1")).toBe(
+          Buffer.from(expected[i]!.content.bytes()).toString("latin1"),
+        );
+      });
 
-    // Reproducible: the archived PDF is a function of its XML.
-    expect(Buffer.from(await renderReceiptPdf(doc, options)).equals(Buffer.from(bytes))).toBe(true);
-  });
+      const e = doc.Encabezado as Record<string, Record<string, string>>;
+      expect(pdf.getTitle()).toMatch(new RegExp(` ${e.IdDoc!.eNCF}$`));
+      expect(pdf.getAuthor()).toBe(printable(e.Emisor!.RazonSocialEmisor!));
+      expect(pdf.getProducer()).toBe("ecf-edge");
+      expect(pdf.getCreator()).toBe("ecf-edge");
+      const signed = parseDgiiDateTime(doc.FechaHoraFirma as string)!;
+      expect(pdf.getCreationDate()).toEqual(signed);
+      expect(pdf.getModificationDate()).toEqual(signed);
+
+      // Reproducible: the archived PDF is a function of its XML.
+      expect(Buffer.from(await renderReceiptPdf(doc, options)).equals(Buffer.from(bytes))).toBe(true);
+    },
+  );
 });
 
 describe("PDF syntax", () => {
@@ -123,9 +150,13 @@ describe("PDF syntax", () => {
   });
 
   it("writes numbers in full without exponents, names escaped, arrays and dictionaries as pdf-lib lays them out", () => {
-    expect(writeValue([0, 0, 226.7716535433071, -1.5, 1e-7, true])).toBe("[ 0 0 226.7716535433071 -1.5 0.0000001 true ]");
+    expect(writeValue([0, 0, 226.7716535433071, -1.5, 1e-7, true])).toBe(
+      "[ 0 0 226.7716535433071 -1.5 0.0000001 true ]",
+    );
     expect(writeValue(name("A B#(x)"))).toBe("/A#20B#23#28x#29");
-    expect(writeValue({ Type: name("Page"), Skipped: undefined, Kids: [], Nested: { Count: 2 } })).toBe("<<\n/Type /Page\n/Kids [ ]\n/Nested <<\n/Count 2\n>>\n>>");
+    expect(writeValue({ Type: name("Page"), Skipped: undefined, Kids: [], Nested: { Count: 2 } })).toBe(
+      "<<\n/Type /Page\n/Kids [ ]\n/Nested <<\n/Count 2\n>>\n>>",
+    );
   });
 
   it("writes a file any reader opens: strings round-trip through pdf-lib, the xref through poppler", async () => {
@@ -133,9 +164,16 @@ describe("PDF syntax", () => {
     const pages = file.reserve();
     const catalog = file.add({ Type: name("Catalog"), Pages: pages });
     const title = "Año (2025) \\ “Crédito” 🙂";
-    const info = file.add({ Title: PdfString.text(title), Author: PdfString.text("ASCII only"), Subject: PdfString.literal("(balanced) and ) not") });
+    const info = file.add({
+      Title: PdfString.text(title),
+      Author: PdfString.text("ASCII only"),
+      Subject: PdfString.literal("(balanced) and ) not"),
+    });
     const leaf = file.reserve();
-    const content = file.addStream({ Filter: name("FlateDecode") }, new Uint8Array(deflateSync(new TextEncoder().encode("0 0 m 10 10 l S\n"), { level: 1 })));
+    const content = file.addStream(
+      { Filter: name("FlateDecode") },
+      new Uint8Array(deflateSync(new TextEncoder().encode("0 0 m 10 10 l S\n"), { level: 1 })),
+    );
     file.set(leaf, { Type: name("Page"), Parent: pages, MediaBox: [0, 0, 100.5, 200], Contents: content });
     file.set(pages, { Type: name("Pages"), Kids: [leaf], Count: 1 });
     const bytes = file.bytes({ root: catalog, info });

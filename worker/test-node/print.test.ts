@@ -45,7 +45,12 @@ function decodeQr(image: string): string[] {
 }
 
 /** Renders one region of one page (fractions of the page, origin top-left) and decodes it. */
-function decodeRegion(file: string, pageNo: number, full: { width: number; height: number }, region: { x: number; y: number; w: number; h: number }): string[] {
+function decodeRegion(
+  file: string,
+  pageNo: number,
+  full: { width: number; height: number },
+  region: { x: number; y: number; w: number; h: number },
+): string[] {
   const out = join(dir, `region-${Math.random().toString(36).slice(2)}`);
   const px = (f: number, total: number) => String(Math.floor(f * total));
   execFileSync("pdftoppm", [
@@ -97,94 +102,106 @@ const cases: [string, TipoeCF, EcfFactoryOptions, PrintLayout][] = [
 ];
 
 describe("renderReceiptPdf", () => {
-  it.each(cases)("%s: the QR decodes to the timbre URL at the bottom left; the RI says what DGII asks", async (label, tipo, options, layout) => {
-    // Through the XML and back, as the route does with the signed XML from R2.
-    const doc = xmlToEcf(ecfToXml(makeEcf(tipo, options)));
-    const securityCode = "Ab3+x/";
-    const url = timbreOf(doc, securityCode);
-    const pdf = await renderReceiptPdf(doc, { securityCode, fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: url, layout });
-    expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe("%PDF-");
-
-    const name = label.replace(/\W+/g, "-");
-    const { file, images, text } = render(name, pdf);
-    expect(images.length).toBeGreaterThan(0);
-    images.forEach((image, i) => {
-      // One QR per page, holding exactly the timbre URL...
-      expect(decodeQr(image)).toEqual([url]);
-      // ...in the bottom-left corner (§17.2.3): found there, and not in the rest of the page.
-      const size = pngSize(image);
-      const corner = layout === "roll80" ? { x: 0, y: 0.55, w: 0.6, h: 0.45 } : { x: 0, y: 0.75, w: 0.4, h: 0.25 };
-      expect(decodeRegion(file, i + 1, size, corner)).toEqual([url]);
-      expect(decodeRegion(file, i + 1, size, { x: 0, y: 0, w: 1, h: corner.y })).toEqual([]);
-      expect(decodeRegion(file, i + 1, size, { x: corner.w, y: 0, w: 1 - corner.w, h: 1 })).toEqual([]);
-    });
-
-    const e = doc.Encabezado as Record<string, Record<string, string>>;
-    const flat = text.replace(/\s+/g, " ");
-    expect(flat).toContain(`e-NCF: ${e.IdDoc!.eNCF}`);
-    expect(flat).toContain(`Código de Seguridad: ${securityCode}`);
-    expect(flat).toContain(`Fecha de Firma Digital: ${doc.FechaHoraFirma}`);
-    const words: Record<string, string> = {
-      "31": "Factura de Crédito Fiscal Electrónica",
-      "32": "Factura de Consumo Electrónica",
-      "33": "Nota de Débito Electrónica",
-      "34": "Nota de Crédito Electrónica",
-      "44": "Regímenes Especiales Electrónico",
-    };
-    expect(flat).toContain(words[tipo]);
-    if (tipo === "32" || tipo === "34") expect(flat).not.toContain("Fecha Vencimiento");
-    else expect(flat).toContain(`Fecha Vencimiento: ${e.IdDoc!.FechaVencimientoSecuencia}`);
-    if (tipo === "33" || tipo === "34") {
-      const ref = doc.InformacionReferencia as Record<string, string>;
-      expect(flat).toContain(`e-NCF Modificado: ${ref.NCFModificado}`);
-      expect(flat).toContain(tipo === "34" ? "Corrige montos del NCF modificado" : "Código de Modificación:");
-    }
-    if (tipo === "44") expect(flat).toMatch(/E Producto 1/);
-    else expect(flat).not.toMatch(/\bE Producto/);
-    expect(flat).toContain("Total");
-    expect(flat).toContain(e.Emisor!.RNCEmisor);
-    if (options.trickyText) expect(flat).toContain("Comercial Peña & Asociados");
-    // The buyer block (§17.2.2): name and RNC of the client, when the document has a buyer.
-    const comprador = e.Comprador as Record<string, string> | undefined;
-    if (comprador?.RazonSocialComprador) expect(flat).toContain(`Razón Social Cliente: ${comprador.RazonSocialComprador}`);
-    if (comprador?.RNCComprador) expect(flat).toContain(`RNC Cliente: ${comprador.RNCComprador}`);
-    if (tipo === "31") expect(comprador?.RNCComprador).toBeTruthy();
-    if ((options.lines ?? 0) > 50) {
-      expect(images.length).toBeGreaterThan(1);
-      const pages = images.map((_, i) =>
-        execFileSync("pdftotext", ["-layout", "-f", String(i + 1), "-l", String(i + 1), file, "-"])
-          .toString("utf8")
-          .replace(/\s+/g, " "),
-      );
-      const cents = (page: string, label: string) => {
-        const m = new RegExp(`${label} ([\\d,]+)\\.(\\d{2})`).exec(page);
-        return m ? Number(m[1]!.replace(/,/g, "")) * 100 + Number(m[2]) : undefined;
-      };
-      pages.forEach((page, i) => {
-        expect(page).toContain(`Página No. ${i + 1} de ${pages.length}`);
-        if (i === pages.length - 1) {
-          // Footnote 56: the last page holds the document's totals, not page subtotals.
-          expect(page).not.toMatch(/Página (Subtotal|Monto)|Subtotal (Gravado|ITBIS|Exento) Página|Monto Total Página/);
-          expect(page).toContain("Total ITBIS");
-          return;
-        }
-        const gravado = cents(page, "Subtotal Gravado Página")!;
-        const itbis = cents(page, "Subtotal ITBIS Página")!;
-        const total = cents(page, "Monto Total Página")!;
-        expect(gravado).toBeGreaterThan(0);
-        // The factory's lines are taxed at 18 %, amounts without ITBIS.
-        expect(itbis).toBe(Math.round(gravado * 0.18));
-        expect(total).toBe(gravado + itbis + (cents(page, "Subtotal Exento Página") ?? 0));
+  it.each(cases)(
+    "%s: the QR decodes to the timbre URL at the bottom left; the RI says what DGII asks",
+    async (label, tipo, options, layout) => {
+      // Through the XML and back, as the route does with the signed XML from R2.
+      const doc = xmlToEcf(ecfToXml(makeEcf(tipo, options)));
+      const securityCode = "Ab3+x/";
+      const url = timbreOf(doc, securityCode);
+      const pdf = await renderReceiptPdf(doc, {
+        securityCode,
+        fechaHoraFirma: doc.FechaHoraFirma as string,
+        timbreUrl: url,
+        layout,
       });
-    }
-  });
+      expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe("%PDF-");
+
+      const name = label.replace(/\W+/g, "-");
+      const { file, images, text } = render(name, pdf);
+      expect(images.length).toBeGreaterThan(0);
+      images.forEach((image, i) => {
+        // One QR per page, holding exactly the timbre URL...
+        expect(decodeQr(image)).toEqual([url]);
+        // ...in the bottom-left corner (§17.2.3): found there, and not in the rest of the page.
+        const size = pngSize(image);
+        const corner = layout === "roll80" ? { x: 0, y: 0.55, w: 0.6, h: 0.45 } : { x: 0, y: 0.75, w: 0.4, h: 0.25 };
+        expect(decodeRegion(file, i + 1, size, corner)).toEqual([url]);
+        expect(decodeRegion(file, i + 1, size, { x: 0, y: 0, w: 1, h: corner.y })).toEqual([]);
+        expect(decodeRegion(file, i + 1, size, { x: corner.w, y: 0, w: 1 - corner.w, h: 1 })).toEqual([]);
+      });
+
+      const e = doc.Encabezado as Record<string, Record<string, string>>;
+      const flat = text.replace(/\s+/g, " ");
+      expect(flat).toContain(`e-NCF: ${e.IdDoc!.eNCF}`);
+      expect(flat).toContain(`Código de Seguridad: ${securityCode}`);
+      expect(flat).toContain(`Fecha de Firma Digital: ${doc.FechaHoraFirma}`);
+      const words: Record<string, string> = {
+        "31": "Factura de Crédito Fiscal Electrónica",
+        "32": "Factura de Consumo Electrónica",
+        "33": "Nota de Débito Electrónica",
+        "34": "Nota de Crédito Electrónica",
+        "44": "Regímenes Especiales Electrónico",
+      };
+      expect(flat).toContain(words[tipo]);
+      if (tipo === "32" || tipo === "34") expect(flat).not.toContain("Fecha Vencimiento");
+      else expect(flat).toContain(`Fecha Vencimiento: ${e.IdDoc!.FechaVencimientoSecuencia}`);
+      if (tipo === "33" || tipo === "34") {
+        const ref = doc.InformacionReferencia as Record<string, string>;
+        expect(flat).toContain(`e-NCF Modificado: ${ref.NCFModificado}`);
+        expect(flat).toContain(tipo === "34" ? "Corrige montos del NCF modificado" : "Código de Modificación:");
+      }
+      if (tipo === "44") expect(flat).toMatch(/E Producto 1/);
+      else expect(flat).not.toMatch(/\bE Producto/);
+      expect(flat).toContain("Total");
+      expect(flat).toContain(e.Emisor!.RNCEmisor);
+      if (options.trickyText) expect(flat).toContain("Comercial Peña & Asociados");
+      // The buyer block (§17.2.2): name and RNC of the client, when the document has a buyer.
+      const comprador = e.Comprador as Record<string, string> | undefined;
+      if (comprador?.RazonSocialComprador)
+        expect(flat).toContain(`Razón Social Cliente: ${comprador.RazonSocialComprador}`);
+      if (comprador?.RNCComprador) expect(flat).toContain(`RNC Cliente: ${comprador.RNCComprador}`);
+      if (tipo === "31") expect(comprador?.RNCComprador).toBeTruthy();
+      if ((options.lines ?? 0) > 50) {
+        expect(images.length).toBeGreaterThan(1);
+        const pages = images.map((_, i) =>
+          execFileSync("pdftotext", ["-layout", "-f", String(i + 1), "-l", String(i + 1), file, "-"])
+            .toString("utf8")
+            .replace(/\s+/g, " "),
+        );
+        const cents = (page: string, label: string) => {
+          const m = new RegExp(`${label} ([\\d,]+)\\.(\\d{2})`).exec(page);
+          return m ? Number(m[1]!.replace(/,/g, "")) * 100 + Number(m[2]) : undefined;
+        };
+        pages.forEach((page, i) => {
+          expect(page).toContain(`Página No. ${i + 1} de ${pages.length}`);
+          if (i === pages.length - 1) {
+            // Footnote 56: the last page holds the document's totals, not page subtotals.
+            expect(page).not.toMatch(
+              /Página (Subtotal|Monto)|Subtotal (Gravado|ITBIS|Exento) Página|Monto Total Página/,
+            );
+            expect(page).toContain("Total ITBIS");
+            return;
+          }
+          const gravado = cents(page, "Subtotal Gravado Página")!;
+          const itbis = cents(page, "Subtotal ITBIS Página")!;
+          const total = cents(page, "Monto Total Página")!;
+          expect(gravado).toBeGreaterThan(0);
+          // The factory's lines are taxed at 18 %, amounts without ITBIS.
+          expect(itbis).toBe(Math.round(gravado * 0.18));
+          expect(total).toBe(gravado + itbis + (cents(page, "Subtotal Exento Página") ?? 0));
+        });
+      }
+    },
+  );
 
   it("sizes the roll to its content and keeps sheets at A4 and Letter", async () => {
     const doc = xmlToEcf(ecfToXml(makeEcf("32", { lines: 3 })));
     const base = {
       securityCode: "ABCDEF",
       fechaHoraFirma: "01-04-2025 10:15:00",
-      timbreUrl: "https://fc.dgii.gov.do/testecf/consultatimbrefc?RncEmisor=130862346&ENCF=E320000000001&MontoTotal=1.00&CodigoSeguridad=ABCDEF",
+      timbreUrl:
+        "https://fc.dgii.gov.do/testecf/consultatimbrefc?RncEmisor=130862346&ENCF=E320000000001&MontoTotal=1.00&CodigoSeguridad=ABCDEF",
     };
     const sizes: Record<string, string> = {};
     for (const layout of ["a4", "letter", "roll80"] as const) {
@@ -202,8 +219,15 @@ describe("renderReceiptPdf", () => {
 
   it("renders the same receipt to the same bytes (the archived PDF is a function of its XML)", async () => {
     const doc = xmlToEcf(ecfToXml(makeEcf("31", { lines: 3 })));
-    const options = { securityCode: "ABCDEF", fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: timbreOf(doc, "ABCDEF"), layout: "a4" as const };
-    expect(Buffer.from(await renderReceiptPdf(doc, options)).equals(Buffer.from(await renderReceiptPdf(doc, options)))).toBe(true);
+    const options = {
+      securityCode: "ABCDEF",
+      fechaHoraFirma: doc.FechaHoraFirma as string,
+      timbreUrl: timbreOf(doc, "ABCDEF"),
+      layout: "a4" as const,
+    };
+    expect(
+      Buffer.from(await renderReceiptPdf(doc, options)).equals(Buffer.from(await renderReceiptPdf(doc, options))),
+    ).toBe(true);
   });
 
   it("prints every WinAnsi character as itself (Latin-1 and the 0x80-0x9F extras) and anything else as ?", async () => {
@@ -214,7 +238,12 @@ describe("renderReceiptPdf", () => {
     lines.forEach((line, i) => {
       items[i]!.NombreItem = line;
     });
-    const pdf = await renderReceiptPdf(doc, { securityCode: "ABCDEF", fechaHoraFirma: doc.FechaHoraFirma as string, timbreUrl: timbreOf(doc, "ABCDEF"), layout: "a4" });
+    const pdf = await renderReceiptPdf(doc, {
+      securityCode: "ABCDEF",
+      fechaHoraFirma: doc.FechaHoraFirma as string,
+      timbreUrl: timbreOf(doc, "ABCDEF"),
+      layout: "a4",
+    });
     const flat = render("winansi", pdf).text.replace(/\s+/g, " ");
     expect(flat).toContain(lines[0]);
     expect(flat).toContain("– — … • ™ Š Œ ž Ÿ (a\\b) ? ?");

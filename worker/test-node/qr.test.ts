@@ -43,7 +43,9 @@ describe("qrMatrix", () => {
       const ours = qrMatrix(text);
       expect(ours.size, text).toBe(reference.modules.size);
       let mismatches = 0;
-      for (let row = 0; row < ours.size; row++) for (let col = 0; col < ours.size; col++) if (ours.dark(row, col) !== (reference.modules.get(row, col) === 1)) mismatches++;
+      for (let row = 0; row < ours.size; row++)
+        for (let col = 0; col < ours.size; col++)
+          if (ours.dark(row, col) !== (reference.modules.get(row, col) === 1)) mismatches++;
       expect(mismatches, `modules that differ from qrcode's symbol for ${JSON.stringify(text)}`).toBe(0);
     }
     // The inputs did exercise every mask pattern and many versions.

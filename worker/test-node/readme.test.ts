@@ -34,7 +34,9 @@ describe("README.es.md follows README.md", () => {
 
   it("has as many ## sections", () => {
     expect(en.headings.length).toBeGreaterThan(0);
-    expect(es.headings.length, `README.md: ${en.headings.join(" | ")}\nREADME.es.md: ${es.headings.join(" | ")}`).toBe(en.headings.length);
+    expect(es.headings.length, `README.md: ${en.headings.join(" | ")}\nREADME.es.md: ${es.headings.join(" | ")}`).toBe(
+      en.headings.length,
+    );
   });
 
   it("has the same fenced code blocks in the same order, byte for byte", () => {

@@ -13,7 +13,11 @@ import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
 import { seed } from "../../scripts/seed.mjs";
 
 type Credentials = { apiKey: string; apiSecret: string };
-type Seeded = { company: Credentials & { rnc: string }; partner: Credentials & { issuers: string[] }; cashier: { name: string; pin: string } };
+type Seeded = {
+  company: Credentials & { rnc: string };
+  partner: Credentials & { issuers: string[] };
+  cashier: { name: string; pin: string };
+};
 
 let stack: LocalStack;
 let dir: string;
@@ -24,7 +28,8 @@ const adminGet = async (path: string) => {
   expect(res.status, path).toBe(200);
   return (await res.json()) as Record<string, any>;
 };
-const runSeed = () => seed(stack.workerUrl, stateFile, { adminSecret: stack.adminSecret, sandboxUrl: stack.sandboxUrl }) as Promise<Seeded>;
+const runSeed = () =>
+  seed(stack.workerUrl, stateFile, { adminSecret: stack.adminSecret, sandboxUrl: stack.sandboxUrl }) as Promise<Seeded>;
 
 async function login(credentials: Credentials): Promise<string | null> {
   const res = await fetch(`${stack.workerUrl}/login`, {
@@ -57,11 +62,18 @@ async function expectOneOfEachWorking(seeded: Seeded) {
   const { cashiers } = await (await fetch(`${stack.workerUrl}/cashiers`, auth)).json();
   expect(cashiers.map((c: { name: string }) => c.name)).toEqual([seeded.cashier.name]);
   const products = await (await fetch(`${stack.workerUrl}/products?limit=100`, auth)).json();
-  expect(products.items.map((p: { code: string }) => p.code).sort()).toEqual(["AGUA-GAL", "ARROZ-5LB", "CAFE-1LB", "DELIVERY"]);
+  expect(products.items.map((p: { code: string }) => p.code).sort()).toEqual([
+    "AGUA-GAL",
+    "ARROZ-5LB",
+    "CAFE-1LB",
+    "DELIVERY",
+  ]);
   const partnerToken = await login(seeded.partner);
   expect(partnerToken).not.toBeNull();
   for (const rnc of seeded.partner.issuers) {
-    const res = await fetch(`${stack.workerUrl}/company/me`, { headers: { Authorization: `Bearer ${partnerToken}`, "X-RNC-Emisor": rnc } });
+    const res = await fetch(`${stack.workerUrl}/company/me`, {
+      headers: { Authorization: `Bearer ${partnerToken}`, "X-RNC-Emisor": rnc },
+    });
     expect(res.status, rnc).toBe(200);
   }
   // The demo owners keep a single live key each: recovering rotates, it does not pile keys up.
@@ -122,7 +134,10 @@ describe("npm run seed", () => {
     const current = await runSeed();
     const { keys } = await adminGet(`/admin/keys`);
     for (const k of keys.filter((k: { revokedAt: string | null }) => !k.revokedAt)) {
-      const res = await fetch(`${stack.workerUrl}/admin/keys/${k.id}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${stack.adminSecret}` } });
+      const res = await fetch(`${stack.workerUrl}/admin/keys/${k.id}/revoke`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${stack.adminSecret}` },
+      });
       expect(res.status).toBe(200);
     }
     expect(await login(current.company)).toBeNull();
@@ -144,7 +159,12 @@ describe("npm run seed", () => {
     const copyState = mkdtempSync(join(tmpdir(), "ecf-seed-copy-"));
     const copyFile = join(copyState, "demo-credentials.json");
     // As npm start records itself, with this process standing in for its (live) pid.
-    recordRunningCopy({ workerUrl: stack.workerUrl, sandboxUrl: stack.sandboxUrl, stateDir: copyState, credentialsFile: copyFile });
+    recordRunningCopy({
+      workerUrl: stack.workerUrl,
+      sandboxUrl: stack.sandboxUrl,
+      stateDir: copyState,
+      credentialsFile: copyFile,
+    });
     try {
       // Asynchronously: the stack's DGII sandbox runs in this process and must answer the seed.
       const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
@@ -168,7 +188,10 @@ describe("npm run seed", () => {
   }, 120_000);
 
   it("says which URL it could not reach and what to try", () => {
-    const r = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs")], { env: { ...process.env, WORKER_URL: "http://127.0.0.1:9" }, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs")], {
+      env: { ...process.env, WORKER_URL: "http://127.0.0.1:9" },
+      encoding: "utf8",
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("cannot reach the worker at http://127.0.0.1:9");
     expect(r.stderr).toContain("WORKER_URL");
@@ -212,15 +235,30 @@ describe("npm run seed", () => {
       municipality: "010100",
       dgiiServer: "certecf",
     });
-    const updated = admin("companies:update", "--id", created.out.id, "--address", "Calle Las Mercedes 9", "--municipality", "010101");
+    const updated = admin(
+      "companies:update",
+      "--id",
+      created.out.id,
+      "--address",
+      "Calle Las Mercedes 9",
+      "--municipality",
+      "010101",
+    );
     expect(updated.status, updated.err).toBe(0);
-    expect(updated.out).toMatchObject({ tradeName: "Con Dirección", address: "Calle Las Mercedes 9", province: "010000", municipality: "010101", dgiiServer: "certecf" });
+    expect(updated.out).toMatchObject({
+      tradeName: "Con Dirección",
+      address: "Calle Las Mercedes 9",
+      province: "010000",
+      municipality: "010101",
+      dgiiServer: "certecf",
+    });
   });
 
   it("the seeded worker's OpenAPI document is a valid OpenAPI 3.1 document", async () => {
     // The tests before blocked the event loop with spawnSync while the worker closed an idle
     // keep-alive connection: a GET written to that stale connection is sent again, as HTTP allows.
-    const get = (url: string) => fetch(url).catch((e) => (e?.cause?.code === "UND_ERR_SOCKET" ? fetch(url) : Promise.reject(e)));
+    const get = (url: string) =>
+      fetch(url).catch((e) => (e?.cause?.code === "UND_ERR_SOCKET" ? fetch(url) : Promise.reject(e)));
     const doc = await (await get(`${stack.workerUrl}/openapi.json`)).json();
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);

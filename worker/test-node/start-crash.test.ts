@@ -24,7 +24,13 @@ async function npmStart(ports: { worker: number; sandbox: number; inspector: num
   output = "";
   start = spawn(process.execPath, ["scripts/start.mjs"], {
     cwd: root,
-    env: { ...process.env, PORT: String(ports.worker), SANDBOX_PORT: String(ports.sandbox), INSPECTOR_PORT: String(ports.inspector), ECF_STATE_DIR: state },
+    env: {
+      ...process.env,
+      PORT: String(ports.worker),
+      SANDBOX_PORT: String(ports.sandbox),
+      INSPECTOR_PORT: String(ports.inspector),
+      ECF_STATE_DIR: state,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   start.stdout!.on("data", (d) => (output += d));
@@ -35,7 +41,10 @@ async function npmStart(ports: { worker: number; sandbox: number; inspector: num
     if (Date.now() > until) throw new Error(`npm start printed no URLs within 240 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { worker: output.match(/API worker\s+(http:\S+)/)![1]!, sandbox: output.match(/DGII sandbox\s+(http:\S+)/)![1]! };
+  return {
+    worker: output.match(/API worker\s+(http:\S+)/)![1]!,
+    sandbox: output.match(/DGII sandbox\s+(http:\S+)/)![1]!,
+  };
 }
 
 /** SIGKILL to `npm start` and every process under it, at once. */
@@ -54,8 +63,14 @@ afterAll(() => {
 });
 
 async function login(base: string): Promise<Record<string, string>> {
-  const { company } = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8")) as { company: { apiKey: string; apiSecret: string } };
-  const answer = await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(company) });
+  const { company } = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8")) as {
+    company: { apiKey: string; apiSecret: string };
+  };
+  const answer = await fetch(`${base}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(company),
+  });
   const { token } = (await answer.json()) as { token: string };
   return { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
 }
@@ -75,7 +90,10 @@ async function ledgerReceipts(base: string, auth: Record<string, string>): Promi
   let cursor: string | undefined;
   do {
     const url = `${base}/reports/encf?pageSize=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = (await (await fetch(url, { headers: auth })).json()) as { items: { encf: string; estado: string }[]; nextCursor: string | null };
+    const page = (await (await fetch(url, { headers: auth })).json()) as {
+      items: { encf: string; estado: string }[];
+      nextCursor: string | null;
+    };
     rows.push(...page.items);
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
@@ -97,7 +115,12 @@ describe("npm start after a crash mid-load", () => {
     const client = async () => {
       while (Date.now() < until) {
         try {
-          const response = await fetch(`${urls.worker}/fe/recepcion/ecf`, { method: "POST", headers: auth, body: request(n++), signal: AbortSignal.timeout(10_000) });
+          const response = await fetch(`${urls.worker}/fe/recepcion/ecf`, {
+            method: "POST",
+            headers: auth,
+            body: request(n++),
+            signal: AbortSignal.timeout(10_000),
+          });
           if (response.ok) answered.push(((await response.json()) as { encf: string }).encf);
           else failed++;
         } catch {
@@ -108,7 +131,8 @@ describe("npm start after a crash mid-load", () => {
     };
     const crash = (async () => {
       await new Promise((r) => setTimeout(r, 10_000));
-      for (let waited = 0; answered.length < 10 && waited < 60_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+      for (let waited = 0; answered.length < 10 && waited < 60_000; waited += 250)
+        await new Promise((r) => setTimeout(r, 250));
       until = Date.now() + 10_000;
       const workerd = descendants(start!.pid!).filter((pid) => commandOf(pid) === "workerd");
       expect(workerd.length).toBeGreaterThan(0);
@@ -134,7 +158,9 @@ describe("npm start after a crash mid-load", () => {
     }
     const pending = receipts.filter((r) => !FINAL.has(r.estado));
     expect(pending, `not final after 2 minutes: ${JSON.stringify(pending.slice(0, 10))}`).toEqual([]);
-    console.log(`${answered.length} answered, ${failed} cut off, ${receipts.length} in the ledger, ${atRestart} not final at the restart`);
+    console.log(
+      `${answered.length} answered, ${failed} cut off, ${receipts.length} in the ledger, ${atRestart} not final at the restart`,
+    );
     // Every answered receipt is in the ledger; none was lost.
     const held = new Set(receipts.map((r) => r.encf));
     expect(answered.filter((encf) => !held.has(encf))).toEqual([]);
@@ -147,7 +173,8 @@ describe("npm start after a crash mid-load", () => {
       outcome: { httpStatus?: number } | null;
     }[];
     const copies = new Map<string, number>();
-    const taken = (entry: (typeof received)[number]) => (entry.kind === "ecf" && entry.trackId !== null) || (entry.kind === "rfce" && !entry.outcome?.httpStatus);
+    const taken = (entry: (typeof received)[number]) =>
+      (entry.kind === "ecf" && entry.trackId !== null) || (entry.kind === "rfce" && !entry.outcome?.httpStatus);
     for (const entry of received) if (taken(entry)) copies.set(entry.encf!, (copies.get(entry.encf!) ?? 0) + 1);
     expect([...copies].filter(([, count]) => count !== 1)).toEqual([]);
     expect(new Set(copies.keys())).toEqual(held);

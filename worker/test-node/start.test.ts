@@ -22,7 +22,13 @@ beforeAll(async () => {
   ports = { worker: await freePort(), sandbox: await freePort(), inspector: await freePort() };
   start = spawn(process.execPath, ["scripts/start.mjs"], {
     cwd: root,
-    env: { ...process.env, PORT: String(ports.worker), SANDBOX_PORT: String(ports.sandbox), INSPECTOR_PORT: String(ports.inspector), ECF_STATE_DIR: state },
+    env: {
+      ...process.env,
+      PORT: String(ports.worker),
+      SANDBOX_PORT: String(ports.sandbox),
+      INSPECTOR_PORT: String(ports.inspector),
+      ECF_STATE_DIR: state,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   start.stdout!.on("data", (d) => (output += d));
@@ -33,7 +39,10 @@ beforeAll(async () => {
     if (Date.now() > until) throw new Error(`npm start printed no URLs within 240 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  urls = { worker: output.match(/API worker\s+(http:\S+)/)![1]!, sandbox: output.match(/DGII sandbox\s+(http:\S+)/)![1]! };
+  urls = {
+    worker: output.match(/API worker\s+(http:\S+)/)![1]!,
+    sandbox: output.match(/DGII sandbox\s+(http:\S+)/)![1]!,
+  };
 }, 300_000);
 
 afterAll(() => {
@@ -70,7 +79,9 @@ describe("npm start", () => {
     const result = await validator.validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(Object.keys(doc.paths as object)).toEqual(expect.arrayContaining(["/health", "/fe/recepcion/ecf", "/fe/recepcion/ecf/{encf}"]));
+    expect(Object.keys(doc.paths as object)).toEqual(
+      expect.arrayContaining(["/health", "/fe/recepcion/ecf", "/fe/recepcion/ecf/{encf}"]),
+    );
   });
 
   it("/openapi.json declares every path parameter of every operation, and only those", async () => {
@@ -94,12 +105,18 @@ describe("npm start", () => {
 
   it("runs the README's quickstart verbatim: login, an E32 issued and judged, its state, its PDF", async () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Quickstart"), readme.indexOf("\n## ", readme.indexOf("## Quickstart") + 1));
+    const section = readme.slice(
+      readme.indexOf("## Quickstart"),
+      readme.indexOf("\n## ", readme.indexOf("## Quickstart") + 1),
+    );
     const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
     expect(block, "a sh block under ## Quickstart").toBeTruthy();
     // Asynchronously: npm start's output keeps flowing into this process meanwhile.
     const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-      const shell = spawn("bash", ["-euo", "pipefail", "-c", block!], { cwd: root, env: { ...process.env, WORKER_URL: urls.worker, ECF_STATE_DIR: state } });
+      const shell = spawn("bash", ["-euo", "pipefail", "-c", block!], {
+        cwd: root,
+        env: { ...process.env, WORKER_URL: urls.worker, ECF_STATE_DIR: state },
+      });
       let stdout = "";
       let stderr = "";
       shell.stdout.on("data", (d) => (stdout += d));
@@ -126,7 +143,11 @@ describe("npm start", () => {
   it("prints a till-pairing command that works as printed, on this copy's port", () => {
     const command = /pair a till: (WORKER_URL=\S+ npm run admin -- devices:create [^;]+);/.exec(output)?.[1];
     expect(command, output).toContain(`WORKER_URL=${urls.worker} `);
-    const run = spawnSync("bash", ["-c", command!], { cwd: root, encoding: "utf8", env: { ...process.env, WORKER_URL: "" } });
+    const run = spawnSync("bash", ["-c", command!], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, WORKER_URL: "" },
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('"pairingCode"');
   }, 60_000);
@@ -146,10 +167,16 @@ describe("npm start", () => {
     expect(health.status).toBe(200);
     // The demo credentials still log in: the restarted worker serves the same state.
     const { company } = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
-    const login = await fetch(`${urls.worker}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(company) });
+    const login = await fetch(`${urls.worker}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(company),
+    });
     expect(login.status).toBe(200);
 
-    const sandboxPid = descendants(start.pid!).find((pid) => commandOf(pid) === "node" && /dgii-sandbox/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")));
+    const sandboxPid = descendants(start.pid!).find(
+      (pid) => commandOf(pid) === "node" && /dgii-sandbox/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")),
+    );
     expect(sandboxPid).toBeDefined();
     const mark = output.length;
     process.kill(sandboxPid!, "SIGKILL");
@@ -197,7 +224,8 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 /** "METHOD /path: problem" for each `{param}` not declared as a required path parameter, or declared but absent. */
 function undeclaredPathParameters(doc: OpenApi): string[] {
-  const resolveRef = (p: Parameter) => (p.$ref ? (doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p) : p);
+  const resolveRef = (p: Parameter) =>
+    p.$ref ? (doc.components?.parameters?.[p.$ref.replace("#/components/parameters/", "")] ?? p) : p;
   const problems: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -211,7 +239,9 @@ function undeclaredPathParameters(doc: OpenApi): string[] {
         if (!p) problems.push(`${method.toUpperCase()} ${path}: {${name}} not declared`);
         else if (p.required !== true) problems.push(`${method.toUpperCase()} ${path}: {${name}} not required`);
       }
-      for (const p of declared) if (!inTemplate.includes(p.name)) problems.push(`${method.toUpperCase()} ${path}: path parameter ${p.name} not in the path`);
+      for (const p of declared)
+        if (!inTemplate.includes(p.name))
+          problems.push(`${method.toUpperCase()} ${path}: path parameter ${p.name} not in the path`);
     }
   }
   return problems;

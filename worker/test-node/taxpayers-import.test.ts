@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalStack, type LocalStack } from "../../scripts/local-stack.ts";
 import { adminApiCall, runAdminCli } from "./support/admin-cli.ts";
-import { importSampleRegistry, sampleTaxpayer, writeSampleRegistryZip, type WrittenSample } from "../../scripts/taxpayer-registry-sample.ts";
+import {
+  importSampleRegistry,
+  sampleTaxpayer,
+  writeSampleRegistryZip,
+  type WrittenSample,
+} from "../../scripts/taxpayer-registry-sample.ts";
 
 let stack: LocalStack;
 let dir: string;
@@ -18,13 +23,18 @@ let token: string;
 const admin = (...args: string[]) => runAdminCli(stack, ...args);
 const adminApi = (method: string, path: string, body?: unknown) => adminApiCall(stack, method, path, body);
 
-const lookup = (rnc: string) => fetch(`${stack.workerUrl}/contribuyentes/${rnc}`, { headers: { Authorization: `Bearer ${token}` } });
+const lookup = (rnc: string) =>
+  fetch(`${stack.workerUrl}/contribuyentes/${rnc}`, { headers: { Authorization: `Bearer ${token}` } });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ecf-taxpayers-"));
   // Frozen: another developer's edit must not reload the worker in the middle of an import.
   stack = await startLocalStack({ frozen: true });
-  const company = await adminApi("POST", "/admin/companies", { registryNumber: "131880681", name: "Comprobantes SRL", dgiiServer: "testecf" });
+  const company = await adminApi("POST", "/admin/companies", {
+    registryNumber: "131880681",
+    name: "Comprobantes SRL",
+    dgiiServer: "testecf",
+  });
   const key = await adminApi("POST", "/admin/keys", { ownerType: "company", ownerId: company.id, kind: "test" });
   const login = await fetch(`${stack.workerUrl}/login`, {
     method: "POST",
@@ -68,7 +78,11 @@ describe("npm run admin -- taxpayers:import", () => {
     expect(run.stderr).toContain(`line ${first.oddLines[1]!.line}: skipped: no RNC`);
 
     const status = await adminApi("GET", "/admin/taxpayers");
-    expect(status.current).toEqual({ importId: summary.importId, rows: first.taxpayers, importedAt: summary.importedAt });
+    expect(status.current).toEqual({
+      importId: summary.importId,
+      rows: first.taxpayers,
+      importedAt: summary.importedAt,
+    });
   }, 300_000);
 
   it("lookups answer what the file says: Latin-1 names read right, status, dates, nulls", async () => {
@@ -76,12 +90,25 @@ describe("npm run admin -- taxpayers:import", () => {
       const expected = sampleTaxpayer(i);
       const res = await lookup(expected.rnc);
       expect(res.status, expected.rnc).toBe(200);
-      expect(await res.json()).toEqual({ ...expected, active: expected.status === "ACTIVO", registryImportedAt: firstImport.importedAt });
+      expect(await res.json()).toEqual({
+        ...expected,
+        active: expected.status === "ACTIVO",
+        registryImportedAt: firstImport.importedAt,
+      });
     }
-    expect(await (await lookup(sampleTaxpayer(2).rnc)).json()).toMatchObject({ legalName: expect.stringMatching(/^ÁNGEL NÚÑEZ /) });
+    expect(await (await lookup(sampleTaxpayer(2).rnc)).json()).toMatchObject({
+      legalName: expect.stringMatching(/^ÁNGEL NÚÑEZ /),
+    });
     // The line with a "|" in the name is kept; the one with a bad date has no date.
-    expect(await (await lookup("131000001")).json()).toMatchObject({ legalName: "FERRETERÍA LA", status: "ACTIVO", registeredOn: "2010-06-15" });
-    expect(await (await lookup("131000002")).json()).toMatchObject({ legalName: "PANADERÍA FECHA RARA SRL", registeredOn: null });
+    expect(await (await lookup("131000001")).json()).toMatchObject({
+      legalName: "FERRETERÍA LA",
+      status: "ACTIVO",
+      registeredOn: "2010-06-15",
+    });
+    expect(await (await lookup("131000002")).json()).toMatchObject({
+      legalName: "PANADERÍA FECHA RARA SRL",
+      registeredOn: null,
+    });
     expect((await lookup(String(101_000_000 + COUNT + 5))).status).toBe(404);
   }, 120_000);
 
@@ -90,14 +117,24 @@ describe("npm run admin -- taxpayers:import", () => {
     const run = await admin("taxpayers:import", "--file", second.file);
     expect(run.status, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout);
-    expect(summary).toMatchObject({ rows: 15_000, skippedLines: 0, linesWithProblems: 0, replacedRowsDeleted: first.taxpayers });
-    expect(await (await lookup(sampleTaxpayer(42).rnc)).json()).toMatchObject({ legalName: sampleTaxpayer(42, " II").legalName, registryImportedAt: summary.importedAt });
+    expect(summary).toMatchObject({
+      rows: 15_000,
+      skippedLines: 0,
+      linesWithProblems: 0,
+      replacedRowsDeleted: first.taxpayers,
+    });
+    expect(await (await lookup(sampleTaxpayer(42).rnc)).json()).toMatchObject({
+      legalName: sampleTaxpayer(42, " II").legalName,
+      registryImportedAt: summary.importedAt,
+    });
     // Only in the first file: gone with it.
     expect((await lookup(sampleTaxpayer(17_000).rnc)).status).toBe(404);
     expect((await lookup("131000001")).status).toBe(404);
     const status = await adminApi("GET", "/admin/taxpayers");
     expect(status).toMatchObject({ current: { importId: summary.importId, rows: 15_000 }, purgePending: false });
-    expect(status.imports.find((i: { importId: number }) => i.importId === firstImport.importId)).toMatchObject({ state: "replaced" });
+    expect(status.imports.find((i: { importId: number }) => i.importId === firstImport.importId)).toMatchObject({
+      state: "replaced",
+    });
     const again = await admin("taxpayers:status");
     expect(JSON.parse(again.stdout).current.importId).toBe(summary.importId);
   }, 300_000);
@@ -115,7 +152,9 @@ describe("npm run admin -- taxpayers:import", () => {
     const status = await adminApi("GET", "/admin/taxpayers");
     expect(status.current).toEqual(before);
     expect(status.imports[0]).toMatchObject({ state: "abandoned" });
-    expect(await (await lookup(sampleTaxpayer(1).rnc)).json()).toMatchObject({ legalName: sampleTaxpayer(1, " II").legalName });
+    expect(await (await lookup(sampleTaxpayer(1).rnc)).json()).toMatchObject({
+      legalName: sampleTaxpayer(1, " II").legalName,
+    });
 
     const notAZip = join(dir, "DGII_RNC.TXT");
     writeFileSync(notAZip, "131880681|NO SOY UN ZIP SRL\r\n");

@@ -30,10 +30,13 @@ it("npm run cf-typegen reproduces the committed worker/worker-configuration.d.ts
     const generated = readFileSync(join(root, temp), "utf8").replace(temp, COMMITTED);
     const committed = readFileSync(join(root, COMMITTED), "utf8");
     expect(committed).toContain(`running \`${args.join(" ")}\``);
-    for (const secret of ["JWT_SECRET", "ADMIN_SECRET", "MASTER_KEY"]) expect(generated).toMatch(new RegExp(`\\b${secret}: string;`));
+    for (const secret of ["JWT_SECRET", "ADMIN_SECRET", "MASTER_KEY"])
+      expect(generated).toMatch(new RegExp(`\\b${secret}: string;`));
     // Line by line, so a failure shows the lines that differ rather than two 500 kB strings.
     const [g, c] = [generated.split("\n"), committed.split("\n")];
-    const differing = g.flatMap((line, i) => (line === c[i] ? [] : [`${i + 1}: generated ${JSON.stringify(line)} / committed ${JSON.stringify(c[i])}`]));
+    const differing = g.flatMap((line, i) =>
+      line === c[i] ? [] : [`${i + 1}: generated ${JSON.stringify(line)} / committed ${JSON.stringify(c[i])}`],
+    );
     expect(differing.slice(0, 20)).toEqual([]);
     expect(g.length).toBe(c.length);
   } finally {

@@ -13,7 +13,16 @@ import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { setUpIssuer } from "../../scripts/certify-lib/issuer.ts";
-import { applyMigrations, freePort, freshSecrets, root, waitForUrl, wranglerBin, wranglerDevArgs, wranglerEnv } from "../../scripts/lib.mjs";
+import {
+  applyMigrations,
+  freePort,
+  freshSecrets,
+  root,
+  waitForUrl,
+  wranglerBin,
+  wranglerDevArgs,
+  wranglerEnv,
+} from "../../scripts/lib.mjs";
 
 interface Received {
   id: string;
@@ -38,12 +47,16 @@ let workerOutput = "";
 
 function startWorker(): ChildProcess {
   // Its own process group, so a SIGKILL to the group takes wrangler and workerd down at once, mid-work.
-  const child = spawn(wranglerBin, wranglerDevArgs({ port, persistTo: persist, vars: { ...secrets, DGII_SANDBOX_URL: sandbox.url, SMTP_PORT: "1" } }), {
-    cwd: root,
-    env: wranglerEnv,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    wranglerBin,
+    wranglerDevArgs({ port, persistTo: persist, vars: { ...secrets, DGII_SANDBOX_URL: sandbox.url, SMTP_PORT: "1" } }),
+    {
+      cwd: root,
+      env: wranglerEnv,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   // Kept to explain a start that fails.
   const keep = (d: Buffer) => void (workerOutput = (workerOutput + d).slice(-5000));
   child.stdout!.on("data", keep);
@@ -104,10 +117,20 @@ describe("webhooks across a crash", () => {
       [{ tipo: "32", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }],
     );
     const { token } = (await (
-      await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }) })
+      await fetch(`${base}/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ apiKey: setup.apiKey, apiSecret: setup.apiSecret }),
+      })
     ).json()) as { token: string };
     const auth = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const endpoint = (await (await fetch(`${base}/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: sinkUrl, events: ["receipt.accepted"] }) })).json()) as {
+    const endpoint = (await (
+      await fetch(`${base}/webhooks`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ url: sinkUrl, events: ["receipt.accepted"] }),
+      })
+    ).json()) as {
       secret: string;
     };
     secret = endpoint.secret;
@@ -118,7 +141,9 @@ describe("webhooks across a crash", () => {
       delete request.Encabezado.Emisor;
       delete request.Encabezado.IdDoc.eNCF;
       delete request.FechaHoraFirma;
-      const answered = (await (await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: auth, body: JSON.stringify(request) })).json()) as {
+      const answered = (await (
+        await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: auth, body: JSON.stringify(request) })
+      ).json()) as {
         encf: string;
         estado: string;
       };
@@ -126,7 +151,8 @@ describe("webhooks across a crash", () => {
       encfs.push(answered.encf);
     }
     // The endpoint refuses: every event is tried at least once and stays pending.
-    for (let i = 0; i < 60 && new Set(received.map((r) => r.encf)).size < encfs.length; i++) await new Promise((r) => setTimeout(r, 250));
+    for (let i = 0; i < 60 && new Set(received.map((r) => r.encf)).size < encfs.length; i++)
+      await new Promise((r) => setTimeout(r, 250));
     expect(new Set(received.map((r) => r.encf))).toEqual(new Set(encfs));
 
     // The next attempt is kept waiting, and the worker dies during it: its task dies claimed, and

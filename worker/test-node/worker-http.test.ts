@@ -37,17 +37,29 @@ let issued: { issuerRnc: string; companyId: string; auth: Record<string, string>
 async function companyToken(companyId: string): Promise<Record<string, string>> {
   const adminHeaders = { Authorization: `Bearer ${secrets.ADMIN_SECRET}`, "Content-Type": "application/json" };
   const key = await json(
-    await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: companyId, kind: "test" }) }),
+    await fetch(`${base}/admin/keys`, {
+      method: "POST",
+      headers: adminHeaders,
+      body: JSON.stringify({ ownerType: "company", ownerId: companyId, kind: "test" }),
+    }),
   );
   const { token } = await json(
-    await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }),
+    await fetch(`${base}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }),
+    }),
   );
   return { Authorization: `Bearer ${token}` };
 }
 
 async function requireAuthentication(auth: Record<string, string>) {
   await json(
-    await fetch(`${base}/receiver/settings`, { method: "PUT", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ requireAuthentication: true }) }),
+    await fetch(`${base}/receiver/settings`, {
+      method: "PUT",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ requireAuthentication: true }),
+    }),
   );
 }
 
@@ -59,10 +71,14 @@ async function json(res: Response) {
 
 beforeAll(async () => {
   persist = mkdtempSync(join(tmpdir(), "ecf-receiver-http-"));
-  execFileSync(join(root, "node_modules/.bin/wrangler"), ["d1", "migrations", "apply", "DB", "--local", "-c", join(root, "wrangler.toml"), "--persist-to", persist], {
-    env: wranglerEnv,
-    stdio: "pipe",
-  });
+  execFileSync(
+    join(root, "node_modules/.bin/wrangler"),
+    ["d1", "migrations", "apply", "DB", "--local", "-c", join(root, "wrangler.toml"), "--persist-to", persist],
+    {
+      env: wranglerEnv,
+      stdio: "pipe",
+    },
+  );
   sandbox = await startSandbox({ processingMs: 50 });
   const { unstable_dev } = await import("wrangler");
   worker = await unstable_dev(join(root, "worker/src/index.ts"), {
@@ -71,7 +87,12 @@ beforeAll(async () => {
     persistTo: persist,
     vars: { ...secrets, DGII_SANDBOX_URL: sandbox.url },
     logLevel: "error",
-    experimental: { disableExperimentalWarning: true, showInteractiveDevSession: false, disableDevRegistry: true, watch: false },
+    experimental: {
+      disableExperimentalWarning: true,
+      showInteractiveDevSession: false,
+      disableDevRegistry: true,
+      watch: false,
+    },
   });
   base = `http://127.0.0.1:${worker.port}`;
 
@@ -82,14 +103,25 @@ beforeAll(async () => {
     await fetch(`${base}/admin/companies`, {
       method: "POST",
       headers: { ...adminHeaders, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Receptor SRL", registryNumber: rnc, dgiiServer: "testecf", invoiceLimitPerMonth: 100 }),
+      body: JSON.stringify({
+        name: "Receptor SRL",
+        registryNumber: rnc,
+        dgiiServer: "testecf",
+        invoiceLimitPerMonth: 100,
+      }),
     }),
   );
   receiverCompanyId = company.id;
   const form = new FormData();
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
-  await json(await fetch(`${base}/admin/companies/${company.id}/certificate`, { method: "PUT", headers: adminHeaders, body: form }));
+  await json(
+    await fetch(`${base}/admin/companies/${company.id}/certificate`, {
+      method: "PUT",
+      headers: adminHeaders,
+      body: form,
+    }),
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -99,9 +131,17 @@ afterAll(async () => {
 });
 
 async function supplierSends(to: string, sequence: number, options: { authenticate?: boolean } = {}) {
-  const xml = await signEcfXml(ecfToXml(makeEcf("31", { sequence, fechaHoraFirma: formatDgiiDateTime(new Date()) })), identity.privateKey, identity.certificateDer);
+  const xml = await signEcfXml(
+    ecfToXml(makeEcf("31", { sequence, fechaHoraFirma: formatDgiiDateTime(new Date()) })),
+    identity.privateKey,
+    identity.certificateDer,
+  );
   return json(
-    await fetch(`${sandbox.url}/__sandbox/emisor/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ to, xml, ...options }) }),
+    await fetch(`${sandbox.url}/__sandbox/emisor/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ to, xml, ...options }),
+    }),
   );
 }
 
@@ -109,17 +149,24 @@ describe("the sandbox's emisor-receptor simulator sends us an e-CF", () => {
   it.each([
     ["on the bare path (receiver from RNCComprador)", "", 501],
     ["under the receiver's /{rnc} prefix", `/${rnc}`, 502],
-  ])("%s: we answer a signed ARECF Estado 0 that verifies with xmldsigjs and xmlsec1", async (_label, prefix, sequence) => {
-    const sent = await supplierSends(`${base}${prefix}`, sequence);
-    expect(sent.status).toBe(200);
-    expect(sent.contentType).toMatch(/application\/xml/);
-    expect(sent.arecf).toMatchObject({ RNCComprador: rnc, Estado: "0", eNCF: `E31${String(sequence).padStart(10, "0")}` });
-    expect(sent.signature).toMatchObject({ ok: true });
-    expect((await verifyXml(sent.body)).ok).toBe(true);
-    const xmlsec = xmlsecVerify(sent.body, identity.certificatePem);
-    expect(xmlsec.ok, xmlsec.output).toBe(true);
-    expect(parseArecf(sent.body).FechaHoraAcuseRecibo).toMatch(/^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/);
-  });
+  ])(
+    "%s: we answer a signed ARECF Estado 0 that verifies with xmldsigjs and xmlsec1",
+    async (_label, prefix, sequence) => {
+      const sent = await supplierSends(`${base}${prefix}`, sequence);
+      expect(sent.status).toBe(200);
+      expect(sent.contentType).toMatch(/application\/xml/);
+      expect(sent.arecf).toMatchObject({
+        RNCComprador: rnc,
+        Estado: "0",
+        eNCF: `E31${String(sequence).padStart(10, "0")}`,
+      });
+      expect(sent.signature).toMatchObject({ ok: true });
+      expect((await verifyXml(sent.body)).ok).toBe(true);
+      const xmlsec = xmlsecVerify(sent.body, identity.certificatePem);
+      expect(xmlsec.ok, xmlsec.output).toBe(true);
+      expect(parseArecf(sent.body).FechaHoraAcuseRecibo).toMatch(/^\d{2}-\d{2}-\d{4} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/);
+    },
+  );
 
   it("a second copy gets Estado 1 with code 3 (duplicate), also signed", async () => {
     await supplierSends(base, 503);
@@ -137,13 +184,25 @@ describe("issuing under wrangler dev", () => {
       await fetch(`${base}/admin/companies`, {
         method: "POST",
         headers: adminHeaders,
-        body: JSON.stringify({ name: "Emisora HTTP SRL", registryNumber: issuerRnc, address: "Calle 1", dgiiServer: "testecf", invoiceLimitPerMonth: 100 }),
+        body: JSON.stringify({
+          name: "Emisora HTTP SRL",
+          registryNumber: issuerRnc,
+          address: "Calle 1",
+          dgiiServer: "testecf",
+          invoiceLimitPerMonth: 100,
+        }),
       }),
     );
     const form = new FormData();
     form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
     form.set("password", "clave");
-    await json(await fetch(`${base}/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: adminHeaders.Authorization }, body: form }));
+    await json(
+      await fetch(`${base}/admin/companies/${company.id}/certificate`, {
+        method: "PUT",
+        headers: { Authorization: adminHeaders.Authorization },
+        body: form,
+      }),
+    );
     for (const tipo of TIPOS_ECF) {
       await json(
         await fetch(`${base}/admin/companies/${company.id}/sequences/${tipo}`, {
@@ -154,10 +213,18 @@ describe("issuing under wrangler dev", () => {
       );
     }
     const key = await json(
-      await fetch(`${base}/admin/keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ ownerType: "company", ownerId: company.id, kind: "test" }) }),
+      await fetch(`${base}/admin/keys`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({ ownerType: "company", ownerId: company.id, kind: "test" }),
+      }),
     );
     const { token } = await json(
-      await fetch(`${base}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }) }),
+      await fetch(`${base}/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ apiKey: key.apiKey, apiSecret: key.apiSecret }),
+      }),
     );
     const auth = { Authorization: `Bearer ${token}` };
 
@@ -167,9 +234,23 @@ describe("issuing under wrangler dev", () => {
           IdDoc: { TipoeCF: tipo, TipoIngresos: "01", TipoPago: "1", IndicadorMontoGravado: "0" },
           Comprador: { RNCComprador: "131880738", RazonSocialComprador: "Cliente SRL" },
         },
-        DetallesItems: [{ IndicadorFacturacion: 1, NombreItem: "Servicio", IndicadorBienoServicio: 2, CantidadItem: 2, PrecioUnitarioItem: "1500.00" }],
+        DetallesItems: [
+          {
+            IndicadorFacturacion: 1,
+            NombreItem: "Servicio",
+            IndicadorBienoServicio: 2,
+            CantidadItem: 2,
+            PrecioUnitarioItem: "1500.00",
+          },
+        ],
       };
-      let answer = await json(await fetch(`${base}/fe/recepcion/ecf`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(request) }));
+      let answer = await json(
+        await fetch(`${base}/fe/recepcion/ecf`, {
+          method: "POST",
+          headers: { ...auth, "Content-Type": "application/json" },
+          body: JSON.stringify(request),
+        }),
+      );
       for (let i = 0; i < 20 && answer.estado === "En Proceso"; i++) {
         await new Promise((r) => setTimeout(r, 500));
         answer = await json(await fetch(`${base}/fe/recepcion/ecf/${answer.encf}`, { headers: auth }));
@@ -178,7 +259,9 @@ describe("issuing under wrangler dev", () => {
       const xml = await (await fetch(`${base}/fe/recepcion/ecf/${answer.encf}/xml`, { headers: auth })).text();
       const xmlsec = xmlsecVerify(xml, identity.certificatePem);
       expect(xmlsec.ok, xmlsec.output).toBe(true);
-      const seen = (await (await fetch(`${sandbox.url}/__sandbox/received?rnc=${issuerRnc}&encf=${answer.encf}`)).json()) as { kind: string }[];
+      const seen = (await (
+        await fetch(`${sandbox.url}/__sandbox/received?rnc=${issuerRnc}&encf=${answer.encf}`)
+      ).json()) as { kind: string }[];
       expect(seen.map((r) => r.kind)).toEqual([tipo === "32" ? "rfce" : "ecf"]);
       if (tipo === "31") issued = { issuerRnc, companyId: company.id, auth, encf: answer.encf };
     }
@@ -215,7 +298,11 @@ describe("authentication and commercial approvals through the simulator", () => 
       FechaHoraAprobacionComercial: "02-05-2026 10:11:12",
     };
     const send = (body: Record<string, unknown>) =>
-      fetch(`${sandbox.url}/__sandbox/emisor/send-approval`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).then(json);
+      fetch(`${sandbox.url}/__sandbox/emisor/send-approval`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      }).then(json);
     expect((await send({ to: `${base}/${issuerRnc}`, ...fields })).status).toBe(401);
     const sent = await send({ to: `${base}/${issuerRnc}`, authenticate: true, ...fields });
     expect(sent.authentication).toEqual({ status: 200 });
@@ -224,6 +311,10 @@ describe("authentication and commercial approvals through the simulator", () => 
     expect(sent.answer).toMatchObject({ encf, estado: "Aceptado" });
     expect(sent.answer).not.toHaveProperty("status");
     const receipt = await json(await fetch(`${base}/fe/recepcion/ecf/${encf}`, { headers: auth }));
-    expect(receipt.aprobacionComercial).toEqual({ estado: "Aceptado", motivo: null, fechaHoraAprobacionComercial: "02-05-2026 10:11:12" });
+    expect(receipt.aprobacionComercial).toEqual({
+      estado: "Aceptado",
+      motivo: null,
+      fechaHoraAprobacionComercial: "02-05-2026 10:11:12",
+    });
   });
 });

@@ -11,12 +11,18 @@ import { crc32 as zlibCrc32 } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { crc32, zipChunks, zipStream, type ZipEntry } from "../src/archive/zip-stream.ts";
 
-execFileSync(process.execPath, [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "unzip"], { stdio: "inherit" });
+execFileSync(process.execPath, [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "unzip"], {
+  stdio: "inherit",
+});
 
 const dir = mkdtempSync(join(tmpdir(), "ecf-zip-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function zipFile(entries: Iterable<ZipEntry> | AsyncIterable<ZipEntry>, name: string, options = {}): Promise<string> {
+async function zipFile(
+  entries: Iterable<ZipEntry> | AsyncIterable<ZipEntry>,
+  name: string,
+  options = {},
+): Promise<string> {
   const parts: Uint8Array[] = [];
   for await (const chunk of zipChunks(entries, options)) parts.push(chunk);
   const path = join(dir, name);
@@ -45,7 +51,12 @@ describe("crc32", () => {
 
 describe("zipChunks", () => {
   it("writes stored entries with data descriptors that unzip -t accepts, byte for byte", async () => {
-    const bodies = [randomBytes(100_000), new Uint8Array(0), new TextEncoder().encode("<ECF>Peña & Café</ECF>"), randomBytes(7)];
+    const bodies = [
+      randomBytes(100_000),
+      new Uint8Array(0),
+      new TextEncoder().encode("<ECF>Peña & Café</ECF>"),
+      randomBytes(7),
+    ];
     const names = ["emitidos/E310000000001.xml", "vacío.txt", "recibidos/130862346E310000000002.xml", "indice.csv"];
     const when = new Date("2026-05-31T23:59:58Z");
     const path = await zipFile(
@@ -54,7 +65,8 @@ describe("zipChunks", () => {
     );
     expect(unzip("-tq", path)).toMatch(/No errors detected/);
     expect(unzip("-Z1", path).trim().split("\n")).toEqual(names);
-    for (const [i, name] of names.entries()) expect(Buffer.compare(execFileSync("unzip", ["-p", path, name]), Buffer.from(bodies[i]!)), name).toBe(0);
+    for (const [i, name] of names.entries())
+      expect(Buffer.compare(execFileSync("unzip", ["-p", path, name]), Buffer.from(bodies[i]!)), name).toBe(0);
     // MS-DOS time in Santo Domingo (UTC−4), two-second resolution.
     expect(unzip("-Z", "-T", path)).toContain("20260531.195958");
   });
@@ -62,7 +74,8 @@ describe("zipChunks", () => {
   it("goes ZIP64 past 65,535 entries and unzip reads every one", async () => {
     const count = 70_000;
     function* many(): Generator<ZipEntry> {
-      for (let i = 0; i < count; i++) yield { name: `f/${i}.xml`, modified: new Date(0), body: new TextEncoder().encode(`<x>${i}</x>`) };
+      for (let i = 0; i < count; i++)
+        yield { name: `f/${i}.xml`, modified: new Date(0), body: new TextEncoder().encode(`<x>${i}</x>`) };
     }
     const path = await zipFile(many(), "many.zip");
     expect(unzip("-tq", path)).toMatch(/No errors detected/);
@@ -77,7 +90,11 @@ describe("zipChunks", () => {
   });
 
   it("with ZIP64 forced on a small archive, unzip still reads it", async () => {
-    const path = await zipFile([{ name: "a.xml", modified: new Date(), body: new TextEncoder().encode("<a/>") }], "forced.zip", { forceZip64: true });
+    const path = await zipFile(
+      [{ name: "a.xml", modified: new Date(), body: new TextEncoder().encode("<a/>") }],
+      "forced.zip",
+      { forceZip64: true },
+    );
     expect(unzip("-tq", path)).toMatch(/No errors detected/);
     expect(unzip("-p", path, "a.xml")).toBe("<a/>");
   });

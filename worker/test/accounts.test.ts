@@ -6,7 +6,12 @@ import { describe, expect, inject, it } from "vitest";
 import { call } from "./support/http.ts";
 import { companyById, keyWithCompany } from "../src/db/companies.ts";
 import { verifyToken } from "../src/auth/jwt.ts";
-import { certificateBag, malformedRsaKeyBag, pfxWithBags, unknownCipherKeyBag } from "@ecf/shared/test-support/pkcs12-builder";
+import {
+  certificateBag,
+  malformedRsaKeyBag,
+  pfxWithBags,
+  unknownCipherKeyBag,
+} from "@ecf/shared/test-support/pkcs12-builder";
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
 import { until } from "./support/until.ts";
@@ -14,9 +19,16 @@ import { forgetKeyLookups, KEY_LOOKUP_REUSE_MS } from "../src/auth/key-lookups.t
 
 const problem = async (res: Response) => {
   expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-  return (await res.json()) as { code: string; detail: string; status: number; errors: { path: string; code: string }[]; [k: string]: unknown };
+  return (await res.json()) as {
+    code: string;
+    detail: string;
+    status: number;
+    errors: { path: string; code: string }[];
+    [k: string]: unknown;
+  };
 };
-const me = (token: string, headers: Record<string, string> = {}) => call("/company/me", { headers: authed(token, headers) });
+const me = (token: string, headers: Record<string, string> = {}) =>
+  call("/company/me", { headers: authed(token, headers) });
 
 describe("POST /login", () => {
   it("exchanges a key and secret for an HS256 token that expires in 24 hours", async () => {
@@ -38,8 +50,14 @@ describe("POST /login", () => {
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
     const strip = (b: Record<string, unknown>) => ({ ...b, requestId: undefined, instance: undefined });
-    const wrongSecret = await login({ apiKey: credentials.apiKey, apiSecret: "nope" }, { "CF-Connecting-IP": "10.0.0.1" });
-    const unknownKey = await login({ apiKey: "ecf_test_doesnotexist", apiSecret: credentials.apiSecret }, { "CF-Connecting-IP": "10.0.0.1" });
+    const wrongSecret = await login(
+      { apiKey: credentials.apiKey, apiSecret: "nope" },
+      { "CF-Connecting-IP": "10.0.0.1" },
+    );
+    const unknownKey = await login(
+      { apiKey: "ecf_test_doesnotexist", apiSecret: credentials.apiSecret },
+      { "CF-Connecting-IP": "10.0.0.1" },
+    );
     expect(wrongSecret.status).toBe(401);
     expect(unknownKey.status).toBe(401);
     expect(strip(await problem(wrongSecret))).toEqual(strip(await problem(unknownKey)));
@@ -59,7 +77,8 @@ describe("POST /login", () => {
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
     const attacker = { "CF-Connecting-IP": "10.1.0.66" };
-    for (let i = 0; i < 5; i++) expect((await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, attacker)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, attacker)).status).toBe(401);
     const refused = await login(credentials, attacker);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -73,7 +92,10 @@ describe("POST /login", () => {
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
     for (let i = 0; i < 12; i++) {
-      expect((await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, { "CF-Connecting-IP": `10.3.0.${i}` })).status).toBe(401);
+      expect(
+        (await login({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, { "CF-Connecting-IP": `10.3.0.${i}` }))
+          .status,
+      ).toBe(401);
     }
     expect((await login(credentials, { "CF-Connecting-IP": "10.3.0.200" })).status).toBe(200);
   });
@@ -84,11 +106,16 @@ describe("POST /login", () => {
     const untrusted = { ...env, BEHIND_CLOUDFLARE: "false" } as Env;
     const loginAt = (body: object, ip: string) =>
       createApp().fetch(
-        new Request("http://ecf.test/login", { method: "POST", headers: { "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) }) as any,
+        new Request("http://ecf.test/login", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "CF-Connecting-IP": ip },
+          body: JSON.stringify(body),
+        }) as any,
         untrusted,
         createExecutionContext(),
       );
-    for (let i = 0; i < 5; i++) expect((await loginAt({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, `10.4.0.${i}`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await loginAt({ apiKey: credentials.apiKey, apiSecret: `bad-${i}` }, `10.4.0.${i}`)).status).toBe(401);
     // The spoofable header is ignored: a "new" address does not reset the key's failures…
     expect((await loginAt({ apiKey: credentials.apiKey, apiSecret: "bad-again" }, "10.4.0.77")).status).toBe(429);
     // …and the right secret still wins over them.
@@ -97,7 +124,8 @@ describe("POST /login", () => {
 
   it("throttles a client address that tries many keys", async () => {
     const ip = "10.2.0.7";
-    for (let i = 0; i < 30; i++) await login({ apiKey: `ecf_test_guess${i}`, apiSecret: "x" }, { "CF-Connecting-IP": ip });
+    for (let i = 0; i < 30; i++)
+      await login({ apiKey: `ecf_test_guess${i}`, apiSecret: "x" }, { "CF-Connecting-IP": ip });
     const company = await createCompany();
     const credentials = await createKey("company", company.id);
     expect((await login(credentials, { "CF-Connecting-IP": ip })).status).toBe(429);
@@ -107,7 +135,13 @@ describe("POST /login", () => {
 
 describe("bearer tokens", () => {
   const secret = () => new TextEncoder().encode(env.JWT_SECRET);
-  const claimsFor = (keyId: string, ownerId: string) => ({ sub: keyId, own: "company", oid: ownerId, knd: "test", iss: "ecf-edge" });
+  const claimsFor = (keyId: string, ownerId: string) => ({
+    sub: keyId,
+    own: "company",
+    oid: ownerId,
+    knd: "test",
+    iss: "ecf-edge",
+  });
 
   it("every failure mode is a 401 problem", async () => {
     const { company, credentials, token } = await companyWithToken();
@@ -127,7 +161,10 @@ describe("bearer tokens", () => {
       .setIssuedAt(now)
       .setExpirationTime(now + 3_600)
       .sign(new TextEncoder().encode("another-secret-0123456789abcdef"));
-    const noExpiry = await new SignJWT(claimsFor(credentials.keyId, company.id)).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now).sign(secret());
+    const noExpiry = await new SignJWT(claimsFor(credentials.keyId, company.id))
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuedAt(now)
+      .sign(secret());
     const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claimsFor(credentials.keyId, company.id), iat: now, exp: now + 3600 })}.`;
     const [h, p, s] = token.split(".");
@@ -187,7 +224,11 @@ describe("the key lookup of every request", () => {
     expect(read).toEqual({ revokedAt: null, company: await companyById(env, company.id), subscribedEvents: [] });
     expect(read!.company!.isActive).toBe(true); // stored as 1: mapped as drizzle maps it
     const partner = await admin("POST", "/admin/partners", { name: "Casa de Software SRL" });
-    expect(await keyWithCompany(env.DB, (await createKey("partner", partner.id)).keyId)).toEqual({ revokedAt: null, company: null, subscribedEvents: [] });
+    expect(await keyWithCompany(env.DB, (await createKey("partner", partner.id)).keyId)).toEqual({
+      revokedAt: null,
+      company: null,
+      subscribedEvents: [],
+    });
     await admin("POST", `/admin/keys/${credentials.keyId}/revoke`);
     expect((await keyWithCompany(env.DB, credentials.keyId))!.revokedAt).toMatch(/^\d{4}-/);
     expect(await keyWithCompany(env.DB, "key_test_missing")).toBeUndefined();
@@ -199,7 +240,9 @@ describe("the key lookup of every request", () => {
     // Revoked past the worker: this isolate answers from its lookup for the rest of
     // the second it read it in, then reads D1 again.
     const past = Date.now();
-    await env.DB.prepare("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2").bind(new Date().toISOString(), credentials.keyId).run();
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2")
+      .bind(new Date().toISOString(), credentials.keyId)
+      .run();
     const before = await me(token);
     if (Date.now() - past < KEY_LOOKUP_REUSE_MS / 2) expect(before.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, KEY_LOOKUP_REUSE_MS));
@@ -224,7 +267,9 @@ describe("the key lookup of every request", () => {
       expect(res.status, await res.clone().text()).toBe(201);
     };
     const partnerToken = async (serves: string[]) => {
-      const partner = await admin<{ id: string }>("POST", "/admin/partners", { name: `Integrador ${crypto.randomUUID()}` });
+      const partner = await admin<{ id: string }>("POST", "/admin/partners", {
+        name: `Integrador ${crypto.randomUUID()}`,
+      });
       for (const companyId of serves) await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId });
       return tokenFor(await createKey("partner", partner.id));
     };
@@ -234,7 +279,9 @@ describe("the key lookup of every request", () => {
     // A partner serving other issuers only is not heard.
     await register(await partnerToken([(await createCompany()).id]), ["purchase.received"]);
     expect(await subscribed()).toEqual(["receipt.accepted", "receipt.contingency", "receipt.rejected"]);
-    await env.DB.prepare("UPDATE webhook_endpoints SET disabled_at = ?1 WHERE owner_type = 'company' AND owner_id = ?2").bind(new Date().toISOString(), company.id).run();
+    await env.DB.prepare("UPDATE webhook_endpoints SET disabled_at = ?1 WHERE owner_type = 'company' AND owner_id = ?2")
+      .bind(new Date().toISOString(), company.id)
+      .run();
     forgetKeyLookups(); // (a write past the worker)
     expect(await subscribed()).toEqual(["receipt.accepted", "receipt.contingency"]);
   });
@@ -253,7 +300,10 @@ describe("tenants", () => {
     for (const company of [a, b]) {
       const res = await me(token, { "X-RNC-Emisor": company.rnc });
       expect(res.status).toBe(200);
-      expect((await res.json()) as { registryNumber: string; name: string }).toMatchObject({ registryNumber: company.rnc, name: company.name });
+      expect((await res.json()) as { registryNumber: string; name: string }).toMatchObject({
+        registryNumber: company.rnc,
+        name: company.name,
+      });
     }
   });
 
@@ -276,7 +326,12 @@ describe("tenants", () => {
     const routes: [string, string, BodyInit | undefined, Record<string, string>][] = [
       ["GET", "/company/me", undefined, {}],
       ["GET", "/company/sequences", undefined, {}],
-      ["PUT", "/company/sequences/31", JSON.stringify({ rangeFrom: 1, rangeTo: 10, expiresOn: "2030-12-31" }), { "Content-Type": "application/json" }],
+      [
+        "PUT",
+        "/company/sequences/31",
+        JSON.stringify({ rangeFrom: 1, rangeTo: 10, expiresOn: "2030-12-31" }),
+        { "Content-Type": "application/json" },
+      ],
       [
         "PUT",
         "/company/certificate",
@@ -291,11 +346,17 @@ describe("tenants", () => {
     ];
     for (const token of [partnerToken, companyToken]) {
       for (const [method, path, body, headers] of routes) {
-        const res = await call(path, { method, body, headers: authed(token, { ...headers, "X-RNC-Emisor": victim.rnc }) });
+        const res = await call(path, {
+          method,
+          body,
+          headers: authed(token, { ...headers, "X-RNC-Emisor": victim.rnc }),
+        });
         expect(res.status, `${method} ${path}`).toBe(403);
       }
     }
-    const sequences = (await (await call("/company/sequences", { headers: authed(companyToken) })).json()) as { sequences: unknown[] };
+    const sequences = (await (await call("/company/sequences", { headers: authed(companyToken) })).json()) as {
+      sequences: unknown[];
+    };
     expect(sequences.sequences).toEqual([]);
   });
 
@@ -317,7 +378,8 @@ describe("tenants", () => {
       const token = await tokenFor(await createKey("company", company.id, kind));
       const res = await me(token);
       expect(res.status, `${kind} key on ${environment}`).toBe(status);
-      if (status === 403) expect((await problem(res)).detail).toMatch(kind === "test" ? /test key.*production/ : /live key/);
+      if (status === 403)
+        expect((await problem(res)).detail).toMatch(kind === "test" ? /test key.*production/ : /live key/);
     }
   });
 
@@ -334,7 +396,17 @@ describe("GET /company/me", () => {
     const res = await me(token);
     const body = (await res.json()) as Record<string, unknown>;
     // The interface's profile, under its own names only (never a second name for a fact), and the service's two additions.
-    const profile = ["id", "name", "registryNumber", "isActive", "dgiiServer", "invoicesCountCurrentMonth", "invoiceLimitPerMonth", "signatureName", "signatureExpirationDate"];
+    const profile = [
+      "id",
+      "name",
+      "registryNumber",
+      "isActive",
+      "dgiiServer",
+      "invoicesCountCurrentMonth",
+      "invoiceLimitPerMonth",
+      "signatureName",
+      "signatureExpirationDate",
+    ];
     expect(Object.keys(body).sort()).toEqual([...profile, "totalsPolicy", "warnings"].sort());
     expect(body).toMatchObject({
       id: company.id,
@@ -351,7 +423,15 @@ describe("GET /company/me", () => {
     // The same names as the administration API's view of the issuer.
     const adminView = await admin<Record<string, unknown>>("GET", `/admin/companies?registryNumber=${company.rnc}`);
     const listed = (adminView.companies as Record<string, unknown>[])[0]!;
-    for (const key of ["name", "registryNumber", "dgiiServer", "totalsPolicy", "invoiceLimitPerMonth", "isActive", "signatureExpirationDate"])
+    for (const key of [
+      "name",
+      "registryNumber",
+      "dgiiServer",
+      "totalsPolicy",
+      "invoiceLimitPerMonth",
+      "isActive",
+      "signatureExpirationDate",
+    ])
       expect(body[key], key).toEqual(listed[key]);
     expect((body.warnings as { code: string }[]).map((w) => w.code)).toEqual(["certificate_missing"]);
   });
@@ -359,10 +439,19 @@ describe("GET /company/me", () => {
   it("warns about a certificate about to expire and a quota above 90 %", async () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 10 });
     const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
-    await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2").bind(inTenDays, company.id).run();
+    await env.DB.prepare(
+      "UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2",
+    )
+      .bind(inTenDays, company.id)
+      .run();
     forgetKeyLookups(); // (a write past the worker)
     await setInvoicesThisMonth(company.id, 10);
-    const body = (await (await me(token)).json()) as { warnings: { code: string }[]; invoicesCountCurrentMonth: number; signatureName: string; signatureExpirationDate: string };
+    const body = (await (await me(token)).json()) as {
+      warnings: { code: string }[];
+      invoicesCountCurrentMonth: number;
+      signatureName: string;
+      signatureExpirationDate: string;
+    };
     expect(body.invoicesCountCurrentMonth).toBe(10);
     expect(body.signatureName).toBe("firma.p12");
     expect(body.signatureExpirationDate).toBe(inTenDays);
@@ -371,7 +460,8 @@ describe("GET /company/me", () => {
 });
 
 describe("GET /company/me warnings", () => {
-  const warningsOf = async (token: string) => ((await (await me(token)).json()) as { warnings: { code: string; message: string }[] }).warnings;
+  const warningsOf = async (token: string) =>
+    ((await (await me(token)).json()) as { warnings: { code: string; message: string }[] }).warnings;
 
   it.each([
     [20, 18, []], // exactly 90 %: not above it
@@ -381,18 +471,27 @@ describe("GET /company/me warnings", () => {
     [20, 20, ["quota_reached"]],
   ])("limit %i, %i used → %j", async (limit, used, expected) => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: limit });
-    await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = '2099-01-01T00:00:00.000Z' WHERE id = ?1").bind(company.id).run();
+    await env.DB.prepare(
+      "UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = '2099-01-01T00:00:00.000Z' WHERE id = ?1",
+    )
+      .bind(company.id)
+      .run();
     forgetKeyLookups(); // (a write past the worker)
     await setInvoicesThisMonth(company.id, used);
     const warnings = await warningsOf(token);
     expect(warnings.map((w) => w.code)).toEqual(expected);
-    if (expected[0] === "quota_near_limit") expect(warnings[0]!.message).toBe(`${used} of ${limit} receipts used this month.`);
+    if (expected[0] === "quota_near_limit")
+      expect(warnings[0]!.message).toBe(`${used} of ${limit} receipts used this month.`);
   });
 
   it("certificate_expired once the certificate's notAfter has passed, with the date", async () => {
     const { company, token } = await companyWithToken();
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
-    await env.DB.prepare("UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2").bind(yesterday, company.id).run();
+    await env.DB.prepare(
+      "UPDATE companies SET certificate_file_name = 'firma.p12', certificate_not_after = ?1 WHERE id = ?2",
+    )
+      .bind(yesterday, company.id)
+      .run();
     forgetKeyLookups(); // (a write past the worker)
     const warnings = await warningsOf(token);
     expect(warnings.map((w) => w.code)).toEqual(["certificate_expired"]);
@@ -404,8 +503,16 @@ describe("PUT /company/certificate refusals", () => {
   const certificateDer = () => Uint8Array.from(atob(inject("certificates").certificateDer), (ch) => ch.charCodeAt(0));
   it.each([
     ["no_private_key", () => pfxWithBags([certificateBag(certificateDer())]), /no private key/],
-    ["unsupported", () => pfxWithBags([unknownCipherKeyBag(), certificateBag(certificateDer())]), /encryption this service cannot open/],
-    ["unreadable_key", () => pfxWithBags([malformedRsaKeyBag(), certificateBag(certificateDer())]), /RSA private key is damaged/],
+    [
+      "unsupported",
+      () => pfxWithBags([unknownCipherKeyBag(), certificateBag(certificateDer())]),
+      /encryption this service cannot open/,
+    ],
+    [
+      "unreadable_key",
+      () => pfxWithBags([malformedRsaKeyBag(), certificateBag(certificateDer())]),
+      /RSA private key is damaged/,
+    ],
   ] as const)("%s is a 400 with its own message", async (code, make, message) => {
     const { company, token } = await companyWithToken();
     const form = new FormData();
@@ -432,8 +539,15 @@ describe("e-NCF sequences", () => {
       body: JSON.stringify({ rangeFrom: 1, rangeTo: 500, expiresOn: "2030-12-31" }),
     });
     expect(put.status).toBe(200);
-    expect(await put.json()).toMatchObject({ tipoeCF: "31", nextEncf: "E310000000001", remaining: 500, expiresOn: "2030-12-31" });
-    const list = (await (await call("/company/sequences", { headers: authed(token) })).json()) as { sequences: { tipoeCF: string }[] };
+    expect(await put.json()).toMatchObject({
+      tipoeCF: "31",
+      nextEncf: "E310000000001",
+      remaining: 500,
+      expiresOn: "2030-12-31",
+    });
+    const list = (await (await call("/company/sequences", { headers: authed(token) })).json()) as {
+      sequences: { tipoeCF: string }[];
+    };
     expect(list.sequences.map((s) => s.tipoeCF)).toEqual(["31"]);
   });
 
@@ -444,14 +558,22 @@ describe("e-NCF sequences", () => {
     ["too many digits", "31", { rangeFrom: 1, rangeTo: 99_999_999_999, expiresOn: "2030-01-01" }, "/rangeTo"],
   ])("refuses a bad range (%s)", async (_label, tipo, body, path) => {
     const { token } = await companyWithToken();
-    const res = await call(`/company/sequences/${tipo}`, { method: "PUT", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+    const res = await call(`/company/sequences/${tipo}`, {
+      method: "PUT",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(400);
     expect((await problem(res)).errors.map((e) => e.path)).toContain(path);
   });
 
   it("200 parallel allocations give 200 distinct consecutive numbers", async () => {
     const company = await createCompany();
-    await admin("PUT", `/admin/companies/${company.id}/sequences/32`, { rangeFrom: 1001, rangeTo: 5000, expiresOn: "2030-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/32`, {
+      rangeFrom: 1001,
+      rangeTo: 5000,
+      expiresOn: "2030-12-31",
+    });
     const now = new Date();
     const results = await Promise.all(Array.from({ length: 200 }, () => allocate(company.id, "32", now)));
     const numbers = results.map((r) => r.number).sort((a, b) => a - b);
@@ -464,20 +586,43 @@ describe("e-NCF sequences", () => {
   it("an exhausted, expired or missing range is a 422 before anything is signed", async () => {
     const company = await createCompany();
     const now = new Date();
-    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 2, expiresOn: "2030-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, {
+      rangeFrom: 1,
+      rangeTo: 2,
+      expiresOn: "2030-12-31",
+    });
     await allocate(company.id, "31", now);
     await allocate(company.id, "31", now);
-    await expect(allocate(company.id, "31", now)).rejects.toMatchObject({ code: "unprocessable", init: { errors: [{ code: "sequence_exhausted" }] } });
-    await admin("PUT", `/admin/companies/${company.id}/sequences/33`, { rangeFrom: 1, rangeTo: 100, expiresOn: "2020-01-01" });
-    await expect(allocate(company.id, "33", now)).rejects.toMatchObject({ init: { errors: [{ code: "sequence_expired" }] } });
-    await expect(allocate(company.id, "34", now)).rejects.toMatchObject({ init: { errors: [{ code: "sequence_missing" }] } });
+    await expect(allocate(company.id, "31", now)).rejects.toMatchObject({
+      code: "unprocessable",
+      init: { errors: [{ code: "sequence_exhausted" }] },
+    });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/33`, {
+      rangeFrom: 1,
+      rangeTo: 100,
+      expiresOn: "2020-01-01",
+    });
+    await expect(allocate(company.id, "33", now)).rejects.toMatchObject({
+      init: { errors: [{ code: "sequence_expired" }] },
+    });
+    await expect(allocate(company.id, "34", now)).rejects.toMatchObject({
+      init: { errors: [{ code: "sequence_missing" }] },
+    });
   });
 
   it("re-registering a range never hands out a used number again", async () => {
     const company = await createCompany();
-    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 10, expiresOn: "2030-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, {
+      rangeFrom: 1,
+      rangeTo: 10,
+      expiresOn: "2030-12-31",
+    });
     for (let i = 0; i < 3; i++) await allocate(company.id, "31");
-    const widened = await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 20, expiresOn: "2031-12-31" });
+    const widened = await admin("PUT", `/admin/companies/${company.id}/sequences/31`, {
+      rangeFrom: 1,
+      rangeTo: 20,
+      expiresOn: "2031-12-31",
+    });
     expect(widened.nextEncf).toBe("E310000000004");
   });
 });
@@ -485,7 +630,11 @@ describe("e-NCF sequences", () => {
 describe("quota", () => {
   it("refuses with 429 quota_exceeded and the limit once the month is full", async () => {
     const company = await createCompany({ invoiceLimitPerMonth: 3 });
-    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 100, expiresOn: "2030-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, {
+      rangeFrom: 1,
+      rangeTo: 100,
+      expiresOn: "2030-12-31",
+    });
     const now = new Date();
     await Promise.all([1, 2, 3].map(() => allocate(company.id, "31", now, 3)));
     const refusal = await allocate(company.id, "31", now, 3).catch((e: unknown) => e);
@@ -498,12 +647,21 @@ describe("quota", () => {
 describe("audit log", () => {
   it("records refused requests against the issuer", async () => {
     const { company, token } = await companyWithToken();
-    const res = await call("/company/sequences/31", { method: "PUT", headers: authed(token, { "Content-Type": "application/json", "X-Request-Id": "audit-req-1" }), body: "{" });
+    const res = await call("/company/sequences/31", {
+      method: "PUT",
+      headers: authed(token, { "Content-Type": "application/json", "X-Request-Id": "audit-req-1" }),
+      body: "{",
+    });
     expect(res.status).toBe(400);
     // The audit row is written after the answer leaves (waitUntil): await it.
     let row: Record<string, unknown> | undefined;
     await until(async () => ([row] = await auditRows(company.id, "request_id = 'audit-req-1'")).length > 0);
-    expect(row).toMatchObject({ company_id: company.id, code: "malformed_json", status: 400, action: "PUT /company/sequences/31" });
+    expect(row).toMatchObject({
+      company_id: company.id,
+      code: "malformed_json",
+      status: 400,
+      action: "PUT /company/sequences/31",
+    });
   });
 });
 
@@ -517,7 +675,11 @@ describe("administration API", () => {
 
   it("changing one field of an issuer leaves the others (no defaults re-applied)", async () => {
     const company = await createCompany({ dgiiServer: "certecf", invoiceLimitPerMonth: 777, tradeName: "Antes" });
-    const patched = await admin("PATCH", `/admin/companies/${company.id}`, { address: "Calle Duarte 12", province: "250000", municipality: "250100" });
+    const patched = await admin("PATCH", `/admin/companies/${company.id}`, {
+      address: "Calle Duarte 12",
+      province: "250000",
+      municipality: "250100",
+    });
     expect(patched).toMatchObject({
       dgiiServer: "certecf",
       invoiceLimitPerMonth: 777,
@@ -528,8 +690,16 @@ describe("administration API", () => {
       municipality: "250100",
     });
     const inactive = await admin("PATCH", `/admin/companies/${company.id}`, { isActive: false });
-    expect(inactive).toMatchObject({ dgiiServer: "certecf", invoiceLimitPerMonth: 777, isActive: false, address: "Calle Duarte 12" });
-    const { companies } = await admin<{ companies: Record<string, unknown>[] }>("GET", `/admin/companies?registryNumber=${company.rnc}`);
+    expect(inactive).toMatchObject({
+      dgiiServer: "certecf",
+      invoiceLimitPerMonth: 777,
+      isActive: false,
+      address: "Calle Duarte 12",
+    });
+    const { companies } = await admin<{ companies: Record<string, unknown>[] }>(
+      "GET",
+      `/admin/companies?registryNumber=${company.rnc}`,
+    );
     expect(companies).toEqual([inactive]);
   });
 
@@ -538,7 +708,10 @@ describe("administration API", () => {
     const name = `Casa ${crypto.randomUUID()}`;
     const partner = await admin("POST", "/admin/partners", { name });
     for (const c of [a, b]) await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: c.id });
-    const { partners } = await admin<{ partners: { id: string; name: string; companyIds: string[] }[] }>("GET", `/admin/partners?name=${encodeURIComponent(name)}`);
+    const { partners } = await admin<{ partners: { id: string; name: string; companyIds: string[] }[] }>(
+      "GET",
+      `/admin/partners?name=${encodeURIComponent(name)}`,
+    );
     expect(partners).toHaveLength(1);
     expect(partners[0]).toMatchObject({ id: partner.id, name });
     expect(partners[0]!.companyIds.sort()).toEqual([a.id, b.id].sort());

@@ -13,14 +13,29 @@ import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms } from "./supp
 import { until } from "./support/until.ts";
 
 const setDirectory = async (entries: { rnc: string; host: string }[]) => {
-  const body = entries.map((e) => ({ nombre: "Comprador SRL", rnc: e.rnc, urlRecepcion: e.host, urlAceptacion: e.host, urlOpcional: null }));
-  const res = await fetch(`${sandboxUrl()}/__sandbox/directory`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const body = entries.map((e) => ({
+    nombre: "Comprador SRL",
+    rnc: e.rnc,
+    urlRecepcion: e.host,
+    urlAceptacion: e.host,
+    urlOpcional: null,
+  }));
+  const res = await fetch(`${sandboxUrl()}/__sandbox/directory`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
 };
 const buyerHost = () => `${sandboxUrl()}/testecf/emisorreceptor`;
 
 const setBuyer = (behaviour: Record<string, unknown> | null) =>
-  fetch(`${sandboxUrl()}/__sandbox/buyer`, behaviour ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(behaviour) } : { method: "DELETE" });
+  fetch(
+    `${sandboxUrl()}/__sandbox/buyer`,
+    behaviour
+      ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(behaviour) }
+      : { method: "DELETE" },
+  );
 
 afterEach(async () => {
   await clearFaults();
@@ -47,7 +62,9 @@ async function settle(companyId: string, token: string, encf: string): Promise<v
 }
 /** The receipt's `buyerDelivery`, its only name (1.8.0's `entregaComprador` is gone), with a state of the closed set. */
 const deliveryOf = async (token: string, encf: string) => {
-  const answer = (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as { buyerDelivery?: BuyerDelivery };
+  const answer = (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as {
+    buyerDelivery?: BuyerDelivery;
+  };
   expect(answer).not.toHaveProperty("entregaComprador");
   const delivery = answer.buyerDelivery;
   if (delivery) expect(STATES).toContain(delivery.state);
@@ -57,7 +74,11 @@ const deliveryOf = async (token: string, encf: string) => {
 /** A hostile "buyer" in DGII's directory: the tests' webhook sink, answering a redirect or a huge body. */
 const hostileBuyer = async (name: string, answer: SinkAnswer) => {
   const url = `${inject("webhookSinkUrl")}/sinks/${name}`;
-  await fetch(url, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", answer }) });
+  await fetch(url, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", answer }),
+  });
   return url;
 };
 
@@ -118,7 +139,12 @@ describe("delivery to the buyer", () => {
     const row = (await receiptRow(company.id, body.encf))!;
     const arecf = await (await env.ARCHIVE.get(row.xmlKey.replace(/\.xml$/, ".arecf.xml")))!.text();
     expect((await verifyXml(arecf)).ok).toBe(true);
-    expect(parseArecf(arecf)).toMatchObject({ RNCEmisor: company.rnc, RNCComprador: COMPRADOR_RNC, eNCF: body.encf, Estado: "0" });
+    expect(parseArecf(arecf)).toMatchObject({
+      RNCEmisor: company.rnc,
+      RNCComprador: COMPRADOR_RNC,
+      eNCF: body.encf,
+      Estado: "0",
+    });
     // Once, whatever more alarms run.
     await runTaskAlarms(company.id);
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
@@ -184,11 +210,16 @@ describe("delivery to the buyer", () => {
     const webhook = await call("/webhooks", {
       method: "POST",
       headers: authed(token, { "Content-Type": "application/json" }),
-      body: JSON.stringify({ url: "http://127.0.0.1:9/hooks", events: ["receipt.accepted", "receipt.delivery_failed"] }),
+      body: JSON.stringify({
+        url: "http://127.0.0.1:9/hooks",
+        events: ["receipt.accepted", "receipt.delivery_failed"],
+      }),
     });
     expect(webhook.status).toBe(201);
     const { body } = await issue(token, issueRequest("31"));
-    const estado = async () => ((await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as { estado: string }).estado;
+    const estado = async () =>
+      ((await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as { estado: string })
+        .estado;
     // On a busy machine DGII's verdict can come after the answer: the delivery starts with it.
     await until(
       async () => (await estado()) === "Aceptado",
@@ -197,7 +228,11 @@ describe("delivery to the buyer", () => {
     expect(await estado()).toBe("Aceptado");
     await runTaskAlarms(company.id);
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Pendiente" });
-    await everyMonthSql(company.id, "UPDATE tasks SET deadline = ?1 WHERE kind = 'buyer_delivery'", new Date(Date.now() - 1000).toISOString());
+    await everyMonthSql(
+      company.id,
+      "UPDATE tasks SET deadline = ?1 WHERE kind = 'buyer_delivery'",
+      new Date(Date.now() - 1000).toISOString(),
+    );
     // The next attempt past the deadline gives up (one of the object's own alarms may be that attempt).
     await until(
       async () => (await deliveryOf(token, body.encf))?.state !== "Pendiente",
@@ -205,7 +240,11 @@ describe("delivery to the buyer", () => {
     );
     expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Fallido" });
     const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
-    const sent = events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string; data: { buyerDelivery?: { state: string } } } }).event);
+    const sent = events.map(
+      (e) =>
+        (JSON.parse(String(e.payload)) as { event: { type: string; data: { buyerDelivery?: { state: string } } } })
+          .event,
+    );
     expect(sent.map((e) => e.type)).toEqual(["receipt.accepted", "receipt.delivery_failed"]);
     // The event carries the receipt answer: the English state and, until 1.9.0, its deprecated twin.
     expect(sent[1]!.data.buyerDelivery?.state).toBe("Fallido");
@@ -220,13 +259,22 @@ describe("delivery to the buyer", () => {
       expect((await setBuyer({ estado: "1", motivo })).status).toBe(200);
       const { body } = await issue(token, issueRequest("31"));
       await settle(company.id, token, body.encf);
-      expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "No Recibido", arecfEstado: "1", codigoMotivoNoRecibido: motivo });
+      expect(await deliveryOf(token, body.encf)).toMatchObject({
+        state: "No Recibido",
+        arecfEstado: "1",
+        codigoMotivoNoRecibido: motivo,
+      });
       const arecf = await (await call(`/fe/recepcion/ecf/${body.encf}/arecf`, { headers: authed(token) })).text();
       expect(parseArecf(arecf)).toMatchObject({ eNCF: body.encf, Estado: "1", CodigoMotivoNoRecibido: motivo });
       await runTaskAlarms(company.id);
       expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "receptor-ecf")).toHaveLength(1);
-      const events = await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position");
-      expect(events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type)).toContain("receipt.delivery_failed");
+      const events = await everyMonthSql(
+        company.id,
+        "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position",
+      );
+      expect(events.map((e) => (JSON.parse(String(e.payload)) as { event: { type: string } }).event.type)).toContain(
+        "receipt.delivery_failed",
+      );
     },
   );
 
@@ -236,7 +284,11 @@ describe("delivery to the buyer", () => {
     await setBuyer({ estado: "1", motivo: "3" });
     const { body } = await issue(token, issueRequest("31"));
     await settle(company.id, token, body.encf);
-    expect(await deliveryOf(token, body.encf)).toMatchObject({ state: "Recibido", arecfEstado: "1", codigoMotivoNoRecibido: "3" });
+    expect(await deliveryOf(token, body.encf)).toMatchObject({
+      state: "Recibido",
+      arecfEstado: "1",
+      codigoMotivoNoRecibido: "3",
+    });
   });
 
   it("a buyer that requires authentication: the worker gets a token from its semilla and validacioncertificado, then delivers", async () => {

@@ -56,21 +56,27 @@ const getJson = async <T>(token: string, path: string): Promise<T> => {
   expect(res.status, path).toBe(200);
   return (await res.json()) as T;
 };
-const importCsv = (token: string, csv: string) => call("/products/import", { method: "POST", headers: authed(token, { "Content-Type": "text/csv" }), body: csv });
+const importCsv = (token: string, csv: string) =>
+  call("/products/import", { method: "POST", headers: authed(token, { "Content-Type": "text/csv" }), body: csv });
 const exportCsv = async (token: string) => {
   const res = await call("/products/export", { headers: authed(token) });
   expect(res.status).toBe(200);
   expect(res.headers.get("Content-Type")).toMatch(/^text\/csv/);
   return res.text();
 };
-const catalogVersion = async (companyId: string) => Number((await issuerSql(companyId, "SELECT version FROM catalog_version"))[0]?.version ?? 0);
-const productCount = async (companyId: string) => Number((await issuerSql(companyId, "SELECT count(*) AS n FROM products"))[0]!.n);
+const catalogVersion = async (companyId: string) =>
+  Number((await issuerSql(companyId, "SELECT version FROM catalog_version"))[0]?.version ?? 0);
+const productCount = async (companyId: string) =>
+  Number((await issuerSql(companyId, "SELECT count(*) AS n FROM products"))[0]!.n);
 
 async function allPages(token: string, query = "", limit = 10): Promise<Product[]> {
   const items: Product[] = [];
   let cursor: string | null = null;
   do {
-    const page: Page = await getJson<Page>(token, `/products?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`);
+    const page: Page = await getJson<Page>(
+      token,
+      `/products?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`,
+    );
     expect(page.items.length).toBeLessThanOrEqual(limit);
     items.push(...page.items);
     cursor = page.nextCursor;
@@ -84,16 +90,26 @@ async function pairedTill() {
   const form = new FormData();
   form.set("file", new File([new Uint8Array(fromBase64(fixtures.forgeP12)!)], "firma.p12"));
   form.set("password", fixtures.password);
-  const upload = await call(`/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
+  const upload = await call(`/admin/companies/${company.id}/certificate`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+    body: form,
+  });
   expect(upload.status).toBe(200);
-  const created = await admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+  const created = await admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+    name: "Caja 1",
+  });
   const res = await postJson("/devices/pair", { pairingCode: created.pairingCode });
   expect(res.status).toBe(200);
   const { token: deviceToken } = (await res.json()) as { token: string };
   return { company, token, deviceId: created.id, deviceToken };
 }
 
-async function pullAll(deviceToken: string, since: number, limit: number): Promise<{ pages: Pull[]; products: Product[]; cashiers: Pull["cashiers"] }> {
+async function pullAll(
+  deviceToken: string,
+  since: number,
+  limit: number,
+): Promise<{ pages: Pull[]; products: Product[]; cashiers: Pull["cashiers"] }> {
   const pages: Pull[] = [];
   let next = since;
   for (;;) {
@@ -109,8 +125,14 @@ async function pullAll(deviceToken: string, since: number, limit: number): Promi
 
 /** PBKDF2-SHA256 of a PIN as a till derives it with WebCrypto: the check a till makes offline. */
 async function pinMatches(pin: Pin, candidate: string): Promise<boolean> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(candidate), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: new Uint8Array(fromBase64(pin.salt)!), iterations: pin.iterations }, key, 256);
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(candidate), "PBKDF2", false, [
+    "deriveBits",
+  ]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt: new Uint8Array(fromBase64(pin.salt)!), iterations: pin.iterations },
+    key,
+    256,
+  );
   return toBase64(new Uint8Array(bits)) === pin.hash;
 }
 
@@ -124,7 +146,12 @@ describe("products through the issuer API", () => {
   });
 
   it("creates with defaults, answers ETag and Location, and reads back the same", async () => {
-    const res = await send(token, "POST", "/products", { code: "CAFE-454", name: "Café molido 454 g", price: "325.5", barcodes: ["7460000123456"] });
+    const res = await send(token, "POST", "/products", {
+      code: "CAFE-454",
+      name: "Café molido 454 g",
+      price: "325.5",
+      barcodes: ["7460000123456"],
+    });
     expect(res.status).toBe(201);
     const created = (await res.json()) as Product;
     expect(created).toMatchObject({
@@ -166,7 +193,13 @@ describe("products through the issuer API", () => {
   });
 
   it("takes a unit code with a leading zero as DGII's code", async () => {
-    const res = await send(token, "POST", "/products", { code: "KG-1", name: "Arroz", price: "45.00", unit: "05", kind: "good" });
+    const res = await send(token, "POST", "/products", {
+      code: "KG-1",
+      name: "Arroz",
+      price: "45.00",
+      unit: "05",
+      kind: "good",
+    });
     expect(res.status).toBe(201);
     expect(((await res.json()) as Product).unit).toBe("5");
   });
@@ -179,12 +212,20 @@ describe("products through the issuer API", () => {
   });
 
   it("changes only with If-Match: 428 without, 412 when stale, and a change made meanwhile is never overwritten", async () => {
-    const created = (await (await send(token, "POST", "/products", { code: "AGUA", name: "Agua 500 ml", price: "25.00" })).json()) as Product;
+    const created = (await (
+      await send(token, "POST", "/products", { code: "AGUA", name: "Agua 500 ml", price: "25.00" })
+    ).json()) as Product;
     const missing = await send(token, "PATCH", `/products/${created.id}`, { price: "30.00" });
     expect(missing.status).toBe(428);
     expect(((await missing.json()) as Problem).code).toBe("precondition_required");
 
-    const first = await send(token, "PATCH", `/products/${created.id}`, { price: "30.00" }, { "If-Match": `"${created.version}"` });
+    const first = await send(
+      token,
+      "PATCH",
+      `/products/${created.id}`,
+      { price: "30.00" },
+      { "If-Match": `"${created.version}"` },
+    );
     expect(first.status).toBe(200);
     const changed = (await first.json()) as Product;
     expect(changed).toMatchObject({ price: "30.00", name: "Agua 500 ml" });
@@ -192,7 +233,13 @@ describe("products through the issuer API", () => {
     expect(first.headers.get("ETag")).toBe(`"${changed.version}"`);
 
     // A second editor who read the old version loses: 412, and the first change stands.
-    const second = await send(token, "PATCH", `/products/${created.id}`, { price: "28.00" }, { "If-Match": `"${created.version}"` });
+    const second = await send(
+      token,
+      "PATCH",
+      `/products/${created.id}`,
+      { price: "28.00" },
+      { "If-Match": `"${created.version}"` },
+    );
     expect(second.status).toBe(412);
     const problem = (await second.json()) as Problem & { currentVersion: number };
     expect(problem.code).toBe("precondition_failed");
@@ -200,19 +247,27 @@ describe("products through the issuer API", () => {
     expect(((await getJson<Product>(token, `/products/${created.id}`)) as Product).price).toBe("30.00");
 
     // The same values again change nothing: the version (and so every till) stays.
-    const same = (await (await send(token, "PATCH", `/products/${created.id}`, { price: "30.00" }, { "If-Match": `"${changed.version}"` })).json()) as Product;
+    const same = (await (
+      await send(token, "PATCH", `/products/${created.id}`, { price: "30.00" }, { "If-Match": `"${changed.version}"` })
+    ).json()) as Product;
     expect(same.version).toBe(changed.version);
   });
 
   it("deletes by marking inactive (If-Match too), and PATCH brings it back", async () => {
-    const created = (await (await send(token, "POST", "/products", { code: "PAN", name: "Pan", price: "10.00" })).json()) as Product;
+    const created = (await (
+      await send(token, "POST", "/products", { code: "PAN", name: "Pan", price: "10.00" })
+    ).json()) as Product;
     expect((await send(token, "DELETE", `/products/${created.id}`)).status).toBe(428);
-    const gone = await send(token, "DELETE", `/products/${created.id}`, undefined, { "If-Match": `"${created.version}"` });
+    const gone = await send(token, "DELETE", `/products/${created.id}`, undefined, {
+      "If-Match": `"${created.version}"`,
+    });
     expect(gone.status).toBe(200);
     const inactive = (await gone.json()) as Product;
     expect(inactive.active).toBe(false);
     expect(inactive.version).toBeGreaterThan(created.version);
-    const back = (await (await send(token, "PATCH", `/products/${created.id}`, { active: true }, { "If-Match": "*" })).json()) as Product;
+    const back = (await (
+      await send(token, "PATCH", `/products/${created.id}`, { active: true }, { "If-Match": "*" })
+    ).json()) as Product;
     expect(back.active).toBe(true);
   });
 
@@ -226,7 +281,12 @@ describe("paging and filters", () => {
   it("pages in code order through every product exactly once, with q and active filters", async () => {
     const { token } = await companyWithToken();
     const codes = Array.from({ length: 25 }, (_, i) => `P${String(i).padStart(3, "0")}`);
-    const csv = [HEADER, ...codes.map((code, i) => `${code},BAR${i},Producto ${i % 2 ? "rojo" : "azul"} ${i},${i}.00,true,18,43,good,${i % 5 !== 0}`)].join("\r\n");
+    const csv = [
+      HEADER,
+      ...codes.map(
+        (code, i) => `${code},BAR${i},Producto ${i % 2 ? "rojo" : "azul"} ${i},${i}.00,true,18,43,good,${i % 5 !== 0}`,
+      ),
+    ].join("\r\n");
     expect((await importCsv(token, csv)).status).toBe(200);
 
     const all = await allPages(token, "", 10);
@@ -273,7 +333,19 @@ describe("CSV import and export", () => {
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await res.json()).toMatchObject({ lines: 4, created: 4, updated: 0, unchanged: 0 });
     const items = await allPages(token);
-    expect(items.map((p) => [p.code, p.barcodes, p.name, p.price, p.priceIncludesItbis, p.itbisRate, p.unit, p.kind, p.active])).toEqual([
+    expect(
+      items.map((p) => [
+        p.code,
+        p.barcodes,
+        p.name,
+        p.price,
+        p.priceIncludesItbis,
+        p.itbisRate,
+        p.unit,
+        p.kind,
+        p.active,
+      ]),
+    ).toEqual([
       ["A-1", ["7460001", "7460002"], "Leche, entera 1 L", "85.00", true, "18", "43", "good", true],
       ["A-2", [], 'Queso "de hoja"', "120.50", false, "16", "23", "good", true],
       ["A-3", [], "Nombre, con coma", "1.00", true, "18", "43", "good", true],
@@ -281,7 +353,12 @@ describe("CSV import and export", () => {
     ]);
     const version = await catalogVersion(company.id);
     expect(version).toBe(4);
-    const again = (await (await importCsv(token, csv)).json()) as { unchanged: number; created: number; updated: number; version: number };
+    const again = (await (await importCsv(token, csv)).json()) as {
+      unchanged: number;
+      created: number;
+      updated: number;
+      version: number;
+    };
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 4, version });
     expect(await catalogVersion(company.id)).toBe(version);
   });
@@ -339,7 +416,11 @@ describe("CSV import and export", () => {
 
   it("refuses a body that is not CSV (415)", async () => {
     const { token } = await companyWithToken();
-    const res = await call("/products/import", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: "{}" });
+    const res = await call("/products/import", {
+      method: "POST",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: "{}",
+    });
     expect(res.status).toBe(415);
   });
 
@@ -372,7 +453,10 @@ describe("CSV import and export", () => {
   it("exports more than one RPC page, streamed, in code order", async () => {
     const { token } = await companyWithToken();
     const codes = Array.from({ length: 2300 }, (_, i) => `K${String(i).padStart(5, "0")}`);
-    const res = await importCsv(token, [HEADER, ...codes.map((c) => `${c},,Item ${c},1.00,true,18,43,good,true`)].join("\n"));
+    const res = await importCsv(
+      token,
+      [HEADER, ...codes.map((c) => `${c},,Item ${c},1.00,true,18,43,good,true`)].join("\n"),
+    );
     expect(await res.json()).toMatchObject({ created: 2300 });
     const exported = (await exportCsv(token)).split("\r\n").slice(1, -1);
     expect(exported.map((l) => l.split(",")[0])).toEqual(codes);
@@ -380,7 +464,8 @@ describe("CSV import and export", () => {
 
   it("the administrator imports and exports for an issuer, with the same all-or-nothing answer", async () => {
     const { company, token } = await companyWithToken();
-    const adminCall = (path: string, init: RequestInit = {}) => call(path, { ...init, headers: { Authorization: `Bearer ${env.ADMIN_SECRET}`, ...init.headers } });
+    const adminCall = (path: string, init: RequestInit = {}) =>
+      call(path, { ...init, headers: { Authorization: `Bearer ${env.ADMIN_SECRET}`, ...init.headers } });
     const bad = await adminCall(`/admin/companies/${company.id}/products/import`, {
       method: "POST",
       headers: { "Content-Type": "text/csv" },
@@ -403,25 +488,53 @@ describe("CSV import and export", () => {
 describe("barcodes name one active product", () => {
   it("refuses a barcode another active product carries (409), and frees it when that product is withdrawn", async () => {
     const { token } = await companyWithToken();
-    const a = (await (await send(token, "POST", "/products", { code: "A", name: "A", price: "1.00", barcodes: ["111", "222"] })).json()) as Product;
-    const taken = await send(token, "POST", "/products", { code: "B", name: "B", price: "1.00", barcodes: ["333", "222"] });
+    const a = (await (
+      await send(token, "POST", "/products", { code: "A", name: "A", price: "1.00", barcodes: ["111", "222"] })
+    ).json()) as Product;
+    const taken = await send(token, "POST", "/products", {
+      code: "B",
+      name: "B",
+      price: "1.00",
+      barcodes: ["333", "222"],
+    });
     expect(taken.status).toBe(409);
     expect(((await taken.json()) as Problem).errors.map((e) => e.path)).toEqual(["/barcodes/1"]);
-    const b = (await (await send(token, "POST", "/products", { code: "B", name: "B", price: "1.00", barcodes: ["333"] })).json()) as Product;
-    expect((await send(token, "PATCH", `/products/${b.id}`, { barcodes: ["333", "111"] }, { "If-Match": "*" })).status).toBe(409);
+    const b = (await (
+      await send(token, "POST", "/products", { code: "B", name: "B", price: "1.00", barcodes: ["333"] })
+    ).json()) as Product;
+    expect(
+      (await send(token, "PATCH", `/products/${b.id}`, { barcodes: ["333", "111"] }, { "If-Match": "*" })).status,
+    ).toBe(409);
     await send(token, "DELETE", `/products/${a.id}`, undefined, { "If-Match": "*" });
-    expect((await send(token, "PATCH", `/products/${b.id}`, { barcodes: ["333", "111"] }, { "If-Match": "*" })).status).toBe(200);
+    expect(
+      (await send(token, "PATCH", `/products/${b.id}`, { barcodes: ["333", "111"] }, { "If-Match": "*" })).status,
+    ).toBe(200);
     // Bringing A back would give 111 two active products.
     expect((await send(token, "PATCH", `/products/${a.id}`, { active: true }, { "If-Match": "*" })).status).toBe(409);
   });
 
   it("refuses a file whose active lines share a barcode, or give one that another active product keeps; a file may move a barcode", async () => {
     const { token, company } = await companyWithToken();
-    expect((await importCsv(token, `${HEADER}\nKEEP,999|888,Guarda,1.00,true,18,43,good,true\nOLD,777,Viejo,1.00,true,18,43,good,false`)).status).toBe(200);
+    expect(
+      (
+        await importCsv(
+          token,
+          `${HEADER}\nKEEP,999|888,Guarda,1.00,true,18,43,good,true\nOLD,777,Viejo,1.00,true,18,43,good,false`,
+        )
+      ).status,
+    ).toBe(200);
     const version = await catalogVersion(company.id);
-    const inFile = await importCsv(token, `${HEADER}\nX,100,Equis,1.00,true,18,43,good,true\nY,200|100,Ye,1.00,true,18,43,good,true\nZ,200,Zeta,1.00,true,18,43,good,false`);
-    expect(((await inFile.json()) as Problem).errors.map((e) => [e.line, e.column, e.detail])).toEqual([[3, "barcodes", "Barcode 100 is already on line 2."]]);
-    const stored = await importCsv(token, `${HEADER}\nX,100,Equis,1.00,true,18,43,good,true\nY,888,Ye,1.00,true,18,43,good,true`);
+    const inFile = await importCsv(
+      token,
+      `${HEADER}\nX,100,Equis,1.00,true,18,43,good,true\nY,200|100,Ye,1.00,true,18,43,good,true\nZ,200,Zeta,1.00,true,18,43,good,false`,
+    );
+    expect(((await inFile.json()) as Problem).errors.map((e) => [e.line, e.column, e.detail])).toEqual([
+      [3, "barcodes", "Barcode 100 is already on line 2."],
+    ]);
+    const stored = await importCsv(
+      token,
+      `${HEADER}\nX,100,Equis,1.00,true,18,43,good,true\nY,888,Ye,1.00,true,18,43,good,true`,
+    );
     expect(stored.status).toBe(422);
     const problem = (await stored.json()) as Problem;
     expect(problem.errors.map((e) => [e.line, e.column])).toEqual([[3, "barcodes"]]);
@@ -429,7 +542,10 @@ describe("barcodes name one active product", () => {
     expect(await catalogVersion(company.id)).toBe(version);
     expect(await productCount(company.id)).toBe(2);
     // Moving 888 from KEEP to Y in the same file, and reusing the inactive product's 777, is fine.
-    const moved = await importCsv(token, `${HEADER}\nKEEP,999,Guarda,1.00,true,18,43,good,true\nY,888|777,Ye,1.00,true,18,43,good,true`);
+    const moved = await importCsv(
+      token,
+      `${HEADER}\nKEEP,999,Guarda,1.00,true,18,43,good,true\nY,888|777,Ye,1.00,true,18,43,good,true`,
+    );
     expect(moved.status).toBe(200);
   });
 });
@@ -447,7 +563,8 @@ describe("cashiers", () => {
     expect(row!.pin_iterations).toBe(100_000);
     expect(String(row!.pin_hash)).not.toContain("482193");
     // At least 6 digits (issue 32): a 4- or 5-digit PIN falls to an offline search at once.
-    for (const pin of ["123", "1234", "12345", "1234567890123", "12a456"]) expect((await send(token, "POST", "/cashiers", { name: "X", pin })).status, pin).toBe(400);
+    for (const pin of ["123", "1234", "12345", "1234567890123", "12a456"])
+      expect((await send(token, "POST", "/cashiers", { name: "X", pin })).status, pin).toBe(400);
     expect((await send(token, "PATCH", "/cashiers/nope", { active: false })).status).toBe(404);
   });
 });
@@ -456,11 +573,23 @@ describe("what a paired till pulls", () => {
   it("pages products and cashiers by version until complete, then only what changed (deactivations included)", async () => {
     const { token, deviceToken } = await pairedTill();
     const empty = await getJson<Pull>(deviceToken, "/devices/catalog");
-    expect(empty).toEqual({ version: 0, products: [], cashiers: [], nextSince: 0, complete: true, device: { canEditPrices: false } });
+    expect(empty).toEqual({
+      version: 0,
+      products: [],
+      cashiers: [],
+      nextSince: 0,
+      complete: true,
+      device: { canEditPrices: false },
+    });
 
-    const csv = [HEADER, ...Array.from({ length: 7 }, (_, i) => `T${i},,Producto ${i},${i + 1}.00,true,18,43,good,true`)].join("\n");
+    const csv = [
+      HEADER,
+      ...Array.from({ length: 7 }, (_, i) => `T${i},,Producto ${i},${i + 1}.00,true,18,43,good,true`),
+    ].join("\n");
     expect((await importCsv(token, csv)).status).toBe(200);
-    const ana = (await (await send(token, "POST", "/cashiers", { name: "Ana", pin: "123412" })).json()) as { id: string };
+    const ana = (await (await send(token, "POST", "/cashiers", { name: "Ana", pin: "123412" })).json()) as {
+      id: string;
+    };
     await send(token, "POST", "/cashiers", { name: "Luis", pin: "987654" });
 
     const first = await pullAll(deviceToken, 0, 3);
@@ -493,7 +622,11 @@ describe("what a paired till pulls", () => {
     expect(next.pages[0]).toMatchObject({ version: since + 3, nextSince: since + 3, complete: true });
 
     // Up to date: nothing more.
-    expect(await getJson<Pull>(deviceToken, `/devices/catalog?since=${since + 3}`)).toMatchObject({ products: [], cashiers: [], complete: true });
+    expect(await getJson<Pull>(deviceToken, `/devices/catalog?since=${since + 3}`)).toMatchObject({
+      products: [],
+      cashiers: [],
+      complete: true,
+    });
   });
 
   it.each([["since=-1"], ["since=abc"], ["limit=0"], ["limit=1001"]])("refuses %s (400)", async (query) => {
@@ -520,7 +653,9 @@ describe("canEditPrices, per device", () => {
     // The device list and the till's own /devices/me say it too.
     const listed = await getJson<{ devices: { id: string; canEditPrices: boolean }[] }>(token, "/devices");
     expect(listed.devices.find((d) => d.id === deviceId)?.canEditPrices).toBe(true);
-    expect((await getJson<{ device: { canEditPrices: boolean } }>(deviceToken, "/devices/me")).device.canEditPrices).toBe(true);
+    expect(
+      (await getJson<{ device: { canEditPrices: boolean } }>(deviceToken, "/devices/me")).device.canEditPrices,
+    ).toBe(true);
 
     const off = await admin("PATCH", `/admin/companies/${company.id}/devices/${deviceId}`, { canEditPrices: false });
     expect(off.canEditPrices).toBe(false);
@@ -535,20 +670,33 @@ describe("tenant isolation", () => {
   it("another issuer never sees, changes or pulls the catalogue", async () => {
     const a = await pairedTill();
     const b = await pairedTill();
-    const product = (await (await send(a.token, "POST", "/products", { code: "SOLO-A", name: "Solo de A", price: "1.00" })).json()) as Product;
+    const product = (await (
+      await send(a.token, "POST", "/products", { code: "SOLO-A", name: "Solo de A", price: "1.00" })
+    ).json()) as Product;
     await send(a.token, "POST", "/cashiers", { name: "Cajera de A", pin: "111111" });
 
     expect(await allPages(b.token)).toEqual([]);
     expect((await call(`/products/${product.id}`, { headers: authed(b.token) })).status).toBe(404);
-    expect((await send(b.token, "PATCH", `/products/${product.id}`, { price: "0.01" }, { "If-Match": "*" })).status).toBe(404);
+    expect(
+      (await send(b.token, "PATCH", `/products/${product.id}`, { price: "0.01" }, { "If-Match": "*" })).status,
+    ).toBe(404);
     expect((await send(b.token, "DELETE", `/products/${product.id}`, undefined, { "If-Match": "*" })).status).toBe(404);
     expect((await getJson<{ cashiers: unknown[] }>(b.token, "/cashiers")).cashiers).toEqual([]);
     expect((await exportCsv(b.token)).split("\r\n").filter(Boolean)).toEqual([HEADER]);
-    expect(await getJson<Pull>(b.deviceToken, "/devices/catalog")).toMatchObject({ version: 0, products: [], cashiers: [] });
+    expect(await getJson<Pull>(b.deviceToken, "/devices/catalog")).toMatchObject({
+      version: 0,
+      products: [],
+      cashiers: [],
+    });
     // Nor another issuer's till settings.
     expect((await send(b.token, "PATCH", `/devices/${a.deviceId}`, { canEditPrices: true })).status).toBe(404);
-    expect((await admin<{ canEditPrices: boolean }>("PATCH", `/admin/companies/${a.company.id}/devices/${a.deviceId}`, {})).canEditPrices).toBe(false);
-    await expect(admin("PATCH", `/admin/companies/${b.company.id}/devices/${a.deviceId}`, { canEditPrices: true })).rejects.toThrow(/404/);
+    expect(
+      (await admin<{ canEditPrices: boolean }>("PATCH", `/admin/companies/${a.company.id}/devices/${a.deviceId}`, {}))
+        .canEditPrices,
+    ).toBe(false);
+    await expect(
+      admin("PATCH", `/admin/companies/${b.company.id}/devices/${a.deviceId}`, { canEditPrices: true }),
+    ).rejects.toThrow(/404/);
 
     // A's own till sees A's product, unchanged.
     const pulled = await getJson<Pull>(a.deviceToken, "/devices/catalog");

@@ -29,28 +29,41 @@ describe("PUT /company/certificate", () => {
     expect(body.subject).toContain("DEMO COMERCIAL SRL");
     expect(body.serialNumber).toContain("131880681");
 
-    const row = await env.DB.prepare("SELECT certificate_key_encrypted AS sealed, certificate_der AS der FROM companies WHERE id = ?1")
+    const row = await env.DB.prepare(
+      "SELECT certificate_key_encrypted AS sealed, certificate_der AS der FROM companies WHERE id = ?1",
+    )
       .bind(company.id)
       .first<{ sealed: string; der: string }>();
     // The clear PKCS#8 never reaches D1.
     expect(row!.sealed).not.toContain(fixtures.pkcs8.slice(20, 60));
     const key = await signingKeyFor(row!.sealed, env.MASTER_KEY, company.id);
     expect(key.extractable).toBe(false);
-    const signed = await signEcfXml("<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>", key, certificateDerOf(row!.der, company.id));
+    const signed = await signEcfXml(
+      "<ECF><Encabezado><Version>1.0</Version></Encabezado></ECF>",
+      key,
+      certificateDerOf(row!.der, company.id),
+    );
     expect((await verifyXml(signed)).ok).toBe(true);
     // Decoded once per issuer and isolate; another certificate for the issuer is decoded anew.
     expect(certificateDerOf(row!.der, company.id)).toBe(certificateDerOf(row!.der, company.id));
     expect([...certificateDerOf(btoa("another"), company.id)]).toEqual([...new TextEncoder().encode("another")]);
-    expect([...certificateDerOf(row!.der, company.id)]).toEqual([...Uint8Array.from(atob(row!.der), (ch) => ch.charCodeAt(0))]);
+    expect([...certificateDerOf(row!.der, company.id)]).toEqual([
+      ...Uint8Array.from(atob(row!.der), (ch) => ch.charCodeAt(0)),
+    ]);
 
     const profile = (await (await call("/company/me", { headers: authed(token) })).json()) as Record<string, unknown>;
-    expect(profile).toMatchObject({ signatureName: "demo-firma.p12", signatureExpirationDate: "2030-01-01T00:00:00.000Z" });
+    expect(profile).toMatchObject({
+      signatureName: "demo-firma.p12",
+      signatureExpirationDate: "2030-01-01T00:00:00.000Z",
+    });
   });
 
   it("a sealed key does not open for another company", async () => {
     const a = await companyWithToken();
     await upload(a.token, bytes(fixtures.legacyP12), fixtures.password);
-    const row = await env.DB.prepare("SELECT certificate_key_encrypted AS sealed FROM companies WHERE id = ?1").bind(a.company.id).first<{ sealed: string }>();
+    const row = await env.DB.prepare("SELECT certificate_key_encrypted AS sealed FROM companies WHERE id = ?1")
+      .bind(a.company.id)
+      .first<{ sealed: string }>();
     await expect(signingKeyFor(row!.sealed, env.MASTER_KEY, "another-company")).rejects.toThrow();
   });
 

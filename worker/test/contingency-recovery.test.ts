@@ -8,7 +8,11 @@ import { issuerSql, nextNumber, receiptRow, runRetryAlarms } from "./support/led
 import { until } from "./support/until.ts";
 
 const setProcessingMs = (processingMs: number) =>
-  fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ processingMs }) });
+  fetch(`${sandboxUrl()}/__sandbox/config`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ processingMs }),
+  });
 
 afterEach(async () => {
   await clearFaults();
@@ -17,7 +21,10 @@ afterEach(async () => {
 
 type Json = Record<string, any>;
 const requestsTo = async (service: string) =>
-  (await (await fetch(`${sandboxUrl()}/__sandbox/requests?service=${service}`)).json()) as { status: number | null; fault: string | null }[];
+  (await (await fetch(`${sandboxUrl()}/__sandbox/requests?service=${service}`)).json()) as {
+    status: number | null;
+    fault: string | null;
+  }[];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the issuer's retry alarms (each time past the back-off of the last) until `done`. */
@@ -34,17 +41,27 @@ describe("a failed send while the status service says DGII is up", () => {
     expect(status, JSON.stringify(body)).toBe(503);
     expect(body).toMatchObject({ estado: "Contingencia", codigo: "-1", trackId: null });
     expect(body.mensajes[0].valor).toMatch(/timed out/);
-    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "contingency", sendAttempts: 1, trackId: null });
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({
+      status: "contingency",
+      sendAttempts: 1,
+      trackId: null,
+    });
     await clearFaults();
 
     // DGII got it after all: it is listed once it has finished the slow request.
     let listed: { trackId: string | null }[] = [];
-    await until(async () => (listed = (await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).length > 0);
+    await until(
+      async () => (listed = (await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).length > 0,
+    );
     expect(listed).toHaveLength(1);
     const before = (await requestsTo("consultatrackids")).length;
 
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
-    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1, trackId: listed[0]!.trackId });
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({
+      status: "accepted",
+      sendAttempts: 1,
+      trackId: listed[0]!.trackId,
+    });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
     expect((await requestsTo("consultatrackids")).length).toBeGreaterThan(before);
   });
@@ -59,7 +76,11 @@ describe("a send that timed out may still land at DGII", () => {
     // Reception is quick again, but DGII has not recorded the first copy yet (its delay still runs).
     await clearFaults();
     await runRetryAlarms(company.id);
-    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "contingency", sendAttempts: 1, trackId: null });
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({
+      status: "contingency",
+      sendAttempts: 1,
+      trackId: null,
+    });
 
     await until(async () => (await received(company.rnc, body.encf)).length > 0);
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
@@ -74,7 +95,11 @@ describe("an RFCE that may have reached DGII", () => {
     await setFault({ mode: "slow", delayMs: 6500, services: ["recepcionfc"] });
     const { status, body } = await issue(token, issueRequest("32"));
     expect(status, JSON.stringify(body)).toBe(503);
-    expect(await receiptRow(company.id, body.encf)).toMatchObject({ dgiiPath: "rfce", status: "contingency", sendAttempts: 1 });
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({
+      dgiiPath: "rfce",
+      status: "contingency",
+      sendAttempts: 1,
+    });
     await clearFaults();
     await until(async () => (await received(company.rnc, body.encf)).some((r) => r.kind === "rfce"));
     const before = (await requestsTo("consultaestado")).length;
@@ -91,7 +116,9 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
     expect(await receiptRow(company.id, encf)).toBeUndefined();
     expect((await env.ARCHIVE.list({ prefix: `${company.rnc}/` })).objects).toEqual([]);
     expect(await nextNumber(company.id, "31")).toBe(next);
-    expect(await issuerSql(company.id, "SELECT COALESCE(SUM(invoices), 0) AS n FROM usage_counters")).toEqual([{ n: 0 }]);
+    expect(await issuerSql(company.id, "SELECT COALESCE(SUM(invoices), 0) AS n FROM usage_counters")).toEqual([
+      { n: 0 },
+    ]);
     expect(await received(company.rnc)).toEqual([]);
   }
 
@@ -102,13 +129,19 @@ describe("client-supplied e-NCF refused before anything is signed", () => {
       issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000100001")),
     );
     expect(status, JSON.stringify(body)).toBe(422);
-    expect(body.errors).toEqual([expect.objectContaining({ path: "/Encabezado/IdDoc/eNCF", code: "encf_out_of_range" })]);
+    expect(body.errors).toEqual([
+      expect.objectContaining({ path: "/Encabezado/IdDoc/eNCF", code: "encf_out_of_range" }),
+    ]);
     await nothingHappened(company, "E310000100001", 1);
   });
 
   it("in an expired range: 422 sequence_expired", async () => {
     const { company, token } = await issuer();
-    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, { rangeFrom: 1, rangeTo: 1000, expiresOn: "2021-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/31`, {
+      rangeFrom: 1,
+      rangeTo: 1000,
+      expiresOn: "2021-12-31",
+    });
     const { status, body } = await issue(
       token,
       issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000007")),
@@ -136,7 +169,11 @@ describe("En Proceso beyond the request's polling", () => {
     expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "in_process", sendAttempts: 1 });
 
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
-    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", trackId: body.trackId, sendAttempts: 1 });
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({
+      status: "accepted",
+      trackId: body.trackId,
+      sendAttempts: 1,
+    });
     expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(1);
   });
 });
@@ -146,14 +183,23 @@ describe("DGII tokens", () => {
     const { company } = await issuer();
     const owner = (await database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, company.id) }))!;
     const signer = await signerFor(env, owner);
-    return serials.flatMap((serial) => environments.map((environment) => dgiiClientFor(env, { ...owner, dgiiEnvironment: environment, certificateSerial: serial }, signer)));
+    return serials.flatMap((serial) =>
+      environments.map((environment) =>
+        dgiiClientFor(env, { ...owner, dgiiEnvironment: environment, certificateSerial: serial }, signer),
+      ),
+    );
   }
   // The sandbox files seeds under the certificate holder's id, shared by every test issuer.
-  const seeds = async (environment: string) => (await received("131880681")).filter((r) => r.kind === "semilla" && (r as unknown as { env: string }).env === environment).length;
+  const seeds = async (environment: string) =>
+    (await received("131880681")).filter(
+      (r) => r.kind === "semilla" && (r as unknown as { env: string }).env === environment,
+    ).length;
 
   it("one token per environment and per certificate, each reused", async () => {
     const serial = crypto.randomUUID();
-    const [testA, certA, testB] = await clientsFor([`${serial}-a`, `${serial}-b`], ["testecf", "certecf"]).then((c) => [c[0]!, c[1]!, c[2]!] as const);
+    const [testA, certA, testB] = await clientsFor([`${serial}-a`, `${serial}-b`], ["testecf", "certecf"]).then(
+      (c) => [c[0]!, c[1]!, c[2]!] as const,
+    );
     const before = { testecf: await seeds("testecf"), certecf: await seeds("certecf") };
     const tokens = [await testA.token(), await certA.token(), await testB.token()];
     expect(new Set(tokens).size).toBe(3);
@@ -167,7 +213,11 @@ describe("DGII tokens", () => {
 
   it("authenticates again once DGII's expira is near", async () => {
     // The client renews a minute before `expira`: a 63-second token is reusable for about 3 s.
-    await fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tokenTtlMs: 63_000 }) });
+    await fetch(`${sandboxUrl()}/__sandbox/config`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ tokenTtlMs: 63_000 }),
+    });
     try {
       const [client] = await clientsFor([crypto.randomUUID()], ["testecf"]);
       const before = await seeds("testecf");
@@ -180,7 +230,11 @@ describe("DGII tokens", () => {
       expect(await seeds("testecf")).toBe(before + 2);
       expect(await client!.consultaTrackIds("E310000000001")).toEqual([]);
     } finally {
-      await fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tokenTtlMs: 3_600_000 }) });
+      await fetch(`${sandboxUrl()}/__sandbox/config`, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ tokenTtlMs: 3_600_000 }),
+      });
     }
   });
 });

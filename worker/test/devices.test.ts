@@ -20,18 +20,32 @@ async function uploadCertificate(companyId: string, p12 = fixtures.forgeP12) {
   const form = new FormData();
   form.set("file", new File([new Uint8Array(bytes(p12))], "firma.p12"));
   form.set("password", fixtures.password);
-  const res = await call(`/admin/companies/${companyId}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
+  const res = await call(`/admin/companies/${companyId}/certificate`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+    body: form,
+  });
   expect(res.status).toBe(200);
 }
 
 /** A company with a certificate and ranges for the till's types, and a device ready to pair. */
-async function setup(ranges: Record<string, [number, number]> = { "32": [1, 100_000], "31": [1, 100_000], "34": [1, 1000] }) {
+async function setup(
+  ranges: Record<string, [number, number]> = { "32": [1, 100_000], "31": [1, 100_000], "34": [1, 1000] },
+) {
   const { company, token } = await companyWithToken();
   await uploadCertificate(company.id);
   for (const [tipo, [from, to]] of Object.entries(ranges)) {
-    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: from, rangeTo: to, expiresOn: "2099-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
+      rangeFrom: from,
+      rangeTo: to,
+      expiresOn: "2099-12-31",
+    });
   }
-  const created = await admin<{ id: string; pairingCode: string; pairingExpiresAt: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+  const created = await admin<{ id: string; pairingCode: string; pairingExpiresAt: string }>(
+    "POST",
+    `/admin/companies/${company.id}/devices`,
+    { name: "Caja 1" },
+  );
   return { company, token, created };
 }
 
@@ -54,7 +68,8 @@ async function paired(ranges?: Record<string, [number, number]>) {
   return { ...s, paired: (await res.json()) as Paired };
 }
 
-const deviceCall = (token: string, path: string, body?: unknown) => (body === undefined ? call(path, { headers: authed(token) }) : postJson(path, body, authed(token)));
+const deviceCall = (token: string, path: string, body?: unknown) =>
+  body === undefined ? call(path, { headers: authed(token) }) : postJson(path, body, authed(token));
 
 describe("the signing key leaves the service only against a one-time code", () => {
   const errorCode = async (res: Response) => ((await res.json()) as { errors?: { code: string }[] }).errors?.[0]?.code;
@@ -68,11 +83,16 @@ describe("the signing key leaves the service only against a one-time code", () =
     expect(await errorCode(guessed)).toBe("pairing_code_invalid");
 
     const other = await paired();
-    const otherCode = ((await (await call(`/devices/${other.paired.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).json()) as { pairingCode: string })
-      .pairingCode;
+    const otherCode = (
+      (await (
+        await call(`/devices/${other.paired.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })
+      ).json()) as { pairingCode: string }
+    ).pairingCode;
     expect((await deviceCall(p.token, "/devices/signing-material", { pairingCode: otherCode })).status).toBe(403);
     // Another issuer cannot make a code for this device.
-    expect((await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).status).toBe(404);
+    expect(
+      (await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).status,
+    ).toBe(404);
 
     const res = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
     const { pairingCode } = (await res.json()) as { pairingCode: string };
@@ -87,7 +107,9 @@ describe("the signing key leaves the service only against a one-time code", () =
 
   it("an expired re-key code gives nothing", async () => {
     const { token, paired: p } = await paired();
-    const { pairingCode } = (await (await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) })).json()) as { pairingCode: string };
+    const { pairingCode } = (await (
+      await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) })
+    ).json()) as { pairingCode: string };
     await env.DB.prepare("UPDATE devices SET pairing_expires_at = ?1 WHERE id = ?2")
       .bind(new Date(Date.now() - 1000).toISOString(), p.device.id)
       .run();
@@ -122,7 +144,11 @@ describe("device pairing", () => {
 
   it("two concurrent pairings with one code: exactly one wins", async () => {
     const { created } = await setup();
-    const results = await Promise.all([pair(created.pairingCode), pair(created.pairingCode), pair(created.pairingCode)]);
+    const results = await Promise.all([
+      pair(created.pairingCode),
+      pair(created.pairingCode),
+      pair(created.pairingCode),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401]);
   });
 
@@ -147,7 +173,9 @@ describe("device pairing", () => {
     const { token } = await setup();
     const res = await postJson("/devices", { name: "Caja 2" }, authed(token));
     expect(res.status).toBe(201);
-    const list = (await (await call("/devices", { headers: authed(token) })).json()) as { devices: { name: string; status: string }[] };
+    const list = (await (await call("/devices", { headers: authed(token) })).json()) as {
+      devices: { name: string; status: string }[];
+    };
     expect(list.devices.map((d) => [d.name, d.status])).toEqual([
       ["Caja 1", "waiting_pairing"],
       ["Caja 2", "waiting_pairing"],
@@ -156,7 +184,9 @@ describe("device pairing", () => {
 
   it("refuses to pair a till for an issuer without a certificate (and the code stays unused for nothing)", async () => {
     const { company } = await companyWithToken();
-    const created = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja" });
+    const created = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+      name: "Caja",
+    });
     expect((await pair(created.pairingCode)).status).toBe(422);
   });
 });
@@ -169,7 +199,10 @@ describe("device revocation", () => {
     const { token, created, paired: p } = await paired();
     expect((await deviceCall(p.token, "/devices/me")).status).toBe(200);
     const res = byAdmin
-      ? await call(`/admin/devices/${created.id}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` } })
+      ? await call(`/admin/devices/${created.id}/revoke`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+        })
       : await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(token) });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe("revoked");
@@ -186,7 +219,9 @@ describe("device revocation", () => {
   it("another company cannot revoke my device", async () => {
     const { created } = await setup();
     const other = await companyWithToken();
-    expect((await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(other.token) })).status).toBe(404);
+    expect((await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(other.token) })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -198,12 +233,18 @@ const overlaps = (ranges: [number, number][]) => {
 describe("e-NCF leases", () => {
   it("concurrent leases of several devices never overlap each other nor the API's own allocations", async () => {
     const { company, paired: p } = await paired();
-    const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" });
+    const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+      name: "Caja 2",
+    });
     const p2 = (await (await pair(second.pairingCode)).json()) as Paired;
-    const leaseCalls = Array.from({ length: 12 }, (_, i) => deviceCall(i % 2 ? p.token : p2.token, "/devices/leases", { tipoeCF: "32", size: 50 + i }));
+    const leaseCalls = Array.from({ length: 12 }, (_, i) =>
+      deviceCall(i % 2 ? p.token : p2.token, "/devices/leases", { tipoeCF: "32", size: 50 + i }),
+    );
     const apiCalls = Array.from({ length: 12 }, () => allocate(company.id, "32"));
     const [leases, api] = await Promise.all([Promise.all(leaseCalls), Promise.all(apiCalls)]);
-    const ranges: [number, number][] = [...p.leases, ...p2.leases].filter((l) => l.tipoeCF === "32").map((l) => [l.rangeFrom, l.rangeTo]);
+    const ranges: [number, number][] = [...p.leases, ...p2.leases]
+      .filter((l) => l.tipoeCF === "32")
+      .map((l) => [l.rangeFrom, l.rangeTo]);
     for (const res of leases) {
       expect(res.status).toBe(201);
       const l = (await res.json()) as { rangeFrom: number; rangeTo: number };
@@ -236,8 +277,16 @@ describe("e-NCF leases", () => {
 });
 
 /** Signed now (FechaHoraFirma is the signing time) unless `signedAt` says otherwise. */
-async function signedReceipt(p: Paired, sequence: number, options: { key?: CryptoKey; certificate?: Uint8Array; tipo?: "32" | "31"; signedAt?: Date } = {}) {
-  const doc = makeEcf(options.tipo ?? "32", { sequence, lines: 2, fechaHoraFirma: fechaHoraFirma(options.signedAt ?? new Date()) }) as {
+async function signedReceipt(
+  p: Paired,
+  sequence: number,
+  options: { key?: CryptoKey; certificate?: Uint8Array; tipo?: "32" | "31"; signedAt?: Date } = {},
+) {
+  const doc = makeEcf(options.tipo ?? "32", {
+    sequence,
+    lines: 2,
+    fechaHoraFirma: fechaHoraFirma(options.signedAt ?? new Date()),
+  }) as {
     Encabezado: { Emisor: Record<string, unknown> };
   };
   doc.Encabezado.Emisor.RNCEmisor = p.company.registryNumber;
@@ -252,7 +301,13 @@ describe("POST /devices/receipts", () => {
     const xml = await signedReceipt(p, lease.rangeFrom + 3);
     const first = await deviceCall(p.token, "/devices/receipts", { xml });
     expect(first.status).toBe(200);
-    const answer = (await first.json()) as { encf: string; estado: string; codigo: string; codigoSeguridad: string; urlTimbre: string };
+    const answer = (await first.json()) as {
+      encf: string;
+      estado: string;
+      codigo: string;
+      codigoSeguridad: string;
+      urlTimbre: string;
+    };
     expect(answer, JSON.stringify(answer)).toMatchObject({ estado: "Aceptado", codigo: "1" });
     expect(answer.encf).toBe(`E32${String(lease.rangeFrom + 3).padStart(10, "0")}`);
     expect(answer.codigoSeguridad).toBe(/<SignatureValue>(.{6})/.exec(xml)![1]);
@@ -263,7 +318,9 @@ describe("POST /devices/receipts", () => {
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await retry.json()).toEqual(answer);
     // The retry is recognised by the receipt itself (same e-NCF, same signed bytes): one receipt in the ledger.
-    expect(await everyMonthSql(company.id, "SELECT encf, source FROM receipts")).toEqual([{ encf: answer.encf, source: "device" }]);
+    expect(await everyMonthSql(company.id, "SELECT encf, source FROM receipts")).toEqual([
+      { encf: answer.encf, source: "device" },
+    ]);
     expect(await issuerSql(company.id, "SELECT SUM(invoices) AS n FROM usage_counters")).toEqual([{ n: 1 }]);
     const archived = await env.ARCHIVE.get(`${company.rnc}/2025/04/${answer.encf}.xml`);
     expect(await archived!.text()).toBe(xml);
@@ -278,9 +335,16 @@ describe("POST /devices/receipts", () => {
     const { paired: p } = await paired();
     const n = p.leases.find((l) => l.tipoeCF === "32")!.rangeFrom;
     expect((await deviceCall(p.token, "/devices/receipts", { xml: await signedReceipt(p, n) })).status).toBe(200);
-    const other = (await signedReceipt(p, n)).replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto X</NombreItem>");
+    const other = (await signedReceipt(p, n)).replace(
+      "<NombreItem>Producto 1</NombreItem>",
+      "<NombreItem>Producto X</NombreItem>",
+    );
     // Re-sign the altered document so only the content differs.
-    const resigned = await signEcfXml(other.replace(/<Signature .*<\/Signature>/, ""), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+    const resigned = await signEcfXml(
+      other.replace(/<Signature .*<\/Signature>/, ""),
+      await importSigningKey(bytes(p.signing.pkcs8)),
+      bytes(p.signing.certificate),
+    );
     const res = await deviceCall(p.token, "/devices/receipts", { xml: resigned });
     expect(res.status).toBe(409);
   });
@@ -295,17 +359,25 @@ describe("POST /devices/receipts", () => {
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
     let xml: string;
     if (label.startsWith("a tampered")) {
-      xml = (await signedReceipt(p, lease.rangeFrom)).replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto 9</NombreItem>");
+      xml = (await signedReceipt(p, lease.rangeFrom)).replace(
+        "<NombreItem>Producto 1</NombreItem>",
+        "<NombreItem>Producto 9</NombreItem>",
+      );
     } else if (label.startsWith("a number outside")) {
       xml = await signedReceipt(p, lease.rangeTo + 5000);
     } else if (label.startsWith("another device")) {
-      const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" });
+      const second = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+        name: "Caja 2",
+      });
       const p2 = (await (await pair(second.pairingCode)).json()) as Paired;
       xml = await signedReceipt(p, p2.leases.find((l) => l.tipoeCF === "32")!.rangeFrom);
     } else {
       // A real certificate of someone else (the expired fixture's identity), with its own key.
       const foreign = readPkcs12(bytes(fixtures.expiredP12), fixtures.password);
-      xml = await signedReceipt(p, lease.rangeFrom, { key: await importSigningKey(foreign.pkcs8), certificate: foreign.certificate });
+      xml = await signedReceipt(p, lease.rangeFrom, {
+        key: await importSigningKey(foreign.pkcs8),
+        certificate: foreign.certificate,
+      });
     }
     const res = await deviceCall(p.token, "/devices/receipts", { xml });
     expect(res.status).toBe(422);
@@ -355,7 +427,9 @@ async function transmittedInBackground(companyId: string, count: number) {
     return rows.length === count && rows.every((r) => r.status === "accepted");
   };
   if (await until(allAccepted, undefined, { withinMs: 120_000, pauseMs: 250 })) return;
-  throw new Error(`not all ${count} receipts accepted: ${JSON.stringify(await everyMonthSql(companyId, "SELECT encf, status, retries FROM receipts"))}`);
+  throw new Error(
+    `not all ${count} receipts accepted: ${JSON.stringify(await everyMonthSql(companyId, "SELECT encf, status, retries FROM receipts"))}`,
+  );
 }
 
 describe("POST /devices/receipts/batch", () => {
@@ -368,10 +442,18 @@ describe("POST /devices/receipts/batch", () => {
     expect(results.map((r) => [r.encf, r.status, r.replayed])).toEqual(encfs.map((e) => [e, 200, false]));
     for (const [i, r] of results.entries()) {
       // Recorded, not yet with DGII: the till shows En Proceso and asks again later.
-      expect(r.answer).toMatchObject({ encf: encfs[i], estado: "En Proceso", codigo: "3", trackId: null, codigoSeguridad: /<SignatureValue>(.{6})/.exec(xmls[i]!)![1] });
+      expect(r.answer).toMatchObject({
+        encf: encfs[i],
+        estado: "En Proceso",
+        codigo: "3",
+        trackId: null,
+        codigoSeguridad: /<SignatureValue>(.{6})/.exec(xmls[i]!)![1],
+      });
     }
     // Recorded in the order sent, archived, counted once each against the quota.
-    expect((await everyMonthSql(company.id, "SELECT encf, source FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual(encfs);
+    expect(
+      (await everyMonthSql(company.id, "SELECT encf, source FROM receipts ORDER BY rowid")).map((r) => r.encf),
+    ).toEqual(encfs);
     expect(await issuerSql(company.id, "SELECT SUM(invoices) AS n FROM usage_counters")).toEqual([{ n: 12 }]);
     expect(await (await env.ARCHIVE.get(`${company.rnc}/2025/04/${encfs[5]}.xml`))!.text()).toBe(xmls[5]);
 
@@ -379,7 +461,10 @@ describe("POST /devices/receipts/batch", () => {
     // DGII heard of each once (the alarm sends a backlog side by side, so in no fixed order).
     expect((await received(company.rnc)).map((r) => r.encf).sort()).toEqual([...encfs].sort());
     // The state query answers many at once, in the order asked; an unknown e-NCF is left out.
-    const states = await deviceCall(p.token, `/devices/receipts?encf=${[encfs[3], "E329999999999", encfs[0]].join(",")}`);
+    const states = await deviceCall(
+      p.token,
+      `/devices/receipts?encf=${[encfs[3], "E329999999999", encfs[0]].join(",")}`,
+    );
     expect(states.status).toBe(200);
     expect(((await states.json()) as { receipts: { encf: string; estado: string }[] }).receipts).toEqual([
       expect.objectContaining({ encf: encfs[3], estado: "Aceptado" }),
@@ -398,7 +483,11 @@ describe("POST /devices/receipts/batch", () => {
     };
     note.Encabezado.Emisor.RNCEmisor = p.company.registryNumber;
     note.InformacionReferencia.NCFModificado = modified;
-    const signedNote = await signEcfXml(ecfToXml(note), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+    const signedNote = await signEcfXml(
+      ecfToXml(note),
+      await importSigningKey(bytes(p.signing.pkcs8)),
+      bytes(p.signing.certificate),
+    );
     const results = await uploadBatch(p.token, [...receipts, signedNote]);
     expect(results.map((r) => r.status)).toEqual(Array(9).fill(200));
     const noteEncf = results[8]!.encf!;
@@ -434,13 +523,24 @@ describe("POST /devices/receipts/batch", () => {
     const taken = good[0]!;
     await uploadBatch(p.token, [taken]);
     // The same e-NCF as `taken`, another document (signed again after the change).
-    const altered = taken.replace(/<Signature .*<\/Signature>/, "").replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto X</NombreItem>");
-    const conflicting = await signEcfXml(altered, await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
-    const tampered = (await signedReceipt(p, lease.rangeFrom + 10)).replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto 9</NombreItem>");
+    const altered = taken
+      .replace(/<Signature .*<\/Signature>/, "")
+      .replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto X</NombreItem>");
+    const conflicting = await signEcfXml(
+      altered,
+      await importSigningKey(bytes(p.signing.pkcs8)),
+      bytes(p.signing.certificate),
+    );
+    const tampered = (await signedReceipt(p, lease.rangeFrom + 10)).replace(
+      "<NombreItem>Producto 1</NombreItem>",
+      "<NombreItem>Producto 9</NombreItem>",
+    );
     const notLeased = await signedReceipt(p, lease.rangeTo + 50);
     const batch = [good[1]!, tampered, good[2]!, notLeased, "<ECF>no</ECF>", conflicting, good[3]!];
     const results = await uploadBatch(p.token, batch);
-    expect(results.map((r) => [r.status, r.problem?.errors[0]?.path ?? null, r.problem?.errors[0]?.code ?? null])).toEqual([
+    expect(
+      results.map((r) => [r.status, r.problem?.errors[0]?.path ?? null, r.problem?.errors[0]?.code ?? null]),
+    ).toEqual([
       [200, null, null],
       [422, "/receipts/1/xml", "signature_digest_mismatch"],
       [200, null, null],
@@ -450,7 +550,10 @@ describe("POST /devices/receipts/batch", () => {
       [200, null, null],
     ]);
     expect(results[1]!.encf).toBe(`E32${String(lease.rangeFrom + 10).padStart(10, "0")}`);
-    expect(results[5]).toMatchObject({ encf: /<eNCF>(E\d{12})/.exec(taken)![1], problem: { code: "conflict", status: 409 } });
+    expect(results[5]).toMatchObject({
+      encf: /<eNCF>(E\d{12})/.exec(taken)![1],
+      problem: { code: "conflict", status: 409 },
+    });
     const recorded = (await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf);
     expect(recorded).toEqual([taken, good[1], good[2], good[3]].map((x) => /<eNCF>(E\d{12})/.exec(x!)![1]));
     // The refusals are in the issuer's audit log, one entry for the request.
@@ -464,7 +567,9 @@ describe("POST /devices/receipts/batch", () => {
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
     const xml = await signedReceipt(p, lease.rangeFrom);
     const other = await signEcfXml(
-      xml.replace(/<Signature .*<\/Signature>/, "").replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto Y</NombreItem>"),
+      xml
+        .replace(/<Signature .*<\/Signature>/, "")
+        .replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto Y</NombreItem>"),
       await importSigningKey(bytes(p.signing.pkcs8)),
       bytes(p.signing.certificate),
     );
@@ -489,11 +594,14 @@ describe("POST /devices/receipts/batch", () => {
         const value = Reflect.get(bucket, property, bucket) as unknown;
         if (property === "put") {
           return (key: string, ...rest: unknown[]) => {
-            if (failOnce && key.endsWith(`${encfs[1]}.xml`)) return ((failOnce = false), Promise.reject(new Error("R2 unavailable")));
+            if (failOnce && key.endsWith(`${encfs[1]}.xml`))
+              return ((failOnce = false), Promise.reject(new Error("R2 unavailable")));
             return Reflect.apply(value as (...a: unknown[]) => unknown, bucket, [key, ...rest]);
           };
         }
-        return typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, bucket, args) : value;
+        return typeof value === "function"
+          ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, bucket, args)
+          : value;
       },
     });
     const db = database(env.DB);
@@ -501,7 +609,9 @@ describe("POST /devices/receipts/batch", () => {
     const device = (await db.query.devices.findFirst({ where: eq(devices.id, created.id) }))!;
     const outcomes = await acceptDeviceReceiptBatch({ ...env, ARCHIVE: archive }, companyRow, device, xmls);
     expect(outcomes.map((o) => ("answer" in o ? 200 : o.problem.status))).toEqual([200, 500, 500, 500]);
-    expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual([encfs[0]]);
+    expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual([
+      encfs[0],
+    ]);
     // The till sends again from the first receipt it has no answer for: recorded after the first, in order.
     const retry = await uploadBatch(p.token, xmls.slice(1));
     expect(retry.map((r) => [r.status, r.replayed])).toEqual([
@@ -509,17 +619,30 @@ describe("POST /devices/receipts/batch", () => {
       [200, false],
       [200, false],
     ]);
-    expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual(encfs);
+    expect((await everyMonthSql(company.id, "SELECT encf FROM receipts ORDER BY rowid")).map((r) => r.encf)).toEqual(
+      encfs,
+    );
   });
 
   it("refuses a batch that is empty, too long or not receipts, as a whole", async () => {
     const { paired: p } = await paired();
-    for (const body of [{ receipts: [] }, { receipts: Array.from({ length: 101 }, () => ({ xml: "<ECF/>" })) }, { receipts: [{ xml: 3 }] }]) {
+    for (const body of [
+      { receipts: [] },
+      { receipts: Array.from({ length: 101 }, () => ({ xml: "<ECF/>" })) },
+      { receipts: [{ xml: 3 }] },
+    ]) {
       const res = await deviceCall(p.token, "/devices/receipts/batch", body);
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: "validation_failed" });
     }
-    expect((await deviceCall(p.token, `/devices/receipts?encf=${Array.from({ length: 101 }, (_, i) => `E32${String(i + 1).padStart(10, "0")}`).join(",")}`)).status).toBe(400);
+    expect(
+      (
+        await deviceCall(
+          p.token,
+          `/devices/receipts?encf=${Array.from({ length: 101 }, (_, i) => `E32${String(i + 1).padStart(10, "0")}`).join(",")}`,
+        )
+      ).status,
+    ).toBe(400);
   });
 });
 
@@ -535,7 +658,9 @@ describe("nothing signed is lost", () => {
     // ...then the issuer renews its certificate before the till is back online.
     await uploadCertificate(company.id, fixtures.renewedP12);
     const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
-    const kept = await env.DB.prepare("SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1")
+    const kept = await env.DB.prepare(
+      "SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1",
+    )
       .bind(company.id)
       .all<{ der: string; replacedAt: string }>();
     expect(kept.results.map((r) => r.der)).toEqual([fixtures.certificateDer]);
@@ -546,7 +671,9 @@ describe("nothing signed is lost", () => {
     expect((await deviceCall(p.token, "/devices/receipts", { xml: second })).status).toBe(200);
 
     // The old certificate signing after it was replaced is no longer the issuer's signature.
-    const after = await signedReceipt(p, lease.rangeFrom + 2, { signedAt: new Date(Date.parse(kept.results[0]!.replacedAt) + 60_000) });
+    const after = await signedReceipt(p, lease.rangeFrom + 2, {
+      signedAt: new Date(Date.parse(kept.results[0]!.replacedAt) + 60_000),
+    });
     const refused = await deviceCall(p.token, "/devices/receipts", { xml: after });
     expect(refused.status).toBe(422);
     expect(await errorCode(refused)).toBe("certificate_not_company");
@@ -555,14 +682,22 @@ describe("nothing signed is lost", () => {
     const rekey = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
     expect(rekey.status).toBe(201);
     const { pairingCode } = (await rekey.json()) as { pairingCode: string };
-    const material = (await (await deviceCall(p.token, "/devices/signing-material", { pairingCode })).json()) as { pkcs8: string; certificate: string };
+    const material = (await (await deviceCall(p.token, "/devices/signing-material", { pairingCode })).json()) as {
+      pkcs8: string;
+      certificate: string;
+    };
     expect(bytes(material.certificate)).toEqual(renewed.certificate);
-    const fresh = await signedReceipt(p, lease.rangeFrom + 3, { key: await importSigningKey(bytes(material.pkcs8)), certificate: bytes(material.certificate) });
+    const fresh = await signedReceipt(p, lease.rangeFrom + 3, {
+      key: await importSigningKey(bytes(material.pkcs8)),
+      certificate: bytes(material.certificate),
+    });
     expect((await deviceCall(p.token, "/devices/receipts", { xml: fresh })).status).toBe(200);
 
     // Uploading the same certificate again does not make it a "previous" one.
     await uploadCertificate(company.id, fixtures.renewedP12);
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM company_certificates WHERE company_id = ?1").bind(company.id).first<{ n: number }>();
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM company_certificates WHERE company_id = ?1")
+      .bind(company.id)
+      .first<{ n: number }>();
     expect(count!.n).toBe(1);
   });
 
@@ -589,7 +724,14 @@ describe("nothing signed is lost", () => {
     const signedBefore = new Date(Date.now() - 5_000);
     const queued = await signedReceipt(p, lease.rangeFrom, { signedAt: signedBefore });
     const outside = await signedReceipt(p, lease.rangeTo + 10, { signedAt: signedBefore });
-    expect((await call(`/admin/devices/${created.id}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` } })).status).toBe(200);
+    expect(
+      (
+        await call(`/admin/devices/${created.id}/revoke`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+        })
+      ).status,
+    ).toBe(200);
 
     // Everything else is refused at once, with deviceRevoked so the till deletes its key.
     for (const [path, body] of [
@@ -606,11 +748,15 @@ describe("nothing signed is lost", () => {
     const answer = (await res.json()) as { encf: string; estado: string };
     expect(answer.estado).toBe("Aceptado");
     expect((await received(company.rnc, answer.encf)).length).toBe(1);
-    expect(await (await deviceCall(p.token, `/devices/receipts/${answer.encf}`)).json()).toMatchObject({ estado: "Aceptado" });
+    expect(await (await deviceCall(p.token, `/devices/receipts/${answer.encf}`)).json()).toMatchObject({
+      estado: "Aceptado",
+    });
 
     const notLeased = await deviceCall(p.token, "/devices/receipts", { xml: outside });
     expect(await errorCode(notLeased)).toBe("encf_not_leased");
-    const revokedAt = (await env.DB.prepare("SELECT revoked_at AS t FROM devices WHERE id = ?1").bind(created.id).first<{ t: string }>())!.t;
+    const revokedAt = (await env.DB.prepare("SELECT revoked_at AS t FROM devices WHERE id = ?1")
+      .bind(created.id)
+      .first<{ t: string }>())!.t;
     const late = await signedReceipt(p, lease.rangeFrom + 1, { signedAt: new Date(Date.parse(revokedAt) + 2_000) });
     const lateRes = await deviceCall(p.token, "/devices/receipts", { xml: late });
     expect(lateRes.status).toBe(422);
@@ -620,7 +766,9 @@ describe("nothing signed is lost", () => {
     await env.DB.prepare("UPDATE devices SET revoked_at = ?2 WHERE id = ?1")
       .bind(created.id, new Date(Date.now() - 8 * 24 * 3_600_000).toISOString())
       .run();
-    const afterWindow = await deviceCall(p.token, "/devices/receipts", { xml: await signedReceipt(p, lease.rangeFrom + 2, { signedAt: signedBefore }) });
+    const afterWindow = await deviceCall(p.token, "/devices/receipts", {
+      xml: await signedReceipt(p, lease.rangeFrom + 2, { signedAt: signedBefore }),
+    });
     expect(afterWindow.status).toBe(401);
     expect(await afterWindow.json()).toMatchObject({ deviceRevoked: true });
   });

@@ -12,7 +12,12 @@ afterEach(clearFaults);
 describe("DGII error bodies", () => {
   it.each([
     ["plain text", "Servicio no disponible", "text/plain", [{ codigo: null, valor: "Servicio no disponible" }]],
-    ["JSON mensaje", JSON.stringify({ error: "x", mensaje: "El token ha expirado" }), "application/json", [{ codigo: null, valor: "El token ha expirado" }]],
+    [
+      "JSON mensaje",
+      JSON.stringify({ error: "x", mensaje: "El token ha expirado" }),
+      "application/json",
+      [{ codigo: null, valor: "El token ha expirado" }],
+    ],
     [
       "JSON mensajes array",
       JSON.stringify({
@@ -36,7 +41,12 @@ describe("DGII error bodies", () => {
         { codigo: null, valor: "Dos" },
       ],
     ],
-    ["problem+json", JSON.stringify({ title: "Unauthorized", status: 401, detail: "Token inválido" }), "application/problem+json", [{ codigo: null, valor: "Token inválido" }]],
+    [
+      "problem+json",
+      JSON.stringify({ title: "Unauthorized", status: 401, detail: "Token inválido" }),
+      "application/problem+json",
+      [{ codigo: null, valor: "Token inválido" }],
+    ],
     [
       "HTML error page",
       "<!DOCTYPE html><html><head><style>p{}</style></head><body><h1>503</h1><p>Service&nbsp;Unavailable</p></body></html>",
@@ -49,11 +59,17 @@ describe("DGII error bodies", () => {
   });
 
   it("keeps the status and classifies availability", async () => {
-    const unavailable = await errorFromResponse(new Response("<html><body>Bad gateway</body></html>", { status: 502, headers: { "content-type": "text/html" } }), "recepcion");
+    const unavailable = await errorFromResponse(
+      new Response("<html><body>Bad gateway</body></html>", { status: 502, headers: { "content-type": "text/html" } }),
+      "recepcion",
+    );
     expect(unavailable).toBeInstanceOf(DgiiError);
     expect(unavailable.status).toBe(502);
     expect(unavailable.isUnavailable).toBe(true);
-    const refused = await errorFromResponse(new Response(JSON.stringify({ mensaje: "Archivo no válido" }), { status: 400 }), "recepcion");
+    const refused = await errorFromResponse(
+      new Response(JSON.stringify({ mensaje: "Archivo no válido" }), { status: 400 }),
+      "recepcion",
+    );
     expect(refused.isUnavailable).toBe(false);
     expect(refused.message).toContain("Archivo no válido");
   });
@@ -62,8 +78,14 @@ describe("DGII error bodies", () => {
 describe("hosts", () => {
   it("production configuration points at DGII's hosts, local at the sandbox", () => {
     expect(hostsFor({ DGII_TARGET: "dgii" as never, DGII_SANDBOX_URL: "http://x" as never })).toEqual(PRODUCTION_HOSTS);
-    expect(PRODUCTION_HOSTS).toEqual({ ecf: "https://ecf.dgii.gov.do", fc: "https://fc.dgii.gov.do", status: "https://statusecf.dgii.gov.do" });
-    expect(hostsFor({ DGII_TARGET: "sandbox", DGII_SANDBOX_URL: "http://127.0.0.1:9/" as never }).ecf).toBe("http://127.0.0.1:9");
+    expect(PRODUCTION_HOSTS).toEqual({
+      ecf: "https://ecf.dgii.gov.do",
+      fc: "https://fc.dgii.gov.do",
+      status: "https://statusecf.dgii.gov.do",
+    });
+    expect(hostsFor({ DGII_TARGET: "sandbox", DGII_SANDBOX_URL: "http://127.0.0.1:9/" as never }).ecf).toBe(
+      "http://127.0.0.1:9",
+    );
   });
 });
 
@@ -114,7 +136,13 @@ describe("DGII client against the sandbox", () => {
     // Its own environment, so the answer kept here (3 s) is no other test's.
     const client = new DgiiClient(
       env,
-      { environment: "certecf", rnc: owner.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: owner.certificateSerial ?? "" },
+      {
+        environment: "certecf",
+        rnc: owner.rnc,
+        key: signer.key,
+        certificateDer: signer.certificateDer,
+        certificateSerial: owner.certificateSerial ?? "",
+      },
       { statusTtlMs: 3000 },
     );
     const before = Date.now();
@@ -132,7 +160,13 @@ describe("DGII client against the sandbox", () => {
     const signer = await signerFor(env, owner);
     const client = new DgiiClient(
       env,
-      { environment: "testecf", rnc: owner.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: "slow-test" },
+      {
+        environment: "testecf",
+        rnc: owner.rnc,
+        key: signer.key,
+        certificateDer: signer.certificateDer,
+        certificateSerial: "slow-test",
+      },
       { timeoutMs: 300 },
     );
     await setFault({ mode: "slow", delayMs: 2000 });

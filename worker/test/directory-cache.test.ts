@@ -23,8 +23,20 @@ describe("the directory cache", () => {
   });
 
   it("reads both TTLs from the environment, the negative one 30 s unless configured", () => {
-    expect(dgiiDirectoryTtls({ ...env, DGII_DIRECTORY_TTL_MS: "600000", DGII_DIRECTORY_NEGATIVE_TTL_MS: undefined } as unknown as Env)).toEqual(ttls);
-    expect(dgiiDirectoryTtls({ ...env, DGII_DIRECTORY_TTL_MS: "1000", DGII_DIRECTORY_NEGATIVE_TTL_MS: "500" } as unknown as Env)).toEqual({
+    expect(
+      dgiiDirectoryTtls({
+        ...env,
+        DGII_DIRECTORY_TTL_MS: "600000",
+        DGII_DIRECTORY_NEGATIVE_TTL_MS: undefined,
+      } as unknown as Env),
+    ).toEqual(ttls);
+    expect(
+      dgiiDirectoryTtls({
+        ...env,
+        DGII_DIRECTORY_TTL_MS: "1000",
+        DGII_DIRECTORY_NEGATIVE_TTL_MS: "500",
+      } as unknown as Env),
+    ).toEqual({
       listedMs: 1000,
       notListedMs: 500,
     });

@@ -27,7 +27,15 @@ app.openapi(
   (c) => c.json(c.req.valid("json"), 200),
 );
 const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  app.request(path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) }, env);
+  app.request(
+    path,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    },
+    env,
+  );
 
 describe("problem documents", () => {
   it("an unknown route is a 404 problem with the request id", async () => {
@@ -110,17 +118,25 @@ describe("service routes", () => {
 
   it("GET /openapi.json names every operation once, names its server, and declares Retry-After on every 429 and 503", async () => {
     type Op = { operationId?: string; responses?: Record<string, { headers?: Record<string, unknown> }> };
-    const doc = (await (await call("/openapi.json")).json()) as { servers: { url: string }[]; paths: Record<string, Record<string, Op>> };
+    const doc = (await (await call("/openapi.json")).json()) as {
+      servers: { url: string }[];
+      paths: Record<string, Record<string, Op>>;
+    };
     expect(doc.servers).toEqual([expect.objectContaining({ url: "http://ecf.test" })]); // the origin the test calls
-    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method, op })),
+    );
     expect(operations.length).toBeGreaterThan(40);
     const ids = operations.map(({ op }) => op.operationId);
     expect(ids.filter((id) => !id)).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(operations.find((o) => o.path === "/fe/recepcion/ecf/{encf}/pdf" && o.method === "get")?.op.operationId).toBe("getFeRecepcionEcfByEncfPdf");
+    expect(
+      operations.find((o) => o.path === "/fe/recepcion/ecf/{encf}/pdf" && o.method === "get")?.op.operationId,
+    ).toBe("getFeRecepcionEcfByEncfPdf");
     for (const { path, method, op } of operations) {
       for (const status of ["429", "503"]) {
-        if (op.responses?.[status]) expect(op.responses[status].headers?.["Retry-After"], `${method} ${path} ${status}`).toBeDefined();
+        if (op.responses?.[status])
+          expect(op.responses[status].headers?.["Retry-After"], `${method} ${path} ${status}`).toBeDefined();
       }
     }
   });

@@ -5,20 +5,42 @@ import "./provided.ts";
 import { startWebhookSink } from "./support/webhook-sink.ts";
 import { startZipVerifier } from "./support/zip-verifier.ts";
 import { startSandbox } from "@ecf/dgii-sandbox/start";
-import { createTestIdentity, DEMO_CA_CERTIFICATE_PEM, forgeP12, opensslEcP12, opensslP12 } from "@ecf/shared/test-support/certs";
+import {
+  createTestIdentity,
+  DEMO_CA_CERTIFICATE_PEM,
+  forgeP12,
+  opensslEcP12,
+  opensslP12,
+} from "@ecf/shared/test-support/certs";
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
 export default async function setup(project: TestProject) {
-  const sandbox = await startSandbox({ port: Number(process.env.ECF_TEST_SANDBOX_PORT), processingMs: 100, smtpPort: Number(process.env.ECF_TEST_SMTP_PORT) });
+  const sandbox = await startSandbox({
+    port: Number(process.env.ECF_TEST_SANDBOX_PORT),
+    processingMs: 100,
+    smtpPort: Number(process.env.ECF_TEST_SMTP_PORT),
+  });
   project.provide("sandboxUrl", sandbox.url);
   const sink = await startWebhookSink();
   project.provide("webhookSinkUrl", sink.url);
   const password = "clave-de-prueba";
-  const identity = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2030-01-01T00:00:00Z") });
+  const identity = await createTestIdentity({
+    rnc: "131880681",
+    commonName: "DEMO COMERCIAL SRL",
+    notAfter: new Date("2030-01-01T00:00:00Z"),
+  });
   // The same issuer's next certificate (another key), for a certificate change.
-  const renewed = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", notAfter: new Date("2031-01-01T00:00:00Z") });
-  const expired = await createTestIdentity({ rnc: "131880681", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-01T00:00:00Z") });
+  const renewed = await createTestIdentity({
+    rnc: "131880681",
+    commonName: "DEMO COMERCIAL SRL",
+    notAfter: new Date("2031-01-01T00:00:00Z"),
+  });
+  const expired = await createTestIdentity({
+    rnc: "131880681",
+    notBefore: new Date("2020-01-01T00:00:00Z"),
+    notAfter: new Date("2021-01-01T00:00:00Z"),
+  });
   // A throw-away self-signed certificate with the issuer's own subject: what a forger signs with.
   const selfSigned = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", issuer: "self" });
   // Every test signature (issuers and suppliers alike) is this identity's: the one xmlsec1 trusts.

@@ -7,7 +7,14 @@ import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { admin, authed } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
-import { auditRows, everyMonthSql, nextNumber as nextOf, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
+import {
+  auditRows,
+  everyMonthSql,
+  nextNumber as nextOf,
+  receiptRow,
+  runRetryAlarms,
+  updateReceiptRow,
+} from "./support/ledger.ts";
 import { until } from "./support/until.ts";
 
 afterEach(clearFaults);
@@ -16,7 +23,11 @@ type Json = Record<string, any>;
 const nextNumber = async (companyId: string, tipo: string) => (await nextOf(companyId, tipo))!;
 type Rango = { tipoeCF: string; desde: string; hasta: string };
 const voidOnce = async (token: string, rangos: Rango[]) => {
-  const res = await call("/fe/anulacion", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify({ rangos }) });
+  const res = await call("/fe/anulacion", {
+    method: "POST",
+    headers: authed(token, { "Content-Type": "application/json" }),
+    body: JSON.stringify({ rangos }),
+  });
   return { status: res.status, body: (await res.json()) as Json, retryAfter: res.headers.get("retry-after") };
 };
 /**
@@ -60,7 +71,10 @@ async function usedElsewhere(companyId: string, rnc: string, sequence: number): 
   doc.Encabezado.Emisor.RNCEmisor = rnc;
   doc.Encabezado.IdDoc.FechaVencimientoSecuencia = "31-12-2030";
   const encf = String(doc.Encabezado.IdDoc.eNCF);
-  await dgiiClientFor(env, owner, signer).sendEcf(await signEcfXml(ecfToXml(doc), signer.key, signer.certificateDer), encf);
+  await dgiiClientFor(env, owner, signer).sendEcf(
+    await signEcfXml(ecfToXml(doc), signer.key, signer.certificateDer),
+    encf,
+  );
   return encf;
 }
 
@@ -90,7 +104,12 @@ describe("POST /fe/anulacion: ranges and the sequence", () => {
     const below = await voidRanges(token, [{ tipoeCF: "31", desde: "E310000000001", hasta: "E310000000049" }]);
     expect(below.status, JSON.stringify(below.body)).toBe(200);
     // 49 numbers voided, none of them a receipt: the counts say which is which (1.8.0 answered "anulados": 0).
-    expect(below.body).toMatchObject({ codigo: "1", numbersVoided: 49, receiptsVoided: 0, rangos: [{ desde: "E310000000001", anulado: true }] });
+    expect(below.body).toMatchObject({
+      codigo: "1",
+      numbersVoided: 49,
+      receiptsVoided: 0,
+      rangos: [{ desde: "E310000000001", anulado: true }],
+    });
     expect(await nextNumber(company.id, "31")).toBe(51);
 
     const outside = await voidRanges(token, [{ tipoeCF: "31", desde: "E310000000051", hasta: "E310000200000" }]);
@@ -100,9 +119,13 @@ describe("POST /fe/anulacion: ranges and the sequence", () => {
 
   it("numbers leased to a point-of-sale device cannot be voided; the tail after the lease can", async () => {
     const { company, token } = await issuer();
-    const device = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+    const device = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+      name: "Caja 1",
+    });
     const pairing = await postJson("/devices/pair", { pairingCode: device.pairingCode });
-    const lease = ((await pairing.json()) as { leases: { tipoeCF: string; rangeFrom: number; rangeTo: number }[] }).leases.find((l) => l.tipoeCF === "32")!;
+    const lease = (
+      (await pairing.json()) as { leases: { tipoeCF: string; rangeFrom: number; rangeTo: number }[] }
+    ).leases.find((l) => l.tipoeCF === "32")!;
     expect(lease).toMatchObject({ rangeFrom: 1, rangeTo: 200 });
 
     const refused = await voidRanges(token, [{ tipoeCF: "32", desde: "E320000000150", hasta: "E320000000210" }]);
@@ -127,10 +150,14 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
     const voiding = voidRanges(token, [{ tipoeCF: "31", desde: encfs[0]!, hasta: encfs[1]! }]);
     const claimed = async () =>
       Number(
-        (await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts WHERE id IN (?1, ?2) AND claimed_until IS NOT NULL", rows[0]!.id, rows[1]!.id)).reduce(
-          (n, r) => n + Number(r.n),
-          0,
-        ),
+        (
+          await everyMonthSql(
+            company.id,
+            "SELECT COUNT(*) AS n FROM receipts WHERE id IN (?1, ?2) AND claimed_until IS NOT NULL",
+            rows[0]!.id,
+            rows[1]!.id,
+          )
+        ).reduce((n, r) => n + Number(r.n), 0),
       );
     await until(async () => (await claimed()) >= 2, undefined, { pauseMs: 50 });
     expect(await claimed()).toBe(2);
@@ -141,7 +168,11 @@ describe("POST /fe/anulacion: signed but unsent receipts", () => {
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ codigo: "1", numbersVoided: 2, receiptsVoided: 2 });
     for (const encf of encfs) {
-      expect(await receiptRow(company.id, encf)).toMatchObject({ status: "voided", claimedUntil: null, sendAttempts: 0 });
+      expect(await receiptRow(company.id, encf)).toMatchObject({
+        status: "voided",
+        claimedUntil: null,
+        sendAttempts: 0,
+      });
       const state = (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as Json;
       expect(state).toMatchObject({ estado: "Anulado", codigo: "-2" });
     }
@@ -186,11 +217,18 @@ describe("POST /fe/anulacion: DGII refuses", () => {
       { tipoeCF: "31", desde: second!, hasta: foreign },
     ]);
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ codigo: "2", numbersVoided: 1, receiptsVoided: 1, rangos: [{ anulado: true }, { anulado: false }] });
+    expect(body).toMatchObject({
+      codigo: "2",
+      numbersVoided: 1,
+      receiptsVoided: 1,
+      rangos: [{ anulado: true }, { anulado: false }],
+    });
     expect(await receiptRow(company.id, first!)).toMatchObject({ status: "voided" });
     expect(await receiptRow(company.id, second!)).toMatchObject({ status: "contingency", claimedUntil: null });
     const audit = await auditRows(company.id, "action = 'POST /fe/anulacion'");
-    expect(audit).toEqual([expect.objectContaining({ code: "anecf_partial", detail: expect.stringContaining(foreign) })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ code: "anecf_partial", detail: expect.stringContaining(foreign) }),
+    ]);
 
     await clearFaults();
     await alarmsUntil(company.id, async () => (await receiptRow(company.id, second!))?.status === "accepted");
@@ -209,6 +247,8 @@ describe("POST /fe/anulacion: DGII refuses", () => {
     expect(body.detail).toContain(foreign);
     expect(await receiptRow(company.id, encf!)).toMatchObject({ status: "contingency", claimedUntil: null });
     const audit = await auditRows(company.id, "action = 'POST /fe/anulacion'");
-    expect(audit).toEqual([expect.objectContaining({ code: "conflict", detail: expect.stringContaining("DGII refused the ANECF") })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ code: "conflict", detail: expect.stringContaining("DGII refused the ANECF") }),
+    ]);
   });
 });

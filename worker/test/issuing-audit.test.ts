@@ -6,7 +6,11 @@ import { auditRows, receiptRow, runRetryAlarms } from "./support/ledger.ts";
 import { until } from "./support/until.ts";
 
 const setProcessingMs = (processingMs: number) =>
-  fetch(`${sandboxUrl()}/__sandbox/config`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ processingMs }) });
+  fetch(`${sandboxUrl()}/__sandbox/config`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ processingMs }),
+  });
 
 afterEach(async () => {
   await clearFaults();
@@ -14,11 +18,19 @@ afterEach(async () => {
 });
 
 const auditOf = async (companyId: string) =>
-  (await auditRows(companyId)).map((a) => ({ actor: a.actor, action: a.action, code: a.code, status: a.status, detail: a.detail, requestId: a.request_id }));
+  (await auditRows(companyId)).map((a) => ({
+    actor: a.actor,
+    action: a.action,
+    code: a.code,
+    status: a.status,
+    detail: a.detail,
+    requestId: a.request_id,
+  }));
 /** Waits until the sandbox has judged the e-CF (it reads En Proceso for `processingMs`). */
 async function judged(rnc: string, encf: string) {
   let entry: Awaited<ReturnType<typeof received>>[number] | undefined;
-  const isJudged = async () => ([entry] = await received(rnc, encf)) && entry !== undefined && entry.outcome.codigo !== 3;
+  const isJudged = async () =>
+    ([entry] = await received(rnc, encf)) && entry !== undefined && entry.outcome.codigo !== 3;
   if (!(await until(isJudged))) throw new Error(`the sandbox never judged ${encf}`);
   return entry!;
 }
@@ -49,7 +61,9 @@ describe("rejections nobody was waiting for go to the issuer's audit log", () =>
         detail: expect.stringMatching(new RegExp(`^${body.encf}: 1960: Monto no permitido`)),
       }),
     ]);
-    const state = (await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as { estado: string };
+    const state = (await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as {
+      estado: string;
+    };
     expect(state.estado).toBe("Rechazado");
   });
 

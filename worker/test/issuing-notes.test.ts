@@ -7,7 +7,11 @@ import { call } from "./support/http.ts";
 import { issue, issueRequest, issuer, todayDgii } from "./support/issuing.ts";
 
 const archivedIdDoc = async (token: string, encf: string) =>
-  (xmlToEcf(await (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text()) as { Encabezado: { IdDoc: Record<string, string> } }).Encabezado.IdDoc;
+  (
+    xmlToEcf(await (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text()) as {
+      Encabezado: { IdDoc: Record<string, string> };
+    }
+  ).Encabezado.IdDoc;
 
 describe("TipoIngresos of a note", () => {
   it.each([
@@ -35,7 +39,9 @@ describe("TipoIngresos of a note", () => {
     expect(note.body.estado, JSON.stringify(note.body)).toBe("Aceptado");
     expect((await archivedIdDoc(token, note.body.encf)).TipoIngresos).toBe(expected);
     // Only an assumption is worth a warning; an inherited value is what the note means.
-    const warned = (note.body.warnings ?? []).filter((w: { path: string }) => w.path === "/Encabezado/IdDoc/TipoIngresos");
+    const warned = (note.body.warnings ?? []).filter(
+      (w: { path: string }) => w.path === "/Encabezado/IdDoc/TipoIngresos",
+    );
     expect(warned.map((w: { code: string }) => w.code)).toEqual(ours ? [] : ["assumed_value"]);
   });
 });

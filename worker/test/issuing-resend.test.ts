@@ -32,7 +32,11 @@ describe("resending a receipt the service numbered", () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");
     const first = await issue(token, request);
-    expect(first.body, JSON.stringify(first.body)).toMatchObject({ estado: "Aceptado", encf: "E310000000001", reenviado: false });
+    expect(first.body, JSON.stringify(first.body)).toMatchObject({
+      estado: "Aceptado",
+      encf: "E310000000001",
+      reenviado: false,
+    });
 
     // What an integration that stored the answer sends again: its request plus the assigned fields.
     const resend = structuredClone(request);
@@ -79,7 +83,11 @@ describe("resending a receipt the service numbered", () => {
       urlTimbre: first.body.urlTimbre,
     });
     // The same row and the same signed bytes: nothing was numbered or signed again.
-    expect(await receiptRow(company.id, first.body.encf)).toMatchObject({ id: row!.id, xmlSha256: row!.xmlSha256, sendAttempts: 0 });
+    expect(await receiptRow(company.id, first.body.encf)).toMatchObject({
+      id: row!.id,
+      xmlSha256: row!.xmlSha256,
+      sendAttempts: 0,
+    });
     expect(await nextNumber(company.id, "31")).toBe(2);
     expect((await received(company.rnc, first.body.encf)).filter((r) => r.kind === "ecf")).toHaveLength(0);
 

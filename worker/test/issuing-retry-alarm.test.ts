@@ -18,7 +18,8 @@ afterEach(clearFaults);
 const sentEcf = async (rnc: string, encf: string) => (await received(rnc, encf)).filter((r) => r.kind === "ecf").length;
 const row = async (companyId: string, encf: string) => (await receiptRow(companyId, encf))!;
 /** Seconds from now until the receipt is due again. */
-const dueIn = async (companyId: string, encf: string) => (Date.parse((await row(companyId, encf)).nextAttemptAt!) - Date.now()) / 1000;
+const dueIn = async (companyId: string, encf: string) =>
+  (Date.parse((await row(companyId, encf)).nextAttemptAt!) - Date.now()) / 1000;
 
 async function contingency(token: string): Promise<string> {
   const { status, body } = await issue(token, issueRequest("31"));
@@ -99,14 +100,35 @@ describe("the retry alarm", () => {
     const minutes = (n: number) => start + n * 60_000;
     type Month = { db: ReceiptMonth["db"]; schedule(): void };
     const inMonth = <T>(work: (month: Month, state: DurableObjectState) => T | Promise<T>) =>
-      runInDurableObject(receiptMonth(env, company.id, "2025-04"), (instance, state) => work(instance as unknown as Month, state));
+      runInDurableObject(receiptMonth(env, company.id, "2025-04"), (instance, state) =>
+        work(instance as unknown as Month, state),
+      );
     // A receipt waiting for DGII, due `at`, written straight into the month object; then it schedules.
     const waiting = (n: number, at: number) =>
       inMonth((month) => {
         const row: NewReceipt = {
-          ...{ id: crypto.randomUUID(), companyId: company.id, encf: `E31${String(n).padStart(10, "0")}`, tipoeCF: "31", issueDate: "2025-04-01", montoTotal: "1.00" },
-          ...{ securityCode: "ABC123", fechaHoraFirma: "01-04-2025 10:15:00", timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre", xmlKey: `k/${n}`, xmlSha256: "x" },
-          ...{ documentHash: "y", dgiiPath: "ecf", status: "contingency", source: "api", nextAttemptAt: new Date(at).toISOString() },
+          ...{
+            id: crypto.randomUUID(),
+            companyId: company.id,
+            encf: `E31${String(n).padStart(10, "0")}`,
+            tipoeCF: "31",
+            issueDate: "2025-04-01",
+            montoTotal: "1.00",
+          },
+          ...{
+            securityCode: "ABC123",
+            fechaHoraFirma: "01-04-2025 10:15:00",
+            timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre",
+            xmlKey: `k/${n}`,
+            xmlSha256: "x",
+          },
+          ...{
+            documentHash: "y",
+            dgiiPath: "ecf",
+            status: "contingency",
+            source: "api",
+            nextAttemptAt: new Date(at).toISOString(),
+          },
         };
         month.db.insert(receipts).values(row).run();
         month.schedule();
@@ -118,13 +140,20 @@ describe("the retry alarm", () => {
     await waiting(2, minutes(5));
     expect(await alarm()).toBe(minutes(5));
     // The 5-minute receipt is put off (as a claim or a change would); the next change schedules.
-    await monthSql(company.id, "2025-04", "UPDATE receipts SET next_attempt_at = ?1 WHERE encf = 'E310000000002'", new Date(minutes(30)).toISOString());
+    await monthSql(
+      company.id,
+      "2025-04",
+      "UPDATE receipts SET next_attempt_at = ?1 WHERE encf = 'E310000000002'",
+      new Date(minutes(30)).toISOString(),
+    );
     await waiting(3, minutes(20));
     expect(await alarm()).toBe(minutes(5));
     // The alarm runs early, finds nothing due, and sets itself for the receipt due first.
     await inMonth((month) => (month as unknown as ReceiptMonth).alarm());
     expect(await alarm()).toBe(minutes(10));
-    expect(await monthSql(company.id, "2025-04", "SELECT status, retries FROM receipts ORDER BY encf")).toEqual(Array(3).fill({ status: "contingency", retries: 0 }));
+    expect(await monthSql(company.id, "2025-04", "SELECT status, retries FROM receipts ORDER BY encf")).toEqual(
+      Array(3).fill({ status: "contingency", retries: 0 }),
+    );
   });
 
   it("leaves alone a receipt someone holds (a request transmitting it), and takes it once the hold lapses", async () => {
@@ -158,7 +187,11 @@ describe("the retry alarm", () => {
       (instance as unknown as { dgiiDownUntil: number }).dgiiDownUntil = 0;
       // The object's clock stands still until it does I/O: the run below starts at `lapse`.
       const lapse = new Date(Date.now()).toISOString();
-      state.storage.sql.exec("UPDATE receipts SET next_attempt_at = ?1, claimed_until = ?1 WHERE encf = ?2", lapse, encf);
+      state.storage.sql.exec(
+        "UPDATE receipts SET next_attempt_at = ?1, claimed_until = ?1 WHERE encf = ?2",
+        lapse,
+        encf,
+      );
       const clockStood = new Date(Date.now()).toISOString() === lapse;
       await (instance as ReceiptMonth).alarm();
       return { clockStood };
@@ -177,9 +210,28 @@ describe("the retry alarm", () => {
       // time of the alarm it fired for, which was set for this receipt).
       const due = Date.now() + 60_000;
       const row: NewReceipt = {
-        ...{ id: crypto.randomUUID(), companyId: company.id, encf: "E310000000001", tipoeCF: "31", issueDate: "2025-06-01", montoTotal: "1.00" },
-        ...{ securityCode: "ABC123", fechaHoraFirma: "01-06-2025 10:15:00", timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre", xmlKey: "k/1", xmlSha256: "x" },
-        ...{ documentHash: "y", dgiiPath: "ecf", status: "contingency", source: "api", nextAttemptAt: new Date(due).toISOString() },
+        ...{
+          id: crypto.randomUUID(),
+          companyId: company.id,
+          encf: "E310000000001",
+          tipoeCF: "31",
+          issueDate: "2025-06-01",
+          montoTotal: "1.00",
+        },
+        ...{
+          securityCode: "ABC123",
+          fechaHoraFirma: "01-06-2025 10:15:00",
+          timbreUrl: "https://ecf.dgii.gov.do/testecf/consultatimbre",
+          xmlKey: "k/1",
+          xmlSha256: "x",
+        },
+        ...{
+          documentHash: "y",
+          dgiiPath: "ecf",
+          status: "contingency",
+          source: "api",
+          nextAttemptAt: new Date(due).toISOString(),
+        },
       };
       month.db.insert(receipts).values(row).run();
       month.alarmRunStartedAt = due;
@@ -209,17 +261,34 @@ describe("the retry alarm", () => {
       expect(await sentEcf(company.rnc, encf)).toBe(0);
       expect((await row(company.id, encf)).status).toBe("contingency");
     }
-    const pending = await monthSql(company.id, month, "SELECT COUNT(*) AS n FROM receipts WHERE status = 'contingency'");
+    const pending = await monthSql(
+      company.id,
+      month,
+      "SELECT COUNT(*) AS n FROM receipts WHERE status = 'contingency'",
+    );
     expect(pending).toEqual([{ n: 2 }]);
   });
 
   it("events right after a task run wait for one run a second later; a lone event is due at once", async () => {
     const { company } = await issuer();
     const inMonth = <T>(work: (month: ReceiptMonth, state: DurableObjectState) => T | Promise<T>) =>
-      runInDurableObject(receiptMonth(env, company.id, "2025-05"), (instance, state) => work(instance as ReceiptMonth, state));
+      runInDurableObject(receiptMonth(env, company.id, "2025-05"), (instance, state) =>
+        work(instance as ReceiptMonth, state),
+      );
     const emit = (subject: string) =>
-      inMonth((month) => month.emit(company.id, subject, { type: "quota.near_limit", timestamp: new Date().toISOString(), data: { rncEmisor: company.rnc } }));
-    const events = () => monthSql(company.id, "2025-05", "SELECT ordering_key AS subject, status, next_attempt_at AS due FROM tasks ORDER BY position");
+      inMonth((month) =>
+        month.emit(company.id, subject, {
+          type: "quota.near_limit",
+          timestamp: new Date().toISOString(),
+          data: { rncEmisor: company.rnc },
+        }),
+      );
+    const events = () =>
+      monthSql(
+        company.id,
+        "2025-05",
+        "SELECT ordering_key AS subject, status, next_attempt_at AS due FROM tasks ORDER BY position",
+      );
 
     await emit("lone");
     const [lone] = await events();

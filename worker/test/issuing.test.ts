@@ -8,7 +8,17 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
-import { auditRows, holdReceipt, issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms, runTaskAlarms, updateReceiptRow } from "./support/ledger.ts";
+import {
+  auditRows,
+  holdReceipt,
+  issuerSql,
+  monthSql,
+  nextNumber,
+  receiptRow,
+  runRetryAlarms,
+  runTaskAlarms,
+  updateReceiptRow,
+} from "./support/ledger.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
 import { unwrap } from "../src/ledger/rpc.ts";
 import { stableStringify } from "../src/issuing/document.ts";
@@ -26,13 +36,21 @@ async function retryUntil(companyId: string, done: () => Promise<boolean>): Prom
 // A 3-line E31 whose MontoTotal is 50.00 more than its lines add up to (the tolerance is ±3).
 const offTotal = () =>
   issueRequest("31", {}, (d) => {
-    const cents = BigInt((makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal.replace(".", "")) + 5000n;
+    const cents =
+      BigInt(
+        (makeEcf("31") as { Encabezado: { Totales: { MontoTotal: string } } }).Encabezado.Totales.MontoTotal.replace(
+          ".",
+          "",
+        ),
+      ) + 5000n;
     d.Encabezado.Totales = { MontoTotal: `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}` };
   });
 
-const pick = (row: object, keys: string[]) => Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]));
+const pick = (row: object, keys: string[]) =>
+  Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]));
 const companyRow = (id: string) => database(env.DB).query.companies.findFirst({ where: (c, { eq }) => eq(c.id, id) });
-const archivedXml = async (token: string, encf: string) => (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text();
+const archivedXml = async (token: string, encf: string) =>
+  (await call(`/fe/recepcion/ecf/${encf}/xml`, { headers: authed(token) })).text();
 
 describe("POST /fe/recepcion/ecf: every type", () => {
   it.each(TIPOS_ECF.map((t) => [t]))("E%s is validated, numbered, signed, archived and accepted", async (tipo) => {
@@ -42,10 +60,15 @@ describe("POST /fe/recepcion/ecf: every type", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ codigo: "1", estado: "Aceptado", encf: `E${tipo}0000000001`, reenviado: false });
     // FechaEmision, as the reports write it: what a note names as FechaNCFModificado.
-    const signed = xmlToEcf(await (await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) })).text()) as any;
+    const signed = xmlToEcf(
+      await (await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) })).text(),
+    ) as any;
     const [dd, mm, yyyy] = String(signed.Encabezado.Emisor.FechaEmision).split("-");
     expect(body.fechaEmision).toBe(`${yyyy}-${mm}-${dd}`);
-    const state = (await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as Record<string, unknown>;
+    const state = (await (await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(state.fechaEmision).toBe(body.fechaEmision);
     expect(body.codigoSeguridad).toMatch(/^[A-Za-z0-9+/=]{6}$/);
     expect(body.fechaHoraFirma).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
@@ -59,9 +82,18 @@ describe("POST /fe/recepcion/ecf: every type", () => {
     expect(seen.map((r) => r.kind)).toEqual([tipo === "32" ? "rfce" : "ecf"]);
     // The row was read from the document the request built (not parsed back from the signed
     // bytes): it says exactly what a device's upload of the same bytes would have it say.
-    const fromBytes = await archiveSignedReceipt(env, (await companyRow(company.id))!, xml, { documentHash: "", source: "device" });
+    const fromBytes = await archiveSignedReceipt(env, (await companyRow(company.id))!, xml, {
+      documentHash: "",
+      source: "device",
+    });
     const recorded = await receiptRow(company.id, body.encf);
-    const described = ({ id: _id, documentHash: _hash, source: _source, status: _status, ...row }: Record<string, unknown>) => row;
+    const described = ({
+      id: _id,
+      documentHash: _hash,
+      source: _source,
+      status: _status,
+      ...row
+    }: Record<string, unknown>) => row;
     expect(pick(recorded!, Object.keys(described(fromBytes.row)))).toEqual(described(fromBytes.row));
   });
 });
@@ -157,7 +189,14 @@ describe("DGII rejections", () => {
 async function numberedNotRecorded(companyId: string, request: unknown, key: string) {
   const now = new Date();
   const idempotency = { key, requestHash: await sha256Hex(stableStringify(request)) };
-  const numbering = { tipoeCF: "31", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 10 }, now: now.toISOString(), idempotency };
+  const numbering = {
+    tipoeCF: "31",
+    month: drMonth(now),
+    today: drIsoDate(now),
+    quota: { month: drMonth(now), limit: 10 },
+    now: now.toISOString(),
+    idempotency,
+  };
   const numberAgain = () => unwrap(issuerLedger(env, companyId).number(numbering));
   expect((await numberAgain()).held).toBeNull();
   return { month: drMonth(now), numberAgain };
@@ -173,7 +212,12 @@ describe("resends and idempotency", () => {
     expect(first.body).toMatchObject({ estado: "Aceptado", encf: "E310000000500", reenviado: false });
     const again = await issue(token, request);
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ codigo: "0", estado: "Aceptado", reenviado: true, codigoSeguridad: first.body.codigoSeguridad });
+    expect(again.body).toMatchObject({
+      codigo: "0",
+      estado: "Aceptado",
+      reenviado: true,
+      codigoSeguridad: first.body.codigoSeguridad,
+    });
     expect(await received(company.rnc, "E310000000500")).toHaveLength(1);
     const other = await issue(
       token,
@@ -187,7 +231,12 @@ describe("resends and idempotency", () => {
   it("keys older than 30 days are forgotten when a key is claimed; younger ones stay", async () => {
     const { company, token } = await issuer();
     const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
-    await issuerSql(company.id, "INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ('old', 'x', ?), ('recent', 'x', ?)", daysAgo(31), daysAgo(29));
+    await issuerSql(
+      company.id,
+      "INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ('old', 'x', ?), ('recent', 'x', ?)",
+      daysAgo(31),
+      daysAgo(29),
+    );
     await issue(token, issueRequest("31"), { "Idempotency-Key": "today" });
     const keys = (await issuerSql(company.id, "SELECT key FROM idempotency_keys ORDER BY key")).map((r) => r.key);
     expect(keys).toEqual(["recent", "today"]);
@@ -199,16 +248,25 @@ describe("resends and idempotency", () => {
     const first = await issue(token, request, { "Idempotency-Key": "order-42" });
     const second = await issue(token, request, { "Idempotency-Key": "order-42" });
     // The receipt's answer (GET) with the first request's warnings; its delivery to the buyer may have moved on since.
-    const current = (await (await call(`/fe/recepcion/ecf/${first.body.encf}`, { headers: authed(token) })).json()) as Record<string, unknown>;
+    const current = (await (
+      await call(`/fe/recepcion/ecf/${first.body.encf}`, { headers: authed(token) })
+    ).json()) as Record<string, unknown>;
     expect(second.status).toBe(first.status);
     expect(second.body).toEqual({ ...current, warnings: first.body.warnings });
-    expect(second.body).toMatchObject({ encf: first.body.encf, codigoSeguridad: first.body.codigoSeguridad, estado: first.body.estado, reenviado: false });
+    expect(second.body).toMatchObject({
+      encf: first.body.encf,
+      codigoSeguridad: first.body.codigoSeguridad,
+      estado: first.body.estado,
+      reenviado: false,
+    });
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(await received(company.rnc)).toHaveLength(1);
     const reused = await issue(token, issueRequest("31", { lines: 5 }), { "Idempotency-Key": "order-42" });
     expect(reused.status).toBe(409);
-    expect(reused.body.errors).toEqual([expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_reused" })]);
+    expect(reused.body.errors).toEqual([
+      expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_reused" }),
+    ]);
   });
 
   it("a request refused before it is numbered holds no key: the corrected request with the same key issues", async () => {
@@ -222,13 +280,17 @@ describe("resends and idempotency", () => {
     expect(await issuerSql(company.id, "SELECT key FROM idempotency_keys")).toEqual([]);
     const fixed = await issue(token, issueRequest("31"), { "Idempotency-Key": "order-7" });
     expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
-    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "order-7", encf: fixed.body.encf }]);
+    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([
+      { key: "order-7", encf: fixed.body.encf },
+    ]);
   });
 
   it("the same key sent ten times at once: one receipt; every other request gets it or a 409 in_progress, never another state", async () => {
     const { company, token } = await issuer();
     const request = issueRequest("32");
-    const answers = await Promise.all(Array.from({ length: 10 }, () => issue(token, request, { "Idempotency-Key": "till-3/sale-9" })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => issue(token, request, { "Idempotency-Key": "till-3/sale-9" })),
+    );
     expect(await received(company.rnc)).toHaveLength(1);
     // (Under this load DGII may time out: then the receipt is answered in contingency, 503, by the first request.)
     const answered = answers.filter((a) => a.body.encf);
@@ -254,7 +316,8 @@ describe("resends and idempotency", () => {
     // DGII takes its time: the first request records its receipt, then waits in recepción.
     await setFault({ mode: "slow", delayMs: 1500, services: ["recepcion"] });
     const first = issue(token, request, { "Idempotency-Key": "slow-1" });
-    for (let round = 0; round < 100 && !(await receiptRow(company.id, "E310000000001")); round++) await new Promise((r) => setTimeout(r, 20));
+    for (let round = 0; round < 100 && !(await receiptRow(company.id, "E310000000001")); round++)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await receiptRow(company.id, "E310000000001"))?.status).toBe("signed");
     const replay = await issue(token, request, { "Idempotency-Key": "slow-1" });
     expect(replay.status, JSON.stringify(replay.body)).toBe(409);
@@ -291,7 +354,9 @@ describe("resends and idempotency", () => {
     expect(first.status, JSON.stringify(first.body)).toBe(503);
     expect(first.body.warnings).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
     // Nothing is written for the key after the receipt is recorded: the key names the receipt.
-    expect(await issuerSql(company.id, "SELECT encf, status, response FROM idempotency_keys")).toEqual([{ encf: first.body.encf, status: null, response: null }]);
+    expect(await issuerSql(company.id, "SELECT encf, status, response FROM idempotency_keys")).toEqual([
+      { encf: first.body.encf, status: null, response: null },
+    ]);
     const whileDown = await issue(token, offTotal(), { "Idempotency-Key": "sale-77", "Totals-Policy": "dgii" });
     expect(whileDown.status).toBe(503);
     expect(Number(whileDown.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
@@ -305,7 +370,12 @@ describe("resends and idempotency", () => {
     expect(state.estado).not.toBe("Contingencia");
     expect(later.status).toBe(now.status);
     expect(later.headers.get("idempotent-replayed")).toBe("true");
-    expect(later.body).toMatchObject({ ...state, encf: first.body.encf, reenviado: false, warnings: first.body.warnings });
+    expect(later.body).toMatchObject({
+      ...state,
+      encf: first.body.encf,
+      reenviado: false,
+      warnings: first.body.warnings,
+    });
     expect(await received(company.rnc)).toHaveLength(1);
     // A replay is not a new failure or outcome: the only contingency audit entry is the first request's.
     expect((await auditRows(company.id)).filter((r) => r.code === "dgii_unavailable")).toHaveLength(1);
@@ -319,8 +389,12 @@ describe("resends and idempotency", () => {
     expect(waiting.status).toBe(409);
     expect(waiting.body.code).toBe("in_progress");
     expect(Number(waiting.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(waiting.body.errors).toEqual([expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress" })]);
-    expect(await holder.numberAgain()).toEqual({ held: { encf: "E310000000001", month: holder.month, warnings: null, claimedAt: expect.any(String) } });
+    expect(waiting.body.errors).toEqual([
+      expect.objectContaining({ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress" }),
+    ]);
+    expect(await holder.numberAgain()).toEqual({
+      held: { encf: "E310000000001", month: holder.month, warnings: null, claimedAt: expect.any(String) },
+    });
     expect(await nextNumber(company.id, "31")).toBe(2);
     expect(await received(company.rnc)).toHaveLength(0);
   });
@@ -332,14 +406,22 @@ describe("resends and idempotency", () => {
     await numberedNotRecorded(company.id, request, "k-2");
     // A failed request gives back only its own claim.
     await issuerLedger(env, company.id).releaseIdempotencyKey("k-2", "E310000000099");
-    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "k-2", encf: "E310000000001" }]);
-    await issuerSql(company.id, "UPDATE idempotency_keys SET created_at = ?1", new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString());
+    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([
+      { key: "k-2", encf: "E310000000001" },
+    ]);
+    await issuerSql(
+      company.id,
+      "UPDATE idempotency_keys SET created_at = ?1",
+      new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString(),
+    );
 
     const retried = await issue(token, request, { "Idempotency-Key": "k-2" });
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.body.encf).toBe("E310000000002");
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
-    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([{ key: "k-2", encf: "E310000000002" }]);
+    expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([
+      { key: "k-2", encf: "E310000000002" },
+    ]);
     const again = await issue(token, request, { "Idempotency-Key": "k-2" });
     expect(again.body.encf).toBe("E310000000002");
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -361,15 +443,27 @@ describe("contingency", () => {
     expect((await receiptRow(company.id, body.encf))?.issueDate.slice(0, 7)).toBe(earlier.toISOString().slice(0, 7));
     // (The audit log keeps it by UTC month, the receipts by FechaEmision's: two month objects.)
     const entries = (await auditRows(company.id)).filter((r) => r.code === "dgii_unavailable");
-    expect(entries).toEqual([expect.objectContaining({ request_id: headers.get("x-request-id"), status: 503, detail: expect.stringContaining(body.encf) })]);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        request_id: headers.get("x-request-id"),
+        status: 503,
+        detail: expect.stringContaining(body.encf),
+      }),
+    ]);
     const thisMonth = new Date().toISOString().slice(0, 7);
-    expect(await monthSql(company.id, thisMonth, "SELECT request_id FROM audit_log WHERE code = 'dgii_unavailable'")).toEqual([{ request_id: headers.get("x-request-id") }]);
+    expect(
+      await monthSql(company.id, thisMonth, "SELECT request_id FROM audit_log WHERE code = 'dgii_unavailable'"),
+    ).toEqual([{ request_id: headers.get("x-request-id") }]);
   });
 
   it("DGII down: signed in contingency (503), then transmitted exactly once when it is back", async () => {
     const { company, token } = await issuer();
     await setFault({ mode: "down" });
-    const requests = [issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000700")), issueRequest("31"), issueRequest("32")];
+    const requests = [
+      issueRequest("31", {}, (d) => (d.Encabezado.IdDoc.eNCF = "E310000000700")),
+      issueRequest("31"),
+      issueRequest("32"),
+    ];
     const answers = [];
     for (const request of requests) answers.push(await issue(token, request));
     // Every refusal and failure is in the issuer's audit log.
@@ -398,7 +492,11 @@ describe("contingency", () => {
     const resend = await issue(token, requests[0]);
     expect(resend.status).toBe(503);
     expect(Number(resend.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(resend.body).toMatchObject({ encf: "E310000000700", codigoSeguridad: answers[0]!.body.codigoSeguridad, reenviado: true });
+    expect(resend.body).toMatchObject({
+      encf: "E310000000700",
+      codigoSeguridad: answers[0]!.body.codigoSeguridad,
+      reenviado: true,
+    });
     // A resend is not a new failure: nothing more in the audit log.
     expect((await auditRows(company.id)).filter((r) => r.code === "dgii_unavailable")).toHaveLength(3);
 
@@ -408,7 +506,9 @@ describe("contingency", () => {
 
     await clearFaults();
     const encfs = answers.map((a) => a.body.encf as string);
-    await retryUntil(company.id, async () => (await Promise.all(encfs.map((e) => receiptRow(company.id, e)))).every((r) => r?.status === "accepted"));
+    await retryUntil(company.id, async () =>
+      (await Promise.all(encfs.map((e) => receiptRow(company.id, e)))).every((r) => r?.status === "accepted"),
+    );
     for (const { body } of answers) {
       const state = await call(`/fe/recepcion/ecf/${body.encf}`, { headers: authed(token) });
       const now = (await state.json()) as { estado: string };
@@ -457,7 +557,9 @@ describe("contingency", () => {
     const first = (await receiptRow(company.id, body.encf))!;
     // Released by its request: due one second later, nobody holds it.
     expect(first.claimedUntil).toBeNull();
-    expect(Date.parse(first.nextAttemptAt!) - Date.parse(first.updatedAt ?? first.createdAt)).toBeLessThanOrEqual(1_500);
+    expect(Date.parse(first.nextAttemptAt!) - Date.parse(first.updatedAt ?? first.createdAt)).toBeLessThanOrEqual(
+      1_500,
+    );
     await runRetryAlarms(company.id);
     const second = (await receiptRow(company.id, body.encf))!;
     expect(second).toMatchObject({ status: "contingency", retries: 1 });
@@ -485,7 +587,11 @@ describe("contingency", () => {
     const signed = await (await env.ARCHIVE.get(row.xmlKey))!.text();
     const owner = (await companyRow(company.id))!;
     await dgiiClientFor(env, owner, await signerFor(env, owner)).sendEcf(signed, row.encf);
-    await updateReceiptRow(company.id, row.encf, "send_attempts = 1, track_id = NULL, status = 'signed', claimed_until = NULL");
+    await updateReceiptRow(
+      company.id,
+      row.encf,
+      "send_attempts = 1, track_id = NULL, status = 'signed', claimed_until = NULL",
+    );
 
     await retryUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
     expect((await receiptRow(company.id, body.encf))?.status).toBe("accepted");
@@ -498,7 +604,9 @@ describe("totals beyond DGII's tolerance", () => {
     const { company, token } = await issuer();
     const refused = await issue(token, offTotal());
     expect(refused.status).toBe(400);
-    expect(refused.body.errors).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
+    expect(refused.body.errors).toContainEqual(
+      expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }),
+    );
     expect(await nextNumber(company.id, "31")).toBe(1);
   });
 
@@ -506,11 +614,15 @@ describe("totals beyond DGII's tolerance", () => {
     const { token } = await issuer();
     const issued = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
     expect([200, 202], JSON.stringify(issued.body)).toContain(issued.status);
-    expect(issued.body.warnings).toContainEqual(expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }));
+    expect(issued.body.warnings).toContainEqual(
+      expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }),
+    );
     expect(issued.body).not.toHaveProperty("advertencias");
     const wrong = await issue(token, offTotal(), { "Totals-Policy": "lenient" });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.errors).toEqual([expect.objectContaining({ path: "/headers/Totals-Policy", code: "invalid_value" })]);
+    expect(wrong.body.errors).toEqual([
+      expect.objectContaining({ path: "/headers/Totals-Policy", code: "invalid_value" }),
+    ]);
   });
 
   it("the issuer's setting (admin) applies without the header, and the header still overrides it", async () => {
@@ -518,7 +630,10 @@ describe("totals beyond DGII's tolerance", () => {
     const issued = await issue(token, offTotal());
     expect(issued.body.warnings).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));
     expect((await issue(token, offTotal(), { "Totals-Policy": "strict" })).status).toBe(400);
-    expect((await admin<{ totalsPolicy: string }>("PATCH", `/admin/companies/${company.id}`, { totalsPolicy: "strict" })).totalsPolicy).toBe("strict");
+    expect(
+      (await admin<{ totalsPolicy: string }>("PATCH", `/admin/companies/${company.id}`, { totalsPolicy: "strict" }))
+        .totalsPolicy,
+    ).toBe("strict");
     expect((await issue(token, offTotal())).status).toBe(400);
   });
 });
@@ -557,7 +672,13 @@ describe("reading receipts", () => {
     expect(state.status).toBe(body.estado === "Aceptado" ? 200 : 202);
     // The POST's warnings belong to that request, not to the receipt's state; the delivery to
     // the buyer moves on after DGII's verdict (pending, then its outcome).
-    const settledFields = { estado: undefined, codigo: undefined, mensajes: undefined, buyerDelivery: undefined, entregaComprador: undefined };
+    const settledFields = {
+      estado: undefined,
+      codigo: undefined,
+      mensajes: undefined,
+      buyerDelivery: undefined,
+      entregaComprador: undefined,
+    };
     expect({ ...current, ...settledFields }).toEqual({ ...body, ...settledFields, warnings: undefined });
     const xml = await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) });
     const text = await xml.text();
@@ -583,9 +704,17 @@ describe("bad requests", () => {
 
   it("malformed JSON and the wrong content type are problems", async () => {
     const { token } = await issuer();
-    const bad = await call("/fe/recepcion/ecf", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: "{" });
+    const bad = await call("/fe/recepcion/ecf", {
+      method: "POST",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: "{",
+    });
     expect(bad.status).toBe(400);
-    const xml = await call("/fe/recepcion/ecf", { method: "POST", headers: authed(token, { "Content-Type": "text/xml" }), body: "<ECF/>" });
+    const xml = await call("/fe/recepcion/ecf", {
+      method: "POST",
+      headers: authed(token, { "Content-Type": "text/xml" }),
+      body: "<ECF/>",
+    });
     expect(xml.status).toBe(415);
   });
 });
@@ -594,7 +723,12 @@ describe("POST /fe/anulacion", () => {
   it("voids an unused range with a signed ANECF and refuses numbers already sent", async () => {
     const { company, token } = await issuer();
     const used = await issue(token, issueRequest("31"));
-    const post = (body: unknown) => call("/fe/anulacion", { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      call("/fe/anulacion", {
+        method: "POST",
+        headers: authed(token, { "Content-Type": "application/json" }),
+        body: JSON.stringify(body),
+      });
     const refused = await post({ rangos: [{ tipoeCF: "31", desde: used.body.encf, hasta: "E310000000010" }] });
     expect(refused.status).toBe(409);
     const ok = await post({ rangos: [{ tipoeCF: "31", desde: "E310000000002", hasta: "E310000000010" }] });

@@ -15,23 +15,47 @@ const numberOf = (encf: string) => Number(encf.slice(3));
 describe("e-NCF allocation under concurrency", () => {
   it("500 parallel allocations (API receipts, numbers whose request died, two devices' leases): no duplicate, no unlisted gap", async () => {
     const { company, token } = await issuer();
-    const devices = await Promise.all(["Caja 1", "Caja 2"].map((name) => admin<{ id: string }>("POST", `/admin/companies/${company.id}/devices`, { name })));
+    const devices = await Promise.all(
+      ["Caja 1", "Caja 2"].map((name) =>
+        admin<{ id: string }>("POST", `/admin/companies/${company.id}/devices`, { name }),
+      ),
+    );
     const ledger = issuerLedger(env, company.id);
     const now = new Date();
-    const request = { tipoeCF: "32", month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit: 1000 }, now: now.toISOString() };
+    const request = {
+      tipoeCF: "32",
+      month: drMonth(now),
+      today: drIsoDate(now),
+      quota: { month: drMonth(now), limit: 1000 },
+      now: now.toISOString(),
+    };
 
     // 100 receipts issued through the API, 300 numbers taken by requests that then died (numbered,
     // never recorded), and 2 × 50 leases of two numbers: 500 allocations, all in flight at once.
     const issued = Array.from({ length: 100 }, () => issue(token, issueRequest("32")));
     const orphans = Array.from({ length: 300 }, async () => numberedOf(await unwrap(ledger.number(request))));
-    const leases = devices.flatMap((d) => Array.from({ length: 50 }, () => unwrap(ledger.lease(d.id, "32", 2, request.today))));
-    const [answers, orphaned, leased] = await Promise.all([Promise.all(issued), Promise.all(orphans), Promise.all(leases)]);
+    const leases = devices.flatMap((d) =>
+      Array.from({ length: 50 }, () => unwrap(ledger.lease(d.id, "32", 2, request.today))),
+    );
+    const [answers, orphaned, leased] = await Promise.all([
+      Promise.all(issued),
+      Promise.all(orphans),
+      Promise.all(leases),
+    ]);
 
     // Under this load some DGII calls time out: those receipts are signed in contingency (503), numbered all the same.
-    expect(answers.filter((a) => !(a.status === 200 && a.body.estado === "Aceptado") && !(a.status === 503 && a.body.estado === "Contingencia"))).toEqual([]);
+    expect(
+      answers.filter(
+        (a) =>
+          !(a.status === 200 && a.body.estado === "Aceptado") &&
+          !(a.status === 503 && a.body.estado === "Contingencia"),
+      ),
+    ).toEqual([]);
     const receiptNumbers = answers.map((a) => numberOf(a.body.encf));
     const orphanNumbers = orphaned.map((o) => o.number);
-    const leasedNumbers = leased.flatMap((l) => Array.from({ length: l.rangeTo - l.rangeFrom + 1 }, (_, i) => l.rangeFrom + i));
+    const leasedNumbers = leased.flatMap((l) =>
+      Array.from({ length: l.rangeTo - l.rangeFrom + 1 }, (_, i) => l.rangeFrom + i),
+    );
     const all = [...receiptNumbers, ...orphanNumbers, ...leasedNumbers];
     expect(all).toHaveLength(100 + 300 + 200);
     expect(new Set(all).size).toBe(all.length); // no number handed out twice
@@ -39,8 +63,12 @@ describe("e-NCF allocation under concurrency", () => {
     // Every number below the sequence's next one is a receipt, a lease or listed for voiding.
     const next = (await nextNumber(company.id, "32"))!;
     expect(next).toBe(all.length + 1);
-    const unused = (await (await call("/company/sequences/32/unused", { headers: authed(token) })).json()) as { rangos: { tipoeCF: string; desde: string; hasta: string }[] };
-    const listed = unused.rangos.flatMap((r) => Array.from({ length: numberOf(r.hasta) - numberOf(r.desde) + 1 }, (_, i) => numberOf(r.desde) + i));
+    const unused = (await (await call("/company/sequences/32/unused", { headers: authed(token) })).json()) as {
+      rangos: { tipoeCF: string; desde: string; hasta: string }[];
+    };
+    const listed = unused.rangos.flatMap((r) =>
+      Array.from({ length: numberOf(r.hasta) - numberOf(r.desde) + 1 }, (_, i) => numberOf(r.desde) + i),
+    );
     expect(listed.sort((a, b) => a - b)).toEqual([...orphanNumbers].sort((a, b) => a - b));
     expect(new Set([...receiptNumbers, ...leasedNumbers, ...listed]).size).toBe(next - 1);
 
@@ -53,7 +81,9 @@ describe("e-NCF allocation under concurrency", () => {
       });
       expect(voided.status, await voided.clone().text()).toBe(200);
     }
-    const after = (await (await call("/company/sequences/32/unused", { headers: authed(token) })).json()) as { rangos: unknown[] };
+    const after = (await (await call("/company/sequences/32/unused", { headers: authed(token) })).json()) as {
+      rangos: unknown[];
+    };
     expect(after.rangos).toEqual([]);
   });
 });

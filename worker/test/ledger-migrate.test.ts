@@ -28,7 +28,8 @@ describe("ledger:migrate", () => {
     const month = row.issueDate.slice(0, 7);
     // … moved back to where API 1.7 kept it: the D1 tables, with nothing in the objects.
     await monthSql(company.id, month, "DELETE FROM receipts");
-    for (const table of ["receipt_index", "sequences", "usage_counters", "ledger_months"]) await issuerSql(company.id, `DELETE FROM ${table}`);
+    for (const table of ["receipt_index", "sequences", "usage_counters", "ledger_months"])
+      await issuerSql(company.id, `DELETE FROM ${table}`);
 
     const insertReceipt = (id: string, encf: string, status: string, values: Record<string, unknown> = {}) =>
       d1(
@@ -53,12 +54,31 @@ describe("ledger:migrate", () => {
         row.createdAt,
       );
     await insertReceipt(row.id, row.encf, "contingency");
-    await insertReceipt("legacy-2", "E310000000002", "accepted", { xmlKey: "legacy/2.xml", documentHash: "h2", sendAttempts: 1, trackId: "t2", dgiiCodigo: "1" });
-    await insertReceipt("legacy-3", "E310000000003", "accepted", { xmlKey: "legacy/3.xml", documentHash: "h3", sendAttempts: 1, trackId: "t3", dgiiCodigo: "1" });
-    await d1("INSERT INTO sequences (company_id, tipo_ecf, range_from, range_to, next_number, expires_on) VALUES (?1, '31', 1, 100000, 14, '2030-12-31')", company.id);
+    await insertReceipt("legacy-2", "E310000000002", "accepted", {
+      xmlKey: "legacy/2.xml",
+      documentHash: "h2",
+      sendAttempts: 1,
+      trackId: "t2",
+      dgiiCodigo: "1",
+    });
+    await insertReceipt("legacy-3", "E310000000003", "accepted", {
+      xmlKey: "legacy/3.xml",
+      documentHash: "h3",
+      sendAttempts: 1,
+      trackId: "t3",
+      dgiiCodigo: "1",
+    });
+    await d1(
+      "INSERT INTO sequences (company_id, tipo_ecf, range_from, range_to, next_number, expires_on) VALUES (?1, '31', 1, 100000, 14, '2030-12-31')",
+      company.id,
+    );
     await d1("INSERT INTO usage_counters (company_id, month, invoices) VALUES (?1, ?2, 3)", company.id, month);
     const device = await admin<{ id: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
-    await d1("INSERT INTO device_leases (device_id, company_id, tipo_ecf, range_from, range_to, expires_on) VALUES (?1, ?2, '31', 4, 13, '2030-12-31')", device.id, company.id);
+    await d1(
+      "INSERT INTO device_leases (device_id, company_id, tipo_ecf, range_from, range_to, expires_on) VALUES (?1, ?2, '31', 4, 13, '2030-12-31')",
+      device.id,
+      company.id,
+    );
     // A key API 1.7 answered: its answer stored verbatim, under the identity of the request's body.
     const keyedRequest = issueRequest("31", { lines: 2 });
     const keyedHash = await sha256Hex(stableStringify(keyedRequest));
@@ -90,21 +110,43 @@ describe("ledger:migrate", () => {
     await clearFaults();
 
     const first = await admin("POST", `/admin/companies/${company.id}/ledger/migrate`);
-    expect(first).toMatchObject({ companyId: company.id, sequences: 1, leases: 1, idempotencyKeys: 1, receipts: 3, purchases: 1, auditEntries: 2, months: [month] });
+    expect(first).toMatchObject({
+      companyId: company.id,
+      sequences: 1,
+      leases: 1,
+      idempotencyKeys: 1,
+      receipts: 3,
+      purchases: 1,
+      auditEntries: 2,
+      months: [month],
+    });
     const again = await admin("POST", `/admin/companies/${company.id}/ledger/migrate`);
     expect(again).toEqual(first);
 
     // Everything is in the objects once.
-    expect(await monthSql(company.id, month, "SELECT encf FROM receipts ORDER BY encf")).toEqual([{ encf: row.encf }, { encf: "E310000000002" }, { encf: "E310000000003" }]);
-    expect(await monthSql(company.id, month, "SELECT COUNT(*) AS n FROM purchases")).toEqual([{ n: 1 }]);
-    expect(await monthSql(company.id, month, "SELECT code FROM audit_log WHERE request_id IN ('r-1', 'r-2') ORDER BY request_id")).toEqual([
-      { code: "dgii_unavailable" },
-      { code: "validation_failed" },
+    expect(await monthSql(company.id, month, "SELECT encf FROM receipts ORDER BY encf")).toEqual([
+      { encf: row.encf },
+      { encf: "E310000000002" },
+      { encf: "E310000000003" },
     ]);
-    expect(await issuerSql(company.id, "SELECT range_from, range_to FROM device_leases")).toEqual([{ range_from: 4, range_to: 13 }]);
-    expect(await issuerSql(company.id, "SELECT request_hash FROM idempotency_keys")).toEqual([{ request_hash: keyedHash }]);
+    expect(await monthSql(company.id, month, "SELECT COUNT(*) AS n FROM purchases")).toEqual([{ n: 1 }]);
+    expect(
+      await monthSql(
+        company.id,
+        month,
+        "SELECT code FROM audit_log WHERE request_id IN ('r-1', 'r-2') ORDER BY request_id",
+      ),
+    ).toEqual([{ code: "dgii_unavailable" }, { code: "validation_failed" }]);
+    expect(await issuerSql(company.id, "SELECT range_from, range_to FROM device_leases")).toEqual([
+      { range_from: 4, range_to: 13 },
+    ]);
+    expect(await issuerSql(company.id, "SELECT request_hash FROM idempotency_keys")).toEqual([
+      { request_hash: keyedHash },
+    ]);
     expect(await nextNumber(company.id, "31")).toBe(14);
-    const me = (await (await call("/company/me", { headers: authed(token) })).json()) as { invoicesCountCurrentMonth: number };
+    const me = (await (await call("/company/me", { headers: authed(token) })).json()) as {
+      invoicesCountCurrentMonth: number;
+    };
     expect(me.invoicesCountCurrentMonth).toBe(3);
 
     // The API reads the migrated receipts, and numbering goes on after the lease.
@@ -129,9 +171,18 @@ describe("ledger:migrate", () => {
   });
 
   it("an unknown issuer is a 404, and an issuer with nothing in D1 moves nothing", async () => {
-    const missing = await call("/admin/companies/no-such-company/ledger/migrate", { method: "POST", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` } });
+    const missing = await call("/admin/companies/no-such-company/ledger/migrate", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+    });
     expect(missing.status).toBe(404);
     const { company } = await issuer();
-    expect(await admin("POST", `/admin/companies/${company.id}/ledger/migrate`)).toMatchObject({ receipts: 0, sequences: 0, purchases: 0, auditEntries: 0, months: [] });
+    expect(await admin("POST", `/admin/companies/${company.id}/ledger/migrate`)).toMatchObject({
+      receipts: 0,
+      sequences: 0,
+      purchases: 0,
+      auditEntries: 0,
+      months: [],
+    });
   });
 });

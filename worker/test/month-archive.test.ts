@@ -37,7 +37,10 @@ async function verifyZip(zip: Uint8Array): Promise<Verdict> {
 }
 
 /** Reads a stream to its end, a chunk at a time, calling `seen` after each chunk. */
-async function readAll(stream: ReadableStream<Uint8Array>, seen: (consumed: number) => void = () => {}): Promise<Uint8Array> {
+async function readAll(
+  stream: ReadableStream<Uint8Array>,
+  seen: (consumed: number) => void = () => {},
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   const reader = stream.getReader();
@@ -72,7 +75,12 @@ beforeAll(async () => {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, RECEIPTS - start + 1) }, async (_, k) => {
         const n = start + k;
-        const doc = makeEcf("31", { sequence: n, lines: 1 + (n % 4), fechaEmision: `${String(1 + (n % 28)).padStart(2, "0")}-03-2025`, fechaHoraFirma: "31-03-2025 10:00:00" }) as {
+        const doc = makeEcf("31", {
+          sequence: n,
+          lines: 1 + (n % 4),
+          fechaEmision: `${String(1 + (n % 28)).padStart(2, "0")}-03-2025`,
+          fechaHoraFirma: "31-03-2025 10:00:00",
+        }) as {
           Encabezado: { Emisor: Record<string, string> };
         };
         doc.Encabezado.Emisor.RNCEmisor = company.rnc;
@@ -96,7 +104,9 @@ beforeAll(async () => {
     rows,
     () => MONTH,
   );
-  await registerInIssuer(company.id, { receipts: encfs.map((e) => ({ tipoeCF: "31", number: Number(e.slice(3)), month: MONTH })) });
+  await registerInIssuer(company.id, {
+    receipts: encfs.map((e) => ({ tipoeCF: "31", number: Number(e.slice(3)), month: MONTH })),
+  });
 
   // Purchases of the month through the real reception: the supplier's XML and our signed ARECF.
   for (let i = 0; i < 3; i++) {
@@ -106,7 +116,8 @@ beforeAll(async () => {
     purchaseKeys.push(`${ecf.rncEmisor}${ecf.encf}`);
   }
   // Two PDFs rendered before the archive is asked for.
-  for (const encf of encfs.slice(0, 2)) expect((await call(`/fe/recepcion/ecf/${encf}/pdf`, { headers: authed(token) })).status).toBe(200);
+  for (const encf of encfs.slice(0, 2))
+    expect((await call(`/fe/recepcion/ecf/${encf}/pdf`, { headers: authed(token) })).status).toBe(200);
 }, 120_000);
 
 describe("GET /archive/{period}", () => {
@@ -123,12 +134,18 @@ describe("GET /archive/{period}", () => {
     expect(verdict.failed).toEqual([]);
     expect(verdict.verified).toBe(verdict.xml);
     expect(verdict.entries).toBe(RECEIPTS + 2 + purchaseKeys.length * 2 + 1);
-    for (const encf of [encfs[0], encfs[999], encfs[RECEIPTS - 1]]) expect(verdict.names).toContain(`emitidos/${encf}.xml`);
-    expect(verdict.names).toEqual(expect.arrayContaining([`emitidos/${encfs[0]}.pdf`, `emitidos/${encfs[1]}.pdf`, "indice.csv"]));
-    for (const p of purchaseKeys) expect(verdict.names).toEqual(expect.arrayContaining([`recibidos/${p}.xml`, `recibidos/${p}.arecf.xml`]));
+    for (const encf of [encfs[0], encfs[999], encfs[RECEIPTS - 1]])
+      expect(verdict.names).toContain(`emitidos/${encf}.xml`);
+    expect(verdict.names).toEqual(
+      expect.arrayContaining([`emitidos/${encfs[0]}.pdf`, `emitidos/${encfs[1]}.pdf`, "indice.csv"]),
+    );
+    for (const p of purchaseKeys)
+      expect(verdict.names).toEqual(expect.arrayContaining([`recibidos/${p}.xml`, `recibidos/${p}.arecf.xml`]));
 
     const lines = verdict.index.trimEnd().split("\r\n");
-    expect(lines[0]).toBe("origen,encf,tipoeCF,fechaEmision,rnc,razonSocial,montoTotal,totalITBIS,estado,archivoXml,sha256Xml,archivoArecf,archivoAcecf,archivoPdf");
+    expect(lines[0]).toBe(
+      "origen,encf,tipoeCF,fechaEmision,rnc,razonSocial,montoTotal,totalITBIS,estado,archivoXml,sha256Xml,archivoArecf,archivoAcecf,archivoPdf",
+    );
     expect(lines).toHaveLength(1 + RECEIPTS + purchaseKeys.length);
     const first = lines.find((l) => l.startsWith(`emitido,${encfs[0]},`))!.split(",");
     expect(first[9]).toBe(`emitidos/${encfs[0]}.xml`);

@@ -15,14 +15,19 @@ beforeAll(async () => {
 function* objectsIn(node: unknown, pointer = ""): Generator<[string, Json]> {
   if (node === null || typeof node !== "object") return;
   if (!Array.isArray(node)) yield [pointer, node as Json];
-  for (const [key, child] of Object.entries(node)) yield* objectsIn(child, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+  for (const [key, child] of Object.entries(node))
+    yield* objectsIn(child, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
 }
 
 /** Properties (and parameters) marked deprecated, by pointer. */
 function deprecatedIn(document: Json): string[] {
   const found: string[] = [];
   for (const [pointer, object] of objectsIn(document)) {
-    if (object.deprecated === true && (/\/properties\/[^/]+$/.test(pointer) || /\/parameters\/\d+$/.test(pointer) || /\/schema$/.test(pointer))) found.push(pointer);
+    if (
+      object.deprecated === true &&
+      (/\/properties\/[^/]+$/.test(pointer) || /\/parameters\/\d+$/.test(pointer) || /\/schema$/.test(pointer))
+    )
+      found.push(pointer);
   }
   return found;
 }
@@ -44,7 +49,8 @@ function twinsIn(document: Json): string[] {
       if (!description) continue;
       byDescription.set(description, [...(byDescription.get(description) ?? []), name]);
     }
-    for (const [description, names] of byDescription) if (names.length > 1) found.push(`${pointer}: ${names.join(", ")} (${description})`);
+    for (const [description, names] of byDescription)
+      if (names.length > 1) found.push(`${pointer}: ${names.join(", ")} (${description})`);
   }
   return found;
 }
@@ -100,7 +106,9 @@ describe("/openapi.json: one name per fact", () => {
     expect(schemas.CompanyProfile!.properties.dgiiServer.enum).toEqual(["testecf", "certecf", "ecf"]);
     // The administration and device views of the same issuer use the same names.
     for (const view of ["AdminCompany", "DeviceCompany"]) {
-      expect(Object.keys(schemas[view]!.properties), view).toEqual(expect.arrayContaining(["name", "registryNumber", "dgiiServer"]));
+      expect(Object.keys(schemas[view]!.properties), view).toEqual(
+        expect.arrayContaining(["name", "registryNumber", "dgiiServer"]),
+      );
       expect(Object.keys(schemas[view]!.properties), view).not.toEqual(expect.arrayContaining(["legalName"]));
       expect(Object.keys(schemas[view]!.properties), view).not.toContain("rnc");
       expect(Object.keys(schemas[view]!.properties), view).not.toContain("dgiiEnvironment");
@@ -113,14 +121,18 @@ describe("/openapi.json: one name per fact", () => {
     expect(answer).toEqual(expect.arrayContaining(["codigo", "estado", "reenviado"]));
     expect(answer).not.toContain("resent");
     // The login exchange and the approval upload's part.
-    expect(Object.keys(schemas.LoginRequest?.properties ?? doc.paths["/login"].post.requestBody.content["application/json"].schema.properties).sort()).toEqual([
-      "apiKey",
-      "apiSecret",
-    ]);
+    expect(
+      Object.keys(
+        schemas.LoginRequest?.properties ??
+          doc.paths["/login"].post.requestBody.content["application/json"].schema.properties,
+      ).sort(),
+    ).toEqual(["apiKey", "apiSecret"]);
     const upload = doc.paths["/fe/aprobacioncomercial/api/ecf"].post.requestBody.content["multipart/form-data"].schema;
     expect(Object.keys(upload.properties ?? schemas[upload.$ref?.split("/").pop()]?.properties)).toEqual(["xml"]);
     // Reports filter by Desde/Hasta only.
-    const reportParams = (doc.paths["/reports/encf"].get.parameters as Json[]).filter((p) => p.in === "query").map((p) => p.name);
+    const reportParams = (doc.paths["/reports/encf"].get.parameters as Json[])
+      .filter((p) => p.in === "query")
+      .map((p) => p.name);
     expect(reportParams).toEqual(expect.arrayContaining(["Desde", "Hasta"]));
     expect(reportParams).not.toContain("desde");
     expect(reportParams).not.toContain("hasta");

@@ -101,18 +101,35 @@ describe("outbound URL policy", () => {
   });
 
   it("allows http to loopback only under the local policy, and nothing else private", () => {
-    for (const url of ["http://127.0.0.1:8788/testecf/emisorreceptor", "http://localhost:9/", "http://[::1]:9/", "http://127.0.0.2/"]) {
+    for (const url of [
+      "http://127.0.0.1:8788/testecf/emisorreceptor",
+      "http://localhost:9/",
+      "http://[::1]:9/",
+      "http://127.0.0.2/",
+    ]) {
       expect(outboundUrlProblem(url, local), url).toBeNull();
       expect(outboundUrlProblem(url, production), url).toEqual(expect.any(String));
     }
-    for (const url of ["http://10.0.0.1/", "http://example.com/", "http://[::ffff:127.0.0.1]/", "http://localhost./", "https://localhost/"]) {
+    for (const url of [
+      "http://10.0.0.1/",
+      "http://example.com/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://localhost./",
+      "https://localhost/",
+    ]) {
       expect(outboundUrlProblem(url, local), url).toEqual(expect.any(String));
     }
   });
 
   it("loopback is allowed only with the sandbox as target and the explicit switch", () => {
-    expect(outboundPolicy({ DGII_TARGET: "sandbox", OUTBOUND_ALLOW_LOOPBACK: "true" })).toEqual({ allowLoopback: true });
-    expect(outboundPolicy({ DGII_TARGET: "dgii" as "sandbox", OUTBOUND_ALLOW_LOOPBACK: "true" })).toEqual({ allowLoopback: false });
-    expect(outboundPolicy({ DGII_TARGET: "sandbox", OUTBOUND_ALLOW_LOOPBACK: "false" as "true" })).toEqual({ allowLoopback: false });
+    expect(outboundPolicy({ DGII_TARGET: "sandbox", OUTBOUND_ALLOW_LOOPBACK: "true" })).toEqual({
+      allowLoopback: true,
+    });
+    expect(outboundPolicy({ DGII_TARGET: "dgii" as "sandbox", OUTBOUND_ALLOW_LOOPBACK: "true" })).toEqual({
+      allowLoopback: false,
+    });
+    expect(outboundPolicy({ DGII_TARGET: "sandbox", OUTBOUND_ALLOW_LOOPBACK: "false" as "true" })).toEqual({
+      allowLoopback: false,
+    });
   });
 });

@@ -41,27 +41,30 @@ describe("GET /fe/recepcion/ecf/{encf}/pdf", () => {
     ["an API invoice (A4 by default)", "31", "api", undefined, 595.28],
     ["a point-of-sale receipt (80 mm roll by default)", "32", "device", undefined, 226.77],
     ["an invoice asked on Letter", "31", "api", "letter", 612],
-  ] as const)("renders %s in workerd, stores it beside the XML and serves the stored copy after", async (_label, tipo, source, layout, width) => {
-    const { company, token } = await companyWithToken();
-    const { encf, xmlKey } = await issued(company.id, company.rnc, tipo, source, 7);
-    const path = `/fe/recepcion/ecf/${encf}/pdf${layout ? `?layout=${layout}` : ""}`;
-    const res = await call(path, { headers: authed(token) });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/pdf");
-    const first = await res.arrayBuffer();
-    const text = latin1(first);
-    expect(text.startsWith("%PDF-")).toBe(true);
-    expect(text).toMatch(new RegExp(`/MediaBox \\[\\s*0 0 ${String(width).replace(".", "\\.")}`));
+  ] as const)(
+    "renders %s in workerd, stores it beside the XML and serves the stored copy after",
+    async (_label, tipo, source, layout, width) => {
+      const { company, token } = await companyWithToken();
+      const { encf, xmlKey } = await issued(company.id, company.rnc, tipo, source, 7);
+      const path = `/fe/recepcion/ecf/${encf}/pdf${layout ? `?layout=${layout}` : ""}`;
+      const res = await call(path, { headers: authed(token) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/pdf");
+      const first = await res.arrayBuffer();
+      const text = latin1(first);
+      expect(text.startsWith("%PDF-")).toBe(true);
+      expect(text).toMatch(new RegExp(`/MediaBox \\[\\s*0 0 ${String(width).replace(".", "\\.")}`));
 
-    const key = xmlKey.replace(/\.xml$/, layout ? `.${layout}.pdf` : ".pdf");
-    const stored = await env.ARCHIVE.get(key);
-    expect(stored && new Uint8Array(await stored.arrayBuffer())).toEqual(new Uint8Array(first));
+      const key = xmlKey.replace(/\.xml$/, layout ? `.${layout}.pdf` : ".pdf");
+      const stored = await env.ARCHIVE.get(key);
+      expect(stored && new Uint8Array(await stored.arrayBuffer())).toEqual(new Uint8Array(first));
 
-    // Immutable: once stored, the archive copy is what is served, even if the row changes.
-    await updateReceiptRow(company.id, encf, "security_code = 'ZZZZZZ'");
-    const again = await call(path, { headers: authed(token) });
-    expect(new Uint8Array(await again.arrayBuffer())).toEqual(new Uint8Array(first));
-  });
+      // Immutable: once stored, the archive copy is what is served, even if the row changes.
+      await updateReceiptRow(company.id, encf, "security_code = 'ZZZZZZ'");
+      const again = await call(path, { headers: authed(token) });
+      expect(new Uint8Array(await again.arrayBuffer())).toEqual(new Uint8Array(first));
+    },
+  );
 
   it("is scoped to the caller's company and validates its input", async () => {
     const a = await companyWithToken();
@@ -112,6 +115,8 @@ describe("an issued receipt's PDF", () => {
     // The row changes (as if re-rendered with other data): the archived first copy is what stays and is returned.
     const second = await storeReceiptPdf(env, { ...row, securityCode: "ZZZZZZ" });
     expect(second).toEqual(first);
-    expect(new Uint8Array(await (await env.ARCHIVE.get(xmlKey.replace(/\.xml$/, ".pdf")))!.arrayBuffer())).toEqual(first);
+    expect(new Uint8Array(await (await env.ARCHIVE.get(xmlKey.replace(/\.xml$/, ".pdf")))!.arrayBuffer())).toEqual(
+      first,
+    );
   });
 });

@@ -13,7 +13,8 @@ interface Mail {
   text: string;
   attachments: { filename: string; contentType: string; size: number; contentBase64: string }[];
 }
-const mailTo = async (address: string) => ((await (await fetch(`${sandboxUrl()}/__mail`)).json()) as Mail[]).filter((m) => m.to.includes(address));
+const mailTo = async (address: string) =>
+  ((await (await fetch(`${sandboxUrl()}/__mail`)).json()) as Mail[]).filter((m) => m.to.includes(address));
 const stateOf = async (token: string, encf: string) =>
   (await (await call(`/fe/recepcion/ecf/${encf}`, { headers: authed(token) })).json()) as {
     urlTimbre: string;
@@ -50,7 +51,9 @@ describe("the printed copy by e-mail", () => {
       [`${company.rnc}${body.encf}.xml`, "application/xml"],
     ]);
     expect(atob(mail!.attachments[0]!.contentBase64).startsWith("%PDF-")).toBe(true);
-    const xml = new TextDecoder().decode(Uint8Array.from(atob(mail!.attachments[1]!.contentBase64), (ch) => ch.charCodeAt(0)));
+    const xml = new TextDecoder().decode(
+      Uint8Array.from(atob(mail!.attachments[1]!.contentBase64), (ch) => ch.charCodeAt(0)),
+    );
     expect(xml).toBe(await (await call(`/fe/recepcion/ecf/${body.encf}/xml`, { headers: authed(token) })).text());
     const state = await stateOf(token, body.encf);
     expect(state.buyerDelivery?.state).toBe("No Receptor");
@@ -65,7 +68,11 @@ describe("the printed copy by e-mail", () => {
     const { body } = await issue(token, issueRequest("32"));
     const address = `contabilidad-${company.rnc}@cliente.com.do`;
     const post = (encf: string, to: string) =>
-      call(`/fe/recepcion/ecf/${encf}/email`, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify({ to }) });
+      call(`/fe/recepcion/ecf/${encf}/email`, {
+        method: "POST",
+        headers: { ...authed(token), "Content-Type": "application/json" },
+        body: JSON.stringify({ to }),
+      });
     const queued = await post(body.encf, address);
     expect(queued.status).toBe(202);
     expect(await queued.json()).toEqual({ encf: body.encf, to: address, state: "pending" });

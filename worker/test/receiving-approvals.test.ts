@@ -48,7 +48,15 @@ async function purchase(options: { toDgii: boolean; listed: boolean }) {
     const res = await fetch(`${sandbox}/__sandbox/directory`, {
       method: "PUT",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify([{ nombre: "Proveedor SRL", rnc: supplier.company.rnc, urlRecepcion: host, urlAceptacion: host, urlOpcional: host }]),
+      body: JSON.stringify([
+        {
+          nombre: "Proveedor SRL",
+          rnc: supplier.company.rnc,
+          urlRecepcion: host,
+          urlAceptacion: host,
+          urlOpcional: host,
+        },
+      ]),
     });
     expect(res.status).toBe(200);
   }
@@ -62,11 +70,18 @@ async function purchase(options: { toDgii: boolean; listed: boolean }) {
 }
 
 function decide(token: string, id: string, body: unknown) {
-  return call(`/compras/${id}/aprobacion`, { method: "POST", headers: authed(token, { "Content-Type": "application/json" }), body: JSON.stringify(body) });
+  return call(`/compras/${id}/aprobacion`, {
+    method: "POST",
+    headers: authed(token, { "Content-Type": "application/json" }),
+    body: JSON.stringify(body),
+  });
 }
 
 async function received(kind: string, encf: string) {
-  return (await (await fetch(`${sandbox}/__sandbox/received?kind=${kind}&encf=${encf}`)).json()) as { rnc: string; outcome: Record<string, unknown> }[];
+  return (await (await fetch(`${sandbox}/__sandbox/received?kind=${kind}&encf=${encf}`)).json()) as {
+    rnc: string;
+    outcome: Record<string, unknown>;
+  }[];
 }
 
 describe("POST /compras/{id}/aprobacion", () => {
@@ -74,7 +89,11 @@ describe("POST /compras/{id}/aprobacion", () => {
     const { buyer, supplier, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
     const res = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { estado: string; supplier: { outcome: string; detail: string }; dgii: { outcome: string; detail: string } };
+    const body = (await res.json()) as {
+      estado: string;
+      supplier: { outcome: string; detail: string };
+      dgii: { outcome: string; detail: string };
+    };
     expect(body.estado).toBe("Aceptado");
     expect(body).not.toHaveProperty("status");
     expect(body.supplier.outcome, body.supplier.detail).toBe("sent");
@@ -84,10 +103,20 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect((await received("acecf", encf)).length).toBe(1);
 
     const row = await purchaseRow(buyer.company.id, purchaseId);
-    expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "sent", approval_dgii_outcome: "sent" });
+    expect(row).toMatchObject({
+      approval_status: "accepted",
+      approval_supplier_outcome: "sent",
+      approval_dgii_outcome: "sent",
+    });
     const acecf = await (await env.ARCHIVE.get(row!.approval_key!))!.text();
     expect((await verifyXml(acecf)).ok).toBe(true);
-    expect(parseAcecf(acecf)).toMatchObject({ RNCEmisor: supplier.company.rnc, RNCComprador: buyer.company.rnc, eNCF: encf, FechaEmision: "01-04-2025", Estado: "1" });
+    expect(parseAcecf(acecf)).toMatchObject({
+      RNCEmisor: supplier.company.rnc,
+      RNCComprador: buyer.company.rnc,
+      eNCF: encf,
+      FechaEmision: "01-04-2025",
+      Estado: "1",
+    });
 
     // The same decision again sends nothing twice; a different one is refused.
     const again = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
@@ -97,9 +126,18 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect(flip.status).toBe(409);
 
     // The purchases report shows the state.
-    const report = (await (await call("/reports/compras", { headers: authed(buyer.token) })).json()) as { items: Record<string, string>[] };
-    expect(report.items[0]).toMatchObject({ encf, arecfEstado: "0", aprobacionComercial: "Aceptado", approvalSupplierOutcome: "sent", approvalDgiiOutcome: "sent" });
-    for (const old of ["approvalStatus", "aprobacionEnviadaEmisor", "aprobacionEnviadaDgii"]) expect(report.items[0]).not.toHaveProperty(old);
+    const report = (await (await call("/reports/compras", { headers: authed(buyer.token) })).json()) as {
+      items: Record<string, string>[];
+    };
+    expect(report.items[0]).toMatchObject({
+      encf,
+      arecfEstado: "0",
+      aprobacionComercial: "Aceptado",
+      approvalSupplierOutcome: "sent",
+      approvalDgiiOutcome: "sent",
+    });
+    for (const old of ["approvalStatus", "aprobacionEnviadaEmisor", "aprobacionEnviadaDgii"])
+      expect(report.items[0]).not.toHaveProperty(old);
   });
 
   it("rejects with the reason in DetalleMotivoRechazo; a rejection needs a reason", async () => {
@@ -126,7 +164,10 @@ describe("POST /compras/{id}/aprobacion", () => {
     const decided = await decide(buyer.token, purchaseId, { estado: "Rechazado", motivo: "Duplicada" });
     expect(decided.status).toBe(200);
     expect(await decided.json()).toMatchObject({ estado: "Rechazado" });
-    expect(await purchaseRow(buyer.company.id, purchaseId)).toMatchObject({ approval_status: "rejected", approval_reason: "Duplicada" });
+    expect(await purchaseRow(buyer.company.id, purchaseId)).toMatchObject({
+      approval_status: "rejected",
+      approval_reason: "Duplicada",
+    });
   });
 
   it("records each delivery's failure: a supplier missing from the directory, DGII not knowing the e-CF", async () => {
@@ -147,7 +188,11 @@ describe("POST /compras/{id}/aprobacion", () => {
     expect(body.supplier.outcome).toBe("skipped");
     expect(body.dgii.outcome).toBe("failed");
     const row = await purchaseRow(buyer.company.id, purchaseId);
-    expect(row).toMatchObject({ approval_status: "accepted", approval_supplier_outcome: "skipped", approval_dgii_outcome: "failed" });
+    expect(row).toMatchObject({
+      approval_status: "accepted",
+      approval_supplier_outcome: "skipped",
+      approval_dgii_outcome: "failed",
+    });
     expect(row!.approval_dgii_detail!.length).toBeGreaterThan(0);
   });
 

@@ -48,7 +48,13 @@ describe("POST /fe/recepcion/api/ecf", () => {
     const ecf = supplierEcf("31", company.rnc);
     const signed = await signAsSupplier(ecf.xml);
     const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", signed));
-    expect(arecf).toMatchObject({ Version: "1.0", RNCEmisor: ecf.rncEmisor, RNCComprador: company.rnc, eNCF: ecf.encf, Estado: "0" });
+    expect(arecf).toMatchObject({
+      Version: "1.0",
+      RNCEmisor: ecf.rncEmisor,
+      RNCComprador: company.rnc,
+      eNCF: ecf.encf,
+      Estado: "0",
+    });
     expect(arecf.CodigoMotivoNoRecibido).toBeUndefined();
     expect(arecf.FechaHoraAcuseRecibo).toMatch(DGII_DATE_TIME);
 
@@ -60,8 +66,17 @@ describe("POST /fe/recepcion/api/ecf", () => {
     expect(rows).toHaveLength(1);
     const row = rows[0] as Record<string, string>;
     expect(row.id).toMatch(/^2025-04\./);
-    expect(await issuerSql(company.id, "SELECT rnc_emisor, encf, month FROM purchase_index")).toEqual([{ rnc_emisor: ecf.rncEmisor, encf: ecf.encf, month: "2025-04" }]);
-    expect(row).toMatchObject({ encf: ecf.encf, rnc_emisor: ecf.rncEmisor, xml_key: key, arecf_estado: "0", issue_date: "2025-04-01", tipo_ecf: "31" });
+    expect(await issuerSql(company.id, "SELECT rnc_emisor, encf, month FROM purchase_index")).toEqual([
+      { rnc_emisor: ecf.rncEmisor, encf: ecf.encf, month: "2025-04" },
+    ]);
+    expect(row).toMatchObject({
+      encf: ecf.encf,
+      rnc_emisor: ecf.rncEmisor,
+      xml_key: key,
+      arecf_estado: "0",
+      issue_date: "2025-04-01",
+      tipo_ecf: "31",
+    });
     expect(await env.ARCHIVE.get(row!.arecf_key!)).not.toBeNull();
   });
 
@@ -70,56 +85,122 @@ describe("POST /fe/recepcion/api/ecf", () => {
     async (template) => {
       const { company } = await receivingCompany();
       const ecf = supplierEcf("33", company.rnc);
-      const { arecf } = await arecfOf(await postXml(template.replace("{rnc}", company.rnc), await signAsSupplier(ecf.xml)));
+      const { arecf } = await arecfOf(
+        await postXml(template.replace("{rnc}", company.rnc), await signAsSupplier(ecf.xml)),
+      );
       expect(arecf.Estado).toBe("0");
     },
   );
 
-  const notReceived: [string, "1" | "2" | "3" | "4", (rnc: string, other: string) => Promise<{ path?: string; xml: string }>][] = [
+  const notReceived: [
+    string,
+    "1" | "2" | "3" | "4",
+    (rnc: string, other: string) => Promise<{ path?: string; xml: string }>,
+  ][] = [
     [
       "a structure error",
       "1",
-      async (rnc) => ({ xml: await signAsSupplier(supplierEcf("31", rnc).xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>doce</MontoTotal>")) }),
+      async (rnc) => ({
+        xml: await signAsSupplier(
+          supplierEcf("31", rnc).xml.replace(/<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>doce</MontoTotal>"),
+        ),
+      }),
     ],
     // DGII's XSD, not only our structure model: required elements and their order.
-    ["an E31 without DetallesItems (XSD)", "1", async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<DetallesItems>[\s\S]*<\/DetallesItems>/, "")) })],
+    [
+      "an E31 without DetallesItems (XSD)",
+      "1",
+      async (rnc) => ({
+        xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<DetallesItems>[\s\S]*<\/DetallesItems>/, "")),
+      }),
+    ],
     [
       "an E31 without RazonSocialEmisor (XSD)",
       "1",
-      async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /<RazonSocialEmisor>[^<]*<\/RazonSocialEmisor>/, "")) }),
+      async (rnc) => ({
+        xml: await signAsSupplier(
+          changed(supplierEcf("31", rnc).xml, /<RazonSocialEmisor>[^<]*<\/RazonSocialEmisor>/, ""),
+        ),
+      }),
     ],
     [
       "an E31 with Comprador before Emisor (XSD)",
       "1",
-      async (rnc) => ({ xml: await signAsSupplier(changed(supplierEcf("31", rnc).xml, /(<Emisor>[\s\S]*<\/Emisor>)(<Comprador>[\s\S]*<\/Comprador>)/, "$2$1")) }),
+      async (rnc) => ({
+        xml: await signAsSupplier(
+          changed(supplierEcf("31", rnc).xml, /(<Emisor>[\s\S]*<\/Emisor>)(<Comprador>[\s\S]*<\/Comprador>)/, "$2$1"),
+        ),
+      }),
     ],
-    ["a type not exchanged between taxpayers (E32)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("32", rnc, { highValue: true }).xml) })],
-    ["a type not exchanged between taxpayers (E41)", "1", async (rnc) => ({ xml: await signAsSupplier(supplierEcf("41", rnc).xml) })],
-    ["an altered document", "2", async (rnc) => ({ xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace("<NombreItem>Producto 1<", "<NombreItem>Producto 9<") })],
+    [
+      "a type not exchanged between taxpayers (E32)",
+      "1",
+      async (rnc) => ({ xml: await signAsSupplier(supplierEcf("32", rnc, { highValue: true }).xml) }),
+    ],
+    [
+      "a type not exchanged between taxpayers (E41)",
+      "1",
+      async (rnc) => ({ xml: await signAsSupplier(supplierEcf("41", rnc).xml) }),
+    ],
+    [
+      "an altered document",
+      "2",
+      async (rnc) => ({
+        xml: (await signAsSupplier(supplierEcf("31", rnc).xml)).replace(
+          "<NombreItem>Producto 1<",
+          "<NombreItem>Producto 9<",
+        ),
+      }),
+    ],
     ["no signature", "2", async (rnc) => ({ xml: supplierEcf("31", rnc).xml })],
-    ["a certificate expired when it signed", "2", async (rnc) => ({ xml: await signWithExpiredCertificate(supplierEcf("31", rnc).xml) })],
-    ["a certificate no trusted authority issued (self-signed)", "2", async (rnc) => ({ xml: await signWithSelfSignedCertificate(supplierEcf("31", rnc).xml) })],
-    ["another buyer, with the receiver in the URL", "4", async (rnc, other) => ({ path: `/${rnc}/fe/recepcion/api/ecf`, xml: await signAsSupplier(supplierEcf("31", other).xml) })],
+    [
+      "a certificate expired when it signed",
+      "2",
+      async (rnc) => ({ xml: await signWithExpiredCertificate(supplierEcf("31", rnc).xml) }),
+    ],
+    [
+      "a certificate no trusted authority issued (self-signed)",
+      "2",
+      async (rnc) => ({ xml: await signWithSelfSignedCertificate(supplierEcf("31", rnc).xml) }),
+    ],
+    [
+      "another buyer, with the receiver in the URL",
+      "4",
+      async (rnc, other) => ({
+        path: `/${rnc}/fe/recepcion/api/ecf`,
+        xml: await signAsSupplier(supplierEcf("31", other).xml),
+      }),
+    ],
   ];
 
-  it.each(notReceived)("answers Estado 1 for %s with CodigoMotivoNoRecibido %s, stores nothing, logs the refusal", async (_label, codigo, make) => {
-    const { company } = await receivingCompany();
-    const { path, xml } = await make(company.rnc, "131880738");
-    const { arecf } = await arecfOf(await postXml(path ?? "/fe/recepcion/api/ecf", xml));
-    expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: codigo, RNCComprador: company.rnc });
-    expect(arecf.FechaHoraAcuseRecibo).toMatch(DGII_DATE_TIME);
-    expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
-    expect(await issuerSql(company.id, "SELECT encf FROM purchase_index")).toEqual([]);
-    const logged = await auditRows(company.id);
-    expect(logged.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
-  });
+  it.each(notReceived)(
+    "answers Estado 1 for %s with CodigoMotivoNoRecibido %s, stores nothing, logs the refusal",
+    async (_label, codigo, make) => {
+      const { company } = await receivingCompany();
+      const { path, xml } = await make(company.rnc, "131880738");
+      const { arecf } = await arecfOf(await postXml(path ?? "/fe/recepcion/api/ecf", xml));
+      expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: codigo, RNCComprador: company.rnc });
+      expect(arecf.FechaHoraAcuseRecibo).toMatch(DGII_DATE_TIME);
+      expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
+      expect(await issuerSql(company.id, "SELECT encf FROM purchase_index")).toEqual([]);
+      const logged = await auditRows(company.id);
+      expect(logged.map((r) => r.code)).toContain(`arecf_no_recibido_${codigo}`);
+    },
+  );
 
   it("refuses the forged e-CF of issue 32 (other RNCEmisor, MontoTotal 500000.00, self-signed): code 2, not in the 606", async () => {
     const { company, token } = await receivingCompany();
     const genuine = supplierEcf("31", company.rnc, { rncEmisor: "101010101" });
     const forged = changed(genuine.xml, /<MontoTotal>[^<]*<\/MontoTotal>/, "<MontoTotal>500000.00</MontoTotal>");
-    const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signWithSelfSignedCertificate(forged)));
-    expect(arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "2", RNCEmisor: "101010101", eNCF: genuine.encf });
+    const { arecf } = await arecfOf(
+      await postXml("/fe/recepcion/api/ecf", await signWithSelfSignedCertificate(forged)),
+    );
+    expect(arecf).toMatchObject({
+      Estado: "1",
+      CodigoMotivoNoRecibido: "2",
+      RNCEmisor: "101010101",
+      eNCF: genuine.encf,
+    });
     expect(await everyMonthSql(company.id, "SELECT id FROM purchases")).toEqual([]);
     const logged = await auditRows(company.id);
     expect(logged.find((r) => r.code === "arecf_no_recibido_2")?.detail).toMatch(/untrusted_issuer/);
@@ -155,7 +236,9 @@ describe("POST /fe/recepcion/api/ecf", () => {
     const form = new FormData();
     form.set("file", new File([new Uint8Array(fromBase64(certificates.forgeP12)!)], "firma.p12"));
     form.set("password", certificates.password);
-    expect((await call("/company/certificate", { method: "PUT", headers: authed(token), body: form })).status).toBe(200);
+    expect((await call("/company/certificate", { method: "PUT", headers: authed(token), body: form })).status).toBe(
+      200,
+    );
     expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", signed))).arecf.Estado).toBe("0");
   });
 
@@ -172,17 +255,43 @@ describe("hostile input", () => {
   const deep = (n: number) => "<ECF>" + "<a>".repeat(n) + "x" + "</a>".repeat(n) + "</ECF>";
   const laughs =
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><ECF>&lol3;</ECF>';
-  const xxe = '<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><ECF><Encabezado>&xxe;</Encabezado></ECF>';
+  const xxe =
+    '<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><ECF><Encabezado>&xxe;</Encabezado></ECF>';
   const cases: [string, string, () => RequestInit, number][] = [
     ["XXE (external entity)", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(xxe) }), 400],
     ["billion laughs", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(laughs) }), 400],
     ["deep nesting", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(deep(10_000)) }), 400],
     ["not XML", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("%PDF-1.4 not xml") }), 400],
-    ["not UTF-8", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form(new Uint8Array([0x3c, 0x45, 0xff, 0xfe, 0x3e])) }), 400],
-    ["an XML part over 1 MiB", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("<ECF>" + "a".repeat(1024 * 1024 + 10) + "</ECF>") }), 413],
-    ["a body over the app limit", "/fe/recepcion/api/ecf", () => ({ method: "POST", body: form("<ECF>" + "a".repeat(3 * 1024 * 1024) + "</ECF>") }), 413],
-    ["JSON instead of multipart", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }), 400],
-    ["raw XML instead of multipart", "/fe/recepcion/api/ecf", () => ({ method: "POST", headers: { "Content-Type": "text/xml" }, body: "<ECF/>" }), 400],
+    [
+      "not UTF-8",
+      "/fe/recepcion/api/ecf",
+      () => ({ method: "POST", body: form(new Uint8Array([0x3c, 0x45, 0xff, 0xfe, 0x3e])) }),
+      400,
+    ],
+    [
+      "an XML part over 1 MiB",
+      "/fe/recepcion/api/ecf",
+      () => ({ method: "POST", body: form("<ECF>" + "a".repeat(1024 * 1024 + 10) + "</ECF>") }),
+      413,
+    ],
+    [
+      "a body over the app limit",
+      "/fe/recepcion/api/ecf",
+      () => ({ method: "POST", body: form("<ECF>" + "a".repeat(3 * 1024 * 1024) + "</ECF>") }),
+      413,
+    ],
+    [
+      "JSON instead of multipart",
+      "/fe/recepcion/api/ecf",
+      () => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }),
+      400,
+    ],
+    [
+      "raw XML instead of multipart",
+      "/fe/recepcion/api/ecf",
+      () => ({ method: "POST", headers: { "Content-Type": "text/xml" }, body: "<ECF/>" }),
+      400,
+    ],
     [
       "multipart without the xml field",
       "/fe/recepcion/api/ecf",
@@ -196,11 +305,25 @@ describe("hostile input", () => {
     [
       "a broken multipart body",
       "/fe/recepcion/api/ecf",
-      () => ({ method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=zzz" }, body: "--zzz\r\nbroken" }),
+      () => ({
+        method: "POST",
+        headers: { "Content-Type": "multipart/form-data; boundary=zzz" },
+        body: "--zzz\r\nbroken",
+      }),
       400,
     ],
-    ["XXE in an ACECF", "/fe/aprobacioncomercial/api/ecf", () => ({ method: "POST", body: form(xxe.replace(/ECF>/g, "ACECF>")) }), 400],
-    ["billion laughs in a seed", "/fe/autenticacion/api/validacioncertificado", () => ({ method: "POST", body: form(laughs.replace(/ECF>/g, "SemillaModel>")) }), 400],
+    [
+      "XXE in an ACECF",
+      "/fe/aprobacioncomercial/api/ecf",
+      () => ({ method: "POST", body: form(xxe.replace(/ECF>/g, "ACECF>")) }),
+      400,
+    ],
+    [
+      "billion laughs in a seed",
+      "/fe/autenticacion/api/validacioncertificado",
+      () => ({ method: "POST", body: form(laughs.replace(/ECF>/g, "SemillaModel>")) }),
+      400,
+    ],
     ["GET on a POST service", "/fe/recepcion/api/ecf", () => ({ method: "GET" }), 405],
   ];
   function form(xml: string | Uint8Array) {
@@ -220,7 +343,9 @@ describe("hostile input", () => {
   it("keeps serving after every hostile request", async () => {
     for (const [, path, init] of cases) await call(path, init());
     const { company } = await receivingCompany();
-    const { arecf } = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml)));
+    const { arecf } = await arecfOf(
+      await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml)),
+    );
     expect(arecf.Estado).toBe("0");
   });
 });
@@ -246,7 +371,10 @@ describe("authentication (semilla, validacioncertificado)", () => {
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", signed)).status).toBe(401);
 
     const other = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
-    const forged = (await signOtherXml(other)).replace(/<valor>[^<]*<\/valor>/, `<valor>${parseSemilla(other).valor.slice(0, -4)}AAAA</valor>`);
+    const forged = (await signOtherXml(other)).replace(
+      /<valor>[^<]*<\/valor>/,
+      `<valor>${parseSemilla(other).valor.slice(0, -4)}AAAA</valor>`,
+    );
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", forged)).status).toBe(401);
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", other)).status).toBe(401);
     expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<Otro/>")).status).toBe(400);
@@ -254,7 +382,10 @@ describe("authentication (semilla, validacioncertificado)", () => {
 
   it("gives no token to a certificate no trusted authority issued (self-signed)", async () => {
     const seed = await (await call("/fe/autenticacion/api/semilla")).text();
-    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signWithSelfSignedCertificate(seed, "other"));
+    const res = await postXml(
+      "/fe/autenticacion/api/validacioncertificado",
+      await signWithSelfSignedCertificate(seed, "other"),
+    );
     const body = await expectProblem(res, 401);
     expect(body.errors[0]).toMatchObject({ path: "/xml", code: "certificate_not_trusted" });
   });
@@ -267,14 +398,23 @@ describe("authentication (semilla, validacioncertificado)", () => {
   });
 
   it("GET semilla writes nothing; redeeming purges expired seeds and tokens", async () => {
-    const count = async (table: string) => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
+    const count = async (table: string) =>
+      (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
     const before = await count("receiver_seeds");
     for (let i = 0; i < 5; i++) expect((await call("/fe/autenticacion/api/semilla")).status).toBe(200);
     expect(await count("receiver_seeds")).toBe(before);
 
     const past = new Date(Date.now() - 60_000).toISOString();
-    await env.DB.prepare("INSERT INTO receiver_seeds (valor, company_id, expires_at, used_at) VALUES ('old-seed', NULL, ?, ?)").bind(past, past).run();
-    await env.DB.prepare("INSERT INTO receiver_tokens (token_hash, company_id, holder, expires_at) VALUES ('old-token', NULL, 'x', ?)").bind(past).run();
+    await env.DB.prepare(
+      "INSERT INTO receiver_seeds (valor, company_id, expires_at, used_at) VALUES ('old-seed', NULL, ?, ?)",
+    )
+      .bind(past, past)
+      .run();
+    await env.DB.prepare(
+      "INSERT INTO receiver_tokens (token_hash, company_id, holder, expires_at) VALUES ('old-token', NULL, 'x', ?)",
+    )
+      .bind(past)
+      .run();
     const { res } = await token();
     expect(res.status).toBe(200);
     expect(await env.DB.prepare("SELECT 1 FROM receiver_seeds WHERE valor = 'old-seed'").first()).toBeNull();
@@ -283,7 +423,9 @@ describe("authentication (semilla, validacioncertificado)", () => {
 
   it("answers in XML when asked", async () => {
     const seed = await call("/fe/autenticacion/api/semilla").then((r) => r.text());
-    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed), { Accept: "application/xml" });
+    const res = await postXml("/fe/autenticacion/api/validacioncertificado", await signOtherXml(seed), {
+      Accept: "application/xml",
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/^<\?xml[^>]*\?><RespuestaAutenticacion><token>[^<]+<\/token><expira>/);
   });
@@ -302,7 +444,9 @@ describe("authentication (semilla, validacioncertificado)", () => {
 
     const { res } = await token(`/${company.rnc}`);
     const { token: bearer } = (await res.json()) as { token: string };
-    const { arecf } = await arecfOf(await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, signed, { Authorization: `Bearer ${bearer}` }));
+    const { arecf } = await arecfOf(
+      await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, signed, { Authorization: `Bearer ${bearer}` }),
+    );
     expect(arecf.Estado).toBe("0");
 
     // The commercial approval service demands it too.
@@ -319,30 +463,52 @@ describe("authentication (semilla, validacioncertificado)", () => {
     );
     expect((await postXml("/fe/aprobacioncomercial/api/ecf", acecf)).status).toBe(401);
     // With the token it gets past authentication (and fails on the unknown e-NCF instead).
-    const withToken = await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, { Authorization: `Bearer ${bearer}` });
+    const withToken = await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, {
+      Authorization: `Bearer ${bearer}`,
+    });
     expect(withToken.status).toBe(400);
     expect(((await withToken.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("unknown_encf");
 
     // A token from the bare path is bound to no receiver: it opens none that requires authentication.
     const { res: bareRes } = await token();
     const { token: bareBearer } = (await bareRes.json()) as { token: string };
-    const bare = await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` });
+    const bare = await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), {
+      Authorization: `Bearer ${bareBearer}`,
+    });
     expect(bare.status).toBe(401);
     expect(((await bare.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("token_other_receiver");
     expect(
-      (await postXml(`/${company.rnc}/fe/recepcion/api/ecf`, await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bareBearer}` })).status,
+      (
+        await postXml(
+          `/${company.rnc}/fe/recepcion/api/ecf`,
+          await signAsSupplier(supplierEcf("31", company.rnc).xml),
+          { Authorization: `Bearer ${bareBearer}` },
+        )
+      ).status,
     ).toBe(401);
-    expect((await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, { Authorization: `Bearer ${bareBearer}` })).status).toBe(401);
+    expect(
+      (
+        await postXml(`/${company.rnc}/fe/aprobacioncomercial/api/ecf`, acecf, {
+          Authorization: `Bearer ${bareBearer}`,
+        })
+      ).status,
+    ).toBe(401);
 
     // A token bound to this receiver also works on the bare path (the document names the receiver).
     const { arecf: viaBare } = await arecfOf(
-      await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), { Authorization: `Bearer ${bearer}` }),
+      await postXml("/fe/recepcion/api/ecf", await signAsSupplier(supplierEcf("31", company.rnc).xml), {
+        Authorization: `Bearer ${bearer}`,
+      }),
     );
     expect(viaBare).toMatchObject({ Estado: "0", RNCComprador: company.rnc });
 
     // Without a token the request is refused before its body is read: not even multipart is needed.
     for (const path of [`/${company.rnc}/fe/recepcion/api/ecf`, `/${company.rnc}/fe/aprobacioncomercial/api/ecf`]) {
-      const unread = await call(path, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "not a document" });
+      const unread = await call(path, {
+        method: "POST",
+        headers: { "Content-Type": "text/plain" },
+        body: "not a document",
+      });
       expect(unread.status).toBe(401);
       expect(((await unread.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("token_required");
     }
@@ -352,7 +518,9 @@ describe("authentication (semilla, validacioncertificado)", () => {
     const { res: otherRes } = await token(`/${other.company.rnc}`);
     const { token: otherBearer } = (await otherRes.json()) as { token: string };
     const again = await signAsSupplier(supplierEcf("31", company.rnc).xml);
-    expect((await postXml("/fe/recepcion/api/ecf", again, { Authorization: `Bearer ${otherBearer}` })).status).toBe(401);
+    expect((await postXml("/fe/recepcion/api/ecf", again, { Authorization: `Bearer ${otherBearer}` })).status).toBe(
+      401,
+    );
   });
 });
 
@@ -420,10 +588,20 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     await issuedReceipt(company.id, company.rnc, "E310000000111");
     await issuedReceipt(company.id, company.rnc, "E310000000112");
     await issuedReceipt(company.id, company.rnc, "E310000000113");
-    const before = (await (await call("/fe/recepcion/ecf/E310000000113", { headers: authed(token) })).json()) as Record<string, unknown>;
+    const before = (await (await call("/fe/recepcion/ecf/E310000000113", { headers: authed(token) })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(before.encf).toBe("E310000000113");
     expect(before.aprobacionComercial).toBeUndefined();
-    expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000111", { FechaHoraAprobacionComercial: "03-04-2025 14:05:09" }))).status).toBe(200);
+    expect(
+      (
+        await postXml(
+          "/fe/aprobacioncomercial/api/ecf",
+          await acecf(company.rnc, "E310000000111", { FechaHoraAprobacionComercial: "03-04-2025 14:05:09" }),
+        )
+      ).status,
+    ).toBe(200);
     const rejection = await acecf(company.rnc, "E310000000112", {
       Estado: "2",
       DetalleMotivoRechazo: "Precio distinto al pactado",
@@ -437,7 +615,9 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
       motivo: null,
       fechaHoraAprobacionComercial: "03-04-2025 14:05:09",
     });
-    const rejected = (await (await call("/fe/recepcion/ecf/E310000000112", { headers: authed(token) })).json()) as Record<string, unknown>;
+    const rejected = (await (
+      await call("/fe/recepcion/ecf/E310000000112", { headers: authed(token) })
+    ).json()) as Record<string, unknown>;
     expect(rejected.aprobacionComercial).toEqual({
       estado: "Rechazado",
       motivo: "Precio distinto al pactado",
@@ -462,7 +642,9 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     const body = await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", forged), 400);
     expect(body.errors[0]).toMatchObject({ path: "/xml/Signature", code: "certificate_not_trusted" });
     expect(await approvalOf(company.id, "E310000000131")).toEqual({ s: null, r: null });
-    expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000131"))).status).toBe(200);
+    expect((await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, "E310000000131"))).status).toBe(
+      200,
+    );
     expect(await approvalOf(company.id, "E310000000131")).toEqual({ s: "accepted", r: null });
   });
 
@@ -471,7 +653,11 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     await issuedReceipt(company.id, company.rnc, "E310000000121");
     const first = await acecf(company.rnc, "E310000000121");
     expect((await postXml("/fe/aprobacioncomercial/api/ecf", first)).status).toBe(200);
-    const second = await acecf(company.rnc, "E310000000121", { Estado: "2", DetalleMotivoRechazo: "Cambio de opinión", FechaHoraAprobacionComercial: "05-04-2025 10:00:00" });
+    const second = await acecf(company.rnc, "E310000000121", {
+      Estado: "2",
+      DetalleMotivoRechazo: "Cambio de opinión",
+      FechaHoraAprobacionComercial: "05-04-2025 10:00:00",
+    });
     const body = await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", second), 409);
     expect(body.code).toBe("conflict");
     expect((body as unknown as { errors: { code: string }[] }).errors[0]!.code).toBe("duplicate_approval");
@@ -488,18 +674,24 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     const { company } = await receivingCompany();
     const other = await receivingCompany();
     await issuedReceipt(company.id, company.rnc, "E310000000131");
-    const res = await postXml(`/${other.company.rnc}/fe/aprobacioncomercial/api/ecf`, await acecf(company.rnc, "E310000000131"));
+    const res = await postXml(
+      `/${other.company.rnc}/fe/aprobacioncomercial/api/ecf`,
+      await acecf(company.rnc, "E310000000131"),
+    );
     const body = (await expectProblem(res, 400)) as unknown as { errors: { code: string; path: string }[] };
     expect(body.errors[0]).toMatchObject({ code: "wrong_receiver", path: "/xml/DetalleAprobacionComercial/RNCEmisor" });
     expect((await approvalOf(company.id, "E310000000131"))!.s).toBeNull();
   });
 
-  it.each(["32", "41", "43", "46", "47"])("refuses an ACECF about a type %s e-CF (not exchanged between taxpayers)", async (tipo) => {
-    const { company } = await receivingCompany();
-    const res = await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, `E${tipo}0000000141`));
-    const body = (await expectProblem(res, 400)) as unknown as { errors: { code: string }[] };
-    expect(body.errors[0]!.code).toBe("not_approvable");
-  });
+  it.each(["32", "41", "43", "46", "47"])(
+    "refuses an ACECF about a type %s e-CF (not exchanged between taxpayers)",
+    async (tipo) => {
+      const { company } = await receivingCompany();
+      const res = await postXml("/fe/aprobacioncomercial/api/ecf", await acecf(company.rnc, `E${tipo}0000000141`));
+      const body = (await expectProblem(res, 400)) as unknown as { errors: { code: string }[] };
+      expect(body.errors[0]!.code).toBe("not_approvable");
+    },
+  );
 
   it.each([
     ["MontoTotal differs", { MontoTotal: "1180.01" }, "/xml/DetalleAprobacionComercial/MontoTotal"],
@@ -519,9 +711,18 @@ describe("POST /fe/aprobacioncomercial/api/ecf", () => {
     const { company } = await receivingCompany();
     await issuedReceipt(company.id, company.rnc, "E310000000301");
     const signed = await acecf(company.rnc, "E310000000301");
-    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace(/<Signature[\s\S]*<\/Signature>/, "")), 400);
-    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Estado>1</Estado>", "<Estado>2</Estado>")), 400);
-    await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Version>1.0</Version>", "")), 400);
+    await expectProblem(
+      await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace(/<Signature[\s\S]*<\/Signature>/, "")),
+      400,
+    );
+    await expectProblem(
+      await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Estado>1</Estado>", "<Estado>2</Estado>")),
+      400,
+    );
+    await expectProblem(
+      await postXml("/fe/aprobacioncomercial/api/ecf", signed.replace("<Version>1.0</Version>", "")),
+      400,
+    );
     await expectProblem(await postXml("/fe/aprobacioncomercial/api/ecf", "<ACECF><DetalleAprobacionComercial>"), 400);
     expect((await approvalOf(company.id, "E310000000301"))!.s).toBeNull();
   });
@@ -539,7 +740,9 @@ describe("throttle of the public receiver endpoints", () => {
     expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", good, from("203.0.113.7")))).arecf.Estado).toBe("0");
     const forged = await signWithSelfSignedCertificate(supplierEcf("31", company.rnc).xml);
     expect((await arecfOf(await postXml("/fe/recepcion/api/ecf", forged, from("203.0.113.7")))).arecf.Estado).toBe("1");
-    expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<no/>", from("203.0.113.7"))).status).toBe(400);
+    expect((await postXml("/fe/autenticacion/api/validacioncertificado", "<no/>", from("203.0.113.7"))).status).toBe(
+      400,
+    );
     const turnedAway = await postXml("/fe/recepcion/api/ecf", good, from("203.0.113.7"));
     expect(turnedAway.status).toBe(429);
     expect(Number(turnedAway.headers.get("retry-after"))).toBeGreaterThan(0);

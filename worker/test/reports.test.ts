@@ -6,16 +6,36 @@ import { REPORT_ITEMS } from "../src/http/schemas/reports.ts";
 import { REPORT_SPECS } from "../src/reports/specs.ts";
 
 describe("each report's rows are the items its schema describes", () => {
-  it.each(Object.keys(REPORT_SPECS) as (keyof typeof REPORT_SPECS)[])("%s: the SQL's output names are the schema's properties, in order", (name) => {
-    expect(Object.keys(REPORT_SPECS[name].columns)).toEqual(Object.keys(REPORT_ITEMS[name].shape));
-    // API 1.8's second names are gone (one name per fact, 1.9.0).
-    const removed = ["creado", "origen", "status", "approvalStatus", "recibido", "aprobacionEnviadaEmisor", "aprobacionEnviadaDgii", "fecha", "accion", "codigo", "detalle"];
-    const kept = name === "errores" ? removed.filter((n) => n !== "status") : removed; // errores' status is the HTTP status
-    for (const old of kept) expect(Object.keys(REPORT_SPECS[name].columns)).not.toContain(old);
-  });
+  it.each(Object.keys(REPORT_SPECS) as (keyof typeof REPORT_SPECS)[])(
+    "%s: the SQL's output names are the schema's properties, in order",
+    (name) => {
+      expect(Object.keys(REPORT_SPECS[name].columns)).toEqual(Object.keys(REPORT_ITEMS[name].shape));
+      // API 1.8's second names are gone (one name per fact, 1.9.0).
+      const removed = [
+        "creado",
+        "origen",
+        "status",
+        "approvalStatus",
+        "recibido",
+        "aprobacionEnviadaEmisor",
+        "aprobacionEnviadaDgii",
+        "fecha",
+        "accion",
+        "codigo",
+        "detalle",
+      ];
+      const kept = name === "errores" ? removed.filter((n) => n !== "status") : removed; // errores' status is the HTTP status
+      for (const old of kept) expect(Object.keys(REPORT_SPECS[name].columns)).not.toContain(old);
+    },
+  );
 });
 
-type Page = { items: Record<string, string | number | null>[]; total: number; pageSize: number; nextCursor: string | null };
+type Page = {
+  items: Record<string, string | number | null>[];
+  total: number;
+  pageSize: number;
+  nextCursor: string | null;
+};
 
 const day = (i: number) => new Date(Date.UTC(2025, 0, 1) + (i % 60) * 86_400_000).toISOString().slice(0, 10);
 
@@ -32,17 +52,37 @@ async function insertReceipts(companyId: string, rows: { encf: string; date: str
     rows.map((r) => [crypto.randomUUID(), companyId, r.encf, r.date, r.name ?? "Cliente SRL"]),
     (row) => monthOfValue(row[3]!),
   );
-  await registerInIssuer(companyId, { receipts: rows.map((r) => ({ tipoeCF: r.encf.slice(1, 3), number: Number(r.encf.slice(3)), month: r.date.slice(0, 7) })) });
+  await registerInIssuer(companyId, {
+    receipts: rows.map((r) => ({
+      tipoeCF: r.encf.slice(1, 3),
+      number: Number(r.encf.slice(3)),
+      month: r.date.slice(0, 7),
+    })),
+  });
 }
 
 /** Purchases (id, company_id, encf, issue_date, …) into the month objects of their FechaEmision, indexed in the issuer object. */
-async function insertPurchases(companyId: string, sqlHead: string, rowSql: string, paramsPerRow: number, rows: SqlStorageValue[][]) {
+async function insertPurchases(
+  companyId: string,
+  sqlHead: string,
+  rowSql: string,
+  paramsPerRow: number,
+  rows: SqlStorageValue[][],
+) {
   await insertIntoMonths(companyId, sqlHead, rowSql, paramsPerRow, rows, (row) => monthOfValue(row[3]!));
-  await registerInIssuer(companyId, { purchases: rows.map((row) => ({ rncEmisor: "130862346", encf: String(row[2]), month: monthOfValue(row[3]!) })) });
+  await registerInIssuer(companyId, {
+    purchases: rows.map((row) => ({ rncEmisor: "130862346", encf: String(row[2]), month: monthOfValue(row[3]!) })),
+  });
 }
 
 /** Audit entries (company_id, created_at, …) into the month objects of their UTC month. */
-function insertAudit(companyId: string, sqlHead: string, rowSql: string, paramsPerRow: number, rows: SqlStorageValue[][]) {
+function insertAudit(
+  companyId: string,
+  sqlHead: string,
+  rowSql: string,
+  paramsPerRow: number,
+  rows: SqlStorageValue[][],
+) {
   return insertIntoMonths(companyId, sqlHead, rowSql, paramsPerRow, rows, (row) => monthOfValue(row[1]!));
 }
 
@@ -60,7 +100,10 @@ async function pageAll(token: string, base: string, pageSize: number, between?: 
   let pages = 0;
   do {
     const sep = base.includes("?") ? "&" : "?";
-    const page: Page = await getPage(token, `${base}${sep}pageSize=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page: Page = await getPage(
+      token,
+      `${base}${sep}pageSize=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     expect(page.items.length).toBeLessThanOrEqual(pageSize);
     seen.push(...page.items);
     cursor = page.nextCursor;
@@ -77,7 +120,9 @@ describe("GET /reports/encf", () => {
     await insertReceipts(company.id, rows);
     // Three month objects: every page is a merge across them.
     expect(await ledgerMonths(company.id)).toEqual(["2025-01", "2025-02", "2025-03"]);
-    const expected = [...rows].sort((a, b) => (a.date === b.date ? (a.encf < b.encf ? -1 : 1) : a.date < b.date ? -1 : 1));
+    const expected = [...rows].sort((a, b) =>
+      a.date === b.date ? (a.encf < b.encf ? -1 : 1) : a.date < b.date ? -1 : 1,
+    );
 
     const all = await pageAll(token, "/reports/encf", 700);
     expect(all.pages).toBe(5);
@@ -88,7 +133,13 @@ describe("GET /reports/encf", () => {
     expect(first.total).toBe(filtered.length);
     const some = await pageAll(token, "/reports/encf?Desde=2025-01-10&Hasta=2025-02-05", 333);
     expect(some.seen.map((r) => r.encf)).toEqual(filtered.map((r) => r.encf));
-    expect(some.seen[0]).toMatchObject({ tipoeCF: "31", fechaEmision: "2025-01-10", montoTotal: "1180.00", codigoSeguridad: "AbC123", estado: "Aceptado" });
+    expect(some.seen[0]).toMatchObject({
+      tipoeCF: "31",
+      fechaEmision: "2025-01-10",
+      montoTotal: "1180.00",
+      codigoSeguridad: "AbC123",
+      estado: "Aceptado",
+    });
     // API 1.7's names, deprecated, carry the same values as the names that replaced them.
     for (const row of some.seen) expect(Object.keys(row)).not.toEqual(expect.arrayContaining(["creado"]));
     expect(some.seen[0]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
@@ -131,7 +182,9 @@ describe("GET /reports/encf", () => {
       expect(header).toBe(
         "encf,tipoeCF,fechaEmision,rncComprador,razonSocialComprador,montoTotal,totalITBIS,estado,dgiiCodigo,trackId,codigoSeguridad,fechaHoraFirma,ncfModificado,codigoModificacion,aprobacionComercial,createdAt,source",
       );
-      expect(text).toContain(`E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,Aceptado,`);
+      expect(text).toContain(
+        `E310000000001,31,2025-04-01,131880738,"Peña, ""El Güero""\nSRL",1180.00,180.00,Aceptado,`,
+      );
       expect(text).toContain(`,'=HYPERLINK(1),`);
       expect(text).not.toContain(encfOf(3));
       const link = res.headers.get("link")!;
@@ -207,10 +260,25 @@ describe("GET /reports/encf filters", () => {
       "INSERT INTO receipts (id, company_id, encf, issue_date, rnc_comprador, status, track_id, tipo_ecf, razon_social_comprador, monto_total, total_itbis, security_code, fecha_hora_firma, timbre_url, xml_key, xml_sha256, document_hash, dgii_path)",
       "(?, ?, ?, ?, ?, ?, ?, ?, 'Cliente SRL', '1180.00', '180.00', 'AbC123', '01-04-2025 10:15:00', 'https://ecf.dgii.gov.do/x', 'k', 'x', 'y', 'ecf')",
       8,
-      rows.map(([encf, date, rnc, status, trackId]) => [crypto.randomUUID(), company.id, encf, date, rnc, status, trackId, encf.slice(1, 3)]),
+      rows.map(([encf, date, rnc, status, trackId]) => [
+        crypto.randomUUID(),
+        company.id,
+        encf,
+        date,
+        rnc,
+        status,
+        trackId,
+        encf.slice(1, 3),
+      ]),
       (row) => monthOfValue(row[3]!),
     );
-    await registerInIssuer(company.id, { receipts: rows.map(([encf, date]) => ({ tipoeCF: encf.slice(1, 3), number: Number(encf.slice(3)), month: date.slice(0, 7) })) });
+    await registerInIssuer(company.id, {
+      receipts: rows.map(([encf, date]) => ({
+        tipoeCF: encf.slice(1, 3),
+        number: Number(encf.slice(3)),
+        month: date.slice(0, 7),
+      })),
+    });
     const encfs = async (query: string) => (await getPage(token, `/reports/encf?${query}`)).items.map((r) => r.encf);
 
     // Each state reads as DGII spells it: a receipt recorded but not sent is Contingencia until it is.
@@ -226,14 +294,23 @@ describe("GET /reports/encf filters", () => {
       E340000000002: "Anulado",
     });
     for (const estado of ["Aceptado", "Aceptado Condicional", "Rechazado", "En Proceso", "Contingencia", "Anulado"]) {
-      expect(await encfs(`estado=${encodeURIComponent(estado)}`), estado).toEqual(all.items.filter((r) => r.estado === estado).map((r) => r.encf));
+      expect(await encfs(`estado=${encodeURIComponent(estado)}`), estado).toEqual(
+        all.items.filter((r) => r.estado === estado).map((r) => r.encf),
+      );
     }
     expect(await encfs("rncComprador=101000011")).toEqual(["E310000000002", "E320000000001", "E340000000002"]);
     expect(await encfs("tipoeCF=32")).toEqual(["E320000000001", "E320000000002", "E320000000003"]);
     expect(await encfs("encfPrefix=E3100000000")).toEqual(["E310000000001", "E310000000002", "E310000000003"]);
     expect(await encfs("encfPrefix=E34&rncComprador=131880738")).toEqual(["E340000000001"]);
     // DGII's names and dd-MM-yyyy, alone or mixed with ISO dates: the same range.
-    const april = ["E310000000001", "E310000000002", "E310000000003", "E320000000001", "E320000000002", "E320000000003"];
+    const april = [
+      "E310000000001",
+      "E310000000002",
+      "E310000000003",
+      "E320000000001",
+      "E320000000002",
+      "E320000000003",
+    ];
     expect(await encfs("Desde=01-04-2025&Hasta=30-04-2025")).toEqual(april);
     expect(await encfs("Desde=2025-04-02&Hasta=03-04-2025")).toEqual(["E310000000002", "E310000000003"]);
     const counted = await getPage(token, "/reports/encf?tipoeCF=31&estado=Rechazado");
@@ -244,7 +321,13 @@ describe("GET /reports/encf filters", () => {
 describe("GET /reports/compras and /reports/errores", () => {
   it("pages over 2,000 received e-CF with their ARECF and approval state", async () => {
     const { company, token } = await companyWithToken();
-    const rows = Array.from({ length: 2000 }, (_, i) => [`${day(i).slice(0, 7)}.${crypto.randomUUID()}`, company.id, encfOf(i + 1), day(i), i % 3 === 0 ? "accepted" : null]);
+    const rows = Array.from({ length: 2000 }, (_, i) => [
+      `${day(i).slice(0, 7)}.${crypto.randomUUID()}`,
+      company.id,
+      encfOf(i + 1),
+      day(i),
+      i % 3 === 0 ? "accepted" : null,
+    ]);
     await insertPurchases(
       company.id,
       "INSERT INTO purchases (id, company_id, encf, issue_date, approval_status, rnc_emisor, tipo_ecf, monto_total, xml_key, xml_sha256, arecf_key, arecf_estado, fecha_hora_acuse_recibo)",
@@ -256,7 +339,11 @@ describe("GET /reports/compras and /reports/errores", () => {
     expect(seen.length).toBe(2000);
     const keys = seen.map((r) => `${r.fechaEmision}|${r.id}`);
     expect(keys).toEqual([...keys].sort());
-    expect(seen[0]).toMatchObject({ rncEmisor: "130862346", arecfEstado: "0", fechaHoraAcuseRecibo: "01-04-2025 10:15:00" });
+    expect(seen[0]).toMatchObject({
+      rncEmisor: "130862346",
+      arecfEstado: "0",
+      fechaHoraAcuseRecibo: "01-04-2025 10:15:00",
+    });
     // The approval in DGII's words, under one name.
     expect(seen.filter((r) => r.aprobacionComercial === "Aceptado").length).toBe(667);
     expect(seen.filter((r) => r.aprobacionComercial === null).length).toBe(2000 - 667);
@@ -266,8 +353,18 @@ describe("GET /reports/compras and /reports/errores", () => {
   it("pages over 1,500 audit entries by local date (America/Santo_Domingo)", async () => {
     const { company, token } = await companyWithToken();
     // 03:30 UTC is still the previous day in Santo Domingo; 04:30 UTC is the same day.
-    const rows = Array.from({ length: 1500 }, (_, i) => [company.id, `${day(i)}T0${i % 2 === 0 ? 3 : 4}:30:00.000Z`, `code_${i}`]);
-    await insertAudit(company.id, "INSERT INTO audit_log (company_id, created_at, code, action, status, request_id)", "(?, ?, ?, 'POST /x', 400, 'r')", 3, rows);
+    const rows = Array.from({ length: 1500 }, (_, i) => [
+      company.id,
+      `${day(i)}T0${i % 2 === 0 ? 3 : 4}:30:00.000Z`,
+      `code_${i}`,
+    ]);
+    await insertAudit(
+      company.id,
+      "INSERT INTO audit_log (company_id, created_at, code, action, status, request_id)",
+      "(?, ?, ?, 'POST /x', 400, 'r')",
+      3,
+      rows,
+    );
     const { seen } = await pageAll(token, "/reports/errores", 400);
     expect(seen.length).toBe(1500);
     const order = seen.map((r) => `${r.createdAt}|${String(r.id).padStart(8, "0")}`);
@@ -291,9 +388,25 @@ describe("GET /reports/compras and /reports/errores", () => {
       "(?, ?, ?, ?, ?, ?, ?, '130862346', '31', '1180.00', '180.00', 'k', 'h', 'a', '0', '01-04-2025 10:15:00')",
       7,
       [
-        ["2025-04.00000000-0000-4000-8000-000000000001", company.id, encfOf(1), "2025-04-01", 'Suplidora "La Fe", SRL', "rejected", "Precio\nincorrecto"],
+        [
+          "2025-04.00000000-0000-4000-8000-000000000001",
+          company.id,
+          encfOf(1),
+          "2025-04-01",
+          'Suplidora "La Fe", SRL',
+          "rejected",
+          "Precio\nincorrecto",
+        ],
         ["2025-04.00000000-0000-4000-8000-000000000002", company.id, encfOf(2), "2025-04-02", "=CMD()", null, null],
-        ["2025-04.00000000-0000-4000-8000-000000000003", company.id, encfOf(3), "2025-04-03", "Tercera SRL", "accepted", null],
+        [
+          "2025-04.00000000-0000-4000-8000-000000000003",
+          company.id,
+          encfOf(3),
+          "2025-04-03",
+          "Tercera SRL",
+          "accepted",
+          null,
+        ],
       ],
     );
     const res = await call("/reports/compras?format=csv&pageSize=2", { headers: authed(token) });
@@ -324,18 +437,28 @@ describe("GET /reports/compras and /reports/errores", () => {
       "(?, ?, ?, 'POST /fe/recepcion/api/ecf', 200, ?, ?, '130862346')",
       5,
       [
-        [company.id, "2025-04-01T15:00:00.000Z", "arecf_no_recibido_1", "req-1", 'E310000000001: Error de especificación. Element "Comprador", unexpected'],
+        [
+          company.id,
+          "2025-04-01T15:00:00.000Z",
+          "arecf_no_recibido_1",
+          "req-1",
+          'E310000000001: Error de especificación. Element "Comprador", unexpected',
+        ],
         [company.id, "2025-04-02T15:00:00.000Z", "arecf_no_recibido_3", "req-2", "@SUM(1)"],
       ],
     );
-    const res = await call("/reports/errores?Desde=2025-04-01&Hasta=2025-04-30", { headers: authed(token, { Accept: "text/csv" }) });
+    const res = await call("/reports/errores?Desde=2025-04-01&Hasta=2025-04-30", {
+      headers: authed(token, { Accept: "text/csv" }),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(res.headers.get("x-total-count")).toBe("2");
     const lines = (await res.text()).split("\r\n").filter((l) => l !== "");
     expect(lines[0]).toBe("id,createdAt,action,code,status,detail,actor,requestId");
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toContain(`,POST /fe/recepcion/api/ecf,arecf_no_recibido_1,200,"E310000000001: Error de especificación. Element ""Comprador"", unexpected",130862346,req-1`);
+    expect(lines[1]).toContain(
+      `,POST /fe/recepcion/api/ecf,arecf_no_recibido_1,200,"E310000000001: Error de especificación. Element ""Comprador"", unexpected",130862346,req-1`,
+    );
     expect(lines[2]).toContain(`,arecf_no_recibido_3,200,'@SUM(1),130862346,req-2`);
   });
 });

@@ -26,9 +26,18 @@ async function till(companyId: string, name: string): Promise<Till> {
 }
 
 const put = (t: Till, id: string, body: unknown) =>
-  call(`/devices/shifts/${id}`, { method: "PUT", headers: authed(t.token, { "Content-Type": "application/json" }), body: typeof body === "string" ? body : JSON.stringify(body) });
+  call(`/devices/shifts/${id}`, {
+    method: "PUT",
+    headers: authed(t.token, { "Content-Type": "application/json" }),
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
-const opening = (openedAt: string, openingFloat = "1000.00") => ({ cashierId: "cashier-ana", cashierName: "Ana Pérez", openedAt, openingFloat });
+const opening = (openedAt: string, openingFloat = "1000.00") => ({
+  cashierId: "cashier-ana",
+  cashierName: "Ana Pérez",
+  openedAt,
+  openingFloat,
+});
 
 /**
  * A Z report whose cash lines add up: float 1000.00 + cash sales 354.00 − cash refunds 59.00 =
@@ -86,7 +95,15 @@ describe("PUT /devices/shifts/{id}", () => {
 
     const created = await put(caja, id, opening(openedAt));
     expect(created.status).toBe(201);
-    expect(await created.json()).toMatchObject({ id, deviceId: caja.id, state: "open", businessDay: "2026-11-25", openingFloat: "1000.00", closedAt: null, report: null });
+    expect(await created.json()).toMatchObject({
+      id,
+      deviceId: caja.id,
+      state: "open",
+      businessDay: "2026-11-25",
+      openingFloat: "1000.00",
+      closedAt: null,
+      report: null,
+    });
 
     // The till retries (its answer was lost): nothing changes, nothing doubles.
     const again = await put(caja, id, opening(openedAt));
@@ -95,7 +112,13 @@ describe("PUT /devices/shifts/{id}", () => {
 
     const closed = await put(caja, id, closing(openedAt, "2026-11-25T20:00:00.000Z"));
     expect(closed.status).toBe(200);
-    expect(await closed.json()).toMatchObject({ state: "closed", countedCash: "1290.00", expectedCash: "1295.00", difference: "-5.00", report: zReport() });
+    expect(await closed.json()).toMatchObject({
+      state: "closed",
+      countedCash: "1290.00",
+      expectedCash: "1295.00",
+      difference: "-5.00",
+      report: zReport(),
+    });
 
     // The close sent again is the same upload: 200, unchanged.
     const closeAgain = await put(caja, id, closing(openedAt, "2026-11-25T20:00:00.000Z"));
@@ -103,7 +126,10 @@ describe("PUT /devices/shifts/{id}", () => {
     expect(await closeAgain.json()).toMatchObject({ state: "closed", countedCash: "1290.00" });
 
     // Any change after closing, even a recount, is refused; so is reopening it.
-    const recount = await problem(await put(caja, id, closing(openedAt, "2026-11-25T20:00:00.000Z", "1295.00", "0.00")), 409);
+    const recount = await problem(
+      await put(caja, id, closing(openedAt, "2026-11-25T20:00:00.000Z", "1295.00", "0.00")),
+      409,
+    );
     expect(recount.code).toBe("conflict");
     expect(recount.errors[0]).toMatchObject({ path: "", code: "shift_closed" });
     const reopen = await problem(await put(caja, id, opening(openedAt)), 409);
@@ -133,44 +159,75 @@ describe("PUT /devices/shifts/{id}", () => {
     const caja = await till(company.id, "Caja 1");
     const id = crypto.randomUUID();
 
-    const schema = await problem(await put(caja, id, { cashierId: "", cashierName: "Ana", openedAt: "ayer", openingFloat: "1000" }), 400);
+    const schema = await problem(
+      await put(caja, id, { cashierId: "", cashierName: "Ana", openedAt: "ayer", openingFloat: "1000" }),
+      400,
+    );
     expect(schema.code).toBe("validation_failed");
     expect(schema.errors.map((e) => e.path).sort()).toEqual(["/cashierId", "/openedAt", "/openingFloat"]);
 
-    const badReport = await problem(await put(caja, id, { ...closing("2026-11-25T12:00:00.000Z", "2026-11-25T20:00:00.000Z"), report: { ...zReport(), salesCount: -1 } }), 400);
+    const badReport = await problem(
+      await put(caja, id, {
+        ...closing("2026-11-25T12:00:00.000Z", "2026-11-25T20:00:00.000Z"),
+        report: { ...zReport(), salesCount: -1 },
+      }),
+      400,
+    );
     expect(badReport.errors.map((e) => e.path)).toEqual(["/report/salesCount"]);
 
-    const partial = await problem(await put(caja, id, { ...opening("2026-11-25T12:00:00.000Z"), countedCash: "1290.00" }), 400);
+    const partial = await problem(
+      await put(caja, id, { ...opening("2026-11-25T12:00:00.000Z"), countedCash: "1290.00" }),
+      400,
+    );
     expect(partial.errors.map((e) => e.path).sort()).toEqual(["/closedAt", "/report"]);
 
     // A report that does not add up is never kept as final.
     const wrong = await problem(
-      await put(caja, id, { ...closing("2026-11-25T12:00:00.000Z", "2026-11-25T20:00:00.000Z"), report: { ...zReport(), expectedCash: "1300.00", difference: "-10.00" } }),
+      await put(caja, id, {
+        ...closing("2026-11-25T12:00:00.000Z", "2026-11-25T20:00:00.000Z"),
+        report: { ...zReport(), expectedCash: "1300.00", difference: "-10.00" },
+      }),
       400,
     );
     expect(wrong.errors.map((e) => [e.path, e.code])).toEqual([
       ["/report/expectedCash", "inconsistent"],
       ["/report/difference", "inconsistent"],
     ]);
-    const wrongDifference = await problem(await put(caja, id, closing("2026-11-25T12:00:00.000Z", "2026-11-25T20:00:00.000Z", "1290.00", "5.00")), 400);
+    const wrongDifference = await problem(
+      await put(caja, id, closing("2026-11-25T12:00:00.000Z", "2026-11-25T20:00:00.000Z", "1290.00", "5.00")),
+      400,
+    );
     expect(wrongDifference.errors.map((e) => e.path)).toEqual(["/report/difference"]);
-    const backwards = await problem(await put(caja, id, closing("2026-11-25T12:00:00.000Z", "2026-11-25T11:00:00.000Z")), 400);
+    const backwards = await problem(
+      await put(caja, id, closing("2026-11-25T12:00:00.000Z", "2026-11-25T11:00:00.000Z")),
+      400,
+    );
     expect(backwards.errors.map((e) => e.path)).toEqual(["/closedAt"]);
 
     const badId = await problem(await put(caja, "not-a-uuid", opening("2026-11-25T12:00:00.000Z")), 400);
     expect(badId.errors.map((e) => e.path)).toEqual(["/id"]);
     expect((await problem(await put(caja, id, "{ not json"), 400)).code).toBe("malformed_json");
-    expect((await problem(await put({ id: caja.id, token: "dvt_wrong" }, id, opening("2026-11-25T12:00:00.000Z")), 401)).code).toBe("unauthorized");
+    expect(
+      (await problem(await put({ id: caja.id, token: "dvt_wrong" }, id, opening("2026-11-25T12:00:00.000Z")), 401))
+        .code,
+    ).toBe("unauthorized");
 
     // None of the refused uploads stored anything.
-    expect(((await (await call("/reports/turnos", { headers: authed(token) })).json()) as { total: number }).total).toBe(0);
+    expect(
+      ((await (await call("/reports/turnos", { headers: authed(token) })).json()) as { total: number }).total,
+    ).toBe(0);
   });
 
   it("takes from a revoked till only the shifts it opened before its revocation", async () => {
     const { company } = await companyWithToken();
     const caja = await till(company.id, "Caja 1");
-    await database(env.DB).update(devices).set({ revokedAt: "2026-11-25T15:00:00.000Z" }).where(eq(devices.id, caja.id));
-    expect((await put(caja, crypto.randomUUID(), closing("2026-11-25T12:00:00.000Z", "2026-11-25T14:00:00.000Z"))).status).toBe(201);
+    await database(env.DB)
+      .update(devices)
+      .set({ revokedAt: "2026-11-25T15:00:00.000Z" })
+      .where(eq(devices.id, caja.id));
+    expect(
+      (await put(caja, crypto.randomUUID(), closing("2026-11-25T12:00:00.000Z", "2026-11-25T14:00:00.000Z"))).status,
+    ).toBe(201);
     const late = await problem(await put(caja, crypto.randomUUID(), opening("2026-11-25T16:00:00.000Z")), 400);
     expect(late.errors.map((e) => [e.path, e.code])).toEqual([["/openedAt", "after_revocation"]]);
   });
@@ -182,7 +239,9 @@ describe("GET /reports/turnos", () => {
     const [caja1, caja2] = [await till(company.id, "Caja 1"), await till(company.id, "Caja 2")];
     // 31 October 22:00 in Santo Domingo is already 1 November in UTC: the shift is October's.
     const october = crypto.randomUUID();
-    expect((await put(caja2, october, closing("2026-10-31T22:00:00-04:00", "2026-10-31T23:30:00-04:00"))).status).toBe(201);
+    expect((await put(caja2, october, closing("2026-10-31T22:00:00-04:00", "2026-10-31T23:30:00-04:00"))).status).toBe(
+      201,
+    );
     const morning1 = crypto.randomUUID();
     const morning2 = crypto.randomUUID();
     const evening1 = crypto.randomUUID();
@@ -190,7 +249,9 @@ describe("GET /reports/turnos", () => {
     await put(caja2, morning2, opening("2026-11-01T08:30:00-04:00", "500.00"));
     await put(caja1, evening1, closing("2026-11-01T14:05:00-04:00", "2026-11-01T22:00:00-04:00", "1295.00", "0.00"));
 
-    const all = (await (await call("/reports/turnos?Desde=31-10-2026&Hasta=2026-11-01", { headers: authed(token) })).json()) as {
+    const all = (await (
+      await call("/reports/turnos?Desde=31-10-2026&Hasta=2026-11-01", { headers: authed(token) })
+    ).json()) as {
       items: Record<string, string | number | null>[];
       total: number;
       nextCursor: string | null;
@@ -203,7 +264,10 @@ describe("GET /reports/turnos", () => {
       { deviceId: caja1.id, shiftId: evening1 },
       { deviceId: caja2.id, shiftId: morning2 },
     ].sort((a, b) => (a.deviceId === b.deviceId ? 0 : a.deviceId === first ? -1 : 1));
-    expect(all.items.map((i) => [i.businessDay, i.shiftId])).toEqual([["2026-10-31", october], ...nov.map((n) => ["2026-11-01", n.shiftId])]);
+    expect(all.items.map((i) => [i.businessDay, i.shiftId])).toEqual([
+      ["2026-10-31", october],
+      ...nov.map((n) => ["2026-11-01", n.shiftId]),
+    ]);
     expect(second).toBeDefined();
     expect(all.items[0]).toMatchObject({
       deviceId: caja2.id,
@@ -223,10 +287,18 @@ describe("GET /reports/turnos", () => {
       countedCash: "1290.00",
       difference: "-5.00",
     });
-    expect(all.items.find((i) => i.shiftId === morning2)).toMatchObject({ state: "open", openingFloat: "500.00", closedAt: null, difference: null, salesTotal: null });
+    expect(all.items.find((i) => i.shiftId === morning2)).toMatchObject({
+      state: "open",
+      openingFloat: "500.00",
+      closedAt: null,
+      difference: null,
+      salesTotal: null,
+    });
 
     // One till, one day.
-    const one = (await (await call(`/reports/turnos?Desde=2026-11-01&Hasta=2026-11-01&deviceId=${caja1.id}`, { headers: authed(token) })).json()) as {
+    const one = (await (
+      await call(`/reports/turnos?Desde=2026-11-01&Hasta=2026-11-01&deviceId=${caja1.id}`, { headers: authed(token) })
+    ).json()) as {
       items: { shiftId: string; difference: string }[];
     };
     expect(one.items.map((i) => [i.shiftId, i.difference])).toEqual([
@@ -238,7 +310,9 @@ describe("GET /reports/turnos", () => {
     const seen: unknown[] = [];
     let cursor: string | null = null;
     do {
-      const res = await call(`/reports/turnos?pageSize=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: authed(token) });
+      const res = await call(`/reports/turnos?pageSize=2${cursor ? `&cursor=${cursor}` : ""}`, {
+        headers: authed(token),
+      });
       const page = (await res.json()) as { items: { shiftId: string }[]; nextCursor: string | null };
       seen.push(...page.items.map((i) => i.shiftId));
       cursor = page.nextCursor;
@@ -266,20 +340,39 @@ describe("GET /reports/turnos", () => {
     // The same shift id on two issuers' tills: two shifts, each in its own issuer's objects.
     expect((await put(tillA, id, closing("2026-11-20T12:00:00.000Z", "2026-11-20T18:00:00.000Z"))).status).toBe(201);
     expect((await put(tillB, id, opening("2026-11-20T13:00:00.000Z", "200.00"))).status).toBe(201);
-    const listA = (await (await call("/reports/turnos", { headers: authed(a.token) })).json()) as { items: { deviceId: string; state: string }[] };
-    const listB = (await (await call("/reports/turnos", { headers: authed(b.token) })).json()) as { items: { deviceId: string; state: string }[] };
+    const listA = (await (await call("/reports/turnos", { headers: authed(a.token) })).json()) as {
+      items: { deviceId: string; state: string }[];
+    };
+    const listB = (await (await call("/reports/turnos", { headers: authed(b.token) })).json()) as {
+      items: { deviceId: string; state: string }[];
+    };
     expect(listA.items).toEqual([expect.objectContaining({ deviceId: tillA.id, state: "closed" })]);
     expect(listB.items).toEqual([expect.objectContaining({ deviceId: tillB.id, state: "open" })]);
     // Company A's token cannot filter its way into B's till.
-    expect(((await (await call(`/reports/turnos?deviceId=${tillB.id}`, { headers: authed(a.token) })).json()) as { total: number }).total).toBe(0);
+    expect(
+      (
+        (await (await call(`/reports/turnos?deviceId=${tillB.id}`, { headers: authed(a.token) })).json()) as {
+          total: number;
+        }
+      ).total,
+    ).toBe(0);
     expect((await call("/reports/turnos")).status).toBe(401);
   });
 
   it("answers a bad query with problem+json pointing into the query", async () => {
     const { token } = await companyWithToken();
-    const res = await call("/reports/turnos?Desde=2026-13-01&Hasta=01-11-2026&deviceId=a%20b&pageSize=0&cursor=xyz&format=xml", { headers: authed(token) });
+    const res = await call(
+      "/reports/turnos?Desde=2026-13-01&Hasta=01-11-2026&deviceId=a%20b&pageSize=0&cursor=xyz&format=xml",
+      { headers: authed(token) },
+    );
     const body = await problem(res, 400);
     expect(body.code).toBe("validation_failed");
-    expect(body.errors.map((e) => e.path)).toEqual(["/query/Desde", "/query/deviceId", "/query/pageSize", "/query/cursor", "/query/format"]);
+    expect(body.errors.map((e) => e.path)).toEqual([
+      "/query/Desde",
+      "/query/deviceId",
+      "/query/pageSize",
+      "/query/cursor",
+      "/query/format",
+    ]);
   });
 });

@@ -40,8 +40,12 @@ describe("signing in workerd", () => {
   });
 
   it("refuses a wrong password and an EC key with their codes", () => {
-    expect(() => readPkcs12(fromBase64(certificates.modernP12), "wrong")).toThrow(expect.objectContaining({ code: "wrong_password" }));
-    expect(() => readPkcs12(fromBase64(certificates.ecP12), certificates.password)).toThrow(expect.objectContaining({ code: "not_rsa" }));
+    expect(() => readPkcs12(fromBase64(certificates.modernP12), "wrong")).toThrow(
+      expect.objectContaining({ code: "wrong_password" }),
+    );
+    expect(() => readPkcs12(fromBase64(certificates.ecP12), certificates.password)).toThrow(
+      expect.objectContaining({ code: "not_rsa" }),
+    );
   });
 
   it("seals the key at rest with the MASTER_KEY secret, signs fast, matches xmldsigjs, verifies", async () => {
@@ -52,7 +56,9 @@ describe("signing in workerd", () => {
     expect(key.extractable).toBe(false);
 
     for (const tipo of ["31", "32", "43", "47"] as const) {
-      const xml = ecfToXml(makeEcf(tipo, { trickyText: true, fechaHoraFirma: fechaHoraFirma(new Date("2026-05-01T14:00:00Z")) }));
+      const xml = ecfToXml(
+        makeEcf(tipo, { trickyText: true, fechaHoraFirma: fechaHoraFirma(new Date("2026-05-01T14:00:00Z")) }),
+      );
       const fast = await signEcfXml(xml, key, contents.certificate);
       const slow = await signXml(xml, key, contents.certificate);
       expect(field(fast, "DigestValue")).toBe(field(slow, "DigestValue"));

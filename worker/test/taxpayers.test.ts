@@ -34,7 +34,10 @@ const row = (rnc: string, legalName: string, overrides: Partial<Row> = {}): Row 
 const adminCall = (method: string, path: string, body?: unknown) =>
   call(path, {
     method,
-    headers: { Authorization: `Bearer ${env.ADMIN_SECRET}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${env.ADMIN_SECRET}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
@@ -76,7 +79,10 @@ async function legalNameOf(rnc: string): Promise<string | null> {
   expect(res.status).toBe(200);
   return ((await res.json()) as { legalName: string }).legalName;
 }
-const generationRows = async (generation: number) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM taxpayers WHERE generation = ?1").bind(generation).first<{ n: number }>())!.n;
+const generationRows = async (generation: number) =>
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM taxpayers WHERE generation = ?1")
+    .bind(generation)
+    .first<{ n: number }>())!.n;
 
 beforeAll(async () => {
   const { company, token } = await companyWithToken();
@@ -84,10 +90,20 @@ beforeAll(async () => {
   const form = new FormData();
   form.set("file", new File([new Uint8Array(fromBase64(fixtures.forgeP12)!)], "firma.p12"));
   form.set("password", fixtures.password);
-  const uploaded = await call(`/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
+  const uploaded = await call(`/admin/companies/${company.id}/certificate`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+    body: form,
+  });
   expect(uploaded.status).toBe(200);
-  await admin("PUT", `/admin/companies/${company.id}/sequences/32`, { rangeFrom: 1, rangeTo: 1000, expiresOn: "2099-12-31" });
-  const created = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+  await admin("PUT", `/admin/companies/${company.id}/sequences/32`, {
+    rangeFrom: 1,
+    rangeTo: 1000,
+    expiresOn: "2099-12-31",
+  });
+  const created = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, {
+    name: "Caja 1",
+  });
   const paired = await postJson("/devices/pair", { pairingCode: created.pairingCode });
   expect(paired.status).toBe(200);
   deviceToken = ((await paired.json()) as { token: string }).token;
@@ -131,7 +147,13 @@ describe("GET /contribuyentes/{rnc}", () => {
     expect(fromTill.status).toBe(200);
     expect(await fromTill.json()).toEqual(body);
 
-    expect(await (await lookup("00114532871")).json()).toMatchObject({ legalName: "JOSÉ ÁNGEL MUÑOZ", activity: null, paymentRegime: null, registeredOn: null, active: true });
+    expect(await (await lookup("00114532871")).json()).toMatchObject({
+      legalName: "JOSÉ ÁNGEL MUÑOZ",
+      activity: null,
+      paymentRegime: null,
+      registeredOn: null,
+      active: true,
+    });
     expect(await (await deviceLookup("101000002")).json()).toMatchObject({ status: "SUSPENDIDO", active: false });
   });
 
@@ -144,15 +166,18 @@ describe("GET /contribuyentes/{rnc}", () => {
     }
   });
 
-  it.each(["12345678", "1318806811", "13188068A", "131-88068-1", "001145328711"])("%s is not 9 or 11 digits: 400 invalid_rnc with the path", async (rnc) => {
-    for (const res of [await lookup(rnc), await deviceLookup(rnc)]) {
-      expect(res.status).toBe(400);
-      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-      const body = (await res.json()) as { code: string; errors: { path: string; code: string }[] };
-      expect(body.code).toBe("invalid_rnc");
-      expect(body.errors).toEqual([expect.objectContaining({ path: "/rnc", code: "invalid_rnc" })]);
-    }
-  });
+  it.each(["12345678", "1318806811", "13188068A", "131-88068-1", "001145328711"])(
+    "%s is not 9 or 11 digits: 400 invalid_rnc with the path",
+    async (rnc) => {
+      for (const res of [await lookup(rnc), await deviceLookup(rnc)]) {
+        expect(res.status).toBe(400);
+        expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+        const body = (await res.json()) as { code: string; errors: { path: string; code: string }[] };
+        expect(body.code).toBe("invalid_rnc");
+        expect(body.errors).toEqual([expect.objectContaining({ path: "/rnc", code: "invalid_rnc" })]);
+      }
+    },
+  );
 
   it("needs the issuer's token, or a paired till's", async () => {
     expect((await call("/contribuyentes/131880681")).status).toBe(401);
@@ -185,7 +210,9 @@ describe("replacing the registry", () => {
 
     const status = await admin("GET", "/admin/taxpayers");
     expect(status.current).toEqual({ importId: second, rows: 2, importedAt: committed.committedAt });
-    expect(status.imports.find((i: { importId: number }) => i.importId === first.importId)).toMatchObject({ state: "replaced" });
+    expect(status.imports.find((i: { importId: number }) => i.importId === first.importId)).toMatchObject({
+      state: "replaced",
+    });
     expect(status.purgePending).toBe(true);
     expect(await generationRows(first.importId)).toBe(2);
 
@@ -213,7 +240,9 @@ describe("replacing the registry", () => {
         Array.from({ length: 1500 }, (_, j) => row(rnc(i + j), `NUEVA ${i + j}`)),
       );
 
-    const lookups = Array.from({ length: 40 }, (_, k) => lookup(rnc(k * 70)).then((r) => r.json() as Promise<{ legalName: string; registryImportedAt: string }>));
+    const lookups = Array.from({ length: 40 }, (_, k) =>
+      lookup(rnc(k * 70)).then((r) => r.json() as Promise<{ legalName: string; registryImportedAt: string }>),
+    );
     const committed = await commit(next);
     const answers = await Promise.all(lookups);
     for (const a of answers) {
@@ -240,18 +269,26 @@ describe("replacing the registry", () => {
     expect(await legalNameOf("403000001")).toBeNull();
 
     // Once abandoned it takes no rows and cannot be committed.
-    const late = await adminCall("POST", `/admin/taxpayers/imports/${abandoned}/rows`, { rows: [row("403000003", "TARDE SRL")] });
+    const late = await adminCall("POST", `/admin/taxpayers/imports/${abandoned}/rows`, {
+      rows: [row("403000003", "TARDE SRL")],
+    });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { code: string }).code).toBe("conflict");
     expect((await adminCall("POST", `/admin/taxpayers/imports/${abandoned}/commit`)).status).toBe(409);
     expect(await generationRows(abandoned)).toBe(1);
 
     // An import silent for a day is abandoned by the purge, which then deletes its rows too.
-    await env.DB.prepare("UPDATE taxpayer_imports SET last_activity_at = '2020-01-01T00:00:00.000Z' WHERE generation = ?1").bind(unfinished).run();
+    await env.DB.prepare(
+      "UPDATE taxpayer_imports SET last_activity_at = '2020-01-01T00:00:00.000Z' WHERE generation = ?1",
+    )
+      .bind(unfinished)
+      .run();
     for (let i = 0; i < 10 && (await admin<{ remaining: boolean }>("POST", "/admin/taxpayers/purge")).remaining; i++);
     expect(await generationRows(abandoned)).toBe(0);
     expect(await generationRows(unfinished)).toBe(0);
-    expect((await admin("GET", "/admin/taxpayers")).imports.find((i: { importId: number }) => i.importId === unfinished)).toMatchObject({ state: "abandoned" });
+    expect(
+      (await admin("GET", "/admin/taxpayers")).imports.find((i: { importId: number }) => i.importId === unfinished),
+    ).toMatchObject({ state: "abandoned" });
     expect((await admin("GET", "/admin/taxpayers")).current).toEqual(before);
     expect((await adminCall("DELETE", `/admin/taxpayers/imports/${before.importId}`)).status).toBe(409);
   });
@@ -287,14 +324,18 @@ describe("replacing the registry", () => {
     const res = await adminCall("POST", `/admin/taxpayers/imports/${id}/commit`);
     expect(res.status).toBe(422);
     expect((await adminCall("POST", "/admin/taxpayers/imports/999999/commit")).status).toBe(404);
-    expect((await adminCall("POST", "/admin/taxpayers/imports/999999/rows", { rows: [row("406000001", "X SRL")] })).status).toBe(404);
+    expect(
+      (await adminCall("POST", "/admin/taxpayers/imports/999999/rows", { rows: [row("406000001", "X SRL")] })).status,
+    ).toBe(404);
     await adminCall("DELETE", `/admin/taxpayers/imports/${id}`);
   });
 
   it("5,000 rows in one request are stored in one go", async () => {
     const id = await startImport();
     const rows = Array.from({ length: 5000 }, (_, i) =>
-      row(String(40_700_000_000 + i), `CONTRIBUYENTE NÚMERO ${i} CON UN NOMBRE LARGO COMO LOS DE DGII SRL`, { tradeName: `COMERCIO ${i}` }),
+      row(String(40_700_000_000 + i), `CONTRIBUYENTE NÚMERO ${i} CON UN NOMBRE LARGO COMO LOS DE DGII SRL`, {
+        tradeName: `COMERCIO ${i}`,
+      }),
     );
     await append(id, rows);
     expect((await commit(id)).rows).toBe(5000);
@@ -306,16 +347,24 @@ describe("admin routes refuse bad input", () => {
   it("rows that are not taxpayers: 400 naming each row's field, and nothing of the chunk stored", async () => {
     const id = await startImport();
     const res = await adminCall("POST", `/admin/taxpayers/imports/${id}/rows`, {
-      rows: [row("408000001", "BIEN SRL"), row("40800000", "RNC CORTO SRL"), row("408000003", "FECHA MALA SRL", { registeredOn: "15/03/2012" })],
+      rows: [
+        row("408000001", "BIEN SRL"),
+        row("40800000", "RNC CORTO SRL"),
+        row("408000003", "FECHA MALA SRL", { registeredOn: "15/03/2012" }),
+      ],
     });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { code: string; errors: { path: string }[] };
     expect(body.code).toBe("validation_failed");
     expect(body.errors.map((e) => e.path)).toEqual(["/rows/1/rnc", "/rows/2/registeredOn"]);
     expect(await generationRows(id)).toBe(0);
-    const tooMany = await adminCall("POST", `/admin/taxpayers/imports/${id}/rows`, { rows: Array.from({ length: 5001 }, (_, i) => row(String(408_100_000 + i), "X")) });
+    const tooMany = await adminCall("POST", `/admin/taxpayers/imports/${id}/rows`, {
+      rows: Array.from({ length: 5001 }, (_, i) => row(String(408_100_000 + i), "X")),
+    });
     expect(tooMany.status).toBe(400);
-    expect((await adminCall("POST", "/admin/taxpayers/imports/abc/rows", { rows: [row("408000001", "X")] })).status).toBe(400);
+    expect(
+      (await adminCall("POST", "/admin/taxpayers/imports/abc/rows", { rows: [row("408000001", "X")] })).status,
+    ).toBe(400);
     await adminCall("DELETE", `/admin/taxpayers/imports/${id}`);
   });
 

@@ -10,8 +10,15 @@ import { issue, issueRequest, issuer } from "./support/issuing.ts";
 import { auditRows, insertIntoMonths, ledgerMonths, ledgerSnapshot, registerInIssuer } from "./support/ledger.ts";
 import { receiptMonth } from "../src/ledger/client.ts";
 
-type Operation = { security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; responses: Record<string, unknown> };
-type OpenApi = { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string; scheme: string }> } };
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, unknown>;
+};
+type OpenApi = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+};
 
 /** Operations anyone may call: health, login, pairing, and DGII's emisor-receptor services. */
 const PUBLIC = new Set([
@@ -29,7 +36,12 @@ const PUBLIC = new Set([
 const openApi = async () => (await (await call("/openapi.json")).json()) as OpenApi;
 const operations = (doc: OpenApi) =>
   Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op })),
+    Object.entries(ops).map(([method, op]) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      method: method.toUpperCase(),
+      path,
+      op,
+    })),
   );
 const schemeOf = (op: Operation) => Object.keys(op.security?.[0] ?? {})[0] ?? "none";
 
@@ -123,8 +135,14 @@ async function parkFollowUps(companyId: string): Promise<void> {
       count += await runInDurableObject(receiptMonth(env, companyId, month), (_instance, state) => {
         const now = new Date().toISOString();
         const farAway = new Date(Date.now() + 365 * 86_400_000).toISOString();
-        state.storage.sql.exec("UPDATE tasks SET next_attempt_at = ?2 WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ?1)", now, farAway);
-        return state.storage.sql.exec("SELECT id FROM tasks WHERE status = 'pending' AND claimed_until >= ?1", now).toArray().length;
+        state.storage.sql.exec(
+          "UPDATE tasks SET next_attempt_at = ?2 WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ?1)",
+          now,
+          farAway,
+        );
+        return state.storage.sql
+          .exec("SELECT id FROM tasks WHERE status = 'pending' AND claimed_until >= ?1", now)
+          .toArray().length;
       });
     }
     return count;
@@ -147,7 +165,9 @@ describe("no route reaches an issuer the caller does not serve", () => {
     const issued = await issue(victimToken, issueRequest("31"));
     expect(issued.status).toBeLessThan(300);
     encf = issued.body.encf;
-    deviceId = (await admin<{ id: string }>("POST", `/admin/companies/${victim.id}/devices`, { name: "Caja de la víctima" })).id;
+    deviceId = (
+      await admin<{ id: string }>("POST", `/admin/companies/${victim.id}/devices`, { name: "Caja de la víctima" })
+    ).id;
     // The victim's own webhook endpoint (for an event nothing here causes, so no delivery runs in the background).
     const hook = await call("/webhooks", {
       method: "POST",
@@ -164,7 +184,9 @@ describe("no route reaches an issuer the caller does not serve", () => {
       [[purchaseId, victim.id]],
       () => "2025-01",
     );
-    await registerInIssuer(victim.id, { purchases: [{ rncEmisor: "131880681", encf: "E310000000077", month: "2025-01" }] });
+    await registerInIssuer(victim.id, {
+      purchases: [{ rncEmisor: "131880681", encf: "E310000000077", month: "2025-01" }],
+    });
     // Refusals naming the victim go to its audit log on purpose, in this UTC month's object:
     // registered now, so that recording them changes no other table of the victim's ledger.
     await registerInIssuer(victim.id, { months: [new Date().toISOString().slice(0, 7)] });
@@ -186,10 +208,14 @@ describe("no route reaches an issuer the caller does not serve", () => {
       .replace("{deliveryId}", "msg_de_la_victima")
       .replace("{periodo}", "2025-01")
       .replace("{rnc}", "130862346");
-    const jsonBody = (body: unknown) => ({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+    const jsonBody = (body: unknown) => ({
+      body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json" },
+    });
     const bodies: Record<string, () => { body: BodyInit; headers?: Record<string, string> }> = {
       "POST /fe/recepcion/ecf": () => jsonBody(issueRequest("31")),
-      "POST /fe/anulacion": () => jsonBody({ rangos: [{ tipoeCF: "32", desde: "E320000000001", hasta: "E320000000005" }] }),
+      "POST /fe/anulacion": () =>
+        jsonBody({ rangos: [{ tipoeCF: "32", desde: "E320000000001", hasta: "E320000000005" }] }),
       "PUT /receiver/settings": () => jsonBody({ requireAuthentication: true }),
       "POST /compras/{id}/aprobacion": () => jsonBody({ estado: "Aceptado" }),
       "POST /compras/{id}/confirmacion-manual": () => jsonBody({ motivo: "Verificada con el proveedor" }),
@@ -202,7 +228,10 @@ describe("no route reaches an issuer the caller does not serve", () => {
       "PUT /company/sequences/{tipo}": () => jsonBody({ rangeFrom: 1, rangeTo: 5, expiresOn: "2030-12-31" }),
       "PUT /company/certificate": () => {
         const form = new FormData();
-        form.set("file", new File([Uint8Array.from(atob(inject("certificates").modernP12), (ch) => ch.charCodeAt(0))], "intrusa.p12"));
+        form.set(
+          "file",
+          new File([Uint8Array.from(atob(inject("certificates").modernP12), (ch) => ch.charCodeAt(0))], "intrusa.p12"),
+        );
         form.set("password", inject("certificates").password);
         return { body: form };
       },
@@ -223,12 +252,23 @@ describe("no route reaches an issuer the caller does not serve", () => {
     for (const { name } of tables.results) {
       const columns = await env.DB.prepare(`SELECT name FROM pragma_table_info(?1)`).bind(name).all<{ name: string }>();
       const names = columns.results.map((c) => c.name);
-      const column = name === "companies" ? "id" : names.includes("company_id") ? "company_id" : names.includes("owner_id") ? "owner_id" : null;
+      const column =
+        name === "companies"
+          ? "id"
+          : names.includes("company_id")
+            ? "company_id"
+            : names.includes("owner_id")
+              ? "owner_id"
+              : null;
       if (!column) continue;
-      d1[name] = (await env.DB.prepare(`SELECT * FROM "${name}" WHERE ${column} = ?1 ORDER BY rowid`).bind(victim.id).all()).results;
+      d1[name] = (
+        await env.DB.prepare(`SELECT * FROM "${name}" WHERE ${column} = ?1 ORDER BY rowid`).bind(victim.id).all()
+      ).results;
     }
     // Refusals are recorded in the audit log on purpose.
-    const ledger = Object.fromEntries(Object.entries(await ledgerSnapshot(victim.id)).filter(([table]) => !table.endsWith("/audit_log")));
+    const ledger = Object.fromEntries(
+      Object.entries(await ledgerSnapshot(victim.id)).filter(([table]) => !table.endsWith("/audit_log")),
+    );
     const listed = await env.ARCHIVE.list({ prefix: `${victim.rnc}/` });
     return { d1, ledger, archive: listed.objects.map((o) => `${o.key} ${o.etag}`).sort() };
   }
@@ -257,7 +297,10 @@ describe("no route reaches an issuer the caller does not serve", () => {
       // A partner naming no issuer manages its own webhook endpoints (for every issuer it serves):
       // it gets its own list or endpoint, and the victim's endpoint is not among them (404).
       const partnerOwn: [number, string] | undefined = path.startsWith("/webhooks")
-        ? (({ "POST /webhooks": [201, ""], "GET /webhooks": [200, ""] } as Record<string, [number, string]>)[key] ?? [404, "not_found"])
+        ? (({ "POST /webhooks": [201, ""], "GET /webhooks": [200, ""] } as Record<string, [number, string]>)[key] ?? [
+            404,
+            "not_found",
+          ])
         : undefined;
       const cases: [string, Record<string, string>, number, string][] = [
         ["no token", { "X-RNC-Emisor": victim.rnc }, 401, "unauthorized"],
@@ -290,7 +333,10 @@ describe("no route reaches an issuer the caller does not serve", () => {
     // The same requests with the victim's own token do reach its data: the refusals above were
     // about who asked, not about the requests themselves.
     const own = requestFor("PUT", "/receiver/settings");
-    expect((await call(own.url, { ...own.init, headers: authed(victimToken, own.init.headers as Record<string, string>) })).status).toBe(200);
+    expect(
+      (await call(own.url, { ...own.init, headers: authed(victimToken, own.init.headers as Record<string, string>) }))
+        .status,
+    ).toBe(200);
     expect(await snapshot()).not.toEqual(before);
   });
 });
@@ -305,20 +351,38 @@ describe("refused attempts are logged against the issuer they named", () => {
     const stamp = Date.now();
 
     const attempts = [
-      { token: partnerToken, keyId: partnerKey.keyId, requestId: `iso-partner-${stamp}`, method: "GET", path: "/reports/encf" },
-      { token: companyToken, keyId: companyKey.keyId, requestId: `iso-company-${stamp}`, method: "PUT", path: "/receiver/settings" },
+      {
+        token: partnerToken,
+        keyId: partnerKey.keyId,
+        requestId: `iso-partner-${stamp}`,
+        method: "GET",
+        path: "/reports/encf",
+      },
+      {
+        token: companyToken,
+        keyId: companyKey.keyId,
+        requestId: `iso-company-${stamp}`,
+        method: "PUT",
+        path: "/receiver/settings",
+      },
     ];
     for (const a of attempts) {
       const res = await call(a.path, {
         method: a.method,
-        headers: authed(a.token, { "X-RNC-Emisor": target.rnc, "X-Request-Id": a.requestId, "Content-Type": "application/json" }),
+        headers: authed(a.token, {
+          "X-RNC-Emisor": target.rnc,
+          "X-Request-Id": a.requestId,
+          "Content-Type": "application/json",
+        }),
         body: a.method === "GET" ? undefined : JSON.stringify({ requireAuthentication: true }),
       });
       expect(res.status).toBe(403);
     }
     // Anonymous callers can write any RNC in the header: they are not put in the issuer's log.
     const anonymousId = `iso-anon-${stamp}`;
-    expect((await call("/reports/encf", { headers: { "X-RNC-Emisor": target.rnc, "X-Request-Id": anonymousId } })).status).toBe(401);
+    expect(
+      (await call("/reports/encf", { headers: { "X-RNC-Emisor": target.rnc, "X-Request-Id": anonymousId } })).status,
+    ).toBe(401);
 
     // The log is written after the response (waitUntil): wait for the rows rather than race them.
     const logged = async (id: string) => (await auditRows(target.id, "request_id = ?1", id))[0];
@@ -327,7 +391,13 @@ describe("refused attempts are logged against the issuer they named", () => {
     });
     for (const a of attempts) {
       const row = await logged(a.requestId);
-      expect(row).toMatchObject({ company_id: target.id, actor: a.keyId, action: `${a.method} ${a.path}`, code: "forbidden", status: 403 });
+      expect(row).toMatchObject({
+        company_id: target.id,
+        actor: a.keyId,
+        action: `${a.method} ${a.path}`,
+        code: "forbidden",
+        status: 403,
+      });
       expect(String(row!.detail)).toContain(a.keyId);
     }
     // The anonymous refusal is in no issuer's log (it is only logged to the console).
@@ -335,9 +405,13 @@ describe("refused attempts are logged against the issuer they named", () => {
     // The intruding company's own log does not get the entry: it concerns the target.
     expect(await auditRows(intruder.id)).toEqual([]);
 
-    const report = (await (await call("/reports/errores", { headers: authed(targetToken) })).json()) as { items: Record<string, unknown>[] };
+    const report = (await (await call("/reports/errores", { headers: authed(targetToken) })).json()) as {
+      items: Record<string, unknown>[];
+    };
     const seen = report.items.filter((i) => attempts.some((a) => a.requestId === i.requestId));
-    expect(seen.map((i) => [i.requestId, i.actor, i.code, i.status]).sort()).toEqual(attempts.map((a) => [a.requestId, a.keyId, "forbidden", 403]).sort());
+    expect(seen.map((i) => [i.requestId, i.actor, i.code, i.status]).sort()).toEqual(
+      attempts.map((a) => [a.requestId, a.keyId, "forbidden", 403]).sort(),
+    );
   });
 });
 

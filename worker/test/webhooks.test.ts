@@ -17,10 +17,18 @@ afterEach(clearFaults);
 
 const sinkUrl = (name: string) => `${inject("webhookSinkUrl")}/sinks/${name}`;
 const setSink = (name: string, secret: string, failWith: number | null = null) =>
-  fetch(sinkUrl(name), { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret, failWith }) });
+  fetch(sinkUrl(name), {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ secret, failWith }),
+  });
 const sinkDeliveries = async (name: string) => (await (await fetch(sinkUrl(name))).json()) as SinkDelivery[];
 const post = (token: string, path: string, body: unknown) =>
-  call(path, { method: "POST", headers: { ...authed(token), "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  call(path, {
+    method: "POST",
+    headers: { ...authed(token), "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 async function register(token: string, name: string, events: string[]) {
   const res = await post(token, "/webhooks", { url: sinkUrl(name), events });
@@ -36,19 +44,36 @@ describe("webhook endpoints", () => {
     const created = await register(token, "reg", ["receipt.accepted"]);
     expect(created.id).toMatch(/^wh_/);
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
-    const listed = (await (await call("/webhooks", { headers: authed(token) })).json()) as { webhooks: Record<string, unknown>[] };
-    expect(listed.webhooks).toEqual([expect.objectContaining({ id: created.id, events: ["receipt.accepted"], scope: "company", disabledAt: null })]);
+    const listed = (await (await call("/webhooks", { headers: authed(token) })).json()) as {
+      webhooks: Record<string, unknown>[];
+    };
+    expect(listed.webhooks).toEqual([
+      expect.objectContaining({ id: created.id, events: ["receipt.accepted"], scope: "company", disabledAt: null }),
+    ]);
     expect(JSON.stringify(listed)).not.toContain(created.secret);
 
-    const unsafe = ["http://example.com/hook", "https://10.0.0.8/hook", "https://192.168.1.2/hook", "https://localhost/hook", "ftp://example.com/x"];
+    const unsafe = [
+      "http://example.com/hook",
+      "https://10.0.0.8/hook",
+      "https://192.168.1.2/hook",
+      "https://localhost/hook",
+      "ftp://example.com/x",
+    ];
     // Issue 32's examples: IPv4 inside IPv6, NAT64, site-local, a trailing dot, a metadata name, benchmark, broadcast.
-    unsafe.push("https://[::127.0.0.1]/hook", "https://[64:ff9b::a9fe:a9fe]/hook", "https://[fec0::1]/hook", "https://localhost./hook");
+    unsafe.push(
+      "https://[::127.0.0.1]/hook",
+      "https://[64:ff9b::a9fe:a9fe]/hook",
+      "https://[fec0::1]/hook",
+      "https://localhost./hook",
+    );
     unsafe.push("https://metadata.google.internal/hook", "https://198.18.0.1/hook", "https://255.255.255.255/hook");
     for (const url of unsafe) {
       const refused = await post(token, "/webhooks", { url, events: ["receipt.accepted"] });
       expect(refused.status, url).toBe(400);
       expect(refused.headers.get("Content-Type")).toContain("application/problem+json");
-      expect(((await refused.json()) as { errors: { path: string; code: string }[] }).errors).toEqual([expect.objectContaining({ path: "/url", code: "url_not_allowed" })]);
+      expect(((await refused.json()) as { errors: { path: string; code: string }[] }).errors).toEqual([
+        expect.objectContaining({ path: "/url", code: "url_not_allowed" }),
+      ]);
     }
     expect((await post(token, "/webhooks", { url: sinkUrl("x"), events: ["receipt.exploded"] })).status).toBe(400);
     expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(token) })).status).toBe(204);
@@ -59,7 +84,9 @@ describe("webhook endpoints", () => {
     const a = await issuer();
     const b = await issuer();
     const created = await register(a.token, "iso", ["receipt.accepted"]);
-    expect(((await (await call("/webhooks", { headers: authed(b.token) })).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
+    expect(
+      ((await (await call("/webhooks", { headers: authed(b.token) })).json()) as { webhooks: unknown[] }).webhooks,
+    ).toEqual([]);
     expect((await call(`/webhooks/${created.id}`, { method: "DELETE", headers: authed(b.token) })).status).toBe(404);
     expect((await call(`/webhooks/${created.id}/deliveries`, { headers: authed(b.token) })).status).toBe(404);
   });
@@ -67,7 +94,11 @@ describe("webhook endpoints", () => {
 
 describe("a hostile endpoint's answer", () => {
   const setHostile = (name: string, secret: string, answer: SinkAnswer) =>
-    fetch(sinkUrl(name), { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ secret, answer }) });
+    fetch(sinkUrl(name), {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ secret, answer }),
+    });
   const deliverTo = (companyId: string, endpointId: string) =>
     deliverWebhook(
       env,
@@ -114,14 +145,24 @@ describe("the contract", () => {
       paths: Record<string, object>;
       webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
     };
-    for (const path of ["/webhooks", "/webhooks/{id}", "/webhooks/{id}/deliveries", "/webhooks/{id}/deliveries/{deliveryId}/retry"]) expect(doc.paths[path], path).toBeDefined();
+    for (const path of [
+      "/webhooks",
+      "/webhooks/{id}",
+      "/webhooks/{id}/deliveries",
+      "/webhooks/{id}/deliveries/{deliveryId}/retry",
+    ])
+      expect(doc.paths[path], path).toBeDefined();
     // Keyed by event type (the router mounts them under "/").
     expect(
       Object.keys(doc.webhooks)
         .map((k) => k.replace(/^\//, ""))
         .sort(),
     ).toEqual([...EVENT_TYPES].sort());
-    const accepted = JSON.stringify((doc.webhooks["/receipt.accepted"] ?? doc.webhooks["receipt.accepted"])!.post.requestBody.content["application/json"]!.schema);
+    const accepted = JSON.stringify(
+      (doc.webhooks["/receipt.accepted"] ?? doc.webhooks["receipt.accepted"])!.post.requestBody.content[
+        "application/json"
+      ]!.schema,
+    );
     // The receipt's fields are those of its GET (the IssueAnswer schema), plus the issuer's RNC.
     for (const field of ["rncEmisor", "timestamp", "IssueAnswer"]) expect(accepted).toContain(field);
   });
@@ -150,7 +191,13 @@ describe("webhook deliveries", () => {
     expect(new Set(got.map((d) => d.id)).size).toBe(2);
     expect(got[1]!.body).toMatchObject({
       type: "receipt.accepted",
-      data: { rncEmisor: company.rnc, encf: body.encf, estado: "Aceptado", codigoSeguridad: body.codigoSeguridad, reenviado: false },
+      data: {
+        rncEmisor: company.rnc,
+        encf: body.encf,
+        estado: "Aceptado",
+        codigoSeguridad: body.codigoSeguridad,
+        reenviado: false,
+      },
     });
     expect(Date.parse(got[1]!.body.timestamp)).not.toBeNaN();
   });
@@ -191,7 +238,9 @@ describe("webhook deliveries", () => {
     const after = await sinkDeliveries("flaky");
     expect(after.at(-1)).toMatchObject({ id: failing[0]!.id, answered: 204, verified: true });
     expect(after.at(-1)!.body.data.encf).toBe(body.encf);
-    const done = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as { deliveries: { status: string }[] };
+    const done = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as {
+      deliveries: { status: string }[];
+    };
     expect(done.deliveries[0]!.status).toBe("done");
   });
 
@@ -202,11 +251,19 @@ describe("webhook deliveries", () => {
     await issue(token, issueRequest("32"));
     await runTaskAlarms(company.id);
     // Three days later (the deadline passed) the next failure gives up and disables the endpoint.
-    await everyMonthSql(company.id, "UPDATE tasks SET deadline = ?1 WHERE kind = 'webhook'", new Date(Date.now() - 1000).toISOString());
+    await everyMonthSql(
+      company.id,
+      "UPDATE tasks SET deadline = ?1 WHERE kind = 'webhook'",
+      new Date(Date.now() - 1000).toISOString(),
+    );
     await runTaskAlarms(company.id);
-    const me = (await (await call("/company/me", { headers: authed(token) })).json()) as { warnings: { code: string; message: string }[] };
+    const me = (await (await call("/company/me", { headers: authed(token) })).json()) as {
+      warnings: { code: string; message: string }[];
+    };
     expect(me.warnings).toContainEqual(expect.objectContaining({ code: "webhook_disabled" }));
-    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as { deliveries: { id: string; status: string }[] };
+    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as {
+      deliveries: { id: string; status: string }[];
+    };
     expect(listed.deliveries[0]!.status).toBe("failed");
 
     // A delivery can be queued again on demand (an unknown one is a 404).
@@ -223,7 +280,9 @@ describe("webhook deliveries", () => {
     await setInvoicesThisMonth(company.id, 8);
     await issue(token, issueRequest("32")); // 9 of 10: not above 90 %
     const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
-    await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2").bind(inTenDays, company.id).run();
+    await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2")
+      .bind(inTenDays, company.id)
+      .run();
     forgetKeyLookups(); // (a write past the worker)
     await issue(token, issueRequest("32")); // 10 of 10, and the certificate expires in 10 days
     await issue(token, issueRequest("32")).catch(() => undefined); // refused (quota): no second notice either way
@@ -234,8 +293,16 @@ describe("webhook deliveries", () => {
     const got = await sinkDeliveries("issuer-events");
     expect(got.map((d) => d.type).sort()).toEqual(["certificate.expiring", "quota.near_limit"]);
     expect(got.every((d) => d.verified)).toBe(true);
-    expect(got.find((d) => d.type === "quota.near_limit")!.body.data).toMatchObject({ rncEmisor: company.rnc, used: 10, limit: 10 });
-    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({ rncEmisor: company.rnc, notAfter: inTenDays, withinDays: 15 });
+    expect(got.find((d) => d.type === "quota.near_limit")!.body.data).toMatchObject({
+      rncEmisor: company.rnc,
+      used: 10,
+      limit: 10,
+    });
+    expect(got.find((d) => d.type === "certificate.expiring")!.body.data).toMatchObject({
+      rncEmisor: company.rnc,
+      notAfter: inTenDays,
+      withinDays: 15,
+    });
   });
 
   it("certificate.expiring once at 15 days and once more at 3, never twice at the same mark", async () => {
@@ -243,13 +310,18 @@ describe("webhook deliveries", () => {
     await register(token, "certificate-marks", ["certificate.expiring"]);
     const expiringIn = async (days: number) => {
       const notAfter = new Date(Date.now() + days * 86_400_000).toISOString();
-      await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2").bind(notAfter, company.id).run();
+      await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2")
+        .bind(notAfter, company.id)
+        .run();
       forgetKeyLookups(); // (a write past the worker)
       return notAfter;
     };
     const noticesAfter = async (expected: number) => {
-      for (let round = 0; round < 5 && (await sinkDeliveries("certificate-marks")).length < expected; round++) await runTaskAlarms(company.id);
-      return (await sinkDeliveries("certificate-marks")).map((d) => d.body.data as { withinDays: number; notAfter: string });
+      for (let round = 0; round < 5 && (await sinkDeliveries("certificate-marks")).length < expected; round++)
+        await runTaskAlarms(company.id);
+      return (await sinkDeliveries("certificate-marks")).map(
+        (d) => d.body.data as { withinDays: number; notAfter: string },
+      );
     };
     await expiringIn(20);
     await issue(token, issueRequest("32")); // 20 days left: nothing yet
@@ -268,10 +340,12 @@ describe("webhook deliveries", () => {
   it("a request queues only the events some endpoint of the issuer (or of its partner) is subscribed to; the alarm queues every one", async () => {
     const { company, token } = await issuer();
     const events = async () =>
-      (await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position")).map((row) => {
-        const { event } = JSON.parse(String(row.payload)) as { event: { type: string; data: { encf: string } } };
-        return `${event.type} ${event.data.encf}`;
-      });
+      (await everyMonthSql(company.id, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position")).map(
+        (row) => {
+          const { event } = JSON.parse(String(row.payload)) as { event: { type: string; data: { encf: string } } };
+          return `${event.type} ${event.data.encf}`;
+        },
+      );
     // Nobody listens: neither an acceptance nor a contingency queues anything.
     const accepted = await issue(token, issueRequest("32"));
     expect(accepted.body.estado).toBe("Aceptado");
@@ -287,7 +361,9 @@ describe("webhook deliveries", () => {
     // A partner serving the issuer hears contingencies: the next one is queued.
     const partner = await admin<{ id: string }>("POST", "/admin/partners", { name: `Integrador ${company.rnc}` });
     await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: company.id });
-    await register(await tokenFor(await createKey("partner", partner.id)), "partner-contingency", ["receipt.contingency"]);
+    await register(await tokenFor(await createKey("partner", partner.id)), "partner-contingency", [
+      "receipt.contingency",
+    ]);
     const third = await issue(token, issueRequest("31"));
     expect(third.status).toBe(503);
     expect(await events()).toEqual([`receipt.contingency ${third.body.encf}`]);
@@ -295,24 +371,36 @@ describe("webhook deliveries", () => {
     // the endpoint hears the acceptance of every receipt in contingency.
     await clearFaults();
     const waiting = [unheard, second, third].map((r) => r.body.encf);
-    const allAccepted = async () => (await Promise.all(waiting.map((encf) => receiptRow(company.id, encf)))).every((row) => row?.status === "accepted");
+    const allAccepted = async () =>
+      (await Promise.all(waiting.map((encf) => receiptRow(company.id, encf)))).every(
+        (row) => row?.status === "accepted",
+      );
     await until(allAccepted, () => runRetryAlarms(company.id));
     await until(
       async () => (await sinkDeliveries("accepted-only")).length >= 3,
       () => runTaskAlarms(company.id),
     );
-    expect((await sinkDeliveries("accepted-only")).map((d) => `${d.type} ${d.body.data.encf}`).sort()).toEqual(waiting.map((encf) => `receipt.accepted ${encf}`).sort());
-    expect((await sinkDeliveries("partner-contingency")).map((d) => `${d.type} ${d.body.data.encf}`)).toEqual([`receipt.contingency ${third.body.encf}`]);
+    expect((await sinkDeliveries("accepted-only")).map((d) => `${d.type} ${d.body.data.encf}`).sort()).toEqual(
+      waiting.map((encf) => `receipt.accepted ${encf}`).sort(),
+    );
+    expect((await sinkDeliveries("partner-contingency")).map((d) => `${d.type} ${d.body.data.encf}`)).toEqual([
+      `receipt.contingency ${third.body.encf}`,
+    ]);
   });
 
   it("a partner's endpoint (no X-RNC-Emisor) hears about every issuer it serves", async () => {
     const a = await issuer();
     const b = await issuer();
-    const partner = await admin<{ id: string }>("POST", "/admin/partners", { name: `Casa de software ${a.company.rnc}` });
-    for (const { company } of [a, b]) await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: company.id });
+    const partner = await admin<{ id: string }>("POST", "/admin/partners", {
+      name: `Casa de software ${a.company.rnc}`,
+    });
+    for (const { company } of [a, b])
+      await admin("POST", `/admin/partners/${partner.id}/companies`, { companyId: company.id });
     const partnerToken = await tokenFor(await createKey("partner", partner.id));
     const endpoint = await register(partnerToken, "partner", ["receipt.accepted"]);
-    const listed = (await (await call("/webhooks", { headers: authed(partnerToken) })).json()) as { webhooks: { id: string; scope: string }[] };
+    const listed = (await (await call("/webhooks", { headers: authed(partnerToken) })).json()) as {
+      webhooks: { id: string; scope: string }[];
+    };
     expect(listed.webhooks).toEqual([expect.objectContaining({ id: endpoint.id, scope: "partner" })]);
     const issued = [await issue(a.token, issueRequest("32")), await issue(b.token, issueRequest("32"))];
     await until(
@@ -326,6 +414,8 @@ describe("webhook deliveries", () => {
     expect(got.map((d) => d.body.data.rncEmisor).sort()).toEqual([a.company.rnc, b.company.rnc].sort());
     expect(got.map((d) => d.body.data.encf).sort()).toEqual(issued.map((i) => i.body.encf).sort());
     // The issuer's own list does not show the partner's endpoint.
-    expect(((await (await call("/webhooks", { headers: authed(a.token) })).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
+    expect(
+      ((await (await call("/webhooks", { headers: authed(a.token) })).json()) as { webhooks: unknown[] }).webhooks,
+    ).toEqual([]);
   });
 });

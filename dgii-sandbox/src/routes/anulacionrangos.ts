@@ -16,15 +16,24 @@ const RESULT = {
   rechazado: { codigo: "3", nombre: "Anulación rechazada" },
 } as const;
 
-function answer(rnc: string | null, result: (typeof RESULT)[keyof typeof RESULT], mensajes: string[], status: 200 | 400 = 200) {
-  return new Response(JSON.stringify({ rnc, ...result, mensajes }), { status, headers: { "content-type": "application/json; charset=utf-8" } });
+function answer(
+  rnc: string | null,
+  result: (typeof RESULT)[keyof typeof RESULT],
+  mensajes: string[],
+  status: 200 | 400 = 200,
+) {
+  return new Response(JSON.stringify({ rnc, ...result, mensajes }), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
 }
 
 function rangeProblem(range: AnecfRange): string | null {
   const from = splitEncf(range.desde);
   const to = splitEncf(range.hasta);
   if (!from || !to || from.tipo !== range.tipo || to.tipo !== range.tipo) return "El tipo de comprobante no es válido";
-  if (from.sequence > to.sequence) return "El valor del campo SecuenciaeNCFDesde es mayor al del campo SecuenciaeNCFHasta";
+  if (from.sequence > to.sequence)
+    return "El valor del campo SecuenciaeNCFDesde es mayor al del campo SecuenciaeNCFHasta";
   return null;
 }
 
@@ -38,9 +47,20 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
     try {
       root = parseXml(part.xml);
     } catch (error) {
-      return answer(null, RESULT.rechazado, [`Tipo de archivo no valido, favor proveer un XML: ${(error as MalformedXmlError).message}`], 400);
+      return answer(
+        null,
+        RESULT.rechazado,
+        [`Tipo de archivo no valido, favor proveer un XML: ${(error as MalformedXmlError).message}`],
+        400,
+      );
     }
-    if (localName(root) !== "ANECF") return answer(null, RESULT.rechazado, ["Tipo de archivo no valido, favor proveer un XML de anulación (ANECF)"], 400);
+    if (localName(root) !== "ANECF")
+      return answer(
+        null,
+        RESULT.rechazado,
+        ["Tipo de archivo no valido, favor proveer un XML de anulación (ANECF)"],
+        400,
+      );
     const summary = readAnecf(root);
     const schema = await ctx.checks.validateSchema(part.xml, "ANECF");
     if (!schema.ok)
@@ -58,7 +78,12 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
 
     const lines = [...new Set(summary.ranges.map((r) => r.noLinea))];
     if (lines.some((line, index) => Number(line) !== index + 1)) {
-      return answer(summary.rncEmisor, RESULT.rechazado, ["El campo NoLinea no es válido, no cumple orden secuencial."], 400);
+      return answer(
+        summary.rncEmisor,
+        RESULT.rechazado,
+        ["El campo NoLinea no es válido, no cumple orden secuencial."],
+        400,
+      );
     }
     for (const range of summary.ranges) {
       const problem = rangeProblem(range);
@@ -72,10 +97,15 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
       const to = splitEncf(range.hasta)!;
       const used = usedNumbers(ctx, env, summary.rncEmisor, range.tipo, from.sequence, to.sequence);
       if (used.length > 0) {
-        exceptions.push(`${range.desde}-${range.hasta}: las secuencias que está intentando anular han sido utilizadas (${used.join(", ")})`);
+        exceptions.push(
+          `${range.desde}-${range.hasta}: las secuencias que está intentando anular han sido utilizadas (${used.join(", ")})`,
+        );
         continue;
       }
-      ctx.state.record({ t: "voided", range: { env, rnc: summary.rncEmisor, tipo: range.tipo, from: from.sequence, to: to.sequence } });
+      ctx.state.record({
+        t: "voided",
+        range: { env, rnc: summary.rncEmisor, tipo: range.tipo, from: from.sequence, to: to.sequence },
+      });
       voided += 1;
     }
 
@@ -85,7 +115,10 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
         ? ["Las secuencias fueron anuladas correctamente."]
         : voided === 0
           ? ["Las secuencias que está intentando anular han sido utilizadas.", ...exceptions]
-          : ["Las secuencias fueron anuladas correctamente. Con excepción de las secuencias del detalle.", ...exceptions];
+          : [
+              "Las secuencias fueron anuladas correctamente. Con excepción de las secuencias del detalle.",
+              ...exceptions,
+            ];
     ctx.state.record({
       t: "received",
       entry: {
@@ -106,17 +139,31 @@ export function anulacionRangosRoutes(ctx: SandboxContext, env: Environment) {
 }
 
 /** e-NCFs in the range that DGII holds as used: received and not rejected in a way that frees them. */
-function usedNumbers(ctx: SandboxContext, env: Environment, rnc: string, tipo: string, from: number, to: number): string[] {
+function usedNumbers(
+  ctx: SandboxContext,
+  env: Environment,
+  rnc: string,
+  tipo: string,
+  from: number,
+  to: number,
+): string[] {
   const used = new Set<string>();
   const inRange = (encf: string) => {
     const parts = splitEncf(encf);
     return !!parts && parts.tipo === tipo && parts.sequence >= from && parts.sequence <= to;
   };
   for (const r of ctx.state.receptions.values()) {
-    if (r.env === env && r.summary.rncEmisor === rnc && inRange(r.summary.encf) && (r.outcome?.secuenciaUtilizada ?? true)) used.add(r.summary.encf);
+    if (
+      r.env === env &&
+      r.summary.rncEmisor === rnc &&
+      inRange(r.summary.encf) &&
+      (r.outcome?.secuenciaUtilizada ?? true)
+    )
+      used.add(r.summary.encf);
   }
   for (const r of ctx.state.rfce) {
-    if (r.env === env && r.summary.rncEmisor === rnc && inRange(r.summary.encf) && r.outcome.secuenciaUtilizada) used.add(r.summary.encf);
+    if (r.env === env && r.summary.rncEmisor === rnc && inRange(r.summary.encf) && r.outcome.secuenciaUtilizada)
+      used.add(r.summary.encf);
   }
   return [...used].sort();
 }

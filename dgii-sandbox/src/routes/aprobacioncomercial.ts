@@ -33,24 +33,33 @@ export function aprobacionComercialRoutes(ctx: SandboxContext, env: Environment)
     } catch (error) {
       return refuse(`Archivo no válido: ${(error as MalformedXmlError).message}`);
     }
-    if (localName(root) !== "ACECF") return refuse("Tipo de archivo no válido, favor proveer un XML de Aprobación Comercial (ACECF)");
+    if (localName(root) !== "ACECF")
+      return refuse("Tipo de archivo no válido, favor proveer un XML de Aprobación Comercial (ACECF)");
     const schema = await ctx.checks.validateSchema(part.xml, "ACECF");
     if (!schema.ok) {
-      return refuse(`La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente. ${schema.errors.join("; ")}`);
+      return refuse(
+        `La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente. ${schema.errors.join("; ")}`,
+      );
     }
     const signature = await ctx.checks.verifySignature(part.xml);
     if (!signature.ok) return refuse("La firma del XML no es válida");
 
     const summary = readAcecf(root);
-    if (!isDelegate(ctx, summary.rncComprador, signature.certificate)) return refuse(NOT_A_DELEGATE(`Comprador ${summary.rncComprador}`));
+    if (!isDelegate(ctx, summary.rncComprador, signature.certificate))
+      return refuse(NOT_A_DELEGATE(`Comprador ${summary.rncComprador}`));
     const expectedName = `${summary.rncComprador}${summary.encf}.xml`;
     if (part.fileName && part.fileName.toLowerCase() !== expectedName.toLowerCase()) {
-      return refuse(`El nombre del archivo debe ser RNCComprador + e-NCF (${expectedName}), se recibió '${part.fileName}'`);
+      return refuse(
+        `El nombre del archivo debe ser RNCComprador + e-NCF (${expectedName}), se recibió '${part.fileName}'`,
+      );
     }
-    if (NOT_APPROVABLE.has(summary.encf.slice(1, 3))) return refuse("Aprobación Comercial no es requerida para este tipo de e-CF");
+    if (NOT_APPROVABLE.has(summary.encf.slice(1, 3)))
+      return refuse("Aprobación Comercial no es requerida para este tipo de e-CF");
 
     const now = ctx.now().getTime();
-    const invoice = ctx.state.receptionsOf(env, summary.rncEmisor, summary.encf).find((r) => r.outcome && now >= r.readyAt && (r.outcome.codigo === 1 || r.outcome.codigo === 4));
+    const invoice = ctx.state
+      .receptionsOf(env, summary.rncEmisor, summary.encf)
+      .find((r) => r.outcome && now >= r.readyAt && (r.outcome.codigo === 1 || r.outcome.codigo === 4));
     if (!invoice) return refuse("Factura no encontrada para esta Aprobación comercial.");
 
     const receivedAt = ctx.now();

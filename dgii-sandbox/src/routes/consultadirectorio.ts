@@ -12,14 +12,16 @@ export interface DirectoryEntry {
 }
 
 export function parseDirectory(body: unknown): DirectoryEntry[] | string {
-  if (!Array.isArray(body)) return "body must be an array of { nombre, rnc, urlRecepcion, urlAceptacion, urlOpcional? }";
+  if (!Array.isArray(body))
+    return "body must be an array of { nombre, rnc, urlRecepcion, urlAceptacion, urlOpcional? }";
   const entries: DirectoryEntry[] = [];
   for (const [index, item] of body.entries()) {
     const e = item as Record<string, unknown>;
     const strings = ["nombre", "rnc", "urlRecepcion", "urlAceptacion"] as const;
     const missing = strings.find((key) => typeof e?.[key] !== "string");
     if (missing) return `entry ${index}: ${missing} must be a string`;
-    if (e.urlOpcional !== undefined && e.urlOpcional !== null && typeof e.urlOpcional !== "string") return `entry ${index}: urlOpcional must be a string`;
+    if (e.urlOpcional !== undefined && e.urlOpcional !== null && typeof e.urlOpcional !== "string")
+      return `entry ${index}: urlOpcional must be a string`;
     entries.push({
       nombre: e.nombre as string,
       rnc: e.rnc as string,

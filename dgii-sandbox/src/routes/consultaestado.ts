@@ -27,7 +27,11 @@ export function consultaEstadoRoutes(ctx: SandboxContext, env: Environment) {
     const encf = queryParam(c, "ncfelectronico");
     const rncComprador = queryParam(c, "rnccomprador") || undefined;
     const codigoSeguridad = queryParam(c, "codigoseguridad") || undefined;
-    if (!rnc || !encf) return c.json({ error: "Los campos RncEmisor y NcfElectronico son requeridos", mensaje: "Parámetros requeridos" }, 400);
+    if (!rnc || !encf)
+      return c.json(
+        { error: "Los campos RncEmisor y NcfElectronico son requeridos", mensaje: "Parámetros requeridos" },
+        400,
+      );
 
     const candidates: Found[] = [];
     const now = ctx.now().getTime();
@@ -43,7 +47,9 @@ export function consultaEstadoRoutes(ctx: SandboxContext, env: Environment) {
       candidates.push({ codigo: r.outcome.codigo, ...r.summary });
     }
     const matching = candidates.filter(
-      (found) => (rncComprador === undefined || found.rncComprador === rncComprador) && (codigoSeguridad === undefined || found.codigoSeguridad === codigoSeguridad),
+      (found) =>
+        (rncComprador === undefined || found.rncComprador === rncComprador) &&
+        (codigoSeguridad === undefined || found.codigoSeguridad === codigoSeguridad),
     );
     // An accepted copy is the one that counts; otherwise the latest rejection.
     const found = matching.find((f) => f.codigo !== 2) ?? matching[matching.length - 1];

@@ -30,7 +30,8 @@ export function consultaResultadoRoutes(ctx: SandboxContext, env: Environment) {
 
   app.get("/api/consultas/estado", (c) => {
     const trackId = queryParam(c, "trackid");
-    if (!trackId) return c.json({ error: "El campo TrackId es requerido", mensaje: "El campo TrackId es requerido" }, 400);
+    if (!trackId)
+      return c.json({ error: "El campo TrackId es requerido", mensaje: "El campo TrackId es requerido" }, 400);
     const reception = ctx.state.receptions.get(trackId);
     if (!reception || reception.env !== env) {
       return c.json({

@@ -14,9 +14,18 @@ export function consultaRfceRoutes(ctx: SandboxContext, env: Environment) {
     const encf = queryParam(c, "encf");
     const codigoSeguridad = queryParam(c, "cod_seguridad_ecf") ?? queryParam(c, "codigoseguridad");
     if (!rnc || !encf || !codigoSeguridad) {
-      return c.json({ error: "Los campos RNC_Emisor, ENCF y Cod_Seguridad_eCF son requeridos", mensaje: "Parámetros requeridos" }, 400);
+      return c.json(
+        { error: "Los campos RNC_Emisor, ENCF y Cod_Seguridad_eCF son requeridos", mensaje: "Parámetros requeridos" },
+        400,
+      );
     }
-    const matches = ctx.state.rfce.filter((r) => r.env === env && r.summary.rncEmisor === rnc && sameEncf(r.summary.encf, encf) && r.summary.codigoSeguridad === codigoSeguridad);
+    const matches = ctx.state.rfce.filter(
+      (r) =>
+        r.env === env &&
+        r.summary.rncEmisor === rnc &&
+        sameEncf(r.summary.encf, encf) &&
+        r.summary.codigoSeguridad === codigoSeguridad,
+    );
     const found = matches.find((r) => r.outcome.codigo !== 2) ?? matches[matches.length - 1];
     if (!found) {
       return c.json({ rnc, encf, secuenciaUtilizada: false, codigo: "0", estado: ESTADOS[0], mensajes: [] });

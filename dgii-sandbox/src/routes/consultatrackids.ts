@@ -21,7 +21,8 @@ export function consultaTrackIdsRoutes(ctx: SandboxContext, env: Environment) {
     else if (encf.length !== 13) errors.push("La longitud del ENCF es inválida.");
     else if (!ENCF_PATTERN.test(encf.toUpperCase())) errors.push("El ENCF es inválido.");
     if (errors.length > 0) return c.json({ error: errors[0], mensaje: errors.join(" ") }, 400);
-    if (!isDelegate(ctx, rnc!, c.get("token"))) return c.json({ error: TRACKIDS_NOT_A_DELEGATE, mensaje: TRACKIDS_NOT_A_DELEGATE }, 400);
+    if (!isDelegate(ctx, rnc!, c.get("token")))
+      return c.json({ error: TRACKIDS_NOT_A_DELEGATE, mensaje: TRACKIDS_NOT_A_DELEGATE }, 400);
 
     const list = ctx.state
       .receptionsOf(env, rnc!, encf!)

@@ -80,7 +80,8 @@ export function controlRoutes(ctx: SandboxContext) {
     for (const key of ["processingMs", "tokenTtlMs", "seedTtlMs"] as const) {
       const value = body[key];
       if (value === undefined) continue;
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return c.json({ error: `${key} must be a non-negative integer` }, 400);
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+        return c.json({ error: `${key} must be a non-negative integer` }, 400);
       ctx.config[key] = value;
     }
     return c.json(ctx.config);
@@ -102,10 +103,15 @@ export function controlRoutes(ctx: SandboxContext) {
   app.put("/signers", async (c) => {
     const body = (await c.req.json().catch(() => null)) as { rnc?: unknown; certificates?: unknown } | null;
     const rnc = typeof body?.rnc === "string" && /^(\d{9}|\d{11})$/.test(body.rnc) ? body.rnc : undefined;
-    const pems = Array.isArray(body?.certificates) && body.certificates.every((p) => typeof p === "string") ? (body.certificates as string[]) : undefined;
-    if (!rnc || !pems) return c.json({ error: "Send { rnc: '9 or 11 digits', certificates: ['-----BEGIN CERTIFICATE-----…'] }" }, 400);
+    const pems =
+      Array.isArray(body?.certificates) && body.certificates.every((p) => typeof p === "string")
+        ? (body.certificates as string[])
+        : undefined;
+    if (!rnc || !pems)
+      return c.json({ error: "Send { rnc: '9 or 11 digits', certificates: ['-----BEGIN CERTIFICATE-----…'] }" }, 400);
     const ders = pems.map(certificatesOfPem);
-    if (ders.some((d) => !d?.length)) return c.json({ error: "Every entry of certificates must be a PEM certificate" }, 400);
+    if (ders.some((d) => !d?.length))
+      return c.json({ error: "Every entry of certificates must be a PEM certificate" }, 400);
     setSigners(
       ctx,
       rnc,
@@ -119,9 +125,12 @@ export function controlRoutes(ctx: SandboxContext) {
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body || typeof body !== "object") return c.json({ error: "body must be a JSON object" }, 400);
     const { estado, motivo, requireAuth } = body;
-    if (estado !== undefined && estado !== "0" && estado !== "1") return c.json({ error: 'estado must be "0" or "1"' }, 400);
-    if (estado === "1" && !["1", "2", "3", "4"].includes(String(motivo))) return c.json({ error: 'estado "1" needs motivo "1" to "4"' }, 400);
-    if (requireAuth !== undefined && typeof requireAuth !== "boolean") return c.json({ error: "requireAuth must be a boolean" }, 400);
+    if (estado !== undefined && estado !== "0" && estado !== "1")
+      return c.json({ error: 'estado must be "0" or "1"' }, 400);
+    if (estado === "1" && !["1", "2", "3", "4"].includes(String(motivo)))
+      return c.json({ error: 'estado "1" needs motivo "1" to "4"' }, 400);
+    if (requireAuth !== undefined && typeof requireAuth !== "boolean")
+      return c.json({ error: "requireAuth must be a boolean" }, 400);
     ctx.state.record({
       t: "buyer",
       buyer: {

@@ -27,7 +27,13 @@ function parseSend(body: unknown): SendRequest | string {
   if (token !== undefined && typeof token !== "string") return "token must be a string";
   if (authenticate !== undefined && typeof authenticate !== "boolean") return "authenticate must be a boolean";
   if (token && authenticate) return "give either token or authenticate, not both";
-  return { to, xml, ...(fileName ? { fileName } : {}), ...(token ? { token } : {}), ...(authenticate ? { authenticate } : {}) };
+  return {
+    to,
+    xml,
+    ...(fileName ? { fileName } : {}),
+    ...(token ? { token } : {}),
+    ...(authenticate ? { authenticate } : {}),
+  };
 }
 
 /** An ACECF to send: given as XML (sent as is), or as its fields (built and signed by the sandbox). */
@@ -69,8 +75,10 @@ function parseApproval(body: unknown): ApprovalRequest | string {
   }
   if (f.Estado !== "1" && f.Estado !== "2") return 'Estado must be "1" (accepted) or "2" (rejected)';
   if (!DGII_DATE.test(f.FechaEmision as string)) return "FechaEmision must be dd-MM-yyyy";
-  if (f.Estado === "2" && typeof f.DetalleMotivoRechazo !== "string") return "DetalleMotivoRechazo is required when Estado is 2";
-  if (f.FechaHoraAprobacionComercial !== undefined && typeof f.FechaHoraAprobacionComercial !== "string") return "FechaHoraAprobacionComercial must be a string";
+  if (f.Estado === "2" && typeof f.DetalleMotivoRechazo !== "string")
+    return "DetalleMotivoRechazo is required when Estado is 2";
+  if (f.FechaHoraAprobacionComercial !== undefined && typeof f.FechaHoraAprobacionComercial !== "string")
+    return "FechaHoraAprobacionComercial must be a string";
   return { to, fields: f as unknown as NonNullable<ApprovalRequest["fields"]>, ...auth };
 }
 
@@ -117,7 +125,16 @@ export function emisorRoutes(ctx: SandboxContext) {
     } catch {
       // Not JSON: the raw body is reported as is.
     }
-    return c.json({ url, fileName, authentication, status: response.status, contentType: response.headers.get("content-type"), body, answer, xml });
+    return c.json({
+      url,
+      fileName,
+      authentication,
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      body,
+      answer,
+      xml,
+    });
   });
 
   app.post("/send", async (c) => {
@@ -160,7 +177,16 @@ export function emisorRoutes(ctx: SandboxContext) {
     } catch {
       // Not XML: the raw body is reported as is.
     }
-    return c.json({ url, fileName, authentication, status: response.status, contentType: response.headers.get("content-type"), body, arecf, signature });
+    return c.json({
+      url,
+      fileName,
+      authentication,
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      body,
+      arecf,
+      signature,
+    });
   });
 
   return app;
@@ -170,7 +196,9 @@ export function emisorRoutes(ctx: SandboxContext) {
  * The receiver standard's optional authentication: GET the seed, sign it with the sandbox's
  * certificate, POST it to validacioncertificado; the token comes back as JSON or XML.
  */
-type Delivery = { url: string; authentication: { status: number; error?: string } | null; response: Response } | { failed: Record<string, unknown> };
+type Delivery =
+  | { url: string; authentication: { status: number; error?: string } | null; response: Response }
+  | { failed: Record<string, unknown> };
 
 /**
  * Posts `xml` as the multipart field `xml` to `{to}{path}`, as DGII's simulator does: with the
@@ -206,7 +234,10 @@ async function deliver(
   }
 }
 
-async function authenticate(ctx: SandboxContext, base: string): Promise<{ status: number; token?: string; error?: string }> {
+async function authenticate(
+  ctx: SandboxContext,
+  base: string,
+): Promise<{ status: number; token?: string; error?: string }> {
   try {
     const seedResponse = await fetch(`${base}/fe/autenticacion/api/semilla`);
     if (!seedResponse.ok) return { status: seedResponse.status, error: "semilla refused" };
@@ -214,10 +245,16 @@ async function authenticate(ctx: SandboxContext, base: string): Promise<{ status
     const signed = await signXml(await seedResponse.text(), signer.key, signer.certificateDer);
     const form = new FormData();
     form.append("xml", new Blob([signed], { type: "text/xml" }), "semilla.xml");
-    const response = await fetch(`${base}/fe/autenticacion/api/validacioncertificado`, { method: "POST", body: form, headers: { accept: "application/json" } });
+    const response = await fetch(`${base}/fe/autenticacion/api/validacioncertificado`, {
+      method: "POST",
+      body: form,
+      headers: { accept: "application/json" },
+    });
     const text = await response.text();
     const token = /"token"\s*:\s*"([^"]+)"/.exec(text)?.[1] ?? /<token>([^<]+)<\/token>/.exec(text)?.[1];
-    return token ? { status: response.status, token } : { status: response.status, error: `no token in the answer: ${text.slice(0, 200)}` };
+    return token
+      ? { status: response.status, token }
+      : { status: response.status, error: `no token in the answer: ${text.slice(0, 200)}` };
   } catch (error) {
     return { status: 0, error: `receiver unreachable: ${String(error)}` };
   }

@@ -26,7 +26,9 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
   // Authentication is optional for receivers: without a header the request passes, with one it must be this service's token.
   // A buyer switched to requireAuth (PUT /__sandbox/buyer) refuses requests without its token.
   const guarded = (service: Hono<SandboxEnv>) =>
-    new Hono<SandboxEnv>().use("*", (c, next) => requireToken(ctx, env, "emisorreceptor", !ctx.state.buyer.requireAuth)(c, next)).route("/", service);
+    new Hono<SandboxEnv>()
+      .use("*", (c, next) => requireToken(ctx, env, "emisorreceptor", !ctx.state.buyer.requireAuth)(c, next))
+      .route("/", service);
 
   app.get("/fe/autenticacion/api/semilla", () => issueSeed(ctx, env, "emisorreceptor"));
   app.post("/fe/autenticacion/api/validacioncertificado", (c) => exchangeSeed(c, ctx, env, "emisorreceptor"));
@@ -43,10 +45,18 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
     }
     if (localName(root) !== "ECF") return badRequest("Se esperaba un e-CF (etiqueta ECF)");
     const summary = readEcf(root);
-    if (NOT_SENT.has(summary.tipo)) return badRequest(`Tipo de comprobantes 32, 41, 43, 45, 46 y 47 no aplican para ser enviados a otro contribuyente`);
+    if (NOT_SENT.has(summary.tipo))
+      return badRequest(
+        `Tipo de comprobantes 32, 41, 43, 45, 46 y 47 no aplican para ser enviados a otro contribuyente`,
+      );
 
     const forced = ctx.state.buyer.estado;
-    const motivo = forced === "1" ? ctx.state.buyer.motivo : forced === "0" ? undefined : await notReceivedBecause(ctx, part.xml, summary);
+    const motivo =
+      forced === "1"
+        ? ctx.state.buyer.motivo
+        : forced === "0"
+          ? undefined
+          : await notReceivedBecause(ctx, part.xml, summary);
     const key = `${summary.rncEmisor}|${summary.encf.toUpperCase()}`;
     if (!motivo) ctx.state.record({ t: "receptor-received", key });
     const arecf: ArecfInput = {
@@ -91,7 +101,8 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
     const signature = await ctx.checks.verifySignature(part.xml);
     if (!signature.ok) return badRequest(`Firma digital del XML no válida: ${signature.message}`);
     const summary = readAcecf(root);
-    if (NOT_APPROVABLE.has(summary.encf.slice(1, 3))) return badRequest("Aprobaciones comerciales para los tipos de eCF 32, 41, 43, 46 y 47 no aplican");
+    if (NOT_APPROVABLE.has(summary.encf.slice(1, 3)))
+      return badRequest("Aprobaciones comerciales para los tipos de eCF 32, 41, 43, 46 y 47 no aplican");
     ctx.state.record({
       t: "received",
       entry: {
@@ -114,7 +125,11 @@ export function emisorReceptorRoutes(ctx: SandboxContext, env: Environment) {
 }
 
 /** CodigoMotivoNoRecibido: 1 specification error, 2 signature error, 3 duplicate; undefined when received. */
-async function notReceivedBecause(ctx: SandboxContext, xml: string, summary: EcfSummary): Promise<"1" | "2" | "3" | undefined> {
+async function notReceivedBecause(
+  ctx: SandboxContext,
+  xml: string,
+  summary: EcfSummary,
+): Promise<"1" | "2" | "3" | undefined> {
   if (!ECF_TYPES.includes(summary.tipo)) return "1";
   const schema = await ctx.checks.validateSchema(xml, summary.tipo as SchemaKind);
   if (!schema.ok) return "1";

@@ -54,7 +54,8 @@ export function estatusServiciosRoutes(ctx: SandboxContext, windows: () => Maint
 
   app.get("/verificarestado", (c) => {
     const ambiente = queryParam(c, "ambiente");
-    if (!ambiente || !AMBIENTE_PARAM[ambiente]) return c.json({ error: "El parámetro ambiente debe ser 1, 2 o 3" }, 400);
+    if (!ambiente || !AMBIENTE_PARAM[ambiente])
+      return c.json({ error: "El parámetro ambiente debe ser 1, 2 o 3" }, 400);
     return c.json({ estado: ctx.faults.isDown() ? "No Disponible" : "Disponible" });
   });
 

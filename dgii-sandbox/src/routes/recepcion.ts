@@ -51,7 +51,8 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
     } catch (error) {
       return refuse(`El XML no está bien formado: ${(error as MalformedXmlError).message}`);
     }
-    if (localName(root) === "RFCE") return refuse("Los resúmenes de Factura de Consumo Electrónica se envían al servicio recepcionfc");
+    if (localName(root) === "RFCE")
+      return refuse("Los resúmenes de Factura de Consumo Electrónica se envían al servicio recepcionfc");
     if (localName(root) !== "ECF") return refuse(`Se esperaba un e-CF (etiqueta ECF), se recibió ${localName(root)}`);
 
     const summary = readEcf(root);
@@ -59,10 +60,15 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
     seen.encf = summary.encf || null;
     const expectedName = `${summary.rncEmisor}${summary.encf}.xml`;
     if (part.fileName.toLowerCase() !== expectedName.toLowerCase()) {
-      return refuse(`El nombre del archivo debe ser RNCEmisor + e-NCF (${expectedName}), se recibió '${part.fileName}'`, "Nombre de archivo no válido");
+      return refuse(
+        `El nombre del archivo debe ser RNCEmisor + e-NCF (${expectedName}), se recibió '${part.fileName}'`,
+        "Nombre de archivo no válido",
+      );
     }
     if (summary.tipo === "32" && summary.montoTotal !== undefined && Number(summary.montoTotal) < RFCE_THRESHOLD) {
-      return refuse("Las Facturas de Consumo Electrónica con monto inferior a RD$250,000.00 se envían como resumen (RFCE) al servicio recepcionfc");
+      return refuse(
+        "Las Facturas de Consumo Electrónica con monto inferior a RD$250,000.00 se envían como resumen (RFCE) al servicio recepcionfc",
+      );
     }
 
     const receivedAt = ctx.now();
@@ -78,7 +84,16 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
       { t: "reception", reception, xml: part.xml },
       {
         t: "received",
-        entry: { kind: "ecf", env, rnc: summary.rncEmisor, encf: summary.encf, trackId: reception.trackId, fileName: part.fileName, receivedAt, outcome: null },
+        entry: {
+          kind: "ecf",
+          env,
+          rnc: summary.rncEmisor,
+          encf: summary.encf,
+          trackId: reception.trackId,
+          fileName: part.fileName,
+          receivedAt,
+          outcome: null,
+        },
       },
     );
     judge(ctx, reception, part.xml, ctx.faults.takeRejection());
@@ -94,7 +109,12 @@ export function recepcionRoutes(ctx: SandboxContext, env: Environment) {
  * arrival order, so a duplicate is always recognised as such even when both arrive at once.
  * Also run at start for receptions a killed sandbox had not judged yet.
  */
-export function judge(ctx: SandboxContext, reception: EcfReception, xml: string, forced: ForcedRejection | null = null): void {
+export function judge(
+  ctx: SandboxContext,
+  reception: EcfReception,
+  xml: string,
+  forced: ForcedRejection | null = null,
+): void {
   const { env, summary, receivedAt, trackId } = reception;
   const key = `${env}|${summary.rncEmisor}|${summary.encf.toUpperCase()}`;
   const previous = ctx.state.evaluationChains.get(key) ?? Promise.resolve();

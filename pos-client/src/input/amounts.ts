@@ -1,7 +1,16 @@
 // Numbers typed at the till, the Dominican way: comma thousands, dot decimals ("1,234.50"). One
 // parser for every field (price, quantity, discount, cash, float, counted cash) and one formatter,
 // so what the till prints it also reads back. A refusal says, in Spanish, what was wrong.
-import { compare, dec, formatDecimal, integerDigits, normalize, parseDecimal, rescale, type Decimal } from "@ecf/shared/money";
+import {
+  compare,
+  dec,
+  formatDecimal,
+  integerDigits,
+  normalize,
+  parseDecimal,
+  rescale,
+  type Decimal,
+} from "@ecf/shared/money";
 
 /** What a field accepts. The digit limits are the XSD's for the element the value ends up in. */
 export interface NumberRule {
@@ -24,7 +33,13 @@ export const MONEY = (what: string): NumberRule => ({ what, decimals: 2, integer
 /** A shelf price (PrecioUnitarioItem: up to 4 decimals). */
 export const PRICE: NumberRule = { what: "El precio", decimals: 4, integerDigits: 16, sign: "zero-or-more" };
 /** A line discount in percent (SubDescuentoPorcentaje: 2 decimals), at most 100. */
-export const DISCOUNT: NumberRule = { what: "El descuento", decimals: 2, integerDigits: 3, sign: "zero-or-more", max: dec("100") };
+export const DISCOUNT: NumberRule = {
+  what: "El descuento",
+  decimals: 2,
+  integerDigits: 3,
+  sign: "zero-or-more",
+  max: dec("100"),
+};
 
 /** The largest quantity one line may carry unless the business configures another. */
 export const DEFAULT_MAX_QUANTITY = "9999";
@@ -46,7 +61,8 @@ export function parseNumber(typed: string, rule: NumberRule): Parsed {
   const text = typed.trim();
   const fail = (why: string): Parsed => ({ ok: false, error: `${rule.what}: ${why}` });
   if (text === "") return fail("escriba un número.");
-  if (/[eE]/.test(text) && /\d/.test(text)) return fail(`«${text}» lleva un exponente; escriba el número completo, p. ej. 1,000.`);
+  if (/[eE]/.test(text) && /\d/.test(text))
+    return fail(`«${text}» lleva un exponente; escriba el número completo, p. ej. 1,000.`);
   if (text.startsWith("-")) return fail("no puede ser negativo.");
   const [int = "", frac, extra] = text.split(".");
   if (extra !== undefined) return fail(`«${text}» tiene más de un punto decimal.`);
@@ -54,7 +70,9 @@ export function parseNumber(typed: string, rule: NumberRule): Parsed {
     return fail(`«${text}»: los decimales van con punto y la coma separa los miles (p. ej. 1,234.50).`);
   }
   if (!(PLAIN.test(int) || GROUPED.test(int)) || (frac !== undefined && !/^\d+$/.test(frac))) {
-    return fail(`«${text}» no es un número; use dígitos, coma para los miles y punto para los decimales (p. ej. 1,234.50).`);
+    return fail(
+      `«${text}» no es un número; use dígitos, coma para los miles y punto para los decimales (p. ej. 1,234.50).`,
+    );
   }
   const value = parseDecimal(int.replaceAll(",", "") + (frac !== undefined ? `.${frac}` : ""));
   if (!value) return fail(`«${text}» no es un número.`);

@@ -10,11 +10,24 @@ import type { Payment } from "../sale/document.ts";
 interface Doc {
   Encabezado: {
     IdDoc: { TipoeCF: string; eNCF: string; FechaVencimientoSecuencia?: string };
-    Emisor: { RNCEmisor: string; RazonSocialEmisor: string; NombreComercial?: string; DireccionEmisor?: string; FechaEmision: string };
+    Emisor: {
+      RNCEmisor: string;
+      RazonSocialEmisor: string;
+      NombreComercial?: string;
+      DireccionEmisor?: string;
+      FechaEmision: string;
+    };
     Comprador?: { RNCComprador?: string; RazonSocialComprador?: string };
     Totales: { MontoGravadoTotal?: string; MontoExento?: string; TotalITBIS?: string; MontoTotal: string };
   };
-  DetallesItems: { NombreItem: string; CantidadItem: string; PrecioUnitarioItem: string; DescuentoMonto?: string; MontoItem: string; IndicadorFacturacion: string }[];
+  DetallesItems: {
+    NombreItem: string;
+    CantidadItem: string;
+    PrecioUnitarioItem: string;
+    DescuentoMonto?: string;
+    MontoItem: string;
+    IndicadorFacturacion: string;
+  }[];
   InformacionReferencia?: { NCFModificado: string };
 }
 
@@ -37,7 +50,8 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
   const qr = h("div", { class: "qr", "aria-label": "Código QR de consulta DGII" });
   // The SVG comes from our QR encoder over a URL we built: not user HTML.
   qr.innerHTML = await qrSvg(sale.timbreUrl!);
-  const row = (label: string, value: string, cls = "") => h("div", { class: `row ${cls}` }, h("span", {}, label), h("span", {}, value));
+  const row = (label: string, value: string, cls = "") =>
+    h("div", { class: `row ${cls}` }, h("span", {}, label), h("span", {}, value));
   return h(
     "section",
     { class: "ticket", "data-encf": sale.encf ?? "" },
@@ -91,7 +105,9 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
     row("Total ITBIS", money(Totales.TotalITBIS ?? "0")),
     row("TOTAL", money(Totales.MontoTotal), "total"),
     ...(payment?.parts ?? []).map((p) => row(PAGO[p.method] ?? p.method, money(p.amount))),
-    payment?.cashReceived ? row("Cambio", money(change(payment.cashReceived, payment.parts, Totales.MontoTotal))) : null,
+    payment?.cashReceived
+      ? row("Cambio", money(change(payment.cashReceived, payment.parts, Totales.MontoTotal)))
+      : null,
     h(
       "footer",
       {},

@@ -30,13 +30,24 @@ export async function recentBuyer(db: PosDatabase, rnc: string): Promise<Buyer |
  * is seen; its answer is remembered. Offline, or when the registry cannot be reached, the till's
  * recent buyers answer.
  */
-export async function lookupBuyer(db: PosDatabase, rnc: string, find: FindTaxpayer | undefined, now = new Date()): Promise<BuyerLookup> {
+export async function lookupBuyer(
+  db: PosDatabase,
+  rnc: string,
+  find: FindTaxpayer | undefined,
+  now = new Date(),
+): Promise<BuyerLookup> {
   if (!isRegistryId(rnc)) return { kind: "unknown" };
   if (find) {
     try {
       const taxpayer = await find(rnc);
       if (taxpayer) {
-        const buyer: Buyer = { rnc, name: taxpayer.legalName, status: taxpayer.status, active: taxpayer.active, usedAt: now.toISOString() };
+        const buyer: Buyer = {
+          rnc,
+          name: taxpayer.legalName,
+          status: taxpayer.status,
+          active: taxpayer.active,
+          usedAt: now.toISOString(),
+        };
         await rememberBuyer(db, buyer);
         return { kind: "found", source: "registry", buyer };
       }
@@ -64,11 +75,14 @@ export async function rememberBuyer(db: PosDatabase, buyer: Buyer): Promise<void
       ...buyer,
     });
     const extra = (await db.buyers.count()) - RECENT_BUYERS_MAX;
-    if (extra > 0) await db.buyers.bulkDelete((await db.buyers.orderBy("usedAt").limit(extra).primaryKeys()) as string[]);
+    if (extra > 0)
+      await db.buyers.bulkDelete((await db.buyers.orderBy("usedAt").limit(extra).primaryKeys()) as string[]);
   });
 }
 
 /** The visible warning for a buyer the registry lists as not active ("" when there is none). */
 export function inactiveWarning(buyer: Buyer): string {
-  return buyer.active === false ? `Atención: el contribuyente está ${buyer.status ? buyer.status.toUpperCase() : "INACTIVO"} en la DGII (no activo).` : "";
+  return buyer.active === false
+    ? `Atención: el contribuyente está ${buyer.status ? buyer.status.toUpperCase() : "INACTIVO"} en la DGII (no activo).`
+    : "";
 }

@@ -1,7 +1,18 @@
 // From the cart to an e-CF JSON document: E32 by default, E31 when the buyer gives an RNC, E34 for
 // a return. Amounts are exact decimals from the shared package; what can be derived (MontoItem,
 // totals, dates, IndicadorNotaCredito) is completed by the shared validateEcf.
-import { add, dec, formatDecimal, formatMoney, mul, percentOf, roundHalfUp, sub, ZERO, type Decimal } from "@ecf/shared/money";
+import {
+  add,
+  dec,
+  formatDecimal,
+  formatMoney,
+  mul,
+  percentOf,
+  roundHalfUp,
+  sub,
+  ZERO,
+  type Decimal,
+} from "@ecf/shared/money";
 import { computeTotals } from "@ecf/shared/totals";
 import type { ItbisRate, Product } from "../db.ts";
 
@@ -16,7 +27,11 @@ export interface CartLine {
 export type PaymentMethod = "efectivo" | "tarjeta" | "transferencia" | "mixto";
 
 /** TablaFormasPago codes: 1 cash, 2 cheque/transfer/deposit, 3 debit/credit card. */
-export const FORMA_PAGO: Record<Exclude<PaymentMethod, "mixto">, string> = { efectivo: "1", transferencia: "2", tarjeta: "3" };
+export const FORMA_PAGO: Record<Exclude<PaymentMethod, "mixto">, string> = {
+  efectivo: "1",
+  transferencia: "2",
+  tarjeta: "3",
+};
 
 export interface Payment {
   method: PaymentMethod;
@@ -78,7 +93,10 @@ export function lineDiscount(line: CartLine, incluido = pricesIncludeItbis([line
 }
 
 /** The DetallesItems of a cart, with the line discount as DescuentoMonto. */
-export function detailItems(lines: readonly CartLine[], incluido = pricesIncludeItbis(lines)): Record<string, unknown>[] {
+export function detailItems(
+  lines: readonly CartLine[],
+  incluido = pricesIncludeItbis(lines),
+): Record<string, unknown>[] {
   return lines.map((line, i) => {
     const discount = lineDiscount(line, incluido);
     const item: Record<string, unknown> = {
@@ -92,7 +110,13 @@ export function detailItems(lines: readonly CartLine[], incluido = pricesInclude
     };
     if (discount.coef !== 0n) {
       item.DescuentoMonto = formatMoney(discount);
-      item.TablaSubDescuento = [{ TipoSubDescuento: "%", SubDescuentoPorcentaje: formatDecimal(dec(line.discountPercent)), MontoSubDescuento: formatMoney(discount) }];
+      item.TablaSubDescuento = [
+        {
+          TipoSubDescuento: "%",
+          SubDescuentoPorcentaje: formatDecimal(dec(line.discountPercent)),
+          MontoSubDescuento: formatMoney(discount),
+        },
+      ];
     }
     item.MontoItem = formatMoney(sub(lineGross(line, incluido), discount));
     return item;
@@ -133,10 +157,17 @@ export function draftDocument(input: DraftInput): Record<string, unknown> {
   encabezado.Comprador = comprador;
   const doc: Record<string, unknown> = { Encabezado: encabezado, DetallesItems: detailItems(input.lines) };
   if (input.payment && input.tipoeCF !== "34") {
-    idDoc.TablaFormasPago = input.payment.parts.map((p) => ({ FormaPago: FORMA_PAGO[p.method], MontoPago: formatMoney(dec(p.amount)) }));
+    idDoc.TablaFormasPago = input.payment.parts.map((p) => ({
+      FormaPago: FORMA_PAGO[p.method],
+      MontoPago: formatMoney(dec(p.amount)),
+    }));
   }
   if (input.reference) {
-    doc.InformacionReferencia = { NCFModificado: input.reference.encf, FechaNCFModificado: input.reference.fechaEmision, CodigoModificacion: "3" };
+    doc.InformacionReferencia = {
+      NCFModificado: input.reference.encf,
+      FechaNCFModificado: input.reference.fechaEmision,
+      CodigoModificacion: "3",
+    };
   }
   return doc;
 }
@@ -152,7 +183,10 @@ export interface CartTotals {
 export function cartTotals(lines: readonly CartLine[], tipoeCF: "31" | "32" | "34" = "32"): CartTotals {
   if (lines.length === 0) return { subtotal: ZERO, discount: ZERO, itbis: ZERO, total: ZERO };
   const incluido = pricesIncludeItbis(lines);
-  const doc = { Encabezado: { IdDoc: { TipoeCF: tipoeCF, IndicadorMontoGravado: incluido ? "1" : "0" } }, DetallesItems: detailItems(lines, incluido) };
+  const doc = {
+    Encabezado: { IdDoc: { TipoeCF: tipoeCF, IndicadorMontoGravado: incluido ? "1" : "0" } },
+    DetallesItems: detailItems(lines, incluido),
+  };
   const t = computeTotals(doc).Totales;
   const discount = lines.reduce((s, l) => add(s, lineDiscount(l, incluido)), ZERO);
   const itbis = t.TotalITBIS ? dec(t.TotalITBIS) : ZERO;

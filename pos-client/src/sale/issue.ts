@@ -50,10 +50,13 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
 
   const buyerId = input.buyer?.rnc ? verifyRncOrCedula(input.buyer.rnc) : undefined;
   if (buyerId && !buyerId.ok && buyerId.reason === "format") {
-    throw new SaleProblem("El RNC debe tener 9 dígitos (o 11 una cédula).", [{ path: "/Encabezado/Comprador/RNCComprador", message: "Formato inválido" }]);
+    throw new SaleProblem("El RNC debe tener 9 dígitos (o 11 una cédula).", [
+      { path: "/Encabezado/Comprador/RNCComprador", message: "Formato inválido" },
+    ]);
   }
 
-  if (input.shiftId && (await db.shifts.get(input.shiftId))?.state !== "open") throw new SaleProblem("El turno está cerrado: abra un turno para vender.");
+  if (input.shiftId && (await db.shifts.get(input.shiftId))?.state !== "open")
+    throw new SaleProblem("El turno está cerrado: abra un turno para vender.");
 
   if (input.reference) {
     // Checked before a number is taken: a refused return wastes no e-NCF.
@@ -78,14 +81,26 @@ export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<
 }
 
 /** The completed document for `number`, or a SaleProblem with the validator's errors in Spanish. */
-function checkedDocument(input: IssueInput, number: Pick<TakenNumber, "encf" | "expiresOn">, now: Date): Record<string, unknown> {
+function checkedDocument(
+  input: IssueInput,
+  number: Pick<TakenNumber, "encf" | "expiresOn">,
+  now: Date,
+): Record<string, unknown> {
   const draft = draftDocument({ ...input, encf: number.encf, expiresOn: number.expiresOn });
   // The signing time is also the one FechaHoraFirma and the QR carry.
   draft.FechaHoraFirma = fechaHoraFirma(now);
   const checked = validateEcf(draft, {
     now,
     eNCF: number.encf,
-    ...(input.reference ? { modifiedReceipt: { eNCF: input.reference.encf, fechaEmision: input.reference.fechaEmision, montoTotal: input.reference.montoTotal } } : {}),
+    ...(input.reference
+      ? {
+          modifiedReceipt: {
+            eNCF: input.reference.encf,
+            fechaEmision: input.reference.fechaEmision,
+            montoTotal: input.reference.montoTotal,
+          },
+        }
+      : {}),
   });
   const errors = checked.problems.filter((p) => p.severity === "error");
   if (errors.length) {
@@ -97,7 +112,13 @@ function checkedDocument(input: IssueInput, number: Pick<TakenNumber, "encf" | "
   return checked.document;
 }
 
-async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNumber, now: Date, key: SigningKeyRecord): Promise<Issued> {
+async function signAndRecord(
+  db: PosDatabase,
+  input: IssueInput,
+  number: TakenNumber,
+  now: Date,
+  key: SigningKeyRecord,
+): Promise<Issued> {
   const document = checkedDocument(input, number, now);
   const signedXml = await signEcfXml(ecfToXml(document), key.key, key.certificate);
   const totales = (document.Encabezado as { Totales: { MontoTotal: string } }).Totales;
@@ -115,6 +136,11 @@ async function signAndRecord(db: PosDatabase, input: IssueInput, number: TakenNu
     ...(input.reference ? { modifies: input.reference.encf } : {}),
     ...(input.shiftId ? { shiftId: input.shiftId } : {}),
   };
-  const seq = await db.recordSignedSale(sale, { saleId: sale.id, encf: number.encf, signedXml, ...(input.deviceId ? { deviceId: input.deviceId } : {}) });
+  const seq = await db.recordSignedSale(sale, {
+    saleId: sale.id,
+    encf: number.encf,
+    signedXml,
+    ...(input.deviceId ? { deviceId: input.deviceId } : {}),
+  });
   return { sale, signedXml, seq };
 }

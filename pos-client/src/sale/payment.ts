@@ -39,7 +39,8 @@ export function paymentFor(state: PaymentInput, totalText: string): Payment | st
     const transferAmount = typedAmount(state.transfer, "El monto por transferencia");
     if (typeof cardAmount === "string") return cardAmount;
     if (typeof transferAmount === "string") return transferAmount;
-    if (cardAmount?.coef === 0n || transferAmount?.coef === 0n) return "Los montos con tarjeta y transferencia deben ser positivos.";
+    if (cardAmount?.coef === 0n || transferAmount?.coef === 0n)
+      return "Los montos con tarjeta y transferencia deben ser positivos.";
     if (!cardAmount && !transferAmount) return "Indique el monto con tarjeta o por transferencia.";
     const cashPart = sub(sub(total, cardAmount ?? dec("0")), transferAmount ?? dec("0"));
     if (cashPart.coef < 0n) return "Tarjeta y transferencia suman más que el total.";

@@ -10,7 +10,11 @@ export async function pinMatches(cashier: Cashier, pin: string): Promise<boolean
   const expected = fromBase64(cashier.pin.hash);
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(pin), "PBKDF2", false, ["deriveBits"]);
   const derived = new Uint8Array(
-    await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: fromBase64(cashier.pin.salt), iterations: cashier.pin.iterations }, key, expected.length * 8),
+    await crypto.subtle.deriveBits(
+      { name: "PBKDF2", hash: "SHA-256", salt: fromBase64(cashier.pin.salt), iterations: cashier.pin.iterations },
+      key,
+      expected.length * 8,
+    ),
   );
   // Every byte compared whatever the first difference: how long a check takes says nothing.
   let differ = derived.length ^ expected.length;

@@ -41,7 +41,11 @@ async function checkPin(db: PosDatabase, cashier: Cashier, pin: string, now: num
   if (await pinMatches(cashier, pin)) return clearPinFailures(db, cashier.id);
   await recordPinFailure(db, cashier.id, now);
   const next = await pinWaitMs(db, cashier.id, now);
-  throw new ShiftProblem(next > 0 ? `PIN incorrecto. Espere ${Math.ceil(next / 1000)} segundos antes de intentarlo de nuevo.` : "PIN incorrecto.");
+  throw new ShiftProblem(
+    next > 0
+      ? `PIN incorrecto. Espere ${Math.ceil(next / 1000)} segundos antes de intentarlo de nuevo.`
+      : "PIN incorrecto.",
+  );
 }
 
 export async function openShift(db: PosDatabase, input: OpenShiftInput): Promise<Shift> {
@@ -69,7 +73,9 @@ export async function openShift(db: PosDatabase, input: OpenShiftInput): Promise
 
 /** The receipts rung up in a shift, in the order they were made. */
 export async function salesOf(db: PosDatabase, shiftId: string): Promise<Sale[]> {
-  return (await db.sales.where("shiftId").equals(shiftId).toArray()).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  return (await db.sales.where("shiftId").equals(shiftId).toArray()).sort((a, b) =>
+    a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0,
+  );
 }
 
 /**
@@ -77,7 +83,12 @@ export async function salesOf(db: PosDatabase, shiftId: string): Promise<Sale[]>
  * shift's receipts and stored with it, in the same transaction as the reading, so no sale slips
  * in between.
  */
-export async function closeShift(db: PosDatabase, shiftId: string, countedText: string, now = new Date()): Promise<Shift> {
+export async function closeShift(
+  db: PosDatabase,
+  shiftId: string,
+  countedText: string,
+  now = new Date(),
+): Promise<Shift> {
   const countedCash = cashAmount(countedText, "Efectivo contado");
   return db.transaction("rw", db.shifts, db.sales, async () => {
     const shift = await db.shifts.get(shiftId);
@@ -106,6 +117,8 @@ export function shiftUpload(shift: Shift) {
     cashierName: shift.cashierName,
     openedAt: shift.openedAt,
     openingFloat: shift.openingFloat,
-    ...(shift.state === "closed" ? { closedAt: shift.closedAt, countedCash: shift.countedCash, report: shift.report } : {}),
+    ...(shift.state === "closed"
+      ? { closedAt: shift.closedAt, countedCash: shift.countedCash, report: shift.report }
+      : {}),
   };
 }

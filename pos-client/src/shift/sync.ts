@@ -22,16 +22,26 @@ export interface ShiftSyncReport {
  */
 export async function syncShifts(db: PosDatabase, put: PutShift): Promise<ShiftSyncReport> {
   const report: ShiftSyncReport = { sent: 0, refused: 0 };
-  const waiting = (await db.shifts.where("sync").equals("pending").toArray()).sort((a, b) => (a.openedAt < b.openedAt ? -1 : 1));
+  const waiting = (await db.shifts.where("sync").equals("pending").toArray()).sort((a, b) =>
+    a.openedAt < b.openedAt ? -1 : 1,
+  );
   for (const shift of waiting) {
     try {
       await put(shift, shiftUpload(shift));
       if (await settle(db, shift, { sync: "sent", lastError: undefined })) report.sent++;
     } catch (error) {
       // Only a problem document speaks for the shift; a proxy's error page does not.
-      if (error instanceof ProblemError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 408 && error.status !== 429) {
+      if (
+        error instanceof ProblemError &&
+        error.status >= 400 &&
+        error.status < 500 &&
+        error.status !== 401 &&
+        error.status !== 408 &&
+        error.status !== 429
+      ) {
         const reasons = error.errors.map((e) => e.message).join(" ");
-        if (await settle(db, shift, { sync: "refused", lastError: `${error.detail || error.title} ${reasons}`.trim() })) report.refused++;
+        if (await settle(db, shift, { sync: "refused", lastError: `${error.detail || error.title} ${reasons}`.trim() }))
+          report.refused++;
         continue;
       }
       report.retryLater = error instanceof Error ? error.message : String(error);
@@ -85,7 +95,13 @@ export class ShiftSync {
       do {
         this.again = false;
         if (typeof navigator !== "undefined" && !navigator.onLine) break;
-        this.onReport(await syncShifts(this.db, this.put).catch((error: unknown) => ({ sent: 0, refused: 0, retryLater: String(error) })));
+        this.onReport(
+          await syncShifts(this.db, this.put).catch((error: unknown) => ({
+            sent: 0,
+            refused: 0,
+            retryLater: String(error),
+          })),
+        );
       } while (this.again);
     })().finally(() => {
       this.running = undefined;

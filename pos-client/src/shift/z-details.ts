@@ -28,7 +28,8 @@ export interface ZDetails {
 /** Per type, the lowest and highest e-NCF the shift used and how many. */
 export function encfRanges(sales: readonly Sale[]): EncfRange[] {
   const byType = new Map<string, string[]>();
-  for (const s of sales) if (s.encf) byType.set(s.encf.slice(1, 3), [...(byType.get(s.encf.slice(1, 3)) ?? []), s.encf]);
+  for (const s of sales)
+    if (s.encf) byType.set(s.encf.slice(1, 3), [...(byType.get(s.encf.slice(1, 3)) ?? []), s.encf]);
   return [...byType.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([tipoeCF, encfs]) => {

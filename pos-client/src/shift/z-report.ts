@@ -26,7 +26,8 @@ export interface ZReport {
 
 const tipoOf = (sale: Sale) => sale.encf?.slice(1, 3) ?? "";
 const totalOf = (sale: Sale) => dec(sale.montoTotal ?? "0");
-const itbisOf = (sale: Sale) => dec((sale.document as { Encabezado?: { Totales?: { TotalITBIS?: string } } }).Encabezado?.Totales?.TotalITBIS ?? "0");
+const itbisOf = (sale: Sale) =>
+  dec((sale.document as { Encabezado?: { Totales?: { TotalITBIS?: string } } }).Encabezado?.Totales?.TotalITBIS ?? "0");
 const partsOf = (sale: Sale) => (sale.payment as Payment | undefined)?.parts ?? [];
 
 /**
@@ -48,11 +49,23 @@ export function cashRefunded(refund: Sale, original: Sale | undefined): Decimal 
  * The Z report of a shift opened with `openingFloat`, over its receipts (`sales`), with the E34's
  * originals (`originals`, by e-NCF) for the cash refunded, and the cash the cashier counted.
  */
-export function zReport(openingFloat: string, sales: readonly Sale[], originals: ReadonlyMap<string, Sale>, countedCash: string): ZReport {
+export function zReport(
+  openingFloat: string,
+  sales: readonly Sale[],
+  originals: ReadonlyMap<string, Sale>,
+  countedCash: string,
+): ZReport {
   const byType = new Map<string, { count: number; total: Decimal }>();
   const byMethod = new Map<ShiftPaymentMethod, { count: number; total: Decimal }>();
   let [salesCount, refundCount] = [0, 0];
-  let [salesTotal, itbisTotal, refundsTotal, refundsItbis, cashSales, cashRefunds] = [ZERO, ZERO, ZERO, ZERO, ZERO, ZERO];
+  let [salesTotal, itbisTotal, refundsTotal, refundsItbis, cashSales, cashRefunds] = [
+    ZERO,
+    ZERO,
+    ZERO,
+    ZERO,
+    ZERO,
+    ZERO,
+  ];
   for (const sale of sales) {
     const tipo = tipoOf(sale);
     const type = byType.get(tipo) ?? { count: 0, total: ZERO };
@@ -75,7 +88,9 @@ export function zReport(openingFloat: string, sales: readonly Sale[], originals:
   }
   const expected = sub(add(dec(openingFloat), cashSales), cashRefunds);
   return {
-    receipts: [...byType.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tipoeCF, t]) => ({ tipoeCF, count: t.count, total: formatMoney(t.total) })),
+    receipts: [...byType.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([tipoeCF, t]) => ({ tipoeCF, count: t.count, total: formatMoney(t.total) })),
     payments: PAYMENT_METHODS.flatMap((method) => {
       const m = byMethod.get(method);
       return m ? [{ method, count: m.count, total: formatMoney(m.total) }] : [];

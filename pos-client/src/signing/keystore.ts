@@ -5,7 +5,10 @@ import { fromBase64 } from "@ecf/shared/signing/base64";
 import { importSigningKey } from "@ecf/shared/signing/key-at-rest";
 import type { PosDatabase, SigningKeyRecord } from "../db.ts";
 
-export async function installSigningKey(db: PosDatabase, material: { pkcs8: string; certificate: string; certificateSerial: string | null }): Promise<SigningKeyRecord> {
+export async function installSigningKey(
+  db: PosDatabase,
+  material: { pkcs8: string; certificate: string; certificateSerial: string | null },
+): Promise<SigningKeyRecord> {
   const pkcs8 = fromBase64(material.pkcs8);
   const certificate = fromBase64(material.certificate);
   if (!pkcs8 || !certificate) throw new Error("Material de firma inválido");

@@ -53,7 +53,12 @@ export function productFromCatalog(p: CatalogProduct): Product {
  * to another issuer than the one its catalogue came from starts again from version 0 with an empty
  * catalogue. Throws what the fetch throws (offline, server errors): what was applied stays.
  */
-export async function pullCatalog(db: PosDatabase, companyId: string, fetchPage: FetchCatalogPage, now: () => Date = () => new Date()): Promise<PullReport> {
+export async function pullCatalog(
+  db: PosDatabase,
+  companyId: string,
+  fetchPage: FetchCatalogPage,
+  now: () => Date = () => new Date(),
+): Promise<PullReport> {
   const report: PullReport = { version: 0, pages: 0, updated: 0, removed: 0, cashiers: 0, canEditPrices: false };
   let since = await storedVersion(db, companyId);
   for (let round = 1; ; round++) {
@@ -96,7 +101,9 @@ export async function pullCatalog(db: PosDatabase, companyId: string, fetchPage:
 
 /** The version this till has the issuer's catalogue up to (0: none, or another issuer's). */
 async function storedVersion(db: PosDatabase, companyId: string): Promise<number> {
-  return (await db.setting<string>(CATALOG_COMPANY)) === companyId ? ((await db.setting<number>(CATALOG_VERSION)) ?? 0) : 0;
+  return (await db.setting<string>(CATALOG_COMPANY)) === companyId
+    ? ((await db.setting<number>(CATALOG_VERSION)) ?? 0)
+    : 0;
 }
 
 /**
@@ -104,7 +111,10 @@ async function storedVersion(db: PosDatabase, companyId: string): Promise<number
  * sale screen no longer finds it; a product whose code changed leaves no row under its old code.
  * A row already newer than the change is kept.
  */
-async function applyPage(db: PosDatabase, page: DeviceCatalog): Promise<{ updated: number; removed: number; cashiers: number }> {
+async function applyPage(
+  db: PosDatabase,
+  page: DeviceCatalog,
+): Promise<{ updated: number; removed: number; cashiers: number }> {
   let updated = 0;
   let removed = 0;
   for (const p of page.products) {
@@ -119,7 +129,9 @@ async function applyPage(db: PosDatabase, page: DeviceCatalog): Promise<{ update
     } else removed += stale.length;
   }
   const cashiers = page.cashiers.map(cashierFromCatalog);
-  const known = new Map((await db.cashiers.bulkGet(cashiers.map((c) => c.id))).flatMap((c) => (c ? [[c.id, c.version] as const] : [])));
+  const known = new Map(
+    (await db.cashiers.bulkGet(cashiers.map((c) => c.id))).flatMap((c) => (c ? [[c.id, c.version] as const] : [])),
+  );
   const newer = cashiers.filter((c) => (known.get(c.id) ?? -1) <= c.version);
   await db.cashiers.bulkPut(newer);
   return { updated, removed, cashiers: newer.length };

@@ -9,7 +9,8 @@ import type { OutboxEntry, PosDatabase, Sale } from "../db.ts";
 type IssueAnswer = components["schemas"]["IssueAnswer"];
 
 /** The part of the server's answer to an upload (IssueAnswer) that the till keeps. */
-export type ServerAnswer = Pick<IssueAnswer, "estado" | "encf" | "mensajes"> & Partial<Pick<IssueAnswer, "codigoSeguridad" | "fechaHoraFirma" | "urlTimbre">>;
+export type ServerAnswer = Pick<IssueAnswer, "estado" | "encf" | "mensajes"> &
+  Partial<Pick<IssueAnswer, "codigoSeguridad" | "fechaHoraFirma" | "urlTimbre">>;
 
 /** What one upload attempt came to, as the transport saw it. */
 export type UploadResult =
@@ -37,7 +38,12 @@ export function oneAtATime(upload: Upload): UploadBatch {
   return async (entries) => {
     const results: UploadResult[] = [];
     for (const entry of entries) {
-      const result = await upload(entry).catch((error: unknown): UploadResult => ({ kind: "retry", reason: error instanceof Error ? error.message : String(error) }));
+      const result = await upload(entry).catch(
+        (error: unknown): UploadResult => ({
+          kind: "retry",
+          reason: error instanceof Error ? error.message : String(error),
+        }),
+      );
       results.push(result);
       if (result.kind === "retry" || result.kind === "revoked") break;
     }
@@ -83,7 +89,12 @@ export function batches(entries: OutboxEntry[], limits = BATCH_LIMITS): OutboxEn
   return out;
 }
 
-export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgress: (p: SyncProgress) => void = () => {}, limits = BATCH_LIMITS): Promise<SyncReport> {
+export async function syncOutbox(
+  db: PosDatabase,
+  upload: UploadBatch,
+  onProgress: (p: SyncProgress) => void = () => {},
+  limits = BATCH_LIMITS,
+): Promise<SyncReport> {
   const entries = await queued(db);
   const total = entries.length;
   const report: SyncReport = { sent: 0, rejected: 0, pending: total, unsettled: 0 };
@@ -91,7 +102,9 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
   onProgress({ done, total });
   for (const batch of batches(entries, limits)) {
     onProgress({ done, total, current: batch[0]!.encf });
-    await db.outbox.bulkUpdate(batch.map((entry) => ({ key: entry.seq!, changes: { state: "sending", attempts: (entry.attempts ?? 0) + 1 } })));
+    await db.outbox.bulkUpdate(
+      batch.map((entry) => ({ key: entry.seq!, changes: { state: "sending", attempts: (entry.attempts ?? 0) + 1 } })),
+    );
     let results: UploadResult[];
     try {
       results = await upload(batch);
@@ -99,9 +112,12 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
       results = [{ kind: "retry", reason: error instanceof Error ? error.message : String(error) }];
     }
     // Answers count up to the first receipt that must wait; it and everything after it wait too.
-    const waitsAt = batch.findIndex((_, i) => !results[i] || results[i]!.kind === "retry" || results[i]!.kind === "revoked");
+    const waitsAt = batch.findIndex(
+      (_, i) => !results[i] || results[i]!.kind === "retry" || results[i]!.kind === "revoked",
+    );
     const settled = waitsAt === -1 ? batch.length : waitsAt;
-    const stop: UploadResult | undefined = waitsAt === -1 ? undefined : (results[waitsAt] ?? { kind: "retry", reason: "No answer for this receipt." });
+    const stop: UploadResult | undefined =
+      waitsAt === -1 ? undefined : (results[waitsAt] ?? { kind: "retry", reason: "No answer for this receipt." });
     // Every entry's change and its sale's, written in one transaction (two bulk writes).
     const entryChanges: { key: number; changes: Partial<OutboxEntry> }[] = [];
     const saleChanges: { key: string; changes: Partial<Sale> }[] = [];
@@ -111,10 +127,17 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
       switch (result.kind) {
         case "answer": {
           const rejected = result.answer.estado === "Rechazado";
-          entryChanges.push({ key, changes: { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined } });
+          entryChanges.push({
+            key,
+            changes: { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined },
+          });
           saleChanges.push({
             key: entry.saleId,
-            changes: { estado: result.answer.estado, mensajes: result.answer.mensajes, ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}) },
+            changes: {
+              estado: result.answer.estado,
+              mensajes: result.answer.mensajes,
+              ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}),
+            },
           });
           if (rejected) report.rejected++;
           else report.sent++;
@@ -123,7 +146,9 @@ export async function syncOutbox(db: PosDatabase, upload: UploadBatch, onProgres
           break;
         }
         case "refused": {
-          const mensajes = result.errors.length ? result.errors.map((e) => ({ codigo: e.code, valor: e.message })) : [{ codigo: String(result.status), valor: result.detail }];
+          const mensajes = result.errors.length
+            ? result.errors.map((e) => ({ codigo: e.code, valor: e.message }))
+            : [{ codigo: String(result.status), valor: result.detail }];
           entryChanges.push({ key, changes: { state: "rejected", lastError: result.detail } });
           saleChanges.push({ key: entry.saleId, changes: { estado: "Rechazado", mensajes } });
           report.rejected++;

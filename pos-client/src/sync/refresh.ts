@@ -17,16 +17,25 @@ const UNSETTLED = new Set(["En Proceso", "Contingencia"]);
 export type CurrentStates = (encfs: string[]) => Promise<ServerAnswer[]>;
 
 /** Returns how many receipts changed and how many are still unsettled after this round. */
-export async function refreshInProcess(db: PosDatabase, currentStates: CurrentStates, limit = REFRESH_LIMIT): Promise<{ changed: number; unsettled: number }> {
+export async function refreshInProcess(
+  db: PosDatabase,
+  currentStates: CurrentStates,
+  limit = REFRESH_LIMIT,
+): Promise<{ changed: number; unsettled: number }> {
   // Only entries the server answered: a local "Contingencia" still waiting in the outbox is the
   // upload's business, not this.
   const uploaded = (await db.outbox.where("state").equals("sent").toArray()).sort((a, b) => a.seq! - b.seq!);
   const sales = await db.sales.bulkGet(uploaded.map((e) => e.saleId));
-  const unsettled = uploaded.flatMap((entry, i) => (sales[i]?.encf && UNSETTLED.has(sales[i]!.estado ?? "") ? [{ entry, sale: sales[i]! }] : []));
+  const unsettled = uploaded.flatMap((entry, i) =>
+    sales[i]?.encf && UNSETTLED.has(sales[i]!.estado ?? "") ? [{ entry, sale: sales[i]! }] : [],
+  );
   // At most `limit` per round, rotating: the round starts after the last one asked about, so
   // receipts that stay in process for long never keep the later ones from being asked about.
   const cursor = (await db.setting<number>(REFRESH_CURSOR)) ?? 0;
-  const round = [...unsettled.filter((u) => u.entry.seq! > cursor), ...unsettled.filter((u) => u.entry.seq! <= cursor)].slice(0, limit);
+  const round = [
+    ...unsettled.filter((u) => u.entry.seq! > cursor),
+    ...unsettled.filter((u) => u.entry.seq! <= cursor),
+  ].slice(0, limit);
   if (round.length) await db.setSetting(REFRESH_CURSOR, round.at(-1)!.entry.seq);
   let changed = 0;
   let open = unsettled.length - round.length;
@@ -40,9 +49,15 @@ export async function refreshInProcess(db: PosDatabase, currentStates: CurrentSt
     });
     if (!moved.length) continue;
     await db.transaction("rw", db.sales, db.outbox, async () => {
-      await db.sales.bulkUpdate(moved.map(({ sale, answer }) => ({ key: sale.id, changes: { estado: answer.estado, mensajes: answer.mensajes } })));
+      await db.sales.bulkUpdate(
+        moved.map(({ sale, answer }) => ({
+          key: sale.id,
+          changes: { estado: answer.estado, mensajes: answer.mensajes },
+        })),
+      );
       for (const { sale, answer } of moved) {
-        if (answer.estado === "Rechazado") await db.outbox.where("encf").equals(sale.encf!).modify({ state: "rejected", answer });
+        if (answer.estado === "Rechazado")
+          await db.outbox.where("encf").equals(sale.encf!).modify({ state: "rejected", answer });
       }
     });
     changed += moved.length;

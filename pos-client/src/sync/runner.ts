@@ -39,7 +39,9 @@ export interface SyncStatus {
  * What a sync round needs from the server (DeviceApi; a test may hand its own). Of the check-in
  * only the current certificate matters here, so a new field in /devices/me changes nothing.
  */
-export type RunnerApi = Pick<DeviceApi, "signingMaterial" | "lease" | "receiptStates" | "uploadMany"> & { me(): Promise<Pick<DeviceStatus, "certificateSerial">> };
+export type RunnerApi = Pick<DeviceApi, "signingMaterial" | "lease" | "receiptStates" | "uploadMany"> & {
+  me(): Promise<Pick<DeviceStatus, "certificateSerial">>;
+};
 
 export class SyncRunner {
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -128,7 +130,10 @@ export class SyncRunner {
         const report = await this.upload();
         if (report.stoppedBy === "revoked") await this.revoked();
         else {
-          const refreshed = await refreshInProcess(this.db, (encfs) => this.api.receiptStates(encfs)).catch(() => ({ changed: 0, unsettled: 0 }));
+          const refreshed = await refreshInProcess(this.db, (encfs) => this.api.receiptStates(encfs)).catch(() => ({
+            changed: 0,
+            unsettled: 0,
+          }));
           if (report.unsettled > 0 && refreshed.unsettled > 0 && this.recheckMs < this.intervalMs) {
             clearTimeout(this.recheck);
             this.recheck = setTimeout(this.kick, this.recheckMs);
@@ -136,7 +141,12 @@ export class SyncRunner {
         }
         const unreachable = report.stoppedBy === "retry";
         this.reachable(!unreachable);
-        this.onStatus({ running: false, last: report, ...(unreachable ? { unreachable } : {}), ...(this.keyOutdated ? { keyOutdated: true } : {}) });
+        this.onStatus({
+          running: false,
+          last: report,
+          ...(unreachable ? { unreachable } : {}),
+          ...(this.keyOutdated ? { keyOutdated: true } : {}),
+        });
         return report;
       } catch (error) {
         if (isRevoked(error)) {
@@ -144,7 +154,11 @@ export class SyncRunner {
           return undefined;
         }
         this.reachable(false);
-        this.onStatus({ running: false, error: error instanceof Error ? error.message : String(error), unreachable: true });
+        this.onStatus({
+          running: false,
+          error: error instanceof Error ? error.message : String(error),
+          unreachable: true,
+        });
         return undefined;
       }
     });

@@ -36,7 +36,11 @@ export async function startApp(root: HTMLElement, db: PosDatabase): Promise<void
 }
 
 async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string): Promise<void> {
-  const revoked = notice ?? ((await db.setting<boolean>("revoked")) ? "Este dispositivo fue revocado y su clave de firma se eliminó. Vincúlelo de nuevo." : "");
+  const revoked =
+    notice ??
+    ((await db.setting<boolean>("revoked"))
+      ? "Este dispositivo fue revocado y su clave de firma se eliminó. Vincúlelo de nuevo."
+      : "");
   const code = h("input", {
     id: "pairing-code",
     placeholder: "XXXX-XXXX",
@@ -122,18 +126,32 @@ class PosApp {
       (since, limit) => this.api.catalog(since, limit),
       (report) => void this.catalogPulled(report),
     );
-    this.shiftSync = new ShiftSync(db, async (shift, body) => (await this.apiOf(shift.deviceId)).putShift(shift.id, body));
+    this.shiftSync = new ShiftSync(db, async (shift, body) =>
+      (await this.apiOf(shift.deviceId)).putShift(shift.id, body),
+    );
   }
 
   start(): void {
-    const nav = (tab: Tab, label: string, key: string) => h("button", { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) }, label);
+    const nav = (tab: Tab, label: string, key: string) =>
+      h(
+        "button",
+        { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) },
+        label,
+      );
     this.root.replaceChildren(
       h(
         "header",
         { class: "bar" },
         h("strong", {}, this.session.company.tradeName ?? this.session.company.name),
         h("span", { class: "device" }, this.session.deviceName),
-        h("nav", {}, nav("venta", "Venta", "V"), nav("productos", "Productos", "P"), nav("recibos", "Recibos", "R"), nav("turno", "Turno", "T")),
+        h(
+          "nav",
+          {},
+          nav("venta", "Venta", "V"),
+          nav("productos", "Productos", "P"),
+          nav("recibos", "Recibos", "R"),
+          nav("turno", "Turno", "T"),
+        ),
         this.net,
         this.sync,
         this.numbers,
@@ -151,7 +169,9 @@ class PosApp {
       "keydown",
       (e) => {
         if (e.altKey) {
-          const tab = ({ v: "venta", p: "productos", r: "recibos", t: "turno" } as const)[e.key.toLowerCase() as "v" | "p" | "r" | "t"];
+          const tab = ({ v: "venta", p: "productos", r: "recibos", t: "turno" } as const)[
+            e.key.toLowerCase() as "v" | "p" | "r" | "t"
+          ];
           if (tab) {
             e.preventDefault();
             this.go(tab);
@@ -160,14 +180,18 @@ class PosApp {
         }
         // The sale screen (when on screen) handles Enter, Ctrl+Enter and typing from anywhere.
         const sale = this.main.querySelector<HTMLElement>(".sale");
-        if (sale && this.tab === "venta" && !this.showing) sale.dispatchEvent(new CustomEvent<KeyboardEvent>(SALE_KEY, { detail: e }));
+        if (sale && this.tab === "venta" && !this.showing)
+          sale.dispatchEvent(new CustomEvent<KeyboardEvent>(SALE_KEY, { detail: e }));
       },
       { signal },
     );
     // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
     listenForScans((code) => this.scanned(code), signal, {
       // Only for the sale screen or the receipt just issued: the shift's opening form (its PIN) types as usual.
-      wanted: (target) => this.tab === "venta" && (target as Element | null)?.id !== "search" && (this.showing !== undefined || this.main.querySelector(".sale") !== null),
+      wanted: (target) =>
+        this.tab === "venta" &&
+        (target as Element | null)?.id !== "search" &&
+        (this.showing !== undefined || this.main.querySelector(".sale") !== null),
     });
     this.main.addEventListener("catalog-changed", () => {
       this.editing = undefined;
@@ -193,7 +217,9 @@ class PosApp {
 
   private async showCatalogState(): Promise<void> {
     const { updatedAt } = await catalogState(this.db);
-    this.catalogStatus.textContent = updatedAt ? `Catálogo actualizado: ${dateTime(updatedAt)}` : "Catálogo sin actualizar";
+    this.catalogStatus.textContent = updatedAt
+      ? `Catálogo actualizado: ${dateTime(updatedAt)}`
+      : "Catálogo sin actualizar";
     this.catalogStatus.dataset.updatedAt = updatedAt ?? "";
   }
 
@@ -205,7 +231,13 @@ class PosApp {
     if ((!report.updated && !report.removed && !report.cashiers && !permissionChanged) || this.showing) return;
     // With no shift open, the sale and shift tabs are the opening form, which lists the cashiers:
     // new or changed ones show at once (even when the pull ends while that form is being drawn).
-    if (report.cashiers && (this.tab === "venta" || this.tab === "turno") && !this.showingZ && !(await currentShift(this.db))) return this.render();
+    if (
+      report.cashiers &&
+      (this.tab === "venta" || this.tab === "turno") &&
+      !this.showingZ &&
+      !(await currentShift(this.db))
+    )
+      return this.render();
     if (this.tab === "venta") this.main.querySelector(".sale")?.dispatchEvent(new CustomEvent(CATALOG_PULLED));
     else if (this.tab === "productos" && !this.editing) await this.render();
   }
@@ -226,7 +258,8 @@ class PosApp {
 
   private async render(): Promise<void> {
     const ticket = ++this.renders;
-    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab")) b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing && !this.showingZ);
+    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab"))
+      b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing && !this.showingZ);
     if (this.showing) return this.renderReceipt(this.showing, ticket);
     const shift = await currentShift(this.db);
     this.shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";
@@ -241,7 +274,9 @@ class PosApp {
         view = h(
           "div",
           { class: "shift-tab" },
-          shift ? await closeShiftScreen(this.db, shift, (s) => this.shiftChanged(s)) : await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s)),
+          shift
+            ? await closeShiftScreen(this.db, shift, (s) => this.shiftChanged(s))
+            : await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s)),
           await shiftHistory(this.db, (s) => {
             this.showingZ = s;
             void this.render();
@@ -276,7 +311,8 @@ class PosApp {
     view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     const code = this.pendingScan;
     this.pendingScan = undefined;
-    if (code !== undefined && view.classList.contains("sale")) view.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+    if (code !== undefined && view.classList.contains("sale"))
+      view.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
   }
 
   /** A scan made while the receipt was on screen, for the sale screen that replaces it. */
@@ -317,7 +353,15 @@ class PosApp {
     return h(
       "div",
       { class: "receipt-screen" },
-      zReportView(shift, { companyName: company.tradeName ?? company.name, rnc: company.registryNumber, deviceName: this.session.deviceName }, details),
+      zReportView(
+        shift,
+        {
+          companyName: company.tradeName ?? company.name,
+          rnc: company.registryNumber,
+          deviceName: this.session.deviceName,
+        },
+        details,
+      ),
       h(
         "div",
         { class: "actions no-print" },
@@ -343,7 +387,12 @@ class PosApp {
     const issued = await issueReceipt(this.db, {
       shiftId: shift.id,
       tipoeCF: req.tipoeCF,
-      emisor: { rnc: this.session.company.registryNumber, legalName: this.session.company.name, tradeName: this.session.company.tradeName, address: this.session.company.address },
+      emisor: {
+        rnc: this.session.company.registryNumber,
+        legalName: this.session.company.name,
+        tradeName: this.session.company.tradeName,
+        address: this.session.company.address,
+      },
       buyer: req.buyer,
       lines: req.lines,
       payment: req.payment,
@@ -374,12 +423,20 @@ class PosApp {
       h("button", { type: "button", id: "new-sale", onclick: () => this.go("venta") }, "Nueva venta"),
       // Only while something is still open on it: a receipt fully credited offers no return.
       (await judgeRefund(this.db, fresh, "0.01")).ok
-        ? h("button", { type: "button", id: "refund", onclick: () => void this.refund(fresh, view) }, "Devolución (nota de crédito)")
+        ? h(
+            "button",
+            { type: "button", id: "refund", onclick: () => void this.refund(fresh, view) },
+            "Devolución (nota de crédito)",
+          )
         : null,
     );
     const reason =
       fresh.estado === "Rechazado" && fresh.mensajes?.length
-        ? h("p", { class: "error no-print" }, `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`)
+        ? h(
+            "p",
+            { class: "error no-print" },
+            `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`,
+          )
         : null;
     const cashier = fresh.shiftId ? (await this.db.shifts.get(fresh.shiftId))?.cashierName : undefined;
     const printed = await receiptView(fresh, { till: this.session.deviceName, ...(cashier ? { cashier } : {}) });
@@ -423,7 +480,12 @@ class PosApp {
     try {
       const shift = await currentShift(this.db);
       if (!shift) throw new SaleProblem("Abra un turno para hacer una devolución (pestaña Turno).");
-      const doc = original.document as { Encabezado: { Emisor: { FechaEmision: string }; Comprador?: { RNCComprador?: string; RazonSocialComprador?: string } } };
+      const doc = original.document as {
+        Encabezado: {
+          Emisor: { FechaEmision: string };
+          Comprador?: { RNCComprador?: string; RazonSocialComprador?: string };
+        };
+      };
       const issued = await issueReceipt(this.db, {
         tipoeCF: "34",
         shiftId: shift.id,
@@ -435,7 +497,11 @@ class PosApp {
         },
         buyer: { rnc: doc.Encabezado.Comprador?.RNCComprador, name: doc.Encabezado.Comprador?.RazonSocialComprador },
         lines,
-        reference: { encf: original.encf!, fechaEmision: doc.Encabezado.Emisor.FechaEmision, montoTotal: original.montoTotal! },
+        reference: {
+          encf: original.encf!,
+          fechaEmision: doc.Encabezado.Emisor.FechaEmision,
+          montoTotal: original.montoTotal!,
+        },
         environment: this.session.company.dgiiServer,
         online: navigator.onLine,
         deviceId: this.session.deviceId,
@@ -443,7 +509,9 @@ class PosApp {
       await this.open(issued.sale);
       this.runner.kick();
     } catch (error) {
-      throw error instanceof SaleProblem ? error : new SaleProblem(`No se pudo emitir la nota de crédito: ${String(error)}`);
+      throw error instanceof SaleProblem
+        ? error
+        : new SaleProblem(`No se pudo emitir la nota de crédito: ${String(error)}`);
     } finally {
       this.issuing = false;
     }

@@ -8,7 +8,12 @@ import { dateTime, money } from "../format.ts";
 import { catalogState } from "../sync/catalog.ts";
 import { h } from "./dom.ts";
 
-const ITBIS_LABEL: Record<Product["itbis"], string> = { "18": "ITBIS 18 %", "16": "ITBIS 16 %", "0": "ITBIS 0 %", E: "Exento" };
+const ITBIS_LABEL: Record<Product["itbis"], string> = {
+  "18": "ITBIS 18 %",
+  "16": "ITBIS 16 %",
+  "0": "ITBIS 0 %",
+  E: "Exento",
+};
 
 export async function catalogScreen(db: PosDatabase, editing?: Product): Promise<HTMLElement> {
   const products = await db.products.orderBy("name").toArray();
@@ -16,11 +21,21 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
   const status = h(
     "p",
     { class: "catalog-updated", id: "catalog-updated" },
-    updatedAt ? `Catálogo actualizado: ${dateTime(updatedAt)}` : "El catálogo de la empresa aún no se ha descargado en este punto de venta.",
+    updatedAt
+      ? `Catálogo actualizado: ${dateTime(updatedAt)}`
+      : "El catálogo de la empresa aún no se ha descargado en este punto de venta.",
   );
   const rights = canEditPrices
-    ? h("p", { class: "note", id: "catalog-rights" }, "Este punto de venta puede cambiar precios; un cambio del catálogo de la empresa lo reemplaza.")
-    : h("p", { class: "note", id: "catalog-rights" }, "Los productos y precios se administran en el catálogo de la empresa: este punto de venta no puede cambiarlos.");
+    ? h(
+        "p",
+        { class: "note", id: "catalog-rights" },
+        "Este punto de venta puede cambiar precios; un cambio del catálogo de la empresa lo reemplaza.",
+      )
+    : h(
+        "p",
+        { class: "note", id: "catalog-rights" },
+        "Los productos y precios se administran en el catálogo de la empresa: este punto de venta no puede cambiarlos.",
+      );
 
   const list = h(
     "table",
@@ -49,10 +64,25 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
           h("td", {}, p.code),
           h("td", {}, p.name),
           h("td", { class: "num" }, money(p.price)),
-          h("td", {}, `${ITBIS_LABEL[p.itbis]}${p.priceIncludesItbis && (p.itbis === "18" || p.itbis === "16") ? " (incluido)" : ""}`),
+          h(
+            "td",
+            {},
+            `${ITBIS_LABEL[p.itbis]}${p.priceIncludesItbis && (p.itbis === "18" || p.itbis === "16") ? " (incluido)" : ""}`,
+          ),
           h("td", { class: "barcodes" }, (p.barcodes ?? []).join(", ")),
           canEditPrices
-            ? h("td", {}, h("button", { type: "button", onclick: () => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p })) }, "Editar"))
+            ? h(
+                "td",
+                {},
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    onclick: () => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p })),
+                  },
+                  "Editar",
+                ),
+              )
             : null,
         ),
       ),
@@ -73,20 +103,50 @@ function productForm(db: PosDatabase, editing?: Product): HTMLElement {
   const fromCatalog = editing?.id !== undefined;
   const error = h("p", { class: "error", role: "alert" });
   const field = (label: string, input: HTMLElement) => h("label", {}, h("span", {}, label), input);
-  const code = h("input", { name: "code", required: true, maxlength: 35, value: editing?.code ?? "", autocomplete: "off" });
+  const code = h("input", {
+    name: "code",
+    required: true,
+    maxlength: 35,
+    value: editing?.code ?? "",
+    autocomplete: "off",
+  });
   if (editing) code.readOnly = true;
-  const name = h("input", { name: "name", required: true, maxlength: 80, value: editing?.name ?? "", autocomplete: "off" });
-  const price = h("input", { name: "price", required: true, inputmode: "decimal", value: editing?.price ?? "", autocomplete: "off" });
-  const includes = h("input", { name: "priceIncludesItbis", type: "checkbox", checked: editing?.priceIncludesItbis === true });
+  const name = h("input", {
+    name: "name",
+    required: true,
+    maxlength: 80,
+    value: editing?.name ?? "",
+    autocomplete: "off",
+  });
+  const price = h("input", {
+    name: "price",
+    required: true,
+    inputmode: "decimal",
+    value: editing?.price ?? "",
+    autocomplete: "off",
+  });
+  const includes = h("input", {
+    name: "priceIncludesItbis",
+    type: "checkbox",
+    checked: editing?.priceIncludesItbis === true,
+  });
   const itbis = h(
     "select",
     { name: "itbis" },
-    ...(["18", "16", "0", "E"] as const).map((r) => h("option", { value: r, selected: (editing?.itbis ?? "18") === r }, ITBIS_LABEL[r])),
+    ...(["18", "16", "0", "E"] as const).map((r) =>
+      h("option", { value: r, selected: (editing?.itbis ?? "18") === r }, ITBIS_LABEL[r]),
+    ),
   );
   const unit = h(
     "select",
     { name: "unit" },
-    ...UNIDADES_MEDIDA.map((u) => h("option", { value: u.codigo, selected: (editing?.unit ?? "43") === u.codigo }, `${u.descripcion} (${u.abreviatura})`)),
+    ...UNIDADES_MEDIDA.map((u) =>
+      h(
+        "option",
+        { value: u.codigo, selected: (editing?.unit ?? "43") === u.codigo },
+        `${u.descripcion} (${u.abreviatura})`,
+      ),
+    ),
   );
   const kind = h(
     "select",

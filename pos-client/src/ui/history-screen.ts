@@ -19,7 +19,19 @@ export async function historyScreen(db: PosDatabase, open: (sale: Sale) => void)
   return h(
     "table",
     { class: "history", id: "history" },
-    h("thead", {}, h("tr", {}, h("th", {}, "e-NCF"), h("th", {}, "Fecha"), h("th", {}, "Total"), h("th", {}, "Estado"), h("th", {}, ""))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", {}, "e-NCF"),
+        h("th", {}, "Fecha"),
+        h("th", {}, "Total"),
+        h("th", {}, "Estado"),
+        h("th", {}, ""),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -34,7 +46,9 @@ export async function historyScreen(db: PosDatabase, open: (sale: Sale) => void)
             "td",
             {},
             h("span", { class: `estado ${ESTADO_CLASS[s.estado ?? "Pendiente"] ?? ""}` }, s.estado ?? "Pendiente"),
-            s.estado === "Rechazado" && s.mensajes?.length ? h("div", { class: "reason" }, s.mensajes.map((m) => `${m.codigo}: ${m.valor}`).join(" · ")) : null,
+            s.estado === "Rechazado" && s.mensajes?.length
+              ? h("div", { class: "reason" }, s.mensajes.map((m) => `${m.codigo}: ${m.valor}`).join(" · "))
+              : null,
           ),
           h("td", {}, h("button", { type: "button", onclick: () => open(s) }, "Ver")),
         ),

@@ -21,13 +21,23 @@ interface SignedItem {
 
 /** The receipt's lines as cart lines, at the document's own prices (included when the sale's were). */
 export function linesOf(original: Sale): CartLine[] {
-  const doc = original.document as { Encabezado: { IdDoc: { IndicadorMontoGravado?: string } }; DetallesItems: SignedItem[] };
+  const doc = original.document as {
+    Encabezado: { IdDoc: { IndicadorMontoGravado?: string } };
+    DetallesItems: SignedItem[];
+  };
   return doc.DetallesItems.map((item) => ({
     product: {
       code: "",
       name: item.NombreItem,
       price: item.PrecioUnitarioItem,
-      itbis: item.IndicadorFacturacion === "1" ? "18" : item.IndicadorFacturacion === "2" ? "16" : item.IndicadorFacturacion === "3" ? "0" : "E",
+      itbis:
+        item.IndicadorFacturacion === "1"
+          ? "18"
+          : item.IndicadorFacturacion === "2"
+            ? "16"
+            : item.IndicadorFacturacion === "3"
+              ? "0"
+              : "E",
       unit: item.UnidadMedida,
       kind: item.IndicadorBienoServicio === "2" ? "2" : "1",
       priceIncludesItbis: doc.Encabezado.IdDoc.IndicadorMontoGravado === "1",
@@ -58,7 +68,12 @@ export function refundDialog(original: Sale, options: RefundDialogOptions): HTML
     amount.textContent = money(lines.length ? formatMoney(cartTotals(lines, "34").total) : "0");
   };
   const rows = sold.map((line, i) => {
-    const qty = h("input", { class: "refund-qty", inputmode: "decimal", value: formatNumber(line.quantity), "aria-label": `Devolver de ${line.product.name}` });
+    const qty = h("input", {
+      class: "refund-qty",
+      inputmode: "decimal",
+      value: formatNumber(line.quantity),
+      "aria-label": `Devolver de ${line.product.name}`,
+    });
     qty.addEventListener("change", () => {
       error.textContent = "";
       if (qty.value.trim() === "0") back[i]!.quantity = "0";
@@ -69,7 +84,13 @@ export function refundDialog(original: Sale, options: RefundDialogOptions): HTML
       qty.value = formatNumber(back[i]!.quantity);
       showAmount();
     });
-    return h("tr", {}, h("td", {}, line.product.name), h("td", { class: "num" }, formatNumber(line.quantity)), h("td", {}, qty));
+    return h(
+      "tr",
+      {},
+      h("td", {}, line.product.name),
+      h("td", { class: "num" }, formatNumber(line.quantity)),
+      h("td", {}, qty),
+    );
   });
   let issuing = false;
   const confirm = h("button", { type: "button", class: "primary", id: "refund-confirm" }, "Emitir nota de crédito");
@@ -98,9 +119,19 @@ export function refundDialog(original: Sale, options: RefundDialogOptions): HTML
     { class: "refund-dialog", id: "refund-dialog", role: "dialog", "aria-label": `Devolución de ${original.encf}` },
     h("h2", {}, `Devolución de ${original.encf}`),
     h("p", {}, "Saldo disponible: ", h("span", { id: "refund-available" }, money(options.available))),
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Artículo"), h("th", {}, "Vendido"), h("th", {}, "Devuelve"))), h("tbody", {}, ...rows)),
+    h(
+      "table",
+      {},
+      h("thead", {}, h("tr", {}, h("th", {}, "Artículo"), h("th", {}, "Vendido"), h("th", {}, "Devuelve"))),
+      h("tbody", {}, ...rows),
+    ),
     h("p", {}, "Nota de crédito por ", amount),
     error,
-    h("div", { class: "actions" }, confirm, h("button", { type: "button", id: "refund-cancel", onclick: () => options.close() }, "Cancelar")),
+    h(
+      "div",
+      { class: "actions" },
+      confirm,
+      h("button", { type: "button", id: "refund-cancel", onclick: () => options.close() }, "Cancelar"),
+    ),
   );
 }

@@ -5,7 +5,15 @@ import { verifyRncOrCedula } from "@ecf/shared/ids";
 import type { PosDatabase, Product } from "../db.ts";
 import { money } from "../format.ts";
 import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer, rememberBuyer } from "../sale/buyers.ts";
-import { cartTotals, lineDiscount, lineGross, pricesIncludeItbis, type CartLine, type Payment, type PaymentMethod } from "../sale/document.ts";
+import {
+  cartTotals,
+  lineDiscount,
+  lineGross,
+  pricesIncludeItbis,
+  type CartLine,
+  type Payment,
+  type PaymentMethod,
+} from "../sale/document.ts";
 import { formatNumber } from "../input/amounts.ts";
 import { addOne, setDiscount, setQuantity } from "../sale/line-edits.ts";
 import { cashChange, paymentFor } from "../sale/payment.ts";
@@ -31,7 +39,15 @@ export interface SaleScreenState {
   transfer: string;
 }
 
-export const emptySale = (): SaleScreenState => ({ lines: [], rnc: "", buyerName: "", method: "efectivo", cash: "", card: "", transfer: "" });
+export const emptySale = (): SaleScreenState => ({
+  lines: [],
+  rnc: "",
+  buyerName: "",
+  method: "efectivo",
+  cash: "",
+  card: "",
+  transfer: "",
+});
 
 /** The app forwards every window keydown to the sale screen on display as this event. */
 export const SALE_KEY = "sale-key";
@@ -53,9 +69,15 @@ export interface SaleScreenOptions {
 /** Product tiles per page of the grid. */
 export const RESULTS_PER_PAGE = 24;
 
-export const byCode = (products: readonly Product[], typed: string) => products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
+export const byCode = (products: readonly Product[], typed: string) =>
+  products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
 
-export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge: (req: SaleRequest) => Promise<void>, options: SaleScreenOptions = {}): Promise<HTMLElement> {
+export async function saleScreen(
+  db: PosDatabase,
+  state: SaleScreenState,
+  charge: (req: SaleRequest) => Promise<void>,
+  options: SaleScreenOptions = {},
+): Promise<HTMLElement> {
   let products = await db.products.orderBy("name").toArray();
   const root = h("div", { class: "sale" });
   const search = h("input", {
@@ -76,7 +98,11 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   /** Every product the search matches, by name; the grid shows them a page at a time. */
   const allMatches = () => {
     const q = search.value.trim().toLowerCase();
-    return q ? products.filter((p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q)) : products;
+    return q
+      ? products.filter(
+          (p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q),
+        )
+      : products;
   };
   let resultsPage = 0;
   const matches = () => pageOf(allMatches(), resultsPage, RESULTS_PER_PAGE).items;
@@ -95,7 +121,10 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
         renderResults();
       }),
     );
-    if (!products.length) results.append(h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."));
+    if (!products.length)
+      results.append(
+        h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."),
+      );
   };
   search.addEventListener("input", () => {
     scanMessage.textContent = "";
@@ -149,8 +178,21 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     search.focus();
   }
 
-  const rnc = h("input", { id: "buyer-rnc", inputmode: "numeric", placeholder: "RNC o cédula (opcional: E31)", value: state.rnc, maxlength: 11, autocomplete: "off" });
-  const buyerName = h("input", { id: "buyer-name", placeholder: "Nombre o razón social", value: state.buyerName, maxlength: 150, autocomplete: "off" });
+  const rnc = h("input", {
+    id: "buyer-rnc",
+    inputmode: "numeric",
+    placeholder: "RNC o cédula (opcional: E31)",
+    value: state.rnc,
+    maxlength: 11,
+    autocomplete: "off",
+  });
+  const buyerName = h("input", {
+    id: "buyer-name",
+    placeholder: "Nombre o razón social",
+    value: state.buyerName,
+    maxlength: 150,
+    autocomplete: "off",
+  });
   const buyerStatus = h("small", { class: "warn", id: "buyer-status", role: "status" });
   // The name last filled from an RNC: replaced by the next lookup, unlike a name the cashier typed.
   let filledName = "";
@@ -197,9 +239,27 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
       ] as const
     ).map(([v, label]) => h("option", { value: v, selected: state.method === v }, label)),
   );
-  const cash = h("input", { id: "cash", inputmode: "decimal", placeholder: "Efectivo recibido", value: state.cash, autocomplete: "off" });
-  const card = h("input", { id: "card", inputmode: "decimal", placeholder: "Monto con tarjeta", value: state.card, autocomplete: "off" });
-  const transfer = h("input", { id: "transfer", inputmode: "decimal", placeholder: "Monto por transferencia", value: state.transfer, autocomplete: "off" });
+  const cash = h("input", {
+    id: "cash",
+    inputmode: "decimal",
+    placeholder: "Efectivo recibido",
+    value: state.cash,
+    autocomplete: "off",
+  });
+  const card = h("input", {
+    id: "card",
+    inputmode: "decimal",
+    placeholder: "Monto con tarjeta",
+    value: state.card,
+    autocomplete: "off",
+  });
+  const transfer = h("input", {
+    id: "transfer",
+    inputmode: "decimal",
+    placeholder: "Monto por transferencia",
+    value: state.transfer,
+    autocomplete: "off",
+  });
   const change = h("div", { class: "change", id: "change" });
   method.addEventListener("change", () => {
     state.method = method.value as PaymentMethod;
@@ -231,18 +291,41 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
         h(
           "table",
           {},
-          h("thead", {}, h("tr", {}, h("th", {}, "Producto"), h("th", {}, "Cant."), h("th", {}, "Desc. %"), h("th", {}, "Valor"), h("th", {}, ""))),
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", {}, "Producto"),
+              h("th", {}, "Cant."),
+              h("th", {}, "Desc. %"),
+              h("th", {}, "Valor"),
+              h("th", {}, ""),
+            ),
+          ),
           h(
             "tbody",
             {},
             ...state.lines.map((line, i) => {
-              const qty = h("input", { class: "qty", inputmode: "decimal", value: formatNumber(line.quantity), "aria-label": `Cantidad de ${line.product.name}` });
+              const qty = h("input", {
+                class: "qty",
+                inputmode: "decimal",
+                value: formatNumber(line.quantity),
+                "aria-label": `Cantidad de ${line.product.name}`,
+              });
               qty.addEventListener("change", () => {
                 message.textContent = setQuantity(line, qty.value, options.maxQuantity) ?? "";
                 renderCart();
               });
               const discountText = line.discountPercent ? formatNumber(line.discountPercent) : "";
-              const disc = h("input", { class: "disc", inputmode: "decimal", value: discountText, placeholder: "0", "aria-label": `Descuento de ${line.product.name}` });
+              const disc = h("input", {
+                class: "disc",
+                inputmode: "decimal",
+                value: discountText,
+                placeholder: "0",
+                "aria-label": `Descuento de ${line.product.name}`,
+              });
               disc.addEventListener("change", () => {
                 message.textContent = setDiscount(line, disc.value) ?? "";
                 renderCart();
@@ -256,7 +339,19 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
                 h("td", {}, qty),
                 h("td", {}, disc),
                 h("td", { class: "num" }, money(formatMoney(net))),
-                h("td", {}, h("button", { type: "button", "aria-label": `Quitar ${line.product.name}`, onclick: () => (state.lines.splice(i, 1), renderCart()) }, "×")),
+                h(
+                  "td",
+                  {},
+                  h(
+                    "button",
+                    {
+                      type: "button",
+                      "aria-label": `Quitar ${line.product.name}`,
+                      onclick: () => (state.lines.splice(i, 1), renderCart()),
+                    },
+                    "×",
+                  ),
+                ),
               );
             }),
           ),
@@ -280,7 +375,12 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
     const back = typeof p === "object" ? cashChange(p) : null;
     change.textContent = back ? `Cambio: ${money(formatMoney(back))}` : typeof p === "string" ? p : "";
     totalsBox.replaceChildren(
-      h("div", { class: "row" }, h("span", {}, "Tipo"), h("span", { id: "tipo" }, tipo() === "31" ? "E31 Crédito fiscal" : "E32 Consumo")),
+      h(
+        "div",
+        { class: "row" },
+        h("span", {}, "Tipo"),
+        h("span", { id: "tipo" }, tipo() === "31" ? "E31 Crédito fiscal" : "E32 Consumo"),
+      ),
       h("div", { class: "row" }, h("span", {}, "Subtotal"), h("span", {}, money(formatMoney(t.subtotal)))),
       h("div", { class: "row" }, h("span", {}, "Descuentos"), h("span", {}, money(formatMoney(t.discount)))),
       h("div", { class: "row" }, h("span", {}, "ITBIS"), h("span", {}, money(formatMoney(t.itbis)))),
@@ -292,7 +392,12 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
   let charging = false;
   // The cashier confirmed a RD$0.00 receipt; any change to the cart asks again.
   let zeroConfirmed = false;
-  const zeroConfirmButton = () => h("button", { type: "button", id: "confirm-zero", onclick: () => ((zeroConfirmed = true), void doCharge()) }, "Emitir sin cobro");
+  const zeroConfirmButton = () =>
+    h(
+      "button",
+      { type: "button", id: "confirm-zero", onclick: () => ((zeroConfirmed = true), void doCharge()) },
+      "Emitir sin cobro",
+    );
   async function doCharge() {
     if (charging) return;
     message.textContent = "";
@@ -334,7 +439,8 @@ export async function saleScreen(db: PosDatabase, state: SaleScreenState, charge
         payment: p,
       });
       // A buyer invoiced here fills itself the next time, online or not.
-      if (buyer.rnc && buyer.name) await rememberBuyer(db, { rnc: buyer.rnc, name: buyer.name, usedAt: new Date().toISOString() }).catch(() => {});
+      if (buyer.rnc && buyer.name)
+        await rememberBuyer(db, { rnc: buyer.rnc, name: buyer.name, usedAt: new Date().toISOString() }).catch(() => {});
     } catch (error) {
       message.textContent = error instanceof Error ? error.message : String(error);
     } finally {

@@ -29,7 +29,8 @@ interface Burst {
   valueBefore?: string;
 }
 
-const editable = (t: EventTarget | null): Editable | undefined => (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement ? t : undefined);
+const editable = (t: EventTarget | null): Editable | undefined =>
+  t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement ? t : undefined;
 
 /**
  * Follows keydowns (in the capture phase, before the page sees them) and reports scans. Returns
@@ -66,7 +67,8 @@ export class ScanDetector {
     }
     const burst = continues ? this.burst : undefined;
     this.burst = undefined;
-    if (e.key !== "Enter" || !burst || burst.keys.length < this.options.minLength || !this.options.wanted(burst.target)) return false;
+    if (e.key !== "Enter" || !burst || burst.keys.length < this.options.minLength || !this.options.wanted(burst.target))
+      return false;
     e.preventDefault();
     e.stopImmediatePropagation();
     restore(burst);
@@ -91,7 +93,11 @@ function restore(burst: Burst): void {
 }
 
 /** Listens on the window, ahead of every other key handler, until `signal` aborts. */
-export function listenForScans(onScan: (code: string) => void, signal: AbortSignal, options: ScannerOptions = {}): ScanDetector {
+export function listenForScans(
+  onScan: (code: string) => void,
+  signal: AbortSignal,
+  options: ScannerOptions = {},
+): ScanDetector {
   const detector = new ScanDetector(onScan, options);
   addEventListener("keydown", (e) => void detector.keydown(e), { capture: true, signal });
   return detector;

@@ -8,11 +8,20 @@ import type { ZDetails } from "../shift/z-details.ts";
 
 const PAGO: Record<string, string> = { efectivo: "Efectivo", tarjeta: "Tarjeta", transferencia: "Transferencia" };
 
-const problemText = (error: unknown) => (error instanceof ShiftProblem ? error.message : `No se pudo: ${error instanceof Error ? error.message : String(error)}`);
+const problemText = (error: unknown) =>
+  error instanceof ShiftProblem
+    ? error.message
+    : `No se pudo: ${error instanceof Error ? error.message : String(error)}`;
 
 /** Opening a shift: no sale is rung up before one is open. */
-export async function openShiftScreen(db: PosDatabase, deviceId: string | undefined, opened: (shift: Shift) => void): Promise<HTMLElement> {
-  const cashiers = (await db.cashiers.toArray()).filter((c) => c.active).sort((a, b) => a.name.localeCompare(b.name, "es"));
+export async function openShiftScreen(
+  db: PosDatabase,
+  deviceId: string | undefined,
+  opened: (shift: Shift) => void,
+): Promise<HTMLElement> {
+  const cashiers = (await db.cashiers.toArray())
+    .filter((c) => c.active)
+    .sort((a, b) => a.name.localeCompare(b.name, "es"));
   const error = h("p", { class: "error", role: "alert", id: "shift-error" });
   if (!cashiers.length) {
     return h(
@@ -26,9 +35,28 @@ export async function openShiftScreen(db: PosDatabase, deviceId: string | undefi
       ),
     );
   }
-  const cashier = h("select", { id: "shift-cashier", "aria-label": "Cajero", "data-autofocus": true }, ...cashiers.map((c) => h("option", { value: c.id }, c.name)));
-  const pin = h("input", { id: "shift-pin", type: "password", inputmode: "numeric", autocomplete: "off", maxlength: 12, required: true, "aria-label": "PIN" });
-  const float = h("input", { id: "shift-float", inputmode: "decimal", autocomplete: "off", required: true, placeholder: "0.00", "aria-label": "Fondo de caja" });
+  const cashier = h(
+    "select",
+    { id: "shift-cashier", "aria-label": "Cajero", "data-autofocus": true },
+    ...cashiers.map((c) => h("option", { value: c.id }, c.name)),
+  );
+  const pin = h("input", {
+    id: "shift-pin",
+    type: "password",
+    inputmode: "numeric",
+    autocomplete: "off",
+    maxlength: 12,
+    required: true,
+    "aria-label": "PIN",
+  });
+  const float = h("input", {
+    id: "shift-float",
+    inputmode: "decimal",
+    autocomplete: "off",
+    required: true,
+    placeholder: "0.00",
+    "aria-label": "Fondo de caja",
+  });
   const button = h("button", { type: "submit", class: "primary big", id: "shift-open-button" }, "Abrir turno");
   const form = h(
     "form",
@@ -60,7 +88,11 @@ export async function openShiftScreen(db: PosDatabase, deviceId: string | undefi
 }
 
 /** Closing the open shift: the cashier counts the drawer (blind: the expected amount shows only on the Z report). */
-export async function closeShiftScreen(db: PosDatabase, shift: Shift, closed: (shift: Shift) => void): Promise<HTMLElement> {
+export async function closeShiftScreen(
+  db: PosDatabase,
+  shift: Shift,
+  closed: (shift: Shift) => void,
+): Promise<HTMLElement> {
   const receipts = (await salesOf(db, shift.id)).length;
   const counted = h("input", {
     id: "shift-counted",
@@ -72,12 +104,20 @@ export async function closeShiftScreen(db: PosDatabase, shift: Shift, closed: (s
     "data-autofocus": true,
   });
   const error = h("p", { class: "error", role: "alert", id: "shift-error" });
-  const button = h("button", { type: "submit", class: "primary big", id: "shift-close-button" }, "Cerrar turno e imprimir Z");
+  const button = h(
+    "button",
+    { type: "submit", class: "primary big", id: "shift-close-button" },
+    "Cerrar turno e imprimir Z",
+  );
   const form = h(
     "form",
     { class: "shift", id: "shift-close" },
     h("h2", {}, `Turno de ${shift.cashierName}`),
-    h("p", {}, `Abierto: ${dateTime(shift.openedAt)} · Fondo: ${money(shift.openingFloat)} · Comprobantes: ${receipts}`),
+    h(
+      "p",
+      {},
+      `Abierto: ${dateTime(shift.openedAt)} · Fondo: ${money(shift.openingFloat)} · Comprobantes: ${receipts}`,
+    ),
     h("label", {}, "Efectivo contado en caja (RD$) ", counted),
     button,
     error,
@@ -107,22 +147,42 @@ export interface ZReportHeader {
 export function zReportView(shift: Shift, header: ZReportHeader, details?: ZDetails): HTMLElement {
   const report = shift.report!;
   const row = (label: string, value: string, field?: string, cls = "") =>
-    h("div", { class: `row ${cls}`, ...(field ? { "data-field": field } : {}) }, h("span", {}, label), h("span", {}, value));
+    h(
+      "div",
+      { class: `row ${cls}`, ...(field ? { "data-field": field } : {}) },
+      h("span", {}, label),
+      h("span", {}, value),
+    );
   const section = (title: string) => h("div", { class: "title" }, title);
   return h(
     "section",
     { class: "ticket z-report", id: "z-report", "data-shift-id": shift.id },
-    h("header", {}, h("strong", {}, header.companyName), h("div", {}, `RNC ${header.rnc}`), h("div", {}, header.deviceName)),
+    h(
+      "header",
+      {},
+      h("strong", {}, header.companyName),
+      h("div", {}, `RNC ${header.rnc}`),
+      h("div", {}, header.deviceName),
+    ),
     section("REPORTE Z — CIERRE DE TURNO"),
     row("Cajero", shift.cashierName),
     row("Apertura", dateTime(shift.openedAt)),
     row("Cierre", dateTime(shift.closedAt!)),
     section("Comprobantes"),
-    ...(report.receipts.length ? report.receipts.map((r) => row(`${TIPO_NOMBRE[r.tipoeCF] ?? `e-CF ${r.tipoeCF}`} (${r.count})`, money(r.total))) : [row("Ninguno", money("0"))]),
+    ...(report.receipts.length
+      ? report.receipts.map((r) => row(`${TIPO_NOMBRE[r.tipoeCF] ?? `e-CF ${r.tipoeCF}`} (${r.count})`, money(r.total)))
+      : [row("Ninguno", money("0"))]),
     section("Ventas por forma de pago"),
-    ...report.payments.map((p) => row(`${PAGO[p.method] ?? p.method} (${p.count})`, money(p.total), `pago-${p.method}`)),
+    ...report.payments.map((p) =>
+      row(`${PAGO[p.method] ?? p.method} (${p.count})`, money(p.total), `pago-${p.method}`),
+    ),
     row(`Total ventas (${report.salesCount})`, money(report.salesTotal), "salesTotal", "total"),
-    ...(details ? [row("Ventas brutas", money(details.grossSales), "grossSales"), row("Ventas netas (menos devoluciones)", money(details.netSales), "netSales")] : []),
+    ...(details
+      ? [
+          row("Ventas brutas", money(details.grossSales), "grossSales"),
+          row("Ventas netas (menos devoluciones)", money(details.netSales), "netSales"),
+        ]
+      : []),
     row("Total ITBIS", money(report.itbisTotal), "itbisTotal"),
     row(`Devoluciones (${report.refunds.count})`, money(report.refunds.total), "refunds"),
     row("ITBIS devuelto", money(report.refunds.itbis)),
@@ -144,7 +204,13 @@ function zDetailRows(details: ZDetails, row: Row, section: (title: string) => HT
   return [
     section("Secuencias e-NCF usadas"),
     ...(details.ranges.length
-      ? details.ranges.map((r) => row(`E${r.tipoeCF} (${r.count})`, r.first === r.last ? r.first : `${r.first} – ${r.last}`, `range-${r.tipoeCF}`))
+      ? details.ranges.map((r) =>
+          row(
+            `E${r.tipoeCF} (${r.count})`,
+            r.first === r.last ? r.first : `${r.first} – ${r.last}`,
+            `range-${r.tipoeCF}`,
+          ),
+        )
       : [row("Ninguna", "")]),
     row("Comprobantes por enviar al servidor", String(details.pending), "pending"),
     ...(details.unused.length ? [row("Números sin usar (por anular)", details.unused.join(", "), "unused")] : []),
@@ -155,7 +221,9 @@ const SYNC_TEXT: Record<Shift["sync"], string> = { pending: "Por enviar", sent: 
 
 /** The till's last closed shifts: whether the server has each, and its Z report to print again. */
 export async function shiftHistory(db: PosDatabase, show: (shift: Shift) => void): Promise<HTMLElement> {
-  const closed = (await db.shifts.orderBy("openedAt").reverse().limit(20).toArray()).filter((s) => s.state === "closed");
+  const closed = (await db.shifts.orderBy("openedAt").reverse().limit(20).toArray()).filter(
+    (s) => s.state === "closed",
+  );
   if (!closed.length) return h("section", { class: "shift-history", id: "shift-history" });
   return h(
     "section",
@@ -164,7 +232,19 @@ export async function shiftHistory(db: PosDatabase, show: (shift: Shift) => void
     h(
       "table",
       { class: "history" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Cajero"), h("th", {}, "Cierre"), h("th", {}, "Diferencia"), h("th", {}, "Servidor"), h("th", {}, ""))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", {}, "Cajero"),
+          h("th", {}, "Cierre"),
+          h("th", {}, "Diferencia"),
+          h("th", {}, "Servidor"),
+          h("th", {}, ""),
+        ),
+      ),
       h(
         "tbody",
         {},
@@ -175,7 +255,11 @@ export async function shiftHistory(db: PosDatabase, show: (shift: Shift) => void
             h("td", {}, s.cashierName),
             h("td", {}, dateTime(s.closedAt!)),
             h("td", { class: "num" }, money(s.report!.difference)),
-            h("td", { title: s.lastError ?? "" }, s.sync === "refused" && s.lastError ? `${SYNC_TEXT[s.sync]}: ${s.lastError}` : SYNC_TEXT[s.sync]),
+            h(
+              "td",
+              { title: s.lastError ?? "" },
+              s.sync === "refused" && s.lastError ? `${SYNC_TEXT[s.sync]}: ${s.lastError}` : SYNC_TEXT[s.sync],
+            ),
             h("td", {}, h("button", { type: "button", onclick: () => show(s) }, "Ver Z")),
           ),
         ),

@@ -31,11 +31,19 @@ async function setup(pairingCode: string, receipts: number): Promise<void> {
 async function issueMany(n: number): Promise<{ issueMs: number[]; rawSignMs: number[] }> {
   const issueMs: number[] = [];
   for (let i = 0; i < n; i++) {
-    const lines = products.map((product, j) => ({ product, quantity: String(1 + ((i + j) % 3)), discountPercent: j === 0 ? "5" : "" }));
+    const lines = products.map((product, j) => ({
+      product,
+      quantity: String(1 + ((i + j) % 3)),
+      discountPercent: j === 0 ? "5" : "",
+    }));
     const t0 = performance.now();
     await issueReceipt(db, {
       tipoeCF: "32",
-      emisor: { rnc: session.company.registryNumber, legalName: session.company.name, address: session.company.address },
+      emisor: {
+        rnc: session.company.registryNumber,
+        legalName: session.company.name,
+        address: session.company.address,
+      },
       lines,
       payment: { method: "tarjeta", parts: [{ method: "tarjeta", amount: formatMoney(cartTotals(lines).total) }] },
       environment: session.company.dgiiServer,
@@ -74,7 +82,9 @@ async function syncAll(): Promise<{ ms: number; sent: number; rejected: number; 
  * their state with the batch state query, as its sync rounds do. Waits until every receipt has
  * DGII's verdict on the till, or `windowMs`; says how many did and how long it took.
  */
-async function settleAll(windowMs: number): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }> {
+async function settleAll(
+  windowMs: number,
+): Promise<{ ms: number; judged: number; rejected: number; unsettled: number; queries: number }> {
   const api = new DeviceApi("", session.token);
   let queries = 0;
   const t0 = performance.now();
@@ -84,8 +94,16 @@ async function settleAll(windowMs: number): Promise<{ ms: number; judged: number
     if (unsettled > 0) await new Promise((r) => setTimeout(r, 500));
   }
   const sales = await db.sales.toArray();
-  const judged = sales.filter((s) => s.estado === "Aceptado" || s.estado === "Aceptado Condicional" || s.estado === "Rechazado").length;
-  return { ms: performance.now() - t0, judged, rejected: sales.filter((s) => s.estado === "Rechazado").length, unsettled, queries };
+  const judged = sales.filter(
+    (s) => s.estado === "Aceptado" || s.estado === "Aceptado Condicional" || s.estado === "Rechazado",
+  ).length;
+  return {
+    ms: performance.now() - t0,
+    judged,
+    rejected: sales.filter((s) => s.estado === "Rechazado").length,
+    unsettled,
+    queries,
+  };
 }
 
 Object.assign(globalThis, { posBench: { setup, issueMany, syncAll, settleAll } });

@@ -64,7 +64,10 @@ export async function startStack(options: { frozen?: boolean } = {}): Promise<St
     const isForm = body instanceof FormData;
     const res = await fetchAfterSyncCalls(`${workerUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${adminSecret}`, ...(body === undefined || isForm ? {} : { "Content-Type": "application/json" }) },
+      headers: {
+        Authorization: `Bearer ${adminSecret}`,
+        ...(body === undefined || isForm ? {} : { "Content-Type": "application/json" }),
+      },
       body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
     });
     const json = await res.json();
@@ -75,7 +78,19 @@ export async function startStack(options: { frozen?: boolean } = {}): Promise<St
     // The running worker may hold the SQLite file for a moment (SQLITE_BUSY): read again shortly.
     for (let attempt = 1; ; attempt++) {
       try {
-        const out = run(WRANGLER, ["d1", "execute", "DB", "--local", "-c", "wrangler.toml", "--persist-to", persistDir, "--json", "--command", statement]);
+        const out = run(WRANGLER, [
+          "d1",
+          "execute",
+          "DB",
+          "--local",
+          "-c",
+          "wrangler.toml",
+          "--persist-to",
+          persistDir,
+          "--json",
+          "--command",
+          statement,
+        ]);
         return (JSON.parse(out) as { results: T[] }[])[0]!.results;
       } catch (error) {
         if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
@@ -84,15 +99,36 @@ export async function startStack(options: { frozen?: boolean } = {}): Promise<St
     }
   };
   const archived = (key: string): string =>
-    run(WRANGLER, ["r2", "object", "get", `ecf-edge-archive/${key}`, "--local", "-c", "wrangler.toml", "--persist-to", persistDir, "--pipe"]);
+    run(WRANGLER, [
+      "r2",
+      "object",
+      "get",
+      `ecf-edge-archive/${key}`,
+      "--local",
+      "-c",
+      "wrangler.toml",
+      "--persist-to",
+      persistDir,
+      "--pipe",
+    ]);
   const tokens = new Map<string, string>();
   const receipts = async (companyId: string) => {
     if (!tokens.has(companyId)) {
-      const key = await admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: companyId, kind: "test" });
-      const login = await fetchAfterSyncCalls(`${workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
+      const key = await admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", {
+        ownerType: "company",
+        ownerId: companyId,
+        kind: "test",
+      });
+      const login = await fetchAfterSyncCalls(`${workerUrl}/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(key),
+      });
       tokens.set(companyId, ((await login.json()) as { token: string }).token);
     }
-    const res = await fetchAfterSyncCalls(`${workerUrl}/reports/encf?pageSize=1000`, { headers: { Authorization: `Bearer ${tokens.get(companyId)}` } });
+    const res = await fetchAfterSyncCalls(`${workerUrl}/reports/encf?pageSize=1000`, {
+      headers: { Authorization: `Bearer ${tokens.get(companyId)}` },
+    });
     if (!res.ok) throw new Error(`GET /reports/encf → ${res.status} ${await res.text()}`);
     return ((await res.json()) as { items: { encf: string; estado: string; source: string }[] }).items;
   };

@@ -10,7 +10,11 @@ import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
 import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
-execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium", "xmlsec1"], { stdio: "inherit" });
+execFileSync(
+  "node",
+  [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium", "xmlsec1"],
+  { stdio: "inherit" },
+);
 
 const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
 const RNC = "131880681";
@@ -25,7 +29,10 @@ let companyId: string;
 beforeAll(async () => {
   mkdirSync(RESULTS, { recursive: true });
   buildPos();
-  [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "COLMADO DE PRUEBA SRL" })]);
+  [stack, identity] = await Promise.all([
+    startStack(),
+    createTestIdentity({ rnc: RNC, commonName: "COLMADO DE PRUEBA SRL" }),
+  ]);
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
     name: "COLMADO DE PRUEBA SRL",
     tradeName: "Colmado La Esquina",
@@ -37,8 +44,17 @@ beforeAll(async () => {
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
-  for (const tipo of ["32", "31", "34"]) await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100000, expiresOn: "2099-12-31" });
-  const device = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" });
+  for (const tipo of ["32", "31", "34"])
+    await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
+      rangeFrom: 1,
+      rangeTo: 100000,
+      expiresOn: "2099-12-31",
+    });
+  const device = await stack.admin<{ id: string; pairingCode: string }>(
+    "POST",
+    `/admin/companies/${company.id}/devices`,
+    { name: "Caja 1" },
+  );
   // This till types its own products and changes a price: the issuer allows it (a per-device setting).
   await stack.admin("PATCH", `/admin/companies/${company.id}/devices/${device.id}`, { canEditPrices: true });
   // Selling takes an open shift, opened by a cashier with a PIN.
@@ -87,10 +103,15 @@ const estadoOf = (page: Page) => page.textContent("section.ticket .estado");
 /** A receipt upload: the single route (a lone receipt) or the batch route (a backlog). */
 const isUpload = (url: string) => /\/devices\/receipts(\/batch)?$/.test(url);
 /** The e-NCF an upload carries, in order. */
-const uploadedEncfs = (request: Request) => [...(request.postData() ?? "").matchAll(/<eNCF>(E\d{12})<\/eNCF>/g)].map((m) => m[1]!);
+const uploadedEncfs = (request: Request) =>
+  [...(request.postData() ?? "").matchAll(/<eNCF>(E\d{12})<\/eNCF>/g)].map((m) => m[1]!);
 /** Each receipt's answer in an upload's response, whichever route. */
 async function uploadAnswers(response: Response): Promise<{ encf: string; estado?: string; status: number }[]> {
-  const body = (await response.json()) as { encf: string; estado: string; results?: { encf: string; status: number; answer?: { estado: string } }[] };
+  const body = (await response.json()) as {
+    encf: string;
+    estado: string;
+    results?: { encf: string; status: number; answer?: { estado: string } }[];
+  };
   return body.results
     ? body.results.map((r) => ({ encf: r.encf, estado: r.answer?.estado, status: r.status }))
     : [{ encf: body.encf, estado: body.estado, status: response.status() }];
@@ -111,9 +132,11 @@ const COUNT_WINDOW_LISTENERS = () => {
     live.get(type)?.delete(fn);
     remove(type, fn, options);
   }) as typeof window.removeEventListener;
-  (window as unknown as { windowListeners: () => Record<string, number> }).windowListeners = () => Object.fromEntries([...live].map(([t, set]) => [t, set.size]));
+  (window as unknown as { windowListeners: () => Record<string, number> }).windowListeners = () =>
+    Object.fromEntries([...live].map(([t, set]) => [t, set.size]));
 };
-const windowListeners = (page: Page) => page.evaluate(() => (window as unknown as { windowListeners: () => Record<string, number> }).windowListeners());
+const windowListeners = (page: Page) =>
+  page.evaluate(() => (window as unknown as { windowListeners: () => Record<string, number> }).windowListeners());
 
 /** Rows of an IndexedDB store of the POS database, read in the page. */
 const storeRows = <T>(page: Page, store: string) =>
@@ -136,7 +159,11 @@ describe("the POS in Chromium", () => {
   const uploads: string[] = [];
 
   it("pairs, sells online, keeps selling offline, reopens offline, and syncs every receipt once", async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: "es-DO",
+      timezoneId: "America/Santo_Domingo",
+    });
     await context.addInitScript(COUNT_WINDOW_LISTENERS);
     page = await context.newPage();
     const answers = new Map<string, string>();
@@ -152,7 +179,8 @@ describe("the POS in Chromium", () => {
       if (isUpload(r.url())) console.log(`upload failed (will be retried): ${r.failure()?.errorText}`);
     });
     page.on("response", async (r) => {
-      if (isUpload(r.url()) && r.ok()) for (const a of await uploadAnswers(r)) if (a.estado) answers.set(a.encf, a.estado);
+      if (isUpload(r.url()) && r.ok())
+        for (const a of await uploadAnswers(r)) if (a.estado) answers.set(a.encf, a.estado);
     });
     await page.goto(`${stack.workerUrl}/pos/`);
     await page.fill("#pairing-code", pairingCode.toLowerCase());
@@ -188,7 +216,11 @@ describe("the POS in Chromium", () => {
     await expect.poll(() => answers.get(online), { timeout: 30_000 }).toBeDefined();
     const firstEstado = answers.get(online)!;
     expect(firstEstado).toBe("Aceptado");
-    await page.waitForFunction((estado) => document.querySelector("section.ticket .estado")?.textContent === `Estado: ${estado}`, firstEstado, { timeout: 30_000 });
+    await page.waitForFunction(
+      (estado) => document.querySelector("section.ticket .estado")?.textContent === `Estado: ${estado}`,
+      firstEstado,
+      { timeout: 30_000 },
+    );
 
     // Offline: each receipt is signed on the device, printable with its QR, queued in contingency.
     await context.setOffline(true);
@@ -197,7 +229,9 @@ describe("the POS in Chromium", () => {
     for (const items of [["Café"], ["Yogur", "Yogur", "Arroz"], ["7460003"]]) {
       offline.push(await sell(page, items));
       // Each distinct product is one line; the same product twice is quantity 2.
-      const quantities = await page.$$eval("section.ticket .items tbody tr td:first-child", (cells) => cells.map((c) => c.textContent));
+      const quantities = await page.$$eval("section.ticket .items tbody tr td:first-child", (cells) =>
+        cells.map((c) => c.textContent),
+      );
       expect(quantities).toEqual(items.length === 3 ? ["2.00", "1.00"] : ["1.00"]);
       expect(await estadoOf(page)).toContain("Contingencia");
       expect(await page.$("section.ticket .qr svg")).not.toBeNull();
@@ -220,11 +254,14 @@ describe("the POS in Chromium", () => {
     await page.waitForSelector("header.bar");
     expect(await page.textContent("#net")).toBe("Sin conexión");
     await page.click('button[data-tab="recibos"]');
-    for (const encf of offline) expect(await page.getAttribute(`tr[data-encf="${encf}"]`, "data-estado")).toBe("Contingencia");
+    for (const encf of offline)
+      expect(await page.getAttribute(`tr[data-encf="${encf}"]`, "data-estado")).toBe("Contingencia");
 
     // Back online: the queue drains in order, in one batch, each receipt exactly once.
     await context.setOffline(false);
-    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+      timeout: 60_000,
+    });
     const all = [online, ...offline];
     expect(batches).toEqual([offline]);
     // The batch was recorded at once (En Proceso); the server tells DGII in the background.
@@ -235,7 +272,11 @@ describe("the POS in Chromium", () => {
     // till asked again (a round follows soon after one that left receipts in process).
     await page.click('button[data-tab="recibos"]');
     for (const encf of all) {
-      await page.waitForFunction((e) => document.querySelector(`tr[data-encf="${e}"]`)?.getAttribute("data-estado") === "Aceptado", encf, { timeout: 30_000 });
+      await page.waitForFunction(
+        (e) => document.querySelector(`tr[data-encf="${e}"]`)?.getAttribute("data-estado") === "Aceptado",
+        encf,
+        { timeout: 30_000 },
+      );
     }
     expect(answers.get(online)).toBe("Aceptado");
     expect(uploads.filter((e) => all.includes(e)).sort()).toEqual([...all].sort());
@@ -265,7 +306,12 @@ describe("the POS in Chromium", () => {
       display: string;
       icons: { src: string; sizes: string; type: string }[];
     };
-    expect(manifest).toMatchObject({ name: expect.stringContaining("Punto de venta"), start_url: "/pos/", scope: "/pos/", display: "standalone" });
+    expect(manifest).toMatchObject({
+      name: expect.stringContaining("Punto de venta"),
+      start_url: "/pos/",
+      scope: "/pos/",
+      display: "standalone",
+    });
     const base = new URL(href!, `${stack.workerUrl}/pos/`);
     const sizes = new Set<string>();
     for (const icon of manifest.icons) {
@@ -285,13 +331,18 @@ describe("the POS in Chromium", () => {
       const r = await navigator.serviceWorker.getRegistration();
       return { scope: r?.scope, script: r?.active?.scriptURL, controlled: navigator.serviceWorker.controller !== null };
     });
-    expect(registration).toEqual({ scope: `${stack.workerUrl}/pos/`, script: `${stack.workerUrl}/pos/sw.js`, controlled: true });
+    expect(registration).toEqual({
+      scope: `${stack.workerUrl}/pos/`,
+      script: `${stack.workerUrl}/pos/sw.js`,
+      controlled: true,
+    });
   }, 120_000);
 
   it("edits a product, rings up quantities, a line discount, card, an E31 and cash change, from the keyboard and without double charges", async () => {
     const answers = new Map<string, string>();
     page.on("response", async (r) => {
-      if (isUpload(r.url()) && r.ok()) for (const a of await uploadAnswers(r)) if (a.estado) answers.set(a.encf, a.estado);
+      if (isUpload(r.url()) && r.ok())
+        for (const a of await uploadAnswers(r)) if (a.estado) answers.set(a.encf, a.estado);
     });
     // Edit a product; leaving the tab drops a half-done edit.
     await page.click('button[data-tab="productos"]');
@@ -326,7 +377,8 @@ describe("the POS in Chromium", () => {
     // Two Ctrl+Enter in a row (the second while the first is signing): one receipt.
     await page.evaluate(() => {
       const search = document.querySelector("#search")!;
-      for (let i = 0; i < 2; i++) search.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
+      for (let i = 0; i < 2; i++)
+        search.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true }));
     });
     const card = (await (await page.waitForSelector("section.ticket")).getAttribute("data-encf"))!;
     await page.waitForTimeout(500);
@@ -415,7 +467,9 @@ describe("the POS in Chromium", () => {
     const second = await context.newPage();
     await second.goto(`${stack.workerUrl}/pos/`);
     await second.waitForSelector("header.bar");
-    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+      timeout: 60_000,
+    });
     const sent: { tab: number; encf: string }[] = [];
     [page, second].forEach((p, tab) =>
       p.on("requestfinished", (r) => {
@@ -428,7 +482,10 @@ describe("the POS in Chromium", () => {
     // Both tabs see the network come back and both try to sync.
     await context.setOffline(false);
     // (A round cut short, say by wrangler dev reloading, goes again at the next interval.)
-    for (const p of [page, second]) await p.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 120_000 });
+    for (const p of [page, second])
+      await p.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+        timeout: 120_000,
+      });
     // Let any later round of either tab run too.
     await page.evaluate(() => window.dispatchEvent(new Event("online")));
     await second.evaluate(() => window.dispatchEvent(new Event("online")));
@@ -473,13 +530,17 @@ describe("the POS in Chromium", () => {
     await expect.poll(() => handedOver.get(signedBefore), { timeout: 30_000 }).toBe(200);
 
     // Pairing again starts one app: its window listeners replace the old ones, they do not pile up.
-    const again = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name: "Caja 1 (de nuevo)" });
+    const again = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, {
+      name: "Caja 1 (de nuevo)",
+    });
     await page.fill("#pairing-code", again.pairingCode);
     await page.press("#pairing-code", "Enter");
     await page.waitForSelector("header.bar");
     expect(await windowListeners(page)).toEqual(listeners);
     await context.close();
     // On the server: the revoked device's upload was answered (above) and made one receipt.
-    expect((await stack.receipts(companyId)).filter((r) => r.encf === signedBefore)).toEqual([expect.objectContaining({ encf: signedBefore, source: "device" })]);
+    expect((await stack.receipts(companyId)).filter((r) => r.encf === signedBefore)).toEqual([
+      expect.objectContaining({ encf: signedBefore, source: "device" }),
+    ]);
   }, 120_000);
 });

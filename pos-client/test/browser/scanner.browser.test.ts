@@ -11,7 +11,9 @@ import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
 import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
-execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], { stdio: "inherit" });
+execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
+  stdio: "inherit",
+});
 
 const RNC = "131880681";
 let stack: Stack;
@@ -23,16 +25,47 @@ const PRODUCTS = [
   // A catalogue longer than a page of the grid (24 tiles).
   ...Array.from({ length: 30 }, (_, i) => {
     const n = String(i + 1).padStart(2, "0");
-    return { code: `Z${n}`, barcodes: [], name: `Zapote ${n}`, price: "10.00", priceIncludesItbis: false, itbisRate: "exempt" };
+    return {
+      code: `Z${n}`,
+      barcodes: [],
+      name: `Zapote ${n}`,
+      price: "10.00",
+      priceIncludesItbis: false,
+      itbisRate: "exempt",
+    };
   }),
-  { code: "PLAT", barcodes: ["7461000000011"], name: "Plátano", price: "20.00", priceIncludesItbis: false, itbisRate: "exempt" },
-  { code: "AGUA", barcodes: ["7461000000028"], name: "Aguacate", price: "45.00", priceIncludesItbis: false, itbisRate: "exempt" },
-  { code: "REFR", barcodes: ["7461000000035"], name: "Refresco", price: "120.00", priceIncludesItbis: true, itbisRate: "18" },
+  {
+    code: "PLAT",
+    barcodes: ["7461000000011"],
+    name: "Plátano",
+    price: "20.00",
+    priceIncludesItbis: false,
+    itbisRate: "exempt",
+  },
+  {
+    code: "AGUA",
+    barcodes: ["7461000000028"],
+    name: "Aguacate",
+    price: "45.00",
+    priceIncludesItbis: false,
+    itbisRate: "exempt",
+  },
+  {
+    code: "REFR",
+    barcodes: ["7461000000035"],
+    name: "Refresco",
+    price: "120.00",
+    priceIncludesItbis: true,
+    itbisRate: "18",
+  },
 ];
 
 beforeAll(async () => {
   buildPos();
-  const [s, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "COLMADO DEL ESCANER SRL" })]);
+  const [s, identity] = await Promise.all([
+    startStack(),
+    createTestIdentity({ rnc: RNC, commonName: "COLMADO DEL ESCANER SRL" }),
+  ]);
   stack = s;
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
     name: "COLMADO DEL ESCANER SRL",
@@ -45,10 +78,23 @@ beforeAll(async () => {
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
-  for (const tipo of ["32", "31", "34"]) await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 1000, expiresOn: "2099-12-31" });
+  for (const tipo of ["32", "31", "34"])
+    await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
+      rangeFrom: 1,
+      rangeTo: 1000,
+      expiresOn: "2099-12-31",
+    });
   await createTestCashier(stack.admin, company.id);
-  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: company.id, kind: "test" });
-  const login = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
+  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", {
+    ownerType: "company",
+    ownerId: company.id,
+    kind: "test",
+  });
+  const login = await fetch(`${stack.workerUrl}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(key),
+  });
   const token = ((await login.json()) as { token: string }).token;
   for (const p of PRODUCTS) {
     const res = await fetch(`${stack.workerUrl}/products`, {
@@ -58,8 +104,12 @@ beforeAll(async () => {
     });
     expect(res.status, await res.clone().text()).toBe(201);
   }
-  pairingCode = (await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" })).pairingCode;
-  secondTill = (await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" })).pairingCode;
+  pairingCode = (
+    await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 1" })
+  ).pairingCode;
+  secondTill = (
+    await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name: "Caja 2" })
+  ).pairingCode;
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
@@ -86,8 +136,21 @@ async function keys(page: Page, text: string, gapMs: number): Promise<void> {
     const key = enter ? "Enter" : ch;
     const code = enter ? "Enter" : /\d/.test(ch) ? `Digit${ch}` : `Key${ch.toUpperCase()}`;
     const keyCode = enter ? 13 : ch.toUpperCase().charCodeAt(0);
-    await cdp.send("Input.dispatchKeyEvent", { type: "keyDown", key, code, text: ch, windowsVirtualKeyCode: keyCode, timestamp });
-    await cdp.send("Input.dispatchKeyEvent", { type: "keyUp", key, code, windowsVirtualKeyCode: keyCode, timestamp: timestamp + 0.001 });
+    await cdp.send("Input.dispatchKeyEvent", {
+      type: "keyDown",
+      key,
+      code,
+      text: ch,
+      windowsVirtualKeyCode: keyCode,
+      timestamp,
+    });
+    await cdp.send("Input.dispatchKeyEvent", {
+      type: "keyUp",
+      key,
+      code,
+      windowsVirtualKeyCode: keyCode,
+      timestamp: timestamp + 0.001,
+    });
   }
   await cdp.detach();
 }
@@ -97,12 +160,19 @@ const scan = (page: Page, code: string) => keys(page, code, 5);
 
 const qty = (name: string) => `input[aria-label="Cantidad de ${name}"]`;
 /** The cart as product → quantity shown. */
-const cart = (page: Page) => page.$$eval("#cart tbody tr", (rows) => rows.map((r) => [r.querySelector("td")!.textContent, r.querySelector<HTMLInputElement>("input.qty")!.value]));
+const cart = (page: Page) =>
+  page.$$eval("#cart tbody tr", (rows) =>
+    rows.map((r) => [r.querySelector("td")!.textContent, r.querySelector<HTMLInputElement>("input.qty")!.value]),
+  );
 const waitForCart = (page: Page, expected: string[][]) =>
   page.waitForFunction(
     (want) =>
-      JSON.stringify([...document.querySelectorAll("#cart tbody tr")].map((r) => [r.querySelector("td")!.textContent, r.querySelector<HTMLInputElement>("input.qty")!.value])) ===
-      want,
+      JSON.stringify(
+        [...document.querySelectorAll("#cart tbody tr")].map((r) => [
+          r.querySelector("td")!.textContent,
+          r.querySelector<HTMLInputElement>("input.qty")!.value,
+        ]),
+      ) === want,
     JSON.stringify(expected),
     { timeout: 30_000 },
   );
@@ -121,7 +191,11 @@ const salesCount = (page: Page) =>
 
 describe("a scanner at the till", () => {
   it("tap, scan, edit a quantity, scan, focus the RNC, scan, pay, scan: each scan adds its product and nothing else", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: "es-DO",
+      timezoneId: "America/Santo_Domingo",
+    });
     const page = await context.newPage();
     await page.goto(`${stack.workerUrl}/pos/`);
     // A wrong pairing code: said in Spanish, without the server's English or an HTTP status.
@@ -198,13 +272,17 @@ describe("a scanner at the till", () => {
     // Who sold it, at which till and when.
     expect(await page.textContent("section.ticket .cashier")).toContain("Cajera de prueba");
     expect(await page.textContent("section.ticket .till")).toContain("Caja 1");
-    expect(await page.textContent("section.ticket .sold-at")).toMatch(/Hora de venta\s*\d{1,2}\/\d{1,2}\/\d{2},? \d{1,2}:\d{2}/);
+    expect(await page.textContent("section.ticket .sold-at")).toMatch(
+      /Hora de venta\s*\d{1,2}\/\d{1,2}\/\d{2},? \d{1,2}:\d{2}/,
+    );
     await page.evaluate(() => {
       (window as unknown as { printed: number }).printed = 0;
       window.print = () => void (window as unknown as { printed: number }).printed++;
     });
     // The receipt is redrawn when the server answers: the focus goes on the button that stays.
-    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+      timeout: 60_000,
+    });
     // The numbers left for offline sales are on the bar: one E32 of the block leased at pairing used.
     await page.waitForSelector('#numbers:has-text("E32 199 · E31 200 · E34 200")');
     await page.focus("#print");
@@ -263,7 +341,12 @@ describe("a scanner at the till", () => {
 describe("honest connectivity", () => {
   it("the server refusing connections: the bar says so with the count and age of what waits; the backlog goes when it answers", async () => {
     // No service worker: the requests the test refuses are the page's own.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo", serviceWorkers: "block" });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: "es-DO",
+      timezoneId: "America/Santo_Domingo",
+      serviceWorkers: "block",
+    });
     const page = await context.newPage();
     await page.goto(`${stack.workerUrl}/pos/`);
     await page.fill("#pairing-code", secondTill);
@@ -271,7 +354,9 @@ describe("honest connectivity", () => {
     await page.waitForSelector('#catalog-status:has-text("Catálogo actualizado")', { timeout: 30_000 });
     await page.click('button[data-tab="venta"]');
     await openShiftIfAsked(page);
-    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+      timeout: 30_000,
+    });
 
     // A catalogue of more than a page: the grid pages through it, and the search finds any product.
     await page.waitForSelector('#results-page:text-is("Página 1 de 2 (33 productos)")');
@@ -280,7 +365,9 @@ describe("honest connectivity", () => {
     expect(await page.textContent("#results-page")).toBe("Página 2 de 2 (33 productos)");
     await page.click("#results-prev");
     await page.fill("#search", "zapote 27");
-    await page.waitForFunction(() => [...document.querySelectorAll("button.product")].map((b) => b.getAttribute("data-code")).join() === "Z27");
+    await page.waitForFunction(
+      () => [...document.querySelectorAll("button.product")].map((b) => b.getAttribute("data-code")).join() === "Z27",
+    );
     await page.fill("#search", "");
 
     // The network is up (navigator.onLine) but the server refuses every connection.
@@ -297,7 +384,9 @@ describe("honest connectivity", () => {
 
     // The server answers again: the receipt goes up at the next retry, not the next interval.
     await page.unroute(`${stack.workerUrl}/devices/**`, refused);
-    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 25_000 });
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+      timeout: 25_000,
+    });
     await page.waitForSelector('#net.on:text-is("En línea")');
 
     // The Z report: counted cash typed the Dominican way, the e-NCF range used, gross and net

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestIdentity, forgeP12, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
 
-execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], { stdio: "inherit" });
+execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
+  stdio: "inherit",
+});
 
 const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
 const RNC = "131880681";
@@ -27,7 +29,10 @@ let till: { id: string; pairingCode: string };
 async function issuer(method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${stack.workerUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${issuerToken}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${issuerToken}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
@@ -35,7 +40,10 @@ async function issuer(method: string, path: string, body?: unknown): Promise<Res
 beforeAll(async () => {
   mkdirSync(RESULTS, { recursive: true });
   buildPos();
-  [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "FARMACIA DE PRUEBA SRL" })]);
+  [stack, identity] = await Promise.all([
+    startStack(),
+    createTestIdentity({ rnc: RNC, commonName: "FARMACIA DE PRUEBA SRL" }),
+  ]);
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
     name: "FARMACIA DE PRUEBA SRL",
     tradeName: "Farmacia El Turno",
@@ -48,10 +56,25 @@ beforeAll(async () => {
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${companyId}/certificate`, form);
-  for (const tipo of ["32", "31", "34"]) await stack.admin("PUT", `/admin/companies/${companyId}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100000, expiresOn: "2099-12-31" });
-  till = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name: "Caja 1" });
-  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: companyId, kind: "test" });
-  const login = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
+  for (const tipo of ["32", "31", "34"])
+    await stack.admin("PUT", `/admin/companies/${companyId}/sequences/${tipo}`, {
+      rangeFrom: 1,
+      rangeTo: 100000,
+      expiresOn: "2099-12-31",
+    });
+  till = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, {
+    name: "Caja 1",
+  });
+  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", {
+    ownerType: "company",
+    ownerId: companyId,
+    kind: "test",
+  });
+  const login = await fetch(`${stack.workerUrl}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(key),
+  });
   issuerToken = ((await login.json()) as { token: string }).token;
 
   // The cashiers and two shelf-priced products, through the issuer's API, before the till is paired.
@@ -66,7 +89,14 @@ beforeAll(async () => {
     { code: "ASP", name: "Aspirina 100 tabletas", price: "118.00" },
     { code: "TERM", name: "Termómetro digital", price: "236.00" },
   ]) {
-    const res = await issuer("POST", "/products", { ...product, barcodes: [], priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" });
+    const res = await issuer("POST", "/products", {
+      ...product,
+      barcodes: [],
+      priceIncludesItbis: true,
+      itbisRate: "18",
+      unit: "43",
+      kind: "good",
+    });
     expect(res.status, await res.clone().text()).toBe(201);
   }
 
@@ -150,7 +180,11 @@ interface TurnoRow {
 
 describe("shifts on a till", () => {
   it("two cashiers log in with their PINs; a shift sells online and offline, closes short, prints its Z report and reaches /reports/turnos", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      locale: "es-DO",
+      timezoneId: "America/Santo_Domingo",
+    });
     const page = await context.newPage();
     page.on("dialog", (dialog) => void dialog.accept());
     await page.goto(`${stack.workerUrl}/pos/`);
@@ -173,7 +207,9 @@ describe("shifts on a till", () => {
     await openShift(page, "Luis Gómez", "135791", "500");
     const luisShift = await closeShift(page, "500.00", "z-report-empty");
     expect(await field(page, "difference")).toContain("0.00");
-    expect((await storeRows<{ id: string; sync: string }>(page, "shifts")).find((s) => s.id === luisShift)?.sync).toBe("pending");
+    expect((await storeRows<{ id: string; sync: string }>(page, "shifts")).find((s) => s.id === luisShift)?.sync).toBe(
+      "pending",
+    );
     await context.setOffline(false);
     await page.evaluate(() => window.dispatchEvent(new Event("online")));
     await page.click("#next-shift");
@@ -181,7 +217,11 @@ describe("shifts on a till", () => {
     // Ana's shift: 1,000.00 in the drawer.
     await openShift(page, "Ana Pérez", "482193", "1000.00");
     const online1 = await sell(page, "ASP", "efectivo");
-    await page.waitForFunction(() => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado", undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado",
+      undefined,
+      { timeout: 60_000 },
+    );
     await sell(page, "TERM", "tarjeta");
 
     // Offline: a cash sale, then its full refund (E34) from the ticket.
@@ -192,7 +232,9 @@ describe("shifts on a till", () => {
     await page.click("#refund-confirm");
     await page.waitForSelector('section.ticket[data-encf^="E34"]');
     const sales = await storeRows<{ encf: string; shiftId?: string }>(page, "sales");
-    const [ana] = (await storeRows<{ id: string; cashierName: string; state: string }>(page, "shifts")).filter((s) => s.state === "open");
+    const [ana] = (await storeRows<{ id: string; cashierName: string; state: string }>(page, "shifts")).filter(
+      (s) => s.state === "open",
+    );
     expect(ana!.cashierName).toBe("Ana Pérez");
     expect(sales.filter((s) => s.shiftId === ana!.id)).toHaveLength(4);
     expect(sales.every((s) => s.shiftId === ana!.id)).toBe(true);
@@ -200,7 +242,9 @@ describe("shifts on a till", () => {
     // Back online: every receipt syncs; then Ana counts 1,110.00 where 1,118.00 is expected.
     await context.setOffline(false);
     await page.evaluate(() => window.dispatchEvent(new Event("online")));
-    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, { timeout: 120_000 });
+    await page.waitForFunction(() => document.querySelector("#sync")?.getAttribute("data-pending") === "0", undefined, {
+      timeout: 120_000,
+    });
     const anaShift = await closeShift(page, "1110", "z-report");
     expect(anaShift).toBe(ana!.id);
     expect(await field(page, "openingFloat")).toContain("1,000.00");
@@ -240,7 +284,13 @@ describe("shifts on a till", () => {
     expect(res.status).toBe(200);
     const report = (await res.json()) as { items: TurnoRow[] };
     const byId = new Map(report.items.map((r) => [r.shiftId, r]));
-    expect(byId.get(luisShift)).toMatchObject({ cashierName: "Luis Gómez", state: "closed", openingFloat: "500.00", expectedCash: "500.00", difference: "0.00" });
+    expect(byId.get(luisShift)).toMatchObject({
+      cashierName: "Luis Gómez",
+      state: "closed",
+      openingFloat: "500.00",
+      expectedCash: "500.00",
+      difference: "0.00",
+    });
     expect(byId.get(anaShift)).toMatchObject({
       deviceId: till.id,
       cashierName: "Ana Pérez",
@@ -267,8 +317,14 @@ describe("shifts on a till", () => {
   }, 600_000);
 
   it("a cashier who types 3 wrong PINs waits, even with the right one, and a reload does not reset the wait", async () => {
-    const second = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name: "Caja 2" });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+    const second = await stack.admin<{ pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, {
+      name: "Caja 2",
+    });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      locale: "es-DO",
+      timezoneId: "America/Santo_Domingo",
+    });
     const page = await context.newPage();
     await page.goto(`${stack.workerUrl}/pos/`);
     await page.fill("#pairing-code", second.pairingCode);

@@ -14,7 +14,11 @@ import { createTestIdentity, xmlsecVerify, type TestIdentity } from "@ecf/shared
 import { servePage, type ServedPage } from "./support/serve-bundle.ts";
 import type { PageResult } from "./support/signing-page.ts";
 
-execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium", "xmlsec1"], { stdio: "inherit" });
+execFileSync(
+  "node",
+  [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium", "xmlsec1"],
+  { stdio: "inherit" },
+);
 
 let browser: Browser;
 let page: ServedPage;
@@ -47,11 +51,19 @@ describe("signing in Chromium", () => {
       await tab.goto(page.url);
       await tab.waitForFunction(() => typeof (globalThis as { signInPage?: unknown }).signInPage === "function");
       const result = await tab.evaluate(
-        ([pkcs8, cert, doc]) => (globalThis as unknown as { signInPage: (a: string, b: string, c: string) => Promise<PageResult> }).signInPage(pkcs8, cert, doc),
+        ([pkcs8, cert, doc]) =>
+          (
+            globalThis as unknown as { signInPage: (a: string, b: string, c: string) => Promise<PageResult> }
+          ).signInPage(pkcs8, cert, doc),
         [b64(id.pkcs8), b64(id.certificateDer), xml] as const,
       );
       expect(result.userAgent).toMatch(/Chrome/);
-      expect(result.storedKey).toEqual({ type: "private", extractable: false, usages: ["sign"], algorithm: "RSASSA-PKCS1-v1_5" });
+      expect(result.storedKey).toEqual({
+        type: "private",
+        extractable: false,
+        usages: ["sign"],
+        algorithm: "RSASSA-PKCS1-v1_5",
+      });
       expect(result.exportRefused).toBe(true);
       expect(result.verifiedInPage).toBe(true);
 

@@ -14,7 +14,9 @@ import { createTestIdentity, forgeP12, type TestIdentity } from "@ecf/shared/tes
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
 import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
-execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], { stdio: "inherit" });
+execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
+  stdio: "inherit",
+});
 
 const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
 const RNC = "131880681";
@@ -30,10 +32,20 @@ let issuerToken: string;
 const tills: { id: string; pairingCode: string; context?: BrowserContext; page?: Page }[] = [];
 
 /** The issuer's own API (its key's token), as a back office would call it. */
-async function issuer(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+async function issuer(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${stack.workerUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${issuerToken}`, "X-RNC-Emisor": RNC, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+    headers: {
+      Authorization: `Bearer ${issuerToken}`,
+      "X-RNC-Emisor": RNC,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
@@ -41,7 +53,10 @@ async function issuer(method: string, path: string, body?: unknown, headers: Rec
 beforeAll(async () => {
   mkdirSync(RESULTS, { recursive: true });
   buildPos();
-  [stack, identity] = await Promise.all([startStack(), createTestIdentity({ rnc: RNC, commonName: "SUPERMERCADO DE PRUEBA SRL" })]);
+  [stack, identity] = await Promise.all([
+    startStack(),
+    createTestIdentity({ rnc: RNC, commonName: "SUPERMERCADO DE PRUEBA SRL" }),
+  ]);
   const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
     name: "SUPERMERCADO DE PRUEBA SRL",
     tradeName: "Súper La Cadena",
@@ -54,16 +69,34 @@ beforeAll(async () => {
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${companyId}/certificate`, form);
-  for (const tipo of ["32", "31", "34"]) await stack.admin("PUT", `/admin/companies/${companyId}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100000, expiresOn: "2099-12-31" });
+  for (const tipo of ["32", "31", "34"])
+    await stack.admin("PUT", `/admin/companies/${companyId}/sequences/${tipo}`, {
+      rangeFrom: 1,
+      rangeTo: 100000,
+      expiresOn: "2099-12-31",
+    });
   // No sale without a shift: the cashier who opens one comes with the catalogue.
   await createTestCashier(stack.admin, companyId);
-  for (const name of ["Caja 1", "Caja 2"]) tills.push(await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name }));
-  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", { ownerType: "company", ownerId: companyId, kind: "test" });
-  const login = await fetch(`${stack.workerUrl}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(key) });
+  for (const name of ["Caja 1", "Caja 2"])
+    tills.push(
+      await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, { name }),
+    );
+  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", {
+    ownerType: "company",
+    ownerId: companyId,
+    kind: "test",
+  });
+  const login = await fetch(`${stack.workerUrl}/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(key),
+  });
   issuerToken = ((await login.json()) as { token: string }).token;
 
   // DGII's taxpayer registry, a tiny one, through the administrator's import routes.
-  const started = await stack.admin<{ importId: number }>("POST", "/admin/taxpayers/imports", { source: "DGII_RNC_prueba.zip" });
+  const started = await stack.admin<{ importId: number }>("POST", "/admin/taxpayers/imports", {
+    source: "DGII_RNC_prueba.zip",
+  });
   const row = (rnc: string, legalName: string, status: string) => ({
     rnc,
     legalName,
@@ -106,7 +139,11 @@ describe("the store's catalogue on two tills", () => {
 
   it("pairs two tills; products created through the API appear on both", async () => {
     for (const till of tills) {
-      till.context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "es-DO", timezoneId: "America/Santo_Domingo" });
+      till.context = await browser.newContext({
+        viewport: { width: 1280, height: 860 },
+        locale: "es-DO",
+        timezoneId: "America/Santo_Domingo",
+      });
       till.page = await till.context.newPage();
       await till.page.goto(`${stack.workerUrl}/pos/`);
       await till.page.fill("#pairing-code", till.pairingCode);
@@ -124,8 +161,26 @@ describe("the store's catalogue on two tills", () => {
       const product = (await res.json()) as ProductOut;
       products[product.code] = { product, etag: res.headers.get("ETag")! };
     };
-    await create({ code: "7460100", barcodes: ["7460100000019"], name: "Ron añejo 700 ml", price: "99.99", priceIncludesItbis: true, itbisRate: "18", unit: "43", kind: "good" });
-    await create({ code: "ENVIO", barcodes: [], name: "Servicio de envío", price: "100.00", priceIncludesItbis: false, itbisRate: "18", unit: "43", kind: "service" });
+    await create({
+      code: "7460100",
+      barcodes: ["7460100000019"],
+      name: "Ron añejo 700 ml",
+      price: "99.99",
+      priceIncludesItbis: true,
+      itbisRate: "18",
+      unit: "43",
+      kind: "good",
+    });
+    await create({
+      code: "ENVIO",
+      barcodes: [],
+      name: "Servicio de envío",
+      price: "100.00",
+      priceIncludesItbis: false,
+      itbisRate: "18",
+      unit: "43",
+      kind: "service",
+    });
     await create({
       code: "7460300",
       barcodes: ["7460300000017"],
@@ -174,7 +229,9 @@ describe("the store's catalogue on two tills", () => {
 
   it("a barcode typed + Enter adds the item, again adds one more; an unknown or withdrawn code says so", async () => {
     const galletas = products["7460300"]!;
-    const withdrawn = await issuer("DELETE", `/products/${galletas.product.id}`, undefined, { "If-Match": galletas.etag });
+    const withdrawn = await issuer("DELETE", `/products/${galletas.product.id}`, undefined, {
+      "If-Match": galletas.etag,
+    });
     expect(withdrawn.status, await withdrawn.clone().text()).toBeLessThan(300);
     const p = page(0);
     await online(p);
@@ -216,12 +273,18 @@ describe("the store's catalogue on two tills", () => {
     // 3 × 109.99 + 118.00 = 447.97 ÷ 1.18 = 379.6356 → 379.64 taxed; the ITBIS is the rest,
     // 68.33 (formato-ecf's 379.64 × 18 % = 68.34 is a cent off, within tolerance): total 447.97,
     // the shelf sum the customer was told, to the cent.
-    await p.waitForFunction(() => document.querySelector("#total")?.textContent === "RD$447.97", undefined, { timeout: 10_000 });
+    await p.waitForFunction(() => document.querySelector("#total")?.textContent === "RD$447.97", undefined, {
+      timeout: 10_000,
+    });
     await p.fill("#cash", "500");
     expect(await p.textContent("#change")).toBe("Cambio: RD$52.03");
     await p.press("#search", "Control+Enter");
     const encf = (await (await p.waitForSelector('section.ticket[data-encf^="E32"]')).getAttribute("data-encf"))!;
-    await p.waitForFunction(() => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado", undefined, { timeout: 60_000 });
+    await p.waitForFunction(
+      () => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado",
+      undefined,
+      { timeout: 60_000 },
+    );
     await p.emulateMedia({ media: "print" });
     await (await p.$("section.ticket"))!.screenshot({ path: `${RESULTS}store-itbis-included-receipt.png` });
     await p.emulateMedia({ media: "screen" });
@@ -251,13 +314,21 @@ describe("the store's catalogue on two tills", () => {
     await p.fill("#search", "7460100");
     await p.press("#search", "Enter");
     await p.fill("#buyer-rnc", SUSPENDED_RNC);
-    await p.waitForFunction(() => document.querySelector<HTMLInputElement>("#buyer-name")?.value === "FERRETERIA CERRADA SRL", undefined, { timeout: 30_000 });
+    await p.waitForFunction(
+      () => document.querySelector<HTMLInputElement>("#buyer-name")?.value === "FERRETERIA CERRADA SRL",
+      undefined,
+      { timeout: 30_000 },
+    );
     expect(await p.textContent("#buyer-status")).toContain("SUSPENDIDO");
     await p.fill("#buyer-rnc", "132222223");
     await p.waitForSelector('#buyer-status:has-text("no figura en el registro")', { timeout: 30_000 });
     await p.fill("#buyer-name", "");
     await p.fill("#buyer-rnc", BUYER_RNC);
-    await p.waitForFunction((name) => document.querySelector<HTMLInputElement>("#buyer-name")?.value === name, BUYER_NAME, { timeout: 30_000 });
+    await p.waitForFunction(
+      (name) => document.querySelector<HTMLInputElement>("#buyer-name")?.value === name,
+      BUYER_NAME,
+      { timeout: 30_000 },
+    );
     expect(await p.textContent("#buyer-status")).toBe("");
     expect(await p.textContent("#tipo")).toBe("E31 Crédito fiscal");
     await p.screenshot({ path: `${RESULTS}store-buyer-by-rnc.png`, fullPage: true });
@@ -265,7 +336,11 @@ describe("the store's catalogue on two tills", () => {
     await p.press("#search", "Control+Enter");
     await p.waitForSelector('section.ticket[data-encf^="E31"]');
     expect(await p.textContent("section.ticket")).toContain(BUYER_NAME);
-    await p.waitForFunction(() => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado", undefined, { timeout: 60_000 });
+    await p.waitForFunction(
+      () => document.querySelector("section.ticket .estado")?.textContent === "Estado: Aceptado",
+      undefined,
+      { timeout: 60_000 },
+    );
 
     // Offline: the buyer invoiced here a moment ago fills itself from the till's recent buyers.
     await tills[1]!.context!.setOffline(true);
@@ -273,7 +348,11 @@ describe("the store's catalogue on two tills", () => {
     await p.click("#new-sale");
     await p.waitForSelector("#search");
     await p.fill("#buyer-rnc", BUYER_RNC);
-    await p.waitForFunction((name) => document.querySelector<HTMLInputElement>("#buyer-name")?.value === name, BUYER_NAME, { timeout: 10_000 });
+    await p.waitForFunction(
+      (name) => document.querySelector<HTMLInputElement>("#buyer-name")?.value === name,
+      BUYER_NAME,
+      { timeout: 10_000 },
+    );
     await tills[1]!.context!.setOffline(false);
     for (const till of tills) await till.context!.close();
   }, 180_000);

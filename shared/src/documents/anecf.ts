@@ -42,13 +42,17 @@ const ENCF = /^([E-OQ-Z])(\d{2})(\d{10})$/;
 export function rangeSize(r: RangoSecuencias, tipo: TipoeCF): bigint {
   const a = ENCF.exec(r.SecuenciaeNCFDesde);
   const b = ENCF.exec(r.SecuenciaeNCFHasta);
-  if (!a || !b) throw new DocumentBuildError(`malformed e-NCF in range ${r.SecuenciaeNCFDesde}–${r.SecuenciaeNCFHasta}`);
+  if (!a || !b)
+    throw new DocumentBuildError(`malformed e-NCF in range ${r.SecuenciaeNCFDesde}–${r.SecuenciaeNCFHasta}`);
   if (a[1] !== b[1] || a[2] !== tipo || b[2] !== tipo) {
-    throw new DocumentBuildError(`range ${r.SecuenciaeNCFDesde}–${r.SecuenciaeNCFHasta} must stay within series ${a[1]} and type ${tipo}`);
+    throw new DocumentBuildError(
+      `range ${r.SecuenciaeNCFDesde}–${r.SecuenciaeNCFHasta} must stay within series ${a[1]} and type ${tipo}`,
+    );
   }
   const from = BigInt(a[3]!);
   const to = BigInt(b[3]!);
-  if (from < 1n || to < from) throw new DocumentBuildError(`range ${r.SecuenciaeNCFDesde}–${r.SecuenciaeNCFHasta} is empty or starts at zero`);
+  if (from < 1n || to < from)
+    throw new DocumentBuildError(`range ${r.SecuenciaeNCFDesde}–${r.SecuenciaeNCFHasta} is empty or starts at zero`);
   return to - from + 1n;
 }
 
@@ -64,12 +68,20 @@ export function anecfFromInput(input: AnecfInput): AnecfDocument {
     return {
       NoLinea: String(i + 1),
       TipoeCF: a.TipoeCF,
-      TablaRangoSecuenciasAnuladaseNCF: a.TablaRangoSecuenciasAnuladaseNCF.map((r) => ({ SecuenciaeNCFDesde: r.SecuenciaeNCFDesde, SecuenciaeNCFHasta: r.SecuenciaeNCFHasta })),
+      TablaRangoSecuenciasAnuladaseNCF: a.TablaRangoSecuenciasAnuladaseNCF.map((r) => ({
+        SecuenciaeNCFDesde: r.SecuenciaeNCFDesde,
+        SecuenciaeNCFHasta: r.SecuenciaeNCFHasta,
+      })),
       CantidadeNCFAnulados: String(count),
     };
   });
   return {
-    Encabezado: { Version: "1.0", RncEmisor: input.RncEmisor, CantidadeNCFAnulados: String(total), FechaHoraAnulacioneNCF: input.FechaHoraAnulacioneNCF },
+    Encabezado: {
+      Version: "1.0",
+      RncEmisor: input.RncEmisor,
+      CantidadeNCFAnulados: String(total),
+      FechaHoraAnulacioneNCF: input.FechaHoraAnulacioneNCF,
+    },
     DetalleAnulacion: detalle,
   };
 }

@@ -23,7 +23,13 @@ export interface RfceImpuestoAdicional {
 export interface RfceDocument {
   Encabezado: {
     Version: string;
-    IdDoc: { TipoeCF: string; eNCF: string; TipoIngresos: string; TipoPago: string; TablaFormasPago?: RfceFormaDePago[] };
+    IdDoc: {
+      TipoeCF: string;
+      eNCF: string;
+      TipoIngresos: string;
+      TipoPago: string;
+      TablaFormasPago?: RfceFormaDePago[];
+    };
     Emisor: { RNCEmisor: string; RazonSocialEmisor: string; FechaEmision: string };
     Comprador?: { RNCComprador?: string; IdentificadorExtranjero?: string; RazonSocialComprador?: string };
     Totales: {
@@ -110,7 +116,9 @@ export function buildRfceFromSignedEcf(signedEcfXml: string): string {
   try {
     codigo = securityCode(signedEcfXml);
   } catch {
-    throw new DocumentBuildError("the E32 is not signed: an RFCE is built from the signed E32 (its CodigoSeguridadeCF comes from the signature)");
+    throw new DocumentBuildError(
+      "the E32 is not signed: an RFCE is built from the signed E32 (its CodigoSeguridadeCF comes from the signature)",
+    );
   }
   return buildRfce({ ecf: xmlToEcf(signedEcfXml), CodigoSeguridadeCF: codigo });
 }

@@ -15,7 +15,8 @@ export interface SemillaInput {
 
 export type SemillaDocument = SemillaInput;
 
-const DGII_ROOT = '<SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">';
+const DGII_ROOT =
+  '<SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">';
 
 /** SemillaModel XML as DGII serves it (unsigned). */
 export function buildSemilla(input: SemillaInput, options: { dgiiNamespaces?: boolean } = {}): string {

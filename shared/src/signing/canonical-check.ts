@@ -42,7 +42,9 @@ export class NotCanonicalError extends Error {
     readonly offset: number,
     message: string,
   ) {
-    super(`${message} (at byte ${offset}); the fast signer only signs documents in canonical form: use signXml for others`);
+    super(
+      `${message} (at byte ${offset}); the fast signer only signs documents in canonical form: use signXml for others`,
+    );
   }
 }
 
@@ -101,7 +103,8 @@ const ENTITIES: readonly number[][] = [
  */
 export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
   if (!xml.isWellFormed()) throw new NotCanonicalError("invalid_character", 0, "Text contains a lone UTF-16 surrogate");
-  if (xml.charCodeAt(0) === 0xfeff) throw new NotCanonicalError("byte_order_mark", 0, "Text starts with a byte order mark");
+  if (xml.charCodeAt(0) === 0xfeff)
+    throw new NotCanonicalError("byte_order_mark", 0, "Text starts with a byte order mark");
 
   let i = 0;
   const n = bytes.length;
@@ -138,7 +141,12 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
         if (oe - os !== j - ns || !sameBytes(bytes, os, ns, j - ns)) {
           throw new NotCanonicalError("mismatched_tag", i, "End tag does not match its start tag");
         }
-        if (hasText[top] === 2) throw new NotCanonicalError("whitespace_only_text", i, "Whitespace-only text (verifiers that drop whitespace would see an empty element)");
+        if (hasText[top] === 2)
+          throw new NotCanonicalError(
+            "whitespace_only_text",
+            i,
+            "Whitespace-only text (verifiers that drop whitespace would see an empty element)",
+          );
         if (!hasChild[top] && !hasText[top]) throw new NotCanonicalError("empty_element", i, "Empty element");
         depth--;
         i = j + 1;
@@ -158,7 +166,8 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       if (next === QUESTION) throw new NotCanonicalError("processing_instruction", i, "Processing instruction");
       // Start tag: a bare name and '>'.
       const ns = i + 1;
-      if (ns >= n || !isNameStart(bytes[ns]!)) throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
+      if (ns >= n || !isNameStart(bytes[ns]!))
+        throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
       let j = ns + 1;
       while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
       if (j - ns === SIGNATURE.length && SIGNATURE.every((v, k) => bytes[ns + k] === v)) {
@@ -168,12 +177,14 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       if (c !== GT) {
         if (c === COLON) throw new NotCanonicalError("namespace_prefix", i, "Namespace-prefixed element");
         if (c === SLASH) throw new NotCanonicalError("self_closing_element", i, "Self-closing element");
-        if (c !== undefined && isWhitespace(c)) throw new NotCanonicalError("attribute", i, "Attribute or namespace declaration");
+        if (c !== undefined && isWhitespace(c))
+          throw new NotCanonicalError("attribute", i, "Attribute or namespace declaration");
         if (c === undefined) throw new NotCanonicalError("unterminated", i, "Unterminated start tag");
         throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
       }
       if (depth > 0) {
-        if (hasText[depth - 1]) throw new NotCanonicalError("whitespace_between_elements", i, "Mixed content: text beside a child element");
+        if (hasText[depth - 1])
+          throw new NotCanonicalError("whitespace_between_elements", i, "Mixed content: text beside a child element");
         hasChild[depth - 1] = true;
       }
       nameStart[depth] = ns;
@@ -198,12 +209,14 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       const t = bytes[i]!;
       if (t === LT) break;
       if (t < 0x20) {
-        if (t === CR) throw new NotCanonicalError("text_escaping", i, "Literal carriage return in text (C14N writes &#xD;)");
+        if (t === CR)
+          throw new NotCanonicalError("text_escaping", i, "Literal carriage return in text (C14N writes &#xD;)");
         if (t !== LF && t !== TAB) throw new NotCanonicalError("invalid_character", i, "Control character in text");
       } else if (t === AMP) {
         onlyWhitespace = false;
         const len = entityLength(bytes, i + 1);
-        if (len === 0) throw new NotCanonicalError("text_escaping", i, "Entity reference other than &amp; &lt; &gt; &#xD;");
+        if (len === 0)
+          throw new NotCanonicalError("text_escaping", i, "Entity reference other than &amp; &lt; &gt; &#xD;");
         i += len + 1;
         continue;
       } else if (t === GT) {
@@ -216,7 +229,8 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
       i++;
     }
     if (depth === 0) throw new NotCanonicalError("content_outside_root", textStart, "Text outside the root element");
-    if (hasChild[depth - 1]) throw new NotCanonicalError("whitespace_between_elements", textStart, "Text or whitespace between elements");
+    if (hasChild[depth - 1])
+      throw new NotCanonicalError("whitespace_between_elements", textStart, "Text or whitespace between elements");
     hasText[depth - 1] = onlyWhitespace ? 2 : 1;
   }
   throw new NotCanonicalError("unterminated", n, "The root element is not closed");

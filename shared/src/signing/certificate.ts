@@ -63,7 +63,9 @@ function escapeRdn(value: string): string {
 }
 
 function formatName(name: pkijs.RelativeDistinguishedNames): string {
-  return name.typesAndValues.map((tv) => `${SHORT_NAMES[tv.type] ?? tv.type}=${escapeRdn(attributeValue(tv.value))}`).join(", ");
+  return name.typesAndValues
+    .map((tv) => `${SHORT_NAMES[tv.type] ?? tv.type}=${escapeRdn(attributeValue(tv.value))}`)
+    .join(", ");
 }
 
 function toHex(bytes: Uint8Array): string {
@@ -98,7 +100,8 @@ export function describeCertificate(der: Uint8Array): CertificateInfo {
 /** The certificate's RSA public key, ready to verify RSA-SHA256 signatures. */
 export async function certificatePublicKey(der: Uint8Array): Promise<CryptoKey> {
   const cert = parse(der);
-  if (cert.subjectPublicKeyInfo.algorithm.algorithmId !== RSA_ENCRYPTION) throw new CertificateError("The certificate key is not RSA");
+  if (cert.subjectPublicKeyInfo.algorithm.algorithmId !== RSA_ENCRYPTION)
+    throw new CertificateError("The certificate key is not RSA");
   const spki = cert.subjectPublicKeyInfo.toSchema().toBER(false);
   return crypto.subtle.importKey("spki", spki, RSA_PKCS1_SHA256, false, ["verify"]);
 }

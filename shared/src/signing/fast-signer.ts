@@ -62,7 +62,12 @@ export async function signEcfXml(xml: string, key: CryptoKey, certificateDer: Ui
 
 function assertSigningKey(key: CryptoKey): void {
   const algorithm = key.algorithm as RsaHashedKeyAlgorithm;
-  if (key.type !== "private" || algorithm.name !== "RSASSA-PKCS1-v1_5" || algorithm.hash?.name !== "SHA-256" || !key.usages.includes("sign")) {
+  if (
+    key.type !== "private" ||
+    algorithm.name !== "RSASSA-PKCS1-v1_5" ||
+    algorithm.hash?.name !== "SHA-256" ||
+    !key.usages.includes("sign")
+  ) {
     throw new TypeError("The signing key must be an RSASSA-PKCS1-v1_5 SHA-256 private key with the 'sign' usage");
   }
 }

@@ -77,5 +77,7 @@ export async function fastVerify(xml: string): Promise<CertificateInfo | null> {
     return null;
   }
   const signedInfo = encoder.encode(SIGNED_INFO_HEAD + digestValue + SIGNED_INFO_TAIL);
-  return (await crypto.subtle.verify(RSA_PKCS1_SHA256, found.key, signature as Uint8Array<ArrayBuffer>, signedInfo)) ? found.certificate : null;
+  return (await crypto.subtle.verify(RSA_PKCS1_SHA256, found.key, signature as Uint8Array<ArrayBuffer>, signedInfo))
+    ? found.certificate
+    : null;
 }

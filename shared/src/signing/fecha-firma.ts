@@ -35,5 +35,12 @@ export function fechaHoraFirma(now: Date): string {
   if (!f) return formatDgiiDateTime(now);
   const parts: Record<string, string> = {};
   for (const p of f.formatToParts(now)) parts[p.type] = p.value;
-  return dgiiDateTimeText({ d: parts.day!, m: parts.month!, y: parts.year!.padStart(4, "0"), hh: parts.hour!, mm: parts.minute!, ss: parts.second! });
+  return dgiiDateTimeText({
+    d: parts.day!,
+    m: parts.month!,
+    y: parts.year!.padStart(4, "0"),
+    hh: parts.hour!,
+    mm: parts.minute!,
+    ss: parts.second!,
+  });
 }

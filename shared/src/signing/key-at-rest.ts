@@ -30,14 +30,25 @@ const aad = (context: string) => encoder.encode(`ecf-edge/pkcs8/v${VERSION}\u000
 /** Imports a 32-byte master secret (raw bytes, or base64 as stored in a Worker secret). */
 export async function importMasterKey(secret: Uint8Array | string): Promise<CryptoKey> {
   const raw = typeof secret === "string" ? fromBase64(secret) : secret;
-  if (raw?.length !== 32) throw new KeyAtRestError("bad_master_key", "The master key must be 32 bytes (base64 of 32 bytes)");
+  if (raw?.length !== 32)
+    throw new KeyAtRestError("bad_master_key", "The master key must be 32 bytes (base64 of 32 bytes)");
   return crypto.subtle.importKey("raw", new Uint8Array(raw), { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
 }
 
 /** Seals a PKCS#8 key under the master key. `context` must be given again to decrypt. */
-export async function encryptPkcs8(pkcs8: Uint8Array, masterKey: CryptoKey, context = ""): Promise<Uint8Array<ArrayBuffer>> {
+export async function encryptPkcs8(
+  pkcs8: Uint8Array,
+  masterKey: CryptoKey,
+  context = "",
+): Promise<Uint8Array<ArrayBuffer>> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_LENGTH));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad(context), tagLength: TAG_LENGTH * 8 }, masterKey, new Uint8Array(pkcs8)));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: aad(context), tagLength: TAG_LENGTH * 8 },
+      masterKey,
+      new Uint8Array(pkcs8),
+    ),
+  );
   const out = new Uint8Array(1 + IV_LENGTH + sealed.length);
   out[0] = VERSION;
   out.set(iv, 1);
@@ -46,15 +57,29 @@ export async function encryptPkcs8(pkcs8: Uint8Array, masterKey: CryptoKey, cont
 }
 
 /** Opens what encryptPkcs8 sealed. Throws KeyAtRestError. */
-export async function decryptPkcs8(sealed: Uint8Array, masterKey: CryptoKey, context = ""): Promise<Uint8Array<ArrayBuffer>> {
+export async function decryptPkcs8(
+  sealed: Uint8Array,
+  masterKey: CryptoKey,
+  context = "",
+): Promise<Uint8Array<ArrayBuffer>> {
   if (sealed.length === 0) throw new KeyAtRestError("malformed", "Empty sealed key");
-  if (sealed[0] !== VERSION) throw new KeyAtRestError("unsupported_version", `Sealed key format version ${sealed[0]} is not supported`);
+  if (sealed[0] !== VERSION)
+    throw new KeyAtRestError("unsupported_version", `Sealed key format version ${sealed[0]} is not supported`);
   if (sealed.length < 1 + IV_LENGTH + TAG_LENGTH) throw new KeyAtRestError("malformed", "Sealed key is truncated");
   const iv = sealed.slice(1, 1 + IV_LENGTH);
   try {
-    return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad(context), tagLength: TAG_LENGTH * 8 }, masterKey, sealed.slice(1 + IV_LENGTH)));
+    return new Uint8Array(
+      await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv, additionalData: aad(context), tagLength: TAG_LENGTH * 8 },
+        masterKey,
+        sealed.slice(1 + IV_LENGTH),
+      ),
+    );
   } catch {
-    throw new KeyAtRestError("decrypt_failed", "The sealed key does not open with this master key and context (wrong key, wrong context, or altered bytes)");
+    throw new KeyAtRestError(
+      "decrypt_failed",
+      "The sealed key does not open with this master key and context (wrong key, wrong context, or altered bytes)",
+    );
   }
 }
 

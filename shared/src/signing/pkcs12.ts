@@ -17,7 +17,14 @@ import util from "node-forge/lib/util";
 const forge = { asn1, pkcs12, pki, util };
 import { describeCertificate, type CertificateInfo } from "./certificate.ts";
 
-export type Pkcs12ErrorCode = "not_pkcs12" | "wrong_password" | "not_rsa" | "unreadable_key" | "no_certificate" | "no_private_key" | "unsupported";
+export type Pkcs12ErrorCode =
+  | "not_pkcs12"
+  | "wrong_password"
+  | "not_rsa"
+  | "unreadable_key"
+  | "no_certificate"
+  | "no_private_key"
+  | "unsupported";
 
 export class Pkcs12Error extends Error {
   override readonly name = "Pkcs12Error";
@@ -93,10 +100,16 @@ function open(bytes: Uint8Array, password: string): Forge.pkcs12.Pkcs12Pfx {
     if (isDecryptFailure(message)) {
       throw hasMac
         ? new Pkcs12Error("unsupported", `The password is right but the contents could not be decrypted: ${message}`)
-        : new Pkcs12Error("wrong_password", `The certificate file could not be decrypted (wrong password?): ${message}`);
+        : new Pkcs12Error(
+            "wrong_password",
+            `The certificate file could not be decrypted (wrong password?): ${message}`,
+          );
     }
     if (/Unsupported|not supported/i.test(message) && !/PFX/.test(message)) {
-      throw new Pkcs12Error("unsupported", `The certificate file uses an encryption this reader does not support: ${message}`);
+      throw new Pkcs12Error(
+        "unsupported",
+        `The certificate file uses an encryption this reader does not support: ${message}`,
+      );
     }
     throw new Pkcs12Error("not_pkcs12", `The file is not a readable PKCS#12 file: ${message}`);
   }
@@ -115,14 +128,21 @@ function samePublicKey(certificate: Forge.pki.Certificate | null, key: Forge.pki
  */
 export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents {
   const p12 = open(bytes, password);
-  const keyBags = [...(p12.getBags({ bagType: SHROUDED_KEY_BAG })[SHROUDED_KEY_BAG] ?? []), ...(p12.getBags({ bagType: KEY_BAG })[KEY_BAG] ?? [])];
+  const keyBags = [
+    ...(p12.getBags({ bagType: SHROUDED_KEY_BAG })[SHROUDED_KEY_BAG] ?? []),
+    ...(p12.getBags({ bagType: KEY_BAG })[KEY_BAG] ?? []),
+  ];
   if (keyBags.length === 0) throw new Pkcs12Error("no_private_key", "The certificate file holds no private key");
   const keyBag = keyBags[0]!;
   if (!keyBag.key) {
     // forge leaves a key it cannot parse as raw PrivateKeyInfo: another algorithm, or an RSA key
     // whose RSAPrivateKey is malformed (the file opened, so it is a PKCS#12 and the password is right).
     const oid = keyBag.asn1 ? privateKeyAlgorithm(keyBag.asn1) : "unknown";
-    if (oid === RSA_ENCRYPTION) throw new Pkcs12Error("unreadable_key", "The file's RSA private key is malformed or in a form this reader cannot parse");
+    if (oid === RSA_ENCRYPTION)
+      throw new Pkcs12Error(
+        "unreadable_key",
+        "The file's RSA private key is malformed or in a form this reader cannot parse",
+      );
     throw new Pkcs12Error("not_rsa", `The private key is not RSA (algorithm ${oid}); DGII requires RSA-SHA256`);
   }
   const key = keyBag.key as Forge.pki.rsa.PrivateKey;
@@ -130,10 +150,14 @@ export function readPkcs12(bytes: Uint8Array, password: string): Pkcs12Contents 
 
   const certBags: Bag[] = p12.getBags({ bagType: CERT_BAG })[CERT_BAG] ?? [];
   const holder = certBags.find((bag) => samePublicKey(bag.cert ?? null, key));
-  if (!holder?.cert) throw new Pkcs12Error("no_certificate", "The certificate file holds no certificate for its private key");
+  if (!holder?.cert)
+    throw new Pkcs12Error("no_certificate", "The certificate file holds no certificate for its private key");
   const certificateDer = (bag: Bag) => (bag.cert ? der(forge.pki.certificateToAsn1(bag.cert)) : der(bag.asn1!));
   const certificate = certificateDer(holder);
-  const chain = [certificate, ...certBags.filter((bag) => bag !== holder && (bag.cert || bag.asn1)).map(certificateDer)];
+  const chain = [
+    certificate,
+    ...certBags.filter((bag) => bag !== holder && (bag.cert || bag.asn1)).map(certificateDer),
+  ];
 
   const info: CertificateInfo = describeCertificate(certificate);
   return {

@@ -93,11 +93,22 @@ function leaf(xml: string, name: string): string | undefined {
 }
 
 /** The leaves a timbre is made of, and the group of Encabezado each sits in (FechaHoraFirma: the root). */
-const TIMBRE_LEAVES = { RNCEmisor: "Emisor", RNCComprador: "Comprador", eNCF: "IdDoc", FechaEmision: "Emisor", MontoTotal: "Totales", FechaHoraFirma: null } as const;
+const TIMBRE_LEAVES = {
+  RNCEmisor: "Emisor",
+  RNCComprador: "Comprador",
+  eNCF: "IdDoc",
+  FechaEmision: "Emisor",
+  MontoTotal: "Totales",
+  FechaHoraFirma: null,
+} as const;
 type TimbreLeaf = keyof typeof TIMBRE_LEAVES;
 
 /** A timbre from its leaves as the signed e-CF writes them: an E32 under the limit gets the short form. */
-function timbreFrom(leafOf: (name: TimbreLeaf) => string | undefined, codigoSeguridad: string, environment: DgiiEnvironment): Timbre {
+function timbreFrom(
+  leafOf: (name: TimbreLeaf) => string | undefined,
+  codigoSeguridad: string,
+  environment: DgiiEnvironment,
+): Timbre {
   const required = (name: TimbreLeaf) => {
     const v = leafOf(name);
     if (v === undefined) throw new Error(`timbre: ${name} not found`);
@@ -135,7 +146,11 @@ export function timbreForSignedEcf(signedXml: string, environment: DgiiEnvironme
  * The same timbre from the document a signed e-CF was serialized from (what `xmlToEcf` reads back
  * from it) and its security code: for a caller that has both and need not search the XML again.
  */
-export function timbreForEcf(document: Record<string, unknown>, codigoSeguridad: string, environment: DgiiEnvironment): Timbre {
+export function timbreForEcf(
+  document: Record<string, unknown>,
+  codigoSeguridad: string,
+  environment: DgiiEnvironment,
+): Timbre {
   const encabezado = (document.Encabezado ?? {}) as Record<string, Record<string, unknown> | undefined>;
   return timbreFrom(
     (name) => {

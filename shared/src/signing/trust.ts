@@ -14,7 +14,9 @@ export interface TrustStore {
   acceptAny: boolean;
 }
 
-export type TrustResult = { ok: true; anchor: string | null } | { ok: false; reason: "untrusted_issuer" | "certificate_not_valid" | "not_a_ca" | "malformed"; message: string };
+export type TrustResult =
+  | { ok: true; anchor: string | null }
+  | { ok: false; reason: "untrusted_issuer" | "certificate_not_valid" | "not_a_ca" | "malformed"; message: string };
 
 const BASIC_CONSTRAINTS = "2.5.29.19";
 const KEY_USAGE = "2.5.29.15";
@@ -60,14 +62,26 @@ function isCa(cert: pkijs.Certificate): boolean {
 }
 
 const validAt = (cert: pkijs.Certificate, at: Date) => cert.notBefore.value <= at && at <= cert.notAfter.value;
-const nameOf = (cert: pkijs.Certificate) => cert.subject.typesAndValues.map((tv) => String(tv.value.valueBlock.value)).join(", ");
+const nameOf = (cert: pkijs.Certificate) =>
+  cert.subject.typesAndValues.map((tv) => String(tv.value.valueBlock.value)).join(", ");
 
 /** True when `issuer`'s key made `cert`'s signature. */
 async function signedBy(cert: pkijs.Certificate, issuer: pkijs.Certificate): Promise<boolean> {
   const hash = RSA_HASHES[cert.signatureAlgorithm.algorithmId];
   if (!hash || issuer.subjectPublicKeyInfo.algorithm.algorithmId !== "1.2.840.113549.1.1.1") return false;
-  const key = await crypto.subtle.importKey("spki", issuer.subjectPublicKeyInfo.toSchema().toBER(false), { name: "RSASSA-PKCS1-v1_5", hash }, false, ["verify"]);
-  return crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, new Uint8Array(cert.signatureValue.valueBlock.valueHexView), new Uint8Array(cert.tbsView));
+  const key = await crypto.subtle.importKey(
+    "spki",
+    issuer.subjectPublicKeyInfo.toSchema().toBER(false),
+    { name: "RSASSA-PKCS1-v1_5", hash },
+    false,
+    ["verify"],
+  );
+  return crypto.subtle.verify(
+    "RSASSA-PKCS1-v1_5",
+    key,
+    new Uint8Array(cert.signatureValue.valueBlock.valueHexView),
+    new Uint8Array(cert.tbsView),
+  );
 }
 
 /**
@@ -75,7 +89,12 @@ async function signedBy(cert: pkijs.Certificate, issuer: pkijs.Certificate): Pro
  * time). `intermediates` are other certificates the sender supplied (KeyInfo); they are links,
  * never anchors.
  */
-export async function checkCertificateTrust(store: TrustStore, leafDer: Uint8Array, at: Date, intermediates: Uint8Array[] = []): Promise<TrustResult> {
+export async function checkCertificateTrust(
+  store: TrustStore,
+  leafDer: Uint8Array,
+  at: Date,
+  intermediates: Uint8Array[] = [],
+): Promise<TrustResult> {
   let current: pkijs.Certificate;
   let links: pkijs.Certificate[];
   try {
@@ -85,20 +104,30 @@ export async function checkCertificateTrust(store: TrustStore, leafDer: Uint8Arr
     return { ok: false, reason: "malformed", message: `Unreadable certificate: ${(error as Error).message}` };
   }
   if (!validAt(current, at)) {
-    return { ok: false, reason: "certificate_not_valid", message: `The signing certificate was not valid at ${at.toISOString()}` };
+    return {
+      ok: false,
+      reason: "certificate_not_valid",
+      message: `The signing certificate was not valid at ${at.toISOString()}`,
+    };
   }
   if (store.acceptAny) return { ok: true, anchor: null };
   for (let depth = 0; depth < MAX_CHAIN; depth++) {
     for (const anchor of store.anchors) {
       if (!current.issuer.isEqual(anchor.subject) || !(await signedBy(current, anchor))) continue;
-      if (!isCa(anchor)) return { ok: false, reason: "not_a_ca", message: `${nameOf(anchor)} is not a certification authority` };
+      if (!isCa(anchor))
+        return { ok: false, reason: "not_a_ca", message: `${nameOf(anchor)} is not a certification authority` };
       if (!validAt(anchor, at)) {
-        return { ok: false, reason: "certificate_not_valid", message: `The authority ${nameOf(anchor)} was not valid at ${at.toISOString()}` };
+        return {
+          ok: false,
+          reason: "certificate_not_valid",
+          message: `The authority ${nameOf(anchor)} was not valid at ${at.toISOString()}`,
+        };
       }
       return { ok: true, anchor: nameOf(anchor) };
     }
     const next = [];
-    for (const link of links) if (current.issuer.isEqual(link.subject) && (await signedBy(current, link))) next.push(link);
+    for (const link of links)
+      if (current.issuer.isEqual(link.subject) && (await signedBy(current, link))) next.push(link);
     const link = next.find((l) => isCa(l) && validAt(l, at));
     if (!link) break;
     current = link;

@@ -9,7 +9,14 @@ import { C14N_10, ENVELOPED_SIGNATURE, RSA_SHA256, SHA256, XMLDSIG_NS } from "./
 import { dropWhitespaceText, parseXml, UnsafeXmlError } from "./xml-dom.ts";
 import { xmldsig } from "./xmldsig-setup.ts";
 
-export type VerifyFailureReason = "digest_mismatch" | "bad_signature_value" | "unsupported_algorithm" | "missing_key_info" | "multiple_signatures" | "no_signature" | "malformed";
+export type VerifyFailureReason =
+  | "digest_mismatch"
+  | "bad_signature_value"
+  | "unsupported_algorithm"
+  | "missing_key_info"
+  | "multiple_signatures"
+  | "no_signature"
+  | "malformed";
 
 export type VerifyResult =
   | {
@@ -62,21 +69,25 @@ function children(parent: Element, localName: string): Element[] {
 
 function one(parent: Element, localName: string): Element {
   const found = children(parent, localName);
-  if (found.length !== 1) throw new Refusal("malformed", `Expected one ${localName} in ${parent.localName}, found ${found.length}`);
+  if (found.length !== 1)
+    throw new Refusal("malformed", `Expected one ${localName} in ${parent.localName}, found ${found.length}`);
   return found[0]!;
 }
 
 function requireAlgorithm(el: Element, expected: string): void {
   const algorithm = el.getAttribute("Algorithm") ?? "";
-  if (algorithm !== expected) throw new Refusal("unsupported_algorithm", `${el.localName} ${algorithm || "(none)"} is not ${expected}`);
+  if (algorithm !== expected)
+    throw new Refusal("unsupported_algorithm", `${el.localName} ${algorithm || "(none)"} is not ${expected}`);
 }
 
 function findSignature(doc: Document): Element {
   const found = doc.getElementsByTagNameNS(XMLDSIG_NS, "Signature");
   if (found.length === 0) throw new Refusal("no_signature", "The document has no XML signature");
-  if (found.length > 1) throw new Refusal("multiple_signatures", `The document has ${found.length} XML signatures; the profile allows one`);
+  if (found.length > 1)
+    throw new Refusal("multiple_signatures", `The document has ${found.length} XML signatures; the profile allows one`);
   const signature = found[0]!;
-  if (signature.parentNode !== doc.documentElement) throw new Refusal("malformed", "The Signature must be a child of the root element (enveloped)");
+  if (signature.parentNode !== doc.documentElement)
+    throw new Refusal("malformed", "The Signature must be a child of the root element (enveloped)");
   return signature;
 }
 
@@ -88,16 +99,20 @@ function checkProfile(signature: Element): Uint8Array {
   const references = children(signedInfo, "Reference");
   if (references.length !== 1) throw new Refusal("malformed", `Expected one Reference, found ${references.length}`);
   const reference = references[0]!;
-  if (reference.getAttribute("URI") !== "") throw new Refusal("malformed", `Reference URI must be "" (the whole document)`);
+  if (reference.getAttribute("URI") !== "")
+    throw new Refusal("malformed", `Reference URI must be "" (the whole document)`);
   const transforms = children(reference, "Transforms").flatMap((t) => children(t, "Transform"));
   const algorithms = transforms.map((t) => t.getAttribute("Algorithm") ?? "");
   const unknown = algorithms.find((a) => !TRANSFORMS_ALLOWED.has(a));
-  if (unknown !== undefined) throw new Refusal("unsupported_algorithm", `Transform ${unknown || "(none)"} is not allowed`);
-  if (!algorithms.includes(ENVELOPED_SIGNATURE)) throw new Refusal("unsupported_algorithm", "The Reference lacks the enveloped-signature transform");
+  if (unknown !== undefined)
+    throw new Refusal("unsupported_algorithm", `Transform ${unknown || "(none)"} is not allowed`);
+  if (!algorithms.includes(ENVELOPED_SIGNATURE))
+    throw new Refusal("unsupported_algorithm", "The Reference lacks the enveloped-signature transform");
   requireAlgorithm(one(reference, "DigestMethod"), SHA256);
 
   const signatureValue = one(signature, "SignatureValue");
-  if (!fromBase64(signatureValue.textContent ?? "")?.length) throw new Refusal("bad_signature_value", "SignatureValue is not base64");
+  if (!fromBase64(signatureValue.textContent ?? "")?.length)
+    throw new Refusal("bad_signature_value", "SignatureValue is not base64");
 
   const certificate = children(signature, "KeyInfo")
     .flatMap((k) => children(k, "X509Data"))
@@ -116,9 +131,13 @@ async function attempt(doc: Document, der: Uint8Array, key: CryptoKey): Promise<
     if (error instanceof Refusal) throw error;
     throw new Refusal("malformed", `Unreadable Signature: ${(error as Error).message}`);
   }
-  if (!(await signed.digestsMatch(doc.documentElement))) throw new Refusal("digest_mismatch", "The document does not match the signed digest");
+  if (!(await signed.digestsMatch(doc.documentElement)))
+    throw new Refusal("digest_mismatch", "The document does not match the signed digest");
   if (!(await signed.signatureValueMatches(key))) {
-    throw new Refusal("bad_signature_value", `SignatureValue was not made by the key of the certificate in KeyInfo (${describeCertificate(der).subject})`);
+    throw new Refusal(
+      "bad_signature_value",
+      `SignatureValue was not made by the key of the certificate in KeyInfo (${describeCertificate(der).subject})`,
+    );
   }
 }
 
@@ -140,7 +159,10 @@ export async function verifyXmlFully(xml: string): Promise<VerifyResult> {
     try {
       doc = parseXml(xml);
     } catch (error) {
-      throw new Refusal("malformed", error instanceof UnsafeXmlError ? error.message : `Not well-formed XML: ${(error as Error).message}`);
+      throw new Refusal(
+        "malformed",
+        error instanceof UnsafeXmlError ? error.message : `Not well-formed XML: ${(error as Error).message}`,
+      );
     }
     const der = checkProfile(findSignature(doc));
     let key: CryptoKey;
@@ -149,7 +171,8 @@ export async function verifyXmlFully(xml: string): Promise<VerifyResult> {
       certificate = describeCertificate(der);
       key = await certificatePublicKey(der);
     } catch (error) {
-      if (error instanceof CertificateError && /not RSA/.test(error.message)) throw new Refusal("unsupported_algorithm", error.message);
+      if (error instanceof CertificateError && /not RSA/.test(error.message))
+        throw new Refusal("unsupported_algorithm", error.message);
       throw new Refusal("malformed", `Unreadable X509Certificate: ${(error as Error).message}`);
     }
     try {

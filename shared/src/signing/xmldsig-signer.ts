@@ -12,7 +12,8 @@ import { xmldsig } from "./xmldsig-setup.ts";
  */
 export async function signXml(xml: string, key: CryptoKey, certificateDer: Uint8Array): Promise<string> {
   const doc = parseXml(xml);
-  if (doc.getElementsByTagNameNS(XMLDSIG_NS, "Signature").length > 0) throw new Error("The document already has a Signature element");
+  if (doc.getElementsByTagNameNS(XMLDSIG_NS, "Signature").length > 0)
+    throw new Error("The document already has a Signature element");
   dropWhitespaceText(doc.documentElement);
 
   const signed = new xmldsig.SignedXml();

@@ -17,7 +17,14 @@
  * check to report.
  */
 import { jsonMappingRule, trailPointer, trailTo, type Problem, type Trail } from "../problems.ts";
-import { enumerationSpelling, parseXsdDecimal, scanPlainNumber, type DecimalParts, type PlainNumber, type SimpleType } from "./facets.ts";
+import {
+  enumerationSpelling,
+  parseXsdDecimal,
+  scanPlainNumber,
+  type DecimalParts,
+  type PlainNumber,
+  type SimpleType,
+} from "./facets.ts";
 import { documentModel, type DocumentKind, type ModelElement } from "./model.ts";
 
 type Path = Trail | null;
@@ -51,7 +58,14 @@ function canonicalLeaf(v: unknown, el: ModelElement, up: Path, token: string | n
   else if (typeof v === "number") {
     if (!Number.isFinite(v)) {
       problems.push(
-        formatProblem(trailTo(up, token), el, String(v), "must be a finite number", "debe ser un número finito", jsonMappingRule("values are JSON numbers or strings")),
+        formatProblem(
+          trailTo(up, token),
+          el,
+          String(v),
+          "must be a finite number",
+          "debe ser un número finito",
+          jsonMappingRule("values are JSON numbers or strings"),
+        ),
       );
       return v;
     }
@@ -74,7 +88,13 @@ function isCanonicalSpelling(text: string, n: PlainNumber, f: SimpleType): boole
   return written >= range[0] && written <= range[1];
 }
 
-function canonicalNumber(text: string, el: ModelElement, up: Path, token: string | number, problems: Problem[]): string {
+function canonicalNumber(
+  text: string,
+  el: ModelElement,
+  up: Path,
+  token: string | number,
+  problems: Problem[],
+): string {
   const f = el.simpleType!;
   const plain = scanPlainNumber(text);
   if (plain && isCanonicalSpelling(text, plain, f)) return text;
@@ -85,7 +105,14 @@ function canonicalNumber(text: string, el: ModelElement, up: Path, token: string
     const codes = f.enumeration?.join(", ");
     problems.push(
       codes
-        ? formatProblem(trailTo(up, token), el, text, `is a code: one of ${codes}`, `es un código: uno de ${codes}`, "xsd:enumeration")
+        ? formatProblem(
+            trailTo(up, token),
+            el,
+            text,
+            `is a code: one of ${codes}`,
+            `es un código: uno de ${codes}`,
+            "xsd:enumeration",
+          )
         : formatProblem(
             trailTo(up, token),
             el,
@@ -103,7 +130,16 @@ function canonicalNumber(text: string, el: ModelElement, up: Path, token: string
   }
   if (f.base === "integer") {
     if (p.frac.replace(/0+$/, "") !== "") {
-      problems.push(formatProblem(trailTo(up, token), el, text, "must be a whole number", "debe ser un número entero", "xsd:integer"));
+      problems.push(
+        formatProblem(
+          trailTo(up, token),
+          el,
+          text,
+          "must be a whole number",
+          "debe ser un número entero",
+          "xsd:integer",
+        ),
+      );
       return text;
     }
     return numericText({ ...p, frac: "" }, 0);
@@ -158,7 +194,12 @@ function canonicalOne(v: unknown, el: ModelElement, path: Path, problems: Proble
   return canonicalObject(v as Record<string, unknown>, el, path, problems);
 }
 
-function canonicalObject(obj: Record<string, unknown>, el: ModelElement, path: Path, problems: Problem[]): Record<string, unknown> {
+function canonicalObject(
+  obj: Record<string, unknown>,
+  el: ModelElement,
+  path: Path,
+  problems: Problem[],
+): Record<string, unknown> {
   // Known elements first, in sequence order, so the canonical JSON reads like the XML.
   const byName = el.childByName!;
   const known: number[] = [];

@@ -254,7 +254,8 @@ function checkDate(v: string, kind: DateKind): FacetViolation | undefined {
   return undefined;
 }
 
-const XS_DATETIME = /^-?(\d{4,})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T(?:([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?|24:00:00(?:\.0+)?)(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+const XS_DATETIME =
+  /^-?(\d{4,})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T(?:([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?|24:00:00(?:\.0+)?)(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
 
 /** xs:dateTime's lexical space as libxml2 reads it: a real calendar day, no year 0000, 24:00:00, zones within ±14:00. */
 function isXsDateTime(v: string): boolean {
@@ -268,7 +269,8 @@ function isXsDateTime(v: string): boolean {
 // The check
 
 // XML 1.0 Char production, minus what the serializer would have to escape anyway.
-const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const NOT_XML_CHAR =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function isNumericBase(base: string): boolean {
   return base === "decimal" || base === "integer";
@@ -281,7 +283,11 @@ export function xsdDecimalKey(p: DecimalParts): string {
   return (p.negative ? "-" : "") + (p.int || "0") + (frac ? "." + frac : "");
 }
 
-type Bound = readonly [key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive", bound: DecimalParts, text: string];
+type Bound = readonly [
+  key: "minInclusive" | "maxInclusive" | "minExclusive" | "maxExclusive",
+  bound: DecimalParts,
+  text: string,
+];
 
 /**
  * One XSD simple type, compiled once: every facet the check reads, on an object of one shape.
@@ -325,7 +331,10 @@ export class SimpleType {
     this.hasLengthFacet = f.length !== undefined || f.minLength !== undefined || f.maxLength !== undefined;
     this.fractionDigits = f.fractionDigits;
     this.totalDigits = f.totalDigits;
-    this.fractionRange = f.base === "decimal" && f.fractionDigits !== undefined ? [Math.min(2, f.fractionDigits), f.fractionDigits] : undefined;
+    this.fractionRange =
+      f.base === "decimal" && f.fractionDigits !== undefined
+        ? [Math.min(2, f.fractionDigits), f.fractionDigits]
+        : undefined;
     this.enumeration = f.enumeration;
     const bounds: Bound[] = [];
     for (const key of ["minInclusive", "minExclusive", "maxInclusive", "maxExclusive"] as const) {
@@ -347,8 +356,11 @@ export class SimpleType {
     const regexes = this.patterns?.map(xsdPatternToRegExp);
     this.regexes = regexes ? (regexes.every((r) => r !== null) ? (regexes as RegExp[]) : null) : undefined;
     this.dateKind = dateKindOf(f);
-    this.enumerationSpellings = f.enumeration ? new Set(this.numeric ? numericEnum!.values() : f.enumeration) : undefined;
-    this.plainNumbers = this.numeric && !this.hasLengthFacet && !this.dateKind && bounds.every(([, bound]) => !bound.negative);
+    this.enumerationSpellings = f.enumeration
+      ? new Set(this.numeric ? numericEnum!.values() : f.enumeration)
+      : undefined;
+    this.plainNumbers =
+      this.numeric && !this.hasLengthFacet && !this.dateKind && bounds.every(([, bound]) => !bound.negative);
   }
 }
 
@@ -384,7 +396,11 @@ export interface CheckFacetsOptions {
 }
 
 /** Checks `value` (the leaf text) against the simple type `t`; returns the first violation found. */
-export function checkFacets(value: string, t: RawFacets | SimpleType, options?: CheckFacetsOptions): FacetViolation | undefined {
+export function checkFacets(
+  value: string,
+  t: RawFacets | SimpleType,
+  options?: CheckFacetsOptions,
+): FacetViolation | undefined {
   return firstViolation(value, t instanceof SimpleType ? t : simpleType(t), options?.xsdOnly === true);
 }
 
@@ -400,10 +416,14 @@ function passesAsPlainNumber(value: string, c: SimpleType): boolean {
   if (!n || (c.base === "integer" && n.fracDigits >= 0)) return false;
   if (c.enumerationSpellings && !c.enumerationSpellings.has(value)) return false;
   if (c.fractionDigits !== undefined && n.fracSignificant > c.fractionDigits) return false;
-  if (c.totalDigits !== undefined && Math.max(n.intDigits - n.leadingZeros + n.fracSignificant, 1) > c.totalDigits) return false;
+  if (c.totalDigits !== undefined && Math.max(n.intDigits - n.leadingZeros + n.fracSignificant, 1) > c.totalDigits)
+    return false;
   for (const [key, bound] of c.bounds) {
     const cmp = comparePlain(value, n, bound);
-    if (key === "minInclusive" ? cmp < 0 : key === "minExclusive" ? cmp <= 0 : key === "maxInclusive" ? cmp > 0 : cmp >= 0) return false;
+    if (
+      key === "minInclusive" ? cmp < 0 : key === "minExclusive" ? cmp <= 0 : key === "maxInclusive" ? cmp > 0 : cmp >= 0
+    )
+      return false;
   }
   return !c.regexes || c.regexes.some((re) => re.test(value));
 }
@@ -412,10 +432,17 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
   if (c.plainNumbers && passesAsPlainNumber(value, c)) return undefined;
   const ascii = PRINTABLE_ASCII.test(value);
   if (!ascii && NOT_XML_CHAR.test(value)) {
-    return { rule: "xml:Char", message: "contains a character XML cannot carry", messageEs: "contiene un carácter no permitido en XML" };
+    return {
+      rule: "xml:Char",
+      message: "contains a character XML cannot carry",
+      messageEs: "contiene un carácter no permitido en XML",
+    };
   }
   // Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse").
-  const v = c.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value)) ? value : value.replace(/[ \t\n\r]+/g, " ").trim();
+  const v =
+    c.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value))
+      ? value
+      : value.replace(/[ \t\n\r]+/g, " ").trim();
   let num: DecimalParts | undefined;
   if (c.numeric) {
     num = parseXsdDecimal(v);
@@ -428,12 +455,21 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
       };
     }
   } else if (c.base === "dateTime" && !isXsDateTime(v)) {
-    return { rule: "xsd:dateTime", message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)", messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)" };
+    return {
+      rule: "xsd:dateTime",
+      message: "must be an xs:dateTime (yyyy-MM-ddTHH:mm:ss)",
+      messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)",
+    };
   }
   if (c.hasLengthFacet) {
     const chars = ascii ? v.length : charLength(v);
     if (c.length !== undefined && chars !== c.length) {
-      return { rule: "xsd:length", message: `must be exactly ${c.length} characters long`, messageEs: `debe tener exactamente ${c.length} caracteres`, details: { length: chars } };
+      return {
+        rule: "xsd:length",
+        message: `must be exactly ${c.length} characters long`,
+        messageEs: `debe tener exactamente ${c.length} caracteres`,
+        details: { length: chars },
+      };
     }
     if (c.minLength !== undefined && chars < c.minLength) {
       return {
@@ -455,7 +491,8 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
   if (c.enumeration) {
     const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.enumerationSpellings!.has(v);
     if (!ok) {
-      const shown = c.enumeration.length <= 12 ? c.enumeration.join(", ") : `${c.enumeration.slice(0, 12).join(", ")}, …`;
+      const shown =
+        c.enumeration.length <= 12 ? c.enumeration.join(", ") : `${c.enumeration.slice(0, 12).join(", ")}, …`;
       return {
         rule: "xsd:enumeration",
         message: `must be one of: ${shown}`,
@@ -484,7 +521,14 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
     }
     for (const [key, bound, text] of c.bounds) {
       const cmp = compareXsdDecimal(num, bound);
-      const bad = key === "minInclusive" ? cmp < 0 : key === "minExclusive" ? cmp <= 0 : key === "maxInclusive" ? cmp > 0 : cmp >= 0;
+      const bad =
+        key === "minInclusive"
+          ? cmp < 0
+          : key === "minExclusive"
+            ? cmp <= 0
+            : key === "maxInclusive"
+              ? cmp > 0
+              : cmp >= 0;
       if (bad) {
         const [en, es] = BOUND_WORDS[key];
         return { rule: `xsd:${key}`, message: `must be ${en} ${text}`, messageEs: `debe ser ${es} ${text}` };

@@ -40,17 +40,26 @@ const FILLED: Readonly<Record<string, string>> = {
   "Encabezado/Emisor":
     "Filled from the issuer's profile (RNCEmisor, RazonSocialEmisor, NombreComercial, DireccionEmisor, Municipio, Provincia) when left out; fields sent win, and RNCEmisor must be the issuer's own.",
   "Encabezado/Emisor/FechaEmision": "Today in Santo Domingo when left out.",
-  "Encabezado/Totales": "Computed from the lines when left out; amounts sent are checked against the computed ones within DGII's tolerance.",
+  "Encabezado/Totales":
+    "Computed from the lines when left out; amounts sent are checked against the computed ones within DGII's tolerance.",
   "DetallesItems/Item/NumeroLinea": "The line's position (1, 2, …) when left out.",
-  "DetallesItems/Item/MontoItem": "CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto when left out; checked within ±1.00 when sent.",
-  "DetallesItems/Item/OtraMonedaDetalle/MontoItemOtraMoneda": "PrecioOtraMoneda × CantidadItem − DescuentoOtraMoneda + RecargoOtraMoneda when left out.",
+  "DetallesItems/Item/MontoItem":
+    "CantidadItem × PrecioUnitarioItem − DescuentoMonto + RecargoMonto when left out; checked within ±1.00 when sent.",
+  "DetallesItems/Item/OtraMonedaDetalle/MontoItemOtraMoneda":
+    "PrecioOtraMoneda × CantidadItem − DescuentoOtraMoneda + RecargoOtraMoneda when left out.",
   FechaHoraFirma: "Set when the document is signed.",
 };
 
 /** Filled only for some types: notes inherit or derive them. */
 const FILLED_FOR: Readonly<Record<string, { tipos: readonly TipoeCF[]; note: string }>> = {
-  "Encabezado/IdDoc/TipoIngresos": { tipos: ["33", "34"], note: "The modified receipt's TipoIngresos when left out (01, with a warning, when that receipt is not known here)." },
-  "Encabezado/IdDoc/IndicadorNotaCredito": { tipos: ["34"], note: "Derived from FechaEmision and FechaNCFModificado (more than 30 days apart: 1) when left out." },
+  "Encabezado/IdDoc/TipoIngresos": {
+    tipos: ["33", "34"],
+    note: "The modified receipt's TipoIngresos when left out (01, with a warning, when that receipt is not known here).",
+  },
+  "Encabezado/IdDoc/IndicadorNotaCredito": {
+    tipos: ["34"],
+    note: "Derived from FechaEmision and FechaNCFModificado (more than 30 days apart: 1) when left out.",
+  },
 };
 
 function filledNote(path: string, tipo: TipoeCF): string | undefined {
@@ -67,7 +76,10 @@ function underFilledContainer(path: string): boolean {
 // patterns (which allow 1-4-2025 and a one-digit hour), and within their 19xx/20xx years.
 const DATE = "(0[1-9]|[12][0-9]|3[01])-(0[1-9]|1[0-2])-(19|20)[0-9]{2}";
 const DATE_PATTERNS = { date: `^${DATE}$`, dateTime: `^${DATE} ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$` } as const;
-const DATE_FORMATS = { date: "Written dd-MM-yyyy.", dateTime: "Written dd-MM-yyyy HH:mm:ss (24 h, Santo Domingo)." } as const;
+const DATE_FORMATS = {
+  date: "Written dd-MM-yyyy.",
+  dateTime: "Written dd-MM-yyyy HH:mm:ss (24 h, Santo Domingo).",
+} as const;
 
 /** The XSD patterns as one ECMAScript pattern (any of them), or undefined when one cannot be translated. */
 function ecmaPattern(patterns: readonly string[]): string | undefined {
@@ -95,7 +107,10 @@ function numericLeaf(f: RawFacets): JsonSchema {
     const texts = [...new Set([...f.enumeration, ...numbers.map(String)])];
     return { type: ["string", integer ? "integer" : "number"], enum: [...texts, ...numbers] };
   }
-  const schema: JsonSchema = { type: ["string", integer ? "integer" : "number"], pattern: (f.patterns && ecmaPattern(f.patterns)) ?? numericPattern(f) };
+  const schema: JsonSchema = {
+    type: ["string", integer ? "integer" : "number"],
+    pattern: (f.patterns && ecmaPattern(f.patterns)) ?? numericPattern(f),
+  };
   // Bounds apply to JSON numbers; a string's value is checked by the service.
   if (f.minInclusive !== undefined) schema.minimum = Number(f.minInclusive);
   if (f.minExclusive !== undefined) schema.exclusiveMinimum = Number(f.minExclusive);
@@ -145,7 +160,11 @@ function occurrenceSchema(el: ModelElement, path: string, tipo: TipoeCF): JsonSc
       return leafSchema(el.facets!);
     case "array": {
       const item = el.item!;
-      const schema: JsonSchema = { type: "array", items: occurrenceSchema(item, `${path}/${item.name}`, tipo), minItems: Math.max(1, item.minOccurs) };
+      const schema: JsonSchema = {
+        type: "array",
+        items: occurrenceSchema(item, `${path}/${item.name}`, tipo),
+        minItems: Math.max(1, item.minOccurs),
+      };
       if (Number.isFinite(item.maxOccurs)) schema.maxItems = item.maxOccurs;
       return schema;
     }
@@ -162,7 +181,19 @@ function occurrenceSchema(el: ModelElement, path: string, tipo: TipoeCF): JsonSc
 function propertySchema(el: ModelElement, path: string, tipo: TipoeCF): JsonSchema {
   const one = occurrenceSchema(el, path, tipo);
   const schema: JsonSchema =
-    el.repeated && el.shape !== "array" ? { anyOf: [one, { type: "array", items: one, minItems: 1, ...(Number.isFinite(el.maxOccurs) ? { maxItems: el.maxOccurs } : {}) }] } : one;
+    el.repeated && el.shape !== "array"
+      ? {
+          anyOf: [
+            one,
+            {
+              type: "array",
+              items: one,
+              minItems: 1,
+              ...(Number.isFinite(el.maxOccurs) ? { maxItems: el.maxOccurs } : {}),
+            },
+          ],
+        }
+      : one;
   const notes = [schema.description, filledNote(path, tipo), conditionNote(path, tipo)].filter(Boolean);
   return notes.length ? { ...schema, description: notes.join(" ") } : schema;
 }
@@ -202,8 +233,13 @@ export function ecfRequestSchema(tipo: TipoeCF): JsonSchema {
   const hit = cache.get(tipo);
   if (hit) return hit;
   const root = objectSchema(documentModel(tipo).root, "", tipo);
-  const idDoc = ((root.properties as Record<string, JsonSchema>).Encabezado!.properties as Record<string, JsonSchema>).IdDoc!;
-  (idDoc.properties as Record<string, JsonSchema>).TipoeCF = { type: ["string", "integer"], enum: [tipo, Number(tipo)], description: `${tipo}: ${tipoeCFName(tipo)}.` };
+  const idDoc = ((root.properties as Record<string, JsonSchema>).Encabezado!.properties as Record<string, JsonSchema>)
+    .IdDoc!;
+  (idDoc.properties as Record<string, JsonSchema>).TipoeCF = {
+    type: ["string", "integer"],
+    enum: [tipo, Number(tipo)],
+    description: `${tipo}: ${tipoeCFName(tipo)}.`,
+  };
   const schema: JsonSchema = {
     title: `E${tipo} ${tipoeCFName(tipo)}`,
     description: [

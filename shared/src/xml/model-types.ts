@@ -22,4 +22,6 @@ export interface RawFacets {
  * One particle of a sequence: `[name, minOccurs, maxOccurs, typeIndexOrChildren]`.
  * maxOccurs -1 means unbounded; the name `*` is an `xs:any` wildcard (the Signature slot).
  */
-export type RawNode = readonly [name: string, min: number, max: number, content: number | readonly RawNode[]] | readonly [name: string, min: number, max: number];
+export type RawNode =
+  | readonly [name: string, min: number, max: number, content: number | readonly RawNode[]]
+  | readonly [name: string, min: number, max: number];

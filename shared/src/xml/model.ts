@@ -69,7 +69,15 @@ function toMax(n: number): number {
  * serializer, canonicalizer and checks read `shape`, `name` and `children` for every node of every
  * document, and one shape keeps those reads monomorphic in V8.
  */
-function element(name: string, minOccurs: number, maxOccurs: number, shape: JsonShape, repeated: boolean, position: number, parts: Partial<ModelElement>): ModelElement {
+function element(
+  name: string,
+  minOccurs: number,
+  maxOccurs: number,
+  shape: JsonShape,
+  repeated: boolean,
+  position: number,
+  parts: Partial<ModelElement>,
+): ModelElement {
   return {
     name,
     minOccurs,

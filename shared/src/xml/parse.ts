@@ -44,7 +44,14 @@ function isSpace(c: number): boolean {
 }
 
 function isXmlChar(cp: number): boolean {
-  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
 }
 
 function decode(raw: string, at: number): string {
@@ -145,7 +152,8 @@ export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNod
       fail("DOCTYPE and markup declarations are not allowed");
     } else if (xml.startsWith("<?", pos)) {
       // The XML declaration (target "xml", any case) may only open the document.
-      if (pos > start && /^<\?xml(?:[ \t\n\r]|\?>)/i.test(xml.slice(pos, pos + 7))) fail("XML declaration not at the start of the document");
+      if (pos > start && /^<\?xml(?:[ \t\n\r]|\?>)/i.test(xml.slice(pos, pos + 7)))
+        fail("XML declaration not at the start of the document");
       skipUntil("?>", "processing instruction");
     } else {
       // Start tag.
@@ -184,7 +192,8 @@ export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNod
         node.attributes[attr] = decode(value, q);
         i = close + 1;
         const next = xml.charCodeAt(i);
-        if (i < len && next !== 0x3e && next !== 0x2f && !isSpace(next)) fail("attributes must be separated by whitespace");
+        if (i < len && next !== 0x3e && next !== 0x2f && !isSpace(next))
+          fail("attributes must be separated by whitespace");
       }
       const parent = stack[stack.length - 1];
       if (parent) parent.children.push(node);

@@ -52,7 +52,8 @@ function writeElement(el: ModelElement, value: unknown): string {
     for (const v of value) inner += writeElement(item, v);
   } else {
     if (value === undefined || value === null) return "";
-    if (typeof value !== "object" || Array.isArray(value)) throw new XmlSerializeError(`${el.name}: expected an object`);
+    if (typeof value !== "object" || Array.isArray(value))
+      throw new XmlSerializeError(`${el.name}: expected an object`);
     inner = writeChildren(el, value as Record<string, unknown>);
   }
   return inner === "" ? "" : `<${el.name}>${inner}</${el.name}>`;

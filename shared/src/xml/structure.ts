@@ -29,7 +29,9 @@ function typeProblem(path: Path, el: ModelElement, got: unknown): Problem {
     messageEs: `${el.name} debe ser ${SHAPE_ES[el.shape]}, se recibió ${gotName}`,
     severity: "error",
     // A JSON value of the wrong kind is a problem of our mapping; the element itself is the XSD's.
-    rule: jsonMappingRule(`${el.name} is ${SHAPE_EN[el.shape]} (xsd:element ${el.name}${el.shape === "array" ? ", a repeated group" : ""})`),
+    rule: jsonMappingRule(
+      `${el.name} is ${SHAPE_EN[el.shape]} (xsd:element ${el.name}${el.shape === "array" ? ", a repeated group" : ""})`,
+    ),
   };
 }
 

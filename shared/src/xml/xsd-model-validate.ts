@@ -40,7 +40,8 @@ const XSI_ALLOWED = new Set(["schemaLocation", "noNamespaceSchemaLocation"]);
 /** One bad document must not produce an unbounded answer. */
 const MAX_ERRORS = 100;
 /** XML 1.0 Char production: anything else makes the document not well-formed. */
-const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const NOT_XML_CHAR =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const BLANK = /^[ \t\n\r]*$/;
 // XML 1.0 names as the namespaces spec restricts them (NCName, or prefix:NCName).
 const NAME_START =
@@ -56,7 +57,8 @@ function notWellFormed(node: XmlNode): string | undefined {
   if (!QNAME.test(node.name)) return `invalid element name '${node.name}'`;
   for (const attr in node.attributes) {
     if (!QNAME.test(attr)) return `invalid attribute name '${attr}' on '${node.name}'`;
-    if (attr.startsWith("xmlns:") && node.attributes[attr] === "") return `empty namespace for prefix ${attr.slice(6)} on '${node.name}'`;
+    if (attr.startsWith("xmlns:") && node.attributes[attr] === "")
+      return `empty namespace for prefix ${attr.slice(6)} on '${node.name}'`;
   }
   for (const child of node.children) {
     const bad = notWellFormed(child);
@@ -80,7 +82,8 @@ class Run {
   constructor(private readonly sequences: (el: ModelElement) => readonly Particle[]) {}
 
   report(node: XmlNode, name: string, message: string): void {
-    if (this.errors.length < MAX_ERRORS) this.errors.push(`${node.line ? `line ${node.line}: ` : ""}Element '${name}': ${message}`);
+    if (this.errors.length < MAX_ERRORS)
+      this.errors.push(`${node.line ? `line ${node.line}: ` : ""}Element '${name}': ${message}`);
     else if (this.errors.length === MAX_ERRORS) this.errors.push(`(more errors not shown)`);
   }
 
@@ -117,7 +120,11 @@ class Run {
           // Every DGII type is anonymous or a restriction of a built-in: no xsi:type can name a
           // type validly derived from the declared one but the declared one itself, which has
           // no name to give for most elements. libxml2 refuses xsi:type="xs:string" and the like.
-          this.report(node, name, `attribute '{${XSI}}type': The type definition is blocked or not validly derived from the type definition of the element declaration.`);
+          this.report(
+            node,
+            name,
+            `attribute '{${XSI}}type': The type definition is blocked or not validly derived from the type definition of the element declaration.`,
+          );
           continue;
         }
       }
@@ -142,7 +149,10 @@ class Run {
     }
     // libxml2 refuses leading whitespace in a plain xs:dateTime (Semilla's fecha), though the
     // type's whiteSpace is collapse; trailing whitespace it strips.
-    const bad = facets.base === "dateTime" && /^[ \t\n\r]/.test(node.text) ? { rule: "xsd:dateTime", message: "" } : checkFacets(node.text, el.simpleType!, { xsdOnly: true });
+    const bad =
+      facets.base === "dateTime" && /^[ \t\n\r]/.test(node.text)
+        ? { rule: "xsd:dateTime", message: "" }
+        : checkFacets(node.text, el.simpleType!, { xsdOnly: true });
     if (!bad) return;
     const value = node.text.length > 120 ? `${node.text.slice(0, 120)}…` : node.text;
     const rule = bad.rule.replace(/^xsd:/, "");
@@ -157,7 +167,11 @@ class Run {
 
   complex(node: XmlNode, el: ModelElement, name: string, scope: Scope): void {
     if (node.cdata || !BLANK.test(node.text)) {
-      this.report(node, name, "Character content other than whitespace is not allowed because the content type is 'element-only'.");
+      this.report(
+        node,
+        name,
+        "Character content other than whitespace is not allowed because the content type is 'element-only'.",
+      );
     }
     const particles = this.sequences(el);
     let at = 0;
@@ -184,7 +198,11 @@ class Run {
         }
       }
       if (!match) {
-        this.report(child, childName, `This element is not expected.${misfit(particles, at, count, entered.qualified ? undefined : childName, name, missing !== undefined)}`);
+        this.report(
+          child,
+          childName,
+          `This element is not expected.${misfit(particles, at, count, entered.qualified ? undefined : childName, name, missing !== undefined)}`,
+        );
         // libxml2 stops judging this parent's content model at the first misfit.
         return;
       }
@@ -204,11 +222,19 @@ class Run {
  * Why a child fits nowhere: a required element is missing before it (libxml2 then lists what
  * was expected), or it is known but comes too often or after an element it must precede.
  */
-function misfit(particles: readonly Particle[], at: number, count: number, name: string | undefined, parent: string, missing: boolean): string {
+function misfit(
+  particles: readonly Particle[],
+  at: number,
+  count: number,
+  name: string | undefined,
+  parent: string,
+  missing: boolean,
+): string {
   if (missing) return ` Expected is ( ${expectedNames(particles, at, count)} ).`;
   const k = name === undefined ? -1 : particles.findIndex((p) => p.element?.name === name);
   const slot = particles[at];
-  if (slot && !slot.element && count >= slot.maxOccurs) return ` The xs:any slot at the end of '${parent}' (the Signature's) is taken already.`;
+  if (slot && !slot.element && count >= slot.maxOccurs)
+    return ` The xs:any slot at the end of '${parent}' (the Signature's) is taken already.`;
   if (k < 0) return ` '${parent}' has no such child element.`;
   if (k === at) return ` It may occur at most ${particles[k]!.maxOccurs} time(s) in '${parent}'.`;
   return ` It must come before '${particles[at]!.element?.name ?? "##any"}' in '${parent}'.`;
@@ -235,7 +261,8 @@ function sequencesOf(kind: DocumentKind, requireSignature: boolean): (el: ModelE
   const model = documentModel(kind);
   const byElement = new WeakMap<ModelElement, readonly Particle[]>();
   const slot = model.signatureSlot;
-  const particlesOf = (el: ModelElement): Particle[] => (el.children ?? []).map((c) => ({ element: c, minOccurs: c.minOccurs, maxOccurs: c.maxOccurs }));
+  const particlesOf = (el: ModelElement): Particle[] =>
+    (el.children ?? []).map((c) => ({ element: c, minOccurs: c.minOccurs, maxOccurs: c.maxOccurs }));
   const rootParticles = particlesOf(model.root);
   if (slot) rootParticles.push({ minOccurs: requireSignature ? slot.minOccurs : 0, maxOccurs: slot.maxOccurs });
   byElement.set(model.root, rootParticles);
@@ -253,7 +280,11 @@ function sequencesOf(kind: DocumentKind, requireSignature: boolean): (el: ModelE
 }
 
 /** Validates a parsed tree (parsed with `{ lines: true }` for line numbers) against `kind`'s XSD. */
-export function validateXsdModelTree(tree: XmlNode, kind: DocumentKind, options: XsdModelValidateOptions = {}): XsdValidationResult {
+export function validateXsdModelTree(
+  tree: XmlNode,
+  kind: DocumentKind,
+  options: XsdModelValidateOptions = {},
+): XsdValidationResult {
   const malformed = notWellFormed(tree);
   if (malformed) return { valid: false, errors: [`The document is not well-formed: ${malformed}.`] };
   const model = documentModel(kind);
@@ -271,8 +302,13 @@ export function validateXsdModelTree(tree: XmlNode, kind: DocumentKind, options:
  * Validates `xml` against the official XSD of `kind`, as libxml2 would judge it. A document that
  * is not well-formed is invalid, with the parser's message.
  */
-export function validateXsdModel(xml: string, kind: DocumentKind, options: XsdModelValidateOptions = {}): XsdValidationResult {
-  if (NOT_XML_CHAR.test(xml)) return { valid: false, errors: ["The document is not well-formed: it contains a character XML does not allow."] };
+export function validateXsdModel(
+  xml: string,
+  kind: DocumentKind,
+  options: XsdModelValidateOptions = {},
+): XsdValidationResult {
+  if (NOT_XML_CHAR.test(xml))
+    return { valid: false, errors: ["The document is not well-formed: it contains a character XML does not allow."] };
   let tree: XmlNode;
   try {
     tree = parseXmlTree(xml, { lines: true });

@@ -21,7 +21,10 @@ export function xsdSource(kind: DocumentKind, options: { requireSignature?: bool
   const [head, ids, tail] = layout;
   let text = head + ids.map((i) => XSD_SIMPLE_TYPE_BLOCKS[i]).join("") + tail;
   if (!requireSignature) {
-    text = text.replace(/<xs:any\b([^>]*?)\/>/g, (_m, attrs: string) => `<xs:any${attrs.replace(/\s+minOccurs\s*=\s*["'][^"']*["']/, "")} minOccurs="0"/>`);
+    text = text.replace(
+      /<xs:any\b([^>]*?)\/>/g,
+      (_m, attrs: string) => `<xs:any${attrs.replace(/\s+minOccurs\s*=\s*["'][^"']*["']/, "")} minOccurs="0"/>`,
+    );
   }
   cache.set(key, text);
   return text;

@@ -27,19 +27,28 @@ export class XsdEngineUnavailableError extends Error {
   override name = "XsdEngineUnavailableError";
 }
 
-async function run(engine: typeof validateXML, args: Parameters<typeof validateXML>[0]): ReturnType<typeof validateXML> {
+async function run(
+  engine: typeof validateXML,
+  args: Parameters<typeof validateXML>[0],
+): ReturnType<typeof validateXML> {
   try {
     return await engine(args);
   } catch (e) {
     if (e instanceof ReferenceError && /Worker/.test(e.message)) {
-      throw new XsdEngineUnavailableError("XSD validation needs a Worker (Node or a browser); this runtime has none: pass options.engine");
+      throw new XsdEngineUnavailableError(
+        "XSD validation needs a Worker (Node or a browser); this runtime has none: pass options.engine",
+      );
     }
     throw e;
   }
 }
 
 /** Validates `xml` against the schema of `kind`. */
-export async function validateXsd(xml: string, kind: DocumentKind, options: XsdValidateOptions = {}): Promise<XsdValidationResult> {
+export async function validateXsd(
+  xml: string,
+  kind: DocumentKind,
+  options: XsdValidateOptions = {},
+): Promise<XsdValidationResult> {
   const engine = options.engine ?? validateXML;
   const schema = xsdSource(kind, { requireSignature: options.requireSignature ?? true });
   const r = await run(engine, {
@@ -56,7 +65,11 @@ export async function validateXsd(xml: string, kind: DocumentKind, options: XsdV
  * Validates several documents of one kind in a single libxml2 run (one Worker, one schema
  * compilation): much cheaper than one `validateXsd` call per document.
  */
-export async function validateXsdMany(xmls: readonly string[], kind: DocumentKind, options: XsdValidateOptions = {}): Promise<XsdValidationResult[]> {
+export async function validateXsdMany(
+  xmls: readonly string[],
+  kind: DocumentKind,
+  options: XsdValidateOptions = {},
+): Promise<XsdValidationResult[]> {
   if (xmls.length === 0) return [];
   const engine = options.engine ?? validateXML;
   const schema = xsdSource(kind, { requireSignature: options.requireSignature ?? true });
@@ -72,7 +85,9 @@ export async function validateXsdMany(xmls: readonly string[], kind: DocumentKin
     byFile.get(file)?.push(e.message);
   }
   // "<file> fails to validate" lines carry no location: use them to mark files invalid too.
-  const failed = new Set(r.errors.filter((e) => /fails to validate$/.test(e.rawMessage)).map((e) => e.rawMessage.split(" ")[0]));
+  const failed = new Set(
+    r.errors.filter((e) => /fails to validate$/.test(e.rawMessage)).map((e) => e.rawMessage.split(" ")[0]),
+  );
   return names.map((n) => {
     const errors = byFile.get(n) ?? [];
     return { valid: errors.length === 0 && !failed.has(n), errors };

@@ -36,7 +36,12 @@ export interface IdentityOptions {
   ca?: boolean;
 }
 
-const RSA = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" } as const;
+const RSA = {
+  name: "RSASSA-PKCS1-v1_5",
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: "SHA-256",
+} as const;
 
 const toBinary = (bytes: Uint8Array) => forge.util.binary.raw.encode(bytes);
 const fromBinary = (binary: string) => new Uint8Array(forge.util.binary.raw.decode(binary));
@@ -60,8 +65,16 @@ export async function createTestIdentity(options: IdentityOptions = {}): Promise
     { shortName: "C", value: "DO" },
   ];
   cert.setSubject(subject);
-  const demoCa = () => ({ certificatePem: DEMO_CA_CERTIFICATE_PEM, privateKeyPem: readFileSync(join(DEMO_CA_DIR, "demo-ca.key.pem"), "utf8") });
-  const issuer = options.issuer === "self" ? undefined : options.issuer === undefined || options.issuer === "demo-ca" ? demoCa() : options.issuer;
+  const demoCa = () => ({
+    certificatePem: DEMO_CA_CERTIFICATE_PEM,
+    privateKeyPem: readFileSync(join(DEMO_CA_DIR, "demo-ca.key.pem"), "utf8"),
+  });
+  const issuer =
+    options.issuer === "self"
+      ? undefined
+      : options.issuer === undefined || options.issuer === "demo-ca"
+        ? demoCa()
+        : options.issuer;
   cert.setIssuer(issuer ? forge.pki.certificateFromPem(issuer.certificatePem).subject.attributes : subject);
   cert.setExtensions(
     options.ca
@@ -120,11 +133,27 @@ function withTempDir<T>(fn: (dir: string) => T): T {
 }
 
 /** A .p12 written by the openssl command line, optionally with extra chain certificates (PEM). */
-export function opensslP12(identity: TestIdentity, password: string, kind: OpensslP12Kind, chainPem: string[] = []): Uint8Array {
+export function opensslP12(
+  identity: TestIdentity,
+  password: string,
+  kind: OpensslP12Kind,
+  chainPem: string[] = [],
+): Uint8Array {
   return withTempDir((dir) => {
     writeFileSync(join(dir, "key.pem"), identity.privateKeyPem);
     writeFileSync(join(dir, "cert.pem"), identity.certificatePem);
-    const args = ["pkcs12", "-export", "-inkey", join(dir, "key.pem"), "-in", join(dir, "cert.pem"), "-passout", `pass:${password}`, "-out", join(dir, "out.p12")];
+    const args = [
+      "pkcs12",
+      "-export",
+      "-inkey",
+      join(dir, "key.pem"),
+      "-in",
+      join(dir, "cert.pem"),
+      "-passout",
+      `pass:${password}`,
+      "-out",
+      join(dir, "out.p12"),
+    ];
     if (chainPem.length) {
       writeFileSync(join(dir, "chain.pem"), chainPem.join("\n"));
       args.push("-certfile", join(dir, "chain.pem"));
@@ -161,7 +190,11 @@ export function opensslEcP12(password: string): Uint8Array {
       ],
       { stdio: "pipe" },
     );
-    execFileSync("openssl", ["pkcs12", "-export", "-inkey", key, "-in", cert, "-passout", `pass:${password}`, "-out", join(dir, "out.p12")], { stdio: "pipe" });
+    execFileSync(
+      "openssl",
+      ["pkcs12", "-export", "-inkey", key, "-in", cert, "-passout", `pass:${password}`, "-out", join(dir, "out.p12")],
+      { stdio: "pipe" },
+    );
     return new Uint8Array(readFileSync(join(dir, "out.p12")));
   });
 }
@@ -170,7 +203,21 @@ export function opensslEcP12(password: string): Uint8Array {
 export function opensslCertOnlyP12(identity: TestIdentity, password: string): Uint8Array {
   return withTempDir((dir) => {
     writeFileSync(join(dir, "cert.pem"), identity.certificatePem);
-    execFileSync("openssl", ["pkcs12", "-export", "-nokeys", "-in", join(dir, "cert.pem"), "-passout", `pass:${password}`, "-out", join(dir, "out.p12")], { stdio: "pipe" });
+    execFileSync(
+      "openssl",
+      [
+        "pkcs12",
+        "-export",
+        "-nokeys",
+        "-in",
+        join(dir, "cert.pem"),
+        "-passout",
+        `pass:${password}`,
+        "-out",
+        join(dir, "out.p12"),
+      ],
+      { stdio: "pipe" },
+    );
     return new Uint8Array(readFileSync(join(dir, "out.p12")));
   });
 }
@@ -179,7 +226,21 @@ export function opensslCertOnlyP12(identity: TestIdentity, password: string): Ui
 export function opensslKeyOnlyP12(identity: TestIdentity, password: string): Uint8Array {
   return withTempDir((dir) => {
     writeFileSync(join(dir, "key.pem"), identity.privateKeyPem);
-    execFileSync("openssl", ["pkcs12", "-export", "-nocerts", "-inkey", join(dir, "key.pem"), "-passout", `pass:${password}`, "-out", join(dir, "out.p12")], { stdio: "pipe" });
+    execFileSync(
+      "openssl",
+      [
+        "pkcs12",
+        "-export",
+        "-nocerts",
+        "-inkey",
+        join(dir, "key.pem"),
+        "-passout",
+        `pass:${password}`,
+        "-out",
+        join(dir, "out.p12"),
+      ],
+      { stdio: "pipe" },
+    );
     return new Uint8Array(readFileSync(join(dir, "out.p12")));
   });
 }
@@ -197,17 +258,22 @@ export interface XmlsecResult {
 export function xmlsecVerify(signedXml: string, trustedCertificatePem: string): XmlsecResult {
   const body = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
   const inKeyInfo = [...signedXml.matchAll(/<(?:\w+:)?X509Certificate>([^<]*)</g)].map((m) => body(m[1]!));
-  if (!inKeyInfo.includes(body(trustedCertificatePem))) return { ok: false, output: "KeyInfo does not hold the trusted certificate" };
+  if (!inKeyInfo.includes(body(trustedCertificatePem)))
+    return { ok: false, output: "KeyInfo does not hold the trusted certificate" };
   return withTempDir((dir) => {
     writeFileSync(join(dir, "doc.xml"), signedXml);
     writeFileSync(join(dir, "trusted.pem"), trustedCertificatePem);
     writeFileSync(join(dir, "ca.pem"), DEMO_CA_CERTIFICATE_PEM);
     const trusted = ["--trusted-pem", join(dir, "ca.pem"), "--trusted-pem", join(dir, "trusted.pem")];
     try {
-      const output = execFileSync("xmlsec1", ["--verify", ...trusted, "--enabled-key-data", "x509", join(dir, "doc.xml")], {
-        stdio: "pipe",
-        encoding: "utf8",
-      });
+      const output = execFileSync(
+        "xmlsec1",
+        ["--verify", ...trusted, "--enabled-key-data", "x509", join(dir, "doc.xml")],
+        {
+          stdio: "pipe",
+          encoding: "utf8",
+        },
+      );
       return { ok: true, output };
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string };
@@ -225,6 +291,10 @@ export function xmlsecSign(template: string, identity: TestIdentity): string {
     writeFileSync(join(dir, "doc.xml"), template);
     writeFileSync(join(dir, "key.pem"), identity.privateKeyPem);
     writeFileSync(join(dir, "cert.pem"), identity.certificatePem);
-    return execFileSync("xmlsec1", ["--sign", "--privkey-pem", `${join(dir, "key.pem")},${join(dir, "cert.pem")}`, join(dir, "doc.xml")], { encoding: "utf8", stdio: "pipe" });
+    return execFileSync(
+      "xmlsec1",
+      ["--sign", "--privkey-pem", `${join(dir, "key.pem")},${join(dir, "cert.pem")}`, join(dir, "doc.xml")],
+      { encoding: "utf8", stdio: "pipe" },
+    );
   });
 }

@@ -14,7 +14,10 @@ export function fromXmlShaped(node: unknown, path = ""): unknown {
     const p = path ? `${path}/${key}` : key;
     const child = arrays[p];
     if (child !== undefined) {
-      const inner = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[child] : value;
+      const inner =
+        typeof value === "object" && value !== null && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[child]
+          : value;
       const list = inner === undefined ? [] : Array.isArray(inner) ? inner : [inner];
       out[key] = list.map((v) => fromXmlShaped(v, `${p}/${child}`));
     } else out[key] = fromXmlShaped(value, p);
@@ -41,7 +44,11 @@ import { FIELD_PATHS, isLeafPath } from "../../src/obligations.ts";
 import { DGII_KIT } from "./kit.ts";
 
 /** Columns whose workbook name differs from the XML element name. */
-const RENAMED: Record<string, string> = { ENCF: "eNCF", MontosubRecargo: "MontoSubRecargo", NumeroLineaDoR: "NumeroLinea" };
+const RENAMED: Record<string, string> = {
+  ENCF: "eNCF",
+  MontosubRecargo: "MontoSubRecargo",
+  NumeroLineaDoR: "NumeroLinea",
+};
 
 function repeatedDepth(path: string): number {
   const segs = path.split("/");
@@ -56,9 +63,13 @@ function pathForColumn(column: string): { path: string; indexes: number[] } | un
   const raw = m[1]!;
   const indexes = [...m[2]!.matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]) - 1);
   const name = RENAMED[raw] ?? raw;
-  const candidates = FIELD_PATHS.filter((p) => isLeafPath(p) && p.split("/").pop() === name && repeatedDepth(p) === indexes.length);
+  const candidates = FIELD_PATHS.filter(
+    (p) => isLeafPath(p) && p.split("/").pop() === name && repeatedDepth(p) === indexes.length,
+  );
   const preferred =
-    raw === "NumeroLineaDoR" ? candidates.find((p) => p.startsWith("DescuentosORecargos")) : candidates.find((p) => !p.startsWith("Paginacion") && !p.startsWith("Subtotales"));
+    raw === "NumeroLineaDoR"
+      ? candidates.find((p) => p.startsWith("DescuentosORecargos"))
+      : candidates.find((p) => !p.startsWith("Paginacion") && !p.startsWith("Subtotales"));
   return preferred ? { path: preferred, indexes } : undefined;
 }
 
@@ -122,7 +133,11 @@ export function dgiiTestSetCases(): { name: string; doc: Record<string, unknown>
       });
       // Sparse arrays (a workbook may leave an index empty) become dense.
       const compact = (v: unknown): unknown =>
-        Array.isArray(v) ? v.filter((x) => x !== undefined).map(compact) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)])) : v;
+        Array.isArray(v)
+          ? v.filter((x) => x !== undefined).map(compact)
+          : v && typeof v === "object"
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)]))
+            : v;
       const name = `${file.split("__")[0]} ${row[0]}`;
       out.push({ name, doc: compact(doc) as Record<string, unknown> });
     }

@@ -99,7 +99,9 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
 
   // Which ITBIS column the lines fall in: exempt types use 4, exports 3 (0 %), others 1 (18 %).
   const indicador = tipo === "43" || tipo === "44" || tipo === "47" ? "4" : tipo === "46" ? "3" : "1";
-  const lines = textOnly ? [{ qtyHundredths: 100n, price10k: 0n, montoCents: 0n, indicador: "4" }] : makeLines(n, options.highValue ?? false, indicador);
+  const lines = textOnly
+    ? [{ qtyHundredths: 100n, price10k: 0n, montoCents: 0n, indicador: "4" }]
+    : makeLines(n, options.highValue ?? false, indicador);
 
   const gravado = lines.filter((l) => l.indicador !== "4").reduce((s, l) => s + l.montoCents, 0n);
   const exento = lines.filter((l) => l.indicador === "4").reduce((s, l) => s + l.montoCents, 0n);
@@ -150,7 +152,9 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
     case "32":
       // From DOP 250,000 an E32 must identify its buyer (and goes to DGII in full, not as RFCE).
       comprador =
-        total >= 25_000_000n ? { RNCComprador: COMPRADOR_RNC, RazonSocialComprador: "DGII" } : { RazonSocialComprador: tricky ? TRICKY_TEXT.razonSocial : "CONSUMIDOR FINAL" };
+        total >= 25_000_000n
+          ? { RNCComprador: COMPRADOR_RNC, RazonSocialComprador: "DGII" }
+          : { RazonSocialComprador: tricky ? TRICKY_TEXT.razonSocial : "CONSUMIDOR FINAL" };
       break;
     default:
       comprador = {
@@ -247,7 +251,10 @@ export function makeEcf(tipo: TipoeCF, options: EcfFactoryOptions = {}): EcfDocu
         TotalITBIS1OtraMoneda: cents(toUsd(itbis)),
       });
     } else if (indicador === "3") {
-      Object.assign(om, { MontoGravadoTotalOtraMoneda: cents(toUsd(gravado)), MontoGravado3OtraMoneda: cents(toUsd(gravado)) });
+      Object.assign(om, {
+        MontoGravadoTotalOtraMoneda: cents(toUsd(gravado)),
+        MontoGravado3OtraMoneda: cents(toUsd(gravado)),
+      });
     } else {
       om.MontoExentoOtraMoneda = cents(toUsd(exento));
     }
@@ -310,7 +317,13 @@ export function ecfCases(tipo: TipoeCF): [string, EcfFactoryOptions][] {
 }
 
 /** A buyer's acknowledgment (ARECF) of E310000000001: received. */
-export const ARECF_INPUT: ArecfInput = { RNCEmisor: "130862346", RNCComprador: "131880738", eNCF: "E310000000001", Estado: "0", FechaHoraAcuseRecibo: "01-04-2025 10:20:00" };
+export const ARECF_INPUT: ArecfInput = {
+  RNCEmisor: "130862346",
+  RNCComprador: "131880738",
+  eNCF: "E310000000001",
+  Estado: "0",
+  FechaHoraAcuseRecibo: "01-04-2025 10:20:00",
+};
 
 /** A buyer's commercial approval (ACECF) of E310000000001: accepted. */
 export const ACECF_INPUT: AcecfInput = {
@@ -328,7 +341,10 @@ export const ANECF_INPUT: AnecfInput = {
   RncEmisor: "130862346",
   FechaHoraAnulacioneNCF: "02-04-2025 08:00:00",
   DetalleAnulacion: [
-    { TipoeCF: "31", TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000015" }] },
+    {
+      TipoeCF: "31",
+      TablaRangoSecuenciasAnuladaseNCF: [{ SecuenciaeNCFDesde: "E310000000010", SecuenciaeNCFHasta: "E310000000015" }],
+    },
     {
       TipoeCF: "32",
       TablaRangoSecuenciasAnuladaseNCF: [

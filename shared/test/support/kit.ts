@@ -8,4 +8,5 @@ import { fileURLToPath } from "node:url";
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 export const DGII_KIT: string = join(repoRoot, "vendor", "dgii");
-if (!existsSync(join(DGII_KIT, "xsd"))) throw new Error(`DGII reference kit not found in ${DGII_KIT} (vendor/dgii is part of the repository)`);
+if (!existsSync(join(DGII_KIT, "xsd")))
+  throw new Error(`DGII reference kit not found in ${DGII_KIT} (vendor/dgii is part of the repository)`);

@@ -24,8 +24,17 @@ const safeBag = (type: string, value: forge.asn1.Asn1) => seq([oid(type), explic
 
 /** A key bag whose PrivateKeyInfo says rsaEncryption but holds bytes that are no RSAPrivateKey. */
 export function malformedRsaKeyBag(): forge.asn1.Asn1 {
-  const notAnRsaKey = derOf(seq([asn1.create(U, T.INTEGER, false, "\x00"), asn1.create(U, T.UTF8, false, "not an RSA key")]));
-  return safeBag(KEY_BAG, seq([asn1.create(U, T.INTEGER, false, "\x00"), seq([oid(RSA_ENCRYPTION), asn1.create(U, T.NULL, false, "")]), octets(notAnRsaKey)]));
+  const notAnRsaKey = derOf(
+    seq([asn1.create(U, T.INTEGER, false, "\x00"), asn1.create(U, T.UTF8, false, "not an RSA key")]),
+  );
+  return safeBag(
+    KEY_BAG,
+    seq([
+      asn1.create(U, T.INTEGER, false, "\x00"),
+      seq([oid(RSA_ENCRYPTION), asn1.create(U, T.NULL, false, "")]),
+      octets(notAnRsaKey),
+    ]),
+  );
 }
 
 /** A shrouded key bag encrypted with an algorithm (OID) the reader does not implement. */
@@ -42,6 +51,9 @@ export function certificateBag(certificateDer: Uint8Array): forge.asn1.Asn1 {
 /** A PFX (version 3, no MAC, unencrypted content) holding these bags. */
 export function pfxWithBags(bags: forge.asn1.Asn1[]): Uint8Array<ArrayBuffer> {
   const contentInfo = seq([oid(DATA), explicit0(octets(derOf(seq(bags))))]);
-  const pfx = seq([asn1.create(U, T.INTEGER, false, "\x03"), seq([oid(DATA), explicit0(octets(derOf(seq([contentInfo]))))])]);
+  const pfx = seq([
+    asn1.create(U, T.INTEGER, false, "\x03"),
+    seq([oid(DATA), explicit0(octets(derOf(seq([contentInfo]))))]),
+  ]);
   return new Uint8Array(forge.util.binary.raw.decode(derOf(pfx))) as Uint8Array<ArrayBuffer>;
 }

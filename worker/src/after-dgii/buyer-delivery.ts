@@ -35,21 +35,34 @@ async function directoryEntry(env: Env, company: Company, rnc: string): Promise<
 }
 
 /** The ARECF's problems as an answer to this receipt, or null when it is the buyer's word on it. */
-async function arecfProblem(xml: string, arecf: ArecfDocument, company: Company, encf: string, rncComprador: string): Promise<string | null> {
+async function arecfProblem(
+  xml: string,
+  arecf: ArecfDocument,
+  company: Company,
+  encf: string,
+  rncComprador: string,
+): Promise<string | null> {
   const verdict = await verifyXml(xml);
   if (!verdict.ok) return `the ARECF's signature does not verify: ${verdict.message}`;
   if (arecf.RNCEmisor !== company.rnc) return `the ARECF names RNCEmisor ${arecf.RNCEmisor}, not ${company.rnc}`;
   if (arecf.eNCF !== encf) return `the ARECF is about ${arecf.eNCF}, not ${encf}`;
-  if (arecf.RNCComprador !== rncComprador) return `the ARECF comes from ${arecf.RNCComprador}, not the buyer ${rncComprador}`;
+  if (arecf.RNCComprador !== rncComprador)
+    return `the ARECF comes from ${arecf.RNCComprador}, not the buyer ${rncComprador}`;
   if (arecf.Estado !== "0" && arecf.Estado !== "1") return `the ARECF's Estado is ${arecf.Estado}`;
-  if (arecf.Estado === "1" && !arecf.CodigoMotivoNoRecibido) return "the ARECF says not received without CodigoMotivoNoRecibido";
+  if (arecf.Estado === "1" && !arecf.CodigoMotivoNoRecibido)
+    return "the ARECF says not received without CodigoMotivoNoRecibido";
   return null;
 }
 
-export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: TaskContext, pastDeadline: boolean): Promise<TaskOutcome> {
+export async function deliverToBuyer(
+  payload: BuyerDeliveryPayload,
+  context: TaskContext,
+  pastDeadline: boolean,
+): Promise<TaskOutcome> {
   const { env, now } = context;
   const receipt = context.receipt(payload.encf);
-  if (!receipt?.rncComprador || receipt.deliveryStatus !== "pendiente") return { status: "done", result: { skipped: "nothing to deliver" } };
+  if (!receipt?.rncComprador || receipt.deliveryStatus !== "pendiente")
+    return { status: "done", result: { skipped: "nothing to deliver" } };
   const company = await companyById(env, receipt.companyId);
   if (!company) return { status: "failed", result: { error: "the issuer no longer exists" } };
   const attempts = receipt.deliveryAttempts + 1;
@@ -75,7 +88,11 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
         deliveryDetail: `${receipt.rncComprador} is not an electronic receiver in DGII's directory`,
       });
       const to = correoComprador(await archivedXml(env, receipt));
-      return { status: "done", result: { notListed: receipt.rncComprador, emailTo: to ?? null }, ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}) };
+      return {
+        status: "done",
+        result: { notListed: receipt.rncComprador, emailTo: to ?? null },
+        ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}),
+      };
     }
     const receiver = new ReceiverClient(company.rnc, await signerFor(env, company), timeoutMs, outboundPolicy(env));
     const { url, response } = await receiver.post(
@@ -97,8 +114,8 @@ export async function deliverToBuyer(payload: BuyerDeliveryPayload, context: Tas
     const problem = await arecfProblem(body, arecf, company, receipt.encf, receipt.rncComprador);
     if (problem) return failed(`${url}: ${problem}`);
     // The first ARECF on record stays: an identical one is a retry; a different one is not kept.
-    await archiveImmutable(env.ARCHIVE, companionKey(receipt.xmlKey, ".arecf.xml"), body, "application/xml").catch((error: unknown) =>
-      console.error("ARECF already archived", error),
+    await archiveImmutable(env.ARCHIVE, companionKey(receipt.xmlKey, ".arecf.xml"), body, "application/xml").catch(
+      (error: unknown) => console.error("ARECF already archived", error),
     );
     // Motivo 3 (envío duplicado): the buyer has it already, from an attempt whose answer we lost.
     const delivered = arecf.Estado === "0" || arecf.CodigoMotivoNoRecibido === "3";

@@ -24,11 +24,14 @@ export interface EmailRecord {
 }
 
 /** A plausible single address (the SMTP server has the last word). */
-export const isEmailAddress = (value: string) => /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(value) && value.length <= 254;
+export const isEmailAddress = (value: string) =>
+  /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(value) && value.length <= 254;
 
 /** CorreoComprador of a signed e-CF we issued (our serializer's compact XML). */
 export function correoComprador(xml: string): string | undefined {
-  const value = /<Comprador>(?:(?!<\/Comprador>).)*?<CorreoComprador>([^<]+)<\/CorreoComprador>/s.exec(xml)?.[1]?.trim();
+  const value = /<Comprador>(?:(?!<\/Comprador>).)*?<CorreoComprador>([^<]+)<\/CorreoComprador>/s
+    .exec(xml)?.[1]
+    ?.trim();
   return value && isEmailAddress(value) ? value : undefined;
 }
 
@@ -54,14 +57,23 @@ function recordEmail(context: TaskContext, receipt: Receipt, record: EmailRecord
   context.updateReceipt(receipt.id, { emails: JSON.stringify([...earlier, record].slice(-20)) });
 }
 
-export async function sendReceiptEmail(payload: EmailPayload, context: TaskContext, pastDeadline: boolean): Promise<TaskOutcome> {
+export async function sendReceiptEmail(
+  payload: EmailPayload,
+  context: TaskContext,
+  pastDeadline: boolean,
+): Promise<TaskOutcome> {
   const { env, now } = context;
   const receipt = context.receipt(payload.encf);
   if (!receipt) return { status: "failed", result: { error: `no receipt ${payload.encf}` } };
   const smtp = smtpOptions(env);
   const from = (env as unknown as Record<string, string | undefined>).MAIL_FROM;
   const fail = (detail: string): TaskOutcome => {
-    recordEmail(context, receipt, { to: payload.to, at: now.toISOString(), outcome: pastDeadline ? "failed" : "retrying", detail: detail.slice(0, 300) });
+    recordEmail(context, receipt, {
+      to: payload.to,
+      at: now.toISOString(),
+      outcome: pastDeadline ? "failed" : "retrying",
+      detail: detail.slice(0, 300),
+    });
     return { status: pastDeadline ? "failed" : "retry", result: { error: detail.slice(0, 300) } };
   };
   if (!smtp || !from) return fail("e-mail is not configured (SMTP_HOST, SMTP_PORT, MAIL_FROM)");
@@ -85,7 +97,11 @@ export async function sendReceiptEmail(payload: EmailPayload, context: TaskConte
       ].join("\n"),
       attachments: [
         { filename: `${rnc}${receipt.encf}.pdf`, content: toBase64(pdf), mimeType: "application/pdf" },
-        { filename: `${rnc}${receipt.encf}.xml`, content: toBase64(new TextEncoder().encode(xml)), mimeType: "application/xml" },
+        {
+          filename: `${rnc}${receipt.encf}.xml`,
+          content: toBase64(new TextEncoder().encode(xml)),
+          mimeType: "application/xml",
+        },
       ],
     });
     recordEmail(context, receipt, { to: payload.to, at: now.toISOString(), outcome: "sent", detail: null });

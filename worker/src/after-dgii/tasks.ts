@@ -92,7 +92,13 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
       };
     }
     case "webhook":
-      return deliverWebhook(context.env, task.id, JSON.parse(task.payload) as WebhookPayload, pastDeadline, context.now);
+      return deliverWebhook(
+        context.env,
+        task.id,
+        JSON.parse(task.payload) as WebhookPayload,
+        pastDeadline,
+        context.now,
+      );
     case "buyer_delivery":
       return deliverToBuyer(JSON.parse(task.payload) as BuyerDeliveryPayload, context, pastDeadline);
     case "email":

@@ -73,7 +73,10 @@ export async function* objectsUnder(bucket: R2Bucket, prefix: string): AsyncGene
 }
 
 /** Every row of the month object, a page at a time. */
-async function* rowsOf<T>(page: (after: string | undefined) => Promise<T[]>, keyOf: (row: T) => string): AsyncGenerator<T> {
+async function* rowsOf<T>(
+  page: (after: string | undefined) => Promise<T[]>,
+  keyOf: (row: T) => string,
+): AsyncGenerator<T> {
   let after: string | undefined;
   for (;;) {
     const rows = await page(after);
@@ -89,12 +92,21 @@ const encoder = new TextEncoder();
  * indice.csv: one line per receipt and purchase of the month (the ledger's word on what exists),
  * with the zip paths of its files, empty when a file is not in the zip (not rendered, not received).
  */
-async function* indexCsv(env: Env, company: Company, month: string, inZip: ReadonlySet<string>): AsyncGenerator<Uint8Array> {
+async function* indexCsv(
+  env: Env,
+  company: Company,
+  month: string,
+  inZip: ReadonlySet<string>,
+): AsyncGenerator<Uint8Array> {
   yield encoder.encode(csvRow(INDEX_COLUMNS));
   if (!(await issuerLedger(env, company.id).months(month, month)).length) return;
   const stub = receiptMonth(env, company.id, month);
-  const [issued, received] = monthPrefixes(company.rnc, month) as [{ prefix: string; folder: string }, { prefix: string; folder: string }];
-  const zipPath = (key: string, at: { prefix: string; folder: string }) => (key.startsWith(at.prefix) ? at.folder + key.slice(at.prefix.length) : key);
+  const [issued, received] = monthPrefixes(company.rnc, month) as [
+    { prefix: string; folder: string },
+    { prefix: string; folder: string },
+  ];
+  const zipPath = (key: string, at: { prefix: string; folder: string }) =>
+    key.startsWith(at.prefix) ? at.folder + key.slice(at.prefix.length) : key;
   const present = (path: string) => (inZip.has(path) ? path : "");
   const companions = (xmlPath: string) => {
     const base = xmlPath.replace(/\.xml$/, "");
@@ -152,7 +164,11 @@ async function* indexCsv(env: Env, company: Company, month: string, inZip: Reado
         montoTotal: p.montoTotal,
         totalITBIS: p.totalItbis,
         // The commercial approval given, else our ARECF's Estado, in DGII's words.
-        estado: p.approvalStatus ? approvalEstadoOf(p.approvalStatus) : p.arecfEstado === "1" ? "No Recibido" : "Recibido",
+        estado: p.approvalStatus
+          ? approvalEstadoOf(p.approvalStatus)
+          : p.arecfEstado === "1"
+            ? "No Recibido"
+            : "Recibido",
         archivoXml: present(xml),
         sha256Xml: p.xmlSha256,
         ...companions(xml),
@@ -182,6 +198,11 @@ async function* monthEntries(env: Env, company: Company, month: string, now: Dat
 }
 
 /** The month's zip, a chunk at a time. */
-export function monthArchive(env: Env, company: Company, month: string, options: MonthArchiveOptions = {}): AsyncGenerator<Uint8Array> {
+export function monthArchive(
+  env: Env,
+  company: Company,
+  month: string,
+  options: MonthArchiveOptions = {},
+): AsyncGenerator<Uint8Array> {
   return zipChunks(monthEntries(env, company, month, options.now ?? new Date()), options);
 }

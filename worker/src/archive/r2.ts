@@ -21,7 +21,12 @@ export interface ArchivedObject {
  * Stores the signed bytes once. Archived documents are immutable: if the key already holds
  * different bytes, that is refused rather than overwritten.
  */
-export async function archiveImmutable(bucket: R2Bucket, key: string, body: string | Uint8Array, contentType: string): Promise<ArchivedObject> {
+export async function archiveImmutable(
+  bucket: R2Bucket,
+  key: string,
+  body: string | Uint8Array,
+  contentType: string,
+): Promise<ArchivedObject> {
   const sha256 = typeof body === "string" ? await sha256Hex(body) : await bytesSha256Hex(body);
   const put = await bucket.put(key, body, {
     onlyIf: { etagDoesNotMatch: "*" },
@@ -30,7 +35,8 @@ export async function archiveImmutable(bucket: R2Bucket, key: string, body: stri
   });
   if (!put) {
     const existing = await bucket.head(key);
-    if (existing?.customMetadata?.sha256 !== sha256) throw new Error(`archive object ${key} already exists with different content`);
+    if (existing?.customMetadata?.sha256 !== sha256)
+      throw new Error(`archive object ${key} already exists with different content`);
   }
   return { key, sha256 };
 }

@@ -41,13 +41,30 @@ const CRC_TABLES = (() => {
 
 /** Continues a CRC-32 over more bytes (start with 0). */
 export function crc32(bytes: Uint8Array, crc = 0): number {
-  const [t0, t1, t2, t3, t4, t5, t6, t7] = CRC_TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  const [t0, t1, t2, t3, t4, t5, t6, t7] = CRC_TABLES as [
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+  ];
   let c = ~crc >>> 0;
   let i = 0;
   const end8 = bytes.length - (bytes.length % 8);
   for (; i < end8; i += 8) {
     const a = (c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24))) >>> 0;
-    c = t7[a & 0xff]! ^ t6[(a >>> 8) & 0xff]! ^ t5[(a >>> 16) & 0xff]! ^ t4[a >>> 24]! ^ t3[bytes[i + 4]!]! ^ t2[bytes[i + 5]!]! ^ t1[bytes[i + 6]!]! ^ t0[bytes[i + 7]!]!;
+    c =
+      t7[a & 0xff]! ^
+      t6[(a >>> 8) & 0xff]! ^
+      t5[(a >>> 16) & 0xff]! ^
+      t4[a >>> 24]! ^
+      t3[bytes[i + 4]!]! ^
+      t2[bytes[i + 5]!]! ^
+      t1[bytes[i + 6]!]! ^
+      t0[bytes[i + 7]!]!;
   }
   for (; i < bytes.length; i++) c = t0[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
@@ -155,7 +172,10 @@ async function* bytesOf(body: ZipEntry["body"]): AsyncGenerator<Uint8Array> {
  * The zip's bytes, a chunk at a time, from entries given one at a time: nothing is read from an
  * entry before the consumer asks for the next chunk.
  */
-export async function* zipChunks(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>, options: ZipOptions = {}): AsyncGenerator<Uint8Array> {
+export async function* zipChunks(
+  entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>,
+  options: ZipOptions = {},
+): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
   const central = new CentralDirectory();
   let offset = 0;
@@ -269,6 +289,9 @@ export function chunksToStream(chunks: AsyncGenerator<Uint8Array>): ReadableStre
   );
 }
 
-export function zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>, options: ZipOptions = {}): ReadableStream<Uint8Array> {
+export function zipStream(
+  entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>,
+  options: ZipOptions = {},
+): ReadableStream<Uint8Array> {
   return chunksToStream(zipChunks(entries, options));
 }

@@ -21,14 +21,21 @@ async function concernedIssuer(c: Context<AppEnv>): Promise<string | null> {
   if (!principal) return null;
   const named = c.req.header("X-RNC-Emisor")?.trim();
   if (named) {
-    const row = await database(c.env.DB).query.companies.findFirst({ columns: { id: true }, where: eq(companies.rnc, named) });
+    const row = await database(c.env.DB).query.companies.findFirst({
+      columns: { id: true },
+      where: eq(companies.rnc, named),
+    });
     if (row) return row.id;
   }
   return principal.ownerType === "company" ? principal.ownerId : null;
 }
 
 /** What a request's DGII outcome writes in the audit log: a rejection, or a receipt left in contingency. */
-export function dgiiOutcomeEvent(estado: "Rechazado" | "Contingencia", encf: string, mensajes: readonly DgiiMessage[]): { code: string; detail: string } {
+export function dgiiOutcomeEvent(
+  estado: "Rechazado" | "Contingencia",
+  encf: string,
+  mensajes: readonly DgiiMessage[],
+): { code: string; detail: string } {
   const reasons = mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
   return { code: estado === "Rechazado" ? "dgii_rejected" : "dgii_unavailable", detail: `${encf}: ${reasons}` };
 }
@@ -57,7 +64,9 @@ export const auditProblems = createMiddleware<AppEnv>(async (c, next) => {
   const entry = requestAuditEntry(c, problem, c.res.status);
   // A request that names no issuer has no ledger to be recorded in (it is only logged).
   const write = concernedIssuer(c)
-    .then((companyId) => (companyId ? writeAudit(c.env, companyId, entry) : console.warn("refused request with no issuer", entry)))
+    .then((companyId) =>
+      companyId ? writeAudit(c.env, companyId, entry) : console.warn("refused request with no issuer", entry),
+    )
     .catch((error: unknown) => console.error("audit log write failed", error));
   try {
     c.executionCtx.waitUntil(write);

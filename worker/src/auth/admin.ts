@@ -7,7 +7,9 @@ export const requireAdmin = createMiddleware<{ Bindings: Env }>(async (c, next) 
   const secret = c.env.ADMIN_SECRET;
   const given = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
   if (!secret || !given || !(await constantTimeEqual(given, secret))) {
-    throw new ApiProblem("unauthorized", { detail: "The administration API needs 'Authorization: Bearer <ADMIN_SECRET>'." });
+    throw new ApiProblem("unauthorized", {
+      detail: "The administration API needs 'Authorization: Bearer <ADMIN_SECRET>'.",
+    });
   }
   await next();
 });

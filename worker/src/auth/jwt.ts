@@ -17,7 +17,11 @@ function secretKey(secret: string): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(secret);
 }
 
-export async function issueToken(claims: TokenClaims, secret: string, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
+export async function issueToken(
+  claims: TokenClaims,
+  secret: string,
+  now = new Date(),
+): Promise<{ token: string; expiresAt: Date }> {
   const iat = Math.floor(now.getTime() / 1000);
   const exp = iat + TOKEN_TTL_SECONDS;
   const token = await new SignJWT({ own: claims.ownerType, oid: claims.ownerId, knd: claims.kind })
@@ -36,7 +40,11 @@ export type TokenFailure = "expired" | "invalid";
 let verifying: { secret: string; key: Promise<CryptoKey>; verified: Map<string, VerifiedToken> } | undefined;
 function verifierFor(secret: string): NonNullable<typeof verifying> {
   if (verifying?.secret !== secret) {
-    verifying = { secret, key: crypto.subtle.importKey("raw", secretKey(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]), verified: new Map() };
+    verifying = {
+      secret,
+      key: crypto.subtle.importKey("raw", secretKey(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]),
+      verified: new Map(),
+    };
   }
   return verifying;
 }
@@ -56,7 +64,11 @@ const VERIFIED_TOKENS = 1000;
  * Verifies signature (HS256 only: `none` and every other algorithm are refused), issuer and expiry;
  * a token without `exp` is refused (it would never expire, whoever signed it).
  */
-export async function verifyToken(token: string, secret: string, now = Date.now()): Promise<TokenClaims | TokenFailure> {
+export async function verifyToken(
+  token: string,
+  secret: string,
+  now = Date.now(),
+): Promise<TokenClaims | TokenFailure> {
   const verifier = verifierFor(secret);
   const known = verifier.verified.get(token);
   if (known) {
@@ -65,9 +77,20 @@ export async function verifyToken(token: string, secret: string, now = Date.now(
     return "expired";
   }
   try {
-    const { payload } = await jwtVerify(token, await verifier.key, { algorithms: ["HS256"], issuer: ISSUER, requiredClaims: ["exp"], currentDate: new Date(now) });
+    const { payload } = await jwtVerify(token, await verifier.key, {
+      algorithms: ["HS256"],
+      issuer: ISSUER,
+      requiredClaims: ["exp"],
+      currentDate: new Date(now),
+    });
     const { sub, own, oid, knd, exp } = payload as Record<string, unknown>;
-    if (typeof sub !== "string" || (own !== "company" && own !== "partner") || typeof oid !== "string" || (knd !== "test" && knd !== "live") || typeof exp !== "number") {
+    if (
+      typeof sub !== "string" ||
+      (own !== "company" && own !== "partner") ||
+      typeof oid !== "string" ||
+      (knd !== "test" && knd !== "live") ||
+      typeof exp !== "number"
+    ) {
       return "invalid";
     }
     const claims: TokenClaims = { keyId: sub, ownerType: own, ownerId: oid, kind: knd };

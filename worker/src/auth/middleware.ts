@@ -15,7 +15,8 @@ const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail
  */
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization");
-  if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <token>' from POST /login.");
+  if (!header)
+    throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <token>' from POST /login.");
   const match = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/.exec(header.trim());
   if (!match?.[1]) throw unauthorized("Malformed Authorization header; expected 'Bearer <token>'.");
   const claims = await verifyToken(match[1], c.env.JWT_SECRET);

@@ -20,7 +20,10 @@ export interface ThrottleScope {
 }
 
 /** The scopes a login's verdict rests on: `own` may refuse before the secret, `shared` only after it. */
-export function loginScopes(keyHash: string, address: string | null): { own: ThrottleScope[]; shared: ThrottleScope[] } {
+export function loginScopes(
+  keyHash: string,
+  address: string | null,
+): { own: ThrottleScope[]; shared: ThrottleScope[] } {
   if (address === null) return { own: [], shared: [{ scope: `key:${keyHash}`, limit: MAX_FAILURES_PER_KEY }] };
   return {
     own: [

@@ -21,14 +21,19 @@ export interface PinHash {
  * rule keep working until changed.
  */
 export const PIN_PATTERN = /^\d{6,12}$/;
-const pin = z.string().regex(PIN_PATTERN, "pin must be 6 to 12 digits").openapi({ description: "6 to 12 digits; kept only as a PBKDF2-SHA256 hash", example: "482193" });
+const pin = z
+  .string()
+  .regex(PIN_PATTERN, "pin must be 6 to 12 digits")
+  .openapi({ description: "6 to 12 digits; kept only as a PBKDF2-SHA256 hash", example: "482193" });
 const name = z.string().trim().min(1).max(60).openapi({ example: "María Pérez" });
 
 export const CashierInput = z.object({ name, pin }).strict().openapi("CashierInput");
 export const CashierPatch = z.object({ name, pin, active: z.boolean() }).partial().strict().openapi("CashierPatch");
 
 /** The issuer's view: no PIN material (the issuer sets a PIN, it never reads one back). */
-export const Cashier = z.object({ id: z.string(), name: z.string(), active: z.boolean(), version: z.number().int(), updatedAt: z.string() }).openapi("Cashier");
+export const Cashier = z
+  .object({ id: z.string(), name: z.string(), active: z.boolean(), version: z.number().int(), updatedAt: z.string() })
+  .openapi("Cashier");
 
 /** The till's view: the PIN's hash and how to derive it, to check a PIN offline. */
 export const DeviceCashier = z
@@ -39,7 +44,10 @@ export const DeviceCashier = z
     version: z.number().int(),
     pin: z
       .object({ algorithm: z.literal(PIN_ALGORITHM), iterations: z.number().int(), salt: z.string(), hash: z.string() })
-      .openapi({ description: "PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64" }),
+      .openapi({
+        description:
+          "PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64",
+      }),
   })
   .openapi("DeviceCashier");
 
@@ -51,10 +59,18 @@ export async function hashPin(pinText: string, iterations = PIN_ITERATIONS): Pro
 
 async function derive(pinText: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(pinText), "PBKDF2", false, ["deriveBits"]);
-  return new Uint8Array(await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256));
+  return new Uint8Array(
+    await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256),
+  );
 }
 
-export const cashierView = (row: CashierRow): z.infer<typeof Cashier> => ({ id: row.id, name: row.name, active: row.active, version: row.version, updatedAt: row.updatedAt });
+export const cashierView = (row: CashierRow): z.infer<typeof Cashier> => ({
+  id: row.id,
+  name: row.name,
+  active: row.active,
+  version: row.version,
+  updatedAt: row.updatedAt,
+});
 
 export const deviceCashierView = (row: CashierRow): z.infer<typeof DeviceCashier> => ({
   id: row.id,

@@ -5,7 +5,17 @@ import { csvRow, looksLikeFormula } from "../reports/csv.ts";
 import type { ProblemItem } from "../http/problem.ts";
 import { ProductInput, productValues, type ProductValues, type ProductView } from "./products.ts";
 
-export const PRODUCT_CSV_COLUMNS = ["code", "barcodes", "name", "price", "priceIncludesItbis", "itbisRate", "unit", "kind", "active"] as const;
+export const PRODUCT_CSV_COLUMNS = [
+  "code",
+  "barcodes",
+  "name",
+  "price",
+  "priceIncludesItbis",
+  "itbisRate",
+  "unit",
+  "kind",
+  "active",
+] as const;
 type Column = (typeof PRODUCT_CSV_COLUMNS)[number];
 
 /** Problems listed in one answer; a file with more says how many there were. */
@@ -79,7 +89,10 @@ export function parseCsv(text: string): { records: CsvRecord[]; problems: LinePr
         i++;
       }
     }
-    if (quoted) problems.push(lineProblem(start, null, "A quoted field is not closed before the end of the file.", "unterminated_quote"));
+    if (quoted)
+      problems.push(
+        lineProblem(start, null, "A quoted field is not closed before the end of the file.", "unterminated_quote"),
+      );
     fields.push(field);
     if (endOfRecord) line++;
     if (fields.length === 1 && fields[0] === "") continue;
@@ -94,7 +107,12 @@ const unguard = (cell: string) => (cell.startsWith("'") && looksLikeFormula(cell
 const BOOLEAN_COLUMNS = new Set<Column>(["priceIncludesItbis", "active"]);
 
 /** A line's cells as the JSON POST /products takes (empty optional cells take the defaults). */
-function lineObject(header: Column[], fields: string[], line: number, problems: LineProblem[]): Record<string, unknown> {
+function lineObject(
+  header: Column[],
+  fields: string[],
+  line: number,
+  problems: LineProblem[],
+): Record<string, unknown> {
   const object: Record<string, unknown> = {};
   header.forEach((column, index) => {
     const cell = unguard(fields[index] ?? "");
@@ -113,14 +131,26 @@ function lineObject(header: Column[], fields: string[], line: number, problems: 
  * Reads a whole products file: every product, or every problem (line and column) and no product.
  * Codes must be unique within the file (the import upserts by code), and barcodes among its active lines.
  */
-export function readProductsCsv(text: string): { products: ProductValues[]; lines: number[]; problems: LineProblem[]; problemCount: number } {
+export function readProductsCsv(text: string): {
+  products: ProductValues[];
+  lines: number[];
+  problems: LineProblem[];
+  problemCount: number;
+} {
   const { records, problems } = parseCsv(text);
   const header = records.shift();
   if (!header)
     return {
       products: [],
       lines: [],
-      problems: [lineProblem(1, null, `The file is empty; its first line must be the header ${PRODUCT_CSV_COLUMNS.join(",")}.`, "header")],
+      problems: [
+        lineProblem(
+          1,
+          null,
+          `The file is empty; its first line must be the header ${PRODUCT_CSV_COLUMNS.join(",")}.`,
+          "header",
+        ),
+      ],
       problemCount: 1,
     };
   const columns = header.fields.map((f) => f.trim());
@@ -133,7 +163,14 @@ export function readProductsCsv(text: string): { products: ProductValues[]; line
       unknown.length ? `unknown ${unknown.join(", ")}` : "",
       repeated.length ? `repeated ${repeated.join(", ")}` : "",
     ].filter(Boolean);
-    problems.push(lineProblem(header.line, null, `The header must name the columns ${PRODUCT_CSV_COLUMNS.join(",")} (${said.join("; ")}).`, "header"));
+    problems.push(
+      lineProblem(
+        header.line,
+        null,
+        `The header must name the columns ${PRODUCT_CSV_COLUMNS.join(",")} (${said.join("; ")}).`,
+        "header",
+      ),
+    );
     return { products: [], lines: [], problems, problemCount: problems.length };
   }
   const products: ProductValues[] = [];
@@ -144,17 +181,31 @@ export function readProductsCsv(text: string): { products: ProductValues[]; line
   for (const record of records) {
     const lineProblems: LineProblem[] = [];
     if (record.fields.length !== columns.length) {
-      lineProblems.push(lineProblem(record.line, null, `The line has ${record.fields.length} fields; the header has ${columns.length}.`, "field_count"));
+      lineProblems.push(
+        lineProblem(
+          record.line,
+          null,
+          `The line has ${record.fields.length} fields; the header has ${columns.length}.`,
+          "field_count",
+        ),
+      );
     } else {
       const parsed = ProductInput.safeParse(lineObject(columns as Column[], record.fields, record.line, lineProblems));
       if (!parsed.success) {
-        for (const issue of parsed.error.issues) lineProblems.push(lineProblem(record.line, String(issue.path[0] ?? "") || null, issue.message, issue.code));
+        for (const issue of parsed.error.issues)
+          lineProblems.push(lineProblem(record.line, String(issue.path[0] ?? "") || null, issue.message, issue.code));
       } else if (!lineProblems.length) {
         const first = lineOfCode.get(parsed.data.code);
-        if (first !== undefined) lineProblems.push(lineProblem(record.line, "code", `Code ${parsed.data.code} is already on line ${first}.`, "duplicate"));
+        if (first !== undefined)
+          lineProblems.push(
+            lineProblem(record.line, "code", `Code ${parsed.data.code} is already on line ${first}.`, "duplicate"),
+          );
         for (const barcode of parsed.data.active ? parsed.data.barcodes : []) {
           const other = lineOfBarcode.get(barcode);
-          if (other !== undefined) lineProblems.push(lineProblem(record.line, "barcodes", `Barcode ${barcode} is already on line ${other}.`, "duplicate"));
+          if (other !== undefined)
+            lineProblems.push(
+              lineProblem(record.line, "barcodes", `Barcode ${barcode} is already on line ${other}.`, "duplicate"),
+            );
           else lineOfBarcode.set(barcode, record.line);
         }
         if (!lineProblems.length) {

@@ -10,7 +10,8 @@ export type Expected = number | "*";
 export function expectedVersion(header: string | undefined): Expected {
   if (header === undefined || header.trim() === "") {
     throw new ApiProblem("precondition_required", {
-      detail: "Send If-Match with the ETag of the version you changed (from GET or the last change), so a change made meanwhile is not overwritten.",
+      detail:
+        "Send If-Match with the ETag of the version you changed (from GET or the last change), so a change made meanwhile is not overwritten.",
       errors: [{ path: "/headers/If-Match", code: "required", message: "If-Match is required." }],
     });
   }
@@ -26,8 +27,16 @@ export function expectedVersion(header: string | undefined): Expected {
 export function stale(ifMatch: string, current: number | null): ApiProblem {
   return new ApiProblem("precondition_failed", {
     detail:
-      current === null ? `If-Match ${ifMatch} names no version of this row.` : `The row is at version ${current}; If-Match named ${ifMatch}. Read it again and reapply the change.`,
-    errors: [{ path: "/headers/If-Match", code: "stale", message: current === null ? "Not a version ETag." : `The current ETag is "${current}".` }],
+      current === null
+        ? `If-Match ${ifMatch} names no version of this row.`
+        : `The row is at version ${current}; If-Match named ${ifMatch}. Read it again and reapply the change.`,
+    errors: [
+      {
+        path: "/headers/If-Match",
+        code: "stale",
+        message: current === null ? "Not a version ETag." : `The current ETag is "${current}".`,
+      },
+    ],
     extensions: current === null ? {} : { currentVersion: current },
   });
 }

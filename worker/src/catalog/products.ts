@@ -15,7 +15,14 @@ export const MAX_CODE = 35;
 export const MAX_BARCODES = 10;
 
 /** Defaults of a new product: Dominican shelf prices include ITBIS at 18 %, sold by the unit (UND). */
-export const PRODUCT_DEFAULTS = { barcodes: [] as string[], priceIncludesItbis: true, itbisRate: "18" as const, unit: "43", kind: "good" as const, active: true };
+export const PRODUCT_DEFAULTS = {
+  barcodes: [] as string[],
+  priceIncludesItbis: true,
+  itbisRate: "18" as const,
+  unit: "43",
+  kind: "good" as const,
+  active: true,
+};
 
 export type ProductRow = typeof products.$inferSelect;
 
@@ -40,17 +47,20 @@ export function centsOf(price: string): number {
   return Number(int) * 100 + Number(frac.padEnd(2, "0"));
 }
 
-const price = z
-  .string()
-  .regex(PRICE, "price must be a decimal string with at most 2 decimals, e.g. 118.00")
-  .openapi({ description: "Unit price in DOP, a decimal string with at most 2 decimals (answered with 2)", example: "118.00" });
+const price = z.string().regex(PRICE, "price must be a decimal string with at most 2 decimals, e.g. 118.00").openapi({
+  description: "Unit price in DOP, a decimal string with at most 2 decimals (answered with 2)",
+  example: "118.00",
+});
 const code = z
   .string()
   .trim()
   .min(1)
   .max(MAX_CODE)
   .regex(/^[^\r\n]*$/, "code must be a single line")
-  .openapi({ description: `The issuer's own item code, unique among its products (1 to ${MAX_CODE} characters; DGII's CodigoItem)`, example: "CAFE-454" });
+  .openapi({
+    description: `The issuer's own item code, unique among its products (1 to ${MAX_CODE} characters; DGII's CodigoItem)`,
+    example: "CAFE-454",
+  });
 const barcode = z
   .string()
   .regex(/^[A-Za-z0-9._/+*$%-]{1,35}$/, "a barcode is 1 to 35 letters, digits or . _ / + * $ % -")
@@ -61,10 +71,16 @@ const name = z
   .min(1)
   .max(MAX_NAME)
   .regex(/^[^\r\n]*$/, "name must be a single line")
-  .openapi({ description: `As printed on the receipt (DGII's NombreItem, 1 to ${MAX_NAME} characters)`, example: "Café molido 454 g" });
+  .openapi({
+    description: `As printed on the receipt (DGII's NombreItem, 1 to ${MAX_NAME} characters)`,
+    example: "Café molido 454 g",
+  });
 const unit = z
   .string()
-  .refine((value) => unidadMedida(value) !== undefined, "unit must be a code of DGII's Tabla IV (UnidadMedida), 1 to 62, e.g. 43 (UND)")
+  .refine(
+    (value) => unidadMedida(value) !== undefined,
+    "unit must be a code of DGII's Tabla IV (UnidadMedida), 1 to 62, e.g. 43 (UND)",
+  )
   .transform((value) => unidadMedida(value)!.codigo)
   .openapi({ description: "DGII UnidadMedida code (Tabla IV), e.g. 43 = UND (unit), 21 = KG", example: "43" });
 
@@ -76,11 +92,15 @@ const fields = {
     .openapi({ description: `Up to ${MAX_BARCODES} barcodes; a scanner typing one + Enter adds the product` }),
   name,
   price,
-  priceIncludesItbis: z.boolean().openapi({ description: "true: the price is the shelf price with ITBIS included (IndicadorMontoGravado 1 on the e-CF)" }),
+  priceIncludesItbis: z.boolean().openapi({
+    description: "true: the price is the shelf price with ITBIS included (IndicadorMontoGravado 1 on the e-CF)",
+  }),
   itbisRate: z.enum(ITBIS_RATES).openapi({ description: "ITBIS rate in percent, or exempt (IndicadorFacturacion 4)" }),
   unit,
   kind: z.enum(PRODUCT_KINDS).openapi({ description: "good or service (DGII's IndicadorBienoServicio 1 or 2)" }),
-  active: z.boolean().openapi({ description: "Inactive products stay in the catalogue (tills learn of them) but are not sold" }),
+  active: z
+    .boolean()
+    .openapi({ description: "Inactive products stay in the catalogue (tills learn of them) but are not sold" }),
 };
 
 /** POST /products and each CSV line: code, name and price are required, the rest has defaults. */
@@ -112,7 +132,9 @@ export const Product = z
     unit: z.string().openapi({ example: "43" }),
     kind: z.enum(PRODUCT_KINDS),
     active: z.boolean(),
-    version: z.number().int().openapi({ description: "The catalogue version of the product's last change; its ETag is this number in quotes" }),
+    version: z.number().int().openapi({
+      description: "The catalogue version of the product's last change; its ETag is this number in quotes",
+    }),
     updatedAt: z.string(),
   })
   .openapi("Product");

@@ -19,7 +19,9 @@ export interface ImportAnswer extends ImportOutcome {
 /** Content types an import body may have: CSV, or plain text from a tool that knows no better. */
 export function assertCsvBody(contentType: string | undefined): void {
   if (!/^\s*(text\/csv|text\/plain)\b/i.test(contentType ?? "")) {
-    throw new ApiProblem("unsupported_media_type", { detail: "Send the products file as text/csv (UTF-8, a header row, comma-separated)." });
+    throw new ApiProblem("unsupported_media_type", {
+      detail: "Send the products file as text/csv (UTF-8, a header row, comma-separated).",
+    });
   }
 }
 

@@ -25,27 +25,39 @@ export interface UploadedCertificate {
 const CERTIFICATE_PROBLEMS: Record<Pkcs12ErrorCode, string> = {
   wrong_password: "The password does not open this certificate file.",
   not_rsa: "The certificate's key is not RSA; DGII requires RSA signatures.",
-  unreadable_key: "The file's RSA private key is damaged or in a form that cannot be read; export the certificate again from where it was issued.",
+  unreadable_key:
+    "The file's RSA private key is damaged or in a form that cannot be read; export the certificate again from where it was issued.",
   not_pkcs12: "The file is not a PKCS#12 (.p12/.pfx) certificate.",
   no_certificate: "The file holds no certificate for its private key.",
   no_private_key: "The file holds a certificate but no private key; export it again including the private key.",
-  unsupported: "The file is protected with an encryption this service cannot open; export it again with AES-256 or 3DES (the usual .p12 options).",
+  unsupported:
+    "The file is protected with an encryption this service cannot open; export it again with AES-256 or 3DES (the usual .p12 options).",
 };
 
 /** Opens an uploaded .p12/.pfx, turning each way it can be wrong into a clear 400. */
-export async function readCertificateUpload(bytes: Uint8Array, password: string, now: Date): Promise<UploadedCertificate> {
+export async function readCertificateUpload(
+  bytes: Uint8Array,
+  password: string,
+  now: Date,
+): Promise<UploadedCertificate> {
   let parsed: Pkcs12Contents;
   try {
     parsed = readPkcs12(bytes, password);
   } catch (error) {
     const code = error instanceof Pkcs12Error ? error.code : "not_pkcs12";
     const message = CERTIFICATE_PROBLEMS[code];
-    throw new ApiProblem("bad_request", { detail: message, errors: [{ path: code === "wrong_password" ? "/password" : "/file", code, message }] });
+    throw new ApiProblem("bad_request", {
+      detail: message,
+      errors: [{ path: code === "wrong_password" ? "/password" : "/file", code, message }],
+    });
   }
   const notAfter = parsed.notAfter.toISOString();
   if (parsed.notAfter.getTime() <= now.getTime()) {
     const message = `The certificate expired on ${notAfter}.`;
-    throw new ApiProblem("bad_request", { detail: message, errors: [{ path: "/file", code: "certificate_expired", message }] });
+    throw new ApiProblem("bad_request", {
+      detail: message,
+      errors: [{ path: "/file", code: "certificate_expired", message }],
+    });
   }
   return {
     pkcs8: parsed.pkcs8,

@@ -26,6 +26,9 @@ export function database(d1: D1Database): Db {
 /** A row read with plain SQL (columns named as stored) as drizzle reads it: fields by their names, values mapped. */
 export function rowOf<T extends Table>(table: T, row: Record<string, unknown>): T["$inferSelect"] {
   return Object.fromEntries(
-    Object.entries(getTableColumns(table)).map(([field, column]) => [field, row[column.name] === null ? null : column.mapFromDriverValue(row[column.name])]),
+    Object.entries(getTableColumns(table)).map(([field, column]) => [
+      field,
+      row[column.name] === null ? null : column.mapFromDriverValue(row[column.name]),
+    ]),
   ) as T["$inferSelect"];
 }

@@ -29,5 +29,9 @@ export const devices = sqliteTable(
     canEditPrices: integer("can_edit_prices", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("devices_pairing_code_hash").on(t.pairingCodeHash), uniqueIndex("devices_token_hash").on(t.tokenHash), index("devices_company").on(t.companyId)],
+  (t) => [
+    uniqueIndex("devices_pairing_code_hash").on(t.pairingCodeHash),
+    uniqueIndex("devices_token_hash").on(t.tokenHash),
+    index("devices_company").on(t.companyId),
+  ],
 );

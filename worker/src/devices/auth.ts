@@ -42,12 +42,17 @@ function deviceMiddleware(allowRevoked: boolean) {
   return createMiddleware<DeviceEnv>(async (c, next) => {
     const token = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
     if (!token?.startsWith(DEVICE_TOKEN_PREFIX)) {
-      throw new ApiProblem("unauthorized", { detail: "Device routes need 'Authorization: Bearer <device token>' from POST /devices/pair." });
+      throw new ApiProblem("unauthorized", {
+        detail: "Device routes need 'Authorization: Bearer <device token>' from POST /devices/pair.",
+      });
     }
     const db = database(c.env.DB);
     const device = await db.query.devices.findFirst({ where: eq(devices.tokenHash, await hashDeviceToken(token)) });
     if (!device) throw new ApiProblem("unauthorized", { detail: "The device token is not valid." });
-    const handingOver = allowRevoked && device.revokedAt !== null && Date.now() - Date.parse(device.revokedAt) < HANDOVER_AFTER_REVOCATION_MS;
+    const handingOver =
+      allowRevoked &&
+      device.revokedAt !== null &&
+      Date.now() - Date.parse(device.revokedAt) < HANDOVER_AFTER_REVOCATION_MS;
     if (device.revokedAt && !handingOver) {
       throw new ApiProblem("unauthorized", {
         detail: `This device was revoked on ${device.revokedAt}; delete its signing key and pair it again.`,

@@ -17,16 +17,24 @@ import { admission, checkDeviceReceipt, encfAlreadyUsed, notLeased, type Checked
 export const MAX_BATCH_RECEIPTS = 100;
 
 /** What became of one receipt of the batch, at its index. */
-export type BatchOutcome = { encf: string | null; answer: ReceiptAnswer; replayed: boolean } | { encf: string | null; problem: ApiProblem };
+export type BatchOutcome =
+  | { encf: string | null; answer: ReceiptAnswer; replayed: boolean }
+  | { encf: string | null; problem: ApiProblem };
 
 /** A receipt that was not recorded because of a failure on our side: the till sends it again. */
-const notRecorded = (detail: string) => new ApiProblem("internal_error", { detail: `${detail} Send this receipt again.` });
+const notRecorded = (detail: string) =>
+  new ApiProblem("internal_error", { detail: `${detail} Send this receipt again.` });
 
 /** The problem with its paths pointing into the batch (`/receipts/3/xml`); it always names one. */
 function at(index: number, problem: ApiProblem): ApiProblem {
   const prefix = `/receipts/${index}`;
-  const errors = problem.init.errors?.length ? problem.init.errors : [{ path: "/xml", code: problem.code, message: problem.message }];
-  return new ApiProblem(problem.code, { ...problem.init, errors: errors.map((e) => ({ ...e, path: `${prefix}${e.path}` })) });
+  const errors = problem.init.errors?.length
+    ? problem.init.errors
+    : [{ path: "/xml", code: problem.code, message: problem.message }];
+  return new ApiProblem(problem.code, {
+    ...problem.init,
+    errors: errors.map((e) => ({ ...e, path: `${prefix}${e.path}` })),
+  });
 }
 
 /**
@@ -37,7 +45,12 @@ function at(index: number, problem: ApiProblem): ApiProblem {
  * keeps the server's order equal to its own. A retried batch records nothing twice: each
  * receipt already held is answered as it stands, with `replayed`.
  */
-export async function acceptDeviceReceiptBatch(env: Env, company: Company, device: Device, xmls: string[]): Promise<BatchOutcome[]> {
+export async function acceptDeviceReceiptBatch(
+  env: Env,
+  company: Company,
+  device: Device,
+  xmls: string[],
+): Promise<BatchOutcome[]> {
   // Problems with paths relative to one upload (`/xml`) until the end, where they point into the batch.
   const outcomes: (BatchOutcome | undefined)[] = xmls.map(() => undefined);
   const refuse = (index: number, encf: string | null, problem: ApiProblem) => (outcomes[index] = { encf, problem });
@@ -63,7 +76,9 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
       stop = Math.min(stop, index);
     }
   }
-  const candidates = checked.flatMap((result, index) => (index < stop && "receipt" in result ? [{ index, receipt: result.receipt }] : []));
+  const candidates = checked.flatMap((result, index) =>
+    index < stop && "receipt" in result ? [{ index, receipt: result.receipt }] : [],
+  );
 
   // One RPC: each number inside one of this device's leases, counted once, placed in its month.
   const admitted = candidates.length
@@ -86,7 +101,11 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
   const months = [...new Set(placed.map((p) => p.receipt.month))];
   const held = new Map<string, Receipt>();
   const found = await Promise.all(
-    months.map((month) => receiptMonth(env, company.id, month).receiptsByEncf(placed.filter((p) => p.receipt.month === month).map((p) => p.receipt.encf))),
+    months.map((month) =>
+      receiptMonth(env, company.id, month).receiptsByEncf(
+        placed.filter((p) => p.receipt.month === month).map((p) => p.receipt.encf),
+      ),
+    ),
   );
   for (const receipt of found.flat()) held.set(receipt.encf, receipt);
 
@@ -99,7 +118,8 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
     const existing = held.get(receipt.encf);
     const first = firstOf.get(receipt.encf);
     if (existing) {
-      if (existing.documentHash === receipt.xmlSha256) outcomes[index] = { encf: receipt.encf, answer: deviceAnswer(existing), replayed: true };
+      if (existing.documentHash === receipt.xmlSha256)
+        outcomes[index] = { encf: receipt.encf, answer: deviceAnswer(existing), replayed: true };
       else refuse(index, receipt.encf, encfAlreadyUsed(receipt.encf));
     } else if (first) {
       if (first.receipt.xmlSha256 === receipt.xmlSha256) copies.push({ index, of: first.index });
@@ -136,7 +156,10 @@ export async function acceptDeviceReceiptBatch(env: Env, company: Company, devic
   }
 
   return outcomes.map((outcome, index) => {
-    const settled = outcome ?? { encf: null, problem: notRecorded("Not recorded: an earlier receipt of this batch failed.") };
+    const settled = outcome ?? {
+      encf: null,
+      problem: notRecorded("Not recorded: an earlier receipt of this batch failed."),
+    };
     return "problem" in settled ? { ...settled, problem: at(index, settled.problem) } : settled;
   });
 }

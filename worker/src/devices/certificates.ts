@@ -10,7 +10,12 @@ import type { Company } from "../db/schema.ts";
  * uploaded again. Runs before the companies row takes the new certificate: should that update
  * fail, the history merely lists the still-current certificate too, which accepts nothing more.
  */
-export async function retireCurrentCertificate(d1: D1Database, companyId: string, newDerBase64: string, now: Date): Promise<void> {
+export async function retireCurrentCertificate(
+  d1: D1Database,
+  companyId: string,
+  newDerBase64: string,
+  now: Date,
+): Promise<void> {
   await d1
     .prepare(
       `INSERT INTO company_certificates (company_id, certificate_der, certificate_serial, certificate_not_after, replaced_at)
@@ -23,15 +28,27 @@ export async function retireCurrentCertificate(d1: D1Database, companyId: string
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
 
-export type CertificateVerdict = { ok: true } | { ok: false; code: "certificate_not_company" | "certificate_not_valid_then"; message: string };
+export type CertificateVerdict =
+  | { ok: true }
+  | { ok: false; code: "certificate_not_company" | "certificate_not_valid_then"; message: string };
 
 /**
  * The signing certificate must be the issuer's current one, or one it had until after the
  * receipt's FechaHoraFirma; and it must have been within its own validity at that time.
  */
-export async function certificateWasCompanys(d1: D1Database, company: Company, certificate: CertificateInfo, fechaHoraFirma: string): Promise<CertificateVerdict> {
+export async function certificateWasCompanys(
+  d1: D1Database,
+  company: Company,
+  certificate: CertificateInfo,
+  fechaHoraFirma: string,
+): Promise<CertificateVerdict> {
   const signedAt = parseDgiiDateTime(fechaHoraFirma);
-  if (!signedAt) return { ok: false, code: "certificate_not_company", message: `FechaHoraFirma '${fechaHoraFirma}' is not dd-MM-yyyy HH:mm:ss.` };
+  if (!signedAt)
+    return {
+      ok: false,
+      code: "certificate_not_company",
+      message: `FechaHoraFirma '${fechaHoraFirma}' is not dd-MM-yyyy HH:mm:ss.`,
+    };
   const current = company.certificateDer ? fromBase64(company.certificateDer) : null;
   let known = !!current && sameBytes(certificate.der, current);
   if (!known) {
@@ -45,7 +62,11 @@ export async function certificateWasCompanys(d1: D1Database, company: Company, c
       return !!der && sameBytes(certificate.der, der);
     });
     if (!known) {
-      return { ok: false, code: "certificate_not_company", message: "The receipt is signed with a certificate that was not the issuer's at its FechaHoraFirma." };
+      return {
+        ok: false,
+        code: "certificate_not_company",
+        message: "The receipt is signed with a certificate that was not the issuer's at its FechaHoraFirma.",
+      };
     }
   }
   if (signedAt < certificate.notBefore || signedAt > certificate.notAfter) {

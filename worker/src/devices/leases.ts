@@ -11,7 +11,14 @@ export { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../ledger/numbering.ts";
 export type { Lease };
 
 /** A block of up to `size` numbers (the rest of the range when fewer remain); a 422 when none can be had. */
-export async function leaseBlock(env: Env, companyId: string, deviceId: string, tipoeCF: string, size: number, now: Date): Promise<Lease> {
+export async function leaseBlock(
+  env: Env,
+  companyId: string,
+  deviceId: string,
+  tipoeCF: string,
+  size: number,
+  now: Date,
+): Promise<Lease> {
   const lease: Lease = await unwrap(issuerLedger(env, companyId).lease(deviceId, tipoeCF, size, drIsoDate(now)));
   return lease;
 }
@@ -22,5 +29,9 @@ export function currentLeases(env: Env, companyId: string, deviceId: string): Pr
 }
 
 export function leaseView(lease: Lease) {
-  return { ...lease, firstEncf: encfOf(lease.tipoeCF, lease.rangeFrom), lastEncf: encfOf(lease.tipoeCF, lease.rangeTo) };
+  return {
+    ...lease,
+    firstEncf: encfOf(lease.tipoeCF, lease.rangeFrom),
+    lastEncf: encfOf(lease.tipoeCF, lease.rangeTo),
+  };
 }

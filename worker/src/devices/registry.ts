@@ -7,7 +7,14 @@ import { database } from "../db/client.ts";
 import { companies, type Company } from "../db/schema.ts";
 import { devices } from "../db/schema-devices.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { hashDeviceToken, hashPairingCode, newDeviceId, newDeviceToken, newPairingCode, PAIRING_TTL_MS } from "./credentials.ts";
+import {
+  hashDeviceToken,
+  hashPairingCode,
+  newDeviceId,
+  newDeviceToken,
+  newPairingCode,
+  PAIRING_TTL_MS,
+} from "./credentials.ts";
 import { DEFAULT_LEASE_SIZE, leaseBlock, type Lease } from "./leases.ts";
 
 export type DeviceRow = typeof devices.$inferSelect;
@@ -35,18 +42,33 @@ export async function createDevice(d1: D1Database, companyId: string, name: stri
   await database(d1)
     .insert(devices)
     .values({ id, companyId, name, pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt });
-  return { id, name, pairingCode, pairingExpiresAt, note: "Type the pairing code on the till within 15 minutes; it works once." };
+  return {
+    id,
+    name,
+    pairingCode,
+    pairingExpiresAt,
+    note: "Type the pairing code on the till within 15 minutes; it works once.",
+  };
 }
 
 /** Revokes a device (of `companyId`, or any for the administration API); revoking twice is a no-op. */
-export async function revokeDevice(d1: D1Database, id: string, companyId: string | null, now: Date): Promise<DeviceRow> {
+export async function revokeDevice(
+  d1: D1Database,
+  id: string,
+  companyId: string | null,
+  now: Date,
+): Promise<DeviceRow> {
   const db = database(d1);
   const where = companyId ? and(eq(devices.id, id), eq(devices.companyId, companyId)) : eq(devices.id, id);
   const device = await db.query.devices.findFirst({ where });
   if (!device) throw new ApiProblem("not_found", { detail: `No device ${id}.` });
   if (device.revokedAt) return device;
   // The pairing code dies with the device: a revoked till cannot be paired with an old code.
-  const [row] = await db.update(devices).set({ revokedAt: now.toISOString(), pairingCodeHash: null }).where(eq(devices.id, id)).returning();
+  const [row] = await db
+    .update(devices)
+    .set({ revokedAt: now.toISOString(), pairingCodeHash: null })
+    .where(eq(devices.id, id))
+    .returning();
   return row!;
 }
 
@@ -62,7 +84,14 @@ export async function newRekeyCode(d1: D1Database, id: string, companyId: string
   const [device] = await database(d1)
     .update(devices)
     .set({ pairingCodeHash: await hashPairingCode(pairingCode), pairingExpiresAt })
-    .where(and(eq(devices.id, id), eq(devices.companyId, companyId), isNull(devices.revokedAt), isNotNull(devices.tokenHash)))
+    .where(
+      and(
+        eq(devices.id, id),
+        eq(devices.companyId, companyId),
+        isNull(devices.revokedAt),
+        isNotNull(devices.tokenHash),
+      ),
+    )
     .returning();
   if (!device) throw new ApiProblem("not_found", { detail: `No paired, unrevoked device ${id}.` });
   const note = "Type this code on the till within 15 minutes to give it the new signing key; it works once.";
@@ -70,17 +99,32 @@ export async function newRekeyCode(d1: D1Database, id: string, companyId: string
 }
 
 /** Consumes a device's re-key code (one conditional update: of two attempts, one wins), then the material. */
-export async function signingMaterialForCode(env: Env, company: Company, deviceId: string, pairingCode: string, now: Date): Promise<SigningMaterial> {
+export async function signingMaterialForCode(
+  env: Env,
+  company: Company,
+  deviceId: string,
+  pairingCode: string,
+  now: Date,
+): Promise<SigningMaterial> {
   const [consumed] = await database(env.DB)
     .update(devices)
     .set({ pairingCodeHash: null, pairingExpiresAt: null })
     .where(
-      and(eq(devices.id, deviceId), eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)), isNull(devices.revokedAt), gt(devices.pairingExpiresAt, now.toISOString())),
+      and(
+        eq(devices.id, deviceId),
+        eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)),
+        isNull(devices.revokedAt),
+        gt(devices.pairingExpiresAt, now.toISOString()),
+      ),
     )
     .returning({ id: devices.id });
   if (!consumed) {
-    const detail = "This code is unknown, was already used, or has expired; ask the issuer for a new one (POST /devices/{id}/pairing-code).";
-    throw new ApiProblem("forbidden", { detail, errors: [{ path: "/pairingCode", code: "pairing_code_invalid", message: detail }] });
+    const detail =
+      "This code is unknown, was already used, or has expired; ask the issuer for a new one (POST /devices/{id}/pairing-code).";
+    throw new ApiProblem("forbidden", {
+      detail,
+      errors: [{ path: "/pairingCode", code: "pairing_code_invalid", message: detail }],
+    });
   }
   return signingMaterial(env, company);
 }
@@ -88,10 +132,17 @@ export async function signingMaterialForCode(env: Env, company: Company, deviceI
 /** What a paired till signs with: the issuer's key and certificate (at pairing, or against a re-key code). */
 export async function signingMaterial(env: Env, company: Company): Promise<SigningMaterial> {
   if (!company.certificateKeyEncrypted || !company.certificateDer) {
-    throw new ApiProblem("unprocessable", { detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.` });
+    throw new ApiProblem("unprocessable", {
+      detail: `Issuer ${company.rnc} has no signing certificate yet; upload one before pairing a till.`,
+    });
   }
   const pkcs8 = await openPrivateKey(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);
-  return { pkcs8: toBase64(pkcs8), certificate: company.certificateDer, certificateSerial: company.certificateSerial, signatureExpirationDate: company.certificateNotAfter };
+  return {
+    pkcs8: toBase64(pkcs8),
+    certificate: company.certificateDer,
+    certificateSerial: company.certificateSerial,
+    signatureExpirationDate: company.certificateNotAfter,
+  };
 }
 
 /**
@@ -109,12 +160,26 @@ export async function pairDevice(
   // One conditional update consumes the code: of two concurrent attempts, one wins.
   const [device] = await db
     .update(devices)
-    .set({ pairingCodeHash: null, pairingExpiresAt: null, tokenHash: await hashDeviceToken(token), pairedAt: now.toISOString(), lastSeenAt: now.toISOString() })
+    .set({
+      pairingCodeHash: null,
+      pairingExpiresAt: null,
+      tokenHash: await hashDeviceToken(token),
+      pairedAt: now.toISOString(),
+      lastSeenAt: now.toISOString(),
+    })
     .where(
-      and(eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)), isNull(devices.revokedAt), isNull(devices.tokenHash), gt(devices.pairingExpiresAt, now.toISOString())),
+      and(
+        eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)),
+        isNull(devices.revokedAt),
+        isNull(devices.tokenHash),
+        gt(devices.pairingExpiresAt, now.toISOString()),
+      ),
     )
     .returning();
-  if (!device) throw new ApiProblem("unauthorized", { detail: "This pairing code is unknown, was already used, or has expired; ask for a new one." });
+  if (!device)
+    throw new ApiProblem("unauthorized", {
+      detail: "This pairing code is unknown, was already used, or has expired; ask for a new one.",
+    });
   const company = await db.query.companies.findFirst({ where: eq(companies.id, device.companyId) });
   if (!company?.isActive) throw new ApiProblem("forbidden", { detail: "The issuer of this device is not active." });
   const signing = await signingMaterial(env, company);

@@ -11,10 +11,17 @@ export interface DeviceSettings {
 }
 
 /** Changes a device of `companyId`; another issuer's device is not found (it is not theirs to see). */
-export async function updateDeviceSettings(d1: D1Database, companyId: string, id: string, settings: Partial<DeviceSettings>): Promise<DeviceRow> {
+export async function updateDeviceSettings(
+  d1: D1Database,
+  companyId: string,
+  id: string,
+  settings: Partial<DeviceSettings>,
+): Promise<DeviceRow> {
   const db = database(d1);
   const where = and(eq(devices.id, id), eq(devices.companyId, companyId));
-  const [row] = Object.keys(settings).length ? await db.update(devices).set(settings).where(where).returning() : await db.select().from(devices).where(where);
+  const [row] = Object.keys(settings).length
+    ? await db.update(devices).set(settings).where(where).returning()
+    : await db.select().from(devices).where(where);
   if (!row) throw new ApiProblem("not_found", { detail: `No device ${id} of this issuer.` });
   return row;
 }

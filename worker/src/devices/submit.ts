@@ -23,7 +23,12 @@ export function deviceAnswer(receipt: Receipt, options: { reenviado?: boolean } 
 }
 
 /** `xmlSha256` tells a retry of the same receipt from a different document under the same e-NCF. */
-export async function submitSignedReceipt(env: Env, company: Company, xml: string, xmlSha256: string): Promise<ReceiptAnswer> {
+export async function submitSignedReceipt(
+  env: Env,
+  company: Company,
+  xml: string,
+  xmlSha256: string,
+): Promise<ReceiptAnswer> {
   const outcome = await recordSignedReceipt(env, company, xml, { documentHash: xmlSha256, source: "device" });
   return deviceAnswer(outcome.receipt, { reenviado: outcome.reenviado });
 }
@@ -42,7 +47,9 @@ export async function currentAnswers(env: Env, company: Company, encfs: string[]
     const month = months[i];
     if (month) byMonth.set(month, [...(byMonth.get(month) ?? []), encf]);
   });
-  const found = await Promise.all([...byMonth].map(([month, list]) => receiptMonth(env, company.id, month).receiptsByEncf(list)));
+  const found = await Promise.all(
+    [...byMonth].map(([month, list]) => receiptMonth(env, company.id, month).receiptsByEncf(list)),
+  );
   const byEncf = new Map(found.flat().map((r) => [r.encf, r]));
   return encfs.flatMap((encf) => {
     const receipt = byEncf.get(encf);

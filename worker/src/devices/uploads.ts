@@ -1,4 +1,13 @@
-import { drMonth, isoDateFromDgii as isoDate, parseDgiiDateTime, verifyXml, xmlToEcf, type JsonDocument, objAt, textOf } from "@ecf/shared";
+import {
+  drMonth,
+  isoDateFromDgii as isoDate,
+  parseDgiiDateTime,
+  verifyXml,
+  xmlToEcf,
+  type JsonDocument,
+  objAt,
+  textOf,
+} from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/schema.ts";
@@ -7,10 +16,12 @@ import { certificateWasCompanys } from "./certificates.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { deviceAnswer, submitSignedReceipt, type ReceiptAnswer } from "./submit.ts";
 
-const unprocessable = (code: string, message: string, path = "/xml") => new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
+const unprocessable = (code: string, message: string, path = "/xml") =>
+  new ApiProblem("unprocessable", { detail: message, errors: [{ path, code, message }] });
 
 /** A leaf of the document (`…path, name`), as written, or null. */
-const text = (doc: JsonDocument, ...path: string[]): string | null => textOf(objAt(doc, ...path.slice(0, -1)), path[path.length - 1]!) ?? null;
+const text = (doc: JsonDocument, ...path: string[]): string | null =>
+  textOf(objAt(doc, ...path.slice(0, -1)), path[path.length - 1]!) ?? null;
 
 interface SignedReceiptFacts {
   encf: string;
@@ -36,10 +47,30 @@ function readFacts(xml: string): SignedReceiptFacts {
   const fechaHoraFirma = text(doc, "FechaHoraFirma");
   const montoTotal = text(doc, "Encabezado", "Totales", "MontoTotal");
   const signatureValue = /<SignatureValue>([^<]{6})/.exec(xml)?.[1];
-  if (!encf || !tipoeCF || !fechaEmision || !fechaHoraFirma || !montoTotal || !signatureValue || !/^E\d{12}$/.test(encf) || encf.slice(1, 3) !== tipoeCF) {
-    throw unprocessable("incomplete", "The receipt lacks eNCF, TipoeCF, FechaEmision, MontoTotal, FechaHoraFirma or a signature.");
+  if (
+    !encf ||
+    !tipoeCF ||
+    !fechaEmision ||
+    !fechaHoraFirma ||
+    !montoTotal ||
+    !signatureValue ||
+    !/^E\d{12}$/.test(encf) ||
+    encf.slice(1, 3) !== tipoeCF
+  ) {
+    throw unprocessable(
+      "incomplete",
+      "The receipt lacks eNCF, TipoeCF, FechaEmision, MontoTotal, FechaHoraFirma or a signature.",
+    );
   }
-  return { encf, tipoeCF, fechaEmision, fechaHoraFirma, montoTotal, securityCode: signatureValue, rncComprador: text(doc, "Encabezado", "Comprador", "RNCComprador") };
+  return {
+    encf,
+    tipoeCF,
+    fechaEmision,
+    fechaHoraFirma,
+    montoTotal,
+    securityCode: signatureValue,
+    rncComprador: text(doc, "Encabezado", "Comprador", "RNCComprador"),
+  };
 }
 
 /** A device's receipt that passed every check that needs no ledger. */
@@ -56,13 +87,22 @@ export interface CheckedReceipt extends SignedReceiptFacts {
  * company's at FechaHoraFirma, and (for a revoked device) signed before the revocation. A failed
  * check throws the ApiProblem the upload answers with (paths relative to the upload: `/xml`).
  */
-export async function checkDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<CheckedReceipt> {
+export async function checkDeviceReceipt(
+  env: Env,
+  company: Company,
+  device: Device,
+  xml: string,
+): Promise<CheckedReceipt> {
   const facts = readFacts(xml);
   const rncEmisor = /<RNCEmisor>([^<]*)<\/RNCEmisor>/.exec(xml)?.[1];
-  if (rncEmisor !== company.rnc) throw new ApiProblem("forbidden", { detail: `This device issues for ${company.rnc}, not for ${rncEmisor ?? "an unnamed issuer"}.` });
+  if (rncEmisor !== company.rnc)
+    throw new ApiProblem("forbidden", {
+      detail: `This device issues for ${company.rnc}, not for ${rncEmisor ?? "an unnamed issuer"}.`,
+    });
 
   const verdict = await verifyXml(xml);
-  if (!verdict.ok) throw unprocessable(`signature_${verdict.reason}`, `The signature does not verify: ${verdict.message}`);
+  if (!verdict.ok)
+    throw unprocessable(`signature_${verdict.reason}`, `The signature does not verify: ${verdict.message}`);
   const certificate = await certificateWasCompanys(env.DB, company, verdict.certificate, facts.fechaHoraFirma);
   if (!certificate.ok) throw unprocessable(certificate.code, certificate.message);
 
@@ -70,16 +110,25 @@ export async function checkDeviceReceipt(env: Env, company: Company, device: Dev
   if (device.revokedAt) {
     const signedAt = parseDgiiDateTime(facts.fechaHoraFirma);
     if (!signedAt || signedAt.getTime() >= Date.parse(device.revokedAt)) {
-      throw unprocessable("signed_after_revocation", `This device was revoked on ${device.revokedAt}; a receipt it signed at ${facts.fechaHoraFirma} is not the issuer's.`, "/xml");
+      throw unprocessable(
+        "signed_after_revocation",
+        `This device was revoked on ${device.revokedAt}; a receipt it signed at ${facts.fechaHoraFirma} is not the issuer's.`,
+        "/xml",
+      );
     }
   }
   return { ...facts, xml, month: isoDate(facts.fechaEmision).slice(0, 7), xmlSha256: await sha256Hex(xml) };
 }
 
 /** The admission the issuer object asks for: type, sequence number and the month it belongs in. */
-export const admission = (r: CheckedReceipt) => ({ tipoeCF: r.tipoeCF, number: Number(r.encf.slice(3)), month: r.month });
+export const admission = (r: CheckedReceipt) => ({
+  tipoeCF: r.tipoeCF,
+  number: Number(r.encf.slice(3)),
+  month: r.month,
+});
 
-export const notLeased = (encf: string) => unprocessable("encf_not_leased", `${encf} is not in a block of numbers leased to this device.`, "/xml");
+export const notLeased = (encf: string) =>
+  unprocessable("encf_not_leased", `${encf} is not in a block of numbers leased to this device.`, "/xml");
 
 export const encfAlreadyUsed = (encf: string) =>
   new ApiProblem("conflict", {
@@ -99,18 +148,30 @@ export interface UploadOutcome {
  * device's leases), deduplicated by e-NCF, then handed to the issuing pipeline. A retry of the
  * same bytes gets the receipt's answer (its state now) with `replayed`.
  */
-export async function acceptDeviceReceipt(env: Env, company: Company, device: Device, xml: string): Promise<UploadOutcome> {
+export async function acceptDeviceReceipt(
+  env: Env,
+  company: Company,
+  device: Device,
+  xml: string,
+): Promise<UploadOutcome> {
   const receipt = await checkDeviceReceipt(env, company, device, xml);
   const { tipoeCF, number, month } = admission(receipt);
 
   // The issuer object checks the lease, counts the receipt once and says which month holds it.
-  const admitted = await issuerLedger(env, company.id).admitDeviceReceipt(device.id, tipoeCF, number, month, drMonth(new Date()));
+  const admitted = await issuerLedger(env, company.id).admitDeviceReceipt(
+    device.id,
+    tipoeCF,
+    number,
+    month,
+    drMonth(new Date()),
+  );
   if (!admitted.leased) throw notLeased(receipt.encf);
 
   // A retry is the same signed bytes under the same e-NCF: the receipt's answer again. Anything
   // else under that e-NCF (here, or already placed in another month) is a different document.
   const existing = admitted.month === month ? await receiptMonth(env, company.id, month).receipt(receipt.encf) : null;
-  if (admitted.month !== month || (existing && existing.documentHash !== receipt.xmlSha256)) throw encfAlreadyUsed(receipt.encf);
+  if (admitted.month !== month || (existing && existing.documentHash !== receipt.xmlSha256))
+    throw encfAlreadyUsed(receipt.encf);
   if (existing) return { answer: deviceAnswer(existing), replayed: true };
   return { answer: await submitSignedReceipt(env, company, xml, receipt.xmlSha256), replayed: false };
 }

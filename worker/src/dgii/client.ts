@@ -63,7 +63,9 @@ function normaliseResult(json: Record<string, unknown>, trackId: string | null):
           if (typeof m === "string") return m ? [{ codigo: null, valor: m }] : [];
           const o = (m ?? {}) as Record<string, unknown>;
           const valor = o.valor ?? o.mensaje;
-          return typeof valor === "string" && valor ? [{ codigo: o.codigo != null ? String(o.codigo) : null, valor }] : [];
+          return typeof valor === "string" && valor
+            ? [{ codigo: o.codigo != null ? String(o.codigo) : null, valor }]
+            : [];
         })
       : [],
     secuenciaUtilizada: json.secuenciaUtilizada !== false,
@@ -108,7 +110,12 @@ export class DgiiClient {
     } catch (error) {
       this.onCall?.(what, performance.now() - started);
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      throw new DgiiError(timedOut ? "timeout" : "unreachable", null, [], `DGII ${what} ${timedOut ? `timed out after ${this.timeoutMs} ms` : `unreachable: ${String(error)}`}`);
+      throw new DgiiError(
+        timedOut ? "timeout" : "unreachable",
+        null,
+        [],
+        `DGII ${what} ${timedOut ? `timed out after ${this.timeoutMs} ms` : `unreachable: ${String(error)}`}`,
+      );
     }
     if (!response.ok) throw await errorFromResponse(response, what);
     return response;
@@ -119,7 +126,12 @@ export class DgiiClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new DgiiError("http", response.status, messagesFromBody(text, response.headers.get("content-type")), `DGII ${what} answered with something that is not JSON`);
+      throw new DgiiError(
+        "http",
+        response.status,
+        messagesFromBody(text, response.headers.get("content-type")),
+        `DGII ${what} answered with something that is not JSON`,
+      );
     }
   }
 
@@ -151,7 +163,10 @@ export class DgiiClient {
       this.identity,
       async () => (await this.call("semilla", this.url("ecf", PATHS.semilla))).text(),
       async (form) => {
-        const response = await this.call("validarsemilla", this.url("ecf", PATHS.validarSemilla), { method: "POST", body: form });
+        const response = await this.call("validarsemilla", this.url("ecf", PATHS.validarSemilla), {
+          method: "POST",
+          body: form,
+        });
         status = response.status;
         return this.json<{ token?: string; expira?: string }>("validarsemilla", response);
       },
@@ -166,7 +181,10 @@ export class DgiiClient {
     for (let attempt = 0; ; attempt++) {
       const token = await this.token();
       try {
-        return await this.call(what, url, { ...init, headers: { ...init.headers, Authorization: `Bearer ${token}`, Accept: "application/json" } });
+        return await this.call(what, url, {
+          ...init,
+          headers: { ...init.headers, Authorization: `Bearer ${token}`, Accept: "application/json" },
+        });
       } catch (error) {
         if (attempt === 0 && error instanceof DgiiError && error.status === 401) {
           this.forgetToken();
@@ -179,33 +197,55 @@ export class DgiiClient {
 
   /** Sends a signed e-CF; DGII answers with a track id. File name: {RNCEmisor}{eNCF}.xml. */
   async sendEcf(signedXml: string, encf: string): Promise<string> {
-    const response = await this.authed("recepcion", this.url("ecf", PATHS.recepcion), { method: "POST", body: xmlForm(signedXml, `${this.identity.rnc}${encf}.xml`) });
+    const response = await this.authed("recepcion", this.url("ecf", PATHS.recepcion), {
+      method: "POST",
+      body: xmlForm(signedXml, `${this.identity.rnc}${encf}.xml`),
+    });
     const body = await this.json<{ trackId?: string | null }>("recepcion", response);
-    if (!body.trackId) throw new DgiiError("http", response.status, messagesFromBody(JSON.stringify(body), "application/json"), "DGII recepcion answered without a track id");
+    if (!body.trackId)
+      throw new DgiiError(
+        "http",
+        response.status,
+        messagesFromBody(JSON.stringify(body), "application/json"),
+        "DGII recepcion answered without a track id",
+      );
     return body.trackId;
   }
 
   /** Sends a signed RFCE (E32 under 250,000): DGII answers at once. */
   async sendRfce(signedRfce: string, encf: string): Promise<DgiiResult> {
-    const response = await this.authed("recepcionfc", this.url("fc", PATHS.recepcionFc), { method: "POST", body: xmlForm(signedRfce, `${this.identity.rnc}${encf}.xml`) });
+    const response = await this.authed("recepcionfc", this.url("fc", PATHS.recepcionFc), {
+      method: "POST",
+      body: xmlForm(signedRfce, `${this.identity.rnc}${encf}.xml`),
+    });
     return normaliseResult(await this.json("recepcionfc", response), null);
   }
 
   async consultaResultado(trackId: string): Promise<DgiiResult> {
-    const response = await this.authed("consultaresultado", this.url("ecf", PATHS.consultaResultado, { trackid: trackId }));
+    const response = await this.authed(
+      "consultaresultado",
+      this.url("ecf", PATHS.consultaResultado, { trackid: trackId }),
+    );
     return normaliseResult(await this.json("consultaresultado", response), trackId);
   }
 
   /** Every track id DGII gave for this e-NCF: how a crash between sending and recording is healed. */
   async consultaTrackIds(encf: string): Promise<TrackIdEntry[]> {
-    const response = await this.authed("consultatrackids", this.url("ecf", PATHS.consultaTrackIds, { RncEmisor: this.identity.rnc, Encf: encf }));
+    const response = await this.authed(
+      "consultatrackids",
+      this.url("ecf", PATHS.consultaTrackIds, { RncEmisor: this.identity.rnc, Encf: encf }),
+    );
     const body = await this.json<unknown>("consultatrackids", response);
     return Array.isArray(body) ? (body as TrackIdEntry[]) : [];
   }
 
   /** DGII's view of an e-CF or RFCE by its identifiers (codigo 0 when DGII does not have it). */
   async consultaEstado(encf: string, codigoSeguridad: string, rncComprador?: string | null): Promise<DgiiResult> {
-    const query: Record<string, string> = { RncEmisor: this.identity.rnc, NcfElectronico: encf, CodigoSeguridad: codigoSeguridad };
+    const query: Record<string, string> = {
+      RncEmisor: this.identity.rnc,
+      NcfElectronico: encf,
+      CodigoSeguridad: codigoSeguridad,
+    };
     if (rncComprador) query.RncComprador = rncComprador;
     const response = await this.authed("consultaestado", this.url("ecf", PATHS.consultaEstado, query));
     return normaliseResult(await this.json("consultaestado", response), null);
@@ -216,7 +256,12 @@ export class DgiiClient {
    * e-NCF and security code, our RNC as the buyer (codigo 0 when DGII does not have it).
    */
   async consultaEstadoOf(rncEmisor: string, encf: string, codigoSeguridad: string): Promise<DgiiResult> {
-    const query = { RncEmisor: rncEmisor, NcfElectronico: encf, RncComprador: this.identity.rnc, CodigoSeguridad: codigoSeguridad };
+    const query = {
+      RncEmisor: rncEmisor,
+      NcfElectronico: encf,
+      RncComprador: this.identity.rnc,
+      CodigoSeguridad: codigoSeguridad,
+    };
     const response = await this.authed("consultaestado", this.url("ecf", PATHS.consultaEstado, query));
     return normaliseResult(await this.json("consultaestado", response), null);
   }
@@ -229,14 +274,23 @@ export class DgiiClient {
   }
 
   /** Voids ranges with a signed ANECF. */
-  async anularRangos(signedAnecf: string, fileName: string): Promise<{ codigo: string; nombre: string; mensajes: string[] }> {
-    const response = await this.authed("anulacionrangos", this.url("ecf", PATHS.anularRango), { method: "POST", body: xmlForm(signedAnecf, fileName) });
+  async anularRangos(
+    signedAnecf: string,
+    fileName: string,
+  ): Promise<{ codigo: string; nombre: string; mensajes: string[] }> {
+    const response = await this.authed("anulacionrangos", this.url("ecf", PATHS.anularRango), {
+      method: "POST",
+      body: xmlForm(signedAnecf, fileName),
+    });
     return this.json("anulacionrangos", response);
   }
 
   /** Sends DGII its copy of a commercial approval (ACECF). */
   async sendAprobacionComercial(signedAcecf: string, fileName: string): Promise<unknown> {
-    const response = await this.authed("aprobacioncomercial", this.url("ecf", PATHS.aprobacionComercial), { method: "POST", body: xmlForm(signedAcecf, fileName) });
+    const response = await this.authed("aprobacioncomercial", this.url("ecf", PATHS.aprobacionComercial), {
+      method: "POST",
+      body: xmlForm(signedAcecf, fileName),
+    });
     return this.json("aprobacioncomercial", response);
   }
 
@@ -266,7 +320,10 @@ export class DgiiClient {
 
   private async askStatus(): Promise<boolean> {
     try {
-      const response = await this.call("verificarestado", this.url("status", PATHS.verificarEstado, { ambiente: AMBIENTE[this.identity.environment] }));
+      const response = await this.call(
+        "verificarestado",
+        this.url("status", PATHS.verificarEstado, { ambiente: AMBIENTE[this.identity.environment] }),
+      );
       const body = await this.json<{ estado?: string }>("verificarestado", response);
       return body.estado === "Disponible";
     } catch {

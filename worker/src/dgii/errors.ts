@@ -43,14 +43,18 @@ function fromJson(value: unknown): DgiiMessage[] {
       m && typeof m === "object"
         ? [
             {
-              codigo: (m as Record<string, unknown>).codigo != null ? String((m as Record<string, unknown>).codigo) : null,
-              valor: String((m as Record<string, unknown>).valor ?? (m as Record<string, unknown>).mensaje ?? JSON.stringify(m)),
+              codigo:
+                (m as Record<string, unknown>).codigo != null ? String((m as Record<string, unknown>).codigo) : null,
+              valor: String(
+                (m as Record<string, unknown>).valor ?? (m as Record<string, unknown>).mensaje ?? JSON.stringify(m),
+              ),
             },
           ]
         : fromJson(m),
     );
   }
-  if ("valor" in o && typeof o.valor === "string") return [{ codigo: o.codigo != null ? String(o.codigo) : null, valor: o.valor }];
+  if ("valor" in o && typeof o.valor === "string")
+    return [{ codigo: o.codigo != null ? String(o.codigo) : null, valor: o.valor }];
   const text = [o.mensaje, o.error, o.detail, o.title, o.message].find((v) => typeof v === "string" && v.trim());
   if (typeof text === "string") return [{ codigo: o.codigo != null ? String(o.codigo) : null, valor: text }];
   return [];
@@ -78,6 +82,7 @@ export function messagesFromBody(body: string, contentType: string | null): Dgii
 export async function errorFromResponse(response: Response, what: string): Promise<DgiiError> {
   const body = await response.text().catch(() => "");
   const mensajes = messagesFromBody(body, response.headers.get("content-type"));
-  const summary = mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ") || response.statusText;
+  const summary =
+    mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ") || response.statusText;
   return new DgiiError("http", response.status, mensajes, `DGII ${what} answered ${response.status}: ${summary}`);
 }

@@ -27,13 +27,21 @@ export async function signerFor(env: Env, company: Company): Promise<CompanySign
  * ms; remembered a few seconds per isolate). An issuer without a usable signing key counts as up:
  * the send is then attempted and says what is missing.
  */
-export async function dgiiStatusFor(env: Env, company: Company, onCall?: (what: string, ms: number) => void): Promise<{ up: boolean; until: number }> {
+export async function dgiiStatusFor(
+  env: Env,
+  company: Company,
+  onCall?: (what: string, ms: number) => void,
+): Promise<{ up: boolean; until: number }> {
   const signer = await signerFor(env, company).catch(() => undefined);
   return signer ? dgiiClientFor(env, company, signer, onCall).status() : { up: true, until: 0 };
 }
 
 /** False only when DGII's status service says the issuer's environment is down (see dgiiStatusFor). */
-export async function dgiiAvailableFor(env: Env, company: Company, onCall?: (what: string, ms: number) => void): Promise<boolean> {
+export async function dgiiAvailableFor(
+  env: Env,
+  company: Company,
+  onCall?: (what: string, ms: number) => void,
+): Promise<boolean> {
   return (await dgiiStatusFor(env, company, onCall)).up;
 }
 
@@ -59,13 +67,27 @@ export function dgiiStatusTtlMs(env: Env): number {
  * default), "not listed" DGII_DIRECTORY_NEGATIVE_TTL_MS (30 s by default).
  */
 export function dgiiDirectoryTtls(env: Env): { listedMs: number; notListedMs: number } {
-  return { listedMs: numberVar(env, "DGII_DIRECTORY_TTL_MS", 600_000), notListedMs: numberVar(env, "DGII_DIRECTORY_NEGATIVE_TTL_MS", 30_000) };
+  return {
+    listedMs: numberVar(env, "DGII_DIRECTORY_TTL_MS", 600_000),
+    notListedMs: numberVar(env, "DGII_DIRECTORY_NEGATIVE_TTL_MS", 30_000),
+  };
 }
 
-export function dgiiClientFor(env: Env, company: Company, signer: CompanySigner, onCall?: (what: string, ms: number) => void): DgiiClient {
+export function dgiiClientFor(
+  env: Env,
+  company: Company,
+  signer: CompanySigner,
+  onCall?: (what: string, ms: number) => void,
+): DgiiClient {
   return new DgiiClient(
     env,
-    { environment: company.dgiiEnvironment, rnc: company.rnc, key: signer.key, certificateDer: signer.certificateDer, certificateSerial: company.certificateSerial ?? "" },
+    {
+      environment: company.dgiiEnvironment,
+      rnc: company.rnc,
+      key: signer.key,
+      certificateDer: signer.certificateDer,
+      certificateSerial: company.certificateSerial ?? "",
+    },
     // Tests shorten these through [vars]; production keeps the defaults.
     { timeoutMs: dgiiTimeoutMs(env), statusTtlMs: dgiiStatusTtlMs(env), onCall },
   );

@@ -34,5 +34,8 @@ interface Document {
 export function withEcfRequestSchemas<D extends Document>(document: D): D {
   const schemas: Record<string, JsonSchema> = {};
   for (const tipo of TIPOS_ECF) schemas[ecfRequestComponent(tipo)] = ecfRequestSchema(tipo);
-  return { ...document, components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } } };
+  return {
+    ...document,
+    components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } },
+  };
 }

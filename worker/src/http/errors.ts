@@ -8,16 +8,20 @@ import { ApiProblem, malformedJson, problemResponse, type ProblemItem } from "./
 export const onError: ErrorHandler = (err, c) => {
   if (err instanceof ApiProblem) return problemResponse(c, err.code, err.init);
   if (err instanceof HTTPException) {
-    if (err.status === 400 && /malformed json/i.test(err.message)) return problemResponse(c, "malformed_json", malformedJson().init);
+    if (err.status === 400 && /malformed json/i.test(err.message))
+      return problemResponse(c, "malformed_json", malformedJson().init);
     if (err.status === 413) return problemResponse(c, "payload_too_large");
     if (err.status === 401) return problemResponse(c, "unauthorized", { detail: err.message });
     if (err.status >= 400 && err.status < 500) return problemResponse(c, "bad_request", { detail: err.message });
   }
   console.error(`[${c.get("requestId") ?? "?"}]`, err);
-  return problemResponse(c, "internal_error", { detail: "An unexpected error occurred. Quote the request id when reporting it." });
+  return problemResponse(c, "internal_error", {
+    detail: "An unexpected error occurred. Quote the request id when reporting it.",
+  });
 };
 
-export const notFound: NotFoundHandler = (c) => problemResponse(c, "not_found", { detail: `No route for ${c.req.method} ${new URL(c.req.url).pathname}.` });
+export const notFound: NotFoundHandler = (c) =>
+  problemResponse(c, "not_found", { detail: `No route for ${c.req.method} ${new URL(c.req.url).pathname}.` });
 
 /** Turns zod issues into `errors[]` entries whose path is a JSON pointer into the request. */
 export function zodProblems(error: ZodError, prefix = ""): ProblemItem[] {
@@ -34,7 +38,12 @@ export function validationHook(result: { success: boolean; error?: ZodError; tar
     // A pointer into the body or the path parameters is plain (`/rnc`, `/tipo`); into the headers
     // or the query it says so (`/headers/Totals-Policy`, `/query/hasta`, as the reports write it).
     const prefix = result.target === "header" ? "/headers" : result.target === "query" ? "/query" : "";
-    const target = result.target === "header" || result.target === "query" ? result.target : result.target === "param" ? "path" : "document";
+    const target =
+      result.target === "header" || result.target === "query"
+        ? result.target
+        : result.target === "param"
+          ? "path"
+          : "document";
     return problemResponse(c, "validation_failed", {
       target,
       detail: `The request ${result.target ?? "body"} does not match the schema.`,

@@ -11,7 +11,13 @@ export const ProblemSchema = z
     code: z.enum(PROBLEM_CODES),
     requestId: z.string(),
     instance: z.string(),
-    errors: z.array(z.object({ path: z.string().openapi({ description: "JSON pointer into the request" }), code: z.string(), message: z.string() })),
+    errors: z.array(
+      z.object({
+        path: z.string().openapi({ description: "JSON pointer into the request" }),
+        code: z.string(),
+        message: z.string(),
+      }),
+    ),
   })
   .openapi("Problem");
 
@@ -28,14 +34,17 @@ export const RNC_EMISOR_PARAMETER = {
   name: "X-RNC-Emisor",
   in: "header",
   required: false,
-  description: "RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only).",
+  description:
+    "RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only).",
   schema: { type: "string", pattern: "^(\\d{9}|\\d{11})$", example: "131880681" },
 } as const;
 
 const TENANT_PROBLEMS = {
   400: problemSchema("A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor)"),
   401: problemSchema("Missing, malformed, expired or revoked bearer token"),
-  403: problemSchema("The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment"),
+  403: problemSchema(
+    "The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment",
+  ),
 };
 
 type Responses = RouteConfig["responses"];
@@ -46,7 +55,11 @@ function mergeProblems<T extends Responses, S extends Responses>(shared: T, own:
   const merged: Responses = { ...shared, ...own };
   for (const status of Object.keys(shared)) {
     const mine = own[status] as Described | undefined;
-    if (mine && "description" in mine) merged[status] = { ...mine, description: `${mine.description}; or: ${(shared[status] as Described).description}` };
+    if (mine && "description" in mine)
+      merged[status] = {
+        ...mine,
+        description: `${mine.description}; or: ${(shared[status] as Described).description}`,
+      };
   }
   return merged as T & S;
 }
@@ -70,7 +83,10 @@ export function adminRoute<R extends RouteConfig>(route: R) {
   return createRoute({
     ...route,
     security: adminSecurity,
-    responses: mergeProblems({ 401: problemSchema("Missing or wrong admin secret") }, route.responses as R["responses"]),
+    responses: mergeProblems(
+      { 401: problemSchema("Missing or wrong admin secret") },
+      route.responses as R["responses"],
+    ),
   });
 }
 
@@ -101,10 +117,15 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
       },
     ],
   },
-  malformed_json: { detail: "The request body is not valid JSON.", errors: [{ path: "", code: "malformed_json", message: "The request body is not valid JSON." }] },
+  malformed_json: {
+    detail: "The request body is not valid JSON.",
+    errors: [{ path: "", code: "malformed_json", message: "The request body is not valid JSON." }],
+  },
   bad_request: {
     detail: "A partner's request must name the issuer in the X-RNC-Emisor header.",
-    errors: [{ path: "/headers/X-RNC-Emisor", code: "required", message: "X-RNC-Emisor is required for partner keys." }],
+    errors: [
+      { path: "/headers/X-RNC-Emisor", code: "required", message: "X-RNC-Emisor is required for partner keys." },
+    ],
   },
   unauthorized: { detail: "The token has expired; log in again." },
   forbidden: { detail: "Key 7b0c4a2e belongs to issuer 131880681; it cannot act for 130862346." },
@@ -131,25 +152,39 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
     errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_missing", message: "No e-NCF range for type 31." }],
   },
   precondition_required: {
-    detail: 'Send If-Match with the ETag read from GET /products/{id} (e.g. If-Match: "7"), so a change made meanwhile is not overwritten.',
+    detail:
+      'Send If-Match with the ETag read from GET /products/{id} (e.g. If-Match: "7"), so a change made meanwhile is not overwritten.',
     errors: [{ path: "/headers/If-Match", code: "required", message: "If-Match is required." }],
   },
-  quota_exceeded: { detail: "The monthly limit of 1000 receipts for 2026-11 has been reached.", extensions: { limit: 1000, month: "2026-11" } },
+  quota_exceeded: {
+    detail: "The monthly limit of 1000 receipts for 2026-11 has been reached.",
+    extensions: { limit: 1000, month: "2026-11" },
+  },
   too_many_requests: { detail: "Too many failed logins; try again in 60 seconds." },
   dgii_unavailable: { detail: "ANECF not sent: DGII did not answer within 10000 ms." },
   internal_error: { detail: "An unexpected error occurred. Quote the request id when reporting it." },
-  invalid_rnc: { detail: "131-88068-1 is not an RNC (9 digits) or a cédula (11 digits).", errors: [{ path: "/rnc", code: "invalid_rnc", message: "Expected 9 or 11 digits." }] },
-  taxpayer_not_found: { detail: "RNC 131880682 is not in DGII's taxpayer registry (imported 2026-11-20T04:10:00.000Z)." },
+  invalid_rnc: {
+    detail: "131-88068-1 is not an RNC (9 digits) or a cédula (11 digits).",
+    errors: [{ path: "/rnc", code: "invalid_rnc", message: "Expected 9 or 11 digits." }],
+  },
+  taxpayer_not_found: {
+    detail: "RNC 131880682 is not in DGII's taxpayer registry (imported 2026-11-20T04:10:00.000Z).",
+  },
 };
 
 const CODES_BY_STATUS = new Map<number, ProblemCode[]>();
-for (const code of PROBLEM_CODES) CODES_BY_STATUS.set(statusOf(code), [...(CODES_BY_STATUS.get(statusOf(code)) ?? []), code]);
+for (const code of PROBLEM_CODES)
+  CODES_BY_STATUS.set(statusOf(code), [...(CODES_BY_STATUS.get(statusOf(code)) ?? []), code]);
 
-const exampleName = (code: ProblemCode) => `Problem${code.replace(/(^|[_-])([a-z])/g, (_, _s, ch: string) => ch.toUpperCase())}`;
+const exampleName = (code: ProblemCode) =>
+  `Problem${code.replace(/(^|[_-])([a-z])/g, (_, _s, ch: string) => ch.toUpperCase())}`;
 
 interface Operation {
   operationId?: string;
-  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { examples?: unknown; example?: unknown }> }>;
+  responses?: Record<
+    string,
+    { headers?: Record<string, unknown>; content?: Record<string, { examples?: unknown; example?: unknown }> }
+  >;
 }
 interface Document {
   paths?: object;
@@ -160,13 +195,22 @@ interface Document {
 export function withProblemExamples<D extends Document>(document: D): D {
   const examples: Record<string, unknown> = {};
   for (const code of PROBLEM_CODES) {
-    examples[exampleName(code)] = { summary: code, value: problemBody(code, "3f2b8c1e-5d4a-4e6f-9b7c-2a1d0e9f8c7b", "/fe/recepcion/ecf", PROBLEM_EXAMPLE[code]) };
+    examples[exampleName(code)] = {
+      summary: code,
+      value: problemBody(code, "3f2b8c1e-5d4a-4e6f-9b7c-2a1d0e9f8c7b", "/fe/recepcion/ecf", PROBLEM_EXAMPLE[code]),
+    };
   }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
-    paths[path] = Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, exemplified(operation as Operation)]));
+    paths[path] = Object.fromEntries(
+      Object.entries(item).map(([method, operation]) => [method, exemplified(operation as Operation)]),
+    );
   }
-  return { ...document, paths, components: { ...document.components, examples: { ...document.components?.examples, ...examples } } };
+  return {
+    ...document,
+    paths,
+    components: { ...document.components, examples: { ...document.components?.examples, ...examples } },
+  };
 }
 
 /** A copy of `operation` whose problem responses carry the examples of their status. */
@@ -175,21 +219,30 @@ function exemplified(operation: Operation): Operation {
   const responses: NonNullable<Operation["responses"]> = {};
   for (const [status, response] of Object.entries(operation.responses)) {
     // Every 429 and 503 says when to try again (problemResponse and the contingency answer set it).
-    const withRetry = status === "429" || status === "503" ? { ...response, headers: { ...response.headers, "Retry-After": RETRY_AFTER_HEADER } } : response;
+    const withRetry =
+      status === "429" || status === "503"
+        ? { ...response, headers: { ...response.headers, "Retry-After": RETRY_AFTER_HEADER } }
+        : response;
     const media = withRetry.content?.["application/problem+json"];
     const codes = CODES_BY_STATUS.get(Number(status));
     if (!media || !codes || media.examples || media.example) {
       responses[status] = withRetry;
       continue;
     }
-    const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]));
-    responses[status] = { ...withRetry, content: { ...withRetry.content, "application/problem+json": { ...media, examples } } };
+    const examples = Object.fromEntries(
+      codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]),
+    );
+    responses[status] = {
+      ...withRetry,
+      content: { ...withRetry.content, "application/problem+json": { ...media, examples } },
+    };
   }
   return { ...operation, responses };
 }
 
 const RETRY_AFTER_HEADER = {
-  description: "Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait",
+  description:
+    "Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait",
   schema: { type: "integer", minimum: 1 },
 };
 
@@ -203,7 +256,8 @@ export function withOperationIds<D extends Document>(document: D): D {
   for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
     paths[path] = Object.fromEntries(
       Object.entries(item).map(([method, operation]) => {
-        if (typeof operation !== "object" || operation === null || (operation as Operation).operationId) return [method, operation];
+        if (typeof operation !== "object" || operation === null || (operation as Operation).operationId)
+          return [method, operation];
         return [method, { operationId: operationIdOf(method, path), ...(operation as Operation) }];
       }),
     );

@@ -171,7 +171,12 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
-export function problemBody(code: ProblemCode, requestId: string, instance: string, init: ProblemInit = {}): ProblemBody {
+export function problemBody(
+  code: ProblemCode,
+  requestId: string,
+  instance: string,
+  init: ProblemInit = {},
+): ProblemBody {
   return {
     ...init.extensions,
     type: `https://ecf-edge.dev/problems/${code.replace(/_/g, "-")}`,
@@ -192,6 +197,7 @@ export function problemResponse(c: Context, code: ProblemCode, init: ProblemInit
   c.set("problem", { code, detail: body.detail });
   const status = statusOf(code);
   const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
-  if (status === 429 || status === 503 || code === "in_progress") headers["Retry-After"] = String(Math.max(1, Math.ceil(init.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS)));
+  if (status === 429 || status === 503 || code === "in_progress")
+    headers["Retry-After"] = String(Math.max(1, Math.ceil(init.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS)));
   return c.json(body, status, headers);
 }

@@ -16,7 +16,8 @@ export const API_TAGS = [
   },
   {
     name: "Issuing",
-    description: "Issue an e-CF in one call (validated, numbered, signed, archived, sent to DGII), e-mail its printed copy, and void unused e-NCF ranges with an ANECF.",
+    description:
+      "Issue an e-CF in one call (validated, numbered, signed, archived, sent to DGII), e-mail its printed copy, and void unused e-NCF ranges with an ANECF.",
   },
   {
     name: "Receipts",
@@ -40,7 +41,8 @@ export const API_TAGS = [
   },
   {
     name: "Archive",
-    description: "A month's documents as one streamed zip: the signed XML issued and received, ARECF and ACECF, the PDFs already rendered, and an index with each file's SHA-256.",
+    description:
+      "A month's documents as one streamed zip: the signed XML issued and received, ARECF and ACECF, the PDFs already rendered, and an index with each file's SHA-256.",
   },
   {
     name: "Webhooks",
@@ -67,5 +69,8 @@ export const API_TAGS = [
     description:
       "The operator's API, behind the ADMIN_SECRET bearer: issuers, partners and API keys, and an issuer's ranges, certificate and devices on its behalf; the move of API 1.7's ledger into the Durable Objects.",
   },
-  { name: "Service", description: "Whether the service is up and reaches its database, for monitors and load balancers; needs no token." },
+  {
+    name: "Service",
+    description: "Whether the service is up and reaches its database, for monitors and load balancers; needs no token.",
+  },
 ];

@@ -9,7 +9,10 @@ import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
  * query). HTTP 200 once DGII has judged it, 202 while in process, 503 in contingency: the client
  * has everything to print it and must not send the same e-NCF again.
  */
-export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {}): { status: AnswerStatus; body: IssueAnswer; retryAfter?: number } {
+export function answerFor(
+  receipt: Receipt,
+  options: { reenviado?: boolean } = {},
+): { status: AnswerStatus; body: IssueAnswer; retryAfter?: number } {
   const { estado, codigo } = estadoOf(receipt.status, Boolean(receipt.trackId));
   const reenviado = options.reenviado ?? false;
   const base = `/fe/recepcion/ecf/${receipt.encf}`;
@@ -51,5 +54,11 @@ export function answerFor(receipt: Receipt, options: { reenviado?: boolean } = {
   if (status !== 503) return { status, body };
   // In contingency the ledger sends the receipt again at nextAttemptAt: ask about it after that.
   const untilNextAttempt = receipt.nextAttemptAt ? (Date.parse(receipt.nextAttemptAt) - Date.now()) / 1000 : Number.NaN;
-  return { status, body, retryAfter: Number.isFinite(untilNextAttempt) ? Math.max(1, Math.ceil(untilNextAttempt)) : DEFAULT_RETRY_AFTER_SECONDS };
+  return {
+    status,
+    body,
+    retryAfter: Number.isFinite(untilNextAttempt)
+      ? Math.max(1, Math.ceil(untilNextAttempt))
+      : DEFAULT_RETRY_AFTER_SECONDS,
+  };
 }

@@ -10,7 +10,9 @@ import { archivedXml, transmitReceipt, type ReceiptStore } from "./transmit.ts";
 /** A rejection DGII gave while nobody was waiting for the answer goes to the issuer's audit log. */
 async function auditOutcome(env: Env, before: Receipt, after: Receipt, now: Date): Promise<void> {
   if (after.status !== "rejected" || before.status === "rejected") return;
-  const mensajes = after.dgiiMensajes ? (JSON.parse(after.dgiiMensajes) as { codigo: string | null; valor: string }[]) : [];
+  const mensajes = after.dgiiMensajes
+    ? (JSON.parse(after.dgiiMensajes) as { codigo: string | null; valor: string }[])
+    : [];
   const reasons = mensajes.map((m) => (m.codigo ? `${m.codigo}: ${m.valor}` : m.valor)).join("; ");
   await writeAudit(
     env,
@@ -28,9 +30,19 @@ async function auditOutcome(env: Env, before: Receipt, after: Receipt, now: Date
 }
 
 /** One step for a receipt the alarm holds (`company`: its issuer, when the alarm read it already); returns it as it is afterwards. */
-export async function moveForward(env: Env, receipt: Receipt, store: ReceiptStore, now: Date, company?: Company): Promise<Receipt> {
+export async function moveForward(
+  env: Env,
+  receipt: Receipt,
+  store: ReceiptStore,
+  now: Date,
+  company?: Company,
+): Promise<Receipt> {
   if (isFinal(receipt.status)) return receipt;
-  const after = await transmitReceipt(env, store, receipt, await archivedXml(env, receipt), { delays: [0], now, company });
+  const after = await transmitReceipt(env, store, receipt, await archivedXml(env, receipt), {
+    delays: [0],
+    now,
+    company,
+  });
   await auditOutcome(env, receipt, after, now);
   return after;
 }

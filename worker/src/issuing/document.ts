@@ -1,5 +1,13 @@
-// biome-ignore lint/suspicious/noShadowRestrictedNames: shared's reader of a key, not Object.prototype.valueOf
-import { dgiiDateOf, isTipoeCF, objAt, valueOf, type EmisorProfile, type ModifiedReceipt, type TipoeCF } from "@ecf/shared";
+import {
+  dgiiDateOf,
+  isTipoeCF,
+  objAt,
+  // biome-ignore lint/suspicious/noShadowRestrictedNames: shared's reader of a key, not Object.prototype.valueOf
+  valueOf,
+  type EmisorProfile,
+  type ModifiedReceipt,
+  type TipoeCF,
+} from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
@@ -33,7 +41,11 @@ export function emisorProfile(company: Company): EmisorProfile {
  * For a credit or debit note: the receipt it modifies, as our records know it, with the notes
  * DGII already accepted against it (so the balance rules can be applied before issuing).
  */
-export async function modifiedReceiptFor(env: Env, companyId: string, body: unknown): Promise<ModifiedReceipt | undefined> {
+export async function modifiedReceiptFor(
+  env: Env,
+  companyId: string,
+  body: unknown,
+): Promise<ModifiedReceipt | undefined> {
   const ncf = valueOf(objAt(body, "InformacionReferencia"), "NCFModificado");
   if (typeof ncf !== "string" || !ncf) return undefined;
   const original = await findReceipt(env, companyId, ncf.toUpperCase());
@@ -49,7 +61,11 @@ export async function modifiedReceiptFor(env: Env, companyId: string, body: unkn
     montoTotal: original.montoTotal,
     acceptedNotes: notes
       .filter((n) => (n.tipoeCF === "33" || n.tipoeCF === "34") && n.codigoModificacion)
-      .map((n) => ({ tipo: n.tipoeCF as "33" | "34", codigoModificacion: n.codigoModificacion as "1" | "2" | "3" | "4" | "5", montoTotal: n.montoTotal })),
+      .map((n) => ({
+        tipo: n.tipoeCF as "33" | "34",
+        codigoModificacion: n.codigoModificacion as "1" | "2" | "3" | "4" | "5",
+        montoTotal: n.montoTotal,
+      })),
   };
 }
 

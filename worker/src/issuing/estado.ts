@@ -2,14 +2,29 @@ import type { receipts } from "../ledger/month-tables.ts";
 
 export type ReceiptStatus = (typeof receipts.$inferSelect)["status"];
 /** How the ledger stores a receipt's state (API 1.7 answered these in /reports/encf). */
-export const RECEIPT_STATUSES = ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"] as const satisfies readonly ReceiptStatus[];
+export const RECEIPT_STATUSES = [
+  "signed",
+  "in_process",
+  "accepted",
+  "conditional",
+  "rejected",
+  "contingency",
+  "voided",
+] as const satisfies readonly ReceiptStatus[];
 
 /**
  * A receipt's state as the API names it, everywhere (answers, reports, device routes, webhooks):
  * DGII's words from its result query (Aceptado, Rechazado, En Proceso, Aceptado Condicional),
  * plus Contingencia and Anulado for a receipt DGII has not seen (not yet, or never: voided).
  */
-export const ESTADOS = ["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia", "Anulado"] as const;
+export const ESTADOS = [
+  "Aceptado",
+  "Aceptado Condicional",
+  "En Proceso",
+  "Rechazado",
+  "Contingencia",
+  "Anulado",
+] as const;
 export type Estado = (typeof ESTADOS)[number];
 
 /**
@@ -21,8 +36,10 @@ export type ApprovalEstado = (typeof APPROVAL_ESTADOS)[number];
 /** How the ledger stores a commercial approval. */
 export type ApprovalStatus = "accepted" | "rejected";
 
-export const approvalEstadoOf = (status: ApprovalStatus): ApprovalEstado => (status === "accepted" ? "Aceptado" : "Rechazado");
-export const approvalStatusOf = (estado: ApprovalEstado): ApprovalStatus => (estado === "Aceptado" ? "accepted" : "rejected");
+export const approvalEstadoOf = (status: ApprovalStatus): ApprovalEstado =>
+  status === "accepted" ? "Aceptado" : "Rechazado";
+export const approvalStatusOf = (estado: ApprovalEstado): ApprovalStatus =>
+  estado === "Aceptado" ? "accepted" : "rejected";
 
 /**
  * `codigo` in our answers: DGII's result code when DGII has judged the receipt ("1" accepted,
@@ -66,7 +83,8 @@ export function statusFromDgii(codigo: number): ReceiptStatus {
   }
 }
 
-export const isFinal = (status: ReceiptStatus) => status === "accepted" || status === "conditional" || status === "rejected" || status === "voided";
+export const isFinal = (status: ReceiptStatus) =>
+  status === "accepted" || status === "conditional" || status === "rejected" || status === "voided";
 
 /** How the ledger stores a receipt's delivery to its buyer. */
 export type DeliveryStatus = NonNullable<(typeof receipts.$inferSelect)["deliveryStatus"]>;

@@ -1,8 +1,24 @@
-import { dgiiDateOf as dgiiDate, drIsoDate, drMonth, ecfToXml, isoDateFromDgii as isoDate, signEcfXml, validateEcf, type Problem, type TotalsPolicy } from "@ecf/shared";
+import {
+  dgiiDateOf as dgiiDate,
+  drIsoDate,
+  drMonth,
+  ecfToXml,
+  isoDateFromDgii as isoDate,
+  signEcfXml,
+  validateEcf,
+  type Problem,
+  type TotalsPolicy,
+} from "@ecf/shared";
 import { signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
-import { IN_PROGRESS_RETRY_SECONDS, idempotencyKeyInProgress, type IdempotencyRequest, type KeyHolder, type Numbered } from "../ledger/issuer-ledger.ts";
+import {
+  IN_PROGRESS_RETRY_SECONDS,
+  idempotencyKeyInProgress,
+  type IdempotencyRequest,
+  type KeyHolder,
+  type Numbered,
+} from "../ledger/issuer-ledger.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/rpc.ts";
 import type { Company } from "../db/schema.ts";
@@ -60,20 +76,39 @@ export function certificateNoticeMark(msLeft: number): (typeof CERTIFICATE_NOTIC
 }
 
 /** The issuer's own events, each sent once: the quota past 90 % this month, the certificate about to expire. */
-async function noticeIssuerEvents(env: Env, company: Company, ledger: IssuerStub, quota: { used: number; limit: number } | null, now: Date): Promise<void> {
+async function noticeIssuerEvents(
+  env: Env,
+  company: Company,
+  ledger: IssuerStub,
+  quota: { used: number; limit: number } | null,
+  now: Date,
+): Promise<void> {
   // (The month object's stub only when there is something to tell: most receipts have nothing.)
   const month = () => receiptMonth(env, company.id, drMonth(now));
   const timestamp = now.toISOString();
-  if (quota) await month().emit(company.id, `quota:${drMonth(now)}`, { type: "quota.near_limit", timestamp, data: { rncEmisor: company.rnc, month: drMonth(now), ...quota } });
+  if (quota)
+    await month().emit(company.id, `quota:${drMonth(now)}`, {
+      type: "quota.near_limit",
+      timestamp,
+      data: { rncEmisor: company.rnc, month: drMonth(now), ...quota },
+    });
   const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : NaN;
   const mark = certificateNoticeMark(notAfter - now.getTime());
   // The 15-day notice keeps 1.8.0's key, so a certificate already announced is not announced again.
-  const key = mark === 15 ? `certificate.expiring:${company.certificateSerial}` : `certificate.expiring:${company.certificateSerial}:${mark}`;
+  const key =
+    mark === 15
+      ? `certificate.expiring:${company.certificateSerial}`
+      : `certificate.expiring:${company.certificateSerial}:${mark}`;
   if (mark !== null && (await ledger.noticeOnce(key))) {
     await month().emit(company.id, `certificate:${company.certificateSerial}`, {
       type: "certificate.expiring",
       timestamp,
-      data: { rncEmisor: company.rnc, certificateSerial: company.certificateSerial, notAfter: company.certificateNotAfter, withinDays: mark },
+      data: {
+        rncEmisor: company.rnc,
+        certificateSerial: company.certificateSerial,
+        notAfter: company.certificateNotAfter,
+        withinDays: mark,
+      },
     });
   }
 }
@@ -93,12 +128,19 @@ export const ABANDONED_CLAIM_MS = 5 * 60_000;
  * it stands, with that request's warnings: a 409 in_progress until the receipt is recorded and no
  * longer held by the request transmitting it (`claimedUntil`), and "abandoned" when it never will be.
  */
-async function keyHolderOutcome(env: Env, companyId: string, held: KeyHolder, now: Date): Promise<IssueOutcome | { stored: StoredAnswer } | "abandoned"> {
+async function keyHolderOutcome(
+  env: Env,
+  companyId: string,
+  held: KeyHolder,
+  now: Date,
+): Promise<IssueOutcome | { stored: StoredAnswer } | "abandoned"> {
   if ("stored" in held) return held;
   const receipt = await receiptMonth(env, companyId, held.month).receipt(held.encf);
   const heldUntil = receipt?.claimedUntil ? Date.parse(receipt.claimedUntil) : 0;
-  if (heldUntil > now.getTime()) throw idempotencyKeyInProgress(Math.min(IN_PROGRESS_RETRY_SECONDS, Math.ceil((heldUntil - now.getTime()) / 1000)));
-  if (receipt) return { receipt, reenviado: false, replayed: true, ...(held.warnings ? { warnings: held.warnings } : {}) };
+  if (heldUntil > now.getTime())
+    throw idempotencyKeyInProgress(Math.min(IN_PROGRESS_RETRY_SECONDS, Math.ceil((heldUntil - now.getTime()) / 1000)));
+  if (receipt)
+    return { receipt, reenviado: false, replayed: true, ...(held.warnings ? { warnings: held.warnings } : {}) };
   if (now.getTime() - Date.parse(held.claimedAt) > ABANDONED_CLAIM_MS) return "abandoned";
   throw idempotencyKeyInProgress();
 }
@@ -136,7 +178,9 @@ export async function issueReceipt(
   // Identity of the document for resends: the fields the service assigns are left out.
   const hashes = await requestHashes(body);
   const requestHash = hashes.document;
-  const idempotency: IdempotencyRequest | undefined = options.idempotencyKey ? { key: options.idempotencyKey, requestHash: hashes.request } : undefined;
+  const idempotency: IdempotencyRequest | undefined = options.idempotencyKey
+    ? { key: options.idempotencyKey, requestHash: hashes.request }
+    : undefined;
   const ledger = issuerLedger(env, company.id);
   const givenEncf = requestedEncf(body);
   const today = drIsoDate(now);
@@ -149,7 +193,9 @@ export async function issueReceipt(
    * who holds the request's key: those two answer before the document's problems, so a document
    * that fails against a remembered range is looked at again the long way.
    */
-  const prepare = async (remembered: KnownRange | undefined): Promise<Prepared | { answer: IssueOutcome | { stored: StoredAnswer } }> => {
+  const prepare = async (
+    remembered: KnownRange | undefined,
+  ): Promise<Prepared | { answer: IssueOutcome | { stored: StoredAnswer } }> => {
     let range: KnownRange | null = remembered ?? null;
     let abandoned: string | undefined;
     if (!remembered && (tipo || idempotency)) {
@@ -181,9 +227,14 @@ export async function issueReceipt(
     if (!validation.ok) {
       if (remembered) return prepare(undefined);
       const errors = validation.problems.filter((p) => p.severity === "error");
-      throw new ApiProblem("validation_failed", { detail: `The e-CF has ${errors.length} problem(s).`, errors: problemItems(validation.problems) });
+      throw new ApiProblem("validation_failed", {
+        detail: `The e-CF has ${errors.length} problem(s).`,
+        errors: problemItems(validation.problems),
+      });
     }
-    const warnings = validation.problems.filter((p) => p.severity === "warning").map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
+    const warnings = validation.problems
+      .filter((p) => p.severity === "warning")
+      .map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
     const signer = await signerFor(env, company);
     if (givenEncf) {
       const existing = await findReceipt(env, company.id, givenEncf);
@@ -226,7 +277,9 @@ export async function issueReceipt(
       if (attempt === 3) {
         throw new ApiProblem("conflict", {
           detail: "The e-NCF range changed while the document was being numbered; send it again.",
-          errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "range_changed", message: "The range changed; send again." }],
+          errors: [
+            { path: "/Encabezado/IdDoc/TipoeCF", code: "range_changed", message: "The range changed; send again." },
+          ],
         });
       }
       prepared = await prepare(undefined);
@@ -242,7 +295,8 @@ export async function issueReceipt(
     await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
 
     idDoc.eNCF = numbered.encf;
-    if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn) idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
+    if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn)
+      idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
 
     const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
     const recorded = await recordSignedReceipt(env, company, signedXml, {

@@ -1,4 +1,13 @@
-import { isoDateFromDgii as isoDate, isRfceSummary, securityCode, timbreForEcf, timbreForSignedEcf, timbreUrl, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import {
+  isoDateFromDgii as isoDate,
+  isRfceSummary,
+  securityCode,
+  timbreForEcf,
+  timbreForSignedEcf,
+  timbreUrl,
+  xmlToEcf,
+  type JsonDocument,
+} from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
 import { documentFigures } from "../reports/document-figures.ts";
 import { auditMonth, receiptMonth } from "../ledger/client.ts";
@@ -9,7 +18,13 @@ import type { AuditEntry, NewReceipt, Receipt } from "../ledger/schema.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 import type { EventType } from "../webhooks/events.ts";
 import { dgiiStatusFor } from "../dgii/for-company.ts";
-import { pollDelays, transmitReceipt, UNAVAILABLE_MENSAJES, unavailableMensajes, type ReceiptStore } from "./transmit.ts";
+import {
+  pollDelays,
+  transmitReceipt,
+  UNAVAILABLE_MENSAJES,
+  unavailableMensajes,
+  type ReceiptStore,
+} from "./transmit.ts";
 
 type Json = Record<string, any>;
 
@@ -31,7 +46,10 @@ export interface IssueOutcome {
 }
 
 /** The audit entry a request writes for a receipt of its own left in contingency. */
-export type ContingencyAudit = (encf: string, mensajes: readonly DgiiMessage[]) => Omit<AuditEntry, "companyId" | "createdAt">;
+export type ContingencyAudit = (
+  encf: string,
+  mensajes: readonly DgiiMessage[],
+) => Omit<AuditEntry, "companyId" | "createdAt">;
 
 export interface RecordOptions {
   /** What tells a retry of the same receipt from a different one with the same e-NCF. */
@@ -83,8 +101,15 @@ export async function archiveSignedReceipt(
   const codigoSeguridad = securityCode(signedXml);
   // The timbre is read from the signed bytes, as DGII and the printed copy read it (or from the
   // document they were serialized from, which holds the same leaves).
-  const timbre = options.document ? timbreForEcf(document, codigoSeguridad, company.dgiiEnvironment) : timbreForSignedEcf(signedXml, company.dgiiEnvironment);
-  const archived = await archiveImmutable(env.ARCHIVE, receiptXmlKey(company.rnc, encf, fechaEmision), signedXml, "application/xml");
+  const timbre = options.document
+    ? timbreForEcf(document, codigoSeguridad, company.dgiiEnvironment)
+    : timbreForSignedEcf(signedXml, company.dgiiEnvironment);
+  const archived = await archiveImmutable(
+    env.ARCHIVE,
+    receiptXmlKey(company.rnc, encf, fechaEmision),
+    signedXml,
+    "application/xml",
+  );
   const row: NewReceipt = {
     id: crypto.randomUUID(),
     companyId: company.id,
@@ -119,7 +144,12 @@ export async function archiveSignedReceipt(
  * briefly. One row per e-NCF: a second record of the same receipt returns the first
  * (`reenviado`), so a retry after a lost response never makes a second receipt.
  */
-export async function recordSignedReceipt(env: Env, company: Company, signedXml: string, options: RecordOptions): Promise<IssueOutcome> {
+export async function recordSignedReceipt(
+  env: Env,
+  company: Company,
+  signedXml: string,
+  options: RecordOptions,
+): Promise<IssueOutcome> {
   const { times } = options;
   const storageStarted = performance.now();
   const archived = await archiveSignedReceipt(env, company, signedXml, options);
@@ -127,17 +157,31 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   times?.add("storage", performance.now() - storageStarted);
   // DGII's status service first (its answer is remembered a few seconds per isolate): when it
   // says down, the receipt is recorded straight in contingency for the alarm, in one round trip.
-  const dgii = await timed(times, "transmit", () => dgiiStatusFor(env, company, times && ((_what, ms) => times.add("dgii", ms))));
+  const dgii = await timed(times, "transmit", () =>
+    dgiiStatusFor(env, company, times && ((_what, ms) => times.add("dgii", ms))),
+  );
   if (!dgii.up) {
     const now = new Date();
     const audit =
       options.contingencyAudit && auditMonth(now) === archived.month
-        ? { ...options.contingencyAudit(archived.row.encf, UNAVAILABLE_MENSAJES), companyId: company.id, createdAt: now.toISOString() }
+        ? {
+            ...options.contingencyAudit(archived.row.encf, UNAVAILABLE_MENSAJES),
+            companyId: company.id,
+            createdAt: now.toISOString(),
+          }
         : undefined;
     const recorded = await timed(times, "storage", () =>
-      month.recordInContingency(archived.row, unavailableMensajes(), { audit, subscribedEvents: options.subscribedEvents, dgiiDownUntil: dgii.until }),
+      month.recordInContingency(archived.row, unavailableMensajes(), {
+        audit,
+        subscribedEvents: options.subscribedEvents,
+        dgiiDownUntil: dgii.until,
+      }),
     );
-    return { receipt: recorded.receipt, reenviado: recorded.existed, audited: audit !== undefined && !recorded.existed };
+    return {
+      receipt: recorded.receipt,
+      reenviado: recorded.existed,
+      audited: audit !== undefined && !recorded.existed,
+    };
   }
   const recorded = await timed(times, "storage", () => month.record(archived.row));
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
@@ -145,7 +189,14 @@ export async function recordSignedReceipt(env: Env, company: Company, signedXml:
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
   const store: ReceiptStore = { update: (id, changes) => month.update(id, changes, options.subscribedEvents) };
-  const sent = await timed(times, "transmit", () => transmitReceipt(env, store, receipt, signedXml, { delays: pollDelays(env).slice(0, 3), times, company, dgiiUp: dgii.up }));
+  const sent = await timed(times, "transmit", () =>
+    transmitReceipt(env, store, receipt, signedXml, {
+      delays: pollDelays(env).slice(0, 3),
+      times,
+      company,
+      dgiiUp: dgii.up,
+    }),
+  );
   const released = await month.release(sent.id);
   return { receipt: released ?? sent, reenviado: false };
 }
@@ -160,19 +211,33 @@ export type BackgroundRecord = { receipt: Receipt; existed: boolean } | { failed
  * recorded, so the order holds when the caller sends the failed ones again. One row per e-NCF:
  * a receipt already recorded comes back as it is (`existed`).
  */
-export async function recordForBackground(env: Env, company: Company, receipts: { xml: string; documentHash: string }[]): Promise<BackgroundRecord[]> {
-  const archived = await Promise.allSettled(receipts.map((r) => archiveSignedReceipt(env, company, r.xml, { documentHash: r.documentHash, source: "device" })));
-  const results: BackgroundRecord[] = receipts.map(() => ({ failed: "Not recorded: an earlier receipt of the batch failed." }));
+export async function recordForBackground(
+  env: Env,
+  company: Company,
+  receipts: { xml: string; documentHash: string }[],
+): Promise<BackgroundRecord[]> {
+  const archived = await Promise.allSettled(
+    receipts.map((r) => archiveSignedReceipt(env, company, r.xml, { documentHash: r.documentHash, source: "device" })),
+  );
+  const results: BackgroundRecord[] = receipts.map(() => ({
+    failed: "Not recorded: an earlier receipt of the batch failed.",
+  }));
   const firstFailure = archived.findIndex((a) => a.status === "rejected");
-  const ready = (firstFailure === -1 ? archived : archived.slice(0, firstFailure)).map((a) => (a as PromiseFulfilledResult<ArchivedReceipt>).value);
-  if (firstFailure !== -1) results[firstFailure] = { failed: `Archive failed: ${String((archived[firstFailure] as PromiseRejectedResult).reason)}` };
+  const ready = (firstFailure === -1 ? archived : archived.slice(0, firstFailure)).map(
+    (a) => (a as PromiseFulfilledResult<ArchivedReceipt>).value,
+  );
+  if (firstFailure !== -1)
+    results[firstFailure] = {
+      failed: `Archive failed: ${String((archived[firstFailure] as PromiseRejectedResult).reason)}`,
+    };
   for (const month of new Set(ready.map((a) => a.month))) {
     const indexes = ready.flatMap((a, i) => (a.month === month ? [i] : []));
     try {
       const recorded = await receiptMonth(env, company.id, month).recordForAlarm(indexes.map((i) => ready[i]!.row));
       indexes.forEach((index, k) => (results[index] = recorded[k]!));
     } catch (error) {
-      for (const i of indexes) results[i] = { failed: `Record failed: ${error instanceof Error ? error.message : String(error)}` };
+      for (const i of indexes)
+        results[i] = { failed: `Record failed: ${error instanceof Error ? error.message : String(error)}` };
       break;
     }
   }

@@ -41,7 +41,8 @@ export const UNAVAILABLE_MENSAJES: readonly DgiiMessage[] = [{ codigo: null, val
 /** `dgiiMensajes` of a receipt left in contingency because DGII reports itself unavailable. */
 export const unavailableMensajes = () => messagesJson(UNAVAILABLE_MENSAJES);
 
-const messagesJson = (mensajes: readonly DgiiMessage[]) => JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
+const messagesJson = (mensajes: readonly DgiiMessage[]) =>
+  JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
 
 function recordResult(store: ReceiptStore, receipt: Receipt, result: DgiiResult): Promise<Receipt> {
   return store.update(receipt.id, {
@@ -57,11 +58,19 @@ function recordHttpRejection(store: ReceiptStore, receipt: Receipt, error: DgiiE
   return store.update(receipt.id, {
     status: "rejected",
     dgiiCodigo: "2",
-    dgiiMensajes: messagesJson(error.mensajes.length ? error.mensajes : [{ codigo: String(error.status ?? ""), valor: error.message }]),
+    dgiiMensajes: messagesJson(
+      error.mensajes.length ? error.mensajes : [{ codigo: String(error.status ?? ""), valor: error.message }],
+    ),
   });
 }
 
-async function pollTrackId(store: ReceiptStore, client: DgiiClient, receipt: Receipt, delays: number[], times?: PhaseTimes): Promise<Receipt> {
+async function pollTrackId(
+  store: ReceiptStore,
+  client: DgiiClient,
+  receipt: Receipt,
+  delays: number[],
+  times?: PhaseTimes,
+): Promise<Receipt> {
   let current = receipt;
   for (const delay of delays) {
     if (times) await times.time("dgii-wait", () => sleep(delay));
@@ -76,7 +85,12 @@ async function pollTrackId(store: ReceiptStore, client: DgiiClient, receipt: Rec
 }
 
 /** The RFCE summary of an E32 under 250,000, signed with the issuer's key. */
-async function signedRfceFor(signedEcf: string, receipt: Receipt, key: CryptoKey, certificateDer: Uint8Array): Promise<string> {
+async function signedRfceFor(
+  signedEcf: string,
+  receipt: Receipt,
+  key: CryptoKey,
+  certificateDer: Uint8Array,
+): Promise<string> {
   const ecf = xmlToEcf(signedEcf);
   return signEcfXml(buildRfce({ ecf, CodigoSeguridadeCF: receipt.securityCode }), key, certificateDer);
 }
@@ -99,7 +113,13 @@ export interface TransmitOptions {
  * RFCE) and only sent again when DGII has no trace of it. DGII being unreachable leaves it in
  * contingency for the month object's alarm.
  */
-export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Receipt, signedXml: string, options: TransmitOptions): Promise<Receipt> {
+export async function transmitReceipt(
+  env: Env,
+  store: ReceiptStore,
+  receipt: Receipt,
+  signedXml: string,
+  options: TransmitOptions,
+): Promise<Receipt> {
   if (isFinal(receipt.status)) return receipt;
   const company = options.company ?? (await companyById(env, receipt.companyId));
   if (!company) throw new Error(`receipt ${receipt.id} has no company`);
@@ -114,7 +134,8 @@ export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Re
         if (known.codigo !== 0) return await recordResult(store, current, known);
       }
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
-      if (!(options.dgiiUp || (await client.isAvailable()))) throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
+      if (!(options.dgiiUp || (await client.isAvailable())))
+        throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
       current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
       return await recordResult(store, current, await client.sendRfce(rfce, current.encf));
     }
@@ -124,10 +145,15 @@ export async function transmitReceipt(env: Env, store: ReceiptStore, receipt: Re
       const latest = known[known.length - 1];
       if (latest) current = await store.update(current.id, { trackId: latest.trackId, status: "in_process" });
       // The failed send was recorded (updatedAt) moments ago: it may still land. Ask again later.
-      else if ((options.now ?? new Date()).getTime() - Date.parse(current.updatedAt ?? current.createdAt) < SEND_SETTLE_MS) return current;
+      else if (
+        (options.now ?? new Date()).getTime() - Date.parse(current.updatedAt ?? current.createdAt) <
+        SEND_SETTLE_MS
+      )
+        return current;
     }
     if (!current.trackId) {
-      if (!(options.dgiiUp || (await client.isAvailable()))) throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
+      if (!(options.dgiiUp || (await client.isAvailable())))
+        throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
       current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
       const trackId = await client.sendEcf(signedXml, current.encf);
       current = await store.update(current.id, { trackId, status: "in_process" });

@@ -30,7 +30,9 @@ export async function unusedNumbers(env: Env, companyId: string, tipoeCF: string
   if (!sequence || sequence.nextNumber <= sequence.rangeFrom) return [];
   const byMonth = new Map<string, [number, number][]>();
   for (const run of runs) byMonth.set(run.month, [...(byMonth.get(run.month) ?? []), [run.first, run.last]]);
-  const held = await Promise.all([...byMonth].map(([month, monthRuns]) => receiptMonth(env, companyId, month).heldIn(tipoeCF, monthRuns)));
+  const held = await Promise.all(
+    [...byMonth].map(([month, monthRuns]) => receiptMonth(env, companyId, month).heldIn(tipoeCF, monthRuns)),
+  );
   const intervals = [...covered, ...held.flat()].map(([first, last]): [number, number] => [first!, last!]);
   return uncovered([sequence.rangeFrom, sequence.nextNumber - 1], intervals).map(([first, last]) => ({
     tipoeCF,

@@ -40,7 +40,9 @@ export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidR
       problems.push({ path, code: "invalid_range", message: `The range must be of type ${r.tipoeCF}, from ≤ to.` });
       continue;
     }
-    const overlapping = rangos.findIndex((o, j) => j < i && o.tipoeCF === r.tipoeCF && numberOf(o.desde) <= to && numberOf(o.hasta) >= from);
+    const overlapping = rangos.findIndex(
+      (o, j) => j < i && o.tipoeCF === r.tipoeCF && numberOf(o.desde) <= to && numberOf(o.hasta) >= from,
+    );
     if (overlapping >= 0) {
       problems.push({ path, code: "invalid_range", message: `Overlaps /rangos/${overlapping}.` });
       continue;
@@ -74,7 +76,12 @@ export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidR
       });
     }
     for (const receipt of await receiptsIn(env, companyId, r, months)) {
-      if (!unsent(receipt)) problems.push({ path, code: "encf_used", message: `${receipt.encf} was already sent to DGII (or voided) and cannot be voided.` });
+      if (!unsent(receipt))
+        problems.push({
+          path,
+          code: "encf_used",
+          message: `${receipt.encf} was already sent to DGII (or voided) and cannot be voided.`,
+        });
     }
   }
   return problems;
@@ -82,7 +89,9 @@ export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidR
 
 /** The receipts of a range, from every month object the index names for it (asked in parallel). */
 async function receiptsIn(env: Env, companyId: string, r: VoidRange, months: string[]): Promise<Receipt[]> {
-  const found = await Promise.all(months.map((month) => receiptMonth(env, companyId, month).receiptsIn(r.tipoeCF, r.desde, r.hasta)));
+  const found = await Promise.all(
+    months.map((month) => receiptMonth(env, companyId, month).receiptsIn(r.tipoeCF, r.desde, r.hasta)),
+  );
   return found.flat();
 }
 
@@ -100,14 +109,22 @@ export interface VoidHold {
  * receipt in it (the queue and the sweeper then leave them alone). Returns the problems instead
  * when something changed since the checks; nothing is held then.
  */
-export async function holdForVoiding(env: Env, companyId: string, rangos: VoidRange[]): Promise<{ hold: VoidHold } | { problems: VoidProblem[] }> {
+export async function holdForVoiding(
+  env: Env,
+  companyId: string,
+  rangos: VoidRange[],
+): Promise<{ hold: VoidHold } | { problems: VoidProblem[] }> {
   const ledger = issuerLedger(env, companyId);
   const hold: VoidHold = { tails: [], claimed: [] };
   const problems: VoidProblem[] = [];
   for (const [i, r] of rangos.entries()) {
     const tail = await ledger.takeTail(r.tipoeCF, numberOf(r.desde), numberOf(r.hasta));
     if (tail === "gap") {
-      problems.push({ path: `/rangos/${i}`, code: "range_gap", message: "The unused numbers moved; send the request again." });
+      problems.push({
+        path: `/rangos/${i}`,
+        code: "range_gap",
+        message: "The unused numbers moved; send the request again.",
+      });
       break;
     }
     hold.tails.push(tail);
@@ -117,18 +134,31 @@ export async function holdForVoiding(env: Env, companyId: string, rangos: VoidRa
     const { months } = await ledger.voidRangeCheck(r.tipoeCF, numberOf(r.desde), numberOf(r.hasta));
     for (const receipt of await receiptsIn(env, companyId, r, months)) {
       if (!unsent(receipt)) {
-        problems.push({ path: `/rangos/${i}`, code: "encf_used", message: `${receipt.encf} was already sent to DGII and cannot be voided.` });
+        problems.push({
+          path: `/rangos/${i}`,
+          code: "encf_used",
+          message: `${receipt.encf} was already sent to DGII and cannot be voided.`,
+        });
         continue;
       }
       const month = receipt.issueDate.slice(0, 7);
       const claimed = await receiptMonth(env, companyId, month).claim(receipt.id);
       if (!claimed) {
-        problems.push({ path: `/rangos/${i}`, code: "encf_busy", message: `${receipt.encf} is being transmitted right now; ask again in a minute.` });
+        problems.push({
+          path: `/rangos/${i}`,
+          code: "encf_busy",
+          message: `${receipt.encf} is being transmitted right now; ask again in a minute.`,
+        });
         continue;
       }
       ids.push({ id: claimed.id, month });
       // Sent between the read and the claim: it is used now.
-      if (!unsent(claimed)) problems.push({ path: `/rangos/${i}`, code: "encf_used", message: `${receipt.encf} was already sent to DGII and cannot be voided.` });
+      if (!unsent(claimed))
+        problems.push({
+          path: `/rangos/${i}`,
+          code: "encf_used",
+          message: `${receipt.encf} was already sent to DGII and cannot be voided.`,
+        });
     }
   }
   if (problems.length) {
@@ -150,7 +180,13 @@ export async function holdForVoiding(env: Env, companyId: string, rangos: VoidRa
  * A tail that cannot be given back stays out of the sequence below `next_number`, where a later
  * voiding can still reach it.
  */
-export async function letGo(env: Env, companyId: string, rangos: VoidRange[], hold: VoidHold, giveBack: boolean[]): Promise<void> {
+export async function letGo(
+  env: Env,
+  companyId: string,
+  rangos: VoidRange[],
+  hold: VoidHold,
+  giveBack: boolean[],
+): Promise<void> {
   for (let i = hold.tails.length - 1; i >= 0; i--) {
     if (!giveBack[i]) continue;
     await Promise.all((hold.claimed[i] ?? []).map((c) => receiptMonth(env, companyId, c.month).release(c.id)));
@@ -160,10 +196,16 @@ export async function letGo(env: Env, companyId: string, rangos: VoidRange[], ho
 }
 
 /** The claimed receipts of the ranges DGII voided become Anulado, and are never sent. */
-export async function markVoided(env: Env, companyId: string, claimed: { id: string; month: string }[]): Promise<number> {
+export async function markVoided(
+  env: Env,
+  companyId: string,
+  claimed: { id: string; month: string }[],
+): Promise<number> {
   const byMonth = new Map<string, string[]>();
   for (const { id, month } of claimed) byMonth.set(month, [...(byMonth.get(month) ?? []), id]);
-  const counts = await Promise.all([...byMonth].map(([month, ids]) => receiptMonth(env, companyId, month).markVoided(ids)));
+  const counts = await Promise.all(
+    [...byMonth].map(([month, ids]) => receiptMonth(env, companyId, month).markVoided(ids)),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
@@ -220,8 +262,19 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
       RncEmisor: company.rnc,
       FechaHoraAnulacioneNCF: formatDgiiDateTime(now),
       DetalleAnulacion: Object.values(
-        rangos.reduce<Record<string, { TipoeCF: TipoeCF; TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[] }>>((acc, r) => {
-          (acc[r.tipoeCF] ??= { TipoeCF: r.tipoeCF as TipoeCF, TablaRangoSecuenciasAnuladaseNCF: [] }).TablaRangoSecuenciasAnuladaseNCF.push({
+        rangos.reduce<
+          Record<
+            string,
+            {
+              TipoeCF: TipoeCF;
+              TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[];
+            }
+          >
+        >((acc, r) => {
+          (acc[r.tipoeCF] ??= {
+            TipoeCF: r.tipoeCF as TipoeCF,
+            TablaRangoSecuenciasAnuladaseNCF: [],
+          }).TablaRangoSecuenciasAnuladaseNCF.push({
             SecuenciaeNCFDesde: r.desde,
             SecuenciaeNCFHasta: r.hasta,
           });
@@ -240,7 +293,8 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
       hold,
       rangos.map(() => true),
     );
-    if (error instanceof DgiiError && error.isUnavailable) throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
+    if (error instanceof DgiiError && error.isUnavailable)
+      throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
     if (error instanceof DgiiError)
       throw new ApiProblem("unprocessable", {
         detail: `DGII refused the ANECF: ${error.message}`,
@@ -249,10 +303,19 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
     throw error;
   }
 
-  const mensajes = Array.isArray(answer.mensajes) ? answer.mensajes.map(String) : answer.mensajes ? [String(answer.mensajes)] : [];
+  const mensajes = Array.isArray(answer.mensajes)
+    ? answer.mensajes.map(String)
+    : answer.mensajes
+      ? [String(answer.mensajes)]
+      : [];
   const codigo = String(answer.codigo);
   // Per range: true voided, false refused, null unknown (a partial answer naming no range).
-  const refused = codigo === "1" ? rangos.map(() => false) : codigo === "2" ? refusedRanges(rangos, mensajes) : rangos.map(() => true);
+  const refused =
+    codigo === "1"
+      ? rangos.map(() => false)
+      : codigo === "2"
+        ? refusedRanges(rangos, mensajes)
+        : rangos.map(() => true);
   const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
   // Claims of anything not known to be voided are released: those receipts will be sent.
   await letGo(
@@ -263,22 +326,37 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
     outcome.map((o) => o !== true),
   );
   const receiptsVoided = await markVoided(env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
-  const numbersVoided = rangos.filter((_, i) => outcome[i] === true).reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
+  const numbersVoided = rangos
+    .filter((_, i) => outcome[i] === true)
+    .reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
   const ledger = issuerLedger(env, company.id);
-  await Promise.all(rangos.filter((_, i) => outcome[i] === true).map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))));
+  await Promise.all(
+    rangos
+      .filter((_, i) => outcome[i] === true)
+      .map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))),
+  );
   const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
   const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
 
   if (!outcome.some((o) => o !== false)) {
     throw new ApiProblem("conflict", {
       detail: `DGII refused the ANECF (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}. Nothing was voided; the ranges' unused numbers stay out of the sequence.`,
-      errors: rangos.map((_, i) => ({ path: `/rangos/${i}`, code: "encf_used", message: mensajes.join("; ") || "Refused by DGII." })),
+      errors: rangos.map((_, i) => ({
+        path: `/rangos/${i}`,
+        code: "encf_used",
+        message: mensajes.join("; ") || "Refused by DGII.",
+      })),
     });
   }
   return {
     answer: { codigo, nombre: answer.nombre, mensajes, numbersVoided, receiptsVoided, rangos: rangosAnswer },
     ...(notVoided.length
-      ? { auditEvent: { code: "anecf_partial", detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}` } }
+      ? {
+          auditEvent: {
+            code: "anecf_partial",
+            detail: `DGII did not void ${notVoided.join(", ")} (codigo ${codigo} ${answer.nombre}): ${mensajes.join("; ")}`,
+          },
+        }
       : {}),
   };
 }

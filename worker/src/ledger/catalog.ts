@@ -14,7 +14,10 @@ import type { IssuerDb } from "./numbering.ts";
 const VERSION_ROW = 1;
 
 export function currentCatalogVersion(db: IssuerDb): number {
-  return db.select({ version: catalogVersion.version }).from(catalogVersion).where(eq(catalogVersion.id, VERSION_ROW)).get()?.version ?? 0;
+  return (
+    db.select({ version: catalogVersion.version }).from(catalogVersion).where(eq(catalogVersion.id, VERSION_ROW)).get()
+      ?.version ?? 0
+  );
 }
 
 /** Takes `n` consecutive versions and answers the first. */
@@ -22,7 +25,10 @@ function takeVersions(db: IssuerDb, n: number): number {
   const first = currentCatalogVersion(db) + 1;
   if (n === 0) return first;
   const version = first + n - 1;
-  db.insert(catalogVersion).values({ id: VERSION_ROW, version }).onConflictDoUpdate({ target: catalogVersion.id, set: { version } }).run();
+  db.insert(catalogVersion)
+    .values({ id: VERSION_ROW, version })
+    .onConflictDoUpdate({ target: catalogVersion.id, set: { version } })
+    .run();
   return first;
 }
 
@@ -56,13 +62,18 @@ function assertBarcodesFree(db: IssuerDb, barcodes: string[], exceptId: string |
   if (taken.length) {
     throw new ApiProblem("conflict", {
       detail: `Barcode ${taken.map((t) => `${t.barcode} is on product ${t.code}`).join(", ")}; a barcode names one active product.`,
-      errors: taken.map((t) => ({ path: `/barcodes/${barcodes.indexOf(t.barcode)}`, code: "duplicate", message: `On product ${t.code}.` })),
+      errors: taken.map((t) => ({
+        path: `/barcodes/${barcodes.indexOf(t.barcode)}`,
+        code: "duplicate",
+        message: `On product ${t.code}.`,
+      })),
     });
   }
 }
 
 export function createProduct(db: IssuerDb, values: ProductValues, now: string): ProductRow {
-  if (db.select({ id: products.id }).from(products).where(eq(products.code, values.code)).get()) throw codeTaken(values.code);
+  if (db.select({ id: products.id }).from(products).where(eq(products.code, values.code)).get())
+    throw codeTaken(values.code);
   if (values.active) assertBarcodesFree(db, values.barcodes, null);
   const version = takeVersions(db, 1);
   return db
@@ -81,15 +92,27 @@ function unchanged(row: ProductRow, changes: Partial<ProductValues>): boolean {
 }
 
 /** Changes a product if it is still at the version the client read (`ifMatch` is the header, for the 412). */
-export function updateProduct(db: IssuerDb, id: string, changes: Partial<ProductValues>, expected: Expected, ifMatch: string, now: string): ProductRow {
+export function updateProduct(
+  db: IssuerDb,
+  id: string,
+  changes: Partial<ProductValues>,
+  expected: Expected,
+  ifMatch: string,
+  now: string,
+): ProductRow {
   const row = productById(db, id);
   if (!row) throw new ApiProblem("not_found", { detail: `No product ${id}.` });
   if (expected !== "*" && expected !== row.version) throw stale(ifMatch, row.version);
-  if (changes.code !== undefined && changes.code !== row.code && db.select({ id: products.id }).from(products).where(eq(products.code, changes.code)).get()) {
+  if (
+    changes.code !== undefined &&
+    changes.code !== row.code &&
+    db.select({ id: products.id }).from(products).where(eq(products.code, changes.code)).get()
+  ) {
     throw codeTaken(changes.code);
   }
   if (unchanged(row, changes)) return row;
-  if ((changes.active ?? row.active) && (changes.barcodes !== undefined || changes.active !== undefined)) assertBarcodesFree(db, changes.barcodes ?? row.barcodes, id);
+  if ((changes.active ?? row.active) && (changes.barcodes !== undefined || changes.active !== undefined))
+    assertBarcodesFree(db, changes.barcodes ?? row.barcodes, id);
   const version = takeVersions(db, 1);
   return db
     .update(products)
@@ -117,7 +140,11 @@ export function listProducts(db: IssuerDb, query: ProductQuery): { rows: Product
     const text = escapeLike(query.q);
     // The code from its start, the name anywhere, a barcode whole (inside the JSON array).
     filters.push(
-      or(sql`${products.code} LIKE ${`${text}%`} ESCAPE '\\'`, sql`${products.name} LIKE ${`%${text}%`} ESCAPE '\\'`, sql`${products.barcodes} LIKE ${`%"${text}"%`} ESCAPE '\\'`)!,
+      or(
+        sql`${products.code} LIKE ${`${text}%`} ESCAPE '\\'`,
+        sql`${products.name} LIKE ${`%${text}%`} ESCAPE '\\'`,
+        sql`${products.barcodes} LIKE ${`%"${text}"%`} ESCAPE '\\'`,
+      )!,
     );
   }
   const where = filters.length ? and(...filters) : undefined;
@@ -148,7 +175,8 @@ export function importProducts(db: IssuerDb, rows: ProductValues[], lines: numbe
   const existing = new Map<string, ProductRow>();
   for (let i = 0; i < rows.length; i += 100) {
     const codes = rows.slice(i, i + 100).map((r) => r.code);
-    for (const row of db.select().from(products).where(inArray(products.code, codes)).all()) existing.set(row.code, row);
+    for (const row of db.select().from(products).where(inArray(products.code, codes)).all())
+      existing.set(row.code, row);
   }
   const changed = rows.filter((values) => {
     const row = existing.get(values.code);
@@ -172,7 +200,12 @@ export function importProducts(db: IssuerDb, rows: ProductValues[], lines: numbe
       .values(inserts.slice(i, i + ROWS_PER_INSERT))
       .run();
   if (changed.length) assertNoSharedBarcodes(db, rows, lines);
-  return { created: inserts.length, updated, unchanged: rows.length - changed.length, version: currentCatalogVersion(db) };
+  return {
+    created: inserts.length,
+    updated,
+    unchanged: rows.length - changed.length,
+    version: currentCatalogVersion(db),
+  };
 }
 
 /** After an import's writes: no barcode on two active products, else a problem on the file's lines. */
@@ -187,7 +220,12 @@ function assertNoSharedBarcodes(db: IssuerDb, rows: ProductValues[], lines: numb
     const mine = owners.find((code) => lineOf.has(code)) ?? owners[0]!;
     const others = owners.filter((code) => code !== mine);
     const line = lineOf.get(mine) ?? 0;
-    return lineProblem(line, "barcodes", `Barcode ${barcode} is also on active product ${others.join(", ")}, already in the catalogue.`, "duplicate");
+    return lineProblem(
+      line,
+      "barcodes",
+      `Barcode ${barcode} is also on active product ${others.join(", ")}, already in the catalogue.`,
+      "duplicate",
+    );
   });
   throw new ApiProblem("unprocessable", {
     detail: `${errors.length} barcode(s) of the file are on other active products; nothing was imported.`,
@@ -217,18 +255,34 @@ export function createCashier(db: IssuerDb, name: string, pin: PinHash, now: str
   const version = takeVersions(db, 1);
   return db
     .insert(cashiers)
-    .values({ id: crypto.randomUUID(), name, pinIterations: pin.iterations, pinSalt: pin.salt, pinHash: pin.hash, active: true, version, updatedAt: now })
+    .values({
+      id: crypto.randomUUID(),
+      name,
+      pinIterations: pin.iterations,
+      pinSalt: pin.salt,
+      pinHash: pin.hash,
+      active: true,
+      version,
+      updatedAt: now,
+    })
     .returning()
     .get()!;
 }
 
-export function updateCashier(db: IssuerDb, id: string, changes: { name?: string; active?: boolean; pin?: PinHash }, now: string): CashierRow {
+export function updateCashier(
+  db: IssuerDb,
+  id: string,
+  changes: { name?: string; active?: boolean; pin?: PinHash },
+  now: string,
+): CashierRow {
   const row = db.select().from(cashiers).where(eq(cashiers.id, id)).get();
   if (!row) throw new ApiProblem("not_found", { detail: `No cashier ${id}.` });
   const set = {
     ...(changes.name === undefined ? {} : { name: changes.name }),
     ...(changes.active === undefined ? {} : { active: changes.active }),
-    ...(changes.pin ? { pinIterations: changes.pin.iterations, pinSalt: changes.pin.salt, pinHash: changes.pin.hash } : {}),
+    ...(changes.pin
+      ? { pinIterations: changes.pin.iterations, pinSalt: changes.pin.salt, pinHash: changes.pin.hash }
+      : {}),
   };
   if (Object.entries(set).every(([key, value]) => row[key as keyof CashierRow] === value)) return row;
   const version = takeVersions(db, 1);
@@ -257,10 +311,24 @@ export interface CatalogChanges {
 export function catalogChanges(db: IssuerDb, since: number, limit: number): CatalogChanges {
   const version = currentCatalogVersion(db);
   const from = since > version ? 0 : since;
-  const productRows = db.select().from(products).where(gt(products.version, from)).orderBy(asc(products.version)).limit(limit).all();
-  const cashierRows = db.select().from(cashiers).where(gt(cashiers.version, from)).orderBy(asc(cashiers.version)).limit(limit).all();
+  const productRows = db
+    .select()
+    .from(products)
+    .where(gt(products.version, from))
+    .orderBy(asc(products.version))
+    .limit(limit)
+    .all();
+  const cashierRows = db
+    .select()
+    .from(cashiers)
+    .where(gt(cashiers.version, from))
+    .orderBy(asc(cashiers.version))
+    .limit(limit)
+    .all();
   // Each version belongs to one row, so the first `limit` versions of both lists are the page.
-  const versions = [...productRows.map((p) => p.version), ...cashierRows.map((c) => c.version)].sort((a, b) => a - b).slice(0, limit);
+  const versions = [...productRows.map((p) => p.version), ...cashierRows.map((c) => c.version)]
+    .sort((a, b) => a - b)
+    .slice(0, limit);
   const last = versions.at(-1);
   const nextSince = last ?? version;
   return {

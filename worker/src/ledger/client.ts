@@ -35,7 +35,9 @@ export function monthOfReceipt(env: Env, receipt: Pick<Receipt, "companyId" | "i
  */
 export async function acceptedNotesOf(env: Env, original: Receipt): Promise<Receipt[]> {
   const months = await issuerLedger(env, original.companyId).months(original.issueDate.slice(0, 7));
-  const found = await Promise.all(months.map((month) => receiptMonth(env, original.companyId, month).acceptedNotesOf(original.encf)));
+  const found = await Promise.all(
+    months.map((month) => receiptMonth(env, original.companyId, month).acceptedNotesOf(original.encf)),
+  );
   return found.flat();
 }
 
@@ -47,21 +49,36 @@ export function newPurchaseId(month: string): string {
   return `${month}.${crypto.randomUUID()}`;
 }
 
-export async function findPurchase(env: Env, companyId: string, id: string): Promise<{ purchase: Purchase; month: MonthStub } | null> {
+export async function findPurchase(
+  env: Env,
+  companyId: string,
+  id: string,
+): Promise<{ purchase: Purchase; month: MonthStub } | null> {
   const named = /^(\d{4}-\d{2})\./.exec(id)?.[1];
   const months = named ? [named] : await issuerLedger(env, companyId).months();
   const found = await Promise.all(
-    months.map(async (month) => ({ month: receiptMonth(env, companyId, month), purchase: await receiptMonth(env, companyId, month).purchaseById(id) })),
+    months.map(async (month) => ({
+      month: receiptMonth(env, companyId, month),
+      purchase: await receiptMonth(env, companyId, month).purchaseById(id),
+    })),
   );
   const hit = found.find((f) => f.purchase);
   return hit?.purchase ? { purchase: hit.purchase, month: hit.month } : null;
 }
 
 /** Writes an audit entry to the month it happened in. Never throws: the audit must not undo the work. */
-export async function writeAudit(env: Env, companyId: string, entry: Omit<AuditEntry, "companyId">, now = new Date()): Promise<void> {
+export async function writeAudit(
+  env: Env,
+  companyId: string,
+  entry: Omit<AuditEntry, "companyId">,
+  now = new Date(),
+): Promise<void> {
   const month = auditMonth(now);
   try {
-    await Promise.all([issuerLedger(env, companyId).noteMonth(month), receiptMonth(env, companyId, month).audit({ ...entry, companyId, createdAt: now.toISOString() })]);
+    await Promise.all([
+      issuerLedger(env, companyId).noteMonth(month),
+      receiptMonth(env, companyId, month).audit({ ...entry, companyId, createdAt: now.toISOString() }),
+    ]);
   } catch (error) {
     console.error("audit log write failed", error);
   }

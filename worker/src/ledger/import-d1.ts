@@ -25,14 +25,24 @@ export interface LedgerImport {
 
 /** Reads a legacy D1 table's rows of one issuer, keyed as the ledger table's fields (snake_case → camelCase). */
 async function legacyRows<T>(d1: D1Database, tableName: string, table: Table, companyId: string): Promise<T[]> {
-  const exists = await d1.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1`).bind(tableName).first();
+  const exists = await d1
+    .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1`)
+    .bind(tableName)
+    .first();
   if (!exists) return [];
-  const { results } = await d1.prepare(`SELECT * FROM ${tableName} WHERE company_id = ?1`).bind(companyId).all<Record<string, unknown>>();
+  const { results } = await d1
+    .prepare(`SELECT * FROM ${tableName} WHERE company_id = ?1`)
+    .bind(companyId)
+    .all<Record<string, unknown>>();
   const fields = Object.entries(getTableColumns(table)).map(([field, column]) => [field, column.name] as const);
-  return results.map((row) => Object.fromEntries(fields.filter(([, name]) => name in row).map(([field, name]) => [field, row[name]])) as T);
+  return results.map(
+    (row) =>
+      Object.fromEntries(fields.filter(([, name]) => name in row).map(([field, name]) => [field, row[name]])) as T,
+  );
 }
 
-const chunks = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
+const chunks = <T>(rows: T[]) =>
+  Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
 
 export async function importIssuerFromD1(env: Env, companyId: string): Promise<LedgerImport> {
   const read = <T>(name: string, table: Table) => legacyRows<T>(env.DB, name, table, companyId);
@@ -48,10 +58,12 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
 
   // Receipts and purchases live in the month of their FechaEmision, audit entries in the (UTC) month they were written.
   const byMonth = new Map<string, { receipts: NewReceipt[]; purchases: NewPurchase[]; audit: AuditEntry[] }>();
-  const monthOf = (month: string) => byMonth.get(month) ?? byMonth.set(month, { receipts: [], purchases: [], audit: [] }).get(month)!;
+  const monthOf = (month: string) =>
+    byMonth.get(month) ?? byMonth.set(month, { receipts: [], purchases: [], audit: [] }).get(month)!;
   for (const r of receiptRows) monthOf(r.issueDate.slice(0, 7)).receipts.push(r);
   for (const p of purchaseRows) monthOf(p.issueDate.slice(0, 7)).purchases.push(p);
-  for (const { id: _id, ...a } of auditRows) monthOf((a.createdAt ?? new Date().toISOString()).slice(0, 7)).audit.push(a);
+  for (const { id: _id, ...a } of auditRows)
+    monthOf((a.createdAt ?? new Date().toISOString()).slice(0, 7)).audit.push(a);
 
   // The months first, then the index: a receipt the index names is always in its month object.
   for (const [month, rows] of byMonth) {
@@ -61,13 +73,45 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
     for (const part of chunks(rows.audit)) await stub.importRows({ receipts: [], purchases: [], audit: part });
   }
   const ledger = issuerLedger(env, companyId);
-  const indexRows = receiptRows.map((r) => ({ tipoeCF: r.tipoeCF, number: Number(r.encf.slice(3)), month: r.issueDate.slice(0, 7) }));
-  const purchaseIndex = purchaseRows.map((p) => ({ rncEmisor: p.rncEmisor, encf: p.encf, month: p.issueDate.slice(0, 7) }));
-  await ledger.importRows({ sequences: seqs, usageCounters: usage, idempotencyKeys: keys, deviceLeases: leases, receipts: [], purchases: [], months: [...byMonth.keys()] });
+  const indexRows = receiptRows.map((r) => ({
+    tipoeCF: r.tipoeCF,
+    number: Number(r.encf.slice(3)),
+    month: r.issueDate.slice(0, 7),
+  }));
+  const purchaseIndex = purchaseRows.map((p) => ({
+    rncEmisor: p.rncEmisor,
+    encf: p.encf,
+    month: p.issueDate.slice(0, 7),
+  }));
+  await ledger.importRows({
+    sequences: seqs,
+    usageCounters: usage,
+    idempotencyKeys: keys,
+    deviceLeases: leases,
+    receipts: [],
+    purchases: [],
+    months: [...byMonth.keys()],
+  });
   for (const part of chunks(indexRows))
-    await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: part, purchases: [], months: [] });
+    await ledger.importRows({
+      sequences: [],
+      usageCounters: [],
+      idempotencyKeys: [],
+      deviceLeases: [],
+      receipts: part,
+      purchases: [],
+      months: [],
+    });
   for (const part of chunks(purchaseIndex))
-    await ledger.importRows({ sequences: [], usageCounters: [], idempotencyKeys: [], deviceLeases: [], receipts: [], purchases: part, months: [] });
+    await ledger.importRows({
+      sequences: [],
+      usageCounters: [],
+      idempotencyKeys: [],
+      deviceLeases: [],
+      receipts: [],
+      purchases: part,
+      months: [],
+    });
 
   return {
     companyId,

@@ -7,7 +7,15 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { ApiProblem } from "../http/problem.ts";
 import * as issuerTables from "./issuer-tables.ts";
-import { deviceLeases, idempotencyKeys, notices, receiptIndex, sequences, usageCounters, voidedRanges } from "./issuer-tables.ts";
+import {
+  deviceLeases,
+  idempotencyKeys,
+  notices,
+  receiptIndex,
+  sequences,
+  usageCounters,
+  voidedRanges,
+} from "./issuer-tables.ts";
 import migrations from "./migrations/issuer/migrations.js";
 import {
   allocateEncf,
@@ -24,14 +32,31 @@ import {
   type AllocatedEncf,
   type IssuerDb,
 } from "./numbering.ts";
-import { forgetPurchase, monthOfNumber, months, monthsOfRange, noteMonth, purchaseMonth, registerNewNumber, registerNumber, registerPurchase } from "./receipt-index.ts";
+import {
+  forgetPurchase,
+  monthOfNumber,
+  months,
+  monthsOfRange,
+  noteMonth,
+  purchaseMonth,
+  registerNewNumber,
+  registerNumber,
+  registerPurchase,
+} from "./receipt-index.ts";
 import { answer, type Answer } from "./rpc.ts";
 import { param, preparedOnce } from "./prepared.ts";
 import * as catalog from "./catalog.ts";
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
 import type { Expected } from "../catalog/if-match.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
-import { deleteSupplierDefault, learnSupplierDefault, setSupplierDefault, supplierDefaultsOf, type SupplierDefault, type SupplierDefaultValues } from "./supplier-defaults.ts";
+import {
+  deleteSupplierDefault,
+  learnSupplierDefault,
+  setSupplierDefault,
+  supplierDefaultsOf,
+  type SupplierDefault,
+  type SupplierDefaultValues,
+} from "./supplier-defaults.ts";
 import { voidedRangesBetween, type VoidedRange } from "./voided-numbers.ts";
 import type { Lease, Sequence } from "./schema.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
@@ -61,7 +86,10 @@ export interface NumberRequest {
 }
 
 /** What numbering answers: the number, or the key's holder, or that the range changed under the request. */
-export type NumberAnswer = { held: KeyHolder } | { held: null; numbered: Numbered } | { held: null; rangeChanged: true };
+export type NumberAnswer =
+  | { held: KeyHolder }
+  | { held: null; numbered: Numbered }
+  | { held: null; rangeChanged: true };
 
 export interface IdempotencyRequest {
   key: string;
@@ -77,7 +105,9 @@ export interface IdempotencyRequest {
  * A claimed key: the receipt its request numbered (its answer is that receipt's, as it stands), or
  * an answer stored verbatim (keys moved from a 1.7 database).
  */
-export type KeyHolder = { encf: string; month: string; warnings: ValidationWarning[] | null; claimedAt: string } | { stored: { status: number; response: string } };
+export type KeyHolder =
+  | { encf: string; month: string; warnings: ValidationWarning[] | null; claimedAt: string }
+  | { stored: { status: number; response: string } };
 
 /** What issuing reads before it validates a document: the range's state, and who holds the key. */
 export interface IssueCheck {
@@ -112,7 +142,13 @@ const forgetKeysBefore = preparedOnce((db: IssuerDb) =>
 const claimKey = preparedOnce((db: IssuerDb) =>
   db
     .insert(idempotencyKeys)
-    .values({ key: param("key"), requestHash: param("requestHash"), encf: param("encf"), month: param("month"), warnings: param("warnings") })
+    .values({
+      key: param("key"),
+      requestHash: param("requestHash"),
+      encf: param("encf"),
+      month: param("month"),
+      warnings: param("warnings"),
+    })
     .prepare(),
 );
 
@@ -157,11 +193,18 @@ export class IssuerLedger extends DurableObject<Env> {
       if (nextNumber > range.rangeTo) {
         throw new ApiProblem("conflict", {
           detail: `Numbers up to ${encfOf(tipoeCF, nextNumber - 1)} were already used; the new range must end after them.`,
-          errors: [{ path: "/rangeTo", code: "range_already_used", message: "The range ends before the next unused number." }],
+          errors: [
+            { path: "/rangeTo", code: "range_already_used", message: "The range ends before the next unused number." },
+          ],
         });
       }
       const values = { tipoeCF, ...range, nextNumber, updatedAt: new Date().toISOString() };
-      return this.db.insert(sequences).values(values).onConflictDoUpdate({ target: sequences.tipoeCF, set: values }).returning().get()!;
+      return this.db
+        .insert(sequences)
+        .values(values)
+        .onConflictDoUpdate({ target: sequences.tipoeCF, set: values })
+        .returning()
+        .get()!;
     });
   }
 
@@ -194,18 +237,28 @@ export class IssuerLedger extends DurableObject<Env> {
       assertQuotaLeft(this.db, request.quota.month, request.quota.limit);
       let numbered: AllocatedEncf | "rangeChanged";
       if (request.givenEncf) {
-        const changed = request.rangeExpiresOn !== undefined && sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn;
-        numbered = changed ? "rangeChanged" : takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now);
+        const changed =
+          request.rangeExpiresOn !== undefined &&
+          sequenceOf(this.db, request.tipoeCF)?.expiresOn !== request.rangeExpiresOn;
+        numbered = changed
+          ? "rangeChanged"
+          : takeClientEncf(this.db, request.givenEncf, request.tipoeCF, request.today, now);
       } else {
         numbered = allocateEncf(this.db, request.tipoeCF, request.today, now, request.rangeExpiresOn);
       }
       if (numbered === "rangeChanged") return { held: null, rangeChanged: true };
       const used = countInvoice(this.db, request.quota.month);
       // The client's own number may lie anywhere in the index; the sequence's next one is new to it.
-      const month = (request.givenEncf ? registerNumber : registerNewNumber)(this.db, request.tipoeCF, numbered.number, request.month);
+      const month = (request.givenEncf ? registerNumber : registerNewNumber)(
+        this.db,
+        request.tipoeCF,
+        numbered.number,
+        request.month,
+      );
       // Above 90 % of the month's quota for the first time: the integrator hears it once.
       const { limit } = request.quota;
-      const quotaNearLimit = used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
+      const quotaNearLimit =
+        used * 10 > limit * 9 && this.noticeOnce(`quota.near_limit:${request.quota.month}`) ? { used, limit } : null;
       if (request.idempotency) this.claimKey(request.idempotency, numbered.encf, month);
       return { held: null, numbered: { ...numbered, month, quotaNearLimit } };
     });
@@ -233,7 +286,12 @@ export class IssuerLedger extends DurableObject<Env> {
   /** Every block a device was given, oldest first. */
   leasesOf(deviceId: string): Lease[] {
     return this.db
-      .select({ tipoeCF: deviceLeases.tipoeCF, rangeFrom: deviceLeases.rangeFrom, rangeTo: deviceLeases.rangeTo, expiresOn: deviceLeases.expiresOn })
+      .select({
+        tipoeCF: deviceLeases.tipoeCF,
+        rangeFrom: deviceLeases.rangeFrom,
+        rangeTo: deviceLeases.rangeTo,
+        expiresOn: deviceLeases.expiresOn,
+      })
       .from(deviceLeases)
       .where(eq(deviceLeases.deviceId, deviceId))
       .orderBy(deviceLeases.id)
@@ -244,7 +302,13 @@ export class IssuerLedger extends DurableObject<Env> {
    * A receipt a device signed offline: it must lie in one of the device's leases. It is counted
    * against the quota once (it exists already, so it is never refused) and placed in the index.
    */
-  admitDeviceReceipt(deviceId: string, tipoeCF: string, number: number, month: string, quotaMonth: string): { leased: boolean; month: string } {
+  admitDeviceReceipt(
+    deviceId: string,
+    tipoeCF: string,
+    number: number,
+    month: string,
+    quotaMonth: string,
+  ): { leased: boolean; month: string } {
     if (!leaseHolding(this.db, deviceId, tipoeCF, number)) return { leased: false, month };
     const known = monthOfNumber(this.db, tipoeCF, number);
     if (known) return { leased: true, month: known };
@@ -253,7 +317,11 @@ export class IssuerLedger extends DurableObject<Env> {
   }
 
   /** A till's batch in one RPC, admitted one after another in the order given. */
-  admitDeviceReceipts(deviceId: string, receipts: { tipoeCF: string; number: number; month: string }[], quotaMonth: string): { leased: boolean; month: string }[] {
+  admitDeviceReceipts(
+    deviceId: string,
+    receipts: { tipoeCF: string; number: number; month: string }[],
+    quotaMonth: string,
+  ): { leased: boolean; month: string }[] {
     return receipts.map((r) => this.admitDeviceReceipt(deviceId, r.tipoeCF, r.number, r.month, quotaMonth));
   }
 
@@ -271,12 +339,23 @@ export class IssuerLedger extends DurableObject<Env> {
     if (row.requestHash !== requestHash) {
       throw new ApiProblem("conflict", {
         detail: "This Idempotency-Key was already used with a different request body.",
-        errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_reused", message: "Different request for the same key." }],
+        errors: [
+          {
+            path: "/headers/Idempotency-Key",
+            code: "idempotency_key_reused",
+            message: "Different request for the same key.",
+          },
+        ],
       });
     }
     if (row.status !== null && row.response !== null) return { stored: { status: row.status, response: row.response } };
     if (row.encf === null || row.month === null) throw idempotencyKeyInProgress();
-    return { encf: row.encf, month: row.month, warnings: row.warnings === null ? null : (JSON.parse(row.warnings) as ValidationWarning[]), claimedAt: row.createdAt };
+    return {
+      encf: row.encf,
+      month: row.month,
+      warnings: row.warnings === null ? null : (JSON.parse(row.warnings) as ValidationWarning[]),
+      claimedAt: row.createdAt,
+    };
   }
 
   /** Takes a free key (checked by `holderOfKey` in the same write) for a receipt, and forgets expired keys (hourly). */
@@ -287,7 +366,13 @@ export class IssuerLedger extends DurableObject<Env> {
       this.keysForgottenAt = now;
     }
     if (abandoned) this.releaseIdempotencyKey(key, abandoned);
-    claimKey(this.db).run({ key, requestHash, encf, month, warnings: warnings?.length ? JSON.stringify(warnings) : null });
+    claimKey(this.db).run({
+      key,
+      requestHash,
+      encf,
+      month,
+      warnings: warnings?.length ? JSON.stringify(warnings) : null,
+    });
   }
 
   /**
@@ -360,7 +445,11 @@ export class IssuerLedger extends DurableObject<Env> {
 
   /** What the issuer object knows about a range to void: its sequence, leases and months. */
   voidRangeCheck(tipoeCF: string, from: number, to: number): VoidRangeCheck {
-    return { sequence: sequenceOf(this.db, tipoeCF) ?? null, leases: leasesOverlapping(this.db, tipoeCF, from, to), months: monthsOfRange(this.db, tipoeCF, from, to) };
+    return {
+      sequence: sequenceOf(this.db, tipoeCF) ?? null,
+      leases: leasesOverlapping(this.db, tipoeCF, from, to),
+      months: monthsOfRange(this.db, tipoeCF, from, to),
+    };
   }
 
   /**
@@ -399,13 +488,20 @@ export class IssuerLedger extends DurableObject<Env> {
    * registered for receipts (by month), the device leases and the voided ranges. The month
    * objects say which registered numbers really hold a receipt (issuing/unused-numbers.ts).
    */
-  numbersHandedOut(tipoeCF: string): { sequence: Sequence | null; runs: { first: number; last: number; month: string }[]; covered: [number, number][] } {
+  numbersHandedOut(tipoeCF: string): {
+    sequence: Sequence | null;
+    runs: { first: number; last: number; month: string }[];
+    covered: [number, number][];
+  } {
     const runs = this.db
       .select({ first: receiptIndex.firstNumber, last: receiptIndex.lastNumber, month: receiptIndex.month })
       .from(receiptIndex)
       .where(eq(receiptIndex.tipoeCF, tipoeCF))
       .all();
-    const leases = leasesOverlapping(this.db, tipoeCF, 1, Number.MAX_SAFE_INTEGER).map((l): [number, number] => [l.rangeFrom, l.rangeTo]);
+    const leases = leasesOverlapping(this.db, tipoeCF, 1, Number.MAX_SAFE_INTEGER).map((l): [number, number] => [
+      l.rangeFrom,
+      l.rangeTo,
+    ]);
     const voided = this.db
       .select({ first: voidedRanges.firstNumber, last: voidedRanges.lastNumber })
       .from(voidedRanges)
@@ -440,7 +536,9 @@ export class IssuerLedger extends DurableObject<Env> {
 
   /** A whole CSV file in one transaction: every row or none (`lines`: the file line of each row, for a problem). */
   importProducts(rows: ProductValues[], lines: number[]): Answer<catalog.ImportOutcome> {
-    return answer(() => this.ctx.storage.transactionSync(() => catalog.importProducts(this.db, rows, lines, new Date().toISOString())));
+    return answer(() =>
+      this.ctx.storage.transactionSync(() => catalog.importProducts(this.db, rows, lines, new Date().toISOString())),
+    );
   }
 
   productsAfter(afterCode: string | null, limit: number): ProductRow[] {
@@ -484,7 +582,13 @@ export class IssuerLedger extends DurableObject<Env> {
         const known = this.db
           .select()
           .from(deviceLeases)
-          .where(and(eq(deviceLeases.deviceId, row.deviceId), eq(deviceLeases.tipoeCF, row.tipoeCF), eq(deviceLeases.rangeFrom, row.rangeFrom)))
+          .where(
+            and(
+              eq(deviceLeases.deviceId, row.deviceId),
+              eq(deviceLeases.tipoeCF, row.tipoeCF),
+              eq(deviceLeases.rangeFrom, row.rangeFrom),
+            ),
+          )
           .get();
         if (!known) this.db.insert(deviceLeases).values(row).run();
       }

@@ -57,7 +57,10 @@ export const deviceLeases = sqliteTable(
     expiresOn: text("expires_on").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("device_leases_device_tipo").on(t.deviceId, t.tipoeCF, t.rangeFrom), index("device_leases_tipo").on(t.tipoeCF, t.rangeFrom)],
+  (t) => [
+    index("device_leases_device_tipo").on(t.deviceId, t.tipoeCF, t.rangeFrom),
+    index("device_leases_tipo").on(t.tipoeCF, t.rangeFrom),
+  ],
 );
 
 /**
@@ -161,7 +164,11 @@ export const products = sqliteTable(
     createdAt: createdAt(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("products_code").on(t.code), index("products_version").on(t.version), index("products_active_code").on(t.active, t.code)],
+  (t) => [
+    uniqueIndex("products_code").on(t.code),
+    index("products_version").on(t.version),
+    index("products_active_code").on(t.active, t.code),
+  ],
 );
 
 /** A cashier of the issuer's tills: the PIN as a PBKDF2-SHA256 hash a till checks offline. */

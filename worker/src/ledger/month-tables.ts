@@ -32,7 +32,9 @@ export const receipts = sqliteTable(
     /** "ecf" (full document to DGII) or "rfce" (E32 under 250,000: the summary). */
     dgiiPath: text("dgii_path", { enum: ["ecf", "rfce"] }).notNull(),
     /** Our life-cycle state; `estado` is DGII's word for it. */
-    status: text("status", { enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"] }).notNull(),
+    status: text("status", {
+      enum: ["signed", "in_process", "accepted", "conditional", "rejected", "contingency", "voided"],
+    }).notNull(),
     trackId: text("track_id"),
     dgiiCodigo: text("dgii_codigo"),
     /** DGII's messages (JSON array of { codigo, valor }). */
@@ -61,7 +63,9 @@ export const receipts = sqliteTable(
      * deliver (no buyer RNC, a type not exchanged), else "pendiente", "entregado" (ARECF Estado 0),
      * "no_recibido" (ARECF Estado 1), "no_receptor" (not in DGII's directory) or "fallido".
      */
-    deliveryStatus: text("delivery_status", { enum: ["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"] }),
+    deliveryStatus: text("delivery_status", {
+      enum: ["pendiente", "entregado", "no_recibido", "no_receptor", "fallido"],
+    }),
     deliveryAt: text("delivery_at"),
     deliveryAttempts: integer("delivery_attempts").notNull().default(0),
     /** The ARECF's Estado ("0" or "1") and CodigoMotivoNoRecibido, and what went wrong last. */
@@ -225,7 +229,11 @@ export const tasks = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("tasks_id").on(t.id), index("tasks_due").on(t.status, t.nextAttemptAt), index("tasks_order").on(t.orderingKey, t.position)],
+  (t) => [
+    uniqueIndex("tasks_id").on(t.id),
+    index("tasks_due").on(t.status, t.nextAttemptAt),
+    index("tasks_order").on(t.orderingKey, t.position),
+  ],
 );
 
 /**

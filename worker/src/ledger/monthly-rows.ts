@@ -28,7 +28,8 @@ export function receiptsPage(db: MonthDb, query: MonthPageQuery): Receipt[] {
   const where: SQL[] = [];
   if (query.after) where.push(gt(receipts.encf, query.after));
   if (query.tipos) where.push(inArray(receipts.tipoeCF, query.tipos));
-  if (query.withoutAcceptedRfce) where.push(sql`NOT (${receipts.dgiiPath} = 'rfce' AND ${receipts.status} IN ('accepted', 'conditional'))`);
+  if (query.withoutAcceptedRfce)
+    where.push(sql`NOT (${receipts.dgiiPath} = 'rfce' AND ${receipts.status} IN ('accepted', 'conditional'))`);
   return db
     .select()
     .from(receipts)
@@ -60,38 +61,62 @@ export interface FigureRef {
  * migration setting the older ones to NULL, so they are read again.)
  */
 export function rowsWithoutFigures(db: MonthDb, limit: number): FigureRef[] {
-  const own = db.select({ id: receipts.id, xmlKey: receipts.xmlKey }).from(receipts).where(isNull(receipts.figures)).limit(limit).all();
+  const own = db
+    .select({ id: receipts.id, xmlKey: receipts.xmlKey })
+    .from(receipts)
+    .where(isNull(receipts.figures))
+    .limit(limit)
+    .all();
   const bought = db
     .select({ id: purchases.id, xmlKey: purchases.xmlKey })
     .from(purchases)
     .where(isNull(purchases.figures))
     .limit(Math.max(0, limit - own.length))
     .all();
-  return [...own.map((r) => ({ table: "receipts" as const, ...r })), ...bought.map((p) => ({ table: "purchases" as const, ...p }))];
+  return [
+    ...own.map((r) => ({ table: "receipts" as const, ...r })),
+    ...bought.map((p) => ({ table: "purchases" as const, ...p })),
+  ];
 }
 
 export function countWithoutFigures(db: MonthDb): number {
-  const count = (table: "receipts" | "purchases") => Number(db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)} WHERE figures IS NULL`)?.n ?? 0);
+  const count = (table: "receipts" | "purchases") =>
+    Number(db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)} WHERE figures IS NULL`)?.n ?? 0);
   return count("receipts") + count("purchases");
 }
 
-export function storeFigures(db: MonthDb, rows: { table: "receipts" | "purchases"; id: string; figures: string }[]): void {
+export function storeFigures(
+  db: MonthDb,
+  rows: { table: "receipts" | "purchases"; id: string; figures: string }[],
+): void {
   for (const row of rows) {
-    if (row.table === "receipts") db.update(receipts).set({ figures: row.figures }).where(eq(receipts.id, row.id)).run();
+    if (row.table === "receipts")
+      db.update(receipts).set({ figures: row.figures }).where(eq(receipts.id, row.id)).run();
     else db.update(purchases).set({ figures: row.figures }).where(eq(purchases.id, row.id)).run();
   }
 }
 
 export type PurchaseClassificationChanges = Pick<
   NewPurchase,
-  "tipoBienesServicios" | "fechaPago" | "formaPago" | "tipoRetencionIsr" | "itbisRetenido" | "montoRetencionRenta" | "itbisAlCosto" | "itbisProporcionalidad" | "classifiedAt"
+  | "tipoBienesServicios"
+  | "fechaPago"
+  | "formaPago"
+  | "tipoRetencionIsr"
+  | "itbisRetenido"
+  | "montoRetencionRenta"
+  | "itbisAlCosto"
+  | "itbisProporcionalidad"
+  | "classifiedAt"
 >;
 
 export function classifyPurchase(db: MonthDb, id: string, changes: PurchaseClassificationChanges): Purchase | null {
   return db.update(purchases).set(changes).where(eq(purchases.id, id)).returning().get() ?? null;
 }
 
-export type SaleWithholdingChanges = Pick<NewReceipt, "fechaRetencion" | "itbisRetenidoTerceros" | "retencionRentaTerceros">;
+export type SaleWithholdingChanges = Pick<
+  NewReceipt,
+  "fechaRetencion" | "itbisRetenidoTerceros" | "retencionRentaTerceros"
+>;
 
 export function recordSaleWithholding(db: MonthDb, encf: string, changes: SaleWithholdingChanges): Receipt | null {
   return (
@@ -133,7 +158,9 @@ export function rfceSums(db: MonthDb): RfceSums {
     figures.map((f) => sql`${sumText(centsOf(f))} AS ${sql.raw(`"${f}"`)}`),
     sql`, `,
   );
-  const totals = db.get<Record<string, string | number>>(sql`SELECT count(*) AS count, ${columns} FROM receipts AS r WHERE ${RFCE_ACCEPTED}`)!;
+  const totals = db.get<Record<string, string | number>>(
+    sql`SELECT count(*) AS count, ${columns} FROM receipts AS r WHERE ${RFCE_ACCEPTED}`,
+  )!;
   const byFormaPago = db.all<{ formaPago: string; cents: string }>(sql`
     SELECT json_extract(f.value, '$.formaPago') AS formaPago,
            ${sumText(sql.raw(`CAST(replace(json_extract(f.value, '$.montoPago'), '.', '') AS INTEGER)`))} AS cents
@@ -143,7 +170,9 @@ export function rfceSums(db: MonthDb): RfceSums {
     SELECT json_extract(r.figures, '$.tipoPago') AS tipoPago, ${sumText(centsOf("montoTotal"))} AS cents
     FROM receipts AS r
     WHERE ${RFCE_ACCEPTED} AND json_array_length(r.figures, '$.formasPago') = 0 GROUP BY 1 ORDER BY 1`);
-  const unread = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM receipts AS r WHERE ${RFCE_ACCEPTED_ALL} AND r.figures IS NULL`);
+  const unread = db.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM receipts AS r WHERE ${RFCE_ACCEPTED_ALL} AND r.figures IS NULL`,
+  );
   return {
     count: Number(totals.count),
     withoutFigures: Number(unread?.n ?? 0),
@@ -154,11 +183,18 @@ export function rfceSums(db: MonthDb): RfceSums {
 }
 
 /** Receipts of one type and number range that DGII voided with the range (status voided). */
-export function voidedReceipts(db: MonthDb, tipoeCF: string, firstNumber: number, lastNumber: number): { encf: string; issueDate: string }[] {
+export function voidedReceipts(
+  db: MonthDb,
+  tipoeCF: string,
+  firstNumber: number,
+  lastNumber: number,
+): { encf: string; issueDate: string }[] {
   const encf = (n: number) => `E${tipoeCF}${String(n).padStart(10, "0")}`;
   return db
     .select({ encf: receipts.encf, issueDate: receipts.issueDate })
     .from(receipts)
-    .where(and(eq(receipts.status, "voided"), sql`${receipts.encf} BETWEEN ${encf(firstNumber)} AND ${encf(lastNumber)}`))
+    .where(
+      and(eq(receipts.status, "voided"), sql`${receipts.encf} BETWEEN ${encf(firstNumber)} AND ${encf(lastNumber)}`),
+    )
     .all();
 }

@@ -15,7 +15,8 @@ export type IssuerDb = DrizzleSqliteDODatabase<typeof issuerTables>;
 /** Largest sequence number an e-NCF can carry: E + type + 10 digits. */
 export const MAX_SEQUENCE_NUMBER = 9_999_999_999;
 
-export const encfOf = (tipoeCF: string, number: number) => formatENcf(tipoeCF as TipoeCF, Math.min(Math.max(number, 1), MAX_SEQUENCE_NUMBER));
+export const encfOf = (tipoeCF: string, number: number) =>
+  formatENcf(tipoeCF as TipoeCF, Math.min(Math.max(number, 1), MAX_SEQUENCE_NUMBER));
 export const numberOf = (encf: string) => Number(encf.slice(3));
 
 export interface AllocatedEncf {
@@ -29,7 +30,9 @@ export interface AllocatedEncf {
 export function sequenceExpired(tipoeCF: string, expiresOn: string): ApiProblem {
   return new ApiProblem("unprocessable", {
     detail: `The e-NCF range for type ${tipoeCF} expired on ${expiresOn}; request a new range from DGII.`,
-    errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_expired", message: `Range expired on ${expiresOn}.` }],
+    errors: [
+      { path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_expired", message: `Range expired on ${expiresOn}.` },
+    ],
   });
 }
 
@@ -102,9 +105,21 @@ const takeNextQuery = preparedOnce((db: IssuerDb) =>
  * range is a 422; a range whose expiry is no longer `expectedExpiry` (the one the document was
  * validated against: renewed since) takes nothing and says so.
  */
-export function allocateEncf(db: IssuerDb, tipoeCF: string, today: string, now: Date, expectedExpiry?: string): AllocatedEncf | "rangeChanged" {
-  const taken = takeNextQuery(db).get({ tipoeCF, today, expected: expectedExpiry ?? null, updatedAt: now.toISOString() });
-  if (taken) return { encf: encfOf(tipoeCF, taken.nextNumber - 1), number: taken.nextNumber - 1, expiresOn: taken.expiresOn };
+export function allocateEncf(
+  db: IssuerDb,
+  tipoeCF: string,
+  today: string,
+  now: Date,
+  expectedExpiry?: string,
+): AllocatedEncf | "rangeChanged" {
+  const taken = takeNextQuery(db).get({
+    tipoeCF,
+    today,
+    expected: expectedExpiry ?? null,
+    updatedAt: now.toISOString(),
+  });
+  if (taken)
+    return { encf: encfOf(tipoeCF, taken.nextNumber - 1), number: taken.nextNumber - 1, expiresOn: taken.expiresOn };
   // Nothing taken: why.
   const sequence = sequenceOf(db, tipoeCF);
   if (expectedExpiry !== undefined && sequence?.expiresOn !== expectedExpiry) return "rangeChanged";
@@ -121,7 +136,9 @@ export function takeClientEncf(db: IssuerDb, encf: string, tipoeCF: string, toda
   const path = "/Encabezado/IdDoc/eNCF";
   const match = /^E(\d{2})(\d{10})$/.exec(encf);
   if (!match || match[1] !== tipoeCF) {
-    throw new ApiProblem("validation_failed", { errors: [{ path, code: "invalid_format", message: `eNCF must be E${tipoeCF} followed by 10 digits.` }] });
+    throw new ApiProblem("validation_failed", {
+      errors: [{ path, code: "invalid_format", message: `eNCF must be E${tipoeCF} followed by 10 digits.` }],
+    });
   }
   const number = Number(match[2]);
   const range = sequenceOf(db, tipoeCF);
@@ -156,7 +173,14 @@ export { DEFAULT_LEASE_SIZE } from "@ecf/shared/pos-device";
  * so a block never overlaps another device's block nor an API receipt. When fewer than `size`
  * numbers remain, the rest of the range is leased instead.
  */
-export function leaseBlock(db: IssuerDb, deviceId: string, tipoeCF: string, size: number, today: string, now: Date): Lease {
+export function leaseBlock(
+  db: IssuerDb,
+  deviceId: string,
+  tipoeCF: string,
+  size: number,
+  today: string,
+  now: Date,
+): Lease {
   const range = usableRange(db, tipoeCF, today);
   const rangeTo = Math.min(range.rangeTo, range.nextNumber + size - 1);
   moveNext(db, tipoeCF, rangeTo + 1, now);
@@ -171,9 +195,21 @@ export function leaseBlock(db: IssuerDb, deviceId: string, tipoeCF: string, size
 export function leaseHolding(db: IssuerDb, deviceId: string, tipoeCF: string, number: number): Lease | null {
   return (
     db
-      .select({ tipoeCF: deviceLeases.tipoeCF, rangeFrom: deviceLeases.rangeFrom, rangeTo: deviceLeases.rangeTo, expiresOn: deviceLeases.expiresOn })
+      .select({
+        tipoeCF: deviceLeases.tipoeCF,
+        rangeFrom: deviceLeases.rangeFrom,
+        rangeTo: deviceLeases.rangeTo,
+        expiresOn: deviceLeases.expiresOn,
+      })
       .from(deviceLeases)
-      .where(and(eq(deviceLeases.deviceId, deviceId), eq(deviceLeases.tipoeCF, tipoeCF), lte(deviceLeases.rangeFrom, number), gte(deviceLeases.rangeTo, number)))
+      .where(
+        and(
+          eq(deviceLeases.deviceId, deviceId),
+          eq(deviceLeases.tipoeCF, tipoeCF),
+          lte(deviceLeases.rangeFrom, number),
+          gte(deviceLeases.rangeTo, number),
+        ),
+      )
       .get() ?? null
   );
 }
@@ -181,7 +217,12 @@ export function leaseHolding(db: IssuerDb, deviceId: string, tipoeCF: string, nu
 /** Leases of any device that overlap [from, to]. */
 export function leasesOverlapping(db: IssuerDb, tipoeCF: string, from: number, to: number): Lease[] {
   return db
-    .select({ tipoeCF: deviceLeases.tipoeCF, rangeFrom: deviceLeases.rangeFrom, rangeTo: deviceLeases.rangeTo, expiresOn: deviceLeases.expiresOn })
+    .select({
+      tipoeCF: deviceLeases.tipoeCF,
+      rangeFrom: deviceLeases.rangeFrom,
+      rangeTo: deviceLeases.rangeTo,
+      expiresOn: deviceLeases.expiresOn,
+    })
     .from(deviceLeases)
     .where(and(eq(deviceLeases.tipoeCF, tipoeCF), lte(deviceLeases.rangeFrom, to), gte(deviceLeases.rangeTo, from)))
     .all();

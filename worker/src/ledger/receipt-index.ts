@@ -11,7 +11,13 @@ const monthOfNumberQuery = preparedOnce((db: IssuerDb) =>
   db
     .select({ month: receiptIndex.month })
     .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), lte(receiptIndex.firstNumber, param("number")), gte(receiptIndex.lastNumber, param("number"))))
+    .where(
+      and(
+        eq(receiptIndex.tipoeCF, param("tipoeCF")),
+        lte(receiptIndex.firstNumber, param("number")),
+        gte(receiptIndex.lastNumber, param("number")),
+      ),
+    )
     .prepare(),
 );
 
@@ -25,7 +31,9 @@ export function monthsOfRange(db: IssuerDb, tipoeCF: string, from: number, to: n
   const runs = db
     .selectDistinct({ month: receiptIndex.month })
     .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, tipoeCF), lte(receiptIndex.firstNumber, to), gte(receiptIndex.lastNumber, from)))
+    .where(
+      and(eq(receiptIndex.tipoeCF, tipoeCF), lte(receiptIndex.firstNumber, to), gte(receiptIndex.lastNumber, from)),
+    )
     .all();
   return runs.map((r) => r.month);
 }
@@ -34,14 +42,26 @@ const runEndingAt = preparedOnce((db: IssuerDb) =>
   db
     .select()
     .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.lastNumber, param("number")), eq(receiptIndex.month, param("month"))))
+    .where(
+      and(
+        eq(receiptIndex.tipoeCF, param("tipoeCF")),
+        eq(receiptIndex.lastNumber, param("number")),
+        eq(receiptIndex.month, param("month")),
+      ),
+    )
     .prepare(),
 );
 const runStartingAt = preparedOnce((db: IssuerDb) =>
   db
     .select()
     .from(receiptIndex)
-    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.firstNumber, param("number")), eq(receiptIndex.month, param("month"))))
+    .where(
+      and(
+        eq(receiptIndex.tipoeCF, param("tipoeCF")),
+        eq(receiptIndex.firstNumber, param("number")),
+        eq(receiptIndex.month, param("month")),
+      ),
+    )
     .prepare(),
 );
 const extendRun = preparedOnce((db: IssuerDb) =>
@@ -89,7 +109,13 @@ const extendRunEndingBefore = preparedOnce((db: IssuerDb) =>
   db
     .update(receiptIndex)
     .set({ lastNumber: param("number") })
-    .where(and(eq(receiptIndex.tipoeCF, param("tipoeCF")), eq(receiptIndex.lastNumber, param("previous")), eq(receiptIndex.month, param("month"))))
+    .where(
+      and(
+        eq(receiptIndex.tipoeCF, param("tipoeCF")),
+        eq(receiptIndex.lastNumber, param("previous")),
+        eq(receiptIndex.month, param("month")),
+      ),
+    )
     .returning({ firstNumber: receiptIndex.firstNumber })
     .prepare(),
 );
@@ -144,7 +170,10 @@ export function noteMonth(db: IssuerDb, month: string): void {
 
 /** Months with something in them, oldest first, optionally bounded (yyyy-MM, inclusive). */
 export function months(db: IssuerDb, from?: string, until?: string): string[] {
-  const bounds = [from ? gte(ledgerMonths.month, from) : undefined, until ? lte(ledgerMonths.month, until) : undefined].filter((b) => b !== undefined);
+  const bounds = [
+    from ? gte(ledgerMonths.month, from) : undefined,
+    until ? lte(ledgerMonths.month, until) : undefined,
+  ].filter((b) => b !== undefined);
   return db
     .select()
     .from(ledgerMonths)

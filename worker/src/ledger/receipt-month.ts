@@ -18,13 +18,43 @@ import { auditLog, purchases, receipts, tasks } from "./month-tables.ts";
 import { encfOf } from "./numbering.ts";
 import { param, preparedOnce } from "./prepared.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./schema.ts";
-import { ESTADO_SQL, REPORT_SPECS, type ReportFilter, type ReportName, type ReportSlice, type ReportSliceQuery } from "../reports/specs.ts";
+import {
+  ESTADO_SQL,
+  REPORT_SPECS,
+  type ReportFilter,
+  type ReportName,
+  type ReportSlice,
+  type ReportSliceQuery,
+} from "../reports/specs.ts";
 import * as monthly from "./monthly-rows.ts";
-import { putShift, shiftSlice, type NewShift, type PutShiftOutcome, type Shift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
-import { emailTask, eventTask, runTask, TASK_DEADLINE_MS, taskBackoffMs, type NewTask, type Task, type TaskContext, type TaskOutcome } from "../after-dgii/tasks.ts";
+import {
+  putShift,
+  shiftSlice,
+  type NewShift,
+  type PutShiftOutcome,
+  type Shift,
+  type ShiftSliceQuery,
+} from "../shifts/shift-rows.ts";
+import {
+  emailTask,
+  eventTask,
+  runTask,
+  TASK_DEADLINE_MS,
+  taskBackoffMs,
+  type NewTask,
+  type Task,
+  type TaskContext,
+  type TaskOutcome,
+} from "../after-dgii/tasks.ts";
 import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
 import { NOT_EXCHANGED } from "../receiving/reception.ts";
-import { purchaseEvent, receiptEvent, transitionEvents, type EventType, type WebhookEvent } from "../webhooks/events.ts";
+import {
+  purchaseEvent,
+  receiptEvent,
+  transitionEvents,
+  type EventType,
+  type WebhookEvent,
+} from "../webhooks/events.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 
@@ -71,7 +101,9 @@ const insertReceipt = preparedOnce((db: MonthDb) =>
     .prepare(),
 );
 const receiptParams = (row: NewReceipt): Record<string, unknown> =>
-  Object.fromEntries(receiptColumns.map(([field, column]) => [field, (row as Record<string, unknown>)[field] ?? column.default ?? null]));
+  Object.fromEntries(
+    receiptColumns.map(([field, column]) => [field, (row as Record<string, unknown>)[field] ?? column.default ?? null]),
+  );
 
 const insertAudit = preparedOnce((db: MonthDb) =>
   db
@@ -119,7 +151,9 @@ const dueReceipts = preparedOnce((db: MonthDb) =>
   db
     .select()
     .from(receipts)
-    .where(and(inArray(receipts.status, [...PENDING]), lte(receipts.nextAttemptAt, param("now")), unheldAt(param("now"))))
+    .where(
+      and(inArray(receipts.status, [...PENDING]), lte(receipts.nextAttemptAt, param("now")), unheldAt(param("now"))),
+    )
     // Ties (a till's batch is due at one instant) go in the order they were recorded.
     .orderBy(asc(receipts.nextAttemptAt), asc(sql`rowid`))
     .limit(ALARM_BATCH)
@@ -221,7 +255,9 @@ export class ReceiptMonth extends DurableObject<Env> {
    * at least once). (The object sets its alarm when it starts.)
    */
   private releaseTasksOfDeadInstance(): void {
-    this.ctx.storage.sql.exec("UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL");
+    this.ctx.storage.sql.exec(
+      "UPDATE tasks SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL",
+    );
   }
 
   // ------------------------------------------------------------------------------- receipts
@@ -254,12 +290,17 @@ export class ReceiptMonth extends DurableObject<Env> {
    * where record → update → release would take three; the same row and the same
    * receipt.contingency event. One row per e-NCF, as in record().
    */
-  recordInContingency(values: NewReceipt, dgiiMensajes: string, options: ContingencyRecord = {}): { receipt: Receipt; existed: boolean } {
+  recordInContingency(
+    values: NewReceipt,
+    dgiiMensajes: string,
+    options: ContingencyRecord = {},
+  ): { receipt: Receipt; existed: boolean } {
     const { audit, subscribedEvents } = options;
     const now = Date.now();
     // Not before the status answer that said down can change (the request's isolate reuses it
     // until then; see postpone): the receipts recorded meanwhile take their first turn together.
-    if (options.dgiiDownUntil !== undefined && options.dgiiDownUntil > this.dgiiDownUntil) this.dgiiDownUntil = options.dgiiDownUntil;
+    if (options.dgiiDownUntil !== undefined && options.dgiiDownUntil > this.dgiiDownUntil)
+      this.dgiiDownUntil = options.dgiiDownUntil;
     const due = Math.max(now + backoffMs(0), this.dgiiDownUntil);
     const inserted = insertReceipt(this.db).get(
       receiptParams({
@@ -349,13 +390,34 @@ export class ReceiptMonth extends DurableObject<Env> {
   private followUp(before: Receipt, after: Receipt, subscribedEvents?: readonly EventType[]): Receipt {
     let current = after;
     const accepted = (r: Receipt) => r.status === "accepted" || r.status === "conditional";
-    if (accepted(after) && !accepted(before) && after.rncComprador && !NOT_EXCHANGED.has(after.tipoeCF) && !after.deliveryStatus) {
-      current = this.db.update(receipts).set({ deliveryStatus: "pendiente" }).where(eq(receipts.id, after.id)).returning().get()!;
-      this.enqueue([{ kind: "buyer_delivery", orderingKey: `delivery:${after.encf}`, payload: { companyId: after.companyId, encf: after.encf } }]);
+    if (
+      accepted(after) &&
+      !accepted(before) &&
+      after.rncComprador &&
+      !NOT_EXCHANGED.has(after.tipoeCF) &&
+      !after.deliveryStatus
+    ) {
+      current = this.db
+        .update(receipts)
+        .set({ deliveryStatus: "pendiente" })
+        .where(eq(receipts.id, after.id))
+        .returning()
+        .get()!;
+      this.enqueue([
+        {
+          kind: "buyer_delivery",
+          orderingKey: `delivery:${after.encf}`,
+          payload: { companyId: after.companyId, encf: after.encf },
+        },
+      ]);
     }
     const now = new Date();
-    const heard = transitionEvents(before, current).filter((type) => !subscribedEvents || subscribedEvents.includes(type));
-    this.enqueue(heard.map((type) => eventTask(current.companyId, `receipt:${current.encf}`, receiptEvent(type, current, now))));
+    const heard = transitionEvents(before, current).filter(
+      (type) => !subscribedEvents || subscribedEvents.includes(type),
+    );
+    this.enqueue(
+      heard.map((type) => eventTask(current.companyId, `receipt:${current.encf}`, receiptEvent(type, current, now))),
+    );
     return current;
   }
 
@@ -374,7 +436,13 @@ export class ReceiptMonth extends DurableObject<Env> {
   /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
   claim(id: string): Receipt | null {
     const now = new Date();
-    return claimUnheld(this.db).get({ id, claimedUntil: new Date(now.getTime() + CLAIM_MS).toISOString(), now: now.toISOString() }) ?? null;
+    return (
+      claimUnheld(this.db).get({
+        id,
+        claimedUntil: new Date(now.getTime() + CLAIM_MS).toISOString(),
+        now: now.toISOString(),
+      }) ?? null
+    );
   }
 
   /**
@@ -430,7 +498,10 @@ export class ReceiptMonth extends DurableObject<Env> {
   }
 
   /** The buyer's commercial approval (ACECF): the first one is the one on record. */
-  recordApproval(id: string, approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string }): void {
+  recordApproval(
+    id: string,
+    approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string },
+  ): void {
     const before = this.receiptById(id);
     const after = this.db
       .update(receipts)
@@ -455,7 +526,12 @@ export class ReceiptMonth extends DurableObject<Env> {
         held.push([first, last]);
         continue;
       }
-      for (const { encf } of this.db.select({ encf: receipts.encf }).from(receipts).where(inRun).orderBy(receipts.encf).all()) {
+      for (const { encf } of this.db
+        .select({ encf: receipts.encf })
+        .from(receipts)
+        .where(inRun)
+        .orderBy(receipts.encf)
+        .all()) {
         const n = Number(encf.slice(3));
         const previous = held[held.length - 1];
         if (previous && previous[1] === n - 1) previous[1] = n;
@@ -581,7 +657,9 @@ export class ReceiptMonth extends DurableObject<Env> {
           status: outcome.status === "retry" ? "pending" : outcome.status,
           attempts,
           lastResult: JSON.stringify(outcome.result ?? null).slice(0, 2000),
-          nextAttemptAt: new Date(Date.now() + (outcome.status === "retry" ? taskBackoffMs(attempts) : 0)).toISOString(),
+          nextAttemptAt: new Date(
+            Date.now() + (outcome.status === "retry" ? taskBackoffMs(attempts) : 0),
+          ).toISOString(),
           updatedAt: new Date().toISOString(),
         });
         if (outcome.then) this.enqueue(outcome.then);
@@ -627,7 +705,12 @@ export class ReceiptMonth extends DurableObject<Env> {
     const now = Date.now();
     const changed = this.db
       .update(tasks)
-      .set({ status: "pending", nextAttemptAt: new Date(now).toISOString(), deadline: new Date(now + TASK_DEADLINE_MS.webhook).toISOString(), claimedUntil: null })
+      .set({
+        status: "pending",
+        nextAttemptAt: new Date(now).toISOString(),
+        deadline: new Date(now + TASK_DEADLINE_MS.webhook).toISOString(),
+        claimedUntil: null,
+      })
       .where(and(eq(tasks.id, id), eq(tasks.kind, "webhook"), sql`${tasks.orderingKey} LIKE ${`${endpointId}:%`}`))
       .returning({ id: tasks.id })
       .all();
@@ -658,7 +741,8 @@ export class ReceiptMonth extends DurableObject<Env> {
     // Receipts that only wait for DGII to come back stay put while its status service says it is
     // still down: their next turn, without a claim, an archive read or a change. While the last
     // answer is still the one DGII's client would reuse, it is not asked again, nor the issuer read.
-    if (due.length && due.every(awaitsFirstSend) && now.getTime() < this.dgiiDownUntil) due = this.postponeWaiting(due, now);
+    if (due.length && due.every(awaitsFirstSend) && now.getTime() < this.dgiiDownUntil)
+      due = this.postponeWaiting(due, now);
     // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
     // (Failing to read it leaves each receipt to its own attempt, as before.)
     const company = due.length ? await companyById(this.env, due[0]!.companyId).catch(() => undefined) : undefined;
@@ -677,7 +761,13 @@ export class ReceiptMonth extends DurableObject<Env> {
         const claimed = this.claim(receipt.id);
         if (!claimed) return;
         try {
-          await moveForward(this.env, claimed, { update: async (id, changes) => this.update(id, changes) }, now, company);
+          await moveForward(
+            this.env,
+            claimed,
+            { update: async (id, changes) => this.update(id, changes) },
+            now,
+            company,
+          );
         } catch (error) {
           console.error(`alarm: ${receipt.encf} failed`, error);
         } finally {
@@ -694,7 +784,8 @@ export class ReceiptMonth extends DurableObject<Env> {
     await Promise.all(moved.values());
     const checked = await this.confirmDuePurchases(now, company);
     const ranTasks = await this.runDueTasks(now);
-    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH || checked === CONFIRMATIONS_PER_RUN) await this.setAlarmAt(Date.now());
+    if (due.length === ALARM_BATCH || ranTasks === ALARM_BATCH || checked === CONFIRMATIONS_PER_RUN)
+      await this.setAlarmAt(Date.now());
     this.schedule();
   }
 
@@ -781,7 +872,9 @@ export class ReceiptMonth extends DurableObject<Env> {
           requestId: `purchase-check:${purchase.id}:${after.dgiiChecks}`,
         });
         if (after.dgiiStatus === "not_found_at_dgii") {
-          this.enqueue([eventTask(after.companyId, `purchase:${after.id}`, purchaseEvent(after, now, "purchase.unconfirmed"))]);
+          this.enqueue([
+            eventTask(after.companyId, `purchase:${after.id}`, purchaseEvent(after, now, "purchase.unconfirmed")),
+          ]);
         }
       }),
     );
@@ -813,7 +906,16 @@ export class ReceiptMonth extends DurableObject<Env> {
   audit(entry: AuditEntry): void {
     const { companyId = null, actor = null, action, code, status, requestId } = entry;
     const createdAt = entry.createdAt ?? new Date().toISOString();
-    insertAudit(this.db).run({ companyId, actor, action, code, status, detail: entry.detail?.slice(0, 1000) ?? null, requestId, createdAt });
+    insertAudit(this.db).run({
+      companyId,
+      actor,
+      action,
+      code,
+      status,
+      detail: entry.detail?.slice(0, 1000) ?? null,
+      requestId,
+      createdAt,
+    });
   }
 
   // -------------------------------------------------------------------------------- reports
@@ -834,7 +936,8 @@ export class ReceiptMonth extends DurableObject<Env> {
       else filter.push(sql`substr(${sql.raw(by.column)}, 1, ${value.length}) = ${value}`);
     }
     const page = [...filter];
-    if (query.after) page.push(sql`(${sort} > ${query.after[0]} OR (${sort} = ${query.after[0]} AND ${tie} > ${query.after[1]}))`);
+    if (query.after)
+      page.push(sql`(${sort} > ${query.after[0]} OR (${sort} = ${query.after[0]} AND ${tie} > ${query.after[1]}))`);
     const columns = sql.raw(
       Object.entries(spec.columns)
         .map(([out, column]) => `${column} AS "${out}"`)
@@ -844,7 +947,9 @@ export class ReceiptMonth extends DurableObject<Env> {
     const rows = this.db.all<Record<string, string | number | null>>(
       sql`SELECT ${columns} FROM ${table} WHERE ${sql.join(page, sql` AND `)} ORDER BY ${sort}, ${tie} LIMIT ${query.limit}`,
     );
-    const count = this.db.get<{ total: number }>(sql`SELECT COUNT(*) AS total FROM ${table} WHERE ${sql.join(filter, sql` AND `)}`);
+    const count = this.db.get<{ total: number }>(
+      sql`SELECT COUNT(*) AS total FROM ${table} WHERE ${sql.join(filter, sql` AND `)}`,
+    );
     return { rows, total: Number(count?.total ?? 0) };
   }
 
@@ -918,7 +1023,13 @@ export class ReceiptMonth extends DurableObject<Env> {
         const known = this.db
           .select({ id: auditLog.id })
           .from(auditLog)
-          .where(and(eq(auditLog.requestId, row.requestId), eq(auditLog.createdAt, row.createdAt!), eq(auditLog.code, row.code)))
+          .where(
+            and(
+              eq(auditLog.requestId, row.requestId),
+              eq(auditLog.createdAt, row.createdAt!),
+              eq(auditLog.code, row.code),
+            ),
+          )
           .get();
         if (!known) this.db.insert(auditLog).values(row).run();
       }

@@ -53,15 +53,23 @@ export function countingEnv(env: Env, trips: RoundTrips): Env {
           return Reflect.apply(value as (...a: unknown[]) => unknown, object, args);
         };
       }
-      return typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, object, args) : value;
+      return typeof value === "function"
+        ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, object, args)
+        : value;
     },
   });
-  const namespace = <T extends Rpc.DurableObjectBranded | undefined>(ns: DurableObjectNamespace<T>): DurableObjectNamespace<T> =>
+  const namespace = <T extends Rpc.DurableObjectBranded | undefined>(
+    ns: DurableObjectNamespace<T>,
+  ): DurableObjectNamespace<T> =>
     new Proxy(ns, {
       get(object, property) {
         const value = Reflect.get(object, property, object) as unknown;
-        if (property === "get") return (...args: unknown[]) => counting(Reflect.apply(value as (...a: unknown[]) => object, object, args), () => trips.ledger++);
-        return typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, object, args) : value;
+        if (property === "get")
+          return (...args: unknown[]) =>
+            counting(Reflect.apply(value as (...a: unknown[]) => object, object, args), () => trips.ledger++);
+        return typeof value === "function"
+          ? (...args: unknown[]) => Reflect.apply(value as (...a: unknown[]) => unknown, object, args)
+          : value;
       },
     });
   return {

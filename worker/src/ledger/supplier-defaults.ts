@@ -23,14 +23,23 @@ export function supplierDefaultsOf(db: IssuerDb, rncs: string[]): SupplierDefaul
 
 export function setSupplierDefault(db: IssuerDb, rncEmisor: string, values: SupplierDefaultValues): SupplierDefault {
   const row = { ...values, rncEmisor, origin: "set" as const, updatedAt: new Date().toISOString() };
-  return db.insert(supplierDefaults).values(row).onConflictDoUpdate({ target: supplierDefaults.rncEmisor, set: row }).returning().get()!;
+  return db
+    .insert(supplierDefaults)
+    .values(row)
+    .onConflictDoUpdate({ target: supplierDefaults.rncEmisor, set: row })
+    .returning()
+    .get()!;
 }
 
 /**
  * Takes what a classification gave (null: not given, the default's value stays) unless the issuer
  * set this supplier's defaults itself; answers the default as it is now.
  */
-export function learnSupplierDefault(db: IssuerDb, rncEmisor: string, values: Partial<SupplierDefaultValues>): SupplierDefault | null {
+export function learnSupplierDefault(
+  db: IssuerDb,
+  rncEmisor: string,
+  values: Partial<SupplierDefaultValues>,
+): SupplierDefault | null {
   const existing = db.select().from(supplierDefaults).where(eq(supplierDefaults.rncEmisor, rncEmisor)).get();
   if (existing?.origin === "set") return existing;
   const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null && v !== undefined));
@@ -43,8 +52,20 @@ export function learnSupplierDefault(db: IssuerDb, rncEmisor: string, values: Pa
     retencionRentaPorcentaje: null,
     itbisAlCostoPorcentaje: null,
   };
-  const row = { ...empty, ...existing, ...given, rncEmisor, origin: "learned" as const, updatedAt: new Date().toISOString() };
-  return db.insert(supplierDefaults).values(row).onConflictDoUpdate({ target: supplierDefaults.rncEmisor, set: row }).returning().get()!;
+  const row = {
+    ...empty,
+    ...existing,
+    ...given,
+    rncEmisor,
+    origin: "learned" as const,
+    updatedAt: new Date().toISOString(),
+  };
+  return db
+    .insert(supplierDefaults)
+    .values(row)
+    .onConflictDoUpdate({ target: supplierDefaults.rncEmisor, set: row })
+    .returning()
+    .get()!;
 }
 
 export function deleteSupplierDefault(db: IssuerDb, rncEmisor: string): boolean {

@@ -16,7 +16,12 @@ export interface OutboundLimits {
 }
 
 /** The answer, its body already read (within the limits) into a fresh Response. */
-export async function outboundFetch(policy: OutboundPolicy, url: string, init: RequestInit, limits: OutboundLimits): Promise<Response> {
+export async function outboundFetch(
+  policy: OutboundPolicy,
+  url: string,
+  init: RequestInit,
+  limits: OutboundLimits,
+): Promise<Response> {
   const problem = outboundUrlProblem(url, policy);
   if (problem) throw new OutboundRefused(`URL refused (${url}): ${problem}`);
   const signal = AbortSignal.timeout(limits.timeoutMs);
@@ -24,13 +29,23 @@ export async function outboundFetch(policy: OutboundPolicy, url: string, init: R
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();
     const location = response.headers.get("Location") ?? "nowhere";
-    throw new OutboundRefused(`${url} answered HTTP ${response.status} (to ${location.slice(0, 200)}); redirects are not followed`);
+    throw new OutboundRefused(
+      `${url} answered HTTP ${response.status} (to ${location.slice(0, 200)}); redirects are not followed`,
+    );
   }
   const body = await readCapped(response, limits, signal);
-  return new Response(response.status === 204 || response.status === 205 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.status === 204 || response.status === 205 ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
-async function readCapped(response: Response, limits: OutboundLimits, signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>> {
+async function readCapped(
+  response: Response,
+  limits: OutboundLimits,
+  signal: AbortSignal,
+): Promise<Uint8Array<ArrayBuffer>> {
   const out = new Uint8Array(limits.maxBytes);
   let length = 0;
   if (!response.body) return out.subarray(0, 0);

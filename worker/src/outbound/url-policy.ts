@@ -54,7 +54,20 @@ const REFUSED_V6_GLOBAL: readonly [network: string, bits: number, what: string][
 ];
 
 /** Suffixes that name hosts inside a network, never on the Internet. */
-const INTERNAL_SUFFIXES = ["localhost", "local", "localdomain", "internal", "intranet", "lan", "home", "corp", "private", "arpa", "invalid", "onion"];
+const INTERNAL_SUFFIXES = [
+  "localhost",
+  "local",
+  "localdomain",
+  "internal",
+  "intranet",
+  "lan",
+  "home",
+  "corp",
+  "private",
+  "arpa",
+  "invalid",
+  "onion",
+];
 /** Cloud metadata services by name, and public names that resolve to whatever address they spell. */
 const REFUSED_NAMES = ["metadata.google.internal", "metadata.goog", "instance-data.ec2.internal"];
 const REFUSED_NAME_DOMAINS = ["nip.io", "sslip.io", "xip.io", "localtest.me", "lvh.me"];
@@ -78,7 +91,8 @@ function ipv6Bytes(literal: string): number[] | null {
   }
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const parse = (half: string) => (half ? half.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? Number.parseInt(g, 16) : Number.NaN)) : []);
+  const parse = (half: string) =>
+    half ? half.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? Number.parseInt(g, 16) : Number.NaN)) : [];
   const head = parse(halves[0]!);
   const rest = halves.length === 2 ? parse(halves[1]!) : [];
   if ([...head, ...rest].some(Number.isNaN)) return null;
@@ -118,11 +132,13 @@ function isLoopback(host: string): boolean {
 function nameProblem(host: string): string | null {
   if (host.endsWith(".")) return "a name ending in a dot is not allowed";
   if (!host.includes(".")) return "a single-label name (an internal host) is not allowed";
-  if (!/^[a-z0-9.-]+$/.test(host) || host.split(".").some((label) => label === "" || label.length > 63)) return "the host name is malformed";
+  if (!/^[a-z0-9.-]+$/.test(host) || host.split(".").some((label) => label === "" || label.length > 63))
+    return "the host name is malformed";
   if (REFUSED_NAMES.includes(host)) return "a cloud metadata service is not allowed";
   const suffix = INTERNAL_SUFFIXES.find((s) => host.endsWith(`.${s}`));
   if (suffix) return `names under .${suffix} are internal and not allowed`;
-  if (REFUSED_NAME_DOMAINS.some((d) => host === d || host.endsWith(`.${d}`))) return "names that resolve to the address they spell are not allowed";
+  if (REFUSED_NAME_DOMAINS.some((d) => host === d || host.endsWith(`.${d}`)))
+    return "names that resolve to the address they spell are not allowed";
   return null;
 }
 

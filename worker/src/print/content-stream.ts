@@ -82,7 +82,15 @@ export class ContentStream {
   }
 
   /** A stroked line in an RGB grey, optionally dashed. */
-  line(x1: number, y1: number, x2: number, y2: number, thickness: number, grey: number, dash?: readonly number[]): void {
+  line(
+    x1: number,
+    y1: number,
+    x2: number,
+    y2: number,
+    thickness: number,
+    grey: number,
+    dash?: readonly number[],
+  ): void {
     this.endText();
     const g = pdfNumber(grey);
     const pattern = dash ? `[${dash.map((d) => pdfNumber(d)).join(" ")}] 0 d ` : "";

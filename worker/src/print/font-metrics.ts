@@ -33,7 +33,8 @@ class TableMetrics implements FontMetrics {
     this.widths = Int16Array.from(data.widths);
     this.kerning = new Int16Array(COUNT * COUNT);
     for (const [lefts, amount, rights] of data.kerning) {
-      for (const left of lefts) for (const right of rights) this.kerning[indexOf(left) * COUNT + indexOf(right)] = amount;
+      for (const left of lefts)
+        for (const right of rights) this.kerning[indexOf(left) * COUNT + indexOf(right)] = amount;
     }
   }
 

@@ -40,7 +40,8 @@ export class PdfString {
     let out = "(";
     for (let i = 0; i < value.length; i++) {
       const code = value.charCodeAt(i);
-      if (code > 0xff) throw new RangeError(`PdfString.literal: ${JSON.stringify(value[i])} is not a byte; use PdfString.text`);
+      if (code > 0xff)
+        throw new RangeError(`PdfString.literal: ${JSON.stringify(value[i])} is not a byte; use PdfString.text`);
       const ch = value[i]!;
       // Balanced or not, escaped parentheses are always right; octal keeps the file ASCII.
       if (ch === "(" || ch === ")" || ch === "\\") out += `\\${ch}`;
@@ -76,7 +77,10 @@ function escapeName(value: string): string {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
     if (code > 0xff) throw new RangeError(`PdfName: ${JSON.stringify(value[i])} is not a byte`);
-    out += code < 0x21 || code > 0x7e || "#()<>[]{}/%".includes(value[i]!) ? `#${code.toString(16).toUpperCase().padStart(2, "0")}` : value[i];
+    out +=
+      code < 0x21 || code > 0x7e || "#()<>[]{}/%".includes(value[i]!)
+        ? `#${code.toString(16).toUpperCase().padStart(2, "0")}`
+        : value[i];
   }
   return out;
 }
@@ -134,7 +138,11 @@ export class PdfFile {
   /** A stream of already encoded `data` (e.g. deflated, with /Filter in `dict`); /Length is added. */
   addStream(dict: PdfDict, data: Uint8Array): PdfRef {
     const ref = this.reserve();
-    this.objects[ref.objectNumber - 1] = [`${writeValue({ ...dict, Length: data.length })}\nstream\n`, data, "\nendstream"];
+    this.objects[ref.objectNumber - 1] = [
+      `${writeValue({ ...dict, Length: data.length })}\nstream\n`,
+      data,
+      "\nendstream",
+    ];
     return ref;
   }
 
@@ -158,7 +166,9 @@ export class PdfFile {
     let xref = `xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n`;
     for (const offset of offsets) xref += `${String(offset).padStart(10, "0")} 00000 n \n`;
     push(xref);
-    push(`\ntrailer\n${writeValue({ Size: offsets.length + 1, Root: trailer.root, Info: trailer.info })}\n\nstartxref\n${xrefOffset}\n%%EOF`);
+    push(
+      `\ntrailer\n${writeValue({ Size: offsets.length + 1, Root: trailer.root, Info: trailer.info })}\n\nstartxref\n${xrefOffset}\n%%EOF`,
+    );
 
     const out = new Uint8Array(size);
     let at = 0;

@@ -13,7 +13,12 @@ export function printable(text: string): string {
 }
 
 /** Greedy word wrap to `width` points; words longer than a line are cut. */
-export function wrap(text: string, font: { widthOfTextAtSize(text: string, size: number): number }, size: number, width: number): string[] {
+export function wrap(
+  text: string,
+  font: { widthOfTextAtSize(text: string, size: number): number },
+  size: number,
+  width: number,
+): string[] {
   const words = printable(text)
     .split(" ")
     .filter((w) => w !== "");

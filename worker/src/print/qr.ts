@@ -56,7 +56,9 @@ function layoutFor(size: number, reserved: Uint8Array): Layout {
   if (layout) return layout;
   const masks = Array.from({ length: 8 }, (_, pattern) => {
     const mask = new Uint8Array(size * size);
-    for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) if (!reserved[row * size + col] && maskAt(pattern, row, col)) mask[row * size + col] = 1;
+    for (let row = 0; row < size; row++)
+      for (let col = 0; col < size; col++)
+        if (!reserved[row * size + col] && maskAt(pattern, row, col)) mask[row * size + col] = 1;
     return mask;
   });
   const formatAt = new Int32Array(30);

@@ -22,7 +22,10 @@ export function pdfKey(xmlKey: string, layout: PrintLayout, isDefault: boolean):
 /** Renders a receipt's RI in `layout` from its signed XML in the archive. */
 async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<Uint8Array> {
   const stored = await env.ARCHIVE.get(receipt.xmlKey);
-  if (!stored) throw new ApiProblem("internal_error", { detail: `The signed XML of ${receipt.encf} is missing from the archive.` });
+  if (!stored)
+    throw new ApiProblem("internal_error", {
+      detail: `The signed XML of ${receipt.encf} is missing from the archive.`,
+    });
   return renderReceiptPdf(xmlToEcf(await stored.text()), {
     securityCode: receipt.securityCode,
     fechaHoraFirma: receipt.fechaHoraFirma,
@@ -36,7 +39,11 @@ async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<
  * for 10 years). The first stored PDF is the record: if another render got there first (the
  * two GETs racing), its bytes are returned, never overwritten.
  */
-export async function storeReceiptPdf(env: Env, receipt: Receipt, layout: PrintLayout = defaultLayout(receipt)): Promise<Uint8Array> {
+export async function storeReceiptPdf(
+  env: Env,
+  receipt: Receipt,
+  layout: PrintLayout = defaultLayout(receipt),
+): Promise<Uint8Array> {
   const key = pdfKey(receipt.xmlKey, layout, layout === defaultLayout(receipt));
   const bytes = await render(env, receipt, layout);
   try {
@@ -50,7 +57,12 @@ export async function storeReceiptPdf(env: Env, receipt: Receipt, layout: PrintL
 }
 
 /** The stored PDF, or (none yet, or another layout) rendered and stored now. */
-export async function receiptPdf(env: Env, companyId: string, encf: string, requested: PrintLayout | undefined): Promise<{ bytes: ArrayBuffer | Uint8Array; receipt: Receipt }> {
+export async function receiptPdf(
+  env: Env,
+  companyId: string,
+  encf: string,
+  requested: PrintLayout | undefined,
+): Promise<{ bytes: ArrayBuffer | Uint8Array; receipt: Receipt }> {
   const receipt = await findReceipt(env, companyId, encf);
   if (!receipt) throw new ApiProblem("not_found", { detail: `No receipt ${encf} for this issuer.` });
   const layout = requested ?? defaultLayout(receipt);

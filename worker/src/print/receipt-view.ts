@@ -82,7 +82,8 @@ export function receiptView(document: JsonDocument): ReceiptView {
     encf: str(idDoc.eNCF) ?? "",
     fechaVencimiento: tipo === "32" || tipo === "34" ? undefined : str(idDoc.FechaVencimientoSecuencia),
     ncfModificado: tipo === "33" || tipo === "34" ? str(referencia.NCFModificado) : undefined,
-    codigoModificacionEnPalabras: tipo === "33" || tipo === "34" ? describe("codigo_modificacion", str(referencia.CodigoModificacion)) : undefined,
+    codigoModificacionEnPalabras:
+      tipo === "33" || tipo === "34" ? describe("codigo_modificacion", str(referencia.CodigoModificacion)) : undefined,
     emisor: {
       nombreComercial: str(emisor.NombreComercial),
       razonSocial: str(emisor.RazonSocialEmisor) ?? "",
@@ -92,7 +93,10 @@ export function receiptView(document: JsonDocument): ReceiptView {
       provincia: provinciaMunicipio(str(emisor.Provincia))?.descripcion ?? str(emisor.Provincia),
       fechaEmision: str(emisor.FechaEmision) ?? "",
     },
-    comprador: comprador && { razonSocial: str(comprador.RazonSocialComprador), rnc: str(comprador.RNCComprador) ?? str(comprador.IdentificadorExtranjero) },
+    comprador: comprador && {
+      razonSocial: str(comprador.RazonSocialComprador),
+      rnc: str(comprador.RNCComprador) ?? str(comprador.IdentificadorExtranjero),
+    },
     lines: items.map((raw) => {
       const item = obj(raw);
       const unidad = str(item.UnidadMedida);
@@ -110,6 +114,9 @@ export function receiptView(document: JsonDocument): ReceiptView {
     itbisRates: { "1": str(totales.ITBIS1) ?? "18", "2": str(totales.ITBIS2) ?? "16", "3": str(totales.ITBIS3) ?? "0" },
     montoGravadoIncluyeItbis: str(idDoc.IndicadorMontoGravado) === "1",
     tieneImpuestoAdicional: (str(totales.MontoImpuestoAdicional) ?? "0").replace(/[0.]/g, "") !== "",
-    totals: TOTALS.filter(([field]) => str(totales[field]) !== undefined).map(([field, label]) => [label, str(totales[field])!]),
+    totals: TOTALS.filter(([field]) => str(totales[field]) !== undefined).map(([field, label]) => [
+      label,
+      str(totales[field])!,
+    ]),
   };
 }

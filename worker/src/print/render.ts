@@ -4,7 +4,21 @@
 // every page) and an 80 mm roll for point-of-sale receipts. Runs in workerd: each page's content
 // stream is written directly (content-stream.ts), the file around them by pdf-file.ts, and text is
 // measured with the standard fonts' generated metrics (font-metrics.ts).
-import { add, dec, divide, formatMoney, isZero, parseDecimal, parseDgiiDateTime, percentOf, roundHalfUp, sub, type Decimal, type JsonDocument, ZERO } from "@ecf/shared";
+import {
+  add,
+  dec,
+  divide,
+  formatMoney,
+  isZero,
+  parseDecimal,
+  parseDgiiDateTime,
+  percentOf,
+  roundHalfUp,
+  sub,
+  type Decimal,
+  type JsonDocument,
+  ZERO,
+} from "@ecf/shared";
 import deflater from "pako/lib/deflate.js";
 import { ContentStream, type FontKey, pdfNumber, winAnsiHex } from "./content-stream.ts";
 import { fontMetrics, type StandardFontName } from "./font-metrics.ts";
@@ -69,7 +83,15 @@ function newPage(width: number, height: number): Page {
   return { width, height, content: new ContentStream() };
 }
 
-function text(page: Page, value: string, x: number, y: number, font: Font, size: number, align: "left" | "right" = "left") {
+function text(
+  page: Page,
+  value: string,
+  x: number,
+  y: number,
+  font: Font,
+  size: number,
+  align: "left" | "right" = "left",
+) {
   const t = printable(value);
   const dx = align === "right" ? font.widthOfTextAtSize(t, size) : 0;
   page.content.text(winAnsiHex(t), x - dx, y, font.key, size);
@@ -148,7 +170,8 @@ function drawSheetHeader(page: Page, fonts: Fonts, view: ReceiptView, margin: nu
   right(`e-NCF: ${view.encf}`, fonts.bold, 10);
   if (view.fechaVencimiento) right(`Fecha Vencimiento: ${view.fechaVencimiento}`, fonts.regular, 9);
   if (view.ncfModificado) right(`e-NCF Modificado: ${view.ncfModificado}`, fonts.regular, 9);
-  if (view.codigoModificacionEnPalabras) right(`Código de Modificación: ${view.codigoModificacionEnPalabras}`, fonts.regular, 9);
+  if (view.codigoModificacionEnPalabras)
+    right(`Código de Modificación: ${view.codigoModificacionEnPalabras}`, fonts.regular, 9);
 
   y = Math.min(leftBottom, y) - 10;
   if (view.comprador) {
@@ -216,12 +239,29 @@ function renderSheet(fonts: Fonts, view: ReceiptView, options: PrintOptions, lay
     const amount = parseDecimal(line.valor) ?? ZERO;
     const current = subtotals[subtotals.length - 1]!;
     if (line.exento) current.exento = add(current.exento, amount);
-    else if (line.indicador === "1" || line.indicador === "2" || line.indicador === "3") current.byRate[line.indicador] = add(current.byRate[line.indicador], amount);
-    const cells = [line.cantidad, "", line.unidad, formatAmount(line.precio), line.descuento ? formatAmount(line.descuento) : "", formatAmount(line.valor)];
+    else if (line.indicador === "1" || line.indicador === "2" || line.indicador === "3")
+      current.byRate[line.indicador] = add(current.byRate[line.indicador], amount);
+    const cells = [
+      line.cantidad,
+      "",
+      line.unidad,
+      formatAmount(line.precio),
+      line.descuento ? formatAmount(line.descuento) : "",
+      formatAmount(line.valor),
+    ];
     let x = margin;
     columns.forEach((c, i) => {
       if (i === 1) description.forEach((d, k) => text(page, d, x, y - 9 - k * 10, fonts.regular, 8));
-      else text(page, wrap(cells[i]!, fonts.regular, 8, c.width - 6)[0]!, c.align === "right" ? x + c.width - 4 : x, y - 9, fonts.regular, 8, c.align);
+      else
+        text(
+          page,
+          wrap(cells[i]!, fonts.regular, 8, c.width - 6)[0]!,
+          c.align === "right" ? x + c.width - 4 : x,
+          y - 9,
+          fonts.regular,
+          8,
+          c.align,
+        );
       x += c.width;
     });
     y -= height;
@@ -297,12 +337,15 @@ function renderRoll(fonts: Fonts, view: ReceiptView, options: PrintOptions): Pag
   const pageWidth = 80 * MM;
   const margin = 4 * MM;
   const width = pageWidth - 2 * margin;
-  type Row = { text: string; font: Font; size: number; align: "left" | "right" | "split"; right?: string } | { rule: true };
+  type Row =
+    | { text: string; font: Font; size: number; align: "left" | "right" | "split"; right?: string }
+    | { rule: true };
   const rows: Row[] = [];
   const add = (value: string, font = fonts.regular, size = 8) => {
     for (const line of wrap(value, font, size, width)) rows.push({ text: line, font, size, align: "left" });
   };
-  const split = (left: string, right: string, font = fonts.regular, size = 8) => rows.push({ text: left, right, font, size, align: "split" });
+  const split = (left: string, right: string, font = fonts.regular, size = 8) =>
+    rows.push({ text: left, right, font, size, align: "split" });
 
   const e = view.emisor;
   if (e.nombreComercial) add(e.nombreComercial, fonts.bold, 10);
@@ -325,10 +368,14 @@ function renderRoll(fonts: Fonts, view: ReceiptView, options: PrintOptions): Pag
   rows.push({ rule: true });
   for (const line of view.lines) {
     add(`${line.exento ? "E  " : ""}${line.descripcion}`);
-    split(`  ${line.cantidad} x ${formatAmount(line.precio)}${line.descuento ? ` - ${formatAmount(line.descuento)}` : ""}`, formatAmount(line.valor));
+    split(
+      `  ${line.cantidad} x ${formatAmount(line.precio)}${line.descuento ? ` - ${formatAmount(line.descuento)}` : ""}`,
+      formatAmount(line.valor),
+    );
   }
   rows.push({ rule: true });
-  for (const [label, amount] of view.totals) split(label, formatAmount(amount), label === "Total" ? fonts.bold : fonts.regular, 9);
+  for (const [label, amount] of view.totals)
+    split(label, formatAmount(amount), label === "Total" ? fonts.bold : fonts.regular, 9);
 
   const heightOf = (r: Row) => ("rule" in r ? 8 : r.size + 3);
   const contentHeight = rows.reduce((sum, r) => sum + heightOf(r), 0);
@@ -352,7 +399,9 @@ function renderRoll(fonts: Fonts, view: ReceiptView, options: PrintOptions): Pag
 
 function layOut(view: ReceiptView, options: PrintOptions): Page[] {
   const fonts = standardFonts();
-  return options.layout === "roll80" ? renderRoll(fonts, view, options) : renderSheet(fonts, view, options, options.layout);
+  return options.layout === "roll80"
+    ? renderRoll(fonts, view, options)
+    : renderSheet(fonts, view, options, options.layout);
 }
 
 /** The RI's pages (size and content stream) as renderReceiptPdf writes them into the file. */
@@ -382,13 +431,28 @@ export async function renderReceiptPdf(document: JsonDocument, options: PrintOpt
     Author: PdfString.text(printable(view.emisor.razonSocial)),
   });
   // The standard fonts need no embedding: a font dictionary naming them, shared by every page.
-  const fontDict = (font: Font): PdfRef => file.add({ Type: name("Font"), Subtype: name("Type1"), BaseFont: name(font.baseFont), Encoding: name("WinAnsiEncoding") });
+  const fontDict = (font: Font): PdfRef =>
+    file.add({
+      Type: name("Font"),
+      Subtype: name("Type1"),
+      BaseFont: name(font.baseFont),
+      Encoding: name("WinAnsiEncoding"),
+    });
   const resources = { Font: { [fonts.regular.key]: fontDict(fonts.regular), [fonts.bold.key]: fontDict(fonts.bold) } };
   const kids = pages.map((page) => {
     const leaf = file.reserve();
     // Deflate's fastest level: a quarter of the default's time, the page ~1 KB larger (of ~4).
-    const contents = file.addStream({ Filter: name("FlateDecode") }, deflater.deflate(page.content.bytes(), { level: 1 }));
-    file.set(leaf, { Type: name("Page"), Parent: pageTree, Resources: resources, MediaBox: [0, 0, page.width, page.height], Contents: contents });
+    const contents = file.addStream(
+      { Filter: name("FlateDecode") },
+      deflater.deflate(page.content.bytes(), { level: 1 }),
+    );
+    file.set(leaf, {
+      Type: name("Page"),
+      Parent: pageTree,
+      Resources: resources,
+      MediaBox: [0, 0, page.width, page.height],
+      Contents: contents,
+    });
     return leaf;
   });
   file.set(pageTree, { Type: name("Pages"), Kids: kids, Count: kids.length });

@@ -10,7 +10,9 @@ export async function signAsCompany(env: Env, company: Company, xml: string): Pr
   if (!company.certificateKeyEncrypted || !company.certificateDer) {
     throw new ApiProblem("unprocessable", {
       detail: `Company ${company.rnc} has no signing certificate, so it cannot sign its answer.`,
-      errors: [{ path: "", code: "certificate_missing", message: "Upload a certificate with PUT /company/certificate." }],
+      errors: [
+        { path: "", code: "certificate_missing", message: "Upload a certificate with PUT /company/certificate." },
+      ],
     });
   }
   const key = await signingKeyFor(company.certificateKeyEncrypted, env.MASTER_KEY, company.id);

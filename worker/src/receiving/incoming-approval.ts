@@ -1,6 +1,15 @@
 // Aprobación comercial (emisor-receptor): a buyer (or DGII) tells us whether it accepts one of the
 // e-CF we issued. The ACECF must be well formed, signed, and match the receipt exactly.
-import { checkStructure, dgiiDateOf, parseAcecf, parseXmlTree, treeToDocument, verifyXml, XmlParseError, type AcecfDocument } from "@ecf/shared";
+import {
+  checkStructure,
+  dgiiDateOf,
+  parseAcecf,
+  parseXmlTree,
+  treeToDocument,
+  verifyXml,
+  XmlParseError,
+  type AcecfDocument,
+} from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/schema.ts";
@@ -10,7 +19,8 @@ import { NOT_EXCHANGED } from "./reception.ts";
 import { requireReceivingCompany } from "./receiving-company.ts";
 import { checkSignerTrust, type TrustEnv } from "./signer-trust.ts";
 
-const refuse = (detail: string, path: string, code: string) => new ApiProblem("bad_request", { detail, errors: [{ path, code, message: detail }] });
+const refuse = (detail: string, path: string, code: string) =>
+  new ApiProblem("bad_request", { detail, errors: [{ path, code, message: detail }] });
 
 /** "1180.0" and "1180.00" are the same amount: compare as exact decimals. */
 export function sameAmount(a: string, b: string): boolean {
@@ -34,7 +44,8 @@ export async function readAcecf(env: TrustEnv, xml: string, now: Date): Promise<
   try {
     tree = parseXmlTree(xml);
   } catch (error) {
-    if (error instanceof XmlParseError) throw refuse(`The XML cannot be accepted: ${error.message}`, "/xml", "malformed_xml");
+    if (error instanceof XmlParseError)
+      throw refuse(`The XML cannot be accepted: ${error.message}`, "/xml", "malformed_xml");
     throw error;
   }
   if (tree.name !== "ACECF") throw refuse(`Expected an ACECF, found <${tree.name}>.`, "/xml", "not_an_acecf");
@@ -52,11 +63,20 @@ export async function readAcecf(env: TrustEnv, xml: string, now: Date): Promise<
     throw refuse(`The ACECF cannot be read: ${(error as Error).message}`, "/xml", "malformed_acecf");
   }
   const verified = await verifyXml(xml);
-  if (!verified.ok) throw refuse(`The ACECF's signature is not valid (${verified.reason}): ${verified.message}`, "/xml/Signature", "bad_signature");
+  if (!verified.ok)
+    throw refuse(
+      `The ACECF's signature is not valid (${verified.reason}): ${verified.message}`,
+      "/xml/Signature",
+      "bad_signature",
+    );
   // Valid when it reaches us: an ACECF carries no signing time (FechaHoraAprobacionComercial is the decision's).
   const trust = await checkSignerTrust(env, verified.certificate.der, now);
   if (!trust.ok) {
-    throw refuse(`The ACECF's signing certificate is not trusted (${trust.reason}): ${trust.message}`, "/xml/Signature", "certificate_not_trusted");
+    throw refuse(
+      `The ACECF's signing certificate is not trusted (${trust.reason}): ${trust.message}`,
+      "/xml/Signature",
+      "certificate_not_trusted",
+    );
   }
   return acecf;
 }
@@ -77,25 +97,53 @@ export async function registerIncomingApproval(
 ): Promise<RegisteredApproval> {
   const acecf = await readAcecf(env, xml, new Date());
   if (prefixRnc !== undefined && acecf.RNCEmisor !== prefixRnc) {
-    throw refuse(`RNCEmisor ${acecf.RNCEmisor} is not the receiver ${prefixRnc}.`, "/xml/DetalleAprobacionComercial/RNCEmisor", "wrong_receiver");
+    throw refuse(
+      `RNCEmisor ${acecf.RNCEmisor} is not the receiver ${prefixRnc}.`,
+      "/xml/DetalleAprobacionComercial/RNCEmisor",
+      "wrong_receiver",
+    );
   }
-  const issuer: Company = await requireReceivingCompany(env.DB, acecf.RNCEmisor, "/xml/DetalleAprobacionComercial/RNCEmisor");
+  const issuer: Company = await requireReceivingCompany(
+    env.DB,
+    acecf.RNCEmisor,
+    "/xml/DetalleAprobacionComercial/RNCEmisor",
+  );
   await authorize(issuer);
   if (NOT_EXCHANGED.has(acecf.eNCF.slice(1, 3))) {
-    throw refuse(`Type ${acecf.eNCF.slice(1, 3)} e-CF take no commercial approval.`, "/xml/DetalleAprobacionComercial/eNCF", "not_approvable");
+    throw refuse(
+      `Type ${acecf.eNCF.slice(1, 3)} e-CF take no commercial approval.`,
+      "/xml/DetalleAprobacionComercial/eNCF",
+      "not_approvable",
+    );
   }
   const receipt = await findReceipt(env, issuer.id, acecf.eNCF);
-  if (!receipt) throw refuse(`${acecf.eNCF} was not issued by ${issuer.rnc}.`, "/xml/DetalleAprobacionComercial/eNCF", "unknown_encf");
+  if (!receipt)
+    throw refuse(
+      `${acecf.eNCF} was not issued by ${issuer.rnc}.`,
+      "/xml/DetalleAprobacionComercial/eNCF",
+      "unknown_encf",
+    );
 
   const base = "/xml/DetalleAprobacionComercial";
   const mismatches: { path: string; code: string; message: string }[] = [];
   if (acecf.FechaEmision !== dgiiDateOf(receipt.issueDate))
-    mismatches.push({ path: `${base}/FechaEmision`, code: "mismatch", message: `FechaEmision is ${dgiiDateOf(receipt.issueDate)}` });
-  if (!sameAmount(acecf.MontoTotal, receipt.montoTotal)) mismatches.push({ path: `${base}/MontoTotal`, code: "mismatch", message: `MontoTotal is ${receipt.montoTotal}` });
+    mismatches.push({
+      path: `${base}/FechaEmision`,
+      code: "mismatch",
+      message: `FechaEmision is ${dgiiDateOf(receipt.issueDate)}`,
+    });
+  if (!sameAmount(acecf.MontoTotal, receipt.montoTotal))
+    mismatches.push({ path: `${base}/MontoTotal`, code: "mismatch", message: `MontoTotal is ${receipt.montoTotal}` });
   if ((receipt.rncComprador ?? "") !== acecf.RNCComprador)
-    mismatches.push({ path: `${base}/RNCComprador`, code: "mismatch", message: `RNCComprador is ${receipt.rncComprador ?? "(none)"}` });
-  if (acecf.Estado !== "1" && acecf.Estado !== "2") mismatches.push({ path: `${base}/Estado`, code: "invalid", message: "Estado must be 1 or 2" });
-  if (mismatches.length) throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
+    mismatches.push({
+      path: `${base}/RNCComprador`,
+      code: "mismatch",
+      message: `RNCComprador is ${receipt.rncComprador ?? "(none)"}`,
+    });
+  if (acecf.Estado !== "1" && acecf.Estado !== "2")
+    mismatches.push({ path: `${base}/Estado`, code: "invalid", message: "Estado must be 1 or 2" });
+  if (mismatches.length)
+    throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
 
   const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
   // The first ACECF about a receipt is the one on record: the archive write is conditional (the
@@ -103,13 +151,23 @@ export async function registerIncomingApproval(
   // the archived one nor flip the state. The same bytes again are a retry and get the same answer.
   const key = companionKey(receipt.xmlKey, ".acecf.xml");
   const sha256 = await sha256Hex(xml);
-  const put = await env.ARCHIVE.put(key, xml, { onlyIf: { etagDoesNotMatch: "*" }, httpMetadata: { contentType: "application/xml" }, customMetadata: { sha256 } });
+  const put = await env.ARCHIVE.put(key, xml, {
+    onlyIf: { etagDoesNotMatch: "*" },
+    httpMetadata: { contentType: "application/xml" },
+    customMetadata: { sha256 },
+  });
   if (!put) {
     const existing = await env.ARCHIVE.head(key);
     if (existing?.customMetadata?.sha256 !== sha256) {
       throw new ApiProblem("conflict", {
         detail: `${acecf.eNCF} already has a commercial approval on record (${receipt.approvalStatus ?? "received"}); a second one is not taken.`,
-        errors: [{ path: "/xml/DetalleAprobacionComercial/eNCF", code: "duplicate_approval", message: "Aprobación comercial ya recibida para este e-NCF" }],
+        errors: [
+          {
+            path: "/xml/DetalleAprobacionComercial/eNCF",
+            code: "duplicate_approval",
+            message: "Aprobación comercial ya recibida para este e-NCF",
+          },
+        ],
       });
     }
   }

@@ -29,16 +29,31 @@ export interface ApprovalResult {
 
 const fileNameOf = (rncComprador: string, encf: string) => `${rncComprador}${encf}.xml`;
 
-async function deliverToSupplier(env: Env, company: Company, rncEmisor: string, acecf: string, fileName: string): Promise<Delivery> {
+async function deliverToSupplier(
+  env: Env,
+  company: Company,
+  rncEmisor: string,
+  acecf: string,
+  fileName: string,
+): Promise<Delivery> {
   const timeoutMs = dgiiTimeoutMs(env);
   try {
     const signer = await signerFor(env, company);
     const entry = await lookUpTaxpayer(dgiiClientFor(env, company, signer), rncEmisor);
-    if (!entry?.urlAceptacion) return { outcome: "skipped", detail: `Supplier ${rncEmisor} has no approval service in DGII's directory.` };
+    if (!entry?.urlAceptacion)
+      return { outcome: "skipped", detail: `Supplier ${rncEmisor} has no approval service in DGII's directory.` };
     const receiver = new ReceiverClient(company.rnc, signer, timeoutMs, outboundPolicy(env));
-    const { url, response } = await receiver.post(entry.urlAceptacion, "/fe/aprobacioncomercial/api/ecf", acecf, fileName, entry.urlOpcional);
+    const { url, response } = await receiver.post(
+      entry.urlAceptacion,
+      "/fe/aprobacioncomercial/api/ecf",
+      acecf,
+      fileName,
+      entry.urlOpcional,
+    );
     const text = (await response.text()).slice(0, 500);
-    return response.ok ? { outcome: "sent", detail: `${url} → HTTP ${response.status}` } : { outcome: "failed", detail: `${url} → HTTP ${response.status} ${text}` };
+    return response.ok
+      ? { outcome: "sent", detail: `${url} → HTTP ${response.status}` }
+      : { outcome: "failed", detail: `${url} → HTTP ${response.status} ${text}` };
   } catch (error) {
     return { outcome: "failed", detail: (error as Error).message.slice(0, 500) };
   }
@@ -50,17 +65,28 @@ async function deliverToDgii(env: Env, company: Company, acecf: string, fileName
     const answer = await client.sendAprobacionComercial(acecf, fileName);
     return { outcome: "sent", detail: JSON.stringify(answer).slice(0, 500) };
   } catch (error) {
-    const detail = error instanceof DgiiError ? `${error.message} ${error.mensajes.map((m) => m.valor).join("; ")}` : (error as Error).message;
+    const detail =
+      error instanceof DgiiError
+        ? `${error.message} ${error.mensajes.map((m) => m.valor).join("; ")}`
+        : (error as Error).message;
     return { outcome: "failed", detail: detail.slice(0, 500) };
   }
 }
 
 /** Decides on a purchase (once; the same decision again retries failed deliveries). */
-export async function approvePurchase(env: Env, company: Company, purchaseId: string, estado: ApprovalEstado, motivo: string | undefined, now: Date): Promise<ApprovalResult> {
+export async function approvePurchase(
+  env: Env,
+  company: Company,
+  purchaseId: string,
+  estado: ApprovalEstado,
+  motivo: string | undefined,
+  now: Date,
+): Promise<ApprovalResult> {
   const found = await findPurchase(env, company.id, purchaseId);
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchaseId} for this company.` });
   const { purchase, month } = found;
-  if (NOT_EXCHANGED.has(purchase.tipoeCF)) throw new ApiProblem("unprocessable", { detail: `Type ${purchase.tipoeCF} e-CF take no commercial approval.` });
+  if (NOT_EXCHANGED.has(purchase.tipoeCF))
+    throw new ApiProblem("unprocessable", { detail: `Type ${purchase.tipoeCF} e-CF take no commercial approval.` });
   const status = approvalStatusOf(estado);
   if (estado === "Aceptado" && !purchaseCounts(purchase)) {
     throw new ApiProblem("conflict", {
@@ -106,9 +132,11 @@ export async function approvePurchase(env: Env, company: Company, purchaseId: st
   }
 
   const fileName = fileNameOf(company.rnc, purchase.encf);
-  const already = (outcome: string | null, detail: string | null): Delivery | undefined => (outcome === "sent" ? { outcome: "sent", detail: detail ?? "" } : undefined);
+  const already = (outcome: string | null, detail: string | null): Delivery | undefined =>
+    outcome === "sent" ? { outcome: "sent", detail: detail ?? "" } : undefined;
   const [supplier, dgii] = await Promise.all([
-    already(purchase.approvalSupplierOutcome, purchase.approvalSupplierDetail) ?? deliverToSupplier(env, company, purchase.rncEmisor, acecf, fileName),
+    already(purchase.approvalSupplierOutcome, purchase.approvalSupplierDetail) ??
+      deliverToSupplier(env, company, purchase.rncEmisor, acecf, fileName),
     already(purchase.approvalDgiiOutcome, purchase.approvalDgiiDetail) ?? deliverToDgii(env, company, acecf, fileName),
   ]);
   await month.updatePurchase(purchase.id, {

@@ -6,7 +6,20 @@
 // word first, then the evidence on this invoice, then a guess from history. What is still missing
 // is listed, never guessed further.
 import { z } from "@hono/zod-openapi";
-import { compare, dec, divide, formatDecimal, formatMoney, isZero, mul, parseDecimal, percentOf, roundHalfUp, ZERO, type Decimal } from "@ecf/shared";
+import {
+  compare,
+  dec,
+  divide,
+  formatDecimal,
+  formatMoney,
+  isZero,
+  mul,
+  parseDecimal,
+  percentOf,
+  roundHalfUp,
+  ZERO,
+  type Decimal,
+} from "@ecf/shared";
 import { ApiProblem, type ProblemItem } from "../http/problem.ts";
 import { findPurchase, issuerLedger } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/schema.ts";
@@ -54,7 +67,8 @@ export const TIPOS_RETENCION_ISR = {
   "09": "Retenciones subsector ganadería de carne bovina",
 } as const;
 
-const codes = <T extends Record<string, string>>(table: T) => Object.keys(table) as [keyof T & string, ...(keyof T & string)[]];
+const codes = <T extends Record<string, string>>(table: T) =>
+  Object.keys(table) as [keyof T & string, ...(keyof T & string)[]];
 const describe = (table: Record<string, string>) =>
   Object.entries(table)
     .map(([code, name]) => `${code} ${name}`)
@@ -64,7 +78,16 @@ const describe = (table: Record<string, string>) =>
  * The e-CF's FormaPago (1–8) as the 606's Forma de Pago. The 606 has no bonos nor "otras formas":
  * those count as 07 (Mixto, the 606's only catch-all); several forms on one invoice are 07 too.
  */
-const FORMA_PAGO_606_OF_ECF: Record<string, string> = { "1": "01", "2": "02", "3": "03", "4": "04", "5": "07", "6": "05", "7": "06", "8": "07" };
+const FORMA_PAGO_606_OF_ECF: Record<string, string> = {
+  "1": "01",
+  "2": "02",
+  "3": "03",
+  "4": "04",
+  "5": "07",
+  "6": "05",
+  "7": "06",
+  "8": "07",
+};
 
 /**
  * The 606 Forma de Pago an e-CF states: its TablaFormasPago, or TipoPago 2 (crédito) as 04.
@@ -90,12 +113,18 @@ const amountField = (description: string) =>
     .refine((v) => AMOUNT.test(String(v)), 'expected an amount ≥ 0 with at most 2 decimals, e.g. "540.00"')
     .nullable()
     .optional()
-    .openapi({ description: `${description}. An exact decimal (string or number), at most 2 decimals; null clears it`, example: "540.00" });
+    .openapi({
+      description: `${description}. An exact decimal (string or number), at most 2 decimals; null clears it`,
+      example: "540.00",
+    });
 
 const percentField = (description: string) =>
   z
     .union([z.string(), z.number()])
-    .refine((v) => PERCENT.test(String(v)) && compare(dec(String(v)), dec("100")) <= 0, "expected a percentage from 0 to 100 with at most 2 decimals")
+    .refine(
+      (v) => PERCENT.test(String(v)) && compare(dec(String(v)), dec("100")) <= 0,
+      "expected a percentage from 0 to 100 with at most 2 decimals",
+    )
     .nullable()
     .optional()
     .openapi({ description, example: "30" });
@@ -103,7 +132,10 @@ const percentField = (description: string) =>
 const calendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd")
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date");
+  .refine(
+    (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    "not a calendar date",
+  );
 
 const codeField = (table: Record<string, string>, title: string) =>
   z
@@ -115,16 +147,18 @@ const codeField = (table: Record<string, string>, title: string) =>
 export const PurchaseClassificationBody = z
   .object({
     tipoBienesServicios: codeField(TIPOS_BIENES_SERVICIOS, "Tipo de Bienes y Servicios Comprados (606 column 3)"),
-    fechaPago: calendarDate
-      .nullable()
-      .optional()
-      .openapi({ description: "Fecha de Pago (606 column 7), yyyy-MM-dd: required when ITBIS or ISR is withheld", example: "2026-05-20" }),
+    fechaPago: calendarDate.nullable().optional().openapi({
+      description: "Fecha de Pago (606 column 7), yyyy-MM-dd: required when ITBIS or ISR is withheld",
+      example: "2026-05-20",
+    }),
     formaPago: codeField(FORMAS_PAGO_606, "Forma de Pago (606 column 23)"),
     tipoRetencionIsr: codeField(TIPOS_RETENCION_ISR, "Tipo de Retención en ISR (606 column 17)"),
     itbisRetenido: amountField("ITBIS Retenido (606 column 12), at most the ITBIS facturado"),
     montoRetencionRenta: amountField("Monto Retención Renta (606 column 18), at most the amount without taxes"),
     itbisAlCosto: amountField("ITBIS llevado al Costo (606 column 14), at most the ITBIS facturado"),
-    itbisProporcionalidad: amountField("ITBIS sujeto a Proporcionalidad, Art. 349 (606 column 13), at most the ITBIS facturado"),
+    itbisProporcionalidad: amountField(
+      "ITBIS sujeto a Proporcionalidad, Art. 349 (606 column 13), at most the ITBIS facturado",
+    ),
   })
   .strict()
   .openapi("PurchaseClassification");
@@ -136,8 +170,12 @@ export const SupplierDefaultBody = z
     tipoBienesServicios: codeField(TIPOS_BIENES_SERVICIOS, "Tipo de Bienes y Servicios Comprados"),
     formaPago: codeField(FORMAS_PAGO_606, "Forma de Pago"),
     tipoRetencionIsr: codeField(TIPOS_RETENCION_ISR, "Tipo de Retención en ISR"),
-    itbisRetenidoPorcentaje: percentField("ITBIS withheld, as a percentage of the purchase's ITBIS facturado (e.g. 30 or 100)"),
-    retencionRentaPorcentaje: percentField("ISR withheld, as a percentage of the purchase's amount without taxes (e.g. 10 or 2)"),
+    itbisRetenidoPorcentaje: percentField(
+      "ITBIS withheld, as a percentage of the purchase's ITBIS facturado (e.g. 30 or 100)",
+    ),
+    retencionRentaPorcentaje: percentField(
+      "ISR withheld, as a percentage of the purchase's amount without taxes (e.g. 10 or 2)",
+    ),
     itbisAlCostoPorcentaje: percentField("ITBIS taken to cost, as a percentage of the purchase's ITBIS facturado"),
   })
   .strict()
@@ -183,11 +221,16 @@ export interface ClassificationGap {
   message: string;
 }
 
-const rated = (base: string, percent: string | null) => (percent === null ? undefined : roundHalfUp(percentOf(dec(base), dec(percent))));
+const rated = (base: string, percent: string | null) =>
+  percent === null ? undefined : roundHalfUp(percentOf(dec(base), dec(percent)));
 const money = (value: string | null | undefined) => (value === null || value === undefined ? undefined : dec(value));
 
 /** Picks the first defined value of each candidate, remembering where it came from. */
-function pick<T>(sources: Resolved606["sources"], field: ClassificationField, candidates: [Source, T | null | undefined][]): T | null {
+function pick<T>(
+  sources: Resolved606["sources"],
+  field: ClassificationField,
+  candidates: [Source, T | null | undefined][],
+): T | null {
   for (const [source, value] of candidates) {
     if (value !== null && value !== undefined) {
       sources[field] = source;
@@ -201,7 +244,8 @@ function pick<T>(sources: Resolved606["sources"], field: ClassificationField, ca
  * A person classified this purchase: they chose its kind of expense (PATCH /compras/{id}), so what
  * they left empty beside it was decided, not forgotten. A payment date alone classifies nothing.
  */
-export const classifiedByPerson = (purchase: Pick<Purchase, "tipoBienesServicios">) => purchase.tipoBienesServicios !== null;
+export const classifiedByPerson = (purchase: Pick<Purchase, "tipoBienesServicios">) =>
+  purchase.tipoBienesServicios !== null;
 
 /**
  * A supplier's purchase, as the 606 will report it. Defaults the issuer set for the supplier fill
@@ -210,7 +254,11 @@ export const classifiedByPerson = (purchase: Pick<Purchase, "tipoBienesServicios
  * is left empty, never an amount or the ISR withholding type: a zero a person left is a decision,
  * and a learned withholding would report one never made.
  */
-export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): Resolved606 {
+export function resolvePurchase(
+  purchase: Purchase,
+  figures: DocumentFigures,
+  supplier: SupplierDefault | null,
+): Resolved606 {
   const sources: Resolved606["sources"] = {};
   const set = supplier?.origin === "set" ? supplier : null;
   const learnedCodes = supplier?.origin === "learned" ? supplier : null;
@@ -256,7 +304,8 @@ export function resolvePurchase(purchase: Purchase, figures: DocumentFigures, su
         ["supplier", costRate(set)],
         ["supplier", costRate(learned)],
       ]) ?? ZERO,
-    itbisProporcionalidad: pick(sources, "itbisProporcionalidad", [["purchase", money(purchase.itbisProporcionalidad)]]) ?? ZERO,
+    itbisProporcionalidad:
+      pick(sources, "itbisProporcionalidad", [["purchase", money(purchase.itbisProporcionalidad)]]) ?? ZERO,
     sources,
   };
 }
@@ -270,13 +319,31 @@ export function classificationGaps(resolved: Resolved606, figures: DocumentFigur
       field: "tipoBienesServicios",
       message: "Tipo de Bienes y Servicios Comprados is not set (PATCH /compras/{id}, or a default for the supplier).",
     });
-  if (!resolved.formaPago) gaps.push({ code: "unclassified", field: "formaPago", message: "Forma de Pago is not set (04 when still unpaid)." });
+  if (!resolved.formaPago)
+    gaps.push({
+      code: "unclassified",
+      field: "formaPago",
+      message: "Forma de Pago is not set (04 when still unpaid).",
+    });
   const withheld = !isZero(resolved.itbisRetenido) || !isZero(resolved.montoRetencionRenta);
-  if (withheld && !resolved.fechaPago) gaps.push({ code: "payment_date_missing", field: "fechaPago", message: "ITBIS or ISR is withheld: the Fecha de Pago is required." });
+  if (withheld && !resolved.fechaPago)
+    gaps.push({
+      code: "payment_date_missing",
+      field: "fechaPago",
+      message: "ITBIS or ISR is withheld: the Fecha de Pago is required.",
+    });
   if (!isZero(resolved.montoRetencionRenta) && !resolved.tipoRetencionIsr)
-    gaps.push({ code: "retention_type_missing", field: "tipoRetencionIsr", message: "ISR is withheld: the Tipo de Retención en ISR is required." });
+    gaps.push({
+      code: "retention_type_missing",
+      field: "tipoRetencionIsr",
+      message: "ISR is withheld: the Tipo de Retención en ISR is required.",
+    });
   if (compare(resolved.itbisAlCosto, dec(figures.itbisFacturado)) > 0)
-    gaps.push({ code: "itbis_al_costo_exceeds", field: "itbisAlCosto", message: `ITBIS llevado al Costo exceeds the ITBIS facturado (${figures.itbisFacturado}).` });
+    gaps.push({
+      code: "itbis_al_costo_exceeds",
+      field: "itbisAlCosto",
+      message: `ITBIS llevado al Costo exceeds the ITBIS facturado (${figures.itbisFacturado}).`,
+    });
   return gaps;
 }
 
@@ -314,8 +381,10 @@ export function reproducibleRate(amount: Decimal, base: Decimal): string | null 
  * withholdings say nothing about the supplier's invoices.
  */
 export function learnedDefaults(purchase: Purchase, figures: DocumentFigures): Partial<SupplierDefaultValues> {
-  const rateOf = (value: string | null, base: string) => (value === null ? null : reproducibleRate(dec(value), dec(base)));
-  if (purchase.tipoeCF === "33" || purchase.tipoeCF === "34") return { tipoBienesServicios: purchase.tipoBienesServicios };
+  const rateOf = (value: string | null, base: string) =>
+    value === null ? null : reproducibleRate(dec(value), dec(base));
+  if (purchase.tipoeCF === "33" || purchase.tipoeCF === "34")
+    return { tipoBienesServicios: purchase.tipoBienesServicios };
   return {
     tipoBienesServicios: purchase.tipoBienesServicios,
     formaPago: purchase.formaPago,
@@ -328,7 +397,12 @@ export function learnedDefaults(purchase: Purchase, figures: DocumentFigures): P
 
 // ------------------------------------------------------------------------------ the request
 
-const AMOUNT_FIELDS: ReadonlySet<ClassificationField> = new Set(["itbisRetenido", "montoRetencionRenta", "itbisAlCosto", "itbisProporcionalidad"]);
+const AMOUNT_FIELDS: ReadonlySet<ClassificationField> = new Set([
+  "itbisRetenido",
+  "montoRetencionRenta",
+  "itbisAlCosto",
+  "itbisProporcionalidad",
+]);
 
 /** Amounts as DGII text ("540.00"); a date or code as given; null clears; absent keeps. */
 function merged(purchase: Purchase, body: PurchaseClassificationInput) {
@@ -357,14 +431,22 @@ function contradictions(next: ReturnType<typeof merged>, purchase: Purchase, fig
   const notAbove = (field: ClassificationField, limit: string, what: string) => {
     const value = next[field];
     if (value !== null && compare(dec(value), dec(limit)) > 0)
-      problems.push({ path: `/${field}`, code: "exceeds_document", message: `${field} (${value}) exceeds the ${what} of ${purchase.encf} (${limit}).` });
+      problems.push({
+        path: `/${field}`,
+        code: "exceeds_document",
+        message: `${field} (${value}) exceeds the ${what} of ${purchase.encf} (${limit}).`,
+      });
   };
   notAbove("itbisRetenido", figures.itbisFacturado, "ITBIS facturado");
   notAbove("itbisAlCosto", figures.itbisFacturado, "ITBIS facturado");
   notAbove("itbisProporcionalidad", figures.itbisFacturado, "ITBIS facturado");
   notAbove("montoRetencionRenta", figures.montoFacturado, "amount without taxes");
   if (next.fechaPago && next.fechaPago < purchase.issueDate) {
-    problems.push({ path: "/fechaPago", code: "before_issue_date", message: `fechaPago is before the purchase's FechaEmision (${purchase.issueDate}).` });
+    problems.push({
+      path: "/fechaPago",
+      code: "before_issue_date",
+      message: `fechaPago is before the purchase's FechaEmision (${purchase.issueDate}).`,
+    });
   }
   return problems;
 }
@@ -384,9 +466,16 @@ export interface ClassifiedPurchase {
   missing: ClassificationGap[];
 }
 
-export function classifiedView(purchase: Purchase, figures: DocumentFigures, supplier: SupplierDefault | null): ClassifiedPurchase {
+export function classifiedView(
+  purchase: Purchase,
+  figures: DocumentFigures,
+  supplier: SupplierDefault | null,
+): ClassifiedPurchase {
   const resolved = resolvePurchase(purchase, figures, supplier);
-  const classification = Object.fromEntries(CLASSIFICATION_FIELDS.map((f) => [f, purchase[f]])) as Record<ClassificationField, string | null>;
+  const classification = Object.fromEntries(CLASSIFICATION_FIELDS.map((f) => [f, purchase[f]])) as Record<
+    ClassificationField,
+    string | null
+  >;
   const effective = resolvedView(resolved);
   const missing = classificationGaps(resolved, figures);
   return {
@@ -406,7 +495,13 @@ export function classifiedView(purchase: Purchase, figures: DocumentFigures, sup
  * clears), checks it against the document, stores it, and lets the supplier's defaults learn from
  * it (unless the issuer set them itself).
  */
-export async function classifyPurchase(env: Env, company: Company, id: string, body: PurchaseClassificationInput, now: Date): Promise<ClassifiedPurchase> {
+export async function classifyPurchase(
+  env: Env,
+  company: Company,
+  id: string,
+  body: PurchaseClassificationInput,
+  now: Date,
+): Promise<ClassifiedPurchase> {
   const found = await findPurchase(env, company.id, id);
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
   const { purchase, month } = found;
@@ -416,7 +511,11 @@ export async function classifyPurchase(env: Env, company: Company, id: string, b
   const was = resolvedView(resolvePurchase(purchase, figures, before ?? null));
   const next = merged(purchase, body);
   const problems = contradictions(next, purchase, figures);
-  if (problems.length) throw new ApiProblem("validation_failed", { detail: `The classification does not fit ${purchase.encf}.`, errors: problems });
+  if (problems.length)
+    throw new ApiProblem("validation_failed", {
+      detail: `The classification does not fit ${purchase.encf}.`,
+      errors: problems,
+    });
   const stored = await month.classifyPurchase(purchase.id, { ...next, classifiedAt: now.toISOString() });
   if (!stored) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
   const supplier = await ledger.learnSupplierDefault(stored.rncEmisor, learnedDefaults(stored, figures));
@@ -436,7 +535,8 @@ export async function purchaseClassification(env: Env, company: Company, id: str
 
 /** The body of PUT /proveedores/{rnc}/clasificacion as stored values (percentages as exact text). */
 export function supplierDefaultValues(body: SupplierDefaultInput): SupplierDefaultValues {
-  const percent = (v: string | number | null | undefined) => (v === null || v === undefined ? null : formatDecimal(dec(String(v))));
+  const percent = (v: string | number | null | undefined) =>
+    v === null || v === undefined ? null : formatDecimal(dec(String(v)));
   return {
     tipoBienesServicios: body.tipoBienesServicios ?? null,
     formaPago: body.formaPago ?? null,

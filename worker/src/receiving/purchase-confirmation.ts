@@ -17,7 +17,15 @@ export type DgiiPurchaseStatus = Purchase["dgiiStatus"];
 /** How long DGII may not know a received e-CF before it is flagged: 72 h of contingency and a day. */
 export const CONFIRMATION_WINDOW_MS = 4 * 86_400_000;
 /** Waits between checks: soon after reception, then less and less often, then daily. */
-export const CHECK_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 24 * 3_600_000];
+export const CHECK_DELAYS_MS = [
+  60_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  24 * 3_600_000,
+];
 /** After this long DGII is not asked again about a purchase it never confirmed or refused. */
 export const STOP_CHECKING_AFTER_MS = 35 * 86_400_000;
 /** Purchases asked about per alarm run (the rest are due again at once). */
@@ -28,7 +36,9 @@ export const CONFIRMED: ReadonlySet<DgiiPurchaseStatus> = new Set(["confirmed", 
 
 /** True when the purchase counts: DGII confirmed it, or the accountant overrode with a reason. */
 export function purchaseCounts(purchase: Pick<Purchase, "dgiiStatus" | "dgiiOverrideReason">): boolean {
-  return CONFIRMED.has(purchase.dgiiStatus) || (purchase.dgiiStatus !== "rejected" && purchase.dgiiOverrideReason !== null);
+  return (
+    CONFIRMED.has(purchase.dgiiStatus) || (purchase.dgiiStatus !== "rejected" && purchase.dgiiOverrideReason !== null)
+  );
 }
 
 /** When to ask next after `checks` checks (null: stop), counted from the reception. */
@@ -45,7 +55,11 @@ export interface CheckOutcome {
 }
 
 /** The purchase's new state from DGII's answer (undefined: DGII could not be asked). */
-export function judgeAnswer(purchase: Purchase, answer: DgiiResult | undefined, now: Date): Omit<CheckOutcome, "detail"> {
+export function judgeAnswer(
+  purchase: Purchase,
+  answer: DgiiResult | undefined,
+  now: Date,
+): Omit<CheckOutcome, "detail"> {
   const receivedAt = new Date(Date.parse(purchase.receivedAt) || now.getTime());
   const checks = purchase.dgiiChecks + 1;
   if (answer?.codigo === 1) return { dgiiStatus: "confirmed", dgiiNextCheckAt: null };
@@ -58,9 +72,18 @@ export function judgeAnswer(purchase: Purchase, answer: DgiiResult | undefined, 
 }
 
 /** Asks DGII about one purchase as `company` (the buyer) and judges the answer. */
-export async function checkPurchaseAtDgii(env: Env, company: Company, purchase: Purchase, now: Date): Promise<CheckOutcome> {
+export async function checkPurchaseAtDgii(
+  env: Env,
+  company: Company,
+  purchase: Purchase,
+  now: Date,
+): Promise<CheckOutcome> {
   if (!purchase.securityCode) {
-    return { dgiiStatus: purchase.dgiiStatus, dgiiNextCheckAt: null, detail: "No security code recorded: DGII cannot be asked." };
+    return {
+      dgiiStatus: purchase.dgiiStatus,
+      dgiiNextCheckAt: null,
+      detail: "No security code recorded: DGII cannot be asked.",
+    };
   }
   let answer: DgiiResult | undefined;
   let detail: string;
@@ -75,7 +98,15 @@ export async function checkPurchaseAtDgii(env: Env, company: Company, purchase: 
 }
 
 /** POST /compras/{id}/confirmacion-manual: counts an unconfirmed purchase, with the reason audited. */
-export async function overrideConfirmation(env: Env, company: Company, id: string, reason: string, by: string, requestId: string, now: Date): Promise<Purchase> {
+export async function overrideConfirmation(
+  env: Env,
+  company: Company,
+  id: string,
+  reason: string,
+  by: string,
+  requestId: string,
+  now: Date,
+): Promise<Purchase> {
   const found = await findPurchase(env, company.id, id);
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
   if (found.purchase.dgiiStatus === "rejected") {

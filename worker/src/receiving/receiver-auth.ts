@@ -40,14 +40,21 @@ export interface ReceiverToken {
 
 const universal = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 const base64url = (bytes: Uint8Array) => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const fromBase64url = (text: string) => fromBase64(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
+const fromBase64url = (text: string) =>
+  fromBase64(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
 
 const seedKeys = new Map<string, Promise<CryptoKey>>();
 function seedKey(secret: string): Promise<CryptoKey> {
   let key = seedKeys.get(secret);
   if (!key) {
     // Domain-separated from the API's JWTs that use the same secret.
-    key = crypto.subtle.importKey("raw", new TextEncoder().encode(`receiver-seed:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    key = crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(`receiver-seed:${secret}`),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
     seedKeys.set(secret, key);
   }
   return key;
@@ -61,8 +68,13 @@ interface SeedClaims {
 /** A fresh seed for the sender to sign; bound to the receiving company when the URL named one. */
 export async function issueSeed(env: Pick<Env, "JWT_SECRET">, companyId: string | null, now: Date): Promise<string> {
   const payload = `${now.getTime() + SEED_TTL_MS}.${companyId ?? "-"}.${base64url(crypto.getRandomValues(new Uint8Array(24)))}`;
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await seedKey(env.JWT_SECRET), new TextEncoder().encode(payload)));
-  return buildSemilla({ valor: `${base64url(new TextEncoder().encode(payload))}.${base64url(mac)}`, fecha: formatXsDateTime(now) });
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", await seedKey(env.JWT_SECRET), new TextEncoder().encode(payload)),
+  );
+  return buildSemilla({
+    valor: `${base64url(new TextEncoder().encode(payload))}.${base64url(mac)}`,
+    fecha: formatXsDateTime(now),
+  });
 }
 
 /** The claims of a seed this platform issued, or undefined for anything else. */
@@ -72,21 +84,33 @@ async function readSeed(env: Pick<Env, "JWT_SECRET">, valor: string): Promise<Se
   const payload = fromBase64url(payloadPart);
   const mac = fromBase64url(macPart);
   if (!payload || !mac) return undefined;
-  if (!(await crypto.subtle.verify("HMAC", await seedKey(env.JWT_SECRET), new Uint8Array(mac), new Uint8Array(payload)))) return undefined;
+  if (
+    !(await crypto.subtle.verify("HMAC", await seedKey(env.JWT_SECRET), new Uint8Array(mac), new Uint8Array(payload)))
+  )
+    return undefined;
   const [expires, company] = new TextDecoder().decode(payload).split(".");
   const expiresMs = Number(expires);
   if (!Number.isSafeInteger(expiresMs) || !company) return undefined;
   return { expiresAt: new Date(expiresMs), companyId: company === "-" ? null : company };
 }
 
-const refused = (detail: string, code: string) => new ApiProblem("unauthorized", { detail, errors: [{ path: "/xml", code, message: detail }] });
+const refused = (detail: string, code: string) =>
+  new ApiProblem("unauthorized", { detail, errors: [{ path: "/xml", code, message: detail }] });
 
 /** Removes expired seed and token rows (a bounded batch of each). */
 export async function purgeExpiredReceiverAuth(d1: D1Database, now: Date): Promise<void> {
   const at = now.toISOString();
   await d1.batch([
-    d1.prepare("DELETE FROM receiver_seeds WHERE valor IN (SELECT valor FROM receiver_seeds WHERE expires_at < ? LIMIT ?)").bind(at, PURGE_BATCH),
-    d1.prepare("DELETE FROM receiver_tokens WHERE token_hash IN (SELECT token_hash FROM receiver_tokens WHERE expires_at < ? LIMIT ?)").bind(at, PURGE_BATCH),
+    d1
+      .prepare(
+        "DELETE FROM receiver_seeds WHERE valor IN (SELECT valor FROM receiver_seeds WHERE expires_at < ? LIMIT ?)",
+      )
+      .bind(at, PURGE_BATCH),
+    d1
+      .prepare(
+        "DELETE FROM receiver_tokens WHERE token_hash IN (SELECT token_hash FROM receiver_tokens WHERE expires_at < ? LIMIT ?)",
+      )
+      .bind(at, PURGE_BATCH),
   ]);
 }
 
@@ -105,10 +129,13 @@ export async function redeemSignedSeed(
     throw new ApiProblem("bad_request", { detail, errors: [{ path: "/xml", code: "not_a_seed", message: detail }] });
   }
   const seed = await readSeed(env, valor);
-  if (!seed || seed.expiresAt.getTime() <= now.getTime()) throw refused("The seed is unknown, already used or expired; request a new one.", "seed_not_usable");
-  if (companyId !== null && seed.companyId !== null && seed.companyId !== companyId) throw refused("The seed was issued for another receiver.", "seed_not_usable");
+  if (!seed || seed.expiresAt.getTime() <= now.getTime())
+    throw refused("The seed is unknown, already used or expired; request a new one.", "seed_not_usable");
+  if (companyId !== null && seed.companyId !== null && seed.companyId !== companyId)
+    throw refused("The seed was issued for another receiver.", "seed_not_usable");
   const verified = await verifyXml(signedXml);
-  if (!verified.ok) throw refused(`The seed's signature is not valid (${verified.reason}): ${verified.message}`, "bad_signature");
+  if (!verified.ok)
+    throw refused(`The seed's signature is not valid (${verified.reason}): ${verified.message}`, "bad_signature");
   const { certificate } = verified;
   // A token only for a certificate an accredited authority issued, valid now: anyone can make a
   // self-signed certificate with any name in it.
@@ -128,7 +155,8 @@ export async function redeemSignedSeed(
     .values({ valor, companyId: seed.companyId, expiresAt: seed.expiresAt.toISOString(), usedAt: now.toISOString() })
     .onConflictDoNothing()
     .returning({ valor: receiverSeeds.valor });
-  if (used.length === 0) throw refused("The seed is unknown, already used or expired; request a new one.", "seed_not_usable");
+  if (used.length === 0)
+    throw refused("The seed is unknown, already used or expired; request a new one.", "seed_not_usable");
 
   const token = base64url(crypto.getRandomValues(new Uint8Array(32)));
   const expires = new Date(now.getTime() + TOKEN_TTL_MS);
@@ -147,7 +175,8 @@ export async function requiresAuthentication(d1: D1Database, companyId: string):
   return row?.requireAuthentication ?? false;
 }
 
-const unauthorized = (detail: string, code: string) => new ApiProblem("unauthorized", { detail, errors: [{ path: "/headers/Authorization", code, message: detail }] });
+const unauthorized = (detail: string, code: string) =>
+  new ApiProblem("unauthorized", { detail, errors: [{ path: "/headers/Authorization", code, message: detail }] });
 
 /** The live token the request carries (Authorization: Bearer), undefined when it carries none; 401 for an unknown or expired one. */
 export async function presentedToken(c: Context<AppEnv>, now: Date): Promise<{ companyId: string | null } | undefined> {
@@ -155,8 +184,11 @@ export async function presentedToken(c: Context<AppEnv>, now: Date): Promise<{ c
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match?.[1]) throw unauthorized("Send the token as 'Authorization: Bearer {token}'.", "malformed_token");
-  const row = await database(c.env.DB).query.receiverTokens.findFirst({ where: eq(receiverTokens.tokenHash, await sha256Hex(match[1])) });
-  if (!row || row.expiresAt <= now.toISOString()) throw unauthorized("The token is unknown or expired.", "token_not_valid");
+  const row = await database(c.env.DB).query.receiverTokens.findFirst({
+    where: eq(receiverTokens.tokenHash, await sha256Hex(match[1])),
+  });
+  if (!row || row.expiresAt <= now.toISOString())
+    throw unauthorized("The token is unknown or expired.", "token_not_valid");
   return { companyId: row.companyId };
 }
 
@@ -168,7 +200,10 @@ export async function checkReceiverToken(c: Context<AppEnv>, company: Company, n
   if (!(await requiresAuthentication(c.env.DB, company.id))) return;
   const token = await presentedToken(c, now);
   if (!token) {
-    throw unauthorized(`Receiver ${company.rnc} requires authentication: get a token from /${company.rnc}/fe/autenticacion/api/validacioncertificado.`, "token_required");
+    throw unauthorized(
+      `Receiver ${company.rnc} requires authentication: get a token from /${company.rnc}/fe/autenticacion/api/validacioncertificado.`,
+      "token_required",
+    );
   }
   if (token.companyId !== company.id) {
     throw unauthorized(
@@ -181,9 +216,16 @@ export async function checkReceiverToken(c: Context<AppEnv>, company: Company, n
 }
 
 /** Stores a company's receiver settings. */
-export async function saveReceiverSettings(d1: D1Database, companyId: string, requireAuthentication: boolean): Promise<void> {
+export async function saveReceiverSettings(
+  d1: D1Database,
+  companyId: string,
+  requireAuthentication: boolean,
+): Promise<void> {
   await database(d1)
     .insert(receiverSettings)
     .values({ companyId, requireAuthentication, updatedAt: new Date().toISOString() })
-    .onConflictDoUpdate({ target: receiverSettings.companyId, set: { requireAuthentication, updatedAt: new Date().toISOString() } });
+    .onConflictDoUpdate({
+      target: receiverSettings.companyId,
+      set: { requireAuthentication, updatedAt: new Date().toISOString() },
+    });
 }

@@ -26,7 +26,11 @@ export class ReceiverClient {
 
   /** Every call: the URL policy, no redirect, the timeout, the answer capped (outbound/fetch.ts). */
   private fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    return outboundFetch(this.policy, url, init, { timeoutMs: this.timeoutMs, maxBytes: ANSWER_BYTES, overflow: "fail" });
+    return outboundFetch(this.policy, url, init, {
+      timeoutMs: this.timeoutMs,
+      maxBytes: ANSWER_BYTES,
+      overflow: "fail",
+    });
   }
 
   /** Seed → sign → token, against the receiver's own authentication service. */
@@ -60,9 +64,20 @@ export class ReceiverClient {
    * POSTs a document to `host` + `path`. With `authHost` (the directory's urlOpcional) it
    * authenticates first; a 401 makes it authenticate (again) and try once more.
    */
-  async post(host: string, path: string, xml: string, fileName: string, authHost?: string | null): Promise<{ url: string; response: Response }> {
+  async post(
+    host: string,
+    path: string,
+    xml: string,
+    fileName: string,
+    authHost?: string | null,
+  ): Promise<{ url: string; response: Response }> {
     const url = serviceUrl(host, path);
-    const send = (token?: string) => this.fetch(url, { method: "POST", body: xmlForm(xml, fileName), headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const send = (token?: string) =>
+      this.fetch(url, {
+        method: "POST",
+        body: xmlForm(xml, fileName),
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
     let response = await send(authHost ? await this.token(authHost) : undefined);
     if (response.status === 401) response = await send(await this.token(authHost ?? host, true));
     return { url, response };

@@ -30,7 +30,10 @@ export async function refuseThrottledAddress(c: Context<AppEnv>, now: Date): Pro
   if (!address) return;
   const wait = await retryAfterSeconds(database(c.env.DB), scopeOf(address), MAX_RECEIVER_FAILURES_PER_ADDRESS, now);
   if (wait > 0) {
-    throw new ApiProblem("too_many_requests", { detail: `Too many refused requests from this address; try again in ${wait} seconds.`, retryAfter: wait });
+    throw new ApiProblem("too_many_requests", {
+      detail: `Too many refused requests from this address; try again in ${wait} seconds.`,
+      retryAfter: wait,
+    });
   }
 }
 
@@ -38,5 +41,7 @@ export async function refuseThrottledAddress(c: Context<AppEnv>, now: Date): Pro
 export async function noteReceiverFailure(c: Context<AppEnv>, now: Date): Promise<void> {
   const address = receiverClientAddress(c);
   if (!address) return;
-  await recordFailure(database(c.env.DB), scopeOf(address), now).catch((error: unknown) => console.error("receiver throttle", error));
+  await recordFailure(database(c.env.DB), scopeOf(address), now).catch((error: unknown) =>
+    console.error("receiver throttle", error),
+  );
 }

@@ -53,11 +53,13 @@ export interface ReceivedEcf {
   document: JsonDocument;
 }
 
-const malformed = (detail: string, code = "malformed_xml") => new ApiProblem("bad_request", { detail, errors: [{ path: "/xml", code, message: detail }] });
+const malformed = (detail: string, code = "malformed_xml") =>
+  new ApiProblem("bad_request", { detail, errors: [{ path: "/xml", code, message: detail }] });
 
 function leaf(doc: JsonDocument, ...path: string[]): string | undefined {
   let v: unknown = doc;
-  for (const p of path) v = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>)[p] : undefined;
+  for (const p of path)
+    v = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>)[p] : undefined;
   return typeof v === "string" ? v.trim() : undefined;
 }
 
@@ -80,8 +82,10 @@ export function identifyEcf(xml: string): ReceivedEcf {
   const document = treeToDocument(tree, isTipoeCF(tipoText) ? tipoText : "31");
   const encf = leaf(document, "Encabezado", "IdDoc", "eNCF");
   const rncEmisor = leaf(document, "Encabezado", "Emisor", "RNCEmisor");
-  if (!encf || !ENCF.test(encf)) throw malformed("The e-CF has no valid eNCF, so it cannot be acknowledged.", "encf_missing");
-  if (!rncEmisor || !RNC.test(rncEmisor)) throw malformed("The e-CF has no valid RNCEmisor, so it cannot be acknowledged.", "rnc_emisor_missing");
+  if (!encf || !ENCF.test(encf))
+    throw malformed("The e-CF has no valid eNCF, so it cannot be acknowledged.", "encf_missing");
+  if (!rncEmisor || !RNC.test(rncEmisor))
+    throw malformed("The e-CF has no valid RNCEmisor, so it cannot be acknowledged.", "rnc_emisor_missing");
   return {
     tipo: tipoText,
     encf,
@@ -105,7 +109,10 @@ export async function specificationProblems(ecf: ReceivedEcf, xml: string): Prom
   if (NOT_EXCHANGED.has(ecf.tipo)) return [`Type ${ecf.tipo} e-CF are not exchanged between taxpayers`];
   if (ecf.encf.slice(1, 3) !== ecf.tipo) return [`eNCF ${ecf.encf} does not belong to type ${ecf.tipo}`];
   const xsd = validateReceivedXsd(xml, ecf.tipo as TipoeCF);
-  if (!xsd.valid) return xsd.errors.length ? xsd.errors.slice(0, 20) : [`The e-CF does not validate against the XSD of type ${ecf.tipo}`];
+  if (!xsd.valid)
+    return xsd.errors.length
+      ? xsd.errors.slice(0, 20)
+      : [`The e-CF does not validate against the XSD of type ${ecf.tipo}`];
   const messages: string[] = [];
   if (!ecf.fechaEmision || !isoDateOf(ecf.fechaEmision)) messages.push("FechaEmision is missing or not a date");
   if (!ecf.montoTotal) messages.push("MontoTotal is missing");
@@ -125,7 +132,13 @@ export interface ReceptionResult {
  * signature and its certificate's chain to a trusted authority (2), buyer (4), duplicate (3); only
  * a received document is stored.
  */
-export async function receiveEcf(env: Env, company: Company, xml: string, now: Date, requestId: string): Promise<ReceptionResult> {
+export async function receiveEcf(
+  env: Env,
+  company: Company,
+  xml: string,
+  now: Date,
+  requestId: string,
+): Promise<ReceptionResult> {
   const ecf = identifyEcf(xml);
   let codigo: CodigoMotivoNoRecibido | undefined;
   let reasons = await specificationProblems(ecf, xml);

@@ -13,7 +13,8 @@ export interface XmlUpload {
   fileName: string;
 }
 
-const bad = (detail: string, path: string, code: string) => new ApiProblem("bad_request", { detail, errors: [{ path, code, message: detail }] });
+const bad = (detail: string, path: string, code: string) =>
+  new ApiProblem("bad_request", { detail, errors: [{ path, code, message: detail }] });
 
 const tooLarge = () =>
   new ApiProblem("payload_too_large", {
@@ -25,7 +26,11 @@ const tooLarge = () =>
 export async function readXmlUpload(c: Context<AppEnv>): Promise<XmlUpload> {
   const contentType = c.req.header("Content-Type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-    throw bad("Send the document as multipart/form-data with a file field named 'xml'.", "/headers/Content-Type", "unsupported_media_type");
+    throw bad(
+      "Send the document as multipart/form-data with a file field named 'xml'.",
+      "/headers/Content-Type",
+      "unsupported_media_type",
+    );
   }
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (declared > MAX_XML_BYTES + 64 * 1024) throw tooLarge();

@@ -6,7 +6,13 @@
 import { compare, dec, isZero, sub, ZERO } from "@ecf/shared";
 import type { Purchase, Receipt } from "../ledger/schema.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
-import { classificationGaps, formaPagoOfDocument, resolvePurchase, resolvedView, type Resolved606 } from "../receiving/purchase-classification.ts";
+import {
+  classificationGaps,
+  formaPagoOfDocument,
+  resolvePurchase,
+  resolvedView,
+  type Resolved606,
+} from "../receiving/purchase-classification.ts";
 import { purchaseCounts } from "../receiving/purchase-confirmation.ts";
 import { figureNotes, type DocumentFigures } from "./document-figures.ts";
 
@@ -111,7 +117,11 @@ const ACCEPTED = new Set(["accepted", "conditional"]);
  * servicios); an E41 buying only services is 02, else 09 (goods that become cost of sales). ISR
  * withheld on an E41 is on services only (formato-ecf field 117), so 02 (honorarios por servicios).
  */
-export function resolveOwn(receipt: Receipt, figures: DocumentFigures, counterparty: SupplierDefault | null): Resolved606 {
+export function resolveOwn(
+  receipt: Receipt,
+  figures: DocumentFigures,
+  counterparty: SupplierDefault | null,
+): Resolved606 {
   const sources: Resolved606["sources"] = {};
   const onlyServices = isZero(dec(figures.montoBienes)) && !isZero(dec(figures.montoServicios));
   const rule = receipt.tipoeCF === "41" && !onlyServices ? "09" : "02";
@@ -141,7 +151,13 @@ export function resolveOwn(receipt: Receipt, figures: DocumentFigures, counterpa
 }
 
 /** The 23 fields of one record. */
-export function fields606(rnc: string, ncf: string, issueDate: string, figures: DocumentFigures, r: Resolved606): Record<Column606, string> {
+export function fields606(
+  rnc: string,
+  ncf: string,
+  issueDate: string,
+  figures: DocumentFigures,
+  r: Resolved606,
+): Record<Column606, string> {
   const itbis = dec(figures.itbisFacturado);
   const withholdsIsr = !isZero(r.montoRetencionRenta);
   return {
@@ -191,7 +207,8 @@ export function ownCounterparty(receipt: Receipt, figures: DocumentFigures, issu
 
 const UNCONFIRMED_REASON: Record<Purchase["dgiiStatus"], string> = {
   pending: "Not confirmed by DGII yet (consultaestado): it enters once DGII knows it as Aceptado.",
-  not_found_at_dgii: "not_found_at_dgii: DGII does not know this e-CF. Override with POST /compras/{id}/confirmacion-manual.",
+  not_found_at_dgii:
+    "not_found_at_dgii: DGII does not know this e-CF. Override with POST /compras/{id}/confirmacion-manual.",
   rejected: "Rechazado by DGII: not a valid e-CF.",
   confirmed: "",
   conditional: "",
@@ -203,17 +220,33 @@ export function build606(input: Build606Input): Report606 {
   const excluded: Report606["excluded"] = [];
   for (const { purchase, figures } of input.purchases) {
     if (purchase.approvalStatus === "rejected") {
-      excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason: "Rechazado comercialmente (ACECF): not a purchase of the buyer." });
+      excluded.push({
+        id: purchase.id,
+        encf: purchase.encf,
+        rncEmisor: purchase.rncEmisor,
+        reason: "Rechazado comercialmente (ACECF): not a purchase of the buyer.",
+      });
       continue;
     }
     // Only an e-CF DGII knows (or one the accountant overrode) is a purchase: anyone can post one.
     if (!purchaseCounts(purchase)) {
-      excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason: UNCONFIRMED_REASON[purchase.dgiiStatus] });
+      excluded.push({
+        id: purchase.id,
+        encf: purchase.encf,
+        rncEmisor: purchase.rncEmisor,
+        reason: UNCONFIRMED_REASON[purchase.dgiiStatus],
+      });
       continue;
     }
     const resolved = resolvePurchase(purchase, figures, input.defaults.get(purchase.rncEmisor) ?? null);
     for (const gap of classificationGaps(resolved, figures)) {
-      missing.push({ ...gap, id: purchase.id, encf: purchase.encf, rnc: purchase.rncEmisor, fixWith: `PATCH /compras/${purchase.id}` });
+      missing.push({
+        ...gap,
+        id: purchase.id,
+        encf: purchase.encf,
+        rnc: purchase.rncEmisor,
+        fixWith: `PATCH /compras/${purchase.id}`,
+      });
     }
     lines.push({
       source: "purchase",
@@ -227,14 +260,23 @@ export function build606(input: Build606Input): Report606 {
   }
   for (const { receipt, figures } of input.own) {
     if (PENDING.has(receipt.status)) {
-      missing.push({ code: "pending_dgii", message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
+      missing.push({
+        code: "pending_dgii",
+        message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`,
+        encf: receipt.encf,
+      });
       continue;
     }
     if (!ACCEPTED.has(receipt.status)) continue;
     const counterparty = ownCounterparty(receipt, figures, input.rnc);
     const resolved = resolveOwn(receipt, figures, input.defaults.get(counterparty) ?? null);
     for (const gap of classificationGaps(resolved, figures)) {
-      missing.push({ ...gap, encf: receipt.encf, rnc: counterparty, fixWith: `PUT /proveedores/${counterparty}/clasificacion` });
+      missing.push({
+        ...gap,
+        encf: receipt.encf,
+        rnc: counterparty,
+        fixWith: `PUT /proveedores/${counterparty}/clasificacion`,
+      });
     }
     lines.push({
       source: "own",
@@ -260,7 +302,10 @@ export function build606(input: Build606Input): Report606 {
     missing,
     warnings: recordLimitWarning("606", lines.length),
     lines,
-    totals: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lines, c)])) as Record<(typeof TOTALLED_606)[number], string>,
+    totals: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lines, c)])) as Record<
+      (typeof TOTALLED_606)[number],
+      string
+    >,
     excluded,
   };
 }

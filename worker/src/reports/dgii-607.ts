@@ -113,7 +113,11 @@ export type Report607 = MonthlyFormat<Column607, Line607, "607"> & {
  * The amounts of columns 17–23. Linear in its inputs, so the E32 summary gets the same answer
  * from the month's sums per form as the records get one by one.
  */
-export function paymentAmounts(formas: readonly FormaDePago[], tipoPago: string | null, montoTotal: Decimal): Record<PaymentColumn, Decimal> {
+export function paymentAmounts(
+  formas: readonly FormaDePago[],
+  tipoPago: string | null,
+  montoTotal: Decimal,
+): Record<PaymentColumn, Decimal> {
   const out = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, ZERO])) as Record<PaymentColumn, Decimal>;
   if (formas.length) {
     for (const f of formas) {
@@ -157,7 +161,10 @@ export function fields607(receipt: Receipt, figures: DocumentFigures): Record<Co
     impuestoSelectivoConsumo: txtAmount(figures.isc, ""),
     otrosImpuestosTasas: txtAmount(figures.otrosImpuestos, ""),
     montoPropinaLegal: txtAmount(figures.propinaLegal, ""),
-    ...(Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, payments ? txtAmount(payments[c], "") : ""])) as Record<PaymentColumn, string>),
+    ...(Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, payments ? txtAmount(payments[c], "") : ""])) as Record<
+      PaymentColumn,
+      string
+    >),
   };
 }
 
@@ -174,7 +181,10 @@ export function consumerSummary(sums: RfceSums): ConsumerSummary {
   );
   for (const t of sums.byTipoPago) {
     const more = paymentAmounts([], t.tipoPago, cents(t.cents));
-    formas = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, add(formas[c], more[c])])) as Record<PaymentColumn, Decimal>;
+    formas = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, add(formas[c], more[c])])) as Record<
+      PaymentColumn,
+      Decimal
+    >;
   }
   return {
     count: sums.count,
@@ -184,7 +194,10 @@ export function consumerSummary(sums: RfceSums): ConsumerSummary {
     otrosImpuestosTasas: money(sums.cents.otrosImpuestos),
     montoPropinaLegal: money(sums.cents.propinaLegal),
     montoTotal: money(sums.cents.montoTotal),
-    formasPago: Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, formatMoney(formas[c])])) as Record<PaymentColumn, string>,
+    formasPago: Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, formatMoney(formas[c])])) as Record<
+      PaymentColumn,
+      string
+    >,
   };
 }
 
@@ -205,7 +218,11 @@ export function build607(input: Build607Input): Report607 {
   const missing: MissingItem[] = [];
   for (const { receipt, figures } of input.receipts) {
     if (PENDING.has(receipt.status)) {
-      missing.push({ code: "pending_dgii", message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`, encf: receipt.encf });
+      missing.push({
+        code: "pending_dgii",
+        message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`,
+        encf: receipt.encf,
+      });
       continue;
     }
     if (!ACCEPTED.has(receipt.status)) continue;
@@ -237,7 +254,10 @@ export function build607(input: Build607Input): Report607 {
     missing,
     warnings: recordLimitWarning("607", lines.length),
     lines,
-    totals: { montoFacturado: columnTotal(lines, "montoFacturado"), itbisFacturado: columnTotal(lines, "itbisFacturado") },
+    totals: {
+      montoFacturado: columnTotal(lines, "montoFacturado"),
+      itbisFacturado: columnTotal(lines, "itbisFacturado"),
+    },
     consumptionSummary: consumerSummary(input.rfce),
   };
 }

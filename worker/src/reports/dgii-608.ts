@@ -64,7 +64,11 @@ export function build608(input: Build608Input): Report608 {
       byEncf.set(encf, {
         encf,
         kind: issued ? "receipt" : "unused",
-        fields: { numeroComprobanteFiscal: encf, fechaComprobante: txtDate(issued ?? voidDate), tipoAnulacion: issued ? "04" : "08" },
+        fields: {
+          numeroComprobanteFiscal: encf,
+          fechaComprobante: txtDate(issued ?? voidDate),
+          tipoAnulacion: issued ? "04" : "08",
+        },
       });
     }
   }

@@ -35,7 +35,12 @@ export function tipoId(rncOrCedula: string | null | undefined): "1" | "2" | "" {
 }
 
 /** The file's text: header and records, pipes and CRLF. */
-export function dgiiTxt(format: DgiiFormat, rnc: string, periodo: string, records: readonly (readonly string[])[]): string {
+export function dgiiTxt(
+  format: DgiiFormat,
+  rnc: string,
+  periodo: string,
+  records: readonly (readonly string[])[],
+): string {
   const lines = [`${format}|${rnc}|${periodo}|${records.length}`, ...records.map((fields) => fields.join("|"))];
   return lines.map((line) => `${line}\r\n`).join("");
 }
@@ -69,7 +74,11 @@ export interface FormatLine<Column extends string> {
   fields: Record<Column, string>;
 }
 
-export interface MonthlyFormat<Column extends string, Line extends FormatLine<Column>, Format extends DgiiFormat = DgiiFormat> {
+export interface MonthlyFormat<
+  Column extends string,
+  Line extends FormatLine<Column>,
+  Format extends DgiiFormat = DgiiFormat,
+> {
   format: Format;
   rnc: string;
   /** AAAAMM. */
@@ -88,7 +97,10 @@ export function fieldsOf<Column extends string>(columns: readonly Column[], line
   return columns.map((c) => line.fields[c]);
 }
 
-export function txtOf<Column extends string, Line extends FormatLine<Column>>(report: MonthlyFormat<Column, Line>, columns: readonly Column[]): string {
+export function txtOf<Column extends string, Line extends FormatLine<Column>>(
+  report: MonthlyFormat<Column, Line>,
+  columns: readonly Column[],
+): string {
   return dgiiTxt(
     report.format,
     report.rnc,
@@ -109,7 +121,10 @@ export function columnTotal<Column extends string>(lines: readonly FormatLine<Co
 
 /** What a month with documents still being read (recorded before 1.8.0) lacks before it can be filed. */
 export function figuresPendingItem(count: number): MissingItem {
-  return { code: "figures_pending", message: `${count} documents of the month recorded before 1.8.0 are still being read; ask again.` };
+  return {
+    code: "figures_pending",
+    message: `${count} documents of the month recorded before 1.8.0 are still being read; ask again.`,
+  };
 }
 
 /** Sorts a format's lines in place by a text key (DGII's tools list records in this order). */

@@ -2,7 +2,19 @@
 // signed document and kept on its ledger row (`figures`), so a month's report never has to open
 // thousands of XML files. Amounts are exact decimals written with exactly two places, as DGII
 // writes them (the E32 summary sums them in SQL as integer cents on that promise).
-import { add, decimal, distribute, formatMoney, objAt, objectsOf, parseDecimal, sub, textOf, ZERO, type Decimal } from "@ecf/shared";
+import {
+  add,
+  decimal,
+  distribute,
+  formatMoney,
+  objAt,
+  objectsOf,
+  parseDecimal,
+  sub,
+  textOf,
+  ZERO,
+  type Decimal,
+} from "@ecf/shared";
 
 export const FIGURES_VERSION = 1;
 
@@ -95,7 +107,13 @@ export function documentFigures(document: unknown): DocumentFigures {
   let otros = ZERO;
   let propina = ZERO;
   for (const tax of objectsOf(totales, "ImpuestosAdicionales")) {
-    isc = add(isc, add(amount(tax, "MontoImpuestoSelectivoConsumoEspecifico"), amount(tax, "MontoImpuestoSelectivoConsumoAdvalorem")));
+    isc = add(
+      isc,
+      add(
+        amount(tax, "MontoImpuestoSelectivoConsumoEspecifico"),
+        amount(tax, "MontoImpuestoSelectivoConsumoAdvalorem"),
+      ),
+    );
     const other = amount(tax, "OtrosImpuestosAdicionales");
     if (textOf(tax, "TipoImpuesto")?.padStart(3, "0") === PROPINA_LEGAL) propina = add(propina, other);
     else otros = add(otros, other);
@@ -144,6 +162,8 @@ export function readFigures(json: string | null): DocumentFigures | null {
 /** What a line's JSON says about how its figures were read, beside DGII's fields. */
 export function figureNotes(figures: DocumentFigures): string[] {
   return figures.otrosImpuestosSinDesglose
-    ? [`MontoImpuestoAdicional has ${figures.otrosImpuestosSinDesglose} without an ImpuestosAdicionales breakdown: reported as other taxes (otrosImpuestosTasas).`]
+    ? [
+        `MontoImpuestoAdicional has ${figures.otrosImpuestosSinDesglose} without an ImpuestosAdicionales breakdown: reported as other taxes (otrosImpuestosTasas).`,
+      ]
     : [];
 }

@@ -44,7 +44,8 @@ export async function backfillFigures(env: Env, month: MonthStub, budget = BACKF
       const batch = rows.slice(i, i + PARALLEL_READS);
       const settled = await Promise.allSettled(batch.map((r) => figuresFromArchive(env, r.xmlKey)));
       settled.forEach((s, k) => {
-        if (s.status === "fulfilled") read.push({ table: batch[k]!.table, id: batch[k]!.id, figures: JSON.stringify(s.value) });
+        if (s.status === "fulfilled")
+          read.push({ table: batch[k]!.table, id: batch[k]!.id, figures: JSON.stringify(s.value) });
         else console.error(`figures of ${batch[k]!.id}:`, s.reason);
       });
     }

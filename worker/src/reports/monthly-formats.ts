@@ -33,7 +33,11 @@ export function periodOfQuery(query: { period?: string }, now: Date): string {
 }
 
 /** Every page of a month object's rows, in order. */
-async function allRows<T>(page: (query: MonthPageQuery) => Promise<T[]>, keyOf: (row: T) => string, query: Omit<MonthPageQuery, "after"> = {}): Promise<T[]> {
+async function allRows<T>(
+  page: (query: MonthPageQuery) => Promise<T[]>,
+  keyOf: (row: T) => string,
+  query: Omit<MonthPageQuery, "after"> = {},
+): Promise<T[]> {
   const rows: T[] = [];
   let after: string | undefined;
   for (;;) {
@@ -45,7 +49,9 @@ async function allRows<T>(page: (query: MonthPageQuery) => Promise<T[]>, keyOf: 
 }
 
 /** Rows paired with their figures; rows still without them are counted, not guessed. */
-function withFigures<T extends { figures: string | null }>(rows: T[]): { rows: (T & { parsed: DocumentFigures })[]; unread: number } {
+function withFigures<T extends { figures: string | null }>(
+  rows: T[],
+): { rows: (T & { parsed: DocumentFigures })[]; unread: number } {
   const out: (T & { parsed: DocumentFigures })[] = [];
   let unread = 0;
   for (const row of rows) {
@@ -85,7 +91,10 @@ export async function read606(env: Env, company: Company, periodo: string): Prom
         ),
       )
     : { rows: [], unread: 0 };
-  const rncs = new Set([...purchases.rows.map((p) => p.rncEmisor), ...own.rows.map((r) => ownCounterparty(r, r.parsed, company.rnc))]);
+  const rncs = new Set([
+    ...purchases.rows.map((p) => p.rncEmisor),
+    ...own.rows.map((r) => ownCounterparty(r, r.parsed, company.rnc)),
+  ]);
   const defaults = rncs.size ? await issuerLedger(env, company.id).supplierDefaults([...rncs]) : [];
   return build606({
     rnc: company.rnc,
@@ -100,7 +109,14 @@ export async function read606(env: Env, company: Company, periodo: string): Prom
 const NO_RFCE: RfceSums = {
   count: 0,
   withoutFigures: 0,
-  cents: { montoFacturado: "0", itbisFacturado: "0", isc: "0", otrosImpuestos: "0", propinaLegal: "0", montoTotal: "0" },
+  cents: {
+    montoFacturado: "0",
+    itbisFacturado: "0",
+    isc: "0",
+    otrosImpuestos: "0",
+    propinaLegal: "0",
+    montoTotal: "0",
+  },
   byFormaPago: [],
   byTipoPago: [],
 };
@@ -146,6 +162,15 @@ export async function read608(env: Env, company: Company, periodo: string): Prom
     });
   }
   // Voided receipts live in the month objects of their FechaEmision, which the ranges name.
-  const found = await Promise.all(ranges.flatMap((r) => r.months.map((m) => receiptMonth(env, company.id, m).voidedReceipts(r.tipoeCF, r.firstNumber, r.lastNumber))));
-  return build608({ rnc: company.rnc, periodo, ranges, receipts: new Map(found.flat().map((r) => [r.encf, r.issueDate])) });
+  const found = await Promise.all(
+    ranges.flatMap((r) =>
+      r.months.map((m) => receiptMonth(env, company.id, m).voidedReceipts(r.tipoeCF, r.firstNumber, r.lastNumber)),
+    ),
+  );
+  return build608({
+    rnc: company.rnc,
+    periodo,
+    ranges,
+    receipts: new Map(found.flat().map((r) => [r.encf, r.issueDate])),
+  });
 }

@@ -55,7 +55,14 @@ function decodeCursor(report: string, cursor: string): [string, string | number]
   try {
     const value = JSON.parse(json) as { r?: unknown; k?: unknown };
     const k = value.k;
-    if (value.r !== report || !Array.isArray(k) || k.length !== 2 || typeof k[0] !== "string" || (typeof k[1] !== "string" && typeof k[1] !== "number")) return undefined;
+    if (
+      value.r !== report ||
+      !Array.isArray(k) ||
+      k.length !== 2 ||
+      typeof k[0] !== "string" ||
+      (typeof k[1] !== "string" && typeof k[1] !== "number")
+    )
+      return undefined;
     return [k[0], k[1]];
   } catch {
     return undefined;
@@ -66,7 +73,11 @@ function decodeCursor(report: string, cursor: string): [string, string | number]
  * Reads and validates the dates (`Desde`/`Hasta`, yyyy-MM-dd or dd-MM-yyyy), the report's filters, pageSize, cursor and format; every problem
  * points into the query.
  */
-export function readReportQuery(report: ReportName, query: Record<string, string | undefined>, accept: string | undefined): ReportQuery {
+export function readReportQuery(
+  report: ReportName,
+  query: Record<string, string | undefined>,
+  accept: string | undefined,
+): ReportQuery {
   const errors: ProblemItem[] = [];
   const { desde, hasta } = readDateRange(query, errors);
   const filters: Partial<Record<ReportFilter, string>> = {};
@@ -74,7 +85,12 @@ export function readReportQuery(report: ReportName, query: Record<string, string
     const value = query[name];
     if (value === undefined) continue;
     const spec = REPORT_SPECS[report].filters[name];
-    if (!spec) errors.push({ path: `/query/${name}`, code: "unknown_filter", message: `The ${report} report has no ${name} filter.` });
+    if (!spec)
+      errors.push({
+        path: `/query/${name}`,
+        code: "unknown_filter",
+        message: `The ${report} report has no ${name} filter.`,
+      });
     else if (spec.kind === "estado" ? !Object.hasOwn(ESTADO_SQL, value) : !spec.pattern.test(value)) {
       errors.push({ path: `/query/${name}`, code: "invalid_value", message: `${name} must be ${spec.hint}.` });
     } else filters[name] = value;
@@ -87,7 +103,10 @@ export function readReportQuery(report: ReportName, query: Record<string, string
 }
 
 /** Desde/Hasta (the interface's names, DGII's services') as ISO dates, from yyyy-MM-dd or dd-MM-yyyy; problems go to `errors`. */
-export function readDateRange(query: Record<string, string | undefined>, errors: ProblemItem[]): { desde?: string; hasta?: string } {
+export function readDateRange(
+  query: Record<string, string | undefined>,
+  errors: ProblemItem[],
+): { desde?: string; hasta?: string } {
   const dates: { desde?: string; hasta?: string } = {};
   for (const [name, param] of [
     ["desde", "Desde"],
@@ -97,7 +116,12 @@ export function readDateRange(query: Record<string, string | undefined>, errors:
     if (given === undefined) continue;
     const iso = isoDateOf(given);
     if (isCalendarDate(iso)) dates[name] = iso;
-    else errors.push({ path: `/query/${param}`, code: "invalid_date", message: `${param} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.` });
+    else
+      errors.push({
+        path: `/query/${param}`,
+        code: "invalid_date",
+        message: `${param} must be a calendar date, yyyy-MM-dd or dd-MM-yyyy.`,
+      });
   }
   const { desde, hasta } = dates;
   if (desde && hasta && desde > hasta) {
@@ -110,22 +134,36 @@ export function readPageSize(query: Record<string, string | undefined>, errors: 
   if (query.pageSize === undefined) return DEFAULT_PAGE_SIZE;
   const pageSize = /^\d{1,7}$/.test(query.pageSize) ? Number(query.pageSize) : NaN;
   if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
-    errors.push({ path: "/query/pageSize", code: "out_of_range", message: `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.` });
+    errors.push({
+      path: "/query/pageSize",
+      code: "out_of_range",
+      message: `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
+    });
   }
   return pageSize;
 }
 
 /** The previous page's last key, from a cursor this report returned. */
-export function readCursor(report: string, cursor: string | undefined, errors: ProblemItem[]): [string, string | number] | undefined {
+export function readCursor(
+  report: string,
+  cursor: string | undefined,
+  errors: ProblemItem[],
+): [string, string | number] | undefined {
   if (cursor === undefined) return undefined;
   const after = decodeCursor(report, cursor);
-  if (!after) errors.push({ path: "/query/cursor", code: "invalid_cursor", message: "cursor is not one this report returned." });
+  if (!after)
+    errors.push({ path: "/query/cursor", code: "invalid_cursor", message: "cursor is not one this report returned." });
   return after;
 }
 
 /** json or csv (a code: any case), `format`, else the Accept header. */
-export function readFormat(query: Record<string, string | undefined>, accept: string | undefined, errors: ProblemItem[]): "json" | "csv" {
+export function readFormat(
+  query: Record<string, string | undefined>,
+  accept: string | undefined,
+  errors: ProblemItem[],
+): "json" | "csv" {
   const format = query.format?.toLowerCase() ?? (/text\/csv/i.test(accept ?? "") ? "csv" : "json");
-  if (format !== "json" && format !== "csv") errors.push({ path: "/query/format", code: "invalid", message: "format must be json or csv." });
+  if (format !== "json" && format !== "csv")
+    errors.push({ path: "/query/format", code: "invalid", message: "format must be json or csv." });
   return format as "json" | "csv";
 }

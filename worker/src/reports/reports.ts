@@ -10,10 +10,16 @@ import { REPORT_SPECS, type ReportName } from "./specs.ts";
 export { REPORT_SPECS as REPORTS, type ReportName };
 
 /** Local dates compared with a yyyy-MM-dd column: inclusive on both ends. */
-const dateColumnBounds = (desde?: string, hasta?: string) => ({ from: desde, until: hasta ? `${hasta}\uffff` : undefined });
+const dateColumnBounds = (desde?: string, hasta?: string) => ({
+  from: desde,
+  until: hasta ? `${hasta}\uffff` : undefined,
+});
 
 /** Local dates against a UTC timestamp column: [desde 00:00, hasta+1 00:00) in Santo Domingo time. */
-const timestampBounds = (desde?: string, hasta?: string) => ({ from: desde ? drDayStartUtc(desde) : undefined, until: hasta ? drDayStartUtc(hasta, 1) : undefined });
+const timestampBounds = (desde?: string, hasta?: string) => ({
+  from: desde ? drDayStartUtc(desde) : undefined,
+  until: hasta ? drDayStartUtc(hasta, 1) : undefined,
+});
 
 export interface ReportPage {
   items: Record<string, CsvValue>[];
@@ -34,15 +40,29 @@ function compareRows(sort: string, tie: string) {
   };
 }
 
-export async function readReport(env: Env, name: ReportName, companyId: string, query: ReportQuery): Promise<ReportPage> {
+export async function readReport(
+  env: Env,
+  name: ReportName,
+  companyId: string,
+  query: ReportQuery,
+): Promise<ReportPage> {
   const spec = REPORT_SPECS[name];
-  const { from, until } = spec.dateBounds === "date" ? dateColumnBounds(query.desde, query.hasta) : timestampBounds(query.desde, query.hasta);
+  const { from, until } =
+    spec.dateBounds === "date" ? dateColumnBounds(query.desde, query.hasta) : timestampBounds(query.desde, query.hasta);
   // Receipts and purchases live in their FechaEmision's month, audit entries in their UTC month:
   // either way the bounds' own months bound the month objects to ask.
   const months = await issuerLedger(env, companyId).months(from?.slice(0, 7), until?.slice(0, 7));
   // One row more than the page tells whether there is a next page without a second query.
   const slices = await Promise.all(
-    months.map((month) => receiptMonth(env, companyId, month).reportSlice(name, { from, until, filters: query.filters, after: query.after, limit: query.pageSize + 1 })),
+    months.map((month) =>
+      receiptMonth(env, companyId, month).reportSlice(name, {
+        from,
+        until,
+        filters: query.filters,
+        after: query.after,
+        limit: query.pageSize + 1,
+      }),
+    ),
   );
   const sortOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.sortColumn)!;
   const tieOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.tieColumn)!;
@@ -55,6 +75,9 @@ export async function readReport(env: Env, name: ReportName, companyId: string, 
     items,
     total: slices.reduce((sum, s) => sum + s.total, 0),
     pageSize: query.pageSize,
-    nextCursor: rows.length > query.pageSize && last ? encodeCursor(name, [String(last[sortOut]), last[tieOut] as string | number]) : null,
+    nextCursor:
+      rows.length > query.pageSize && last
+        ? encodeCursor(name, [String(last[sortOut]), last[tieOut] as string | number])
+        : null,
   };
 }

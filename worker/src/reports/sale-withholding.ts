@@ -22,10 +22,16 @@ export const SaleWithholdingBody = z
     fechaRetencion: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd")
-      .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date")
+      .refine(
+        (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+        "not a calendar date",
+      )
       .nullable()
       .optional()
-      .openapi({ description: "Fecha de Retención (607 column 7), yyyy-MM-dd: when the buyer withheld (paid)", example: "2026-05-28" }),
+      .openapi({
+        description: "Fecha de Retención (607 column 7), yyyy-MM-dd: when the buyer withheld (paid)",
+        example: "2026-05-28",
+      }),
     itbisRetenidoTerceros: amount("ITBIS Retenido por Terceros (607 column 10)"),
     retencionRentaTerceros: amount("Retención Renta por Terceros (607 column 12)"),
   })
@@ -46,11 +52,18 @@ export interface SaleWithholding {
 export type WithholdingSource = "sale" | "document";
 
 /** PATCH /ventas/{encf}: a merge patch (absent keeps, null clears). */
-export async function recordSaleWithholding(env: Env, company: Company, encf: string, body: SaleWithholdingInput): Promise<SaleWithholding> {
+export async function recordSaleWithholding(
+  env: Env,
+  company: Company,
+  encf: string,
+  body: SaleWithholdingInput,
+): Promise<SaleWithholding> {
   const receipt = await findReceipt(env, company.id, encf);
   if (!receipt) throw new ApiProblem("not_found", { detail: `No receipt ${encf} for this issuer.` });
   if (!(SALES_TYPES as readonly string[]).includes(receipt.tipoeCF)) {
-    throw new ApiProblem("unprocessable", { detail: `${encf} is an E${receipt.tipoeCF}: only sales (the 607's types) are withheld on by a buyer.` });
+    throw new ApiProblem("unprocessable", {
+      detail: `${encf} is an E${receipt.tipoeCF}: only sales (the 607's types) are withheld on by a buyer.`,
+    });
   }
   const month = monthOfReceipt(env, receipt);
   const figures = await figuresOfRow(env, month, "receipts", receipt);
@@ -58,19 +71,34 @@ export async function recordSaleWithholding(env: Env, company: Company, encf: st
   const asMoney = (v: string | number | null) => (v === null ? null : formatMoney(dec(String(v))));
   const next = {
     fechaRetencion: keep(body.fechaRetencion, receipt.fechaRetencion),
-    itbisRetenidoTerceros: body.itbisRetenidoTerceros === undefined ? receipt.itbisRetenidoTerceros : asMoney(body.itbisRetenidoTerceros),
-    retencionRentaTerceros: body.retencionRentaTerceros === undefined ? receipt.retencionRentaTerceros : asMoney(body.retencionRentaTerceros),
+    itbisRetenidoTerceros:
+      body.itbisRetenidoTerceros === undefined ? receipt.itbisRetenidoTerceros : asMoney(body.itbisRetenidoTerceros),
+    retencionRentaTerceros:
+      body.retencionRentaTerceros === undefined ? receipt.retencionRentaTerceros : asMoney(body.retencionRentaTerceros),
   };
   const problems: ProblemItem[] = [];
   if (next.fechaRetencion && next.fechaRetencion < receipt.issueDate)
-    problems.push({ path: "/fechaRetencion", code: "before_issue_date", message: `fechaRetencion is before the receipt's FechaEmision (${receipt.issueDate}).` });
+    problems.push({
+      path: "/fechaRetencion",
+      code: "before_issue_date",
+      message: `fechaRetencion is before the receipt's FechaEmision (${receipt.issueDate}).`,
+    });
   if (next.itbisRetenidoTerceros && compare(dec(next.itbisRetenidoTerceros), dec(figures.itbisFacturado)) > 0) {
-    problems.push({ path: "/itbisRetenidoTerceros", code: "exceeds_document", message: `More than the ITBIS facturado (${figures.itbisFacturado}).` });
+    problems.push({
+      path: "/itbisRetenidoTerceros",
+      code: "exceeds_document",
+      message: `More than the ITBIS facturado (${figures.itbisFacturado}).`,
+    });
   }
   if (next.retencionRentaTerceros && compare(dec(next.retencionRentaTerceros), dec(figures.montoFacturado)) > 0) {
-    problems.push({ path: "/retencionRentaTerceros", code: "exceeds_document", message: `More than the amount without taxes (${figures.montoFacturado}).` });
+    problems.push({
+      path: "/retencionRentaTerceros",
+      code: "exceeds_document",
+      message: `More than the amount without taxes (${figures.montoFacturado}).`,
+    });
   }
-  if (problems.length) throw new ApiProblem("validation_failed", { detail: `The withholding does not fit ${encf}.`, errors: problems });
+  if (problems.length)
+    throw new ApiProblem("validation_failed", { detail: `The withholding does not fit ${encf}.`, errors: problems });
   const stored = (await month.recordSaleWithholding(encf, next))!;
   const effective = (own: string | null, declared: string | null) => ({
     value: own ?? declared,

@@ -43,7 +43,8 @@ export const ESTADO_SQL: Record<string, string> = {
 };
 /** A commercial approval (ACECF) as DGII spells its Estado, from how the ledger stores it (see issuing/estado.ts). */
 /** purchaseCounts (receiving/purchase-confirmation.ts) in SQL: 1 or 0, turned into a boolean by the route. */
-const PURCHASE_COUNTS_COLUMN = "CASE WHEN dgii_status IN ('confirmed', 'conditional') OR (dgii_status <> 'rejected' AND dgii_override_reason IS NOT NULL) THEN 1 ELSE 0 END";
+const PURCHASE_COUNTS_COLUMN =
+  "CASE WHEN dgii_status IN ('confirmed', 'conditional') OR (dgii_status <> 'rejected' AND dgii_override_reason IS NOT NULL) THEN 1 ELSE 0 END";
 const APPROVAL_COLUMN = "CASE approval_status WHEN 'accepted' THEN 'Aceptado' WHEN 'rejected' THEN 'Rechazado' END";
 
 const ESTADO_COLUMN = `CASE ${Object.entries(ESTADO_SQL)
@@ -97,9 +98,19 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
     dateBounds: "date",
     filters: {
       rncComprador: { kind: "equals", column: "rnc_comprador", pattern: RNC, hint: "an RNC (9 digits) or cédula (11)" },
-      tipoeCF: { kind: "equals", column: "tipo_ecf", pattern: TIPO, hint: "one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47" },
+      tipoeCF: {
+        kind: "equals",
+        column: "tipo_ecf",
+        pattern: TIPO,
+        hint: "one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47",
+      },
       estado: { kind: "estado", hint: `one of ${Object.keys(ESTADO_SQL).join(", ")}` },
-      encfPrefix: { kind: "prefix", column: "encf", pattern: ENCF_PREFIX, hint: "the start of an e-NCF, e.g. E31 or E3100000001" },
+      encfPrefix: {
+        kind: "prefix",
+        column: "encf",
+        pattern: ENCF_PREFIX,
+        hint: "the start of an e-NCF, e.g. E31 or E3100000001",
+      },
     },
   },
   compras: {
@@ -130,8 +141,18 @@ export const REPORT_SPECS: Record<ReportName, ReportSpec> = {
     dateBounds: "date",
     filters: {
       rncEmisor: { kind: "equals", column: "rnc_emisor", pattern: RNC, hint: "an RNC (9 digits) or cédula (11)" },
-      tipoeCF: { kind: "equals", column: "tipo_ecf", pattern: TIPO, hint: "one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47" },
-      encfPrefix: { kind: "prefix", column: "encf", pattern: ENCF_PREFIX, hint: "the start of an e-NCF, e.g. E31 or E3100000001" },
+      tipoeCF: {
+        kind: "equals",
+        column: "tipo_ecf",
+        pattern: TIPO,
+        hint: "one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47",
+      },
+      encfPrefix: {
+        kind: "prefix",
+        column: "encf",
+        pattern: ENCF_PREFIX,
+        hint: "the start of an e-NCF, e.g. E31 or E3100000001",
+      },
     },
   },
   errores: {

@@ -48,7 +48,9 @@ const companyOut = (row: typeof companies.$inferSelect) => ({
 });
 
 /** The columns of an issuer's row from the API's names (those of GET /company/me). */
-function companyColumns<T extends { name?: string; registryNumber?: string; dgiiServer?: Company["dgiiEnvironment"] }>(input: T) {
+function companyColumns<T extends { name?: string; registryNumber?: string; dgiiServer?: Company["dgiiEnvironment"] }>(
+  input: T,
+) {
   const { name, registryNumber, dgiiServer, ...rest } = input;
   return {
     ...rest,
@@ -65,11 +67,19 @@ async function createKey(d1: D1Database, input: z.infer<typeof KeyInput>) {
       ? await db.query.companies.findFirst({ where: eq(companies.id, input.ownerId) })
       : await db.query.partners.findFirst({ where: eq(partners.id, input.ownerId) });
   if (!owner)
-    throw new ApiProblem("not_found", { detail: `No ${input.ownerType} with id ${input.ownerId}.`, errors: [{ path: "/ownerId", code: "not_found", message: "Unknown owner." }] });
+    throw new ApiProblem("not_found", {
+      detail: `No ${input.ownerType} with id ${input.ownerId}.`,
+      errors: [{ path: "/ownerId", code: "not_found", message: "Unknown owner." }],
+    });
   const material = await generateKeyMaterial(input.kind);
-  await db
-    .insert(apiKeys)
-    .values({ id: material.id, kind: input.kind, keyHash: material.keyHash, secretHash: material.secretHash, ownerType: input.ownerType, ownerId: input.ownerId });
+  await db.insert(apiKeys).values({
+    id: material.id,
+    kind: input.kind,
+    keyHash: material.keyHash,
+    secretHash: material.secretHash,
+    ownerType: input.ownerType,
+    ownerId: input.ownerId,
+  });
   return {
     id: material.id,
     kind: input.kind,
@@ -97,7 +107,11 @@ adminRoutes.use("/admin/*", async (c, next) => {
     if (c.req.method !== "GET") forgetKeyLookups();
   }
 });
-adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_SECRET" });
+adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", {
+  type: "http",
+  scheme: "bearer",
+  description: "ADMIN_SECRET",
+});
 
 adminRoutes.openapi(
   adminRoute({
@@ -133,13 +147,17 @@ adminRoutes.openapi(
     path: "/admin/companies",
     tags: ["Administration"],
     summary: "List issuers (optionally by RNC)",
-    description: "Every registered issuer ordered by RNC, or the one with the given RNC; for the operator's tooling (the admin CLI looks issuers up by RNC this way).",
+    description:
+      "Every registered issuer ordered by RNC, or the one with the given RNC; for the operator's tooling (the admin CLI looks issuers up by RNC this way).",
     request: { query: CompanyQuery },
     responses: { 200: { description: "Issuers", ...json(CompanyList) } },
   }),
   async (c) => {
     const { registryNumber: rnc } = c.req.valid("query");
-    const rows = await database(c.env.DB).query.companies.findMany({ where: rnc ? eq(companies.rnc, rnc) : undefined, orderBy: companies.rnc });
+    const rows = await database(c.env.DB).query.companies.findMany({
+      where: rnc ? eq(companies.rnc, rnc) : undefined,
+      orderBy: companies.rnc,
+    });
     return c.json({ companies: rows.map(companyOut) }, 200);
   },
 );
@@ -159,7 +177,11 @@ adminRoutes.openapi(
     const { id } = c.req.valid("param");
     await findCompany(c.env.DB, id);
     const patch = c.req.valid("json");
-    const [row] = await database(c.env.DB).update(companies).set(companyColumns(patch)).where(eq(companies.id, id)).returning();
+    const [row] = await database(c.env.DB)
+      .update(companies)
+      .set(companyColumns(patch))
+      .where(eq(companies.id, id))
+      .returning();
     return c.json(companyOut(row!), 200);
   },
 );
@@ -209,20 +231,33 @@ adminRoutes.openapi(
     path: "/admin/partners",
     tags: ["Administration"],
     summary: "List partners (optionally by exact name) and the issuers each serves",
-    description: "Every partner in creation order, or those with exactly the given name, each with the ids of the issuers it may act for.",
+    description:
+      "Every partner in creation order, or those with exactly the given name, each with the ids of the issuers it may act for.",
     request: { query: PartnerQuery },
     responses: { 200: { description: "Partners", ...json(PartnerList) } },
   }),
   async (c) => {
     const { name } = c.req.valid("query");
     const db = database(c.env.DB);
-    const rows = await db.query.partners.findMany({ where: name ? eq(partners.name, name) : undefined, orderBy: [partners.createdAt, partners.id] });
+    const rows = await db.query.partners.findMany({
+      where: name ? eq(partners.name, name) : undefined,
+      orderBy: [partners.createdAt, partners.id],
+    });
     const links = await db
       .select({ partnerId: partnerCompanies.partnerId, companyId: partnerCompanies.companyId })
       .from(partnerCompanies)
       .innerJoin(partners, eq(partners.id, partnerCompanies.partnerId))
       .where(name ? eq(partners.name, name) : undefined);
-    return c.json({ partners: rows.map((r) => ({ id: r.id, name: r.name, companyIds: links.filter((l) => l.partnerId === r.id).map((l) => l.companyId) })) }, 200);
+    return c.json(
+      {
+        partners: rows.map((r) => ({
+          id: r.id,
+          name: r.name,
+          companyIds: links.filter((l) => l.partnerId === r.id).map((l) => l.companyId),
+        })),
+      },
+      200,
+    );
   },
 );
 
@@ -232,15 +267,20 @@ adminRoutes.openapi(
     path: "/admin/partners/{id}/companies",
     tags: ["Administration"],
     summary: "Let a partner act for an issuer",
-    description: "Links an issuer to a partner, so the partner's tokens may act for it with X-RNC-Emisor; linking twice changes nothing.",
+    description:
+      "Links an issuer to a partner, so the partner's tokens may act for it with X-RNC-Emisor; linking twice changes nothing.",
     request: { params: IdParam, body: { required: true, ...json(PartnerLinkInput) } },
-    responses: { 200: { description: "Linked", ...json(PartnerLink) }, 404: problemSchema("Unknown partner or issuer") },
+    responses: {
+      200: { description: "Linked", ...json(PartnerLink) },
+      404: problemSchema("Unknown partner or issuer"),
+    },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
     const { companyId } = c.req.valid("json");
     const db = database(c.env.DB);
-    if (!(await db.query.partners.findFirst({ where: eq(partners.id, id) }))) throw new ApiProblem("not_found", { detail: `No partner with id ${id}.` });
+    if (!(await db.query.partners.findFirst({ where: eq(partners.id, id) })))
+      throw new ApiProblem("not_found", { detail: `No partner with id ${id}.` });
     await findCompany(c.env.DB, companyId);
     await db.insert(partnerCompanies).values({ partnerId: id, companyId }).onConflictDoNothing();
     return c.json({ partnerId: id, companyId }, 200);
@@ -267,13 +307,17 @@ adminRoutes.openapi(
     path: "/admin/keys",
     tags: ["Administration"],
     summary: "List API keys (never their secrets)",
-    description: "Every key, or the keys of one owner, with when each was created, last used and revoked; secrets and key material are never returned.",
+    description:
+      "Every key, or the keys of one owner, with when each was created, last used and revoked; secrets and key material are never returned.",
     request: { query: KeyQuery },
     responses: { 200: { description: "Keys", ...json(KeyList) } },
   }),
   async (c) => {
     const { ownerId } = c.req.valid("query");
-    const rows = await database(c.env.DB).query.apiKeys.findMany({ where: ownerId ? eq(apiKeys.ownerId, ownerId) : undefined, orderBy: apiKeys.createdAt });
+    const rows = await database(c.env.DB).query.apiKeys.findMany({
+      where: ownerId ? eq(apiKeys.ownerId, ownerId) : undefined,
+      orderBy: apiKeys.createdAt,
+    });
     return c.json({ keys: rows.map(({ keyHash: _k, secretHash: _s, ...rest }) => rest) }, 200);
   },
 );
@@ -337,7 +381,10 @@ adminRoutes.openapi(
     description:
       "Every row is copied only if absent, so a second run changes nothing. Receipts still pending in D1 are due at once in their month object, whose alarm finishes them. `npm run admin -- ledger:migrate` runs it for every issuer.",
     request: { params: IdParam },
-    responses: { 200: { description: "What the D1 tables held for the issuer", ...json(LedgerImportOut) }, 404: problemSchema("Unknown issuer") },
+    responses: {
+      200: { description: "What the D1 tables held for the issuer", ...json(LedgerImportOut) },
+      404: problemSchema("Unknown issuer"),
+    },
   }),
   async (c) => {
     const { id } = c.req.valid("param");

@@ -16,7 +16,8 @@ archiveRoutes.openapi(
     method: "get",
     path: "/archive/{period}",
     tags: ["Archive"],
-    summary: "The month's archive as a zip: every signed XML issued and received, ARECF/ACECF, the PDFs already rendered, and an index",
+    summary:
+      "The month's archive as a zip: every signed XML issued and received, ARECF/ACECF, the PDFs already rendered, and an index",
     description: [
       "Streamed (stored, no compression; ZIP64 when large): emitidos/ holds the issuer's signed e-CF with its buyers' ARECF/ACECF and the",
       "PDFs rendered so far (a PDF not yet made is not made here: GET /fe/recepcion/ecf/{encf}/pdf makes it), recibidos/ the e-CF suppliers",
@@ -27,11 +28,17 @@ archiveRoutes.openapi(
     request: {
       params: z.object({
         // Checked by requestedMonth, which also refuses a month not begun (422).
-        period: z.string().openapi({ param: { name: "period", in: "path", description: "The month, AAAA-MM or AAAAMM" }, example: "2026-05" }),
+        period: z.string().openapi({
+          param: { name: "period", in: "path", description: "The month, AAAA-MM or AAAAMM" },
+          example: "2026-05",
+        }),
       }),
     },
     responses: {
-      200: { description: "The zip", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
+      200: {
+        description: "The zip",
+        content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } },
+      },
       400: problemSchema("period is not a month (AAAA-MM or AAAAMM)"),
       422: problemSchema("The month has not begun yet"),
     },

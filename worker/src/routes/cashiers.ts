@@ -34,7 +34,9 @@ cashierRoutes.openapi(
     tags: ["Catalogue"],
     summary: "The issuer's cashiers",
     description: "Lists everyone who may sign in on the issuer's tills, active or not, by name; PINs are never shown.",
-    responses: { 200: { description: "Cashiers", ...json(z.object({ cashiers: z.array(Cashier) }).openapi("CashierList")) } },
+    responses: {
+      200: { description: "Cashiers", ...json(z.object({ cashiers: z.array(Cashier) }).openapi("CashierList")) },
+    },
   }),
   async (c) => c.json({ cashiers: (await issuerLedger(c.env, c.get("tenant").id).cashiers()).map(cashierView) }, 200),
 );
@@ -63,9 +65,14 @@ cashierRoutes.openapi(
     path: "/cashiers/{id}",
     tags: ["Catalogue"],
     summary: "Rename a cashier, change the PIN, or deactivate",
-    description: "Changes the fields sent; an inactive cashier can no longer sign in on any till once the tills have pulled the change.",
+    description:
+      "Changes the fields sent; an inactive cashier can no longer sign in on any till once the tills have pulled the change.",
     request: { params: IdParam, body: { required: true, ...json(CashierPatch) } },
-    responses: { 200: { description: "Changed", ...json(Cashier) }, 400: problemSchema("Name or PIN not valid"), 404: problemSchema("No such cashier of this issuer") },
+    responses: {
+      200: { description: "Changed", ...json(Cashier) },
+      400: problemSchema("Name or PIN not valid"),
+      404: problemSchema("No such cashier of this issuer"),
+    },
   }),
   async (c) => {
     const { pin, ...rest } = c.req.valid("json");
@@ -84,11 +91,16 @@ cashierRoutes.openapi(
     description: "What `npm run admin -- cashiers:create` sends: as POST /cashiers, for the issuer named in the path.",
     middleware: [requireAdmin] as const,
     request: { params: CompanyParam, body: { required: true, ...json(CashierInput) } },
-    responses: { 201: { description: "Created", ...json(Cashier) }, 400: problemSchema("Name or PIN not valid"), 404: problemSchema("No such company") },
+    responses: {
+      201: { description: "Created", ...json(Cashier) },
+      400: problemSchema("Name or PIN not valid"),
+      404: problemSchema("No such company"),
+    },
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await database(c.env.DB).query.companies.findFirst({ where: eq(companies.id, id) }))) throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
+    if (!(await database(c.env.DB).query.companies.findFirst({ where: eq(companies.id, id) })))
+      throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
     const { name, pin } = c.req.valid("json");
     return c.json(cashierView(await issuerLedger(c.env, id).createCashier(name, await hashPin(pin))), 201);
   },

@@ -38,7 +38,10 @@ export function certificateRoute<P extends string>(path: P, admin = false) {
 /** Reads, checks and stores a certificate; the private key is kept only encrypted at rest. */
 export async function storeCertificate(env: Env, companyId: string, file: File, password: string, now: Date) {
   if (file.size > MAX_CERTIFICATE_BYTES) {
-    throw new ApiProblem("bad_request", { detail: "The file is too large to be a .p12 certificate.", errors: [{ path: "/file", code: "not_pkcs12", message: "File too large." }] });
+    throw new ApiProblem("bad_request", {
+      detail: "The file is too large to be a .p12 certificate.",
+      errors: [{ path: "/file", code: "not_pkcs12", message: "File too large." }],
+    });
   }
   const certificate = await readCertificateUpload(new Uint8Array(await file.arrayBuffer()), password, now);
   const sealed = await sealPrivateKey(certificate.pkcs8, env.MASTER_KEY, companyId);
@@ -57,7 +60,13 @@ export async function storeCertificate(env: Env, companyId: string, file: File, 
     })
     .where(eq(companies.id, companyId));
   forgetKeyLookups();
-  return { name, subject: certificate.subject, serialNumber: certificate.serialNumber, notBefore: certificate.notBefore, notAfter: certificate.notAfter };
+  return {
+    name,
+    subject: certificate.subject,
+    serialNumber: certificate.serialNumber,
+    notBefore: certificate.notBefore,
+    notAfter: certificate.notAfter,
+  };
 }
 
 /** Mounted after companyRoutes and adminRoutes, whose middleware authenticates these paths. */

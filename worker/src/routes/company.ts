@@ -1,7 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { drMonth } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
-import { CompanyProfile, SequenceBody, SequenceSchema, TipoParam, UnusedNumbers, type Warning } from "../http/schemas/company.ts";
+import {
+  CompanyProfile,
+  SequenceBody,
+  SequenceSchema,
+  TipoParam,
+  UnusedNumbers,
+  type Warning,
+} from "../http/schemas/company.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
@@ -20,17 +27,29 @@ const QUOTA_WARNING_TENTHS = 9;
 export function profileWarnings(company: Company, used: number, now: Date): z.infer<typeof Warning>[] {
   const warnings: z.infer<typeof Warning>[] = [];
   if (!company.certificateNotAfter) {
-    warnings.push({ code: "certificate_missing", message: "No signing certificate is registered; upload one with PUT /company/certificate." });
+    warnings.push({
+      code: "certificate_missing",
+      message: "No signing certificate is registered; upload one with PUT /company/certificate.",
+    });
   } else {
     const msLeft = Date.parse(company.certificateNotAfter) - now.getTime();
-    if (msLeft <= 0) warnings.push({ code: "certificate_expired", message: `The signing certificate expired on ${company.certificateNotAfter}.` });
+    if (msLeft <= 0)
+      warnings.push({
+        code: "certificate_expired",
+        message: `The signing certificate expired on ${company.certificateNotAfter}.`,
+      });
     else if (msLeft <= CERTIFICATE_WARNING_DAYS * 86_400_000) {
-      warnings.push({ code: "certificate_expiring", message: `The signing certificate expires on ${company.certificateNotAfter}.` });
+      warnings.push({
+        code: "certificate_expiring",
+        message: `The signing certificate expires on ${company.certificateNotAfter}.`,
+      });
     }
   }
   const limit = company.invoiceLimitPerMonth;
-  if (used >= limit) warnings.push({ code: "quota_reached", message: `The monthly limit of ${limit} receipts has been reached.` });
-  else if (used * 10 > limit * QUOTA_WARNING_TENTHS) warnings.push({ code: "quota_near_limit", message: `${used} of ${limit} receipts used this month.` });
+  if (used >= limit)
+    warnings.push({ code: "quota_reached", message: `The monthly limit of ${limit} receipts has been reached.` });
+  else if (used * 10 > limit * QUOTA_WARNING_TENTHS)
+    warnings.push({ code: "quota_near_limit", message: `${used} of ${limit} receipts used this month.` });
   return warnings;
 }
 
@@ -48,13 +67,22 @@ function sequenceView(row: Sequence): z.infer<typeof SequenceSchema> {
 }
 
 /** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
-export async function registerSequence(env: Env, companyId: string, tipoeCF: string, body: z.infer<typeof SequenceBody>) {
+export async function registerSequence(
+  env: Env,
+  companyId: string,
+  tipoeCF: string,
+  body: z.infer<typeof SequenceBody>,
+) {
   return sequenceView(await unwrap(issuerLedger(env, companyId).putSequence(tipoeCF, body)));
 }
 
 export const companyRoutes = newRouter();
 companyRoutes.use("/company/*", requireAuth, resolveTenant);
-companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+});
 
 companyRoutes.openapi(
   tenantRoute({
@@ -105,7 +133,12 @@ companyRoutes.openapi(
     summary: "The issuer's authorised e-NCF ranges",
     description:
       "Every e-NCF range registered for the issuer, one per type: its bounds, the next number a receipt will take, how many remain and when the range expires (FechaVencimientoSecuencia). Check it before issuing a type for the first time.",
-    responses: { 200: { description: "Ranges", content: { "application/json": { schema: z.object({ sequences: z.array(SequenceSchema) }) } } } },
+    responses: {
+      200: {
+        description: "Ranges",
+        content: { "application/json": { schema: z.object({ sequences: z.array(SequenceSchema) }) } },
+      },
+    },
   }),
   async (c) => {
     const rows = await issuerLedger(c.env, c.get("tenant").id).sequences();
@@ -128,7 +161,8 @@ companyRoutes.openapi(
       409: problemSchema("The range would reuse numbers"),
     },
   }),
-  async (c) => c.json(await registerSequence(c.env, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
+  async (c) =>
+    c.json(await registerSequence(c.env, c.get("tenant").id, c.req.valid("param").tipo, c.req.valid("json")), 200),
 );
 
 companyRoutes.openapi(

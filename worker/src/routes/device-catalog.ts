@@ -20,7 +20,10 @@ const DEFAULT_PULL = 500;
 const MAX_PULL = 1000;
 
 const CatalogQuery = z.object({
-  since: z.string().optional().openapi({ description: "The catalogue version the till holds (nextSince of its last pull); 0 or absent: everything", example: "0" }),
+  since: z.string().optional().openapi({
+    description: "The catalogue version the till holds (nextSince of its last pull); 0 or absent: everything",
+    example: "0",
+  }),
   limit: z
     .string()
     .optional()
@@ -29,7 +32,9 @@ const CatalogQuery = z.object({
 const DeviceCatalog = z
   .object({
     version: z.number().int().openapi({ description: "The issuer's current catalogue version" }),
-    products: z.array(Product).openapi({ description: "Products changed after since, inactive ones included, in version order" }),
+    products: z
+      .array(Product)
+      .openapi({ description: "Products changed after since, inactive ones included, in version order" }),
     cashiers: z.array(DeviceCashier).openapi({ description: "Cashiers changed after since, inactive ones included" }),
     nextSince: z.number().int().openapi({ description: "The since of the next pull" }),
     complete: z.boolean().openapi({ description: "false: more changes wait; pull again with nextSince at once" }),
@@ -37,19 +42,39 @@ const DeviceCatalog = z
   })
   .openapi("DeviceCatalog");
 const SettingsPatch = z
-  .object({ canEditPrices: z.boolean().openapi({ description: "The till's cashiers may change a product's price at the counter" }) })
+  .object({
+    canEditPrices: z
+      .boolean()
+      .openapi({ description: "The till's cashiers may change a product's price at the counter" }),
+  })
   .partial()
   .strict()
   .openapi("DeviceSettingsPatch");
-const DeviceSettings = z.object({ id: z.string(), name: z.string(), canEditPrices: z.boolean() }).openapi("DeviceSettings");
-const settingsView = (d: DeviceRow): z.infer<typeof DeviceSettings> => ({ id: d.id, name: d.name, canEditPrices: d.canEditPrices });
+const DeviceSettings = z
+  .object({ id: z.string(), name: z.string(), canEditPrices: z.boolean() })
+  .openapi("DeviceSettings");
+const settingsView = (d: DeviceRow): z.infer<typeof DeviceSettings> => ({
+  id: d.id,
+  name: d.name,
+  canEditPrices: d.canEditPrices,
+});
 
 function readPull(query: z.infer<typeof CatalogQuery>): { since: number; limit: number } {
   const errors = [];
   const since = query.since === undefined ? 0 : /^\d{1,15}$/.test(query.since) ? Number(query.since) : NaN;
-  if (Number.isNaN(since)) errors.push({ path: "/query/since", code: "invalid", message: "since must be a catalogue version: an integer from 0." });
+  if (Number.isNaN(since))
+    errors.push({
+      path: "/query/since",
+      code: "invalid",
+      message: "since must be a catalogue version: an integer from 0.",
+    });
   const limit = query.limit === undefined ? DEFAULT_PULL : /^\d{1,4}$/.test(query.limit) ? Number(query.limit) : NaN;
-  if (!(limit >= 1 && limit <= MAX_PULL)) errors.push({ path: "/query/limit", code: "out_of_range", message: `limit must be an integer from 1 to ${MAX_PULL}.` });
+  if (!(limit >= 1 && limit <= MAX_PULL))
+    errors.push({
+      path: "/query/limit",
+      code: "out_of_range",
+      message: `limit must be an integer from 1 to ${MAX_PULL}.`,
+    });
   if (errors.length) throw new ApiProblem("validation_failed", { detail: "The catalogue query is not valid.", errors });
   return { since, limit };
 }
@@ -103,7 +128,8 @@ deviceCatalogRoutes.openapi(
     path: "/devices/{id}",
     tags: ["Devices"],
     summary: "Change a till's settings (whether its cashiers may change prices)",
-    description: "The issuer allows or forbids price changes at the counter on one till; the till learns it with its next catalogue pull.",
+    description:
+      "The issuer allows or forbids price changes at the counter on one till; the till learns it with its next catalogue pull.",
     middleware: [requireAuth, resolveTenant] as const,
     request: { params: DeviceParam, body: { required: true, ...json(SettingsPatch) } },
     responses: {
@@ -112,7 +138,13 @@ deviceCatalogRoutes.openapi(
       404: problemSchema("No such device of this issuer"),
     },
   }),
-  async (c) => c.json(settingsView(await updateDeviceSettings(c.env.DB, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"))), 200),
+  async (c) =>
+    c.json(
+      settingsView(
+        await updateDeviceSettings(c.env.DB, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json")),
+      ),
+      200,
+    ),
 );
 
 deviceCatalogRoutes.openapi(
@@ -121,7 +153,8 @@ deviceCatalogRoutes.openapi(
     path: "/admin/companies/{id}/devices/{deviceId}",
     tags: ["Administration"],
     summary: "Change a till's settings for an issuer",
-    description: "What `npm run admin -- devices:update` sends: as PATCH /devices/{id}, for a device of the issuer named in the path.",
+    description:
+      "What `npm run admin -- devices:update` sends: as PATCH /devices/{id}, for a device of the issuer named in the path.",
     middleware: [requireAdmin] as const,
     request: {
       params: z.object({

@@ -7,7 +7,14 @@ import { companyById } from "../db/companies.ts";
 import { devices } from "../db/schema-devices.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { currentLeases, leaseBlock, leaseView } from "../devices/leases.ts";
-import { createDevice, newRekeyCode, pairDevice, revokeDevice, signingMaterialForCode, type DeviceRow } from "../devices/registry.ts";
+import {
+  createDevice,
+  newRekeyCode,
+  pairDevice,
+  revokeDevice,
+  signingMaterialForCode,
+  type DeviceRow,
+} from "../devices/registry.ts";
 import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
 import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
@@ -64,7 +71,11 @@ const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
 });
 
 export const deviceRoutes = new OpenAPIHono<DeviceEnv>({ defaultHook: validationHook });
-deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", { type: "http", scheme: "bearer", description: "Device token from POST /devices/pair" });
+deviceRoutes.openAPIRegistry.registerComponent("securitySchemes", "deviceAuth", {
+  type: "http",
+  scheme: "bearer",
+  description: "Device token from POST /devices/pair",
+});
 
 deviceRoutes.openapi(
   adminRoute({
@@ -122,12 +133,16 @@ deviceRoutes.openapi(
     path: "/devices",
     tags: ["Devices"],
     summary: "The issuer's devices",
-    description: "Every point-of-sale device of the issuer in creation order, with its state (waiting_pairing, paired, revoked) and when it was paired, revoked and last seen.",
+    description:
+      "Every point-of-sale device of the issuer in creation order, with its state (waiting_pairing, paired, revoked) and when it was paired, revoked and last seen.",
     middleware: [requireAuth, resolveTenant] as const,
     responses: { 200: { description: "Devices", ...json(DeviceList) } },
   }),
   async (c) => {
-    const rows = await database(c.env.DB).query.devices.findMany({ where: eq(devices.companyId, c.get("tenant").id), orderBy: devices.createdAt });
+    const rows = await database(c.env.DB).query.devices.findMany({
+      where: eq(devices.companyId, c.get("tenant").id),
+      orderBy: devices.createdAt,
+    });
     return c.json({ devices: rows.map(deviceOut) }, 200);
   },
 );
@@ -142,7 +157,10 @@ deviceRoutes.openapi(
       "After a certificate change, a till needs the new key: this code (valid 15 minutes, usable once) is typed on that till, which presents it to POST /devices/signing-material. It cannot pair another till.",
     middleware: [requireAuth, resolveTenant] as const,
     request: { params: IdParam },
-    responses: { 201: { description: "Created", ...json(DeviceCreated) }, 404: problemSchema("No paired, unrevoked device of this issuer") },
+    responses: {
+      201: { description: "Created", ...json(DeviceCreated) },
+      404: problemSchema("No paired, unrevoked device of this issuer"),
+    },
   }),
   async (c) => c.json(await newRekeyCode(c.env.DB, c.req.valid("param").id, c.get("tenant").id, new Date()), 201),
 );
@@ -157,9 +175,13 @@ deviceRoutes.openapi(
       "For a lost or retired till: its token is refused from its next request on and the till deletes its copy of the signing key when it hears so. Receipts it signed before the revocation may still be uploaded; its unused leased numbers can be voided.",
     middleware: [requireAuth, resolveTenant] as const,
     request: { params: IdParam },
-    responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device of this issuer") },
+    responses: {
+      200: { description: "Revoked", ...json(DeviceOut) },
+      404: problemSchema("No such device of this issuer"),
+    },
   }),
-  async (c) => c.json(deviceOut(await revokeDevice(c.env.DB, c.req.valid("param").id, c.get("tenant").id, new Date())), 200),
+  async (c) =>
+    c.json(deviceOut(await revokeDevice(c.env.DB, c.req.valid("param").id, c.get("tenant").id, new Date())), 200),
 );
 
 deviceRoutes.openapi(
@@ -171,11 +193,21 @@ deviceRoutes.openapi(
     description:
       "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once.",
     request: { body: { required: true, ...json(PairingRequest) } },
-    responses: { 200: { description: "Paired", ...json(Paired) }, 401: problemSchema("Unknown, used or expired pairing code") },
+    responses: {
+      200: { description: "Paired", ...json(Paired) },
+      401: problemSchema("Unknown, used or expired pairing code"),
+    },
   }),
   async (c) => {
-    const { device, token, company, signing, leases } = await pairDevice(c.env, c.req.valid("json").pairingCode, new Date());
-    return c.json({ device: deviceOut(device), token, company: companyOut(company), signing, leases: leases.map(leaseView) }, 200);
+    const { device, token, company, signing, leases } = await pairDevice(
+      c.env,
+      c.req.valid("json").pairingCode,
+      new Date(),
+    );
+    return c.json(
+      { device: deviceOut(device), token, company: companyOut(company), signing, leases: leases.map(leaseView) },
+      200,
+    );
   },
 );
 
@@ -189,12 +221,18 @@ deviceRoutes.openapi(
       "The till's periodic check-in: whether it is still paired (401 with `deviceRevoked: true` once revoked), its issuer's profile, which certificate is current (to fetch new signing material when it changed) and its unexpired leases.",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
-    responses: { 200: { description: "Status", ...json(DeviceStatus) }, 401: problemSchema("Token invalid or device revoked (deviceRevoked: true)") },
+    responses: {
+      200: { description: "Status", ...json(DeviceStatus) },
+      401: problemSchema("Token invalid or device revoked (deviceRevoked: true)"),
+    },
   }),
   async (c) => {
     const device = c.get("device");
     const company = c.get("tenant");
-    await database(c.env.DB).update(devices).set({ lastSeenAt: new Date().toISOString() }).where(eq(devices.id, device.id));
+    await database(c.env.DB)
+      .update(devices)
+      .set({ lastSeenAt: new Date().toISOString() })
+      .where(eq(devices.id, device.id));
     return c.json(
       {
         device: deviceOut(device),
@@ -225,7 +263,13 @@ deviceRoutes.openapi(
     },
   }),
   async (c) => {
-    const material = await signingMaterialForCode(c.env, c.get("tenant"), c.get("device").id, c.req.valid("json").pairingCode, new Date());
+    const material = await signingMaterialForCode(
+      c.env,
+      c.get("tenant"),
+      c.get("device").id,
+      c.req.valid("json").pairingCode,
+      new Date(),
+    );
     return c.json(material, 200);
   },
 );
@@ -241,7 +285,10 @@ deviceRoutes.openapi(
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     request: { body: { required: true, ...json(LeaseRequest) } },
-    responses: { 201: { description: "Leased", ...json(LeaseOut) }, 422: problemSchema("No range, expired or exhausted") },
+    responses: {
+      201: { description: "Leased", ...json(LeaseOut) },
+      422: problemSchema("No range, expired or exhausted"),
+    },
   }),
   async (c) => {
     const { tipoeCF, size } = c.req.valid("json");
@@ -262,7 +309,10 @@ deviceRoutes.openapi(
     middleware: [requireDeviceForReceipts] as const,
     request: { body: { required: true, ...json(ReceiptUpload) } },
     responses: {
-      200: { description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)", ...json(IssueAnswer) },
+      200: {
+        description: "The receipt's state (a retry replays the first answer, with Idempotent-Replayed: true)",
+        ...json(IssueAnswer),
+      },
       409: problemSchema("The e-NCF was already used by a different document"),
       422: problemSchema(
         "Bad signature, a certificate that was not the issuer's at FechaHoraFirma, a number outside this device's leases, or signed after the device's revocation",
@@ -301,13 +351,25 @@ deviceRoutes.openapi(
     const results = outcomes.map((o) =>
       "answer" in o
         ? { encf: o.encf, status: 200, replayed: o.replayed, answer: o.answer }
-        : { encf: o.encf, status: o.problem.status, replayed: false, problem: problemBody(o.problem.code, requestId, instance, o.problem.init) },
+        : {
+            encf: o.encf,
+            status: o.problem.status,
+            replayed: false,
+            problem: problemBody(o.problem.code, requestId, instance, o.problem.init),
+          },
     );
     // Refused receipts go to the audit log as one entry for the request (a single upload's refusal is one too).
     const refused = results.filter((r) => r.problem);
     if (refused.length) {
-      const detail = refused.map((r) => `${r.problem!.errors[0]?.path}: ${r.encf ?? "?"} ${r.problem!.errors[0]?.code} (${r.problem!.detail})`).join("; ");
-      c.set("auditEvent", { code: "device_receipts_refused", detail: `${refused.length} of ${results.length} receipts not taken: ${detail}` });
+      const detail = refused
+        .map(
+          (r) => `${r.problem!.errors[0]?.path}: ${r.encf ?? "?"} ${r.problem!.errors[0]?.code} (${r.problem!.detail})`,
+        )
+        .join("; ");
+      c.set("auditEvent", {
+        code: "device_receipts_refused",
+        detail: `${refused.length} of ${results.length} receipts not taken: ${detail}`,
+      });
     }
     return c.json({ results }, 200);
   },
@@ -331,7 +393,8 @@ deviceRoutes.openapi(
       },
     },
   }),
-  async (c) => c.json({ receipts: await currentAnswers(c.env, c.get("tenant"), c.req.valid("query").encf.split(",")) }, 200),
+  async (c) =>
+    c.json({ receipts: await currentAnswers(c.env, c.get("tenant"), c.req.valid("query").encf.split(",")) }, 200),
 );
 
 deviceRoutes.openapi(

@@ -12,7 +12,12 @@ import { answerFor } from "../issuing/answer.ts";
 import { buyerDeliveryStateOf } from "../issuing/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import { AnulacionAnswer, AnulacionBody, EmailQueued, EmailRequest, IssueHeaders } from "../http/schemas/issuing.ts";
-import { ANSWER_STATUSES, type AnswerStatus, type IssueAnswer, receiptAnswers } from "../http/schemas/receipt-answer.ts";
+import {
+  ANSWER_STATUSES,
+  type AnswerStatus,
+  type IssueAnswer,
+  receiptAnswers,
+} from "../http/schemas/receipt-answer.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
 import { isEmailAddress } from "../after-dgii/email.ts";
@@ -62,7 +67,10 @@ function totalsPolicyOf(c: Context<AppEnv>): TotalsPolicy | undefined {
   if (!header) return undefined;
   if ((TOTALS_POLICIES as readonly string[]).includes(header)) return header as TotalsPolicy;
   const message = `Totals-Policy is one of ${TOTALS_POLICIES.join(", ")}.`;
-  throw new ApiProblem("bad_request", { detail: message, errors: [{ path: "/headers/Totals-Policy", code: "invalid_value", message }] });
+  throw new ApiProblem("bad_request", {
+    detail: message,
+    errors: [{ path: "/headers/Totals-Policy", code: "invalid_value", message }],
+  });
 }
 
 issuingRoutes.openapi(
@@ -111,7 +119,12 @@ issuingRoutes.openapi(
     if (retryAfter) c.header("Retry-After", String(retryAfter));
     if (outcome.replayed) c.header("Idempotent-Replayed", "true");
     const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings } : judged;
-    if (!outcome.reenviado && !outcome.replayed && !outcome.audited && (answer.estado === "Rechazado" || answer.estado === "Contingencia")) {
+    if (
+      !outcome.reenviado &&
+      !outcome.replayed &&
+      !outcome.audited &&
+      (answer.estado === "Rechazado" || answer.estado === "Contingencia")
+    ) {
       c.set("auditEvent", dgiiOutcomeEvent(answer.estado, answer.encf, answer.mensajes));
     }
     // storage: ledger numbering, R2 archive, ledger record; transmit: all of the DGII part (dgii:
@@ -149,7 +162,10 @@ issuingRoutes.openapi(
     description:
       "The signed e-CF exactly as it was sent to DGII and archived (10 years, never rewritten), with its SHA-256 in X-Content-SHA256; this file, not a re-rendering, is the fiscal document to keep or forward.",
     request: { params: EncfParam },
-    responses: { 200: { description: "Signed XML", content: { "application/xml": { schema: z.string() } } }, 404: problemSchema("No such receipt") },
+    responses: {
+      200: { description: "Signed XML", content: { "application/xml": { schema: z.string() } } },
+      404: problemSchema("No such receipt"),
+    },
   }),
   async (c) => {
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
@@ -186,7 +202,10 @@ issuingRoutes.openapi(
   }),
   async (c) => {
     const { to } = c.req.valid("json");
-    if (!isEmailAddress(to)) throw new ApiProblem("validation_failed", { errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }] });
+    if (!isEmailAddress(to))
+      throw new ApiProblem("validation_failed", {
+        errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }],
+      });
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
     return c.json({ encf: receipt.encf, to, state: "pending" as const }, 202);
@@ -209,7 +228,9 @@ issuingRoutes.openapi(
   }),
   async (c) => {
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
-    const object = receipt.deliveryArecfEstado ? await c.env.ARCHIVE.get(companionKey(receipt.xmlKey, ".arecf.xml")) : null;
+    const object = receipt.deliveryArecfEstado
+      ? await c.env.ARCHIVE.get(companionKey(receipt.xmlKey, ".arecf.xml"))
+      : null;
     if (!object)
       throw new ApiProblem("not_found", {
         detail: `${receipt.encf} has no ARECF from its buyer (buyerDelivery: ${receipt.deliveryStatus ? buyerDeliveryStateOf(receipt.deliveryStatus) : "none"}).`,
@@ -241,9 +262,14 @@ issuingRoutes.openapi(
     ].join(" "),
     request: { body: { required: true, content: { "application/json": { schema: AnulacionBody } } } },
     responses: {
-      200: { description: "DGII voided the ranges (codigo 1), or some of them (codigo 2)", content: { "application/json": { schema: AnulacionAnswer } } },
+      200: {
+        description: "DGII voided the ranges (codigo 1), or some of them (codigo 2)",
+        content: { "application/json": { schema: AnulacionAnswer } },
+      },
       400: problemSchema("A malformed or overlapping range"),
-      409: problemSchema("A number in a range was already used, is leased to a device or is being transmitted; or DGII refused every range"),
+      409: problemSchema(
+        "A number in a range was already used, is leased to a device or is being transmitted; or DGII refused every range",
+      ),
       422: problemSchema("Outside the authorised range, starting above the unused tail, or DGII refused the document"),
       503: problemSchema("DGII unreachable"),
     },

@@ -14,7 +14,11 @@ import { LoginBody, LoginResponse } from "../http/schemas/login.ts";
 // Compared against when the key is unknown, so both failure paths cost the same.
 const DUMMY_SECRET_HASH = "0".repeat(64);
 const INVALID = "Invalid API key or secret.";
-const tooMany = (wait: number) => new ApiProblem("too_many_requests", { detail: `Too many failed logins; try again in ${wait} seconds.`, retryAfter: wait });
+const tooMany = (wait: number) =>
+  new ApiProblem("too_many_requests", {
+    detail: `Too many failed logins; try again in ${wait} seconds.`,
+    retryAfter: wait,
+  });
 
 export const loginRoutes = newRouter().openapi(
   createRoute({
@@ -56,7 +60,11 @@ export const loginRoutes = newRouter().openapi(
       ...[...own.slice(0, 1), ...shared].map(({ scope }) => clearFailures(db, scope)),
       db.update(apiKeys).set({ lastUsedAt: now.toISOString() }).where(eq(apiKeys.id, key.id)),
     ]);
-    const { token } = await issueToken({ keyId: key.id, ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind }, c.env.JWT_SECRET, now);
+    const { token } = await issueToken(
+      { keyId: key.id, ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind },
+      c.env.JWT_SECRET,
+      now,
+    );
     return c.json({ token }, 200);
   },
 );

@@ -19,7 +19,13 @@ import {
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
-import { classifyPurchase, PurchaseClassificationBody, purchaseClassification, SupplierDefaultBody, supplierDefaultValues } from "../receiving/purchase-classification.ts";
+import {
+  classifyPurchase,
+  PurchaseClassificationBody,
+  purchaseClassification,
+  SupplierDefaultBody,
+  supplierDefaultValues,
+} from "../receiving/purchase-classification.ts";
 import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
 
 export const purchaseRoutes = newRouter();
@@ -46,7 +52,8 @@ purchaseRoutes.openapi(
     path: "/receiver/settings",
     tags: ["Purchases"],
     summary: "Change the company's receiver settings",
-    description: "Turns the token requirement of the issuer's reception and commercial-approval services on or off; it applies from the next request on.",
+    description:
+      "Turns the token requirement of the issuer's reception and commercial-approval services on or off; it applies from the next request on.",
     request: { body: { required: true, content: { "application/json": { schema: ReceiverSettings } } } },
     responses: {
       200: { description: "Settings", content: { "application/json": { schema: ReceiverSettings } } },
@@ -89,7 +96,10 @@ purchaseRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    return c.json(await approvePurchase(c.env, c.get("tenant"), c.req.valid("param").id, body.estado, body.motivo, new Date()), 200);
+    return c.json(
+      await approvePurchase(c.env, c.get("tenant"), c.req.valid("param").id, body.estado, body.motivo, new Date()),
+      200,
+    );
   },
 );
 
@@ -101,7 +111,10 @@ purchaseRoutes.openapi(
     summary: "Count a received e-CF that DGII does not confirm (the accountant's override, audited)",
     description:
       "A received e-CF counts (606, commercial acceptance) only once DGII knows it as Aceptado or Aceptado Condicional (consultaestado, asked by the service after reception). One DGII still does not know after 4 days is flagged not_found_at_dgii. The accountant may count it anyway with a reason, kept on the purchase and in the audit log. One DGII rejected cannot be counted (409).",
-    request: { params: PurchaseIdParam, body: { required: true, content: { "application/json": { schema: ConfirmationOverrideBody } } } },
+    request: {
+      params: PurchaseIdParam,
+      body: { required: true, content: { "application/json": { schema: ConfirmationOverrideBody } } },
+    },
     responses: {
       200: { description: "The purchase counts", content: { "application/json": { schema: PurchaseConfirmation } } },
       400: problemSchema("No reason"),
@@ -111,7 +124,15 @@ purchaseRoutes.openapi(
   }),
   async (c) => {
     const by = `key:${c.get("principal").keyId}`;
-    const after = await overrideConfirmation(c.env, c.get("tenant"), c.req.valid("param").id, c.req.valid("json").motivo, by, c.get("requestId"), new Date());
+    const after = await overrideConfirmation(
+      c.env,
+      c.get("tenant"),
+      c.req.valid("param").id,
+      c.req.valid("json").motivo,
+      by,
+      c.get("requestId"),
+      new Date(),
+    );
     return c.json(
       {
         id: after.id,
@@ -133,17 +154,28 @@ purchaseRoutes.openapi(
     method: "patch",
     path: "/compras/{id}",
     tags: ["Purchases"],
-    summary: "Classify a received e-CF for the 606 (tipo de bienes y servicios, fecha y forma de pago, retenciones, ITBIS al costo)",
+    summary:
+      "Classify a received e-CF for the 606 (tipo de bienes y servicios, fecha y forma de pago, retenciones, ITBIS al costo)",
     description:
       "A JSON merge patch: an absent field stays, null clears it. Amounts may not exceed the document's (ITBIS facturado, amount without taxes). The supplier's defaults learn from it (codes, and withholding rates that reproduce the amounts exactly) unless the issuer set them (PUT /proveedores/{rnc}/clasificacion).",
-    request: { params: PurchaseIdParam, body: { required: true, content: { "application/json": { schema: PurchaseClassificationBody } } } },
+    request: {
+      params: PurchaseIdParam,
+      body: { required: true, content: { "application/json": { schema: PurchaseClassificationBody } } },
+    },
     responses: {
-      200: { description: "Stored; what the 606 will report", content: { "application/json": { schema: ClassificationView } } },
+      200: {
+        description: "Stored; what the 606 will report",
+        content: { "application/json": { schema: ClassificationView } },
+      },
       400: problemSchema("An unknown code, a malformed date or amount, or an amount above the document's"),
       404: problemSchema("No such purchase for this company"),
     },
   }),
-  async (c) => c.json(await classifyPurchase(c.env, c.get("tenant"), c.req.valid("param").id, c.req.valid("json"), new Date()), 200),
+  async (c) =>
+    c.json(
+      await classifyPurchase(c.env, c.get("tenant"), c.req.valid("param").id, c.req.valid("json"), new Date()),
+      200,
+    ),
 );
 
 purchaseRoutes.openapi(
@@ -203,17 +235,24 @@ purchaseRoutes.openapi(
     method: "put",
     path: "/proveedores/{rnc}/clasificacion",
     tags: ["Purchases"],
-    summary: "Set the issuer's 606 defaults for a supplier (its purchases' classification unless a purchase says otherwise)",
+    summary:
+      "Set the issuer's 606 defaults for a supplier (its purchases' classification unless a purchase says otherwise)",
     description:
       "Replaces the defaults (an absent field is none). Set defaults are not overwritten by later classifications. The supplier's RNC is also how the issuer's own E41 (the seller's cédula) and E43/E47 (the issuer's own RNC) take their tipo de bienes y servicios.",
-    request: { params: SupplierParam, body: { required: true, content: { "application/json": { schema: SupplierDefaultBody } } } },
+    request: {
+      params: SupplierParam,
+      body: { required: true, content: { "application/json": { schema: SupplierDefaultBody } } },
+    },
     responses: {
       200: { description: "Stored", content: { "application/json": { schema: SupplierDefaultsView } } },
       400: problemSchema("An unknown code, or a percentage outside 0–100"),
     },
   }),
   async (c) => {
-    const stored = await issuerLedger(c.env, c.get("tenant").id).setSupplierDefault(c.req.valid("param").rnc, supplierDefaultValues(c.req.valid("json")));
+    const stored = await issuerLedger(c.env, c.get("tenant").id).setSupplierDefault(
+      c.req.valid("param").rnc,
+      supplierDefaultValues(c.req.valid("json")),
+    );
     return c.json(defaultsView(stored), 200);
   },
 );
@@ -224,13 +263,19 @@ purchaseRoutes.openapi(
     path: "/proveedores/{rnc}/clasificacion",
     tags: ["Purchases"],
     summary: "Forget the issuer's 606 defaults for a supplier",
-    description: "Removes the defaults, learned or set; the supplier's next classification teaches new ones. Purchases already classified keep their own values.",
+    description:
+      "Removes the defaults, learned or set; the supplier's next classification teaches new ones. Purchases already classified keep their own values.",
     request: { params: SupplierParam },
-    responses: { 204: { description: "Forgotten" }, 400: problemSchema("Not an RNC or cédula"), 404: problemSchema("No defaults for this supplier") },
+    responses: {
+      204: { description: "Forgotten" },
+      400: problemSchema("Not an RNC or cédula"),
+      404: problemSchema("No defaults for this supplier"),
+    },
   }),
   async (c) => {
     const { rnc } = c.req.valid("param");
-    if (!(await issuerLedger(c.env, c.get("tenant").id).deleteSupplierDefault(rnc))) throw new ApiProblem("not_found", { detail: `No 606 defaults for ${rnc}.` });
+    if (!(await issuerLedger(c.env, c.get("tenant").id).deleteSupplierDefault(rnc)))
+      throw new ApiProblem("not_found", { detail: `No 606 defaults for ${rnc}.` });
     return c.body(null, 204);
   },
 );

@@ -16,7 +16,13 @@ import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import type { Company } from "../db/schema.ts";
 import { EncfParam } from "../http/schemas/common.ts";
-import { IncomingApprovalAnswer, PdfQuery, ReceiverRncParam, ReceiverToken, XmlForm } from "../http/schemas/receiving.ts";
+import {
+  IncomingApprovalAnswer,
+  PdfQuery,
+  ReceiverRncParam,
+  ReceiverToken,
+  XmlForm,
+} from "../http/schemas/receiving.ts";
 import { approvalEstadoOf } from "../issuing/estado.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
@@ -43,7 +49,11 @@ function wantsXml(c: Context<AppEnv>): boolean {
  * document's RNCComprador (RNCEmisor for an ACECF), so only the token itself (unknown or expired:
  * 401) can be checked unread; its binding is checked once the hardened parser has named the company.
  */
-async function receiverBeforeParsing(c: Context<AppEnv>, prefixRnc: string | undefined, now: Date): Promise<Company | undefined> {
+async function receiverBeforeParsing(
+  c: Context<AppEnv>,
+  prefixRnc: string | undefined,
+  now: Date,
+): Promise<Company | undefined> {
   if (!prefixRnc) {
     await presentedToken(c, now);
     return undefined;
@@ -80,7 +90,13 @@ async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | 
         if (!ecf.rncComprador) {
           throw new ApiProblem("bad_request", {
             detail: "The e-CF names no RNCComprador; send it to /{rnc}/fe/recepcion/api/ecf.",
-            errors: [{ path: "/xml/Encabezado/Comprador/RNCComprador", code: "required", message: "RNCComprador is required on the bare path." }],
+            errors: [
+              {
+                path: "/xml/Encabezado/Comprador/RNCComprador",
+                code: "required",
+                message: "RNCComprador is required on the bare path.",
+              },
+            ],
           });
         }
         company = await requireReceivingCompany(c.env.DB, ecf.rncComprador, "/xml/Encabezado/Comprador/RNCComprador");
@@ -100,7 +116,10 @@ async function handle(c: Context<AppEnv>, service: Service, prefixRnc: string | 
         await checkReceiverToken(c, company, now);
       });
       const status = registered.approvalStatus;
-      return c.json({ mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: approvalEstadoOf(status) }, 200);
+      return c.json(
+        { mensaje: "Aprobación comercial recibida", encf: registered.encf, estado: approvalEstadoOf(status) },
+        200,
+      );
     }
     default: {
       const unreachable: never = service;
@@ -173,7 +192,10 @@ for (const prefix of ["", "/{rnc}"]) {
       description: `A supplier (or DGII's simulator) delivers an e-CF addressed to one of our issuers; the service checks it, archives it as a purchase and answers DGII's acknowledgment (ARECF), signed by the receiver, received or not received with its reason. A token is required when the receiver asks for one (PUT /receiver/settings). ${who}`,
       request: { ...params, body: { content: { "multipart/form-data": { schema: XmlForm } } } },
       responses: {
-        200: { description: "ARECF: Estado 0 received, or 1 with CodigoMotivoNoRecibido", content: { "application/xml": { schema: z.string() } } },
+        200: {
+          description: "ARECF: Estado 0 received, or 1 with CodigoMotivoNoRecibido",
+          content: { "application/xml": { schema: z.string() } },
+        },
         400: problemSchema("Not an e-CF that can be acknowledged (hostile, malformed, no eNCF)"),
         401: problemSchema("The receiver requires a token"),
         404: problemSchema("No such receiver"),
@@ -220,7 +242,10 @@ receiverRoutes.openapi(
       query: PdfQuery,
     },
     responses: {
-      200: { description: "The PDF (made once, then served from the archive)", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
+      200: {
+        description: "The PDF (made once, then served from the archive)",
+        content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
+      },
       400: problemSchema("Not an e-NCF, or an unknown layout"),
       404: problemSchema("No such receipt for this issuer"),
     },

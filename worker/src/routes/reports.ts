@@ -13,7 +13,15 @@ import { resolveTenant } from "../tenant/resolve.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { COLUMNS_606 } from "../reports/dgii-606.ts";
 import { COLUMNS_607 } from "../reports/dgii-607.ts";
-import { Formato606, Formato607, Formato608, PeriodQuery, ReportQuerySchema, reportPageSchema, type ReportItem } from "../http/schemas/reports.ts";
+import {
+  Formato606,
+  Formato607,
+  Formato608,
+  PeriodQuery,
+  ReportQuerySchema,
+  reportPageSchema,
+  type ReportItem,
+} from "../http/schemas/reports.ts";
 import { COLUMNS_608 } from "../reports/dgii-608.ts";
 import { txtOf, type FormatLine, type MissingItem, type MonthlyFormat } from "../reports/dgii-txt.ts";
 import { periodOfQuery, read606, read607, read608 } from "../reports/monthly-formats.ts";
@@ -37,7 +45,10 @@ async function serve(c: Context<AppEnv>, name: ReportName) {
   const query = readReportQuery(name, c.req.query(), c.req.header("Accept"));
   const page = await readReport(c.env, name, c.get("tenant").id, query);
   if (query.format === "csv") {
-    const headers: Record<string, string> = { "Content-Type": "text/csv; charset=utf-8", "X-Total-Count": String(page.total) };
+    const headers: Record<string, string> = {
+      "Content-Type": "text/csv; charset=utf-8",
+      "X-Total-Count": String(page.total),
+    };
     if (page.nextCursor) {
       const next = new URL(c.req.url);
       next.searchParams.set("cursor", page.nextCursor);
@@ -79,7 +90,8 @@ for (const name of ["encf", "compras", "errores"] as const) {
 
 const MONTHLY = {
   "606": {
-    summary: "Formato 606 (compras): the month's purchases and own E41/E43/E47, as DGII's tool writes the TXT, or JSON with what is missing",
+    summary:
+      "Formato 606 (compras): the month's purchases and own E41/E43/E47, as DGII's tool writes the TXT, or JSON with what is missing",
     description: [
       "Purchases are the e-CF suppliers sent (in the month of their FechaEmision; commercially rejected ones are left out, listed in `excluded`)",
       "and the issuer's own E41, E43 and E47 accepted by DGII. Each purchase's classification comes from PATCH /compras/{id}, else the",
@@ -93,7 +105,8 @@ const MONTHLY = {
     read: read606,
   },
   "607": {
-    summary: "Formato 607 (ventas), for issuers that still file it: accepted e-CF one by one, E32 under 250,000 as the summary's totals",
+    summary:
+      "Formato 607 (ventas), for issuers that still file it: accepted e-CF one by one, E32 under 250,000 as the summary's totals",
     description: [
       "Every sale DGII accepted in the month (E31, E33, E34, E44, E45, E46, and E32 from 250,000) is one record; E32 under 250,000 (sent as RFCE)",
       "are summed in `consumptionSummary` for the Oficina Virtual and do not count in the header. A buyer's withholding needs its date",
@@ -104,8 +117,10 @@ const MONTHLY = {
     read: read607,
   },
   "608": {
-    summary: "Formato 608 (comprobantes anulados), for issuers that still file it: the e-NCF DGII voided (ANECF) in the month",
-    description: "One record per voided e-NCF, by the month DGII voided it; Tipo de Anulación 04 for a signed receipt voided before it was sent, 08 for a number never used.",
+    summary:
+      "Formato 608 (comprobantes anulados), for issuers that still file it: the e-NCF DGII voided (ANECF) in the month",
+    description:
+      "One record per voided e-NCF, by the month DGII voided it; Tipo de Anulación 04 for a signed receipt voided before it was sent, 08 for a number never used.",
     columns: COLUMNS_608,
     schema: Formato608,
     read: read608,
@@ -132,19 +147,25 @@ for (const formato of ["606", "607", "608"] as const) {
       request: { query: PeriodQuery },
       responses: {
         200: {
-          description: "The month's file: JSON (with what is missing), or the TXT exactly as DGII's tool writes it (CRLF, ASCII)",
+          description:
+            "The month's file: JSON (with what is missing), or the TXT exactly as DGII's tool writes it (CRLF, ASCII)",
           content: { "application/json": { schema: spec.schema }, "text/plain": { schema: z.string() } },
         },
         400: problemSchema("period is not a month (AAAAMM or AAAA-MM), or an unknown format"),
-        422: problemSchema("The month has not begun yet, or the TXT was asked for but the month is not complete (errors[] list what is missing)"),
+        422: problemSchema(
+          "The month has not begun yet, or the TXT was asked for but the month is not complete (errors[] list what is missing)",
+        ),
       },
     }),
     async (c) => {
       const query = c.req.valid("query");
       // A code, so case does not matter: format=TXT is format=txt.
-      const format = query.format?.toLowerCase() ?? (/text\/plain/i.test(c.req.header("Accept") ?? "") ? "txt" : "json");
+      const format =
+        query.format?.toLowerCase() ?? (/text\/plain/i.test(c.req.header("Accept") ?? "") ? "txt" : "json");
       if (format !== "json" && format !== "txt")
-        throw new ApiProblem("validation_failed", { errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }] });
+        throw new ApiProblem("validation_failed", {
+          errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }],
+        });
       const tenant = c.get("tenant");
       const report = await spec.read(c.env, tenant, periodOfQuery(query, new Date()));
       // The built format is the JSON answer as it is: its names are the schema's.
@@ -155,11 +176,15 @@ for (const formato of ["606", "607", "608"] as const) {
           errors: missingProblems(report.missing),
         });
       }
-      return c.text(txtOf(report as MonthlyFormat<string, FormatLine<string>>, spec.columns as readonly string[]), 200, {
-        "Content-Type": "text/plain; charset=us-ascii",
-        "Content-Disposition": `attachment; filename="${report.fileName}"`,
-        "X-Record-Count": String(report.recordCount),
-      });
+      return c.text(
+        txtOf(report as MonthlyFormat<string, FormatLine<string>>, spec.columns as readonly string[]),
+        200,
+        {
+          "Content-Type": "text/plain; charset=us-ascii",
+          "Content-Disposition": `attachment; filename="${report.fileName}"`,
+          "X-Record-Count": String(report.recordCount),
+        },
+      );
     },
   );
 }

@@ -30,19 +30,35 @@ shiftRoutes.openapi(
     security: [{ deviceAuth: [] as string[] }],
     middleware: [requireDeviceForReceipts] as const,
     request: {
-      params: z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "The shift id the till made", example: "3f1c2a9e-8d4b-4c1e-9a57-1b2c3d4e5f60" }) }),
+      params: z.object({
+        id: z.uuid().openapi({
+          param: { name: "id", in: "path" },
+          description: "The shift id the till made",
+          example: "3f1c2a9e-8d4b-4c1e-9a57-1b2c3d4e5f60",
+        }),
+      }),
       body: { required: true, ...json(ShiftBodySchema) },
     },
     responses: {
       200: { description: "Stored already (a repeat) or closed now", ...json(ShiftViewSchema) },
       201: { description: "A new shift, stored", ...json(ShiftViewSchema) },
-      400: problemSchema("A malformed field, closing without all of closedAt, countedCash and report, or a Z report whose cash lines do not add up"),
+      400: problemSchema(
+        "A malformed field, closing without all of closedAt, countedCash and report, or a Z report whose cash lines do not add up",
+      ),
       401: problemSchema("Token invalid or device revoked"),
-      409: problemSchema("The shift is closed (final), a field fixed at opening changed, or the id is another till's shift"),
+      409: problemSchema(
+        "The shift is closed (final), a field fixed at opening changed, or the id is another till's shift",
+      ),
     },
   }),
   async (c) => {
-    const { status, shift } = await uploadShift(c.env, c.get("tenant"), c.get("device"), c.req.valid("param").id, c.req.valid("json"));
+    const { status, shift } = await uploadShift(
+      c.env,
+      c.get("tenant"),
+      c.get("device"),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+    );
     return c.json(shift, status);
   },
 );
@@ -57,8 +73,14 @@ const issuerAuth = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 const TurnosQuerySchema = z.object({
-  Desde: z.string().optional().openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "2026-04-01" }),
-  Hasta: z.string().optional().openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "30-04-2026" }),
+  Desde: z
+    .string()
+    .optional()
+    .openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "2026-04-01" }),
+  Hasta: z
+    .string()
+    .optional()
+    .openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "30-04-2026" }),
   deviceId: z.string().optional().openapi({ description: "Only this till's shifts (GET /devices)" }),
   pageSize: z
     .string()
@@ -68,11 +90,20 @@ const TurnosQuerySchema = z.object({
   format: z.string().optional().openapi({ description: "json (default) or csv; Accept: text/csv also selects CSV" }),
 });
 
-const TurnoRow = z.object(Object.fromEntries(SHIFT_REPORT_COLUMNS.map((name) => [name, z.union([z.string(), z.number(), z.null()])]))).openapi("TurnoReportRow", {
-  description:
-    "One shift: its day (Santo Domingo) and till, the cashier, open or closed, the opening float, the Z report's sales, ITBIS, refunds and payments by method (cash, card, transfer), and expected vs counted cash with the difference (null while open)",
-});
-const TurnosPage = z.object({ items: z.array(TurnoRow), total: z.number().int(), pageSize: z.number().int(), nextCursor: z.string().nullable() }).openapi("TurnosReportPage");
+const TurnoRow = z
+  .object(Object.fromEntries(SHIFT_REPORT_COLUMNS.map((name) => [name, z.union([z.string(), z.number(), z.null()])])))
+  .openapi("TurnoReportRow", {
+    description:
+      "One shift: its day (Santo Domingo) and till, the cashier, open or closed, the opening float, the Z report's sales, ITBIS, refunds and payments by method (cash, card, transfer), and expected vs counted cash with the difference (null while open)",
+  });
+const TurnosPage = z
+  .object({
+    items: z.array(TurnoRow),
+    total: z.number().int(),
+    pageSize: z.number().int(),
+    nextCursor: z.string().nullable(),
+  })
+  .openapi("TurnosReportPage");
 
 shiftRoutes.use("/reports/turnos", issuerAuth);
 shiftRoutes.openapi(
@@ -100,7 +131,10 @@ async function serveShiftReport<E extends AppEnv>(c: Context<E>) {
   const query = readShiftReportQuery(c.req.query(), c.req.header("Accept"));
   const page = await readShiftReport(c.env, c.get("tenant").id, query);
   if (query.format === "json") return c.json(page, 200);
-  const headers: Record<string, string> = { "Content-Type": "text/csv; charset=utf-8", "X-Total-Count": String(page.total) };
+  const headers: Record<string, string> = {
+    "Content-Type": "text/csv; charset=utf-8",
+    "X-Total-Count": String(page.total),
+  };
   if (page.nextCursor) {
     const next = new URL(c.req.url);
     next.searchParams.set("cursor", page.nextCursor);

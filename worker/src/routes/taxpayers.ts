@@ -10,7 +10,16 @@ import { validationHook } from "../http/errors.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { abandonImport, appendRows, commitImport, lookupTaxpayer, MAX_ROWS_PER_APPEND, purgeStaleRows, registryStatus, startImport } from "../taxpayers/registry.ts";
+import {
+  abandonImport,
+  appendRows,
+  commitImport,
+  lookupTaxpayer,
+  MAX_ROWS_PER_APPEND,
+  purgeStaleRows,
+  registryStatus,
+  startImport,
+} from "../taxpayers/registry.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const deviceSecurity = [{ deviceAuth: [] as string[] }];
@@ -20,7 +29,11 @@ const RncParam = z.object({
   rnc: z
     .string()
     .regex(RNC_PATTERN, "an RNC has 9 digits, a cédula 11")
-    .openapi({ param: { name: "rnc", in: "path" }, description: "RNC (9 digits) or cédula (11 digits), digits only", example: "131880681" }),
+    .openapi({
+      param: { name: "rnc", in: "path" },
+      description: "RNC (9 digits) or cédula (11 digits), digits only",
+      example: "131880681",
+    }),
 });
 const ImportIdParam = z.object({
   importId: z
@@ -32,14 +45,31 @@ const ImportIdParam = z.object({
 const Taxpayer = z
   .object({
     rnc: z.string().openapi({ example: "131880681" }),
-    legalName: z.string().openapi({ description: "Razón social (or the person's name), as DGII's file spells it", example: "COMERCIAL PEÑA & ASOCIADOS SRL" }),
-    tradeName: z.string().nullable().openapi({ description: "Nombre comercial, when DGII lists one", example: "LA ESQUINA" }),
-    activity: z.string().nullable().openapi({ description: "Economic activity as DGII lists it", example: "VENTA AL POR MENOR EN COLMADOS" }),
-    status: z.string().openapi({ description: "As DGII's file spells it: ACTIVO, SUSPENDIDO, DADO DE BAJA, …", example: "ACTIVO" }),
+    legalName: z.string().openapi({
+      description: "Razón social (or the person's name), as DGII's file spells it",
+      example: "COMERCIAL PEÑA & ASOCIADOS SRL",
+    }),
+    tradeName: z
+      .string()
+      .nullable()
+      .openapi({ description: "Nombre comercial, when DGII lists one", example: "LA ESQUINA" }),
+    activity: z
+      .string()
+      .nullable()
+      .openapi({ description: "Economic activity as DGII lists it", example: "VENTA AL POR MENOR EN COLMADOS" }),
+    status: z
+      .string()
+      .openapi({ description: "As DGII's file spells it: ACTIVO, SUSPENDIDO, DADO DE BAJA, …", example: "ACTIVO" }),
     active: z.boolean().openapi({ description: "status is ACTIVO: a till warns the cashier otherwise" }),
     paymentRegime: z.string().nullable().openapi({ description: "Régimen de pagos (NORMAL, …)", example: "NORMAL" }),
-    registeredOn: z.string().nullable().openapi({ description: "Registration date, yyyy-MM-dd", example: "2012-03-15" }),
-    registryImportedAt: z.string().openapi({ description: "When the registry this answer comes from was imported (ISO 8601)", example: "2026-11-20T04:10:00.000Z" }),
+    registeredOn: z
+      .string()
+      .nullable()
+      .openapi({ description: "Registration date, yyyy-MM-dd", example: "2012-03-15" }),
+    registryImportedAt: z.string().openapi({
+      description: "When the registry this answer comes from was imported (ISO 8601)",
+      example: "2026-11-20T04:10:00.000Z",
+    }),
   })
   .openapi("Taxpayer");
 
@@ -73,7 +103,11 @@ const ImportOut = z
     source: z.string().nullable().openapi({ description: "The file the import was read from" }),
     startedAt: z.string(),
     committedAt: z.string().nullable(),
-    rows: z.number().int().nullable().openapi({ description: "Taxpayers in the import, counted when it was committed" }),
+    rows: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Taxpayers in the import, counted when it was committed" }),
   })
   .openapi("TaxpayerImport");
 const RegistryStatus = z
@@ -83,7 +117,9 @@ const RegistryStatus = z
       .nullable()
       .openapi({ description: "The registry lookups answer from; null before the first import" }),
     imports: z.array(ImportOut).openapi({ description: "The latest 10 imports, newest first" }),
-    purgePending: z.boolean().openapi({ description: "Rows of replaced or abandoned imports remain: POST /admin/taxpayers/purge deletes them" }),
+    purgePending: z.boolean().openapi({
+      description: "Rows of replaced or abandoned imports remain: POST /admin/taxpayers/purge deletes them",
+    }),
   })
   .openapi("TaxpayerRegistryStatus");
 
@@ -131,7 +167,11 @@ taxpayerRoutes.openapi(
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     request: { params: RncParam },
-    responses: { 200: { description: "The taxpayer", ...json(Taxpayer) }, 401: problemSchema("Token invalid or device revoked"), ...LOOKUP_PROBLEMS },
+    responses: {
+      200: { description: "The taxpayer", ...json(Taxpayer) },
+      401: problemSchema("Token invalid or device revoked"),
+      ...LOOKUP_PROBLEMS,
+    },
   }),
   async (c) => c.json(await lookupTaxpayer(c.env.DB, c.req.valid("param").rnc), 200),
   rncHook,
@@ -160,7 +200,16 @@ taxpayerRoutes.openapi(
     description:
       "The first step of `npm run admin -- taxpayers:import`: opens an empty import; rows are then added in chunks and the import committed, which replaces the previous registry at once. Lookups keep answering from the previous registry meanwhile.",
     middleware: [requireAdmin] as const,
-    request: { body: { required: true, ...json(z.object({ source: z.string().max(200).optional().openapi({ example: "DGII_RNC.zip" }) }).openapi("TaxpayerImportStart")) } },
+    request: {
+      body: {
+        required: true,
+        ...json(
+          z
+            .object({ source: z.string().max(200).optional().openapi({ example: "DGII_RNC.zip" }) })
+            .openapi("TaxpayerImportStart"),
+        ),
+      },
+    },
     responses: { 201: { description: "Started", ...json(ImportOut) } },
   }),
   async (c) => c.json(await startImport(c.env.DB, c.req.valid("json").source ?? null, new Date()), 201),
@@ -177,13 +226,20 @@ taxpayerRoutes.openapi(
     middleware: [requireAdmin] as const,
     request: { params: ImportIdParam, body: { required: true, ...json(RowsBody) } },
     responses: {
-      200: { description: "Stored", ...json(z.object({ importId: z.number().int(), accepted: z.number().int() }).openapi("TaxpayerRowsAccepted")) },
+      200: {
+        description: "Stored",
+        ...json(z.object({ importId: z.number().int(), accepted: z.number().int() }).openapi("TaxpayerRowsAccepted")),
+      },
       400: problemSchema("A row that is not a taxpayer (errors[].path /rows/{i}/…)"),
       404: problemSchema("No such import"),
       409: problemSchema("The import is committed or abandoned"),
     },
   }),
-  async (c) => c.json(await appendRows(c.env.DB, Number(c.req.valid("param").importId), c.req.valid("json").rows, new Date()), 200),
+  async (c) =>
+    c.json(
+      await appendRows(c.env.DB, Number(c.req.valid("param").importId), c.req.valid("json").rows, new Date()),
+      200,
+    ),
 );
 
 taxpayerRoutes.openapi(
@@ -216,7 +272,11 @@ taxpayerRoutes.openapi(
       "What the CLI does when a file cannot be read to the end. Its rows are deleted by the next purges; an import left loading for a day is abandoned by the purge itself.",
     middleware: [requireAdmin] as const,
     request: { params: ImportIdParam },
-    responses: { 200: { description: "Abandoned", ...json(ImportOut) }, 404: problemSchema("No such import"), 409: problemSchema("The import is already committed") },
+    responses: {
+      200: { description: "Abandoned", ...json(ImportOut) },
+      404: problemSchema("No such import"),
+      409: problemSchema("The import is already committed"),
+    },
   }),
   async (c) => c.json(await abandonImport(c.env.DB, Number(c.req.valid("param").importId)), 200),
 );
@@ -233,7 +293,11 @@ taxpayerRoutes.openapi(
     responses: {
       200: {
         description: "Deleted",
-        ...json(z.object({ deleted: z.number().int(), remaining: z.boolean().openapi({ description: "Call again" }) }).openapi("TaxpayerPurge")),
+        ...json(
+          z
+            .object({ deleted: z.number().int(), remaining: z.boolean().openapi({ description: "Call again" }) })
+            .openapi("TaxpayerPurge"),
+        ),
       },
     },
   }),

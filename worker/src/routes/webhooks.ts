@@ -22,7 +22,14 @@ import {
   WebhookHeaders,
 } from "../http/schemas/webhooks.ts";
 import { listDeliveries, retryDelivery } from "../webhooks/deliveries.ts";
-import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, type Owner } from "../webhooks/endpoints.ts";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  endpointView,
+  listEndpoints,
+  ownedEndpoint,
+  type Owner,
+} from "../webhooks/endpoints.ts";
 import { EVENT_TYPES } from "../webhooks/events.ts";
 
 /** A partner naming no issuer acts for itself (its endpoints serve all its issuers); anyone else for the tenant. */
@@ -33,7 +40,9 @@ async function resolveOwner(c: Context<AppEnv>, next: Next) {
 }
 const ownerOf = (c: Context<AppEnv>): Owner => {
   const tenant = c.get("tenant");
-  return tenant ? { ownerType: "company", ownerId: tenant.id } : { ownerType: "partner", ownerId: c.get("principal").ownerId };
+  return tenant
+    ? { ownerType: "company", ownerId: tenant.id }
+    : { ownerType: "partner", ownerId: c.get("principal").ownerId };
 };
 
 export const webhookRoutes = newRouter();
@@ -121,12 +130,16 @@ webhookRoutes.openapi(
     description:
       "Queues the delivery again with the same webhook-id and body, e.g. after fixing a receiver that failed for 3 days; it is tried with back-off for 3 more days. The endpoint must still exist.",
     request: { params: DeliveryParams },
-    responses: { 202: { description: "Queued", ...json(DeliveryQueued) }, 404: problemSchema("No such endpoint or delivery") },
+    responses: {
+      202: { description: "Queued", ...json(DeliveryQueued) },
+      404: problemSchema("No such endpoint or delivery"),
+    },
   }),
   async (c) => {
     const { id, deliveryId } = c.req.valid("param");
     await ownedEndpoint(c.env, ownerOf(c), id);
-    if (!(await retryDelivery(c.env, ownerOf(c), id, deliveryId))) throw new ApiProblem("not_found", { detail: `No delivery ${deliveryId} to webhook ${id}.` });
+    if (!(await retryDelivery(c.env, ownerOf(c), id, deliveryId)))
+      throw new ApiProblem("not_found", { detail: `No delivery ${deliveryId} to webhook ${id}.` });
     return c.json({ id: deliveryId, status: "pending" as const }, 202);
   },
 );
@@ -135,10 +148,22 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
   "receipt.accepted": { summary: "DGII accepted a receipt", data: ReceiptEventData },
   "receipt.accepted_conditionally": { summary: "DGII accepted a receipt conditionally", data: ReceiptEventData },
   "receipt.rejected": { summary: "DGII rejected a receipt", data: ReceiptEventData },
-  "receipt.contingency": { summary: "A receipt could not reach DGII: signed in contingency, sent later", data: ReceiptEventData },
-  "receipt.delivered": { summary: "The buyer's reception service acknowledged the receipt (ARECF Estado 0)", data: ReceiptEventData },
-  "receipt.delivery_failed": { summary: "The buyer refused the receipt (ARECF Estado 1) or could not be reached for 72 hours", data: ReceiptEventData },
-  "approval.received": { summary: "The buyer's commercial approval or rejection (ACECF) of a receipt arrived", data: ReceiptEventData },
+  "receipt.contingency": {
+    summary: "A receipt could not reach DGII: signed in contingency, sent later",
+    data: ReceiptEventData,
+  },
+  "receipt.delivered": {
+    summary: "The buyer's reception service acknowledged the receipt (ARECF Estado 0)",
+    data: ReceiptEventData,
+  },
+  "receipt.delivery_failed": {
+    summary: "The buyer refused the receipt (ARECF Estado 1) or could not be reached for 72 hours",
+    data: ReceiptEventData,
+  },
+  "approval.received": {
+    summary: "The buyer's commercial approval or rejection (ACECF) of a receipt arrived",
+    data: ReceiptEventData,
+  },
   "purchase.received": { summary: "A supplier's e-CF was received and acknowledged", data: PurchaseEventData },
   "purchase.unconfirmed": {
     summary: "DGII still does not know a received e-CF after 4 days (not_found_at_dgii): it stays out of the 606",
@@ -150,7 +175,9 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
       rncEmisor: z.string(),
       certificateSerial: z.string().nullable(),
       notAfter: z.string().nullable(),
-      withinDays: z.union([z.literal(15), z.literal(3)]).openapi({ description: "The notice's mark: the certificate expires within this many days" }),
+      withinDays: z
+        .union([z.literal(15), z.literal(3)])
+        .openapi({ description: "The notice's mark: the certificate expires within this many days" }),
     }),
   },
   "quota.near_limit": {
@@ -170,6 +197,8 @@ for (const type of EVENT_TYPES) {
       headers: WebhookHeaders,
       body: { required: true, ...json(z.object({ type: z.literal(type), timestamp: z.string(), data })) },
     },
-    responses: { 200: { description: "Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried" } },
+    responses: {
+      200: { description: "Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried" },
+    },
   });
 }

@@ -59,11 +59,19 @@ export interface ShiftReportPage {
 }
 
 /** Dates, deviceId, pageSize, cursor and format; every problem points into the query. */
-export function readShiftReportQuery(query: Record<string, string | undefined>, accept: string | undefined): ShiftReportQuery {
+export function readShiftReportQuery(
+  query: Record<string, string | undefined>,
+  accept: string | undefined,
+): ShiftReportQuery {
   const errors: ProblemItem[] = [];
   const { desde, hasta } = readDateRange(query, errors);
   const { deviceId } = query;
-  if (deviceId !== undefined && !DEVICE_ID.test(deviceId)) errors.push({ path: "/query/deviceId", code: "invalid_value", message: "deviceId must be a device id (GET /devices)." });
+  if (deviceId !== undefined && !DEVICE_ID.test(deviceId))
+    errors.push({
+      path: "/query/deviceId",
+      code: "invalid_value",
+      message: "deviceId must be a device id (GET /devices).",
+    });
   const pageSize = readPageSize(query, errors);
   const after = readCursor(REPORT, query.cursor, errors);
   const format = readFormat(query, accept, errors);
@@ -75,9 +83,18 @@ export async function readShiftReport(env: Env, companyId: string, query: ShiftR
   // A shift lives in the month of its day, so the dates' own months bound the objects to ask.
   const [months, names] = await Promise.all([
     issuerLedger(env, companyId).months(query.desde?.slice(0, 7), query.hasta?.slice(0, 7)),
-    database(env.DB).select({ id: devices.id, name: devices.name }).from(devices).where(eq(devices.companyId, companyId)),
+    database(env.DB)
+      .select({ id: devices.id, name: devices.name })
+      .from(devices)
+      .where(eq(devices.companyId, companyId)),
   ]);
-  const slice = { from: query.desde, until: query.hasta, deviceId: query.deviceId, after: query.after, limit: query.pageSize + 1 };
+  const slice = {
+    from: query.desde,
+    until: query.hasta,
+    deviceId: query.deviceId,
+    after: query.after,
+    limit: query.pageSize + 1,
+  };
   const slices = await Promise.all(months.map((month) => receiptMonth(env, companyId, month).shiftSlice(slice)));
   const key = (s: Shift) => `${shiftSortKey(s)}|${s.id}`;
   // One row more than the page tells whether there is a next page.

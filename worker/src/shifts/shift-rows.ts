@@ -9,7 +9,9 @@ type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 export type Shift = typeof shifts.$inferSelect;
 export type NewShift = typeof shifts.$inferInsert;
 
-export type PutShiftOutcome = { kind: "created" | "updated" | "unchanged"; shift: Shift } | { kind: "conflict"; shift: Shift; path: string; message: string };
+export type PutShiftOutcome =
+  | { kind: "created" | "updated" | "unchanged"; shift: Shift }
+  | { kind: "conflict"; shift: Shift; path: string; message: string };
 
 /** Fixed when the shift is opened: a later upload that changes one is not the same shift. */
 const FIXED = [
@@ -28,14 +30,24 @@ const FIXED = [
 export function putShift(db: MonthDb, row: NewShift): PutShiftOutcome {
   const existing = db.select().from(shifts).where(eq(shifts.id, row.id)).get();
   if (!existing) return { kind: "created", shift: db.insert(shifts).values(row).returning().get() };
-  if (existing.payload === row.payload && existing.deviceId === row.deviceId) return { kind: "unchanged", shift: existing };
+  if (existing.payload === row.payload && existing.deviceId === row.deviceId)
+    return { kind: "unchanged", shift: existing };
   for (const [field, path] of FIXED) {
     if (existing[field] !== row[field]) {
-      const message = field === "deviceId" ? "This shift id belongs to another till." : `${field} is fixed when the shift is opened (it was ${existing[field]}).`;
+      const message =
+        field === "deviceId"
+          ? "This shift id belongs to another till."
+          : `${field} is fixed when the shift is opened (it was ${existing[field]}).`;
       return { kind: "conflict", shift: existing, path, message };
     }
   }
-  if (existing.closedAt) return { kind: "conflict", shift: existing, path: "", message: `The shift was closed at ${existing.closedAt}; a closed shift is final.` };
+  if (existing.closedAt)
+    return {
+      kind: "conflict",
+      shift: existing,
+      path: "",
+      message: `The shift was closed at ${existing.closedAt}; a closed shift is final.`,
+    };
   // Still open and not closed by this upload: what it says is what is stored already.
   if (!row.closedAt) return { kind: "unchanged", shift: existing };
   const closed = db
@@ -58,7 +70,8 @@ export interface ShiftSliceQuery {
 }
 
 /** The key the report orders by (day, till, opening time), then the id; also the cursor's. */
-export const shiftSortKey = (s: Pick<Shift, "businessDay" | "deviceId" | "openedAt">) => `${s.businessDay}|${s.deviceId}|${s.openedAt}`;
+export const shiftSortKey = (s: Pick<Shift, "businessDay" | "deviceId" | "openedAt">) =>
+  `${s.businessDay}|${s.deviceId}|${s.openedAt}`;
 
 /** One month's shifts after the cursor, in report order, and how many match across all pages. */
 export function shiftSlice(db: MonthDb, query: ShiftSliceQuery): { rows: Shift[]; total: number } {
@@ -69,7 +82,9 @@ export function shiftSlice(db: MonthDb, query: ShiftSliceQuery): { rows: Shift[]
   const page = [...filter];
   if (query.after) {
     const [day, device, openedAt] = query.after[0].split("|");
-    page.push(sql`(${shifts.businessDay}, ${shifts.deviceId}, ${shifts.openedAt}, ${shifts.id}) > (${day}, ${device}, ${openedAt}, ${query.after[1]})`);
+    page.push(
+      sql`(${shifts.businessDay}, ${shifts.deviceId}, ${shifts.openedAt}, ${shifts.id}) > (${day}, ${device}, ${openedAt}, ${query.after[1]})`,
+    );
   }
   const rows = db
     .select()

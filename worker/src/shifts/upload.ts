@@ -18,11 +18,22 @@ export interface UploadedShift {
   shift: ShiftView;
 }
 
-export async function uploadShift(env: Env, company: Company, device: Device, id: string, body: ShiftBody, now = new Date()): Promise<UploadedShift> {
+export async function uploadShift(
+  env: Env,
+  company: Company,
+  device: Device,
+  id: string,
+  body: ShiftBody,
+  now = new Date(),
+): Promise<UploadedShift> {
   const errors = inconsistencies(body, now);
   // A revoked till may still hand over what happened before its revocation (as its receipts), nothing after.
   if (device.revokedAt && body.openedAt >= device.revokedAt)
-    errors.push({ path: "/openedAt", code: "after_revocation", message: `The device was revoked at ${device.revokedAt}, before this shift was opened.` });
+    errors.push({
+      path: "/openedAt",
+      code: "after_revocation",
+      message: `The device was revoked at ${device.revokedAt}, before this shift was opened.`,
+    });
   if (errors.length) throw new ApiProblem("validation_failed", { detail: "The shift is not consistent.", errors });
 
   const opened = new Date(body.openedAt);
@@ -49,11 +60,16 @@ export async function uploadShift(env: Env, company: Company, device: Device, id
     payload: canonicalPayload(body),
   };
   const month = businessDay.slice(0, 7);
-  const [, outcome] = await Promise.all([issuerLedger(env, company.id).noteMonth(month), receiptMonth(env, company.id, month).putShift(row)]);
+  const [, outcome] = await Promise.all([
+    issuerLedger(env, company.id).noteMonth(month),
+    receiptMonth(env, company.id, month).putShift(row),
+  ]);
   if (outcome.kind === "conflict") {
     throw new ApiProblem("conflict", {
       detail: outcome.message,
-      errors: [{ path: outcome.path, code: outcome.shift.closedAt ? "shift_closed" : "shift_fixed", message: outcome.message }],
+      errors: [
+        { path: outcome.path, code: outcome.shift.closedAt ? "shift_closed" : "shift_fixed", message: outcome.message },
+      ],
     });
   }
   return { status: outcome.kind === "created" ? 201 : 200, shift: shiftView(outcome.shift) };
@@ -80,27 +96,47 @@ function canonicalPayload(body: ShiftBody): string {
 function inconsistencies(body: ShiftBody, now: Date): ProblemItem[] {
   const errors: ProblemItem[] = [];
   if (Date.parse(body.openedAt) > now.getTime() + CLOCK_SKEW_MS)
-    errors.push({ path: "/openedAt", code: "in_future", message: "openedAt is more than a day ahead of the server's clock." });
+    errors.push({
+      path: "/openedAt",
+      code: "in_future",
+      message: "openedAt is more than a day ahead of the server's clock.",
+    });
   const closing = { closedAt: body.closedAt, countedCash: body.countedCash, report: body.report };
   const given = Object.entries(closing).filter(([, v]) => v !== undefined);
   if (given.length > 0 && given.length < 3) {
     for (const [name, value] of Object.entries(closing))
-      if (value === undefined) errors.push({ path: `/${name}`, code: "required", message: "closedAt, countedCash and report close a shift together." });
+      if (value === undefined)
+        errors.push({
+          path: `/${name}`,
+          code: "required",
+          message: "closedAt, countedCash and report close a shift together.",
+        });
     return errors;
   }
-  if (body.closedAt && Date.parse(body.closedAt) < Date.parse(body.openedAt)) errors.push({ path: "/closedAt", code: "before_opening", message: "closedAt is before openedAt." });
-  if (body.report && body.countedCash) errors.push(...reportArithmetic(body.report, body.openingFloat, body.countedCash));
+  if (body.closedAt && Date.parse(body.closedAt) < Date.parse(body.openedAt))
+    errors.push({ path: "/closedAt", code: "before_opening", message: "closedAt is before openedAt." });
+  if (body.report && body.countedCash)
+    errors.push(...reportArithmetic(body.report, body.openingFloat, body.countedCash));
   return errors;
 }
 
 function reportArithmetic(report: ZReport, openingFloat: string, countedCash: string): ProblemItem[] {
   const errors: ProblemItem[] = [];
   const expected = sub(add(dec(openingFloat), dec(report.cashSales)), dec(report.cashRefunds));
-  const mismatch = (path: string, given: string, wanted: string, rule: string) => errors.push({ path, code: "inconsistent", message: `${rule}: ${wanted}, not ${given}.` });
-  if (!same(dec(report.countedCash), dec(countedCash))) mismatch("/report/countedCash", report.countedCash, countedCash, "The report's count is countedCash");
-  if (!same(dec(report.expectedCash), expected)) mismatch("/report/expectedCash", report.expectedCash, formatMoney(expected), "openingFloat + cashSales − cashRefunds");
+  const mismatch = (path: string, given: string, wanted: string, rule: string) =>
+    errors.push({ path, code: "inconsistent", message: `${rule}: ${wanted}, not ${given}.` });
+  if (!same(dec(report.countedCash), dec(countedCash)))
+    mismatch("/report/countedCash", report.countedCash, countedCash, "The report's count is countedCash");
+  if (!same(dec(report.expectedCash), expected))
+    mismatch(
+      "/report/expectedCash",
+      report.expectedCash,
+      formatMoney(expected),
+      "openingFloat + cashSales − cashRefunds",
+    );
   const difference = sub(dec(countedCash), expected);
-  if (!same(dec(report.difference), difference)) mismatch("/report/difference", report.difference, formatMoney(difference), "countedCash − expectedCash");
+  if (!same(dec(report.difference), difference))
+    mismatch("/report/difference", report.difference, formatMoney(difference), "countedCash − expectedCash");
   return errors;
 }
 

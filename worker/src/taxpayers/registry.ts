@@ -46,7 +46,10 @@ const ACTIVE_STATUS = "ACTIVO";
 
 export async function startImport(d1: D1Database, source: string | null, now: Date) {
   const at = now.toISOString();
-  const [row] = await database(d1).insert(taxpayerImports).values({ state: "loading", source, startedAt: at, lastActivityAt: at }).returning();
+  const [row] = await database(d1)
+    .insert(taxpayerImports)
+    .values({ state: "loading", source, startedAt: at, lastActivityAt: at })
+    .returning();
   return importView(row!);
 }
 
@@ -55,13 +58,24 @@ export async function startImport(d1: D1Database, source: string | null, now: Da
  * the import (same RNC) is replaced: a chunk sent again after a lost answer changes nothing, and
  * a file listing an RNC twice keeps its last line.
  */
-export async function appendRows(d1: D1Database, generation: number, rows: readonly TaxpayerRow[], now: Date): Promise<{ importId: number; accepted: number }> {
+export async function appendRows(
+  d1: D1Database,
+  generation: number,
+  rows: readonly TaxpayerRow[],
+  now: Date,
+): Promise<{ importId: number; accepted: number }> {
   // Every statement checks the import is still loading inside the transaction, so rows never
   // land in an import committed or abandoned meanwhile.
-  const touch = d1.prepare("UPDATE taxpayer_imports SET last_activity_at = ?2 WHERE generation = ?1 AND state = 'loading'").bind(generation, now.toISOString());
+  const touch = d1
+    .prepare("UPDATE taxpayer_imports SET last_activity_at = ?2 WHERE generation = ?1 AND state = 'loading'")
+    .bind(generation, now.toISOString());
   const inserts: D1PreparedStatement[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const packed = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.rnc, r.legalName, r.tradeName, r.activity, r.status, r.paymentRegime, r.registeredOn]));
+    const packed = JSON.stringify(
+      rows
+        .slice(i, i + ROWS_PER_STATEMENT)
+        .map((r) => [r.rnc, r.legalName, r.tradeName, r.activity, r.status, r.paymentRegime, r.registeredOn]),
+    );
     inserts.push(
       d1
         .prepare(
@@ -93,7 +107,10 @@ export async function commitImport(d1: D1Database, generation: number, now: Date
   if (found.state === "current") return importView(found);
   if (found.state !== "loading") await refuseNotLoading(d1, generation, "commit");
   const any = await d1.prepare("SELECT 1 FROM taxpayers WHERE generation = ?1 LIMIT 1").bind(generation).first();
-  if (!any) throw new ApiProblem("unprocessable", { detail: `Import ${generation} has no rows; send its rows before committing it.` });
+  if (!any)
+    throw new ApiProblem("unprocessable", {
+      detail: `Import ${generation} has no rows; send its rows before committing it.`,
+    });
   const at = now.toISOString();
   await d1.batch([
     // The switch. The registry's one row names the generation every lookup reads.
@@ -139,7 +156,9 @@ export async function abandonImport(d1: D1Database, generation: number) {
   const found = await db.query.taxpayerImports.findFirst({ where: eq(taxpayerImports.generation, generation) });
   if (!found) throw notFoundImport(generation);
   if (found.state === "abandoned") return importView(found);
-  throw new ApiProblem("conflict", { detail: `Import ${generation} is ${found.state}; only a loading import can be abandoned.` });
+  throw new ApiProblem("conflict", {
+    detail: `Import ${generation} is ${found.state}; only a loading import can be abandoned.`,
+  });
 }
 
 /**
@@ -158,7 +177,9 @@ export async function purgeStaleRows(d1: D1Database, now: Date): Promise<{ delet
     if (stale === null) return { deleted, remaining: false };
     // The primary key starts with the generation: the subquery walks one generation's range.
     const result = await d1
-      .prepare("DELETE FROM taxpayers WHERE generation = ?1 AND rnc IN (SELECT rnc FROM taxpayers WHERE generation = ?1 LIMIT ?2)")
+      .prepare(
+        "DELETE FROM taxpayers WHERE generation = ?1 AND rnc IN (SELECT rnc FROM taxpayers WHERE generation = ?1 LIMIT ?2)",
+      )
       .bind(stale, PURGE_ROWS_PER_STATEMENT)
       .run();
     deleted += result.meta.changes;
@@ -203,9 +224,15 @@ export async function lookupTaxpayer(d1: D1Database, rnc: string): Promise<Taxpa
     .from(taxpayerRegistry)
     .leftJoin(taxpayers, and(eq(taxpayers.generation, taxpayerRegistry.generation), eq(taxpayers.rnc, rnc)))
     .where(eq(taxpayerRegistry.id, 1));
-  if (!row) throw new ApiProblem("taxpayer_not_found", { detail: `RNC ${rnc} cannot be looked up: no taxpayer registry has been imported yet.` });
+  if (!row)
+    throw new ApiProblem("taxpayer_not_found", {
+      detail: `RNC ${rnc} cannot be looked up: no taxpayer registry has been imported yet.`,
+    });
   const t = row.taxpayer;
-  if (!t) throw new ApiProblem("taxpayer_not_found", { detail: `RNC ${rnc} is not in DGII's taxpayer registry (imported ${row.importedAt}).` });
+  if (!t)
+    throw new ApiProblem("taxpayer_not_found", {
+      detail: `RNC ${rnc} is not in DGII's taxpayer registry (imported ${row.importedAt}).`,
+    });
   return {
     rnc: t.rnc,
     legalName: t.legalName,
@@ -230,10 +257,15 @@ function importView(row: typeof taxpayerImports.$inferSelect) {
   };
 }
 
-const notFoundImport = (generation: number) => new ApiProblem("not_found", { detail: `No taxpayer import ${generation}.` });
+const notFoundImport = (generation: number) =>
+  new ApiProblem("not_found", { detail: `No taxpayer import ${generation}.` });
 
 async function refuseNotLoading(d1: D1Database, generation: number, what: string): Promise<never> {
-  const found = await database(d1).query.taxpayerImports.findFirst({ where: eq(taxpayerImports.generation, generation) });
+  const found = await database(d1).query.taxpayerImports.findFirst({
+    where: eq(taxpayerImports.generation, generation),
+  });
   if (!found) throw notFoundImport(generation);
-  throw new ApiProblem("conflict", { detail: `Cannot ${what} import ${generation}: it is ${found.state}; start a new import.` });
+  throw new ApiProblem("conflict", {
+    detail: `Cannot ${what} import ${generation}: it is ${found.state}; start a new import.`,
+  });
 }

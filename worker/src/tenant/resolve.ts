@@ -34,18 +34,29 @@ export const resolveTenant = createMiddleware<AppEnv>(async (c, next) => {
     const rows = await db()
       .select({ company: companies })
       .from(companies)
-      .innerJoin(partnerCompanies, and(eq(partnerCompanies.companyId, companies.id), eq(partnerCompanies.partnerId, principal.ownerId)))
+      .innerJoin(
+        partnerCompanies,
+        and(eq(partnerCompanies.companyId, companies.id), eq(partnerCompanies.partnerId, principal.ownerId)),
+      )
       .where(eq(companies.rnc, requested))
       .limit(1);
     company = rows[0]?.company;
-    if (!company) throw new ApiProblem("forbidden", { detail: `Partner ${principal.ownerId} (key ${principal.keyId}) does not act for issuer ${requested}.` });
+    if (!company)
+      throw new ApiProblem("forbidden", {
+        detail: `Partner ${principal.ownerId} (key ${principal.keyId}) does not act for issuer ${requested}.`,
+      });
   } else {
     // Read with the key by requireAuth; looked up here only when that did not run first.
     const withKey = c.get("keyCompany");
-    company = withKey?.id === principal.ownerId ? withKey : await db().query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
+    company =
+      withKey?.id === principal.ownerId
+        ? withKey
+        : await db().query.companies.findFirst({ where: eq(companies.id, principal.ownerId) });
     if (!company) throw new ApiProblem("forbidden", { detail: "The company behind this key no longer exists." });
     if (requested && requested !== company.rnc) {
-      throw new ApiProblem("forbidden", { detail: `Key ${principal.keyId} belongs to issuer ${company.rnc}; it cannot act for ${requested}.` });
+      throw new ApiProblem("forbidden", {
+        detail: `Key ${principal.keyId} belongs to issuer ${company.rnc}; it cannot act for ${requested}.`,
+      });
     }
   }
 

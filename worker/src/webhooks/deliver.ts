@@ -19,17 +19,28 @@ const TIMEOUT_MS = 10_000;
 /** Only an excerpt of the answer is kept (200 characters), so little more is read. */
 const ANSWER_BYTES = 4096;
 
-export async function deliverWebhook(env: Env, id: string, payload: WebhookPayload, pastDeadline: boolean, now: Date): Promise<DeliveryOutcome> {
+export async function deliverWebhook(
+  env: Env,
+  id: string,
+  payload: WebhookPayload,
+  pastDeadline: boolean,
+  now: Date,
+): Promise<DeliveryOutcome> {
   const endpoint = await endpointById(env, payload.endpointId);
   if (!endpoint) return { status: "failed", result: { error: "the endpoint was deleted" } };
-  if (endpoint.disabledAt) return { status: "failed", result: { error: `the endpoint is disabled: ${endpoint.disabledReason ?? ""}` } };
+  if (endpoint.disabledAt)
+    return { status: "failed", result: { error: `the endpoint is disabled: ${endpoint.disabledReason ?? ""}` } };
   const refused = urlProblem(env, endpoint.url);
   if (refused) return { status: "failed", result: { error: `URL refused: ${refused}` } };
 
   const body = JSON.stringify(payload.event);
   let result: Record<string, unknown>;
   try {
-    const headers = { "Content-Type": "application/json", "User-Agent": "ecf-edge-webhooks", ...(await signatureHeaders(await endpointSecret(env, endpoint), id, now, body)) };
+    const headers = {
+      "Content-Type": "application/json",
+      "User-Agent": "ecf-edge-webhooks",
+      ...(await signatureHeaders(await endpointSecret(env, endpoint), id, now, body)),
+    };
     const limits = { timeoutMs: TIMEOUT_MS, maxBytes: ANSWER_BYTES, overflow: "truncate" } as const;
     const response = await outboundFetch(outboundPolicy(env), endpoint.url, { method: "POST", headers, body }, limits);
     result = { httpStatus: response.status, body: (await response.text()).slice(0, 200) };

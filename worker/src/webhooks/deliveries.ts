@@ -11,7 +11,10 @@ const MONTHS_BACK = 3;
 
 async function issuersOf(env: Env, owner: Owner): Promise<string[]> {
   if (owner.ownerType === "company") return [owner.ownerId];
-  const rows = await database(env.DB).select({ id: partnerCompanies.companyId }).from(partnerCompanies).where(eq(partnerCompanies.partnerId, owner.ownerId));
+  const rows = await database(env.DB)
+    .select({ id: partnerCompanies.companyId })
+    .from(partnerCompanies)
+    .where(eq(partnerCompanies.partnerId, owner.ownerId));
   return rows.map((r) => r.id);
 }
 
@@ -22,7 +25,13 @@ async function recentMonths(env: Env, companyId: string): Promise<string[]> {
 export async function listDeliveries(env: Env, owner: Owner, endpointId: string, limit = 100) {
   const issuers = await issuersOf(env, owner);
   const perMonth = await Promise.all(
-    issuers.map(async (companyId) => Promise.all((await recentMonths(env, companyId)).map((month) => receiptMonth(env, companyId, month).webhookDeliveries(endpointId, limit)))),
+    issuers.map(async (companyId) =>
+      Promise.all(
+        (await recentMonths(env, companyId)).map((month) =>
+          receiptMonth(env, companyId, month).webhookDeliveries(endpointId, limit),
+        ),
+      ),
+    ),
   );
   return perMonth
     .flat(2)
@@ -34,7 +43,11 @@ export async function listDeliveries(env: Env, owner: Owner, endpointId: string,
 /** Queues a delivery again; false when no recent month holds it. */
 export async function retryDelivery(env: Env, owner: Owner, endpointId: string, deliveryId: string): Promise<boolean> {
   for (const companyId of await issuersOf(env, owner)) {
-    const results = await Promise.all((await recentMonths(env, companyId)).map((month) => receiptMonth(env, companyId, month).retryDelivery(endpointId, deliveryId)));
+    const results = await Promise.all(
+      (await recentMonths(env, companyId)).map((month) =>
+        receiptMonth(env, companyId, month).retryDelivery(endpointId, deliveryId),
+      ),
+    );
     if (results.some(Boolean)) return true;
   }
   return false;

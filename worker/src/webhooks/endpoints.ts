@@ -38,12 +38,21 @@ export function urlProblem(env: Env, raw: string): string | null {
 export async function createEndpoint(env: Env, owner: Owner, url: string, events: EventType[]) {
   const problem = urlProblem(env, url);
   if (problem)
-    throw new ApiProblem("validation_failed", { detail: `The webhook URL is refused: ${problem}.`, errors: [{ path: "/url", code: "url_not_allowed", message: problem }] });
+    throw new ApiProblem("validation_failed", {
+      detail: `The webhook URL is refused: ${problem}.`,
+      errors: [{ path: "/url", code: "url_not_allowed", message: problem }],
+    });
   const id = `wh_${crypto.randomUUID().replace(/-/g, "")}`;
   const { secret, bytes } = newSecret();
   const [row] = await database(env.DB)
     .insert(webhookEndpoints)
-    .values({ id, ...owner, url, events: JSON.stringify([...new Set(events)]), secretSealed: await sealPrivateKey(bytes, env.MASTER_KEY, id) })
+    .values({
+      id,
+      ...owner,
+      url,
+      events: JSON.stringify([...new Set(events)]),
+      secretSealed: await sealPrivateKey(bytes, env.MASTER_KEY, id),
+    })
     .returning();
   forgetKeyLookups();
   return { ...endpointView(row!), secret };
@@ -59,7 +68,11 @@ export async function listEndpoints(env: Env, owner: Owner): Promise<WebhookEndp
 /** One endpoint of this owner, or a 404. */
 export async function ownedEndpoint(env: Env, owner: Owner, id: string): Promise<WebhookEndpoint> {
   const row = await database(env.DB).query.webhookEndpoints.findFirst({
-    where: and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.ownerType, owner.ownerType), eq(webhookEndpoints.ownerId, owner.ownerId)),
+    where: and(
+      eq(webhookEndpoints.id, id),
+      eq(webhookEndpoints.ownerType, owner.ownerType),
+      eq(webhookEndpoints.ownerId, owner.ownerId),
+    ),
   });
   if (!row) throw new ApiProblem("not_found", { detail: `No webhook ${id}.` });
   return row;

@@ -33,7 +33,11 @@ export function receiptEvent(type: EventType, receipt: Receipt, now = new Date()
   return { type, timestamp: now.toISOString(), data: { rncEmisor: rncOf(receipt.xmlKey), ...answerFor(receipt).body } };
 }
 
-export function purchaseEvent(purchase: Purchase, now = new Date(), type: "purchase.received" | "purchase.unconfirmed" = "purchase.received"): WebhookEvent {
+export function purchaseEvent(
+  purchase: Purchase,
+  now = new Date(),
+  type: "purchase.received" | "purchase.unconfirmed" = "purchase.received",
+): WebhookEvent {
   // The fields the event documents (routes/webhooks.ts), not the ledger's row: its storage keys,
   // figures and classification are not the subscriber's business.
   const data = {
@@ -64,7 +68,8 @@ export function transitionEvents(before: Receipt, after: Receipt): EventType[] {
   }
   if (before.deliveryStatus !== after.deliveryStatus) {
     if (after.deliveryStatus === "entregado") events.push("receipt.delivered");
-    if (after.deliveryStatus === "no_recibido" || after.deliveryStatus === "fallido") events.push("receipt.delivery_failed");
+    if (after.deliveryStatus === "no_recibido" || after.deliveryStatus === "fallido")
+      events.push("receipt.delivery_failed");
   }
   if (!before.approvalStatus && after.approvalStatus) events.push("approval.received");
   return events;

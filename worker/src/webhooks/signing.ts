@@ -11,9 +11,16 @@ export function newSecret(): { secret: string; bytes: Uint8Array } {
   return { secret: `${SECRET_PREFIX}${toBase64(bytes)}`, bytes };
 }
 
-export async function signatureHeaders(secret: Uint8Array, id: string, timestamp: Date, body: string): Promise<Record<string, string>> {
+export async function signatureHeaders(
+  secret: Uint8Array,
+  id: string,
+  timestamp: Date,
+  body: string,
+): Promise<Record<string, string>> {
   const seconds = String(Math.floor(timestamp.getTime() / 1000));
-  const key = await crypto.subtle.importKey("raw", new Uint8Array(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", new Uint8Array(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${seconds}.${body}`));
   return { "webhook-id": id, "webhook-timestamp": seconds, "webhook-signature": `v1,${toBase64(new Uint8Array(mac))}` };
 }

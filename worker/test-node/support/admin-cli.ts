@@ -7,7 +7,10 @@ import { root } from "../../../scripts/lib.mjs";
 import type { LocalStack } from "../../../scripts/local-stack.ts";
 
 /** Runs the admin CLI as a separate process (as `npm run admin --` does) and collects its output. */
-export function runAdminCli(stack: LocalStack, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runAdminCli(
+  stack: LocalStack,
+  ...args: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(root, "scripts", "admin.mjs"), ...args], {
       cwd: root,

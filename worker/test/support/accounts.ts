@@ -5,7 +5,10 @@ import { call } from "./http.ts";
 export async function admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await call(path, {
     method,
-    headers: { Authorization: `Bearer ${env.ADMIN_SECRET}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${env.ADMIN_SECRET}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await res.json();
@@ -38,13 +41,24 @@ export async function createCompany(overrides: Record<string, unknown> = {}) {
   return { ...company, rnc: company.registryNumber };
 }
 
-export async function createKey(ownerType: "company" | "partner", ownerId: string, kind: "test" | "live" = "test"): Promise<Credentials> {
+export async function createKey(
+  ownerType: "company" | "partner",
+  ownerId: string,
+  kind: "test" | "live" = "test",
+): Promise<Credentials> {
   const key = await admin("POST", "/admin/keys", { ownerType, ownerId, kind });
   return { keyId: key.id, apiKey: key.apiKey, apiSecret: key.apiSecret };
 }
 
-export async function login(credentials: Pick<Credentials, "apiKey" | "apiSecret">, headers: Record<string, string> = {}): Promise<Response> {
-  return call("/login", { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(credentials) });
+export async function login(
+  credentials: Pick<Credentials, "apiKey" | "apiSecret">,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return call("/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(credentials),
+  });
 }
 
 export async function tokenFor(credentials: Credentials): Promise<string> {

@@ -9,7 +9,11 @@ export const sandboxUrl = () => inject("sandboxUrl");
 
 /** Switches a sandbox fault (see dgii-sandbox/README.md); `clearFaults` turns them all off. */
 export async function setFault(fault: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${sandboxUrl()}/__sandbox/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(fault) });
+  const res = await fetch(`${sandboxUrl()}/__sandbox/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fault),
+  });
   if (!res.ok) throw new Error(`sandbox fault refused: ${await res.text()}`);
 }
 export async function clearFaults(): Promise<void> {
@@ -48,10 +52,18 @@ export async function issuer(overrides: Record<string, unknown> = {}) {
   const form = new FormData();
   form.set("file", new File([Uint8Array.from(atob(fixtures.legacyP12), (ch) => ch.charCodeAt(0))], "firma.p12"));
   form.set("password", fixtures.password);
-  const res = await call(`/admin/companies/${company.id}/certificate`, { method: "PUT", headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` }, body: form });
+  const res = await call(`/admin/companies/${company.id}/certificate`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+    body: form,
+  });
   if (!res.ok) throw new Error(`certificate upload failed: ${await res.text()}`);
   for (const tipo of TIPOS_ECF) {
-    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, { rangeFrom: 1, rangeTo: 100_000, expiresOn: "2030-12-31" });
+    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
+      rangeFrom: 1,
+      rangeTo: 100_000,
+      expiresOn: "2030-12-31",
+    });
   }
   const token = await tokenFor(await createKey("company", company.id));
   return { company, token };
@@ -86,6 +98,10 @@ export function todayDgii(now = new Date()): string {
 }
 
 export async function issue(token: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await call("/fe/recepcion/ecf", { method: "POST", headers: authed(token, { "Content-Type": "application/json", ...headers }), body: JSON.stringify(body) });
+  const res = await call("/fe/recepcion/ecf", {
+    method: "POST",
+    headers: authed(token, { "Content-Type": "application/json", ...headers }),
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
 }

@@ -18,12 +18,21 @@ export async function receiptRow(companyId: string, encf: string): Promise<Recei
 
 /** SQL inside the issuer's own object (sequences, usage_counters, device_leases, receipt_index, …). */
 export function issuerSql(companyId: string, query: string, ...params: SqlStorageValue[]): Promise<Row[]> {
-  return runInDurableObject(issuerLedger(env, companyId), (_instance, state) => state.storage.sql.exec<Row>(query, ...params).toArray());
+  return runInDurableObject(issuerLedger(env, companyId), (_instance, state) =>
+    state.storage.sql.exec<Row>(query, ...params).toArray(),
+  );
 }
 
 /** SQL inside one month object of the issuer. */
-export function monthSql(companyId: string, month: string, query: string, ...params: SqlStorageValue[]): Promise<Row[]> {
-  return runInDurableObject(receiptMonth(env, companyId, month), (_instance, state) => state.storage.sql.exec<Row>(query, ...params).toArray());
+export function monthSql(
+  companyId: string,
+  month: string,
+  query: string,
+  ...params: SqlStorageValue[]
+): Promise<Row[]> {
+  return runInDurableObject(receiptMonth(env, companyId, month), (_instance, state) =>
+    state.storage.sql.exec<Row>(query, ...params).toArray(),
+  );
 }
 
 /** The months the issuer's ledger has objects for. */
@@ -33,7 +42,9 @@ export function ledgerMonths(companyId: string): Promise<string[]> {
 
 /** The same SQL in every month object of the issuer, rows concatenated (months in order). */
 export async function everyMonthSql(companyId: string, query: string, ...params: SqlStorageValue[]): Promise<Row[]> {
-  const rows = await Promise.all((await ledgerMonths(companyId)).map((month) => monthSql(companyId, month, query, ...params)));
+  const rows = await Promise.all(
+    (await ledgerMonths(companyId)).map((month) => monthSql(companyId, month, query, ...params)),
+  );
   return rows.flat();
 }
 
@@ -82,13 +93,30 @@ export async function holdDgiiDown(companyId: string, month: string, until: numb
 export async function holdReceipt(companyId: string, encf: string): Promise<void> {
   const receipt = (await findReceipt(env, companyId, encf))!;
   const until = new Date(Date.now() + 3_600_000).toISOString();
-  await monthSql(companyId, receipt.issueDate.slice(0, 7), "UPDATE receipts SET claimed_until = ?1 WHERE encf = ?2", until, encf);
+  await monthSql(
+    companyId,
+    receipt.issueDate.slice(0, 7),
+    "UPDATE receipts SET claimed_until = ?1 WHERE encf = ?2",
+    until,
+    encf,
+  );
 }
 
 /** Runs SQL that changes one receipt's row in its month object. */
-export async function updateReceiptRow(companyId: string, encf: string, assignments: string, ...params: SqlStorageValue[]): Promise<void> {
+export async function updateReceiptRow(
+  companyId: string,
+  encf: string,
+  assignments: string,
+  ...params: SqlStorageValue[]
+): Promise<void> {
   const receipt = (await findReceipt(env, companyId, encf))!;
-  await monthSql(companyId, receipt.issueDate.slice(0, 7), `UPDATE receipts SET ${assignments} WHERE encf = ?${params.length + 1}`, ...params, encf);
+  await monthSql(
+    companyId,
+    receipt.issueDate.slice(0, 7),
+    `UPDATE receipts SET ${assignments} WHERE encf = ?${params.length + 1}`,
+    ...params,
+    encf,
+  );
 }
 
 /** Makes every pending follow-up task of the issuer (webhooks, delivery to the buyer) due now and runs the alarms. */
@@ -108,7 +136,15 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
  */
 export async function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
   return numberedOf(
-    await unwrap(issuerLedger(env, companyId).number({ tipoeCF, month: drMonth(now), today: drIsoDate(now), quota: { month: drMonth(now), limit }, now: now.toISOString() })),
+    await unwrap(
+      issuerLedger(env, companyId).number({
+        tipoeCF,
+        month: drMonth(now),
+        today: drIsoDate(now),
+        quota: { month: drMonth(now), limit },
+        now: now.toISOString(),
+      }),
+    ),
   );
 }
 
@@ -120,7 +156,12 @@ export function numberedOf(result: { held: unknown } | { held: null; numbered: N
 
 /** Sets this month's count of receipts against the quota. */
 export async function setInvoicesThisMonth(companyId: string, invoices: number, now = new Date()): Promise<void> {
-  await issuerSql(companyId, "INSERT INTO usage_counters (month, invoices) VALUES (?1, ?2) ON CONFLICT (month) DO UPDATE SET invoices = ?2", drMonth(now), invoices);
+  await issuerSql(
+    companyId,
+    "INSERT INTO usage_counters (month, invoices) VALUES (?1, ?2) ON CONFLICT (month) DO UPDATE SET invoices = ?2",
+    drMonth(now),
+    invoices,
+  );
 }
 
 /** Puts a receipt row straight into the ledger (its month object and the issuer's index), as a fixture. */
@@ -174,7 +215,11 @@ export async function insertIntoMonths(
 /** Registers fixtures in the issuer object as the ledger does: receipt numbers, purchases and months (idempotent). */
 export async function registerInIssuer(
   companyId: string,
-  entries: { receipts?: { tipoeCF: string; number: number; month: string }[]; purchases?: { rncEmisor: string; encf: string; month: string }[]; months?: string[] },
+  entries: {
+    receipts?: { tipoeCF: string; number: number; month: string }[];
+    purchases?: { rncEmisor: string; encf: string; month: string }[];
+    months?: string[];
+  },
 ): Promise<void> {
   await issuerLedger(env, companyId).importRows({
     sequences: [],
@@ -197,12 +242,16 @@ export async function ledgerSnapshot(companyId: string): Promise<Record<string, 
         )
         .toArray()
         .map((t) => t.name);
-      return Object.fromEntries(tables.map((name) => [name, state.storage.sql.exec<Row>(`SELECT * FROM "${name}" ORDER BY rowid`).toArray()]));
+      return Object.fromEntries(
+        tables.map((name) => [name, state.storage.sql.exec<Row>(`SELECT * FROM "${name}" ORDER BY rowid`).toArray()]),
+      );
     });
   const snapshot: Record<string, Row[]> = {};
-  for (const [table, rows] of Object.entries(await tablesOf(issuerLedger(env, companyId)))) snapshot[`issuer/${table}`] = rows;
+  for (const [table, rows] of Object.entries(await tablesOf(issuerLedger(env, companyId))))
+    snapshot[`issuer/${table}`] = rows;
   for (const month of await ledgerMonths(companyId)) {
-    for (const [table, rows] of Object.entries(await tablesOf(receiptMonth(env, companyId, month)))) snapshot[`${month}/${table}`] = rows;
+    for (const [table, rows] of Object.entries(await tablesOf(receiptMonth(env, companyId, month))))
+      snapshot[`${month}/${table}`] = rows;
   }
   return snapshot;
 }
@@ -214,7 +263,9 @@ export async function ledgerSnapshot(companyId: string): Promise<Record<string, 
 export async function checkPurchasesAtDgii(companyId: string, now: Date): Promise<number> {
   let checked = 0;
   for (const month of await ledgerMonths(companyId)) {
-    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance: ReceiptMonth) => instance.confirmDuePurchases(now));
+    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance: ReceiptMonth) =>
+      instance.confirmDuePurchases(now),
+    );
   }
   return checked;
 }

@@ -3,7 +3,11 @@
 // deadline far beyond any normal run (and inside the test's own timeout). The caller's own expectation then says what was wrong.
 
 /** Runs `step` until `done()` holds or `withinMs` passes; true when `done()` held. */
-export async function until(done: () => Promise<boolean>, step: () => Promise<unknown> = async () => {}, { withinMs = 30_000, pauseMs = 100 } = {}): Promise<boolean> {
+export async function until(
+  done: () => Promise<boolean>,
+  step: () => Promise<unknown> = async () => {},
+  { withinMs = 30_000, pauseMs = 100 } = {},
+): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   while (!(await done())) {
     if (Date.now() > deadline) return false;

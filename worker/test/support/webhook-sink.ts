@@ -64,9 +64,19 @@ export async function startWebhookSink(): Promise<{ url: string; close(): Promis
     };
     if (!name) return answer(404);
     if (req.method === "PUT") {
-      const { secret, failWith, answer: hostile } = JSON.parse(text) as { secret: string; failWith?: number | null; answer?: SinkAnswer };
+      const {
+        secret,
+        failWith,
+        answer: hostile,
+      } = JSON.parse(text) as { secret: string; failWith?: number | null; answer?: SinkAnswer };
       const sink = sinks.get(name);
-      sinks.set(name, { secret, failWith: failWith ?? null, answer: hostile ?? null, deliveries: sink?.deliveries ?? [], stream: null });
+      sinks.set(name, {
+        secret,
+        failWith: failWith ?? null,
+        answer: hostile ?? null,
+        deliveries: sink?.deliveries ?? [],
+        stream: null,
+      });
       return answer(204);
     }
     const sink = sinks.get(name);
@@ -87,7 +97,15 @@ export async function startWebhookSink(): Promise<{ url: string; close(): Promis
       error = (e as Error).message;
     }
     if (sink.answer && "redirectTo" in sink.answer) {
-      sink.deliveries.push({ id: "", timestamp: "", type: "redirected", body: {}, verified: false, error: null, answered: 307 });
+      sink.deliveries.push({
+        id: "",
+        timestamp: "",
+        type: "redirected",
+        body: {},
+        verified: false,
+        error: null,
+        answered: 307,
+      });
       res.writeHead(307, { Location: sink.answer.redirectTo });
       return res.end();
     }
@@ -97,7 +115,15 @@ export async function startWebhookSink(): Promise<{ url: string; close(): Promis
     }
     const status = sink.failWith ?? 204;
     const body = JSON.parse(text) as Record<string, any>;
-    sink.deliveries.push({ id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], type: String(body.type), body, verified, error, answered: status });
+    sink.deliveries.push({
+      id: headers["webhook-id"],
+      timestamp: headers["webhook-timestamp"],
+      type: String(body.type),
+      body,
+      verified,
+      error,
+      answered: status,
+    });
     return answer(status);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -22,8 +22,17 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-async function xmlsec(files: string[], trusted: string[]): Promise<{ verified: number; failed: { file: string; output: string }[] }> {
-  const args = (batch: string[]) => ["--verify", ...trusted.flatMap((t) => ["--trusted-pem", t]), "--enabled-key-data", "x509", ...batch];
+async function xmlsec(
+  files: string[],
+  trusted: string[],
+): Promise<{ verified: number; failed: { file: string; output: string }[] }> {
+  const args = (batch: string[]) => [
+    "--verify",
+    ...trusted.flatMap((t) => ["--trusted-pem", t]),
+    "--enabled-key-data",
+    "x509",
+    ...batch,
+  ];
   let verified = 0;
   const failed: { file: string; output: string }[] = [];
   const batches: string[][] = [];
@@ -51,8 +60,15 @@ async function xmlsec(files: string[], trusted: string[]): Promise<{ verified: n
 }
 
 /** Trusts `trustedCertificatePem` and, so OpenSSL can build its chain, the CA that issued it. */
-export async function startZipVerifier(trustedCertificatePem: string, issuerPem: string): Promise<{ url: string; close(): Promise<void> }> {
-  execFileSync(process.execPath, [new URL("../../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1", "unzip"], { stdio: "inherit" });
+export async function startZipVerifier(
+  trustedCertificatePem: string,
+  issuerPem: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  execFileSync(
+    process.execPath,
+    [new URL("../../../scripts/require-tools.mjs", import.meta.url).pathname, "xmlsec1", "unzip"],
+    { stdio: "inherit" },
+  );
   const server: Server = createServer(async (req, res) => {
     const answer = (status: number, body: unknown) => {
       res.writeHead(status, { "Content-Type": "application/json" });
@@ -93,7 +109,15 @@ export async function startZipVerifier(trustedCertificatePem: string, issuerPem:
         trusted,
       );
       const index = entries.includes("indice.csv") ? readFileSync(join(out, "indice.csv"), "utf8") : "";
-      answer(200, { unzipTest, entries: entries.length, names: entries, index, xml: xml.length, verified, failed: failed.map((f) => ({ ...f, file: relative(out, f.file) })) });
+      answer(200, {
+        unzipTest,
+        entries: entries.length,
+        names: entries,
+        index,
+        xml: xml.length,
+        verified,
+        failed: failed.map((f) => ({ ...f, file: relative(out, f.file) })),
+      });
     } catch (error) {
       answer(500, { error: (error as Error).message });
     } finally {
@@ -102,5 +126,8 @@ export async function startZipVerifier(trustedCertificatePem: string, issuerPem:
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -10,7 +10,15 @@ export interface ServedPage {
 }
 
 export async function servePage(entry: string): Promise<ServedPage> {
-  const result = await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "browser", target: "es2022", write: false, logLevel: "silent" });
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  });
   const script = result.outputFiles[0]!.text;
   const html = `<!doctype html><meta charset="utf-8"><title>signing</title><script type="module" src="/entry.js"></script>`;
   const server: Server = createServer((req, res) => {

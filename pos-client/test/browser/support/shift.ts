@@ -5,7 +5,10 @@ import type { Page } from "playwright-core";
 export const TEST_CASHIER = { name: "Cajera de prueba", pin: "246813" };
 
 /** Creates the test cashier for a company (what `npm run admin -- cashiers:create` sends). */
-export async function createTestCashier(admin: (method: string, path: string, body?: unknown) => Promise<unknown>, companyId: string): Promise<void> {
+export async function createTestCashier(
+  admin: (method: string, path: string, body?: unknown) => Promise<unknown>,
+  companyId: string,
+): Promise<void> {
   await admin("POST", `/admin/companies/${companyId}/cashiers`, TEST_CASHIER);
 }
 
@@ -16,7 +19,10 @@ export async function createTestCashier(admin: (method: string, path: string, bo
 export async function openShiftIfAsked(page: Page, openingFloat = "0"): Promise<void> {
   const shown = await page.waitForSelector("#search, #shift-open", { timeout: 60_000 });
   if ((await shown.getAttribute("id")) === "search") return;
-  await page.waitForSelector(`#shift-cashier option:text-is("${TEST_CASHIER.name}")`, { state: "attached", timeout: 60_000 });
+  await page.waitForSelector(`#shift-cashier option:text-is("${TEST_CASHIER.name}")`, {
+    state: "attached",
+    timeout: 60_000,
+  });
   await page.selectOption("#shift-cashier", { label: TEST_CASHIER.name });
   await page.fill("#shift-pin", TEST_CASHIER.pin);
   await page.fill("#shift-float", openingFloat);

@@ -10,9 +10,17 @@ const totalsPolicy = z.enum(TOTALS_POLICIES).openapi({
 
 // The names of GET /company/me (the interface's) for the same facts: name, registryNumber, dgiiServer.
 const profileFields = {
-  name: z.string().min(1).max(150).openapi({ description: "Legal company name registered with DGII (RazonSocialEmisor)" }),
+  name: z
+    .string()
+    .min(1)
+    .max(150)
+    .openapi({ description: "Legal company name registered with DGII (RazonSocialEmisor)" }),
   tradeName: z.string().max(150).optional(),
-  address: z.string().max(100).optional().openapi({ description: "DireccionEmisor: required on every e-CF the issuer signs" }),
+  address: z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({ description: "DireccionEmisor: required on every e-CF the issuer signs" }),
   province: z.string().max(6).optional(),
   municipality: z.string().max(6).optional(),
 };
@@ -31,7 +39,13 @@ export const CompanyInput = z
 // No defaults here: zod applies a default even inside .partial(), which would reset the
 // environment, limit and state of an issuer whenever another field is changed.
 export const CompanyPatch = z
-  .object({ ...profileFields, dgiiServer: DgiiEnvironment, invoiceLimitPerMonth: z.number().int().min(0), totalsPolicy, isActive: z.boolean() })
+  .object({
+    ...profileFields,
+    dgiiServer: DgiiEnvironment,
+    invoiceLimitPerMonth: z.number().int().min(0),
+    totalsPolicy,
+    isActive: z.boolean(),
+  })
   .partial()
   .openapi("CompanyPatch");
 
@@ -48,14 +62,27 @@ export const CompanyOut = z
     invoiceLimitPerMonth: z.number(),
     totalsPolicy,
     isActive: z.boolean(),
-    signatureExpirationDate: z.string().nullable().openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
+    signatureExpirationDate: z
+      .string()
+      .nullable()
+      .openapi({ description: "Expiry of the registered signing certificate, or null without one" }),
   })
   .openapi("AdminCompany");
 
-export const KeyInput = z.object({ ownerType: z.enum(["company", "partner"]), ownerId: z.string().min(1), kind: z.enum(["test", "live"]) }).openapi("KeyInput");
+export const KeyInput = z
+  .object({ ownerType: z.enum(["company", "partner"]), ownerId: z.string().min(1), kind: z.enum(["test", "live"]) })
+  .openapi("KeyInput");
 
 export const KeyCreated = z
-  .object({ id: z.string(), kind: z.enum(["test", "live"]), ownerType: z.string(), ownerId: z.string(), apiKey: z.string(), apiSecret: z.string(), note: z.string() })
+  .object({
+    id: z.string(),
+    kind: z.enum(["test", "live"]),
+    ownerType: z.string(),
+    ownerId: z.string(),
+    apiKey: z.string(),
+    apiSecret: z.string(),
+    note: z.string(),
+  })
   .openapi("KeyCreated");
 
 export const KeyOut = z
@@ -70,7 +97,9 @@ export const KeyOut = z
   })
   .openapi("ApiKey");
 
-export const PartnerOut = z.object({ id: z.string(), name: z.string(), companyIds: z.array(z.string()) }).openapi("AdminPartner");
+export const PartnerOut = z
+  .object({ id: z.string(), name: z.string(), companyIds: z.array(z.string()) })
+  .openapi("AdminPartner");
 
 export const LedgerImportOut = z
   .object({
@@ -91,10 +120,14 @@ export const CompanyQuery = z.object({
 export const CompanyList = z.object({ companies: z.array(CompanyOut) }).openapi("AdminCompanyList");
 export const PartnerInput = z.object({ name: z.string().min(1).max(150) }).openapi("PartnerInput");
 export const PartnerCreated = z.object({ id: z.string(), name: z.string() }).openapi("PartnerCreated");
-export const PartnerQuery = z.object({ name: z.string().optional().openapi({ description: "Only partners with exactly this name" }) });
+export const PartnerQuery = z.object({
+  name: z.string().optional().openapi({ description: "Only partners with exactly this name" }),
+});
 export const PartnerList = z.object({ partners: z.array(PartnerOut) }).openapi("AdminPartnerList");
 export const PartnerLinkInput = z.object({ companyId: z.string().min(1) }).openapi("PartnerLinkInput");
 export const PartnerLink = z.object({ partnerId: z.string(), companyId: z.string() }).openapi("PartnerLink");
-export const KeyQuery = z.object({ ownerId: z.string().optional().openapi({ description: "Only the keys of this issuer or partner" }) });
+export const KeyQuery = z.object({
+  ownerId: z.string().optional().openapi({ description: "Only the keys of this issuer or partner" }),
+});
 export const KeyList = z.object({ keys: z.array(KeyOut) }).openapi("ApiKeyList");
 export const KeyRevoked = z.object({ id: z.string(), revokedAt: z.string() }).openapi("ApiKeyRevoked");

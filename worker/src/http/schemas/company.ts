@@ -5,7 +5,14 @@ import { MAX_SEQUENCE_NUMBER } from "../../ledger/numbering.ts";
 import { DgiiEnvironment } from "./common.ts";
 
 export const Warning = z.object({
-  code: z.enum(["certificate_expired", "certificate_expiring", "certificate_missing", "quota_near_limit", "quota_reached", "webhook_disabled"]),
+  code: z.enum([
+    "certificate_expired",
+    "certificate_expiring",
+    "certificate_missing",
+    "quota_near_limit",
+    "quota_reached",
+    "webhook_disabled",
+  ]),
   message: z.string(),
 });
 
@@ -15,12 +22,19 @@ export const CompanyProfile = z
     name: z.string().openapi({ description: "Legal company name registered with DGII (RazonSocialEmisor)" }),
     registryNumber: z.string().openapi({ description: "RNC or cédula of the issuing company (RNCEmisor)" }),
     isActive: z.boolean(),
-    dgiiServer: DgiiEnvironment.openapi({ description: "DGII server the account transmits to: testecf, certecf or ecf" }),
-    totalsPolicy: z.enum(TOTALS_POLICIES).openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
+    dgiiServer: DgiiEnvironment.openapi({
+      description: "DGII server the account transmits to: testecf, certecf or ecf",
+    }),
+    totalsPolicy: z
+      .enum(TOTALS_POLICIES)
+      .openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
     invoicesCountCurrentMonth: z.number().int(),
     invoiceLimitPerMonth: z.number().int(),
     signatureName: z.string().nullable().openapi({ description: "File name of the registered digital certificate" }),
-    signatureExpirationDate: z.string().nullable().openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
+    signatureExpirationDate: z
+      .string()
+      .nullable()
+      .openapi({ description: "Expiry of the signing certificate (ISO 8601), or null without one" }),
     warnings: z.array(Warning),
   })
   .openapi("CompanyProfile");
@@ -44,17 +58,23 @@ export const SequenceBody = z
     expiresOn: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, "expected yyyy-MM-dd")
-      .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "not a calendar date"),
+      .refine(
+        (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+        "not a calendar date",
+      ),
   })
   .refine((b) => b.rangeFrom <= b.rangeTo, { message: "rangeFrom must not exceed rangeTo", path: ["rangeTo"] })
   .openapi("SequenceRange");
 
-export const TipoParam = z.object({ tipo: z.enum(TIPOS_ECF).openapi({ param: { name: "tipo", in: "path" }, example: "31" }) });
+export const TipoParam = z.object({
+  tipo: z.enum(TIPOS_ECF).openapi({ param: { name: "tipo", in: "path" }, example: "31" }),
+});
 
 export const UnusedNumbers = z
   .object({
     rangos: z.array(z.object({ tipoeCF: z.string(), desde: z.string(), hasta: z.string() })).openapi({
-      description: "Numbers handed out that hold no receipt, are not leased to a device and were not voided: the body of POST /fe/anulacion",
+      description:
+        "Numbers handed out that hold no receipt, are not leased to a device and were not voided: the body of POST /fe/anulacion",
     }),
   })
   .openapi("UnusedNumbers");

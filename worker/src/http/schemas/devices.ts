@@ -10,7 +10,9 @@ import { IssueAnswer } from "./receipt-answer.ts";
 
 export const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
 
-export const DeviceCreated = z.object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() }).openapi("DeviceCreated");
+export const DeviceCreated = z
+  .object({ id: z.string(), name: z.string(), pairingCode: z.string(), pairingExpiresAt: z.string(), note: z.string() })
+  .openapi("DeviceCreated");
 
 export const DeviceOut = z
   .object({
@@ -21,12 +23,21 @@ export const DeviceOut = z
     revokedAt: z.string().nullable(),
     lastSeenAt: z.string().nullable(),
     createdAt: z.string(),
-    canEditPrices: z.boolean().openapi({ description: "Whether the till may change prices locally (PATCH /devices/{id})" }),
+    canEditPrices: z
+      .boolean()
+      .openapi({ description: "Whether the till may change prices locally (PATCH /devices/{id})" }),
   })
   .openapi("Device");
 
 export const LeaseOut = z
-  .object({ tipoeCF: z.string(), rangeFrom: z.number().int(), rangeTo: z.number().int(), expiresOn: z.string(), firstEncf: z.string(), lastEncf: z.string() })
+  .object({
+    tipoeCF: z.string(),
+    rangeFrom: z.number().int(),
+    rangeTo: z.number().int(),
+    expiresOn: z.string(),
+    firstEncf: z.string(),
+    lastEncf: z.string(),
+  })
   .openapi("DeviceLease");
 
 export const CompanyForDevice = z
@@ -44,14 +55,24 @@ export const CompanyForDevice = z
 
 export const SigningMaterial = z
   .object({
-    pkcs8: z.string().openapi({ description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes." }),
+    pkcs8: z.string().openapi({
+      description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes.",
+    }),
     certificate: z.string().openapi({ description: "The certificate, DER in base64" }),
     certificateSerial: z.string().nullable(),
     signatureExpirationDate: z.string().nullable(),
   })
   .openapi("SigningMaterial");
 
-export const Paired = z.object({ device: DeviceOut, token: z.string(), company: CompanyForDevice, signing: SigningMaterial, leases: z.array(LeaseOut) }).openapi("DevicePaired");
+export const Paired = z
+  .object({
+    device: DeviceOut,
+    token: z.string(),
+    company: CompanyForDevice,
+    signing: SigningMaterial,
+    leases: z.array(LeaseOut),
+  })
+  .openapi("DevicePaired");
 
 export const DeviceStatus = z
   .object({
@@ -63,7 +84,9 @@ export const DeviceStatus = z
   })
   .openapi("DeviceStatus");
 
-export const LeaseRequest = z.object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) }).openapi("LeaseRequest");
+export const LeaseRequest = z
+  .object({ tipoeCF: z.enum(POS_TIPOS), size: z.number().int().min(1).max(MAX_LEASE_SIZE).default(DEFAULT_LEASE_SIZE) })
+  .openapi("LeaseRequest");
 
 export const ReceiptUpload = z.object({ xml: z.string().min(1) }).openapi("DeviceReceiptUpload");
 
@@ -85,13 +108,17 @@ export const BatchResult = z
       description:
         "What POST /devices/receipts would have answered for this receipt alone: 200 with `answer`, else `problem` (409 e-NCF used by another document, 422 refused, 403 another issuer's; 500: not recorded, send it again)",
     }),
-    replayed: z.boolean().openapi({ description: "The receipt was held already (a retry): its answer as it stands, nothing recorded twice" }),
+    replayed: z.boolean().openapi({
+      description: "The receipt was held already (a retry): its answer as it stands, nothing recorded twice",
+    }),
     answer: IssueAnswer.optional(),
     problem: ProblemSchema.optional(),
   })
   .openapi("DeviceReceiptBatchResult");
 
-export const BatchAnswer = z.object({ results: z.array(BatchResult).openapi({ description: "One per receipt, in the order sent" }) }).openapi("DeviceReceiptBatchAnswer");
+export const BatchAnswer = z
+  .object({ results: z.array(BatchResult).openapi({ description: "One per receipt, in the order sent" }) })
+  .openapi("DeviceReceiptBatchAnswer");
 
 /** How many receipts one state query names. */
 export const MAX_STATE_QUERY = 100;
@@ -101,7 +128,11 @@ export const StateQuery = z.object({
     .string()
     .regex(/^E\d{12}(,E\d{12})*$/)
     .refine((list) => list.split(",").length <= MAX_STATE_QUERY, `At most ${MAX_STATE_QUERY} e-NCF.`)
-    .openapi({ param: { name: "encf", in: "query" }, description: `Comma-separated e-NCF, at most ${MAX_STATE_QUERY}`, example: "E320000000001,E320000000002" }),
+    .openapi({
+      param: { name: "encf", in: "query" },
+      description: `Comma-separated e-NCF, at most ${MAX_STATE_QUERY}`,
+      example: "E320000000001,E320000000002",
+    }),
 });
 
 export const DeviceList = z.object({ devices: z.array(DeviceOut) }).openapi("DeviceList");

@@ -15,8 +15,12 @@ export const IssueHeaders = z.object({
   }),
 });
 
-export const EmailRequest = z.object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) }).openapi("EmailRequest");
-export const EmailQueued = z.object({ encf: z.string(), to: z.string(), state: z.literal("pending") }).openapi("EmailQueued");
+export const EmailRequest = z
+  .object({ to: z.string().max(254).openapi({ example: "compras@cliente.com.do" }) })
+  .openapi("EmailRequest");
+export const EmailQueued = z
+  .object({ encf: z.string(), to: z.string(), state: z.literal("pending") })
+  .openapi("EmailQueued");
 
 export const AnulacionBody = z
   .object({
@@ -35,20 +39,27 @@ export const AnulacionBody = z
 
 export const AnulacionAnswer = z
   .object({
-    codigo: z.string().openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
+    codigo: z
+      .string()
+      .openapi({ description: 'DGII\'s codigo: "1" every range voided, "2" some ranges voided (see `rangos`)' }),
     nombre: z.string(),
     mensajes: z.array(z.string()),
-    numbersVoided: z.number().int().openapi({ description: "e-NCF numbers in the ranges DGII voided (`anulado` true)" }),
-    receiptsVoided: z.number().int().openapi({ description: "Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt" }),
+    numbersVoided: z
+      .number()
+      .int()
+      .openapi({ description: "e-NCF numbers in the ranges DGII voided (`anulado` true)" }),
+    receiptsVoided: z.number().int().openapi({
+      description: "Of those, signed-but-unsent receipts (contingency) that became Anulado; the rest held no receipt",
+    }),
     rangos: z.array(
       z.object({
         tipoeCF: z.string(),
         desde: z.string(),
         hasta: z.string(),
-        anulado: z
-          .boolean()
-          .nullable()
-          .openapi({ description: "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here" }),
+        anulado: z.boolean().nullable().openapi({
+          description:
+            "false: DGII refused this range (its messages name it); null: DGII's partial answer names no range, so nothing was marked voided here",
+        }),
       }),
     ),
   })

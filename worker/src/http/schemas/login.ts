@@ -8,4 +8,6 @@ export const LoginBody = z
   })
   .openapi("LoginRequest");
 
-export const LoginResponse = z.object({ token: z.string().openapi({ description: "HS256 JWT, valid 24 hours" }) }).openapi("LoginResponse");
+export const LoginResponse = z
+  .object({ token: z.string().openapi({ description: "HS256 JWT, valid 24 hours" }) })
+  .openapi("LoginResponse");

@@ -7,16 +7,30 @@ import { APPROVAL_ESTADOS } from "../../issuing/estado.ts";
 
 export const ReceiverSettings = z
   .object({
-    requireAuthentication: z.boolean().openapi({ description: "Demand a token from /fe/autenticacion on recepción and aprobación comercial" }),
+    requireAuthentication: z
+      .boolean()
+      .openapi({ description: "Demand a token from /fe/autenticacion on recepción and aprobación comercial" }),
   })
   .openapi("ReceiverSettings");
 
 export const ApprovalBody = z
   .object({
-    estado: z.enum(APPROVAL_ESTADOS).openapi({ description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)", example: "Aceptado" }),
-    motivo: z.string().trim().min(1).max(250).optional().openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
+    estado: z.enum(APPROVAL_ESTADOS).openapi({
+      description: "The decision, as the ACECF's Estado: Aceptado (1) or Rechazado (2)",
+      example: "Aceptado",
+    }),
+    motivo: z
+      .string()
+      .trim()
+      .min(1)
+      .max(250)
+      .optional()
+      .openapi({ description: "DetalleMotivoRechazo: required when rejecting" }),
   })
-  .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, { message: "motivo is required to reject", path: ["motivo"] })
+  .refine((b) => b.estado === "Aceptado" || b.motivo !== undefined, {
+    message: "motivo is required to reject",
+    path: ["motivo"],
+  })
   .openapi("CommercialApproval");
 
 export const Delivery = z.object({ outcome: z.enum(["sent", "failed", "skipped"]), detail: z.string() });
@@ -31,7 +45,9 @@ export const ApprovalResult = z
   })
   .openapi("ApprovalResult");
 
-export const PurchaseIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }) });
+export const PurchaseIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "2026-05.0b7c…" }),
+});
 
 const SOURCES = ["purchase", "supplier", "document", "rule"] as const;
 
@@ -45,9 +61,10 @@ export const effectiveClassificationShape = {
   montoRetencionRenta: z.string(),
   itbisAlCosto: z.string(),
   itbisProporcionalidad: z.string(),
-  sources: z
-    .record(z.string(), z.enum(SOURCES))
-    .openapi({ description: "Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule" }),
+  sources: z.record(z.string(), z.enum(SOURCES)).openapi({
+    description:
+      "Where each value comes from, by field: this purchase, the supplier's defaults, the document, or the type's rule",
+  }),
 };
 export const EffectiveClassification = z.object(effectiveClassificationShape).openapi("EffectiveClassification");
 
@@ -69,7 +86,9 @@ export const ClassificationView = z
     classification: given.openapi({ description: "What was given for this purchase itself" }),
     effective: EffectiveClassification.openapi({ description: "What the 606 will report" }),
     missing: gaps.openapi({ description: "What still keeps it out of a complete 606" }),
-    changed: z.array(z.string()).optional().openapi({ description: "PATCH only: the fields whose effective value (what the 606 reports) this request changed" }),
+    changed: z.array(z.string()).optional().openapi({
+      description: "PATCH only: the fields whose effective value (what the 606 reports) this request changed",
+    }),
   })
   .openapi("ClassifiedPurchase");
 
@@ -89,14 +108,21 @@ export const SupplierDefaultsView = z
     itbisRetenidoPorcentaje: z.string().nullable(),
     retencionRentaPorcentaje: z.string().nullable(),
     itbisAlCostoPorcentaje: z.string().nullable(),
-    source: z.enum(["learned", "set"]).openapi({ description: "learned from the last classification, or set by the issuer" }),
+    source: z
+      .enum(["learned", "set"])
+      .openapi({ description: "learned from the last classification, or set by the issuer" }),
     updatedAt: z.string().nullable().openapi({ description: "When they were learned or set (ISO 8601)" }),
   })
   .openapi("SupplierClassificationDefaultsView");
 
 export const ConfirmationOverrideBody = z
   .object({
-    motivo: z.string().trim().min(3).max(500).openapi({ description: "Why the purchase counts although DGII does not confirm it (audited)" }),
+    motivo: z
+      .string()
+      .trim()
+      .min(3)
+      .max(500)
+      .openapi({ description: "Why the purchase counts although DGII does not confirm it (audited)" }),
   })
   .openapi("PurchaseConfirmationOverride");
 

@@ -6,10 +6,14 @@ import { APPROVAL_ESTADOS } from "../../issuing/estado.ts";
 export const XmlForm = z.object({ xml: z.string().openapi({ type: "string", format: "binary" }) });
 
 /** `{rnc}` in a receiving path: the issuer that receives. */
-export const ReceiverRncParam = z.object({ rnc: z.string().openapi({ param: { name: "rnc", in: "path" }, example: "130000001" }) });
+export const ReceiverRncParam = z.object({
+  rnc: z.string().openapi({ param: { name: "rnc", in: "path" }, example: "130000001" }),
+});
 
 /** validacioncertificado's answer, as DGII's services give it. */
-export const ReceiverToken = z.object({ token: z.string(), expira: z.string(), expedido: z.string() }).openapi("ReceiverToken");
+export const ReceiverToken = z
+  .object({ token: z.string(), expira: z.string(), expedido: z.string() })
+  .openapi("ReceiverToken");
 
 export const IncomingApprovalAnswer = z
   .object({
@@ -19,4 +23,9 @@ export const IncomingApprovalAnswer = z
   })
   .openapi("IncomingApprovalAnswer");
 
-export const PdfQuery = z.object({ layout: z.enum(["a4", "letter", "roll80"]).optional().openapi({ description: "Default: roll80 for point-of-sale receipts, a4 otherwise" }) });
+export const PdfQuery = z.object({
+  layout: z
+    .enum(["a4", "letter", "roll80"])
+    .optional()
+    .openapi({ description: "Default: roll80 for point-of-sale receipts, a4 otherwise" }),
+});

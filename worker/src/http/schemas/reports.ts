@@ -13,16 +13,28 @@ import { EffectiveClassification } from "./purchases.ts";
 
 // Loose on purpose: readReportQuery validates and reports each problem with a /query/... pointer.
 export const ReportQuerySchema = z.object({
-  Desde: z.string().optional().openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "2026-04-01" }),
-  Hasta: z.string().optional().openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "30-04-2026" }),
+  Desde: z
+    .string()
+    .optional()
+    .openapi({ description: "From this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "2026-04-01" }),
+  Hasta: z
+    .string()
+    .optional()
+    .openapi({ description: "To this day, inclusive: yyyy-MM-dd or dd-MM-yyyy", example: "30-04-2026" }),
   rncComprador: z.string().optional().openapi({ description: "encf only: the buyer's RNC or cédula" }),
   rncEmisor: z.string().optional().openapi({ description: "compras only: the supplier's RNC or cédula" }),
   tipoeCF: z.string().optional().openapi({ description: "encf and compras: the e-CF type (31…47)", example: "31" }),
   estado: z
     .string()
     .optional()
-    .openapi({ description: `encf only: the receipt's state as DGII spells it (${Object.keys(ESTADO_SQL).join(", ")})`, example: "Aceptado" }),
-  encfPrefix: z.string().optional().openapi({ description: "encf and compras: e-NCF starting with this, e.g. E32 or E3200000001", example: "E31" }),
+    .openapi({
+      description: `encf only: the receipt's state as DGII spells it (${Object.keys(ESTADO_SQL).join(", ")})`,
+      example: "Aceptado",
+    }),
+  encfPrefix: z
+    .string()
+    .optional()
+    .openapi({ description: "encf and compras: e-NCF starting with this, e.g. E32 or E3200000001", example: "E31" }),
   pageSize: z
     .string()
     .optional()
@@ -33,7 +45,10 @@ export const ReportQuerySchema = z.object({
 
 const text = z.string();
 const maybe = z.string().nullable();
-const approval = z.enum(APPROVAL_ESTADOS).nullable().openapi({ description: "The commercial approval (ACECF Estado) as DGII spells it, or null without one" });
+const approval = z
+  .enum(APPROVAL_ESTADOS)
+  .nullable()
+  .openapi({ description: "The commercial approval (ACECF Estado) as DGII spells it, or null without one" });
 const outcome = z.enum(["sent", "failed", "skipped"]).nullable();
 
 /** One row of each report: DGII's names for DGII's data, English camelCase for the service's own. */
@@ -56,7 +71,9 @@ export const REPORT_ITEMS = {
       codigoModificacion: maybe,
       aprobacionComercial: approval,
       createdAt: text.openapi({ description: "When the receipt was recorded (ISO 8601)" }),
-      source: z.enum(["api", "device"]).openapi({ description: "Issued through the API or signed by a point-of-sale device" }),
+      source: z
+        .enum(["api", "device"])
+        .openapi({ description: "Issued through the API or signed by a point-of-sale device" }),
     })
     .openapi("EncfReportItem"),
   compras: z
@@ -81,9 +98,13 @@ export const REPORT_ITEMS = {
           "Whether DGII knows the e-CF (consultaestado with its security code): pending until it answers; only confirmed " +
           "(Aceptado) or conditional (Aceptado Condicional) purchases enter the 606 and can be approved, unless overridden",
       }),
-      confirmada: z.boolean().openapi({ description: "The purchase counts: DGII confirmed it, or the accountant overrode (confirmacionManual)" }),
+      confirmada: z.boolean().openapi({
+        description: "The purchase counts: DGII confirmed it, or the accountant overrode (confirmacionManual)",
+      }),
       consultadaDgii: maybe.openapi({ description: "When DGII was last asked (ISO 8601)" }),
-      confirmacionManual: maybe.openapi({ description: "The accountant's reason for counting a purchase DGII does not confirm" }),
+      confirmacionManual: maybe.openapi({
+        description: "The accountant's reason for counting a purchase DGII does not confirm",
+      }),
     })
     .openapi("ComprasReportItem"),
   errores: z
@@ -112,9 +133,10 @@ export const reportPageSchema = (name: ReportName) =>
     })
     .openapi(`${name[0]!.toUpperCase()}${name.slice(1)}ReportPage`);
 
-const missingCode = z
-  .string()
-  .openapi({ description: "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending" });
+const missingCode = z.string().openapi({
+  description:
+    "unclassified, payment_date_missing, retention_type_missing, itbis_al_costo_exceeds, retention_date_missing, pending_dgii, figures_pending",
+});
 
 const MissingSchema = z
   .object({
@@ -137,10 +159,10 @@ const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShap
   const fields = z
     .object(Object.fromEntries(columns.map((column) => [column, z.string()])))
     .openapi({ description: `The record's fields as written in the TXT, in order: ${columns.join(", ")}` });
-  const notes = z
-    .array(z.string())
-    .optional()
-    .openapi({ description: "How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes" });
+  const notes = z.array(z.string()).optional().openapi({
+    description:
+      "How the record's figures were read where the document left something out, e.g. an additional tax without a breakdown reported as other taxes",
+  });
   const lines = z.array(z.object({ ...line, fields, notes }).openapi(`Formato${formato}Linea`));
   const missing = z.array(MissingSchema);
   return z
@@ -148,11 +170,17 @@ const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShap
       format: z.literal(formato),
       rnc: z.string(),
       period: z.string().openapi({ description: "The month, AAAAMM" }),
-      fileName: z.string().openapi({ description: "The file name DGII's tool gives the TXT", example: `DGII_F_${formato}_131880681_202605.TXT` }),
+      fileName: z.string().openapi({
+        description: "The file name DGII's tool gives the TXT",
+        example: `DGII_F_${formato}_131880681_202605.TXT`,
+      }),
       recordCount: z.number().int().openapi({ description: "Records in the file (the header's count)" }),
       complete: z.boolean().openapi({ description: "Nothing is missing: the TXT can be filed as it is" }),
       missing: missing.openapi({ description: "What must be given before the month can be filed" }),
-      warnings: z.array(z.string()).openapi({ description: "What DGII's tool may object to without keeping the month from being filed (a file above its record limit)" }),
+      warnings: z.array(z.string()).openapi({
+        description:
+          "What DGII's tool may object to without keeping the month from being filed (a file above its record limit)",
+      }),
       lines,
       ...extra,
     })
@@ -160,7 +188,9 @@ const formatSchema = <F extends "606" | "607" | "608", Line extends z.ZodRawShap
 };
 
 const LINE_606 = {
-  source: z.enum(["purchase", "own"]).openapi({ description: "purchase: a supplier's e-CF (id is the purchase's); own: the issuer's own E41, E43 or E47" }),
+  source: z.enum(["purchase", "own"]).openapi({
+    description: "purchase: a supplier's e-CF (id is the purchase's); own: the issuer's own E41, E43 or E47",
+  }),
   id: z.string(),
   encf: z.string(),
   tipoeCF: z.string(),
@@ -169,7 +199,9 @@ const LINE_606 = {
 const LINE_607 = { encf: z.string(), tipoeCF: z.string() };
 const LINE_608 = {
   encf: z.string(),
-  kind: z.enum(["receipt", "unused"]).openapi({ description: "receipt: a signed receipt voided before it was sent; unused: a number never used" }),
+  kind: z
+    .enum(["receipt", "unused"])
+    .openapi({ description: "receipt: a signed receipt voided before it was sent; unused: a number never used" }),
 };
 const consumerSummaryShape = {
   count: z.number().int().openapi({ description: "E32 under 250,000 accepted in the month" }),
@@ -179,18 +211,25 @@ const consumerSummaryShape = {
   otrosImpuestosTasas: z.string(),
   montoPropinaLegal: z.string(),
   montoTotal: z.string(),
-  formasPago: z.object(Object.fromEntries(PAYMENT_COLUMNS.map((column) => [column, z.string()]))).openapi({ description: "The amounts of the 607's payment-form columns 17–23" }),
+  formasPago: z
+    .object(Object.fromEntries(PAYMENT_COLUMNS.map((column) => [column, z.string()])))
+    .openapi({ description: "The amounts of the 607's payment-form columns 17–23" }),
 };
-const ConsumerSummary = z
-  .object(consumerSummaryShape)
-  .openapi("ResumenConsumo", { description: "E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual" });
+const ConsumerSummary = z.object(consumerSummaryShape).openapi("ResumenConsumo", {
+  description: "E32 under 250,000 accepted in the month: count, amounts and payment forms, for the Oficina Virtual",
+});
 
 export const PeriodQuery = z.object({
   period: z.string().optional().openapi({ description: "The month, AAAAMM or AAAA-MM (required)", example: "202605" }),
-  format: z.string().optional().openapi({ description: "json (default) or txt; Accept: text/plain also selects the TXT" }),
+  format: z
+    .string()
+    .optional()
+    .openapi({ description: "json (default) or txt; Accept: text/plain also selects the TXT" }),
 });
 
-const totals = z.record(z.string(), z.string()).openapi({ description: "Sums of the amount columns, by DGII's column name (a check against the books)" });
+const totals = z
+  .record(z.string(), z.string())
+  .openapi({ description: "Sums of the amount columns, by DGII's column name (a check against the books)" });
 const Excluded = z.array(
   z.object({
     id: z.string(),
@@ -202,7 +241,9 @@ const Excluded = z.array(
 
 export const Formato606 = formatSchema("606", COLUMNS_606, LINE_606, {
   totals,
-  excluded: Excluded.openapi({ description: "Received e-CF left out of the file, and why (a commercially rejected invoice is not a purchase)" }),
+  excluded: Excluded.openapi({
+    description: "Received e-CF left out of the file, and why (a commercially rejected invoice is not a purchase)",
+  }),
 });
 export const Formato607 = formatSchema("607", COLUMNS_607, LINE_607, {
   totals,

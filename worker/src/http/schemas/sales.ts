@@ -9,7 +9,13 @@ export const SaleWithholdingView = z
     itbisRetenidoTerceros: z.string().nullable(),
     retencionRentaTerceros: z.string().nullable(),
     sources: z
-      .object({ itbisRetenidoTerceros: z.enum(["sale", "document"]).nullable(), retencionRentaTerceros: z.enum(["sale", "document"]).nullable() })
-      .openapi({ description: "Where each withholding comes from: sale, given for this sale (PATCH /ventas/{encf}); document, declared by the e-CF; null, none" }),
+      .object({
+        itbisRetenidoTerceros: z.enum(["sale", "document"]).nullable(),
+        retencionRentaTerceros: z.enum(["sale", "document"]).nullable(),
+      })
+      .openapi({
+        description:
+          "Where each withholding comes from: sale, given for this sale (PATCH /ventas/{encf}); document, declared by the e-CF; null, none",
+      }),
   })
   .openapi("SaleWithholdingView");

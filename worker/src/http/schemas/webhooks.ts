@@ -10,8 +10,13 @@ export const Endpoint = z
     id: z.string(),
     url: z.string(),
     events: z.array(z.enum(EVENT_TYPES)),
-    scope: z.enum(["company", "partner"]).openapi({ description: "partner: registered by a partner for every issuer it serves" }),
-    disabledAt: z.string().nullable().openapi({ description: "Set when deliveries failed for 3 days; register the endpoint again to resume" }),
+    scope: z
+      .enum(["company", "partner"])
+      .openapi({ description: "partner: registered by a partner for every issuer it serves" }),
+    disabledAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "Set when deliveries failed for 3 days; register the endpoint again to resume" }),
     disabledReason: z.string().nullable(),
     createdAt: z.string(),
   })
@@ -19,7 +24,10 @@ export const Endpoint = z
 
 export const NewEndpoint = z
   .object({
-    url: z.string().url().openapi({ description: "https URL (http to loopback only against the local sandbox)", example: "https://erp.example.com/hooks/ecf" }),
+    url: z.string().url().openapi({
+      description: "https URL (http to loopback only against the local sandbox)",
+      example: "https://erp.example.com/hooks/ecf",
+    }),
     events: z.array(z.enum(EVENT_TYPES)).min(1),
   })
   .openapi("NewWebhookEndpoint");
@@ -30,11 +38,20 @@ export const Delivery = z
     status: z.enum(["pending", "done", "failed"]),
     attempts: z.number().int(),
     event: z.enum(EVENT_TYPES),
-    encf: z.string().nullable().openapi({ description: "The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none" }),
+    encf: z.string().nullable().openapi({
+      description: "The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none",
+    }),
     lastResult: z
       .union([
-        z.object({ httpStatus: z.number().int(), body: z.string().openapi({ description: "The first 200 characters of the endpoint's answer" }) }),
-        z.object({ error: z.string().openapi({ description: "Why no answer came (timeout, refused URL, endpoint disabled or deleted)" }) }),
+        z.object({
+          httpStatus: z.number().int(),
+          body: z.string().openapi({ description: "The first 200 characters of the endpoint's answer" }),
+        }),
+        z.object({
+          error: z
+            .string()
+            .openapi({ description: "Why no answer came (timeout, refused URL, endpoint disabled or deleted)" }),
+        }),
       ])
       .nullable()
       .openapi({ description: "The last attempt, or null before the first" }),
@@ -63,11 +80,17 @@ export const PurchaseEventData = z.object({
   }),
 });
 
-export const EndpointCreated = Endpoint.extend({ secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }) }).openapi("WebhookEndpointCreated");
+export const EndpointCreated = Endpoint.extend({
+  secret: z.string().openapi({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
+}).openapi("WebhookEndpointCreated");
 export const EndpointList = z.object({ webhooks: z.array(Endpoint) }).openapi("WebhookEndpointList");
 export const DeliveryList = z.object({ deliveries: z.array(Delivery) }).openapi("WebhookDeliveryList");
-export const DeliveryQueued = z.object({ id: z.string(), status: z.literal("pending") }).openapi("WebhookDeliveryQueued");
-export const DeliveryParams = IdParam.extend({ deliveryId: z.string().openapi({ param: { name: "deliveryId", in: "path" } }) });
+export const DeliveryQueued = z
+  .object({ id: z.string(), status: z.literal("pending") })
+  .openapi("WebhookDeliveryQueued");
+export const DeliveryParams = IdParam.extend({
+  deliveryId: z.string().openapi({ param: { name: "deliveryId", in: "path" } }),
+});
 
 /** What an endpoint receives: the headers Standard Webhooks define and `{ type, timestamp, data }`. */
 export const WebhookHeaders = z.object({
