@@ -1,6 +1,6 @@
 import type { RequestIdVariables } from "hono/request-id";
-import type { Company } from "./db/schema.ts";
-import type { Principal } from "./auth/middleware.ts";
+import type { Company } from "./db/tables.ts";
+import type { Principal } from "./auth/principal.ts";
 import type { ProblemCode } from "./http/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";
 import type { EventType } from "./webhooks/events.ts";

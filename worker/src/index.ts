@@ -1,7 +1,7 @@
 import { createApp } from "./app.ts";
 
-export { IssuerLedger } from "./ledger/issuer-ledger.ts";
-export { ReceiptMonth } from "./ledger/receipt-month.ts";
+export { IssuerLedger } from "./objects/issuer-ledger.ts";
+export { ReceiptMonth } from "./objects/receipt-month.ts";
 
 const app = createApp();
 

@@ -8,8 +8,8 @@ import { clearFaults, received, setFault } from "./support/issuing.ts";
 import { allocate, auditRows, everyMonthSql, issuerSql } from "./support/ledger.ts";
 import { eq } from "drizzle-orm";
 import { database } from "../src/db/client.ts";
-import { companies } from "../src/db/schema.ts";
-import { devices } from "../src/db/schema-devices.ts";
+import { companies } from "../src/db/tables.ts";
+import { devices } from "../src/db/devices-tables.ts";
 import { acceptDeviceReceiptBatch } from "../src/devices/batch-uploads.ts";
 import { until } from "./support/until.ts";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { companies } from "../src/db/schema.ts";
+import { companies } from "../src/db/tables.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApp } from "../src/app.ts";
 import { call } from "./support/http.ts";

@@ -7,8 +7,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { receiptMonth } from "../src/ledger/client.ts";
 import { receipts } from "../src/ledger/month-tables.ts";
-import { EVENT_GATHER_MS, type ReceiptMonth } from "../src/ledger/receipt-month.ts";
-import type { NewReceipt } from "../src/ledger/schema.ts";
+import { EVENT_GATHER_MS } from "../src/ledger/month-tasks.ts";
+import type { ReceiptMonth } from "../src/objects/receipt-month.ts";
+import type { NewReceipt } from "../src/ledger/rows.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { holdDgiiDown, holdReceipt, monthSql, receiptRow, runRetryAlarms, updateReceiptRow } from "./support/ledger.ts";
 import { until } from "./support/until.ts";
@@ -98,7 +99,7 @@ describe("the retry alarm", () => {
     const { company } = await issuer();
     const start = Date.now();
     const minutes = (n: number) => start + n * 60_000;
-    type Month = { db: ReceiptMonth["db"]; schedule(): void };
+    type Month = { db: ReceiptMonth["db"]; alarms: { schedule(): void } };
     const inMonth = <T>(work: (month: Month, state: DurableObjectState) => T | Promise<T>) =>
       runInDurableObject(receiptMonth(env, company.id, "2025-04"), (instance, state) =>
         work(instance as unknown as Month, state),
@@ -131,7 +132,7 @@ describe("the retry alarm", () => {
           },
         };
         month.db.insert(receipts).values(row).run();
-        month.schedule();
+        month.alarms.schedule();
       });
     const alarm = () => inMonth((_month, state) => state.storage.getAlarm());
 
@@ -184,7 +185,7 @@ describe("the retry alarm", () => {
     await holdDgiiDown(company.id, month, Date.now() + 3_600_000);
     await clearFaults();
     const outcome = await runInDurableObject(receiptMonth(env, company.id, month), async (instance, state) => {
-      (instance as unknown as { dgiiDownUntil: number }).dgiiDownUntil = 0;
+      (instance as unknown as { host: { dgiiDownUntil: number } }).host.dgiiDownUntil = 0;
       // The object's clock stands still until it does I/O: the run below starts at `lapse`.
       const lapse = new Date(Date.now()).toISOString();
       state.storage.sql.exec(
@@ -203,7 +204,7 @@ describe("the retry alarm", () => {
 
   it("while an alarm runs, the next is set strictly after the run's start (the runtime deletes the one it fired for when the run ends)", async () => {
     const { company } = await issuer();
-    type Month = { db: ReceiptMonth["db"]; schedule(): void; alarmRunStartedAt: number | null };
+    type Month = { db: ReceiptMonth["db"]; alarms: { schedule(): void; runStartedAt: number | null } };
     const next = await runInDurableObject(receiptMonth(env, company.id, "2025-06"), async (instance, state) => {
       const month = instance as unknown as Month;
       // A receipt due a minute from now, and a run that started then (its clock standing still at the
@@ -234,9 +235,9 @@ describe("the retry alarm", () => {
         },
       };
       month.db.insert(receipts).values(row).run();
-      month.alarmRunStartedAt = due;
-      month.schedule();
-      month.alarmRunStartedAt = null;
+      month.alarms.runStartedAt = due;
+      month.alarms.schedule();
+      month.alarms.runStartedAt = null;
       return { due, alarm: await state.storage.getAlarm() };
     });
     // Not `due` itself: that alarm is the one the runtime deletes when the run ends.

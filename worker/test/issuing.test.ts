@@ -20,7 +20,7 @@ import {
   updateReceiptRow,
 } from "./support/ledger.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
-import { unwrap } from "../src/ledger/rpc.ts";
+import { unwrap } from "../src/ledger/refusal.ts";
 import { stableStringify } from "../src/issuing/document.ts";
 import { ABANDONED_CLAIM_MS, issueReceipt } from "../src/issuing/issue.ts";
 import { archiveSignedReceipt } from "../src/issuing/record.ts";

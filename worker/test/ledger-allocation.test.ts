@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { issuerLedger } from "../src/ledger/client.ts";
-import { unwrap } from "../src/ledger/rpc.ts";
+import { unwrap } from "../src/ledger/refusal.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

@@ -7,7 +7,7 @@ import { drMonth } from "@ecf/shared";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
-import { companies } from "../src/db/schema.ts";
+import { companies } from "../src/db/tables.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { receiptMonth } from "../src/ledger/client.ts";
 import { CONFIRMATION_WINDOW_MS } from "../src/receiving/purchase-confirmation.ts";

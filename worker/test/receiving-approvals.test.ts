@@ -5,7 +5,7 @@ import { parseAcecf, verifyXml } from "@ecf/shared";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
-import { companies } from "../src/db/schema.ts";
+import { companies } from "../src/db/tables.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

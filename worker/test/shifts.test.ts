@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { database } from "../src/db/client.ts";
-import { devices } from "../src/db/schema-devices.ts";
+import { devices } from "../src/db/devices-tables.ts";
 import { hashDeviceToken, newDeviceId, newDeviceToken } from "../src/devices/credentials.ts";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

@@ -1,4 +1,4 @@
-// What the Z report says beyond the figures the server keeps (worker/src/shifts/schema.ts): the
+// What the Z report says beyond the figures the server keeps (worker/src/http/schemas/shifts.ts): the
 // e-NCF ranges the shift used per type, gross and net sales, the shift's receipts still waiting to
 // reach the server, and the numbers given up on this till that must be voided (ANECF). Read when
 // the report is shown, so "still waiting" is true at that moment.

@@ -9,7 +9,7 @@ import type { Payment } from "../sale/document.ts";
 export const PAYMENT_METHODS = ["efectivo", "tarjeta", "transferencia"] as const;
 export type ShiftPaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-/** As PUT /devices/shifts/{id} takes it (worker/src/shifts/schema.ts): amounts with 2 decimals. */
+/** As PUT /devices/shifts/{id} takes it (worker/src/http/schemas/shifts.ts): amounts with 2 decimals. */
 export interface ZReport {
   receipts: { tipoeCF: string; count: number; total: string }[];
   payments: { method: ShiftPaymentMethod; count: number; total: string }[];

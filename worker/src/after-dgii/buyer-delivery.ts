@@ -12,15 +12,10 @@ import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
 import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
 import { ReceiverClient } from "../receiving/receiver-client.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { correoComprador } from "./email.ts";
-import { emailTask, type TaskContext, type TaskOutcome } from "./tasks.ts";
+import { emailTask, type BuyerDeliveryPayload, type TaskContext, type TaskOutcome } from "./task-types.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
-
-export interface BuyerDeliveryPayload {
-  companyId: string;
-  encf: string;
-}
 
 /** Directory answers are kept a while per isolate (dgii/directory-cache.ts). */
 const directory = new DirectoryCache();

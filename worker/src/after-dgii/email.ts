@@ -6,22 +6,9 @@ import { toBase64 } from "@ecf/shared";
 import { LogLevel, WorkerMailer } from "worker-mailer";
 import { companyById } from "../db/companies.ts";
 import { archivedXml } from "../issuing/transmit.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { defaultLayout, pdfKey, storeReceiptPdf } from "../print/receipt-pdf.ts";
-import type { TaskContext, TaskOutcome } from "./tasks.ts";
-
-export interface EmailPayload {
-  companyId: string;
-  encf: string;
-  to: string;
-}
-
-export interface EmailRecord {
-  to: string;
-  at: string;
-  outcome: "sent" | "failed" | "retrying";
-  detail: string | null;
-}
+import type { EmailPayload, TaskContext, TaskOutcome } from "./task-types.ts";
 
 /** A plausible single address (the SMTP server has the last word). */
 export const isEmailAddress = (value: string) =>

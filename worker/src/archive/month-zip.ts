@@ -5,9 +5,9 @@
 // from R2's listing a page at a time and each body is passed through as it is read, so the Worker
 // holds one object's chunk and the central directory, never the month. PDFs not rendered yet are
 // not rendered here (GET /fe/recepcion/ecf/{encf}/pdf makes one): a month is thousands of them.
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import type { Purchase, Receipt } from "../ledger/schema.ts";
+import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { csvRow } from "../reports/csv.ts";
 import { approvalEstadoOf, estadoOf } from "../issuing/estado.ts";
 import { zipChunks, type ZipEntry, type ZipOptions } from "./zip-stream.ts";

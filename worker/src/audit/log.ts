@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companies } from "../db/tables.ts";
 import type { DgiiMessage } from "../dgii/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { writeAudit } from "../ledger/client.ts";

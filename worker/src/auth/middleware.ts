@@ -2,9 +2,10 @@ import { createMiddleware } from "hono/factory";
 import { keyWithCompany } from "../db/companies.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { verifyToken, type TokenClaims } from "./jwt.ts";
+import { verifyToken } from "./jwt.ts";
 
-export type Principal = TokenClaims;
+import type { Principal } from "./principal.ts";
+export type { Principal };
 
 const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail });
 

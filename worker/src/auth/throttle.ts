@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { loginThrottle } from "../db/schema.ts";
+import { loginThrottle } from "../db/tables.ts";
 
 /**
  * Failed logins allowed per window. With a known client address (auth/client-address.ts): per key

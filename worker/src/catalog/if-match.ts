@@ -2,9 +2,7 @@
 // (If-Match: "<version>", as GET answered in ETag). The header is read here; the comparison
 // happens inside the issuer object, in the same step as the write, so two edits cannot both win.
 import { ApiProblem } from "../http/problem.ts";
-
-/** A version to match, or "*" (any current version). */
-export type Expected = number | "*";
+import { staleVersion, type Expected } from "../ledger/catalog.ts";
 
 /** The version an If-Match header names; 428 without one, 412 when it names none we could hold. */
 export function expectedVersion(header: string | undefined): Expected {
@@ -19,24 +17,6 @@ export function expectedVersion(header: string | undefined): Expected {
   if (tags.includes("*")) return "*";
   // Strong comparison (RFC 9110 §13.1.1): a weak tag never matches; several tags, the first we could hold.
   const version = tags.map((t) => /^"(\d{1,15})"$/.exec(t)?.[1]).find((v) => v !== undefined);
-  if (version === undefined) throw stale(header, null);
+  if (version === undefined) throw staleVersion(header, null);
   return Number(version);
-}
-
-/** 412: the row changed since the version the client named. */
-export function stale(ifMatch: string, current: number | null): ApiProblem {
-  return new ApiProblem("precondition_failed", {
-    detail:
-      current === null
-        ? `If-Match ${ifMatch} names no version of this row.`
-        : `The row is at version ${current}; If-Match named ${ifMatch}. Read it again and reapply the change.`,
-    errors: [
-      {
-        path: "/headers/If-Match",
-        code: "stale",
-        message: current === null ? "Not a version ETag." : `The current ETag is "${current}".`,
-      },
-    ],
-    extensions: current === null ? {} : { currentVersion: current },
-  });
 }

@@ -3,7 +3,7 @@
 // CSV stream read a page per RPC (the worker never holds the whole catalogue).
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import { unwrap } from "../ledger/rpc.ts";
+import { unwrap } from "../ledger/refusal.ts";
 import type { ImportOutcome } from "../ledger/catalog.ts";
 import { productCsvLine, productsCsvHeader, readProductsCsv } from "./csv.ts";
 import { productView } from "./products.ts";

@@ -1,10 +1,10 @@
 import { getTableColumns, type Table } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import * as schema from "./schema.ts";
-import * as deviceSchema from "./schema-devices.ts";
-import * as receivingSchema from "./schema-receiving.ts";
-import * as webhookSchema from "./schema-webhooks.ts";
-import * as taxpayerSchema from "./schema-taxpayers.ts";
+import * as schema from "./tables.ts";
+import * as deviceSchema from "./devices-tables.ts";
+import * as receivingSchema from "./receiving-tables.ts";
+import * as webhookSchema from "./webhooks-tables.ts";
+import * as taxpayerSchema from "./taxpayers-tables.ts";
 
 // Every schema*.ts module is one area's tables; list each here so `db.query.<table>` knows it.
 const tables = { ...schema, ...deviceSchema, ...receivingSchema, ...webhookSchema, ...taxpayerSchema };

@@ -1,6 +1,6 @@
 import { eq, getTableName } from "drizzle-orm";
 import { database, rowOf } from "./client.ts";
-import { apiKeys, companies, type Company } from "./schema.ts";
+import { apiKeys, companies, type Company } from "./tables.ts";
 import { subscribedEventsSql } from "../webhooks/endpoints.ts";
 import type { EventType } from "../webhooks/events.ts";
 import { reusedKeyLookup } from "../auth/key-lookups.ts";

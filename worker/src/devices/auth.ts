@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
-import { devices } from "../db/schema-devices.ts";
+import { companies } from "../db/tables.ts";
+import { devices } from "../db/devices-tables.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { DEVICE_TOKEN_PREFIX, hashDeviceToken } from "./credentials.ts";
 
 export type Device = typeof devices.$inferSelect;

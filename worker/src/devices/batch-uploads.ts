@@ -5,10 +5,11 @@
 // costs storage round trips only and a backlog of hundreds goes up in seconds.
 import { drMonth } from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import { problemOf } from "../http/errors.ts";
+import type { Company } from "../db/tables.ts";
 import { recordForBackground } from "../issuing/record.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import type { Device } from "./auth.ts";
 import { deviceAnswer, type ReceiptAnswer } from "./submit.ts";
 import { admission, checkDeviceReceipt, encfAlreadyUsed, notLeased, type CheckedReceipt } from "./uploads.ts";
@@ -69,7 +70,8 @@ export async function acceptDeviceReceiptBatch(
     if (!("error" in result)) continue;
     // The e-NCF as written, if any, so the answer names the receipt it refuses.
     const encf = /<eNCF>(E\d{12})<\/eNCF>/.exec(xmls[index]!)?.[1] ?? null;
-    if (result.error instanceof ApiProblem) refuse(index, encf, result.error);
+    const problem = problemOf(result.error);
+    if (problem) refuse(index, encf, problem);
     else {
       console.error(`batch upload: receipt ${index} could not be checked`, result.error);
       refuse(index, encf, notRecorded("It could not be checked."));

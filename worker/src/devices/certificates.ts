@@ -3,7 +3,7 @@
 // (and printed) with the previous one are still the issuer's: they were signed while it was the
 // issuer's certificate. A certificate that never was the issuer's is always refused.
 import { fromBase64, parseDgiiDateTime, type CertificateInfo } from "@ecf/shared";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 
 /**
  * Records the issuer's current certificate as replaced at `now`, unless it is the same one being

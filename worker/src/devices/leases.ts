@@ -4,8 +4,8 @@
 import { drIsoDate } from "@ecf/shared";
 import { encfOf } from "../ledger/numbering.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import { unwrap } from "../ledger/rpc.ts";
-import type { Lease } from "../ledger/schema.ts";
+import { unwrap } from "../ledger/refusal.ts";
+import type { Lease } from "../ledger/rows.ts";
 
 export { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../ledger/numbering.ts";
 export type { Lease };

@@ -4,9 +4,10 @@ import { POS_TIPOS, toBase64 } from "@ecf/shared";
 import { and, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
-import { companies, type Company } from "../db/schema.ts";
-import { devices } from "../db/schema-devices.ts";
+import { companies, type Company } from "../db/tables.ts";
+import { devices } from "../db/devices-tables.ts";
 import { ApiProblem } from "../http/problem.ts";
+import { LedgerRefused } from "../ledger/refusal.ts";
 import {
   hashDeviceToken,
   hashPairingCode,
@@ -189,7 +190,7 @@ export async function pairDevice(
       leases.push(await leaseBlock(env, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
     } catch (error) {
       // A type without an authorised range is simply not offered on this till.
-      if (!(error instanceof ApiProblem && error.code === "unprocessable")) throw error;
+      if (!(error instanceof LedgerRefused && error.refusal.kind === "not_allowed")) throw error;
     }
   }
   return { device, token, company, signing, leases };

@@ -2,7 +2,7 @@
 // change a product's price at the counter. The till reads it with every catalogue pull.
 import { and, eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { devices } from "../db/schema-devices.ts";
+import { devices } from "../db/devices-tables.ts";
 import { ApiProblem } from "../http/problem.ts";
 import type { DeviceRow } from "./registry.ts";
 

@@ -5,9 +5,9 @@
 import { findReceipt, issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { answerFor } from "../issuing/answer.ts";
 import type { IssueAnswer } from "../http/schemas/receipt-answer.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import { recordSignedReceipt } from "../issuing/record.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 
 export type ReceiptAnswer = IssueAnswer;
 

@@ -10,7 +10,7 @@ import {
 } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import type { Device } from "./auth.ts";
 import { certificateWasCompanys } from "./certificates.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";

@@ -1,6 +1,6 @@
 import { certificateDerOf, signingKeyFor } from "../certificates/vault.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { DgiiClient } from "./client.ts";
 
 export interface CompanySigner {

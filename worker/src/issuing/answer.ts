@@ -1,7 +1,6 @@
 import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "./estado.ts";
-import type { EmailRecord } from "../after-dgii/email.ts";
 import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
 
 /**

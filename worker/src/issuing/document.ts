@@ -10,7 +10,7 @@ import {
 } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 
 type Json = Record<string, unknown>;
 

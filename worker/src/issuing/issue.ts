@@ -17,15 +17,15 @@ import {
   idempotencyKeyInProgress,
   type IdempotencyRequest,
   type KeyHolder,
-  type Numbered,
-} from "../ledger/issuer-ledger.ts";
+} from "../ledger/idempotency.ts";
+import type { Numbered } from "../ledger/issuer-numbering.ts";
 import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
-import { unwrap } from "../ledger/rpc.ts";
-import type { Company } from "../db/schema.ts";
+import { unwrap } from "../ledger/refusal.ts";
+import type { Company } from "../db/tables.ts";
 import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, requestedTipo } from "./document.ts";
 import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
 import type { EventType } from "../webhooks/events.ts";

@@ -3,7 +3,7 @@
 // range first: one ledger round trip fewer per receipt. Only ever a guess: the numbering write
 // refuses a document validated against an expiry that is no longer the range's, and the request
 // then reads the range and validates again.
-import type { Sequence } from "../ledger/schema.ts";
+import type { Sequence } from "../ledger/rows.ts";
 
 export interface KnownRange {
   /** FechaVencimientoSecuencia, ISO yyyy-MM-dd. */

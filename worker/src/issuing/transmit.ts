@@ -1,7 +1,7 @@
 import { buildRfce, signEcfXml, xmlToEcf } from "@ecf/shared";
 import { companyById } from "../db/companies.ts";
-import type { Receipt, ReceiptChanges } from "../ledger/schema.ts";
-import type { Company } from "../db/schema.ts";
+import type { Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { Company } from "../db/tables.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";

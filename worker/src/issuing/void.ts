@@ -1,11 +1,11 @@
 import { buildAnecf, formatDgiiDateTime, signEcfXml, type TipoeCF } from "@ecf/shared";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encfOf as formatEncf } from "../ledger/numbering.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { Receipt } from "../ledger/rows.ts";
 
 /** One range of a voiding request, as the client sent it. */
 export interface VoidRange {

@@ -5,9 +5,8 @@
 import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
 import { lineProblem } from "../catalog/csv.ts";
-import { stale, type Expected } from "../catalog/if-match.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { type LedgerRefused, refuse } from "./refusal.ts";
 import { cashiers, catalogVersion, products } from "./issuer-tables.ts";
 import type { IssuerDb } from "./numbering.ts";
 
@@ -38,8 +37,29 @@ export function productById(db: IssuerDb, id: string): ProductRow | undefined {
   return db.select().from(products).where(eq(products.id, id)).get();
 }
 
-function codeTaken(code: string): ApiProblem {
-  return new ApiProblem("conflict", {
+/** A version to match (If-Match), or "*" (any current version). */
+export type Expected = number | "*";
+
+/** 412 at the edge: the row is not at the version If-Match named (`current` null: it names none we could hold). */
+export function staleVersion(ifMatch: string, current: number | null): LedgerRefused {
+  return refuse("stale", {
+    detail:
+      current === null
+        ? `If-Match ${ifMatch} names no version of this row.`
+        : `The row is at version ${current}; If-Match named ${ifMatch}. Read it again and reapply the change.`,
+    errors: [
+      {
+        path: "/headers/If-Match",
+        code: "stale",
+        message: current === null ? "Not a version ETag." : `The current ETag is "${current}".`,
+      },
+    ],
+    extensions: current === null ? {} : { currentVersion: current },
+  });
+}
+
+function codeTaken(code: string): LedgerRefused {
+  return refuse("conflict", {
     detail: `Another product already has code ${code}.`,
     errors: [{ path: "/code", code: "duplicate", message: "Codes are unique among the issuer's products." }],
   });
@@ -60,7 +80,7 @@ function barcodeOwners(db: IssuerDb, barcodes: string[], exceptId: string | null
 function assertBarcodesFree(db: IssuerDb, barcodes: string[], exceptId: string | null): void {
   const taken = barcodeOwners(db, barcodes, exceptId);
   if (taken.length) {
-    throw new ApiProblem("conflict", {
+    throw refuse("conflict", {
       detail: `Barcode ${taken.map((t) => `${t.barcode} is on product ${t.code}`).join(", ")}; a barcode names one active product.`,
       errors: taken.map((t) => ({
         path: `/barcodes/${barcodes.indexOf(t.barcode)}`,
@@ -101,8 +121,8 @@ export function updateProduct(
   now: string,
 ): ProductRow {
   const row = productById(db, id);
-  if (!row) throw new ApiProblem("not_found", { detail: `No product ${id}.` });
-  if (expected !== "*" && expected !== row.version) throw stale(ifMatch, row.version);
+  if (!row) throw refuse("not_found", { detail: `No product ${id}.` });
+  if (expected !== "*" && expected !== row.version) throw staleVersion(ifMatch, row.version);
   if (
     changes.code !== undefined &&
     changes.code !== row.code &&
@@ -227,7 +247,7 @@ function assertNoSharedBarcodes(db: IssuerDb, rows: ProductValues[], lines: numb
       "duplicate",
     );
   });
-  throw new ApiProblem("unprocessable", {
+  throw refuse("not_allowed", {
     detail: `${errors.length} barcode(s) of the file are on other active products; nothing was imported.`,
     errors: errors.sort((a, b) => a.line - b.line),
     extensions: { problemCount: errors.length },
@@ -276,7 +296,7 @@ export function updateCashier(
   now: string,
 ): CashierRow {
   const row = db.select().from(cashiers).where(eq(cashiers.id, id)).get();
-  if (!row) throw new ApiProblem("not_found", { detail: `No cashier ${id}.` });
+  if (!row) throw refuse("not_found", { detail: `No cashier ${id}.` });
   const set = {
     ...(changes.name === undefined ? {} : { name: changes.name }),
     ...(changes.active === undefined ? {} : { active: changes.active }),

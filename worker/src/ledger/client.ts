@@ -1,12 +1,12 @@
 // The worker's (and the objects' own) way into an issuer's ledger: the IssuerLedger object by
 // the issuer's id, its ReceiptMonth objects by id and month. Each method here is one RPC, or a
 // fan-out of parallel RPCs, never a loop of sequential round trips.
-import type { IssuerLedger } from "./issuer-ledger.ts";
-import type { ReceiptMonth } from "./receipt-month.ts";
-import type { AuditEntry, Purchase, Receipt } from "./schema.ts";
+import type { IssuerRpc } from "./issuer-rpc.ts";
+import type { MonthRpc } from "./month-rpc.ts";
+import type { AuditEntry, Purchase, Receipt } from "./rows.ts";
 
-export type IssuerStub = DurableObjectStub<IssuerLedger>;
-export type MonthStub = DurableObjectStub<ReceiptMonth>;
+export type IssuerStub = DurableObjectStub<IssuerRpc>;
+export type MonthStub = DurableObjectStub<MonthRpc>;
 
 /** The issuer's own object. */
 export function issuerLedger(env: Env, companyId: string): IssuerStub {

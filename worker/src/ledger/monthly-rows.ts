@@ -7,7 +7,7 @@ import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type * as monthTables from "./month-tables.ts";
 import { purchases, receipts } from "./month-tables.ts";
-import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./schema.ts";
+import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./rows.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 

@@ -4,11 +4,11 @@
 import { drDayStartUtc, formatENcf, type TipoeCF } from "@ecf/shared";
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { ApiProblem } from "../http/problem.ts";
+import { type LedgerRefused, refuse } from "./refusal.ts";
 import { deviceLeases, sequences, usageCounters } from "./issuer-tables.ts";
 import { param, preparedOnce } from "./prepared.ts";
 import type * as issuerTables from "./issuer-tables.ts";
-import type { Lease, Sequence } from "./schema.ts";
+import type { Lease, Sequence } from "./rows.ts";
 
 export type IssuerDb = DrizzleSqliteDODatabase<typeof issuerTables>;
 
@@ -27,8 +27,8 @@ export interface AllocatedEncf {
 }
 
 /** The 422 for a range past its FechaVencimientoSecuencia. */
-export function sequenceExpired(tipoeCF: string, expiresOn: string): ApiProblem {
-  return new ApiProblem("unprocessable", {
+export function sequenceExpired(tipoeCF: string, expiresOn: string): LedgerRefused {
+  return refuse("not_allowed", {
     detail: `The e-NCF range for type ${tipoeCF} expired on ${expiresOn}; request a new range from DGII.`,
     errors: [
       { path: "/Encabezado/IdDoc/TipoeCF", code: "sequence_expired", message: `Range expired on ${expiresOn}.` },
@@ -55,14 +55,14 @@ export function sequenceOf(db: IssuerDb, tipoeCF: string): Sequence | undefined 
 function usableRange(db: IssuerDb, tipoeCF: string, today: string, sequence = sequenceOf(db, tipoeCF)): Sequence {
   const path = "/Encabezado/IdDoc/TipoeCF";
   if (!sequence) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `No authorised e-NCF range is registered for type ${tipoeCF}; register one with PUT /company/sequences/${tipoeCF}.`,
       errors: [{ path, code: "sequence_missing", message: `No e-NCF range for type ${tipoeCF}.` }],
     });
   }
   if (sequence.expiresOn < today) throw sequenceExpired(tipoeCF, sequence.expiresOn);
   if (sequence.nextNumber > sequence.rangeTo) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `The e-NCF range for type ${tipoeCF} is exhausted (last number ${encfOf(tipoeCF, sequence.rangeTo)}); request a new range from DGII.`,
       errors: [{ path, code: "sequence_exhausted", message: "Range exhausted." }],
     });
@@ -136,26 +136,26 @@ export function takeClientEncf(db: IssuerDb, encf: string, tipoeCF: string, toda
   const path = "/Encabezado/IdDoc/eNCF";
   const match = /^E(\d{2})(\d{10})$/.exec(encf);
   if (!match || match[1] !== tipoeCF) {
-    throw new ApiProblem("validation_failed", {
+    throw refuse("invalid", {
       errors: [{ path, code: "invalid_format", message: `eNCF must be E${tipoeCF} followed by 10 digits.` }],
     });
   }
   const number = Number(match[2]);
   const range = sequenceOf(db, tipoeCF);
   if (!range || number < range.rangeFrom || number > range.rangeTo) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `e-NCF ${encf} is outside the authorised range.`,
       errors: [{ path, code: "encf_out_of_range", message: "Outside the authorised range." }],
     });
   }
   if (range.expiresOn < today) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `The range of e-NCF ${encf} expired on ${range.expiresOn}.`,
       errors: [{ path, code: "sequence_expired", message: "Range expired." }],
     });
   }
   if (range.nextNumber > number) {
-    throw new ApiProblem("conflict", {
+    throw refuse("conflict", {
       detail: `e-NCF ${encf} was already handed out (to this API or a device); use a number from ${encfOf(tipoeCF, range.nextNumber)} on, or let the service number it.`,
       errors: [{ path, code: "encf_used", message: "Already handed out." }],
     });
@@ -237,7 +237,7 @@ function nextMonth(month: string): string {
 /** 429 `quota_exceeded` when the month's quota is used up (checked before anything is taken). */
 export function assertQuotaLeft(db: IssuerDb, month: string, limit: number): void {
   if (limit <= 0 || invoicesIn(db, month) >= limit) {
-    throw new ApiProblem("quota_exceeded", {
+    throw refuse("quota_exceeded", {
       detail: `The monthly limit of ${limit} receipts for ${month} has been reached.`,
       extensions: { limit, month },
       // The quota comes back when the next month starts in Santo Domingo.

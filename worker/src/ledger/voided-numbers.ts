@@ -1,8 +1,95 @@
-// The ranges DGII voided (ANECF) in a span of time: what the 608 reports for a month.
-import { and, asc, gte, lt } from "drizzle-orm";
-import { voidedRanges } from "./issuer-tables.ts";
-import type { IssuerDb } from "./numbering.ts";
+// Voiding in the issuer object: what it knows about a range to void, the unused tail taken out of
+// the sequence while DGII is asked, the ranges DGII voided (ANECF), and every number handed out of
+// a type (for the list of unused numbers). The 608 reads the voided ranges of a month.
+import { and, asc, eq, gte, lt } from "drizzle-orm";
+import { receiptIndex, sequences, voidedRanges } from "./issuer-tables.ts";
+import { leasesOverlapping, sequenceOf, type IssuerDb } from "./numbering.ts";
 import { monthsOfRange } from "./receipt-index.ts";
+import type { Lease, Sequence } from "./rows.ts";
+
+export interface VoidRangeCheck {
+  /** The authorised range, when there is one. */
+  sequence: Sequence | null;
+  /** Device leases overlapping the range. */
+  leases: Lease[];
+  /** Months holding receipts of the range. */
+  months: string[];
+}
+
+/** A range's unused tail, taken out of the sequence: where the sequence was, and where it is now. */
+export interface Tail {
+  before: number;
+  after: number;
+}
+
+/** Everything handed out of a type; the month objects say which registered numbers hold a receipt. */
+export interface NumbersHandedOut {
+  sequence: Sequence | null;
+  runs: { first: number; last: number; month: string }[];
+  covered: [number, number][];
+}
+
+/** What the issuer object knows about a range to void: its sequence, leases and months. */
+export function voidRangeCheck(db: IssuerDb, tipoeCF: string, from: number, to: number): VoidRangeCheck {
+  return {
+    sequence: sequenceOf(db, tipoeCF) ?? null,
+    leases: leasesOverlapping(db, tipoeCF, from, to),
+    months: monthsOfRange(db, tipoeCF, from, to),
+  };
+}
+
+/**
+ * Takes a range's unused tail out of the sequence, so no request or device can be handed those
+ * numbers while DGII is asked. Null when the range lies wholly below the unused numbers,
+ * "gap" when it starts above them.
+ */
+export function takeTail(db: IssuerDb, tipoeCF: string, from: number, to: number): Tail | null | "gap" {
+  const row = sequenceOf(db, tipoeCF);
+  if (!row || row.nextNumber < from) return "gap";
+  if (row.nextNumber > to) return null;
+  db.update(sequences)
+    .set({ nextNumber: to + 1, updatedAt: new Date().toISOString() })
+    .where(eq(sequences.tipoeCF, tipoeCF))
+    .run();
+  return { before: row.nextNumber, after: to + 1 };
+}
+
+/** Gives a tail back when nobody took a number after it. */
+export function giveBackTail(db: IssuerDb, tipoeCF: string, tail: Tail): void {
+  db.update(sequences)
+    .set({ nextNumber: tail.before })
+    .where(and(eq(sequences.tipoeCF, tipoeCF), eq(sequences.nextNumber, tail.after)))
+    .run();
+}
+
+/** Ranges DGII voided: they are never listed as unused again. */
+export function noteVoided(db: IssuerDb, tipoeCF: string, firstNumber: number, lastNumber: number): void {
+  db.insert(voidedRanges).values({ tipoeCF, firstNumber, lastNumber }).onConflictDoNothing().run();
+}
+
+/**
+ * Everything the issuer object knows about the numbers handed out of a type: the range, the runs
+ * registered for receipts (by month), the device leases and the voided ranges. The month
+ * objects say which registered numbers really hold a receipt (issuing/unused-numbers.ts).
+ */
+export function numbersHandedOut(db: IssuerDb, tipoeCF: string): NumbersHandedOut {
+  const runs = db
+    .select({ first: receiptIndex.firstNumber, last: receiptIndex.lastNumber, month: receiptIndex.month })
+    .from(receiptIndex)
+    .where(eq(receiptIndex.tipoeCF, tipoeCF))
+    .all();
+  const leases = leasesOverlapping(db, tipoeCF, 1, Number.MAX_SAFE_INTEGER).map((l): [number, number] => [
+    l.rangeFrom,
+    l.rangeTo,
+  ]);
+  const voided = db
+    .select({ first: voidedRanges.firstNumber, last: voidedRanges.lastNumber })
+    .from(voidedRanges)
+    .where(eq(voidedRanges.tipoeCF, tipoeCF))
+    .all()
+    .map((v): [number, number] => [v.first, v.last]);
+  return { sequence: sequenceOf(db, tipoeCF) ?? null, runs, covered: [...leases, ...voided] };
+}
 
 export interface VoidedRange {
   tipoeCF: string;

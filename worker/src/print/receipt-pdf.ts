@@ -6,7 +6,7 @@ import { xmlToEcf } from "@ecf/shared";
 import { archiveImmutable } from "../archive/r2.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt } from "../ledger/client.ts";
-import type { Receipt } from "../ledger/schema.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import { renderReceiptPdf, type PrintLayout } from "./render.ts";
 
 /** Receipts from point-of-sale devices print on the 80 mm roll; the rest on a sheet. */

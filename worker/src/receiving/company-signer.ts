@@ -3,7 +3,7 @@
 import { signEcfXml } from "@ecf/shared";
 import { certificateDerOf, signingKeyFor } from "../certificates/vault.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 
 /** Signs one of our canonical documents (built by @ecf/shared) as `company`. */
 export async function signAsCompany(env: Env, company: Company, xml: string): Promise<string> {

@@ -12,10 +12,10 @@ import {
 } from "@ecf/shared";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey } from "./archive-keys.ts";
-import { NOT_EXCHANGED } from "./reception.ts";
+import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { requireReceivingCompany } from "./receiving-company.ts";
 import { checkSignerTrust, type TrustEnv } from "./signer-trust.ts";
 

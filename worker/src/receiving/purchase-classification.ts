@@ -22,9 +22,9 @@ import {
 } from "@ecf/shared";
 import { ApiProblem, type ProblemItem } from "../http/problem.ts";
 import { findPurchase, issuerLedger } from "../ledger/client.ts";
-import type { Purchase } from "../ledger/schema.ts";
+import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "../ledger/supplier-defaults.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { figuresOfRow } from "../reports/figures-backfill.ts";
 import type { DocumentFigures } from "../reports/document-figures.ts";
 

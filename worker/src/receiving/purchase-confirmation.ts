@@ -7,12 +7,13 @@
 // Only a confirmed purchase enters the 606 or can be approved, unless the accountant overrides.
 import type { DgiiResult } from "../dgii/client.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import type { Company } from "../db/schema.ts";
-import type { Purchase } from "../ledger/schema.ts";
+import type { Company } from "../db/tables.ts";
+import type { Purchase } from "../ledger/rows.ts";
 import { findPurchase, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../http/problem.ts";
 
-export type DgiiPurchaseStatus = Purchase["dgiiStatus"];
+import type { DgiiPurchaseStatus } from "./estado-dgii.ts";
+export type { DgiiPurchaseStatus };
 
 /** How long DGII may not know a received e-CF before it is flagged: 72 h of contingency and a day. */
 export const CONFIRMATION_WINDOW_MS = 4 * 86_400_000;

@@ -18,10 +18,10 @@ import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { sha256Hex } from "../auth/crypto.ts";
 import { database } from "../db/client.ts";
-import { receiverSeeds, receiverSettings, receiverTokens } from "../db/schema-receiving.ts";
+import { receiverSeeds, receiverSettings, receiverTokens } from "../db/receiving-tables.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 
 export const SEED_TTL_MS = 2 * 60 * 1000;

@@ -2,9 +2,9 @@
 // or, on the bare path, by the document itself.
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companies } from "../db/tables.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 
 export async function findReceivingCompany(d1: D1Database, rnc: string): Promise<Company | undefined> {
   const company = await database(d1).query.companies.findFirst({ where: eq(companies.rnc, rnc) });

@@ -18,7 +18,7 @@ import {
 } from "@ecf/shared";
 import { issuerLedger, newPurchaseId, receiptMonth, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
 import { documentFigures } from "../reports/document-figures.ts";
@@ -26,9 +26,7 @@ import { signAsCompany } from "./company-signer.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 import { nextCheckAt } from "./purchase-confirmation.ts";
 import { validateReceivedXsd } from "./xsd/validate.ts";
-
-/** Types never exchanged between taxpayers (descripcion-tecnica, emisor-receptor). */
-export const NOT_EXCHANGED: ReadonlySet<string> = new Set(["32", "41", "43", "46", "47"]);
+import { NOT_EXCHANGED } from "./exchanged-types.ts";
 
 export const CODIGO_MOTIVO_TEXT: Record<CodigoMotivoNoRecibido, string> = {
   "1": "Error de especificación",

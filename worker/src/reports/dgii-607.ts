@@ -15,7 +15,7 @@
 //   the e-CF declares; its date (7) only the issuer knows, so without it the record is missing.
 // - e-NCF (13 characters) in column 3: there is no other number to give.
 import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared";
-import type { Receipt } from "../ledger/schema.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import type { RfceSums } from "../ledger/monthly-rows.ts";
 import { figureNotes, type DocumentFigures, type FormaDePago } from "./document-figures.ts";
 import {

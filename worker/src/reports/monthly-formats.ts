@@ -2,12 +2,12 @@
 // supplier defaults and voided ranges) and hands them to the pure builders. Rows are read a page
 // at a time; figures of rows recorded before 1.8.0 are read from the archive first.
 import { drDayStartUtc } from "@ecf/shared";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { requestedMonth } from "../http/month.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import type { MonthPageQuery, RfceSums } from "../ledger/monthly-rows.ts";
-import type { Purchase, Receipt } from "../ledger/schema.ts";
+import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { build606, OWN_PURCHASE_TYPES, ownCounterparty, type Report606 } from "./dgii-606.ts";
 import { build607, SALES_TYPES, type Report607 } from "./dgii-607.ts";
 import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Report608 } from "./dgii-608.ts";

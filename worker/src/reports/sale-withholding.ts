@@ -3,7 +3,7 @@
 // if it differs from what the e-CF declared, how much.
 import { z } from "@hono/zod-openapi";
 import { compare, dec, formatMoney } from "@ecf/shared";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { ApiProblem, type ProblemItem } from "../http/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import { SALES_TYPES } from "./dgii-607.ts";

@@ -4,7 +4,7 @@ import { requireAdmin } from "../auth/admin.ts";
 import { generateKeyMaterial } from "../auth/keys.ts";
 import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database } from "../db/client.ts";
-import { apiKeys, type Company, companies, partnerCompanies, partners } from "../db/schema.ts";
+import { apiKeys, type Company, companies, partnerCompanies, partners } from "../db/tables.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";

@@ -15,9 +15,9 @@ import { unusedNumbers } from "../issuing/unused-numbers.ts";
 import { disabledEndpointsOf } from "../webhooks/endpoints.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { encfOf } from "../ledger/numbering.ts";
-import { unwrap } from "../ledger/rpc.ts";
-import type { Sequence } from "../ledger/schema.ts";
-import type { Company } from "../db/schema.ts";
+import { unwrap } from "../ledger/refusal.ts";
+import type { Sequence } from "../ledger/rows.ts";
+import type { Company } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;

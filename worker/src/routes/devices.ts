@@ -4,7 +4,7 @@ import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
 import { database } from "../db/client.ts";
 import { companyById } from "../db/companies.ts";
-import { devices } from "../db/schema-devices.ts";
+import { devices } from "../db/devices-tables.ts";
 import { requireDevice, requireDeviceForReceipts, type DeviceEnv } from "../devices/auth.ts";
 import { currentLeases, leaseBlock, leaseView } from "../devices/leases.ts";
 import {
@@ -21,7 +21,7 @@ import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem, problemBody } from "../http/problem.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import { IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import { EncfParam, IdParam, json } from "../http/schemas/common.ts";

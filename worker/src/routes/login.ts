@@ -5,7 +5,7 @@ import { issueToken } from "../auth/jwt.ts";
 import { clientAddress } from "../auth/client-address.ts";
 import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/throttle.ts";
 import { database } from "../db/client.ts";
-import { apiKeys } from "../db/schema.ts";
+import { apiKeys } from "../db/tables.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { problemSchema } from "../http/openapi.ts";

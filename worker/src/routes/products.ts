@@ -20,12 +20,12 @@ import {
 import { assertCsvBody, exportProductsCsv, importProductsCsv } from "../catalog/transfer.ts";
 import { PRODUCT_CSV_COLUMNS } from "../catalog/csv.ts";
 import { database } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { companies } from "../db/tables.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import { unwrap } from "../ledger/rpc.ts";
+import { unwrap } from "../ledger/refusal.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });

@@ -5,6 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
+import { problemOf } from "../http/errors.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
@@ -14,7 +15,7 @@ import { requireReceivingCompany } from "../receiving/receiving-company.ts";
 import { noteReceiverFailure, refuseThrottledAddress } from "../receiving/receiver-throttle.ts";
 import { readXmlUpload } from "../receiving/xml-upload.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import {
   IncomingApprovalAnswer,
@@ -142,7 +143,7 @@ const feServices: MiddlewareHandler<AppEnv> = async (c, next) => {
     return await handle(c, entry.service, match[1]);
   } catch (error) {
     // A refused request (forged, unknown, malformed) counts against the address; our own 5xx do not.
-    if (error instanceof ApiProblem && error.status < 500) await noteReceiverFailure(c, now);
+    if ((problemOf(error)?.status ?? 500) < 500) await noteReceiverFailure(c, now);
     throw error;
   }
 };

@@ -3,11 +3,11 @@
 // slice after the keyset cursor, in parallel, and the worker merges them and cuts the page.
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { devices } from "../db/schema-devices.ts";
+import { devices } from "../db/devices-tables.ts";
 import { ApiProblem, type ProblemItem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, readCursor, readDateRange, readFormat, readPageSize } from "../reports/paging.ts";
-import type { ZReport } from "./schema.ts";
+import type { ZReport } from "../http/schemas/shifts.ts";
 import { shiftSortKey, type Shift } from "./shift-rows.ts";
 
 /** The cursor's report name: a cursor of another report is refused. */

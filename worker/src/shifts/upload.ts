@@ -3,11 +3,11 @@
 // The till retries until it hears an answer: the same upload again changes nothing, and a closed
 // shift is final (what the printed Z report says is what the server keeps).
 import { add, dec, drIsoDate, eq as same, formatMoney, sub } from "@ecf/shared";
-import type { Company } from "../db/schema.ts";
+import type { Company } from "../db/tables.ts";
 import type { Device } from "../devices/auth.ts";
 import { ApiProblem, type ProblemItem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import type { ShiftBody, ShiftView, ZReport } from "./schema.ts";
+import type { ShiftBody, ShiftView, ZReport } from "../http/schemas/shifts.ts";
 import type { NewShift, Shift } from "./shift-rows.ts";
 
 /** A till's clock may run ahead a little; a shift opened further in the future than this is a mistake. */

@@ -1,10 +1,10 @@
 // DGII's taxpayer registry in D1: imported whole as a new generation (start, rows in chunks,
 // commit), switched to in one statement, old generations deleted in chunks afterwards. Readers
 // look a taxpayer up through the row naming the current generation, in one statement, so they see
-// the whole previous registry or the whole new one. Schema: db/schema-taxpayers.ts.
+// the whole previous registry or the whole new one. Schema: db/taxpayers-tables.ts.
 import { and, desc, eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { taxpayerImports, taxpayerRegistry, taxpayers } from "../db/schema-taxpayers.ts";
+import { taxpayerImports, taxpayerRegistry, taxpayers } from "../db/taxpayers-tables.ts";
 import { ApiProblem } from "../http/problem.ts";
 
 /** A taxpayer row as an import sends it (the CLI parsed it from DGII's file). */

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import { companies, partnerCompanies, type Company } from "../db/schema.ts";
+import { companies, partnerCompanies, type Company } from "../db/tables.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 

@@ -2,7 +2,7 @@
 // they are about); listing and retrying fan out over the recent months in parallel.
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { partnerCompanies } from "../db/schema.ts";
+import { partnerCompanies } from "../db/tables.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { Owner } from "./endpoints.ts";
 

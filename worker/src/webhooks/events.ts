@@ -2,7 +2,7 @@
 // payload each carries: `{ type, timestamp, data }`, data being the issuer's RNC plus the same
 // fields as the GET of that resource.
 import { answerFor } from "../issuing/answer.ts";
-import type { Purchase, Receipt } from "../ledger/schema.ts";
+import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
 
 export const EVENT_TYPES = [

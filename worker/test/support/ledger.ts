@@ -3,10 +3,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
-import type { Numbered } from "../../src/ledger/issuer-ledger.ts";
-import type { ReceiptMonth } from "../../src/ledger/receipt-month.ts";
-import type { NewReceipt, Receipt } from "../../src/ledger/schema.ts";
-import { unwrap } from "../../src/ledger/rpc.ts";
+import type { Numbered } from "../../src/ledger/issuer-numbering.ts";
+import type { ReceiptMonth } from "../../src/objects/receipt-month.ts";
+import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";
+import { unwrap } from "../../src/ledger/refusal.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
 
 type Row = Record<string, SqlStorageValue>;
@@ -85,7 +85,7 @@ export async function runRetryAlarms(companyId: string, options: { lapseClaims?:
  */
 export async function holdDgiiDown(companyId: string, month: string, until: number): Promise<void> {
   await runInDurableObject(receiptMonth(env, companyId, month), (instance) => {
-    (instance as unknown as { dgiiDownUntil: number }).dgiiDownUntil = until;
+    (instance as unknown as { host: { dgiiDownUntil: number } }).host.dgiiDownUntil = until;
   });
 }
 

@@ -2,10 +2,10 @@
 // recover through consultatrackids, or poll once), and put a rejection that nobody was waiting
 // for in the issuer's audit log.
 import { writeAudit } from "../ledger/client.ts";
-import { isFinal } from "./estado.ts";
-import type { Company } from "../db/schema.ts";
-import type { Receipt } from "../ledger/schema.ts";
-import { archivedXml, transmitReceipt, type ReceiptStore } from "./transmit.ts";
+import { isFinal } from "../issuing/estado.ts";
+import type { Company } from "../db/tables.ts";
+import type { Receipt } from "../ledger/rows.ts";
+import { archivedXml, transmitReceipt, type ReceiptStore } from "../issuing/transmit.ts";
 
 /** A rejection DGII gave while nobody was waiting for the answer goes to the issuer's audit log. */
 async function auditOutcome(env: Env, before: Receipt, after: Receipt, now: Date): Promise<void> {

@@ -23,3 +23,19 @@ export type NewPurchase = typeof purchases.$inferInsert;
 export type AuditEntry = typeof auditLog.$inferInsert;
 export type Sequence = typeof sequences.$inferSelect;
 export type Lease = Pick<typeof deviceLeases.$inferSelect, "tipoeCF" | "rangeFrom" | "rangeTo" | "expiresOn">;
+
+/** One sending of a receipt's printed copy by e-mail, as `receipts.emails` keeps them (a JSON list). */
+export interface EmailRecord {
+  to: string;
+  at: string;
+  outcome: "sent" | "failed" | "retrying";
+  detail: string | null;
+}
+
+/** A validation warning kept with an idempotency key (the answer to a retry repeats it). */
+export interface StoredWarning {
+  path: string;
+  code: string;
+  message: string;
+  messageEs?: string;
+}

@@ -1,0 +1,92 @@
+// What the worker may ask of an IssuerLedger object (objects/issuer-ledger.ts implements it): the
+// worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
+// object class. Every method runs to completion without awaiting; a method that may refuse
+// answers a LedgerResult (ledger/refusal.ts), unwrapped on the worker side.
+import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
+import type { ProductRow, ProductValues } from "../catalog/products.ts";
+import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./catalog.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import type { IssuerRows } from "./issuer-import.ts";
+import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./issuer-numbering.ts";
+import type { LedgerResult } from "./refusal.ts";
+import type { Lease, Sequence } from "./rows.ts";
+import type { SupplierDefault, SupplierDefaultValues } from "./supplier-defaults.ts";
+import type { NumbersHandedOut, Tail, VoidedRange, VoidRangeCheck } from "./voided-numbers.ts";
+
+export interface IssuerRpc extends Rpc.DurableObjectBranded {
+  // Ranges, numbering, quota
+  sequences(): Sequence[];
+  /** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
+  putSequence(
+    tipoeCF: string,
+    range: { rangeFrom: number; rangeTo: number; expiresOn: string },
+  ): LedgerResult<Sequence>;
+  /** Read only: the range a document will be numbered from, and who holds the request's Idempotency-Key. */
+  checkIssue(tipoeCF: string | null, idempotency: IdempotencyRequest | null): LedgerResult<IssueCheck>;
+  /** Numbers one API receipt: quota unit, e-NCF, index and Idempotency-Key in one write. */
+  number(request: NumberRequest): LedgerResult<NumberAnswer>;
+  /** True the first time a notice with this key is asked for, false ever after (events sent once). */
+  noticeOnce(key: string): boolean;
+  /** Gives back the quota unit of a receipt that failed before it was recorded. */
+  releaseQuota(month: string): void;
+  invoicesIn(month: string): number;
+  /** Gives back a key claimed for `encf`, so a corrected retry works. */
+  releaseIdempotencyKey(key: string, encf: string): void;
+  // Devices
+  /** A block of numbers for a point-of-sale device. */
+  lease(deviceId: string, tipoeCF: string, size: number, today: string): LedgerResult<Lease>;
+  leasesOf(deviceId: string): Lease[];
+  /** A receipt a device signed offline, admitted against its leases (counted once, indexed). */
+  admitDeviceReceipt(deviceId: string, tipoeCF: string, number: number, month: string, quotaMonth: string): Admission;
+  /** A till's batch in one RPC, admitted one after another in the order given. */
+  admitDeviceReceipts(
+    deviceId: string,
+    receipts: { tipoeCF: string; number: number; month: string }[],
+    quotaMonth: string,
+  ): Admission[];
+  // Where things are
+  /** The month object of a receipt, or null when the number was never recorded. */
+  monthOf(encf: string): string | null;
+  monthsOf(encfs: string[]): (string | null)[];
+  months(from?: string, until?: string): string[];
+  noteMonth(month: string): void;
+  registerPurchase(rncEmisor: string, encf: string, month: string): string;
+  purchaseMonth(rncEmisor: string, encf: string): string | null;
+  forgetPurchase(rncEmisor: string, encf: string): void;
+  // 606 defaults per supplier
+  supplierDefaults(rncs: string[]): SupplierDefault[];
+  setSupplierDefault(rncEmisor: string, values: SupplierDefaultValues): SupplierDefault;
+  learnSupplierDefault(rncEmisor: string, values: Partial<SupplierDefaultValues>): SupplierDefault | null;
+  deleteSupplierDefault(rncEmisor: string): boolean;
+  // Voiding
+  /** Ranges DGII voided in [from, until) (UTC instants), with the months holding their receipts (608). */
+  voidedRangesBetween(from: string, until: string): VoidedRange[];
+  voidRangeCheck(tipoeCF: string, from: number, to: number): VoidRangeCheck;
+  /** Takes a range's unused tail out of the sequence while DGII is asked. */
+  takeTail(tipoeCF: string, from: number, to: number): Tail | null | "gap";
+  giveBackTail(tipoeCF: string, tail: Tail): void;
+  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void;
+  numbersHandedOut(tipoeCF: string): NumbersHandedOut;
+  // The shared catalogue
+  catalogVersion(): number;
+  product(id: string): ProductRow | null;
+  products(query: ProductQuery): { rows: ProductRow[]; total: number };
+  createProduct(values: ProductValues): LedgerResult<ProductRow>;
+  /** Changes a product only if it is still at the version If-Match named (checked and written in one step). */
+  updateProduct(
+    id: string,
+    changes: Partial<ProductValues>,
+    expected: Expected,
+    ifMatch: string,
+  ): LedgerResult<ProductRow>;
+  /** A whole CSV file in one transaction: every row or none. */
+  importProducts(rows: ProductValues[], lines: number[]): LedgerResult<ImportOutcome>;
+  productsAfter(afterCode: string | null, limit: number): ProductRow[];
+  cashiers(): CashierRow[];
+  createCashier(name: string, pin: PinHash): CashierRow;
+  updateCashier(id: string, changes: { name?: string; active?: boolean; pin?: PinHash }): LedgerResult<CashierRow>;
+  /** What a till pulls: the changes after `since`, products and cashiers in version order. */
+  catalogChanges(since: number, limit: number): CatalogChanges;
+  /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
+  importRows(rows: IssuerRows): void;
+}

@@ -1,0 +1,101 @@
+// What the worker may ask of a ReceiptMonth object (objects/receipt-month.ts implements it): the
+// worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
+// object class. Every method runs inside the object, in one synchronous step unless it is async.
+import type { EventType, WebhookEvent } from "../webhooks/events.ts";
+import type { ReportName, ReportSlice, ReportSliceQuery } from "../reports/specs.ts";
+import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "../shifts/shift-rows.ts";
+import type { MonthRows } from "./month-import.ts";
+import type { WebhookDelivery } from "./month-tasks.ts";
+import type * as monthly from "./monthly-rows.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./rows.ts";
+
+/** A receipt recorded, or the one already recorded under its e-NCF. */
+export interface Recorded {
+  receipt: Receipt;
+  existed: boolean;
+}
+
+/** What a request knows beside a receipt it records in contingency. */
+export interface ContingencyRecord {
+  /** The request's audit entry, written in the same transaction. */
+  audit?: AuditEntry;
+  /** The event types some endpoint hearing the issuer listens for (unset: every event). */
+  subscribedEvents?: readonly EventType[];
+  /** Until when the status answer that said DGII is down is reused (epoch ms). */
+  dgiiDownUntil?: number;
+}
+
+export interface MonthRpc extends Rpc.DurableObjectBranded {
+  // Receipts
+  /** Records a receipt held by its request for CLAIM_MS while it transmits; the alarm sends it if the request dies. */
+  record(values: NewReceipt): Recorded;
+  /** Records a receipt DGII cannot take now: in contingency at once, due for the alarm after the first back-off. */
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, options?: ContingencyRecord): Recorded;
+  /** Records a till's batch, in order, due at once for the alarm. */
+  recordForAlarm(rows: NewReceipt[]): Recorded[];
+  receipt(encf: string): Receipt | null;
+  /** The receipts of these e-NCF that are here (in no particular order). */
+  receiptsByEncf(encfs: string[]): Receipt[];
+  receiptById(id: string): Receipt | null;
+  /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
+  update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt;
+  /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
+  claim(id: string): Receipt | null;
+  /** Lets go of a receipt: a final one is done; a pending one is due after its back-off. */
+  release(id: string): Receipt | null;
+  /** Receipts of one type whose e-NCF lies in [desde, hasta] (for voiding). */
+  receiptsIn(tipoeCF: string, desde: string, hasta: string): Receipt[];
+  /** Claimed receipts that were never sent become Anulado once DGII voided their range. */
+  markVoided(ids: string[]): number;
+  /** The buyer's commercial approval (ACECF): the first one is the one on record. */
+  recordApproval(
+    id: string,
+    approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string },
+  ): void;
+  /** The numbers of these runs that hold a receipt here, as intervals. */
+  heldIn(tipoeCF: string, runs: [number, number][]): [number, number][];
+  /** Credit and debit notes DGII accepted against `encf`. */
+  acceptedNotesOf(encf: string): Receipt[];
+  // Follow-up work
+  /** Queues the printed copy of a receipt by e-mail; false when there is no such receipt. */
+  queueEmail(companyId: string, encf: string, to: string): boolean;
+  /** An event that is not a receipt's transition (a certificate about to expire, the quota near its limit). */
+  emit(companyId: string, subject: string, event: WebhookEvent): void;
+  /** Webhook deliveries to one endpoint, newest first. */
+  webhookDeliveries(endpointId: string, limit: number): WebhookDelivery[];
+  /** Sends a delivery again (a failed one gets three more days); false when this month has no such delivery. */
+  retryDelivery(endpointId: string, id: string): boolean;
+  // Purchases and audit
+  /** Records a purchase; null when the supplier's e-NCF is here already. */
+  addPurchase(values: NewPurchase): Purchase | null;
+  purchase(rncEmisor: string, encf: string): Purchase | null;
+  purchaseById(id: string): Purchase | null;
+  updatePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
+  /** Sets our commercial approval once: null when one was decided already (the first stands). */
+  decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
+  /** Asks DGII about the purchases due for a check at `now`; returns how many were checked. */
+  confirmDuePurchases(now: Date): Promise<number>;
+  /** The accountant counts a purchase DGII does not confirm (never one DGII rejected). */
+  overridePurchaseConfirmation(id: string, override: { reason: string; by: string }, now: Date): Purchase | null;
+  deletePurchase(id: string): void;
+  audit(entry: AuditEntry): void;
+  // Reports, monthly formats (606/607/608), shifts
+  /** One month's slice of a report page: rows after the cursor in report order, and the count. */
+  reportSlice(name: ReportName, query: ReportSliceQuery): ReportSlice;
+  receiptsPage(query: monthly.MonthPageQuery): Receipt[];
+  purchasesPage(query: monthly.MonthPageQuery): Purchase[];
+  /** Rows whose document figures are still to be read from their XML, and how many there are. */
+  rowsWithoutFigures(limit: number): { rows: monthly.FigureRef[]; total: number };
+  storeFigures(rows: { table: "receipts" | "purchases"; id: string; figures: string }[]): void;
+  classifyPurchase(id: string, changes: monthly.PurchaseClassificationChanges): Purchase | null;
+  recordSaleWithholding(encf: string, changes: monthly.SaleWithholdingChanges): Receipt | null;
+  /** Receipts of a voided range that were signed but never sent (now Anulado), for the 608. */
+  voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number): { encf: string; issueDate: string }[];
+  /** The E32 under 250,000 DGII accepted this month, summed for the 607's summary. */
+  rfceSums(): monthly.RfceSums;
+  /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
+  putShift(row: NewShift): PutShiftOutcome;
+  shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };
+  /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
+  importRows(rows: MonthRows): void;
+}

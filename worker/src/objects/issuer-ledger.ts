@@ -1,0 +1,176 @@
+// One Durable Object per issuer: everything allocated or counted per issuer (ranges, quota, device
+// leases, idempotency keys), the index of which month object holds a receipt or a purchase, the
+// suppliers' 606 defaults and the shared catalogue. Every method is one RPC that runs to completion
+// without awaiting, so the object's single thread makes it atomic: two requests can never take the
+// same number or the last unit of the quota. A thin shell over ledger/; its surface is IssuerRpc.
+import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
+import type { ProductRow, ProductValues } from "../catalog/products.ts";
+import * as catalog from "../ledger/catalog.ts";
+import { IdempotencyKeys, type IdempotencyRequest } from "../ledger/idempotency.ts";
+import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
+import * as numbering from "../ledger/issuer-numbering.ts";
+import type { IssuerRpc } from "../ledger/issuer-rpc.ts";
+import * as issuerTables from "../ledger/issuer-tables.ts";
+import migrations from "../ledger/migrations/issuer/migrations.js";
+import { invoicesIn, leaseBlock, releaseQuota, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
+import * as index from "../ledger/receipt-index.ts";
+import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
+import type { Lease, Sequence } from "../ledger/rows.ts";
+import * as suppliers from "../ledger/supplier-defaults.ts";
+import * as voiding from "../ledger/voided-numbers.ts";
+
+export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
+  private readonly db: IssuerDb;
+  private readonly keys: IdempotencyKeys;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage, { schema: issuerTables });
+    this.keys = new IdempotencyKeys(this.db);
+    void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+  }
+
+  sequences(): Sequence[] {
+    return numbering.sequencesOf(this.db);
+  }
+  putSequence(tipoeCF: string, range: { rangeFrom: number; rangeTo: number; expiresOn: string }) {
+    return refusalsAsData(() => numbering.putSequence(this.db, tipoeCF, range));
+  }
+  checkIssue(tipoeCF: string | null, idempotency: IdempotencyRequest | null): LedgerResult<numbering.IssueCheck> {
+    return refusalsAsData(() => ({
+      held: idempotency ? this.keys.holderOf(idempotency) : null,
+      sequence: tipoeCF ? (sequenceOf(this.db, tipoeCF) ?? null) : null,
+    }));
+  }
+  number(request: numbering.NumberRequest): LedgerResult<numbering.NumberAnswer> {
+    return refusalsAsData(() => numbering.numberReceipt(this.db, this.keys, request));
+  }
+  noticeOnce(key: string): boolean {
+    return numbering.noticeOnce(this.db, key);
+  }
+  releaseQuota(month: string): void {
+    releaseQuota(this.db, month);
+  }
+  invoicesIn(month: string): number {
+    return invoicesIn(this.db, month);
+  }
+  releaseIdempotencyKey(key: string, encf: string): void {
+    this.keys.release(key, encf);
+  }
+
+  lease(deviceId: string, tipoeCF: string, size: number, today: string): LedgerResult<Lease> {
+    return refusalsAsData(() => leaseBlock(this.db, deviceId, tipoeCF, size, today, new Date()));
+  }
+  leasesOf(deviceId: string): Lease[] {
+    return numbering.leasesOf(this.db, deviceId);
+  }
+  admitDeviceReceipt(deviceId: string, tipoeCF: string, number: number, month: string, quotaMonth: string) {
+    return numbering.admitDeviceReceipt(this.db, deviceId, { tipoeCF, number, month }, quotaMonth);
+  }
+  admitDeviceReceipts(
+    deviceId: string,
+    receipts: { tipoeCF: string; number: number; month: string }[],
+    quotaMonth: string,
+  ) {
+    return receipts.map((r) => numbering.admitDeviceReceipt(this.db, deviceId, r, quotaMonth));
+  }
+
+  monthOf(encf: string): string | null {
+    return /^E\d{12}$/.test(encf) ? index.monthOfNumber(this.db, encf.slice(1, 3), Number(encf.slice(3))) : null;
+  }
+  monthsOf(encfs: string[]): (string | null)[] {
+    return encfs.map((encf) => this.monthOf(encf));
+  }
+  months(from?: string, until?: string): string[] {
+    return index.months(this.db, from, until);
+  }
+  noteMonth(month: string): void {
+    index.noteMonth(this.db, month);
+  }
+  registerPurchase(rncEmisor: string, encf: string, month: string): string {
+    return index.registerPurchase(this.db, rncEmisor, encf, month);
+  }
+  purchaseMonth(rncEmisor: string, encf: string): string | null {
+    return index.purchaseMonth(this.db, rncEmisor, encf);
+  }
+  forgetPurchase(rncEmisor: string, encf: string): void {
+    index.forgetPurchase(this.db, rncEmisor, encf);
+  }
+
+  supplierDefaults(rncs: string[]): suppliers.SupplierDefault[] {
+    return suppliers.supplierDefaultsOf(this.db, rncs);
+  }
+  setSupplierDefault(rncEmisor: string, values: suppliers.SupplierDefaultValues) {
+    return suppliers.setSupplierDefault(this.db, rncEmisor, values);
+  }
+  learnSupplierDefault(rncEmisor: string, values: Partial<suppliers.SupplierDefaultValues>) {
+    return suppliers.learnSupplierDefault(this.db, rncEmisor, values);
+  }
+  deleteSupplierDefault(rncEmisor: string): boolean {
+    return suppliers.deleteSupplierDefault(this.db, rncEmisor);
+  }
+
+  voidedRangesBetween(from: string, until: string): voiding.VoidedRange[] {
+    return voiding.voidedRangesBetween(this.db, from, until);
+  }
+  voidRangeCheck(tipoeCF: string, from: number, to: number): voiding.VoidRangeCheck {
+    return voiding.voidRangeCheck(this.db, tipoeCF, from, to);
+  }
+  takeTail(tipoeCF: string, from: number, to: number): voiding.Tail | null | "gap" {
+    return voiding.takeTail(this.db, tipoeCF, from, to);
+  }
+  giveBackTail(tipoeCF: string, tail: voiding.Tail): void {
+    voiding.giveBackTail(this.db, tipoeCF, tail);
+  }
+  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void {
+    voiding.noteVoided(this.db, tipoeCF, firstNumber, lastNumber);
+  }
+  numbersHandedOut(tipoeCF: string): voiding.NumbersHandedOut {
+    return voiding.numbersHandedOut(this.db, tipoeCF);
+  }
+
+  catalogVersion(): number {
+    return catalog.currentCatalogVersion(this.db);
+  }
+  product(id: string): ProductRow | null {
+    return catalog.productById(this.db, id) ?? null;
+  }
+  products(query: catalog.ProductQuery): { rows: ProductRow[]; total: number } {
+    return catalog.listProducts(this.db, query);
+  }
+  createProduct(values: ProductValues): LedgerResult<ProductRow> {
+    return refusalsAsData(() => catalog.createProduct(this.db, values, new Date().toISOString()));
+  }
+  updateProduct(id: string, changes: Partial<ProductValues>, expected: catalog.Expected, ifMatch: string) {
+    const now = new Date().toISOString();
+    return refusalsAsData(() => catalog.updateProduct(this.db, id, changes, expected, ifMatch, now));
+  }
+  importProducts(rows: ProductValues[], lines: number[]): LedgerResult<catalog.ImportOutcome> {
+    const now = new Date().toISOString();
+    return refusalsAsData(() =>
+      this.ctx.storage.transactionSync(() => catalog.importProducts(this.db, rows, lines, now)),
+    );
+  }
+  productsAfter(afterCode: string | null, limit: number): ProductRow[] {
+    return catalog.productsAfter(this.db, afterCode, limit);
+  }
+  cashiers(): CashierRow[] {
+    return catalog.listCashiers(this.db);
+  }
+  createCashier(name: string, pin: PinHash): CashierRow {
+    return catalog.createCashier(this.db, name, pin, new Date().toISOString());
+  }
+  updateCashier(id: string, changes: { name?: string; active?: boolean; pin?: PinHash }): LedgerResult<CashierRow> {
+    return refusalsAsData(() => catalog.updateCashier(this.db, id, changes, new Date().toISOString()));
+  }
+  catalogChanges(since: number, limit: number): catalog.CatalogChanges {
+    return catalog.catalogChanges(this.db, since, limit);
+  }
+
+  importRows(rows: IssuerRows): void {
+    this.ctx.storage.transactionSync(() => importIssuerRows(this.db, rows));
+  }
+}

@@ -1,0 +1,242 @@
+// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up
+// tasks of that month, and their retry schedule as the object's alarm. The alarm replaces the
+// queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
+// and the alarm (which `wrangler dev` runs too) transmits it with nobody asking. A thin shell:
+// storage is ledger/, the workflow after DGII is after-dgii/, and its surface is MonthRpc.
+import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import { buyerDeliveryTask, startsBuyerDelivery, transitionTasks } from "../after-dgii/follow-up.ts";
+import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
+import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask } from "../after-dgii/task-types.ts";
+import migrations from "../ledger/migrations/month/migrations.js";
+import { nextDueAt } from "../ledger/month-due.ts";
+import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
+import * as purchases from "../ledger/month-purchases.ts";
+import * as receipts from "../ledger/month-receipts.ts";
+import { backoffMs, CLAIM_MS, type MonthDb } from "../ledger/month-receipts.ts";
+import type { ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
+import * as monthTables from "../ledger/month-tables.ts";
+import * as tasks from "../ledger/month-tasks.ts";
+import * as monthly from "../ledger/monthly-rows.ts";
+import { reportSlice } from "../ledger/report-slice.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { ReportName, ReportSliceQuery } from "../reports/specs.ts";
+import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
+import { purchaseEvent, type EventType, type WebhookEvent } from "../webhooks/events.ts";
+import { AlarmSchedule } from "./alarm-schedule.ts";
+
+export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
+  private readonly db: MonthDb;
+  private readonly alarms: AlarmSchedule;
+  /** What the alarm's run reads and changes of this object (after-dgii/month-alarm.ts). */
+  private readonly host: MonthAlarmHost;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage, { schema: monthTables });
+    this.alarms = new AlarmSchedule(ctx.storage, () => nextDueAt(ctx.storage));
+    this.host = {
+      env,
+      db: this.db,
+      dgiiDownUntil: 0,
+      tasksRanAt: 0,
+      claim: (id, now) => receipts.claimReceipt(this.db, id, now),
+      update: (id, changes) => this.update(id, changes),
+      release: (id) => this.release(id),
+      enqueue: (list) => this.enqueue(list),
+      audit: (entry) => this.audit(entry),
+      schedule: () => this.alarms.schedule(),
+      setAlarmAt: (at) => this.alarms.setAt(at),
+    };
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrate(this.db, migrations);
+      // A claim found at start was the previous instance's, which died mid-task: due again at once
+      // (webhooks are at least once). Whatever is pending has its alarm: a crash between a change's
+      // write and its alarm's would otherwise leave it waiting for the next change.
+      tasks.releaseTasksOfDeadInstance(ctx.storage);
+      this.alarms.schedule();
+    });
+  }
+
+  record(values: NewReceipt): Recorded {
+    const claimedUntil = Date.now() + CLAIM_MS;
+    const inserted = receipts.insertHeld(this.db, values, claimedUntil);
+    if (inserted) this.alarms.schedule(claimedUntil);
+    return this.recorded(inserted, values.encf);
+  }
+
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, options: ContingencyRecord = {}): Recorded {
+    const now = Date.now();
+    // Not before the status answer that said down can change (the request's isolate reuses it
+    // until then): the receipts recorded meanwhile take their first turn together.
+    this.host.dgiiDownUntil = Math.max(this.host.dgiiDownUntil, options.dgiiDownUntil ?? 0);
+    const due = Math.max(now + backoffMs(0), this.host.dgiiDownUntil);
+    const inserted = receipts.insertInContingency(this.db, values, dgiiMensajes, due, now);
+    if (!inserted) return this.recorded(null, values.encf);
+    if (options.audit) this.audit(options.audit); // the request's audit entry, in the same write
+    const receipt = this.followUp({ ...inserted, status: "signed" }, inserted, options.subscribedEvents);
+    this.alarms.schedule(due); // (when its event was queued, the alarm is set already, no later)
+    return { receipt, existed: false };
+  }
+
+  recordForAlarm(rows: NewReceipt[]): Recorded[] {
+    const now = Date.now();
+    const recorded = rows.map((values) => this.recorded(receipts.insertDue(this.db, values, now), values.encf));
+    this.alarms.schedule();
+    return recorded;
+  }
+
+  /** A receipt just inserted, or (null) the one already recorded under its e-NCF. */
+  private recorded(inserted: Receipt | null, encf: string): Recorded {
+    return inserted ? { receipt: inserted, existed: false } : { receipt: this.receipt(encf)!, existed: true };
+  }
+
+  receipt(encf: string): Receipt | null {
+    return receipts.receiptOf(this.db, encf);
+  }
+  receiptsByEncf(encfs: string[]): Receipt[] {
+    return receipts.receiptsByEncf(this.db, encfs);
+  }
+  receiptById(id: string): Receipt | null {
+    return receipts.receiptById(this.db, id);
+  }
+
+  update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt {
+    const before = this.receiptById(id)!;
+    return this.followUp(before, receipts.updateReceiptRow(this.db, id, changes), subscribedEvents);
+  }
+
+  /** The tasks a change leads to (after-dgii/follow-up.ts), written with it. */
+  private followUp(before: Receipt, after: Receipt, subscribedEvents?: readonly EventType[]): Receipt {
+    let current = after;
+    if (startsBuyerDelivery(before, after)) {
+      current = receipts.markDeliveryPending(this.db, after.id);
+      this.enqueue([buyerDeliveryTask(after)]);
+    }
+    this.enqueue(transitionTasks(before, current, subscribedEvents, new Date()));
+    return current;
+  }
+
+  claim(id: string): Receipt | null {
+    return receipts.claimReceipt(this.db, id, new Date());
+  }
+  release(id: string): Receipt | null {
+    const released = receipts.releaseReceiptRow(this.db, id);
+    if (released) this.alarms.schedule(released.nextAttemptAt ? Date.parse(released.nextAttemptAt) : undefined);
+    return released;
+  }
+  receiptsIn(tipoeCF: string, desde: string, hasta: string): Receipt[] {
+    return receipts.receiptsIn(this.db, tipoeCF, desde, hasta);
+  }
+  markVoided(ids: string[]): number {
+    return receipts.markVoided(this.db, ids);
+  }
+  recordApproval(id: string, approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string }) {
+    const before = this.receiptById(id);
+    const after = receipts.setApproval(this.db, id, approval);
+    if (before && after) this.followUp(before, after);
+  }
+  heldIn(tipoeCF: string, runs: [number, number][]): [number, number][] {
+    return receipts.heldIn(this.db, tipoeCF, runs);
+  }
+  acceptedNotesOf(encf: string): Receipt[] {
+    return receipts.acceptedNotesOf(this.db, encf);
+  }
+
+  queueEmail(companyId: string, encf: string, to: string): boolean {
+    if (!this.receipt(encf)) return false;
+    this.enqueue([emailTask(companyId, encf, to)]);
+    return true;
+  }
+  emit(companyId: string, subject: string, event: WebhookEvent): void {
+    this.enqueue([eventTask(companyId, subject, event)]);
+  }
+  webhookDeliveries(endpointId: string, limit: number): tasks.WebhookDelivery[] {
+    return tasks.webhookDeliveries(this.db, endpointId, limit);
+  }
+  retryDelivery(endpointId: string, id: string): boolean {
+    const now = Date.now();
+    const changed = tasks.retryDelivery(this.db, endpointId, id, now, now + TASK_DEADLINE_MS.webhook);
+    this.alarms.schedule();
+    return changed;
+  }
+
+  private enqueue(list: NewTask[]): void {
+    if (list.length) this.alarms.schedule(tasks.queueTasks(this.db, list, this.host.tasksRanAt));
+  }
+
+  /** Moves every due receipt, purchase check and task forward once (after-dgii/month-alarm.ts). */
+  override async alarm(): Promise<void> {
+    await this.alarms.run(new Date(), (now) => runMonthAlarm(this.host, now));
+  }
+
+  addPurchase(values: NewPurchase): Purchase | null {
+    const added = purchases.insertPurchase(this.db, values);
+    if (added) this.enqueue([eventTask(added.companyId, `purchase:${added.id}`, purchaseEvent(added))]);
+    return added;
+  }
+  purchase(rncEmisor: string, encf: string): Purchase | null {
+    return purchases.purchaseOf(this.db, rncEmisor, encf);
+  }
+  purchaseById(id: string): Purchase | null {
+    return purchases.purchaseById(this.db, id);
+  }
+  updatePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null {
+    return purchases.updatePurchase(this.db, id, changes);
+  }
+  decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null {
+    return purchases.decidePurchase(this.db, id, changes);
+  }
+  confirmDuePurchases(now: Date): Promise<number> {
+    return confirmDuePurchases(this.host, now);
+  }
+  overridePurchaseConfirmation(id: string, override: { reason: string; by: string }, now: Date): Purchase | null {
+    return purchases.overridePurchaseConfirmation(this.db, id, override, now);
+  }
+  deletePurchase(id: string): void {
+    purchases.deletePurchase(this.db, id);
+  }
+  audit(entry: AuditEntry): void {
+    purchases.insertAuditEntry(this.db, entry);
+  }
+
+  reportSlice(name: ReportName, query: ReportSliceQuery) {
+    return reportSlice(this.db, name, query);
+  }
+  receiptsPage(query: monthly.MonthPageQuery): Receipt[] {
+    return monthly.receiptsPage(this.db, query);
+  }
+  purchasesPage(query: monthly.MonthPageQuery): Purchase[] {
+    return monthly.purchasesPage(this.db, query);
+  }
+  rowsWithoutFigures(limit: number): { rows: monthly.FigureRef[]; total: number } {
+    return { rows: monthly.rowsWithoutFigures(this.db, limit), total: monthly.countWithoutFigures(this.db) };
+  }
+  storeFigures(rows: { table: "receipts" | "purchases"; id: string; figures: string }[]): void {
+    this.ctx.storage.transactionSync(() => monthly.storeFigures(this.db, rows));
+  }
+  classifyPurchase(id: string, changes: monthly.PurchaseClassificationChanges): Purchase | null {
+    return monthly.classifyPurchase(this.db, id, changes);
+  }
+  recordSaleWithholding(encf: string, changes: monthly.SaleWithholdingChanges): Receipt | null {
+    return monthly.recordSaleWithholding(this.db, encf, changes);
+  }
+  voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number) {
+    return monthly.voidedReceipts(this.db, tipoeCF, firstNumber, lastNumber);
+  }
+  rfceSums(): monthly.RfceSums {
+    return monthly.rfceSums(this.db);
+  }
+  putShift(row: NewShift) {
+    return putShift(this.db, row);
+  }
+  shiftSlice(query: ShiftSliceQuery) {
+    return shiftSlice(this.db, query);
+  }
+
+  importRows(rows: MonthRows): void {
+    this.ctx.storage.transactionSync(() => importMonthRows(this.db, rows));
+    this.alarms.schedule();
+  }
+}
