@@ -237,7 +237,7 @@ export const CONDITIONS: Readonly<Record<string, Condition>> = {
  *   subtotal of the printed representation; its condition is "there is such an amount".
  * - `presence`: the group's own presence is its condition (a table, an area, a row element).
  * - `type_rule`: the condition is checked by a cross-field rule (`typeRules` or the modified
- *   receipt checks in validate.ts) rather than by one field's presence.
+ *   receipt checks in validate/field-checks.ts) rather than by one field's presence.
  * - `outside`: the condition depends on facts outside the document (DGII's authorisation, the
  *   modified receipt's issuer or buyer) or formato-ecf states none.
  */

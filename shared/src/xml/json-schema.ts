@@ -7,7 +7,7 @@
  * - the simple type's facets: lengths, enumerations, bounds, and the XSD patterns translated to
  *   ECMAScript (Unicode mode) where they can be, omitted where they cannot;
  * - `required` from the obligation matrix (code 1) and the XSD (minOccurs 1 inside a group that is
- *   present), except what the service fills itself when left out (`complete` in validate.ts);
+ *   present), except what the service fills itself when left out (`complete` in validate/derived.ts);
  * - elements the matrix prohibits for the type (code 0) left out, and no other property allowed.
  * Conditional rules, totals and cross-field checks stay with `validateEcf`: a document the schema
  * accepts can still have problems, never the other way round for the documents DGII's XSDs accept.
@@ -28,7 +28,7 @@ export function tipoeCFName(tipo: TipoeCF): string {
 }
 
 /**
- * What the service fills when the request leaves it out (validate.ts `complete` and the issuing
+ * What the service fills when the request leaves it out (validate/derived.ts `complete` and the issuing
  * route), by element path: never required, and said so in its description. A container listed
  * here covers everything below it.
  */
