@@ -102,76 +102,14 @@ export async function syncOutbox(
   onProgress({ done, total });
   for (const batch of batches(entries, limits)) {
     onProgress({ done, total, current: batch[0]!.encf });
-    await db.outbox.bulkUpdate(
-      batch.map((entry) => ({ key: entry.seq!, changes: { state: "sending", attempts: (entry.attempts ?? 0) + 1 } })),
-    );
-    let results: UploadResult[];
-    try {
-      results = await upload(batch);
-    } catch (error) {
-      results = [{ kind: "retry", reason: error instanceof Error ? error.message : String(error) }];
-    }
-    // Answers count up to the first receipt that must wait; it and everything after it wait too.
-    const waitsAt = batch.findIndex(
-      (_, i) => !results[i] || results[i]!.kind === "retry" || results[i]!.kind === "revoked",
-    );
-    const settled = waitsAt === -1 ? batch.length : waitsAt;
-    const stop: UploadResult | undefined =
-      waitsAt === -1 ? undefined : (results[waitsAt] ?? { kind: "retry", reason: "No answer for this receipt." });
+    const results = await sendBatch(db, upload, batch);
+    const { settled, stop } = settledPart(batch, results);
     // Every entry's change and its sale's, written in one transaction (two bulk writes).
-    const entryChanges: { key: number; changes: Partial<OutboxEntry> }[] = [];
-    const saleChanges: { key: string; changes: Partial<Sale> }[] = [];
-    for (const [i, entry] of batch.entries()) {
-      const result = i < settled ? results[i]! : stop!;
-      const key = entry.seq!;
-      switch (result.kind) {
-        case "answer": {
-          const rejected = result.answer.estado === "Rechazado";
-          entryChanges.push({
-            key,
-            changes: { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined },
-          });
-          saleChanges.push({
-            key: entry.saleId,
-            changes: {
-              estado: result.answer.estado,
-              mensajes: result.answer.mensajes,
-              ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}),
-            },
-          });
-          if (rejected) report.rejected++;
-          else report.sent++;
-          if (result.answer.estado === "En Proceso" || result.answer.estado === "Contingencia") report.unsettled++;
-          report.pending--;
-          break;
-        }
-        case "refused": {
-          const mensajes = result.errors.length
-            ? result.errors.map((e) => ({ codigo: e.code, valor: e.message }))
-            : [{ codigo: String(result.status), valor: result.detail }];
-          entryChanges.push({ key, changes: { state: "rejected", lastError: result.detail } });
-          saleChanges.push({ key: entry.saleId, changes: { estado: "Rechazado", mensajes } });
-          report.rejected++;
-          report.pending--;
-          break;
-        }
-        case "revoked":
-          entryChanges.push({ key, changes: { state: "pending" } });
-          break;
-        case "retry":
-          entryChanges.push({ key, changes: { state: "pending", lastError: result.reason } });
-          // Signed on the device and not yet with the server: the receipt is in contingency.
-          saleChanges.push({ key: entry.saleId, changes: { estado: "Contingencia" } });
-          break;
-        default: {
-          const _: never = result;
-          throw new Error(`unknown upload result ${String(_)}`);
-        }
-      }
-    }
+    const changes: BatchChanges = { entries: [], sales: [] };
+    for (const [i, entry] of batch.entries()) recordResult(entry, i < settled ? results[i]! : stop!, changes, report);
     await db.transaction("rw", db.outbox, db.sales, async () => {
-      await db.outbox.bulkUpdate(entryChanges);
-      await db.sales.bulkUpdate(saleChanges);
+      await db.outbox.bulkUpdate(changes.entries);
+      await db.sales.bulkUpdate(changes.sales);
     });
     done += settled;
     if (stop) {
@@ -181,6 +119,85 @@ export async function syncOutbox(
   }
   onProgress({ done: total, total });
   return report;
+}
+
+/** Marks the batch as being sent (one more attempt each) and uploads it; a throw is a result to retry. */
+async function sendBatch(db: PosDatabase, upload: UploadBatch, batch: OutboxEntry[]): Promise<UploadResult[]> {
+  await db.outbox.bulkUpdate(
+    batch.map((entry) => ({ key: entry.seq!, changes: { state: "sending", attempts: (entry.attempts ?? 0) + 1 } })),
+  );
+  try {
+    return await upload(batch);
+  } catch (error) {
+    return [{ kind: "retry", reason: error instanceof Error ? error.message : String(error) }];
+  }
+}
+
+/**
+ * How many of the batch's answers count: up to the first receipt that must wait; it and everything
+ * after it wait too, for the reason in `stop`.
+ */
+function settledPart(batch: OutboxEntry[], results: UploadResult[]): { settled: number; stop?: UploadResult } {
+  const waitsAt = batch.findIndex(
+    (_, i) => !results[i] || results[i]!.kind === "retry" || results[i]!.kind === "revoked",
+  );
+  if (waitsAt === -1) return { settled: batch.length };
+  return { settled: waitsAt, stop: results[waitsAt] ?? { kind: "retry", reason: "No answer for this receipt." } };
+}
+
+/** The writes one batch's results call for: each entry's new state and its sale's. */
+interface BatchChanges {
+  entries: { key: number; changes: Partial<OutboxEntry> }[];
+  sales: { key: string; changes: Partial<Sale> }[];
+}
+
+/** What one receipt's result changes in the outbox and its sale, and in the run's counts. */
+function recordResult(entry: OutboxEntry, result: UploadResult, changes: BatchChanges, report: SyncReport): void {
+  const key = entry.seq!;
+  switch (result.kind) {
+    case "answer": {
+      const rejected = result.answer.estado === "Rechazado";
+      changes.entries.push({
+        key,
+        changes: { state: rejected ? "rejected" : "sent", answer: result.answer, lastError: undefined },
+      });
+      changes.sales.push({
+        key: entry.saleId,
+        changes: {
+          estado: result.answer.estado,
+          mensajes: result.answer.mensajes,
+          ...(result.answer.urlTimbre ? { timbreUrl: result.answer.urlTimbre } : {}),
+        },
+      });
+      if (rejected) report.rejected++;
+      else report.sent++;
+      if (result.answer.estado === "En Proceso" || result.answer.estado === "Contingencia") report.unsettled++;
+      report.pending--;
+      break;
+    }
+    case "refused": {
+      const mensajes = result.errors.length
+        ? result.errors.map((e) => ({ codigo: e.code, valor: e.message }))
+        : [{ codigo: String(result.status), valor: result.detail }];
+      changes.entries.push({ key, changes: { state: "rejected", lastError: result.detail } });
+      changes.sales.push({ key: entry.saleId, changes: { estado: "Rechazado", mensajes } });
+      report.rejected++;
+      report.pending--;
+      break;
+    }
+    case "revoked":
+      changes.entries.push({ key, changes: { state: "pending" } });
+      break;
+    case "retry":
+      changes.entries.push({ key, changes: { state: "pending", lastError: result.reason } });
+      // Signed on the device and not yet with the server: the receipt is in contingency.
+      changes.sales.push({ key: entry.saleId, changes: { estado: "Contingencia" } });
+      break;
+    default: {
+      const _: never = result;
+      throw new Error(`unknown upload result ${String(_)}`);
+    }
+  }
 }
 
 /**

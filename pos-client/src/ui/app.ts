@@ -132,67 +132,9 @@ class PosApp {
   }
 
   start(): void {
-    const nav = (tab: Tab, label: string, key: string) =>
-      h(
-        "button",
-        { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) },
-        label,
-      );
-    this.root.replaceChildren(
-      h(
-        "header",
-        { class: "bar" },
-        h("strong", {}, this.session.company.tradeName ?? this.session.company.name),
-        h("span", { class: "device" }, this.session.deviceName),
-        h(
-          "nav",
-          {},
-          nav("venta", "Venta", "V"),
-          nav("productos", "Productos", "P"),
-          nav("recibos", "Recibos", "R"),
-          nav("turno", "Turno", "T"),
-        ),
-        this.net,
-        this.sync,
-        this.numbers,
-        this.catalogStatus,
-        this.shiftStatus,
-      ),
-      this.main,
-    );
+    this.root.replaceChildren(this.header(), this.main);
     const { signal } = this.life;
-    addEventListener("online", () => this.showConnection(), { signal });
-    addEventListener("offline", () => this.showConnection(), { signal });
-    this.showConnection();
-    // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
-    addEventListener(
-      "keydown",
-      (e) => {
-        if (e.altKey) {
-          const tab = ({ v: "venta", p: "productos", r: "recibos", t: "turno" } as const)[
-            e.key.toLowerCase() as "v" | "p" | "r" | "t"
-          ];
-          if (tab) {
-            e.preventDefault();
-            this.go(tab);
-          }
-          return;
-        }
-        // The sale screen (when on screen) handles Enter, Ctrl+Enter and typing from anywhere.
-        const sale = this.main.querySelector<HTMLElement>(".sale");
-        if (sale && this.tab === "venta" && !this.showing)
-          sale.dispatchEvent(new CustomEvent<KeyboardEvent>(SALE_KEY, { detail: e }));
-      },
-      { signal },
-    );
-    // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
-    listenForScans((code) => this.scanned(code), signal, {
-      // Only for the sale screen or the receipt just issued: the shift's opening form (its PIN) types as usual.
-      wanted: (target) =>
-        this.tab === "venta" &&
-        (target as Element | null)?.id !== "search" &&
-        (this.showing !== undefined || this.main.querySelector(".sale") !== null),
-    });
+    this.listenToWindow(signal);
     this.main.addEventListener("catalog-changed", () => {
       this.editing = undefined;
       void this.render();
@@ -213,6 +155,69 @@ class PosApp {
     this.shiftSync.start();
     signal.addEventListener("abort", () => this.shiftSync.stop());
     void this.showCatalogState();
+  }
+
+  /** The bar: the business and the till, the tabs (Alt+letter), and the connection, sync, numbers and shift. */
+  private header(): HTMLElement {
+    const nav = (tab: Tab, label: string, key: string) =>
+      h(
+        "button",
+        { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) },
+        label,
+      );
+    return h(
+      "header",
+      { class: "bar" },
+      h("strong", {}, this.session.company.tradeName ?? this.session.company.name),
+      h("span", { class: "device" }, this.session.deviceName),
+      h(
+        "nav",
+        {},
+        nav("venta", "Venta", "V"),
+        nav("productos", "Productos", "P"),
+        nav("recibos", "Recibos", "R"),
+        nav("turno", "Turno", "T"),
+      ),
+      this.net,
+      this.sync,
+      this.numbers,
+      this.catalogStatus,
+      this.shiftStatus,
+    );
+  }
+
+  /** The connection, the shortcuts and the scanner are the window's, until the device is revoked. */
+  private listenToWindow(signal: AbortSignal): void {
+    addEventListener("online", () => this.showConnection(), { signal });
+    addEventListener("offline", () => this.showConnection(), { signal });
+    this.showConnection();
+    // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
+    addEventListener("keydown", (e) => this.windowKey(e), { signal });
+    // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
+    listenForScans((code) => this.scanned(code), signal, {
+      // Only for the sale screen or the receipt just issued: the shift's opening form (its PIN) types as usual.
+      wanted: (target) =>
+        this.tab === "venta" &&
+        (target as Element | null)?.id !== "search" &&
+        (this.showing !== undefined || this.main.querySelector(".sale") !== null),
+    });
+  }
+
+  private windowKey(e: KeyboardEvent): void {
+    if (e.altKey) {
+      const tab = ({ v: "venta", p: "productos", r: "recibos", t: "turno" } as const)[
+        e.key.toLowerCase() as "v" | "p" | "r" | "t"
+      ];
+      if (tab) {
+        e.preventDefault();
+        this.go(tab);
+      }
+      return;
+    }
+    // The sale screen (when on screen) handles Enter, Ctrl+Enter and typing from anywhere.
+    const sale = this.main.querySelector<HTMLElement>(".sale");
+    if (sale && this.tab === "venta" && !this.showing)
+      sale.dispatchEvent(new CustomEvent<KeyboardEvent>(SALE_KEY, { detail: e }));
   }
 
   private async showCatalogState(): Promise<void> {

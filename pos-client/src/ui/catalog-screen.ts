@@ -18,14 +18,27 @@ const ITBIS_LABEL: Record<Product["itbis"], string> = {
 export async function catalogScreen(db: PosDatabase, editing?: Product): Promise<HTMLElement> {
   const products = await db.products.orderBy("name").toArray();
   const { updatedAt, canEditPrices } = await catalogState(db);
-  const status = h(
+  const table = products.length ? productTable(products, canEditPrices) : h("p", {}, "Aún no hay productos.");
+  return h(
+    "div",
+    { class: `catalog${canEditPrices ? "" : " read-only"}` },
+    h("div", { class: "catalog-head" }, updatedNote(updatedAt), rightsNote(canEditPrices)),
+    canEditPrices ? productForm(db, editing) : null,
+    table,
+  );
+}
+
+const updatedNote = (updatedAt: string | undefined) =>
+  h(
     "p",
     { class: "catalog-updated", id: "catalog-updated" },
     updatedAt
       ? `Catálogo actualizado: ${dateTime(updatedAt)}`
       : "El catálogo de la empresa aún no se ha descargado en este punto de venta.",
   );
-  const rights = canEditPrices
+
+const rightsNote = (canEditPrices: boolean) =>
+  canEditPrices
     ? h(
         "p",
         { class: "note", id: "catalog-rights" },
@@ -37,6 +50,9 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
         "Los productos y precios se administran en el catálogo de la empresa: este punto de venta no puede cambiarlos.",
       );
 
+/** The products; a till that may change prices has an edit button per row (the app opens the form). */
+function productTable(products: Product[], canEditPrices: boolean): HTMLElement {
+  const edit = (p: Product) => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p }));
   const list = h(
     "table",
     { class: "products" },
@@ -54,55 +70,30 @@ export async function catalogScreen(db: PosDatabase, editing?: Product): Promise
         canEditPrices ? h("th", {}, "") : null,
       ),
     ),
-    h(
-      "tbody",
-      {},
-      ...products.map((p) =>
-        h(
-          "tr",
-          { "data-code": p.code },
-          h("td", {}, p.code),
-          h("td", {}, p.name),
-          h("td", { class: "num" }, money(p.price)),
-          h(
-            "td",
-            {},
-            `${ITBIS_LABEL[p.itbis]}${p.priceIncludesItbis && (p.itbis === "18" || p.itbis === "16") ? " (incluido)" : ""}`,
-          ),
-          h("td", { class: "barcodes" }, (p.barcodes ?? []).join(", ")),
-          canEditPrices
-            ? h(
-                "td",
-                {},
-                h(
-                  "button",
-                  {
-                    type: "button",
-                    onclick: () => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p })),
-                  },
-                  "Editar",
-                ),
-              )
-            : null,
-        ),
-      ),
-    ),
+    h("tbody", {}, ...products.map((p) => productRow(p, canEditPrices ? edit : undefined))),
   );
-  const table = products.length ? list : h("p", {}, "Aún no hay productos.");
+  return list;
+}
+
+function productRow(p: Product, edit: ((p: Product) => void) | undefined): HTMLElement {
   return h(
-    "div",
-    { class: `catalog${canEditPrices ? "" : " read-only"}` },
-    h("div", { class: "catalog-head" }, status, rights),
-    canEditPrices ? productForm(db, editing) : null,
-    table,
+    "tr",
+    { "data-code": p.code },
+    h("td", {}, p.code),
+    h("td", {}, p.name),
+    h("td", { class: "num" }, money(p.price)),
+    h(
+      "td",
+      {},
+      `${ITBIS_LABEL[p.itbis]}${p.priceIncludesItbis && (p.itbis === "18" || p.itbis === "16") ? " (incluido)" : ""}`,
+    ),
+    h("td", { class: "barcodes" }, (p.barcodes ?? []).join(", ")),
+    edit ? h("td", {}, h("button", { type: "button", onclick: () => edit(p) }, "Editar")) : null,
   );
 }
 
-/** Add a product of this till, or change a price (a product of the issuer's catalogue keeps everything else). */
-function productForm(db: PosDatabase, editing?: Product): HTMLElement {
-  const fromCatalog = editing?.id !== undefined;
-  const error = h("p", { class: "error", role: "alert" });
-  const field = (label: string, input: HTMLElement) => h("label", {}, h("span", {}, label), input);
+/** The inputs of the product form, filled with the product edited (or a new product's defaults). */
+function productFields(editing?: Product) {
   const code = h("input", {
     name: "code",
     required: true,
@@ -154,6 +145,18 @@ function productForm(db: PosDatabase, editing?: Product): HTMLElement {
     h("option", { value: "1", selected: editing?.kind !== "2" }, "Bien"),
     h("option", { value: "2", selected: editing?.kind === "2" }, "Servicio"),
   );
+  return { code, name, price, includes, itbis, unit, kind };
+}
+
+type ProductFields = ReturnType<typeof productFields>;
+
+/** Add a product of this till, or change a price (a product of the issuer's catalogue keeps everything else). */
+function productForm(db: PosDatabase, editing?: Product): HTMLElement {
+  const fromCatalog = editing?.id !== undefined;
+  const error = h("p", { class: "error", role: "alert" });
+  const field = (label: string, input: HTMLElement) => h("label", {}, h("span", {}, label), input);
+  const fields = productFields(editing);
+  const { code, name, price, includes, itbis, unit, kind } = fields;
   // Only the price of the issuer's product is this till's to change.
   if (fromCatalog) for (const el of [name, includes, itbis, unit, kind]) el.disabled = true;
 
@@ -173,35 +176,34 @@ function productForm(db: PosDatabase, editing?: Product): HTMLElement {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const parsed = parseNumber(price.value, PRICE);
-    if (!parsed.ok || parsed.value.coef === 0n) {
-      error.textContent = parsed.ok ? "El precio: debe ser mayor que cero." : parsed.error;
-      return;
-    }
-    const text = canonical(parsed.value);
-    // The permission is read again: the issuer may have withdrawn it since the screen was drawn.
-    if (!(await catalogState(db)).canEditPrices) {
-      error.textContent = "Este punto de venta ya no puede cambiar precios.";
-      return;
-    }
-    if (editing && fromCatalog) {
-      await db.products.update(editing.code, { price: text, priceEditedHere: true });
-    } else {
-      if (!editing && (await db.products.get(code.value.trim()))) {
-        error.textContent = "Ya existe un producto con ese código.";
-        return;
-      }
-      await db.products.put({
-        code: code.value.trim(),
-        name: name.value.trim(),
-        price: text,
-        itbis: itbis.value as Product["itbis"],
-        unit: unit.value,
-        kind: kind.value as Product["kind"],
-        priceIncludesItbis: includes.checked,
-      });
-    }
-    form.dispatchEvent(new CustomEvent("catalog-changed", { bubbles: true }));
+    const problem = await saveProduct(db, fields, editing);
+    if (problem) error.textContent = problem;
+    else form.dispatchEvent(new CustomEvent("catalog-changed", { bubbles: true }));
   });
   return form;
+}
+
+/** Saves what the form holds, or says (in Spanish) why it cannot. */
+async function saveProduct(db: PosDatabase, fields: ProductFields, editing?: Product): Promise<string | undefined> {
+  const parsed = parseNumber(fields.price.value, PRICE);
+  if (!parsed.ok || parsed.value.coef === 0n) return parsed.ok ? "El precio: debe ser mayor que cero." : parsed.error;
+  const text = canonical(parsed.value);
+  // The permission is read again: the issuer may have withdrawn it since the screen was drawn.
+  if (!(await catalogState(db)).canEditPrices) return "Este punto de venta ya no puede cambiar precios.";
+  if (editing && editing.id !== undefined) {
+    await db.products.update(editing.code, { price: text, priceEditedHere: true });
+    return undefined;
+  }
+  const code = fields.code.value.trim();
+  if (!editing && (await db.products.get(code))) return "Ya existe un producto con ese código.";
+  await db.products.put({
+    code,
+    name: fields.name.value.trim(),
+    price: text,
+    itbis: fields.itbis.value as Product["itbis"],
+    unit: fields.unit.value,
+    kind: fields.kind.value as Product["kind"],
+    priceIncludesItbis: fields.includes.checked,
+  });
+  return undefined;
 }
