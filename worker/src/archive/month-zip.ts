@@ -101,82 +101,95 @@ async function* indexCsv(
   yield encoder.encode(csvRow(INDEX_COLUMNS));
   if (!(await issuerLedger(env, company.id).months(month, month)).length) return;
   const stub = receiptMonth(env, company.id, month);
-  const [issued, received] = monthPrefixes(company.rnc, month) as [
-    { prefix: string; folder: string },
-    { prefix: string; folder: string },
-  ];
-  const zipPath = (key: string, at: { prefix: string; folder: string }) =>
-    key.startsWith(at.prefix) ? at.folder + key.slice(at.prefix.length) : key;
-  const present = (path: string) => (inZip.has(path) ? path : "");
-  const companions = (xmlPath: string) => {
-    const base = xmlPath.replace(/\.xml$/, "");
-    return {
-      archivoArecf: present(`${base}.arecf.xml`),
-      archivoAcecf: present(`${base}.acecf.xml`),
-      archivoPdf: [".pdf", ".a4.pdf", ".letter.pdf", ".roll80.pdf"]
-        .map((s) => present(base + s))
-        .filter(Boolean)
-        .join(";"),
-    };
-  };
+  const [issued, received] = monthPrefixes(company.rnc, month) as [ArchiveFolder, ArchiveFolder];
+  // Lines are sent in chunks of up to 500, whether receipts or purchases.
   let lines: string[] = [];
-  const flush = () => {
-    const chunk = encoder.encode(lines.join(""));
-    lines = [];
-    return chunk;
+  for (const rows of [issuedIndexRows(stub, issued, inZip), receivedIndexRows(stub, received, inZip)]) {
+    for await (const row of rows) {
+      lines.push(row);
+      if (lines.length >= 500) {
+        yield encoder.encode(lines.join(""));
+        lines = [];
+      }
+    }
+  }
+  if (lines.length) yield encoder.encode(lines.join(""));
+}
+
+/** Where a month's objects are in R2 (`prefix`) and in the zip (`folder`). */
+type ArchiveFolder = { prefix: string; folder: string };
+
+/** A document's files as the index names them: its XML and companions' zip paths, empty when not in the zip. */
+function indexFiles(inZip: ReadonlySet<string>, xmlKey: string, at: ArchiveFolder) {
+  const present = (path: string) => (inZip.has(path) ? path : "");
+  const xml = xmlKey.startsWith(at.prefix) ? at.folder + xmlKey.slice(at.prefix.length) : xmlKey;
+  const base = xml.replace(/\.xml$/, "");
+  return {
+    archivoXml: present(xml),
+    archivoArecf: present(`${base}.arecf.xml`),
+    archivoAcecf: present(`${base}.acecf.xml`),
+    archivoPdf: [".pdf", ".a4.pdf", ".letter.pdf", ".roll80.pdf"]
+      .map((s) => present(base + s))
+      .filter(Boolean)
+      .join(";"),
   };
+}
+
+/** The index's lines of the receipts the issuer issued in the month. */
+async function* issuedIndexRows(
+  stub: ReturnType<typeof receiptMonth>,
+  issued: ArchiveFolder,
+  inZip: ReadonlySet<string>,
+): AsyncGenerator<string> {
   for await (const r of rowsOf(
     (after) => stub.receiptsPage({ after }),
     (r: Receipt) => r.encf,
   )) {
-    const xml = zipPath(r.xmlKey, issued);
-    lines.push(
-      csvRow(INDEX_COLUMNS, {
-        origen: "emitido",
-        encf: r.encf,
-        tipoeCF: r.tipoeCF,
-        fechaEmision: r.issueDate,
-        rnc: r.rncComprador,
-        razonSocial: r.razonSocialComprador,
-        montoTotal: r.montoTotal,
-        totalITBIS: r.totalItbis,
-        estado: estadoOf(r.status, Boolean(r.trackId)).estado,
-        archivoXml: present(xml),
-        sha256Xml: r.xmlSha256,
-        ...companions(xml),
-      }),
-    );
-    if (lines.length >= 500) yield flush();
+    yield csvRow(INDEX_COLUMNS, {
+      origen: "emitido",
+      encf: r.encf,
+      tipoeCF: r.tipoeCF,
+      fechaEmision: r.issueDate,
+      rnc: r.rncComprador,
+      razonSocial: r.razonSocialComprador,
+      montoTotal: r.montoTotal,
+      totalITBIS: r.totalItbis,
+      estado: estadoOf(r.status, Boolean(r.trackId)).estado,
+      sha256Xml: r.xmlSha256,
+      ...indexFiles(inZip, r.xmlKey, issued),
+    });
   }
+}
+
+/** The index's lines of the e-CF the issuer's suppliers sent in the month. */
+async function* receivedIndexRows(
+  stub: ReturnType<typeof receiptMonth>,
+  received: ArchiveFolder,
+  inZip: ReadonlySet<string>,
+): AsyncGenerator<string> {
   for await (const p of rowsOf(
     (after) => stub.purchasesPage({ after }),
     (p: Purchase) => p.id,
   )) {
-    const xml = zipPath(p.xmlKey, received);
-    lines.push(
-      csvRow(INDEX_COLUMNS, {
-        origen: "recibido",
-        encf: p.encf,
-        tipoeCF: p.tipoeCF,
-        fechaEmision: p.issueDate,
-        rnc: p.rncEmisor,
-        razonSocial: p.razonSocialEmisor,
-        montoTotal: p.montoTotal,
-        totalITBIS: p.totalItbis,
-        // The commercial approval given, else our ARECF's Estado, in DGII's words.
-        estado: p.approvalStatus
-          ? approvalEstadoOf(p.approvalStatus)
-          : p.arecfEstado === "1"
-            ? "No Recibido"
-            : "Recibido",
-        archivoXml: present(xml),
-        sha256Xml: p.xmlSha256,
-        ...companions(xml),
-      }),
-    );
-    if (lines.length >= 500) yield flush();
+    yield csvRow(INDEX_COLUMNS, {
+      origen: "recibido",
+      encf: p.encf,
+      tipoeCF: p.tipoeCF,
+      fechaEmision: p.issueDate,
+      rnc: p.rncEmisor,
+      razonSocial: p.razonSocialEmisor,
+      montoTotal: p.montoTotal,
+      totalITBIS: p.totalItbis,
+      // The commercial approval given, else our ARECF's Estado, in DGII's words.
+      estado: p.approvalStatus
+        ? approvalEstadoOf(p.approvalStatus)
+        : p.arecfEstado === "1"
+          ? "No Recibido"
+          : "Recibido",
+      sha256Xml: p.xmlSha256,
+      ...indexFiles(inZip, p.xmlKey, received),
+    });
   }
-  if (lines.length) yield flush();
 }
 
 export interface MonthArchiveOptions extends ZipOptions {

@@ -183,21 +183,9 @@ export async function* zipChunks(
     const name = encoder.encode(entry.name);
     const { date, time } = dosDateTime(entry.modified);
     const headerOffset = offset;
-    const header = new Writer(30 + name.length)
-      .u32(LOCAL_HEADER)
-      .u16(20) // version needed: 2.0 (the ZIP64 fields, when any, are in the central directory only)
-      .u16(FLAGS)
-      .u16(0) // stored
-      .u16(time)
-      .u16(date)
-      .u32(0) // CRC and sizes: in the data descriptor
-      .u32(0)
-      .u32(0)
-      .u16(name.length)
-      .u16(0)
-      .raw(name);
-    yield header.bytes;
-    offset += header.bytes.length;
+    const header = localHeader(name, time, date);
+    yield header;
+    offset += header.length;
 
     let crc = 0;
     let size = 0;
@@ -213,32 +201,62 @@ export async function* zipChunks(
     offset += descriptor.bytes.length;
 
     const zip64 = options.forceZip64 || headerOffset >= MAX32;
-    const extra = zip64 ? new Writer(12).u16(0x0001).u16(8).u64(headerOffset).bytes : new Uint8Array(0);
-    central.append(
-      new Writer(46 + name.length + extra.length)
-        .u32(CENTRAL_HEADER)
-        .u16(MADE_BY)
-        .u16(zip64 ? 45 : 20)
-        .u16(FLAGS)
-        .u16(0)
-        .u16(time)
-        .u16(date)
-        .u32(crc)
-        .u32(size)
-        .u32(size)
-        .u16(name.length)
-        .u16(extra.length)
-        .u16(0) // comment
-        .u16(0) // disk
-        .u16(0) // internal attributes
-        .u32(FILE_MODE)
-        .u32(zip64 ? MAX32 : headerOffset)
-        .raw(name)
-        .raw(extra).bytes,
-    );
+    central.append(centralHeader(name, { time, date, crc, size, headerOffset, zip64 }));
   }
+  yield* centralDirectoryAndEnd(central, offset, options);
+}
 
-  const centralOffset = offset;
+/** An entry's local header; its CRC and sizes follow its bytes, in the data descriptor. */
+function localHeader(name: Uint8Array, time: number, date: number): Uint8Array {
+  return new Writer(30 + name.length)
+    .u32(LOCAL_HEADER)
+    .u16(20) // version needed: 2.0 (the ZIP64 fields, when any, are in the central directory only)
+    .u16(FLAGS)
+    .u16(0) // stored
+    .u16(time)
+    .u16(date)
+    .u32(0) // CRC and sizes: in the data descriptor
+    .u32(0)
+    .u32(0)
+    .u16(name.length)
+    .u16(0)
+    .raw(name).bytes;
+}
+
+/** An entry's central directory record; with ZIP64, its local header's offset is in the extra field. */
+function centralHeader(
+  name: Uint8Array,
+  e: { time: number; date: number; crc: number; size: number; headerOffset: number; zip64: boolean | undefined },
+): Uint8Array {
+  const extra = e.zip64 ? new Writer(12).u16(0x0001).u16(8).u64(e.headerOffset).bytes : new Uint8Array(0);
+  return new Writer(46 + name.length + extra.length)
+    .u32(CENTRAL_HEADER)
+    .u16(MADE_BY)
+    .u16(e.zip64 ? 45 : 20)
+    .u16(FLAGS)
+    .u16(0)
+    .u16(e.time)
+    .u16(e.date)
+    .u32(e.crc)
+    .u32(e.size)
+    .u32(e.size)
+    .u16(name.length)
+    .u16(extra.length)
+    .u16(0) // comment
+    .u16(0) // disk
+    .u16(0) // internal attributes
+    .u32(FILE_MODE)
+    .u32(e.zip64 ? MAX32 : e.headerOffset)
+    .raw(name)
+    .raw(extra).bytes;
+}
+
+/** The central directory, then the end records (ZIP64 ones first when the archive needs them). */
+function* centralDirectoryAndEnd(
+  central: CentralDirectory,
+  centralOffset: number,
+  options: ZipOptions,
+): Generator<Uint8Array> {
   for (const chunk of central.chunks()) yield chunk;
   const centralSize = central.length;
   const count = central.count;

@@ -154,71 +154,86 @@ export function readProductsCsv(text: string): {
       problemCount: 1,
     };
   const columns = header.fields.map((f) => f.trim());
-  const unknown = columns.filter((c) => !(PRODUCT_CSV_COLUMNS as readonly string[]).includes(c));
-  const missing = PRODUCT_CSV_COLUMNS.filter((c) => !columns.includes(c));
-  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
-  if (unknown.length || missing.length || repeated.length) {
-    const said = [
-      missing.length ? `missing ${missing.join(", ")}` : "",
-      unknown.length ? `unknown ${unknown.join(", ")}` : "",
-      repeated.length ? `repeated ${repeated.join(", ")}` : "",
-    ].filter(Boolean);
-    problems.push(
-      lineProblem(
-        header.line,
-        null,
-        `The header must name the columns ${PRODUCT_CSV_COLUMNS.join(",")} (${said.join("; ")}).`,
-        "header",
-      ),
-    );
+  const wrongHeader = headerProblem(header.line, columns);
+  if (wrongHeader) {
+    problems.push(wrongHeader);
     return { products: [], lines: [], problems, problemCount: problems.length };
   }
   const products: ProductValues[] = [];
   const lines: number[] = [];
-  const lineOfCode = new Map<string, number>();
-  // A scanner's barcode must name one product: unique among the active ones.
-  const lineOfBarcode = new Map<string, number>();
+  const seen: SeenKeys = { lineOfCode: new Map(), lineOfBarcode: new Map() };
   for (const record of records) {
-    const lineProblems: LineProblem[] = [];
-    if (record.fields.length !== columns.length) {
-      lineProblems.push(
-        lineProblem(
-          record.line,
-          null,
-          `The line has ${record.fields.length} fields; the header has ${columns.length}.`,
-          "field_count",
-        ),
-      );
-    } else {
-      const parsed = ProductInput.safeParse(lineObject(columns as Column[], record.fields, record.line, lineProblems));
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues)
-          lineProblems.push(lineProblem(record.line, String(issue.path[0] ?? "") || null, issue.message, issue.code));
-      } else if (!lineProblems.length) {
-        const first = lineOfCode.get(parsed.data.code);
-        if (first !== undefined)
-          lineProblems.push(
-            lineProblem(record.line, "code", `Code ${parsed.data.code} is already on line ${first}.`, "duplicate"),
-          );
-        for (const barcode of parsed.data.active ? parsed.data.barcodes : []) {
-          const other = lineOfBarcode.get(barcode);
-          if (other !== undefined)
-            lineProblems.push(
-              lineProblem(record.line, "barcodes", `Barcode ${barcode} is already on line ${other}.`, "duplicate"),
-            );
-          else lineOfBarcode.set(barcode, record.line);
-        }
-        if (!lineProblems.length) {
-          lineOfCode.set(parsed.data.code, record.line);
-          products.push(productValues(parsed.data));
-          lines.push(record.line);
-        }
-      }
+    const read = readProductLine(record, columns, seen);
+    if ("problems" in read) problems.push(...read.problems);
+    else {
+      products.push(read.product);
+      lines.push(record.line);
     }
-    problems.push(...lineProblems);
   }
   problems.sort((a, b) => a.line - b.line);
   return { products, lines, problems: problems.slice(0, MAX_REPORTED_PROBLEMS), problemCount: problems.length };
+}
+
+/** The header's problem, if its columns are not exactly the import's (missing, unknown or repeated ones). */
+function headerProblem(line: number, columns: string[]): LineProblem | null {
+  const unknown = columns.filter((c) => !(PRODUCT_CSV_COLUMNS as readonly string[]).includes(c));
+  const missing = PRODUCT_CSV_COLUMNS.filter((c) => !columns.includes(c));
+  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (!unknown.length && !missing.length && !repeated.length) return null;
+  const said = [
+    missing.length ? `missing ${missing.join(", ")}` : "",
+    unknown.length ? `unknown ${unknown.join(", ")}` : "",
+    repeated.length ? `repeated ${repeated.join(", ")}` : "",
+  ].filter(Boolean);
+  return lineProblem(
+    line,
+    null,
+    `The header must name the columns ${PRODUCT_CSV_COLUMNS.join(",")} (${said.join("; ")}).`,
+    "header",
+  );
+}
+
+/** The file line each code, and each active line's barcode, was first seen on. */
+interface SeenKeys {
+  lineOfCode: Map<string, number>;
+  // A scanner's barcode must name one product: unique among the active ones.
+  lineOfBarcode: Map<string, number>;
+}
+
+/** One line as a product, or its problems; a line read as a product takes its code in `seen`. */
+function readProductLine(
+  record: CsvRecord,
+  columns: string[],
+  seen: SeenKeys,
+): { product: ProductValues } | { problems: LineProblem[] } {
+  if (record.fields.length !== columns.length) {
+    const detail = `The line has ${record.fields.length} fields; the header has ${columns.length}.`;
+    return { problems: [lineProblem(record.line, null, detail, "field_count")] };
+  }
+  const problems: LineProblem[] = [];
+  const parsed = ProductInput.safeParse(lineObject(columns as Column[], record.fields, record.line, problems));
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      problems.push(lineProblem(record.line, String(issue.path[0] ?? "") || null, issue.message, issue.code));
+    return { problems };
+  }
+  if (problems.length) return { problems };
+  const first = seen.lineOfCode.get(parsed.data.code);
+  if (first !== undefined)
+    problems.push(
+      lineProblem(record.line, "code", `Code ${parsed.data.code} is already on line ${first}.`, "duplicate"),
+    );
+  for (const barcode of parsed.data.active ? parsed.data.barcodes : []) {
+    const other = seen.lineOfBarcode.get(barcode);
+    if (other !== undefined)
+      problems.push(
+        lineProblem(record.line, "barcodes", `Barcode ${barcode} is already on line ${other}.`, "duplicate"),
+      );
+    else seen.lineOfBarcode.set(barcode, record.line);
+  }
+  if (problems.length) return { problems };
+  seen.lineOfCode.set(parsed.data.code, record.line);
+  return { product: productValues(parsed.data) };
 }
 
 export const productsCsvHeader = () => csvRow(PRODUCT_CSV_COLUMNS);

@@ -38,6 +38,15 @@ function at(index: number, problem: ApiProblem): ApiProblem {
   });
 }
 
+/** Outcomes by index, filled as the batch goes; paths stay relative to one upload (`/xml`) until the end. */
+type Outcomes = (BatchOutcome | undefined)[];
+/** A checked receipt at its index in the batch. */
+type Entry = { index: number; receipt: CheckedReceipt };
+
+function refuse(outcomes: Outcomes, index: number, encf: string | null, problem: ApiProblem): void {
+  outcomes[index] = { encf, problem };
+}
+
 /**
  * The batch, in order. Refusals (a bad signature, a number outside the device's leases, a
  * different document under a used e-NCF) are the receipt's own and never stop the others. A
@@ -52,11 +61,37 @@ export async function acceptDeviceReceiptBatch(
   device: Device,
   xmls: string[],
 ): Promise<BatchOutcome[]> {
-  // Problems with paths relative to one upload (`/xml`) until the end, where they point into the batch.
-  const outcomes: (BatchOutcome | undefined)[] = xmls.map(() => undefined);
-  const refuse = (index: number, encf: string | null, problem: ApiProblem) => (outcomes[index] = { encf, problem });
+  const outcomes: Outcomes = xmls.map(() => undefined);
+  const candidates = await checkBatch(env, company, device, xmls, outcomes);
+  const placed = await admitToLeases(env, company, device, candidates, outcomes);
+  const held = await heldReceipts(env, company, placed);
+  const { fresh, copies } = sortOutHeld(placed, held, outcomes);
+  await recordFresh(env, company, fresh, outcomes);
+  // A copy of an e-NCF earlier in the batch shares the first one's outcome, now settled.
+  for (const { index, of } of copies) {
+    const first = outcomes[of]!;
+    outcomes[index] = "answer" in first ? { ...first, replayed: true } : first;
+  }
+  return outcomes.map((outcome, index) => {
+    const settled = outcome ?? {
+      encf: null,
+      problem: notRecorded("Not recorded: an earlier receipt of this batch failed."),
+    };
+    return "problem" in settled ? { ...settled, problem: at(index, settled.problem) } : settled;
+  });
+}
 
-  // The checks that need no ledger, all at once (CPU and, rarely, D1 for a replaced certificate).
+/**
+ * The checks that need no ledger, all at once (CPU and, rarely, D1 for a replaced certificate).
+ * Returns the receipts that passed, up to the first failure on our side.
+ */
+async function checkBatch(
+  env: Env,
+  company: Company,
+  device: Device,
+  xmls: string[],
+  outcomes: Outcomes,
+): Promise<Entry[]> {
   const checked = await Promise.all(
     xmls.map((xml) =>
       checkDeviceReceipt(env, company, device, xml).then(
@@ -71,18 +106,26 @@ export async function acceptDeviceReceiptBatch(
     // The e-NCF as written, if any, so the answer names the receipt it refuses.
     const encf = /<eNCF>(E\d{12})<\/eNCF>/.exec(xmls[index]!)?.[1] ?? null;
     const problem = problemOf(result.error);
-    if (problem) refuse(index, encf, problem);
+    if (problem) refuse(outcomes, index, encf, problem);
     else {
       console.error(`batch upload: receipt ${index} could not be checked`, result.error);
-      refuse(index, encf, notRecorded("It could not be checked."));
+      refuse(outcomes, index, encf, notRecorded("It could not be checked."));
       stop = Math.min(stop, index);
     }
   }
-  const candidates = checked.flatMap((result, index) =>
+  return checked.flatMap((result, index) =>
     index < stop && "receipt" in result ? [{ index, receipt: result.receipt }] : [],
   );
+}
 
-  // One RPC: each number inside one of this device's leases, counted once, placed in its month.
+/** One RPC: each number inside one of this device's leases, counted once, placed in its month. */
+async function admitToLeases(
+  env: Env,
+  company: Company,
+  device: Device,
+  candidates: Entry[],
+  outcomes: Outcomes,
+): Promise<Entry[]> {
   const admitted = candidates.length
     ? await issuerLedger(env, company.id).admitDeviceReceipts(
         device.id,
@@ -90,16 +133,19 @@ export async function acceptDeviceReceiptBatch(
         drMonth(new Date()),
       )
     : [];
-  const placed: { index: number; receipt: CheckedReceipt }[] = [];
+  const placed: Entry[] = [];
   for (const [k, { index, receipt }] of candidates.entries()) {
     const verdict = admitted[k]!;
-    if (!verdict.leased) refuse(index, receipt.encf, notLeased(receipt.encf));
+    if (!verdict.leased) refuse(outcomes, index, receipt.encf, notLeased(receipt.encf));
     // Placed in another month already: a different document under that e-NCF.
-    else if (verdict.month !== receipt.month) refuse(index, receipt.encf, encfAlreadyUsed(receipt.encf));
+    else if (verdict.month !== receipt.month) refuse(outcomes, index, receipt.encf, encfAlreadyUsed(receipt.encf));
     else placed.push({ index, receipt });
   }
+  return placed;
+}
 
-  // One RPC per month: what is held already is a replay (same bytes) or a conflict.
+/** One RPC per month: what is held already is a replay (same bytes) or a conflict. */
+async function heldReceipts(env: Env, company: Company, placed: Entry[]): Promise<Map<string, Receipt>> {
   const months = [...new Set(placed.map((p) => p.receipt.month))];
   const held = new Map<string, Receipt>();
   const found = await Promise.all(
@@ -110,11 +156,21 @@ export async function acceptDeviceReceiptBatch(
     ),
   );
   for (const receipt of found.flat()) held.set(receipt.encf, receipt);
+  return held;
+}
 
-  const fresh: { index: number; receipt: CheckedReceipt }[] = [];
-  // A later copy of an e-NCF in this same batch waits for the first one's outcome.
+/**
+ * Answers what is held already (a replay, or a conflict) and returns what is left to record.
+ * A later copy of an e-NCF in this same batch waits for the first one's outcome.
+ */
+function sortOutHeld(
+  placed: Entry[],
+  held: Map<string, Receipt>,
+  outcomes: Outcomes,
+): { fresh: Entry[]; copies: { index: number; of: number }[] } {
+  const fresh: Entry[] = [];
   const copies: { index: number; of: number }[] = [];
-  const firstOf = new Map<string, { index: number; receipt: CheckedReceipt }>();
+  const firstOf = new Map<string, Entry>();
   for (const entry of placed) {
     const { index, receipt } = entry;
     const existing = held.get(receipt.encf);
@@ -122,17 +178,20 @@ export async function acceptDeviceReceiptBatch(
     if (existing) {
       if (existing.documentHash === receipt.xmlSha256)
         outcomes[index] = { encf: receipt.encf, answer: deviceAnswer(existing), replayed: true };
-      else refuse(index, receipt.encf, encfAlreadyUsed(receipt.encf));
+      else refuse(outcomes, index, receipt.encf, encfAlreadyUsed(receipt.encf));
     } else if (first) {
       if (first.receipt.xmlSha256 === receipt.xmlSha256) copies.push({ index, of: first.index });
-      else refuse(index, receipt.encf, encfAlreadyUsed(receipt.encf));
+      else refuse(outcomes, index, receipt.encf, encfAlreadyUsed(receipt.encf));
     } else {
       firstOf.set(receipt.encf, entry);
       fresh.push(entry);
     }
   }
+  return { fresh, copies };
+}
 
-  // Archived and recorded in order; the month objects' alarms transmit them.
+/** Archived and recorded in order; the month objects' alarms transmit them. */
+async function recordFresh(env: Env, company: Company, fresh: Entry[], outcomes: Outcomes): Promise<void> {
   const recorded = fresh.length
     ? await recordForBackground(
         env,
@@ -144,24 +203,12 @@ export async function acceptDeviceReceiptBatch(
     const result = recorded[k]!;
     if ("failed" in result) {
       console.error(`batch upload: ${receipt.encf} not recorded: ${result.failed}`);
-      refuse(index, receipt.encf, notRecorded(result.failed));
+      refuse(outcomes, index, receipt.encf, notRecorded(result.failed));
     } else if (result.existed && result.receipt.documentHash !== receipt.xmlSha256) {
       // Another upload recorded a different document under this e-NCF meanwhile.
-      refuse(index, receipt.encf, encfAlreadyUsed(receipt.encf));
+      refuse(outcomes, index, receipt.encf, encfAlreadyUsed(receipt.encf));
     } else {
       outcomes[index] = { encf: receipt.encf, answer: deviceAnswer(result.receipt), replayed: result.existed };
     }
   }
-  for (const { index, of } of copies) {
-    const first = outcomes[of]!;
-    outcomes[index] = "answer" in first ? { ...first, replayed: true } : first;
-  }
-
-  return outcomes.map((outcome, index) => {
-    const settled = outcome ?? {
-      encf: null,
-      problem: notRecorded("Not recorded: an earlier receipt of this batch failed."),
-    };
-    return "problem" in settled ? { ...settled, problem: at(index, settled.problem) } : settled;
-  });
 }

@@ -256,85 +256,9 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
   const held = await holdForVoiding(env, company.id, rangos);
   if ("problems" in held) throw voidRefusal(held.problems);
   const { hold } = held;
-  let answer: { codigo: string; nombre: string; mensajes: string[] };
-  try {
-    const xml = buildAnecf({
-      RncEmisor: company.rnc,
-      FechaHoraAnulacioneNCF: formatDgiiDateTime(now),
-      DetalleAnulacion: Object.values(
-        rangos.reduce<
-          Record<
-            string,
-            {
-              TipoeCF: TipoeCF;
-              TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[];
-            }
-          >
-        >((acc, r) => {
-          (acc[r.tipoeCF] ??= {
-            TipoeCF: r.tipoeCF as TipoeCF,
-            TablaRangoSecuenciasAnuladaseNCF: [],
-          }).TablaRangoSecuenciasAnuladaseNCF.push({
-            SecuenciaeNCFDesde: r.desde,
-            SecuenciaeNCFHasta: r.hasta,
-          });
-          return acc;
-        }, {}),
-      ),
-    });
-    const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
-    answer = await dgiiClientFor(env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
-  } catch (error) {
-    // DGII said nothing about the numbers: everything held is given back.
-    await letGo(
-      env,
-      company.id,
-      rangos,
-      hold,
-      rangos.map(() => true),
-    );
-    if (error instanceof DgiiError && error.isUnavailable)
-      throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
-    if (error instanceof DgiiError)
-      throw new ApiProblem("unprocessable", {
-        detail: `DGII refused the ANECF: ${error.message}`,
-        errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })),
-      });
-    throw error;
-  }
-
-  const mensajes = Array.isArray(answer.mensajes)
-    ? answer.mensajes.map(String)
-    : answer.mensajes
-      ? [String(answer.mensajes)]
-      : [];
-  const codigo = String(answer.codigo);
-  // Per range: true voided, false refused, null unknown (a partial answer naming no range).
-  const refused =
-    codigo === "1"
-      ? rangos.map(() => false)
-      : codigo === "2"
-        ? refusedRanges(rangos, mensajes)
-        : rangos.map(() => true);
-  const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
-  // Claims of anything not known to be voided are released: those receipts will be sent.
-  await letGo(
-    env,
-    company.id,
-    rangos,
-    { tails: hold.tails.map(() => null), claimed: hold.claimed },
-    outcome.map((o) => o !== true),
-  );
-  const receiptsVoided = await markVoided(env, company.id, hold.claimed.filter((_, i) => outcome[i] === true).flat());
-  const numbersVoided = rangos
-    .filter((_, i) => outcome[i] === true)
-    .reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
-  const ledger = issuerLedger(env, company.id);
-  await Promise.all(
-    rangos
-      .filter((_, i) => outcome[i] === true)
-      .map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))),
-  );
+  const answer = await sendAnecf(env, company, signer, rangos, hold, now);
+  const { codigo, mensajes, outcome } = dgiiVerdict(rangos, answer);
+  const { receiptsVoided, numbersVoided } = await settleVoiding(env, company.id, rangos, hold, outcome);
   const rangosAnswer = rangos.map((r, i) => ({ ...r, anulado: outcome[i]! }));
   const notVoided = rangosAnswer.filter((r) => r.anulado !== true).map((r) => `${r.desde}–${r.hasta}`);
 
@@ -359,4 +283,125 @@ export async function voidRanges(env: Env, company: Company, rangos: VoidRange[]
         }
       : {}),
   };
+}
+
+/** DGII's answer to an ANECF, as the client returns it. */
+type AnecfAnswer = { codigo: string; nombre: string; mensajes: string[] };
+
+/** The ANECF's DetalleAnulacion: the ranges grouped by type, in the order the types first appear. */
+function anecfDetail(rangos: VoidRange[]) {
+  return Object.values(
+    rangos.reduce<
+      Record<
+        string,
+        {
+          TipoeCF: TipoeCF;
+          TablaRangoSecuenciasAnuladaseNCF: { SecuenciaeNCFDesde: string; SecuenciaeNCFHasta: string }[];
+        }
+      >
+    >((acc, r) => {
+      (acc[r.tipoeCF] ??= {
+        TipoeCF: r.tipoeCF as TipoeCF,
+        TablaRangoSecuenciasAnuladaseNCF: [],
+      }).TablaRangoSecuenciasAnuladaseNCF.push({
+        SecuenciaeNCFDesde: r.desde,
+        SecuenciaeNCFHasta: r.hasta,
+      });
+      return acc;
+    }, {}),
+  );
+}
+
+/**
+ * Builds, signs and sends the ANECF. When it fails, everything held is given back before the
+ * failure is thrown (as a problem when DGII is unavailable or refused it).
+ */
+async function sendAnecf(
+  env: Env,
+  company: Company,
+  signer: Awaited<ReturnType<typeof signerFor>>,
+  rangos: VoidRange[],
+  hold: VoidHold,
+  now: Date,
+): Promise<AnecfAnswer> {
+  try {
+    const xml = buildAnecf({
+      RncEmisor: company.rnc,
+      FechaHoraAnulacioneNCF: formatDgiiDateTime(now),
+      DetalleAnulacion: anecfDetail(rangos),
+    });
+    const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
+    return await dgiiClientFor(env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
+  } catch (error) {
+    // DGII said nothing about the numbers: everything held is given back.
+    await letGo(
+      env,
+      company.id,
+      rangos,
+      hold,
+      rangos.map(() => true),
+    );
+    if (error instanceof DgiiError && error.isUnavailable)
+      throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
+    if (error instanceof DgiiError)
+      throw new ApiProblem("unprocessable", {
+        detail: `DGII refused the ANECF: ${error.message}`,
+        errors: error.mensajes.map((m) => ({ path: "", code: m.codigo ?? "dgii", message: m.valor })),
+      });
+    throw error;
+  }
+}
+
+/** DGII's answer read per range: its code, its messages as strings, and each range's outcome. */
+function dgiiVerdict(
+  rangos: VoidRange[],
+  answer: AnecfAnswer,
+): { codigo: string; mensajes: string[]; outcome: (boolean | null)[] } {
+  const mensajes = Array.isArray(answer.mensajes)
+    ? answer.mensajes.map(String)
+    : answer.mensajes
+      ? [String(answer.mensajes)]
+      : [];
+  const codigo = String(answer.codigo);
+  // Per range: true voided, false refused, null unknown (a partial answer naming no range).
+  const refused =
+    codigo === "1"
+      ? rangos.map(() => false)
+      : codigo === "2"
+        ? refusedRanges(rangos, mensajes)
+        : rangos.map(() => true);
+  const outcome = rangos.map((_, i) => (refused ? !refused[i] : null));
+  return { codigo, mensajes, outcome };
+}
+
+/**
+ * Settles the hold by DGII's outcome per range: releases what is not known to be voided, marks the
+ * voided ranges' claimed receipts Anulado and tells the ledger which ranges were voided.
+ */
+async function settleVoiding(
+  env: Env,
+  companyId: string,
+  rangos: VoidRange[],
+  hold: VoidHold,
+  outcome: (boolean | null)[],
+): Promise<{ receiptsVoided: number; numbersVoided: number }> {
+  // Claims of anything not known to be voided are released: those receipts will be sent.
+  await letGo(
+    env,
+    companyId,
+    rangos,
+    { tails: hold.tails.map(() => null), claimed: hold.claimed },
+    outcome.map((o) => o !== true),
+  );
+  const receiptsVoided = await markVoided(env, companyId, hold.claimed.filter((_, i) => outcome[i] === true).flat());
+  const numbersVoided = rangos
+    .filter((_, i) => outcome[i] === true)
+    .reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
+  const ledger = issuerLedger(env, companyId);
+  await Promise.all(
+    rangos
+      .filter((_, i) => outcome[i] === true)
+      .map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))),
+  );
+  return { receiptsVoided, numbersVoided };
 }

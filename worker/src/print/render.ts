@@ -205,93 +205,149 @@ function sheetColumns(width: number): Column[] {
   ];
 }
 
+/** What a sheet's pages share (size, margins, columns, where the footer starts) and the pages made so far. */
+interface Sheet {
+  fonts: Fonts;
+  view: ReceiptView;
+  pageWidth: number;
+  pageHeight: number;
+  margin: number;
+  width: number;
+  footerTop: number;
+  columns: Column[];
+  pages: Page[];
+  // §17.2.3: a paginated RI shows each page's subtotals (the page's lines, by ITBIS rate).
+  subtotals: PageSums[];
+}
+
 function renderSheet(fonts: Fonts, view: ReceiptView, options: PrintOptions, layout: "a4" | "letter"): Page[] {
   const [pageWidth, pageHeight] = SHEETS[layout];
   const margin = QR_EDGE;
   const width = pageWidth - 2 * margin;
-  const footerTop = margin + TIMBRE_HEIGHT + 12;
-  const columns = sheetColumns(width);
-  const pages: Page[] = [];
-  // §17.2.3: a paginated RI shows each page's subtotals (the page's lines, by ITBIS rate).
-  const subtotals: PageSums[] = [];
-
-  const startPage = () => {
-    const page = newPage(pageWidth, pageHeight);
-    pages.push(page);
-    subtotals.push({ byRate: { "1": ZERO, "2": ZERO, "3": ZERO }, exento: ZERO });
-    let y = drawSheetHeader(page, fonts, view, margin, width) - 12;
-    let x = margin;
-    for (const c of columns) {
-      text(page, c.title, c.align === "right" ? x + c.width - 4 : x, y, fonts.bold, 8, c.align);
-      x += c.width;
-    }
-    y -= 4;
-    page.content.line(margin, y, margin + width, y, 0.4, GREY);
-    return { page, y: y - 2 };
+  const sheet: Sheet = {
+    fonts,
+    view,
+    pageWidth,
+    pageHeight,
+    margin,
+    width,
+    footerTop: margin + TIMBRE_HEIGHT + 12,
+    columns: sheetColumns(width),
+    pages: [],
+    subtotals: [],
   };
 
-  let { page, y } = startPage();
+  let { page, y } = startSheetPage(sheet);
   for (const line of view.lines) {
     // §17.2.2: only the value "E", left of the description, marks an exempt line.
-    const description = wrap(`${line.exento ? "E  " : ""}${line.descripcion}`, fonts.regular, 8, columns[1]!.width - 6);
+    const description = wrap(
+      `${line.exento ? "E  " : ""}${line.descripcion}`,
+      fonts.regular,
+      8,
+      sheet.columns[1]!.width - 6,
+    );
     const height = description.length * 10 + 2;
-    if (y - height < footerTop) ({ page, y } = startPage());
-    const amount = parseDecimal(line.valor) ?? ZERO;
-    const current = subtotals[subtotals.length - 1]!;
-    if (line.exento) current.exento = add(current.exento, amount);
-    else if (line.indicador === "1" || line.indicador === "2" || line.indicador === "3")
-      current.byRate[line.indicador] = add(current.byRate[line.indicador], amount);
-    const cells = [
-      line.cantidad,
-      "",
-      line.unidad,
-      formatAmount(line.precio),
-      line.descuento ? formatAmount(line.descuento) : "",
-      formatAmount(line.valor),
-    ];
-    let x = margin;
-    columns.forEach((c, i) => {
-      if (i === 1) description.forEach((d, k) => text(page, d, x, y - 9 - k * 10, fonts.regular, 8));
-      else
-        text(
-          page,
-          wrap(cells[i]!, fonts.regular, 8, c.width - 6)[0]!,
-          c.align === "right" ? x + c.width - 4 : x,
-          y - 9,
-          fonts.regular,
-          8,
-          c.align,
-        );
-      x += c.width;
-    });
+    if (y - height < sheet.footerTop) ({ page, y } = startSheetPage(sheet));
+    addToPageSums(sheet.subtotals[sheet.subtotals.length - 1]!, line);
+    drawSheetLine(sheet, page, y, line, description);
     y -= height;
   }
 
   const totalsHeight = view.totals.length * 13 + 16;
-  if (y - totalsHeight < footerTop) ({ page, y } = startPage());
+  if (y - totalsHeight < sheet.footerTop) ({ page, y } = startSheetPage(sheet));
+  drawSheetTotals(sheet, page, y);
+  drawSheetFooters(sheet, options);
+  return sheet.pages;
+}
+
+/** A new page with the header and the column titles; returns it and where its first line goes. */
+function startSheetPage(sheet: Sheet): { page: Page; y: number } {
+  const { fonts, margin, width } = sheet;
+  const page = newPage(sheet.pageWidth, sheet.pageHeight);
+  sheet.pages.push(page);
+  sheet.subtotals.push({ byRate: { "1": ZERO, "2": ZERO, "3": ZERO }, exento: ZERO });
+  let y = drawSheetHeader(page, fonts, sheet.view, margin, width) - 12;
+  let x = margin;
+  for (const c of sheet.columns) {
+    text(page, c.title, c.align === "right" ? x + c.width - 4 : x, y, fonts.bold, 8, c.align);
+    x += c.width;
+  }
+  y -= 4;
+  page.content.line(margin, y, margin + width, y, 0.4, GREY);
+  return { page, y: y - 2 };
+}
+
+/** Adds a line's amount to its page's sums: exempt, or by its ITBIS rate. */
+function addToPageSums(sums: PageSums, line: ReceiptView["lines"][number]): void {
+  const amount = parseDecimal(line.valor) ?? ZERO;
+  if (line.exento) sums.exento = add(sums.exento, amount);
+  else if (line.indicador === "1" || line.indicador === "2" || line.indicador === "3")
+    sums.byRate[line.indicador] = add(sums.byRate[line.indicador], amount);
+}
+
+/** One item line in the columns, its description already wrapped; the other cells keep their first line. */
+function drawSheetLine(
+  sheet: Sheet,
+  page: Page,
+  y: number,
+  line: ReceiptView["lines"][number],
+  description: string[],
+): void {
+  const { fonts } = sheet;
+  const cells = [
+    line.cantidad,
+    "",
+    line.unidad,
+    formatAmount(line.precio),
+    line.descuento ? formatAmount(line.descuento) : "",
+    formatAmount(line.valor),
+  ];
+  let x = sheet.margin;
+  sheet.columns.forEach((c, i) => {
+    if (i === 1) description.forEach((d, k) => text(page, d, x, y - 9 - k * 10, fonts.regular, 8));
+    else
+      text(
+        page,
+        wrap(cells[i]!, fonts.regular, 8, c.width - 6)[0]!,
+        c.align === "right" ? x + c.width - 4 : x,
+        y - 9,
+        fonts.regular,
+        8,
+        c.align,
+      );
+    x += c.width;
+  });
+}
+
+/** The document's totals under a rule, right-aligned, the Total in bold. */
+function drawSheetTotals(sheet: Sheet, page: Page, y: number): void {
+  const { fonts, margin, width } = sheet;
   y -= 8;
   page.content.line(margin, y, margin + width, y, 0.6, GREY);
-  for (const [label, amount] of view.totals) {
+  for (const [label, amount] of sheet.view.totals) {
     y -= 13;
     const font = label === "Total" ? fonts.bold : fonts.regular;
     text(page, label, margin + width - 180, y, font, 9);
     text(page, formatAmount(amount), margin + width - 4, y, font, 9, "right");
   }
+}
 
+/** Every page's timbre (QR block) and, when there are several pages, its number and subtotals. */
+function drawSheetFooters(sheet: Sheet, options: PrintOptions): void {
+  const { fonts, margin, width, pages } = sheet;
   pages.forEach((p, i) => {
     drawTimbre(p, fonts, options, margin, margin);
     if (pages.length === 1) return;
     text(p, `Página No. ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
     // Footnote 56: the paging subtotals go on every page except the last, which holds the totals.
     if (i === pages.length - 1) return;
-    const rows = pageSubtotals(subtotals[i]!, view);
+    const rows = pageSubtotals(sheet.subtotals[i]!, sheet.view);
     rows.forEach(([label, amount], k) => {
       const rowY = margin + 14 + (rows.length - 1 - k) * 11;
       text(p, label, margin + width - 160, rowY, fonts.regular, 8);
       text(p, formatAmount(formatMoney(amount)), margin + width, rowY, fonts.regular, 8, "right");
     });
   });
-  return pages;
 }
 
 interface PageSums {

@@ -96,6 +96,34 @@ export async function registerIncomingApproval(
   authorize: (issuer: Company) => Promise<void> = async () => {},
 ): Promise<RegisteredApproval> {
   const acecf = await readAcecf(env, xml, new Date());
+  const receipt = await approvedReceipt(env, prefixRnc, acecf, authorize);
+  const mismatches = approvalMismatches(acecf, receipt);
+  if (mismatches.length)
+    throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
+
+  const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
+  await archiveFirstApproval(env, acecf, receipt, xml);
+  await monthOfReceipt(env, receipt).recordApproval(receipt.id, {
+    approvalStatus,
+    approvalReason: acecf.DetalleMotivoRechazo ?? null,
+    approvalAt: acecf.FechaHoraAprobacionComercial,
+  });
+  return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
+}
+
+/** One of our receipts, as the ledger holds it. */
+type IssuedReceipt = NonNullable<Awaited<ReturnType<typeof findReceipt>>>;
+
+/**
+ * The receipt the ACECF is about: its issuer must be the receiver the URL names (if any) and one of
+ * ours, authorised, and the receipt of a type that takes a commercial approval.
+ */
+async function approvedReceipt(
+  env: Env,
+  prefixRnc: string | undefined,
+  acecf: AcecfDocument,
+  authorize: (issuer: Company) => Promise<void>,
+): Promise<IssuedReceipt> {
   if (prefixRnc !== undefined && acecf.RNCEmisor !== prefixRnc) {
     throw refuse(
       `RNCEmisor ${acecf.RNCEmisor} is not the receiver ${prefixRnc}.`,
@@ -123,7 +151,14 @@ export async function registerIncomingApproval(
       "/xml/DetalleAprobacionComercial/eNCF",
       "unknown_encf",
     );
+  return receipt;
+}
 
+/** Where the ACECF disagrees with the receipt it is about (or has no valid Estado). */
+function approvalMismatches(
+  acecf: AcecfDocument,
+  receipt: IssuedReceipt,
+): { path: string; code: string; message: string }[] {
   const base = "/xml/DetalleAprobacionComercial";
   const mismatches: { path: string; code: string; message: string }[] = [];
   if (acecf.FechaEmision !== dgiiDateOf(receipt.issueDate))
@@ -142,13 +177,20 @@ export async function registerIncomingApproval(
     });
   if (acecf.Estado !== "1" && acecf.Estado !== "2")
     mismatches.push({ path: `${base}/Estado`, code: "invalid", message: "Estado must be 1 or 2" });
-  if (mismatches.length)
-    throw new ApiProblem("bad_request", { detail: `The ACECF does not match ${acecf.eNCF}.`, errors: mismatches });
+  return mismatches;
+}
 
-  const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
-  // The first ACECF about a receipt is the one on record: the archive write is conditional (the
-  // key must be free) and so is the ledger update, so a second, different ACECF can neither overwrite
-  // the archived one nor flip the state. The same bytes again are a retry and get the same answer.
+/**
+ * The first ACECF about a receipt is the one on record: the archive write is conditional (the
+ * key must be free) and so is the ledger update, so a second, different ACECF can neither overwrite
+ * the archived one nor flip the state. The same bytes again are a retry and get the same answer.
+ */
+async function archiveFirstApproval(
+  env: Env,
+  acecf: AcecfDocument,
+  receipt: IssuedReceipt,
+  xml: string,
+): Promise<void> {
   const key = companionKey(receipt.xmlKey, ".acecf.xml");
   const sha256 = await sha256Hex(xml);
   const put = await env.ARCHIVE.put(key, xml, {
@@ -156,25 +198,18 @@ export async function registerIncomingApproval(
     httpMetadata: { contentType: "application/xml" },
     customMetadata: { sha256 },
   });
-  if (!put) {
-    const existing = await env.ARCHIVE.head(key);
-    if (existing?.customMetadata?.sha256 !== sha256) {
-      throw new ApiProblem("conflict", {
-        detail: `${acecf.eNCF} already has a commercial approval on record (${receipt.approvalStatus ?? "received"}); a second one is not taken.`,
-        errors: [
-          {
-            path: "/xml/DetalleAprobacionComercial/eNCF",
-            code: "duplicate_approval",
-            message: "Aprobación comercial ya recibida para este e-NCF",
-          },
-        ],
-      });
-    }
+  if (put) return;
+  const existing = await env.ARCHIVE.head(key);
+  if (existing?.customMetadata?.sha256 !== sha256) {
+    throw new ApiProblem("conflict", {
+      detail: `${acecf.eNCF} already has a commercial approval on record (${receipt.approvalStatus ?? "received"}); a second one is not taken.`,
+      errors: [
+        {
+          path: "/xml/DetalleAprobacionComercial/eNCF",
+          code: "duplicate_approval",
+          message: "Aprobación comercial ya recibida para este e-NCF",
+        },
+      ],
+    });
   }
-  await monthOfReceipt(env, receipt).recordApproval(receipt.id, {
-    approvalStatus,
-    approvalReason: acecf.DetalleMotivoRechazo ?? null,
-    approvalAt: acecf.FechaHoraAprobacionComercial,
-  });
-  return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
 }

@@ -138,105 +138,133 @@ export async function receiveEcf(
   requestId: string,
 ): Promise<ReceptionResult> {
   const ecf = identifyEcf(xml);
-  let codigo: CodigoMotivoNoRecibido | undefined;
-  let reasons = await specificationProblems(ecf, xml);
-  if (reasons.length) codigo = "1";
-  if (!codigo) {
-    const verified = await verifyXml(xml);
-    if (!verified.ok) {
-      codigo = "2";
-      reasons = [`${verified.reason}: ${verified.message}`];
-    } else {
-      // The certificate must chain to an accredited authority and have been valid when the
-      // document says it was signed; a throw-away self-signed certificate proves nothing.
-      const signedAt = parseDgiiDateTime(leaf(ecf.document, "FechaHoraFirma") ?? "") ?? now;
-      const trust = await checkSignerTrust(env, verified.certificate.der, signedAt);
-      if (!trust.ok) {
-        codigo = "2";
-        reasons = [`${trust.reason}: ${trust.message}`];
-      }
-    }
-  }
-  if (!codigo && ecf.rncComprador !== company.rnc) {
-    codigo = "4";
-    reasons = [`RNCComprador ${ecf.rncComprador ?? "(none)"} is not ${company.rnc}`];
-  }
-
+  let { codigo, reasons } = await judgeReceived(env, company, ecf, xml, now);
   const fechaHoraAcuseRecibo = formatDgiiDateTime(now);
-  const arecfFor = (estado: "0" | "1") =>
-    signAsCompany(
-      env,
-      company,
-      buildArecf({
-        RNCEmisor: ecf.rncEmisor,
-        RNCComprador: company.rnc,
-        eNCF: ecf.encf,
-        Estado: estado,
-        CodigoMotivoNoRecibido: codigo,
-        FechaHoraAcuseRecibo: fechaHoraAcuseRecibo,
-      }),
-    );
-
   if (!codigo) {
-    const issueDate = isoDateOf(ecf.fechaEmision!)!;
-    const xmlKey = purchaseXmlKey(company.rnc, issueDate, ecf.rncEmisor, ecf.encf);
-    const arecfKey = companionKey(xmlKey, ".arecf.xml");
-    const month = issueDate.slice(0, 7);
-    const id = newPurchaseId(month);
-    const ledger = issuerLedger(env, company.id);
-    const stub = receiptMonth(env, company.id, month);
-    // Claim the (supplier, e-NCF) slot first, in the issuer's index and then in the month: a
-    // duplicate must never overwrite the original in R2.
-    const placed = await ledger.registerPurchase(ecf.rncEmisor, ecf.encf, month);
-    const claimed =
-      placed === month &&
-      (await stub.addPurchase({
-        id,
-        companyId: company.id,
-        rncEmisor: ecf.rncEmisor,
-        razonSocialEmisor: ecf.razonSocialEmisor ?? null,
-        encf: ecf.encf,
-        tipoeCF: ecf.tipo,
-        issueDate,
-        montoTotal: ecf.montoTotal!,
-        totalItbis: ecf.totalItbis ?? null,
-        xmlKey,
-        xmlSha256: await sha256Hex(xml),
-        arecfKey,
-        arecfEstado: "0",
-        fechaHoraAcuseRecibo,
-        figures: JSON.stringify(documentFigures(ecf.document)),
-        // Counts only once DGII confirms it (purchase-confirmation.ts): the alarm asks soon.
-        dgiiStatus: "pending",
-        securityCode: securityCode(xml),
-        dgiiNextCheckAt: nextCheckAt(0, now, now),
-      }));
-    if (!claimed) {
-      codigo = "3";
-      reasons = [`${ecf.encf} from ${ecf.rncEmisor} was already received`];
-    } else {
-      try {
-        const arecf = await arecfFor("0");
-        await env.ARCHIVE.put(xmlKey, xml, { httpMetadata: { contentType: "application/xml" } });
-        await env.ARCHIVE.put(arecfKey, arecf, { httpMetadata: { contentType: "application/xml" } });
-        return { arecf, estado: "0", reasons: [], purchaseId: id };
-      } catch (error) {
-        // Not signed and stored means not received: free the slot so the supplier's retry can succeed.
-        await stub.deletePurchase(id);
-        await ledger.forgetPurchase(ecf.rncEmisor, ecf.encf);
-        throw error;
-      }
-    }
+    const received = await storeReceived(env, company, ecf, xml, now, fechaHoraAcuseRecibo);
+    if (received) return received;
+    codigo = "3";
+    reasons = [`${ecf.encf} from ${ecf.rncEmisor} was already received`];
   }
 
-  const arecf = await arecfFor("1");
+  const arecf = await signedArecf(env, company, ecf, "1", codigo, fechaHoraAcuseRecibo);
   await writeAudit(env, company.id, {
     actor: ecf.rncEmisor,
     action: "POST /fe/recepcion/api/ecf",
     code: `arecf_no_recibido_${codigo}`,
     status: 200,
-    detail: `${ecf.encf}: ${CODIGO_MOTIVO_TEXT[codigo!]}. ${reasons.join("; ")}`.slice(0, 1000),
+    detail: `${ecf.encf}: ${CODIGO_MOTIVO_TEXT[codigo]}. ${reasons.join("; ")}`.slice(0, 1000),
     requestId,
   });
   return { arecf, estado: "1", codigo, reasons };
+}
+
+/** Why the document is not received (codes 1, 2 and 4, in that order), or no code when nothing is wrong yet. */
+async function judgeReceived(
+  env: Env,
+  company: Company,
+  ecf: ReceivedEcf,
+  xml: string,
+  now: Date,
+): Promise<{ codigo: CodigoMotivoNoRecibido | undefined; reasons: string[] }> {
+  const specification = await specificationProblems(ecf, xml);
+  if (specification.length) return { codigo: "1", reasons: specification };
+  const signature = await signatureProblem(env, ecf, xml, now);
+  if (signature) return { codigo: "2", reasons: [signature] };
+  if (ecf.rncComprador !== company.rnc)
+    return { codigo: "4", reasons: [`RNCComprador ${ecf.rncComprador ?? "(none)"} is not ${company.rnc}`] };
+  return { codigo: undefined, reasons: [] };
+}
+
+/** What is wrong with the document's signature or its certificate, if anything. */
+async function signatureProblem(env: Env, ecf: ReceivedEcf, xml: string, now: Date): Promise<string | null> {
+  const verified = await verifyXml(xml);
+  if (!verified.ok) return `${verified.reason}: ${verified.message}`;
+  // The certificate must chain to an accredited authority and have been valid when the
+  // document says it was signed; a throw-away self-signed certificate proves nothing.
+  const signedAt = parseDgiiDateTime(leaf(ecf.document, "FechaHoraFirma") ?? "") ?? now;
+  const trust = await checkSignerTrust(env, verified.certificate.der, signedAt);
+  return trust.ok ? null : `${trust.reason}: ${trust.message}`;
+}
+
+/** The ARECF for `ecf`, signed as the company. */
+function signedArecf(
+  env: Env,
+  company: Company,
+  ecf: ReceivedEcf,
+  estado: "0" | "1",
+  codigo: CodigoMotivoNoRecibido | undefined,
+  fechaHoraAcuseRecibo: string,
+) {
+  return signAsCompany(
+    env,
+    company,
+    buildArecf({
+      RNCEmisor: ecf.rncEmisor,
+      RNCComprador: company.rnc,
+      eNCF: ecf.encf,
+      Estado: estado,
+      CodigoMotivoNoRecibido: codigo,
+      FechaHoraAcuseRecibo: fechaHoraAcuseRecibo,
+    }),
+  );
+}
+
+/**
+ * Records a document found fit, archives it with its signed ARECF (estado 0) and answers that;
+ * null when its (supplier, e-NCF) slot is taken already, a duplicate.
+ */
+async function storeReceived(
+  env: Env,
+  company: Company,
+  ecf: ReceivedEcf,
+  xml: string,
+  now: Date,
+  fechaHoraAcuseRecibo: string,
+): Promise<ReceptionResult | null> {
+  const issueDate = isoDateOf(ecf.fechaEmision!)!;
+  const xmlKey = purchaseXmlKey(company.rnc, issueDate, ecf.rncEmisor, ecf.encf);
+  const arecfKey = companionKey(xmlKey, ".arecf.xml");
+  const month = issueDate.slice(0, 7);
+  const id = newPurchaseId(month);
+  const ledger = issuerLedger(env, company.id);
+  const stub = receiptMonth(env, company.id, month);
+  // Claim the (supplier, e-NCF) slot first, in the issuer's index and then in the month: a
+  // duplicate must never overwrite the original in R2.
+  const placed = await ledger.registerPurchase(ecf.rncEmisor, ecf.encf, month);
+  const claimed =
+    placed === month &&
+    (await stub.addPurchase({
+      id,
+      companyId: company.id,
+      rncEmisor: ecf.rncEmisor,
+      razonSocialEmisor: ecf.razonSocialEmisor ?? null,
+      encf: ecf.encf,
+      tipoeCF: ecf.tipo,
+      issueDate,
+      montoTotal: ecf.montoTotal!,
+      totalItbis: ecf.totalItbis ?? null,
+      xmlKey,
+      xmlSha256: await sha256Hex(xml),
+      arecfKey,
+      arecfEstado: "0",
+      fechaHoraAcuseRecibo,
+      figures: JSON.stringify(documentFigures(ecf.document)),
+      // Counts only once DGII confirms it (purchase-confirmation.ts): the alarm asks soon.
+      dgiiStatus: "pending",
+      securityCode: securityCode(xml),
+      dgiiNextCheckAt: nextCheckAt(0, now, now),
+    }));
+  if (!claimed) return null;
+  try {
+    const arecf = await signedArecf(env, company, ecf, "0", undefined, fechaHoraAcuseRecibo);
+    await env.ARCHIVE.put(xmlKey, xml, { httpMetadata: { contentType: "application/xml" } });
+    await env.ARCHIVE.put(arecfKey, arecf, { httpMetadata: { contentType: "application/xml" } });
+    return { arecf, estado: "0", reasons: [], purchaseId: id };
+  } catch (error) {
+    // Not signed and stored means not received: free the slot so the supplier's retry can succeed.
+    await stub.deletePurchase(id);
+    await ledger.forgetPurchase(ecf.rncEmisor, ecf.encf);
+    throw error;
+  }
 }

@@ -215,27 +215,53 @@ const UNCONFIRMED_REASON: Record<Purchase["dgiiStatus"], string> = {
 };
 
 export function build606(input: Build606Input): Report606 {
+  const purchases = purchaseLines(input);
+  const own = ownLines(input);
+  const lines = [...purchases.lines, ...own.lines];
+  const missing = [...purchases.missing, ...own.missing];
+  if (input.figuresPending > 0) {
+    missing.push(figuresPendingItem(input.figuresPending));
+  }
+  sortByKey(lines, (l: Line606) => `${l.fields.fechaComprobante}|${l.fields.rncCedula}|${l.fields.ncf}`);
+  return {
+    format: "606",
+    rnc: input.rnc,
+    period: input.periodo,
+    fileName: dgiiFileName("606", input.rnc, input.periodo),
+    recordCount: lines.length,
+    complete: missing.length === 0,
+    missing,
+    warnings: recordLimitWarning("606", lines.length),
+    lines,
+    totals: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lines, c)])) as Record<
+      (typeof TOTALLED_606)[number],
+      string
+    >,
+    excluded: purchases.excluded,
+  };
+}
+
+/** Why a received e-CF is left out of the 606, or null when it is a purchase. */
+function exclusionReason(purchase: Purchase): string | null {
+  if (purchase.approvalStatus === "rejected") return "Rechazado comercialmente (ACECF): not a purchase of the buyer.";
+  // Only an e-CF DGII knows (or one the accountant overrode) is a purchase: anyone can post one.
+  if (!purchaseCounts(purchase)) return UNCONFIRMED_REASON[purchase.dgiiStatus];
+  return null;
+}
+
+/** The records of the e-CF suppliers sent, what each lacks, and the ones left out. */
+function purchaseLines(input: Build606Input): {
+  lines: Line606[];
+  missing: MissingItem[];
+  excluded: Report606["excluded"];
+} {
   const lines: Line606[] = [];
   const missing: MissingItem[] = [];
   const excluded: Report606["excluded"] = [];
   for (const { purchase, figures } of input.purchases) {
-    if (purchase.approvalStatus === "rejected") {
-      excluded.push({
-        id: purchase.id,
-        encf: purchase.encf,
-        rncEmisor: purchase.rncEmisor,
-        reason: "Rechazado comercialmente (ACECF): not a purchase of the buyer.",
-      });
-      continue;
-    }
-    // Only an e-CF DGII knows (or one the accountant overrode) is a purchase: anyone can post one.
-    if (!purchaseCounts(purchase)) {
-      excluded.push({
-        id: purchase.id,
-        encf: purchase.encf,
-        rncEmisor: purchase.rncEmisor,
-        reason: UNCONFIRMED_REASON[purchase.dgiiStatus],
-      });
+    const reason = exclusionReason(purchase);
+    if (reason !== null) {
+      excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason });
       continue;
     }
     const resolved = resolvePurchase(purchase, figures, input.defaults.get(purchase.rncEmisor) ?? null);
@@ -258,6 +284,13 @@ export function build606(input: Build606Input): Report606 {
       ...notesOf(figures),
     });
   }
+  return { lines, missing, excluded };
+}
+
+/** The records of the issuer's own accepted E41/E43/E47, and what each lacks or is still waiting for. */
+function ownLines(input: Build606Input): { lines: Line606[]; missing: MissingItem[] } {
+  const lines: Line606[] = [];
+  const missing: MissingItem[] = [];
   for (const { receipt, figures } of input.own) {
     if (PENDING.has(receipt.status)) {
       missing.push({
@@ -288,24 +321,5 @@ export function build606(input: Build606Input): Report606 {
       ...notesOf(figures),
     });
   }
-  if (input.figuresPending > 0) {
-    missing.push(figuresPendingItem(input.figuresPending));
-  }
-  sortByKey(lines, (l: Line606) => `${l.fields.fechaComprobante}|${l.fields.rncCedula}|${l.fields.ncf}`);
-  return {
-    format: "606",
-    rnc: input.rnc,
-    period: input.periodo,
-    fileName: dgiiFileName("606", input.rnc, input.periodo),
-    recordCount: lines.length,
-    complete: missing.length === 0,
-    missing,
-    warnings: recordLimitWarning("606", lines.length),
-    lines,
-    totals: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lines, c)])) as Record<
-      (typeof TOTALLED_606)[number],
-      string
-    >,
-    excluded,
-  };
+  return { lines, missing };
 }
