@@ -1,3 +1,4 @@
+import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
@@ -30,6 +31,33 @@ import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 import { shiftRoutes } from "./routes/shifts.ts";
 
+/**
+ * Where each URL lives, in the order the routers are mounted (the order middleware runs in). A
+ * router serving one prefix is mounted under it; the others name the prefixes they serve.
+ */
+// biome-ignore format: one router per line, its prefixes beside it
+const ROUTERS: readonly (readonly [string, Hono<any, any, any>])[] = [
+  ["/", healthRoutes], // /health
+  ["/", docsRoutes], // /docs, /openapi.json
+  ["/", loginRoutes], // /login
+  ["/company", companyRoutes],
+  ["/admin", adminRoutes], // (its middleware guards every /admin/* route, wherever declared)
+  ["/", deviceRoutes], // /devices/*, /admin/companies/{id}/devices, /admin/devices/{id}/revoke
+  ["/", certificateRoutes], // /company/certificate, /admin/companies/{id}/certificate
+  ["/fe", issuingRoutes],
+  ["/", receiverRoutes], // /{rnc}/fe/* (the receiver's services), /fe/recepcion/ecf/{encf}/pdf
+  ["/", purchaseRoutes], // /compras/*, /proveedores/*, /receiver/settings
+  ["/", reportRoutes], // /reports/*
+  ["/ventas", salesRoutes],
+  ["/archive", archiveRoutes],
+  ["/", webhookRoutes], // /webhooks/* (at the root: its OpenAPI webhooks are named by event, not path)
+  ["/", shiftRoutes], // /devices/shifts/{id}, /reports/turnos
+  ["/", taxpayerRoutes], // /contribuyentes/{rnc}, /devices/contribuyentes/{rnc}, /admin/taxpayers/*
+  ["/", productRoutes], // /products/*, /admin/companies/{id}/products/*
+  ["/", cashierRoutes], // /cashiers/*, /admin/companies/{id}/cashiers
+  ["/", deviceCatalogRoutes], // /devices/catalog, /devices/{id}, /admin/companies/{id}/devices/{deviceId}
+];
+
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -57,25 +85,7 @@ export function createApp() {
 
   app.use(auditProblems);
 
-  app.route("/", healthRoutes);
-  app.route("/", docsRoutes);
-  app.route("/", loginRoutes);
-  app.route("/", companyRoutes);
-  app.route("/", adminRoutes);
-  app.route("/", deviceRoutes);
-  app.route("/", certificateRoutes);
-  app.route("/", issuingRoutes);
-  app.route("/", receiverRoutes);
-  app.route("/", purchaseRoutes);
-  app.route("/", reportRoutes);
-  app.route("/", salesRoutes);
-  app.route("/", archiveRoutes);
-  app.route("/", webhookRoutes);
-  app.route("/", shiftRoutes);
-  app.route("/", taxpayerRoutes);
-  app.route("/", productRoutes);
-  app.route("/", cashierRoutes);
-  app.route("/", deviceCatalogRoutes);
+  for (const [prefix, routes] of ROUTERS) app.route(prefix, routes);
 
   // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,
   // both built on the first request for the document rather than when an isolate starts.

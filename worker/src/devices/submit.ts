@@ -3,7 +3,7 @@
 // poll briefly. The answer is the API's own receipt answer, so a device and an API client read
 // the same thing.
 import { findReceipt, issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { answerFor } from "../issuing/answer.ts";
+import { receiptAnswerOf } from "../issuing/answer.ts";
 import type { IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import { recordSignedReceipt } from "../issuing/record.ts";
@@ -17,7 +17,7 @@ export type ReceiptAnswer = IssueAnswer;
  * calls such a receipt Contingencia, which on a till means "not yet with the server".
  */
 export function deviceAnswer(receipt: Receipt, options: { reenviado?: boolean } = {}): ReceiptAnswer {
-  const body = answerFor(receipt, options).body;
+  const body = receiptAnswerOf(receipt, options).body;
   const queued = receipt.status === "signed" && receipt.sendAttempts === 0 && !receipt.trackId;
   return queued ? { ...body, estado: "En Proceso", codigo: "3" } : body;
 }

@@ -8,7 +8,7 @@ import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
  * query). HTTP 200 once DGII has judged it, 202 while in process, 503 in contingency: the client
  * has everything to print it and must not send the same e-NCF again.
  */
-export function answerFor(
+export function receiptAnswerOf(
   receipt: Receipt,
   options: { reenviado?: boolean } = {},
 ): { status: AnswerStatus; body: IssueAnswer; retryAfter?: number } {

@@ -155,6 +155,199 @@ interface Prepared {
   abandoned: string | undefined;
 }
 
+/** Everything one issuing request knows before it numbers: read once, passed to each step. */
+interface IssueRequest {
+  env: Env;
+  company: Company;
+  body: unknown;
+  now: Date;
+  options: IssueOptions;
+  tipo: string | undefined;
+  givenEncf: string | undefined;
+  today: string;
+  /** Identity of the document for resends (the fields the service assigns left out), and of the request. */
+  hashes: { document: string; request: string };
+  idempotency: IdempotencyRequest | undefined;
+  ledger: IssuerStub;
+  inStorage: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export interface IssueOptions {
+  times?: PhaseTimes;
+  totalsPolicy?: TotalsPolicy;
+  contingencyAudit?: ContingencyAudit;
+  /** The request's `Idempotency-Key`, claimed with the receipt's number. */
+  idempotencyKey?: string;
+  subscribedEvents?: readonly EventType[];
+}
+
+type Answered = { answer: IssueOutcome | { stored: StoredAnswer } };
+
+/**
+ * The issuer object's range for the document's type and who holds the request's key, read in one
+ * RPC: those answer before the document's problems. An expired range is the range's problem
+ * (422), not a past FechaVencimientoSecuencia the service itself would put in the document; a
+ * resend of a receipt numbered before expiry still gets its answer.
+ */
+async function checkRangeAndKey(
+  req: IssueRequest,
+): Promise<{ range: KnownRange | null; abandoned: string | undefined } | Answered> {
+  const { env, company, tipo, idempotency, ledger, now, givenEncf, today } = req;
+  const check = await req.inStorage(() => unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)));
+  if (tipo) rememberRange(company.id, tipo, check.sequence);
+  let abandoned: string | undefined;
+  if (check.held) {
+    const outcome = await keyHolderOutcome(env, company.id, check.held, now);
+    if (outcome !== "abandoned") return { answer: outcome };
+    abandoned = "encf" in check.held ? check.held.encf : undefined;
+  }
+  const range = check.sequence;
+  if (range && range.expiresOn < today) {
+    const resend = givenEncf && (await findReceipt(env, company.id, givenEncf));
+    if (!resend) throw sequenceExpired(tipo!, range.expiresOn);
+  }
+  return { range, abandoned };
+}
+
+/**
+ * The document validated against its range, with every problem at once, before any number is
+ * used; or the answer the request gets without one (its key's receipt, a resend). The range is
+ * the one this isolate remembers (`remembered`, unexpired), else the issuer object's: a document
+ * that fails against a remembered range is looked at again the long way.
+ */
+async function prepare(req: IssueRequest, remembered: KnownRange | undefined): Promise<Prepared | Answered> {
+  const { env, company, body, now, tipo, givenEncf } = req;
+  let range: KnownRange | null = remembered ?? null;
+  let abandoned: string | undefined;
+  if (!remembered && (tipo || req.idempotency)) {
+    const checked = await checkRangeAndKey(req);
+    if ("answer" in checked) return checked;
+    ({ range, abandoned } = checked);
+  }
+  const validation = validateEcf(body, {
+    now,
+    eNCF: givenEncf ?? (tipo ? encfOf(tipo, range?.nextNumber ?? 1) : undefined),
+    fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
+    emisor: emisorProfile(company),
+    modifiedReceipt: await modifiedReceiptFor(env, company.id, body),
+    // The request's choice, else the issuer's.
+    totalsPolicy: req.options.totalsPolicy ?? company.totalsPolicy,
+  });
+  if (!validation.ok) {
+    if (remembered) return prepare(req, undefined);
+    const errors = validation.problems.filter((p) => p.severity === "error");
+    throw new ApiProblem("validation_failed", {
+      detail: `The e-CF has ${errors.length} problem(s).`,
+      errors: problemItems(validation.problems),
+    });
+  }
+  const warnings = validation.problems
+    .filter((p) => p.severity === "warning")
+    .map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
+  const signer = await signerFor(env, company);
+  if (givenEncf) {
+    const existing = await findReceipt(env, company.id, givenEncf);
+    if (existing)
+      return { answer: { receipt: resendOf(existing, [req.hashes.document, req.hashes.request]), reenviado: true } };
+  }
+  return { document: validation.document as Json, range, warnings, signer, abandoned };
+}
+
+/** One RPC: the quota unit, the number, its place in the index (the FechaEmision's month) and the key. */
+function numberOnce(req: IssueRequest, prepared: Prepared) {
+  const { document, range, warnings, abandoned } = prepared;
+  const { company, now, idempotency } = req;
+  return req.inStorage(() =>
+    unwrap(
+      req.ledger.number({
+        tipoeCF: req.tipo!,
+        givenEncf: req.givenEncf,
+        month: isoDate(String(document.Encabezado.Emisor.FechaEmision)).slice(0, 7),
+        today: req.today,
+        quota: { month: drMonth(now), limit: company.invoiceLimitPerMonth },
+        now: now.toISOString(),
+        idempotency: idempotency && { ...idempotency, warnings, abandoned },
+        rangeExpiresOn: range?.expiresOn,
+      }),
+    ),
+  );
+}
+
+/**
+ * Numbers the prepared document: a request with the same key that numbered first gets its
+ * receipt; a range renewed under the request is prepared again (three tries).
+ */
+async function numberDocument(
+  req: IssueRequest,
+  first: Prepared,
+): Promise<{ prepared: Prepared; numbered: Numbered } | Answered> {
+  let prepared = first;
+  for (let attempt = 1; ; attempt++) {
+    const numbering = await numberOnce(req, prepared);
+    if (numbering.held) {
+      // A request with the same key numbered first: its receipt. If that request died before
+      // recording it, this one takes the claim over, unless it found the claim abandoned already
+      // and another request took it over first.
+      const outcome = await keyHolderOutcome(req.env, req.company.id, numbering.held, req.now);
+      if (outcome !== "abandoned") return { answer: outcome };
+      if (prepared.abandoned !== undefined || !("encf" in numbering.held)) throw idempotencyKeyInProgress();
+      prepared.abandoned = numbering.held.encf;
+    } else if ("rangeChanged" in numbering) {
+      // The range is not the one the document was validated against (renewed meanwhile).
+      if (attempt === 3) throw rangeChanged();
+      const again = await prepare(req, undefined);
+      if ("answer" in again) return again;
+      prepared = again;
+    } else {
+      const { numbered } = numbering;
+      rememberRange(req.company.id, req.tipo!, { expiresOn: numbered.expiresOn, nextNumber: numbered.number + 1 });
+      return { prepared, numbered };
+    }
+  }
+}
+
+function rangeChanged(): ApiProblem {
+  return new ApiProblem("conflict", {
+    detail: "The e-NCF range changed while the document was being numbered; send it again.",
+    errors: [{ path: "/Encabezado/IdDoc/TipoeCF", code: "range_changed", message: "The range changed; send again." }],
+  });
+}
+
+/** The numbered document as XML, signed, then archived, recorded and transmitted (recordSignedReceipt). */
+async function signAndRecord(req: IssueRequest, prepared: Prepared, numbered: Numbered): Promise<IssueOutcome> {
+  const { env, company, options } = req;
+  const { document, warnings, signer } = prepared;
+  await noticeIssuerEvents(env, company, req.ledger, numbered.quotaNearLimit, req.now);
+  const idDoc = document.Encabezado.IdDoc as Json;
+  idDoc.eNCF = numbered.encf;
+  if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn)
+    idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
+  const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
+  const recorded = await recordSignedReceipt(env, company, signedXml, {
+    documentHash: req.hashes.document,
+    source: "api",
+    // What the signed bytes read back as (a validated document round-trips exactly): not parsed again.
+    document,
+    times: options.times,
+    contingencyAudit: options.contingencyAudit,
+    subscribedEvents: options.subscribedEvents,
+  });
+  return warnings.length ? { ...recorded, warnings } : recorded;
+}
+
+/**
+ * This request claimed the key with its number. Once its receipt is recorded the key stays: it
+ * answers that receipt. Before that, it is given back so a corrected retry works. (When the month
+ * object cannot say, the key stays; its claim is taken over once abandoned.)
+ */
+async function giveBackKeyIfUnrecorded(req: IssueRequest, numbered: Numbered): Promise<void> {
+  if (!req.idempotency) return;
+  const recorded = await receiptMonth(req.env, req.company.id, numbered.month)
+    .receipt(numbered.encf)
+    .catch(() => undefined);
+  if (recorded === null) await req.ledger.releaseIdempotencyKey(req.idempotency.key, numbered.encf);
+}
+
 /**
  * Issues one e-CF: validate → quota → number → XML → sign, then `recordSignedReceipt` archives,
  * records and transmits it. Throws ApiProblem for every client mistake.
@@ -164,161 +357,33 @@ export async function issueReceipt(
   company: Company,
   body: unknown,
   now: Date,
-  options: {
-    times?: PhaseTimes;
-    totalsPolicy?: TotalsPolicy;
-    contingencyAudit?: ContingencyAudit;
-    /** The request's `Idempotency-Key`, claimed with the receipt's number. */
-    idempotencyKey?: string;
-    subscribedEvents?: readonly EventType[];
-  } = {},
+  options: IssueOptions = {},
 ): Promise<IssueOutcome | { stored: StoredAnswer }> {
   const { times } = options;
-  const tipo = requestedTipo(body);
-  // Identity of the document for resends: the fields the service assigns are left out.
   const hashes = await requestHashes(body);
-  const requestHash = hashes.document;
-  const idempotency: IdempotencyRequest | undefined = options.idempotencyKey
-    ? { key: options.idempotencyKey, requestHash: hashes.request }
-    : undefined;
-  const ledger = issuerLedger(env, company.id);
-  const givenEncf = requestedEncf(body);
-  const today = drIsoDate(now);
-  const inStorage = <T>(work: () => Promise<T>) => (times ? times.time("storage", work) : work());
-
-  /**
-   * The document validated against its range, with every problem at once, before any number is
-   * used; or the answer the request gets without one (its key's receipt, a resend). The range is
-   * the one this isolate remembers (`remembered`, unexpired), else the issuer object's, read with
-   * who holds the request's key: those two answer before the document's problems, so a document
-   * that fails against a remembered range is looked at again the long way.
-   */
-  const prepare = async (
-    remembered: KnownRange | undefined,
-  ): Promise<Prepared | { answer: IssueOutcome | { stored: StoredAnswer } }> => {
-    let range: KnownRange | null = remembered ?? null;
-    let abandoned: string | undefined;
-    if (!remembered && (tipo || idempotency)) {
-      const check = await inStorage(() => unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)));
-      if (tipo) rememberRange(company.id, tipo, check.sequence);
-      if (check.held) {
-        const outcome = await keyHolderOutcome(env, company.id, check.held, now);
-        if (outcome !== "abandoned") return { answer: outcome };
-        abandoned = "encf" in check.held ? check.held.encf : undefined;
-      }
-      range = check.sequence;
-      // An expired range is the range's problem (422), not a past FechaVencimientoSecuencia the service
-      // itself would put in the document; a resend of a receipt numbered before expiry still gets its answer.
-      if (range && range.expiresOn < today) {
-        const resend = givenEncf && (await findReceipt(env, company.id, givenEncf));
-        if (!resend) throw sequenceExpired(tipo!, range.expiresOn);
-      }
-    }
-    const context = {
-      now,
-      eNCF: givenEncf ?? (tipo ? encfOf(tipo, range?.nextNumber ?? 1) : undefined),
-      fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
-      emisor: emisorProfile(company),
-      modifiedReceipt: await modifiedReceiptFor(env, company.id, body),
-      // The request's choice, else the issuer's.
-      totalsPolicy: options.totalsPolicy ?? company.totalsPolicy,
-    };
-    const validation = validateEcf(body, context);
-    if (!validation.ok) {
-      if (remembered) return prepare(undefined);
-      const errors = validation.problems.filter((p) => p.severity === "error");
-      throw new ApiProblem("validation_failed", {
-        detail: `The e-CF has ${errors.length} problem(s).`,
-        errors: problemItems(validation.problems),
-      });
-    }
-    const warnings = validation.problems
-      .filter((p) => p.severity === "warning")
-      .map(({ path, code, message, messageEs }) => ({ path, code, message, messageEs }));
-    const signer = await signerFor(env, company);
-    if (givenEncf) {
-      const existing = await findReceipt(env, company.id, givenEncf);
-      if (existing) return { answer: { receipt: resendOf(existing, [requestHash, hashes.request]), reenviado: true } };
-    }
-    return { document: validation.document as Json, range, warnings, signer, abandoned };
+  const req: IssueRequest = {
+    env,
+    company,
+    body,
+    now,
+    options,
+    tipo: requestedTipo(body),
+    givenEncf: requestedEncf(body),
+    today: drIsoDate(now),
+    hashes,
+    idempotency: options.idempotencyKey ? { key: options.idempotencyKey, requestHash: hashes.request } : undefined,
+    ledger: issuerLedger(env, company.id),
+    inStorage: (work) => (times ? times.time("storage", work) : work()),
   };
-
-  const known = tipo ? knownRange(company.id, tipo) : undefined;
-  let prepared = await prepare(known && known.expiresOn >= today ? known : undefined);
+  const known = req.tipo ? knownRange(company.id, req.tipo) : undefined;
+  const prepared = await prepare(req, known && known.expiresOn >= req.today ? known : undefined);
   if ("answer" in prepared) return prepared.answer;
-  let numbered: Numbered | undefined;
-  for (let attempt = 1; !numbered; attempt++) {
-    const { document, range, warnings, abandoned } = prepared;
-    // One RPC: the quota unit, the number, its place in the index (the FechaEmision's month) and the key.
-    const numbering = await inStorage(() =>
-      unwrap(
-        ledger.number({
-          tipoeCF: tipo!,
-          givenEncf,
-          month: isoDate(String(document.Encabezado.Emisor.FechaEmision)).slice(0, 7),
-          today,
-          quota: { month: drMonth(now), limit: company.invoiceLimitPerMonth },
-          now: now.toISOString(),
-          idempotency: idempotency && { ...idempotency, warnings, abandoned },
-          rangeExpiresOn: range?.expiresOn,
-        }),
-      ),
-    );
-    if (numbering.held) {
-      // A request with the same key numbered first: its receipt. If that request died before
-      // recording it, this one takes the claim over, unless it found the claim abandoned already
-      // and another request took it over first.
-      const outcome = await keyHolderOutcome(env, company.id, numbering.held, now);
-      if (outcome !== "abandoned") return outcome;
-      if (abandoned !== undefined || !("encf" in numbering.held)) throw idempotencyKeyInProgress();
-      prepared.abandoned = numbering.held.encf;
-    } else if ("rangeChanged" in numbering) {
-      // The range is not the one the document was validated against (renewed meanwhile).
-      if (attempt === 3) {
-        throw new ApiProblem("conflict", {
-          detail: "The e-NCF range changed while the document was being numbered; send it again.",
-          errors: [
-            { path: "/Encabezado/IdDoc/TipoeCF", code: "range_changed", message: "The range changed; send again." },
-          ],
-        });
-      }
-      prepared = await prepare(undefined);
-      if ("answer" in prepared) return prepared.answer;
-    } else {
-      numbered = numbering.numbered;
-      rememberRange(company.id, tipo!, { expiresOn: numbered.expiresOn, nextNumber: numbered.number + 1 });
-    }
-  }
-  const { document, warnings, signer } = prepared;
-  const idDoc = document.Encabezado.IdDoc as Json;
+  const numbering = await numberDocument(req, prepared);
+  if ("answer" in numbering) return numbering.answer;
   try {
-    await noticeIssuerEvents(env, company, ledger, numbered.quotaNearLimit, now);
-
-    idDoc.eNCF = numbered.encf;
-    if (idDoc.FechaVencimientoSecuencia !== undefined && numbered.expiresOn)
-      idDoc.FechaVencimientoSecuencia = dgiiDate(numbered.expiresOn);
-
-    const signedXml = await signEcfXml(ecfToXml(document), signer.key, signer.certificateDer);
-    const recorded = await recordSignedReceipt(env, company, signedXml, {
-      documentHash: requestHash,
-      source: "api",
-      // What the signed bytes read back as (a validated document round-trips exactly): not parsed again.
-      document,
-      times,
-      contingencyAudit: options.contingencyAudit,
-      subscribedEvents: options.subscribedEvents,
-    });
-    return warnings.length ? { ...recorded, warnings } : recorded;
+    return await signAndRecord(req, numbering.prepared, numbering.numbered);
   } catch (error) {
-    // This request claimed the key with its number. Once its receipt is recorded the key stays: it
-    // answers that receipt. Before that, it is given back so a corrected retry works. (When the
-    // month object cannot say, the key stays; its claim is taken over once abandoned.)
-    if (idempotency) {
-      const recorded = await receiptMonth(env, company.id, numbered.month)
-        .receipt(numbered.encf)
-        .catch(() => undefined);
-      if (recorded === null) await ledger.releaseIdempotencyKey(idempotency.key, numbered.encf);
-    }
+    await giveBackKeyIfUnrecorded(req, numbering.numbered);
     throw error;
   }
 }

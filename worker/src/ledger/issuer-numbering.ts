@@ -10,6 +10,7 @@ import {
   assertQuotaLeft,
   countInvoice,
   encfOf,
+  LEASE_COLUMNS,
   leaseHolding,
   sequenceOf,
   takeClientEncf,
@@ -132,12 +133,7 @@ export function numberReceipt(db: IssuerDb, keys: IdempotencyKeys, request: Numb
 /** Every block a device was given, oldest first. */
 export function leasesOf(db: IssuerDb, deviceId: string): Lease[] {
   return db
-    .select({
-      tipoeCF: deviceLeases.tipoeCF,
-      rangeFrom: deviceLeases.rangeFrom,
-      rangeTo: deviceLeases.rangeTo,
-      expiresOn: deviceLeases.expiresOn,
-    })
+    .select(LEASE_COLUMNS)
     .from(deviceLeases)
     .where(eq(deviceLeases.deviceId, deviceId))
     .orderBy(deviceLeases.id)

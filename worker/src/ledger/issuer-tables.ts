@@ -1,4 +1,4 @@
-// The tables of an IssuerLedger object (one per issuer); see schema.ts.
+// The tables of an IssuerLedger object (one per issuer); row types in rows.ts.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, updatedAt } from "./columns.ts";
 

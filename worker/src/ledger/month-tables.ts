@@ -1,4 +1,4 @@
-// The tables of a ReceiptMonth object (one per issuer and month); see schema.ts.
+// The tables of a ReceiptMonth object (one per issuer and month); row types in rows.ts.
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, updatedAt } from "./columns.ts";

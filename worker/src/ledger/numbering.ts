@@ -191,16 +191,19 @@ export function leaseBlock(
   return lease;
 }
 
+/** A lease as the till and the voiding see it. */
+export const LEASE_COLUMNS = {
+  tipoeCF: deviceLeases.tipoeCF,
+  rangeFrom: deviceLeases.rangeFrom,
+  rangeTo: deviceLeases.rangeTo,
+  expiresOn: deviceLeases.expiresOn,
+};
+
 /** The lease of this device that holds `number`, if any. */
 export function leaseHolding(db: IssuerDb, deviceId: string, tipoeCF: string, number: number): Lease | null {
   return (
     db
-      .select({
-        tipoeCF: deviceLeases.tipoeCF,
-        rangeFrom: deviceLeases.rangeFrom,
-        rangeTo: deviceLeases.rangeTo,
-        expiresOn: deviceLeases.expiresOn,
-      })
+      .select(LEASE_COLUMNS)
       .from(deviceLeases)
       .where(
         and(
@@ -217,12 +220,7 @@ export function leaseHolding(db: IssuerDb, deviceId: string, tipoeCF: string, nu
 /** Leases of any device that overlap [from, to]. */
 export function leasesOverlapping(db: IssuerDb, tipoeCF: string, from: number, to: number): Lease[] {
   return db
-    .select({
-      tipoeCF: deviceLeases.tipoeCF,
-      rangeFrom: deviceLeases.rangeFrom,
-      rangeTo: deviceLeases.rangeTo,
-      expiresOn: deviceLeases.expiresOn,
-    })
+    .select(LEASE_COLUMNS)
     .from(deviceLeases)
     .where(and(eq(deviceLeases.tipoeCF, tipoeCF), lte(deviceLeases.rangeFrom, to), gte(deviceLeases.rangeTo, from)))
     .all();

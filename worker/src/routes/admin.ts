@@ -98,9 +98,9 @@ export async function findCompany(d1: D1Database, id: string) {
 }
 
 export const adminRoutes = newRouter();
-adminRoutes.use("/admin/*", requireAdmin);
+adminRoutes.use("*", requireAdmin);
 // Whatever an administrator changed (a key, an issuer, a partner's issuers) is read afresh.
-adminRoutes.use("/admin/*", async (c, next) => {
+adminRoutes.use("*", async (c, next) => {
   try {
     await next();
   } finally {
@@ -116,7 +116,7 @@ adminRoutes.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", {
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/companies",
+    path: "/companies",
     tags: ["Administration"],
     summary: "Create an issuer",
     description:
@@ -144,7 +144,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "get",
-    path: "/admin/companies",
+    path: "/companies",
     tags: ["Administration"],
     summary: "List issuers (optionally by RNC)",
     description:
@@ -165,7 +165,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "patch",
-    path: "/admin/companies/{id}",
+    path: "/companies/{id}",
     tags: ["Administration"],
     summary: "Change an issuer (environment, limit, active)",
     description:
@@ -189,7 +189,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "put",
-    path: "/admin/companies/{id}/sequences/{tipo}",
+    path: "/companies/{id}/sequences/{tipo}",
     tags: ["Administration"],
     summary: "Register an issuer's e-NCF range",
     description:
@@ -210,7 +210,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/partners",
+    path: "/partners",
     tags: ["Administration"],
     summary: "Create a partner (software house)",
     description:
@@ -228,7 +228,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "get",
-    path: "/admin/partners",
+    path: "/partners",
     tags: ["Administration"],
     summary: "List partners (optionally by exact name) and the issuers each serves",
     description:
@@ -264,7 +264,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/partners/{id}/companies",
+    path: "/partners/{id}/companies",
     tags: ["Administration"],
     summary: "Let a partner act for an issuer",
     description:
@@ -290,7 +290,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/keys",
+    path: "/keys",
     tags: ["Administration"],
     summary: "Create an API key (key and secret are shown once)",
     description:
@@ -304,7 +304,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "get",
-    path: "/admin/keys",
+    path: "/keys",
     tags: ["Administration"],
     summary: "List API keys (never their secrets)",
     description:
@@ -325,7 +325,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/keys/{id}/revoke",
+    path: "/keys/{id}/revoke",
     tags: ["Administration"],
     summary: "Revoke a key; its tokens stop working within a second",
     description:
@@ -350,7 +350,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/keys/{id}/rotate",
+    path: "/keys/{id}/rotate",
     tags: ["Administration"],
     summary: "Replace a key: a new key and secret for the same owner; the old one is revoked",
     description:
@@ -375,7 +375,7 @@ adminRoutes.openapi(
 adminRoutes.openapi(
   adminRoute({
     method: "post",
-    path: "/admin/companies/{id}/ledger/migrate",
+    path: "/companies/{id}/ledger/migrate",
     tags: ["Administration"],
     summary: "Move an issuer's ledger from the D1 tables of API 1.7 into its Durable Objects (idempotent)",
     description:

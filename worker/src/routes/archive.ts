@@ -9,12 +9,12 @@ import { chunksToStream } from "../archive/zip-stream.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 export const archiveRoutes = newRouter();
-archiveRoutes.use("/archive/*", requireAuth, resolveTenant);
+archiveRoutes.use("*", requireAuth, resolveTenant);
 
 archiveRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/archive/{period}",
+    path: "/{period}",
     tags: ["Archive"],
     summary:
       "The month's archive as a zip: every signed XML issued and received, ARECF/ACECF, the PDFs already rendered, and an index",

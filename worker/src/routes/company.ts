@@ -77,7 +77,7 @@ export async function registerSequence(
 }
 
 export const companyRoutes = newRouter();
-companyRoutes.use("/company/*", requireAuth, resolveTenant);
+companyRoutes.use("*", requireAuth, resolveTenant);
 companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
   type: "http",
   scheme: "bearer",
@@ -87,7 +87,7 @@ companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth",
 companyRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/company/me",
+    path: "/me",
     tags: ["Company"],
     summary: "The issuer's profile, usage and warnings",
     description:
@@ -128,7 +128,7 @@ companyRoutes.openapi(
 companyRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/company/sequences",
+    path: "/sequences",
     tags: ["Company"],
     summary: "The issuer's authorised e-NCF ranges",
     description:
@@ -149,7 +149,7 @@ companyRoutes.openapi(
 companyRoutes.openapi(
   tenantRoute({
     method: "put",
-    path: "/company/sequences/{tipo}",
+    path: "/sequences/{tipo}",
     tags: ["Company"],
     summary: "Register a DGII-authorised e-NCF range and its expiry",
     description:
@@ -168,7 +168,7 @@ companyRoutes.openapi(
 companyRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/company/sequences/{tipo}/unused",
+    path: "/sequences/{tipo}/unused",
     tags: ["Company"],
     summary: "Numbers handed out that will never be a receipt (to void with POST /fe/anulacion)",
     description:

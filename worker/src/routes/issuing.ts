@@ -8,7 +8,7 @@ import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { dgiiOutcomeEvent, requestAuditEntry } from "../audit/log.ts";
-import { answerFor } from "../issuing/answer.ts";
+import { receiptAnswerOf } from "../issuing/answer.ts";
 import { buyerDeliveryStateOf } from "../issuing/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import { AnulacionAnswer, AnulacionBody, EmailQueued, EmailRequest, IssueHeaders } from "../http/schemas/issuing.ts";
@@ -35,7 +35,7 @@ async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-/** The status an idempotent answer was stored with: always one answerFor gave. */
+/** The status an idempotent answer was stored with: always one receiptAnswerOf gave. */
 function storedAnswerStatus(status: number): AnswerStatus {
   const known = ANSWER_STATUSES.find((s) => s === status);
   if (!known) throw new Error(`stored idempotent answer with status ${status}`);
@@ -51,10 +51,10 @@ async function tenantReceipt(c: Context<AppEnv>, encf: string) {
 export const issuingRoutes = newRouter();
 // One registration: Hono's "/x/*" also matches "/x" itself, so a second one for the bare path would
 // run the key and tenant lookups twice on POST /fe/recepcion/ecf.
-issuingRoutes.use("/fe/recepcion/ecf/*", requireAuth, resolveTenant);
-issuingRoutes.use("/fe/anulacion", requireAuth, resolveTenant);
+issuingRoutes.use("/recepcion/ecf/*", requireAuth, resolveTenant);
+issuingRoutes.use("/anulacion", requireAuth, resolveTenant);
 // Checked before the route's own body handling, so a wrong media type is a 415, not a 400.
-issuingRoutes.post("/fe/recepcion/ecf", async (c, next) => {
+issuingRoutes.post("/recepcion/ecf", async (c, next) => {
   if (!/^application\/([\w.-]+\+)?json/i.test(c.req.header("Content-Type") ?? "")) {
     throw new ApiProblem("unsupported_media_type", { detail: "Send the e-CF as application/json." });
   }
@@ -76,7 +76,7 @@ function totalsPolicyOf(c: Context<AppEnv>): TotalsPolicy | undefined {
 issuingRoutes.openapi(
   tenantRoute({
     method: "post",
-    path: "/fe/recepcion/ecf",
+    path: "/recepcion/ecf",
     tags: ["Issuing"],
     summary: "Issue an e-CF: validate, number, sign, archive, send to DGII",
     description:
@@ -115,7 +115,7 @@ issuingRoutes.openapi(
       if (outcome.stored.status === 503) c.header("Retry-After", String(DEFAULT_RETRY_AFTER_SECONDS));
       return c.json(JSON.parse(outcome.stored.response) as IssueAnswer, storedAnswerStatus(outcome.stored.status));
     }
-    const { status, body: judged, retryAfter } = answerFor(outcome.receipt, { reenviado: outcome.reenviado });
+    const { status, body: judged, retryAfter } = receiptAnswerOf(outcome.receipt, { reenviado: outcome.reenviado });
     if (retryAfter) c.header("Retry-After", String(retryAfter));
     if (outcome.replayed) c.header("Idempotent-Replayed", "true");
     const answer = outcome.warnings ? { ...judged, warnings: outcome.warnings } : judged;
@@ -138,7 +138,7 @@ issuingRoutes.openapi(
 issuingRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/fe/recepcion/ecf/{encf}",
+    path: "/recepcion/ecf/{encf}",
     tags: ["Receipts"],
     summary: "A receipt's current state",
     description:
@@ -147,7 +147,7 @@ issuingRoutes.openapi(
     responses: { ...receiptAnswers, 404: problemSchema("No such receipt for this issuer") },
   }),
   async (c) => {
-    const { status, body, retryAfter } = answerFor(await tenantReceipt(c, c.req.valid("param").encf));
+    const { status, body, retryAfter } = receiptAnswerOf(await tenantReceipt(c, c.req.valid("param").encf));
     if (retryAfter) c.header("Retry-After", String(retryAfter));
     return c.json(body, status);
   },
@@ -156,7 +156,7 @@ issuingRoutes.openapi(
 issuingRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/fe/recepcion/ecf/{encf}/xml",
+    path: "/recepcion/ecf/{encf}/xml",
     tags: ["Receipts"],
     summary: "The archived signed XML, byte for byte",
     description:
@@ -182,7 +182,7 @@ issuingRoutes.openapi(
 issuingRoutes.openapi(
   tenantRoute({
     method: "post",
-    path: "/fe/recepcion/ecf/{encf}/email",
+    path: "/recepcion/ecf/{encf}/email",
     tags: ["Issuing"],
     summary: "Send the printed copy (PDF) and the signed XML by e-mail",
     description:
@@ -215,7 +215,7 @@ issuingRoutes.openapi(
 issuingRoutes.openapi(
   tenantRoute({
     method: "get",
-    path: "/fe/recepcion/ecf/{encf}/arecf",
+    path: "/recepcion/ecf/{encf}/arecf",
     tags: ["Receipts"],
     summary: "The buyer's signed acknowledgment (ARECF) of a delivered receipt, byte for byte",
     description:
@@ -245,7 +245,7 @@ issuingRoutes.openapi(
 issuingRoutes.openapi(
   tenantRoute({
     method: "post",
-    path: "/fe/anulacion",
+    path: "/anulacion",
     tags: ["Issuing"],
     summary: "Void unused e-NCF ranges (and signed but unsent receipts) with a signed ANECF",
     description: [

@@ -7,12 +7,12 @@ import { recordSaleWithholding, SaleWithholdingBody } from "../reports/sale-with
 import { resolveTenant } from "../tenant/resolve.ts";
 
 export const salesRoutes = newRouter();
-salesRoutes.use("/ventas/*", requireAuth, resolveTenant);
+salesRoutes.use("*", requireAuth, resolveTenant);
 
 salesRoutes.openapi(
   tenantRoute({
     method: "patch",
-    path: "/ventas/{encf}",
+    path: "/{encf}",
     tags: ["Reports"],
     summary: "Record a buyer's withholding on a sale for the 607 (fecha de retención, ITBIS and ISR withheld)",
     description:

@@ -1,7 +1,7 @@
 // The events of a receipt's life (and of the issuer's) that integrators can subscribe to, and the
 // payload each carries: `{ type, timestamp, data }`, data being the issuer's RNC plus the same
 // fields as the GET of that resource.
-import { answerFor } from "../issuing/answer.ts";
+import { receiptAnswerOf } from "../issuing/answer.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
 
@@ -30,7 +30,11 @@ export interface WebhookEvent {
 const rncOf = (xmlKey: string) => xmlKey.split("/")[0] ?? "";
 
 export function receiptEvent(type: EventType, receipt: Receipt, now = new Date()): WebhookEvent {
-  return { type, timestamp: now.toISOString(), data: { rncEmisor: rncOf(receipt.xmlKey), ...answerFor(receipt).body } };
+  return {
+    type,
+    timestamp: now.toISOString(),
+    data: { rncEmisor: rncOf(receipt.xmlKey), ...receiptAnswerOf(receipt).body },
+  };
 }
 
 export function purchaseEvent(

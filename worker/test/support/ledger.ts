@@ -132,7 +132,7 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
 
 /**
  * Numbers one receipt through the issuer object exactly as the API does (quota unit, e-NCF,
- * index), without issuing it; refusals come back as the ApiProblem the route would throw.
+ * index), without issuing it; refusals come back as the LedgerRefused the route would turn into a problem.
  */
 export async function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
   return numberedOf(
