@@ -180,14 +180,30 @@ export function forgetRunningCopy(workerUrl) {
   rmSync(recordFile(workerUrl), { force: true });
 }
 
-/** The record of the copy serving `workerUrl`, when the `npm start` that wrote it is still alive. */
+/**
+ * The record of the copy serving `workerUrl`, when the `npm start` that wrote it is still alive.
+ * A record whose npm start is gone (killed, so it could not forget it) is deleted when found.
+ */
 export function runningCopy(workerUrl) {
+  let copy;
   try {
-    const copy = JSON.parse(readFileSync(recordFile(workerUrl), "utf8"));
-    process.kill(copy.pid, 0);
-    return copy.workerUrl === workerUrl ? copy : undefined;
+    copy = JSON.parse(readFileSync(recordFile(workerUrl), "utf8"));
   } catch {
-    return undefined; // no record, or its npm start is gone
+    return undefined; // no record
+  }
+  if (!isAlive(copy.pid)) {
+    rmSync(recordFile(workerUrl), { force: true });
+    return undefined;
+  }
+  return copy.workerUrl === workerUrl ? copy : undefined;
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM"; // alive, another user's
   }
 }
 
