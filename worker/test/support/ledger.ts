@@ -7,6 +7,7 @@ import type { Numbered } from "../../src/ledger/issuer-numbering.ts";
 import type { ReceiptMonth } from "../../src/objects/receipt-month.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";
 import { unwrap } from "../../src/ledger/refusal.ts";
+import { problemOf } from "../../src/http/errors.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
 
 type Row = Record<string, SqlStorageValue>;
@@ -132,20 +133,21 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
 
 /**
  * Numbers one receipt through the issuer object exactly as the API does (quota unit, e-NCF,
- * index), without issuing it; refusals come back as the LedgerRefused the route would turn into a problem.
+ * index), without issuing it; refusals come back as the ApiProblem the route would answer.
  */
 export async function allocate(companyId: string, tipoeCF: string, now = new Date(), limit = 1_000_000) {
-  return numberedOf(
-    await unwrap(
-      issuerLedger(env, companyId).number({
-        tipoeCF,
-        month: drMonth(now),
-        today: drIsoDate(now),
-        quota: { month: drMonth(now), limit },
-        now: now.toISOString(),
-      }),
-    ),
-  );
+  const request = {
+    tipoeCF,
+    month: drMonth(now),
+    today: drIsoDate(now),
+    quota: { month: drMonth(now), limit },
+    now: now.toISOString(),
+  };
+  try {
+    return numberedOf(await unwrap(issuerLedger(env, companyId).number(request)));
+  } catch (error) {
+    throw problemOf(error) ?? error;
+  }
 }
 
 /** The number `IssuerLedger.number` took, for a request without an Idempotency-Key (never held by another). */
