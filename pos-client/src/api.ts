@@ -215,6 +215,20 @@ export class DeviceApi {
     return results.map(classifyBatchResult);
   }
 
+  /**
+   * Asks the server to void numbers this till gave up (ANECF): an answer per number. A server
+   * without the route answers nothing, so the numbers wait.
+   */
+  async voidGivenUp(numbers: Schemas["GivenUpNumbers"]["numbers"]): Promise<Schemas["GivenUpResult"][]> {
+    try {
+      const body = { numbers };
+      return answered(await this.client.POST("/devices/given-up-numbers", { body, signal: this.signal })).results;
+    } catch (error) {
+      if (statusOf(error) === 404) return [];
+      throw error;
+    }
+  }
+
   /** One upload, classified for the outbox state machine; never throws. */
   async upload(entry: OutboxEntry): Promise<UploadResult> {
     try {

@@ -88,6 +88,7 @@ function server(state: {
   const uploads: { token: string; encf: string }[] = [];
   const batches: number[] = [];
   const states: string[][] = [];
+  const givenUp: string[][] = [];
   const connect = (token: string): RunnerApi => {
     const guard = () => {
       if (state.revoked.has(token)) throw revokedProblem();
@@ -123,6 +124,11 @@ function server(state: {
           mensajes: [],
         }));
       },
+      voidGivenUp: async (numbers) => {
+        guard();
+        givenUp.push(numbers.map((n) => n.encf));
+        return numbers.map((n) => ({ ...n, anulado: true, replayed: false }));
+      },
       uploadMany: async (entries: OutboxEntry[]): Promise<UploadResult[]> => {
         batches.push(entries.length);
         for (const entry of entries) uploads.push({ token, encf: entry.encf });
@@ -133,7 +139,7 @@ function server(state: {
       },
     };
   };
-  return { connect, calls, uploads, batches, states };
+  return { connect, calls, uploads, batches, states, givenUp };
 }
 
 async function ready(serial = "S1") {

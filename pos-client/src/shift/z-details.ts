@@ -1,10 +1,10 @@
 // What the Z report says beyond the figures the server keeps (worker/src/http/schemas/shifts.ts): the
 // e-NCF ranges the shift used per type, gross and net sales, the shift's receipts still waiting to
-// reach the server, and the numbers given up on this till that must be voided (ANECF). Read when
-// the report is shown, so "still waiting" is true at that moment.
+// reach the server, and the numbers given up on this till, voided with an ANECF (sync/given-up.ts)
+// or still to void. Read when the report is shown, so "still waiting" is true at that moment.
 import { dec, formatMoney, sub } from "@ecf/shared/money";
 import type { PosDatabase, Sale, Shift } from "../db.ts";
-import { UNUSED_ENCF } from "../leases.ts";
+import { givenUpNumbers, type GivenUpNumber } from "../sync/given-up.ts";
 import { salesOf } from "./shifts.ts";
 
 export interface EncfRange {
@@ -21,8 +21,8 @@ export interface ZDetails {
   netSales: string;
   /** Receipts of the shift not yet received by the server. */
   pending: number;
-  /** e-NCF this till took and will never use: to be voided with an ANECF. */
-  unused: string[];
+  /** e-NCF this till took and will never use: still to void, and those settled since the shift opened. */
+  givenUp: GivenUpNumber[];
 }
 
 /** Per type, the lowest and highest e-NCF the shift used and how many. */
@@ -48,6 +48,6 @@ export async function zDetails(db: PosDatabase, shift: Shift): Promise<ZDetails>
     grossSales: report.salesTotal,
     netSales: formatMoney(sub(dec(report.salesTotal), dec(report.refunds.total))),
     pending: waiting.filter((e) => ids.has(e.saleId)).length,
-    unused: (await db.setting<string[]>(UNUSED_ENCF)) ?? [],
+    givenUp: await givenUpNumbers(db, shift.openedAt),
   };
 }

@@ -1,6 +1,6 @@
 // When to sync: at start, when the network returns, after each sale and on an interval; always
-// under the Web Lock so only one tab uploads. Each round also refills e-NCF blocks running low and
-// replaces the signing key when the issuer's certificate changed.
+// under the Web Lock so only one tab uploads. Each round also refills e-NCF blocks running low,
+// has the numbers this till gave up voided (sync/given-up.ts) and notes a changed certificate.
 import { drIsoDate } from "@ecf/shared/dgii-time";
 import { POS_TIPOS } from "@ecf/shared/pos-device";
 import { DeviceApi, type DeviceStatus, isRevoked } from "../api.ts";
@@ -10,6 +10,7 @@ import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Sessi
 import { installSigningKey, signingKey } from "../signing/keystore.ts";
 import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
 import { refreshInProcess } from "./refresh.ts";
+import { syncGivenUp } from "./given-up.ts";
 import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
 
 export const SYNC_INTERVAL_MS = 30_000;
@@ -39,7 +40,10 @@ export interface SyncStatus {
  * What a sync round needs from the server (DeviceApi; a test may hand its own). Of the check-in
  * only the current certificate matters here, so a new field in /devices/me changes nothing.
  */
-export type RunnerApi = Pick<DeviceApi, "signingMaterial" | "lease" | "receiptStates" | "uploadMany"> & {
+export type RunnerApi = Pick<
+  DeviceApi,
+  "signingMaterial" | "lease" | "receiptStates" | "uploadMany" | "voidGivenUp"
+> & {
   me(): Promise<Pick<DeviceStatus, "certificateSerial">>;
 };
 
@@ -134,6 +138,8 @@ export class SyncRunner {
             changed: 0,
             unsettled: 0,
           }));
+          // Numbers given up on this till are voided (ANECF); a failure leaves them for the next round.
+          await syncGivenUp(this.db, (numbers) => this.api.voidGivenUp(numbers)).catch(() => {});
           if (report.unsettled > 0 && refreshed.unsettled > 0 && this.recheckMs < this.intervalMs) {
             clearTimeout(this.recheck);
             this.recheck = setTimeout(this.kick, this.recheckMs);

@@ -5,6 +5,7 @@ import { dateTime, money, TIPO_NOMBRE } from "../format.ts";
 import { closeShift, openShift, ShiftProblem, salesOf } from "../shift/shifts.ts";
 import { h } from "./dom.ts";
 import type { ZDetails } from "../shift/z-details.ts";
+import type { GivenUpNumber } from "../sync/given-up.ts";
 
 const PAGO: Record<string, string> = { efectivo: "Efectivo", tarjeta: "Tarjeta", transferencia: "Transferencia" };
 
@@ -213,9 +214,26 @@ function zDetailRows(details: ZDetails, row: Row, section: (title: string) => HT
         )
       : [row("Ninguna", "")]),
     row("Comprobantes por enviar al servidor", String(details.pending), "pending"),
-    ...(details.unused.length ? [row("Números sin usar (por anular)", details.unused.join(", "), "unused")] : []),
+    ...(details.givenUp.length
+      ? [
+          section("Números no usados (ANECF)"),
+          ...details.givenUp.map((n) =>
+            row(
+              n.encf,
+              n.message ? `${GIVEN_UP_TEXT[n.estado]}: ${n.message}` : GIVEN_UP_TEXT[n.estado],
+              `given-up-${n.encf}`,
+            ),
+          ),
+        ]
+      : []),
   ];
 }
+
+const GIVEN_UP_TEXT: Record<GivenUpNumber["estado"], string> = {
+  "Por anular": "por anular",
+  Anulado: "anulado",
+  "No anulado": "no anulado",
+};
 
 const SYNC_TEXT: Record<Shift["sync"], string> = { pending: "Por enviar", sent: "Enviado", refused: "Rechazado" };
 

@@ -562,6 +562,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/devices/given-up-numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void the e-NCF the till took from its leases and will never sign (ANECF)
+         * @description A till that took a number and could not sign it (it stopped between numbering and signing) never uses it again; it sends such numbers with its next sync and the service voids them with DGII in one signed ANECF, as POST /fe/anulacion does, except that they lie inside the device's own leases. Each number gets its own result, in the order sent: voided (`anulado: true`; `replayed: true` when it was voided before, so a retry sends nothing twice), or refused with a reason (a number outside this device's leases, or one holding a receipt). 503 when DGII cannot be reached: nothing was voided, send the list again.
+         */
+        post: operations["postDevicesGivenUpNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/company/certificate": {
         parameters: {
             query?: never;
@@ -2744,6 +2764,34 @@ export interface components {
         };
         DeviceReceiptStates: {
             receipts: components["schemas"]["IssueAnswer"][];
+        };
+        GivenUpAnswer: {
+            /** @description One per number, in the order sent */
+            results: components["schemas"]["GivenUpResult"][];
+        };
+        GivenUpResult: {
+            /** @enum {string} */
+            tipoeCF: "31" | "32" | "34";
+            /** @example E320000000007 */
+            encf: string;
+            /** @description DGII voided the number (an ANECF), now or before */
+            anulado: boolean;
+            /** @description It was voided before this request: nothing was sent to DGII */
+            replayed: boolean;
+            /** @description Why it was not voided: encf_not_leased (not in this device's leases) and encf_used (it holds a receipt, or DGII counts it as used) are final; without `error`, send it again */
+            error?: {
+                code: string;
+                message: string;
+            };
+        };
+        GivenUpNumbers: {
+            /** @description Up to 100 numbers the till took from its leases and will never sign */
+            numbers: {
+                /** @enum {string} */
+                tipoeCF: "31" | "32" | "34";
+                /** @example E320000000007 */
+                encf: string;
+            }[];
         };
         Certificate: {
             name: string;
@@ -8234,6 +8282,41 @@ export interface operations {
             /** @description Not uploaded */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postDevicesGivenUpNumbers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GivenUpNumbers"];
+            };
+        };
+        responses: {
+            /** @description One result per number */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivenUpAnswer"];
+                };
+            };
+            /** @description DGII unreachable */
+            503: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -12,7 +12,14 @@ import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import type { Device } from "./auth.ts";
 import { deviceAnswer, type ReceiptAnswer } from "./submit.ts";
-import { admission, checkDeviceReceipt, encfAlreadyUsed, notLeased, type CheckedReceipt } from "./uploads.ts";
+import {
+  admission,
+  checkDeviceReceipt,
+  encfAlreadyUsed,
+  encfVoided,
+  notLeased,
+  type CheckedReceipt,
+} from "./uploads.ts";
 
 /** Receipts per batch: about 1 MB of signed XML, well inside the body limit and one RPC's size. */
 export const MAX_BATCH_RECEIPTS = 100;
@@ -137,6 +144,7 @@ async function admitToLeases(
   for (const [k, { index, receipt }] of candidates.entries()) {
     const verdict = admitted[k]!;
     if (!verdict.leased) refuse(outcomes, index, receipt.encf, notLeased(receipt.encf));
+    else if (verdict.voided) refuse(outcomes, index, receipt.encf, encfVoided(receipt.encf));
     // Placed in another month already: a different document under that e-NCF.
     else if (verdict.month !== receipt.month) refuse(outcomes, index, receipt.encf, encfAlreadyUsed(receipt.encf));
     else placed.push({ index, receipt });

@@ -130,6 +130,12 @@ export const admission = (r: CheckedReceipt) => ({
 export const notLeased = (encf: string) =>
   unprocessable("encf_not_leased", `${encf} is not in a block of numbers leased to this device.`, "/xml");
 
+export const encfVoided = (encf: string) =>
+  new ApiProblem("conflict", {
+    detail: `${encf} was voided (ANECF) after this device gave it up; it can hold no receipt.`,
+    errors: [{ path: "/xml", code: "encf_voided", message: "The e-NCF was voided with DGII." }],
+  });
+
 export const encfAlreadyUsed = (encf: string) =>
   new ApiProblem("conflict", {
     detail: `${encf} was already uploaded with different content; an e-NCF is never used twice.`,
@@ -166,6 +172,7 @@ export async function acceptDeviceReceipt(
     drMonth(new Date()),
   );
   if (!admitted.leased) throw notLeased(receipt.encf);
+  if (admitted.voided) throw encfVoided(receipt.encf);
 
   // A retry is the same signed bytes under the same e-NCF: the receipt's answer again. Anything
   // else under that e-NCF (here, or already placed in another month) is a different document.

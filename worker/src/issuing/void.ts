@@ -27,10 +27,16 @@ const unsent = (r: Receipt) => r.sendAttempts === 0 && (r.status === "signed" ||
 /**
  * Everything that can be said about the ranges before DGII is asked: well formed, inside the
  * authorised range, contiguous with the unused tail (a range starting above `next_number` would
- * skip the numbers in between without voiding them), not leased to a device, and holding no
- * number that was sent to DGII or judged.
+ * skip the numbers in between without voiding them), not leased to a device (but `ownDevice`,
+ * voiding the numbers it gave up inside its own leases), and holding no number that was sent to
+ * DGII or judged.
  */
-export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidRange[]): Promise<VoidProblem[]> {
+export async function checkVoidRanges(
+  env: Env,
+  companyId: string,
+  rangos: VoidRange[],
+  ownDevice?: string,
+): Promise<VoidProblem[]> {
   const problems: VoidProblem[] = [];
   for (const [i, r] of rangos.entries()) {
     const path = `/rangos/${i}`;
@@ -47,7 +53,12 @@ export async function checkVoidRanges(env: Env, companyId: string, rangos: VoidR
       problems.push({ path, code: "invalid_range", message: `Overlaps /rangos/${overlapping}.` });
       continue;
     }
-    const { sequence, leases, months } = await issuerLedger(env, companyId).voidRangeCheck(r.tipoeCF, from, to);
+    const { sequence, leases, months } = await issuerLedger(env, companyId).voidRangeCheck(
+      r.tipoeCF,
+      from,
+      to,
+      ownDevice,
+    );
     if (!sequence) {
       problems.push({ path, code: "sequence_missing", message: `No authorised e-NCF range for type ${r.tipoeCF}.` });
       continue;
@@ -247,9 +258,16 @@ export interface VoidOutcome {
  * POST /fe/anulacion: checks the ranges, holds their unused tails and unsent receipts, signs and
  * sends the ANECF, and settles what DGII voided (Anulado receipts, ranges remembered) and what it
  * did not (held numbers and receipts given back). A client mistake or DGII's refusal is thrown.
+ * `ownDevice`: a till voiding the numbers it gave up, which lie inside its own leases.
  */
-export async function voidRanges(env: Env, company: Company, rangos: VoidRange[], now: Date): Promise<VoidOutcome> {
-  const checked = await checkVoidRanges(env, company.id, rangos);
+export async function voidRanges(
+  env: Env,
+  company: Company,
+  rangos: VoidRange[],
+  now: Date,
+  ownDevice?: string,
+): Promise<VoidOutcome> {
+  const checked = await checkVoidRanges(env, company.id, rangos, ownDevice);
   if (checked.length) throw voidRefusal(checked);
   const signer = await signerFor(env, company);
 

@@ -20,6 +20,7 @@ import {
 import { monthOfNumber, registerNewNumber, registerNumber } from "./receipt-index.ts";
 import { refuse } from "./refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
+import { numberVoided } from "./voided-numbers.ts";
 
 export interface NumberRequest {
   tipoeCF: string;
@@ -58,6 +59,8 @@ export type Numbered = AllocatedEncf & { month: string; quotaNearLimit: { used: 
 export interface Admission {
   leased: boolean;
   month: string;
+  /** The number was voided (the device gave it up): it can hold no receipt. */
+  voided?: true;
 }
 
 export function sequencesOf(db: IssuerDb): Sequence[] {
@@ -152,6 +155,7 @@ export function admitDeviceReceipt(
 ): Admission {
   const { tipoeCF, number, month } = receipt;
   if (!leaseHolding(db, deviceId, tipoeCF, number)) return { leased: false, month };
+  if (numberVoided(db, tipoeCF, number)) return { leased: true, month, voided: true };
   const known = monthOfNumber(db, tipoeCF, number);
   if (known) return { leased: true, month: known };
   countInvoice(db, quotaMonth);

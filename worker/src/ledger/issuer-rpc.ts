@@ -11,7 +11,7 @@ import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./issue
 import type { LedgerResult } from "./refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "./supplier-defaults.ts";
-import type { NumbersHandedOut, Tail, VoidedRange, VoidRangeCheck } from "./voided-numbers.ts";
+import type { GivenUpCheck, NumbersHandedOut, Tail, VoidedRange, VoidRangeCheck } from "./voided-numbers.ts";
 
 export interface IssuerRpc extends Rpc.DurableObjectBranded {
   // Ranges, numbering, quota
@@ -61,7 +61,10 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   // Voiding
   /** Ranges DGII voided in [from, until) (UTC instants), with the months holding their receipts (608). */
   voidedRangesBetween(from: string, until: string): VoidedRange[];
-  voidRangeCheck(tipoeCF: string, from: number, to: number): VoidRangeCheck;
+  /** `ownDevice`: that device's own leases do not count (it voids the numbers it gave up). */
+  voidRangeCheck(tipoeCF: string, from: number, to: number, ownDevice?: string): VoidRangeCheck;
+  /** A number a device gave up: inside its own leases, already voided, and the months that may hold its receipt. */
+  givenUpCheck(deviceId: string, tipoeCF: string, number: number): GivenUpCheck;
   /** Takes a range's unused tail out of the sequence while DGII is asked. */
   takeTail(tipoeCF: string, from: number, to: number): Tail | null | "gap";
   giveBackTail(tipoeCF: string, tail: Tail): void;

@@ -1,9 +1,9 @@
 // Voiding in the issuer object: what it knows about a range to void, the unused tail taken out of
 // the sequence while DGII is asked, the ranges DGII voided (ANECF), and every number handed out of
 // a type (for the list of unused numbers). The 608 reads the voided ranges of a month.
-import { and, asc, eq, gte, lt } from "drizzle-orm";
-import { receiptIndex, sequences, voidedRanges } from "./issuer-tables.ts";
-import { leasesOverlapping, sequenceOf, type IssuerDb } from "./numbering.ts";
+import { and, asc, eq, gte, lt, lte, ne } from "drizzle-orm";
+import { deviceLeases, receiptIndex, sequences, voidedRanges } from "./issuer-tables.ts";
+import { LEASE_COLUMNS, leaseHolding, leasesOverlapping, sequenceOf, type IssuerDb } from "./numbering.ts";
 import { monthsOfRange } from "./receipt-index.ts";
 import type { Lease, Sequence } from "./rows.ts";
 
@@ -29,13 +29,66 @@ export interface NumbersHandedOut {
   covered: [number, number][];
 }
 
-/** What the issuer object knows about a range to void: its sequence, leases and months. */
-export function voidRangeCheck(db: IssuerDb, tipoeCF: string, from: number, to: number): VoidRangeCheck {
+/**
+ * What the issuer object knows about a range to void: its sequence, leases and months. The leases
+ * of `ownDevice` are left out: a till voids the numbers it gave up inside its own blocks.
+ */
+export function voidRangeCheck(
+  db: IssuerDb,
+  tipoeCF: string,
+  from: number,
+  to: number,
+  ownDevice?: string,
+): VoidRangeCheck {
+  const leases = ownDevice
+    ? db
+        .select(LEASE_COLUMNS)
+        .from(deviceLeases)
+        .where(
+          and(
+            eq(deviceLeases.tipoeCF, tipoeCF),
+            lte(deviceLeases.rangeFrom, to),
+            gte(deviceLeases.rangeTo, from),
+            ne(deviceLeases.deviceId, ownDevice),
+          ),
+        )
+        .all()
+    : leasesOverlapping(db, tipoeCF, from, to);
+  return { sequence: sequenceOf(db, tipoeCF) ?? null, leases, months: monthsOfRange(db, tipoeCF, from, to) };
+}
+
+/** What the issuer object knows about a number a device gave up: whose it is, voided or not, where its receipt would be. */
+export interface GivenUpCheck {
+  /** Inside one of this device's own blocks. */
+  ownLease: boolean;
+  /** Inside a range DGII already voided. */
+  voided: boolean;
+  /** Months the receipt index names for the number (a receipt may hold it there). */
+  months: string[];
+}
+
+export function givenUpCheck(db: IssuerDb, deviceId: string, tipoeCF: string, number: number): GivenUpCheck {
   return {
-    sequence: sequenceOf(db, tipoeCF) ?? null,
-    leases: leasesOverlapping(db, tipoeCF, from, to),
-    months: monthsOfRange(db, tipoeCF, from, to),
+    ownLease: leaseHolding(db, deviceId, tipoeCF, number) !== null,
+    voided: numberVoided(db, tipoeCF, number),
+    months: monthsOfRange(db, tipoeCF, number, number),
   };
+}
+
+/** True when the number lies in a range DGII voided: it can never hold a receipt. */
+export function numberVoided(db: IssuerDb, tipoeCF: string, number: number): boolean {
+  const range = db
+    .select({ first: voidedRanges.firstNumber })
+    .from(voidedRanges)
+    .where(
+      and(
+        eq(voidedRanges.tipoeCF, tipoeCF),
+        lte(voidedRanges.firstNumber, number),
+        gte(voidedRanges.lastNumber, number),
+      ),
+    )
+    .get();
+  return range !== undefined;
 }
 
 /**

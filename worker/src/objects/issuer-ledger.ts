@@ -116,8 +116,11 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   voidedRangesBetween(from: string, until: string): voiding.VoidedRange[] {
     return voiding.voidedRangesBetween(this.db, from, until);
   }
-  voidRangeCheck(tipoeCF: string, from: number, to: number): voiding.VoidRangeCheck {
-    return voiding.voidRangeCheck(this.db, tipoeCF, from, to);
+  voidRangeCheck(tipoeCF: string, from: number, to: number, ownDevice?: string): voiding.VoidRangeCheck {
+    return voiding.voidRangeCheck(this.db, tipoeCF, from, to, ownDevice);
+  }
+  givenUpCheck(deviceId: string, tipoeCF: string, number: number): voiding.GivenUpCheck {
+    return voiding.givenUpCheck(this.db, deviceId, tipoeCF, number);
   }
   takeTail(tipoeCF: string, from: number, to: number): voiding.Tail | null | "gap" {
     return voiding.takeTail(this.db, tipoeCF, from, to);

@@ -18,6 +18,7 @@ import {
 import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
 import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
+import { voidGivenUpNumbers } from "../devices/given-up.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem, problemBody } from "../http/problem.ts";
@@ -33,6 +34,8 @@ import {
   DeviceOut,
   DeviceReceiptStates,
   DeviceStatus,
+  GivenUpAnswer,
+  GivenUpNumbers,
   LeaseOut,
   LeaseRequest,
   MAX_STATE_QUERY,
@@ -415,5 +418,35 @@ deviceRoutes.openapi(
     const answer = await currentAnswer(c.env, c.get("tenant"), encf);
     if (!answer) throw new ApiProblem("not_found", { detail: `${encf} has not been uploaded.` });
     return c.json(answer, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/devices/given-up-numbers",
+    tags: ["Devices"],
+    summary: "Void the e-NCF the till took from its leases and will never sign (ANECF)",
+    description:
+      "A till that took a number and could not sign it (it stopped between numbering and signing) never uses it again; it sends such numbers with its next sync and the service voids them with DGII in one signed ANECF, as POST /fe/anulacion does, except that they lie inside the device's own leases. Each number gets its own result, in the order sent: voided (`anulado: true`; `replayed: true` when it was voided before, so a retry sends nothing twice), or refused with a reason (a number outside this device's leases, or one holding a receipt). 503 when DGII cannot be reached: nothing was voided, send the list again.",
+    security: deviceSecurity,
+    middleware: [requireDevice] as const,
+    request: { body: { required: true, ...json(GivenUpNumbers) } },
+    responses: {
+      200: { description: "One result per number", ...json(GivenUpAnswer) },
+      503: problemSchema("DGII unreachable"),
+    },
+  }),
+  async (c) => {
+    const { numbers } = c.req.valid("json");
+    const { results, auditEvent } = await voidGivenUpNumbers(
+      c.env,
+      c.get("tenant"),
+      c.get("device"),
+      numbers,
+      new Date(),
+    );
+    if (auditEvent) c.set("auditEvent", auditEvent);
+    return c.json({ results }, 200);
   },
 );

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { POS_TIPOS } from "@ecf/shared";
 import { MAX_BATCH_RECEIPTS } from "../../devices/batch-uploads.ts";
+import { MAX_GIVEN_UP } from "../../devices/given-up.ts";
 import { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../../devices/leases.ts";
 import { ProblemSchema } from "../openapi.ts";
 import { DgiiEnvironment } from "./common.ts";
@@ -139,3 +140,40 @@ export const DeviceList = z.object({ devices: z.array(DeviceOut) }).openapi("Dev
 export const PairingRequest = z.object({ pairingCode: z.string().min(1).max(20) }).openapi("PairingRequest");
 /** A device gets the same receipt answer as the API. */
 export const DeviceReceiptStates = z.object({ receipts: z.array(IssueAnswer) }).openapi("DeviceReceiptStates");
+
+const GivenUpNumber = z.object({
+  tipoeCF: z.enum(POS_TIPOS),
+  encf: z
+    .string()
+    .regex(/^E\d{12}$/)
+    .openapi({ example: "E320000000007" }),
+});
+
+export const GivenUpNumbers = z
+  .object({
+    numbers: z
+      .array(GivenUpNumber)
+      .min(1)
+      .max(MAX_GIVEN_UP)
+      .openapi({ description: `Up to ${MAX_GIVEN_UP} numbers the till took from its leases and will never sign` }),
+  })
+  .superRefine((body, ctx) => {
+    // A malformed e-NCF was already told (zod checks refinements even then).
+    for (const [i, n] of body.numbers.entries())
+      if (/^E\d{12}$/.test(n.encf) && n.encf.slice(1, 3) !== n.tipoeCF)
+        ctx.addIssue({ code: "custom", path: ["numbers", i, "encf"], message: `Not an e-NCF of type ${n.tipoeCF}.` });
+  })
+  .openapi("GivenUpNumbers");
+
+export const GivenUpResult = GivenUpNumber.extend({
+  anulado: z.boolean().openapi({ description: "DGII voided the number (an ANECF), now or before" }),
+  replayed: z.boolean().openapi({ description: "It was voided before this request: nothing was sent to DGII" }),
+  error: z.object({ code: z.string(), message: z.string() }).optional().openapi({
+    description:
+      "Why it was not voided: encf_not_leased (not in this device's leases) and encf_used (it holds a receipt, or DGII counts it as used) are final; without `error`, send it again",
+  }),
+}).openapi("GivenUpResult");
+
+export const GivenUpAnswer = z
+  .object({ results: z.array(GivenUpResult).openapi({ description: "One per number, in the order sent" }) })
+  .openapi("GivenUpAnswer");
