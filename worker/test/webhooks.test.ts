@@ -20,7 +20,7 @@ import { deliverWebhook } from "../src/webhooks/deliver.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
 import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
 import { until } from "./support/until.ts";
-import { nextNoticeAt } from "../src/after-dgii/certificate-watch.ts";
+import { certificateNoticeKey, nextNoticeAt } from "../src/after-dgii/certificate-watch.ts";
 
 afterEach(clearFaults);
 
@@ -526,7 +526,7 @@ describe("certificate.expiring from the issuer object's alarm", () => {
     expect(nextNoticeAt(certificate, daysBefore(40), nothingGiven)).toBe(daysBefore(15).getTime());
     expect(nextNoticeAt(certificate, daysBefore(10), nothingGiven)).toBe(daysBefore(10).getTime());
     expect(nextNoticeAt(certificate, daysBefore(2), nothingGiven)).toBe(daysBefore(2).getTime());
-    const fifteenGiven = (key: string) => key.endsWith(":15");
+    const fifteenGiven = (key: string) => key === certificateNoticeKey(certificate, 15);
     expect(nextNoticeAt(certificate, daysBefore(10), fifteenGiven)).toBe(daysBefore(3).getTime());
     expect(nextNoticeAt(certificate, new Date(Date.parse(NOT_AFTER) + 1), nothingGiven)).toBeNull();
   });
