@@ -142,8 +142,14 @@ export function issuerAlarmAt(companyId: string): Promise<number | null> {
  */
 export function runIssuerAlarm(companyId: string, at: Date): Promise<number | null> {
   return runInDurableObject(issuerLedger(env, companyId), async (instance, state) => {
-    (instance as unknown as { certificates: { clock: () => Date } }).certificates.clock = () => at;
-    await (instance as IssuerLedger).alarm();
+    const watch = (instance as unknown as { certificates: { clock: () => Date } }).certificates;
+    const clock = watch.clock;
+    watch.clock = () => at;
+    try {
+      await (instance as IssuerLedger).alarm();
+    } finally {
+      watch.clock = clock;
+    }
     return state.storage.getAlarm();
   });
 }
