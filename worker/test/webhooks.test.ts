@@ -6,12 +6,21 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { admin, authed, createKey, tokenFor } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
-import { everyMonthSql, receiptRow, runRetryAlarms, runTaskAlarms, setInvoicesThisMonth } from "./support/ledger.ts";
+import {
+  everyMonthSql,
+  issuerAlarmAt,
+  receiptRow,
+  runIssuerAlarm,
+  runRetryAlarms,
+  runTaskAlarms,
+  setInvoicesThisMonth,
+} from "./support/ledger.ts";
 import type { SinkAnswer, SinkDelivery, SinkStream } from "./support/webhook-sink.ts";
 import { deliverWebhook } from "../src/webhooks/deliver.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
 import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
 import { until } from "./support/until.ts";
+import { certificateNoticeKey, nextNoticeAt } from "../src/after-dgii/certificate-watch.ts";
 
 afterEach(clearFaults);
 
@@ -417,5 +426,108 @@ describe("webhook deliveries", () => {
     expect(
       ((await (await call("/webhooks", { headers: authed(a.token) })).json()) as { webhooks: unknown[] }).webhooks,
     ).toEqual([]);
+  });
+});
+
+describe("certificate.expiring from the issuer object's alarm", () => {
+  const DAY = 86_400_000;
+  // The fixture certificates' expiry (test/global-setup.ts): every issuer() stores the first.
+  const NOT_AFTER = "2030-01-01T00:00:00.000Z";
+  const RENEWED_NOT_AFTER = "2031-01-01T00:00:00.000Z";
+  const daysBefore = (days: number, notAfter = NOT_AFTER) => new Date(Date.parse(notAfter) - days * DAY);
+  type Notice = { withinDays: number; notAfter: string; rncEmisor: string };
+  /** Every certificate.expiring event queued in the issuer's months, sent or not, in queue order. */
+  const queuedNotices = async (companyId: string) =>
+    (await everyMonthSql(companyId, "SELECT payload FROM tasks WHERE kind = 'event' ORDER BY position"))
+      .map((row) => (JSON.parse(String(row.payload)) as { event: { type: string; data: Notice } }).event)
+      .filter((event) => event.type === "certificate.expiring")
+      .map((event) => event.data);
+  const withNotAfter = (notAfter: string) => async (companyId: string) => {
+    await env.DB.prepare("UPDATE companies SET certificate_not_after = ?1 WHERE id = ?2")
+      .bind(notAfter, companyId)
+      .run();
+    forgetKeyLookups(); // (a write past the worker)
+  };
+
+  it("an issuer that issues nothing hears at 15 days and again at 3, once each, from the alarm", async () => {
+    const { company, token } = await issuer();
+    const endpoint = await register(token, "quiet-issuer", ["certificate.expiring"]);
+    // Storing the certificate set the alarm for its first mark.
+    expect(await issuerAlarmAt(company.id)).toBe(daysBefore(15).getTime());
+    // It runs with 10 days left: the 15-day notice, and the alarm set for the 3-day one; a second
+    // run (the runtime retries an alarm) sends nothing more.
+    expect(await runIssuerAlarm(company.id, daysBefore(10))).toBe(daysBefore(3).getTime());
+    expect(await runIssuerAlarm(company.id, daysBefore(10))).toBe(daysBefore(3).getTime());
+    expect((await queuedNotices(company.id)).map((n) => n.withinDays)).toEqual([15]);
+    // With 3 days left, one more; then nothing is left to wait for.
+    expect(await runIssuerAlarm(company.id, daysBefore(3))).toBeNull();
+    expect(await runIssuerAlarm(company.id, daysBefore(1))).toBeNull();
+    expect(await queuedNotices(company.id)).toEqual([
+      expect.objectContaining({ withinDays: 15, notAfter: NOT_AFTER, rncEmisor: company.rnc }),
+      expect.objectContaining({ withinDays: 3, notAfter: NOT_AFTER, rncEmisor: company.rnc }),
+    ]);
+    // Delivered signed, and listed with the issuer's deliveries (the alarm noted the month it wrote to).
+    await until(
+      async () => (await sinkDeliveries("quiet-issuer")).length >= 2,
+      () => runTaskAlarms(company.id),
+    );
+    const delivered = await sinkDeliveries("quiet-issuer");
+    expect(delivered.every((d) => d.verified && d.type === "certificate.expiring")).toBe(true);
+    expect(delivered.map((d) => (d.body.data as Notice).withinDays).sort((a, b) => b - a)).toEqual([15, 3]);
+    const listed = (await (await call(`/webhooks/${endpoint.id}/deliveries`, { headers: authed(token) })).json()) as {
+      deliveries: { event: string }[];
+    };
+    expect(listed.deliveries.map((d) => d.event)).toEqual(["certificate.expiring", "certificate.expiring"]);
+  });
+
+  it("the issuing path and the alarm share each notice: whichever comes first sends it, the other nothing", async () => {
+    const { company, token } = await issuer();
+    await register(token, "shared-marks", ["certificate.expiring"]);
+    // Ten days left (written past the worker, so the alarm keeps its time; its run reads D1).
+    const notAfter = new Date(Date.now() + 10 * DAY).toISOString();
+    await withNotAfter(notAfter)(company.id);
+    await issue(token, issueRequest("32")); // the issuing path sends the 15-day notice
+    expect(await queuedNotices(company.id)).toEqual([expect.objectContaining({ withinDays: 15, notAfter })]);
+    expect(await runIssuerAlarm(company.id, new Date())).toBe(daysBefore(3, notAfter).getTime());
+    await issue(token, issueRequest("32"));
+    expect((await queuedNotices(company.id)).map((n) => n.withinDays)).toEqual([15]);
+    // With 3 days left the alarm sends it; issuing meanwhile sends nothing again.
+    expect(await runIssuerAlarm(company.id, daysBefore(2, notAfter))).toBeNull();
+    await issue(token, issueRequest("32"));
+    expect((await queuedNotices(company.id)).map((n) => n.withinDays)).toEqual([15, 3]);
+  });
+
+  it("a renewed certificate re-arms the alarm for its own notices", async () => {
+    const { company, token } = await issuer();
+    await register(token, "renewal", ["certificate.expiring"]);
+    expect(await runIssuerAlarm(company.id, daysBefore(10))).toBe(daysBefore(3).getTime());
+    const form = new FormData();
+    form.set(
+      "file",
+      new File([Uint8Array.from(atob(inject("certificates").renewedP12), (c) => c.charCodeAt(0))], "n.p12"),
+    );
+    form.set("password", inject("certificates").password);
+    const renewed = await call("/company/certificate", { method: "PUT", headers: authed(token), body: form });
+    expect(renewed.status, await renewed.clone().text()).toBe(200);
+    // The renewed certificate's first mark, though the holder (the subject's serialNumber) is the same.
+    expect(await issuerAlarmAt(company.id)).toBe(daysBefore(15, RENEWED_NOT_AFTER).getTime());
+    expect(await runIssuerAlarm(company.id, daysBefore(12, RENEWED_NOT_AFTER))).toBe(
+      daysBefore(3, RENEWED_NOT_AFTER).getTime(),
+    );
+    expect(await queuedNotices(company.id)).toEqual([
+      expect.objectContaining({ withinDays: 15, notAfter: NOT_AFTER }),
+      expect.objectContaining({ withinDays: 15, notAfter: RENEWED_NOT_AFTER }),
+    ]);
+  });
+
+  it("a certificate stored within a mark is due at once; one within 3 days is told only of the 3", () => {
+    const certificate = { serial: "RNC 131880681", notAfter: NOT_AFTER };
+    const nothingGiven = () => false;
+    expect(nextNoticeAt(certificate, daysBefore(40), nothingGiven)).toBe(daysBefore(15).getTime());
+    expect(nextNoticeAt(certificate, daysBefore(10), nothingGiven)).toBe(daysBefore(10).getTime());
+    expect(nextNoticeAt(certificate, daysBefore(2), nothingGiven)).toBe(daysBefore(2).getTime());
+    const fifteenGiven = (key: string) => key === certificateNoticeKey(certificate, 15);
+    expect(nextNoticeAt(certificate, daysBefore(10), fifteenGiven)).toBe(daysBefore(3).getTime());
+    expect(nextNoticeAt(certificate, new Date(Date.parse(NOT_AFTER) + 1), nothingGiven)).toBeNull();
   });
 });

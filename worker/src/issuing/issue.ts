@@ -29,6 +29,7 @@ import type { Receipt } from "../ledger/rows.ts";
 import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
 import type { EventType } from "../webhooks/events.ts";
+import { noticeCertificateExpiring } from "../after-dgii/certificate-watch.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
@@ -62,19 +63,6 @@ function resendOf(existing: Receipt, hashes: string[]): Receipt {
   return existing;
 }
 
-/**
- * Days before a certificate's expiry when the integrator is told (certificate.expiring), once per
- * certificate and mark: at 15 (the interface's recommended renewal lead time) and again at 3.
- */
-export const CERTIFICATE_NOTICE_DAYS = [15, 3] as const;
-
-/** The nearest notice mark a certificate with `msLeft` to live has reached, or null (none yet, or expired). */
-export function certificateNoticeMark(msLeft: number): (typeof CERTIFICATE_NOTICE_DAYS)[number] | null {
-  if (!(msLeft > 0)) return null;
-  const reached = CERTIFICATE_NOTICE_DAYS.filter((days) => msLeft <= days * 86_400_000);
-  return reached.length ? reached[reached.length - 1]! : null;
-}
-
 /** The issuer's own events, each sent once: the quota past 90 % this month, the certificate about to expire. */
 async function noticeIssuerEvents(
   env: Env,
@@ -83,34 +71,17 @@ async function noticeIssuerEvents(
   quota: { used: number; limit: number } | null,
   now: Date,
 ): Promise<void> {
-  // (The month object's stub only when there is something to tell: most receipts have nothing.)
-  const month = () => receiptMonth(env, company.id, drMonth(now));
-  const timestamp = now.toISOString();
   if (quota)
-    await month().emit(company.id, `quota:${drMonth(now)}`, {
+    await receiptMonth(env, company.id, drMonth(now)).emit(company.id, `quota:${drMonth(now)}`, {
       type: "quota.near_limit",
-      timestamp,
+      timestamp: now.toISOString(),
       data: { rncEmisor: company.rnc, month: drMonth(now), ...quota },
     });
-  const notAfter = company.certificateNotAfter ? Date.parse(company.certificateNotAfter) : NaN;
-  const mark = certificateNoticeMark(notAfter - now.getTime());
-  // The 15-day notice keeps 1.8.0's key, so a certificate already announced is not announced again.
-  const key =
-    mark === 15
-      ? `certificate.expiring:${company.certificateSerial}`
-      : `certificate.expiring:${company.certificateSerial}:${mark}`;
-  if (mark !== null && (await ledger.noticeOnce(key))) {
-    await month().emit(company.id, `certificate:${company.certificateSerial}`, {
-      type: "certificate.expiring",
-      timestamp,
-      data: {
-        rncEmisor: company.rnc,
-        certificateSerial: company.certificateSerial,
-        notAfter: company.certificateNotAfter,
-        withinDays: mark,
-      },
-    });
-  }
+  // Whichever comes first, this or the object's alarm, sends it (after-dgii/certificate-watch.ts).
+  await noticeCertificateExpiring(env, company, now, {
+    claim: (key) => ledger.noticeOnce(key),
+    unclaim: (key) => ledger.forgetNotice(key),
+  });
 }
 
 /** An answer stored verbatim for an `Idempotency-Key` (keys moved from a 1.7 database). */

@@ -97,6 +97,16 @@ export function noticeOnce(db: IssuerDb, key: string): boolean {
   return db.insert(notices).values({ key }).onConflictDoNothing().returning().get() !== undefined;
 }
 
+/** Whether a notice with this key was given (read only). */
+export function noticeGiven(db: IssuerDb, key: string): boolean {
+  return db.select({ key: notices.key }).from(notices).where(eq(notices.key, key)).get() !== undefined;
+}
+
+/** Takes back a notice that could not be sent after all, so the next ask gives it. */
+export function forgetNotice(db: IssuerDb, key: string): void {
+  db.delete(notices).where(eq(notices.key, key)).run();
+}
+
 /** The next e-NCF of the range, or the client's own; "rangeChanged" when the range is not the one validated. */
 function takeNumber(db: IssuerDb, request: NumberRequest, now: Date): AllocatedEncf | "rangeChanged" {
   if (!request.givenEncf) return allocateEncf(db, request.tipoeCF, request.today, now, request.rangeExpiresOn);

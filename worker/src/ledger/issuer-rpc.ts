@@ -27,6 +27,13 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   number(request: NumberRequest): LedgerResult<NumberAnswer>;
   /** True the first time a notice with this key is asked for, false ever after (events sent once). */
   noticeOnce(key: string): boolean;
+  /** Takes back a notice that could not be sent after all, so the next ask gives it. */
+  forgetNotice(key: string): void;
+  /**
+   * Sets the object's alarm for the next certificate.expiring notice of the issuer's certificate
+   * just stored (after-dgii/certificate-watch.ts); a renewal's replaces the previous one's.
+   */
+  watchCertificate(companyId: string, certificate: { serial: string; notAfter: string }, now: string): Promise<void>;
   /** Gives back the quota unit of a receipt that failed before it was recorded. */
   releaseQuota(month: string): void;
   invoicesIn(month: string): number;

@@ -3,9 +3,12 @@
 // suppliers' 606 defaults and the shared catalogue. Every method is one RPC that runs to completion
 // without awaiting, so the object's single thread makes it atomic: two requests can never take the
 // same number or the last unit of the quota. A thin shell over ledger/; its surface is IssuerRpc.
+// Its alarm is the certificate watch's (after-dgii/certificate-watch.ts): set for the next
+// certificate.expiring notice of the issuer's current certificate.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import { runCertificateWatch, watchCertificate, type CertificateWatchHost } from "../after-dgii/certificate-watch.ts";
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import * as catalog from "../ledger/catalog.ts";
@@ -22,15 +25,39 @@ import type { Lease, Sequence } from "../ledger/rows.ts";
 import * as suppliers from "../ledger/supplier-defaults.ts";
 import * as voiding from "../ledger/voided-numbers.ts";
 
+/** The key (in the object's key-value storage) of the issuer whose certificate the alarm watches. */
+const WATCHED_COMPANY = "certificateWatch.companyId";
+
 export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   private readonly db: IssuerDb;
   private readonly keys: IdempotencyKeys;
+  /** What the certificate watch reads and changes of this object. */
+  private readonly certificates: CertificateWatchHost;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema: issuerTables });
     this.keys = new IdempotencyKeys(this.db);
+    this.certificates = {
+      env,
+      clock: () => new Date(),
+      companyId: () => ctx.storage.kv.get<string>(WATCHED_COMPANY) ?? null,
+      rememberCompany: (companyId) => ctx.storage.kv.put(WATCHED_COMPANY, companyId),
+      noticeOnce: (key) => numbering.noticeOnce(this.db, key),
+      noticeGiven: (key) => numbering.noticeGiven(this.db, key),
+      forgetNotice: (key) => numbering.forgetNotice(this.db, key),
+      noteMonth: (month) => index.noteMonth(this.db, month),
+      setAlarm: (at) => (at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at)),
+    };
     void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+  }
+
+  watchCertificate(companyId: string, certificate: { serial: string; notAfter: string }, now: string) {
+    return watchCertificate(this.certificates, companyId, certificate, new Date(now));
+  }
+  /** Sends the certificate.expiring notice due, if not sent yet, and sets the alarm for the next. */
+  override async alarm(): Promise<void> {
+    await runCertificateWatch(this.certificates, this.certificates.clock());
   }
 
   sequences(): Sequence[] {
@@ -50,6 +77,9 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   }
   noticeOnce(key: string): boolean {
     return numbering.noticeOnce(this.db, key);
+  }
+  forgetNotice(key: string): void {
+    numbering.forgetNotice(this.db, key);
   }
   releaseQuota(month: string): void {
     releaseQuota(this.db, month);

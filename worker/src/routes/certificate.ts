@@ -10,6 +10,7 @@ import { IdParam } from "../http/schemas/common.ts";
 import { CertificateForm, CertificateOut } from "../http/schemas/certificate.ts";
 import { findCompany } from "./admin.ts";
 import { retireCurrentCertificate } from "../devices/certificates.ts";
+import { issuerLedger } from "../ledger/client.ts";
 
 /** A .p12/.pfx larger than this is not a signing certificate. */
 const MAX_CERTIFICATE_BYTES = 64 * 1024;
@@ -60,6 +61,9 @@ export async function storeCertificate(env: Env, companyId: string, file: File, 
     })
     .where(eq(companies.id, companyId));
   forgetKeyLookups();
+  // The issuer's object tells of the new certificate's expiry even if the issuer issues nothing.
+  const watched = { serial: certificate.serialNumber, notAfter: certificate.notAfter };
+  await issuerLedger(env, companyId).watchCertificate(companyId, watched, now.toISOString());
   return {
     name,
     subject: certificate.subject,

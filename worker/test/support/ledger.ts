@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
 import type { Numbered } from "../../src/ledger/issuer-numbering.ts";
 import type { ReceiptMonth } from "../../src/objects/receipt-month.ts";
+import type { IssuerLedger } from "../../src/objects/issuer-ledger.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";
 import { unwrap } from "../../src/ledger/refusal.ts";
 import { problemOf } from "../../src/http/errors.ts";
@@ -129,6 +130,29 @@ export async function runTaskAlarms(companyId: string): Promise<void> {
       await (instance as ReceiptMonth).alarm();
     });
   }
+}
+
+/** The issuer object's alarm (the certificate watch): when it is set for (epoch ms), or null. */
+export function issuerAlarmAt(companyId: string): Promise<number | null> {
+  return runInDurableObject(issuerLedger(env, companyId), (_instance, state) => state.storage.getAlarm());
+}
+
+/**
+ * Runs the issuer object's alarm as the runtime would, its clock set to `at` (a day near a
+ * certificate's expiry, years ahead of the test), and answers when it set itself for next.
+ */
+export function runIssuerAlarm(companyId: string, at: Date): Promise<number | null> {
+  return runInDurableObject(issuerLedger(env, companyId), async (instance, state) => {
+    const watch = (instance as unknown as { certificates: { clock: () => Date } }).certificates;
+    const clock = watch.clock;
+    watch.clock = () => at;
+    try {
+      await (instance as IssuerLedger).alarm();
+    } finally {
+      watch.clock = clock;
+    }
+    return state.storage.getAlarm();
+  });
 }
 
 /**
