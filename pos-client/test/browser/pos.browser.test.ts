@@ -6,8 +6,9 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
+import { createTestIdentity, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
+import { createTestIssuer } from "./support/issuer.ts";
 import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
 execFileSync(
@@ -33,23 +34,17 @@ beforeAll(async () => {
     startStack(),
     createTestIdentity({ rnc: RNC, commonName: "COLMADO DE PRUEBA SRL" }),
   ]);
-  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    name: "COLMADO DE PRUEBA SRL",
-    tradeName: "Colmado La Esquina",
-    registryNumber: RNC,
-    address: "Av. Duarte 12, Santo Domingo",
-    dgiiServer: "testecf",
-  });
-  const form = new FormData();
-  form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
-  form.set("password", "clave");
-  await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
-  for (const tipo of ["32", "31", "34"])
-    await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
-      rangeFrom: 1,
-      rangeTo: 100000,
-      expiresOn: "2099-12-31",
-    });
+  const company = await createTestIssuer(
+    stack,
+    identity,
+    {
+      name: "COLMADO DE PRUEBA SRL",
+      tradeName: "Colmado La Esquina",
+      registryNumber: RNC,
+      address: "Av. Duarte 12, Santo Domingo",
+    },
+    100000,
+  );
   const device = await stack.admin<{ id: string; pairingCode: string }>(
     "POST",
     `/admin/companies/${company.id}/devices`,

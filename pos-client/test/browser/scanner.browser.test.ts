@@ -7,8 +7,9 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
+import { createTestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
+import { createTestIssuer, issuerToken } from "./support/issuer.ts";
 import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
 execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
@@ -67,35 +68,19 @@ beforeAll(async () => {
     createTestIdentity({ rnc: RNC, commonName: "COLMADO DEL ESCANER SRL" }),
   ]);
   stack = s;
-  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    name: "COLMADO DEL ESCANER SRL",
-    tradeName: "Colmado El Escáner",
-    registryNumber: RNC,
-    address: "Calle 5, Santiago",
-    dgiiServer: "testecf",
-  });
-  const form = new FormData();
-  form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
-  form.set("password", "clave");
-  await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
-  for (const tipo of ["32", "31", "34"])
-    await stack.admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
-      rangeFrom: 1,
-      rangeTo: 1000,
-      expiresOn: "2099-12-31",
-    });
+  const company = await createTestIssuer(
+    stack,
+    identity,
+    {
+      name: "COLMADO DEL ESCANER SRL",
+      tradeName: "Colmado El Escáner",
+      registryNumber: RNC,
+      address: "Calle 5, Santiago",
+    },
+    1000,
+  );
   await createTestCashier(stack.admin, company.id);
-  const key = await stack.admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", {
-    ownerType: "company",
-    ownerId: company.id,
-    kind: "test",
-  });
-  const login = await fetch(`${stack.workerUrl}/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(key),
-  });
-  const token = ((await login.json()) as { token: string }).token;
+  const token = await issuerToken(stack, company.id);
   for (const p of PRODUCTS) {
     const res = await fetch(`${stack.workerUrl}/products`, {
       method: "POST",

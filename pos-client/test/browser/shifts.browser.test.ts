@@ -8,8 +8,9 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestIdentity, forgeP12, type TestIdentity } from "@ecf/shared/test-support/certs";
+import { createTestIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
+import { createTestIssuer } from "./support/issuer.ts";
 
 execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
   stdio: "inherit",
@@ -44,24 +45,18 @@ beforeAll(async () => {
     startStack(),
     createTestIdentity({ rnc: RNC, commonName: "FARMACIA DE PRUEBA SRL" }),
   ]);
-  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    name: "FARMACIA DE PRUEBA SRL",
-    tradeName: "Farmacia El Turno",
-    registryNumber: RNC,
-    address: "Calle El Conde 5, Santo Domingo",
-    dgiiServer: "testecf",
-  });
+  const company = await createTestIssuer(
+    stack,
+    identity,
+    {
+      name: "FARMACIA DE PRUEBA SRL",
+      tradeName: "Farmacia El Turno",
+      registryNumber: RNC,
+      address: "Calle El Conde 5, Santo Domingo",
+    },
+    100000,
+  );
   companyId = company.id;
-  const form = new FormData();
-  form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
-  form.set("password", "clave");
-  await stack.admin("PUT", `/admin/companies/${companyId}/certificate`, form);
-  for (const tipo of ["32", "31", "34"])
-    await stack.admin("PUT", `/admin/companies/${companyId}/sequences/${tipo}`, {
-      rangeFrom: 1,
-      rangeTo: 100000,
-      expiresOn: "2099-12-31",
-    });
   till = await stack.admin<{ id: string; pairingCode: string }>("POST", `/admin/companies/${companyId}/devices`, {
     name: "Caja 1",
   });

@@ -10,8 +10,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeTotals } from "@ecf/shared/totals";
 import { xmlToEcf } from "@ecf/shared/xml/parse";
-import { createTestIdentity, forgeP12, type TestIdentity } from "@ecf/shared/test-support/certs";
+import { createTestIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack, type Stack } from "./pos-stack.ts";
+import { createTestIssuer } from "./support/issuer.ts";
 import { createTestCashier, openShiftIfAsked } from "./support/shift.ts";
 
 execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
@@ -57,24 +58,18 @@ beforeAll(async () => {
     startStack(),
     createTestIdentity({ rnc: RNC, commonName: "SUPERMERCADO DE PRUEBA SRL" }),
   ]);
-  const company = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    name: "SUPERMERCADO DE PRUEBA SRL",
-    tradeName: "Súper La Cadena",
-    registryNumber: RNC,
-    address: "Av. 27 de Febrero 100, Santo Domingo",
-    dgiiServer: "testecf",
-  });
+  const company = await createTestIssuer(
+    stack,
+    identity,
+    {
+      name: "SUPERMERCADO DE PRUEBA SRL",
+      tradeName: "Súper La Cadena",
+      registryNumber: RNC,
+      address: "Av. 27 de Febrero 100, Santo Domingo",
+    },
+    100000,
+  );
   companyId = company.id;
-  const form = new FormData();
-  form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
-  form.set("password", "clave");
-  await stack.admin("PUT", `/admin/companies/${companyId}/certificate`, form);
-  for (const tipo of ["32", "31", "34"])
-    await stack.admin("PUT", `/admin/companies/${companyId}/sequences/${tipo}`, {
-      rangeFrom: 1,
-      rangeTo: 100000,
-      expiresOn: "2099-12-31",
-    });
   // No sale without a shift: the cashier who opens one comes with the catalogue.
   await createTestCashier(stack.admin, companyId);
   for (const name of ["Caja 1", "Caja 2"])
