@@ -174,6 +174,20 @@ const salesCount = (page: Page) =>
       }),
   );
 
+/** The buyer RNC of the cart as stored in IndexedDB: what a reload reads back. */
+const savedCartRnc = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const open = indexedDB.open("ecf-pos");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction("settings").objectStore("settings").get("cart");
+          get.onsuccess = () => resolve((get.result?.value as { rnc?: string } | undefined)?.rnc);
+        };
+      }),
+  );
+
 describe("a scanner at the till", () => {
   it("tap, scan, edit a quantity, scan, focus the RNC, scan, pay, scan: each scan adds its product and nothing else", async () => {
     const context = await browser.newContext({
@@ -314,7 +328,9 @@ describe("a scanner at the till", () => {
     expect(await page.textContent("#tipo")).toBe("E31 Crédito fiscal");
     expect(await cart(page)).toEqual([["Aguacate", "1"]]);
 
-    // The cart, the buyer and all survive a reload.
+    // The cart, the buyer and all survive a reload: once stored (the last keystroke's write is
+    // asynchronous, and a reload issued before it lands would test the timing, not the store).
+    await expect.poll(() => savedCartRnc(page), { timeout: 30_000 }).toBe("131880738");
     await page.reload();
     await page.waitForSelector("#search");
     await waitForCart(page, [["Aguacate", "1"]]);
