@@ -32,8 +32,19 @@ describe("Server-Timing on POST /fe/recepcion/ecf", () => {
     const { status, headers } = await issue(token, issueRequest("31"));
     expect(status).toBe(200);
     const phases = phasesOf(headers.get("Server-Timing"));
-    expect(Object.keys(phases).sort()).toEqual(["dgii", "dgii-wait", "storage", "transmit"]);
+    expect(Object.keys(phases).sort()).toEqual([
+      "archive",
+      "dgii",
+      "dgii-wait",
+      "number",
+      "record",
+      "storage",
+      "transmit",
+    ]);
     expect(phases.storage).toBeGreaterThan(0);
+    // Storage's parts, timed apart too: the issuer object's numbering, the R2 archive, the month object's record.
+    expect(phases.number).toBeGreaterThan(0);
+    expect(phases.number + phases.archive + phases.record).toBeLessThanOrEqual(phases.storage + 0.3);
     expect(phases.dgii).toBeGreaterThan(0);
     // At least the first poll delay (DGII_POLL_DELAYS_MS starts at 200 ms in tests).
     expect(phases["dgii-wait"]).toBeGreaterThanOrEqual(199);
@@ -55,6 +66,8 @@ describe("Server-Timing on POST /fe/recepcion/ecf", () => {
     expect(phases.storage).toBeGreaterThan(0);
     expect(phases.transmit).toBeGreaterThan(0);
     expect(phases["dgii-wait"]).toBeUndefined();
+    expect(phases.number).toBeGreaterThan(0);
+    expect(phases.record).toBeGreaterThan(0);
     // DGII's status service says down before anything is recorded: the range (this issuer's first
     // receipt here), the number, and the receipt recorded straight in contingency (not recorded,
     // changed, then released).

@@ -228,7 +228,7 @@ async function prepare(req: IssueRequest, remembered: KnownRange | undefined): P
 function numberOnce(req: IssueRequest, prepared: Prepared) {
   const { document, range, warnings, abandoned } = prepared;
   const { company, now, idempotency } = req;
-  return req.inStorage(() =>
+  const numbering = () =>
     unwrap(
       req.ledger.number({
         tipoeCF: req.tipo!,
@@ -240,8 +240,9 @@ function numberOnce(req: IssueRequest, prepared: Prepared) {
         idempotency: idempotency && { ...idempotency, warnings, abandoned },
         rangeExpiresOn: range?.expiresOn,
       }),
-    ),
-  );
+    );
+  // Part of storage, and timed apart too: the issuer object's share of a receipt's wait.
+  return req.inStorage(() => (req.options.times ? req.options.times.time("number", numbering) : numbering()));
 }
 
 /**

@@ -152,7 +152,8 @@ export async function recordSignedReceipt(
 ): Promise<IssueOutcome> {
   const { times } = options;
   const storageStarted = performance.now();
-  const archived = await archiveSignedReceipt(env, company, signedXml, options);
+  // Part of storage, timed apart too (as the record below): where a receipt's wait goes.
+  const archived = await timed(times, "archive", () => archiveSignedReceipt(env, company, signedXml, options));
   const month = receiptMonth(env, company.id, archived.month);
   times?.add("storage", performance.now() - storageStarted);
   // DGII's status service first (its answer is remembered a few seconds per isolate): when it
@@ -171,11 +172,13 @@ export async function recordSignedReceipt(
           }
         : undefined;
     const recorded = await timed(times, "storage", () =>
-      month.recordInContingency(archived.row, unavailableMensajes(), {
-        audit,
-        subscribedEvents: options.subscribedEvents,
-        dgiiDownUntil: dgii.until,
-      }),
+      timed(times, "record", () =>
+        month.recordInContingency(archived.row, unavailableMensajes(), {
+          audit,
+          subscribedEvents: options.subscribedEvents,
+          dgiiDownUntil: dgii.until,
+        }),
+      ),
     );
     return {
       receipt: recorded.receipt,
@@ -183,7 +186,7 @@ export async function recordSignedReceipt(
       audited: audit !== undefined && !recorded.existed,
     };
   }
-  const recorded = await timed(times, "storage", () => month.record(archived.row));
+  const recorded = await timed(times, "storage", () => timed(times, "record", () => month.record(archived.row)));
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
   const receipt = recorded.receipt;
   // A request polls only the first few delays; the month object's alarm finishes anything slower

@@ -7,7 +7,7 @@ import { archiveImmutable } from "../archive/r2.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { findReceipt } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
-import { renderReceiptPdf, type PrintLayout } from "./render.ts";
+import type { PrintLayout } from "./render.ts";
 
 /** Receipts from point-of-sale devices print on the 80 mm roll; the rest on a sheet. */
 export function defaultLayout(receipt: Pick<Receipt, "source">): PrintLayout {
@@ -26,6 +26,8 @@ async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<
     throw new ApiProblem("internal_error", {
       detail: `The signed XML of ${receipt.encf} is missing from the archive.`,
     });
+  // Loaded on the first render, not when the worker starts (its QR encoder, fonts and deflate: cold-start.bench.ts).
+  const { renderReceiptPdf } = await import("./render.ts");
   return renderReceiptPdf(xmlToEcf(await stored.text()), {
     securityCode: receipt.securityCode,
     fechaHoraFirma: receipt.fechaHoraFirma,
