@@ -185,6 +185,7 @@ try {
         { rnc, legalName, address: "Av. Winston Churchill 1099", dgiiEnvironment: "testecf" },
         { p12: forgeP12(identity, "bench1234"), password: "bench1234" },
         [{ tipo: "31", rangeFrom: 1, rangeTo: N + REFERENCE_N + 100, expiresOn: "2028-12-31" }],
+        { url: stack.sandboxUrl, certificatePem: identity.certificatePem },
       );
       const clients: Client[] = [];
       for (let c = 0; c < (i === 0 ? 1 : CLIENTS_PER_ISSUER); c++) {

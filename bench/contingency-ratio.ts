@@ -77,6 +77,7 @@ try {
           },
           { p12: forgeP12(identity, "bench1234"), password: "bench1234" },
           [{ tipo: "31", rangeFrom: 1, rangeTo: 10_000, expiresOn: "2028-12-31" }],
+          { url: stack.sandboxUrl, certificatePem: identity.certificatePem },
         );
         return Promise.all(
           Array.from({ length: CLIENTS_PER_ISSUER }, async () => {

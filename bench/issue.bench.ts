@@ -42,6 +42,7 @@ try {
     { rnc: RNC, legalName: LEGAL_NAME, address: ADDRESS, dgiiEnvironment: "testecf" },
     { p12: forgeP12(identity, "bench1234"), password: "bench1234" },
     [{ tipo: "31", rangeFrom: 1, rangeTo: N + 100, expiresOn: "2028-12-31" }],
+    { url: stack.sandboxUrl, certificatePem: identity.certificatePem },
   );
   const client = await issuingClient(stack.workerUrl, setup.apiKey, setup.apiSecret);
   // The measured requests, to read the Server-Timing header of each answer. Without an

@@ -6,6 +6,7 @@
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { fileURLToPath } from "node:url";
+import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { buildPos, startStack } from "@ecf/pos-client/test-support/pos-stack";
 import { percentile, report } from "./lib.ts";
@@ -34,6 +35,7 @@ try {
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${company.id}/certificate`, form);
+  await registerSigner(stack.sandboxUrl, RNC, [identity.certificatePem]);
   await stack.admin("PUT", `/admin/companies/${company.id}/sequences/32`, {
     rangeFrom: 1,
     rangeTo: 1_000_000,

@@ -25,6 +25,7 @@ import { recepcionFcRoutes } from "./routes/recepcionfc.ts";
 import { requestLog } from "./request-log.ts";
 import { sharedChecks } from "./shared-checks.ts";
 import { createDemoSigner, type SandboxSigner } from "./signer.ts";
+import { initSigners } from "./signers.ts";
 import { SandboxState } from "./state.ts";
 import { requireToken } from "./tokens.ts";
 import { xmlAnswers } from "./xml-answers.ts";
@@ -41,6 +42,13 @@ export interface SandboxOptions extends Partial<SandboxConfig> {
   mail?: MailSink;
   /** Where the sandbox keeps what it received across restarts (journal.jsonl); in memory only without it. */
   stateDir?: string;
+  /** Authorized signers registered at start: RNC -> PEM certificates (as PUT /__sandbox/signers). */
+  signers?: Record<string, string[]>;
+  /**
+   * LENIENT, not DGII: an RNC with no registered signer takes anyone's signature and token. Off by
+   * default (every RNC is checked, as DGII checks it); only for a client that cannot register its signers.
+   */
+  lenientSigners?: boolean;
 }
 
 function lazySigner(given: SandboxSigner | undefined): () => Promise<SandboxSigner> {
@@ -96,6 +104,7 @@ export function createSandboxApp(options: SandboxOptions = {}) {
     now: options.now ?? (() => new Date()),
     signer: lazySigner(options.signer),
   };
+  initSigners(ctx, options);
   // What a killed sandbox had received but not judged is judged now, as DGII would after a restart.
   for (const [trackId, xml] of ctx.state.unjudged) judge(ctx, ctx.state.receptions.get(trackId)!, xml);
   const windows = options.maintenanceWindows ?? DEFAULT_MAINTENANCE_WINDOWS;

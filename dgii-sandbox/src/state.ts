@@ -101,6 +101,8 @@ export type StateEvent =
   | { t: "receptor-received"; key: string }
   | { t: "directory"; directory: DirectoryEntry[] }
   | { t: "buyer"; buyer: BuyerBehaviour }
+  /** An RNC's authorized signers (SHA-256 of each certificate's DER) from now on. */
+  | { t: "signers"; rnc: string; fingerprints: string[] }
   | { t: "clear-received" };
 
 export class SandboxState {
@@ -119,6 +121,8 @@ export class SandboxState {
   directory: DirectoryEntry[] = [];
   /** How the emisor-receptor simulator plays the buyer (PUT /__sandbox/buyer); empty: as it judges. */
   buyer: BuyerBehaviour = {};
+  /** Each RNC's authorized signers (signers.ts), by certificate fingerprint. */
+  readonly signers = new Map<string, Set<string>>();
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
   readonly evaluationChains = new Map<string, Promise<void>>();
   /** The XML of each e-CF not judged yet, by track id. */
@@ -184,6 +188,9 @@ export class SandboxState {
         break;
       case "buyer":
         this.buyer = event.buyer;
+        break;
+      case "signers":
+        this.signers.set(event.rnc, new Set(event.fingerprints));
         break;
       case "clear-received":
         // Forgets every received document and the request log; seeds and tokens stay valid so clients keep their session.

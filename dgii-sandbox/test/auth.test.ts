@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestIdentity, testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { createSandboxApp } from "../src/app.ts";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { DgiiClient } from "./support/dgii-client.ts";
+import { delegate, DgiiClient } from "./support/dgii-client.ts";
 
 let sandbox: RunningSandbox;
 let identity: TestIdentity;
@@ -11,6 +11,7 @@ let client: DgiiClient;
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0 }), testIdentity()]);
+  await delegate(sandbox.url, identity);
   client = new DgiiClient(sandbox.url);
 });
 afterAll(() => sandbox.close());

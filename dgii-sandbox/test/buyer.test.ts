@@ -4,7 +4,7 @@ import { parseArecf, verifyXml } from "@ecf/shared";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { DgiiClient } from "./support/dgii-client.ts";
+import { delegate, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";
 
 let sandbox: RunningSandbox;
@@ -14,6 +14,7 @@ let sequence = 700;
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0 }), testIdentity()]);
+  await delegate(sandbox.url, identity);
   receptor = new DgiiClient(sandbox.url, "testecf/emisorreceptor");
 });
 afterAll(() => sandbox.close());

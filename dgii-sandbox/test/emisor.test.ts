@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { control } from "./support/dgii-client.ts";
+import { control, delegate } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";
 
 let sandbox: RunningSandbox;
@@ -23,6 +23,7 @@ const field = (xml: string, name: string) =>
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0 }), testIdentity()]);
+  await delegate(sandbox.url, identity);
   const receiver = new Hono();
   receiver.post("/fe/recepcion/api/ecf", async (c) => {
     const part = (await c.req.formData()).get("xml") as File;

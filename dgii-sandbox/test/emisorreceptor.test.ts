@@ -3,7 +3,7 @@ import { parseArecf, signXml, verifyXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { DgiiClient } from "./support/dgii-client.ts";
+import { delegate, DgiiClient } from "./support/dgii-client.ts";
 import { signedAcecf, signedEcf } from "./support/documents.ts";
 
 let sandbox: RunningSandbox;
@@ -14,6 +14,7 @@ const next = () => ++sequence;
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0 }), testIdentity()]);
+  await delegate(sandbox.url, identity);
   receptor = new DgiiClient(sandbox.url, "testecf/emisorreceptor");
 });
 afterAll(() => sandbox.close());

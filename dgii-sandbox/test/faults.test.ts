@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { createSandboxApp } from "../src/app.ts";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { control, DgiiClient } from "./support/dgii-client.ts";
+import { control, delegate, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf, signedRfce } from "./support/documents.ts";
 
 let sandbox: RunningSandbox;
@@ -15,6 +15,7 @@ const next = () => ++sequence;
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0, processingMs: 50 }), testIdentity()]);
+  await delegate(sandbox.url, identity);
   client = new DgiiClient(sandbox.url);
   token = await client.login(identity);
 });

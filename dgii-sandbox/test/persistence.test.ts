@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { testIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { control, DgiiClient } from "./support/dgii-client.ts";
+import { control, delegate, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf, signedRfce } from "./support/documents.ts";
 
 const stateDirs: string[] = [];
@@ -59,6 +59,8 @@ describe("sandbox state on disk", () => {
     const port = 19788 + Math.floor(Math.random() * 1000);
     const identity = await testIdentity();
     let base = await startProcess(dir, port);
+    await delegate(base, identity);
+    const signers = (await control(base, "GET", "/signers")).body;
     let client = new DgiiClient(base);
     const token = await client.login(identity);
     const ecf = await signedEcf(identity, "31", { sequence: 501 });
@@ -98,6 +100,7 @@ describe("sandbox state on disk", () => {
     );
     expect(rfceState.body).toMatchObject({ codigo: "1", estado: "Aceptado", encf: rfce.encf });
     expect((await control(base, "GET", "/received")).body).toEqual(before);
+    expect((await control(base, "GET", "/signers")).body).toEqual(signers);
     expect((await control(base, "GET", "/directory")).body).toEqual(putDirectory.body);
     expect((await control(base, "GET", "/buyer")).body).toEqual({ estado: "1", motivo: "4" });
 
@@ -114,6 +117,8 @@ describe("sandbox state on disk", () => {
     const dir = newStateDir();
     const identity = await testIdentity();
     let sandbox: RunningSandbox = await startSandbox({ stateDir: dir, processingMs: 0 });
+    // Journaled: the restarted sandbox still knows the signer when it judges.
+    await delegate(sandbox.url, identity);
     let client = new DgiiClient(sandbox.url);
     const token = await client.login(identity);
     const ecf = await signedEcf(identity, "31", { sequence: 503 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity } from "@ecf/shared/test-support/certs";
-import { control, DgiiClient } from "./support/dgii-client.ts";
+import { control, delegate, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";
 
 // Starts the real server process (as `npm start` does) on a free port and talks to it over HTTP.
@@ -42,6 +42,7 @@ describe("sandbox server process", () => {
     "runs the whole exchange in %s: token, e-CF, track id, Aceptado",
     async (env) => {
       const identity = await testIdentity();
+      await delegate(base, identity);
       const client = new DgiiClient(base, env);
       const token = await client.login(identity);
       const ecf = await signedEcf(identity, "31", { sequence: 77 });

@@ -3,7 +3,7 @@ import { parseXmlTree, signXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { startSandbox, type RunningSandbox } from "../src/start.ts";
-import { DgiiClient } from "./support/dgii-client.ts";
+import { delegate, DgiiClient } from "./support/dgii-client.ts";
 import { signedEcf } from "./support/documents.ts";
 
 let sandbox: RunningSandbox;
@@ -13,6 +13,7 @@ let token: string;
 
 beforeAll(async () => {
   [sandbox, identity] = await Promise.all([startSandbox({ port: 0, processingMs: 0 }), testIdentity()]);
+  await delegate(sandbox.url, identity);
   client = new DgiiClient(sandbox.url);
   token = await client.login(identity);
 });

@@ -1,3 +1,4 @@
+import type { PinHash } from "@ecf/shared/pin-kdf";
 import Dexie, { type EntityTable } from "dexie";
 import type { ZReport } from "./shift/z-report.ts";
 
@@ -91,7 +92,8 @@ export interface Cashier {
   name: string;
   active: boolean;
   version: number;
-  pin: { algorithm: "PBKDF2-SHA256"; iterations: number; salt: string; hash: string };
+  /** scrypt, or PBKDF2-SHA256 for a PIN set before scrypt (@ecf/shared/pin-kdf). */
+  pin: PinHash;
 }
 
 /** A buyer the till has used or looked up, so typing its RNC offline still fills the name. */

@@ -3,6 +3,7 @@
 // by `npm run certify` and the benches.
 import { TIPOS_ECF, type TipoeCF } from "@ecf/shared";
 import { answerOf, type components, createClient, type EcfClient, type Problem, ProblemError } from "@ecf/client";
+import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
 
 export interface IssuerProfile {
   rnc: string;
@@ -36,13 +37,18 @@ export interface IssuerSetup {
 export const adminApi = (workerUrl: string, adminSecret: string): EcfClient =>
   createClient({ baseUrl: workerUrl, credentials: { adminSecret } });
 
-/** The company (created when absent), its certificate, its ranges and a fresh test key. */
+/**
+ * The company (created when absent), its certificate, its ranges and a fresh test key. Given a DGII
+ * sandbox, the certificate is registered there as the RNC's authorized signer (as DGII knows each
+ * RNC's delegates), since the sandbox takes nothing signed for an RNC that registered no one.
+ */
 export async function setUpIssuer(
   workerUrl: string,
   adminSecret: string,
   profile: IssuerProfile,
   certificate: { p12: Uint8Array; password: string },
   ranges: readonly RangeRequest[],
+  dgiiSandbox?: { url: string; certificatePem: string },
 ): Promise<IssuerSetup> {
   const admin = adminApi(workerUrl, adminSecret);
   const { data: found } = await admin.GET("/admin/companies", { params: { query: { registryNumber: profile.rnc } } });
@@ -72,6 +78,7 @@ export async function setUpIssuer(
     params: { path: { id } },
     body: { file, password: certificate.password },
   });
+  if (dgiiSandbox) await registerSigner(dgiiSandbox.url, profile.rnc, [dgiiSandbox.certificatePem]);
   const rangeNotes: string[] = [];
   for (const r of ranges) {
     // Registering a range again keeps its next number, so a second run reuses the same numbers.

@@ -25,7 +25,7 @@ import {
   type RangeRequest,
 } from "./issuer.ts";
 // @ts-expect-error: plain JavaScript helper shared with the other root scripts.
-import { generateTestP12 } from "../demo-certificate.mjs";
+import { certificatePemOfP12, generateTestP12 } from "../demo-certificate.mjs";
 
 const CERTIFICATE_PASSWORD = "certify1234";
 /** States that waiting will not change within this run (Contingencia is retried by the ledger's alarm, with back-off). */
@@ -225,6 +225,10 @@ export async function certify(target: CertifyTarget, options: CertifyOptions): P
     },
     certificate,
     ranges,
+    // The sandbox, like DGII, takes the issuer's e-CF only from its registered signer.
+    sandboxUrl
+      ? { url: sandboxUrl, certificatePem: certificatePemOfP12(certificate.p12, certificate.password) }
+      : undefined,
   );
   try {
     log(

@@ -51,6 +51,7 @@ function watchingFetch(lose: (request: Request) => boolean = () => false) {
 beforeAll(async () => {
   demo = (await seed(baseUrl, join(mkdtempSync(join(tmpdir(), "ecf-sdk-seed-")), "credentials.json"), {
     adminSecret: inject("adminSecret"),
+    sandboxUrl: inject("sandboxUrl"),
   })) as Seeded;
   // The integrator's starting point: the E32 example of the published document.
   const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Record<string, any>;

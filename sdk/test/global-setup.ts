@@ -7,6 +7,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     workerUrl: string;
     adminSecret: string;
+    /** Its DGII sandbox, told who signs for each demo issuer (seed's registerSigners). */
+    sandboxUrl: string;
   }
 }
 
@@ -14,5 +16,6 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({ frozen: true });
   project.provide("workerUrl", stack.workerUrl);
   project.provide("adminSecret", stack.adminSecret);
+  project.provide("sandboxUrl", stack.sandboxUrl);
   return () => stack.stop();
 }

@@ -44,6 +44,7 @@ beforeAll(async () => {
       },
       { p12: forgeP12(identities[side], "clave"), password: "clave" },
       [{ tipo: "31", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }],
+      { url: stack.sandboxUrl, certificatePem: identities[side].certificatePem },
     );
     const { token } = await json<{ token: string }>(
       await fetch(`${stack.workerUrl}/login`, {

@@ -115,6 +115,7 @@ describe("webhooks across a crash", () => {
       { rnc: "131880681", legalName: "Emisora SRL", address: "Calle 1", dgiiEnvironment: "testecf" },
       { p12: forgeP12(identity, "clave"), password: "clave" },
       [{ tipo: "32", rangeFrom: 1, rangeTo: 1000, expiresOn: "2030-12-31" }],
+      { url: sandbox.url, certificatePem: identity.certificatePem },
     );
     const { token } = (await (
       await fetch(`${base}/login`, {

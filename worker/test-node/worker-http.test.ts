@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ecfToXml, formatDgiiDateTime, parseArecf, signEcfXml, verifyXml } from "@ecf/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
 import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
 import { createTestIdentity, forgeP12, xmlsecVerify, type TestIdentity } from "@ecf/shared/test-support/certs";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
@@ -122,6 +123,7 @@ beforeAll(async () => {
       body: form,
     }),
   );
+  await registerSigner(sandbox.url, rnc, [identity.certificatePem]);
 }, 180_000);
 
 afterAll(async () => {
@@ -203,6 +205,7 @@ describe("issuing under wrangler dev", () => {
         body: form,
       }),
     );
+    await registerSigner(sandbox.url, issuerRnc, [identity.certificatePem]);
     for (const tipo of TIPOS_ECF) {
       await json(
         await fetch(`${base}/admin/companies/${company.id}/sequences/${tipo}`, {

@@ -4,6 +4,7 @@
 // setting, and that another issuer never sees any of it.
 import { env } from "cloudflare:workers";
 import { fromBase64, toBase64 } from "@ecf/shared";
+import { type PinHash, pinHashMatches } from "@ecf/shared/pin-kdf";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
@@ -33,7 +34,7 @@ type Problem = {
   requestId: string;
   errors: { path: string; code: string; line?: number; column?: string | null; detail?: string }[];
 };
-type Pin = { algorithm: string; iterations: number; salt: string; hash: string };
+type Pin = PinHash;
 type Pull = {
   version: number;
   products: Product[];
@@ -123,17 +124,15 @@ async function pullAll(
   return { pages, products: pages.flatMap((p) => p.products), cashiers: pages.flatMap((p) => p.cashiers) };
 }
 
-/** PBKDF2-SHA256 of a PIN as a till derives it with WebCrypto: the check a till makes offline. */
-async function pinMatches(pin: Pin, candidate: string): Promise<boolean> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(candidate), "PBKDF2", false, [
-    "deriveBits",
-  ]);
-  const bits = await crypto.subtle.deriveBits(
-    { name: "PBKDF2", hash: "SHA-256", salt: new Uint8Array(fromBase64(pin.salt)!), iterations: pin.iterations },
-    key,
-    256,
-  );
-  return toBase64(new Uint8Array(bits)) === pin.hash;
+/** The check a till makes offline (its own code, @ecf/shared/pin-kdf), on the hash it pulled. */
+const pinMatches = (pin: Pin, candidate: string) => pinHashMatches(pin, candidate);
+
+/** PBKDF2-SHA256 (100k) of a PIN, as the worker hashed PINs before scrypt. */
+async function pbkdf2Pin(pin: string): Promise<{ salt: string; hash: string }> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(pin), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations: 100_000 }, key, 256);
+  return { salt: toBase64(salt), hash: toBase64(new Uint8Array(bits)) };
 }
 
 describe("products through the issuer API", () => {
@@ -551,7 +550,7 @@ describe("barcodes name one active product", () => {
 });
 
 describe("cashiers", () => {
-  it("keeps only a PBKDF2 hash of the PIN; the issuer never reads it back", async () => {
+  it("keeps only a scrypt hash of the PIN; the issuer never reads it back", async () => {
     const { token, company } = await companyWithToken();
     const res = await send(token, "POST", "/cashiers", { name: "María", pin: "482193" });
     expect(res.status).toBe(201);
@@ -560,7 +559,9 @@ describe("cashiers", () => {
     expect(JSON.stringify(cashier)).not.toContain("482193");
     expect(cashier.pin).toBeUndefined();
     const [row] = await issuerSql(company.id, "SELECT pin_hash, pin_salt, pin_iterations FROM cashiers");
-    expect(row!.pin_iterations).toBe(100_000);
+    // scrypt N 2^14, r 8, p 1 (16 MiB, memory-hard): README, Security.
+    expect(String(row!.pin_hash)).toMatch(/^scrypt:16384:8:1:[A-Za-z0-9+/]{43}=$/);
+    expect(row!.pin_iterations).toBe(16384);
     expect(String(row!.pin_hash)).not.toContain("482193");
     // At least 6 digits (issue 32): a 4- or 5-digit PIN falls to an offline search at once.
     for (const pin of ["123", "1234", "12345", "1234567890123", "12a456"])
@@ -601,7 +602,7 @@ describe("what a paired till pulls", () => {
     expect(new Set(versions).size).toBe(9);
     // The till checks a PIN offline from what it pulled.
     const anaPin = first.cashiers[0]!.pin;
-    expect(anaPin).toMatchObject({ algorithm: "PBKDF2-SHA256", iterations: 100_000 });
+    expect(anaPin).toMatchObject({ algorithm: "scrypt", N: 16384, r: 8, p: 1 });
     expect(await pinMatches(anaPin, "123412")).toBe(true);
     expect(await pinMatches(anaPin, "123413")).toBe(false);
 
@@ -637,6 +638,30 @@ describe("what a paired till pulls", () => {
   it("needs a device token", async () => {
     const { token } = await companyWithToken();
     expect((await call("/devices/catalog", { headers: authed(token) })).status).toBe(401);
+  });
+
+  it("a PIN hashed with PBKDF2 before scrypt still reaches the till and matches; its next change is scrypt", async () => {
+    const { token, deviceToken, company } = await pairedTill();
+    const created = await send(token, "POST", "/cashiers", { name: "Rosa", pin: "564738" });
+    const rosa = (await created.json()) as { id: string };
+    // What a cashier created before scrypt has in the ledger.
+    const legacy = await pbkdf2Pin("564738");
+    await issuerSql(
+      company.id,
+      "UPDATE cashiers SET pin_iterations = 100000, pin_salt = ?, pin_hash = ? WHERE id = ?",
+      legacy.salt,
+      legacy.hash,
+      rosa.id,
+    );
+    const before = (await pullAll(deviceToken, 0, 100)).cashiers.find((c) => c.id === rosa.id)!.pin;
+    expect(before).toEqual({ algorithm: "PBKDF2-SHA256", iterations: 100_000, ...legacy });
+    expect(await pinMatches(before, "564738")).toBe(true);
+    expect(await pinMatches(before, "564739")).toBe(false);
+
+    expect((await send(token, "PATCH", `/cashiers/${rosa.id}`, { pin: "918273" })).status).toBe(200);
+    const after = (await pullAll(deviceToken, 0, 100)).cashiers.find((c) => c.id === rosa.id)!.pin;
+    expect(after).toMatchObject({ algorithm: "scrypt", N: 16384, r: 8, p: 1 });
+    expect(await pinMatches(after, "918273")).toBe(true);
   });
 });
 

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
-import { clearFaults, received, setFault } from "./support/issuing.ts";
+import { clearFaults, received, registerSigner, setFault } from "./support/issuing.ts";
 import { issuerSql } from "./support/ledger.ts";
 
 afterEach(clearFaults);
@@ -35,6 +35,7 @@ async function twoTills() {
     body: form,
   });
   expect(uploaded.status).toBe(200);
+  await registerSigner(company.rnc);
   for (const tipo of ["32", "31", "34"])
     await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
       rangeFrom: 1,

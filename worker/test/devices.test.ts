@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { call, postJson } from "./support/http.ts";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
-import { clearFaults, received, setFault } from "./support/issuing.ts";
+import { clearFaults, received, registerSigner, setFault } from "./support/issuing.ts";
 import { allocate, auditRows, everyMonthSql, issuerSql } from "./support/ledger.ts";
 import { eq } from "drizzle-orm";
 import { database } from "../src/db/client.ts";
@@ -16,7 +16,9 @@ import { until } from "./support/until.ts";
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
 
-async function uploadCertificate(companyId: string, p12 = fixtures.forgeP12) {
+/** Uploads the .p12; the sandbox takes the issuer's signature with either of its certificates. */
+async function uploadCertificate(company: { id: string; rnc: string }, p12 = fixtures.forgeP12) {
+  const companyId = company.id;
   const form = new FormData();
   form.set("file", new File([new Uint8Array(bytes(p12))], "firma.p12"));
   form.set("password", fixtures.password);
@@ -26,6 +28,7 @@ async function uploadCertificate(companyId: string, p12 = fixtures.forgeP12) {
     body: form,
   });
   expect(res.status).toBe(200);
+  await registerSigner(company.rnc, [fixtures.certificatePem, fixtures.renewedCertificatePem]);
 }
 
 /** A company with a certificate and ranges for the till's types, and a device ready to pair. */
@@ -33,7 +36,7 @@ async function setup(
   ranges: Record<string, [number, number]> = { "32": [1, 100_000], "31": [1, 100_000], "34": [1, 1000] },
 ) {
   const { company, token } = await companyWithToken();
-  await uploadCertificate(company.id);
+  await uploadCertificate(company);
   for (const [tipo, [from, to]] of Object.entries(ranges)) {
     await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
       rangeFrom: from,
@@ -656,7 +659,7 @@ describe("nothing signed is lost", () => {
     const before = await signedReceipt(p, lease.rangeFrom);
     const second = await signedReceipt(p, lease.rangeFrom + 1);
     // ...then the issuer renews its certificate before the till is back online.
-    await uploadCertificate(company.id, fixtures.renewedP12);
+    await uploadCertificate(company, fixtures.renewedP12);
     const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
     const kept = await env.DB.prepare(
       "SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1",
@@ -694,7 +697,7 @@ describe("nothing signed is lost", () => {
     expect((await deviceCall(p.token, "/devices/receipts", { xml: fresh })).status).toBe(200);
 
     // Uploading the same certificate again does not make it a "previous" one.
-    await uploadCertificate(company.id, fixtures.renewedP12);
+    await uploadCertificate(company, fixtures.renewedP12);
     const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM company_certificates WHERE company_id = ?1")
       .bind(company.id)
       .first<{ n: number }>();
@@ -703,7 +706,7 @@ describe("nothing signed is lost", () => {
 
   it("a previous certificate of another issuer is still foreign", async () => {
     const other = await paired();
-    await uploadCertificate(other.company.id, fixtures.renewedP12);
+    await uploadCertificate(other.company, fixtures.renewedP12);
     // `other` kept the fixture certificate as a previous one; this company never had the renewed one.
     const { paired: p } = await paired();
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;

@@ -53,6 +53,7 @@ export default async function setup(project: TestProject) {
     modernP12: b64(opensslP12(identity, password, "aes")),
     expiredP12: b64(forgeP12(expired, password, "3des")),
     renewedP12: b64(forgeP12(renewed, password, "3des")),
+    renewedCertificatePem: renewed.certificatePem,
     ecP12: b64(opensslEcP12(password)),
     pkcs8: b64(identity.pkcs8),
     certificateDer: b64(identity.certificateDer),

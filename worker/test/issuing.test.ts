@@ -166,7 +166,7 @@ describe("DGII rejections", () => {
       const accepted = await issue(token, issueRequest("31"));
       expect(accepted.body.estado, JSON.stringify(accepted.body)).toBe("Aceptado");
     } finally {
-      await signers([]);
+      await signers([fixtures.certificatePem]);
     }
   });
 

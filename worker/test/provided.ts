@@ -15,6 +15,8 @@ declare module "vitest" {
       modernP12: string;
       expiredP12: string;
       renewedP12: string;
+      /** The certificate inside renewedP12, for the sandbox's signer registry. */
+      renewedCertificatePem: string;
       ecP12: string;
       pkcs8: string;
       certificateDer: string;

@@ -5,6 +5,7 @@ import { makeEcf, type EcfFactoryOptions } from "@ecf/shared/test-support/ecf-fa
 import type { TipoeCF } from "@ecf/shared";
 import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
+import { registerSigner } from "./support/issuing.ts";
 
 const fixtures = inject("certificates");
 
@@ -19,6 +20,7 @@ export async function receivingCompany() {
   form.set("password", fixtures.password);
   const res = await call("/company/certificate", { method: "PUT", headers: authed(account.token), body: form });
   if (res.status !== 200) throw new Error(`certificate upload failed: ${res.status} ${await res.text()}`);
+  await registerSigner(account.company.rnc);
   return account;
 }
 

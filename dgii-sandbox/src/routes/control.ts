@@ -99,7 +99,7 @@ export function controlRoutes(ctx: SandboxContext) {
   // The buyer the emisor-receptor simulator plays: { estado: "0" | "1", motivo?: "1".."4", requireAuth?: boolean }.
   app.get("/signers", (c) => c.json(listSigners(ctx)));
 
-  // { rnc, certificates: [PEM, …] }: who may sign for that RNC from now on ([] stops checking it).
+  // { rnc, certificates: [PEM, …] }: who may sign for that RNC from now on ([]: no one).
   app.put("/signers", async (c) => {
     const body = (await c.req.json().catch(() => null)) as { rnc?: unknown; certificates?: unknown } | null;
     const rnc = typeof body?.rnc === "string" && /^(\d{9}|\d{11})$/.test(body.rnc) ? body.rnc : undefined;

@@ -8,6 +8,7 @@ import type { Environment } from "../environments.ts";
 import { readXmlPart } from "../multipart.ts";
 import { accepted, rejected, type Outcome } from "../outcome.ts";
 import { CODES, mensaje } from "../rejection-codes.ts";
+import { isDelegate, NOT_A_DELEGATE } from "../signers.ts";
 import { sameEncf } from "../state.ts";
 import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 import { RFCE_THRESHOLD } from "./recepcion.ts";
@@ -51,6 +52,12 @@ async function evaluateRfce(
     return rejected(
       [mensaje("firmaInvalida", `La firma del XML no es válida: ${signature.message}`)],
       CODES.firmaInvalida.secuenciaUtilizada,
+    );
+  // DGII takes a summary, like a full e-CF, only from a delegate of RNCEmisor.
+  if (!isDelegate(ctx, summary.rncEmisor, signature.certificate))
+    return rejected(
+      [mensaje("firmanteNoAutorizado", NOT_A_DELEGATE(`Emisor ${summary.rncEmisor}`))],
+      CODES.firmanteNoAutorizado.secuenciaUtilizada,
     );
   if (summary.montoTotal === undefined || !(Number(summary.montoTotal) < RFCE_THRESHOLD)) {
     return rejected(

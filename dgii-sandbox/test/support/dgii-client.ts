@@ -91,3 +91,17 @@ export async function control(base: string, method: string, path: string, body?:
   });
   return { status: response.status, body: await readBody(response) };
 }
+
+/** The RNCs the sandbox tests' documents name as issuer or buyer (the factories' and the test identities'). */
+export const TEST_RNCS = ["130862346", "131880738", "131880681", "101010101"] as const;
+
+/**
+ * Registers `identity` as an authorized signer of each RNC (PUT /__sandbox/signers), as DGII knows
+ * each RNC's delegates: the sandbox takes no one's signature for an RNC that registered no one.
+ */
+export async function delegate(base: string, identity: TestIdentity, rncs: readonly string[] = TEST_RNCS) {
+  for (const rnc of rncs) {
+    const res = await control(base, "PUT", "/signers", { rnc, certificates: [identity.certificatePem] });
+    if (res.status !== 200) throw new Error(`signers of ${rnc}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}

@@ -45,7 +45,10 @@ export interface Issued {
 export async function issueReceipt(db: PosDatabase, input: IssueInput): Promise<Issued> {
   const now = input.now ?? new Date();
   const key = await signingKey(db);
-  if (!key) throw new SaleProblem("Este dispositivo no tiene clave de firma; vincúlelo de nuevo.");
+  if (!key)
+    throw new SaleProblem(
+      "Este dispositivo no tiene clave de firma: toque el aviso de firma e ingrese el código que genera el emisor.",
+    );
   if (input.lines.length === 0) throw new SaleProblem("El carrito está vacío.");
 
   const buyerId = input.buyer?.rnc ? verifyRncOrCedula(input.buyer.rnc) : undefined;

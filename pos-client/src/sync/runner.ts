@@ -30,7 +30,10 @@ export interface SyncStatus {
   progress?: SyncProgress;
   last?: SyncReport;
   error?: string;
-  /** The issuer's certificate changed: the till needs a one-time code to receive the new key. */
+  /**
+   * The till has no usable signing key (the issuer's certificate changed, or the key was lost with
+   * the browser's storage): it needs a one-time code to receive the key again.
+   */
   keyOutdated?: boolean;
   /** The round could not reach the server (a failed request, not an answer): the till is on its own. */
   unreachable?: boolean;
@@ -200,18 +203,18 @@ export class SyncRunner {
     return report;
   }
 
-  /** The issuer's certificate is not the one this till's key belongs to (seen at the last round). */
+  /** No usable key (seen at the last round): none at all, or one of a certificate the issuer replaced. */
   keyOutdated = false;
 
   /**
-   * New blocks when half used; notes a changed certificate. The new key is not fetched here: the
-   * server gives it only against a one-time code someone at the issuer asked for (installNewKey).
+   * New blocks when half used; notes a changed certificate or a lost key. The new key is not fetched
+   * here: the server gives it only against a one-time code someone at the issuer asked for (installNewKey).
    */
   private async housekeeping(): Promise<void> {
     await recoverLostNumbers(this.db);
     const me = await this.api.me();
     const key = await signingKey(this.db);
-    this.keyOutdated = !!key && me.certificateSerial !== key.certificateSerial;
+    this.keyOutdated = !key || me.certificateSerial !== key.certificateSerial;
     if (this.keyOutdated) this.onStatus({ running: true, keyOutdated: true });
     const now = new Date();
     const capacity = await capacitySettings(this.db);

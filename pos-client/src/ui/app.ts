@@ -523,11 +523,11 @@ class PosApp {
   }
 
   /**
-   * The issuer changed its certificate: the new key comes only with a one-time code the issuer
-   * asks for (POST /devices/{id}/pairing-code) and someone types here.
+   * No usable key (the issuer changed its certificate, or the key was lost): the key comes only with
+   * a one-time code the issuer asks for (POST /devices/{id}/pairing-code) and someone types here.
    */
   private offerNewKey(): void {
-    this.sync.textContent = "Nueva firma del emisor: toque para ingresar el código";
+    this.sync.textContent = "Falta la firma del emisor: toque para ingresar el código";
     this.sync.dataset.keyOutdated = "true";
     this.sync.onclick = async () => {
       const code = prompt("Código de un solo uso para la nueva firma (lo genera el emisor):");

@@ -3813,7 +3813,7 @@ export interface components {
             /** @example María Pérez */
             name: string;
             /**
-             * @description 6 to 12 digits; kept only as a PBKDF2-SHA256 hash
+             * @description 6 to 12 digits; kept only as a scrypt hash
              * @example 482193
              */
             pin: string;
@@ -3822,7 +3822,7 @@ export interface components {
             /** @example María Pérez */
             name?: string;
             /**
-             * @description 6 to 12 digits; kept only as a PBKDF2-SHA256 hash
+             * @description 6 to 12 digits; kept only as a scrypt hash
              * @example 482193
              */
             pin?: string;
@@ -3848,14 +3848,31 @@ export interface components {
             name: string;
             active: boolean;
             version: number;
-            /** @description PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64 */
-            pin: {
-                /** @enum {string} */
-                algorithm: "PBKDF2-SHA256";
-                iterations: number;
-                salt: string;
-                hash: string;
-            };
+            pin: components["schemas"]["ScryptPin"] | components["schemas"]["Pbkdf2Pin"];
+        };
+        /** @description scrypt (N, r, p) over the PIN's UTF-8 bytes and the salt's bytes (base64), 32 bytes, in base64 */
+        ScryptPin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            algorithm: "scrypt";
+            N: number;
+            r: number;
+            p: number;
+            salt: string;
+            hash: string;
+        };
+        /** @description A PIN set before scrypt: PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64 */
+        Pbkdf2Pin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            algorithm: "PBKDF2-SHA256";
+            iterations: number;
+            salt: string;
+            hash: string;
         };
         DeviceSettings: {
             id: string;

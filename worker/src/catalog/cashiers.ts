@@ -1,14 +1,12 @@
-// A cashier of the issuer's tills. The PIN is kept only as a PBKDF2-SHA256 hash, shipped to the
-// paired tills so a cashier signs in offline: the till derives the same hash with WebCrypto.
+// A cashier of the issuer's tills. The PIN is kept only as a hash, shipped to the paired tills so a
+// cashier signs in offline: the till derives the same hash (@ecf/shared/pin-kdf). New PINs are
+// hashed with scrypt; PINs set before it keep their PBKDF2-SHA256 hash until changed.
 import { z } from "@hono/zod-openapi";
-import { toBase64 } from "@ecf/shared";
+import { hashPin as scryptHash, PIN_SCRYPT } from "@ecf/shared/pin-kdf";
 import type { cashiers } from "../ledger/issuer-tables.ts";
 
-/** Workers' WebCrypto caps PBKDF2 at 100,000 iterations; a till derives one hash per sign-in. */
-export const PIN_ITERATIONS = 100_000;
-export const PIN_ALGORITHM = "PBKDF2-SHA256";
-
 export type CashierRow = typeof cashiers.$inferSelect;
+/** The ledger's three PIN columns. A scrypt hash is written `scrypt:N:r:p:<base64>` (see pinOfRow). */
 export interface PinHash {
   iterations: number;
   salt: string;
@@ -24,7 +22,7 @@ export const PIN_PATTERN = /^\d{6,12}$/;
 const pin = z
   .string()
   .regex(PIN_PATTERN, "pin must be 6 to 12 digits")
-  .openapi({ description: "6 to 12 digits; kept only as a PBKDF2-SHA256 hash", example: "482193" });
+  .openapi({ description: "6 to 12 digits; kept only as a scrypt hash", example: "482193" });
 const name = z.string().trim().min(1).max(60).openapi({ example: "María Pérez" });
 
 export const CashierInput = z.object({ name, pin }).strict().openapi("CashierInput");
@@ -35,6 +33,25 @@ export const Cashier = z
   .object({ id: z.string(), name: z.string(), active: z.boolean(), version: z.number().int(), updatedAt: z.string() })
   .openapi("Cashier");
 
+const ScryptPin = z
+  .object({
+    algorithm: z.literal("scrypt"),
+    N: z.number().int(),
+    r: z.number().int(),
+    p: z.number().int(),
+    salt: z.string(),
+    hash: z.string(),
+  })
+  .openapi("ScryptPin", {
+    description: "scrypt (N, r, p) over the PIN's UTF-8 bytes and the salt's bytes (base64), 32 bytes, in base64",
+  });
+const Pbkdf2Pin = z
+  .object({ algorithm: z.literal("PBKDF2-SHA256"), iterations: z.number().int(), salt: z.string(), hash: z.string() })
+  .openapi("Pbkdf2Pin", {
+    description:
+      "A PIN set before scrypt: PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64",
+  });
+
 /** The till's view: the PIN's hash and how to derive it, to check a PIN offline. */
 export const DeviceCashier = z
   .object({
@@ -42,26 +59,24 @@ export const DeviceCashier = z
     name: z.string(),
     active: z.boolean(),
     version: z.number().int(),
-    pin: z
-      .object({ algorithm: z.literal(PIN_ALGORITHM), iterations: z.number().int(), salt: z.string(), hash: z.string() })
-      .openapi({
-        description:
-          "PBKDF2 with SHA-256 over the PIN's UTF-8 bytes and the salt's bytes (base64), 256 bits, in base64",
-      }),
+    pin: z.discriminatedUnion("algorithm", [ScryptPin, Pbkdf2Pin]),
   })
   .openapi("DeviceCashier");
 
-/** Derives a PIN's hash with a fresh 16-byte salt. */
-export async function hashPin(pinText: string, iterations = PIN_ITERATIONS): Promise<PinHash> {
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  return { iterations, salt: toBase64(salt), hash: toBase64(await derive(pinText, salt, iterations)) };
+/** Hashes a new PIN with scrypt at today's cost (PIN_SCRYPT), in the ledger's columns. */
+export async function hashPin(pinText: string, params: { N: number; r: number; p: number } = PIN_SCRYPT) {
+  const { N, r, p, salt, hash } = await scryptHash(pinText, params);
+  return { iterations: N, salt, hash: `scrypt:${N}:${r}:${p}:${hash}` } satisfies PinHash;
 }
 
-async function derive(pinText: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(pinText), "PBKDF2", false, ["deriveBits"]);
-  return new Uint8Array(
-    await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256),
-  );
+/** The hash as the till reads it: scrypt when written so, otherwise a PBKDF2 hash of before. */
+export function pinOfRow(row: Pick<CashierRow, "pinIterations" | "pinSalt" | "pinHash">) {
+  const scrypt = /^scrypt:(\d+):(\d+):(\d+):(.+)$/.exec(row.pinHash);
+  if (scrypt) {
+    const [, N, r, p, hash] = scrypt;
+    return { algorithm: "scrypt" as const, N: Number(N), r: Number(r), p: Number(p), salt: row.pinSalt, hash: hash! };
+  }
+  return { algorithm: "PBKDF2-SHA256" as const, iterations: row.pinIterations, salt: row.pinSalt, hash: row.pinHash };
 }
 
 export const cashierView = (row: CashierRow): z.infer<typeof Cashier> => ({
@@ -77,5 +92,5 @@ export const deviceCashierView = (row: CashierRow): z.infer<typeof DeviceCashier
   name: row.name,
   active: row.active,
   version: row.version,
-  pin: { algorithm: PIN_ALGORITHM, iterations: row.pinIterations, salt: row.pinSalt, hash: row.pinHash },
+  pin: pinOfRow(row),
 });

@@ -20,6 +20,21 @@ export async function clearFaults(): Promise<void> {
   await fetch(`${sandboxUrl()}/__sandbox/faults`, { method: "DELETE" });
 }
 
+/**
+ * Tells the sandbox who may sign for `rnc` (PUT /__sandbox/signers), as DGII knows each RNC's
+ * delegates: it takes nothing signed for an RNC that registered no one. By default the test issuers'
+ * certificate (every fixture .p12 but the renewed one holds it), so our issuing tests prove we sign
+ * with the issuer's own certificate.
+ */
+export async function registerSigner(rnc: string, certificates = [inject("certificates").certificatePem]) {
+  const res = await fetch(`${sandboxUrl()}/__sandbox/signers`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ rnc, certificates }),
+  });
+  if (!res.ok) throw new Error(`sandbox signers refused: ${await res.text()}`);
+}
+
 export interface ReceivedEntry {
   kind: string;
   rnc: string | null;
@@ -58,6 +73,7 @@ export async function issuer(overrides: Record<string, unknown> = {}) {
     body: form,
   });
   if (!res.ok) throw new Error(`certificate upload failed: ${await res.text()}`);
+  await registerSigner(company.rnc);
   for (const tipo of TIPOS_ECF) {
     await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
       rangeFrom: 1,

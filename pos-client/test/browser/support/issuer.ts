@@ -1,5 +1,7 @@
-// An issuer as the till's browser tests need it: registered by the admin, its certificate uploaded,
-// ranges for the till's types (E32, E31, E34), and a token of its own API key for its back office.
+// An issuer as the till's browser tests need it: registered by the admin, its certificate uploaded
+// and registered with DGII (the sandbox) as its signer, ranges for the till's types (E32, E31, E34),
+// and a token of its own API key for its back office.
+import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
 import { forgeP12, type TestIdentity } from "@ecf/shared/test-support/certs";
 import type { Stack } from "../pos-stack.ts";
 
@@ -14,6 +16,8 @@ export async function createTestIssuer(
   form.set("file", new File([new Uint8Array(forgeP12(identity, "clave"))], "firma.p12"));
   form.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${created.id}/certificate`, form);
+  // DGII (the sandbox) takes the issuer's receipts only signed by its own certificate.
+  await registerSigner(stack.sandboxUrl, company.registryNumber, [identity.certificatePem]);
   for (const tipo of ["32", "31", "34"])
     await stack.admin("PUT", `/admin/companies/${created.id}/sequences/${tipo}`, {
       rangeFrom: 1,
