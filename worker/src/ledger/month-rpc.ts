@@ -4,6 +4,7 @@
 import type { EventType, WebhookEvent } from "../webhooks/events.ts";
 import type { ReportName, ReportSlice, ReportSliceQuery } from "../reports/specs.ts";
 import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "../shifts/shift-rows.ts";
+import type { BenchRowsSpec } from "../bench/month-rows.ts";
 import type { MonthRows } from "./month-import.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";
@@ -98,4 +99,6 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };
   /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
   importRows(rows: MonthRows): void;
+  /** Bench-only: synthetic rows (bench/month-rows.ts) and the object's SQLite size; refused unless BENCH_BULK=1. */
+  benchLoad(spec: BenchRowsSpec): { databaseSize: number };
 }

@@ -25,6 +25,7 @@ import type { ReportName, ReportSliceQuery } from "../reports/specs.ts";
 import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
 import { purchaseEvent, type EventType, type WebhookEvent } from "../webhooks/events.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
+import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   private readonly db: MonthDb;
@@ -238,5 +239,11 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   importRows(rows: MonthRows): void {
     this.ctx.storage.transactionSync(() => importMonthRows(this.db, rows));
     this.alarms.schedule();
+  }
+  /** Bench-only (bench/month-rows.ts): a chunk of synthetic rows through importRows; refused unless BENCH_BULK=1. */
+  benchLoad(spec: BenchRowsSpec): { databaseSize: number } {
+    if (!benchBulkEnabled(this.env)) throw new Error("The bench bulk path is off (BENCH_BULK is not 1).");
+    if (spec.count > 0) this.importRows(benchMonthRows(spec));
+    return { databaseSize: this.ctx.storage.sql.databaseSize };
   }
 }
