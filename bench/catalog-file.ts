@@ -29,7 +29,11 @@ export function catalogCsv(n: number, nameOf: (i: number) => string = defaultNam
 }
 
 /** Runs the admin CLI as `npm run admin --` does; resolves with its time and output, rejects on failure. */
-export function admin(workerUrl: string, adminSecret: string, ...args: string[]): Promise<{ ms: number; stdout: string }> {
+export function admin(
+  workerUrl: string,
+  adminSecret: string,
+  ...args: string[]
+): Promise<{ ms: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const child = spawn(process.execPath, [join(root, "scripts", "admin.mjs"), ...args], {

@@ -25,8 +25,14 @@ const SEARCH_GOAL_MS = 50;
 const NOUNS = ["Arroz", "Habichuelas", "Aceite", "Leche", "Café", "Azúcar", "Salami", "Queso", "Pan", "Galletas"]
   .concat(["Jugo", "Refresco", "Agua", "Cerveza", "Ron", "Detergente", "Jabón", "Papel", "Pasta", "Sardinas"])
   .concat(["Atún", "Harina", "Avena", "Cereal", "Mantequilla", "Yogur", "Huevos", "Pollo", "Chuleta", "Plátano"]);
-const BRANDS = ["La Garza", "Selecto", "Goya", "Rica", "Induveca", "Baldom", "Mazola", "Carbonell", "Campos"]
-  .concat(["Presidente", "Brugal", "Colgate", "Nestlé", "Milex", "Mi Sazón"]);
+const BRANDS = ["La Garza", "Selecto", "Goya", "Rica", "Induveca", "Baldom", "Mazola", "Carbonell", "Campos"].concat([
+  "Presidente",
+  "Brugal",
+  "Colgate",
+  "Nestlé",
+  "Milex",
+  "Mi Sazón",
+]);
 const VARIETIES = ["integral", "light", "clásico", "premium", "familiar", "orgánico", "picante", "dulce", "natural"];
 const SIZES = ["1 lb", "5 lb", "500 g", "1 L", "2 L", "12 oz", "355 ml", "24 uds", "1 gal", "250 g"];
 const shelfName = (i: number) =>
@@ -77,7 +83,15 @@ try {
   for (let from = 0; from < rows.length; from += IMPORT_CHUNK) {
     const file = join(dir, `products-${from}.csv`);
     writeFileSync(file, `${[header, ...rows.slice(from, from + IMPORT_CHUNK)].join("\r\n")}\r\n`);
-    const imported = await admin(stack.workerUrl, stack.adminSecret, "products:import", "--company", company.id, "--file", file);
+    const imported = await admin(
+      stack.workerUrl,
+      stack.adminSecret,
+      "products:import",
+      "--company",
+      company.id,
+      "--file",
+      file,
+    );
     created += (JSON.parse(imported.stdout) as { created: number }).created;
   }
   if (created !== N) throw new Error(`imported ${created} of ${N} products`);

@@ -197,7 +197,9 @@ export class PosDatabase extends Dexie {
       p.words = productWords(p);
     });
     this.products.hook("updating", (changes, _code, p) =>
-      "name" in changes || "code" in changes ? { words: productWords({ ...p, ...(changes as Partial<Product>) }) } : undefined,
+      "name" in changes || "code" in changes
+        ? { words: productWords({ ...p, ...(changes as Partial<Product>) }) }
+        : undefined,
     );
   }
 

@@ -117,7 +117,12 @@ async function applyPage(
   db: PosDatabase,
   page: DeviceCatalog,
 ): Promise<{ updated: number; removed: number; cashiers: number }> {
-  const rows = new PageRows(await db.products.where("id").anyOf(page.products.map((p) => p.id)).toArray());
+  const rows = new PageRows(
+    await db.products
+      .where("id")
+      .anyOf(page.products.map((p) => p.id))
+      .toArray(),
+  );
   let updated = 0;
   let removed = 0;
   for (const p of page.products) {
