@@ -46,18 +46,33 @@ export async function searchProducts(
   };
 }
 
-/** The codes of the matching products, sorted: the longest word narrows first, the others intersect. */
+/**
+ * The codes of the matching products, sorted. The longest word narrows through the index; the
+ * other words are checked on those few products' own words (a short word such as "sku" would
+ * otherwise read the keys of the whole catalogue), or, for a broad first word, intersected by key.
+ */
 async function matchingCodes(db: PosDatabase, typed: string, words: string[]): Promise<string[]> {
-  const byLength = [...words].sort((a, b) => b.length - a.length);
-  let codes = new Set(await wordKeys(db, byLength[0]!));
-  for (const word of byLength.slice(1)) {
-    if (!codes.size) break;
-    const next = new Set(await wordKeys(db, word));
-    codes = new Set([...codes].filter((c) => next.has(c)));
+  const [narrowest, ...others] = [...words].sort((a, b) => b.length - a.length);
+  let codes = [...new Set(await wordKeys(db, narrowest!))];
+  if (others.length && codes.length <= CHECKED_ONE_BY_ONE) {
+    const candidates = await db.products.bulkGet(codes);
+    codes = candidates
+      .filter((p): p is Product => !!p && others.every((o) => (p.words ?? []).some((w) => w.startsWith(o))))
+      .map((p) => p.code);
+  } else {
+    for (const word of others) {
+      if (!codes.length) break;
+      const next = new Set(await wordKeys(db, word));
+      codes = codes.filter((c) => next.has(c));
+    }
   }
-  for (const code of (await db.products.where("barcodes").equals(typed).primaryKeys()) as string[]) codes.add(code);
-  return [...codes].sort();
+  const found = new Set(codes);
+  for (const code of (await db.products.where("barcodes").equals(typed).primaryKeys()) as string[]) found.add(code);
+  return [...found].sort();
 }
+
+/** Up to this many candidates, the other words are checked on the products rather than through the index. */
+const CHECKED_ONE_BY_ONE = 2000;
 
 const wordKeys = async (db: PosDatabase, prefix: string) =>
   (await db.products.where("words").startsWith(prefix).primaryKeys()) as string[];
