@@ -1,5 +1,6 @@
 import type { PinHash } from "@ecf/shared/pin-kdf";
 import Dexie, { type EntityTable } from "dexie";
+import { productWords } from "./sale/search-words.ts";
 import type { ZReport } from "./shift/z-report.ts";
 
 /** DGII's word for a receipt's state, plus the device's own states before the server answered. */
@@ -82,6 +83,8 @@ export interface Product {
   version?: number;
   /** Codes a scanner reads (EAN, UPC…), looked up like the product code. */
   barcodes?: string[];
+  /** The search words of the name and code (search-words.ts); the products table's hooks keep them. */
+  words?: string[];
   /** The price was changed on this till (allowed per device); the next server change of the product replaces it. */
   priceEditedHere?: boolean;
 }
@@ -180,6 +183,26 @@ export class PosDatabase extends Dexie {
       sales: "id, createdAt, encf, shiftId",
       shifts: "id, openedAt, state, sync",
     });
+    // The sale screen's search (sale/product-search.ts) by the words of each product's name and
+    // code, through an index instead of the whole catalogue in memory.
+    this.version(5)
+      .stores({ products: "code, name, id, *barcodes, *words" })
+      .upgrade((tx) =>
+        tx
+          .table<Product>("products")
+          .toCollection()
+          .modify((p) => {
+            p.words = productWords(p);
+          }),
+      );
+    this.products.hook("creating", (_code, p) => {
+      p.words = productWords(p);
+    });
+    this.products.hook("updating", (changes, _code, p) =>
+      "name" in changes || "code" in changes
+        ? { words: productWords({ ...p, ...(changes as Partial<Product>) }) }
+        : undefined,
+    );
   }
 
   /**

@@ -109,25 +109,35 @@ async function storedVersion(db: PosDatabase, companyId: string): Promise<number
 /**
  * Stores a page's changes. A product made inactive is taken out of the till's products, so the
  * sale screen no longer finds it; a product whose code changed leaves no row under its old code.
- * A row already newer than the change is kept.
+ * A row already newer than the change is kept. The page is worked out in memory over the rows it
+ * touches (read in one query) and written in two bulk requests: a first sync of 50,000 products
+ * spent most of its time in two IndexedDB requests per product.
  */
 async function applyPage(
   db: PosDatabase,
   page: DeviceCatalog,
 ): Promise<{ updated: number; removed: number; cashiers: number }> {
+  const rows = new PageRows(
+    await db.products
+      .where("id")
+      .anyOf(page.products.map((p) => p.id))
+      .toArray(),
+  );
   let updated = 0;
   let removed = 0;
   for (const p of page.products) {
-    const rows = await db.products.where("id").equals(p.id).toArray();
-    if (rows.some((r) => (r.version ?? 0) > p.version)) continue;
-    const stale = rows.filter((r) => r.code !== p.code || !p.active).map((r) => r.code);
-    if (stale.length) await db.products.bulkDelete(stale);
+    const held = rows.ofId(p.id);
+    if (held.some((r) => (r.version ?? 0) > p.version)) continue;
+    const stale = held.filter((r) => r.code !== p.code || !p.active).map((r) => r.code);
+    for (const code of stale) rows.delete(code);
     if (p.active) {
       // A hand-typed product of this till under the same code is replaced by the issuer's.
-      await db.products.put(productFromCatalog(p));
+      rows.put(productFromCatalog(p));
       updated++;
     } else removed += stale.length;
   }
+  await db.products.bulkDelete(rows.deleted());
+  await db.products.bulkPut(rows.written());
   const cashiers = page.cashiers.map(cashierFromCatalog);
   const known = new Map(
     (await db.cashiers.bulkGet(cashiers.map((c) => c.id))).flatMap((c) => (c ? [[c.id, c.version] as const] : [])),
@@ -135,6 +145,42 @@ async function applyPage(
   const newer = cashiers.filter((c) => (known.get(c.id) ?? -1) <= c.version);
   await db.cashiers.bulkPut(newer);
   return { updated, removed, cashiers: newer.length };
+}
+
+/**
+ * The products a page touches, as they stand after each of its changes so far: what the page would
+ * read back if every change were written at once, and in the end what to write.
+ */
+class PageRows {
+  private readonly byCode = new Map<string, Product>();
+  /** Every code the page put or deleted, with its final row (undefined: deleted). */
+  private readonly changed = new Map<string, Product | undefined>();
+
+  constructor(rows: Product[]) {
+    for (const r of rows) this.byCode.set(r.code, r);
+  }
+
+  ofId(id: string): Product[] {
+    return [...this.byCode.values()].filter((r) => r.id === id);
+  }
+
+  put(row: Product): void {
+    this.byCode.set(row.code, row);
+    this.changed.set(row.code, row);
+  }
+
+  delete(code: string): void {
+    this.byCode.delete(code);
+    this.changed.set(code, undefined);
+  }
+
+  deleted(): string[] {
+    return [...this.changed].flatMap(([code, row]) => (row ? [] : [code]));
+  }
+
+  written(): Product[] {
+    return [...this.changed.values()].filter((row): row is Product => row !== undefined);
+  }
 }
 
 /** Inactive cashiers are kept (a shift names them) but cannot log in: SHIFTS checks `active`. */

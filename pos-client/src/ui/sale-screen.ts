@@ -14,7 +14,7 @@ import { type SaleRequest, type SaleScreenOptions, type SaleScreenState, tipoOf 
 import { tenderFields } from "./sale/tender.ts";
 import { totalsBox } from "./sale/totals.ts";
 
-export { byCode, RESULTS_PER_PAGE } from "./sale/product-entry.ts";
+export { RESULTS_PER_PAGE } from "./sale/product-entry.ts";
 export { emptySale, type SaleRequest, type SaleScreenOptions, type SaleScreenState } from "./sale/state.ts";
 
 /** The app forwards every window keydown to the sale screen on display as this event. */
@@ -24,22 +24,19 @@ export const SALE_SCAN = "sale-scan";
 /** The app tells the sale screen on display that the catalogue changed (it reloads its products in place). */
 export const CATALOG_PULLED = "catalog-pulled";
 
-const catalogue = (db: PosDatabase) => db.products.orderBy("name").toArray();
-
 export async function saleScreen(
   db: PosDatabase,
   state: SaleScreenState,
   charge: (req: SaleRequest) => Promise<void>,
   options: SaleScreenOptions = {},
 ): Promise<HTMLElement> {
-  const products = await catalogue(db);
   const root = h("div", { class: "sale" });
   const message = h("p", { class: "error", role: "alert", id: "sale-error" });
   const action = chargeAction(db, state, message, charge);
   const totals = totalsBox();
   const tender = tenderFields(state, () => renderTotals());
   const cart = cartLines(state, message, options.maxQuantity, () => renderTotals());
-  const entry = productEntry(products, cart.add);
+  const entry = productEntry(db, cart.add);
   const buyer = buyerFields(db, state, {
     findTaxpayer: options.findTaxpayer,
     rncChanged: () => renderTotals(),
@@ -53,13 +50,14 @@ export async function saleScreen(
     totals.show(t, tipoOf(state));
   }
 
-  root.addEventListener(CATALOG_PULLED, async () => entry.showProducts(await catalogue(db)));
+  root.addEventListener(CATALOG_PULLED, () => entry.refresh());
   // Keys arrive from the window (see SALE_KEY), so they work with the focus on the page itself.
   root.addEventListener(SALE_KEY, (event) => {
     const e = (event as CustomEvent<KeyboardEvent>).detail;
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
-      void action.charge();
+      // What Enter or a scan just asked for is in the cart before charging.
+      void entry.settled().then(() => action.charge());
     } else entry.key(e);
   });
   root.addEventListener(SALE_SCAN, (e) => entry.scanned((e as CustomEvent<string>).detail));

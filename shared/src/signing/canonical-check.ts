@@ -5,6 +5,8 @@
 // be taken over them. It runs on the UTF-8 bytes: every markup character is ASCII and every byte
 // of a multi-byte character is >= 0x80, so no decoding is needed.
 
+import { scanCanonicalRoot } from "./canonical-scan.ts";
+
 declare global {
   // ES2024; present in Node 20, workerd and Chromium. Declared here because the base lib is ES2023.
   interface String {
@@ -102,6 +104,14 @@ const ENTITIES: readonly number[][] = [
  * NotCanonicalError naming the first rule broken.
  */
 export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
+  return checkRootElement(bytes, rootStart(xml, bytes));
+}
+
+/**
+ * Where the root element starts: past an allowed XML declaration and whitespace. Throws
+ * NotCanonicalError for what may not come before it, as checkCanonical would.
+ */
+export function rootStart(xml: string, bytes: Uint8Array): number {
   if (!xml.isWellFormed()) throw new NotCanonicalError("invalid_character", 0, "Text contains a lone UTF-16 surrogate");
   if (xml.charCodeAt(0) === 0xfeff)
     throw new NotCanonicalError("byte_order_mark", 0, "Text starts with a byte order mark");
@@ -115,8 +125,19 @@ export function checkCanonical(xml: string, bytes: Uint8Array): RootSpan {
   }
   while (i < n && isWhitespace(bytes[i]!)) i++;
   if (i >= n || bytes[i] !== LT) throw new NotCanonicalError("content_outside_root", i, "Expected the root element");
+  return i;
+}
 
-  const start = i;
+/** The rest of checkCanonical, from the root start tag at `start` on. */
+export function checkRootElement(bytes: Uint8Array, start: number): RootSpan {
+  // The quick pass accepts what our serializer writes; anything it is unsure of is decided in full.
+  return scanCanonicalRoot(bytes, start) ?? checkRootElementInFull(bytes, start);
+}
+
+/** checkRootElement without the quick pass: slower, and it names the first rule broken. */
+export function checkRootElementInFull(bytes: Uint8Array, start: number): RootSpan {
+  const n = bytes.length;
+  let i = start;
   // Per open element: where its name starts and ends, whether it has child elements or text.
   const nameStart: number[] = [];
   const nameEnd: number[] = [];

@@ -1,8 +1,10 @@
 // The fast path for documents our serializer produced: they are canonical by construction, so
 // the digest is taken over the emitted bytes and SignedInfo is written directly in canonical form.
-// No DOM: the cost is one UTF-8 encoding, one linear check, one SHA-256 and one RSA signature.
+// No DOM: the cost is one UTF-8 encoding (into a reused buffer), one linear check with the SHA-256
+// beside it, and one RSA signature.
 import { toBase64 } from "./base64.ts";
-import { checkCanonical } from "./canonical-check.ts";
+import { checkRootElement, rootStart } from "./canonical-check.ts";
+import { withUtf8 } from "./utf8-scratch.ts";
 import { C14N_10, ENVELOPED_SIGNATURE, RSA_PKCS1_SHA256, RSA_SHA256, SHA256, XMLDSIG_NS } from "./profile.ts";
 
 const encoder = new TextEncoder();
@@ -35,11 +37,20 @@ const certificateBase64 = new WeakMap<Uint8Array, string>();
  */
 export async function signEcfXml(xml: string, key: CryptoKey, certificateDer: Uint8Array): Promise<string> {
   assertSigningKey(key);
-  const bytes = encoder.encode(xml);
-  const root = checkCanonical(xml, bytes);
-
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(root.start, root.end)));
-  const digestValue = toBase64(digest);
+  const { digestValue, tail } = await withUtf8(xml, async (bytes) => {
+    // Only whitespace may follow the root, so its span is known before the check proves it: the
+    // SHA-256 starts first (WebCrypto copies the bytes now, and Node and Chromium hash on another
+    // thread) and runs while the check does.
+    const start = rootStart(xml, bytes);
+    let end = bytes.length;
+    while (end > start && isXmlWhitespace(bytes[end - 1]!)) end--;
+    const digesting = crypto.subtle.digest("SHA-256", bytes.subarray(start, end));
+    digesting.catch(() => undefined); // the check's refusal is the error to report, not this
+    const root = checkRootElement(bytes, start);
+    const digest =
+      root.end === end ? await digesting : await crypto.subtle.digest("SHA-256", bytes.subarray(start, root.end));
+    return { digestValue: toBase64(new Uint8Array(digest)), tail: bytes.length - root.closeTag };
+  });
   const signedInfo = encoder.encode(SIGNED_INFO_HEAD + digestValue + SIGNED_INFO_TAIL);
   const signatureValue = toBase64(new Uint8Array(await crypto.subtle.sign(RSA_PKCS1_SHA256, key, signedInfo)));
 
@@ -56,9 +67,11 @@ export async function signEcfXml(xml: string, key: CryptoKey, certificateDer: Ui
     `<KeyInfo><X509Data><X509Certificate>${certificate}</X509Certificate></X509Data></KeyInfo></Signature>`;
 
   // Everything from the root end tag on is ASCII, so its byte length equals its string length.
-  const at = xml.length - (bytes.length - root.closeTag);
+  const at = xml.length - tail;
   return xml.slice(0, at) + signature + xml.slice(at);
 }
+
+const isXmlWhitespace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
 function assertSigningKey(key: CryptoKey): void {
   const algorithm = key.algorithm as RsaHashedKeyAlgorithm;

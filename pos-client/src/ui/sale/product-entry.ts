@@ -1,31 +1,21 @@
 // The left of the sale screen: the search box (a scanner types into it too), what a scan or a typed
 // code did not find, and the product grid a page at a time. A tile, Enter or a scan adds a product.
-import type { Product } from "../../db.ts";
+// Products are looked up in IndexedDB as the cashier types (sale/product-search.ts), never all
+// held in memory; what Enter and scans add is looked up in order, and `settled` waits for it.
+import type { PosDatabase, Product } from "../../db.ts";
+import { productByCode, searchProducts } from "../../sale/product-search.ts";
 import { h } from "../dom.ts";
-import { pageOf } from "../paging.ts";
 import { productTiles } from "../product-results.ts";
 
 /** Product tiles per page of the grid. */
 export const RESULTS_PER_PAGE = 24;
 
-/** A product whose code or one of whose barcodes is exactly what was typed or scanned. */
-export const byCode = (products: readonly Product[], typed: string) =>
-  products.find((p) => p.code === typed) ?? products.find((p) => p.barcodes?.includes(typed));
-
-/** Every product the search matches, by name; the grid shows them a page at a time. */
-function matching(products: Product[], typed: string): Product[] {
-  const q = typed.trim().toLowerCase();
-  return q
-    ? products.filter(
-        (p) => p.code.toLowerCase().includes(q) || p.name.toLowerCase().includes(q) || p.barcodes?.includes(q),
-      )
-    : products;
-}
-
 export interface ProductEntry {
   element: HTMLElement;
   /** The catalogue changed: the grid shows the new products, the search stays as typed. */
-  showProducts(products: Product[]): void;
+  refresh(): void;
+  /** Resolves once every Enter and scan so far has added its product (or said it found none). */
+  settled(): Promise<void>;
   /** A key from the window: Enter adds what was typed, Escape clears, typing elsewhere goes to the search. */
   key(e: KeyboardEvent): void;
   /** A scan is a code, never a name: only an exact code or barcode adds a product. */
@@ -42,25 +32,28 @@ const searchBox = () =>
     "data-autofocus": true,
   });
 
-export function productEntry(initial: Product[], add: (p: Product) => void): ProductEntry {
-  let products = initial;
+export function productEntry(db: PosDatabase, add: (p: Product) => void): ProductEntry {
   let resultsPage = 0;
+  // Each search renders only if no later one started: answers may come back out of order.
+  let searches = 0;
+  let adding = Promise.resolve();
   const search = searchBox();
   const results = h("div", { class: "results", id: "results" });
   // What a scan (or a code typed + Enter) did not find; cleared by the next one.
   const scanMessage = h("p", { class: "error", role: "alert", id: "scan-error" });
 
-  const matches = () => pageOf(matching(products, search.value), resultsPage, RESULTS_PER_PAGE).items;
-  const renderResults = () => {
-    const shown = pageOf(matching(products, search.value), resultsPage, RESULTS_PER_PAGE);
+  const renderResults = async () => {
+    const mine = ++searches;
+    const shown = await searchProducts(db, search.value, resultsPage, RESULTS_PER_PAGE);
+    if (mine !== searches) return;
     resultsPage = shown.page;
     results.replaceChildren(
       ...productTiles(shown, add, (by) => {
         resultsPage += by;
-        renderResults();
+        void renderResults();
       }),
     );
-    if (!products.length)
+    if (!shown.total && !search.value.trim() && mine === searches)
       results.append(
         h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."),
       );
@@ -68,7 +61,7 @@ export function productEntry(initial: Product[], add: (p: Product) => void): Pro
   search.addEventListener("input", () => {
     scanMessage.textContent = "";
     resultsPage = 0;
-    renderResults();
+    void renderResults();
   });
   /** Adds what a search or a scan found, or says nothing matched; the search is ready for the next. */
   const addFound = (typed: string, found: Product | undefined, what: string) => {
@@ -78,32 +71,41 @@ export function productEntry(initial: Product[], add: (p: Product) => void): Pro
     } else if (typed) {
       scanMessage.textContent = `No hay ningún producto con ${what} «${typed}».`;
     }
-    if (typed) {
+    // Cleared unless the cashier has typed something else meanwhile.
+    if (typed && search.value.trim() === typed) {
       search.value = "";
-      renderResults();
+      void renderResults();
     }
     search.focus();
   };
+  /** Looks up and adds in the order the cashier asked, one after another. */
+  const inTurn = (step: () => Promise<void>) => {
+    adding = adding.then(step, step);
+  };
   const addTyped = () => {
     const typed = search.value.trim();
-    addFound(typed, typed ? (byCode(products, typed) ?? matches()[0]) : undefined, "el código o nombre");
+    const page = resultsPage;
+    inTurn(async () => {
+      const found = typed
+        ? ((await productByCode(db, typed)) ?? (await searchProducts(db, typed, page, RESULTS_PER_PAGE)).items[0])
+        : undefined;
+      addFound(typed, found, "el código o nombre");
+    });
   };
   const clear = () => {
     search.value = "";
-    renderResults();
+    void renderResults();
     search.focus();
   };
-  renderResults();
+  void renderResults();
   return {
     element: h("div", { class: "left" }, search, scanMessage, results),
-    showProducts: (list) => {
-      products = list;
-      renderResults();
-    },
+    refresh: () => void renderResults(),
+    settled: () => adding,
     key: (e) => keyOnSearch(e, search, addTyped, clear),
     scanned: (text) => {
       const code = text.trim();
-      addFound(code, byCode(products, code), "el código");
+      inTurn(async () => addFound(code, await productByCode(db, code), "el código"));
     },
   };
 }

@@ -1,0 +1,31 @@
+// Injected into a blank page by product-search.browser.test.ts: the till's product search over a
+// fresh IndexedDB in Chromium, with the products written as the till writes them.
+import { PosDatabase, type Product } from "../../src/db.ts";
+import { productByCode, searchProducts } from "../../src/sale/product-search.ts";
+
+let db: PosDatabase;
+
+async function seed(products: Product[]): Promise<number> {
+  db = new PosDatabase(`search-${crypto.randomUUID()}`);
+  await db.products.bulkPut(products);
+  return db.products.count();
+}
+
+/** Every match of `typed`, all pages, by code. */
+async function search(typed: string, size = 24): Promise<{ codes: string[]; total: number; pages: number }> {
+  const first = await searchProducts(db, typed, 0, size);
+  const codes = first.items.map((p) => p.code);
+  for (let page = 1; page < first.pages; page++)
+    codes.push(...(await searchProducts(db, typed, page, size)).items.map((p) => p.code));
+  return { codes, total: first.total, pages: first.pages };
+}
+
+async function byCode(typed: string): Promise<string | undefined> {
+  return (await productByCode(db, typed))?.code;
+}
+
+async function rename(code: string, name: string): Promise<void> {
+  await db.products.update(code, { name });
+}
+
+Object.assign(globalThis, { productSearch: { seed, search, byCode, rename } });
