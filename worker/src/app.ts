@@ -30,6 +30,7 @@ import { productRoutes } from "./routes/products.ts";
 import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 import { shiftRoutes } from "./routes/shifts.ts";
+import { benchSeedRoutes } from "./routes/bench-seed.ts";
 
 /**
  * Where each URL lives, in the order the routers are mounted (the order middleware runs in). A
@@ -56,6 +57,7 @@ const ROUTERS: readonly (readonly [string, Hono<any, any, any>])[] = [
   ["/", productRoutes], // /products/*, /admin/companies/{id}/products/*
   ["/", cashierRoutes], // /cashiers/*, /admin/companies/{id}/cashiers
   ["/", deviceCatalogRoutes], // /devices/catalog, /devices/{id}, /admin/companies/{id}/devices/{deviceId}
+  ["/", benchSeedRoutes], // /admin/bench/* (refused unless BENCH_SEED=1; not in the OpenAPI document)
 ];
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */

@@ -231,7 +231,7 @@ describe("GET /archive/{period}", () => {
       const chunks: Uint8Array[] = [];
       for await (const c of monthArchive({ ...env, ARCHIVE: bucket }, fullCompany, MONTH, { ...options, ...more }))
         chunks.push(c);
-      return readAll(new Blob(chunks).stream());
+      return new Uint8Array(Buffer.concat(chunks));
     };
     const held = await read({ directory: new CentralDirectory() }, env.ARCHIVE);
     expect(spilled).toEqual([]);
