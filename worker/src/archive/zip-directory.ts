@@ -85,8 +85,15 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
+/** What the spill needs of an R2 bucket. */
+interface SpillBucket {
+  put(key: string, value: Uint8Array): Promise<unknown>;
+  get(key: string): Promise<{ arrayBuffer(): Promise<ArrayBuffer> } | null>;
+  delete(keys: string[]): Promise<void>;
+}
+
 /** Segments as R2 objects under a prefix of their own, listed back in order and deleted at the end. */
-export function r2DirectorySpill(bucket: R2Bucket, prefix: string): DirectorySpill {
+export function r2DirectorySpill(bucket: SpillBucket, prefix: string): DirectorySpill {
   let written = 0;
   const keyOf = (n: number) => `${prefix}${String(n).padStart(8, "0")}`;
   return {
