@@ -242,7 +242,7 @@ class NamesInOrder implements ZipNames {
     this.current = new Set();
     if (!base.startsWith(this.folder)) return this;
     const group = `${base}.`;
-    for (let name = await this.peek(); name !== undefined && name.startsWith(this.folder); name = await this.peek()) {
+    for (let name = await this.peek(); name?.startsWith(this.folder); name = await this.peek()) {
       if (name.startsWith(group)) this.current.add(name);
       else if (name > group) break; // a later receipt's (or nobody's): left for the next group
       this.next = undefined;
