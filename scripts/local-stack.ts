@@ -42,6 +42,8 @@ export interface LocalStack {
   adminSecret: string;
   /** The worker's local D1/R2 state (wrangler --persist-to). */
   persistDir: string;
+  /** wrangler dev's inspector (Chrome DevTools protocol), e.g. for the worker's heap. */
+  inspectorPort: number;
   stop(): Promise<void>;
 }
 
@@ -107,7 +109,14 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     } catch (error) {
       throw new Error(`wrangler dev: ${(error as Error).message}:\n${output}`);
     }
-    return { workerUrl, sandboxUrl: sandbox.url, adminSecret: secrets.ADMIN_SECRET, persistDir, stop };
+    return {
+      workerUrl,
+      sandboxUrl: sandbox.url,
+      adminSecret: secrets.ADMIN_SECRET,
+      persistDir,
+      inspectorPort: inspector,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { CentralDirectory, type DirectorySpill } from "../src/archive/zip-directory.ts";
 import { crc32, zipChunks, zipStream, type ZipEntry } from "../src/archive/zip-stream.ts";
 
 execFileSync(process.execPath, [new URL("../../scripts/require-tools.mjs", import.meta.url).pathname, "unzip"], {
@@ -87,6 +88,32 @@ describe("zipChunks", () => {
     const tail = execFileSync("tail", ["-c", "98", path]);
     expect(tail.readUInt32LE(0)).toBe(0x06064b50);
     expect(tail.readUInt32LE(56)).toBe(0x07064b50);
+  });
+
+  it("with its directory spilled in small segments past 65,535 entries, unzip reads it and the names read back are the zip's", async () => {
+    const segments: Uint8Array[] = [];
+    let discarded = false;
+    const spill: DirectorySpill = {
+      write: async (segment) => void segments.push(segment),
+      read: async function* () {
+        yield* segments;
+      },
+      discard: async () => void (discarded = true),
+    };
+    const directory = new CentralDirectory(spill, 8 * 1024);
+    const count = 66_000;
+    function* many(): Generator<ZipEntry> {
+      for (let i = 0; i < count; i++) yield { name: `d/${i}.xml`, modified: new Date(0), body: new Uint8Array(0) };
+    }
+    const path = await zipFile(many(), "spilled.zip", { directory });
+    expect(segments.length).toBeGreaterThan(400);
+    expect(discarded).toBe(true);
+    expect(unzip("-tq", path)).toMatch(/No errors detected/);
+    const listed = unzip("-Z1", path).trim().split("\n");
+    expect(listed).toHaveLength(count);
+    const names: string[] = [];
+    for await (const name of directory.names()) names.push(name);
+    expect(names).toEqual(listed);
   });
 
   it("with ZIP64 forced on a small archive, unzip still reads it", async () => {

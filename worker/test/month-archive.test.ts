@@ -7,7 +7,8 @@ import { env } from "cloudflare:workers";
 import { ecfToXml, signEcfXml } from "@ecf/shared";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { monthArchive } from "../src/archive/month-zip.ts";
+import { monthArchive, SPILL_PREFIX } from "../src/archive/month-zip.ts";
+import { CentralDirectory } from "../src/archive/zip-directory.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
 import type { Company } from "../src/db/tables.ts";
 import { authed } from "./support/accounts.ts";
@@ -209,6 +210,55 @@ describe("GET /archive/{period}", () => {
     expect(verdict.failed).toEqual([]);
     expect(verdict.verified).toBe(RECEIPTS + purchaseKeys.length * 2);
   }, 120_000);
+
+  it("spills its central directory to R2 in segments and reads the index's names back from them: the same bytes as held in memory, ZIP64 from a lowered threshold, no segment left", async () => {
+    const fullCompany = { id: company.id, rnc: company.rnc } as Company;
+    const spilled: string[] = [];
+    const recording = new Proxy(env.ARCHIVE, {
+      get(bucket, property) {
+        const method = (Reflect.get(bucket, property) as (...a: unknown[]) => unknown).bind(bucket);
+        if (property !== "put") return method;
+        return (key: string, ...rest: unknown[]) => {
+          if (key.startsWith(SPILL_PREFIX)) spilled.push(key);
+          return method(key, ...rest);
+        };
+      },
+    });
+    const now = new Date("2025-04-01T12:00:00Z");
+    // ZIP64 from 1,000 entries (the month has 2,000 and more): the records a 3,000,000-receipt month needs.
+    const options = { now, zip64Entries: 1000, zip64Offset: 1_000_000 };
+    const read = async (more: object, bucket: R2Bucket) => {
+      const chunks: Uint8Array[] = [];
+      for await (const c of monthArchive({ ...env, ARCHIVE: bucket }, fullCompany, MONTH, { ...options, ...more }))
+        chunks.push(c);
+      return new Uint8Array(Buffer.concat(chunks));
+    };
+    const held = await read({ directory: new CentralDirectory() }, env.ARCHIVE);
+    expect(spilled).toEqual([]);
+    const spilling = await read({ spillBytes: 4096 }, recording);
+    // About 90 bytes per entry over 4 KiB segments.
+    expect(spilled.length).toBeGreaterThan(RECEIPTS / 50);
+    expect(Buffer.from(spilling).equals(Buffer.from(held))).toBe(true);
+    expect((await env.ARCHIVE.list({ prefix: SPILL_PREFIX })).objects).toEqual([]);
+
+    // The ZIP64 end record and its locator precede the classic end record.
+    const view = new DataView(spilling.buffer, spilling.byteOffset, spilling.byteLength);
+    expect(view.getUint32(spilling.length - 22 - 20 - 56, true)).toBe(0x06064b50);
+    expect(view.getUint32(spilling.length - 22 - 20, true)).toBe(0x07064b50);
+    const verdict = await verifyZip(spilling);
+    expect(verdict.unzipTest).toBe("ok");
+    expect(verdict.failed).toEqual([]);
+    const lines = verdict.index.trimEnd().split("\r\n").slice(1);
+    const issued = lines.filter((l) => l.startsWith("emitido,")).map((l) => l.split(","));
+    expect(issued).toHaveLength(RECEIPTS);
+    expect(issued.every((l) => l[9] === `emitidos/${l[1]}.xml`)).toBe(true);
+    expect(issued.filter((l) => l[13] !== "").map((l) => l[1])).toEqual(encfs.slice(0, 2));
+    const received = lines.filter((l) => l.startsWith("recibido,"));
+    expect(received).toHaveLength(purchaseKeys.length);
+    const suppliers = verdict.names.filter((n) => n.startsWith("recibidos/") && n.endsWith(".xml"));
+    // Each purchase's line names its XML and our ARECF, both in the zip.
+    for (const r of received) expect(suppliers.filter((n) => r.includes(`,${n},`))).toHaveLength(2);
+  }, 180_000);
 
   it("an empty month is a valid zip holding only the index, as AAAA-MM or AAAAMM; a malformed month is 400, one not begun 422", async () => {
     const verdict = await verifyZip(await readAll((await call("/archive/2024-07", { headers: authed(token) })).body!));

@@ -3,9 +3,11 @@
 // spent elsewhere), each entry's bytes pass through as they are read with its CRC-32 computed on
 // the way, and its CRC and sizes follow it in a data descriptor (flag bit 3), so nothing is ever
 // buffered. Only the central directory (about 50 bytes plus the name per entry) is kept until the
-// end. ZIP64 records are written when the archive needs them (65,535 entries or more, or offsets
+// end, in memory or spilled to R2 (zip-directory.ts). ZIP64 records are written when the archive needs them (65,535 entries or more, or offsets
 // past 4 GiB); `forceZip64` writes them always, which is how the tests exercise them. A single
 // entry must stay under 4 GiB (archived documents are kilobytes).
+
+import { CentralDirectory } from "./zip-directory.ts";
 
 export interface ZipEntry {
   /** The path inside the zip (UTF-8, "/" separated). */
@@ -17,6 +19,11 @@ export interface ZipEntry {
 
 export interface ZipOptions {
   forceZip64?: boolean;
+  /** Where the central directory is kept (default: in memory); give one spilling to R2 for a large archive. */
+  directory?: CentralDirectory;
+  /** From how many entries, and from which offset, ZIP64 records are written (tests lower them). */
+  zip64Entries?: number;
+  zip64Offset?: number;
 }
 
 // --------------------------------------------------------------------------------- CRC-32
@@ -127,27 +134,6 @@ function dosDateTime(instant: Date): { date: number; time: number } {
   };
 }
 
-/** The central directory, as encoded records in one growing buffer (no object per entry). */
-class CentralDirectory {
-  private buffer = new Uint8Array(64 * 1024);
-  length = 0;
-  count = 0;
-  append(record: Uint8Array) {
-    if (this.length + record.length > this.buffer.length) {
-      const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + record.length));
-      grown.set(this.buffer.subarray(0, this.length));
-      this.buffer = grown;
-    }
-    this.buffer.set(record, this.length);
-    this.length += record.length;
-    this.count++;
-  }
-  /** The records, a slice at a time (the buffer is not copied whole). */
-  *chunks(size = 64 * 1024): Generator<Uint8Array> {
-    for (let i = 0; i < this.length; i += size) yield this.buffer.slice(i, Math.min(i + size, this.length));
-  }
-}
-
 async function* bytesOf(body: ZipEntry["body"]): AsyncGenerator<Uint8Array> {
   if (body instanceof Uint8Array) {
     yield body;
@@ -176,8 +162,23 @@ export async function* zipChunks(
   entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>,
   options: ZipOptions = {},
 ): AsyncGenerator<Uint8Array> {
+  const central = options.directory ?? new CentralDirectory();
+  try {
+    const offset = yield* entriesOf(entries, central, options);
+    yield* centralDirectoryAndEnd(central, offset, options);
+  } finally {
+    await central.discard();
+  }
+}
+
+/** The entries' local headers, bytes and descriptors; returns the offset where the directory goes. */
+async function* entriesOf(
+  entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>,
+  central: CentralDirectory,
+  options: ZipOptions,
+): AsyncGenerator<Uint8Array, number> {
   const encoder = new TextEncoder();
-  const central = new CentralDirectory();
+  const zip64Offset = options.zip64Offset ?? MAX32;
   let offset = 0;
   for await (const entry of entries) {
     const name = encoder.encode(entry.name);
@@ -200,10 +201,10 @@ export async function* zipChunks(
     yield descriptor.bytes;
     offset += descriptor.bytes.length;
 
-    const zip64 = options.forceZip64 || headerOffset >= MAX32;
-    central.append(centralHeader(name, { time, date, crc, size, headerOffset, zip64 }));
+    const zip64 = options.forceZip64 || headerOffset >= zip64Offset;
+    await central.append(centralHeader(name, { time, date, crc, size, headerOffset, zip64 }));
   }
-  yield* centralDirectoryAndEnd(central, offset, options);
+  return offset;
 }
 
 /** An entry's local header; its CRC and sizes follow its bytes, in the data descriptor. */
@@ -252,15 +253,20 @@ function centralHeader(
 }
 
 /** The central directory, then the end records (ZIP64 ones first when the archive needs them). */
-function* centralDirectoryAndEnd(
+async function* centralDirectoryAndEnd(
   central: CentralDirectory,
   centralOffset: number,
   options: ZipOptions,
-): Generator<Uint8Array> {
-  for (const chunk of central.chunks()) yield chunk;
+): AsyncGenerator<Uint8Array> {
+  for await (const chunk of central.chunks()) yield chunk;
   const centralSize = central.length;
   const count = central.count;
-  const zip64 = options.forceZip64 || count >= MAX16 || centralOffset >= MAX32 || centralSize >= MAX32;
+  const zip64Offset = options.zip64Offset ?? MAX32;
+  const zip64 =
+    options.forceZip64 ||
+    count >= (options.zip64Entries ?? MAX16) ||
+    centralOffset >= zip64Offset ||
+    centralSize >= MAX32;
   if (zip64) {
     const endOffset = centralOffset + centralSize;
     yield new Writer(56)

@@ -83,7 +83,7 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   // Reports, monthly formats (606/607/608), shifts
   /** One month's slice of a report page: rows after the cursor in report order, and the count. */
   reportSlice(name: ReportName, query: ReportSliceQuery): ReportSlice;
-  receiptsPage(query: monthly.MonthPageQuery): Receipt[];
+  receiptsPage(query: monthly.MonthPageQuery): monthly.PagedReceipt[];
   purchasesPage(query: monthly.MonthPageQuery): Purchase[];
   /** Rows whose document figures are still to be read from their XML, and how many there are. */
   rowsWithoutFigures(limit: number): { rows: monthly.FigureRef[]; total: number };

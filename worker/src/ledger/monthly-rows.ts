@@ -8,6 +8,7 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type * as monthTables from "./month-tables.ts";
 import { purchases, receipts } from "./month-tables.ts";
 import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./rows.ts";
+import { ownInFormatOrder, purchasesInFormatOrder, salesInFormatOrder, type FormatAfter } from "./format-order.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 
@@ -22,30 +23,46 @@ export interface MonthPageQuery {
   tipos?: string[];
   /** Leave out the E32 sent as RFCE that DGII accepted (the 607 sums them in SQL instead). */
   withoutAcceptedRfce?: boolean;
+  /**
+   * In the order a monthly format lists its records instead (ledger/format-order.ts), after
+   * `formatAfter`: "607" sales; "606" purchases, or the own receipts of `tipos` keyed by `issuerRnc`.
+   */
+  formatOrder?: "606" | "607";
+  formatAfter?: FormatAfter;
+  issuerRnc?: string;
 }
 
-export function receiptsPage(db: MonthDb, query: MonthPageQuery): Receipt[] {
+/** A receipt as paged; in the 606's order, with the key it is sorted by (the next page's formatAfter). */
+export type PagedReceipt = Receipt & { formatKey?: string };
+
+export function receiptsPage(db: MonthDb, query: MonthPageQuery): PagedReceipt[] {
+  const limit = Math.min(query.limit ?? MONTH_PAGE_SIZE, MONTH_PAGE_SIZE);
+  if (query.formatOrder === "606")
+    return ownInFormatOrder(db, query.tipos ?? [], query.issuerRnc ?? "", query.formatAfter, limit);
   const where: SQL[] = [];
   if (query.after) where.push(gt(receipts.encf, query.after));
   if (query.tipos) where.push(inArray(receipts.tipoeCF, query.tipos));
   if (query.withoutAcceptedRfce)
     where.push(sql`NOT (${receipts.dgiiPath} = 'rfce' AND ${receipts.status} IN ('accepted', 'conditional'))`);
+  if (query.formatOrder === "607") return salesInFormatOrder(db, where, query.formatAfter, limit);
   return db
     .select()
     .from(receipts)
     .where(where.length ? and(...where) : undefined)
     .orderBy(asc(receipts.encf))
-    .limit(Math.min(query.limit ?? MONTH_PAGE_SIZE, MONTH_PAGE_SIZE))
+    .limit(limit)
     .all();
 }
 
 export function purchasesPage(db: MonthDb, query: MonthPageQuery): Purchase[] {
+  const limit = Math.min(query.limit ?? MONTH_PAGE_SIZE, MONTH_PAGE_SIZE);
+  if (query.formatOrder === "606") return purchasesInFormatOrder(db, query.formatAfter, limit);
   return db
     .select()
     .from(purchases)
     .where(query.after ? gt(purchases.id, query.after) : undefined)
     .orderBy(asc(purchases.id))
-    .limit(Math.min(query.limit ?? MONTH_PAGE_SIZE, MONTH_PAGE_SIZE))
+    .limit(limit)
     .all();
 }
 

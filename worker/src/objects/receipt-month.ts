@@ -205,7 +205,7 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   reportSlice(name: ReportName, query: ReportSliceQuery) {
     return reportSlice(this.db, name, query);
   }
-  receiptsPage(query: monthly.MonthPageQuery): Receipt[] {
+  receiptsPage(query: monthly.MonthPageQuery): monthly.PagedReceipt[] {
     return monthly.receiptsPage(this.db, query);
   }
   purchasesPage(query: monthly.MonthPageQuery): Purchase[] {

@@ -21,11 +21,9 @@ const notesOf = (figures: DocumentFigures) => {
   return notes.length ? { notes } : {};
 };
 import {
-  columnTotal,
+  ColumnTotals,
   dgiiFileName,
-  figuresPendingItem,
   recordLimitWarning,
-  sortByKey,
   tipoId,
   txtAmount,
   txtDate,
@@ -93,16 +91,6 @@ export type Report606 = MonthlyFormat<Column606, Line606, "606"> & {
   /** Received e-CF left out, and why (a commercially rejected invoice is not a purchase). */
   excluded: { id: string; encf: string; rncEmisor: string; reason: string }[];
 };
-
-export interface PurchaseRow {
-  purchase: Purchase;
-  figures: DocumentFigures;
-}
-
-export interface OwnRow {
-  receipt: Receipt;
-  figures: DocumentFigures;
-}
 
 const PENDING = new Set(["signed", "in_process", "contingency"]);
 const ACCEPTED = new Set(["accepted", "conditional"]);
@@ -189,17 +177,6 @@ export function fields606(
   };
 }
 
-export interface Build606Input {
-  rnc: string;
-  periodo: string;
-  purchases: PurchaseRow[];
-  own: OwnRow[];
-  /** Defaults by supplier RNC (and by E41 seller, or the issuer's own RNC for E43/E47). */
-  defaults: ReadonlyMap<string, SupplierDefault>;
-  /** Documents of the month whose figures could not be read yet (rows recorded before 1.8.0). */
-  figuresPending: number;
-}
-
 /** The counterparty of an own E41/E43/E47 (606 field 1). */
 export function ownCounterparty(receipt: Receipt, figures: DocumentFigures, issuerRnc: string): string {
   return receipt.tipoeCF === "41" ? (figures.rncComprador ?? receipt.rncComprador ?? issuerRnc) : issuerRnc;
@@ -214,31 +191,28 @@ const UNCONFIRMED_REASON: Record<Purchase["dgiiStatus"], string> = {
   conditional: "",
 };
 
-export function build606(input: Build606Input): Report606 {
-  const purchases = purchaseLines(input);
-  const own = ownLines(input);
-  const lines = [...purchases.lines, ...own.lines];
-  const missing = [...purchases.missing, ...own.missing];
-  if (input.figuresPending > 0) {
-    missing.push(figuresPendingItem(input.figuresPending));
-  }
-  sortByKey(lines, (l: Line606) => `${l.fields.fechaComprobante}|${l.fields.rncCedula}|${l.fields.ncf}`);
+/** What the 606 says before its records: the header and what is missing. */
+export function head606(rnc: string, periodo: string, recordCount: number, missing: MissingItem[]) {
   return {
-    format: "606",
-    rnc: input.rnc,
-    period: input.periodo,
-    fileName: dgiiFileName("606", input.rnc, input.periodo),
-    recordCount: lines.length,
+    format: "606" as const,
+    rnc,
+    period: periodo,
+    fileName: dgiiFileName("606", rnc, periodo),
+    recordCount,
     complete: missing.length === 0,
     missing,
-    warnings: recordLimitWarning("606", lines.length),
-    lines,
-    totals: Object.fromEntries(TOTALLED_606.map((c) => [c, columnTotal(lines, c)])) as Record<
-      (typeof TOTALLED_606)[number],
-      string
-    >,
-    excluded: purchases.excluded,
+    warnings: recordLimitWarning("606", recordCount),
   };
+}
+
+/** The 606's sort key (DGII's tools list records in this order; ledger/format-order.ts pages by it). */
+export function key606(line: Line606): string {
+  return `${line.fields.fechaComprobante}|${line.fields.rncCedula}|${line.fields.ncf}`;
+}
+
+/** The sums of TOTALLED_606, kept while the records go by. */
+export function totals606(): ColumnTotals<(typeof TOTALLED_606)[number]> {
+  return new ColumnTotals(TOTALLED_606);
 }
 
 /** Why a received e-CF is left out of the 606, or null when it is a purchase. */
@@ -249,77 +223,66 @@ function exclusionReason(purchase: Purchase): string | null {
   return null;
 }
 
-/** The records of the e-CF suppliers sent, what each lacks, and the ones left out. */
-function purchaseLines(input: Build606Input): {
-  lines: Line606[];
-  missing: MissingItem[];
-  excluded: Report606["excluded"];
-} {
-  const lines: Line606[] = [];
-  const missing: MissingItem[] = [];
-  const excluded: Report606["excluded"] = [];
-  for (const { purchase, figures } of input.purchases) {
-    const reason = exclusionReason(purchase);
-    if (reason !== null) {
-      excluded.push({ id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason });
-      continue;
-    }
-    const resolved = resolvePurchase(purchase, figures, input.defaults.get(purchase.rncEmisor) ?? null);
-    for (const gap of classificationGaps(resolved, figures)) {
-      missing.push({
-        ...gap,
-        id: purchase.id,
-        encf: purchase.encf,
-        rnc: purchase.rncEmisor,
-        fixWith: `PATCH /compras/${purchase.id}`,
-      });
-    }
-    lines.push({
-      source: "purchase",
-      id: purchase.id,
-      encf: purchase.encf,
-      tipoeCF: purchase.tipoeCF,
-      classification: resolvedView(resolved),
-      fields: fields606(purchase.rncEmisor, purchase.encf, purchase.issueDate, figures, resolved),
-      ...notesOf(figures),
-    });
+export type Excluded606 = Report606["excluded"][number];
+
+/** A supplier's e-CF as a 606 record with what it lacks, or why it is left out. */
+export function purchaseRecord606(
+  purchase: Purchase,
+  figures: DocumentFigures,
+  defaults: ReadonlyMap<string, SupplierDefault>,
+): { excluded: Excluded606 } | { line: Line606; missing: MissingItem[] } {
+  const reason = exclusionReason(purchase);
+  if (reason !== null) {
+    return { excluded: { id: purchase.id, encf: purchase.encf, rncEmisor: purchase.rncEmisor, reason } };
   }
-  return { lines, missing, excluded };
+  const resolved = resolvePurchase(purchase, figures, defaults.get(purchase.rncEmisor) ?? null);
+  const missing = classificationGaps(resolved, figures).map((gap) => ({
+    ...gap,
+    id: purchase.id,
+    encf: purchase.encf,
+    rnc: purchase.rncEmisor,
+    fixWith: `PATCH /compras/${purchase.id}`,
+  }));
+  const line: Line606 = {
+    source: "purchase",
+    id: purchase.id,
+    encf: purchase.encf,
+    tipoeCF: purchase.tipoeCF,
+    classification: resolvedView(resolved),
+    fields: fields606(purchase.rncEmisor, purchase.encf, purchase.issueDate, figures, resolved),
+    ...notesOf(figures),
+  };
+  return { line, missing };
 }
 
-/** The records of the issuer's own accepted E41/E43/E47, and what each lacks or is still waiting for. */
-function ownLines(input: Build606Input): { lines: Line606[]; missing: MissingItem[] } {
-  const lines: Line606[] = [];
-  const missing: MissingItem[] = [];
-  for (const { receipt, figures } of input.own) {
-    if (PENDING.has(receipt.status)) {
-      missing.push({
-        code: "pending_dgii",
-        message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`,
-        encf: receipt.encf,
-      });
-      continue;
-    }
-    if (!ACCEPTED.has(receipt.status)) continue;
-    const counterparty = ownCounterparty(receipt, figures, input.rnc);
-    const resolved = resolveOwn(receipt, figures, input.defaults.get(counterparty) ?? null);
-    for (const gap of classificationGaps(resolved, figures)) {
-      missing.push({
-        ...gap,
-        encf: receipt.encf,
-        rnc: counterparty,
-        fixWith: `PUT /proveedores/${counterparty}/clasificacion`,
-      });
-    }
-    lines.push({
-      source: "own",
-      id: receipt.encf,
-      encf: receipt.encf,
-      tipoeCF: receipt.tipoeCF,
-      classification: resolvedView(resolved),
-      fields: fields606(counterparty, receipt.encf, receipt.issueDate, figures, resolved),
-      ...notesOf(figures),
-    });
+/** An own E41/E43/E47 as a 606 record (null while not final, or not accepted) and what it lacks or waits for. */
+export function ownRecord606(
+  receipt: Receipt,
+  figures: DocumentFigures,
+  issuerRnc: string,
+  defaults: ReadonlyMap<string, SupplierDefault>,
+): { line: Line606 | null; missing: MissingItem[] } {
+  if (PENDING.has(receipt.status)) {
+    const message = `${receipt.encf} is not final with DGII yet (${receipt.status}).`;
+    return { line: null, missing: [{ code: "pending_dgii", message, encf: receipt.encf }] };
   }
-  return { lines, missing };
+  if (!ACCEPTED.has(receipt.status)) return { line: null, missing: [] };
+  const counterparty = ownCounterparty(receipt, figures, issuerRnc);
+  const resolved = resolveOwn(receipt, figures, defaults.get(counterparty) ?? null);
+  const missing = classificationGaps(resolved, figures).map((gap) => ({
+    ...gap,
+    encf: receipt.encf,
+    rnc: counterparty,
+    fixWith: `PUT /proveedores/${counterparty}/clasificacion`,
+  }));
+  const line: Line606 = {
+    source: "own",
+    id: receipt.encf,
+    encf: receipt.encf,
+    tipoeCF: receipt.tipoeCF,
+    classification: resolvedView(resolved),
+    fields: fields606(counterparty, receipt.encf, receipt.issueDate, figures, resolved),
+    ...notesOf(figures),
+  };
+  return { line, missing };
 }

@@ -19,11 +19,9 @@ import type { Receipt } from "../ledger/rows.ts";
 import type { RfceSums } from "../ledger/monthly-rows.ts";
 import { figureNotes, type DocumentFigures, type FormaDePago } from "./document-figures.ts";
 import {
-  columnTotal,
+  ColumnTotals,
   dgiiFileName,
-  figuresPendingItem,
   recordLimitWarning,
-  sortByKey,
   tipoId,
   txtAmount,
   txtDate,
@@ -204,60 +202,50 @@ export function consumerSummary(sums: RfceSums): ConsumerSummary {
 const PENDING = new Set(["signed", "in_process", "contingency"]);
 const ACCEPTED = new Set(["accepted", "conditional"]);
 
-export interface Build607Input {
-  rnc: string;
-  periodo: string;
-  /** The month's receipts of the sales types, except the accepted E32 sent as RFCE (summed instead). */
-  receipts: { receipt: Receipt; figures: DocumentFigures }[];
-  rfce: RfceSums;
-  figuresPending: number;
-}
-
-export function build607(input: Build607Input): Report607 {
-  const lines: Line607[] = [];
-  const missing: MissingItem[] = [];
-  for (const { receipt, figures } of input.receipts) {
-    if (PENDING.has(receipt.status)) {
-      missing.push({
-        code: "pending_dgii",
-        message: `${receipt.encf} is not final with DGII yet (${receipt.status}).`,
-        encf: receipt.encf,
-      });
-      continue;
-    }
-    if (!ACCEPTED.has(receipt.status)) continue;
-    if (receipt.tipoeCF === "32" && receipt.dgiiPath === "rfce") continue;
-    const fields = fields607(receipt, figures);
-    if ((fields.itbisRetenidoTerceros || fields.retencionRentaTerceros) && !fields.fechaRetencion) {
-      missing.push({
-        code: "retention_date_missing",
-        message: `The buyer withholds on ${receipt.encf}: the Fecha de Retención is required.`,
-        encf: receipt.encf,
-        field: "fechaRetencion",
-        fixWith: `PATCH /ventas/${receipt.encf}`,
-      });
-    }
-    const notes = figureNotes(figures);
-    lines.push({ encf: receipt.encf, tipoeCF: receipt.tipoeCF, fields, ...(notes.length && { notes }) });
-  }
-  if (input.figuresPending > 0) {
-    missing.push(figuresPendingItem(input.figuresPending));
-  }
-  sortByKey(lines, (l: Line607) => `${l.fields.fechaComprobante}|${l.encf}`);
+/** What the 607 says before its records: the header and what is missing. */
+export function head607(rnc: string, periodo: string, recordCount: number, missing: MissingItem[]) {
   return {
-    format: "607",
-    rnc: input.rnc,
-    period: input.periodo,
-    fileName: dgiiFileName("607", input.rnc, input.periodo),
-    recordCount: lines.length,
+    format: "607" as const,
+    rnc,
+    period: periodo,
+    fileName: dgiiFileName("607", rnc, periodo),
+    recordCount,
     complete: missing.length === 0,
     missing,
-    warnings: recordLimitWarning("607", lines.length),
-    lines,
-    totals: {
-      montoFacturado: columnTotal(lines, "montoFacturado"),
-      itbisFacturado: columnTotal(lines, "itbisFacturado"),
-    },
-    consumptionSummary: consumerSummary(input.rfce),
+    warnings: recordLimitWarning("607", recordCount),
   };
+}
+
+/** The columns summed in the 607's `totals`. */
+export function totals607(): ColumnTotals<"montoFacturado" | "itbisFacturado"> {
+  return new ColumnTotals(["montoFacturado", "itbisFacturado"] as const);
+}
+
+/**
+ * A sale as a 607 record (null while not final, not accepted, or an accepted E32 sent as RFCE,
+ * which the summary sums) and what it lacks or waits for.
+ */
+export function record607(
+  receipt: Receipt,
+  figures: DocumentFigures,
+): { line: Line607 | null; missing: MissingItem[] } {
+  if (PENDING.has(receipt.status)) {
+    const message = `${receipt.encf} is not final with DGII yet (${receipt.status}).`;
+    return { line: null, missing: [{ code: "pending_dgii", message, encf: receipt.encf }] };
+  }
+  if (!ACCEPTED.has(receipt.status)) return { line: null, missing: [] };
+  if (receipt.tipoeCF === "32" && receipt.dgiiPath === "rfce") return { line: null, missing: [] };
+  const fields = fields607(receipt, figures);
+  const missing: MissingItem[] = [];
+  if ((fields.itbisRetenidoTerceros || fields.retencionRentaTerceros) && !fields.fechaRetencion) {
+    missing.push({
+      code: "retention_date_missing",
+      message: `The buyer withholds on ${receipt.encf}: the Fecha de Retención is required.`,
+      encf: receipt.encf,
+      field: "fechaRetencion",
+      fixWith: `PATCH /ventas/${receipt.encf}`,
+    });
+  }
+  const notes = figureNotes(figures);
+  return { line: { encf: receipt.encf, tipoeCF: receipt.tipoeCF, fields, ...(notes.length && { notes }) }, missing };
 }

@@ -34,15 +34,14 @@ export function tipoId(rncOrCedula: string | null | undefined): "1" | "2" | "" {
   return /^\d{9}$/.test(rncOrCedula) ? "1" : /^\d{11}$/.test(rncOrCedula) ? "2" : "";
 }
 
-/** The file's text: header and records, pipes and CRLF. */
-export function dgiiTxt(
-  format: DgiiFormat,
-  rnc: string,
-  periodo: string,
-  records: readonly (readonly string[])[],
-): string {
-  const lines = [`${format}|${rnc}|${periodo}|${records.length}`, ...records.map((fields) => fields.join("|"))];
-  return lines.map((line) => `${line}\r\n`).join("");
+/** The file's first line: `format|RNC|AAAAMM|count`, CRLF. */
+export function txtHeader(format: DgiiFormat, rnc: string, periodo: string, count: number): string {
+  return `${format}|${rnc}|${periodo}|${count}\r\n`;
+}
+
+/** One record's line: its fields between pipes, CRLF. */
+export function txtRecord(fields: readonly string[]): string {
+  return `${fields.join("|")}\r\n`;
 }
 
 /** The name DGII's tool gives the file. */
@@ -97,26 +96,25 @@ export function fieldsOf<Column extends string>(columns: readonly Column[], line
   return columns.map((c) => line.fields[c]);
 }
 
-export function txtOf<Column extends string, Line extends FormatLine<Column>>(
-  report: MonthlyFormat<Column, Line>,
-  columns: readonly Column[],
-): string {
-  return dgiiTxt(
-    report.format,
-    report.rnc,
-    report.period,
-    report.lines.map((l) => fieldsOf(columns, l)),
-  );
-}
-
 export function recordLimitWarning(format: DgiiFormat, count: number): string[] {
   const limit = RECORD_LIMITS[format];
   return count > limit ? [`${count} records: DGII's tool takes at most ${limit} per ${format} file.`] : [];
 }
 
-/** The sum of one amount column over the records, as DGII text. */
-export function columnTotal<Column extends string>(lines: readonly FormatLine<Column>[], column: Column): string {
-  return formatMoney(lines.reduce((sum, l) => (l.fields[column] ? add(sum, dec(l.fields[column])) : sum), ZERO));
+/** Sums of amount columns over records seen one at a time, as DGII text (empty fields add nothing). */
+export class ColumnTotals<Column extends string> {
+  private readonly sums = new Map<Column, Decimal>();
+  private readonly columns: readonly Column[];
+  constructor(columns: readonly Column[]) {
+    this.columns = columns;
+    for (const c of columns) this.sums.set(c, ZERO);
+  }
+  add(fields: Readonly<Record<Column, string>>): void {
+    for (const c of this.columns) if (fields[c]) this.sums.set(c, add(this.sums.get(c)!, dec(fields[c])));
+  }
+  result(): Record<Column, string> {
+    return Object.fromEntries(this.columns.map((c) => [c, formatMoney(this.sums.get(c)!)])) as Record<Column, string>;
+  }
 }
 
 /** What a month with documents still being read (recorded before 1.8.0) lacks before it can be filed. */
@@ -125,12 +123,4 @@ export function figuresPendingItem(count: number): MissingItem {
     code: "figures_pending",
     message: `${count} documents of the month recorded before 1.8.0 are still being read; ask again.`,
   };
-}
-
-/** Sorts a format's lines in place by a text key (DGII's tools list records in this order). */
-export function sortByKey<Line>(lines: Line[], key: (line: Line) => string): void {
-  lines.sort((a, b) => {
-    const [ka, kb] = [key(a), key(b)];
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  });
 }

@@ -1,19 +1,34 @@
-// Gathers a month's rows for the 606, 607 and 608 (one month object, plus the issuer object for
-// supplier defaults and voided ranges) and hands them to the pure builders. Rows are read a page
-// at a time; figures of rows recorded before 1.8.0 are read from the archive first.
+// A month's 606, 607 and 608 from its month object (plus the issuer object for supplier defaults
+// and voided ranges), as files written while read (monthly-file.ts): a first pass a page at a time
+// counts the records and gathers what is missing and the totals, keeping no record; the records
+// are then paged again in the file's order (ledger/format-order.ts). Figures of rows recorded
+// before 1.8.0 are read from the archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import { requestedMonth } from "../http/month.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
-import type { MonthPageQuery, RfceSums } from "../ledger/monthly-rows.ts";
-import type { Purchase, Receipt } from "../ledger/rows.ts";
-import { build606, OWN_PURCHASE_TYPES, ownCounterparty, type Report606 } from "./dgii-606.ts";
-import { build607, SALES_TYPES, type Report607 } from "./dgii-607.ts";
-import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Report608 } from "./dgii-608.ts";
-import { monthOfPeriodo } from "./dgii-txt.ts";
+import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
+import type { PagedReceipt, RfceSums } from "../ledger/monthly-rows.ts";
+import type { Purchase } from "../ledger/rows.ts";
+import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import {
+  head606,
+  key606,
+  OWN_PURCHASE_TYPES,
+  ownCounterparty,
+  ownRecord606,
+  purchaseRecord606,
+  totals606,
+  type Excluded606,
+  type Line606,
+} from "./dgii-606.ts";
+import { consumerSummary, head607, record607, SALES_TYPES, totals607, type Line607 } from "./dgii-607.ts";
+import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Line608 } from "./dgii-608.ts";
+import { figuresPendingItem, monthOfPeriodo, type MissingItem } from "./dgii-txt.ts";
 import { readFigures, type DocumentFigures } from "./document-figures.ts";
 import { backfillFigures } from "./figures-backfill.ts";
+import { fileOfReport, type MonthlyFile } from "./monthly-file.ts";
 
 /** AAAAMM → yyyy-MM, or a 400 pointing at the query parameter it was given as. */
 export function monthOf(period: string | undefined): string {
@@ -32,31 +47,29 @@ export function periodOfQuery(query: { period?: string }, now: Date): string {
   return requestedMonth(query.period, "/query/period", now).replace("-", "");
 }
 
-/** Every page of a month object's rows, in order. */
-async function allRows<T>(
-  page: (query: MonthPageQuery) => Promise<T[]>,
-  keyOf: (row: T) => string,
-  query: Omit<MonthPageQuery, "after"> = {},
-): Promise<T[]> {
-  const rows: T[] = [];
-  let after: string | undefined;
+/** A month object's rows a page at a time, each page after the last row of the one before. */
+async function* pagesOf<T, After>(
+  page: (after: After | undefined) => Promise<T[]>,
+  positionOf: (row: T) => After,
+): AsyncGenerator<T[]> {
+  let after: After | undefined;
   for (;;) {
-    const next = await page({ ...query, after });
-    rows.push(...next);
-    if (!next.length) return rows;
-    after = keyOf(next[next.length - 1]!);
+    const rows = await page(after);
+    if (!rows.length) return;
+    yield rows;
+    after = positionOf(rows[rows.length - 1]!);
   }
 }
 
 /** Rows paired with their figures; rows still without them are counted, not guessed. */
 function withFigures<T extends { figures: string | null }>(
   rows: T[],
-): { rows: (T & { parsed: DocumentFigures })[]; unread: number } {
-  const out: (T & { parsed: DocumentFigures })[] = [];
+): { rows: [T, DocumentFigures][]; unread: number } {
+  const out: [T, DocumentFigures][] = [];
   let unread = 0;
   for (const row of rows) {
     const parsed = readFigures(row.figures);
-    if (parsed) out.push({ ...row, parsed });
+    if (parsed) out.push([row, parsed]);
     else unread++;
   }
   return { rows: out, unread };
@@ -71,40 +84,139 @@ async function monthObject(env: Env, companyId: string, month: string): Promise<
   return stub;
 }
 
-export async function read606(env: Env, company: Company, periodo: string): Promise<Report606> {
-  const month = monthOf(periodo);
-  const stub = await monthObject(env, company.id, month);
-  const purchases = stub
-    ? withFigures(
-        await allRows(
-          (q) => stub.purchasesPage(q),
-          (p: Purchase) => p.id,
-        ),
-      )
-    : { rows: [], unread: 0 };
-  const own = stub
-    ? withFigures(
-        await allRows(
-          (q) => stub.receiptsPage(q),
-          (r: Receipt) => r.encf,
-          { tipos: [...OWN_PURCHASE_TYPES] },
-        ),
-      )
-    : { rows: [], unread: 0 };
-  const rncs = new Set([
-    ...purchases.rows.map((p) => p.rncEmisor),
-    ...own.rows.map((r) => ownCounterparty(r, r.parsed, company.rnc)),
-  ]);
-  const defaults = rncs.size ? await issuerLedger(env, company.id).supplierDefaults([...rncs]) : [];
-  return build606({
-    rnc: company.rnc,
-    periodo,
-    purchases: purchases.rows.map(({ parsed, ...purchase }) => ({ purchase, figures: parsed })),
-    own: own.rows.map(({ parsed, ...receipt }) => ({ receipt, figures: parsed })),
-    defaults: new Map(defaults.map((d) => [d.rncEmisor, d])),
-    figuresPending: purchases.unread + own.unread,
-  });
+type Defaults = ReadonlyMap<string, SupplierDefault>;
+
+/** The defaults of the suppliers (and own counterparties) of one page. */
+async function defaultsOf(env: Env, companyId: string, rncs: Iterable<string>): Promise<Defaults> {
+  const wanted = [...new Set(rncs)];
+  const found = wanted.length ? await issuerLedger(env, companyId).supplierDefaults(wanted) : [];
+  return new Map(found.map((d) => [d.rncEmisor, d]));
 }
+
+/** A page of own E41/E43/E47 with figures, and the defaults of their counterparties. */
+async function ownPage(env: Env, company: Company, rows: PagedReceipt[]) {
+  const read = withFigures(rows);
+  const defaults = await defaultsOf(
+    env,
+    company.id,
+    read.rows.map(([r, f]) => ownCounterparty(r, f, company.rnc)),
+  );
+  return { ...read, defaults };
+}
+
+/** A page of purchases with figures, and their suppliers' defaults. */
+async function purchasePage(env: Env, company: Company, rows: Purchase[]) {
+  const read = withFigures(rows);
+  return {
+    ...read,
+    defaults: await defaultsOf(
+      env,
+      company.id,
+      read.rows.map(([p]) => p.rncEmisor),
+    ),
+  };
+}
+
+/** The 606's first pass: count, missing, totals and exclusions, in the order they were always listed. */
+async function summary606(env: Env, company: Company, stub: MonthStub | null) {
+  const totals = totals606();
+  const missing: MissingItem[] = [];
+  const excluded: Excluded606[] = [];
+  let count = 0;
+  let unread = 0;
+  if (stub) {
+    for await (const rows of pagesOf(
+      (after: string | undefined) => stub.purchasesPage({ after }),
+      (p) => p.id,
+    )) {
+      const page = await purchasePage(env, company, rows);
+      unread += page.unread;
+      for (const [purchase, figures] of page.rows) {
+        const record = purchaseRecord606(purchase, figures, page.defaults);
+        if ("excluded" in record) excluded.push(record.excluded);
+        else {
+          count++;
+          totals.add(record.line.fields);
+          missing.push(...record.missing);
+        }
+      }
+    }
+    const own = (after: string | undefined) => stub.receiptsPage({ after, tipos: [...OWN_PURCHASE_TYPES] });
+    for await (const rows of pagesOf(own, (r) => r.encf)) {
+      const page = await ownPage(env, company, rows);
+      unread += page.unread;
+      for (const [receipt, figures] of page.rows) {
+        const record = ownRecord606(receipt, figures, company.rnc, page.defaults);
+        if (record.line) {
+          count++;
+          totals.add(record.line.fields);
+        }
+        missing.push(...record.missing);
+      }
+    }
+  }
+  if (unread > 0) missing.push(figuresPendingItem(unread));
+  return { count, missing, totals: totals.result(), excluded };
+}
+
+/** The 606's records in its order: purchases and own documents, each paged by key, merged. */
+async function* lines606(env: Env, company: Company, stub: MonthStub): AsyncGenerator<Line606> {
+  const bought = pagesOf(
+    (formatAfter: FormatAfter | undefined) => stub.purchasesPage({ formatOrder: "606", formatAfter }),
+    formatPosition.purchase,
+  );
+  const own = pagesOf(
+    (formatAfter: FormatAfter | undefined) =>
+      stub.receiptsPage({ formatOrder: "606", formatAfter, tipos: [...OWN_PURCHASE_TYPES], issuerRnc: company.rnc }),
+    (r): FormatAfter => [r.formatKey!],
+  );
+  async function* purchaseLines() {
+    for await (const rows of bought) {
+      const page = await purchasePage(env, company, rows);
+      for (const [purchase, figures] of page.rows) {
+        const record = purchaseRecord606(purchase, figures, page.defaults);
+        if ("line" in record) yield record.line;
+      }
+    }
+  }
+  async function* ownLines() {
+    for await (const rows of own) {
+      const page = await ownPage(env, company, rows);
+      for (const [receipt, figures] of page.rows) {
+        const { line } = ownRecord606(receipt, figures, company.rnc, page.defaults);
+        if (line) yield line;
+      }
+    }
+  }
+  // On equal keys the purchases come first, as the stable sort over [...purchases, ...own] put them.
+  yield* mergeByKey(purchaseLines(), ownLines(), key606);
+}
+
+/** Two sequences each in key order, as one in key order (the first's item first on a tie). */
+async function* mergeByKey<T>(a: AsyncIterator<T>, b: AsyncIterator<T>, key: (item: T) => string): AsyncGenerator<T> {
+  let [x, y] = await Promise.all([a.next(), b.next()]);
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && key(x.value) <= key(y.value))) {
+      yield x.value as T;
+      x = await a.next();
+    } else {
+      yield y.value;
+      y = await b.next();
+    }
+  }
+}
+
+export async function open606(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line606>> {
+  const stub = await monthObject(env, company.id, monthOf(periodo));
+  const summary = await summary606(env, company, stub);
+  return {
+    head: head606(company.rnc, periodo, summary.count, summary.missing),
+    lines: () => (stub ? lines606(env, company, stub) : noLines()),
+    tail: { totals: summary.totals, excluded: summary.excluded },
+  };
+}
+
+async function* noLines<T>(): AsyncGenerator<T> {}
 
 const NO_RFCE: RfceSums = {
   count: 0,
@@ -121,26 +233,58 @@ const NO_RFCE: RfceSums = {
   byTipoPago: [],
 };
 
-export async function read607(env: Env, company: Company, periodo: string): Promise<Report607> {
-  const month = monthOf(periodo);
-  const stub = await monthObject(env, company.id, month);
-  const receipts = stub
-    ? withFigures(
-        await allRows(
-          (q) => stub.receiptsPage(q),
-          (r: Receipt) => r.encf,
-          { tipos: [...SALES_TYPES], withoutAcceptedRfce: true },
-        ),
-      )
-    : { rows: [], unread: 0 };
+const SALES = { tipos: [...SALES_TYPES], withoutAcceptedRfce: true };
+
+/** The 607's first pass: count, missing and totals, in e-NCF order as they were always listed. */
+async function summary607(stub: MonthStub | null) {
+  const totals = totals607();
+  const missing: MissingItem[] = [];
+  let count = 0;
+  let unread = 0;
+  if (stub) {
+    for await (const rows of pagesOf(
+      (after: string | undefined) => stub.receiptsPage({ ...SALES, after }),
+      (r) => r.encf,
+    )) {
+      const read = withFigures(rows);
+      unread += read.unread;
+      for (const [receipt, figures] of read.rows) {
+        const record = record607(receipt, figures);
+        if (record.line) {
+          count++;
+          totals.add(record.line.fields);
+        }
+        missing.push(...record.missing);
+      }
+    }
+  }
   const rfce = stub ? await stub.rfceSums() : NO_RFCE;
-  return build607({
-    rnc: company.rnc,
-    periodo,
-    receipts: receipts.rows.map(({ parsed, ...receipt }) => ({ receipt, figures: parsed })),
-    rfce,
-    figuresPending: receipts.unread + rfce.withoutFigures,
-  });
+  if (unread + rfce.withoutFigures > 0) missing.push(figuresPendingItem(unread + rfce.withoutFigures));
+  return { count, missing, totals: totals.result(), rfce };
+}
+
+/** The 607's records in its order (FechaComprobante, e-NCF), a page at a time. */
+async function* lines607(stub: MonthStub): AsyncGenerator<Line607> {
+  const pages = pagesOf(
+    (formatAfter: FormatAfter | undefined) => stub.receiptsPage({ ...SALES, formatOrder: "607", formatAfter }),
+    formatPosition.sale,
+  );
+  for await (const rows of pages) {
+    for (const [receipt, figures] of withFigures(rows).rows) {
+      const { line } = record607(receipt, figures);
+      if (line) yield line;
+    }
+  }
+}
+
+export async function open607(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line607>> {
+  const stub = await monthObject(env, company.id, monthOf(periodo));
+  const summary = await summary607(stub);
+  return {
+    head: head607(company.rnc, periodo, summary.count, summary.missing),
+    lines: () => (stub ? lines607(stub) : noLines()),
+    tail: { totals: summary.totals, consumptionSummary: consumerSummary(summary.rfce) },
+  };
 }
 
 /** The first instant of a month in Santo Domingo, as UTC ISO. */
@@ -150,7 +294,7 @@ function monthStartUtc(month: string, plusMonths = 0): string {
   return drDayStartUtc(first);
 }
 
-export async function read608(env: Env, company: Company, periodo: string): Promise<Report608> {
+export async function open608(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line608>> {
   const month = monthOf(periodo);
   const ledger = issuerLedger(env, company.id);
   const ranges = await ledger.voidedRangesBetween(monthStartUtc(month), monthStartUtc(month, 1));
@@ -167,10 +311,11 @@ export async function read608(env: Env, company: Company, periodo: string): Prom
       r.months.map((m) => receiptMonth(env, company.id, m).voidedReceipts(r.tipoeCF, r.firstNumber, r.lastNumber)),
     ),
   );
-  return build608({
+  const report = build608({
     rnc: company.rnc,
     periodo,
     ranges,
     receipts: new Map(found.flat().map((r) => [r.encf, r.issueDate])),
   });
+  return fileOfReport(report);
 }

@@ -1,9 +1,14 @@
 // Bench-only: POST /admin/bench/month-rows loads a chunk of one issuer's synthetic month
-// (bench/month-rows.ts) into its month object, for bench/month-scale.bench.ts. It exists only
+// (bench/month-rows.ts) into its month object, for bench/month-scale.bench.ts; POST
+// /admin/bench/months/{companyId}/{month} loads a slice of purchases, sales and own E41/E43 with
+// their R2 documents (bench/bench-month-rows.ts), for bench/monthly-files.bench.ts. It exists only
 // where BENCH_BULK is "1" (the bench's own `wrangler dev --var BENCH_BULK:1`): anywhere else it
 // answers exactly what an unknown route does, and the object refuses the call as well. Behind
 // the admin secret like every /admin/* route; not in the OpenAPI document (not part of the API).
 import { z } from "@hono/zod-openapi";
+import { requireAdmin } from "../auth/admin.ts";
+import { benchPurchase, benchReceipt } from "../bench/bench-month-rows.ts";
+import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
 import { benchBulkEnabled } from "../bench/month-rows.ts";
 import { notFound, zodProblems } from "../http/errors.ts";
 import { ApiProblem, malformedJson } from "../http/problem.ts";
@@ -19,6 +24,10 @@ const BenchRowsBody = z.object({
   count: z.number().int().min(0).max(50_000),
   total: z.number().int().min(1),
 });
+
+/** Rows per import call: a row is about 1.5 KB, far under the RPC limit. */
+const IMPORT_BATCH = 500;
+const MAX_SLICE = 50_000;
 
 export const benchRoutes = newRouter();
 
@@ -37,3 +46,59 @@ benchRoutes.post("/admin/bench/month-rows", async (c) => {
   await issuerLedger(c.env, spec.companyId).noteMonth(spec.month);
   return c.json(await receiptMonth(c.env, spec.companyId, spec.month).benchLoad(spec));
 });
+
+interface SeedBody {
+  issuerRnc: string;
+  /** Which rows: [from, from + count) of each kind. */
+  purchases?: { from: number; count: number };
+  sales?: { from: number; count: number };
+  own?: { from: number; count: number; tipo: "41" | "43" };
+  /** R2 documents for the sales' XML keys (archive bench), each this many bytes. */
+  xmlBytes?: number;
+}
+
+benchRoutes.post("/admin/bench/months/:companyId/:month", requireAdmin, async (c) => {
+  if (!benchBulkEnabled(c.env)) return notFound(c);
+  const { companyId, month } = c.req.param();
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new ApiProblem("not_found", { detail: "month is yyyy-MM." });
+  const body = (await c.req.json()) as SeedBody;
+  const slices = [body.purchases, body.sales, body.own];
+  if (slices.some((s) => s && (s.count > MAX_SLICE || s.from < 0)))
+    throw new ApiProblem("validation_failed", { detail: `At most ${MAX_SLICE} rows per kind and call.` });
+  await issuerLedger(c.env, companyId).noteMonth(month);
+  const stub = receiptMonth(c.env, companyId, month);
+  const range = (s: { from: number; count: number } | undefined) =>
+    s ? Array.from({ length: s.count }, (_, k) => s.from + k) : [];
+  const purchases = range(body.purchases).map((i) => benchPurchase(companyId, month, i));
+  const receipts = [
+    ...range(body.sales).map((i) => benchReceipt(companyId, body.issuerRnc, month, i)),
+    ...range(body.own).map((i) => benchReceipt(companyId, body.issuerRnc, month, i, body.own!.tipo)),
+  ];
+  await importInBatches(stub, purchases, receipts);
+  if (body.xmlBytes) await putDocuments(c.env.ARCHIVE, receipts, body.xmlBytes);
+  return c.json({ purchases: purchases.length, receipts: receipts.length });
+});
+
+async function importInBatches(
+  stub: ReturnType<typeof receiptMonth>,
+  purchases: NewPurchase[],
+  receipts: NewReceipt[],
+): Promise<void> {
+  for (let i = 0; i < purchases.length; i += IMPORT_BATCH)
+    await stub.importRows({ receipts: [], purchases: purchases.slice(i, i + IMPORT_BATCH), audit: [] });
+  for (let i = 0; i < receipts.length; i += IMPORT_BATCH)
+    await stub.importRows({ receipts: receipts.slice(i, i + IMPORT_BATCH), purchases: [], audit: [] });
+}
+
+/** A made-up XML of `bytes` bytes under each receipt's key, 16 puts at a time. */
+async function putDocuments(bucket: R2Bucket, receipts: NewReceipt[], bytes: number): Promise<void> {
+  for (let i = 0; i < receipts.length; i += 16) {
+    await Promise.all(
+      receipts.slice(i, i + 16).map((r) => {
+        const head = `<ECF><eNCF>${r.encf}</eNCF><Relleno>`;
+        const tail = "</Relleno></ECF>";
+        return bucket.put(r.xmlKey, head + "x".repeat(Math.max(0, bytes - head.length - tail.length)) + tail);
+      }),
+    );
+  }
+}

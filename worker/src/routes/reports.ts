@@ -23,8 +23,9 @@ import {
   type ReportItem,
 } from "../http/schemas/reports.ts";
 import { COLUMNS_608 } from "../reports/dgii-608.ts";
-import { txtOf, type FormatLine, type MissingItem, type MonthlyFormat } from "../reports/dgii-txt.ts";
-import { periodOfQuery, read606, read607, read608 } from "../reports/monthly-formats.ts";
+import type { FormatLine, MissingItem } from "../reports/dgii-txt.ts";
+import { monthlyJson, monthlyTxt, type MonthlyFile } from "../reports/monthly-file.ts";
+import { open606, open607, open608, periodOfQuery } from "../reports/monthly-formats.ts";
 
 const SUMMARIES: Record<ReportName, string> = {
   encf: "Issued e-CF (type, e-NCF, buyer, totals, state, security code, dates), for local back-up",
@@ -102,7 +103,7 @@ const MONTHLY = {
     ].join(" "),
     columns: COLUMNS_606,
     schema: Formato606,
-    read: read606,
+    open: open606,
   },
   "607": {
     summary:
@@ -114,7 +115,7 @@ const MONTHLY = {
     ].join(" "),
     columns: COLUMNS_607,
     schema: Formato607,
-    read: read607,
+    open: open607,
   },
   "608": {
     summary:
@@ -123,7 +124,7 @@ const MONTHLY = {
       "One record per voided e-NCF, by the month DGII voided it; Tipo de Anulación 04 for a signed receipt voided before it was sent, 08 for a number never used.",
     columns: COLUMNS_608,
     schema: Formato608,
-    read: read608,
+    open: open608,
   },
 } as const;
 
@@ -167,24 +168,23 @@ for (const formato of ["606", "607", "608"] as const) {
           errors: [{ path: "/query/format", code: "invalid", message: "format must be json or txt." }],
         });
       const tenant = c.get("tenant");
-      const report = await spec.read(c.env, tenant, periodOfQuery(query, new Date()));
-      // The built format is the JSON answer as it is: its names are the schema's.
-      if (format === "json") return c.json(report as z.infer<typeof spec.schema>, 200);
-      if (!report.complete) {
+      const file: MonthlyFile<FormatLine<string>> = await spec.open(c.env, tenant, periodOfQuery(query, new Date()));
+      const { head } = file;
+      // Written while read (reports/monthly-file.ts): the same text as the whole object's JSON, which
+      // the route's types cannot see in a stream (hence `as never`: the schema still documents it).
+      if (format === "json")
+        return c.newResponse(monthlyJson(file), 200, { "Content-Type": "application/json" }) as never;
+      if (!head.complete) {
         throw new ApiProblem("unprocessable", {
-          detail: `The ${formato} of ${report.period} is not complete: ${report.missing.length} things are missing (see errors).`,
-          errors: missingProblems(report.missing),
+          detail: `The ${formato} of ${head.period} is not complete: ${head.missing.length} things are missing (see errors).`,
+          errors: missingProblems(head.missing),
         });
       }
-      return c.text(
-        txtOf(report as MonthlyFormat<string, FormatLine<string>>, spec.columns as readonly string[]),
-        200,
-        {
-          "Content-Type": "text/plain; charset=us-ascii",
-          "Content-Disposition": `attachment; filename="${report.fileName}"`,
-          "X-Record-Count": String(report.recordCount),
-        },
-      );
+      return c.newResponse(monthlyTxt(file, spec.columns), 200, {
+        "Content-Type": "text/plain; charset=us-ascii",
+        "Content-Disposition": `attachment; filename="${head.fileName}"`,
+        "X-Record-Count": String(head.recordCount),
+      }) as never;
     },
   );
 }
