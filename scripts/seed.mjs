@@ -262,6 +262,7 @@ async function ensureConsoleOwner(api, baseUrl, company) {
       body: JSON.stringify(body),
     });
   const login = await post("/console/login", { email: DEMO_OWNER.email, password: DEMO_OWNER.password });
+  await login.arrayBuffer(); // read to the end, so the connection is free for the next request
   if (login.ok) return;
   const { link } = await api.post(`/admin/companies/${company.id}/console-invitations`, {
     email: DEMO_OWNER.email,
@@ -270,8 +271,8 @@ async function ensureConsoleOwner(api, baseUrl, company) {
   });
   const token = link.slice(link.lastIndexOf("/") + 1);
   const accepted = await post(`/console/invitations/${token}/accept`, { password: DEMO_OWNER.password });
-  if (!accepted.ok)
-    throw new Error(`the demo console owner could not accept: ${accepted.status} ${await accepted.text()}`);
+  const answer = await accepted.text();
+  if (!accepted.ok) throw new Error(`the demo console owner could not accept: ${accepted.status} ${answer}`);
 }
 
 /** The demo cashier and catalogue, through the issuer's own API; only what is missing is created. */
