@@ -1903,7 +1903,7 @@ export interface paths {
         };
         /**
          * The current company's console users and their roles
-         * @description Everyone with a role in the current company. Owners only.
+         * @description Everyone with a role in the current company, with that role, by e-mail address. Owners only.
          */
         get: operations["getConsoleUsers"];
         put?: never;

@@ -110,7 +110,7 @@ consoleUserRoutes.openapi(
     tags: ["Console"],
     security: consoleSecurity,
     summary: "The current company's console users and their roles",
-    description: "Everyone with a role in the current company. Owners only.",
+    description: "Everyone with a role in the current company, with that role, by e-mail address. Owners only.",
     responses: { 200: { description: "Users", ...json(ConsoleUserList) }, ...ownerProblems },
   }),
   async (c) => c.json({ items: await usersOf(c.env, c.get("tenant").id) }, 200),
