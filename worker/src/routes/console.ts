@@ -2,6 +2,7 @@
 // /console/session, POST /console/logout, POST /console/session/company; and the invitation's
 // public side (read it, accept it). Invitations made and users managed: routes/console-users.ts.
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { clientAddress } from "../auth/client-address.ts";
@@ -25,7 +26,6 @@ import {
   InvitationView,
   SwitchCompanyBody,
 } from "../http/schemas/console.ts";
-import { eq } from "drizzle-orm";
 
 export const consoleSecurity = [{ consoleSession: [] as string[] }];
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
