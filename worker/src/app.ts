@@ -31,6 +31,8 @@ import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 import { shiftRoutes } from "./routes/shifts.ts";
 import { benchRoutes } from "./routes/bench.ts";
+import { consoleRoutes } from "./routes/console.ts";
+import { consoleUserRoutes } from "./routes/console-users.ts";
 
 /**
  * Where each URL lives, in the order the routers are mounted (the order middleware runs in). A
@@ -58,6 +60,8 @@ const ROUTERS: readonly (readonly [string, Hono<any, any, any>])[] = [
   ["/", cashierRoutes], // /cashiers/*, /admin/companies/{id}/cashiers
   ["/", deviceCatalogRoutes], // /devices/catalog, /devices/{id}, /admin/companies/{id}/devices/{deviceId}
   ["/", benchRoutes], // /admin/bench/* (bench only: not found unless BENCH_BULK is "1")
+  ["/", consoleRoutes], // /console/login, /console/session*, /console/logout, /console/invitations/{token}*
+  ["/", consoleUserRoutes], // /console/invitations, /console/users*, /admin/companies/{id}/console-invitations
 ];
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */

@@ -17,6 +17,7 @@ type Seeded = {
   company: Credentials & { rnc: string };
   partner: Credentials & { issuers: string[] };
   cashier: { name: string; pin: string };
+  console: { url: string; email: string; password: string };
 };
 
 let stack: LocalStack;
@@ -68,6 +69,14 @@ async function expectOneOfEachWorking(seeded: Seeded) {
     "CAFE-1LB",
     "DELIVERY",
   ]);
+  // The demo issuer's console owner signs in with the printed password.
+  const owner = await fetch(`${stack.workerUrl}/console/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: seeded.console.email, password: seeded.console.password }),
+  });
+  expect(owner.status).toBe(200);
+  expect(await owner.json()).toMatchObject({ role: "owner", company: { rnc: "131880681" } });
   const partnerToken = await login(seeded.partner);
   expect(partnerToken).not.toBeNull();
   for (const rnc of seeded.partner.issuers) {
@@ -205,6 +214,20 @@ describe("npm run seed", () => {
       });
       return { status: r.status, out: r.status === 0 ? JSON.parse(r.stdout) : null, err: r.stderr };
     };
+    // A company's first console owner: the invitation's link, printed.
+    const invited = admin(
+      "console:invite",
+      "--rnc",
+      "131880681",
+      "--email",
+      "contador@demo.do",
+      "--role",
+      "accountant",
+    );
+    expect(invited.status, invited.err).toBe(0);
+    expect(invited.out).toMatchObject({ email: "contador@demo.do", role: "accountant" });
+    expect(invited.out.link).toMatch(/\/app\/#\/invitacion\/[A-Za-z0-9_-]{40,}$/);
+    expect(admin("console:invite", "--rnc", "999999999", "--email", "x@demo.do").status).toBe(1);
     const withoutAddress = admin("companies:create", "--rnc", "101000013", "--name", "Sin Dirección SRL");
     expect(withoutAddress.status).toBe(1);
     expect(withoutAddress.err).toContain("--address");
