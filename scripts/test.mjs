@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { root, wranglerEnv } from "./lib.mjs";
 
-const PACKAGES = ["shared", "worker", "pos-client", "dgii-sandbox", "sdk"];
+const PACKAGES = ["shared", "worker", "pos-client", "console", "dgii-sandbox", "sdk"];
 /** Test projects: a package folder and, where it has several, the vitest config to use. */
 const PROJECTS = [
   { name: "shared", dir: "shared" },
@@ -18,6 +18,7 @@ const PROJECTS = [
   { name: "worker-node", dir: "worker", config: "vitest.node.config.ts" },
   { name: "worker-browser", dir: "worker", config: "vitest.browser.config.ts" },
   { name: "pos-client", dir: "pos-client" },
+  { name: "console", dir: "console" },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
   { name: "sdk", dir: "sdk" },
 ];
