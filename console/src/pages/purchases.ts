@@ -50,7 +50,7 @@ export const purchasesPage: Page = async (ctx) => {
       items.map((p) => [
         p.encf,
         p.razonSocialEmisor ?? p.rncEmisor,
-        p.fechaEmision,
+        day(p.fechaEmision),
         h("span", { class: "num" }, money(p.montoTotal)),
         badge(p.estadoDgii),
         p.aprobacionComercial ? badge(p.aprobacionComercial) : h("span", {}, "—"),
@@ -81,6 +81,23 @@ async function open(p: Purchase, box: HTMLElement, reload: () => void): Promise<
       const body = estado === "Rechazado" ? { estado, motivo: motivo.value.trim() } : { estado };
       await api.POST("/compras/{id}/aprobacion", { params: { path: { id: p.id } }, body });
       status.textContent = estado === "Aceptado" ? "Compra aprobada." : "Compra rechazada.";
+      reload();
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  const override = async () => {
+    if (!motivo.value.trim()) {
+      status.textContent = "Escriba por qué la compra cuenta aunque la DGII no la confirme.";
+      motivo.focus();
+      return;
+    }
+    try {
+      await api.POST("/compras/{id}/confirmacion-manual", {
+        params: { path: { id: p.id } },
+        body: { motivo: motivo.value.trim() },
+      });
+      status.textContent = "La compra cuenta (confirmación manual registrada).";
       reload();
     } catch (e) {
       status.textContent = problemText(e);
@@ -124,10 +141,14 @@ async function open(p: Purchase, box: HTMLElement, reload: () => void): Promise<
     h(
       "div",
       { class: "actions-row", role: "group", "aria-label": "Aprobación comercial" },
-      field("Motivo (si rechaza)", motivo),
+      field("Motivo (rechazo o confirmación manual)", motivo),
       h("button", { type: "button", class: "primary", onclick: () => void decide("Aceptado") }, "Aprobar"),
       h("button", { type: "button", onclick: () => void decide("Rechazado") }, "Rechazar"),
+      p.confirmada
+        ? null
+        : h("button", { type: "button", onclick: () => void override() }, "Contar sin confirmación de la DGII"),
     ),
+    p.confirmada ? "" : h("p", { class: "warn" }, `La DGII aún no confirma este comprobante (${p.estadoDgii}).`),
     h(
       "form",
       { class: "classify", onsubmit: save, "aria-label": "Clasificación 606" },

@@ -4,7 +4,7 @@
 import type { components } from "@ecf/client";
 import { api, download, jsonOf, problemText, sessionFetch } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
-import { money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
+import { day, money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { badge, receiptLink } from "./today.ts";
@@ -76,7 +76,7 @@ export const receiptsPage: Page = async (ctx) => {
       ["e-NCF", "Fecha", "Comprador", "Total", "Estado"],
       items.map((r) => [
         receiptLink(r.encf),
-        r.fechaEmision,
+        day(r.fechaEmision),
         r.razonSocialComprador ?? r.rncComprador ?? "Consumidor final",
         h("span", { class: "num" }, money(r.montoTotal)),
         badge(r.estado),
@@ -133,7 +133,7 @@ export const receiptPage: Page = async (ctx) => {
     "section",
     { class: "receipt" },
     h("h1", {}, `${r.encf} `, badge(r.estado)),
-    h("p", {}, `${TIPO_NOMBRE[encf.slice(1, 3)] ?? ""} · emitido ${r.fechaEmision} · código ${r.codigoSeguridad}`),
+    h("p", {}, `${TIPO_NOMBRE[encf.slice(1, 3)] ?? ""} · emitido ${day(r.fechaEmision)} · código ${r.codigoSeguridad}`),
     table(
       "Líneas",
       ["#", "Descripción", "Cantidad", "Precio", "Monto"],
@@ -142,7 +142,7 @@ export const receiptPage: Page = async (ctx) => {
     table(
       "Totales",
       ["Concepto", "Monto"],
-      totals.map(([k, v]) => [k, /^-?\d+(\.\d+)?$/.test(v) ? money(v) : v]),
+      totals.map(([k, v]) => [k, totalText(k, v)]),
     ),
     h("h2", {}, "Mensajes de la DGII"),
     r.mensajes.length
@@ -167,6 +167,12 @@ export const receiptPage: Page = async (ctx) => {
     status,
   );
 };
+
+/** A Totales element as a person reads it: ITBIS1-3 are rates (18, 16, 0), the rest amounts. */
+function totalText(name: string, value: string): string {
+  if (/^ITBIS\d$/.test(name)) return `${value} %`;
+  return /^-?\d+(\.\d+)?$/.test(value) ? money(value) : value;
+}
 
 type Answer = components["schemas"]["IssueAnswer"];
 
