@@ -22,10 +22,11 @@ const PROJECTS = [
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
   { name: "sdk", dir: "sdk" },
 ];
-/** The quick subset: pure and in-process tests only (pos-client without its Chromium tests). */
+/** The quick subset: pure and in-process tests only (pos-client and console without their Chromium tests). */
 const QUICK = [
   { name: "shared", dir: "shared" },
   { name: "pos-client (unit)", dir: "pos-client", args: ["--exclude", "test/browser/**"] },
+  { name: "console (unit)", dir: "console", args: ["--exclude", "test/browser/**"] },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
 ];
 // `node scripts/test.mjs worker shared`: only the projects named.
