@@ -8,6 +8,7 @@ import { day, money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { badge, receiptLink } from "./today.ts";
+import { unusedSection } from "./unused.ts";
 
 const ESTADOS = ["Aceptado", "Aceptado Condicional", "En Proceso", "Rechazado", "Contingencia", "Anulado"];
 
@@ -48,6 +49,7 @@ export const receiptsPage: Page = async (ctx) => {
   });
   const data = jsonOf(answered);
   const items = [...(data?.items ?? [])].reverse(); // newest first
+  const unused = may(ctx.session.role, "issue") ? await unusedSection(ctx.reload) : null;
   return h(
     "section",
     {},
@@ -82,6 +84,7 @@ export const receiptsPage: Page = async (ctx) => {
         badge(r.estado),
       ]),
     ),
+    unused,
   );
 };
 
