@@ -26,15 +26,7 @@ export const issuePage: Page = async (ctx) => {
   const rnc = h("input", { name: "rnc", inputmode: "numeric", value: original?.rnc ?? "" });
   const razon = h("input", { name: "razon", value: original?.razon ?? "" });
   const correo = h("input", { name: "correo", type: "email" });
-  const codigo = h(
-    "select",
-    { name: "codigo" },
-    h("option", { value: "3" }, "3 Corrige montos"),
-    h("option", { value: "1" }, "1 Anula el comprobante"),
-    h("option", { value: "2" }, "2 Corrige texto"),
-    h("option", { value: "4" }, "4 Reemplazo por contingencia"),
-    h("option", { value: "5" }, "5 Referencia a factura de consumo"),
-  );
+  const codigo = codigoSelect();
   const lookup = async () => {
     const value = rnc.value.trim();
     if (!/^\d{9}(\d{2})?$/.test(value)) return;
@@ -51,38 +43,10 @@ export const issuePage: Page = async (ctx) => {
   const total = h("p", { class: "total", "aria-live": "polite" });
   const status = statusLine();
   const addLine = () => {
-    const n = lines.length + 1;
-    const inputs = {
-      name: h("input", { name: `nombre-${n}`, required: true }),
-      qty: h("input", { name: `cantidad-${n}`, inputmode: "decimal", value: "1" }),
-      price: h("input", { name: `precio-${n}`, inputmode: "decimal" }),
-      itbis: h(
-        "select",
-        { name: `itbis-${n}` },
-        h("option", { value: "1" }, "ITBIS 18 %"),
-        h("option", { value: "2" }, "ITBIS 16 %"),
-        h("option", { value: "4" }, "Exento"),
-      ),
-      kind: h(
-        "select",
-        { name: `tipo-${n}` },
-        h("option", { value: "1" }, "Bien"),
-        h("option", { value: "2" }, "Servicio"),
-      ),
-    };
-    const row = h(
-      "fieldset",
-      { class: "line" },
-      h("legend", {}, `Línea ${n}`),
-      field("Descripción", inputs.name),
-      field("Cantidad", inputs.qty),
-      field("Precio unitario", inputs.price),
-      field("Impuesto", inputs.itbis),
-      field("Tipo", inputs.kind),
-    );
-    row.addEventListener("input", () => preview());
-    lines.push({ ...inputs, row });
-    linesBox.append(row);
+    const line = newLine(lines.length + 1);
+    line.row.addEventListener("input", () => preview());
+    lines.push(line);
+    linesBox.append(line.row);
   };
   const documentOf = () => build(tipo, { rnc, razon, correo, codigo }, lines, original);
   const preview = () => {
@@ -131,6 +95,52 @@ export const issuePage: Page = async (ctx) => {
     ),
   );
 };
+
+/** CodigoModificacion of a note: why it modifies the original. */
+function codigoSelect(): HTMLSelectElement {
+  return h(
+    "select",
+    { name: "codigo" },
+    h("option", { value: "3" }, "3 Corrige montos"),
+    h("option", { value: "1" }, "1 Anula el comprobante"),
+    h("option", { value: "2" }, "2 Corrige texto"),
+    h("option", { value: "4" }, "4 Reemplazo por contingencia"),
+    h("option", { value: "5" }, "5 Referencia a factura de consumo"),
+  );
+}
+
+/** One detail line's inputs (description, quantity, unit price, tax, good or service). */
+function newLine(n: number): LineInputs {
+  const inputs = {
+    name: h("input", { name: `nombre-${n}`, required: true }),
+    qty: h("input", { name: `cantidad-${n}`, inputmode: "decimal", value: "1" }),
+    price: h("input", { name: `precio-${n}`, inputmode: "decimal" }),
+    itbis: h(
+      "select",
+      { name: `itbis-${n}` },
+      h("option", { value: "1" }, "ITBIS 18 %"),
+      h("option", { value: "2" }, "ITBIS 16 %"),
+      h("option", { value: "4" }, "Exento"),
+    ),
+    kind: h(
+      "select",
+      { name: `tipo-${n}` },
+      h("option", { value: "1" }, "Bien"),
+      h("option", { value: "2" }, "Servicio"),
+    ),
+  };
+  const row = h(
+    "fieldset",
+    { class: "line" },
+    h("legend", {}, `Línea ${n}`),
+    field("Descripción", inputs.name),
+    field("Cantidad", inputs.qty),
+    field("Precio unitario", inputs.price),
+    field("Impuesto", inputs.itbis),
+    field("Tipo", inputs.kind),
+  );
+  return { ...inputs, row };
+}
 
 interface Original {
   encf: string;

@@ -11,6 +11,7 @@ import { badge } from "./today.ts";
 
 type Purchase = components["schemas"]["ComprasReportItem"];
 type Classification = components["schemas"]["PurchaseClassification"];
+type Classified = components["schemas"]["ClassifiedPurchase"];
 
 const TIPOS_BIENES: [string, string][] = [
   ["01", "Gastos de personal"],
@@ -103,6 +104,28 @@ async function open(p: Purchase, box: HTMLElement, reload: () => void): Promise<
       status.textContent = problemText(e);
     }
   };
+  box.replaceChildren(
+    h("h2", {}, `${p.encf} de ${p.razonSocialEmisor ?? p.rncEmisor}`),
+    h(
+      "div",
+      { class: "actions-row", role: "group", "aria-label": "Aprobación comercial" },
+      field("Motivo (rechazo o confirmación manual)", motivo),
+      h("button", { type: "button", class: "primary", onclick: () => void decide("Aceptado") }, "Aprobar"),
+      h("button", { type: "button", onclick: () => void decide("Rechazado") }, "Rechazar"),
+      p.confirmada
+        ? null
+        : h("button", { type: "button", onclick: () => void override() }, "Contar sin confirmación de la DGII"),
+    ),
+    p.confirmada ? "" : h("p", { class: "warn" }, `La DGII aún no confirma este comprobante (${p.estadoDgii}).`),
+    classifyForm(p, c, status),
+    status,
+  );
+  box.querySelector("h2")?.setAttribute("tabindex", "-1");
+  (box.querySelector("h2") as HTMLElement | null)?.focus();
+}
+
+/** The 606 classification of one purchase; what the supplier's defaults would give is shown, not chosen. */
+function classifyForm(p: Purchase, c: Classified | undefined, status: HTMLElement): HTMLFormElement {
   const given = c?.classification ?? {};
   const effective = c?.effective;
   const suggested = (key: "tipoBienesServicios" | "formaPago" | "fechaPago") =>
@@ -136,32 +159,15 @@ async function open(p: Purchase, box: HTMLElement, reload: () => void): Promise<
       status.textContent = problemText(e);
     }
   };
-  box.replaceChildren(
-    h("h2", {}, `${p.encf} de ${p.razonSocialEmisor ?? p.rncEmisor}`),
-    h(
-      "div",
-      { class: "actions-row", role: "group", "aria-label": "Aprobación comercial" },
-      field("Motivo (rechazo o confirmación manual)", motivo),
-      h("button", { type: "button", class: "primary", onclick: () => void decide("Aceptado") }, "Aprobar"),
-      h("button", { type: "button", onclick: () => void decide("Rechazado") }, "Rechazar"),
-      p.confirmada
-        ? null
-        : h("button", { type: "button", onclick: () => void override() }, "Contar sin confirmación de la DGII"),
-    ),
-    p.confirmada ? "" : h("p", { class: "warn" }, `La DGII aún no confirma este comprobante (${p.estadoDgii}).`),
-    h(
-      "form",
-      { class: "classify", onsubmit: save, "aria-label": "Clasificación 606" },
-      field("Tipo de bienes y servicios", tipo, hint(suggested("tipoBienesServicios"), TIPOS_BIENES)),
-      field("Forma de pago", forma, hint(suggested("formaPago"), FORMAS_PAGO)),
-      field("Fecha de pago", fecha, suggested("fechaPago") ? `Sugerida: ${day(suggested("fechaPago"))}` : undefined),
-      c?.missing.length ? h("p", { class: "warn" }, `Falta: ${c.missing.map((m) => m.message).join("; ")}`) : null,
-      h("button", { type: "submit", class: "primary" }, "Guardar clasificación"),
-    ),
-    status,
+  return h(
+    "form",
+    { class: "classify", onsubmit: save, "aria-label": "Clasificación 606" },
+    field("Tipo de bienes y servicios", tipo, hint(suggested("tipoBienesServicios"), TIPOS_BIENES)),
+    field("Forma de pago", forma, hint(suggested("formaPago"), FORMAS_PAGO)),
+    field("Fecha de pago", fecha, suggested("fechaPago") ? `Sugerida: ${day(suggested("fechaPago"))}` : undefined),
+    c?.missing.length ? h("p", { class: "warn" }, `Falta: ${c.missing.map((m) => m.message).join("; ")}`) : null,
+    h("button", { type: "submit", class: "primary" }, "Guardar clasificación"),
   );
-  box.querySelector("h2")?.setAttribute("tabindex", "-1");
-  (box.querySelector("h2") as HTMLElement | null)?.focus();
 }
 
 /** A select whose first option is "not given"; a suggestion is named in it, not chosen for the user. */
