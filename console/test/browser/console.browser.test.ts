@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createTestIdentity } from "@ecf/shared/test-support/certs";
+import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { ROOT, startStack, type Stack } from "@ecf/pos-client/test-support/pos-stack";
 import { createTestIssuer, issuerToken } from "@ecf/pos-client/test-support/support/issuer";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -105,12 +105,23 @@ beforeAll(async () => {
     { name: A.name, tradeName: "Súper", registryNumber: A.rnc, address },
     1000,
   );
-  const b = await createTestIssuer(
-    stack,
-    idB,
-    { name: B.name, tradeName: "Prov", registryNumber: B.rnc, address },
-    1000,
-  );
+  // B numbers its E31 from 500, so no e-NCF of A's is also one of B's: "not shown" means not shown.
+  const b = await stack.admin<{ id: string }>("POST", "/admin/companies", {
+    name: B.name,
+    tradeName: "Prov",
+    registryNumber: B.rnc,
+    address,
+    dgiiServer: "testecf",
+  });
+  const p12 = new FormData();
+  p12.set("file", new File([new Uint8Array(forgeP12(idB, "clave"))], "firma.p12"));
+  p12.set("password", "clave");
+  await stack.admin("PUT", `/admin/companies/${b.id}/certificate`, p12);
+  await stack.admin("PUT", `/admin/companies/${b.id}/sequences/31`, {
+    rangeFrom: 500,
+    rangeTo: 1000,
+    expiresOn: "2099-12-31",
+  });
   [tokenA, tokenB] = await Promise.all([issuerToken(stack, a.id), issuerToken(stack, b.id)]);
   // DGII's taxpayer registry (the E31's buyer name comes from it) and DGII's directory (A receives
   // e-CF on this platform, so B's invoice to A becomes A's purchase).
