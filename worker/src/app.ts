@@ -30,6 +30,8 @@ import { productRoutes } from "./routes/products.ts";
 import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
 import { shiftRoutes } from "./routes/shifts.ts";
+import { consoleRoutes } from "./routes/console.ts";
+import { consoleUserRoutes } from "./routes/console-users.ts";
 
 /**
  * Where each URL lives, in the order the routers are mounted (the order middleware runs in). A
@@ -56,6 +58,8 @@ const ROUTERS: readonly (readonly [string, Hono<any, any, any>])[] = [
   ["/", productRoutes], // /products/*, /admin/companies/{id}/products/*
   ["/", cashierRoutes], // /cashiers/*, /admin/companies/{id}/cashiers
   ["/", deviceCatalogRoutes], // /devices/catalog, /devices/{id}, /admin/companies/{id}/devices/{deviceId}
+  ["/", consoleRoutes], // /console/login, /console/session*, /console/logout, /console/invitations/{token}*
+  ["/", consoleUserRoutes], // /console/invitations, /console/users*, /admin/companies/{id}/console-invitations
 ];
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */

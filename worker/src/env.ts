@@ -1,6 +1,7 @@
 import type { RequestIdVariables } from "hono/request-id";
 import type { Company } from "./db/tables.ts";
 import type { Principal } from "./auth/principal.ts";
+import type { LiveSession } from "./console/sessions.ts";
 import type { ProblemCode } from "./http/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";
 import type { EventType } from "./webhooks/events.ts";
@@ -11,6 +12,8 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     /** Who is calling: set by `requireAuth`. */
     principal: Principal;
+    /** The console session behind the cookie: set by the console routes' session check. */
+    consoleSession: LiveSession;
     /** The issuer every query and write is scoped to: set by `resolveTenant`. */
     tenant: Company;
     /** A company key's own company (null: none), read by `requireAuth` with the key; `resolveTenant` uses it. */

@@ -993,7 +993,7 @@ describe("/openapi.json", () => {
     ]) {
       const op = doc.paths[path!]?.[method!];
       expect(op?.summary, `${method} ${path}`).toBeTruthy();
-      expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+      expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }, { consoleSession: [] }]);
     }
     expect(Object.keys(doc.paths["/archive/{period}"].get.responses[200].content)).toEqual(["application/zip"]);
     expect(doc.components.schemas.PurchaseClassification.properties.tipoBienesServicios.description).toContain(

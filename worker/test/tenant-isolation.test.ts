@@ -25,6 +25,10 @@ const PUBLIC = new Set([
   "GET /health",
   "POST /login",
   "POST /devices/pair",
+  // The console's sign-in and the invitation link's page (issue 36).
+  "POST /console/login",
+  "GET /console/invitations/{token}",
+  "POST /console/invitations/{token}/accept",
   ...["", "/{rnc}"].flatMap((p) => [
     `GET ${p}/fe/autenticacion/api/semilla`,
     `POST ${p}/fe/autenticacion/api/validacioncertificado`,
@@ -59,6 +63,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
     for (const o of documented) {
       const scheme = schemeOf(o.op);
       if (o.path.startsWith("/admin/")) expect(scheme, o.key).toBe("adminAuth");
+      else if (o.path.startsWith("/console/")) expect(["none", "consoleSession"], o.key).toContain(scheme);
       else expect(["none", "bearerAuth", "deviceAuth"], o.key).toContain(scheme);
     }
   });
@@ -425,7 +430,8 @@ describe("the OpenAPI document declares the tenant contract", () => {
     const ops = await tenantOperations();
     expect(ops.length).toBeGreaterThanOrEqual(18);
     for (const { key, op } of ops) {
-      expect(op.security, key).toEqual([{ bearerAuth: [] }]);
+      // Or the console's session cookie, as the same principal within the user's role (issue 36).
+      expect(op.security, key).toEqual([{ bearerAuth: [] }, { consoleSession: [] }]);
       const headers = (op.parameters ?? []).filter((p) => p.name.toLowerCase() === "x-rnc-emisor");
       expect(headers, key).toEqual([expect.objectContaining({ name: "X-RNC-Emisor", in: "header", required: false })]);
       for (const status of ["400", "401", "403"]) {

@@ -22,7 +22,8 @@ export function correoComprador(xml: string): string | undefined {
   return value && isEmailAddress(value) ? value : undefined;
 }
 
-function smtpOptions(env: Env) {
+/** The SMTP server receipts and console invitations are sent through, or undefined when none is configured. */
+export function smtpOptions(env: Env) {
   const vars = env as unknown as Record<string, string | undefined>;
   const port = Number(vars.SMTP_PORT);
   if (!vars.SMTP_HOST || !Number.isInteger(port) || port <= 0) return undefined;

@@ -3,6 +3,7 @@ import { keyWithCompany } from "../db/companies.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { verifyToken } from "./jwt.ts";
+import { consolePrincipal, cookieSession } from "./console-session.ts";
 
 import type { Principal } from "./principal.ts";
 export type { Principal };
@@ -10,14 +11,20 @@ export type { Principal };
 const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail });
 
 /**
- * Requires `Authorization: Bearer <jwt>`. The key behind the token is looked up on every request
+ * Requires `Authorization: Bearer <jwt>`, or, without that header, a console session's cookie
+ * (auth/console-session.ts: CSRF checked, the role table applied). The key behind the token is looked up on every request
  * (read from D1 at most a second before: auth/key-lookups.ts), so revoking a key ends its tokens
  * within a second rather than when they expire.
  */
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization");
-  if (!header)
-    throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <token>' from POST /login.");
+  if (!header) {
+    const session = await cookieSession(c);
+    if (!session)
+      throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <token>' from POST /login.");
+    c.set("principal", consolePrincipal(c, session));
+    return void (await next());
+  }
   const match = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/.exec(header.trim());
   if (!match?.[1]) throw unauthorized("Malformed Authorization header; expected 'Bearer <token>'.");
   const claims = await verifyToken(match[1], c.env.JWT_SECRET);

@@ -1,5 +1,10 @@
-// Who a request acts as: the claims of its verified token. Its own module so that env.ts (the
-// app's context variables) and the auth middleware that sets them do not import each other.
+// Who a request acts as: the claims of its verified token, or a console user acting for its
+// session's current company. Its own module so that env.ts (the app's context variables) and the
+// auth middleware that sets them do not import each other.
+import type { ConsoleRole } from "../db/console-tables.ts";
 import type { TokenClaims } from "./jwt.ts";
 
-export type Principal = TokenClaims;
+export type Principal = TokenClaims & {
+  /** Set for a console session: the user and its role in the current company. */
+  console?: { userId: string; role: ConsoleRole };
+};

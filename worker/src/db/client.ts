@@ -5,9 +5,17 @@ import * as deviceSchema from "./devices-tables.ts";
 import * as receivingSchema from "./receiving-tables.ts";
 import * as webhookSchema from "./webhooks-tables.ts";
 import * as taxpayerSchema from "./taxpayers-tables.ts";
+import * as consoleSchema from "./console-tables.ts";
 
 // Every schema*.ts module is one area's tables; list each here so `db.query.<table>` knows it.
-const tables = { ...schema, ...deviceSchema, ...receivingSchema, ...webhookSchema, ...taxpayerSchema };
+const tables = {
+  ...schema,
+  ...deviceSchema,
+  ...receivingSchema,
+  ...webhookSchema,
+  ...taxpayerSchema,
+  ...consoleSchema,
+};
 
 const handle = (d1: D1Database) => drizzle(d1, { schema: tables });
 export type Db = ReturnType<typeof handle>;

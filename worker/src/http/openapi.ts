@@ -25,7 +25,8 @@ export function problemSchema(description: string) {
   return { description, content: { "application/problem+json": { schema: ProblemSchema } } };
 }
 
-export const bearerSecurity = [{ bearerAuth: [] as string[] }];
+/** An API client's bearer token, or a console user's session cookie (the same principal, its role enforced). */
+export const bearerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { consoleSession: [] }];
 
 export const adminSecurity = [{ adminAuth: [] as string[] }];
 
@@ -170,6 +171,10 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
   taxpayer_not_found: {
     detail: "RNC 131880682 is not in DGII's taxpayer registry (imported 2026-11-20T04:10:00.000Z).",
   },
+  csrf_failed: {
+    detail: "A request signed in by the console's cookie must send the session's csrfToken in X-CSRF-Token.",
+  },
+  expired: { detail: "This invitation expired on 2026-11-27T18:00:00.000Z; ask the owner for a new one." },
 };
 
 const CODES_BY_STATUS = new Map<number, ProblemCode[]>();

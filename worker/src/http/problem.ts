@@ -27,6 +27,9 @@ export const PROBLEM_CODES = [
   // The taxpayer registry's own codes, spelled as the till's contract fixed them (issue 17).
   "invalid_rnc",
   "taxpayer_not_found",
+  // The console's (issue 36): a cookie-authenticated write without the session's CSRF token; an invitation too old.
+  "csrf_failed",
+  "expired",
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -40,6 +43,7 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
     case "unauthorized":
       return 401;
     case "forbidden":
+    case "csrf_failed":
       return 403;
     case "not_found":
     case "taxpayer_not_found":
@@ -49,6 +53,8 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
     case "conflict":
     case "in_progress":
       return 409;
+    case "expired":
+      return 410;
     case "precondition_failed":
       return 412;
     case "payload_too_large":
@@ -94,6 +100,8 @@ const TITLES: Record<ProblemCode, string> = {
   internal_error: "Internal error",
   invalid_rnc: "Not an RNC or cédula",
   taxpayer_not_found: "Taxpayer not in DGII's registry",
+  csrf_failed: "CSRF token missing or wrong",
+  expired: "Expired",
 };
 
 /** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */

@@ -65,6 +65,11 @@ export const API_TAGS = [
       "Point-of-sale tills that sign offline: the issuer creates a device, the till pairs with its one-time code, leases blocks of e-NCF, uploads what it signed (one by one or in batches) and asks for their state.",
   },
   {
+    name: "Console",
+    description:
+      "The web console's people: sign-in with an e-mail and password (a session cookie and a CSRF token), invitations by e-mail, and the company's users with their roles (owner, accountant, manager). The session cookie is accepted by every issuer-scoped operation, within the user's role.",
+  },
+  {
     name: "Administration",
     description:
       "The operator's API, behind the ADMIN_SECRET bearer: issuers, partners and API keys, and an issuer's ranges, certificate and devices on its behalf; the move of API 1.7's ledger into the Durable Objects.",

@@ -1,0 +1,82 @@
+// The console's people and sessions (issue 36; the console contract): sign-in, the session,
+// invitations and the company's users.
+import { z } from "@hono/zod-openapi";
+import { CONSOLE_ROLES } from "../../db/console-tables.ts";
+
+const Email = z.string().trim().min(3).max(254).email().openapi({ example: "dueno@demo.do" });
+const Role = z.enum(CONSOLE_ROLES).openapi({
+  description:
+    "owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; " +
+    "manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports",
+});
+const Password = z.string().min(10).max(200).openapi({ description: "At least 10 characters" });
+const Name = z.string().trim().min(1).max(120);
+
+export const ConsoleLoginBody = z
+  .object({ email: Email, password: z.string().min(1).max(200) })
+  .openapi("ConsoleLoginRequest");
+
+const CompanyRef = z.object({ rnc: z.string(), razonSocial: z.string() });
+
+export const ConsoleSession = z
+  .object({
+    user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
+    company: CompanyRef.nullable().openapi({ description: "The company the console acts for now" }),
+    role: Role.nullable().openapi({ description: "The user's role in the current company" }),
+    companies: z.array(CompanyRef.extend({ role: Role })),
+    csrfToken: z.string().openapi({ description: "Send it as X-CSRF-Token on every request that is not GET or HEAD" }),
+  })
+  .openapi("ConsoleSession");
+
+export const SwitchCompanyBody = z
+  .object({
+    rnc: z
+      .string()
+      .regex(/^(\d{9}|\d{11})$/)
+      .openapi({ example: "131880681" }),
+  })
+  .openapi("ConsoleSwitchCompanyRequest");
+
+export const InvitationBody = z
+  .object({ email: Email, role: Role, name: Name.optional() })
+  .openapi("ConsoleInvitationRequest");
+
+export const InvitationCreated = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: Role,
+    expiresAt: z.string().openapi({ description: "ISO 8601, UTC: 7 days after it was made" }),
+    emailSent: z.boolean().openapi({ description: "false when no mail server is configured or it refused the e-mail" }),
+  })
+  .openapi("ConsoleInvitation");
+
+export const InvitationView = z
+  .object({ email: z.string(), role: Role, company: CompanyRef })
+  .openapi("ConsoleInvitationView");
+
+export const AcceptInvitationBody = z
+  .object({ password: Password, name: Name.optional() })
+  .openapi("ConsoleAcceptInvitationRequest");
+
+export const InvitationToken = z.object({
+  token: z
+    .string()
+    .min(10)
+    .max(100)
+    .openapi({ param: { name: "token", in: "path" } }),
+});
+
+const ConsoleUser = z
+  .object({ id: z.string(), email: z.string(), name: z.string(), role: Role })
+  .openapi("ConsoleUser");
+export const ConsoleUserList = z.object({ items: z.array(ConsoleUser) }).openapi("ConsoleUserList");
+export const ConsoleUserOut = ConsoleUser;
+export const RoleBody = z.object({ role: Role }).openapi("ConsoleRoleChange");
+export const UserId = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(60)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
