@@ -21,9 +21,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-/** A labelled form field: the label wraps the control, so clicking the text focuses it. */
-export function field(label: string, control: HTMLElement, hint?: string): HTMLLabelElement {
-  return h("label", { class: "field" }, h("span", {}, label), control, hint ? h("small", {}, hint) : null);
+let fieldIds = 0;
+
+/** A labelled form field: the label names the control by id (its text alone), a hint describes it. */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLDivElement {
+  control.id ||= `campo-${++fieldIds}`;
+  const note = hint ? h("small", { id: `${control.id}-nota` }, hint) : null;
+  if (note) control.setAttribute("aria-describedby", note.id);
+  return h("div", { class: "field" }, h("label", { for: control.id }, label), control, note);
 }
 
 /** A table with a header row; `rows` are cells already built. */

@@ -15,13 +15,14 @@ import { todayPage } from "./pages/today.ts";
 import { go, parseRoute } from "./router.ts";
 import { currentSession, logout, ROLE_NOMBRE, type Session, switchCompany } from "./session.ts";
 
-const NAV: { page: string; label: string }[] = [
+/** The sections; a store manager reads neither the books (purchases, monthly files) nor the settings. */
+const NAV: { page: string; label: string; books?: true }[] = [
   { page: "hoy", label: "Hoy" },
   { page: "comprobantes", label: "Comprobantes" },
-  { page: "compras", label: "Compras" },
-  { page: "mensual", label: "Mensual" },
+  { page: "compras", label: "Compras", books: true },
+  { page: "mensual", label: "Mensual", books: true },
   { page: "tienda", label: "Tienda" },
-  { page: "configuracion", label: "Configuración" },
+  { page: "configuracion", label: "Configuración", books: true },
 ];
 
 const PAGES: Record<string, Page> = {
@@ -100,7 +101,9 @@ export async function startConsole(root: HTMLElement): Promise<void> {
       h(
         "nav",
         { "aria-label": "Secciones" },
-        ...NAV.map((n) => h("a", { href: `#/${n.page}`, "aria-current": n.page === current ? "page" : null }, n.label)),
+        ...NAV.filter((n) => !n.books || s.role !== "manager").map((n) =>
+          h("a", { href: `#/${n.page}`, "aria-current": n.page === current ? "page" : null }, n.label),
+        ),
       ),
     );
   };

@@ -12,9 +12,9 @@ export async function invitationPage(token: string, onAccepted: (session: Sessio
     const status = (e as { status?: number }).status;
     const text =
       status === 410
-        ? "Esta invitación venció. Pida una nueva a quien le invitó."
+        ? "Esta invitación ya fue usada o venció. Pida una nueva a quien le invitó."
         : status === 404
-          ? "Esta invitación no existe o ya fue usada."
+          ? "Esta invitación no existe."
           : problemText(e);
     return h("main", { class: "card narrow" }, h("h1", {}, "Invitación"), h("p", { class: "error" }, text));
   }

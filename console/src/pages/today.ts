@@ -5,6 +5,7 @@ import { api, jsonOf } from "../api.ts";
 import { h, table } from "../dom.ts";
 import { day, estadoClass, when } from "../format.ts";
 import type { Page } from "../page.ts";
+import { may } from "../session.ts";
 
 type Row = components["schemas"]["EncfReportItem"];
 
@@ -14,12 +15,12 @@ function monthStart(now = new Date()): string {
   return `01-${today.slice(3)}`;
 }
 
-export const todayPage: Page = async () => {
-  const [profile, month] = await Promise.all([
-    api.GET("/company/me"),
+export const todayPage: Page = async (ctx) => {
+  const [me, month] = await Promise.all([
+    // The company's profile is the books' (owner, accountant); a store manager sees the rest.
+    may(ctx.session.role, "monthly") ? api.GET("/company/me").then((r) => r.data) : undefined,
     api.GET("/reports/encf", { params: { query: { Desde: monthStart(), pageSize: "1000" } } }),
   ]);
-  const me = profile.data!;
   const rows = jsonOf(month.data)?.items ?? [];
   const byState = new Map<string, number>();
   for (const r of rows) byState.set(r.estado, (byState.get(r.estado) ?? 0) + 1);
@@ -33,15 +34,19 @@ export const todayPage: Page = async () => {
     h(
       "div",
       { class: "tiles" },
-      tile("Comprobantes del mes", `${me.invoicesCountCurrentMonth} de ${me.invoiceLimitPerMonth}`, "cuota"),
-      tile(
-        "Certificado vence",
-        me.signatureExpirationDate ? day(me.signatureExpirationDate) : "Sin certificado",
-        "cert",
-      ),
+      me
+        ? tile("Comprobantes del mes", `${me.invoicesCountCurrentMonth} de ${me.invoiceLimitPerMonth}`, "cuota")
+        : null,
+      me
+        ? tile(
+            "Certificado vence",
+            me.signatureExpirationDate ? day(me.signatureExpirationDate) : "Sin certificado",
+            "cert",
+          )
+        : null,
       ...[...byState].map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
     ),
-    me.warnings.length
+    me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))
       : null,
     h("h2", {}, "Pendientes y en contingencia"),

@@ -27,6 +27,7 @@ let stack: Stack;
 let browser: Browser;
 let tokenA: string;
 let tokenB: string;
+const ids = { a: "", b: "" };
 /** What one step leaves for the next (the walk is one story, in order). */
 const story: { issued?: string; purchaseEncf?: string; tillCode?: string } = {};
 
@@ -34,18 +35,13 @@ function buildConsole(): void {
   execFileSync(`${ROOT}/node_modules/.bin/vite`, ["build", "--logLevel", "warn"], { cwd: `${ROOT}/console` });
 }
 
-/** The owner invitation the admin CLI creates (how a company gets its first owner): the link it prints. */
-function cliInvitation(rnc: string, email: string): string {
-  const out = execFileSync(
-    process.execPath,
-    ["scripts/admin.mjs", "console:invite", "--rnc", rnc, "--email", email, "--role", "owner"],
-    {
-      cwd: ROOT,
-      env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
-      encoding: "utf8",
-    },
-  );
-  return invitationPath(out);
+/** The owner invitation the administrator creates (how a company gets its first owner): the link it answers. */
+async function ownerInvitation(companyId: string, email: string): Promise<string> {
+  const created = await stack.admin<{ link: string }>("POST", `/admin/companies/${companyId}/console-invitations`, {
+    email,
+    role: "owner",
+  });
+  return invitationPath(created.link);
 }
 
 function invitationPath(text: string): string {
@@ -123,6 +119,7 @@ beforeAll(async () => {
     expiresOn: "2099-12-31",
   });
   [tokenA, tokenB] = await Promise.all([issuerToken(stack, a.id), issuerToken(stack, b.id)]);
+  Object.assign(ids, { a: a.id, b: b.id });
   // DGII's taxpayer registry (the E31's buyer name comes from it) and DGII's directory (A receives
   // e-CF on this platform, so B's invoice to A becomes A's purchase).
   const started2 = await stack.admin<{ importId: number }>("POST", "/admin/taxpayers/imports", {
@@ -165,14 +162,14 @@ afterAll(async () => {
 describe("the console, as the issue's Done when walks it", () => {
   let owner: Page;
 
-  it("an owner from the admin CLI's invitation to the first login, and back in after logging out", async () => {
-    const path = cliInvitation(A.rnc, "dueno@super.do");
+  it("an owner from the administrator's invitation to the first login, and back in after logging out", async () => {
+    const path = await ownerInvitation(ids.a, "dueno@super.do");
     ({ page: owner } = await accept(path, `${A.name} (${A.rnc})`, "Dueño"));
     expect(await owner.textContent("header")).toContain("dueno@super.do · Dueño");
     // The invitation is single-use.
     const again = await browser.newPage();
     await again.goto(`${stack.workerUrl}${path}`);
-    await expect.poll(() => again.textContent("main")).toContain("no existe o ya fue usada");
+    await expect.poll(() => again.textContent("main")).toContain("ya fue usada");
     await again.close();
     // Logout clears the cookie; the password logs in again.
     await owner.getByRole("button", { name: "Cerrar sesión" }).click();
@@ -331,6 +328,8 @@ describe("the console, as the issue's Done when walks it", () => {
     await owner.getByLabel("Rol", { exact: true }).selectOption("manager");
     await owner.getByRole("button", { name: "Invitar" }).click();
     const { page } = await accept(await mailedInvitation("encargado@super.do"), A.name, "Encargado de tienda");
+    // The books are not the manager's: no purchases, monthly files or settings in the menu.
+    expect(await page.locator("nav").textContent()).toBe("HoyComprobantesTienda");
     await go(page, "#/tienda", "Tienda");
     await page.getByRole("button", { name: "Ver Z de Caja 1" }).click();
     const z = page.locator(".z-report");
@@ -342,7 +341,7 @@ describe("the console, as the issue's Done when walks it", () => {
   });
 
   it("the owner of another company sees none of A's receipts or purchases", async () => {
-    const { context, page } = await accept(cliInvitation(B.rnc, "dueno@proveedora.do"), B.name, "Dueño");
+    const { context, page } = await accept(await ownerInvitation(ids.b, "dueno@proveedora.do"), B.name, "Dueño");
     await go(page, "#/comprobantes", "Comprobantes");
     const list = (await page.textContent("main"))!;
     expect(list).toContain(story.purchaseEncf!); // B's own invoice to A
