@@ -145,6 +145,19 @@ const COMMANDS = {
     ["--company ID", "--name N", "--pin 123456"],
     (api, o) => api.post(`/admin/companies/${o.company}/cashiers`, { name: o.name, pin: o.pin }),
   ],
+  "console:invite": [
+    "Invite a company's console user (its first owner): e-mails the link and prints it",
+    ["--rnc R", "--email E", "[--role owner|accountant|manager]", "[--name N]"],
+    async (api, o) => {
+      const [company] = (await api.get(`/admin/companies?registryNumber=${o.rnc}`)).companies;
+      if (!company) throw new Error(`No issuer has RNC ${o.rnc}.`);
+      return api.post(`/admin/companies/${company.id}/console-invitations`, {
+        email: o.email,
+        role: o.role ?? "owner",
+        ...(o.name ? { name: o.name } : {}),
+      });
+    },
+  ],
   "taxpayers:import": [
     "Import DGII's taxpayer registry (DGII_RNC.zip as DGII publishes it), replacing the previous import at once; progress on stderr",
     ["--file PATH", "[--chunk ROWS]"],

@@ -37,6 +37,8 @@ const DEMO_COMPANIES = [
   },
 ];
 const DEMO_PARTNER = "Demo Software House SRL";
+/** The demo issuer's console owner (the console at /app/): invited and accepted by the seed itself. */
+const DEMO_OWNER = { email: "dueno@demo.do", password: "demo-dueno-1234", name: "Dueño Demo" };
 const CERTIFICATE_PASSWORD = "demo1234";
 /** A till sells only inside a cashier's shift: the demo issuer has one cashier and a few products. */
 const DEMO_CASHIER = { name: "Cajero Demo", pin: "123456" };
@@ -215,6 +217,7 @@ export async function seed(
   const companyKey = await ensureKey(api, baseUrl, "company", main.id, saved.company);
   const partnerKey = await ensureKey(api, baseUrl, "partner", partner.id, saved.partner);
   await ensureStore(baseUrl, companyKey);
+  await ensureConsoleOwner(api, baseUrl, main);
   const state = {
     worker: baseUrl,
     company: { rnc: main.registryNumber, companyId: main.id, ...pickKey(companyKey) },
@@ -246,7 +249,29 @@ export async function seed(
     },
     certificatePassword: CERTIFICATE_PASSWORD,
     cashier: DEMO_CASHIER,
+    console: { url: `${baseUrl}/app/`, email: DEMO_OWNER.email, password: DEMO_OWNER.password },
   };
+}
+
+/** The demo owner signs in already, or is invited and accepts with the demo password (idempotent). */
+async function ensureConsoleOwner(api, baseUrl, company) {
+  const post = (path, body) =>
+    fetch(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const login = await post("/console/login", { email: DEMO_OWNER.email, password: DEMO_OWNER.password });
+  if (login.ok) return;
+  const { link } = await api.post(`/admin/companies/${company.id}/console-invitations`, {
+    email: DEMO_OWNER.email,
+    role: "owner",
+    name: DEMO_OWNER.name,
+  });
+  const token = link.slice(link.lastIndexOf("/") + 1);
+  const accepted = await post(`/console/invitations/${token}/accept`, { password: DEMO_OWNER.password });
+  if (!accepted.ok)
+    throw new Error(`the demo console owner could not accept: ${accepted.status} ${await accepted.text()}`);
 }
 
 /** The demo cashier and catalogue, through the issuer's own API; only what is missing is created. */

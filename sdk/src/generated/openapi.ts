@@ -1754,6 +1754,210 @@ export interface paths {
         patch: operations["patchAdminCompaniesByIdDevicesByDeviceId"];
         trace?: never;
     };
+    "/console/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console with an e-mail and password
+         * @description Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401; repeated failures are throttled per address and e-mail, so someone else's failures never lock out the right password.
+         */
+        post: operations["postConsoleLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user, its companies and the current one
+         * @description What the console shows first: who is signed in, the company it acts for and the role there, the other companies it can switch to, and the csrfToken.
+         */
+        get: operations["getConsoleSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out: ends the session and clears its cookie
+         * @description The session ends at once on the server; the cookie is cleared.
+         */
+        post: operations["postConsoleLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session/company": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act for another of the user's companies
+         * @description Switches the session's current company (a partner's user serves several); the role is the user's in that company.
+         */
+        post: operations["postConsoleSessionCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invitation link offers
+         * @description The invited e-mail, the role and the company, for the page that accepts it; needs no session.
+         */
+        get: operations["getConsoleInvitationsByToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation and sign in
+         * @description A new e-mail becomes a console user with this password (at least 10 characters); a user who exists already gives its own password and gains the company. The link serves once, for 7 days. Answers the new session with its cookie.
+         */
+        post: operations["postConsoleInvitationsByTokenAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone to the current company's console
+         * @description E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only.
+         */
+        post: operations["postConsoleInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current company's console users and their roles
+         * @description Everyone with a role in the current company. Owners only.
+         */
+        get: operations["getConsoleUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user from the current company
+         * @description Removes the membership (the user keeps its other companies). Owners only; never the last owner (409).
+         */
+        delete: operations["deleteConsoleUsersById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role in the current company
+         * @description Owners only. The last owner keeps its role (409) until another owner exists.
+         */
+        patch: operations["patchConsoleUsersById"];
+        trace?: never;
+    };
+    "/admin/companies/{id}/console-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a company's console user (its first owner)
+         * @description How a company gets its first console owner: the invitation is e-mailed, and its link is also answered here for the administrator to pass on. The owner invites everyone else from the console.
+         */
+        post: operations["postAdminCompaniesByIdConsoleInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "/receipt.accepted": {
@@ -2464,7 +2668,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found";
+            code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found" | "csrf_failed" | "expired";
             requestId: string;
             instance: string;
             errors: {
@@ -3865,6 +4069,109 @@ export interface components {
         DeviceSettingsPatch: {
             /** @description The till's cashiers may change a product's price at the counter */
             canEditPrices?: boolean;
+        };
+        ConsoleSession: {
+            user: {
+                id: string;
+                email: string;
+                name: string;
+            };
+            /** @description The company the console acts for now */
+            company: {
+                rnc: string;
+                razonSocial: string;
+            } | null;
+            /**
+             * @description The user's role in the current company
+             * @enum {string|null}
+             */
+            role: "owner" | "accountant" | "manager" | null;
+            companies: {
+                rnc: string;
+                razonSocial: string;
+                /**
+                 * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+                 * @enum {string}
+                 */
+                role: "owner" | "accountant" | "manager";
+            }[];
+            /** @description Send it as X-CSRF-Token on every request that is not GET or HEAD */
+            csrfToken: string;
+        };
+        ConsoleLoginRequest: {
+            /**
+             * Format: email
+             * @example dueno@demo.do
+             */
+            email: string;
+            password: string;
+        };
+        ConsoleSwitchCompanyRequest: {
+            /** @example 131880681 */
+            rnc: string;
+        };
+        ConsoleInvitationView: {
+            email: string;
+            /**
+             * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "manager";
+            company: {
+                rnc: string;
+                razonSocial: string;
+            };
+        };
+        ConsoleAcceptInvitationRequest: {
+            /** @description At least 10 characters */
+            password: string;
+            name?: string;
+        };
+        ConsoleInvitation: {
+            id: string;
+            email: string;
+            /**
+             * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "manager";
+            /** @description ISO 8601, UTC: 7 days after it was made */
+            expiresAt: string;
+            /** @description false when no mail server is configured or it refused the e-mail */
+            emailSent: boolean;
+        };
+        ConsoleInvitationRequest: {
+            /**
+             * Format: email
+             * @example dueno@demo.do
+             */
+            email: string;
+            /**
+             * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "manager";
+            name?: string;
+        };
+        ConsoleUserList: {
+            items: components["schemas"]["ConsoleUser"][];
+        };
+        ConsoleUser: {
+            id: string;
+            email: string;
+            name: string;
+            /**
+             * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "manager";
+        };
+        ConsoleRoleChange: {
+            /**
+             * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "manager";
         };
         /**
          * E31 Factura de Crédito Fiscal Electrónica
@@ -12165,6 +12472,549 @@ export interface operations {
                 };
             };
             /** @description No such device of this company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description The session (and its cookie) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown e-mail or wrong password (same answer for both) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed sign-ins for this e-mail or address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description csrf_failed: X-CSRF-Token missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleSessionCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleSwitchCompanyRequest"];
+            };
+        };
+        responses: {
+            /** @description The session, now acting for that company */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The user has no role in that company; or: csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsoleInvitationsByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleInvitationView"];
+                };
+            };
+            /** @description not_found: no invitation has this link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description expired: the invitation expired or was accepted already */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleInvitationsByTokenAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleAcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The session (and its cookie) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Malformed body, or a password shorter than 10 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The e-mail has a console user already and this is not its password */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no invitation has this link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description expired: the invitation expired or was accepted already */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Invited */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleInvitation"];
+                };
+            };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in to the console */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the company's owner, or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsoleUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleUserList"];
+                };
+            };
+            /** @description Not signed in to the console */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the company's owner, or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteConsoleUsersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in to the console */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the company's owner, or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such user in this company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the company's last owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchConsoleUsersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleRoleChange"];
+            };
+        };
+        responses: {
+            /** @description The user with its new role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleUser"];
+                };
+            };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not signed in to the console */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the company's owner, or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such user in this company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the company's last owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminCompaniesByIdConsoleInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Invited */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleInvitation"] & {
+                        /** @description The link to accept it */
+                        link: string;
+                    };
+                };
+            };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong admin secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such company */
             404: {
                 headers: {
                     [name: string]: unknown;

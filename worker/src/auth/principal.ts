@@ -8,3 +8,6 @@ export type Principal = TokenClaims & {
   /** Set for a console session: the user and its role in the current company. */
   console?: { userId: string; role: ConsoleRole };
 };
+
+/** Who did something, as records name it: `key:<key id>`, or `user:<user id>` for a console user. */
+export const actorOf = (principal: Principal) => (principal.console ? principal.keyId : `key:${principal.keyId}`);

@@ -1,7 +1,7 @@
 // A console session: a random token in an HttpOnly cookie (only its hash is stored) and a CSRF
 // token the page sends back as a header. It ends when logged out, after SESSION_IDLE_MS without a
 // request, or SESSION_MAX_MS after sign-in, whichever comes first.
-import { and, eq } from "drizzle-orm";
+import { and, eq, lt, or } from "drizzle-orm";
 import { randomToken, sha256Hex } from "../auth/crypto.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleSessions, consoleUsers } from "../db/console-tables.ts";
@@ -49,6 +49,16 @@ export async function startSession(
 ): Promise<{ token: string; csrfToken: string }> {
   const token = randomToken(32);
   const csrfToken = randomToken(24);
+  // The user's sessions that ended without a logout go when it signs in again (nothing else reads them).
+  const idleFloor = new Date(now.getTime() - SESSION_IDLE_MS).toISOString();
+  await db
+    .delete(consoleSessions)
+    .where(
+      and(
+        eq(consoleSessions.userId, userId),
+        or(lt(consoleSessions.expiresAt, now.toISOString()), lt(consoleSessions.lastSeenAt, idleFloor)),
+      ),
+    );
   await db.insert(consoleSessions).values({
     tokenHash: await sha256Hex(token),
     userId,

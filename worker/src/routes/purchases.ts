@@ -1,4 +1,5 @@
 import { requireAuth } from "../auth/middleware.ts";
+import { actorOf } from "../auth/principal.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { approvePurchase } from "../receiving/outgoing-approval.ts";
@@ -123,7 +124,7 @@ purchaseRoutes.openapi(
     },
   }),
   async (c) => {
-    const by = `key:${c.get("principal").keyId}`;
+    const by = actorOf(c.get("principal"));
     const after = await overrideConfirmation(
       c.env,
       c.get("tenant"),
