@@ -31,19 +31,6 @@ export function jsonOf<T>(data: T): Exclude<T, string> | undefined {
   return typeof data === "string" ? undefined : (data as Exclude<T, string>);
 }
 
-/** A JSON call outside the typed paths (the console's own session endpoints); problems are thrown. */
-export async function callJson<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await sessionFetch(path, {
-    method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const problem = await ProblemError.from(response);
-  if (problem) throw problem;
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return (response.status === 204 ? undefined : await response.json()) as T;
-}
-
 /** What a person reads of a failure: the problem's detail and each field's message, in Spanish where given. */
 export function problemText(error: unknown): string {
   if (error instanceof ProblemError) {

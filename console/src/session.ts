@@ -1,21 +1,14 @@
 // The console session (contract: /console/*): who is logged in, for which company, in which role.
-import { callJson, setCsrfToken } from "./api.ts";
+import type { components } from "@ecf/client";
+import { api, setCsrfToken } from "./api.ts";
 
 export type Role = "owner" | "accountant" | "manager";
 
-export interface Session {
-  user: { id: string; email: string; name: string | null };
-  company: { rnc: string; razonSocial: string } | null;
-  role: Role;
-  companies: { rnc: string; razonSocial: string; role: Role }[];
-  csrfToken: string;
-}
+/** A session with a current company (a user without one has nothing to see in the console). */
+export type Session = components["schemas"]["ConsoleSession"] & { role: Role };
+type AnySession = components["schemas"]["ConsoleSession"];
 
-export interface Invitation {
-  email: string;
-  role: Role;
-  company: { rnc: string; razonSocial: string };
-}
+export type Invitation = components["schemas"]["ConsoleInvitationView"];
 
 export const ROLE_NOMBRE: Record<Role, string> = {
   owner: "Dueño",
@@ -23,15 +16,19 @@ export const ROLE_NOMBRE: Record<Role, string> = {
   manager: "Encargado de tienda",
 };
 
-function adopt(session: Session): Session {
+/** Takes the session's CSRF token for the requests that follow; refuses a session with no company. */
+function adopt(session: AnySession | undefined): Session {
+  if (!session) throw new Error("La sesión no llegó.");
   setCsrfToken(session.csrfToken);
-  return session;
+  if (!session.role || !session.company)
+    throw new Error("Este usuario no pertenece a ninguna empresa: pida una invitación al dueño.");
+  return session as Session;
 }
 
 /** The current session, or null when nobody is logged in (401). */
 export async function currentSession(): Promise<Session | null> {
   try {
-    return adopt(await callJson<Session>("GET", "/console/session"));
+    return adopt((await api.GET("/console/session")).data);
   } catch (error) {
     if ((error as { status?: number }).status === 401) return null;
     throw error;
@@ -39,25 +36,25 @@ export async function currentSession(): Promise<Session | null> {
 }
 
 export async function login(email: string, password: string): Promise<Session> {
-  return adopt(await callJson<Session>("POST", "/console/login", { email, password }));
+  return adopt((await api.POST("/console/login", { body: { email, password } })).data);
 }
 
 export async function logout(): Promise<void> {
-  await callJson<void>("POST", "/console/logout");
+  await api.POST("/console/logout");
   setCsrfToken(undefined);
 }
 
 export async function switchCompany(rnc: string): Promise<Session> {
-  return adopt(await callJson<Session>("POST", "/console/session/company", { rnc }));
+  return adopt((await api.POST("/console/session/company", { body: { rnc } })).data);
 }
 
-export function readInvitation(token: string): Promise<Invitation> {
-  return callJson<Invitation>("GET", `/console/invitations/${encodeURIComponent(token)}`);
+export async function readInvitation(token: string): Promise<Invitation> {
+  return (await api.GET("/console/invitations/{token}", { params: { path: { token } } })).data!;
 }
 
 export async function acceptInvitation(token: string, password: string, name?: string): Promise<Session> {
   const body = name ? { password, name } : { password };
-  return adopt(await callJson<Session>("POST", `/console/invitations/${encodeURIComponent(token)}/accept`, body));
+  return adopt((await api.POST("/console/invitations/{token}/accept", { params: { path: { token } }, body })).data);
 }
 
 /** Whether `role` may change what a page shows (the contract's role table; the API enforces it). */

@@ -1,14 +1,10 @@
 // The console's users of the current company (owner only): list, change role, remove, invite by e-mail.
-import { callJson, problemText } from "../api.ts";
+import { api, problemText } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
+import type { components } from "@ecf/client";
 import { ROLE_NOMBRE, type Role } from "../session.ts";
 
-interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-}
+type User = components["schemas"]["ConsoleUser"];
 
 const ROLES: Role[] = ["owner", "accountant", "manager"];
 
@@ -20,7 +16,7 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
   const status = statusLine();
   let users: User[] = [];
   try {
-    users = (await callJson<{ items: User[] }>("GET", "/console/users")).items;
+    users = (await api.GET("/console/users")).data?.items ?? [];
   } catch (e) {
     status.textContent = problemText(e);
   }
@@ -34,10 +30,10 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
     try {
       const body = {
         email: email.value.trim(),
-        role: role.value,
+        role: role.value as Role,
         ...(name.value.trim() ? { name: name.value.trim() } : {}),
       };
-      await callJson("POST", "/console/invitations", body);
+      await api.POST("/console/invitations", { body });
       status.textContent = `Invitación enviada a ${email.value.trim()}.`;
     } catch (e) {
       status.textContent = problemText(e);
@@ -55,7 +51,9 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
         select.setAttribute("aria-label", `Rol de ${u.email}`);
         select.addEventListener(
           "change",
-          act(() => callJson("PATCH", `/console/users/${u.id}`, { role: select.value })),
+          act(() =>
+            api.PATCH("/console/users/{id}", { params: { path: { id: u.id } }, body: { role: select.value as Role } }),
+          ),
         );
         return [
           u.email,
@@ -65,7 +63,10 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
             ? ""
             : h(
                 "button",
-                { type: "button", onclick: act(() => callJson("DELETE", `/console/users/${u.id}`)) },
+                {
+                  type: "button",
+                  onclick: act(() => api.DELETE("/console/users/{id}", { params: { path: { id: u.id } } })),
+                },
                 `Quitar ${u.email}`,
               ),
         ];

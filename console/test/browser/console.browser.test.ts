@@ -27,7 +27,6 @@ let stack: Stack;
 let browser: Browser;
 let tokenA: string;
 let tokenB: string;
-const ids = { a: "", b: "" };
 /** What one step leaves for the next (the walk is one story, in order). */
 const story: { issued?: string; purchaseEncf?: string; tillCode?: string } = {};
 
@@ -35,13 +34,18 @@ function buildConsole(): void {
   execFileSync(`${ROOT}/node_modules/.bin/vite`, ["build", "--logLevel", "warn"], { cwd: `${ROOT}/console` });
 }
 
-/** The owner invitation the administrator creates (how a company gets its first owner): the link it answers. */
-async function ownerInvitation(companyId: string, email: string): Promise<string> {
-  const created = await stack.admin<{ link: string }>("POST", `/admin/companies/${companyId}/console-invitations`, {
-    email,
-    role: "owner",
-  });
-  return invitationPath(created.link);
+/** `npm run admin -- console:invite` (how a company gets its first owner): the link it prints (and e-mails). */
+function cliInvitation(rnc: string, email: string): string {
+  const out = execFileSync(
+    process.execPath,
+    ["scripts/admin.mjs", "console:invite", "--rnc", rnc, "--email", email, "--role", "owner"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
+      encoding: "utf8",
+    },
+  );
+  return invitationPath(out);
 }
 
 function invitationPath(text: string): string {
@@ -119,7 +123,6 @@ beforeAll(async () => {
     expiresOn: "2099-12-31",
   });
   [tokenA, tokenB] = await Promise.all([issuerToken(stack, a.id), issuerToken(stack, b.id)]);
-  Object.assign(ids, { a: a.id, b: b.id });
   // DGII's taxpayer registry (the E31's buyer name comes from it) and DGII's directory (A receives
   // e-CF on this platform, so B's invoice to A becomes A's purchase).
   const started2 = await stack.admin<{ importId: number }>("POST", "/admin/taxpayers/imports", {
@@ -162,8 +165,8 @@ afterAll(async () => {
 describe("the console, as the issue's Done when walks it", () => {
   let owner: Page;
 
-  it("an owner from the administrator's invitation to the first login, and back in after logging out", async () => {
-    const path = await ownerInvitation(ids.a, "dueno@super.do");
+  it("an owner from the admin CLI's invitation to the first login, and back in after logging out", async () => {
+    const path = cliInvitation(A.rnc, "dueno@super.do");
     ({ page: owner } = await accept(path, `${A.name} (${A.rnc})`, "Dueño"));
     expect(await owner.textContent("header")).toContain("dueno@super.do · Dueño");
     // The invitation is single-use.
@@ -348,7 +351,9 @@ describe("the console, as the issue's Done when walks it", () => {
   });
 
   it("the owner of another company sees none of A's receipts or purchases", async () => {
-    const { context, page } = await accept(await ownerInvitation(ids.b, "dueno@proveedora.do"), B.name, "Dueño");
+    // B's first owner takes the link from the e-mail the same CLI command sent.
+    cliInvitation(B.rnc, "dueno@proveedora.do");
+    const { context, page } = await accept(await mailedInvitation("dueno@proveedora.do"), B.name, "Dueño");
     await go(page, "#/comprobantes", "Comprobantes");
     const list = (await page.textContent("main"))!;
     expect(list).toContain(story.purchaseEncf!); // B's own invoice to A
