@@ -1,11 +1,11 @@
 import { defineConfig } from "vite";
 import { VitePWA } from "vite-plugin-pwa";
 
-// Served by the worker at /pos/ (wrangler [assets]); the service worker's scope is /pos/ too, so
-// it never answers for the API.
+// Served by the worker at /pos/ (wrangler [assets]: the repository's dist/, the console beside it in
+// dist/app); the service worker's scope is /pos/ too, so it never answers for the API.
 export default defineConfig({
   base: "/pos/",
-  build: { outDir: "dist/pos", emptyOutDir: true, target: "es2022", sourcemap: true },
+  build: { outDir: "../dist/pos", emptyOutDir: true, target: "es2022", sourcemap: true },
   plugins: [
     VitePWA({
       registerType: "autoUpdate",

@@ -13,7 +13,7 @@ import { root } from "./lib.mjs";
 /** Where the page (worker/src/routes/docs.ts) loads the script from. */
 export const SCALAR_SCRIPT_PATH = "/docs/scalar.js";
 
-/** wrangler.toml's [assets] directory (the POS build is served from it too). */
+/** wrangler.toml's [assets] directory (the POS and the console builds are served from it too). */
 export function assetsDirectory() {
   const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
   const section = toml.split(/^\[assets\]\s*$/m)[1]?.split(/^\[/m)[0] ?? "";

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: the whole product on this machine. Applies local D1 migrations, builds the POS
-// client, runs the worker (wrangler dev, state under .wrangler/) on :8787 and the DGII sandbox on
+// client and the console, runs the worker (wrangler dev, state under .wrangler/) on :8787 and the DGII sandbox on
 // :8788 (its journal under .wrangler/dgii-sandbox), seeds demo data if absent, prints the URLs,
 // keeps both running (a process that dies or stops answering is reported and restarted), and
 // stops everything on Ctrl-C.
@@ -43,8 +43,9 @@ ensureDevVars();
 console.log("Applying local D1 migrations…");
 applyMigrations(persist);
 
-console.log("Building the POS client…");
+console.log("Building the POS client and the console…");
 run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
+run("npm", ["run", "build", "-w", "@ecf/console"]);
 // The API reference's script (Scalar) beside the POS among the worker's static assets: /docs offline.
 placeDocsAssets();
 

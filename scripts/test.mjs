@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { root, wranglerEnv } from "./lib.mjs";
 
-const PACKAGES = ["shared", "worker", "pos-client", "dgii-sandbox", "sdk"];
+const PACKAGES = ["shared", "worker", "pos-client", "console", "dgii-sandbox", "sdk"];
 /** Test projects: a package folder and, where it has several, the vitest config to use. */
 const PROJECTS = [
   { name: "shared", dir: "shared" },
@@ -18,13 +18,15 @@ const PROJECTS = [
   { name: "worker-node", dir: "worker", config: "vitest.node.config.ts" },
   { name: "worker-browser", dir: "worker", config: "vitest.browser.config.ts" },
   { name: "pos-client", dir: "pos-client" },
+  { name: "console", dir: "console" },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
   { name: "sdk", dir: "sdk" },
 ];
-/** The quick subset: pure and in-process tests only (pos-client without its Chromium tests). */
+/** The quick subset: pure and in-process tests only (pos-client and console without their Chromium tests). */
 const QUICK = [
   { name: "shared", dir: "shared" },
   { name: "pos-client (unit)", dir: "pos-client", args: ["--exclude", "test/browser/**"] },
+  { name: "console (unit)", dir: "console", args: ["--exclude", "test/browser/**"] },
   { name: "dgii-sandbox", dir: "dgii-sandbox" },
 ];
 // `node scripts/test.mjs worker shared`: only the projects named.

@@ -1,0 +1,207 @@
+// Issuing by hand: an E31 or E32 (the buyer's name from the taxpayer registry), or an E33/E34 on
+// an accepted receipt (#/emitir/34?ref=E31…), with what the original still allows shown.
+import { computeTotals } from "@ecf/shared/totals";
+import { api, jsonOf, problemText, sessionFetch } from "../api.ts";
+import { field, h, statusLine } from "../dom.ts";
+import { money, TIPO_NOMBRE } from "../format.ts";
+import type { Page } from "../page.ts";
+import { go } from "../router.ts";
+
+interface LineInputs {
+  name: HTMLInputElement;
+  qty: HTMLInputElement;
+  price: HTMLInputElement;
+  itbis: HTMLSelectElement;
+  kind: HTMLSelectElement;
+  row: HTMLElement;
+}
+
+const DECIMAL = /^\d+(\.\d{1,2})?$/;
+
+export const issuePage: Page = async (ctx) => {
+  const tipo = ctx.route.params[0] ?? "31";
+  if (!["31", "32", "33", "34"].includes(tipo)) return h("p", {}, "Ese tipo no se emite desde la consola.");
+  const ref = ctx.route.query.get("ref");
+  const original = ref ? await referenced(ref) : undefined;
+  const rnc = h("input", { name: "rnc", inputmode: "numeric", value: original?.rnc ?? "" });
+  const razon = h("input", { name: "razon", value: original?.razon ?? "" });
+  const correo = h("input", { name: "correo", type: "email" });
+  const codigo = codigoSelect();
+  const lookup = async () => {
+    const value = rnc.value.trim();
+    if (!/^\d{9}(\d{2})?$/.test(value)) return;
+    try {
+      const { data } = await api.GET("/contribuyentes/{rnc}", { params: { path: { rnc: value } } });
+      if (data) razon.value = data.legalName;
+    } catch {
+      // Not in the registry: the name is typed by hand.
+    }
+  };
+  rnc.addEventListener("change", () => void lookup());
+  const lines: LineInputs[] = [];
+  const linesBox = h("div", { class: "lines" });
+  const total = h("p", { class: "total", "aria-live": "polite" });
+  const status = statusLine();
+  const addLine = () => {
+    const line = newLine(lines.length + 1);
+    line.row.addEventListener("input", () => preview());
+    lines.push(line);
+    linesBox.append(line.row);
+  };
+  const documentOf = () => build(tipo, { rnc, razon, correo, codigo }, lines, original);
+  const preview = () => {
+    try {
+      const t = computeTotals(documentOf()).Totales;
+      total.textContent = `Total: ${money(t.MontoTotal)} (ITBIS ${money(t.TotalITBIS ?? "0")})`;
+    } catch {
+      total.textContent = "";
+    }
+  };
+  addLine();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const bad = lines.find((l) => !l.name.value.trim() || !DECIMAL.test(l.qty.value) || !DECIMAL.test(l.price.value));
+    if (bad) {
+      status.textContent = "Cada línea necesita descripción, cantidad y precio (hasta 2 decimales).";
+      bad.name.focus();
+      return;
+    }
+    status.textContent = "Enviando a la DGII…";
+    try {
+      const { data, error } = await api.POST("/fe/recepcion/ecf", { body: documentOf() as never });
+      const answer = data ?? (error as { encf?: string } | undefined);
+      if (answer?.encf) go(`#/comprobantes/${answer.encf}`);
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  return h(
+    "section",
+    {},
+    h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`),
+    original ? h("p", { class: "balance" }, `Sobre ${ref}: ${original.balanceText}`) : null,
+    h(
+      "form",
+      { onsubmit: submit, class: "issue" },
+      field(tipo === "32" ? "RNC o cédula del comprador (opcional)" : "RNC del comprador", rnc),
+      field("Razón social del comprador", razon, "Se completa del registro de contribuyentes."),
+      field("Correo del comprador (opcional)", correo),
+      original ? field("Código de modificación", codigo) : null,
+      linesBox,
+      h("button", { type: "button", onclick: addLine }, "Agregar línea"),
+      total,
+      status,
+      h("button", { type: "submit", class: "primary" }, "Emitir"),
+    ),
+  );
+};
+
+/** CodigoModificacion of a note: why it modifies the original. */
+function codigoSelect(): HTMLSelectElement {
+  return h(
+    "select",
+    { name: "codigo" },
+    h("option", { value: "3" }, "3 Corrige montos"),
+    h("option", { value: "1" }, "1 Anula el comprobante"),
+    h("option", { value: "2" }, "2 Corrige texto"),
+    h("option", { value: "4" }, "4 Reemplazo por contingencia"),
+    h("option", { value: "5" }, "5 Referencia a factura de consumo"),
+  );
+}
+
+/** One detail line's inputs (description, quantity, unit price, tax, good or service). */
+function newLine(n: number): LineInputs {
+  const inputs = {
+    name: h("input", { name: `nombre-${n}`, required: true }),
+    qty: h("input", { name: `cantidad-${n}`, inputmode: "decimal", value: "1" }),
+    price: h("input", { name: `precio-${n}`, inputmode: "decimal" }),
+    itbis: h(
+      "select",
+      { name: `itbis-${n}` },
+      h("option", { value: "1" }, "ITBIS 18 %"),
+      h("option", { value: "2" }, "ITBIS 16 %"),
+      h("option", { value: "4" }, "Exento"),
+    ),
+    kind: h(
+      "select",
+      { name: `tipo-${n}` },
+      h("option", { value: "1" }, "Bien"),
+      h("option", { value: "2" }, "Servicio"),
+    ),
+  };
+  const row = h(
+    "fieldset",
+    { class: "line" },
+    h("legend", {}, `Línea ${n}`),
+    field("Descripción", inputs.name),
+    field("Cantidad", inputs.qty),
+    field("Precio unitario", inputs.price),
+    field("Impuesto", inputs.itbis),
+    field("Tipo", inputs.kind),
+  );
+  return { ...inputs, row };
+}
+
+interface Original {
+  encf: string;
+  fechaEmision: string;
+  rnc: string;
+  razon: string;
+  balanceText: string;
+}
+
+/** The receipt a note modifies: its buyer and what its accepted notes left of its total. */
+async function referenced(encf: string): Promise<Original> {
+  const { data: r } = await api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } });
+  const xml = new DOMParser().parseFromString(await (await sessionFetch(r!.links.xml)).text(), "application/xml");
+  const text = (name: string) => xml.getElementsByTagName(name)[0]?.textContent ?? "";
+  const notes = jsonOf((await api.GET("/reports/encf", { params: { query: { pageSize: "1000" } } })).data);
+  const credited = (notes?.items ?? [])
+    .filter((n) => n.ncfModificado === encf && n.tipoeCF === "34" && n.estado.startsWith("Aceptado"))
+    .map((n) => n.montoTotal);
+  const total = text("MontoTotal");
+  return {
+    encf,
+    fechaEmision: r!.fechaEmision,
+    rnc: text("RNCComprador"),
+    razon: text("RazonSocialComprador"),
+    balanceText: credited.length
+      ? `total ${money(total)}, notas de crédito aceptadas ${credited.map(money).join(" + ")}; una nota de crédito no puede pasar del saldo.`
+      : `total ${money(total)}; una nota de crédito no puede pasar de ese monto.`,
+  };
+}
+
+function build(
+  tipo: string,
+  buyer: { rnc: HTMLInputElement; razon: HTMLInputElement; correo: HTMLInputElement; codigo: HTMLSelectElement },
+  lines: LineInputs[],
+  original: Original | undefined,
+): Record<string, unknown> {
+  const comprador: Record<string, string> = {};
+  if (buyer.rnc.value.trim()) comprador.RNCComprador = buyer.rnc.value.trim();
+  comprador.RazonSocialComprador = buyer.razon.value.trim() || "CONSUMIDOR FINAL";
+  if (buyer.correo.value.trim()) comprador.CorreoComprador = buyer.correo.value.trim();
+  const items = lines.map((l) => ({
+    IndicadorFacturacion: l.itbis.value,
+    NombreItem: l.name.value.trim(),
+    IndicadorBienoServicio: l.kind.value,
+    CantidadItem: l.qty.value.trim(),
+    UnidadMedida: "43",
+    PrecioUnitarioItem: l.price.value.trim(),
+  }));
+  const idDoc: Record<string, unknown> = {
+    TipoeCF: tipo,
+    IndicadorMontoGravado: "0",
+    TipoIngresos: "01",
+    TipoPago: "1",
+  };
+  const doc: Record<string, unknown> = { Encabezado: { IdDoc: idDoc, Comprador: comprador }, DetallesItems: items };
+  if (original)
+    doc.InformacionReferencia = {
+      NCFModificado: original.encf,
+      FechaNCFModificado: original.fechaEmision,
+      CodigoModificacion: buyer.codigo.value,
+    };
+  else idDoc.TablaFormasPago = [{ FormaPago: "1", MontoPago: computeTotals(doc).Totales.MontoTotal }];
+  return doc;
+}

@@ -1,0 +1,183 @@
+// Tienda: products (edit, CSV import with each bad line named), cashiers, tills (pair a new one
+// with a code and a QR the till scans; revoke) and shifts with their Z report.
+import { api, jsonOf, problemText } from "../api.ts";
+import { field, h, statusLine, table } from "../dom.ts";
+import { day, dayTime, money } from "../format.ts";
+import type { Page } from "../page.ts";
+import { may } from "../session.ts";
+import { productsSection } from "./products.ts";
+
+export const storePage: Page = async (ctx) => {
+  const canEdit = may(ctx.session.role, "store");
+  const [products, cashiers, tills, shifts] = await Promise.all([
+    productsSection(canEdit, ctx.reload),
+    cashiersSection(canEdit, ctx.reload),
+    tillsSection(canEdit, ctx.reload),
+    shiftsSection(),
+  ]);
+  return h("section", { class: "store" }, h("h1", {}, "Tienda"), products, cashiers, tills, shifts);
+};
+
+async function cashiersSection(canEdit: boolean, reload: () => void): Promise<HTMLElement> {
+  const { data } = await api.GET("/cashiers");
+  const name = h("input", { name: "cajero", required: true });
+  const pin = h("input", { name: "pin", inputmode: "numeric", autocomplete: "off", required: true });
+  const status = statusLine();
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api.POST("/cashiers", { body: { name: name.value.trim(), pin: pin.value.trim() } as never });
+      reload();
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Cajeros"),
+    table(
+      "Cajeros",
+      ["Nombre", "Activo"],
+      (data?.cashiers ?? []).map((c) => [c.name, c.active ? "Sí" : "No"]),
+    ),
+    canEdit
+      ? h(
+          "form",
+          { class: "inline-form", onsubmit: create, "aria-label": "Nuevo cajero" },
+          field("Nombre", name),
+          field("PIN (6 dígitos)", pin),
+          h("button", { type: "submit" }, "Crear cajero"),
+        )
+      : null,
+    status,
+  );
+}
+
+async function tillsSection(canEdit: boolean, reload: () => void): Promise<HTMLElement> {
+  const { data } = await api.GET("/devices");
+  const name = h("input", { name: "caja", required: true });
+  const status = statusLine();
+  const pairing = h("div", { class: "pairing-code", "aria-live": "polite" });
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const { data: created } = await api.POST("/devices", { body: { name: name.value.trim() } });
+      await showPairing(pairing, created!.pairingCode, created!.pairingExpiresAt);
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  const revoke = async (id: string, label: string) => {
+    if (!confirm(`¿Revocar la caja ${label}? Dejará de poder vender.`)) return;
+    try {
+      await api.POST("/devices/{id}/revoke", { params: { path: { id } } });
+      reload();
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  const ESTADO: Record<string, string> = {
+    waiting_pairing: "Esperando vincular",
+    paired: "Vinculada",
+    revoked: "Revocada",
+  };
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Cajas"),
+    table(
+      "Cajas",
+      ["Nombre", "Estado", "Vista por última vez", ""],
+      (data?.devices ?? []).map((d) => [
+        d.name,
+        ESTADO[d.status] ?? d.status,
+        dayTime(d.lastSeenAt),
+        canEdit && d.status !== "revoked"
+          ? h("button", { type: "button", onclick: () => void revoke(d.id, d.name) }, `Revocar ${d.name}`)
+          : "",
+      ]),
+    ),
+    canEdit
+      ? h(
+          "form",
+          { class: "inline-form", onsubmit: create, "aria-label": "Vincular una caja nueva" },
+          field("Nombre de la caja", name),
+          h("button", { type: "submit", class: "primary" }, "Vincular caja nueva"),
+        )
+      : null,
+    pairing,
+    status,
+  );
+}
+
+/** The one-time pairing code, large, and as a QR the till's camera reads (the POS takes the code). */
+async function showPairing(box: HTMLElement, code: string, expiresAt: string): Promise<void> {
+  const { toDataURL } = await import("qrcode");
+  const qr = await toDataURL(code, { margin: 1, width: 220 });
+  box.replaceChildren(
+    h(
+      "p",
+      {},
+      "Escriba este código en la caja nueva (o escanee el QR). Vale una sola vez hasta ",
+      dayTime(expiresAt),
+      ".",
+    ),
+    h("output", { id: "codigo-vinculacion", class: "code" }, code),
+    h("img", { src: qr, alt: `Código QR de vinculación ${code}`, width: 220, height: 220 }),
+  );
+}
+
+async function shiftsSection(): Promise<HTMLElement> {
+  const data = jsonOf((await api.GET("/reports/turnos", { params: { query: { pageSize: "100" } } })).data);
+  const rows = [...(data?.items ?? [])].reverse();
+  const z = h("div", { class: "z-report", "aria-live": "polite" });
+  const text = (v: string | number | null) => (v === null ? "—" : String(v));
+  const showZ = (r: (typeof rows)[number]) => {
+    const amounts: [string, string | number | null][] = [
+      ["Fondo inicial", r.openingFloat],
+      ["Ventas", r.salesTotal],
+      ["ITBIS", r.itbisTotal],
+      ["Devoluciones", r.refundsTotal],
+      ["Efectivo", r.cash],
+      ["Tarjeta", r.card],
+      ["Transferencia", r.transfer],
+      ["Efectivo esperado", r.expectedCash],
+      ["Efectivo contado", r.countedCash],
+      ["Diferencia", r.difference],
+    ];
+    z.replaceChildren(
+      h("h3", {}, `Reporte Z: ${text(r.deviceName)}, ${text(r.cashierName)}, ${day(String(r.businessDay ?? ""))}`),
+      h(
+        "p",
+        {},
+        `${text(r.salesCount)} ventas, ${text(r.refundCount)} devoluciones · cerrado ${dayTime(String(r.closedAt ?? ""))}`,
+      ),
+      table(
+        "Reporte Z",
+        ["Concepto", "Monto"],
+        amounts.map(([k, v]) => [k, v === null ? "—" : money(String(v))]),
+      ),
+    );
+  };
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Turnos"),
+    table(
+      "Turnos",
+      ["Día", "Caja", "Cajero", "Estado", "Ventas", ""],
+      rows.map((r) => [
+        day(String(r.businessDay ?? "")),
+        text(r.deviceName),
+        text(r.cashierName),
+        r.state === "closed" ? "Cerrado" : "Abierto",
+        money(r.salesTotal === null ? null : String(r.salesTotal)),
+        r.state === "closed"
+          ? h("button", { type: "button", onclick: () => showZ(r) }, `Ver Z de ${text(r.deviceName)}`)
+          : "",
+      ]),
+    ),
+    z,
+  );
+}

@@ -1,0 +1,85 @@
+// The console's users of the current company (owner only): list, change role, remove, invite by e-mail.
+import { api, problemText } from "../api.ts";
+import { field, h, statusLine, table } from "../dom.ts";
+import type { components } from "@ecf/client";
+import { ROLE_NOMBRE, type Role } from "../session.ts";
+
+type User = components["schemas"]["ConsoleUser"];
+
+const ROLES: Role[] = ["owner", "accountant", "manager"];
+
+function roleSelect(name: string, value: Role): HTMLSelectElement {
+  return h("select", { name }, ...ROLES.map((r) => h("option", { value: r, selected: r === value }, ROLE_NOMBRE[r])));
+}
+
+export async function usersSection(me: string, reload: () => void): Promise<HTMLElement> {
+  const status = statusLine();
+  let users: User[] = [];
+  try {
+    users = (await api.GET("/console/users")).data?.items ?? [];
+  } catch (e) {
+    status.textContent = problemText(e);
+  }
+  const act = (run: () => Promise<unknown>) => () =>
+    run().then(reload, (e: unknown) => (status.textContent = problemText(e)));
+  const email = h("input", { type: "email", name: "correo-invitado", required: true });
+  const name = h("input", { name: "nombre-invitado" });
+  const role = roleSelect("rol-invitado", "accountant");
+  const invite = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const body = {
+        email: email.value.trim(),
+        role: role.value as Role,
+        ...(name.value.trim() ? { name: name.value.trim() } : {}),
+      };
+      await api.POST("/console/invitations", { body });
+      status.textContent = `Invitación enviada a ${email.value.trim()}.`;
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Usuarios"),
+    table(
+      "Usuarios de la consola",
+      ["Correo", "Nombre", "Rol", ""],
+      users.map((u) => {
+        const select = roleSelect(`rol-${u.id}`, u.role);
+        select.setAttribute("aria-label", `Rol de ${u.email}`);
+        select.addEventListener(
+          "change",
+          act(() =>
+            api.PATCH("/console/users/{id}", { params: { path: { id: u.id } }, body: { role: select.value as Role } }),
+          ),
+        );
+        return [
+          u.email,
+          u.name ?? "",
+          select,
+          u.id === me
+            ? ""
+            : h(
+                "button",
+                {
+                  type: "button",
+                  onclick: act(() => api.DELETE("/console/users/{id}", { params: { path: { id: u.id } } })),
+                },
+                `Quitar ${u.email}`,
+              ),
+        ];
+      }),
+    ),
+    h(
+      "form",
+      { class: "inline-form", onsubmit: invite, "aria-label": "Invitar" },
+      field("Correo", email),
+      field("Nombre (opcional)", name),
+      field("Rol", role),
+      h("button", { type: "submit", class: "primary" }, "Invitar"),
+    ),
+    status,
+  );
+}
