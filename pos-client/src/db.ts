@@ -198,11 +198,11 @@ export class PosDatabase extends Dexie {
     this.products.hook("creating", (_code, p) => {
       p.words = productWords(p);
     });
-    this.products.hook("updating", (changes, _code, p) =>
-      "name" in changes || "code" in changes
-        ? { words: productWords({ ...p, ...(changes as Partial<Product>) }) }
-        : undefined,
-    );
+    // Always recomputed: a `put` that replaces a product (an edit on the till, a catalogue page)
+    // comes here with `words: undefined` among the changes, since the new object has none.
+    this.products.hook("updating", (changes, _code, p) => ({
+      words: productWords({ ...p, ...(changes as Partial<Product>) }),
+    }));
   }
 
   /**

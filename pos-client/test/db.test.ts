@@ -1,6 +1,7 @@
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
-import { PosDatabase } from "../src/db.ts";
+import { PosDatabase, type Product } from "../src/db.ts";
+import { searchProducts } from "../src/sale/product-search.ts";
 
 let db: PosDatabase;
 afterEach(async () => {
@@ -37,5 +38,23 @@ describe("POS database", () => {
     ).rejects.toThrow();
     expect(await db.sales.get("b")).toBeUndefined();
     expect(await db.outbox.count()).toBe(1);
+  });
+
+  it("a product replaced by put (an edit, a catalogue page) is still found by the words of its name", async () => {
+    db = new PosDatabase(`pos-${crypto.randomUUID()}`);
+    const cafe: Product = {
+      code: "7460001",
+      name: "Café Santo Domingo 1 lb",
+      price: "350",
+      itbis: "18",
+      unit: "43",
+      kind: "1",
+    };
+    await db.products.put({ ...cafe });
+    // The edit writes a plain object without `words`, as the till's product form does.
+    await db.products.put({ ...cafe, price: "360" });
+    const found = await searchProducts(db, "Café", 0, 24);
+    expect(found.items.map((p) => [p.code, p.price])).toEqual([["7460001", "360"]]);
+    expect((await searchProducts(db, "santo dom", 0, 24)).total).toBe(1);
   });
 });
