@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkCertificateTrust, trustStoreFromPem } from "../src/index.ts";
+import { checkCertificateTrust, keyInfoCertificates, toBase64, trustStoreFromPem } from "../src/index.ts";
 import { createTestIdentity, DEMO_CA_CERTIFICATE_PEM } from "./support/certs.ts";
 
 const at = new Date("2027-03-01T12:00:00Z");
@@ -72,4 +72,15 @@ it("the worker's local default trust store (wrangler.toml TRUSTED_CA_PEM) is the
   const toml = readFileSync(join(import.meta.dirname, "../../wrangler.toml"), "utf8");
   const configured = /^TRUSTED_CA_PEM = """\n([\s\S]*?)"""/m.exec(toml)?.[1];
   expect(configured?.trim()).toBe(DEMO_CA_CERTIFICATE_PEM.trim());
+});
+
+it("keyInfoCertificates reads every certificate of the signature's KeyInfo, the signer's first, prefixed or not", () => {
+  const a = new Uint8Array([1, 2, 3]);
+  const b = new Uint8Array([4, 5, 6, 7]);
+  const cert = (p: string, der: Uint8Array) => `<${p}X509Certificate>${toBase64(der)}</${p}X509Certificate>`;
+  for (const p of ["", "ds:"]) {
+    const xml = `<ECF><X509Certificate>AAAA</X509Certificate><${p}Signature><${p}KeyInfo><${p}X509Data>${cert(p, a)}${cert(p, b)}</${p}X509Data></${p}KeyInfo></${p}Signature></ECF>`;
+    expect(keyInfoCertificates(xml)).toEqual([a, b]);
+  }
+  expect(keyInfoCertificates("<ECF/>")).toEqual([]);
 });

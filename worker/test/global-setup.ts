@@ -43,6 +43,14 @@ export default async function setup(project: TestProject) {
   });
   // A throw-away self-signed certificate with the issuer's own subject: what a forger signs with.
   const selfSigned = await createTestIdentity({ rnc: "131880681", commonName: "DEMO COMERCIAL SRL", issuer: "self" });
+  // A supplier whose certificate an intermediate CA issued (the intermediate is the demo CA's):
+  // trusted only when the document's KeyInfo carries the intermediate too.
+  const intermediate = await createTestIdentity({ commonName: "DEMO INTERMEDIATE CA", ca: true });
+  const chained = await createTestIdentity({
+    rnc: "131880681",
+    commonName: "DEMO COMERCIAL SRL",
+    issuer: intermediate,
+  });
   // Every test signature (issuers and suppliers alike) is this identity's: the one xmlsec1 trusts.
   const zipVerifier = await startZipVerifier(identity.certificatePem, DEMO_CA_CERTIFICATE_PEM);
   project.provide("zipVerifierUrl", zipVerifier.url);
@@ -60,6 +68,9 @@ export default async function setup(project: TestProject) {
     certificatePem: identity.certificatePem,
     selfSignedPkcs8: b64(selfSigned.pkcs8),
     selfSignedCertificateDer: b64(selfSigned.certificateDer),
+    chainedPkcs8: b64(chained.pkcs8),
+    chainedCertificateDer: b64(chained.certificateDer),
+    intermediateCertificateDer: b64(intermediate.certificateDer),
   });
   return async () => {
     await sandbox.close();

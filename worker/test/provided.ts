@@ -24,6 +24,10 @@ declare module "vitest" {
       /** A self-signed certificate (no accredited issuer) with the test issuer's subject. */
       selfSignedPkcs8: string;
       selfSignedCertificateDer: string;
+      /** A supplier's certificate issued by an intermediate CA that the demo CA issued. */
+      chainedPkcs8: string;
+      chainedCertificateDer: string;
+      intermediateCertificateDer: string;
     };
   }
 }

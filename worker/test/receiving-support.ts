@@ -88,6 +88,24 @@ export async function signWithExpiredCertificate(xml: string): Promise<string> {
   return signEcfXml(xml, key, p12.certificate);
 }
 
+/**
+ * Signs with a certificate an intermediate CA issued; `withIntermediate` adds that CA's certificate
+ * to KeyInfo after the signer's (KeyInfo is outside what the signature covers).
+ */
+export async function signWithChainedCertificate(xml: string, withIntermediate: boolean): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "pkcs8",
+    new Uint8Array(fromBase64(fixtures.chainedPkcs8)!),
+    { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const signed = await signEcfXml(xml, key, fromBase64(fixtures.chainedCertificateDer)!);
+  if (!withIntermediate) return signed;
+  const extra = `<X509Certificate>${fixtures.intermediateCertificateDer}</X509Certificate></X509Data>`;
+  return signed.replace(/<\/X509Data>(?=<\/KeyInfo>)/, extra);
+}
+
 /** Signs with a throw-away self-signed certificate (no accredited issuer), as a forger would. */
 export async function signWithSelfSignedCertificate(
   xml: string,

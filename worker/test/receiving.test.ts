@@ -12,6 +12,7 @@ import {
   signAsSupplier,
   signOtherXml,
   signWithExpiredCertificate,
+  signWithChainedCertificate,
   signWithSelfSignedCertificate,
   supplierEcf,
   supplierSigner,
@@ -210,6 +211,23 @@ describe("POST /fe/recepcion/api/ecf", () => {
     // The same document signed by a certificate the demo CA issued is received.
     const trusted = await arecfOf(await postXml("/fe/recepcion/api/ecf", await signAsSupplier(forged)));
     expect(trusted.arecf.Estado).toBe("0");
+  });
+
+  it("follows an intermediate CA the e-CF carries in KeyInfo to the accredited authority, and not without it", async () => {
+    const { company } = await receivingCompany();
+    const bare = supplierEcf("31", company.rnc, { rncEmisor: "101010101" });
+    const refused = await arecfOf(
+      await postXml("/fe/recepcion/api/ecf", await signWithChainedCertificate(bare.xml, false)),
+    );
+    expect(refused.arecf).toMatchObject({ Estado: "1", CodigoMotivoNoRecibido: "2" });
+    expect((await auditRows(company.id)).find((r) => r.code === "arecf_no_recibido_2")?.detail).toMatch(
+      /untrusted_issuer/,
+    );
+    const carried = supplierEcf("31", company.rnc, { rncEmisor: "101010102" });
+    const received = await arecfOf(
+      await postXml("/fe/recepcion/api/ecf", await signWithChainedCertificate(carried.xml, true)),
+    );
+    expect(received.arecf).toMatchObject({ Estado: "0", eNCF: carried.encf });
   });
 
   it("answers a second copy with Estado 1, code 3 (duplicate), and keeps the original", async () => {

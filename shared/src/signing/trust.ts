@@ -44,6 +44,24 @@ export function certificatesFromPem(pem: string): Uint8Array[] {
   });
 }
 
+/**
+ * The certificates in the KeyInfo of a document's (enveloped, last) signature, the signer's first:
+ * a sender may add the CAs between its certificate and an accredited authority. They are read as
+ * links for the chain, never trusted by themselves. Text that is not base64 is skipped.
+ */
+export function keyInfoCertificates(xml: string): Uint8Array[] {
+  const start = [...xml.matchAll(/<(?:\w+:)?KeyInfo[\s>]/g)].at(-1)?.index;
+  if (start === undefined) return [];
+  const end = xml.indexOf("KeyInfo>", start + 9);
+  const keyInfo = xml.slice(start, end < 0 ? undefined : end);
+  const certificates: Uint8Array[] = [];
+  for (const [, text] of keyInfo.matchAll(/<(?:\w+:)?X509Certificate>([^<]*)<\/(?:\w+:)?X509Certificate>/g)) {
+    const der = fromBase64((text ?? "").replace(/\s+/g, ""));
+    if (der?.length) certificates.push(der);
+  }
+  return certificates;
+}
+
 /** A trust store from configured PEM text; throws on a block that is not a certificate. */
 export function trustStoreFromPem(pem: string, options: { acceptAny?: boolean } = {}): TrustStore {
   return { anchors: certificatesFromPem(pem).map(parse), acceptAny: options.acceptAny ?? false };

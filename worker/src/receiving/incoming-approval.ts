@@ -70,7 +70,7 @@ export async function readAcecf(env: TrustEnv, xml: string, now: Date): Promise<
       "bad_signature",
     );
   // Valid when it reaches us: an ACECF carries no signing time (FechaHoraAprobacionComercial is the decision's).
-  const trust = await checkSignerTrust(env, verified.certificate.der, now);
+  const trust = await checkSignerTrust(env, verified.certificate.der, now, xml);
   if (!trust.ok) {
     throw refuse(
       `The ACECF's signing certificate is not trusted (${trust.reason}): ${trust.message}`,

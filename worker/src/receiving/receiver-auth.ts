@@ -139,7 +139,7 @@ export async function redeemSignedSeed(
   const { certificate } = verified;
   // A token only for a certificate an accredited authority issued, valid now: anyone can make a
   // self-signed certificate with any name in it.
-  const trust = await checkSignerTrust(env, certificate.der, now);
+  const trust = await checkSignerTrust(env, certificate.der, now, signedXml);
   if (!trust.ok) {
     throw refused(
       `The signing certificate is not trusted (${trust.reason}): ${trust.message}.`,

@@ -183,7 +183,7 @@ async function signatureProblem(env: Env, ecf: ReceivedEcf, xml: string, now: Da
   // The certificate must chain to an accredited authority and have been valid when the
   // document says it was signed; a throw-away self-signed certificate proves nothing.
   const signedAt = parseDgiiDateTime(leaf(ecf.document, "FechaHoraFirma") ?? "") ?? now;
-  const trust = await checkSignerTrust(env, verified.certificate.der, signedAt);
+  const trust = await checkSignerTrust(env, verified.certificate.der, signedAt, xml);
   return trust.ok ? null : `${trust.reason}: ${trust.message}`;
 }
 

@@ -2,7 +2,13 @@
 // seeds): a certificate that chains to a configured certification authority (TRUSTED_CA_PEM:
 // INDOTEL-accredited CAs in production, the sandbox's demo CA locally), valid when it signed.
 // "Accept any" (TRUST_ANY_CERTIFICATE_AUTHORITY) is for tests and only ever against the sandbox.
-import { checkCertificateTrust, trustStoreFromPem, type TrustResult, type TrustStore } from "@ecf/shared";
+import {
+  checkCertificateTrust,
+  keyInfoCertificates,
+  trustStoreFromPem,
+  type TrustResult,
+  type TrustStore,
+} from "@ecf/shared";
 
 export type TrustEnv = Pick<Env, "TRUSTED_CA_PEM" | "TRUST_ANY_CERTIFICATE_AUTHORITY" | "DGII_TARGET">;
 
@@ -17,7 +23,18 @@ export function signerTrustStore(env: TrustEnv): TrustStore {
   return cached.store;
 }
 
-/** Whether `certificateDer` chains to a trusted authority and was valid at `signedAt`. */
-export function checkSignerTrust(env: TrustEnv, certificateDer: Uint8Array, signedAt: Date): Promise<TrustResult> {
-  return checkCertificateTrust(signerTrustStore(env), certificateDer, signedAt);
+/**
+ * Whether `certificateDer` (the signer's, as verified) chains to a trusted authority and was valid
+ * at `signedAt`, through the intermediate CAs the signed document carries in its KeyInfo.
+ */
+export function checkSignerTrust(
+  env: TrustEnv,
+  certificateDer: Uint8Array,
+  signedAt: Date,
+  signedXml: string,
+): Promise<TrustResult> {
+  const links = keyInfoCertificates(signedXml).filter((der) => !sameBytes(der, certificateDer));
+  return checkCertificateTrust(signerTrustStore(env), certificateDer, signedAt, links);
 }
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
