@@ -83,6 +83,8 @@ function server(state: {
   serial: string;
   material: { pkcs8: string; certificate: string };
   judged?: boolean;
+  /** SHA-256 hex of the current certificate, as GET /devices/me sends it since 1.11.0. */
+  sha256?: string;
 }) {
   const calls: string[] = [];
   const uploads: { token: string; encf: string }[] = [];
@@ -97,7 +99,7 @@ function server(state: {
       me: async () => {
         calls.push(`me:${token}`);
         guard();
-        return { certificateSerial: state.serial };
+        return { certificateSerial: state.serial, certificateSha256: state.sha256 ?? null };
       },
       signingMaterial: async (pairingCode: string) => {
         calls.push(`signing-material:${pairingCode}`);
@@ -341,6 +343,36 @@ describe("sync runner", () => {
     expect(after.certificateSerial).toBe("S2");
     expect([...after.certificate]).toEqual([9, 9]);
     expect(after.key.extractable).toBe(false);
+    expect(runner.keyOutdated).toBe(false);
+  });
+});
+
+describe("sync runner: a renewed certificate", () => {
+  it("is seen by its digest though the holder's serial stays the same", async () => {
+    await ready("S1");
+    const hex = async (bytes: number[]) =>
+      Buffer.from(await crypto.subtle.digest("SHA-256", new Uint8Array(bytes))).toString("hex");
+    const state = {
+      revoked: new Set<string>(),
+      serial: "S1",
+      material: { pkcs8: keys[1], certificate: b64(new Uint8Array([9, 9])) },
+      sha256: await hex([1, 2, 3]),
+    };
+    runner = new SyncRunner(
+      db,
+      session,
+      () => {},
+      () => {},
+      server(state).connect,
+      60_000,
+    );
+    await runner.run();
+    expect(runner.keyOutdated).toBe(false);
+    state.sha256 = await hex([9, 9]);
+    await runner.run();
+    expect(runner.keyOutdated).toBe(true);
+    await runner.installNewKey("ABCD-EFGH");
+    await runner.run();
     expect(runner.keyOutdated).toBe(false);
   });
 });

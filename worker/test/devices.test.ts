@@ -655,12 +655,23 @@ describe("nothing signed is lost", () => {
   it("after a certificate change, receipts signed with the previous certificate before the change are accepted; later ones and foreign ones are not", async () => {
     const { company, token, paired: p } = await paired();
     const lease = p.leases.find((l) => l.tipoeCF === "32")!;
+    type Me = { certificateSerial: string | null; certificateSha256: string | null };
+    const meBefore = (await (await deviceCall(p.token, "/devices/me")).json()) as Me;
     // Signed offline (and printed) with the certificate the till holds...
     const before = await signedReceipt(p, lease.rangeFrom);
     const second = await signedReceipt(p, lease.rangeFrom + 1);
     // ...then the issuer renews its certificate before the till is back online.
     await uploadCertificate(company, fixtures.renewedP12);
     const renewed = readPkcs12(bytes(fixtures.renewedP12), fixtures.password);
+    // The till learns it from the certificate's digest: the holder's serial is the same.
+    const meAfter = (await (await deviceCall(p.token, "/devices/me")).json()) as Me;
+    expect(meAfter.certificateSerial).toBe(meBefore.certificateSerial);
+    const hex = async (der: Uint8Array) =>
+      [...new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(der)))]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("");
+    expect(meBefore.certificateSha256).toBe(await hex(bytes(fixtures.certificateDer)));
+    expect(meAfter.certificateSha256).toBe(await hex(renewed.certificate));
     const kept = await env.DB.prepare(
       "SELECT certificate_der AS der, replaced_at AS replacedAt FROM company_certificates WHERE company_id = ?1",
     )

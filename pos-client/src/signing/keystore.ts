@@ -26,3 +26,19 @@ export async function signingKey(db: PosDatabase): Promise<SigningKeyRecord | un
 export async function deleteSigningKey(db: PosDatabase): Promise<void> {
   await db.keys.delete("signing");
 }
+
+/**
+ * Whether the key is not the issuer's current one: the server's certificate digest differs from
+ * the digest of the certificate stored with the key (a renewal keeps the holder's serial, so the
+ * serial decides only when the server sends no digest).
+ */
+export async function keyIsOutdated(
+  key: SigningKeyRecord | undefined,
+  current: { certificateSerial: string | null; certificateSha256?: string | null },
+): Promise<boolean> {
+  if (!key) return true;
+  if (!current.certificateSha256) return current.certificateSerial !== key.certificateSerial;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(key.certificate)));
+  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex !== current.certificateSha256;
+}

@@ -7,7 +7,7 @@ import { DeviceApi, type DeviceStatus, isRevoked } from "../api.ts";
 import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
-import { installSigningKey, signingKey } from "../signing/keystore.ts";
+import { installSigningKey, keyIsOutdated, signingKey } from "../signing/keystore.ts";
 import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncGivenUp } from "./given-up.ts";
@@ -214,7 +214,7 @@ export class SyncRunner {
     await recoverLostNumbers(this.db);
     const me = await this.api.me();
     const key = await signingKey(this.db);
-    this.keyOutdated = !key || me.certificateSerial !== key.certificateSerial;
+    this.keyOutdated = await keyIsOutdated(key, me);
     if (this.keyOutdated) this.onStatus({ running: true, keyOutdated: true });
     const now = new Date();
     const capacity = await capacitySettings(this.db);

@@ -2935,6 +2935,8 @@ export interface components {
             device: components["schemas"]["Device"];
             company: components["schemas"]["DeviceCompany"];
             certificateSerial: string | null;
+            /** @description SHA-256 (hex) of the issuer's current certificate (DER). certificateSerial names the holder and stays the same across a renewal; this changes with every certificate, so a till whose key's certificate differs asks for a new key. */
+            certificateSha256: string | null;
             signatureExpirationDate: string | null;
             leases: components["schemas"]["DeviceLease"][];
         };

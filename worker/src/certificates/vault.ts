@@ -114,3 +114,9 @@ export function certificateDerOf(derBase64: string, companyId: string): Uint8Arr
   certificates.set(companyId, { base64: derBase64, der });
   return der;
 }
+
+/** SHA-256 (hex) of a certificate given as base64 DER: what changes with every certificate. */
+export async function certificateSha256(derBase64: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array(fromBase64(derBase64) ?? []));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

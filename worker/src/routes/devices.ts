@@ -22,6 +22,7 @@ import { voidGivenUpNumbers } from "../devices/given-up.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem, problemBody } from "../http/problem.ts";
+import { certificateSha256 } from "../certificates/vault.ts";
 import type { Company } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import { IssueAnswer } from "../http/schemas/receipt-answer.ts";
@@ -241,6 +242,7 @@ deviceRoutes.openapi(
         device: deviceOut(device),
         company: companyOut(company),
         certificateSerial: company.certificateSerial,
+        certificateSha256: company.certificateDer ? await certificateSha256(company.certificateDer) : null,
         signatureExpirationDate: company.certificateNotAfter,
         leases: (await currentLeases(c.env, company.id, device.id)).map(leaseView),
       },

@@ -80,6 +80,15 @@ export const DeviceStatus = z
     device: DeviceOut,
     company: CompanyForDevice,
     certificateSerial: z.string().nullable(),
+    certificateSha256: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "SHA-256 (hex) of the issuer's current certificate (DER). certificateSerial names the holder and stays the " +
+          "same across a renewal; this changes with every certificate, so a till whose key's certificate differs " +
+          "asks for a new key.",
+      }),
     signatureExpirationDate: z.string().nullable(),
     leases: z.array(LeaseOut),
   })
