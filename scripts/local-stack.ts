@@ -44,6 +44,8 @@ export interface LocalStack {
   persistDir: string;
   /** wrangler dev's inspector (Chrome DevTools protocol), e.g. for the worker's heap. */
   inspectorPort: number;
+  /** Stops wrangler dev and starts it again on the same ports and state: a fresh isolate. */
+  restartWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -87,34 +89,41 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       entry = [join(bundleDir, "index.js"), "--no-bundle"];
     }
     const [port, inspector] = [await freePort(), await freePort()];
-    worker = spawn(
-      wranglerBin,
-      wranglerDevArgs({ entry, port, inspectorPort: inspector, persistTo: persistDir, vars }),
-      {
-        cwd: root,
-        env: wranglerEnv,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    const keep = (d: Buffer) => {
-      output = (output + d).slice(-20_000);
-      if (options.logFile) appendFileSync(options.logFile, d);
-    };
-    worker.stdout!.on("data", keep);
-    worker.stderr!.on("data", keep);
     const workerUrl = `http://127.0.0.1:${port}`;
-    try {
-      await waitForUrl(`${workerUrl}/health`, { timeoutMs: 180_000, child: worker });
-    } catch (error) {
-      throw new Error(`wrangler dev: ${(error as Error).message}:\n${output}`);
-    }
+    const launch = async () => {
+      worker = spawn(
+        wranglerBin,
+        wranglerDevArgs({ entry, port, inspectorPort: inspector, persistTo: persistDir, vars }),
+        {
+          cwd: root,
+          env: wranglerEnv,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      const keep = (d: Buffer) => {
+        output = (output + d).slice(-20_000);
+        if (options.logFile) appendFileSync(options.logFile, d);
+      };
+      worker.stdout!.on("data", keep);
+      worker.stderr!.on("data", keep);
+      try {
+        await waitForUrl(`${workerUrl}/health`, { timeoutMs: 180_000, child: worker });
+      } catch (error) {
+        throw new Error(`wrangler dev: ${(error as Error).message}:\n${output}`);
+      }
+    };
+    await launch();
     return {
       workerUrl,
       sandboxUrl: sandbox.url,
       adminSecret: secrets.ADMIN_SECRET,
       persistDir,
       inspectorPort: inspector,
+      restartWorker: async () => {
+        if (worker) await stopChildren([worker], 5000);
+        await launch();
+      },
       stop,
     };
   } catch (error) {
