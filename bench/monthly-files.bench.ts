@@ -17,7 +17,7 @@ import { report } from "./lib.ts";
 const PURCHASES = Number(process.env.MONTHLY_BENCH_PURCHASES ?? 50_000);
 const SALES = Number(process.env.MONTHLY_BENCH_SALES ?? 300_000);
 const ARCHIVE = Number(process.env.MONTHLY_BENCH_ARCHIVE ?? 100_000);
-const SLICE = 25_000;
+const SLICE = 5_000;
 const MB = 1024 * 1024;
 
 /** The little of `ws` used here (Node 20 has no WebSocket global; `ws` ships no types). */
@@ -73,15 +73,21 @@ async function heapProbe(port: number) {
 const dir = mkdtempSync(join(tmpdir(), "ecf-monthly-bench-"));
 const stack = await startLocalStack({ frozen: true, vars: { BENCH_BULK: "1" } });
 try {
-  const admin = (path: string, body: unknown) =>
-    fetch(`${stack.workerUrl}${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${stack.adminSecret}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }).then(async (r) => {
-      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-      return r.json() as Promise<Record<string, string>>;
-    });
+  // wrangler dev sometimes restarts the worker under a long run of large requests ("Your worker
+  // restarted mid-request"): a seeding slice is sent again (its rows are imported once, by key).
+  const admin = async (path: string, body: unknown): Promise<Record<string, string>> => {
+    for (let attempt = 1; ; attempt++) {
+      const r = await fetch(`${stack.workerUrl}${path}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${stack.adminSecret}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (r.ok) return r.json() as Promise<Record<string, string>>;
+      const text = await r.text();
+      if (r.status !== 503 || !/restarted mid-request/.test(text) || attempt >= 5)
+        throw new Error(`${path}: ${r.status} ${text}`);
+    }
+  };
   const rnc = "131880681";
   const company = await admin("/admin/companies", {
     registryNumber: rnc,
