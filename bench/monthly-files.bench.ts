@@ -30,23 +30,35 @@ interface Socket {
 }
 const { default: WebSocket } = (await import("ws" as string)) as { default: new (url: string) => Socket };
 
-/** The worker isolate's heap through the inspector: used bytes now, and a sampler of the peak. */
+/**
+ * The JS heap of wrangler dev's isolates through the inspector: every target it lists (the user
+ * worker, and any other isolate: which one serves a request is not stable across restarts), summed.
+ */
 async function heapProbe(port: number) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
-  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+  const sockets = await Promise.all(
+    targets.map(async (target) => {
+      const socket = new WebSocket(target.webSocketDebuggerUrl);
+      await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+      return socket;
+    }),
+  );
   let id = 0;
   const pending = new Map<number, (result: Record<string, number>) => void>();
-  socket.on("message", (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: Record<string, number> };
-    if (message.id !== undefined) pending.get(message.id)?.(message.result ?? {});
-  });
-  const send = (method: string) =>
+  for (const socket of sockets)
+    socket.on("message", (data) => {
+      const message = JSON.parse(String(data)) as { id?: number; result?: Record<string, number> };
+      if (message.id !== undefined) pending.get(message.id)?.(message.result ?? {});
+    });
+  const send = (socket: Socket, method: string) =>
     new Promise<Record<string, number>>((resolve) => {
       pending.set(++id, resolve);
       socket.send(JSON.stringify({ id, method }));
     });
-  const used = async () => (await send("Runtime.getHeapUsage")).usedSize ?? Number.NaN;
+  const used = async () => {
+    const usages = await Promise.all(sockets.map((socket) => send(socket, "Runtime.getHeapUsage")));
+    return usages.reduce((sum, usage) => sum + (usage.usedSize ?? Number.NaN), 0);
+  };
   return {
     used,
     /** Runs `work` while sampling the used heap; the highest sample and the heap before. */
@@ -67,7 +79,9 @@ async function heapProbe(port: number) {
         await sampler;
       }
     },
-    close: () => socket.close(),
+    close: () => {
+      for (const socket of sockets) socket.close();
+    },
   };
 }
 
