@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
 import { ROOT, startStack, type Stack } from "@ecf/pos-client/test-support/pos-stack";
+import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
 import { createTestIssuer, issuerToken } from "@ecf/pos-client/test-support/support/issuer";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,6 +118,8 @@ beforeAll(async () => {
   p12.set("file", new File([new Uint8Array(forgeP12(idB, "clave"))], "firma.p12"));
   p12.set("password", "clave");
   await stack.admin("PUT", `/admin/companies/${b.id}/certificate`, p12);
+  // DGII (the sandbox) takes B's e-CF only signed by a certificate registered as B's signer.
+  await registerSigner(stack.sandboxUrl, B.rnc, [idB.certificatePem]);
   await stack.admin("PUT", `/admin/companies/${b.id}/sequences/31`, {
     rangeFrom: 500,
     rangeTo: 1000,
