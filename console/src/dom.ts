@@ -1,25 +1,8 @@
-// A tiny DOM builder (as the POS's): text is always set as text, never parsed as HTML.
-type Child = Node | string | number | null | undefined | false;
-type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+// The POS's tiny DOM builder (text is always set as text, never parsed as HTML), and the console's
+// form fields and tables built with it.
+import { h } from "@ecf/pos-client/ui/dom";
 
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Attrs = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (typeof value === "function") el.addEventListener(name.replace(/^on/, ""), value);
-    else if (name === "value" && "value" in el) (el as HTMLInputElement).value = String(value);
-    else el.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
-  }
-  return el;
-}
+export { h };
 
 let fieldIds = 0;
 
