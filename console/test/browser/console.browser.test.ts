@@ -4,166 +4,40 @@
 // lines named first) and issues an E31 by hand (the buyer's name from the registry); an accountant
 // invited by e-mail approves a purchase, classifies it and downloads a complete 606; a manager
 // reads a closed shift's Z report; and the owner of another company sees none of it.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
-import { ROOT, startStack, type Stack } from "@ecf/pos-client/test-support/pos-stack";
-import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
-import { createTestIssuer, issuerToken } from "@ecf/pos-client/test-support/support/issuer";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  A,
+  accept as acceptAs,
+  B,
+  BUYER,
+  PASSWORD,
+  cliInvitation as invite,
+  go as open,
+  mailedInvitation as mailed,
+  RESULTS,
+  reportOf as report,
+  startWorld,
+  stopWorld,
+  supplierInvoice,
+  type World,
+} from "./console-world.ts";
 
-execFileSync("node", [fileURLToPath(new URL("../../../scripts/require-tools.mjs", import.meta.url)), "chromium"], {
-  stdio: "inherit",
-});
-
-const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
-const A = { rnc: "131880681", name: "SUPERMERCADO DE PRUEBA SRL" };
-const B = { rnc: "101010101", name: "PROVEEDORA B SRL" };
-const BUYER = { rnc: "131880738", name: "DIRECCION GENERAL DE IMPUESTOS INTERNOS" };
-const PASSWORD = "clave-larga-de-prueba";
-
-let stack: Stack;
-let browser: Browser;
-let tokenA: string;
-let tokenB: string;
+let world: World;
 /** What one step leaves for the next (the walk is one story, in order). */
 const story: { issued?: string; purchaseEncf?: string; tillCode?: string } = {};
-
-function buildConsole(): void {
-  execFileSync(`${ROOT}/node_modules/.bin/vite`, ["build", "--logLevel", "warn"], { cwd: `${ROOT}/console` });
-}
-
-/** `npm run admin -- console:invite` (how a company gets its first owner): the link it prints (and e-mails). */
-function cliInvitation(rnc: string, email: string): string {
-  const out = execFileSync(
-    process.execPath,
-    ["scripts/admin.mjs", "console:invite", "--rnc", rnc, "--email", email, "--role", "owner"],
-    {
-      cwd: ROOT,
-      env: { ...process.env, WORKER_URL: stack.workerUrl, ADMIN_SECRET: stack.adminSecret },
-      encoding: "utf8",
-    },
-  );
-  return invitationPath(out);
-}
-
-function invitationPath(text: string): string {
-  const token = /\/app\/#\/invitacion\/([A-Za-z0-9_-]+)/.exec(text)?.[1];
-  if (!token) throw new Error(`no invitation link in:\n${text}`);
-  return `/app/#/invitacion/${token}`;
-}
-
-/** The invitation link e-mailed to `email`, read from the local mail sink. */
-async function mailedInvitation(email: string): Promise<string> {
-  let link = "";
-  await expect
-    .poll(
-      async () => {
-        const mail = (await (await fetch(`${stack.sandboxUrl}/__mail`)).json()) as { to: string[]; text: string }[];
-        const found = mail.find((m) => m.to.includes(email) && m.text.includes("/app/#/invitacion/"));
-        link = found ? invitationPath(found.text) : "";
-        return link;
-      },
-      { timeout: 30_000, interval: 250 },
-    )
-    .not.toBe("");
-  return link;
-}
-
-/** A new browser (its own cookies) that accepts `path`'s invitation and lands on Hoy. */
-async function accept(path: string, company: string, role: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ acceptDownloads: true });
-  const page = await context.newPage();
-  await page.goto(`${stack.workerUrl}${path}`);
-  await expect.poll(() => page.textContent(".invitation-company")).toContain(company);
-  expect(await page.textContent(".invitation-role")).toBe(role);
-  await page.getByLabel("Contraseña nueva").fill(PASSWORD);
-  await page.getByRole("button", { name: "Aceptar y entrar" }).click();
-  await page.getByRole("heading", { name: "Hoy", level: 1 }).waitFor();
-  return { context, page };
-}
-
-const go = async (page: Page, hash: string, heading: string) => {
-  await page.goto(`${stack.workerUrl}/app/${hash}`);
-  await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
-};
+const cliInvitation = (rnc: string, email: string) => invite(world, rnc, email);
+const mailedInvitation = (email: string) => mailed(world, email);
+const accept = (path: string, company: string, role: string) => acceptAs(world, path, company, role);
+const go = (page: Page, hash: string, heading: string) => open(world, page, hash, heading);
+const reportOf = (token: string, path: string) => report(world, token, path);
 
 beforeAll(async () => {
-  mkdirSync(RESULTS, { recursive: true });
-  buildConsole();
-  const [started, idA, idB] = await Promise.all([
-    startStack(),
-    createTestIdentity({ rnc: A.rnc, commonName: A.name }),
-    createTestIdentity({ rnc: B.rnc, commonName: B.name }),
-  ]);
-  stack = started;
-  const address = "Av. 27 de Febrero 100, Santo Domingo";
-  const a = await createTestIssuer(
-    stack,
-    idA,
-    { name: A.name, tradeName: "Súper", registryNumber: A.rnc, address },
-    1000,
-  );
-  // B numbers its E31 from 500, so no e-NCF of A's is also one of B's: "not shown" means not shown.
-  const b = await stack.admin<{ id: string }>("POST", "/admin/companies", {
-    name: B.name,
-    tradeName: "Prov",
-    registryNumber: B.rnc,
-    address,
-    dgiiServer: "testecf",
-  });
-  const p12 = new FormData();
-  p12.set("file", new File([new Uint8Array(forgeP12(idB, "clave"))], "firma.p12"));
-  p12.set("password", "clave");
-  await stack.admin("PUT", `/admin/companies/${b.id}/certificate`, p12);
-  // DGII (the sandbox) takes B's e-CF only signed by a certificate registered as B's signer.
-  await registerSigner(stack.sandboxUrl, B.rnc, [idB.certificatePem]);
-  await stack.admin("PUT", `/admin/companies/${b.id}/sequences/31`, {
-    rangeFrom: 500,
-    rangeTo: 1000,
-    expiresOn: "2099-12-31",
-  });
-  [tokenA, tokenB] = await Promise.all([issuerToken(stack, a.id), issuerToken(stack, b.id)]);
-  // DGII's taxpayer registry (the E31's buyer name comes from it) and DGII's directory (A receives
-  // e-CF on this platform, so B's invoice to A becomes A's purchase).
-  const started2 = await stack.admin<{ importId: number }>("POST", "/admin/taxpayers/imports", {
-    source: "prueba.zip",
-  });
-  await stack.admin("POST", `/admin/taxpayers/imports/${started2.importId}/rows`, {
-    rows: [
-      {
-        rnc: BUYER.rnc,
-        legalName: BUYER.name,
-        tradeName: null,
-        activity: "GOBIERNO",
-        status: "ACTIVO",
-        paymentRegime: "NORMAL",
-        registeredOn: "2000-01-01",
-      },
-    ],
-  });
-  await stack.admin("POST", `/admin/taxpayers/imports/${started2.importId}/commit`);
-  const receiver = `${stack.workerUrl}/${A.rnc}`;
-  const listed = await fetch(`${stack.sandboxUrl}/__sandbox/directory`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify([
-      { nombre: A.name, rnc: A.rnc, urlRecepcion: receiver, urlAceptacion: receiver, urlOpcional: null },
-    ]),
-  });
-  expect(listed.ok).toBe(true);
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
-  });
+  world = await startWorld();
 }, 300_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+afterAll(() => stopWorld(world));
 
 describe("the console, as the issue's Done when walks it", () => {
   let owner: Page;
@@ -173,8 +47,8 @@ describe("the console, as the issue's Done when walks it", () => {
     ({ page: owner } = await accept(path, `${A.name} (${A.rnc})`, "Dueño"));
     expect(await owner.textContent("header")).toContain("dueno@super.do · Dueño");
     // The invitation is single-use.
-    const again = await browser.newPage();
-    await again.goto(`${stack.workerUrl}${path}`);
+    const again = await world.browser.newPage();
+    await again.goto(`${world.stack.workerUrl}${path}`);
     await expect.poll(() => again.textContent("main")).toContain("ya fue usada");
     await again.close();
     // Logout clears the cookie; the password logs in again.
@@ -236,8 +110,8 @@ describe("the console, as the issue's Done when walks it", () => {
     expect(await owner.textContent("main")).toContain("Servicio de consultoría");
     // The ledger holds it as the console showed it.
     const held = await (
-      await fetch(`${stack.workerUrl}/fe/recepcion/ecf/${story.issued}`, {
-        headers: { Authorization: `Bearer ${tokenA}` },
+      await fetch(`${world.stack.workerUrl}/fe/recepcion/ecf/${story.issued}`, {
+        headers: { Authorization: `Bearer ${world.tokenA}` },
       })
     ).json();
     expect(held).toMatchObject({ encf: story.issued, estado: "Aceptado" });
@@ -246,15 +120,15 @@ describe("the console, as the issue's Done when walks it", () => {
 
   it("an accountant invited by e-mail approves a purchase, classifies it and downloads a complete 606", async () => {
     // B (a supplier on the same platform) invoices A: delivered to A's reception service, A's purchase.
-    const sent = await fetch(`${stack.workerUrl}/fe/recepcion/ecf`, {
+    const sent = await fetch(`${world.stack.workerUrl}/fe/recepcion/ecf`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${tokenB}`, "Content-Type": "application/json" },
+      headers: { Authorization: `Bearer ${world.tokenB}`, "Content-Type": "application/json" },
       body: JSON.stringify(supplierInvoice()),
     });
     expect(sent.ok).toBe(true);
     story.purchaseEncf = ((await sent.json()) as { encf: string }).encf;
     await expect
-      .poll(async () => JSON.stringify(await reportOf(tokenA, "/reports/compras")), { timeout: 60_000 })
+      .poll(async () => JSON.stringify(await reportOf(world.tokenA, "/reports/compras")), { timeout: 60_000 })
       .toContain(story.purchaseEncf);
 
     await go(owner, "#/configuracion", "Configuración");
@@ -320,7 +194,7 @@ describe("the console, as the issue's Done when walks it", () => {
 
   it("a manager reads the Z report of a shift the till closed", async () => {
     // The till paired with the code the console showed hands over a shift it opened and closed.
-    const paired = await fetch(`${stack.workerUrl}/devices/pair`, {
+    const paired = await fetch(`${world.stack.workerUrl}/devices/pair`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ pairingCode: story.tillCode }),
@@ -329,7 +203,7 @@ describe("the console, as the issue's Done when walks it", () => {
     const { token: deviceToken } = (await paired.json()) as { token: string };
     const openedAt = new Date(Date.now() - 3_600_000).toISOString();
     const shift = { cashierId: "cajera-1", cashierName: "Ana Pérez", openedAt, openingFloat: "1000.00" };
-    const closed = await fetch(`${stack.workerUrl}/devices/shifts/${crypto.randomUUID()}`, {
+    const closed = await fetch(`${world.stack.workerUrl}/devices/shifts/${crypto.randomUUID()}`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${deviceToken}`, "Content-Type": "application/json" },
       body: JSON.stringify({ ...shift, closedAt: new Date().toISOString(), countedCash: "1290.00", report: zReport() }),
@@ -359,47 +233,17 @@ describe("the console, as the issue's Done when walks it", () => {
     const list = (await page.textContent("main"))!;
     expect(list).toContain(story.purchaseEncf!); // B's own invoice to A
     expect(list).not.toContain(story.issued!);
-    await page.goto(`${stack.workerUrl}/app/#/comprobantes/${story.issued}`);
+    await page.goto(`${world.stack.workerUrl}/app/#/comprobantes/${story.issued}`);
     await expect.poll(() => page.textContent("[role=alert]")).toBeTruthy();
     expect(await page.getByRole("heading", { name: story.issued! }).count()).toBe(0);
     // The same through the API with B's cookie: 404, as for B's API key.
-    const answer = await context.request.get(`${stack.workerUrl}/fe/recepcion/ecf/${story.issued}`);
+    const answer = await context.request.get(`${world.stack.workerUrl}/fe/recepcion/ecf/${story.issued}`);
     expect(answer.status()).toBe(404);
-    const purchases = await context.request.get(`${stack.workerUrl}/reports/compras`);
+    const purchases = await context.request.get(`${world.stack.workerUrl}/reports/compras`);
     expect(JSON.stringify(await purchases.json())).not.toContain(story.purchaseEncf!);
     await context.close();
   });
 });
-
-async function reportOf(token: string, path: string): Promise<unknown> {
-  return (await fetch(`${stack.workerUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
-}
-
-/** B's E31 to A: one service line, 1000.00 + 18 % ITBIS. */
-function supplierInvoice() {
-  return {
-    Encabezado: {
-      IdDoc: {
-        TipoeCF: "31",
-        IndicadorMontoGravado: "0",
-        TipoIngresos: "01",
-        TipoPago: "1",
-        TablaFormasPago: [{ FormaPago: "1", MontoPago: "1180.00" }],
-      },
-      Comprador: { RNCComprador: A.rnc, RazonSocialComprador: A.name },
-    },
-    DetallesItems: [
-      {
-        IndicadorFacturacion: "1",
-        NombreItem: "Mantenimiento de equipos",
-        IndicadorBienoServicio: "2",
-        CantidadItem: "1",
-        UnidadMedida: "43",
-        PrecioUnitarioItem: "1000.00",
-      },
-    ],
-  };
-}
 
 /** A Z report whose cash adds up: float 1000.00 + cash 354.00 − refunds 59.00 = 1295.00; counted 1290.00. */
 function zReport() {
