@@ -11,13 +11,19 @@ async function seed(products: Product[]): Promise<number> {
   return db.products.count();
 }
 
-/** Every match of `typed`, all pages, by code. */
-async function search(typed: string, size = 24): Promise<{ codes: string[]; total: number; pages: number }> {
+/** Every match of `typed`, page after page as the till shows them, and the totals the first and last page gave. */
+async function search(
+  typed: string,
+  size = 24,
+): Promise<{ codes: string[]; total: number; pages: number; lastTotal: number }> {
   const first = await searchProducts(db, typed, 0, size);
   const codes = first.items.map((p) => p.code);
-  for (let page = 1; page < first.pages; page++)
-    codes.push(...(await searchProducts(db, typed, page, size)).items.map((p) => p.code));
-  return { codes, total: first.total, pages: first.pages };
+  let last = first;
+  for (let page = 1; page < last.pages; page++) {
+    last = await searchProducts(db, typed, page, size);
+    codes.push(...last.items.map((p) => p.code));
+  }
+  return { codes, total: first.total, pages: first.pages, lastTotal: last.total };
 }
 
 async function byCode(typed: string): Promise<string | undefined> {

@@ -46,7 +46,8 @@ const call = <T>(name: string, ...args: unknown[]) =>
       ),
     [name, args] as const,
   ) as Promise<T>;
-const search = (typed: string) => call<{ codes: string[]; total: number; pages: number }>("search", typed);
+const search = (typed: string) =>
+  call<{ codes: string[]; total: number; pages: number; lastTotal: number }>("search", typed);
 
 beforeAll(async () => {
   // IndexedDB needs an origin: a blank page from a local server.
@@ -82,9 +83,9 @@ describe("the till's product search over a few thousand products", () => {
     expect(found.total).toBe(arroz.length);
     expect(found.pages).toBe(Math.ceil(arroz.length / 24));
     expect((await search("ARROZ")).codes).toEqual(arroz);
-    // "are" starts Arepa only; "ar" starts Arroz and Arepa.
+    // "are" starts Arepa only; "ar" starts Arepa and Arroz: one word lists by the word it matched, then code.
     expect((await search("are")).codes).toEqual(withWords("Arepa"));
-    expect((await search("ar")).codes).toEqual([...arroz, ...withWords("Arepa")].sort());
+    expect((await search("ar")).codes).toEqual([...withWords("Arepa"), ...arroz]);
   });
 
   it("keeps accents as typed and needs every word typed", async () => {
@@ -113,6 +114,18 @@ describe("the till's product search over a few thousand products", () => {
   it("with nothing typed, shows every product by name", async () => {
     const all = await call<{ total: number; items: { name: string }[] }>("search", "");
     expect(all).toMatchObject({ total: N });
+  });
+
+  it("lists a product with two words under the typed prefix once, and the last page's total counts products", async () => {
+    await call("rename", "SKU-000022", "Panela panadera 1 lb");
+    const pan = withWords("Pan").filter((c) => c !== "SKU-000022");
+    const found = await search("pan");
+    // "pan" < "panadera" < "panela": the index's order, the renamed product under its first word.
+    expect(found.codes).toEqual([...pan, "SKU-000022"]);
+    expect(new Set(found.codes).size).toBe(found.codes.length);
+    // The first page counted index entries (the renamed product twice); the last read them all.
+    expect(found.total).toBe(pan.length + 2);
+    expect(found.lastTotal).toBe(pan.length + 1);
   });
 
   it("finds a renamed product by its new name only", async () => {
