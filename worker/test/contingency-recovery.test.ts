@@ -89,6 +89,30 @@ describe("a send that timed out may still land at DGII", () => {
   });
 });
 
+describe("an RFCE send that timed out may still land at DGII", () => {
+  it("so a consultaestado that does not find it right after does not lead to a second send", async () => {
+    const { company, token } = await issuer();
+    await setFault({ mode: "slow", delayMs: 7000, services: ["recepcionfc"] });
+    const { status, body } = await issue(token, issueRequest("32"));
+    expect(status).toBe(503);
+    // Reception is quick again, but DGII has not recorded the first copy yet (its delay still runs).
+    await clearFaults();
+    const asked = (await requestsTo("consultaestado")).length;
+    await runRetryAlarms(company.id);
+    expect((await requestsTo("consultaestado")).length).toBeGreaterThan(asked);
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({
+      dgiiPath: "rfce",
+      status: "contingency",
+      sendAttempts: 1,
+    });
+
+    await until(async () => (await received(company.rnc, body.encf)).length > 0);
+    await alarmsUntil(company.id, async () => (await receiptRow(company.id, body.encf))?.status === "accepted");
+    expect(await receiptRow(company.id, body.encf)).toMatchObject({ status: "accepted", sendAttempts: 1 });
+    expect((await received(company.rnc, body.encf)).filter((r) => r.kind === "rfce")).toHaveLength(1);
+  });
+});
+
 describe("an RFCE that may have reached DGII", () => {
   it("is recovered through consultaestado after sendAttempts > 0, without a second send", async () => {
     const { company, token } = await issuer();

@@ -5,7 +5,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { type MonthAlarmHost, runMonthAlarm } from "../src/after-dgii/month-alarm.ts";
 import { receiptMonth } from "../src/ledger/client.ts";
+import type { AlarmSchedule } from "../src/objects/alarm-schedule.ts";
 import { receipts } from "../src/ledger/month-tables.ts";
 import { EVENT_GATHER_MS } from "../src/ledger/month-tasks.ts";
 import type { ReceiptMonth } from "../src/objects/receipt-month.ts";
@@ -184,20 +186,18 @@ describe("the retry alarm", () => {
     // object): on a slow machine it would otherwise fire once DGII is back, mid-way through this test.
     await holdDgiiDown(company.id, month, Date.now() + 3_600_000);
     await clearFaults();
-    const outcome = await runInDurableObject(receiptMonth(env, company.id, month), async (instance, state) => {
-      (instance as unknown as { host: { dgiiDownUntil: number } }).host.dgiiDownUntil = 0;
-      // The object's clock stands still until it does I/O: the run below starts at `lapse`.
-      const lapse = new Date(Date.now()).toISOString();
+    await runInDurableObject(receiptMonth(env, company.id, month), async (instance, state) => {
+      const object = instance as unknown as { alarms: AlarmSchedule; host: MonthAlarmHost };
+      object.host.dgiiDownUntil = 0;
+      // The run starts at `lapse`, the instant the hold ends and the receipt is due (the alarm's time).
+      const lapse = new Date();
       state.storage.sql.exec(
         "UPDATE receipts SET next_attempt_at = ?1, claimed_until = ?1 WHERE encf = ?2",
-        lapse,
+        lapse.toISOString(),
         encf,
       );
-      const clockStood = new Date(Date.now()).toISOString() === lapse;
-      await (instance as ReceiptMonth).alarm();
-      return { clockStood };
+      await object.alarms.run(lapse, (now) => runMonthAlarm(object.host, now));
     });
-    expect(outcome.clockStood).toBe(true);
     expect((await row(company.id, encf)).sendAttempts).toBe(1);
     expect(await sentEcf(company.rnc, encf)).toBe(1);
   });
@@ -293,7 +293,9 @@ describe("the retry alarm", () => {
 
     await emit("lone");
     const [lone] = await events();
-    expect(lone).toMatchObject({ subject: "lone", status: "pending" });
+    // Due at once (the runtime's alarm may even have run it by now).
+    expect(lone).toMatchObject({ subject: "lone" });
+    expect(["pending", "done"]).toContain(lone!.status);
     expect(Date.parse(String(lone!.due))).toBeLessThanOrEqual(Date.now());
 
     // (The runtime may have run it already, as soon as it was due.)
@@ -307,9 +309,11 @@ describe("the retry alarm", () => {
     await emit("burst-2");
     const emittedBy = Date.now();
     const burst = (await events()).slice(1);
-    expect(burst.map((e) => e.status)).toEqual(["pending", "pending"]);
+    const readBy = Date.now();
     expect(burst[1]!.due).toBe(burst[0]!.due);
     const due = Date.parse(String(burst[0]!.due));
+    // Read before they were due, nothing (the runtime's alarm included) can have run them.
+    if (readBy < due) expect(burst.map((e) => e.status)).toEqual(["pending", "pending"]);
     expect(due).toBeGreaterThanOrEqual(ranAt + EVENT_GATHER_MS);
     expect(due).toBeLessThanOrEqual(Math.max(ranAt + EVENT_GATHER_MS, emittedBy));
     expect(await inMonth((_month, state) => state.storage.getAlarm())).toBeLessThanOrEqual(due);

@@ -246,11 +246,20 @@ describe("resends and idempotency", () => {
     const { company, token } = await issuer();
     const request = issueRequest("31");
     const first = await issue(token, request, { "Idempotency-Key": "order-42" });
+    const read = async () =>
+      (await (await call(`/fe/recepcion/ecf/${first.body.encf}`, { headers: authed(token) })).json()) as Record<
+        string,
+        any
+      >;
+    // Its delivery to the buyer and its e-mail move on after the answer: once they have settled,
+    // the replay and the read below see the receipt in one state.
+    await until(async () => {
+      const now = await read();
+      return now.buyerDelivery?.state !== "Pendiente" && (now.emails ?? []).some((e: any) => e.state === "sent");
+    });
     const second = await issue(token, request, { "Idempotency-Key": "order-42" });
-    // The receipt's answer (GET) with the first request's warnings; its delivery to the buyer may have moved on since.
-    const current = (await (
-      await call(`/fe/recepcion/ecf/${first.body.encf}`, { headers: authed(token) })
-    ).json()) as Record<string, unknown>;
+    // The receipt's answer (GET) with the first request's warnings.
+    const current = await read();
     expect(second.status).toBe(first.status);
     expect(second.body).toEqual({ ...current, warnings: first.body.warnings });
     expect(second.body).toMatchObject({

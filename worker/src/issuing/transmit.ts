@@ -18,7 +18,8 @@ export interface ReceiptStore {
 
 /**
  * How long after a send that failed in transit (timeout, reset) DGII may still record it: until
- * then an empty consultatrackids proves nothing, so the receipt is not sent again.
+ * then an empty consultatrackids (consultaestado for an RFCE) proves nothing, so the receipt is
+ * not sent again.
  */
 const SEND_SETTLE_MS = 60_000;
 
@@ -132,6 +133,9 @@ export async function transmitReceipt(
       if (current.sendAttempts > 0) {
         const known = await client.consultaEstado(current.encf, current.securityCode, current.rncComprador);
         if (known.codigo !== 0) return await recordResult(store, current, known);
+        // Not found may only mean DGII is still taking the send that timed out: a second copy would
+        // come back "ya fue utilizado" (rejected) while the first is accepted. Ask again later.
+        if (sentMomentsAgo(current, options.now)) return current;
       }
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
       if (!(options.dgiiUp || (await client.isAvailable())))
@@ -145,11 +149,7 @@ export async function transmitReceipt(
       const latest = known[known.length - 1];
       if (latest) current = await store.update(current.id, { trackId: latest.trackId, status: "in_process" });
       // The failed send was recorded (updatedAt) moments ago: it may still land. Ask again later.
-      else if (
-        (options.now ?? new Date()).getTime() - Date.parse(current.updatedAt ?? current.createdAt) <
-        SEND_SETTLE_MS
-      )
-        return current;
+      else if (sentMomentsAgo(current, options.now)) return current;
     }
     if (!current.trackId) {
       if (!(options.dgiiUp || (await client.isAvailable())))
@@ -165,6 +165,11 @@ export async function transmitReceipt(
     const status: ReceiptStatus = current.trackId ? "in_process" : "contingency";
     return store.update(current.id, { status, dgiiMensajes: messagesJson([{ codigo: null, valor: error.message }]) });
   }
+}
+
+/** The receipt's last send (its last change, `updatedAt`) is within SEND_SETTLE_MS: DGII may still record it. */
+function sentMomentsAgo(receipt: Receipt, now = new Date()): boolean {
+  return now.getTime() - Date.parse(receipt.updatedAt ?? receipt.createdAt) < SEND_SETTLE_MS;
 }
 
 /** Reads a receipt's signed XML from the archive. */
