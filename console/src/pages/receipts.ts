@@ -7,6 +7,7 @@ import { field, h, statusLine, table } from "../dom.ts";
 import { day, money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
+import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes } from "./balance.ts";
 import { badge, receiptLink } from "./today.ts";
 import { unusedSection } from "./unused.ts";
 
@@ -131,7 +132,11 @@ export const receiptPage: Page = async (ctx) => {
       status.textContent = problemText(e);
     }
   };
-  const canNote = may(ctx.session.role, "issue") && ["Aceptado", "Aceptado Condicional"].includes(r.estado);
+  const accepted = ["Aceptado", "Aceptado Condicional"].includes(r.estado);
+  // A note modifies an invoice, never another note.
+  const modifiable = accepted && !/^E3[34]/.test(encf);
+  const canNote = may(ctx.session.role, "issue") && modifiable;
+  const notes = modifiable ? await notesOf(encf) : undefined;
   return h(
     "section",
     { class: "receipt" },
@@ -151,6 +156,7 @@ export const receiptPage: Page = async (ctx) => {
     r.mensajes.length
       ? h("ul", {}, ...r.mensajes.map((m) => h("li", {}, `${m.codigo ? `${m.codigo}: ` : ""}${m.valor}`)))
       : h("p", {}, "Ninguno."),
+    notes ? notesSection(notes) : null,
     h("h2", {}, "Historial"),
     timeline(r),
     h(
@@ -170,6 +176,29 @@ export const receiptPage: Page = async (ctx) => {
     status,
   );
 };
+
+/** The credit and debit notes DGII accepted on this receipt and the balance they leave. */
+function notesSection(notes: ReceiptNotes): HTMLElement {
+  return h(
+    "article",
+    { class: "card notes", "aria-labelledby": "notas" },
+    h("h2", { id: "notas" }, "Notas de crédito y débito"),
+    h("p", { class: "balance" }, balanceText(notes, balanceOf(notes))),
+    notes.notes.length
+      ? table(
+          "Notas aceptadas",
+          ["e-NCF", "Fecha", "Código", "Monto"],
+          notes.notes.map((n) => [
+            receiptLink(n.encf),
+            day(n.fechaEmision),
+            n.codigoModificacion,
+            h("span", { class: "num" }, money(n.montoTotal)),
+          ]),
+        )
+      : h("p", {}, "Ninguna."),
+    h("p", { class: "rule" }, BALANCE_RULE),
+  );
+}
 
 /** A Totales element as a person reads it: ITBIS1-3 are rates (18, 16, 0), the rest amounts. */
 function totalText(name: string, value: string): string {
