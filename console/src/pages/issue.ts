@@ -28,17 +28,7 @@ export const issuePage: Page = async (ctx) => {
   const razon = h("input", { name: "razon", value: original?.razon ?? "" });
   const correo = h("input", { name: "correo", type: "email" });
   const codigo = codigoSelect();
-  const lookup = async () => {
-    const value = rnc.value.trim();
-    if (!/^\d{9}(\d{2})?$/.test(value)) return;
-    try {
-      const { data } = await api.GET("/contribuyentes/{rnc}", { params: { path: { rnc: value } } });
-      if (data) razon.value = data.legalName;
-    } catch {
-      // Not in the registry: the name is typed by hand.
-    }
-  };
-  rnc.addEventListener("change", () => void lookup());
+  rnc.addEventListener("change", () => void registryName(rnc.value.trim(), razon));
   const lines: LineInputs[] = [];
   const linesBox = h("div", { class: "lines" });
   const total = h("p", { class: "total", "aria-live": "polite" });
@@ -84,10 +74,7 @@ export const issuePage: Page = async (ctx) => {
     "section",
     {},
     h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`),
-    original
-      ? h("p", { class: "balance" }, `Sobre ${ref}: ${balanceText(original.notes, balanceOf(original.notes))}`)
-      : null,
-    original ? h("p", { class: "rule" }, BALANCE_RULE) : null,
+    ...(original ? balanceFacts(original) : []),
     h(
       "form",
       { onsubmit: submit, class: "issue" },
@@ -104,6 +91,17 @@ export const issuePage: Page = async (ctx) => {
     ),
   );
 };
+
+/** The buyer's name from DGII's taxpayer registry, when the RNC or cédula is there. */
+async function registryName(value: string, razon: HTMLInputElement): Promise<void> {
+  if (!/^\d{9}(\d{2})?$/.test(value)) return;
+  try {
+    const { data } = await api.GET("/contribuyentes/{rnc}", { params: { path: { rnc: value } } });
+    if (data) razon.value = data.legalName;
+  } catch {
+    // Not in the registry: the name is typed by hand.
+  }
+}
 
 /** CodigoModificacion of a note: why it modifies the original. */
 function codigoSelect(): HTMLSelectElement {
@@ -176,6 +174,12 @@ async function referenced(encf: string): Promise<Original> {
     razon: text("RazonSocialComprador"),
     notes,
   };
+}
+
+/** What the modified receipt still allows, and DGII's rule. */
+function balanceFacts(original: Original): HTMLElement[] {
+  const text = balanceText(original.notes, balanceOf(original.notes));
+  return [h("p", { class: "balance" }, `Sobre ${original.encf}: ${text}`), h("p", { class: "rule" }, BALANCE_RULE)];
 }
 
 /** Why the note being written would be refused by DGII's balance rule (a debit note never is). */

@@ -158,7 +158,7 @@ export const receiptPage: Page = async (ctx) => {
       : h("p", {}, "Ninguno."),
     notes ? notesSection(notes) : null,
     h("h2", {}, "Historial"),
-    timeline(r),
+    timeline(r, notes),
     h(
       "p",
       { class: "actions-row" },
@@ -208,7 +208,12 @@ function totalText(name: string, value: string): string {
 
 type Answer = components["schemas"]["IssueAnswer"];
 
-function timeline(r: Answer): HTMLElement {
+/**
+ * The receipt's history, from what its record holds (the worker keeps no separate event log: the
+ * webhook events are queued only for subscribed endpoints): signing, DGII's verdict, the delivery
+ * to the buyer, each e-mail, the buyer's commercial approval and the notes DGII accepted on it.
+ */
+function timeline(r: Answer, notes: ReceiptNotes | undefined): HTMLElement {
   const events: [string, string][] = [[r.fechaHoraFirma, "Firmado"]];
   if (r.trackId) events.push([r.fechaHoraFirma, `Enviado a la DGII (trackId ${r.trackId}): ${r.estado}`]);
   if (r.buyerDelivery?.at) events.push([r.buyerDelivery.at, `Entrega al comprador: ${r.buyerDelivery.state}`]);
@@ -218,6 +223,8 @@ function timeline(r: Answer): HTMLElement {
       r.aprobacionComercial.fechaHoraAprobacionComercial,
       `Aprobación comercial: ${r.aprobacionComercial.estado}`,
     ]);
+  for (const n of notes?.notes ?? [])
+    events.push([day(n.fechaEmision), `${TIPO_NOMBRE[n.tipoeCF]} ${n.encf} aceptada: ${money(n.montoTotal)}`]);
   return h(
     "ol",
     { class: "timeline" },

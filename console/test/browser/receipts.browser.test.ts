@@ -24,7 +24,7 @@ import {
 let world: World;
 let owner: Page;
 /** What one step leaves for the next (one story, in order). */
-const story: { invoice?: string; credit?: string; chosen?: string; consumo?: string } = {};
+const story: { invoice?: string; credit?: string; chosen?: string; consumo?: string; voided?: string[] } = {};
 
 beforeAll(async () => {
   world = await startWorld();
@@ -143,6 +143,7 @@ describe("Comprobantes and Mensual", () => {
     const timeline = owner.locator("ol.timeline");
     expect(await timeline.textContent()).toContain("Firmado");
     expect(await timeline.textContent()).toMatch(/Enviado a la DGII \(trackId [^)]+\): Aceptado/);
+    expect(await timeline.textContent()).toContain(`Nota de Crédito ${story.credit} aceptada: RD$590.00`);
     await owner.getByLabel("Reenviar por correo a").fill("compras@cliente.do");
     await owner.getByRole("button", { name: "Reenviar" }).click();
     await expect.poll(() => owner.textContent("[role=status]")).toContain("Correo en cola para compras@cliente.do");
@@ -191,14 +192,15 @@ describe("Comprobantes and Mensual", () => {
       })
     ).encf;
     expect(story.chosen).toBe(chosen);
-    const first = `E31${String(Number(story.invoice!.slice(3)) + 1).padStart(10, "0")}`;
-    const last = `E31${String(Number(chosen.slice(3)) - 1).padStart(10, "0")}`;
+    story.voided = [1, 2, 3, 4].map((n) => `E31${String(Number(story.invoice!.slice(3)) + n).padStart(10, "0")}`);
+    const [first, , , last] = story.voided;
     await go(world, owner, "#/comprobantes", "Comprobantes");
     const card = owner.locator("article", { hasText: "Números sin usar por anular" });
     expect((await card.locator("tbody tr").allTextContents()).map((t) => t.trim())).toEqual([`E31${first}${last}`]);
     await card.getByRole("button", { name: "Anular con la DGII" }).click();
     await expect
-      .poll(() => owner.locator("article", { hasText: "Números sin usar" }).textContent())
+      // DGII's answer to the signed ANECF, on a loaded machine, can take more than poll's default 5 s.
+      .poll(() => owner.locator("article", { hasText: "Números sin usar" }).textContent(), { timeout: 60_000 })
       .toContain("Ninguno.");
     const received = (await (await fetch(`${world.stack.sandboxUrl}/__sandbox/received`)).json()) as {
       kind: string;
@@ -258,7 +260,11 @@ describe("Comprobantes and Mensual", () => {
         .click(),
     );
     expect(f608.file.suggestedFilename()).toBe(`DGII_F_608_${A.rnc}_${yyyymm}.TXT`);
-    expect(readFileSync(f608.path, "latin1").split(/\r?\n/)[0]).toMatch(new RegExp(`^608\\|${A.rnc}\\|${yyyymm}\\|`));
+    const lines608 = readFileSync(f608.path, "latin1").split(/\r?\n/);
+    expect(lines608[0]).toBe(`608|${A.rnc}|${yyyymm}|${story.voided!.length}`);
+    // Each number voided above, a gap in the sequence (08, "Errores en secuencia de NCF").
+    for (const encf of story.voided!)
+      expect(lines608).toContainEqual(expect.stringMatching(new RegExp(`^${encf}\\|\\d{8}\\|08$`)));
 
     const zip = await saved(owner, () =>
       owner.getByRole("button", { name: "Descargar el archivo del mes (ZIP)" }).click(),
