@@ -40,6 +40,7 @@ const CASES: readonly Case[] = [
   // Issuing and receipts: the accountant issues, voids, resends; the manager reads.
   { method: "POST", path: "/fe/recepcion/ecf", body: {}, allowed: ["owner", "accountant"] },
   { method: "GET", path: "/fe/recepcion/ecf/E310000000001", allowed: ALL },
+  { method: "GET", path: "/fe/recepcion/ecf/E310000000001/notes", allowed: ALL },
   { method: "POST", path: "/fe/recepcion/ecf/E310000000001/email", body: { to: "a@b.do" }, allowed: ["owner", "accountant"] },
   { method: "POST", path: "/fe/anulacion", body: {}, allowed: ["owner", "accountant"] },
   // Purchases, the 607's sale data, the month's files and archive: the accountant's.
@@ -185,6 +186,7 @@ describe("a console user of one company never reaches another's data", () => {
 
   it("the other company's receipt is not found, and its reports and users are not listed", async () => {
     expect((await browse(intruder, `/fe/recepcion/ecf/${encf}`)).status).toBe(404);
+    expect((await browse(intruder, `/fe/recepcion/ecf/${encf}/notes`)).status).toBe(404);
     const report = (await (await browse(intruder, "/reports/encf")).json()) as { items?: unknown[] };
     expect(JSON.stringify(report)).not.toContain(encf);
     const users = (await (await browse(intruder, "/console/users")).json()) as { items: { email: string }[] };

@@ -77,6 +77,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "GET /fe/recepcion/ecf/{encf}/xml",
         "GET /fe/recepcion/ecf/{encf}/pdf",
         "GET /fe/recepcion/ecf/{encf}/arecf",
+        "GET /fe/recepcion/ecf/{encf}/notes",
         "POST /fe/recepcion/ecf/{encf}/email",
         "POST /fe/anulacion",
         "GET /receiver/settings",
@@ -201,7 +202,7 @@ describe("no route reaches an issuer the caller does not serve", () => {
     partnerToken = await tokenFor(await createKey("partner", partner.id));
     ({ token: companyToken } = await companyWithToken());
     await parkFollowUps(victim.id);
-  });
+  }, 60_000); // issuing through DGII on a loaded machine can take longer than the default 10 s
 
   /** A request that would change or read the victim's data if it got through. */
   function requestFor(method: string, path: string): { url: string; init: RequestInit } {

@@ -1,11 +1,12 @@
 // Issuing by hand: an E31 or E32 (the buyer's name from the taxpayer registry), or an E33/E34 on
 // an accepted receipt (#/emitir/34?ref=E31…), with what the original still allows shown.
 import { computeTotals } from "@ecf/shared/totals";
-import { api, jsonOf, problemText, sessionFetch } from "../api.ts";
+import { api, problemText, sessionFetch } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
-import { money, TIPO_NOMBRE } from "../format.ts";
+import { day, money, TIPO_NOMBRE } from "../format.ts";
 import type { Page } from "../page.ts";
 import { go } from "../router.ts";
+import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes, refusalText } from "./balance.ts";
 
 interface LineInputs {
   name: HTMLInputElement;
@@ -27,20 +28,11 @@ export const issuePage: Page = async (ctx) => {
   const razon = h("input", { name: "razon", value: original?.razon ?? "" });
   const correo = h("input", { name: "correo", type: "email" });
   const codigo = codigoSelect();
-  const lookup = async () => {
-    const value = rnc.value.trim();
-    if (!/^\d{9}(\d{2})?$/.test(value)) return;
-    try {
-      const { data } = await api.GET("/contribuyentes/{rnc}", { params: { path: { rnc: value } } });
-      if (data) razon.value = data.legalName;
-    } catch {
-      // Not in the registry: the name is typed by hand.
-    }
-  };
-  rnc.addEventListener("change", () => void lookup());
+  rnc.addEventListener("change", () => void registryName(rnc.value.trim(), razon));
   const lines: LineInputs[] = [];
   const linesBox = h("div", { class: "lines" });
   const total = h("p", { class: "total", "aria-live": "polite" });
+  const check = h("p", { class: "balance-check warn", "aria-live": "polite" });
   const status = statusLine();
   const addLine = () => {
     const line = newLine(lines.length + 1);
@@ -53,11 +45,14 @@ export const issuePage: Page = async (ctx) => {
     try {
       const t = computeTotals(documentOf()).Totales;
       total.textContent = `Total: ${money(t.MontoTotal)} (ITBIS ${money(t.TotalITBIS ?? "0")})`;
+      check.textContent = original ? (noteRefusal(tipo, original, codigo.value, t.MontoTotal) ?? "") : "";
     } catch {
       total.textContent = "";
+      check.textContent = "";
     }
   };
   addLine();
+  codigo.addEventListener("change", () => preview());
   const submit = async (event: Event) => {
     event.preventDefault();
     const bad = lines.find((l) => !l.name.value.trim() || !DECIMAL.test(l.qty.value) || !DECIMAL.test(l.price.value));
@@ -79,7 +74,7 @@ export const issuePage: Page = async (ctx) => {
     "section",
     {},
     h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`),
-    original ? h("p", { class: "balance" }, `Sobre ${ref}: ${original.balanceText}`) : null,
+    ...(original ? balanceFacts(original) : []),
     h(
       "form",
       { onsubmit: submit, class: "issue" },
@@ -90,11 +85,23 @@ export const issuePage: Page = async (ctx) => {
       linesBox,
       h("button", { type: "button", onclick: addLine }, "Agregar línea"),
       total,
+      check,
       status,
       h("button", { type: "submit", class: "primary" }, "Emitir"),
     ),
   );
 };
+
+/** The buyer's name from DGII's taxpayer registry, when the RNC or cédula is there. */
+async function registryName(value: string, razon: HTMLInputElement): Promise<void> {
+  if (!/^\d{9}(\d{2})?$/.test(value)) return;
+  try {
+    const { data } = await api.GET("/contribuyentes/{rnc}", { params: { path: { rnc: value } } });
+    if (data) razon.value = data.legalName;
+  } catch {
+    // Not in the registry: the name is typed by hand.
+  }
+}
 
 /** CodigoModificacion of a note: why it modifies the original. */
 function codigoSelect(): HTMLSelectElement {
@@ -144,31 +151,43 @@ function newLine(n: number): LineInputs {
 
 interface Original {
   encf: string;
+  /** FechaEmision as dd-MM-yyyy (FechaNCFModificado). */
   fechaEmision: string;
   rnc: string;
   razon: string;
-  balanceText: string;
+  /** Its total and the notes DGII accepted against it: its available balance. */
+  notes: ReceiptNotes;
 }
 
-/** The receipt a note modifies: its buyer and what its accepted notes left of its total. */
+/** The receipt a note modifies: its buyer (from its signed XML) and the notes already accepted on it. */
 async function referenced(encf: string): Promise<Original> {
-  const { data: r } = await api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } });
+  const [{ data: r }, notes] = await Promise.all([
+    api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } }),
+    notesOf(encf),
+  ]);
   const xml = new DOMParser().parseFromString(await (await sessionFetch(r!.links.xml)).text(), "application/xml");
   const text = (name: string) => xml.getElementsByTagName(name)[0]?.textContent ?? "";
-  const notes = jsonOf((await api.GET("/reports/encf", { params: { query: { pageSize: "1000" } } })).data);
-  const credited = (notes?.items ?? [])
-    .filter((n) => n.ncfModificado === encf && n.tipoeCF === "34" && n.estado.startsWith("Aceptado"))
-    .map((n) => n.montoTotal);
-  const total = text("MontoTotal");
   return {
     encf,
-    fechaEmision: r!.fechaEmision,
+    fechaEmision: day(r!.fechaEmision),
     rnc: text("RNCComprador"),
     razon: text("RazonSocialComprador"),
-    balanceText: credited.length
-      ? `total ${money(total)}, notas de crédito aceptadas ${credited.map(money).join(" + ")}; una nota de crédito no puede pasar del saldo.`
-      : `total ${money(total)}; una nota de crédito no puede pasar de ese monto.`,
+    notes,
   };
+}
+
+/** What the modified receipt still allows, and DGII's rule. */
+function balanceFacts(original: Original): HTMLElement[] {
+  const text = balanceText(original.notes, balanceOf(original.notes));
+  return [h("p", { class: "balance" }, `Sobre ${original.encf}: ${text}`), h("p", { class: "rule" }, BALANCE_RULE)];
+}
+
+/** Why the note being written would be refused by DGII's balance rule (a debit note never is). */
+function noteRefusal(tipo: string, original: Original, codigo: string, montoTotal: string): string | undefined {
+  if (tipo !== "33" && tipo !== "34") return undefined;
+  return refusalText(
+    balanceOf(original.notes, { tipo, codigoModificacion: codigo as "1" | "2" | "3" | "4" | "5", montoTotal }),
+  );
 }
 
 function build(

@@ -7,6 +7,7 @@ import { field, h, statusLine, table } from "../dom.ts";
 import { day, money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
+import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes } from "./balance.ts";
 import { badge, receiptLink } from "./today.ts";
 import { unusedSection } from "./unused.ts";
 
@@ -131,7 +132,11 @@ export const receiptPage: Page = async (ctx) => {
       status.textContent = problemText(e);
     }
   };
-  const canNote = may(ctx.session.role, "issue") && ["Aceptado", "Aceptado Condicional"].includes(r.estado);
+  const accepted = ["Aceptado", "Aceptado Condicional"].includes(r.estado);
+  // A note modifies an invoice, never another note.
+  const modifiable = accepted && !/^E3[34]/.test(encf);
+  const canNote = may(ctx.session.role, "issue") && modifiable;
+  const notes = modifiable ? await notesOf(encf) : undefined;
   return h(
     "section",
     { class: "receipt" },
@@ -151,8 +156,9 @@ export const receiptPage: Page = async (ctx) => {
     r.mensajes.length
       ? h("ul", {}, ...r.mensajes.map((m) => h("li", {}, `${m.codigo ? `${m.codigo}: ` : ""}${m.valor}`)))
       : h("p", {}, "Ninguno."),
+    notes ? notesSection(notes) : null,
     h("h2", {}, "Historial"),
-    timeline(r),
+    timeline(r, notes),
     h(
       "p",
       { class: "actions-row" },
@@ -171,6 +177,29 @@ export const receiptPage: Page = async (ctx) => {
   );
 };
 
+/** The credit and debit notes DGII accepted on this receipt and the balance they leave. */
+function notesSection(notes: ReceiptNotes): HTMLElement {
+  return h(
+    "article",
+    { class: "card notes", "aria-labelledby": "notas" },
+    h("h2", { id: "notas" }, "Notas de crédito y débito"),
+    h("p", { class: "balance" }, balanceText(notes, balanceOf(notes))),
+    notes.notes.length
+      ? table(
+          "Notas aceptadas",
+          ["e-NCF", "Fecha", "Código", "Monto"],
+          notes.notes.map((n) => [
+            receiptLink(n.encf),
+            day(n.fechaEmision),
+            n.codigoModificacion,
+            h("span", { class: "num" }, money(n.montoTotal)),
+          ]),
+        )
+      : h("p", {}, "Ninguna."),
+    h("p", { class: "rule" }, BALANCE_RULE),
+  );
+}
+
 /** A Totales element as a person reads it: ITBIS1-3 are rates (18, 16, 0), the rest amounts. */
 function totalText(name: string, value: string): string {
   if (/^ITBIS\d$/.test(name)) return `${value} %`;
@@ -179,7 +208,12 @@ function totalText(name: string, value: string): string {
 
 type Answer = components["schemas"]["IssueAnswer"];
 
-function timeline(r: Answer): HTMLElement {
+/**
+ * The receipt's history, from what its record holds (the worker keeps no separate event log: the
+ * webhook events are queued only for subscribed endpoints): signing, DGII's verdict, the delivery
+ * to the buyer, each e-mail, the buyer's commercial approval and the notes DGII accepted on it.
+ */
+function timeline(r: Answer, notes: ReceiptNotes | undefined): HTMLElement {
   const events: [string, string][] = [[r.fechaHoraFirma, "Firmado"]];
   if (r.trackId) events.push([r.fechaHoraFirma, `Enviado a la DGII (trackId ${r.trackId}): ${r.estado}`]);
   if (r.buyerDelivery?.at) events.push([r.buyerDelivery.at, `Entrega al comprador: ${r.buyerDelivery.state}`]);
@@ -189,6 +223,8 @@ function timeline(r: Answer): HTMLElement {
       r.aprobacionComercial.fechaHoraAprobacionComercial,
       `Aprobación comercial: ${r.aprobacionComercial.estado}`,
     ]);
+  for (const n of notes?.notes ?? [])
+    events.push([day(n.fechaEmision), `${TIPO_NOMBRE[n.tipoeCF]} ${n.encf} aceptada: ${money(n.montoTotal)}`]);
   return h(
     "ol",
     { class: "timeline" },

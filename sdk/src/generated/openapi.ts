@@ -702,6 +702,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fe/recepcion/ecf/{encf}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credit and debit notes DGII accepted against a receipt
+         * @description The receipt's MontoTotal and every E33/E34 DGII accepted that modifies it (InformacionReferencia), from which its open balance follows (@ecf/shared availableBalance: total + debit notes − credit notes; nothing after an annulment). Issuing an E34 over that balance is refused (credit_exceeds_available).
+         */
+        get: operations["getFeRecepcionEcfByEncfNotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fe/recepcion/ecf/{encf}/arecf": {
         parameters: {
             query?: never;
@@ -3022,6 +3042,21 @@ export interface components {
         EmailRequest: {
             /** @example compras@cliente.com.do */
             to: string;
+        };
+        ReceiptNotes: {
+            encf: string;
+            /** @description The modified receipt's MontoTotal, exact decimal */
+            montoTotal: string;
+            notes: {
+                encf: string;
+                /** @enum {string} */
+                tipoeCF: "33" | "34";
+                /** @enum {string} */
+                codigoModificacion: "1" | "2" | "3" | "4" | "5";
+                montoTotal: string;
+                /** @description yyyy-MM-dd */
+                fechaEmision: string;
+            }[];
         };
         AnulacionAnswer: {
             /** @description DGII's codigo: "1" every range voided, "2" some ranges voided (see `rangos`) */
@@ -9026,6 +9061,67 @@ export interface operations {
                 };
             };
             /** @description Not an e-mail address; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such receipt */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFeRecepcionEcfByEncfNotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt's notes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptNotes"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
+import { isCodigoModificacion, TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
@@ -11,7 +11,14 @@ import { dgiiOutcomeEvent, requestAuditEntry } from "../audit/log.ts";
 import { receiptAnswerOf } from "../issuing/answer.ts";
 import { buyerDeliveryStateOf } from "../issuing/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
-import { AnulacionAnswer, AnulacionBody, EmailQueued, EmailRequest, IssueHeaders } from "../http/schemas/issuing.ts";
+import {
+  AnulacionAnswer,
+  AnulacionBody,
+  EmailQueued,
+  EmailRequest,
+  IssueHeaders,
+  ReceiptNotes,
+} from "../http/schemas/issuing.ts";
 import {
   ANSWER_STATUSES,
   type AnswerStatus,
@@ -22,7 +29,7 @@ import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
 import { isEmailAddress } from "../after-dgii/email.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
-import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
+import { acceptedNotesOf, findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import { roundTripsHeader } from "../ledger/round-trips.ts";
 import { voidRanges } from "../issuing/void.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
@@ -209,6 +216,39 @@ issuingRoutes.openapi(
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
     await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
     return c.json({ encf: receipt.encf, to, state: "pending" as const }, 202);
+  },
+);
+
+issuingRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/recepcion/ecf/{encf}/notes",
+    tags: ["Receipts"],
+    summary: "The credit and debit notes DGII accepted against a receipt",
+    description:
+      "The receipt's MontoTotal and every E33/E34 DGII accepted that modifies it (InformacionReferencia), from which its open balance follows (@ecf/shared availableBalance: total + debit notes − credit notes; nothing after an annulment). Issuing an E34 over that balance is refused (credit_exceeds_available).",
+    request: { params: EncfParam },
+    responses: {
+      200: { description: "The receipt's notes", content: { "application/json": { schema: ReceiptNotes } } },
+      404: problemSchema("No such receipt"),
+    },
+  }),
+  async (c) => {
+    const receipt = await tenantReceipt(c, c.req.valid("param").encf);
+    const notes = (await acceptedNotesOf(c.env, receipt)).flatMap((n) =>
+      (n.tipoeCF === "33" || n.tipoeCF === "34") && isCodigoModificacion(n.codigoModificacion)
+        ? [
+            {
+              encf: n.encf,
+              tipoeCF: n.tipoeCF as "33" | "34",
+              codigoModificacion: n.codigoModificacion,
+              montoTotal: n.montoTotal,
+              fechaEmision: n.issueDate,
+            },
+          ]
+        : [],
+    );
+    return c.json({ encf: receipt.encf, montoTotal: receipt.montoTotal, notes }, 200);
   },
 );
 

@@ -22,6 +22,23 @@ export const EmailQueued = z
   .object({ encf: z.string(), to: z.string(), state: z.literal("pending") })
   .openapi("EmailQueued");
 
+/** A receipt and the credit and debit notes DGII accepted against it (what its balance is computed from). */
+export const ReceiptNotes = z
+  .object({
+    encf: z.string(),
+    montoTotal: z.string().openapi({ description: "The modified receipt's MontoTotal, exact decimal" }),
+    notes: z.array(
+      z.object({
+        encf: z.string(),
+        tipoeCF: z.enum(["33", "34"]),
+        codigoModificacion: z.enum(["1", "2", "3", "4", "5"]),
+        montoTotal: z.string(),
+        fechaEmision: z.string().openapi({ description: "yyyy-MM-dd" }),
+      }),
+    ),
+  })
+  .openapi("ReceiptNotes");
+
 export const AnulacionBody = z
   .object({
     rangos: z
