@@ -40,8 +40,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   world = await startWorld();
-  ({ page: owner } = await accept(world, cliInvitation(world, A.rnc, "dueno@super.do"), A.name, "Dueño"));
-  await owner.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.stack.workerUrl });
 }, 300_000);
 
 afterAll(async () => {
@@ -63,7 +61,12 @@ const cellOf = (page: Page, caption: string, rowText: string, column: number) =>
     .locator("td")
     .nth(column);
 
-describe("Configuración, as the owner uses it", () => {
+describe("Configuración, as the owner uses it (one story, in order)", () => {
+  it("the owner signs in through the admin CLI's invitation", async () => {
+    ({ page: owner } = await accept(world, cliInvitation(world, A.rnc, "dueno@super.do"), A.name, "Dueño"));
+    await owner.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.stack.workerUrl });
+  });
+
   it("API keys: created and shown once with a copy button, a login with them, revoked after a confirmation", async () => {
     await go(world, owner, "#/configuracion", "Configuración");
     await owner.getByRole("button", { name: "Crear clave API" }).click();
