@@ -13,7 +13,7 @@ function copyable(label: string, value: string, status: HTMLElement): HTMLElemen
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
-      status.textContent = `${label} copiada.`;
+      status.textContent = `Copiado: ${label.toLowerCase()}.`;
     } catch {
       status.textContent = `No se pudo copiar: seleccione el texto de ${label.toLowerCase()} y cópielo.`;
     }
@@ -38,6 +38,7 @@ function createdBox(created: Created, status: HTMLElement): HTMLElement {
       "Guarde la clave y el secreto ahora: no se mostrarán otra vez. ",
       "Quien los tenga puede emitir comprobantes a nombre de la empresa.",
     ),
+    h("p", {}, "Identificador público (el de la lista): ", h("code", { class: "key-id" }, created.id)),
     copyable("Clave", created.apiKey, status),
     copyable("Secreto", created.apiSecret, status),
   );

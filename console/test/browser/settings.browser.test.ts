@@ -47,6 +47,15 @@ afterAll(async () => {
   receiver?.close();
 });
 
+/**
+ * Configuración read afresh: a page load, not a hash change (going to the hash the page is already
+ * on would render nothing new).
+ */
+async function openSettings(page: Page): Promise<void> {
+  await page.goto(`${world.stack.workerUrl}/app/#/configuracion`);
+  await page.reload();
+  await page.getByRole("heading", { name: "Configuración", level: 1 }).waitFor();
+}
 const api = (path: string, init: RequestInit = {}) => fetch(`${world.stack.workerUrl}${path}`, init);
 const logIn = (apiKey: string, apiSecret: string) =>
   api("/login", {
@@ -68,7 +77,7 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
   });
 
   it("API keys: created and shown once with a copy button, a login with them, revoked after a confirmation", async () => {
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     await owner.getByRole("button", { name: "Crear clave API" }).click();
     const box = owner.getByRole("region", { name: "Clave API nueva" });
     await box.waitFor();
@@ -89,10 +98,11 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
       registryNumber: string;
     };
     expect(me.registryNumber).toBe(A.rnc);
-    const keyId = (await owner.locator("main").textContent())!.match(/Clave (key_test_[\w-]+) creada/)![1]!;
+    const keyId = (await box.locator("code.key-id").textContent())!;
+    expect(keyId).toMatch(/^key_test_/);
 
     // Listed (the login recorded), and once the page is read again the secret is nowhere.
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     expect(await cellOf(owner, "Claves API de la empresa", keyId, 4).textContent()).toBe("Activa");
     expect(await cellOf(owner, "Claves API de la empresa", keyId, 3).textContent()).toMatch(/^\d{2}-\d{2}-\d{4} /);
     expect(await owner.content()).not.toContain(apiSecret);
@@ -128,7 +138,7 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
   });
 
   it("the totals policy: the owner chooses it and /company/me reflects it", async () => {
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     const before = (await (
       await api("/company/me", { headers: { Authorization: `Bearer ${world.tokenA}` } })
     ).json()) as { totalsPolicy: string };
@@ -147,7 +157,7 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
 
   it("a webhook endpoint: an issued receipt's delivery is listed, and Reenviar sends it again", async () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ecf`;
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     await owner.getByLabel("URL", { exact: true }).fill(url);
     await owner.getByRole("button", { name: "Crear webhook" }).click();
     await expect.poll(() => owner.textContent("main")).toContain("Secreto de firma");
@@ -166,38 +176,42 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
     const first = received.find((r) => r.type === "receipt.accepted")!;
 
     const caption = `Entregas a ${url}`;
-    await owner.getByRole("button", { name: "Actualizar lista" }).click();
-    await owner.locator("caption", { hasText: caption }).waitFor();
+    // The delivery as the API lists it (the console reads the same), awaited before the page is read.
+    const delivery = async () => {
+      const auth = { headers: { Authorization: `Bearer ${world.tokenA}` } };
+      const hooks = (await (await api("/webhooks", auth)).json()) as { webhooks: { id: string; url: string }[] };
+      const hook = hooks.webhooks.find((w) => w.url === url)!;
+      const listed = (await (await api(`/webhooks/${hook.id}/deliveries`, auth)).json()) as {
+        deliveries: { id: string; status: string; attempts: number }[];
+      };
+      const found = listed.deliveries.find((d) => d.id === first.id);
+      return found && `${found.status} ${found.attempts}`;
+    };
+    await expect.poll(delivery, { timeout: 60_000 }).toBe("done 1");
     const redeliver = owner.getByRole("button", { name: `Reenviar receipt.accepted ${first.id}` });
-    const row = (column: number) =>
-      owner
+    // The endpoint is new since the page was drawn: "Actualizar lista" draws its deliveries.
+    await owner.getByRole("button", { name: "Actualizar lista" }).click();
+    await redeliver.waitFor();
+    const row = async () => {
+      const cells = owner
         .locator("table", { has: owner.locator("caption", { hasText: caption }) })
         .locator("tr", { has: redeliver })
-        .locator("td")
-        .nth(column)
-        .textContent();
-    await expect
-      .poll(async () => [await row(0), await row(1), await row(2), await row(3), await row(4)])
-      .toEqual(["receipt.accepted", encf, "Entregado", "1", "HTTP 200"]);
+        .locator("td");
+      return (await cells.allTextContents()).slice(0, 5);
+    };
+    expect(await row()).toEqual(["receipt.accepted", encf, "Entregado", "1", "HTTP 200"]);
 
     await redeliver.click();
     // The receiver gets the same delivery (same webhook-id) a second time; the list counts the attempt.
     await expect.poll(() => received.filter((r) => r.id === first.id).length, { timeout: 90_000 }).toBe(2);
-    await expect
-      .poll(
-        async () => {
-          await owner.getByRole("button", { name: "Actualizar lista" }).click();
-          await owner.locator("caption", { hasText: caption }).waitFor();
-          return [await row(2), await row(3)];
-        },
-        { timeout: 30_000 },
-      )
-      .toEqual(["Entregado", "2"]);
+    await expect.poll(delivery, { timeout: 60_000 }).toBe("done 2");
+    await openSettings(owner);
+    expect(await row()).toEqual(["receipt.accepted", encf, "Entregado", "2", "HTTP 200"]);
     await owner.screenshot({ path: `${RESULTS}console-webhooks.png`, fullPage: true });
   });
 
   it("an e-NCF range set from the page is listed with its expiry", async () => {
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     const form = owner.getByRole("form", { name: "Registrar rango" });
     await form.getByLabel("Tipo").selectOption("33");
     await form.getByLabel("Desde").fill("1");
@@ -215,7 +229,7 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
 
   it("a user's role changed, then the user removed: the next request is refused", async () => {
     const email = "auxiliar@super.do";
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     await owner.getByLabel("Correo", { exact: true }).fill(email);
     await owner.getByLabel("Rol", { exact: true }).selectOption("accountant");
     await owner.getByRole("button", { name: "Invitar" }).click();
@@ -223,11 +237,11 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
     const status = (path: string) => user.page.evaluate(async (p) => (await fetch(p)).status, path);
     expect(await status("/company/me")).toBe(200);
 
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     await owner.getByLabel(`Rol de ${email}`).selectOption("manager");
     await expect.poll(() => status("/company/me")).toBe(403);
     expect(await status("/products")).toBe(200);
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     expect(await owner.getByLabel(`Rol de ${email}`).inputValue()).toBe("manager");
 
     await owner.getByRole("button", { name: `Quitar ${email}` }).click();
@@ -253,7 +267,7 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
     expect(refused.status).toBe(400);
     const { detail } = (await refused.json()) as { detail: string };
 
-    await go(world, owner, "#/configuracion", "Configuración");
+    await openSettings(owner);
     const upload = owner.getByRole("form", { name: "Cargar certificado" });
     await upload
       .getByLabel("Archivo .p12")
@@ -262,7 +276,7 @@ describe("Configuración, as the owner uses it (one story, in order)", () => {
     await upload.getByRole("button", { name: "Cargar" }).click();
     await expect
       .poll(() => owner.locator("article", { has: upload }).locator("[role=status]").textContent())
-      .toBe(detail);
+      .toContain(detail);
 
     await upload.getByLabel("Contraseña del certificado").fill("clave-nueva");
     await upload.getByRole("button", { name: "Cargar" }).click();
