@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { eq } from "drizzle-orm";
 import { drMonth } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
@@ -23,7 +22,6 @@ import type { Sequence } from "../ledger/rows.ts";
 import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database } from "../db/client.ts";
 import { type Company, companies } from "../db/tables.ts";
-import type { AppEnv } from "../env.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;
@@ -144,18 +142,19 @@ companyRoutes.openapi(
       400: problemSchema("An unknown policy or a field the issuer cannot change"),
     },
   }),
-  async (c) => c.json(await updateSettings(c, c.req.valid("json")), 200),
+  async (c) => c.json(await updateSettings(c.env, c.get("tenant").id, c.req.valid("json")), 200),
 );
 
-async function updateSettings(c: Context<AppEnv>, patch: z.infer<typeof CompanySettingsPatch>) {
-  const [row] = await database(c.env.DB)
+/** The issuer's own settings changed; the profile as it is now. */
+async function updateSettings(env: Env, companyId: string, patch: z.infer<typeof CompanySettingsPatch>) {
+  const [row] = await database(env.DB)
     .update(companies)
     .set({ totalsPolicy: patch.totalsPolicy })
-    .where(eq(companies.id, c.get("tenant").id))
+    .where(eq(companies.id, companyId))
     .returning();
   // The company comes with its key's lookup: the next request must read the new policy.
   forgetKeyLookups();
-  return profileOf(c.env, row!);
+  return profileOf(env, row!);
 }
 
 companyRoutes.openapi(
