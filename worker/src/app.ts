@@ -15,6 +15,7 @@ import { loginRoutes } from "./routes/login.ts";
 import { companyRoutes } from "./routes/company.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { certificateRoutes } from "./routes/certificate.ts";
+import { companyKeyRoutes } from "./routes/company-keys.ts";
 import { issuingRoutes } from "./routes/issuing.ts";
 import { receiverRoutes } from "./routes/receiver.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
@@ -47,6 +48,7 @@ const ROUTERS: readonly (readonly [string, Hono<any, any, any>])[] = [
   ["/admin", adminRoutes], // (its middleware guards every /admin/* route, wherever declared)
   ["/", deviceRoutes], // /devices/*, /admin/companies/{id}/devices, /admin/devices/{id}/revoke
   ["/", certificateRoutes], // /company/certificate, /admin/companies/{id}/certificate
+  ["/", companyKeyRoutes], // /company/api-keys* (authenticated by companyRoutes' middleware)
   ["/fe", issuingRoutes],
   ["/", receiverRoutes], // /{rnc}/fe/* (the receiver's services), /fe/recepcion/ecf/{encf}/pdf
   ["/", purchaseRoutes], // /compras/*, /proveedores/*, /receiver/settings

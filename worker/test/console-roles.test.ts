@@ -37,6 +37,9 @@ const CASES: readonly Case[] = [
   { method: "GET", path: "/webhooks", allowed: ["owner", "accountant"] },
   { method: "POST", path: "/webhooks", body: {}, allowed: ["owner"] },
   { method: "PUT", path: "/company/certificate", body: {}, allowed: ["owner"] },
+  { method: "PATCH", path: "/company/me", body: { totalsPolicy: "strict" }, allowed: ["owner"] },
+  { method: "GET", path: "/company/api-keys", allowed: ["owner"] },
+  { method: "POST", path: "/company/api-keys/none/revoke", allowed: ["owner"] },
   // Issuing and receipts: the accountant issues, voids, resends; the manager reads.
   { method: "POST", path: "/fe/recepcion/ecf", body: {}, allowed: ["owner", "accountant"] },
   { method: "GET", path: "/fe/recepcion/ecf/E310000000001", allowed: ALL },

@@ -64,6 +64,8 @@ describe("the protected routes are enumerated, not listed by hand", () => {
       const scheme = schemeOf(o.op);
       if (o.path.startsWith("/admin/")) expect(scheme, o.key).toBe("adminAuth");
       else if (o.path.startsWith("/console/")) expect(["none", "consoleSession"], o.key).toContain(scheme);
+      // The company's API keys: its owner's console session only, never a key (issue 36).
+      else if (o.path.startsWith("/company/api-keys")) expect(scheme, o.key).toBe("consoleSession");
       else expect(["none", "bearerAuth", "deviceAuth"], o.key).toContain(scheme);
     }
   });
@@ -92,6 +94,7 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "POST /devices/{id}/revoke",
         "POST /devices/{id}/pairing-code",
         "GET /company/me",
+        "PATCH /company/me",
         "GET /company/sequences",
         "PUT /company/sequences/{tipo}",
         "GET /company/sequences/{tipo}/unused",

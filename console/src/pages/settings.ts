@@ -1,10 +1,12 @@
 // Configuración: the company as the service knows it, the certificate (upload a renewed .p12),
-// the e-NCF ranges, webhook endpoints, and the console's users (invite, change role, remove).
+// the e-NCF ranges, the totals policy, API keys, webhook endpoints (deliveries, redeliver), and the
+// console's users (invite, change role, remove).
 import { api, problemText } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { day } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
+import { apiKeysSection } from "./api-keys.ts";
 import { usersSection } from "./users.ts";
 import { webhooksSection } from "./webhooks.ts";
 
@@ -13,6 +15,7 @@ export const settingsPage: Page = async (ctx) => {
   const { data: me } = await api.GET("/company/me");
   const sections = await Promise.all([
     sequencesSection(owner, ctx.reload),
+    owner ? apiKeysSection() : null,
     owner ? webhooksSection(ctx.reload) : null,
     owner ? usersSection(ctx.session.user.id, ctx.reload) : null,
   ]);
@@ -34,15 +37,53 @@ export const settingsPage: Page = async (ctx) => {
         h("dt", {}, "Ambiente DGII"),
         h("dd", {}, me!.dgiiServer),
         h("dt", {}, "Política de totales"),
-        h("dd", {}, me!.totalsPolicy === "strict" ? "Estricta" : "Tolerancia de la DGII"),
+        h("dd", {}, POLICY_NOMBRE[me!.totalsPolicy]),
         h("dt", {}, "Límite mensual"),
         h("dd", {}, `${me!.invoicesCountCurrentMonth} de ${me!.invoiceLimitPerMonth}`),
       ),
     ),
+    owner ? totalsPolicySection(me!.totalsPolicy, ctx.reload) : null,
     certificateSection(owner, me!.signatureName, me!.signatureExpirationDate, ctx.reload),
     ...sections,
   );
 };
+
+type TotalsPolicy = "strict" | "dgii";
+const POLICY_NOMBRE: Record<TotalsPolicy, string> = {
+  strict: "Estricta: se rechaza un total fuera de la tolerancia de la DGII",
+  dgii: "Como la DGII: se emite con advertencia (aceptado condicional)",
+};
+
+/** The owner chooses what a total beyond DGII's tolerance is (PATCH /company/me). */
+function totalsPolicySection(current: TotalsPolicy, reload: () => void): HTMLElement {
+  const select = h(
+    "select",
+    { name: "politica-totales" },
+    ...(["strict", "dgii"] as const).map((p) => h("option", { value: p, selected: p === current }, POLICY_NOMBRE[p])),
+  );
+  const status = statusLine();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api.PATCH("/company/me", { body: { totalsPolicy: select.value as TotalsPolicy } });
+      reload();
+    } catch (e) {
+      status.textContent = problemText(e);
+    }
+  };
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Política de totales"),
+    h(
+      "form",
+      { class: "inline-form", onsubmit: save, "aria-label": "Política de totales" },
+      field("Si un total excede la tolerancia", select),
+      h("button", { type: "submit" }, "Guardar política"),
+    ),
+    status,
+  );
+}
 
 function certificateSection(owner: boolean, name: string | null, expires: string | null, reload: () => void) {
   const file = h("input", { type: "file", name: "p12", accept: ".p12,.pfx", required: true });

@@ -3,6 +3,7 @@
 // is not GET or HEAD and authenticates by the cookie sends the session's CSRF token in X-CSRF-Token.
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../http/problem.ts";
@@ -74,3 +75,16 @@ export function consolePrincipal(c: Context<AppEnv>, session: LiveSession): Prin
     console: { userId: session.user.id, role },
   };
 }
+
+/**
+ * Lets only a signed-in console user through (the role table has applied by then): `what` names
+ * what an API key may not do, e.g. mint more API keys if it leaked.
+ */
+export const consoleSessionOnly = (what: string) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.get("principal").console)
+      throw new ApiProblem("console_session_required", {
+        detail: `${what} from a console session (POST /console/login), never with an API key.`,
+      });
+    await next();
+  });

@@ -72,7 +72,8 @@ function mergeProblems<T extends Responses, S extends Responses>(shared: T, own:
 export function tenantRoute<R extends RouteConfig>(route: R) {
   return createRoute({
     ...route,
-    security: bearerSecurity,
+    // A bearer token or a console session, unless the operation names its own (console only).
+    security: route.security ?? bearerSecurity,
     // OpenAPI 3.0 and 3.1 parameter objects form a union that does not spread; the values are plain JSON.
     parameters: [...((route.parameters ?? []) as object[]), RNC_EMISOR_PARAMETER] as RouteConfig["parameters"],
     responses: mergeProblems(TENANT_PROBLEMS, route.responses as R["responses"]),
@@ -175,6 +176,9 @@ const PROBLEM_EXAMPLE: Record<ProblemCode, ProblemInit> = {
     detail: "A request signed in by the console's cookie must send the session's csrfToken in X-CSRF-Token.",
   },
   expired: { detail: "This invitation expired on 2026-11-27T18:00:00.000Z; ask the owner for a new one." },
+  console_session_required: {
+    detail: "API keys are managed by the company's owner signed in to the console, never with an API key.",
+  },
 };
 
 const CODES_BY_STATUS = new Map<number, ProblemCode[]>();

@@ -30,6 +30,8 @@ export const PROBLEM_CODES = [
   // The console's (issue 36): a cookie-authenticated write without the session's CSRF token; an invitation too old.
   "csrf_failed",
   "expired",
+  // Issue 36: an operation only a signed-in console user may call (an API key cannot mint API keys).
+  "console_session_required",
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -44,6 +46,7 @@ export function statusOf(code: ProblemCode): ContentfulStatusCode {
       return 401;
     case "forbidden":
     case "csrf_failed":
+    case "console_session_required":
       return 403;
     case "not_found":
     case "taxpayer_not_found":
@@ -102,6 +105,7 @@ const TITLES: Record<ProblemCode, string> = {
   taxpayer_not_found: "Taxpayer not in DGII's registry",
   csrf_failed: "CSRF token missing or wrong",
   expired: "Expired",
+  console_session_required: "Only a console session may do this",
 };
 
 /** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */

@@ -1,10 +1,9 @@
-import type { z } from "@hono/zod-openapi";
-import { and, eq, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
-import { generateKeyMaterial } from "../auth/keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../auth/keys.ts";
 import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database } from "../db/client.ts";
-import { apiKeys, type Company, companies, partnerCompanies, partners } from "../db/tables.ts";
+import { type Company, companies, partnerCompanies, partners } from "../db/tables.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
@@ -57,37 +56,6 @@ function companyColumns<T extends { name?: string; registryNumber?: string; dgii
     ...(name !== undefined && { legalName: name }),
     ...(registryNumber !== undefined && { rnc: registryNumber }),
     ...(dgiiServer !== undefined && { dgiiEnvironment: dgiiServer }),
-  };
-}
-
-async function createKey(d1: D1Database, input: z.infer<typeof KeyInput>) {
-  const db = database(d1);
-  const owner =
-    input.ownerType === "company"
-      ? await db.query.companies.findFirst({ where: eq(companies.id, input.ownerId) })
-      : await db.query.partners.findFirst({ where: eq(partners.id, input.ownerId) });
-  if (!owner)
-    throw new ApiProblem("not_found", {
-      detail: `No ${input.ownerType} with id ${input.ownerId}.`,
-      errors: [{ path: "/ownerId", code: "not_found", message: "Unknown owner." }],
-    });
-  const material = await generateKeyMaterial(input.kind);
-  await db.insert(apiKeys).values({
-    id: material.id,
-    kind: input.kind,
-    keyHash: material.keyHash,
-    secretHash: material.secretHash,
-    ownerType: input.ownerType,
-    ownerId: input.ownerId,
-  });
-  return {
-    id: material.id,
-    kind: input.kind,
-    ownerType: input.ownerType,
-    ownerId: input.ownerId,
-    apiKey: material.apiKey,
-    apiSecret: material.apiSecret,
-    note: "Store the key and secret now: they are never shown again.",
   };
 }
 
@@ -298,7 +266,10 @@ adminRoutes.openapi(
     request: { body: { required: true, ...json(KeyInput) } },
     responses: { 201: { description: "Created", ...json(KeyCreated) }, 404: problemSchema("Unknown owner") },
   }),
-  async (c) => c.json(await createKey(c.env.DB, c.req.valid("json")), 201),
+  async (c) => {
+    const { kind, ...owner } = c.req.valid("json");
+    return c.json(await createApiKey(c.env.DB, owner, kind), 201);
+  },
 );
 
 adminRoutes.openapi(
@@ -314,11 +285,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { ownerId } = c.req.valid("query");
-    const rows = await database(c.env.DB).query.apiKeys.findMany({
-      where: ownerId ? eq(apiKeys.ownerId, ownerId) : undefined,
-      orderBy: apiKeys.createdAt,
-    });
-    return c.json({ keys: rows.map(({ keyHash: _k, secretHash: _s, ...rest }) => rest) }, 200);
+    return c.json({ keys: await listApiKeys(c.env.DB, { ownerId }) }, 200);
   },
 );
 
@@ -333,18 +300,7 @@ adminRoutes.openapi(
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(KeyRevoked) }, 404: problemSchema("Unknown key") },
   }),
-  async (c) => {
-    const { id } = c.req.valid("param");
-    const db = database(c.env.DB);
-    const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
-    if (!key) throw new ApiProblem("not_found", { detail: `No key with id ${id}.` });
-    const revokedAt = key.revokedAt ?? new Date().toISOString();
-    await db
-      .update(apiKeys)
-      .set({ revokedAt })
-      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-    return c.json({ id, revokedAt }, 200);
-  },
+  async (c) => c.json(await revokeApiKey(c.env.DB, c.req.valid("param").id), 200),
 );
 
 adminRoutes.openapi(
@@ -358,18 +314,7 @@ adminRoutes.openapi(
     request: { params: IdParam },
     responses: { 201: { description: "The new key", ...json(KeyCreated) }, 404: problemSchema("Unknown key") },
   }),
-  async (c) => {
-    const { id } = c.req.valid("param");
-    const db = database(c.env.DB);
-    const key = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
-    if (!key) throw new ApiProblem("not_found", { detail: `No key with id ${id}.` });
-    const created = await createKey(c.env.DB, { ownerType: key.ownerType, ownerId: key.ownerId, kind: key.kind });
-    await db
-      .update(apiKeys)
-      .set({ revokedAt: new Date().toISOString() })
-      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-    return c.json(created, 201);
-  },
+  async (c) => c.json(await rotateApiKey(c.env.DB, c.req.valid("param").id), 201),
 );
 
 adminRoutes.openapi(

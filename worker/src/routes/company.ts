@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
 import { drMonth } from "@ecf/shared";
 import { requireAuth } from "../auth/middleware.ts";
 import {
   CompanyProfile,
+  CompanySettingsPatch,
   SequenceBody,
   SequenceSchema,
   TipoParam,
@@ -17,7 +19,9 @@ import { issuerLedger } from "../ledger/client.ts";
 import { encfOf } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
-import type { Company } from "../db/tables.ts";
+import { forgetKeyLookups } from "../auth/key-lookups.ts";
+import { database } from "../db/client.ts";
+import { type Company, companies } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
 const CERTIFICATE_WARNING_DAYS = 15;
@@ -76,6 +80,31 @@ export async function registerSequence(
   return sequenceView(await unwrap(issuerLedger(env, companyId).putSequence(tipoeCF, body)));
 }
 
+/** GET /company/me's answer: the issuer, this month's use and what to act on. */
+async function profileOf(env: Env, company: Company): Promise<z.infer<typeof CompanyProfile>> {
+  const now = new Date();
+  const used = await issuerLedger(env, company.id).invoicesIn(drMonth(now));
+  return {
+    id: company.id,
+    name: company.legalName,
+    registryNumber: company.rnc,
+    isActive: company.isActive,
+    dgiiServer: company.dgiiEnvironment,
+    totalsPolicy: company.totalsPolicy,
+    invoicesCountCurrentMonth: used,
+    invoiceLimitPerMonth: company.invoiceLimitPerMonth,
+    signatureName: company.certificateFileName ?? null,
+    signatureExpirationDate: company.certificateNotAfter ?? null,
+    warnings: [
+      ...profileWarnings(company, used, now),
+      ...(await disabledEndpointsOf(env, company.id)).map((e) => ({
+        code: "webhook_disabled" as const,
+        message: `Webhook ${e.id} (${e.url}) was disabled on ${e.disabledAt}: ${e.disabledReason ?? "deliveries failed"}. Register it again to resume.`,
+      })),
+    ],
+  };
+}
+
 export const companyRoutes = newRouter();
 companyRoutes.use("*", requireAuth, resolveTenant);
 companyRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -96,34 +125,37 @@ companyRoutes.openapi(
       200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
     },
   }),
-  async (c) => {
-    const company = c.get("tenant");
-    const now = new Date();
-    const used = await issuerLedger(c.env, company.id).invoicesIn(drMonth(now));
-    return c.json(
-      {
-        id: company.id,
-        name: company.legalName,
-        registryNumber: company.rnc,
-        isActive: company.isActive,
-        dgiiServer: company.dgiiEnvironment,
-        totalsPolicy: company.totalsPolicy,
-        invoicesCountCurrentMonth: used,
-        invoiceLimitPerMonth: company.invoiceLimitPerMonth,
-        signatureName: company.certificateFileName ?? null,
-        signatureExpirationDate: company.certificateNotAfter ?? null,
-        warnings: [
-          ...profileWarnings(company, used, now),
-          ...(await disabledEndpointsOf(c.env, company.id)).map((e) => ({
-            code: "webhook_disabled" as const,
-            message: `Webhook ${e.id} (${e.url}) was disabled on ${e.disabledAt}: ${e.disabledReason ?? "deliveries failed"}. Register it again to resume.`,
-          })),
-        ],
-      },
-      200,
-    );
-  },
+  async (c) => c.json(await profileOf(c.env, c.get("tenant")), 200),
 );
+
+companyRoutes.openapi(
+  tenantRoute({
+    method: "patch",
+    path: "/me",
+    tags: ["Company"],
+    summary: "Change the issuer's own settings (its totals policy)",
+    description:
+      "What the issuer decides for itself: `totalsPolicy`, what a total beyond DGII's tolerance is (strict: refused; dgii: issued with a warning). Applies to the next receipt; answers the profile as GET /company/me. In the console, owners only. The legal data, environment and limit are the administrator's.",
+    request: { body: { required: true, content: { "application/json": { schema: CompanySettingsPatch } } } },
+    responses: {
+      200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
+      400: problemSchema("An unknown policy or a field the issuer cannot change"),
+    },
+  }),
+  async (c) => c.json(await updateSettings(c.env, c.get("tenant").id, c.req.valid("json")), 200),
+);
+
+/** The issuer's own settings changed; the profile as it is now. */
+async function updateSettings(env: Env, companyId: string, patch: z.infer<typeof CompanySettingsPatch>) {
+  const [row] = await database(env.DB)
+    .update(companies)
+    .set({ totalsPolicy: patch.totalsPolicy })
+    .where(eq(companies.id, companyId))
+    .returning();
+  // The company comes with its key's lookup: the next request must read the new policy.
+  forgetKeyLookups();
+  return profileOf(env, row!);
+}
 
 companyRoutes.openapi(
   tenantRoute({

@@ -3,14 +3,13 @@
 // owner (`npm run admin -- console:invite`).
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne, or, sql } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
+import { consoleSessionOnly } from "../auth/console-session.ts";
 import { requireAuth } from "../auth/middleware.ts";
 import { createInvitation } from "../console/invitations.ts";
 import { invitationLink, sendInvitationEmail } from "../console/mail.ts";
 import { database } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
 import { companies, type Company } from "../db/tables.ts";
-import type { AppEnv } from "../env.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { newRouter } from "../http/router.ts";
@@ -29,11 +28,7 @@ const json = <T>(schema: T) => ({ content: { "application/json": { schema } } })
 const body = <T>(schema: T) => ({ body: { required: true, ...json(schema) } });
 
 /** The owner's console session (requireAuth applied the role table), acting for its current company. */
-const consoleOwner = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.get("principal").console)
-    throw new ApiProblem("forbidden", { detail: "Console users are managed from a console session, not an API key." });
-  await next();
-});
+const consoleOwner = consoleSessionOnly("Console users are managed");
 const ownerOnly = [requireAuth, resolveTenant, consoleOwner] as const;
 
 const ownerProblems = {

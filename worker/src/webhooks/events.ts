@@ -1,24 +1,13 @@
 // The events of a receipt's life (and of the issuer's) that integrators can subscribe to, and the
 // payload each carries: `{ type, timestamp, data }`, data being the issuer's RNC plus the same
 // fields as the GET of that resource.
+import { EVENT_TYPES, type EventType } from "@ecf/shared/webhook-events";
 import { receiptAnswerOf } from "../issuing/answer.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
 
-export const EVENT_TYPES = [
-  "receipt.accepted",
-  "receipt.accepted_conditionally",
-  "receipt.rejected",
-  "receipt.contingency",
-  "receipt.delivered",
-  "receipt.delivery_failed",
-  "approval.received",
-  "purchase.received",
-  "purchase.unconfirmed",
-  "certificate.expiring",
-  "quota.near_limit",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+// The list itself is shared with the console.
+export { EVENT_TYPES, type EventType };
 
 export interface WebhookEvent {
   type: EventType;

@@ -39,6 +39,17 @@ export const CompanyProfile = z
   })
   .openapi("CompanyProfile");
 
+/** What the issuer's owner changes of its own profile (the rest is the administrator's). */
+export const CompanySettingsPatch = z
+  .object({
+    totalsPolicy: z.enum(TOTALS_POLICIES).openapi({
+      description:
+        "A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may still choose with the Totals-Policy header)",
+    }),
+  })
+  .strict()
+  .openapi("CompanySettingsPatch");
+
 export const SequenceSchema = z
   .object({
     tipoeCF: z.enum(TIPOS_ECF),
