@@ -1,12 +1,17 @@
 // The product list of the store page: search, edit a product's name and price (If-Match its
-// version), and import a CSV (all or nothing; each bad line named with its column).
+// version; the price typed the Dominican way, "1,250.50", read by the till's own parser), and
+// import a CSV (all or nothing; each bad line named with its column).
 import type { components } from "@ecf/client";
+import { canonical, formatNumber, PRICE, parseNumber } from "@ecf/pos-client/input/amounts";
 import { api, problemText } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { money } from "../format.ts";
 import { ProblemError } from "@ecf/client";
 
 type Product = components["schemas"]["Product"];
+
+/** The catalogue's price: the till's price rule, narrowed to what a product holds (13 digits, cents). */
+const PRODUCT_PRICE = { ...PRICE, decimals: 2, integerDigits: 13 };
 
 export const CSV_COLUMNS = "code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active";
 
@@ -75,14 +80,20 @@ export async function productsSection(canEdit: boolean, reload: () => void): Pro
 
 function edit(p: Product, box: HTMLElement, reload: () => void): void {
   const name = h("input", { name: "nombre", value: p.name, required: true });
-  const price = h("input", { name: "precio", value: p.price, inputmode: "decimal", required: true });
+  const price = h("input", { name: "precio", value: formatNumber(p.price, 2), inputmode: "decimal", required: true });
   const status = statusLine();
   const save = async (event: Event) => {
     event.preventDefault();
+    const typed = parseNumber(price.value, PRODUCT_PRICE);
+    if (!typed.ok) {
+      status.textContent = typed.error;
+      price.focus();
+      return;
+    }
     try {
       await api.PATCH("/products/{id}", {
         params: { path: { id: p.id }, header: { "If-Match": `"${p.version}"` } },
-        body: { name: name.value.trim(), price: price.value.trim() },
+        body: { name: name.value.trim(), price: canonical(typed.value) },
       });
       reload();
     } catch (e) {
@@ -94,7 +105,7 @@ function edit(p: Product, box: HTMLElement, reload: () => void): void {
       "form",
       { class: "inline-form", onsubmit: save, "aria-label": `Editar ${p.code}` },
       field("Nombre", name),
-      field("Precio", price),
+      field("Precio", price, "Con punto decimal y coma de miles, p. ej. 1,250.50"),
       h("button", { type: "submit", class: "primary" }, "Guardar"),
     ),
     status,

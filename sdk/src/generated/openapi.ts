@@ -1953,7 +1953,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the current company's console
-         * @description E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only.
+         * @description E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only. One address gets at most 3 invitations to a company per hour (resending included): the next is a 429 with Retry-After.
          */
         post: operations["postConsoleInvitations"];
         delete?: never;
@@ -13181,6 +13181,17 @@ export interface operations {
             /** @description Not the company's owner, or csrf_failed */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too_many_requests: this address had its invitations for the hour */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

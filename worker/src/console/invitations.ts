@@ -1,7 +1,7 @@
 // Invitations to the console: an owner (or the admin CLI, for a company's first owner) invites an
 // e-mail address with a role; the link carries a random token, stored only as a hash, good once and
 // for INVITATION_TTL_MS. Accepting creates the user, or adds the membership to an existing one.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { randomToken, sha256Hex } from "../auth/crypto.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleInvitations, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
@@ -12,6 +12,36 @@ import { hashPassword, verifyPassword } from "./passwords.ts";
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * An owner may send one address at most this many invitations to a company per window: enough to
+ * resend a lost or expired one, too few to use the console as a way to flood someone's inbox.
+ */
+export const INVITATIONS_PER_ADDRESS = 3;
+export const INVITATION_WINDOW_MS = 60 * 60 * 1000;
+
+/** 429 (Retry-After: until the oldest invitation of the window leaves it) once `email` had its share. */
+export async function limitInvitations(db: Db, companyId: string, email: string, now: Date): Promise<void> {
+  const address = normalEmail(email);
+  const recent = await db
+    .select({ createdAt: consoleInvitations.createdAt })
+    .from(consoleInvitations)
+    .where(
+      and(
+        eq(consoleInvitations.companyId, companyId),
+        eq(consoleInvitations.email, address),
+        gt(consoleInvitations.createdAt, new Date(now.getTime() - INVITATION_WINDOW_MS).toISOString()),
+      ),
+    )
+    .orderBy(asc(consoleInvitations.createdAt));
+  if (recent.length < INVITATIONS_PER_ADDRESS) return;
+  const oldest = Date.parse(recent[recent.length - INVITATIONS_PER_ADDRESS]!.createdAt);
+  const wait = Math.max(1, Math.ceil((oldest + INVITATION_WINDOW_MS - now.getTime()) / 1000));
+  throw new ApiProblem("too_many_requests", {
+    detail: `${address} was sent ${recent.length} invitations to this company in the last hour; try again in ${wait} seconds.`,
+    retryAfter: wait,
+  });
+}
 
 export interface NewInvitation {
   companyId: string;
@@ -32,6 +62,7 @@ export async function createInvitation(db: Db, invitation: NewInvitation, now: D
     role: invitation.role,
     invitedBy: invitation.invitedBy,
     expiresAt: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
+    createdAt: now.toISOString(),
   };
   await db.insert(consoleInvitations).values(row);
   return { id: row.id, token, email: row.email, role: row.role, expiresAt: row.expiresAt };

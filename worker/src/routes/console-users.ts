@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne, or, sql } from "drizzle-orm";
 import { consoleSessionOnly } from "../auth/console-session.ts";
 import { requireAuth } from "../auth/middleware.ts";
-import { createInvitation } from "../console/invitations.ts";
+import { createInvitation, limitInvitations } from "../console/invitations.ts";
 import { invitationLink, sendInvitationEmail } from "../console/mail.ts";
 import { database } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
@@ -69,21 +69,24 @@ consoleUserRoutes.openapi(
     middleware: [...ownerOnly],
     summary: "Invite someone to the current company's console",
     description:
-      "E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only.",
+      "E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only. One address gets at most 3 invitations to a company per hour (resending included): the next is a 429 with Retry-After.",
     request: body(InvitationBody),
     responses: {
       201: { description: "Invited", ...json(InvitationCreated) },
       400: problemSchema("Malformed body"),
       ...ownerProblems,
+      429: problemSchema("too_many_requests: this address had its invitations for the hour"),
     },
   }),
   async (c) => {
     const origin = new URL(c.req.url).origin;
+    const input = c.req.valid("json");
+    await limitInvitations(database(c.env.DB), c.get("tenant").id, input.email, new Date());
     const { link: _link, ...made } = await invite(
       c.env,
       origin,
       c.get("tenant"),
-      c.req.valid("json"),
+      input,
       c.get("principal").console!.userId,
     );
     return c.json(made, 201);
