@@ -12,6 +12,13 @@
 // were one IssuerLedger the bound, the spread run would be faster. With 1 client, the numbering
 // RPC's p50 gives one object's time per receipt and the ceiling it implies were calls serial.
 // ISSUER_CEILING_N (default 400) sets the receipts per concurrency (1 client: a quarter of it).
+// Then the IssuerLedger itself, without HTTP, auth, validation or signing: the bench-only route
+// (POST /admin/bench/issuer-ceiling, worker/src/bench/issuer-ceiling.ts; this stack runs with
+// BENCH_BULK=1) drives numbering, and numbering + record (the month object, DGII down), with 1, 10
+// and 50 concurrent callers inside the worker against one fresh issuer's objects, beside a no-op
+// RPC to the same object (the RPC's own ceiling) and beside the end-to-end figure above.
+// ISSUER_LEDGER_N (default 2000) sets the operations per concurrency and mode; ISSUER_CEILING_E2E=0
+// skips the end-to-end part.
 import { answerOf, type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
 import { rncCheckDigit } from "@ecf/shared";
 import { createTestIdentity, forgeP12 } from "@ecf/shared/test-support/certs";
@@ -20,6 +27,8 @@ import { type LocalStack, startLocalStack } from "../scripts/local-stack.ts";
 import { benchE31, cpuByRole, cpuPer, percentile, report, serverTiming } from "./lib.ts";
 
 const N = Number(process.env.ISSUER_CEILING_N ?? 400);
+const LEDGER_N = Number(process.env.ISSUER_LEDGER_N ?? 2000);
+const E2E = process.env.ISSUER_CEILING_E2E !== "0";
 const CONCURRENCIES = [1, 10, 50];
 const HEALTH_N = 1000;
 const WARM_UP_N = 20;
@@ -109,8 +118,86 @@ async function issuerClients(stack: LocalStack, digits: number, count: number): 
   );
 }
 
-const stack = await startLocalStack({ processingMs: 0, frozen: true });
-try {
+/** The end-to-end receipts per second at each concurrency (issue E31, DGII down), for the ledger's rows. */
+const endToEnd = new Map<number, number>();
+
+interface LedgerRun {
+  perSecond: number;
+  /** CPU ms per operation of the workerd running the worker (its objects too), measured around the call. */
+  workerCpuMs: number;
+  elapsedMs: number;
+  numbered: number;
+  distinct: number;
+  gapless: boolean;
+}
+
+/** One in-worker run of the bench-only route (a fresh issuer each); refuses a run that lost or repeated a number. */
+async function ledgerRun(
+  stack: LocalStack,
+  mode: string,
+  count: number,
+  callers: number,
+  attempt = 1,
+): Promise<LedgerRun> {
+  const cpuBefore = cpuByRole();
+  const res = await fetch(`${stack.workerUrl}/admin/bench/issuer-ceiling`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${stack.adminSecret}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ mode, count, callers }),
+    signal: AbortSignal.timeout(600_000),
+  });
+  const text = await res.text();
+  // wrangler dev restarts the worker now and then (month-scale.bench.ts sees it too): that run is lost, run it again.
+  if (res.status === 503 && /restarted mid-request/.test(text) && attempt < 5) {
+    process.stderr.write(`issuer-ceiling: the worker restarted during ${mode} ${callers}; run again\n`);
+    return ledgerRun(stack, mode, count, callers, attempt + 1);
+  }
+  if (!res.ok) throw new Error(`bench route ${mode}: HTTP ${res.status} ${text}`);
+  const run = JSON.parse(text) as LedgerRun;
+  run.workerCpuMs = cpuPer(cpuBefore, cpuByRole(), count).get("workerd running the worker") ?? Number.NaN;
+  const expected = mode === "rpc" ? 0 : count;
+  if (run.numbered !== expected || run.distinct !== expected || !run.gapless)
+    throw new Error(`${mode} ${callers} callers: not every e-NCF once and in order: ${JSON.stringify(run)}`);
+  return run;
+}
+
+/** The IssuerLedger's own ceiling at each concurrency, beside the no-op RPC and the end-to-end figure. */
+async function ledgerCeiling(stack: LocalStack): Promise<void> {
+  await ledgerRun(stack, "number+record", 50, 10); // warm: the route's modules, the objects' classes
+  const rows: string[] = [];
+  for (const c of CONCURRENCIES) {
+    const count = c === 1 ? Math.ceil(LEDGER_N / 4) : LEDGER_N;
+    const rpc = await ledgerRun(stack, "rpc", count, c);
+    const number = await ledgerRun(stack, "number", count, c);
+    const both = await ledgerRun(stack, "number+record", count, c);
+    const label = `${c} caller${c === 1 ? "" : "s"}`;
+    report(`IssuerLedger no-op RPC ${label} in the worker (N=${count}; the RPC's ceiling)`, rpc.perSecond, "calls/s");
+    report(`IssuerLedger numbering ${label} in the worker (N=${count})`, number.perSecond, "receipts/s");
+    report(
+      `IssuerLedger numbering + month record ${label} in the worker (N=${count}, goal ≥ ${GOAL})`,
+      both.perSecond,
+      "receipts/s",
+    );
+    report(`IssuerLedger numbering + record ${label} / no-op RPC`, both.perSecond / rpc.perSecond, "ratio");
+    console.log(
+      `  workerd CPU per operation: no-op RPC ${rpc.workerCpuMs.toFixed(2)} ms, numbering ` +
+        `${number.workerCpuMs.toFixed(2)} ms, numbering + record ${both.workerCpuMs.toFixed(2)} ms ` +
+        `(its wall time per operation at this concurrency: ${(1000 / both.perSecond).toFixed(2)} ms)`,
+    );
+    const e2e = endToEnd.get(c);
+    if (e2e) report(`issue E31 end to end ${label} / IssuerLedger numbering + record`, e2e / both.perSecond, "ratio");
+    rows.push(
+      `| ${c} | ${rpc.perSecond.toFixed(0)} | ${number.perSecond.toFixed(0)} | ${both.perSecond.toFixed(0)} | ` +
+        `${e2e ? e2e.toFixed(1) : "-"} |`,
+    );
+  }
+  console.log("| callers | no-op RPC per s | numbering per s | numbering + record per s | end to end per s |");
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const row of rows) console.log(row);
+}
+
+/** Issuing end to end through one issuer at each concurrency, with its references (the part before the ledger's). */
+async function endToEndCeiling(stack: LocalStack): Promise<void> {
   const clients = await issuerClients(stack, 400, Math.max(...CONCURRENCIES));
   for (const api of clients) oneIssuer.add(api);
   // The second reference: the same 50 clients spread over SPREAD_ISSUERS issuers (their own
@@ -205,6 +292,7 @@ try {
         "receipts/s",
       );
     }
+    endToEnd.set(c, receipts.perSecond);
     rows.push(
       `| ${c} | ${receipts.perSecond.toFixed(1)} | ${health.perSecond.toFixed(0)} | ` +
         `${(receipts.perSecond / health.perSecond).toFixed(3)} | ${phase("number").toFixed(1)} | ` +
@@ -222,6 +310,12 @@ try {
     throw new Error(`e-NCFs not 1..${encfs.length} exactly once: first out of place ${gaps.slice(0, 5).join(", ")}`);
   report("one issuer receipts numbered, each e-NCF once, no gap", encfs.length, "receipts");
   report("requests resent after a lost answer (same Idempotency-Key)", resends, "resends");
+}
+
+const stack = await startLocalStack({ processingMs: 0, frozen: true, vars: { BENCH_BULK: "1" } });
+try {
+  if (E2E) await endToEndCeiling(stack);
+  await ledgerCeiling(stack);
 } finally {
   await stack.stop();
 }

@@ -1,69 +1,84 @@
-import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { notFound, onError } from "./http/errors.ts";
+import { lazyRouteGroups, mountGroups, RNC_SEGMENT, type RouteGroup } from "./http/lazy-routes.ts";
 import { newRouter } from "./http/router.ts";
 import { problemResponse } from "./http/problem.ts";
-import { withOperationIds, withProblemExamples } from "./http/openapi.ts";
-import { withEcfRequestSchemas } from "./http/ecf-request.ts";
-import { API_TAGS } from "./http/tags.ts";
 import { API_VERSION } from "./version.ts";
-import { healthRoutes } from "./routes/health.ts";
-import { docsRoutes } from "./routes/docs.ts";
-import { loginRoutes } from "./routes/login.ts";
-import { companyRoutes } from "./routes/company.ts";
-import { adminRoutes } from "./routes/admin.ts";
-import { certificateRoutes } from "./routes/certificate.ts";
-import { companyKeyRoutes } from "./routes/company-keys.ts";
-import { issuingRoutes } from "./routes/issuing.ts";
-import { receiverRoutes } from "./routes/receiver.ts";
-import { purchaseRoutes } from "./routes/purchases.ts";
-import { reportRoutes } from "./routes/reports.ts";
-import { salesRoutes } from "./routes/sales.ts";
-import { archiveRoutes } from "./routes/archive.ts";
 import { auditProblems } from "./audit/log.ts";
-import { deviceRoutes } from "./routes/devices.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
-import { cashierRoutes } from "./routes/cashiers.ts";
-import { deviceCatalogRoutes } from "./routes/device-catalog.ts";
-import { productRoutes } from "./routes/products.ts";
-import { taxpayerRoutes } from "./routes/taxpayers.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
-import { shiftRoutes } from "./routes/shifts.ts";
-import { benchRoutes } from "./routes/bench.ts";
-import { consoleRoutes } from "./routes/console.ts";
-import { consoleUserRoutes } from "./routes/console-users.ts";
 
 /**
- * Where each URL lives, in the order the routers are mounted (the order middleware runs in). A
- * router serving one prefix is mounted under it; the others name the prefixes they serve.
+ * Where each URL lives, in the order the groups are mounted (the order middleware runs in): the
+ * first path segments each group serves, and its module, imported on the first request for one
+ * of them (http/lazy-routes.ts). A group serving one prefix is mounted under it; the others name
+ * the prefixes they serve. A segment missing here is not found: test/route-groups.test.ts checks
+ * every route of every group against its segments.
  */
-// biome-ignore format: one router per line, its prefixes beside it
-const ROUTERS: readonly (readonly [string, Hono<any, any, any>])[] = [
-  ["/", healthRoutes], // /health
-  ["/", docsRoutes], // /docs, /openapi.json
-  ["/", loginRoutes], // /login
-  ["/company", companyRoutes],
-  ["/admin", adminRoutes], // (its middleware guards every /admin/* route, wherever declared)
-  ["/", deviceRoutes], // /devices/*, /admin/companies/{id}/devices, /admin/devices/{id}/revoke
-  ["/", certificateRoutes], // /company/certificate, /admin/companies/{id}/certificate
-  ["/", companyKeyRoutes], // /company/api-keys* (authenticated by companyRoutes' middleware)
-  ["/fe", issuingRoutes],
-  ["/", receiverRoutes], // /{rnc}/fe/* (the receiver's services), /fe/recepcion/ecf/{encf}/pdf
-  ["/", purchaseRoutes], // /compras/*, /proveedores/*, /receiver/settings
-  ["/", reportRoutes], // /reports/*
-  ["/ventas", salesRoutes],
-  ["/archive", archiveRoutes],
-  ["/", webhookRoutes], // /webhooks/* (at the root: its OpenAPI webhooks are named by event, not path)
-  ["/", shiftRoutes], // /devices/shifts/{id}, /reports/turnos
-  ["/", taxpayerRoutes], // /contribuyentes/{rnc}, /devices/contribuyentes/{rnc}, /admin/taxpayers/*
-  ["/", productRoutes], // /products/*, /admin/companies/{id}/products/*
-  ["/", cashierRoutes], // /cashiers/*, /admin/companies/{id}/cashiers
-  ["/", deviceCatalogRoutes], // /devices/catalog, /devices/{id}, /admin/companies/{id}/devices/{deviceId}
-  ["/", benchRoutes], // /admin/bench/* (bench only: not found unless BENCH_BULK is "1")
-  ["/", consoleRoutes], // /console/login, /console/session*, /console/logout, /console/invitations/{token}*
-  ["/", consoleUserRoutes], // /console/invitations, /console/users*, /admin/companies/{id}/console-invitations
+export const ROUTE_GROUPS: readonly RouteGroup[] = [
+  { mount: "/", serves: ["health"], load: async () => (await import("./routes/health.ts")).healthRoutes },
+  { mount: "/", serves: ["docs"], load: async () => (await import("./routes/docs.ts")).docsRoutes },
+  { mount: "/", serves: ["login"], load: async () => (await import("./routes/login.ts")).loginRoutes },
+  { mount: "/company", serves: ["company"], load: async () => (await import("./routes/company.ts")).companyRoutes },
+  // (its middleware guards every /admin/* route, wherever declared)
+  { mount: "/admin", serves: ["admin"], load: async () => (await import("./routes/admin.ts")).adminRoutes },
+  // /devices/*, /admin/companies/{id}/devices, /admin/devices/{id}/revoke
+  { mount: "/", serves: ["devices", "admin"], load: async () => (await import("./routes/devices.ts")).deviceRoutes },
+  // /company/certificate, /admin/companies/{id}/certificate
+  {
+    mount: "/",
+    serves: ["company", "admin"],
+    load: async () => (await import("./routes/certificate.ts")).certificateRoutes,
+  },
+  // /company/api-keys* (authenticated by the company group's middleware, mounted before it)
+  {
+    mount: "/",
+    serves: ["company"],
+    load: async () => (await import("./routes/company-keys.ts")).companyKeyRoutes,
+  },
+  { mount: "/fe", serves: ["fe"], load: async () => (await import("./routes/issuing.ts")).issuingRoutes },
+  // /{rnc}/fe/* (the receiver's services), /fe/recepcion/ecf/{encf}/pdf
+  { mount: "/", serves: ["fe", RNC_SEGMENT], load: async () => (await import("./routes/receiver.ts")).receiverRoutes },
+  // /compras/*, /proveedores/*, /receiver/settings
+  {
+    mount: "/",
+    serves: ["compras", "proveedores", "receiver"],
+    load: async () => (await import("./routes/purchases.ts")).purchaseRoutes,
+  },
+  { mount: "/", serves: ["reports"], load: async () => (await import("./routes/reports.ts")).reportRoutes },
+  { mount: "/ventas", serves: ["ventas"], load: async () => (await import("./routes/sales.ts")).salesRoutes },
+  { mount: "/archive", serves: ["archive"], load: async () => (await import("./routes/archive.ts")).archiveRoutes },
+  // /webhooks/* (at the root: its OpenAPI webhooks are named by event, not path)
+  { mount: "/", serves: ["webhooks"], load: async () => (await import("./routes/webhooks.ts")).webhookRoutes },
+  // /devices/shifts/{id}, /reports/turnos
+  { mount: "/", serves: ["devices", "reports"], load: async () => (await import("./routes/shifts.ts")).shiftRoutes },
+  // /contribuyentes/{rnc}, /devices/contribuyentes/{rnc}, /admin/taxpayers/*
+  {
+    mount: "/",
+    serves: ["contribuyentes", "devices", "admin"],
+    load: async () => (await import("./routes/taxpayers.ts")).taxpayerRoutes,
+  },
+  // /products/*, /admin/companies/{id}/products/*
+  { mount: "/", serves: ["products", "admin"], load: async () => (await import("./routes/products.ts")).productRoutes },
+  // /cashiers/*, /admin/companies/{id}/cashiers
+  { mount: "/", serves: ["cashiers", "admin"], load: async () => (await import("./routes/cashiers.ts")).cashierRoutes },
+  // /devices/catalog, /devices/{id}, /admin/companies/{id}/devices/{deviceId}
+  {
+    mount: "/",
+    serves: ["devices", "admin"],
+    load: async () => (await import("./routes/device-catalog.ts")).deviceCatalogRoutes,
+  },
+  // /admin/bench/* (bench only: not found unless BENCH_BULK is "1")
+  { mount: "/", serves: ["admin"], load: async () => (await import("./routes/bench.ts")).benchRoutes },
+  // /console/login, /console/session*, /console/logout, /console/invitations/{token}*
+  { mount: "/", serves: ["console"], load: async () => (await import("./routes/console.ts")).consoleRoutes },
+  // /console/invitations, /console/users*, /admin/companies/{id}/console-invitations
+  {
+    mount: "/",
+    serves: ["console", "admin"],
+    load: async () => (await import("./routes/console-users.ts")).consoleUserRoutes,
+  },
 ];
 
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
@@ -93,23 +108,15 @@ export function createApp() {
 
   app.use(auditProblems);
 
-  for (const [prefix, routes] of ROUTERS) app.route(prefix, routes);
+  app.use(lazyRouteGroups(ROUTE_GROUPS));
 
-  // What the routes declare, plus the e-CF request's per-type schemas and the problem examples,
-  // both built on the first request for the document rather than when an isolate starts.
-  app.get("/openapi.json", (c) => {
-    const declared = app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "ecf-edge API",
-        version: API_VERSION,
-        description: "Electronic tax receipts (e-CF) for the Dominican Republic: issue, receive, approve, report.",
-      },
-      // The server that answers: the same document serves npm start, a deployment and a test.
-      servers: [{ url: new URL(c.req.url).origin, description: "This ecf-edge server" }],
-      tags: API_TAGS,
-    });
-    return c.json(withOperationIds(withProblemExamples(withEcfRequestSchemas(declared))));
+  // What every group declares (each mounted for it, if not yet), plus the e-CF request's per-type
+  // schemas and the problem examples, all built on the first request for the document.
+  let everyGroup: ReturnType<typeof mountGroups> | undefined;
+  app.get("/openapi.json", async (c) => {
+    everyGroup ??= mountGroups(ROUTE_GROUPS);
+    const { apiDocument } = await import("./http/api-document.ts");
+    return c.json(apiDocument(await everyGroup, new URL(c.req.url).origin));
   });
 
   app.notFound(notFound);

@@ -1,8 +1,9 @@
 // What the worker evaluates when an isolate starts is its entry's static import graph: a module
 // reached only through a dynamic import() is bundled but not run until first used. Rendering a
 // receipt's PDF (the QR encoder, font metrics, deflate) is loaded where it is used, so that a
-// cold start does not pay for it (bench/cold-start.bench.ts measures the start-up).
-import { readFileSync } from "node:fs";
+// cold start does not pay for it (bench/cold-start.bench.ts measures the start-up); so is every
+// route group, whose module builds its routes' zod schemas when it runs (app.ts, http/lazy-routes.ts).
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -58,8 +59,17 @@ describe("the worker's start-up import graph", () => {
 
   it("walks the whole app (the check reads the real graph)", () => {
     expect(evaluated.has(join(workerSrc, "app.ts"))).toBe(true);
-    expect(evaluated.has(join(workerSrc, "print/receipt-pdf.ts"))).toBe(true);
-    expect(evaluated.size).toBeGreaterThan(100);
+    expect(evaluated.has(join(workerSrc, "objects/receipt-month.ts"))).toBe(true);
+    expect(evaluated.size).toBeGreaterThan(50);
+  });
+
+  it("does not evaluate the route groups nor the API's schemas: each group loads on its prefix's first request", () => {
+    const routes = readdirSync(join(workerSrc, "routes")).map((f) => join(workerSrc, "routes", f));
+    const schemas = readdirSync(join(workerSrc, "http/schemas")).map((f) => join(workerSrc, "http/schemas", f));
+    const document = ["http/api-document.ts", "http/openapi.ts", "http/ecf-request.ts"].map((m) => join(workerSrc, m));
+    expect([...routes, ...schemas, ...document].filter((m) => evaluated.has(m))).toEqual([]);
+    // Still bundled and served: every group is reached by a dynamic import() from app.ts.
+    expect(routes.filter((m) => !lazy.has(m))).toEqual([]);
   });
 
   it("does not evaluate PDF rendering, the QR encoder or deflate: they load on the first render", () => {

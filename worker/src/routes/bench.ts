@@ -1,7 +1,9 @@
 // Bench-only: POST /admin/bench/month-rows loads a chunk of one issuer's synthetic month
 // (bench/month-rows.ts) into its month object, for bench/month-scale.bench.ts; POST
 // /admin/bench/months/{companyId}/{month} loads a slice of purchases, sales and own E41/E43 with
-// their R2 documents (bench/bench-month-rows.ts), for bench/monthly-files.bench.ts. It exists only
+// their R2 documents (bench/bench-month-rows.ts), for bench/monthly-files.bench.ts; POST
+// /admin/bench/issuer-ceiling drives numbering (and recording) against one fresh issuer's objects
+// from inside the worker (bench/issuer-ceiling.ts), for bench/issuer-ceiling.bench.ts. It exists only
 // where BENCH_BULK is "1" (the bench's own `wrangler dev --var BENCH_BULK:1`): anywhere else it
 // answers exactly what an unknown route does, and the object refuses the call as well. Behind
 // the admin secret like every /admin/* route; not in the OpenAPI document (not part of the API).
@@ -9,6 +11,7 @@ import { z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/admin.ts";
 import { benchPurchase, benchReceipt } from "../bench/bench-month-rows.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
+import { CEILING_MODES, measureIssuerCeiling } from "../bench/issuer-ceiling.ts";
 import { benchBulkEnabled } from "../bench/month-rows.ts";
 import { notFound, zodProblems } from "../http/errors.ts";
 import { ApiProblem, malformedJson } from "../http/problem.ts";
@@ -45,6 +48,26 @@ benchRoutes.post("/admin/bench/month-rows", async (c) => {
   const spec = parsed.data;
   await issuerLedger(c.env, spec.companyId).noteMonth(spec.month);
   return c.json(await receiptMonth(c.env, spec.companyId, spec.month).benchLoad(spec));
+});
+
+const CeilingBody = z.object({
+  mode: z.enum(CEILING_MODES),
+  count: z.number().int().min(1).max(10_000),
+  callers: z.number().int().min(1).max(200),
+});
+
+benchRoutes.post("/admin/bench/issuer-ceiling", requireAdmin, async (c) => {
+  if (!benchBulkEnabled(c.env)) return notFound(c);
+  const body = await c.req.json().catch(() => {
+    throw malformedJson();
+  });
+  const parsed = CeilingBody.safeParse(body);
+  if (!parsed.success)
+    throw new ApiProblem("validation_failed", {
+      detail: "Not an issuer ceiling request.",
+      errors: zodProblems(parsed.error, "/body"),
+    });
+  return c.json(await measureIssuerCeiling(c.env, parsed.data));
 });
 
 interface SeedBody {
