@@ -14,6 +14,7 @@ import { nextDueAt } from "../ledger/month-due.ts";
 import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
+import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
 import { backoffMs, CLAIM_MS, type MonthDb } from "../ledger/month-receipts.ts";
 import type { ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
@@ -226,8 +227,8 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number) {
     return monthly.voidedReceipts(this.db, tipoeCF, firstNumber, lastNumber);
   }
-  rfceSums(): monthly.RfceSums {
-    return monthly.rfceSums(this.db);
+  salesHead(tipos: string[]): SalesHead {
+    return salesHead(this.db, tipos);
   }
   putShift(row: NewShift) {
     return putShift(this.db, row);
