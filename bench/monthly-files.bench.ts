@@ -2,11 +2,14 @@
 // and the 607 of MONTHLY_BENCH_SALES lines (default 300,000), JSON and TXT, and the month archive
 // of MONTHLY_BENCH_ARCHIVE receipts (default 100,000), each streamed by a private wrangler dev
 // whose month objects are loaded through the bench-only seeding route (BENCH_BULK=1,
-// routes/bench.ts). Printed: the time of each response beside JSON.stringify of the same
-// report in Node; the worker's peak JS heap during each response (the isolate's used heap,
-// sampled every 10 ms through wrangler dev's inspector, Runtime.getHeapUsage, which covers the
-// isolate's month objects too, as wrangler dev runs them in it; goal ≤ 32 MB);
-// the archive's throughput in MB/s, its peak heap, and `unzip -t` on it.
+// routes/bench.ts); a size of 0 leaves its part out. Printed: each response's time to the first
+// byte, its whole time and MB/s, beside JSON.stringify of the same report in Node; the worker's
+// peak JS heap during each response (goal ≤ 32 MB): the used heap of every isolate wrangler dev's
+// inspector lists (Runtime.getHeapUsage; the month objects run in the worker's isolate), sampled
+// back to back all through the response, after a forced garbage collection (HeapProfiler) for
+// the baseline. The probe is checked first by a control (GET /admin/bench/heap-hold) that holds
+// MONTHLY_BENCH_CONTROL_MB (default 40) MiB of strings while its response is read: the probe must
+// read at least that much growth, or its figures are not printed as trustworthy.
 import { execFileSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { get as httpGet } from "node:http";
@@ -18,6 +21,7 @@ import { report } from "./lib.ts";
 const PURCHASES = Number(process.env.MONTHLY_BENCH_PURCHASES ?? 50_000);
 const SALES = Number(process.env.MONTHLY_BENCH_SALES ?? 300_000);
 const ARCHIVE = Number(process.env.MONTHLY_BENCH_ARCHIVE ?? 100_000);
+const CONTROL_MB = Number(process.env.MONTHLY_BENCH_CONTROL_MB ?? 40);
 const SLICE = 5_000;
 const MB = 1024 * 1024;
 
@@ -55,25 +59,46 @@ async function heapProbe(port: number) {
       pending.set(++id, resolve);
       socket.send(JSON.stringify({ id, method }));
     });
-  const used = async () => {
-    const usages = await Promise.all(sockets.map((socket) => send(socket, "Runtime.getHeapUsage")));
-    return usages.reduce((sum, usage) => sum + (usage.usedSize ?? Number.NaN), 0);
-  };
+  /** The used heap of each target, in the order /json lists them. */
+  const usedPerTarget = async () =>
+    (await Promise.all(sockets.map((socket) => send(socket, "Runtime.getHeapUsage")))).map(
+      (usage) => usage.usedSize ?? Number.NaN,
+    );
+  let samples = 0;
+  const sampled: (() => void)[] = [];
   return {
-    used,
-    /** Runs `work` while sampling the used heap; the highest sample and the heap before. */
-    async peakDuring<T>(work: () => Promise<T>): Promise<{ result: T; before: number; peak: number }> {
-      const before = await used();
-      let peak = before;
+    targets: targets.length,
+    /** Resolves once `n` more samples have been taken (the control holds its memory until then). */
+    samplesAfter: (n: number) =>
+      new Promise<void>((resolve) => {
+        const until = samples + n;
+        const check = () => (samples >= until ? resolve() : sampled.push(check));
+        check();
+      }),
+    /**
+     * Runs `work` while sampling back to back (each sample waits for the isolate's answer);
+     * the baseline after a forced collection, the highest sample, and how many were taken.
+     */
+    async peakDuring<T>(work: () => Promise<T>) {
+      await Promise.all(sockets.map((socket) => send(socket, "HeapProfiler.collectGarbage")));
+      const base = await usedPerTarget();
+      const before = base.reduce((a, b) => a + b, 0);
+      const peaks = [...base];
       let running = true;
+      const start = samples;
       const sampler = (async () => {
         while (running) {
-          peak = Math.max(peak, await used());
-          await new Promise((r) => setTimeout(r, 10));
+          const now = await usedPerTarget();
+          now.forEach((used, i) => {
+            peaks[i] = Math.max(peaks[i]!, used);
+          });
+          samples++;
+          for (const check of sampled.splice(0)) check();
         }
       })();
       try {
-        return { result: await work(), before, peak };
+        const result = await work();
+        return { result, before, peak: peaks.reduce((a, b) => a + b, 0), peaks, samples: samples - start };
       } finally {
         running = false;
         await sampler;
@@ -117,6 +142,61 @@ try {
   });
   const { token } = (await login.json()) as { token: string };
 
+  // Each response is measured in a fresh isolate (wrangler dev restarted on the same state), so the
+  // heap it starts from holds no garbage of the seeding or of the response before it.
+  let heap: Awaited<ReturnType<typeof heapProbe>> | undefined;
+  const freshHeap = async () => {
+    heap?.close();
+    await stack.restartWorker();
+    heap = await heapProbe(stack.inspectorPort);
+    return heap;
+  };
+  // node:http rather than fetch: no 300 s wait for the headers, and a response can be held (paused)
+  // while the heap is sampled. `hold` runs after the first chunk, before the rest is read.
+  const get = (path: string, options: { sink?: (chunk: Uint8Array) => void; hold?: () => Promise<void> } = {}) =>
+    new Promise<{ ms: number; firstByteMs: number; bytes: number; text: string }>((resolve, reject) => {
+      const start = performance.now();
+      let firstByteMs = Number.NaN;
+      const headers = { Authorization: `Bearer ${path.startsWith("/admin/") ? stack.adminSecret : token}` };
+      const request = httpGet(`${stack.workerUrl}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        res.on("data", (chunk: Buffer) => {
+          if (!bytes) {
+            firstByteMs = performance.now() - start;
+            if (options.hold) {
+              res.pause();
+              void options.hold().then(() => res.resume(), reject);
+            }
+          }
+          bytes += chunk.length;
+          if (options.sink) options.sink(chunk);
+          else chunks.push(chunk);
+        });
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = options.sink ? "" : Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode} ${text.slice(0, 2000)}`));
+          else resolve({ ms: performance.now() - start, firstByteMs, bytes, text });
+        });
+      });
+      request.on("error", reject);
+    });
+
+  // The control: a response that holds CONTROL_MB MiB of strings until 5 samples were taken.
+  const probe = await freshHeap();
+  const control = await probe.peakDuring(() =>
+    get(`/admin/bench/heap-hold?mb=${CONTROL_MB}`, { sink: () => {}, hold: () => probe.samplesAfter(5) }),
+  );
+  const controlGrowth = (control.peak - control.before) / MB;
+  const trusted = controlGrowth >= CONTROL_MB;
+  report(`heap probe: inspector targets`, probe.targets, "");
+  report(`heap probe control: ${CONTROL_MB} MiB held, growth read`, controlGrowth, "MB");
+  console.log(`heap probe control: per-target peaks: ${control.peaks.map((p) => (p / MB).toFixed(1)).join(" / ")} MB`);
+  report(`heap probe control: samples during it`, control.samples, "");
+  report(`heap probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, trusted ? 1 : 0, "(1 = yes)");
+  const heapLabel = trusted ? "worker peak JS heap (goal ≤ 32 MB)" : "worker peak JS heap (PROBE FAILED ITS CONTROL)";
+
   const seedStart = performance.now();
   const seed = async (month: string, kind: "purchases" | "sales", total: number, xmlBytes?: number) => {
     for (let from = 0; from < total; from += SLICE)
@@ -128,74 +208,59 @@ try {
   };
   await seed("2025-03", "purchases", PURCHASES);
   await seed("2025-03", "sales", SALES);
-  await seed("2025-04", "sales", ARCHIVE, 3000);
+  if (ARCHIVE > 0) await seed("2025-04", "sales", ARCHIVE, 3000);
   report("monthly files: seeding (bench route)", (performance.now() - seedStart) / 1000, "s");
 
-  // Each response is measured in a fresh isolate (wrangler dev restarted on the same state), so the
-  // heap it starts from holds no garbage of the seeding or of the response before it.
-  let heap: Awaited<ReturnType<typeof heapProbe>> | undefined;
-  const freshHeap = async () => {
-    heap?.close();
-    await stack.restartWorker();
-    heap = await heapProbe(stack.inspectorPort);
-    return heap;
+  const measured = async (path: string) => {
+    const run = await (await freshHeap()).peakDuring(() => get(path));
+    return { ...run, ...run.result };
   };
-  // node:http rather than fetch: a 607 of 300,000 lines takes its first pass over the month before
-  // the first byte, longer than fetch's 300 s wait for the headers.
-  const get = (path: string, sink?: (chunk: Uint8Array) => void) =>
-    new Promise<{ ms: number; bytes: number; text: string }>((resolve, reject) => {
-      const start = performance.now();
-      const request = httpGet(`${stack.workerUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        res.on("data", (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (sink) sink(chunk);
-          else chunks.push(chunk);
-        });
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode} ${text}`));
-          else resolve({ ms: performance.now() - start, bytes, text: sink ? "" : text });
-        });
-      });
-      request.on("error", reject);
-    });
-
+  const print = (name: string, run: Awaited<ReturnType<typeof measured>>) => {
+    report(`${name}: time to first byte`, run.firstByteMs / 1000, "s");
+    report(`${name}: time`, run.ms / 1000, "s");
+    report(`${name}: size`, run.bytes / MB, "MB");
+    report(`${name}: throughput`, run.bytes / MB / (run.ms / 1000), "MB/s");
+    report(`${name}: ${heapLabel}`, run.peak / MB, "MB");
+    report(`${name}: worker heap before (after a forced GC)`, run.before / MB, "MB");
+    report(`${name}: worker heap growth during the response`, (run.peak - run.before) / MB, "MB");
+    report(`${name}: heap samples during the response`, run.samples, "");
+  };
   for (const [formato, records] of [
     ["606", PURCHASES],
     ["607", SALES],
   ] as const) {
-    const json = await (await freshHeap()).peakDuring(() => get(`/reports/${formato}?period=202503`));
-    const parsed = JSON.parse(json.result.text) as { recordCount: number; complete: boolean };
+    if (records === 0) continue;
+    const json = await measured(`/reports/${formato}?period=202503`);
+    const parsed = JSON.parse(json.text) as { recordCount: number; complete: boolean };
     if (!parsed.complete) throw new Error(`the ${formato} is not complete`);
     const start = performance.now();
     JSON.stringify(parsed);
     const referenceMs = performance.now() - start;
-    const txt = await (await freshHeap()).peakDuring(() => get(`/reports/${formato}?period=202503&format=txt`));
+    const txt = await measured(`/reports/${formato}?period=202503&format=txt`);
     const name = `${formato} of ${parsed.recordCount} records (${records} rows seeded)`;
-    report(`${name} JSON: time`, json.result.ms / 1000, "s");
+    print(`${name} JSON`, json);
     report(`${name} JSON: reference, JSON.stringify of the same report in Node`, referenceMs / 1000, "s");
-    report(`${name} JSON: size`, json.result.bytes / MB, "MB");
-    report(`${name} JSON: worker peak JS heap (goal ≤ 32 MB)`, json.peak / MB, "MB");
-    report(`${name} JSON: worker heap before`, json.before / MB, "MB");
-    report(`${name} JSON: worker heap growth during the response`, (json.peak - json.before) / MB, "MB");
-    report(`${name} TXT: time`, txt.result.ms / 1000, "s");
-    report(`${name} TXT: worker peak JS heap (goal ≤ 32 MB)`, txt.peak / MB, "MB");
-    report(`${name} TXT: worker heap growth during the response`, (txt.peak - txt.before) / MB, "MB");
+    print(`${name} TXT`, txt);
   }
 
-  const file = join(dir, "archive.zip");
-  const out = createWriteStream(file);
-  const zip = await (await freshHeap()).peakDuring(() => get("/archive/2025-04", (chunk) => out.write(chunk)));
-  await new Promise((resolve) => out.end(resolve));
-  report(`archive of ${ARCHIVE} receipts: size`, zip.result.bytes / MB, "MB");
-  report(`archive of ${ARCHIVE} receipts: throughput`, zip.result.bytes / MB / (zip.result.ms / 1000), "MB/s");
-  report(`archive of ${ARCHIVE} receipts: worker peak JS heap`, zip.peak / MB, "MB");
-  report(`archive of ${ARCHIVE} receipts: worker heap growth during the response`, (zip.peak - zip.before) / MB, "MB");
-  const tested = execFileSync("unzip", ["-tq", file], { encoding: "utf8", maxBuffer: 64 * MB });
-  report(`archive of ${ARCHIVE} receipts: unzip -t passes`, /No errors detected/.test(tested) ? 1 : 0, "(1 = yes)");
+  if (ARCHIVE > 0) {
+    const file = join(dir, "archive.zip");
+    const out = createWriteStream(file);
+    const zip = await (await freshHeap()).peakDuring(() =>
+      get("/archive/2025-04", { sink: (chunk) => out.write(chunk) }),
+    );
+    await new Promise((resolve) => out.end(resolve));
+    report(`archive of ${ARCHIVE} receipts: size`, zip.result.bytes / MB, "MB");
+    report(`archive of ${ARCHIVE} receipts: throughput`, zip.result.bytes / MB / (zip.result.ms / 1000), "MB/s");
+    report(`archive of ${ARCHIVE} receipts: worker peak JS heap`, zip.peak / MB, "MB");
+    report(
+      `archive of ${ARCHIVE} receipts: worker heap growth during the response`,
+      (zip.peak - zip.before) / MB,
+      "MB",
+    );
+    const tested = execFileSync("unzip", ["-tq", file], { encoding: "utf8", maxBuffer: 64 * MB });
+    report(`archive of ${ARCHIVE} receipts: unzip -t passes`, /No errors detected/.test(tested) ? 1 : 0, "(1 = yes)");
+  }
   heap?.close();
 } finally {
   await stack.stop();

@@ -102,3 +102,30 @@ async function putDocuments(bucket: R2Bucket, receipts: NewReceipt[], bytes: num
     );
   }
 }
+
+/** The most a heap control may hold: enough to read 40 MB, far under the isolate's 128 MB. */
+const MAX_HELD_MB = 64;
+
+/**
+ * Bench-only: the heap probe's control (bench/monthly-files.bench.ts). Holds `mb` MiB of distinct
+ * strings on the JS heap for as long as its response is being read (a MiB per chunk, pulled as the
+ * client reads), and lets go of them at its end: a probe that reads less during it is broken.
+ */
+benchRoutes.get("/admin/bench/heap-hold", requireAdmin, (c) => {
+  if (!benchBulkEnabled(c.env)) return notFound(c);
+  const mb = Math.min(Math.max(Number(c.req.query("mb")) || 0, 1), MAX_HELD_MB);
+  let held: string[] | null = Array.from({ length: mb }, (_, i) => `${i}|`.padEnd(1024 * 1024, String(i % 10)));
+  let sent = 0;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!held || sent === held.length) {
+        held = null;
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(held[sent++]));
+    },
+  });
+  return c.newResponse(body, 200, { "Content-Type": "text/plain" });
+});
