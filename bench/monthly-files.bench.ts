@@ -38,7 +38,7 @@ const { default: WebSocket } = (await import("ws" as string)) as { default: new 
  * The JS heap of wrangler dev's isolates through the inspector: every target it lists (the user
  * worker, and any other isolate: which one serves a request is not stable across restarts), summed.
  */
-async function heapProbe(port: number) {
+async function heapProbe(port: number, wake: () => Promise<unknown>) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
   const sockets = await Promise.all(
     targets.map(async (target) => {
@@ -80,7 +80,15 @@ async function heapProbe(port: number) {
      * the baseline after a forced collection, the highest sample, and how many were taken.
      */
     async peakDuring<T>(work: () => Promise<T>) {
-      await Promise.all(sockets.map((socket) => send(socket, "HeapProfiler.collectGarbage")));
+      // workerd runs a requested collection only when the isolate wakes for an event (inspector
+      // reads alone do not wake it, and each one leaves garbage): a /health request wakes it, until
+      // the collection has answered (at most 20 requests). The baseline is read after it.
+      let collected = false;
+      void Promise.all(sockets.map((socket) => send(socket, "HeapProfiler.collectGarbage"))).then(() => {
+        collected = true;
+      });
+      for (let wakes = 0; !collected && wakes < 20; wakes++) await wake();
+      if (!collected) throw new Error("heap probe: the forced collection did not answer");
       const base = await usedPerTarget();
       const before = base.reduce((a, b) => a + b, 0);
       const peaks = [...base];
@@ -148,7 +156,7 @@ try {
   const freshHeap = async () => {
     heap?.close();
     await stack.restartWorker();
-    heap = await heapProbe(stack.inspectorPort);
+    heap = await heapProbe(stack.inspectorPort, async () => (await fetch(`${stack.workerUrl}/health`)).text());
     return heap;
   };
   // node:http rather than fetch: no 300 s wait for the headers, and a response can be held (paused)

@@ -1,8 +1,7 @@
-// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up
-// tasks of that month, and their retry schedule as the object's alarm. The alarm replaces the
-// queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
-// and the alarm (which `wrangler dev` runs too) transmits it with nobody asking. A thin shell:
-// storage is ledger/, the workflow after DGII is after-dgii/, and its surface is MonthRpc.
+// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up tasks of that
+// month, and their retry schedule as the object's alarm. The alarm replaces the queue and the cron: a receipt
+// recorded before a crash is due once its request's claim lapses, and the alarm (which `wrangler dev` runs too)
+// transmits it with nobody asking. A thin shell: storage is ledger/, after DGII is after-dgii/, its surface MonthRpc.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
