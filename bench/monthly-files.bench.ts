@@ -96,7 +96,9 @@ async function heapProbe(port: number, wake: () => Promise<unknown>) {
       const start = samples;
       const sampler = (async () => {
         while (running) {
-          const now = await usedPerTarget();
+          // An inspector message waits while the isolate is busy with a response (the old probe read
+          // no sample during one); a request beside each read wakes the isolate so that it answers.
+          const [now] = await Promise.all([usedPerTarget(), wake()]);
           now.forEach((used, i) => {
             peaks[i] = Math.max(peaks[i]!, used);
           });
