@@ -11,7 +11,7 @@
 // MONTHLY_BENCH_CONTROL_MB (default 40) MiB of strings while its response is read: the probe must
 // read at least that much growth, or its figures are not printed as trustworthy.
 import { execFileSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,28 @@ interface Socket {
   close(): void;
 }
 const { default: WebSocket } = (await import("ws" as string)) as { default: new (url: string) => Socket };
+
+/**
+ * The workerd process that runs this bench's worker (the one with an inspector, below this process):
+ * its resident memory is read from /proc, which needs nothing of the isolate, even while it is busy.
+ */
+function workerdRss(): number {
+  const parentOf = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]!;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!command.includes("workerd") || !command.includes("--inspector-addr")) continue;
+      let up = pid;
+      for (let depth = 0; depth < 6 && up !== "1" && up !== String(process.pid); depth++) up = parentOf(up);
+      if (up !== String(process.pid)) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (rss) return Number(rss[1]) * 1024;
+    } catch {
+      // a process that ended while read
+    }
+  }
+  return Number.NaN;
+}
 
 /**
  * The JS heap of wrangler dev's isolates through the inspector: every target it lists (the user
@@ -92,13 +114,17 @@ async function heapProbe(port: number, wake: () => Promise<unknown>) {
       const base = await usedPerTarget();
       const before = base.reduce((a, b) => a + b, 0);
       const peaks = [...base];
+      let low = before;
       let running = true;
       const start = samples;
       const sampler = (async () => {
         while (running) {
-          // An inspector message waits while the isolate is busy with a response (the old probe read
-          // no sample during one); a request beside each read wakes the isolate so that it answers.
-          const [now] = await Promise.all([usedPerTarget(), wake()]);
+          // (An inspector read waits while the isolate serves a response: few are answered during one.)
+          const now = await usedPerTarget();
+          low = Math.min(
+            low,
+            now.reduce((a, b) => a + b, 0),
+          );
           now.forEach((used, i) => {
             peaks[i] = Math.max(peaks[i]!, used);
           });
@@ -106,10 +132,19 @@ async function heapProbe(port: number, wake: () => Promise<unknown>) {
           for (const check of sampled.splice(0)) check();
         }
       })();
+      // The worker process's resident memory, read every 20 ms from /proc all through the response.
+      const rssBefore = workerdRss();
+      let rssPeak = rssBefore;
+      const rssTimer = setInterval(() => {
+        rssPeak = Math.max(rssPeak, workerdRss());
+      }, 20);
       try {
         const result = await work();
-        return { result, before, peak: peaks.reduce((a, b) => a + b, 0), peaks, samples: samples - start };
+        clearInterval(rssTimer);
+        const peak = peaks.reduce((a, b) => a + b, 0);
+        return { result, before, low, peak, peaks, samples: samples - start, rssBefore, rssPeak };
       } finally {
+        clearInterval(rssTimer);
         running = false;
         await sampler;
       }
@@ -204,7 +239,12 @@ try {
   report(`heap probe control: ${CONTROL_MB} MiB held, growth read`, controlGrowth, "MB");
   console.log(`heap probe control: per-target peaks: ${control.peaks.map((p) => (p / MB).toFixed(1)).join(" / ")} MB`);
   report(`heap probe control: samples during it`, control.samples, "");
+  report(`heap probe control: heap before it (after a forced GC)`, control.before / MB, "MB");
+  report(`heap probe control: lowest sample during it`, control.low / MB, "MB");
   report(`heap probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, trusted ? 1 : 0, "(1 = yes)");
+  const rssGrowth = (control.rssPeak - control.rssBefore) / MB;
+  report(`process probe control: ${CONTROL_MB} MiB held, worker process RSS growth read`, rssGrowth, "MB");
+  report(`process probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, rssGrowth >= CONTROL_MB ? 1 : 0, "(1 = yes)");
   const heapLabel = trusted ? "worker peak JS heap (goal ≤ 32 MB)" : "worker peak JS heap (PROBE FAILED ITS CONTROL)";
 
   const seedStart = performance.now();
@@ -232,8 +272,15 @@ try {
     report(`${name}: throughput`, run.bytes / MB / (run.ms / 1000), "MB/s");
     report(`${name}: ${heapLabel}`, run.peak / MB, "MB");
     report(`${name}: worker heap before (after a forced GC)`, run.before / MB, "MB");
+    report(`${name}: worker process RSS before`, run.rssBefore / MB, "MB");
+    report(`${name}: worker process RSS growth during the response`, (run.rssPeak - run.rssBefore) / MB, "MB");
+    report(
+      `${name}: heap before + RSS growth (bound on the peak JS heap, goal ≤ 32 MB)`,
+      (run.before + run.rssPeak - run.rssBefore) / MB,
+      "MB",
+    );
     report(`${name}: worker heap growth during the response`, (run.peak - run.before) / MB, "MB");
-    report(`${name}: heap samples during the response`, run.samples, "");
+    report(`${name}: heap samples during the response (lowest ${(run.low / MB).toFixed(1)} MB)`, run.samples, "");
   };
   for (const [formato, records] of [
     ["606", PURCHASES],

@@ -114,7 +114,12 @@ const MAX_HELD_MB = 64;
 benchRoutes.get("/admin/bench/heap-hold", requireAdmin, (c) => {
   if (!benchBulkEnabled(c.env)) return notFound(c);
   const mb = Math.min(Math.max(Number(c.req.query("mb")) || 0, 1), MAX_HELD_MB);
-  let held: string[] | null = Array.from({ length: mb }, (_, i) => `${i}|`.padEnd(1024 * 1024, String(i % 10)));
+  // Decoded from bytes, so each is a flat MiB of one-byte characters (padEnd or repeat would build a
+  // rope of shared pieces, far smaller than its length).
+  const decoder = new TextDecoder();
+  let held: string[] | null = Array.from({ length: mb }, (_, i) =>
+    decoder.decode(new Uint8Array(1024 * 1024).fill(48 + (i % 10)).fill(65 + (i % 26), 0, 1)),
+  );
   let sent = 0;
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
