@@ -250,7 +250,7 @@ export function head607(rnc: string, periodo: string, recordCount: number, missi
   };
 }
 
-/** The columns summed in the 607's `totals`. */
+/** The 607's `totals` summed record by record (the file takes them from SQL, summary607; a test compares the two). */
 export function totals607(): ColumnTotals<"montoFacturado" | "itbisFacturado"> {
   return new ColumnTotals(["montoFacturado", "itbisFacturado"] as const);
 }
