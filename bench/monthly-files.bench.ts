@@ -2,13 +2,16 @@
 // and the 607 of MONTHLY_BENCH_SALES lines (default 300,000), JSON and TXT, and the month archive
 // of MONTHLY_BENCH_ARCHIVE receipts (default 100,000), each streamed by a private wrangler dev
 // whose month objects are loaded through the bench-only seeding route (BENCH_BULK=1,
-// routes/bench.ts). Printed: the time of each response beside JSON.stringify of the same
-// report in Node; the worker's peak JS heap during each response (the isolate's used heap,
-// sampled every 10 ms through wrangler dev's inspector, Runtime.getHeapUsage, which covers the
-// isolate's month objects too, as wrangler dev runs them in it; goal ≤ 32 MB);
-// the archive's throughput in MB/s, its peak heap, and `unzip -t` on it.
+// routes/bench.ts); a size of 0 leaves its part out. Printed: each response's time to the first
+// byte, its whole time and MB/s, beside JSON.stringify of the same report in Node; the worker's
+// peak JS heap during each response (goal ≤ 32 MB): the used heap of every isolate wrangler dev's
+// inspector lists (Runtime.getHeapUsage; the month objects run in the worker's isolate), sampled
+// back to back all through the response, after a forced garbage collection (HeapProfiler) for
+// the baseline. The probe is checked first by a control (GET /admin/bench/heap-hold) that holds
+// MONTHLY_BENCH_CONTROL_MB (default 40) MiB of strings while its response is read: the probe must
+// read at least that much growth, or its figures are not printed as trustworthy.
 import { execFileSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +21,7 @@ import { report } from "./lib.ts";
 const PURCHASES = Number(process.env.MONTHLY_BENCH_PURCHASES ?? 50_000);
 const SALES = Number(process.env.MONTHLY_BENCH_SALES ?? 300_000);
 const ARCHIVE = Number(process.env.MONTHLY_BENCH_ARCHIVE ?? 100_000);
+const CONTROL_MB = Number(process.env.MONTHLY_BENCH_CONTROL_MB ?? 40);
 const SLICE = 5_000;
 const MB = 1024 * 1024;
 
@@ -31,10 +35,32 @@ interface Socket {
 const { default: WebSocket } = (await import("ws" as string)) as { default: new (url: string) => Socket };
 
 /**
+ * The workerd process that runs this bench's worker (the one with an inspector, below this process):
+ * its resident memory is read from /proc, which needs nothing of the isolate, even while it is busy.
+ */
+function workerdRss(): number {
+  const parentOf = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]!;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!command.includes("workerd") || !command.includes("--inspector-addr")) continue;
+      let up = pid;
+      for (let depth = 0; depth < 6 && up !== "1" && up !== String(process.pid); depth++) up = parentOf(up);
+      if (up !== String(process.pid)) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (rss) return Number(rss[1]) * 1024;
+    } catch {
+      // a process that ended while read
+    }
+  }
+  return Number.NaN;
+}
+
+/**
  * The JS heap of wrangler dev's isolates through the inspector: every target it lists (the user
  * worker, and any other isolate: which one serves a request is not stable across restarts), summed.
  */
-async function heapProbe(port: number) {
+async function heapProbe(port: number, wake: () => Promise<unknown>) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
   const sockets = await Promise.all(
     targets.map(async (target) => {
@@ -55,26 +81,70 @@ async function heapProbe(port: number) {
       pending.set(++id, resolve);
       socket.send(JSON.stringify({ id, method }));
     });
-  const used = async () => {
-    const usages = await Promise.all(sockets.map((socket) => send(socket, "Runtime.getHeapUsage")));
-    return usages.reduce((sum, usage) => sum + (usage.usedSize ?? Number.NaN), 0);
-  };
+  /** The used heap of each target, in the order /json lists them. */
+  const usedPerTarget = async () =>
+    (await Promise.all(sockets.map((socket) => send(socket, "Runtime.getHeapUsage")))).map(
+      (usage) => usage.usedSize ?? Number.NaN,
+    );
+  let samples = 0;
+  const sampled: (() => void)[] = [];
   return {
-    used,
-    /** Runs `work` while sampling the used heap; the highest sample and the heap before. */
-    async peakDuring<T>(work: () => Promise<T>): Promise<{ result: T; before: number; peak: number }> {
-      const before = await used();
-      let peak = before;
+    targets: targets.length,
+    /** Resolves once `n` more samples have been taken (the control holds its memory until then). */
+    samplesAfter: (n: number) =>
+      new Promise<void>((resolve) => {
+        const until = samples + n;
+        const check = () => (samples >= until ? resolve() : sampled.push(check));
+        check();
+      }),
+    /**
+     * Runs `work` while sampling back to back (each sample waits for the isolate's answer);
+     * the baseline after a forced collection, the highest sample, and how many were taken.
+     */
+    async peakDuring<T>(work: () => Promise<T>) {
+      // workerd runs a requested collection only when the isolate wakes for an event (inspector
+      // reads alone do not wake it, and each one leaves garbage): a /health request wakes it, until
+      // the collection has answered (at most 20 requests). The baseline is read after it.
+      let collected = false;
+      void Promise.all(sockets.map((socket) => send(socket, "HeapProfiler.collectGarbage"))).then(() => {
+        collected = true;
+      });
+      for (let wakes = 0; !collected && wakes < 20; wakes++) await wake();
+      if (!collected) throw new Error("heap probe: the forced collection did not answer");
+      const base = await usedPerTarget();
+      const before = base.reduce((a, b) => a + b, 0);
+      const peaks = [...base];
+      let low = before;
       let running = true;
+      const start = samples;
       const sampler = (async () => {
         while (running) {
-          peak = Math.max(peak, await used());
-          await new Promise((r) => setTimeout(r, 10));
+          // (An inspector read waits while the isolate serves a response: few are answered during one.)
+          const now = await usedPerTarget();
+          low = Math.min(
+            low,
+            now.reduce((a, b) => a + b, 0),
+          );
+          now.forEach((used, i) => {
+            peaks[i] = Math.max(peaks[i]!, used);
+          });
+          samples++;
+          for (const check of sampled.splice(0)) check();
         }
       })();
+      // The worker process's resident memory, read every 20 ms from /proc all through the response.
+      const rssBefore = workerdRss();
+      let rssPeak = rssBefore;
+      const rssTimer = setInterval(() => {
+        rssPeak = Math.max(rssPeak, workerdRss());
+      }, 20);
       try {
-        return { result: await work(), before, peak };
+        const result = await work();
+        clearInterval(rssTimer);
+        const peak = peaks.reduce((a, b) => a + b, 0);
+        return { result, before, low, peak, peaks, samples: samples - start, rssBefore, rssPeak };
       } finally {
+        clearInterval(rssTimer);
         running = false;
         await sampler;
       }
@@ -117,6 +187,70 @@ try {
   });
   const { token } = (await login.json()) as { token: string };
 
+  // Each response is measured in a fresh isolate (wrangler dev restarted on the same state), so the
+  // heap it starts from holds no garbage of the seeding or of the response before it.
+  let heap: Awaited<ReturnType<typeof heapProbe>> | undefined;
+  const freshHeap = async () => {
+    heap?.close();
+    await stack.restartWorker();
+    heap = await heapProbe(stack.inspectorPort, async () => (await fetch(`${stack.workerUrl}/health`)).text());
+    return heap;
+  };
+  // node:http rather than fetch: no 300 s wait for the headers, and a response can be held (paused)
+  // while the heap is sampled. `hold` runs after the first chunk, before the rest is read.
+  const get = (
+    path: string,
+    options: { sink?: (chunk: Uint8Array) => void; hold?: () => Promise<void>; holdEvery?: number } = {},
+  ) =>
+    new Promise<{ ms: number; firstByteMs: number; bytes: number; text: string }>((resolve, reject) => {
+      const start = performance.now();
+      let firstByteMs = Number.NaN;
+      const headers = { Authorization: `Bearer ${path.startsWith("/admin/") ? stack.adminSecret : token}` };
+      const request = httpGet(`${stack.workerUrl}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        res.on("data", (chunk: Buffer) => {
+          if (!bytes) firstByteMs = performance.now() - start;
+          // Held after the first chunk, then after each `holdEvery` bytes: the response waits (its
+          // stream blocked on the client, its state in memory) while the isolate answers reads.
+          const every = options.holdEvery ?? Number.POSITIVE_INFINITY;
+          if (options.hold && (!bytes || Math.floor((bytes + chunk.length) / every) > Math.floor(bytes / every))) {
+            res.pause();
+            void options.hold().then(() => res.resume(), reject);
+          }
+          bytes += chunk.length;
+          if (options.sink) options.sink(chunk);
+          else chunks.push(chunk);
+        });
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = options.sink ? "" : Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode} ${text.slice(0, 2000)}`));
+          else resolve({ ms: performance.now() - start, firstByteMs, bytes, text });
+        });
+      });
+      request.on("error", reject);
+    });
+
+  // The control: a response that holds CONTROL_MB MiB of strings until 5 samples were taken.
+  const probe = await freshHeap();
+  const control = await probe.peakDuring(() =>
+    get(`/admin/bench/heap-hold?mb=${CONTROL_MB}`, { sink: () => {}, hold: () => probe.samplesAfter(5) }),
+  );
+  const controlGrowth = (control.peak - control.before) / MB;
+  const trusted = controlGrowth >= CONTROL_MB;
+  report(`heap probe: inspector targets`, probe.targets, "");
+  report(`heap probe control: ${CONTROL_MB} MiB held, growth read`, controlGrowth, "MB");
+  console.log(`heap probe control: per-target peaks: ${control.peaks.map((p) => (p / MB).toFixed(1)).join(" / ")} MB`);
+  report(`heap probe control: samples during it`, control.samples, "");
+  report(`heap probe control: heap before it (after a forced GC)`, control.before / MB, "MB");
+  report(`heap probe control: lowest sample during it`, control.low / MB, "MB");
+  report(`heap probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, trusted ? 1 : 0, "(1 = yes)");
+  const rssGrowth = (control.rssPeak - control.rssBefore) / MB;
+  report(`process probe control: ${CONTROL_MB} MiB held, worker process RSS growth read`, rssGrowth, "MB");
+  report(`process probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, rssGrowth >= CONTROL_MB ? 1 : 0, "(1 = yes)");
+  const heapLabel = trusted ? "worker peak JS heap (goal ≤ 32 MB)" : "worker peak JS heap (PROBE FAILED ITS CONTROL)";
+
   const seedStart = performance.now();
   const seed = async (month: string, kind: "purchases" | "sales", total: number, xmlBytes?: number) => {
     for (let from = 0; from < total; from += SLICE)
@@ -128,74 +262,70 @@ try {
   };
   await seed("2025-03", "purchases", PURCHASES);
   await seed("2025-03", "sales", SALES);
-  await seed("2025-04", "sales", ARCHIVE, 3000);
+  if (ARCHIVE > 0) await seed("2025-04", "sales", ARCHIVE, 3000);
   report("monthly files: seeding (bench route)", (performance.now() - seedStart) / 1000, "s");
 
-  // Each response is measured in a fresh isolate (wrangler dev restarted on the same state), so the
-  // heap it starts from holds no garbage of the seeding or of the response before it.
-  let heap: Awaited<ReturnType<typeof heapProbe>> | undefined;
-  const freshHeap = async () => {
-    heap?.close();
-    await stack.restartWorker();
-    heap = await heapProbe(stack.inspectorPort);
-    return heap;
+  // The inspector answers hardly any read while the isolate streams (0–1 in a whole response), so the
+  // response is held every MiB received until 2 reads were answered: the heap is read at those
+  // points, mid-stream, with the response's state alive (its timing is then printed separately).
+  const measured = async (path: string) => {
+    const probe = await freshHeap();
+    const run = await probe.peakDuring(() => get(path, { hold: () => probe.samplesAfter(2), holdEvery: MB }));
+    return { ...run, ...run.result };
   };
-  // node:http rather than fetch: a 607 of 300,000 lines takes its first pass over the month before
-  // the first byte, longer than fetch's 300 s wait for the headers.
-  const get = (path: string, sink?: (chunk: Uint8Array) => void) =>
-    new Promise<{ ms: number; bytes: number; text: string }>((resolve, reject) => {
-      const start = performance.now();
-      const request = httpGet(`${stack.workerUrl}${path}`, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        res.on("data", (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (sink) sink(chunk);
-          else chunks.push(chunk);
-        });
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode} ${text}`));
-          else resolve({ ms: performance.now() - start, bytes, text: sink ? "" : text });
-        });
-      });
-      request.on("error", reject);
-    });
-
+  const print = (name: string, run: Awaited<ReturnType<typeof measured>>) => {
+    report(`${name}: time to first byte`, run.firstByteMs / 1000, "s");
+    report(`${name}: time`, run.ms / 1000, "s");
+    report(`${name}: size`, run.bytes / MB, "MB");
+    report(`${name}: throughput`, run.bytes / MB / (run.ms / 1000), "MB/s");
+    report(`${name}: ${heapLabel}`, run.peak / MB, "MB");
+    report(`${name}: worker heap before (after a forced GC)`, run.before / MB, "MB");
+    report(`${name}: worker process RSS before`, run.rssBefore / MB, "MB");
+    report(`${name}: worker process RSS growth during the response`, (run.rssPeak - run.rssBefore) / MB, "MB");
+    report(
+      `${name}: heap before + RSS growth (bound on the peak JS heap, goal ≤ 32 MB)`,
+      (run.before + run.rssPeak - run.rssBefore) / MB,
+      "MB",
+    );
+    report(`${name}: worker heap growth during the response`, (run.peak - run.before) / MB, "MB");
+    report(`${name}: heap samples during the response (lowest ${(run.low / MB).toFixed(1)} MB)`, run.samples, "");
+  };
   for (const [formato, records] of [
     ["606", PURCHASES],
     ["607", SALES],
   ] as const) {
-    const json = await (await freshHeap()).peakDuring(() => get(`/reports/${formato}?period=202503`));
-    const parsed = JSON.parse(json.result.text) as { recordCount: number; complete: boolean };
+    if (records === 0) continue;
+    const json = await measured(`/reports/${formato}?period=202503`);
+    const parsed = JSON.parse(json.text) as { recordCount: number; complete: boolean };
     if (!parsed.complete) throw new Error(`the ${formato} is not complete`);
     const start = performance.now();
     JSON.stringify(parsed);
     const referenceMs = performance.now() - start;
-    const txt = await (await freshHeap()).peakDuring(() => get(`/reports/${formato}?period=202503&format=txt`));
+    const txt = await measured(`/reports/${formato}?period=202503&format=txt`);
     const name = `${formato} of ${parsed.recordCount} records (${records} rows seeded)`;
-    report(`${name} JSON: time`, json.result.ms / 1000, "s");
+    print(`${name} JSON`, json);
     report(`${name} JSON: reference, JSON.stringify of the same report in Node`, referenceMs / 1000, "s");
-    report(`${name} JSON: size`, json.result.bytes / MB, "MB");
-    report(`${name} JSON: worker peak JS heap (goal ≤ 32 MB)`, json.peak / MB, "MB");
-    report(`${name} JSON: worker heap before`, json.before / MB, "MB");
-    report(`${name} JSON: worker heap growth during the response`, (json.peak - json.before) / MB, "MB");
-    report(`${name} TXT: time`, txt.result.ms / 1000, "s");
-    report(`${name} TXT: worker peak JS heap (goal ≤ 32 MB)`, txt.peak / MB, "MB");
-    report(`${name} TXT: worker heap growth during the response`, (txt.peak - txt.before) / MB, "MB");
+    print(`${name} TXT`, txt);
   }
 
-  const file = join(dir, "archive.zip");
-  const out = createWriteStream(file);
-  const zip = await (await freshHeap()).peakDuring(() => get("/archive/2025-04", (chunk) => out.write(chunk)));
-  await new Promise((resolve) => out.end(resolve));
-  report(`archive of ${ARCHIVE} receipts: size`, zip.result.bytes / MB, "MB");
-  report(`archive of ${ARCHIVE} receipts: throughput`, zip.result.bytes / MB / (zip.result.ms / 1000), "MB/s");
-  report(`archive of ${ARCHIVE} receipts: worker peak JS heap`, zip.peak / MB, "MB");
-  report(`archive of ${ARCHIVE} receipts: worker heap growth during the response`, (zip.peak - zip.before) / MB, "MB");
-  const tested = execFileSync("unzip", ["-tq", file], { encoding: "utf8", maxBuffer: 64 * MB });
-  report(`archive of ${ARCHIVE} receipts: unzip -t passes`, /No errors detected/.test(tested) ? 1 : 0, "(1 = yes)");
+  if (ARCHIVE > 0) {
+    const file = join(dir, "archive.zip");
+    const out = createWriteStream(file);
+    const zip = await (await freshHeap()).peakDuring(() =>
+      get("/archive/2025-04", { sink: (chunk) => out.write(chunk) }),
+    );
+    await new Promise((resolve) => out.end(resolve));
+    report(`archive of ${ARCHIVE} receipts: size`, zip.result.bytes / MB, "MB");
+    report(`archive of ${ARCHIVE} receipts: throughput`, zip.result.bytes / MB / (zip.result.ms / 1000), "MB/s");
+    report(`archive of ${ARCHIVE} receipts: worker peak JS heap`, zip.peak / MB, "MB");
+    report(
+      `archive of ${ARCHIVE} receipts: worker heap growth during the response`,
+      (zip.peak - zip.before) / MB,
+      "MB",
+    );
+    const tested = execFileSync("unzip", ["-tq", file], { encoding: "utf8", maxBuffer: 64 * MB });
+    report(`archive of ${ARCHIVE} receipts: unzip -t passes`, /No errors detected/.test(tested) ? 1 : 0, "(1 = yes)");
+  }
   heap?.close();
 } finally {
   await stack.stop();

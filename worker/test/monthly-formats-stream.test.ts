@@ -112,7 +112,7 @@ describe("monthly formats larger than a page", () => {
     expectTxt(txt, "607", report, COLUMNS_607);
   }, 120_000);
 
-  it("the bench seeding route is not found unless the worker runs with BENCH_BULK=1", async () => {
+  it("the bench seeding route and the heap control are not found unless the worker runs with BENCH_BULK=1", async () => {
     const res = await call(`/admin/bench/months/${company.id}/${MONTH}`, {
       method: "POST",
       headers: { Authorization: `Bearer ${env.ADMIN_SECRET}`, "Content-Type": "application/json" },
@@ -122,5 +122,11 @@ describe("monthly formats larger than a page", () => {
     expect(res.headers.get("Content-Type")).toContain("application/problem+json");
     const unauthenticated = await call(`/admin/bench/months/${company.id}/${MONTH}`, { method: "POST", body: "{}" });
     expect(unauthenticated.status).toBe(401);
+    // The heap probe's control (it holds memory on purpose) is no more there than the seeding route.
+    const control = await call("/admin/bench/heap-hold?mb=1", {
+      headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
+    });
+    expect(control.status).toBe(404);
+    expect(control.headers.get("Content-Type")).toContain("application/problem+json");
   });
 });

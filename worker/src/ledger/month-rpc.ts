@@ -6,6 +6,7 @@ import type { ReportName, ReportSlice, ReportSliceQuery } from "../reports/specs
 import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "../shifts/shift-rows.ts";
 import type { BenchRowsSpec } from "../bench/month-rows.ts";
 import type { MonthRows } from "./month-import.ts";
+import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./rows.ts";
@@ -92,8 +93,8 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   recordSaleWithholding(encf: string, changes: monthly.SaleWithholdingChanges): Receipt | null;
   /** Receipts of a voided range that were signed but never sent (now Anulado), for the 608. */
   voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number): { encf: string; issueDate: string }[];
-  /** The E32 under 250,000 DGII accepted this month, summed for the 607's summary. */
-  rfceSums(): monthly.RfceSums;
+  /** The 607's header, totals and E32 summary by SQL aggregates over the sales of types `tipos`. */
+  salesHead(tipos: string[]): SalesHead;
   /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
   putShift(row: NewShift): PutShiftOutcome;
   shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };

@@ -1,8 +1,7 @@
-// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up
-// tasks of that month, and their retry schedule as the object's alarm. The alarm replaces the
-// queue and the cron: a receipt recorded before a crash is due once its request's claim lapses,
-// and the alarm (which `wrangler dev` runs too) transmits it with nobody asking. A thin shell:
-// storage is ledger/, the workflow after DGII is after-dgii/, and its surface is MonthRpc.
+// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up tasks of that
+// month, and their retry schedule as the object's alarm. The alarm replaces the queue and the cron: a receipt
+// recorded before a crash is due once its request's claim lapses, and the alarm (which `wrangler dev` runs too)
+// transmits it with nobody asking. A thin shell: storage is ledger/, after DGII is after-dgii/, its surface MonthRpc.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
@@ -14,6 +13,7 @@ import { nextDueAt } from "../ledger/month-due.ts";
 import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
+import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
 import { backoffMs, CLAIM_MS, type MonthDb } from "../ledger/month-receipts.ts";
 import type { ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
@@ -226,8 +226,8 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number) {
     return monthly.voidedReceipts(this.db, tipoeCF, firstNumber, lastNumber);
   }
-  rfceSums(): monthly.RfceSums {
-    return monthly.rfceSums(this.db);
+  salesHead(tipos: string[]): SalesHead {
+    return salesHead(this.db, tipos);
   }
   putShift(row: NewShift) {
     return putShift(this.db, row);

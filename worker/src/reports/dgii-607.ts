@@ -16,11 +16,13 @@
 // - e-NCF (13 characters) in column 3: there is no other number to give.
 import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared";
 import type { Receipt } from "../ledger/rows.ts";
+import type { SalesHead } from "../ledger/month-sales-head.ts";
 import type { RfceSums } from "../ledger/monthly-rows.ts";
 import { figureNotes, type DocumentFigures, type FormaDePago } from "./document-figures.ts";
 import {
   ColumnTotals,
   dgiiFileName,
+  figuresPendingItem,
   recordLimitWarning,
   tipoId,
   txtAmount,
@@ -202,6 +204,38 @@ export function consumerSummary(sums: RfceSums): ConsumerSummary {
 const PENDING = new Set(["signed", "in_process", "contingency"]);
 const ACCEPTED = new Set(["accepted", "conditional"]);
 
+function pendingItem(encf: string, status: string): MissingItem {
+  return { code: "pending_dgii", message: `${encf} is not final with DGII yet (${status}).`, encf };
+}
+
+function retentionDateItem(encf: string): MissingItem {
+  return {
+    code: "retention_date_missing",
+    message: `The buyer withholds on ${encf}: the Fecha de Retención is required.`,
+    encf,
+    field: "fechaRetencion",
+    fixWith: `PATCH /ventas/${encf}`,
+  };
+}
+
+/**
+ * The month object's aggregates (ledger/month-sales-head.ts) as what the page-by-page pass over
+ * record607 gave: the record count, what is missing in e-NCF order (then the figures still to be
+ * read), the totals, and the E32 sums.
+ */
+export function summary607(head: SalesHead) {
+  const missing = head.missing.map((m) =>
+    m.kind === "pending_dgii" ? pendingItem(m.encf, m.status) : retentionDateItem(m.encf),
+  );
+  const unread = head.unread + head.rfce.withoutFigures;
+  if (unread > 0) missing.push(figuresPendingItem(unread));
+  const totals = {
+    montoFacturado: formatMoney(cents(head.cents.montoFacturado)),
+    itbisFacturado: formatMoney(cents(head.cents.itbisFacturado)),
+  };
+  return { count: head.count, missing, totals, rfce: head.rfce };
+}
+
 /** What the 607 says before its records: the header and what is missing. */
 export function head607(rnc: string, periodo: string, recordCount: number, missing: MissingItem[]) {
   return {
@@ -216,7 +250,7 @@ export function head607(rnc: string, periodo: string, recordCount: number, missi
   };
 }
 
-/** The columns summed in the 607's `totals`. */
+/** The 607's `totals` summed record by record (the file takes them from SQL, summary607; a test compares the two). */
 export function totals607(): ColumnTotals<"montoFacturado" | "itbisFacturado"> {
   return new ColumnTotals(["montoFacturado", "itbisFacturado"] as const);
 }
@@ -229,22 +263,13 @@ export function record607(
   receipt: Receipt,
   figures: DocumentFigures,
 ): { line: Line607 | null; missing: MissingItem[] } {
-  if (PENDING.has(receipt.status)) {
-    const message = `${receipt.encf} is not final with DGII yet (${receipt.status}).`;
-    return { line: null, missing: [{ code: "pending_dgii", message, encf: receipt.encf }] };
-  }
+  if (PENDING.has(receipt.status)) return { line: null, missing: [pendingItem(receipt.encf, receipt.status)] };
   if (!ACCEPTED.has(receipt.status)) return { line: null, missing: [] };
   if (receipt.tipoeCF === "32" && receipt.dgiiPath === "rfce") return { line: null, missing: [] };
   const fields = fields607(receipt, figures);
   const missing: MissingItem[] = [];
   if ((fields.itbisRetenidoTerceros || fields.retencionRentaTerceros) && !fields.fechaRetencion) {
-    missing.push({
-      code: "retention_date_missing",
-      message: `The buyer withholds on ${receipt.encf}: the Fecha de Retención is required.`,
-      encf: receipt.encf,
-      field: "fechaRetencion",
-      fixWith: `PATCH /ventas/${receipt.encf}`,
-    });
+    missing.push(retentionDateItem(receipt.encf));
   }
   const notes = figureNotes(figures);
   return { line: { encf: receipt.encf, tipoeCF: receipt.tipoeCF, fields, ...(notes.length && { notes }) }, missing };

@@ -1,7 +1,8 @@
 // A month's 606, 607 and 608 from its month object (plus the issuer object for supplier defaults
-// and voided ranges), as files written while read (monthly-file.ts): a first pass a page at a time
-// counts the records and gathers what is missing and the totals, keeping no record; the records
-// are then paged again in the file's order (ledger/format-order.ts). Figures of rows recorded
+// and voided ranges), as files written while read (monthly-file.ts): a first pass counts the
+// records and gathers what is missing and the totals, keeping no record (the 606's a page at a
+// time, as its records need the suppliers' defaults; the 607's by SQL aggregates inside the month
+// object); the records are then paged again in the file's order (ledger/format-order.ts). Figures of rows recorded
 // before 1.8.0 are read from the archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
@@ -9,7 +10,8 @@ import { requestedMonth } from "../http/month.ts";
 import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
-import type { PagedReceipt, RfceSums } from "../ledger/monthly-rows.ts";
+import type { SalesHead } from "../ledger/month-sales-head.ts";
+import type { PagedReceipt } from "../ledger/monthly-rows.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import {
@@ -23,7 +25,7 @@ import {
   type Excluded606,
   type Line606,
 } from "./dgii-606.ts";
-import { consumerSummary, head607, record607, SALES_TYPES, totals607, type Line607 } from "./dgii-607.ts";
+import { consumerSummary, head607, record607, SALES_TYPES, summary607, type Line607 } from "./dgii-607.ts";
 import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Line608 } from "./dgii-608.ts";
 import { figuresPendingItem, monthOfPeriodo, type MissingItem } from "./dgii-txt.ts";
 import { readFigures, type DocumentFigures } from "./document-figures.ts";
@@ -218,50 +220,28 @@ export async function open606(env: Env, company: Company, periodo: string): Prom
 
 async function* noLines<T>(): AsyncGenerator<T> {}
 
-const NO_RFCE: RfceSums = {
+const NO_SALES: SalesHead = {
   count: 0,
-  withoutFigures: 0,
-  cents: {
-    montoFacturado: "0",
-    itbisFacturado: "0",
-    isc: "0",
-    otrosImpuestos: "0",
-    propinaLegal: "0",
-    montoTotal: "0",
+  cents: { montoFacturado: "0", itbisFacturado: "0" },
+  missing: [],
+  unread: 0,
+  rfce: {
+    count: 0,
+    withoutFigures: 0,
+    cents: {
+      montoFacturado: "0",
+      itbisFacturado: "0",
+      isc: "0",
+      otrosImpuestos: "0",
+      propinaLegal: "0",
+      montoTotal: "0",
+    },
+    byFormaPago: [],
+    byTipoPago: [],
   },
-  byFormaPago: [],
-  byTipoPago: [],
 };
 
 const SALES = { tipos: [...SALES_TYPES], withoutAcceptedRfce: true };
-
-/** The 607's first pass: count, missing and totals, in e-NCF order as they were always listed. */
-async function summary607(stub: MonthStub | null) {
-  const totals = totals607();
-  const missing: MissingItem[] = [];
-  let count = 0;
-  let unread = 0;
-  if (stub) {
-    for await (const rows of pagesOf(
-      (after: string | undefined) => stub.receiptsPage({ ...SALES, after }),
-      (r) => r.encf,
-    )) {
-      const read = withFigures(rows);
-      unread += read.unread;
-      for (const [receipt, figures] of read.rows) {
-        const record = record607(receipt, figures);
-        if (record.line) {
-          count++;
-          totals.add(record.line.fields);
-        }
-        missing.push(...record.missing);
-      }
-    }
-  }
-  const rfce = stub ? await stub.rfceSums() : NO_RFCE;
-  if (unread + rfce.withoutFigures > 0) missing.push(figuresPendingItem(unread + rfce.withoutFigures));
-  return { count, missing, totals: totals.result(), rfce };
-}
 
 /** The 607's records in its order (FechaComprobante, e-NCF), a page at a time. */
 async function* lines607(stub: MonthStub): AsyncGenerator<Line607> {
@@ -279,7 +259,8 @@ async function* lines607(stub: MonthStub): AsyncGenerator<Line607> {
 
 export async function open607(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line607>> {
   const stub = await monthObject(env, company.id, monthOf(periodo));
-  const summary = await summary607(stub);
+  // The first pass is SQL inside the month object: one call, whatever the month's size.
+  const summary = summary607(stub ? await stub.salesHead([...SALES_TYPES]) : NO_SALES);
   return {
     head: head607(company.rnc, periodo, summary.count, summary.missing),
     lines: () => (stub ? lines607(stub) : noLines()),

@@ -125,3 +125,35 @@ async function putDocuments(bucket: R2Bucket, receipts: NewReceipt[], bytes: num
     );
   }
 }
+
+/** The most a heap control may hold: enough to read 40 MB, far under the isolate's 128 MB. */
+const MAX_HELD_MB = 64;
+
+/**
+ * Bench-only: the heap probe's control (bench/monthly-files.bench.ts). Holds `mb` MiB of distinct
+ * strings on the JS heap for as long as its response is being read (a MiB per chunk, pulled as the
+ * client reads), and lets go of them at its end: a probe that reads less during it is broken.
+ */
+benchRoutes.get("/admin/bench/heap-hold", requireAdmin, (c) => {
+  if (!benchBulkEnabled(c.env)) return notFound(c);
+  const mb = Math.min(Math.max(Number(c.req.query("mb")) || 0, 1), MAX_HELD_MB);
+  // Decoded from bytes, so each is a flat MiB of one-byte characters (padEnd or repeat would build a
+  // rope of shared pieces, far smaller than its length).
+  const decoder = new TextDecoder();
+  let held: string[] | null = Array.from({ length: mb }, (_, i) =>
+    decoder.decode(new Uint8Array(1024 * 1024).fill(48 + (i % 10)).fill(65 + (i % 26), 0, 1)),
+  );
+  let sent = 0;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!held || sent === held.length) {
+        held = null;
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(held[sent++]));
+    },
+  });
+  return c.newResponse(body, 200, { "Content-Type": "text/plain" });
+});
