@@ -104,7 +104,8 @@ describe("GET /fe/recepcion/ecf/{encf}/notes", () => {
     expect(available).toBe("1062.00");
     const over = await issue(token, credit("1000.00")); // 1180.00 > 1062.00
     expect(over.status).toBe(400);
-    expect(over.body.errors).toEqual([
+    // (A random test RNC may also draw a check-digit warning: only the errors are compared.)
+    expect(over.body.errors.filter((e: { severity?: string }) => e.severity !== "warning")).toEqual([
       expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "credit_exceeds_available" }),
     ]);
     expect((await notesOf(token)).body.notes).toHaveLength(1);
