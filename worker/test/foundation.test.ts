@@ -89,7 +89,7 @@ describe("problem documents", () => {
   it("the API version is in every response", async () => {
     for (const path of ["/health", "/nope"]) {
       const res = await call(path);
-      expect(res.headers.get("api-version")).toBe("1.11.0");
+      expect(res.headers.get("api-version")).toBe("1.12.0");
     }
   });
 
@@ -104,7 +104,7 @@ describe("service routes", () => {
   it("GET /health answers 200 JSON and checks the database", async () => {
     const res = await call("/health");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", version: "1.11.0", database: "ok" });
+    expect(await res.json()).toEqual({ status: "ok", version: "1.12.0", database: "ok" });
   });
 
   it("GET /openapi.json is an OpenAPI 3 document listing /health", async () => {
@@ -112,7 +112,7 @@ describe("service routes", () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
     expect(doc.openapi).toMatch(/^3\./);
-    expect(doc.info.version).toBe("1.11.0");
+    expect(doc.info.version).toBe("1.12.0");
     expect(Object.keys(doc.paths)).toContain("/health");
   });
 
