@@ -163,7 +163,11 @@ describe("sandbox state on disk", () => {
       expect(readFileSync(journal, "utf8")).toBe(whole);
       const client = new DgiiClient(sandbox.url);
       const ecf = await signedEcf(identity, "31", { sequence: 504 });
-      expect((await client.send(ecf.xml, ecf.fileName, token)).status).toBe(200);
+      const sent = await client.send(ecf.xml, ecf.fileName, token);
+      expect(sent.status).toBe(200);
+      // Judged before the sandbox closes and its state directory goes (a verdict journaled into a
+      // removed directory failed the run).
+      expect(await client.waitFinal(sent.body.trackId, token)).toHaveProperty("estado");
     } finally {
       await sandbox.close();
     }
