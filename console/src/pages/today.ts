@@ -15,17 +15,32 @@ function monthStart(now = new Date()): string {
   return `01-${today.slice(3)}`;
 }
 
+/** Every state a receipt can be in, as the receipts report names them (its `estado` filter). */
+const ESTADOS = ["Aceptado", "Aceptado Condicional", "En Proceso", "Contingencia", "Rechazado", "Anulado"] as const;
+/** States still waiting for DGII's last word: their receipts are listed, oldest first. */
+const WAITING = new Set<string>(["En Proceso", "Contingencia"]);
+
+/** This month's receipts in one state: how many (the report's total) and, for a waiting state, the first ones. */
+const monthIn = (estado: string) =>
+  api
+    .GET("/reports/encf", {
+      params: { query: { Desde: monthStart(), estado, pageSize: WAITING.has(estado) ? "100" : "1" } },
+    })
+    .then((r) => ({ estado, report: jsonOf(r.data) }));
+
 export const todayPage: Page = async (ctx) => {
-  const [me, month] = await Promise.all([
+  const [me, states, recent] = await Promise.all([
     // The company's profile is the books' (owner, accountant); a store manager sees the rest.
     may(ctx.session.role, "monthly") ? api.GET("/company/me").then((r) => r.data) : undefined,
-    api.GET("/reports/encf", { params: { query: { Desde: monthStart(), pageSize: "1000" } } }),
+    // Counted by the report per state, so a month of millions of receipts counts right.
+    Promise.all(ESTADOS.map(monthIn)),
+    api.GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } }),
   ]);
-  const rows = jsonOf(month.data)?.items ?? [];
-  const byState = new Map<string, number>();
-  for (const r of rows) byState.set(r.estado, (byState.get(r.estado) ?? 0) + 1);
-  const waiting = rows
-    .filter((r) => r.estado === "En Proceso" || r.estado === "Contingencia")
+  const rows = jsonOf(recent.data)?.items ?? [];
+  const byState = states.filter((s) => s.report?.total).map((s) => [s.estado, s.report!.total] as const);
+  const waiting = states
+    .filter((s) => WAITING.has(s.estado))
+    .flatMap((s) => s.report?.items ?? [])
     .sort((a, b) => a.fechaHoraFirma.localeCompare(b.fechaHoraFirma));
   return h(
     "section",
@@ -44,7 +59,7 @@ export const todayPage: Page = async (ctx) => {
             "cert",
           )
         : null,
-      ...[...byState].map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
+      ...byState.map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
     ),
     me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))
@@ -62,7 +77,7 @@ export const todayPage: Page = async (ctx) => {
   );
 };
 
-/** Receipts to electronic buyers (recent ones first, at most 20 looked at) whose delivery failed. */
+/** Accepted receipts to electronic buyers (at most 20 of the month's first looked at) whose delivery failed. */
 async function failedDeliveries(rows: Row[]): Promise<HTMLElement> {
   const recent = rows.filter((r) => r.rncComprador && r.tipoeCF !== "32").slice(-20);
   const answers = await Promise.all(

@@ -236,6 +236,24 @@ describe("Comprobantes and Mensual", () => {
     await expect.poll(() => owner.textContent("main [role=alert]")).toContain("dd-MM-aaaa");
   });
 
+  it("Hoy counts the month's receipts by state as the receipts report does", async () => {
+    const desde = `01-${sdDay().slice(3)}`;
+    const totalIn = async (estado: string) =>
+      (
+        (await (
+          await fetch(`${world.stack.workerUrl}/reports/encf?Desde=${desde}&estado=${encodeURIComponent(estado)}`, {
+            headers: { Authorization: `Bearer ${world.tokenA}` },
+          })
+        ).json()) as { total: number }
+      ).total;
+    const accepted = await totalIn("Aceptado");
+    expect(accepted).toBeGreaterThanOrEqual(2); // the E31 and its E34 at least
+    await go(world, owner, "#/hoy", "Hoy");
+    await expect.poll(() => owner.locator(".tile.estado-ok strong").first().textContent()).toBe(String(accepted));
+    const anulados = await totalIn("Anulado");
+    if (anulados) expect(await owner.textContent(".tiles")).toContain(`Anulado${anulados}`);
+  });
+
   it("Mensual downloads the 607, the 608 and the month's archive, which opens and holds the receipt's XML", async () => {
     const period = `${sdDay().slice(6)}-${sdDay().slice(3, 5)}`;
     const yyyymm = period.replace("-", "");
