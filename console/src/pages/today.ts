@@ -73,7 +73,8 @@ export const todayPage: Page = async (ctx) => {
         )
       : h("p", {}, "Nada pendiente."),
     h("h2", {}, "Entregas al comprador que fallaron"),
-    await failedDeliveries(rows),
+    // A receipt read per delivery: the page shows first, this part when its reads are in.
+    filledLater(failedDeliveries(rows)),
   );
 };
 
@@ -92,6 +93,18 @@ async function failedDeliveries(rows: Row[]): Promise<HTMLElement> {
     ["e-NCF", "Estado de la entrega", "Detalle"],
     failed.map((d) => [receiptLink(d!.encf), badge(d!.buyerDelivery!.state), d!.buyerDelivery!.detail ?? ""]),
   );
+}
+
+/** A placeholder (busy, for screen readers too) that `content` replaces once it is ready. */
+function filledLater(content: Promise<HTMLElement>): HTMLElement {
+  const holder = h("div", { "aria-busy": "true", "aria-live": "polite" }, h("p", {}, "Buscando…"));
+  content
+    .then(
+      (ready) => holder.replaceChildren(ready),
+      () => holder.replaceChildren(h("p", { role: "alert" }, "No se pudieron leer las entregas.")),
+    )
+    .finally(() => holder.removeAttribute("aria-busy"));
+  return holder;
 }
 
 function tile(label: string, value: string, name: string): HTMLElement {

@@ -250,6 +250,9 @@ describe("Comprobantes and Mensual", () => {
     expect(accepted).toBeGreaterThanOrEqual(2); // the E31 and its E34 at least
     await go(world, owner, "#/hoy", "Hoy");
     await expect.poll(() => owner.locator(".tile.estado-ok strong").first().textContent()).toBe(String(accepted));
+    // The failed deliveries fill in after the page shows (a receipt read each): none here.
+    await expect.poll(() => owner.textContent("section.today > div:last-child")).toBe("Ninguna.");
+    expect(await owner.locator("section.today [aria-busy]").count()).toBe(0);
     const anulados = await totalIn("Anulado");
     if (anulados) expect(await owner.textContent(".tiles")).toContain(`Anulado${anulados}`);
   });
