@@ -145,6 +145,10 @@ describe("the cookie", () => {
       body: JSON.stringify({ email, password: PASSWORD }),
     });
     expect(res.status).toBe(200);
+    // The signed-in user as the session shows it, never its stored row (the password hash leaked once).
+    const answer = await res.clone().text();
+    expect(Object.keys(JSON.parse(answer).user).sort()).toEqual(["email", "id", "name"]);
+    expect(answer).not.toMatch(/passwordHash|pbkdf2/);
     const header = res.headers.get("Set-Cookie")!;
     expect(header).toMatch(/^__Host-ecf_console=[A-Za-z0-9_-]{40,};/);
     expect(header).toMatch(/; Secure/);

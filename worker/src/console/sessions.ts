@@ -133,7 +133,8 @@ export async function sessionView(
   const memberships = await membershipsOf(db, user.id);
   const current = memberships.find((m) => m.id === companyId) ?? null;
   return {
-    user,
+    // Named one by one: the caller may hand over the whole row, password hash included.
+    user: { id: user.id, email: user.email, name: user.name },
     company: current ? { rnc: current.rnc, razonSocial: current.razonSocial } : null,
     role: current?.role ?? null,
     companies: memberships.map(({ rnc, razonSocial, role }) => ({ rnc, razonSocial, role })),
