@@ -31,6 +31,15 @@ export function jsonOf<T>(data: T): Exclude<T, string> | undefined {
   return typeof data === "string" ? undefined : (data as Exclude<T, string>);
 }
 
+/** Runs `work`; a failure is not thrown but read out in `status` (the form's status line) as problemText words it. */
+export async function reportingTo(status: HTMLElement, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (e) {
+    status.textContent = problemText(e);
+  }
+}
+
 /** What a person reads of a failure: the problem's detail and each field's message, in Spanish where given. */
 export function problemText(error: unknown): string {
   if (error instanceof ProblemError) {

@@ -1,7 +1,7 @@
 // The company's API keys in Configuración (owner only): the list, a new key whose key and secret
 // are shown once (with copy buttons and a warning), and revocation after a confirmation.
 import type { components } from "@ecf/client";
-import { api, problemText } from "../api.ts";
+import { api, reportingTo } from "../api.ts";
 import { h, statusLine, table } from "../dom.ts";
 import { dayTime } from "../format.ts";
 
@@ -53,22 +53,18 @@ export async function apiKeysSection(): Promise<HTMLElement> {
   const list = h("div", {});
   const shown = h("div", {});
   const render = async () => {
-    try {
+    await reportingTo(status, async () => {
       const keys = (await api.GET("/company/api-keys")).data?.keys ?? [];
       list.replaceChildren(keysTable(keys, render, status));
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   const create = async () => {
-    try {
+    await reportingTo(status, async () => {
       const { data } = await api.POST("/company/api-keys");
       shown.replaceChildren(createdBox(data!, status));
       status.textContent = `Clave ${data!.id} creada.`;
       await render();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   await render();
   return h(
@@ -102,13 +98,11 @@ function keysTable(keys: ApiKey[], render: () => Promise<void>, status: HTMLElem
 function revokeControl(key: ApiKey, render: () => Promise<void>, status: HTMLElement): HTMLElement {
   const cell = h("div", { class: "inline" });
   const revoke = async () => {
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/company/api-keys/{id}/revoke", { params: { path: { id: key.id } } });
       status.textContent = `Clave ${key.id} revocada.`;
       await render();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   const ask = () =>
     cell.replaceChildren(

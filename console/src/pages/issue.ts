@@ -1,7 +1,7 @@
 // Issuing by hand: an E31 or E32 (the buyer's name from the taxpayer registry), or an E33/E34 on
 // an accepted receipt (#/emitir/34?ref=E31…), with what the original still allows shown.
 import { computeTotals } from "@ecf/shared/totals";
-import { api, problemText, sessionFetch } from "../api.ts";
+import { api, sessionFetch, reportingTo } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
 import { day, money, TIPO_NOMBRE } from "../format.ts";
 import type { Page } from "../page.ts";
@@ -62,13 +62,11 @@ export const issuePage: Page = async (ctx) => {
       return;
     }
     status.textContent = "Enviando a la DGII…";
-    try {
+    await reportingTo(status, async () => {
       const { data, error } = await api.POST("/fe/recepcion/ecf", { body: documentOf() as never });
       const answer = data ?? (error as { encf?: string } | undefined);
       if (answer?.encf) go(`#/comprobantes/${answer.encf}`);
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "section",

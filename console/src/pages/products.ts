@@ -3,7 +3,7 @@
 // import a CSV (all or nothing; each bad line named with its column).
 import type { components } from "@ecf/client";
 import { canonical, formatNumber, PRICE, parseNumber } from "@ecf/pos-client/input/amounts";
-import { api, problemText } from "../api.ts";
+import { api, problemText, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { money } from "../format.ts";
 import { ProblemError } from "@ecf/client";
@@ -90,15 +90,13 @@ function edit(p: Product, box: HTMLElement, reload: () => void): void {
       price.focus();
       return;
     }
-    try {
+    await reportingTo(status, async () => {
       await api.PATCH("/products/{id}", {
         params: { path: { id: p.id }, header: { "If-Match": `"${p.version}"` } },
         body: { name: name.value.trim(), price: canonical(typed.value) },
       });
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   box.replaceChildren(
     h(

@@ -2,7 +2,7 @@
 // (ACECF, a rejection with its reason) and classify it for the 606, the supplier's learned
 // defaults shown as suggestions, not as what was given.
 import type { components } from "@ecf/client";
-import { api, jsonOf, problemText } from "../api.ts";
+import { api, jsonOf, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { day, money, parseDay } from "../format.ts";
 import type { Page } from "../page.ts";
@@ -78,14 +78,12 @@ async function open(p: Purchase, box: HTMLElement, reload: () => void): Promise<
       motivo.focus();
       return;
     }
-    try {
+    await reportingTo(status, async () => {
       const body = estado === "Rechazado" ? { estado, motivo: motivo.value.trim() } : { estado };
       await api.POST("/compras/{id}/aprobacion", { params: { path: { id: p.id } }, body });
       status.textContent = estado === "Aceptado" ? "Compra aprobada." : "Compra rechazada.";
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   const override = async () => {
     if (!motivo.value.trim()) {
@@ -93,16 +91,14 @@ async function open(p: Purchase, box: HTMLElement, reload: () => void): Promise<
       motivo.focus();
       return;
     }
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/compras/{id}/confirmacion-manual", {
         params: { path: { id: p.id } },
         body: { motivo: motivo.value.trim() },
       });
       status.textContent = "La compra cuenta (confirmación manual registrada).";
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   box.replaceChildren(
     h("h2", {}, `${p.encf} de ${p.razonSocialEmisor ?? p.rncEmisor}`),
@@ -150,14 +146,12 @@ function classifyForm(p: Purchase, c: Classified | undefined, status: HTMLElemen
       }
       body.fechaPago = iso;
     }
-    try {
+    await reportingTo(status, async () => {
       const { data: saved } = await api.PATCH("/compras/{id}", { params: { path: { id: p.id } }, body });
       status.textContent = saved?.missing.length
         ? `Guardado. Falta: ${saved.missing.map((m) => m.message).join("; ")}`
         : "Clasificación guardada.";
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "form",

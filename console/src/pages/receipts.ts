@@ -2,7 +2,7 @@
 // receipt's page (lines and totals read from its signed XML, DGII's messages, its timeline, the
 // XML and PDF, resending the e-mail, and a credit or debit note on it).
 import type { components } from "@ecf/client";
-import { api, download, jsonOf, problemText, sessionFetch } from "../api.ts";
+import { api, download, jsonOf, sessionFetch, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { day, money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
 import type { Page } from "../page.ts";
@@ -125,12 +125,10 @@ export const receiptPage: Page = async (ctx) => {
   const to = h("input", { type: "email", name: "to", required: true });
   const resend = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/fe/recepcion/ecf/{encf}/email", { params: { path: { encf } }, body: { to: to.value.trim() } });
       status.textContent = `Correo en cola para ${to.value.trim()}.`;
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   const accepted = ["Aceptado", "Aceptado Condicional"].includes(r.estado);
   // A note modifies an invoice, never another note.

@@ -1,7 +1,7 @@
 // Configuración: the company as the service knows it, the certificate (upload a renewed .p12),
 // the e-NCF ranges, the totals policy, API keys, webhook endpoints (deliveries, redeliver), and the
 // console's users (invite, change role, remove).
-import { api, problemText } from "../api.ts";
+import { api, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { day } from "../format.ts";
 import type { Page } from "../page.ts";
@@ -64,12 +64,10 @@ function totalsPolicySection(current: TotalsPolicy, reload: () => void): HTMLEle
   const status = statusLine();
   const save = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       await api.PATCH("/company/me", { body: { totalsPolicy: select.value as TotalsPolicy } });
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",
@@ -93,13 +91,11 @@ function certificateSection(owner: boolean, name: string | null, expires: string
     event.preventDefault();
     const chosen = file.files?.[0];
     if (!chosen) return;
-    try {
+    await reportingTo(status, async () => {
       const { data } = await api.PUT("/company/certificate", { body: { file: chosen, password: password.value } });
       status.textContent = `Certificado cargado: ${data!.name}, vence ${day(data!.notAfter)}.`;
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",
@@ -132,15 +128,13 @@ async function sequencesSection(owner: boolean, reload: () => void): Promise<HTM
   const status = statusLine();
   const save = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       await api.PUT("/company/sequences/{tipo}", {
         params: { path: { tipo: tipo.value as "31" } },
         body: { rangeFrom: Number(from.value), rangeTo: Number(to.value), expiresOn: expires.value },
       });
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",

@@ -1,6 +1,6 @@
 // Tienda: products (edit, CSV import with each bad line named), cashiers, tills (pair a new one
 // with a code and a QR the till scans; revoke) and shifts with their Z report.
-import { api, jsonOf, problemText } from "../api.ts";
+import { api, jsonOf, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { day, dayTime, money } from "../format.ts";
 import type { Page } from "../page.ts";
@@ -25,12 +25,10 @@ async function cashiersSection(canEdit: boolean, reload: () => void): Promise<HT
   const status = statusLine();
   const create = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/cashiers", { body: { name: name.value.trim(), pin: pin.value.trim() } as never });
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",
@@ -61,21 +59,17 @@ async function tillsSection(canEdit: boolean, reload: () => void): Promise<HTMLE
   const pairing = h("div", { class: "pairing-code", "aria-live": "polite" });
   const create = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       const { data: created } = await api.POST("/devices", { body: { name: name.value.trim() } });
       await showPairing(pairing, created!.pairingCode, created!.pairingExpiresAt);
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   const revoke = async (id: string, label: string) => {
     if (!confirm(`¿Revocar la caja ${label}? Dejará de poder vender.`)) return;
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/devices/{id}/revoke", { params: { path: { id } } });
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   const ESTADO: Record<string, string> = {
     waiting_pairing: "Esperando vincular",

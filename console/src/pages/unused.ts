@@ -1,7 +1,7 @@
 // Numbers handed out that will never be a receipt (the service stopped between numbering and
 // recording): listed per type and voided with DGII in one ANECF (POST /fe/anulacion).
 import type { components } from "@ecf/client";
-import { api, problemText } from "../api.ts";
+import { api, reportingTo } from "../api.ts";
 import { h, statusLine, table } from "../dom.ts";
 
 type Rango = components["schemas"]["AnulacionRequest"]["rangos"][number];
@@ -19,12 +19,10 @@ export async function unusedSection(reload: () => void): Promise<HTMLElement> {
   const rangos = lists.flat();
   const status = statusLine();
   const voidAll = async () => {
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/fe/anulacion", { body: { rangos } });
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",

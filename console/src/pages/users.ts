@@ -1,5 +1,5 @@
 // The console's users of the current company (owner only): list, change role, remove, invite by e-mail.
-import { api, problemText } from "../api.ts";
+import { api, problemText, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import type { components } from "@ecf/client";
 import { ROLE_NOMBRE, type Role } from "../session.ts";
@@ -15,11 +15,9 @@ function roleSelect(name: string, value: Role): HTMLSelectElement {
 export async function usersSection(me: string, reload: () => void): Promise<HTMLElement> {
   const status = statusLine();
   let users: User[] = [];
-  try {
+  await reportingTo(status, async () => {
     users = (await api.GET("/console/users")).data?.items ?? [];
-  } catch (e) {
-    status.textContent = problemText(e);
-  }
+  });
   const act = (run: () => Promise<unknown>) => () =>
     run().then(reload, (e: unknown) => (status.textContent = problemText(e)));
   const email = h("input", { type: "email", name: "correo-invitado", required: true });
@@ -27,7 +25,7 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
   const role = roleSelect("rol-invitado", "accountant");
   const invite = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       const body = {
         email: email.value.trim(),
         role: role.value as Role,
@@ -35,9 +33,7 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
       };
       await api.POST("/console/invitations", { body });
       status.textContent = `Invitación enviada a ${email.value.trim()}.`;
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",

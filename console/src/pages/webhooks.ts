@@ -2,7 +2,7 @@
 // endpoint's recent deliveries and a "Reenviar" that queues one again (same webhook-id and body).
 import type { components } from "@ecf/client";
 import { EVENT_TYPES, type EventType } from "@ecf/shared/webhook-events";
-import { api, problemText } from "../api.ts";
+import { api, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { dayTime } from "../format.ts";
 
@@ -19,22 +19,18 @@ function lastResult(d: Delivery): string {
 /** One endpoint's deliveries, newest first, each with a Reenviar button. */
 async function deliveriesOf(endpoint: Endpoint, status: HTMLElement, reload: () => void): Promise<HTMLElement> {
   let deliveries: Delivery[] = [];
-  try {
+  await reportingTo(status, async () => {
     const { data } = await api.GET("/webhooks/{id}/deliveries", { params: { path: { id: endpoint.id } } });
     deliveries = data?.deliveries ?? [];
-  } catch (e) {
-    status.textContent = problemText(e);
-  }
+  });
   const redeliver = (d: Delivery) => async () => {
-    try {
+    await reportingTo(status, async () => {
       await api.POST("/webhooks/{id}/deliveries/{deliveryId}/retry", {
         params: { path: { id: endpoint.id, deliveryId: d.id } },
       });
       status.textContent = `Reenvío de ${d.id} en cola.`;
       reload();
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return table(
     `Entregas a ${endpoint.url}`,
@@ -60,14 +56,12 @@ export async function webhooksSection(reload: () => void): Promise<HTMLElement> 
   const deliveries = await Promise.all(endpoints.map((w) => deliveriesOf(w, status, reload)));
   const create = async (event: Event) => {
     event.preventDefault();
-    try {
+    await reportingTo(status, async () => {
       const events = boxes.filter((b) => b.checked).map((b) => b.value as EventType);
       const { data: created } = await api.POST("/webhooks", { body: { url: url.value.trim(), events } });
       const secret = (created as { secret?: string } | undefined)?.secret;
       status.textContent = secret ? `Creado. Secreto de firma (se muestra una sola vez): ${secret}` : "Creado.";
-    } catch (e) {
-      status.textContent = problemText(e);
-    }
+    });
   };
   return h(
     "article",
