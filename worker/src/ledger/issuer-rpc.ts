@@ -23,8 +23,11 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   ): LedgerResult<Sequence>;
   /** Read only: the range a document will be numbered from, and who holds the request's Idempotency-Key. */
   checkIssue(tipoeCF: string | null, idempotency: IdempotencyRequest | null): LedgerResult<IssueCheck>;
-  /** Numbers one API receipt: quota unit, e-NCF, index and Idempotency-Key in one write. */
-  number(request: NumberRequest): LedgerResult<NumberAnswer>;
+  /**
+   * Numbers one API receipt: quota unit, e-NCF, index and Idempotency-Key in one write, committed with the
+   * numberings that arrive meanwhile (ledger/commit-group.ts).
+   */
+  number(request: NumberRequest): Promise<LedgerResult<NumberAnswer>>;
   /** True the first time a notice with this key is asked for, false ever after (events sent once). */
   noticeOnce(key: string): boolean;
   /** Takes back a notice that could not be sent after all, so the next ask gives it. */

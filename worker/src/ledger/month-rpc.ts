@@ -17,6 +17,13 @@ export interface Recorded {
   existed: boolean;
 }
 
+/** One receipt to record in contingency, with DGII's messages and what its request knows. */
+export interface ContingencyEntry {
+  values: NewReceipt;
+  dgiiMensajes: string;
+  options?: ContingencyRecord;
+}
+
 /** What a request knows beside a receipt it records in contingency. */
 export interface ContingencyRecord {
   /** The request's audit entry, written in the same transaction. */
@@ -31,8 +38,11 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   // Receipts
   /** Records a receipt held by its request for CLAIM_MS while it transmits; the alarm sends it if the request dies. */
   record(values: NewReceipt): Recorded;
-  /** Records a receipt DGII cannot take now: in contingency at once, due for the alarm after the first back-off. */
-  recordInContingency(values: NewReceipt, dgiiMensajes: string, options?: ContingencyRecord): Recorded;
+  /**
+   * Records a receipt DGII cannot take now: in contingency at once, due for the alarm after the first back-off.
+   * Committed with the others that arrive meanwhile (ledger/commit-group.ts).
+   */
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, options?: ContingencyRecord): Promise<Recorded>;
   /** Records a till's batch, in order, due at once for the alarm. */
   recordForAlarm(rows: NewReceipt[]): Recorded[];
   receipt(encf: string): Receipt | null;

@@ -12,6 +12,7 @@ import { runCertificateWatch, watchCertificate, type CertificateWatchHost } from
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import * as catalog from "../ledger/catalog.ts";
+import { CommitGroup } from "../ledger/commit-group.ts";
 import { IdempotencyKeys, type IdempotencyRequest } from "../ledger/idempotency.ts";
 import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
 import * as numbering from "../ledger/issuer-numbering.ts";
@@ -31,6 +32,8 @@ const WATCHED_COMPANY = "certificateWatch.companyId";
 export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   private readonly db: IssuerDb;
   private readonly keys: IdempotencyKeys;
+  /** API receipts' numberings, committed in groups. */
+  private readonly numberings: CommitGroup<numbering.NumberRequest, numbering.NumberAnswer>;
   /** What the certificate watch reads and changes of this object. */
   private readonly certificates: CertificateWatchHost;
 
@@ -38,6 +41,7 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema: issuerTables });
     this.keys = new IdempotencyKeys(this.db);
+    this.numberings = new CommitGroup(ctx.storage, (request) => numbering.numberReceipt(this.db, this.keys, request));
     this.certificates = {
       env,
       clock: () => new Date(),
@@ -72,8 +76,8 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
       sequence: tipoeCF ? (sequenceOf(this.db, tipoeCF) ?? null) : null,
     }));
   }
-  number(request: numbering.NumberRequest): LedgerResult<numbering.NumberAnswer> {
-    return refusalsAsData(() => numbering.numberReceipt(this.db, this.keys, request));
+  number(request: numbering.NumberRequest): Promise<LedgerResult<numbering.NumberAnswer>> {
+    return this.numberings.run(request);
   }
   noticeOnce(key: string): boolean {
     return numbering.noticeOnce(this.db, key);

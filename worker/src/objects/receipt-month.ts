@@ -1,21 +1,21 @@
-// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up tasks of that
-// month, and their retry schedule as the object's alarm. The alarm replaces the queue and the cron: a receipt
-// recorded before a crash is due once its request's claim lapses, and the alarm (which `wrangler dev` runs too)
-// transmits it with nobody asking. A thin shell: storage is ledger/, after DGII is after-dgii/, its surface MonthRpc.
+// One Durable Object per issuer and month: the receipts, purchases, audit entries and follow-up tasks of that month,
+// and their retry schedule as the object's alarm, which replaces the queue and the cron: a receipt recorded before a
+// crash is due once its request's claim lapses. A thin shell: storage is ledger/, after DGII is after-dgii/ (MonthRpc).
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { buyerDeliveryTask, startsBuyerDelivery, transitionTasks } from "../after-dgii/follow-up.ts";
 import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask } from "../after-dgii/task-types.ts";
+import { CommitGroup } from "../ledger/commit-group.ts";
 import migrations from "../ledger/migrations/month/migrations.js";
 import { nextDueAt } from "../ledger/month-due.ts";
 import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
-import * as receipts from "../ledger/month-receipts.ts";
-import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
 import { backoffMs, CLAIM_MS, type MonthDb } from "../ledger/month-receipts.ts";
-import type { ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
+import * as receipts from "../ledger/month-receipts.ts";
+import type { ContingencyEntry, ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
+import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
 import * as monthTables from "../ledger/month-tables.ts";
 import * as tasks from "../ledger/month-tasks.ts";
 import * as monthly from "../ledger/monthly-rows.ts";
@@ -30,6 +30,7 @@ import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/m
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   private readonly db: MonthDb;
   private readonly alarms: AlarmSchedule;
+  private readonly contingency = new CommitGroup(this.ctx.storage, (e: ContingencyEntry) => this.inContingency(e));
   /** What the alarm's run reads and changes of this object (after-dgii/month-alarm.ts). */
   private readonly host: MonthAlarmHost;
 
@@ -52,9 +53,8 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     };
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(this.db, migrations);
-      // A claim found at start was the previous instance's, which died mid-task: due again at once
-      // (webhooks are at least once). Whatever is pending has its alarm: a crash between a change's
-      // write and its alarm's would otherwise leave it waiting for the next change.
+      // A claim found at start was the previous instance's, which died mid-task: due again at once (webhooks are
+      // at least once). Whatever is pending gets its alarm: a crash between a write and its alarm's loses none.
       tasks.releaseTasksOfDeadInstance(ctx.storage);
       this.alarms.schedule();
     });
@@ -67,10 +67,12 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return this.recorded(inserted, values.encf);
   }
 
-  recordInContingency(values: NewReceipt, dgiiMensajes: string, options: ContingencyRecord = {}): Recorded {
+  recordInContingency(values: NewReceipt, dgiiMensajes: string, options?: ContingencyRecord): Promise<Recorded> {
+    return this.contingency.value({ values, dgiiMensajes, options });
+  }
+  private inContingency({ values, dgiiMensajes, options = {} }: ContingencyEntry): Recorded {
     const now = Date.now();
-    // Not before the status answer that said down can change (the request's isolate reuses it
-    // until then): the receipts recorded meanwhile take their first turn together.
+    // Not before the down answer can change (its isolate reuses it): the receipts meanwhile go together.
     this.host.dgiiDownUntil = Math.max(this.host.dgiiDownUntil, options.dgiiDownUntil ?? 0);
     const due = Math.max(now + backoffMs(0), this.host.dgiiDownUntil);
     const inserted = receipts.insertInContingency(this.db, values, dgiiMensajes, due, now);
@@ -88,7 +90,6 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return recorded;
   }
 
-  /** A receipt just inserted, or (null) the one already recorded under its e-NCF. */
   private recorded(inserted: Receipt | null, encf: string): Recorded {
     return inserted ? { receipt: inserted, existed: false } : { receipt: this.receipt(encf)!, existed: true };
   }
