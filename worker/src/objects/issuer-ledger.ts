@@ -1,8 +1,9 @@
 // One Durable Object per issuer: everything allocated or counted per issuer (ranges, quota, device
 // leases, idempotency keys), the index of which month object holds a receipt or a purchase, the
-// suppliers' 606 defaults and the shared catalogue. Every method is one RPC that runs to completion
-// without awaiting, so the object's single thread makes it atomic: two requests can never take the
-// same number or the last unit of the quota. A thin shell over ledger/; its surface is IssuerRpc.
+// suppliers' 606 defaults and the shared catalogue. Every method is one RPC whose work runs to
+// completion without awaiting, so the object's single thread makes it atomic: two requests can never
+// take the same number or the last unit of the quota (numbering's answer then waits for the commit
+// it shares with the numberings that arrived meanwhile: ledger/commit-group.ts). A thin shell over ledger/; its surface is IssuerRpc.
 // Its alarm is the certificate watch's (after-dgii/certificate-watch.ts): set for the next
 // certificate.expiring notice of the issuer's current certificate.
 import { DurableObject } from "cloudflare:workers";
