@@ -4,17 +4,16 @@
 // transmits it with nobody asking. A thin shell: storage is ledger/, after DGII is after-dgii/, its surface MonthRpc.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
-import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { buyerDeliveryTask, startsBuyerDelivery, transitionTasks } from "../after-dgii/follow-up.ts";
 import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask } from "../after-dgii/task-types.ts";
-import migrations from "../ledger/migrations/month/migrations.js";
 import { nextDueAt } from "../ledger/month-due.ts";
 import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
+import { openMonth } from "../ledger/month-open.ts";
+import { purchasesHead, type PurchasesHead } from "../ledger/month-purchases-head.ts";
 import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
-import { backoffMs, CLAIM_MS, type MonthDb } from "../ledger/month-receipts.ts";
 import type { ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
 import * as tasks from "../ledger/month-tasks.ts";
@@ -28,7 +27,7 @@ import { AlarmSchedule } from "./alarm-schedule.ts";
 import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
-  private readonly db: MonthDb;
+  private readonly db: receipts.MonthDb;
   private readonly alarms: AlarmSchedule;
   /** What the alarm's run reads and changes of this object (after-dgii/month-alarm.ts). */
   private readonly host: MonthAlarmHost;
@@ -51,17 +50,13 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
       setAlarmAt: (at) => this.alarms.setAt(at),
     };
     void ctx.blockConcurrencyWhile(async () => {
-      await migrate(this.db, migrations);
-      // A claim found at start was the previous instance's, which died mid-task: due again at once
-      // (webhooks are at least once). Whatever is pending has its alarm: a crash between a change's
-      // write and its alarm's would otherwise leave it waiting for the next change.
-      tasks.releaseTasksOfDeadInstance(ctx.storage);
-      this.alarms.schedule();
+      await openMonth(this.db, ctx.storage);
+      this.alarms.schedule(); // whatever is pending has its alarm (a crash may come between a write and it)
     });
   }
 
   record(values: NewReceipt): Recorded {
-    const claimedUntil = Date.now() + CLAIM_MS;
+    const claimedUntil = Date.now() + receipts.CLAIM_MS;
     const inserted = receipts.insertHeld(this.db, values, claimedUntil);
     if (inserted) this.alarms.schedule(claimedUntil);
     return this.recorded(inserted, values.encf);
@@ -72,7 +67,7 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     // Not before the status answer that said down can change (the request's isolate reuses it
     // until then): the receipts recorded meanwhile take their first turn together.
     this.host.dgiiDownUntil = Math.max(this.host.dgiiDownUntil, options.dgiiDownUntil ?? 0);
-    const due = Math.max(now + backoffMs(0), this.host.dgiiDownUntil);
+    const due = Math.max(now + receipts.backoffMs(0), this.host.dgiiDownUntil);
     const inserted = receipts.insertInContingency(this.db, values, dgiiMensajes, due, now);
     if (!inserted) return this.recorded(null, values.encf);
     if (options.audit) this.audit(options.audit); // the request's audit entry, in the same write
@@ -228,6 +223,9 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   }
   salesHead(tipos: string[]): SalesHead {
     return salesHead(this.db, tipos);
+  }
+  purchasesHead(companyId: string, tipos: string[], issuerRnc: string): Promise<PurchasesHead> {
+    return purchasesHead(this.db, tipos, issuerRnc, this.env, companyId);
   }
   putShift(row: NewShift) {
     return putShift(this.db, row);
