@@ -12,7 +12,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { issuerLedger } from "./client.ts";
 import type { MonthDb } from "./month-receipts.ts";
-import { TOTALLED_606, type PurchasesHead } from "./purchases-head.ts";
+import { TOTALLED_606, type PurchasesHead, type ResolvedRow } from "./purchases-head.ts";
 import type { SupplierDefault } from "./supplier-defaults.ts";
 
 export type { PurchasesHead, ResolvedRow } from "./purchases-head.ts";
@@ -168,32 +168,41 @@ export function purchasesHeadOf(
   const table = defaultsTable(defaults);
   const bought = resolvedPurchases(table);
   const own = resolvedOwn(table, tipos, issuerRnc);
-  const records = sql`SELECT ${sql.raw(CONTRIBUTIONS.map((c, i) => `${c} AS k${i}`).join(", "))}
-    FROM (${bought}) WHERE f IS NOT NULL AND counted
-    UNION ALL SELECT ${sql.raw(CONTRIBUTIONS.map((c, i) => `${c} AS k${i}`).join(", "))}
-    FROM (${own}) WHERE f IS NOT NULL AND status IN ('accepted', 'conditional')`;
+  // One scan of each table for the count, the rows unread and every sum (a record: a counted
+  // purchase, an accepted own document).
+  const contributions = sql.raw(CONTRIBUTIONS.map((c, i) => `${c} AS k${i}`).join(", "));
+  const rows = sql`SELECT f, f IS NOT NULL AND counted AS record, ${contributions} FROM (${bought})
+    UNION ALL SELECT f, f IS NOT NULL AND status IN ('accepted', 'conditional'), ${contributions} FROM (${own})`;
+  const sums = CONTRIBUTIONS.map((_, i) => `CAST(coalesce(sum(CASE WHEN record THEN k${i} END), 0) AS TEXT) AS c${i}`);
   const totals = db.get<Record<string, string | number>>(sql`
-    SELECT count(*) AS count, ${sql.raw(CONTRIBUTIONS.map((_, i) => `CAST(coalesce(sum(k${i}), 0) AS TEXT) AS c${i}`).join(", "))}
-    FROM (${records})`)!;
-  const unread = db.get<{ n: number }>(sql`
-    SELECT (SELECT count(*) FROM (${bought}) WHERE f IS NULL) + (SELECT count(*) FROM (${own}) WHERE f IS NULL) AS n`)!;
-  const excluded = db.all<PurchasesHead["excluded"][number]>(sql`
+    SELECT coalesce(sum(record), 0) AS count, coalesce(sum(f IS NULL), 0) AS unread, ${sql.raw(sums.join(", "))}
+    FROM (${rows})`)!;
+  // The purchases left out and the counted ones lacking something, in one scan, told apart here.
+  const purchases = db.all<PurchasesHead["excluded"][number] & ResolvedRow & { counted: number }>(sql`
     SELECT id, encf, rnc_emisor AS rncEmisor, approval_status AS approvalStatus, dgii_status AS dgiiStatus,
-      dgii_override_reason AS dgiiOverrideReason
-    FROM (${bought}) WHERE f IS NOT NULL AND NOT counted ORDER BY id`);
-  const incomplete = db.all<PurchasesHead["incomplete"][number]>(sql`
-    SELECT id, encf, rnc_emisor AS rncEmisor, ${sql.raw(RESOLVED)}
-    FROM (${bought}) WHERE f IS NOT NULL AND counted AND ${sql.raw(LACKS)} ORDER BY id`);
+      dgii_override_reason AS dgiiOverrideReason, counted, ${sql.raw(RESOLVED)}
+    FROM (${bought}) WHERE f IS NOT NULL AND (NOT counted OR ${sql.raw(LACKS)}) ORDER BY id`);
   const ownMissing = db.all<PurchasesHead["own"][number]>(sql`
     SELECT encf, status, counterparty, ${sql.raw(RESOLVED)}
     FROM (${own}) WHERE f IS NOT NULL AND (status IN ('signed', 'in_process', 'contingency')
       OR (status IN ('accepted', 'conditional') AND ${sql.raw(LACKS)})) ORDER BY encf`);
   return {
     count: Number(totals.count),
-    unread: Number(unread.n),
+    unread: Number(totals.unread),
     cents: Object.fromEntries(TOTALLED_606.map((c, i) => [c, String(totals[`c${i}`])])) as PurchasesHead["cents"],
-    excluded,
-    incomplete,
+    excluded: purchases
+      .filter((p) => !p.counted)
+      .map(({ id, encf, rncEmisor, approvalStatus, dgiiStatus, dgiiOverrideReason }) => ({
+        id,
+        encf,
+        rncEmisor,
+        approvalStatus,
+        dgiiStatus,
+        dgiiOverrideReason,
+      })),
+    incomplete: purchases
+      .filter((p) => p.counted)
+      .map(({ approvalStatus: _a, dgiiStatus: _d, dgiiOverrideReason: _o, counted: _c, ...row }) => row),
     own: ownMissing,
   };
 }
