@@ -21,7 +21,10 @@ export type { PurchasesHead, ResolvedRow } from "./purchases-head.ts";
 const cents = (x: string) =>
   `(CASE WHEN ${x} IS NULL THEN NULL WHEN instr(${x}, '.') = 0 THEN CAST(${x} AS INTEGER) * 100 ELSE ` +
   `CAST(replace(substr(${x} || '00', 1, instr(${x}, '.') + 2), '.', '') AS INTEGER) END)`;
-/** `base` cents × `hundredths` of a percent, rounded half-up away from zero (NULL without a rate). */
+/**
+ * `base` cents × `hundredths` of a percent, rounded half-up away from zero (NULL without a rate);
+ * exact while the product fits SQLite's 64-bit integers (a base under 9 × 10^12 pesos).
+ */
 const rated = (base: string, hundredths: string) =>
   `(CASE WHEN ${hundredths} IS NULL THEN NULL WHEN ${base} * ${hundredths} < 0 ` +
   `THEN -((-(${base} * ${hundredths}) + 5000) / 10000) ELSE (${base} * ${hundredths} + 5000) / 10000 END)`;
@@ -86,7 +89,8 @@ function resolvedPurchases(defaults: SQL): SQL {
     `${rated(base, learned(pct))}, 0)`;
   const resolved = [
     `coalesce(tipo_bienes_servicios, ${set("tipo")}, ${learned("tipo")}) AS tipo`,
-    `coalesce(forma_pago, ${set("forma")}, ${documentForma("NULL")}, CASE WHEN d_origin = 'learned' THEN d_forma END) AS forma`,
+    `coalesce(forma_pago, ${set("forma")}, ${documentForma("NULL")},
+      CASE WHEN d_origin = 'learned' THEN d_forma END) AS forma`,
     `coalesce(tipo_retencion_isr, ${set("tipo_ret")}, ${learned("tipo_ret")}) AS tipo_ret`,
     `${amount("itbis_retenido", "itbis_c", "itbis_pct", "itbisRetenido")} AS itbis_ret`,
     `${amount("monto_retencion_renta", "monto_c", "renta_pct", "retencionRenta")} AS renta`,
@@ -118,7 +122,8 @@ function resolvedOwn(defaults: SQL, tipos: readonly string[], issuerRnc: string)
     `${renta} AS renta`,
     "0 AS costo",
   ];
-  const counterparty = sql`CASE WHEN tipo_ecf = '41' THEN coalesce(${sql.raw(figure("rncComprador"))}, rnc_comprador, ${issuerRnc})
+  const comprador = sql.raw(figure("rncComprador"));
+  const counterparty = sql`CASE WHEN tipo_ecf = '41' THEN coalesce(${comprador}, rnc_comprador, ${issuerRnc})
     ELSE ${issuerRnc} END`;
   const ofTypes = sql.join(
     tipos.map((t) => sql`${t}`),
