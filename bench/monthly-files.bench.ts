@@ -13,7 +13,8 @@
 // each response is read again, held after its first chunk and at each quarter, where a collection
 // is forced (HeapProfiler.collectGarbage) before the used heap is read; the control is read live
 // too. MONTHLY_BENCH_SNAPSHOTS=dir writes a heap snapshot of each isolate at the half of each
-// response (read them with bench/heap-retainers.ts).
+// response (read them with bench/heap-retainers.ts); MONTHLY_BENCH_LOG=file keeps wrangler dev's
+// output, MONTHLY_BENCH_DEBUG=1 prints each wake-up request's time.
 import { execFileSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get as httpGet } from "node:http";
