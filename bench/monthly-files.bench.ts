@@ -9,9 +9,14 @@
 // back to back all through the response, after a forced garbage collection (HeapProfiler) for
 // the baseline. The probe is checked first by a control (GET /admin/bench/heap-hold) that holds
 // MONTHLY_BENCH_CONTROL_MB (default 40) MiB of strings while its response is read: the probe must
-// read at least that much growth, or its figures are not printed as trustworthy.
+// read at least that much growth, or its figures are not printed as trustworthy. The live heap:
+// each response is read again, held after its first chunk and at each quarter, where a collection
+// is forced (HeapProfiler.collectGarbage) before the used heap is read; the control is read live
+// too. MONTHLY_BENCH_SNAPSHOTS=dir writes a heap snapshot of each isolate at the half of each
+// response (read them with bench/heap-retainers.ts); MONTHLY_BENCH_LOG=file keeps wrangler dev's
+// output, MONTHLY_BENCH_DEBUG=1 prints each wake-up request's time.
 import { execFileSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +27,7 @@ const PURCHASES = Number(process.env.MONTHLY_BENCH_PURCHASES ?? 50_000);
 const SALES = Number(process.env.MONTHLY_BENCH_SALES ?? 300_000);
 const ARCHIVE = Number(process.env.MONTHLY_BENCH_ARCHIVE ?? 100_000);
 const CONTROL_MB = Number(process.env.MONTHLY_BENCH_CONTROL_MB ?? 40);
+const SNAPSHOTS = process.env.MONTHLY_BENCH_SNAPSHOTS;
 const SLICE = 5_000;
 const MB = 1024 * 1024;
 
@@ -71,24 +77,59 @@ async function heapProbe(port: number, wake: () => Promise<unknown>) {
   );
   let id = 0;
   const pending = new Map<number, (result: Record<string, number>) => void>();
-  for (const socket of sockets)
+  /** A heap snapshot's text as the inspector sends it, in chunks, per target. */
+  const snapshotChunks = sockets.map((): string[] => []);
+  sockets.forEach((socket, i) =>
     socket.on("message", (data) => {
-      const message = JSON.parse(String(data)) as { id?: number; result?: Record<string, number> };
+      const message = JSON.parse(String(data)) as {
+        id?: number;
+        method?: string;
+        params?: { chunk?: string };
+        result?: Record<string, number>;
+      };
       if (message.id !== undefined) pending.get(message.id)?.(message.result ?? {});
-    });
-  const send = (socket: Socket, method: string) =>
+      else if (message.method === "HeapProfiler.addHeapSnapshotChunk") snapshotChunks[i]!.push(message.params!.chunk!);
+    }),
+  );
+  const send = (socket: Socket, method: string, params?: Record<string, unknown>) =>
     new Promise<Record<string, number>>((resolve) => {
       pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method }));
+      socket.send(JSON.stringify({ id, method, ...(params ? { params } : {}) }));
     });
   /** The used heap of each target, in the order /json lists them. */
   const usedPerTarget = async () =>
     (await Promise.all(sockets.map((socket) => send(socket, "Runtime.getHeapUsage")))).map(
       (usage) => usage.usedSize ?? Number.NaN,
     );
+  const usedNow = async () => (await usedPerTarget()).reduce((a, b) => a + b, 0);
+  /**
+   * Runs an inspector command on every target to its answer. workerd runs a requested collection
+   * (or snapshot) only when the isolate wakes for an event (inspector reads alone do not wake it,
+   * and each one leaves garbage): a /health request wakes it, until every target has answered.
+   */
+  const onEveryTarget = async (method: string, params?: Record<string, unknown>) => {
+    let answered = false;
+    void Promise.all(sockets.map((socket) => send(socket, method, params))).then(() => {
+      answered = true;
+    });
+    const deadline = performance.now() + 120_000;
+    while (!answered && performance.now() < deadline) await wake();
+    if (!answered) throw new Error(`heap probe: ${method} did not answer`);
+  };
   let samples = 0;
   const sampled: (() => void)[] = [];
   return {
+    /** What is live on the heap now: the used heap right after a forced collection. */
+    async live() {
+      await onEveryTarget("HeapProfiler.collectGarbage");
+      return usedNow();
+    },
+    /** A heap snapshot of each target (after the collection V8 makes for it), as its JSON text. */
+    async snapshot(): Promise<string[]> {
+      for (const chunks of snapshotChunks) chunks.length = 0;
+      await onEveryTarget("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+      return snapshotChunks.map((chunks) => chunks.join(""));
+    },
     targets: targets.length,
     /** Resolves once `n` more samples have been taken (the control holds its memory until then). */
     samplesAfter: (n: number) =>
@@ -102,15 +143,8 @@ async function heapProbe(port: number, wake: () => Promise<unknown>) {
      * the baseline after a forced collection, the highest sample, and how many were taken.
      */
     async peakDuring<T>(work: () => Promise<T>) {
-      // workerd runs a requested collection only when the isolate wakes for an event (inspector
-      // reads alone do not wake it, and each one leaves garbage): a /health request wakes it, until
-      // the collection has answered (at most 20 requests). The baseline is read after it.
-      let collected = false;
-      void Promise.all(sockets.map((socket) => send(socket, "HeapProfiler.collectGarbage"))).then(() => {
-        collected = true;
-      });
-      for (let wakes = 0; !collected && wakes < 20; wakes++) await wake();
-      if (!collected) throw new Error("heap probe: the forced collection did not answer");
+      // The baseline is read after a forced collection.
+      await onEveryTarget("HeapProfiler.collectGarbage");
       const base = await usedPerTarget();
       const before = base.reduce((a, b) => a + b, 0);
       const peaks = [...base];
@@ -156,7 +190,11 @@ async function heapProbe(port: number, wake: () => Promise<unknown>) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "ecf-monthly-bench-"));
-const stack = await startLocalStack({ frozen: true, vars: { BENCH_BULK: "1" } });
+const stack = await startLocalStack({
+  frozen: true,
+  vars: { BENCH_BULK: "1" },
+  ...(process.env.MONTHLY_BENCH_LOG ? { logFile: process.env.MONTHLY_BENCH_LOG } : {}),
+});
 try {
   // wrangler dev sometimes restarts the worker under a long run of large requests ("Your worker
   // restarted mid-request"): a seeding slice is sent again (its rows are imported once, by key).
@@ -193,14 +231,26 @@ try {
   const freshHeap = async () => {
     heap?.close();
     await stack.restartWorker();
-    heap = await heapProbe(stack.inspectorPort, async () => (await fetch(`${stack.workerUrl}/health`)).text());
+    heap = await heapProbe(stack.inspectorPort, async () => {
+      const start = performance.now();
+      const answer = await fetch(`${stack.workerUrl}/health`, { signal: AbortSignal.timeout(10_000) }).then(
+        (r) => r.text(),
+        (error: Error) => `no answer (${error.name})`,
+      );
+      if (process.env.MONTHLY_BENCH_DEBUG) console.log(`wake: ${(performance.now() - start).toFixed(0)} ms ${answer}`);
+    });
     return heap;
   };
   // node:http rather than fetch: no 300 s wait for the headers, and a response can be held (paused)
   // while the heap is sampled. `hold` runs after the first chunk, before the rest is read.
   const get = (
     path: string,
-    options: { sink?: (chunk: Uint8Array) => void; hold?: () => Promise<void>; holdEvery?: number } = {},
+    options: {
+      sink?: (chunk: Uint8Array) => void;
+      /** Runs with the bytes received so far (the chunk that triggered it included). */
+      hold?: (received: number) => Promise<void>;
+      holdEvery?: number;
+    } = {},
   ) =>
     new Promise<{ ms: number; firstByteMs: number; bytes: number; text: string }>((resolve, reject) => {
       const start = performance.now();
@@ -216,7 +266,7 @@ try {
           const every = options.holdEvery ?? Number.POSITIVE_INFINITY;
           if (options.hold && (!bytes || Math.floor((bytes + chunk.length) / every) > Math.floor(bytes / every))) {
             res.pause();
-            void options.hold().then(() => res.resume(), reject);
+            void options.hold(bytes + chunk.length).then(() => res.resume(), reject);
           }
           bytes += chunk.length;
           if (options.sink) options.sink(chunk);
@@ -237,6 +287,17 @@ try {
   const control = await probe.peakDuring(() =>
     get(`/admin/bench/heap-hold?mb=${CONTROL_MB}`, { sink: () => {}, hold: () => probe.samplesAfter(5) }),
   );
+  // The same control read live: after a forced collection while the response is held (after its first chunk).
+  const liveProbe = await freshHeap();
+  const liveBase = await liveProbe.live();
+  let liveHeld = Number.NaN;
+  await get(`/admin/bench/heap-hold?mb=${CONTROL_MB}`, {
+    sink: () => {},
+    hold: async () => {
+      liveHeld = await liveProbe.live();
+    },
+  });
+  const controlLive = (liveHeld - liveBase) / MB;
   const controlGrowth = (control.peak - control.before) / MB;
   const trusted = controlGrowth >= CONTROL_MB;
   report(`heap probe: inspector targets`, probe.targets, "");
@@ -246,6 +307,10 @@ try {
   report(`heap probe control: heap before it (after a forced GC)`, control.before / MB, "MB");
   report(`heap probe control: lowest sample during it`, control.low / MB, "MB");
   report(`heap probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, trusted ? 1 : 0, "(1 = yes)");
+  report(`heap probe control: ${CONTROL_MB} MiB held, live heap growth read (after a forced GC)`, controlLive, "MB");
+  report(`heap probe control: live heap while held`, liveHeld / MB, "MB");
+  const liveTrusted = controlLive >= CONTROL_MB;
+  report(`live heap probe: trustworthy (control read ≥ ${CONTROL_MB} MB live)`, liveTrusted ? 1 : 0, "(1 = yes)");
   const rssGrowth = (control.rssPeak - control.rssBefore) / MB;
   report(`process probe control: ${CONTROL_MB} MiB held, worker process RSS growth read`, rssGrowth, "MB");
   report(`process probe: trustworthy (control read ≥ ${CONTROL_MB} MB)`, rssGrowth >= CONTROL_MB ? 1 : 0, "(1 = yes)");
@@ -272,6 +337,39 @@ try {
     const probe = await freshHeap();
     const run = await probe.peakDuring(() => get(path, { hold: () => probe.samplesAfter(2), holdEvery: MB }));
     return { ...run, ...run.result };
+  };
+  // The live heap: the same response read again, held after its first chunk and at each quarter of
+  // its size (known from the run before) while a collection is forced and the used heap read. With
+  // MONTHLY_BENCH_SNAPSHOTS=dir, a heap snapshot of each target is written there at the half.
+  const measuredLive = async (path: string, size: number, name: string) => {
+    const probe = await freshHeap();
+    const before = await probe.live();
+    const readings: { at: number; live: number }[] = [];
+    let snapshotted = false;
+    await get(path, {
+      sink: () => {},
+      holdEvery: Math.ceil(size / 4),
+      hold: async (received) => {
+        readings.push({ at: received / size, live: await probe.live() });
+        if (!SNAPSHOTS || snapshotted || received < size / 2) return;
+        snapshotted = true;
+        (await probe.snapshot()).forEach((text, i) => {
+          writeFileSync(join(SNAPSHOTS, `${name.replace(/\W+/g, "-")}-${i}.heapsnapshot`), text);
+        });
+      },
+    });
+    return { before, readings, peak: Math.max(...readings.map((r) => r.live)) };
+  };
+  const printLive = (name: string, used: number, live: Awaited<ReturnType<typeof measuredLive>>) => {
+    const at = live.readings.map((r) => `${(r.live / MB).toFixed(1)} at ${(r.at * 100).toFixed(0)} %`);
+    console.log(`${name}: live heap readings (after a forced GC): ${at.join(", ")}`);
+    report(`${name}: live heap before (after a forced GC)`, live.before / MB, "MB");
+    report(
+      `${name}: live heap at peak ${liveTrusted ? "" : "(PROBE FAILED ITS CONTROL) "}(goal ≤ 32 MB; used-heap peak ` +
+        `${(used / MB).toFixed(1)} MB; control ${controlLive.toFixed(1)} MB live of ${CONTROL_MB} held)`,
+      live.peak / MB,
+      "MB",
+    );
   };
   const print = (name: string, run: Awaited<ReturnType<typeof measured>>) => {
     report(`${name}: time to first byte`, run.firstByteMs / 1000, "s");
@@ -303,9 +401,13 @@ try {
     const referenceMs = performance.now() - start;
     const txt = await measured(`/reports/${formato}?period=202503&format=txt`);
     const name = `${formato} of ${parsed.recordCount} records (${records} rows seeded)`;
+    const jsonLive = await measuredLive(`/reports/${formato}?period=202503`, json.bytes, `${formato}-json`);
+    const txtLive = await measuredLive(`/reports/${formato}?period=202503&format=txt`, txt.bytes, `${formato}-txt`);
     print(`${name} JSON`, json);
     report(`${name} JSON: reference, JSON.stringify of the same report in Node`, referenceMs / 1000, "s");
+    printLive(`${name} JSON`, json.peak, jsonLive);
     print(`${name} TXT`, txt);
+    printLive(`${name} TXT`, txt.peak, txtLive);
   }
 
   if (ARCHIVE > 0) {

@@ -6,6 +6,7 @@ import type { ReportName, ReportSlice, ReportSliceQuery } from "../reports/specs
 import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "../shifts/shift-rows.ts";
 import type { BenchRowsSpec } from "../bench/month-rows.ts";
 import type { MonthRows } from "./month-import.ts";
+import type { PurchasesHead } from "./purchases-head.ts";
 import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";
@@ -105,6 +106,8 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   voidedReceipts(tipoeCF: string, firstNumber: number, lastNumber: number): { encf: string; issueDate: string }[];
   /** The 607's header, totals and E32 summary by SQL aggregates over the sales of types `tipos`. */
   salesHead(tipos: string[]): SalesHead;
+  /** The 606's header, totals and exclusions by SQL over the purchases and own documents of types `tipos`. */
+  purchasesHead(companyId: string, tipos: string[], issuerRnc: string): Promise<PurchasesHead>;
   /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
   putShift(row: NewShift): PutShiftOutcome;
   shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };

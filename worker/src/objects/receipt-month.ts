@@ -3,19 +3,18 @@
 // crash is due once its request's claim lapses. A thin shell: storage is ledger/, after DGII is after-dgii/ (MonthRpc).
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
-import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import { buyerDeliveryTask, startsBuyerDelivery, transitionTasks } from "../after-dgii/follow-up.ts";
 import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask } from "../after-dgii/task-types.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
-import migrations from "../ledger/migrations/month/migrations.js";
 import { nextDueAt } from "../ledger/month-due.ts";
 import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
-import { backoffMs, CLAIM_MS, type MonthDb } from "../ledger/month-receipts.ts";
 import * as receipts from "../ledger/month-receipts.ts";
-import type { ContingencyEntry, ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
+import { openMonth } from "../ledger/month-open.ts";
+import { purchasesHead, type PurchasesHead } from "../ledger/month-purchases-head.ts";
 import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
+import type { ContingencyEntry, ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
 import * as tasks from "../ledger/month-tasks.ts";
 import * as monthly from "../ledger/monthly-rows.ts";
@@ -28,7 +27,7 @@ import { AlarmSchedule } from "./alarm-schedule.ts";
 import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
-  private readonly db: MonthDb;
+  private readonly db: receipts.MonthDb;
   private readonly alarms: AlarmSchedule;
   private readonly contingency = new CommitGroup(this.ctx.storage, (e: ContingencyEntry) => this.inContingency(e));
   /** What the alarm's run reads and changes of this object (after-dgii/month-alarm.ts). */
@@ -52,16 +51,13 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
       setAlarmAt: (at) => this.alarms.setAt(at),
     };
     void ctx.blockConcurrencyWhile(async () => {
-      await migrate(this.db, migrations);
-      // A claim found at start was the previous instance's, which died mid-task: due again at once (webhooks are
-      // at least once). Whatever is pending gets its alarm: a crash between a write and its alarm's loses none.
-      tasks.releaseTasksOfDeadInstance(ctx.storage);
-      this.alarms.schedule();
+      await openMonth(this.db, ctx.storage);
+      this.alarms.schedule(); // whatever is pending has its alarm (a crash may come between a write and it)
     });
   }
 
   record(values: NewReceipt): Recorded {
-    const claimedUntil = Date.now() + CLAIM_MS;
+    const claimedUntil = Date.now() + receipts.CLAIM_MS;
     const inserted = receipts.insertHeld(this.db, values, claimedUntil);
     if (inserted) this.alarms.schedule(claimedUntil);
     return this.recorded(inserted, values.encf);
@@ -74,7 +70,7 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     const now = Date.now();
     // Not before the down answer can change (its isolate reuses it): the receipts meanwhile go together.
     this.host.dgiiDownUntil = Math.max(this.host.dgiiDownUntil, options.dgiiDownUntil ?? 0);
-    const due = Math.max(now + backoffMs(0), this.host.dgiiDownUntil);
+    const due = Math.max(now + receipts.backoffMs(0), this.host.dgiiDownUntil);
     const inserted = receipts.insertInContingency(this.db, values, dgiiMensajes, due, now);
     if (!inserted) return this.recorded(null, values.encf);
     if (options.audit) this.audit(options.audit); // the request's audit entry, in the same write
@@ -229,6 +225,9 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   }
   salesHead(tipos: string[]): SalesHead {
     return salesHead(this.db, tipos);
+  }
+  purchasesHead(companyId: string, tipos: string[], issuerRnc: string): Promise<PurchasesHead> {
+    return purchasesHead(this.db, tipos, issuerRnc, this.env, companyId);
   }
   putShift(row: NewShift) {
     return putShift(this.db, row);

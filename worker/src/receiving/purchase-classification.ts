@@ -311,7 +311,10 @@ export function resolvePurchase(
 }
 
 /** What keeps a resolved purchase out of a complete 606 (the checks DGII's tool makes, §1). */
-export function classificationGaps(resolved: Resolved606, figures: DocumentFigures): ClassificationGap[] {
+export function classificationGaps(
+  resolved: Resolved606,
+  figures: Pick<DocumentFigures, "itbisFacturado">,
+): ClassificationGap[] {
   const gaps: ClassificationGap[] = [];
   if (!resolved.tipoBienesServicios)
     gaps.push({

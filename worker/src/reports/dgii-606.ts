@@ -3,7 +3,9 @@
 // (Compras), E43 (Gastos Menores) and E47 (Pagos al Exterior), which are purchases it documented
 // itself. 23 fields per record. A record that lacks what the buyer must add (the classification,
 // a payment date for a withholding) is listed as missing, and the file is not complete.
-import { compare, dec, isZero, sub, ZERO } from "@ecf/shared";
+import { compare, dec, decimal, formatMoney, isZero, sub, ZERO } from "@ecf/shared";
+import type { PurchasesHead, ResolvedRow } from "../ledger/month-purchases-head.ts";
+import { TOTALLED_606 } from "../ledger/purchases-head.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import {
@@ -23,6 +25,7 @@ const notesOf = (figures: DocumentFigures) => {
 import {
   ColumnTotals,
   dgiiFileName,
+  figuresPendingItem,
   recordLimitWarning,
   tipoId,
   txtAmount,
@@ -73,18 +76,6 @@ export interface Line606 extends FormatLine<Column606> {
   /** How the figures were read where the document left something out (figureNotes); absent when nothing. */
   notes?: string[];
 }
-
-/** Columns summed in `totals` (a check against the books). */
-const TOTALLED_606 = [
-  "montoFacturadoServicios",
-  "montoFacturadoBienes",
-  "totalMontoFacturado",
-  "itbisFacturado",
-  "itbisRetenido",
-  "itbisLlevadoCosto",
-  "itbisPorAdelantar",
-  "montoRetencionRenta",
-] as const;
 
 export type Report606 = MonthlyFormat<Column606, Line606, "606"> & {
   totals: Record<(typeof TOTALLED_606)[number], string>;
@@ -216,7 +207,7 @@ export function totals606(): ColumnTotals<(typeof TOTALLED_606)[number]> {
 }
 
 /** Why a received e-CF is left out of the 606, or null when it is a purchase. */
-function exclusionReason(purchase: Purchase): string | null {
+function exclusionReason(purchase: Pick<Purchase, "approvalStatus" | "dgiiStatus" | "dgiiOverrideReason">) {
   if (purchase.approvalStatus === "rejected") return "Rechazado comercialmente (ACECF): not a purchase of the buyer.";
   // Only an e-CF DGII knows (or one the accountant overrode) is a purchase: anyone can post one.
   if (!purchaseCounts(purchase)) return UNCONFIRMED_REASON[purchase.dgiiStatus];
@@ -255,6 +246,12 @@ export function purchaseRecord606(
   return { line, missing };
 }
 
+const pendingItem = (encf: string, status: string): MissingItem => ({
+  code: "pending_dgii",
+  message: `${encf} is not final with DGII yet (${status}).`,
+  encf,
+});
+
 /** An own E41/E43/E47 as a 606 record (null while not final, or not accepted) and what it lacks or waits for. */
 export function ownRecord606(
   receipt: Receipt,
@@ -262,10 +259,7 @@ export function ownRecord606(
   issuerRnc: string,
   defaults: ReadonlyMap<string, SupplierDefault>,
 ): { line: Line606 | null; missing: MissingItem[] } {
-  if (PENDING.has(receipt.status)) {
-    const message = `${receipt.encf} is not final with DGII yet (${receipt.status}).`;
-    return { line: null, missing: [{ code: "pending_dgii", message, encf: receipt.encf }] };
-  }
+  if (PENDING.has(receipt.status)) return { line: null, missing: [pendingItem(receipt.encf, receipt.status)] };
   if (!ACCEPTED.has(receipt.status)) return { line: null, missing: [] };
   const counterparty = ownCounterparty(receipt, figures, issuerRnc);
   const resolved = resolveOwn(receipt, figures, defaults.get(counterparty) ?? null);
@@ -285,4 +279,55 @@ export function ownRecord606(
     ...notesOf(figures),
   };
   return { line, missing };
+}
+
+/** A row the month object resolved (ledger/month-purchases-head.ts) as `resolvePurchase`/`resolveOwn` give it. */
+function resolvedOfRow(row: ResolvedRow): Resolved606 {
+  const cents = (value: number) => decimal(BigInt(value), 2);
+  return {
+    tipoBienesServicios: row.tipoBienesServicios,
+    fechaPago: row.fechaPago,
+    formaPago: row.formaPago,
+    tipoRetencionIsr: row.tipoRetencionIsr,
+    itbisRetenido: cents(row.itbisRetenido),
+    montoRetencionRenta: cents(row.montoRetencionRenta),
+    itbisAlCosto: cents(row.itbisAlCosto),
+    itbisProporcionalidad: ZERO,
+    sources: {},
+  };
+}
+
+/**
+ * The month object's SQL pass (ledger/month-purchases-head.ts) as what the page-by-page pass over
+ * purchaseRecord606 and ownRecord606 gave: the record count, what is missing (the purchases' in id
+ * order, then the own documents' in e-NCF order, then the figures still to be read), the totals
+ * and the purchases left out.
+ */
+export function summary606(head: PurchasesHead) {
+  const missing: MissingItem[] = [];
+  for (const row of head.incomplete)
+    for (const gap of classificationGaps(resolvedOfRow(row), row))
+      missing.push({ ...gap, id: row.id, encf: row.encf, rnc: row.rncEmisor, fixWith: `PATCH /compras/${row.id}` });
+  for (const row of head.own) {
+    if (PENDING.has(row.status)) missing.push(pendingItem(row.encf, row.status));
+    else
+      for (const gap of classificationGaps(resolvedOfRow(row), row))
+        missing.push({
+          ...gap,
+          encf: row.encf,
+          rnc: row.counterparty,
+          fixWith: `PUT /proveedores/${row.counterparty}/clasificacion`,
+        });
+  }
+  if (head.unread > 0) missing.push(figuresPendingItem(head.unread));
+  const excluded = head.excluded.map((p) => ({
+    id: p.id,
+    encf: p.encf,
+    rncEmisor: p.rncEmisor,
+    reason: exclusionReason(p) ?? "",
+  }));
+  const totals = Object.fromEntries(
+    TOTALLED_606.map((c) => [c, formatMoney(decimal(BigInt(head.cents[c]), 2))]),
+  ) as Report606["totals"];
+  return { count: head.count, missing, totals, excluded };
 }

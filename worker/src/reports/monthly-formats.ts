@@ -1,9 +1,9 @@
 // A month's 606, 607 and 608 from its month object (plus the issuer object for supplier defaults
 // and voided ranges), as files written while read (monthly-file.ts): a first pass counts the
-// records and gathers what is missing and the totals, keeping no record (the 606's a page at a
-// time, as its records need the suppliers' defaults; the 607's by SQL aggregates inside the month
-// object); the records are then paged again in the file's order (ledger/format-order.ts). Figures of rows recorded
-// before 1.8.0 are read from the archive first.
+// records and gathers what is missing and the totals, keeping no record (SQL inside the month
+// object: ledger/month-purchases-head.ts, month-sales-head.ts); the records are then paged in the
+// file's order (ledger/format-order.ts). Figures of rows recorded before 1.8.0 are read from the
+// archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import { requestedMonth } from "../http/month.ts";
@@ -11,6 +11,7 @@ import { ApiProblem } from "../http/problem.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
 import type { SalesHead } from "../ledger/month-sales-head.ts";
+import { TOTALLED_606, type PurchasesHead } from "../ledger/purchases-head.ts";
 import type { PagedReceipt } from "../ledger/monthly-rows.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
@@ -21,13 +22,12 @@ import {
   ownCounterparty,
   ownRecord606,
   purchaseRecord606,
-  totals606,
-  type Excluded606,
+  summary606,
   type Line606,
 } from "./dgii-606.ts";
 import { consumerSummary, head607, record607, SALES_TYPES, summary607, type Line607 } from "./dgii-607.ts";
 import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Line608 } from "./dgii-608.ts";
-import { figuresPendingItem, monthOfPeriodo, type MissingItem } from "./dgii-txt.ts";
+import { monthOfPeriodo } from "./dgii-txt.ts";
 import { readFigures, type DocumentFigures } from "./document-figures.ts";
 import { backfillFigures } from "./figures-backfill.ts";
 import { fileOfReport, type MonthlyFile } from "./monthly-file.ts";
@@ -119,48 +119,6 @@ async function purchasePage(env: Env, company: Company, rows: Purchase[]) {
   };
 }
 
-/** The 606's first pass: count, missing, totals and exclusions, in the order they were always listed. */
-async function summary606(env: Env, company: Company, stub: MonthStub | null) {
-  const totals = totals606();
-  const missing: MissingItem[] = [];
-  const excluded: Excluded606[] = [];
-  let count = 0;
-  let unread = 0;
-  if (stub) {
-    for await (const rows of pagesOf(
-      (after: string | undefined) => stub.purchasesPage({ after }),
-      (p) => p.id,
-    )) {
-      const page = await purchasePage(env, company, rows);
-      unread += page.unread;
-      for (const [purchase, figures] of page.rows) {
-        const record = purchaseRecord606(purchase, figures, page.defaults);
-        if ("excluded" in record) excluded.push(record.excluded);
-        else {
-          count++;
-          totals.add(record.line.fields);
-          missing.push(...record.missing);
-        }
-      }
-    }
-    const own = (after: string | undefined) => stub.receiptsPage({ after, tipos: [...OWN_PURCHASE_TYPES] });
-    for await (const rows of pagesOf(own, (r) => r.encf)) {
-      const page = await ownPage(env, company, rows);
-      unread += page.unread;
-      for (const [receipt, figures] of page.rows) {
-        const record = ownRecord606(receipt, figures, company.rnc, page.defaults);
-        if (record.line) {
-          count++;
-          totals.add(record.line.fields);
-        }
-        missing.push(...record.missing);
-      }
-    }
-  }
-  if (unread > 0) missing.push(figuresPendingItem(unread));
-  return { count, missing, totals: totals.result(), excluded };
-}
-
 /** The 606's records in its order: purchases and own documents, each paged by key, merged. */
 async function* lines606(env: Env, company: Company, stub: MonthStub): AsyncGenerator<Line606> {
   const bought = pagesOf(
@@ -210,7 +168,10 @@ async function* mergeByKey<T>(a: AsyncIterator<T>, b: AsyncIterator<T>, key: (it
 
 export async function open606(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line606>> {
   const stub = await monthObject(env, company.id, monthOf(periodo));
-  const summary = await summary606(env, company, stub);
+  // The first pass is SQL inside the month object (which asks the issuer object for the defaults once).
+  const summary = summary606(
+    stub ? await stub.purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc) : NO_PURCHASES,
+  );
   return {
     head: head606(company.rnc, periodo, summary.count, summary.missing),
     lines: () => (stub ? lines606(env, company, stub) : noLines()),
@@ -219,6 +180,15 @@ export async function open606(env: Env, company: Company, periodo: string): Prom
 }
 
 async function* noLines<T>(): AsyncGenerator<T> {}
+
+const NO_PURCHASES: PurchasesHead = {
+  count: 0,
+  unread: 0,
+  cents: Object.fromEntries(TOTALLED_606.map((c) => [c, "0"])) as PurchasesHead["cents"],
+  excluded: [],
+  incomplete: [],
+  own: [],
+};
 
 const NO_SALES: SalesHead = {
   count: 0,
