@@ -24,6 +24,7 @@ import {
 } from "./lib.mjs";
 import { readSaved, registerSigners, seed } from "./seed.mjs";
 import { placeDocsAssets } from "./docs-assets.mjs";
+import { watchWorker, workerDist } from "./build-worker.mjs";
 import { supervise } from "./supervisor.mjs";
 
 const port = process.env.PORT ?? "8787";
@@ -35,6 +36,9 @@ const persist = stateDir ?? join(root, ".wrangler", "state");
 const credentialsFile = credentialsFileFor(WORKER_URL, stateDir);
 // The DGII sandbox remembers what it received across restarts, as DGII does (its journal).
 const sandboxState = join(stateDir ?? join(root, ".wrangler"), "dgii-sandbox");
+// The worker as deployed (scripts/build-worker.mjs: its entry and its lazily loaded parts as modules
+// of their own), built again on every change; a second copy builds into its own state folder.
+const workerBuild = stateDir ? join(stateDir, "worker-build") : workerDist;
 // The SMTP sink beside the sandbox (its mail at GET /__mail): 2525 for the first copy; for a
 // second, the port the sandbox binds (0: any free one), read from what it prints, then kept.
 let smtpPort = process.env.SMTP_PORT ?? (sandboxPort === "8788" ? "2525" : "0");
@@ -72,6 +76,7 @@ const startWorker = () =>
     "worker",
     wranglerBin,
     wranglerDevArgs({
+      entry: [join(workerBuild, "index.js")],
       port,
       persistTo: persist,
       inspectorPort: process.env.INSPECTOR_PORT || undefined,
@@ -129,6 +134,8 @@ try {
   services.push(sandbox);
   await waitForUrl(`${SANDBOX_URL}/`, { child: sandbox.child });
   if (smtpPort === "0") await smtpBound;
+  console.log("Building the worker…");
+  services.push(await watchWorker({ outdir: workerBuild }));
   const worker = supervise({ name: "worker", start: startWorker, healthUrl: `${WORKER_URL}/health`, onGiveUp: giveUp });
   services.push(worker);
   await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: worker.child });
