@@ -29,10 +29,18 @@ const SAMPLES = Number(process.env.COLD_START_SAMPLES ?? 5);
 const GOAL_MS = 100;
 const evaluator = join(root, "bench", "cold-start-eval.mjs");
 
-/** `wrangler deploy --dry-run` of `config` (`entry` instead of its main, if given) into a new folder: its entry. */
+/** `wrangler deploy --dry-run` of `config` (of `entry` as it is, if given) into a new folder: its entry. */
 function bundle(config: string, cwd: string, entry?: string): string {
   const out = mkdtempSync(join(tmpdir(), "ecf-cold-start-"));
-  const args = ["deploy", "--dry-run", "--outdir", out, "-c", config, ...(entry ? [entry] : [])];
+  const args = [
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    out,
+    "-c",
+    config,
+    ...(entry ? ["--no-bundle", "--no-minify", entry] : []),
+  ];
   const r = spawnSync(wranglerBin, args, { cwd, env: wranglerEnv, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
   const main = readdirSync(out).find((f) => f.endsWith(".js") && !f.endsWith(".chunk.js"));

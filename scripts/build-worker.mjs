@@ -4,13 +4,13 @@
 // OpenAPI document, PDF rendering, signing, the DGII client, e-mail, the 606/607 ...), as *.chunk.js
 // files. wrangler's own bundling puts every module into one script (esbuild inlines dynamic imports
 // when it writes one file), which the runtime compiles whole when an isolate starts; here each lazy
-// part stays a module of its own, uploaded beside the entry (wrangler.toml: find_additional_modules,
-// the ESModule rule for *.chunk.js) and compiled only when imported where the runtime compiles
-// modules on import (bench/cold-start.bench.ts measures both).
-// `npm run deploy` and `npm start` build with this, then give wrangler worker/dist/index.js as the
-// entry (npm start with watchWorker: built again on every change of what it is built from). The
-// options are wrangler's own for a module worker (its conditions, target, keepNames, NODE_ENV),
-// plus wrangler.toml's [alias] and its Text rule for the ledger's .sql migrations (inlined as text).
+// part stays a module of its own, uploaded beside the entry (wrangler.toml's ESModule rule for
+// *.chunk.js) and compiled only when imported where the runtime compiles modules on import
+// (bench/cold-start.bench.ts measures both). `npm run deploy` and `npm start` build with this, then
+// give wrangler worker/dist/index.js as the entry with --no-bundle (npm start with watchWorker:
+// built again on every change of what it is built from). The options are wrangler's own for a
+// module worker (its conditions, target, keepNames, NODE_ENV), plus wrangler.toml's [alias] and its
+// Text rule for the ledger's .sql migrations (inlined as text).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";

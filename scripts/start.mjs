@@ -37,7 +37,8 @@ const credentialsFile = credentialsFileFor(WORKER_URL, stateDir);
 // The DGII sandbox remembers what it received across restarts, as DGII does (its journal).
 const sandboxState = join(stateDir ?? join(root, ".wrangler"), "dgii-sandbox");
 // The worker as deployed (scripts/build-worker.mjs: its entry and its lazily loaded parts as modules
-// of their own), built again on every change; a second copy builds into its own state folder.
+// of their own, given to wrangler as they are: --no-bundle, already minified), built again on every
+// change; a second copy builds into its own state folder.
 const workerBuild = stateDir ? join(stateDir, "worker-build") : workerDist;
 // The SMTP sink beside the sandbox (its mail at GET /__mail): 2525 for the first copy; for a
 // second, the port the sandbox binds (0: any free one), read from what it prints, then kept.
@@ -76,7 +77,7 @@ const startWorker = () =>
     "worker",
     wranglerBin,
     wranglerDevArgs({
-      entry: [join(workerBuild, "index.js")],
+      entry: [join(workerBuild, "index.js"), "--no-bundle", "--no-minify"],
       port,
       persistTo: persist,
       inspectorPort: process.env.INSPECTOR_PORT || undefined,
