@@ -149,10 +149,10 @@ function startUpProfile(entry: string, registry: Registry) {
   }
 }
 
-/** The upload's modules' source maps beside them (wrangler writes the entry's only; the build has each). */
+/** The upload's modules' source maps beside them (with --no-bundle wrangler writes none; the build has each). */
 function withBuildMaps(entry: string): void {
   const dist = workerDist;
-  for (const f of readdirSync(dist).filter((f) => f.endsWith(".chunk.js.map"))) {
+  for (const f of readdirSync(dist).filter((f) => f.endsWith(".js.map"))) {
     if (!existsSync(join(dirname(entry), f.replace(/\.map$/, "")))) continue;
     const map = JSON.parse(readFileSync(join(dist, f), "utf8"));
     writeFileSync(join(dirname(entry), f), JSON.stringify({ ...map, sourceRoot: dist }));
