@@ -112,9 +112,17 @@ export async function watchWorker({ outdir = workerDist, minify = true } = {}) {
   return { stop: () => ctx.dispose() };
 }
 
+// `node scripts/build-worker.mjs [--watch] [--outdir <folder>]`: one build, or (npm start, which runs
+// this in a process group of its own and stops the group) a build kept up to date until signalled.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--outdir");
+  const outdir = at >= 0 ? args[at + 1] : workerDist;
   const started = performance.now();
-  await buildWorker();
-  const modules = readdirSync(workerDist).filter((f) => f.endsWith(".js")).length;
-  console.log(`worker built into worker/dist: ${modules} modules in ${Math.round(performance.now() - started)} ms`);
+  if (args.includes("--watch")) await watchWorker({ outdir });
+  else await buildWorker({ outdir });
+  const modules = readdirSync(outdir).filter((f) => f.endsWith(".js")).length;
+  const took = Math.round(performance.now() - started);
+  console.log(`worker built into ${relative(root, outdir) || "."}: ${modules} modules in ${took} ms`);
+  if (args.includes("--watch")) console.log("(built again on every change of worker/src or shared/src)");
 }

@@ -17,6 +17,7 @@ import {
   root,
   run,
   startChild,
+  stopChildren,
   waitForUrl,
   wranglerBin,
   wranglerDevArgs,
@@ -24,7 +25,7 @@ import {
 } from "./lib.mjs";
 import { readSaved, registerSigners, seed } from "./seed.mjs";
 import { placeDocsAssets } from "./docs-assets.mjs";
-import { watchWorker, workerDist } from "./build-worker.mjs";
+import { workerDist } from "./build-worker.mjs";
 import { supervise } from "./supervisor.mjs";
 
 const port = process.env.PORT ?? "8787";
@@ -90,6 +91,26 @@ const startWorker = () =>
     { env: wranglerEnv },
   );
 
+/**
+ * The worker's build, kept up to date by a child of its own (esbuild's service with it, one process
+ * group, stopped whole): resolves once the first build is written, with its stop().
+ */
+function startWorkerBuild() {
+  const builder = startChild(
+    "worker-build",
+    process.execPath,
+    [join(root, "scripts", "build-worker.mjs"), "--watch", "--outdir", workerBuild],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    builder.once("exit", (code) => reject(new Error(`the worker's build failed (${code})`)));
+    builder.stdout.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      if (/worker built/.test(String(chunk))) resolve({ stop: () => stopChildren([builder]) });
+    });
+  });
+}
+
 /** DGII's directory (the sandbox's) lists the demo issuers as electronic receivers on this worker. */
 let demoReceivers;
 async function listDemoReceivers() {
@@ -136,7 +157,7 @@ try {
   await waitForUrl(`${SANDBOX_URL}/`, { child: sandbox.child });
   if (smtpPort === "0") await smtpBound;
   console.log("Building the worker…");
-  services.push(await watchWorker({ outdir: workerBuild }));
+  services.push(await startWorkerBuild());
   const worker = supervise({ name: "worker", start: startWorker, healthUrl: `${WORKER_URL}/health`, onGiveUp: giveUp });
   services.push(worker);
   await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: worker.child });
