@@ -17,6 +17,7 @@ import {
   root,
   run,
   startChild,
+  stopChildren,
   waitForUrl,
   wranglerBin,
   wranglerDevArgs,
@@ -24,6 +25,7 @@ import {
 } from "./lib.mjs";
 import { readSaved, registerSigners, seed } from "./seed.mjs";
 import { placeDocsAssets } from "./docs-assets.mjs";
+import { workerDist } from "./build-worker.mjs";
 import { supervise } from "./supervisor.mjs";
 
 const port = process.env.PORT ?? "8787";
@@ -35,6 +37,10 @@ const persist = stateDir ?? join(root, ".wrangler", "state");
 const credentialsFile = credentialsFileFor(WORKER_URL, stateDir);
 // The DGII sandbox remembers what it received across restarts, as DGII does (its journal).
 const sandboxState = join(stateDir ?? join(root, ".wrangler"), "dgii-sandbox");
+// The worker as deployed (scripts/build-worker.mjs: its entry and its lazily loaded parts as modules
+// of their own, given to wrangler as they are: --no-bundle, already minified), built again on every
+// change; a second copy builds into its own state folder.
+const workerBuild = stateDir ? join(stateDir, "worker-build") : workerDist;
 // The SMTP sink beside the sandbox (its mail at GET /__mail): 2525 for the first copy; for a
 // second, the port the sandbox binds (0: any free one), read from what it prints, then kept.
 let smtpPort = process.env.SMTP_PORT ?? (sandboxPort === "8788" ? "2525" : "0");
@@ -72,6 +78,7 @@ const startWorker = () =>
     "worker",
     wranglerBin,
     wranglerDevArgs({
+      entry: [join(workerBuild, "index.js"), "--no-bundle", "--no-minify"],
       port,
       persistTo: persist,
       inspectorPort: process.env.INSPECTOR_PORT || undefined,
@@ -83,6 +90,26 @@ const startWorker = () =>
     }),
     { env: wranglerEnv },
   );
+
+/**
+ * The worker's build, kept up to date by a child of its own (esbuild's service with it, one process
+ * group, stopped whole): resolves once the first build is written, with its stop().
+ */
+function startWorkerBuild() {
+  const builder = startChild(
+    "worker-build",
+    process.execPath,
+    [join(root, "scripts", "build-worker.mjs"), "--watch", "--outdir", workerBuild],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    builder.once("exit", (code) => reject(new Error(`the worker's build failed (${code})`)));
+    builder.stdout.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      if (/worker built/.test(String(chunk))) resolve({ stop: () => stopChildren([builder]) });
+    });
+  });
+}
 
 /** DGII's directory (the sandbox's) lists the demo issuers as electronic receivers on this worker. */
 let demoReceivers;
@@ -129,6 +156,8 @@ try {
   services.push(sandbox);
   await waitForUrl(`${SANDBOX_URL}/`, { child: sandbox.child });
   if (smtpPort === "0") await smtpBound;
+  console.log("Building the worker…");
+  services.push(await startWorkerBuild());
   const worker = supervise({ name: "worker", start: startWorker, healthUrl: `${WORKER_URL}/health`, onGiveUp: giveUp });
   services.push(worker);
   await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: worker.child });

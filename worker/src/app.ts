@@ -1,10 +1,12 @@
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { notFound, onError } from "./http/errors.ts";
 import { lazyRouteGroups, mountGroups, RNC_SEGMENT, type RouteGroup } from "./http/lazy-routes.ts";
-import { newRouter } from "./http/router.ts";
 import { problemResponse } from "./http/problem.ts";
+import type { newRouter as OpenApiRouterOf } from "./http/router.ts";
+import type { AppEnv } from "./env.ts";
 import { API_VERSION } from "./version.ts";
 import { auditProblems } from "./audit/log.ts";
 import { countingEnv } from "./ledger/round-trips.ts";
@@ -81,11 +83,14 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
 ];
 
+type OpenApiRouter = ReturnType<typeof OpenApiRouterOf>;
+
 /** Largest request body we accept: a 1000-line e-CF in JSON is well under this. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export function createApp() {
-  const app = newRouter();
+  // A plain Hono: the OpenAPI router (zod and zod-to-openapi) loads with the route groups that use it.
+  const app = new Hono<AppEnv>();
 
   app.use(requestId());
   app.use(async (c, next) => {
@@ -112,9 +117,9 @@ export function createApp() {
 
   // What every group declares (each mounted for it, if not yet), plus the e-CF request's per-type
   // schemas and the problem examples, all built on the first request for the document.
-  let everyGroup: ReturnType<typeof mountGroups> | undefined;
+  let everyGroup: Promise<OpenApiRouter> | undefined;
   app.get("/openapi.json", async (c) => {
-    everyGroup ??= mountGroups(ROUTE_GROUPS);
+    everyGroup ??= import("./http/router.ts").then(({ newRouter }) => mountGroups(ROUTE_GROUPS, newRouter()));
     const { apiDocument } = await import("./http/api-document.ts");
     return c.json(apiDocument(await everyGroup, new URL(c.req.url).origin));
   });

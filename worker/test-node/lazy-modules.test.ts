@@ -1,15 +1,21 @@
 // What the worker evaluates when an isolate starts is its entry's static import graph: a module
-// reached only through a dynamic import() is bundled but not run until first used. Rendering a
-// receipt's PDF (the QR encoder, font metrics, deflate) is loaded where it is used, so that a
-// cold start does not pay for it (bench/cold-start.bench.ts measures the start-up); so is every
-// route group, whose module builds its routes' zod schemas when it runs (app.ts, http/lazy-routes.ts).
-import { readdirSync, readFileSync } from "node:fs";
+// reached only through a dynamic import() is in the upload but not run until first used (and, where
+// the runtime compiles modules lazily, not compiled either: scripts/build-worker.mjs keeps each such
+// part a module of its own). Rendering a receipt's PDF, every route group (whose module builds its
+// routes' zod schemas when it runs), the OpenAPI router, signing and the XML libraries, the DGII
+// client, e-mail and what the month alarm runs load where they are used, so that a cold start does
+// not pay for them (bench/cold-start.bench.ts measures the start-up). The graph is read from the
+// source (worker/src and the @ecf/shared modules it imports), then from the deploy build itself.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { buildWorker } from "../../scripts/build-worker.mjs";
 
 const workerSrc = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
+const sharedSrc = resolve(workerSrc, "../../shared/src");
 const entry = join(workerSrc, "index.ts");
 
 /** The module's imports that run with it (`import type` and `export type` are erased) and its dynamic import()s. */
@@ -31,27 +37,40 @@ function importsOf(file: string): { static: string[]; dynamic: string[] } {
   return found;
 }
 
-/** Relative specifiers resolved to files under worker/src; package specifiers as they are. */
-const target = (from: string, specifier: string) =>
-  specifier.startsWith(".") ? resolve(dirname(from), specifier) : specifier;
+/** Relative specifiers and @ecf/shared's (its package.json exports) resolved to files; other packages as they are. */
+function target(from: string, specifier: string): string {
+  if (specifier.startsWith(".")) return resolve(dirname(from), specifier);
+  if (specifier === "@ecf/shared") return join(sharedSrc, "index.ts");
+  if (specifier.startsWith("@ecf/shared/")) return join(sharedSrc, `${specifier.slice("@ecf/shared/".length)}.ts`);
+  return specifier;
+}
+const inSource = (file: string) => (file.startsWith(workerSrc) || file.startsWith(sharedSrc)) && file.endsWith(".ts");
 
-/** Every worker/src module and package the entry evaluates at start-up, and every dynamic import seen on the way. */
-function startUpGraph(): { evaluated: Set<string>; lazy: Set<string> } {
-  const evaluated = new Set<string>([entry]);
+/** The modules `from` reaches by static imports only (`dynamic` too: by both), and the dynamic imports seen on the way. */
+function walk(from: string, dynamic: boolean): { reached: Set<string>; lazy: Set<string> } {
+  const reached = new Set<string>([from]);
   const lazy = new Set<string>();
-  const queue = [entry];
+  const queue = [from];
   while (queue.length) {
     const file = queue.pop()!;
-    const { static: statics, dynamic } = importsOf(file);
-    for (const specifier of dynamic) lazy.add(target(file, specifier));
-    for (const specifier of statics) {
+    const imports = importsOf(file);
+    for (const specifier of imports.dynamic) lazy.add(target(file, specifier));
+    for (const specifier of dynamic ? [...imports.static, ...imports.dynamic] : imports.static) {
       const to = target(file, specifier);
-      if (evaluated.has(to)) continue;
-      evaluated.add(to);
-      if (to.startsWith(workerSrc) && to.endsWith(".ts")) queue.push(to);
+      if (reached.has(to)) continue;
+      reached.add(to);
+      if (inSource(to)) queue.push(to);
     }
   }
-  return { evaluated, lazy };
+  return { reached, lazy };
+}
+
+/**
+ * Every source module and package the entry evaluates at start-up, and every module the worker
+ * imports dynamically anywhere (on the way from the entry through imports of either kind).
+ */
+function startUpGraph(): { evaluated: Set<string>; lazy: Set<string> } {
+  return { evaluated: walk(entry, false).reached, lazy: walk(entry, true).lazy };
 }
 
 describe("the worker's start-up import graph", () => {
@@ -78,5 +97,83 @@ describe("the worker's start-up import graph", () => {
     expect([...evaluated].filter((m) => /^(qrcode|pako)(\/|$)/.test(m))).toEqual([]);
     // Still bundled and used: reached by a dynamic import().
     expect(lazy.has(join(workerSrc, "print/render.ts"))).toBe(true);
+  });
+  it("evaluates no package at start-up but the router, the database's and the runtime's", () => {
+    const packages = [...evaluated].filter((m) => !m.startsWith("/"));
+    expect(packages.filter((p) => !/^(cloudflare:workers|hono|drizzle-orm)(\/|$)/.test(p))).toEqual([]);
+  });
+
+  it("does not evaluate zod, signing, XML, certificates, the DGII client, e-mail or what the alarm runs", () => {
+    const shared = [
+      "index.ts", // the barrel evaluates every module of @ecf/shared
+      "catalogs.ts",
+      "obligations.ts",
+      "signing/xmldsig-signer.ts",
+      "signing/fast-signer.ts",
+      "signing/verify.ts",
+      "signing/certificate.ts",
+      "signing/pkcs12.ts",
+      "xml/parse.ts",
+      "xml/serialize.ts",
+      "xml/model.ts",
+      "documents/rfce.ts",
+    ].map((m) => join(sharedSrc, m));
+    const worker = [
+      "http/router.ts",
+      "dgii/client.ts",
+      "dgii/for-company.ts",
+      "issuing/transmit.ts",
+      "after-dgii/receipt-step.ts",
+      "after-dgii/tasks.ts",
+      "after-dgii/email.ts",
+      "after-dgii/buyer-delivery.ts",
+      "catalog/products.ts",
+      "catalog/csv.ts",
+    ].map((m) => join(workerSrc, m));
+    expect([...shared, ...worker].filter((m) => evaluated.has(m))).toEqual([]);
+    // Still in the upload, and used: reached by a dynamic import().
+    const lazyOnes = ["after-dgii/tasks.ts", "after-dgii/receipt-step.ts", "dgii/for-company.ts", "http/router.ts"];
+    expect(lazyOnes.map((m) => join(workerSrc, m)).filter((m) => !lazy.has(m))).toEqual([]);
+    expect(lazy.has(join(sharedSrc, "signing/pkcs12.ts"))).toBe(true);
+  });
+});
+
+describe("the deploy build (scripts/build-worker.mjs)", () => {
+  it("keeps every lazily imported part out of the entry's static graph: a small start-up script", async () => {
+    const out = mkdtempSync(join(tmpdir(), "ecf-worker-build-"));
+    try {
+      const meta = await buildWorker({ outdir: out });
+      const outputs = Object.entries(meta.outputs).filter(([file]) => file.endsWith(".js"));
+      // The metafile names files from the repository's root (the build's working directory).
+      const repo = resolve(workerSrc, "../..");
+      const byFile = new Map(outputs.map(([file, output]) => [resolve(repo, file), output]));
+      const entryFile = resolve(out, "index.js");
+      // The entry and what it imports statically: what an isolate evaluates when it starts.
+      const startUp = new Set([entryFile]);
+      const queue = [entryFile];
+      while (queue.length)
+        for (const imported of byFile.get(queue.pop()!)!.imports)
+          if (
+            imported.kind === "import-statement" &&
+            !imported.external &&
+            !startUp.has(resolve(repo, imported.path))
+          ) {
+            startUp.add(resolve(repo, imported.path));
+            queue.push(resolve(repo, imported.path));
+          }
+      const inputs = [...startUp].flatMap((file) => Object.keys(byFile.get(file)!.inputs));
+      const heavy =
+        /node_modules\/(zod|@hono\/zod-openapi|@asteasolutions|pkijs|asn1js|node-forge|@xmldom|xpath|xmldsigjs|worker-mailer|qrcode|pako)\//;
+      expect(inputs.filter((input) => heavy.test(input))).toEqual([]);
+      expect(inputs.filter((input) => /worker\/src\/routes\/|shared\/src\/generated\//.test(input))).toEqual([]);
+      const startBytes = [...startUp].reduce((sum, file) => sum + byFile.get(file)!.bytes, 0);
+      const allBytes = outputs.reduce((sum, [, output]) => sum + output.bytes, 0);
+      // The whole worker is still built (every route group, the PDF, signing), in modules of its own.
+      expect(allBytes).toBeGreaterThan(1024 * 1024);
+      expect(outputs.length).toBeGreaterThan(20);
+      expect(startBytes).toBeLessThan(400 * 1024);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

@@ -5,11 +5,13 @@ import { describe, expect, it } from "vitest";
 import { companies } from "../src/db/tables.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApp } from "../src/app.ts";
+import { newRouter } from "../src/http/router.ts";
 import { call } from "./support/http.ts";
 
-// The real app plus one JSON route, to exercise the shared validation and error paths.
-const app = createApp();
-app.openapi(
+// The real app plus one JSON route (on the API's own OpenAPI router, as every route group is), to
+// exercise the shared validation and error paths.
+const echo = newRouter();
+echo.openapi(
   createRoute({
     method: "post",
     path: "/__echo",
@@ -26,6 +28,7 @@ app.openapi(
   }),
   (c) => c.json(c.req.valid("json"), 200),
 );
+const app = createApp().route("/", echo);
 const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   app.request(
     path,

@@ -3,7 +3,7 @@
 // the issuing path (issuing/issue.ts) or the IssuerLedger object's alarm, which is kept set for
 // the current certificate's next mark so that an issuer that issues nothing is told too. Both
 // claim the notice with the object's noticeOnce, so it is never sent twice.
-import { drMonth } from "@ecf/shared";
+import { drMonth } from "@ecf/shared/dgii-time";
 import { companyById } from "../db/companies.ts";
 import type { Company } from "../db/tables.ts";
 import { receiptMonth } from "../ledger/client.ts";

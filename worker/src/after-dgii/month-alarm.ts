@@ -2,10 +2,11 @@
 // receipt forward once (send, recover with consultatrackids, or poll), each under its own claim;
 // check the purchases due with DGII; run the due follow-up tasks (webhooks, buyer delivery,
 // e-mail). The object (objects/receipt-month.ts) gives its storage and its alarm; this decides.
+// What moves a receipt (the DGII client, signing, the e-CF's XML) and what runs a task (e-mail,
+// the PDF, webhooks, buyer delivery) load on the first run that has such work, not when the object
+// starts (bench/cold-start.bench.ts, worker/test-node/lazy-modules.test.ts).
 import { companyById } from "../db/companies.ts";
 import type { Company } from "../db/tables.ts";
-import { dgiiAvailableFor, dgiiStatusTtlMs } from "../dgii/for-company.ts";
-import { moveForward } from "./receipt-step.ts";
 import type { MonthDb } from "../ledger/month-receipts.ts";
 import {
   ALARM_BATCH,
@@ -23,7 +24,6 @@ import { checkPurchaseAtDgii, CONFIRMATIONS_PER_RUN, judgeAnswer } from "../rece
 import { purchaseEvent } from "../webhooks/events.ts";
 import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
 import { eventTask, taskBackoffMs, type NewTask, type TaskContext, type TaskOutcome } from "./task-types.ts";
-import { runTask } from "./tasks.ts";
 
 /** What the alarm's run needs of its month object. */
 export interface MonthAlarmHost {
@@ -68,7 +68,9 @@ async function receiptsToMove(host: MonthAlarmHost, now: Date): Promise<{ due: R
   // The issuer, read once per run for every receipt of it (the object holds one issuer's month).
   // (Failing to read it leaves each receipt to its own attempt, as before.)
   const company = due.length ? await companyById(host.env, due[0]!.companyId).catch(() => undefined) : undefined;
-  if (company && due.some(awaitsFirstSend) && !(await dgiiAvailableFor(host.env, company))) {
+  if (!company || !due.some(awaitsFirstSend)) return { due, company };
+  const { dgiiAvailableFor, dgiiStatusTtlMs } = await import("../dgii/for-company.ts");
+  if (!(await dgiiAvailableFor(host.env, company))) {
     host.dgiiDownUntil = now.getTime() + dgiiStatusTtlMs(host.env);
     due = postponeWaiting(host, due, now);
   }
@@ -81,6 +83,8 @@ async function receiptsToMove(host: MonthAlarmHost, now: Date): Promise<{ due: R
  * debit note waits for the receipt it modifies when both are due, so DGII never hears of the note first.
  */
 async function moveReceipts(host: MonthAlarmHost, due: Receipt[], now: Date, company?: Company): Promise<void> {
+  if (!due.length) return;
+  const { moveForward } = await import("./receipt-step.ts");
   const moved = new Map<string, Promise<void>>();
   for (const receipt of due) {
     const original = receipt.ncfModificado ? moved.get(receipt.ncfModificado) : undefined;
@@ -176,7 +180,9 @@ function taskContext(host: MonthAlarmHost, now: Date, receipt: (encf: string) =>
 /** Runs the due tasks side by side, each under a claim, and settles each with its outcome. */
 async function runDueTasks(host: MonthAlarmHost, now: Date): Promise<number> {
   const due = dueTasks(host.db, now);
-  if (due.length) host.tasksRanAt = now.getTime();
+  if (!due.length) return 0;
+  host.tasksRanAt = now.getTime();
+  const { runTask } = await import("./tasks.ts");
   const context = taskContext(host, now, (encf) => receiptOf(host.db, encf));
   await Promise.all(
     due.map(async (task) => {

@@ -4,7 +4,7 @@
 // chunks and know which row is where. The rows go through the month object's ordinary import
 // (ledger/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
 // never sets it, so the route answers 404 and the object refuses.
-import { timbreUrl } from "@ecf/shared";
+import { timbreUrl } from "@ecf/shared/signing/timbre";
 import type { MonthRows } from "../ledger/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
 import type { DocumentFigures } from "../reports/document-figures.ts";

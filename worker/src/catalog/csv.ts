@@ -2,7 +2,8 @@
 // a list of every bad line, and write products back in the same columns, so export → import is the
 // identity. Each line goes through the same schema as POST /products.
 import { csvRow, looksLikeFormula } from "../reports/csv.ts";
-import type { ProblemItem } from "../http/problem.ts";
+import { lineProblem, type LineProblem } from "./line-problem.ts";
+export { lineProblem, type LineProblem } from "./line-problem.ts";
 import { ProductInput, productValues, type ProductValues, type ProductView } from "./products.ts";
 
 export const PRODUCT_CSV_COLUMNS = [
@@ -25,17 +26,6 @@ export interface CsvRecord {
   /** The file line the record starts on (1 is the header). */
   line: number;
   fields: string[];
-}
-
-/** One bad line (or cell) of an imported file, as the 422 problem lists it. */
-export interface LineProblem extends ProblemItem {
-  line: number;
-  column: string | null;
-  detail: string;
-}
-
-export function lineProblem(line: number, column: string | null, detail: string, code = "invalid"): LineProblem {
-  return { line, column, detail, path: `/line/${line}${column ? `/${column}` : ""}`, code, message: detail };
 }
 
 /**

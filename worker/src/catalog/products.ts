@@ -2,7 +2,8 @@
 // both), what they answer, and the row the issuer object keeps. Prices travel as decimal strings
 // with at most 2 decimals and are kept as integer cents: never a float, never rounded here.
 import { z } from "@hono/zod-openapi";
-import { formatMoney, fromMinorUnits, unidadMedida } from "@ecf/shared";
+import { unidadMedida } from "@ecf/shared/catalogs";
+import { formatMoney, fromMinorUnits } from "@ecf/shared/money";
 import type { products } from "../ledger/issuer-tables.ts";
 
 export const ITBIS_RATES = ["18", "16", "0", "exempt"] as const;

@@ -1,15 +1,6 @@
-import {
-  decryptPkcs8,
-  encryptPkcs8,
-  fromBase64,
-  importMasterKey,
-  importSigningKey,
-  Pkcs12Error,
-  readPkcs12,
-  toBase64,
-  type Pkcs12Contents,
-  type Pkcs12ErrorCode,
-} from "@ecf/shared";
+import type { Pkcs12Contents, Pkcs12ErrorCode } from "@ecf/shared/signing/pkcs12";
+import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey } from "@ecf/shared/signing/key-at-rest";
+import { fromBase64, toBase64 } from "@ecf/shared/signing/base64";
 import { ApiProblem } from "../http/problem.ts";
 
 export interface UploadedCertificate {
@@ -40,6 +31,8 @@ export async function readCertificateUpload(
   password: string,
   now: Date,
 ): Promise<UploadedCertificate> {
+  // node-forge's PKCS#12 reader (its tables and ciphers) loads on the first upload, not at start-up.
+  const { Pkcs12Error, readPkcs12 } = await import("@ecf/shared/signing/pkcs12");
   let parsed: Pkcs12Contents;
   try {
     parsed = readPkcs12(bytes, password);

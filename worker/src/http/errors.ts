@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { jsonPointer } from "@ecf/shared";
+import { jsonPointer } from "@ecf/shared/problems";
 import { LedgerRefused, type RefusalKind } from "../ledger/refusal.ts";
 import { ApiProblem, malformedJson, problemResponse, type ProblemCode, type ProblemItem } from "./problem.ts";
 

@@ -6,10 +6,11 @@
 // audit, limits), on the same request: the context's variables go in and come back out, and an
 // error goes back up to the app's error handler, so a request sees what it did when every group
 // was mounted in the app itself. The OpenAPI document mounts every group (`allRouteGroups`).
-import type { Context, Hono, MiddlewareHandler } from "hono";
+// The routers here are plain Hono: @hono/zod-openapi (zod, zod-to-openapi) loads with the first group,
+// whose module builds its routes with it, and the document's router is the OpenAPI one (app.ts).
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { notFound } from "./errors.ts";
-import { newRouter } from "./router.ts";
 
 /** The first path segment of the receiver's `/{rnc}/fe/...` services: an RNC or a cédula. */
 export const RNC_SEGMENT = "{rnc}";
@@ -23,7 +24,7 @@ export interface RouteGroup {
   load: () => Promise<Hono<any, any, any>>;
 }
 
-type Router = ReturnType<typeof newRouter>;
+type Router = Hono<AppEnv>;
 
 /** The segment a path starts with, as the groups name it (the receiver's services ignore case). */
 function segmentOf(path: string): string {
@@ -31,8 +32,8 @@ function segmentOf(path: string): string {
   return /^(\d{9}|\d{11})$/.test(segment) ? RNC_SEGMENT : segment;
 }
 
-/** Every group mounted in one router, in the table's order. */
-export async function mountGroups(groups: readonly RouteGroup[], router: Router = newRouter()): Promise<Router> {
+/** Every group mounted in `router`, in the table's order. */
+export async function mountGroups<R extends Hono<any, any, any>>(groups: readonly RouteGroup[], router: R): Promise<R> {
   const loaded = await Promise.all(groups.map((group) => group.load()));
   groups.forEach((group, i) => router.route(group.mount, loaded[i]!));
   return router;
@@ -54,7 +55,7 @@ const sharedVariables: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** A router for one segment's groups: shared variables, the groups, the app's not-found; errors go up. */
 function segmentRouter(groups: readonly RouteGroup[]): Promise<Router> {
-  const router = newRouter();
+  const router = new Hono<AppEnv>();
   router.use(sharedVariables);
   router.notFound(notFound);
   router.onError((error) => {

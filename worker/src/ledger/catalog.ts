@@ -4,7 +4,7 @@
 // change nothing keeps its version (a re-imported file costs the tills nothing).
 import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
-import { lineProblem } from "../catalog/csv.ts";
+import { lineProblem } from "../catalog/line-problem.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import { type LedgerRefused, refuse } from "./refusal.ts";
 import { cashiers, catalogVersion, products } from "./issuer-tables.ts";

@@ -1,7 +1,9 @@
 // e-NCF allocation inside an IssuerLedger: the API's next number, a client's own number, a
 // device's block, and the tails taken out for voiding. The object runs one event at a time and
 // these functions never await, so every read-check-write here is atomic without a transaction.
-import { drDayStartUtc, formatENcf, type TipoeCF } from "@ecf/shared";
+import { drDayStartUtc } from "@ecf/shared/dgii-time";
+import { formatENcf } from "@ecf/shared/ids";
+import type { TipoeCF } from "@ecf/shared/tipos";
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { type LedgerRefused, refuse } from "./refusal.ts";

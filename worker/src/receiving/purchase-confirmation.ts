@@ -6,7 +6,6 @@
 // (a contingency e-CF may reach the buyer before DGII; the window covers DGII's deadline for it).
 // Only a confirmed purchase enters the 606 or can be approved, unless the accountant overrides.
 import type { DgiiResult } from "../dgii/client.ts";
-import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import type { Company } from "../db/tables.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import { findPurchase, writeAudit } from "../ledger/client.ts";
@@ -89,6 +88,8 @@ export async function checkPurchaseAtDgii(
   let answer: DgiiResult | undefined;
   let detail: string;
   try {
+    // The DGII client and the signer load with the first check, not when the month object starts.
+    const { dgiiClientFor, signerFor } = await import("../dgii/for-company.ts");
     const client = dgiiClientFor(env, company, await signerFor(env, company));
     answer = await client.consultaEstadoOf(purchase.rncEmisor, purchase.encf, purchase.securityCode);
     detail = `consultaestado: codigo ${answer.codigo} (${answer.estado})`;

@@ -1,7 +1,7 @@
 // Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp` (seconds) and
 // `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by the bytes
 // of a `whsec_<base64>` secret.
-import { fromBase64, toBase64 } from "@ecf/shared";
+import { fromBase64, toBase64 } from "@ecf/shared/signing/base64";
 
 export const SECRET_PREFIX = "whsec_";
 
