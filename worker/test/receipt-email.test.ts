@@ -4,7 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, sandboxUrl } from "./support/issuing.ts";
-import { runTaskAlarms } from "./support/ledger.ts";
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { receiptMonth } from "../src/ledger/client.ts";
+import type { ReceiptMonth } from "../src/objects/receipt-month.ts";
+import { monthSql, runTaskAlarms } from "./support/ledger.ts";
 import { until } from "./support/until.ts";
 
 interface Mail {
@@ -85,5 +89,37 @@ describe("the printed copy by e-mail", () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/to");
     expect((await post("E320000099999", address)).status).toBe(404);
+  });
+
+  it("two alarm runs at once send a due e-mail once: a run claims what it read before it awaits anything", async () => {
+    const { company, token } = await issuer();
+    const address = `dos-corridas-${company.rnc}@cliente.com.do`;
+    const { body } = await issue(token, issueRequest("32"));
+    const month = String(body.fechaEmision).slice(0, 7);
+    const queued = await call(`/fe/recepcion/ecf/${body.encf}/email`, {
+      method: "POST",
+      headers: authed(token, { "Content-Type": "application/json" }),
+      body: JSON.stringify({ to: address }),
+    });
+    expect(queued.status).toBeLessThan(300);
+    await runInDurableObject(receiptMonth(env, company.id, month), async (instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE tasks SET next_attempt_at = ?1 WHERE status = 'pending'",
+        new Date(0).toISOString(),
+      );
+      await Promise.all([(instance as ReceiptMonth).alarm(), (instance as ReceiptMonth).alarm()]);
+    });
+    await until(
+      async () => {
+        const open = await monthSql(
+          company.id,
+          month,
+          "SELECT id FROM tasks WHERE kind = 'email' AND status = 'pending'",
+        );
+        return open.length === 0;
+      },
+      () => runTaskAlarms(company.id),
+    );
+    expect(await mailTo(address)).toHaveLength(1);
   });
 });

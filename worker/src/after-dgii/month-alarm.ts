@@ -179,10 +179,13 @@ function taskContext(host: MonthAlarmHost, now: Date, receipt: (encf: string) =>
 
 /** Runs the due tasks side by side, each under a claim, and settles each with its outcome. */
 async function runDueTasks(host: MonthAlarmHost, now: Date): Promise<number> {
+  if (!dueTasks(host.db, now).length) return 0;
+  // Loaded before the due tasks are read and claimed: nothing may await between the read and the
+  // claims, or another run would read the same tasks meanwhile and run them twice.
+  const { runTask } = await import("./tasks.ts");
   const due = dueTasks(host.db, now);
   if (!due.length) return 0;
   host.tasksRanAt = now.getTime();
-  const { runTask } = await import("./tasks.ts");
   const context = taskContext(host, now, (encf) => receiptOf(host.db, encf));
   await Promise.all(
     due.map(async (task) => {
