@@ -58,21 +58,24 @@ export function productEntry(db: PosDatabase, add: (p: Product) => void): Produc
         h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."),
       );
   };
+  /** Counts the cashier's edits of the search box: a lookup clears it only if nothing was typed since. */
+  let edits = 0;
   search.addEventListener("input", () => {
+    edits++;
     scanMessage.textContent = "";
     resultsPage = 0;
     void renderResults();
   });
   /** Adds what a search or a scan found, or says nothing matched; the search is ready for the next. */
-  const addFound = (typed: string, found: Product | undefined, what: string) => {
+  const addFound = (typed: string, found: Product | undefined, what: string, editsThen = edits) => {
     if (found) {
       add(found);
       scanMessage.textContent = "";
     } else if (typed) {
       scanMessage.textContent = `No hay ningún producto con ${what} «${typed}».`;
     }
-    // Cleared unless the cashier has typed something else meanwhile.
-    if (typed && search.value.trim() === typed) {
+    // Cleared unless the cashier has typed since (the same name typed again is the next item, not this one).
+    if (typed && editsThen === edits && search.value.trim() === typed) {
       search.value = "";
       void renderResults();
     }
@@ -85,11 +88,12 @@ export function productEntry(db: PosDatabase, add: (p: Product) => void): Produc
   const addTyped = () => {
     const typed = search.value.trim();
     const page = resultsPage;
+    const editsThen = edits;
     inTurn(async () => {
       const found = typed
         ? ((await productByCode(db, typed)) ?? (await searchProducts(db, typed, page, RESULTS_PER_PAGE)).items[0])
         : undefined;
-      addFound(typed, found, "el código o nombre");
+      addFound(typed, found, "el código o nombre", editsThen);
     });
   };
   const clear = () => {
