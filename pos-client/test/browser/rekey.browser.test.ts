@@ -127,6 +127,13 @@ const heldKeySerial = () =>
 async function roundShowsPrompt(): Promise<void> {
   await page.evaluate(() => window.dispatchEvent(new Event("online")));
   await page.waitForSelector('#sync[data-key-outdated="true"]', { timeout: 60_000 });
+  // The bar's text follows its attribute when the round's status is drawn: awaited, not read at once.
+  await page.waitForFunction(
+    () => document.querySelector("#sync")?.textContent?.includes("Falta la firma del emisor"),
+    {
+      timeout: 60_000,
+    },
+  );
   expect(await page.textContent("#sync")).toContain("Falta la firma del emisor");
 }
 
