@@ -32,6 +32,9 @@ const searchBox = () =>
     "data-autofocus": true,
   });
 
+const noProductsYet = () =>
+  h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión.");
+
 export function productEntry(db: PosDatabase, add: (p: Product) => void): ProductEntry {
   let resultsPage = 0;
   // Each search renders only if no later one started: answers may come back out of order.
@@ -53,10 +56,7 @@ export function productEntry(db: PosDatabase, add: (p: Product) => void): Produc
         void renderResults();
       }),
     );
-    if (!shown.total && !search.value.trim() && mine === searches)
-      results.append(
-        h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión."),
-      );
+    if (!shown.total && !search.value.trim() && mine === searches) results.append(noProductsYet());
   };
   /** Counts the cashier's edits of the search box: a lookup clears it only if nothing was typed since. */
   let edits = 0;
