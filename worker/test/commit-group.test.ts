@@ -13,11 +13,10 @@ import type { NumberRequest } from "../src/ledger/issuer-numbering.ts";
 import { refuse } from "../src/ledger/refusal.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
 import { stableStringify } from "../src/issuing/document.ts";
-import { ABANDONED_CLAIM_MS } from "../src/issuing/issue.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
-import { issuerSql, monthSql, nextNumber } from "./support/ledger.ts";
+import { abandonClaims, issuerSql, monthSql, nextNumber } from "./support/ledger.ts";
 
 afterEach(clearFaults);
 
@@ -126,11 +125,7 @@ describe("group-committed numbering and contingency records", () => {
     expect(waiting.status).toBe(409);
     expect(waiting.body.code).toBe("in_progress");
     // Past the claim's life, the next request with the key takes it over once; its number is new.
-    await issuerSql(
-      company.id,
-      "UPDATE idempotency_keys SET created_at = ?1",
-      new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString(),
-    );
+    await abandonClaims(company.id);
     const taken = await issue(token, request, { "Idempotency-Key": "d-1" });
     expect(taken.status, JSON.stringify(taken.body)).toBe(200);
     expect(taken.body.encf).toBe("E310000000004");

@@ -9,6 +9,7 @@ import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault, todayDgii } from "./support/issuing.ts";
 import {
+  abandonClaims,
   auditRows,
   holdReceipt,
   issuerSql,
@@ -22,7 +23,7 @@ import {
 import { issuerLedger } from "../src/ledger/client.ts";
 import { unwrap } from "../src/ledger/refusal.ts";
 import { stableStringify } from "../src/issuing/document.ts";
-import { ABANDONED_CLAIM_MS, issueReceipt } from "../src/issuing/issue.ts";
+import { issueReceipt } from "../src/issuing/issue.ts";
 import { archiveSignedReceipt } from "../src/issuing/record.ts";
 import { until } from "./support/until.ts";
 
@@ -418,11 +419,7 @@ describe("resends and idempotency", () => {
     expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([
       { key: "k-2", encf: "E310000000001" },
     ]);
-    await issuerSql(
-      company.id,
-      "UPDATE idempotency_keys SET created_at = ?1",
-      new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString(),
-    );
+    await abandonClaims(company.id);
 
     const retried = await issue(token, request, { "Idempotency-Key": "k-2" });
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);

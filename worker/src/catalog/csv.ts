@@ -3,7 +3,6 @@
 // identity. Each line goes through the same schema as POST /products.
 import { csvRow, looksLikeFormula } from "../reports/csv.ts";
 import { lineProblem, type LineProblem } from "./line-problem.ts";
-export { lineProblem, type LineProblem } from "./line-problem.ts";
 import { ProductInput, productValues, type ProductValues, type ProductView } from "./products.ts";
 
 export const PRODUCT_CSV_COLUMNS = [

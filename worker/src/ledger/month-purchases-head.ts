@@ -15,8 +15,6 @@ import type { MonthDb } from "./month-receipts.ts";
 import { TOTALLED_606, type PurchasesHead, type ResolvedRow } from "./purchases-head.ts";
 import type { SupplierDefault } from "./supplier-defaults.ts";
 
-export type { PurchasesHead, ResolvedRow } from "./purchases-head.ts";
-
 /** Cents of a decimal text (no, one or two decimals); NULL stays NULL. */
 const cents = (x: string) =>
   `(CASE WHEN ${x} IS NULL THEN NULL WHEN instr(${x}, '.') = 0 THEN CAST(${x} AS INTEGER) * 100 ELSE ` +

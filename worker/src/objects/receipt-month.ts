@@ -12,7 +12,7 @@ import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
 import { openMonth } from "../ledger/month-open.ts";
-import { purchasesHead, type PurchasesHead } from "../ledger/month-purchases-head.ts";
+import { purchasesHead } from "../ledger/month-purchases-head.ts";
 import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
 import type { ContingencyEntry, ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
@@ -226,7 +226,7 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   salesHead(tipos: string[]): SalesHead {
     return salesHead(this.db, tipos);
   }
-  purchasesHead(companyId: string, tipos: string[], issuerRnc: string): Promise<PurchasesHead> {
+  purchasesHead(companyId: string, tipos: string[], issuerRnc: string) {
     return purchasesHead(this.db, tipos, issuerRnc, this.env, companyId);
   }
   putShift(row: NewShift) {

@@ -10,6 +10,7 @@ import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";
 import { unwrap } from "../../src/ledger/refusal.ts";
 import { problemOf } from "../../src/http/errors.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
+import { ABANDONED_CLAIM_MS } from "../../src/issuing/issue.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -23,6 +24,12 @@ export function issuerSql(companyId: string, query: string, ...params: SqlStorag
   return runInDurableObject(issuerLedger(env, companyId), (_instance, state) =>
     state.storage.sql.exec<Row>(query, ...params).toArray(),
   );
+}
+
+/** Ages every Idempotency-Key claim of the issuer past its life, as if the requests holding them had died. */
+export async function abandonClaims(companyId: string): Promise<void> {
+  const before = new Date(Date.now() - ABANDONED_CLAIM_MS - 1000).toISOString();
+  await issuerSql(companyId, "UPDATE idempotency_keys SET created_at = ?1", before);
 }
 
 /** SQL inside one month object of the issuer. */
