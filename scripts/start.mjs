@@ -27,6 +27,7 @@ import { readSaved, registerSigners, seed } from "./seed.mjs";
 import { placeDocsAssets } from "./docs-assets.mjs";
 import { workerDist } from "./build-worker.mjs";
 import { supervise } from "./supervisor.mjs";
+import { collapseModuleTable } from "./module-table.mjs";
 
 const port = process.env.PORT ?? "8787";
 const sandboxPort = process.env.SANDBOX_PORT ?? "8788";
@@ -73,8 +74,8 @@ function startSandbox() {
   return child;
 }
 
-const startWorker = () =>
-  startChild(
+const startWorker = () => {
+  const child = startChild(
     "worker",
     wranglerBin,
     wranglerDevArgs({
@@ -88,8 +89,16 @@ const startWorker = () =>
         ...(smtpPort !== "2525" ? { SMTP_PORT: smtpPort } : {}),
       },
     }),
-    { env: wranglerEnv },
+    {
+      env: { ...wranglerEnv, ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
   );
+  const collapse = collapseModuleTable();
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => process.stdout.write(collapse(chunk)));
+  return child;
+};
 
 /**
  * The worker's build, kept up to date by a child of its own (esbuild's service with it, one process

@@ -55,6 +55,11 @@ describe("npm start", () => {
     expect(urls).toEqual({ worker: `http://127.0.0.1:${ports.worker}`, sandbox: `http://127.0.0.1:${ports.sandbox}` });
   });
 
+  it("prints wrangler's table of the build's modules as one line, no row per module", () => {
+    expect(output).toMatch(/Attaching additional modules: \d+ modules, [\d.]+ KiB/);
+    expect(output).not.toMatch(/\.chunk\.js/);
+  });
+
   it("serves GET /health as 200 JSON", async () => {
     const res = await fetch(`${urls.worker}/health`);
     expect(res.status).toBe(200);
