@@ -2,12 +2,11 @@
 // browser tests): the DGII sandbox in this process (`startSandbox`, a free port) and `wrangler dev`
 // on a free port with its own --persist-to temp dir (migrations applied first), its own secrets,
 // and DGII_SANDBOX_URL pointing at that sandbox. `stop()` ends exactly what it started.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
-import { buildWorker } from "./build-worker.mjs";
 import {
   applyMigrations,
   freePort,
@@ -30,10 +29,9 @@ export interface StackOptions {
   /** Append the worker's output (wrangler dev, console.log of the worker) to this file. */
   logFile?: string;
   /**
-   * Build the worker once (scripts/build-worker.mjs, what `npm run deploy` uploads) and serve that
-   * build, so edits to the sources during a long run (another developer in the same tree) do not
-   * reload the worker midway and cut the requests in flight. Default: wrangler dev's own build,
-   * which reloads on every edit.
+   * Bundle the worker once (`wrangler deploy --dry-run`) and serve that bundle, so edits to the
+   * sources during a long run (another developer in the same tree) do not reload the worker midway
+   * and cut the requests in flight. Default: wrangler dev's own build, which reloads on every edit.
    */
   frozen?: boolean;
 }
@@ -81,8 +79,13 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     };
     let entry: string[] = [];
     if (bundleDir) {
-      // What `npm run deploy` uploads: the entry and its lazily imported parts, served as they are.
-      await buildWorker({ outdir: bundleDir });
+      const bundle = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", bundleDir, "-c", "wrangler.toml"], {
+        cwd: root,
+        env: wranglerEnv,
+        encoding: "utf8",
+      });
+      if (bundle.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${bundle.stdout}\n${bundle.stderr}`);
+      // The bundle and any additional modules as they are; nothing to rebuild.
       entry = [join(bundleDir, "index.js"), "--no-bundle"];
     }
     const [port, inspector] = [await freePort(), await freePort()];
