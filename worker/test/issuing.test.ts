@@ -358,7 +358,7 @@ describe("resends and idempotency", () => {
   });
 
   it("a retry with the key answers the receipt as it stands: left in contingency, then accepted, with the first request's warnings", async () => {
-    const { company, token } = await issuer();
+    const { company, token } = await issuer({ totalsPolicy: "dgii" });
     await setFault({ mode: "down" });
     const first = await issue(token, offTotal(), { "Idempotency-Key": "sale-77", "Totals-Policy": "dgii" });
     expect(first.status, JSON.stringify(first.body)).toBe(503);
@@ -616,14 +616,14 @@ describe("totals beyond DGII's tolerance", () => {
     expect(await nextNumber(company.id, "31")).toBe(1);
   });
 
-  it("the request's Totals-Policy: dgii issues it with a warning, as DGII accepts it conditionally; a wrong value is a 400 on the header", async () => {
-    const { token } = await issuer();
-    const issued = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
-    expect([200, 202], JSON.stringify(issued.body)).toContain(issued.status);
-    expect(issued.body.warnings).toContainEqual(
+  it("the request's Totals-Policy cannot relax the issuer's strict setting; a wrong value is a 400 on the header", async () => {
+    const { company, token } = await issuer();
+    const relaxed = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
+    expect(relaxed.status).toBe(400);
+    expect(relaxed.body.errors).toContainEqual(
       expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }),
     );
-    expect(issued.body).not.toHaveProperty("advertencias");
+    expect(await nextNumber(company.id, "31")).toBe(1);
     const wrong = await issue(token, offTotal(), { "Totals-Policy": "lenient" });
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors).toEqual([
@@ -631,7 +631,17 @@ describe("totals beyond DGII's tolerance", () => {
     ]);
   });
 
-  it("the issuer's setting (admin) applies without the header, and the header still overrides it", async () => {
+  it("under the issuer's dgii setting, Totals-Policy: dgii issues it with a warning, as DGII accepts it conditionally", async () => {
+    const { token } = await issuer({ totalsPolicy: "dgii" });
+    const issued = await issue(token, offTotal(), { "Totals-Policy": "dgii" });
+    expect([200, 202], JSON.stringify(issued.body)).toContain(issued.status);
+    expect(issued.body.warnings).toContainEqual(
+      expect.objectContaining({ path: "/Encabezado/Totales/MontoTotal", code: "total_out_of_tolerance" }),
+    );
+    expect(issued.body).not.toHaveProperty("advertencias");
+  });
+
+  it("the issuer's setting (admin) applies without the header, and the header can make it stricter", async () => {
     const { company, token } = await issuer({ totalsPolicy: "dgii" });
     const issued = await issue(token, offTotal());
     expect(issued.body.warnings).toContainEqual(expect.objectContaining({ code: "total_out_of_tolerance" }));

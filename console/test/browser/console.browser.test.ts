@@ -42,6 +42,15 @@ afterAll(() => stopWorld(world));
 describe("the console, as the issue's Done when walks it", () => {
   let owner: Page;
 
+  it("is never framed by another site: /app/ forbids every frame ancestor", async () => {
+    for (const path of ["/app/", "/app/index.html"]) {
+      const res = await fetch(`${world.stack.workerUrl}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+    }
+  });
+
   it("an owner from the admin CLI's invitation to the first login, and back in after logging out", async () => {
     const path = cliInvitation(A.rnc, "dueno@super.do");
     ({ page: owner } = await accept(path, `${A.name} (${A.rnc})`, "Dueño"));

@@ -289,6 +289,15 @@ describe("the POS in Chromium", () => {
     }
   }, 300_000);
 
+  it("is never framed by another site: /pos/ forbids every frame ancestor", async () => {
+    for (const path of ["/pos/", "/pos/index.html"]) {
+      const res = await fetch(`${stack.workerUrl}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+    }
+  });
+
   it("is installable: the manifest is served and valid, its icons load, the service worker is registered", async () => {
     const href = await page.getAttribute('link[rel="manifest"]', "href");
     const res = await fetch(new URL(href!, `${stack.workerUrl}/pos/`));

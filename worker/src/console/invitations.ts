@@ -7,7 +7,7 @@ import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleInvitations, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
 import { companies } from "../db/tables.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { hashPassword, verifyPassword, weakPasswordReason } from "./passwords.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -87,9 +87,11 @@ export async function pendingInvitation(db: Db, token: string, now: Date) {
 }
 
 /**
- * Accepts an invitation: a new address becomes a user with `password`; an existing user must give
- * its own password (401 otherwise) and gains the membership. The token is claimed first, so it
- * serves once even when two acceptances race.
+ * Accepts an invitation: a new address becomes a user with `password` (which must not be weak); an
+ * existing user must give its own password (401 otherwise) and gains the membership. Acceptance
+ * never changes a role: someone who is a member already keeps theirs (409; an owner changes roles),
+ * so an old link cannot promote a manager or demote the last owner. The token is claimed once,
+ * and two acceptances at once (of this link, or of two links to one address) never fail midway.
  */
 export async function acceptInvitation(
   db: Db,
@@ -98,33 +100,84 @@ export async function acceptInvitation(
   now: Date,
 ): Promise<{ user: { id: string; email: string; name: string }; companyId: string }> {
   const { invitation } = await pendingInvitation(db, token, now);
-  const existing = await db.query.consoleUsers.findFirst({ where: eq(consoleUsers.email, invitation.email) });
-  if (existing && !(await verifyPassword(answer.password, existing.passwordHash)))
-    throw new ApiProblem("unauthorized", {
-      detail: `${invitation.email} has a console password already; accept with that password.`,
-    });
+  const user = await invitedUser(db, invitation, answer);
+  if (await memberOf(db, user.id, invitation.companyId)) throw alreadyMember(invitation.email);
   const claimed = await db
     .update(consoleInvitations)
     .set({ acceptedAt: now.toISOString() })
     .where(and(eq(consoleInvitations.id, invitation.id), isNull(consoleInvitations.acceptedAt)))
     .returning({ id: consoleInvitations.id });
   if (claimed.length === 0) throw new ApiProblem("expired", { detail: "This invitation was accepted already." });
-  const name = answer.name?.trim() || invitation.name || invitation.email.split("@")[0]!;
-  const user = existing ?? {
-    id: `usr_${randomToken(12)}`,
-    email: invitation.email,
-    name,
-    passwordHash: await hashPassword(answer.password),
-  };
-  await db.batch([
-    db.insert(consoleUsers).values(user).onConflictDoNothing(),
-    db
-      .insert(consoleMemberships)
-      .values({ userId: user.id, companyId: invitation.companyId, role: invitation.role })
-      .onConflictDoUpdate({
-        target: [consoleMemberships.userId, consoleMemberships.companyId],
-        set: { role: invitation.role },
-      }),
-  ]);
+  const added = await db
+    .insert(consoleMemberships)
+    .values({ userId: user.id, companyId: invitation.companyId, role: invitation.role })
+    .onConflictDoNothing()
+    .returning({ userId: consoleMemberships.userId });
+  if (added.length === 0) throw alreadyMember(invitation.email);
   return { user: { id: user.id, email: user.email, name: user.name }, companyId: invitation.companyId };
+}
+
+type Invitation = Awaited<ReturnType<typeof pendingInvitation>>["invitation"];
+
+/**
+ * The invited address's user: the existing one when `answer.password` is its password (401
+ * otherwise), else a new one. A user created meanwhile by another acceptance is read back, so its
+ * password is checked like any existing user's.
+ */
+async function invitedUser(
+  db: Db,
+  invitation: Invitation,
+  answer: { password: string; name?: string | undefined },
+): Promise<{ id: string; email: string; name: string }> {
+  const existing = await db.query.consoleUsers.findFirst({ where: eq(consoleUsers.email, invitation.email) });
+  if (existing) {
+    if (!(await verifyPassword(answer.password, existing.passwordHash)))
+      throw new ApiProblem("unauthorized", {
+        detail: `${invitation.email} has a console password already; accept with that password.`,
+      });
+    return existing;
+  }
+  const weak = weakPasswordReason(answer.password, invitation.email);
+  if (weak)
+    throw new ApiProblem("validation_failed", {
+      detail: `Choose another password: this one is ${weak}.`,
+      errors: [{ path: "/password", code: "weak_password", message: `The password is ${weak}.` }],
+    });
+  const created = await db
+    .insert(consoleUsers)
+    .values({
+      id: `usr_${randomToken(12)}`,
+      email: invitation.email,
+      name: answer.name?.trim() || invitation.name || invitation.email.split("@")[0]!,
+      passwordHash: await hashPassword(answer.password),
+    })
+    .onConflictDoNothing()
+    .returning();
+  return created[0] ?? invitedUser(db, invitation, answer);
+}
+
+const memberOf = async (db: Db, userId: string, companyId: string) =>
+  !!(await db.query.consoleMemberships.findFirst({
+    where: and(eq(consoleMemberships.userId, userId), eq(consoleMemberships.companyId, companyId)),
+  }));
+
+const alreadyMember = (email: string) =>
+  new ApiProblem("conflict", {
+    detail: `${email} is a member of this company already; its role changes only by an owner, under Usuarios.`,
+    errors: [{ path: "", code: "already_member", message: "Already a member of this company." }],
+  });
+
+/** Every pending invitation of `email` to the company expires now: a removed user's older links are dead. */
+export async function expireInvitations(db: Db, companyId: string, email: string, now: Date): Promise<void> {
+  await db
+    .update(consoleInvitations)
+    .set({ expiresAt: now.toISOString() })
+    .where(
+      and(
+        eq(consoleInvitations.companyId, companyId),
+        eq(consoleInvitations.email, normalEmail(email)),
+        isNull(consoleInvitations.acceptedAt),
+        gt(consoleInvitations.expiresAt, now.toISOString()),
+      ),
+    );
 }

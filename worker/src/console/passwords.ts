@@ -7,6 +7,64 @@ export const PASSWORD_ITERATIONS = 100_000;
 export const MIN_PASSWORD_LENGTH = 10;
 const SCHEME = "pbkdf2-sha256";
 
+/**
+ * Passwords of the allowed length that guessers try first (the most common ones in published
+ * breach lists, in English and Spanish, and this product's own words). An online guesser gets a
+ * handful of tries per window: these are the ones it would spend them on.
+ */
+const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
+  "1234567890",
+  "0987654321",
+  "1122334455",
+  "1234512345",
+  "123456789a",
+  "123456789q",
+  "a123456789",
+  "qwertyuiop",
+  "1q2w3e4r5t",
+  "1qaz2wsx3edc",
+  "q1w2e3r4t5",
+  "zaq12wsxcde",
+  "asdfghjkl1",
+  "qwerty1234",
+  "password12",
+  "password123",
+  "password1234",
+  "passw0rd12",
+  "iloveyou12",
+  "abcdefghij",
+  "abc1234567",
+  "contraseña",
+  "contrasena",
+  "contrasena1",
+  "contraseña1",
+  "contrasena123",
+  "micontrasena",
+  "teamo12345",
+  "dominicana",
+  "republicadominicana",
+  "santodomingo",
+  "facturacion",
+  "ecf-edge123",
+  "administrador",
+]);
+
+/**
+ * Why `password` may not be a new console password (null when it may): shorter than the minimum,
+ * one of the common ones, one character repeated, or the address itself. Checked when a password
+ * is set, never at sign-in, so an older password keeps working until its owner changes it.
+ */
+export function weakPasswordReason(password: string, email: string): string | null {
+  const lower = password.toLowerCase();
+  if ([...password].length < MIN_PASSWORD_LENGTH) return `shorter than ${MIN_PASSWORD_LENGTH} characters`;
+  if (COMMON_PASSWORDS.has(lower)) return "one of the most common passwords";
+  if (new Set(lower).size <= 2) return "one or two characters repeated";
+  const local = email.toLowerCase().split("@")[0] ?? "";
+  if (lower === email.toLowerCase() || (local.length >= 4 && lower.includes(local)))
+    return "it contains the e-mail address";
+  return null;
+}
+
 async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
   return new Uint8Array(

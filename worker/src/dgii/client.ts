@@ -179,7 +179,10 @@ export class DgiiClient {
   /** An authenticated call; a 401 refreshes the token once. */
   private async authed(what: string, url: string, init: RequestInit = {}): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
-      const token = await this.token();
+      // Without a token the request itself never goes out: a failure here is certain not to be recorded.
+      const token = await this.token().catch((error: unknown) => {
+        throw error instanceof DgiiError ? DgiiError.beforeSending(error) : error;
+      });
       try {
         return await this.call(what, url, {
           ...init,

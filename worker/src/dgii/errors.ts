@@ -5,8 +5,16 @@ export interface DgiiMessage {
 }
 
 /**
- * Every way a DGII call can fail, in one type. `unreachable` and `timeout` mean DGII may never
- * have seen the request (contingency); `http` means DGII answered with an error.
+ * Answers by which DGII (or the gateway in front of it) says it did not take the request: 503
+ * Service Unavailable, 429 Too Many Requests, 408 Request Timeout (the body was not read). Any other
+ * 5xx (500, 502, 504) may come after the document was recorded, so it proves nothing.
+ */
+const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429, 503]);
+
+/**
+ * Every way a DGII call can fail, in one type. `unreachable` and `timeout` mean DGII may or may not
+ * have seen the request (contingency); `http` means DGII answered with an error. `beforeSending`:
+ * the failure came before the document itself went out (its token could not be had).
  */
 export class DgiiError extends Error {
   constructor(
@@ -14,6 +22,7 @@ export class DgiiError extends Error {
     readonly status: number | null,
     readonly mensajes: DgiiMessage[],
     message: string,
+    readonly beforeSending = false,
   ) {
     super(message);
     this.name = "DgiiError";
@@ -22,6 +31,22 @@ export class DgiiError extends Error {
   /** DGII is down for practical purposes: retry later, the receipt stays in contingency. */
   get isUnavailable(): boolean {
     return this.kind !== "http" || (this.status !== null && (this.status >= 500 || this.status === 429));
+  }
+
+  /**
+   * Whether DGII may have recorded what this failed call sent: true when there was no answer
+   * (timeout, reset, a torn response) or an answer that does not say the request was refused;
+   * false when the call never left or DGII answered that it did not take it. Only the first kind
+   * of failed send must be looked up at DGII before the document is sent again.
+   */
+  get mayHaveBeenRecorded(): boolean {
+    if (this.beforeSending) return false;
+    return this.kind !== "http" || this.status === null || !NOT_TAKEN_STATUSES.has(this.status);
+  }
+
+  /** The same failure, marked as one that happened before the document was sent. */
+  static beforeSending(error: DgiiError): DgiiError {
+    return new DgiiError(error.kind, error.status, error.mensajes, error.message, true);
   }
 }
 

@@ -201,8 +201,8 @@ async function prepare(req: IssueRequest, remembered: KnownRange | undefined): P
     fechaVencimientoSecuencia: range ? dgiiDate(range.expiresOn) : undefined,
     emisor: emisorProfile(company),
     modifiedReceipt: await modifiedReceiptFor(env, company.id, body),
-    // The request's choice, else the issuer's.
-    totalsPolicy: req.options.totalsPolicy ?? company.totalsPolicy,
+    // A request may make the issuer's policy stricter, never relax it: relaxing is the owner's setting.
+    totalsPolicy: req.options.totalsPolicy === "strict" ? "strict" : company.totalsPolicy,
   });
   if (!validation.ok) {
     if (remembered) return prepare(req, undefined);

@@ -17,9 +17,9 @@ export interface ReceiptStore {
 }
 
 /**
- * How long after a send that failed in transit (timeout, reset) DGII may still record it: until
- * then an empty consultatrackids (consultaestado for an RFCE) proves nothing, so the receipt is
- * not sent again.
+ * How long after a send whose fate is unknown (timeout, reset, a torn answer) DGII may still record
+ * it: until then an empty consultatrackids (consultaestado for an RFCE) proves nothing, so the
+ * receipt is not sent again. A send DGII answered and refused (503 …) is not counted at all.
  */
 const SEND_SETTLE_MS = 60_000;
 
@@ -140,8 +140,9 @@ export async function transmitReceipt(
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
       if (!(options.dgiiUp || (await client.isAvailable())))
         throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
-      current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
-      return await recordResult(store, current, await client.sendRfce(rfce, current.encf));
+      const sent = await sendCounted(store, current, () => client.sendRfce(rfce, current.encf));
+      current = sent.receipt;
+      return await recordResult(store, current, sent.answer);
     }
 
     if (!current.trackId && current.sendAttempts > 0) {
@@ -154,9 +155,8 @@ export async function transmitReceipt(
     if (!current.trackId) {
       if (!(options.dgiiUp || (await client.isAvailable())))
         throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
-      current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
-      const trackId = await client.sendEcf(signedXml, current.encf);
-      current = await store.update(current.id, { trackId, status: "in_process" });
+      const sent = await sendCounted(store, current, () => client.sendEcf(signedXml, current.encf));
+      current = await store.update(sent.receipt.id, { trackId: sent.answer, status: "in_process" });
     }
     return await pollTrackId(store, client, current, options.delays, times);
   } catch (error) {
@@ -164,6 +164,28 @@ export async function transmitReceipt(
     if (!error.isUnavailable) return recordHttpRejection(store, current, error);
     const status: ReceiptStatus = current.trackId ? "in_process" : "contingency";
     return store.update(current.id, { status, dgiiMensajes: messagesJson([{ codigo: null, valor: error.message }]) });
+  }
+}
+
+/**
+ * One send of the document, counted before it goes out (write-ahead: a crash during the send leaves
+ * it counted, so it is looked up before any resend). When DGII answers that it did not take it, the
+ * count is taken back: nothing can land later, so the next attempt sends at once on the normal
+ * back-off instead of waiting out SEND_SETTLE_MS and asking DGII first.
+ */
+async function sendCounted<T>(
+  store: ReceiptStore,
+  receipt: Receipt,
+  send: () => Promise<T>,
+): Promise<{ receipt: Receipt; answer: T }> {
+  const counted = await store.update(receipt.id, { sendAttempts: receipt.sendAttempts + 1 });
+  try {
+    return { receipt: counted, answer: await send() };
+  } catch (error) {
+    // (A rejection of the document itself, a 4xx, is DGII's verdict: it stays counted.)
+    if (error instanceof DgiiError && error.isUnavailable && !error.mayHaveBeenRecorded)
+      await store.update(receipt.id, { sendAttempts: receipt.sendAttempts });
+    throw error;
   }
 }
 

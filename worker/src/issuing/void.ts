@@ -331,8 +331,10 @@ function anecfDetail(rangos: VoidRange[]) {
 }
 
 /**
- * Builds, signs and sends the ANECF. When it fails, everything held is given back before the
- * failure is thrown (as a problem when DGII is unavailable or refused it).
+ * Builds, signs and sends the ANECF. When it fails, the held receipts are let go before the
+ * failure is thrown (as a problem when DGII is unavailable or refused it), and so are the held
+ * numbers, unless the ANECF may have reached DGII (no answer: a timeout, a reset): DGII may have
+ * voided them, so they stay out of the sequence, where sending the same request again reaches them.
  */
 async function sendAnecf(
   env: Env,
@@ -351,14 +353,18 @@ async function sendAnecf(
     const signed = await signEcfXml(xml, signer.key, signer.certificateDer);
     return await dgiiClientFor(env, company, signer).anularRangos(signed, `${company.rnc}ANECF${now.getTime()}.xml`);
   } catch (error) {
-    // DGII said nothing about the numbers: everything held is given back.
+    const mayHaveVoided = error instanceof DgiiError && error.isUnavailable && error.mayHaveBeenRecorded;
     await letGo(
       env,
       company.id,
       rangos,
-      hold,
+      mayHaveVoided ? { tails: hold.tails.map(() => null), claimed: hold.claimed } : hold,
       rangos.map(() => true),
     );
+    if (mayHaveVoided)
+      throw new ApiProblem("dgii_unavailable", {
+        detail: `DGII did not answer the ANECF (${error.message}); it may have voided the ranges, so their unused numbers stay out of the sequence. Send the same request again to learn DGII's answer.`,
+      });
     if (error instanceof DgiiError && error.isUnavailable)
       throw new ApiProblem("dgii_unavailable", { detail: `ANECF not sent: ${error.message}` });
     if (error instanceof DgiiError)

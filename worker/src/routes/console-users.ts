@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne, or, sql } from "drizzle-orm";
 import { consoleSessionOnly } from "../auth/console-session.ts";
 import { requireAuth } from "../auth/middleware.ts";
-import { createInvitation, limitInvitations } from "../console/invitations.ts";
+import { createInvitation, expireInvitations, limitInvitations } from "../console/invitations.ts";
 import { invitationLink, sendInvitationEmail } from "../console/mail.ts";
 import { database } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
@@ -171,7 +171,7 @@ consoleUserRoutes.openapi(
     security: consoleSecurity,
     summary: "Remove a user from the current company",
     description:
-      "Removes the membership (the user keeps its other companies). Owners only; never the last owner (409).",
+      "Removes the membership (the user keeps its other companies) and expires the user's pending invitations to the company, so an older link cannot bring them back. Owners only; never the last owner (409).",
     request: { params: UserId },
     responses: {
       204: { description: "Removed" },
@@ -190,6 +190,9 @@ consoleUserRoutes.openapi(
       )
       .returning({ userId: consoleMemberships.userId });
     if (removed.length === 0) return refusal(c.env, companyId, id);
+    // Links sent before the removal must not bring the user back.
+    const user = await database(c.env.DB).query.consoleUsers.findFirst({ where: eq(consoleUsers.id, id) });
+    if (user) await expireInvitations(database(c.env.DB), companyId, user.email, new Date());
     return c.body(null, 204);
   },
 );

@@ -196,23 +196,35 @@ consoleRoutes.openapi(
     tags: ["Console"],
     summary: "Accept an invitation and sign in",
     description:
-      "A new e-mail becomes a console user with this password (at least 10 characters); a user who exists already gives its own password and gains the company. The link serves once, for 7 days. Answers the new session with its cookie.",
+      "A new e-mail becomes a console user with this password (at least 10 characters, not a common password, not the address; else a 400 `weak_password` on /password); a user who exists already gives its own password and gains the company. Acceptance never changes a role: a member of the company already gets a 409 (`already_member`) and keeps theirs. Wrong passwords are throttled as at sign-in (429). The link serves once, for 7 days. Answers the new session with its cookie.",
     request: { params: InvitationToken, ...body(AcceptInvitationBody) },
     responses: {
       200: sessionAnswer,
       400: problemSchema("Malformed body, or a password shorter than 10 characters"),
       401: problemSchema("The e-mail has a console user already and this is not its password"),
       404: problemSchema("not_found: no invitation has this link"),
+      409: problemSchema("conflict (already_member): the user has a role in this company already"),
       410: problemSchema("expired: the invitation expired or was accepted already"),
+      429: problemSchema("Too many wrong passwords for this e-mail or address"),
     },
   }),
   async (c) => {
-    const accepted = await acceptInvitation(
-      database(c.env.DB),
-      c.req.valid("param").token,
-      c.req.valid("json"),
-      new Date(),
-    );
-    return signedIn(c, accepted.user, accepted.companyId);
+    const db = database(c.env.DB);
+    const now = new Date();
+    const { token } = c.req.valid("param");
+    const { invitation } = await pendingInvitation(db, token, now);
+    // An existing user's password is guessed here as at sign-in: the same throttle, the same scopes.
+    const address = clientAddress(c.req.raw.headers, c.env.BEHIND_CLOUDFLARE);
+    const { own, shared } = loginScopes(await sha256Hex(`console:${invitation.email}`), address);
+    const [ownWait, sharedWait] = await Promise.all([longestWait(db, own, now), longestWait(db, shared, now)]);
+    if (ownWait > 0) throw tooMany(ownWait);
+    try {
+      const accepted = await acceptInvitation(db, token, c.req.valid("json"), now);
+      return signedIn(c, accepted.user, accepted.companyId);
+    } catch (error) {
+      if (!(error instanceof ApiProblem && error.code === "unauthorized")) throw error;
+      await Promise.all([...own, ...shared].map(({ scope }) => recordFailure(db, scope, now)));
+      throw sharedWait > 0 ? tooMany(sharedWait) : error;
+    }
   },
 );

@@ -5,7 +5,7 @@ import { DgiiEnvironment } from "./common.ts";
 
 const totalsPolicy = z.enum(TOTALS_POLICIES).openapi({
   description:
-    "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.",
+    "A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may make it stricter for itself with the `Totals-Policy` header, never relax it.",
 });
 
 // The names of GET /company/me (the interface's) for the same facts: name, registryNumber, dgiiServer.

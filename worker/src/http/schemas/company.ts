@@ -44,7 +44,7 @@ export const CompanySettingsPatch = z
   .object({
     totalsPolicy: z.enum(TOTALS_POLICIES).openapi({
       description:
-        "A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may still choose with the Totals-Policy header)",
+        "A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may make it stricter with the Totals-Policy header, never relax it)",
     }),
   })
   .strict()

@@ -11,7 +11,7 @@ export const IssueHeaders = z.object({
   }),
   "Totals-Policy": z.enum(TOTALS_POLICIES).optional().openapi({
     description:
-      "For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `warnings` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`).",
+      "Makes this request stricter than the issuer's setting: `strict` refuses a total beyond DGII's tolerance even when the issuer's setting issues it with a warning (`dgii`, as DGII accepts it conditionally). It never relaxes the setting: `dgii` under a `strict` issuer changes nothing, since relaxing is the owner's decision (console settings or PATCH /company/me). Without it, the issuer's setting applies (default `strict`).",
   }),
 });
 
