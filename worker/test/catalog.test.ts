@@ -559,7 +559,7 @@ describe("cashiers", () => {
     expect(JSON.stringify(cashier)).not.toContain("482193");
     expect(cashier.pin).toBeUndefined();
     const [row] = await issuerSql(company.id, "SELECT pin_hash, pin_salt, pin_iterations FROM cashiers");
-    // scrypt N 2^14, r 8, p 1 (16 MiB, memory-hard): README, Security.
+    // scrypt N 2^14, r 8, p 1 (16 MiB, memory-hard): docs/security.md.
     expect(String(row!.pin_hash)).toMatch(/^scrypt:16384:8:1:[A-Za-z0-9+/]{43}=$/);
     expect(row!.pin_iterations).toBe(16384);
     expect(String(row!.pin_hash)).not.toContain("482193");

@@ -1,7 +1,7 @@
 // A cashier's PIN checked in Chromium with the till's code: a scrypt hash the worker's code made
 // (the same @ecf/shared/pin-kdf) matches the right PIN only, and equals what Node's own scrypt
 // (OpenSSL, another implementation) derives; a PBKDF2 hash of before still matches. Prints what one
-// check costs on this machine's Chromium: the cost of one guess in an offline search (README: Security).
+// check costs on this machine's Chromium: the cost of one guess in an offline search (docs/security.md).
 import { execFileSync } from "node:child_process";
 import { scryptSync } from "node:crypto";
 import { fileURLToPath } from "node:url";
