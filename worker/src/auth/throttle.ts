@@ -34,6 +34,23 @@ export function loginScopes(
   };
 }
 
+/**
+ * Wrong pairing codes allowed per window: per source address (refused before the code is looked
+ * at), and over all sources (a verdict made of others' failures, so given only to a wrong code: a
+ * right code always pairs). A code is 8 symbols of 30 and lives 15 minutes, so the global cap keeps
+ * an online guesser's chance of hitting any live code negligible.
+ */
+export const MAX_PAIRING_FAILURES_PER_ADDRESS = 10;
+export const MAX_PAIRING_FAILURES = 200;
+
+/** The scopes a pairing attempt's verdict rests on, as `loginScopes` gives them for a login. */
+export function pairingScopes(address: string | null): { own: ThrottleScope[]; shared: ThrottleScope[] } {
+  return {
+    own: address === null ? [] : [{ scope: `pair-ip:${address}`, limit: MAX_PAIRING_FAILURES_PER_ADDRESS }],
+    shared: [{ scope: "pair:all", limit: MAX_PAIRING_FAILURES }],
+  };
+}
+
 /** The longest wait any of `scopes` imposes (0: none). */
 export async function longestWait(db: Db, scopes: readonly ThrottleScope[], now: Date): Promise<number> {
   const waits = await Promise.all(scopes.map(({ scope, limit }) => retryAfterSeconds(db, scope, limit, now)));

@@ -1,7 +1,9 @@
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
+import { clientAddress } from "../auth/client-address.ts";
 import { requireAuth } from "../auth/middleware.ts";
+import { longestWait, pairingScopes, recordFailure } from "../auth/throttle.ts";
 import { database } from "../db/client.ts";
 import { companyById } from "../db/companies.ts";
 import { devices } from "../db/devices-tables.ts";
@@ -195,18 +197,17 @@ deviceRoutes.openapi(
     tags: ["Devices"],
     summary: "Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks",
     description:
-      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once.",
+      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.",
     request: { body: { required: true, ...json(PairingRequest) } },
     responses: {
       200: { description: "Paired", ...json(Paired) },
       401: problemSchema("Unknown, used or expired pairing code"),
+      429: problemSchema("too_many_requests: too many wrong pairing codes"),
     },
   }),
   async (c) => {
-    const { device, token, company, signing, leases } = await pairDevice(
-      c.env,
-      c.req.valid("json").pairingCode,
-      new Date(),
+    const { device, token, company, signing, leases } = await throttledPairing(c.env, c.req.raw.headers, () =>
+      pairDevice(c.env, c.req.valid("json").pairingCode, new Date()),
     );
     return c.json(
       { device: deviceOut(device), token, company: companyOut(company), signing, leases: leases.map(leaseView) },
@@ -214,6 +215,27 @@ deviceRoutes.openapi(
     );
   },
 );
+
+/** Runs a pairing under the pairing throttle: a wrong code counts against its source and all sources. */
+async function throttledPairing<T>(env: Env, headers: Headers, pair: () => Promise<T>): Promise<T> {
+  const db = database(env.DB);
+  const now = new Date();
+  const { own, shared } = pairingScopes(clientAddress(headers, env.BEHIND_CLOUDFLARE));
+  const [ownWait, sharedWait] = await Promise.all([longestWait(db, own, now), longestWait(db, shared, now)]);
+  const tooMany = (wait: number) =>
+    new ApiProblem("too_many_requests", {
+      detail: `Too many wrong pairing codes; try again in ${wait} seconds.`,
+      retryAfter: wait,
+    });
+  if (ownWait > 0) throw tooMany(ownWait);
+  try {
+    return await pair();
+  } catch (error) {
+    if (!(error instanceof ApiProblem && error.code === "unauthorized")) throw error;
+    await Promise.all([...own, ...shared].map(({ scope }) => recordFailure(db, scope, now)));
+    throw sharedWait > 0 ? tooMany(sharedWait) : error;
+  }
+}
 
 deviceRoutes.openapi(
   createRoute({
