@@ -2,7 +2,11 @@
 // inbox does not. The 4th invitation to one address within an hour is a 429 problem with
 // Retry-After; other addresses and other companies are not affected; an hour later it works again.
 import { describe, expect, it } from "vitest";
-import { INVITATION_WINDOW_MS, INVITATIONS_PER_ADDRESS } from "../src/console/invitations.ts";
+import {
+  INVITATION_WINDOW_MS,
+  INVITATIONS_PER_ADDRESS,
+  INVITATIONS_PER_COMPANY_PER_DAY,
+} from "../src/console/invitations.ts";
 import { type Browser, browse, companyWithOwner, d1, freshEmail } from "./support/console.ts";
 import { sandboxUrl } from "./support/issuing.ts";
 
@@ -48,5 +52,32 @@ describe("invitation resend limit", () => {
       email,
     );
     expect((await invite(first.owner, email)).status).toBe(201);
+  });
+});
+
+describe("invitations per company and day", () => {
+  it("past the day's share, the next invitation to any address is a 429; a day later it works again", async () => {
+    const { owner, company } = await companyWithOwner();
+    // The day's earlier invitations, written as sent an hour ago instead of mailing fifty.
+    const hourAgo = new Date(Date.now() - INVITATION_WINDOW_MS).toISOString();
+    for (let i = 0; i < INVITATIONS_PER_COMPANY_PER_DAY; i++)
+      await d1(
+        "INSERT INTO console_invitations (id, token_hash, email, company_id, role, expires_at, created_at) VALUES (?, ?, ?, ?, 'manager', ?, ?)",
+        `inv_day_${company.id}_${i}`,
+        `hash-${company.id}-${i}`,
+        `equipo-${i}@empresa.com.do`,
+        company.id,
+        new Date(Date.now() + INVITATION_WINDOW_MS).toISOString(),
+        hourAgo,
+      );
+    const refused = await invite(owner, freshEmail("uno-mas"));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(22 * 3600);
+    await d1(
+      "UPDATE console_invitations SET created_at = ? WHERE company_id = ?",
+      "2020-01-01T00:00:00.000Z",
+      company.id,
+    );
+    expect((await invite(owner, freshEmail("uno-mas"))).status).toBe(201);
   });
 });

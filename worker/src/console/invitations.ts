@@ -19,9 +19,16 @@ export const normalEmail = (email: string) => email.trim().toLowerCase();
  */
 export const INVITATIONS_PER_ADDRESS = 3;
 export const INVITATION_WINDOW_MS = 60 * 60 * 1000;
+/** And a company sends at most this many a day, to any addresses: a team, not a mailing list. */
+export const INVITATIONS_PER_COMPANY_PER_DAY = 50;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** 429 (Retry-After: until the oldest invitation of the window leaves it) once `email` had its share. */
+/**
+ * 429 (Retry-After: until the oldest invitation of the window leaves it) once `email` had its
+ * share, or once the company sent its day's share.
+ */
 export async function limitInvitations(db: Db, companyId: string, email: string, now: Date): Promise<void> {
+  await limitCompanyInvitations(db, companyId, now);
   const address = normalEmail(email);
   const recent = await db
     .select({ createdAt: consoleInvitations.createdAt })
@@ -39,6 +46,22 @@ export async function limitInvitations(db: Db, companyId: string, email: string,
   const wait = Math.max(1, Math.ceil((oldest + INVITATION_WINDOW_MS - now.getTime()) / 1000));
   throw new ApiProblem("too_many_requests", {
     detail: `${address} was sent ${recent.length} invitations to this company in the last hour; try again in ${wait} seconds.`,
+    retryAfter: wait,
+  });
+}
+
+async function limitCompanyInvitations(db: Db, companyId: string, now: Date): Promise<void> {
+  const since = new Date(now.getTime() - DAY_MS).toISOString();
+  const recent = await db
+    .select({ createdAt: consoleInvitations.createdAt })
+    .from(consoleInvitations)
+    .where(and(eq(consoleInvitations.companyId, companyId), gt(consoleInvitations.createdAt, since)))
+    .orderBy(asc(consoleInvitations.createdAt));
+  if (recent.length < INVITATIONS_PER_COMPANY_PER_DAY) return;
+  const oldest = Date.parse(recent[recent.length - INVITATIONS_PER_COMPANY_PER_DAY]!.createdAt);
+  const wait = Math.max(1, Math.ceil((oldest + DAY_MS - now.getTime()) / 1000));
+  throw new ApiProblem("too_many_requests", {
+    detail: `This company sent ${recent.length} invitations in the last 24 hours; try again in ${wait} seconds.`,
     retryAfter: wait,
   });
 }

@@ -69,7 +69,7 @@ consoleUserRoutes.openapi(
     middleware: [...ownerOnly],
     summary: "Invite someone to the current company's console",
     description:
-      "E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only. One address gets at most 3 invitations to a company per hour (resending included): the next is a 429 with Retry-After.",
+      "E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only. One address gets at most 3 invitations to a company per hour (resending included), and a company sends at most 50 a day: the next is a 429 with Retry-After.",
     request: body(InvitationBody),
     responses: {
       201: { description: "Invited", ...json(InvitationCreated) },
