@@ -2,7 +2,8 @@
 // imported part, served with --no-bundle) on a fresh isolate: the first requests for every route
 // group arrive at once, several for the same group and several for groups sharing a segment, with
 // /docs and /openapi.json (which mounts every group) among them. Every one of them must be
-// answered, and answered as the same request is once the isolate is warm.
+// answered, and answered as the same request is once the isolate is warm; a first request its
+// client gives up must not leave the next ones waiting.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +74,24 @@ describe("the split build on a fresh isolate", () => {
     // Each group's own answer, not the app's catch-all: an authenticated group refuses, others say not found.
     const problems = cold.filter((a) => a.path.endsWith("/no-such-route"));
     for (const answer of problems) expect([400, 401, 403, 404, 405], answer.path).toContain(answer.status);
+  });
+
+  it("answers a group's requests after the first one for it was cancelled by its client", async () => {
+    await stack.restartWorker();
+    const paths = [...segments().map((s) => `/${s}/no-such-route`), "/openapi.json"];
+    // Each first request given up while its group may still be loading (a browser navigating away).
+    await Promise.all(
+      paths.map(async (path, i) => {
+        const cancel = new AbortController();
+        const first = fetch(`${stack.workerUrl}${path}`, { signal: cancel.signal }).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, i % 5));
+        cancel.abort();
+        await first;
+      }),
+    );
+    const after = await Promise.all(paths.map(get));
+    for (const answer of after) expect(answer.status, `${answer.path}: ${answer.body.slice(0, 300)}`).toBeLessThan(500);
+    expect(after.at(-1)!.status).toBe(200);
   });
 
   it("serves /docs and its script after a restart, the first load racing the document", async () => {
