@@ -57,6 +57,12 @@ export interface LocalStack {
  */
 export const PREBUILT_WORKER = "ECF_TEST_WORKER_BUILD";
 export const MIGRATED_STATE = "ECF_TEST_MIGRATED_STATE";
+/**
+ * Also set by `npm test`: a copy of the static assets (the POS, the console, /docs's script) made
+ * once built, served by every stack instead of wrangler.toml's folder, which `npm start` (its own
+ * tests among them) builds again in place: wrangler dev reloads when the folder it serves changes.
+ */
+export const ASSETS_COPY = "ECF_TEST_ASSETS";
 
 let ownBuild: Promise<string> | undefined;
 /** The split build's folder: the run's (PREBUILT_WORKER), or one built by this process on first use. */
@@ -109,6 +115,8 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     };
     // The entry and its chunks as they are (wrangler.toml's rule finds the chunks): nothing to rebuild.
     const entry = options.frozen ? [join(await splitBuild(), "index.js"), "--no-bundle"] : [];
+    const assets = process.env[ASSETS_COPY];
+    if (assets && existsSync(assets)) entry.push("--assets", assets);
     const [port, inspector] = [await freePort(), await freePort()];
     const workerUrl = `http://127.0.0.1:${port}`;
     const launch = async () => {
