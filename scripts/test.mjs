@@ -179,13 +179,15 @@ async function runProject({ name, dir, config, args: extra = [] }) {
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=${report}`,
+    `--reporter=${join(root, "scripts/file-times-reporter.mjs")}`,
   ];
+  const times = join(out, `${name.replace(/\W+/g, "-")}.times.json`);
   const started = Date.now();
   const log = openSync(logFile, "w");
   const status = await new Promise((resolve) => {
     const child = spawn(join(root, "node_modules/.bin/vitest"), args, {
       cwd: join(root, dir),
-      env: { ...env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" },
+      env: { ...env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0", ECF_TEST_FILE_TIMES: times },
       stdio: ["ignore", log, log],
     });
     child.on("close", resolve);
@@ -201,7 +203,6 @@ async function runProject({ name, dir, config, args: extra = [] }) {
     failed += r.numFailedTests;
     for (const file of r.testResults ?? []) {
       const path = `${name}: ${relative(join(root, dir), file.name)}`;
-      if (file.endTime && file.startTime) files.push({ path, seconds: (file.endTime - file.startTime) / 1000 });
       // Named again at the end: a CI log that keeps only its tail still says what failed.
       for (const t of file.assertionResults ?? [])
         if (t.status === "failed")
@@ -213,6 +214,12 @@ async function runProject({ name, dir, config, args: extra = [] }) {
     }
   } catch {
     failed++;
+  }
+  try {
+    for (const { file, seconds } of JSON.parse(readFileSync(times, "utf8")))
+      files.push({ path: `${name}: ${relative(join(root, dir), file)}`, seconds });
+  } catch {
+    // No times (vitest stopped before the end): the project's failure says why.
   }
   if (status !== 0) broken.push(name);
 }
