@@ -1,5 +1,15 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  test: { name: "console", environment: "node", include: ["test/**/*.test.ts"], testTimeout: 180_000 },
+  test: {
+    name: "console",
+    environment: "node",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 180_000,
+    // Hooks start stacks and Chromium: as long as a test may take, not the default 10 s.
+    hookTimeout: 180_000,
+    // Each browser file starts its own world (stack, companies, Chromium) and mostly waits on it:
+    // two at a time even on 2 cores, where vitest's default would run one.
+    maxWorkers: 2,
+  },
 });

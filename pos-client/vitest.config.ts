@@ -1,5 +1,15 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  test: { name: "pos-client", environment: "node", include: ["test/**/*.test.ts"], testTimeout: 120_000 },
+  test: {
+    name: "pos-client",
+    environment: "node",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 120_000,
+    // Hooks start stacks and Chromium: as long as a test may take, not the default 10 s.
+    hookTimeout: 120_000,
+    // Each browser file waits mostly on its own stack and Chromium (own ports, own state): two at a
+    // time even on 2 cores, where vitest's default would run one.
+    maxWorkers: 2,
+  },
 });

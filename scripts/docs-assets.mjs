@@ -35,10 +35,15 @@ function scalarPackageDirectory() {
   return dir;
 }
 
-/** Copies Scalar's standalone bundle into the assets; returns the file written. */
+/**
+ * Copies Scalar's standalone bundle into the assets; returns the file written. A copy already in
+ * place is left untouched, so that a `wrangler dev` serving the assets (another test stack) does
+ * not see a change and reload mid-request.
+ */
 export function placeDocsAssets() {
   const bundle = join(scalarPackageDirectory(), "dist", "browser", "standalone.js");
   const target = join(assetsDirectory(), SCALAR_SCRIPT_PATH);
+  if (existsSync(target) && readFileSync(target).equals(readFileSync(bundle))) return target;
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(bundle, target);
   return target;

@@ -2,11 +2,12 @@
 // browser tests): the DGII sandbox in this process (`startSandbox`, a free port) and `wrangler dev`
 // on a free port with its own --persist-to temp dir (migrations applied first), its own secrets,
 // and DGII_SANDBOX_URL pointing at that sandbox. `stop()` ends exactly what it started.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type RunningSandbox } from "@ecf/dgii-sandbox/start";
+import { buildWorker } from "./build-worker.mjs";
 import {
   applyMigrations,
   freePort,
@@ -29,9 +30,10 @@ export interface StackOptions {
   /** Append the worker's output (wrangler dev, console.log of the worker) to this file. */
   logFile?: string;
   /**
-   * Bundle the worker once (`wrangler deploy --dry-run`) and serve that bundle, so edits to the
-   * sources during a long run (another developer in the same tree) do not reload the worker midway
-   * and cut the requests in flight. Default: wrangler dev's own build, which reloads on every edit.
+   * Serve what `npm run deploy` uploads (scripts/build-worker.mjs: the entry and its lazily
+   * imported chunks, given to wrangler with --no-bundle), built once, so edits to the sources during
+   * a long run (another developer in the same tree) do not reload the worker midway and cut the
+   * requests in flight. Default: wrangler dev's own one-script build, which reloads on every edit.
    */
   frozen?: boolean;
 }
@@ -49,9 +51,44 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/**
+ * Set by `npm test` for every project it runs: a split build of the worker made once for the whole
+ * run, and a D1 state with the migrations applied, copied into each stack's own state.
+ */
+export const PREBUILT_WORKER = "ECF_TEST_WORKER_BUILD";
+export const MIGRATED_STATE = "ECF_TEST_MIGRATED_STATE";
+/**
+ * Also set by `npm test`: a copy of the static assets (the POS, the console, /docs's script) made
+ * once built, served by every stack instead of wrangler.toml's folder, which `npm start` (its own
+ * tests among them) builds again in place: wrangler dev reloads when the folder it serves changes.
+ */
+export const ASSETS_COPY = "ECF_TEST_ASSETS";
+
+let ownBuild: Promise<string> | undefined;
+/** The split build's folder: the run's (PREBUILT_WORKER), or one built by this process on first use. */
+function splitBuild(): Promise<string> {
+  const prebuilt = process.env[PREBUILT_WORKER];
+  if (prebuilt && existsSync(join(prebuilt, "index.js"))) return Promise.resolve(prebuilt);
+  ownBuild ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ecf-stack-build-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    await buildWorker({ outdir: dir });
+    return dir;
+  })();
+  // Not memoized when it fails: the next stack builds again and reports its own error.
+  ownBuild.catch(() => (ownBuild = undefined));
+  return ownBuild;
+}
+
+/** A fresh local state with the migrations applied: a copy of the run's migrated state, when there is one. */
+export function migratedState(persistDir: string): void {
+  const template = process.env[MIGRATED_STATE];
+  if (template && existsSync(template)) cpSync(template, persistDir, { recursive: true });
+  else applyMigrations(persistDir, { quiet: true });
+}
+
 export async function startLocalStack(options: StackOptions = {}): Promise<LocalStack> {
   const persistDir = mkdtempSync(join(tmpdir(), "ecf-stack-"));
-  const bundleDir = options.frozen ? mkdtempSync(join(tmpdir(), "ecf-stack-bundle-")) : undefined;
   let sandbox: RunningSandbox | undefined;
   let worker: ChildProcess | undefined;
   let output = "";
@@ -59,7 +96,6 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     if (worker) await stopChildren([worker], 5000);
     if (sandbox) await sandbox.close().catch(() => {});
     rmSync(persistDir, { recursive: true, force: true });
-    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   };
   try {
     sandbox = await startSandbox({
@@ -67,7 +103,7 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       smtpPort: 0,
       ...(options.processingMs !== undefined ? { processingMs: options.processingMs } : {}),
     });
-    applyMigrations(persistDir, { quiet: true });
+    migratedState(persistDir);
 
     const secrets = freshSecrets();
     const vars: Record<string, string> = {
@@ -77,17 +113,10 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
       ...(options.pollDelaysMs ? { DGII_POLL_DELAYS_MS: options.pollDelaysMs } : {}),
       ...options.vars,
     };
-    let entry: string[] = [];
-    if (bundleDir) {
-      const bundle = spawnSync(wranglerBin, ["deploy", "--dry-run", "--outdir", bundleDir, "-c", "wrangler.toml"], {
-        cwd: root,
-        env: wranglerEnv,
-        encoding: "utf8",
-      });
-      if (bundle.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${bundle.stdout}\n${bundle.stderr}`);
-      // The bundle and any additional modules as they are; nothing to rebuild.
-      entry = [join(bundleDir, "index.js"), "--no-bundle"];
-    }
+    // The entry and its chunks as they are (wrangler.toml's rule finds the chunks): nothing to rebuild.
+    const entry = options.frozen ? [join(await splitBuild(), "index.js"), "--no-bundle"] : [];
+    const assets = process.env[ASSETS_COPY];
+    if (assets && existsSync(assets)) entry.push("--assets", assets);
     const [port, inspector] = [await freePort(), await freePort()];
     const workerUrl = `http://127.0.0.1:${port}`;
     const launch = async () => {

@@ -44,6 +44,9 @@ export default defineConfig(async () => {
       globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/apply-migrations.ts"],
       testTimeout: 60_000,
+      // A file's setup may be the first request for the whole OpenAPI document: on 2 loaded cores it
+      // has taken more than vitest's default 10 s.
+      hookTimeout: 60_000,
       // Test files share one sandbox whose faults are global: run them one after another.
       fileParallelism: false,
     },

@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { notFound, onError } from "./http/errors.ts";
-import { lazyRouteGroups, mountGroups, RNC_SEGMENT, type RouteGroup } from "./http/lazy-routes.ts";
+import { lazyRouteGroups, mountGroups, onceLoaded, RNC_SEGMENT, type RouteGroup } from "./http/lazy-routes.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { newRouter as OpenApiRouterOf } from "./http/router.ts";
 import type { AppEnv } from "./env.ts";
@@ -117,11 +117,12 @@ export function createApp() {
 
   // What every group declares (each mounted for it, if not yet), plus the e-CF request's per-type
   // schemas and the problem examples, all built on the first request for the document.
-  let everyGroup: Promise<OpenApiRouter> | undefined;
+  const everyGroup = onceLoaded<OpenApiRouter>(async () =>
+    mountGroups(ROUTE_GROUPS, (await import("./http/router.ts")).newRouter()),
+  );
   app.get("/openapi.json", async (c) => {
-    everyGroup ??= import("./http/router.ts").then(({ newRouter }) => mountGroups(ROUTE_GROUPS, newRouter()));
     const { apiDocument } = await import("./http/api-document.ts");
-    return c.json(apiDocument(await everyGroup, new URL(c.req.url).origin));
+    return c.json(apiDocument(await everyGroup(), new URL(c.req.url).origin));
   });
 
   app.notFound(notFound);

@@ -24,7 +24,7 @@ async function json<T = any>(res: Response): Promise<T> {
 }
 
 beforeAll(async () => {
-  stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800" });
+  stack = await startLocalStack({ processingMs: 50, pollDelaysMs: "100,200,400,800", frozen: true });
   const rncs = { a: "131880681", b: "101010101" } as const;
   for (const side of ["a", "b"] as const) {
     identities[side] = await createTestIdentity({

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createTestIdentity, forgeP12, type TestIdentity } from "@ecf/shared/test-support/certs";
-import { ROOT, startStack, type Stack } from "@ecf/pos-client/test-support/pos-stack";
+import { buildFrontEnd, ROOT, startStack, type Stack } from "@ecf/pos-client/test-support/pos-stack";
 import { registerSigner } from "@ecf/dgii-sandbox/signers-client";
 import { createTestIssuer, issuerToken } from "@ecf/pos-client/test-support/support/issuer";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -35,13 +35,9 @@ export interface World {
   identityB: TestIdentity;
 }
 
-function buildConsole(): void {
-  execFileSync(`${ROOT}/node_modules/.bin/vite`, ["build", "--logLevel", "warn"], { cwd: `${ROOT}/console` });
-}
-
 export async function startWorld(): Promise<World> {
   mkdirSync(RESULTS, { recursive: true });
-  buildConsole();
+  buildFrontEnd("console");
   const [stack, identityA, identityB] = await Promise.all([
     startStack(),
     createTestIdentity({ rnc: A.rnc, commonName: A.name }),

@@ -47,17 +47,30 @@ export async function fetchAfterSyncCalls(url: string, init?: RequestInit): Prom
   }
 }
 
-export function buildPos(): void {
-  run(join(ROOT, "node_modules", ".bin", "vite"), ["build", "--logLevel", "warn"], join(ROOT, "pos-client"));
+/**
+ * Vite's build of a front end into the worker's assets, unless `npm test` built it already for the
+ * whole run (it names them in ECF_TEST_FRONTENDS_BUILT): a build per test file would also empty
+ * the folder another file's stack is serving.
+ */
+export function buildFrontEnd(workspace: "pos-client" | "console"): void {
+  if ((process.env.ECF_TEST_FRONTENDS_BUILT ?? "").split(",").includes(workspace)) return;
+  run(join(ROOT, "node_modules", ".bin", "vite"), ["build", "--logLevel", "warn"], join(ROOT, workspace));
 }
 
-/** `frozen`: serve one bundle of the worker, so edits in the tree during a long run do not reload it. */
+export function buildPos(): void {
+  buildFrontEnd("pos-client");
+}
+
+/**
+ * `frozen` (the default): serve what `npm run deploy` uploads, built once, so edits in the tree
+ * during a long run do not reload it; `frozen: false`: wrangler dev's own build, reloading on edits.
+ */
 export async function startStack(options: { frozen?: boolean } = {}): Promise<Stack> {
   // The sandbox judges at once, so a receipt's final state is there on the first poll.
   // POS_STACK_LOG=file keeps wrangler dev's output, to see what the worker did during a run.
   const { workerUrl, sandboxUrl, adminSecret, persistDir, stop } = await startLocalStack({
     processingMs: 0,
-    ...(options.frozen ? { frozen: true } : {}),
+    frozen: options.frozen ?? true,
     ...(process.env.POS_STACK_LOG ? { logFile: process.env.POS_STACK_LOG } : {}),
   });
   const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {

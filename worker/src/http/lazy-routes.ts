@@ -39,6 +39,23 @@ export async function mountGroups<R extends Hono<any, any, any>>(groups: readonl
   return router;
 }
 
+/**
+ * `load`, kept once it has succeeded. Until then every caller runs `load` itself, awaiting its own
+ * promise: workerd binds a promise to the request that created it, and a request awaiting another
+ * request's promise waits for ever if that request is cancelled first (its client gone) before the
+ * promise settles. The runtime's module map still evaluates each module once, so concurrent first
+ * requests share the import's work, not its promise; a failed load is simply tried again.
+ */
+export function onceLoaded<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: { value: T } | undefined;
+  return async () => {
+    if (loaded) return loaded.value;
+    const value = await load();
+    loaded ??= { value };
+    return loaded.value;
+  };
+}
+
 /** Variables crossing from the app's context into the group router's, and back, by request. */
 const handoff = new WeakMap<Request, Record<string, unknown>>();
 
@@ -78,21 +95,17 @@ function executionContextOf(c: Context<AppEnv>) {
  * mounted on first use; a segment no group serves goes on to the app's own routes.
  */
 export function lazyRouteGroups(table: readonly RouteGroup[]): MiddlewareHandler<AppEnv> {
-  const routers = new Map<string, Promise<Router>>();
+  const routers = new Map<string, () => Promise<Router>>();
   return async (c, next) => {
     const segment = segmentOf(c.req.path);
     const groups = table.filter((group) => group.serves.includes(segment));
     if (groups.length === 0) return next();
     let router = routers.get(segment);
-    if (!router) {
-      router = segmentRouter(groups);
-      routers.set(segment, router);
-      router.catch(() => routers.delete(segment)); // a failed import is tried again by the next request
-    }
+    if (!router) routers.set(segment, (router = onceLoaded(() => segmentRouter(groups))));
     const shared: Record<string, unknown> = { ...c.var };
     handoff.set(c.req.raw, shared);
     try {
-      const answer = await (await router).fetch(c.req.raw, c.env, executionContextOf(c));
+      const answer = await (await router()).fetch(c.req.raw, c.env, executionContextOf(c));
       // Reading c.res first makes it hold the headers the app's middleware set before (X-Request-Id):
       // setting it then merges them into the answer.
       if (c.res) c.res = answer;
