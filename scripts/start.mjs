@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm start`: the whole product on this machine. Applies local D1 migrations, builds the POS
-// client and the console, runs the worker (wrangler dev, state under .wrangler/) on :8787 and the DGII sandbox on
-// :8788 (its journal under .wrangler/dgii-sandbox), seeds demo data if absent, prints the URLs,
-// keeps both running (a process that dies or stops answering is reported and restarted), and
-// stops everything on Ctrl-C.
+// `npm start`: the whole product on this machine. Applies local D1 migrations and builds the POS
+// client and the console (each when its sources changed), runs the worker (wrangler dev, state under
+// .wrangler/) on :8787 and the DGII sandbox on :8788 (its journal under .wrangler/dgii-sandbox),
+// seeds demo data if absent, prints one screen (the URLs, the demo logins) and then one line per
+// request, keeps both running (a process that dies or stops answering is reported and restarted),
+// and stops everything on Ctrl-C.
 // A second copy beside the first (the start test does this) sets PORT, SANDBOX_PORT,
 // INSPECTOR_PORT and ECF_STATE_DIR (its own D1/R2 state and demo credentials); SMTP_PORT is then
 // picked by the sandbox when it binds it, and kept across its restarts.
