@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib.mjs";
-import { alive, commandOf, descendants, portFree } from "./support/processes.ts";
+import { alive, argvOf, commandOf, descendants, portFree } from "./support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const state = mkdtempSync(join(tmpdir(), "ecf-start-"));
@@ -243,7 +243,7 @@ describe("npm start", () => {
     expect(login.status).toBe(200);
 
     const sandboxPid = descendants(start.pid!).find(
-      (pid) => commandOf(pid) === "node" && /dgii-sandbox/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")),
+      (pid) => /(^|\/)node$/.test(argvOf(pid)[0] ?? "") && argvOf(pid).some((arg) => /dgii-sandbox/.test(arg)),
     );
     expect(sandboxPid).toBeDefined();
     const mark = output.length;
