@@ -13,9 +13,10 @@ const PREAMBLE = [
   /^─+$/,
   /^Using secrets defined in /,
   /^Using vars defined in /,
-  /^⎔ (Starting|Reloading) local server/,
+  // "⎔ Starting local server...", "⎔ Reloading local server...", "⎔ Local server updated and ready"
+  /^⎔ /,
+  /^(⎔ )?Local server updated and ready/,
   /^\[wrangler:info\] Ready on /,
-  /^Local server updated and ready/,
 ];
 const BINDINGS = /^Your Worker has access to the following bindings:/;
 const REFUSAL_WARNING = /^▲ \[WARNING\] refused request with no issuer\b/;

@@ -104,7 +104,8 @@ function hashOf(paths, skip = new Set()) {
 async function migrate() {
   const d1 = join(persist, "v3", "d1");
   const marker = join(d1, "ecf-migrations.sha256");
-  const wanted = hashOf(["migrations"]);
+  // wrangler's release too: a database kept by another miniflare may not be one this one reads.
+  const wanted = hashOf(["migrations", "node_modules/wrangler/package.json"]);
   const databases = join(d1, "miniflare-D1DatabaseObject");
   const hasDatabase = existsSync(databases) && readdirSync(databases).some((f) => f.endsWith(".sqlite"));
   if (hasDatabase && existsSync(marker) && readFileSync(marker, "utf8") === wanted) return "current";

@@ -26,6 +26,8 @@ const preamble = [
   "⎔ Starting local server...",
   "[wrangler:info] Ready on http://127.0.0.1:8787",
   "[wrangler:info] PUT /admin/companies/1/sequences/31 200 OK (95ms)",
+  "⎔ Reloading local server...",
+  "⎔ Local server updated and ready",
   "",
 ].join("\n");
 const requests = [
