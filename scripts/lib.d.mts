@@ -8,6 +8,7 @@ export function freshSecrets(): { JWT_SECRET: string; ADMIN_SECRET: string; MAST
 export function ensureDevVars(): string;
 export function devVar(name: string): string | undefined;
 export function run(cmd: string, args: string[], options?: SpawnSyncOptions): void;
+export function migrationArgs(persistTo: string): string[];
 export function applyMigrations(persistTo: string, options?: { quiet?: boolean }): void;
 export function wranglerDevArgs(options: {
   port: number | string;
@@ -19,7 +20,7 @@ export function wranglerDevArgs(options: {
 export function startChild(name: string, cmd: string, args: string[], options?: SpawnOptions): ChildProcess;
 export function stopChildren(children: ChildProcess[], graceMs?: number): Promise<void>;
 export function freePort(): Promise<number>;
-export function answers(url: string, ms?: number): Promise<boolean>;
+export function answers(url: string, ms?: number, method?: string): Promise<boolean>;
 export function waitForUrl(url: string, options?: { timeoutMs?: number; child?: ChildProcess }): Promise<void>;
 export interface RunningCopy {
   workerUrl: string;

@@ -56,12 +56,17 @@ export function run(cmd, args, options = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed with ${r.status ?? r.signal}`);
 }
 
+/** The arguments of `wrangler` applying the D1 migrations to the local state under `persistTo`. */
+export function migrationArgs(persistTo) {
+  return ["d1", "migrations", "apply", "DB", "--local", "-c", "wrangler.toml", "--persist-to", persistTo];
+}
+
 /**
  * Applies the D1 migrations to the local state under `persistTo`. `quiet` keeps wrangler's output
  * and shows it only when the command fails.
  */
 export function applyMigrations(persistTo, { quiet = false } = {}) {
-  const args = ["d1", "migrations", "apply", "DB", "--local", "-c", "wrangler.toml", "--persist-to", persistTo];
+  const args = migrationArgs(persistTo);
   if (!quiet) return run(wranglerBin, args, { env: wranglerEnv });
   const r = spawnSync(wranglerBin, args, { cwd: root, env: wranglerEnv, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`wrangler d1 migrations apply failed:\n${r.stdout}\n${r.stderr}`);
@@ -137,9 +142,9 @@ export function freePort() {
 }
 
 /** True when `url` answers at all (any status) within `ms`. */
-export async function answers(url, ms = 2000) {
+export async function answers(url, ms = 2000, method = "GET") {
   try {
-    await fetch(url, { signal: AbortSignal.timeout(ms) });
+    await fetch(url, { method, signal: AbortSignal.timeout(ms) });
     return true;
   } catch {
     return false;

@@ -1,21 +1,34 @@
 #!/usr/bin/env node
-// `npm start`: the whole product on this machine. Applies local D1 migrations, builds the POS
-// client and the console, runs the worker (wrangler dev, state under .wrangler/) on :8787 and the DGII sandbox on
-// :8788 (its journal under .wrangler/dgii-sandbox), seeds demo data if absent, prints the URLs,
-// keeps both running (a process that dies or stops answering is reported and restarted), and
-// stops everything on Ctrl-C.
+// `npm start`: the whole product on this machine. Applies local D1 migrations and builds the POS
+// client and the console (each when its sources changed), runs the worker (wrangler dev, state under
+// .wrangler/) on :8787 and the DGII sandbox on :8788 (its journal under .wrangler/dgii-sandbox),
+// seeds demo data if absent, prints one screen (the URLs, the demo logins) and then one line per
+// request, keeps both running (a process that dies or stops answering is reported and restarted),
+// and stops everything on Ctrl-C.
 // A second copy beside the first (the start test does this) sets PORT, SANDBOX_PORT,
 // INSPECTOR_PORT and ECF_STATE_DIR (its own D1/R2 state and demo credentials); SMTP_PORT is then
 // picked by the sandbox when it binds it, and kept across its restarts.
-import { join, resolve } from "node:path";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
-  applyMigrations,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import {
   credentialsFileFor,
   ensureDevVars,
   forgetRunningCopy,
   recordRunningCopy,
+  migrationArgs,
   root,
-  run,
   startChild,
   stopChildren,
   waitForUrl,
@@ -27,7 +40,7 @@ import { readSaved, registerSigners, seed } from "./seed.mjs";
 import { placeDocsAssets } from "./docs-assets.mjs";
 import { workerDist } from "./build-worker.mjs";
 import { supervise } from "./supervisor.mjs";
-import { collapseModuleTable } from "./module-table.mjs";
+import { quietDevOutput } from "./dev-output.mjs";
 
 const port = process.env.PORT ?? "8787";
 const sandboxPort = process.env.SANDBOX_PORT ?? "8788";
@@ -46,16 +59,104 @@ const workerBuild = stateDir ? join(stateDir, "worker-build") : workerDist;
 // second, the port the sandbox binds (0: any free one), read from what it prints, then kept.
 let smtpPort = process.env.SMTP_PORT ?? (sandboxPort === "8788" ? "2525" : "0");
 
-ensureDevVars();
-console.log("Applying local D1 migrations…");
-applyMigrations(persist);
+/** Runs `work()`, printing one line when it is done with the time it took (or that it was current). */
+async function step(name, work) {
+  const began = performance.now();
+  const what = await work();
+  console.log(`${name}: ${what} (${((performance.now() - began) / 1000).toFixed(1)} s)`);
+}
 
-console.log("Building the POS client and the console…");
-run("npm", ["run", "build", "-w", "@ecf/pos-client"]);
-run("npm", ["run", "build", "-w", "@ecf/console"]);
+/** A command run to its end with its output kept, shown only when it fails. */
+function quietly(cmd, args, options = {}) {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], ...options });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.once("error", fail);
+    child.once("exit", (code, signal) =>
+      code === 0 ? done(output) : fail(new Error(`${cmd} ${args.join(" ")} failed (${code ?? signal}):\n${output}`)),
+    );
+  });
+}
+
+/** SHA-256 over the files under `paths` (relative to the root; folders walked, `skip` names left out). */
+function hashOf(paths, skip = new Set()) {
+  const hash = createHash("sha256");
+  const walk = (path) => {
+    const full = join(root, path);
+    if (!existsSync(full)) return;
+    if (statSync(full).isDirectory()) {
+      for (const name of readdirSync(full).sort()) if (!skip.has(name)) walk(join(path, name));
+    } else hash.update(`${path}\0`).update(readFileSync(full)).update("\0");
+  };
+  for (const path of paths) walk(path);
+  return hash.digest("hex");
+}
+
+/**
+ * The local D1 migrations, applied by wrangler (~15 s here even with nothing to apply), so skipped
+ * when the migrations are those last applied to this state (a marker beside the database, gone with
+ * it). A state without a database (a fresh ECF_STATE_DIR) gets a copy of a database just migrated,
+ * kept per set of migrations under .wrangler/ (the file's name comes from the database id, not the
+ * state's path).
+ */
+async function migrate() {
+  const d1 = join(persist, "v3", "d1");
+  const marker = join(d1, "ecf-migrations.sha256");
+  // wrangler's release too: a database kept by another miniflare may not be one this one reads.
+  const wanted = hashOf(["migrations", "node_modules/wrangler/package.json"]);
+  const databases = join(d1, "miniflare-D1DatabaseObject");
+  const hasDatabase = existsSync(databases) && readdirSync(databases).some((f) => f.endsWith(".sqlite"));
+  if (hasDatabase && existsSync(marker) && readFileSync(marker, "utf8") === wanted) return "current";
+  const template = join(root, ".wrangler", "migrated-d1", wanted);
+  if (!hasDatabase && existsSync(template)) {
+    cpSync(template, d1, { recursive: true });
+    return "copied from a freshly migrated database";
+  }
+  await quietly(wranglerBin, migrationArgs(persist), { env: wranglerEnv });
+  mkdirSync(d1, { recursive: true });
+  writeFileSync(marker, wanted);
+  if (!hasDatabase && !existsSync(template)) {
+    // Copied aside, then renamed into place whole: a copy running beside this one never reads half.
+    const copy = `${template}.${process.pid}`;
+    cpSync(d1, copy, { recursive: true });
+    try {
+      renameSync(copy, template);
+    } catch {
+      rmSync(copy, { recursive: true, force: true }); // another copy placed it first
+    }
+  }
+  return "applied";
+}
+
+/**
+ * The POS client and the console, built into the assets (dist/pos, dist/app) when their sources
+ * (theirs, the shared domain's, the SDK's, the lockfile) differ from those of the last build.
+ */
+const UI_INPUTS = ["pos-client", "console", "shared", "sdk", "package-lock.json"];
+async function buildUi() {
+  const marker = join(root, ".wrangler", "ui-build.sha256");
+  const wanted = hashOf(UI_INPUTS, new Set(["node_modules", "dist", "test", ".wrangler"]));
+  const built = ["pos", "app"].every((dir) => existsSync(join(root, "dist", dir, "index.html")));
+  if (built && existsSync(marker) && readFileSync(marker, "utf8") === wanted) return "current";
+  await Promise.all(["@ecf/pos-client", "@ecf/console"].map((w) => quietly("npm", ["run", "build", "-w", w])));
+  mkdirSync(dirname(marker), { recursive: true });
+  writeFileSync(marker, wanted);
+  return "built";
+}
+
+ensureDevVars();
+// Independent steps run side by side: the migrations, the POS and console builds, the sandbox and
+// the worker's build; wrangler starts once the API has what it needs (its database, its build), and
+// the UI builds (only when their sources changed) finish meanwhile: the seed waits for them.
+mkdirSync(join(root, "dist"), { recursive: true });
 // The API reference's script (Scalar) beside the POS among the worker's static assets: /docs offline.
 placeDocsAssets();
-
+const migrated = step("D1 migrations", migrate);
+const uiBuilt = step("POS client and console", buildUi);
+// Awaited later; a failure before then is reported there, not as an unhandled rejection.
+for (const pending of [migrated, uiBuilt]) pending.catch(() => {});
 let resolveSmtp;
 const smtpBound = new Promise((r) => (resolveSmtp = r));
 function startSandbox() {
@@ -91,12 +192,17 @@ const startWorker = () => {
     }),
     {
       env: { ...wranglerEnv, ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  const collapse = collapseModuleTable();
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => process.stdout.write(collapse(chunk)));
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ]) {
+    const quiet = quietDevOutput({ live: () => running });
+    from.setEncoding("utf8");
+    from.on("data", (chunk) => to.write(quiet(chunk)));
+  }
   return child;
 };
 
@@ -146,6 +252,7 @@ process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 const giveUp = () => void stopAll(1);
 
+let running = false; // the banner is out: requests are shown from then on
 try {
   const sandbox = supervise({
     name: "sandbox",
@@ -163,14 +270,22 @@ try {
     },
   });
   services.push(sandbox);
-  await waitForUrl(`${SANDBOX_URL}/`, { child: sandbox.child });
-  if (smtpPort === "0") await smtpBound;
-  console.log("Building the worker…");
-  services.push(await startWorkerBuild());
+  const workerBuilt = startWorkerBuild();
+  workerBuilt.then((build) => services.push(build)).catch(() => {});
+  await Promise.all([
+    waitForUrl(`${SANDBOX_URL}/`, { child: sandbox.child }).then(() => (smtpPort === "0" ? smtpBound : undefined)),
+    workerBuilt,
+    migrated,
+  ]);
   const worker = supervise({ name: "worker", start: startWorker, healthUrl: `${WORKER_URL}/health`, onGiveUp: giveUp });
   services.push(worker);
   await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: worker.child });
+  const healthAfter = process.uptime();
+  const { version } = await (await fetch(`${WORKER_URL}/health`)).json();
   recordRunningCopy({ workerUrl: WORKER_URL, sandboxUrl: SANDBOX_URL, stateDir: persist, credentialsFile });
+  // New assets reload the worker (wrangler watches them): the seed's requests come after that.
+  await uiBuilt;
+  await waitForUrl(`${WORKER_URL}/health`, { timeoutMs: 120_000, child: worker.child });
   const demo = await seed(WORKER_URL, credentialsFile, { sandboxUrl: SANDBOX_URL });
   // The demo issuers deliver their e-CF to each other through the real receiver endpoints (/{rnc}).
   demoReceivers = demo.partner.issuers.map((rnc) => ({
@@ -181,15 +296,28 @@ try {
     urlOpcional: null,
   }));
   await listDemoReceivers();
-  const admin = `WORKER_URL=${WORKER_URL} npm run admin --`;
-  console.log(`
-ecf-edge is running:
-  API worker    ${WORKER_URL}   (docs: ${WORKER_URL}/docs, health: ${WORKER_URL}/health)
-  Point of sale ${WORKER_URL}/pos/   (pair a till: ${admin} devices:create --company ${demo.company.id} --name "Caja 1"; cashier ${demo.cashier.name}, PIN ${demo.cashier.pin})
-  DGII sandbox  ${SANDBOX_URL}   (e-mails the worker sent: ${SANDBOX_URL}/__mail, SMTP on 127.0.0.1:${smtpPort})
-  Demo credentials ${credentialsFile}   (again: WORKER_URL=${WORKER_URL} npm run seed)
-A process that dies is restarted. Press Ctrl-C to stop.`);
+  console.log(banner(demo, { version, healthAfter }));
+  running = true;
 } catch (error) {
   console.error(String(error?.message ?? error));
   void stopAll(1);
+}
+
+/** What a user needs to begin: every URL and every demo login, on one screen. */
+function banner(demo, { version, healthAfter }) {
+  const admin = `WORKER_URL=${WORKER_URL} npm run admin --`;
+  const pair = `${admin} devices:create --company ${demo.company.id} --name "Caja 1"`;
+  return `
+ecf-edge ${version} is running (/health answered ${healthAfter.toFixed(1)} s after the start):
+  API worker    ${WORKER_URL}   (health: ${WORKER_URL}/health)
+  API reference ${WORKER_URL}/docs   (OpenAPI: ${WORKER_URL}/openapi.json)
+  Console       ${WORKER_URL}/app/   (owner ${demo.console.email}, password ${demo.console.password})
+  Point of sale ${WORKER_URL}/pos/   (cashier ${demo.cashier.name}, PIN ${demo.cashier.pin})
+  DGII sandbox  ${SANDBOX_URL}   (e-mails sent: ${SANDBOX_URL}/__mail, SMTP on 127.0.0.1:${smtpPort})
+Demo logins:
+  API key       ${demo.company.apiKey}   secret ${demo.company.apiSecret}   (${demo.company.name}, POST /login)
+  Partner key   ${demo.partner.apiKey}   secret ${demo.partner.apiSecret}   (issuers ${demo.partner.issuers.join(", ")})
+  Till          pair a till: ${pair}; then sign in as the cashier
+  All of them   ${credentialsFile}   (again: WORKER_URL=${WORKER_URL} npm run seed)
+One line per request follows. A process that dies is restarted. Press Ctrl-C to stop.`;
 }

@@ -66,7 +66,8 @@ export function supervise({
     while (!stopped) {
       await pause();
       if (stopped || restarting) continue;
-      const ok = await answers(healthUrl, Math.max(intervalMs, 5000));
+      // HEAD: npm start shows one line per request, and leaves these out (scripts/dev-output.mjs).
+      const ok = await answers(healthUrl, Math.max(intervalMs, 5000), "HEAD");
       if (stopped || restarting) continue;
       if (ok) {
         misses = 0;

@@ -1,8 +1,25 @@
 import path from "node:path";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
-import { defineConfig } from "vitest/config";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig, type Plugin } from "vitest/config";
 // Free loopback ports for the DGII sandbox and the SMTP sink the tests talk to.
 import { freePort, root } from "../scripts/lib.mjs";
+
+// The Workers plugin resolves every module as workerd would (its "browser" fields and conditions),
+// and Vite applies that to each environment, also the one that runs the global setup in Node: there
+// the DGII sandbox would load xmllint-wasm's browser build, which needs a Web Worker Node lacks.
+// So the global setup's environment resolves as Node does (Vitest's own defaults for it).
+const globalSetupResolvesForNode: Plugin = {
+  name: "global-setup-resolves-for-node",
+  configEnvironment: {
+    order: "post",
+    handler(name, config) {
+      if (name !== "__vitest__") return;
+      config.resolve ??= {};
+      config.resolve.mainFields = [];
+      config.resolve.conditions = ["node", "development|production"];
+    },
+  },
+};
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -12,6 +29,7 @@ export default defineConfig(async () => {
   const sandboxUrl = `http://127.0.0.1:${process.env.ECF_TEST_SANDBOX_PORT}`;
   return {
     plugins: [
+      globalSetupResolvesForNode,
       cloudflareTest({
         main: path.join(import.meta.dirname, "src/index.ts"),
         wrangler: { configPath: path.join(root, "wrangler.toml") },

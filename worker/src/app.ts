@@ -5,6 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { notFound, onError } from "./http/errors.ts";
 import { lazyRouteGroups, mountGroups, onceLoaded, RNC_SEGMENT, type RouteGroup } from "./http/lazy-routes.ts";
 import { problemResponse } from "./http/problem.ts";
+import { drainUnreadBody } from "./http/unread-body.ts";
 import type { newRouter as OpenApiRouterOf } from "./http/router.ts";
 import type { AppEnv } from "./env.ts";
 import { API_VERSION } from "./version.ts";
@@ -93,6 +94,7 @@ export function createApp() {
   const app = new Hono<AppEnv>();
 
   app.use(requestId());
+  app.use(drainUnreadBody);
   app.use(async (c, next) => {
     const trips = { d1: 0, ledger: 0, r2: 0 };
     c.set("roundTrips", trips);

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib.mjs";
-import { alive, commandOf, descendants, portFree } from "./support/processes.ts";
+import { alive, argvOf, commandOf, descendants, portFree } from "./support/processes.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const state = mkdtempSync(join(tmpdir(), "ecf-start-"));
@@ -17,6 +17,8 @@ let ports: { worker: number; sandbox: number; inspector: number };
 let start: ChildProcess;
 let output = "";
 let urls: { worker: string; sandbox: string };
+/** What npm start printed up to the end of its banner, before any request of these tests. */
+let firstScreen = "";
 
 beforeAll(async () => {
   ports = { worker: await freePort(), sandbox: await freePort(), inspector: await freePort() };
@@ -39,6 +41,7 @@ beforeAll(async () => {
     if (Date.now() > until) throw new Error(`npm start printed no URLs within 240 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+  firstScreen = output.slice(0, output.indexOf("Press Ctrl-C to stop.") + "Press Ctrl-C to stop.".length);
   urls = {
     worker: output.match(/API worker\s+(http:\S+)/)![1]!,
     sandbox: output.match(/DGII sandbox\s+(http:\S+)/)![1]!,
@@ -58,6 +61,66 @@ describe("npm start", () => {
   it("prints wrangler's table of the build's modules as one line, no row per module", () => {
     expect(output).toMatch(/Attaching additional modules: \d+ modules, [\d.]+ KiB/);
     expect(output).not.toMatch(/\.chunk\.js/);
+  });
+
+  it("prints one screen before the first request: every URL and every demo login", () => {
+    const lines = firstScreen.split("\n");
+    expect(lines.length, firstScreen).toBeLessThanOrEqual(40);
+    const saved = JSON.parse(readFileSync(join(state, "demo-credentials.json"), "utf8"));
+    for (const shown of [
+      `${urls.worker}/docs`,
+      `${urls.worker}/app/`,
+      `${urls.worker}/pos/`,
+      urls.sandbox,
+      saved.company.apiKey,
+      saved.company.apiSecret,
+      "dueno@demo.do",
+      "demo-dueno-1234",
+      "PIN 123456",
+    ])
+      expect(firstScreen).toContain(shown);
+    // Not wrangler's table of bindings (every variable's value), nor the migrations' tables.
+    expect(firstScreen).not.toMatch(/env\.[A-Z_]+ \(|Environment Variable|0000_accounts\.sql|Binding\s+Resource/);
+    // Nor the seed's requests: the lines of requests begin after the banner.
+    expect(firstScreen).not.toMatch(/\[wrangler:info\] (GET|HEAD|POST|PUT) /);
+  });
+
+  it("says in its banner how long /health took, and the version /health and the OpenAPI document give", async () => {
+    const [, version, seconds] = /ecf-edge (\S+) is running \(\/health answered ([\d.]+) s after the start\)/.exec(
+      firstScreen,
+    )!;
+    expect(Number(seconds)).toBeGreaterThan(0);
+    const health = await fetch(`${urls.worker}/health`);
+    expect(await health.json()).toMatchObject({ version });
+    expect(health.headers.get("api-version")).toBe(version);
+    const doc = (await (await fetch(`${urls.worker}/openapi.json`)).json()) as { info: { version: string } };
+    expect(doc.info.version).toBe(version);
+  });
+
+  it("adds one line per request, a refused one included, and none for a health probe", async () => {
+    const mark = output.length;
+    const refused = await fetch(`${urls.worker}/fe/recepcion/ecf`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Bearer a.b.c" },
+      body: JSON.stringify({ Encabezado: {} }),
+    });
+    expect(refused.status).toBe(401);
+    await refused.arrayBuffer();
+    // As the supervisor probes it every 2 s.
+    const probe = await fetch(`${urls.worker}/health`, { method: "HEAD" });
+    expect(probe.status).toBe(200);
+    const docs = await fetch(`${urls.worker}/docs`);
+    await docs.arrayBuffer();
+    await until(
+      () => /GET \/docs 200/.test(output.slice(mark)),
+      30_000,
+      () => output.slice(mark),
+    );
+    const lines = output.slice(mark).trimEnd().split("\n");
+    expect(lines).toEqual([
+      expect.stringMatching(/POST \/fe\/recepcion\/ecf 401 Unauthorized/),
+      expect.stringMatching(/GET \/docs 200 OK/),
+    ]);
   });
 
   it("serves GET /health as 200 JSON", async () => {
@@ -180,7 +243,7 @@ describe("npm start", () => {
     expect(login.status).toBe(200);
 
     const sandboxPid = descendants(start.pid!).find(
-      (pid) => commandOf(pid) === "node" && /dgii-sandbox/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")),
+      (pid) => /(^|\/)node$/.test(argvOf(pid)[0] ?? "") && argvOf(pid).some((arg) => /dgii-sandbox/.test(arg)),
     );
     expect(sandboxPid).toBeDefined();
     const mark = output.length;

@@ -26,10 +26,13 @@ it("npm run cf-typegen reproduces the committed worker/worker-configuration.d.ts
       args.slice(1).map((a) => (a === COMMITTED ? temp : a)),
       { cwd: root, env, stdio: "pipe" },
     );
-    // The header names the command that wrote the file: the npm script's own path.
+    // The header names the command that wrote the file: the npm script's own path. wrangler writes
+    // the command in its own spelling (options as `--name=value`, the path last), so compare that.
     const generated = readFileSync(join(root, temp), "utf8").replace(temp, COMMITTED);
     const committed = readFileSync(join(root, COMMITTED), "utf8");
-    expect(committed).toContain(`running \`${args.join(" ")}\``);
+    const spelled = `wrangler types --config=wrangler.toml --env-file=.dev.vars.example ${COMMITTED}`;
+    expect(args.slice(2).sort()).toEqual(["-c", "wrangler.toml", "--env-file", ".dev.vars.example", COMMITTED].sort());
+    expect(committed).toContain(`running \`${spelled}\``);
     for (const secret of ["JWT_SECRET", "ADMIN_SECRET", "MASTER_KEY"])
       expect(generated).toMatch(new RegExp(`\\b${secret}: string;`));
     // Line by line, so a failure shows the lines that differ rather than two 500 kB strings.

@@ -48,3 +48,15 @@ export function commandOf(pid: number): string | null {
     return null;
   }
 }
+
+/**
+ * The arguments `pid` was started with (its /proc cmdline), the program first; [] when it is gone.
+ * A Node process is found by these: Node 24 names its main thread, so its comm reads "MainThread".
+ */
+export function argvOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
