@@ -655,56 +655,73 @@ function wholeNumber(v: unknown): number | undefined {
  * `TotalPaginas` is the number of pages; a page's `NoLineaDesde` ≤ `NoLineaHasta` ≤ last line.
  */
 export function sequenceProblems(doc: JsonObject): Problem[] {
-  const out: Problem[] = [];
-  const sequential = (container: string, field: string, rule: string) => {
-    const rows = doc[container];
-    if (!Array.isArray(rows)) return;
-    rows.forEach((row, i) => {
-      if (!isObject(row)) return;
-      const n = wholeNumber(row[field]);
-      if (n !== undefined && n !== i + 1) {
-        out.push(
-          problem(
-            jsonPointer(container, i, field),
-            "invalid_sequence",
-            "error",
-            `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`,
-            `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`,
-            rule,
-            { sent: textOf(row, field) ?? row[field], expected: String(i + 1) },
-          ),
-        );
-      }
-    });
-  };
-  sequential(
-    "DetallesItems",
-    "NumeroLinea",
-    "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)",
-  );
-  sequential(
-    "DescuentosORecargos",
-    "NumeroLinea",
-    "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)",
-  );
-  sequential("Paginacion", "PaginaNo", "formato-ecf: PaginaNo (b: en orden secuencial)");
+  return [
+    ...outOfSequence(
+      doc,
+      "DetallesItems",
+      "NumeroLinea",
+      "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)",
+    ),
+    ...outOfSequence(
+      doc,
+      "DescuentosORecargos",
+      "NumeroLinea",
+      "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)",
+    ),
+    ...outOfSequence(doc, "Paginacion", "PaginaNo", "formato-ecf: PaginaNo (b: en orden secuencial)"),
+    ...pageCountProblems(doc),
+    ...pageRangeProblems(doc),
+  ];
+}
 
+/** The rows of `container` whose `field` is not their place in it (1..n). */
+function outOfSequence(doc: JsonObject, container: string, field: string, rule: string): Problem[] {
+  const rows = doc[container];
+  if (!Array.isArray(rows)) return [];
+  const out: Problem[] = [];
+  rows.forEach((row, i) => {
+    if (!isObject(row)) return;
+    const n = wholeNumber(row[field]);
+    if (n !== undefined && n !== i + 1) {
+      out.push(
+        problem(
+          jsonPointer(container, i, field),
+          "invalid_sequence",
+          "error",
+          `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`,
+          `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`,
+          rule,
+          { sent: textOf(row, field) ?? row[field], expected: String(i + 1) },
+        ),
+      );
+    }
+  });
+  return out;
+}
+
+/** TotalPaginas, when sent beside pages, counts them. */
+function pageCountProblems(doc: JsonObject): Problem[] {
   const pages = Array.isArray(doc.Paginacion) ? doc.Paginacion : [];
   const totalPaginas = wholeNumber(objAt(doc, "Encabezado", "IdDoc")?.TotalPaginas);
-  if (totalPaginas !== undefined && pages.length > 0 && totalPaginas !== pages.length) {
-    out.push(
-      problem(
-        "/Encabezado/IdDoc/TotalPaginas",
-        "inconsistent_value",
-        "error",
-        `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`,
-        `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`,
-        "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)",
-        { sent: String(totalPaginas), expected: String(pages.length) },
-      ),
-    );
-  }
+  if (totalPaginas === undefined || pages.length === 0 || totalPaginas === pages.length) return [];
+  return [
+    problem(
+      "/Encabezado/IdDoc/TotalPaginas",
+      "inconsistent_value",
+      "error",
+      `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`,
+      `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`,
+      "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)",
+      { sent: String(totalPaginas), expected: String(pages.length) },
+    ),
+  ];
+}
+
+/** Each page runs from a line of the document to a later (or the same) one. */
+function pageRangeProblems(doc: JsonObject): Problem[] {
+  const pages = Array.isArray(doc.Paginacion) ? doc.Paginacion : [];
   const lineCount = Array.isArray(doc.DetallesItems) ? doc.DetallesItems.length : 0;
+  const out: Problem[] = [];
   pages.forEach((page, i) => {
     if (!isObject(page)) return;
     const desde = wholeNumber(page.NoLineaDesde);
