@@ -1,12 +1,13 @@
-// Issue 16's contingency goal, measured beside its reference in the same run: the throughput of
-// issuing with DGII down (50 clients over 10 issuers) relative to GET /health's at the same
-// concurrency, for this tree and for the code the goal was set against (ffd975e, the D1 ledger;
-// CONTINGENCY_BENCH_REFERENCE names another revision, or "off"). Both run the same measurement
-// (contingency-ratio.ts) on their own local stack, one after the other, alternating for
-// CONTINGENCY_BENCH_ROUNDS rounds (default 2), since one run on this shared 2-core machine moves by
-// up to a third. Prints each round, the median ratio of each and how many times the reference's
-// ratio this tree reaches (the goal: 6), then where each spent its CPU, per receipt and per /health.
-// The reference revision is installed once (reference-tree.ts), which takes about a minute.
+// The contingency goal (issuing keeps up while DGII is down), measured beside its reference in the
+// same run: the throughput of issuing with DGII down (50 clients over 10 issuers) relative to GET
+// /health's at the same concurrency, for this tree and for the code the goal was set against
+// (ffd975e, the D1 ledger; CONTINGENCY_BENCH_REFERENCE names another revision, or "off"). Both run
+// the same measurement (contingency-ratio.ts) on their own local stack, one after the other,
+// alternating for CONTINGENCY_BENCH_ROUNDS rounds (default 2), since one run on this shared 2-core
+// machine moves by up to a third. Prints each round, the median ratio of each and how many times
+// the reference's ratio this tree reaches (the goal: 6), then where each spent its CPU, per receipt
+// and per /health. The reference revision is installed once (reference-tree.ts), which takes about
+// a minute.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { root } from "../scripts/lib.mjs";

@@ -1,10 +1,11 @@
-// The largest issuer (issue 35): one supermarket chain's month, MONTH_BENCH_N receipts (default
-// 3,000,000) and MONTH_BENCH_PURCHASES purchases (default 50,000), loaded into one month object of
-// a private `wrangler dev --var BENCH_BULK:1` through the bench-only bulk path (worker/src/bench/
-// month-rows.ts: realistic rows, the month object's ordinary import). Prints the object's SQLite
-// bytes per receipt and how many such months 10 GB holds, then /reports/encf's first, middle and
-// last page and its buyer and type filters, p50 each, beside GET /health's p50 in the same run.
-// Refuses to print figures unless the report counts every receipt and the pages are the ones asked.
+// The largest issuer the month objects are sized for: one supermarket chain's month, MONTH_BENCH_N
+// receipts (default 3,000,000) and MONTH_BENCH_PURCHASES purchases (default 50,000), loaded into
+// one month object of a private `wrangler dev --var BENCH_BULK:1` through the bench-only bulk path
+// (worker/src/bench/ month-rows.ts: realistic rows, the month object's ordinary import). Prints the
+// object's SQLite bytes per receipt and how many such months 10 GB holds, then /reports/encf's
+// first, middle and last page and its buyer and type filters, p50 each, beside GET /health's p50 in
+// the same run. Refuses to print figures unless the report counts every receipt and the pages are
+// the ones asked.
 import { encodeCursor } from "../worker/src/reports/paging.ts";
 import { benchBuyerRnc, benchReceiptKey } from "../worker/src/bench/month-rows.ts";
 import { startLocalStack } from "../scripts/local-stack.ts";

@@ -1,20 +1,21 @@
-// Issue 35's large issuer, part B: the 606 of MONTHLY_BENCH_PURCHASES purchases (default 50,000)
-// and the 607 of MONTHLY_BENCH_SALES lines (default 300,000), JSON and TXT, and the month archive
-// of MONTHLY_BENCH_ARCHIVE receipts (default 100,000), each streamed by a private wrangler dev
-// whose month objects are loaded through the bench-only seeding route (BENCH_BULK=1,
-// routes/bench.ts); a size of 0 leaves its part out. Printed: each response's time to the first
-// byte, its whole time and MB/s, beside JSON.stringify of the same report in Node; the worker's
-// peak JS heap during each response (goal ≤ 32 MB): the used heap of every isolate wrangler dev's
-// inspector lists (Runtime.getHeapUsage; the month objects run in the worker's isolate), sampled
-// back to back all through the response, after a forced garbage collection (HeapProfiler) for
-// the baseline. The probe is checked first by a control (GET /admin/bench/heap-hold) that holds
-// MONTHLY_BENCH_CONTROL_MB (default 40) MiB of strings while its response is read: the probe must
-// read at least that much growth, or its figures are not printed as trustworthy. The live heap:
-// each response is read again, held after its first chunk and at each quarter, where a collection
-// is forced (HeapProfiler.collectGarbage) before the used heap is read; the control is read live
-// too. MONTHLY_BENCH_SNAPSHOTS=dir writes a heap snapshot of each isolate at the half of each
-// response (read them with bench/heap-retainers.ts); MONTHLY_BENCH_LOG=file keeps wrangler dev's
-// output, MONTHLY_BENCH_DEBUG=1 prints each wake-up request's time.
+// The largest issuer's monthly files (month-scale.bench.ts loads its month): the 606 of
+// MONTHLY_BENCH_PURCHASES purchases (default 50,000) and the 607 of MONTHLY_BENCH_SALES lines
+// (default 300,000), JSON and TXT, and the month archive of MONTHLY_BENCH_ARCHIVE receipts (default
+// 100,000), each streamed by a private wrangler dev whose month objects are loaded through the
+// bench-only seeding route (BENCH_BULK=1, routes/bench.ts); a size of 0 leaves its part out.
+// Printed: each response's time to the first byte, its whole time and MB/s, beside JSON.stringify
+// of the same report in Node; the worker's peak JS heap during each response (goal ≤ 32 MB): the
+// used heap of every isolate wrangler dev's inspector lists (Runtime.getHeapUsage; the month
+// objects run in the worker's isolate), sampled back to back all through the response, after a
+// forced garbage collection (HeapProfiler) for the baseline. The probe is checked first by a
+// control (GET /admin/bench/heap-hold) that holds MONTHLY_BENCH_CONTROL_MB (default 40) MiB of
+// strings while its response is read: the probe must read at least that much growth, or its figures
+// are not printed as trustworthy. The live heap: each response is read again, held after its first
+// chunk and at each quarter, where a collection is forced (HeapProfiler.collectGarbage) before the
+// used heap is read; the control is read live too. MONTHLY_BENCH_SNAPSHOTS=dir writes a heap
+// snapshot of each isolate at the half of each response (read them with bench/heap-retainers.ts);
+// MONTHLY_BENCH_LOG=file keeps wrangler dev's output, MONTHLY_BENCH_DEBUG=1 prints each wake-up
+// request's time.
 import { execFileSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get as httpGet } from "node:http";

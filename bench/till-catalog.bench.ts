@@ -1,9 +1,9 @@
-// A till with a supermarket's catalogue (issue 35): TILL_CATALOG_N products (default 50,000)
-// imported by `npm run admin -- products:import`, a till paired in Chromium, then with the till's
-// own code: the first catalogue sync (beside fetching the same pages without storing them), the
-// IndexedDB space it takes (beside the CSV file), the sale screen loading the catalogue, and the
-// search the sale screen runs per text typed, by name word, name prefix, code and barcode, p50/p99
-// (goal < 50 ms), beside reading one product by its key.
+// A till with a supermarket's catalogue, the largest the till is sized for: TILL_CATALOG_N products
+// (default 50,000) imported by `npm run admin -- products:import`, a till paired in Chromium, then
+// with the till's own code: the first catalogue sync (beside fetching the same pages without
+// storing them), the IndexedDB space it takes (beside the CSV file), the sale screen loading the
+// catalogue, and the search the sale screen runs per text typed, by name word, name prefix, code
+// and barcode, p50/p99 (goal < 50 ms), beside reading one product by its key.
 import { build } from "esbuild";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -449,80 +449,89 @@ function referenceProblems(doc: JsonObject, tipo: TipoeCF): Problem[] {
   const ref = objAt(doc, "InformacionReferencia");
   const codigo = codeOf(ref, "CodigoModificacion");
   if (!ref || codigo === undefined) return [];
-  const out: Problem[] = [];
   const ncf = textOf(ref, "NCFModificado");
-  const codigoPath = "/InformacionReferencia/CodigoModificacion";
-  const ncfPath = "/InformacionReferencia/NCFModificado";
+  return [
+    codigoModificacionProblem(codigo, tipo),
+    ...(ncf === undefined ? [] : [ncfModificadoForCodigo(ncf, codigo, tipo), ncfModificadoFormat(ncf)]),
+  ].filter((p): p is Problem => p !== undefined);
+}
+
+const CODIGO_PATH = "/InformacionReferencia/CodigoModificacion";
+const NCF_PATH = "/InformacionReferencia/NCFModificado";
+
+/** Code 5 only on an E31, code 4 on any type (it replaces a contingency receipt), the others only on notes. */
+function codigoModificacionProblem(codigo: string, tipo: TipoeCF): Problem | undefined {
   if (tipo !== "31" && codigo === "5") {
-    out.push(
-      problem(
-        codigoPath,
-        "invalid_codigo_modificacion",
-        "error",
-        "CodigoModificacion 5 (consumer invoice reference) is only for an E31",
-        "El CodigoModificacion 5 (referencia a factura de consumo) solo aplica a una E31",
-        "formato-ecf: CodigoModificacion (e, nota 81)",
-        { value: codigo },
-      ),
-    );
-  }
-  // Code 4 replaces a serie B receipt issued in contingency by the e-CF of the equivalent type
-  // (B01 → E31 … B17 → E47: the e-CF type is the paper type + 30).
-  const paperType = String(Number(tipo) - 30).padStart(2, "0");
-  if (codigo === "4" && ncf !== undefined && !new RegExp(`^B${paperType}\\d{8}$`).test(ncf)) {
-    out.push(
-      problem(
-        ncfPath,
-        "invalid_reference",
-        "error",
-        `With CodigoModificacion 4 NCFModificado must be the serie B receipt issued in contingency of the equivalent type (B${paperType} for an E${tipo})`,
-        `Con CodigoModificacion 4 el NCFModificado debe ser el comprobante serie B emitido en contingencia del tipo equivalente (B${paperType} para una E${tipo})`,
-        "formato-ecf: NCFModificado (b: código de modificación 4, tipo equivalente)",
-        { value: ncf, expected: `B${paperType}` },
-      ),
-    );
-  }
-  if (codigo === "5" && tipo === "31" && ncf !== undefined && parseENcf(ncf)?.tipo !== "32") {
-    out.push(
-      problem(
-        ncfPath,
-        "invalid_reference",
-        "error",
-        "With CodigoModificacion 5 NCFModificado must be an E32 (consumer invoice)",
-        "Con CodigoModificacion 5 el NCFModificado debe ser una E32 (factura de consumo)",
-        "formato-ecf: CodigoModificacion (e)",
-        { value: ncf },
-      ),
+    return problem(
+      CODIGO_PATH,
+      "invalid_codigo_modificacion",
+      "error",
+      "CodigoModificacion 5 (consumer invoice reference) is only for an E31",
+      "El CodigoModificacion 5 (referencia a factura de consumo) solo aplica a una E31",
+      "formato-ecf: CodigoModificacion (e, nota 81)",
+      { value: codigo },
     );
   }
   if (codigo !== "5" && tipo !== "33" && tipo !== "34" && codigo !== "4") {
-    out.push(
-      problem(
-        codigoPath,
-        "invalid_codigo_modificacion",
-        "error",
-        `CodigoModificacion ${codigo} is only for debit and credit notes (E33, E34)`,
-        `El CodigoModificacion ${codigo} solo aplica a notas de débito y crédito (E33, E34)`,
-        "formato-ecf: CodigoModificacion",
-        { value: codigo },
-      ),
+    return problem(
+      CODIGO_PATH,
+      "invalid_codigo_modificacion",
+      "error",
+      `CodigoModificacion ${codigo} is only for debit and credit notes (E33, E34)`,
+      `El CodigoModificacion ${codigo} solo aplica a notas de débito y crédito (E33, E34)`,
+      "formato-ecf: CodigoModificacion",
+      { value: codigo },
     );
   }
-  // Serie E (13), serie B (11), and the older serie A and P (19) (informe-tecnico note 44).
-  if (ncf !== undefined && !/^(E\d{12}|[A-Z]\d{10}|[AP]\d{18})$/.test(ncf)) {
-    out.push(
-      problem(
-        ncfPath,
-        "invalid_encf",
-        "error",
-        "NCFModificado must be an e-NCF (E + 12 digits), an NCF (letter + 10 digits) or a serie A/P NCF (letter + 18 digits)",
-        "NCFModificado debe ser un e-NCF (E + 12 dígitos), un NCF (letra + 10 dígitos) o un NCF serie A/P (letra + 18 dígitos)",
-        "formato-ecf: NCFModificado (nota 79)",
-        { value: ncf },
-      ),
+  return undefined;
+}
+
+/** What the referenced receipt must be for codes 4 and 5. */
+function ncfModificadoForCodigo(ncf: string, codigo: string, tipo: TipoeCF): Problem | undefined {
+  // Code 4 replaces a serie B receipt issued in contingency by the e-CF of the equivalent type
+  // (B01 → E31 … B17 → E47: the e-CF type is the paper type + 30).
+  const paperType = String(Number(tipo) - 30).padStart(2, "0");
+  if (codigo === "4" && !new RegExp(`^B${paperType}\\d{8}$`).test(ncf)) {
+    return problem(
+      NCF_PATH,
+      "invalid_reference",
+      "error",
+      "With CodigoModificacion 4 NCFModificado must be the serie B receipt issued in contingency of the equivalent " +
+        `type (B${paperType} for an E${tipo})`,
+      "Con CodigoModificacion 4 el NCFModificado debe ser el comprobante serie B emitido en contingencia del tipo " +
+        `equivalente (B${paperType} para una E${tipo})`,
+      "formato-ecf: NCFModificado (b: código de modificación 4, tipo equivalente)",
+      { value: ncf, expected: `B${paperType}` },
     );
   }
-  return out;
+  if (codigo === "5" && tipo === "31" && parseENcf(ncf)?.tipo !== "32") {
+    return problem(
+      NCF_PATH,
+      "invalid_reference",
+      "error",
+      "With CodigoModificacion 5 NCFModificado must be an E32 (consumer invoice)",
+      "Con CodigoModificacion 5 el NCFModificado debe ser una E32 (factura de consumo)",
+      "formato-ecf: CodigoModificacion (e)",
+      { value: ncf },
+    );
+  }
+  return undefined;
+}
+
+/** Serie E (13), serie B (11), and the older serie A and P (19) (informe-tecnico note 44). */
+function ncfModificadoFormat(ncf: string): Problem | undefined {
+  if (/^(E\d{12}|[A-Z]\d{10}|[AP]\d{18})$/.test(ncf)) return undefined;
+  return problem(
+    NCF_PATH,
+    "invalid_encf",
+    "error",
+    "NCFModificado must be an e-NCF (E + 12 digits), an NCF (letter + 10 digits) " +
+      "or a serie A/P NCF (letter + 18 digits)",
+    "NCFModificado debe ser un e-NCF (E + 12 dígitos), un NCF (letra + 10 dígitos) " +
+      "o un NCF serie A/P (letra + 18 dígitos)",
+    "formato-ecf: NCFModificado (nota 79)",
+    { value: ncf },
+  );
 }
 
 /** E46: Incoterm and CIF = FOB + insurance + freight + other costs. */
@@ -655,56 +664,73 @@ function wholeNumber(v: unknown): number | undefined {
  * `TotalPaginas` is the number of pages; a page's `NoLineaDesde` ≤ `NoLineaHasta` ≤ last line.
  */
 export function sequenceProblems(doc: JsonObject): Problem[] {
-  const out: Problem[] = [];
-  const sequential = (container: string, field: string, rule: string) => {
-    const rows = doc[container];
-    if (!Array.isArray(rows)) return;
-    rows.forEach((row, i) => {
-      if (!isObject(row)) return;
-      const n = wholeNumber(row[field]);
-      if (n !== undefined && n !== i + 1) {
-        out.push(
-          problem(
-            jsonPointer(container, i, field),
-            "invalid_sequence",
-            "error",
-            `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`,
-            `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`,
-            rule,
-            { sent: textOf(row, field) ?? row[field], expected: String(i + 1) },
-          ),
-        );
-      }
-    });
-  };
-  sequential(
-    "DetallesItems",
-    "NumeroLinea",
-    "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)",
-  );
-  sequential(
-    "DescuentosORecargos",
-    "NumeroLinea",
-    "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)",
-  );
-  sequential("Paginacion", "PaginaNo", "formato-ecf: PaginaNo (b: en orden secuencial)");
+  return [
+    ...outOfSequence(
+      doc,
+      "DetallesItems",
+      "NumeroLinea",
+      "formato-ecf: NumeroLinea (detalle, a: número secuencial de la línea, 1 a 1000)",
+    ),
+    ...outOfSequence(
+      doc,
+      "DescuentosORecargos",
+      "NumeroLinea",
+      "formato-ecf: NumeroLinea (descuentos o recargos, a: número secuencial, 1 a 20)",
+    ),
+    ...outOfSequence(doc, "Paginacion", "PaginaNo", "formato-ecf: PaginaNo (b: en orden secuencial)"),
+    ...pageCountProblems(doc),
+    ...pageRangeProblems(doc),
+  ];
+}
 
+/** The rows of `container` whose `field` is not their place in it (1..n). */
+function outOfSequence(doc: JsonObject, container: string, field: string, rule: string): Problem[] {
+  const rows = doc[container];
+  if (!Array.isArray(rows)) return [];
+  const out: Problem[] = [];
+  rows.forEach((row, i) => {
+    if (!isObject(row)) return;
+    const n = wholeNumber(row[field]);
+    if (n !== undefined && n !== i + 1) {
+      out.push(
+        problem(
+          jsonPointer(container, i, field),
+          "invalid_sequence",
+          "error",
+          `${field} must be ${i + 1}: ${container} is numbered 1 to ${rows.length} in order`,
+          `${field} debe ser ${i + 1}: ${container} se numera de 1 a ${rows.length} en orden`,
+          rule,
+          { sent: textOf(row, field) ?? row[field], expected: String(i + 1) },
+        ),
+      );
+    }
+  });
+  return out;
+}
+
+/** TotalPaginas, when sent beside pages, counts them. */
+function pageCountProblems(doc: JsonObject): Problem[] {
   const pages = Array.isArray(doc.Paginacion) ? doc.Paginacion : [];
   const totalPaginas = wholeNumber(objAt(doc, "Encabezado", "IdDoc")?.TotalPaginas);
-  if (totalPaginas !== undefined && pages.length > 0 && totalPaginas !== pages.length) {
-    out.push(
-      problem(
-        "/Encabezado/IdDoc/TotalPaginas",
-        "inconsistent_value",
-        "error",
-        `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`,
-        `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`,
-        "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)",
-        { sent: String(totalPaginas), expected: String(pages.length) },
-      ),
-    );
-  }
+  if (totalPaginas === undefined || pages.length === 0 || totalPaginas === pages.length) return [];
+  return [
+    problem(
+      "/Encabezado/IdDoc/TotalPaginas",
+      "inconsistent_value",
+      "error",
+      `TotalPaginas must be ${pages.length}, the number of pages in Paginacion`,
+      `TotalPaginas debe ser ${pages.length}, el número de páginas en Paginacion`,
+      "formato-ecf: TotalPaginas (b: total de veces que se repite PaginaNo)",
+      { sent: String(totalPaginas), expected: String(pages.length) },
+    ),
+  ];
+}
+
+/** Each page runs from a line of the document to a later (or the same) one. */
+function pageRangeProblems(doc: JsonObject): Problem[] {
+  const pages = Array.isArray(doc.Paginacion) ? doc.Paginacion : [];
   const lineCount = Array.isArray(doc.DetallesItems) ? doc.DetallesItems.length : 0;
+  const out: Problem[] = [];
   pages.forEach((page, i) => {
     if (!isObject(page)) return;
     const desde = wholeNumber(page.NoLineaDesde);

@@ -30,6 +30,7 @@ export * from "./documents/acecf.ts";
 export * from "./documents/anecf.ts";
 export * from "./documents/semilla.ts";
 export * from "./ids.ts";
+export * from "./sha256.ts";
 export * from "./pos-device.ts";
 export * from "./credit-notes.ts";
 export * from "./signing/pkcs12.ts";

@@ -261,73 +261,10 @@ function additionalTaxes(
 ): { taxes: TaxAccumulator[]; iscByBucket: Map<string, Decimal> } {
   const byCode = new Map<string, TaxAccumulator>();
   const iscByBucket = new Map<string, Decimal>();
-  const itbis1 = dec(ITBIS_RATES["1"]);
-  const totalItems = sum(lines.map((l) => l.montoItem));
-  // Global discounts/surcharges reach the "other" taxes line by line, in proportion to MontoItem
-  // (formato-ecf field 109 e/f): discounts for codes 001-004 (a Norma 10-07 discount is not
-  // considered), surcharges for 001, 002 and 004 only; 005 (first registration) gets neither.
-  const globalDiscount = sum(adjustments.filter((a) => a.kind === "D" && !a.norma1007).map((a) => a.amount));
-  const globalSurcharge = sum(adjustments.filter((a) => a.kind !== "D").map((a) => a.amount));
-
+  const shares = globalShares(lines, adjustments, montoGravadoIncluido);
   items.forEach((item, i) => {
     const line = lines[i]!;
-    const codes = objectsOf(item, "TablaImpuestoAdicional")
-      .map((r) => impuestoAdicional(textOf(r, "TipoImpuesto")))
-      .filter((t): t is ImpuestoAdicional => t !== undefined);
-    if (codes.length === 0) return;
-    const qty = decimalOf(item, "CantidadItem") ?? ZERO;
-    const cantidadReferencia = decimalOf(item, "CantidadReferencia") ?? ONE;
-    const subcantidad = decimalOf(objectsOf(item, "TablaSubcantidad")[0], "Subcantidad") ?? ONE;
-    const grados = decimalOf(item, "GradosAlcohol") ?? ZERO;
-    const precioReferencia = decimalOf(item, "PrecioUnitarioReferencia");
-    const granel = codeOf(item, "UnidadMedida") === UNIDAD_GRANEL;
-    let especificoLinea: Decimal | undefined;
-    let tasaEspecificoLinea: Decimal | undefined;
-
-    const ordered = [...codes].sort((a, b) => a.codigo.localeCompare(b.codigo)); // específico before ad valorem
-    for (const tax of ordered) {
-      const tasa = tasaFor(doc, tax, options);
-      let amount: Decimal | undefined;
-      const n = Number(tax.codigo);
-      if (tax.kind === "otro") {
-        let base = line.montoItem;
-        if (montoGravadoIncluido && n <= 4) base = divide(base, onePlusPercent(itbis1), 10);
-        if (!isZero(totalItems)) {
-          // this line's share (MontoItem / Σ MontoItem) of the global discounts and surcharges
-          const share = (amount: Decimal) => divide(mul(amount, line.montoItem), totalItems, 10);
-          if (n <= 4 && !isZero(globalDiscount)) base = sub(base, share(globalDiscount));
-          if ((n === 1 || n === 2 || n === 4) && !isZero(globalSurcharge)) base = add(base, share(globalSurcharge));
-        }
-        amount = percentOf(base, tasa); // rounded once per tax code below
-      } else if (tax.kind === "isc_especifico") {
-        if (granel) continue; // bulk goods carry no specific ISC (formato-ecf 107 b)
-        amount =
-          n <= 18
-            ? roundHalfUp(
-                mul(mul(mul(mul(tasa, decimal(grados.coef, grados.scale + 2)), cantidadReferencia), subcantidad), qty),
-              )
-            : roundHalfUp(mul(mul(qty, cantidadReferencia), tasa));
-        especificoLinea = amount;
-        tasaEspecificoLinea = tasa;
-      } else {
-        const price = decimalOf(item, "PrecioUnitarioItem");
-        if (n <= 35 && granel) {
-          if (!price) continue;
-          amount = roundHalfUp(mul(mul(mul(price, GRANEL_MARKUP), decimal(tasa.coef, tasa.scale + 2)), qty));
-        } else {
-          if (!precioReferencia) continue;
-          const units = mul(qty, cantidadReferencia);
-          const sinItbis = divide(precioReferencia, onePlusPercent(itbis1), 10);
-          const especificoUnitario =
-            n <= 35
-              ? especificoLinea && !isZero(units)
-                ? divide(especificoLinea, units, 10)
-                : ZERO
-              : (tasaEspecificoLinea ?? ZERO);
-          const base = divide(sub(sinItbis, especificoUnitario), onePlusPercent(tasa), 10);
-          amount = roundHalfUp(mul(percentOf(base, tasa), units));
-        }
-      }
+    for (const { tax, tasa, amount } of lineAdditionalTaxes(doc, item, line.montoItem, shares, options)) {
       const acc = byCode.get(tax.codigo) ?? { tax, tasa, amount: ZERO };
       acc.amount = add(acc.amount, amount);
       byCode.set(tax.codigo, acc);
@@ -338,6 +275,144 @@ function additionalTaxes(
     .sort((a, b) => a.tax.codigo.localeCompare(b.tax.codigo))
     .map((t) => ({ ...t, amount: roundHalfUp(t.amount) }));
   return { taxes, iscByBucket };
+}
+
+/** What the "other" taxes of every line share: the global discounts and surcharges, over Σ MontoItem. */
+interface GlobalShares {
+  totalItems: Decimal;
+  discount: Decimal;
+  surcharge: Decimal;
+  montoGravadoIncluido: boolean;
+}
+
+function globalShares(
+  lines: readonly LineTotals[],
+  adjustments: readonly GlobalAdjustment[],
+  montoGravadoIncluido: boolean,
+): GlobalShares {
+  return {
+    totalItems: sum(lines.map((l) => l.montoItem)),
+    // A Norma 10-07 discount is not considered (formato-ecf field 109 e).
+    discount: sum(adjustments.filter((a) => a.kind === "D" && !a.norma1007).map((a) => a.amount)),
+    surcharge: sum(adjustments.filter((a) => a.kind !== "D").map((a) => a.amount)),
+    montoGravadoIncluido,
+  };
+}
+
+/** The figures of a detail line its additional taxes are computed from. */
+interface TaxedLine {
+  montoItem: Decimal;
+  qty: Decimal;
+  cantidadReferencia: Decimal;
+  subcantidad: Decimal;
+  grados: Decimal;
+  price: Decimal | undefined;
+  precioReferencia: Decimal | undefined;
+  granel: boolean;
+}
+
+function taxedLine(item: JsonObject, montoItem: Decimal): TaxedLine {
+  return {
+    montoItem,
+    qty: decimalOf(item, "CantidadItem") ?? ZERO,
+    cantidadReferencia: decimalOf(item, "CantidadReferencia") ?? ONE,
+    subcantidad: decimalOf(objectsOf(item, "TablaSubcantidad")[0], "Subcantidad") ?? ONE,
+    grados: decimalOf(item, "GradosAlcohol") ?? ZERO,
+    price: decimalOf(item, "PrecioUnitarioItem"),
+    precioReferencia: decimalOf(item, "PrecioUnitarioReferencia"),
+    granel: codeOf(item, "UnidadMedida") === UNIDAD_GRANEL,
+  };
+}
+
+/**
+ * One line's additional taxes in code order, so the específico comes before the ad valorem that
+ * takes it off its base. An "other" tax's amount is left unrounded: it is rounded once per code.
+ */
+function lineAdditionalTaxes(
+  doc: unknown,
+  item: JsonObject,
+  montoItem: Decimal,
+  shares: GlobalShares,
+  options: TotalsOptions,
+): TaxAccumulator[] {
+  const codes = objectsOf(item, "TablaImpuestoAdicional")
+    .map((r) => impuestoAdicional(textOf(r, "TipoImpuesto")))
+    .filter((t): t is ImpuestoAdicional => t !== undefined);
+  if (codes.length === 0) return [];
+  const line = taxedLine(item, montoItem);
+  const out: TaxAccumulator[] = [];
+  let especifico: { amount: Decimal; tasa: Decimal } | undefined;
+  for (const tax of [...codes].sort((a, b) => a.codigo.localeCompare(b.codigo))) {
+    const tasa = tasaFor(doc, tax, options);
+    const amount =
+      tax.kind === "otro"
+        ? otherTaxAmount(tax, tasa, line, shares)
+        : tax.kind === "isc_especifico"
+          ? iscEspecificoAmount(tax, tasa, line)
+          : iscAdvaloremAmount(tax, tasa, line, especifico);
+    if (amount === undefined) continue;
+    if (tax.kind === "isc_especifico") especifico = { amount, tasa };
+    out.push({ tax, tasa, amount });
+  }
+  return out;
+}
+
+/**
+ * An "other" tax (codes 001-005) on the line amount, net of ITBIS when prices include it (codes
+ * 001-004). Global discounts/surcharges reach it in proportion to MontoItem (formato-ecf field
+ * 109 e/f): discounts for codes 001-004, surcharges for 001, 002 and 004 only; 005 (first
+ * registration) gets neither.
+ */
+function otherTaxAmount(tax: ImpuestoAdicional, tasa: Decimal, line: TaxedLine, shares: GlobalShares): Decimal {
+  const n = Number(tax.codigo);
+  let base = line.montoItem;
+  if (shares.montoGravadoIncluido && n <= 4) base = divide(base, onePlusPercent(dec(ITBIS_RATES["1"])), 10);
+  if (!isZero(shares.totalItems)) {
+    // this line's share (MontoItem / Σ MontoItem) of the global discounts and surcharges
+    const share = (amount: Decimal) => divide(mul(amount, line.montoItem), shares.totalItems, 10);
+    if (n <= 4 && !isZero(shares.discount)) base = sub(base, share(shares.discount));
+    if ((n === 1 || n === 2 || n === 4) && !isZero(shares.surcharge)) base = add(base, share(shares.surcharge));
+  }
+  return percentOf(base, tasa);
+}
+
+/**
+ * The specific ISC: by degrees of alcohol for codes up to 018, by quantity for the others; bulk
+ * goods carry none (formato-ecf 107 b).
+ */
+function iscEspecificoAmount(tax: ImpuestoAdicional, tasa: Decimal, line: TaxedLine): Decimal | undefined {
+  if (line.granel) return undefined;
+  const { qty, cantidadReferencia, subcantidad, grados } = line;
+  return Number(tax.codigo) <= 18
+    ? roundHalfUp(
+        mul(mul(mul(mul(tasa, decimal(grados.coef, grados.scale + 2)), cantidadReferencia), subcantidad), qty),
+      )
+    : roundHalfUp(mul(mul(qty, cantidadReferencia), tasa));
+}
+
+/**
+ * The ad valorem ISC: of bulk goods (codes up to 035) on the marked-up price; otherwise on the
+ * reference price with the ITBIS, the line's specific ISC per unit and the ad valorem itself taken out.
+ */
+function iscAdvaloremAmount(
+  tax: ImpuestoAdicional,
+  tasa: Decimal,
+  line: TaxedLine,
+  especifico: { amount: Decimal; tasa: Decimal } | undefined,
+): Decimal | undefined {
+  const n = Number(tax.codigo);
+  const { qty, price, precioReferencia } = line;
+  if (n <= 35 && line.granel) {
+    if (!price) return undefined;
+    return roundHalfUp(mul(mul(mul(price, GRANEL_MARKUP), decimal(tasa.coef, tasa.scale + 2)), qty));
+  }
+  if (!precioReferencia) return undefined;
+  const units = mul(qty, line.cantidadReferencia);
+  const sinItbis = divide(precioReferencia, onePlusPercent(dec(ITBIS_RATES["1"])), 10);
+  const especificoUnitario =
+    n <= 35 ? (especifico && !isZero(units) ? divide(especifico.amount, units, 10) : ZERO) : (especifico?.tasa ?? ZERO);
+  const base = divide(sub(sinItbis, especificoUnitario), onePlusPercent(tasa), 10);
+  return roundHalfUp(mul(percentOf(base, tasa), units));
 }
 
 function tipoOf(doc: unknown): TipoeCF | undefined {

@@ -9,7 +9,7 @@ import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { monthArchive, SPILL_PREFIX } from "../src/archive/month-zip.ts";
 import { CentralDirectory } from "../src/archive/zip-directory.ts";
-import { sha256Hex } from "../src/auth/crypto.ts";
+import { sha256Hex } from "@ecf/shared/sha256";
 import type { Company } from "../src/db/tables.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

@@ -3,6 +3,7 @@
 // pairing are never stored. Replaced when the issuer's certificate changes, deleted on revocation.
 import { fromBase64 } from "@ecf/shared/signing/base64";
 import { importSigningKey } from "@ecf/shared/signing/key-at-rest";
+import { sha256Hex } from "@ecf/shared/sha256";
 import type { PosDatabase, SigningKeyRecord } from "../db.ts";
 
 export async function installSigningKey(
@@ -38,7 +39,5 @@ export async function keyIsOutdated(
 ): Promise<boolean> {
   if (!key) return true;
   if (!current.certificateSha256) return current.certificateSerial !== key.certificateSerial;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(key.certificate)));
-  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return hex !== current.certificateSha256;
+  return (await sha256Hex(key.certificate)) !== current.certificateSha256;
 }

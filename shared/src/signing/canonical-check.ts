@@ -136,89 +136,146 @@ export function checkRootElement(bytes: Uint8Array, start: number): RootSpan {
 
 /** checkRootElement without the quick pass: slower, and it names the first rule broken. */
 export function checkRootElementInFull(bytes: Uint8Array, start: number): RootSpan {
-  const n = bytes.length;
-  let i = start;
-  // Per open element: where its name starts and ends, whether it has child elements or text.
-  const nameStart: number[] = [];
-  const nameEnd: number[] = [];
-  const hasChild: boolean[] = [];
-  // 0: no text yet, 1: text, 2: whitespace-only text (refused as such unless a child follows).
-  const hasText: number[] = [];
-  let depth = 0;
+  return new CanonicalReader(bytes, start).read();
+}
 
-  while (i < n) {
-    const b = bytes[i]!;
-    if (b === LT) {
-      const next = bytes[i + 1];
-      if (next === SLASH) {
-        const ns = i + 2;
-        let j = ns;
-        while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
-        if (bytes[j] !== GT) throw new NotCanonicalError("mismatched_tag", i, "Malformed end tag");
-        if (depth === 0) throw new NotCanonicalError("mismatched_tag", i, "End tag without a start tag");
-        const top = depth - 1;
-        const os = nameStart[top]!,
-          oe = nameEnd[top]!;
-        if (oe - os !== j - ns || !sameBytes(bytes, os, ns, j - ns)) {
-          throw new NotCanonicalError("mismatched_tag", i, "End tag does not match its start tag");
-        }
-        if (hasText[top] === 2)
-          throw new NotCanonicalError(
-            "whitespace_only_text",
-            i,
-            "Whitespace-only text (verifiers that drop whitespace would see an empty element)",
-          );
-        if (!hasChild[top] && !hasText[top]) throw new NotCanonicalError("empty_element", i, "Empty element");
-        depth--;
-        i = j + 1;
-        if (depth === 0) {
-          let k = i;
-          while (k < n && isWhitespace(bytes[k]!)) k++;
-          if (k !== n) throw new NotCanonicalError("content_outside_root", k, "Content after the root element");
-          return { start, closeTag: ns - 2, end: i };
-        }
-        continue;
-      }
-      if (next === BANG) {
-        if (bytes[i + 2] === 0x2d) throw new NotCanonicalError("comment", i, "Comment");
-        if (bytes[i + 2] === 0x5b) throw new NotCanonicalError("cdata", i, "CDATA section");
-        throw new NotCanonicalError("doctype", i, "DOCTYPE or markup declaration");
-      }
-      if (next === QUESTION) throw new NotCanonicalError("processing_instruction", i, "Processing instruction");
-      // Start tag: a bare name and '>'.
-      const ns = i + 1;
-      if (ns >= n || !isNameStart(bytes[ns]!))
-        throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
-      let j = ns + 1;
-      while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
-      if (j - ns === SIGNATURE.length && SIGNATURE.every((v, k) => bytes[ns + k] === v)) {
-        throw new NotCanonicalError("already_signed", i, "The document already has a Signature element");
-      }
-      const c = bytes[j];
-      if (c !== GT) {
-        if (c === COLON) throw new NotCanonicalError("namespace_prefix", i, "Namespace-prefixed element");
-        if (c === SLASH) throw new NotCanonicalError("self_closing_element", i, "Self-closing element");
-        if (c !== undefined && isWhitespace(c))
-          throw new NotCanonicalError("attribute", i, "Attribute or namespace declaration");
-        if (c === undefined) throw new NotCanonicalError("unterminated", i, "Unterminated start tag");
-        throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
-      }
-      if (depth > 0) {
-        if (hasText[depth - 1])
-          throw new NotCanonicalError("whitespace_between_elements", i, "Mixed content: text beside a child element");
-        hasChild[depth - 1] = true;
-      }
-      nameStart[depth] = ns;
-      nameEnd[depth] = j;
-      hasChild[depth] = false;
-      hasText[depth] = 0;
-      depth++;
-      i = j + 1;
-      continue;
+/** Text seen so far in an open element: none, some, or only whitespace (refused unless a child follows). */
+const NO_TEXT = 0,
+  TEXT = 1,
+  BLANK_TEXT = 2;
+
+/** One forward pass from the root start tag: `i` is the next byte to read, `depth` the open elements. */
+class CanonicalReader {
+  private i: number;
+  private depth = 0;
+  // Per open element: where its name starts and ends, whether it has child elements, its text so far.
+  private readonly nameStart: number[] = [];
+  private readonly nameEnd: number[] = [];
+  private readonly hasChild: boolean[] = [];
+  private readonly hasText: number[] = [];
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly start: number,
+  ) {
+    this.i = start;
+  }
+
+  read(): RootSpan {
+    const { bytes } = this;
+    while (this.i < bytes.length) {
+      if (bytes[this.i] !== LT) this.text();
+      else if (bytes[this.i + 1] === SLASH) {
+        const root = this.endTag();
+        if (root) return root;
+      } else if (bytes[this.i + 1] === BANG || bytes[this.i + 1] === QUESTION) this.refuseDeclaration();
+      else this.startTag();
     }
+    throw new NotCanonicalError("unterminated", bytes.length, "The root element is not closed");
+  }
 
-    // A text run up to the next '<'.
-    const textStart = i;
+  /** Comments, CDATA, DOCTYPE and processing instructions have no place in the canonical form. */
+  private refuseDeclaration(): never {
+    const { bytes, i } = this;
+    if (bytes[i + 1] === QUESTION) throw new NotCanonicalError("processing_instruction", i, "Processing instruction");
+    if (bytes[i + 2] === 0x2d) throw new NotCanonicalError("comment", i, "Comment");
+    if (bytes[i + 2] === 0x5b) throw new NotCanonicalError("cdata", i, "CDATA section");
+    throw new NotCanonicalError("doctype", i, "DOCTYPE or markup declaration");
+  }
+
+  /** A start tag is a bare name and '>': no attribute, no namespace prefix, not self-closing, not a Signature. */
+  private startTag(): void {
+    const { bytes, i } = this;
+    const n = bytes.length;
+    const ns = i + 1;
+    if (ns >= n || !isNameStart(bytes[ns]!))
+      throw new NotCanonicalError("invalid_name", i, "Element name is not a plain ASCII XML name");
+    let j = ns + 1;
+    while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
+    if (j - ns === SIGNATURE.length && SIGNATURE.every((v, k) => bytes[ns + k] === v)) {
+      throw new NotCanonicalError("already_signed", i, "The document already has a Signature element");
+    }
+    if (bytes[j] !== GT) refuseAfterName(bytes[j], i);
+    this.openElement(ns, j);
+    this.i = j + 1;
+  }
+
+  private openElement(nameStart: number, nameEnd: number): void {
+    const { depth } = this;
+    if (depth > 0) {
+      if (this.hasText[depth - 1])
+        throw new NotCanonicalError(
+          "whitespace_between_elements",
+          this.i,
+          "Mixed content: text beside a child element",
+        );
+      this.hasChild[depth - 1] = true;
+    }
+    this.nameStart[depth] = nameStart;
+    this.nameEnd[depth] = nameEnd;
+    this.hasChild[depth] = false;
+    this.hasText[depth] = NO_TEXT;
+    this.depth++;
+  }
+
+  /** Closes the innermost element; returns the root's span when that was the root. */
+  private endTag(): RootSpan | undefined {
+    const { bytes, i } = this;
+    const n = bytes.length;
+    const ns = i + 2;
+    let j = ns;
+    while (j < n && NAME_CHAR[bytes[j]!] === 1) j++;
+    if (bytes[j] !== GT) throw new NotCanonicalError("mismatched_tag", i, "Malformed end tag");
+    this.closeElement(ns, j);
+    this.i = j + 1;
+    return this.depth === 0 ? this.rootSpan(i) : undefined;
+  }
+
+  /** The element closed by the end tag whose name spans `ns`..`ne` must match it and must not be empty. */
+  private closeElement(ns: number, ne: number): void {
+    const { bytes, i, depth } = this;
+    if (depth === 0) throw new NotCanonicalError("mismatched_tag", i, "End tag without a start tag");
+    const top = depth - 1;
+    const os = this.nameStart[top]!;
+    const oe = this.nameEnd[top]!;
+    if (oe - os !== ne - ns || !sameBytes(bytes, os, ns, ne - ns)) {
+      throw new NotCanonicalError("mismatched_tag", i, "End tag does not match its start tag");
+    }
+    if (this.hasText[top] === BLANK_TEXT)
+      throw new NotCanonicalError(
+        "whitespace_only_text",
+        i,
+        "Whitespace-only text (verifiers that drop whitespace would see an empty element)",
+      );
+    if (!this.hasChild[top] && !this.hasText[top]) throw new NotCanonicalError("empty_element", i, "Empty element");
+    this.depth--;
+  }
+
+  /** After the root's end tag (at `closeTag`) only whitespace may follow. */
+  private rootSpan(closeTag: number): RootSpan {
+    const { bytes } = this;
+    let k = this.i;
+    while (k < bytes.length && isWhitespace(bytes[k]!)) k++;
+    if (k !== bytes.length) throw new NotCanonicalError("content_outside_root", k, "Content after the root element");
+    return { start: this.start, closeTag, end: this.i };
+  }
+
+  /** A text run up to the next '<': it must sit inside an element that has no child elements. */
+  private text(): void {
+    const textStart = this.i;
+    const onlyWhitespace = this.textRun();
+    const { depth } = this;
+    if (depth === 0) throw new NotCanonicalError("content_outside_root", textStart, "Text outside the root element");
+    if (this.hasChild[depth - 1])
+      throw new NotCanonicalError("whitespace_between_elements", textStart, "Text or whitespace between elements");
+    this.hasText[depth - 1] = onlyWhitespace ? BLANK_TEXT : TEXT;
+  }
+
+  /** Reads text escaped exactly as C14N escapes it, up to the next '<'; whether it was only spaces and line ends. */
+  private textRun(): boolean {
+    const { bytes } = this;
+    const n = bytes.length;
+    let i = this.i;
     let onlyWhitespace = true;
     while (i < n) {
       if (PLAIN_TEXT[bytes[i]!] === 1) {
@@ -229,32 +286,49 @@ export function checkRootElementInFull(bytes: Uint8Array, start: number): RootSp
       }
       const t = bytes[i]!;
       if (t === LT) break;
-      if (t < 0x20) {
-        if (t === CR)
-          throw new NotCanonicalError("text_escaping", i, "Literal carriage return in text (C14N writes &#xD;)");
-        if (t !== LF && t !== TAB) throw new NotCanonicalError("invalid_character", i, "Control character in text");
-      } else if (t === AMP) {
+      if (t === AMP) {
         onlyWhitespace = false;
-        const len = entityLength(bytes, i + 1);
-        if (len === 0)
-          throw new NotCanonicalError("text_escaping", i, "Entity reference other than &amp; &lt; &gt; &#xD;");
-        i += len + 1;
+        i += entityReferenceLength(bytes, i);
         continue;
-      } else if (t === GT) {
-        throw new NotCanonicalError("text_escaping", i, "Literal '>' in text (C14N writes &gt;)");
-      } else if (t === 0xef && bytes[i + 1] === 0xbf && (bytes[i + 2] === 0xbe || bytes[i + 2] === 0xbf)) {
-        throw new NotCanonicalError("invalid_character", i, "U+FFFE or U+FFFF is not an XML character");
-      } else if (t !== SP) {
-        onlyWhitespace = false;
       }
+      checkTextByte(bytes, i);
+      if (t !== SP && t !== LF && t !== TAB) onlyWhitespace = false;
       i++;
     }
-    if (depth === 0) throw new NotCanonicalError("content_outside_root", textStart, "Text outside the root element");
-    if (hasChild[depth - 1])
-      throw new NotCanonicalError("whitespace_between_elements", textStart, "Text or whitespace between elements");
-    hasText[depth - 1] = onlyWhitespace ? 2 : 1;
+    this.i = i;
+    return onlyWhitespace;
   }
-  throw new NotCanonicalError("unterminated", n, "The root element is not closed");
+}
+
+/** What may not follow an element name (at `at`, in the start tag at `tag`), named by the rule it breaks. */
+function refuseAfterName(at: number | undefined, tag: number): never {
+  if (at === COLON) throw new NotCanonicalError("namespace_prefix", tag, "Namespace-prefixed element");
+  if (at === SLASH) throw new NotCanonicalError("self_closing_element", tag, "Self-closing element");
+  if (at !== undefined && isWhitespace(at))
+    throw new NotCanonicalError("attribute", tag, "Attribute or namespace declaration");
+  if (at === undefined) throw new NotCanonicalError("unterminated", tag, "Unterminated start tag");
+  throw new NotCanonicalError("invalid_name", tag, "Element name is not a plain ASCII XML name");
+}
+
+/** Throws for a text byte C14N would have written otherwise (or that XML refuses). */
+function checkTextByte(bytes: Uint8Array, i: number): void {
+  const t = bytes[i]!;
+  if (t < 0x20) {
+    if (t === CR)
+      throw new NotCanonicalError("text_escaping", i, "Literal carriage return in text (C14N writes &#xD;)");
+    if (t !== LF && t !== TAB) throw new NotCanonicalError("invalid_character", i, "Control character in text");
+  } else if (t === GT) {
+    throw new NotCanonicalError("text_escaping", i, "Literal '>' in text (C14N writes &gt;)");
+  } else if (t === 0xef && bytes[i + 1] === 0xbf && (bytes[i + 2] === 0xbe || bytes[i + 2] === 0xbf)) {
+    throw new NotCanonicalError("invalid_character", i, "U+FFFE or U+FFFF is not an XML character");
+  }
+}
+
+/** The length of the entity reference at `i` ('&' included), refused unless C14N writes it. */
+function entityReferenceLength(bytes: Uint8Array, i: number): number {
+  const len = entityLength(bytes, i + 1);
+  if (len === 0) throw new NotCanonicalError("text_escaping", i, "Entity reference other than &amp; &lt; &gt; &#xD;");
+  return len + 1;
 }
 
 function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {

@@ -98,74 +98,58 @@ function canonicalNumber(
   const f = el.simpleType!;
   const plain = scanPlainNumber(text);
   if (plain && isCanonicalSpelling(text, plain, f)) return text;
+  const refuse: Refuse = (message, messageEs, rule) => {
+    problems.push(formatProblem(trailTo(up, token), el, text, message, messageEs, rule));
+    return text;
+  };
   const trimmed = text.trim();
   const p = parseXsdDecimal(trimmed);
-  if (!p) {
-    // A numeric code (TipoPago, IndicadorFacturacion…) is told it is a code, not an unreadable number.
-    const codes = f.enumeration?.join(", ");
-    problems.push(
-      codes
-        ? formatProblem(
-            trailTo(up, token),
-            el,
-            text,
-            `is a code: one of ${codes}`,
-            `es un código: uno de ${codes}`,
-            "xsd:enumeration",
-          )
-        : formatProblem(
-            trailTo(up, token),
-            el,
-            text,
-            "is not a plain decimal number (no exponent, no thousands separators)",
-            "no es un número decimal simple (sin exponente ni separador de miles)",
-            `xsd:${f.base}`,
-          ),
-    );
-    return text;
-  }
+  if (!p) return refuseUnreadable(f, refuse);
   if (f.enumeration) {
     const hit = enumerationSpelling(trimmed, f);
     if (hit !== undefined) return hit;
   }
-  if (f.base === "integer") {
-    if (p.frac.replace(/0+$/, "") !== "") {
-      problems.push(
-        formatProblem(
-          trailTo(up, token),
-          el,
-          text,
-          "must be a whole number",
-          "debe ser un número entero",
-          "xsd:integer",
-        ),
-      );
-      return text;
-    }
-    return numericText({ ...p, frac: "" }, 0);
-  }
-  const range = f.fractionRange;
+  if (f.base === "integer") return canonicalInteger(p, refuse);
+  return canonicalDecimal(p, f.fractionRange, refuse);
+}
+
+/** Reports a problem with the value being written and keeps its text as it was sent. */
+type Refuse = (message: string, messageEs: string, rule: string) => string;
+
+/** A numeric code (TipoPago, IndicadorFacturacion…) is told it is a code, not an unreadable number. */
+function refuseUnreadable(f: SimpleType, refuse: Refuse): string {
+  const codes = f.enumeration?.join(", ");
+  if (codes) return refuse(`is a code: one of ${codes}`, `es un código: uno de ${codes}`, "xsd:enumeration");
+  return refuse(
+    "is not a plain decimal number (no exponent, no thousands separators)",
+    "no es un número decimal simple (sin exponente ni separador de miles)",
+    `xsd:${f.base}`,
+  );
+}
+
+function canonicalInteger(p: DecimalParts, refuse: Refuse): string {
+  if (p.frac.replace(/0+$/, "") !== "")
+    return refuse("must be a whole number", "debe ser un número entero", "xsd:integer");
+  return numericText({ ...p, frac: "" }, 0);
+}
+
+/**
+ * A decimal with the places always written for its type. Trailing zeros beyond the maximum are
+ * just spelling ("1.500" for 2 places); other digits are data, never rounded away.
+ */
+function canonicalDecimal(p: DecimalParts, range: SimpleType["fractionRange"], refuse: Refuse): string {
   if (!range) return numericText(p, 0);
   const [minFrac, maxFrac] = range;
-  if (p.frac.length > maxFrac) {
-    // Trailing zeros beyond the maximum are just spelling ("1.500" for 2 places); other digits are data.
-    const sig = p.frac.replace(/0+$/, "");
-    if (sig.length > maxFrac) {
-      problems.push(
-        formatProblem(
-          trailTo(up, token),
-          el,
-          text,
-          `has more than ${maxFrac} decimal places (values are never rounded here)`,
-          `tiene más de ${maxFrac} decimales (los valores no se redondean)`,
-          "xsd:fractionDigits",
-        ),
-      );
-      return text;
-    }
-    return numericText({ ...p, frac: sig }, minFrac);
+  if (p.frac.length <= maxFrac) return numericText(p, minFrac);
+  const sig = p.frac.replace(/0+$/, "");
+  if (sig.length > maxFrac) {
+    return refuse(
+      `has more than ${maxFrac} decimal places (values are never rounded here)`,
+      `tiene más de ${maxFrac} decimales (los valores no se redondean)`,
+      "xsd:fractionDigits",
+    );
   }
-  return numericText(p, minFrac);
+  return numericText({ ...p, frac: sig }, minFrac);
 }
 
 function isEmpty(v: unknown): boolean {

@@ -418,13 +418,7 @@ function passesAsPlainNumber(value: string, c: SimpleType): boolean {
   if (c.fractionDigits !== undefined && n.fracSignificant > c.fractionDigits) return false;
   if (c.totalDigits !== undefined && Math.max(n.intDigits - n.leadingZeros + n.fracSignificant, 1) > c.totalDigits)
     return false;
-  for (const [key, bound] of c.bounds) {
-    const cmp = comparePlain(value, n, bound);
-    if (
-      key === "minInclusive" ? cmp < 0 : key === "minExclusive" ? cmp <= 0 : key === "maxInclusive" ? cmp > 0 : cmp >= 0
-    )
-      return false;
-  }
+  for (const [key, bound] of c.bounds) if (breaksBound(key, comparePlain(value, n, bound))) return false;
   return !c.regexes || c.regexes.some((re) => re.test(value));
 }
 
@@ -438,22 +432,11 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
       messageEs: "contiene un carácter no permitido en XML",
     };
   }
-  // Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse").
-  const v =
-    c.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value))
-      ? value
-      : value.replace(/[ \t\n\r]+/g, " ").trim();
+  const v = collapsedValue(value, c, ascii);
   let num: DecimalParts | undefined;
   if (c.numeric) {
     num = parseXsdDecimal(v);
-    if (!num || (c.base === "integer" && num.frac !== "")) {
-      const what = c.base === "integer" ? "an integer" : "a decimal number";
-      return {
-        rule: `xsd:${c.base}`,
-        message: `must be ${what} (digits${c.base === "decimal" ? " and a decimal point" : ""}, no exponent or thousands separators)`,
-        messageEs: `debe ser ${c.base === "integer" ? "un número entero" : "un número decimal"} (dígitos${c.base === "decimal" ? " y punto decimal" : ""}, sin exponente ni separador de miles)`,
-      };
-    }
+    if (!num || (c.base === "integer" && num.frac !== "")) return notANumber(c.base);
   } else if (c.base === "dateTime" && !isXsDateTime(v)) {
     return {
       rule: "xsd:dateTime",
@@ -461,93 +444,132 @@ function firstViolation(value: string, c: SimpleType, xsdOnly: boolean): FacetVi
       messageEs: "debe ser un xs:dateTime (yyyy-MM-ddTHH:mm:ss)",
     };
   }
-  if (c.hasLengthFacet) {
-    const chars = ascii ? v.length : charLength(v);
-    if (c.length !== undefined && chars !== c.length) {
-      return {
-        rule: "xsd:length",
-        message: `must be exactly ${c.length} characters long`,
-        messageEs: `debe tener exactamente ${c.length} caracteres`,
-        details: { length: chars },
-      };
-    }
-    if (c.minLength !== undefined && chars < c.minLength) {
-      return {
-        rule: "xsd:minLength",
-        message: `must be at least ${c.minLength} characters long`,
-        messageEs: `debe tener al menos ${c.minLength} caracteres`,
-        details: { length: chars },
-      };
-    }
-    if (c.maxLength !== undefined && chars > c.maxLength) {
-      return {
-        rule: "xsd:maxLength",
-        message: `must be at most ${c.maxLength} characters long`,
-        messageEs: `debe tener como máximo ${c.maxLength} caracteres`,
-        details: { length: chars },
-      };
-    }
-  }
-  if (c.enumeration) {
-    const ok = num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.enumerationSpellings!.has(v);
-    if (!ok) {
-      const shown =
-        c.enumeration.length <= 12 ? c.enumeration.join(", ") : `${c.enumeration.slice(0, 12).join(", ")}, …`;
-      return {
-        rule: "xsd:enumeration",
-        message: `must be one of: ${shown}`,
-        messageEs: `debe ser uno de: ${shown}`,
-        details: { allowed: c.enumeration.length <= 50 ? c.enumeration : c.enumeration.length },
-      };
-    }
-  }
-  if (num) {
-    const d = xsdDecimalDigits(num);
-    if (c.fractionDigits !== undefined && d.fraction > c.fractionDigits) {
-      return {
-        rule: "xsd:fractionDigits",
-        message: `must have at most ${c.fractionDigits} decimal places`,
-        messageEs: `debe tener como máximo ${c.fractionDigits} decimales`,
-        details: { fractionDigits: d.fraction },
-      };
-    }
-    if (c.totalDigits !== undefined && d.total > c.totalDigits) {
-      return {
-        rule: "xsd:totalDigits",
-        message: `must have at most ${c.totalDigits} digits`,
-        messageEs: `debe tener como máximo ${c.totalDigits} dígitos`,
-        details: { totalDigits: d.total },
-      };
-    }
-    for (const [key, bound, text] of c.bounds) {
-      const cmp = compareXsdDecimal(num, bound);
-      const bad =
-        key === "minInclusive"
-          ? cmp < 0
-          : key === "minExclusive"
-            ? cmp <= 0
-            : key === "maxInclusive"
-              ? cmp > 0
-              : cmp >= 0;
-      if (bad) {
-        const [en, es] = BOUND_WORDS[key];
-        return { rule: `xsd:${key}`, message: `must be ${en} ${text}`, messageEs: `debe ser ${es} ${text}` };
-      }
-    }
-  }
-  if (c.dateKind && !xsdOnly) {
-    const r = checkDate(v, c.dateKind);
-    if (r) return r;
-  }
-  if (c.regexes && !c.regexes.some((re) => re.test(v))) {
+  return (
+    (c.hasLengthFacet ? lengthViolation(ascii ? v.length : charLength(v), c) : undefined) ??
+    (c.enumeration ? enumerationViolation(v, num, c) : undefined) ??
+    (num ? (digitsViolation(num, c) ?? boundsViolation(num, c)) : undefined) ??
+    (c.dateKind && !xsdOnly ? checkDate(v, c.dateKind) : undefined) ??
+    patternViolation(v, c)
+  );
+}
+
+/** Non-string built-ins collapse whitespace before validation (XSD whiteSpace="collapse"). */
+function collapsedValue(value: string, c: SimpleType, ascii: boolean): string {
+  return c.base === "string" || (ascii ? !value.includes(" ") : !HAS_SPACE.test(value))
+    ? value
+    : value.replace(/[ \t\n\r]+/g, " ").trim();
+}
+
+/** `base` is one of the numeric built-ins: "integer" or "decimal". */
+function notANumber(base: string): FacetViolation {
+  const integer = base === "integer";
+  const digits = integer ? "digits" : "digits and a decimal point";
+  const numero = integer ? "un número entero" : "un número decimal";
+  const digitos = integer ? "dígitos" : "dígitos y punto decimal";
+  return {
+    rule: `xsd:${base}`,
+    message: `must be ${integer ? "an integer" : "a decimal number"} (${digits}, no exponent or thousands separators)`,
+    messageEs: `debe ser ${numero} (${digitos}, sin exponente ni separador de miles)`,
+  };
+}
+
+/** length, minLength and maxLength, counted in characters (`chars`), not UTF-16 units. */
+function lengthViolation(chars: number, c: SimpleType): FacetViolation | undefined {
+  if (c.length !== undefined && chars !== c.length) {
     return {
-      rule: "xsd:pattern",
-      message: `does not match the required format ${c.patterns!.join(" | ")}`,
-      messageEs: `no cumple el formato requerido ${c.patterns!.join(" | ")}`,
-      details: { patterns: c.patterns },
+      rule: "xsd:length",
+      message: `must be exactly ${c.length} characters long`,
+      messageEs: `debe tener exactamente ${c.length} caracteres`,
+      details: { length: chars },
+    };
+  }
+  if (c.minLength !== undefined && chars < c.minLength) {
+    return {
+      rule: "xsd:minLength",
+      message: `must be at least ${c.minLength} characters long`,
+      messageEs: `debe tener al menos ${c.minLength} caracteres`,
+      details: { length: chars },
+    };
+  }
+  if (c.maxLength !== undefined && chars > c.maxLength) {
+    return {
+      rule: "xsd:maxLength",
+      message: `must be at most ${c.maxLength} characters long`,
+      messageEs: `debe tener como máximo ${c.maxLength} caracteres`,
+      details: { length: chars },
     };
   }
   return undefined;
+}
+
+/** A numeric enumeration compares by value ("01" is "1"), any other by spelling. */
+function enumerationViolation(v: string, num: DecimalParts | undefined, c: SimpleType): FacetViolation | undefined {
+  const enumeration = c.enumeration!;
+  if (num ? c.numericEnum!.has(xsdDecimalKey(num)) : c.enumerationSpellings!.has(v)) return undefined;
+  const shown = enumeration.length <= 12 ? enumeration.join(", ") : `${enumeration.slice(0, 12).join(", ")}, …`;
+  return {
+    rule: "xsd:enumeration",
+    message: `must be one of: ${shown}`,
+    messageEs: `debe ser uno de: ${shown}`,
+    details: { allowed: enumeration.length <= 50 ? enumeration : enumeration.length },
+  };
+}
+
+/** fractionDigits and totalDigits, counted on the value's digits. */
+function digitsViolation(num: DecimalParts, c: SimpleType): FacetViolation | undefined {
+  const d = xsdDecimalDigits(num);
+  if (c.fractionDigits !== undefined && d.fraction > c.fractionDigits) {
+    return {
+      rule: "xsd:fractionDigits",
+      message: `must have at most ${c.fractionDigits} decimal places`,
+      messageEs: `debe tener como máximo ${c.fractionDigits} decimales`,
+      details: { fractionDigits: d.fraction },
+    };
+  }
+  if (c.totalDigits !== undefined && d.total > c.totalDigits) {
+    return {
+      rule: "xsd:totalDigits",
+      message: `must have at most ${c.totalDigits} digits`,
+      messageEs: `debe tener como máximo ${c.totalDigits} dígitos`,
+      details: { totalDigits: d.total },
+    };
+  }
+  return undefined;
+}
+
+/** The min/max inclusive/exclusive bounds, compared exactly. */
+function boundsViolation(num: DecimalParts, c: SimpleType): FacetViolation | undefined {
+  for (const [key, bound, text] of c.bounds) {
+    if (breaksBound(key, compareXsdDecimal(num, bound))) {
+      const [en, es] = BOUND_WORDS[key];
+      return { rule: `xsd:${key}`, message: `must be ${en} ${text}`, messageEs: `debe ser ${es} ${text}` };
+    }
+  }
+  return undefined;
+}
+
+/** Whether a value comparing `cmp` (-1, 0, 1) to the bound breaks a bound of kind `key`. */
+function breaksBound(key: Bound[0], cmp: number): boolean {
+  switch (key) {
+    case "minInclusive":
+      return cmp < 0;
+    case "minExclusive":
+      return cmp <= 0;
+    case "maxInclusive":
+      return cmp > 0;
+    case "maxExclusive":
+      return cmp >= 0;
+  }
+}
+
+function patternViolation(v: string, c: SimpleType): FacetViolation | undefined {
+  if (!c.regexes || c.regexes.some((re) => re.test(v))) return undefined;
+  return {
+    rule: "xsd:pattern",
+    message: `does not match the required format ${c.patterns!.join(" | ")}`,
+    messageEs: `no cumple el formato requerido ${c.patterns!.join(" | ")}`,
+    details: { patterns: c.patterns },
+  };
 }
 
 const BOUND_WORDS = {

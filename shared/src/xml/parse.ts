@@ -83,132 +83,197 @@ function decode(raw: string, at: number): string {
 
 /** Parses XML text into a tree. Throws XmlParseError on anything malformed or unsafe. */
 export function parseXmlTree(xml: string, options: XmlParseOptions = {}): XmlNode {
-  const start = xml.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let pos = start;
-  const len = xml.length;
-  // Lines are counted lazily up to each start tag: positions only grow, so one pass in all.
-  const lines = options.lines === true;
-  let line = 1;
-  // The next line feed not yet counted (-1: none left); found once, so each is looked for once.
-  let nextFeed = lines ? xml.indexOf("\n") : -1;
-  const lineAt = (at: number): number => {
-    while (nextFeed >= 0 && nextFeed < at) {
-      line++;
-      nextFeed = xml.indexOf("\n", nextFeed + 1);
-    }
-    return line;
-  };
-  let root: XmlNode | undefined;
-  const stack: XmlNode[] = [];
+  return new TreeReader(xml, options.lines === true).read();
+}
 
-  const fail = (msg: string): never => {
-    throw new XmlParseError(`${msg} at offset ${pos}`);
-  };
-  const skipUntil = (end: string, what: string) => {
-    const i = xml.indexOf(end, pos);
-    if (i < 0) fail(`unterminated ${what}`);
-    pos = i + end.length;
-  };
+/**
+ * Start-tag lines, counted lazily: the positions asked for only grow, so one pass in all, and
+ * each line feed is looked for once.
+ */
+class LineCounter {
+  private line = 1;
+  /** The next line feed not yet counted (-1: none left). */
+  private nextFeed: number;
 
-  while (pos < len) {
-    const lt = xml.indexOf("<", pos);
-    const textEnd = lt < 0 ? len : lt;
-    if (textEnd > pos) {
-      const raw = xml.slice(pos, textEnd);
-      if (raw.includes("]]>")) fail("']]>' in character data");
-      const top = stack[stack.length - 1];
-      if (top) top.text += decode(raw, pos);
-      else if (raw.trim() !== "") fail("text outside the root element");
-      pos = textEnd;
-      continue;
+  constructor(private readonly xml: string) {
+    this.nextFeed = xml.indexOf("\n");
+  }
+
+  lineAt(at: number): number {
+    while (this.nextFeed >= 0 && this.nextFeed < at) {
+      this.line++;
+      this.nextFeed = this.xml.indexOf("\n", this.nextFeed + 1);
     }
-    // At "<". End tags are the most frequent markup after start tags: test them first.
-    if (xml.charCodeAt(pos + 1) === 0x2f /* / */) {
-      const end = xml.indexOf(">", pos);
-      if (end < 0) fail("unterminated end tag");
-      const top = stack.pop();
-      if (!top || !xml.startsWith(top.name, pos + 2) || xml.slice(pos + 2 + top.name.length, end).trim() !== "") {
-        fail(`mismatched end tag </${xml.slice(pos + 2, end).trim()}>`);
-      }
-      pos = end + 1;
-      continue;
+    return this.line;
+  }
+}
+
+/**
+ * One forward pass over the text: `pos` is the start of the markup or text being read (error
+ * offsets name it), `open` the elements not yet closed, innermost last.
+ */
+class TreeReader {
+  private readonly start: number;
+  private pos: number;
+  private root: XmlNode | undefined;
+  private readonly open: XmlNode[] = [];
+  private readonly lines: LineCounter | undefined;
+
+  constructor(
+    private readonly xml: string,
+    lines: boolean,
+  ) {
+    this.start = xml.charCodeAt(0) === 0xfeff ? 1 : 0;
+    this.pos = this.start;
+    this.lines = lines ? new LineCounter(xml) : undefined;
+  }
+
+  read(): XmlNode {
+    const { xml } = this;
+    while (this.pos < xml.length) {
+      const lt = xml.indexOf("<", this.pos);
+      if (lt === this.pos) this.markup();
+      else this.text(lt < 0 ? xml.length : lt);
     }
-    if (xml.startsWith("<!--", pos)) {
-      const end = xml.indexOf("-->", pos + 4);
-      if (end < 0) fail("unterminated comment");
-      // XML forbids "--" inside a comment and a comment ending in "--->".
-      if (xml.slice(pos + 4, end).includes("--") || xml.charCodeAt(end - 1) === 0x2d) fail("'--' in a comment");
-      pos = end + 3;
-    } else if (xml.startsWith("<![CDATA[", pos)) {
-      const top = stack[stack.length - 1];
-      if (!top) fail("CDATA outside the root element");
-      const end = xml.indexOf("]]>", pos);
-      if (end < 0) fail("unterminated CDATA section");
-      top!.text += xml.slice(pos + 9, end).replace(/\r\n?/g, "\n");
-      top!.cdata = true;
-      pos = end + 3;
-    } else if (xml.startsWith("<!", pos)) {
-      // DOCTYPE, ENTITY and friends: refused, this is where XXE and entity bombs live.
-      fail("DOCTYPE and markup declarations are not allowed");
-    } else if (xml.startsWith("<?", pos)) {
-      // The XML declaration (target "xml", any case) may only open the document.
-      if (pos > start && /^<\?xml(?:[ \t\n\r]|\?>)/i.test(xml.slice(pos, pos + 7)))
-        fail("XML declaration not at the start of the document");
-      skipUntil("?>", "processing instruction");
-    } else {
-      // Start tag.
-      let i = pos + 1;
-      while (i < len && !isNameEnd(xml.charCodeAt(i))) i++;
-      const name = xml.slice(pos + 1, i);
-      if (name === "") fail("empty element name");
-      const node: XmlNode = { name, attributes: {}, children: [], text: "" };
-      if (lines) node.line = lineAt(pos);
-      let selfClosing = false;
-      for (;;) {
-        while (i < len && isSpace(xml.charCodeAt(i))) i++;
-        if (i >= len) fail("unterminated start tag");
-        if (xml[i] === ">") {
-          i++;
-          break;
-        }
-        if (xml.startsWith("/>", i)) {
-          i += 2;
-          selfClosing = true;
-          break;
-        }
-        const eq = xml.indexOf("=", i);
-        if (eq < 0) fail("malformed attribute");
-        const attr = xml.slice(i, eq).trim();
-        let q = eq + 1;
-        while (q < len && isSpace(xml.charCodeAt(q))) q++;
-        const quote = xml[q];
-        if (quote !== '"' && quote !== "'") fail("attribute value must be quoted");
-        const close = xml.indexOf(quote!, q + 1);
-        if (close < 0) fail("unterminated attribute value");
-        const value = xml.slice(q + 1, close);
-        if (value.includes("<")) fail("'<' in attribute value");
-        if (attr === "" || /\s/.test(attr)) fail("malformed attribute name");
-        if (Object.hasOwn(node.attributes, attr)) fail(`attribute ${attr} redefined`);
-        node.attributes[attr] = decode(value, q);
-        i = close + 1;
-        const next = xml.charCodeAt(i);
-        if (i < len && next !== 0x3e && next !== 0x2f && !isSpace(next))
-          fail("attributes must be separated by whitespace");
-      }
-      const parent = stack[stack.length - 1];
-      if (parent) parent.children.push(node);
-      else if (root) fail("more than one root element");
-      else root = node;
-      if (!selfClosing) {
-        stack.push(node);
-        if (stack.length > MAX_DEPTH) fail("document nested too deeply");
-      }
-      pos = i;
+    const { open, root } = this;
+    if (open.length) throw new XmlParseError(`unclosed element <${open[open.length - 1]!.name}>`);
+    if (!root) throw new XmlParseError("no root element");
+    return root;
+  }
+
+  private fail(msg: string): never {
+    throw new XmlParseError(`${msg} at offset ${this.pos}`);
+  }
+
+  private get current(): XmlNode | undefined {
+    return this.open[this.open.length - 1];
+  }
+
+  /** Character data up to `end`: it belongs to the open element, and outside the root it may only be blank. */
+  private text(end: number): void {
+    const raw = this.xml.slice(this.pos, end);
+    if (raw.includes("]]>")) this.fail("']]>' in character data");
+    const current = this.current;
+    if (current) current.text += decode(raw, this.pos);
+    else if (raw.trim() !== "") this.fail("text outside the root element");
+    this.pos = end;
+  }
+
+  /** At "<": dispatches on what follows it. */
+  private markup(): void {
+    const { xml, pos } = this;
+    // End tags are the most frequent markup after start tags: test them first.
+    if (xml.charCodeAt(pos + 1) === 0x2f /* / */) this.endTag();
+    else if (xml.startsWith("<!--", pos)) this.comment();
+    else if (xml.startsWith("<![CDATA[", pos)) this.cdata();
+    // DOCTYPE, ENTITY and friends: refused, this is where XXE and entity bombs live.
+    else if (xml.startsWith("<!", pos)) this.fail("DOCTYPE and markup declarations are not allowed");
+    else if (xml.startsWith("<?", pos)) this.processingInstruction();
+    else this.startTag();
+  }
+
+  private endTag(): void {
+    const { xml, pos } = this;
+    const end = xml.indexOf(">", pos);
+    if (end < 0) this.fail("unterminated end tag");
+    const top = this.open.pop();
+    if (!top || !xml.startsWith(top.name, pos + 2) || xml.slice(pos + 2 + top.name.length, end).trim() !== "") {
+      this.fail(`mismatched end tag </${xml.slice(pos + 2, end).trim()}>`);
+    }
+    this.pos = end + 1;
+  }
+
+  private comment(): void {
+    const { xml, pos } = this;
+    const end = xml.indexOf("-->", pos + 4);
+    if (end < 0) this.fail("unterminated comment");
+    // XML forbids "--" inside a comment and a comment ending in "--->".
+    if (xml.slice(pos + 4, end).includes("--") || xml.charCodeAt(end - 1) === 0x2d) this.fail("'--' in a comment");
+    this.pos = end + 3;
+  }
+
+  private cdata(): void {
+    const { xml, pos } = this;
+    const current = this.current;
+    if (!current) this.fail("CDATA outside the root element");
+    const end = xml.indexOf("]]>", pos);
+    if (end < 0) this.fail("unterminated CDATA section");
+    current.text += xml.slice(pos + 9, end).replace(/\r\n?/g, "\n");
+    current.cdata = true;
+    this.pos = end + 3;
+  }
+
+  /** Skipped, but the XML declaration (target "xml", any case) may only open the document. */
+  private processingInstruction(): void {
+    const { xml, pos } = this;
+    if (pos > this.start && /^<\?xml(?:[ \t\n\r]|\?>)/i.test(xml.slice(pos, pos + 7)))
+      this.fail("XML declaration not at the start of the document");
+    const end = xml.indexOf("?>", pos);
+    if (end < 0) this.fail("unterminated processing instruction");
+    this.pos = end + 2;
+  }
+
+  private startTag(): void {
+    const { xml, pos } = this;
+    let i = pos + 1;
+    while (i < xml.length && !isNameEnd(xml.charCodeAt(i))) i++;
+    const name = xml.slice(pos + 1, i);
+    if (name === "") this.fail("empty element name");
+    const node: XmlNode = { name, attributes: {}, children: [], text: "" };
+    if (this.lines) node.line = this.lines.lineAt(pos);
+    const close = this.attributes(node, i);
+    const selfClosing = xml.charCodeAt(close) === 0x2f; /* / */
+    this.attach(node, selfClosing);
+    this.pos = close + (selfClosing ? 2 : 1);
+  }
+
+  /** Reads the attributes of `node` from `i` on; returns where its start tag closes (its `>` or `/>`). */
+  private attributes(node: XmlNode, from: number): number {
+    const { xml } = this;
+    let i = from;
+    for (;;) {
+      while (i < xml.length && isSpace(xml.charCodeAt(i))) i++;
+      if (i >= xml.length) this.fail("unterminated start tag");
+      if (xml[i] === ">" || xml.startsWith("/>", i)) return i;
+      i = this.attribute(node, i);
     }
   }
-  if (stack.length) throw new XmlParseError(`unclosed element <${stack[stack.length - 1]!.name}>`);
-  if (!root) throw new XmlParseError("no root element");
-  return root;
+
+  /** Reads one `name="value"` at `i` into `node`; returns the position after its closing quote. */
+  private attribute(node: XmlNode, i: number): number {
+    const { xml } = this;
+    const len = xml.length;
+    const eq = xml.indexOf("=", i);
+    if (eq < 0) this.fail("malformed attribute");
+    const name = xml.slice(i, eq).trim();
+    let q = eq + 1;
+    while (q < len && isSpace(xml.charCodeAt(q))) q++;
+    const quote = xml[q];
+    if (quote !== '"' && quote !== "'") this.fail("attribute value must be quoted");
+    const close = xml.indexOf(quote, q + 1);
+    if (close < 0) this.fail("unterminated attribute value");
+    const value = xml.slice(q + 1, close);
+    if (value.includes("<")) this.fail("'<' in attribute value");
+    if (name === "" || /\s/.test(name)) this.fail("malformed attribute name");
+    if (Object.hasOwn(node.attributes, name)) this.fail(`attribute ${name} redefined`);
+    node.attributes[name] = decode(value, q);
+    const after = close + 1;
+    const next = xml.charCodeAt(after);
+    if (after < len && next !== 0x3e && next !== 0x2f && !isSpace(next))
+      this.fail("attributes must be separated by whitespace");
+    return after;
+  }
+
+  /** Hangs `node` under the open element (or makes it the root) and, unless self-closing, opens it. */
+  private attach(node: XmlNode, selfClosing: boolean): void {
+    const parent = this.current;
+    if (parent) parent.children.push(node);
+    else if (this.root) this.fail("more than one root element");
+    else this.root = node;
+    if (selfClosing) return;
+    this.open.push(node);
+    if (this.open.length > MAX_DEPTH) this.fail("document nested too deeply");
+  }
 }
 
 function localName(qname: string): string {

@@ -54,76 +54,115 @@ export async function deliverToBuyer(
   context: TaskContext,
   pastDeadline: boolean,
 ): Promise<TaskOutcome> {
-  const { env, now } = context;
   const receipt = context.receipt(payload.encf);
   if (!receipt?.rncComprador || receipt.deliveryStatus !== "pendiente")
     return { status: "done", result: { skipped: "nothing to deliver" } };
-  const company = await companyById(env, receipt.companyId);
+  const company = await companyById(context.env, receipt.companyId);
   if (!company) return { status: "failed", result: { error: "the issuer no longer exists" } };
-  const attempts = receipt.deliveryAttempts + 1;
-  const timeoutMs = dgiiTimeoutMs(env);
-
-  const failed = (detail: string): TaskOutcome => {
-    context.updateReceipt(receipt.id, {
-      deliveryAttempts: attempts,
-      deliveryDetail: detail.slice(0, 500),
-      ...(pastDeadline ? { deliveryStatus: "fallido", deliveryAt: now.toISOString() } : {}),
-    });
-    return { status: pastDeadline ? "failed" : "retry", result: { error: detail.slice(0, 500) } };
+  const attempt: DeliveryAttempt = {
+    context,
+    receipt,
+    rncComprador: receipt.rncComprador,
+    company,
+    attempts: receipt.deliveryAttempts + 1,
+    pastDeadline,
   };
-
   try {
-    const entry = await directoryEntry(env, company, receipt.rncComprador);
-    if (!entry?.urlRecepcion) {
-      // Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one.
-      context.updateReceipt(receipt.id, {
-        deliveryStatus: "no_receptor",
-        deliveryAt: now.toISOString(),
-        deliveryAttempts: attempts,
-        deliveryDetail: `${receipt.rncComprador} is not an electronic receiver in DGII's directory`,
-      });
-      const to = correoComprador(await archivedXml(env, receipt));
-      return {
-        status: "done",
-        result: { notListed: receipt.rncComprador, emailTo: to ?? null },
-        ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}),
-      };
-    }
-    const receiver = new ReceiverClient(company.rnc, await signerFor(env, company), timeoutMs, outboundPolicy(env));
-    const { url, response } = await receiver.post(
-      entry.urlRecepcion,
-      "/fe/recepcion/api/ecf",
-      await archivedXml(env, receipt),
-      `${company.rnc}${receipt.encf}.xml`,
-      entry.urlOpcional,
-    );
-    const body = await response.text();
-    if (!response.ok) return failed(`${url} → HTTP ${response.status} ${body.slice(0, 200)}`);
-
-    let arecf: ArecfDocument;
-    try {
-      arecf = parseArecf(body);
-    } catch (error) {
-      return failed(`${url} answered no ARECF: ${(error as Error).message}`);
-    }
-    const problem = await arecfProblem(body, arecf, company, receipt.encf, receipt.rncComprador);
-    if (problem) return failed(`${url}: ${problem}`);
-    // The first ARECF on record stays: an identical one is a retry; a different one is not kept.
-    await archiveImmutable(env.ARCHIVE, companionKey(receipt.xmlKey, ".arecf.xml"), body, "application/xml").catch(
-      (error: unknown) => console.error("ARECF already archived", error),
-    );
-    // Motivo 3 (envío duplicado): the buyer has it already, from an attempt whose answer we lost.
-    const delivered = arecf.Estado === "0" || arecf.CodigoMotivoNoRecibido === "3";
-    context.updateReceipt(receipt.id, {
-      deliveryStatus: delivered ? "entregado" : "no_recibido",
-      deliveryAt: now.toISOString(),
-      deliveryAttempts: attempts,
-      deliveryArecfEstado: arecf.Estado,
-      deliveryMotivo: arecf.CodigoMotivoNoRecibido ?? null,
-      deliveryDetail: `${url} → ARECF Estado ${arecf.Estado}`,
-    });
-    return { status: "done", result: { url, estado: arecf.Estado, motivo: arecf.CodigoMotivoNoRecibido ?? null } };
+    const entry = await directoryEntry(context.env, company, receipt.rncComprador);
+    if (!entry?.urlRecepcion) return await printedCopyInstead(attempt);
+    return await sendToReceiver(attempt, entry.urlRecepcion, entry.urlOpcional);
   } catch (error) {
-    return failed((error as Error).message);
+    return failedAttempt(attempt, (error as Error).message);
   }
+}
+
+/** One attempt at delivering a receipt to the buyer it names. */
+interface DeliveryAttempt {
+  context: TaskContext;
+  receipt: NonNullable<ReturnType<TaskContext["receipt"]>>;
+  rncComprador: string;
+  company: Company;
+  /** Counting this one. */
+  attempts: number;
+  /** The last attempt: a failure is final. */
+  pastDeadline: boolean;
+}
+
+/** A failed attempt is tried again, until the deadline makes the failure final. */
+function failedAttempt(attempt: DeliveryAttempt, detail: string): TaskOutcome {
+  const { context, receipt, pastDeadline } = attempt;
+  context.updateReceipt(receipt.id, {
+    deliveryAttempts: attempt.attempts,
+    deliveryDetail: detail.slice(0, 500),
+    ...(pastDeadline ? { deliveryStatus: "fallido", deliveryAt: context.now.toISOString() } : {}),
+  });
+  return { status: pastDeadline ? "failed" : "retry", result: { error: detail.slice(0, 500) } };
+}
+
+/** Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one. */
+async function printedCopyInstead(attempt: DeliveryAttempt): Promise<TaskOutcome> {
+  const { context, receipt, rncComprador } = attempt;
+  context.updateReceipt(receipt.id, {
+    deliveryStatus: "no_receptor",
+    deliveryAt: context.now.toISOString(),
+    deliveryAttempts: attempt.attempts,
+    deliveryDetail: `${rncComprador} is not an electronic receiver in DGII's directory`,
+  });
+  const to = correoComprador(await archivedXml(context.env, receipt));
+  return {
+    status: "done",
+    result: { notListed: rncComprador, emailTo: to ?? null },
+    ...(to ? { then: [emailTask(receipt.companyId, receipt.encf, to)] } : {}),
+  };
+}
+
+/** POSTs the signed e-CF to the buyer's recepción service and records the ARECF it answers. */
+async function sendToReceiver(
+  attempt: DeliveryAttempt,
+  urlRecepcion: string,
+  urlOpcional: DirectoryEntry["urlOpcional"],
+): Promise<TaskOutcome> {
+  const { context, receipt, company } = attempt;
+  const { env } = context;
+  const signer = await signerFor(env, company);
+  const receiver = new ReceiverClient(company.rnc, signer, dgiiTimeoutMs(env), outboundPolicy(env));
+  const { url, response } = await receiver.post(
+    urlRecepcion,
+    "/fe/recepcion/api/ecf",
+    await archivedXml(env, receipt),
+    `${company.rnc}${receipt.encf}.xml`,
+    urlOpcional,
+  );
+  const body = await response.text();
+  if (!response.ok) return failedAttempt(attempt, `${url} → HTTP ${response.status} ${body.slice(0, 200)}`);
+
+  let arecf: ArecfDocument;
+  try {
+    arecf = parseArecf(body);
+  } catch (error) {
+    return failedAttempt(attempt, `${url} answered no ARECF: ${(error as Error).message}`);
+  }
+  const problem = await arecfProblem(body, arecf, company, receipt.encf, attempt.rncComprador);
+  if (problem) return failedAttempt(attempt, `${url}: ${problem}`);
+  // The first ARECF on record stays: an identical one is a retry; a different one is not kept.
+  await archiveImmutable(env.ARCHIVE, companionKey(receipt.xmlKey, ".arecf.xml"), body, "application/xml").catch(
+    (error: unknown) => console.error("ARECF already archived", error),
+  );
+  return recordArecf(attempt, url, arecf);
+}
+
+/** The buyer's word on the receipt, as its ARECF gives it. */
+function recordArecf(attempt: DeliveryAttempt, url: string, arecf: ArecfDocument): TaskOutcome {
+  const { context, receipt } = attempt;
+  // Motivo 3 (envío duplicado): the buyer has it already, from an attempt whose answer we lost.
+  const delivered = arecf.Estado === "0" || arecf.CodigoMotivoNoRecibido === "3";
+  context.updateReceipt(receipt.id, {
+    deliveryStatus: delivered ? "entregado" : "no_recibido",
+    deliveryAt: context.now.toISOString(),
+    deliveryAttempts: attempt.attempts,
+    deliveryArecfEstado: arecf.Estado,
+    deliveryMotivo: arecf.CodigoMotivoNoRecibido ?? null,
+    deliveryDetail: `${url} → ARECF Estado ${arecf.Estado}`,
+  });
+  return { status: "done", result: { url, estado: arecf.Estado, motivo: arecf.CodigoMotivoNoRecibido ?? null } };
 }

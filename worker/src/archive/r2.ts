@@ -1,15 +1,9 @@
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "@ecf/shared/sha256";
 
 /** `{rnc}/{yyyy}/{mm}/{eNCF}.xml`, dated by FechaEmision (dd-MM-yyyy): the 10-year archive layout. */
 export function receiptXmlKey(rnc: string, encf: string, fechaEmision: string): string {
   const [, mm, yyyy] = fechaEmision.split("-");
   return `${rnc}/${yyyy}/${mm}/${encf}.xml`;
-}
-
-async function bytesSha256Hex(bytes: Uint8Array): Promise<string> {
-  // A copy typed on a plain ArrayBuffer, as WebCrypto wants.
-  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array(bytes));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export interface ArchivedObject {
@@ -27,7 +21,7 @@ export async function archiveImmutable(
   body: string | Uint8Array,
   contentType: string,
 ): Promise<ArchivedObject> {
-  const sha256 = typeof body === "string" ? await sha256Hex(body) : await bytesSha256Hex(body);
+  const sha256 = await sha256Hex(body);
   const put = await bucket.put(key, body, {
     onlyIf: { etagDoesNotMatch: "*" },
     httpMetadata: { contentType },

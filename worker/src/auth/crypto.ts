@@ -1,11 +1,6 @@
-// Hashing and comparison helpers for credentials. Clear keys and secrets are never stored.
-
-const encoder = new TextEncoder();
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+// Comparison and token helpers for credentials. Clear keys and secrets are never stored: only
+// their sha256Hex (@ecf/shared/sha256).
+import { sha256Hex } from "@ecf/shared/sha256";
 
 /**
  * Compares two strings in time that depends only on their lengths. Both sides are hashed first,

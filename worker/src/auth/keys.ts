@@ -4,7 +4,8 @@ import { and, eq, isNull } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { apiKeys, companies, partners } from "../db/tables.ts";
 import { ApiProblem } from "../http/problem.ts";
-import { randomToken, sha256Hex } from "./crypto.ts";
+import { sha256Hex } from "@ecf/shared/sha256";
+import { randomToken } from "./crypto.ts";
 import { forgetKeyLookups } from "./key-lookups.ts";
 
 export type KeyKind = "test" | "live";

@@ -1,6 +1,7 @@
 import type { Pkcs12Contents, Pkcs12ErrorCode } from "@ecf/shared/signing/pkcs12";
 import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey } from "@ecf/shared/signing/key-at-rest";
 import { fromBase64, toBase64 } from "@ecf/shared/signing/base64";
+import { sha256Hex } from "@ecf/shared/sha256";
 import { ApiProblem } from "../http/problem.ts";
 
 export interface UploadedCertificate {
@@ -110,6 +111,5 @@ export function certificateDerOf(derBase64: string, companyId: string): Uint8Arr
 
 /** SHA-256 (hex) of a certificate given as base64 DER: what changes with every certificate. */
 export async function certificateSha256(derBase64: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array(fromBase64(derBase64) ?? []));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(fromBase64(derBase64) ?? new Uint8Array());
 }

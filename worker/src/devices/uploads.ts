@@ -8,7 +8,7 @@ import {
   objAt,
   textOf,
 } from "@ecf/shared";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "@ecf/shared/sha256";
 import { ApiProblem } from "../http/problem.ts";
 import type { Company } from "../db/tables.ts";
 import type { Device } from "./auth.ts";

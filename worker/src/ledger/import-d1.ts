@@ -45,6 +45,35 @@ const chunks = <T>(rows: T[]) =>
   Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
 
 export async function importIssuerFromD1(env: Env, companyId: string): Promise<LedgerImport> {
+  const legacy = await readLegacyLedger(env, companyId);
+  const months = byMonth(legacy);
+  // The months first, then the index: a receipt the index names is always in its month object.
+  await importMonths(env, companyId, months);
+  await importIssuerRows(env, companyId, legacy, [...months.keys()]);
+  return {
+    companyId,
+    sequences: legacy.sequences.length,
+    leases: legacy.leases.length,
+    idempotencyKeys: legacy.idempotencyKeys.length,
+    receipts: legacy.receipts.length,
+    purchases: legacy.purchases.length,
+    auditEntries: legacy.audit.length,
+    months: [...months.keys()].sort(),
+  };
+}
+
+/** One issuer's rows in the D1 tables of API 1.7. */
+interface LegacyLedger {
+  sequences: (typeof sequences.$inferSelect)[];
+  usageCounters: (typeof usageCounters.$inferSelect)[];
+  idempotencyKeys: (typeof idempotencyKeys.$inferSelect)[];
+  leases: (typeof deviceLeases.$inferInsert)[];
+  receipts: NewReceipt[];
+  purchases: NewPurchase[];
+  audit: AuditEntry[];
+}
+
+async function readLegacyLedger(env: Env, companyId: string): Promise<LegacyLedger> {
   const read = <T>(name: string, table: Table) => legacyRows<T>(env.DB, name, table, companyId);
   const [seqs, usage, keys, leases, receiptRows, purchaseRows, auditRows] = await Promise.all([
     read<typeof sequences.$inferSelect>("sequences", sequences),
@@ -55,72 +84,79 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
     read<NewPurchase>("purchases", purchases),
     read<AuditEntry>("audit_log", auditLog),
   ]);
+  return {
+    sequences: seqs,
+    usageCounters: usage,
+    idempotencyKeys: keys,
+    leases,
+    receipts: receiptRows,
+    purchases: purchaseRows,
+    audit: auditRows,
+  };
+}
 
-  // Receipts and purchases live in the month of their FechaEmision, audit entries in the (UTC) month they were written.
-  const byMonth = new Map<string, { receipts: NewReceipt[]; purchases: NewPurchase[]; audit: AuditEntry[] }>();
+interface MonthRows {
+  receipts: NewReceipt[];
+  purchases: NewPurchase[];
+  audit: AuditEntry[];
+}
+
+/**
+ * Receipts and purchases live in the month of their FechaEmision, audit entries in the (UTC) month
+ * they were written.
+ */
+function byMonth(legacy: LegacyLedger): Map<string, MonthRows> {
+  const months = new Map<string, MonthRows>();
   const monthOf = (month: string) =>
-    byMonth.get(month) ?? byMonth.set(month, { receipts: [], purchases: [], audit: [] }).get(month)!;
-  for (const r of receiptRows) monthOf(r.issueDate.slice(0, 7)).receipts.push(r);
-  for (const p of purchaseRows) monthOf(p.issueDate.slice(0, 7)).purchases.push(p);
-  for (const { id: _id, ...a } of auditRows)
+    months.get(month) ?? months.set(month, { receipts: [], purchases: [], audit: [] }).get(month)!;
+  for (const r of legacy.receipts) monthOf(r.issueDate.slice(0, 7)).receipts.push(r);
+  for (const p of legacy.purchases) monthOf(p.issueDate.slice(0, 7)).purchases.push(p);
+  for (const { id: _id, ...a } of legacy.audit)
     monthOf((a.createdAt ?? new Date().toISOString()).slice(0, 7)).audit.push(a);
+  return months;
+}
 
-  // The months first, then the index: a receipt the index names is always in its month object.
-  for (const [month, rows] of byMonth) {
+async function importMonths(env: Env, companyId: string, months: Map<string, MonthRows>): Promise<void> {
+  for (const [month, rows] of months) {
     const stub = receiptMonth(env, companyId, month);
     for (const part of chunks(rows.receipts)) await stub.importRows({ receipts: part, purchases: [], audit: [] });
     for (const part of chunks(rows.purchases)) await stub.importRows({ receipts: [], purchases: part, audit: [] });
     for (const part of chunks(rows.audit)) await stub.importRows({ receipts: [], purchases: [], audit: part });
   }
+}
+
+/** An issuer import that carries nothing: each call fills in one kind of row. */
+const NO_ISSUER_ROWS = {
+  sequences: [],
+  usageCounters: [],
+  idempotencyKeys: [],
+  deviceLeases: [],
+  receipts: [],
+  purchases: [],
+  months: [],
+};
+
+/** The issuer's own rows and the months it has, then its index of receipts and purchases by month. */
+async function importIssuerRows(env: Env, companyId: string, legacy: LegacyLedger, months: string[]): Promise<void> {
   const ledger = issuerLedger(env, companyId);
-  const indexRows = receiptRows.map((r) => ({
+  const receiptIndex = legacy.receipts.map((r) => ({
     tipoeCF: r.tipoeCF,
     number: Number(r.encf.slice(3)),
     month: r.issueDate.slice(0, 7),
   }));
-  const purchaseIndex = purchaseRows.map((p) => ({
+  const purchaseIndex = legacy.purchases.map((p) => ({
     rncEmisor: p.rncEmisor,
     encf: p.encf,
     month: p.issueDate.slice(0, 7),
   }));
   await ledger.importRows({
-    sequences: seqs,
-    usageCounters: usage,
-    idempotencyKeys: keys,
-    deviceLeases: leases,
-    receipts: [],
-    purchases: [],
-    months: [...byMonth.keys()],
+    ...NO_ISSUER_ROWS,
+    sequences: legacy.sequences,
+    usageCounters: legacy.usageCounters,
+    idempotencyKeys: legacy.idempotencyKeys,
+    deviceLeases: legacy.leases,
+    months,
   });
-  for (const part of chunks(indexRows))
-    await ledger.importRows({
-      sequences: [],
-      usageCounters: [],
-      idempotencyKeys: [],
-      deviceLeases: [],
-      receipts: part,
-      purchases: [],
-      months: [],
-    });
-  for (const part of chunks(purchaseIndex))
-    await ledger.importRows({
-      sequences: [],
-      usageCounters: [],
-      idempotencyKeys: [],
-      deviceLeases: [],
-      receipts: [],
-      purchases: part,
-      months: [],
-    });
-
-  return {
-    companyId,
-    sequences: seqs.length,
-    leases: leases.length,
-    idempotencyKeys: keys.length,
-    receipts: receiptRows.length,
-    purchases: purchaseRows.length,
-    auditEntries: auditRows.length,
-    months: [...byMonth.keys()].sort(),
-  };
+  for (const part of chunks(receiptIndex)) await ledger.importRows({ ...NO_ISSUER_ROWS, receipts: part });
+  for (const part of chunks(purchaseIndex)) await ledger.importRows({ ...NO_ISSUER_ROWS, purchases: part });
 }
