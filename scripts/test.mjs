@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { root, wranglerEnv } from "./lib.mjs";
 
-const PACKAGES = ["shared", "worker", "pos-client", "console", "dgii-sandbox", "sdk"];
+const PACKAGES = ["shared", "ui-kit", "worker", "pos-client", "console", "dgii-sandbox", "sdk"];
 /** Test projects: a package folder and, where it has several, the vitest config to use. */
 const PROJECTS = [
   { name: "shared", dir: "shared" },

@@ -3,8 +3,8 @@
 // InformacionReferencia note 30): the same function the API enforces when the note is issued.
 import type { components } from "@ecf/client";
 import { type AcceptedNote, availableBalance, type Balance, type ProposedNote } from "@ecf/shared/credit-notes";
+import { money } from "@ecf/ui-kit";
 import { api } from "../api.ts";
-import { money } from "../format.ts";
 
 export type ReceiptNotes = components["schemas"]["ReceiptNotes"];
 

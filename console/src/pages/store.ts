@@ -1,8 +1,9 @@
 // Tienda: products (edit, CSV import with each bad line named), cashiers, tills (pair a new one
 // with a code and a QR the till scans; revoke) and shifts with their Z report.
+import { money } from "@ecf/ui-kit";
 import { api, jsonOf, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
-import { day, dayTime, money } from "../format.ts";
+import { day, dayTime } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { productsSection } from "./products.ts";

@@ -2,6 +2,7 @@
 // PUT /devices/shifts/{id} when online, retried until answered. The server takes a repeat as the
 // same upload, so sending again after a lost answer changes nothing.
 import { ProblemError } from "@ecf/client";
+import { problemHead } from "@ecf/ui-kit";
 import type { PosDatabase, Shift } from "../db.ts";
 import { shiftUpload } from "./shifts.ts";
 
@@ -40,7 +41,7 @@ export async function syncShifts(db: PosDatabase, put: PutShift): Promise<ShiftS
         error.status !== 429
       ) {
         const reasons = error.errors.map((e) => e.message).join(" ");
-        if (await settle(db, shift, { sync: "refused", lastError: `${error.detail || error.title} ${reasons}`.trim() }))
+        if (await settle(db, shift, { sync: "refused", lastError: `${problemHead(error)} ${reasons}`.trim() }))
           report.refused++;
         continue;
       }

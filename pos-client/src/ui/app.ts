@@ -2,6 +2,7 @@
 // Productos, Recibos), the connectivity and sync indicator, and the receipt view.
 import { drIsoDate } from "@ecf/shared/dgii-time";
 import { POS_TIPOS } from "@ecf/shared/pos-device";
+import { h } from "@ecf/ui-kit";
 import type { PosDatabase, Product, Sale, Shift } from "../db.ts";
 import { receiptView } from "../receipt/print.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
@@ -13,7 +14,6 @@ import { DeviceApi } from "../api.ts";
 import { dateTime } from "../format.ts";
 import { CatalogSync, catalogState, type PullReport } from "../sync/catalog.ts";
 import { catalogScreen } from "./catalog-screen.ts";
-import { h } from "./dom.ts";
 import { historyScreen } from "./history-screen.ts";
 import { currentShift } from "../shift/shifts.ts";
 import { ShiftSync } from "../shift/sync.ts";

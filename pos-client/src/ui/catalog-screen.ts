@@ -2,11 +2,10 @@
 // only unless the issuer lets this till change prices (a per-device setting). A till allowed to do
 // so may change a price (kept until the server changes that product) and add a product of its own.
 import { UNIDADES_MEDIDA } from "@ecf/shared/catalogs";
-import { canonical, PRICE, parseNumber } from "../input/amounts.ts";
+import { canonical, h, money, parseNumber, PRICE } from "@ecf/ui-kit";
 import type { PosDatabase, Product } from "../db.ts";
-import { dateTime, money } from "../format.ts";
+import { dateTime } from "../format.ts";
 import { catalogState } from "../sync/catalog.ts";
-import { h } from "./dom.ts";
 
 const ITBIS_LABEL: Record<Product["itbis"], string> = {
   "18": "ITBIS 18 %",

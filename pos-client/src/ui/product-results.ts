@@ -1,8 +1,7 @@
 // The product grid of the sale screen: a page of tiles (tap adds) and, for a long catalogue, the
 // way to the other pages with where the cashier is.
+import { h, money } from "@ecf/ui-kit";
 import type { Product } from "../db.ts";
-import { money } from "../format.ts";
-import { h } from "./dom.ts";
 import type { Page } from "./paging.ts";
 
 export function productTiles(

@@ -2,10 +2,10 @@
 // the buyer (an RNC makes it an E31), totals from the shared package, and the payment. Each part is
 // a component of ui/sale/; this module composes them and wires the app's events to them.
 import { formatMoney } from "@ecf/shared/money";
+import { h } from "@ecf/ui-kit";
 import type { PosDatabase } from "../db.ts";
 import { cartTotals } from "../sale/document.ts";
 import { paymentFor } from "../sale/payment.ts";
-import { h } from "./dom.ts";
 import { buyerFields } from "./sale/buyer-fields.ts";
 import { cartLines } from "./sale/cart-lines.ts";
 import { chargeAction } from "./sale/charge-action.ts";

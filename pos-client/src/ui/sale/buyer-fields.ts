@@ -2,9 +2,9 @@
 // when online or from recent buyers, with a warning when the RNC's check digit is wrong or its holder
 // is not active or not registered.
 import { verifyRncOrCedula } from "@ecf/shared/ids";
+import { h } from "@ecf/ui-kit";
 import type { PosDatabase } from "../../db.ts";
 import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer } from "../../sale/buyers.ts";
-import { h } from "../dom.ts";
 import type { SaleScreenState } from "./state.ts";
 
 export interface BuyerFields {

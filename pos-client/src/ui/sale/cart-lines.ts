@@ -1,12 +1,10 @@
 // The ticket: a row per line with its quantity and discount (both editable), its value and a button
 // that removes it. A refused edit says why in the sale's message.
 import { formatMoney, sub } from "@ecf/shared/money";
+import { formatNumber, h, money } from "@ecf/ui-kit";
 import type { Product } from "../../db.ts";
-import { money } from "../../format.ts";
-import { formatNumber } from "../../input/amounts.ts";
 import { type CartLine, lineDiscount, lineGross, pricesIncludeItbis } from "../../sale/document.ts";
 import { addOne, setDiscount, setQuantity } from "../../sale/line-edits.ts";
-import { h } from "../dom.ts";
 import type { SaleScreenState } from "./state.ts";
 
 export interface CartLines {

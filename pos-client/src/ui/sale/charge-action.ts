@@ -2,12 +2,12 @@
 // sale to the app once at a time, and remembers the buyer invoiced.
 import { formatMoney } from "@ecf/shared/money";
 import { verifyRncOrCedula } from "@ecf/shared/ids";
+import { h } from "@ecf/ui-kit";
 import type { PosDatabase } from "../../db.ts";
 import { rememberBuyer } from "../../sale/buyers.ts";
 import { cartTotals, type Payment } from "../../sale/document.ts";
 import { paymentFor } from "../../sale/payment.ts";
 import { ZERO_TOTAL_MESSAGES, zeroTotalVerdict } from "../../sale/zero-total.ts";
-import { h } from "../dom.ts";
 import { type SaleRequest, type SaleScreenState, tipoOf } from "./state.ts";
 
 export interface ChargeAction {

@@ -1,10 +1,9 @@
 // The payment: how the customer pays (cash, card, transfer or a mix), the amounts handed over, and
 // the change to give back or what is wrong with the amounts.
 import { formatMoney } from "@ecf/shared/money";
-import { money } from "../../format.ts";
+import { h, money } from "@ecf/ui-kit";
 import type { Payment, PaymentMethod } from "../../sale/document.ts";
 import { cashChange } from "../../sale/payment.ts";
-import { h } from "../dom.ts";
 import type { SaleScreenState } from "./state.ts";
 
 export interface Tender {

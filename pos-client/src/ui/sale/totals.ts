@@ -1,8 +1,7 @@
 // The totals of the cart: the type of receipt, subtotal, discounts, ITBIS and the total to charge.
 import { formatMoney } from "@ecf/shared/money";
-import { money } from "../../format.ts";
+import { h, money } from "@ecf/ui-kit";
 import type { CartTotals } from "../../sale/document.ts";
-import { h } from "../dom.ts";
 
 export interface TotalsBox {
   element: HTMLElement;
