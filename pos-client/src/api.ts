@@ -6,7 +6,7 @@
 import { type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
 import { problemHead } from "@ecf/ui-kit";
 import type { OutboxEntry } from "./db.ts";
-import { oneAtATime, type ServerAnswer, type UploadResult } from "./sync/outbox.ts";
+import { oneAtATime, type ServerAnswer, type UploadResult } from "./uploads.ts";
 
 type Schemas = components["schemas"];
 /** The issuer as a paired till knows it (kept in the session). */

@@ -2,7 +2,7 @@
 // way to the other pages with where the cashier is.
 import { h, money } from "@ecf/ui-kit";
 import type { Product } from "../db.ts";
-import type { Page } from "./paging.ts";
+import type { Page } from "../sale/paging.ts";
 
 export function productTiles(
   shown: Page<Product>,

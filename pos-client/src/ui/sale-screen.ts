@@ -10,12 +10,22 @@ import { buyerFields } from "./sale/buyer-fields.ts";
 import { cartLines } from "./sale/cart-lines.ts";
 import { chargeAction } from "./sale/charge-action.ts";
 import { productEntry } from "./sale/product-entry.ts";
-import { type SaleRequest, type SaleScreenOptions, type SaleScreenState, tipoOf } from "./sale/state.ts";
+import { type SaleRequest, type SaleScreenState, tipoOf } from "../sale/draft.ts";
+import type { FindTaxpayer } from "../sale/buyers.ts";
 import { tenderFields } from "./sale/tender.ts";
 import { totalsBox } from "./sale/totals.ts";
 
 export { RESULTS_PER_PAGE } from "./sale/product-entry.ts";
-export { emptySale, type SaleRequest, type SaleScreenOptions, type SaleScreenState } from "./sale/state.ts";
+export { emptySale, type SaleRequest, type SaleScreenState } from "../sale/draft.ts";
+
+export interface SaleScreenOptions {
+  /** DGII's registry, asked when the till is online; without it only recent buyers fill the name. */
+  findTaxpayer?: FindTaxpayer;
+  /** The largest quantity a line may carry (the business's setting; 9,999 by default). */
+  maxQuantity?: string;
+  /** Told after every change to the cart, the buyer or the payment (the app keeps it across reloads). */
+  changed?: (state: SaleScreenState) => void;
+}
 
 /** The app forwards every window keydown to the sale screen on display as this event. */
 export const SALE_KEY = "sale-key";

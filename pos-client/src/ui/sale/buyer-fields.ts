@@ -5,7 +5,7 @@ import { verifyRncOrCedula } from "@ecf/shared/ids";
 import { h } from "@ecf/ui-kit";
 import type { PosDatabase } from "../../db.ts";
 import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer } from "../../sale/buyers.ts";
-import type { SaleScreenState } from "./state.ts";
+import type { SaleScreenState } from "../../sale/draft.ts";
 
 export interface BuyerFields {
   element: HTMLElement;

@@ -5,7 +5,7 @@ import { formatNumber, h, money } from "@ecf/ui-kit";
 import type { Product } from "../../db.ts";
 import { type CartLine, lineDiscount, lineGross, pricesIncludeItbis } from "../../sale/document.ts";
 import { addOne, setDiscount, setQuantity } from "../../sale/line-edits.ts";
-import type { SaleScreenState } from "./state.ts";
+import type { SaleScreenState } from "../../sale/draft.ts";
 
 export interface CartLines {
   element: HTMLElement;

@@ -8,7 +8,7 @@ import { rememberBuyer } from "../../sale/buyers.ts";
 import { cartTotals, type Payment } from "../../sale/document.ts";
 import { paymentFor } from "../../sale/payment.ts";
 import { ZERO_TOTAL_MESSAGES, zeroTotalVerdict } from "../../sale/zero-total.ts";
-import { type SaleRequest, type SaleScreenState, tipoOf } from "./state.ts";
+import { type SaleRequest, type SaleScreenState, tipoOf } from "../../sale/draft.ts";
 
 export interface ChargeAction {
   button: HTMLButtonElement;

@@ -4,7 +4,7 @@ import { formatMoney } from "@ecf/shared/money";
 import { h, money } from "@ecf/ui-kit";
 import type { Payment, PaymentMethod } from "../../sale/document.ts";
 import { cashChange } from "../../sale/payment.ts";
-import type { SaleScreenState } from "./state.ts";
+import type { SaleScreenState } from "../../sale/draft.ts";
 
 export interface Tender {
   element: HTMLElement;
