@@ -4,7 +4,7 @@
 // rejection, or the server's 4xx for that receipt) is terminal and shown, never retried blindly.
 // A repeat after a lost response gets the server's first answer.
 import type { OutboxEntry, PosDatabase, Sale } from "../db.ts";
-import type { ServerAnswer, UploadBatch, UploadResult } from "../uploads.ts";
+import type { UploadBatch, UploadResult } from "../uploads.ts";
 
 /** How much one batch carries: the server takes up to 100 receipts in a body of at most 2 MiB. */
 export const BATCH_LIMITS = { receipts: 100, bytes: 1_500_000 };
