@@ -65,7 +65,7 @@ export async function saleScreen(
   if (state.rnc) void buyer.refill();
   element.append(
     entry.element,
-    h("div", { class: "right" }, cart.element, buyer.element, totals.element, tender.element, message, action.button),
+    h("div", { class: "right" }, cart.element, buyer.element, totals.element, tender.element, message, action.element),
   );
   // The app focuses [data-autofocus] once the screen is attached (focus on a detached node is lost).
   return {

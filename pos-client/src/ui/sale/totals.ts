@@ -1,10 +1,9 @@
 // The totals of the cart: the type of receipt, subtotal, discounts, ITBIS and the total to charge.
 import { formatMoney } from "@ecf/shared/money";
-import { h, money } from "@ecf/ui-kit";
+import { type Component, h, money } from "@ecf/ui-kit";
 import type { CartTotals } from "../../sale/document.ts";
 
-export interface TotalsBox {
-  element: HTMLElement;
+export interface TotalsBox extends Component {
   show(totals: CartTotals, tipo: "31" | "32"): void;
 }
 
