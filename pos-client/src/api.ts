@@ -80,7 +80,10 @@ function classifyUploadFailure(error: unknown): UploadResult {
   };
 }
 
-/** A batch result read as the single upload's answer would be (same statuses, same meaning); its problem comes inside the 200. */
+/**
+ * A batch result read as the single upload's answer would be (same statuses, same meaning); its
+ * problem comes inside the 200.
+ */
 function classifyBatchResult(result: BatchResult): UploadResult {
   if (result.status === 200 && result.answer?.estado) return { kind: "answer", answer: result.answer };
   const detail = result.problem?.detail || `HTTP ${result.status}`;

@@ -32,7 +32,8 @@ export async function productsSection(canEdit: boolean, reload: () => void): Pro
         body: new Blob([await chosen.text()], { type: "text/csv" }) as never,
         headers: { "Content-Type": "text/csv" },
       });
-      status.textContent = `Importado: ${done!.created} nuevos, ${done!.updated} cambiados, ${done!.unchanged} iguales.`;
+      const { created, updated, unchanged } = done!;
+      status.textContent = `Importado: ${created} nuevos, ${updated} cambiados, ${unchanged} iguales.`;
       reload();
     } catch (e) {
       status.textContent =

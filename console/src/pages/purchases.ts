@@ -183,5 +183,6 @@ function choice(
 
 function hint(suggestion: string | null, options: [string, string][]): string | undefined {
   if (!suggestion) return undefined;
-  return `Sugerido por las compras anteriores del proveedor: ${suggestion} ${options.find(([v]) => v === suggestion)?.[1] ?? ""}`;
+  const label = options.find(([v]) => v === suggestion)?.[1] ?? "";
+  return `Sugerido por las compras anteriores del proveedor: ${suggestion} ${label}`;
 }

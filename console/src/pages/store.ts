@@ -146,7 +146,8 @@ async function shiftsSection(): Promise<HTMLElement> {
       h(
         "p",
         {},
-        `${text(r.salesCount)} ventas, ${text(r.refundCount)} devoluciones · cerrado ${dayTime(String(r.closedAt ?? ""))}`,
+        `${text(r.salesCount)} ventas, ${text(r.refundCount)} devoluciones · ` +
+          `cerrado ${dayTime(String(r.closedAt ?? ""))}`,
       ),
       table(
         "Reporte Z",

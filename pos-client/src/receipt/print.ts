@@ -92,7 +92,8 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
               h(
                 "small",
                 {},
-                ` @ ${money(item.PrecioUnitarioItem)}${item.IndicadorFacturacion === "4" ? " (E)" : ""}${item.DescuentoMonto ? ` desc. ${money(item.DescuentoMonto)}` : ""}`,
+                ` @ ${money(item.PrecioUnitarioItem)}${item.IndicadorFacturacion === "4" ? " (E)" : ""}` +
+                  (item.DescuentoMonto ? ` desc. ${money(item.DescuentoMonto)}` : ""),
               ),
             ),
             h("td", { class: "num" }, money(item.MontoItem)),

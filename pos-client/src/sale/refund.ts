@@ -35,6 +35,7 @@ export async function judgeRefund(db: PosDatabase, original: Sale, amount: strin
     message:
       balance.available === "0.00"
         ? `${original.encf} ya fue acreditada por completo.`
-        : `La devolución (${money(amount)}) excede el saldo disponible de ${original.encf} (${money(balance.available)}).`,
+        : `La devolución (${money(amount)}) excede el saldo disponible de ${original.encf} ` +
+          `(${money(balance.available)}).`,
   };
 }

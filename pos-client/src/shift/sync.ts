@@ -6,7 +6,7 @@ import { problemHead } from "@ecf/ui-kit";
 import type { PosDatabase, Shift } from "../db.ts";
 import { shiftUpload } from "./shifts.ts";
 
-/** How the till hands a shift over (DeviceApi.putShift with the token of the shift's pairing; a test may hand its own). */
+/** How the till hands a shift over (DeviceApi.putShift with the token of the shift's pairing; a test hands its own). */
 export type PutShift = (shift: Shift, body: ReturnType<typeof shiftUpload>) => Promise<unknown>;
 
 export interface ShiftSyncReport {

@@ -232,7 +232,7 @@ class PosApp {
     return token ? new DeviceApi(API_BASE, token) : this.api;
   }
 
-  /** A shift opened (back to selling) or closed (its Z report on screen, to print); either way the server hears of it. */
+  /** A shift opened (back to selling) or closed (its Z report on screen, to print); the server hears of either. */
   private shiftChanged(shift: Shift): void {
     this.shiftSync.kick();
     if (shift.state === "closed") this.showingZ = shift;

@@ -32,7 +32,8 @@ export async function openShiftScreen(
       h(
         "p",
         { id: "shift-no-cashiers" },
-        "No hay cajeros en este punto de venta: el administrador los crea en el servidor y llegan con el catálogo (se necesita conexión una vez).",
+        "No hay cajeros en este punto de venta: el administrador los crea en el servidor y llegan con el " +
+          "catálogo (se necesita conexión una vez).",
       ),
     );
   }
