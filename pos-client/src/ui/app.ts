@@ -16,7 +16,7 @@ import { showPairing } from "./pairing-screen.ts";
 import { receiptScreen } from "./receipt-screen.ts";
 import type { SaleScreen } from "./sale-screen.ts";
 import { listenForScans } from "./scanner.ts";
-import { SellTab } from "./sell-tab.ts";
+import { type SellTab, sellTab } from "./sell-tab.ts";
 import { shiftTab, zScreen } from "./shift-tab.ts";
 import { type StatusBar, statusBar, TABS, type Tab } from "./status-bar.ts";
 import { TillIssuer } from "./till-issuer.ts";
@@ -82,13 +82,12 @@ class PosApp {
     );
     this.issuer = new TillIssuer(db, session);
     this.bar = statusBar(db, session, this.runner, (tab) => this.go(tab));
-    const issued = (sale: Sale) => this.issued(sale);
-    this.sell = new SellTab(db, {
+    this.sell = sellTab(db, {
       deviceId: session.deviceId,
       api: this.api,
       issuer: this.issuer,
       shiftChanged: (s) => this.shiftChanged(s),
-      issued,
+      issued: (sale) => this.issued(sale),
     });
     this.products = catalogTab(db, () => void this.render());
   }

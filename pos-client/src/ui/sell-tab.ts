@@ -20,37 +20,34 @@ export interface SellTabOptions {
   issued: (sale: Sale) => Promise<void>;
 }
 
-export class SellTab {
-  private sale = emptySale();
-  /** The cart as it was before a reload, read once. */
-  private readonly cartLoaded: Promise<void>;
-
-  constructor(
-    private readonly db: PosDatabase,
-    private readonly options: SellTabOptions,
-  ) {
-    this.cartLoaded = loadCart(db).then((cart) => {
-      if (cart) this.sale = cart;
-    });
-  }
-
+/** The tab, which keeps the sale being built across redraws. */
+export interface SellTab {
   /** The sale screen, or the opening form while `shift` is undefined. */
-  async view(shift: Shift | undefined): Promise<SaleScreen | HTMLElement> {
-    if (!shift) return openShiftScreen(this.db, this.options.deviceId, this.options.shiftChanged);
-    await this.cartLoaded;
-    return saleScreen(this.db, this.sale, (req) => this.charge(req), {
-      findTaxpayer: (rnc) => this.options.api.taxpayer(rnc),
-      changed: (state) => void saveCart(this.db, state),
-    });
-  }
+  view(shift: Shift | undefined): Promise<SaleScreen | HTMLElement>;
+}
 
-  /** One receipt per cart, whatever the keyboard repeats; the cart starts empty again once it is signed. */
-  private charge(req: SaleRequest): Promise<void> {
-    return this.options.issuer.once(async () => {
-      const sale = await this.options.issuer.sale(req);
-      this.sale = emptySale();
-      await saveCart(this.db, this.sale);
-      await this.options.issued(sale);
+export function sellTab(db: PosDatabase, options: SellTabOptions): SellTab {
+  let sale = emptySale();
+  // The cart as it was before a reload, read once.
+  const cartLoaded = loadCart(db).then((cart) => {
+    if (cart) sale = cart;
+  });
+  // One receipt per cart, whatever the keyboard repeats; the cart starts empty again once it is signed.
+  const charge = (req: SaleRequest) =>
+    options.issuer.once(async () => {
+      const issued = await options.issuer.sale(req);
+      sale = emptySale();
+      await saveCart(db, sale);
+      await options.issued(issued);
     });
-  }
+  return {
+    view: async (shift) => {
+      if (!shift) return openShiftScreen(db, options.deviceId, options.shiftChanged);
+      await cartLoaded;
+      return saleScreen(db, sale, charge, {
+        findTaxpayer: (rnc) => options.api.taxpayer(rnc),
+        changed: (state) => void saveCart(db, state),
+      });
+    },
+  };
 }

@@ -1,13 +1,12 @@
 // Issuing from the till's screens: a sale charged or a credit note for a return, numbered and signed
 // on the device in the open shift. One at a time across both screens, whatever the keyboard repeats:
 // while a receipt is being signed, a second charge or confirmation issues nothing.
-import type { Sale } from "../db.ts";
+import type { PosDatabase, Sale } from "../db.ts";
 import type { CartLine } from "../sale/document.ts";
 import type { SaleRequest } from "../sale/draft.ts";
 import { issueReceipt, SaleProblem } from "../sale/issue.ts";
 import type { Session } from "../session.ts";
 import { currentShift } from "../shift/shifts.ts";
-import type { PosDatabase } from "../db.ts";
 
 /** The parts of an original receipt a credit note copies. */
 interface CreditedDocument {
