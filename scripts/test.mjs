@@ -13,7 +13,7 @@ import { buildWorker } from "./build-worker.mjs";
 import { assetsDirectory, placeDocsAssets } from "./docs-assets.mjs";
 import { root, wranglerBin, wranglerEnv } from "./lib.mjs";
 
-const PACKAGES = ["shared", "worker", "pos-client", "console", "dgii-sandbox", "sdk"];
+const PACKAGES = ["shared", "ui-kit", "worker", "pos-client", "console", "dgii-sandbox", "sdk"];
 /**
  * Test projects: a package folder and, where it has several, the vitest config to use. `stack`: it
  * starts local stacks (the worker's split build, a migrated state, the assets); `builds`: the front

@@ -1,6 +1,7 @@
 // The API as the console calls it: the typed @ecf/client, authenticated by the session cookie
 // (credentials "same-origin") with the session's CSRF token on every request that changes something.
 import { createClient, type EcfClient, ProblemError } from "@ecf/client";
+import { problemText } from "@ecf/ui-kit";
 
 let csrfToken: string | undefined;
 
@@ -38,16 +39,6 @@ export async function reportingTo(status: HTMLElement, work: () => Promise<unkno
   } catch (e) {
     status.textContent = problemText(e);
   }
-}
-
-/** What a person reads of a failure: the problem's detail and each field's message, in Spanish where given. */
-export function problemText(error: unknown): string {
-  if (error instanceof ProblemError) {
-    const fields = error.errors.map((e) => `${e.path}: ${(e as { messageEs?: string }).messageEs ?? e.message}`);
-    const head = error.code === "forbidden" ? `Sin permiso: ${error.detail}` : error.detail || error.title;
-    return [head, ...fields].join(" · ");
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A file the API answers (XML, PDF, TXT, ZIP) saved under `name` by the browser. */

@@ -1,6 +1,6 @@
-// The POS's tiny DOM builder (text is always set as text, never parsed as HTML), and the console's
-// form fields and tables built with it.
-import { h } from "@ecf/pos-client/ui/dom";
+// The console's form fields, tables and status lines, built with the UI kit's DOM builder (which
+// the pages take from here with them).
+import { h } from "@ecf/ui-kit";
 
 export { h };
 

@@ -1,14 +1,5 @@
-// Spanish (Dominican Republic) presentation: money as the POS shows it, dates as dd-MM-yyyy in Santo Domingo.
-import { dec, formatMoney } from "@ecf/shared/money";
-
-/** "1234.5" → "RD$1,234.50", from the decimal text (no floating point), rounded half up to cents. */
-export function money(amount: string | null | undefined): string {
-  if (amount === null || amount === undefined || amount === "") return "—";
-  const cents = formatMoney(dec(amount));
-  const negative = cents.startsWith("-");
-  const [int = "0", frac = "00"] = cents.replace("-", "").split(".");
-  return `${negative ? "-" : ""}RD$${BigInt(int).toLocaleString("es-DO")}.${frac}`;
-}
+// Spanish (Dominican Republic) presentation in the console: dates as dd-MM-yyyy in Santo Domingo,
+// receipt types and state badges (amounts are the UI kit's, shared with the till).
 
 const PARTS = new Intl.DateTimeFormat("en-CA", {
   timeZone: "America/Santo_Domingo",

@@ -1,6 +1,6 @@
 // The console's frame: login or invitation when nobody is logged in, else the header (company,
 // role, navigation, company switch, logout) and the page of the hash route.
-import { problemText } from "./api.ts";
+import { problemText } from "@ecf/ui-kit";
 import { h } from "./dom.ts";
 import type { Page } from "./page.ts";
 import { invitationPage } from "./pages/invitation.ts";

@@ -1,6 +1,7 @@
 // The console's presentation: dates as dd-MM-yyyy in Santo Domingo, typed dates checked, money as the POS shows it.
 import { describe, expect, it } from "vitest";
-import { currentPeriod, day, dayTime, money, parseDay, when } from "../src/format.ts";
+import { money } from "@ecf/ui-kit";
+import { currentPeriod, day, dayTime, parseDay, when } from "../src/format.ts";
 import { parseRoute } from "../src/router.ts";
 
 describe("dates", () => {

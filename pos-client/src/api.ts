@@ -4,8 +4,9 @@
 // body). What this module adds is what the till needs: a timeout on every call, and upload
 // failures sorted for the outbox state machine (wait and retry, refused, revoked).
 import { type components, createClient, type EcfClient, ProblemError } from "@ecf/client";
+import { problemHead } from "@ecf/ui-kit";
 import type { OutboxEntry } from "./db.ts";
-import { oneAtATime, type ServerAnswer, type UploadResult } from "./sync/outbox.ts";
+import { oneAtATime, type ServerAnswer, type UploadResult } from "./uploads.ts";
 
 type Schemas = components["schemas"];
 /** The issuer as a paired till knows it (kept in the session). */
@@ -55,12 +56,6 @@ function answered<D>(result: { data?: D; response: Response }): D {
   return result.data;
 }
 
-/** Why nothing reliable came back, for the outbox's `retry`. */
-function reasonOf(error: unknown): string {
-  if (error instanceof ProblemError) return error.detail || error.title;
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * A failed single upload, as the outbox reads it. A problem about the receipt itself (4xx) is a
  * refusal, terminal; 401 (the token), 408, 429 and 5xx, a non-problem answer or no answer at all
@@ -75,17 +70,20 @@ function classifyUploadFailure(error: unknown): UploadResult {
     error.status === 408 ||
     error.status === 429
   ) {
-    return { kind: "retry", reason: reasonOf(error) };
+    return { kind: "retry", reason: problemHead(error) };
   }
   return {
     kind: "refused",
     status: error.status,
-    detail: reasonOf(error),
+    detail: problemHead(error),
     errors: error.errors.map(({ code, message }) => ({ code, message })),
   };
 }
 
-/** A batch result read as the single upload's answer would be (same statuses, same meaning); its problem comes inside the 200. */
+/**
+ * A batch result read as the single upload's answer would be (same statuses, same meaning); its
+ * problem comes inside the 200.
+ */
 function classifyBatchResult(result: BatchResult): UploadResult {
   if (result.status === 200 && result.answer?.estado) return { kind: "answer", answer: result.answer };
   const detail = result.problem?.detail || `HTTP ${result.status}`;
@@ -210,7 +208,7 @@ export class DeviceApi {
       const status = statusOf(error);
       if (status === 404 || status === 405 || status === 413) return oneAtATime((e) => this.upload(e))(entries);
       // Anything else says nothing about the receipts themselves: the whole batch goes again later.
-      return [{ kind: "retry", reason: reasonOf(error) }];
+      return [{ kind: "retry", reason: problemHead(error) }];
     }
     return results.map(classifyBatchResult);
   }

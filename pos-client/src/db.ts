@@ -1,7 +1,6 @@
 import type { PinHash } from "@ecf/shared/pin-kdf";
 import Dexie, { type EntityTable } from "dexie";
-import { productWords } from "./sale/search-words.ts";
-import type { ZReport } from "./shift/z-report.ts";
+import { productWords } from "./search-words.ts";
 
 /** DGII's word for a receipt's state, plus the device's own states before the server answered. */
 export type Estado =
@@ -116,6 +115,27 @@ export interface SigningKeyRecord {
   key: CryptoKey;
   certificate: Uint8Array;
   certificateSerial: string | null;
+}
+
+/** How a Z report splits the takings. */
+export type ShiftPaymentMethod = "efectivo" | "tarjeta" | "transferencia";
+
+/**
+ * The Z report stored with a closed shift (shift/z-report.ts computes it), as PUT
+ * /devices/shifts/{id} takes it (worker/src/http/schemas/shifts.ts): amounts with 2 decimals.
+ */
+export interface ZReport {
+  receipts: { tipoeCF: string; count: number; total: string }[];
+  payments: { method: ShiftPaymentMethod; count: number; total: string }[];
+  salesCount: number;
+  salesTotal: string;
+  itbisTotal: string;
+  refunds: { count: number; total: string; itbis: string };
+  cashSales: string;
+  cashRefunds: string;
+  expectedCash: string;
+  countedCash: string;
+  difference: string;
 }
 
 /**

@@ -2,7 +2,7 @@
 // Spanish, why it refuses one; quantities and discounts keep to the XSD and the configured maximum.
 import { formatDecimal, formatMoney } from "@ecf/shared/money";
 import { describe, expect, it } from "vitest";
-import { DISCOUNT, formatNumber, MONEY, PRICE, parseNumber, quantityRule } from "../src/input/amounts.ts";
+import { DISCOUNT, formatNumber, MONEY, parseNumber, PRICE, quantityRule } from "@ecf/ui-kit";
 import type { CartLine } from "../src/sale/document.ts";
 import { addOne, setDiscount, setQuantity } from "../src/sale/line-edits.ts";
 import { cashChange, paymentFor } from "../src/sale/payment.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dateTime, money } from "../src/format.ts";
+import { money } from "@ecf/ui-kit";
+import { dateTime } from "../src/format.ts";
 
 describe("es-DO money", () => {
   it.each([

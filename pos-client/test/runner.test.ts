@@ -10,7 +10,7 @@ import { addLease } from "../src/leases.ts";
 import { RETIRED_TOKENS, type Session } from "../src/session.ts";
 import { installSigningKey, signingKey } from "../src/signing/keystore.ts";
 import { SyncRunner, type RunnerApi, type SyncStatus } from "../src/sync/runner.ts";
-import type { ServerAnswer, UploadResult } from "../src/sync/outbox.ts";
+import type { ServerAnswer, UploadResult } from "../src/uploads.ts";
 
 // The browser's window events, for the runner's `online` listener.
 const windowEvents = new EventTarget();

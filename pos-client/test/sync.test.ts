@@ -1,15 +1,9 @@
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
 import { PosDatabase, type OutboxEntry } from "../src/db.ts";
-import {
-  batches,
-  oneAtATime,
-  syncOutbox,
-  type ServerAnswer,
-  type UploadBatch,
-  type UploadResult,
-} from "../src/sync/outbox.ts";
+import { batches, syncOutbox } from "../src/sync/outbox.ts";
 import { refreshInProcess, STATE_QUERY_MAX } from "../src/sync/refresh.ts";
+import { oneAtATime, type ServerAnswer, type UploadBatch, type UploadResult } from "../src/uploads.ts";
 
 let db: PosDatabase;
 afterEach(async () => {

@@ -155,3 +155,73 @@ describe("the worker's layers", () => {
     expect([...longFunctions(workerSrc, 80), ...longFunctions(join(root, "pos-client/src"), 80)]).toEqual([]);
   });
 });
+
+/** The graph between the top folders of `dir` (a file at its root is a node of its own), self-edges left out. */
+function folderGraph(dir: string, graph: Map<string, string[]>): Map<string, string[]> {
+  const node = (file: string) => relative(dir, file).replace(/\/.*/, "/");
+  const folders = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const edges = folders.get(node(from)) ?? new Set<string>();
+    for (const t of targets) if (node(t) !== node(from)) edges.add(node(t));
+    folders.set(node(from), edges);
+  }
+  return new Map([...folders].map(([f, edges]) => [f, [...edges].sort()]));
+}
+
+/** What a module names in its imports, re-exports and dynamic imports, exactly as written. */
+const specifiersOf = (file: string) =>
+  ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((f) => f.fileName);
+
+describe("the UI apps", () => {
+  const apps = ["pos-client/src", "console/src", "ui-kit/src"];
+
+  it.each(apps)("has no import cycle between modules of %s", (app) => {
+    const dir = join(root, app);
+    expect(cycles(importGraph(dir)).map((c) => c.map((f) => relative(dir, f)))).toEqual([]);
+  });
+
+  it.each(apps)("has no import cycle between the folders and root files of %s", (app) => {
+    const dir = join(root, app);
+    expect(cycles(folderGraph(dir, importGraph(dir)))).toEqual([]);
+  });
+
+  it("finds a cycle between folders when there is one (the check can fail)", () => {
+    const dir = join(root, "pos-client/src");
+    const [db, sale, shift] = ["db.ts", "sale/issue.ts", "shift/shifts.ts"].map((f) => join(dir, f)) as [
+      string,
+      string,
+      string,
+    ];
+    const graph = new Map([
+      [db, [shift]],
+      [sale, [db]],
+      [shift, [sale]],
+    ]);
+    expect(cycles(graph)).toHaveLength(1);
+    expect(cycles(folderGraph(dir, graph))).toEqual([["db.ts", "sale/", "shift/"]]);
+    // The files of one folder importing each other make no folder cycle.
+    expect(cycles(folderGraph(dir, new Map([[sale, [join(dir, "sale/document.ts")]]])))).toEqual([]);
+  });
+
+  it.each([
+    ["console/src", "pos-client"],
+    ["pos-client/src", "console"],
+  ])("keeps %s from importing anything of %s (both use @ecf/ui-kit)", (app, other) => {
+    const crossings = modulesUnder(join(root, app)).flatMap((file) =>
+      specifiersOf(file)
+        .filter((s) =>
+          s.startsWith(".")
+            ? relative(root, resolve(dirname(file), s)).startsWith(`${other}/`)
+            : s === `@ecf/${other}` || s.startsWith(`@ecf/${other}/`),
+        )
+        .map((s) => `${relative(root, file)} -> ${s}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it("has no function over 80 lines in console/src or ui-kit/src", () => {
+    expect([...longFunctions(join(root, "console/src"), 80), ...longFunctions(join(root, "ui-kit/src"), 80)]).toEqual(
+      [],
+    );
+  });
+});

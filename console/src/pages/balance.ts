@@ -3,8 +3,8 @@
 // InformacionReferencia note 30): the same function the API enforces when the note is issued.
 import type { components } from "@ecf/client";
 import { type AcceptedNote, availableBalance, type Balance, type ProposedNote } from "@ecf/shared/credit-notes";
+import { money } from "@ecf/ui-kit";
 import { api } from "../api.ts";
-import { money } from "../format.ts";
 
 export type ReceiptNotes = components["schemas"]["ReceiptNotes"];
 
@@ -29,7 +29,9 @@ export const BALANCE_RULE =
   "completo (código 1) un comprobante que ya tiene una nota de crédito parcial (código 3).";
 
 export function balanceText(receipt: ReceiptNotes, balance: Balance): string {
-  const parts = `total ${money(receipt.montoTotal)}, notas de débito ${money(balance.debited)}, notas de crédito ${money(balance.credited)}`;
+  const parts =
+    `total ${money(receipt.montoTotal)}, notas de débito ${money(balance.debited)}, ` +
+    `notas de crédito ${money(balance.credited)}`;
   return balance.annulled
     ? `Anulado por una nota de crédito: saldo disponible ${money("0")} (${parts}).`
     : `Saldo disponible ${money(balance.available)} (${parts}).`;

@@ -1,6 +1,6 @@
 // An invitation link (#/invitacion/<token>): who invites whom to which company and role; the
 // person sets a password (at least 10 characters) and is logged in.
-import { problemText } from "../api.ts";
+import { problemText } from "@ecf/ui-kit";
 import { field, h } from "../dom.ts";
 import { acceptInvitation, ROLE_NOMBRE, readInvitation, type Session } from "../session.ts";
 

@@ -1,9 +1,10 @@
 // Issuing by hand: an E31 or E32 (the buyer's name from the taxpayer registry), or an E33/E34 on
 // an accepted receipt (#/emitir/34?ref=E31…), with what the original still allows shown.
 import { computeTotals } from "@ecf/shared/totals";
+import { money } from "@ecf/ui-kit";
 import { api, sessionFetch, reportingTo } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
-import { day, money, TIPO_NOMBRE } from "../format.ts";
+import { day, TIPO_NOMBRE } from "../format.ts";
 import type { Page } from "../page.ts";
 import { go } from "../router.ts";
 import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes, refusalText } from "./balance.ts";

@@ -1,5 +1,5 @@
 // Login with e-mail and password (POST /console/login); the session cookie comes back.
-import { problemText } from "../api.ts";
+import { problemText } from "@ecf/ui-kit";
 import { field, h } from "../dom.ts";
 import { login, type Session } from "../session.ts";
 

@@ -1,7 +1,8 @@
 // Mensual: for a month, what is missing before the 606, 607 and 608 can be filed (each item links
 // to where it is fixed), the TXT files DGII's tool would write, and the month's archive.
 import type { components } from "@ecf/client";
-import { api, download, problemText } from "../api.ts";
+import { problemText } from "@ecf/ui-kit";
+import { api, download } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
 import { currentPeriod } from "../format.ts";
 import type { Page } from "../page.ts";

@@ -2,10 +2,9 @@
 // version; the price typed the Dominican way, "1,250.50", read by the till's own parser), and
 // import a CSV (all or nothing; each bad line named with its column).
 import type { components } from "@ecf/client";
-import { canonical, formatNumber, PRICE, parseNumber } from "@ecf/pos-client/input/amounts";
-import { api, problemText, reportingTo } from "../api.ts";
+import { canonical, formatNumber, money, parseNumber, PRICE, problemText } from "@ecf/ui-kit";
+import { api, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
-import { money } from "../format.ts";
 import { ProblemError } from "@ecf/client";
 
 type Product = components["schemas"]["Product"];
@@ -33,7 +32,8 @@ export async function productsSection(canEdit: boolean, reload: () => void): Pro
         body: new Blob([await chosen.text()], { type: "text/csv" }) as never,
         headers: { "Content-Type": "text/csv" },
       });
-      status.textContent = `Importado: ${done!.created} nuevos, ${done!.updated} cambiados, ${done!.unchanged} iguales.`;
+      const { created, updated, unchanged } = done!;
+      status.textContent = `Importado: ${created} nuevos, ${updated} cambiados, ${unchanged} iguales.`;
       reload();
     } catch (e) {
       status.textContent =

@@ -2,9 +2,10 @@
 // (ACECF, a rejection with its reason) and classify it for the 606, the supplier's learned
 // defaults shown as suggestions, not as what was given.
 import type { components } from "@ecf/client";
+import { money } from "@ecf/ui-kit";
 import { api, jsonOf, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
-import { day, money, parseDay } from "../format.ts";
+import { day, parseDay } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { badge } from "./today.ts";
@@ -182,5 +183,6 @@ function choice(
 
 function hint(suggestion: string | null, options: [string, string][]): string | undefined {
   if (!suggestion) return undefined;
-  return `Sugerido por las compras anteriores del proveedor: ${suggestion} ${options.find(([v]) => v === suggestion)?.[1] ?? ""}`;
+  const label = options.find(([v]) => v === suggestion)?.[1] ?? "";
+  return `Sugerido por las compras anteriores del proveedor: ${suggestion} ${label}`;
 }

@@ -2,9 +2,10 @@
 // receipt's page (lines and totals read from its signed XML, DGII's messages, its timeline, the
 // XML and PDF, resending the e-mail, and a credit or debit note on it).
 import type { components } from "@ecf/client";
+import { money } from "@ecf/ui-kit";
 import { api, download, jsonOf, sessionFetch, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
-import { day, money, parseDay, TIPO_NOMBRE, when } from "../format.ts";
+import { day, parseDay, TIPO_NOMBRE, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes } from "./balance.ts";

@@ -1,8 +1,9 @@
 // Tienda: products (edit, CSV import with each bad line named), cashiers, tills (pair a new one
 // with a code and a QR the till scans; revoke) and shifts with their Z report.
+import { money } from "@ecf/ui-kit";
 import { api, jsonOf, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
-import { day, dayTime, money } from "../format.ts";
+import { day, dayTime } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { productsSection } from "./products.ts";
@@ -145,7 +146,8 @@ async function shiftsSection(): Promise<HTMLElement> {
       h(
         "p",
         {},
-        `${text(r.salesCount)} ventas, ${text(r.refundCount)} devoluciones · cerrado ${dayTime(String(r.closedAt ?? ""))}`,
+        `${text(r.salesCount)} ventas, ${text(r.refundCount)} devoluciones · ` +
+          `cerrado ${dayTime(String(r.closedAt ?? ""))}`,
       ),
       table(
         "Reporte Z",

@@ -1,5 +1,6 @@
 // The console's users of the current company (owner only): list, change role, remove, invite by e-mail.
-import { api, problemText, reportingTo } from "../api.ts";
+import { problemText } from "@ecf/ui-kit";
+import { api, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import type { components } from "@ecf/client";
 import { ROLE_NOMBRE, type Role } from "../session.ts";

@@ -2,9 +2,9 @@
 // the foot the QR with the timbre URL, the security code and the signature date (informe técnico
 // §17.2.3: QR at least 22 × 22 mm). Printed with window.print(); the print CSS shows only this.
 import QRCode from "qrcode";
+import { h, money } from "@ecf/ui-kit";
 import type { Sale } from "../db.ts";
-import { dateTime, money, TIPO_NOMBRE } from "../format.ts";
-import { h } from "../ui/dom.ts";
+import { dateTime, TIPO_NOMBRE } from "../format.ts";
 import type { Payment } from "../sale/document.ts";
 
 interface Doc {
@@ -92,7 +92,8 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
               h(
                 "small",
                 {},
-                ` @ ${money(item.PrecioUnitarioItem)}${item.IndicadorFacturacion === "4" ? " (E)" : ""}${item.DescuentoMonto ? ` desc. ${money(item.DescuentoMonto)}` : ""}`,
+                ` @ ${money(item.PrecioUnitarioItem)}${item.IndicadorFacturacion === "4" ? " (E)" : ""}` +
+                  (item.DescuentoMonto ? ` desc. ${money(item.DescuentoMonto)}` : ""),
               ),
             ),
             h("td", { class: "num" }, money(item.MontoItem)),

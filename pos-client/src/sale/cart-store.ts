@@ -1,7 +1,7 @@
 // The cart on the screen survives a reload (a crash, a closed tab, a power cut): it is kept in
 // IndexedDB as it changes and read back when the till opens. A charged sale empties it.
 import type { PosDatabase } from "../db.ts";
-import type { SaleScreenState } from "../ui/sale/state.ts";
+import type { SaleScreenState } from "./draft.ts";
 
 const CART = "cart";
 

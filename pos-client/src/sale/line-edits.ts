@@ -2,14 +2,7 @@
 // quantity (more than 0, the XSD's 2 decimals, at most the configured maximum), a discount
 // (0-100 %, 2 decimals), one more of a product. A refused edit leaves the line as it was.
 import { add, compare, dec, isZero, type Decimal } from "@ecf/shared/money";
-import {
-  canonical,
-  DISCOUNT,
-  DEFAULT_MAX_QUANTITY,
-  formatNumber,
-  parseNumber,
-  quantityRule,
-} from "../input/amounts.ts";
+import { canonical, DEFAULT_MAX_QUANTITY, DISCOUNT, formatNumber, parseNumber, quantityRule } from "@ecf/ui-kit";
 import type { CartLine } from "./document.ts";
 
 /** Sets the line's quantity from what was typed; the refusal's reason, or undefined when set. */

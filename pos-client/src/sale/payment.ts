@@ -1,6 +1,6 @@
 // The payment of a sale: cash (with change), card, transfer, or mixed (any two or three of them).
 import { dec, formatMoney, sub, type Decimal } from "@ecf/shared/money";
-import { canonical, MONEY, parseNumber } from "../input/amounts.ts";
+import { canonical, MONEY, parseNumber } from "@ecf/ui-kit";
 import { changeFor, type Payment, type PaymentMethod } from "./document.ts";
 
 /** What the cashier typed: amounts as text ("" when not given). */

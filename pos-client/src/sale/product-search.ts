@@ -4,8 +4,8 @@
 // a letter or digit) in a multi-entry IndexedDB index; a search asks the index for the primary keys
 // under the typed words as prefixes and reads only the page it shows.
 import type { PosDatabase, Product } from "../db.ts";
-import type { Page } from "../ui/paging.ts";
-import { searchWords } from "./search-words.ts";
+import { searchWords } from "../search-words.ts";
+import type { Page } from "./paging.ts";
 
 /** A product whose code or one of whose barcodes is exactly `typed` (what a scanner sends). */
 export async function productByCode(db: PosDatabase, typed: string): Promise<Product | undefined> {

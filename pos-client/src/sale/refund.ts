@@ -2,8 +2,8 @@
 // still open on it (the shared package's availableBalance over the credit notes already issued
 // here), and never against a receipt DGII rejected (it does not exist for DGII).
 import { availableBalance, type AcceptedNote } from "@ecf/shared/credit-notes";
+import { money } from "@ecf/ui-kit";
 import type { PosDatabase, Sale } from "../db.ts";
-import { money } from "../format.ts";
 
 export type RefundVerdict = { ok: true; available: string } | { ok: false; message: string };
 
@@ -35,6 +35,7 @@ export async function judgeRefund(db: PosDatabase, original: Sale, amount: strin
     message:
       balance.available === "0.00"
         ? `${original.encf} ya fue acreditada por completo.`
-        : `La devolución (${money(amount)}) excede el saldo disponible de ${original.encf} (${money(balance.available)}).`,
+        : `La devolución (${money(amount)}) excede el saldo disponible de ${original.encf} ` +
+          `(${money(balance.available)}).`,
   };
 }

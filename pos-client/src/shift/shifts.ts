@@ -3,7 +3,7 @@
 // report. One shift is open at a time per till. Each change is queued for the server (sync.ts) in
 // the same IndexedDB transaction that makes it.
 import { formatMoney } from "@ecf/shared/money";
-import { MONEY, parseNumber } from "../input/amounts.ts";
+import { MONEY, parseNumber } from "@ecf/ui-kit";
 import type { Cashier, PosDatabase, Sale, Shift } from "../db.ts";
 import { pinMatches } from "./pin.ts";
 import { clearPinFailures, pinWaitMs, recordPinFailure } from "./pin-attempts.ts";

@@ -2,10 +2,11 @@
 // PUT /devices/shifts/{id} when online, retried until answered. The server takes a repeat as the
 // same upload, so sending again after a lost answer changes nothing.
 import { ProblemError } from "@ecf/client";
+import { problemHead } from "@ecf/ui-kit";
 import type { PosDatabase, Shift } from "../db.ts";
 import { shiftUpload } from "./shifts.ts";
 
-/** How the till hands a shift over (DeviceApi.putShift with the token of the shift's pairing; a test may hand its own). */
+/** How the till hands a shift over (DeviceApi.putShift with the token of the shift's pairing; a test hands its own). */
 export type PutShift = (shift: Shift, body: ReturnType<typeof shiftUpload>) => Promise<unknown>;
 
 export interface ShiftSyncReport {
@@ -40,7 +41,7 @@ export async function syncShifts(db: PosDatabase, put: PutShift): Promise<ShiftS
         error.status !== 429
       ) {
         const reasons = error.errors.map((e) => e.message).join(" ");
-        if (await settle(db, shift, { sync: "refused", lastError: `${error.detail || error.title} ${reasons}`.trim() }))
+        if (await settle(db, shift, { sync: "refused", lastError: `${problemHead(error)} ${reasons}`.trim() }))
           report.refused++;
         continue;
       }

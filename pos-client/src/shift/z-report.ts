@@ -3,26 +3,11 @@
 // counted. Exact decimals throughout; the one rounding (a refund's cash share of a mixed payment)
 // is the shared package's half-up division.
 import { add, dec, divide, formatMoney, mul, sub, ZERO, type Decimal } from "@ecf/shared/money";
-import type { Sale } from "../db.ts";
+import type { Sale, ShiftPaymentMethod, ZReport } from "../db.ts";
 import type { Payment } from "../sale/document.ts";
 
-export const PAYMENT_METHODS = ["efectivo", "tarjeta", "transferencia"] as const;
-export type ShiftPaymentMethod = (typeof PAYMENT_METHODS)[number];
-
-/** As PUT /devices/shifts/{id} takes it (worker/src/http/schemas/shifts.ts): amounts with 2 decimals. */
-export interface ZReport {
-  receipts: { tipoeCF: string; count: number; total: string }[];
-  payments: { method: ShiftPaymentMethod; count: number; total: string }[];
-  salesCount: number;
-  salesTotal: string;
-  itbisTotal: string;
-  refunds: { count: number; total: string; itbis: string };
-  cashSales: string;
-  cashRefunds: string;
-  expectedCash: string;
-  countedCash: string;
-  difference: string;
-}
+/** The order the Z report lists payment methods in. */
+export const PAYMENT_METHODS: readonly ShiftPaymentMethod[] = ["efectivo", "tarjeta", "transferencia"];
 
 const tipoOf = (sale: Sale) => sale.encf?.slice(1, 3) ?? "";
 const totalOf = (sale: Sale) => dec(sale.montoTotal ?? "0");

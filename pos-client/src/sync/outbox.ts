@@ -3,53 +3,11 @@
 // failure leaves the entries pending and stops the run (order is kept); a refusal (DGII's
 // rejection, or the server's 4xx for that receipt) is terminal and shown, never retried blindly.
 // A repeat after a lost response gets the server's first answer.
-import type { components } from "@ecf/client";
 import type { OutboxEntry, PosDatabase, Sale } from "../db.ts";
-
-type IssueAnswer = components["schemas"]["IssueAnswer"];
-
-/** The part of the server's answer to an upload (IssueAnswer) that the till keeps. */
-export type ServerAnswer = Pick<IssueAnswer, "estado" | "encf" | "mensajes"> &
-  Partial<Pick<IssueAnswer, "codigoSeguridad" | "fechaHoraFirma" | "urlTimbre">>;
-
-/** What one upload attempt came to, as the transport saw it. */
-export type UploadResult =
-  | { kind: "answer"; answer: ServerAnswer }
-  /** The server refused the receipt itself (4xx problem): terminal. */
-  | { kind: "refused"; status: number; detail: string; errors: { code: string; message: string }[] }
-  /** The device was revoked: stop, and the caller deletes the key. */
-  | { kind: "revoked" }
-  /** Nothing reliable came back (offline, timeout, 5xx, lost response): try again later. */
-  | { kind: "retry"; reason: string };
-
-export type Upload = (entry: OutboxEntry) => Promise<UploadResult>;
-
-/**
- * One request for consecutive entries: a result per entry, in order (a shorter list leaves the
- * rest to be tried again). The entries of one batch share the pairing that signed them.
- */
-export type UploadBatch = (entries: OutboxEntry[]) => Promise<UploadResult[]>;
+import type { UploadBatch, UploadResult } from "../uploads.ts";
 
 /** How much one batch carries: the server takes up to 100 receipts in a body of at most 2 MiB. */
 export const BATCH_LIMITS = { receipts: 100, bytes: 1_500_000 };
-
-/** A single-receipt upload used as a batch: one request per entry, stopping where one must wait. */
-export function oneAtATime(upload: Upload): UploadBatch {
-  return async (entries) => {
-    const results: UploadResult[] = [];
-    for (const entry of entries) {
-      const result = await upload(entry).catch(
-        (error: unknown): UploadResult => ({
-          kind: "retry",
-          reason: error instanceof Error ? error.message : String(error),
-        }),
-      );
-      results.push(result);
-      if (result.kind === "retry" || result.kind === "revoked") break;
-    }
-    return results;
-  };
-}
 
 export interface SyncProgress {
   done: number;

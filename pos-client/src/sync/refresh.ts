@@ -3,7 +3,7 @@
 // reach DGII) get DGII's final word later: each sync round asks for the current state of the
 // unsettled ones, many per request, and records it.
 import type { PosDatabase } from "../db.ts";
-import type { ServerAnswer } from "./outbox.ts";
+import type { ServerAnswer } from "../uploads.ts";
 
 /** e-NCF per state query (the server's limit). */
 export const STATE_QUERY_MAX = 100;

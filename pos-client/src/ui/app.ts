@@ -1,109 +1,60 @@
-// The application shell: pairing when the device has no identity, otherwise the tabs (Venta,
-// Productos, Recibos), the connectivity and sync indicator, and the receipt view.
-import { drIsoDate } from "@ecf/shared/dgii-time";
-import { POS_TIPOS } from "@ecf/shared/pos-device";
-import type { PosDatabase, Product, Sale, Shift } from "../db.ts";
-import { receiptView } from "../receipt/print.ts";
-import { issueReceipt, SaleProblem } from "../sale/issue.ts";
-import { judgeRefund } from "../sale/refund.ts";
-import type { CartLine } from "../sale/document.ts";
-import { API_BASE, loadSession, pairDevice, RETIRED_TOKENS, type Session } from "../session.ts";
-import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
+// The application shell: pairing when the device has no identity, otherwise the bar and one screen
+// at a time: a tab (Venta, Productos, Recibos, Turno), or a receipt or Z report over it. Each screen
+// owns its state; the app composes them, routes between them, and hands them the window's keys,
+// scans and the sync's news.
+import { h } from "@ecf/ui-kit";
 import { DeviceApi } from "../api.ts";
-import { dateTime } from "../format.ts";
-import { CatalogSync, catalogState, type PullReport } from "../sync/catalog.ts";
-import { catalogScreen } from "./catalog-screen.ts";
-import { h } from "./dom.ts";
-import { historyScreen } from "./history-screen.ts";
+import type { PosDatabase, Sale, Shift } from "../db.ts";
+import { API_BASE, loadSession, RETIRED_TOKENS, type Session } from "../session.ts";
 import { currentShift } from "../shift/shifts.ts";
 import { ShiftSync } from "../shift/sync.ts";
-import { closeShiftScreen, openShiftScreen, shiftHistory, zReportView } from "./shift-screen.ts";
-import { CATALOG_PULLED, emptySale, SALE_KEY, SALE_SCAN, saleScreen, type SaleRequest } from "./sale-screen.ts";
+import { CatalogSync, type PullReport } from "../sync/catalog.ts";
+import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
+import { type CatalogTab, catalogTab } from "./catalog-screen.ts";
+import { historyScreen } from "./history-screen.ts";
+import { showPairing } from "./pairing-screen.ts";
+import { receiptScreen } from "./receipt-screen.ts";
+import type { SaleScreen } from "./sale-screen.ts";
 import { listenForScans } from "./scanner.ts";
-import { pairingFailure } from "./pairing-messages.ts";
-import { loadCart, saveCart } from "../sale/cart-store.ts";
-import { backlog, backlogText, connectionView, stockText } from "./connection-status.ts";
-import { stockOf } from "../offline-capacity.ts";
-import { zDetails } from "../shift/z-details.ts";
-import { refundDialog } from "./refund-dialog.ts";
-
-type Tab = "venta" | "productos" | "recibos" | "turno";
+import { type SellTab, sellTab } from "./sell-tab.ts";
+import { shiftTab, zScreen } from "./shift-tab.ts";
+import { type StatusBar, statusBar, TABS, type Tab } from "./status-bar.ts";
+import { TillIssuer } from "./till-issuer.ts";
 
 export async function startApp(root: HTMLElement, db: PosDatabase): Promise<void> {
   const session = await loadSession(db);
-  if (!session) return showPairing(root, db);
+  if (!session) return pair(root, db);
   new PosApp(root, db, session).start();
 }
 
-async function showPairing(root: HTMLElement, db: PosDatabase, notice?: string): Promise<void> {
-  const revoked =
-    notice ??
-    ((await db.setting<boolean>("revoked"))
-      ? "Este dispositivo fue revocado y su clave de firma se eliminó. Vincúlelo de nuevo."
-      : "");
-  const code = h("input", {
-    id: "pairing-code",
-    placeholder: "XXXX-XXXX",
-    autocomplete: "off",
-    autocapitalize: "characters",
-    maxlength: 9,
-    required: true,
-    "aria-label": "Código de vinculación",
-  });
-  const error = h("p", { class: "error", role: "alert", id: "pairing-error" }, revoked);
-  const button = h("button", { type: "submit", class: "primary big" }, "Vincular");
-  const form = h(
-    "form",
-    { class: "pairing", id: "pairing" },
-    h("h1", {}, "Vincular este punto de venta"),
-    h("p", {}, "Escriba el código de vinculación que generó el administrador de la empresa."),
-    code,
-    button,
-    error,
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    error.textContent = "";
-    button.disabled = true;
-    try {
-      const session = await pairDevice(db, code.value);
-      await db.settings.delete("revoked");
-      new PosApp(root, db, session).start();
-    } catch (e) {
-      error.textContent = pairingFailure(e, navigator.onLine);
-    } finally {
-      button.disabled = false;
-    }
-  });
-  root.replaceChildren(form);
-  code.focus();
+function pair(root: HTMLElement, db: PosDatabase): Promise<void> {
+  return showPairing(root, db, (session) => new PosApp(root, db, session).start());
 }
 
 class PosApp {
   private tab: Tab = "venta";
-  private sale = emptySale();
-  /** The cart as it was before a reload, read once at start. */
-  private cartLoaded: Promise<void> | undefined;
-  private editing: Product | undefined;
   private readonly main = h("main", { id: "view" });
-  private readonly net = h("span", { class: "net", id: "net" });
-  private readonly sync = h("span", { class: "sync", id: "sync" });
-  /** The e-NCF numbers left on this till per type, with a warning when a type runs low. */
-  private readonly numbers = h("span", { class: "numbers", id: "numbers" });
-  private readonly catalogStatus = h("span", { class: "catalog-status", id: "catalog-status" });
-  private readonly shiftStatus = h("span", { class: "shift-status", id: "shift-status" });
-  private readonly shiftSync: ShiftSync;
+  private readonly bar: StatusBar;
+  /** A receipt on display, instead of the tab. */
+  private showing: Sale | undefined;
   /** A Z report just printed or on display, instead of the tab. */
   private showingZ: Shift | undefined;
-  private runner: SyncRunner;
+  /** The sale screen while it is on display: it takes the window's keys and the scans. */
+  private saleOnScreen: SaleScreen | undefined;
+  /** A scan made while the receipt was on screen, for the sale screen that replaces it. */
+  private pendingScan: string | undefined;
+  private canEditPrices: boolean | undefined;
+  private readonly runner: SyncRunner;
   private readonly api: DeviceApi;
   private readonly catalog: CatalogSync;
-  private canEditPrices: boolean | undefined;
-  private showing: Sale | undefined;
+  private readonly shiftSync: ShiftSync;
+  private readonly issuer: TillIssuer;
+  private readonly sell: SellTab;
+  private readonly products: CatalogTab;
   /** Ends this app's window listeners when the device is revoked (a new pairing starts another). */
   private readonly life = new AbortController();
-  /** One receipt per cart and one credit note per click, whatever the keyboard repeats. */
-  private issuing = false;
+  /** Renders are async (they read IndexedDB); only the newest one may replace the screen. */
+  private renders = 0;
 
   constructor(
     private readonly root: HTMLElement,
@@ -116,7 +67,7 @@ class PosApp {
       (s) => void this.syncStatus(s),
       () => {
         this.life.abort();
-        void showPairing(root, db);
+        void pair(root, db);
       },
     );
     this.api = new DeviceApi(API_BASE, session.token);
@@ -129,23 +80,22 @@ class PosApp {
     this.shiftSync = new ShiftSync(db, async (shift, body) =>
       (await this.apiOf(shift.deviceId)).putShift(shift.id, body),
     );
+    this.issuer = new TillIssuer(db, session);
+    this.bar = statusBar(db, session, this.runner, (tab) => this.go(tab));
+    this.sell = sellTab(db, {
+      deviceId: session.deviceId,
+      api: this.api,
+      issuer: this.issuer,
+      shiftChanged: (s) => this.shiftChanged(s),
+      issued: (sale) => this.issued(sale),
+    });
+    this.products = catalogTab(db, () => void this.render());
   }
 
   start(): void {
-    this.root.replaceChildren(this.header(), this.main);
+    this.root.replaceChildren(this.bar.element, this.main);
     const { signal } = this.life;
     this.listenToWindow(signal);
-    this.main.addEventListener("catalog-changed", () => {
-      this.editing = undefined;
-      void this.render();
-    });
-    this.main.addEventListener("edit-product", (e) => {
-      this.editing = (e as CustomEvent<Product>).detail;
-      void this.render();
-    });
-    this.cartLoaded = loadCart(this.db).then((cart) => {
-      if (cart) this.sale = cart;
-    });
     void this.render();
     this.runner.start();
     void this.syncStatus({ running: false });
@@ -154,43 +104,14 @@ class PosApp {
     signal.addEventListener("abort", () => this.catalog.stop());
     this.shiftSync.start();
     signal.addEventListener("abort", () => this.shiftSync.stop());
-    void this.showCatalogState();
-  }
-
-  /** The bar: the business and the till, the tabs (Alt+letter), and the connection, sync, numbers and shift. */
-  private header(): HTMLElement {
-    const nav = (tab: Tab, label: string, key: string) =>
-      h(
-        "button",
-        { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => this.go(tab) },
-        label,
-      );
-    return h(
-      "header",
-      { class: "bar" },
-      h("strong", {}, this.session.company.tradeName ?? this.session.company.name),
-      h("span", { class: "device" }, this.session.deviceName),
-      h(
-        "nav",
-        {},
-        nav("venta", "Venta", "V"),
-        nav("productos", "Productos", "P"),
-        nav("recibos", "Recibos", "R"),
-        nav("turno", "Turno", "T"),
-      ),
-      this.net,
-      this.sync,
-      this.numbers,
-      this.catalogStatus,
-      this.shiftStatus,
-    );
+    void this.bar.showCatalogState();
   }
 
   /** The connection, the shortcuts and the scanner are the window's, until the device is revoked. */
   private listenToWindow(signal: AbortSignal): void {
-    addEventListener("online", () => this.showConnection(), { signal });
-    addEventListener("offline", () => this.showConnection(), { signal });
-    this.showConnection();
+    addEventListener("online", () => this.bar.showConnection(), { signal });
+    addEventListener("offline", () => this.bar.showConnection(), { signal });
+    this.bar.showConnection();
     // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
     addEventListener("keydown", (e) => this.windowKey(e), { signal });
     // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
@@ -199,15 +120,13 @@ class PosApp {
       wanted: (target) =>
         this.tab === "venta" &&
         (target as Element | null)?.id !== "search" &&
-        (this.showing !== undefined || this.main.querySelector(".sale") !== null),
+        (this.showing !== undefined || this.saleOnScreen !== undefined),
     });
   }
 
   private windowKey(e: KeyboardEvent): void {
     if (e.altKey) {
-      const tab = ({ v: "venta", p: "productos", r: "recibos", t: "turno" } as const)[
-        e.key.toLowerCase() as "v" | "p" | "r" | "t"
-      ];
+      const tab = TABS.find((t) => t.key.toLowerCase() === e.key.toLowerCase())?.tab;
       if (tab) {
         e.preventDefault();
         this.go(tab);
@@ -215,22 +134,12 @@ class PosApp {
       return;
     }
     // The sale screen (when on screen) handles Enter, Ctrl+Enter and typing from anywhere.
-    const sale = this.main.querySelector<HTMLElement>(".sale");
-    if (sale && this.tab === "venta" && !this.showing)
-      sale.dispatchEvent(new CustomEvent<KeyboardEvent>(SALE_KEY, { detail: e }));
-  }
-
-  private async showCatalogState(): Promise<void> {
-    const { updatedAt } = await catalogState(this.db);
-    this.catalogStatus.textContent = updatedAt
-      ? `Catálogo actualizado: ${dateTime(updatedAt)}`
-      : "Catálogo sin actualizar";
-    this.catalogStatus.dataset.updatedAt = updatedAt ?? "";
+    if (this.saleOnScreen && this.tab === "venta" && !this.showing) this.saleOnScreen.key(e);
   }
 
   /** A pull changed products or cashiers: the screen on display shows them without losing what is being typed. */
   private async catalogPulled(report: PullReport): Promise<void> {
-    await this.showCatalogState();
+    await this.bar.showCatalogState();
     const permissionChanged = report.canEditPrices !== this.canEditPrices;
     this.canEditPrices = report.canEditPrices;
     if ((!report.updated && !report.removed && !report.cashiers && !permissionChanged) || this.showing) return;
@@ -243,90 +152,68 @@ class PosApp {
       !(await currentShift(this.db))
     )
       return this.render();
-    if (this.tab === "venta") this.main.querySelector(".sale")?.dispatchEvent(new CustomEvent(CATALOG_PULLED));
-    else if (this.tab === "productos" && !this.editing) await this.render();
+    if (this.tab === "venta") this.saleOnScreen?.catalogChanged();
+    else if (this.tab === "productos" && !this.products.editing) await this.render();
   }
 
   private go(tab: Tab): void {
     // The tab already on screen stays as it is: re-rendering it would wipe what is being typed.
-    if (tab === this.tab && !this.showing && !this.showingZ && !this.editing) return;
+    if (tab === this.tab && !this.showing && !this.showingZ && !this.products.editing) return;
     this.tab = tab;
     this.showing = undefined;
     this.showingZ = undefined;
     // Leaving (or re-entering) the catalogue drops a half-done edit: Productos opens a new form.
-    this.editing = undefined;
+    this.products.reset();
     void this.render();
   }
 
-  /** Renders are async (they read IndexedDB); only the newest one may replace the screen. */
-  private renders = 0;
-
   private async render(): Promise<void> {
     const ticket = ++this.renders;
-    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button.tab"))
-      b.classList.toggle("active", b.dataset.tab === this.tab && !this.showing && !this.showingZ);
+    this.bar.showTab(this.showing || this.showingZ ? undefined : this.tab);
     if (this.showing) return this.renderReceipt(this.showing, ticket);
     const shift = await currentShift(this.db);
-    this.shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";
-    if (this.showingZ) {
-      const z = await this.renderZ(this.showingZ);
-      if (ticket === this.renders) this.attach(z);
-      return;
-    }
-    let view: HTMLElement;
-    switch (this.tab) {
-      case "turno":
-        view = h(
-          "div",
-          { class: "shift-tab" },
-          shift
-            ? await closeShiftScreen(this.db, shift, (s) => this.shiftChanged(s))
-            : await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s)),
-          await shiftHistory(this.db, (s) => {
-            this.showingZ = s;
-            void this.render();
-          }),
-        );
-        break;
-      case "venta":
-        // No sale without an open shift: the sale screen is the opening form until there is one.
-        if (!shift) {
-          view = await openShiftScreen(this.db, this.session.deviceId, (s) => this.shiftChanged(s));
-          break;
-        }
-        await this.cartLoaded;
-        view = await saleScreen(this.db, this.sale, (req) => this.charge(req), {
-          findTaxpayer: (rnc) => this.api.taxpayer(rnc),
-          changed: (state) => void saveCart(this.db, state),
-        });
-        break;
-      case "productos":
-        view = await catalogScreen(this.db, this.editing);
-        break;
-      case "recibos":
-        view = await historyScreen(this.db, (s) => void this.open(s));
-        break;
-    }
+    this.bar.showShift(shift);
+    const view = this.showingZ
+      ? await zScreen(this.db, this.showingZ, this.session, () => this.go("venta"))
+      : await this.tabView(shift);
     if (ticket === this.renders) this.attach(view);
   }
 
-  /** Puts a view on screen, then focuses its first field: focus only works once attached. */
-  private attach(view: HTMLElement): void {
-    this.main.replaceChildren(view);
-    view.querySelector<HTMLElement>("[data-autofocus]")?.focus();
-    const code = this.pendingScan;
-    this.pendingScan = undefined;
-    if (code !== undefined && view.classList.contains("sale"))
-      view.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+  private async tabView(shift: Shift | undefined): Promise<HTMLElement | SaleScreen> {
+    switch (this.tab) {
+      case "turno":
+        return shiftTab(this.db, shift, {
+          deviceId: this.session.deviceId,
+          changed: (s) => this.shiftChanged(s),
+          showZ: (s) => {
+            this.showingZ = s;
+            void this.render();
+          },
+        });
+      case "venta":
+        return this.sell.view(shift);
+      case "productos":
+        return this.products.view();
+      case "recibos":
+        return historyScreen(this.db, (s) => void this.open(s));
+    }
   }
 
-  /** A scan made while the receipt was on screen, for the sale screen that replaces it. */
-  private pendingScan: string | undefined;
+  /** Puts a view on screen, then focuses its first field: focus only works once attached. */
+  private attach(view: HTMLElement | SaleScreen): void {
+    const sale = view instanceof HTMLElement ? undefined : view;
+    const element = sale?.element ?? (view as HTMLElement);
+    this.saleOnScreen = sale;
+    this.main.replaceChildren(element);
+    element.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    const code = this.pendingScan;
+    this.pendingScan = undefined;
+    if (code !== undefined) sale?.scan(code);
+  }
 
   private scanned(code: string): void {
-    const sale = this.main.querySelector<HTMLElement>(".sale");
-    if (sale && !this.showing) {
-      sale.dispatchEvent(new CustomEvent<string>(SALE_SCAN, { detail: code }));
+    if (this.saleOnScreen && !this.showing) {
+      this.saleOnScreen.scan(code);
     } else if (this.showing) {
       this.pendingScan = code;
       this.go("venta");
@@ -344,7 +231,7 @@ class PosApp {
     return token ? new DeviceApi(API_BASE, token) : this.api;
   }
 
-  /** A shift opened (back to selling) or closed (its Z report on screen, to print); either way the server hears of it. */
+  /** A shift opened (back to selling) or closed (its Z report on screen, to print); the server hears of either. */
   private shiftChanged(shift: Shift): void {
     this.shiftSync.kick();
     if (shift.state === "closed") this.showingZ = shift;
@@ -352,62 +239,9 @@ class PosApp {
     void this.render();
   }
 
-  private async renderZ(shift: Shift): Promise<HTMLElement> {
-    const details = await zDetails(this.db, shift);
-    const company = this.session.company;
-    return h(
-      "div",
-      { class: "receipt-screen" },
-      zReportView(
-        shift,
-        {
-          companyName: company.tradeName ?? company.name,
-          rnc: company.registryNumber,
-          deviceName: this.session.deviceName,
-        },
-        details,
-      ),
-      h(
-        "div",
-        { class: "actions no-print" },
-        h("button", { type: "button", class: "primary", id: "print", onclick: () => print() }, "Imprimir"),
-        h("button", { type: "button", id: "next-shift", onclick: () => this.go("venta") }, "Abrir otro turno"),
-      ),
-    );
-  }
-
-  private async charge(req: SaleRequest): Promise<void> {
-    if (this.issuing) return;
-    this.issuing = true;
-    try {
-      await this.chargeOnce(req);
-    } finally {
-      this.issuing = false;
-    }
-  }
-
-  private async chargeOnce(req: SaleRequest): Promise<void> {
-    const shift = await currentShift(this.db);
-    if (!shift) throw new SaleProblem("Abra un turno para vender (pestaña Turno).");
-    const issued = await issueReceipt(this.db, {
-      shiftId: shift.id,
-      tipoeCF: req.tipoeCF,
-      emisor: {
-        rnc: this.session.company.registryNumber,
-        legalName: this.session.company.name,
-        tradeName: this.session.company.tradeName,
-        address: this.session.company.address,
-      },
-      buyer: req.buyer,
-      lines: req.lines,
-      payment: req.payment,
-      environment: this.session.company.dgiiServer,
-      online: navigator.onLine,
-      deviceId: this.session.deviceId,
-    });
-    this.sale = emptySale();
-    await saveCart(this.db, this.sale);
-    await this.open(issued.sale);
+  /** A receipt or credit note was just signed: on screen at once, then on its way to the server. */
+  private async issued(sale: Sale): Promise<void> {
+    await this.open(sale);
     this.runner.kick();
   }
 
@@ -421,167 +255,19 @@ class PosApp {
     // A newer render (say "Nueva venta") has taken the screen: this receipt must not come back.
     if (ticket !== this.renders) return;
     this.showing = fresh;
-    const actions = h(
-      "div",
-      { class: "actions no-print" },
-      h("button", { type: "button", class: "primary", id: "print", onclick: () => print() }, "Imprimir"),
-      h("button", { type: "button", id: "new-sale", onclick: () => this.go("venta") }, "Nueva venta"),
-      // Only while something is still open on it: a receipt fully credited offers no return.
-      (await judgeRefund(this.db, fresh, "0.01")).ok
-        ? h(
-            "button",
-            { type: "button", id: "refund", onclick: () => void this.refund(fresh, view) },
-            "Devolución (nota de crédito)",
-          )
-        : null,
-    );
-    const reason =
-      fresh.estado === "Rechazado" && fresh.mensajes?.length
-        ? h(
-            "p",
-            { class: "error no-print" },
-            `Rechazado: ${fresh.mensajes.map((m) => `${m.codigo} ${m.valor}`).join(" · ")}`,
-          )
-        : null;
-    const cashier = fresh.shiftId ? (await this.db.shifts.get(fresh.shiftId))?.cashierName : undefined;
-    const printed = await receiptView(fresh, { till: this.session.deviceName, ...(cashier ? { cashier } : {}) });
-    const view = h("div", { class: "receipt-screen" }, printed, reason, actions);
+    const view = await receiptScreen(this.db, fresh, {
+      till: this.session.deviceName,
+      issuer: this.issuer,
+      newSale: () => this.go("venta"),
+      issued: (note) => this.issued(note),
+    });
     if (ticket === this.renders) this.attach(view);
   }
 
-  /**
-   * A return of a receipt (whole or chosen lines and quantities) in the till's own dialog: an E34
-   * against it, never beyond what is still open on it (judgeRefund, again in issueReceipt).
-   */
-  private async refund(original: Sale, screen: HTMLElement): Promise<void> {
-    // Marked before the first await: a second click meanwhile opens no second dialog.
-    if (this.issuing || screen.dataset.refunding) return;
-    screen.dataset.refunding = "open";
-    const verdict = await judgeRefund(this.db, original, "0.01");
-    if (!verdict.ok) {
-      delete screen.dataset.refunding;
-      return;
-    }
-    const actions = screen.querySelector<HTMLElement>(".actions");
-    const dialog = refundDialog(original, {
-      available: verdict.available,
-      close: () => {
-        dialog.remove();
-        delete screen.dataset.refunding;
-        if (actions) actions.hidden = false;
-      },
-      issue: (lines) => this.issueRefund(original, lines),
-    });
-    if (actions) actions.hidden = true;
-    screen.append(dialog);
-    dialog.querySelector<HTMLInputElement>("input")?.focus();
-  }
-
-  /** Issues the credit note for the chosen lines; a refusal is thrown as a SaleProblem (Spanish). */
-  private async issueRefund(original: Sale, lines: CartLine[]): Promise<void> {
-    // A second confirmation (or one while the first note is being signed) issues nothing.
-    if (this.issuing) return;
-    this.issuing = true;
-    try {
-      const shift = await currentShift(this.db);
-      if (!shift) throw new SaleProblem("Abra un turno para hacer una devolución (pestaña Turno).");
-      const doc = original.document as {
-        Encabezado: {
-          Emisor: { FechaEmision: string };
-          Comprador?: { RNCComprador?: string; RazonSocialComprador?: string };
-        };
-      };
-      const issued = await issueReceipt(this.db, {
-        tipoeCF: "34",
-        shiftId: shift.id,
-        emisor: {
-          rnc: this.session.company.registryNumber,
-          legalName: this.session.company.name,
-          tradeName: this.session.company.tradeName,
-          address: this.session.company.address,
-        },
-        buyer: { rnc: doc.Encabezado.Comprador?.RNCComprador, name: doc.Encabezado.Comprador?.RazonSocialComprador },
-        lines,
-        reference: {
-          encf: original.encf!,
-          fechaEmision: doc.Encabezado.Emisor.FechaEmision,
-          montoTotal: original.montoTotal!,
-        },
-        environment: this.session.company.dgiiServer,
-        online: navigator.onLine,
-        deviceId: this.session.deviceId,
-      });
-      await this.open(issued.sale);
-      this.runner.kick();
-    } catch (error) {
-      throw error instanceof SaleProblem
-        ? error
-        : new SaleProblem(`No se pudo emitir la nota de crédito: ${String(error)}`);
-    } finally {
-      this.issuing = false;
-    }
-  }
-
-  /**
-   * No usable key (the issuer changed its certificate, or the key was lost): the key comes only with
-   * a one-time code the issuer asks for (POST /devices/{id}/pairing-code) and someone types here.
-   */
-  private offerNewKey(): void {
-    this.sync.textContent = "Falta la firma del emisor: toque para ingresar el código";
-    this.sync.dataset.keyOutdated = "true";
-    this.sync.onclick = async () => {
-      const code = prompt("Código de un solo uso para la nueva firma (lo genera el emisor):");
-      if (!code) return;
-      try {
-        await this.runner.installNewKey(code);
-        delete this.sync.dataset.keyOutdated;
-        this.sync.onclick = null;
-        this.runner.kick();
-      } catch (error) {
-        alert(`No se pudo instalar la nueva firma: ${String(error)}`);
-      }
-    };
-  }
-
-  /** The last sync round could not reach the server (until one does). */
-  private serverUnreachable = false;
-
-  private showConnection(): void {
-    const view = connectionView(navigator.onLine, this.serverUnreachable);
-    this.net.textContent = view.text;
-    this.net.className = `net ${view.state}`;
-  }
-
-  private async showStock(): Promise<void> {
-    const now = new Date();
-    const stocks = await Promise.all(POS_TIPOS.map((t) => stockOf(this.db, t, now, drIsoDate(now))));
-    const view = stockText(stocks);
-    this.numbers.textContent = view.text;
-    this.numbers.className = `numbers${view.low ? " warn" : ""}`;
-  }
-
-  /** Status reports read IndexedDB and may finish out of order: only the newest one is shown. */
-  private statuses = 0;
-
   private async syncStatus(status: SyncStatus): Promise<void> {
-    const ticket = ++this.statuses;
-    const waitingNow = await backlog(this.db);
-    const waiting = waitingNow.waiting;
-    if (ticket !== this.statuses) return;
-    if (!status.running) {
-      this.serverUnreachable = status.unreachable === true;
-      this.showConnection();
-      void this.showStock();
-    }
-    if (status.running && status.progress && status.progress.total > 0) {
-      this.sync.textContent = `Sincronizando ${status.progress.done}/${status.progress.total}`;
-    } else {
-      this.sync.textContent = backlogText(waitingNow, new Date());
-    }
-    this.sync.dataset.pending = String(waiting);
-    if (status.keyOutdated) this.offerNewKey();
+    if (!(await this.bar.showSync(status)) || status.running) return;
     // A receipt on screen shows its new state as soon as the server answered.
-    if (!status.running && this.showing) await this.renderReceipt(this.showing);
-    else if (!status.running && this.tab === "recibos" && !this.showing) await this.render();
+    if (this.showing) await this.renderReceipt(this.showing);
+    else if (this.tab === "recibos") await this.render();
   }
 }

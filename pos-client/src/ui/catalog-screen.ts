@@ -2,11 +2,10 @@
 // only unless the issuer lets this till change prices (a per-device setting). A till allowed to do
 // so may change a price (kept until the server changes that product) and add a product of its own.
 import { UNIDADES_MEDIDA } from "@ecf/shared/catalogs";
-import { canonical, PRICE, parseNumber } from "../input/amounts.ts";
+import { canonical, h, money, parseNumber, PRICE } from "@ecf/ui-kit";
 import type { PosDatabase, Product } from "../db.ts";
-import { dateTime, money } from "../format.ts";
+import { dateTime } from "../format.ts";
 import { catalogState } from "../sync/catalog.ts";
-import { h } from "./dom.ts";
 
 const ITBIS_LABEL: Record<Product["itbis"], string> = {
   "18": "ITBIS 18 %",
@@ -15,15 +14,58 @@ const ITBIS_LABEL: Record<Product["itbis"], string> = {
   E: "Exento",
 };
 
-export async function catalogScreen(db: PosDatabase, editing?: Product): Promise<HTMLElement> {
+/** The Productos tab, which keeps the product being edited across redraws (a pull, a save). */
+export interface CatalogTab {
+  /** Draws the tab, the product being edited (if any) in the form. */
+  view(): Promise<HTMLElement>;
+  /** Drops a half-done edit: leaving (or re-entering) the tab opens a new form. */
+  reset(): void;
+  /** A product is open in the form: a pull must not redraw the tab under the cashier. */
+  readonly editing: boolean;
+}
+
+/** The tab; `redraw` puts it on screen again after an edit starts or a product is saved. */
+export function catalogTab(db: PosDatabase, redraw: () => void): CatalogTab {
+  let editing: Product | undefined;
+  const actions: CatalogActions = {
+    edit: (p) => {
+      editing = p;
+      redraw();
+    },
+    saved: () => {
+      editing = undefined;
+      redraw();
+    },
+  };
+  return {
+    view: () => catalogScreen(db, editing, actions),
+    reset: () => {
+      editing = undefined;
+    },
+    get editing() {
+      return editing !== undefined;
+    },
+  };
+}
+
+interface CatalogActions {
+  /** The cashier opened a product in the form. */
+  edit(p: Product): void;
+  /** The form's product was saved: the tab shows the catalogue with it and a new form. */
+  saved(): void;
+}
+
+async function catalogScreen(db: PosDatabase, editing: Product | undefined, actions: CatalogActions) {
   const products = await db.products.orderBy("name").toArray();
   const { updatedAt, canEditPrices } = await catalogState(db);
-  const table = products.length ? productTable(products, canEditPrices) : h("p", {}, "Aún no hay productos.");
+  const table = products.length
+    ? productTable(products, canEditPrices ? actions.edit : undefined)
+    : h("p", {}, "Aún no hay productos.");
   return h(
     "div",
     { class: `catalog${canEditPrices ? "" : " read-only"}` },
     h("div", { class: "catalog-head" }, updatedNote(updatedAt), rightsNote(canEditPrices)),
-    canEditPrices ? productForm(db, editing) : null,
+    canEditPrices ? productForm(db, editing, actions.saved) : null,
     table,
   );
 }
@@ -50,10 +92,9 @@ const rightsNote = (canEditPrices: boolean) =>
         "Los productos y precios se administran en el catálogo de la empresa: este punto de venta no puede cambiarlos.",
       );
 
-/** The products; a till that may change prices has an edit button per row (the app opens the form). */
-function productTable(products: Product[], canEditPrices: boolean): HTMLElement {
-  const edit = (p: Product) => list.dispatchEvent(new CustomEvent("edit-product", { bubbles: true, detail: p }));
-  const list = h(
+/** The products; a till that may change prices has an edit button per row (it opens the form). */
+function productTable(products: Product[], edit: ((p: Product) => void) | undefined): HTMLElement {
+  return h(
     "table",
     { class: "products" },
     h(
@@ -67,12 +108,11 @@ function productTable(products: Product[], canEditPrices: boolean): HTMLElement 
         h("th", {}, "Precio"),
         h("th", {}, "ITBIS"),
         h("th", {}, "Códigos de barras"),
-        canEditPrices ? h("th", {}, "") : null,
+        edit ? h("th", {}, "") : null,
       ),
     ),
-    h("tbody", {}, ...products.map((p) => productRow(p, canEditPrices ? edit : undefined))),
+    h("tbody", {}, ...products.map((p) => productRow(p, edit))),
   );
-  return list;
 }
 
 function productRow(p: Product, edit: ((p: Product) => void) | undefined): HTMLElement {
@@ -151,7 +191,7 @@ function productFields(editing?: Product) {
 type ProductFields = ReturnType<typeof productFields>;
 
 /** Add a product of this till, or change a price (a product of the issuer's catalogue keeps everything else). */
-function productForm(db: PosDatabase, editing?: Product): HTMLElement {
+function productForm(db: PosDatabase, editing: Product | undefined, saved: () => void): HTMLElement {
   const fromCatalog = editing?.id !== undefined;
   const error = h("p", { class: "error", role: "alert" });
   const field = (label: string, input: HTMLElement) => h("label", {}, h("span", {}, label), input);
@@ -178,7 +218,7 @@ function productForm(db: PosDatabase, editing?: Product): HTMLElement {
     event.preventDefault();
     const problem = await saveProduct(db, fields, editing);
     if (problem) error.textContent = problem;
-    else form.dispatchEvent(new CustomEvent("catalog-changed", { bubbles: true }));
+    else saved();
   });
   return form;
 }

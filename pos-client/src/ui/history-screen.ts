@@ -1,7 +1,7 @@
 // The receipt history: each receipt's state, and DGII's reason for a rejection.
+import { h, money } from "@ecf/ui-kit";
 import type { PosDatabase, Sale } from "../db.ts";
-import { dateTime, money } from "../format.ts";
-import { h } from "./dom.ts";
+import { dateTime } from "../format.ts";
 
 const ESTADO_CLASS: Record<string, string> = {
   Aceptado: "ok",

@@ -1,9 +1,8 @@
 // The product grid of the sale screen: a page of tiles (tap adds) and, for a long catalogue, the
 // way to the other pages with where the cashier is.
+import { h, money } from "@ecf/ui-kit";
 import type { Product } from "../db.ts";
-import { money } from "../format.ts";
-import { h } from "./dom.ts";
-import type { Page } from "./paging.ts";
+import type { Page } from "../sale/paging.ts";
 
 export function productTiles(
   shown: Page<Product>,

@@ -2,12 +2,10 @@
 // the quantity coming back for each (all of it by default), the amount of the credit note and what
 // is still open on the receipt. Nothing is issued until the cashier confirms, once.
 import { formatMoney } from "@ecf/shared/money";
+import { formatNumber, h, money } from "@ecf/ui-kit";
 import type { Sale } from "../db.ts";
-import { money } from "../format.ts";
-import { formatNumber } from "../input/amounts.ts";
 import { cartTotals, type CartLine } from "../sale/document.ts";
 import { setQuantity } from "../sale/line-edits.ts";
-import { h } from "./dom.ts";
 
 interface SignedItem {
   NombreItem: string;

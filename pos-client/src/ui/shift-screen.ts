@@ -1,9 +1,9 @@
 // The shift screens: a cashier picks their name, types the PIN (checked offline) and the opening
 // float; closing asks for the counted cash; the Z report prints on the 80 mm roll like a receipt.
+import { h, money } from "@ecf/ui-kit";
 import type { PosDatabase, Shift } from "../db.ts";
-import { dateTime, money, TIPO_NOMBRE } from "../format.ts";
+import { dateTime, TIPO_NOMBRE } from "../format.ts";
 import { closeShift, openShift, ShiftProblem, salesOf } from "../shift/shifts.ts";
-import { h } from "./dom.ts";
 import type { ZDetails } from "../shift/z-details.ts";
 import type { GivenUpNumber } from "../sync/given-up.ts";
 
@@ -32,7 +32,8 @@ export async function openShiftScreen(
       h(
         "p",
         { id: "shift-no-cashiers" },
-        "No hay cajeros en este punto de venta: el administrador los crea en el servidor y llegan con el catálogo (se necesita conexión una vez).",
+        "No hay cajeros en este punto de venta: el administrador los crea en el servidor y llegan con el " +
+          "catálogo (se necesita conexión una vez).",
       ),
     );
   }

@@ -2,13 +2,12 @@
 // when online or from recent buyers, with a warning when the RNC's check digit is wrong or its holder
 // is not active or not registered.
 import { verifyRncOrCedula } from "@ecf/shared/ids";
+import { type Component, h } from "@ecf/ui-kit";
 import type { PosDatabase } from "../../db.ts";
 import { type FindTaxpayer, inactiveWarning, isRegistryId, lookupBuyer } from "../../sale/buyers.ts";
-import { h } from "../dom.ts";
-import type { SaleScreenState } from "./state.ts";
+import type { SaleScreenState } from "../../sale/draft.ts";
 
-export interface BuyerFields {
-  element: HTMLElement;
+export interface BuyerFields extends Component {
   /** Looks the RNC up again (back on the screen with an RNC typed, its warning shows again). */
   refill(): Promise<void>;
 }

@@ -1,16 +1,13 @@
 // The ticket: a row per line with its quantity and discount (both editable), its value and a button
 // that removes it. A refused edit says why in the sale's message.
 import { formatMoney, sub } from "@ecf/shared/money";
+import { type Component, formatNumber, h, money } from "@ecf/ui-kit";
 import type { Product } from "../../db.ts";
-import { money } from "../../format.ts";
-import { formatNumber } from "../../input/amounts.ts";
 import { type CartLine, lineDiscount, lineGross, pricesIncludeItbis } from "../../sale/document.ts";
 import { addOne, setDiscount, setQuantity } from "../../sale/line-edits.ts";
-import { h } from "../dom.ts";
-import type { SaleScreenState } from "./state.ts";
+import type { SaleScreenState } from "../../sale/draft.ts";
 
-export interface CartLines {
-  element: HTMLElement;
+export interface CartLines extends Component {
   /** Draws the lines again, then tells the screen the cart changed. */
   render(): void;
   /** One more of a product already in the cart, or a new line of one. */

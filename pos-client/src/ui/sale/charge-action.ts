@@ -2,16 +2,15 @@
 // sale to the app once at a time, and remembers the buyer invoiced.
 import { formatMoney } from "@ecf/shared/money";
 import { verifyRncOrCedula } from "@ecf/shared/ids";
+import { type Component, h } from "@ecf/ui-kit";
 import type { PosDatabase } from "../../db.ts";
 import { rememberBuyer } from "../../sale/buyers.ts";
 import { cartTotals, type Payment } from "../../sale/document.ts";
 import { paymentFor } from "../../sale/payment.ts";
 import { ZERO_TOTAL_MESSAGES, zeroTotalVerdict } from "../../sale/zero-total.ts";
-import { h } from "../dom.ts";
-import { type SaleRequest, type SaleScreenState, tipoOf } from "./state.ts";
+import { type SaleRequest, type SaleScreenState, tipoOf } from "../../sale/draft.ts";
 
-export interface ChargeAction {
-  button: HTMLButtonElement;
+export interface ChargeAction extends Component<HTMLButtonElement> {
   charge(): Promise<void>;
   /** The cart changed: a RD$0.00 receipt confirmed before must be confirmed again. */
   cartChanged(): void;
@@ -90,5 +89,5 @@ export function chargeAction(
     }
   }
   button.addEventListener("click", () => void doCharge());
-  return { button, charge: doCharge, cartChanged: () => (zeroConfirmed = false) };
+  return { element: button, charge: doCharge, cartChanged: () => (zeroConfirmed = false) };
 }

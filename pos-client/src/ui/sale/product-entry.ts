@@ -2,16 +2,15 @@
 // code did not find, and the product grid a page at a time. A tile, Enter or a scan adds a product.
 // Products are looked up in IndexedDB as the cashier types (sale/product-search.ts), never all
 // held in memory; what Enter and scans add is looked up in order, and `settled` waits for it.
+import { type Component, h } from "@ecf/ui-kit";
 import type { PosDatabase, Product } from "../../db.ts";
 import { productByCode, searchProducts } from "../../sale/product-search.ts";
-import { h } from "../dom.ts";
 import { productTiles } from "../product-results.ts";
 
 /** Product tiles per page of the grid. */
 export const RESULTS_PER_PAGE = 24;
 
-export interface ProductEntry {
-  element: HTMLElement;
+export interface ProductEntry extends Component {
   /** The catalogue changed: the grid shows the new products, the search stays as typed. */
   refresh(): void;
   /** Resolves once every Enter and scan so far has added its product (or said it found none). */

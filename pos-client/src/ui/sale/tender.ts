@@ -1,14 +1,12 @@
 // The payment: how the customer pays (cash, card, transfer or a mix), the amounts handed over, and
 // the change to give back or what is wrong with the amounts.
 import { formatMoney } from "@ecf/shared/money";
-import { money } from "../../format.ts";
+import { type Component, h, money } from "@ecf/ui-kit";
 import type { Payment, PaymentMethod } from "../../sale/document.ts";
 import { cashChange } from "../../sale/payment.ts";
-import { h } from "../dom.ts";
-import type { SaleScreenState } from "./state.ts";
+import type { SaleScreenState } from "../../sale/draft.ts";
 
-export interface Tender {
-  element: HTMLElement;
+export interface Tender extends Component {
   /** Shows the fields the method needs and the change of `payment` (or why it is not one). */
   show(payment: Payment | string | undefined): void;
 }

@@ -1,11 +1,9 @@
 // The totals of the cart: the type of receipt, subtotal, discounts, ITBIS and the total to charge.
 import { formatMoney } from "@ecf/shared/money";
-import { money } from "../../format.ts";
+import { type Component, h, money } from "@ecf/ui-kit";
 import type { CartTotals } from "../../sale/document.ts";
-import { h } from "../dom.ts";
 
-export interface TotalsBox {
-  element: HTMLElement;
+export interface TotalsBox extends Component {
   show(totals: CartTotals, tipo: "31" | "32"): void;
 }
 

@@ -1,10 +1,11 @@
-// Numbers typed at the till, the Dominican way: comma thousands, dot decimals ("1,234.50"). One
-// parser for every field (price, quantity, discount, cash, float, counted cash) and one formatter,
-// so what the till prints it also reads back. A refusal says, in Spanish, what was wrong.
+// Amounts the Dominican way, comma thousands and dot decimals ("1,234.50"), in both apps: one parser
+// for every field (price, quantity, discount, cash, float, counted cash) and one formatter, so what
+// is printed is also read back. A refusal says, in Spanish, what was wrong.
 import {
   compare,
   dec,
   formatDecimal,
+  formatMoney,
   integerDigits,
   normalize,
   parseDecimal,
@@ -99,4 +100,12 @@ export function formatNumber(value: Decimal | string, decimals?: number): string
   const [int = "0", frac] = text.replace("-", "").split(".");
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${negative ? "-" : ""}${grouped}${frac !== undefined ? `.${frac}` : ""}`;
+}
+
+/** "1234.5" → "RD$1,234.50", rounded half up to cents (the shared package's rounding); "—" for no amount. */
+export function money(amount: string | null | undefined): string {
+  if (amount === null || amount === undefined || amount === "") return "—";
+  const cents = formatMoney(dec(amount));
+  const negative = cents.startsWith("-");
+  return `${negative ? "-" : ""}RD$${formatNumber(cents.replace("-", ""), 2)}`;
 }

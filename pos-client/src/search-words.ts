@@ -1,6 +1,6 @@
-// The words a product is found by on the till (see product-search.ts), kept beside each product
+// The words a product is found by on the till (sale/product-search.ts), kept beside each product
 // in IndexedDB by the products table's hooks (db.ts), so every writer stores them the same way.
-import type { Product } from "../db.ts";
+// Below the schema: it reads only a product's name and code, so db.ts imports it, never the reverse.
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -10,6 +10,6 @@ export function searchWords(text: string): string[] {
 }
 
 /** What the words index holds for a product: the words of its name and of its code. */
-export function productWords(p: Pick<Product, "name" | "code">): string[] {
+export function productWords(p: { name: string; code: string }): string[] {
   return searchWords(`${p.name} ${p.code}`);
 }

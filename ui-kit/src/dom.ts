@@ -1,4 +1,4 @@
-// A tiny DOM builder: text is always set as text, never parsed as HTML.
+// A tiny DOM builder: text is always set as text, never parsed as HTML (no markup injection from data).
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
