@@ -1,4 +1,4 @@
-import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "./estado.ts";
+import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "../ledger/estado.ts";
 import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { DEFAULT_RETRY_AFTER_SECONDS } from "../errors/problem.ts";

@@ -2,7 +2,13 @@
 // and the cursor is the last key seen, so pages never repeat or skip rows even while new rows
 // arrive. The cursor is opaque to clients (base64url JSON) and bound to its report.
 import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
-import { ESTADO_SQL, REPORT_FILTERS, REPORT_SPECS, type ReportFilter, type ReportName } from "./specs.ts";
+import {
+  ESTADO_SQL,
+  REPORT_FILTERS,
+  REPORT_SPECS,
+  type ReportFilter,
+  type ReportName,
+} from "../ledger/report-specs.ts";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
