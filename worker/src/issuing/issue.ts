@@ -26,7 +26,7 @@ import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, reques
 import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/rows.ts";
-import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
+import type { ValidationWarning } from "../answers/receipt-schema.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
 import { noticeCertificateExpiring } from "../after-dgii/certificate-watch.ts";

@@ -2,7 +2,7 @@
 // payload each carries: `{ type, timestamp, data }`, data being the issuer's RNC plus the same
 // fields as the GET of that resource.
 import { EVENT_TYPES, type EventType } from "@ecf/shared/webhook-events";
-import { receiptAnswerOf } from "../issuing/answer.ts";
+import { receiptAnswerOf } from "../answers/receipt.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import type { WebhookEvent } from "../ledger/task-types.ts";
 import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { ESTADOS_DGII } from "../../ledger/estado-dgii.ts";
 import { EVENT_TYPES } from "../../webhooks/events.ts";
 import { IdParam } from "./common.ts";
-import { IssueAnswer } from "./receipt-answer.ts";
+import { IssueAnswer } from "../../answers/receipt-schema.ts";
 
 export const Endpoint = z
   .object({
