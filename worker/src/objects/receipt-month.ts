@@ -22,8 +22,7 @@ import { reportSlice } from "../ledger/report-slice.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "../ledger/rows.ts";
 import type { ReportName, ReportSliceQuery } from "../ledger/report-specs.ts";
 import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../ledger/shift-rows.ts";
-import type { EventType } from "@ecf/shared/webhook-events";
-import { purchaseEvent } from "../webhooks/events.ts";
+import { purchaseEvent, type EventType } from "../webhooks/events.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
 import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
 
