@@ -1,11 +1,10 @@
 import { createMiddleware } from "hono/factory";
 import { keyWithCompany } from "../db/companies.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Principal } from "../env.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { verifyToken } from "./jwt.ts";
 import { consolePrincipal, cookieSession } from "./console-session.ts";
 
-import type { Principal } from "./principal.ts";
 export type { Principal };
 
 const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail });

@@ -8,7 +8,7 @@ import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../afte
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask, type WebhookEvent } from "../ledger/task-types.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { nextDueAt } from "../ledger/month-due.ts";
-import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
+import { importMonthRows, type BenchRowsSpec, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
 import { openMonth } from "../ledger/month-open.ts";
@@ -24,7 +24,7 @@ import type { ReportName, ReportSliceQuery } from "../ledger/report-specs.ts";
 import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../ledger/shift-rows.ts";
 import { purchaseEvent, type EventType } from "../webhooks/events.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
-import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
+import { benchBulkEnabled, benchMonthRows } from "../bench/month-rows.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   private readonly db: receipts.MonthDb;

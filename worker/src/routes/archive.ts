@@ -4,7 +4,7 @@ import { requireAuth } from "../auth/middleware.ts";
 import { requestedMonth } from "../reports/requested-month.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
-import { monthArchive } from "../archive/month-zip.ts";
+import { monthArchive } from "../reports/month-zip.ts";
 import { chunksToStream } from "../archive/zip-stream.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 
