@@ -3,7 +3,7 @@
 // worker (TCP sockets, worker-mailer) to the server in SMTP_HOST/SMTP_PORT (credentials as the
 // secrets SMTP_USER/SMTP_PASSWORD). Each sending is recorded on the receipt.
 import { toBase64 } from "@ecf/shared/signing/base64";
-import { LogLevel, WorkerMailer } from "worker-mailer";
+import { WorkerMailer } from "worker-mailer";
 import { companyById } from "../db/companies.ts";
 import { smtpOptions } from "../outbound/smtp.ts";
 import { archivedXml } from "../issuing/transmit.ts";

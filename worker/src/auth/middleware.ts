@@ -12,7 +12,7 @@ const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail
 /**
  * Requires `Authorization: Bearer <jwt>`, or, without that header, a console session's cookie
  * (auth/console-session.ts: CSRF checked, the role table applied). The key behind the token is looked up on every request
- * (read from D1 at most a second before: auth/key-lookups.ts), so revoking a key ends its tokens
+ * (read from D1 at most a second before: db/key-lookups.ts), so revoking a key ends its tokens
  * within a second rather than when they expire.
  */
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {

@@ -7,7 +7,7 @@
 import { timbreUrl } from "@ecf/shared/signing/timbre";
 import type { BenchRowsSpec, MonthRows } from "../ledger/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
-import type { DocumentFigures } from "../reports/document-figures.ts";
+import type { DocumentFigures } from "../ledger/document-figures.ts";
 
 /** The bulk path is open only in a bench's own `wrangler dev --var BENCH_BULK:1`. */
 export function benchBulkEnabled(env: unknown): boolean {

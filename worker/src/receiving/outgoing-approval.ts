@@ -10,7 +10,7 @@ import { findPurchase } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
-import { lookUpTaxpayer } from "./directory.ts";
+import { lookUpTaxpayer } from "../dgii/directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { purchaseCounts } from "./purchase-confirmation.ts";

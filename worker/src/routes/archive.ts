@@ -1,4 +1,4 @@
-// GET /archive/{period}: the month's documents as one zip, streamed (archive/month-zip.ts).
+// GET /archive/{period}: the month's documents as one zip, streamed (reports/month-zip.ts).
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
 import { requestedMonth } from "../reports/requested-month.ts";
