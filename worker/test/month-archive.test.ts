@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { ecfToXml, signEcfXml } from "@ecf/shared";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { monthArchive, SPILL_PREFIX } from "../src/archive/month-zip.ts";
+import { monthArchive, SPILL_PREFIX } from "../src/reports/month-zip.ts";
 import { CentralDirectory } from "../src/archive/zip-directory.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
 import type { Company } from "../src/db/tables.ts";

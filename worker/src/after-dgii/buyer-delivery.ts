@@ -10,11 +10,11 @@ import { DirectoryCache } from "../dgii/directory-cache.ts";
 import { dgiiClientFor, dgiiDirectoryTtls, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
-import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
+import { lookUpTaxpayer, type DirectoryEntry } from "../dgii/directory.ts";
 import { ReceiverClient } from "../receiving/receiver-client.ts";
 import type { Company } from "../db/tables.ts";
 import { correoComprador } from "./email.ts";
-import { emailTask, type BuyerDeliveryPayload, type TaskContext, type TaskOutcome } from "./task-types.ts";
+import { emailTask, type BuyerDeliveryPayload, type TaskContext, type TaskOutcome } from "../ledger/task-types.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
 
 /** Directory answers are kept a while per isolate (dgii/directory-cache.ts). */

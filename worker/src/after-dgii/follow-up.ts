@@ -5,7 +5,7 @@
 import type { Receipt } from "../ledger/rows.ts";
 import { NOT_EXCHANGED } from "../receiving/exchanged-types.ts";
 import { receiptEvent, transitionEvents, type EventType } from "../webhooks/events.ts";
-import { eventTask, type NewTask } from "./task-types.ts";
+import { eventTask, type NewTask } from "../ledger/task-types.ts";
 
 const accepted = (r: Receipt) => r.status === "accepted" || r.status === "conditional";
 

@@ -3,10 +3,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { apiKeys, companies, partners } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
-import { randomToken } from "./crypto.ts";
-import { forgetKeyLookups } from "./key-lookups.ts";
+import { randomToken } from "../crypto/credentials.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 
 export type KeyKind = "test" | "live";
 

@@ -5,23 +5,9 @@
 // (ledger/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
 // never sets it, so the route answers 404 and the object refuses.
 import { timbreUrl } from "@ecf/shared/signing/timbre";
-import type { MonthRows } from "../ledger/month-import.ts";
+import type { BenchRowsSpec, MonthRows } from "../ledger/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
-import type { DocumentFigures } from "../reports/document-figures.ts";
-
-/** What one bulk call loads: rows `from` .. `from + count - 1` of the month's receipts or purchases. */
-export interface BenchRowsSpec {
-  companyId: string;
-  /** The issuer's RNC (the XML keys and timbres name it). */
-  rnc: string;
-  /** yyyy-MM */
-  month: string;
-  kind: "receipts" | "purchases";
-  from: number;
-  count: number;
-  /** How many receipts (or purchases) the whole month will have: spreads them over its days. */
-  total: number;
-}
+import type { DocumentFigures } from "../ledger/document-figures.ts";
 
 /** The bulk path is open only in a bench's own `wrangler dev --var BENCH_BULK:1`. */
 export function benchBulkEnabled(env: unknown): boolean {

@@ -3,11 +3,11 @@
 // for INVITATION_TTL_MS. Accepting creates the user, or adds the membership to an existing one.
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { sha256Hex } from "@ecf/shared/sha256";
-import { randomToken } from "../auth/crypto.ts";
+import { randomToken } from "../crypto/credentials.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleInvitations, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
 import { companies } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { hashPassword, verifyPassword, weakPasswordReason } from "./passwords.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@
 // request, or SESSION_MAX_MS after sign-in, whichever comes first.
 import { and, eq, lt, or } from "drizzle-orm";
 import { sha256Hex } from "@ecf/shared/sha256";
-import { randomToken } from "../auth/crypto.ts";
+import { randomToken } from "../crypto/credentials.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleSessions, consoleUsers } from "../db/console-tables.ts";
 import { companies } from "../db/tables.ts";

@@ -1,6 +1,6 @@
 // Pairing codes and device tokens. Only SHA-256 hashes are stored; the clear values are shown once.
 import { sha256Hex } from "@ecf/shared/sha256";
-import { randomToken } from "../auth/crypto.ts";
+import { randomToken } from "../crypto/credentials.ts";
 
 /** Crockford-style alphabet without 0/O, 1/I/L and U: nothing a cashier can misread or mistype. */
 const PAIRING_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -10,7 +10,7 @@ import {
   type TotalsPolicy,
 } from "@ecf/shared";
 import { signerFor } from "../dgii/for-company.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
 import {
   IN_PROGRESS_RETRY_SECONDS,
@@ -26,10 +26,10 @@ import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, reques
 import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/rows.ts";
-import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
+import type { ValidationWarning } from "../answers/receipt-schema.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
-import type { EventType } from "../webhooks/events.ts";
-import { noticeCertificateExpiring } from "../after-dgii/certificate-watch.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
+import { noticeCertificateExpiring } from "../certificates/certificate-watch.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
@@ -77,7 +77,7 @@ async function noticeIssuerEvents(
       timestamp: now.toISOString(),
       data: { rncEmisor: company.rnc, month: drMonth(now), ...quota },
     });
-  // Whichever comes first, this or the object's alarm, sends it (after-dgii/certificate-watch.ts).
+  // Whichever comes first, this or the object's alarm, sends it (certificates/certificate-watch.ts).
   await noticeCertificateExpiring(env, company, now, {
     claim: (key) => ledger.noticeOnce(key),
     unclaim: (key) => ledger.forgetNotice(key),

@@ -5,7 +5,7 @@ import type { Company } from "../db/tables.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import { isFinal, statusFromDgii, type ReceiptStatus } from "./estado.ts";
+import { isFinal, statusFromDgii, type ReceiptStatus } from "../ledger/estado.ts";
 import type { PhaseTimes } from "./timing.ts";
 
 /**

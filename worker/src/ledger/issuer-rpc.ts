@@ -2,8 +2,7 @@
 // worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
 // object class. Every method runs to completion without awaiting; a method that may refuse
 // answers a LedgerResult (ledger/refusal.ts), unwrapped on the worker side.
-import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
-import type { ProductRow, ProductValues } from "../catalog/products.ts";
+import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
 import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./catalog.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import type { IssuerRows } from "./issuer-import.ts";
@@ -34,7 +33,7 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   forgetNotice(key: string): void;
   /**
    * Sets the object's alarm for the next certificate.expiring notice of the issuer's certificate
-   * just stored (after-dgii/certificate-watch.ts); a renewal's replaces the previous one's.
+   * just stored (certificates/certificate-watch.ts); a renewal's replaces the previous one's.
    */
   watchCertificate(companyId: string, certificate: { serial: string; notAfter: string }, now: string): Promise<void>;
   /** Gives back the quota unit of a receipt that failed before it was recorded. */

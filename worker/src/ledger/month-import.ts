@@ -1,7 +1,7 @@
 // Rows moved from the D1 ledger into a month object (`ledger:migrate`); running it again
 // changes nothing.
 import { and, eq } from "drizzle-orm";
-import { isFinal } from "../issuing/estado.ts";
+import { isFinal } from "./estado.ts";
 import { auditLog, purchases, receipts } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import type { AuditEntry, NewPurchase, NewReceipt } from "./rows.ts";
@@ -32,4 +32,18 @@ export function importMonthRows(db: MonthDb, rows: MonthRows): void {
       .get();
     if (!known) db.insert(auditLog).values(row).run();
   }
+}
+
+/** What one bulk call loads: rows `from` .. `from + count - 1` of the month's receipts or purchases. */
+export interface BenchRowsSpec {
+  companyId: string;
+  /** The issuer's RNC (the XML keys and timbres name it). */
+  rnc: string;
+  /** yyyy-MM */
+  month: string;
+  kind: "receipts" | "purchases";
+  from: number;
+  count: number;
+  /** How many receipts (or purchases) the whole month will have: spreads them over its days. */
+  total: number;
 }

@@ -5,10 +5,10 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { buyerDeliveryTask, startsBuyerDelivery, transitionTasks } from "../after-dgii/follow-up.ts";
 import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
-import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask } from "../after-dgii/task-types.ts";
+import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask, type WebhookEvent } from "../ledger/task-types.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { nextDueAt } from "../ledger/month-due.ts";
-import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
+import { importMonthRows, type BenchRowsSpec, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
 import { openMonth } from "../ledger/month-open.ts";
@@ -20,11 +20,11 @@ import * as tasks from "../ledger/month-tasks.ts";
 import * as monthly from "../ledger/monthly-rows.ts";
 import { reportSlice } from "../ledger/report-slice.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "../ledger/rows.ts";
-import type { ReportName, ReportSliceQuery } from "../reports/specs.ts";
-import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
-import { purchaseEvent, type EventType, type WebhookEvent } from "../webhooks/events.ts";
+import type { ReportName, ReportSliceQuery } from "../ledger/report-specs.ts";
+import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../ledger/shift-rows.ts";
+import { purchaseEvent, type EventType } from "../webhooks/events.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
-import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
+import { benchBulkEnabled, benchMonthRows } from "../bench/month-rows.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   private readonly db: receipts.MonthDb;

@@ -5,16 +5,16 @@
 import { buildAcecf, dgiiDateOf, formatDgiiDateTime } from "@ecf/shared";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { findPurchase } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
-import { lookUpTaxpayer } from "./directory.ts";
+import { lookUpTaxpayer } from "../dgii/directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { purchaseCounts } from "./purchase-confirmation.ts";
-import { approvalStatusOf, type ApprovalEstado } from "../issuing/estado.ts";
+import { approvalStatusOf, type ApprovalEstado } from "../ledger/estado.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
 
 export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };

@@ -20,13 +20,13 @@ import {
   ZERO,
   type Decimal,
 } from "@ecf/shared";
-import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { findPurchase, issuerLedger } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "../ledger/supplier-defaults.ts";
 import type { Company } from "../db/tables.ts";
-import { figuresOfRow } from "../reports/figures-backfill.ts";
-import type { DocumentFigures } from "../reports/document-figures.ts";
+import { figuresOfRow } from "../ledger/figures-backfill.ts";
+import type { DocumentFigures } from "../ledger/document-figures.ts";
 
 /** Tipo de Bienes y Servicios Comprados (606 column 3). */
 export const TIPOS_BIENES_SERVICIOS = {

@@ -9,9 +9,9 @@ import type { DgiiResult } from "../dgii/client.ts";
 import type { Company } from "../db/tables.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import { findPurchase, writeAudit } from "../ledger/client.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
-import type { DgiiPurchaseStatus } from "./estado-dgii.ts";
+import type { DgiiPurchaseStatus } from "../ledger/estado-dgii.ts";
 export type { DgiiPurchaseStatus };
 
 /** How long DGII may not know a received e-CF before it is flagged: 72 h of contingency and a day. */

@@ -17,11 +17,11 @@ import {
   type TipoeCF,
 } from "@ecf/shared";
 import { issuerLedger, newPurchaseId, receiptMonth, writeAudit } from "../ledger/client.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
-import { documentFigures } from "../reports/document-figures.ts";
+import { documentFigures } from "../ledger/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 import { nextCheckAt } from "./purchase-confirmation.ts";

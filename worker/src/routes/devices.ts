@@ -23,11 +23,12 @@ import { acceptDeviceReceipt } from "../devices/uploads.ts";
 import { voidGivenUpNumbers } from "../devices/given-up.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
-import { ApiProblem, problemBody } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
+import { problemBody } from "../http/problem.ts";
 import { certificateSha256 } from "../certificates/vault.ts";
 import type { Company } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { IssueAnswer } from "../http/schemas/receipt-answer.ts";
+import { IssueAnswer } from "../answers/receipt-schema.ts";
 import { EncfParam, IdParam, json } from "../http/schemas/common.ts";
 import {
   BatchAnswer,

@@ -1,13 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { sha256Hex } from "@ecf/shared/sha256";
-import { constantTimeEqual } from "../auth/crypto.ts";
+import { constantTimeEqual } from "../crypto/credentials.ts";
 import { issueToken } from "../auth/jwt.ts";
 import { clientAddress } from "../auth/client-address.ts";
 import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/throttle.ts";
 import { database } from "../db/client.ts";
 import { apiKeys } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { problemSchema } from "../http/openapi.ts";
 import { LoginBody, LoginResponse } from "../http/schemas/login.ts";

@@ -17,7 +17,7 @@ import {
   SupplierDefaultsView,
   SupplierParam,
 } from "../http/schemas/purchases.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import {
@@ -27,7 +27,7 @@ import {
   SupplierDefaultBody,
   supplierDefaultValues,
 } from "../receiving/purchase-classification.ts";
-import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
+import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";
 
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);

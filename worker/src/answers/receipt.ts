@@ -1,7 +1,9 @@
-import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "./estado.ts";
-import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
+// A receipt's answer, built from its stored row alone (no I/O): the body and status the API sends
+// for it, and the payload its webhook events carry.
+import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "../ledger/estado.ts";
+import type { AnswerStatus, IssueAnswer } from "./receipt-schema.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
-import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
+import { DEFAULT_RETRY_AFTER_SECONDS } from "../errors/problem.ts";
 
 /**
  * The one answer shape for a receipt, whatever produced it (a first issue, a resend, a status

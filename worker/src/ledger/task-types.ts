@@ -1,9 +1,16 @@
 // The month object's follow-up work as data: what a task is, what it may touch when it runs, and
 // the payload of each kind. Every module that runs a kind of task imports these; only tasks.ts
 // dispatches, so none of them imports another.
-import type { Receipt, ReceiptChanges } from "../ledger/rows.ts";
-import type { WebhookEndpoint } from "../webhooks/endpoints.ts";
-import type { WebhookEvent } from "../webhooks/events.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
+import type { webhookEndpoints } from "../db/webhooks-tables.ts";
+import type { Receipt, ReceiptChanges } from "./rows.ts";
+
+/** An event as a task carries it to the endpoints: `{ type, timestamp, data }`. */
+export interface WebhookEvent {
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
 
 export type TaskKind = "buyer_delivery" | "event" | "webhook" | "email";
 
@@ -38,7 +45,7 @@ export interface TaskContext {
   receipt(encf: string): Receipt | null;
   updateReceipt(id: string, changes: ReceiptChanges): Receipt;
   /** The issuer's webhook endpoints (read once per alarm run, however many events it fans out). */
-  issuerEndpoints(companyId: string): Promise<WebhookEndpoint[]>;
+  issuerEndpoints(companyId: string): Promise<(typeof webhookEndpoints.$inferSelect)[]>;
 }
 
 /** How long each kind is tried: delivery to a buyer at least 72 hours, webhooks 3 days. */
