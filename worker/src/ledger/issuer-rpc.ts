@@ -37,8 +37,6 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
    * just stored (after-dgii/certificate-watch.ts); a renewal's replaces the previous one's.
    */
   watchCertificate(companyId: string, certificate: { serial: string; notAfter: string }, now: string): Promise<void>;
-  /** Gives back the quota unit of a receipt that failed before it was recorded. */
-  releaseQuota(month: string): void;
   invoicesIn(month: string): number;
   /** Gives back a key claimed for `encf`, so a corrected retry works. */
   releaseIdempotencyKey(key: string, encf: string): void;
@@ -61,7 +59,6 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   months(from?: string, until?: string): string[];
   noteMonth(month: string): void;
   registerPurchase(rncEmisor: string, encf: string, month: string): string;
-  purchaseMonth(rncEmisor: string, encf: string): string | null;
   forgetPurchase(rncEmisor: string, encf: string): void;
   // 606 defaults per supplier
   supplierDefaults(rncs: string[]): SupplierDefault[];
@@ -81,7 +78,6 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void;
   numbersHandedOut(tipoeCF: string): NumbersHandedOut;
   // The shared catalogue
-  catalogVersion(): number;
   product(id: string): ProductRow | null;
   products(query: ProductQuery): { rows: ProductRow[]; total: number };
   createProduct(values: ProductValues): LedgerResult<ProductRow>;

@@ -49,7 +49,6 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   receipt(encf: string): Receipt | null;
   /** The receipts of these e-NCF that are here (in no particular order). */
   receiptsByEncf(encfs: string[]): Receipt[];
-  receiptById(id: string): Receipt | null;
   /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
   update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt;
   /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
@@ -84,7 +83,7 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   purchase(rncEmisor: string, encf: string): Purchase | null;
   purchaseById(id: string): Purchase | null;
   updatePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
-  /** Sets our commercial approval once: null when one was decided already (the first stands). */
+  /** Records our commercial approval in one step: null when one was decided otherwise (the first stands). */
   decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
   /** Asks DGII about the purchases due for a check at `now`; returns how many were checked. */
   confirmDuePurchases(now: Date): Promise<number>;

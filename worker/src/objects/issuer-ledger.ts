@@ -20,7 +20,7 @@ import * as numbering from "../ledger/issuer-numbering.ts";
 import type { IssuerRpc } from "../ledger/issuer-rpc.ts";
 import * as issuerTables from "../ledger/issuer-tables.ts";
 import migrations from "../ledger/migrations/issuer/migrations.js";
-import { invoicesIn, leaseBlock, releaseQuota, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
+import { invoicesIn, leaseBlock, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
 import * as index from "../ledger/receipt-index.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Lease, Sequence } from "../ledger/rows.ts";
@@ -86,9 +86,6 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   forgetNotice(key: string): void {
     numbering.forgetNotice(this.db, key);
   }
-  releaseQuota(month: string): void {
-    releaseQuota(this.db, month);
-  }
   invoicesIn(month: string): number {
     return invoicesIn(this.db, month);
   }
@@ -127,9 +124,6 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   }
   registerPurchase(rncEmisor: string, encf: string, month: string): string {
     return index.registerPurchase(this.db, rncEmisor, encf, month);
-  }
-  purchaseMonth(rncEmisor: string, encf: string): string | null {
-    return index.purchaseMonth(this.db, rncEmisor, encf);
   }
   forgetPurchase(rncEmisor: string, encf: string): void {
     index.forgetPurchase(this.db, rncEmisor, encf);
@@ -170,9 +164,6 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
     return voiding.numbersHandedOut(this.db, tipoeCF);
   }
 
-  catalogVersion(): number {
-    return catalog.currentCatalogVersion(this.db);
-  }
   product(id: string): ProductRow | null {
     return catalog.productById(this.db, id) ?? null;
   }

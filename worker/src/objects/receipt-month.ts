@@ -96,12 +96,9 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   receiptsByEncf(encfs: string[]): Receipt[] {
     return receipts.receiptsByEncf(this.db, encfs);
   }
-  receiptById(id: string): Receipt | null {
-    return receipts.receiptById(this.db, id);
-  }
 
   update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt {
-    const before = this.receiptById(id)!;
+    const before = receipts.receiptById(this.db, id)!;
     return this.followUp(before, receipts.updateReceiptRow(this.db, id, changes), subscribedEvents);
   }
 
@@ -131,7 +128,7 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return receipts.markVoided(this.db, ids);
   }
   recordApproval(id: string, approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string }) {
-    const before = this.receiptById(id);
+    const before = receipts.receiptById(this.db, id);
     const after = receipts.setApproval(this.db, id, approval);
     if (before && after) this.followUp(before, after);
   }
