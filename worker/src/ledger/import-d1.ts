@@ -68,9 +68,12 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
   // The months first, then the index: a receipt the index names is always in its month object.
   for (const [month, rows] of byMonth) {
     const stub = receiptMonth(env, companyId, month);
-    for (const part of chunks(rows.receipts)) await stub.importRows({ receipts: part, purchases: [], audit: [] });
-    for (const part of chunks(rows.purchases)) await stub.importRows({ receipts: [], purchases: part, audit: [] });
-    for (const part of chunks(rows.audit)) await stub.importRows({ receipts: [], purchases: [], audit: part });
+    for (const part of chunks(rows.receipts))
+      await stub.maintenance().importRows({ receipts: part, purchases: [], audit: [] });
+    for (const part of chunks(rows.purchases))
+      await stub.maintenance().importRows({ receipts: [], purchases: part, audit: [] });
+    for (const part of chunks(rows.audit))
+      await stub.maintenance().importRows({ receipts: [], purchases: [], audit: part });
   }
   const ledger = issuerLedger(env, companyId);
   const indexRows = receiptRows.map((r) => ({
@@ -83,7 +86,7 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
     encf: p.encf,
     month: p.issueDate.slice(0, 7),
   }));
-  await ledger.importRows({
+  await ledger.maintenance().importRows({
     sequences: seqs,
     usageCounters: usage,
     idempotencyKeys: keys,
@@ -93,7 +96,7 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
     months: [...byMonth.keys()],
   });
   for (const part of chunks(indexRows))
-    await ledger.importRows({
+    await ledger.maintenance().importRows({
       sequences: [],
       usageCounters: [],
       idempotencyKeys: [],
@@ -103,7 +106,7 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
       months: [],
     });
   for (const part of chunks(purchaseIndex))
-    await ledger.importRows({
+    await ledger.maintenance().importRows({
       sequences: [],
       usageCounters: [],
       idempotencyKeys: [],

@@ -96,6 +96,12 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   updateCashier(id: string, changes: { name?: string; active?: boolean; pin?: PinHash }): LedgerResult<CashierRow>;
   /** What a till pulls: the changes after `since`, products and cashiers in version order. */
   catalogChanges(since: number, limit: number): CatalogChanges;
+  /** Maintenance, off this surface: moving rows from D1. */
+  maintenance(): IssuerMaintenance;
+}
+
+/** An issuer object's maintenance facet (objects/maintenance.ts): no production path calls it. */
+export interface IssuerMaintenance extends Rpc.RpcTargetBranded {
   /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
   importRows(rows: IssuerRows): void;
 }

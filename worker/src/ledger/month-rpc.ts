@@ -110,6 +110,12 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
   putShift(row: NewShift): PutShiftOutcome;
   shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };
+  /** Maintenance, off this surface: moving rows from D1, the bench's synthetic months. */
+  maintenance(): MonthMaintenance;
+}
+
+/** A month object's maintenance facet (objects/maintenance.ts): no production path calls it. */
+export interface MonthMaintenance extends Rpc.RpcTargetBranded {
   /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
   importRows(rows: MonthRows): void;
   /** Bench-only: synthetic rows (bench/month-rows.ts) and the object's SQLite size; refused unless BENCH_BULK=1. */

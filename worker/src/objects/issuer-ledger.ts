@@ -15,9 +15,8 @@ import type { ProductRow, ProductValues } from "../catalog/products.ts";
 import * as catalog from "../ledger/catalog.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { IdempotencyKeys, type IdempotencyRequest } from "../ledger/idempotency.ts";
-import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
 import * as numbering from "../ledger/issuer-numbering.ts";
-import type { IssuerRpc } from "../ledger/issuer-rpc.ts";
+import type { IssuerMaintenance, IssuerRpc } from "../ledger/issuer-rpc.ts";
 import * as issuerTables from "../ledger/issuer-tables.ts";
 import migrations from "../ledger/migrations/issuer/migrations.js";
 import { invoicesIn, leaseBlock, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
@@ -26,6 +25,7 @@ import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Lease, Sequence } from "../ledger/rows.ts";
 import * as suppliers from "../ledger/supplier-defaults.ts";
 import * as voiding from "../ledger/voided-numbers.ts";
+import { IssuerMaintenanceFacet } from "./maintenance.ts";
 
 /** The key (in the object's key-value storage) of the issuer whose certificate the alarm watches. */
 const WATCHED_COMPANY = "certificateWatch.companyId";
@@ -199,7 +199,8 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
     return catalog.catalogChanges(this.db, since, limit);
   }
 
-  importRows(rows: IssuerRows): void {
-    this.ctx.storage.transactionSync(() => importIssuerRows(this.db, rows));
+  /** Moving rows from D1 (objects/maintenance.ts). */
+  maintenance(): IssuerMaintenance {
+    return new IssuerMaintenanceFacet(this.ctx.storage, this.db);
   }
 }

@@ -8,13 +8,12 @@ import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../afte
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask } from "../after-dgii/task-types.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { nextDueAt } from "../ledger/month-due.ts";
-import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
 import { openMonth } from "../ledger/month-open.ts";
 import { purchasesHead } from "../ledger/month-purchases-head.ts";
 import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
-import type { ContingencyEntry, ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
+import type { ContingencyEntry, ContingencyRecord, MonthMaintenance, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
 import * as tasks from "../ledger/month-tasks.ts";
 import * as monthly from "../ledger/monthly-rows.ts";
@@ -24,7 +23,7 @@ import type { ReportName, ReportSliceQuery } from "../reports/specs.ts";
 import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../shifts/shift-rows.ts";
 import { purchaseEvent, type EventType, type WebhookEvent } from "../webhooks/events.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
-import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
+import { MonthMaintenanceFacet } from "./maintenance.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   private readonly db: receipts.MonthDb;
@@ -233,14 +232,8 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return shiftSlice(this.db, query);
   }
 
-  importRows(rows: MonthRows): void {
-    this.ctx.storage.transactionSync(() => importMonthRows(this.db, rows));
-    this.alarms.schedule();
-  }
-  /** Bench-only (bench/month-rows.ts): a chunk of synthetic rows through importRows; refused unless BENCH_BULK=1. */
-  benchLoad(spec: BenchRowsSpec): { databaseSize: number } {
-    if (!benchBulkEnabled(this.env)) throw new Error("The bench bulk path is off (BENCH_BULK is not 1).");
-    if (spec.count > 0) this.importRows(benchMonthRows(spec));
-    return { databaseSize: this.ctx.storage.sql.databaseSize };
+  /** Moving rows from D1 and the bench's synthetic months (objects/maintenance.ts). */
+  maintenance(): MonthMaintenance {
+    return new MonthMaintenanceFacet(this.ctx.storage, this.db, this.env, () => this.alarms.schedule());
   }
 }
