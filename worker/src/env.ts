@@ -2,7 +2,7 @@ import type { RequestIdVariables } from "hono/request-id";
 import type { Company } from "./db/tables.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { LiveSession } from "./console/sessions.ts";
-import type { ProblemCode } from "./http/problem.ts";
+import type { ProblemCode } from "./errors/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";
 import type { EventType } from "./webhooks/events.ts";
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CommitGroup } from "../src/ledger/commit-group.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
 import type { NumberRequest } from "../src/ledger/issuer-numbering.ts";
-import { refuse } from "../src/ledger/refusal.ts";
+import { refuse } from "../src/errors/refusal.ts";
 import { sha256Hex } from "../src/auth/crypto.ts";
 import { stableStringify } from "../src/issuing/document.ts";
 import { authed } from "./support/accounts.ts";

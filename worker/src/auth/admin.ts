@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { constantTimeEqual } from "./crypto.ts";
 
 /** The administration API answers only to `Authorization: Bearer <ADMIN_SECRET>`. */

@@ -6,7 +6,7 @@ import { getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { type LiveSession, liveSession, SESSION_MAX_MS } from "../console/sessions.ts";
 import { constantTimeEqual } from "./crypto.ts";
 import { requireRole } from "./roles.ts";

@@ -3,7 +3,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { apiKeys, companies, partners } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { randomToken, sha256Hex } from "./crypto.ts";
 import { forgetKeyLookups } from "./key-lookups.ts";
 

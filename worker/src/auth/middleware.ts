@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { keyWithCompany } from "../db/companies.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { verifyToken } from "./jwt.ts";
 import { consolePrincipal, cookieSession } from "./console-session.ts";
 

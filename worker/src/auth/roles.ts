@@ -3,7 +3,7 @@
 // the owner's and the accountant's to read. API keys are not subject to it (a key acts as the
 // company itself); only a console session carries a role.
 import type { ConsoleRole } from "../db/console-tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 interface Rule {
   pattern: RegExp;

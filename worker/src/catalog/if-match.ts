@@ -1,7 +1,7 @@
 // Optimistic concurrency for catalogue rows: a change names the version it was made from
 // (If-Match: "<version>", as GET answered in ETag). The header is read here; the comparison
 // happens inside the issuer object, in the same step as the write, so two edits cannot both win.
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { staleVersion, type Expected } from "../ledger/catalog.ts";
 
 /** The version an If-Match header names; 428 without one, 412 when it names none we could hold. */

@@ -1,7 +1,7 @@
 // Whole-catalogue transfers: a CSV file in (checked entirely in the worker, then stored in one
 // issuer-object transaction, so a bad line leaves nothing half-imported) and the catalogue out as a
 // CSV stream read a page per RPC (the worker never holds the whole catalogue).
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { ImportOutcome } from "../ledger/catalog.ts";

@@ -1,7 +1,7 @@
 import type { Pkcs12Contents, Pkcs12ErrorCode } from "@ecf/shared/signing/pkcs12";
 import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey } from "@ecf/shared/signing/key-at-rest";
 import { fromBase64, toBase64 } from "@ecf/shared/signing/base64";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 export interface UploadedCertificate {
   pkcs8: Uint8Array;

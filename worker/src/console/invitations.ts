@@ -6,7 +6,7 @@ import { randomToken, sha256Hex } from "../auth/crypto.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleInvitations, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
 import { companies } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

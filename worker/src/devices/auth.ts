@@ -4,7 +4,7 @@ import { database } from "../db/client.ts";
 import { companies } from "../db/tables.ts";
 import { devices } from "../db/devices-tables.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { DEVICE_TOKEN_PREFIX, hashDeviceToken } from "./credentials.ts";
 

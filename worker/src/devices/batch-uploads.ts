@@ -4,7 +4,7 @@
 // alarm transmits what was recorded, as it does for a receipt whose request died, so a request
 // costs storage round trips only and a backlog of hundreds goes up in seconds.
 import { drMonth } from "@ecf/shared";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { problemOf } from "../http/errors.ts";
 import type { Company } from "../db/tables.ts";
 import { recordForBackground } from "../issuing/record.ts";

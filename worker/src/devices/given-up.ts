@@ -4,7 +4,7 @@
 // as POST /fe/anulacion (issuing/void.ts), which makes an exception for the device's own leases.
 import type { POS_TIPOS } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { voidRanges, type VoidRange } from "../issuing/void.ts";
 import type { Device } from "./auth.ts";

@@ -6,8 +6,8 @@ import { openPrivateKey } from "../certificates/vault.ts";
 import { database } from "../db/client.ts";
 import { companies, type Company } from "../db/tables.ts";
 import { devices } from "../db/devices-tables.ts";
-import { ApiProblem } from "../http/problem.ts";
-import { LedgerRefused } from "../ledger/refusal.ts";
+import { ApiProblem } from "../errors/problem.ts";
+import { Refused } from "../errors/refusal.ts";
 import {
   hashDeviceToken,
   hashPairingCode,
@@ -190,7 +190,7 @@ export async function pairDevice(
       leases.push(await leaseBlock(env, company.id, device.id, tipo, DEFAULT_LEASE_SIZE, now));
     } catch (error) {
       // A type without an authorised range is simply not offered on this till.
-      if (!(error instanceof LedgerRefused && error.refusal.kind === "not_allowed")) throw error;
+      if (!(error instanceof Refused && error.refusal.kind === "not_allowed")) throw error;
     }
   }
   return { device, token, company, signing, leases };

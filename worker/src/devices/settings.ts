@@ -3,7 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { devices } from "../db/devices-tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { DeviceRow } from "./registry.ts";
 
 export interface DeviceSettings {

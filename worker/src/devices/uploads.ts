@@ -9,7 +9,7 @@ import {
   textOf,
 } from "@ecf/shared";
 import { sha256Hex } from "../auth/crypto.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import type { Device } from "./auth.ts";
 import { certificateWasCompanys } from "./certificates.ts";

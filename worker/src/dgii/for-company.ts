@@ -1,5 +1,5 @@
 import { certificateDerOf, signingKeyFor } from "../certificates/vault.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { DgiiClient } from "./client.ts";
 

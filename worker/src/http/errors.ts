@@ -2,10 +2,11 @@ import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { jsonPointer } from "@ecf/shared/problems";
-import { LedgerRefused, type RefusalKind } from "../ledger/refusal.ts";
-import { ApiProblem, malformedJson, problemResponse, type ProblemCode, type ProblemItem } from "./problem.ts";
+import { Refused, type RefusalKind } from "../errors/refusal.ts";
+import { ApiProblem, malformedJson, type ProblemCode, type ProblemItem } from "../errors/problem.ts";
+import { problemResponse } from "./problem.ts";
 
-/** What each of storage's refusals is at the edge. */
+/** What each refusal (storage's or a service's) is at the edge. */
 function problemCodeOf(kind: RefusalKind): ProblemCode {
   switch (kind) {
     case "invalid":
@@ -22,6 +23,8 @@ function problemCodeOf(kind: RefusalKind): ProblemCode {
       return "unprocessable";
     case "quota_exceeded":
       return "quota_exceeded";
+    case "unusable":
+      return "bad_request";
     default: {
       const unreachable: never = kind;
       throw new Error(`unknown refusal ${String(unreachable)}`);
@@ -29,10 +32,10 @@ function problemCodeOf(kind: RefusalKind): ProblemCode {
   }
 }
 
-/** The problem an error is for the client (an ApiProblem, or storage's refusal); undefined for a fault. */
+/** The problem an error is for the client (an ApiProblem, or a refusal); undefined for a fault. */
 export function problemOf(err: unknown): ApiProblem | undefined {
   if (err instanceof ApiProblem) return err;
-  if (err instanceof LedgerRefused) {
+  if (err instanceof Refused) {
     const { kind, ...init } = err.refusal;
     return new ApiProblem(problemCodeOf(kind), init);
   }

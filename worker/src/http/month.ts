@@ -1,7 +1,7 @@
 // A month in a query or path, written either way the service's documents use: DGII's AAAAMM
 // (the 606/607/608 files) or AAAA-MM (ISO, the ledger and archive keys). One parser for both.
 import { drMonth } from "@ecf/shared";
-import { ApiProblem } from "./problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 /** AAAAMM or AAAA-MM → yyyy-MM, or undefined when the text is neither. */
 export function parseMonth(text: string): string | undefined {

@@ -1,5 +1,6 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { PROBLEM_CODES, problemBody, statusOf, type ProblemCode, type ProblemInit } from "./problem.ts";
+import { PROBLEM_CODES, statusOf, type ProblemCode, type ProblemInit } from "../errors/problem.ts";
+import { problemBody } from "./problem.ts";
 
 /** The RFC 9457 problem document, as it appears in the OpenAPI document. */
 export const ProblemSchema = z

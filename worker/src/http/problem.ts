@@ -1,134 +1,14 @@
+// The response writer: an ApiProblem (or a code with its details) as an RFC 9457 problem document.
 import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-
-/**
- * Every error the API returns is an RFC 9457 problem document with a `code` from this closed
- * list. Clients switch on `code`; the HTTP status is derived from it in one place.
- */
-export const PROBLEM_CODES = [
-  "bad_request",
-  "malformed_json",
-  "validation_failed",
-  "unauthorized",
-  "forbidden",
-  "not_found",
-  "method_not_allowed",
-  "conflict",
-  "in_progress",
-  "precondition_failed",
-  "payload_too_large",
-  "unsupported_media_type",
-  "unprocessable",
-  "precondition_required",
-  "quota_exceeded",
-  "too_many_requests",
-  "dgii_unavailable",
-  "internal_error",
-  // The taxpayer registry's own codes, spelled as the till's contract fixed them (issue 17).
-  "invalid_rnc",
-  "taxpayer_not_found",
-  // The console's (issue 36): a cookie-authenticated write without the session's CSRF token; an invitation too old.
-  "csrf_failed",
-  "expired",
-  // Issue 36: an operation only a signed-in console user may call (an API key cannot mint API keys).
-  "console_session_required",
-] as const;
-export type ProblemCode = (typeof PROBLEM_CODES)[number];
-
-export function statusOf(code: ProblemCode): ContentfulStatusCode {
-  switch (code) {
-    case "bad_request":
-    case "malformed_json":
-    case "validation_failed":
-    case "invalid_rnc":
-      return 400;
-    case "unauthorized":
-      return 401;
-    case "forbidden":
-    case "csrf_failed":
-    case "console_session_required":
-      return 403;
-    case "not_found":
-    case "taxpayer_not_found":
-      return 404;
-    case "method_not_allowed":
-      return 405;
-    case "conflict":
-    case "in_progress":
-      return 409;
-    case "expired":
-      return 410;
-    case "precondition_failed":
-      return 412;
-    case "payload_too_large":
-      return 413;
-    case "unsupported_media_type":
-      return 415;
-    case "unprocessable":
-      return 422;
-    case "precondition_required":
-      return 428;
-    case "quota_exceeded":
-    case "too_many_requests":
-      return 429;
-    case "dgii_unavailable":
-      return 503;
-    case "internal_error":
-      return 500;
-    default: {
-      const unreachable: never = code;
-      throw new Error(`unknown problem code ${String(unreachable)}`);
-    }
-  }
-}
-
-const TITLES: Record<ProblemCode, string> = {
-  bad_request: "Bad request",
-  malformed_json: "Malformed JSON body",
-  validation_failed: "The document has problems",
-  unauthorized: "Authentication required",
-  forbidden: "Not allowed",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  conflict: "Conflict",
-  in_progress: "Still in progress",
-  precondition_failed: "Changed since it was read",
-  payload_too_large: "Request body too large",
-  unsupported_media_type: "Unsupported media type",
-  unprocessable: "Cannot be processed",
-  precondition_required: "If-Match required",
-  quota_exceeded: "Monthly quota exceeded",
-  too_many_requests: "Too many requests",
-  dgii_unavailable: "DGII unavailable",
-  internal_error: "Internal error",
-  invalid_rnc: "Not an RNC or cédula",
-  taxpayer_not_found: "Taxpayer not in DGII's registry",
-  csrf_failed: "CSRF token missing or wrong",
-  expired: "Expired",
-  console_session_required: "Only a console session may do this",
-};
-
-/** One problem inside `errors[]`: where (JSON pointer into the request), what, and why. */
-export interface ProblemItem {
-  path: string;
-  code: string;
-  message: string;
-  [extra: string]: unknown;
-}
-
-export interface ProblemInit {
-  detail?: string;
-  errors?: ProblemItem[];
-  /** Extension members (RFC 9457 §3.2), e.g. `limit` for quota_exceeded. */
-  extensions?: Record<string, unknown>;
-  /** Seconds until trying again makes sense, sent as `Retry-After` (every 429, 503 and in_progress has one). */
-  retryAfter?: number;
-  /** Which part of the request a validation problem is in (its title says so); found from the paths when absent. */
-  target?: RequestPart;
-}
-
-/** The parts of a request a validation problem can be in. */
-export type RequestPart = "query" | "path" | "header" | "document";
+import {
+  DEFAULT_RETRY_AFTER_SECONDS,
+  PROBLEM_TITLES,
+  type ProblemCode,
+  type ProblemInit,
+  type ProblemItem,
+  type RequestPart,
+  statusOf,
+} from "../errors/problem.ts";
 
 const VALIDATION_TITLES: Record<RequestPart, string> = {
   query: "The query has problems",
@@ -145,30 +25,9 @@ function partOf(errors: readonly ProblemItem[]): RequestPart {
 }
 
 function titleOf(code: ProblemCode, init: ProblemInit): string {
-  return code === "validation_failed" ? VALIDATION_TITLES[init.target ?? partOf(init.errors ?? [])] : TITLES[code];
-}
-
-/** Retry-After when the thrower did not know better: a minute, the DGII outage's polling pace. */
-export const DEFAULT_RETRY_AFTER_SECONDS = 60;
-
-/** Thrown anywhere in a handler; the app's onError turns it into the response. */
-export class ApiProblem extends Error {
-  constructor(
-    readonly code: ProblemCode,
-    readonly init: ProblemInit = {},
-  ) {
-    super(init.detail ?? TITLES[code]);
-    this.name = "ApiProblem";
-  }
-  get status(): ContentfulStatusCode {
-    return statusOf(this.code);
-  }
-}
-
-/** The body was not JSON: one problem, wherever it is noticed (the router's parser or a handler's). */
-export function malformedJson(): ApiProblem {
-  const message = "The request body is not valid JSON.";
-  return new ApiProblem("malformed_json", { detail: message, errors: [{ path: "", code: "malformed_json", message }] });
+  return code === "validation_failed"
+    ? VALIDATION_TITLES[init.target ?? partOf(init.errors ?? [])]
+    : PROBLEM_TITLES[code];
 }
 
 export interface ProblemBody {

@@ -1,7 +1,7 @@
 import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "./estado.ts";
 import type { AnswerStatus, IssueAnswer } from "../http/schemas/receipt-answer.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
-import { DEFAULT_RETRY_AFTER_SECONDS } from "../http/problem.ts";
+import { DEFAULT_RETRY_AFTER_SECONDS } from "../errors/problem.ts";
 
 /**
  * The one answer shape for a receipt, whatever produced it (a first issue, a resend, a status

@@ -10,7 +10,7 @@ import {
   type TotalsPolicy,
 } from "@ecf/shared";
 import { signerFor } from "../dgii/for-company.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt, issuerLedger, receiptMonth, type IssuerStub } from "../ledger/client.ts";
 import {
   IN_PROGRESS_RETRY_SECONDS,

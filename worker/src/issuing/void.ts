@@ -2,7 +2,7 @@ import { buildAnecf, formatDgiiDateTime, signEcfXml, type TipoeCF } from "@ecf/s
 import type { Company } from "../db/tables.ts";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encfOf as formatEncf } from "../ledger/numbering.ts";
 import type { Receipt } from "../ledger/rows.ts";

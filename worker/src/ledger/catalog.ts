@@ -6,7 +6,7 @@ import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm
 import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
 import { lineProblem } from "../catalog/line-problem.ts";
 import type { ProductRow, ProductValues } from "../catalog/products.ts";
-import { type LedgerRefused, refuse } from "./refusal.ts";
+import { type Refused, refuse } from "../errors/refusal.ts";
 import { cashiers, catalogVersion, products } from "./issuer-tables.ts";
 import type { IssuerDb } from "./numbering.ts";
 
@@ -41,7 +41,7 @@ export function productById(db: IssuerDb, id: string): ProductRow | undefined {
 export type Expected = number | "*";
 
 /** 412 at the edge: the row is not at the version If-Match named (`current` null: it names none we could hold). */
-export function staleVersion(ifMatch: string, current: number | null): LedgerRefused {
+export function staleVersion(ifMatch: string, current: number | null): Refused {
   return refuse("stale", {
     detail:
       current === null
@@ -58,7 +58,7 @@ export function staleVersion(ifMatch: string, current: number | null): LedgerRef
   });
 }
 
-function codeTaken(code: string): LedgerRefused {
+function codeTaken(code: string): Refused {
   return refuse("conflict", {
     detail: `Another product already has code ${code}.`,
     errors: [{ path: "/code", code: "duplicate", message: "Codes are unique among the issuer's products." }],

@@ -6,7 +6,8 @@
 // group's commit), and each runs in a transaction of its own, so one that is refused or fails takes
 // back only its own writes. A crash before the commit loses the group's writes, none of them
 // answered: what a crash before a lone call's commit did.
-import { LedgerRefused, type LedgerResult } from "./refusal.ts";
+import { Refused } from "../errors/refusal.ts";
+import type { LedgerResult } from "./refusal.ts";
 
 /** One call's answer from a group: its value or refusal, or why it failed alone. */
 type Settled<T> = LedgerResult<T> | { failed: string };
@@ -20,7 +21,7 @@ export class CommitGroup<I, O> {
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    /** One call's synchronous work (its writes), refusing with LedgerRefused. */
+    /** One call's synchronous work (its writes), refusing with Refused. */
     private readonly work: (input: I) => O,
   ) {}
 
@@ -36,7 +37,7 @@ export class CommitGroup<I, O> {
   /** `input`'s work, committed with its group: its value (a refusal thrown, for work that never refuses). */
   async value(input: I): Promise<O> {
     const answer = await this.run(input);
-    if ("refused" in answer) throw new LedgerRefused(answer.refused);
+    if ("refused" in answer) throw new Refused(answer.refused);
     return answer.value;
   }
 
@@ -61,7 +62,7 @@ export class CommitGroup<I, O> {
     try {
       return { value: this.storage.transactionSync(() => this.work(input)) };
     } catch (error) {
-      if (error instanceof LedgerRefused) return { refused: error.refusal };
+      if (error instanceof Refused) return { refused: error.refusal };
       return { failed: error instanceof Error ? error.message : String(error) };
     }
   }

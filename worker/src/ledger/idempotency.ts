@@ -7,7 +7,7 @@ import { and, eq, lt } from "drizzle-orm";
 import { idempotencyKeys } from "./issuer-tables.ts";
 import type { IssuerDb } from "./numbering.ts";
 import { param, preparedOnce } from "./prepared.ts";
-import { refuse, type LedgerRefused } from "./refusal.ts";
+import { refuse, type Refused } from "../errors/refusal.ts";
 import type { StoredWarning } from "./rows.ts";
 
 /** Idempotency keys are kept this long (a client retries within minutes, not months). */
@@ -40,7 +40,7 @@ export type KeyHolder =
  * or recorded and still being transmitted by it. Never the receipt's passing state (a till would
  * print it).
  */
-export function idempotencyKeyInProgress(retryAfter = IN_PROGRESS_RETRY_SECONDS): LedgerRefused {
+export function idempotencyKeyInProgress(retryAfter = IN_PROGRESS_RETRY_SECONDS): Refused {
   return refuse("in_progress", {
     detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
     errors: [{ path: "/headers/Idempotency-Key", code: "idempotency_key_in_progress", message: "In progress." }],

@@ -18,7 +18,7 @@ import {
   type IssuerDb,
 } from "./numbering.ts";
 import { monthOfNumber, registerNewNumber, registerNumber } from "./receipt-index.ts";
-import { refuse } from "./refusal.ts";
+import { refuse } from "../errors/refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
 import { numberVoided } from "./voided-numbers.ts";
 

@@ -6,7 +6,7 @@ import { formatENcf } from "@ecf/shared/ids";
 import type { TipoeCF } from "@ecf/shared/tipos";
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { type LedgerRefused, refuse } from "./refusal.ts";
+import { type Refused, refuse } from "../errors/refusal.ts";
 import { deviceLeases, sequences, usageCounters } from "./issuer-tables.ts";
 import { param, preparedOnce } from "./prepared.ts";
 import type * as issuerTables from "./issuer-tables.ts";
@@ -29,7 +29,7 @@ export interface AllocatedEncf {
 }
 
 /** The 422 for a range past its FechaVencimientoSecuencia. */
-export function sequenceExpired(tipoeCF: string, expiresOn: string): LedgerRefused {
+export function sequenceExpired(tipoeCF: string, expiresOn: string): Refused {
   return refuse("not_allowed", {
     detail: `The e-NCF range for type ${tipoeCF} expired on ${expiresOn}; request a new range from DGII.`,
     errors: [

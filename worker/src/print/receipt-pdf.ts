@@ -4,7 +4,7 @@
 // than the rest of issuing, and most receipts are never printed from here.
 import { xmlToEcf } from "@ecf/shared";
 import { archiveImmutable } from "../archive/r2.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import type { PrintLayout } from "./render.ts";

@@ -2,7 +2,7 @@
 // certificate, the one it issues with.
 import { signEcfXml } from "@ecf/shared";
 import { certificateDerOf, signingKeyFor } from "../certificates/vault.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 
 /** Signs one of our canonical documents (built by @ecf/shared) as `company`. */

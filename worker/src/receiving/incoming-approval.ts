@@ -10,7 +10,7 @@ import {
   XmlParseError,
   type AcecfDocument,
 } from "@ecf/shared";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "../auth/crypto.ts";

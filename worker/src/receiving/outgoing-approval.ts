@@ -5,7 +5,7 @@
 import { buildAcecf, dgiiDateOf, formatDgiiDateTime } from "@ecf/shared";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { findPurchase, type MonthStub } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { Company } from "../db/tables.ts";

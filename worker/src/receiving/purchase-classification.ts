@@ -20,7 +20,7 @@ import {
   ZERO,
   type Decimal,
 } from "@ecf/shared";
-import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { findPurchase, issuerLedger } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "../ledger/supplier-defaults.ts";

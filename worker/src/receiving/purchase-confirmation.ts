@@ -9,7 +9,7 @@ import type { DgiiResult } from "../dgii/client.ts";
 import type { Company } from "../db/tables.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import { findPurchase, writeAudit } from "../ledger/client.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 import type { DgiiPurchaseStatus } from "./estado-dgii.ts";
 export type { DgiiPurchaseStatus };

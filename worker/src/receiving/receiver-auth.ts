@@ -20,7 +20,7 @@ import { sha256Hex } from "../auth/crypto.ts";
 import { database } from "../db/client.ts";
 import { receiverSeeds, receiverSettings, receiverTokens } from "../db/receiving-tables.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 

@@ -7,7 +7,7 @@ import { clientAddress } from "../auth/client-address.ts";
 import { LOGIN_WINDOW_MS, recordFailure, retryAfterSeconds } from "../auth/throttle.ts";
 import { database } from "../db/client.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 /** Failed receiver requests allowed per address per window (LOGIN_WINDOW_MS, 15 minutes). */
 export const MAX_RECEIVER_FAILURES_PER_ADDRESS = 60;

@@ -3,7 +3,7 @@
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { companies } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 
 export async function findReceivingCompany(d1: D1Database, rnc: string): Promise<Company | undefined> {

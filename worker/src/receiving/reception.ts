@@ -17,7 +17,7 @@ import {
   type TipoeCF,
 } from "@ecf/shared";
 import { issuerLedger, newPurchaseId, receiptMonth, writeAudit } from "../ledger/client.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "../auth/crypto.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";

@@ -3,7 +3,7 @@
 // parsing happens.
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 /** An e-CF with a thousand lines is far below this; anything larger is not a document we take. */
 export const MAX_XML_BYTES = 1024 * 1024;

@@ -7,7 +7,7 @@
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import { requestedMonth } from "../http/month.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
 import type { SalesHead } from "../ledger/month-sales-head.ts";

@@ -1,7 +1,7 @@
 // Keyset paging for reports: rows come in a fixed total order (a sort key plus a unique tie-break),
 // and the cursor is the last key seen, so pages never repeat or skip rows even while new rows
 // arrive. The cursor is opaque to clients (base64url JSON) and bound to its report.
-import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { ESTADO_SQL, REPORT_FILTERS, REPORT_SPECS, type ReportFilter, type ReportName } from "./specs.ts";
 
 export const DEFAULT_PAGE_SIZE = 100;

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { compare, dec, formatMoney } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
-import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import { SALES_TYPES } from "./dgii-607.ts";
 import { figuresOfRow } from "./figures-backfill.ts";

@@ -4,7 +4,7 @@ import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../auth/k
 import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database } from "../db/client.ts";
 import { type Company, companies, partnerCompanies, partners } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { importIssuerFromD1 } from "../ledger/import-d1.ts";

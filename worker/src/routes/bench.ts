@@ -14,7 +14,7 @@ import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
 import { CEILING_MODES, measureIssuerCeiling } from "../bench/issuer-ceiling.ts";
 import { benchBulkEnabled } from "../bench/month-rows.ts";
 import { notFound, zodProblems } from "../http/errors.ts";
-import { ApiProblem, malformedJson } from "../http/problem.ts";
+import { ApiProblem, malformedJson } from "../errors/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { companies } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
 import { readCertificateUpload, sealPrivateKey } from "../certificates/vault.ts";
 import { newRouter } from "../http/router.ts";

@@ -11,7 +11,7 @@ import { database } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
 import { companies, type Company } from "../db/tables.ts";
 import { adminRoute, problemSchema } from "../http/openapi.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { newRouter } from "../http/router.ts";
 import {
   ConsoleUserList,

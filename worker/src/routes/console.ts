@@ -16,7 +16,7 @@ import { database } from "../db/client.ts";
 import { consoleUsers } from "../db/console-tables.ts";
 import type { AppEnv } from "../env.ts";
 import { problemSchema } from "../http/openapi.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { newRouter } from "../http/router.ts";
 import {
   AcceptInvitationBody,

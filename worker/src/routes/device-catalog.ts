@@ -10,7 +10,7 @@ import type { DeviceRow } from "../devices/registry.ts";
 import { updateDeviceSettings } from "../devices/settings.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 

@@ -3,7 +3,7 @@ import { isCodigoModificacion, TOTALS_POLICIES, type TotalsPolicy } from "@ecf/s
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem, DEFAULT_RETRY_AFTER_SECONDS, malformedJson } from "../http/problem.ts";
+import { ApiProblem, DEFAULT_RETRY_AFTER_SECONDS, malformedJson } from "../errors/problem.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";

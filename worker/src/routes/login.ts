@@ -6,7 +6,7 @@ import { clientAddress } from "../auth/client-address.ts";
 import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/throttle.ts";
 import { database } from "../db/client.ts";
 import { apiKeys } from "../db/tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { problemSchema } from "../http/openapi.ts";
 import { LoginBody, LoginResponse } from "../http/schemas/login.ts";

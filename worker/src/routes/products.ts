@@ -22,7 +22,7 @@ import { PRODUCT_CSV_COLUMNS } from "../catalog/csv.ts";
 import { database } from "../db/client.ts";
 import { companies } from "../db/tables.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { newRouter } from "../http/router.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";

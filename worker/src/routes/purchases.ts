@@ -17,7 +17,7 @@ import {
   SupplierDefaultsView,
   SupplierParam,
 } from "../http/schemas/purchases.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import {

@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { problemOf } from "../http/errors.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";

@@ -10,7 +10,7 @@ import { toCsv } from "../reports/csv.ts";
 import { readReportQuery } from "../reports/paging.ts";
 import { readReport, REPORTS, type ReportName } from "../reports/reports.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { COLUMNS_606 } from "../reports/dgii-606.ts";
 import { COLUMNS_607 } from "../reports/dgii-607.ts";
 import {

@@ -8,7 +8,7 @@ import { requireAuth } from "../auth/middleware.ts";
 import { requireDevice, type DeviceEnv } from "../devices/auth.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import {
   abandonImport,

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context, Next } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { resolveTenant } from "../tenant/resolve.ts";

@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { devices } from "../db/devices-tables.ts";
-import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, readCursor, readDateRange, readFormat, readPageSize } from "../reports/paging.ts";
 import type { ZReport } from "../http/schemas/shifts.ts";

@@ -5,7 +5,7 @@
 import { add, dec, drIsoDate, eq as same, formatMoney, sub } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import type { Device } from "../devices/auth.ts";
-import { ApiProblem, type ProblemItem } from "../http/problem.ts";
+import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { ShiftBody, ShiftView, ZReport } from "../http/schemas/shifts.ts";
 import type { NewShift, Shift } from "./shift-rows.ts";

@@ -5,7 +5,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { taxpayerImports, taxpayerRegistry, taxpayers } from "../db/taxpayers-tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 /** A taxpayer row as an import sends it (the CLI parsed it from DGII's file). */
 export interface TaxpayerRow {

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
 import { companies, partnerCompanies, type Company } from "../db/tables.ts";
 import type { AppEnv } from "../env.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 
 const HEADER = "X-RNC-Emisor";
 

@@ -6,7 +6,7 @@ import { forgetKeyLookups } from "../auth/key-lookups.ts";
 import { database, rowOf } from "../db/client.ts";
 import { partnerCompanies } from "../db/tables.ts";
 import { webhookEndpoints } from "../db/webhooks-tables.ts";
-import { ApiProblem } from "../http/problem.ts";
+import { ApiProblem } from "../errors/problem.ts";
 import { outboundPolicy, outboundUrlProblem } from "../outbound/url-policy.ts";
 import type { EventType } from "./events.ts";
 import { newSecret } from "./signing.ts";
