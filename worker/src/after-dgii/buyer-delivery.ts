@@ -64,7 +64,7 @@ export async function deliverToBuyer(
   const timeoutMs = dgiiTimeoutMs(env);
 
   const failed = (detail: string): TaskOutcome => {
-    context.updateReceipt(receipt.id, {
+    context.recordDelivery(receipt.id, {
       deliveryAttempts: attempts,
       deliveryDetail: detail.slice(0, 500),
       ...(pastDeadline ? { deliveryStatus: "fallido", deliveryAt: now.toISOString() } : {}),
@@ -76,7 +76,7 @@ export async function deliverToBuyer(
     const entry = await directoryEntry(env, company, receipt.rncComprador);
     if (!entry?.urlRecepcion) {
       // Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one.
-      context.updateReceipt(receipt.id, {
+      context.recordDelivery(receipt.id, {
         deliveryStatus: "no_receptor",
         deliveryAt: now.toISOString(),
         deliveryAttempts: attempts,
@@ -114,7 +114,7 @@ export async function deliverToBuyer(
     );
     // Motivo 3 (envío duplicado): the buyer has it already, from an attempt whose answer we lost.
     const delivered = arecf.Estado === "0" || arecf.CodigoMotivoNoRecibido === "3";
-    context.updateReceipt(receipt.id, {
+    context.recordDelivery(receipt.id, {
       deliveryStatus: delivered ? "entregado" : "no_recibido",
       deliveryAt: now.toISOString(),
       deliveryAttempts: attempts,

@@ -1,7 +1,8 @@
 // The month object's follow-up work as data: what a task is, what it may touch when it runs, and
 // the payload of each kind. Every module that runs a kind of task imports these; only tasks.ts
 // dispatches, so none of them imports another.
-import type { Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { DeliveryRecord } from "../ledger/receipt-steps.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import type { WebhookEndpoint } from "../webhooks/endpoints.ts";
 import type { WebhookEvent } from "../webhooks/events.ts";
 
@@ -36,7 +37,10 @@ export interface TaskContext {
   env: Env;
   now: Date;
   receipt(encf: string): Receipt | null;
-  updateReceipt(id: string, changes: ReceiptChanges): Receipt;
+  /** What one attempt at the buyer's delivery found (its event is queued with it). */
+  recordDelivery(id: string, record: DeliveryRecord): void;
+  /** The receipt's e-mail log, as it is after a send. */
+  recordEmails(id: string, emails: string): void;
   /** The issuer's webhook endpoints (read once per alarm run, however many events it fans out). */
   issuerEndpoints(companyId: string): Promise<WebhookEndpoint[]>;
 }

@@ -1,19 +1,21 @@
 import { buildRfce, signEcfXml, xmlToEcf } from "@ecf/shared";
 import { companyById } from "../db/companies.ts";
-import type { Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { ReceiptStep } from "../ledger/receipt-steps.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import type { Company } from "../db/tables.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import { isFinal, statusFromDgii, type ReceiptStatus } from "./estado.ts";
+import { isFinal } from "./estado.ts";
 import type { PhaseTimes } from "./timing.ts";
 
 /**
  * Where a transmission records each step: the receipt's month object, through RPC from a request,
- * or directly from inside the object when its alarm transmits.
+ * or directly from inside the object when its alarm transmits. The object decides what a step
+ * changes and leads to (after-dgii/follow-up.ts).
  */
 export interface ReceiptStore {
-  update(id: string, changes: ReceiptChanges): Promise<Receipt>;
+  advance(id: string, step: ReceiptStep): Promise<Receipt>;
 }
 
 /**
@@ -46,20 +48,20 @@ const messagesJson = (mensajes: readonly DgiiMessage[]) =>
   JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
 
 function recordResult(store: ReceiptStore, receipt: Receipt, result: DgiiResult): Promise<Receipt> {
-  return store.update(receipt.id, {
-    status: statusFromDgii(result.codigo),
-    trackId: result.trackId ?? receipt.trackId,
-    dgiiCodigo: String(result.codigo),
-    dgiiMensajes: messagesJson(result.mensajes),
+  const mensajes = messagesJson(result.mensajes);
+  return store.advance(receipt.id, {
+    step: "judged",
+    codigo: result.codigo,
+    trackId: result.trackId ?? null,
+    mensajes,
   });
 }
 
 /** DGII answered an error about the document itself (4xx): the receipt is rejected as sent. */
 function recordHttpRejection(store: ReceiptStore, receipt: Receipt, error: DgiiError): Promise<Receipt> {
-  return store.update(receipt.id, {
-    status: "rejected",
-    dgiiCodigo: "2",
-    dgiiMensajes: messagesJson(
+  return store.advance(receipt.id, {
+    step: "refused",
+    mensajes: messagesJson(
       error.mensajes.length ? error.mensajes : [{ codigo: String(error.status ?? ""), valor: error.message }],
     ),
   });
@@ -72,17 +74,16 @@ async function pollTrackId(
   delays: number[],
   times?: PhaseTimes,
 ): Promise<Receipt> {
-  let current = receipt;
   for (const delay of delays) {
     if (times) await times.time("dgii-wait", () => sleep(delay));
     else await sleep(delay);
-    const result = await client.consultaResultado(current.trackId!);
+    const result = await client.consultaResultado(receipt.trackId!);
     if (result.codigo === 3) continue;
     if (result.codigo === 0) break; // DGII does not know it yet: keep polling later
-    return recordResult(store, current, result);
+    return recordResult(store, receipt, result);
   }
-  current = await store.update(current.id, { status: "in_process" });
-  return current;
+  // Still in process: the alarm asks again.
+  return store.advance(receipt.id, { step: "sent", trackId: receipt.trackId! });
 }
 
 /** The RFCE summary of an E32 under 250,000, signed with the issuer's key. */
@@ -140,30 +141,32 @@ export async function transmitReceipt(
       const rfce = await signedRfceFor(signedXml, current, signer.key, signer.certificateDer);
       if (!(options.dgiiUp || (await client.isAvailable())))
         throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
-      current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
+      current = await store.advance(current.id, { step: "sending" });
       return await recordResult(store, current, await client.sendRfce(rfce, current.encf));
     }
 
     if (!current.trackId && current.sendAttempts > 0) {
       const known = await client.consultaTrackIds(current.encf);
       const latest = known[known.length - 1];
-      if (latest) current = await store.update(current.id, { trackId: latest.trackId, status: "in_process" });
+      if (latest) current = await store.advance(current.id, { step: "sent", trackId: latest.trackId });
       // The failed send was recorded (updatedAt) moments ago: it may still land. Ask again later.
       else if (sentMomentsAgo(current, options.now)) return current;
     }
     if (!current.trackId) {
       if (!(options.dgiiUp || (await client.isAvailable())))
         throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
-      current = await store.update(current.id, { sendAttempts: current.sendAttempts + 1 });
+      current = await store.advance(current.id, { step: "sending" });
       const trackId = await client.sendEcf(signedXml, current.encf);
-      current = await store.update(current.id, { trackId, status: "in_process" });
+      current = await store.advance(current.id, { step: "sent", trackId });
     }
     return await pollTrackId(store, client, current, options.delays, times);
   } catch (error) {
     if (!(error instanceof DgiiError)) throw error;
     if (!error.isUnavailable) return recordHttpRejection(store, current, error);
-    const status: ReceiptStatus = current.trackId ? "in_process" : "contingency";
-    return store.update(current.id, { status, dgiiMensajes: messagesJson([{ codigo: null, valor: error.message }]) });
+    return store.advance(current.id, {
+      step: "unreachable",
+      mensajes: messagesJson([{ codigo: null, valor: error.message }]),
+    });
   }
 }
 

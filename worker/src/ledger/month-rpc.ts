@@ -10,7 +10,8 @@ import type { PurchasesHead } from "./purchases-head.ts";
 import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";
-import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./rows.ts";
+import type { ReceiptStep } from "./receipt-steps.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt } from "./rows.ts";
 
 /** A receipt recorded, or the one already recorded under its e-NCF. */
 export interface Recorded {
@@ -49,8 +50,11 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   receipt(encf: string): Receipt | null;
   /** The receipts of these e-NCF that are here (in no particular order). */
   receiptsByEncf(encfs: string[]): Receipt[];
-  /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
-  update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt;
+  /**
+   * A receipt's step with DGII: the object derives the row change and what it leads to (events,
+   * delivery to the buyer), written in the same step (after-dgii/follow-up.ts).
+   */
+  advance(id: string, step: ReceiptStep, subscribedEvents?: readonly EventType[]): Receipt;
   /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
   claim(id: string): Receipt | null;
   /** Lets go of a receipt: a final one is done; a pending one is due after its back-off. */
