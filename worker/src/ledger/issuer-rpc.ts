@@ -11,7 +11,14 @@ import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./issue
 import type { LedgerResult } from "./refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "./supplier-defaults.ts";
-import type { GivenUpCheck, NumbersHandedOut, Tail, VoidedRange, VoidRangeCheck } from "./voided-numbers.ts";
+import type {
+  GivenUpCheck,
+  HeldRange,
+  NumbersHandedOut,
+  VoidedRange,
+  VoidingStep,
+  VoidRangeCheck,
+} from "./voided-numbers.ts";
 
 export interface IssuerRpc extends Rpc.DurableObjectBranded {
   // Ranges, numbering, quota
@@ -72,10 +79,11 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   voidRangeCheck(tipoeCF: string, from: number, to: number, ownDevice?: string): VoidRangeCheck;
   /** A number a device gave up: inside its own leases, already voided, and the months that may hold its receipt. */
   givenUpCheck(deviceId: string, tipoeCF: string, number: number): GivenUpCheck;
-  /** Takes a range's unused tail out of the sequence while DGII is asked. */
-  takeTail(tipoeCF: string, from: number, to: number): Tail | null | "gap";
-  giveBackTail(tipoeCF: string, tail: Tail): void;
-  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void;
+  /**
+   * A voiding's step on the issuer's numbers, in one write: its ranges' unused tails held while DGII
+   * is asked (and the months of their receipts), given back, or remembered as voided (VoidingStep).
+   */
+  voiding(step: VoidingStep): HeldRange[];
   numbersHandedOut(tipoeCF: string): NumbersHandedOut;
   // The shared catalogue
   product(id: string): ProductRow | null;

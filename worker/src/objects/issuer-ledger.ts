@@ -151,14 +151,8 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   givenUpCheck(deviceId: string, tipoeCF: string, number: number): voiding.GivenUpCheck {
     return voiding.givenUpCheck(this.db, deviceId, tipoeCF, number);
   }
-  takeTail(tipoeCF: string, from: number, to: number): voiding.Tail | null | "gap" {
-    return voiding.takeTail(this.db, tipoeCF, from, to);
-  }
-  giveBackTail(tipoeCF: string, tail: voiding.Tail): void {
-    voiding.giveBackTail(this.db, tipoeCF, tail);
-  }
-  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void {
-    voiding.noteVoided(this.db, tipoeCF, firstNumber, lastNumber);
+  voiding(step: voiding.VoidingStep): voiding.HeldRange[] {
+    return this.ctx.storage.transactionSync(() => voiding.voidingStep(this.db, step));
   }
   numbersHandedOut(tipoeCF: string): voiding.NumbersHandedOut {
     return voiding.numbersHandedOut(this.db, tipoeCF);
