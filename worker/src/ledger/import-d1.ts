@@ -44,6 +44,18 @@ async function legacyRows<T>(d1: D1Database, tableName: string, table: Table, co
 const chunks = <T>(rows: T[]) =>
   Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
 
+/** The issuer index's entries of the moved receipts and purchases: each in its FechaEmision's month. */
+function indexEntries(receiptRows: NewReceipt[], purchaseRows: NewPurchase[]) {
+  return {
+    indexRows: receiptRows.map((r) => ({
+      tipoeCF: r.tipoeCF,
+      number: Number(r.encf.slice(3)),
+      month: r.issueDate.slice(0, 7),
+    })),
+    purchaseIndex: purchaseRows.map((p) => ({ rncEmisor: p.rncEmisor, encf: p.encf, month: p.issueDate.slice(0, 7) })),
+  };
+}
+
 export async function importIssuerFromD1(env: Env, companyId: string): Promise<LedgerImport> {
   const read = <T>(name: string, table: Table) => legacyRows<T>(env.DB, name, table, companyId);
   const [seqs, usage, keys, leases, receiptRows, purchaseRows, auditRows] = await Promise.all([
@@ -67,26 +79,14 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
 
   // The months first, then the index: a receipt the index names is always in its month object.
   for (const [month, rows] of byMonth) {
-    const stub = receiptMonth(env, companyId, month);
-    for (const part of chunks(rows.receipts))
-      await stub.maintenance().importRows({ receipts: part, purchases: [], audit: [] });
-    for (const part of chunks(rows.purchases))
-      await stub.maintenance().importRows({ receipts: [], purchases: part, audit: [] });
-    for (const part of chunks(rows.audit))
-      await stub.maintenance().importRows({ receipts: [], purchases: [], audit: part });
+    const stub = receiptMonth(env, companyId, month).maintenance();
+    for (const part of chunks(rows.receipts)) await stub.importRows({ receipts: part, purchases: [], audit: [] });
+    for (const part of chunks(rows.purchases)) await stub.importRows({ receipts: [], purchases: part, audit: [] });
+    for (const part of chunks(rows.audit)) await stub.importRows({ receipts: [], purchases: [], audit: part });
   }
-  const ledger = issuerLedger(env, companyId);
-  const indexRows = receiptRows.map((r) => ({
-    tipoeCF: r.tipoeCF,
-    number: Number(r.encf.slice(3)),
-    month: r.issueDate.slice(0, 7),
-  }));
-  const purchaseIndex = purchaseRows.map((p) => ({
-    rncEmisor: p.rncEmisor,
-    encf: p.encf,
-    month: p.issueDate.slice(0, 7),
-  }));
-  await ledger.maintenance().importRows({
+  const ledger = issuerLedger(env, companyId).maintenance();
+  const { indexRows, purchaseIndex } = indexEntries(receiptRows, purchaseRows);
+  await ledger.importRows({
     sequences: seqs,
     usageCounters: usage,
     idempotencyKeys: keys,
@@ -96,7 +96,7 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
     months: [...byMonth.keys()],
   });
   for (const part of chunks(indexRows))
-    await ledger.maintenance().importRows({
+    await ledger.importRows({
       sequences: [],
       usageCounters: [],
       idempotencyKeys: [],
@@ -106,7 +106,7 @@ export async function importIssuerFromD1(env: Env, companyId: string): Promise<L
       months: [],
     });
   for (const part of chunks(purchaseIndex))
-    await ledger.maintenance().importRows({
+    await ledger.importRows({
       sequences: [],
       usageCounters: [],
       idempotencyKeys: [],
