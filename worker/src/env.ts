@@ -4,7 +4,7 @@ import type { Principal } from "./auth/principal.ts";
 import type { LiveSession } from "./console/sessions.ts";
 import type { ProblemCode } from "./errors/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";
-import type { EventType } from "./webhooks/events.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
 
 /** Hono's environment for this worker: bindings from wrangler.toml, request-scoped variables. */
 export interface AppEnv {

@@ -1,6 +1,7 @@
 // The worker's layers, checked on the tree (docs/ARCHITECTURE.md draws them): no import cycle
-// between modules of worker/src, storage never imports the HTTP edge, the Durable Object classes
-// stay thin shells, and no function in worker/src or pos-client/src needs a map to be read.
+// between modules of worker/src nor between its folders, nothing below the edge imports http/,
+// storage never imports the HTTP edge, the Durable Object classes stay thin shells, no function in
+// worker/src, shared/src or pos-client/src needs a map to be read, and no source names an issue.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,6 +100,45 @@ function longFunctions(dir: string, limit: number): string[] {
 
 const short = (file: string) => relative(workerSrc, file);
 
+/**
+ * The folder graph of a module graph: folder A -> B when a module in A imports one in B. A file at
+ * `dir`'s root (app.ts, index.ts, env.ts, version.ts) is a node of its own, named by its file name.
+ */
+function folderGraph(graph: Map<string, string[]>, dir: string): Map<string, string[]> {
+  const folderOf = (file: string) => relative(dir, file).split("/")[0]!;
+  const folders = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const edges = folders.get(folderOf(from)) ?? new Set<string>();
+    for (const t of targets) if (folderOf(t) !== folderOf(from)) edges.add(folderOf(t));
+    folders.set(folderOf(from), edges);
+  }
+  return new Map([...folders].map(([folder, edges]) => [folder, [...edges].sort()]));
+}
+
+/** The imports from modules that `from` accepts of modules that `to` accepts, as "from -> target". */
+function crossings(graph: Map<string, string[]>, from: (m: string) => boolean, to: (m: string) => boolean) {
+  return [...graph].flatMap(([m, targets]) =>
+    from(m) ? targets.filter(to).map((t) => `${short(m)} -> ${short(t)}`) : [],
+  );
+}
+
+/** Lines of the TypeScript and JavaScript sources under `dir` that name an issue ("issue 44"). */
+function issueReferences(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.(ts|mts|mjs|js)$/.test(e.name))
+    .map((e) => join(e.parentPath, e.name))
+    .filter((file) => !/\/(node_modules|generated)\//.test(file))
+    .flatMap((file) =>
+      readFileSync(file, "utf8")
+        .split("\n")
+        .flatMap((line, i) => (/\bissues? \d+/i.test(line) ? [`${relative(root, file)}:${i + 1}`] : [])),
+    );
+}
+
+/** The HTTP edge of the worker (STYLE.md's first layer): everything else is below it. */
+const EDGE = ["http/", "routes/", "app.ts", "index.ts"];
+const inEdge = (file: string) => EDGE.some((e) => short(file) === e || short(file).startsWith(e));
+
 describe("the worker's layers", () => {
   const graph = importGraph(workerSrc);
 
@@ -119,15 +159,38 @@ describe("the worker's layers", () => {
     ).toEqual([["a.ts", "b.ts"]]);
   });
 
+  it("has no import cycle between folders of worker/src (a root file is a node of its own)", () => {
+    expect(cycles(folderGraph(graph, workerSrc))).toEqual([]);
+  });
+
+  it("finds a folder cycle where no module cycle is (the check can fail)", () => {
+    const [ax, aw, by, bz] = ["a/x.ts", "a/w.ts", "b/y.ts", "b/z.ts"].map((f) => join(workerSrc, f));
+    const modules = new Map([
+      [ax!, [by!]],
+      [aw!, []],
+      [by!, []],
+      [bz!, [aw!]],
+    ]);
+    expect(cycles(modules)).toEqual([]);
+    expect(cycles(folderGraph(modules, workerSrc))).toEqual([["a", "b"]]);
+  });
+
+  it("keeps every module below the edge from importing http/", () => {
+    const isHttp = (file: string) => short(file).startsWith("http/");
+    expect(crossings(graph, (m) => !inEdge(m), isHttp)).toEqual([]);
+  });
+
   it("keeps storage (ledger/, db/, archive/) from importing the HTTP edge or the routes", () => {
     const storage = ["ledger/", "db/", "archive/"];
     const edge = ["http/", "routes/", "app.ts"];
-    const crossings = [...graph].flatMap(([from, targets]) =>
-      storage.some((s) => short(from).startsWith(s))
-        ? targets.filter((t) => edge.some((e) => short(t).startsWith(e))).map((t) => `${short(from)} -> ${short(t)}`)
-        : [],
-    );
-    expect(crossings).toEqual([]);
+    const isStorage = (file: string) => storage.some((s) => short(file).startsWith(s));
+    expect(crossings(graph, isStorage, (t) => edge.some((e) => short(t).startsWith(e)))).toEqual([]);
+  });
+
+  it("keeps storage to itself: ledger/, db/ and archive/ import only storage and errors/", () => {
+    const below = ["ledger/", "db/", "archive/", "errors/"];
+    const isStorage = (file: string) => ["ledger/", "db/", "archive/"].some((s) => short(file).startsWith(s));
+    expect(crossings(graph, isStorage, (t) => !below.some((b) => short(t).startsWith(b)))).toEqual([]);
   });
 
   it("keeps the Durable Object classes in objects/ as thin shells (at most 250 lines each)", () => {
@@ -151,7 +214,13 @@ describe("the worker's layers", () => {
     expect(importers).toEqual([]);
   });
 
-  it("has no function over 80 lines in worker/src or pos-client/src", () => {
-    expect([...longFunctions(workerSrc, 80), ...longFunctions(join(root, "pos-client/src"), 80)]).toEqual([]);
+  it("has no function over 80 lines in worker/src, shared/src or pos-client/src", () => {
+    const dirs = ["worker/src", "shared/src", "pos-client/src"].map((d) => join(root, d));
+    expect(dirs.flatMap((dir) => longFunctions(dir, 80))).toEqual([]);
+  });
+
+  it("names no issue in source code (a comment says why instead)", () => {
+    const dirs = ["worker/src", "shared/src", "pos-client/src", "console/src", "sdk/src", "scripts"];
+    expect(dirs.flatMap((d) => issueReferences(join(root, d)))).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import {
 import { admin, authed, companyWithToken, createCompany, createKey, login, tokenFor } from "./support/accounts.ts";
 import { allocate, auditRows, setInvoicesThisMonth } from "./support/ledger.ts";
 import { until } from "./support/until.ts";
-import { forgetKeyLookups, KEY_LOOKUP_REUSE_MS } from "../src/auth/key-lookups.ts";
+import { forgetKeyLookups, KEY_LOOKUP_REUSE_MS } from "../src/db/key-lookups.ts";
 
 const problem = async (res: Response) => {
   expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { clearFaults, issue, issueRequest, issuer, setFault } from "./support/issuing.ts";
-import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
+import { forgetKeyLookups } from "../src/db/key-lookups.ts";
 
 afterEach(clearFaults);
 

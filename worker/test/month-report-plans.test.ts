@@ -11,7 +11,7 @@ import { benchMonthRows, benchReceiptKey, type BenchRowsSpec } from "../src/benc
 import { receiptMonth } from "../src/ledger/client.ts";
 import { reportSliceSql } from "../src/ledger/report-slice.ts";
 import type { ReceiptMonth } from "../src/objects/receipt-month.ts";
-import type { ReportSliceQuery } from "../src/reports/specs.ts";
+import type { ReportSliceQuery } from "../src/ledger/report-specs.ts";
 import { companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 

@@ -18,7 +18,7 @@ import {
 import type { SinkAnswer, SinkDelivery, SinkStream } from "./support/webhook-sink.ts";
 import { deliverWebhook } from "../src/webhooks/deliver.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
-import { forgetKeyLookups } from "../src/auth/key-lookups.ts";
+import { forgetKeyLookups } from "../src/db/key-lookups.ts";
 import { until } from "./support/until.ts";
 import { certificateNoticeKey, nextNoticeAt } from "../src/after-dgii/certificate-watch.ts";
 

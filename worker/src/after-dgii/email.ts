@@ -8,7 +8,7 @@ import { companyById } from "../db/companies.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { defaultLayout, pdfKey, storeReceiptPdf } from "../print/receipt-pdf.ts";
-import type { EmailPayload, TaskContext, TaskOutcome } from "./task-types.ts";
+import type { EmailPayload, TaskContext, TaskOutcome } from "../ledger/task-types.ts";
 
 /** A plausible single address (the SMTP server has the last word). */
 export const isEmailAddress = (value: string) =>

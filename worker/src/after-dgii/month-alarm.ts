@@ -24,7 +24,7 @@ import type { AuditEntry, Purchase, Receipt } from "../ledger/rows.ts";
 import { checkPurchaseAtDgii, CONFIRMATIONS_PER_RUN, judgeAnswer } from "../receiving/purchase-confirmation.ts";
 import { purchaseEvent } from "../webhooks/events.ts";
 import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
-import { eventTask, taskBackoffMs, type NewTask, type TaskContext, type TaskOutcome } from "./task-types.ts";
+import { eventTask, taskBackoffMs, type NewTask, type TaskContext, type TaskOutcome } from "../ledger/task-types.ts";
 
 /** What the alarm's run needs of its month object. */
 export interface MonthAlarmHost {

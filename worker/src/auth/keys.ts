@@ -5,7 +5,7 @@ import { database } from "../db/client.ts";
 import { apiKeys, companies, partners } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { randomToken, sha256Hex } from "./crypto.ts";
-import { forgetKeyLookups } from "./key-lookups.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 
 export type KeyKind = "test" | "live";
 

@@ -1,4 +1,4 @@
-// Bench-only: one issuer's ceiling measured at the IssuerLedger itself (issue 35), not through
+// Bench-only: one issuer's ceiling measured at the IssuerLedger itself (what bounds its rate), not through
 // HTTP, auth, validation and signing. Inside the worker, `callers` concurrent loops share `count`
 // operations against ONE issuer's objects through the RPC methods the issuing path uses: `number`
 // (the issuer object's one numbering RPC: quota unit, e-NCF, receipt index, Idempotency-Key), and

@@ -3,15 +3,7 @@
 // hashed with scrypt; PINs set before it keep their PBKDF2-SHA256 hash until changed.
 import { z } from "@hono/zod-openapi";
 import { hashPin as scryptHash, PIN_SCRYPT } from "@ecf/shared/pin-kdf";
-import type { cashiers } from "../ledger/issuer-tables.ts";
-
-export type CashierRow = typeof cashiers.$inferSelect;
-/** The ledger's three PIN columns. A scrypt hash is written `scrypt:N:r:p:<base64>` (see pinOfRow). */
-export interface PinHash {
-  iterations: number;
-  salt: string;
-  hash: string;
-}
+import type { CashierRow, PinHash } from "../ledger/catalog-rows.ts";
 
 /**
  * At least 6 digits: the hash goes to every paired till, so a stolen till allows an offline

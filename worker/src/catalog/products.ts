@@ -4,10 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { unidadMedida } from "@ecf/shared/catalogs";
 import { formatMoney, fromMinorUnits } from "@ecf/shared/money";
-import type { products } from "../ledger/issuer-tables.ts";
-
-export const ITBIS_RATES = ["18", "16", "0", "exempt"] as const;
-export const PRODUCT_KINDS = ["good", "service"] as const;
+import { ITBIS_RATES, PRODUCT_KINDS, type ProductRow, type ProductValues } from "../ledger/catalog-rows.ts";
 
 /** DGII's NombreItem holds 80 characters and CodigoItem 35. */
 export const MAX_NAME = 80;
@@ -24,21 +21,6 @@ export const PRODUCT_DEFAULTS = {
   kind: "good" as const,
   active: true,
 };
-
-export type ProductRow = typeof products.$inferSelect;
-
-/** The fields a client sets, as the issuer object stores them (cents, a normalised unit code). */
-export interface ProductValues {
-  code: string;
-  barcodes: string[];
-  name: string;
-  priceCents: number;
-  priceIncludesItbis: boolean;
-  itbisRate: (typeof ITBIS_RATES)[number];
-  unit: string;
-  kind: (typeof PRODUCT_KINDS)[number];
-  active: boolean;
-}
 
 /** A price as text: up to 13 integer digits (cents stay exact in a double) and at most 2 decimals. */
 const PRICE = /^\d{1,13}(\.\d{1,2})?$/;

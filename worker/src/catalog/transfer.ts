@@ -1,7 +1,7 @@
 // Whole-catalogue transfers: a CSV file in (checked entirely in the worker, then stored in one
 // issuer-object transaction, so a bad line leaves nothing half-imported) and the catalogue out as a
 // CSV stream read a page per RPC (the worker never holds the whole catalogue).
-import { ApiProblem } from "../errors/problem.ts";
+import { refuse } from "../errors/refusal.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { ImportOutcome } from "../ledger/catalog.ts";
@@ -16,20 +16,11 @@ export interface ImportAnswer extends ImportOutcome {
   lines: number;
 }
 
-/** Content types an import body may have: CSV, or plain text from a tool that knows no better. */
-export function assertCsvBody(contentType: string | undefined): void {
-  if (!/^\s*(text\/csv|text\/plain)\b/i.test(contentType ?? "")) {
-    throw new ApiProblem("unsupported_media_type", {
-      detail: "Send the products file as text/csv (UTF-8, a header row, comma-separated).",
-    });
-  }
-}
-
 export async function importProductsCsv(env: Env, companyId: string, text: string): Promise<ImportAnswer> {
   const { products, lines, problems, problemCount } = readProductsCsv(text);
   if (problemCount) {
     const lines = new Set(problems.map((p) => p.line)).size;
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `${problemCount} problem(s) on ${lines}${problemCount > problems.length ? "+" : ""} line(s) of the file; nothing was imported. Correct them and send the whole file again.`,
       errors: problems,
       extensions: { problemCount },

@@ -1,7 +1,7 @@
 import type { Pkcs12Contents, Pkcs12ErrorCode } from "@ecf/shared/signing/pkcs12";
 import { decryptPkcs8, encryptPkcs8, importMasterKey, importSigningKey } from "@ecf/shared/signing/key-at-rest";
 import { fromBase64, toBase64 } from "@ecf/shared/signing/base64";
-import { ApiProblem } from "../errors/problem.ts";
+import { refuse } from "../errors/refusal.ts";
 
 export interface UploadedCertificate {
   pkcs8: Uint8Array;
@@ -39,7 +39,7 @@ export async function readCertificateUpload(
   } catch (error) {
     const code = error instanceof Pkcs12Error ? error.code : "not_pkcs12";
     const message = CERTIFICATE_PROBLEMS[code];
-    throw new ApiProblem("bad_request", {
+    throw refuse("unusable", {
       detail: message,
       errors: [{ path: code === "wrong_password" ? "/password" : "/file", code, message }],
     });
@@ -47,7 +47,7 @@ export async function readCertificateUpload(
   const notAfter = parsed.notAfter.toISOString();
   if (parsed.notAfter.getTime() <= now.getTime()) {
     const message = `The certificate expired on ${notAfter}.`;
-    throw new ApiProblem("bad_request", {
+    throw refuse("unusable", {
       detail: message,
       errors: [{ path: "/file", code: "certificate_expired", message }],
     });

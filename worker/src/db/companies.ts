@@ -1,9 +1,9 @@
 import { eq, getTableName } from "drizzle-orm";
 import { database, rowOf } from "./client.ts";
 import { apiKeys, companies, type Company } from "./tables.ts";
-import { subscribedEventsSql } from "../webhooks/endpoints.ts";
-import type { EventType } from "../webhooks/events.ts";
-import { reusedKeyLookup } from "../auth/key-lookups.ts";
+import { subscribedEventsSql } from "./endpoint-subscriptions.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
+import { reusedKeyLookup } from "./key-lookups.ts";
 
 /** The issuer with this id, as D1 has it now. */
 export async function companyById(env: Env, id: string): Promise<Company | undefined> {

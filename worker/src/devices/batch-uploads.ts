@@ -5,7 +5,7 @@
 // costs storage round trips only and a backlog of hundreds goes up in seconds.
 import { drMonth } from "@ecf/shared";
 import { ApiProblem } from "../errors/problem.ts";
-import { problemOf } from "../http/errors.ts";
+import { problemOf } from "../errors/problem-of.ts";
 import type { Company } from "../db/tables.ts";
 import { recordForBackground } from "../issuing/record.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";

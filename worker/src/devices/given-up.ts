@@ -4,7 +4,7 @@
 // as POST /fe/anulacion (issuing/void.ts), which makes an exception for the device's own leases.
 import type { POS_TIPOS } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
-import { ApiProblem } from "../errors/problem.ts";
+import { problemOf } from "../errors/problem-of.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { voidRanges, type VoidRange } from "../issuing/void.ts";
 import type { Device } from "./auth.ts";
@@ -104,7 +104,7 @@ async function voidOrRefusals(
     );
     return { outcome, ...(auditEvent ? { auditEvent } : {}) };
   } catch (error) {
-    const named = error instanceof ApiProblem ? (error.init.errors ?? []) : [];
+    const named = problemOf(error)?.init.errors ?? [];
     const byRange = new Map(named.flatMap((e) => (/^\/rangos\/\d+$/.test(e.path) ? [[e.path, e]] : [])));
     if (!byRange.size) throw error;
     const outcome = rangos.map((_, i): RangeOutcome => {

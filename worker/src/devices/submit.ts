@@ -3,8 +3,8 @@
 // poll briefly. The answer is the API's own receipt answer, so a device and an API client read
 // the same thing.
 import { findReceipt, issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { receiptAnswerOf } from "../issuing/answer.ts";
-import type { IssueAnswer } from "../http/schemas/receipt-answer.ts";
+import { receiptAnswerOf } from "../answers/receipt.ts";
+import type { IssueAnswer } from "../answers/receipt-schema.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import { recordSignedReceipt } from "../issuing/record.ts";
 import type { Company } from "../db/tables.ts";

@@ -1,5 +1,5 @@
 import { certificateDerOf, signingKeyFor } from "../certificates/vault.ts";
-import { ApiProblem } from "../errors/problem.ts";
+import { refuse } from "../errors/refusal.ts";
 import type { Company } from "../db/tables.ts";
 import { DgiiClient } from "./client.ts";
 
@@ -11,7 +11,7 @@ export interface CompanySigner {
 /** The issuer's signing key and certificate, or a clear 422 when none is registered. */
 export async function signerFor(env: Env, company: Company): Promise<CompanySigner> {
   if (!company.certificateKeyEncrypted || !company.certificateDer) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `Issuer ${company.rnc} has no signing certificate; upload one with PUT /company/certificate.`,
       errors: [{ path: "", code: "certificate_missing", message: "No signing certificate." }],
     });

@@ -2,6 +2,8 @@
 // HTTP problems. The edge (http/errors.ts) turns each kind into its problem code and status, in
 // one place; an RPC call loses an exception's class, so the objects return a refusal as a value
 // (ledger/refusal.ts).
+import type { RequestPart } from "./problem.ts";
+
 export const REFUSAL_KINDS = [
   /** The request names something malformed (a field's format). */
   "invalid",
@@ -38,6 +40,8 @@ export interface Refusal {
   extensions?: Record<string, unknown>;
   /** Seconds until trying again makes sense. */
   retryAfter?: number;
+  /** Which part of the request is refused, when its pointers alone do not say (a path parameter). */
+  target?: RequestPart;
 }
 
 /** Thrown by storage and services; crosses RPC as data (ledger/refusal.ts). */

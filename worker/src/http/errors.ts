@@ -2,45 +2,9 @@ import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { jsonPointer } from "@ecf/shared/problems";
-import { Refused, type RefusalKind } from "../errors/refusal.ts";
-import { ApiProblem, malformedJson, type ProblemCode, type ProblemItem } from "../errors/problem.ts";
+import { problemOf } from "../errors/problem-of.ts";
+import { malformedJson, type ProblemItem } from "../errors/problem.ts";
 import { problemResponse } from "./problem.ts";
-
-/** What each refusal (storage's or a service's) is at the edge. */
-function problemCodeOf(kind: RefusalKind): ProblemCode {
-  switch (kind) {
-    case "invalid":
-      return "validation_failed";
-    case "not_found":
-      return "not_found";
-    case "conflict":
-      return "conflict";
-    case "stale":
-      return "precondition_failed";
-    case "in_progress":
-      return "in_progress";
-    case "not_allowed":
-      return "unprocessable";
-    case "quota_exceeded":
-      return "quota_exceeded";
-    case "unusable":
-      return "bad_request";
-    default: {
-      const unreachable: never = kind;
-      throw new Error(`unknown refusal ${String(unreachable)}`);
-    }
-  }
-}
-
-/** The problem an error is for the client (an ApiProblem, or a refusal); undefined for a fault. */
-export function problemOf(err: unknown): ApiProblem | undefined {
-  if (err instanceof ApiProblem) return err;
-  if (err instanceof Refused) {
-    const { kind, ...init } = err.refusal;
-    return new ApiProblem(problemCodeOf(kind), init);
-  }
-  return undefined;
-}
 
 /** The single exit for every error: an RFC 9457 problem document. */
 export const onError: ErrorHandler = (err, c) => {

@@ -26,9 +26,9 @@ import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, reques
 import { recordSignedReceipt, type ContingencyAudit, type IssueOutcome } from "./record.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { Receipt } from "../ledger/rows.ts";
-import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
+import type { ValidationWarning } from "../answers/receipt-schema.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
-import type { EventType } from "../webhooks/events.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
 import { noticeCertificateExpiring } from "../after-dgii/certificate-watch.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */

@@ -15,8 +15,8 @@ import type { Company } from "../db/tables.ts";
 import type { DgiiMessage } from "../dgii/errors.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/rows.ts";
-import type { ValidationWarning } from "../http/schemas/receipt-answer.ts";
-import type { EventType } from "../webhooks/events.ts";
+import type { ValidationWarning } from "../answers/receipt-schema.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
 import { dgiiStatusFor } from "../dgii/for-company.ts";
 import {
   pollDelays,

@@ -6,7 +6,7 @@ import type { Company } from "../db/tables.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import { isFinal } from "./estado.ts";
+import { isFinal } from "../ledger/estado.ts";
 import type { PhaseTimes } from "./timing.ts";
 
 /**

@@ -3,9 +3,8 @@
 // is a range scan on an index, and a till pages through the changes in order. A write that would
 // change nothing keeps its version (a re-imported file costs the tills nothing).
 import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
-import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
-import { lineProblem } from "../catalog/line-problem.ts";
-import type { ProductRow, ProductValues } from "../catalog/products.ts";
+import { lineProblem } from "./line-problem.ts";
+import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
 import { type Refused, refuse } from "../errors/refusal.ts";
 import { cashiers, catalogVersion, products } from "./issuer-tables.ts";
 import type { IssuerDb } from "./numbering.ts";

@@ -1,7 +1,7 @@
 // Group commit inside a Durable Object: the calls of one kind that reach the object while its
 // previous group is being committed run together as the next group, one storage commit for all
 // of them. Alone, a call runs at once; under load, a group is what arrived during one commit. An
-// object's commit is what bounds one issuer's receipts per second (issue 35): one per receipt
+// object's commit is what bounds one issuer's receipts per second: one per receipt
 // before, one per group now. Every call still answers only after its own writes are durable (the
 // group's commit), and each runs in a transaction of its own, so one that is refused or fails takes
 // back only its own writes. A crash before the commit loses the group's writes, none of them

@@ -2,8 +2,7 @@
 // worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
 // object class. Every method runs to completion without awaiting; a method that may refuse
 // answers a LedgerResult (ledger/refusal.ts), unwrapped on the worker side.
-import type { CashierRow, PinHash } from "../catalog/cashiers.ts";
-import type { ProductRow, ProductValues } from "../catalog/products.ts";
+import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
 import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./catalog.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import type { IssuerRows } from "./issuer-import.ts";

@@ -1,7 +1,7 @@
 // Rows moved from the D1 ledger into a month object (`ledger:migrate`); running it again
 // changes nothing.
 import { and, eq } from "drizzle-orm";
-import { isFinal } from "../issuing/estado.ts";
+import { isFinal } from "./estado.ts";
 import { auditLog, purchases, receipts } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import type { AuditEntry, NewPurchase, NewReceipt } from "./rows.ts";

@@ -3,7 +3,7 @@
 // (events, delivery to the buyer) is decided in after-dgii/follow-up.ts.
 import { and, asc, eq, getTableColumns, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { isFinal } from "../issuing/estado.ts";
+import { isFinal } from "./estado.ts";
 import type * as monthTables from "./month-tables.ts";
 import { receipts } from "./month-tables.ts";
 import { encfOf } from "./numbering.ts";

@@ -1,9 +1,10 @@
 // What the worker may ask of a ReceiptMonth object (objects/receipt-month.ts implements it): the
 // worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
 // object class. Every method runs inside the object, in one synchronous step unless it is async.
-import type { EventType, WebhookEvent } from "../webhooks/events.ts";
-import type { ReportName, ReportSlice, ReportSliceQuery } from "../reports/specs.ts";
-import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "../shifts/shift-rows.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
+import type { WebhookEvent } from "./task-types.ts";
+import type { ReportName, ReportSlice, ReportSliceQuery } from "./report-specs.ts";
+import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "./shift-rows.ts";
 import type { BenchRowsSpec } from "../bench/month-rows.ts";
 import type { MonthRows } from "./month-import.ts";
 import type { PurchasesHead } from "./purchases-head.ts";

@@ -2,7 +2,7 @@
 // same synchronous step as the change that causes them, taken by the alarm under a claim, and
 // settled with their outcome. Tasks with the same ordering key run strictly one after another.
 import { and, eq, sql } from "drizzle-orm";
-import { TASK_DEADLINE_MS, type NewTask, type Task, type TaskKind } from "../after-dgii/task-types.ts";
+import { TASK_DEADLINE_MS, type NewTask, type Task, type TaskKind } from "./task-types.ts";
 import { tasks } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import { ALARM_BATCH } from "./month-receipts.ts";

@@ -12,7 +12,7 @@ import {
   type ReportName,
   type ReportSlice,
   type ReportSliceQuery,
-} from "../reports/specs.ts";
+} from "./report-specs.ts";
 import type { MonthDb } from "./month-receipts.ts";
 
 /** The SQL of a slice: its page of rows, and the statement that counts every row it filters. */

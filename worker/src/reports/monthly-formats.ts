@@ -6,8 +6,8 @@
 // archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
-import { requestedMonth } from "../http/month.ts";
-import { ApiProblem } from "../errors/problem.ts";
+import { requestedMonth } from "./requested-month.ts";
+import { refuse } from "../errors/refusal.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
 import type { SalesHead } from "../ledger/month-sales-head.ts";
@@ -36,7 +36,7 @@ import { fileOfReport, type MonthlyFile } from "./monthly-file.ts";
 export function monthOf(period: string | undefined): string {
   const month = period === undefined ? undefined : monthOfPeriodo(period);
   if (!month) {
-    throw new ApiProblem("validation_failed", {
+    throw refuse("invalid", {
       detail: "period must be a month, AAAAMM.",
       errors: [{ path: "/query/period", code: "invalid_period", message: "Expected AAAAMM, e.g. 202605." }],
     });
@@ -251,7 +251,7 @@ export async function open608(env: Env, company: Company, periodo: string): Prom
   const ranges = await ledger.voidedRangesBetween(monthStartUtc(month), monthStartUtc(month, 1));
   const numbers = countVoidedNumbers(ranges);
   if (numbers > MAX_VOIDED_NUMBERS) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `${numbers} e-NCF were voided in ${periodo}: more than a 608 is built for here (${MAX_VOIDED_NUMBERS}; DGII's tool takes 4,999 per file).`,
       errors: [{ path: "/query/period", code: "too_many_records", message: `${numbers} voided e-NCF.` }],
     });

@@ -1,8 +1,15 @@
 // Keyset paging for reports: rows come in a fixed total order (a sort key plus a unique tie-break),
 // and the cursor is the last key seen, so pages never repeat or skip rows even while new rows
 // arrive. The cursor is opaque to clients (base64url JSON) and bound to its report.
-import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
-import { ESTADO_SQL, REPORT_FILTERS, REPORT_SPECS, type ReportFilter, type ReportName } from "./specs.ts";
+import type { ProblemItem } from "../errors/problem.ts";
+import { refuse } from "../errors/refusal.ts";
+import {
+  ESTADO_SQL,
+  REPORT_FILTERS,
+  REPORT_SPECS,
+  type ReportFilter,
+  type ReportName,
+} from "../ledger/report-specs.ts";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -98,7 +105,7 @@ export function readReportQuery(
   const pageSize = readPageSize(query, errors);
   const after = readCursor(report, query.cursor, errors);
   const format = readFormat(query, accept, errors);
-  if (errors.length) throw new ApiProblem("validation_failed", { detail: "The report query is not valid.", errors });
+  if (errors.length) throw refuse("invalid", { detail: "The report query is not valid.", errors });
   return { desde, hasta, pageSize, after, format, filters };
 }
 

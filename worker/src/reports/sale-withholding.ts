@@ -4,7 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import { compare, dec, formatMoney } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
-import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
+import type { ProblemItem } from "../errors/problem.ts";
+import { refuse } from "../errors/refusal.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import { SALES_TYPES } from "./dgii-607.ts";
 import { figuresOfRow } from "./figures-backfill.ts";
@@ -59,9 +60,9 @@ export async function recordSaleWithholding(
   body: SaleWithholdingInput,
 ): Promise<SaleWithholding> {
   const receipt = await findReceipt(env, company.id, encf);
-  if (!receipt) throw new ApiProblem("not_found", { detail: `No receipt ${encf} for this issuer.` });
+  if (!receipt) throw refuse("not_found", { detail: `No receipt ${encf} for this issuer.` });
   if (!(SALES_TYPES as readonly string[]).includes(receipt.tipoeCF)) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `${encf} is an E${receipt.tipoeCF}: only sales (the 607's types) are withheld on by a buyer.`,
     });
   }
@@ -97,8 +98,7 @@ export async function recordSaleWithholding(
       message: `More than the amount without taxes (${figures.montoFacturado}).`,
     });
   }
-  if (problems.length)
-    throw new ApiProblem("validation_failed", { detail: `The withholding does not fit ${encf}.`, errors: problems });
+  if (problems.length) throw refuse("invalid", { detail: `The withholding does not fit ${encf}.`, errors: problems });
   const stored = (await month.recordSaleWithholding(encf, next))!;
   const effective = (own: string | null, declared: string | null) => ({
     value: own ?? declared,

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../auth/keys.ts";
-import { forgetKeyLookups } from "../auth/key-lookups.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 import { database } from "../db/client.ts";
 import { type Company, companies, partnerCompanies, partners } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";

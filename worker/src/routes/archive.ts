@@ -1,7 +1,7 @@
 // GET /archive/{period}: the month's documents as one zip, streamed (archive/month-zip.ts).
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
-import { requestedMonth } from "../http/month.ts";
+import { requestedMonth } from "../reports/requested-month.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { monthArchive } from "../archive/month-zip.ts";

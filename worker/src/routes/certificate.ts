@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
-import { forgetKeyLookups } from "../auth/key-lookups.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 import { companies } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { adminRoute, problemSchema, tenantRoute } from "../http/openapi.ts";

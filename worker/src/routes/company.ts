@@ -19,7 +19,7 @@ import { issuerLedger } from "../ledger/client.ts";
 import { encfOf } from "../ledger/numbering.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
-import { forgetKeyLookups } from "../auth/key-lookups.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 import { database } from "../db/client.ts";
 import { type Company, companies } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";

@@ -26,7 +26,7 @@ import { problemBody } from "../http/problem.ts";
 import { certificateSha256 } from "../certificates/vault.ts";
 import type { Company } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
-import { IssueAnswer } from "../http/schemas/receipt-answer.ts";
+import { IssueAnswer } from "../answers/receipt-schema.ts";
 import { EncfParam, IdParam, json } from "../http/schemas/common.ts";
 import {
   BatchAnswer,

@@ -8,8 +8,8 @@ import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { dgiiOutcomeEvent, requestAuditEntry } from "../audit/log.ts";
-import { receiptAnswerOf } from "../issuing/answer.ts";
-import { buyerDeliveryStateOf } from "../issuing/estado.ts";
+import { receiptAnswerOf } from "../answers/receipt.ts";
+import { buyerDeliveryStateOf } from "../ledger/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import {
   AnulacionAnswer,
@@ -19,12 +19,7 @@ import {
   IssueHeaders,
   ReceiptNotes,
 } from "../http/schemas/issuing.ts";
-import {
-  ANSWER_STATUSES,
-  type AnswerStatus,
-  type IssueAnswer,
-  receiptAnswers,
-} from "../http/schemas/receipt-answer.ts";
+import { ANSWER_STATUSES, type AnswerStatus, type IssueAnswer, receiptAnswers } from "../answers/receipt-schema.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { PhaseTimes } from "../issuing/timing.ts";
 import { isEmailAddress } from "../after-dgii/email.ts";

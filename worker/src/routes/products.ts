@@ -5,7 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { requireAdmin } from "../auth/admin.ts";
 import { requireAuth } from "../auth/middleware.ts";
-import { expectedVersion } from "../catalog/if-match.ts";
+import { expectedVersion } from "../http/if-match.ts";
 import {
   codeOfCursor,
   etagOf,
@@ -17,7 +17,7 @@ import {
   productValues,
   productView,
 } from "../catalog/products.ts";
-import { assertCsvBody, exportProductsCsv, importProductsCsv } from "../catalog/transfer.ts";
+import { exportProductsCsv, importProductsCsv } from "../catalog/transfer.ts";
 import { PRODUCT_CSV_COLUMNS } from "../catalog/csv.ts";
 import { database } from "../db/client.ts";
 import { companies } from "../db/tables.ts";
@@ -27,6 +27,15 @@ import { newRouter } from "../http/router.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
+
+/** Content types an import body may have: CSV, or plain text from a tool that knows no better. */
+function assertCsvBody(contentType: string | undefined): void {
+  if (!/^\s*(text\/csv|text\/plain)\b/i.test(contentType ?? "")) {
+    throw new ApiProblem("unsupported_media_type", {
+      detail: "Send the products file as text/csv (UTF-8, a header row, comma-separated).",
+    });
+  }
+}
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } } });
 const DEFAULT_LIMIT = 100;

@@ -27,7 +27,7 @@ import {
   SupplierDefaultBody,
   supplierDefaultValues,
 } from "../receiving/purchase-classification.ts";
-import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
+import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";
 
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);

@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { ApiProblem } from "../errors/problem.ts";
-import { problemOf } from "../http/errors.ts";
+import { problemOf } from "../errors/problem-of.ts";
 import { tenantRoute, problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { registerIncomingApproval } from "../receiving/incoming-approval.ts";
@@ -24,7 +24,7 @@ import {
   ReceiverToken,
   XmlForm,
 } from "../http/schemas/receiving.ts";
-import { approvalEstadoOf } from "../issuing/estado.ts";
+import { approvalEstadoOf } from "../ledger/estado.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 

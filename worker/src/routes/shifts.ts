@@ -11,7 +11,7 @@ import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { toCsv } from "../reports/csv.ts";
 import { MAX_PAGE_SIZE } from "../reports/paging.ts";
 import { readShiftReport, readShiftReportQuery, SHIFT_REPORT_COLUMNS } from "../shifts/report.ts";
-import { ShiftBodySchema, ShiftViewSchema } from "../http/schemas/shifts.ts";
+import { ShiftBodySchema, ShiftViewSchema } from "../shifts/shift-schema.ts";
 import { uploadShift } from "../shifts/upload.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 

@@ -7,8 +7,8 @@ import { devices } from "../db/devices-tables.ts";
 import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, readCursor, readDateRange, readFormat, readPageSize } from "../reports/paging.ts";
-import type { ZReport } from "../http/schemas/shifts.ts";
-import { shiftSortKey, type Shift } from "./shift-rows.ts";
+import type { ZReport } from "./shift-schema.ts";
+import { shiftSortKey, type Shift } from "../ledger/shift-rows.ts";
 
 /** The cursor's report name: a cursor of another report is refused. */
 const REPORT = "turnos";

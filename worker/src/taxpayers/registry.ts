@@ -19,7 +19,7 @@ export interface TaxpayerRow {
   registeredOn: string | null;
 }
 
-/** What a lookup answers (the contract of issue 17, shared with the till). */
+/** What a lookup answers: the contract the till reads too, so its fields do not change. */
 export interface TaxpayerView extends TaxpayerRow {
   active: boolean;
   registryImportedAt: string;

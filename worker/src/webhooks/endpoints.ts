@@ -2,13 +2,13 @@
 // partner (every issuer it serves), with the signing secret sealed at rest.
 import { and, eq, getTableName, isNull } from "drizzle-orm";
 import { openPrivateKey, sealPrivateKey } from "../certificates/vault.ts";
-import { forgetKeyLookups } from "../auth/key-lookups.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 import { database, rowOf } from "../db/client.ts";
-import { partnerCompanies } from "../db/tables.ts";
 import { webhookEndpoints } from "../db/webhooks-tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
+import { hearsIssuerSql } from "../db/endpoint-subscriptions.ts";
 import { outboundPolicy, outboundUrlProblem } from "../outbound/url-policy.ts";
-import type { EventType } from "./events.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
 import { newSecret } from "./signing.ts";
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
@@ -84,34 +84,12 @@ export async function deleteEndpoint(env: Env, owner: Owner, id: string): Promis
   forgetKeyLookups();
 }
 
-/**
- * SQL: the endpoint `w` (an alias of webhook_endpoints) is enabled and hears of the events of the
- * issuer `companyId` (an SQL expression): its own, or a partner's that serves it.
- */
-function hearsIssuerSql(w: string, companyId: string): string {
-  const t = webhookEndpoints;
-  return `${w}.${t.disabledAt.name} IS NULL AND (
-      (${w}.${t.ownerType.name} = 'company' AND ${w}.${t.ownerId.name} = ${companyId})
-      OR (${w}.${t.ownerType.name} = 'partner' AND ${w}.${t.ownerId.name} IN
-        (SELECT p.${partnerCompanies.partnerId.name} FROM ${getTableName(partnerCompanies)} AS p WHERE p.${partnerCompanies.companyId.name} = ${companyId})))`;
-}
-
 const ISSUER_ENDPOINTS_SQL = `SELECT w.* FROM ${getTableName(webhookEndpoints)} AS w WHERE ${hearsIssuerSql("w", "?1")}`;
 
 /** The enabled endpoints that hear of an issuer's events: its own and those of partners serving it, in one query. */
 export async function issuerEndpoints(env: Env, companyId: string): Promise<WebhookEndpoint[]> {
   const { results } = await env.DB.prepare(ISSUER_ENDPOINTS_SQL).bind(companyId).all<Record<string, unknown>>();
   return results.map((row) => rowOf(webhookEndpoints, row));
-}
-
-/**
- * SQL for the event types the endpoints hearing the issuer `companyId` (an SQL expression) are
- * subscribed to, as a JSON array: read with the request's API key so a receipt queues no event
- * nobody listens for.
- */
-export function subscribedEventsSql(companyId: string): string {
-  return `(SELECT json_group_array(DISTINCT e.value) FROM ${getTableName(webhookEndpoints)} AS w, json_each(w.${webhookEndpoints.events.name}) AS e
-    WHERE ${hearsIssuerSql("w", companyId)})`;
 }
 
 /** Those of `endpoints` subscribed to `type`. */

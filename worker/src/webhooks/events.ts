@@ -2,18 +2,13 @@
 // payload each carries: `{ type, timestamp, data }`, data being the issuer's RNC plus the same
 // fields as the GET of that resource.
 import { EVENT_TYPES, type EventType } from "@ecf/shared/webhook-events";
-import { receiptAnswerOf } from "../issuing/answer.ts";
+import { receiptAnswerOf } from "../answers/receipt.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
-import { ESTADO_DGII_OF } from "../receiving/estado-dgii.ts";
+import type { WebhookEvent } from "../ledger/task-types.ts";
+import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";
 
 // The list itself is shared with the console.
 export { EVENT_TYPES, type EventType };
-
-export interface WebhookEvent {
-  type: EventType;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
 
 /** The issuer's RNC, from the archive key every receipt and purchase has (`{rnc}/…`). */
 const rncOf = (xmlKey: string) => xmlKey.split("/")[0] ?? "";

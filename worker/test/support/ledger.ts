@@ -8,7 +8,7 @@ import type { ReceiptMonth } from "../../src/objects/receipt-month.ts";
 import type { IssuerLedger } from "../../src/objects/issuer-ledger.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";
 import { unwrap } from "../../src/ledger/refusal.ts";
-import { problemOf } from "../../src/http/errors.ts";
+import { problemOf } from "../../src/errors/problem-of.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
 import { ABANDONED_CLAIM_MS } from "../../src/issuing/issue.ts";
 

@@ -1,4 +1,4 @@
-// The console's people and sessions (issue 36; the console contract): sign-in, the session,
+// The console's people and sessions, as the console's contract fixed them: sign-in, the session,
 // invitations and the company's users.
 import { z } from "@hono/zod-openapi";
 import { CONSOLE_ROLES } from "../../db/console-tables.ts";

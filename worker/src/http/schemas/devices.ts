@@ -7,7 +7,7 @@ import { MAX_GIVEN_UP } from "../../devices/given-up.ts";
 import { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../../devices/leases.ts";
 import { ProblemSchema } from "../openapi.ts";
 import { DgiiEnvironment } from "./common.ts";
-import { IssueAnswer } from "./receipt-answer.ts";
+import { IssueAnswer } from "../../answers/receipt-schema.ts";
 
 export const NewDevice = z.object({ name: z.string().trim().min(1).max(60) }).openapi("NewDevice");
 

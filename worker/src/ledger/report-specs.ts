@@ -3,7 +3,7 @@
 // the issuer's month objects, read in a fixed total order and filtered by date; a page is the
 // merge of every month's slice (reports.ts).
 
-import { ESTADO_DGII_SQL } from "../receiving/estado-dgii.ts";
+import { ESTADO_DGII_SQL } from "./estado-dgii.ts";
 
 export type ReportName = "encf" | "compras" | "errores";
 

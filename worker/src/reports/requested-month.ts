@@ -1,7 +1,7 @@
 // A month in a query or path, written either way the service's documents use: DGII's AAAAMM
 // (the 606/607/608 files) or AAAA-MM (ISO, the ledger and archive keys). One parser for both.
 import { drMonth } from "@ecf/shared";
-import { ApiProblem } from "../errors/problem.ts";
+import { refuse } from "../errors/refusal.ts";
 
 /** AAAAMM or AAAA-MM → yyyy-MM, or undefined when the text is neither. */
 export function parseMonth(text: string): string | undefined {
@@ -17,7 +17,7 @@ export function parseMonth(text: string): string | undefined {
 export function requestedMonth(text: string | undefined, pointer: string, now: Date): string {
   const month = text === undefined ? undefined : parseMonth(text.trim());
   if (!month) {
-    throw new ApiProblem("validation_failed", {
+    throw refuse("invalid", {
       target: pointer.startsWith("/query/") ? "query" : "path",
       detail: "The month must be written AAAAMM or AAAA-MM.",
       errors: [{ path: pointer, code: "invalid_period", message: "Expected a month such as 202605 or 2026-05." }],
@@ -25,7 +25,7 @@ export function requestedMonth(text: string | undefined, pointer: string, now: D
   }
   const current = drMonth(now);
   if (month > current) {
-    throw new ApiProblem("unprocessable", {
+    throw refuse("not_allowed", {
       detail: `${month} has not begun yet (it is ${current} in Santo Domingo).`,
       errors: [{ path: pointer, code: "future_period", message: `${month} is after the current month, ${current}.` }],
     });

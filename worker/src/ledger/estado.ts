@@ -1,4 +1,4 @@
-import type { receipts } from "../ledger/month-tables.ts";
+import type { receipts } from "./month-tables.ts";
 
 export type ReceiptStatus = (typeof receipts.$inferSelect)["status"];
 /** How the ledger stores a receipt's state (API 1.7 answered these in /reports/encf). */

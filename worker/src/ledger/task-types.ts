@@ -1,10 +1,17 @@
 // The month object's follow-up work as data: what a task is, what it may touch when it runs, and
 // the payload of each kind. Every module that runs a kind of task imports these; only tasks.ts
 // dispatches, so none of them imports another.
-import type { DeliveryRecord } from "../ledger/receipt-steps.ts";
-import type { Receipt } from "../ledger/rows.ts";
-import type { WebhookEndpoint } from "../webhooks/endpoints.ts";
-import type { WebhookEvent } from "../webhooks/events.ts";
+import type { EventType } from "@ecf/shared/webhook-events";
+import type { webhookEndpoints } from "../db/webhooks-tables.ts";
+import type { DeliveryRecord } from "./receipt-steps.ts";
+import type { Receipt } from "./rows.ts";
+
+/** An event as a task carries it to the endpoints: `{ type, timestamp, data }`. */
+export interface WebhookEvent {
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
 
 export type TaskKind = "buyer_delivery" | "event" | "webhook" | "email";
 
@@ -42,7 +49,7 @@ export interface TaskContext {
   /** The receipt's e-mail log, as it is after a send. */
   recordEmails(id: string, emails: string): void;
   /** The issuer's webhook endpoints (read once per alarm run, however many events it fans out). */
-  issuerEndpoints(companyId: string): Promise<WebhookEndpoint[]>;
+  issuerEndpoints(companyId: string): Promise<(typeof webhookEndpoints.$inferSelect)[]>;
 }
 
 /** How long each kind is tried: delivery to a buyer at least 72 hours, webhooks 3 days. */

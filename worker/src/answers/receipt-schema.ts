@@ -1,7 +1,9 @@
 // The one answer about a receipt, whoever asks (issuing, a status query, a device upload, a
-// webhook): its zod shape is the contract, and issuing/answer.ts builds values of its type.
+// webhook): its zod shape is the contract, and answers/receipt.ts builds values of its type. It sits
+// below the services and the edge, so the webhook payload built in the month object does not reach
+// up into http/.
 import { z } from "@hono/zod-openapi";
-import { APPROVAL_ESTADOS, BUYER_DELIVERY_STATES, ESTADOS } from "../../issuing/estado.ts";
+import { APPROVAL_ESTADOS, BUYER_DELIVERY_STATES, ESTADOS } from "../ledger/estado.ts";
 
 /** A validation warning of an issuing request: the JSON pointer of its field, a stable code, English and Spanish text. */
 const Warning = z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() });

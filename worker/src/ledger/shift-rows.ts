@@ -2,8 +2,8 @@
 // report's keyset slice. Runs inside the object, one event at a time, so read-then-write is atomic.
 import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import type * as monthTables from "../ledger/month-tables.ts";
-import { shifts } from "../ledger/month-tables.ts";
+import type * as monthTables from "./month-tables.ts";
+import { shifts } from "./month-tables.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 export type Shift = typeof shifts.$inferSelect;
