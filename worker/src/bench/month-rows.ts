@@ -4,24 +4,14 @@
 // chunks and know which row is where. The rows go through the month object's ordinary import
 // (ledger/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
 // never sets it, so the route answers 404 and the object refuses.
+import type { BenchRowsSpec } from "../ledger/month-rpc.ts";
 import { timbreUrl } from "@ecf/shared/signing/timbre";
 import type { MonthRows } from "../ledger/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
 import type { DocumentFigures } from "../reports/document-figures.ts";
 
-/** What one bulk call loads: rows `from` .. `from + count - 1` of the month's receipts or purchases. */
-export interface BenchRowsSpec {
-  companyId: string;
-  /** The issuer's RNC (the XML keys and timbres name it). */
-  rnc: string;
-  /** yyyy-MM */
-  month: string;
-  kind: "receipts" | "purchases";
-  from: number;
-  count: number;
-  /** How many receipts (or purchases) the whole month will have: spreads them over its days. */
-  total: number;
-}
+// What one bulk call loads is the month object's maintenance word (ledger/month-rpc.ts).
+export type { BenchRowsSpec };
 
 /** The bulk path is open only in a bench's own `wrangler dev --var BENCH_BULK:1`. */
 export function benchBulkEnabled(env: unknown): boolean {
