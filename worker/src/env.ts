@@ -1,10 +1,29 @@
 import type { RequestIdVariables } from "hono/request-id";
 import type { Company } from "./db/tables.ts";
-import type { Principal } from "./auth/principal.ts";
+import type { ConsoleRole } from "./db/console-tables.ts";
 import type { LiveSession } from "./console/sessions.ts";
 import type { ProblemCode } from "./errors/problem.ts";
 import type { RoundTrips } from "./ledger/round-trips.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
+
+/** What a verified token says: the API key and its owner. */
+export interface TokenClaims {
+  /** API key id. */
+  keyId: string;
+  ownerType: "company" | "partner";
+  ownerId: string;
+  kind: "test" | "live";
+}
+
+/**
+ * Who a request acts as: the claims of its verified token, or a console user acting for its
+ * session's current company. Declared here, with the context variables, so that env.ts imports
+ * nothing from the auth middleware that sets them.
+ */
+export type Principal = TokenClaims & {
+  /** Set for a console session: the user and its role in the current company. */
+  console?: { userId: string; role: ConsoleRole };
+};
 
 /** Hono's environment for this worker: bindings from wrangler.toml, request-scoped variables. */
 export interface AppEnv {

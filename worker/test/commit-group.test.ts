@@ -11,7 +11,7 @@ import { CommitGroup } from "../src/ledger/commit-group.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
 import type { NumberRequest } from "../src/ledger/issuer-numbering.ts";
 import { refuse } from "../src/errors/refusal.ts";
-import { sha256Hex } from "../src/auth/crypto.ts";
+import { sha256Hex } from "../src/crypto/credentials.ts";
 import { stableStringify } from "../src/issuing/document.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

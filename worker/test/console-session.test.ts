@@ -18,7 +18,7 @@ import {
 } from "./support/console.ts";
 import { call } from "./support/http.ts";
 import { sandboxUrl } from "./support/issuing.ts";
-import { sha256Hex } from "../src/auth/crypto.ts";
+import { sha256Hex } from "../src/crypto/credentials.ts";
 
 type Problem = { code: string; detail: string; errors: { path: string }[] };
 const problemOf = async (res: Response) => (await res.json()) as Problem;

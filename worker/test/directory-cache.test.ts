@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DirectoryCache } from "../src/dgii/directory-cache.ts";
 import { dgiiDirectoryTtls } from "../src/dgii/for-company.ts";
-import type { DirectoryEntry } from "../src/receiving/directory.ts";
+import type { DirectoryEntry } from "../src/dgii/directory.ts";
 
 const listed = { rnc: "131880681", urlRecepcion: "https://buyer.example/fe" } as unknown as DirectoryEntry;
 const ttls = { listedMs: 600_000, notListedMs: 30_000 };

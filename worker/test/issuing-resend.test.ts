@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { nextNumber, receiptRow } from "./support/ledger.ts";
-import { sha256Hex } from "../src/auth/crypto.ts";
+import { sha256Hex } from "../src/crypto/credentials.ts";
 import { requestHashes, stableStringify, withoutAssignedFields } from "../src/issuing/document.ts";
 
 afterEach(clearFaults);

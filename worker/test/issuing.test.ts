@@ -3,7 +3,7 @@ import { drIsoDate, drMonth, TIPOS_ECF, verifyXml, xmlToEcf } from "@ecf/shared"
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { database } from "../src/db/client.ts";
 import { dgiiClientFor, signerFor } from "../src/dgii/for-company.ts";
-import { sha256Hex } from "../src/auth/crypto.ts";
+import { sha256Hex } from "../src/crypto/credentials.ts";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

@@ -6,7 +6,7 @@ import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
 import { issuerSql, monthSql, nextNumber, receiptRow, runRetryAlarms } from "./support/ledger.ts";
-import { sha256Hex } from "../src/auth/crypto.ts";
+import { sha256Hex } from "../src/crypto/credentials.ts";
 import { stableStringify } from "../src/issuing/document.ts";
 import { until } from "./support/until.ts";
 

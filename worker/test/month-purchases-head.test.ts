@@ -25,7 +25,7 @@ import {
   type Excluded606,
 } from "../src/reports/dgii-606.ts";
 import { figuresPendingItem, type MissingItem } from "../src/reports/dgii-txt.ts";
-import { readFigures, type DocumentFigures } from "../src/reports/document-figures.ts";
+import { readFigures, type DocumentFigures } from "../src/ledger/document-figures.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issuer } from "./support/issuing.ts";

@@ -15,7 +15,7 @@ import { rfceSums } from "../src/ledger/monthly-rows.ts";
 import type { NewReceipt } from "../src/ledger/rows.ts";
 import { record607, SALES_TYPES, summary607, totals607 } from "../src/reports/dgii-607.ts";
 import { figuresPendingItem, type MissingItem } from "../src/reports/dgii-txt.ts";
-import { readFigures } from "../src/reports/document-figures.ts";
+import { readFigures } from "../src/ledger/document-figures.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issuer } from "./support/issuing.ts";

@@ -20,7 +20,7 @@ import { deliverWebhook } from "../src/webhooks/deliver.ts";
 import { EVENT_TYPES } from "../src/webhooks/events.ts";
 import { forgetKeyLookups } from "../src/db/key-lookups.ts";
 import { until } from "./support/until.ts";
-import { certificateNoticeKey, nextNoticeAt } from "../src/after-dgii/certificate-watch.ts";
+import { certificateNoticeKey, nextNoticeAt } from "../src/certificates/certificate-watch.ts";
 
 afterEach(clearFaults);
 

@@ -10,7 +10,7 @@ import { DirectoryCache } from "../dgii/directory-cache.ts";
 import { dgiiClientFor, dgiiDirectoryTtls, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { companionKey } from "../receiving/archive-keys.ts";
-import { lookUpTaxpayer, type DirectoryEntry } from "../receiving/directory.ts";
+import { lookUpTaxpayer, type DirectoryEntry } from "../dgii/directory.ts";
 import { ReceiverClient } from "../receiving/receiver-client.ts";
 import type { Company } from "../db/tables.ts";
 import { correoComprador } from "./email.ts";

@@ -3,8 +3,9 @@
 // worker (TCP sockets, worker-mailer) to the server in SMTP_HOST/SMTP_PORT (credentials as the
 // secrets SMTP_USER/SMTP_PASSWORD). Each sending is recorded on the receipt.
 import { toBase64 } from "@ecf/shared/signing/base64";
-import { LogLevel, WorkerMailer } from "worker-mailer";
+import { WorkerMailer } from "worker-mailer";
 import { companyById } from "../db/companies.ts";
+import { smtpOptions } from "../outbound/smtp.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { defaultLayout, pdfKey, storeReceiptPdf } from "../print/receipt-pdf.ts";
@@ -20,24 +21,6 @@ export function correoComprador(xml: string): string | undefined {
     .exec(xml)?.[1]
     ?.trim();
   return value && isEmailAddress(value) ? value : undefined;
-}
-
-/** The SMTP server receipts and console invitations are sent through, or undefined when none is configured. */
-export function smtpOptions(env: Env) {
-  const vars = env as unknown as Record<string, string | undefined>;
-  const port = Number(vars.SMTP_PORT);
-  if (!vars.SMTP_HOST || !Number.isInteger(port) || port <= 0) return undefined;
-  const credentials = vars.SMTP_USER ? { username: vars.SMTP_USER, password: vars.SMTP_PASSWORD ?? "" } : undefined;
-  return {
-    host: vars.SMTP_HOST,
-    port,
-    secure: port === 465,
-    startTls: port === 587,
-    ...(credentials ? { credentials } : {}),
-    socketTimeoutMs: 10_000,
-    responseTimeoutMs: 10_000,
-    logLevel: LogLevel.ERROR,
-  };
 }
 
 function recordEmail(context: TaskContext, receipt: Receipt, record: EmailRecord): void {

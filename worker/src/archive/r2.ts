@@ -1,4 +1,4 @@
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 
 /** `{rnc}/{yyyy}/{mm}/{eNCF}.xml`, dated by FechaEmision (dd-MM-yyyy): the 10-year archive layout. */
 export function receiptXmlKey(rnc: string, encf: string, fechaEmision: string): string {

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { ApiProblem } from "../errors/problem.ts";
-import { constantTimeEqual } from "./crypto.ts";
+import { constantTimeEqual } from "../crypto/credentials.ts";
 
 /** The administration API answers only to `Authorization: Bearer <ADMIN_SECRET>`. */
 export const requireAdmin = createMiddleware<{ Bindings: Env }>(async (c, next) => {

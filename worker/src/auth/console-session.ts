@@ -5,12 +5,11 @@ import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { database } from "../db/client.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Principal } from "../env.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { type LiveSession, liveSession, SESSION_MAX_MS } from "../console/sessions.ts";
-import { constantTimeEqual } from "./crypto.ts";
+import { constantTimeEqual } from "../crypto/credentials.ts";
 import { requireRole } from "./roles.ts";
-import type { Principal } from "./principal.ts";
 
 export const CSRF_HEADER = "X-CSRF-Token";
 const isHttps = (c: Context) => new URL(c.req.url).protocol === "https:";

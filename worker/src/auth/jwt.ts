@@ -1,16 +1,9 @@
 import { errors, jwtVerify, SignJWT } from "jose";
+import type { TokenClaims } from "../env.ts";
 
 /** Tokens live 24 hours; revoking the key ends them sooner (within a second: auth/middleware.ts). */
 export const TOKEN_TTL_SECONDS = 24 * 60 * 60;
 const ISSUER = "ecf-edge";
-
-export interface TokenClaims {
-  /** API key id. */
-  keyId: string;
-  ownerType: "company" | "partner";
-  ownerId: string;
-  kind: "test" | "live";
-}
 
 function secretKey(secret: string): Uint8Array<ArrayBuffer> {
   if (!secret || secret.length < 16) throw new Error("JWT_SECRET is missing or shorter than 16 characters");

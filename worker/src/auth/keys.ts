@@ -4,7 +4,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { database } from "../db/client.ts";
 import { apiKeys, companies, partners } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
-import { randomToken, sha256Hex } from "./crypto.ts";
+import { randomToken, sha256Hex } from "../crypto/credentials.ts";
 import { forgetKeyLookups } from "../db/key-lookups.ts";
 
 export type KeyKind = "test" | "live";

@@ -1,11 +1,10 @@
 import { createMiddleware } from "hono/factory";
 import { keyWithCompany } from "../db/companies.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, Principal } from "../env.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { verifyToken } from "./jwt.ts";
 import { consolePrincipal, cookieSession } from "./console-session.ts";
 
-import type { Principal } from "./principal.ts";
 export type { Principal };
 
 const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail });
@@ -13,7 +12,7 @@ const unauthorized = (detail: string) => new ApiProblem("unauthorized", { detail
 /**
  * Requires `Authorization: Bearer <jwt>`, or, without that header, a console session's cookie
  * (auth/console-session.ts: CSRF checked, the role table applied). The key behind the token is looked up on every request
- * (read from D1 at most a second before: auth/key-lookups.ts), so revoking a key ends its tokens
+ * (read from D1 at most a second before: db/key-lookups.ts), so revoking a key ends its tokens
  * within a second rather than when they expire.
  */
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {

@@ -4,14 +4,10 @@
 // chunks and know which row is where. The rows go through the month object's ordinary import
 // (ledger/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
 // never sets it, so the route answers 404 and the object refuses.
-import type { BenchRowsSpec } from "../ledger/month-rpc.ts";
 import { timbreUrl } from "@ecf/shared/signing/timbre";
-import type { MonthRows } from "../ledger/month-import.ts";
+import type { BenchRowsSpec, MonthRows } from "../ledger/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
-import type { DocumentFigures } from "../reports/document-figures.ts";
-
-// What one bulk call loads is the month object's maintenance word (ledger/month-rpc.ts).
-export type { BenchRowsSpec };
+import type { DocumentFigures } from "../ledger/document-figures.ts";
 
 /** The bulk path is open only in a bench's own `wrangler dev --var BENCH_BULK:1`. */
 export function benchBulkEnabled(env: unknown): boolean {

@@ -2,7 +2,7 @@
 // e-mail address with a role; the link carries a random token, stored only as a hash, good once and
 // for INVITATION_TTL_MS. Accepting creates the user, or adds the membership to an existing one.
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
-import { randomToken, sha256Hex } from "../auth/crypto.ts";
+import { randomToken, sha256Hex } from "../crypto/credentials.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleInvitations, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
 import { companies } from "../db/tables.ts";

@@ -1,7 +1,7 @@
 // The invitation e-mail, in Spanish, sent through the same SMTP path as a receipt's printed copy
 // (after-dgii/email.ts: SMTP_HOST/SMTP_PORT, MAIL_FROM; the local mail sink under npm start).
 import { WorkerMailer } from "worker-mailer";
-import { smtpOptions } from "../after-dgii/email.ts";
+import { smtpOptions } from "../outbound/smtp.ts";
 import type { ConsoleRole } from "../db/console-tables.ts";
 
 const ROLE_NAMES: Record<ConsoleRole, string> = { owner: "dueño", accountant: "contador", manager: "encargado" };

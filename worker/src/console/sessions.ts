@@ -2,7 +2,7 @@
 // token the page sends back as a header. It ends when logged out, after SESSION_IDLE_MS without a
 // request, or SESSION_MAX_MS after sign-in, whichever comes first.
 import { and, eq, lt, or } from "drizzle-orm";
-import { randomToken, sha256Hex } from "../auth/crypto.ts";
+import { randomToken, sha256Hex } from "../crypto/credentials.ts";
 import type { Db } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleSessions, consoleUsers } from "../db/console-tables.ts";
 import { companies } from "../db/tables.ts";

@@ -28,7 +28,7 @@ export interface KeyLookup {
 /**
  * An API key's revocation (null: not revoked) and, for a company's key, its company and the event
  * types its webhook endpoints (its own and its partners') are subscribed to; undefined when there
- * is no such key. Read from D1 at most KEY_LOOKUP_REUSE_MS before (auth/key-lookups.ts); the
+ * is no such key. Read from D1 at most KEY_LOOKUP_REUSE_MS before (db/key-lookups.ts); the
  * answer is shared, so callers never change it.
  */
 export function keyWithCompany(db: D1Database, keyId: string): Promise<KeyLookup | undefined> {

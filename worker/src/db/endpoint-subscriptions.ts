@@ -10,10 +10,13 @@ import { webhookEndpoints } from "./webhooks-tables.ts";
  */
 export function hearsIssuerSql(w: string, companyId: string): string {
   const t = webhookEndpoints;
+  const p = partnerCompanies;
+  const servedBy = `SELECT p.${p.partnerId.name} FROM ${getTableName(p)} AS p
+        WHERE p.${p.companyId.name} = ${companyId}`;
   return `${w}.${t.disabledAt.name} IS NULL AND (
       (${w}.${t.ownerType.name} = 'company' AND ${w}.${t.ownerId.name} = ${companyId})
       OR (${w}.${t.ownerType.name} = 'partner' AND ${w}.${t.ownerId.name} IN
-        (SELECT p.${partnerCompanies.partnerId.name} FROM ${getTableName(partnerCompanies)} AS p WHERE p.${partnerCompanies.companyId.name} = ${companyId})))`;
+        (${servedBy})))`;
 }
 
 /**
@@ -22,6 +25,7 @@ export function hearsIssuerSql(w: string, companyId: string): string {
  * nobody listens for.
  */
 export function subscribedEventsSql(companyId: string): string {
-  return `(SELECT json_group_array(DISTINCT e.value) FROM ${getTableName(webhookEndpoints)} AS w, json_each(w.${webhookEndpoints.events.name}) AS e
+  const events = `json_each(w.${webhookEndpoints.events.name})`;
+  return `(SELECT json_group_array(DISTINCT e.value) FROM ${getTableName(webhookEndpoints)} AS w, ${events} AS e
     WHERE ${hearsIssuerSql("w", companyId)})`;
 }

@@ -1,5 +1,5 @@
 // Pairing codes and device tokens. Only SHA-256 hashes are stored; the clear values are shown once.
-import { randomToken, sha256Hex } from "../auth/crypto.ts";
+import { randomToken, sha256Hex } from "../crypto/credentials.ts";
 
 /** Crockford-style alphabet without 0/O, 1/I/L and U: nothing a cashier can misread or mistype. */
 const PAIRING_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ";

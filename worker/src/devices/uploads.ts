@@ -8,7 +8,7 @@ import {
   objAt,
   textOf,
 } from "@ecf/shared";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import type { Device } from "./auth.ts";

@@ -1,7 +1,7 @@
 // DGII's directory answers (consultadirectorio), remembered per isolate. A listing changes rarely,
 // so an entry is kept DGII_DIRECTORY_TTL_MS (10 minutes); "not listed" is kept only
 // DGII_DIRECTORY_NEGATIVE_TTL_MS (30 s), so a buyer DGII has just added is a receiver almost at once.
-import type { DirectoryEntry } from "../receiving/directory.ts";
+import type { DirectoryEntry } from "./directory.ts";
 
 export interface DirectoryTtls {
   listedMs: number;

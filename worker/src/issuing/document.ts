@@ -8,7 +8,7 @@ import {
   type ModifiedReceipt,
   type TipoeCF,
 } from "@ecf/shared";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 import { acceptedNotesOf, findReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
 

@@ -29,7 +29,7 @@ import type { Receipt } from "../ledger/rows.ts";
 import type { ValidationWarning } from "../answers/receipt-schema.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
-import { noticeCertificateExpiring } from "../after-dgii/certificate-watch.ts";
+import { noticeCertificateExpiring } from "../certificates/certificate-watch.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
 function problemItems(problems: Problem[]) {
@@ -77,7 +77,7 @@ async function noticeIssuerEvents(
       timestamp: now.toISOString(),
       data: { rncEmisor: company.rnc, month: drMonth(now), ...quota },
     });
-  // Whichever comes first, this or the object's alarm, sends it (after-dgii/certificate-watch.ts).
+  // Whichever comes first, this or the object's alarm, sends it (certificates/certificate-watch.ts).
   await noticeCertificateExpiring(env, company, now, {
     claim: (key) => ledger.noticeOnce(key),
     unclaim: (key) => ledger.forgetNotice(key),

@@ -40,7 +40,7 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   forgetNotice(key: string): void;
   /**
    * Sets the object's alarm for the next certificate.expiring notice of the issuer's certificate
-   * just stored (after-dgii/certificate-watch.ts); a renewal's replaces the previous one's.
+   * just stored (certificates/certificate-watch.ts); a renewal's replaces the previous one's.
    */
   watchCertificate(companyId: string, certificate: { serial: string; notAfter: string }, now: string): Promise<void>;
   invoicesIn(month: string): number;

@@ -33,3 +33,17 @@ export function importMonthRows(db: MonthDb, rows: MonthRows): void {
     if (!known) db.insert(auditLog).values(row).run();
   }
 }
+
+/** What one bulk call loads: rows `from` .. `from + count - 1` of the month's receipts or purchases. */
+export interface BenchRowsSpec {
+  companyId: string;
+  /** The issuer's RNC (the XML keys and timbres name it). */
+  rnc: string;
+  /** yyyy-MM */
+  month: string;
+  kind: "receipts" | "purchases";
+  from: number;
+  count: number;
+  /** How many receipts (or purchases) the whole month will have: spreads them over its days. */
+  total: number;
+}

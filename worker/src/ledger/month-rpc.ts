@@ -5,7 +5,7 @@ import type { EventType } from "@ecf/shared/webhook-events";
 import type { WebhookEvent } from "./task-types.ts";
 import type { ReportName, ReportSlice, ReportSliceQuery } from "./report-specs.ts";
 import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "./shift-rows.ts";
-import type { MonthRows } from "./month-import.ts";
+import type { BenchRowsSpec, MonthRows } from "./month-import.ts";
 import type { PurchasesHead } from "./purchases-head.ts";
 import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
@@ -124,18 +124,4 @@ export interface MonthMaintenance extends Rpc.RpcTargetBranded {
   importRows(rows: MonthRows): void;
   /** Bench-only: synthetic rows (bench/month-rows.ts) and the object's SQLite size; refused unless BENCH_BULK=1. */
   benchLoad(spec: BenchRowsSpec): { databaseSize: number };
-}
-
-/** What one bulk call loads: rows `from` .. `from + count - 1` of the month's receipts or purchases. */
-export interface BenchRowsSpec {
-  companyId: string;
-  /** The issuer's RNC (the XML keys and timbres name it). */
-  rnc: string;
-  /** yyyy-MM */
-  month: string;
-  kind: "receipts" | "purchases";
-  from: number;
-  count: number;
-  /** How many receipts (or purchases) the whole month will have: spreads them over its days. */
-  total: number;
 }

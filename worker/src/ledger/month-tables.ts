@@ -76,7 +76,7 @@ export const receipts = sqliteTable(
     emails: text("emails"),
     /**
      * What DGII's monthly formats (606, 607) take from the signed document, read once when it is
-     * recorded: JSON `DocumentFigures` (reports/document-figures.ts). Null on rows recorded before
+     * recorded: JSON `DocumentFigures` (document-figures.ts). Null on rows recorded before
      * 1.8.0: the first report that needs them reads the archived XML and fills them in.
      */
     figures: text("figures"),

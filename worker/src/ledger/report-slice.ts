@@ -1,5 +1,5 @@
 // One month's slice of a report page (GET /reports/*): the rows after the cursor in the report's
-// total order, and the count. The report's table, columns and filters come from reports/specs.ts,
+// total order, and the count. The report's table, columns and filters come from report-specs.ts,
 // constants only: every value from the request is a bound parameter. Every page is a range of one
 // index in report order (keyset: the cursor is a row-value bound, never an OFFSET), so the last
 // page of a month of millions costs what the first does; worker/test/month-report-plans.test.ts

@@ -36,7 +36,7 @@ export type ReportFilterSpec =
 
 /**
  * A receipt's state as DGII spells it, from its status and whether DGII gave it a track id (a
- * receipt recorded but not yet sent is "Contingencia" until it is; see issuing/estado.ts).
+ * receipt recorded but not yet sent is "Contingencia" until it is; see estado.ts).
  */
 export const ESTADO_SQL: Record<string, string> = {
   Aceptado: "status = 'accepted'",
@@ -46,7 +46,7 @@ export const ESTADO_SQL: Record<string, string> = {
   Contingencia: "(status = 'contingency' OR (status = 'signed' AND track_id IS NULL))",
   Anulado: "status = 'voided'",
 };
-/** A commercial approval (ACECF) as DGII spells its Estado, from how the ledger stores it (see issuing/estado.ts). */
+/** A commercial approval (ACECF) as DGII spells its Estado, from how the ledger stores it (see estado.ts). */
 /** purchaseCounts (receiving/purchase-confirmation.ts) in SQL: 1 or 0, turned into a boolean by the route. */
 const PURCHASE_COUNTS_COLUMN =
   "CASE WHEN dgii_status IN ('confirmed', 'conditional') OR (dgii_status <> 'rejected' AND dgii_override_reason IS NOT NULL) THEN 1 ELSE 0 END";

@@ -4,12 +4,12 @@
 // completion without awaiting, so the object's single thread makes it atomic: two requests can never
 // take the same number or the last unit of the quota (numbering's answer then waits for the commit
 // it shares with the numberings that arrived meanwhile: ledger/commit-group.ts). A thin shell over ledger/; its surface is IssuerRpc.
-// Its alarm is the certificate watch's (after-dgii/certificate-watch.ts): set for the next
+// Its alarm is the certificate watch's (certificates/certificate-watch.ts): set for the next
 // certificate.expiring notice of the issuer's current certificate.
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import { runCertificateWatch, watchCertificate, type CertificateWatchHost } from "../after-dgii/certificate-watch.ts";
+import { runCertificateWatch, watchCertificate, type CertificateWatchHost } from "../certificates/certificate-watch.ts";
 import type { CashierRow, PinHash, ProductRow, ProductValues } from "../ledger/catalog-rows.ts";
 import * as catalog from "../ledger/catalog.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";

@@ -3,10 +3,10 @@
 // `maintenance()` (an RpcTarget, so the call pipelines: `stub.maintenance().importRows(rows)`);
 // no production path calls them.
 import { RpcTarget } from "cloudflare:workers";
-import { benchBulkEnabled, benchMonthRows, type BenchRowsSpec } from "../bench/month-rows.ts";
+import { benchBulkEnabled, benchMonthRows } from "../bench/month-rows.ts";
 import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
 import type { IssuerMaintenance } from "../ledger/issuer-rpc.ts";
-import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
+import { importMonthRows, type BenchRowsSpec, type MonthRows } from "../ledger/month-import.ts";
 import type { MonthMaintenance } from "../ledger/month-rpc.ts";
 import type { MonthDb } from "../ledger/month-receipts.ts";
 import type { IssuerDb } from "../ledger/numbering.ts";

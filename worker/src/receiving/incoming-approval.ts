@@ -13,7 +13,7 @@ import {
 import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 import { companionKey } from "./archive-keys.ts";
 import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { requireReceivingCompany } from "./receiving-company.ts";

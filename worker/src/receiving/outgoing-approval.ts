@@ -11,7 +11,7 @@ import type { Purchase } from "../ledger/rows.ts";
 import type { Company } from "../db/tables.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
-import { lookUpTaxpayer } from "./directory.ts";
+import { lookUpTaxpayer } from "../dgii/directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { purchaseCounts } from "./purchase-confirmation.ts";

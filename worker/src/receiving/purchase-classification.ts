@@ -25,8 +25,8 @@ import { findPurchase, issuerLedger } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "../ledger/supplier-defaults.ts";
 import type { Company } from "../db/tables.ts";
-import { figuresOfRow } from "../reports/figures-backfill.ts";
-import type { DocumentFigures } from "../reports/document-figures.ts";
+import { figuresOfRow } from "../ledger/figures-backfill.ts";
+import type { DocumentFigures } from "../ledger/document-figures.ts";
 
 /** Tipo de Bienes y Servicios Comprados (606 column 3). */
 export const TIPOS_BIENES_SERVICIOS = {

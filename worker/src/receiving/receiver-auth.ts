@@ -16,7 +16,7 @@
 import { buildSemilla, formatXsDateTime, fromBase64, parseSemilla, toBase64, verifyXml } from "@ecf/shared";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 import { database } from "../db/client.ts";
 import { receiverSeeds, receiverSettings, receiverTokens } from "../db/receiving-tables.ts";
 import type { AppEnv } from "../env.ts";

@@ -7,7 +7,7 @@ import type { CompanySigner } from "../dgii/for-company.ts";
 import { outboundFetch } from "../outbound/fetch.ts";
 import type { OutboundPolicy } from "../outbound/url-policy.ts";
 import { exchangeSeed, xmlForm } from "../dgii/seed-auth.ts";
-import { serviceUrl } from "./directory.ts";
+import { serviceUrl } from "../dgii/directory.ts";
 
 /** Tokens per receiver host and issuer; receivers give no expiry we can rely on, so 10 minutes. */
 const TOKEN_TTL_MS = 10 * 60_000;

@@ -19,9 +19,9 @@ import {
 import { issuerLedger, newPurchaseId, receiptMonth, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
-import { documentFigures } from "../reports/document-figures.ts";
+import { documentFigures } from "../ledger/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 import { nextCheckAt } from "./purchase-confirmation.ts";

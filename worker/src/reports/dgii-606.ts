@@ -15,7 +15,7 @@ import {
   type Resolved606,
 } from "../receiving/purchase-classification.ts";
 import { purchaseCounts } from "../receiving/purchase-confirmation.ts";
-import { figureNotes, type DocumentFigures } from "./document-figures.ts";
+import { figureNotes, type DocumentFigures } from "../ledger/document-figures.ts";
 
 const notesOf = (figures: DocumentFigures) => {
   const notes = figureNotes(figures);

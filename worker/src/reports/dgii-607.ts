@@ -18,7 +18,7 @@ import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared"
 import type { Receipt } from "../ledger/rows.ts";
 import type { SalesHead } from "../ledger/month-sales-head.ts";
 import type { RfceSums } from "../ledger/monthly-rows.ts";
-import { figureNotes, type DocumentFigures, type FormaDePago } from "./document-figures.ts";
+import { figureNotes, type DocumentFigures, type FormaDePago } from "../ledger/document-figures.ts";
 import {
   ColumnTotals,
   dgiiFileName,

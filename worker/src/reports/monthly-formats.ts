@@ -28,8 +28,8 @@ import {
 import { consumerSummary, head607, record607, SALES_TYPES, summary607, type Line607 } from "./dgii-607.ts";
 import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Line608 } from "./dgii-608.ts";
 import { monthOfPeriodo } from "./dgii-txt.ts";
-import { readFigures, type DocumentFigures } from "./document-figures.ts";
-import { backfillFigures } from "./figures-backfill.ts";
+import { readFigures, type DocumentFigures } from "../ledger/document-figures.ts";
+import { backfillFigures } from "../ledger/figures-backfill.ts";
 import { fileOfReport, type MonthlyFile } from "./monthly-file.ts";
 
 /** AAAAMM → yyyy-MM, or a 400 pointing at the query parameter it was given as. */

@@ -8,7 +8,7 @@ import type { ProblemItem } from "../errors/problem.ts";
 import { refuse } from "../errors/refusal.ts";
 import { findReceipt, monthOfReceipt } from "../ledger/client.ts";
 import { SALES_TYPES } from "./dgii-607.ts";
-import { figuresOfRow } from "./figures-backfill.ts";
+import { figuresOfRow } from "../ledger/figures-backfill.ts";
 
 const amount = (description: string) =>
   z

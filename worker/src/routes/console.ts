@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { clientAddress } from "../auth/client-address.ts";
 import { clearSessionCookie, cookieSession, setSessionCookie } from "../auth/console-session.ts";
-import { sha256Hex } from "../auth/crypto.ts";
+import { sha256Hex } from "../crypto/credentials.ts";
 import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/throttle.ts";
 import { acceptInvitation, normalEmail, pendingInvitation } from "../console/invitations.ts";
 import { verifyPassword } from "../console/passwords.ts";

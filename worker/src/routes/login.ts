@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import { constantTimeEqual, sha256Hex } from "../auth/crypto.ts";
+import { constantTimeEqual, sha256Hex } from "../crypto/credentials.ts";
 import { issueToken } from "../auth/jwt.ts";
 import { clientAddress } from "../auth/client-address.ts";
 import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/throttle.ts";

@@ -10,10 +10,10 @@
 import type { Company } from "../db/tables.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
-import { csvRow } from "../reports/csv.ts";
+import { csvRow } from "./csv.ts";
 import { approvalEstadoOf, estadoOf } from "../ledger/estado.ts";
-import { CentralDirectory, r2DirectorySpill } from "./zip-directory.ts";
-import { zipChunks, type ZipEntry, type ZipOptions } from "./zip-stream.ts";
+import { CentralDirectory, r2DirectorySpill } from "../archive/zip-directory.ts";
+import { zipChunks, type ZipEntry, type ZipOptions } from "../archive/zip-stream.ts";
 
 /** R2 gets started ahead of the one being streamed (R2's latency, not its bandwidth, is the cost). */
 const LOOKAHEAD = 16;

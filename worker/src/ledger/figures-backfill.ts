@@ -3,7 +3,7 @@
 // A request reads at most BACKFILL_PER_REQUEST documents; a larger old month says how many are
 // left (the 606/607 list it as missing) and the next request goes on where this one stopped.
 import { xmlToEcf } from "@ecf/shared";
-import type { MonthStub } from "../ledger/client.ts";
+import type { MonthStub } from "./client.ts";
 import { documentFigures, readFigures, type DocumentFigures } from "./document-figures.ts";
 
 export const BACKFILL_PER_REQUEST = 1000;

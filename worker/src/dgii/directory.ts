@@ -1,6 +1,6 @@
 // Consulta Directorio: where another taxpayer receives e-CF and commercial approvals. DGII answers
 // hosts; the receiver standard's paths are appended to them.
-import type { DgiiClient } from "../dgii/client.ts";
+import type { DgiiClient } from "./client.ts";
 
 export interface DirectoryEntry {
   nombre: string;
