@@ -139,7 +139,7 @@ export type VoidingStep =
   | { step: "giveBack"; tails: { tipoeCF: string; tail: Tail }[] }
   | { step: "voided"; ranges: NumberRange[] };
 
-/** A range held for voiding: its tail (null when it lies wholly below `next_number`) and its months; "gap" when moved. */
+/** A range held for voiding: its tail (null when wholly below `next_number`) and its months; "gap": it moved. */
 export type HeldRange = { tail: Tail | null; months: string[] } | "gap";
 
 /** Takes a voiding's step (see VoidingStep); the ranges held, for `hold` (none for the other steps). */
