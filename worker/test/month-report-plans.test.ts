@@ -32,7 +32,7 @@ async function loadedMonth() {
     count: N,
     total: N,
   };
-  await runInDurableObject(stub, (instance: ReceiptMonth) => instance.importRows(benchMonthRows(spec)));
+  await runInDurableObject(stub, (instance: ReceiptMonth) => instance.maintenance().importRows(benchMonthRows(spec)));
   return stub;
 }
 
@@ -168,7 +168,7 @@ describe("the bench-only bulk path is closed by default", () => {
     expect(((await res.json()) as { code: string }).code).toBe("not_found");
     const stub = receiptMonth(env, company.id, MONTH);
     await runInDurableObject(stub, (instance: ReceiptMonth) => {
-      expect(() => instance.benchLoad(spec)).toThrow(/BENCH_BULK/);
+      expect(() => instance.maintenance().benchLoad(spec)).toThrow(/BENCH_BULK/);
     });
     const rows = await runInDurableObject(stub, (_i, state) => [...state.storage.sql.exec("SELECT 1 FROM receipts")]);
     expect(rows).toHaveLength(0);

@@ -32,9 +32,9 @@ beforeAll(async () => {
     ...Array.from({ length: OWN }, (_, i) => benchReceipt(company.id, company.rnc, MONTH, i, i % 2 ? "41" : "43")),
   ];
   for (let i = 0; i < purchases.length; i += 500)
-    await stub.importRows({ receipts: [], purchases: purchases.slice(i, i + 500), audit: [] });
+    await stub.maintenance().importRows({ receipts: [], purchases: purchases.slice(i, i + 500), audit: [] });
   for (let i = 0; i < receipts.length; i += 500)
-    await stub.importRows({ receipts: receipts.slice(i, i + 500), purchases: [], audit: [] });
+    await stub.maintenance().importRows({ receipts: receipts.slice(i, i + 500), purchases: [], audit: [] });
 }, 120_000);
 
 interface Line {

@@ -91,7 +91,7 @@ interface DeliveryAttempt {
 /** A failed attempt is tried again, until the deadline makes the failure final. */
 function failedAttempt(attempt: DeliveryAttempt, detail: string): TaskOutcome {
   const { context, receipt, pastDeadline } = attempt;
-  context.updateReceipt(receipt.id, {
+  context.recordDelivery(receipt.id, {
     deliveryAttempts: attempt.attempts,
     deliveryDetail: detail.slice(0, 500),
     ...(pastDeadline ? { deliveryStatus: "fallido", deliveryAt: context.now.toISOString() } : {}),
@@ -102,7 +102,7 @@ function failedAttempt(attempt: DeliveryAttempt, detail: string): TaskOutcome {
 /** Not an electronic receiver: the buyer gets the printed copy, by e-mail when the e-CF names one. */
 async function printedCopyInstead(attempt: DeliveryAttempt): Promise<TaskOutcome> {
   const { context, receipt, rncComprador } = attempt;
-  context.updateReceipt(receipt.id, {
+  context.recordDelivery(receipt.id, {
     deliveryStatus: "no_receptor",
     deliveryAt: context.now.toISOString(),
     deliveryAttempts: attempt.attempts,
@@ -156,7 +156,7 @@ function recordArecf(attempt: DeliveryAttempt, url: string, arecf: ArecfDocument
   const { context, receipt } = attempt;
   // Motivo 3 (envío duplicado): the buyer has it already, from an attempt whose answer we lost.
   const delivered = arecf.Estado === "0" || arecf.CodigoMotivoNoRecibido === "3";
-  context.updateReceipt(receipt.id, {
+  context.recordDelivery(receipt.id, {
     deliveryStatus: delivered ? "entregado" : "no_recibido",
     deliveryAt: context.now.toISOString(),
     deliveryAttempts: attempt.attempts,

@@ -25,7 +25,7 @@ export function correoComprador(xml: string): string | undefined {
 
 function recordEmail(context: TaskContext, receipt: Receipt, record: EmailRecord): void {
   const earlier = receipt.emails ? (JSON.parse(receipt.emails) as EmailRecord[]) : [];
-  context.updateReceipt(receipt.id, { emails: JSON.stringify([...earlier, record].slice(-20)) });
+  context.recordEmails(receipt.id, JSON.stringify([...earlier, record].slice(-20)));
 }
 
 export async function sendReceiptEmail(

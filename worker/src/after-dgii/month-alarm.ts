@@ -19,7 +19,8 @@ import {
 } from "../ledger/month-receipts.ts";
 import { purchasesDueForCheck, recordPurchaseCheck } from "../ledger/month-purchases.ts";
 import { claimTask, dueTasks, settleTask } from "../ledger/month-tasks.ts";
-import type { AuditEntry, Purchase, Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { DeliveryRecord, ReceiptStep } from "../ledger/receipt-steps.ts";
+import type { AuditEntry, Purchase, Receipt } from "../ledger/rows.ts";
 import { checkPurchaseAtDgii, CONFIRMATIONS_PER_RUN, judgeAnswer } from "../receiving/purchase-confirmation.ts";
 import { purchaseEvent } from "../webhooks/events.ts";
 import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
@@ -34,7 +35,9 @@ export interface MonthAlarmHost {
   /** When due tasks last ran (epoch ms); see EVENT_GATHER_MS in ledger/month-tasks.ts. */
   tasksRanAt: number;
   claim(id: string, now: Date): Receipt | null;
-  update(id: string, changes: ReceiptChanges): Receipt;
+  advance(id: string, step: ReceiptStep): Receipt;
+  recordDelivery(id: string, record: DeliveryRecord): void;
+  recordEmails(id: string, emails: string): void;
   release(id: string): Receipt | null;
   enqueue(tasks: NewTask[]): void;
   audit(entry: AuditEntry): void;
@@ -93,7 +96,7 @@ async function moveReceipts(host: MonthAlarmHost, due: Receipt[], now: Date, com
       const claimed = host.claim(receipt.id, new Date());
       if (!claimed) return;
       try {
-        await moveForward(host.env, claimed, { update: async (id, changes) => host.update(id, changes) }, now, company);
+        await moveForward(host.env, claimed, { advance: async (id, step) => host.advance(id, step) }, now, company);
       } catch (error) {
         console.error(`alarm: ${receipt.encf} failed`, error);
       } finally {
@@ -168,7 +171,8 @@ function taskContext(host: MonthAlarmHost, now: Date, receipt: (encf: string) =>
     env: host.env,
     now,
     receipt,
-    updateReceipt: (id: string, changes: ReceiptChanges) => host.update(id, changes),
+    recordDelivery: (id, record) => host.recordDelivery(id, record),
+    recordEmails: (id, emails) => host.recordEmails(id, emails),
     issuerEndpoints: (companyId) => {
       let read = endpoints.get(companyId);
       if (!read) endpoints.set(companyId, (read = issuerEndpoints(host.env, companyId)));

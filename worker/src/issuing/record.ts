@@ -191,7 +191,7 @@ export async function recordSignedReceipt(
   const receipt = recorded.receipt;
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
-  const store: ReceiptStore = { update: (id, changes) => month.update(id, changes, options.subscribedEvents) };
+  const store: ReceiptStore = { advance: (id, step) => month.advance(id, step, options.subscribedEvents) };
   const sent = await timed(times, "transmit", () =>
     transmitReceipt(env, store, receipt, signedXml, {
       delays: pollDelays(env).slice(0, 3),

@@ -1,19 +1,21 @@
 import { buildRfce, signEcfXml, xmlToEcf } from "@ecf/shared";
 import { companyById } from "../db/companies.ts";
-import type { Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { ReceiptStep } from "../ledger/receipt-steps.ts";
+import type { Receipt } from "../ledger/rows.ts";
 import type { Company } from "../db/tables.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import { isFinal, statusFromDgii, type ReceiptStatus } from "../ledger/estado.ts";
+import { isFinal } from "../ledger/estado.ts";
 import type { PhaseTimes } from "./timing.ts";
 
 /**
  * Where a transmission records each step: the receipt's month object, through RPC from a request,
- * or directly from inside the object when its alarm transmits.
+ * or directly from inside the object when its alarm transmits. The object decides what a step
+ * changes and leads to (after-dgii/follow-up.ts).
  */
 export interface ReceiptStore {
-  update(id: string, changes: ReceiptChanges): Promise<Receipt>;
+  advance(id: string, step: ReceiptStep): Promise<Receipt>;
 }
 
 /**
@@ -46,20 +48,20 @@ const messagesJson = (mensajes: readonly DgiiMessage[]) =>
   JSON.stringify(mensajes.map((m) => ({ codigo: m.codigo, valor: m.valor })));
 
 function recordResult(store: ReceiptStore, receipt: Receipt, result: DgiiResult): Promise<Receipt> {
-  return store.update(receipt.id, {
-    status: statusFromDgii(result.codigo),
-    trackId: result.trackId ?? receipt.trackId,
-    dgiiCodigo: String(result.codigo),
-    dgiiMensajes: messagesJson(result.mensajes),
+  const mensajes = messagesJson(result.mensajes);
+  return store.advance(receipt.id, {
+    step: "judged",
+    codigo: result.codigo,
+    trackId: result.trackId ?? null,
+    mensajes,
   });
 }
 
 /** DGII answered an error about the document itself (4xx): the receipt is rejected as sent. */
 function recordHttpRejection(store: ReceiptStore, receipt: Receipt, error: DgiiError): Promise<Receipt> {
-  return store.update(receipt.id, {
-    status: "rejected",
-    dgiiCodigo: "2",
-    dgiiMensajes: messagesJson(
+  return store.advance(receipt.id, {
+    step: "refused",
+    mensajes: messagesJson(
       error.mensajes.length ? error.mensajes : [{ codigo: String(error.status ?? ""), valor: error.message }],
     ),
   });
@@ -72,17 +74,16 @@ async function pollTrackId(
   delays: number[],
   times?: PhaseTimes,
 ): Promise<Receipt> {
-  let current = receipt;
   for (const delay of delays) {
     if (times) await times.time("dgii-wait", () => sleep(delay));
     else await sleep(delay);
-    const result = await client.consultaResultado(current.trackId!);
+    const result = await client.consultaResultado(receipt.trackId!);
     if (result.codigo === 3) continue;
     if (result.codigo === 0) break; // DGII does not know it yet: keep polling later
-    return recordResult(store, current, result);
+    return recordResult(store, receipt, result);
   }
-  current = await store.update(current.id, { status: "in_process" });
-  return current;
+  // Still in process: the alarm asks again.
+  return store.advance(receipt.id, { step: "sent", trackId: receipt.trackId! });
 }
 
 /** The RFCE summary of an E32 under 250,000, signed with the issuer's key. */
@@ -141,14 +142,13 @@ export async function transmitReceipt(
       if (!(options.dgiiUp || (await client.isAvailable())))
         throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
       const sent = await sendCounted(store, current, () => client.sendRfce(rfce, current.encf));
-      current = sent.receipt;
-      return await recordResult(store, current, sent.answer);
+      return await recordResult(store, sent.receipt, sent.answer);
     }
 
     if (!current.trackId && current.sendAttempts > 0) {
       const known = await client.consultaTrackIds(current.encf);
       const latest = known[known.length - 1];
-      if (latest) current = await store.update(current.id, { trackId: latest.trackId, status: "in_process" });
+      if (latest) current = await store.advance(current.id, { step: "sent", trackId: latest.trackId });
       // The failed send was recorded (updatedAt) moments ago: it may still land. Ask again later.
       else if (sentMomentsAgo(current, options.now)) return current;
     }
@@ -156,36 +156,46 @@ export async function transmitReceipt(
       if (!(options.dgiiUp || (await client.isAvailable())))
         throw new DgiiError("unreachable", null, [], DGII_REPORTS_UNAVAILABLE);
       const sent = await sendCounted(store, current, () => client.sendEcf(signedXml, current.encf));
-      current = await store.update(sent.receipt.id, { trackId: sent.answer, status: "in_process" });
+      current = await store.advance(current.id, { step: "sent", trackId: sent.answer });
     }
     return await pollTrackId(store, client, current, options.delays, times);
-  } catch (error) {
+  } catch (thrown) {
+    const error = thrown instanceof SendFailed ? thrown.cause : thrown;
     if (!(error instanceof DgiiError)) throw error;
     if (!error.isUnavailable) return recordHttpRejection(store, current, error);
-    const status: ReceiptStatus = current.trackId ? "in_process" : "contingency";
-    return store.update(current.id, { status, dgiiMensajes: messagesJson([{ codigo: null, valor: error.message }]) });
+    return store.advance(current.id, {
+      step: "unreachable",
+      mensajes: messagesJson([{ codigo: null, valor: error.message }]),
+      // (A rejection of the document itself, a 4xx, is DGII's verdict above: it stays counted.)
+      notTaken: thrown instanceof SendFailed && !error.mayHaveBeenRecorded,
+    });
+  }
+}
+
+/** A send this attempt counted failed: its cause says whether DGII may have recorded it. */
+class SendFailed extends Error {
+  constructor(override readonly cause: DgiiError) {
+    super(cause.message);
   }
 }
 
 /**
  * One send of the document, counted before it goes out (write-ahead: a crash during the send leaves
- * it counted, so it is looked up before any resend). When DGII answers that it did not take it, the
- * count is taken back: nothing can land later, so the next attempt sends at once on the normal
- * back-off instead of waiting out SEND_SETTLE_MS and asking DGII first.
+ * it counted, so it is looked up before any resend). A failed send leaves as SendFailed, so the
+ * attempt can take the count back when DGII answered that it did not take it: nothing can land
+ * later, and the next attempt sends at once on the normal back-off instead of waiting out
+ * SEND_SETTLE_MS and asking DGII first.
  */
 async function sendCounted<T>(
   store: ReceiptStore,
   receipt: Receipt,
   send: () => Promise<T>,
 ): Promise<{ receipt: Receipt; answer: T }> {
-  const counted = await store.update(receipt.id, { sendAttempts: receipt.sendAttempts + 1 });
+  const counted = await store.advance(receipt.id, { step: "sending" });
   try {
     return { receipt: counted, answer: await send() };
   } catch (error) {
-    // (A rejection of the document itself, a 4xx, is DGII's verdict: it stays counted.)
-    if (error instanceof DgiiError && error.isUnavailable && !error.mayHaveBeenRecorded)
-      await store.update(receipt.id, { sendAttempts: receipt.sendAttempts });
-    throw error;
+    throw error instanceof DgiiError ? new SendFailed(error) : error;
   }
 }
 

@@ -22,6 +22,7 @@ export type VoidProblem = {
 };
 
 const numberOf = (encf: string) => Number(encf.slice(3));
+const numberRange = (r: VoidRange) => ({ tipoeCF: r.tipoeCF, from: numberOf(r.desde), to: numberOf(r.hasta) });
 const unsent = (r: Receipt) => r.sendAttempts === 0 && (r.status === "signed" || r.status === "contingency");
 
 /**
@@ -115,22 +116,23 @@ export interface VoidHold {
 }
 
 /**
- * Takes each range's unused tail out of the sequence (compare-and-set on `next_number`, so no
- * request or device can be handed those numbers meanwhile) and claims every signed-but-unsent
- * receipt in it (the queue and the sweeper then leave them alone). Returns the problems instead
- * when something changed since the checks; nothing is held then.
+ * Takes the ranges' unused tails out of the sequence in one step of the issuer object
+ * (compare-and-set on `next_number`, so no request or device can be handed those numbers
+ * meanwhile) and claims every signed-but-unsent receipt in them (the queue and the sweeper then
+ * leave them alone). Returns the problems instead when something changed since the checks;
+ * nothing is held then.
  */
 export async function holdForVoiding(
   env: Env,
   companyId: string,
   rangos: VoidRange[],
 ): Promise<{ hold: VoidHold } | { problems: VoidProblem[] }> {
-  const ledger = issuerLedger(env, companyId);
   const hold: VoidHold = { tails: [], claimed: [] };
   const problems: VoidProblem[] = [];
+  const held = await issuerLedger(env, companyId).voiding({ step: "hold", ranges: rangos.map(numberRange) });
   for (const [i, r] of rangos.entries()) {
-    const tail = await ledger.takeTail(r.tipoeCF, numberOf(r.desde), numberOf(r.hasta));
-    if (tail === "gap") {
+    const range = held[i];
+    if (range === "gap") {
       problems.push({
         path: `/rangos/${i}`,
         code: "range_gap",
@@ -138,12 +140,11 @@ export async function holdForVoiding(
       });
       break;
     }
-    hold.tails.push(tail);
+    if (!range) break;
+    hold.tails.push(range.tail);
     const ids: { id: string; month: string }[] = [];
     hold.claimed.push(ids);
-    // Re-read after taking the tail: no new receipt can appear in the range from here on.
-    const { months } = await ledger.voidRangeCheck(r.tipoeCF, numberOf(r.desde), numberOf(r.hasta));
-    for (const receipt of await receiptsIn(env, companyId, r, months)) {
+    for (const receipt of await receiptsIn(env, companyId, r, range.months)) {
       if (!unsent(receipt)) {
         problems.push({
           path: `/rangos/${i}`,
@@ -198,12 +199,15 @@ export async function letGo(
   hold: VoidHold,
   giveBack: boolean[],
 ): Promise<void> {
-  for (let i = hold.tails.length - 1; i >= 0; i--) {
-    if (!giveBack[i]) continue;
-    await Promise.all((hold.claimed[i] ?? []).map((c) => receiptMonth(env, companyId, c.month).release(c.id)));
+  const given = hold.tails.map((_, i) => i).filter((i) => giveBack[i]);
+  await Promise.all(
+    given.flatMap((i) => hold.claimed[i] ?? []).map((c) => receiptMonth(env, companyId, c.month).release(c.id)),
+  );
+  const tails = given.reverse().flatMap((i) => {
     const tail = hold.tails[i];
-    if (tail) await issuerLedger(env, companyId).giveBackTail(rangos[i]!.tipoeCF, tail);
-  }
+    return tail ? [{ tipoeCF: rangos[i]!.tipoeCF, tail }] : [];
+  });
+  if (tails.length) await issuerLedger(env, companyId).voiding({ step: "giveBack", tails });
 }
 
 /** The claimed receipts of the ranges DGII voided become Anulado, and are never sent. */
@@ -421,11 +425,7 @@ async function settleVoiding(
   const numbersVoided = rangos
     .filter((_, i) => outcome[i] === true)
     .reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
-  const ledger = issuerLedger(env, companyId);
-  await Promise.all(
-    rangos
-      .filter((_, i) => outcome[i] === true)
-      .map((r) => ledger.noteVoided(r.tipoeCF, Number(r.desde.slice(3)), Number(r.hasta.slice(3)))),
-  );
+  const voided = rangos.filter((_, i) => outcome[i] === true).map(numberRange);
+  if (voided.length) await issuerLedger(env, companyId).voiding({ step: "voided", ranges: voided });
   return { receiptsVoided, numbersVoided };
 }

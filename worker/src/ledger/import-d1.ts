@@ -44,6 +44,18 @@ async function legacyRows<T>(d1: D1Database, tableName: string, table: Table, co
 const chunks = <T>(rows: T[]) =>
   Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK));
 
+/** The issuer index's entries of the moved receipts and purchases: each in its FechaEmision's month. */
+function indexEntries(receiptRows: NewReceipt[], purchaseRows: NewPurchase[]) {
+  return {
+    indexRows: receiptRows.map((r) => ({
+      tipoeCF: r.tipoeCF,
+      number: Number(r.encf.slice(3)),
+      month: r.issueDate.slice(0, 7),
+    })),
+    purchaseIndex: purchaseRows.map((p) => ({ rncEmisor: p.rncEmisor, encf: p.encf, month: p.issueDate.slice(0, 7) })),
+  };
+}
+
 export async function importIssuerFromD1(env: Env, companyId: string): Promise<LedgerImport> {
   const legacy = await readLegacyLedger(env, companyId);
   const months = byMonth(legacy);
@@ -118,7 +130,7 @@ function byMonth(legacy: LegacyLedger): Map<string, MonthRows> {
 
 async function importMonths(env: Env, companyId: string, months: Map<string, MonthRows>): Promise<void> {
   for (const [month, rows] of months) {
-    const stub = receiptMonth(env, companyId, month);
+    const stub = receiptMonth(env, companyId, month).maintenance();
     for (const part of chunks(rows.receipts)) await stub.importRows({ receipts: part, purchases: [], audit: [] });
     for (const part of chunks(rows.purchases)) await stub.importRows({ receipts: [], purchases: part, audit: [] });
     for (const part of chunks(rows.audit)) await stub.importRows({ receipts: [], purchases: [], audit: part });
@@ -138,17 +150,8 @@ const NO_ISSUER_ROWS = {
 
 /** The issuer's own rows and the months it has, then its index of receipts and purchases by month. */
 async function importIssuerRows(env: Env, companyId: string, legacy: LegacyLedger, months: string[]): Promise<void> {
-  const ledger = issuerLedger(env, companyId);
-  const receiptIndex = legacy.receipts.map((r) => ({
-    tipoeCF: r.tipoeCF,
-    number: Number(r.encf.slice(3)),
-    month: r.issueDate.slice(0, 7),
-  }));
-  const purchaseIndex = legacy.purchases.map((p) => ({
-    rncEmisor: p.rncEmisor,
-    encf: p.encf,
-    month: p.issueDate.slice(0, 7),
-  }));
+  const ledger = issuerLedger(env, companyId).maintenance();
+  const { indexRows: receiptIndex, purchaseIndex } = indexEntries(legacy.receipts, legacy.purchases);
   await ledger.importRows({
     ...NO_ISSUER_ROWS,
     sequences: legacy.sequences,

@@ -10,7 +10,14 @@ import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./issue
 import type { LedgerResult } from "./refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "./supplier-defaults.ts";
-import type { GivenUpCheck, NumbersHandedOut, Tail, VoidedRange, VoidRangeCheck } from "./voided-numbers.ts";
+import type {
+  GivenUpCheck,
+  HeldRange,
+  NumbersHandedOut,
+  VoidedRange,
+  VoidingStep,
+  VoidRangeCheck,
+} from "./voided-numbers.ts";
 
 export interface IssuerRpc extends Rpc.DurableObjectBranded {
   // Ranges, numbering, quota
@@ -36,8 +43,6 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
    * just stored (certificates/certificate-watch.ts); a renewal's replaces the previous one's.
    */
   watchCertificate(companyId: string, certificate: { serial: string; notAfter: string }, now: string): Promise<void>;
-  /** Gives back the quota unit of a receipt that failed before it was recorded. */
-  releaseQuota(month: string): void;
   invoicesIn(month: string): number;
   /** Gives back a key claimed for `encf`, so a corrected retry works. */
   releaseIdempotencyKey(key: string, encf: string): void;
@@ -60,7 +65,6 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   months(from?: string, until?: string): string[];
   noteMonth(month: string): void;
   registerPurchase(rncEmisor: string, encf: string, month: string): string;
-  purchaseMonth(rncEmisor: string, encf: string): string | null;
   forgetPurchase(rncEmisor: string, encf: string): void;
   // 606 defaults per supplier
   supplierDefaults(rncs: string[]): SupplierDefault[];
@@ -74,13 +78,13 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   voidRangeCheck(tipoeCF: string, from: number, to: number, ownDevice?: string): VoidRangeCheck;
   /** A number a device gave up: inside its own leases, already voided, and the months that may hold its receipt. */
   givenUpCheck(deviceId: string, tipoeCF: string, number: number): GivenUpCheck;
-  /** Takes a range's unused tail out of the sequence while DGII is asked. */
-  takeTail(tipoeCF: string, from: number, to: number): Tail | null | "gap";
-  giveBackTail(tipoeCF: string, tail: Tail): void;
-  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void;
+  /**
+   * A voiding's step on the issuer's numbers, in one write: its ranges' unused tails held while DGII
+   * is asked (and the months of their receipts), given back, or remembered as voided (VoidingStep).
+   */
+  voiding(step: VoidingStep): HeldRange[];
   numbersHandedOut(tipoeCF: string): NumbersHandedOut;
   // The shared catalogue
-  catalogVersion(): number;
   product(id: string): ProductRow | null;
   products(query: ProductQuery): { rows: ProductRow[]; total: number };
   createProduct(values: ProductValues): LedgerResult<ProductRow>;
@@ -99,6 +103,12 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   updateCashier(id: string, changes: { name?: string; active?: boolean; pin?: PinHash }): LedgerResult<CashierRow>;
   /** What a till pulls: the changes after `since`, products and cashiers in version order. */
   catalogChanges(since: number, limit: number): CatalogChanges;
+  /** Maintenance, off this surface: moving rows from D1. */
+  maintenance(): IssuerMaintenance;
+}
+
+/** An issuer object's maintenance facet (objects/maintenance.ts): no production path calls it. */
+export interface IssuerMaintenance extends Rpc.RpcTargetBranded {
   /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
   importRows(rows: IssuerRows): void;
 }

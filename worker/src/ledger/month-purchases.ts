@@ -1,5 +1,5 @@
 // A month object's purchases (supplier e-CF we received) and audit entries as rows.
-import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { auditLog, purchases } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import { param, preparedOnce } from "./prepared.ts";
@@ -28,13 +28,18 @@ export function updatePurchase(db: MonthDb, id: string, changes: Partial<NewPurc
   return db.update(purchases).set(changes).where(eq(purchases.id, id)).returning().get() ?? null;
 }
 
-/** Sets our commercial approval once: null when one was decided already (the first stands). */
+/**
+ * Records our commercial approval unless a different one is on record (the first stands; the same
+ * one again is recorded anew, as its ACECF is): null when one was decided otherwise.
+ */
 export function decidePurchase(db: MonthDb, id: string, changes: Partial<NewPurchase>): Purchase | null {
+  const undecided = isNull(purchases.approvalStatus);
+  const same = changes.approvalStatus ? or(undecided, eq(purchases.approvalStatus, changes.approvalStatus)) : undecided;
   return (
     db
       .update(purchases)
       .set(changes)
-      .where(and(eq(purchases.id, id), isNull(purchases.approvalStatus)))
+      .where(and(eq(purchases.id, id), same))
       .returning()
       .get() ?? null
   );

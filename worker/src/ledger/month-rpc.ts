@@ -10,7 +10,8 @@ import type { PurchasesHead } from "./purchases-head.ts";
 import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";
-import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "./rows.ts";
+import type { ReceiptStep } from "./receipt-steps.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt } from "./rows.ts";
 
 /** A receipt recorded, or the one already recorded under its e-NCF. */
 export interface Recorded {
@@ -49,9 +50,11 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   receipt(encf: string): Receipt | null;
   /** The receipts of these e-NCF that are here (in no particular order). */
   receiptsByEncf(encfs: string[]): Receipt[];
-  receiptById(id: string): Receipt | null;
-  /** Changes a receipt; what the change means (events, delivery to the buyer) is queued in the same step. */
-  update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt;
+  /**
+   * A receipt's step with DGII: the object derives the row change and what it leads to (events,
+   * delivery to the buyer), written in the same step (after-dgii/follow-up.ts).
+   */
+  advance(id: string, step: ReceiptStep, subscribedEvents?: readonly EventType[]): Receipt;
   /** Takes a receipt unless someone holds it; the alarm, a request and a voiding never work on one at once. */
   claim(id: string): Receipt | null;
   /** Lets go of a receipt: a final one is done; a pending one is due after its back-off. */
@@ -84,7 +87,7 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   purchase(rncEmisor: string, encf: string): Purchase | null;
   purchaseById(id: string): Purchase | null;
   updatePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
-  /** Sets our commercial approval once: null when one was decided already (the first stands). */
+  /** Records our commercial approval in one step: null when one was decided otherwise (the first stands). */
   decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
   /** Asks DGII about the purchases due for a check at `now`; returns how many were checked. */
   confirmDuePurchases(now: Date): Promise<number>;
@@ -111,6 +114,12 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
   putShift(row: NewShift): PutShiftOutcome;
   shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };
+  /** Maintenance, off this surface: moving rows from D1, the bench's synthetic months. */
+  maintenance(): MonthMaintenance;
+}
+
+/** A month object's maintenance facet (objects/maintenance.ts): no production path calls it. */
+export interface MonthMaintenance extends Rpc.RpcTargetBranded {
   /** Rows moved from the D1 ledger (`ledger:migrate`); running it again changes nothing. */
   importRows(rows: MonthRows): void;
   /** Bench-only: synthetic rows (bench/month-rows.ts) and the object's SQLite size; refused unless BENCH_BULK=1. */

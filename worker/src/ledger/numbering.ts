@@ -260,16 +260,6 @@ export function countInvoice(db: IssuerDb, month: string): number {
   return countInvoiceQuery(db).get({ month })!.invoices;
 }
 
-/** Gives back a reservation when issuing fails before the receipt exists. */
-export function releaseQuota(db: IssuerDb, month: string): void {
-  const used = invoicesIn(db, month);
-  if (used > 0)
-    db.update(usageCounters)
-      .set({ invoices: used - 1 })
-      .where(eq(usageCounters.month, month))
-      .run();
-}
-
 const invoicesQuery = preparedOnce((db: IssuerDb) =>
   db
     .select({ invoices: usageCounters.invoices })

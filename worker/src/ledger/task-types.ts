@@ -3,7 +3,8 @@
 // dispatches, so none of them imports another.
 import type { EventType } from "@ecf/shared/webhook-events";
 import type { webhookEndpoints } from "../db/webhooks-tables.ts";
-import type { Receipt, ReceiptChanges } from "./rows.ts";
+import type { DeliveryRecord } from "./receipt-steps.ts";
+import type { Receipt } from "./rows.ts";
 
 /** An event as a task carries it to the endpoints: `{ type, timestamp, data }`. */
 export interface WebhookEvent {
@@ -43,7 +44,10 @@ export interface TaskContext {
   env: Env;
   now: Date;
   receipt(encf: string): Receipt | null;
-  updateReceipt(id: string, changes: ReceiptChanges): Receipt;
+  /** What one attempt at the buyer's delivery found (its event is queued with it). */
+  recordDelivery(id: string, record: DeliveryRecord): void;
+  /** The receipt's e-mail log, as it is after a send. */
+  recordEmails(id: string, emails: string): void;
   /** The issuer's webhook endpoints (read once per alarm run, however many events it fans out). */
   issuerEndpoints(companyId: string): Promise<(typeof webhookEndpoints.$inferSelect)[]>;
 }

@@ -120,6 +120,53 @@ export function noteVoided(db: IssuerDb, tipoeCF: string, firstNumber: number, l
   db.insert(voidedRanges).values({ tipoeCF, firstNumber, lastNumber }).onConflictDoNothing().run();
 }
 
+/** A range of one type by number, as a voiding names it to the issuer object. */
+export interface NumberRange {
+  tipoeCF: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * A voiding's step on the issuer's numbers. `hold`: each range's unused tail out of the sequence
+ * while DGII is asked, and the months that may hold its receipts (read once the tail is taken, so
+ * no new receipt can appear in it), stopping at the first range whose unused numbers moved;
+ * `giveBack`: held tails returned, in the order given (last range first); `voided`: the ranges
+ * DGII voided, remembered.
+ */
+export type VoidingStep =
+  | { step: "hold"; ranges: NumberRange[] }
+  | { step: "giveBack"; tails: { tipoeCF: string; tail: Tail }[] }
+  | { step: "voided"; ranges: NumberRange[] };
+
+/** A range held for voiding: its tail (null when wholly below `next_number`) and its months; "gap": it moved. */
+export type HeldRange = { tail: Tail | null; months: string[] } | "gap";
+
+/** Takes a voiding's step (see VoidingStep); the ranges held, for `hold` (none for the other steps). */
+export function voidingStep(db: IssuerDb, step: VoidingStep): HeldRange[] {
+  switch (step.step) {
+    case "hold": {
+      const held: HeldRange[] = [];
+      for (const { tipoeCF, from, to } of step.ranges) {
+        const tail = takeTail(db, tipoeCF, from, to);
+        held.push(tail === "gap" ? tail : { tail, months: voidRangeCheck(db, tipoeCF, from, to).months });
+        if (tail === "gap") break;
+      }
+      return held;
+    }
+    case "giveBack":
+      for (const { tipoeCF, tail } of step.tails) giveBackTail(db, tipoeCF, tail);
+      return [];
+    case "voided":
+      for (const { tipoeCF, from, to } of step.ranges) noteVoided(db, tipoeCF, from, to);
+      return [];
+    default: {
+      const _: never = step;
+      throw new Error(`unknown voiding step ${JSON.stringify(_)}`);
+    }
+  }
+}
+
 /**
  * Everything the issuer object knows about the numbers handed out of a type: the range, the runs
  * registered for receipts (by month), the device leases and the voided ranges. The month

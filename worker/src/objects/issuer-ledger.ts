@@ -14,17 +14,17 @@ import type { CashierRow, PinHash, ProductRow, ProductValues } from "../ledger/c
 import * as catalog from "../ledger/catalog.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { IdempotencyKeys, type IdempotencyRequest } from "../ledger/idempotency.ts";
-import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
 import * as numbering from "../ledger/issuer-numbering.ts";
-import type { IssuerRpc } from "../ledger/issuer-rpc.ts";
+import type { IssuerMaintenance, IssuerRpc } from "../ledger/issuer-rpc.ts";
 import * as issuerTables from "../ledger/issuer-tables.ts";
 import migrations from "../ledger/migrations/issuer/migrations.js";
-import { invoicesIn, leaseBlock, releaseQuota, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
+import { invoicesIn, leaseBlock, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
 import * as index from "../ledger/receipt-index.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Lease, Sequence } from "../ledger/rows.ts";
 import * as suppliers from "../ledger/supplier-defaults.ts";
 import * as voiding from "../ledger/voided-numbers.ts";
+import { IssuerMaintenanceFacet } from "./maintenance.ts";
 
 /** The key (in the object's key-value storage) of the issuer whose certificate the alarm watches. */
 const WATCHED_COMPANY = "certificateWatch.companyId";
@@ -85,9 +85,6 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   forgetNotice(key: string): void {
     numbering.forgetNotice(this.db, key);
   }
-  releaseQuota(month: string): void {
-    releaseQuota(this.db, month);
-  }
   invoicesIn(month: string): number {
     return invoicesIn(this.db, month);
   }
@@ -127,9 +124,6 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   registerPurchase(rncEmisor: string, encf: string, month: string): string {
     return index.registerPurchase(this.db, rncEmisor, encf, month);
   }
-  purchaseMonth(rncEmisor: string, encf: string): string | null {
-    return index.purchaseMonth(this.db, rncEmisor, encf);
-  }
   forgetPurchase(rncEmisor: string, encf: string): void {
     index.forgetPurchase(this.db, rncEmisor, encf);
   }
@@ -156,22 +150,13 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
   givenUpCheck(deviceId: string, tipoeCF: string, number: number): voiding.GivenUpCheck {
     return voiding.givenUpCheck(this.db, deviceId, tipoeCF, number);
   }
-  takeTail(tipoeCF: string, from: number, to: number): voiding.Tail | null | "gap" {
-    return voiding.takeTail(this.db, tipoeCF, from, to);
-  }
-  giveBackTail(tipoeCF: string, tail: voiding.Tail): void {
-    voiding.giveBackTail(this.db, tipoeCF, tail);
-  }
-  noteVoided(tipoeCF: string, firstNumber: number, lastNumber: number): void {
-    voiding.noteVoided(this.db, tipoeCF, firstNumber, lastNumber);
+  voiding(step: voiding.VoidingStep): voiding.HeldRange[] {
+    return this.ctx.storage.transactionSync(() => voiding.voidingStep(this.db, step));
   }
   numbersHandedOut(tipoeCF: string): voiding.NumbersHandedOut {
     return voiding.numbersHandedOut(this.db, tipoeCF);
   }
 
-  catalogVersion(): number {
-    return catalog.currentCatalogVersion(this.db);
-  }
   product(id: string): ProductRow | null {
     return catalog.productById(this.db, id) ?? null;
   }
@@ -207,7 +192,8 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
     return catalog.catalogChanges(this.db, since, limit);
   }
 
-  importRows(rows: IssuerRows): void {
-    this.ctx.storage.transactionSync(() => importIssuerRows(this.db, rows));
+  /** Moving rows from D1 (objects/maintenance.ts). */
+  maintenance(): IssuerMaintenance {
+    return new IssuerMaintenanceFacet(this.ctx.storage, this.db);
   }
 }

@@ -3,28 +3,28 @@
 // crash is due once its request's claim lapses. A thin shell: storage is ledger/, after DGII is after-dgii/ (MonthRpc).
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
-import { buyerDeliveryTask, startsBuyerDelivery, transitionTasks } from "../after-dgii/follow-up.ts";
+import { buyerDeliveryTask, deliveryEvents, eventTasks, outcomeOf } from "../after-dgii/follow-up.ts";
 import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask, type WebhookEvent } from "../ledger/task-types.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { nextDueAt } from "../ledger/month-due.ts";
-import { importMonthRows, type BenchRowsSpec, type MonthRows } from "../ledger/month-import.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
 import { openMonth } from "../ledger/month-open.ts";
 import { purchasesHead } from "../ledger/month-purchases-head.ts";
 import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
-import type { ContingencyEntry, ContingencyRecord, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
+import type { ContingencyEntry, ContingencyRecord, MonthMaintenance, MonthRpc, Recorded } from "../ledger/month-rpc.ts";
 import * as monthTables from "../ledger/month-tables.ts";
 import * as tasks from "../ledger/month-tasks.ts";
 import * as monthly from "../ledger/monthly-rows.ts";
 import { reportSlice } from "../ledger/report-slice.ts";
-import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt, ReceiptChanges } from "../ledger/rows.ts";
+import type { DeliveryRecord, ReceiptStep } from "../ledger/receipt-steps.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt } from "../ledger/rows.ts";
 import type { ReportName, ReportSliceQuery } from "../ledger/report-specs.ts";
 import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../ledger/shift-rows.ts";
 import { purchaseEvent, type EventType } from "../webhooks/events.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
-import { benchBulkEnabled, benchMonthRows } from "../bench/month-rows.ts";
+import { MonthMaintenanceFacet } from "./maintenance.ts";
 
 export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   private readonly db: receipts.MonthDb;
@@ -43,7 +43,9 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
       dgiiDownUntil: 0,
       tasksRanAt: 0,
       claim: (id, now) => receipts.claimReceipt(this.db, id, now),
-      update: (id, changes) => this.update(id, changes),
+      advance: (id, step) => this.advance(id, step),
+      recordDelivery: (id, record) => this.recordDelivery(id, record),
+      recordEmails: (id, emails) => receipts.updateReceiptRow(this.db, id, { emails }),
       release: (id) => this.release(id),
       enqueue: (list) => this.enqueue(list),
       audit: (entry) => this.audit(entry),
@@ -74,9 +76,9 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     const inserted = receipts.insertInContingency(this.db, values, dgiiMensajes, due, now);
     if (!inserted) return this.recorded(null, values.encf);
     if (options.audit) this.audit(options.audit); // the request's audit entry, in the same write
-    const receipt = this.followUp({ ...inserted, status: "signed" }, inserted, options.subscribedEvents);
+    this.followUp(inserted, ["receipt.contingency"], options.subscribedEvents);
     this.alarms.schedule(due); // (when its event was queued, the alarm is set already, no later)
-    return { receipt, existed: false };
+    return { receipt: inserted, existed: false };
   }
 
   recordForAlarm(rows: NewReceipt[]): Recorded[] {
@@ -96,24 +98,22 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
   receiptsByEncf(encfs: string[]): Receipt[] {
     return receipts.receiptsByEncf(this.db, encfs);
   }
-  receiptById(id: string): Receipt | null {
-    return receipts.receiptById(this.db, id);
-  }
 
-  update(id: string, changes: ReceiptChanges, subscribedEvents?: readonly EventType[]): Receipt {
-    const before = this.receiptById(id)!;
-    return this.followUp(before, receipts.updateReceiptRow(this.db, id, changes), subscribedEvents);
+  advance(id: string, step: ReceiptStep, subscribedEvents?: readonly EventType[]): Receipt {
+    const outcome = outcomeOf(receipts.receiptById(this.db, id)!, step);
+    const after = receipts.updateReceiptRow(this.db, id, outcome.changes);
+    this.followUp(after, outcome.events, subscribedEvents, outcome.startsDelivery);
+    return after;
   }
-
-  /** The tasks a change leads to (after-dgii/follow-up.ts), written with it. */
-  private followUp(before: Receipt, after: Receipt, subscribedEvents?: readonly EventType[]): Receipt {
-    let current = after;
-    if (startsBuyerDelivery(before, after)) {
-      current = receipts.markDeliveryPending(this.db, after.id);
-      this.enqueue([buyerDeliveryTask(after)]);
-    }
-    this.enqueue(transitionTasks(before, current, subscribedEvents, new Date()));
-    return current;
+  /** What one attempt at the buyer's delivery found, and its event. */
+  private recordDelivery(id: string, record: DeliveryRecord): void {
+    const events = deliveryEvents(receipts.receiptById(this.db, id)!, record);
+    this.followUp(receipts.updateReceiptRow(this.db, id, record), events);
+  }
+  /** The tasks a step leads to (after-dgii/follow-up.ts), written with it. */
+  private followUp(receipt: Receipt, events: EventType[], subscribed?: readonly EventType[], delivers = false) {
+    const delivery = delivers ? [buyerDeliveryTask(receipt)] : [];
+    this.enqueue([...delivery, ...eventTasks(receipt, events, subscribed, new Date())]);
   }
 
   claim(id: string): Receipt | null {
@@ -131,9 +131,8 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return receipts.markVoided(this.db, ids);
   }
   recordApproval(id: string, approval: { approvalStatus: string; approvalReason: string | null; approvalAt: string }) {
-    const before = this.receiptById(id);
     const after = receipts.setApproval(this.db, id, approval);
-    if (before && after) this.followUp(before, after);
+    if (after) this.followUp(after, ["approval.received"]);
   }
   heldIn(tipoeCF: string, runs: [number, number][]): [number, number][] {
     return receipts.heldIn(this.db, tipoeCF, runs);
@@ -236,14 +235,8 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return shiftSlice(this.db, query);
   }
 
-  importRows(rows: MonthRows): void {
-    this.ctx.storage.transactionSync(() => importMonthRows(this.db, rows));
-    this.alarms.schedule();
-  }
-  /** Bench-only (bench/month-rows.ts): a chunk of synthetic rows through importRows; refused unless BENCH_BULK=1. */
-  benchLoad(spec: BenchRowsSpec): { databaseSize: number } {
-    if (!benchBulkEnabled(this.env)) throw new Error("The bench bulk path is off (BENCH_BULK is not 1).");
-    if (spec.count > 0) this.importRows(benchMonthRows(spec));
-    return { databaseSize: this.ctx.storage.sql.databaseSize };
+  /** Moving rows from D1 and the bench's synthetic months (objects/maintenance.ts). */
+  maintenance(): MonthMaintenance {
+    return new MonthMaintenanceFacet(this.ctx.storage, this.db, this.env, () => this.alarms.schedule());
   }
 }

@@ -6,7 +6,8 @@ import { buildAcecf, dgiiDateOf, formatDgiiDateTime } from "@ecf/shared";
 import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, dgiiTimeoutMs, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../errors/problem.ts";
-import { findPurchase } from "../ledger/client.ts";
+import { findPurchase, type MonthStub } from "../ledger/client.ts";
+import type { Purchase } from "../ledger/rows.ts";
 import type { Company } from "../db/tables.ts";
 import { companionKey } from "./archive-keys.ts";
 import { signAsCompany } from "./company-signer.ts";
@@ -73,6 +74,63 @@ async function deliverToDgii(env: Env, company: Company, acecf: string, fileName
   }
 }
 
+/** A commercial approval cannot be changed: a purchase decided otherwise is refused. */
+function refuseOtherDecision(purchase: Purchase, status: Purchase["approvalStatus"]): void {
+  if (!purchase.approvalStatus || purchase.approvalStatus === status) return;
+  const decided = purchase.approvalStatus === "accepted" ? "Aceptado" : "Rechazado";
+  throw new ApiProblem("conflict", {
+    detail: `${purchase.encf} was already ${decided}; a commercial approval cannot be changed.`,
+    errors: [{ path: "/estado", code: "already_decided", message: `Already ${decided}.` }],
+  });
+}
+
+/**
+ * The signed ACECF of the decision: the one archived, or a new one. A new one is recorded in one
+ * call that refuses a different decision on record (the first stands), before it is archived, so
+ * another request's decision taken meanwhile is neither overwritten nor its ACECF replaced.
+ */
+async function decidedAcecf(
+  env: Env,
+  company: Company,
+  purchase: Purchase,
+  month: MonthStub,
+  decision: { estado: ApprovalEstado; motivo: string | undefined; now: Date },
+): Promise<string> {
+  const existing = purchase.approvalKey ? await env.ARCHIVE.get(purchase.approvalKey) : null;
+  if (existing) return existing.text();
+  const { estado, motivo, now } = decision;
+  const acecf = await signAsCompany(
+    env,
+    company,
+    buildAcecf({
+      RNCEmisor: purchase.rncEmisor,
+      eNCF: purchase.encf,
+      FechaEmision: dgiiDateOf(purchase.issueDate),
+      MontoTotal: purchase.montoTotal,
+      RNCComprador: company.rnc,
+      Estado: estado === "Aceptado" ? "1" : "2",
+      DetalleMotivoRechazo: estado === "Rechazado" ? motivo : undefined,
+      FechaHoraAprobacionComercial: formatDgiiDateTime(now),
+    }),
+  );
+  const key = companionKey(purchase.xmlKey, ".acecf.xml");
+  const status = approvalStatusOf(estado);
+  const decided = await month.decidePurchase(purchase.id, {
+    approvalStatus: status,
+    approvalReason: estado === "Rechazado" ? (motivo ?? null) : null,
+    approvalKey: key,
+    approvedAt: now.toISOString(),
+  });
+  if (!decided) {
+    // Decided otherwise meanwhile (or gone): the decision on record stands.
+    const current = await month.purchaseById(purchase.id);
+    if (!current) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchase.id} for this company.` });
+    refuseOtherDecision(current, status);
+  }
+  await env.ARCHIVE.put(key, acecf, { httpMetadata: { contentType: "application/xml" } });
+  return acecf;
+}
+
 /** Decides on a purchase (once; the same decision again retries failed deliveries). */
 export async function approvePurchase(
   env: Env,
@@ -94,42 +152,8 @@ export async function approvePurchase(
       errors: [{ path: "/estado", code: "purchase_not_confirmed", message: `DGII status: ${purchase.dgiiStatus}.` }],
     });
   }
-  if (purchase.approvalStatus && purchase.approvalStatus !== status) {
-    const decided = purchase.approvalStatus === "accepted" ? "Aceptado" : "Rechazado";
-    throw new ApiProblem("conflict", {
-      detail: `${purchase.encf} was already ${decided}; a commercial approval cannot be changed.`,
-      errors: [{ path: "/estado", code: "already_decided", message: `Already ${decided}.` }],
-    });
-  }
-
-  let acecf: string;
-  const key = companionKey(purchase.xmlKey, ".acecf.xml");
-  const existing = purchase.approvalKey ? await env.ARCHIVE.get(purchase.approvalKey) : null;
-  if (existing) {
-    acecf = await existing.text();
-  } else {
-    acecf = await signAsCompany(
-      env,
-      company,
-      buildAcecf({
-        RNCEmisor: purchase.rncEmisor,
-        eNCF: purchase.encf,
-        FechaEmision: dgiiDateOf(purchase.issueDate),
-        MontoTotal: purchase.montoTotal,
-        RNCComprador: company.rnc,
-        Estado: estado === "Aceptado" ? "1" : "2",
-        DetalleMotivoRechazo: estado === "Rechazado" ? motivo : undefined,
-        FechaHoraAprobacionComercial: formatDgiiDateTime(now),
-      }),
-    );
-    await env.ARCHIVE.put(key, acecf, { httpMetadata: { contentType: "application/xml" } });
-    await month.updatePurchase(purchase.id, {
-      approvalStatus: status,
-      approvalReason: estado === "Rechazado" ? (motivo ?? null) : null,
-      approvalKey: key,
-      approvedAt: now.toISOString(),
-    });
-  }
+  refuseOtherDecision(purchase, status);
+  const acecf = await decidedAcecf(env, company, purchase, month, { estado, motivo, now });
 
   const fileName = fileNameOf(company.rnc, purchase.encf);
   const already = (outcome: string | null, detail: string | null): Delivery | undefined =>

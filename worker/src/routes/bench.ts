@@ -47,7 +47,7 @@ benchRoutes.post("/admin/bench/month-rows", async (c) => {
     });
   const spec = parsed.data;
   await issuerLedger(c.env, spec.companyId).noteMonth(spec.month);
-  return c.json(await receiptMonth(c.env, spec.companyId, spec.month).benchLoad(spec));
+  return c.json(await receiptMonth(c.env, spec.companyId, spec.month).maintenance().benchLoad(spec));
 });
 
 const CeilingBody = z.object({
@@ -108,9 +108,9 @@ async function importInBatches(
   receipts: NewReceipt[],
 ): Promise<void> {
   for (let i = 0; i < purchases.length; i += IMPORT_BATCH)
-    await stub.importRows({ receipts: [], purchases: purchases.slice(i, i + IMPORT_BATCH), audit: [] });
+    await stub.maintenance().importRows({ receipts: [], purchases: purchases.slice(i, i + IMPORT_BATCH), audit: [] });
   for (let i = 0; i < receipts.length; i += IMPORT_BATCH)
-    await stub.importRows({ receipts: receipts.slice(i, i + IMPORT_BATCH), purchases: [], audit: [] });
+    await stub.maintenance().importRows({ receipts: receipts.slice(i, i + IMPORT_BATCH), purchases: [], audit: [] });
 }
 
 /** A made-up XML of `bytes` bytes under each receipt's key, 16 puts at a time. */

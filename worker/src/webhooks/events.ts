@@ -44,21 +44,3 @@ export function purchaseEvent(
   };
   return { type, timestamp: now.toISOString(), data };
 }
-
-/** The events a change of a receipt's row means, in the order they happened. */
-export function transitionEvents(before: Receipt, after: Receipt): EventType[] {
-  const events: EventType[] = [];
-  if (before.status !== after.status) {
-    if (after.status === "accepted") events.push("receipt.accepted");
-    if (after.status === "conditional") events.push("receipt.accepted_conditionally");
-    if (after.status === "rejected") events.push("receipt.rejected");
-    if (after.status === "contingency") events.push("receipt.contingency");
-  }
-  if (before.deliveryStatus !== after.deliveryStatus) {
-    if (after.deliveryStatus === "entregado") events.push("receipt.delivered");
-    if (after.deliveryStatus === "no_recibido" || after.deliveryStatus === "fallido")
-      events.push("receipt.delivery_failed");
-  }
-  if (!before.approvalStatus && after.approvalStatus) events.push("approval.received");
-  return events;
-}

@@ -200,16 +200,20 @@ export async function setInvoicesThisMonth(companyId: string, invoices: number, 
 /** Puts a receipt row straight into the ledger (its month object and the issuer's index), as a fixture. */
 export async function putReceipt(row: NewReceipt): Promise<void> {
   const month = row.issueDate.slice(0, 7);
-  await receiptMonth(env, row.companyId, month).importRows({ receipts: [row], purchases: [], audit: [] });
-  await issuerLedger(env, row.companyId).importRows({
-    sequences: [],
-    usageCounters: [],
-    idempotencyKeys: [],
-    deviceLeases: [],
-    receipts: [{ tipoeCF: row.tipoeCF, number: Number(row.encf.slice(3)), month }],
-    purchases: [],
-    months: [month],
-  });
+  await receiptMonth(env, row.companyId, month)
+    .maintenance()
+    .importRows({ receipts: [row], purchases: [], audit: [] });
+  await issuerLedger(env, row.companyId)
+    .maintenance()
+    .importRows({
+      sequences: [],
+      usageCounters: [],
+      idempotencyKeys: [],
+      deviceLeases: [],
+      receipts: [{ tipoeCF: row.tipoeCF, number: Number(row.encf.slice(3)), month }],
+      purchases: [],
+      months: [month],
+    });
 }
 
 /**
@@ -254,15 +258,17 @@ export async function registerInIssuer(
     months?: string[];
   },
 ): Promise<void> {
-  await issuerLedger(env, companyId).importRows({
-    sequences: [],
-    usageCounters: [],
-    idempotencyKeys: [],
-    deviceLeases: [],
-    receipts: entries.receipts ?? [],
-    purchases: entries.purchases ?? [],
-    months: entries.months ?? [],
-  });
+  await issuerLedger(env, companyId)
+    .maintenance()
+    .importRows({
+      sequences: [],
+      usageCounters: [],
+      idempotencyKeys: [],
+      deviceLeases: [],
+      receipts: entries.receipts ?? [],
+      purchases: entries.purchases ?? [],
+      months: entries.months ?? [],
+    });
 }
 
 /** Every table of the issuer's objects (the issuer object and each month object), all rows in a stable order. */
