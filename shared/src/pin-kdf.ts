@@ -2,7 +2,7 @@
 // (to check a PIN offline). The hash travels to every paired till, so a stolen till allows an
 // offline search of the PIN space: the work factor is what stands between 10^6 PINs and the thief.
 // scrypt (memory-hard, in pure JS: WebCrypto has no scrypt and caps PBKDF2 at 100k in Workers)
-// with N 2^14, r 8: 16 MiB per derivation, about 0.3-0.5 s on a till (README: Security).
+// with N 2^14, r 8: 16 MiB per derivation, about 0.3-0.5 s on a till (docs/security.md).
 // Hashes made before it (PBKDF2-SHA256, 100k) still verify; the next PIN change writes scrypt.
 import { scryptAsync } from "@noble/hashes/scrypt.js";
 

@@ -1,7 +1,7 @@
 // Wrong PINs on this till, per cashier, kept in IndexedDB (a reload does not reset them): after
 // FREE_ATTEMPTS failures each further try waits a delay that doubles, up to MAX_DELAY_MS. Someone
 // at the till cannot try the PIN space by hand; a thief who copies the database still can
-// (README: Security), which is why PINs are at least 6 digits.
+// (docs/security.md), which is why PINs are at least 6 digits.
 import type { PosDatabase } from "../db.ts";
 
 export const FREE_ATTEMPTS = 3;

@@ -7,7 +7,7 @@ import type { CashierRow, PinHash } from "../ledger/catalog-rows.ts";
 
 /**
  * At least 6 digits: the hash goes to every paired till, so a stolen till allows an offline
- * search of the whole space; 10^6 PINs instead of 10^4 (README: Security). PINs set before this
+ * search of the whole space; 10^6 PINs instead of 10^4 (docs/security.md). PINs set before this
  * rule keep working until changed.
  */
 export const PIN_PATTERN = /^\d{6,12}$/;
