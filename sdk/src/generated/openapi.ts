@@ -433,7 +433,7 @@ export interface paths {
         put?: never;
         /**
          * Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks
-         * @description Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once.
+         * @description Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.
          */
         post: operations["postDevicesPair"];
         delete?: never;
@@ -1933,7 +1933,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation and sign in
-         * @description A new e-mail becomes a console user with this password (at least 10 characters); a user who exists already gives its own password and gains the company. The link serves once, for 7 days. Answers the new session with its cookie.
+         * @description A new e-mail becomes a console user with this password (at least 10 characters, not a common password, not the address; else a 400 `weak_password` on /password); a user who exists already gives its own password and gains the company. Acceptance never changes a role: a member of the company already gets a 409 (`already_member`) and keeps theirs. Wrong passwords are throttled as at sign-in (429). The link serves once, for 7 days. Answers the new session with its cookie.
          */
         post: operations["postConsoleInvitationsByTokenAccept"];
         delete?: never;
@@ -1953,7 +1953,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the current company's console
-         * @description E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only. One address gets at most 3 invitations to a company per hour (resending included): the next is a 429 with Retry-After.
+         * @description E-mails a link to accept the invitation (`/app/#/invitacion/<token>`), good once for 7 days, with the role the person will have in the current company. Owners only. One address gets at most 3 invitations to a company per hour (resending included), and a company sends at most 50 a day: the next is a 429 with Retry-After.
          */
         post: operations["postConsoleInvitations"];
         delete?: never;
@@ -1994,7 +1994,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user from the current company
-         * @description Removes the membership (the user keeps its other companies). Owners only; never the last owner (409).
+         * @description Removes the membership (the user keeps its other companies) and expires the user's pending invitations to the company, so an older link cannot bring them back. Owners only; never the last owner (409).
          */
         delete: operations["deleteConsoleUsersById"];
         options?: never;
@@ -2782,7 +2782,7 @@ export interface components {
         };
         CompanySettingsPatch: {
             /**
-             * @description A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may still choose with the Totals-Policy header)
+             * @description A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may make it stricter with the Totals-Policy header, never relax it)
              * @enum {string}
              */
             totalsPolicy: "strict" | "dgii";
@@ -2825,7 +2825,7 @@ export interface components {
             dgiiServer: "testecf" | "certecf" | "ecf";
             invoiceLimitPerMonth: number;
             /**
-             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
+             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may make it stricter for itself with the `Totals-Policy` header, never relax it.
              * @enum {string}
              */
             totalsPolicy: "strict" | "dgii";
@@ -2850,7 +2850,7 @@ export interface components {
             /** @default 1000 */
             invoiceLimitPerMonth?: number;
             /**
-             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
+             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may make it stricter for itself with the `Totals-Policy` header, never relax it.
              * @default strict
              * @enum {string}
              */
@@ -2873,7 +2873,7 @@ export interface components {
             dgiiServer?: "testecf" | "certecf" | "ecf";
             invoiceLimitPerMonth?: number;
             /**
-             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may choose for itself with the `Totals-Policy` header.
+             * @description A total beyond DGII's tolerance (informe-técnico §12): `strict` refuses the e-CF (400, `total_out_of_tolerance`), `dgii` issues it with a warning in `warnings`, as DGII accepts it conditionally. A request may make it stricter for itself with the `Totals-Policy` header, never relax it.
              * @enum {string}
              */
             totalsPolicy?: "strict" | "dgii";
@@ -8543,6 +8543,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description too_many_requests: too many wrong pairing codes */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDevicesMe: {
@@ -9062,7 +9073,7 @@ export interface operations {
                 "X-RNC-Emisor"?: string;
                 /** @description Any unique string per document: a retry with the same key and body gets the receipt the first request issued, as it stands now (with Idempotent-Replayed: true), never a second receipt; the same key with another body is a 409. */
                 "Idempotency-Key"?: string;
-                /** @description For this request, a total beyond DGII's tolerance is refused (`strict`) or issued with a warning in `warnings` (`dgii`, as DGII accepts it conditionally). Without it, the issuer's setting applies (default `strict`). */
+                /** @description Makes this request stricter than the issuer's setting: `strict` refuses a total beyond DGII's tolerance even when the issuer's setting issues it with a warning (`dgii`, as DGII accepts it conditionally). It never relaxes the setting: `dgii` under a `strict` issuer changes nothing, since relaxing is the owner's decision (console settings or PATCH /company/me). Without it, the issuer's setting applies (default `strict`). */
                 "Totals-Policy"?: "strict" | "dgii";
             };
             path?: never;
@@ -13127,9 +13138,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description conflict (already_member): the user has a role in this company already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description expired: the invitation expired or was accepted already */
             410: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many wrong passwords for this e-mail or address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
