@@ -266,8 +266,11 @@ class PosApp {
 
   private async syncStatus(status: SyncStatus): Promise<void> {
     if (!(await this.bar.showSync(status)) || status.running) return;
-    // A receipt on screen shows its new state as soon as the server answered.
-    if (this.showing) await this.renderReceipt(this.showing);
-    else if (this.tab === "recibos") await this.render();
+    // A receipt on screen shows its new state as soon as the server answered, unless the cashier
+    // is in its return dialog: redrawing would close it mid-return (the next round redraws it).
+    if (this.showing) {
+      if (!document.getElementById("refund-dialog")) await this.renderReceipt(this.showing);
+    } else if (this.tab === "recibos") await this.render();
+    this.bar.roundEnded();
   }
 }

@@ -30,6 +30,8 @@ export interface StatusBar extends Component {
   showSync(status: SyncStatus): Promise<boolean>;
   showCatalogState(): Promise<void>;
   showShift(shift: Shift | undefined): void;
+  /** A sync round's results are on screen (counted in `#sync`'s data-rounds). */
+  roundEnded(): void;
 }
 
 export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner, go: (tab: Tab) => void): StatusBar {
@@ -100,6 +102,10 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
         ? `Catálogo actualizado: ${dateTime(updatedAt)}`
         : "Catálogo sin actualizar";
       catalogStatus.dataset.updatedAt = updatedAt ?? "";
+    },
+    // Counted once a round's results are on screen: what a test (or a person debugging) waits for.
+    roundEnded: () => {
+      sync.dataset.rounds = String(Number(sync.dataset.rounds ?? 0) + 1);
     },
     showShift: (shift) => {
       shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";

@@ -426,8 +426,13 @@ describe("the POS in Chromium", () => {
     }, e31);
     await page.waitForSelector("#search");
     // A sync round ends with a status report, which re-renders a receipt believed on screen.
+    const roundsSeen = await page.evaluate(() => Number(document.getElementById("sync")?.dataset.rounds ?? 0));
     await page.evaluate(() => window.dispatchEvent(new Event("online")));
-    await page.waitForTimeout(3000);
+    // Awaited, not slept for: the round the event started has ended and its results are drawn.
+    await page.waitForFunction(
+      (seen) => Number(document.getElementById("sync")?.dataset.rounds ?? 0) > seen,
+      roundsSeen,
+    );
     expect(await page.$("section.ticket")).toBeNull();
     expect(await page.$("#search")).not.toBeNull();
 
