@@ -18,8 +18,8 @@ import {
   type IdempotencyRequest,
   type KeyHolder,
 } from "../ledger/idempotency.ts";
-import type { Numbered } from "../ledger/issuer-numbering.ts";
-import { encfOf, sequenceExpired } from "../ledger/numbering.ts";
+import type { Numbered } from "../ledger/receipt-numbering.ts";
+import { encfOf, sequenceExpired } from "../ledger/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Company } from "../db/tables.ts";
 import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, requestedTipo } from "./document.ts";

@@ -7,7 +7,7 @@ import { lineProblem } from "./line-problem.ts";
 import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
 import { type Refused, refuse } from "../errors/refusal.ts";
 import { cashiers, catalogVersion, products } from "./issuer-tables.ts";
-import type { IssuerDb } from "./numbering.ts";
+import type { IssuerDb } from "./encf-allocation.ts";
 
 const VERSION_ROW = 1;
 

@@ -5,7 +5,7 @@
 // leaves nothing half done. The same key with a different body is a conflict.
 import { and, eq, lt } from "drizzle-orm";
 import { idempotencyKeys } from "./issuer-tables.ts";
-import type { IssuerDb } from "./numbering.ts";
+import type { IssuerDb } from "./encf-allocation.ts";
 import { param, preparedOnce } from "./prepared.ts";
 import { refuse, type Refused } from "../errors/refusal.ts";
 import type { StoredWarning } from "./rows.ts";

@@ -2,7 +2,7 @@
 // changes nothing.
 import { and, eq } from "drizzle-orm";
 import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer-tables.ts";
-import type { IssuerDb } from "./numbering.ts";
+import type { IssuerDb } from "./encf-allocation.ts";
 import { noteMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
 import type { Sequence } from "./rows.ts";
 

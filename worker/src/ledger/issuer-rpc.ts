@@ -6,7 +6,7 @@ import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-r
 import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./catalog.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import type { IssuerRows } from "./issuer-import.ts";
-import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./issuer-numbering.ts";
+import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./receipt-numbering.ts";
 import type { LedgerResult } from "./refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "./supplier-defaults.ts";

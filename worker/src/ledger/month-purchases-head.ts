@@ -12,7 +12,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { issuerLedger } from "./client.ts";
 import type { MonthDb } from "./month-receipts.ts";
-import { TOTALLED_606, type PurchasesHead, type ResolvedRow } from "./purchases-head.ts";
+import { TOTALLED_606, type PurchasesHead, type ResolvedRow } from "./purchases-head-shape.ts";
 import type { SupplierDefault } from "./supplier-defaults.ts";
 
 /** Cents of a decimal text (no, one or two decimals); NULL stays NULL. */

@@ -6,7 +6,7 @@ import type { WebhookEvent } from "./task-types.ts";
 import type { ReportName, ReportSlice, ReportSliceQuery } from "./report-specs.ts";
 import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "./shift-rows.ts";
 import type { BenchRowsSpec, MonthRows } from "./month-import.ts";
-import type { PurchasesHead } from "./purchases-head.ts";
+import type { PurchasesHead } from "./purchases-head-shape.ts";
 import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";

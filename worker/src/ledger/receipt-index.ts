@@ -3,7 +3,7 @@
 // order, so a run grows by one with each receipt and the index stays a few rows per month and
 // type (plus one per device lease) instead of a row per receipt.
 import { and, asc, eq, gte, lte } from "drizzle-orm";
-import type { IssuerDb } from "./numbering.ts";
+import type { IssuerDb } from "./encf-allocation.ts";
 import { ledgerMonths, purchaseIndex, receiptIndex } from "./issuer-tables.ts";
 import { param, preparedOnce } from "./prepared.ts";
 

@@ -1,7 +1,7 @@
 // The issuer's 606 defaults per supplier (issuer object, `supplier_defaults`). One the issuer set
 // stays until the issuer changes or deletes it; a learned one follows the last classification.
 import { eq, inArray } from "drizzle-orm";
-import type { IssuerDb } from "./numbering.ts";
+import type { IssuerDb } from "./encf-allocation.ts";
 import { supplierDefaults } from "./issuer-tables.ts";
 
 export type SupplierDefault = typeof supplierDefaults.$inferSelect;

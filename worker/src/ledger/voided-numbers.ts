@@ -3,7 +3,7 @@
 // a type (for the list of unused numbers). The 608 reads the voided ranges of a month.
 import { and, asc, eq, gte, lt, lte, ne } from "drizzle-orm";
 import { deviceLeases, receiptIndex, sequences, voidedRanges } from "./issuer-tables.ts";
-import { LEASE_COLUMNS, leaseHolding, leasesOverlapping, sequenceOf, type IssuerDb } from "./numbering.ts";
+import { LEASE_COLUMNS, leaseHolding, leasesOverlapping, sequenceOf, type IssuerDb } from "./encf-allocation.ts";
 import { monthsOfRange } from "./receipt-index.ts";
 import type { Lease, Sequence } from "./rows.ts";
 

@@ -14,11 +14,11 @@ import type { CashierRow, PinHash, ProductRow, ProductValues } from "../ledger/c
 import * as catalog from "../ledger/catalog.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
 import { IdempotencyKeys, type IdempotencyRequest } from "../ledger/idempotency.ts";
-import * as numbering from "../ledger/issuer-numbering.ts";
+import * as numbering from "../ledger/receipt-numbering.ts";
 import type { IssuerMaintenance, IssuerRpc } from "../ledger/issuer-rpc.ts";
 import * as issuerTables from "../ledger/issuer-tables.ts";
 import migrations from "../ledger/migrations/issuer/migrations.js";
-import { invoicesIn, leaseBlock, sequenceOf, type IssuerDb } from "../ledger/numbering.ts";
+import { invoicesIn, leaseBlock, sequenceOf, type IssuerDb } from "../ledger/encf-allocation.ts";
 import * as index from "../ledger/receipt-index.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Lease, Sequence } from "../ledger/rows.ts";

@@ -9,7 +9,7 @@ import type { IssuerMaintenance } from "../ledger/issuer-rpc.ts";
 import { importMonthRows, type BenchRowsSpec, type MonthRows } from "../ledger/month-import.ts";
 import type { MonthMaintenance } from "../ledger/month-rpc.ts";
 import type { MonthDb } from "../ledger/month-receipts.ts";
-import type { IssuerDb } from "../ledger/numbering.ts";
+import type { IssuerDb } from "../ledger/encf-allocation.ts";
 
 export class IssuerMaintenanceFacet extends RpcTarget implements IssuerMaintenance {
   constructor(

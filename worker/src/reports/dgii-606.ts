@@ -4,7 +4,7 @@
 // itself. 23 fields per record. A record that lacks what the buyer must add (the classification,
 // a payment date for a withholding) is listed as missing, and the file is not complete.
 import { compare, dec, decimal, formatMoney, isZero, sub, ZERO } from "@ecf/shared";
-import { type PurchasesHead, type ResolvedRow, TOTALLED_606 } from "../ledger/purchases-head.ts";
+import { type PurchasesHead, type ResolvedRow, TOTALLED_606 } from "../ledger/purchases-head-shape.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
 import {

@@ -11,7 +11,7 @@ import { refuse } from "../errors/refusal.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
 import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
 import type { SalesHead } from "../ledger/month-sales-head.ts";
-import { TOTALLED_606, type PurchasesHead } from "../ledger/purchases-head.ts";
+import { TOTALLED_606, type PurchasesHead } from "../ledger/purchases-head-shape.ts";
 import type { PagedReceipt } from "../ledger/monthly-rows.ts";
 import type { Purchase } from "../ledger/rows.ts";
 import type { SupplierDefault } from "../ledger/supplier-defaults.ts";

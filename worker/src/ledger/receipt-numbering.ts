@@ -16,7 +16,7 @@ import {
   takeClientEncf,
   type AllocatedEncf,
   type IssuerDb,
-} from "./numbering.ts";
+} from "./encf-allocation.ts";
 import { monthOfNumber, registerNewNumber, registerNumber } from "./receipt-index.ts";
 import { refuse } from "../errors/refusal.ts";
 import type { Lease, Sequence } from "./rows.ts";
