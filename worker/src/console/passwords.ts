@@ -51,17 +51,16 @@ const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
 
 /**
  * Why `password` may not be a new console password (null when it may): shorter than the minimum,
- * one of the common ones, one character repeated, or the address itself. Checked when a password
- * is set, never at sign-in, so an older password keeps working until its owner changes it.
+ * one of the common ones, one or two characters repeated, or the address (or its local part)
+ * itself. Checked when a password is set, never at sign-in, so an older one keeps working.
  */
 export function weakPasswordReason(password: string, email: string): string | null {
   const lower = password.toLowerCase();
   if ([...password].length < MIN_PASSWORD_LENGTH) return `shorter than ${MIN_PASSWORD_LENGTH} characters`;
   if (COMMON_PASSWORDS.has(lower)) return "one of the most common passwords";
   if (new Set(lower).size <= 2) return "one or two characters repeated";
-  const local = email.toLowerCase().split("@")[0] ?? "";
-  if (lower === email.toLowerCase() || (local.length >= 4 && lower.includes(local)))
-    return "it contains the e-mail address";
+  const address = email.toLowerCase();
+  if (lower === address || lower === address.split("@")[0]) return "the e-mail address itself";
   return null;
 }
 
