@@ -291,10 +291,11 @@ describe("the POS in Chromium", () => {
 
   it("is never framed by another site: /pos/ forbids every frame ancestor", async () => {
     for (const path of ["/pos/", "/pos/index.html"]) {
-      const res = await fetch(`${stack.workerUrl}${path}`);
-      expect(res.status, path).toBe(200);
-      expect(res.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
-      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+      // As the browser fetches the page (its own connection, not the test process's pool).
+      const res = await page.request.get(`${stack.workerUrl}${path}`);
+      expect(res.status(), path).toBe(200);
+      expect(res.headers()["content-security-policy"], path).toContain("frame-ancestors 'none'");
+      expect(res.headers()["x-frame-options"], path).toBe("DENY");
     }
   });
 
