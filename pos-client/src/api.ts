@@ -112,19 +112,23 @@ export class DeviceApi {
     return AbortSignal.timeout(this.timeoutMs);
   }
 
-  async pair(pairingCode: string): Promise<DevicePaired> {
-    return answered(await this.client.POST("/devices/pair", { body: { pairingCode }, signal: this.signal }));
+  /** `publicKey`: the till's own (signing/till-keys.ts); the signing key comes wrapped to it. */
+  async pair(pairingCode: string, publicKey?: string): Promise<DevicePaired> {
+    const body = publicKey ? { pairingCode, publicKey } : { pairingCode };
+    return answered(await this.client.POST("/devices/pair", { body, signal: this.signal }));
   }
 
   async me(): Promise<DeviceStatus> {
     return answered(await this.client.GET("/devices/me", { signal: this.signal }));
   }
 
-  /** The issuer's new key, against the one-time code the issuer asked for (POST /devices/{id}/pairing-code). */
-  async signingMaterial(pairingCode: string): Promise<SigningMaterial> {
-    return answered(
-      await this.client.POST("/devices/signing-material", { body: { pairingCode }, signal: this.signal }),
-    );
+  /**
+   * The issuer's key, wrapped to this till: against the one-time code the issuer asked for (POST
+   * /devices/{id}/pairing-code), or without one the first time after an owner approved the till.
+   */
+  async signingMaterial(pairingCode?: string): Promise<SigningMaterial> {
+    const body = pairingCode ? { pairingCode } : {};
+    return answered(await this.client.POST("/devices/signing-material", { body, signal: this.signal }));
   }
 
   async lease(tipoeCF: LeaseTipo, size: number): Promise<DeviceLease> {

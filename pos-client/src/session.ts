@@ -2,7 +2,8 @@
 import { DeviceApi, type DeviceCompany, type DevicePaired } from "./api.ts";
 import type { PosDatabase } from "./db.ts";
 import { addLease } from "./leases.ts";
-import { deleteSigningKey, installSigningKey } from "./signing/keystore.ts";
+import { deleteSigningKey, installWrappedKey } from "./signing/keystore.ts";
+import { newTillKeyPair } from "./signing/till-keys.ts";
 
 export interface Session {
   deviceId: string;
@@ -34,8 +35,9 @@ export function companyUnderCurrentNames(stored: StoredCompany): DeviceCompany {
 }
 
 export async function pairDevice(db: PosDatabase, code: string): Promise<Session> {
-  const paired: DevicePaired = await new DeviceApi(API_BASE).pair(code);
-  await installSigningKey(db, paired.signing);
+  const paired: DevicePaired = await new DeviceApi(API_BASE).pair(code, await newTillKeyPair(db));
+  // Null for a till a manager registered, until an owner approves it: the runner fetches it then.
+  if (paired.signing) await installWrappedKey(db, paired.signing);
   for (const lease of paired.leases) await addLease(db, lease);
   const session: Session = {
     deviceId: paired.device.id,

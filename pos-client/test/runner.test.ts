@@ -9,6 +9,7 @@ import { PosDatabase, type OutboxEntry } from "../src/db.ts";
 import { addLease } from "../src/leases.ts";
 import { RETIRED_TOKENS, type Session } from "../src/session.ts";
 import { installSigningKey, signingKey } from "../src/signing/keystore.ts";
+import { newTillKeyPair } from "../src/signing/till-keys.ts";
 import { SyncRunner, type RunnerApi, type SyncStatus } from "../src/sync/runner.ts";
 import type { ServerAnswer, UploadResult } from "../src/uploads.ts";
 
@@ -28,6 +29,22 @@ async function rsaPkcs8(): Promise<string> {
     ["sign", "verify"],
   );
   return b64(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+}
+
+/** What the service does (worker/src/devices/key-wrapping.ts): the PKCS#8 wrapped to the till's public key. */
+async function wrapToTill(pkcs8: string, spki: string) {
+  const rsa = { name: "RSA-OAEP", hash: "SHA-256" };
+  const tillKey = await crypto.subtle.importKey("spki", Buffer.from(spki, "base64"), rsa, false, ["encrypt"]);
+  const aes = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, true, ["encrypt"]);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, aes, Buffer.from(pkcs8, "base64"));
+  const wrapped = await crypto.subtle.encrypt(rsa, tillKey, await crypto.subtle.exportKey("raw", aes));
+  return {
+    algorithm: "RSA-OAEP-256+A256GCM" as const,
+    wrappedKey: b64(wrapped),
+    iv: b64(iv),
+    wrappedPkcs8: b64(sealed),
+  };
 }
 
 let keys: [string, string];
@@ -101,10 +118,16 @@ function server(state: {
         guard();
         return { certificateSerial: state.serial, certificateSha256: state.sha256 ?? null };
       },
-      signingMaterial: async (pairingCode: string) => {
+      signingMaterial: async (pairingCode?: string) => {
         calls.push(`signing-material:${pairingCode}`);
         guard();
-        return { ...state.material, certificateSerial: state.serial, signatureExpirationDate: null };
+        const { pkcs8, certificate } = state.material;
+        return {
+          ...(await wrapToTill(pkcs8, tillPublicKey)),
+          certificate,
+          certificateSerial: state.serial,
+          signatureExpirationDate: null,
+        };
       },
       lease: async (tipoeCF: string, size: number): Promise<DeviceLease> => {
         guard();
@@ -144,8 +167,10 @@ function server(state: {
   return { connect, calls, uploads, batches, states, givenUp };
 }
 
+let tillPublicKey: string;
 async function ready(serial = "S1") {
   db = new PosDatabase(`pos-${crypto.randomUUID()}`);
+  tillPublicKey = await newTillKeyPair(db);
   await installSigningKey(db, {
     pkcs8: keys[0],
     certificate: b64(new Uint8Array([1, 2, 3])),

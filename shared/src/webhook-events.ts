@@ -12,5 +12,6 @@ export const EVENT_TYPES = [
   "purchase.unconfirmed",
   "certificate.expiring",
   "quota.near_limit",
+  "device.key_handed_over",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

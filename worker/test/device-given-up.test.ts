@@ -1,7 +1,7 @@
 // POST /devices/given-up-numbers: a till voids (ANECF) the numbers it took from its own leases and
 // will never sign; another device's numbers, numbers outside any lease and numbers holding a
 // receipt are refused; a repeat sends nothing twice.
-import { ecfToXml, fechaHoraFirma, fromBase64, importSigningKey, signEcfXml } from "@ecf/shared";
+import { ecfToXml, fechaHoraFirma, fromBase64, signEcfXml } from "@ecf/shared";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -9,6 +9,7 @@ import { admin, authed, companyWithToken } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
 import { clearFaults, received, registerSigner, setFault } from "./support/issuing.ts";
 import { issuerSql } from "./support/ledger.ts";
+import { openMaterial, tillKeys, type WrappedMaterial } from "./support/till-keys.ts";
 
 afterEach(clearFaults);
 
@@ -19,7 +20,7 @@ const encf = (tipo: string, n: number) => `E${tipo}${String(n).padStart(10, "0")
 interface Paired {
   token: string;
   company: { registryNumber: string };
-  signing: { pkcs8: string; certificate: string };
+  signing: WrappedMaterial;
   leases: { tipoeCF: string; rangeFrom: number; rangeTo: number }[];
 }
 
@@ -44,7 +45,7 @@ async function twoTills() {
     });
   const pairOne = async (name: string) => {
     const created = await admin<{ pairingCode: string }>("POST", `/admin/companies/${company.id}/devices`, { name });
-    const res = await postJson("/devices/pair", { pairingCode: created.pairingCode });
+    const res = await postJson("/devices/pair", { pairingCode: created.pairingCode, publicKey: TILL.publicKey });
     expect(res.status).toBe(200);
     return (await res.json()) as Paired;
   };
@@ -52,6 +53,9 @@ async function twoTills() {
   const other = await pairOne("Caja 2");
   return { company: { ...company, rnc: mine.company.registryNumber }, companyToken: token, mine, other };
 }
+
+/** One key pair for every till of this file: the signing key travels wrapped to it. */
+const TILL = await tillKeys();
 
 const lease32 = (p: Paired) => p.leases.find((l) => l.tipoeCF === "32")!;
 
@@ -70,7 +74,7 @@ async function signedReceipt(p: Paired, sequence: number) {
     Encabezado: { Emisor: Record<string, unknown> };
   };
   doc.Encabezado.Emisor.RNCEmisor = p.company.registryNumber;
-  return signEcfXml(ecfToXml(doc), await importSigningKey(bytes(p.signing.pkcs8)), bytes(p.signing.certificate));
+  return signEcfXml(ecfToXml(doc), await openMaterial(TILL, p.signing), bytes(p.signing.certificate));
 }
 
 describe("POST /devices/given-up-numbers", () => {

@@ -12,6 +12,7 @@ import { companies } from "../src/db/tables.ts";
 import { devices } from "../src/db/devices-tables.ts";
 import { acceptDeviceReceiptBatch } from "../src/devices/batch-uploads.ts";
 import { until } from "./support/until.ts";
+import { openedPkcs8, openMaterial, tillKeys, type WrappedMaterial } from "./support/till-keys.ts";
 
 const fixtures = inject("certificates");
 const bytes = (b64: string) => fromBase64(b64)!;
@@ -56,12 +57,15 @@ interface Paired {
   token: string;
   device: { id: string; status: string };
   company: { registryNumber: string };
-  signing: { pkcs8: string; certificate: string };
+  signing: WrappedMaterial;
   leases: { tipoeCF: string; rangeFrom: number; rangeTo: number }[];
 }
 
+/** One key pair for every till of this file: the signing key travels wrapped to it. */
+const TILL = await tillKeys();
+
 async function pair(code: string) {
-  return postJson("/devices/pair", { pairingCode: code });
+  return postJson("/devices/pair", { pairingCode: code, publicKey: TILL.publicKey });
 }
 
 async function paired(ranges?: Record<string, [number, number]>) {
@@ -79,8 +83,8 @@ describe("the signing key leaves the service only against a one-time code", () =
   it("signing-material refuses the device token alone and any code but a fresh one of this device, used once", async () => {
     const { token, paired: p } = await paired();
     const missing = await deviceCall(p.token, "/devices/signing-material", {});
-    expect(missing.status).toBe(400);
-    expect(JSON.stringify(await missing.json())).not.toContain("pkcs8");
+    expect(missing.status).toBe(403);
+    expect(JSON.stringify(await missing.json())).not.toContain("wrappedPkcs8");
     const guessed = await deviceCall(p.token, "/devices/signing-material", { pairingCode: "ABCD-EFGH" });
     expect(guessed.status).toBe(403);
     expect(await errorCode(guessed)).toBe("pairing_code_invalid");
@@ -103,7 +107,7 @@ describe("the signing key leaves the service only against a one-time code", () =
     expect((await pair(pairingCode)).status).toBe(401);
     const material = await deviceCall(p.token, "/devices/signing-material", { pairingCode });
     expect(material.status).toBe(200);
-    expect(((await material.json()) as { pkcs8: string }).pkcs8).toBe(p.signing.pkcs8);
+    expect(await openedPkcs8(TILL, (await material.json()) as WrappedMaterial)).toBe(fixtures.pkcs8);
     const again = await deviceCall(p.token, "/devices/signing-material", { pairingCode });
     expect(again.status).toBe(403);
   });
@@ -130,7 +134,7 @@ describe("device pairing", () => {
     const body = (await res.json()) as Paired;
     expect(body.token).toMatch(/^dvt_/);
     expect(body.device).toMatchObject({ id: created.id, status: "paired" });
-    expect(body.signing.pkcs8).toBe(fixtures.pkcs8);
+    expect(await openedPkcs8(TILL, body.signing)).toBe(fixtures.pkcs8);
     expect(body.signing.certificate).toBe(fixtures.certificateDer);
     expect(body.leases.map((l) => [l.tipoeCF, l.rangeTo - l.rangeFrom + 1])).toEqual([
       ["32", 200],
@@ -293,7 +297,7 @@ async function signedReceipt(
     Encabezado: { Emisor: Record<string, unknown> };
   };
   doc.Encabezado.Emisor.RNCEmisor = p.company.registryNumber;
-  const key = options.key ?? (await importSigningKey(bytes(p.signing.pkcs8)));
+  const key = options.key ?? (await openMaterial(TILL, p.signing));
   return signEcfXml(ecfToXml(doc), key, options.certificate ?? bytes(p.signing.certificate));
 }
 
@@ -345,7 +349,7 @@ describe("POST /devices/receipts", () => {
     // Re-sign the altered document so only the content differs.
     const resigned = await signEcfXml(
       other.replace(/<Signature .*<\/Signature>/, ""),
-      await importSigningKey(bytes(p.signing.pkcs8)),
+      await openMaterial(TILL, p.signing),
       bytes(p.signing.certificate),
     );
     const res = await deviceCall(p.token, "/devices/receipts", { xml: resigned });
@@ -488,7 +492,7 @@ describe("POST /devices/receipts/batch", () => {
     note.InformacionReferencia.NCFModificado = modified;
     const signedNote = await signEcfXml(
       ecfToXml(note),
-      await importSigningKey(bytes(p.signing.pkcs8)),
+      await openMaterial(TILL, p.signing),
       bytes(p.signing.certificate),
     );
     const results = await uploadBatch(p.token, [...receipts, signedNote]);
@@ -514,7 +518,9 @@ describe("POST /devices/receipts/batch", () => {
     // The single route recognises them too.
     const single = await deviceCall(p.token, "/devices/receipts", { xml: xmls[2] });
     expect(single.headers.get("Idempotent-Replayed")).toBe("true");
-    expect(await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts")).toEqual([{ n: 5 }]);
+    // Summed over the months: the key's handover at pairing was audited in the current month's object.
+    const perMonth = await everyMonthSql(company.id, "SELECT COUNT(*) AS n FROM receipts");
+    expect(perMonth.reduce((sum, row) => sum + Number(row.n), 0)).toBe(5);
     expect(await issuerSql(company.id, "SELECT SUM(invoices) AS n FROM usage_counters")).toEqual([{ n: 5 }]);
     for (const r of first) expect((await received(company.rnc, r.encf!)).length).toBe(1);
   });
@@ -529,11 +535,7 @@ describe("POST /devices/receipts/batch", () => {
     const altered = taken
       .replace(/<Signature .*<\/Signature>/, "")
       .replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto X</NombreItem>");
-    const conflicting = await signEcfXml(
-      altered,
-      await importSigningKey(bytes(p.signing.pkcs8)),
-      bytes(p.signing.certificate),
-    );
+    const conflicting = await signEcfXml(altered, await openMaterial(TILL, p.signing), bytes(p.signing.certificate));
     const tampered = (await signedReceipt(p, lease.rangeFrom + 10)).replace(
       "<NombreItem>Producto 1</NombreItem>",
       "<NombreItem>Producto 9</NombreItem>",
@@ -573,7 +575,7 @@ describe("POST /devices/receipts/batch", () => {
       xml
         .replace(/<Signature .*<\/Signature>/, "")
         .replace("<NombreItem>Producto 1</NombreItem>", "<NombreItem>Producto Y</NombreItem>"),
-      await importSigningKey(bytes(p.signing.pkcs8)),
+      await openMaterial(TILL, p.signing),
       bytes(p.signing.certificate),
     );
     const results = await uploadBatch(p.token, [xml, xml, other]);
@@ -696,13 +698,12 @@ describe("nothing signed is lost", () => {
     const rekey = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
     expect(rekey.status).toBe(201);
     const { pairingCode } = (await rekey.json()) as { pairingCode: string };
-    const material = (await (await deviceCall(p.token, "/devices/signing-material", { pairingCode })).json()) as {
-      pkcs8: string;
-      certificate: string;
-    };
+    const material = (await (
+      await deviceCall(p.token, "/devices/signing-material", { pairingCode })
+    ).json()) as WrappedMaterial;
     expect(bytes(material.certificate)).toEqual(renewed.certificate);
     const fresh = await signedReceipt(p, lease.rangeFrom + 3, {
-      key: await importSigningKey(bytes(material.pkcs8)),
+      key: await openMaterial(TILL, material),
       certificate: bytes(material.certificate),
     });
     expect((await deviceCall(p.token, "/devices/receipts", { xml: fresh })).status).toBe(200);

@@ -1,5 +1,7 @@
 // Tienda: products (edit, CSV import with each bad line named), cashiers, tills (pair a new one
-// with a code and a QR the till scans; revoke) and shifts with their Z report.
+// with a code and a QR the till scans; an owner lets a manager's till receive the signing key;
+// revoke) and shifts with their Z report.
+import type { components } from "@ecf/client";
 import { money } from "@ecf/ui-kit";
 import { api, jsonOf, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
@@ -13,7 +15,7 @@ export const storePage: Page = async (ctx) => {
   const [products, cashiers, tills, shifts] = await Promise.all([
     productsSection(canEdit, ctx.reload),
     cashiersSection(canEdit, ctx.reload),
-    tillsSection(canEdit, ctx.reload),
+    tillsSection(canEdit, ctx.session.role === "owner", ctx.reload),
     shiftsSection(),
   ]);
   return h("section", { class: "store" }, h("h1", {}, "Tienda"), products, cashiers, tills, shifts);
@@ -53,7 +55,19 @@ async function cashiersSection(canEdit: boolean, reload: () => void): Promise<HT
   );
 }
 
-async function tillsSection(canEdit: boolean, reload: () => void): Promise<HTMLElement> {
+type Till = components["schemas"]["Device"];
+
+/** Whether the till holds the signing key, and for an owner the button that lets a manager's till receive it. */
+function keyCell(d: Till, isOwner: boolean, approve: (id: string) => void): HTMLElement | string {
+  if (d.status === "revoked") return "";
+  if (d.keyApproval === "pending")
+    return isOwner
+      ? h("button", { type: "button", onclick: () => approve(d.id) }, `Aprobar la firma en ${d.name}`)
+      : "Espera la aprobación del dueño";
+  return d.keyHandedOverAt ? `Tiene la firma desde ${dayTime(d.keyHandedOverAt)}` : "Sin firma todavía";
+}
+
+async function tillsSection(canEdit: boolean, isOwner: boolean, reload: () => void): Promise<HTMLElement> {
   const { data } = await api.GET("/devices");
   const name = h("input", { name: "caja", required: true });
   const status = statusLine();
@@ -72,6 +86,12 @@ async function tillsSection(canEdit: boolean, reload: () => void): Promise<HTMLE
       reload();
     });
   };
+  const approve = async (id: string) => {
+    await reportingTo(status, async () => {
+      await api.POST("/devices/{id}/approve", { params: { path: { id } } });
+      reload();
+    });
+  };
   const ESTADO: Record<string, string> = {
     waiting_pairing: "Esperando vincular",
     paired: "Vinculada",
@@ -83,10 +103,11 @@ async function tillsSection(canEdit: boolean, reload: () => void): Promise<HTMLE
     h("h2", {}, "Cajas"),
     table(
       "Cajas",
-      ["Nombre", "Estado", "Vista por última vez", ""],
+      ["Nombre", "Estado", "Firma", "Vista por última vez", ""],
       (data?.devices ?? []).map((d) => [
         d.name,
         ESTADO[d.status] ?? d.status,
+        keyCell(d, isOwner, (id) => void approve(id)),
         dayTime(d.lastSeenAt),
         canEdit && d.status !== "revoked"
           ? h("button", { type: "button", onclick: () => void revoke(d.id, d.name) }, `Revocar ${d.name}`)

@@ -7,7 +7,7 @@ import { DeviceApi, type DeviceStatus, isRevoked } from "../api.ts";
 import type { OutboxEntry, PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
-import { installSigningKey, keyIsOutdated, signingKey } from "../signing/keystore.ts";
+import { installWrappedKey, keyIsOutdated, signingKey } from "../signing/keystore.ts";
 import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncGivenUp } from "./given-up.ts";
@@ -47,7 +47,7 @@ export type RunnerApi = Pick<
   DeviceApi,
   "signingMaterial" | "lease" | "receiptStates" | "uploadMany" | "voidGivenUp"
 > & {
-  me(): Promise<Pick<DeviceStatus, "certificateSerial">>;
+  me(): Promise<Pick<DeviceStatus, "certificateSerial"> & { device?: Pick<DeviceStatus["device"], "keyApproval"> }>;
 };
 
 export class SyncRunner {
@@ -213,7 +213,10 @@ export class SyncRunner {
   private async housekeeping(): Promise<void> {
     await recoverLostNumbers(this.db);
     const me = await this.api.me();
-    const key = await signingKey(this.db);
+    let key = await signingKey(this.db);
+    // A till a manager registered gets the key once an owner approved it, without a code.
+    if (!key && me.device?.keyApproval === "approved")
+      key = await installWrappedKey(this.db, await this.api.signingMaterial()).catch(() => undefined);
     this.keyOutdated = await keyIsOutdated(key, me);
     if (this.keyOutdated) this.onStatus({ running: true, keyOutdated: true });
     const now = new Date();
@@ -226,7 +229,7 @@ export class SyncRunner {
 
   /** The new key, against the code typed at the till; imported non-extractable (signing/keystore.ts). */
   async installNewKey(pairingCode: string): Promise<void> {
-    await installSigningKey(this.db, await this.api.signingMaterial(pairingCode));
+    await installWrappedKey(this.db, await this.api.signingMaterial(pairingCode));
     this.keyOutdated = false;
   }
 

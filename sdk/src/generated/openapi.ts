@@ -382,6 +382,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/devices/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An owner lets a till a manager registered receive the signing key
+         * @description The certificate stays under its holder's control: a till a manager registered (keyApproval `pending`) pairs and leases numbers but receives the issuer's signing key only after an owner (or the company's API key) approves it here. The till then fetches the key once (POST /devices/signing-material without a code), wrapped to the public key it sent at pairing; the handover is audited, sent as the webhook event device.key_handed_over and e-mailed to the owners.
+         */
+        post: operations["postDevicesByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/devices/{id}/pairing-code": {
         parameters: {
             query?: never;
@@ -433,7 +453,7 @@ export interface paths {
         put?: never;
         /**
          * Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks
-         * @description Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.
+         * @description Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, a first lease of e-NCF per type and, when the till may hold it, the signing key wrapped to the RSA-OAEP public key the till sent (`publicKey`; unwrap it into a non-extractable key), so it can sign offline at once. The key never travels in clear: without `publicKey`, or for a till a manager registered until an owner approves it (POST /devices/{id}/approve), `signing` is null. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.
          */
         post: operations["postDevicesPair"];
         delete?: never;
@@ -472,8 +492,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The issuer's current signing material, against a fresh one-time code
-         * @description When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. The device token alone is not enough: a stolen token never yields the key. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).
+         * The issuer's current signing material, against a fresh one-time code or an owner's approval
+         * @description When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. Without a code, the key comes once after an owner approved a till a manager registered. The key is always wrapped to the public key the till sent at pairing, so a stolen token never yields it. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).
          */
         post: operations["postDevicesSigningMaterial"];
         delete?: never;
@@ -2643,6 +2663,65 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "/device.key_handed_over": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A till received the issuer's signing key (at pairing, after an owner's approval, or a re-key)
+         * @description Posted to every endpoint subscribed to `device.key_handed_over`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "device.key_handed_over";
+                        timestamp: string;
+                        data: {
+                            rncEmisor: string;
+                            deviceId: string;
+                            deviceName: string;
+                            /** @description Who registered the till: user:…, key:… or admin */
+                            createdBy: string | null;
+                            /** @description The owner who approved it, when it needed approval */
+                            approvedBy: string | null;
+                            certificateSerial: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2965,6 +3044,13 @@ export interface components {
             createdAt: string;
             /** @description Whether the till may change prices locally (PATCH /devices/{id}) */
             canEditPrices: boolean;
+            /**
+             * @description Whether the signing key may reach the till: `pending` for a till a manager registered until an owner approves it (POST /devices/{id}/approve)
+             * @enum {string}
+             */
+            keyApproval: "not_needed" | "pending" | "approved";
+            /** @description When the till last received the signing key */
+            keyHandedOverAt: string | null;
         };
         DeviceList: {
             devices: components["schemas"]["Device"][];
@@ -2973,7 +3059,7 @@ export interface components {
             device: components["schemas"]["Device"];
             token: string;
             company: components["schemas"]["DeviceCompany"];
-            signing: components["schemas"]["SigningMaterial"];
+            signing: components["schemas"]["SigningMaterial"] | null;
             leases: components["schemas"]["DeviceLease"][];
         };
         DeviceCompany: {
@@ -2988,8 +3074,14 @@ export interface components {
             dgiiServer: "testecf" | "certecf" | "ecf";
         };
         SigningMaterial: {
-            /** @description The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes. */
-            pkcs8: string;
+            /** @enum {string} */
+            algorithm: "RSA-OAEP-256+A256GCM";
+            /** @description A fresh AES-256 key, encrypted with RSA-OAEP (SHA-256) to the till's publicKey, base64 */
+            wrappedKey: string;
+            /** @description The AES-GCM nonce (12 bytes), base64 */
+            iv: string;
+            /** @description The issuer's private key (PKCS#8 DER) encrypted with AES-GCM under that key, tag appended, base64: unwrap it (WebCrypto unwrapKey) into a non-extractable signing key */
+            wrappedPkcs8: string;
             /** @description The certificate, DER in base64 */
             certificate: string;
             certificateSerial: string | null;
@@ -3005,6 +3097,8 @@ export interface components {
         };
         PairingRequest: {
             pairingCode: string;
+            /** @description The till's own RSA-OAEP (SHA-256) public key, SPKI DER in base64, at least 2048 bits: the signing key travels wrapped to it. Generate the pair non-extractable, usable only to unwrap. */
+            publicKey?: string;
         };
         DeviceStatus: {
             device: components["schemas"]["Device"];
@@ -3014,6 +3108,10 @@ export interface components {
             certificateSha256: string | null;
             signatureExpirationDate: string | null;
             leases: components["schemas"]["DeviceLease"][];
+        };
+        SigningRequest: {
+            /** @description A re-key code (POST /devices/{id}/pairing-code); left out for the first key after an owner's approval */
+            pairingCode?: string;
         };
         LeaseRequest: {
             /** @enum {string} */
@@ -3680,7 +3778,7 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit")[];
+            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over")[];
             /**
              * @description partner: registered by a partner for every issuer it serves
              * @enum {string}
@@ -3698,7 +3796,7 @@ export interface components {
              * @example https://erp.example.com/hooks/ecf
              */
             url: string;
-            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit")[];
+            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over")[];
         };
         WebhookEndpointList: {
             webhooks: components["schemas"]["WebhookEndpoint"][];
@@ -3713,7 +3811,7 @@ export interface components {
             status: "pending" | "done" | "failed";
             attempts: number;
             /** @enum {string} */
-            event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit";
+            event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over";
             /** @description The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none */
             encf: string | null;
             /** @description The last attempt, or null before the first */
@@ -8390,6 +8488,76 @@ export interface operations {
             };
         };
     };
+    postDevicesByIdApprove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such device of this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The device needs no approval, was approved already or is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postDevicesByIdPairingCode: {
         parameters: {
             query?: never;
@@ -8594,7 +8762,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PairingRequest"];
+                "application/json": components["schemas"]["SigningRequest"];
             };
         };
         responses: {

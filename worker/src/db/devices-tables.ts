@@ -27,6 +27,22 @@ export const devices = sqliteTable(
     lastSeenAt: text("last_seen_at"),
     /** The till may change a product's price at the counter (migration 0012). */
     canEditPrices: integer("can_edit_prices", { mode: "boolean" }).notNull().default(false),
+    /** Who registered the till (`user:…`, `key:…`, `admin`), migration 0015. */
+    createdBy: text("created_by"),
+    /**
+     * Whether the issuer's key may reach the till: `pending` for a till a manager registered, until
+     * an owner approves it (`approved`); `not_needed` when the holder's side (an owner, the
+     * company's key, the operator) registered it.
+     */
+    keyApproval: text("key_approval", { enum: ["not_needed", "pending", "approved"] })
+      .notNull()
+      .default("not_needed"),
+    approvedBy: text("approved_by"),
+    approvedAt: text("approved_at"),
+    /** The till's own RSA-OAEP public key (SPKI, base64): the signing key travels wrapped to it. */
+    tillPublicKey: text("till_public_key"),
+    /** When the till last received the signing key. */
+    keyHandedOverAt: text("key_handed_over_at"),
     createdAt: createdAt(),
   },
   (t) => [

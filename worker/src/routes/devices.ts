@@ -14,9 +14,10 @@ import {
   newRekeyCode,
   pairDevice,
   revokeDevice,
-  signingMaterialForCode,
+  signingMaterialFor,
   type DeviceRow,
 } from "../devices/registry.ts";
+import { approveDevice, registrant } from "../devices/custody.ts";
 import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
 import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
@@ -49,6 +50,7 @@ import {
   ReceiptBatch,
   ReceiptUpload,
   SigningMaterial,
+  SigningRequest,
   StateQuery,
 } from "../http/schemas/devices.ts";
 
@@ -65,6 +67,8 @@ const deviceOut = (d: DeviceRow): z.infer<typeof DeviceOut> => ({
   lastSeenAt: d.lastSeenAt,
   createdAt: d.createdAt,
   canEditPrices: d.canEditPrices,
+  keyApproval: d.keyApproval,
+  keyHandedOverAt: d.keyHandedOverAt,
 });
 const companyOut = (c: Company): z.infer<typeof CompanyForDevice> => ({
   id: c.id,
@@ -100,7 +104,7 @@ deviceRoutes.openapi(
     const { id } = c.req.valid("param");
     const company = await companyById(c.env, id);
     if (!company) throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
-    return c.json(await createDevice(c.env.DB, id, c.req.valid("json").name, new Date()), 201);
+    return c.json(await createDevice(c.env.DB, id, c.req.valid("json").name, registrant(undefined), new Date()), 201);
   },
 );
 
@@ -131,7 +135,35 @@ deviceRoutes.openapi(
     request: { body: { required: true, ...json(NewDevice) } },
     responses: { 201: { description: "Created", ...json(DeviceCreated) } },
   }),
-  async (c) => c.json(await createDevice(c.env.DB, c.get("tenant").id, c.req.valid("json").name, new Date()), 201),
+  async (c) => {
+    const by = registrant(c.get("principal"));
+    return c.json(await createDevice(c.env.DB, c.get("tenant").id, c.req.valid("json").name, by, new Date()), 201);
+  },
+);
+
+deviceRoutes.openapi(
+  tenantRoute({
+    method: "post",
+    path: "/devices/{id}/approve",
+    tags: ["Devices"],
+    summary: "An owner lets a till a manager registered receive the signing key",
+    description:
+      "The certificate stays under its holder's control: a till a manager registered (keyApproval `pending`) pairs and leases numbers but receives the issuer's signing key only after an owner (or the company's API key) approves it here. The till then fetches the key once (POST /devices/signing-material without a code), wrapped to the public key it sent at pairing; the handover is audited, sent as the webhook event device.key_handed_over and e-mailed to the owners.",
+    middleware: [requireAuth, resolveTenant] as const,
+    request: { params: IdParam },
+    responses: {
+      200: { description: "Approved", ...json(DeviceOut) },
+      404: problemSchema("No such device of this issuer"),
+      409: problemSchema("The device needs no approval, was approved already or is revoked"),
+    },
+  }),
+  async (c) => {
+    const principal = c.get("principal");
+    const actor = principal.console ? principal.keyId : `key:${principal.keyId}`;
+    const { id } = c.req.valid("param");
+    const row = await approveDevice(c.env, c.get("tenant"), id, actor, c.get("requestId") ?? "unknown", new Date());
+    return c.json(deviceOut(row), 200);
+  },
 );
 
 deviceRoutes.openapi(
@@ -198,7 +230,7 @@ deviceRoutes.openapi(
     tags: ["Devices"],
     summary: "Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks",
     description:
-      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, the signing key and certificate (to import non-extractable) and a first lease of e-NCF per type, so it can sign offline at once. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.",
+      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, a first lease of e-NCF per type and, when the till may hold it, the signing key wrapped to the RSA-OAEP public key the till sent (`publicKey`; unwrap it into a non-extractable key), so it can sign offline at once. The key never travels in clear: without `publicKey`, or for a till a manager registered until an owner approves it (POST /devices/{id}/approve), `signing` is null. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.",
     request: { body: { required: true, ...json(PairingRequest) } },
     responses: {
       200: { description: "Paired", ...json(Paired) },
@@ -207,8 +239,9 @@ deviceRoutes.openapi(
     },
   }),
   async (c) => {
+    const context = { action: "POST /devices/pair", requestId: c.get("requestId") ?? "unknown", now: new Date() };
     const { device, token, company, signing, leases } = await throttledPairing(c.env, c.req.raw.headers, () =>
-      pairDevice(c.env, c.req.valid("json").pairingCode, new Date()),
+      pairDevice(c.env, c.req.valid("json"), context),
     );
     return c.json(
       { device: deviceOut(device), token, company: companyOut(company), signing, leases: leases.map(leaseView) },
@@ -279,25 +312,25 @@ deviceRoutes.openapi(
     method: "post",
     path: "/devices/signing-material",
     tags: ["Devices"],
-    summary: "The issuer's current signing material, against a fresh one-time code",
+    summary: "The issuer's current signing material, against a fresh one-time code or an owner's approval",
     description:
-      "When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. The device token alone is not enough: a stolen token never yields the key. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).",
+      "When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. Without a code, the key comes once after an owner approved a till a manager registered. The key is always wrapped to the public key the till sent at pairing, so a stolen token never yields it. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
-    request: { body: { required: true, ...json(PairingRequest) } },
+    request: { body: { required: true, ...json(SigningRequest) } },
     responses: {
       200: { description: "Signing material", ...json(SigningMaterial) },
       403: problemSchema("Unknown, used or expired code (pairing_code_invalid)"),
     },
   }),
   async (c) => {
-    const material = await signingMaterialForCode(
-      c.env,
-      c.get("tenant"),
-      c.get("device").id,
-      c.req.valid("json").pairingCode,
-      new Date(),
-    );
+    const context = {
+      action: "POST /devices/signing-material",
+      requestId: c.get("requestId") ?? "unknown",
+      now: new Date(),
+    };
+    const { pairingCode } = c.req.valid("json");
+    const material = await signingMaterialFor(c.env, c.get("tenant"), c.get("device").id, pairingCode, context);
     return c.json(material, 200);
   },
 );

@@ -184,6 +184,17 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
     summary: "More than 90 % of the month's quota is used (once a month)",
     data: z.object({ rncEmisor: z.string(), month: z.string(), used: z.number().int(), limit: z.number().int() }),
   },
+  "device.key_handed_over": {
+    summary: "A till received the issuer's signing key (at pairing, after an owner's approval, or a re-key)",
+    data: z.object({
+      rncEmisor: z.string(),
+      deviceId: z.string(),
+      deviceName: z.string(),
+      createdBy: z.string().nullable().openapi({ description: "Who registered the till: user:…, key:… or admin" }),
+      approvedBy: z.string().nullable().openapi({ description: "The owner who approved it, when it needed approval" }),
+      certificateSerial: z.string().nullable(),
+    }),
+  },
 };
 for (const type of EVENT_TYPES) {
   const { summary, data } = EVENT_DATA[type];

@@ -27,6 +27,11 @@ export const DeviceOut = z
     canEditPrices: z
       .boolean()
       .openapi({ description: "Whether the till may change prices locally (PATCH /devices/{id})" }),
+    keyApproval: z.enum(["not_needed", "pending", "approved"]).openapi({
+      description:
+        "Whether the signing key may reach the till: `pending` for a till a manager registered until an owner approves it (POST /devices/{id}/approve)",
+    }),
+    keyHandedOverAt: z.string().nullable().openapi({ description: "When the till last received the signing key" }),
   })
   .openapi("Device");
 
@@ -56,8 +61,14 @@ export const CompanyForDevice = z
 
 export const SigningMaterial = z
   .object({
-    pkcs8: z.string().openapi({
-      description: "The issuer's private key, PKCS#8 DER in base64: import it non-extractable and forget these bytes.",
+    algorithm: z.literal("RSA-OAEP-256+A256GCM"),
+    wrappedKey: z.string().openapi({
+      description: "A fresh AES-256 key, encrypted with RSA-OAEP (SHA-256) to the till's publicKey, base64",
+    }),
+    iv: z.string().openapi({ description: "The AES-GCM nonce (12 bytes), base64" }),
+    wrappedPkcs8: z.string().openapi({
+      description:
+        "The issuer's private key (PKCS#8 DER) encrypted with AES-GCM under that key, tag appended, base64: unwrap it (WebCrypto unwrapKey) into a non-extractable signing key",
     }),
     certificate: z.string().openapi({ description: "The certificate, DER in base64" }),
     certificateSerial: z.string().nullable(),
@@ -70,7 +81,8 @@ export const Paired = z
     device: DeviceOut,
     token: z.string(),
     company: CompanyForDevice,
-    signing: SigningMaterial,
+    // Null when no publicKey was sent, or an owner has yet to approve a till a manager registered.
+    signing: z.union([SigningMaterial, z.null()]),
     leases: z.array(LeaseOut),
   })
   .openapi("DevicePaired");
@@ -146,7 +158,21 @@ export const StateQuery = z.object({
 });
 
 export const DeviceList = z.object({ devices: z.array(DeviceOut) }).openapi("DeviceList");
-export const PairingRequest = z.object({ pairingCode: z.string().min(1).max(20) }).openapi("PairingRequest");
+const TillPublicKey = z.string().min(1).max(2000).openapi({
+  description:
+    "The till's own RSA-OAEP (SHA-256) public key, SPKI DER in base64, at least 2048 bits: the signing key travels wrapped to it. Generate the pair non-extractable, usable only to unwrap.",
+});
+export const PairingRequest = z
+  .object({ pairingCode: z.string().min(1).max(20), publicKey: TillPublicKey.optional() })
+  .openapi("PairingRequest");
+export const SigningRequest = z
+  .object({
+    pairingCode: z.string().min(1).max(20).optional().openapi({
+      description:
+        "A re-key code (POST /devices/{id}/pairing-code); left out for the first key after an owner's approval",
+    }),
+  })
+  .openapi("SigningRequest");
 /** A device gets the same receipt answer as the API. */
 export const DeviceReceiptStates = z.object({ receipts: z.array(IssueAnswer) }).openapi("DeviceReceiptStates");
 
