@@ -13,5 +13,6 @@ export const EVENT_TYPES = [
   "certificate.expiring",
   "quota.near_limit",
   "device.key_handed_over",
+  "range.low",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

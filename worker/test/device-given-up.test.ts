@@ -1,11 +1,13 @@
-// POST /devices/given-up-numbers: a till voids (ANECF) the numbers it took from its own leases and
-// will never sign; another device's numbers, numbers outside any lease and numbers holding a
-// receipt are refused; a repeat sends nothing twice.
+// POST /devices/given-up-numbers: a till proposes voiding (ANECF) the numbers it took from its own
+// leases and will never sign; nothing leaves for DGII until an owner or accountant confirms
+// (POST /devices/given-up-proposals/confirm). Another device's numbers, numbers outside any lease
+// and numbers holding a receipt are refused; a repeat sends nothing twice.
 import { ecfToXml, fechaHoraFirma, fromBase64, signEcfXml } from "@ecf/shared";
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { admin, authed, companyWithToken } from "./support/accounts.ts";
+import { browse, consoleUser } from "./support/console.ts";
 import { call, postJson } from "./support/http.ts";
 import { clearFaults, received, registerSigner, setFault } from "./support/issuing.ts";
 import { issuerSql } from "./support/ledger.ts";
@@ -59,11 +61,46 @@ const TILL = await tillKeys();
 
 const lease32 = (p: Paired) => p.leases.find((l) => l.tipoeCF === "32")!;
 
-type Result = { tipoeCF: string; encf: string; anulado: boolean; replayed: boolean; error?: { code: string } };
+type Result = {
+  tipoeCF: string;
+  encf: string;
+  anulado: boolean;
+  replayed: boolean;
+  proposed?: boolean;
+  error?: { code: string };
+};
 async function giveUp(token: string, numbers: { tipoeCF: string; encf: string }[]) {
   const res = await postJson("/devices/given-up-numbers", { numbers }, authed(token));
   return { status: res.status, body: (await res.json()) as { results: Result[] } & Record<string, any> };
 }
+
+type Proposal = { id: string; deviceId: string; encf: string };
+const proposals = async (companyToken: string) =>
+  (
+    (await (await call("/devices/given-up-proposals", { headers: authed(companyToken) })).json()) as {
+      proposals: Proposal[];
+    }
+  ).proposals;
+async function confirm(companyToken: string, ids: string[]) {
+  const res = await postJson("/devices/given-up-proposals/confirm", { ids }, authed(companyToken));
+  return {
+    status: res.status,
+    body: (await res.json()) as { results: (Result & { id: string })[] } & Record<string, any>,
+  };
+}
+/** Everything proposed, confirmed as the company. */
+const confirmAll = async (companyToken: string) =>
+  confirm(
+    companyToken,
+    (await proposals(companyToken)).map((p) => p.id),
+  );
+const proposed = (tipoeCF: string, encf: string) => ({
+  tipoeCF,
+  encf,
+  anulado: false,
+  replayed: false,
+  proposed: true,
+});
 
 const anecfs = async (rnc: string) => (await received(rnc)).filter((r) => r.kind === "anecf");
 const voidedRanges = (companyId: string) =>
@@ -78,19 +115,36 @@ async function signedReceipt(p: Paired, sequence: number) {
 }
 
 describe("POST /devices/given-up-numbers", () => {
-  it("voids a number of the device's own lease with one ANECF; the repeat answers so and sends nothing", async () => {
-    const { company, mine } = await twoTills();
+  it("proposes a number of the device's own lease; only the confirmation sends one ANECF, and the repeat nothing", async () => {
+    const { company, companyToken, mine } = await twoTills();
     const number = encf("32", lease32(mine).rangeFrom + 5);
     const first = await giveUp(mine.token, [{ tipoeCF: "32", encf: number }]);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body.results).toEqual([{ tipoeCF: "32", encf: number, anulado: true, replayed: false }]);
-    const sent = await anecfs(company.rnc);
-    expect(sent).toHaveLength(1);
+    expect(first.body.results).toEqual([proposed("32", number)]);
+    // Proposed twice (a retried sync): still one proposal, and nothing went to DGII.
+    expect((await giveUp(mine.token, [{ tipoeCF: "32", encf: number }])).body.results).toEqual([
+      proposed("32", number),
+    ]);
+    expect(await anecfs(company.rnc)).toHaveLength(0);
+    expect(await voidedRanges(company.id)).toEqual([]);
+    const pending = await proposals(companyToken);
+    expect(pending.map((p) => p.encf)).toEqual([number]);
+
+    const confirmed = await confirm(companyToken, [pending[0]!.id]);
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expect(confirmed.body.results).toEqual([
+      { id: pending[0]!.id, tipoeCF: "32", encf: number, anulado: true, replayed: false },
+    ]);
+    expect(await anecfs(company.rnc)).toHaveLength(1);
     expect(await voidedRanges(company.id)).toEqual([
       { tipo_ecf: "32", first_number: lease32(mine).rangeFrom + 5, last_number: lease32(mine).rangeFrom + 5 },
     ]);
+    expect(await proposals(companyToken)).toEqual([]);
+    // Confirming again sends nothing: the proposal answers as it was decided.
+    expect((await confirm(companyToken, [pending[0]!.id])).body.results[0]).toMatchObject({ anulado: true });
+    expect(await anecfs(company.rnc)).toHaveLength(1);
 
-    // The till's answer was lost: it sends the same list again.
+    // The till sends the same list again: it learns the number is void; nothing is sent.
     const again = await giveUp(mine.token, [{ tipoeCF: "32", encf: number }]);
     expect(again.status).toBe(200);
     expect(again.body.results).toEqual([{ tipoeCF: "32", encf: number, anulado: true, replayed: true }]);
@@ -133,8 +187,8 @@ describe("POST /devices/given-up-numbers", () => {
     expect(await voidedRanges(company.id)).toEqual([]);
   });
 
-  it("refuses a number holding a receipt; the rest of the list is voided in one ANECF", async () => {
-    const { company, mine, other } = await twoTills();
+  it("refuses a number holding a receipt; the rest of the list is voided in one ANECF once confirmed", async () => {
+    const { company, companyToken, mine, other } = await twoTills();
     const from = lease32(mine).rangeFrom;
     const upload = await postJson(
       "/devices/receipts",
@@ -151,11 +205,17 @@ describe("POST /devices/given-up-numbers", () => {
       { tipoeCF: "32", encf: givenUp[1]! },
     ]);
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body.results.map((r) => [r.anulado, r.error?.code])).toEqual([
+    expect(body.results.map((r) => [r.proposed ?? false, r.error?.code])).toEqual([
       [true, undefined],
       [false, "encf_used"],
       [false, "encf_not_leased"],
       [true, undefined],
+    ]);
+    expect(await anecfs(company.rnc)).toHaveLength(0);
+    const confirmed = await confirmAll(companyToken);
+    expect(confirmed.body.results.map((r) => [r.encf, r.anulado])).toEqual([
+      [givenUp[0], true],
+      [givenUp[1], true],
     ]);
     expect(await anecfs(company.rnc)).toHaveLength(1);
     expect((await voidedRanges(company.id)).map((r) => r.first_number)).toEqual([from + 2, from + 4]);
@@ -163,17 +223,40 @@ describe("POST /devices/given-up-numbers", () => {
     expect((await received(company.rnc, used)).map((r) => r.kind)).toEqual(["rfce"]);
   });
 
-  it("DGII unreachable: 503, nothing voided, and the same list goes through afterwards", async () => {
-    const { company, mine } = await twoTills();
+  it("DGII unreachable at the confirmation: 503, nothing voided, still proposed; confirming again voids it", async () => {
+    const { company, companyToken, mine } = await twoTills();
     const number = encf("32", lease32(mine).rangeFrom + 7);
+    expect((await giveUp(mine.token, [{ tipoeCF: "32", encf: number }])).body.results).toEqual([
+      proposed("32", number),
+    ]);
     await setFault({ mode: "down", services: ["anulacionrangos"] });
-    const down = await giveUp(mine.token, [{ tipoeCF: "32", encf: number }]);
+    const down = await confirmAll(companyToken);
     expect(down.status).toBe(503);
     expect(down.body.code).toBe("dgii_unavailable");
     expect(await voidedRanges(company.id)).toEqual([]);
+    expect((await proposals(companyToken)).map((p) => p.encf)).toEqual([number]);
     await clearFaults();
-    const up = await giveUp(mine.token, [{ tipoeCF: "32", encf: number }]);
-    expect(up.body.results).toEqual([{ tipoeCF: "32", encf: number, anulado: true, replayed: false }]);
+    const up = await confirmAll(companyToken);
+    expect(up.body.results).toMatchObject([{ tipoeCF: "32", encf: number, anulado: true, replayed: false }]);
+  });
+
+  it("a manager may not confirm; an accountant may", async () => {
+    const { company, mine } = await twoTills();
+    const number = encf("32", lease32(mine).rangeFrom + 9);
+    await giveUp(mine.token, [{ tipoeCF: "32", encf: number }]);
+    const manager = await consoleUser(company.id, "manager");
+    const accountant = await consoleUser(company.id, "accountant");
+    expect((await browse(manager, "/devices/given-up-proposals")).status).toBe(403);
+    const listed = (await (await browse(accountant, "/devices/given-up-proposals")).json()) as {
+      proposals: Proposal[];
+    };
+    const ids = listed.proposals.map((p) => p.id);
+    const refused = await browse(manager, "/devices/given-up-proposals/confirm", { method: "POST", body: { ids } });
+    expect(refused.status).toBe(403);
+    expect(await anecfs(company.rnc)).toHaveLength(0);
+    const done = await browse(accountant, "/devices/given-up-proposals/confirm", { method: "POST", body: { ids } });
+    expect(done.status).toBe(200);
+    expect(await anecfs(company.rnc)).toHaveLength(1);
   });
 
   it("a malformed list is a problem with the pointer of each mistake; a company token is not a device's", async () => {

@@ -12,13 +12,15 @@ import { productsSection } from "./products.ts";
 
 export const storePage: Page = async (ctx) => {
   const canEdit = may(ctx.session.role, "store");
-  const [products, cashiers, tills, shifts] = await Promise.all([
+  const [products, cashiers, tills, givenUp, shifts] = await Promise.all([
     productsSection(canEdit, ctx.reload),
     cashiersSection(canEdit, ctx.reload),
     tillsSection(canEdit, ctx.session.role === "owner", ctx.reload),
+    // Voiding numbers at DGII is the books' act (owner, accountant), as under Emitir.
+    may(ctx.session.role, "issue") ? givenUpSection(ctx.reload) : null,
     shiftsSection(),
   ]);
-  return h("section", { class: "store" }, h("h1", {}, "Tienda"), products, cashiers, tills, shifts);
+  return h("section", { class: "store" }, h("h1", {}, "Tienda"), products, cashiers, tills, givenUp, shifts);
 };
 
 async function cashiersSection(canEdit: boolean, reload: () => void): Promise<HTMLElement> {
@@ -123,6 +125,33 @@ async function tillsSection(canEdit: boolean, isOwner: boolean, reload: () => vo
         )
       : null,
     pairing,
+    status,
+  );
+}
+
+/** Numbers a till took and never signed: an owner or accountant confirms before any goes to DGII as void. */
+async function givenUpSection(reload: () => void): Promise<HTMLElement | null> {
+  const { data } = await api.GET("/devices/given-up-proposals");
+  const proposals = data?.proposals ?? [];
+  if (!proposals.length) return null;
+  const status = statusLine();
+  const confirm = async () => {
+    await reportingTo(status, async () => {
+      await api.POST("/devices/given-up-proposals/confirm", { body: { ids: proposals.map((p) => p.id) } });
+      reload();
+    });
+  };
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Números que las cajas no usaron"),
+    h("p", {}, "Las cajas tomaron estos números y no llegaron a firmarlos. Anúlelos en la DGII para no dejar huecos."),
+    table(
+      "Números que las cajas no usaron",
+      ["Número", "Desde"],
+      proposals.map((p) => [p.encf, dayTime(p.proposedAt)]),
+    ),
+    h("button", { type: "button", class: "primary", onclick: () => void confirm() }, "Anular en la DGII"),
     status,
   );
 }

@@ -513,7 +513,7 @@ export interface paths {
         put?: never;
         /**
          * Lease a block of e-NCF numbers for offline numbering
-         * @description Reserves the next `size` numbers of a type for this device alone, so a till that is offline never collides with the API or another till; ask for a new block before the current one runs out. 422 when the type has no range, or it expired or ran out.
+         * @description Reserves the next `size` numbers of a type for this device alone, so a till that is offline never collides with the API or another till; ask for a new block before the current one runs out. A block takes at most the company's share of the numbers left in the range (25 % by default: a smaller block when less is left) and a till takes at most so many blocks of a type a day (20 by default), so the API always keeps numbers to issue. 422 when the type has no range, it expired or ran out, or the till reached a limit (`lease_cap_reached`, `lease_share_reached`). A block that leaves less than a tenth of the range sends the webhook event range.low once.
          */
         post: operations["postDevicesLeases"];
         delete?: never;
@@ -596,10 +596,50 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Void the e-NCF the till took from its leases and will never sign (ANECF)
-         * @description A till that took a number and could not sign it (it stopped between numbering and signing) never uses it again; it sends such numbers with its next sync and the service voids them with DGII in one signed ANECF, as POST /fe/anulacion does, except that they lie inside the device's own leases. Each number gets its own result, in the order sent: voided (`anulado: true`; `replayed: true` when it was voided before, so a retry sends nothing twice), or refused with a reason (a number outside this device's leases, or one holding a receipt). 503 when DGII cannot be reached: nothing was voided, send the list again.
+         * Propose voiding the e-NCF the till took from its leases and will never sign
+         * @description A till that took a number and could not sign it (it stopped between numbering and signing) never uses it again; it sends such numbers with its next sync. Voiding numbers at DGII is an owner's or accountant's act, so each number inside the device's own leases becomes a proposal (`proposed: true`) and no ANECF leaves until one of them confirms it (POST /devices/given-up-proposals/confirm). Each number gets its own result, in the order sent: proposed, voided (`anulado: true`, `replayed: true`: confirmed and voided before), or refused with a reason (a number outside this device's leases, or one holding a receipt). Sending the list again is safe: a proposal is kept once.
          */
         post: operations["postDevicesGivenUpNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices/given-up-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The numbers tills gave up, waiting for an owner or accountant to void them
+         * @description Every proposal not decided yet, oldest first: the till, the type and the e-NCF. Confirm them with POST /devices/given-up-proposals/confirm.
+         */
+        get: operations["getDevicesGivenUpProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/devices/given-up-proposals/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void the proposed numbers at DGII (one ANECF per till)
+         * @description An owner's or accountant's confirmation: each till's proposed numbers are judged again (a receipt may have arrived meanwhile) and voided with DGII in one signed ANECF, as POST /fe/anulacion does. One result per proposal found, in the order stored: voided, refused with a reason, or still proposed when DGII did not answer for it. 503 when DGII cannot be reached: nothing was voided, confirm again.
+         */
+        post: operations["postDevicesGivenUpProposalsConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2722,6 +2762,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "/range.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Less than a tenth of an e-NCF range is left (once per range): request a new range from DGII
+         * @description Posted to every endpoint subscribed to `range.low`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "range.low";
+                        timestamp: string;
+                        data: {
+                            rncEmisor: string;
+                            tipoeCF: string;
+                            rangeTo: number;
+                            remaining: number;
+                            expiresOn: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2855,7 +2951,7 @@ export interface components {
             signatureExpirationDate: string | null;
             warnings: {
                 /** @enum {string} */
-                code: "certificate_expired" | "certificate_expiring" | "certificate_missing" | "quota_near_limit" | "quota_reached" | "webhook_disabled";
+                code: "certificate_expired" | "certificate_expiring" | "certificate_missing" | "quota_near_limit" | "quota_reached" | "range_low" | "webhook_disabled";
                 message: string;
             }[];
         };
@@ -3162,6 +3258,8 @@ export interface components {
                 code: string;
                 message: string;
             };
+            /** @description Kept as a proposal: no ANECF leaves until an owner or accountant confirms it (POST /devices/given-up-proposals/confirm); send it again later to learn the outcome */
+            proposed?: boolean;
         };
         GivenUpNumbers: {
             /** @description Up to 100 numbers the till took from its leases and will never sign */
@@ -3171,6 +3269,25 @@ export interface components {
                 /** @example E320000000007 */
                 encf: string;
             }[];
+        };
+        GivenUpProposalList: {
+            proposals: components["schemas"]["GivenUpProposal"][];
+        };
+        GivenUpProposal: {
+            id: string;
+            deviceId: string;
+            tipoeCF: string;
+            encf: string;
+            proposedAt: string;
+        };
+        ConfirmGivenUpAnswer: {
+            /** @description One per proposal found, voided (`anulado`), refused (`error`) or still proposed */
+            results: (components["schemas"]["GivenUpResult"] & {
+                id: string;
+            })[];
+        };
+        ConfirmGivenUpProposals: {
+            ids: string[];
         };
         Certificate: {
             name: string;
@@ -3778,7 +3895,7 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over")[];
+            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over" | "range.low")[];
             /**
              * @description partner: registered by a partner for every issuer it serves
              * @enum {string}
@@ -3796,7 +3913,7 @@ export interface components {
              * @example https://erp.example.com/hooks/ecf
              */
             url: string;
-            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over")[];
+            events: ("receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over" | "range.low")[];
         };
         WebhookEndpointList: {
             webhooks: components["schemas"]["WebhookEndpoint"][];
@@ -3811,7 +3928,7 @@ export interface components {
             status: "pending" | "done" | "failed";
             attempts: number;
             /** @enum {string} */
-            event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over";
+            event: "receipt.accepted" | "receipt.accepted_conditionally" | "receipt.rejected" | "receipt.contingency" | "receipt.delivered" | "receipt.delivery_failed" | "approval.received" | "purchase.received" | "purchase.unconfirmed" | "certificate.expiring" | "quota.near_limit" | "device.key_handed_over" | "range.low";
             /** @description The e-NCF the event is about (a receipt's or a purchase's), or null for an event about none */
             encf: string | null;
             /** @description The last attempt, or null before the first */
@@ -8959,6 +9076,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GivenUpAnswer"];
+                };
+            };
+        };
+    };
+    getDevicesGivenUpProposals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Proposals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivenUpProposalList"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postDevicesGivenUpProposalsConfirm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmGivenUpProposals"];
+            };
+        };
+        responses: {
+            /** @description One result per proposal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfirmGivenUpAnswer"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description DGII unreachable */

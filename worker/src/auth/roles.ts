@@ -28,6 +28,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { pattern: /^\/(compras|proveedores|ventas|archive)(\/|$)/, read: BOOKS, write: BOOKS },
   // Reports, shifts' Z reports among them.
   { pattern: /^\/reports\//, read: ALL, write: BOOKS },
+  // Voiding numbers a till gave up is the books' act, as /fe/anulacion is.
+  { pattern: /^\/devices\/given-up-proposals(\/|$)/, read: BOOKS, write: BOOKS },
   // The signing key reaches a manager's till only with an owner's consent.
   { pattern: /^\/devices\/[^/]+\/approve$/, read: ["owner"], write: ["owner"] },
   // The store: products (and their CSV import), cashiers, tills.

@@ -51,3 +51,29 @@ export const devices = sqliteTable(
     index("devices_company").on(t.companyId),
   ],
 );
+
+/**
+ * A number a till gave up (it took it and will never sign it), proposed for voiding: no ANECF
+ * leaves until an owner or accountant confirms it (migration 0015). `outcome` is the voiding's
+ * result as JSON once decided.
+ */
+export const givenUpProposals = sqliteTable(
+  "given_up_proposals",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    deviceId: text("device_id").notNull(),
+    tipoeCF: text("tipo_ecf").notNull(),
+    encf: text("encf").notNull(),
+    status: text("status", { enum: ["proposed", "voided", "refused"] })
+      .notNull()
+      .default("proposed"),
+    proposedAt: text("proposed_at").notNull(),
+    decidedBy: text("decided_by"),
+    decidedAt: text("decided_at"),
+    outcome: text("outcome"),
+  },
+  (t) => [uniqueIndex("given_up_proposals_encf").on(t.companyId, t.encf)],
+);

@@ -30,6 +30,10 @@ export const companies = sqliteTable(
     totalsPolicy: text("totals_policy", { enum: ["strict", "dgii"] })
       .notNull()
       .default("strict"),
+    /** A till's lease takes at most this share (%) of the numbers left in a range (migration 0015). */
+    deviceLeaseSharePercent: integer("device_lease_share_percent").notNull().default(25),
+    /** A till takes at most this many leases of one type a day (migration 0015). */
+    deviceLeasesPerDay: integer("device_leases_per_day").notNull().default(20),
     certificateFileName: text("certificate_file_name"),
     /** PKCS#8 private key, AES-GCM encrypted under MASTER_KEY (base64). */
     certificateKeyEncrypted: text("certificate_key_encrypted"),

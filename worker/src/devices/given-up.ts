@@ -1,13 +1,13 @@
 // Numbers a till gave up: it took them from its own leases and will never sign them (the tab died
 // between numbering and signing). DGII must hear that they are void (ANECF), or the sequence has a
-// gap. The till sends its list with each sync round; this voids the numbers through the same path
-// as POST /fe/anulacion (issuing/void.ts), which makes an exception for the device's own leases.
+// gap. Voiding is an owner's or accountant's act, so the till's list only proposes them
+// (given-up-proposals.ts); once confirmed, this voids them through the same path as POST
+// /fe/anulacion (issuing/void.ts), which makes an exception for the device's own leases.
 import type { POS_TIPOS } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import { problemOf } from "../errors/problem-of.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { voidRanges, type VoidRange } from "../issuing/void.ts";
-import type { Device } from "./auth.ts";
 
 /** How many numbers one request names. */
 export const MAX_GIVEN_UP = 100;
@@ -22,19 +22,26 @@ export interface GivenUpResult extends GivenUpNumber {
   anulado: boolean;
   replayed: boolean;
   error?: { code: string; message: string };
+  /** Waiting for an owner or accountant to confirm it (nothing was sent to DGII yet). */
+  proposed?: boolean;
 }
 
 const numberOf = (encf: string) => Number(encf.slice(3));
 
 /** A number's state before DGII is asked: already settled (voided or refused), or to void. */
-async function judge(env: Env, company: Company, device: Device, n: GivenUpNumber): Promise<GivenUpResult | null> {
+export async function judge(
+  env: Env,
+  company: Company,
+  deviceId: string,
+  n: GivenUpNumber,
+): Promise<GivenUpResult | null> {
   const refused = (code: string, message: string): GivenUpResult => ({
     ...n,
     anulado: false,
     replayed: false,
     error: { code, message },
   });
-  const check = await issuerLedger(env, company.id).givenUpCheck(device.id, n.tipoeCF, numberOf(n.encf));
+  const check = await issuerLedger(env, company.id).givenUpCheck(deviceId, n.tipoeCF, numberOf(n.encf));
   if (check.voided) return { ...n, anulado: true, replayed: true };
   if (!check.ownLease) return refused("encf_not_leased", `${n.encf} is not inside one of this device's leases.`);
   for (const month of check.months) {
@@ -45,15 +52,15 @@ async function judge(env: Env, company: Company, device: Device, n: GivenUpNumbe
 }
 
 /**
- * Voids what can be voided of a till's given-up numbers in one ANECF and answers each number, in
- * the order sent (a number named twice is answered twice). A number already voided answers so; one
- * outside the device's leases or holding a receipt is refused. DGII unreachable is the whole
- * request's problem (503): nothing was voided, the till sends the list again.
+ * Voids what can be voided of a device's given-up numbers (confirmed proposals) in one ANECF and
+ * answers each number, in the order given (a number named twice is answered twice). A number
+ * already voided answers so; one outside the device's leases or holding a receipt is refused. DGII
+ * unreachable is thrown (503): nothing was voided, confirming again retries.
  */
 export async function voidGivenUpNumbers(
   env: Env,
   company: Company,
-  device: Device,
+  deviceId: string,
   numbers: GivenUpNumber[],
   now: Date,
 ): Promise<{ results: GivenUpResult[]; auditEvent?: { code: string; detail: string } }> {
@@ -61,14 +68,14 @@ export async function voidGivenUpNumbers(
   const judged = new Map<string, GivenUpResult>();
   const toVoid: GivenUpNumber[] = [];
   for (const n of distinct) {
-    const settled = await judge(env, company, device, n);
+    const settled = await judge(env, company, deviceId, n);
     if (settled) judged.set(n.encf, settled);
     else toVoid.push(n);
   }
   let auditEvent: { code: string; detail: string } | undefined;
   if (toVoid.length) {
     const rangos: VoidRange[] = toVoid.map((n) => ({ tipoeCF: n.tipoeCF, desde: n.encf, hasta: n.encf }));
-    const voided = await voidOrRefusals(env, company, rangos, now, device.id);
+    const voided = await voidOrRefusals(env, company, rangos, now, deviceId);
     auditEvent = voided.auditEvent;
     for (const [i, n] of toVoid.entries()) judged.set(n.encf, { ...n, replayed: false, ...voided.outcome[i]! });
   }

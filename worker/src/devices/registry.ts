@@ -218,14 +218,14 @@ export async function pairDevice(
   const signing = keyMayGo(device)
     ? await signingMaterial(env, company, device, { ...context, actor: `device:${device.id}` })
     : null;
-  return { device, token, company, signing, leases: await firstLeases(env, company.id, device.id, context.now) };
+  return { device, token, company, signing, leases: await firstLeases(env, company, device.id, context.now) };
 }
 
-async function firstLeases(env: Env, companyId: string, deviceId: string, now: Date): Promise<Lease[]> {
+async function firstLeases(env: Env, company: Company, deviceId: string, now: Date): Promise<Lease[]> {
   const leases: Lease[] = [];
   for (const tipo of POS_TIPOS) {
     try {
-      leases.push(await leaseBlock(env, companyId, deviceId, tipo, DEFAULT_LEASE_SIZE, now));
+      leases.push(await leaseBlock(env, company, deviceId, tipo, DEFAULT_LEASE_SIZE, now));
     } catch (error) {
       // A type without an authorised range is simply not offered on this till.
       if (!(error instanceof Refused && error.refusal.kind === "not_allowed")) throw error;

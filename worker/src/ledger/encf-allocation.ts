@@ -9,6 +9,7 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { type Refused, refuse } from "../errors/refusal.ts";
 import { deviceLeases, sequences, usageCounters } from "./issuer-tables.ts";
 import { param, preparedOnce } from "./prepared.ts";
+import { cappedLeaseSize, DEFAULT_LEASE_LIMITS, type LeaseLimits } from "./lease-caps.ts";
 import type * as issuerTables from "./issuer-tables.ts";
 import type { Lease, Sequence } from "./rows.ts";
 
@@ -182,9 +183,11 @@ export function leaseBlock(
   size: number,
   today: string,
   now: Date,
+  limits: LeaseLimits = DEFAULT_LEASE_LIMITS,
 ): Lease {
   const range = usableRange(db, tipoeCF, today);
-  const rangeTo = Math.min(range.rangeTo, range.nextNumber + size - 1);
+  const allowed = cappedLeaseSize(db, deviceId, tipoeCF, size, range.rangeTo - range.nextNumber + 1, limits, now);
+  const rangeTo = range.nextNumber + allowed - 1;
   moveNext(db, tipoeCF, rangeTo + 1, now);
   const lease = { tipoeCF, rangeFrom: range.nextNumber, rangeTo, expiresOn: range.expiresOn };
   db.insert(deviceLeases)

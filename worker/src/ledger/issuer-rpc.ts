@@ -2,6 +2,7 @@
 // worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
 // object class. Every method runs to completion without awaiting; a method that may refuse
 // answers a LedgerResult (ledger/refusal.ts), unwrapped on the worker side.
+import type { LeaseLimits } from "./lease-caps.ts";
 import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
 import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./catalog.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
@@ -48,7 +49,8 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   releaseIdempotencyKey(key: string, encf: string): void;
   // Devices
   /** A block of numbers for a point-of-sale device. */
-  lease(deviceId: string, tipoeCF: string, size: number, today: string): LedgerResult<Lease>;
+  /** A block for a till, within the company's lease limits (ledger/lease-caps.ts). */
+  lease(deviceId: string, tipoeCF: string, size: number, today: string, limits?: LeaseLimits): LedgerResult<Lease>;
   leasesOf(deviceId: string): Lease[];
   /** A receipt a device signed offline, admitted against its leases (counted once, indexed). */
   admitDeviceReceipt(deviceId: string, tipoeCF: string, number: number, month: string, quotaMonth: string): Admission;

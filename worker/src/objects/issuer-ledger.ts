@@ -19,6 +19,7 @@ import type { IssuerMaintenance, IssuerRpc } from "../ledger/issuer-rpc.ts";
 import * as issuerTables from "../ledger/issuer-tables.ts";
 import migrations from "../ledger/migrations/issuer/migrations.js";
 import { invoicesIn, leaseBlock, sequenceOf, type IssuerDb } from "../ledger/encf-allocation.ts";
+import type { LeaseLimits } from "../ledger/lease-caps.ts";
 import * as index from "../ledger/receipt-index.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Lease, Sequence } from "../ledger/rows.ts";
@@ -92,8 +93,8 @@ export class IssuerLedger extends DurableObject<Env> implements IssuerRpc {
     this.keys.release(key, encf);
   }
 
-  lease(deviceId: string, tipoeCF: string, size: number, today: string): LedgerResult<Lease> {
-    return refusalsAsData(() => leaseBlock(this.db, deviceId, tipoeCF, size, today, new Date()));
+  lease(deviceId: string, tipoeCF: string, size: number, today: string, limits?: LeaseLimits): LedgerResult<Lease> {
+    return refusalsAsData(() => leaseBlock(this.db, deviceId, tipoeCF, size, today, new Date(), limits));
   }
   leasesOf(deviceId: string): Lease[] {
     return numbering.leasesOf(this.db, deviceId);

@@ -20,6 +20,7 @@ import { encfOf } from "../ledger/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
 import { forgetKeyLookups } from "../db/key-lookups.ts";
+import { rangeIsLow } from "../devices/leases.ts";
 import { database } from "../db/client.ts";
 import { type Company, companies } from "../db/tables.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
@@ -83,7 +84,8 @@ export async function registerSequence(
 /** GET /company/me's answer: the issuer, this month's use and what to act on. */
 async function profileOf(env: Env, company: Company): Promise<z.infer<typeof CompanyProfile>> {
   const now = new Date();
-  const used = await issuerLedger(env, company.id).invoicesIn(drMonth(now));
+  const ledger = issuerLedger(env, company.id);
+  const [used, ranges] = await Promise.all([ledger.invoicesIn(drMonth(now)), ledger.sequences()]);
   return {
     id: company.id,
     name: company.legalName,
@@ -97,6 +99,10 @@ async function profileOf(env: Env, company: Company): Promise<z.infer<typeof Com
     signatureExpirationDate: company.certificateNotAfter ?? null,
     warnings: [
       ...profileWarnings(company, used, now),
+      ...ranges.filter(rangeIsLow).map((r) => ({
+        code: "range_low" as const,
+        message: `Only ${Math.max(0, r.rangeTo - r.nextNumber + 1)} e-NCF of type ${r.tipoeCF} are left; request a new range from DGII.`,
+      })),
       ...(await disabledEndpointsOf(env, company.id)).map((e) => ({
         code: "webhook_disabled" as const,
         message: `Webhook ${e.id} (${e.url}) was disabled on ${e.disabledAt}: ${e.disabledReason ?? "deliveries failed"}. Register it again to resume.`,

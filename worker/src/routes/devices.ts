@@ -21,7 +21,7 @@ import { approveDevice, registrant } from "../devices/custody.ts";
 import { MAX_BATCH_RECEIPTS, acceptDeviceReceiptBatch } from "../devices/batch-uploads.ts";
 import { currentAnswer, currentAnswers } from "../devices/submit.ts";
 import { acceptDeviceReceipt } from "../devices/uploads.ts";
-import { voidGivenUpNumbers } from "../devices/given-up.ts";
+import { confirmProposals, pendingProposals, proposeGivenUpNumbers } from "../devices/given-up-proposals.ts";
 import { validationHook } from "../http/errors.ts";
 import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../errors/problem.ts";
@@ -33,6 +33,9 @@ import { IssueAnswer } from "../answers/receipt-schema.ts";
 import { EncfParam, IdParam, json } from "../http/schemas/common.ts";
 import {
   BatchAnswer,
+  ConfirmAnswer,
+  ConfirmProposals,
+  GivenUpProposalList,
   type CompanyForDevice,
   DeviceCreated,
   DeviceList,
@@ -342,7 +345,7 @@ deviceRoutes.openapi(
     tags: ["Devices"],
     summary: "Lease a block of e-NCF numbers for offline numbering",
     description:
-      "Reserves the next `size` numbers of a type for this device alone, so a till that is offline never collides with the API or another till; ask for a new block before the current one runs out. 422 when the type has no range, or it expired or ran out.",
+      "Reserves the next `size` numbers of a type for this device alone, so a till that is offline never collides with the API or another till; ask for a new block before the current one runs out. A block takes at most the company's share of the numbers left in the range (25 % by default: a smaller block when less is left) and a till takes at most so many blocks of a type a day (20 by default), so the API always keeps numbers to issue. 422 when the type has no range, it expired or ran out, or the till reached a limit (`lease_cap_reached`, `lease_share_reached`). A block that leaves less than a tenth of the range sends the webhook event range.low once.",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     request: { body: { required: true, ...json(LeaseRequest) } },
@@ -353,7 +356,7 @@ deviceRoutes.openapi(
   }),
   async (c) => {
     const { tipoeCF, size } = c.req.valid("json");
-    const lease = await leaseBlock(c.env, c.get("tenant").id, c.get("device").id, tipoeCF, size, new Date());
+    const lease = await leaseBlock(c.env, c.get("tenant"), c.get("device").id, tipoeCF, size, new Date());
     return c.json(leaseView(lease), 201);
   },
 );
@@ -484,26 +487,65 @@ deviceRoutes.openapi(
     method: "post",
     path: "/devices/given-up-numbers",
     tags: ["Devices"],
-    summary: "Void the e-NCF the till took from its leases and will never sign (ANECF)",
+    summary: "Propose voiding the e-NCF the till took from its leases and will never sign",
     description:
-      "A till that took a number and could not sign it (it stopped between numbering and signing) never uses it again; it sends such numbers with its next sync and the service voids them with DGII in one signed ANECF, as POST /fe/anulacion does, except that they lie inside the device's own leases. Each number gets its own result, in the order sent: voided (`anulado: true`; `replayed: true` when it was voided before, so a retry sends nothing twice), or refused with a reason (a number outside this device's leases, or one holding a receipt). 503 when DGII cannot be reached: nothing was voided, send the list again.",
+      "A till that took a number and could not sign it (it stopped between numbering and signing) never uses it again; it sends such numbers with its next sync. Voiding numbers at DGII is an owner's or accountant's act, so each number inside the device's own leases becomes a proposal (`proposed: true`) and no ANECF leaves until one of them confirms it (POST /devices/given-up-proposals/confirm). Each number gets its own result, in the order sent: proposed, voided (`anulado: true`, `replayed: true`: confirmed and voided before), or refused with a reason (a number outside this device's leases, or one holding a receipt). Sending the list again is safe: a proposal is kept once.",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     request: { body: { required: true, ...json(GivenUpNumbers) } },
+    responses: { 200: { description: "One result per number", ...json(GivenUpAnswer) } },
+  }),
+  async (c) => {
+    const { numbers } = c.req.valid("json");
+    const results = await proposeGivenUpNumbers(c.env, c.get("tenant"), c.get("device").id, numbers, new Date());
+    return c.json({ results }, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/devices/given-up-proposals",
+    tags: ["Devices"],
+    summary: "The numbers tills gave up, waiting for an owner or accountant to void them",
+    description:
+      "Every proposal not decided yet, oldest first: the till, the type and the e-NCF. Confirm them with POST /devices/given-up-proposals/confirm.",
+    middleware: [requireAuth, resolveTenant] as const,
+    responses: { 200: { description: "Proposals", ...json(GivenUpProposalList) } },
+  }),
+  async (c) => {
+    const rows = await pendingProposals(c.env, c.get("tenant").id);
+    const proposals = rows.map(({ id, deviceId, tipoeCF, encf, proposedAt }) => ({
+      id,
+      deviceId,
+      tipoeCF,
+      encf,
+      proposedAt,
+    }));
+    return c.json({ proposals }, 200);
+  },
+);
+
+deviceRoutes.openapi(
+  tenantRoute({
+    method: "post",
+    path: "/devices/given-up-proposals/confirm",
+    tags: ["Devices"],
+    summary: "Void the proposed numbers at DGII (one ANECF per till)",
+    description:
+      "An owner's or accountant's confirmation: each till's proposed numbers are judged again (a receipt may have arrived meanwhile) and voided with DGII in one signed ANECF, as POST /fe/anulacion does. One result per proposal found, in the order stored: voided, refused with a reason, or still proposed when DGII did not answer for it. 503 when DGII cannot be reached: nothing was voided, confirm again.",
+    middleware: [requireAuth, resolveTenant] as const,
+    request: { body: { required: true, ...json(ConfirmProposals) } },
     responses: {
-      200: { description: "One result per number", ...json(GivenUpAnswer) },
+      200: { description: "One result per proposal", ...json(ConfirmAnswer) },
       503: problemSchema("DGII unreachable"),
     },
   }),
   async (c) => {
-    const { numbers } = c.req.valid("json");
-    const { results, auditEvent } = await voidGivenUpNumbers(
-      c.env,
-      c.get("tenant"),
-      c.get("device"),
-      numbers,
-      new Date(),
-    );
+    const principal = c.get("principal");
+    const actor = principal.console ? principal.keyId : `key:${principal.keyId}`;
+    const { ids } = c.req.valid("json");
+    const { results, auditEvent } = await confirmProposals(c.env, c.get("tenant"), ids, actor, new Date());
     if (auditEvent) c.set("auditEvent", auditEvent);
     return c.json({ results }, 200);
   },

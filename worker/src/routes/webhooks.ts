@@ -195,6 +195,16 @@ const EVENT_DATA: Record<(typeof EVENT_TYPES)[number], { summary: string; data: 
       certificateSerial: z.string().nullable(),
     }),
   },
+  "range.low": {
+    summary: "Less than a tenth of an e-NCF range is left (once per range): request a new range from DGII",
+    data: z.object({
+      rncEmisor: z.string(),
+      tipoeCF: z.string(),
+      rangeTo: z.number().int(),
+      remaining: z.number().int(),
+      expiresOn: z.string(),
+    }),
+  },
 };
 for (const type of EVENT_TYPES) {
   const { summary, data } = EVENT_DATA[type];

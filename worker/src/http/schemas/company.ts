@@ -11,6 +11,7 @@ export const Warning = z.object({
     "certificate_missing",
     "quota_near_limit",
     "quota_reached",
+    "range_low",
     "webhook_disabled",
   ]),
   message: z.string(),

@@ -207,7 +207,32 @@ export const GivenUpResult = GivenUpNumber.extend({
     description:
       "Why it was not voided: encf_not_leased (not in this device's leases) and encf_used (it holds a receipt, or DGII counts it as used) are final; without `error`, send it again",
   }),
+  proposed: z.boolean().optional().openapi({
+    description:
+      "Kept as a proposal: no ANECF leaves until an owner or accountant confirms it (POST /devices/given-up-proposals/confirm); send it again later to learn the outcome",
+  }),
 }).openapi("GivenUpResult");
+
+export const GivenUpProposalOut = z
+  .object({
+    id: z.string(),
+    deviceId: z.string(),
+    tipoeCF: z.string(),
+    encf: z.string(),
+    proposedAt: z.string(),
+  })
+  .openapi("GivenUpProposal");
+export const GivenUpProposalList = z.object({ proposals: z.array(GivenUpProposalOut) }).openapi("GivenUpProposalList");
+export const ConfirmProposals = z
+  .object({ ids: z.array(z.string().min(1).max(40)).min(1).max(MAX_GIVEN_UP) })
+  .openapi("ConfirmGivenUpProposals");
+export const ConfirmAnswer = z
+  .object({
+    results: z
+      .array(GivenUpResult.extend({ id: z.string() }))
+      .openapi({ description: "One per proposal found, voided (`anulado`), refused (`error`) or still proposed" }),
+  })
+  .openapi("ConfirmGivenUpAnswer");
 
 export const GivenUpAnswer = z
   .object({ results: z.array(GivenUpResult).openapi({ description: "One per number, in the order sent" }) })
