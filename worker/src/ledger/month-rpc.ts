@@ -1,6 +1,7 @@
 // What the worker may ask of a ReceiptMonth object (objects/receipt-month.ts implements it): the
 // worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
 // object class. Every method runs inside the object, in one synchronous step unless it is async.
+import type { EmailQueueing } from "./email-limits.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
 import type { WebhookEvent } from "./task-types.ts";
 import type { ReportName, ReportSlice, ReportSliceQuery } from "./report-specs.ts";
@@ -74,7 +75,8 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   acceptedNotesOf(encf: string): Receipt[];
   // Follow-up work
   /** Queues the printed copy of a receipt by e-mail; false when there is no such receipt. */
-  queueEmail(companyId: string, encf: string, to: string): boolean;
+  /** Queues the receipt's e-mail unless it was sent too often (ledger/email-limits.ts). */
+  queueEmail(companyId: string, encf: string, to: string): EmailQueueing;
   /** An event that is not a receipt's transition (a certificate about to expire, the quota near its limit). */
   emit(companyId: string, subject: string, event: WebhookEvent): void;
   /** Webhook deliveries to one endpoint, newest first. */

@@ -7,6 +7,7 @@ import { buyerDeliveryTask, deliveryEvents, eventTasks, outcomeOf } from "../aft
 import { confirmDuePurchases, runMonthAlarm, type MonthAlarmHost } from "../after-dgii/month-alarm.ts";
 import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask, type WebhookEvent } from "../ledger/task-types.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
+import { emailWait, type EmailQueueing } from "../ledger/email-limits.ts";
 import { nextDueAt } from "../ledger/month-due.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import * as receipts from "../ledger/month-receipts.ts";
@@ -141,10 +142,12 @@ export class ReceiptMonth extends DurableObject<Env> implements MonthRpc {
     return receipts.acceptedNotesOf(this.db, encf);
   }
 
-  queueEmail(companyId: string, encf: string, to: string): boolean {
-    if (!this.receipt(encf)) return false;
+  queueEmail(companyId: string, encf: string, to: string): EmailQueueing {
+    if (!this.receipt(encf)) return { outcome: "no_receipt" };
+    const retryAfter = emailWait(this.db, encf, to, Date.now());
+    if (retryAfter) return { outcome: "limited", retryAfter };
     this.enqueue([emailTask(companyId, encf, to)]);
-    return true;
+    return { outcome: "queued" };
   }
   emit(companyId: string, subject: string, event: WebhookEvent): void {
     this.enqueue([eventTask(companyId, subject, event)]);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { EMAILS_PER_ADDRESS_PER_HOUR, EMAILS_PER_RECEIPT_PER_DAY } from "../ledger/email-limits.ts";
 import { isCodigoModificacion, TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
@@ -200,6 +201,7 @@ issuingRoutes.openapi(
       202: { description: "Queued", content: { "application/json": { schema: EmailQueued } } },
       400: problemSchema("Not an e-mail address"),
       404: problemSchema("No such receipt"),
+      429: problemSchema("too_many_requests: the receipt was e-mailed too often (Retry-After says when to try again)"),
     },
   }),
   async (c) => {
@@ -209,7 +211,13 @@ issuingRoutes.openapi(
         errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }],
       });
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
-    await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
+    const queued = await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
+    if (queued.outcome === "limited")
+      throw new ApiProblem("too_many_requests", {
+        detail: `${receipt.encf} was e-mailed to ${to} too often (${EMAILS_PER_ADDRESS_PER_HOUR} an hour to one address, ${EMAILS_PER_RECEIPT_PER_DAY} a day in all); try again in ${queued.retryAfter} seconds.`,
+        errors: [{ path: "/to", code: "email_limit_reached", message: "Sent too often; wait before sending again." }],
+        retryAfter: queued.retryAfter,
+      });
     return c.json({ encf: receipt.encf, to, state: "pending" as const }, 202);
   },
 );
