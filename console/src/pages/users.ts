@@ -1,7 +1,9 @@
-// The console's users of the current company (owner only): list, change role, remove, invite by e-mail.
+// The console's users of the current company (owner only): list, change role, remove, invite by
+// e-mail, and the invitations still pending (cancel one: its link stops working).
 import { problemText } from "@ecf/ui-kit";
 import { api, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
+import { day } from "../format.ts";
 import type { components } from "@ecf/client";
 import { ROLE_NOMBRE, type Role } from "../session.ts";
 
@@ -13,11 +15,38 @@ function roleSelect(name: string, value: Role): HTMLSelectElement {
   return h("select", { name }, ...ROLES.map((r) => h("option", { value: r, selected: r === value }, ROLE_NOMBRE[r])));
 }
 
+type Pending = components["schemas"]["ConsolePendingInvitation"];
+
+/** The invitations nobody accepted yet, each with its Cancelar button; nothing when there are none. */
+function pendingTable(pending: Pending[], act: (run: () => Promise<unknown>) => () => void): HTMLElement | null {
+  if (!pending.length) return null;
+  return table(
+    "Invitaciones pendientes",
+    ["Correo", "Rol", "Vence", ""],
+    pending.map((p) => [
+      p.email,
+      ROLE_NOMBRE[p.role],
+      day(p.expiresAt),
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: act(() => api.DELETE("/console/invitations/{id}", { params: { path: { id: p.id } } })),
+        },
+        `Cancelar la invitación de ${p.email}`,
+      ),
+    ]),
+  );
+}
+
 export async function usersSection(me: string, reload: () => void): Promise<HTMLElement> {
   const status = statusLine();
   let users: User[] = [];
+  let pending: Pending[] = [];
   await reportingTo(status, async () => {
-    users = (await api.GET("/console/users")).data?.items ?? [];
+    const [listed, invited] = await Promise.all([api.GET("/console/users"), api.GET("/console/invitations")]);
+    users = listed.data?.items ?? [];
+    pending = invited.data?.items ?? [];
   });
   const act = (run: () => Promise<unknown>) => () =>
     run().then(reload, (e: unknown) => (status.textContent = problemText(e)));
@@ -69,6 +98,7 @@ export async function usersSection(me: string, reload: () => void): Promise<HTML
         ];
       }),
     ),
+    pendingTable(pending, act),
     h(
       "form",
       { class: "inline-form", onsubmit: invite, "aria-label": "Invitar" },

@@ -2009,7 +2009,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The current company's pending invitations
+         * @description Every invitation not accepted, cancelled or expired yet, oldest first, with the address and the role it offers. Owners only.
+         */
+        get: operations["getConsoleInvitations"];
         put?: never;
         /**
          * Invite someone to the current company's console
@@ -2017,6 +2021,26 @@ export interface paths {
          */
         post: operations["postConsoleInvitations"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a pending invitation
+         * @description Its link stops working at once (accepting it answers that it expired). Owners only.
+         */
+        delete: operations["deleteConsoleInvitationsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4476,6 +4500,21 @@ export interface components {
              */
             role: "owner" | "accountant" | "manager";
             name?: string;
+        };
+        ConsolePendingInvitationList: {
+            items: components["schemas"]["ConsolePendingInvitation"][];
+        };
+        ConsolePendingInvitation: {
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * @description owner: everything; accountant: issuing, receipts, purchases, monthly files, reports, reads the rest; manager: products, cashiers, tills, shifts and Z reports, reads receipts and reports
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "manager";
+            expiresAt: string;
+            createdAt: string;
         };
         ConsoleUserList: {
             items: components["schemas"]["ConsoleUser"][];
@@ -13569,6 +13608,44 @@ export interface operations {
             };
         };
     };
+    getConsoleInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending invitations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolePendingInvitationList"];
+                };
+            };
+            /** @description Not signed in to the console */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the company's owner, or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postConsoleInvitations: {
         parameters: {
             query?: never;
@@ -13623,6 +13700,53 @@ export interface operations {
                 headers: {
                     /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteConsoleInvitationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in to the console */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the company's owner, or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No pending invitation with this id in this company */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -205,3 +205,42 @@ export async function expireInvitations(db: Db, companyId: string, email: string
       ),
     );
 }
+
+/** The company's invitations not accepted, not cancelled and not expired, oldest first. */
+export function pendingInvitations(db: Db, companyId: string, now: Date) {
+  return db
+    .select({
+      id: consoleInvitations.id,
+      email: consoleInvitations.email,
+      name: consoleInvitations.name,
+      role: consoleInvitations.role,
+      expiresAt: consoleInvitations.expiresAt,
+      createdAt: consoleInvitations.createdAt,
+    })
+    .from(consoleInvitations)
+    .where(
+      and(
+        eq(consoleInvitations.companyId, companyId),
+        isNull(consoleInvitations.acceptedAt),
+        gt(consoleInvitations.expiresAt, now.toISOString()),
+      ),
+    )
+    .orderBy(asc(consoleInvitations.createdAt), asc(consoleInvitations.id));
+}
+
+/** Cancels a pending invitation of the company (its link is dead from now on); false when there is none. */
+export async function cancelInvitation(db: Db, companyId: string, id: string, now: Date): Promise<boolean> {
+  const cancelled = await db
+    .update(consoleInvitations)
+    .set({ expiresAt: now.toISOString() })
+    .where(
+      and(
+        eq(consoleInvitations.id, id),
+        eq(consoleInvitations.companyId, companyId),
+        isNull(consoleInvitations.acceptedAt),
+        gt(consoleInvitations.expiresAt, now.toISOString()),
+      ),
+    )
+    .returning({ id: consoleInvitations.id });
+  return cancelled.length > 0;
+}

@@ -5,7 +5,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, ne, or, sql } from "drizzle-orm";
 import { consoleSessionOnly } from "../auth/console-session.ts";
 import { requireAuth } from "../auth/middleware.ts";
-import { createInvitation, expireInvitations, limitInvitations } from "../console/invitations.ts";
+import {
+  cancelInvitation,
+  createInvitation,
+  expireInvitations,
+  limitInvitations,
+  pendingInvitations,
+} from "../console/invitations.ts";
 import { invitationLink, sendInvitationEmail } from "../console/mail.ts";
 import { database } from "../db/client.ts";
 import { type ConsoleRole, consoleMemberships, consoleUsers } from "../db/console-tables.ts";
@@ -18,6 +24,7 @@ import {
   ConsoleUserOut,
   InvitationBody,
   InvitationCreated,
+  PendingInvitationList,
   RoleBody,
   UserId,
 } from "../http/schemas/console.ts";
@@ -90,6 +97,45 @@ consoleUserRoutes.openapi(
       c.get("principal").console!.userId,
     );
     return c.json(made, 201);
+  },
+);
+
+consoleUserRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/console/invitations",
+    tags: ["Console"],
+    security: consoleSecurity,
+    middleware: [...ownerOnly],
+    summary: "The current company's pending invitations",
+    description:
+      "Every invitation not accepted, cancelled or expired yet, oldest first, with the address and the role it offers. Owners only.",
+    responses: { 200: { description: "Pending invitations", ...json(PendingInvitationList) }, ...ownerProblems },
+  }),
+  async (c) => c.json({ items: await pendingInvitations(database(c.env.DB), c.get("tenant").id, new Date()) }, 200),
+);
+
+consoleUserRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/console/invitations/{id}",
+    tags: ["Console"],
+    security: consoleSecurity,
+    middleware: [...ownerOnly],
+    summary: "Cancel a pending invitation",
+    description: "Its link stops working at once (accepting it answers that it expired). Owners only.",
+    request: { params: UserId },
+    responses: {
+      204: { description: "Cancelled" },
+      404: problemSchema("No pending invitation with this id in this company"),
+      ...ownerProblems,
+    },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await cancelInvitation(database(c.env.DB), c.get("tenant").id, id, new Date())))
+      throw new ApiProblem("not_found", { detail: `No pending invitation ${id} in this company.` });
+    return c.body(null, 204);
   },
 );
 

@@ -51,6 +51,21 @@ export const InvitationCreated = z
   })
   .openapi("ConsoleInvitation");
 
+export const PendingInvitation = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: Role,
+    expiresAt: z.string(),
+    createdAt: z.string(),
+  })
+  .openapi("ConsolePendingInvitation");
+
+export const PendingInvitationList = z
+  .object({ items: z.array(PendingInvitation) })
+  .openapi("ConsolePendingInvitationList");
+
 export const InvitationView = z
   .object({ email: z.string(), role: Role, company: CompanyRef })
   .openapi("ConsoleInvitationView");
