@@ -26,3 +26,11 @@ CREATE TABLE `given_up_proposals` (
   `outcome` text
 );
 CREATE UNIQUE INDEX `given_up_proposals_encf` ON `given_up_proposals` (`company_id`, `encf`);
+-- The one-time code e-mailed to a console user whose sign-ins from an address were throttled: the
+-- right password alone no longer signs in from there, the password and this code do.
+CREATE TABLE `console_login_codes` (
+  `user_id` text PRIMARY KEY NOT NULL REFERENCES `console_users`(`id`),
+  `code_hash` text NOT NULL,
+  `expires_at` text NOT NULL,
+  `attempts` integer DEFAULT 0 NOT NULL
+);

@@ -35,8 +35,10 @@ export async function currentSession(): Promise<Session | null> {
   }
 }
 
-export async function login(email: string, password: string): Promise<Session> {
-  return adopt((await api.POST("/console/login", { body: { email, password } })).data);
+/** `code`: the one e-mailed after the sign-ins from here were throttled. */
+export async function login(email: string, password: string, code?: string): Promise<Session> {
+  const body = code ? { email, password, code } : { email, password };
+  return adopt((await api.POST("/console/login", { body })).data);
 }
 
 export async function logout(): Promise<void> {

@@ -1893,7 +1893,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console with an e-mail and password
-         * @description Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401; repeated failures are throttled per address and e-mail, so someone else's failures never lock out the right password.
+         * @description Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401. Once failures for an e-mail from an address trip the throttle, the right password alone no longer signs in from there: the answer is a 429 (`email_code_required`, the same for a right and a wrong password) and, when the password was right, a six-digit code is e-mailed to the user; the password with that `code` signs in (10 minutes, once). So a guesser learns nothing and the owner is never locked out.
          */
         post: operations["postConsoleLogin"];
         delete?: never;
@@ -4453,6 +4453,8 @@ export interface components {
              */
             email: string;
             password: string;
+            /** @description The six-digit code e-mailed after the sign-ins from here were throttled */
+            code?: string;
         };
         ConsoleSwitchCompanyRequest: {
             /** @example 131880681 */
@@ -13357,7 +13359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many failed sign-ins for this e-mail or address */
+            /** @description Throttled: send the code e-mailed to the user with the password (email_code_required) */
             429: {
                 headers: {
                     /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { companies } from "./tables.ts";
 
 // The console's people: users who sign in with an e-mail and a password, their role in each
@@ -82,3 +82,16 @@ export const consoleSessions = sqliteTable(
 
 export type ConsoleUser = typeof consoleUsers.$inferSelect;
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect;
+
+/**
+ * The sign-in code e-mailed to a user whose sign-ins were throttled (migration 0015): one per user,
+ * only its hash kept, good once for a few minutes and a few tries.
+ */
+export const consoleLoginCodes = sqliteTable("console_login_codes", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => consoleUsers.id),
+  codeHash: text("code_hash").notNull(),
+  expiresAt: text("expires_at").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+});

@@ -11,6 +11,7 @@ import { sha256Hex } from "@ecf/shared/sha256";
 import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/throttle.ts";
 import { acceptInvitation, normalEmail, pendingInvitation } from "../console/invitations.ts";
 import { verifyPassword } from "../console/passwords.ts";
+import { sendLoginCode, useLoginCode } from "../console/login-codes.ts";
 import { endSession, membershipsOf, sessionView, startSession, switchCompany } from "../console/sessions.ts";
 import { database } from "../db/client.ts";
 import { consoleUsers } from "../db/console-tables.ts";
@@ -57,6 +58,15 @@ const tooMany = (wait: number) =>
     retryAfter: wait,
   });
 
+/** A throttled sign-in: whatever the password, it takes the code e-mailed when the password was right. */
+const codeRequired = (wait: number) =>
+  new ApiProblem("too_many_requests", {
+    detail:
+      "Too many failed sign-ins for this e-mail from here. If the e-mail and password are right, a sign-in code was e-mailed: send it as `code` with them.",
+    errors: [{ path: "/code", code: "email_code_required", message: "The code e-mailed to the user is needed." }],
+    retryAfter: wait,
+  });
+
 /** Starts a session for the user (acting for `companyId`, else its first company) and answers it with its cookie. */
 async function signedIn(c: Context<AppEnv>, user: { id: string; email: string; name: string }, companyId?: string) {
   const db = database(c.env.DB);
@@ -82,27 +92,37 @@ consoleRoutes.openapi(
     tags: ["Console"],
     summary: "Sign in to the console with an e-mail and password",
     description:
-      "Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401; repeated failures are throttled per address and e-mail, so someone else's failures never lock out the right password.",
+      "Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401. Once failures for an e-mail from an address trip the throttle, the right password alone no longer signs in from there: the answer is a 429 (`email_code_required`, the same for a right and a wrong password) and, when the password was right, a six-digit code is e-mailed to the user; the password with that `code` signs in (10 minutes, once). So a guesser learns nothing and the owner is never locked out.",
     request: body(ConsoleLoginBody),
     responses: {
       200: sessionAnswer,
       400: problemSchema("Malformed body"),
       401: problemSchema("Unknown e-mail or wrong password (same answer for both)"),
-      429: problemSchema("Too many failed sign-ins for this e-mail or address"),
+      429: problemSchema("Throttled: send the code e-mailed to the user with the password (email_code_required)"),
     },
   }),
   async (c) => {
-    const { email, password } = c.req.valid("json");
+    const { email, password, code } = c.req.valid("json");
     const db = database(c.env.DB);
     const now = new Date();
     const address = clientAddress(c.req.raw.headers, c.env.BEHIND_CLOUDFLARE);
     const { own, shared } = loginScopes(await sha256Hex(`console:${normalEmail(email)}`), address);
     const [ownWait, sharedWait] = await Promise.all([longestWait(db, own, now), longestWait(db, shared, now)]);
-    if (ownWait > 0) throw tooMany(ownWait);
     const user = await db.query.consoleUsers.findFirst({ where: eq(consoleUsers.email, normalEmail(email)) });
-    if (!(await verifyPassword(password, user?.passwordHash)) || !user) {
-      await Promise.all([...own, ...shared].map(({ scope }) => recordFailure(db, scope, now)));
-      if (sharedWait > 0) throw tooMany(sharedWait);
+    const right = (await verifyPassword(password, user?.passwordHash)) && !!user;
+    const scopes = [...own, ...shared];
+    if (ownWait > 0 || sharedWait > 0) {
+      // Throttled: the same answer for a right and a wrong password, unless the e-mailed code comes too.
+      if (right && code && (await useLoginCode(db, user.id, code, now))) {
+        await Promise.all(scopes.map(({ scope }) => clearFailures(db, scope)));
+        return signedIn(c, user);
+      }
+      if (right && !code) await sendLoginCode(c.env, db, user, now);
+      if (!right) await Promise.all(scopes.map(({ scope }) => recordFailure(db, scope, now)));
+      throw codeRequired(Math.max(ownWait, sharedWait));
+    }
+    if (!right) {
+      await Promise.all(scopes.map(({ scope }) => recordFailure(db, scope, now)));
       throw new ApiProblem("unauthorized", { detail: "Wrong e-mail or password." });
     }
     await Promise.all([...own.slice(0, 1), ...shared].map(({ scope }) => clearFailures(db, scope)));

@@ -13,7 +13,13 @@ const Password = z.string().min(10).max(200).openapi({ description: "At least 10
 const Name = z.string().trim().min(1).max(120);
 
 export const ConsoleLoginBody = z
-  .object({ email: Email, password: z.string().min(1).max(200) })
+  .object({
+    email: Email,
+    password: z.string().min(1).max(200),
+    code: z.string().min(1).max(12).optional().openapi({
+      description: "The six-digit code e-mailed after the sign-ins from here were throttled",
+    }),
+  })
   .openapi("ConsoleLoginRequest");
 
 const CompanyRef = z.object({ rnc: z.string(), razonSocial: z.string() });
