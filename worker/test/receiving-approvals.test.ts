@@ -85,6 +85,18 @@ async function received(kind: string, encf: string) {
 }
 
 describe("POST /compras/{id}/aprobacion", () => {
+  it("two opposite decisions at once: one 200, one 409, and one ACECF", async () => {
+    const { buyer, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
+    const answers = await Promise.all([
+      decide(buyer.token, purchaseId, { estado: "Aceptado" }),
+      decide(buyer.token, purchaseId, { estado: "Rechazado", motivo: "Mercancía dañada" }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const won = answers[0]!.status === 200 ? "accepted" : "rejected";
+    expect(await purchaseRow(buyer.company.id, purchaseId)).toMatchObject({ approval_status: won });
+    expect((await received("acecf", encf)).length).toBe(1);
+  });
+
   it("accepts: a signed ACECF reaches the supplier's approval service (from DGII's directory) and DGII", async () => {
     const { buyer, supplier, encf, purchaseId } = await purchase({ toDgii: true, listed: true });
     const res = await decide(buyer.token, purchaseId, { estado: "Aceptado" });
