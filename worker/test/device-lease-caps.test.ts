@@ -6,7 +6,7 @@ import { admin, authed, companyWithToken } from "./support/accounts.ts";
 import { call, postJson } from "./support/http.ts";
 import { drMonth } from "@ecf/shared";
 import { allocate, issuerSql, monthSql } from "./support/ledger.ts";
-import { d1 } from "./support/console.ts";
+import { browse, consoleUser, d1 } from "./support/console.ts";
 
 type Lease = { tipoeCF: string; rangeFrom: number; rangeTo: number };
 const size = (l: Lease) => l.rangeTo - l.rangeFrom + 1;
@@ -28,6 +28,25 @@ const lease = (deviceToken: string, n: number) =>
 const codeOf = async (res: Response) => ((await res.json()) as { errors: { code: string }[] }).errors[0]?.code;
 
 describe("a till's lease limits", () => {
+  it("are the owner's setting: an owner lowers them, a manager cannot, and the next lease obeys", async () => {
+    const { company, res } = await tillOn(100_000);
+    const { token: till } = (await res.json()) as { token: string };
+    const owner = await consoleUser(company.id, "owner");
+    const manager = await consoleUser(company.id, "manager");
+    expect(await (await browse(manager, "/devices/lease-limits")).json()).toEqual({ sharePercent: 25, perDay: 20 });
+    const refused = await browse(manager, "/devices/lease-limits", { method: "PATCH", body: { perDay: 500 } });
+    expect(refused.status).toBe(403);
+    const changed = await browse(owner, "/devices/lease-limits", { method: "PATCH", body: { perDay: 2 } });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toEqual({ sharePercent: 25, perDay: 2 });
+    expect((await browse(owner, "/devices/lease-limits", { method: "PATCH", body: { sharePercent: 90 } })).status).toBe(
+      400,
+    );
+    // The pairing's lease and one more; the third of the day is refused.
+    expect((await lease(till, 10)).status).toBe(201);
+    expect(await codeOf(await lease(till, 10))).toBe("lease_cap_reached");
+  });
+
   it("three 1,000-number leases on a 2,500-number range leave the API numbers to issue", async () => {
     const { company, token, res } = await tillOn(2500);
     expect(res.status).toBe(200);

@@ -646,6 +646,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/devices/lease-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What one till may lease (share of a range per lease, leases a day)
+         * @description The company's limits on its tills' leases (POST /devices/leases), so no till can take a whole range and the API always keeps numbers to issue.
+         */
+        get: operations["getDevicesLeaseLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change what one till may lease
+         * @description Owners only (or the company's API key). Applies to the next lease.
+         */
+        patch: operations["patchDevicesLeaseLimits"];
+        trace?: never;
+    };
     "/company/certificate": {
         parameters: {
             query?: never;
@@ -3312,6 +3336,18 @@ export interface components {
         };
         ConfirmGivenUpProposals: {
             ids: string[];
+        };
+        DeviceLeaseLimits: {
+            /** @description A till's lease takes at most this share (%) of the numbers left in a range (default 25) */
+            sharePercent: number;
+            /** @description A till takes at most this many leases of one type a day (default 20) */
+            perDay: number;
+        };
+        DeviceLeaseLimitsPatch: {
+            /** @description A till's lease takes at most this share (%) of the numbers left in a range (default 25) */
+            sharePercent?: number;
+            /** @description A till takes at most this many leases of one type a day (default 20) */
+            perDay?: number;
         };
         Certificate: {
             name: string;
@@ -9228,6 +9264,110 @@ export interface operations {
                 headers: {
                     /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDevicesLeaseLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Limits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceLeaseLimits"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchDevicesLeaseLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceLeaseLimitsPatch"];
+            };
+        };
+        responses: {
+            /** @description Limits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceLeaseLimits"];
+                };
+            };
+            /** @description Out of bounds; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

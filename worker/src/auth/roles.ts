@@ -30,6 +30,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { pattern: /^\/reports\//, read: ALL, write: BOOKS },
   // Voiding numbers a till gave up is the books' act, as /fe/anulacion is.
   { pattern: /^\/devices\/given-up-proposals(\/|$)/, read: BOOKS, write: BOOKS },
+  // What one till may lease is the owner's setting.
+  { pattern: /^\/devices\/lease-limits$/, read: ALL, write: ["owner"] },
   // The signing key reaches a manager's till only with an owner's consent.
   { pattern: /^\/devices\/[^/]+\/approve$/, read: ["owner"], write: ["owner"] },
   // The store: products (and their CSV import), cashiers, tills.

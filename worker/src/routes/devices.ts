@@ -27,7 +27,8 @@ import { adminRoute, tenantRoute, problemSchema } from "../http/openapi.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { problemBody } from "../http/problem.ts";
 import { certificateSha256 } from "../certificates/vault.ts";
-import type { Company } from "../db/tables.ts";
+import { companies, type Company } from "../db/tables.ts";
+import { forgetKeyLookups } from "../db/key-lookups.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
 import { IssueAnswer } from "../answers/receipt-schema.ts";
 import { EncfParam, IdParam, json } from "../http/schemas/common.ts";
@@ -44,6 +45,8 @@ import {
   DeviceStatus,
   GivenUpAnswer,
   GivenUpNumbers,
+  LeaseLimits,
+  LeaseLimitsPatch,
   LeaseOut,
   LeaseRequest,
   MAX_STATE_QUERY,
@@ -548,5 +551,49 @@ deviceRoutes.openapi(
     const { results, auditEvent } = await confirmProposals(c.env, c.get("tenant"), ids, actor, new Date());
     if (auditEvent) c.set("auditEvent", auditEvent);
     return c.json({ results }, 200);
+  },
+);
+
+const limitsOf = (c: Company) => ({ sharePercent: c.deviceLeaseSharePercent, perDay: c.deviceLeasesPerDay });
+
+deviceRoutes.openapi(
+  tenantRoute({
+    method: "get",
+    path: "/devices/lease-limits",
+    tags: ["Devices"],
+    summary: "What one till may lease (share of a range per lease, leases a day)",
+    description:
+      "The company's limits on its tills' leases (POST /devices/leases), so no till can take a whole range and the API always keeps numbers to issue.",
+    middleware: [requireAuth, resolveTenant] as const,
+    responses: { 200: { description: "Limits", ...json(LeaseLimits) } },
+  }),
+  async (c) => c.json(limitsOf(c.get("tenant")), 200),
+);
+
+deviceRoutes.openapi(
+  tenantRoute({
+    method: "patch",
+    path: "/devices/lease-limits",
+    tags: ["Devices"],
+    summary: "Change what one till may lease",
+    description: "Owners only (or the company's API key). Applies to the next lease.",
+    middleware: [requireAuth, resolveTenant] as const,
+    request: { body: { required: true, ...json(LeaseLimitsPatch) } },
+    responses: { 200: { description: "Limits", ...json(LeaseLimits) }, 400: problemSchema("Out of bounds") },
+  }),
+  async (c) => {
+    const { sharePercent, perDay } = c.req.valid("json");
+    if (sharePercent === undefined && perDay === undefined) return c.json(limitsOf(c.get("tenant")), 200);
+    const [row] = await database(c.env.DB)
+      .update(companies)
+      .set({
+        ...(sharePercent === undefined ? {} : { deviceLeaseSharePercent: sharePercent }),
+        ...(perDay === undefined ? {} : { deviceLeasesPerDay: perDay }),
+      })
+      .where(eq(companies.id, c.get("tenant").id))
+      .returning();
+    // The company comes with its key's lookup: the next request must read the new limits.
+    forgetKeyLookups();
+    return c.json(limitsOf(row!), 200);
   },
 );

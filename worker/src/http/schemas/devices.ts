@@ -237,3 +237,18 @@ export const ConfirmAnswer = z
 export const GivenUpAnswer = z
   .object({ results: z.array(GivenUpResult).openapi({ description: "One per number, in the order sent" }) })
   .openapi("GivenUpAnswer");
+
+export const LeaseLimits = z
+  .object({
+    sharePercent: z.number().int().min(1).max(50).openapi({
+      description: "A till's lease takes at most this share (%) of the numbers left in a range (default 25)",
+    }),
+    perDay: z
+      .number()
+      .int()
+      .min(1)
+      .max(500)
+      .openapi({ description: "A till takes at most this many leases of one type a day (default 20)" }),
+  })
+  .openapi("DeviceLeaseLimits");
+export const LeaseLimitsPatch = LeaseLimits.partial().openapi("DeviceLeaseLimitsPatch");
