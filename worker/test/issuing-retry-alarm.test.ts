@@ -278,7 +278,7 @@ describe("the retry alarm", () => {
       );
     const emit = (subject: string) =>
       inMonth((month) =>
-        month.emit(company.id, subject, {
+        month.followUp().emit(company.id, subject, {
           type: "quota.near_limit",
           timestamp: new Date().toISOString(),
           data: { rncEmisor: company.rnc },

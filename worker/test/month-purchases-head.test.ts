@@ -108,7 +108,7 @@ let stub: MonthStub;
 beforeAll(async () => {
   ({ company, token } = await issuer());
   const ledger = issuerLedger(env, company.id);
-  await ledger.noteMonth(MONTH);
+  await ledger.index().noteMonth(MONTH);
   stub = receiptMonth(env, company.id, MONTH);
   const purchases = Array.from({ length: PURCHASES }, (_, i) => purchase(company.id, i));
   const owns = Array.from({ length: OWN }, (_, i) => own(company.id, company.rnc, i));
@@ -132,13 +132,17 @@ beforeAll(async () => {
       retencionRentaPorcentaje: rates[(k + 2) % rates.length]!,
       itbisAlCostoPorcentaje: rates[(k + 4) % rates.length]!,
     };
-    if (k % 2 === 0) await ledger.setSupplierDefault(rnc, values);
-    else await ledger.learnSupplierDefault(rnc, values);
+    if (k % 2 === 0) await ledger.catalogue().setSupplierDefault(rnc, values);
+    else await ledger.catalogue().learnSupplierDefault(rnc, values);
   }
 }, 180_000);
 
 async function defaultsOf(rncs: string[]): Promise<Map<string, SupplierDefault>> {
-  const found = rncs.length ? await issuerLedger(env, company.id).supplierDefaults([...new Set(rncs)]) : [];
+  const found = rncs.length
+    ? await issuerLedger(env, company.id)
+        .catalogue()
+        .supplierDefaults([...new Set(rncs)])
+    : [];
   return new Map(found.map((d) => [d.rncEmisor, d]));
 }
 
@@ -160,7 +164,7 @@ async function pageByPage() {
     return out;
   };
   for (let after: string | undefined; ; pages++) {
-    const rows = await stub.purchasesPage({ after });
+    const rows = await stub.reports().purchasesPage({ after });
     if (!rows.length) break;
     after = rows[rows.length - 1]!.id;
     const withFigures = read(rows);
@@ -176,7 +180,7 @@ async function pageByPage() {
     }
   }
   for (let after: string | undefined; ; ) {
-    const rows = await stub.receiptsPage({ after, tipos: [...OWN_PURCHASE_TYPES] });
+    const rows = await stub.reports().receiptsPage({ after, tipos: [...OWN_PURCHASE_TYPES] });
     if (!rows.length) break;
     after = rows[rows.length - 1]!.encf;
     const withFigures = read(rows);
@@ -214,7 +218,7 @@ describe("the 606's first pass in SQL", () => {
     expect(new Set(reference.excluded.map((e) => e.reason)).size).toBeGreaterThan(3);
     for (const total of Object.values(reference.totals)) expect(total).not.toBe("0.00");
 
-    const summary = summary606(await stub.purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc));
+    const summary = summary606(await stub.reports().purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc));
     expect(summary.count).toBe(reference.count);
     expect(summary.totals).toEqual(reference.totals);
     expect(summary.missing).toEqual(reference.missing);

@@ -61,7 +61,7 @@ let stub: MonthStub;
 
 beforeAll(async () => {
   ({ company, token } = await issuer());
-  await issuerLedger(env, company.id).noteMonth(MONTH);
+  await issuerLedger(env, company.id).index().noteMonth(MONTH);
   stub = receiptMonth(env, company.id, MONTH);
   // Written straight into the object's tables, never due: the alarm must not move a pending row on.
   await runInDurableObject(stub, (_instance, state) => {
@@ -81,7 +81,7 @@ async function pageByPage() {
   let unread = 0;
   let after: string | undefined;
   for (;;) {
-    const rows = await stub.receiptsPage({ tipos: [...SALES_TYPES], withoutAcceptedRfce: true, after });
+    const rows = await stub.reports().receiptsPage({ tipos: [...SALES_TYPES], withoutAcceptedRfce: true, after });
     if (!rows.length) break;
     after = rows[rows.length - 1]!.encf;
     for (const receipt of rows) {
@@ -114,7 +114,7 @@ describe("the 607's first pass in SQL", () => {
     expect(codes).toEqual(new Set(["pending_dgii", "retention_date_missing", "figures_pending"]));
     expect(reference.rfce.count).toBeGreaterThan(0);
 
-    const summary = summary607(await stub.salesHead([...SALES_TYPES]));
+    const summary = summary607(await stub.reports().salesHead([...SALES_TYPES]));
     expect(summary.count).toBe(reference.count);
     expect(summary.totals).toEqual(reference.totals);
     expect(summary.missing).toEqual(reference.missing);

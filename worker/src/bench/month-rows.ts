@@ -14,6 +14,15 @@ export function benchBulkEnabled(env: unknown): boolean {
   return (env as { BENCH_BULK?: string }).BENCH_BULK === "1";
 }
 
+/** A month object's bench load: synthetic rows by its ordinary import, then its SQLite size. */
+export function loadBenchRows(env: unknown, spec: BenchRowsSpec, month: BenchMonth, storage: BenchStorage) {
+  if (!benchBulkEnabled(env)) throw new Error("The bench bulk path is off (BENCH_BULK is not 1).");
+  if (spec.count > 0) month.importRows(benchMonthRows(spec));
+  return { databaseSize: storage.sql.databaseSize };
+}
+type BenchMonth = { importRows(rows: MonthRows): void };
+type BenchStorage = { sql: { databaseSize: number } };
+
 /** Every 1,000 receipts, in numbering order: the types a supermarket chain issues, by share. */
 const TYPE_MIX: readonly [tipo: string, per1000: number][] = [
   ["32", 840],

@@ -19,13 +19,15 @@ export async function leaseBlock(
   size: number,
   now: Date,
 ): Promise<Lease> {
-  const lease: Lease = await unwrap(issuerLedger(env, companyId).lease(deviceId, tipoeCF, size, drIsoDate(now)));
+  const lease: Lease = await unwrap(
+    issuerLedger(env, companyId).leases().lease(deviceId, tipoeCF, size, drIsoDate(now)),
+  );
   return lease;
 }
 
 /** Every block a device was given, oldest first. */
 export function currentLeases(env: Env, companyId: string, deviceId: string): Promise<Lease[]> {
-  return issuerLedger(env, companyId).leasesOf(deviceId);
+  return issuerLedger(env, companyId).leases().leasesOf(deviceId);
 }
 
 export function leaseView(lease: Lease) {

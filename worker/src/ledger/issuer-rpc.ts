@@ -1,7 +1,9 @@
 // What the worker may ask of an IssuerLedger object (objects/issuer-ledger.ts implements it): the
-// worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
-// object class. Every method runs to completion without awaiting; a method that may refuse
-// answers a LedgerResult (ledger/refusal.ts), unwrapped on the worker side.
+// worker side (ledger/client.ts) types its stubs with these interfaces, so no module imports the
+// object class. The object's surface is its facets, each an RpcTarget (objects/*-facet.ts) that a
+// call reaches by pipelining, in one round trip: `issuerLedger(env, id).numbering().number(request)`.
+// Every method runs to completion without awaiting; a method that may refuse answers a LedgerResult
+// (ledger/refusal.ts), unwrapped on the worker side.
 import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
 import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./catalog.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
@@ -20,7 +22,22 @@ import type {
 } from "./voided-numbers.ts";
 
 export interface IssuerRpc extends Rpc.DurableObjectBranded {
-  // Ranges, numbering, quota
+  /** Ranges, numbering, quota and the notices sent once. */
+  numbering(): IssuerNumbering;
+  /** Point-of-sale devices' blocks of numbers and the receipts they signed offline. */
+  leases(): IssuerLeases;
+  /** Where things are: the month object of a receipt or a purchase. */
+  index(): IssuerIndex;
+  /** Voided ranges and the voiding's steps on the issuer's numbers. */
+  voiding(): IssuerVoiding;
+  /** The shared catalogue (products, cashiers) and the suppliers' 606 defaults. */
+  catalogue(): IssuerCatalogue;
+  /** Maintenance, off this surface: moving rows from D1. */
+  maintenance(): IssuerMaintenance;
+}
+
+/** Ranges, numbering, quota (objects/numbering-facet.ts). */
+export interface IssuerNumbering extends Rpc.RpcTargetBranded {
   sequences(): Sequence[];
   /** Registers (or widens) an authorised range. Numbers already used are never handed out again. */
   putSequence(
@@ -46,7 +63,10 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   invoicesIn(month: string): number;
   /** Gives back a key claimed for `encf`, so a corrected retry works. */
   releaseIdempotencyKey(key: string, encf: string): void;
-  // Devices
+}
+
+/** Point-of-sale devices (objects/leases-facet.ts). */
+export interface IssuerLeases extends Rpc.RpcTargetBranded {
   /** A block of numbers for a point-of-sale device. */
   lease(deviceId: string, tipoeCF: string, size: number, today: string): LedgerResult<Lease>;
   leasesOf(deviceId: string): Lease[];
@@ -58,7 +78,10 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
     receipts: { tipoeCF: string; number: number; month: string }[],
     quotaMonth: string,
   ): Admission[];
-  // Where things are
+}
+
+/** Where things are (objects/index-facet.ts). */
+export interface IssuerIndex extends Rpc.RpcTargetBranded {
   /** The month object of a receipt, or null when the number was never recorded. */
   monthOf(encf: string): string | null;
   monthsOf(encfs: string[]): (string | null)[];
@@ -66,12 +89,10 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   noteMonth(month: string): void;
   registerPurchase(rncEmisor: string, encf: string, month: string): string;
   forgetPurchase(rncEmisor: string, encf: string): void;
-  // 606 defaults per supplier
-  supplierDefaults(rncs: string[]): SupplierDefault[];
-  setSupplierDefault(rncEmisor: string, values: SupplierDefaultValues): SupplierDefault;
-  learnSupplierDefault(rncEmisor: string, values: Partial<SupplierDefaultValues>): SupplierDefault | null;
-  deleteSupplierDefault(rncEmisor: string): boolean;
-  // Voiding
+}
+
+/** Voiding (objects/voiding-facet.ts). */
+export interface IssuerVoiding extends Rpc.RpcTargetBranded {
   /** Ranges DGII voided in [from, until) (UTC instants), with the months holding their receipts (608). */
   voidedRangesBetween(from: string, until: string): VoidedRange[];
   /** `ownDevice`: that device's own leases do not count (it voids the numbers it gave up). */
@@ -82,9 +103,12 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
    * A voiding's step on the issuer's numbers, in one write: its ranges' unused tails held while DGII
    * is asked (and the months of their receipts), given back, or remembered as voided (VoidingStep).
    */
-  voiding(step: VoidingStep): HeldRange[];
+  advance(step: VoidingStep): HeldRange[];
   numbersHandedOut(tipoeCF: string): NumbersHandedOut;
-  // The shared catalogue
+}
+
+/** The shared catalogue and the 606 defaults per supplier (objects/catalogue-facet.ts). */
+export interface IssuerCatalogue extends Rpc.RpcTargetBranded {
   product(id: string): ProductRow | null;
   products(query: ProductQuery): { rows: ProductRow[]; total: number };
   createProduct(values: ProductValues): LedgerResult<ProductRow>;
@@ -103,8 +127,10 @@ export interface IssuerRpc extends Rpc.DurableObjectBranded {
   updateCashier(id: string, changes: { name?: string; active?: boolean; pin?: PinHash }): LedgerResult<CashierRow>;
   /** What a till pulls: the changes after `since`, products and cashiers in version order. */
   catalogChanges(since: number, limit: number): CatalogChanges;
-  /** Maintenance, off this surface: moving rows from D1. */
-  maintenance(): IssuerMaintenance;
+  supplierDefaults(rncs: string[]): SupplierDefault[];
+  setSupplierDefault(rncEmisor: string, values: SupplierDefaultValues): SupplierDefault;
+  learnSupplierDefault(rncEmisor: string, values: Partial<SupplierDefaultValues>): SupplierDefault | null;
+  deleteSupplierDefault(rncEmisor: string): boolean;
 }
 
 /** An issuer object's maintenance facet (objects/maintenance.ts): no production path calls it. */

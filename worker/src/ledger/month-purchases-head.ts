@@ -222,6 +222,6 @@ export async function purchasesHead(
   companyId: string,
 ): Promise<PurchasesHead> {
   const rncs = purchaseCounterparties(db, tipos, issuerRnc);
-  const defaults = rncs.length ? await issuerLedger(env, companyId).supplierDefaults(rncs) : [];
+  const defaults = rncs.length ? await issuerLedger(env, companyId).catalogue().supplierDefaults(rncs) : [];
   return purchasesHeadOf(db, tipos, issuerRnc, defaults);
 }

@@ -1,6 +1,8 @@
 // What the worker may ask of a ReceiptMonth object (objects/receipt-month.ts implements it): the
-// worker side (ledger/client.ts) types its stubs with this interface, so no module imports the
-// object class. Every method runs inside the object, in one synchronous step unless it is async.
+// worker side (ledger/client.ts) types its stubs with these interfaces, so no module imports the
+// object class. The object's surface is its facets, each an RpcTarget (objects/*-facet.ts) that a
+// call reaches by pipelining, in one round trip: `receiptMonth(env, id, month).receipts().record(values)`.
+// Every method runs inside the object, in one synchronous step unless it is async.
 import type { EventType } from "@ecf/shared/webhook-events";
 import type { WebhookEvent } from "./task-types.ts";
 import type { ReportName, ReportSlice, ReportSliceQuery } from "./report-specs.ts";
@@ -37,7 +39,20 @@ export interface ContingencyRecord {
 }
 
 export interface MonthRpc extends Rpc.DurableObjectBranded {
-  // Receipts
+  /** The month's receipts and their steps with DGII. */
+  receipts(): MonthReceipts;
+  /** Purchases (received e-CF) and the audit log. */
+  purchases(): MonthPurchases;
+  /** Reports, the monthly formats (606/607/608) and shifts. */
+  reports(): MonthReports;
+  /** Follow-up work: e-mails, webhook events and their deliveries. */
+  followUp(): MonthFollowUp;
+  /** Maintenance, off this surface: moving rows from D1, the bench's synthetic months. */
+  maintenance(): MonthMaintenance;
+}
+
+/** Receipts (objects/receipts-facet.ts). */
+export interface MonthReceipts extends Rpc.RpcTargetBranded {
   /** Records a receipt held by its request for CLAIM_MS while it transmits; the alarm sends it if the request dies. */
   record(values: NewReceipt): Recorded;
   /**
@@ -72,7 +87,10 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   heldIn(tipoeCF: string, runs: [number, number][]): [number, number][];
   /** Credit and debit notes DGII accepted against `encf`. */
   acceptedNotesOf(encf: string): Receipt[];
-  // Follow-up work
+}
+
+/** Follow-up work (objects/follow-up-facet.ts). */
+export interface MonthFollowUp extends Rpc.RpcTargetBranded {
   /** Queues the printed copy of a receipt by e-mail; false when there is no such receipt. */
   queueEmail(companyId: string, encf: string, to: string): boolean;
   /** An event that is not a receipt's transition (a certificate about to expire, the quota near its limit). */
@@ -81,7 +99,10 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   webhookDeliveries(endpointId: string, limit: number): WebhookDelivery[];
   /** Sends a delivery again (a failed one gets three more days); false when this month has no such delivery. */
   retryDelivery(endpointId: string, id: string): boolean;
-  // Purchases and audit
+}
+
+/** Purchases and audit (objects/purchases-facet.ts). */
+export interface MonthPurchases extends Rpc.RpcTargetBranded {
   /** Records a purchase; null when the supplier's e-NCF is here already. */
   addPurchase(values: NewPurchase): Purchase | null;
   purchase(rncEmisor: string, encf: string): Purchase | null;
@@ -95,7 +116,10 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   overridePurchaseConfirmation(id: string, override: { reason: string; by: string }, now: Date): Purchase | null;
   deletePurchase(id: string): void;
   audit(entry: AuditEntry): void;
-  // Reports, monthly formats (606/607/608), shifts
+}
+
+/** Reports, monthly formats (606/607/608), shifts (objects/reports-facet.ts). */
+export interface MonthReports extends Rpc.RpcTargetBranded {
   /** One month's slice of a report page: rows after the cursor in report order, and the count. */
   reportSlice(name: ReportName, query: ReportSliceQuery): ReportSlice;
   receiptsPage(query: monthly.MonthPageQuery): monthly.PagedReceipt[];
@@ -114,8 +138,6 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
   /** A till's upload of a shift (cuadre de caja): stored, closed, or refused once closed. */
   putShift(row: NewShift): PutShiftOutcome;
   shiftSlice(query: ShiftSliceQuery): { rows: Shift[]; total: number };
-  /** Maintenance, off this surface: moving rows from D1, the bench's synthetic months. */
-  maintenance(): MonthMaintenance;
 }
 
 /** A month object's maintenance facet (objects/maintenance.ts): no production path calls it. */

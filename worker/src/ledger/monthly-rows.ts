@@ -102,6 +102,11 @@ export function countWithoutFigures(db: MonthDb): number {
   return count("receipts") + count("purchases");
 }
 
+/** Rows whose figures are still to be read, and how many there are in all. */
+export function figuresToRead(db: MonthDb, limit: number): { rows: FigureRef[]; total: number } {
+  return { rows: rowsWithoutFigures(db, limit), total: countWithoutFigures(db) };
+}
+
 export function storeFigures(
   db: MonthDb,
   rows: { table: "receipts" | "purchases"; id: string; figures: string }[],

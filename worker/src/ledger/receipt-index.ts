@@ -26,6 +26,15 @@ export function monthOfNumber(db: IssuerDb, tipoeCF: string, number: number): st
   return monthOfNumberQuery(db).get({ tipoeCF, number })?.month ?? null;
 }
 
+/** The month object of a receipt by its e-NCF, or null when the number was never recorded. */
+export function monthOfEncf(db: IssuerDb, encf: string): string | null {
+  return /^E\d{12}$/.test(encf) ? monthOfNumber(db, encf.slice(1, 3), Number(encf.slice(3))) : null;
+}
+
+export function monthsOfEncfs(db: IssuerDb, encfs: string[]): (string | null)[] {
+  return encfs.map((encf) => monthOfEncf(db, encf));
+}
+
 /** Every month holding a number of [from, to] of one type (for voiding a range). */
 export function monthsOfRange(db: IssuerDb, tipoeCF: string, from: number, to: number): string[] {
   const runs = db

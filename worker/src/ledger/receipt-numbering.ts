@@ -63,6 +63,19 @@ export interface Admission {
   voided?: true;
 }
 
+/** Read only: the range a document will be numbered from, and who holds the request's Idempotency-Key. */
+export function issueCheck(
+  db: IssuerDb,
+  keys: IdempotencyKeys,
+  tipoeCF: string | null,
+  idempotency: IdempotencyRequest | null,
+): IssueCheck {
+  return {
+    held: idempotency ? keys.holderOf(idempotency) : null,
+    sequence: tipoeCF ? (sequenceOf(db, tipoeCF) ?? null) : null,
+  };
+}
+
 export function sequencesOf(db: IssuerDb): Sequence[] {
   return db.select().from(sequences).orderBy(sequences.tipoeCF).all();
 }
@@ -170,4 +183,14 @@ export function admitDeviceReceipt(
   if (known) return { leased: true, month: known };
   countInvoice(db, quotaMonth);
   return { leased: true, month: registerNumber(db, tipoeCF, number, month) };
+}
+
+/** A till's batch, admitted one after another in the order given. */
+export function admitDeviceReceipts(
+  db: IssuerDb,
+  deviceId: string,
+  receipts: { tipoeCF: string; number: number; month: string }[],
+  quotaMonth: string,
+): Admission[] {
+  return receipts.map((receipt) => admitDeviceReceipt(db, deviceId, receipt, quotaMonth));
 }

@@ -117,7 +117,7 @@ export async function overrideConfirmation(
       errors: [{ path: "", code: "rejected_at_dgii", message: "Rechazado by DGII." }],
     });
   }
-  const after = await found.month.overridePurchaseConfirmation(id, { reason, by }, now);
+  const after = await found.month.purchases().overridePurchaseConfirmation(id, { reason, by }, now);
   if (!after) throw new ApiProblem("conflict", { detail: `${found.purchase.encf} cannot be counted.` });
   await writeAudit(
     env,

@@ -77,13 +77,13 @@ export async function registerSequence(
   tipoeCF: string,
   body: z.infer<typeof SequenceBody>,
 ) {
-  return sequenceView(await unwrap(issuerLedger(env, companyId).putSequence(tipoeCF, body)));
+  return sequenceView(await unwrap(issuerLedger(env, companyId).numbering().putSequence(tipoeCF, body)));
 }
 
 /** GET /company/me's answer: the issuer, this month's use and what to act on. */
 async function profileOf(env: Env, company: Company): Promise<z.infer<typeof CompanyProfile>> {
   const now = new Date();
-  const used = await issuerLedger(env, company.id).invoicesIn(drMonth(now));
+  const used = await issuerLedger(env, company.id).numbering().invoicesIn(drMonth(now));
   return {
     id: company.id,
     name: company.legalName,
@@ -173,7 +173,7 @@ companyRoutes.openapi(
     },
   }),
   async (c) => {
-    const rows = await issuerLedger(c.env, c.get("tenant").id).sequences();
+    const rows = await issuerLedger(c.env, c.get("tenant").id).numbering().sequences();
     return c.json({ sequences: rows.map(sequenceView) }, 200);
   },
 );

@@ -209,7 +209,7 @@ issuingRoutes.openapi(
         errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }],
       });
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
-    await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
+    await monthOfReceipt(c.env, receipt).followUp().queueEmail(receipt.companyId, receipt.encf, to);
     return c.json({ encf: receipt.encf, to, state: "pending" as const }, 202);
   },
 );

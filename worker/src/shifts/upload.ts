@@ -61,8 +61,8 @@ export async function uploadShift(
   };
   const month = businessDay.slice(0, 7);
   const [, outcome] = await Promise.all([
-    issuerLedger(env, company.id).noteMonth(month),
-    receiptMonth(env, company.id, month).putShift(row),
+    issuerLedger(env, company.id).index().noteMonth(month),
+    receiptMonth(env, company.id, month).reports().putShift(row),
   ]);
   if (outcome.kind === "conflict") {
     throw new ApiProblem("conflict", {

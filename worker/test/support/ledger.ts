@@ -46,7 +46,7 @@ export function monthSql(
 
 /** The months the issuer's ledger has objects for. */
 export function ledgerMonths(companyId: string): Promise<string[]> {
-  return issuerLedger(env, companyId).months();
+  return issuerLedger(env, companyId).index().months();
 }
 
 /** The same SQL in every month object of the issuer, rows concatenated (months in order). */
@@ -175,7 +175,7 @@ export async function allocate(companyId: string, tipoeCF: string, now = new Dat
     now: now.toISOString(),
   };
   try {
-    return numberedOf(await unwrap(issuerLedger(env, companyId).number(request)));
+    return numberedOf(await unwrap(issuerLedger(env, companyId).numbering().number(request)));
   } catch (error) {
     throw problemOf(error) ?? error;
   }
@@ -303,7 +303,7 @@ export async function checkPurchasesAtDgii(companyId: string, now: Date): Promis
   let checked = 0;
   for (const month of await ledgerMonths(companyId)) {
     checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance: ReceiptMonth) =>
-      instance.confirmDuePurchases(now),
+      instance.purchases().confirmDuePurchases(now),
     );
   }
   return checked;
