@@ -32,8 +32,8 @@ function takeVersions(db: IssuerDb, n: number): number {
 
 // ------------------------------------------------------------------------------------ products
 
-export function productById(db: IssuerDb, id: string): ProductRow | undefined {
-  return db.select().from(products).where(eq(products.id, id)).get();
+export function productById(db: IssuerDb, id: string): ProductRow | null {
+  return db.select().from(products).where(eq(products.id, id)).get() ?? null;
 }
 
 /** A version to match (If-Match), or "*" (any current version). */

@@ -10,16 +10,6 @@ export function insertPurchase(db: MonthDb, values: NewPurchase): Purchase | nul
   return db.insert(purchases).values(values).onConflictDoNothing().returning().get() ?? null;
 }
 
-export function purchaseOf(db: MonthDb, rncEmisor: string, encf: string): Purchase | null {
-  return (
-    db
-      .select()
-      .from(purchases)
-      .where(and(eq(purchases.rncEmisor, rncEmisor), eq(purchases.encf, encf)))
-      .get() ?? null
-  );
-}
-
 export function purchaseById(db: MonthDb, id: string): Purchase | null {
   return db.select().from(purchases).where(eq(purchases.id, id)).get() ?? null;
 }

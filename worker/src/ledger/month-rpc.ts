@@ -105,13 +105,10 @@ export interface MonthFollowUp extends Rpc.RpcTargetBranded {
 export interface MonthPurchases extends Rpc.RpcTargetBranded {
   /** Records a purchase; null when the supplier's e-NCF is here already. */
   addPurchase(values: NewPurchase): Purchase | null;
-  purchase(rncEmisor: string, encf: string): Purchase | null;
   purchaseById(id: string): Purchase | null;
   updatePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
   /** Records our commercial approval in one step: null when one was decided otherwise (the first stands). */
   decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null;
-  /** Asks DGII about the purchases due for a check at `now`; returns how many were checked. */
-  confirmDuePurchases(now: Date): Promise<number>;
   /** The accountant counts a purchase DGII does not confirm (never one DGII rejected). */
   overridePurchaseConfirmation(id: string, override: { reason: string; by: string }, now: Date): Purchase | null;
   deletePurchase(id: string): void;

@@ -17,7 +17,7 @@ export class CatalogueFacet extends RpcTarget implements IssuerCatalogue {
   }
 
   product(id: string): ProductRow | null {
-    return catalog.productById(this.db, id) ?? null;
+    return catalog.productById(this.db, id);
   }
   products(query: catalog.ProductQuery): { rows: ProductRow[]; total: number } {
     return catalog.listProducts(this.db, query);

@@ -1,7 +1,6 @@
 // The month object's purchases facet (MonthPurchases): the e-CF received from suppliers, our
 // commercial approval of them, DGII's confirmation, and the month's audit log.
 import { RpcTarget } from "cloudflare:workers";
-import { confirmDuePurchases } from "../after-dgii/month-alarm.ts";
 import * as purchases from "../ledger/month-purchases.ts";
 import type { MonthPurchases } from "../ledger/month-rpc.ts";
 import type { AuditEntry, NewPurchase, Purchase } from "../ledger/rows.ts";
@@ -15,9 +14,6 @@ export class PurchasesFacet extends RpcTarget implements MonthPurchases {
   addPurchase(values: NewPurchase): Purchase | null {
     return this.host.addPurchase(values);
   }
-  purchase(rncEmisor: string, encf: string): Purchase | null {
-    return purchases.purchaseOf(this.host.db, rncEmisor, encf);
-  }
   purchaseById(id: string): Purchase | null {
     return purchases.purchaseById(this.host.db, id);
   }
@@ -26,9 +22,6 @@ export class PurchasesFacet extends RpcTarget implements MonthPurchases {
   }
   decidePurchase(id: string, changes: Partial<NewPurchase>): Purchase | null {
     return purchases.decidePurchase(this.host.db, id, changes);
-  }
-  confirmDuePurchases(now: Date): Promise<number> {
-    return confirmDuePurchases(this.host, now);
   }
   overridePurchaseConfirmation(id: string, override: { reason: string; by: string }, now: Date): Purchase | null {
     return purchases.overridePurchaseConfirmation(this.host.db, id, override, now);

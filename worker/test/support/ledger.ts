@@ -11,6 +11,7 @@ import { unwrap } from "../../src/ledger/refusal.ts";
 import { problemOf } from "../../src/errors/problem-of.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
 import { ABANDONED_CLAIM_MS } from "../../src/issuing/issue.ts";
+import { confirmDuePurchases, type MonthAlarmHost } from "../../src/after-dgii/month-alarm.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -302,8 +303,8 @@ export async function ledgerSnapshot(companyId: string): Promise<Record<string, 
 export async function checkPurchasesAtDgii(companyId: string, now: Date): Promise<number> {
   let checked = 0;
   for (const month of await ledgerMonths(companyId)) {
-    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance: ReceiptMonth) =>
-      instance.purchases().confirmDuePurchases(now),
+    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance) =>
+      confirmDuePurchases((instance as unknown as { host: MonthAlarmHost }).host, now),
     );
   }
   return checked;
