@@ -227,6 +227,18 @@ describe("the worker's layers", () => {
     expect(cycles(folderGraph(graph, workerSrc))).toEqual([]);
   });
 
+  it("keeps the issuer's and the month's storage apart in ledger/: no cycle between its folders and root files", () => {
+    const ledger = join(workerSrc, "ledger");
+    const inLedger = new Map(
+      [...graph]
+        .filter(([m]) => m.startsWith(`${ledger}/`))
+        .map(([m, targets]) => [m, targets.filter((t) => t.startsWith(`${ledger}/`))]),
+    );
+    const folders = folderGraph(inLedger, ledger);
+    expect(folders.get("issuer")).not.toContain("month");
+    expect(cycles(folders)).toEqual([]);
+  });
+
   it("finds a folder cycle where no module cycle is (the check can fail)", () => {
     const [ax, aw, by, bz] = ["a/x.ts", "a/w.ts", "b/y.ts", "b/z.ts"].map((f) => join(workerSrc, f));
     const modules = new Map([

@@ -9,7 +9,7 @@ import { drIsoDate, drMonth } from "@ecf/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { CommitGroup } from "../src/ledger/commit-group.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
-import type { NumberRequest } from "../src/ledger/receipt-numbering.ts";
+import type { NumberRequest } from "../src/ledger/issuer/receipt-numbering.ts";
 import { refuse } from "../src/errors/refusal.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
 import { stableStringify } from "../src/issuing/document.ts";

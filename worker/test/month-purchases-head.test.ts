@@ -1,4 +1,4 @@
-// The 606's first pass as SQL inside the month object (ledger/month-purchases-head.ts): on a month
+// The 606's first pass as SQL inside the month object (ledger/month/month-purchases-head.ts): on a month
 // of more than two pages of purchases and own E41/E43/E47, with every case the page-by-page pass
 // told apart (commercially rejected, not confirmed by DGII, overridden; figures absent, not JSON or
 // of another layout; each classification field given, left to the supplier's defaults set or
@@ -12,9 +12,9 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { benchPurchase, benchReceipt } from "../src/bench/bench-month-rows.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../src/ledger/client.ts";
-import * as monthTables from "../src/ledger/month-tables.ts";
+import * as monthTables from "../src/ledger/month/month-tables.ts";
 import type { NewPurchase, NewReceipt } from "../src/ledger/rows.ts";
-import type { SupplierDefault } from "../src/ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../src/ledger/issuer/supplier-defaults.ts";
 import {
   ownCounterparty,
   ownRecord606,
@@ -25,7 +25,7 @@ import {
   type Excluded606,
 } from "../src/reports/dgii-606.ts";
 import { figuresPendingItem, type MissingItem } from "../src/reports/dgii-txt.ts";
-import { readFigures, type DocumentFigures } from "../src/ledger/document-figures.ts";
+import { readFigures, type DocumentFigures } from "../src/ledger/month/document-figures.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issuer } from "./support/issuing.ts";

@@ -1,4 +1,4 @@
-// The 607's first pass as SQL aggregates inside the month object (ledger/month-sales-head.ts):
+// The 607's first pass as SQL aggregates inside the month object (ledger/month/month-sales-head.ts):
 // on a month larger than a page, with every case the page-by-page pass told apart (pending and
 // final statuses, E32 sent as RFCE, a type the 607 does not list, figures absent, not JSON or of
 // another layout, negative amounts, withholdings recorded by the issuer or declared by the
@@ -10,12 +10,12 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { benchReceipt } from "../src/bench/bench-month-rows.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../src/ledger/client.ts";
-import * as monthTables from "../src/ledger/month-tables.ts";
-import { rfceSums } from "../src/ledger/monthly-rows.ts";
+import * as monthTables from "../src/ledger/month/month-tables.ts";
+import { rfceSums } from "../src/ledger/month/monthly-rows.ts";
 import type { NewReceipt } from "../src/ledger/rows.ts";
 import { record607, SALES_TYPES, summary607, totals607 } from "../src/reports/dgii-607.ts";
 import { figuresPendingItem, type MissingItem } from "../src/reports/dgii-txt.ts";
-import { readFigures } from "../src/ledger/document-figures.ts";
+import { readFigures } from "../src/ledger/month/document-figures.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issuer } from "./support/issuing.ts";

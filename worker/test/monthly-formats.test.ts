@@ -5,7 +5,7 @@
 // figures); the header's count and the TXT's form (pipes, CRLF) are checked on the bytes.
 import { drMonth, xmlToEcf, type TipoeCF } from "@ecf/shared";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentFigures, figureNotes } from "../src/ledger/document-figures.ts";
+import { documentFigures, figureNotes } from "../src/ledger/month/document-figures.ts";
 import { fields607 } from "../src/reports/dgii-607.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";

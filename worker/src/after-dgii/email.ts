@@ -9,7 +9,7 @@ import { smtpOptions } from "../outbound/smtp.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { defaultLayout, pdfKey, storeReceiptPdf } from "../print/receipt-pdf.ts";
-import type { EmailPayload, TaskContext, TaskOutcome } from "../ledger/task-types.ts";
+import type { EmailPayload, TaskContext, TaskOutcome } from "../ledger/month/task-types.ts";
 
 /** A plausible single address (the SMTP server has the last word). */
 export const isEmailAddress = (value: string) =>

@@ -2,12 +2,12 @@
 // mostly consumer E32, credit-fiscal E31 to a few thousand business buyers, notes, and the rarer
 // types), generated deterministically from a row's index so a bench can load millions of them in
 // chunks and know which row is where. The rows go through the month object's ordinary import
-// (ledger/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
+// (ledger/month/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
 // never sets it, so the route answers 404 and the object refuses.
 import { timbreUrl } from "@ecf/shared/signing/timbre";
-import type { BenchRowsSpec, MonthRows } from "../ledger/month-import.ts";
+import type { BenchRowsSpec, MonthRows } from "../ledger/month/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
-import type { DocumentFigures } from "../ledger/document-figures.ts";
+import type { DocumentFigures } from "../ledger/month/document-figures.ts";
 
 /** The bulk path is open only in a bench's own `wrangler dev --var BENCH_BULK:1`. */
 export function benchBulkEnabled(env: unknown): boolean {

@@ -2,8 +2,8 @@
 // a list of every bad line, and write products back in the same columns, so export → import is the
 // identity. Each line goes through the same schema as POST /products.
 import { csvRow, looksLikeFormula } from "../reports/csv.ts";
-import { lineProblem, type LineProblem } from "../ledger/line-problem.ts";
-import type { ProductValues } from "../ledger/catalog-rows.ts";
+import { lineProblem, type LineProblem } from "../ledger/issuer/line-problem.ts";
+import type { ProductValues } from "../ledger/issuer/catalog-rows.ts";
 import { ProductInput, productValues, type ProductView } from "./products.ts";
 
 export const PRODUCT_CSV_COLUMNS = [

@@ -4,7 +4,7 @@
 import { refuse } from "../errors/refusal.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";
-import type { ImportOutcome } from "../ledger/catalog.ts";
+import type { ImportOutcome } from "../ledger/issuer/catalog.ts";
 import { productCsvLine, productsCsvHeader, readProductsCsv } from "./csv.ts";
 import { productView } from "./products.ts";
 

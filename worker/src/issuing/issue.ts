@@ -17,9 +17,9 @@ import {
   idempotencyKeyInProgress,
   type IdempotencyRequest,
   type KeyHolder,
-} from "../ledger/idempotency.ts";
-import type { Numbered } from "../ledger/receipt-numbering.ts";
-import { encfOf, sequenceExpired } from "../ledger/encf-allocation.ts";
+} from "../ledger/issuer/idempotency.ts";
+import type { Numbered } from "../ledger/issuer/receipt-numbering.ts";
+import { encfOf, sequenceExpired } from "../ledger/issuer/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Company } from "../db/tables.ts";
 import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, requestedTipo } from "./document.ts";

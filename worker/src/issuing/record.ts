@@ -9,7 +9,7 @@ import {
   type JsonDocument,
 } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
-import { documentFigures } from "../ledger/document-figures.ts";
+import { documentFigures } from "../ledger/month/document-figures.ts";
 import { auditMonth, receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
 import type { DgiiMessage } from "../dgii/errors.ts";

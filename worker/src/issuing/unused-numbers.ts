@@ -3,7 +3,7 @@
 // recording leaves one. Leased numbers are not listed (the device may still use them offline),
 // nor voided ones, nor the unused tail (never handed out).
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { encfOf } from "../ledger/encf-allocation.ts";
+import { encfOf } from "../ledger/issuer/encf-allocation.ts";
 
 export interface UnusedRange {
   tipoeCF: string;

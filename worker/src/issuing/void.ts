@@ -4,7 +4,7 @@ import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { encfOf as formatEncf } from "../ledger/encf-allocation.ts";
+import { encfOf as formatEncf } from "../ledger/issuer/encf-allocation.ts";
 import type { Receipt } from "../ledger/rows.ts";
 
 /** One range of a voiding request, as the client sent it. */

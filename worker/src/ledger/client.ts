@@ -1,8 +1,8 @@
 // The worker's (and the objects' own) way into an issuer's ledger: the IssuerLedger object by
 // the issuer's id, its ReceiptMonth objects by id and month. Each method here is one RPC, or a
 // fan-out of parallel RPCs, never a loop of sequential round trips.
-import type { IssuerRpc } from "./issuer-rpc.ts";
-import type { MonthRpc } from "./month-rpc.ts";
+import type { IssuerRpc } from "./issuer/issuer-rpc.ts";
+import type { MonthRpc } from "./month/month-rpc.ts";
 import type { AuditEntry, Purchase, Receipt } from "./rows.ts";
 
 export type IssuerStub = DurableObjectStub<IssuerRpc>;

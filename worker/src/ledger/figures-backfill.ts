@@ -4,7 +4,7 @@
 // left (the 606/607 list it as missing) and the next request goes on where this one stopped.
 import { xmlToEcf } from "@ecf/shared";
 import type { MonthStub } from "./client.ts";
-import { documentFigures, readFigures, type DocumentFigures } from "./document-figures.ts";
+import { documentFigures, readFigures, type DocumentFigures } from "./month/document-figures.ts";
 
 export const BACKFILL_PER_REQUEST = 1000;
 /** Parallel R2 reads: a Worker keeps at most six connections open at once. */

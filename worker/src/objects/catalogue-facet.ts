@@ -1,12 +1,12 @@
 // The issuer object's catalogue facet (IssuerCatalogue): the products and cashiers every till of
 // the issuer shares, versioned so a till pulls only the changes, and the suppliers' 606 defaults.
 import { RpcTarget } from "cloudflare:workers";
-import type { CashierRow, PinHash, ProductRow, ProductValues } from "../ledger/catalog-rows.ts";
-import * as catalog from "../ledger/catalog.ts";
-import type { IssuerDb } from "../ledger/encf-allocation.ts";
-import type { IssuerCatalogue } from "../ledger/issuer-rpc.ts";
+import type { CashierRow, PinHash, ProductRow, ProductValues } from "../ledger/issuer/catalog-rows.ts";
+import * as catalog from "../ledger/issuer/catalog.ts";
+import type { IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import type { IssuerCatalogue } from "../ledger/issuer/issuer-rpc.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
-import * as suppliers from "../ledger/supplier-defaults.ts";
+import * as suppliers from "../ledger/issuer/supplier-defaults.ts";
 
 export class CatalogueFacet extends RpcTarget implements IssuerCatalogue {
   constructor(

@@ -1,9 +1,9 @@
 // The month object's follow-up facet (MonthFollowUp): e-mails and events queued as tasks the
 // month's alarm runs, and the webhook deliveries an owner looks at or sends again.
 import { RpcTarget } from "cloudflare:workers";
-import type { MonthFollowUp } from "../ledger/month-rpc.ts";
-import * as tasks from "../ledger/month-tasks.ts";
-import type { WebhookEvent } from "../ledger/task-types.ts";
+import type { MonthFollowUp } from "../ledger/month/month-rpc.ts";
+import * as tasks from "../ledger/month/month-tasks.ts";
+import type { WebhookEvent } from "../ledger/month/task-types.ts";
 import type { MonthHost } from "./month-host.ts";
 
 export class FollowUpFacet extends RpcTarget implements MonthFollowUp {

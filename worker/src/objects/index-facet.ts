@@ -1,9 +1,9 @@
 // The issuer object's index facet (IssuerIndex): which month object holds a receipt or a
 // purchase, and which months hold anything at all.
 import { RpcTarget } from "cloudflare:workers";
-import type { IssuerDb } from "../ledger/encf-allocation.ts";
-import type { IssuerIndex } from "../ledger/issuer-rpc.ts";
-import * as index from "../ledger/receipt-index.ts";
+import type { IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import type { IssuerIndex } from "../ledger/issuer/issuer-rpc.ts";
+import * as index from "../ledger/issuer/receipt-index.ts";
 
 export class IndexFacet extends RpcTarget implements IssuerIndex {
   constructor(private readonly db: IssuerDb) {

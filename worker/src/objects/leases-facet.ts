@@ -1,9 +1,9 @@
 // The issuer object's facet for point-of-sale devices (IssuerLeases): blocks of numbers leased to
 // a till, and the receipts it signed offline admitted against them (counted once, indexed).
 import { RpcTarget } from "cloudflare:workers";
-import { leaseBlock, type IssuerDb } from "../ledger/encf-allocation.ts";
-import type { IssuerLeases } from "../ledger/issuer-rpc.ts";
-import * as numbering from "../ledger/receipt-numbering.ts";
+import { leaseBlock, type IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import type { IssuerLeases } from "../ledger/issuer/issuer-rpc.ts";
+import * as numbering from "../ledger/issuer/receipt-numbering.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Lease } from "../ledger/rows.ts";
 

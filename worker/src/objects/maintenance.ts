@@ -4,11 +4,11 @@
 // no production path calls them.
 import { RpcTarget } from "cloudflare:workers";
 import { loadBenchRows } from "../bench/month-rows.ts";
-import type { IssuerDb } from "../ledger/encf-allocation.ts";
-import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
-import type { IssuerMaintenance } from "../ledger/issuer-rpc.ts";
-import type { BenchRowsSpec, MonthRows } from "../ledger/month-import.ts";
-import type { MonthMaintenance } from "../ledger/month-rpc.ts";
+import type { IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import { importIssuerRows, type IssuerRows } from "../ledger/issuer/issuer-import.ts";
+import type { IssuerMaintenance } from "../ledger/issuer/issuer-rpc.ts";
+import type { BenchRowsSpec, MonthRows } from "../ledger/month/month-import.ts";
+import type { MonthMaintenance } from "../ledger/month/month-rpc.ts";
 import type { MonthHost } from "./month-host.ts";
 
 export class IssuerMaintenanceFacet extends RpcTarget implements IssuerMaintenance {

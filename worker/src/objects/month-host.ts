@@ -5,14 +5,14 @@
 import { buyerDeliveryTask, deliveryEvents, eventTasks, outcomeOf } from "../after-dgii/follow-up.ts";
 import type { MonthAlarmHost } from "../after-dgii/month-alarm.ts";
 import { CommitGroup } from "../ledger/commit-group.ts";
-import { importMonthRows, type MonthRows } from "../ledger/month-import.ts";
-import * as purchases from "../ledger/month-purchases.ts";
-import * as receipts from "../ledger/month-receipts.ts";
-import type { ContingencyEntry, ContingencyRecord, Recorded } from "../ledger/month-rpc.ts";
-import * as tasks from "../ledger/month-tasks.ts";
-import type { DeliveryRecord, ReceiptStep } from "../ledger/receipt-steps.ts";
+import { importMonthRows, type MonthRows } from "../ledger/month/month-import.ts";
+import * as purchases from "../ledger/month/month-purchases.ts";
+import * as receipts from "../ledger/month/month-receipts.ts";
+import type { ContingencyEntry, ContingencyRecord, Recorded } from "../ledger/month/month-rpc.ts";
+import * as tasks from "../ledger/month/month-tasks.ts";
+import type { DeliveryRecord, ReceiptStep } from "../ledger/month/receipt-steps.ts";
 import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt } from "../ledger/rows.ts";
-import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask, type WebhookEvent } from "../ledger/task-types.ts";
+import { emailTask, eventTask, TASK_DEADLINE_MS, type NewTask, type WebhookEvent } from "../ledger/month/task-types.ts";
 import { purchaseEvent, type EventType } from "../webhooks/events.ts";
 import type { AlarmSchedule } from "./alarm-schedule.ts";
 

@@ -5,10 +5,10 @@
 import { RpcTarget } from "cloudflare:workers";
 import { watchCertificate, type CertificateWatchHost } from "../certificates/certificate-watch.ts";
 import type { CommitGroup } from "../ledger/commit-group.ts";
-import { invoicesIn, type IssuerDb } from "../ledger/encf-allocation.ts";
-import type { IdempotencyKeys, IdempotencyRequest } from "../ledger/idempotency.ts";
-import type { IssuerNumbering } from "../ledger/issuer-rpc.ts";
-import * as numbering from "../ledger/receipt-numbering.ts";
+import { invoicesIn, type IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import type { IdempotencyKeys, IdempotencyRequest } from "../ledger/issuer/idempotency.ts";
+import type { IssuerNumbering } from "../ledger/issuer/issuer-rpc.ts";
+import * as numbering from "../ledger/issuer/receipt-numbering.ts";
 import { refusalsAsData, type LedgerResult } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
 

@@ -1,8 +1,8 @@
 // The month object's purchases facet (MonthPurchases): the e-CF received from suppliers, our
 // commercial approval of them, DGII's confirmation, and the month's audit log.
 import { RpcTarget } from "cloudflare:workers";
-import * as purchases from "../ledger/month-purchases.ts";
-import type { MonthPurchases } from "../ledger/month-rpc.ts";
+import * as purchases from "../ledger/month/month-purchases.ts";
+import type { MonthPurchases } from "../ledger/month/month-rpc.ts";
 import type { AuditEntry, NewPurchase, Purchase } from "../ledger/rows.ts";
 import type { MonthHost } from "./month-host.ts";
 

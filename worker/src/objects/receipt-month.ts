@@ -6,11 +6,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { runMonthAlarm } from "../after-dgii/month-alarm.ts";
-import { nextDueAt } from "../ledger/month-due.ts";
-import { openMonth } from "../ledger/month-open.ts";
-import type { MonthDb } from "../ledger/month-receipts.ts";
-import type * as rpc from "../ledger/month-rpc.ts";
-import * as monthTables from "../ledger/month-tables.ts";
+import { nextDueAt } from "../ledger/month/month-due.ts";
+import { openMonth } from "../ledger/month/month-open.ts";
+import type { MonthDb } from "../ledger/month/month-receipts.ts";
+import type * as rpc from "../ledger/month/month-rpc.ts";
+import * as monthTables from "../ledger/month/month-tables.ts";
 import { AlarmSchedule } from "./alarm-schedule.ts";
 import { FollowUpFacet } from "./follow-up-facet.ts";
 import { MonthMaintenanceFacet } from "./maintenance.ts";

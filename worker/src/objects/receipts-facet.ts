@@ -2,9 +2,9 @@
 // verbs (the object derives the row change and its follow-up: objects/month-host.ts), and the reads
 // issuing, voiding and approvals make.
 import { RpcTarget } from "cloudflare:workers";
-import * as receipts from "../ledger/month-receipts.ts";
-import type { ContingencyRecord, MonthReceipts, Recorded } from "../ledger/month-rpc.ts";
-import type { ReceiptStep } from "../ledger/receipt-steps.ts";
+import * as receipts from "../ledger/month/month-receipts.ts";
+import type { ContingencyRecord, MonthReceipts, Recorded } from "../ledger/month/month-rpc.ts";
+import type { ReceiptStep } from "../ledger/month/receipt-steps.ts";
 import type { NewReceipt, Receipt } from "../ledger/rows.ts";
 import type { EventType } from "../webhooks/events.ts";
 import type { MonthHost } from "./month-host.ts";

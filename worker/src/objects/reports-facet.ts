@@ -2,14 +2,15 @@
 // (606/607/608) rows and heads computed by SQL inside the object, the figures they read, the
 // classifications an accountant adds, and the tills' shifts.
 import { RpcTarget } from "cloudflare:workers";
-import { purchasesHead } from "../ledger/month-purchases-head.ts";
-import { salesHead, type SalesHead } from "../ledger/month-sales-head.ts";
-import type { MonthReports } from "../ledger/month-rpc.ts";
-import * as monthly from "../ledger/monthly-rows.ts";
-import { reportSlice } from "../ledger/report-slice.ts";
-import type { ReportName, ReportSliceQuery } from "../ledger/report-specs.ts";
+import { issuerLedger } from "../ledger/client.ts";
+import { purchasesHead } from "../ledger/month/month-purchases-head.ts";
+import { salesHead, type SalesHead } from "../ledger/month/month-sales-head.ts";
+import type { MonthReports } from "../ledger/month/month-rpc.ts";
+import * as monthly from "../ledger/month/monthly-rows.ts";
+import { reportSlice } from "../ledger/month/report-slice.ts";
+import type { ReportName, ReportSliceQuery } from "../ledger/month/report-specs.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
-import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../ledger/shift-rows.ts";
+import { putShift, shiftSlice, type NewShift, type ShiftSliceQuery } from "../ledger/month/shift-rows.ts";
 import type { MonthHost } from "./month-host.ts";
 
 export class ReportsFacet extends RpcTarget implements MonthReports {
@@ -48,7 +49,9 @@ export class ReportsFacet extends RpcTarget implements MonthReports {
     return salesHead(this.host.db, tipos);
   }
   purchasesHead(companyId: string, tipos: string[], issuerRnc: string) {
-    return purchasesHead(this.host.db, tipos, issuerRnc, this.host.env, companyId);
+    return purchasesHead(this.host.db, tipos, issuerRnc, (rncs) =>
+      issuerLedger(this.host.env, companyId).catalogue().supplierDefaults(rncs),
+    );
   }
   putShift(row: NewShift) {
     return putShift(this.host.db, row);

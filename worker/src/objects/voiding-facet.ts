@@ -1,9 +1,9 @@
 // The issuer object's voiding facet (IssuerVoiding): what DGII voided, what a range to void holds,
 // and a voiding's steps on the issuer's numbers, each in one write.
 import { RpcTarget } from "cloudflare:workers";
-import type { IssuerDb } from "../ledger/encf-allocation.ts";
-import type { IssuerVoiding } from "../ledger/issuer-rpc.ts";
-import * as voiding from "../ledger/voided-numbers.ts";
+import type { IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import type { IssuerVoiding } from "../ledger/issuer/issuer-rpc.ts";
+import * as voiding from "../ledger/issuer/voided-numbers.ts";
 
 export class VoidingFacet extends RpcTarget implements IssuerVoiding {
   constructor(

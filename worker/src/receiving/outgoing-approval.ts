@@ -15,7 +15,7 @@ import { lookUpTaxpayer } from "../dgii/directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { purchaseCounts } from "./purchase-confirmation.ts";
-import { approvalStatusOf, type ApprovalEstado } from "../ledger/estado.ts";
+import { approvalStatusOf, type ApprovalEstado } from "../ledger/month/estado.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
 
 export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };

@@ -23,10 +23,10 @@ import {
 import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { findPurchase, issuerLedger } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/rows.ts";
-import type { SupplierDefault, SupplierDefaultValues } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault, SupplierDefaultValues } from "../ledger/issuer/supplier-defaults.ts";
 import type { Company } from "../db/tables.ts";
 import { figuresOfRow } from "../ledger/figures-backfill.ts";
-import type { DocumentFigures } from "../ledger/document-figures.ts";
+import type { DocumentFigures } from "../ledger/month/document-figures.ts";
 
 /** Tipo de Bienes y Servicios Comprados (606 column 3). */
 export const TIPOS_BIENES_SERVICIOS = {

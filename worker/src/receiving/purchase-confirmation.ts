@@ -11,7 +11,7 @@ import type { Purchase } from "../ledger/rows.ts";
 import { findPurchase, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../errors/problem.ts";
 
-import type { DgiiPurchaseStatus } from "../ledger/estado-dgii.ts";
+import type { DgiiPurchaseStatus } from "../ledger/month/estado-dgii.ts";
 export type { DgiiPurchaseStatus };
 
 /** How long DGII may not know a received e-CF before it is flagged: 72 h of contingency and a day. */

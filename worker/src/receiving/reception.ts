@@ -21,7 +21,7 @@ import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
-import { documentFigures } from "../ledger/document-figures.ts";
+import { documentFigures } from "../ledger/month/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 import { nextCheckAt } from "./purchase-confirmation.ts";

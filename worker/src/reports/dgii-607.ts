@@ -16,9 +16,9 @@
 // - e-NCF (13 characters) in column 3: there is no other number to give.
 import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared";
 import type { Receipt } from "../ledger/rows.ts";
-import type { SalesHead } from "../ledger/month-sales-head.ts";
-import type { RfceSums } from "../ledger/monthly-rows.ts";
-import { figureNotes, type DocumentFigures, type FormaDePago } from "../ledger/document-figures.ts";
+import type { SalesHead } from "../ledger/month/month-sales-head.ts";
+import type { RfceSums } from "../ledger/month/monthly-rows.ts";
+import { figureNotes, type DocumentFigures, type FormaDePago } from "../ledger/month/document-figures.ts";
 import {
   ColumnTotals,
   dgiiFileName,
@@ -219,7 +219,7 @@ function retentionDateItem(encf: string): MissingItem {
 }
 
 /**
- * The month object's aggregates (ledger/month-sales-head.ts) as what the page-by-page pass over
+ * The month object's aggregates (ledger/month/month-sales-head.ts) as what the page-by-page pass over
  * record607 gave: the record count, what is missing in e-NCF order (then the figures still to be
  * read), the totals, and the E32 sums.
  */

@@ -11,7 +11,7 @@ import type { Company } from "../db/tables.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { csvRow } from "./csv.ts";
-import { approvalEstadoOf, estadoOf } from "../ledger/estado.ts";
+import { approvalEstadoOf, estadoOf } from "../ledger/month/estado.ts";
 import { CentralDirectory, r2DirectorySpill } from "../archive/zip-directory.ts";
 import { zipChunks, type ZipEntry, type ZipOptions } from "../archive/zip-stream.ts";
 

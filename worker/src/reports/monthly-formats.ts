@@ -1,20 +1,20 @@
 // A month's 606, 607 and 608 from its month object (plus the issuer object for supplier defaults
 // and voided ranges), as files written while read (monthly-file.ts): a first pass counts the
 // records and gathers what is missing and the totals, keeping no record (SQL inside the month
-// object: ledger/month-purchases-head.ts, month-sales-head.ts); the records are then paged in the
-// file's order (ledger/format-order.ts). Figures of rows recorded before 1.8.0 are read from the
+// object: ledger/month/month-purchases-head.ts, month-sales-head.ts); the records are then paged in the
+// file's order (ledger/month/format-order.ts). Figures of rows recorded before 1.8.0 are read from the
 // archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import { requestedMonth } from "./requested-month.ts";
 import { refuse } from "../errors/refusal.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
-import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
-import type { SalesHead } from "../ledger/month-sales-head.ts";
-import { TOTALLED_606, type PurchasesHead } from "../ledger/purchases-head-shape.ts";
-import type { PagedReceipt } from "../ledger/monthly-rows.ts";
+import { formatPosition, type FormatAfter } from "../ledger/month/format-order.ts";
+import type { SalesHead } from "../ledger/month/month-sales-head.ts";
+import { TOTALLED_606, type PurchasesHead } from "../ledger/month/purchases-head-shape.ts";
+import type { PagedReceipt } from "../ledger/month/monthly-rows.ts";
 import type { Purchase } from "../ledger/rows.ts";
-import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../ledger/issuer/supplier-defaults.ts";
 import {
   head606,
   key606,
@@ -28,7 +28,7 @@ import {
 import { consumerSummary, head607, record607, SALES_TYPES, summary607, type Line607 } from "./dgii-607.ts";
 import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Line608 } from "./dgii-608.ts";
 import { monthOfPeriodo } from "./dgii-txt.ts";
-import { readFigures, type DocumentFigures } from "../ledger/document-figures.ts";
+import { readFigures, type DocumentFigures } from "../ledger/month/document-figures.ts";
 import { backfillFigures } from "../ledger/figures-backfill.ts";
 import { fileOfReport, type MonthlyFile } from "./monthly-file.ts";
 

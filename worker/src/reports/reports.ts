@@ -5,7 +5,7 @@ import { drDayStartUtc } from "@ecf/shared";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, type ReportQuery } from "./paging.ts";
 import type { CsvValue } from "./csv.ts";
-import { REPORT_SPECS, type ReportName } from "../ledger/report-specs.ts";
+import { REPORT_SPECS, type ReportName } from "../ledger/month/report-specs.ts";
 
 export { REPORT_SPECS as REPORTS, type ReportName };
 

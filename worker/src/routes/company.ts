@@ -16,7 +16,7 @@ import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
 import { disabledEndpointsOf } from "../webhooks/endpoints.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import { encfOf } from "../ledger/encf-allocation.ts";
+import { encfOf } from "../ledger/issuer/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
 import { forgetKeyLookups } from "../db/key-lookups.ts";

@@ -9,7 +9,7 @@ import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { dgiiOutcomeEvent, requestAuditEntry } from "../audit/log.ts";
 import { receiptAnswerOf } from "../answers/receipt.ts";
-import { buyerDeliveryStateOf } from "../ledger/estado.ts";
+import { buyerDeliveryStateOf } from "../ledger/month/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import {
   AnulacionAnswer,

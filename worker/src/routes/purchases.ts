@@ -19,7 +19,7 @@ import {
 } from "../http/schemas/purchases.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../ledger/issuer/supplier-defaults.ts";
 import {
   classifyPurchase,
   PurchaseClassificationBody,
@@ -27,7 +27,7 @@ import {
   SupplierDefaultBody,
   supplierDefaultValues,
 } from "../receiving/purchase-classification.ts";
-import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";
+import { ESTADO_DGII_OF } from "../ledger/month/estado-dgii.ts";
 
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);

@@ -24,7 +24,7 @@ import {
   ReceiverToken,
   XmlForm,
 } from "../http/schemas/receiving.ts";
-import { approvalEstadoOf } from "../ledger/estado.ts";
+import { approvalEstadoOf } from "../ledger/month/estado.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 

@@ -8,7 +8,7 @@ import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, readCursor, readDateRange, readFormat, readPageSize } from "../reports/paging.ts";
 import type { ZReport } from "./shift-schema.ts";
-import { shiftSortKey, type Shift } from "../ledger/shift-rows.ts";
+import { shiftSortKey, type Shift } from "../ledger/month/shift-rows.ts";
 
 /** The cursor's report name: a cursor of another report is refused. */
 const REPORT = "turnos";

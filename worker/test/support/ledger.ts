@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
-import type { Numbered } from "../../src/ledger/receipt-numbering.ts";
+import type { Numbered } from "../../src/ledger/issuer/receipt-numbering.ts";
 import type { ReceiptMonth } from "../../src/objects/receipt-month.ts";
 import type { IssuerLedger } from "../../src/objects/issuer-ledger.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";

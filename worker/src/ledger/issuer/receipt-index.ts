@@ -5,7 +5,7 @@
 import { and, asc, eq, gte, lte } from "drizzle-orm";
 import type { IssuerDb } from "./encf-allocation.ts";
 import { ledgerMonths, purchaseIndex, receiptIndex } from "./issuer-tables.ts";
-import { param, preparedOnce } from "./prepared.ts";
+import { param, preparedOnce } from "../prepared.ts";
 
 const monthOfNumberQuery = preparedOnce((db: IssuerDb) =>
   db

@@ -2,8 +2,8 @@
 import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { auditLog, purchases } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
-import { param, preparedOnce } from "./prepared.ts";
-import type { AuditEntry, NewPurchase, Purchase } from "./rows.ts";
+import { param, preparedOnce } from "../prepared.ts";
+import type { AuditEntry, NewPurchase, Purchase } from "./month-row-types.ts";
 
 /** Inserts a purchase; null when the supplier's e-NCF is here already. */
 export function insertPurchase(db: MonthDb, values: NewPurchase): Purchase | null {

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { isFinal } from "./estado.ts";
 import { auditLog, purchases, receipts } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
-import type { AuditEntry, NewPurchase, NewReceipt } from "./rows.ts";
+import type { AuditEntry, NewPurchase, NewReceipt } from "./month-row-types.ts";
 
 export interface MonthRows {
   receipts: NewReceipt[];

@@ -6,11 +6,11 @@ import { formatENcf } from "@ecf/shared/ids";
 import type { TipoeCF } from "@ecf/shared/tipos";
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { type Refused, refuse } from "../errors/refusal.ts";
+import { type Refused, refuse } from "../../errors/refusal.ts";
 import { deviceLeases, sequences, usageCounters } from "./issuer-tables.ts";
-import { param, preparedOnce } from "./prepared.ts";
+import { param, preparedOnce } from "../prepared.ts";
 import type * as issuerTables from "./issuer-tables.ts";
-import type { Lease, Sequence } from "./rows.ts";
+import type { Lease, Sequence } from "./issuer-row-types.ts";
 
 export type IssuerDb = DrizzleSqliteDODatabase<typeof issuerTables>;
 

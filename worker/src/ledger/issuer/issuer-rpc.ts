@@ -9,8 +9,8 @@ import type { CatalogChanges, Expected, ImportOutcome, ProductQuery } from "./ca
 import type { IdempotencyRequest } from "./idempotency.ts";
 import type { IssuerRows } from "./issuer-import.ts";
 import type { Admission, IssueCheck, NumberAnswer, NumberRequest } from "./receipt-numbering.ts";
-import type { LedgerResult } from "./refusal.ts";
-import type { Lease, Sequence } from "./rows.ts";
+import type { LedgerResult } from "../refusal.ts";
+import type { Lease, Sequence } from "./issuer-row-types.ts";
 import type { SupplierDefault, SupplierDefaultValues } from "./supplier-defaults.ts";
 import type {
   GivenUpCheck,

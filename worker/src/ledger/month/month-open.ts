@@ -2,7 +2,7 @@
 // blockConcurrencyWhile): its tables brought to the current schema, then the claims of the
 // instance before it released.
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
-import migrations from "./migrations/month/migrations.js";
+import migrations from "../migrations/month/migrations.js";
 import type { MonthDb } from "./month-receipts.ts";
 import { releaseTasksOfDeadInstance } from "./month-tasks.ts";
 

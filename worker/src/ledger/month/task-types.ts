@@ -2,9 +2,9 @@
 // the payload of each kind. Every module that runs a kind of task imports these; only tasks.ts
 // dispatches, so none of them imports another.
 import type { EventType } from "@ecf/shared/webhook-events";
-import type { webhookEndpoints } from "../db/webhooks-tables.ts";
+import type { webhookEndpoints } from "../../db/webhooks-tables.ts";
 import type { DeliveryRecord } from "./receipt-steps.ts";
-import type { Receipt } from "./rows.ts";
+import type { Receipt } from "./month-row-types.ts";
 
 /** An event as a task carries it to the endpoints: `{ type, timestamp, data }`. */
 export interface WebhookEvent {

@@ -9,7 +9,7 @@ import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-o
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type * as monthTables from "./month-tables.ts";
 import { purchases, receipts } from "./month-tables.ts";
-import type { Purchase, Receipt } from "./rows.ts";
+import type { Purchase, Receipt } from "./month-row-types.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 

@@ -13,7 +13,7 @@ import type { SalesHead } from "./month-sales-head.ts";
 import type { WebhookDelivery } from "./month-tasks.ts";
 import type * as monthly from "./monthly-rows.ts";
 import type { ReceiptStep } from "./receipt-steps.ts";
-import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt } from "./rows.ts";
+import type { AuditEntry, NewPurchase, NewReceipt, Purchase, Receipt } from "./month-row-types.ts";
 
 /** A receipt recorded, or the one already recorded under its e-NCF. */
 export interface Recorded {

@@ -5,7 +5,7 @@
 import { and, asc, count, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import { lineProblem } from "./line-problem.ts";
 import type { CashierRow, PinHash, ProductRow, ProductValues } from "./catalog-rows.ts";
-import { type Refused, refuse } from "../errors/refusal.ts";
+import { type Refused, refuse } from "../../errors/refusal.ts";
 import { cashiers, catalogVersion, products } from "./issuer-tables.ts";
 import type { IssuerDb } from "./encf-allocation.ts";
 

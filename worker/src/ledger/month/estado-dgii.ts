@@ -1,7 +1,7 @@
 // A purchase's state at DGII, stored as a code (month-tables.ts `dgii_status`) and shown in DGII's
 // own words: one closed set, the same in answers, reports and webhooks. No imports but a type, so
 // the HTTP schemas can read it at load time.
-import type { Purchase } from "./rows.ts";
+import type { Purchase } from "./month-row-types.ts";
 
 /** A purchase's state at DGII as stored. */
 export type DgiiPurchaseStatus = Purchase["dgiiStatus"];

@@ -1,7 +1,7 @@
 // The tables of a ReceiptMonth object (one per issuer and month); row types in rows.ts.
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, updatedAt } from "./columns.ts";
+import { createdAt, updatedAt } from "../columns.ts";
 
 /**
  * An issued e-CF. The row and the signed XML in R2 are written before anything is sent to DGII,

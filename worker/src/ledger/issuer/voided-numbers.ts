@@ -5,7 +5,7 @@ import { and, asc, eq, gte, lt, lte, ne } from "drizzle-orm";
 import { deviceLeases, receiptIndex, sequences, voidedRanges } from "./issuer-tables.ts";
 import { LEASE_COLUMNS, leaseHolding, leasesOverlapping, sequenceOf, type IssuerDb } from "./encf-allocation.ts";
 import { monthsOfRange } from "./receipt-index.ts";
-import type { Lease, Sequence } from "./rows.ts";
+import type { Lease, Sequence } from "./issuer-row-types.ts";
 
 export interface VoidRangeCheck {
   /** The authorised range, when there is one. */

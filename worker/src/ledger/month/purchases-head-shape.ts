@@ -1,6 +1,6 @@
 // What the 606 says before its records, as the month object computes it (month-purchases-head.ts):
 // the types alone, so the month object's RPC interface names them without importing the SQL.
-import type { Purchase } from "./rows.ts";
+import type { Purchase } from "./month-row-types.ts";
 
 /** The 606's totalled columns (a check against the books), in the order its JSON lists them. */
 export const TOTALLED_606 = [

@@ -1,7 +1,7 @@
 // The steps a receipt takes with DGII, as its month object is told them (`advance(id, step)`): what
 // the transmission did or heard, never the columns that change. The object derives the row change
 // and the follow-up work from the step (after-dgii/follow-up.ts).
-import type { ReceiptChanges } from "./rows.ts";
+import type { ReceiptChanges } from "./month-row-types.ts";
 
 export type ReceiptStep =
   /** About to send: counted before the send, so a send that may have reached DGII is never repeated blind. */

@@ -6,9 +6,9 @@
 import { and, eq, lt } from "drizzle-orm";
 import { idempotencyKeys } from "./issuer-tables.ts";
 import type { IssuerDb } from "./encf-allocation.ts";
-import { param, preparedOnce } from "./prepared.ts";
-import { refuse, type Refused } from "../errors/refusal.ts";
-import type { StoredWarning } from "./rows.ts";
+import { param, preparedOnce } from "../prepared.ts";
+import { refuse, type Refused } from "../../errors/refusal.ts";
+import type { StoredWarning } from "./issuer-row-types.ts";
 
 /** Idempotency keys are kept this long (a client retries within minutes, not months). */
 const IDEMPOTENCY_KEY_DAYS = 30;

@@ -6,9 +6,9 @@ import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { isFinal } from "./estado.ts";
 import type * as monthTables from "./month-tables.ts";
 import { receipts } from "./month-tables.ts";
-import { encfOf } from "./encf-allocation.ts";
-import { param, preparedOnce } from "./prepared.ts";
-import type { NewReceipt, Receipt, ReceiptChanges } from "./rows.ts";
+import { encfOf } from "../issuer/encf-allocation.ts";
+import { param, preparedOnce } from "../prepared.ts";
+import type { NewReceipt, Receipt, ReceiptChanges } from "./month-row-types.ts";
 
 export type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
 

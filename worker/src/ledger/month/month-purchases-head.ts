@@ -10,10 +10,9 @@
 // percentage default is applied as DGII rounds, half-up away from zero. What is missing is returned
 // as the resolved values of the rows that lack something: reports/ words the items.
 import { sql, type SQL } from "drizzle-orm";
-import { issuerLedger } from "./client.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import { TOTALLED_606, type PurchasesHead, type ResolvedRow } from "./purchases-head-shape.ts";
-import type { SupplierDefault } from "./supplier-defaults.ts";
+import type { SupplierDefault } from "../issuer/supplier-defaults.ts";
 
 /** Cents of a decimal text (no, one or two decimals); NULL stays NULL. */
 const cents = (x: string) =>
@@ -211,17 +210,16 @@ export function purchasesHeadOf(
 }
 
 /**
- * The 606's header figures: the issuer object asked once for the defaults of the month's
- * counterparties, then the SQL pass.
+ * The 606's header figures: the issuer object asked once (`defaultsOf`) for the defaults of the
+ * month's counterparties, then the SQL pass.
  */
 export async function purchasesHead(
   db: MonthDb,
   tipos: readonly string[],
   issuerRnc: string,
-  env: Env,
-  companyId: string,
+  defaultsOf: (rncs: string[]) => Promise<SupplierDefault[]>,
 ): Promise<PurchasesHead> {
   const rncs = purchaseCounterparties(db, tipos, issuerRnc);
-  const defaults = rncs.length ? await issuerLedger(env, companyId).catalogue().supplierDefaults(rncs) : [];
+  const defaults = rncs.length ? await defaultsOf(rncs) : [];
   return purchasesHeadOf(db, tipos, issuerRnc, defaults);
 }

@@ -1,6 +1,6 @@
 // The tables of an IssuerLedger object (one per issuer); row types in rows.ts.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, updatedAt } from "./columns.ts";
+import { createdAt, updatedAt } from "../columns.ts";
 
 /** A DGII-authorised e-NCF range for one type. `next_number` is the first never handed out. */
 export const sequences = sqliteTable("sequences", {

@@ -6,7 +6,7 @@ import { TASK_DEADLINE_MS, type NewTask, type Task, type TaskKind } from "./task
 import { tasks } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import { ALARM_BATCH } from "./month-receipts.ts";
-import { param, preparedOnce } from "./prepared.ts";
+import { param, preparedOnce } from "../prepared.ts";
 
 /**
  * How long the alarm holds a follow-up task it is running: longer than the slowest attempt (a

@@ -18,8 +18,8 @@ import {
   type IssuerDb,
 } from "./encf-allocation.ts";
 import { monthOfNumber, registerNewNumber, registerNumber } from "./receipt-index.ts";
-import { refuse } from "../errors/refusal.ts";
-import type { Lease, Sequence } from "./rows.ts";
+import { refuse } from "../../errors/refusal.ts";
+import type { Lease, Sequence } from "./issuer-row-types.ts";
 import { numberVoided } from "./voided-numbers.ts";
 
 export interface NumberRequest {

@@ -7,7 +7,7 @@ import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import type * as monthTables from "./month-tables.ts";
 import { purchases, receipts } from "./month-tables.ts";
-import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./rows.ts";
+import type { NewPurchase, NewReceipt, Purchase, Receipt } from "./month-row-types.ts";
 import { ownInFormatOrder, purchasesInFormatOrder, salesInFormatOrder, type FormatAfter } from "./format-order.ts";
 
 type MonthDb = DrizzleSqliteDODatabase<typeof monthTables>;
@@ -24,7 +24,7 @@ export interface MonthPageQuery {
   /** Leave out the E32 sent as RFCE that DGII accepted (the 607 sums them in SQL instead). */
   withoutAcceptedRfce?: boolean;
   /**
-   * In the order a monthly format lists its records instead (ledger/format-order.ts), after
+   * In the order a monthly format lists its records instead (ledger/month/format-order.ts), after
    * `formatAfter`: "607" sales; "606" purchases, or the own receipts of `tipos` keyed by `issuerRnc`.
    */
   formatOrder?: "606" | "607";

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer-tables.ts";
 import type { IssuerDb } from "./encf-allocation.ts";
 import { noteMonth, registerNumber, registerPurchase } from "./receipt-index.ts";
-import type { Sequence } from "./rows.ts";
+import type { Sequence } from "./issuer-row-types.ts";
 
 export interface IssuerRows {
   sequences: Sequence[];
