@@ -326,6 +326,23 @@ describe("the worker's layers", () => {
     ]);
   });
 
+  it("calls every facet method somewhere in worker/src (no RPC without a caller)", () => {
+    const surfaces = ["ledger/issuer/issuer-rpc.ts", "ledger/month/month-rpc.ts"].map((f) => join(workerSrc, f));
+    const methods = surfaces.flatMap((file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+      return source.statements
+        .filter(ts.isInterfaceDeclaration)
+        .filter((i) => i.heritageClauses?.[0]?.types[0]?.expression.getText(source) === "Rpc.RpcTargetBranded")
+        .flatMap((i) => i.members.filter(ts.isMethodSignature).map((m) => `${i.name.text}.${m.name.getText(source)}`));
+    });
+    const callers = modulesUnder(workerSrc)
+      .filter((file) => !short(file).startsWith("objects/") && !surfaces.includes(file))
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    expect(methods.length).toBeGreaterThan(40);
+    expect(methods.filter((m) => !callers.includes(`.${m.split(".")[1]}(`))).toEqual([]);
+  });
+
   it("has no function over 80 lines in worker/src, shared/src or pos-client/src", () => {
     const dirs = ["worker/src", "shared/src", "pos-client/src"].map((d) => join(root, d));
     expect(dirs.flatMap((dir) => longFunctions(dir, 80))).toEqual([]);
