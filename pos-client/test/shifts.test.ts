@@ -8,7 +8,7 @@ import { issueReceipt, SaleProblem } from "../src/sale/issue.ts";
 import type { Payment } from "../src/sale/document.ts";
 import { pinMatches } from "../src/shift/pin.ts";
 import { closeShift, currentShift, openShift, ShiftProblem } from "../src/shift/shifts.ts";
-import { syncShifts } from "../src/shift/sync.ts";
+import { syncShifts } from "../src/sync/shifts.ts";
 import { cashRefunded, zReport } from "../src/shift/z-report.ts";
 import { forgetSettledTokens, RETIRED_TOKENS } from "../src/session.ts";
 import { installSigningKey } from "../src/signing/keystore.ts";

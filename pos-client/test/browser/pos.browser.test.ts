@@ -397,7 +397,8 @@ describe("the POS in Chromium", () => {
     // "Nueva venta": the search box has the focus, typing and Enter work without a click.
     await page.click("#new-sale");
     await page.waitForSelector("#search");
-    await page.keyboard.type("Yogur");
+    // At a person's pace: five letters and Enter within a few milliseconds would be a scan (a code).
+    await page.keyboard.type("Yogur", { delay: 120 });
     await page.keyboard.press("Enter");
     await page.waitForSelector('#cart td:text-is("Yogur natural")');
     // An E31: the buyer's RNC, checked by the shared package; cash with its change.

@@ -1,10 +1,23 @@
 // Shifts reach the server as receipts do: queued on the till (the shift row's `sync`), sent with
-// PUT /devices/shifts/{id} when online, retried until answered. The server takes a repeat as the
-// same upload, so sending again after a lost answer changes nothing.
+// PUT /devices/shifts/{id} in every sync round (sync/runner.ts; a change kicks one at once),
+// retried until answered. The server takes a repeat as the same upload, so sending again after a
+// lost answer changes nothing.
 import { ProblemError } from "@ecf/client";
 import { problemHead } from "@ecf/ui-kit";
 import type { PosDatabase, Shift } from "../db.ts";
-import { shiftUpload } from "./shifts.ts";
+
+/** What PUT /devices/shifts/{id} takes for a shift as it stands. */
+export function shiftUpload(shift: Shift) {
+  return {
+    cashierId: shift.cashierId,
+    cashierName: shift.cashierName,
+    openedAt: shift.openedAt,
+    openingFloat: shift.openingFloat,
+    ...(shift.state === "closed"
+      ? { closedAt: shift.closedAt, countedCash: shift.countedCash, report: shift.report }
+      : {}),
+  };
+}
 
 /** How the till hands a shift over (DeviceApi.putShift with the token of the shift's pairing; a test hands its own). */
 export type PutShift = (shift: Shift, body: ReturnType<typeof shiftUpload>) => Promise<unknown>;
@@ -60,52 +73,4 @@ async function settle(db: PosDatabase, sent: Shift, changes: Pick<Shift, "sync" 
     await db.shifts.put({ ...now, ...changes });
     return true;
   });
-}
-
-/** When to send: at start, when the network returns, after opening or closing, and on an interval. */
-export class ShiftSync {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running: Promise<unknown> | undefined;
-  private again = false;
-
-  constructor(
-    private readonly db: PosDatabase,
-    private readonly put: PutShift,
-    private readonly onReport: (report: ShiftSyncReport) => void = () => {},
-    private readonly intervalMs = 30_000,
-  ) {}
-
-  start(): void {
-    addEventListener("online", this.kick);
-    this.timer = setInterval(this.kick, this.intervalMs);
-    this.kick();
-  }
-
-  stop(): void {
-    removeEventListener("online", this.kick);
-    clearInterval(this.timer);
-  }
-
-  /** One round at a time; a kick during a round runs one more after it. */
-  readonly kick = (): void => {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        if (typeof navigator !== "undefined" && !navigator.onLine) break;
-        this.onReport(
-          await syncShifts(this.db, this.put).catch((error: unknown) => ({
-            sent: 0,
-            refused: 0,
-            retryLater: String(error),
-          })),
-        );
-      } while (this.again);
-    })().finally(() => {
-      this.running = undefined;
-    });
-  };
 }
