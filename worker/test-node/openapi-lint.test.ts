@@ -88,4 +88,21 @@ describe("/openapi.json read by third-party linters", () => {
     const errors = results.filter((r) => r.severity === 0).map((r) => `${r.code} ${r.path.join("/")}: ${r.message}`);
     expect(errors).toEqual([]);
   });
+
+  it("tells the ten e-CF request schemas apart by type: each requires its own TipoeCF", () => {
+    const doc = JSON.parse(readFileSync(documentFile, "utf8"));
+    const branches = doc.components.schemas.EcfRequest.oneOf.map((b: { $ref: string }) => b.$ref.split("/").at(-1));
+    expect(branches).toHaveLength(10);
+    for (const name of branches) {
+      const schema = doc.components.schemas[name];
+      const encabezado = schema.properties.Encabezado;
+      const idDoc = encabezado.properties.IdDoc;
+      expect(schema.required, name).toContain("Encabezado");
+      expect(encabezado.required, name).toContain("IdDoc");
+      expect(idDoc.required, name).toContain("TipoeCF");
+      // One type per branch, as a string or a number: no example can match two of them.
+      const tipo = name.replace("EcfRequestE", "");
+      expect(idDoc.properties.TipoeCF.enum, name).toEqual([tipo, Number(tipo)]);
+    }
+  });
 });
