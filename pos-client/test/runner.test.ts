@@ -66,6 +66,8 @@ const revokedProblem = () =>
     title: "Unauthorized",
     status: 401,
     detail: "This device was revoked.",
+    titleEs: "Se requiere autenticación",
+    detailEs: "Este dispositivo fue revocado.",
     code: "unauthorized",
     requestId: "req_1",
     instance: "/devices/me",

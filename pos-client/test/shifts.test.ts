@@ -284,6 +284,8 @@ describe("handing shifts to the server", () => {
         title: "Conflict",
         status: 409,
         detail: "The shift was closed",
+        titleEs: "Conflicto",
+        detailEs: "El turno ya se cerró",
         code: "conflict",
         requestId: "req_1",
         instance: "/devices/shifts/x",

@@ -20,6 +20,8 @@ import { countingEnv } from "./ledger/round-trips.ts";
  * every route of every group against its segments.
  */
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
+  // GET / (the empty first segment): the service's index
+  { mount: "/", serves: [""], load: async () => (await import("./routes/service-index.ts")).serviceIndexRoutes },
   { mount: "/", serves: ["health"], load: async () => (await import("./routes/health.ts")).healthRoutes },
   { mount: "/", serves: ["docs"], load: async () => (await import("./routes/docs.ts")).docsRoutes },
   { mount: "/", serves: ["login"], load: async () => (await import("./routes/login.ts")).loginRoutes },

@@ -2,6 +2,26 @@
 // sdk/test/generated.test.ts fails when this file is stale.
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where everything is: the API reference, the contract, the apps
+         * @description A JSON index of the service: its API version and the absolute URLs of the reference (/docs), the OpenAPI document, the liveness check, the console and the till. No token needed.
+         */
+        get: operations["get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -2041,39 +2061,7 @@ export interface webhooks {
          * DGII accepted a receipt
          * @description Posted to every endpoint subscribed to `receipt.accepted`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.accepted";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptAccepted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2093,39 +2081,7 @@ export interface webhooks {
          * DGII accepted a receipt conditionally
          * @description Posted to every endpoint subscribed to `receipt.accepted_conditionally`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.accepted_conditionally";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptAcceptedConditionally"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2145,39 +2101,7 @@ export interface webhooks {
          * DGII rejected a receipt
          * @description Posted to every endpoint subscribed to `receipt.rejected`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.rejected";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptRejected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2197,39 +2121,7 @@ export interface webhooks {
          * A receipt could not reach DGII: signed in contingency, sent later
          * @description Posted to every endpoint subscribed to `receipt.contingency`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.contingency";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptContingency"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2249,39 +2141,7 @@ export interface webhooks {
          * The buyer's reception service acknowledged the receipt (ARECF Estado 0)
          * @description Posted to every endpoint subscribed to `receipt.delivered`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.delivered";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptDelivered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2301,39 +2161,7 @@ export interface webhooks {
          * The buyer refused the receipt (ARECF Estado 1) or could not be reached for 72 hours
          * @description Posted to every endpoint subscribed to `receipt.delivery_failed`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.delivery_failed";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptDeliveryFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2353,39 +2181,7 @@ export interface webhooks {
          * The buyer's commercial approval or rejection (ACECF) of a receipt arrived
          * @description Posted to every endpoint subscribed to `approval.received`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "approval.received";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookApprovalReceived"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2405,57 +2201,7 @@ export interface webhooks {
          * A supplier's e-CF was received and acknowledged
          * @description Posted to every endpoint subscribed to `purchase.received`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "purchase.received";
-                        timestamp: string;
-                        data: {
-                            /** @description The issuer that received the supplier's e-CF */
-                            rncComprador: string;
-                            id: string;
-                            rncEmisor: string;
-                            razonSocialEmisor: string | null;
-                            encf: string;
-                            tipoeCF: string;
-                            /** @description FechaEmision, yyyy-MM-dd */
-                            fechaEmision: string;
-                            montoTotal: string;
-                            totalITBIS: string | null;
-                            /** @description Our ARECF's Estado: "0" received, "1" not received */
-                            arecfEstado: string;
-                            fechaHoraAcuseRecibo: string;
-                            /**
-                             * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
-                             * @enum {string}
-                             */
-                            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookPurchaseReceived"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2475,57 +2221,7 @@ export interface webhooks {
          * DGII still does not know a received e-CF after 4 days (not_found_at_dgii): it stays out of the 606
          * @description Posted to every endpoint subscribed to `purchase.unconfirmed`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "purchase.unconfirmed";
-                        timestamp: string;
-                        data: {
-                            /** @description The issuer that received the supplier's e-CF */
-                            rncComprador: string;
-                            id: string;
-                            rncEmisor: string;
-                            razonSocialEmisor: string | null;
-                            encf: string;
-                            tipoeCF: string;
-                            /** @description FechaEmision, yyyy-MM-dd */
-                            fechaEmision: string;
-                            montoTotal: string;
-                            totalITBIS: string | null;
-                            /** @description Our ARECF's Estado: "0" received, "1" not received */
-                            arecfEstado: string;
-                            fechaHoraAcuseRecibo: string;
-                            /**
-                             * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
-                             * @enum {string}
-                             */
-                            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookPurchaseUnconfirmed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2545,43 +2241,7 @@ export interface webhooks {
          * The signing certificate expires within 15 days, and again within 3 (once each per certificate)
          * @description Posted to every endpoint subscribed to `certificate.expiring`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "certificate.expiring";
-                        timestamp: string;
-                        data: {
-                            rncEmisor: string;
-                            certificateSerial: string | null;
-                            notAfter: string | null;
-                            /** @description The notice's mark: the certificate expires within this many days */
-                            withinDays: 15 | 3;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookCertificateExpiring"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2601,42 +2261,7 @@ export interface webhooks {
          * More than 90 % of the month's quota is used (once a month)
          * @description Posted to every endpoint subscribed to `quota.near_limit`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "quota.near_limit";
-                        timestamp: string;
-                        data: {
-                            rncEmisor: string;
-                            month: string;
-                            used: number;
-                            limit: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookQuotaNearLimit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2719,6 +2344,25 @@ export interface components {
                 messageEs?: string;
             }[];
         };
+        ServiceIndex: {
+            /** @enum {string} */
+            name: "ecf-edge";
+            description: string;
+            /** @description The API's semantic version (also the API-Version header) */
+            version: string;
+            /** @description Absolute URLs on this server */
+            links: {
+                /** @description The API reference, read from openapi */
+                docs: string;
+                /** @description The OpenAPI 3.1 document */
+                openapi: string;
+                health: string;
+                /** @description The owners' web app */
+                console: string;
+                /** @description The till (a PWA) */
+                pos: string;
+            };
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -2735,6 +2379,10 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /** @description The title in Spanish */
+            titleEs: string;
+            /** @description The detail in Spanish, or what the code means when none was written */
+            detailEs: string;
             /** @enum {string} */
             code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found" | "csrf_failed" | "expired" | "console_session_required";
             requestId: string;
@@ -2744,7 +2392,27 @@ export interface components {
                 path: string;
                 code: string;
                 message: string;
+                /** @description The message in Spanish (every e-CF validation problem) */
+                messageEs?: string;
+                /** @enum {string} */
+                severity?: "error" | "warning";
+                /** @description Where the rule comes from: a DGII document and its field, or the JSON mapping */
+                rule?: string;
+                /** @description Data that explains the problem */
+                details?: {
+                    [key: string]: unknown;
+                };
             }[];
+            /** @description quota_exceeded: the monthly receipt limit */
+            limit?: number;
+            /** @description quota_exceeded: the month (AAAA-MM) whose quota is used up */
+            month?: string;
+            /** @description precondition_failed: the version the record is at now */
+            currentVersion?: number;
+            /** @description How many problems were found, all listed or not */
+            problemCount?: number;
+            /** @description unauthorized: the device was revoked */
+            deviceRevoked?: boolean;
         };
         LoginRequest: {
             /** @example ecf_test_… */
@@ -7390,6 +7058,26 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceIndex"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -8607,6 +8295,15 @@ export interface operations {
                     "application/json": components["schemas"]["SigningMaterial"];
                 };
             };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unknown, used or expired code (pairing_code_invalid) */
             403: {
                 headers: {
@@ -8638,6 +8335,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceLease"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No range, expired or exhausted */
@@ -8672,6 +8378,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceReceiptStates"];
                 };
             };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postDevicesReceipts: {
@@ -8694,6 +8409,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IssueAnswer"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The e-NCF was already used by a different document */
@@ -8738,6 +8462,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceReceiptBatchAnswer"];
                 };
             };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDevicesReceiptsByEncf: {
@@ -8758,6 +8491,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IssueAnswer"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not uploaded */
@@ -8791,6 +8533,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GivenUpAnswer"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description DGII unreachable */
@@ -9602,6 +9353,26 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            /** @description Another method than GET */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many refused requests from this address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postFeAutenticacionApiValidacioncertificado: {
@@ -9775,6 +9546,26 @@ export interface operations {
                 };
                 content: {
                     "application/xml": string;
+                };
+            };
+            /** @description Another method than GET */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many refused requests from this address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -13449,6 +13240,412 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    webhookReceiptAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.accepted";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptAcceptedConditionally: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.accepted_conditionally";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.rejected";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptContingency: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.contingency";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.delivered";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptDeliveryFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.delivery_failed";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookApprovalReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "approval.received";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPurchaseReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "purchase.received";
+                    timestamp: string;
+                    data: {
+                        /** @description The issuer that received the supplier's e-CF */
+                        rncComprador: string;
+                        id: string;
+                        rncEmisor: string;
+                        razonSocialEmisor: string | null;
+                        encf: string;
+                        tipoeCF: string;
+                        /** @description FechaEmision, yyyy-MM-dd */
+                        fechaEmision: string;
+                        montoTotal: string;
+                        totalITBIS: string | null;
+                        /** @description Our ARECF's Estado: "0" received, "1" not received */
+                        arecfEstado: string;
+                        fechaHoraAcuseRecibo: string;
+                        /**
+                         * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
+                         * @enum {string}
+                         */
+                        estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPurchaseUnconfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "purchase.unconfirmed";
+                    timestamp: string;
+                    data: {
+                        /** @description The issuer that received the supplier's e-CF */
+                        rncComprador: string;
+                        id: string;
+                        rncEmisor: string;
+                        razonSocialEmisor: string | null;
+                        encf: string;
+                        tipoeCF: string;
+                        /** @description FechaEmision, yyyy-MM-dd */
+                        fechaEmision: string;
+                        montoTotal: string;
+                        totalITBIS: string | null;
+                        /** @description Our ARECF's Estado: "0" received, "1" not received */
+                        arecfEstado: string;
+                        fechaHoraAcuseRecibo: string;
+                        /**
+                         * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
+                         * @enum {string}
+                         */
+                        estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCertificateExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "certificate.expiring";
+                    timestamp: string;
+                    data: {
+                        rncEmisor: string;
+                        certificateSerial: string | null;
+                        notAfter: string | null;
+                        /** @description The notice's mark: the certificate expires within this many days */
+                        withinDays: 15 | 3;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookQuotaNearLimit: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "quota.near_limit";
+                    timestamp: string;
+                    data: {
+                        rncEmisor: string;
+                        month: string;
+                        used: number;
+                        limit: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
