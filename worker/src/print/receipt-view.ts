@@ -19,6 +19,8 @@ export interface ReceiptView {
   tipo: string;
   tipoEnPalabras: string;
   encf: string;
+  /** IndicadorEnvioDiferido 1: printed before DGII had it, so the link is DGII's "Enlace consulta proveedor electrónico". */
+  envioDiferido: boolean;
   /** FechaVencimientoSecuencia; not printed for E32 and E34. */
   fechaVencimiento: string | undefined;
   ncfModificado: string | undefined;
@@ -80,6 +82,7 @@ export function receiptView(document: JsonDocument): ReceiptView {
     tipo,
     tipoEnPalabras: describe("tipo_ecf", tipo) ?? tipo,
     encf: str(idDoc.eNCF) ?? "",
+    envioDiferido: str(idDoc.IndicadorEnvioDiferido) === "1",
     fechaVencimiento: tipo === "32" || tipo === "34" ? undefined : str(idDoc.FechaVencimientoSecuencia),
     ncfModificado: tipo === "33" || tipo === "34" ? str(referencia.NCFModificado) : undefined,
     codigoModificacionEnPalabras:
