@@ -9,7 +9,15 @@ import { xmlToEcf } from "@ecf/shared";
 import type { AppEnv } from "../env.ts";
 import { problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
-import { PublicReceiptParams, PublicReceiptQuery, ShortLinkParam } from "../http/schemas/public-receipt.ts";
+import {
+  CreditoFiscalAnswer,
+  CreditoFiscalForm,
+  PublicReceiptParams,
+  PublicReceiptQuery,
+  ShortLinkParam,
+} from "../http/schemas/public-receipt.ts";
+import { estadoOf } from "../ledger/estado.ts";
+import { issueCreditoFiscal } from "../public-receipt/credito-fiscal.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import { receiptView } from "../print/receipt-view.ts";
@@ -127,5 +135,44 @@ publicReceiptRoutes.openapi(
     if (!named) throw noSuchReceipt();
     const page = receiptPageUrl(new URL(c.req.url).origin, named.rnc, named.encf, named.codigoSeguridad);
     return c.redirect(page, 302);
+  },
+);
+
+publicReceiptRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/r/{rnc}/{encf}/credito-fiscal",
+    tags: ["Buyers"],
+    summary: "Ask for a crédito fiscal invoice (E31) for a consumer receipt (E32)",
+    description:
+      "The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page.",
+    security: [],
+    request: {
+      params: PublicReceiptParams,
+      query: PublicReceiptQuery,
+      body: {
+        content: {
+          "application/json": { schema: CreditoFiscalForm },
+          "application/x-www-form-urlencoded": { schema: CreditoFiscalForm },
+        },
+      },
+    },
+    responses: {
+      201: { description: "The E31, issued", content: { "application/json": { schema: CreditoFiscalAnswer } } },
+      303: { description: "(a form post) To the E31's page", headers: { Location: { schema: { type: "string" } } } },
+      409: problemSchema("Already issued for this E32 (or being issued), or the E32 is not accepted by DGII yet"),
+      422: problemSchema("Not a consumer receipt, or the buyer is not an active taxpayer"),
+      ...MISSES,
+    },
+  }),
+  async (c) => {
+    const { rnc, encf } = c.req.valid("param");
+    const found = await requested(c, rnc, encf, c.req.valid("query").c);
+    const form = (c.req.header("Content-Type") ?? "").includes("application/x-www-form-urlencoded");
+    const { rncComprador } = form ? c.req.valid("form") : c.req.valid("json");
+    const e31 = await issueCreditoFiscal(c.env, found, rncComprador.trim(), new Date());
+    const pagina = receiptPageUrl(new URL(c.req.url).origin, rnc, e31.encf, e31.securityCode);
+    if (form) return c.redirect(pagina, 303);
+    return c.json({ encf: e31.encf, estado: estadoOf(e31.status, e31.trackId !== null).estado, pagina }, 201);
   },
 );

@@ -34,3 +34,22 @@ export const ShortLinkParam = z.object({
       example: "131880681E320000000001Ab3-9Z",
     }),
 });
+
+export const CreditoFiscalForm = z
+  .object({
+    rncComprador: z
+      .string()
+      .openapi({
+        description: "The buyer's RNC (9 digits) or cédula (11), active in DGII's registry",
+        example: "131880738",
+      }),
+  })
+  .openapi("CreditoFiscalRequest");
+
+export const CreditoFiscalAnswer = z
+  .object({
+    encf: z.string().openapi({ description: "The E31's e-NCF", example: "E310000000001" }),
+    estado: z.string().openapi({ description: "DGII's state of the E31", example: "Aceptado" }),
+    pagina: z.string().openapi({ description: "The E31's public page (its security code included)" }),
+  })
+  .openapi("CreditoFiscalAnswer");
