@@ -10,15 +10,15 @@ export function receiptPageUrl(origin: string, rnc: string, encf: string, codigo
   return `${trimmed(origin)}/r/${rnc}/${encf}?c=${encodeURIComponent(codigoSeguridad)}`;
 }
 
-/** The page's downloads: the PDF (printed copy) and the signed XML. */
-export function receiptFileUrl(
+/** The page's downloads (the PDF, the signed XML) and its crédito fiscal request. */
+export function receiptPartUrl(
   origin: string,
   rnc: string,
   encf: string,
   codigoSeguridad: string,
-  file: "pdf" | "xml",
+  part: "pdf" | "xml" | "credito-fiscal",
 ): string {
-  return `${trimmed(origin)}/r/${rnc}/${encf}/${file}?c=${encodeURIComponent(codigoSeguridad)}`;
+  return `${trimmed(origin)}/r/${rnc}/${encf}/${part}?c=${encodeURIComponent(codigoSeguridad)}`;
 }
 
 /**

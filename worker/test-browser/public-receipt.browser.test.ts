@@ -22,6 +22,7 @@ const sandboxUrl = inject("sandboxUrl");
 const adminSecret = inject("adminSecret");
 const work = mkdtempSync(join(tmpdir(), "public-receipt-"));
 const ISSUER = { rnc: "101000058", name: "Colmado La Esquina SRL", tradeName: "Colmado La Esquina" };
+const BUYER = { rnc: "131880738", name: "DIRECCION GENERAL DE IMPUESTOS INTERNOS" };
 let browser: Browser;
 let identity: TestIdentity;
 let token: string;
@@ -56,11 +57,28 @@ async function createIssuer(): Promise<string> {
   p12.set("password", "clave");
   await admin("PUT", `/admin/companies/${company.id}/certificate`, p12);
   await registerSigner(sandboxUrl, ISSUER.rnc, [identity.certificatePem]);
-  await admin("PUT", `/admin/companies/${company.id}/sequences/32`, {
-    rangeFrom: 1,
-    rangeTo: 100,
-    expiresOn: "2099-12-31",
+  for (const tipo of ["31", "32"])
+    await admin("PUT", `/admin/companies/${company.id}/sequences/${tipo}`, {
+      rangeFrom: 1,
+      rangeTo: 100,
+      expiresOn: "2099-12-31",
+    });
+  // DGII's taxpayer registry holds the buyer who asks for a crédito fiscal invoice.
+  const started = await admin<{ importId: number }>("POST", "/admin/taxpayers/imports", { source: "prueba.zip" });
+  await admin("POST", `/admin/taxpayers/imports/${started.importId}/rows`, {
+    rows: [
+      {
+        rnc: BUYER.rnc,
+        legalName: BUYER.name,
+        tradeName: null,
+        activity: "GOBIERNO",
+        status: "ACTIVO",
+        paymentRegime: "NORMAL",
+        registeredOn: "2000-01-01",
+      },
+    ],
   });
+  await admin("POST", `/admin/taxpayers/imports/${started.importId}/commit`);
   const key = await admin<{ apiKey: string; apiSecret: string }>("POST", "/admin/keys", {
     ownerType: "company",
     ownerId: company.id,
@@ -139,7 +157,7 @@ afterAll(async () => {
 });
 
 describe("a receipt's public page", () => {
-  it("opens from the link printed on the receipt and downloads the signed XML and the PDF", async () => {
+  it("opens from the link printed on the receipt, downloads the signed XML and the PDF, and asks for crédito fiscal", async () => {
     const issued = await issueConsumerReceipt("Arroz selecto 5 lb");
     const link = await printedLink(issued.encf);
     const context = await browser.newContext({ acceptDownloads: true });
@@ -172,6 +190,18 @@ describe("a receipt's public page", () => {
     await pdfDownload.saveAs(pdfFile);
     expect(readFileSync(pdfFile).subarray(0, 5).toString()).toBe("%PDF-");
     expect(execFileSync("pdftotext", [pdfFile, "-"], { encoding: "utf8" })).toContain(issued.encf);
+
+    // The buyer paid as a consumer and needs a crédito fiscal invoice: it asks on the page.
+    await page.getByLabel("RNC o cédula").fill(BUYER.rnc);
+    await page.getByRole("button", { name: "Solicitar factura de crédito fiscal" }).click();
+    await page.getByRole("heading", { name: "Factura de Crédito Fiscal Electrónica" }).waitFor();
+    const e31 = (await page.textContent("[data-encf]"))!;
+    expect(e31).toMatch(/^E31\d{10}$/);
+    expect(await page.textContent("main")).toContain(`Modifica el comprobante ${issued.encf}`);
+    expect(await page.textContent("main")).toContain(`Cliente: ${BUYER.name} (RNC ${BUYER.rnc})`);
+    expect(await page.getAttribute("[data-estado]", "data-estado")).toBe("Aceptado");
+    // An E31 offers no second exchange, and the E32's page refuses a second request.
+    expect(await page.getByRole("button", { name: "Solicitar factura de crédito fiscal" }).count()).toBe(0);
     await context.close();
   });
 

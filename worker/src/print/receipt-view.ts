@@ -76,6 +76,8 @@ export function receiptView(document: JsonDocument): ReceiptView {
   const totales = obj(encabezado.Totales);
   const referencia = obj(document.InformacionReferencia);
   const tipo = str(idDoc.TipoeCF) ?? "";
+  // Notes modify a receipt; an E31 may replace a consumer receipt (CodigoModificacion 5, formato-ecf note 81).
+  const modifies = tipo === "33" || tipo === "34" || (tipo === "31" && str(referencia.CodigoModificacion) === "5");
   const items = Array.isArray(document.DetallesItems) ? document.DetallesItems : [];
 
   return {
@@ -84,9 +86,10 @@ export function receiptView(document: JsonDocument): ReceiptView {
     encf: str(idDoc.eNCF) ?? "",
     envioDiferido: str(idDoc.IndicadorEnvioDiferido) === "1",
     fechaVencimiento: tipo === "32" || tipo === "34" ? undefined : str(idDoc.FechaVencimientoSecuencia),
-    ncfModificado: tipo === "33" || tipo === "34" ? str(referencia.NCFModificado) : undefined,
-    codigoModificacionEnPalabras:
-      tipo === "33" || tipo === "34" ? describe("codigo_modificacion", str(referencia.CodigoModificacion)) : undefined,
+    ncfModificado: modifies ? str(referencia.NCFModificado) : undefined,
+    codigoModificacionEnPalabras: modifies
+      ? describe("codigo_modificacion", str(referencia.CodigoModificacion))
+      : undefined,
     emisor: {
       nombreComercial: str(emisor.NombreComercial),
       razonSocial: str(emisor.RazonSocialEmisor) ?? "",

@@ -2,7 +2,7 @@
 // copy's contents (the same view the PDF is drawn from: print/receipt-view.ts), DGII's state, and
 // the downloads. Plain server-rendered HTML with no script: it opens on any telephone that
 // scanned the ticket, and its CSP allows nothing but its own inline style.
-import { receiptFileUrl } from "@ecf/shared/receipt-link";
+import { receiptPartUrl } from "@ecf/shared/receipt-link";
 import type { Company } from "../db/tables.ts";
 import { estadoOf } from "../ledger/estado.ts";
 import type { Receipt } from "../ledger/rows.ts";
@@ -54,12 +54,25 @@ function linesTable(view: ReceiptView): string {
   return `<table aria-label="Detalle"><thead><tr><th>Cantidad</th><th>Descripción</th><th class="num">Precio</th><th class="num">Valor</th></tr></thead><tbody>${rows}</tbody><tfoot>${totals}</tfoot></table>`;
 }
 
+/**
+ * On an E32 DGII accepted: the buyer's request for a crédito fiscal invoice (credito-fiscal.ts),
+ * a plain form posting to this same address with its security code.
+ */
+function creditoFiscalForm(company: Company, receipt: Receipt, origin: string): string {
+  if (receipt.tipoeCF !== "32" || (receipt.status !== "accepted" && receipt.status !== "conditional")) return "";
+  const action = receiptPartUrl(origin, company.rnc, receipt.encf, receipt.securityCode, "credito-fiscal");
+  return `<form method="post" action="${esc(action)}" class="credito-fiscal"><h2>¿Necesita factura con crédito fiscal?</h2>
+<p>Escriba el RNC o la cédula de su empresa y recibirá una factura de crédito fiscal con estos mismos productos y montos.</p>
+<label>RNC o cédula <input name="rncComprador" inputmode="numeric" pattern="[0-9]{9}|[0-9]{11}" required></label>
+<button type="submit">Solicitar factura de crédito fiscal</button></form>`;
+}
+
 /** The whole page for one receipt. */
 export function receiptPage({ origin, company, receipt, view }: PageInput): string {
   const issuer = company.tradeName ?? company.legalName;
   const estado = estadoOf(receipt.status, receipt.trackId !== null).estado;
   const download = (file: "pdf" | "xml") =>
-    receiptFileUrl(origin, company.rnc, receipt.encf, receipt.securityCode, file);
+    receiptPartUrl(origin, company.rnc, receipt.encf, receipt.securityCode, file);
   const e = view.emisor;
   const place = [e.direccion, e.municipio, e.provincia].filter(Boolean).join(", ");
   const comprador = view.comprador?.rnc
@@ -74,6 +87,7 @@ ${comprador}${modifica}<p class="estado" data-estado="${esc(estado)}">${esc(ESTA
 ${linesTable(view)}
 <p>Código de seguridad: <strong>${esc(receipt.securityCode)}</strong> · Fecha de firma digital: ${esc(receipt.fechaHoraFirma)}</p>
 <p><a href="${esc(receipt.timbreUrl)}" rel="noreferrer">Verificar este comprobante en la DGII</a></p>
+${creditoFiscalForm(company, receipt, origin)}
 <nav class="descargas"><a href="${esc(download("pdf"))}" download>Descargar el PDF</a><a href="${esc(download("xml"))}" download>Descargar el XML firmado</a></nav>
 </main></body></html>`;
 }

@@ -37,12 +37,10 @@ export const ShortLinkParam = z.object({
 
 export const CreditoFiscalForm = z
   .object({
-    rncComprador: z
-      .string()
-      .openapi({
-        description: "The buyer's RNC (9 digits) or cédula (11), active in DGII's registry",
-        example: "131880738",
-      }),
+    rncComprador: z.string().openapi({
+      description: "The buyer's RNC (9 digits) or cédula (11), active in DGII's registry",
+      example: "131880738",
+    }),
   })
   .openapi("CreditoFiscalRequest");
 
