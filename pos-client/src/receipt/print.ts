@@ -65,9 +65,6 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
   const doc = sale.document as Doc;
   const { IdDoc, Emisor, Comprador, Totales } = doc.Encabezado;
   const payment = sale.payment as Payment | undefined;
-  const qr = h("div", { class: "qr", "aria-label": "Código QR de consulta DGII" });
-  // The SVG comes from our QR encoder over a URL we built: not user HTML.
-  qr.innerHTML = await qrSvg(sale.timbreUrl!);
   const row = (label: string, value: string, cls = "") =>
     h("div", { class: `row ${cls}` }, h("span", {}, label), h("span", {}, value));
   return h(
@@ -127,19 +124,27 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
     payment?.cashReceived
       ? row("Cambio", money(change(payment.cashReceived, payment.parts, Totales.MontoTotal)))
       : null,
+    await timbreFooter(doc, sale, context.origin ?? location.origin),
+  );
+}
+
+/** The foot DGII asks for (§17.2.3): the QR, the security code and signing date; then the buyer's link and the state. */
+async function timbreFooter(doc: Doc, sale: Sale, origin: string): Promise<HTMLElement> {
+  const qr = h("div", { class: "qr", "aria-label": "Código QR de consulta DGII" });
+  // The SVG comes from our QR encoder over a URL we built: not user HTML.
+  qr.innerHTML = await qrSvg(sale.timbreUrl!);
+  return h(
+    "footer",
+    {},
+    qr,
     h(
-      "footer",
-      {},
-      qr,
-      h(
-        "div",
-        { class: "codes" },
-        h("div", {}, "Código de seguridad: ", h("strong", { class: "security-code" }, sale.securityCode ?? "")),
-        h("div", {}, "Fecha de firma digital: ", h("span", { class: "signature-date" }, sale.fechaHoraFirma ?? "")),
-      ),
-      consultaLink(doc, sale, context.origin ?? location.origin),
-      h("div", { class: "estado" }, `Estado: ${sale.estado ?? "Pendiente"}`),
+      "div",
+      { class: "codes" },
+      h("div", {}, "Código de seguridad: ", h("strong", { class: "security-code" }, sale.securityCode ?? "")),
+      h("div", {}, "Fecha de firma digital: ", h("span", { class: "signature-date" }, sale.fechaHoraFirma ?? "")),
     ),
+    consultaLink(doc, sale, origin),
+    h("div", { class: "estado" }, `Estado: ${sale.estado ?? "Pendiente"}`),
   );
 }
 
