@@ -1,7 +1,7 @@
 // The public validator, POST /validate, on documents issued here (signed by the issuer's
 // certificate, accepted by the DGII sandbox) and on the same documents broken the ways DGII
 // rejects them: each problem is reported with its DGII rule, every problem in one answer.
-import { TIPOS_ECF } from "@ecf/shared";
+import { buildRfceFromSignedEcf, TIPOS_ECF } from "@ecf/shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
@@ -127,5 +127,31 @@ describe("POST /validate", () => {
     const none = await call("/validate", { method: "POST", body: new FormData() });
     expect(none.status).toBe(400);
     expect(((await none.json()) as Json).errors[0]).toMatchObject({ path: "/xml", code: "required" });
+  });
+});
+
+describe("POST /validate: an RFCE and its E32", () => {
+  it("an RFCE that copies its E32 is bound to it; one with another amount is not", async () => {
+    const { xml: e32 } = await issuedXml("32");
+    const rfce = buildRfceFromSignedEcf(e32);
+    const send = async (summary: string) => {
+      const form = new FormData();
+      form.set("xml", new File([summary], "rfce.xml"));
+      form.set("ecf", new File([e32], "e32.xml"));
+      return (await (await call("/validate", { method: "POST", body: form })).json()) as Json;
+    };
+    const bound = await send(rfce);
+    expect(bound.kind).toBe("RFCE");
+    expect(codes(bound)).not.toContain("rfce_mismatch");
+    const total = /<MontoTotal>([^<]+)<\/MontoTotal>/.exec(rfce)![1]!;
+    const other = await send(rfce.replace(`<MontoTotal>${total}</MontoTotal>`, "<MontoTotal>1.00</MontoTotal>"));
+    expect(other.valid).toBe(false);
+    expect(other.problems).toContainEqual(
+      expect.objectContaining({
+        code: "rfce_mismatch",
+        path: "/xml/Encabezado/Totales/MontoTotal",
+        rule: expect.stringContaining("formato-rfce"),
+      }),
+    );
   });
 });

@@ -2141,7 +2141,7 @@ export interface paths {
         put?: never;
         /**
          * Validate any e-CF, RFCE, ARECF, ACECF or ANECF: every problem at once
-         * @description Checks the document against DGII's official XSD, its signature and the certificate's chain to an accredited authority, for an e-CF the obligation matrices and totals tolerances and the timbre's fields, and the file-name rule (RNCEmisor or RNCComprador + e-NCF); each problem in English and Spanish with the DGII rule it rests on. No account; nothing is stored. A document with problems is still a 200: the answer is the verdict.
+         * @description Checks the document against DGII's official XSD, its signature and the certificate's chain to an accredited authority, for an e-CF the obligation matrices and totals tolerances and the timbre's fields, for an RFCE (with its E32 in `ecf`) that it copies the E32, and the file-name rule (RNCEmisor or RNCComprador + e-NCF); each problem in English and Spanish with the DGII rule it rests on. No account; nothing is stored. A document with problems is still a 200: the answer is the verdict.
          */
         post: operations["postValidate"];
         delete?: never;
@@ -13942,6 +13942,11 @@ export interface operations {
                     xml: Blob;
                     /** @description The file's name, checked against DGII's rule (default: the uploaded file's own name) */
                     filename?: string;
+                    /**
+                     * Format: binary
+                     * @description With an RFCE: the signed E32 it summarises, to check the RFCE copies it
+                     */
+                    ecf?: Blob;
                 };
             };
         };

@@ -9,7 +9,8 @@ import { problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { ValidateAnswer, ValidateForm, ValidateQuery } from "../http/schemas/validator.ts";
 import { countPublicRequest } from "../public-receipt/throttle.ts";
-import { readXmlUpload } from "../receiving/xml-upload.ts";
+import { ApiProblem } from "../errors/problem.ts";
+import { MAX_XML_BYTES, readXmlUpload } from "../receiving/xml-upload.ts";
 import { validateDocument } from "../validator/checks.ts";
 import { VALIDATOR_CSP, validatorPage } from "../validator/page.ts";
 
@@ -19,6 +20,18 @@ const html = (c: Context<AppEnv>, body: string) =>
     "Content-Security-Policy": VALIDATOR_CSP,
     "Cache-Control": "no-store",
   });
+
+/** An optional companion file (the E32 of an RFCE), capped like the document itself. */
+async function companionText(part: FormDataEntryValue | null): Promise<string> {
+  if (part === null) return "";
+  const text = typeof part === "string" ? part : await part.text();
+  if (text.length > MAX_XML_BYTES)
+    throw new ApiProblem("payload_too_large", {
+      detail: `The E32 exceeds ${MAX_XML_BYTES} bytes.`,
+      errors: [{ path: "/ecf", code: "too_large", message: `The E32 exceeds ${MAX_XML_BYTES} bytes.` }],
+    });
+  return text;
+}
 
 export const validatorRoutes = newRouter();
 
@@ -44,7 +57,7 @@ validatorRoutes.openAPIRegistry.registerPath(
     tags: ["Buyers"],
     summary: "Validate any e-CF, RFCE, ARECF, ACECF or ANECF: every problem at once",
     description:
-      "Checks the document against DGII's official XSD, its signature and the certificate's chain to an accredited authority, for an e-CF the obligation matrices and totals tolerances and the timbre's fields, and the file-name rule (RNCEmisor or RNCComprador + e-NCF); each problem in English and Spanish with the DGII rule it rests on. No account; nothing is stored. A document with problems is still a 200: the answer is the verdict.",
+      "Checks the document against DGII's official XSD, its signature and the certificate's chain to an accredited authority, for an e-CF the obligation matrices and totals tolerances and the timbre's fields, for an RFCE (with its E32 in `ecf`) that it copies the E32, and the file-name rule (RNCEmisor or RNCComprador + e-NCF); each problem in English and Spanish with the DGII rule it rests on. No account; nothing is stored. A document with problems is still a 200: the answer is the verdict.",
     security: [],
     request: {
       query: ValidateQuery,
@@ -66,8 +79,14 @@ validatorRoutes.post("/validate", async (c) => {
   const now = new Date();
   await countPublicRequest(c, now);
   const { xml, fileName } = await readXmlUpload(c);
-  const named = (await c.req.formData()).get("filename");
-  const verdict = await validateDocument(c.env, xml, typeof named === "string" && named ? named : fileName, now);
+  const form = await c.req.formData();
+  const named = form.get("filename");
+  const verdict = await validateDocument(
+    c.env,
+    xml,
+    { fileName: typeof named === "string" && named ? named : fileName, e32Xml: await companionText(form.get("ecf")) },
+    now,
+  );
   if (c.req.query("formato") === "html") return html(c, validatorPage(verdict));
   return c.json(verdict, 200);
 });

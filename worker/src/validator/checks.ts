@@ -14,6 +14,7 @@ import {
 import { checkSignerTrust, type TrustEnv } from "../receiving/signer-trust.ts";
 import { identify, SIGNED_AT_LEAF, type Identified } from "./document-kind.ts";
 import { finding, type Finding } from "./finding.ts";
+import { rfceBindingFindings } from "./rfce-binding.ts";
 
 export interface Verdict {
   valid: boolean;
@@ -111,8 +112,19 @@ function fileNameFindings(fileName: string, doc: Identified): Finding[] {
   ];
 }
 
-/** Every problem of `xml` at once; `fileName` ("" when not given) is checked when given. */
-export async function validateDocument(env: TrustEnv, xml: string, fileName: string, now: Date): Promise<Verdict> {
+/** What comes with the document: its file's name, and for an RFCE the E32 it summarises ("": not given). */
+export interface Companions {
+  fileName: string;
+  e32Xml: string;
+}
+
+/** Every problem of `xml` at once; each companion is checked when given. */
+export async function validateDocument(
+  env: TrustEnv,
+  xml: string,
+  { fileName, e32Xml }: Companions,
+  now: Date,
+): Promise<Verdict> {
   const doc = identify(xml);
   if (!doc)
     return {
@@ -137,6 +149,7 @@ export async function validateDocument(env: TrustEnv, xml: string, fileName: str
     ...(isEcf ? ecfFindings(xml, now) : []),
     ...timbre.problems,
     ...(fileName ? fileNameFindings(fileName, doc) : []),
+    ...(doc.kind === "RFCE" && e32Xml ? rfceBindingFindings(xml, e32Xml) : []),
   ];
   return { valid: !problems.some((p) => p.severity === "error"), kind: doc.kind, timbre: timbre.found, problems };
 }
