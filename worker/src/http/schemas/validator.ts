@@ -6,13 +6,10 @@ export const ValidateForm = z.object({
     .string()
     .optional()
     .openapi({ description: "The file's name, checked against DGII's rule (default: the uploaded file's own name)" }),
-  ecf: z
-    .string()
-    .optional()
-    .openapi({
-      format: "binary",
-      description: "With an RFCE: the signed E32 it summarises, to check the RFCE copies it",
-    }),
+  ecf: z.string().optional().openapi({
+    format: "binary",
+    description: "With an RFCE: the signed E32 it summarises, to check the RFCE copies it",
+  }),
 });
 
 export const ValidateQuery = z.object({
