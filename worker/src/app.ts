@@ -84,6 +84,10 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     serves: ["console", "admin"],
     load: async () => (await import("./routes/console-users.ts")).consoleUserRoutes,
   },
+  // /r/{rnc}/{encf}[/pdf|/xml], /r/{link}: a receipt's public page, for its buyer (no account)
+  { mount: "/", serves: ["r"], load: async () => (await import("./routes/public-receipt.ts")).publicReceiptRoutes },
+  // /validate: the public validator (no account, nothing stored)
+  { mount: "/", serves: ["validate"], load: async () => (await import("./routes/validator.ts")).validatorRoutes },
 ];
 
 type OpenApiRouter = ReturnType<typeof OpenApiRouterOf>;

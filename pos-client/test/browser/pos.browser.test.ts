@@ -216,6 +216,12 @@ describe("the POS in Chromium", () => {
       firstEstado,
       { timeout: 30_000 },
     );
+    // The ticket's link beside the QR opens the receipt's public page for the buyer, no account.
+    const link = (await page.getAttribute("section.ticket .consulta-url", "href"))!;
+    expect(link).toMatch(new RegExp(`^${stack.workerUrl}/r/${RNC}${online}[A-Za-z0-9_-]{6}$`));
+    const publicPage = await fetch(link);
+    expect(publicPage.status).toBe(200);
+    expect(await publicPage.text()).toContain(online);
 
     // Offline: each receipt is signed on the device, printable with its QR, queued in contingency.
     await context.setOffline(true);

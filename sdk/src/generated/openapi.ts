@@ -2046,6 +2046,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/r/{rnc}/{encf}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receipt's public page (HTML, in Spanish)
+         * @description The page a buyer reaches from the link printed beside DGII's QR: the issuer's name, the printed copy's contents, DGII's state, and links to the PDF and the signed XML. No account; the security code in `c` is the key.
+         */
+        get: operations["getRByRncByEncf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{rnc}/{encf}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receipt's printed copy (PDF), for its buyer
+         * @description The same PDF the issuer prints and e-mails (made once, then served from the archive).
+         */
+        get: operations["getRByRncByEncfPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{rnc}/{encf}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receipt's signed XML, for its buyer
+         * @description The e-CF exactly as it was signed and archived: its signature verifies as it did when it was issued.
+         */
+        get: operations["getRByRncByEncfXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{link}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The short link printed on a receipt: redirects to its page
+         * @description One path segment (RNC, e-NCF and the security code in base64url) short enough to print beside DGII's QR and to type; answers 302 to the receipt's page, which checks the code. Not a short link: 404.
+         */
+        get: operations["getRByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{rnc}/{encf}/credito-fiscal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a crédito fiscal invoice (E31) for a consumer receipt (E32)
+         * @description The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page.
+         */
+        post: operations["postRByRncByEncfCreditoFiscal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The validator's page (HTML, in Spanish)
+         * @description A form to upload a signed document and read every problem DGII would reject it for.
+         */
+        get: operations["getValidate"];
+        put?: never;
+        /**
+         * Validate any e-CF, RFCE, ARECF, ACECF or ANECF: every problem at once
+         * @description Checks the document against DGII's official XSD, its signature and the certificate's chain to an accredited authority, for an e-CF the obligation matrices and totals tolerances and the timbre's fields, for an RFCE (with its E32 in `ecf`) that it copies the E32, and the file-name rule (RNCEmisor or RNCComprador + e-NCF); each problem in English and Spanish with the DGII rule it rests on. No account; nothing is stored. A document with problems is still a 200: the answer is the verdict.
+         */
+        post: operations["postValidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "/receipt.accepted": {
@@ -3949,6 +4073,50 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "accountant" | "manager";
+        };
+        CreditoFiscalAnswer: {
+            /**
+             * @description The E31's e-NCF
+             * @example E310000000001
+             */
+            encf: string;
+            /**
+             * @description DGII's state of the E31
+             * @example Aceptado
+             */
+            estado: string;
+            /** @description The E31's public page (its security code included) */
+            pagina: string;
+        };
+        CreditoFiscalRequest: {
+            /**
+             * @description The buyer's RNC (9 digits) or cédula (11), active in DGII's registry
+             * @example 131880738
+             */
+            rncComprador: string;
+        };
+        ValidationVerdict: {
+            /** @description No problem of severity error */
+            valid: boolean;
+            /** @description An e-CF type (31 … 47), RFCE, ARECF, ACECF or ANECF */
+            kind: string | null;
+            /** @description An e-CF's security code and the URL its QR must hold */
+            timbre: {
+                codigoSeguridad: string;
+                url: string;
+            } | null;
+            problems: components["schemas"]["ValidationFinding"][];
+        };
+        ValidationFinding: {
+            /** @description Where in the document (/xml/…), or /filename */
+            path: string;
+            code: string;
+            message: string;
+            messageEs: string;
+            /** @description The DGII document and field or section the rule comes from */
+            rule: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
         };
         /**
          * E31 Factura de Crédito Fiscal Electrónica
@@ -13235,6 +13403,378 @@ export interface operations {
             /** @description No such company */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByRncByEncf: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A receipt's public page (HTML, in Spanish) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByRncByEncfPdf: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A receipt's printed copy (PDF), for its buyer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByRncByEncfXml: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A receipt's signed XML, for its buyer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description RNC + e-NCF + the security code in base64url, as printed beside the QR */
+                link: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the receipt's page */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a short link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRByRncByEncfCreditoFiscal: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreditoFiscalRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreditoFiscalRequest"];
+            };
+        };
+        responses: {
+            /** @description The E31, issued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditoFiscalAnswer"];
+                };
+            };
+            /** @description (a form post) To the E31's page */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already issued for this E32 (or being issued), or the E32 is not accepted by DGII yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a consumer receipt, or the buyer is not an active taxpayer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postValidate: {
+        parameters: {
+            query?: {
+                /** @description html: the answer as a page in Spanish (the validator's own form); default json */
+                formato?: "json" | "html";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The e-CF, RFCE, ARECF, ACECF or ANECF, signed
+                     */
+                    xml: Blob;
+                    /** @description The file's name, checked against DGII's rule (default: the uploaded file's own name) */
+                    filename?: string;
+                    /**
+                     * Format: binary
+                     * @description With an RFCE: the signed E32 it summarises, to check the RFCE copies it
+                     */
+                    ecf?: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationVerdict"];
+                    "text/html": string;
+                };
+            };
+            /** @description Not multipart, no `xml` field, empty, or not UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The XML exceeds 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -70,6 +70,11 @@ export const API_TAGS = [
       "The web console's people: sign-in with an e-mail and password (a session cookie and a CSRF token), invitations by e-mail, and the company's users with their roles (owner, accountant, manager). The session cookie is accepted by every issuer-scoped operation, within the user's role.",
   },
   {
+    name: "Buyers",
+    description:
+      "What a buyer reaches without an account: every issued receipt's public page (its printed copy, the PDF, the signed XML and DGII's state), behind the address printed on the receipt with its security code.",
+  },
+  {
     name: "Administration",
     description:
       "The operator's API, behind the ADMIN_SECRET bearer: issuers, partners and API keys, and an issuer's ranges, certificate and devices on its behalf; the move of API 1.7's ledger into the Durable Objects.",
