@@ -6,7 +6,11 @@ import { buildAcecf, ecfToXml, formatDgiiDate, formatDgiiDateTime, parseArecf, s
 // The sandbox plays a taxpayer here, so it issues the platform's own canonical test e-CF.
 import { makeEcf } from "@ecf/shared/test-support/ecf-factories";
 import type { SandboxContext } from "../context.ts";
+import { randomUUID } from "node:crypto";
+import { readEcf } from "../documents.ts";
+import { accepted } from "../outcome.ts";
 import { authenticateAt, postXmlFile } from "../receiver-client.ts";
+import { parseXml } from "../xml-read.ts";
 import { SANDBOX_SIGNER_RNC } from "../signer.ts";
 import type { Postulacion, ReceiverUrls } from "./postulacion.ts";
 
@@ -34,6 +38,18 @@ async function dgiiEcf(ctx: SandboxContext, p: Postulacion) {
   Object.assign(encabezado.Comprador!, { RNCComprador: p.rnc, RazonSocialComprador: p.razonSocial });
   const signer = await ctx.signer();
   const xml = await signEcfXml(ecfToXml(doc), signer.key, signer.certificateDer);
+  // DGII knows its own e-CF: a receiver that confirms it (consultaestado) finds it Aceptado.
+  const receivedAt = ctx.now();
+  const trackId = randomUUID();
+  const reception = {
+    trackId,
+    env: "certecf" as const,
+    fileName: `${SANDBOX_SIGNER_RNC}.xml`,
+    summary: readEcf(parseXml(xml)),
+    receivedAt,
+    readyAt: receivedAt.getTime(),
+  };
+  ctx.state.record({ t: "reception", reception, xml }, { t: "outcome", trackId, outcome: accepted() });
   const idDoc = encabezado.IdDoc!;
   const montoTotal = (encabezado.Totales as Record<string, string>).MontoTotal!;
   return { xml, encf: idDoc.eNCF as string, fechaEmision: formatDgiiDate(now), montoTotal };

@@ -41,15 +41,15 @@ const portal = "Oficina Virtual de DGII → Facturación Electrónica → Certif
 // biome-ignore format: one step per line
 const DEFINITIONS: [StepId, string, StepActor, PersonAct?][] = [
   ["registro", "Registrado (postulación)", "person", {
-    es: `Descargue la postulación firmada (GET /company/certification/postulacion) y súbala en ${portal}. DGII responde «Registrado» y habilita las pruebas de datos.`,
+    es: `Descargue la postulación firmada (botón «Descargar postulación») y súbala en ${portal}. DGII responde «Registrado» y habilita las pruebas de datos.`,
     en: `Download the signed postulación (GET /company/certification/postulacion) and upload it at ${portal}. DGII answers "Registrado" and opens the data tests.`,
   }],
   ["pruebas-datos-ecf", "Pruebas de datos e-CF", "service"],
   ["pruebas-datos-aprobacion-comercial", "Pruebas de datos Aprobación Comercial", "service"],
   ["simulacion", "Pruebas simulación e-CF", "service"],
   ["representacion-impresa", "Validación representación impresa", "person", {
-    es: `Suba el PDF único de representaciones impresas (GET /company/certification/printed-copies, menos de 10 MB) en ${portal}. DGII lo revisa y aprueba o devuelve observaciones.`,
-    en: `Upload the single printed-copies PDF (GET /company/certification/printed-copies, under 10 MB) at ${portal}. DGII reviews it and approves or returns remarks.`,
+    es: `Suba en un solo PDF (menos de 10 MB) las representaciones impresas de las facturas de la simulación en ${portal}. DGII lo revisa y aprueba o devuelve observaciones.`,
+    en: `Upload the simulation invoices' printed copies as one PDF (under 10 MB) at ${portal}. DGII reviews it and approves or returns remarks.`,
   }],
   ["url-prueba", "URL servicios prueba", "person", {
     es: `Registre en ${portal} las tres URL de prueba que muestra esta página (recepción, aprobación comercial, autenticación). Deben responder desde Internet.`,
@@ -70,7 +70,7 @@ const DEFINITIONS: [StepId, string, StepActor, PersonAct?][] = [
     en: `Register at ${portal} your deployment's production URLs (https, public).`,
   }],
   ["declaracion-jurada", "Declaración jurada", "person", {
-    es: `Descargue la declaración jurada firmada (GET /company/certification/declaracion) y súbala en ${portal}. DGII comprueba que la firma es del representante registrado.`,
+    es: `Descargue la declaración jurada firmada (botón «Descargar declaración jurada») y súbala en ${portal}. DGII comprueba que la firma es del representante registrado.`,
     en: `Download the signed declaración jurada (GET /company/certification/declaracion) and upload it at ${portal}. DGII checks that the signer is the registered representative.`,
   }],
   ["verificacion-estatus", "Verificación estatus", "dgii"],
