@@ -74,7 +74,7 @@ export async function signAsRepresentative(env: Env, company: Company, run: Cert
       detail: `The certificate's holder (${holder ?? "no cédula"}) is not the representative ${run.representative.cedula}; DGII checks that the signer is the RNC's registered representative.`,
       errors: [
         {
-          path: "/representative/cedula",
+          path: "",
           code: "signer_not_representative",
           message: `The certificate belongs to ${holder ?? "someone without a cédula"}, not to the representative.`,
           messageEs: `El certificado es de ${holder ?? "alguien sin cédula"}, no del representante registrado; DGII rechaza la firma.`,
