@@ -1,6 +1,7 @@
 // The steps DGII judges from what the taxpayer sends to certecf: the data sets, the simulation
 // and the approval sent back in the communication test. Progress is read from what the sandbox
 // received, so it is exactly what DGII saw; a Rechazado since the step began restarts its set.
+import type { SandboxContext } from "../context.ts";
 import type { Outcome } from "../outcome.ts";
 import type { SandboxState } from "../state.ts";
 import { complete, currentStep, type Postulacion, restart } from "./postulacion.ts";
@@ -104,9 +105,20 @@ function approvalsSince(state: SandboxState, rnc: string, since: Date): Set<stri
  * certecf never received them: the approvals sheet's invoices while that step is open, and the
  * e-CF of the communication test.
  */
-export function issuedByDgiiForCertification(state: SandboxState, rncComprador: string, encf: string): boolean {
-  const p = state.postulaciones.get(rncComprador);
+export function issuedByDgiiForCertification(ctx: SandboxContext, rncComprador: string, encf: string): boolean {
+  const p = refreshed(ctx, rncComprador);
   if (!p) return false;
   if (currentStep(p)?.id === "pruebas-datos-aprobacion-comercial") return true;
   return p.ecfEnviado?.encf.toUpperCase() === encf.toUpperCase();
+}
+
+/** The postulación after DGII looked at what certecf received, recorded when that changed something. */
+export function refreshed(ctx: SandboxContext, rnc: string): Postulacion | undefined {
+  const stored = ctx.state.postulaciones.get(rnc);
+  if (!stored) return undefined;
+  let p = stored;
+  for (let next = judgeProgress(ctx.state, p, ctx.now()); next !== p; next = judgeProgress(ctx.state, p, ctx.now()))
+    p = next;
+  if (p !== stored) ctx.state.record({ t: "postulacion", postulacion: p });
+  return p;
 }

@@ -61,8 +61,7 @@ export function aprobacionComercialRoutes(ctx: SandboxContext, env: Environment)
     const invoice = ctx.state
       .receptionsOf(env, summary.rncEmisor, summary.encf)
       .find((r) => r.outcome && now >= r.readyAt && (r.outcome.codigo === 1 || r.outcome.codigo === 4));
-    const dgiiInvoice =
-      env === "certecf" && issuedByDgiiForCertification(ctx.state, summary.rncComprador, summary.encf);
+    const dgiiInvoice = env === "certecf" && issuedByDgiiForCertification(ctx, summary.rncComprador, summary.encf);
     if (!invoice && !dgiiInvoice) return refuse("Factura no encontrada para esta Aprobación comercial.");
 
     const receivedAt = ctx.now();

@@ -6,24 +6,13 @@ import { Hono } from "hono";
 import { ACTS, type ActInput, signedByRepresentative } from "../certification/acts.ts";
 import { DocumentError, readPostulacion } from "../certification/documents.ts";
 import { currentStep, newPostulacion, type Postulacion } from "../certification/postulacion.ts";
-import { judgeProgress } from "../certification/progress.ts";
+import { refreshed } from "../certification/progress.ts";
 import { isStepId, STEPS } from "../certification/steps.ts";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readXmlPart } from "../multipart.ts";
 
 const refusal = (status: 400 | 404 | 409 | 422, error: string, mensaje: string) =>
   Response.json({ error, mensaje }, { status });
-
-/** The postulación after DGII looked at what certecf received, recorded when that changed something. */
-export function refreshed(ctx: SandboxContext, rnc: string): Postulacion | undefined {
-  const stored = ctx.state.postulaciones.get(rnc);
-  if (!stored) return undefined;
-  let p = stored;
-  for (let next = judgeProgress(ctx.state, p, ctx.now()); next !== p; next = judgeProgress(ctx.state, p, ctx.now()))
-    p = next;
-  if (p !== stored) ctx.state.record({ t: "postulacion", postulacion: p });
-  return p;
-}
 
 /** How the portal shows a postulación: every step with its number, name and who completes it. */
 export function statusView(p: Postulacion) {
