@@ -29,6 +29,7 @@ beforeAll(async () => {
     out,
     representative: REPRESENTATIVE,
     productionOrigin: "https://ecf.example.do",
+    log: (line) => console.log(line),
   });
 }, 600_000);
 

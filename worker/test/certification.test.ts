@@ -125,6 +125,29 @@ describe("/company/certification", () => {
     expect((await json(token, "PUT", "/company/certification", START)).status).toBe(409);
   });
 
+  it("takes a certified provider's client on the short path, its postulación naming the provider", async () => {
+    const { token } = await companyWithToken({ dgiiServer: "certecf" });
+    const started = await json(token, "PUT", "/company/certification", {
+      ...START,
+      applicant: "provider-client",
+      providerRnc: "131880681",
+    });
+    const run = (await started.json()) as { steps: { id: string; state: string }[] };
+    expect(run.steps.filter((s) => s.state === "pending").map((s) => s.id)).toEqual([
+      "registro",
+      "simulacion",
+      "representacion-impresa",
+      "url-produccion",
+      "declaracion-jurada",
+      "verificacion-estatus",
+      "finalizado",
+    ]);
+    await upload(token, fixtures.representativeP12);
+    const postulacion = await (await json(token, "GET", "/company/certification/postulacion")).text();
+    expect(text(postulacion, "RNCProveedor")).toBe("131880681");
+    expect(text(postulacion, "TipoPostulante")).toBe("Contribuyente");
+  });
+
   it("is the owner's alone in the console", async () => {
     const { company, token } = await companyWithToken({ dgiiServer: "certecf" });
     await json(token, "PUT", "/company/certification", START);

@@ -86,7 +86,8 @@ export function complete(p: Postulacion, id: StepId, now: Date, detalle?: string
       : step,
   );
   const next = pasos.findIndex((step) => step.estado === "pendiente");
-  if (next !== -1) pasos[next] = { ...pasos[next]!, desde: at };
+  // The next step counts what arrives after this one was completed.
+  if (next !== -1) pasos[next] = { ...pasos[next]!, desde: new Date(now.getTime() + 1).toISOString() };
   return { ...p, pasos };
 }
 

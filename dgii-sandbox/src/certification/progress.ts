@@ -30,6 +30,9 @@ function judgedSince(state: SandboxState, rnc: string, since: Date): Judged[] {
 
 const isAccepted = (j: Judged) => j.outcome.codigo === 1 || j.outcome.codigo === 4;
 
+/** When DGII had all it needed: the last of the documents that completed the step (the next step counts from then). */
+const lastOf = (dates: Date[]) => new Date(Math.max(...dates.map((d) => d.getTime())));
+
 function distinct(judged: Judged[]): number {
   return new Set(judged.map((j) => j.encf.toUpperCase())).size;
 }
@@ -53,50 +56,71 @@ function afterRejections(state: SandboxState, p: Postulacion): { p: Postulacion;
 
 /**
  * The postulación after looking at what certecf received: restarted, completed, or as it was.
- * Returns the same object when nothing changed, so the caller records only real changes.
+ * Returns the same object when nothing changed, so the caller records only real changes. A step is
+ * completed as of its last document, not of the moment someone looked: what came after counts for the next.
  */
-export function judgeProgress(state: SandboxState, p: Postulacion, now: Date): Postulacion {
+export function judgeProgress(state: SandboxState, p: Postulacion): Postulacion {
   const step = currentStep(p);
   if (!step?.desde) return p;
   switch (step.id) {
     case "pruebas-datos-ecf": {
       const { p: next, counted } = afterRejections(state, p);
-      const ecf = distinct(counted.filter((j) => j.via === "ecf" && isAccepted(j)));
-      const rfce = distinct(counted.filter((j) => j.via === "rfce" && isAccepted(j)));
-      if (ecf >= p.set.ecf && rfce >= p.set.rfce)
-        return complete(next, step.id, now, `Aceptados ${ecf} e-CF y ${rfce} RFCE`);
+      const accepted = counted.filter(isAccepted);
+      const ecf = distinct(accepted.filter((j) => j.via === "ecf"));
+      const rfce = distinct(accepted.filter((j) => j.via === "rfce"));
+      if (accepted.length && ecf >= p.set.ecf && rfce >= p.set.rfce)
+        return complete(
+          next,
+          step.id,
+          lastOf(accepted.map((j) => j.receivedAt)),
+          `Aceptados ${ecf} e-CF y ${rfce} RFCE`,
+        );
       return next;
     }
     case "simulacion": {
       const { p: next, counted } = afterRejections(state, p);
-      const types = new Set(counted.filter(isAccepted).map((j) => j.tipo));
+      const accepted = counted.filter(isAccepted);
+      const types = new Set(accepted.map((j) => j.tipo));
       const missing = p.tiposeCF.filter((t) => !types.has(t));
-      if (!missing.length) return complete(next, step.id, now, `Simulación aceptada: tipos ${p.tiposeCF.join(", ")}`);
+      if (!missing.length)
+        return complete(
+          next,
+          step.id,
+          lastOf(accepted.map((j) => j.receivedAt)),
+          `Simulación aceptada: tipos ${p.tiposeCF.join(", ")}`,
+        );
       return next;
     }
     case "pruebas-datos-aprobacion-comercial": {
       const approvals = approvalsSince(state, p.rnc, new Date(step.desde));
       if (approvals.size >= p.set.acecf)
-        return complete(p, step.id, now, `Recibidas ${approvals.size} aprobaciones comerciales`);
+        return complete(
+          p,
+          step.id,
+          lastOf([new Date(step.desde), ...approvals.values()]),
+          `Recibidas ${approvals.size} aprobaciones comerciales`,
+        );
       return p;
     }
     case "aprobacion-comercial": {
       const sent = p.ecfEnviado;
       // The taxpayer may approve DGII's e-CF as soon as it received it, before this step opened.
-      const back = sent && approvalsSince(state, p.rnc, new Date(0)).has(sent.encf.toUpperCase());
-      return back ? complete(p, step.id, now, `Aprobación comercial de ${sent.encf} recibida`) : p;
+      const back = sent && approvalsSince(state, p.rnc, new Date(0)).get(sent.encf.toUpperCase());
+      return back
+        ? complete(p, step.id, lastOf([new Date(step.desde), back]), `Aprobación comercial de ${sent.encf} recibida`)
+        : p;
     }
     default:
       return p;
   }
 }
 
-/** e-NCFs `rnc` approved or rejected as buyer in certecf since `since`. */
-function approvalsSince(state: SandboxState, rnc: string, since: Date): Set<string> {
-  const out = new Set<string>();
+/** e-NCFs `rnc` approved or rejected as buyer in certecf since `since`, with when each arrived. */
+function approvalsSince(state: SandboxState, rnc: string, since: Date): Map<string, Date> {
+  const out = new Map<string, Date>();
   for (const a of state.approvals)
     if (a.env === "certecf" && a.summary.rncComprador === rnc && a.receivedAt >= since)
-      out.add(a.summary.encf.toUpperCase());
+      out.set(a.summary.encf.toUpperCase(), a.receivedAt);
   return out;
 }
 
@@ -117,8 +141,7 @@ export function refreshed(ctx: SandboxContext, rnc: string): Postulacion | undef
   const stored = ctx.state.postulaciones.get(rnc);
   if (!stored) return undefined;
   let p = stored;
-  for (let next = judgeProgress(ctx.state, p, ctx.now()); next !== p; next = judgeProgress(ctx.state, p, ctx.now()))
-    p = next;
+  for (let next = judgeProgress(ctx.state, p); next !== p; next = judgeProgress(ctx.state, p)) p = next;
   if (p !== stored) ctx.state.record({ t: "postulacion", postulacion: p });
   return p;
 }
