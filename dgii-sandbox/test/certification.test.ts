@@ -153,7 +153,8 @@ describe("a taxpayer's certification in certecf", () => {
     const approved = await portal.act(ISSUER, "inicio-aprobacion-comercial");
     expect(approved.status).toBe(200);
     const delivered = await control(sandbox.url, "GET", `/received?kind=receptor-acecf`);
-    expect(delivered.body.some((entry: { rnc: string }) => entry.rnc === "401507449")).toBe(true);
+    // DGII plays the buyer of one of the issuer's accepted e-CF: the approval names that e-CF's buyer.
+    expect(delivered.body.some((entry: { rnc: string }) => entry.rnc === "131880738")).toBe(true);
     expect(approved.body.pasoActual.id).toBe("aprobacion-comercial");
 
     expect(await approveAsBuyer(sent.encf, "401507449")).toBe(200);

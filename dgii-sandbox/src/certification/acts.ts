@@ -145,8 +145,9 @@ function approvableInvoice(ctx: SandboxContext, rnc: string) {
     const { summary, outcome } = r;
     if (r.env !== "certecf" || summary.rncEmisor !== rnc || !APPROVABLE.has(summary.tipo)) continue;
     if (outcome?.codigo !== 1 && outcome?.codigo !== 4) continue;
-    if (!summary.fechaEmision || !summary.montoTotal) continue;
-    return { encf: summary.encf, fechaEmision: summary.fechaEmision, montoTotal: summary.montoTotal };
+    if (!summary.fechaEmision || !summary.montoTotal || !summary.rncComprador) continue;
+    const { encf, fechaEmision, montoTotal, rncComprador } = summary;
+    return { encf, fechaEmision, montoTotal, rncComprador };
   }
   return undefined;
 }

@@ -91,11 +91,11 @@ export async function sendEcfToReceiver(ctx: SandboxContext, p: Postulacion): Pr
   };
 }
 
-/** DGII approves one of the taxpayer's accepted e-CF (as its buyer) at the registered approvals URL. */
+/** DGII, playing that e-CF's buyer, approves one of the taxpayer's accepted e-CF at the registered approvals URL. */
 export async function sendApprovalToReceiver(
   ctx: SandboxContext,
   p: Postulacion,
-  invoice: { encf: string; fechaEmision: string; montoTotal: string },
+  invoice: { encf: string; fechaEmision: string; montoTotal: string; rncComprador: string },
 ): Promise<CommunicationResult> {
   const token = await tokenFor(ctx, p.urlsPrueba);
   if (typeof token !== "string") return token;
@@ -106,7 +106,7 @@ export async function sendApprovalToReceiver(
       eNCF: invoice.encf,
       FechaEmision: invoice.fechaEmision,
       MontoTotal: invoice.montoTotal,
-      RNCComprador: SANDBOX_SIGNER_RNC,
+      RNCComprador: invoice.rncComprador,
       Estado: "1",
       FechaHoraAprobacionComercial: formatDgiiDateTime(ctx.now()),
     }),
@@ -115,7 +115,13 @@ export async function sendApprovalToReceiver(
   );
   const url = p.urlsPrueba.aprobacionComercial;
   try {
-    const response = await postXmlFile(url, xml, `${SANDBOX_SIGNER_RNC}${invoice.encf}.xml`, "application/json", token);
+    const response = await postXmlFile(
+      url,
+      xml,
+      `${invoice.rncComprador}${invoice.encf}.xml`,
+      "application/json",
+      token,
+    );
     if (response.ok) return { ok: true, detalle: `Aprobación comercial de ${invoice.encf} entregada` };
     return {
       ok: false,
