@@ -40,7 +40,7 @@ describe("Certificación", () => {
       "Contador",
     );
     expect(await page.getByRole("link", { name: "Certificación" }).count()).toBe(0);
-    await go(world, page, "#/certificacion", "Certificación");
-    expect(await page.textContent("main")).toContain("Solo el propietario");
+    await page.goto(`${world.stack.workerUrl}/app/#/certificacion`);
+    await expect.poll(() => page.textContent("body"), { timeout: 30_000 }).toContain("Solo el propietario");
   });
 });
