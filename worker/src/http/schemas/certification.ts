@@ -20,24 +20,19 @@ export const CertificationStart = z
       .array(z.enum(TIPOS))
       .min(1)
       .openapi({ description: "The e-CF types the issuer will issue (the simulation covers each)." }),
-    applicant: z
-      .enum(["taxpayer", "provider", "provider-client"])
-      .openapi({
-        description:
-          "taxpayer: the full path alone; provider: a software house certifying itself (full path); provider-client: a certified provider's client (short path).",
-      }),
+    applicant: z.enum(["taxpayer", "provider", "provider-client"]).openapi({
+      description:
+        "taxpayer: the full path alone; provider: a software house certifying itself (full path); provider-client: a certified provider's client (short path).",
+    }),
     providerRnc: z
       .string()
       .regex(/^(\d{9}|\d{11})$/)
       .optional()
       .openapi({ description: "provider-client only: the certified provider's RNC." }),
-    publicOrigin: z
-      .url()
-      .optional()
-      .openapi({
-        description:
-          "The origin DGII reaches this deployment at (https in production); the request's origin when absent.",
-      }),
+    publicOrigin: z.url().optional().openapi({
+      description:
+        "The origin DGII reaches this deployment at (https in production); the request's origin when absent.",
+    }),
   })
   .refine((v) => (v.applicant === "provider-client") === (v.providerRnc !== undefined), {
     path: ["providerRnc"],
