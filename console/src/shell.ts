@@ -3,6 +3,7 @@
 import { problemText } from "@ecf/ui-kit";
 import { h } from "./dom.ts";
 import type { Page } from "./page.ts";
+import { certificationPage } from "./pages/certification.ts";
 import { invitationPage } from "./pages/invitation.ts";
 import { loginPage } from "./pages/login.ts";
 import { monthlyPage } from "./pages/monthly.ts";
@@ -16,13 +17,14 @@ import { go, parseRoute } from "./router.ts";
 import { currentSession, logout, ROLE_NOMBRE, type Session, switchCompany } from "./session.ts";
 
 /** The sections; a store manager reads neither the books (purchases, monthly files) nor the settings. */
-const NAV: { page: string; label: string; books?: true }[] = [
+const NAV: { page: string; label: string; books?: true; owner?: true }[] = [
   { page: "hoy", label: "Hoy" },
   { page: "comprobantes", label: "Comprobantes" },
   { page: "compras", label: "Compras", books: true },
   { page: "mensual", label: "Mensual", books: true },
   { page: "tienda", label: "Tienda" },
   { page: "configuracion", label: "Configuración", books: true },
+  { page: "certificacion", label: "Certificación", owner: true },
 ];
 
 const PAGES: Record<string, Page> = {
@@ -33,6 +35,7 @@ const PAGES: Record<string, Page> = {
   mensual: monthlyPage,
   tienda: storePage,
   configuracion: settingsPage,
+  certificacion: certificationPage,
 };
 
 export async function startConsole(root: HTMLElement): Promise<void> {
@@ -101,7 +104,7 @@ export async function startConsole(root: HTMLElement): Promise<void> {
       h(
         "nav",
         { "aria-label": "Secciones" },
-        ...NAV.filter((n) => !n.books || s.role !== "manager").map((n) =>
+        ...NAV.filter((n) => (!n.books || s.role !== "manager") && (!n.owner || s.role === "owner")).map((n) =>
           h("a", { href: `#/${n.page}`, "aria-current": n.page === current ? "page" : null }, n.label),
         ),
       ),

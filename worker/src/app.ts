@@ -42,6 +42,12 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     serves: ["company"],
     load: async () => (await import("./routes/company-keys.ts")).companyKeyRoutes,
   },
+  // /company/certification* (the owner's DGII certification run)
+  {
+    mount: "/",
+    serves: ["company"],
+    load: async () => (await import("./routes/certification.ts")).certificationRoutes,
+  },
   { mount: "/fe", serves: ["fe"], load: async () => (await import("./routes/issuing.ts")).issuingRoutes },
   // /{rnc}/fe/* (the receiver's services), /fe/recepcion/ecf/{encf}/pdf
   { mount: "/", serves: ["fe", RNC_SEGMENT], load: async () => (await import("./routes/receiver.ts")).receiverRoutes },

@@ -690,6 +690,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/company/certification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certification run: every step, and what the person must do
+         * @description Each of DGII's 14 steps in order, who does it, its state and DGII's last word, and for the person's steps what to upload, where, and what DGII answers.
+         */
+        get: operations["getCompanyCertification"];
+        /**
+         * Start the issuer's DGII certification run
+         * @description Starts (or, until the postulación is registered, starts again) the issuer's one certification run: its representative, the e-CF types it will issue, and how it applies (alone, as a provider, or as a certified provider's client on the short path). Owners only.
+         */
+        put: operations["putCompanyCertification"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/postulacion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed postulación, to upload in DGII's portal
+         * @description Signed with the issuer's certificate, whose holder must be the representative the run names (DGII checks that the signer is the RNC's registered representative): another holder's certificate is refused with 422 signer_not_representative.
+         */
+        get: operations["getCompanyCertificationPostulacion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/declaracion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed declaración jurada, to upload in DGII's portal
+         * @description Signed with the issuer's certificate, whose holder must be the representative the run names (DGII checks that the signer is the RNC's registered representative): another holder's certificate is refused with 422 signer_not_representative.
+         */
+        get: operations["getCompanyCertificationDeclaracion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/steps/{step}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record DGII's verdict on the current step
+         * @description Against the real DGII, whose portal has no API, the person records here what DGII answered. Only the current step may be recorded, so the order always holds.
+         */
+        post: operations["postCompanyCertificationStepsByStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read each step's verdict from the DGII sandbox's portal
+         * @description Only against the local DGII sandbox (DGII_TARGET sandbox), whose portal answers as JSON; DGII's own portal has no API (409 portal_without_api).
+         */
+        post: operations["postCompanyCertificationSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fe/recepcion/ecf": {
         parameters: {
             query?: never;
@@ -2877,6 +2981,81 @@ export interface components {
             /** Format: binary */
             file: Blob;
             password: string;
+        };
+        CertificationRun: {
+            /** @enum {string} */
+            applicant: "taxpayer" | "provider" | "provider-client";
+            providerRnc?: string;
+            representative: {
+                cedula: string;
+                name: string;
+            };
+            ecfTypes: string[];
+            receiverUrls: {
+                /** Format: uri */
+                recepcion: string;
+                /** Format: uri */
+                aprobacionComercial: string;
+                /** Format: uri */
+                autenticacion: string;
+            };
+            currentStep: {
+                /** @enum {string} */
+                id: "registro" | "pruebas-datos-ecf" | "pruebas-datos-aprobacion-comercial" | "simulacion" | "representacion-impresa" | "url-prueba" | "inicio-recepcion-ecf" | "recepcion-ecf" | "inicio-aprobacion-comercial" | "aprobacion-comercial" | "url-produccion" | "declaracion-jurada" | "verificacion-estatus" | "finalizado";
+                number: number;
+                name: string;
+            } | null;
+            certified: boolean;
+            /** @description sandbox: every step was exercised against the local DGII sandbox only. */
+            dgiiTarget: string;
+            steps: {
+                /** @enum {string} */
+                id: "registro" | "pruebas-datos-ecf" | "pruebas-datos-aprobacion-comercial" | "simulacion" | "representacion-impresa" | "url-prueba" | "inicio-recepcion-ecf" | "recepcion-ecf" | "inicio-aprobacion-comercial" | "aprobacion-comercial" | "url-produccion" | "declaracion-jurada" | "verificacion-estatus" | "finalizado";
+                number: number;
+                /** @description As DGII's portal names it. */
+                name: string;
+                /** @enum {string} */
+                actor: "service" | "person" | "dgii";
+                /** @enum {string} */
+                state: "pending" | "completed" | "skipped";
+                detail?: string;
+                completedAt?: string;
+                /** @description What the person does, where, and what DGII answers. */
+                act?: {
+                    es: string;
+                    en: string;
+                };
+            }[];
+            startedAt: string;
+            updatedAt: string;
+        };
+        CertificationStart: {
+            representative: {
+                /**
+                 * @description The RNC's registered representative's cédula: the holder of the certificate that signs.
+                 * @example 00112345678
+                 */
+                cedula: string;
+                name: string;
+            };
+            /** @description The e-CF types the issuer will issue (the simulation covers each). */
+            ecfTypes: ("31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47")[];
+            /**
+             * @description taxpayer: the full path alone; provider: a software house certifying itself (full path); provider-client: a certified provider's client (short path).
+             * @enum {string}
+             */
+            applicant: "taxpayer" | "provider" | "provider-client";
+            /** @description provider-client only: the certified provider's RNC. */
+            providerRnc?: string;
+            /**
+             * Format: uri
+             * @description The origin DGII reaches this deployment at (https in production); the request's origin when absent.
+             */
+            publicOrigin?: string;
+        };
+        CertificationStepVerdict: {
+            /** @description What DGII answered, in its words. */
+            detail?: string;
         };
         /** @description An e-CF as JSON mirroring DGII's XML (root ECF), one schema per type, told apart by Encabezado.IdDoc.TipoeCF. What the service fills may be left out: the issuer's data (Emisor, from the issuer's profile), eNCF (the next number of its sequence), FechaVencimientoSecuencia, FechaEmision (today), NumeroLinea, MontoItem, Totales (computed from the lines) and FechaHoraFirma. Sent amounts are checked against the computed ones within DGII's tolerance. Every problem is reported at once, each with a JSON pointer. */
         EcfRequest: components["schemas"]["EcfRequestE31"] | components["schemas"]["EcfRequestE32"] | components["schemas"]["EcfRequestE33"] | components["schemas"]["EcfRequestE34"] | components["schemas"]["EcfRequestE41"] | components["schemas"]["EcfRequestE43"] | components["schemas"]["EcfRequestE44"] | components["schemas"]["EcfRequestE45"] | components["schemas"]["EcfRequestE46"] | components["schemas"]["EcfRequestE47"];
@@ -8975,6 +9154,406 @@ export interface operations {
             };
             /** @description No such key of this company */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCompanyCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CertificationStart"];
+            };
+        };
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A field is missing or wrong; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The postulación is already registered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertificationPostulacion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certificate, or its holder is not the representative */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertificationDeclaracion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certificate, or its holder is not the representative */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCompanyCertificationStepsByStep: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                step: "registro" | "pruebas-datos-ecf" | "pruebas-datos-aprobacion-comercial" | "simulacion" | "representacion-impresa" | "url-prueba" | "inicio-recepcion-ecf" | "recepcion-ecf" | "inicio-aprobacion-comercial" | "aprobacion-comercial" | "url-produccion" | "declaracion-jurada" | "verificacion-estatus" | "finalizado";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CertificationStepVerdict"];
+            };
+        };
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the current step */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCompanyCertificationSync: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The real DGII's portal has no API */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
