@@ -1,4 +1,4 @@
-// Hoy: this month's receipts by state, what is still pending or in contingency and since when,
+// Hoy: the month's and today's sales in RD$ (today-sales.ts), this month's receipts by state, what is still pending or in contingency and since when,
 // buyer deliveries that failed, the certificate's expiry and the monthly quota.
 import type { components } from "@ecf/client";
 import { api, jsonOf } from "../api.ts";
@@ -6,6 +6,7 @@ import { h, table } from "../dom.ts";
 import { day, estadoClass, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
+import { salesSection } from "./today-sales.ts";
 
 type Row = components["schemas"]["EncfReportItem"];
 
@@ -61,6 +62,7 @@ export const todayPage: Page = async (ctx) => {
         : null,
       ...byState.map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
     ),
+    me ? filledLater(salesSection(rows), "No se pudieron leer las ventas.") : null,
     me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))
       : null,
@@ -74,7 +76,7 @@ export const todayPage: Page = async (ctx) => {
       : h("p", {}, "Nada pendiente."),
     h("h2", {}, "Entregas al comprador que fallaron"),
     // A receipt read per delivery: the page shows first, this part when its reads are in.
-    filledLater(failedDeliveries(rows)),
+    filledLater(failedDeliveries(rows), "No se pudieron leer las entregas."),
   );
 };
 
@@ -96,12 +98,12 @@ async function failedDeliveries(rows: Row[]): Promise<HTMLElement> {
 }
 
 /** A placeholder (busy, for screen readers too) that `content` replaces once it is ready. */
-function filledLater(content: Promise<HTMLElement>): HTMLElement {
+function filledLater(content: Promise<HTMLElement>, failure: string): HTMLElement {
   const holder = h("div", { "aria-busy": "true", "aria-live": "polite" }, h("p", {}, "Buscando…"));
   content
     .then(
       (ready) => holder.replaceChildren(ready),
-      () => holder.replaceChildren(h("p", { role: "alert" }, "No se pudieron leer las entregas.")),
+      () => holder.replaceChildren(h("p", { role: "alert" }, failure)),
     )
     .finally(() => holder.removeAttribute("aria-busy"));
   return holder;
