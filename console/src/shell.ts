@@ -3,6 +3,7 @@
 import { problemText } from "@ecf/ui-kit";
 import { h } from "./dom.ts";
 import type { Page } from "./page.ts";
+import { customersPage } from "./pages/customers.ts";
 import { invitationPage } from "./pages/invitation.ts";
 import { loginPage } from "./pages/login.ts";
 import { monthlyPage } from "./pages/monthly.ts";
@@ -20,6 +21,7 @@ import { currentSession, logout, ROLE_NOMBRE, type Session, switchCompany } from
 const NAV: { page: string; label: string; books?: true }[] = [
   { page: "hoy", label: "Hoy" },
   { page: "comprobantes", label: "Comprobantes" },
+  { page: "clientes", label: "Clientes", books: true },
   { page: "compras", label: "Compras", books: true },
   { page: "mensual", label: "Mensual", books: true },
   { page: "tienda", label: "Tienda" },
@@ -30,6 +32,7 @@ const PAGES: Record<string, Page> = {
   hoy: todayPage,
   comprobantes: (ctx) => (ctx.route.params[0] ? receiptPage(ctx) : receiptsPage(ctx)),
   emitir: issuePage,
+  clientes: customersPage,
   compras: purchasesPage,
   mensual: monthlyPage,
   tienda: storePage,

@@ -27,8 +27,11 @@ export function buyerForm(tipo: string, preset: { rnc: string; razon: string }, 
   const razon = h("input", { name: "razon", value: preset.razon });
   const correo = h("input", { name: "correo", type: "email" });
   const customers = h("datalist", { id: "clientes" });
-  void fillCustomers(customers);
-  rnc.addEventListener("change", () => void lookUp(rnc.value.trim(), razon, correo).then(onFound));
+  // A buyer chosen on the customers page (#/emitir/31?rnc=…) comes with its name and e-mail.
+  void fillCustomers(customers).then(() => {
+    if (preset.rnc && !preset.razon) void lookUp(preset.rnc, razon, correo, customers).then(onFound);
+  });
+  rnc.addEventListener("change", () => void lookUp(rnc.value.trim(), razon, correo, customers).then(onFound));
   const who = seller ? "del proveedor" : "del comprador";
   const rncLabel = tipo === "32" ? "RNC o cédula del comprador (opcional)" : `RNC ${who}`;
   const fields =
@@ -61,19 +64,24 @@ export function buyerForm(tipo: string, preset: { rnc: string; razon: string }, 
 /** The company's customers as choices of the RNC field (their name shown beside). */
 async function fillCustomers(list: HTMLDataListElement): Promise<void> {
   try {
-    const response = await fetch("/customers?limit=200", { credentials: "same-origin" });
-    if (!response.ok) return;
-    const { items } = (await response.json()) as { items: { rnc: string; name: string }[] };
-    list.replaceChildren(...items.map((c) => h("option", { value: c.rnc }, c.name)));
+    const { data } = await api.GET("/customers", {});
+    list.replaceChildren(
+      ...(data?.items ?? []).map((c) => h("option", { value: c.rnc, "data-email": c.email ?? "" }, c.name)),
+    );
   } catch {
-    // No list: the RNC is typed.
+    // A role that may not read the customers types the RNC.
   }
 }
 
 /** The buyer's name (and e-mail) from the company's customers, else from DGII's taxpayer registry. */
-async function lookUp(value: string, razon: HTMLInputElement, correo: HTMLInputElement): Promise<void> {
+async function lookUp(
+  value: string,
+  razon: HTMLInputElement,
+  correo: HTMLInputElement,
+  customers: HTMLDataListElement,
+): Promise<void> {
   if (!/^\d{9}(\d{2})?$/.test(value)) return;
-  const option = document.querySelector<HTMLOptionElement>(`#clientes option[value="${value}"]`);
+  const option = [...customers.options].find((o) => o.value === value);
   if (option?.textContent) {
     razon.value = option.textContent;
     correo.value ||= option.dataset.email ?? "";

@@ -1,7 +1,8 @@
 // One detail line of a hand-made invoice: description, quantity, unit price (typed the Dominican
 // way, read by the UI kit's one parser), ITBIS rate, good or service, and a discount and a
 // surcharge in pesos. It reads itself into DGII's Item, or says at which field it cannot.
-import { canonical, MONEY, type NumberRule, PRICE, parseNumber, quantityRule } from "@ecf/ui-kit";
+import type { components } from "@ecf/client";
+import { canonical, formatNumber, MONEY, type NumberRule, PRICE, parseNumber, quantityRule } from "@ecf/ui-kit";
 import { field, h } from "../dom.ts";
 import type { FieldErrors, FieldProblem } from "./field-errors.ts";
 
@@ -12,6 +13,11 @@ export const RATES = [
   ["3", "ITBIS 0 %"],
   ["4", "Exento"],
 ] as const;
+
+type Product = components["schemas"]["Product"];
+/** A product's rate and kind as the Item's IndicadorFacturacion and IndicadorBienoServicio. */
+const RATE_OF: Record<Product["itbisRate"], string> = { "18": "1", "16": "2", "0": "3", exempt: "4" };
+const KIND_OF: Record<Product["kind"], string> = { good: "1", service: "2" };
 
 export interface LineForm {
   row: HTMLElement;
@@ -27,16 +33,24 @@ export interface LineForm {
 const select = (name: string, options: readonly (readonly [string, string])[]) =>
   h("select", { name }, ...options.map(([value, text]) => h("option", { value }, text)));
 
-export function lineForm(n: number, preset?: { name: string; price: string; rate: string; kind: string }): LineForm {
-  const name = h("input", { name: `nombre-${n}`, value: preset?.name ?? "" });
+/** Line `n`; a description that names a product of `catalog` (by name or code) takes its price, rate and kind. */
+export function lineForm(n: number, catalog: Product[], onProduct: (p: Product) => void): LineForm {
+  const name = h("input", { name: `nombre-${n}`, list: "productos", autocomplete: "off" });
   const qty = h("input", { name: `cantidad-${n}`, inputmode: "decimal", value: "1" });
-  const price = h("input", { name: `precio-${n}`, inputmode: "decimal", value: preset?.price ?? "" });
+  const price = h("input", { name: `precio-${n}`, inputmode: "decimal" });
   const rate = select(`itbis-${n}`, RATES);
   const kind = select(`tipo-${n}`, [
     ["1", "Bien"],
     ["2", "Servicio"],
   ]);
-  if (preset) [rate.value, kind.value] = [preset.rate, preset.kind];
+  name.addEventListener("change", () => {
+    const typed = name.value.trim();
+    const p = catalog.find((c) => c.name === typed || c.code === typed);
+    if (!p) return;
+    [name.value, price.value] = [p.name, formatNumber(p.price, 2)];
+    [rate.value, kind.value] = [RATE_OF[p.itbisRate], KIND_OF[p.kind]];
+    onProduct(p);
+  });
   const discount = h("input", { name: `descuento-${n}`, inputmode: "decimal" });
   const surcharge = h("input", { name: `recargo-${n}`, inputmode: "decimal" });
   const row = h(
@@ -95,15 +109,16 @@ export function lineForm(n: number, preset?: { name: string; price: string; rate
 }
 
 /** The invoice's lines, one to start with and more on request, each bound to its paths. */
-export function linesEditor(errors: FieldErrors): {
-  box: HTMLElement;
-  addButton: HTMLElement;
-  read: () => ReturnType<LineForm["read"]>[];
-} {
+export function linesEditor(
+  errors: FieldErrors,
+  catalog: Product[],
+  onProduct: (p: Product) => void,
+): { box: HTMLElement; addButton: HTMLElement; read: () => ReturnType<LineForm["read"]>[] } {
   const lines: LineForm[] = [];
-  const box = h("div", { class: "lines" });
+  const products = h("datalist", { id: "productos" }, ...catalog.map((p) => h("option", { value: p.name }, p.code)));
+  const box = h("div", { class: "lines" }, products);
   const add = () => {
-    const line = lineForm(lines.length + 1);
+    const line = lineForm(lines.length + 1, catalog, onProduct);
     box.append(line.row);
     line.bind(errors, lines.length);
     lines.push(line);

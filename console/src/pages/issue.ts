@@ -5,9 +5,9 @@
 import { ProblemError } from "@ecf/client";
 import { computeTotals } from "@ecf/shared/totals";
 import { money } from "@ecf/ui-kit";
-import { api, sessionFetch } from "../api.ts";
+import { api } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
-import { day, TIPO_NOMBRE } from "../format.ts";
+import { TIPO_NOMBRE } from "../format.ts";
 import { buyerForm } from "../issue-form/buyer.ts";
 import { type CheckContext, problemsOf } from "../issue-form/check.ts";
 import { FieldErrors, type FieldProblem } from "../issue-form/field-errors.ts";
@@ -15,7 +15,7 @@ import { linesEditor } from "../issue-form/lines.ts";
 import { paymentForm } from "../issue-form/payment.ts";
 import type { Page } from "../page.ts";
 import { go } from "../router.ts";
-import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes, refusalText } from "./balance.ts";
+import { balanceFacts, codigoSelect, noteRefusal, type Original, referenced } from "./issue-note.ts";
 
 /** The types an owner issues by hand (E46 and E47 carry export and foreign data the form does not ask). */
 export const HAND_TYPES = ["31", "32", "41", "43", "44", "45"];
@@ -27,7 +27,11 @@ export const issuePage: Page = async (ctx) => {
   const tipo = ctx.route.params[0] ?? "31";
   if (![...HAND_TYPES, ...NOTE_TYPES].includes(tipo)) return h("p", {}, "Ese tipo no se emite desde la consola.");
   const ref = ctx.route.query.get("ref");
-  const [original, sequences] = await Promise.all([ref ? referenced(ref) : undefined, sequencesOf()]);
+  const [original, sequences, catalog] = await Promise.all([
+    ref ? referenced(ref) : undefined,
+    sequencesOf(),
+    productsOf(),
+  ]);
   const sequence = sequences?.find((s) => s.tipoeCF === tipo);
   if (sequences && !sequence?.nextEncf) return unauthorised(tipo);
   const check: CheckContext = { tipo, rnc: ctx.session.company?.rnc ?? "", ...sequence };
@@ -37,9 +41,11 @@ export const issuePage: Page = async (ctx) => {
   const balance = h("p", { class: "balance-check warn", "aria-live": "polite" });
   const included = h("input", { type: "checkbox", name: "con-itbis" });
   const codigo = codigoSelect();
-  const buyer = buyerForm(tipo, original ?? { rnc: "", razon: "" }, () => void recheck());
+  const preset = original ?? { rnc: ctx.route.query.get("rnc") ?? "", razon: "" };
+  const buyer = buyerForm(tipo, preset, () => void recheck());
   const payment = paymentForm();
-  const lines = linesEditor(errors);
+  // A product's price with ITBIS makes the invoice's prices so (DGII's indicator is per document).
+  const lines = linesEditor(errors, catalog, (p) => (included.checked ||= p.priceIncludesItbis));
   const read = () => {
     const items = lines.read();
     const doc = build(
@@ -121,6 +127,16 @@ async function send(doc: Record<string, unknown>, errors: FieldErrors, status: H
   }
 }
 
+/** The active products a line can name (none when this user may not read them). */
+async function productsOf() {
+  try {
+    const { data } = await api.GET("/products", { params: { query: { limit: "500", active: "true" } } });
+    return data?.items ?? [];
+  } catch {
+    return [];
+  }
+}
+
 type Sequence = { tipoeCF: string; nextEncf: string | null; expiresOn: string };
 
 /** The company's sequences (undefined when this user may not read them: every type is offered). */
@@ -155,19 +171,6 @@ function typeLinks(sequences: Sequence[] | undefined, current: string): HTMLElem
   );
 }
 
-/** CodigoModificacion of a note: why it modifies the original. */
-function codigoSelect(): HTMLSelectElement {
-  return h(
-    "select",
-    { name: "codigo" },
-    h("option", { value: "3" }, "Corrige montos"),
-    h("option", { value: "1" }, "Anula el comprobante"),
-    h("option", { value: "2" }, "Corrige texto"),
-    h("option", { value: "4" }, "Reemplazo por contingencia"),
-    h("option", { value: "5" }, "Referencia a factura de consumo"),
-  );
-}
-
 /** MontoTotal as the shared totals compute it, or undefined while a line is unreadable. */
 function totalOf(doc: Record<string, unknown>): string | undefined {
   try {
@@ -175,47 +178,6 @@ function totalOf(doc: Record<string, unknown>): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-interface Original {
-  encf: string;
-  /** FechaEmision as dd-MM-yyyy (FechaNCFModificado). */
-  fechaEmision: string;
-  rnc: string;
-  razon: string;
-  /** Its total and the notes DGII accepted against it: its available balance. */
-  notes: ReceiptNotes;
-}
-
-/** The receipt a note modifies: its buyer (from its signed XML) and the notes already accepted on it. */
-async function referenced(encf: string): Promise<Original> {
-  const [{ data: r }, notes] = await Promise.all([
-    api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } }),
-    notesOf(encf),
-  ]);
-  const xml = new DOMParser().parseFromString(await (await sessionFetch(r!.links.xml)).text(), "application/xml");
-  const text = (name: string) => xml.getElementsByTagName(name)[0]?.textContent ?? "";
-  return {
-    encf,
-    fechaEmision: day(r!.fechaEmision),
-    rnc: text("RNCComprador"),
-    razon: text("RazonSocialComprador"),
-    notes,
-  };
-}
-
-/** What the modified receipt still allows, and DGII's rule. */
-function balanceFacts(original: Original): HTMLElement[] {
-  const text = balanceText(original.notes, balanceOf(original.notes));
-  return [h("p", { class: "balance" }, `Sobre ${original.encf}: ${text}`), h("p", { class: "rule" }, BALANCE_RULE)];
-}
-
-/** Why the note being written would be refused by DGII's balance rule (a debit note never is). */
-function noteRefusal(tipo: string, original: Original, codigo: string, montoTotal: string): string | undefined {
-  if (tipo !== "33" && tipo !== "34") return undefined;
-  return refusalText(
-    balanceOf(original.notes, { tipo, codigoModificacion: codigo as "1" | "2" | "3" | "4" | "5", montoTotal }),
-  );
 }
 
 /** The e-CF request: the buyer, the lines, the reference of a note (payment terms are added after). */
