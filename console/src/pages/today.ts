@@ -6,6 +6,7 @@ import { h, table } from "../dom.ts";
 import { day, estadoClass, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
+import { firstRunAndRanges } from "./first-run.ts";
 import { salesSection } from "./today-sales.ts";
 
 type Row = components["schemas"]["EncfReportItem"];
@@ -62,6 +63,12 @@ export const todayPage: Page = async (ctx) => {
         : null,
       ...byState.map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
     ),
+    me
+      ? await firstRunAndRanges(
+          me,
+          states.reduce((n, s) => n + (s.report?.total ?? 0), 0),
+        )
+      : null,
     me ? filledLater(salesSection(rows), "No se pudieron leer las ventas.") : null,
     me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))

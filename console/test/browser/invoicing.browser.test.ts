@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   A,
   accept,
+  B,
   BUYER,
   cliInvitation,
   go,
@@ -132,5 +133,48 @@ describe("invoicing by hand", () => {
     expect(await owner.textContent(".tile.total-mes strong")).toBe(rd(ventas + itbis));
     expect(await owner.getAttribute("figure.chart svg", "aria-label")).toContain("RD$2,822.00");
     await owner.screenshot({ path: `${RESULTS}console-hoy-ventas.png`, fullPage: true });
+  });
+
+  it("creates a product and a customer and invoices them", async () => {
+    await go(world, owner, "#/tienda", "Tienda");
+    await owner.getByRole("button", { name: "Producto nuevo" }).click();
+    const form = owner.getByRole("form", { name: "Producto nuevo" });
+    await form.getByLabel("Código", { exact: true }).fill("SILLA-1");
+    await form.getByLabel("Códigos de barras").fill("7460000000017");
+    await form.getByLabel("Nombre").fill("Silla ergonómica");
+    await form.getByLabel("Precio", { exact: true }).fill("1,500.00");
+    await form.getByLabel("El precio incluye ITBIS").uncheck();
+    await form.getByRole("button", { name: "Guardar" }).click();
+    await expect.poll(() => owner.textContent("main table")).toContain("7460000000017");
+    const row = owner.locator("tr", { hasText: "SILLA-1" });
+    expect(await row.textContent()).toContain("RD$1,500.00 sin ITBIS");
+    expect(await row.textContent()).toContain("ITBIS 18 %");
+
+    await go(world, owner, "#/clientes", "Clientes");
+    // The buyer of the credit invoice is listed without being typed.
+    expect(await owner.textContent("main table")).toContain(BUYER.name);
+    await owner.getByRole("button", { name: "Cliente nuevo" }).click();
+    await owner.getByLabel("RNC o cédula del cliente").fill(B.rnc);
+    await owner.getByLabel("Nombre o razón social").fill(B.name);
+    await owner.getByLabel("Correo (opcional)").fill("compras@proveedora.do");
+    await owner.getByRole("button", { name: "Guardar cliente" }).click();
+    const customer = owner.locator("tr", { hasText: B.rnc });
+    await expect.poll(() => customer.textContent()).toContain("compras@proveedora.do");
+    // DGII's directory lists only A on this platform: B receives no e-CF.
+    expect(await customer.textContent()).toMatch(/No/);
+
+    await customer.getByRole("link", { name: `Facturar a ${B.name}` }).click();
+    await owner.getByRole("heading", { name: "Emitir E31 Crédito Fiscal", level: 1 }).waitFor();
+    await expect.poll(() => owner.getByLabel("Razón social del comprador").inputValue()).toBe(B.name);
+    expect(await owner.getByLabel("Correo del comprador").inputValue()).toBe("compras@proveedora.do");
+    await owner.getByLabel("Descripción").fill("Silla ergonómica");
+    await owner.getByLabel("Descripción").press("Tab");
+    await expect.poll(() => owner.getByLabel("Precio unitario").inputValue()).toBe("1,500.00");
+    await expect.poll(() => owner.textContent("p.total")).toContain("RD$1,770.00");
+    await owner.getByRole("button", { name: "Emitir", exact: true }).click();
+    await expect.poll(() => owner.textContent("h1 .estado"), { timeout: 60_000 }).toBe("Aceptado");
+    const main = (await owner.textContent("main"))!;
+    expect(main).toContain(`${B.name} (${B.rnc})`);
+    expect(main).toContain("Silla ergonómica");
   });
 });
