@@ -33,8 +33,11 @@ export class FieldErrors {
     for (const path of paths) this.bound.set(path, { control, note });
   }
 
-  /** Shows `problems`: all of them (on submit, after a refusal) or only at controls already changed. */
-  show(problems: FieldProblem[], all: boolean): HTMLElement | undefined {
+  /**
+   * Shows `problems`: all of them (on submit, after a refusal) or only at controls already changed.
+   * Answers the first control marked and, in words, the problems no field holds.
+   */
+  show(problems: FieldProblem[], all: boolean): { first?: HTMLElement; unplaced: string[] } {
     const byControl = new Map<HTMLElement, string[]>();
     const unplaced: string[] = [];
     for (const p of problems) {
@@ -53,8 +56,9 @@ export class FieldErrors {
       } else control.removeAttribute("aria-invalid");
       describe(control, note.id, texts.length > 0);
     }
-    this.general.replaceChildren(...(all ? [...new Set(unplaced)] : []).map((t) => h("li", {}, t)));
-    return first;
+    const said = [...new Set(unplaced)];
+    this.general.replaceChildren(...(all ? said : []).map((t) => h("li", {}, t)));
+    return { first, unplaced: said };
   }
 
   private placeOf(path: string): Bound | undefined {

@@ -66,7 +66,7 @@ export const issuePage: Page = async (ctx) => {
     total.textContent = montoTotal ? `Total: ${money(montoTotal)}` : "";
     balance.textContent = original && montoTotal ? (noteRefusal(tipo, original, codigo.value, montoTotal) ?? "") : "";
     const problems = [...local, ...(await problemsOf(doc, check)).filter((p) => !local.some((l) => l.path === p.path))];
-    return { doc, problems, first: errors.show(problems, all) };
+    return { doc, problems, first: errors.show(problems, all).first };
   };
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -118,9 +118,10 @@ async function send(doc: Record<string, unknown>, errors: FieldErrors, status: H
       path: x.path,
       messageEs: (x as { messageEs?: string }).messageEs ?? "Este dato no fue aceptado.",
     }));
-    (errors.show(problems, true) ?? errors.general).focus();
+    const { first, unplaced } = errors.show(problems, true);
+    first?.focus();
     status.textContent = problems.length
-      ? "No se emitió: corrija los datos marcados."
+      ? `No se emitió: ${unplaced.length ? unplaced.join(" ") : "corrija los datos marcados."}`
       : e.status === 403
         ? "Su usuario no tiene permiso para emitir."
         : "No se emitió el comprobante: intente otra vez.";

@@ -130,9 +130,8 @@ function notesSection(notes: ReceiptNotes): HTMLElement {
  */
 function timeline(r: Answer, notes: ReceiptNotes | undefined): HTMLElement {
   const events: [string, string][] = [[r.fechaHoraFirma, "Firmado"]];
-  if (r.trackId) events.push([r.fechaHoraFirma, `Enviado a la DGII (trackId ${r.trackId})`]);
-  else if (r.estado !== "Contingencia") events.push([r.fechaHoraFirma, "Resumen enviado a la DGII"]);
-  if (r.estado !== "En Proceso") events.push([r.fechaHoraFirma, `Respuesta de la DGII: ${r.estado}`]);
+  if (r.trackId) events.push([r.fechaHoraFirma, `Enviado a la DGII (trackId ${r.trackId}): ${r.estado}`]);
+  else if (r.estado !== "Contingencia") events.push([r.fechaHoraFirma, `Resumen enviado a la DGII: ${r.estado}`]);
   if (r.buyerDelivery?.at) events.push([r.buyerDelivery.at, `Entrega al comprador: ${r.buyerDelivery.state}`]);
   for (const e of r.emails ?? []) events.push([e.at, `Correo a ${e.to}: ${e.state}`]);
   if (r.aprobacionComercial?.fechaHoraAprobacionComercial)
