@@ -12,9 +12,15 @@ type Profile = components["schemas"]["CompanyProfile"];
 const LOW_NUMBERS = 50;
 const LOW_SHARE = 0.1;
 
-export async function firstRunAndRanges(me: Profile, issuedThisMonth: number): Promise<HTMLElement | null> {
+/** Reads the sequences, then draws the steps left and the low ranges for the company's profile. */
+export async function firstRunAndRanges(): Promise<(me: Profile, issuedThisMonth: number) => HTMLElement | null> {
   const { data } = await api.GET("/company/sequences");
-  const sequences = data?.sequences ?? [];
+  return (me, issuedThisMonth) => stepsAndRanges(me, issuedThisMonth, data?.sequences ?? []);
+}
+
+type Sequence = components["schemas"]["Sequence"];
+
+function stepsAndRanges(me: Profile, issuedThisMonth: number, sequences: Sequence[]): HTMLElement | null {
   const steps: [string, boolean, string][] = [
     ["Revisar los datos de la empresa", true, "#/configuracion"],
     ["Cargar el certificado de firma digital", me.signatureExpirationDate !== null, "#/configuracion"],

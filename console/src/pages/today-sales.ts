@@ -14,8 +14,11 @@ type F607 = components["schemas"]["Formato607"];
 const sum = (values: string[]): Decimal => values.reduce((s, v) => add(s, dec(v || "0")), ZERO);
 
 /** The month's sales (607) and today's and each day's (the month's accepted receipts, `rows`). */
-export async function salesSection(rows: Row[]): Promise<HTMLElement> {
-  const { data } = await api.GET("/reports/607", { params: { query: { period: currentPeriod() } } });
+export async function salesSection(accepted: Promise<Row[]>): Promise<HTMLElement> {
+  const [{ data }, rows] = await Promise.all([
+    api.GET("/reports/607", { params: { query: { period: currentPeriod() } } }),
+    accepted,
+  ]);
   const f607 = jsonOf(data) as F607 | undefined;
   if (!f607) return h("p", {}, "Sin ventas este mes.");
   const rfce = f607.consumptionSummary;

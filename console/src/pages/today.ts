@@ -31,14 +31,20 @@ const monthIn = (estado: string) =>
     .then((r) => ({ estado, report: jsonOf(r.data) }));
 
 export const todayPage: Page = async (ctx) => {
-  const [me, states, recent] = await Promise.all([
+  const books = may(ctx.session.role, "monthly");
+  const accepted = api
+    .GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } })
+    .then((r) => jsonOf(r.data)?.items ?? []);
+  // Everything at once, so the page shows whole (nothing moves in after it).
+  const [me, states, rows, sales, ranges] = await Promise.all([
     // The company's profile is the books' (owner, accountant); a store manager sees the rest.
-    may(ctx.session.role, "monthly") ? api.GET("/company/me").then((r) => r.data) : undefined,
+    books ? api.GET("/company/me").then((r) => r.data) : undefined,
     // Counted by the report per state, so a month of millions of receipts counts right.
     Promise.all(ESTADOS.map(monthIn)),
-    api.GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } }),
+    accepted,
+    books ? salesSection(accepted) : null,
+    books ? firstRunAndRanges() : null,
   ]);
-  const rows = jsonOf(recent.data)?.items ?? [];
   const byState = states.filter((s) => s.report?.total).map((s) => [s.estado, s.report!.total] as const);
   const waiting = states
     .filter((s) => WAITING.has(s.estado))
@@ -63,13 +69,13 @@ export const todayPage: Page = async (ctx) => {
         : null,
       ...byState.map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
     ),
-    me
-      ? await firstRunAndRanges(
+    me && ranges
+      ? ranges(
           me,
           states.reduce((n, s) => n + (s.report?.total ?? 0), 0),
         )
       : null,
-    me ? filledLater(salesSection(rows), "No se pudieron leer las ventas.") : null,
+    sales,
     me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))
       : null,
