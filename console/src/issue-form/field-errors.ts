@@ -12,6 +12,9 @@ export interface FieldProblem {
   messageEs: string;
 }
 
+/** Ids for bound controls without one (a line's fieldset). */
+let groups = 0;
+
 interface Bound {
   control: HTMLElement;
   note: HTMLElement;
@@ -26,7 +29,8 @@ export class FieldErrors {
   bind(control: HTMLElement, ...paths: string[]): void {
     let note = this.noteOf(control);
     if (!note) {
-      note = h("small", { class: "field-error", id: `${control.id || control.getAttribute("name")}-error` });
+      control.id ||= `grupo-${++groups}`;
+      note = h("small", { class: "field-error", id: `${control.id}-error` });
       control.after(note);
       control.addEventListener("change", () => this.touched.add(control));
     }
