@@ -36,7 +36,7 @@ export const todayPage: Page = async (ctx) => {
     .GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } })
     .then((r) => jsonOf(r.data)?.items ?? []);
   // Everything at once, so the page shows whole (nothing moves in after it).
-  const [me, states, rows, sales, ranges] = await Promise.all([
+  const [me, states, rows, sales, ranges, purchases] = await Promise.all([
     // The company's profile is the books' (owner, accountant); a store manager sees the rest.
     books ? api.GET("/company/me").then((r) => r.data) : undefined,
     // Counted by the report per state, so a month of millions of receipts counts right.
@@ -44,6 +44,7 @@ export const todayPage: Page = async (ctx) => {
     accepted,
     books ? salesSection(accepted) : null,
     books ? firstRunAndRanges() : null,
+    books ? purchasesWaiting() : null,
   ]);
   const byState = states.filter((s) => s.report?.total).map((s) => [s.estado, s.report!.total] as const);
   const waiting = states
@@ -75,6 +76,7 @@ export const todayPage: Page = async (ctx) => {
           states.reduce((n, s) => n + (s.report?.total ?? 0), 0),
         )
       : null,
+    purchases,
     sales,
     me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))
@@ -132,4 +134,16 @@ export function badge(estado: string): HTMLElement {
 
 export function receiptLink(encf: string): HTMLElement {
   return h("a", { href: `#/comprobantes/${encf}` }, encf);
+}
+
+/** The suppliers' e-CF of this month still waiting for the company's approval or rejection. */
+async function purchasesWaiting(): Promise<HTMLElement | null> {
+  const { data } = await api.GET("/reports/compras", { params: { query: { Desde: monthStart(), pageSize: "500" } } });
+  const waiting = (jsonOf(data)?.items ?? []).filter((p) => !p.aprobacionComercial).length;
+  if (!waiting) return null;
+  return h(
+    "p",
+    { class: "warn purchases-waiting" },
+    h("a", { href: "#/compras" }, `${waiting} compras esperan su aprobación o rechazo`),
+  );
 }
