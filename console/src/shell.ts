@@ -4,12 +4,14 @@ import { problemText } from "@ecf/ui-kit";
 import { h } from "./dom.ts";
 import type { Page } from "./page.ts";
 import { certificationPage } from "./pages/certification.ts";
+import { customersPage } from "./pages/customers.ts";
 import { invitationPage } from "./pages/invitation.ts";
 import { loginPage } from "./pages/login.ts";
 import { monthlyPage } from "./pages/monthly.ts";
 import { purchasesPage } from "./pages/purchases.ts";
 import { issuePage } from "./pages/issue.ts";
-import { receiptPage, receiptsPage } from "./pages/receipts.ts";
+import { receiptPage } from "./pages/receipt.ts";
+import { receiptsPage } from "./pages/receipts.ts";
 import { settingsPage } from "./pages/settings.ts";
 import { storePage } from "./pages/store.ts";
 import { todayPage } from "./pages/today.ts";
@@ -20,6 +22,7 @@ import { currentSession, logout, ROLE_NOMBRE, type Session, switchCompany } from
 const NAV: { page: string; label: string; books?: true; owner?: true }[] = [
   { page: "hoy", label: "Hoy" },
   { page: "comprobantes", label: "Comprobantes" },
+  { page: "clientes", label: "Clientes", books: true },
   { page: "compras", label: "Compras", books: true },
   { page: "mensual", label: "Mensual", books: true },
   { page: "tienda", label: "Tienda" },
@@ -31,6 +34,7 @@ const PAGES: Record<string, Page> = {
   hoy: todayPage,
   comprobantes: (ctx) => (ctx.route.params[0] ? receiptPage(ctx) : receiptsPage(ctx)),
   emitir: issuePage,
+  clientes: customersPage,
   compras: purchasesPage,
   mensual: monthlyPage,
   tienda: storePage,

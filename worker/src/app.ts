@@ -70,6 +70,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     serves: ["contribuyentes", "devices", "admin"],
     load: async () => (await import("./routes/taxpayers.ts")).taxpayerRoutes,
   },
+  // /customers, /customers/{rnc}
+  { mount: "/", serves: ["customers"], load: async () => (await import("./routes/customers.ts")).customerRoutes },
   // /products/*, /admin/companies/{id}/products/*
   { mount: "/", serves: ["products", "admin"], load: async () => (await import("./routes/products.ts")).productRoutes },
   // /cashiers/*, /admin/companies/{id}/cashiers

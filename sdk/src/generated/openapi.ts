@@ -1690,6 +1690,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's customers, the buyers of its recent receipts among them
+         * @description Lists the company's buyers by name: those saved with PUT /customers/{rnc} and every buyer with an RNC or cédula on a receipt of the last 120 days (taken in as its receipts name it).
+         */
+        get: operations["getCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{rnc}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add or edit one customer
+         * @description Saves the customer's name and e-mail under its RNC or cédula and asks DGII's directory whether it receives e-CF (electronicReceiver stays null when DGII cannot be asked).
+         */
+        put: operations["putCustomersByRnc"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products": {
         parameters: {
             query?: never;
@@ -3944,6 +3984,36 @@ export interface components {
             deleted: number;
             /** @description Call again */
             remaining: boolean;
+        };
+        CustomerList: {
+            items: components["schemas"]["Customer"][];
+        };
+        Customer: {
+            /**
+             * @description RNC (9 digits) or cédula (11 digits)
+             * @example 131880738
+             */
+            rnc: string;
+            /**
+             * @description Razón social or name
+             * @example DIRECCION GENERAL DE IMPUESTOS INTERNOS
+             */
+            name: string;
+            /** @description Where its receipts are e-mailed */
+            email: string | null;
+            /** @description Whether DGII's directory lists it as an electronic receiver, as last asked (null: not asked) */
+            electronicReceiver: boolean | null;
+            /** @description Last change, ISO 8601 UTC */
+            updatedAt: string;
+        };
+        CustomerInput: {
+            /** @description Razón social or name */
+            name: string;
+            /**
+             * Format: email
+             * @description Where its receipts are e-mailed
+             */
+            email?: string | null;
         };
         ProductPage: {
             items: components["schemas"]["Product"][];
@@ -12426,6 +12496,115 @@ export interface operations {
             };
             /** @description Missing or wrong admin secret */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomers: {
+        parameters: {
+            query?: {
+                /** @description RNC or name containing (case-insensitive) */
+                q?: string;
+            };
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerList"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCustomersByRnc: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                rnc: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerInput"];
+            };
+        };
+        responses: {
+            /** @description The customer as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description The RNC, name or e-mail is not valid (errors[] points at each); or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
