@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { walkCertification } from "./certify-lib/certification.ts";
 import { certify, formatTable } from "./certify-lib/run.ts";
 import { startLocalStack, type LocalStack } from "./local-stack.ts";
 import { answers, devVar, root } from "./lib.mjs";
@@ -18,11 +19,15 @@ const DEFAULT_SANDBOX = "http://127.0.0.1:8788";
 
 interface Options {
   file: string;
+  /** --walk: the approvals sheet (ACEECF) next to the ECF sheet; all 14 steps against the sandbox. */
+  walk?: string;
   out: string;
   worker?: string;
   sandbox?: string;
   renewExpired: boolean;
   p12?: string;
+  /** --representative "cédula,Name" for --walk. */
+  representative?: string;
 }
 
 function readOptions(args: string[]): Options {
@@ -37,6 +42,8 @@ function readOptions(args: string[]): Options {
         sandbox: { type: "string" },
         p12: { type: "string" },
         "renew-expired": { type: "boolean", default: false },
+        walk: { type: "boolean", default: false },
+        representative: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -46,9 +53,11 @@ function readOptions(args: string[]): Options {
   }
   const { values: o, positionals } = parsed;
   if (o.help) usage(0);
-  if (positionals.length !== 1) usage(2);
+  if (positionals.length !== (o.walk ? 2 : 1)) usage(2);
   return {
     file: resolve(positionals[0]!),
+    ...(o.walk ? { walk: resolve(positionals[1]!) } : {}),
+    ...(o.representative ? { representative: o.representative } : {}),
     out: resolve(o.out ?? join(root, "certify-out")),
     renewExpired: o["renew-expired"],
     ...(o.worker ? { worker: o.worker.replace(/\/+$/, "") } : {}),
@@ -59,6 +68,7 @@ function readOptions(args: string[]): Options {
 
 function usage(code: number): never {
   console.log(`Usage: npm run certify -- <test-set.csv> [--out dir] [--worker URL] [--sandbox URL] [--p12 file] [--renew-expired]
+       npm run certify -- --walk <ECF.csv> <ACEECF.csv> [--representative "cédula,Name"] [--out dir] [--worker URL] [--sandbox URL]
 
   <test-set.csv>   a DGII "Pruebas de Datos" sheet as CSV: ECF, or RFCE (then the sibling __ECF.csv is read)
   --out dir        where the signed XML go (default certify-out/)
@@ -67,7 +77,9 @@ function usage(code: number): never {
   --p12 file.p12   upload this certificate (password in CERTIFY_P12_PASSWORD) instead of a generated test one
   --renew-expired  register a range whose FechaVencimientoSecuencia is already past until 31-12 of next
                    year (the signed e-CF then carries that date); by default it is registered as given
-                   and the service refuses its cases`);
+                   and the service refuses its cases
+  --walk           a new issuer through all 14 certification steps against the DGII sandbox (its portal
+                   playing the person's acts), the worker's run (/company/certification) following each`);
   process.exit(code);
 }
 
@@ -96,6 +108,7 @@ async function main(): Promise<number> {
     console.log(`Worker ${workerUrl}, DGII sandbox ${sandboxUrl} (stopped at the end; worker output in ${logFile})`);
   }
   try {
+    if (options.walk) return await walk(options, { workerUrl, adminSecret: adminSecret!, sandboxUrl: sandboxUrl! });
     const { outcomes } = await certify(
       { workerUrl, adminSecret: adminSecret!, ...(sandboxUrl ? { sandboxUrl } : {}) },
       {
@@ -124,6 +137,22 @@ async function main(): Promise<number> {
   } finally {
     if (stack) await stack.stop();
   }
+}
+
+async function walk(options: Options, target: { workerUrl: string; adminSecret: string; sandboxUrl: string }) {
+  const [cedula, ...name] = (options.representative ?? "00112345678,REPRESENTANTE DE PRUEBA").split(",");
+  const result = await walkCertification(target, {
+    ecfSheet: options.file,
+    approvalsSheet: options.walk!,
+    out: options.out,
+    representative: { cedula: cedula!.trim(), name: name.join(",").trim() },
+    productionOrigin: "https://ecf.example.do",
+    log: (line) => console.log(line),
+  });
+  for (const step of result.run.steps)
+    console.log(`${String(step.number).padStart(2)} ${step.state.padEnd(9)} ${step.name}`);
+  console.log(`\nCertified: ${result.run.certified} · signed postulación and declaración in ${options.out}`);
+  return result.run.certified ? 0 : 1;
 }
 
 main().then(

@@ -106,8 +106,11 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     migratedState(persistDir);
 
     const secrets = freshSecrets();
+    const [port, inspector] = [await freePort(), await freePort()];
+    const workerUrl = `http://127.0.0.1:${port}`;
     const vars: Record<string, string> = {
       ...secrets,
+      PUBLIC_URL: workerUrl,
       DGII_SANDBOX_URL: sandbox.url,
       SMTP_PORT: String(sandbox.smtpPort),
       ...(options.pollDelaysMs ? { DGII_POLL_DELAYS_MS: options.pollDelaysMs } : {}),
@@ -117,8 +120,6 @@ export async function startLocalStack(options: StackOptions = {}): Promise<Local
     const entry = options.frozen ? [join(await splitBuild(), "index.js"), "--no-bundle"] : [];
     const assets = process.env[ASSETS_COPY];
     if (assets && existsSync(assets)) entry.push("--assets", assets);
-    const [port, inspector] = [await freePort(), await freePort()];
-    const workerUrl = `http://127.0.0.1:${port}`;
     const launch = async () => {
       worker = spawn(
         wranglerBin,

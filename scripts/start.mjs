@@ -188,6 +188,7 @@ const startWorker = () => {
       vars: {
         ...(sandboxPort !== "8788" ? { DGII_SANDBOX_URL: SANDBOX_URL } : {}),
         ...(smtpPort !== "2525" ? { SMTP_PORT: smtpPort } : {}),
+        ...(port !== "8787" ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
       },
     }),
     {

@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 export default defineConfig({
   dialect: "sqlite",
   driver: "durable-sqlite",
-  schema: "./worker/src/ledger/issuer-tables.ts",
+  schema: "./worker/src/ledger/issuer/issuer-tables.ts",
   out: "./worker/src/ledger/migrations/issuer",
 });

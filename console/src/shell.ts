@@ -3,12 +3,15 @@
 import { problemText } from "@ecf/ui-kit";
 import { h } from "./dom.ts";
 import type { Page } from "./page.ts";
+import { certificationPage } from "./pages/certification.ts";
+import { customersPage } from "./pages/customers.ts";
 import { invitationPage } from "./pages/invitation.ts";
 import { loginPage } from "./pages/login.ts";
 import { monthlyPage } from "./pages/monthly.ts";
 import { purchasesPage } from "./pages/purchases.ts";
 import { issuePage } from "./pages/issue.ts";
-import { receiptPage, receiptsPage } from "./pages/receipts.ts";
+import { receiptPage } from "./pages/receipt.ts";
+import { receiptsPage } from "./pages/receipts.ts";
 import { settingsPage } from "./pages/settings.ts";
 import { storePage } from "./pages/store.ts";
 import { todayPage } from "./pages/today.ts";
@@ -16,23 +19,27 @@ import { go, parseRoute } from "./router.ts";
 import { currentSession, logout, ROLE_NOMBRE, type Session, switchCompany } from "./session.ts";
 
 /** The sections; a store manager reads neither the books (purchases, monthly files) nor the settings. */
-const NAV: { page: string; label: string; books?: true }[] = [
+const NAV: { page: string; label: string; books?: true; owner?: true }[] = [
   { page: "hoy", label: "Hoy" },
   { page: "comprobantes", label: "Comprobantes" },
+  { page: "clientes", label: "Clientes", books: true },
   { page: "compras", label: "Compras", books: true },
   { page: "mensual", label: "Mensual", books: true },
   { page: "tienda", label: "Tienda" },
   { page: "configuracion", label: "Configuración", books: true },
+  { page: "certificacion", label: "Certificación", owner: true },
 ];
 
 const PAGES: Record<string, Page> = {
   hoy: todayPage,
   comprobantes: (ctx) => (ctx.route.params[0] ? receiptPage(ctx) : receiptsPage(ctx)),
   emitir: issuePage,
+  clientes: customersPage,
   compras: purchasesPage,
   mensual: monthlyPage,
   tienda: storePage,
   configuracion: settingsPage,
+  certificacion: certificationPage,
 };
 
 export async function startConsole(root: HTMLElement): Promise<void> {
@@ -101,7 +108,7 @@ export async function startConsole(root: HTMLElement): Promise<void> {
       h(
         "nav",
         { "aria-label": "Secciones" },
-        ...NAV.filter((n) => !n.books || s.role !== "manager").map((n) =>
+        ...NAV.filter((n) => (!n.books || s.role !== "manager") && (!n.owner || s.role === "owner")).map((n) =>
           h("a", { href: `#/${n.page}`, "aria-current": n.page === current ? "page" : null }, n.label),
         ),
       ),

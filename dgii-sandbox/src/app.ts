@@ -5,6 +5,7 @@ import { ENVIRONMENTS, type Environment } from "./environments.ts";
 import { faultMiddleware } from "./fault-middleware.ts";
 import { FaultSet } from "./faults.ts";
 import { aprobacionComercialRoutes } from "./routes/aprobacioncomercial.ts";
+import { certificacionRoutes } from "./routes/certificacion.ts";
 import { anulacionRangosRoutes } from "./routes/anulacionrangos.ts";
 import { autenticacionRoutes } from "./routes/autenticacion.ts";
 import { consultaDirectorioRoutes } from "./routes/consultadirectorio.ts";
@@ -125,6 +126,8 @@ export function createSandboxApp(options: SandboxOptions = {}) {
     "/api/estatusservicios",
     estatusServiciosRoutes(ctx, () => windows),
   );
+  // DGII's certification portal (Oficina Virtual): the postulación and the person's acts of each step.
+  app.route("/portal/certificacion", certificacionRoutes(ctx));
   app.route("/__sandbox", controlRoutes(ctx));
   app.route("/__mail", mailRoutes(options.mail));
 

@@ -2,6 +2,7 @@
 // directory the events are also journaled (journal.ts), so a restarted sandbox forgets nothing,
 // as DGII never does.
 import { Journal } from "./journal.ts";
+import type { Postulacion } from "./certification/postulacion.ts";
 import type { AcecfSummary, EcfSummary, RfceSummary } from "./documents.ts";
 import type { Environment } from "./environments.ts";
 import type { Outcome } from "./outcome.ts";
@@ -103,6 +104,8 @@ export type StateEvent =
   | { t: "buyer"; buyer: BuyerBehaviour }
   /** An RNC's authorized signers (SHA-256 of each certificate's DER) from now on. */
   | { t: "signers"; rnc: string; fingerprints: string[] }
+  /** A taxpayer's certification (certecf portal) as it now stands, whole. */
+  | { t: "postulacion"; postulacion: Postulacion }
   | { t: "clear-received" };
 
 export class SandboxState {
@@ -123,6 +126,8 @@ export class SandboxState {
   buyer: BuyerBehaviour = {};
   /** Each RNC's authorized signers (signers.ts), by certificate fingerprint. */
   readonly signers = new Map<string, Set<string>>();
+  /** Each RNC's certification in certecf (certification/postulacion.ts). */
+  readonly postulaciones = new Map<string, Postulacion>();
   /** Serialises evaluation per RNC + e-NCF, so of two concurrent copies only one is accepted. */
   readonly evaluationChains = new Map<string, Promise<void>>();
   /** The XML of each e-CF not judged yet, by track id. */
@@ -191,6 +196,9 @@ export class SandboxState {
         break;
       case "signers":
         this.signers.set(event.rnc, new Set(event.fingerprints));
+        break;
+      case "postulacion":
+        this.postulaciones.set(event.postulacion.rnc, event.postulacion);
         break;
       case "clear-received":
         // Forgets every received document and the request log; seeds and tokens stay valid so clients keep their session.

@@ -83,6 +83,8 @@ const revokedProblem = () =>
     title: "Unauthorized",
     status: 401,
     detail: "This device was revoked.",
+    titleEs: "Se requiere autenticación",
+    detailEs: "Este dispositivo fue revocado.",
     code: "unauthorized",
     requestId: "req_1",
     instance: "/devices/me",
@@ -108,6 +110,7 @@ function server(state: {
   const batches: number[] = [];
   const states: string[][] = [];
   const givenUp: string[][] = [];
+  const shifts: string[] = [];
   const connect = (token: string): RunnerApi => {
     const guard = () => {
       if (state.revoked.has(token)) throw revokedProblem();
@@ -154,6 +157,10 @@ function server(state: {
         givenUp.push(numbers.map((n) => n.encf));
         return numbers.map((n) => ({ ...n, anulado: true, replayed: false }));
       },
+      putShift: async (id: string) => {
+        shifts.push(`${token}:${id}`);
+        return {} as Awaited<ReturnType<RunnerApi["putShift"]>>;
+      },
       uploadMany: async (entries: OutboxEntry[]): Promise<UploadResult[]> => {
         batches.push(entries.length);
         for (const entry of entries) uploads.push({ token, encf: entry.encf });
@@ -164,7 +171,7 @@ function server(state: {
       },
     };
   };
-  return { connect, calls, uploads, batches, states, givenUp };
+  return { connect, calls, uploads, batches, states, givenUp, shifts };
 }
 
 let tillPublicKey: string;
@@ -296,6 +303,41 @@ describe("sync runner", () => {
       { token: "dvt_a", encf: "E320000000501" },
     ]);
     expect(await db.setting(RETIRED_TOKENS)).toEqual({});
+  });
+
+  it("a shift closed since the last round goes up in the round, with the token of the pairing that opened it", async () => {
+    await ready();
+    const shift = (id: string, deviceId: string, state: "open" | "closed", sync: "pending" | "sent") => ({
+      id,
+      cashierId: "c1",
+      cashierName: "Ana",
+      openedAt: `2026-12-02T0${id.length}:00:00.000Z`,
+      openingFloat: "0.00",
+      state,
+      deviceId,
+      sync,
+      revision: 1,
+    });
+    await db.shifts.bulkAdd([
+      shift("s-old", "dev_old", "closed", "pending"),
+      shift("s-now", session.deviceId, "closed", "pending"),
+      shift("s-sent", session.deviceId, "closed", "sent"),
+    ]);
+    await db.setSetting(RETIRED_TOKENS, { dev_old: "dvt_old" });
+    const s = server({ revoked: new Set(), serial: "S1", material: { pkcs8: keys[0], certificate: "AQID" } });
+    const statuses: SyncStatus[] = [];
+    runner = new SyncRunner(
+      db,
+      session,
+      (st) => statuses.push(st),
+      () => {},
+      s.connect,
+      60_000,
+    );
+    await runner.run();
+    expect(s.shifts.sort()).toEqual(["dvt_a:s-now", "dvt_old:s-old"]);
+    expect((await db.shifts.toArray()).map((r) => r.sync)).toEqual(["sent", "sent", "sent"]);
+    expect(statuses.at(-1)?.shifts).toEqual({ sent: 2, refused: 0 });
   });
 
   it("a backlog goes up in batches, and a round that left receipts En Proceso is followed by another soon that shows DGII's verdicts", async () => {

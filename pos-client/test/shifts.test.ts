@@ -8,7 +8,7 @@ import { issueReceipt, SaleProblem } from "../src/sale/issue.ts";
 import type { Payment } from "../src/sale/document.ts";
 import { pinMatches } from "../src/shift/pin.ts";
 import { closeShift, currentShift, openShift, ShiftProblem } from "../src/shift/shifts.ts";
-import { syncShifts } from "../src/shift/sync.ts";
+import { syncShifts } from "../src/sync/shifts.ts";
 import { cashRefunded, zReport } from "../src/shift/z-report.ts";
 import { forgetSettledTokens, RETIRED_TOKENS } from "../src/session.ts";
 import { installSigningKey } from "../src/signing/keystore.ts";
@@ -284,6 +284,8 @@ describe("handing shifts to the server", () => {
         title: "Conflict",
         status: 409,
         detail: "The shift was closed",
+        titleEs: "Conflicto",
+        detailEs: "El turno ya se cerró",
         code: "conflict",
         requestId: "req_1",
         instance: "/devices/shifts/x",

@@ -161,7 +161,7 @@ function problemLines(status: number, p: ProblemBody | undefined): string[] {
   return lines;
 }
 
-async function settle(
+export async function settle(
   client: Awaited<ReturnType<typeof issuingClient>>,
   answer: IssueAnswer,
   settleMs: number,

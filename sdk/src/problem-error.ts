@@ -17,6 +17,9 @@ export class ProblemError extends Error {
   readonly code: ProblemCode;
   readonly title: string;
   readonly detail: string;
+  /** The title and the detail in Spanish: every problem carries both. */
+  readonly titleEs: string;
+  readonly detailEs: string;
   readonly type: string;
   readonly instance: string;
   readonly errors: ProblemItem[];
@@ -32,6 +35,8 @@ export class ProblemError extends Error {
     this.code = body.code;
     this.title = body.title;
     this.detail = body.detail;
+    this.titleEs = body.titleEs;
+    this.detailEs = body.detailEs;
     this.type = body.type;
     this.instance = body.instance;
     this.errors = body.errors ?? [];

@@ -20,6 +20,8 @@ import { countingEnv } from "./ledger/round-trips.ts";
  * every route of every group against its segments.
  */
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
+  // GET / (the empty first segment): the service's index
+  { mount: "/", serves: [""], load: async () => (await import("./routes/service-index.ts")).serviceIndexRoutes },
   { mount: "/", serves: ["health"], load: async () => (await import("./routes/health.ts")).healthRoutes },
   { mount: "/", serves: ["docs"], load: async () => (await import("./routes/docs.ts")).docsRoutes },
   { mount: "/", serves: ["login"], load: async () => (await import("./routes/login.ts")).loginRoutes },
@@ -39,6 +41,12 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     mount: "/",
     serves: ["company"],
     load: async () => (await import("./routes/company-keys.ts")).companyKeyRoutes,
+  },
+  // /company/certification* (the owner's DGII certification run)
+  {
+    mount: "/",
+    serves: ["company"],
+    load: async () => (await import("./routes/certification.ts")).certificationRoutes,
   },
   { mount: "/fe", serves: ["fe"], load: async () => (await import("./routes/issuing.ts")).issuingRoutes },
   // /{rnc}/fe/* (the receiver's services), /fe/recepcion/ecf/{encf}/pdf
@@ -62,6 +70,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     serves: ["contribuyentes", "devices", "admin"],
     load: async () => (await import("./routes/taxpayers.ts")).taxpayerRoutes,
   },
+  // /customers, /customers/{rnc}
+  { mount: "/", serves: ["customers"], load: async () => (await import("./routes/customers.ts")).customerRoutes },
   // /products/*, /admin/companies/{id}/products/*
   { mount: "/", serves: ["products", "admin"], load: async () => (await import("./routes/products.ts")).productRoutes },
   // /cashiers/*, /admin/companies/{id}/cashiers
@@ -82,6 +92,10 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     serves: ["console", "admin"],
     load: async () => (await import("./routes/console-users.ts")).consoleUserRoutes,
   },
+  // /r/{rnc}/{encf}[/pdf|/xml], /r/{link}: a receipt's public page, for its buyer (no account)
+  { mount: "/", serves: ["r"], load: async () => (await import("./routes/public-receipt.ts")).publicReceiptRoutes },
+  // /validate: the public validator (no account, nothing stored)
+  { mount: "/", serves: ["validate"], load: async () => (await import("./routes/validator.ts")).validatorRoutes },
 ];
 
 type OpenApiRouter = ReturnType<typeof OpenApiRouterOf>;

@@ -8,6 +8,8 @@ import { startLocalStack } from "../../scripts/local-stack.ts";
 declare module "vitest" {
   export interface ProvidedContext {
     workerUrl: string;
+    sandboxUrl: string;
+    adminSecret: string;
   }
 }
 
@@ -15,5 +17,7 @@ export default async function setup(project: TestProject) {
   placeDocsAssets();
   const stack = await startLocalStack({ frozen: true });
   project.provide("workerUrl", stack.workerUrl);
+  project.provide("sandboxUrl", stack.sandboxUrl);
+  project.provide("adminSecret", stack.adminSecret);
   return () => stack.stop();
 }

@@ -1,7 +1,9 @@
 // The worker's layers, checked on the tree (docs/ARCHITECTURE.md draws them): no import cycle
 // between modules of worker/src nor between its folders, nothing below the edge imports http/,
-// storage never imports the HTTP edge, the Durable Object classes stay thin shells, no function in
-// worker/src, shared/src or pos-client/src needs a map to be read, and no source names an issue.
+// storage never imports the HTTP edge, the Durable Object classes stay thin shells whose methods
+// hand out facets, a facet method holds nothing but a call, a refusal mapping or a transaction, no
+// function in worker/src, shared/src or pos-client/src needs a map to be read, and no source names
+// an issue.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -100,6 +102,68 @@ function longFunctions(dir: string, limit: number): string[] {
 
 const short = (file: string) => relative(workerSrc, file);
 
+/** A call whose function arguments are calls again: `f(x)`, `refusalsAsData(() => g(x))`, `transactionSync(() => g(x))`. */
+function isPlainCall(expression: ts.Expression): boolean {
+  if (!ts.isCallExpression(expression)) return false;
+  return expression.arguments.every((argument) =>
+    ts.isArrowFunction(argument)
+      ? !ts.isBlock(argument.body) && isPlainCall(argument.body)
+      : !ts.isFunctionLike(argument),
+  );
+}
+
+/** A method body of one statement: `return <call>;` or `<call>;` (`await <call>;` for a platform handler). */
+function isOneCall(body: ts.Block, allowAwait = false): boolean {
+  if (body.statements.length !== 1) return false;
+  const [statement] = body.statements;
+  let expression =
+    ts.isReturnStatement(statement!) || ts.isExpressionStatement(statement!) ? statement.expression : undefined;
+  if (allowAwait && expression && ts.isAwaitExpression(expression)) expression = expression.expression;
+  return expression !== undefined && isPlainCall(expression);
+}
+
+/** `return new Facet(…);`: an object hands out a facet built from what it holds. */
+function isFacetAccessor(body: ts.Block): boolean {
+  const [statement] = body.statements;
+  return (
+    body.statements.length === 1 &&
+    ts.isReturnStatement(statement!) &&
+    statement.expression !== undefined &&
+    ts.isNewExpression(statement.expression) &&
+    !(statement.expression.arguments ?? []).some((a) => ts.isFunctionLike(a))
+  );
+}
+
+/** The platform's handlers a Durable Object may define beside its facet accessors. */
+const PLATFORM_HANDLERS = new Set(["fetch", "alarm", "webSocketMessage", "webSocketClose", "webSocketError"]);
+
+/**
+ * The object rule, on one module's text: a facet method (of a class extending RpcTarget) holds
+ * nothing but a call, a refusal mapping or a transaction; a Durable Object class's methods are its
+ * facet accessors and the platform's handlers, each one call. Answers "Class.method" for each breach.
+ */
+function objectRuleBreaches(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const breaches: string[] = [];
+  for (const node of source.statements) {
+    if (!ts.isClassDeclaration(node) || !node.name) continue;
+    const base = node.heritageClauses?.[0]?.types[0]?.expression.getText(source);
+    if (base !== "RpcTarget" && base !== "DurableObject") continue;
+    for (const member of node.members) {
+      if (!ts.isMethodDeclaration(member) || !member.body) continue;
+      const name = member.name.getText(source);
+      const kept =
+        base === "RpcTarget"
+          ? isOneCall(member.body)
+          : PLATFORM_HANDLERS.has(name)
+            ? isOneCall(member.body, true)
+            : isFacetAccessor(member.body);
+      if (!kept) breaches.push(`${node.name.text}.${name}`);
+    }
+  }
+  return breaches;
+}
+
 /**
  * The folder graph of a module graph: folder A -> B when a module in A imports one in B. A file at
  * `dir`'s root (app.ts, index.ts, env.ts, version.ts) is a node of its own, named by its file name.
@@ -163,6 +227,18 @@ describe("the worker's layers", () => {
     expect(cycles(folderGraph(graph, workerSrc))).toEqual([]);
   });
 
+  it("keeps the issuer's and the month's storage apart in ledger/: no cycle between its folders and root files", () => {
+    const ledger = join(workerSrc, "ledger");
+    const inLedger = new Map(
+      [...graph]
+        .filter(([m]) => m.startsWith(`${ledger}/`))
+        .map(([m, targets]) => [m, targets.filter((t) => t.startsWith(`${ledger}/`))]),
+    );
+    const folders = folderGraph(inLedger, ledger);
+    expect(folders.get("issuer")).not.toContain("month");
+    expect(cycles(folders)).toEqual([]);
+  });
+
   it("finds a folder cycle where no module cycle is (the check can fail)", () => {
     const [ax, aw, by, bz] = ["a/x.ts", "a/w.ts", "b/y.ts", "b/z.ts"].map((f) => join(workerSrc, f));
     const modules = new Map([
@@ -212,6 +288,59 @@ describe("the worker's layers", () => {
         targets.filter((t) => classes.includes(t)).map((t) => `${short(from)} -> ${short(t)}`),
       );
     expect(importers).toEqual([]);
+  });
+
+  it("keeps each object method to a call, a refusal mapping or a transaction (objects/)", () => {
+    const objects = modulesUnder(join(workerSrc, "objects"));
+    expect(
+      objects.flatMap((file) =>
+        objectRuleBreaches(file, readFileSync(file, "utf8")).map((b) => `${short(file)}: ${b}`),
+      ),
+    ).toEqual([]);
+  });
+
+  it("finds a facet method that does more than one call, and an object method that is no facet (the check can fail)", () => {
+    const facet = `
+      class Kept extends RpcTarget {
+        read(id: string) { return rows.byId(this.db, id); }
+        write(id: string) { return refusalsAsData(() => this.storage.transactionSync(() => rows.write(this.db, id))); }
+        drop(id: string) { rows.drop(this.db, id); }
+      }
+      class Thick extends RpcTarget {
+        decide(id: string) { const row = rows.byId(this.db, id); return row ? rows.write(this.db, id) : null; }
+        guard(id: string) { if (!id) throw new Error("no id"); }
+        wrapped(id: string) { return refusalsAsData(() => { rows.drop(this.db, id); return rows.byId(this.db, id); }); }
+        answer(id: string) { return rows.byId(this.db, id) ?? null; }
+      }
+      class Shell extends DurableObject<Env> {
+        numbering() { return new NumberingFacet(this.db); }
+        async alarm() { await runWatch(this.host); }
+        number(request: Request) { return new NumberingFacet(this.db).number(request); }
+      }`;
+    expect(objectRuleBreaches("facets.ts", facet)).toEqual([
+      "Thick.decide",
+      "Thick.guard",
+      "Thick.wrapped",
+      "Thick.answer",
+      "Shell.number",
+    ]);
+  });
+
+  it("calls every facet method somewhere in worker/src (no RPC without a caller)", () => {
+    const surfaces = ["ledger/issuer/issuer-rpc.ts", "ledger/month/month-rpc.ts"].map((f) => join(workerSrc, f));
+    const methods = surfaces.flatMap((file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+      return source.statements
+        .filter(ts.isInterfaceDeclaration)
+        .filter((i) => i.heritageClauses?.[0]?.types[0]?.expression.getText(source) === "Rpc.RpcTargetBranded")
+        .flatMap((i) => i.members.filter(ts.isMethodSignature).map((m) => `${i.name.text}.${m.name.getText(source)}`));
+    });
+    const callers = modulesUnder(workerSrc)
+      .filter((file) => !short(file).startsWith("objects/") && !surfaces.includes(file))
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
+    expect(methods.length).toBeGreaterThan(40);
+    expect(methods.filter((m) => !callers.includes(`.${m.split(".")[1]}(`))).toEqual([]);
   });
 
   it("has no function over 80 lines in worker/src, shared/src or pos-client/src", () => {

@@ -250,6 +250,46 @@ describe("renderReceiptPdf", () => {
   });
 });
 
+describe("the buyer's link beside the QR", () => {
+  const link = "http://127.0.0.1:8787/r/131880681E310000000001Ab3-9Z";
+  it.each(["a4", "letter", "roll80"] as const)(
+    "%s: the link is printed whole beside DGII's QR, which still holds the timbre alone",
+    async (layout) => {
+      const doc = xmlToEcf(ecfToXml(makeEcf("31", { lines: 2 })));
+      const url = timbreOf(doc, "ABCDEF");
+      const pdf = await renderReceiptPdf(doc, {
+        securityCode: "ABCDEF",
+        fechaHoraFirma: doc.FechaHoraFirma as string,
+        timbreUrl: url,
+        layout,
+        consultaUrl: link,
+      });
+      const { images, text } = render(`link-${layout}`, pdf);
+      const [, after] = text.split("Consulte su comprobante en:");
+      expect(after, text).toBeDefined();
+      expect(after!.replace(/\s+/g, "")).toContain(link);
+      expect(text).not.toContain("Enlace consulta proveedor");
+      expect(decodeQr(images[0]!)).toEqual([url]);
+    },
+  );
+
+  it("under envío diferido it carries DGII's words: Enlace consulta proveedor electrónico", async () => {
+    const doc = xmlToEcf(ecfToXml(makeEcf("31", { lines: 1 })));
+    (doc.Encabezado as { IdDoc: Record<string, unknown> }).IdDoc.IndicadorEnvioDiferido = "1";
+    const pdf = await renderReceiptPdf(doc, {
+      securityCode: "ABCDEF",
+      fechaHoraFirma: doc.FechaHoraFirma as string,
+      timbreUrl: timbreOf(doc, "ABCDEF"),
+      layout: "a4",
+      consultaUrl: link,
+    });
+    const { text } = render("link-diferido", pdf);
+    const [, after] = text.split("Enlace consulta proveedor electrónico:");
+    expect(after, text).toBeDefined();
+    expect(after!.replace(/\s+/g, "")).toContain(link);
+  });
+});
+
 describe("content stream text and numbers", () => {
   it.each([
     ["ABC", "<414243>"],

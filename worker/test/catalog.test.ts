@@ -318,6 +318,49 @@ describe("paging and filters", () => {
 });
 
 describe("CSV import and export", () => {
+  it("reads a file with the Spanish header and values (sí/no, bien/servicio, exento) as the English one", async () => {
+    const { token } = await companyWithToken();
+    const csv = [
+      "Código,Códigos_barras,Nombre,Precio,Precio_incluye_ITBIS,Tasa_ITBIS,Unidad,Tipo,Activo",
+      "ES-1,7460009,Servicio,1500.00,sí,exento,43,servicio,si",
+      "ES-2,,Arroz 5 lb,250,no,18,43,bien,no",
+    ].join("\r\n");
+    const res = await importCsv(token, csv);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ created: 2 });
+    const items = await allPages(token);
+    expect(
+      items.map(({ code, name, barcodes, priceIncludesItbis, itbisRate, kind, active }) => ({
+        code,
+        name,
+        barcodes,
+        priceIncludesItbis,
+        itbisRate,
+        kind,
+        active,
+      })),
+    ).toEqual([
+      {
+        code: "ES-1",
+        name: "Servicio",
+        barcodes: ["7460009"],
+        priceIncludesItbis: true,
+        itbisRate: "exempt",
+        kind: "service",
+        active: true,
+      },
+      {
+        code: "ES-2",
+        name: "Arroz 5 lb",
+        barcodes: [],
+        priceIncludesItbis: false,
+        itbisRate: "18",
+        kind: "good",
+        active: false,
+      },
+    ]);
+  });
+
   it("imports a file with quoting, barcodes and defaults, and a second import of the same file changes nothing", async () => {
     const { token, company } = await companyWithToken();
     const csv = [

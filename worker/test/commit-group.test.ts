@@ -9,7 +9,7 @@ import { drIsoDate, drMonth } from "@ecf/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { CommitGroup } from "../src/ledger/commit-group.ts";
 import { issuerLedger } from "../src/ledger/client.ts";
-import type { NumberRequest } from "../src/ledger/receipt-numbering.ts";
+import type { NumberRequest } from "../src/ledger/issuer/receipt-numbering.ts";
 import { refuse } from "../src/errors/refusal.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
 import { stableStringify } from "../src/issuing/document.ts";
@@ -82,10 +82,10 @@ describe("group-committed numbering and contingency records", () => {
     const { company } = await issuer();
     const ledger = issuerLedger(env, company.id);
     const answers = await Promise.all([
-      ledger.number(numbering("k-1")),
-      ledger.number(numbering("k-2", { givenEncf: "E319999999999" })), // outside the range: refused
-      ledger.number(numbering("k-3")),
-      ledger.number(numbering(undefined)),
+      ledger.numbering().number(numbering("k-1")),
+      ledger.numbering().number(numbering("k-2", { givenEncf: "E319999999999" })), // outside the range: refused
+      ledger.numbering().number(numbering("k-3")),
+      ledger.numbering().number(numbering(undefined)),
     ]);
     expect(answers[1]).toMatchObject({ refused: { kind: expect.any(String) } });
     const encfs = answers.map((a) => ("value" in a && "numbered" in a.value ? a.value.numbered.encf : null));
@@ -118,7 +118,7 @@ describe("group-committed numbering and contingency records", () => {
     const requestHash = await sha256Hex(stableStringify(request));
     const claimed = (key: string) => numbering(undefined, { idempotency: { key, requestHash } });
     const group = await Promise.all(
-      [claimed("d-1"), claimed("d-2"), numbering(undefined)].map((r) => ledger.number(r)),
+      [claimed("d-1"), claimed("d-2"), numbering(undefined)].map((r) => ledger.numbering().number(r)),
     );
     expect(group.every((a) => "value" in a && "numbered" in a.value)).toBe(true);
     const waiting = await issue(token, request, { "Idempotency-Key": "d-1" });

@@ -51,6 +51,8 @@ export default async function setup(project: TestProject) {
     commonName: "DEMO COMERCIAL SRL",
     issuer: intermediate,
   });
+  // An issuer's registered representative: a person, so the certificate's serialNumber carries a cédula.
+  const representative = await createTestIdentity({ rnc: "00112345678", commonName: "MARIA PEREZ" });
   // Every test signature (issuers and suppliers alike) is this identity's: the one xmlsec1 trusts.
   const zipVerifier = await startZipVerifier(identity.certificatePem, DEMO_CA_CERTIFICATE_PEM);
   project.provide("zipVerifierUrl", zipVerifier.url);
@@ -71,6 +73,8 @@ export default async function setup(project: TestProject) {
     chainedPkcs8: b64(chained.pkcs8),
     chainedCertificateDer: b64(chained.certificateDer),
     intermediateCertificateDer: b64(intermediate.certificateDer),
+    representativeP12: b64(forgeP12(representative, password, "3des")),
+    representativeCertificatePem: representative.certificatePem,
   });
   return async () => {
     await sandbox.close();

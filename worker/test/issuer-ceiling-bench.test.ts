@@ -32,21 +32,23 @@ describe("one issuer's ceiling, measured inside the worker", () => {
     expect(run.perSecond).toBeGreaterThan(0);
     // The warm-up took E320000000001; the run's 40 follow it, each recorded in the month object.
     const month = receiptMonth(env, run.companyId, "2026-11");
-    const recorded = await month.receiptsByEncf(
-      Array.from({ length: 41 }, (_, k) => `E32${String(k + 1).padStart(10, "0")}`),
-    );
+    const recorded = await month
+      .receipts()
+      .receiptsByEncf(Array.from({ length: 41 }, (_, k) => `E32${String(k + 1).padStart(10, "0")}`));
     expect(recorded).toHaveLength(41);
     expect(new Set(recorded.map((r) => r.status))).toEqual(new Set(["contingency"]));
-    expect((await issuerLedger(env, run.companyId).sequences())[0]!.nextNumber).toBe(42);
+    expect((await issuerLedger(env, run.companyId).numbering().sequences())[0]!.nextNumber).toBe(42);
   });
 
   it("numbers without recording, and the no-op RPC reference numbers nothing", async () => {
     const numbered = await measureIssuerCeiling(env, { mode: "number", count: 25, callers: 5 });
     expect(numbered).toMatchObject({ numbered: 25, distinct: 25, gapless: true });
-    expect(await receiptMonth(env, numbered.companyId, "2026-11").receiptsByEncf(["E320000000002"])).toEqual([]);
+    expect(await receiptMonth(env, numbered.companyId, "2026-11").receipts().receiptsByEncf(["E320000000002"])).toEqual(
+      [],
+    );
     const rpc = await measureIssuerCeiling(env, { mode: "rpc", count: 25, callers: 5 });
     expect(rpc).toMatchObject({ numbered: 0, distinct: 0 });
-    expect((await issuerLedger(env, rpc.companyId).sequences())[0]!.nextNumber).toBe(1);
+    expect((await issuerLedger(env, rpc.companyId).numbering().sequences())[0]!.nextNumber).toBe(1);
   });
 
   it("the route answers the run with BENCH_BULK=1 and refuses a bad request as a problem", async () => {

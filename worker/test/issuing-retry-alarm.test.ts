@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type MonthAlarmHost, runMonthAlarm } from "../src/after-dgii/month-alarm.ts";
 import { receiptMonth } from "../src/ledger/client.ts";
 import type { AlarmSchedule } from "../src/objects/alarm-schedule.ts";
-import { receipts } from "../src/ledger/month-tables.ts";
-import { EVENT_GATHER_MS } from "../src/ledger/month-tasks.ts";
+import { receipts } from "../src/ledger/month/month-tables.ts";
+import { EVENT_GATHER_MS } from "../src/ledger/month/month-tasks.ts";
 import type { ReceiptMonth } from "../src/objects/receipt-month.ts";
 import type { NewReceipt } from "../src/ledger/rows.ts";
 import { clearFaults, issue, issueRequest, issuer, received, setFault } from "./support/issuing.ts";
@@ -278,7 +278,7 @@ describe("the retry alarm", () => {
       );
     const emit = (subject: string) =>
       inMonth((month) =>
-        month.emit(company.id, subject, {
+        month.followUp().emit(company.id, subject, {
           type: "quota.near_limit",
           timestamp: new Date().toISOString(),
           data: { rncEmisor: company.rnc },

@@ -198,7 +198,7 @@ async function numberedNotRecorded(companyId: string, request: unknown, key: str
     now: now.toISOString(),
     idempotency,
   };
-  const numberAgain = () => unwrap(issuerLedger(env, companyId).number(numbering));
+  const numberAgain = () => unwrap(issuerLedger(env, companyId).numbering().number(numbering));
   expect((await numberAgain()).held).toBeNull();
   return { month: drMonth(now), numberAgain };
 }
@@ -415,7 +415,7 @@ describe("resends and idempotency", () => {
     // The request that died: E310000000001 numbered with the key, never recorded.
     await numberedNotRecorded(company.id, request, "k-2");
     // A failed request gives back only its own claim.
-    await issuerLedger(env, company.id).releaseIdempotencyKey("k-2", "E310000000099");
+    await issuerLedger(env, company.id).numbering().releaseIdempotencyKey("k-2", "E310000000099");
     expect(await issuerSql(company.id, "SELECT key, encf FROM idempotency_keys")).toEqual([
       { key: "k-2", encf: "E310000000001" },
     ]);

@@ -33,9 +33,11 @@ describe("e-NCF allocation under concurrency", () => {
     // 100 receipts issued through the API, 300 numbers taken by requests that then died (numbered,
     // never recorded), and 2 × 50 leases of two numbers: 500 allocations, all in flight at once.
     const issued = Array.from({ length: 100 }, () => issue(token, issueRequest("32")));
-    const orphans = Array.from({ length: 300 }, async () => numberedOf(await unwrap(ledger.number(request))));
+    const orphans = Array.from({ length: 300 }, async () =>
+      numberedOf(await unwrap(ledger.numbering().number(request))),
+    );
     const leases = devices.flatMap((d) =>
-      Array.from({ length: 50 }, () => unwrap(ledger.lease(d.id, "32", 2, request.today))),
+      Array.from({ length: 50 }, () => unwrap(ledger.leases().lease(d.id, "32", 2, request.today))),
     );
     const [answers, orphaned, leased] = await Promise.all([
       Promise.all(issued),

@@ -1,4 +1,4 @@
-// The 606's first pass as SQL inside the month object (ledger/month-purchases-head.ts): on a month
+// The 606's first pass as SQL inside the month object (ledger/month/month-purchases-head.ts): on a month
 // of more than two pages of purchases and own E41/E43/E47, with every case the page-by-page pass
 // told apart (commercially rejected, not confirmed by DGII, overridden; figures absent, not JSON or
 // of another layout; each classification field given, left to the supplier's defaults set or
@@ -12,9 +12,9 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { benchPurchase, benchReceipt } from "../src/bench/bench-month-rows.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../src/ledger/client.ts";
-import * as monthTables from "../src/ledger/month-tables.ts";
+import * as monthTables from "../src/ledger/month/month-tables.ts";
 import type { NewPurchase, NewReceipt } from "../src/ledger/rows.ts";
-import type { SupplierDefault } from "../src/ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../src/ledger/issuer/supplier-defaults.ts";
 import {
   ownCounterparty,
   ownRecord606,
@@ -25,7 +25,7 @@ import {
   type Excluded606,
 } from "../src/reports/dgii-606.ts";
 import { figuresPendingItem, type MissingItem } from "../src/reports/dgii-txt.ts";
-import { readFigures, type DocumentFigures } from "../src/ledger/document-figures.ts";
+import { readFigures, type DocumentFigures } from "../src/ledger/month/document-figures.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issuer } from "./support/issuing.ts";
@@ -108,7 +108,7 @@ let stub: MonthStub;
 beforeAll(async () => {
   ({ company, token } = await issuer());
   const ledger = issuerLedger(env, company.id);
-  await ledger.noteMonth(MONTH);
+  await ledger.index().noteMonth(MONTH);
   stub = receiptMonth(env, company.id, MONTH);
   const purchases = Array.from({ length: PURCHASES }, (_, i) => purchase(company.id, i));
   const owns = Array.from({ length: OWN }, (_, i) => own(company.id, company.rnc, i));
@@ -132,13 +132,17 @@ beforeAll(async () => {
       retencionRentaPorcentaje: rates[(k + 2) % rates.length]!,
       itbisAlCostoPorcentaje: rates[(k + 4) % rates.length]!,
     };
-    if (k % 2 === 0) await ledger.setSupplierDefault(rnc, values);
-    else await ledger.learnSupplierDefault(rnc, values);
+    if (k % 2 === 0) await ledger.catalogue().setSupplierDefault(rnc, values);
+    else await ledger.catalogue().learnSupplierDefault(rnc, values);
   }
 }, 180_000);
 
 async function defaultsOf(rncs: string[]): Promise<Map<string, SupplierDefault>> {
-  const found = rncs.length ? await issuerLedger(env, company.id).supplierDefaults([...new Set(rncs)]) : [];
+  const found = rncs.length
+    ? await issuerLedger(env, company.id)
+        .catalogue()
+        .supplierDefaults([...new Set(rncs)])
+    : [];
   return new Map(found.map((d) => [d.rncEmisor, d]));
 }
 
@@ -160,7 +164,7 @@ async function pageByPage() {
     return out;
   };
   for (let after: string | undefined; ; pages++) {
-    const rows = await stub.purchasesPage({ after });
+    const rows = await stub.reports().purchasesPage({ after });
     if (!rows.length) break;
     after = rows[rows.length - 1]!.id;
     const withFigures = read(rows);
@@ -176,7 +180,7 @@ async function pageByPage() {
     }
   }
   for (let after: string | undefined; ; ) {
-    const rows = await stub.receiptsPage({ after, tipos: [...OWN_PURCHASE_TYPES] });
+    const rows = await stub.reports().receiptsPage({ after, tipos: [...OWN_PURCHASE_TYPES] });
     if (!rows.length) break;
     after = rows[rows.length - 1]!.encf;
     const withFigures = read(rows);
@@ -214,7 +218,7 @@ describe("the 606's first pass in SQL", () => {
     expect(new Set(reference.excluded.map((e) => e.reason)).size).toBeGreaterThan(3);
     for (const total of Object.values(reference.totals)) expect(total).not.toBe("0.00");
 
-    const summary = summary606(await stub.purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc));
+    const summary = summary606(await stub.reports().purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc));
     expect(summary.count).toBe(reference.count);
     expect(summary.totals).toEqual(reference.totals);
     expect(summary.missing).toEqual(reference.missing);

@@ -8,11 +8,11 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { describe, expect, it } from "vitest";
 import { benchMonthRows, benchReceiptKey } from "../src/bench/month-rows.ts";
-import type { BenchRowsSpec } from "../src/ledger/month-import.ts";
+import type { BenchRowsSpec } from "../src/ledger/month/month-import.ts";
 import { receiptMonth } from "../src/ledger/client.ts";
-import { reportSliceSql } from "../src/ledger/report-slice.ts";
+import { reportSliceSql } from "../src/ledger/month/report-slice.ts";
 import type { ReceiptMonth } from "../src/objects/receipt-month.ts";
-import type { ReportSliceQuery } from "../src/ledger/report-specs.ts";
+import type { ReportSliceQuery } from "../src/ledger/month/report-specs.ts";
 import { companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 

@@ -1,4 +1,4 @@
-// The 607's first pass as SQL aggregates inside the month object (ledger/month-sales-head.ts):
+// The 607's first pass as SQL aggregates inside the month object (ledger/month/month-sales-head.ts):
 // on a month larger than a page, with every case the page-by-page pass told apart (pending and
 // final statuses, E32 sent as RFCE, a type the 607 does not list, figures absent, not JSON or of
 // another layout, negative amounts, withholdings recorded by the issuer or declared by the
@@ -10,12 +10,12 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { benchReceipt } from "../src/bench/bench-month-rows.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../src/ledger/client.ts";
-import * as monthTables from "../src/ledger/month-tables.ts";
-import { rfceSums } from "../src/ledger/monthly-rows.ts";
+import * as monthTables from "../src/ledger/month/month-tables.ts";
+import { rfceSums } from "../src/ledger/month/monthly-rows.ts";
 import type { NewReceipt } from "../src/ledger/rows.ts";
 import { record607, SALES_TYPES, summary607, totals607 } from "../src/reports/dgii-607.ts";
 import { figuresPendingItem, type MissingItem } from "../src/reports/dgii-txt.ts";
-import { readFigures } from "../src/ledger/document-figures.ts";
+import { readFigures } from "../src/ledger/month/document-figures.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { issuer } from "./support/issuing.ts";
@@ -61,7 +61,7 @@ let stub: MonthStub;
 
 beforeAll(async () => {
   ({ company, token } = await issuer());
-  await issuerLedger(env, company.id).noteMonth(MONTH);
+  await issuerLedger(env, company.id).index().noteMonth(MONTH);
   stub = receiptMonth(env, company.id, MONTH);
   // Written straight into the object's tables, never due: the alarm must not move a pending row on.
   await runInDurableObject(stub, (_instance, state) => {
@@ -81,7 +81,7 @@ async function pageByPage() {
   let unread = 0;
   let after: string | undefined;
   for (;;) {
-    const rows = await stub.receiptsPage({ tipos: [...SALES_TYPES], withoutAcceptedRfce: true, after });
+    const rows = await stub.reports().receiptsPage({ tipos: [...SALES_TYPES], withoutAcceptedRfce: true, after });
     if (!rows.length) break;
     after = rows[rows.length - 1]!.encf;
     for (const receipt of rows) {
@@ -114,7 +114,7 @@ describe("the 607's first pass in SQL", () => {
     expect(codes).toEqual(new Set(["pending_dgii", "retention_date_missing", "figures_pending"]));
     expect(reference.rfce.count).toBeGreaterThan(0);
 
-    const summary = summary607(await stub.salesHead([...SALES_TYPES]));
+    const summary = summary607(await stub.reports().salesHead([...SALES_TYPES]));
     expect(summary.count).toBe(reference.count);
     expect(summary.totals).toEqual(reference.totals);
     expect(summary.missing).toEqual(reference.missing);

@@ -24,7 +24,7 @@ let token: string;
 
 beforeAll(async () => {
   ({ company, token } = await issuer());
-  await issuerLedger(env, company.id).noteMonth(MONTH);
+  await issuerLedger(env, company.id).index().noteMonth(MONTH);
   const stub = receiptMonth(env, company.id, MONTH);
   const purchases = Array.from({ length: PURCHASES }, (_, i) => benchPurchase(company.id, MONTH, i));
   const receipts = [

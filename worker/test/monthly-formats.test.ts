@@ -5,7 +5,7 @@
 // figures); the header's count and the TXT's form (pipes, CRLF) are checked on the bytes.
 import { drMonth, xmlToEcf, type TipoeCF } from "@ecf/shared";
 import { beforeAll, describe, expect, it } from "vitest";
-import { documentFigures, figureNotes } from "../src/ledger/document-figures.ts";
+import { documentFigures, figureNotes } from "../src/ledger/month/document-figures.ts";
 import { fields607 } from "../src/reports/dgii-607.ts";
 import { authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
@@ -967,6 +967,40 @@ describe("documentFigures", () => {
     expect(fields.otrosImpuestosTasas).toBe("14215.71");
     const amounts = cents(fields.montoFacturado) + cents(fields.itbisFacturado) + cents(fields.otrosImpuestosTasas);
     expect(cents(fields.chequeTransferenciaDeposito)).toBe(amounts);
+  });
+});
+
+describe("the 607's payment columns of a sale on credit", () => {
+  it("a credit sale (TipoPago 2) is Venta a Crédito for its total, whatever form it says it will be paid by", () => {
+    const receipt = {
+      encf: "E310000000778",
+      tipoeCF: "31",
+      issueDate: "2026-05-04",
+      rncComprador: "131880738",
+      fechaRetencion: null,
+      itbisRetenidoTerceros: null,
+      retencionRentaTerceros: null,
+    };
+    const sale = (tipoPago: string) =>
+      documentFigures({
+        Encabezado: {
+          IdDoc: {
+            TipoeCF: "31",
+            TipoIngresos: "01",
+            TipoPago: tipoPago,
+            ...(tipoPago === "2" ? { FechaLimitePago: "03-06-2026", TerminoPago: "30 días" } : {}),
+            TablaFormasPago: [{ FormaPago: "2", MontoPago: "2822.00" }],
+          },
+          Comprador: { RNCComprador: "131880738" },
+          Totales: { MontoGravadoTotal: "2400.00", TotalITBIS: "422.00", MontoTotal: "2822.00" },
+        },
+        DetallesItems: [{ IndicadorFacturacion: "1", IndicadorBienoServicio: "1", MontoItem: "2400.00" }],
+      });
+    const asLine = (tipoPago: string) =>
+      fields607(receipt as unknown as Parameters<typeof fields607>[0], sale(tipoPago));
+    expect(asLine("2")).toMatchObject({ ventaCredito: "2822.00", chequeTransferenciaDeposito: "", efectivo: "" });
+    // Paid at once by transfer, the same sale is in column 18.
+    expect(asLine("1")).toMatchObject({ ventaCredito: "", chequeTransferenciaDeposito: "2822.00" });
   });
 });
 

@@ -28,6 +28,9 @@ declare module "vitest" {
       chainedPkcs8: string;
       chainedCertificateDer: string;
       intermediateCertificateDer: string;
+      /** The certificate of a representative (cédula 00112345678, MARIA PEREZ), issued by the demo CA. */
+      representativeP12: string;
+      representativeCertificatePem: string;
     };
   }
 }

@@ -4,7 +4,7 @@
 // is queued. The count lives in the receipt's month object (queueEmail), so it holds at once.
 import { drMonth } from "@ecf/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { EMAILS_PER_ADDRESS_PER_HOUR, EMAILS_PER_RECEIPT_PER_DAY } from "../src/ledger/email-limits.ts";
+import { EMAILS_PER_ADDRESS_PER_HOUR, EMAILS_PER_RECEIPT_PER_DAY } from "../src/ledger/month/email-limits.ts";
 import { authed } from "./support/accounts.ts";
 import { postJson } from "./support/http.ts";
 import { clearFaults, issue, issueRequest, issuer } from "./support/issuing.ts";

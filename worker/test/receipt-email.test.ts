@@ -50,6 +50,9 @@ describe("the printed copy by e-mail", () => {
     expect(mail!.subject).toContain(body.encf);
     expect(mail!.text).toContain(body.urlTimbre);
     expect(mail!.text).toContain(company.rnc);
+    // The receipt's public page, with its security code: the buyer can come back to it.
+    const code = new URL(body.urlTimbre).searchParams.get("CodigoSeguridad")!;
+    expect(mail!.text).toContain(`/r/${company.rnc}/${body.encf}?c=${encodeURIComponent(code)}`);
     expect(mail!.attachments.map((a) => [a.filename, a.contentType])).toEqual([
       [`${company.rnc}${body.encf}.pdf`, "application/pdf"],
       [`${company.rnc}${body.encf}.xml`, "application/xml"],

@@ -3,7 +3,7 @@ import { authed, companyWithToken } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
 import { insertIntoMonths, ledgerMonths, registerInIssuer } from "./support/ledger.ts";
 import { REPORT_ITEMS } from "../src/http/schemas/reports.ts";
-import { REPORT_SPECS } from "../src/ledger/report-specs.ts";
+import { REPORT_SPECS } from "../src/ledger/month/report-specs.ts";
 
 describe("each report's rows are the items its schema describes", () => {
   it.each(Object.keys(REPORT_SPECS) as (keyof typeof REPORT_SPECS)[])(

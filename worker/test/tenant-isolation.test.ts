@@ -120,6 +120,8 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "PUT /proveedores/{rnc}/clasificacion",
         "DELETE /proveedores/{rnc}/clasificacion",
         "GET /contribuyentes/{rnc}",
+        "GET /customers",
+        "PUT /customers/{rnc}",
         "GET /products",
         "POST /products",
         "GET /products/export",

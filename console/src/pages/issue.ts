@@ -1,225 +1,205 @@
-// Issuing by hand: an E31 or E32 (the buyer's name from the taxpayer registry), or an E33/E34 on
-// an accepted receipt (#/emitir/34?ref=E31…), with what the original still allows shown.
+// Issuing by hand: each type the company has a sequence for (E31, E32, E41, E43, E44, E45; an
+// E33/E34 on an accepted receipt, #/emitir/34?ref=E31…, with what the original still allows
+// shown), with payment terms, per-line ITBIS, discount and surcharge. The shared validation runs
+// as the owner types and every problem, the API's too, is shown at its field in Spanish words.
+import { ProblemError } from "@ecf/client";
 import { computeTotals } from "@ecf/shared/totals";
 import { money } from "@ecf/ui-kit";
-import { api, sessionFetch, reportingTo } from "../api.ts";
+import { api } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
-import { day, TIPO_NOMBRE } from "../format.ts";
+import { TIPO_NOMBRE } from "../format.ts";
+import { buyerForm } from "../issue-form/buyer.ts";
+import { type CheckContext, problemsOf } from "../issue-form/check.ts";
+import { FieldErrors, type FieldProblem } from "../issue-form/field-errors.ts";
+import { linesEditor } from "../issue-form/lines.ts";
+import { paymentForm } from "../issue-form/payment.ts";
 import type { Page } from "../page.ts";
 import { go } from "../router.ts";
-import { BALANCE_RULE, balanceOf, balanceText, notesOf, type ReceiptNotes, refusalText } from "./balance.ts";
+import { balanceFacts, codigoSelect, noteRefusal, type Original, referenced } from "./issue-note.ts";
 
-interface LineInputs {
-  name: HTMLInputElement;
-  qty: HTMLInputElement;
-  price: HTMLInputElement;
-  itbis: HTMLSelectElement;
-  kind: HTMLSelectElement;
-  row: HTMLElement;
-}
-
-const DECIMAL = /^\d+(\.\d{1,2})?$/;
+/** The types an owner issues by hand (E46 and E47 carry export and foreign data the form does not ask). */
+export const HAND_TYPES = ["31", "32", "41", "43", "44", "45"];
+const NOTE_TYPES = ["33", "34"];
+/** The types without TipoIngresos (purchases and payments abroad). */
+const NO_INCOME = new Set(["41", "43", "47"]);
 
 export const issuePage: Page = async (ctx) => {
   const tipo = ctx.route.params[0] ?? "31";
-  if (!["31", "32", "33", "34"].includes(tipo)) return h("p", {}, "Ese tipo no se emite desde la consola.");
+  if (![...HAND_TYPES, ...NOTE_TYPES].includes(tipo)) return h("p", {}, "Ese tipo no se emite desde la consola.");
   const ref = ctx.route.query.get("ref");
-  const original = ref ? await referenced(ref) : undefined;
-  const rnc = h("input", { name: "rnc", inputmode: "numeric", value: original?.rnc ?? "" });
-  const razon = h("input", { name: "razon", value: original?.razon ?? "" });
-  const correo = h("input", { name: "correo", type: "email" });
-  const codigo = codigoSelect();
-  rnc.addEventListener("change", () => void registryName(rnc.value.trim(), razon));
-  const lines: LineInputs[] = [];
-  const linesBox = h("div", { class: "lines" });
-  const total = h("p", { class: "total", "aria-live": "polite" });
-  const check = h("p", { class: "balance-check warn", "aria-live": "polite" });
+  const [original, sequences, catalog] = await Promise.all([
+    ref ? referenced(ref) : undefined,
+    sequencesOf(),
+    productsOf(),
+  ]);
+  const sequence = sequences?.find((s) => s.tipoeCF === tipo);
+  if (sequences && !sequence?.nextEncf) return unauthorised(tipo);
+  const check: CheckContext = { tipo, rnc: ctx.session.company?.rnc ?? "", ...sequence };
+  const errors = new FieldErrors();
   const status = statusLine();
-  const addLine = () => {
-    const line = newLine(lines.length + 1);
-    line.row.addEventListener("input", () => preview());
-    lines.push(line);
-    linesBox.append(line.row);
+  const total = h("p", { class: "total", "aria-live": "polite" });
+  const balance = h("p", { class: "balance-check warn", "aria-live": "polite" });
+  const included = h("input", { type: "checkbox", name: "con-itbis" });
+  const codigo = codigoSelect();
+  const preset = original ?? { rnc: ctx.route.query.get("rnc") ?? "", razon: "" };
+  const buyer = buyerForm(tipo, preset, () => void recheck());
+  const payment = paymentForm();
+  // A product's price with ITBIS makes the invoice's prices so (DGII's indicator is per document).
+  const lines = linesEditor(errors, catalog, (p) => (included.checked ||= p.priceIncludesItbis));
+  const read = () => {
+    const items = lines.read();
+    const doc = build(
+      tipo,
+      buyer.read(),
+      items.map((i) => i.item),
+      original,
+      codigo.value,
+      included.checked,
+    );
+    const montoTotal = totalOf(doc);
+    const paid = payment.read(montoTotal ?? "0");
+    Object.assign((doc.Encabezado as { IdDoc: object }).IdDoc, original ? { TipoPago: "1" } : paid.fields);
+    return { doc, montoTotal, local: [...items.flatMap((i) => i.problems), ...(original ? [] : paid.problems)] };
   };
-  const documentOf = () => build(tipo, { rnc, razon, correo, codigo }, lines, original);
-  const preview = () => {
-    try {
-      const t = computeTotals(documentOf()).Totales;
-      total.textContent = `Total: ${money(t.MontoTotal)} (ITBIS ${money(t.TotalITBIS ?? "0")})`;
-      check.textContent = original ? (noteRefusal(tipo, original, codigo.value, t.MontoTotal) ?? "") : "";
-    } catch {
-      total.textContent = "";
-      check.textContent = "";
-    }
+  const recheck = async (all = false) => {
+    const { doc, montoTotal, local } = read();
+    total.textContent = montoTotal ? `Total: ${money(montoTotal)}` : "";
+    balance.textContent = original && montoTotal ? (noteRefusal(tipo, original, codigo.value, montoTotal) ?? "") : "";
+    const problems = [...local, ...(await problemsOf(doc, check)).filter((p) => !local.some((l) => l.path === p.path))];
+    return { doc, problems, first: errors.show(problems, all).first };
   };
-  addLine();
-  codigo.addEventListener("change", () => preview());
   const submit = async (event: Event) => {
     event.preventDefault();
-    const bad = lines.find((l) => !l.name.value.trim() || !DECIMAL.test(l.qty.value) || !DECIMAL.test(l.price.value));
-    if (bad) {
-      status.textContent = "Cada línea necesita descripción, cantidad y precio (hasta 2 decimales).";
-      bad.name.focus();
+    const { doc, problems, first } = await recheck(true);
+    if (problems.length) {
+      status.textContent = "Corrija los datos marcados antes de emitir.";
+      (first ?? errors.general).focus();
       return;
     }
     status.textContent = "Enviando a la DGII…";
-    await reportingTo(status, async () => {
-      const { data, error } = await api.POST("/fe/recepcion/ecf", { body: documentOf() as never });
-      const answer = data ?? (error as { encf?: string } | undefined);
-      if (answer?.encf) go(`#/comprobantes/${answer.encf}`);
-    });
+    await send(doc, errors, status);
   };
+  const form = h(
+    "form",
+    { onsubmit: submit, class: "issue", novalidate: true },
+    ...buyer.fields,
+    original ? field("Código de modificación", codigo) : null,
+    original ? null : payment.box,
+    h("label", { class: "check" }, included, " Los precios incluyen ITBIS"),
+    lines.box,
+    lines.addButton,
+    total,
+    balance,
+    errors.general,
+    status,
+    h("button", { type: "submit", class: "primary" }, "Emitir"),
+  );
+  buyer.bind(errors);
+  if (original) errors.bind(codigo, "/InformacionReferencia");
+  else payment.bind(errors);
+  for (const event of ["input", "change"]) form.addEventListener(event, () => void recheck());
+  const top = original ? balanceFacts(original) : [typeLinks(sequences, tipo)];
+  return h("section", {}, h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`), ...top, form);
+};
+
+/** POSTs the document; a refusal's problems go to their fields, an accepted one opens its page. */
+async function send(doc: Record<string, unknown>, errors: FieldErrors, status: HTMLElement): Promise<void> {
+  try {
+    const { data, error } = await api.POST("/fe/recepcion/ecf", { body: doc as never });
+    const answer = data ?? (error as { encf?: string } | undefined);
+    if (answer?.encf) return go(`#/comprobantes/${answer.encf}`);
+    status.textContent = "No se emitió el comprobante.";
+  } catch (e) {
+    if (!(e instanceof ProblemError)) {
+      status.textContent = "No se pudo enviar: revise la conexión e intente otra vez.";
+      return;
+    }
+    const problems: FieldProblem[] = e.errors.map((x) => ({
+      path: x.path,
+      messageEs: (x as { messageEs?: string }).messageEs ?? "Este dato no fue aceptado.",
+    }));
+    const { first, unplaced } = errors.show(problems, true);
+    first?.focus();
+    status.textContent = problems.length
+      ? `No se emitió: ${unplaced.length ? unplaced.join(" ") : "corrija los datos marcados."}`
+      : e.status === 403
+        ? "Su usuario no tiene permiso para emitir."
+        : "No se emitió el comprobante: intente otra vez.";
+  }
+}
+
+/** The active products a line can name (none when this user may not read them). */
+async function productsOf() {
+  try {
+    const { data } = await api.GET("/products", { params: { query: { limit: "500", active: "true" } } });
+    return data?.items ?? [];
+  } catch {
+    return [];
+  }
+}
+
+type Sequence = { tipoeCF: string; nextEncf: string | null; expiresOn: string };
+
+/** The company's sequences (undefined when this user may not read them: every type is offered). */
+async function sequencesOf(): Promise<Sequence[] | undefined> {
+  try {
+    const { data } = await api.GET("/company/sequences");
+    return data?.sequences;
+  } catch {
+    return undefined;
+  }
+}
+
+function unauthorised(tipo: string): HTMLElement {
   return h(
     "section",
     {},
     h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`),
-    ...(original ? balanceFacts(original) : []),
-    h(
-      "form",
-      { onsubmit: submit, class: "issue" },
-      field(tipo === "32" ? "RNC o cédula del comprador (opcional)" : "RNC del comprador", rnc),
-      field("Razón social del comprador", razon, "Se completa del registro de contribuyentes."),
-      field("Correo del comprador (opcional)", correo),
-      original ? field("Código de modificación", codigo) : null,
-      linesBox,
-      h("button", { type: "button", onclick: addLine }, "Agregar línea"),
-      total,
-      check,
-      status,
-      h("button", { type: "submit", class: "primary" }, "Emitir"),
+    h("p", {}, "La empresa no tiene números autorizados para este tipo. "),
+    h("a", { href: "#/configuracion" }, "Registrar un rango de la DGII en Configuración"),
+  );
+}
+
+/** Links to the other types the company may issue by hand. */
+function typeLinks(sequences: Sequence[] | undefined, current: string): HTMLElement {
+  const open = HAND_TYPES.filter((t) => !sequences || sequences.some((s) => s.tipoeCF === t && s.nextEncf));
+  return h(
+    "nav",
+    { class: "types", "aria-label": "Tipo de comprobante" },
+    ...open.map((t) =>
+      h("a", { href: `#/emitir/${t}`, "aria-current": t === current ? "page" : null }, `E${t} ${TIPO_NOMBRE[t]}`),
     ),
   );
-};
+}
 
-/** The buyer's name from DGII's taxpayer registry, when the RNC or cédula is there. */
-async function registryName(value: string, razon: HTMLInputElement): Promise<void> {
-  if (!/^\d{9}(\d{2})?$/.test(value)) return;
+/** MontoTotal as the shared totals compute it, or undefined while a line is unreadable. */
+function totalOf(doc: Record<string, unknown>): string | undefined {
   try {
-    const { data } = await api.GET("/contribuyentes/{rnc}", { params: { path: { rnc: value } } });
-    if (data) razon.value = data.legalName;
+    return computeTotals(doc).Totales.MontoTotal;
   } catch {
-    // Not in the registry: the name is typed by hand.
+    return undefined;
   }
 }
 
-/** CodigoModificacion of a note: why it modifies the original. */
-function codigoSelect(): HTMLSelectElement {
-  return h(
-    "select",
-    { name: "codigo" },
-    h("option", { value: "3" }, "3 Corrige montos"),
-    h("option", { value: "1" }, "1 Anula el comprobante"),
-    h("option", { value: "2" }, "2 Corrige texto"),
-    h("option", { value: "4" }, "4 Reemplazo por contingencia"),
-    h("option", { value: "5" }, "5 Referencia a factura de consumo"),
-  );
-}
-
-/** One detail line's inputs (description, quantity, unit price, tax, good or service). */
-function newLine(n: number): LineInputs {
-  const inputs = {
-    name: h("input", { name: `nombre-${n}`, required: true }),
-    qty: h("input", { name: `cantidad-${n}`, inputmode: "decimal", value: "1" }),
-    price: h("input", { name: `precio-${n}`, inputmode: "decimal" }),
-    itbis: h(
-      "select",
-      { name: `itbis-${n}` },
-      h("option", { value: "1" }, "ITBIS 18 %"),
-      h("option", { value: "2" }, "ITBIS 16 %"),
-      h("option", { value: "4" }, "Exento"),
-    ),
-    kind: h(
-      "select",
-      { name: `tipo-${n}` },
-      h("option", { value: "1" }, "Bien"),
-      h("option", { value: "2" }, "Servicio"),
-    ),
-  };
-  const row = h(
-    "fieldset",
-    { class: "line" },
-    h("legend", {}, `Línea ${n}`),
-    field("Descripción", inputs.name),
-    field("Cantidad", inputs.qty),
-    field("Precio unitario", inputs.price),
-    field("Impuesto", inputs.itbis),
-    field("Tipo", inputs.kind),
-  );
-  return { ...inputs, row };
-}
-
-interface Original {
-  encf: string;
-  /** FechaEmision as dd-MM-yyyy (FechaNCFModificado). */
-  fechaEmision: string;
-  rnc: string;
-  razon: string;
-  /** Its total and the notes DGII accepted against it: its available balance. */
-  notes: ReceiptNotes;
-}
-
-/** The receipt a note modifies: its buyer (from its signed XML) and the notes already accepted on it. */
-async function referenced(encf: string): Promise<Original> {
-  const [{ data: r }, notes] = await Promise.all([
-    api.GET("/fe/recepcion/ecf/{encf}", { params: { path: { encf } } }),
-    notesOf(encf),
-  ]);
-  const xml = new DOMParser().parseFromString(await (await sessionFetch(r!.links.xml)).text(), "application/xml");
-  const text = (name: string) => xml.getElementsByTagName(name)[0]?.textContent ?? "";
-  return {
-    encf,
-    fechaEmision: day(r!.fechaEmision),
-    rnc: text("RNCComprador"),
-    razon: text("RazonSocialComprador"),
-    notes,
-  };
-}
-
-/** What the modified receipt still allows, and DGII's rule. */
-function balanceFacts(original: Original): HTMLElement[] {
-  const text = balanceText(original.notes, balanceOf(original.notes));
-  return [h("p", { class: "balance" }, `Sobre ${original.encf}: ${text}`), h("p", { class: "rule" }, BALANCE_RULE)];
-}
-
-/** Why the note being written would be refused by DGII's balance rule (a debit note never is). */
-function noteRefusal(tipo: string, original: Original, codigo: string, montoTotal: string): string | undefined {
-  if (tipo !== "33" && tipo !== "34") return undefined;
-  return refusalText(
-    balanceOf(original.notes, { tipo, codigoModificacion: codigo as "1" | "2" | "3" | "4" | "5", montoTotal }),
-  );
-}
-
+/** The e-CF request: the buyer, the lines, the reference of a note (payment terms are added after). */
 function build(
   tipo: string,
-  buyer: { rnc: HTMLInputElement; razon: HTMLInputElement; correo: HTMLInputElement; codigo: HTMLSelectElement },
-  lines: LineInputs[],
+  comprador: Record<string, string> | undefined,
+  items: Record<string, unknown>[],
   original: Original | undefined,
+  codigo: string,
+  pricesIncludeItbis: boolean,
 ): Record<string, unknown> {
-  const comprador: Record<string, string> = {};
-  if (buyer.rnc.value.trim()) comprador.RNCComprador = buyer.rnc.value.trim();
-  comprador.RazonSocialComprador = buyer.razon.value.trim() || "CONSUMIDOR FINAL";
-  if (buyer.correo.value.trim()) comprador.CorreoComprador = buyer.correo.value.trim();
-  const items = lines.map((l) => ({
-    IndicadorFacturacion: l.itbis.value,
-    NombreItem: l.name.value.trim(),
-    IndicadorBienoServicio: l.kind.value,
-    CantidadItem: l.qty.value.trim(),
-    UnidadMedida: "43",
-    PrecioUnitarioItem: l.price.value.trim(),
-  }));
-  const idDoc: Record<string, unknown> = {
-    TipoeCF: tipo,
-    IndicadorMontoGravado: "0",
-    TipoIngresos: "01",
-    TipoPago: "1",
-  };
-  const doc: Record<string, unknown> = { Encabezado: { IdDoc: idDoc, Comprador: comprador }, DetallesItems: items };
+  const idDoc: Record<string, unknown> = { TipoeCF: tipo, IndicadorMontoGravado: pricesIncludeItbis ? "1" : "0" };
+  if (!NO_INCOME.has(tipo)) idDoc.TipoIngresos = "01";
+  const encabezado: Record<string, unknown> = { IdDoc: idDoc };
+  if (comprador) encabezado.Comprador = comprador;
+  const doc: Record<string, unknown> = { Encabezado: encabezado, DetallesItems: items };
   if (original)
     doc.InformacionReferencia = {
       NCFModificado: original.encf,
       FechaNCFModificado: original.fechaEmision,
-      CodigoModificacion: buyer.codigo.value,
+      CodigoModificacion: codigo,
     };
-  else idDoc.TablaFormasPago = [{ FormaPago: "1", MontoPago: computeTotals(doc).Totales.MontoTotal }];
   return doc;
 }

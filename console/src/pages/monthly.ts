@@ -3,12 +3,21 @@
 import type { components } from "@ecf/client";
 import { problemText } from "@ecf/ui-kit";
 import { api, download } from "../api.ts";
-import { field, h, statusLine } from "../dom.ts";
+import { money } from "@ecf/ui-kit";
+import { field, h, statusLine, table } from "../dom.ts";
 import { currentPeriod } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 
 type Missing = components["schemas"]["MonthlyFormatMissing"];
+type MonthlyFile = {
+  fileName: string;
+  complete: boolean;
+  recordCount: number;
+  missing?: Missing[];
+  lines?: { fields: Record<string, string> }[];
+  consumptionSummary?: components["schemas"]["ResumenConsumo"];
+};
 const FORMATS = ["606", "607", "608"] as const;
 
 export const monthlyPage: Page = async (ctx) => {
@@ -20,11 +29,13 @@ export const monthlyPage: Page = async (ctx) => {
       const { data } = await api.GET(`/reports/${format}`, { params: { query: { period } } });
       return {
         format,
-        data: data as { fileName: string; complete: boolean; recordCount: number; missing?: Missing[] },
+        data: data as MonthlyFile,
       };
     }),
   );
   const canDownload = may(ctx.session.role, "monthly");
+  // A month is filed once it has ended: until then receipts may still be added to it.
+  const ended = period < currentPeriod();
   const save = (path: string, name: string, accept?: string) => () =>
     download(path, name, accept).catch((e) => (status.textContent = problemText(e)));
   return h(
@@ -48,14 +59,10 @@ export const monthlyPage: Page = async (ctx) => {
         "article",
         { class: "card", "aria-labelledby": `f${format}` },
         h("h2", { id: `f${format}` }, `Formato ${format}`),
-        h(
-          "p",
-          { class: data.complete ? "ok" : "warn" },
-          data.complete
-            ? `Completo: ${data.recordCount} registros, listo para presentar.`
-            : `Incompleto: faltan ${data.missing?.length ?? 0} datos.`,
-        ),
+        h("p", { class: data.complete && ended ? "ok" : "warn" }, readiness(data, ended)),
         data.missing?.length ? h("ul", { class: "missing" }, ...data.missing.map(missingItem)) : null,
+        data.consumptionSummary ? consumerSummary(data.consumptionSummary) : null,
+        preview(format, data),
         canDownload && data.complete
           ? h(
               "button",
@@ -88,4 +95,47 @@ function missingItem(m: Missing): HTMLElement {
   const where = m.id ? "#/compras" : m.encf ? `#/comprobantes/${m.encf}` : null;
   const what = `${m.encf ? `${m.encf}: ` : ""}${m.message}`;
   return h("li", {}, where ? h("a", { href: where }, what) : what);
+}
+
+/** "Listo para presentar" only for a month that has ended with nothing missing. */
+function readiness(data: MonthlyFile, ended: boolean): string {
+  if (!data.complete) return `Incompleto: faltan ${data.missing?.length ?? 0} datos.`;
+  if (!ended) return `Completo hasta hoy: ${data.recordCount} registros; se presenta cuando el mes termine.`;
+  return `Completo: ${data.recordCount} registros, listo para presentar.`;
+}
+
+/** The E32 under 250,000: not records of the 607 but a summary entered in the Oficina Virtual. */
+function consumerSummary(s: components["schemas"]["ResumenConsumo"]): HTMLElement {
+  return table(
+    `Resumen de facturas de consumo menores de RD$250,000 (${s.count})`,
+    ["Monto facturado", "ITBIS", "Total"],
+    [[money(s.montoFacturado), money(s.itbisFacturado), money(s.montoTotal)]],
+  );
+}
+
+/** The file's first records as a table, before it is downloaded. */
+function preview(format: string, data: MonthlyFile): HTMLElement | null {
+  const lines = data.lines ?? [];
+  if (!lines.length) return null;
+  const columns = Object.keys(lines[0]!.fields);
+  return h(
+    "details",
+    { class: "preview" },
+    h("summary", {}, `Ver los registros del ${format}`),
+    h(
+      "div",
+      { class: "scroll", tabindex: "0", role: "region", "aria-label": `Registros del ${format}` },
+      table(
+        `Formato ${format}: ${lines.length} registros`,
+        columns.map(columnLabel),
+        lines.slice(0, 200).map((l) => columns.map((c) => l.fields[c] ?? "")),
+      ),
+    ),
+  );
+}
+
+/** A column's key in words ("montoFacturado" → "Monto facturado"). */
+function columnLabel(key: string): string {
+  const words = key.replace(/([A-Z])/g, " $1").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -1,22 +1,58 @@
-// The product list of the store page: search, edit a product's name and price (If-Match its
-// version; the price typed the Dominican way, "1,250.50", read by the till's own parser), and
-// import a CSV (all or nothing; each bad line named with its column).
-import type { components } from "@ecf/client";
-import { canonical, formatNumber, money, parseNumber, PRICE, problemText } from "@ecf/ui-kit";
-import { api, reportingTo } from "../api.ts";
-import { field, h, statusLine, table } from "../dom.ts";
+// The product list of the store page: each product with its barcodes, price (with or without
+// ITBIS) and rate; create, edit and deactivate one (product-form.ts); import a CSV (all or nothing;
+// each bad line named with its column), Spanish or English header, from a downloadable template.
 import { ProblemError } from "@ecf/client";
+import { money, problemText } from "@ecf/ui-kit";
+import { api } from "../api.ts";
+import { field, h, statusLine, table } from "../dom.ts";
+import { deactivate, productForm, rateText } from "./product-form.ts";
 
-type Product = components["schemas"]["Product"];
-
-/** The catalogue's price: the till's price rule, narrowed to what a product holds (13 digits, cents). */
-const PRODUCT_PRICE = { ...PRICE, decimals: 2, integerDigits: 13 };
-
-export const CSV_COLUMNS = "code,barcodes,name,price,priceIncludesItbis,itbisRate,unit,kind,active";
+/** The template's header (the worker also reads the English one: code,barcodes,name,…). */
+export const CSV_COLUMNS = "codigo,codigos_barras,nombre,precio,precio_incluye_itbis,tasa_itbis,unidad,tipo,activo";
+const TEMPLATE = `${CSV_COLUMNS}\r\nA-1,7460001|7460002,"Leche entera 1 L",85.00,sí,18,43,bien,sí\r\n`;
 
 export async function productsSection(canEdit: boolean, reload: () => void): Promise<HTMLElement> {
   const { data } = await api.GET("/products", { params: { query: { limit: "200" } } });
   const status = statusLine();
+  const editor = h("div", { class: "product-editor" });
+  const actions = (p: NonNullable<typeof data>["items"][number]) =>
+    canEdit
+      ? h(
+          "span",
+          { class: "actions-row" },
+          h("button", { type: "button", onclick: () => productForm(p, editor, reload) }, `Editar ${p.code}`),
+          p.active
+            ? h("button", { type: "button", onclick: () => void deactivate(p, status, reload) }, `Desactivar ${p.code}`)
+            : null,
+        )
+      : "";
+  return h(
+    "article",
+    { class: "card" },
+    h("h2", {}, "Productos"),
+    canEdit
+      ? h("button", { type: "button", onclick: () => productForm(undefined, editor, reload) }, "Producto nuevo")
+      : null,
+    table(
+      `${data?.items.length ?? 0} productos`,
+      ["Código", "Códigos de barras", "Nombre", "Precio", "ITBIS", "Estado", ""],
+      (data?.items ?? []).map((p) => [
+        p.code,
+        p.barcodes.join(", ") || "—",
+        p.name,
+        h("span", { class: "num" }, `${money(p.price)} ${p.priceIncludesItbis ? "con ITBIS" : "sin ITBIS"}`),
+        rateText(p.itbisRate),
+        p.active ? "Activo" : "Inactivo",
+        actions(p),
+      ]),
+    ),
+    editor,
+    canEdit ? importForm(status, reload) : null,
+    status,
+  );
+}
+
+function importForm(status: HTMLElement, reload: () => void): HTMLElement {
   const errors = h("ul", { class: "errors", "aria-label": "Líneas con errores" });
   const file = h("input", { type: "file", name: "csv", accept: ".csv,text/csv" });
   const importCsv = async (event: Event) => {
@@ -48,65 +84,17 @@ export async function productsSection(canEdit: boolean, reload: () => void): Pro
         );
     }
   };
-  const editor = h("div", { class: "product-editor" });
+  const template = URL.createObjectURL(new Blob([TEMPLATE], { type: "text/csv" }));
   return h(
-    "article",
-    { class: "card" },
-    h("h2", {}, "Productos"),
-    table(
-      `${data?.items.length ?? 0} productos`,
-      ["Código", "Nombre", "Precio", "ITBIS", ""],
-      (data?.items ?? []).map((p) => [
-        p.code,
-        p.name,
-        h("span", { class: "num" }, money(p.price)),
-        p.itbisRate === "exempt" ? "Exento" : `${p.itbisRate} %`,
-        canEdit ? h("button", { type: "button", onclick: () => edit(p, editor, reload) }, `Editar ${p.code}`) : "",
-      ]),
-    ),
-    editor,
-    canEdit
-      ? h(
-          "form",
-          { class: "inline-form", onsubmit: importCsv, "aria-label": "Importar productos" },
-          field("Archivo CSV", file, `Columnas: ${CSV_COLUMNS}`),
-          h("button", { type: "submit" }, "Importar CSV"),
-        )
-      : null,
-    status,
-    errors,
-  );
-}
-
-function edit(p: Product, box: HTMLElement, reload: () => void): void {
-  const name = h("input", { name: "nombre", value: p.name, required: true });
-  const price = h("input", { name: "precio", value: formatNumber(p.price, 2), inputmode: "decimal", required: true });
-  const status = statusLine();
-  const save = async (event: Event) => {
-    event.preventDefault();
-    const typed = parseNumber(price.value, PRODUCT_PRICE);
-    if (!typed.ok) {
-      status.textContent = typed.error;
-      price.focus();
-      return;
-    }
-    await reportingTo(status, async () => {
-      await api.PATCH("/products/{id}", {
-        params: { path: { id: p.id }, header: { "If-Match": `"${p.version}"` } },
-        body: { name: name.value.trim(), price: canonical(typed.value) },
-      });
-      reload();
-    });
-  };
-  box.replaceChildren(
+    "div",
+    {},
     h(
       "form",
-      { class: "inline-form", onsubmit: save, "aria-label": `Editar ${p.code}` },
-      field("Nombre", name),
-      field("Precio", price, "Con punto decimal y coma de miles, p. ej. 1,250.50"),
-      h("button", { type: "submit", class: "primary" }, "Guardar"),
+      { class: "inline-form", onsubmit: importCsv, "aria-label": "Importar productos" },
+      field("Archivo CSV", file, `Columnas: ${CSV_COLUMNS}`),
+      h("button", { type: "submit" }, "Importar CSV"),
     ),
-    status,
+    h("a", { href: template, download: "plantilla-productos.csv" }, "Descargar la plantilla CSV"),
+    errors,
   );
-  name.focus();
 }

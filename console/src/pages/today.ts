@@ -1,4 +1,4 @@
-// Hoy: this month's receipts by state, what is still pending or in contingency and since when,
+// Hoy: the month's and today's sales in RD$ (today-sales.ts), this month's receipts by state, what is still pending or in contingency and since when,
 // buyer deliveries that failed, the certificate's expiry and the monthly quota.
 import type { components } from "@ecf/client";
 import { api, jsonOf } from "../api.ts";
@@ -6,6 +6,8 @@ import { h, table } from "../dom.ts";
 import { day, estadoClass, when } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
+import { firstRunAndRanges } from "./first-run.ts";
+import { salesSection } from "./today-sales.ts";
 
 type Row = components["schemas"]["EncfReportItem"];
 
@@ -29,14 +31,21 @@ const monthIn = (estado: string) =>
     .then((r) => ({ estado, report: jsonOf(r.data) }));
 
 export const todayPage: Page = async (ctx) => {
-  const [me, states, recent] = await Promise.all([
+  const books = may(ctx.session.role, "monthly");
+  const accepted = api
+    .GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } })
+    .then((r) => jsonOf(r.data)?.items ?? []);
+  // Everything at once, so the page shows whole (nothing moves in after it).
+  const [me, states, rows, sales, ranges, purchases] = await Promise.all([
     // The company's profile is the books' (owner, accountant); a store manager sees the rest.
-    may(ctx.session.role, "monthly") ? api.GET("/company/me").then((r) => r.data) : undefined,
+    books ? api.GET("/company/me").then((r) => r.data) : undefined,
     // Counted by the report per state, so a month of millions of receipts counts right.
     Promise.all(ESTADOS.map(monthIn)),
-    api.GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } }),
+    accepted,
+    books ? salesSection(accepted) : null,
+    books ? firstRunAndRanges() : null,
+    books ? purchasesWaiting() : null,
   ]);
-  const rows = jsonOf(recent.data)?.items ?? [];
   const byState = states.filter((s) => s.report?.total).map((s) => [s.estado, s.report!.total] as const);
   const waiting = states
     .filter((s) => WAITING.has(s.estado))
@@ -61,6 +70,14 @@ export const todayPage: Page = async (ctx) => {
         : null,
       ...byState.map(([estado, n]) => tile(estado, String(n), `estado-${estadoClass(estado)}`)),
     ),
+    me && ranges
+      ? ranges(
+          me,
+          states.reduce((n, s) => n + (s.report?.total ?? 0), 0),
+        )
+      : null,
+    purchases,
+    sales,
     me?.warnings.length
       ? h("ul", { class: "warnings", "aria-label": "Avisos" }, ...me.warnings.map((w) => h("li", {}, w.message)))
       : null,
@@ -74,7 +91,7 @@ export const todayPage: Page = async (ctx) => {
       : h("p", {}, "Nada pendiente."),
     h("h2", {}, "Entregas al comprador que fallaron"),
     // A receipt read per delivery: the page shows first, this part when its reads are in.
-    filledLater(failedDeliveries(rows)),
+    filledLater(failedDeliveries(rows), "No se pudieron leer las entregas."),
   );
 };
 
@@ -96,12 +113,12 @@ async function failedDeliveries(rows: Row[]): Promise<HTMLElement> {
 }
 
 /** A placeholder (busy, for screen readers too) that `content` replaces once it is ready. */
-function filledLater(content: Promise<HTMLElement>): HTMLElement {
+function filledLater(content: Promise<HTMLElement>, failure: string): HTMLElement {
   const holder = h("div", { "aria-busy": "true", "aria-live": "polite" }, h("p", {}, "Buscando…"));
   content
     .then(
       (ready) => holder.replaceChildren(ready),
-      () => holder.replaceChildren(h("p", { role: "alert" }, "No se pudieron leer las entregas.")),
+      () => holder.replaceChildren(h("p", { role: "alert" }, failure)),
     )
     .finally(() => holder.removeAttribute("aria-busy"));
   return holder;
@@ -117,4 +134,16 @@ export function badge(estado: string): HTMLElement {
 
 export function receiptLink(encf: string): HTMLElement {
   return h("a", { href: `#/comprobantes/${encf}` }, encf);
+}
+
+/** The suppliers' e-CF of this month still waiting for the company's approval or rejection. */
+async function purchasesWaiting(): Promise<HTMLElement | null> {
+  const { data } = await api.GET("/reports/compras", { params: { query: { Desde: monthStart(), pageSize: "500" } } });
+  const waiting = (jsonOf(data)?.items ?? []).filter((p) => !p.aprobacionComercial).length;
+  if (!waiting) return null;
+  return h(
+    "p",
+    { class: "warn purchases-waiting" },
+    h("a", { href: "#/compras" }, `${waiting} compras esperan su aprobación o rechazo`),
+  );
 }

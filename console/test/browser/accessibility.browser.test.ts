@@ -32,6 +32,7 @@ const ownerPages = () => [
   { hash: `#/comprobantes/${issued}`, heading: new RegExp(`^${issued}`) },
   { hash: "#/emitir/31", heading: "Emitir E31 Crédito Fiscal" },
   { hash: "#/emitir/32", heading: /^Emitir E32/ },
+  { hash: "#/clientes", heading: "Clientes" },
   { hash: "#/compras", heading: "Compras" },
   { hash: "#/mensual", heading: "Mensual" },
   { hash: "#/tienda", heading: "Tienda" },

@@ -6,6 +6,7 @@ import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readAcecf } from "../documents.ts";
 import type { Environment } from "../environments.ts";
 import { readXmlPart } from "../multipart.ts";
+import { issuedByDgiiForCertification } from "../certification/progress.ts";
 import { localName, type MalformedXmlError, parseXml } from "../xml-read.ts";
 
 /** e-CF types that never need a commercial approval (descripcion-tecnica, p. 44). */
@@ -60,7 +61,8 @@ export function aprobacionComercialRoutes(ctx: SandboxContext, env: Environment)
     const invoice = ctx.state
       .receptionsOf(env, summary.rncEmisor, summary.encf)
       .find((r) => r.outcome && now >= r.readyAt && (r.outcome.codigo === 1 || r.outcome.codigo === 4));
-    if (!invoice) return refuse("Factura no encontrada para esta Aprobación comercial.");
+    const dgiiInvoice = env === "certecf" && issuedByDgiiForCertification(ctx, summary.rncComprador, summary.encf);
+    if (!invoice && !dgiiInvoice) return refuse("Factura no encontrada para esta Aprobación comercial.");
 
     const receivedAt = ctx.now();
     ctx.state.record(

@@ -4,6 +4,7 @@ import { certificatesOfPem, fingerprintOfDer, listSigners, setSigners } from "..
 import { queryParam, type SandboxContext, type SandboxEnv } from "../context.ts";
 import { parseFault } from "../faults.ts";
 import { sameEncf } from "../state.ts";
+import { certificacionControlRoutes } from "./certificacion.ts";
 import { parseDirectory } from "./consultadirectorio.ts";
 import { publicOutcome } from "./consultaresultado.ts";
 import { emisorRoutes } from "./emisor.ts";
@@ -147,6 +148,7 @@ export function controlRoutes(ctx: SandboxContext) {
   });
 
   app.route("/emisor", emisorRoutes(ctx));
+  app.route("/certificacion", certificacionControlRoutes(ctx));
 
   return app;
 }

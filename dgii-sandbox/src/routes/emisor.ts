@@ -2,10 +2,11 @@
 // as DGII's testecf/emisorreceptor does, and reports the acknowledgement (ARECF) it got back; and,
 // as DGII's "Emisión: Aprobación Comercial", sends a buyer's commercial approval (ACECF) to an
 // issuer's aprobacioncomercial service and reports its answer.
-import { buildAcecf, formatDgiiDateTime, signEcfXml, signXml } from "@ecf/shared";
+import { buildAcecf, formatDgiiDateTime, signEcfXml } from "@ecf/shared";
 import { Hono } from "hono";
 import type { SandboxContext, SandboxEnv } from "../context.ts";
 import { readEcf } from "../documents.ts";
+import { authenticateAt, postXmlFile } from "../receiver-client.ts";
 import { localName, parseXml, text } from "../xml-read.ts";
 
 interface SendRequest {
@@ -192,17 +193,13 @@ export function emisorRoutes(ctx: SandboxContext) {
   return app;
 }
 
-/**
- * The receiver standard's optional authentication: GET the seed, sign it with the sandbox's
- * certificate, POST it to validacioncertificado; the token comes back as JSON or XML.
- */
 type Delivery =
   | { url: string; authentication: { status: number; error?: string } | null; response: Response }
   | { failed: Record<string, unknown> };
 
 /**
- * Posts `xml` as the multipart field `xml` to `{to}{path}`, as DGII's simulator does: with the
- * given token, or after authenticating at the receiver first. A failure to log in or to reach the
+ * Posts `xml` to `{to}{path}`, as DGII's simulator does: with the given token, or after
+ * authenticating at the receiver's /fe/autenticacion first. A failure to log in or to reach the
  * receiver comes back as `failed` (the route answers 502 with it).
  */
 async function deliver(
@@ -217,45 +214,15 @@ async function deliver(
   let token = request.token;
   let authentication: { status: number; error?: string } | null = null;
   if (request.authenticate) {
-    const login = await authenticate(ctx, base);
+    const login = await authenticateAt(ctx, `${base}/fe/autenticacion`);
     authentication = { status: login.status, ...(login.error ? { error: login.error } : {}) };
     if (!login.token) return { failed: { url: `${base}/fe/autenticacion`, authentication } };
     token = login.token;
   }
-  const form = new FormData();
-  form.append("xml", new Blob([xml], { type: "text/xml" }), fileName);
   const url = `${base}${path}`;
-  const headers: Record<string, string> = { accept };
-  if (token) headers.authorization = `Bearer ${token}`;
   try {
-    return { url, authentication, response: await fetch(url, { method: "POST", body: form, headers }) };
+    return { url, authentication, response: await postXmlFile(url, xml, fileName, accept, token) };
   } catch (error) {
     return { failed: { url, error: `receiver unreachable: ${String(error)}` } };
-  }
-}
-
-async function authenticate(
-  ctx: SandboxContext,
-  base: string,
-): Promise<{ status: number; token?: string; error?: string }> {
-  try {
-    const seedResponse = await fetch(`${base}/fe/autenticacion/api/semilla`);
-    if (!seedResponse.ok) return { status: seedResponse.status, error: "semilla refused" };
-    const signer = await ctx.signer();
-    const signed = await signXml(await seedResponse.text(), signer.key, signer.certificateDer);
-    const form = new FormData();
-    form.append("xml", new Blob([signed], { type: "text/xml" }), "semilla.xml");
-    const response = await fetch(`${base}/fe/autenticacion/api/validacioncertificado`, {
-      method: "POST",
-      body: form,
-      headers: { accept: "application/json" },
-    });
-    const text = await response.text();
-    const token = /"token"\s*:\s*"([^"]+)"/.exec(text)?.[1] ?? /<token>([^<]+)<\/token>/.exec(text)?.[1];
-    return token
-      ? { status: response.status, token }
-      : { status: response.status, error: `no token in the answer: ${text.slice(0, 200)}` };
-  } catch (error) {
-    return { status: 0, error: `receiver unreachable: ${String(error)}` };
   }
 }

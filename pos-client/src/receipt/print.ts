@@ -1,7 +1,9 @@
 // The printed representation (RI) on 80 mm paper: issuer, e-NCF, lines, totals, payment, and at
 // the foot the QR with the timbre URL, the security code and the signature date (informe técnico
-// §17.2.3: QR at least 22 × 22 mm). Printed with window.print(); the print CSS shows only this.
+// §17.2.3: QR at least 22 × 22 mm), and beside it the buyer's link to the receipt's page on this
+// service (shared/src/receipt-link.ts). Printed with window.print(); the print CSS shows only this.
 import QRCode from "qrcode";
+import { receiptShortUrl } from "@ecf/shared/receipt-link";
 import { h, money } from "@ecf/ui-kit";
 import type { Sale } from "../db.ts";
 import { dateTime, TIPO_NOMBRE } from "../format.ts";
@@ -9,7 +11,7 @@ import type { Payment } from "../sale/document.ts";
 
 interface Doc {
   Encabezado: {
-    IdDoc: { TipoeCF: string; eNCF: string; FechaVencimientoSecuencia?: string };
+    IdDoc: { TipoeCF: string; eNCF: string; FechaVencimientoSecuencia?: string; IndicadorEnvioDiferido?: string };
     Emisor: {
       RNCEmisor: string;
       RazonSocialEmisor: string;
@@ -41,15 +43,28 @@ export async function qrSvg(url: string): Promise<string> {
 export interface ReceiptContext {
   cashier?: string;
   till?: string;
+  /** Where buyers reach the service (default: the till's own origin, which serves the API). */
+  origin?: string;
+}
+
+/**
+ * The buyer's link to the receipt's page, with the words of DGII's model under envío diferido
+ * (representacion-impresa §3: "Enlace consulta proveedor electrónico").
+ */
+function consultaLink(doc: Doc, sale: Sale, origin: string): HTMLElement | null {
+  if (!sale.encf || !sale.securityCode) return null;
+  const url = receiptShortUrl(origin, doc.Encabezado.Emisor.RNCEmisor, sale.encf, sale.securityCode);
+  const label =
+    doc.Encabezado.IdDoc.IndicadorEnvioDiferido === "1"
+      ? "Enlace consulta proveedor electrónico:"
+      : "Consulte su comprobante en:";
+  return h("div", { class: "consulta" }, label, " ", h("a", { class: "consulta-url", href: url }, url));
 }
 
 export async function receiptView(sale: Sale, context: ReceiptContext = {}): Promise<HTMLElement> {
   const doc = sale.document as Doc;
   const { IdDoc, Emisor, Comprador, Totales } = doc.Encabezado;
   const payment = sale.payment as Payment | undefined;
-  const qr = h("div", { class: "qr", "aria-label": "Código QR de consulta DGII" });
-  // The SVG comes from our QR encoder over a URL we built: not user HTML.
-  qr.innerHTML = await qrSvg(sale.timbreUrl!);
   const row = (label: string, value: string, cls = "") =>
     h("div", { class: `row ${cls}` }, h("span", {}, label), h("span", {}, value));
   return h(
@@ -109,18 +124,27 @@ export async function receiptView(sale: Sale, context: ReceiptContext = {}): Pro
     payment?.cashReceived
       ? row("Cambio", money(change(payment.cashReceived, payment.parts, Totales.MontoTotal)))
       : null,
+    await timbreFooter(doc, sale, context.origin ?? location.origin),
+  );
+}
+
+/** The foot DGII asks for (§17.2.3): the QR, the security code and signing date; then the buyer's link and the state. */
+async function timbreFooter(doc: Doc, sale: Sale, origin: string): Promise<HTMLElement> {
+  const qr = h("div", { class: "qr", "aria-label": "Código QR de consulta DGII" });
+  // The SVG comes from our QR encoder over a URL we built: not user HTML.
+  qr.innerHTML = await qrSvg(sale.timbreUrl!);
+  return h(
+    "footer",
+    {},
+    qr,
     h(
-      "footer",
-      {},
-      qr,
-      h(
-        "div",
-        { class: "codes" },
-        h("div", {}, "Código de seguridad: ", h("strong", { class: "security-code" }, sale.securityCode ?? "")),
-        h("div", {}, "Fecha de firma digital: ", h("span", { class: "signature-date" }, sale.fechaHoraFirma ?? "")),
-      ),
-      h("div", { class: "estado" }, `Estado: ${sale.estado ?? "Pendiente"}`),
+      "div",
+      { class: "codes" },
+      h("div", {}, "Código de seguridad: ", h("strong", { class: "security-code" }, sale.securityCode ?? "")),
+      h("div", {}, "Fecha de firma digital: ", h("span", { class: "signature-date" }, sale.fechaHoraFirma ?? "")),
     ),
+    consultaLink(doc, sale, origin),
+    h("div", { class: "estado" }, `Estado: ${sale.estado ?? "Pendiente"}`),
   );
 }
 

@@ -1,6 +1,6 @@
 // A shift's life on the till: a cashier who typed the right PIN opens it with the float in the
 // drawer; every sale and refund is rung up in it; closing takes the counted cash and writes the Z
-// report. One shift is open at a time per till. Each change is queued for the server (sync.ts) in
+// report. One shift is open at a time per till. Each change is queued for the server (sync/shifts.ts) in
 // the same IndexedDB transaction that makes it.
 import { formatMoney } from "@ecf/shared/money";
 import { MONEY, parseNumber } from "@ecf/ui-kit";
@@ -108,17 +108,4 @@ export async function closeShift(
     await db.shifts.put(closed);
     return closed;
   });
-}
-
-/** What PUT /devices/shifts/{id} takes for a shift as it stands. */
-export function shiftUpload(shift: Shift) {
-  return {
-    cashierId: shift.cashierId,
-    cashierName: shift.cashierName,
-    openedAt: shift.openedAt,
-    openingFloat: shift.openingFloat,
-    ...(shift.state === "closed"
-      ? { closedAt: shift.closedAt, countedCash: shift.countedCash, report: shift.report }
-      : {}),
-  };
 }

@@ -1,14 +1,17 @@
-// When to sync: at start, when the network returns, after each sale and on an interval; always
-// under the Web Lock so only one tab uploads. Each round also refills e-NCF blocks running low,
-// has the numbers this till gave up voided (sync/given-up.ts) and notes a changed certificate.
+// When to sync: at start, when the network returns, after each sale or shift change and on an
+// interval; always under the Web Lock so only one tab uploads. Each round also hands over the
+// shifts opened or closed since (sync/shifts.ts), refills e-NCF blocks running low, has the numbers
+// this till gave up voided (sync/given-up.ts) and notes a changed certificate.
 import { drIsoDate } from "@ecf/shared/dgii-time";
 import { POS_TIPOS } from "@ecf/shared/pos-device";
 import { DeviceApi, type DeviceStatus, isRevoked } from "../api.ts";
-import type { OutboxEntry, PosDatabase } from "../db.ts";
+import type { PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
 import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
 import { installWrappedKey, keyIsOutdated, signingKey } from "../signing/keystore.ts";
 import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
+import { type ShiftSyncReport, syncShifts } from "./shifts.ts";
+import { type ApiOfPairing, pairingApis } from "./pairing-apis.ts";
 import { refreshInProcess } from "./refresh.ts";
 import { syncGivenUp } from "./given-up.ts";
 import { syncLockFree, syncOutbox, underSyncLock, type SyncProgress, type SyncReport } from "./outbox.ts";
@@ -37,6 +40,8 @@ export interface SyncStatus {
   keyOutdated?: boolean;
   /** The round could not reach the server (a failed request, not an answer): the till is on its own. */
   unreachable?: boolean;
+  /** The shifts the round handed over, refused, or had to leave for the next one. */
+  shifts?: ShiftSyncReport;
 }
 
 /**
@@ -45,7 +50,7 @@ export interface SyncStatus {
  */
 export type RunnerApi = Pick<
   DeviceApi,
-  "signingMaterial" | "lease" | "receiptStates" | "uploadMany" | "voidGivenUp"
+  "signingMaterial" | "lease" | "receiptStates" | "uploadMany" | "voidGivenUp" | "putShift"
 > & {
   me(): Promise<Pick<DeviceStatus, "certificateSerial"> & { device?: Pick<DeviceStatus["device"], "keyApproval"> }>;
 };
@@ -134,9 +139,13 @@ export class SyncRunner {
       this.onStatus({ running: true });
       try {
         await this.housekeeping();
-        const report = await this.upload();
+        const apiFor = await pairingApis(this.db, this.session, this.api, this.connect);
+        const report = await this.upload(apiFor);
+        let shifts: ShiftSyncReport | undefined;
         if (report.stoppedBy === "revoked") await this.revoked();
         else {
+          // A shift closed since the last round reaches the server in this one.
+          shifts = await syncShifts(this.db, (shift, body) => apiFor(shift.deviceId).putShift(shift.id, body));
           const refreshed = await refreshInProcess(this.db, (encfs) => this.api.receiptStates(encfs)).catch(() => ({
             changed: 0,
             unsettled: 0,
@@ -148,11 +157,12 @@ export class SyncRunner {
             this.recheck = setTimeout(this.kick, this.recheckMs);
           }
         }
-        const unreachable = report.stoppedBy === "retry";
+        const unreachable = report.stoppedBy === "retry" || shifts?.retryLater !== undefined;
         this.reachable(!unreachable);
         this.onStatus({
           running: false,
           last: report,
+          ...(shifts ? { shifts } : {}),
           ...(unreachable ? { unreachable } : {}),
           ...(this.keyOutdated ? { keyOutdated: true } : {}),
         });
@@ -179,24 +189,12 @@ export class SyncRunner {
     return result;
   }
 
-  /**
-   * Uploads the outbox in order. An entry signed under an earlier pairing of this till goes up with
-   * that pairing's token (kept when it was revoked): the server takes from a revoked device what it
-   * signed before the revocation, inside its own leases.
-   */
-  private async upload(): Promise<SyncReport> {
-    const retired = (await this.db.setting<Record<string, string>>(RETIRED_TOKENS)) ?? {};
-    const apis = new Map<string, RunnerApi>();
-    const apiFor = (entry: OutboxEntry): RunnerApi => {
-      const token = entry.deviceId && entry.deviceId !== this.session.deviceId ? retired[entry.deviceId] : undefined;
-      if (!token) return this.api;
-      if (!apis.has(token)) apis.set(token, this.connect(token));
-      return apis.get(token)!;
-    };
+  /** Uploads the outbox in order, each receipt with the token of the pairing that signed it. */
+  private async upload(apiFor: ApiOfPairing<RunnerApi>): Promise<SyncReport> {
     // A batch holds one pairing's receipts (see batches), so its first entry names the token.
     const report = await syncOutbox(
       this.db,
-      (batch) => apiFor(batch[0]!).uploadMany(batch),
+      (batch) => apiFor(batch[0]!.deviceId).uploadMany(batch),
       (progress) => this.onStatus({ running: true, progress }),
     );
     await forgetSettledTokens(this.db);
@@ -242,7 +240,9 @@ export class SyncRunner {
   private async revoked(): Promise<void> {
     this.stop();
     await forgetDevice(this.db, this.session);
-    const flushed = await this.upload().catch(() => undefined);
+    const flushed = await pairingApis(this.db, this.session, this.api, this.connect)
+      .then((apiFor) => this.upload(apiFor))
+      .catch(() => undefined);
     this.onStatus({ running: false, ...(flushed ? { last: flushed } : {}) });
     this.onRevoked();
   }

@@ -5,9 +5,8 @@
 import { h } from "@ecf/ui-kit";
 import { DeviceApi } from "../api.ts";
 import type { PosDatabase, Sale, Shift } from "../db.ts";
-import { API_BASE, loadSession, RETIRED_TOKENS, type Session } from "../session.ts";
+import { API_BASE, loadSession, type Session } from "../session.ts";
 import { currentShift } from "../shift/shifts.ts";
-import { ShiftSync } from "../shift/sync.ts";
 import { CatalogSync, type PullReport } from "../sync/catalog.ts";
 import { SyncRunner, type SyncStatus } from "../sync/runner.ts";
 import { type CatalogTab, catalogTab } from "./catalog-screen.ts";
@@ -41,13 +40,17 @@ class PosApp {
   private showingZ: Shift | undefined;
   /** The sale screen while it is on display: it takes the window's keys and the scans. */
   private saleOnScreen: SaleScreen | undefined;
-  /** A scan made while the receipt was on screen, for the sale screen that replaces it. */
-  private pendingScan: string | undefined;
+  /**
+   * Scans made while no sale screen could take them (the receipt on screen, the sale screen being
+   * drawn), in the order scanned, for the sale screen that comes next.
+   */
+  private readonly waitingScans: string[] = [];
+  /** Whether the till had a shift open at the last render: without one, the tab is the opening form. */
+  private shiftOpen = false;
   private canEditPrices: boolean | undefined;
   private readonly runner: SyncRunner;
   private readonly api: DeviceApi;
   private readonly catalog: CatalogSync;
-  private readonly shiftSync: ShiftSync;
   private readonly issuer: TillIssuer;
   private readonly sell: SellTab;
   private readonly products: CatalogTab;
@@ -77,9 +80,6 @@ class PosApp {
       (since, limit) => this.api.catalog(since, limit),
       (report) => void this.catalogPulled(report),
     );
-    this.shiftSync = new ShiftSync(db, async (shift, body) =>
-      (await this.apiOf(shift.deviceId)).putShift(shift.id, body),
-    );
     this.issuer = new TillIssuer(db, session);
     this.bar = statusBar(db, session, this.runner, (tab) => this.go(tab));
     this.sell = sellTab(db, {
@@ -102,8 +102,6 @@ class PosApp {
     // The catalogue is pulled at once (also right after pairing), on reconnection and every minute.
     this.catalog.start();
     signal.addEventListener("abort", () => this.catalog.stop());
-    this.shiftSync.start();
-    signal.addEventListener("abort", () => this.shiftSync.stop());
     void this.bar.showCatalogState();
   }
 
@@ -114,13 +112,11 @@ class PosApp {
     this.bar.showConnection();
     // Shortcuts live on the window, so they work wherever the focus is (body after a re-render).
     addEventListener("keydown", (e) => this.windowKey(e), { signal });
-    // A scan belongs to the sale wherever the focus is; on the receipt just issued it starts the next sale.
+    // A scan belongs to the sale wherever the focus is (the search box too: typing and scanning
+    // are separate streams); on the receipt just issued it starts the next sale.
     listenForScans((code) => this.scanned(code), signal, {
-      // Only for the sale screen or the receipt just issued: the shift's opening form (its PIN) types as usual.
-      wanted: (target) =>
-        this.tab === "venta" &&
-        (target as Element | null)?.id !== "search" &&
-        (this.showing !== undefined || this.saleOnScreen !== undefined),
+      // Only for the sale, or the receipt just issued: the shift's opening form (its PIN) types as usual.
+      wanted: () => this.tab === "venta" && !this.showingZ && (this.showing !== undefined || this.shiftOpen),
     });
   }
 
@@ -172,6 +168,7 @@ class PosApp {
     this.bar.showTab(this.showing || this.showingZ ? undefined : this.tab);
     if (this.showing) return this.renderReceipt(this.showing, ticket);
     const shift = await currentShift(this.db);
+    this.shiftOpen = shift !== undefined;
     this.bar.showShift(shift);
     const view = this.showingZ
       ? await zScreen(this.db, this.showingZ, this.session, () => this.go("venta"))
@@ -206,34 +203,23 @@ class PosApp {
     this.saleOnScreen = sale;
     this.main.replaceChildren(element);
     element.querySelector<HTMLElement>("[data-autofocus]")?.focus();
-    const code = this.pendingScan;
-    this.pendingScan = undefined;
-    if (code !== undefined) sale?.scan(code);
+    // Scans waiting for a sale screen go to this one, in order; any other screen cannot sell them.
+    if (sale || !this.showing) for (const code of this.waitingScans.splice(0)) sale?.scan(code);
   }
 
+  /** Every scan reaches a sale screen, in order: the one on display, or the next one drawn. */
   private scanned(code: string): void {
-    if (this.saleOnScreen && !this.showing) {
-      this.saleOnScreen.scan(code);
-    } else if (this.showing) {
-      this.pendingScan = code;
-      this.go("venta");
+    if (this.saleOnScreen && !this.showing && !this.waitingScans.length) this.saleOnScreen.scan(code);
+    else {
+      this.waitingScans.push(code);
+      if (this.showing) this.go("venta");
     }
   }
 
-  /**
-   * The API as the pairing that opened a shift: a shift opened before this till was revoked and
-   * paired again is handed over with the old pairing's token (the server takes from a revoked till
-   * what it opened before its revocation), as its receipts are.
-   */
-  private async apiOf(deviceId: string | undefined): Promise<DeviceApi> {
-    if (!deviceId || deviceId === this.session.deviceId) return this.api;
-    const token = (await this.db.setting<Record<string, string>>(RETIRED_TOKENS))?.[deviceId];
-    return token ? new DeviceApi(API_BASE, token) : this.api;
-  }
-
-  /** A shift opened (back to selling) or closed (its Z report on screen, to print); the server hears of either. */
+  /** A shift opened (back to selling) or closed (its Z report on screen, to print); the next round hands it over. */
   private shiftChanged(shift: Shift): void {
-    this.shiftSync.kick();
+    this.runner.kick();
+    this.shiftOpen = shift.state === "open";
     if (shift.state === "closed") this.showingZ = shift;
     else this.tab = "venta";
     void this.render();

@@ -1,6 +1,6 @@
 // The bar over every screen: the business and the till, the tabs (Alt+letter), and what the cashier
 // glances at: the connection, the sync backlog, the e-NCF numbers left per type, the catalogue's
-// age and the open shift. It owns those indicators; the app tells it what changed.
+// age, the open shift and a closed shift the server does not have yet. It owns those indicators; the app tells it what changed.
 import { drIsoDate } from "@ecf/shared/dgii-time";
 import { POS_TIPOS } from "@ecf/shared/pos-device";
 import { type Component, h } from "@ecf/ui-kit";
@@ -11,6 +11,7 @@ import type { Session } from "../session.ts";
 import { catalogState } from "../sync/catalog.ts";
 import type { SyncRunner, SyncStatus } from "../sync/runner.ts";
 import { backlog, backlogText, connectionView, stockText } from "./connection-status.ts";
+import { shiftIndicator } from "./shift-indicator.ts";
 
 export type Tab = "venta" | "productos" | "recibos" | "turno";
 
@@ -40,7 +41,7 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
   /** The e-NCF numbers left on this till per type, with a warning when a type runs low. */
   const numbers = h("span", { class: "numbers", id: "numbers" });
   const catalogStatus = h("span", { class: "catalog-status", id: "catalog-status" });
-  const shiftStatus = h("span", { class: "shift-status", id: "shift-status" });
+  const shifts = shiftIndicator(db);
   const tabs = TABS.map(({ tab, label, key }) =>
     h("button", { type: "button", class: "tab", "data-tab": tab, title: `Alt+${key}`, onclick: () => go(tab) }, label),
   );
@@ -69,6 +70,7 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
       serverUnreachable = status.unreachable === true;
       showConnection();
       void showStock();
+      void shifts.showUnsent();
     }
     sync.textContent =
       status.running && status.progress && status.progress.total > 0
@@ -89,7 +91,7 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
       sync,
       numbers,
       catalogStatus,
-      shiftStatus,
+      ...shifts.elements,
     ),
     showTab: (active) => {
       for (const b of tabs) b.classList.toggle("active", b.dataset.tab === active);
@@ -107,9 +109,7 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
     roundEnded: () => {
       sync.dataset.rounds = String(Number(sync.dataset.rounds ?? 0) + 1);
     },
-    showShift: (shift) => {
-      shiftStatus.textContent = shift ? `Turno: ${shift.cashierName}` : "Sin turno abierto";
-    },
+    showShift: (shift) => shifts.showShift(shift),
   };
 }
 

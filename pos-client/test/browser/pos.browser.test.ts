@@ -216,6 +216,12 @@ describe("the POS in Chromium", () => {
       firstEstado,
       { timeout: 30_000 },
     );
+    // The ticket's link beside the QR opens the receipt's public page for the buyer, no account.
+    const link = (await page.getAttribute("section.ticket .consulta-url", "href"))!;
+    expect(link).toMatch(new RegExp(`^${stack.workerUrl}/r/${RNC}${online}[A-Za-z0-9_-]{6}$`));
+    const publicPage = await fetch(link);
+    expect(publicPage.status).toBe(200);
+    expect(await publicPage.text()).toContain(online);
 
     // Offline: each receipt is signed on the device, printable with its QR, queued in contingency.
     await context.setOffline(true);
@@ -397,7 +403,8 @@ describe("the POS in Chromium", () => {
     // "Nueva venta": the search box has the focus, typing and Enter work without a click.
     await page.click("#new-sale");
     await page.waitForSelector("#search");
-    await page.keyboard.type("Yogur");
+    // At a person's pace: five letters and Enter within a few milliseconds would be a scan (a code).
+    await page.keyboard.type("Yogur", { delay: 120 });
     await page.keyboard.press("Enter");
     await page.waitForSelector('#cart td:text-is("Yogur natural")');
     // An E31: the buyer's RNC, checked by the shared package; cash with its change.

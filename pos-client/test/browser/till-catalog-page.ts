@@ -6,7 +6,7 @@ import { PosDatabase } from "../../src/db.ts";
 import { productByCode, searchProducts } from "../../src/sale/product-search.ts";
 import { pairDevice, type Session } from "../../src/session.ts";
 import { pullCatalog } from "../../src/sync/catalog.ts";
-import { RESULTS_PER_PAGE } from "../../src/ui/sale/product-entry.ts";
+import { RESULTS_PER_PAGE } from "../../src/ui/product-results.ts";
 
 let db: PosDatabase;
 let session: Session;

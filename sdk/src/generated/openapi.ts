@@ -2,6 +2,26 @@
 // sdk/test/generated.test.ts fails when this file is stale.
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where everything is: the API reference, the contract, the apps
+         * @description A JSON index of the service: its API version and the absolute URLs of the reference (/docs), the OpenAPI document, the liveness check, the console and the till. No token needed.
+         */
+        get: operations["get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -748,6 +768,110 @@ export interface paths {
          * @description Its tokens are refused (401) within a second and it cannot log in again; revoking a revoked key answers its first revocation time. Another company's key is not found. Owners only, from a console session.
          */
         post: operations["postCompanyApiKeysByIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certification run: every step, and what the person must do
+         * @description Each of DGII's 14 steps in order, who does it, its state and DGII's last word, and for the person's steps what to upload, where, and what DGII answers.
+         */
+        get: operations["getCompanyCertification"];
+        /**
+         * Start the issuer's DGII certification run
+         * @description Starts (or, until the postulación is registered, starts again) the issuer's one certification run: its representative, the e-CF types it will issue, and how it applies (alone, as a provider, or as a certified provider's client on the short path). Owners only.
+         */
+        put: operations["putCompanyCertification"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/postulacion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed postulación, to upload in DGII's portal
+         * @description Signed with the issuer's certificate, whose holder must be the representative the run names (DGII checks that the signer is the RNC's registered representative): another holder's certificate is refused with 422 signer_not_representative.
+         */
+        get: operations["getCompanyCertificationPostulacion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/declaracion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed declaración jurada, to upload in DGII's portal
+         * @description Signed with the issuer's certificate, whose holder must be the representative the run names (DGII checks that the signer is the RNC's registered representative): another holder's certificate is refused with 422 signer_not_representative.
+         */
+        get: operations["getCompanyCertificationDeclaracion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/steps/{step}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record DGII's verdict on the current step
+         * @description Against the real DGII, whose portal has no API, the person records here what DGII answered. Only the current step may be recorded, so the order always holds.
+         */
+        post: operations["postCompanyCertificationStepsByStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read each step's verdict from the DGII sandbox's portal
+         * @description Only against the local DGII sandbox (DGII_TARGET sandbox), whose portal answers as JSON; DGII's own portal has no API (409 portal_without_api).
+         */
+        post: operations["postCompanyCertificationSync"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1650,6 +1774,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's customers, the buyers of its recent receipts among them
+         * @description Lists the company's buyers by name: those saved with PUT /customers/{rnc} and every buyer with an RNC or cédula on a receipt of the last 120 days (taken in as its receipts name it).
+         */
+        get: operations["getCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{rnc}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add or edit one customer
+         * @description Saves the customer's name and e-mail under its RNC or cédula and asks DGII's directory whether it receives e-CF (electronicReceiver stays null when DGII cannot be asked).
+         */
+        put: operations["putCustomersByRnc"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products": {
         parameters: {
             query?: never;
@@ -2134,6 +2298,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/r/{rnc}/{encf}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receipt's public page (HTML, in Spanish)
+         * @description The page a buyer reaches from the link printed beside DGII's QR: the issuer's name, the printed copy's contents, DGII's state, and links to the PDF and the signed XML. No account; the security code in `c` is the key.
+         */
+        get: operations["getRByRncByEncf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{rnc}/{encf}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receipt's printed copy (PDF), for its buyer
+         * @description The same PDF the issuer prints and e-mails (made once, then served from the archive).
+         */
+        get: operations["getRByRncByEncfPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{rnc}/{encf}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A receipt's signed XML, for its buyer
+         * @description The e-CF exactly as it was signed and archived: its signature verifies as it did when it was issued.
+         */
+        get: operations["getRByRncByEncfXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{link}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The short link printed on a receipt: redirects to its page
+         * @description One path segment (RNC, e-NCF and the security code in base64url) short enough to print beside DGII's QR and to type; answers 302 to the receipt's page, which checks the code. Not a short link: 404.
+         */
+        get: operations["getRByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{rnc}/{encf}/credito-fiscal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a crédito fiscal invoice (E31) for a consumer receipt (E32)
+         * @description The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page.
+         */
+        post: operations["postRByRncByEncfCreditoFiscal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The validator's page (HTML, in Spanish)
+         * @description A form to upload a signed document and read every problem DGII would reject it for.
+         */
+        get: operations["getValidate"];
+        put?: never;
+        /**
+         * Validate any e-CF, RFCE, ARECF, ACECF or ANECF: every problem at once
+         * @description Checks the document against DGII's official XSD, its signature and the certificate's chain to an accredited authority, for an e-CF the obligation matrices and totals tolerances and the timbre's fields, for an RFCE (with its E32 in `ecf`) that it copies the E32, and the file-name rule (RNCEmisor or RNCComprador + e-NCF); each problem in English and Spanish with the DGII rule it rests on. No account; nothing is stored. A document with problems is still a 200: the answer is the verdict.
+         */
+        post: operations["postValidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "/receipt.accepted": {
@@ -2149,39 +2437,7 @@ export interface webhooks {
          * DGII accepted a receipt
          * @description Posted to every endpoint subscribed to `receipt.accepted`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.accepted";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptAccepted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2201,39 +2457,7 @@ export interface webhooks {
          * DGII accepted a receipt conditionally
          * @description Posted to every endpoint subscribed to `receipt.accepted_conditionally`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.accepted_conditionally";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptAcceptedConditionally"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2253,39 +2477,7 @@ export interface webhooks {
          * DGII rejected a receipt
          * @description Posted to every endpoint subscribed to `receipt.rejected`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.rejected";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptRejected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2305,39 +2497,7 @@ export interface webhooks {
          * A receipt could not reach DGII: signed in contingency, sent later
          * @description Posted to every endpoint subscribed to `receipt.contingency`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.contingency";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptContingency"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2357,39 +2517,7 @@ export interface webhooks {
          * The buyer's reception service acknowledged the receipt (ARECF Estado 0)
          * @description Posted to every endpoint subscribed to `receipt.delivered`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.delivered";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptDelivered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2409,39 +2537,7 @@ export interface webhooks {
          * The buyer refused the receipt (ARECF Estado 1) or could not be reached for 72 hours
          * @description Posted to every endpoint subscribed to `receipt.delivery_failed`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "receipt.delivery_failed";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookReceiptDeliveryFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2461,39 +2557,7 @@ export interface webhooks {
          * The buyer's commercial approval or rejection (ACECF) of a receipt arrived
          * @description Posted to every endpoint subscribed to `approval.received`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "approval.received";
-                        timestamp: string;
-                        data: components["schemas"]["IssueAnswer"] & {
-                            rncEmisor: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookApprovalReceived"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2513,57 +2577,7 @@ export interface webhooks {
          * A supplier's e-CF was received and acknowledged
          * @description Posted to every endpoint subscribed to `purchase.received`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "purchase.received";
-                        timestamp: string;
-                        data: {
-                            /** @description The issuer that received the supplier's e-CF */
-                            rncComprador: string;
-                            id: string;
-                            rncEmisor: string;
-                            razonSocialEmisor: string | null;
-                            encf: string;
-                            tipoeCF: string;
-                            /** @description FechaEmision, yyyy-MM-dd */
-                            fechaEmision: string;
-                            montoTotal: string;
-                            totalITBIS: string | null;
-                            /** @description Our ARECF's Estado: "0" received, "1" not received */
-                            arecfEstado: string;
-                            fechaHoraAcuseRecibo: string;
-                            /**
-                             * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
-                             * @enum {string}
-                             */
-                            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookPurchaseReceived"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2583,57 +2597,7 @@ export interface webhooks {
          * DGII still does not know a received e-CF after 4 days (not_found_at_dgii): it stays out of the 606
          * @description Posted to every endpoint subscribed to `purchase.unconfirmed`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "purchase.unconfirmed";
-                        timestamp: string;
-                        data: {
-                            /** @description The issuer that received the supplier's e-CF */
-                            rncComprador: string;
-                            id: string;
-                            rncEmisor: string;
-                            razonSocialEmisor: string | null;
-                            encf: string;
-                            tipoeCF: string;
-                            /** @description FechaEmision, yyyy-MM-dd */
-                            fechaEmision: string;
-                            montoTotal: string;
-                            totalITBIS: string | null;
-                            /** @description Our ARECF's Estado: "0" received, "1" not received */
-                            arecfEstado: string;
-                            fechaHoraAcuseRecibo: string;
-                            /**
-                             * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
-                             * @enum {string}
-                             */
-                            estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookPurchaseUnconfirmed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2653,43 +2617,7 @@ export interface webhooks {
          * The signing certificate expires within 15 days, and again within 3 (once each per certificate)
          * @description Posted to every endpoint subscribed to `certificate.expiring`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "certificate.expiring";
-                        timestamp: string;
-                        data: {
-                            rncEmisor: string;
-                            certificateSerial: string | null;
-                            notAfter: string | null;
-                            /** @description The notice's mark: the certificate expires within this many days */
-                            withinDays: 15 | 3;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookCertificateExpiring"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2709,42 +2637,7 @@ export interface webhooks {
          * More than 90 % of the month's quota is used (once a month)
          * @description Posted to every endpoint subscribed to `quota.near_limit`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "quota.near_limit";
-                        timestamp: string;
-                        data: {
-                            rncEmisor: string;
-                            month: string;
-                            used: number;
-                            limit: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookQuotaNearLimit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2764,46 +2657,7 @@ export interface webhooks {
          * A till received the issuer's signing key (at pairing, after an owner's approval, or a re-key)
          * @description Posted to every endpoint subscribed to `device.key_handed_over`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "device.key_handed_over";
-                        timestamp: string;
-                        data: {
-                            rncEmisor: string;
-                            deviceId: string;
-                            deviceName: string;
-                            /** @description Who registered the till: user:…, key:… or admin */
-                            createdBy: string | null;
-                            /** @description The owner who approved it, when it needed approval */
-                            approvedBy: string | null;
-                            certificateSerial: string | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookDeviceKeyHandedOver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2823,43 +2677,7 @@ export interface webhooks {
          * Less than a tenth of an e-NCF range is left (once per range): request a new range from DGII
          * @description Posted to every endpoint subscribed to `range.low`, signed after Standard Webhooks (verify webhook-signature with the endpoint's secret). Deliveries are at least once and in order per receipt: deduplicate on webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "webhook-id": string;
-                    "webhook-timestamp": string;
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "range.low";
-                        timestamp: string;
-                        data: {
-                            rncEmisor: string;
-                            tipoeCF: string;
-                            rangeTo: number;
-                            remaining: number;
-                            expiresOn: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookRangeLow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2942,6 +2760,25 @@ export interface components {
                 messageEs?: string;
             }[];
         };
+        ServiceIndex: {
+            /** @enum {string} */
+            name: "ecf-edge";
+            description: string;
+            /** @description The API's semantic version (also the API-Version header) */
+            version: string;
+            /** @description Absolute URLs on this server */
+            links: {
+                /** @description The API reference, read from openapi */
+                docs: string;
+                /** @description The OpenAPI 3.1 document */
+                openapi: string;
+                health: string;
+                /** @description The owners' web app */
+                console: string;
+                /** @description The till (a PWA) */
+                pos: string;
+            };
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -2958,6 +2795,10 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /** @description The title in Spanish */
+            titleEs: string;
+            /** @description The detail in Spanish, or what the code means when none was written */
+            detailEs: string;
             /** @enum {string} */
             code: "bad_request" | "malformed_json" | "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "precondition_required" | "quota_exceeded" | "too_many_requests" | "dgii_unavailable" | "internal_error" | "invalid_rnc" | "taxpayer_not_found" | "csrf_failed" | "expired" | "console_session_required";
             requestId: string;
@@ -2967,7 +2808,27 @@ export interface components {
                 path: string;
                 code: string;
                 message: string;
+                /** @description The message in Spanish (every e-CF validation problem) */
+                messageEs?: string;
+                /** @enum {string} */
+                severity?: "error" | "warning";
+                /** @description Where the rule comes from: a DGII document and its field, or the JSON mapping */
+                rule?: string;
+                /** @description Data that explains the problem */
+                details?: {
+                    [key: string]: unknown;
+                };
             }[];
+            /** @description quota_exceeded: the monthly receipt limit */
+            limit?: number;
+            /** @description quota_exceeded: the month (AAAA-MM) whose quota is used up */
+            month?: string;
+            /** @description precondition_failed: the version the record is at now */
+            currentVersion?: number;
+            /** @description How many problems were found, all listed or not */
+            problemCount?: number;
+            /** @description unauthorized: the device was revoked */
+            deviceRevoked?: boolean;
         };
         LoginRequest: {
             /** @example ecf_test_… */
@@ -3360,6 +3221,81 @@ export interface components {
             /** Format: binary */
             file: Blob;
             password: string;
+        };
+        CertificationRun: {
+            /** @enum {string} */
+            applicant: "taxpayer" | "provider" | "provider-client";
+            providerRnc?: string;
+            representative: {
+                cedula: string;
+                name: string;
+            };
+            ecfTypes: string[];
+            receiverUrls: {
+                /** Format: uri */
+                recepcion: string;
+                /** Format: uri */
+                aprobacionComercial: string;
+                /** Format: uri */
+                autenticacion: string;
+            };
+            currentStep: {
+                /** @enum {string} */
+                id: "registro" | "pruebas-datos-ecf" | "pruebas-datos-aprobacion-comercial" | "simulacion" | "representacion-impresa" | "url-prueba" | "inicio-recepcion-ecf" | "recepcion-ecf" | "inicio-aprobacion-comercial" | "aprobacion-comercial" | "url-produccion" | "declaracion-jurada" | "verificacion-estatus" | "finalizado";
+                number: number;
+                name: string;
+            } | null;
+            certified: boolean;
+            /** @description sandbox: every step was exercised against the local DGII sandbox only. */
+            dgiiTarget: string;
+            steps: {
+                /** @enum {string} */
+                id: "registro" | "pruebas-datos-ecf" | "pruebas-datos-aprobacion-comercial" | "simulacion" | "representacion-impresa" | "url-prueba" | "inicio-recepcion-ecf" | "recepcion-ecf" | "inicio-aprobacion-comercial" | "aprobacion-comercial" | "url-produccion" | "declaracion-jurada" | "verificacion-estatus" | "finalizado";
+                number: number;
+                /** @description As DGII's portal names it. */
+                name: string;
+                /** @enum {string} */
+                actor: "service" | "person" | "dgii";
+                /** @enum {string} */
+                state: "pending" | "completed" | "skipped";
+                detail?: string;
+                completedAt?: string;
+                /** @description What the person does, where, and what DGII answers. */
+                act?: {
+                    es: string;
+                    en: string;
+                };
+            }[];
+            startedAt: string;
+            updatedAt: string;
+        };
+        CertificationStart: {
+            representative: {
+                /**
+                 * @description The RNC's registered representative's cédula: the holder of the certificate that signs.
+                 * @example 00112345678
+                 */
+                cedula: string;
+                name: string;
+            };
+            /** @description The e-CF types the issuer will issue (the simulation covers each). */
+            ecfTypes: ("31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47")[];
+            /**
+             * @description taxpayer: the full path alone; provider: a software house certifying itself (full path); provider-client: a certified provider's client (short path).
+             * @enum {string}
+             */
+            applicant: "taxpayer" | "provider" | "provider-client";
+            /** @description provider-client only: the certified provider's RNC. */
+            providerRnc?: string;
+            /**
+             * Format: uri
+             * @description The origin DGII reaches this deployment at (https in production); the request's origin when absent.
+             */
+            publicOrigin?: string;
+        };
+        CertificationStepVerdict: {
+            /** @description What DGII answered, in its words. */
+            detail?: string;
         };
         /** @description An e-CF as JSON mirroring DGII's XML (root ECF), one schema per type, told apart by Encabezado.IdDoc.TipoeCF. What the service fills may be left out: the issuer's data (Emisor, from the issuer's profile), eNCF (the next number of its sequence), FechaVencimientoSecuencia, FechaEmision (today), NumeroLinea, MontoItem, Totales (computed from the lines) and FechaHoraFirma. Sent amounts are checked against the computed ones within DGII's tolerance. Every problem is reported at once, each with a JSON pointer. */
         EcfRequest: components["schemas"]["EcfRequestE31"] | components["schemas"]["EcfRequestE32"] | components["schemas"]["EcfRequestE33"] | components["schemas"]["EcfRequestE34"] | components["schemas"]["EcfRequestE41"] | components["schemas"]["EcfRequestE43"] | components["schemas"]["EcfRequestE44"] | components["schemas"]["EcfRequestE45"] | components["schemas"]["EcfRequestE46"] | components["schemas"]["EcfRequestE47"];
@@ -4249,6 +4185,36 @@ export interface components {
             /** @description Call again */
             remaining: boolean;
         };
+        CustomerList: {
+            items: components["schemas"]["Customer"][];
+        };
+        Customer: {
+            /**
+             * @description RNC (9 digits) or cédula (11 digits)
+             * @example 131880738
+             */
+            rnc: string;
+            /**
+             * @description Razón social or name
+             * @example DIRECCION GENERAL DE IMPUESTOS INTERNOS
+             */
+            name: string;
+            /** @description Where its receipts are e-mailed */
+            email: string | null;
+            /** @description Whether DGII's directory lists it as an electronic receiver, as last asked (null: not asked) */
+            electronicReceiver: boolean | null;
+            /** @description Last change, ISO 8601 UTC */
+            updatedAt: string;
+        };
+        CustomerInput: {
+            /** @description Razón social or name */
+            name: string;
+            /**
+             * Format: email
+             * @description Where its receipts are e-mailed
+             */
+            email?: string | null;
+        };
         ProductPage: {
             items: components["schemas"]["Product"][];
             /** @description Products matching q and active, on every page */
@@ -4573,6 +4539,50 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "accountant" | "manager";
+        };
+        CreditoFiscalAnswer: {
+            /**
+             * @description The E31's e-NCF
+             * @example E310000000001
+             */
+            encf: string;
+            /**
+             * @description DGII's state of the E31
+             * @example Aceptado
+             */
+            estado: string;
+            /** @description The E31's public page (its security code included) */
+            pagina: string;
+        };
+        CreditoFiscalRequest: {
+            /**
+             * @description The buyer's RNC (9 digits) or cédula (11), active in DGII's registry
+             * @example 131880738
+             */
+            rncComprador: string;
+        };
+        ValidationVerdict: {
+            /** @description No problem of severity error */
+            valid: boolean;
+            /** @description An e-CF type (31 … 47), RFCE, ARECF, ACECF or ANECF */
+            kind: string | null;
+            /** @description An e-CF's security code and the URL its QR must hold */
+            timbre: {
+                codigoSeguridad: string;
+                url: string;
+            } | null;
+            problems: components["schemas"]["ValidationFinding"][];
+        };
+        ValidationFinding: {
+            /** @description Where in the document (/xml/…), or /filename */
+            path: string;
+            code: string;
+            message: string;
+            messageEs: string;
+            /** @description The DGII document and field or section the rule comes from */
+            rule: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
         };
         /**
          * E31 Factura de Crédito Fiscal Electrónica
@@ -7682,6 +7692,26 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceIndex"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -8969,6 +8999,15 @@ export interface operations {
                     "application/json": components["schemas"]["SigningMaterial"];
                 };
             };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unknown, used or expired code (pairing_code_invalid) */
             403: {
                 headers: {
@@ -9000,6 +9039,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceLease"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No range, expired or exhausted */
@@ -9034,6 +9082,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceReceiptStates"];
                 };
             };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postDevicesReceipts: {
@@ -9056,6 +9113,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IssueAnswer"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The e-NCF was already used by a different document */
@@ -9100,6 +9166,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceReceiptBatchAnswer"];
                 };
             };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDevicesReceiptsByEncf: {
@@ -9120,6 +9195,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IssueAnswer"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not uploaded */
@@ -9153,6 +9237,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GivenUpAnswer"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -9626,6 +9719,406 @@ export interface operations {
             };
             /** @description No such key of this company */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCompanyCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CertificationStart"];
+            };
+        };
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A field is missing or wrong; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The postulación is already registered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertificationPostulacion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certificate, or its holder is not the representative */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertificationDeclaracion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certificate, or its holder is not the representative */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCompanyCertificationStepsByStep: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                step: "registro" | "pruebas-datos-ecf" | "pruebas-datos-aprobacion-comercial" | "simulacion" | "representacion-impresa" | "url-prueba" | "inicio-recepcion-ecf" | "recepcion-ecf" | "inicio-aprobacion-comercial" | "aprobacion-comercial" | "url-produccion" | "declaracion-jurada" | "verificacion-estatus" | "finalizado";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CertificationStepVerdict"];
+            };
+        };
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the current step */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCompanyCertificationSync: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificationRun"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The real DGII's portal has no API */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10183,6 +10676,26 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            /** @description Another method than GET */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many refused requests from this address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postFeAutenticacionApiValidacioncertificado: {
@@ -10356,6 +10869,26 @@ export interface operations {
                 };
                 content: {
                     "application/xml": string;
+                };
+            };
+            /** @description Another method than GET */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many refused requests from this address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -12478,6 +13011,115 @@ export interface operations {
             };
         };
     };
+    getCustomers: {
+        parameters: {
+            query?: {
+                /** @description RNC or name containing (case-insensitive) */
+                q?: string;
+            };
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerList"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCustomersByRnc: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                rnc: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerInput"];
+            };
+        };
+        responses: {
+            /** @description The customer as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description The RNC, name or e-mail is not valid (errors[] points at each); or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getProducts: {
         parameters: {
             query?: {
@@ -14115,6 +14757,861 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    getRByRncByEncf: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A receipt's public page (HTML, in Spanish) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByRncByEncfPdf: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A receipt's printed copy (PDF), for its buyer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByRncByEncfXml: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A receipt's signed XML, for its buyer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description RNC + e-NCF + the security code in base64url, as printed beside the QR */
+                link: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the receipt's page */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a short link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRByRncByEncfCreditoFiscal: {
+        parameters: {
+            query: {
+                /** @description The receipt's security code (CodigoSeguridad, printed on it): the first 6 characters of its SignatureValue */
+                c: string;
+            };
+            header?: never;
+            path: {
+                rnc: string;
+                encf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreditoFiscalRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreditoFiscalRequest"];
+            };
+        };
+        responses: {
+            /** @description The E31, issued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditoFiscalAnswer"];
+                };
+            };
+            /** @description (a form post) To the E31's page */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an RNC or an e-NCF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt answers this address: no such issuer or e-NCF, or not its security code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already issued for this E32 (or being issued), or the E32 is not accepted by DGII yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a consumer receipt, or the buyer is not an active taxpayer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address, or too many wrong codes for this e-NCF (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postValidate: {
+        parameters: {
+            query?: {
+                /** @description html: the answer as a page in Spanish (the validator's own form); default json */
+                formato?: "json" | "html";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The e-CF, RFCE, ARECF, ACECF or ANECF, signed
+                     */
+                    xml: Blob;
+                    /** @description The file's name, checked against DGII's rule (default: the uploaded file's own name) */
+                    filename?: string;
+                    /**
+                     * Format: binary
+                     * @description With an RFCE: the signed E32 it summarises, to check the RFCE copies it
+                     */
+                    ecf?: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationVerdict"];
+                    "text/html": string;
+                };
+            };
+            /** @description Not multipart, no `xml` field, empty, or not UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The XML exceeds 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    webhookReceiptAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.accepted";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptAcceptedConditionally: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.accepted_conditionally";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.rejected";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptContingency: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.contingency";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.delivered";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookReceiptDeliveryFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "receipt.delivery_failed";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookApprovalReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "approval.received";
+                    timestamp: string;
+                    data: components["schemas"]["IssueAnswer"] & {
+                        rncEmisor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPurchaseReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "purchase.received";
+                    timestamp: string;
+                    data: {
+                        /** @description The issuer that received the supplier's e-CF */
+                        rncComprador: string;
+                        id: string;
+                        rncEmisor: string;
+                        razonSocialEmisor: string | null;
+                        encf: string;
+                        tipoeCF: string;
+                        /** @description FechaEmision, yyyy-MM-dd */
+                        fechaEmision: string;
+                        montoTotal: string;
+                        totalITBIS: string | null;
+                        /** @description Our ARECF's Estado: "0" received, "1" not received */
+                        arecfEstado: string;
+                        fechaHoraAcuseRecibo: string;
+                        /**
+                         * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
+                         * @enum {string}
+                         */
+                        estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPurchaseUnconfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "purchase.unconfirmed";
+                    timestamp: string;
+                    data: {
+                        /** @description The issuer that received the supplier's e-CF */
+                        rncComprador: string;
+                        id: string;
+                        rncEmisor: string;
+                        razonSocialEmisor: string | null;
+                        encf: string;
+                        tipoeCF: string;
+                        /** @description FechaEmision, yyyy-MM-dd */
+                        fechaEmision: string;
+                        montoTotal: string;
+                        totalITBIS: string | null;
+                        /** @description Our ARECF's Estado: "0" received, "1" not received */
+                        arecfEstado: string;
+                        fechaHoraAcuseRecibo: string;
+                        /**
+                         * @description Whether DGII knows the e-CF (consultaestado): only confirmed or conditional purchases count
+                         * @enum {string}
+                         */
+                        estadoDgii: "Pendiente" | "Aceptado" | "Aceptado Condicional" | "Rechazado" | "No Encontrado";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCertificateExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "certificate.expiring";
+                    timestamp: string;
+                    data: {
+                        rncEmisor: string;
+                        certificateSerial: string | null;
+                        notAfter: string | null;
+                        /** @description The notice's mark: the certificate expires within this many days */
+                        withinDays: 15 | 3;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookQuotaNearLimit: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "quota.near_limit";
+                    timestamp: string;
+                    data: {
+                        rncEmisor: string;
+                        month: string;
+                        used: number;
+                        limit: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDeviceKeyHandedOver: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "device.key_handed_over";
+                    timestamp: string;
+                    data: {
+                        rncEmisor: string;
+                        deviceId: string;
+                        deviceName: string;
+                        /** @description Who registered the till: user:…, key:… or admin */
+                        createdBy: string | null;
+                        /** @description The owner who approved it, when it needed approval */
+                        approvedBy: string | null;
+                        certificateSerial: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRangeLow: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "range.low";
+                    timestamp: string;
+                    data: {
+                        rncEmisor: string;
+                        tipoeCF: string;
+                        rangeTo: number;
+                        remaining: number;
+                        expiresOn: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 10 s) is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

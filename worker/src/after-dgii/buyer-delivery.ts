@@ -14,7 +14,12 @@ import { lookUpTaxpayer, type DirectoryEntry } from "../dgii/directory.ts";
 import { ReceiverClient } from "../receiving/receiver-client.ts";
 import type { Company } from "../db/tables.ts";
 import { correoComprador } from "./email.ts";
-import { emailTask, type BuyerDeliveryPayload, type TaskContext, type TaskOutcome } from "../ledger/task-types.ts";
+import {
+  emailTask,
+  type BuyerDeliveryPayload,
+  type TaskContext,
+  type TaskOutcome,
+} from "../ledger/month/task-types.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
 
 /** Directory answers are kept a while per isolate (dgii/directory-cache.ts). */

@@ -1,7 +1,8 @@
 // The printed copy by e-mail: the RI (PDF) and the signed XML as attachments, with a short Spanish
-// message naming the issuer, the e-NCF, the total and the timbre URL, sent over SMTP from the
+// message naming the issuer, the e-NCF, the total, the receipt's public page and the timbre URL, sent over SMTP from the
 // worker (TCP sockets, worker-mailer) to the server in SMTP_HOST/SMTP_PORT (credentials as the
 // secrets SMTP_USER/SMTP_PASSWORD). Each sending is recorded on the receipt.
+import { receiptPageUrl } from "@ecf/shared/receipt-link";
 import { toBase64 } from "@ecf/shared/signing/base64";
 import { WorkerMailer } from "worker-mailer";
 import { companyById } from "../db/companies.ts";
@@ -9,7 +10,7 @@ import { smtpOptions } from "../outbound/smtp.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { defaultLayout, pdfKey, storeReceiptPdf } from "../print/receipt-pdf.ts";
-import type { EmailPayload, TaskContext, TaskOutcome } from "../ledger/task-types.ts";
+import type { EmailPayload, TaskContext, TaskOutcome } from "../ledger/month/task-types.ts";
 
 /** A plausible single address (the SMTP server has the last word). */
 export const isEmailAddress = (value: string) =>
@@ -64,6 +65,7 @@ export async function sendReceiptEmail(
         ``,
         `${issuer} (RNC ${rnc}) le remite su comprobante fiscal electrónico ${receipt.encf} por un total de RD$ ${receipt.montoTotal}.`,
         `Adjuntamos la representación impresa (PDF) y el documento firmado (XML).`,
+        `Puede consultarlo y descargarlo cuando quiera en: ${receiptPageUrl(env.PUBLIC_URL, rnc, receipt.encf, receipt.securityCode)}`,
         `Puede verificarlo en la DGII: ${receipt.timbreUrl}`,
       ].join("\n"),
       attachments: [

@@ -2,12 +2,12 @@
 // the same synchronous step: the row change, and the follow-up work. DGII's acceptance starts the
 // delivery to the buyer (an e-CF with a buyer RNC, of a type exchanged between taxpayers); every
 // transition an integrator can subscribe to becomes an event, in the order it happened.
-import { statusFromDgii, type ReceiptStatus } from "../ledger/estado.ts";
-import type { DeliveryRecord, ReceiptStep } from "../ledger/receipt-steps.ts";
+import { statusFromDgii, type ReceiptStatus } from "../ledger/month/estado.ts";
+import type { DeliveryRecord, ReceiptStep } from "../ledger/month/receipt-steps.ts";
 import type { Receipt, ReceiptChanges } from "../ledger/rows.ts";
 import { NOT_EXCHANGED } from "../receiving/exchanged-types.ts";
 import { receiptEvent, type EventType } from "../webhooks/events.ts";
-import { eventTask, type NewTask } from "../ledger/task-types.ts";
+import { eventTask, type NewTask } from "../ledger/month/task-types.ts";
 
 /** A step's row change, the events it is, and whether it starts the delivery to the buyer. */
 export interface StepOutcome {

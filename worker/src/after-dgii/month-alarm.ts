@@ -7,7 +7,7 @@
 // starts (bench/cold-start.bench.ts, worker/test-node/lazy-modules.test.ts).
 import { companyById } from "../db/companies.ts";
 import type { Company } from "../db/tables.ts";
-import type { MonthDb } from "../ledger/month-receipts.ts";
+import type { MonthDb } from "../ledger/month/month-receipts.ts";
 import {
   ALARM_BATCH,
   awaitsFirstSend,
@@ -16,15 +16,21 @@ import {
   dueReceipts,
   postponeReceipt,
   receiptOf,
-} from "../ledger/month-receipts.ts";
-import { purchasesDueForCheck, recordPurchaseCheck } from "../ledger/month-purchases.ts";
-import { claimTask, dueTasks, settleTask } from "../ledger/month-tasks.ts";
-import type { DeliveryRecord, ReceiptStep } from "../ledger/receipt-steps.ts";
+} from "../ledger/month/month-receipts.ts";
+import { purchasesDueForCheck, recordPurchaseCheck } from "../ledger/month/month-purchases.ts";
+import { claimTask, dueTasks, settleTask } from "../ledger/month/month-tasks.ts";
+import type { DeliveryRecord, ReceiptStep } from "../ledger/month/receipt-steps.ts";
 import type { AuditEntry, Purchase, Receipt } from "../ledger/rows.ts";
 import { checkPurchaseAtDgii, CONFIRMATIONS_PER_RUN, judgeAnswer } from "../receiving/purchase-confirmation.ts";
 import { purchaseEvent } from "../webhooks/events.ts";
 import { issuerEndpoints, type WebhookEndpoint } from "../webhooks/endpoints.ts";
-import { eventTask, taskBackoffMs, type NewTask, type TaskContext, type TaskOutcome } from "../ledger/task-types.ts";
+import {
+  eventTask,
+  taskBackoffMs,
+  type NewTask,
+  type TaskContext,
+  type TaskOutcome,
+} from "../ledger/month/task-types.ts";
 
 /** What the alarm's run needs of its month object. */
 export interface MonthAlarmHost {
@@ -32,7 +38,7 @@ export interface MonthAlarmHost {
   db: MonthDb;
   /** Until when DGII's status service's last "down" for this issuer stands (epoch ms); the run may extend it. */
   dgiiDownUntil: number;
-  /** When due tasks last ran (epoch ms); see EVENT_GATHER_MS in ledger/month-tasks.ts. */
+  /** When due tasks last ran (epoch ms); see EVENT_GATHER_MS in ledger/month/month-tasks.ts. */
   tasksRanAt: number;
   claim(id: string, now: Date): Receipt | null;
   advance(id: string, step: ReceiptStep): Receipt;

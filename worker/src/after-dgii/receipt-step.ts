@@ -2,7 +2,7 @@
 // recover through consultatrackids, or poll once), and put a rejection that nobody was waiting
 // for in the issuer's audit log.
 import { writeAudit } from "../ledger/client.ts";
-import { isFinal } from "../ledger/estado.ts";
+import { isFinal } from "../ledger/month/estado.ts";
 import type { Company } from "../db/tables.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import { archivedXml, transmitReceipt, type ReceiptStore } from "../issuing/transmit.ts";

@@ -14,7 +14,7 @@ import type {
   TaskContext,
   TaskOutcome,
   WebhookPayload,
-} from "../ledger/task-types.ts";
+} from "../ledger/month/task-types.ts";
 
 export async function runTask(task: Task, context: TaskContext): Promise<TaskOutcome> {
   const pastDeadline = context.now.toISOString() >= task.deadline;

@@ -3,7 +3,7 @@
 // below the services and the edge, so the webhook payload built in the month object does not reach
 // up into http/.
 import { z } from "@hono/zod-openapi";
-import { APPROVAL_ESTADOS, BUYER_DELIVERY_STATES, ESTADOS } from "../ledger/estado.ts";
+import { APPROVAL_ESTADOS, BUYER_DELIVERY_STATES, ESTADOS } from "../ledger/month/estado.ts";
 
 /** A validation warning of an issuing request: the JSON pointer of its field, a stable code, English and Spanish text. */
 const Warning = z.object({ path: z.string(), code: z.string(), message: z.string(), messageEs: z.string().optional() });

@@ -1,6 +1,6 @@
 // A receipt's answer, built from its stored row alone (no I/O): the body and status the API sends
 // for it, and the payload its webhook events carry.
-import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "../ledger/estado.ts";
+import { approvalEstadoOf, buyerDeliveryStateOf, estadoOf } from "../ledger/month/estado.ts";
 import type { AnswerStatus, IssueAnswer } from "./receipt-schema.ts";
 import type { EmailRecord, Receipt } from "../ledger/rows.ts";
 import { DEFAULT_RETRY_AFTER_SECONDS } from "../errors/problem.ts";

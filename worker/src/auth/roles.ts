@@ -19,6 +19,8 @@ const STORE: readonly ConsoleRole[] = ["owner", "manager"];
 export const ROLE_RULES: readonly Rule[] = [
   // The console's own people: invitations and users.
   { pattern: /^\/console\/(users|invitations)(\/|$)/, read: ["owner"], write: ["owner"] },
+  // The DGII certification run: the owner's alone (the representative signs its documents).
+  { pattern: /^\/company\/certification(\/|$)/, read: ["owner"], write: ["owner"] },
   // The company's API keys: only the owner sees or makes them.
   { pattern: /^\/company\/api-keys(\/|$)/, read: ["owner"], write: ["owner"] },
   // Issuing and receipts: issue, resend the e-mail; void unused numbers.

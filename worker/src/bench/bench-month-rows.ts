@@ -2,7 +2,7 @@
 // figures a signed e-CF gives), for the monthly formats' and the archive's benchmarks and their
 // paging tests. Deterministic: row i is always the same row. Never used on a request path except
 // the bench seeding route, which is not found unless BENCH_BULK is "1" (routes/bench.ts).
-import type { DocumentFigures } from "../ledger/document-figures.ts";
+import type { DocumentFigures } from "../ledger/month/document-figures.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
 
 /** A supplier's RNC (9 digits) or cédula (11), so the 606's key mixes both lengths. */

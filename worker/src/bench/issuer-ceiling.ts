@@ -48,7 +48,7 @@ const DOWN_FOR_MS = 3_600_000;
 async function freshIssuer(env: Env): Promise<string> {
   const companyId = `bench-ceiling-${crypto.randomUUID()}`;
   const range = { rangeFrom: 1, rangeTo: 9_999_999, expiresOn: "2028-12-31" };
-  await unwrap(issuerLedger(env, companyId).putSequence(TIPO, range));
+  await unwrap(issuerLedger(env, companyId).numbering().putSequence(TIPO, range));
   return companyId;
 }
 
@@ -58,9 +58,9 @@ function operation(env: Env, companyId: string, mode: CeilingMode): (i: number) 
   const month = receiptMonth(env, companyId, MONTH);
   const mensajes = unavailableMensajes();
   return async (i) => {
-    if (mode === "rpc") return ledger.monthOf("");
+    if (mode === "rpc") return ledger.index().monthOf("");
     const answer = await unwrap(
-      ledger.number({
+      ledger.numbering().number({
         tipoeCF: TIPO,
         month: MONTH,
         today: TODAY,
@@ -73,7 +73,7 @@ function operation(env: Env, companyId: string, mode: CeilingMode): (i: number) 
     const { encf, number } = answer.numbered;
     if (mode === "number+record") {
       const row = { ...benchReceipt(companyId, "131880001", MONTH, number - 1, TIPO), encf, id: `bench-${encf}` };
-      await month.recordInContingency(row, mensajes, { dgiiDownUntil: Date.now() + DOWN_FOR_MS });
+      await month.receipts().recordInContingency(row, mensajes, { dgiiDownUntil: Date.now() + DOWN_FOR_MS });
     }
     return encf;
   };

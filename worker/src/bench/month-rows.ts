@@ -2,17 +2,26 @@
 // mostly consumer E32, credit-fiscal E31 to a few thousand business buyers, notes, and the rarer
 // types), generated deterministically from a row's index so a bench can load millions of them in
 // chunks and know which row is where. The rows go through the month object's ordinary import
-// (ledger/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
+// (ledger/month/month-import.ts). Reachable only when BENCH_BULK is "1" (benchBulkEnabled): production
 // never sets it, so the route answers 404 and the object refuses.
 import { timbreUrl } from "@ecf/shared/signing/timbre";
-import type { BenchRowsSpec, MonthRows } from "../ledger/month-import.ts";
+import type { BenchRowsSpec, MonthRows } from "../ledger/month/month-import.ts";
 import type { NewPurchase, NewReceipt } from "../ledger/rows.ts";
-import type { DocumentFigures } from "../ledger/document-figures.ts";
+import type { DocumentFigures } from "../ledger/month/document-figures.ts";
 
 /** The bulk path is open only in a bench's own `wrangler dev --var BENCH_BULK:1`. */
 export function benchBulkEnabled(env: unknown): boolean {
   return (env as { BENCH_BULK?: string }).BENCH_BULK === "1";
 }
+
+/** A month object's bench load: synthetic rows by its ordinary import, then its SQLite size. */
+export function loadBenchRows(env: unknown, spec: BenchRowsSpec, month: BenchMonth, storage: BenchStorage) {
+  if (!benchBulkEnabled(env)) throw new Error("The bench bulk path is off (BENCH_BULK is not 1).");
+  if (spec.count > 0) month.importRows(benchMonthRows(spec));
+  return { databaseSize: storage.sql.databaseSize };
+}
+type BenchMonth = { importRows(rows: MonthRows): void };
+type BenchStorage = { sql: { databaseSize: number } };
 
 /** Every 1,000 receipts, in numbering order: the types a supermarket chain issues, by share. */
 const TYPE_MIX: readonly [tipo: string, per1000: number][] = [

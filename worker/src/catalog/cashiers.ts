@@ -3,7 +3,7 @@
 // hashed with scrypt; PINs set before it keep their PBKDF2-SHA256 hash until changed.
 import { z } from "@hono/zod-openapi";
 import { hashPin as scryptHash, PIN_SCRYPT } from "@ecf/shared/pin-kdf";
-import type { CashierRow, PinHash } from "../ledger/catalog-rows.ts";
+import type { CashierRow, PinHash } from "../ledger/issuer/catalog-rows.ts";
 
 /**
  * At least 6 digits: the hash goes to every paired till, so a stolen till allows an offline

@@ -2,9 +2,11 @@
 // a list of every bad line, and write products back in the same columns, so export → import is the
 // identity. Each line goes through the same schema as POST /products.
 import { csvRow, looksLikeFormula } from "../reports/csv.ts";
-import { lineProblem, type LineProblem } from "../ledger/line-problem.ts";
-import type { ProductValues } from "../ledger/catalog-rows.ts";
+import { lineProblem, type LineProblem } from "../ledger/issuer/line-problem.ts";
+import type { ProductValues } from "../ledger/issuer/catalog-rows.ts";
 import { ProductInput, productValues, type ProductView } from "./products.ts";
+
+import { spanishColumn, spanishValue } from "./csv-spanish.ts";
 
 export const PRODUCT_CSV_COLUMNS = [
   "code",
@@ -105,7 +107,7 @@ function lineObject(
 ): Record<string, unknown> {
   const object: Record<string, unknown> = {};
   header.forEach((column, index) => {
-    const cell = unguard(fields[index] ?? "");
+    const cell = spanishValue(column, unguard(fields[index] ?? ""));
     if (column === "barcodes") object.barcodes = cell === "" ? [] : cell.split("|");
     else if (BOOLEAN_COLUMNS.has(column)) {
       if (cell === "") return;
@@ -143,7 +145,7 @@ export function readProductsCsv(text: string): {
       ],
       problemCount: 1,
     };
-  const columns = header.fields.map((f) => f.trim());
+  const columns = header.fields.map((f) => spanishColumn(f.trim()));
   const wrongHeader = headerProblem(header.line, columns);
   if (wrongHeader) {
     problems.push(wrongHeader);

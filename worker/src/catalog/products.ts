@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { unidadMedida } from "@ecf/shared/catalogs";
 import { formatMoney, fromMinorUnits } from "@ecf/shared/money";
-import { ITBIS_RATES, PRODUCT_KINDS, type ProductRow, type ProductValues } from "../ledger/catalog-rows.ts";
+import { ITBIS_RATES, PRODUCT_KINDS, type ProductRow, type ProductValues } from "../ledger/issuer/catalog-rows.ts";
 
 /** DGII's NombreItem holds 80 characters and CodigoItem 35. */
 export const MAX_NAME = 80;

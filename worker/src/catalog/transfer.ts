@@ -4,7 +4,7 @@
 import { refuse } from "../errors/refusal.ts";
 import { issuerLedger } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";
-import type { ImportOutcome } from "../ledger/catalog.ts";
+import type { ImportOutcome } from "../ledger/issuer/catalog.ts";
 import { productCsvLine, productsCsvHeader, readProductsCsv } from "./csv.ts";
 import { productView } from "./products.ts";
 
@@ -26,7 +26,7 @@ export async function importProductsCsv(env: Env, companyId: string, text: strin
       extensions: { problemCount },
     });
   }
-  const outcome = await unwrap(issuerLedger(env, companyId).importProducts(products, lines));
+  const outcome = await unwrap(issuerLedger(env, companyId).catalogue().importProducts(products, lines));
   return { ...outcome, lines: products.length };
 }
 
@@ -45,7 +45,7 @@ export function exportProductsCsv(env: Env, companyId: string): ReadableStream<U
         return;
       }
       if (done) return;
-      const rows = await ledger.productsAfter(after, EXPORT_PAGE);
+      const rows = await ledger.catalogue().productsAfter(after, EXPORT_PAGE);
       if (rows.length) controller.enqueue(encoder.encode(rows.map((row) => productCsvLine(productView(row))).join("")));
       if (rows.length < EXPORT_PAGE) {
         done = true;

@@ -74,16 +74,18 @@ export async function noticeCertificateExpiring(
   const key = certificateNoticeKey({ serial: company.certificateSerial, notAfter: company.certificateNotAfter }, mark);
   if (!(await notice.claim(key))) return false;
   try {
-    await receiptMonth(env, company.id, drMonth(now)).emit(company.id, `certificate:${company.certificateSerial}`, {
-      type: "certificate.expiring",
-      timestamp: now.toISOString(),
-      data: {
-        rncEmisor: company.rnc,
-        certificateSerial: company.certificateSerial,
-        notAfter: company.certificateNotAfter,
-        withinDays: mark,
-      },
-    });
+    await receiptMonth(env, company.id, drMonth(now))
+      .followUp()
+      .emit(company.id, `certificate:${company.certificateSerial}`, {
+        type: "certificate.expiring",
+        timestamp: now.toISOString(),
+        data: {
+          rncEmisor: company.rnc,
+          certificateSerial: company.certificateSerial,
+          notAfter: company.certificateNotAfter,
+          withinDays: mark,
+        },
+      });
   } catch (error) {
     await notice.unclaim(key);
     throw error;

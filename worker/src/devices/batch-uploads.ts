@@ -134,11 +134,13 @@ async function admitToLeases(
   outcomes: Outcomes,
 ): Promise<Entry[]> {
   const admitted = candidates.length
-    ? await issuerLedger(env, company.id).admitDeviceReceipts(
-        device.id,
-        candidates.map((c) => admission(c.receipt)),
-        drMonth(new Date()),
-      )
+    ? await issuerLedger(env, company.id)
+        .leases()
+        .admitDeviceReceipts(
+          device.id,
+          candidates.map((c) => admission(c.receipt)),
+          drMonth(new Date()),
+        )
     : [];
   const placed: Entry[] = [];
   for (const [k, { index, receipt }] of candidates.entries()) {
@@ -158,9 +160,9 @@ async function heldReceipts(env: Env, company: Company, placed: Entry[]): Promis
   const held = new Map<string, Receipt>();
   const found = await Promise.all(
     months.map((month) =>
-      receiptMonth(env, company.id, month).receiptsByEncf(
-        placed.filter((p) => p.receipt.month === month).map((p) => p.receipt.encf),
-      ),
+      receiptMonth(env, company.id, month)
+        .receipts()
+        .receiptsByEncf(placed.filter((p) => p.receipt.month === month).map((p) => p.receipt.encf)),
     ),
   );
   for (const receipt of found.flat()) held.set(receipt.encf, receipt);

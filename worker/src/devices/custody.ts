@@ -120,18 +120,20 @@ async function announceHandover(
 ): Promise<void> {
   const detail = `Till "${device.name}" (${device.id}) received the signing key of certificate ${company.certificateSerial ?? "?"}.`;
   await writeAudit(env, company.id, { actor, action, code: "device_key_handed_over", status: 200, detail, requestId });
-  await receiptMonth(env, company.id, drMonth(now)).emit(company.id, `device:${device.id}`, {
-    type: "device.key_handed_over",
-    timestamp: now.toISOString(),
-    data: {
-      rncEmisor: company.rnc,
-      deviceId: device.id,
-      deviceName: device.name,
-      createdBy: device.createdBy,
-      approvedBy: device.approvedBy,
-      certificateSerial: company.certificateSerial,
-    },
-  });
+  await receiptMonth(env, company.id, drMonth(now))
+    .followUp()
+    .emit(company.id, `device:${device.id}`, {
+      type: "device.key_handed_over",
+      timestamp: now.toISOString(),
+      data: {
+        rncEmisor: company.rnc,
+        deviceId: device.id,
+        deviceName: device.name,
+        createdBy: device.createdBy,
+        approvedBy: device.approvedBy,
+        certificateSerial: company.certificateSerial,
+      },
+    });
   const owners = await ownerEmails(env, company.id);
   await sendConsoleEmail(env, owners, `La caja "${device.name}" recibió la firma de ${company.legalName}`, [
     `Hola:`,

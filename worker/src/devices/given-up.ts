@@ -41,11 +41,11 @@ export async function judge(
     replayed: false,
     error: { code, message },
   });
-  const check = await issuerLedger(env, company.id).givenUpCheck(deviceId, n.tipoeCF, numberOf(n.encf));
+  const check = await issuerLedger(env, company.id).voiding().givenUpCheck(deviceId, n.tipoeCF, numberOf(n.encf));
   if (check.voided) return { ...n, anulado: true, replayed: true };
   if (!check.ownLease) return refused("encf_not_leased", `${n.encf} is not inside one of this device's leases.`);
   for (const month of check.months) {
-    const held = await receiptMonth(env, company.id, month).receiptsIn(n.tipoeCF, n.encf, n.encf);
+    const held = await receiptMonth(env, company.id, month).receipts().receiptsIn(n.tipoeCF, n.encf, n.encf);
     if (held.length) return refused("encf_used", `${n.encf} holds a receipt; a receipt is never voided this way.`);
   }
   return null;

@@ -4,12 +4,12 @@
 // (ledger/lease-caps.ts). A lease that leaves a range low announces it once (range.low).
 import { drIsoDate, drMonth } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
-import { encfOf } from "../ledger/encf-allocation.ts";
+import { encfOf } from "../ledger/issuer/encf-allocation.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Lease, Sequence } from "../ledger/rows.ts";
 
-export { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../ledger/encf-allocation.ts";
+export { DEFAULT_LEASE_SIZE, MAX_LEASE_SIZE } from "../ledger/issuer/encf-allocation.ts";
 export type { Lease };
 
 /** A range is low when less than a tenth of it is left (integers: remaining × 10 < size). */
@@ -29,26 +29,32 @@ export async function leaseBlock(
 ): Promise<Lease> {
   const limits = { sharePercent: company.deviceLeaseSharePercent, perDay: company.deviceLeasesPerDay };
   const ledger = issuerLedger(env, company.id);
-  const lease: Lease = await unwrap(ledger.lease(deviceId, tipoeCF, size, drIsoDate(now), limits));
-  const sequence = (await ledger.sequences()).find((s) => s.tipoeCF === tipoeCF);
-  if (sequence && rangeIsLow(sequence) && (await ledger.noticeOnce(`range.low:${tipoeCF}:${sequence.rangeTo}`)))
-    await receiptMonth(env, company.id, drMonth(now)).emit(company.id, `range:${tipoeCF}`, {
-      type: "range.low",
-      timestamp: now.toISOString(),
-      data: {
-        rncEmisor: company.rnc,
-        tipoeCF,
-        rangeTo: sequence.rangeTo,
-        remaining: Math.max(0, sequence.rangeTo - sequence.nextNumber + 1),
-        expiresOn: sequence.expiresOn,
-      },
-    });
+  const lease: Lease = await unwrap(ledger.leases().lease(deviceId, tipoeCF, size, drIsoDate(now), limits));
+  const sequence = (await ledger.numbering().sequences()).find((s) => s.tipoeCF === tipoeCF);
+  if (
+    sequence &&
+    rangeIsLow(sequence) &&
+    (await ledger.numbering().noticeOnce(`range.low:${tipoeCF}:${sequence.rangeTo}`))
+  )
+    await receiptMonth(env, company.id, drMonth(now))
+      .followUp()
+      .emit(company.id, `range:${tipoeCF}`, {
+        type: "range.low",
+        timestamp: now.toISOString(),
+        data: {
+          rncEmisor: company.rnc,
+          tipoeCF,
+          rangeTo: sequence.rangeTo,
+          remaining: Math.max(0, sequence.rangeTo - sequence.nextNumber + 1),
+          expiresOn: sequence.expiresOn,
+        },
+      });
   return lease;
 }
 
 /** Every block a device was given, oldest first. */
 export function currentLeases(env: Env, companyId: string, deviceId: string): Promise<Lease[]> {
-  return issuerLedger(env, companyId).leasesOf(deviceId);
+  return issuerLedger(env, companyId).leases().leasesOf(deviceId);
 }
 
 export function leaseView(lease: Lease) {

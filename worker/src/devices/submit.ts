@@ -41,14 +41,14 @@ export async function currentAnswer(env: Env, company: Company, encf: string): P
 
 /** The state of many receipts: one RPC to the issuer object, one per month object holding any. */
 export async function currentAnswers(env: Env, company: Company, encfs: string[]): Promise<ReceiptAnswer[]> {
-  const months = await issuerLedger(env, company.id).monthsOf(encfs);
+  const months = await issuerLedger(env, company.id).index().monthsOf(encfs);
   const byMonth = new Map<string, string[]>();
   encfs.forEach((encf, i) => {
     const month = months[i];
     if (month) byMonth.set(month, [...(byMonth.get(month) ?? []), encf]);
   });
   const found = await Promise.all(
-    [...byMonth].map(([month, list]) => receiptMonth(env, company.id, month).receiptsByEncf(list)),
+    [...byMonth].map(([month, list]) => receiptMonth(env, company.id, month).receipts().receiptsByEncf(list)),
   );
   const byEncf = new Map(found.flat().map((r) => [r.encf, r]));
   return encfs.flatMap((encf) => {

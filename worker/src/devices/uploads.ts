@@ -164,19 +164,16 @@ export async function acceptDeviceReceipt(
   const { tipoeCF, number, month } = admission(receipt);
 
   // The issuer object checks the lease, counts the receipt once and says which month holds it.
-  const admitted = await issuerLedger(env, company.id).admitDeviceReceipt(
-    device.id,
-    tipoeCF,
-    number,
-    month,
-    drMonth(new Date()),
-  );
+  const admitted = await issuerLedger(env, company.id)
+    .leases()
+    .admitDeviceReceipt(device.id, tipoeCF, number, month, drMonth(new Date()));
   if (!admitted.leased) throw notLeased(receipt.encf);
   if (admitted.voided) throw encfVoided(receipt.encf);
 
   // A retry is the same signed bytes under the same e-NCF: the receipt's answer again. Anything
   // else under that e-NCF (here, or already placed in another month) is a different document.
-  const existing = admitted.month === month ? await receiptMonth(env, company.id, month).receipt(receipt.encf) : null;
+  const existing =
+    admitted.month === month ? await receiptMonth(env, company.id, month).receipts().receipt(receipt.encf) : null;
   if (admitted.month !== month || (existing && existing.documentHash !== receipt.xmlSha256))
     throw encfAlreadyUsed(receipt.encf);
   if (existing) return { answer: deviceAnswer(existing), replayed: true };

@@ -121,6 +121,8 @@ export interface ProblemItem {
 
 export interface ProblemInit {
   detail?: string;
+  /** The detail in Spanish; without one the problem carries its code's Spanish explanation (spanish.ts). */
+  detailEs?: string;
   errors?: ProblemItem[];
   /** Extension members (RFC 9457 §3.2), e.g. `limit` for quota_exceeded. */
   extensions?: Record<string, unknown>;

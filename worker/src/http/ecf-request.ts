@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ecfRequestSchema, TIPOS_ECF, type JsonSchema, type TipoeCF } from "@ecf/shared";
 import { ECF_REQUEST_EXAMPLES } from "../generated/ecf-examples.ts";
+import { withPortablePatterns } from "./portable-pattern.ts";
 
 /** Component name of one type's request schema in /openapi.json. */
 export const ecfRequestComponent = (tipo: TipoeCF) => `EcfRequestE${tipo}`;
@@ -33,7 +34,7 @@ interface Document {
 /** Adds the ten per-type schemas the `EcfRequest` union refers to; built on first use, not at start-up. */
 export function withEcfRequestSchemas<D extends Document>(document: D): D {
   const schemas: Record<string, JsonSchema> = {};
-  for (const tipo of TIPOS_ECF) schemas[ecfRequestComponent(tipo)] = ecfRequestSchema(tipo);
+  for (const tipo of TIPOS_ECF) schemas[ecfRequestComponent(tipo)] = withPortablePatterns(ecfRequestSchema(tipo));
   return {
     ...document,
     components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } },

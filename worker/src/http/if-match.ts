@@ -2,7 +2,7 @@
 // (If-Match: "<version>", as GET answered in ETag). The header is read here; the comparison
 // happens inside the issuer object, in the same step as the write, so two edits cannot both win.
 import { ApiProblem } from "../errors/problem.ts";
-import { staleVersion, type Expected } from "../ledger/catalog.ts";
+import { staleVersion, type Expected } from "../ledger/issuer/catalog.ts";
 
 /** The version an If-Match header names; 428 without one, 412 when it names none we could hold. */
 export function expectedVersion(header: string | undefined): Expected {

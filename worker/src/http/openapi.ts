@@ -2,23 +2,49 @@ import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { PROBLEM_CODES, statusOf, type ProblemCode, type ProblemInit } from "../errors/problem.ts";
 import { problemBody } from "./problem.ts";
 
-/** The RFC 9457 problem document, as it appears in the OpenAPI document. */
+/** One problem inside `errors[]`: what the API answers, the validator's fields included. */
+const ProblemItemSchema = z.object({
+  path: z.string().openapi({ description: "JSON pointer into the request" }),
+  code: z.string(),
+  message: z.string(),
+  messageEs: z.string().optional().openapi({ description: "The message in Spanish (every e-CF validation problem)" }),
+  severity: z.enum(["error", "warning"]).optional(),
+  rule: z
+    .string()
+    .optional()
+    .openapi({ description: "Where the rule comes from: a DGII document and its field, or the JSON mapping" }),
+  details: z.record(z.string(), z.unknown()).optional().openapi({ description: "Data that explains the problem" }),
+});
+
+/** The RFC 9457 problem document, as it appears in the OpenAPI document; bilingual, always. */
 export const ProblemSchema = z
   .object({
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
+    titleEs: z.string().openapi({ description: "The title in Spanish" }),
+    detailEs: z
+      .string()
+      .openapi({ description: "The detail in Spanish, or what the code means when none was written" }),
     code: z.enum(PROBLEM_CODES),
     requestId: z.string(),
     instance: z.string(),
-    errors: z.array(
-      z.object({
-        path: z.string().openapi({ description: "JSON pointer into the request" }),
-        code: z.string(),
-        message: z.string(),
-      }),
-    ),
+    errors: z.array(ProblemItemSchema),
+    // Extension members (RFC 9457 §3.2) some codes carry.
+    limit: z.number().int().optional().openapi({ description: "quota_exceeded: the monthly receipt limit" }),
+    month: z.string().optional().openapi({ description: "quota_exceeded: the month (AAAA-MM) whose quota is used up" }),
+    currentVersion: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "precondition_failed: the version the record is at now" }),
+    problemCount: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "How many problems were found, all listed or not" }),
+    deviceRevoked: z.boolean().optional().openapi({ description: "unauthorized: the device was revoked" }),
   })
   .openapi("Problem");
 
@@ -198,23 +224,27 @@ interface Operation {
 }
 interface Document {
   paths?: object;
+  webhooks?: object;
   components?: { examples?: object };
 }
 
 /** Adds the problem examples of its status to every problem response that has none. */
 export function withProblemExamples<D extends Document>(document: D): D {
-  const examples: Record<string, unknown> = {};
-  for (const code of PROBLEM_CODES) {
-    examples[exampleName(code)] = {
-      summary: code,
-      value: problemBody(code, "3f2b8c1e-5d4a-4e6f-9b7c-2a1d0e9f8c7b", "/fe/recepcion/ecf", PROBLEM_EXAMPLE[code]),
-    };
-  }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
     paths[path] = Object.fromEntries(
       Object.entries(item).map(([method, operation]) => [method, exemplified(operation as Operation)]),
     );
+  }
+  // Only the examples some response shows: an unused component is noise to every linter.
+  const shown = new Set(JSON.stringify(paths).match(/#\/components\/examples\/Problem\w+/g) ?? []);
+  const examples: Record<string, unknown> = {};
+  for (const code of PROBLEM_CODES) {
+    if (!shown.has(`#/components/examples/${exampleName(code)}`)) continue;
+    examples[exampleName(code)] = {
+      summary: code,
+      value: problemBody(code, "3f2b8c1e-5d4a-4e6f-9b7c-2a1d0e9f8c7b", "/fe/recepcion/ecf", PROBLEM_EXAMPLE[code]),
+    };
   }
   return {
     ...document,
@@ -259,20 +289,34 @@ const RETRY_AFTER_HEADER = {
 /**
  * Gives every operation without one an operationId made of its method and path, the way an
  * SDK generator names a call: `GET /fe/recepcion/ecf/{encf}/pdf` → `getFeRecepcionEcfByEncfPdf`.
- * Method and path identify an operation, so the names are unique.
+ * Method and path identify an operation, so the names are unique. A webhook (a request the
+ * service sends) is named by its event: `receipt.accepted` → `webhookReceiptAccepted`.
  */
 export function withOperationIds<D extends Document>(document: D): D {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
-    paths[path] = Object.fromEntries(
-      Object.entries(item).map(([method, operation]) => {
-        if (typeof operation !== "object" || operation === null || (operation as Operation).operationId)
-          return [method, operation];
-        return [method, { operationId: operationIdOf(method, path), ...(operation as Operation) }];
-      }),
-    );
-  }
-  return { ...document, paths };
+  const named = (items: Record<string, Record<string, unknown>>, idOf: (method: string, key: string) => string) => {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const [key, item] of Object.entries(items)) {
+      out[key] = Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => {
+          if (typeof operation !== "object" || operation === null || (operation as Operation).operationId)
+            return [method, operation];
+          return [method, { operationId: idOf(method, key), ...(operation as Operation) }];
+        }),
+      );
+    }
+    return out;
+  };
+  return {
+    ...document,
+    paths: named((document.paths ?? {}) as Record<string, Record<string, unknown>>, operationIdOf),
+    ...(document.webhooks
+      ? {
+          webhooks: named(document.webhooks as Record<string, Record<string, unknown>>, (_m, event) =>
+            operationIdOf("webhook", event),
+          ),
+        }
+      : {}),
+  };
 }
 
 export function operationIdOf(method: string, path: string): string {

@@ -9,6 +9,7 @@ import {
   type RequestPart,
   statusOf,
 } from "../errors/problem.ts";
+import { PROBLEM_DETAILS_ES, PROBLEM_TITLES_ES, VALIDATION_TITLES_ES } from "../errors/spanish.ts";
 
 const VALIDATION_TITLES: Record<RequestPart, string> = {
   query: "The query has problems",
@@ -30,11 +31,19 @@ function titleOf(code: ProblemCode, init: ProblemInit): string {
     : PROBLEM_TITLES[code];
 }
 
+function spanishTitleOf(code: ProblemCode, init: ProblemInit): string {
+  return code === "validation_failed"
+    ? VALIDATION_TITLES_ES[init.target ?? partOf(init.errors ?? [])]
+    : PROBLEM_TITLES_ES[code];
+}
+
 export interface ProblemBody {
   type: string;
   title: string;
   status: number;
   detail: string;
+  titleEs: string;
+  detailEs: string;
   code: ProblemCode;
   requestId: string;
   instance: string;
@@ -54,6 +63,9 @@ export function problemBody(
     title: titleOf(code, init),
     status: statusOf(code),
     detail: init.detail ?? titleOf(code, init),
+    // Every problem speaks Spanish too: the thrower's own words, else what the code means.
+    titleEs: spanishTitleOf(code, init),
+    detailEs: init.detailEs ?? PROBLEM_DETAILS_ES[code],
     code,
     requestId,
     instance,

@@ -60,6 +60,11 @@ export const API_TAGS = [
       "The store's shared catalogue the tills sell from: products (paged, versioned, changed with If-Match, imported and exported as CSV) and the cashiers who sign in on the tills with a PIN.",
   },
   {
+    name: "Customers",
+    description:
+      "The company's buyers: the RNC or cédula, name and e-mail of each, filled from the receipts it issued and edited by hand, and whether DGII's directory lists it as an electronic receiver.",
+  },
+  {
     name: "Devices",
     description:
       "Point-of-sale tills that sign offline: the issuer creates a device, the till pairs with its one-time code, leases blocks of e-NCF, uploads what it signed (one by one or in batches) and asks for their state.",
@@ -68,6 +73,11 @@ export const API_TAGS = [
     name: "Console",
     description:
       "The web console's people: sign-in with an e-mail and password (a session cookie and a CSRF token), invitations by e-mail, and the company's users with their roles (owner, accountant, manager). The session cookie is accepted by every issuer-scoped operation, within the user's role.",
+  },
+  {
+    name: "Buyers",
+    description:
+      "What a buyer reaches without an account: every issued receipt's public page (its printed copy, the PDF, the signed XML and DGII's state), behind the address printed on the receipt with its security code.",
   },
   {
     name: "Administration",

@@ -17,9 +17,9 @@ import {
   idempotencyKeyInProgress,
   type IdempotencyRequest,
   type KeyHolder,
-} from "../ledger/idempotency.ts";
-import type { Numbered } from "../ledger/receipt-numbering.ts";
-import { encfOf, sequenceExpired } from "../ledger/encf-allocation.ts";
+} from "../ledger/issuer/idempotency.ts";
+import type { Numbered } from "../ledger/issuer/receipt-numbering.ts";
+import { encfOf, sequenceExpired } from "../ledger/issuer/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Company } from "../db/tables.ts";
 import { emisorProfile, modifiedReceiptFor, requestHashes, requestedEncf, requestedTipo } from "./document.ts";
@@ -72,15 +72,17 @@ async function noticeIssuerEvents(
   now: Date,
 ): Promise<void> {
   if (quota)
-    await receiptMonth(env, company.id, drMonth(now)).emit(company.id, `quota:${drMonth(now)}`, {
-      type: "quota.near_limit",
-      timestamp: now.toISOString(),
-      data: { rncEmisor: company.rnc, month: drMonth(now), ...quota },
-    });
+    await receiptMonth(env, company.id, drMonth(now))
+      .followUp()
+      .emit(company.id, `quota:${drMonth(now)}`, {
+        type: "quota.near_limit",
+        timestamp: now.toISOString(),
+        data: { rncEmisor: company.rnc, month: drMonth(now), ...quota },
+      });
   // Whichever comes first, this or the object's alarm, sends it (certificates/certificate-watch.ts).
   await noticeCertificateExpiring(env, company, now, {
-    claim: (key) => ledger.noticeOnce(key),
-    unclaim: (key) => ledger.forgetNotice(key),
+    claim: (key) => ledger.numbering().noticeOnce(key),
+    unclaim: (key) => ledger.numbering().forgetNotice(key),
   });
 }
 
@@ -106,7 +108,7 @@ async function keyHolderOutcome(
   now: Date,
 ): Promise<IssueOutcome | { stored: StoredAnswer } | "abandoned"> {
   if ("stored" in held) return held;
-  const receipt = await receiptMonth(env, companyId, held.month).receipt(held.encf);
+  const receipt = await receiptMonth(env, companyId, held.month).receipts().receipt(held.encf);
   const heldUntil = receipt?.claimedUntil ? Date.parse(receipt.claimedUntil) : 0;
   if (heldUntil > now.getTime())
     throw idempotencyKeyInProgress(Math.min(IN_PROGRESS_RETRY_SECONDS, Math.ceil((heldUntil - now.getTime()) / 1000)));
@@ -164,7 +166,7 @@ async function checkRangeAndKey(
   req: IssueRequest,
 ): Promise<{ range: KnownRange | null; abandoned: string | undefined } | Answered> {
   const { env, company, tipo, idempotency, ledger, now, givenEncf, today } = req;
-  const check = await req.inStorage(() => unwrap(ledger.checkIssue(tipo ?? null, idempotency ?? null)));
+  const check = await req.inStorage(() => unwrap(ledger.numbering().checkIssue(tipo ?? null, idempotency ?? null)));
   if (tipo) rememberRange(company.id, tipo, check.sequence);
   let abandoned: string | undefined;
   if (check.held) {
@@ -230,7 +232,7 @@ function numberOnce(req: IssueRequest, prepared: Prepared) {
   const { company, now, idempotency } = req;
   const numbering = () =>
     unwrap(
-      req.ledger.number({
+      req.ledger.numbering().number({
         tipoeCF: req.tipo!,
         givenEncf: req.givenEncf,
         month: isoDate(String(document.Encabezado.Emisor.FechaEmision)).slice(0, 7),
@@ -315,9 +317,10 @@ async function signAndRecord(req: IssueRequest, prepared: Prepared, numbered: Nu
 async function giveBackKeyIfUnrecorded(req: IssueRequest, numbered: Numbered): Promise<void> {
   if (!req.idempotency) return;
   const recorded = await receiptMonth(req.env, req.company.id, numbered.month)
+    .receipts()
     .receipt(numbered.encf)
     .catch(() => undefined);
-  if (recorded === null) await req.ledger.releaseIdempotencyKey(req.idempotency.key, numbered.encf);
+  if (recorded === null) await req.ledger.numbering().releaseIdempotencyKey(req.idempotency.key, numbered.encf);
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type JsonDocument,
 } from "@ecf/shared";
 import { archiveImmutable, receiptXmlKey } from "../archive/r2.ts";
-import { documentFigures } from "../ledger/document-figures.ts";
+import { documentFigures } from "../ledger/month/document-figures.ts";
 import { auditMonth, receiptMonth } from "../ledger/client.ts";
 import type { Company } from "../db/tables.ts";
 import type { DgiiMessage } from "../dgii/errors.ts";
@@ -173,7 +173,7 @@ export async function recordSignedReceipt(
         : undefined;
     const recorded = await timed(times, "storage", () =>
       timed(times, "record", () =>
-        month.recordInContingency(archived.row, unavailableMensajes(), {
+        month.receipts().recordInContingency(archived.row, unavailableMensajes(), {
           audit,
           subscribedEvents: options.subscribedEvents,
           dgiiDownUntil: dgii.until,
@@ -186,12 +186,14 @@ export async function recordSignedReceipt(
       audited: audit !== undefined && !recorded.existed,
     };
   }
-  const recorded = await timed(times, "storage", () => timed(times, "record", () => month.record(archived.row)));
+  const recorded = await timed(times, "storage", () =>
+    timed(times, "record", () => month.receipts().record(archived.row)),
+  );
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
   const receipt = recorded.receipt;
   // A request polls only the first few delays; the month object's alarm finishes anything slower
   // (and anything this request does not finish because it dies: its claim lapses).
-  const store: ReceiptStore = { advance: (id, step) => month.advance(id, step, options.subscribedEvents) };
+  const store: ReceiptStore = { advance: (id, step) => month.receipts().advance(id, step, options.subscribedEvents) };
   const sent = await timed(times, "transmit", () =>
     transmitReceipt(env, store, receipt, signedXml, {
       delays: pollDelays(env).slice(0, 3),
@@ -200,7 +202,7 @@ export async function recordSignedReceipt(
       dgiiUp: dgii.up,
     }),
   );
-  const released = await month.release(sent.id);
+  const released = await month.receipts().release(sent.id);
   return { receipt: released ?? sent, reenviado: false };
 }
 
@@ -236,7 +238,9 @@ export async function recordForBackground(
   for (const month of new Set(ready.map((a) => a.month))) {
     const indexes = ready.flatMap((a, i) => (a.month === month ? [i] : []));
     try {
-      const recorded = await receiptMonth(env, company.id, month).recordForAlarm(indexes.map((i) => ready[i]!.row));
+      const recorded = await receiptMonth(env, company.id, month)
+        .receipts()
+        .recordForAlarm(indexes.map((i) => ready[i]!.row));
       indexes.forEach((index, k) => (results[index] = recorded[k]!));
     } catch (error) {
       for (const i of indexes)

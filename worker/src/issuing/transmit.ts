@@ -1,12 +1,12 @@
 import { buildRfce, signEcfXml, xmlToEcf } from "@ecf/shared";
 import { companyById } from "../db/companies.ts";
-import type { ReceiptStep } from "../ledger/receipt-steps.ts";
+import type { ReceiptStep } from "../ledger/month/receipt-steps.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import type { Company } from "../db/tables.ts";
 import { sleep, type DgiiClient, type DgiiResult } from "../dgii/client.ts";
 import { DgiiError, type DgiiMessage } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
-import { isFinal } from "../ledger/estado.ts";
+import { isFinal } from "../ledger/month/estado.ts";
 import type { PhaseTimes } from "./timing.ts";
 
 /**

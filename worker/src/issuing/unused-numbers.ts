@@ -3,7 +3,7 @@
 // recording leaves one. Leased numbers are not listed (the device may still use them offline),
 // nor voided ones, nor the unused tail (never handed out).
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { encfOf } from "../ledger/encf-allocation.ts";
+import { encfOf } from "../ledger/issuer/encf-allocation.ts";
 
 export interface UnusedRange {
   tipoeCF: string;
@@ -26,12 +26,12 @@ export function uncovered(whole: [number, number], covered: [number, number][]):
 }
 
 export async function unusedNumbers(env: Env, companyId: string, tipoeCF: string): Promise<UnusedRange[]> {
-  const { sequence, runs, covered } = await issuerLedger(env, companyId).numbersHandedOut(tipoeCF);
+  const { sequence, runs, covered } = await issuerLedger(env, companyId).voiding().numbersHandedOut(tipoeCF);
   if (!sequence || sequence.nextNumber <= sequence.rangeFrom) return [];
   const byMonth = new Map<string, [number, number][]>();
   for (const run of runs) byMonth.set(run.month, [...(byMonth.get(run.month) ?? []), [run.first, run.last]]);
   const held = await Promise.all(
-    [...byMonth].map(([month, monthRuns]) => receiptMonth(env, companyId, month).heldIn(tipoeCF, monthRuns)),
+    [...byMonth].map(([month, monthRuns]) => receiptMonth(env, companyId, month).receipts().heldIn(tipoeCF, monthRuns)),
   );
   const intervals = [...covered, ...held.flat()].map(([first, last]): [number, number] => [first!, last!]);
   return uncovered([sequence.rangeFrom, sequence.nextNumber - 1], intervals).map(([first, last]) => ({

@@ -4,7 +4,7 @@ import { DgiiError } from "../dgii/errors.ts";
 import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
-import { encfOf as formatEncf } from "../ledger/encf-allocation.ts";
+import { encfOf as formatEncf } from "../ledger/issuer/encf-allocation.ts";
 import type { Receipt } from "../ledger/rows.ts";
 
 /** One range of a voiding request, as the client sent it. */
@@ -54,12 +54,9 @@ export async function checkVoidRanges(
       problems.push({ path, code: "invalid_range", message: `Overlaps /rangos/${overlapping}.` });
       continue;
     }
-    const { sequence, leases, months } = await issuerLedger(env, companyId).voidRangeCheck(
-      r.tipoeCF,
-      from,
-      to,
-      ownDevice,
-    );
+    const { sequence, leases, months } = await issuerLedger(env, companyId)
+      .voiding()
+      .voidRangeCheck(r.tipoeCF, from, to, ownDevice);
     if (!sequence) {
       problems.push({ path, code: "sequence_missing", message: `No authorised e-NCF range for type ${r.tipoeCF}.` });
       continue;
@@ -102,7 +99,7 @@ export async function checkVoidRanges(
 /** The receipts of a range, from every month object the index names for it (asked in parallel). */
 async function receiptsIn(env: Env, companyId: string, r: VoidRange, months: string[]): Promise<Receipt[]> {
   const found = await Promise.all(
-    months.map((month) => receiptMonth(env, companyId, month).receiptsIn(r.tipoeCF, r.desde, r.hasta)),
+    months.map((month) => receiptMonth(env, companyId, month).receipts().receiptsIn(r.tipoeCF, r.desde, r.hasta)),
   );
   return found.flat();
 }
@@ -129,7 +126,9 @@ export async function holdForVoiding(
 ): Promise<{ hold: VoidHold } | { problems: VoidProblem[] }> {
   const hold: VoidHold = { tails: [], claimed: [] };
   const problems: VoidProblem[] = [];
-  const held = await issuerLedger(env, companyId).voiding({ step: "hold", ranges: rangos.map(numberRange) });
+  const held = await issuerLedger(env, companyId)
+    .voiding()
+    .advance({ step: "hold", ranges: rangos.map(numberRange) });
   for (const [i, r] of rangos.entries()) {
     const range = held[i];
     if (range === "gap") {
@@ -154,7 +153,7 @@ export async function holdForVoiding(
         continue;
       }
       const month = receipt.issueDate.slice(0, 7);
-      const claimed = await receiptMonth(env, companyId, month).claim(receipt.id);
+      const claimed = await receiptMonth(env, companyId, month).receipts().claim(receipt.id);
       if (!claimed) {
         problems.push({
           path: `/rangos/${i}`,
@@ -201,13 +200,15 @@ export async function letGo(
 ): Promise<void> {
   const given = hold.tails.map((_, i) => i).filter((i) => giveBack[i]);
   await Promise.all(
-    given.flatMap((i) => hold.claimed[i] ?? []).map((c) => receiptMonth(env, companyId, c.month).release(c.id)),
+    given
+      .flatMap((i) => hold.claimed[i] ?? [])
+      .map((c) => receiptMonth(env, companyId, c.month).receipts().release(c.id)),
   );
   const tails = given.reverse().flatMap((i) => {
     const tail = hold.tails[i];
     return tail ? [{ tipoeCF: rangos[i]!.tipoeCF, tail }] : [];
   });
-  if (tails.length) await issuerLedger(env, companyId).voiding({ step: "giveBack", tails });
+  if (tails.length) await issuerLedger(env, companyId).voiding().advance({ step: "giveBack", tails });
 }
 
 /** The claimed receipts of the ranges DGII voided become Anulado, and are never sent. */
@@ -219,7 +220,7 @@ export async function markVoided(
   const byMonth = new Map<string, string[]>();
   for (const { id, month } of claimed) byMonth.set(month, [...(byMonth.get(month) ?? []), id]);
   const counts = await Promise.all(
-    [...byMonth].map(([month, ids]) => receiptMonth(env, companyId, month).markVoided(ids)),
+    [...byMonth].map(([month, ids]) => receiptMonth(env, companyId, month).receipts().markVoided(ids)),
   );
   return counts.reduce((a, b) => a + b, 0);
 }
@@ -426,6 +427,6 @@ async function settleVoiding(
     .filter((_, i) => outcome[i] === true)
     .reduce((n, r) => n + Number(r.hasta.slice(3)) - Number(r.desde.slice(3)) + 1, 0);
   const voided = rangos.filter((_, i) => outcome[i] === true).map(numberRange);
-  if (voided.length) await issuerLedger(env, companyId).voiding({ step: "voided", ranges: voided });
+  if (voided.length) await issuerLedger(env, companyId).voiding().advance({ step: "voided", ranges: voided });
   return { receiptsVoided, numbersVoided };
 }

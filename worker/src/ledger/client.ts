@@ -1,8 +1,8 @@
 // The worker's (and the objects' own) way into an issuer's ledger: the IssuerLedger object by
 // the issuer's id, its ReceiptMonth objects by id and month. Each method here is one RPC, or a
 // fan-out of parallel RPCs, never a loop of sequential round trips.
-import type { IssuerRpc } from "./issuer-rpc.ts";
-import type { MonthRpc } from "./month-rpc.ts";
+import type { IssuerRpc } from "./issuer/issuer-rpc.ts";
+import type { MonthRpc } from "./month/month-rpc.ts";
 import type { AuditEntry, Purchase, Receipt } from "./rows.ts";
 
 export type IssuerStub = DurableObjectStub<IssuerRpc>;
@@ -20,8 +20,8 @@ export function receiptMonth(env: Env, companyId: string, month: string): MonthS
 
 /** A receipt by e-NCF: the issuer object says which month holds it, that month has it. */
 export async function findReceipt(env: Env, companyId: string, encf: string): Promise<Receipt | null> {
-  const month = await issuerLedger(env, companyId).monthOf(encf);
-  return month ? receiptMonth(env, companyId, month).receipt(encf) : null;
+  const month = await issuerLedger(env, companyId).index().monthOf(encf);
+  return month ? receiptMonth(env, companyId, month).receipts().receipt(encf) : null;
 }
 
 /** The month object of a receipt we hold (its row says where: the issue date's month). */
@@ -34,9 +34,9 @@ export function monthOfReceipt(env: Env, receipt: Pick<Receipt, "companyId" | "i
  * is issued after the receipt it modifies), asked in parallel.
  */
 export async function acceptedNotesOf(env: Env, original: Receipt): Promise<Receipt[]> {
-  const months = await issuerLedger(env, original.companyId).months(original.issueDate.slice(0, 7));
+  const months = await issuerLedger(env, original.companyId).index().months(original.issueDate.slice(0, 7));
   const found = await Promise.all(
-    months.map((month) => receiptMonth(env, original.companyId, month).acceptedNotesOf(original.encf)),
+    months.map((month) => receiptMonth(env, original.companyId, month).receipts().acceptedNotesOf(original.encf)),
   );
   return found.flat();
 }
@@ -55,11 +55,11 @@ export async function findPurchase(
   id: string,
 ): Promise<{ purchase: Purchase; month: MonthStub } | null> {
   const named = /^(\d{4}-\d{2})\./.exec(id)?.[1];
-  const months = named ? [named] : await issuerLedger(env, companyId).months();
+  const months = named ? [named] : await issuerLedger(env, companyId).index().months();
   const found = await Promise.all(
     months.map(async (month) => ({
       month: receiptMonth(env, companyId, month),
-      purchase: await receiptMonth(env, companyId, month).purchaseById(id),
+      purchase: await receiptMonth(env, companyId, month).purchases().purchaseById(id),
     })),
   );
   const hit = found.find((f) => f.purchase);
@@ -76,8 +76,10 @@ export async function writeAudit(
   const month = auditMonth(now);
   try {
     await Promise.all([
-      issuerLedger(env, companyId).noteMonth(month),
-      receiptMonth(env, companyId, month).audit({ ...entry, companyId, createdAt: now.toISOString() }),
+      issuerLedger(env, companyId).index().noteMonth(month),
+      receiptMonth(env, companyId, month)
+        .purchases()
+        .audit({ ...entry, companyId, createdAt: now.toISOString() }),
     ]);
   } catch (error) {
     console.error("audit log write failed", error);

@@ -4,7 +4,7 @@
 // left (the 606/607 list it as missing) and the next request goes on where this one stopped.
 import { xmlToEcf } from "@ecf/shared";
 import type { MonthStub } from "./client.ts";
-import { documentFigures, readFigures, type DocumentFigures } from "./document-figures.ts";
+import { documentFigures, readFigures, type DocumentFigures } from "./month/document-figures.ts";
 
 export const BACKFILL_PER_REQUEST = 1000;
 /** Parallel R2 reads: a Worker keeps at most six connections open at once. */
@@ -26,7 +26,7 @@ export async function figuresOfRow(
   const stored = readFigures(row.figures);
   if (stored) return stored;
   const figures = await figuresFromArchive(env, row.xmlKey);
-  await month.storeFigures([{ table, id: row.id, figures: JSON.stringify(figures) }]);
+  await month.reports().storeFigures([{ table, id: row.id, figures: JSON.stringify(figures) }]);
   return figures;
 }
 
@@ -37,7 +37,7 @@ export async function figuresOfRow(
 export async function backfillFigures(env: Env, month: MonthStub, budget = BACKFILL_PER_REQUEST): Promise<number> {
   let left = budget;
   while (left > 0) {
-    const { rows } = await month.rowsWithoutFigures(Math.min(left, 100));
+    const { rows } = await month.reports().rowsWithoutFigures(Math.min(left, 100));
     if (!rows.length) return 0;
     const read: { table: "receipts" | "purchases"; id: string; figures: string }[] = [];
     for (let i = 0; i < rows.length; i += PARALLEL_READS) {
@@ -50,8 +50,8 @@ export async function backfillFigures(env: Env, month: MonthStub, budget = BACKF
       });
     }
     if (!read.length) break;
-    await month.storeFigures(read);
+    await month.reports().storeFigures(read);
     left -= rows.length;
   }
-  return (await month.rowsWithoutFigures(0)).total;
+  return (await month.reports().rowsWithoutFigures(0)).total;
 }

@@ -5,8 +5,8 @@
 // drops them); receipts still pending there are due at once in their month object.
 import { getTableColumns, type Table } from "drizzle-orm";
 import { issuerLedger, receiptMonth } from "./client.ts";
-import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer-tables.ts";
-import { auditLog, purchases, receipts } from "./month-tables.ts";
+import { deviceLeases, idempotencyKeys, sequences, usageCounters } from "./issuer/issuer-tables.ts";
+import { auditLog, purchases, receipts } from "./month/month-tables.ts";
 import type { AuditEntry, NewPurchase, NewReceipt } from "./rows.ts";
 
 /** Rows per RPC: well under the RPC message limit even for long audit details. */

@@ -3,13 +3,13 @@
 // `maintenance()` (an RpcTarget, so the call pipelines: `stub.maintenance().importRows(rows)`);
 // no production path calls them.
 import { RpcTarget } from "cloudflare:workers";
-import { benchBulkEnabled, benchMonthRows } from "../bench/month-rows.ts";
-import { importIssuerRows, type IssuerRows } from "../ledger/issuer-import.ts";
-import type { IssuerMaintenance } from "../ledger/issuer-rpc.ts";
-import { importMonthRows, type BenchRowsSpec, type MonthRows } from "../ledger/month-import.ts";
-import type { MonthMaintenance } from "../ledger/month-rpc.ts";
-import type { MonthDb } from "../ledger/month-receipts.ts";
-import type { IssuerDb } from "../ledger/encf-allocation.ts";
+import { loadBenchRows } from "../bench/month-rows.ts";
+import type { IssuerDb } from "../ledger/issuer/encf-allocation.ts";
+import { importIssuerRows, type IssuerRows } from "../ledger/issuer/issuer-import.ts";
+import type { IssuerMaintenance } from "../ledger/issuer/issuer-rpc.ts";
+import type { BenchRowsSpec, MonthRows } from "../ledger/month/month-import.ts";
+import type { MonthMaintenance } from "../ledger/month/month-rpc.ts";
+import type { MonthHost } from "./month-host.ts";
 
 export class IssuerMaintenanceFacet extends RpcTarget implements IssuerMaintenance {
   constructor(
@@ -27,22 +27,15 @@ export class IssuerMaintenanceFacet extends RpcTarget implements IssuerMaintenan
 export class MonthMaintenanceFacet extends RpcTarget implements MonthMaintenance {
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly db: MonthDb,
-    private readonly env: Env,
-    /** Sets the month's alarm for whatever the rows made due. */
-    private readonly schedule: () => void,
+    private readonly host: MonthHost,
   ) {
     super();
   }
 
   importRows(rows: MonthRows): void {
-    this.storage.transactionSync(() => importMonthRows(this.db, rows));
-    this.schedule();
+    this.host.importRows(rows);
   }
-
   benchLoad(spec: BenchRowsSpec): { databaseSize: number } {
-    if (!benchBulkEnabled(this.env)) throw new Error("The bench bulk path is off (BENCH_BULK is not 1).");
-    if (spec.count > 0) this.importRows(benchMonthRows(spec));
-    return { databaseSize: this.storage.sql.databaseSize };
+    return loadBenchRows(this.host.env, spec, this.host, this.storage);
   }
 }

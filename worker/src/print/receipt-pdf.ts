@@ -3,6 +3,7 @@
 // asked for (a GET, or the e-mail to a buyer), never on the issuing path: rendering costs more CPU
 // than the rest of issuing, and most receipts are never printed from here.
 import { xmlToEcf } from "@ecf/shared";
+import { receiptShortUrl } from "@ecf/shared/receipt-link";
 import { archiveImmutable } from "../archive/r2.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt } from "../ledger/client.ts";
@@ -19,6 +20,11 @@ export function pdfKey(xmlKey: string, layout: PrintLayout, isDefault: boolean):
   return xmlKey.replace(/\.xml$/, "") + (isDefault ? ".pdf" : `.${layout}.pdf`);
 }
 
+/** The buyer's link printed on the receipt (PUBLIC_URL, wrangler.toml); the archive key starts with the issuer's RNC. */
+export function consultaUrl(env: Env, receipt: Receipt): string {
+  return receiptShortUrl(env.PUBLIC_URL, receipt.xmlKey.split("/")[0]!, receipt.encf, receipt.securityCode);
+}
+
 /** Renders a receipt's RI in `layout` from its signed XML in the archive. */
 async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<Uint8Array> {
   const stored = await env.ARCHIVE.get(receipt.xmlKey);
@@ -33,6 +39,7 @@ async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<
     fechaHoraFirma: receipt.fechaHoraFirma,
     timbreUrl: receipt.timbreUrl,
     layout,
+    consultaUrl: consultaUrl(env, receipt),
   });
 }
 

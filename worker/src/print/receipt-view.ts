@@ -19,6 +19,8 @@ export interface ReceiptView {
   tipo: string;
   tipoEnPalabras: string;
   encf: string;
+  /** IndicadorEnvioDiferido 1: printed before DGII had it, so the link is DGII's "Enlace consulta proveedor electrónico". */
+  envioDiferido: boolean;
   /** FechaVencimientoSecuencia; not printed for E32 and E34. */
   fechaVencimiento: string | undefined;
   ncfModificado: string | undefined;
@@ -74,16 +76,20 @@ export function receiptView(document: JsonDocument): ReceiptView {
   const totales = obj(encabezado.Totales);
   const referencia = obj(document.InformacionReferencia);
   const tipo = str(idDoc.TipoeCF) ?? "";
+  // Notes modify a receipt; an E31 may replace a consumer receipt (CodigoModificacion 5, formato-ecf note 81).
+  const modifies = tipo === "33" || tipo === "34" || (tipo === "31" && str(referencia.CodigoModificacion) === "5");
   const items = Array.isArray(document.DetallesItems) ? document.DetallesItems : [];
 
   return {
     tipo,
     tipoEnPalabras: describe("tipo_ecf", tipo) ?? tipo,
     encf: str(idDoc.eNCF) ?? "",
+    envioDiferido: str(idDoc.IndicadorEnvioDiferido) === "1",
     fechaVencimiento: tipo === "32" || tipo === "34" ? undefined : str(idDoc.FechaVencimientoSecuencia),
-    ncfModificado: tipo === "33" || tipo === "34" ? str(referencia.NCFModificado) : undefined,
-    codigoModificacionEnPalabras:
-      tipo === "33" || tipo === "34" ? describe("codigo_modificacion", str(referencia.CodigoModificacion)) : undefined,
+    ncfModificado: modifies ? str(referencia.NCFModificado) : undefined,
+    codigoModificacionEnPalabras: modifies
+      ? describe("codigo_modificacion", str(referencia.CodigoModificacion))
+      : undefined,
     emisor: {
       nombreComercial: str(emisor.NombreComercial),
       razonSocial: str(emisor.RazonSocialEmisor) ?? "",

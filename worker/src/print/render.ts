@@ -37,6 +37,8 @@ export interface PrintOptions {
   /** The URL the QR holds (timbreUrl from @ecf/shared). */
   timbreUrl: string;
   layout: PrintLayout;
+  /** The receipt's public page for its buyer (its short link, shared/src/receipt-link.ts), printed beside the QR. */
+  consultaUrl?: string;
 }
 
 const MM = 72 / 25.4;
@@ -125,11 +127,33 @@ function drawQr(page: Page, url: string, x: number, y: number, size: number) {
 `);
 }
 
-/** QR bottom-left, "Código de Seguridad" and "Fecha de Firma Digital" under it (§17.2.3). */
-function drawTimbre(page: Page, fonts: Fonts, options: PrintOptions, x: number, bottom: number) {
+/**
+ * QR bottom-left, "Código de Seguridad" and "Fecha de Firma Digital" under it (§17.2.3), and
+ * beside the QR the buyer's link to the issuer's page, in `width` points: under envío diferido
+ * with the words of DGII's model (representacion-impresa §3, "Enlace consulta proveedor
+ * electrónico"), else as an invitation to consult the receipt.
+ */
+function drawTimbre(
+  page: Page,
+  fonts: Fonts,
+  view: ReceiptView,
+  options: PrintOptions,
+  x: number,
+  bottom: number,
+  width: number,
+) {
   text(page, `Código de Seguridad: ${options.securityCode}`, x, bottom + 11, fonts.bold, 8);
   text(page, `Fecha de Firma Digital: ${options.fechaHoraFirma}`, x, bottom, fonts.regular, 8);
   drawQr(page, options.timbreUrl, x, bottom + 24, QR_SIZE);
+  if (!options.consultaUrl) return;
+  const left = x + QR_SIZE + 8;
+  const label = view.envioDiferido ? "Enlace consulta proveedor electrónico:" : "Consulte su comprobante en:";
+  const room = width - QR_SIZE - 8;
+  const lines: [string, Font][] = [
+    ...wrap(label, fonts.bold, 7, room).map((line): [string, Font] => [line, fonts.bold]),
+    ...wrap(options.consultaUrl, fonts.regular, 7, room).map((line): [string, Font] => [line, fonts.regular]),
+  ];
+  lines.forEach(([line, font], i) => text(page, line, left, bottom + 17 + QR_SIZE - i * 9, font, 7));
 }
 
 const TIMBRE_HEIGHT = QR_SIZE + 24;
@@ -336,7 +360,8 @@ function drawSheetTotals(sheet: Sheet, page: Page, y: number): void {
 function drawSheetFooters(sheet: Sheet, options: PrintOptions): void {
   const { fonts, margin, width, pages } = sheet;
   pages.forEach((p, i) => {
-    drawTimbre(p, fonts, options, margin, margin);
+    // Beside the QR, left of the page number and the page subtotals (right-aligned, 160 points).
+    drawTimbre(p, fonts, sheet.view, options, margin, margin, width - 170);
     if (pages.length === 1) return;
     text(p, `Página No. ${i + 1} de ${pages.length}`, margin + width, margin, fonts.regular, 8, "right");
     // Footnote 56: the paging subtotals go on every page except the last, which holds the totals.
@@ -449,7 +474,7 @@ function renderRoll(fonts: Fonts, view: ReceiptView, options: PrintOptions): Pag
       text(page, r.text, margin, y, r.font, r.size);
     }
   }
-  drawTimbre(page, fonts, options, margin, margin);
+  drawTimbre(page, fonts, view, options, margin, margin, width);
   return [page];
 }
 

@@ -103,11 +103,13 @@ export async function registerIncomingApproval(
 
   const approvalStatus = acecf.Estado === "1" ? "accepted" : "rejected";
   await archiveFirstApproval(env, acecf, receipt, xml);
-  await monthOfReceipt(env, receipt).recordApproval(receipt.id, {
-    approvalStatus,
-    approvalReason: acecf.DetalleMotivoRechazo ?? null,
-    approvalAt: acecf.FechaHoraAprobacionComercial,
-  });
+  await monthOfReceipt(env, receipt)
+    .receipts()
+    .recordApproval(receipt.id, {
+      approvalStatus,
+      approvalReason: acecf.DetalleMotivoRechazo ?? null,
+      approvalAt: acecf.FechaHoraAprobacionComercial,
+    });
   return { receiptId: receipt.id, encf: receipt.encf, approvalStatus };
 }
 

@@ -15,7 +15,7 @@ import { lookUpTaxpayer } from "../dgii/directory.ts";
 import { ReceiverClient } from "./receiver-client.ts";
 import { NOT_EXCHANGED } from "./exchanged-types.ts";
 import { purchaseCounts } from "./purchase-confirmation.ts";
-import { approvalStatusOf, type ApprovalEstado } from "../ledger/estado.ts";
+import { approvalStatusOf, type ApprovalEstado } from "../ledger/month/estado.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";
 
 export type Delivery = { outcome: "sent" | "failed" | "skipped"; detail: string };
@@ -115,7 +115,7 @@ async function decidedAcecf(
   );
   const key = companionKey(purchase.xmlKey, ".acecf.xml");
   const status = approvalStatusOf(estado);
-  const decided = await month.decidePurchase(purchase.id, {
+  const decided = await month.purchases().decidePurchase(purchase.id, {
     approvalStatus: status,
     approvalReason: estado === "Rechazado" ? (motivo ?? null) : null,
     approvalKey: key,
@@ -123,7 +123,7 @@ async function decidedAcecf(
   });
   if (!decided) {
     // Decided otherwise meanwhile (or gone): the decision on record stands.
-    const current = await month.purchaseById(purchase.id);
+    const current = await month.purchases().purchaseById(purchase.id);
     if (!current) throw new ApiProblem("not_found", { detail: `No received e-CF ${purchase.id} for this company.` });
     refuseOtherDecision(current, status);
   }
@@ -163,7 +163,7 @@ export async function approvePurchase(
       deliverToSupplier(env, company, purchase.rncEmisor, acecf, fileName),
     already(purchase.approvalDgiiOutcome, purchase.approvalDgiiDetail) ?? deliverToDgii(env, company, acecf, fileName),
   ]);
-  await month.updatePurchase(purchase.id, {
+  await month.purchases().updatePurchase(purchase.id, {
     approvalSupplierOutcome: supplier.outcome,
     approvalSupplierDetail: supplier.detail,
     approvalDgiiOutcome: dgii.outcome,

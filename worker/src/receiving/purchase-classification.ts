@@ -23,10 +23,10 @@ import {
 import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { findPurchase, issuerLedger } from "../ledger/client.ts";
 import type { Purchase } from "../ledger/rows.ts";
-import type { SupplierDefault, SupplierDefaultValues } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault, SupplierDefaultValues } from "../ledger/issuer/supplier-defaults.ts";
 import type { Company } from "../db/tables.ts";
 import { figuresOfRow } from "../ledger/figures-backfill.ts";
-import type { DocumentFigures } from "../ledger/document-figures.ts";
+import type { DocumentFigures } from "../ledger/month/document-figures.ts";
 
 /** Tipo de Bienes y Servicios Comprados (606 column 3). */
 export const TIPOS_BIENES_SERVICIOS = {
@@ -510,7 +510,7 @@ export async function classifyPurchase(
   const { purchase, month } = found;
   const figures = await figuresOfRow(env, month, "purchases", purchase);
   const ledger = issuerLedger(env, company.id);
-  const [before] = await ledger.supplierDefaults([purchase.rncEmisor]);
+  const [before] = await ledger.catalogue().supplierDefaults([purchase.rncEmisor]);
   const was = resolvedView(resolvePurchase(purchase, figures, before ?? null));
   const next = merged(purchase, body);
   const problems = contradictions(next, purchase, figures);
@@ -519,9 +519,9 @@ export async function classifyPurchase(
       detail: `The classification does not fit ${purchase.encf}.`,
       errors: problems,
     });
-  const stored = await month.classifyPurchase(purchase.id, { ...next, classifiedAt: now.toISOString() });
+  const stored = await month.reports().classifyPurchase(purchase.id, { ...next, classifiedAt: now.toISOString() });
   if (!stored) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
-  const supplier = await ledger.learnSupplierDefault(stored.rncEmisor, learnedDefaults(stored, figures));
+  const supplier = await ledger.catalogue().learnSupplierDefault(stored.rncEmisor, learnedDefaults(stored, figures));
   const view = classifiedView(stored, figures, supplier);
   const changed = CLASSIFICATION_FIELDS.filter((field) => view.effective[field] !== was[field]);
   return { ...view, changed };
@@ -532,7 +532,7 @@ export async function purchaseClassification(env: Env, company: Company, id: str
   const found = await findPurchase(env, company.id, id);
   if (!found) throw new ApiProblem("not_found", { detail: `No received e-CF ${id} for this company.` });
   const figures = await figuresOfRow(env, found.month, "purchases", found.purchase);
-  const [supplier] = await issuerLedger(env, company.id).supplierDefaults([found.purchase.rncEmisor]);
+  const [supplier] = await issuerLedger(env, company.id).catalogue().supplierDefaults([found.purchase.rncEmisor]);
   return classifiedView(found.purchase, figures, supplier ?? null);
 }
 

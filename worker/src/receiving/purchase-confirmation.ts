@@ -11,7 +11,7 @@ import type { Purchase } from "../ledger/rows.ts";
 import { findPurchase, writeAudit } from "../ledger/client.ts";
 import { ApiProblem } from "../errors/problem.ts";
 
-import type { DgiiPurchaseStatus } from "../ledger/estado-dgii.ts";
+import type { DgiiPurchaseStatus } from "../ledger/month/estado-dgii.ts";
 export type { DgiiPurchaseStatus };
 
 /** How long DGII may not know a received e-CF before it is flagged: 72 h of contingency and a day. */
@@ -117,7 +117,7 @@ export async function overrideConfirmation(
       errors: [{ path: "", code: "rejected_at_dgii", message: "Rechazado by DGII." }],
     });
   }
-  const after = await found.month.overridePurchaseConfirmation(id, { reason, by }, now);
+  const after = await found.month.purchases().overridePurchaseConfirmation(id, { reason, by }, now);
   if (!after) throw new ApiProblem("conflict", { detail: `${found.purchase.encf} cannot be counted.` });
   await writeAudit(
     env,

@@ -21,7 +21,7 @@ import { ApiProblem } from "../errors/problem.ts";
 import type { Company } from "../db/tables.ts";
 import { sha256Hex } from "@ecf/shared/sha256";
 import { companionKey, purchaseXmlKey } from "./archive-keys.ts";
-import { documentFigures } from "../ledger/document-figures.ts";
+import { documentFigures } from "../ledger/month/document-figures.ts";
 import { signAsCompany } from "./company-signer.ts";
 import { checkSignerTrust } from "./signer-trust.ts";
 import { nextCheckAt } from "./purchase-confirmation.ts";
@@ -231,10 +231,10 @@ async function storeReceived(
   const stub = receiptMonth(env, company.id, month);
   // Claim the (supplier, e-NCF) slot first, in the issuer's index and then in the month: a
   // duplicate must never overwrite the original in R2.
-  const placed = await ledger.registerPurchase(ecf.rncEmisor, ecf.encf, month);
+  const placed = await ledger.index().registerPurchase(ecf.rncEmisor, ecf.encf, month);
   const claimed =
     placed === month &&
-    (await stub.addPurchase({
+    (await stub.purchases().addPurchase({
       id,
       companyId: company.id,
       rncEmisor: ecf.rncEmisor,
@@ -263,8 +263,8 @@ async function storeReceived(
     return { arecf, estado: "0", reasons: [], purchaseId: id };
   } catch (error) {
     // Not signed and stored means not received: free the slot so the supplier's retry can succeed.
-    await stub.deletePurchase(id);
-    await ledger.forgetPurchase(ecf.rncEmisor, ecf.encf);
+    await stub.purchases().deletePurchase(id);
+    await ledger.index().forgetPurchase(ecf.rncEmisor, ecf.encf);
     throw error;
   }
 }

@@ -4,9 +4,9 @@
 // itself. 23 fields per record. A record that lacks what the buyer must add (the classification,
 // a payment date for a withholding) is listed as missing, and the file is not complete.
 import { compare, dec, decimal, formatMoney, isZero, sub, ZERO } from "@ecf/shared";
-import { type PurchasesHead, type ResolvedRow, TOTALLED_606 } from "../ledger/purchases-head-shape.ts";
+import { type PurchasesHead, type ResolvedRow, TOTALLED_606 } from "../ledger/month/purchases-head-shape.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
-import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../ledger/issuer/supplier-defaults.ts";
 import {
   classificationGaps,
   formaPagoOfDocument,
@@ -15,7 +15,7 @@ import {
   type Resolved606,
 } from "../receiving/purchase-classification.ts";
 import { purchaseCounts } from "../receiving/purchase-confirmation.ts";
-import { figureNotes, type DocumentFigures } from "../ledger/document-figures.ts";
+import { figureNotes, type DocumentFigures } from "../ledger/month/document-figures.ts";
 
 const notesOf = (figures: DocumentFigures) => {
   const notes = figureNotes(figures);
@@ -195,7 +195,7 @@ export function head606(rnc: string, periodo: string, recordCount: number, missi
   };
 }
 
-/** The 606's sort key (DGII's tools list records in this order; ledger/format-order.ts pages by it). */
+/** The 606's sort key (DGII's tools list records in this order; ledger/month/format-order.ts pages by it). */
 export function key606(line: Line606): string {
   return `${line.fields.fechaComprobante}|${line.fields.rncCedula}|${line.fields.ncf}`;
 }
@@ -280,7 +280,7 @@ export function ownRecord606(
   return { line, missing };
 }
 
-/** A row the month object resolved (ledger/month-purchases-head.ts) as `resolvePurchase`/`resolveOwn` give it. */
+/** A row the month object resolved (ledger/month/month-purchases-head.ts) as `resolvePurchase`/`resolveOwn` give it. */
 function resolvedOfRow(row: ResolvedRow): Resolved606 {
   const cents = (value: number) => decimal(BigInt(value), 2);
   return {
@@ -297,7 +297,7 @@ function resolvedOfRow(row: ResolvedRow): Resolved606 {
 }
 
 /**
- * The month object's SQL pass (ledger/month-purchases-head.ts) as what the page-by-page pass over
+ * The month object's SQL pass (ledger/month/month-purchases-head.ts) as what the page-by-page pass over
  * purchaseRecord606 and ownRecord606 gave: the record count, what is missing (the purchases' in id
  * order, then the own documents' in e-NCF order, then the figures still to be read), the totals
  * and the purchases left out.

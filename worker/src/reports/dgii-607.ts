@@ -8,17 +8,18 @@
 // - The 250,000 line is the one the receipt was sent by (RFCE or whole e-CF), i.e. MontoTotal
 //   with taxes, as the e-CF rules draw it; notes are always listed one by one.
 // - Columns 21/22: Bonos (FormaPago 5) before Permuta (6), as in DGII's template.
-// - Payment forms: the TablaFormasPago, each form in its column (7, nota de crédito, has none);
-//   without a table, TipoPago 2 (crédito) puts MontoTotal in Venta a Crédito and TipoPago 1
-//   (contado) in Efectivo; a free delivery (3) and credit notes leave 17–23 empty.
+// - Payment forms: a sale on credit (TipoPago 2) is Venta a Crédito for its MontoTotal, whatever
+//   forms it says the buyer is to pay by; otherwise the TablaFormasPago, each form in its column
+//   (7, nota de crédito, has none), and without a table TipoPago 1 (contado) in Efectivo; a free
+//   delivery (3) and credit notes leave 17–23 empty.
 // - Withholding by the buyer (10, 12): what the issuer recorded (PATCH /ventas/{encf}), else what
 //   the e-CF declares; its date (7) only the issuer knows, so without it the record is missing.
 // - e-NCF (13 characters) in column 3: there is no other number to give.
 import { add, dec, decimal, formatMoney, ZERO, type Decimal } from "@ecf/shared";
 import type { Receipt } from "../ledger/rows.ts";
-import type { SalesHead } from "../ledger/month-sales-head.ts";
-import type { RfceSums } from "../ledger/monthly-rows.ts";
-import { figureNotes, type DocumentFigures, type FormaDePago } from "../ledger/document-figures.ts";
+import type { SalesHead } from "../ledger/month/month-sales-head.ts";
+import type { RfceSums } from "../ledger/month/monthly-rows.ts";
+import { figureNotes, type DocumentFigures, type FormaDePago } from "../ledger/month/document-figures.ts";
 import {
   ColumnTotals,
   dgiiFileName,
@@ -119,13 +120,14 @@ export function paymentAmounts(
   montoTotal: Decimal,
 ): Record<PaymentColumn, Decimal> {
   const out = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, ZERO])) as Record<PaymentColumn, Decimal>;
-  if (formas.length) {
+  if (tipoPago === "2") {
+    // A sale on credit is a Venta a Crédito: its FormaPago rows are "el método en que se pagará".
+    out.ventaCredito = montoTotal;
+  } else if (formas.length) {
     for (const f of formas) {
       const column = PAYMENT_COLUMN_OF[f.formaPago];
       if (column) out[column] = add(out[column], dec(f.montoPago));
     }
-  } else if (tipoPago === "2") {
-    out.ventaCredito = montoTotal;
   } else if (tipoPago === "1") {
     out.efectivo = montoTotal;
   }
@@ -219,7 +221,7 @@ function retentionDateItem(encf: string): MissingItem {
 }
 
 /**
- * The month object's aggregates (ledger/month-sales-head.ts) as what the page-by-page pass over
+ * The month object's aggregates (ledger/month/month-sales-head.ts) as what the page-by-page pass over
  * record607 gave: the record count, what is missing in e-NCF order (then the figures still to be
  * read), the totals, and the E32 sums.
  */

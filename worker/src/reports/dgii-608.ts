@@ -10,7 +10,7 @@
 //   información: it was replaced before DGII saw it); a number never used is 08 (Errores en
 //   secuencia de NCF: a gap in the sequence). Both are DGII's current list (01–10).
 import { drIsoDate } from "@ecf/shared";
-import type { VoidedRange } from "../ledger/voided-numbers.ts";
+import type { VoidedRange } from "../ledger/issuer/voided-numbers.ts";
 import { dgiiFileName, recordLimitWarning, txtDate, type FormatLine, type MonthlyFormat } from "./dgii-txt.ts";
 
 export const COLUMNS_608 = ["numeroComprobanteFiscal", "fechaComprobante", "tipoAnulacion"] as const;

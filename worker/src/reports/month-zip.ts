@@ -11,7 +11,7 @@ import type { Company } from "../db/tables.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
 import { csvRow } from "./csv.ts";
-import { approvalEstadoOf, estadoOf } from "../ledger/estado.ts";
+import { approvalEstadoOf, estadoOf } from "../ledger/month/estado.ts";
 import { CentralDirectory, r2DirectorySpill } from "../archive/zip-directory.ts";
 import { zipChunks, type ZipEntry, type ZipOptions } from "../archive/zip-stream.ts";
 
@@ -102,7 +102,7 @@ async function* indexCsv(
   directory: CentralDirectory,
 ): AsyncGenerator<Uint8Array> {
   yield encoder.encode(csvRow(INDEX_COLUMNS));
-  if (!(await issuerLedger(env, company.id).months(month, month)).length) return;
+  if (!(await issuerLedger(env, company.id).index().months(month, month)).length) return;
   const stub = receiptMonth(env, company.id, month);
   const [issued, received] = monthPrefixes(company.rnc, month) as [ArchiveFolder, ArchiveFolder];
   const names = directory.names();
@@ -161,7 +161,7 @@ async function* issuedIndexRows(
   inIssued: NamesInOrder,
 ): AsyncGenerator<string> {
   for await (const r of rowsOf(
-    (after) => stub.receiptsPage({ after }),
+    (after) => stub.reports().receiptsPage({ after }),
     (r: Receipt) => r.encf,
   )) {
     const inZip = await inIssued.group(zipPathOf(r.xmlKey, issued).base);
@@ -188,7 +188,7 @@ async function* receivedIndexRows(
   inZip: ZipNames,
 ): AsyncGenerator<string> {
   for await (const p of rowsOf(
-    (after) => stub.purchasesPage({ after }),
+    (after) => stub.reports().purchasesPage({ after }),
     (p: Purchase) => p.id,
   )) {
     yield csvRow(INDEX_COLUMNS, {

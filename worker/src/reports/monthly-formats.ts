@@ -1,20 +1,20 @@
 // A month's 606, 607 and 608 from its month object (plus the issuer object for supplier defaults
 // and voided ranges), as files written while read (monthly-file.ts): a first pass counts the
 // records and gathers what is missing and the totals, keeping no record (SQL inside the month
-// object: ledger/month-purchases-head.ts, month-sales-head.ts); the records are then paged in the
-// file's order (ledger/format-order.ts). Figures of rows recorded before 1.8.0 are read from the
+// object: ledger/month/month-purchases-head.ts, month-sales-head.ts); the records are then paged in the
+// file's order (ledger/month/format-order.ts). Figures of rows recorded before 1.8.0 are read from the
 // archive first.
 import { drDayStartUtc } from "@ecf/shared";
 import type { Company } from "../db/tables.ts";
 import { requestedMonth } from "./requested-month.ts";
 import { refuse } from "../errors/refusal.ts";
 import { issuerLedger, receiptMonth, type MonthStub } from "../ledger/client.ts";
-import { formatPosition, type FormatAfter } from "../ledger/format-order.ts";
-import type { SalesHead } from "../ledger/month-sales-head.ts";
-import { TOTALLED_606, type PurchasesHead } from "../ledger/purchases-head-shape.ts";
-import type { PagedReceipt } from "../ledger/monthly-rows.ts";
+import { formatPosition, type FormatAfter } from "../ledger/month/format-order.ts";
+import type { SalesHead } from "../ledger/month/month-sales-head.ts";
+import { TOTALLED_606, type PurchasesHead } from "../ledger/month/purchases-head-shape.ts";
+import type { PagedReceipt } from "../ledger/month/monthly-rows.ts";
 import type { Purchase } from "../ledger/rows.ts";
-import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../ledger/issuer/supplier-defaults.ts";
 import {
   head606,
   key606,
@@ -28,7 +28,7 @@ import {
 import { consumerSummary, head607, record607, SALES_TYPES, summary607, type Line607 } from "./dgii-607.ts";
 import { build608, countVoidedNumbers, MAX_VOIDED_NUMBERS, type Line608 } from "./dgii-608.ts";
 import { monthOfPeriodo } from "./dgii-txt.ts";
-import { readFigures, type DocumentFigures } from "../ledger/document-figures.ts";
+import { readFigures, type DocumentFigures } from "../ledger/month/document-figures.ts";
 import { backfillFigures } from "../ledger/figures-backfill.ts";
 import { fileOfReport, type MonthlyFile } from "./monthly-file.ts";
 
@@ -79,7 +79,7 @@ function withFigures<T extends { figures: string | null }>(
 
 /** The month object, when the issuer has one for that month (asking an absent one would create it). */
 async function monthObject(env: Env, companyId: string, month: string): Promise<MonthStub | null> {
-  const known = await issuerLedger(env, companyId).months(month, month);
+  const known = await issuerLedger(env, companyId).index().months(month, month);
   if (!known.length) return null;
   const stub = receiptMonth(env, companyId, month);
   await backfillFigures(env, stub);
@@ -91,7 +91,7 @@ type Defaults = ReadonlyMap<string, SupplierDefault>;
 /** The defaults of the suppliers (and own counterparties) of one page. */
 async function defaultsOf(env: Env, companyId: string, rncs: Iterable<string>): Promise<Defaults> {
   const wanted = [...new Set(rncs)];
-  const found = wanted.length ? await issuerLedger(env, companyId).supplierDefaults(wanted) : [];
+  const found = wanted.length ? await issuerLedger(env, companyId).catalogue().supplierDefaults(wanted) : [];
   return new Map(found.map((d) => [d.rncEmisor, d]));
 }
 
@@ -122,12 +122,14 @@ async function purchasePage(env: Env, company: Company, rows: Purchase[]) {
 /** The 606's records in its order: purchases and own documents, each paged by key, merged. */
 async function* lines606(env: Env, company: Company, stub: MonthStub): AsyncGenerator<Line606> {
   const bought = pagesOf(
-    (formatAfter: FormatAfter | undefined) => stub.purchasesPage({ formatOrder: "606", formatAfter }),
+    (formatAfter: FormatAfter | undefined) => stub.reports().purchasesPage({ formatOrder: "606", formatAfter }),
     formatPosition.purchase,
   );
   const own = pagesOf(
     (formatAfter: FormatAfter | undefined) =>
-      stub.receiptsPage({ formatOrder: "606", formatAfter, tipos: [...OWN_PURCHASE_TYPES], issuerRnc: company.rnc }),
+      stub
+        .reports()
+        .receiptsPage({ formatOrder: "606", formatAfter, tipos: [...OWN_PURCHASE_TYPES], issuerRnc: company.rnc }),
     (r): FormatAfter => [r.formatKey!],
   );
   async function* purchaseLines() {
@@ -170,7 +172,7 @@ export async function open606(env: Env, company: Company, periodo: string): Prom
   const stub = await monthObject(env, company.id, monthOf(periodo));
   // The first pass is SQL inside the month object (which asks the issuer object for the defaults once).
   const summary = summary606(
-    stub ? await stub.purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc) : NO_PURCHASES,
+    stub ? await stub.reports().purchasesHead(company.id, [...OWN_PURCHASE_TYPES], company.rnc) : NO_PURCHASES,
   );
   return {
     head: head606(company.rnc, periodo, summary.count, summary.missing),
@@ -216,7 +218,8 @@ const SALES = { tipos: [...SALES_TYPES], withoutAcceptedRfce: true };
 /** The 607's records in its order (FechaComprobante, e-NCF), a page at a time. */
 async function* lines607(stub: MonthStub): AsyncGenerator<Line607> {
   const pages = pagesOf(
-    (formatAfter: FormatAfter | undefined) => stub.receiptsPage({ ...SALES, formatOrder: "607", formatAfter }),
+    (formatAfter: FormatAfter | undefined) =>
+      stub.reports().receiptsPage({ ...SALES, formatOrder: "607", formatAfter }),
     formatPosition.sale,
   );
   for await (const rows of pages) {
@@ -230,7 +233,7 @@ async function* lines607(stub: MonthStub): AsyncGenerator<Line607> {
 export async function open607(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line607>> {
   const stub = await monthObject(env, company.id, monthOf(periodo));
   // The first pass is SQL inside the month object: one call, whatever the month's size.
-  const summary = summary607(stub ? await stub.salesHead([...SALES_TYPES]) : NO_SALES);
+  const summary = summary607(stub ? await stub.reports().salesHead([...SALES_TYPES]) : NO_SALES);
   return {
     head: head607(company.rnc, periodo, summary.count, summary.missing),
     lines: () => (stub ? lines607(stub) : noLines()),
@@ -248,7 +251,7 @@ function monthStartUtc(month: string, plusMonths = 0): string {
 export async function open608(env: Env, company: Company, periodo: string): Promise<MonthlyFile<Line608>> {
   const month = monthOf(periodo);
   const ledger = issuerLedger(env, company.id);
-  const ranges = await ledger.voidedRangesBetween(monthStartUtc(month), monthStartUtc(month, 1));
+  const ranges = await ledger.voiding().voidedRangesBetween(monthStartUtc(month), monthStartUtc(month, 1));
   const numbers = countVoidedNumbers(ranges);
   if (numbers > MAX_VOIDED_NUMBERS) {
     throw refuse("not_allowed", {
@@ -259,7 +262,9 @@ export async function open608(env: Env, company: Company, periodo: string): Prom
   // Voided receipts live in the month objects of their FechaEmision, which the ranges name.
   const found = await Promise.all(
     ranges.flatMap((r) =>
-      r.months.map((m) => receiptMonth(env, company.id, m).voidedReceipts(r.tipoeCF, r.firstNumber, r.lastNumber)),
+      r.months.map((m) =>
+        receiptMonth(env, company.id, m).reports().voidedReceipts(r.tipoeCF, r.firstNumber, r.lastNumber),
+      ),
     ),
   );
   const report = build608({

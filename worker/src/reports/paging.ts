@@ -9,7 +9,7 @@ import {
   REPORT_SPECS,
   type ReportFilter,
   type ReportName,
-} from "../ledger/report-specs.ts";
+} from "../ledger/month/report-specs.ts";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

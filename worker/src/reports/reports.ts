@@ -5,7 +5,7 @@ import { drDayStartUtc } from "@ecf/shared";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, type ReportQuery } from "./paging.ts";
 import type { CsvValue } from "./csv.ts";
-import { REPORT_SPECS, type ReportName } from "../ledger/report-specs.ts";
+import { REPORT_SPECS, type ReportName } from "../ledger/month/report-specs.ts";
 
 export { REPORT_SPECS as REPORTS, type ReportName };
 
@@ -51,17 +51,19 @@ export async function readReport(
     spec.dateBounds === "date" ? dateColumnBounds(query.desde, query.hasta) : timestampBounds(query.desde, query.hasta);
   // Receipts and purchases live in their FechaEmision's month, audit entries in their UTC month:
   // either way the bounds' own months bound the month objects to ask.
-  const months = await issuerLedger(env, companyId).months(from?.slice(0, 7), until?.slice(0, 7));
+  const months = await issuerLedger(env, companyId).index().months(from?.slice(0, 7), until?.slice(0, 7));
   // One row more than the page tells whether there is a next page without a second query.
   const slices = await Promise.all(
     months.map((month) =>
-      receiptMonth(env, companyId, month).reportSlice(name, {
-        from,
-        until,
-        filters: query.filters,
-        after: query.after,
-        limit: query.pageSize + 1,
-      }),
+      receiptMonth(env, companyId, month)
+        .reports()
+        .reportSlice(name, {
+          from,
+          until,
+          filters: query.filters,
+          after: query.after,
+          limit: query.pageSize + 1,
+        }),
     ),
   );
   const sortOut = Object.keys(spec.columns).find((k) => spec.columns[k] === spec.sortColumn)!;

@@ -99,7 +99,7 @@ export async function recordSaleWithholding(
     });
   }
   if (problems.length) throw refuse("invalid", { detail: `The withholding does not fit ${encf}.`, errors: problems });
-  const stored = (await month.recordSaleWithholding(encf, next))!;
+  const stored = (await month.reports().recordSaleWithholding(encf, next))!;
   const effective = (own: string | null, declared: string | null) => ({
     value: own ?? declared,
     source: own !== null ? ("sale" as const) : declared !== null ? ("document" as const) : null,

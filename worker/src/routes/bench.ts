@@ -46,7 +46,7 @@ benchRoutes.post("/admin/bench/month-rows", async (c) => {
       errors: zodProblems(parsed.error, "/body"),
     });
   const spec = parsed.data;
-  await issuerLedger(c.env, spec.companyId).noteMonth(spec.month);
+  await issuerLedger(c.env, spec.companyId).index().noteMonth(spec.month);
   return c.json(await receiptMonth(c.env, spec.companyId, spec.month).maintenance().benchLoad(spec));
 });
 
@@ -88,7 +88,7 @@ benchRoutes.post("/admin/bench/months/:companyId/:month", requireAdmin, async (c
   const slices = [body.purchases, body.sales, body.own];
   if (slices.some((s) => s && (s.count > MAX_SLICE || s.from < 0)))
     throw new ApiProblem("validation_failed", { detail: `At most ${MAX_SLICE} rows per kind and call.` });
-  await issuerLedger(c.env, companyId).noteMonth(month);
+  await issuerLedger(c.env, companyId).index().noteMonth(month);
   const stub = receiptMonth(c.env, companyId, month);
   const range = (s: { from: number; count: number } | undefined) =>
     s ? Array.from({ length: s.count }, (_, k) => s.from + k) : [];

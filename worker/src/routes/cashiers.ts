@@ -38,7 +38,8 @@ cashierRoutes.openapi(
       200: { description: "Cashiers", ...json(z.object({ cashiers: z.array(Cashier) }).openapi("CashierList")) },
     },
   }),
-  async (c) => c.json({ cashiers: (await issuerLedger(c.env, c.get("tenant").id).cashiers()).map(cashierView) }, 200),
+  async (c) =>
+    c.json({ cashiers: (await issuerLedger(c.env, c.get("tenant").id).catalogue().cashiers()).map(cashierView) }, 200),
 );
 
 cashierRoutes.openapi(
@@ -54,7 +55,9 @@ cashierRoutes.openapi(
   }),
   async (c) => {
     const { name, pin } = c.req.valid("json");
-    const row = await issuerLedger(c.env, c.get("tenant").id).createCashier(name, await hashPin(pin));
+    const row = await issuerLedger(c.env, c.get("tenant").id)
+      .catalogue()
+      .createCashier(name, await hashPin(pin));
     return c.json(cashierView(row), 201);
   },
 );
@@ -77,7 +80,9 @@ cashierRoutes.openapi(
   async (c) => {
     const { pin, ...rest } = c.req.valid("json");
     const changes = { ...rest, ...(pin === undefined ? {} : { pin: await hashPin(pin) }) };
-    const row = await unwrap(issuerLedger(c.env, c.get("tenant").id).updateCashier(c.req.valid("param").id, changes));
+    const row = await unwrap(
+      issuerLedger(c.env, c.get("tenant").id).catalogue().updateCashier(c.req.valid("param").id, changes),
+    );
     return c.json(cashierView(row), 200);
   },
 );
@@ -102,6 +107,13 @@ cashierRoutes.openapi(
     if (!(await database(c.env.DB).query.companies.findFirst({ where: eq(companies.id, id) })))
       throw new ApiProblem("not_found", { detail: `No company with id ${id}.` });
     const { name, pin } = c.req.valid("json");
-    return c.json(cashierView(await issuerLedger(c.env, id).createCashier(name, await hashPin(pin))), 201);
+    return c.json(
+      cashierView(
+        await issuerLedger(c.env, id)
+          .catalogue()
+          .createCashier(name, await hashPin(pin)),
+      ),
+      201,
+    );
   },
 );

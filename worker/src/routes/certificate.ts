@@ -63,7 +63,7 @@ export async function storeCertificate(env: Env, companyId: string, file: File, 
   forgetKeyLookups();
   // The issuer's object tells of the new certificate's expiry even if the issuer issues nothing.
   const watched = { serial: certificate.serialNumber, notAfter: certificate.notAfter };
-  await issuerLedger(env, companyId).watchCertificate(companyId, watched, now.toISOString());
+  await issuerLedger(env, companyId).numbering().watchCertificate(companyId, watched, now.toISOString());
   return {
     name,
     subject: certificate.subject,

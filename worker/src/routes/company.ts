@@ -16,7 +16,7 @@ import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
 import { disabledEndpointsOf } from "../webhooks/endpoints.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import { encfOf } from "../ledger/encf-allocation.ts";
+import { encfOf } from "../ledger/issuer/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
 import { forgetKeyLookups } from "../db/key-lookups.ts";
@@ -78,14 +78,17 @@ export async function registerSequence(
   tipoeCF: string,
   body: z.infer<typeof SequenceBody>,
 ) {
-  return sequenceView(await unwrap(issuerLedger(env, companyId).putSequence(tipoeCF, body)));
+  return sequenceView(await unwrap(issuerLedger(env, companyId).numbering().putSequence(tipoeCF, body)));
 }
 
 /** GET /company/me's answer: the issuer, this month's use and what to act on. */
 async function profileOf(env: Env, company: Company): Promise<z.infer<typeof CompanyProfile>> {
   const now = new Date();
   const ledger = issuerLedger(env, company.id);
-  const [used, ranges] = await Promise.all([ledger.invoicesIn(drMonth(now)), ledger.sequences()]);
+  const [used, ranges] = await Promise.all([
+    ledger.numbering().invoicesIn(drMonth(now)),
+    ledger.numbering().sequences(),
+  ]);
   return {
     id: company.id,
     name: company.legalName,
@@ -179,7 +182,7 @@ companyRoutes.openapi(
     },
   }),
   async (c) => {
-    const rows = await issuerLedger(c.env, c.get("tenant").id).sequences();
+    const rows = await issuerLedger(c.env, c.get("tenant").id).numbering().sequences();
     return c.json({ sequences: rows.map(sequenceView) }, 200);
   },
 );

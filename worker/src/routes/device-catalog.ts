@@ -100,7 +100,7 @@ deviceCatalogRoutes.openapi(
   }),
   async (c) => {
     const { since, limit } = readPull(c.req.valid("query"));
-    const changes = await issuerLedger(c.env, c.get("tenant").id).catalogChanges(since, limit);
+    const changes = await issuerLedger(c.env, c.get("tenant").id).catalogue().catalogChanges(since, limit);
     return c.json(
       {
         version: changes.version,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAILS_PER_ADDRESS_PER_HOUR, EMAILS_PER_RECEIPT_PER_DAY } from "../ledger/email-limits.ts";
+import { EMAILS_PER_ADDRESS_PER_HOUR, EMAILS_PER_RECEIPT_PER_DAY } from "../ledger/month/email-limits.ts";
 import { isCodigoModificacion, TOTALS_POLICIES, type TotalsPolicy } from "@ecf/shared";
 import type { Context } from "hono";
 import { requireAuth } from "../auth/middleware.ts";
@@ -10,7 +10,7 @@ import { ecfRequestContent } from "../http/ecf-request.ts";
 import { newRouter } from "../http/router.ts";
 import { dgiiOutcomeEvent, requestAuditEntry } from "../audit/log.ts";
 import { receiptAnswerOf } from "../answers/receipt.ts";
-import { buyerDeliveryStateOf } from "../ledger/estado.ts";
+import { buyerDeliveryStateOf } from "../ledger/month/estado.ts";
 import { EncfParam } from "../http/schemas/common.ts";
 import {
   AnulacionAnswer,
@@ -211,7 +211,7 @@ issuingRoutes.openapi(
         errors: [{ path: "/to", code: "invalid_email", message: "Not an e-mail address." }],
       });
     const receipt = await tenantReceipt(c, c.req.valid("param").encf);
-    const queued = await monthOfReceipt(c.env, receipt).queueEmail(receipt.companyId, receipt.encf, to);
+    const queued = await monthOfReceipt(c.env, receipt).followUp().queueEmail(receipt.companyId, receipt.encf, to);
     if (queued.outcome === "limited")
       throw new ApiProblem("too_many_requests", {
         detail: `${receipt.encf} was e-mailed to ${to} too often (${EMAILS_PER_ADDRESS_PER_HOUR} an hour to one address, ${EMAILS_PER_RECEIPT_PER_DAY} a day in all); try again in ${queued.retryAfter} seconds.`,

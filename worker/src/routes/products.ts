@@ -174,10 +174,12 @@ productRoutes.openapi(
   }),
   async (c) => {
     const query = readListQuery(c.req.valid("query"));
-    const { rows, total } = await issuerLedger(c.env, c.get("tenant").id).products({
-      ...query,
-      limit: query.limit + 1,
-    });
+    const { rows, total } = await issuerLedger(c.env, c.get("tenant").id)
+      .catalogue()
+      .products({
+        ...query,
+        limit: query.limit + 1,
+      });
     const page = rows.slice(0, query.limit);
     const nextCursor = rows.length > query.limit ? productCursor(page.at(-1)!.code) : null;
     return c.json({ items: page.map(productView), total, limit: query.limit, nextCursor }, 200);
@@ -204,7 +206,11 @@ productRoutes.openapi(
     },
   }),
   async (c) => {
-    const row = await unwrap(issuerLedger(c.env, c.get("tenant").id).createProduct(productValues(c.req.valid("json"))));
+    const row = await unwrap(
+      issuerLedger(c.env, c.get("tenant").id)
+        .catalogue()
+        .createProduct(productValues(c.req.valid("json"))),
+    );
     c.header("Location", `/products/${row.id}`);
     c.header("ETag", etagOf(row.version));
     return c.json(productView(row), 201);
@@ -256,7 +262,7 @@ productRoutes.openapi(
   }),
   async (c) => {
     const { id } = c.req.valid("param");
-    const row = await issuerLedger(c.env, c.get("tenant").id).product(id);
+    const row = await issuerLedger(c.env, c.get("tenant").id).catalogue().product(id);
     if (!row) throw new ApiProblem("not_found", { detail: `No product ${id}.` });
     c.header("ETag", etagOf(row.version));
     return c.json(productView(row), 200);
@@ -289,12 +295,9 @@ productRoutes.openapi(
     const ifMatch = c.req.header("If-Match");
     const expected = expectedVersion(ifMatch);
     const row = await unwrap(
-      issuerLedger(c.env, c.get("tenant").id).updateProduct(
-        c.req.valid("param").id,
-        productChanges(c.req.valid("json")),
-        expected,
-        ifMatch!,
-      ),
+      issuerLedger(c.env, c.get("tenant").id)
+        .catalogue()
+        .updateProduct(c.req.valid("param").id, productChanges(c.req.valid("json")), expected, ifMatch!),
     );
     c.header("ETag", etagOf(row.version));
     return c.json(productView(row), 200);
@@ -319,12 +322,9 @@ productRoutes.openapi(
     const ifMatch = c.req.header("If-Match");
     const expected = expectedVersion(ifMatch);
     const row = await unwrap(
-      issuerLedger(c.env, c.get("tenant").id).updateProduct(
-        c.req.valid("param").id,
-        { active: false },
-        expected,
-        ifMatch!,
-      ),
+      issuerLedger(c.env, c.get("tenant").id)
+        .catalogue()
+        .updateProduct(c.req.valid("param").id, { active: false }, expected, ifMatch!),
     );
     c.header("ETag", etagOf(row.version));
     return c.json(productView(row), 200);

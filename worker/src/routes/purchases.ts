@@ -19,7 +19,7 @@ import {
 } from "../http/schemas/purchases.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { issuerLedger } from "../ledger/client.ts";
-import type { SupplierDefault } from "../ledger/supplier-defaults.ts";
+import type { SupplierDefault } from "../ledger/issuer/supplier-defaults.ts";
 import {
   classifyPurchase,
   PurchaseClassificationBody,
@@ -27,7 +27,7 @@ import {
   SupplierDefaultBody,
   supplierDefaultValues,
 } from "../receiving/purchase-classification.ts";
-import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";
+import { ESTADO_DGII_OF } from "../ledger/month/estado-dgii.ts";
 
 export const purchaseRoutes = newRouter();
 purchaseRoutes.use("/receiver/*", requireAuth, resolveTenant);
@@ -225,7 +225,7 @@ purchaseRoutes.openapi(
   }),
   async (c) => {
     const { rnc } = c.req.valid("param");
-    const [found] = await issuerLedger(c.env, c.get("tenant").id).supplierDefaults([rnc]);
+    const [found] = await issuerLedger(c.env, c.get("tenant").id).catalogue().supplierDefaults([rnc]);
     if (!found) throw new ApiProblem("not_found", { detail: `No 606 defaults for ${rnc}.` });
     return c.json(defaultsView(found), 200);
   },
@@ -250,10 +250,9 @@ purchaseRoutes.openapi(
     },
   }),
   async (c) => {
-    const stored = await issuerLedger(c.env, c.get("tenant").id).setSupplierDefault(
-      c.req.valid("param").rnc,
-      supplierDefaultValues(c.req.valid("json")),
-    );
+    const stored = await issuerLedger(c.env, c.get("tenant").id)
+      .catalogue()
+      .setSupplierDefault(c.req.valid("param").rnc, supplierDefaultValues(c.req.valid("json")));
     return c.json(defaultsView(stored), 200);
   },
 );
@@ -275,7 +274,7 @@ purchaseRoutes.openapi(
   }),
   async (c) => {
     const { rnc } = c.req.valid("param");
-    if (!(await issuerLedger(c.env, c.get("tenant").id).deleteSupplierDefault(rnc)))
+    if (!(await issuerLedger(c.env, c.get("tenant").id).catalogue().deleteSupplierDefault(rnc)))
       throw new ApiProblem("not_found", { detail: `No 606 defaults for ${rnc}.` });
     return c.body(null, 204);
   },

@@ -24,7 +24,7 @@ import {
   ReceiverToken,
   XmlForm,
 } from "../http/schemas/receiving.ts";
-import { approvalEstadoOf } from "../ledger/estado.ts";
+import { approvalEstadoOf } from "../ledger/month/estado.ts";
 
 type Service = "semilla" | "validacioncertificado" | "recepcion" | "aprobacioncomercial";
 
@@ -166,7 +166,11 @@ for (const prefix of ["", "/{rnc}"]) {
       summary: "A single-use seed (SemillaModel) to sign",
       description: `Step one of DGII's authentication, for a supplier about to send an e-CF or an ACECF: the seed XML to sign with its certificate and trade at validacioncertificado. ${who}`,
       request: { ...params },
-      responses: { 200: { description: "SemillaModel", content: { "application/xml": { schema: z.string() } } } },
+      responses: {
+        200: { description: "SemillaModel", content: { "application/xml": { schema: z.string() } } },
+        405: problemSchema("Another method than GET"),
+        429: problemSchema("Too many refused requests from this address"),
+      },
     }),
   );
   receiverRoutes.openAPIRegistry.registerPath(

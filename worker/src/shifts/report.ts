@@ -8,7 +8,7 @@ import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import { encodeCursor, readCursor, readDateRange, readFormat, readPageSize } from "../reports/paging.ts";
 import type { ZReport } from "./shift-schema.ts";
-import { shiftSortKey, type Shift } from "../ledger/shift-rows.ts";
+import { shiftSortKey, type Shift } from "../ledger/month/shift-rows.ts";
 
 /** The cursor's report name: a cursor of another report is refused. */
 const REPORT = "turnos";
@@ -82,7 +82,7 @@ export function readShiftReportQuery(
 export async function readShiftReport(env: Env, companyId: string, query: ShiftReportQuery): Promise<ShiftReportPage> {
   // A shift lives in the month of its day, so the dates' own months bound the objects to ask.
   const [months, names] = await Promise.all([
-    issuerLedger(env, companyId).months(query.desde?.slice(0, 7), query.hasta?.slice(0, 7)),
+    issuerLedger(env, companyId).index().months(query.desde?.slice(0, 7), query.hasta?.slice(0, 7)),
     database(env.DB)
       .select({ id: devices.id, name: devices.name })
       .from(devices)
@@ -95,7 +95,9 @@ export async function readShiftReport(env: Env, companyId: string, query: ShiftR
     after: query.after,
     limit: query.pageSize + 1,
   };
-  const slices = await Promise.all(months.map((month) => receiptMonth(env, companyId, month).shiftSlice(slice)));
+  const slices = await Promise.all(
+    months.map((month) => receiptMonth(env, companyId, month).reports().shiftSlice(slice)),
+  );
   const key = (s: Shift) => `${shiftSortKey(s)}|${s.id}`;
   // One row more than the page tells whether there is a next page.
   const rows = slices.flatMap((s) => s.rows).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

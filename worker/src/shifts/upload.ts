@@ -8,7 +8,7 @@ import type { Device } from "../devices/auth.ts";
 import { ApiProblem, type ProblemItem } from "../errors/problem.ts";
 import { issuerLedger, receiptMonth } from "../ledger/client.ts";
 import type { ShiftBody, ShiftView, ZReport } from "./shift-schema.ts";
-import type { NewShift, Shift } from "../ledger/shift-rows.ts";
+import type { NewShift, Shift } from "../ledger/month/shift-rows.ts";
 
 /** A till's clock may run ahead a little; a shift opened further in the future than this is a mistake. */
 const CLOCK_SKEW_MS = 24 * 3_600_000;
@@ -61,8 +61,8 @@ export async function uploadShift(
   };
   const month = businessDay.slice(0, 7);
   const [, outcome] = await Promise.all([
-    issuerLedger(env, company.id).noteMonth(month),
-    receiptMonth(env, company.id, month).putShift(row),
+    issuerLedger(env, company.id).index().noteMonth(month),
+    receiptMonth(env, company.id, month).reports().putShift(row),
   ]);
   if (outcome.kind === "conflict") {
     throw new ApiProblem("conflict", {

@@ -2,7 +2,7 @@
 // policy (no redirect followed, a timeout, the answer read up to ANSWER_BYTES). A 2xx is success; anything else is tried again with back-off until the task's deadline (3 days), after
 // which the endpoint is disabled.
 import { disableEndpoint, endpointById, endpointSecret, urlProblem } from "./endpoints.ts";
-import type { WebhookPayload } from "../ledger/task-types.ts";
+import type { WebhookPayload } from "../ledger/month/task-types.ts";
 import { signatureHeaders } from "./signing.ts";
 import { outboundFetch } from "../outbound/fetch.ts";
 import { outboundPolicy } from "../outbound/url-policy.ts";

@@ -19,7 +19,7 @@ async function issuersOf(env: Env, owner: Owner): Promise<string[]> {
 }
 
 async function recentMonths(env: Env, companyId: string): Promise<string[]> {
-  return (await issuerLedger(env, companyId).months()).slice(-MONTHS_BACK);
+  return (await issuerLedger(env, companyId).index().months()).slice(-MONTHS_BACK);
 }
 
 export async function listDeliveries(env: Env, owner: Owner, endpointId: string, limit = 100) {
@@ -28,7 +28,7 @@ export async function listDeliveries(env: Env, owner: Owner, endpointId: string,
     issuers.map(async (companyId) =>
       Promise.all(
         (await recentMonths(env, companyId)).map((month) =>
-          receiptMonth(env, companyId, month).webhookDeliveries(endpointId, limit),
+          receiptMonth(env, companyId, month).followUp().webhookDeliveries(endpointId, limit),
         ),
       ),
     ),
@@ -45,7 +45,7 @@ export async function retryDelivery(env: Env, owner: Owner, endpointId: string, 
   for (const companyId of await issuersOf(env, owner)) {
     const results = await Promise.all(
       (await recentMonths(env, companyId)).map((month) =>
-        receiptMonth(env, companyId, month).retryDelivery(endpointId, deliveryId),
+        receiptMonth(env, companyId, month).followUp().retryDelivery(endpointId, deliveryId),
       ),
     );
     if (results.some(Boolean)) return true;

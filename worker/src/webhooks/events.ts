@@ -4,8 +4,8 @@
 import { EVENT_TYPES, type EventType } from "@ecf/shared/webhook-events";
 import { receiptAnswerOf } from "../answers/receipt.ts";
 import type { Purchase, Receipt } from "../ledger/rows.ts";
-import type { WebhookEvent } from "../ledger/task-types.ts";
-import { ESTADO_DGII_OF } from "../ledger/estado-dgii.ts";
+import type { WebhookEvent } from "../ledger/month/task-types.ts";
+import { ESTADO_DGII_OF } from "../ledger/month/estado-dgii.ts";
 
 // The list itself is shared with the console.
 export { EVENT_TYPES, type EventType };

@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { findReceipt, issuerLedger, receiptMonth } from "../../src/ledger/client.ts";
-import type { Numbered } from "../../src/ledger/receipt-numbering.ts";
+import type { Numbered } from "../../src/ledger/issuer/receipt-numbering.ts";
 import type { ReceiptMonth } from "../../src/objects/receipt-month.ts";
 import type { IssuerLedger } from "../../src/objects/issuer-ledger.ts";
 import type { NewReceipt, Receipt } from "../../src/ledger/rows.ts";
@@ -11,6 +11,7 @@ import { unwrap } from "../../src/ledger/refusal.ts";
 import { problemOf } from "../../src/errors/problem-of.ts";
 import { drIsoDate, drMonth } from "@ecf/shared";
 import { ABANDONED_CLAIM_MS } from "../../src/issuing/issue.ts";
+import { confirmDuePurchases, type MonthAlarmHost } from "../../src/after-dgii/month-alarm.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -46,7 +47,7 @@ export function monthSql(
 
 /** The months the issuer's ledger has objects for. */
 export function ledgerMonths(companyId: string): Promise<string[]> {
-  return issuerLedger(env, companyId).months();
+  return issuerLedger(env, companyId).index().months();
 }
 
 /** The same SQL in every month object of the issuer, rows concatenated (months in order). */
@@ -175,7 +176,7 @@ export async function allocate(companyId: string, tipoeCF: string, now = new Dat
     now: now.toISOString(),
   };
   try {
-    return numberedOf(await unwrap(issuerLedger(env, companyId).number(request)));
+    return numberedOf(await unwrap(issuerLedger(env, companyId).numbering().number(request)));
   } catch (error) {
     throw problemOf(error) ?? error;
   }
@@ -302,8 +303,8 @@ export async function ledgerSnapshot(companyId: string): Promise<Record<string, 
 export async function checkPurchasesAtDgii(companyId: string, now: Date): Promise<number> {
   let checked = 0;
   for (const month of await ledgerMonths(companyId)) {
-    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance: ReceiptMonth) =>
-      instance.confirmDuePurchases(now),
+    checked += await runInDurableObject(receiptMonth(env, companyId, month), (instance) =>
+      confirmDuePurchases((instance as unknown as { host: MonthAlarmHost }).host, now),
     );
   }
   return checked;

@@ -1,14 +1,12 @@
-// The left of the sale screen: the search box (a scanner types into it too), what a scan or a typed
-// code did not find, and the product grid a page at a time. A tile, Enter or a scan adds a product.
+// The left of the sale screen: the search box, what a scan or a typed code did not find, and the
+// product grid a page at a time. A tile, Enter or a scan adds a product. Scans arrive apart from
+// typing (ui/scanner.ts takes their keys back out of the search box, or wherever they fell).
 // Products are looked up in IndexedDB as the cashier types (sale/product-search.ts), never all
 // held in memory; what Enter and scans add is looked up in order, and `settled` waits for it.
 import { type Component, h } from "@ecf/ui-kit";
 import type { PosDatabase, Product } from "../../db.ts";
 import { productByCode, searchProducts } from "../../sale/product-search.ts";
-import { productTiles } from "../product-results.ts";
-
-/** Product tiles per page of the grid. */
-export const RESULTS_PER_PAGE = 24;
+import { productGrid, RESULTS_PER_PAGE } from "../product-results.ts";
 
 export interface ProductEntry extends Component {
   /** The catalogue changed: the grid shows the new products, the search stays as typed. */
@@ -31,52 +29,37 @@ const searchBox = () =>
     "data-autofocus": true,
   });
 
-const noProductsYet = () =>
-  h("p", {}, "Aún no hay productos: llegan del catálogo de la empresa cuando el punto de venta tiene conexión.");
-
 export function productEntry(db: PosDatabase, add: (p: Product) => void): ProductEntry {
-  let resultsPage = 0;
-  // Each search renders only if no later one started: answers may come back out of order.
-  let searches = 0;
   let adding = Promise.resolve();
   const search = searchBox();
-  const results = h("div", { class: "results", id: "results" });
-  // What a scan (or a code typed + Enter) did not find; cleared by the next one.
+  const grid = productGrid(db, add, () => search.value);
+  // What a code typed + Enter did not find, or the codes scanned that matched no product (each
+  // named once, however often scanned); a scanned product that is found does not hide them, the
+  // cashier's next search or Escape does.
   const scanMessage = h("p", { class: "error", role: "alert", id: "scan-error" });
-
-  const renderResults = async () => {
-    const mine = ++searches;
-    const shown = await searchProducts(db, search.value, resultsPage, RESULTS_PER_PAGE);
-    if (mine !== searches) return;
-    resultsPage = shown.page;
-    results.replaceChildren(
-      ...productTiles(shown, add, (by) => {
-        resultsPage += by;
-        void renderResults();
-      }),
-    );
-    if (!shown.total && !search.value.trim() && mine === searches) results.append(noProductsYet());
+  const unknownScans = new Set<string>();
+  const say = (text: string) => {
+    unknownScans.clear();
+    scanMessage.textContent = text;
   };
   /** Counts the cashier's edits of the search box: a lookup clears it only if nothing was typed since. */
   let edits = 0;
   search.addEventListener("input", () => {
     edits++;
-    scanMessage.textContent = "";
-    resultsPage = 0;
-    void renderResults();
+    grid.show(true);
   });
-  /** Adds what a search or a scan found, or says nothing matched; the search is ready for the next. */
-  const addFound = (typed: string, found: Product | undefined, what: string, editsThen = edits) => {
+  /** Adds what a search found, or says nothing matched; the search is ready for the next. */
+  const addFound = (typed: string, found: Product | undefined, editsThen: number) => {
     if (found) {
       add(found);
-      scanMessage.textContent = "";
+      say("");
     } else if (typed) {
-      scanMessage.textContent = `No hay ningún producto con ${what} «${typed}».`;
+      say(`No hay ningún producto con el código o nombre «${typed}».`);
     }
     // Cleared unless the cashier has typed since (the same name typed again is the next item, not this one).
     if (typed && editsThen === edits && search.value.trim() === typed) {
       search.value = "";
-      void renderResults();
+      grid.show(true);
     }
     search.focus();
   };
@@ -86,29 +69,40 @@ export function productEntry(db: PosDatabase, add: (p: Product) => void): Produc
   };
   const addTyped = () => {
     const typed = search.value.trim();
-    const page = resultsPage;
+    const page = grid.page;
     const editsThen = edits;
     inTurn(async () => {
       const found = typed
         ? ((await productByCode(db, typed)) ?? (await searchProducts(db, typed, page, RESULTS_PER_PAGE)).items[0])
         : undefined;
-      addFound(typed, found, "el código o nombre", editsThen);
+      addFound(typed, found, editsThen);
     });
   };
+  /** A scan adds its product and leaves the focus where it is (the cashier may be typing an RNC). */
+  const addScanned = (code: string, found: Product | undefined) => {
+    if (found) return add(found);
+    unknownScans.add(code);
+    const codes = [...unknownScans].map((c) => `«${c}»`).join(", ");
+    scanMessage.textContent =
+      unknownScans.size === 1
+        ? `No hay ningún producto con el código ${codes}.`
+        : `No hay ningún producto con los códigos ${codes}.`;
+  };
   const clear = () => {
+    say("");
     search.value = "";
-    void renderResults();
+    grid.show(true);
     search.focus();
   };
-  void renderResults();
+  grid.show(true);
   return {
-    element: h("div", { class: "left" }, search, scanMessage, results),
-    refresh: () => void renderResults(),
+    element: h("div", { class: "left" }, search, scanMessage, grid.element),
+    refresh: () => grid.show(),
     settled: () => adding,
     key: (e) => keyOnSearch(e, search, addTyped, clear),
     scanned: (text) => {
       const code = text.trim();
-      inTurn(async () => addFound(code, await productByCode(db, code), "el código"));
+      if (code) inTurn(async () => addScanned(code, await productByCode(db, code)));
     },
   };
 }
@@ -118,8 +112,8 @@ function keyOnSearch(e: KeyboardEvent, search: HTMLInputElement, addTyped: () =>
   const target = e.target as HTMLElement | null;
   const onPage = !target || target === search || !target.closest("input, select, textarea, button, a");
   if (e.key === "Enter" && onPage) {
-    // A plain Enter adds what was typed: a scanner (it types as a keyboard) sends a code or
-    // barcode and Enter, which must add that exact product; otherwise the best match by name.
+    // A plain Enter adds what was typed: the product of that exact code or barcode, otherwise the
+    // best match by name. (A scan's Enter never gets here: the scanner's stream takes it.)
     e.preventDefault();
     addTyped();
   } else if (e.key === "Escape" && onPage) {

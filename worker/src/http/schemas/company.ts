@@ -1,7 +1,7 @@
 // The issuer's own setup as the API shows it: profile and warnings, e-NCF ranges, unused numbers.
 import { z } from "@hono/zod-openapi";
 import { TIPOS_ECF, TOTALS_POLICIES } from "@ecf/shared";
-import { MAX_SEQUENCE_NUMBER } from "../../ledger/encf-allocation.ts";
+import { MAX_SEQUENCE_NUMBER } from "../../ledger/issuer/encf-allocation.ts";
 import { DgiiEnvironment } from "./common.ts";
 
 export const Warning = z.object({

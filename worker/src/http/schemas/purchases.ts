@@ -2,8 +2,8 @@
 // approval it gives (ACECF), a purchase's 606 classification and the defaults per supplier. The
 // request bodies of the classification live with it (receiving/purchase-classification.ts).
 import { z } from "@hono/zod-openapi";
-import { ESTADOS_DGII } from "../../ledger/estado-dgii.ts";
-import { APPROVAL_ESTADOS } from "../../ledger/estado.ts";
+import { ESTADOS_DGII } from "../../ledger/month/estado-dgii.ts";
+import { APPROVAL_ESTADOS } from "../../ledger/month/estado.ts";
 
 export const ReceiverSettings = z
   .object({

@@ -1,6 +1,6 @@
 // DGII's emisor-receptor services as this API documents them, and a receipt's printed copy.
 import { z } from "@hono/zod-openapi";
-import { APPROVAL_ESTADOS } from "../../ledger/estado.ts";
+import { APPROVAL_ESTADOS } from "../../ledger/month/estado.ts";
 
 /** The XML a service takes, as DGII sends it: a multipart form field named xml. */
 export const XmlForm = z.object({ xml: z.string().openapi({ type: "string", format: "binary" }) });

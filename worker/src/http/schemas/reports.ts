@@ -1,14 +1,14 @@
 // The reports as the API shows them: the paged reports' query and rows (issued e-CF, purchases,
 // the error log) and DGII's monthly formats 606, 607 and 608 as JSON.
 import { z } from "@hono/zod-openapi";
-import { ESTADOS_DGII } from "../../ledger/estado-dgii.ts";
-import { APPROVAL_ESTADOS, ESTADOS } from "../../ledger/estado.ts";
+import { ESTADOS_DGII } from "../../ledger/month/estado-dgii.ts";
+import { APPROVAL_ESTADOS, ESTADOS } from "../../ledger/month/estado.ts";
 import { COLUMNS_606 } from "../../reports/dgii-606.ts";
 import { COLUMNS_607, PAYMENT_COLUMNS } from "../../reports/dgii-607.ts";
 import { COLUMNS_608 } from "../../reports/dgii-608.ts";
 import { MAX_PAGE_SIZE } from "../../reports/paging.ts";
 import type { ReportName } from "../../reports/reports.ts";
-import { ESTADO_SQL } from "../../ledger/report-specs.ts";
+import { ESTADO_SQL } from "../../ledger/month/report-specs.ts";
 import { EffectiveClassification } from "./purchases.ts";
 
 // Loose on purpose: readReportQuery validates and reports each problem with a /query/... pointer.

@@ -1,6 +1,6 @@
 // Webhooks as the API shows them: endpoints, deliveries, and what each event carries.
 import { z } from "@hono/zod-openapi";
-import { ESTADOS_DGII } from "../../ledger/estado-dgii.ts";
+import { ESTADOS_DGII } from "../../ledger/month/estado-dgii.ts";
 import { EVENT_TYPES } from "../../webhooks/events.ts";
 import { IdParam } from "./common.ts";
 import { IssueAnswer } from "../../answers/receipt-schema.ts";

@@ -1,0 +1,105 @@
+// A crédito fiscal invoice (E31) for a consumer receipt (E32), asked for by its buyer on the
+// receipt's public page: the most common request at a Dominican counter, a customer with an RNC
+// who paid as a consumer. DGII's format has the code for exactly that: CodigoModificacion 5
+// "Referencia Factura Consumo Electrónica", which applies only to an E31 (formato-ecf note 81).
+// The E31 copies the E32's lines and totals, names the buyer from DGII's taxpayer registry, and
+// references the E32 (InformacionReferencia: NCFModificado, FechaNCFModificado). It is issued by
+// the same path as every receipt (issuing/issue.ts), so it reaches DGII and the buyer (an
+// electronic receiver in DGII's directory gets it delivered, another buyer by e-mail) like any E31.
+//
+// One E31 per E32, ever: the request claims an Idempotency-Key named after the E32 in the
+// issuer's object, in the same write that numbers the E31 (ledger/idempotency.ts), so of two
+// concurrent requests one numbers and the other is refused; once that key has expired, the E31
+// itself (a receipt whose NCFModificado is the E32) refuses any later request.
+import { dgiiDateOf, isValidCedula, isValidRnc, objAt, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import { ApiProblem } from "../errors/problem.ts";
+import { issueReceipt } from "../issuing/issue.ts";
+import { archivedXml } from "../issuing/transmit.ts";
+import { acceptedNotesOf } from "../ledger/client.ts";
+import type { Receipt } from "../ledger/rows.ts";
+import { lookupTaxpayer } from "../taxpayers/registry.ts";
+import type { PublicReceipt } from "./lookup.ts";
+
+/** The Idempotency-Key an E32's crédito fiscal request claims. */
+export const creditoFiscalKey = (e32: string) => `credito-fiscal:${e32}`;
+
+const alreadyIssued = (e32: string, e31?: string) =>
+  new ApiProblem("conflict", {
+    detail: `A crédito fiscal invoice was already issued for ${e32}${e31 ? ` (${e31})` : ""}; there is one per consumer receipt.`,
+    errors: [
+      {
+        path: "/encf",
+        code: "already_issued",
+        message: "Ya se emitió una factura de crédito fiscal para este comprobante.",
+      },
+    ],
+  });
+
+/** The buyer's RNC or cédula, well formed and active in DGII's registry: its legal name. */
+async function buyerOf(env: Env, rnc: string): Promise<{ rnc: string; name: string }> {
+  if (!isValidRnc(rnc) && !isValidCedula(rnc))
+    throw new ApiProblem("invalid_rnc", {
+      detail: `${rnc} is not an RNC or a cédula.`,
+      errors: [
+        { path: "/rncComprador", code: "invalid_rnc", message: "Escriba un RNC (9 dígitos) o una cédula (11)." },
+      ],
+    });
+  const taxpayer = await lookupTaxpayer(env.DB, rnc);
+  if (!taxpayer.active)
+    throw new ApiProblem("unprocessable", {
+      detail: `RNC ${rnc} is ${taxpayer.status} in DGII's registry: a crédito fiscal invoice needs an active taxpayer.`,
+      errors: [
+        { path: "/rncComprador", code: "inactive_taxpayer", message: `El RNC ${rnc} no está activo en la DGII.` },
+      ],
+    });
+  return { rnc, name: taxpayer.legalName };
+}
+
+/** An E31 of the E32's lines and totals, to `buyer`, referencing it with CodigoModificacion 5. */
+export function creditoFiscalRequest(e32: JsonDocument, receipt: Receipt, buyer: { rnc: string; name: string }) {
+  const idDoc = (objAt(e32, "Encabezado", "IdDoc") ?? {}) as Record<string, unknown>;
+  const encabezado = (objAt(e32, "Encabezado") ?? {}) as Record<string, unknown>;
+  const keep = (names: string[]) =>
+    Object.fromEntries(names.filter((n) => idDoc[n] !== undefined).map((n) => [n, idDoc[n]]));
+  return {
+    Encabezado: {
+      IdDoc: { TipoeCF: "31", ...keep(["IndicadorMontoGravado", "TipoIngresos", "TipoPago", "TablaFormasPago"]) },
+      Comprador: { RNCComprador: buyer.rnc, RazonSocialComprador: buyer.name },
+      Totales: encabezado.Totales,
+    },
+    DetallesItems: e32.DetallesItems,
+    InformacionReferencia: {
+      NCFModificado: receipt.encf,
+      FechaNCFModificado: dgiiDateOf(receipt.issueDate),
+      CodigoModificacion: "5",
+    },
+  };
+}
+
+/** Issues the E31 for `found`'s E32 (refused: not an E32, not accepted by DGII, or already done). */
+export async function issueCreditoFiscal(env: Env, found: PublicReceipt, rncComprador: string, now: Date) {
+  const { company, receipt } = found;
+  if (receipt.tipoeCF !== "32")
+    throw new ApiProblem("unprocessable", {
+      detail: "Only a consumer receipt (E32) becomes a crédito fiscal invoice (CodigoModificacion 5).",
+      errors: [
+        {
+          path: "/encf",
+          code: "not_consumer_receipt",
+          message: "Solo una factura de consumo se cambia por crédito fiscal.",
+        },
+      ],
+    });
+  if (receipt.status !== "accepted" && receipt.status !== "conditional")
+    throw new ApiProblem("conflict", {
+      detail: "The consumer receipt is not accepted by DGII yet; ask again once it is.",
+      errors: [{ path: "/encf", code: "not_accepted", message: "La DGII aún no ha aceptado este comprobante." }],
+    });
+  const earlier = (await acceptedNotesOf(env, receipt)).find((note) => note.tipoeCF === "31");
+  if (earlier) throw alreadyIssued(receipt.encf, earlier.encf);
+  const buyer = await buyerOf(env, rncComprador);
+  const body = creditoFiscalRequest(xmlToEcf(await archivedXml(env, receipt)), receipt, buyer);
+  const outcome = await issueReceipt(env, company, body, now, { idempotencyKey: creditoFiscalKey(receipt.encf) });
+  if ("stored" in outcome || outcome.replayed) throw alreadyIssued(receipt.encf);
+  return outcome.receipt;
+}
