@@ -22,7 +22,16 @@ type OpenApi = {
 
 /** Operations anyone may call: health, login, pairing, and DGII's emisor-receptor services. */
 const PUBLIC = new Set([
+  "GET /",
   "GET /health",
+  // A receipt's public page for its buyer (the security code is the key), and the validator.
+  "GET /r/{link}",
+  "GET /r/{rnc}/{encf}",
+  "GET /r/{rnc}/{encf}/pdf",
+  "GET /r/{rnc}/{encf}/xml",
+  "POST /r/{rnc}/{encf}/credito-fiscal",
+  "GET /validate",
+  "POST /validate",
   "POST /login",
   "POST /devices/pair",
   // The console's sign-in and the invitation link's page (issue 36).
@@ -104,6 +113,12 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "PUT /company/sequences/{tipo}",
         "GET /company/sequences/{tipo}/unused",
         "PUT /company/certificate",
+        "PUT /company/certification",
+        "GET /company/certification",
+        "GET /company/certification/postulacion",
+        "GET /company/certification/declaracion",
+        "POST /company/certification/steps/{step}",
+        "POST /company/certification/sync",
         "POST /webhooks",
         "GET /webhooks",
         "DELETE /webhooks/{id}",
