@@ -1,7 +1,8 @@
 // Mensual as an accountant reads it, in Chromium against the real stack: the month still under way
 // is never "listo para presentar" while an ended month with nothing missing is; the consumer
 // summary (E32 under 250,000) is shown; and each of the 606, 607 and 608 is previewed as a table
-// under DGII's column names in words before it is downloaded.
+// under DGII's column names in words before it is downloaded. And Hoy's today figures add every
+// accepted receipt of the month, not the report's first page of 100.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -67,11 +68,25 @@ describe("Mensual", () => {
       ...invoice,
       Encabezado: { IdDoc: consumo, Comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } },
     });
-    // B's invoice to A is A's purchase (the 606).
-    const purchase = await issue(world.tokenB, supplierInvoice());
-    await expect
-      .poll(async () => JSON.stringify(await reportOf(world, world.tokenA, "/reports/compras")), { timeout: 60_000 })
-      .toContain(purchase);
+    // A's own Gastos Menores (E43) is a purchase it documented itself: a record of the 606.
+    await world.stack.admin("PUT", `/admin/companies/${world.companyA}/sequences/43`, {
+      rangeFrom: 1,
+      rangeTo: 100,
+      expiresOn: "2099-12-31",
+    });
+    await issue(world.tokenA, {
+      Encabezado: { IdDoc: { TipoeCF: "43" } },
+      DetallesItems: [
+        {
+          IndicadorFacturacion: "4",
+          NombreItem: "Café para la oficina",
+          IndicadorBienoServicio: "1",
+          CantidadItem: "1",
+          UnidadMedida: "43",
+          PrecioUnitarioItem: "500.00",
+        },
+      ],
+    });
     await go(world, owner, "#/comprobantes", "Comprobantes");
     const card = owner.locator("article", { hasText: "Números sin usar por anular" });
     await card.getByRole("button", { name: "Anular con la DGII" }).click();
@@ -110,5 +125,26 @@ describe("Mensual", () => {
       expect(await owner.textContent(`article:has(#f${format}) p`)).toMatch(
         /^Completo: \d+ registros, listo para presentar\.$/,
       );
+  });
+
+  it("Hoy's sales of today add every accepted receipt, beyond the report's first page of 100", async () => {
+    const invoice = supplierInvoice();
+    const consumo = { ...invoice.Encabezado.IdDoc, TipoeCF: "32" };
+    const sale = {
+      ...invoice,
+      Encabezado: { IdDoc: consumo, Comprador: { RazonSocialComprador: "CONSUMIDOR FINAL" } },
+    };
+    for (let batch = 0; batch < 10; batch++)
+      await Promise.all(Array.from({ length: 10 }, () => issue(world.tokenA, sale)));
+    const report = (await reportOf(
+      world,
+      world.tokenA,
+      `/reports/encf?estado=Aceptado&Desde=01-${sdMonth().slice(5)}-${sdMonth().slice(0, 4)}&pageSize=1000`,
+    )) as { items: { montoTotal: string }[] };
+    expect(report.items.length).toBeGreaterThan(100);
+    const cents = report.items.reduce((s, r) => s + Math.round(Number(r.montoTotal) * 100), 0);
+    const rd = `RD$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2 })}`;
+    await go(world, owner, "#/hoy", "Hoy");
+    await expect.poll(() => owner.textContent(".tile.ventas-hoy strong")).toBe(rd);
   });
 });
