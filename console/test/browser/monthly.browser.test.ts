@@ -121,10 +121,14 @@ describe("Mensual", () => {
 
   it("an ended month with nothing missing is ready to file", async () => {
     await go(world, owner, `#/mensual?periodo=${sdMonth(1)}`, "Mensual");
-    for (const format of ["606", "607", "608"])
-      expect(await owner.textContent(`article:has(#f${format}) p`)).toMatch(
-        /^Completo: \d+ registros, listo para presentar\.$/,
-      );
+    // The same page again: the month's figures replace the current month's.
+    await expect.poll(() => owner.getByLabel("Mes").inputValue()).toBe(sdMonth(1));
+    for (const format of ["606", "607", "608"]) {
+      const card = owner.locator(`article:has(#f${format})`);
+      await expect
+        .poll(() => card.locator("p").first().textContent(), { message: (await card.textContent()) ?? "" })
+        .toMatch(/^Completo: \d+ registros, listo para presentar\.$/);
+    }
   });
 
   it("Hoy's sales of today add every accepted receipt, beyond the report's first page of 100", async () => {
