@@ -32,14 +32,9 @@ const FIXED_RATE: Record<string, string | undefined> = { "46": FORCED_INDICADOR[
 export const issuePage: Page = async (ctx) => {
   const tipo = ctx.route.params[0] ?? "31";
   if (![...HAND_TYPES, ...NOTE_TYPES].includes(tipo)) return h("p", {}, "Ese tipo no se emite desde la consola.");
-  const ref = ctx.route.query.get("ref");
-  const [original, sequences, catalog] = await Promise.all([
-    ref ? referenced(ref) : undefined,
-    sequencesOf(),
-    productsOf(),
-  ]);
-  const sequence = sequences?.find((s) => s.tipoeCF === tipo);
-  if (sequences && !sequence?.nextEncf) return unauthorised(tipo);
+  const data = await issueData(tipo, ctx.route.query.get("ref"));
+  if (!data) return unauthorised(tipo);
+  const { original, sequences, sequence, catalog } = data;
   const check: CheckContext = { tipo, rnc: ctx.session.company?.rnc ?? "", ...sequence };
   const errors = new FieldErrors();
   const status = statusLine();
@@ -59,8 +54,7 @@ export const issuePage: Page = async (ctx) => {
       tipo,
       buyer.read(),
       items.map((i) => i.item),
-      original,
-      codigo.value,
+      reference(original, codigo.value),
       included.checked,
     );
     const foreign = abroad?.apply(doc) ?? [];
@@ -115,6 +109,17 @@ export const issuePage: Page = async (ctx) => {
   const top = original ? balanceFacts(original) : [typeLinks(sequences, tipo)];
   return h("section", {}, h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`), ...top, form);
 };
+
+/** What the form starts from: the note's original, the sequences and the catalogue; none without numbers. */
+async function issueData(tipo: string, ref: string | null) {
+  const [original, sequences, catalog] = await Promise.all([
+    ref ? referenced(ref) : undefined,
+    sequencesOf(),
+    productsOf(),
+  ]);
+  const sequence = sequences?.find((s) => s.tipoeCF === tipo);
+  return sequences && !sequence?.nextEncf ? undefined : { original, sequences, sequence, catalog };
+}
 
 /** POSTs the document; a refusal's problems go to their fields, an accepted one opens its page. */
 async function send(doc: Record<string, unknown>, errors: FieldErrors, status: HTMLElement): Promise<void> {
@@ -195,13 +200,19 @@ function totalOf(doc: Record<string, unknown>): string | undefined {
   }
 }
 
+/** The InformacionReferencia of a note on `original` (none for an invoice). */
+function reference(original: Original | undefined, codigo: string): Record<string, string> | undefined {
+  return original
+    ? { NCFModificado: original.encf, FechaNCFModificado: original.fechaEmision, CodigoModificacion: codigo }
+    : undefined;
+}
+
 /** The e-CF request: the buyer, the lines, the reference of a note (payment terms are added after). */
 function build(
   tipo: string,
   comprador: Record<string, string> | undefined,
   items: Record<string, unknown>[],
-  original: Original | undefined,
-  codigo: string,
+  informacionReferencia: Record<string, string> | undefined,
   pricesIncludeItbis: boolean,
 ): Record<string, unknown> {
   const idDoc: Record<string, unknown> = { TipoeCF: tipo };
@@ -210,11 +221,6 @@ function build(
   const encabezado: Record<string, unknown> = { IdDoc: idDoc };
   if (comprador) encabezado.Comprador = comprador;
   const doc: Record<string, unknown> = { Encabezado: encabezado, DetallesItems: items };
-  if (original)
-    doc.InformacionReferencia = {
-      NCFModificado: original.encf,
-      FechaNCFModificado: original.fechaEmision,
-      CodigoModificacion: codigo,
-    };
+  if (informacionReferencia) doc.InformacionReferencia = informacionReferencia;
   return doc;
 }
