@@ -1,5 +1,5 @@
 // /customers in workerd with real D1 and the month objects: the buyers of the receipts issued are
-// listed without being typed, a customer is added and edited by RNC (DGII's directory asked
+// listed without being typed (DGII's directory asked about them in the background), a customer is added and edited by RNC (DGII's directory asked
 // whether it receives e-CF), bad input is a problem at its path, and no company sees another's.
 import { describe, expect, it } from "vitest";
 import { authed, freshRnc } from "./support/accounts.ts";
@@ -36,6 +36,17 @@ describe("customers", () => {
     ]);
     // Reading the list again takes the receipt's buyer in only once and keeps the edit.
     expect((await list(token)).filter((c) => c.rnc === buyer.RNCComprador)).toHaveLength(1);
+  });
+
+  it("asks DGII's directory in the background about a buyer taken in from a receipt", async () => {
+    const { token } = await issuer();
+    const request = issueRequest("31");
+    const issued = await issue(token, request);
+    expect(issued.status, JSON.stringify(issued.body)).toBeLessThan(300);
+    const rnc = (request.Encabezado.Comprador as { RNCComprador: string }).RNCComprador;
+    const receiverOf = async () => (await list(token)).find((c) => c.rnc === rnc)?.electronicReceiver;
+    // Taken in unasked; once the list has been read, the directory's answer (not listed) is recorded.
+    await expect.poll(receiverOf, { timeout: 10_000 }).toBe(false);
   });
 
   it("adds a customer by hand: DGII's directory says it receives no e-CF; another company does not see it", async () => {

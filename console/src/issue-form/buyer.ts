@@ -1,11 +1,20 @@
 // Who the invoice is for: the RNC or cédula (picked from the company's customers, or typed and
 // looked up in DGII's taxpayer registry for the name), the name and an e-mail. What a type asks of
-// the buyer is the obligation matrix's: the shared validation says it at these fields.
+// the buyer is the obligation matrix's: the shared validation says it at these fields. Abroad
+// (E46, E47) the buyer or beneficiary is named by a foreign tax id.
 import { api } from "../api.ts";
 import { field, h } from "../dom.ts";
 import type { FieldErrors } from "./field-errors.ts";
 
 const COMPRADOR = "/Encabezado/Comprador";
+
+const ABROAD = new Set(["46", "47"]);
+const RNC = /^\d{9}(\d{2})?$/;
+const RNC_LABEL: Record<string, string> = {
+  "32": "RNC o cédula del comprador (opcional)",
+  "46": "Identificación fiscal del comprador en el exterior",
+  "47": "Identificación fiscal del beneficiario en el exterior",
+};
 
 export interface BuyerForm {
   fields: HTMLElement[];
@@ -32,13 +41,19 @@ export function buyerForm(tipo: string, preset: { rnc: string; razon: string }, 
     if (preset.rnc && !preset.razon) void lookUp(preset.rnc, razon, correo, customers).then(onFound);
   });
   rnc.addEventListener("change", () => void lookUp(rnc.value.trim(), razon, correo, customers).then(onFound));
-  const who = seller ? "del proveedor" : "del comprador";
-  const rncLabel = tipo === "32" ? "RNC o cédula del comprador (opcional)" : `RNC ${who}`;
+  const who = seller ? "del proveedor" : tipo === "47" ? "del beneficiario" : "del comprador";
+  const rncLabel = RNC_LABEL[tipo] ?? `RNC ${who}`;
   const fields =
     tipo === "43"
       ? []
       : [
-          field(rncLabel, rnc, "RNC de 9 dígitos o cédula de 11; elija un cliente o escríbalo."),
+          field(
+            rncLabel,
+            rnc,
+            ABROAD.has(tipo)
+              ? "El número con que su país lo identifica."
+              : "RNC de 9 dígitos o cédula de 11; elija un cliente o escríbalo.",
+          ),
           customers,
           field(`Razón social ${who}`, razon, "Se completa del registro de contribuyentes."),
           field(`Correo ${who} (opcional)`, correo),
@@ -46,7 +61,9 @@ export function buyerForm(tipo: string, preset: { rnc: string; razon: string }, 
   const read = () => {
     if (tipo === "43") return undefined;
     const out: Record<string, string> = {};
-    if (rnc.value.trim()) out.RNCComprador = rnc.value.trim();
+    const id = rnc.value.trim();
+    // Abroad (E46, E47) the buyer is named by a foreign tax id; an E46 to a local one by RNC.
+    if (id) out[ABROAD.has(tipo) && !(tipo === "46" && RNC.test(id)) ? "IdentificadorExtranjero" : "RNCComprador"] = id;
     out.RazonSocialComprador = razon.value.trim() || (tipo === "32" ? "CONSUMIDOR FINAL" : "");
     if (!out.RazonSocialComprador) delete out.RazonSocialComprador;
     if (correo.value.trim()) out.CorreoComprador = correo.value.trim();
@@ -80,7 +97,7 @@ async function lookUp(
   correo: HTMLInputElement,
   customers: HTMLDataListElement,
 ): Promise<void> {
-  if (!/^\d{9}(\d{2})?$/.test(value)) return;
+  if (!RNC.test(value)) return;
   const option = [...customers.options].find((o) => o.value === value);
   if (option?.textContent) {
     razon.value = option.textContent;

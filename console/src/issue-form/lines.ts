@@ -33,8 +33,11 @@ export interface LineForm {
 const select = (name: string, options: readonly (readonly [string, string])[]) =>
   h("select", { name }, ...options.map(([value, text]) => h("option", { value }, text)));
 
-/** Line `n`; a description that names a product of `catalog` (by name or code) takes its price, rate and kind. */
-export function lineForm(n: number, catalog: Product[], onProduct: (p: Product) => void): LineForm {
+/**
+ * Line `n`; a description that names a product of `catalog` (by name or code) takes its price, rate
+ * and kind. `fixedRate` is the IndicadorFacturacion a type forces on every line (an export's 0 %).
+ */
+export function lineForm(n: number, catalog: Product[], onProduct: (p: Product) => void, fixedRate?: string): LineForm {
   const name = h("input", { name: `nombre-${n}`, list: "productos", autocomplete: "off" });
   const qty = h("input", { name: `cantidad-${n}`, inputmode: "decimal", value: "1" });
   const price = h("input", { name: `precio-${n}`, inputmode: "decimal" });
@@ -48,9 +51,10 @@ export function lineForm(n: number, catalog: Product[], onProduct: (p: Product) 
     const p = catalog.find((c) => c.name === typed || c.code === typed);
     if (!p) return;
     [name.value, price.value] = [p.name, formatNumber(p.price, 2)];
-    [rate.value, kind.value] = [RATE_OF[p.itbisRate], KIND_OF[p.kind]];
+    [rate.value, kind.value] = [fixedRate ?? RATE_OF[p.itbisRate], KIND_OF[p.kind]];
     onProduct(p);
   });
+  if (fixedRate) [rate.value, rate.disabled] = [fixedRate, true];
   const discount = h("input", { name: `descuento-${n}`, inputmode: "decimal" });
   const surcharge = h("input", { name: `recargo-${n}`, inputmode: "decimal" });
   const row = h(
@@ -113,12 +117,13 @@ export function linesEditor(
   errors: FieldErrors,
   catalog: Product[],
   onProduct: (p: Product) => void,
+  fixedRate?: string,
 ): { box: HTMLElement; addButton: HTMLElement; read: () => ReturnType<LineForm["read"]>[] } {
   const lines: LineForm[] = [];
   const products = h("datalist", { id: "productos" }, ...catalog.map((p) => h("option", { value: p.name }, p.code)));
   const box = h("div", { class: "lines" }, products);
   const add = () => {
-    const line = lineForm(lines.length + 1, catalog, onProduct);
+    const line = lineForm(lines.length + 1, catalog, onProduct, fixedRate);
     box.append(line.row);
     line.bind(errors, lines.length);
     lines.push(line);

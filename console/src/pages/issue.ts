@@ -1,4 +1,4 @@
-// Issuing by hand: each type the company has a sequence for (E31, E32, E41, E43, E44, E45; an
+// Issuing by hand: each type the company has a sequence for (E31, E32, E41, E43, E44, E45, E46, E47; an
 // E33/E34 on an accepted receipt, #/emitir/34?ref=E31…, with what the original still allows
 // shown), with payment terms, per-line ITBIS, discount and surcharge. The shared validation runs
 // as the owner types and every problem, the API's too, is shown at its field in Spanish words.
@@ -8,6 +8,7 @@ import { money } from "@ecf/ui-kit";
 import { api } from "../api.ts";
 import { field, h, statusLine } from "../dom.ts";
 import { TIPO_NOMBRE } from "../format.ts";
+import { abroadForm } from "../issue-form/abroad.ts";
 import { buyerForm } from "../issue-form/buyer.ts";
 import { type CheckContext, problemsOf } from "../issue-form/check.ts";
 import { FieldErrors, type FieldProblem } from "../issue-form/field-errors.ts";
@@ -15,25 +16,25 @@ import { linesEditor } from "../issue-form/lines.ts";
 import { paymentForm } from "../issue-form/payment.ts";
 import type { Page } from "../page.ts";
 import { go } from "../router.ts";
+import { FORCED_INDICADOR } from "@ecf/shared/ecf-rules";
 import { balanceFacts, codigoSelect, noteRefusal, type Original, referenced } from "./issue-note.ts";
 
-/** The types an owner issues by hand (E46 and E47 carry export and foreign data the form does not ask). */
-export const HAND_TYPES = ["31", "32", "41", "43", "44", "45"];
+/** The types an owner issues by hand. */
+export const HAND_TYPES = ["31", "32", "41", "43", "44", "45", "46", "47"];
 const NOTE_TYPES = ["33", "34"];
 /** The types without TipoIngresos (purchases and payments abroad). */
 const NO_INCOME = new Set(["41", "43", "47"]);
+/** The types whose lines carry no ITBIS to include in a price (IndicadorMontoGravado is not sent). */
+const NO_ITBIS = new Set(["46", "47"]);
+/** The rate a type forces on its lines, offered fixed (an export is 0 %, a payment abroad exempt). */
+const FIXED_RATE: Record<string, string | undefined> = { "46": FORCED_INDICADOR["46"], "47": FORCED_INDICADOR["47"] };
 
 export const issuePage: Page = async (ctx) => {
   const tipo = ctx.route.params[0] ?? "31";
   if (![...HAND_TYPES, ...NOTE_TYPES].includes(tipo)) return h("p", {}, "Ese tipo no se emite desde la consola.");
-  const ref = ctx.route.query.get("ref");
-  const [original, sequences, catalog] = await Promise.all([
-    ref ? referenced(ref) : undefined,
-    sequencesOf(),
-    productsOf(),
-  ]);
-  const sequence = sequences?.find((s) => s.tipoeCF === tipo);
-  if (sequences && !sequence?.nextEncf) return unauthorised(tipo);
+  const data = await issueData(tipo, ctx.route.query.get("ref"));
+  if (!data) return unauthorised(tipo);
+  const { original, sequences, sequence, catalog } = data;
   const check: CheckContext = { tipo, rnc: ctx.session.company?.rnc ?? "", ...sequence };
   const errors = new FieldErrors();
   const status = statusLine();
@@ -45,21 +46,26 @@ export const issuePage: Page = async (ctx) => {
   const buyer = buyerForm(tipo, preset, () => void recheck());
   const payment = paymentForm();
   // A product's price with ITBIS makes the invoice's prices so (DGII's indicator is per document).
-  const lines = linesEditor(errors, catalog, (p) => (included.checked ||= p.priceIncludesItbis));
+  const abroad = abroadForm(tipo);
+  const lines = linesEditor(errors, catalog, (p) => (included.checked ||= p.priceIncludesItbis), FIXED_RATE[tipo]);
   const read = () => {
     const items = lines.read();
     const doc = build(
       tipo,
       buyer.read(),
       items.map((i) => i.item),
-      original,
-      codigo.value,
+      reference(original, codigo.value),
       included.checked,
     );
+    const foreign = abroad?.apply(doc) ?? [];
     const montoTotal = totalOf(doc);
     const paid = payment.read(montoTotal ?? "0");
     Object.assign((doc.Encabezado as { IdDoc: object }).IdDoc, original ? { TipoPago: "1" } : paid.fields);
-    return { doc, montoTotal, local: [...items.flatMap((i) => i.problems), ...(original ? [] : paid.problems)] };
+    return {
+      doc,
+      montoTotal,
+      local: [...items.flatMap((i) => i.problems), ...foreign, ...(original ? [] : paid.problems)],
+    };
   };
   const recheck = async (all = false) => {
     const { doc, montoTotal, local } = read();
@@ -84,8 +90,9 @@ export const issuePage: Page = async (ctx) => {
     { onsubmit: submit, class: "issue", novalidate: true },
     ...buyer.fields,
     original ? field("Código de modificación", codigo) : null,
+    abroad?.box,
     original ? null : payment.box,
-    h("label", { class: "check" }, included, " Los precios incluyen ITBIS"),
+    NO_ITBIS.has(tipo) ? null : h("label", { class: "check" }, included, " Los precios incluyen ITBIS"),
     lines.box,
     lines.addButton,
     total,
@@ -95,12 +102,24 @@ export const issuePage: Page = async (ctx) => {
     h("button", { type: "submit", class: "primary" }, "Emitir"),
   );
   buyer.bind(errors);
+  abroad?.bind(errors);
   if (original) errors.bind(codigo, "/InformacionReferencia");
   else payment.bind(errors);
   for (const event of ["input", "change"]) form.addEventListener(event, () => void recheck());
   const top = original ? balanceFacts(original) : [typeLinks(sequences, tipo)];
   return h("section", {}, h("h1", {}, `Emitir E${tipo} ${TIPO_NOMBRE[tipo]}`), ...top, form);
 };
+
+/** What the form starts from: the note's original, the sequences and the catalogue; none without numbers. */
+async function issueData(tipo: string, ref: string | null) {
+  const [original, sequences, catalog] = await Promise.all([
+    ref ? referenced(ref) : undefined,
+    sequencesOf(),
+    productsOf(),
+  ]);
+  const sequence = sequences?.find((s) => s.tipoeCF === tipo);
+  return sequences && !sequence?.nextEncf ? undefined : { original, sequences, sequence, catalog };
+}
 
 /** POSTs the document; a refusal's problems go to their fields, an accepted one opens its page. */
 async function send(doc: Record<string, unknown>, errors: FieldErrors, status: HTMLElement): Promise<void> {
@@ -181,25 +200,27 @@ function totalOf(doc: Record<string, unknown>): string | undefined {
   }
 }
 
+/** The InformacionReferencia of a note on `original` (none for an invoice). */
+function reference(original: Original | undefined, codigo: string): Record<string, string> | undefined {
+  return original
+    ? { NCFModificado: original.encf, FechaNCFModificado: original.fechaEmision, CodigoModificacion: codigo }
+    : undefined;
+}
+
 /** The e-CF request: the buyer, the lines, the reference of a note (payment terms are added after). */
 function build(
   tipo: string,
   comprador: Record<string, string> | undefined,
   items: Record<string, unknown>[],
-  original: Original | undefined,
-  codigo: string,
+  informacionReferencia: Record<string, string> | undefined,
   pricesIncludeItbis: boolean,
 ): Record<string, unknown> {
-  const idDoc: Record<string, unknown> = { TipoeCF: tipo, IndicadorMontoGravado: pricesIncludeItbis ? "1" : "0" };
+  const idDoc: Record<string, unknown> = { TipoeCF: tipo };
+  if (!NO_ITBIS.has(tipo)) idDoc.IndicadorMontoGravado = pricesIncludeItbis ? "1" : "0";
   if (!NO_INCOME.has(tipo)) idDoc.TipoIngresos = "01";
   const encabezado: Record<string, unknown> = { IdDoc: idDoc };
   if (comprador) encabezado.Comprador = comprador;
   const doc: Record<string, unknown> = { Encabezado: encabezado, DetallesItems: items };
-  if (original)
-    doc.InformacionReferencia = {
-      NCFModificado: original.encf,
-      FechaNCFModificado: original.fechaEmision,
-      CodigoModificacion: codigo,
-    };
+  if (informacionReferencia) doc.InformacionReferencia = informacionReferencia;
   return doc;
 }

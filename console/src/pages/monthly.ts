@@ -2,10 +2,11 @@
 // to where it is fixed), the TXT files DGII's tool would write, and the month's archive.
 import type { components } from "@ecf/client";
 import { problemText } from "@ecf/ui-kit";
-import { api, download } from "../api.ts";
 import { money } from "@ecf/ui-kit";
+import { api, download } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { currentPeriod } from "../format.ts";
+import { COLUMN_LABELS } from "../monthly-columns.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 
@@ -113,11 +114,12 @@ function consumerSummary(s: components["schemas"]["ResumenConsumo"]): HTMLElemen
   );
 }
 
-/** The file's first records as a table, before it is downloaded. */
-function preview(format: string, data: MonthlyFile): HTMLElement | null {
+/** The file's first records as a table, before it is downloaded, under DGII's column names. */
+function preview(format: (typeof FORMATS)[number], data: MonthlyFile): HTMLElement | null {
   const lines = data.lines ?? [];
   if (!lines.length) return null;
-  const columns = Object.keys(lines[0]!.fields);
+  const labels = COLUMN_LABELS[format];
+  const columns = Object.keys(lines[0]!.fields).filter((c) => labels[c]);
   return h(
     "details",
     { class: "preview" },
@@ -127,15 +129,9 @@ function preview(format: string, data: MonthlyFile): HTMLElement | null {
       { class: "scroll", tabindex: "0", role: "region", "aria-label": `Registros del ${format}` },
       table(
         `Formato ${format}: ${lines.length} registros`,
-        columns.map(columnLabel),
+        columns.map((c) => labels[c]!),
         lines.slice(0, 200).map((l) => columns.map((c) => l.fields[c] ?? "")),
       ),
     ),
   );
-}
-
-/** A column's key in words ("montoFacturado" → "Monto facturado"). */
-function columnLabel(key: string): string {
-  const words = key.replace(/([A-Z])/g, " $1").toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -30,11 +30,22 @@ const monthIn = (estado: string) =>
     })
     .then((r) => ({ estado, report: jsonOf(r.data) }));
 
+/** Every accepted receipt of the month, page after page: today's figures and the chart add them all. */
+async function acceptedThisMonth(): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  do {
+    const query = { Desde: monthStart(), estado: "Aceptado", pageSize: "1000", ...(cursor ? { cursor } : {}) };
+    const page = jsonOf((await api.GET("/reports/encf", { params: { query } })).data);
+    rows.push(...(page?.items ?? []));
+    cursor = page?.nextCursor ?? undefined;
+  } while (cursor);
+  return rows;
+}
+
 export const todayPage: Page = async (ctx) => {
   const books = may(ctx.session.role, "monthly");
-  const accepted = api
-    .GET("/reports/encf", { params: { query: { Desde: monthStart(), estado: "Aceptado", pageSize: "100" } } })
-    .then((r) => jsonOf(r.data)?.items ?? []);
+  const accepted = acceptedThisMonth();
   // Everything at once, so the page shows whole (nothing moves in after it).
   const [me, states, rows, sales, ranges, purchases] = await Promise.all([
     // The company's profile is the books' (owner, accountant); a store manager sees the rest.

@@ -1,13 +1,12 @@
 // A company's customers: the buyers of the receipts it issued (taken in when the list is read, so
 // nobody types them twice) and those its owner adds or edits, each with whether DGII's directory
-// lists it as an electronic receiver (asked when a customer is saved; a DGII that cannot be
-// reached leaves the answer unknown rather than failing the save).
+// lists it as an electronic receiver (receivers.ts: asked when a customer is saved, in the
+// background for the buyers taken in; a DGII that cannot be reached leaves the answer unknown
+// rather than failing the save).
 import { and, asc, eq, like, or } from "drizzle-orm";
-import { companyById } from "../db/companies.ts";
 import { database } from "../db/client.ts";
-import { lookUpTaxpayer } from "../dgii/directory.ts";
-import { dgiiClientFor, signerFor } from "../dgii/for-company.ts";
 import { readReport } from "../reports/reports.ts";
+import { listedInDirectory } from "./receivers.ts";
 import { type CustomerRow, customers } from "./table.ts";
 
 /** How far back the receipts are read for buyers not yet listed. */
@@ -81,16 +80,4 @@ export async function saveCustomer(
     .onConflictDoUpdate({ target: [customers.companyId, customers.rnc], set })
     .returning();
   return row!;
-}
-
-/** Whether DGII's directory lists `rnc` as an electronic receiver; null when DGII could not say. */
-async function listedInDirectory(env: Env, companyId: string, rnc: string): Promise<boolean | null> {
-  try {
-    const company = await companyById(env, companyId);
-    if (!company) return null;
-    const entry = await lookUpTaxpayer(dgiiClientFor(env, company, await signerFor(env, company)), rnc);
-    return entry !== undefined;
-  } catch {
-    return null;
-  }
 }

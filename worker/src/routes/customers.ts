@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../auth/middleware.ts";
 import { customerView, listCustomers, saveCustomer } from "../customers/customers.ts";
+import { askUnaskedReceivers } from "../customers/receivers.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { resolveTenant } from "../tenant/resolve.ts";
@@ -55,7 +56,10 @@ customerRoutes.openapi(
     responses: { 200: { description: "The customers", ...json(CustomerList) } },
   }),
   async (c) => {
-    const rows = await listCustomers(c.env, c.get("tenant").id, c.req.valid("query").q?.trim() || undefined);
+    const companyId = c.get("tenant").id;
+    const rows = await listCustomers(c.env, companyId, c.req.valid("query").q?.trim() || undefined);
+    // Those never asked (the buyers taken in from receipts) are asked about after the answer.
+    c.executionCtx.waitUntil(askUnaskedReceivers(c.env, companyId, rows));
     return c.json({ items: rows.map(customerView) }, 200);
   },
 );
