@@ -63,7 +63,9 @@ describe("crédito fiscal requests approved in the console", () => {
   it("the owner chooses that requests wait for approval", async () => {
     ({ page: owner } = await accept(world, cliInvitation(world, A.rnc, "duena-cf@super.do"), A.name, "Dueño"));
     await go(world, owner, "#/credito-fiscal", "Crédito fiscal");
-    await owner.getByLabel("Las solicitudes").selectOption({ label: "Esperan la aprobación del dueño o del contador" });
+    await owner
+      .getByLabel("Las solicitudes", { exact: true })
+      .selectOption({ label: "Esperan la aprobación del dueño o del contador" });
     await owner.getByRole("button", { name: "Guardar" }).click();
     await expect
       .poll(async () => ((await reportOf(world, world.tokenA, "/company/me")) as Json).creditoFiscalApproval)
