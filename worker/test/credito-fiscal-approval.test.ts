@@ -131,6 +131,8 @@ describe("crédito fiscal requests waiting for the issuer", () => {
     // The issuer's first E34 (its range starts at 1; this file issues no other).
     const note = xmlToEcf(await xmlOf("E340000000001")) as Json;
     expect(note.InformacionReferencia).toMatchObject({ NCFModificado: e32.encf, CodigoModificacion: "1" });
+    const noted = (await (await call("/fe/recepcion/ecf/E340000000001", { headers: authed(token) })).json()) as Json;
+    expect(noted.estado).toBe("Aceptado");
     expect(note.DetallesItems).toEqual((xmlToEcf(await xmlOf(e32.encf)) as Json).DetallesItems);
   });
 });
