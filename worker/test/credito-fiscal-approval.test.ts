@@ -7,8 +7,9 @@ import { xmlToEcf } from "@ecf/shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, authed } from "./support/accounts.ts";
 import { call } from "./support/http.ts";
-import { issue, issueRequest, issuer } from "./support/issuing.ts";
-import { auditRows } from "./support/ledger.ts";
+import { issue, issueRequest, issuer, sandboxUrl } from "./support/issuing.ts";
+import { auditRows, runTaskAlarms } from "./support/ledger.ts";
+import { until } from "./support/until.ts";
 
 type Json = Record<string, any>;
 const BUYER = { rnc: "131880738", name: "DIRECCION GENERAL DE IMPUESTOS INTERNOS" };
@@ -113,7 +114,8 @@ describe("crédito fiscal requests waiting for the issuer", () => {
   it("two approvals at once issue one E31 (CodigoModificacion 5) and, as chosen, an E34 voiding the E32", async () => {
     await settings({ creditoFiscalApproval: "approval", creditoFiscalE32: "credit_note" });
     const e32 = await consumerReceipt();
-    const asked = await ask(e32, { rncComprador: BUYER.rnc, email: "compras@dgii.gov.do" });
+    const address = `compras-${rnc}@cliente.com.do`;
+    const asked = await ask(e32, { rncComprador: BUYER.rnc, email: address });
     const { id } = (await asked.json()) as Json;
     const answers = await Promise.all([decide(id, "approve"), decide(id, "approve")]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
@@ -123,7 +125,17 @@ describe("crédito fiscal requests waiting for the issuer", () => {
 
     const e31 = xmlToEcf(await xmlOf(approved.e31.encf)) as Json;
     expect(e31.InformacionReferencia).toMatchObject({ NCFModificado: e32.encf, CodigoModificacion: "5" });
-    expect(e31.Encabezado.Comprador).toMatchObject({ RNCComprador: BUYER.rnc, CorreoComprador: "compras@dgii.gov.do" });
+    expect(e31.Encabezado.Comprador).toMatchObject({ RNCComprador: BUYER.rnc, CorreoComprador: address });
+    // Not an electronic receiver: the printed copy goes to the address the buyer left.
+    const mailTo = async () =>
+      ((await (await fetch(`${sandboxUrl()}/__mail`)).json()) as { to: string[]; subject: string }[]).filter((m) =>
+        m.to.includes(address),
+      );
+    await until(
+      async () => (await mailTo()).length > 0,
+      () => runTaskAlarms(companyId),
+    );
+    expect((await mailTo())[0]!.subject).toContain(approved.e31.encf);
     const audited = await auditRows(companyId, "code = ?", "credito_fiscal_approved");
     expect(audited.map((row) => row.detail)).toContain(`${e32.encf} → ${approved.e31.encf} (RNC ${BUYER.rnc})`);
     expect(await pageOf(e32)).toContain('data-solicitud="aprobada"');
