@@ -12,10 +12,11 @@
 // concurrent requests one numbers and the other is refused; once that key has expired, the E31
 // itself (a receipt whose NCFModificado is the E32) refuses any later request.
 import { dgiiDateOf, isValidCedula, isValidRnc, objAt, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import type { Company } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { archivedXml } from "../issuing/transmit.ts";
-import { acceptedNotesOf } from "../ledger/client.ts";
+import { acceptedNotesOf, writeAudit } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import { lookupTaxpayer } from "../taxpayers/registry.ts";
 import { issueE32CreditNote } from "./e32-credit-note.ts";
@@ -129,7 +130,27 @@ export async function issueCreditoFiscal(env: Env, found: PublicReceipt, ask: Cr
   const body = creditoFiscalRequest(e32, receipt, buyer);
   const outcome = await issueReceipt(env, company, body, now, { idempotencyKey: creditoFiscalKey(receipt.encf) });
   if ("stored" in outcome || outcome.replayed) throw alreadyIssued(receipt.encf);
-  if (company.creditoFiscalE32 === "credit_note")
-    await issueE32CreditNote(env, company, e32, receipt, outcome.receipt.encf, now);
+  if (company.creditoFiscalE32 === "credit_note") await voidE32(env, company, e32, receipt, outcome.receipt.encf, now);
   return outcome.receipt;
+}
+
+/**
+ * The E34 voiding the exchanged E32. The E31 is already issued: a failed credit note neither undoes
+ * it nor fails the buyer's request; it is written in the issuer's audit log (/reports/errores), for
+ * the issuer to issue the note by hand.
+ */
+async function voidE32(env: Env, company: Company, e32: JsonDocument, receipt: Receipt, e31: string, now: Date) {
+  try {
+    await issueE32CreditNote(env, company, e32, receipt, e31, now);
+  } catch (error) {
+    const detail = `${receipt.encf} (replaced by ${e31}): ${error instanceof Error ? error.message : String(error)}`;
+    await writeAudit(env, company.id, {
+      actor: null,
+      action: "E34 voiding an E32 exchanged for crédito fiscal",
+      code: "credit_note_failed",
+      status: error instanceof ApiProblem ? error.status : 500,
+      detail: detail.slice(0, 1000),
+      requestId: "credito-fiscal",
+    });
+  }
 }
