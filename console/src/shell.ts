@@ -4,6 +4,7 @@ import { problemText } from "@ecf/ui-kit";
 import { h } from "./dom.ts";
 import type { Page } from "./page.ts";
 import { certificationPage } from "./pages/certification.ts";
+import { creditRequestsPage } from "./pages/credit-requests.ts";
 import { customersPage } from "./pages/customers.ts";
 import { invitationPage } from "./pages/invitation.ts";
 import { loginPage } from "./pages/login.ts";
@@ -26,6 +27,7 @@ const NAV: { page: string; label: string; books?: true; owner?: true }[] = [
   { page: "compras", label: "Compras", books: true },
   { page: "mensual", label: "Mensual", books: true },
   { page: "tienda", label: "Tienda" },
+  { page: "credito-fiscal", label: "Crédito fiscal", books: true },
   { page: "configuracion", label: "Configuración", books: true },
   { page: "certificacion", label: "Certificación", owner: true },
 ];
@@ -38,6 +40,7 @@ const PAGES: Record<string, Page> = {
   compras: purchasesPage,
   mensual: monthlyPage,
   tienda: storePage,
+  "credito-fiscal": creditRequestsPage,
   configuracion: settingsPage,
   certificacion: certificationPage,
 };

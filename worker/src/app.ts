@@ -94,6 +94,12 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   // /r/{rnc}/{encf}[/pdf|/xml], /r/{link}: a receipt's public page, for its buyer (no account)
   { mount: "/", serves: ["r"], load: async () => (await import("./routes/public-receipt.ts")).publicReceiptRoutes },
+  // /credito-fiscal/requests: buyers' crédito fiscal requests waiting for the issuer's decision
+  {
+    mount: "/",
+    serves: ["credito-fiscal"],
+    load: async () => (await import("./routes/credito-fiscal-requests.ts")).creditoFiscalRequestRoutes,
+  },
   // /validate: the public validator (no account, nothing stored)
   { mount: "/", serves: ["validate"], load: async () => (await import("./routes/validator.ts")).validatorRoutes },
 ];

@@ -46,6 +46,10 @@ const CASES: readonly Case[] = [
   { method: "GET", path: "/fe/recepcion/ecf/E310000000001/notes", allowed: ALL },
   { method: "POST", path: "/fe/recepcion/ecf/E310000000001/email", body: { to: "a@b.do" }, allowed: ["owner", "accountant"] },
   { method: "POST", path: "/fe/anulacion", body: {}, allowed: ["owner", "accountant"] },
+  // Buyers' crédito fiscal requests: the books' people decide them.
+  { method: "GET", path: "/credito-fiscal/requests", allowed: ["owner", "accountant"] },
+  { method: "POST", path: "/credito-fiscal/requests/none/approve", allowed: ["owner", "accountant"] },
+  { method: "POST", path: "/credito-fiscal/requests/none/reject", body: { reason: "no" }, allowed: ["owner", "accountant"] },
   // Purchases, the 607's sale data, the month's files and archive: the accountant's.
   { method: "PATCH", path: "/compras/2026-01.none", body: {}, allowed: ["owner", "accountant"] },
   { method: "POST", path: "/compras/2026-01.none/aprobacion", body: {}, allowed: ["owner", "accountant"] },

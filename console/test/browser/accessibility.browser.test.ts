@@ -36,6 +36,7 @@ const ownerPages = () => [
   { hash: "#/compras", heading: "Compras" },
   { hash: "#/mensual", heading: "Mensual" },
   { hash: "#/tienda", heading: "Tienda" },
+  { hash: "#/credito-fiscal", heading: "Crédito fiscal" },
   { hash: "#/configuracion", heading: "Configuración" },
 ];
 

@@ -80,8 +80,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the issuer's own settings (its totals policy)
-         * @description What the issuer decides for itself: `totalsPolicy`, what a total beyond DGII's tolerance is (strict: refused; dgii: issued with a warning). Applies to the next receipt; answers the profile as GET /company/me. In the console, owners only. The legal data, environment and limit are the administrator's.
+         * Change the issuer's own settings (totals policy, crédito fiscal requests)
+         * @description What the issuer decides for itself: `totalsPolicy`, what a total beyond DGII's tolerance is (strict: refused; dgii: issued with a warning); `creditoFiscalApproval`, whether a buyer's crédito fiscal request is issued at once or waits for an owner's or accountant's approval; `creditoFiscalE32`, whether the E32 it replaces is left or voided by a credit note. Only the fields sent change; each change is written in the audit log. Applies to the next request; answers the profile as GET /company/me. In the console, owners only. The legal data, environment and limit are the administrator's.
          */
         patch: operations["patchCompanyMe"];
         trace?: never;
@@ -2389,9 +2389,69 @@ export interface paths {
         put?: never;
         /**
          * Ask for a crédito fiscal invoice (E31) for a consumer receipt (E32)
-         * @description The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page.
+         * @description The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31 (with `email`, its printed copy is e-mailed there when the buyer is not an electronic receiver). When the issuer approves requests first (`creditoFiscalApproval`: `approval`) the request is stored instead (202) and the E32's page says it is waiting. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page (or, waiting, the E32's).
          */
         post: operations["postRByRncByEncfCreditoFiscal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credito-fiscal/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buyers' crédito fiscal requests (the waiting ones first)
+         * @description Every request a buyer made on an E32's public page while the issuer's `creditoFiscalApproval` is `approval`: waiting ones first, then the decided ones, newest first. Owners and accountants.
+         */
+        get: operations["getCreditoFiscalRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credito-fiscal/requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a crédito fiscal request: its E31 is issued
+         * @description Issues the E31 exactly as the at-once path does (CodigoModificacion 5 referencing the E32; one per E32, ever) and, when `creditoFiscalE32` is `credit_note`, the E34 voiding the E32. Of two approvals at once one issues, the other is refused (409). Written in the audit log.
+         */
+        post: operations["postCreditoFiscalRequestsByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credito-fiscal/requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a crédito fiscal request, saying why
+         * @description The request is kept with the reason and who decided; the buyer may ask again. Written in the audit log.
+         */
+        post: operations["postCreditoFiscalRequestsByIdReject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2852,6 +2912,16 @@ export interface components {
              * @enum {string}
              */
             totalsPolicy: "strict" | "dgii";
+            /**
+             * @description A buyer's crédito fiscal request: `at_once` issues the E31 when asked, `approval` keeps it until an owner or accountant approves it (GET /credito-fiscal/requests)
+             * @enum {string}
+             */
+            creditoFiscalApproval: "at_once" | "approval";
+            /**
+             * @description The E32 a crédito fiscal E31 replaces: `none` leaves it (the E31's CodigoModificacion 5 references it), `credit_note` voids it with an E34 (CodigoModificacion 1) issued with the E31
+             * @enum {string}
+             */
+            creditoFiscalE32: "none" | "credit_note";
             invoicesCountCurrentMonth: number;
             invoiceLimitPerMonth: number;
             /** @description File name of the registered digital certificate */
@@ -2869,7 +2939,17 @@ export interface components {
              * @description A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may make it stricter with the Totals-Policy header, never relax it)
              * @enum {string}
              */
-            totalsPolicy: "strict" | "dgii";
+            totalsPolicy?: "strict" | "dgii";
+            /**
+             * @description A buyer's crédito fiscal request: `at_once` issues the E31 when asked, `approval` keeps it until an owner or accountant approves it (GET /credito-fiscal/requests)
+             * @enum {string}
+             */
+            creditoFiscalApproval?: "at_once" | "approval";
+            /**
+             * @description The E32 a crédito fiscal E31 replaces: `none` leaves it (the E31's CodigoModificacion 5 references it), `credit_note` voids it with an E34 (CodigoModificacion 1) issued with the E31
+             * @enum {string}
+             */
+            creditoFiscalE32?: "none" | "credit_note";
         };
         Sequence: {
             /** @enum {string} */
@@ -4554,12 +4634,55 @@ export interface components {
             /** @description The E31's public page (its security code included) */
             pagina: string;
         };
+        CreditoFiscalPending: {
+            /** @description The request, as GET /credito-fiscal/requests lists it */
+            id: string;
+            /**
+             * @description Waiting for the issuer's approval
+             * @enum {string}
+             */
+            estado: "Pendiente";
+            /** @description The E32's public page, which says the request is waiting */
+            pagina: string;
+        };
         CreditoFiscalRequest: {
             /**
              * @description The buyer's RNC (9 digits) or cédula (11), active in DGII's registry
              * @example 131880738
              */
             rncComprador: string;
+            /**
+             * @description Where the E31's printed copy is e-mailed (its CorreoComprador) when the buyer is not an electronic receiver; empty: none
+             * @example compras@empresa.com.do
+             */
+            email?: string | "";
+        };
+        CreditoFiscalRequestView: {
+            id: string;
+            /**
+             * @description The consumer receipt's e-NCF
+             * @example E320000000001
+             */
+            e32: string;
+            /** @example 131880738 */
+            rncComprador: string;
+            email: string | null;
+            /** @enum {string} */
+            status: "pending" | "approving" | "approved" | "rejected";
+            /** @description Why it was rejected */
+            reason: string | null;
+            /** @description The E31 issued on approval */
+            e31: string | null;
+            decidedBy: string | null;
+            decidedAt: string | null;
+            createdAt: string;
+        };
+        CreditoFiscalReject: {
+            /**
+             * @description Why the issuer refuses (kept with the request and in the audit log)
+             * @example El cliente pagó con otra factura.
+             */
+            reason: string;
         };
         ValidationVerdict: {
             /** @description No problem of severity error */
@@ -14985,6 +15108,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreditoFiscalAnswer"];
                 };
             };
+            /** @description Stored, waiting for the issuer's approval (its setting `creditoFiscalApproval`) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditoFiscalPending"];
+                };
+            };
             /** @description (a form post) To the E31's page */
             303: {
                 headers: {
@@ -15034,6 +15166,216 @@ export interface operations {
                 headers: {
                     /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCreditoFiscalRequests: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approving" | "approved" | "rejected";
+            };
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["CreditoFiscalRequestView"][];
+                    };
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCreditoFiscalRequestsByIdApprove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved, the E31 issued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        request: components["schemas"]["CreditoFiscalRequestView"];
+                        e31: components["schemas"]["CreditoFiscalAnswer"];
+                    };
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such request for this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already decided, being approved, or an E31 already exists for the E32 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The buyer is no longer an active taxpayer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCreditoFiscalRequestsByIdReject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditoFiscalReject"];
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditoFiscalRequestView"];
+                };
+            };
+            /** @description No reason given; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such request for this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already decided or being approved */
+            409: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

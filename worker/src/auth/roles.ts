@@ -28,6 +28,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { pattern: /^\/fe\/anulacion$/, read: BOOKS, write: BOOKS },
   // Purchases (approve, classify, override), a sale's 607 data, the month's files and archive.
   { pattern: /^\/(compras|proveedores|ventas|archive)(\/|$)/, read: BOOKS, write: BOOKS },
+  // Buyers' crédito fiscal requests: the books' people decide them.
+  { pattern: /^\/credito-fiscal(\/|$)/, read: BOOKS, write: BOOKS },
   // Reports, shifts' Z reports among them.
   { pattern: /^\/reports\//, read: ALL, write: BOOKS },
   // Voiding numbers a till gave up is the books' act, as /fe/anulacion is.

@@ -34,6 +34,14 @@ export const companies = sqliteTable(
     deviceLeaseSharePercent: integer("device_lease_share_percent").notNull().default(25),
     /** A till takes at most this many leases of one type a day (migration 0015). */
     deviceLeasesPerDay: integer("device_leases_per_day").notNull().default(20),
+    /** A buyer's crédito fiscal request (public-receipt/): issued at once, or waiting for an owner's or accountant's approval. */
+    creditoFiscalApproval: text("credito_fiscal_approval", { enum: ["at_once", "approval"] })
+      .notNull()
+      .default("at_once"),
+    /** What the E31 does with the E32 it replaces: nothing, or a credit note (E34) voiding it. */
+    creditoFiscalE32: text("credito_fiscal_e32", { enum: ["none", "credit_note"] })
+      .notNull()
+      .default("none"),
     certificateFileName: text("certificate_file_name"),
     /** PKCS#8 private key, AES-GCM encrypted under MASTER_KEY (base64). */
     certificateKeyEncrypted: text("certificate_key_encrypted"),

@@ -12,12 +12,14 @@
 // concurrent requests one numbers and the other is refused; once that key has expired, the E31
 // itself (a receipt whose NCFModificado is the E32) refuses any later request.
 import { dgiiDateOf, isValidCedula, isValidRnc, objAt, xmlToEcf, type JsonDocument } from "@ecf/shared";
+import type { Company } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { issueReceipt } from "../issuing/issue.ts";
 import { archivedXml } from "../issuing/transmit.ts";
-import { acceptedNotesOf } from "../ledger/client.ts";
+import { acceptedNotesOf, writeAudit } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
 import { lookupTaxpayer } from "../taxpayers/registry.ts";
+import { issueE32CreditNote } from "./e32-credit-note.ts";
 import type { PublicReceipt } from "./lookup.ts";
 
 /** The Idempotency-Key an E32's crédito fiscal request claims. */
@@ -55,8 +57,22 @@ async function buyerOf(env: Env, rnc: string): Promise<{ rnc: string; name: stri
   return { rnc, name: taxpayer.legalName };
 }
 
-/** An E31 of the E32's lines and totals, to `buyer`, referencing it with CodigoModificacion 5. */
-export function creditoFiscalRequest(e32: JsonDocument, receipt: Receipt, buyer: { rnc: string; name: string }) {
+/** What the buyer gives: its RNC or cédula, and where the E31's printed copy goes. */
+export interface CreditoFiscalAsk {
+  rncComprador: string;
+  email?: string | undefined;
+}
+
+/**
+ * An E31 of the E32's lines and totals, to `buyer`, referencing it with CodigoModificacion 5. With
+ * the buyer's e-mail as CorreoComprador, the existing mail path (after-dgii/email.ts) sends it the
+ * printed copy when it is not an electronic receiver.
+ */
+export function creditoFiscalRequest(
+  e32: JsonDocument,
+  receipt: Receipt,
+  buyer: { rnc: string; name: string; email?: string | undefined },
+) {
   const idDoc = (objAt(e32, "Encabezado", "IdDoc") ?? {}) as Record<string, unknown>;
   const encabezado = (objAt(e32, "Encabezado") ?? {}) as Record<string, unknown>;
   const keep = (names: string[]) =>
@@ -64,7 +80,11 @@ export function creditoFiscalRequest(e32: JsonDocument, receipt: Receipt, buyer:
   return {
     Encabezado: {
       IdDoc: { TipoeCF: "31", ...keep(["IndicadorMontoGravado", "TipoIngresos", "TipoPago", "TablaFormasPago"]) },
-      Comprador: { RNCComprador: buyer.rnc, RazonSocialComprador: buyer.name },
+      Comprador: {
+        RNCComprador: buyer.rnc,
+        RazonSocialComprador: buyer.name,
+        ...(buyer.email ? { CorreoComprador: buyer.email } : {}),
+      },
       Totales: encabezado.Totales,
     },
     DetallesItems: e32.DetallesItems,
@@ -76,9 +96,8 @@ export function creditoFiscalRequest(e32: JsonDocument, receipt: Receipt, buyer:
   };
 }
 
-/** Issues the E31 for `found`'s E32 (refused: not an E32, not accepted by DGII, or already done). */
-export async function issueCreditoFiscal(env: Env, found: PublicReceipt, rncComprador: string, now: Date) {
-  const { company, receipt } = found;
+/** The E32 may become an E31 (an accepted E32, none issued yet) and the buyer is an active taxpayer. */
+export async function checkCreditoFiscal(env: Env, receipt: Receipt, rncComprador: string) {
   if (receipt.tipoeCF !== "32")
     throw new ApiProblem("unprocessable", {
       detail: "Only a consumer receipt (E32) becomes a crédito fiscal invoice (CodigoModificacion 5).",
@@ -97,9 +116,41 @@ export async function issueCreditoFiscal(env: Env, found: PublicReceipt, rncComp
     });
   const earlier = (await acceptedNotesOf(env, receipt)).find((note) => note.tipoeCF === "31");
   if (earlier) throw alreadyIssued(receipt.encf, earlier.encf);
-  const buyer = await buyerOf(env, rncComprador);
-  const body = creditoFiscalRequest(xmlToEcf(await archivedXml(env, receipt)), receipt, buyer);
+  return buyerOf(env, rncComprador);
+}
+
+/**
+ * Issues the E31 for `found`'s E32 (refused: not an E32, not accepted by DGII, or already done),
+ * then, when the issuer chose so, the credit note voiding the E32 (e32-credit-note.ts).
+ */
+export async function issueCreditoFiscal(env: Env, found: PublicReceipt, ask: CreditoFiscalAsk, now: Date) {
+  const { company, receipt } = found;
+  const buyer = { ...(await checkCreditoFiscal(env, receipt, ask.rncComprador)), email: ask.email };
+  const e32 = xmlToEcf(await archivedXml(env, receipt));
+  const body = creditoFiscalRequest(e32, receipt, buyer);
   const outcome = await issueReceipt(env, company, body, now, { idempotencyKey: creditoFiscalKey(receipt.encf) });
   if ("stored" in outcome || outcome.replayed) throw alreadyIssued(receipt.encf);
+  if (company.creditoFiscalE32 === "credit_note") await voidE32(env, company, e32, receipt, outcome.receipt.encf, now);
   return outcome.receipt;
+}
+
+/**
+ * The E34 voiding the exchanged E32. The E31 is already issued: a failed credit note neither undoes
+ * it nor fails the buyer's request; it is written in the issuer's audit log (/reports/errores), for
+ * the issuer to issue the note by hand.
+ */
+async function voidE32(env: Env, company: Company, e32: JsonDocument, receipt: Receipt, e31: string, now: Date) {
+  try {
+    await issueE32CreditNote(env, company, e32, receipt, e31, now);
+  } catch (error) {
+    const detail = `${receipt.encf} (replaced by ${e31}): ${error instanceof Error ? error.message : String(error)}`;
+    await writeAudit(env, company.id, {
+      actor: null,
+      action: "E34 voiding an E32 exchanged for crédito fiscal",
+      code: "credit_note_failed",
+      status: error instanceof ApiProblem ? error.status : 500,
+      detail: detail.slice(0, 1000),
+      requestId: "credito-fiscal",
+    });
+  }
 }

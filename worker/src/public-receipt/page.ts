@@ -3,6 +3,7 @@
 // the downloads. Plain server-rendered HTML with no script: it opens on any telephone that
 // scanned the ticket, and its CSP allows nothing but its own inline style.
 import { receiptPartUrl } from "@ecf/shared/receipt-link";
+import type { CreditoFiscalRequestRow } from "../db/credito-fiscal-tables.ts";
 import type { Company } from "../db/tables.ts";
 import { estadoOf } from "../ledger/month/estado.ts";
 import type { Receipt } from "../ledger/rows.ts";
@@ -36,6 +37,8 @@ export interface PageInput {
   company: Company;
   receipt: Receipt;
   view: ReceiptView;
+  /** The E32's crédito fiscal request waiting for the issuer, or approved (requests.ts). */
+  request?: Pick<CreditoFiscalRequestRow, "status" | "e31"> | undefined;
 }
 
 function linesTable(view: ReceiptView): string {
@@ -58,17 +61,23 @@ function linesTable(view: ReceiptView): string {
  * On an E32 DGII accepted: the buyer's request for a crédito fiscal invoice (credito-fiscal.ts),
  * a plain form posting to this same address with its security code.
  */
-function creditoFiscalForm(company: Company, receipt: Receipt, origin: string): string {
+function creditoFiscalForm({ company, receipt, origin, request }: PageInput): string {
   if (receipt.tipoeCF !== "32" || (receipt.status !== "accepted" && receipt.status !== "conditional")) return "";
+  if (request?.status === "approved")
+    return `<p class="credito-fiscal" data-solicitud="aprobada">Su factura de crédito fiscal ${esc(request.e31 ?? "")} fue emitida.</p>`;
+  if (request)
+    return `<p class="credito-fiscal" data-solicitud="pendiente">Su solicitud de factura de crédito fiscal está esperando la aprobación de ${esc(company.tradeName ?? company.legalName)}. Vuelva a esta página más tarde.</p>`;
   const action = receiptPartUrl(origin, company.rnc, receipt.encf, receipt.securityCode, "credito-fiscal");
   return `<form method="post" action="${esc(action)}" class="credito-fiscal"><h2>¿Necesita factura con crédito fiscal?</h2>
 <p>Escriba el RNC o la cédula de su empresa y recibirá una factura de crédito fiscal con estos mismos productos y montos.</p>
 <label>RNC o cédula <input name="rncComprador" inputmode="numeric" pattern="[0-9]{9}|[0-9]{11}" required></label>
+<label>Correo electrónico (opcional) <input name="email" type="email" maxlength="80" autocomplete="email"></label>
 <button type="submit">Solicitar factura de crédito fiscal</button></form>`;
 }
 
 /** The whole page for one receipt. */
-export function receiptPage({ origin, company, receipt, view }: PageInput): string {
+export function receiptPage(input: PageInput): string {
+  const { origin, company, receipt, view } = input;
   const issuer = company.tradeName ?? company.legalName;
   const estado = estadoOf(receipt.status, receipt.trackId !== null).estado;
   const download = (file: "pdf" | "xml") =>
@@ -87,7 +96,7 @@ ${comprador}${modifica}<p class="estado" data-estado="${esc(estado)}">${esc(ESTA
 ${linesTable(view)}
 <p>Código de seguridad: <strong>${esc(receipt.securityCode)}</strong> · Fecha de firma digital: ${esc(receipt.fechaHoraFirma)}</p>
 <p><a href="${esc(receipt.timbreUrl)}" rel="noreferrer">Verificar este comprobante en la DGII</a></p>
-${creditoFiscalForm(company, receipt, origin)}
+${creditoFiscalForm(input)}
 <nav class="descargas"><a href="${esc(download("pdf"))}" download>Descargar el PDF</a><a href="${esc(download("xml"))}" download>Descargar el XML firmado</a></nav>
 </main></body></html>`;
 }

@@ -15,7 +15,8 @@ import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { unusedNumbers } from "../issuing/unused-numbers.ts";
 import { disabledEndpointsOf } from "../webhooks/endpoints.ts";
-import { issuerLedger } from "../ledger/client.ts";
+import { issuerLedger, writeAudit } from "../ledger/client.ts";
+import { requestAuditEntry } from "../audit/log.ts";
 import { encfOf } from "../ledger/issuer/encf-allocation.ts";
 import { unwrap } from "../ledger/refusal.ts";
 import type { Sequence } from "../ledger/rows.ts";
@@ -96,6 +97,8 @@ async function profileOf(env: Env, company: Company): Promise<z.infer<typeof Com
     isActive: company.isActive,
     dgiiServer: company.dgiiEnvironment,
     totalsPolicy: company.totalsPolicy,
+    creditoFiscalApproval: company.creditoFiscalApproval,
+    creditoFiscalE32: company.creditoFiscalE32,
     invoicesCountCurrentMonth: used,
     invoiceLimitPerMonth: company.invoiceLimitPerMonth,
     signatureName: company.certificateFileName ?? null,
@@ -142,28 +145,35 @@ companyRoutes.openapi(
     method: "patch",
     path: "/me",
     tags: ["Company"],
-    summary: "Change the issuer's own settings (its totals policy)",
+    summary: "Change the issuer's own settings (totals policy, crédito fiscal requests)",
     description:
-      "What the issuer decides for itself: `totalsPolicy`, what a total beyond DGII's tolerance is (strict: refused; dgii: issued with a warning). Applies to the next receipt; answers the profile as GET /company/me. In the console, owners only. The legal data, environment and limit are the administrator's.",
+      "What the issuer decides for itself: `totalsPolicy`, what a total beyond DGII's tolerance is (strict: refused; dgii: issued with a warning); `creditoFiscalApproval`, whether a buyer's crédito fiscal request is issued at once or waits for an owner's or accountant's approval; `creditoFiscalE32`, whether the E32 it replaces is left or voided by a credit note. Only the fields sent change; each change is written in the audit log. Applies to the next request; answers the profile as GET /company/me. In the console, owners only. The legal data, environment and limit are the administrator's.",
     request: { body: { required: true, content: { "application/json": { schema: CompanySettingsPatch } } } },
     responses: {
       200: { description: "Profile", content: { "application/json": { schema: CompanyProfile } } },
       400: problemSchema("An unknown policy or a field the issuer cannot change"),
     },
   }),
-  async (c) => c.json(await updateSettings(c.env, c.get("tenant").id, c.req.valid("json")), 200),
+  async (c) => {
+    const patch = c.req.valid("json");
+    const company = await updateSettings(c.env, c.get("tenant"), patch);
+    const changed = Object.entries(patch).filter(([, value]) => value !== undefined);
+    if (changed.length > 0) {
+      const detail = changed.map(([name, value]) => `${name}=${value}`).join(", ");
+      await writeAudit(c.env, company.id, requestAuditEntry(c, { code: "settings_changed", detail }, 200));
+    }
+    return c.json(await profileOf(c.env, company), 200);
+  },
 );
 
-/** The issuer's own settings changed; the profile as it is now. */
-async function updateSettings(env: Env, companyId: string, patch: z.infer<typeof CompanySettingsPatch>) {
-  const [row] = await database(env.DB)
-    .update(companies)
-    .set({ totalsPolicy: patch.totalsPolicy })
-    .where(eq(companies.id, companyId))
-    .returning();
-  // The company comes with its key's lookup: the next request must read the new policy.
+/** The issuer's own settings changed (only the fields sent); the company as it is now. */
+async function updateSettings(env: Env, company: Company, patch: z.infer<typeof CompanySettingsPatch>) {
+  const set = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  if (Object.keys(set).length === 0) return company;
+  const [row] = await database(env.DB).update(companies).set(set).where(eq(companies.id, company.id)).returning();
+  // The company comes with its key's lookup: the next request must read the new settings.
   forgetKeyLookups();
-  return profileOf(env, row!);
+  return row!;
 }
 
 companyRoutes.openapi(

@@ -12,6 +12,7 @@ import { newRouter } from "../http/router.ts";
 import {
   CreditoFiscalAnswer,
   CreditoFiscalForm,
+  CreditoFiscalPending,
   PublicReceiptParams,
   PublicReceiptQuery,
   ShortLinkParam,
@@ -22,6 +23,7 @@ import { archivedXml } from "../issuing/transmit.ts";
 import { receiptPdf } from "../print/receipt-pdf.ts";
 import { receiptView } from "../print/receipt-view.ts";
 import { findPublicReceipt, noSuchReceipt, type PublicReceipt } from "../public-receipt/lookup.ts";
+import { openRequestFor, storeRequest } from "../public-receipt/requests.ts";
 import { PAGE_CSP, receiptPage } from "../public-receipt/page.ts";
 import { countPublicRequest, refuseWrongCode } from "../public-receipt/throttle.ts";
 
@@ -68,7 +70,8 @@ publicReceiptRoutes.openapi(
     const { rnc, encf } = c.req.valid("param");
     const { company, receipt } = await requested(c, rnc, encf, c.req.valid("query").c);
     const view = receiptView(xmlToEcf(await archivedXml(c.env, receipt)));
-    const html = receiptPage({ origin: new URL(c.req.url).origin, company, receipt, view });
+    const waiting = receipt.tipoeCF === "32" ? await openRequestFor(c.env, company.id, receipt.encf) : undefined;
+    const html = receiptPage({ origin: new URL(c.req.url).origin, company, receipt, view, request: waiting });
     return c.body(html, 200, {
       "Content-Type": "text/html; charset=utf-8",
       "Content-Security-Policy": PAGE_CSP,
@@ -145,7 +148,7 @@ publicReceiptRoutes.openapi(
     tags: ["Buyers"],
     summary: "Ask for a crédito fiscal invoice (E31) for a consumer receipt (E32)",
     description:
-      "The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page.",
+      "The buyer of an E32 DGII accepted gives its RNC or cédula (active in DGII's registry) and gets an E31 with the E32's lines and totals, referencing it with CodigoModificacion 5 (formato-ecf note 81), issued and sent to DGII at once and delivered to the buyer like any E31 (with `email`, its printed copy is e-mailed there when the buyer is not an electronic receiver). When the issuer approves requests first (`creditoFiscalApproval`: `approval`) the request is stored instead (202) and the E32's page says it is waiting. One E31 per E32, ever: a second request is refused (409). A form post (the page's) is answered with 303 to the E31's page (or, waiting, the E32's).",
     security: [],
     request: {
       params: PublicReceiptParams,
@@ -159,6 +162,10 @@ publicReceiptRoutes.openapi(
     },
     responses: {
       201: { description: "The E31, issued", content: { "application/json": { schema: CreditoFiscalAnswer } } },
+      202: {
+        description: "Stored, waiting for the issuer's approval (its setting `creditoFiscalApproval`)",
+        content: { "application/json": { schema: CreditoFiscalPending } },
+      },
       303: { description: "(a form post) To the E31's page", headers: { Location: { schema: { type: "string" } } } },
       409: problemSchema("Already issued for this E32 (or being issued), or the E32 is not accepted by DGII yet"),
       422: problemSchema("Not a consumer receipt, or the buyer is not an active taxpayer"),
@@ -169,9 +176,17 @@ publicReceiptRoutes.openapi(
     const { rnc, encf } = c.req.valid("param");
     const found = await requested(c, rnc, encf, c.req.valid("query").c);
     const form = (c.req.header("Content-Type") ?? "").includes("application/x-www-form-urlencoded");
-    const { rncComprador } = form ? c.req.valid("form") : c.req.valid("json");
-    const e31 = await issueCreditoFiscal(c.env, found, rncComprador.trim(), new Date());
-    const pagina = receiptPageUrl(new URL(c.req.url).origin, rnc, e31.encf, e31.securityCode);
+    const { rncComprador, email } = form ? c.req.valid("form") : c.req.valid("json");
+    const ask = { rncComprador: rncComprador.trim(), email: email || undefined };
+    const origin = new URL(c.req.url).origin;
+    if (found.company.creditoFiscalApproval === "approval") {
+      const stored = await storeRequest(c.env, found, ask);
+      const pagina = receiptPageUrl(origin, rnc, encf, found.receipt.securityCode);
+      if (form) return c.redirect(pagina, 303);
+      return c.json({ id: stored.id, estado: "Pendiente" as const, pagina }, 202);
+    }
+    const e31 = await issueCreditoFiscal(c.env, found, ask, new Date());
+    const pagina = receiptPageUrl(origin, rnc, e31.encf, e31.securityCode);
     if (form) return c.redirect(pagina, 303);
     return c.json({ encf: e31.encf, estado: estadoOf(e31.status, e31.trackId !== null).estado, pagina }, 201);
   },

@@ -17,6 +17,18 @@ export const Warning = z.object({
   message: z.string(),
 });
 
+/** A buyer's crédito fiscal request (POST /r/{rnc}/{encf}/credito-fiscal): issued at once, or after approval. */
+export const CreditoFiscalApproval = z.enum(["at_once", "approval"]).openapi({
+  description:
+    "A buyer's crédito fiscal request: `at_once` issues the E31 when asked, `approval` keeps it until an owner or accountant approves it (GET /credito-fiscal/requests)",
+});
+
+/** What the E31 of a crédito fiscal request does with the E32 it replaces. */
+export const CreditoFiscalE32 = z.enum(["none", "credit_note"]).openapi({
+  description:
+    "The E32 a crédito fiscal E31 replaces: `none` leaves it (the E31's CodigoModificacion 5 references it), `credit_note` voids it with an E34 (CodigoModificacion 1) issued with the E31",
+});
+
 export const CompanyProfile = z
   .object({
     id: z.string(),
@@ -29,6 +41,8 @@ export const CompanyProfile = z
     totalsPolicy: z
       .enum(TOTALS_POLICIES)
       .openapi({ description: "What a total beyond DGII's tolerance is (see the Totals-Policy header)" }),
+    creditoFiscalApproval: CreditoFiscalApproval,
+    creditoFiscalE32: CreditoFiscalE32,
     invoicesCountCurrentMonth: z.number().int(),
     invoiceLimitPerMonth: z.number().int(),
     signatureName: z.string().nullable().openapi({ description: "File name of the registered digital certificate" }),
@@ -43,10 +57,15 @@ export const CompanyProfile = z
 /** What the issuer's owner changes of its own profile (the rest is the administrator's). */
 export const CompanySettingsPatch = z
   .object({
-    totalsPolicy: z.enum(TOTALS_POLICIES).openapi({
-      description:
-        "A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may make it stricter with the Totals-Policy header, never relax it)",
-    }),
+    totalsPolicy: z
+      .enum(TOTALS_POLICIES)
+      .openapi({
+        description:
+          "A total beyond DGII's tolerance: `strict` refuses the e-CF, `dgii` issues it with a warning (a request may make it stricter with the Totals-Policy header, never relax it)",
+      })
+      .optional(),
+    creditoFiscalApproval: CreditoFiscalApproval.optional(),
+    creditoFiscalE32: CreditoFiscalE32.optional(),
   })
   .strict()
   .openapi("CompanySettingsPatch");

@@ -41,8 +41,63 @@ export const CreditoFiscalForm = z
       description: "The buyer's RNC (9 digits) or cédula (11), active in DGII's registry",
       example: "131880738",
     }),
+    email: z
+      .union([z.email().max(80), z.literal("")])
+      .optional()
+      .openapi({
+        description:
+          "Where the E31's printed copy is e-mailed (its CorreoComprador) when the buyer is not an electronic receiver; empty: none",
+        example: "compras@empresa.com.do",
+      }),
   })
   .openapi("CreditoFiscalRequest");
+
+export const CreditoFiscalPending = z
+  .object({
+    id: z.string().openapi({ description: "The request, as GET /credito-fiscal/requests lists it" }),
+    estado: z.literal("Pendiente").openapi({ description: "Waiting for the issuer's approval" }),
+    pagina: z.string().openapi({ description: "The E32's public page, which says the request is waiting" }),
+  })
+  .openapi("CreditoFiscalPending");
+
+export const CreditoFiscalRequestView = z
+  .object({
+    id: z.string(),
+    e32: z.string().openapi({ description: "The consumer receipt's e-NCF", example: "E320000000001" }),
+    rncComprador: z.string().openapi({ example: "131880738" }),
+    email: z.string().nullable(),
+    status: z.enum(["pending", "approving", "approved", "rejected"]),
+    reason: z.string().nullable().openapi({ description: "Why it was rejected" }),
+    e31: z.string().nullable().openapi({ description: "The E31 issued on approval" }),
+    decidedBy: z.string().nullable(),
+    decidedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("CreditoFiscalRequestView");
+
+export const CreditoFiscalRequestId = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" }, example: "5b8f7c1e-2f0a-4e55-9a51-0c6f1d7e9a10" }),
+});
+
+export const CreditoFiscalRequestsQuery = z.object({
+  status: z
+    .enum(["pending", "approving", "approved", "rejected"])
+    .optional()
+    .openapi({ param: { name: "status", in: "query" }, example: "pending" }),
+});
+
+export const CreditoFiscalReject = z
+  .object({
+    reason: z.string().trim().min(1).max(500).openapi({
+      description: "Why the issuer refuses (kept with the request and in the audit log)",
+      example: "El cliente pagó con otra factura.",
+    }),
+  })
+  .strict()
+  .openapi("CreditoFiscalReject");
 
 export const CreditoFiscalAnswer = z
   .object({

@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { companies } from "./tables.ts";
+
+export const CREDITO_FISCAL_REQUEST_STATES = ["pending", "approving", "approved", "rejected"] as const;
+
+/**
+ * A buyer's request for a crédito fiscal invoice (E31) for one of the issuer's consumer receipts
+ * (E32), kept while it waits for an owner's or accountant's decision (the issuer's
+ * `creditoFiscalApproval` setting "approval"). At most one open or approved request per E32: a
+ * rejected one leaves room for the buyer to ask again. `approving` is the claim an approval takes
+ * before it issues, so two approvals at once issue once.
+ */
+export const creditoFiscalRequests = sqliteTable(
+  "credito_fiscal_requests",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    e32: text("e32").notNull(),
+    rncComprador: text("rnc_comprador").notNull(),
+    /** Where the E31's printed copy goes when the buyer is not an electronic receiver. */
+    email: text("email"),
+    status: text("status", { enum: CREDITO_FISCAL_REQUEST_STATES }).notNull().default("pending"),
+    /** Why it was rejected (the owner's or accountant's words). */
+    reason: text("reason"),
+    e31: text("e31"),
+    decidedBy: text("decided_by"),
+    decidedAt: text("decided_at"),
+    createdAt: text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  },
+  (t) => [
+    uniqueIndex("credito_fiscal_requests_open").on(t.companyId, t.e32).where(sql`status <> 'rejected'`),
+    index("credito_fiscal_requests_status").on(t.companyId, t.status, t.createdAt),
+  ],
+);
+
+export type CreditoFiscalRequestRow = typeof creditoFiscalRequests.$inferSelect;
