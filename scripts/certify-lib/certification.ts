@@ -48,10 +48,14 @@ function certificationApi(api: EcfClient) {
     sync: async () => (await api.POST("/company/certification/sync")).data as Run,
     signed: async (which: "postulacion" | "declaracion") =>
       (await api.GET(`/company/certification/${which}`, { parseAs: "text" })).data as string,
-    pdf: async (encf: string) =>
+    printedCopies: async (encfs: string[]) =>
       new Uint8Array(
-        (await api.GET("/fe/recepcion/ecf/{encf}/pdf", { params: { path: { encf } }, parseAs: "arrayBuffer" }))
-          .data as ArrayBuffer,
+        (
+          await api.GET("/company/certification/printed-copies", {
+            params: { query: { encf: encfs.join(",") } },
+            parseAs: "arrayBuffer",
+          })
+        ).data as ArrayBuffer,
       ),
   };
 }
@@ -133,7 +137,7 @@ export async function walkCertification(
     );
 
     const simulation = await simulate(target, setup.companyId, dataTests, ecfTypes, o.out, log);
-    const pdf = await run.pdf(simulation[0]!.encf);
+    const pdf = await run.printedCopies(simulation.map((s) => s.encf));
     writeFileSync(files.printedCopies, pdf);
     const synced = await run.sync();
     expectStep(

@@ -79,3 +79,14 @@ export const StepParam = z.object({ step: z.enum(STEP_IDS).openapi({ param: { na
 export const StepVerdict = z
   .object({ detail: z.string().max(500).optional().openapi({ description: "What DGII answered, in its words." }) })
   .openapi("CertificationStepVerdict");
+
+/** `?encf=E31…,E32…`: the simulation invoices whose printed copies go into the one PDF. */
+export const PrintedCopiesQuery = z.object({
+  encf: z
+    .string()
+    .regex(/^E\d{12}(,E\d{12}){0,49}$/, "expected up to 50 e-NCFs separated by commas")
+    .openapi({
+      description: "The simulation invoices' e-NCFs, separated by commas, in the order they print.",
+      example: "E310000000101,E320000000101",
+    }),
+});
