@@ -28,6 +28,8 @@ export interface WalkResult {
   dataTests: CertifyResult;
   approvals: { encf: string; status: number }[];
   simulation: { encf: string; estado: string }[];
+  /** The receiver self-test (POST /company/certification/receiver-check) once the test URLs are registered. */
+  receiverCheck: { ok: boolean; checks: { id: string; ok: boolean; url: string; detail: string }[] };
   /** The worker's view of the run after the last step. */
   run: Record<string, any>;
   files: { postulacion: string; declaracion: string; printedCopies: string };
@@ -46,6 +48,7 @@ function certificationApi(api: EcfClient) {
       (await api.PUT("/company/certification", { body: body as never })).data as Run,
     show: async () => (await api.GET("/company/certification")).data as Run,
     sync: async () => (await api.POST("/company/certification/sync")).data as Run,
+    receiverCheck: async () => (await api.POST("/company/certification/receiver-check")).data!,
     signed: async (which: "postulacion" | "declaracion") =>
       (await api.GET(`/company/certification/${which}`, { parseAs: "text" })).data as string,
     printedCopies: async (encfs: string[]) =>
@@ -145,6 +148,9 @@ export async function walkCertification(
       "5 printed copies",
     );
     expectStep(await portal.act(rnc, "url-prueba", { urls: synced.receiverUrls }), "6 test URLs");
+    // Before DGII calls the receiver (steps 7 to 10), the worker calls it as DGII will.
+    const receiverCheck = await run.receiverCheck();
+    log(`6 Receiver self-test: ${receiverCheck.checks.map((c) => `${c.id} ${c.ok ? "ok" : c.detail}`).join(", ")}`);
     const received = expectStep(await portal.act(rnc, "inicio-recepcion-ecf"), "7-8 reception of DGII's e-CF");
     log(`8 Recepción e-CF: ${received.pasos.find((p: any) => p.id === "recepcion-ecf").detalle}`);
     expectStep(await portal.act(rnc, "inicio-aprobacion-comercial"), "9 DGII's approval to the issuer");
@@ -174,7 +180,16 @@ export async function walkCertification(
     );
     const finished = await run.sync();
     log(`Certified: ${finished.certified}`);
-    return { rnc, dataTests, approvals, simulation, run: finished, files, representativePem: certificatePem };
+    return {
+      rnc,
+      dataTests,
+      approvals,
+      simulation,
+      receiverCheck,
+      run: finished,
+      files,
+      representativePem: certificatePem,
+    };
   } finally {
     await revokeKey(target.workerUrl, target.adminSecret, setup.keyId).catch(() => {});
   }

@@ -71,6 +71,19 @@ it("follows the simulation to DGII's verdict and its printed copy fits DGII's li
   rmSync(images, { recursive: true, force: true });
 });
 
+it("checks the worker's own receiver as DGII calls it: token, signed ARECF, approval, capitalised paths", () => {
+  expect(walk.receiverCheck.checks.filter((c) => !c.ok)).toEqual([]);
+  expect(walk.receiverCheck.checks.map((c) => c.id)).toEqual([
+    "semilla",
+    "validacion-certificado",
+    "recepcion",
+    "aprobacion-comercial",
+    "mayusculas",
+  ]);
+  expect(walk.receiverCheck.checks.find((c) => c.id === "mayusculas")!.url).toContain("/Autenticacion/api/Semilla");
+  expect(walk.receiverCheck.ok).toBe(true);
+});
+
 it("takes DGII's e-CF at the worker's receiver with a signed ARECF, and ends certified", () => {
   const step = (id: string) => walk.run.steps.find((s: { id: string }) => s.id === id);
   expect(step("recepcion-ecf").detail).toMatch(/acuse de recibo firmado/);

@@ -8,6 +8,7 @@ import { api, download, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { dayTime, TIPO_NOMBRE } from "../format.ts";
 import type { PageContext } from "../page.ts";
+import { receiverCheckCard } from "./receiver-check.ts";
 
 type Run = components["schemas"]["CertificationRun"];
 type Start = components["schemas"]["CertificationStart"];
@@ -173,6 +174,7 @@ function runView(run: Run, reload: () => void): HTMLElement {
         : "",
       status,
     ),
+    receiverCheckCard(),
     stepsTable(run),
   );
 }

@@ -5,6 +5,7 @@ import type { z } from "@hono/zod-openapi";
 import { declaracionXml, postulacionXml, receiverUrls, signAsRepresentative } from "../certification/documents.ts";
 import { syncWithPortal } from "../certification/portal.ts";
 import { printedCopiesPdf } from "../certification/printed-copies.ts";
+import { checkReceiver } from "../certification/receiver-check.ts";
 import { type CertificationRun, completeStep, currentStep, loadRun, newRun, saveRun } from "../certification/run.ts";
 import { STEPS, type StepId } from "../certification/steps.ts";
 import type { Company } from "../db/tables.ts";
@@ -15,6 +16,7 @@ import {
   CertificationRunOut,
   CertificationStart,
   PrintedCopiesQuery,
+  ReceiverCheckOut,
   StepParam,
   StepVerdict,
 } from "../http/schemas/certification.ts";
@@ -153,6 +155,27 @@ export const certificationRoutes = newRouter()
         "Content-Type": "application/pdf",
         "Content-Disposition": `attachment; filename="representaciones-impresas-${company.rnc}.pdf"`,
       });
+    },
+  )
+  .openapi(
+    tenantRoute({
+      method: "post",
+      path: "/company/certification/receiver-check",
+      tags: ["Company"],
+      summary: "Call the run's receiver URLs as DGII will, and report each check",
+      description:
+        "The seed and its signed exchange for a token (autenticación), an e-CF to recepción answered with a signed ARECF, an ACECF to aprobación comercial, and DGII's capitalised paths. The test documents are deliberately incomplete: the receiver answers them as not received and records nothing. Each check names what a public deployment must expose.",
+      responses: {
+        200: { description: "Each check", content: { "application/json": { schema: ReceiverCheckOut } } },
+        404: problemSchema("No certification run"),
+        422: problemSchema("No signing certificate"),
+      },
+    }),
+    async (c) => {
+      const company = c.get("tenant");
+      const run = await runOf(c.env.DB, company);
+      const checks = await checkReceiver(c.env, company, run.receiverUrls);
+      return c.json({ ok: checks.every((check) => check.ok), checks }, 200);
     },
   )
   .openapi(

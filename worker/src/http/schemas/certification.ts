@@ -90,3 +90,22 @@ export const PrintedCopiesQuery = z.object({
       example: "E310000000101,E320000000101",
     }),
 });
+
+const Bilingual = z.object({ es: z.string(), en: z.string() });
+
+/** The receiver self-test's answer: each call DGII will make, and whether the receiver answered it. */
+export const ReceiverCheckOut = z
+  .object({
+    ok: z.boolean().openapi({ description: "Every check passed." }),
+    checks: z.array(
+      z.object({
+        id: z.enum(["semilla", "validacion-certificado", "recepcion", "aprobacion-comercial", "mayusculas"]),
+        ok: z.boolean(),
+        url: z.string().openapi({ description: "The URL called, as DGII will call it." }),
+        status: z.number().int().openapi({ description: "The HTTP status answered (0: unreachable)." }),
+        detail: z.string(),
+        requirement: Bilingual.openapi({ description: "What a public deployment must expose for this check." }),
+      }),
+    ),
+  })
+  .openapi("ReceiverCheck");
