@@ -20,6 +20,8 @@ export interface WalkOptions {
   representative: { cedula: string; name: string };
   /** The origin DGII calls for production (https); the test URLs are the worker's own. */
   productionOrigin: string;
+  /** How the issuer applies: alone (default), or as a software house certifying itself as provider. */
+  applicant?: "taxpayer" | "provider";
   log?: (line: string) => void;
 }
 
@@ -42,7 +44,7 @@ const PASSWORD = "certify1234";
 type Run = Record<string, any>;
 
 /** The worker's certification run, through the SDK (a problem is thrown as ProblemError). */
-function certificationApi(api: EcfClient) {
+export function certificationApi(api: EcfClient) {
   return {
     start: async (body: Record<string, unknown>) =>
       (await api.PUT("/company/certification", { body: body as never })).data as Run,
@@ -63,7 +65,7 @@ function certificationApi(api: EcfClient) {
   };
 }
 
-function expectStep(answer: { status: number; body: Record<string, any> }, what: string) {
+export function expectStep(answer: { status: number; body: Record<string, any> }, what: string) {
   if (answer.status >= 300)
     throw new Error(`${what}: DGII answered HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
@@ -104,7 +106,7 @@ export async function walkCertification(
     await run.start({
       representative: o.representative,
       ecfTypes,
-      applicant: "taxpayer",
+      applicant: o.applicant ?? "taxpayer",
       publicOrigin: target.workerUrl,
     });
     const files = {
@@ -199,7 +201,7 @@ export async function walkCertification(
  * The simulation: one invoice of each type the issuer declared, taken from its data set with a
  * number the worker assigns (the ranges grown past the data set's), followed to DGII's verdict.
  */
-async function simulate(
+export async function simulate(
   target: { workerUrl: string; adminSecret: string; sandboxUrl: string },
   companyId: string,
   dataTests: CertifyResult,

@@ -43,7 +43,7 @@ describe("Certificación", () => {
     expect(await rows.count()).toBe(5);
     expect(await rows.nth(2).textContent()).toContain("acuse de recibo firmado");
     expect(await page.textContent("main")).toContain("Su receptor responde todo lo que la DGII le pedirá.");
-    expect(await page.textContent("main")).not.toMatch(/\/company\/|semilla\.xml|ARECF|recepcion\/api/);
+    expect(await page.textContent("main")).not.toMatch(/\/company\/|semilla\.xml|ARECF|validacioncertificado/);
   });
 
   it("is not offered to an accountant", async () => {
