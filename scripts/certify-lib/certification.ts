@@ -20,6 +20,8 @@ export interface WalkOptions {
   representative: { cedula: string; name: string };
   /** The origin DGII calls for production (https); the test URLs are the worker's own. */
   productionOrigin: string;
+  /** How the issuer applies: alone (default), or as a software house certifying itself as provider. */
+  applicant?: "taxpayer" | "provider";
   log?: (line: string) => void;
 }
 
@@ -28,6 +30,8 @@ export interface WalkResult {
   dataTests: CertifyResult;
   approvals: { encf: string; status: number }[];
   simulation: { encf: string; estado: string }[];
+  /** The receiver self-test (POST /company/certification/receiver-check) once the test URLs are registered. */
+  receiverCheck: { ok: boolean; checks: { id: string; ok: boolean; url: string; detail: string }[] };
   /** The worker's view of the run after the last step. */
   run: Record<string, any>;
   files: { postulacion: string; declaracion: string; printedCopies: string };
@@ -40,23 +44,28 @@ const PASSWORD = "certify1234";
 type Run = Record<string, any>;
 
 /** The worker's certification run, through the SDK (a problem is thrown as ProblemError). */
-function certificationApi(api: EcfClient) {
+export function certificationApi(api: EcfClient) {
   return {
     start: async (body: Record<string, unknown>) =>
       (await api.PUT("/company/certification", { body: body as never })).data as Run,
     show: async () => (await api.GET("/company/certification")).data as Run,
     sync: async () => (await api.POST("/company/certification/sync")).data as Run,
+    receiverCheck: async () => (await api.POST("/company/certification/receiver-check")).data!,
     signed: async (which: "postulacion" | "declaracion") =>
       (await api.GET(`/company/certification/${which}`, { parseAs: "text" })).data as string,
-    pdf: async (encf: string) =>
+    printedCopies: async (encfs: string[]) =>
       new Uint8Array(
-        (await api.GET("/fe/recepcion/ecf/{encf}/pdf", { params: { path: { encf } }, parseAs: "arrayBuffer" }))
-          .data as ArrayBuffer,
+        (
+          await api.GET("/company/certification/printed-copies", {
+            params: { query: { encf: encfs.join(",") } },
+            parseAs: "arrayBuffer",
+          })
+        ).data as ArrayBuffer,
       ),
   };
 }
 
-function expectStep(answer: { status: number; body: Record<string, any> }, what: string) {
+export function expectStep(answer: { status: number; body: Record<string, any> }, what: string) {
   if (answer.status >= 300)
     throw new Error(`${what}: DGII answered HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
@@ -97,7 +106,7 @@ export async function walkCertification(
     await run.start({
       representative: o.representative,
       ecfTypes,
-      applicant: "taxpayer",
+      applicant: o.applicant ?? "taxpayer",
       publicOrigin: target.workerUrl,
     });
     const files = {
@@ -133,7 +142,7 @@ export async function walkCertification(
     );
 
     const simulation = await simulate(target, setup.companyId, dataTests, ecfTypes, o.out, log);
-    const pdf = await run.pdf(simulation[0]!.encf);
+    const pdf = await run.printedCopies(simulation.map((s) => s.encf));
     writeFileSync(files.printedCopies, pdf);
     const synced = await run.sync();
     expectStep(
@@ -141,6 +150,9 @@ export async function walkCertification(
       "5 printed copies",
     );
     expectStep(await portal.act(rnc, "url-prueba", { urls: synced.receiverUrls }), "6 test URLs");
+    // Before DGII calls the receiver (steps 7 to 10), the worker calls it as DGII will.
+    const receiverCheck = await run.receiverCheck();
+    log(`6 Receiver self-test: ${receiverCheck.checks.map((c) => `${c.id} ${c.ok ? "ok" : c.detail}`).join(", ")}`);
     const received = expectStep(await portal.act(rnc, "inicio-recepcion-ecf"), "7-8 reception of DGII's e-CF");
     log(`8 Recepción e-CF: ${received.pasos.find((p: any) => p.id === "recepcion-ecf").detalle}`);
     expectStep(await portal.act(rnc, "inicio-aprobacion-comercial"), "9 DGII's approval to the issuer");
@@ -170,7 +182,16 @@ export async function walkCertification(
     );
     const finished = await run.sync();
     log(`Certified: ${finished.certified}`);
-    return { rnc, dataTests, approvals, simulation, run: finished, files, representativePem: certificatePem };
+    return {
+      rnc,
+      dataTests,
+      approvals,
+      simulation,
+      receiverCheck,
+      run: finished,
+      files,
+      representativePem: certificatePem,
+    };
   } finally {
     await revokeKey(target.workerUrl, target.adminSecret, setup.keyId).catch(() => {});
   }
@@ -180,7 +201,7 @@ export async function walkCertification(
  * The simulation: one invoice of each type the issuer declared, taken from its data set with a
  * number the worker assigns (the ranges grown past the data set's), followed to DGII's verdict.
  */
-async function simulate(
+export async function simulate(
   target: { workerUrl: string; adminSecret: string; sandboxUrl: string },
   companyId: string,
   dataTests: CertifyResult,

@@ -2,9 +2,10 @@
 // against one local stack (wrangler dev + the DGII sandbox playing certecf and its portal): a new
 // issuer's signed postulación and declaración (xmlsec1 judges them, and they name the
 // representative), the ECF/RFCE sheet and the approvals sheet, the simulation and its printed
-// copy, DGII's e-CF delivered to the worker's receiver with a signed ARECF back, approvals both
+// copies in one PDF, DGII's e-CF delivered to the worker's receiver with a signed ARECF back, approvals both
 // ways, the production URLs; the worker's run ends certified and survives a restart of the worker.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { xmlsecVerify } from "@ecf/shared/test-support/certs";
@@ -60,7 +61,27 @@ it("follows the simulation to DGII's verdict and its printed copy fits DGII's li
   const size = statSync(walk.files.printedCopies).size;
   expect(size).toBeGreaterThan(0);
   expect(size).toBeLessThan(10 * 1024 * 1024);
-  expect(readFileSync(walk.files.printedCopies).subarray(0, 5).toString()).toBe("%PDF-");
+  // One valid PDF holding every simulation invoice (each prints on one A4 page): poppler reads it whole.
+  const info = execFileSync("pdfinfo", [walk.files.printedCopies], { encoding: "utf8" });
+  expect(Number(/^Pages:\s+(\d+)/m.exec(info)?.[1])).toBe(walk.simulation.length);
+  expect(walk.simulation.length).toBeGreaterThan(1);
+  const images = mkdtempSync(join(tmpdir(), "ecf-printed-copies-"));
+  execFileSync("pdftoppm", ["-r", "20", "-png", walk.files.printedCopies, join(images, "page")]);
+  expect(readdirSync(images).filter((f) => f.endsWith(".png"))).toHaveLength(walk.simulation.length);
+  rmSync(images, { recursive: true, force: true });
+});
+
+it("checks the worker's own receiver as DGII calls it: token, signed ARECF, approval, capitalised paths", () => {
+  expect(walk.receiverCheck.checks.filter((c) => !c.ok)).toEqual([]);
+  expect(walk.receiverCheck.checks.map((c) => c.id)).toEqual([
+    "semilla",
+    "validacion-certificado",
+    "recepcion",
+    "aprobacion-comercial",
+    "mayusculas",
+  ]);
+  expect(walk.receiverCheck.checks.find((c) => c.id === "mayusculas")!.url).toContain("/Autenticacion/api/Semilla");
+  expect(walk.receiverCheck.ok).toBe(true);
 });
 
 it("takes DGII's e-CF at the worker's receiver with a signed ARECF, and ends certified", () => {

@@ -8,6 +8,7 @@ import { api, download, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { dayTime, TIPO_NOMBRE } from "../format.ts";
 import type { PageContext } from "../page.ts";
+import { receiverCheckCard } from "./receiver-check.ts";
 
 type Run = components["schemas"]["CertificationRun"];
 type Start = components["schemas"]["CertificationStart"];
@@ -106,6 +107,31 @@ function stepsTable(run: Run): HTMLElement {
   );
 }
 
+/** Step 5's file: the simulation invoices' printed copies, named by their e-NCF, in one PDF. */
+function printedCopiesForm(): HTMLElement {
+  const status = statusLine();
+  const encfs = h("input", { name: "encf", placeholder: "E310000000101, E320000000101" });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const list = (encfs as HTMLInputElement).value.toUpperCase().match(/E\d{12}/g) ?? [];
+    return reportingTo(status, () =>
+      download(
+        `/company/certification/printed-copies?encf=${list.join(",")}`,
+        "representaciones-impresas.pdf",
+        "application/pdf",
+      ),
+    );
+  };
+  return h(
+    "form",
+    { class: "card", onsubmit: submit },
+    h("h2", {}, "Representaciones impresas de la simulación"),
+    field("e-NCF de las facturas de la simulación", encfs, "Separados por comas; se arma un solo PDF para la DGII"),
+    h("button", { type: "submit" }, "Descargar representaciones impresas"),
+    status,
+  );
+}
+
 function runView(run: Run, reload: () => void): HTMLElement {
   const status = statusLine();
   const act = (work: () => Promise<unknown>) => () => reportingTo(status, async () => (await work(), reload()));
@@ -173,6 +199,8 @@ function runView(run: Run, reload: () => void): HTMLElement {
         : "",
       status,
     ),
+    printedCopiesForm(),
+    receiverCheckCard(),
     stepsTable(run),
   );
 }

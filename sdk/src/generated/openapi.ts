@@ -838,6 +838,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/company/certification/printed-copies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The simulation invoices' printed copies as one PDF, to upload in DGII's portal
+         * @description Step 5 (Validación representación impresa) takes one PDF under 10 MB: each named invoice's printed representation, as it prints on its own, one after the other (422 printed_copies_too_large past 10 MB).
+         */
+        get: operations["getCompanyCertificationPrintedCopies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/certification/receiver-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call the run's receiver URLs as DGII will, and report each check
+         * @description The seed and its signed exchange for a token (autenticación), an e-CF to recepción answered with a signed ARECF, an ACECF to aprobación comercial, and DGII's capitalised paths. The test documents are deliberately incomplete: the receiver answers them as not received and records nothing. Each check names what a public deployment must expose.
+         */
+        post: operations["postCompanyCertificationReceiverCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/company/certification/steps/{step}": {
         parameters: {
             query?: never;
@@ -3372,6 +3412,25 @@ export interface components {
              * @description The origin DGII reaches this deployment at (https in production); the request's origin when absent.
              */
             publicOrigin?: string;
+        };
+        ReceiverCheck: {
+            /** @description Every check passed. */
+            ok: boolean;
+            checks: {
+                /** @enum {string} */
+                id: "semilla" | "validacion-certificado" | "recepcion" | "aprobacion-comercial" | "mayusculas";
+                ok: boolean;
+                /** @description The URL called, as DGII will call it. */
+                url: string;
+                /** @description The HTTP status answered (0: unreachable). */
+                status: number;
+                detail: string;
+                /** @description What a public deployment must expose for this check. */
+                requirement: {
+                    es: string;
+                    en: string;
+                };
+            }[];
         };
         CertificationStepVerdict: {
             /** @description What DGII answered, in its words. */
@@ -10099,6 +10158,145 @@ export interface operations {
                 };
             };
             /** @description No certificate, or its holder is not the representative */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyCertificationPrintedCopies: {
+        parameters: {
+            query: {
+                /** @description The simulation invoices' e-NCFs, separated by commas, in the order they print. */
+                encf: string;
+            };
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One PDF with every invoice's pages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Not a list of e-NCFs; or: A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run, or no such receipt */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over DGII's 10 MB */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCompanyCertificationReceiverCheck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */
+                "X-RNC-Emisor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each check */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiverCheck"];
+                };
+            };
+            /** @description A partner's token without X-RNC-Emisor (errors[].path /headers/X-RNC-Emisor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller does not act for the issuer named in X-RNC-Emisor, the issuer is inactive, or the key kind does not match its DGII environment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No certification run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No signing certificate */
             422: {
                 headers: {
                     [name: string]: unknown;

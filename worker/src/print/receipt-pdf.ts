@@ -2,13 +2,13 @@
 // immutable like the XML it represents, so a stored one is served as is. It is made when first
 // asked for (a GET, or the e-mail to a buyer), never on the issuing path: rendering costs more CPU
 // than the rest of issuing, and most receipts are never printed from here.
-import { xmlToEcf } from "@ecf/shared";
+import { type JsonDocument, xmlToEcf } from "@ecf/shared";
 import { receiptShortUrl } from "@ecf/shared/receipt-link";
 import { archiveImmutable } from "../archive/r2.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { findReceipt } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
-import type { PrintLayout } from "./render.ts";
+import type { PrintLayout, PrintOptions } from "./render.ts";
 
 /** Receipts from point-of-sale devices print on the 80 mm roll; the rest on a sheet. */
 export function defaultLayout(receipt: Pick<Receipt, "source">): PrintLayout {
@@ -25,22 +25,35 @@ export function consultaUrl(env: Env, receipt: Receipt): string {
   return receiptShortUrl(env.PUBLIC_URL, receipt.xmlKey.split("/")[0]!, receipt.encf, receipt.securityCode);
 }
 
-/** Renders a receipt's RI in `layout` from its signed XML in the archive. */
-async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<Uint8Array> {
+/** What the print module renders a receipt's RI from: its signed XML (from the archive) as JSON, and how. */
+export async function printInput(
+  env: Env,
+  receipt: Receipt,
+  layout: PrintLayout,
+): Promise<{ document: JsonDocument; options: PrintOptions }> {
   const stored = await env.ARCHIVE.get(receipt.xmlKey);
   if (!stored)
     throw new ApiProblem("internal_error", {
       detail: `The signed XML of ${receipt.encf} is missing from the archive.`,
     });
+  return {
+    document: xmlToEcf(await stored.text()),
+    options: {
+      securityCode: receipt.securityCode,
+      fechaHoraFirma: receipt.fechaHoraFirma,
+      timbreUrl: receipt.timbreUrl,
+      layout,
+      consultaUrl: consultaUrl(env, receipt),
+    },
+  };
+}
+
+/** Renders a receipt's RI in `layout` from its signed XML in the archive. */
+async function render(env: Env, receipt: Receipt, layout: PrintLayout): Promise<Uint8Array> {
+  const { document, options } = await printInput(env, receipt, layout);
   // Loaded on the first render, not when the worker starts (its QR encoder, fonts and deflate: cold-start.bench.ts).
   const { renderReceiptPdf } = await import("./render.ts");
-  return renderReceiptPdf(xmlToEcf(await stored.text()), {
-    securityCode: receipt.securityCode,
-    fechaHoraFirma: receipt.fechaHoraFirma,
-    timbreUrl: receipt.timbreUrl,
-    layout,
-    consultaUrl: consultaUrl(env, receipt),
-  });
+  return renderReceiptPdf(document, options);
 }
 
 /**

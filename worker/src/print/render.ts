@@ -493,7 +493,34 @@ export function renderPages(document: JsonDocument, options: PrintOptions): Page
 /** The RI of an e-CF (its JSON document, as xmlToEcf returns it) as PDF bytes. */
 export async function renderReceiptPdf(document: JsonDocument, options: PrintOptions): Promise<Uint8Array> {
   const view = receiptView(document);
-  const pages = layOut(view, options);
+  return writePdf(layOut(view, options), {
+    when: options.fechaHoraFirma,
+    title: `${view.tipoEnPalabras} ${view.encf}`,
+    author: view.emisor.razonSocial,
+  });
+}
+
+/**
+ * Several RIs as one PDF, each receipt's pages after the previous one's: the single file DGII's
+ * certification asks for (the simulation invoices' printed copies, under 10 MB).
+ */
+export async function renderReceiptsPdf(
+  receipts: { document: JsonDocument; options: PrintOptions }[],
+  title: string,
+): Promise<Uint8Array> {
+  const views = receipts.map((r) => ({ view: receiptView(r.document), options: r.options }));
+  return writePdf(
+    views.flatMap(({ view, options }) => layOut(view, options)),
+    {
+      when: views[views.length - 1]?.options.fechaHoraFirma ?? "",
+      title,
+      author: views[0]?.view.emisor.razonSocial ?? "",
+    },
+  );
+}
+
+/** The file around laid-out pages: catalog, information, the two standard fonts, each page. */
+function writePdf(pages: Page[], meta: { when: string; title: string; author: string }): Uint8Array {
   const fonts = standardFonts();
   // Objects in the order pdf-lib numbered them (page tree, catalog, information, fonts, then each
   // page and its content), so a receipt renders to the bytes it rendered to with pdf-lib.
@@ -501,15 +528,15 @@ export async function renderReceiptPdf(document: JsonDocument, options: PrintOpt
   const pageTree = file.reserve();
   const catalog = file.add({ Type: name("Catalog"), Pages: pageTree });
   // Fixed dates keep the bytes a function of the document: the stored PDF is reproducible.
-  const when = PdfString.date(parseDgiiDateTime(options.fechaHoraFirma) ?? new Date(0));
+  const when = PdfString.date(parseDgiiDateTime(meta.when) ?? new Date(0));
   const producer = PdfString.text("ecf-edge");
   const info = file.add({
     Producer: producer,
     ModDate: when,
     Creator: producer,
     CreationDate: when,
-    Title: PdfString.text(`${view.tipoEnPalabras} ${view.encf}`),
-    Author: PdfString.text(printable(view.emisor.razonSocial)),
+    Title: PdfString.text(meta.title),
+    Author: PdfString.text(printable(meta.author)),
   });
   // The standard fonts need no embedding: a font dictionary naming them, shared by every page.
   const fontDict = (font: Font): PdfRef =>

@@ -4,13 +4,22 @@
 import type { z } from "@hono/zod-openapi";
 import { declaracionXml, postulacionXml, receiverUrls, signAsRepresentative } from "../certification/documents.ts";
 import { syncWithPortal } from "../certification/portal.ts";
+import { printedCopiesPdf } from "../certification/printed-copies.ts";
+import { checkReceiver } from "../certification/receiver-check.ts";
 import { type CertificationRun, completeStep, currentStep, loadRun, newRun, saveRun } from "../certification/run.ts";
 import { STEPS, type StepId } from "../certification/steps.ts";
 import type { Company } from "../db/tables.ts";
 import { ApiProblem } from "../errors/problem.ts";
 import { problemSchema, tenantRoute } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
-import { CertificationRunOut, CertificationStart, StepParam, StepVerdict } from "../http/schemas/certification.ts";
+import {
+  CertificationRunOut,
+  CertificationStart,
+  PrintedCopiesQuery,
+  ReceiverCheckOut,
+  StepParam,
+  StepVerdict,
+} from "../http/schemas/certification.ts";
 
 function view(env: Env, run: CertificationRun): z.infer<typeof CertificationRunOut> {
   const current = currentStep(run);
@@ -119,6 +128,56 @@ export const certificationRoutes = newRouter()
     const xml = await signAsRepresentative(c.env, company, run, declaracionXml(company, run, new Date()));
     return c.body(xml, 200, { "content-type": "application/xml; charset=utf-8" });
   })
+  .openapi(
+    tenantRoute({
+      method: "get",
+      path: "/company/certification/printed-copies",
+      tags: ["Company"],
+      summary: "The simulation invoices' printed copies as one PDF, to upload in DGII's portal",
+      description:
+        "Step 5 (Validación representación impresa) takes one PDF under 10 MB: each named invoice's printed representation, as it prints on its own, one after the other (422 printed_copies_too_large past 10 MB).",
+      request: { query: PrintedCopiesQuery },
+      responses: {
+        200: {
+          description: "One PDF with every invoice's pages",
+          content: { "application/pdf": { schema: { type: "string" as const, format: "binary" } } },
+        },
+        400: problemSchema("Not a list of e-NCFs"),
+        404: problemSchema("No certification run, or no such receipt"),
+        422: problemSchema("Over DGII's 10 MB"),
+      },
+    }),
+    async (c) => {
+      const company = c.get("tenant");
+      await runOf(c.env.DB, company);
+      const pdf = await printedCopiesPdf(c.env, company, c.req.valid("query").encf.split(","));
+      return c.body(pdf as Uint8Array<ArrayBuffer>, 200, {
+        "Content-Type": "application/pdf",
+        "Content-Disposition": `attachment; filename="representaciones-impresas-${company.rnc}.pdf"`,
+      });
+    },
+  )
+  .openapi(
+    tenantRoute({
+      method: "post",
+      path: "/company/certification/receiver-check",
+      tags: ["Company"],
+      summary: "Call the run's receiver URLs as DGII will, and report each check",
+      description:
+        "The seed and its signed exchange for a token (autenticación), an e-CF to recepción answered with a signed ARECF, an ACECF to aprobación comercial, and DGII's capitalised paths. The test documents are deliberately incomplete: the receiver answers them as not received and records nothing. Each check names what a public deployment must expose.",
+      responses: {
+        200: { description: "Each check", content: { "application/json": { schema: ReceiverCheckOut } } },
+        404: problemSchema("No certification run"),
+        422: problemSchema("No signing certificate"),
+      },
+    }),
+    async (c) => {
+      const company = c.get("tenant");
+      const run = await runOf(c.env.DB, company);
+      const checks = await checkReceiver(c.env, company, run.receiverUrls);
+      return c.json({ ok: checks.every((check) => check.ok), checks }, 200);
+    },
+  )
   .openapi(
     tenantRoute({
       method: "post",

@@ -79,3 +79,33 @@ export const StepParam = z.object({ step: z.enum(STEP_IDS).openapi({ param: { na
 export const StepVerdict = z
   .object({ detail: z.string().max(500).optional().openapi({ description: "What DGII answered, in its words." }) })
   .openapi("CertificationStepVerdict");
+
+/** `?encf=E31…,E32…`: the simulation invoices whose printed copies go into the one PDF. */
+export const PrintedCopiesQuery = z.object({
+  encf: z
+    .string()
+    .regex(/^E\d{12}(,E\d{12}){0,49}$/, "expected up to 50 e-NCFs separated by commas")
+    .openapi({
+      description: "The simulation invoices' e-NCFs, separated by commas, in the order they print.",
+      example: "E310000000101,E320000000101",
+    }),
+});
+
+const Bilingual = z.object({ es: z.string(), en: z.string() });
+
+/** The receiver self-test's answer: each call DGII will make, and whether the receiver answered it. */
+export const ReceiverCheckOut = z
+  .object({
+    ok: z.boolean().openapi({ description: "Every check passed." }),
+    checks: z.array(
+      z.object({
+        id: z.enum(["semilla", "validacion-certificado", "recepcion", "aprobacion-comercial", "mayusculas"]),
+        ok: z.boolean(),
+        url: z.string().openapi({ description: "The URL called, as DGII will call it." }),
+        status: z.number().int().openapi({ description: "The HTTP status answered (0: unreachable)." }),
+        detail: z.string(),
+        requirement: Bilingual.openapi({ description: "What a public deployment must expose for this check." }),
+      }),
+    ),
+  })
+  .openapi("ReceiverCheck");
