@@ -119,6 +119,8 @@ describe("the protected routes are enumerated, not listed by hand", () => {
         "GET /company/certification/declaracion",
         "POST /company/certification/steps/{step}",
         "POST /company/certification/sync",
+        "GET /company/certification/printed-copies",
+        "POST /company/certification/receiver-check",
         "GET /credito-fiscal/requests",
         "POST /credito-fiscal/requests/{id}/approve",
         "POST /credito-fiscal/requests/{id}/reject",
