@@ -20,6 +20,6 @@ CREATE TABLE `credito_fiscal_requests` (
 	FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `credito_fiscal_requests_open` ON `credito_fiscal_requests` (`company_id`,`e32`) WHERE `status` <> 'rejected';
+CREATE UNIQUE INDEX `credito_fiscal_requests_open` ON `credito_fiscal_requests` (`company_id`,`e32`) WHERE `status` <> 'declined';
 --> statement-breakpoint
 CREATE INDEX `credito_fiscal_requests_status` ON `credito_fiscal_requests` (`company_id`,`status`,`created_at`);

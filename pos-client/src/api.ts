@@ -124,7 +124,7 @@ export class DeviceApi {
 
   /**
    * The issuer's key, wrapped to this till: against the one-time code the issuer asked for (POST
-   * /devices/{id}/pairing-code), or without one the first time after an owner approved the till.
+   * /tills/{id}/pairing-code), or without one the first time after an owner approved the till.
    */
   async signingMaterial(pairingCode?: string): Promise<SigningMaterial> {
     const body = pairingCode ? { pairingCode } : {};

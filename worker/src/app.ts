@@ -6,6 +6,7 @@ import { notFound, onError } from "./http/errors.ts";
 import { lazyRouteGroups, mountGroups, onceLoaded, RNC_SEGMENT, type RouteGroup } from "./http/lazy-routes.ts";
 import { problemResponse } from "./http/problem.ts";
 import { drainUnreadBody } from "./http/unread-body.ts";
+import { withCurrentPath } from "./http/path-aliases.ts";
 import type { newRouter as OpenApiRouterOf } from "./http/router.ts";
 import type { AppEnv } from "./env.ts";
 import { API_VERSION } from "./version.ts";
@@ -28,8 +29,12 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   { mount: "/company", serves: ["company"], load: async () => (await import("./routes/company.ts")).companyRoutes },
   // (its middleware guards every /admin/* route, wherever declared)
   { mount: "/admin", serves: ["admin"], load: async () => (await import("./routes/admin.ts")).adminRoutes },
-  // /devices/*, /admin/companies/{id}/devices, /admin/devices/{id}/revoke
-  { mount: "/", serves: ["devices", "admin"], load: async () => (await import("./routes/devices.ts")).deviceRoutes },
+  // /devices/*, /tills/{id}/*, /admin/companies/{id}/devices, /admin/devices/{id}/revoke
+  {
+    mount: "/",
+    serves: ["devices", "tills", "admin"],
+    load: async () => (await import("./routes/devices.ts")).deviceRoutes,
+  },
   // /company/certificate, /admin/companies/{id}/certificate
   {
     mount: "/",
@@ -149,6 +154,9 @@ export function createApp() {
 
   app.notFound(notFound);
   app.onError(onError);
+  // The paths renamed for one release answer as the new ones (http/path-aliases.ts).
+  const serve = app.fetch;
+  app.fetch = (request, ...rest) => serve(withCurrentPath(request), ...rest);
   return app;
 }
 

@@ -395,7 +395,8 @@ describe("GET /company/me", () => {
     const { company, token } = await companyWithToken({ invoiceLimitPerMonth: 50 });
     const res = await me(token);
     const body = (await res.json()) as Record<string, unknown>;
-    // The interface's profile, under its own names only (never a second name for a fact), and the service's two additions.
+    // The interface's profile, under its own names only (never a second name for a fact), and the
+    // service's additions: its three settings and the warnings.
     const profile = [
       "id",
       "name",
@@ -407,7 +408,9 @@ describe("GET /company/me", () => {
       "signatureName",
       "signatureExpirationDate",
     ];
-    expect(Object.keys(body).sort()).toEqual([...profile, "totalsPolicy", "warnings"].sort());
+    expect(Object.keys(body).sort()).toEqual(
+      [...profile, "totalsPolicy", "creditoFiscalApproval", "creditoFiscalE32", "warnings"].sort(),
+    );
     expect(body).toMatchObject({
       id: company.id,
       name: "Prueba SRL",
@@ -415,6 +418,8 @@ describe("GET /company/me", () => {
       isActive: true,
       dgiiServer: "testecf",
       totalsPolicy: "strict",
+      creditoFiscalApproval: "at_once",
+      creditoFiscalE32: "none",
       invoicesCountCurrentMonth: 0,
       invoiceLimitPerMonth: 50,
       signatureName: null,

@@ -28,10 +28,10 @@ describe("pending invitations", () => {
       [second, "manager"],
     ]);
 
-    const cancelled = await browse(owner, `/console/invitations/${a.id}`, { method: "DELETE" });
+    const cancelled = await browse(owner, `/console/invitations/${a.id}/cancel`, { method: "POST" });
     expect(cancelled.status).toBe(204);
     expect((await pendingOf(await browse(owner, "/console/invitations"))).map((p) => p.email)).toEqual([second]);
-    expect((await browse(owner, `/console/invitations/${a.id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await browse(owner, `/console/invitations/${a.id}/cancel`, { method: "POST" })).status).toBe(404);
     const dead = await accept(tokenOfLink(a.link));
     expect(dead.status).toBeGreaterThanOrEqual(400);
     expect(dead.status).toBeLessThan(500);
@@ -44,9 +44,11 @@ describe("pending invitations", () => {
     const manager = await consoleUser(company.id, "manager");
     const invited = await adminInvite(company.id, freshEmail("alguien"), "manager");
     expect((await browse(manager, "/console/invitations")).status).toBe(403);
-    expect((await browse(manager, `/console/invitations/${invited.id}`, { method: "DELETE" })).status).toBe(403);
+    expect((await browse(manager, `/console/invitations/${invited.id}/cancel`, { method: "POST" })).status).toBe(403);
     const other = await companyWithOwner();
-    expect((await browse(other.owner, `/console/invitations/${invited.id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await browse(other.owner, `/console/invitations/${invited.id}/cancel`, { method: "POST" })).status).toBe(
+      404,
+    );
     expect((await accept(tokenOfLink(invited.link))).status).toBe(200);
   });
 });

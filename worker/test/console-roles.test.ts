@@ -66,7 +66,7 @@ const CASES: readonly Case[] = [
   { method: "POST", path: "/cashiers", body: { name: "Rosa", pin: "482193" }, allowed: ["owner", "manager"] },
   { method: "GET", path: "/devices", allowed: ALL },
   { method: "POST", path: "/devices", body: { name: "Caja 2" }, allowed: ["owner", "manager"] },
-  { method: "POST", path: "/devices/none/revoke", allowed: ["owner", "manager"] },
+  { method: "POST", path: "/tills/none/revoke", allowed: ["owner", "manager"] },
   // The console's people: the owner's.
   { method: "GET", path: "/console/users", allowed: ["owner"] },
   { method: "POST", path: "/console/invitations", body: { email: "x@y.do", role: "manager" }, allowed: ["owner"] },

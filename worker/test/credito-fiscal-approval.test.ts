@@ -100,7 +100,7 @@ describe("crédito fiscal requests waiting for the issuer", () => {
     const rejected = await decide(id, "reject", { reason: "Ya tiene factura de crédito fiscal en papel." });
     expect(rejected.status).toBe(200);
     expect(await rejected.json()).toMatchObject({
-      status: "rejected",
+      status: "declined",
       reason: "Ya tiene factura de crédito fiscal en papel.",
     });
     expect((await decide(id, "approve")).status).toBe(409);
@@ -120,7 +120,7 @@ describe("crédito fiscal requests waiting for the issuer", () => {
     const answers = await Promise.all([decide(id, "approve"), decide(id, "approve")]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     const approved = (await answers.find((a) => a.status === 200)!.json()) as Json;
-    expect(approved.request).toMatchObject({ status: "approved", e31: approved.e31.encf });
+    expect(approved.request).toMatchObject({ status: "issued", e31: approved.e31.encf });
     expect(approved.e31.estado).toBe("Aceptado");
 
     const e31 = xmlToEcf(await xmlOf(approved.e31.encf)) as Json;

@@ -96,11 +96,11 @@ describe("a manager's till and the signing key", () => {
     expect(((await withCode.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe("owner_approval_pending");
 
     // The manager cannot approve their own till; the owner can.
-    expect((await browse(manager, `/devices/${device.id}/approve`, { method: "POST" })).status).toBe(403);
-    const approved = await browse(owner, `/devices/${device.id}/approve`, { method: "POST" });
+    expect((await browse(manager, `/tills/${device.id}/approve`, { method: "POST" })).status).toBe(403);
+    const approved = await browse(owner, `/tills/${device.id}/approve`, { method: "POST" });
     expect(approved.status).toBe(200);
-    expect(((await approved.json()) as { keyApproval: string }).keyApproval).toBe("approved");
-    expect((await browse(owner, `/devices/${device.id}/approve`, { method: "POST" })).status).toBe(409);
+    expect(((await approved.json()) as { keyApproval: string }).keyApproval).toBe("granted");
+    expect((await browse(owner, `/tills/${device.id}/approve`, { method: "POST" })).status).toBe(409);
 
     // Now the till fetches the key once, wrapped to its own public key.
     const fetched = await deviceCall(paired.token, "/devices/signing-material", {});

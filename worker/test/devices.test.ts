@@ -92,16 +92,16 @@ describe("the signing key leaves the service only against a one-time code", () =
     const other = await paired();
     const otherCode = (
       (await (
-        await call(`/devices/${other.paired.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })
+        await call(`/tills/${other.paired.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })
       ).json()) as { pairingCode: string }
     ).pairingCode;
     expect((await deviceCall(p.token, "/devices/signing-material", { pairingCode: otherCode })).status).toBe(403);
     // Another issuer cannot make a code for this device.
     expect(
-      (await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).status,
+      (await call(`/tills/${p.device.id}/pairing-code`, { method: "POST", headers: authed(other.token) })).status,
     ).toBe(404);
 
-    const res = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
+    const res = await call(`/tills/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
     const { pairingCode } = (await res.json()) as { pairingCode: string };
     // A re-key code pairs no other till.
     expect((await pair(pairingCode)).status).toBe(401);
@@ -115,7 +115,7 @@ describe("the signing key leaves the service only against a one-time code", () =
   it("an expired re-key code gives nothing", async () => {
     const { token, paired: p } = await paired();
     const { pairingCode } = (await (
-      await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) })
+      await call(`/tills/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) })
     ).json()) as { pairingCode: string };
     await env.DB.prepare("UPDATE devices SET pairing_expires_at = ?1 WHERE id = ?2")
       .bind(new Date(Date.now() - 1000).toISOString(), p.device.id)
@@ -210,7 +210,7 @@ describe("device revocation", () => {
           method: "POST",
           headers: { Authorization: `Bearer ${env.ADMIN_SECRET}` },
         })
-      : await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(token) });
+      : await call(`/tills/${created.id}/revoke`, { method: "POST", headers: authed(token) });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe("revoked");
     for (const [path, body] of [
@@ -226,7 +226,7 @@ describe("device revocation", () => {
   it("another company cannot revoke my device", async () => {
     const { created } = await setup();
     const other = await companyWithToken();
-    expect((await call(`/devices/${created.id}/revoke`, { method: "POST", headers: authed(other.token) })).status).toBe(
+    expect((await call(`/tills/${created.id}/revoke`, { method: "POST", headers: authed(other.token) })).status).toBe(
       404,
     );
   });
@@ -702,7 +702,7 @@ describe("nothing signed is lost", () => {
     expect(await errorCode(refused)).toBe("certificate_not_company");
 
     // The till's new key (signing material) signs with the new certificate: accepted.
-    const rekey = await call(`/devices/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
+    const rekey = await call(`/tills/${p.device.id}/pairing-code`, { method: "POST", headers: authed(token) });
     expect(rekey.status).toBe(201);
     const { pairingCode } = (await rekey.json()) as { pairingCode: string };
     const material = (await (

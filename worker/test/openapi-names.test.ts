@@ -87,7 +87,8 @@ describe("/openapi.json: one name per fact", () => {
 
   it("the interface's names are the only names of its resources", () => {
     const schemas = doc.components.schemas as Record<string, Json>;
-    // GET /company/me: the interface's profile, plus the service's totalsPolicy and warnings.
+    // GET /company/me: the interface's profile, plus the service's settings (totalsPolicy, the
+    // crédito fiscal pair) and warnings.
     expect(Object.keys(schemas.CompanyProfile!.properties).sort()).toEqual(
       [
         "id",
@@ -100,6 +101,8 @@ describe("/openapi.json: one name per fact", () => {
         "signatureName",
         "signatureExpirationDate",
         "totalsPolicy",
+        "creditoFiscalApproval",
+        "creditoFiscalE32",
         "warnings",
       ].sort(),
     );

@@ -22,9 +22,9 @@ const E32_NOMBRE: Record<E32Choice, string> = {
 };
 const ESTADO_NOMBRE: Record<Request["status"], string> = {
   pending: "Pendiente",
-  approving: "Emitiendo…",
-  approved: "Aprobada",
-  rejected: "Rechazada",
+  issuing: "Emitiendo…",
+  issued: "Aprobada, factura emitida",
+  declined: "Rechazada",
 };
 
 export const creditRequestsPage: Page = async (ctx) => {

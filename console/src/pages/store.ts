@@ -84,13 +84,13 @@ async function tillsSection(canEdit: boolean, isOwner: boolean, reload: () => vo
   const revoke = async (id: string, label: string) => {
     if (!confirm(`¿Revocar la caja ${label}? Dejará de poder vender.`)) return;
     await reportingTo(status, async () => {
-      await api.POST("/devices/{id}/revoke", { params: { path: { id } } });
+      await api.POST("/tills/{id}/revoke", { params: { path: { id } } });
       reload();
     });
   };
   const approve = async (id: string) => {
     await reportingTo(status, async () => {
-      await api.POST("/devices/{id}/approve", { params: { path: { id } } });
+      await api.POST("/tills/{id}/approve", { params: { path: { id } } });
       reload();
     });
   };

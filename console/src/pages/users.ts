@@ -31,7 +31,7 @@ function pendingTable(pending: Pending[], act: (run: () => Promise<unknown>) => 
         "button",
         {
           type: "button",
-          onclick: act(() => api.DELETE("/console/invitations/{id}", { params: { path: { id: p.id } } })),
+          onclick: act(() => api.POST("/console/invitations/{id}/cancel", { params: { path: { id: p.id } } })),
         },
         `Cancelar la invitación de ${p.email}`,
       ),

@@ -64,14 +64,14 @@ describe("the store page, as the manager", () => {
     await go(world, manager, "#/tienda", "Tienda");
     await manager.getByRole("button", { name: "Editar CAFE-1" }).click();
     const form = manager.getByRole("form", { name: "Editar CAFE-1" });
-    expect(await form.getByLabel("Precio").inputValue()).toBe("1,000.00");
+    expect(await form.getByLabel("Precio", { exact: true }).inputValue()).toBe("1,000.00");
     // A comma for decimals is refused by the till's parser before anything is sent.
-    await form.getByLabel("Precio").fill("1250,50");
+    await form.getByLabel("Precio", { exact: true }).fill("1250,50");
     await form.getByRole("button", { name: "Guardar" }).click();
     await expect
       .poll(() => manager.textContent(".product-editor [role=status]"))
       .toContain("los decimales van con punto");
-    await form.getByLabel("Precio").fill("1,250.50");
+    await form.getByLabel("Precio", { exact: true }).fill("1,250.50");
     await form.getByRole("button", { name: "Guardar" }).click();
     await expect.poll(() => manager.locator("tr", { hasText: "CAFE-1" }).textContent()).toContain("RD$1,250.50");
     const products = await asIssuer<{ items: { code: string; price: string }[] }>("GET", "/products");

@@ -1,6 +1,7 @@
 // Numbers this till took and will never sign (leases.ts: giveUpNumber, recoverLostNumbers) leave a
 // gap in the sequence until DGII hears they are void. Each sync round sends them to the server
-// (POST /devices/given-up-numbers), which voids them with an ANECF; the till keeps each answer,
+// (POST /devices/given-up-numbers), which keeps them as proposals until an owner or accountant
+// confirms the ANECF; the till sends them again each round until the answer is final, keeps it,
 // and the Z report shows every given-up number as "por anular", "anulado" or "no anulado".
 import type { PosDatabase } from "../db.ts";
 import { UNUSED_ENCF } from "../leases.ts";

@@ -213,7 +213,7 @@ export class SyncRunner {
     const me = await this.api.me();
     let key = await signingKey(this.db);
     // A till a manager registered gets the key once an owner approved it, without a code.
-    if (!key && me.device?.keyApproval === "approved")
+    if (!key && me.device?.keyApproval === "granted")
       key = await installWrappedKey(this.db, await this.api.signingMaterial()).catch(() => undefined);
     this.keyOutdated = await keyIsOutdated(key, me);
     if (this.keyOutdated) this.onStatus({ running: true, keyOutdated: true });

@@ -9,7 +9,8 @@ import { paymentFor } from "../sale/payment.ts";
 import { buyerFields } from "./sale/buyer-fields.ts";
 import { cartLines } from "./sale/cart-lines.ts";
 import { chargeAction } from "./sale/charge-action.ts";
-import { productEntry } from "./sale/product-entry.ts";
+import { type EntryOnScreen, productEntry } from "./sale/product-entry.ts";
+import type { Lookups } from "./sale/lookups.ts";
 import { type SaleRequest, type SaleScreenState, tipoOf } from "../sale/draft.ts";
 import type { FindTaxpayer } from "../sale/buyers.ts";
 import { tenderFields } from "./sale/tender.ts";
@@ -22,6 +23,8 @@ export interface SaleScreenOptions {
   maxQuantity?: string;
   /** Told after every change to the cart, the buyer or the payment (the app keeps it across reloads). */
   changed?: (state: SaleScreenState) => void;
+  /** The sale's lookups, kept across redraws of its screen (a screen of its own by default). */
+  lookups?: Lookups<EntryOnScreen>;
 }
 
 /** The sale screen on display, as the app drives it. */
@@ -46,7 +49,7 @@ export async function saleScreen(
   const totals = totalsBox();
   const tender = tenderFields(state, () => renderTotals());
   const cart = cartLines(state, message, options.maxQuantity, () => renderTotals());
-  const entry = productEntry(db, cart.add);
+  const entry = productEntry(db, cart.add, options.lookups);
   const buyer = buyerFields(db, state, {
     findTaxpayer: options.findTaxpayer,
     rncChanged: () => renderTotals(),

@@ -6,6 +6,8 @@ import type { PosDatabase, Sale, Shift } from "../db.ts";
 import { loadCart, saveCart } from "../sale/cart-store.ts";
 import { emptySale, type SaleRequest } from "../sale/draft.ts";
 import { type SaleScreen, saleScreen } from "./sale-screen.ts";
+import { lookupQueue } from "./sale/lookups.ts";
+import type { EntryOnScreen } from "./sale/product-entry.ts";
 import { openShiftScreen } from "./shift-screen.ts";
 import type { TillIssuer } from "./till-issuer.ts";
 
@@ -28,6 +30,9 @@ export interface SellTab {
 
 export function sellTab(db: PosDatabase, options: SellTabOptions): SellTab {
   let sale = emptySale();
+  // What Enter and the scanner asked for: a lookup still running when the screen is redrawn adds
+  // to the redrawn screen's cart.
+  const lookups = lookupQueue<EntryOnScreen>();
   // The cart as it was before a reload, read once.
   const cartLoaded = loadCart(db).then((cart) => {
     if (cart) sale = cart;
@@ -47,6 +52,7 @@ export function sellTab(db: PosDatabase, options: SellTabOptions): SellTab {
       return saleScreen(db, sale, charge, {
         findTaxpayer: (rnc) => options.api.taxpayer(rnc),
         changed: (state) => void saveCart(db, state),
+        lookups,
       });
     },
   };

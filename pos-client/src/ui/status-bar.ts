@@ -77,7 +77,9 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
         ? `Sincronizando ${status.progress.done}/${status.progress.total}`
         : backlogText(waitingNow, new Date());
     sync.dataset.pending = String(waitingNow.waiting);
-    if (status.keyOutdated) offerNewKey(sync, runner);
+    // The runner's own flag, not only this report's: a report without it (a sale counted, an upload's
+    // progress) must not hide the prompt while the till still has no usable key.
+    if (status.keyOutdated || runner.keyOutdated) offerNewKey(sync, runner);
     return true;
   };
   return {
@@ -115,7 +117,7 @@ export function statusBar(db: PosDatabase, session: Session, runner: SyncRunner,
 
 /**
  * No usable key (the issuer changed its certificate, or the key was lost): the key comes only with
- * a one-time code the issuer asks for (POST /devices/{id}/pairing-code) and someone types here.
+ * a one-time code the issuer asks for (POST /tills/{id}/pairing-code) and someone types here.
  */
 function offerNewKey(sync: HTMLElement, runner: SyncRunner): void {
   sync.textContent = "Falta la firma del emisor: toque para ingresar el código";

@@ -139,7 +139,7 @@ async function roundShowsPrompt(): Promise<void> {
 
 /** The issuer asks for a one-time code; the cashier taps the prompt and types it; the key arrives. */
 async function typeFreshCode(): Promise<void> {
-  const res = await fetch(`${stack.workerUrl}/devices/${deviceId}/pairing-code`, {
+  const res = await fetch(`${stack.workerUrl}/tills/${deviceId}/pairing-code`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "X-RNC-Emisor": RNC },
   });

@@ -168,7 +168,7 @@ describe("sync rounds on a till", () => {
     await page.unroute((url) => isUpload(url.pathname));
   }, 300_000);
 
-  it("a number taken by a tab that died before signing is voided (ANECF) at the next round; the Z report says anulado", async () => {
+  it("a number taken by a tab that died before signing is proposed at the next round, voided (ANECF) once the owner confirms; the Z report says anulado", async () => {
     // What takeNumber leaves behind when the tab dies before the sale is recorded: the block's next
     // number moved on, and the number in flight since ten minutes ago.
     const lost = await page.evaluate(
@@ -197,11 +197,33 @@ describe("sync rounds on a till", () => {
           };
         }),
     );
-    const voided = page.waitForResponse((r) => r.url().endsWith("/devices/given-up-numbers"), { timeout: 60_000 });
-    // The network comes back: a round.
-    await page.evaluate(() => window.dispatchEvent(new Event("online")));
-    const answer = (await (await voided).json()) as { results: { encf: string; anulado: boolean }[] };
-    expect(answer.results).toEqual([expect.objectContaining({ encf: lost, anulado: true, replayed: false })]);
+    const givenUpRound = async () => {
+      const answered = page.waitForResponse((r) => r.url().endsWith("/devices/given-up-numbers"), { timeout: 60_000 });
+      // The network comes back: a round.
+      await page.evaluate(() => window.dispatchEvent(new Event("online")));
+      return ((await (await answered).json()) as { results: Record<string, unknown>[] }).results;
+    };
+    // A till does not void at DGII: the number becomes a proposal, and the till keeps it to send again.
+    expect(await givenUpRound()).toEqual([expect.objectContaining({ encf: lost, anulado: false, proposed: true })]);
+    expect(await setting<string[]>("unused-encf")).toEqual([lost]);
+    // The owner's side (here its API key) confirms the proposal: that is when the ANECF leaves.
+    const headers = {
+      Authorization: `Bearer ${await issuerToken(stack, companyId)}`,
+      "X-RNC-Emisor": RNC,
+      "Content-Type": "application/json",
+    };
+    const { proposals } = (await (
+      await fetch(`${stack.workerUrl}/devices/given-up-proposals`, { headers })
+    ).json()) as { proposals: { id: string; encf: string }[] };
+    expect(proposals.map((p) => p.encf)).toEqual([lost]);
+    const confirmed = await fetch(`${stack.workerUrl}/devices/given-up-proposals/confirm`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ ids: proposals.map((p) => p.id) }),
+    });
+    expect(confirmed.status, await confirmed.clone().text()).toBe(200);
+    // The next round hears it was voided.
+    expect(await givenUpRound()).toEqual([expect.objectContaining({ encf: lost, anulado: true, replayed: true })]);
     await page.waitForFunction(
       async (encf) => {
         const value = await new Promise<Record<string, { estado: string }> | undefined>((resolve) => {

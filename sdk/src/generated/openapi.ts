@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a device: its token fails at once and it deletes its key
-         * @description The operator's form of POST /devices/{id}/revoke: the device's token is refused from its next request on, and the till deletes its copy of the signing key when it hears so. What it signed before the revocation may still be uploaded.
+         * @description The operator's form of POST /tills/{id}/revoke: the device's token is refused from its next request on, and the till deletes its copy of the signing key when it hears so. What it signed before the revocation may still be uploaded.
          */
         post: operations["postAdminDevicesByIdRevoke"];
         delete?: never;
@@ -402,7 +402,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/devices/{id}/approve": {
+    "/tills/{id}/approve": {
         parameters: {
             query?: never;
             header?: never;
@@ -415,14 +415,14 @@ export interface paths {
          * An owner lets a till a manager registered receive the signing key
          * @description The certificate stays under its holder's control: a till a manager registered (keyApproval `pending`) pairs and leases numbers but receives the issuer's signing key only after an owner (or the company's API key) approves it here. The till then fetches the key once (POST /devices/signing-material without a code), wrapped to the public key it sent at pairing; the handover is audited, sent as the webhook event device.key_handed_over and e-mailed to the owners.
          */
-        post: operations["postDevicesByIdApprove"];
+        post: operations["postTillsByIdApprove"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/devices/{id}/pairing-code": {
+    "/tills/{id}/pairing-code": {
         parameters: {
             query?: never;
             header?: never;
@@ -435,14 +435,14 @@ export interface paths {
          * A one-time code for a paired till to receive the issuer's new signing key
          * @description After a certificate change, a till needs the new key: this code (valid 15 minutes, usable once) is typed on that till, which presents it to POST /devices/signing-material. It cannot pair another till.
          */
-        post: operations["postDevicesByIdPairingCode"];
+        post: operations["postTillsByIdPairingCode"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/devices/{id}/revoke": {
+    "/tills/{id}/revoke": {
         parameters: {
             query?: never;
             header?: never;
@@ -455,7 +455,7 @@ export interface paths {
          * Revoke a device: its token fails at once and it deletes its key
          * @description For a lost or retired till: its token is refused from its next request on and the till deletes its copy of the signing key when it hears so. Receipts it signed before the revocation may still be uploaded; its unused leased numbers can be voided.
          */
-        post: operations["postDevicesByIdRevoke"];
+        post: operations["postTillsByIdRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -473,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks
-         * @description Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, a first lease of e-NCF per type and, when the till may hold it, the signing key wrapped to the RSA-OAEP public key the till sent (`publicKey`; unwrap it into a non-extractable key), so it can sign offline at once. The key never travels in clear: without `publicKey`, or for a till a manager registered until an owner approves it (POST /devices/{id}/approve), `signing` is null. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.
+         * @description Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, a first lease of e-NCF per type and, when the till may hold it, the signing key wrapped to the RSA-OAEP public key the till sent (`publicKey`; unwrap it into a non-extractable key), so it can sign offline at once. The key never travels in clear: without `publicKey`, or for a till a manager registered until an owner approves it (POST /tills/{id}/approve), `signing` is null. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.
          */
         post: operations["postDevicesPair"];
         delete?: never;
@@ -513,7 +513,7 @@ export interface paths {
         put?: never;
         /**
          * The issuer's current signing material, against a fresh one-time code or an owner's approval
-         * @description When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. Without a code, the key comes once after an owner approved a till a manager registered. The key is always wrapped to the public key the till sent at pairing, so a stolen token never yields it. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).
+         * @description When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /tills/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. Without a code, the key comes once after an owner approved a till a manager registered. The key is always wrapped to the public key the till sent at pairing, so a stolen token never yields it. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).
          */
         post: operations["postDevicesSigningMaterial"];
         delete?: never;
@@ -2254,7 +2254,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/console/invitations/{id}": {
+    "/console/invitations/{id}/cancel": {
         parameters: {
             query?: never;
             header?: never;
@@ -2263,12 +2263,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
         /**
          * Cancel a pending invitation
          * @description Its link stops working at once (accepting it answers that it expired). Owners only.
          */
-        delete: operations["deleteConsoleInvitationsById"];
+        post: operations["postConsoleInvitationsByIdCancel"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3170,10 +3170,10 @@ export interface components {
             /** @description Whether the till may change prices locally (PATCH /devices/{id}) */
             canEditPrices: boolean;
             /**
-             * @description Whether the signing key may reach the till: `pending` for a till a manager registered until an owner approves it (POST /devices/{id}/approve)
+             * @description Whether the signing key may reach the till: `pending` for a till a manager registered until an owner approves it (POST /tills/{id}/approve), then `granted`; `not_needed` for one an owner or the administrator registered
              * @enum {string}
              */
-            keyApproval: "not_needed" | "pending" | "approved";
+            keyApproval: "not_needed" | "pending" | "granted";
             /** @description When the till last received the signing key */
             keyHandedOverAt: string | null;
         };
@@ -3235,7 +3235,7 @@ export interface components {
             leases: components["schemas"]["DeviceLease"][];
         };
         SigningRequest: {
-            /** @description A re-key code (POST /devices/{id}/pairing-code); left out for the first key after an owner's approval */
+            /** @description A re-key code (POST /tills/{id}/pairing-code); left out for the first key after an owner's approval */
             pairingCode?: string;
         };
         LeaseRequest: {
@@ -4727,8 +4727,8 @@ export interface components {
             rncComprador: string;
             email: string | null;
             /** @enum {string} */
-            status: "pending" | "approving" | "approved" | "rejected";
-            /** @description Why it was rejected */
+            status: "pending" | "issuing" | "issued" | "declined";
+            /** @description Why it was declined */
             reason: string | null;
             /** @description The E31 issued on approval */
             e31: string | null;
@@ -8894,7 +8894,7 @@ export interface operations {
             };
         };
     };
-    postDevicesByIdApprove: {
+    postTillsByIdApprove: {
         parameters: {
             query?: never;
             header?: {
@@ -8964,7 +8964,7 @@ export interface operations {
             };
         };
     };
-    postDevicesByIdPairingCode: {
+    postTillsByIdPairingCode: {
         parameters: {
             query?: never;
             header?: {
@@ -9025,7 +9025,7 @@ export interface operations {
             };
         };
     };
-    postDevicesByIdRevoke: {
+    postTillsByIdRevoke: {
         parameters: {
             query?: never;
             header?: {
@@ -14813,7 +14813,7 @@ export interface operations {
             };
         };
     };
-    deleteConsoleInvitationsById: {
+    postConsoleInvitationsByIdCancel: {
         parameters: {
             query?: never;
             header?: never;
@@ -15375,7 +15375,7 @@ export interface operations {
     getCreditoFiscalRequests: {
         parameters: {
             query?: {
-                status?: "pending" | "approving" | "approved" | "rejected";
+                status?: "pending" | "issuing" | "issued" | "declined";
             };
             header?: {
                 /** @description RNC or cédula of the issuer the request acts for: required with a partner's token, optional with a company's (its own RNC only). */

@@ -37,9 +37,9 @@ export const ROLE_RULES: readonly Rule[] = [
   // What one till may lease is the owner's setting.
   { pattern: /^\/devices\/lease-limits$/, read: ALL, write: ["owner"] },
   // The signing key reaches a manager's till only with an owner's consent.
-  { pattern: /^\/devices\/[^/]+\/approve$/, read: ["owner"], write: ["owner"] },
+  { pattern: /^\/tills\/[^/]+\/approve$/, read: ["owner"], write: ["owner"] },
   // The store: products (and their CSV import), cashiers, tills.
-  { pattern: /^\/(products|cashiers|devices)(\/|$)/, read: ALL, write: STORE },
+  { pattern: /^\/(products|cashiers|devices|tills)(\/|$)/, read: ALL, write: STORE },
 ];
 const OTHERWISE: Omit<Rule, "pattern"> = { read: BOOKS, write: ["owner"] };
 

@@ -2,14 +2,15 @@ import { sql } from "drizzle-orm";
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { companies } from "./tables.ts";
 
-export const CREDITO_FISCAL_REQUEST_STATES = ["pending", "approving", "approved", "rejected"] as const;
+export const CREDITO_FISCAL_REQUEST_STATES = ["pending", "issuing", "issued", "declined"] as const;
 
 /**
  * A buyer's request for a crédito fiscal invoice (E31) for one of the issuer's consumer receipts
  * (E32), kept while it waits for an owner's or accountant's decision (the issuer's
- * `creditoFiscalApproval` setting "approval"). At most one open or approved request per E32: a
- * rejected one leaves room for the buyer to ask again. `approving` is the claim an approval takes
- * before it issues, so two approvals at once issue once.
+ * `creditoFiscalApproval` setting "approval"). At most one open or issued request per E32: a
+ * declined one leaves room for the buyer to ask again. `issuing` is the claim an approval takes
+ * before it issues, so two approvals at once issue once. (Not "approved"/"rejected": those words
+ * are DGII's receipt and commercial-approval states, and the API spells each state one way.)
  */
 export const creditoFiscalRequests = sqliteTable(
   "credito_fiscal_requests",
@@ -31,7 +32,7 @@ export const creditoFiscalRequests = sqliteTable(
     createdAt: text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   },
   (t) => [
-    uniqueIndex("credito_fiscal_requests_open").on(t.companyId, t.e32).where(sql`status <> 'rejected'`),
+    uniqueIndex("credito_fiscal_requests_open").on(t.companyId, t.e32).where(sql`status <> 'declined'`),
     index("credito_fiscal_requests_status").on(t.companyId, t.status, t.createdAt),
   ],
 );

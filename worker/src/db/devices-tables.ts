@@ -31,10 +31,10 @@ export const devices = sqliteTable(
     createdBy: text("created_by"),
     /**
      * Whether the issuer's key may reach the till: `pending` for a till a manager registered, until
-     * an owner approves it (`approved`); `not_needed` when the holder's side (an owner, the
+     * an owner approves it (`granted`); `not_needed` when the holder's side (an owner, the
      * company's key, the operator) registered it.
      */
-    keyApproval: text("key_approval", { enum: ["not_needed", "pending", "approved"] })
+    keyApproval: text("key_approval", { enum: ["not_needed", "pending", "granted"] })
       .notNull()
       .default("not_needed"),
     approvedBy: text("approved_by"),

@@ -46,7 +46,7 @@ export async function approveDevice(
   const db = database(env.DB);
   const [row] = await db
     .update(devices)
-    .set({ keyApproval: "approved", approvedBy: actor, approvedAt: now.toISOString() })
+    .set({ keyApproval: "granted", approvedBy: actor, approvedAt: now.toISOString() })
     .where(
       and(
         eq(devices.id, id),
@@ -67,7 +67,7 @@ export async function approveDevice(
   }
   await writeAudit(env, company.id, {
     actor,
-    action: `POST /devices/${id}/approve`,
+    action: `POST /tills/${id}/approve`,
     code: "device_key_approved",
     status: 200,
     detail: `${actor} approved till "${row.name}" (${id}) to receive the signing key.`,
@@ -89,7 +89,7 @@ export async function handOverKey(
 ): Promise<{ wrapped: WrappedKey; certificate: string }> {
   if (!keyMayGo(device))
     throw new ApiProblem("forbidden", {
-      detail: "The signing key reaches this till only after an owner approves it (POST /devices/{id}/approve).",
+      detail: "The signing key reaches this till only after an owner approves it (POST /tills/{id}/approve).",
       errors: [{ path: "", code: "owner_approval_pending", message: "Waiting for an owner's approval." }],
     });
   const { pkcs8, certificate } = await signingPkcs8(env, company);

@@ -133,7 +133,7 @@ export async function signingMaterialFor(
         eq(devices.pairingCodeHash, await hashPairingCode(pairingCode)),
         gt(devices.pairingExpiresAt, context.now.toISOString()),
       )
-    : and(eq(devices.keyApproval, "approved"), isNull(devices.keyHandedOverAt));
+    : and(eq(devices.keyApproval, "granted"), isNull(devices.keyHandedOverAt));
   const [consumed] = await database(env.DB)
     .update(devices)
     .set(
@@ -144,12 +144,12 @@ export async function signingMaterialFor(
   if (!consumed && !pairingCode)
     throw new ApiProblem("forbidden", {
       detail:
-        "Without a code the key comes once, after an owner approved this till; ask the issuer for a code (POST /devices/{id}/pairing-code).",
+        "Without a code the key comes once, after an owner approved this till; ask the issuer for a code (POST /tills/{id}/pairing-code).",
       errors: [{ path: "/pairingCode", code: "pairing_code_required", message: "A one-time code is needed." }],
     });
   if (!consumed) {
     const detail =
-      "This code is unknown, was already used, or has expired; ask the issuer for a new one (POST /devices/{id}/pairing-code).";
+      "This code is unknown, was already used, or has expired; ask the issuer for a new one (POST /tills/{id}/pairing-code).";
     throw new ApiProblem("forbidden", {
       detail,
       errors: [{ path: "/pairingCode", code: "pairing_code_invalid", message: detail }],

@@ -63,7 +63,7 @@ function linesTable(view: ReceiptView): string {
  */
 function creditoFiscalForm({ company, receipt, origin, request }: PageInput): string {
   if (receipt.tipoeCF !== "32" || (receipt.status !== "accepted" && receipt.status !== "conditional")) return "";
-  if (request?.status === "approved")
+  if (request?.status === "issued")
     return `<p class="credito-fiscal" data-solicitud="aprobada">Su factura de crédito fiscal ${esc(request.e31 ?? "")} fue emitida.</p>`;
   if (request)
     return `<p class="credito-fiscal" data-solicitud="pendiente">Su solicitud de factura de crédito fiscal está esperando la aprobación de ${esc(company.tradeName ?? company.legalName)}. Vuelva a esta página más tarde.</p>`;

@@ -2,7 +2,7 @@
 // `creditoFiscalApproval` setting "approval"): the request is checked as the at-once path checks
 // it, stored, and waits for an owner or accountant. Approving issues the E31 exactly as the at-once
 // path does (credito-fiscal.ts), so one E31 per E32 still holds; an approval first claims the
-// request (pending → approving, one conditional UPDATE), so of two approvals at once one issues
+// request (pending → issuing, one conditional UPDATE), so of two approvals at once one issues
 // and the other is refused. Each decision is written in the issuer's audit log.
 import { and, desc, eq } from "drizzle-orm";
 import { database } from "../db/client.ts";
@@ -38,7 +38,7 @@ export async function openRequestFor(env: Env, companyId: string, e32: string) {
     .from(creditoFiscalRequests)
     .where(and(eq(creditoFiscalRequests.companyId, companyId), eq(creditoFiscalRequests.e32, e32)))
     .orderBy(desc(creditoFiscalRequests.createdAt));
-  return rows.find((row) => row.status !== "rejected");
+  return rows.find((row) => row.status !== "declined");
 }
 
 /** Stores the buyer's request (checked as the at-once path checks it) to wait for a decision. */
@@ -103,7 +103,7 @@ const audit = (env: Env, company: Company, who: Decider, code: string, detail: s
 
 /** Approves a waiting request: its E31 is issued as the at-once path issues it. */
 export async function approveRequest(env: Env, company: Company, id: string, who: Decider, now: Date) {
-  const row = await claim(env, company.id, id, "approving");
+  const row = await claim(env, company.id, id, "issuing");
   const back = () => database(env.DB).update(creditoFiscalRequests).set({ status: "pending" });
   try {
     const receipt = await findReceipt(env, company.id, row.e32);
@@ -111,7 +111,7 @@ export async function approveRequest(env: Env, company: Company, id: string, who
     const e31 = await issueCreditoFiscal(env, { company, receipt }, { ...row, email: row.email ?? undefined }, now);
     const [approved] = await database(env.DB)
       .update(creditoFiscalRequests)
-      .set({ status: "approved", e31: e31.encf, decidedBy: who.actor, decidedAt: now.toISOString() })
+      .set({ status: "issued", e31: e31.encf, decidedBy: who.actor, decidedAt: now.toISOString() })
       .where(eq(creditoFiscalRequests.id, id))
       .returning();
     const detail = `${row.e32} → ${e31.encf} (RNC ${row.rncComprador})`;
@@ -126,7 +126,7 @@ export async function approveRequest(env: Env, company: Company, id: string, who
 
 /** Rejects a waiting request, recording why. */
 export async function rejectRequest(env: Env, company: Company, id: string, reason: string, who: Decider, now: Date) {
-  const row = await claim(env, company.id, id, "rejected", {
+  const row = await claim(env, company.id, id, "declined", {
     reason,
     decidedBy: who.actor,
     decidedAt: now.toISOString(),

@@ -117,8 +117,10 @@ consoleUserRoutes.openapi(
 
 consoleUserRoutes.openapi(
   createRoute({
-    method: "delete",
-    path: "/console/invitations/{id}",
+    // Not DELETE /console/invitations/{id}: that path is GET /console/invitations/{token}'s (the
+    // link's), and one path cannot name its parameter two ways.
+    method: "post",
+    path: "/console/invitations/{id}/cancel",
     tags: ["Console"],
     security: consoleSecurity,
     middleware: [...ownerOnly],

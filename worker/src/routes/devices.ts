@@ -121,7 +121,7 @@ deviceRoutes.openapi(
     tags: ["Administration"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
     description:
-      "The operator's form of POST /devices/{id}/revoke: the device's token is refused from its next request on, and the till deletes its copy of the signing key when it hears so. What it signed before the revocation may still be uploaded.",
+      "The operator's form of POST /tills/{id}/revoke: the device's token is refused from its next request on, and the till deletes its copy of the signing key when it hears so. What it signed before the revocation may still be uploaded.",
     middleware: [requireAdmin] as const,
     request: { params: IdParam },
     responses: { 200: { description: "Revoked", ...json(DeviceOut) }, 404: problemSchema("No such device") },
@@ -150,7 +150,7 @@ deviceRoutes.openapi(
 deviceRoutes.openapi(
   tenantRoute({
     method: "post",
-    path: "/devices/{id}/approve",
+    path: "/tills/{id}/approve",
     tags: ["Devices"],
     summary: "An owner lets a till a manager registered receive the signing key",
     description:
@@ -195,7 +195,7 @@ deviceRoutes.openapi(
 deviceRoutes.openapi(
   tenantRoute({
     method: "post",
-    path: "/devices/{id}/pairing-code",
+    path: "/tills/{id}/pairing-code",
     tags: ["Devices"],
     summary: "A one-time code for a paired till to receive the issuer's new signing key",
     description:
@@ -213,7 +213,7 @@ deviceRoutes.openapi(
 deviceRoutes.openapi(
   tenantRoute({
     method: "post",
-    path: "/devices/{id}/revoke",
+    path: "/tills/{id}/revoke",
     tags: ["Devices"],
     summary: "Revoke a device: its token fails at once and it deletes its key",
     description:
@@ -236,7 +236,7 @@ deviceRoutes.openapi(
     tags: ["Devices"],
     summary: "Pair a till with its one-time code: its token, the signing material and its first e-NCF blocks",
     description:
-      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, a first lease of e-NCF per type and, when the till may hold it, the signing key wrapped to the RSA-OAEP public key the till sent (`publicKey`; unwrap it into a non-extractable key), so it can sign offline at once. The key never travels in clear: without `publicKey`, or for a till a manager registered until an owner approves it (POST /devices/{id}/approve), `signing` is null. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.",
+      "Called by the till itself, without a token: the pairing code becomes the device's bearer token, the issuer's profile, a first lease of e-NCF per type and, when the till may hold it, the signing key wrapped to the RSA-OAEP public key the till sent (`publicKey`; unwrap it into a non-extractable key), so it can sign offline at once. The key never travels in clear: without `publicKey`, or for a till a manager registered until an owner approves it (POST /tills/{id}/approve), `signing` is null. A code works once. Wrong codes are throttled per source address and over all sources (429 with Retry-After); a right code is never refused for others' failures.",
     request: { body: { required: true, ...json(PairingRequest) } },
     responses: {
       200: { description: "Paired", ...json(Paired) },
@@ -320,7 +320,7 @@ deviceRoutes.openapi(
     tags: ["Devices"],
     summary: "The issuer's current signing material, against a fresh one-time code or an owner's approval",
     description:
-      "When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /devices/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. Without a code, the key comes once after an owner approved a till a manager registered. The key is always wrapped to the public key the till sent at pairing, so a stolen token never yields it. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).",
+      "When GET /devices/me shows a certificate the till does not hold, someone at the issuer asks for a code (POST /tills/{id}/pairing-code) and types it on the till, which fetches the new key and certificate here. Without a code, the key comes once after an owner approved a till a manager registered. The key is always wrapped to the public key the till sent at pairing, so a stolen token never yields it. The code works once, for 15 minutes (the previous certificate stays valid for what it signed before the change).",
     security: deviceSecurity,
     middleware: [requireDevice] as const,
     request: { body: { required: true, ...json(SigningRequest) } },

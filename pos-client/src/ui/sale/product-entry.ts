@@ -2,11 +2,14 @@
 // product grid a page at a time. A tile, Enter or a scan adds a product. Scans arrive apart from
 // typing (ui/scanner.ts takes their keys back out of the search box, or wherever they fell).
 // Products are looked up in IndexedDB as the cashier types (sale/product-search.ts), never all
-// held in memory; what Enter and scans add is looked up in order, and `settled` waits for it.
+// held in memory; what Enter and scans add is looked up in order (the sale's queue, lookups.ts, so
+// that a lookup outlives a redraw of the screen and lands in the one on display), and `settled`
+// waits for it.
 import { type Component, h } from "@ecf/ui-kit";
 import type { PosDatabase, Product } from "../../db.ts";
 import { productByCode, searchProducts } from "../../sale/product-search.ts";
 import { productGrid, RESULTS_PER_PAGE } from "../product-results.ts";
+import { type Lookups, lookupQueue } from "./lookups.ts";
 
 export interface ProductEntry extends Component {
   /** The catalogue changed: the grid shows the new products, the search stays as typed. */
@@ -29,19 +32,21 @@ const searchBox = () =>
     "data-autofocus": true,
   });
 
-export function productEntry(db: PosDatabase, add: (p: Product) => void): ProductEntry {
-  let adding = Promise.resolve();
+/** One drawing of the entry, as a finished lookup reports to it. */
+export interface EntryOnScreen {
+  addFound(typed: string, found: Product | undefined, editsThen: number): void;
+  addScanned(code: string, found: Product | undefined): void;
+}
+
+export function productEntry(
+  db: PosDatabase,
+  add: (p: Product) => void,
+  lookups: Lookups<EntryOnScreen> = lookupQueue(),
+): ProductEntry {
   const search = searchBox();
   const grid = productGrid(db, add, () => search.value);
-  // What a code typed + Enter did not find, or the codes scanned that matched no product (each
-  // named once, however often scanned); a scanned product that is found does not hide them, the
-  // cashier's next search or Escape does.
-  const scanMessage = h("p", { class: "error", role: "alert", id: "scan-error" });
-  const unknownScans = new Set<string>();
-  const say = (text: string) => {
-    unknownScans.clear();
-    scanMessage.textContent = text;
-  };
+  const notFound = notFoundMessage();
+  const say = notFound.say;
   /** Counts the cashier's edits of the search box: a lookup clears it only if nothing was typed since. */
   let edits = 0;
   search.addEventListener("input", () => {
@@ -63,46 +68,64 @@ export function productEntry(db: PosDatabase, add: (p: Product) => void): Produc
     }
     search.focus();
   };
-  /** Looks up and adds in the order the cashier asked, one after another. */
-  const inTurn = (step: () => Promise<void>) => {
-    adding = adding.then(step, step);
-  };
   const addTyped = () => {
     const typed = search.value.trim();
     const page = grid.page;
     const editsThen = edits;
-    inTurn(async () => {
+    lookups.inTurn(async () => {
       const found = typed
         ? ((await productByCode(db, typed)) ?? (await searchProducts(db, typed, page, RESULTS_PER_PAGE)).items[0])
         : undefined;
-      addFound(typed, found, editsThen);
+      return (shown) => shown.addFound(typed, found, editsThen);
     });
   };
   /** A scan adds its product and leaves the focus where it is (the cashier may be typing an RNC). */
-  const addScanned = (code: string, found: Product | undefined) => {
-    if (found) return add(found);
-    unknownScans.add(code);
-    const codes = [...unknownScans].map((c) => `«${c}»`).join(", ");
-    scanMessage.textContent =
-      unknownScans.size === 1
-        ? `No hay ningún producto con el código ${codes}.`
-        : `No hay ningún producto con los códigos ${codes}.`;
-  };
+  const addScanned = (code: string, found: Product | undefined) => (found ? add(found) : notFound.scanned(code));
   const clear = () => {
     say("");
     search.value = "";
     grid.show(true);
     search.focus();
   };
+  lookups.shownOn({ addFound, addScanned });
   grid.show(true);
   return {
-    element: h("div", { class: "left" }, search, scanMessage, grid.element),
+    element: h("div", { class: "left" }, search, notFound.element, grid.element),
     refresh: () => grid.show(),
-    settled: () => adding,
+    settled: () => lookups.settled(),
     key: (e) => keyOnSearch(e, search, addTyped, clear),
     scanned: (text) => {
       const code = text.trim();
-      if (code) inTurn(async () => addScanned(code, await productByCode(db, code)));
+      if (code)
+        lookups.inTurn(async () => {
+          const found = await productByCode(db, code);
+          return (shown) => shown.addScanned(code, found);
+        });
+    },
+  };
+}
+
+/**
+ * What a code typed + Enter did not find, or the codes scanned that matched no product (each named
+ * once, however often scanned); a scanned product that is found does not hide them, the cashier's
+ * next search or Escape does.
+ */
+function notFoundMessage() {
+  const element = h("p", { class: "error", role: "alert", id: "scan-error" });
+  const unknownScans = new Set<string>();
+  return {
+    element,
+    say: (text: string) => {
+      unknownScans.clear();
+      element.textContent = text;
+    },
+    scanned: (code: string) => {
+      unknownScans.add(code);
+      const codes = [...unknownScans].map((c) => `«${c}»`).join(", ");
+      element.textContent =
+        unknownScans.size === 1
+          ? `No hay ningún producto con el código ${codes}.`
+          : `No hay ningún producto con los códigos ${codes}.`;
     },
   };
 }

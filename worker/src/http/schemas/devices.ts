@@ -27,9 +27,9 @@ export const DeviceOut = z
     canEditPrices: z
       .boolean()
       .openapi({ description: "Whether the till may change prices locally (PATCH /devices/{id})" }),
-    keyApproval: z.enum(["not_needed", "pending", "approved"]).openapi({
+    keyApproval: z.enum(["not_needed", "pending", "granted"]).openapi({
       description:
-        "Whether the signing key may reach the till: `pending` for a till a manager registered until an owner approves it (POST /devices/{id}/approve)",
+        "Whether the signing key may reach the till: `pending` for a till a manager registered until an owner approves it (POST /tills/{id}/approve), then `granted`; `not_needed` for one an owner or the administrator registered",
     }),
     keyHandedOverAt: z.string().nullable().openapi({ description: "When the till last received the signing key" }),
   })
@@ -169,7 +169,7 @@ export const SigningRequest = z
   .object({
     pairingCode: z.string().min(1).max(20).optional().openapi({
       description:
-        "A re-key code (POST /devices/{id}/pairing-code); left out for the first key after an owner's approval",
+        "A re-key code (POST /tills/{id}/pairing-code); left out for the first key after an owner's approval",
     }),
   })
   .openapi("SigningRequest");

@@ -66,8 +66,8 @@ export const CreditoFiscalRequestView = z
     e32: z.string().openapi({ description: "The consumer receipt's e-NCF", example: "E320000000001" }),
     rncComprador: z.string().openapi({ example: "131880738" }),
     email: z.string().nullable(),
-    status: z.enum(["pending", "approving", "approved", "rejected"]),
-    reason: z.string().nullable().openapi({ description: "Why it was rejected" }),
+    status: z.enum(["pending", "issuing", "issued", "declined"]),
+    reason: z.string().nullable().openapi({ description: "Why it was declined" }),
     e31: z.string().nullable().openapi({ description: "The E31 issued on approval" }),
     decidedBy: z.string().nullable(),
     decidedAt: z.string().nullable(),
@@ -84,7 +84,7 @@ export const CreditoFiscalRequestId = z.object({
 
 export const CreditoFiscalRequestsQuery = z.object({
   status: z
-    .enum(["pending", "approving", "approved", "rejected"])
+    .enum(["pending", "issuing", "issued", "declined"])
     .optional()
     .openapi({ param: { name: "status", in: "query" }, example: "pending" }),
 });
