@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 180_000,
     // Hooks start stacks and Chromium: as long as a test may take, not the default 10 s.
     hookTimeout: 180_000,
+    // expect.poll awaits a state the page reaches when the machine gets to it: vitest's 1 s default
+    // is a race on a loaded 2-core machine, not a limit the product promises.
+    expect: { poll: { timeout: 30_000, interval: 100 } },
     // Each browser file starts its own world (stack, companies, Chromium) and mostly waits on it:
     // two at a time even on 2 cores, where vitest's default would run one.
     maxWorkers: 2,

@@ -221,14 +221,11 @@ describe("PUT /devices/shifts/{id}", () => {
   it("takes from a revoked till only the shifts it opened before its revocation", async () => {
     const { company } = await companyWithToken();
     const caja = await till(company.id, "Caja 1");
-    await database(env.DB)
-      .update(devices)
-      .set({ revokedAt: "2026-11-25T15:00:00.000Z" })
-      .where(eq(devices.id, caja.id));
-    expect(
-      (await put(caja, crypto.randomUUID(), closing("2026-11-25T12:00:00.000Z", "2026-11-25T14:00:00.000Z"))).status,
-    ).toBe(201);
-    const late = await problem(await put(caja, crypto.randomUUID(), opening("2026-11-25T16:00:00.000Z")), 400);
+    // Times relative to now: a revoked till hands over only within days of its revocation.
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+    await database(env.DB).update(devices).set({ revokedAt: hoursAgo(3) }).where(eq(devices.id, caja.id));
+    expect((await put(caja, crypto.randomUUID(), closing(hoursAgo(6), hoursAgo(4)))).status).toBe(201);
+    const late = await problem(await put(caja, crypto.randomUUID(), opening(hoursAgo(2))), 400);
     expect(late.errors.map((e) => [e.path, e.code])).toEqual([["/openedAt", "after_revocation"]]);
   });
 });

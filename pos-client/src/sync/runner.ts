@@ -7,7 +7,7 @@ import { POS_TIPOS } from "@ecf/shared/pos-device";
 import { DeviceApi, type DeviceStatus, isRevoked } from "../api.ts";
 import type { PosDatabase } from "../db.ts";
 import { recoverLostNumbers, refillLeases } from "../leases.ts";
-import { API_BASE, forgetDevice, forgetSettledTokens, RETIRED_TOKENS, type Session } from "../session.ts";
+import { API_BASE, forgetDevice, forgetSettledTokens, type Session } from "../session.ts";
 import { installWrappedKey, keyIsOutdated, signingKey } from "../signing/keystore.ts";
 import { capacitySettings, stockNeeded } from "../offline-capacity.ts";
 import { type ShiftSyncReport, syncShifts } from "./shifts.ts";

@@ -202,6 +202,7 @@ class PosApp {
     const element = sale?.element ?? (view as HTMLElement);
     this.saleOnScreen = sale;
     this.main.replaceChildren(element);
+    sale?.attached();
     element.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     // Scans waiting for a sale screen go to this one, in order; any other screen cannot sell them.
     if (sale || !this.showing) for (const code of this.waitingScans.splice(0)) sale?.scan(code);

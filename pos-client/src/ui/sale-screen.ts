@@ -35,6 +35,8 @@ export interface SaleScreen extends Component {
   scan(code: string): void;
   /** The catalogue changed: the products reload in place, the search stays as typed. */
   catalogChanged(): void;
+  /** Put on display (the app calls it once attached; a drawing dropped for a newer one never is). */
+  attached(): void;
 }
 
 export async function saleScreen(
@@ -82,5 +84,6 @@ export async function saleScreen(
     },
     scan: (code) => entry.scanned(code),
     catalogChanged: () => entry.refresh(),
+    attached: () => entry.attached(),
   };
 }

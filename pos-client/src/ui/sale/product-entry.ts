@@ -20,6 +20,8 @@ export interface ProductEntry extends Component {
   key(e: KeyboardEvent): void;
   /** A scan is a code, never a name: only an exact code or barcode adds a product. */
   scanned(code: string): void;
+  /** This drawing is the one on display: lookups still running report to it from now on. */
+  attached(): void;
 }
 
 const searchBox = () =>
@@ -87,12 +89,13 @@ export function productEntry(
     grid.show(true);
     search.focus();
   };
-  lookups.shownOn({ addFound, addScanned });
   grid.show(true);
   return {
     element: h("div", { class: "left" }, search, notFound.element, grid.element),
     refresh: () => grid.show(),
     settled: () => lookups.settled(),
+    // Not at construction: the app may build a drawing and drop it when a newer render wins.
+    attached: () => lookups.shownOn({ addFound, addScanned }),
     key: (e) => keyOnSearch(e, search, addTyped, clear),
     scanned: (text) => {
       const code = text.trim();
