@@ -223,7 +223,10 @@ describe("PUT /devices/shifts/{id}", () => {
     const caja = await till(company.id, "Caja 1");
     // Times relative to now: a revoked till hands over only within days of its revocation.
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
-    await database(env.DB).update(devices).set({ revokedAt: hoursAgo(3) }).where(eq(devices.id, caja.id));
+    await database(env.DB)
+      .update(devices)
+      .set({ revokedAt: hoursAgo(3) })
+      .where(eq(devices.id, caja.id));
     expect((await put(caja, crypto.randomUUID(), closing(hoursAgo(6), hoursAgo(4)))).status).toBe(201);
     const late = await problem(await put(caja, crypto.randomUUID(), opening(hoursAgo(2))), 400);
     expect(late.errors.map((e) => [e.path, e.code])).toEqual([["/openedAt", "after_revocation"]]);
