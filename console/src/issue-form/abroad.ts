@@ -39,11 +39,7 @@ function exportForm(): AbroadForm {
     ["03", "Aérea"],
   ]);
   const paisDestino = input("pais-destino");
-  const paisOrigen = input("pais-origen");
-  const regimen = input("regimen-aduanero", { maxlength: "35" });
-  const salida = input("puerto-salida", { maxlength: "40" });
-  const transportista = input("transportista", { maxlength: "150" });
-  const viaje = input("numero-viaje", { maxlength: "20" });
+  const customs = customsFields();
   const figures = exportFigures();
   const box = h(
     "fieldset",
@@ -57,11 +53,7 @@ function exportForm(): AbroadForm {
     field("Condiciones de entrega (opcional)", incoterm),
     field("Vía de transporte (opcional)", via),
     field("País de destino (opcional)", paisDestino),
-    field("País de origen de la mercancía (opcional)", paisOrigen),
-    field("Puerto de salida, si no es el de embarque (opcional)", salida),
-    field("Régimen aduanero (opcional)", regimen),
-    field("Compañía transportista (opcional)", transportista),
-    field("Número de viaje (opcional)", viaje),
+    ...customs.fields,
     figures.box,
   );
   const apply = (doc: Record<string, unknown>) => {
@@ -79,17 +71,14 @@ function exportForm(): AbroadForm {
       NumeroEmbarque: embarque.value.trim(),
       NombrePuertoEmbarque: puerto.value.trim(),
       NombrePuertoDesembarque: destino.value.trim(),
-      NombrePuertoSalida: salida.value.trim(),
       CondicionesEntrega: incoterm.value,
-      RegimenAduanero: regimen.value.trim(),
+      ...customs.read(INFO),
       ...read.fields,
     });
     const transporte = present({
       ViaTransporte: via.value,
-      PaisOrigen: paisOrigen.value.trim(),
       PaisDestino: paisDestino.value.trim(),
-      NombreCompaniaTransportista: transportista.value.trim(),
-      NumeroViaje: viaje.value.trim(),
+      ...customs.read(TRANSPORTE),
     });
     if (info) encabezado.InformacionesAdicionales = info;
     if (transporte) encabezado.Transporte = transporte;
@@ -104,11 +93,7 @@ function exportForm(): AbroadForm {
     errors.bind(incoterm, `${INFO}/CondicionesEntrega`, INFO);
     errors.bind(via, `${TRANSPORTE}/ViaTransporte`, TRANSPORTE);
     errors.bind(paisDestino, `${TRANSPORTE}/PaisDestino`);
-    errors.bind(paisOrigen, `${TRANSPORTE}/PaisOrigen`);
-    errors.bind(salida, `${INFO}/NombrePuertoSalida`);
-    errors.bind(regimen, `${INFO}/RegimenAduanero`);
-    errors.bind(transportista, `${TRANSPORTE}/NombreCompaniaTransportista`);
-    errors.bind(viaje, `${TRANSPORTE}/NumeroViaje`);
+    customs.bind(errors);
     figures.bind(errors);
   };
   return { box, apply, bind };
@@ -164,6 +149,30 @@ const INCOTERM_WORDS = [
   ["DPU", "Entregado y descargado (DPU)"],
   ["DDP", "Entregado con derechos pagados (DDP)"],
 ] as const;
+
+/**
+ * The E46's other facts on the goods and their carriage (formato-ecf 67, 68, 79, 83, 84): group,
+ * element, the control's name, its label, and the element's length.
+ */
+const CUSTOMS = [
+  [TRANSPORTE, "PaisOrigen", "pais-origen", "País de origen de la mercancía (opcional)", 60],
+  [INFO, "NombrePuertoSalida", "puerto-salida", "Puerto de salida, si no es el de embarque (opcional)", 40],
+  [INFO, "RegimenAduanero", "regimen-aduanero", "Régimen aduanero (opcional)", 35],
+  [TRANSPORTE, "NombreCompaniaTransportista", "transportista", "Compañía transportista (opcional)", 150],
+  [TRANSPORTE, "NumeroViaje", "numero-viaje", "Número de viaje (opcional)", 20],
+] as const;
+
+/** The CUSTOMS fields: their controls, what each group gets from them, and where problems go. */
+function customsFields() {
+  const inputs = CUSTOMS.map(([, , name, , length]) => input(name, { maxlength: String(length) }));
+  const read = (group: string) =>
+    Object.fromEntries(
+      CUSTOMS.flatMap(([at, element], i) => (at === group ? [[element, inputs[i]!.value.trim()]] : [])),
+    ) as Record<string, string>;
+  const bind = (errors: FieldErrors) =>
+    CUSTOMS.forEach(([group, element], i) => errors.bind(inputs[i]!, `${group}/${element}`));
+  return { fields: CUSTOMS.map(([, , , label], i) => field(label, inputs[i]!)), read, bind };
+}
 
 /** The export's amounts DGII's E46 has (formato-ecf 62 to 66), each more than 0 when given. */
 const FIGURES = [
