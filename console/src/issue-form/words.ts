@@ -29,6 +29,23 @@ const WORDS: Record<string, string> = {
   NCFModificado: "el comprobante que se modifica",
   MontoTotal: "el total",
   TotalITBIS: "el ITBIS",
+  PaisComprador: "el país del comprador",
+  FechaEmbarque: "la fecha de embarque",
+  NumeroEmbarque: "el número de embarque",
+  NombrePuertoEmbarque: "el puerto de embarque",
+  NombrePuertoDesembarque: "el puerto de desembarque",
+  NombrePuertoSalida: "el puerto de salida",
+  CondicionesEntrega: "las condiciones de entrega",
+  RegimenAduanero: "el régimen aduanero",
+  TotalFob: "el valor FOB",
+  OtrosGastos: "los otros gastos",
+  TotalCif: "el valor CIF",
+  ViaTransporte: "la vía de transporte",
+  PaisOrigen: "el país de origen",
+  PaisDestino: "el país de destino",
+  NombreCompaniaTransportista: "la compañía transportista",
+  NumeroViaje: "el número de viaje",
+  MontoISRRetenido: "la retención de ISR",
 };
 
 /** DGII's containers, one capitalised word each (CamelCase names are found by ELEMENT). */

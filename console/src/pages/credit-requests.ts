@@ -27,6 +27,20 @@ const ESTADO_NOMBRE: Record<Request["status"], string> = {
   declined: "Rechazada",
 };
 
+/** The note voiding the consumer receipt, when the company chose one. */
+function creditNoteText(r: Request): string {
+  switch (r.creditNote) {
+    case "issued":
+      return r.e34 ?? "Emitida";
+    case "owed":
+      return "Pendiente: se emitirá automáticamente";
+    case "failed":
+      return "No se pudo emitir: emítala a mano";
+    default:
+      return "—";
+  }
+}
+
 export const creditRequestsPage: Page = async (ctx) => {
   const owner = ctx.session.role === "owner";
   const [{ data: me }, { data }] = await Promise.all([api.GET("/company/me"), api.GET("/credito-fiscal/requests")]);
@@ -56,7 +70,7 @@ export const creditRequestsPage: Page = async (ctx) => {
       h("h2", {}, "Solicitudes decididas"),
       table(
         "Solicitudes decididas",
-        ["Comprobante", "RNC o cédula", "Estado", "Factura emitida", "Motivo", "Decidida"],
+        ["Comprobante", "RNC o cédula", "Estado", "Factura emitida", "Nota de crédito", "Motivo", "Decidida"],
         items
           .filter((r) => r.status !== "pending")
           .map((r) => [
@@ -64,6 +78,7 @@ export const creditRequestsPage: Page = async (ctx) => {
             r.rncComprador,
             ESTADO_NOMBRE[r.status],
             r.e31 ?? "—",
+            creditNoteText(r),
             r.reason ?? "—",
             dayTime(r.decidedAt),
           ]),

@@ -2,7 +2,9 @@
 // sandbox): the owner chooses that requests wait for approval, a buyer asks on an E32's public
 // address for a crédito fiscal invoice, the owner sees it waiting in Crédito fiscal and approves
 // it there; the E31 (CodigoModificacion 5, referencing the E32) is Aceptado by the sandbox and in
-// the 607, and a second request for the same E32 is refused.
+// the 607, and a second request for the same E32 is refused. When the owner voids the E32 with a
+// credit note and that note cannot be issued right away (the E34 range expired), the request's
+// row says the note is pending.
 import { xmlToEcf } from "@ecf/shared";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,5 +109,34 @@ describe("crédito fiscal requests approved in the console", () => {
     const again = await ask(e32);
     expect(again.status).toBe(409);
     expect(((await again.json()) as Json).errors[0].code).toBe("already_issued");
+  });
+
+  it("a credit note that cannot be issued yet is shown pending on the approved request", async () => {
+    await go(world, owner, "#/credito-fiscal", "Crédito fiscal");
+    await owner
+      .getByLabel("La factura de consumo", { exact: true })
+      .selectOption({ label: "Se anula con una nota de crédito" });
+    await owner.getByRole("button", { name: "Guardar" }).click();
+    await expect
+      .poll(async () => ((await reportOf(world, world.tokenA, "/company/me")) as Json).creditoFiscalE32)
+      .toBe("credit_note");
+    const range = (expiresOn: string) =>
+      world.stack.admin("PUT", `/admin/companies/${world.companyA}/sequences/34`, {
+        rangeFrom: 1,
+        rangeTo: 100_000,
+        expiresOn,
+      });
+    await range("2020-01-31"); // the E34 is refused right after the E31: it stays owed
+    try {
+      const e32 = await consumerReceipt();
+      expect((await ask(e32)).status).toBe(202);
+      await owner.reload();
+      await owner.getByRole("button", { name: `Aprobar y emitir la factura de ${e32.encf}` }).click();
+      const row = owner.locator("main table").first().locator("tbody tr", { hasText: e32.encf });
+      await expect.poll(() => row.textContent(), { timeout: 60_000 }).toContain("Aprobada");
+      expect((await row.locator("td").nth(4).textContent())!.trim()).toBe("Pendiente: se emitirá automáticamente");
+    } finally {
+      await range("2099-12-31");
+    }
   });
 });

@@ -2469,7 +2469,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a crédito fiscal request: its E31 is issued
-         * @description Issues the E31 exactly as the at-once path does (CodigoModificacion 5 referencing the E32; one per E32, ever) and, when `creditoFiscalE32` is `credit_note`, the E34 voiding the E32. Of two approvals at once one issues, the other is refused (409). Written in the audit log.
+         * @description Issues the E31 exactly as the at-once path does (CodigoModificacion 5 referencing the E32; one per E32, ever) and, when `creditoFiscalE32` is `credit_note`, the E34 voiding the E32 (a note that fails stays owed, `creditNote` `owed`, and the ledger issues it later under the same key). Of two approvals at once one issues, the other is refused (409). When an E31 was issued for the E32 meanwhile (by the at-once path or by hand), the request is settled with it: issued with that E31 when it names the same buyer and DGII did not reject it (200), otherwise declined with the reason (409 `already_issued`). Written in the audit log.
          */
         post: operations["postCreditoFiscalRequestsByIdApprove"];
         delete?: never;
@@ -4730,8 +4730,15 @@ export interface components {
             status: "pending" | "issuing" | "issued" | "declined";
             /** @description Why it was declined */
             reason: string | null;
-            /** @description The E31 issued on approval */
+            /** @description The E31 issued on approval (or found issued before) */
             e31: string | null;
+            /**
+             * @description The E34 voiding the E32 (`creditoFiscalE32` `credit_note`): `owed` while the ledger retries it, `issued`, or `failed` (given up after 30 days: issue it by hand). Null when none was chosen.
+             * @enum {string|null}
+             */
+            creditNote: "owed" | "issued" | "failed" | null;
+            /** @description The E34 voiding the E32, once issued */
+            e34: string | null;
             decidedBy: string | null;
             decidedAt: string | null;
             createdAt: string;
@@ -15440,7 +15447,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Approved, the E31 issued */
+            /** @description Approved, the E31 issued (or the one issued before) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15488,7 +15495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Already decided, being approved, or an E31 already exists for the E32 */
+            /** @description Already decided, being approved, or declined now: an E31 for another buyer exists */
             409: {
                 headers: {
                     [name: string]: unknown;

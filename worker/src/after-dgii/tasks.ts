@@ -8,6 +8,7 @@ import { deliverToBuyer } from "./buyer-delivery.ts";
 import { sendReceiptEmail } from "./email.ts";
 import type {
   BuyerDeliveryPayload,
+  CreditNotePayload,
   EmailPayload,
   EventPayload,
   Task,
@@ -45,6 +46,11 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
       return deliverToBuyer(JSON.parse(task.payload) as BuyerDeliveryPayload, context, pastDeadline);
     case "email":
       return sendReceiptEmail(JSON.parse(task.payload) as EmailPayload, context, pastDeadline);
+    case "credit_note": {
+      // Loaded on the first such task: it issues a receipt, which the other kinds never do.
+      const { issueOwedCreditNote } = await import("../public-receipt/e32-credit-note.ts");
+      return issueOwedCreditNote(JSON.parse(task.payload) as CreditNotePayload, context, pastDeadline);
+    }
     default: {
       const unreachable: never = task.kind;
       throw new Error(`unknown task kind ${String(unreachable)}`);

@@ -3,6 +3,8 @@ import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { companies } from "./tables.ts";
 
 export const CREDITO_FISCAL_REQUEST_STATES = ["pending", "issuing", "issued", "declined"] as const;
+/** The E34 voiding the E32 (`creditoFiscalE32` "credit_note"): owed while its task retries it. */
+export const CREDIT_NOTE_STATES = ["owed", "issued", "failed"] as const;
 
 /**
  * A buyer's request for a crédito fiscal invoice (E31) for one of the issuer's consumer receipts
@@ -27,6 +29,9 @@ export const creditoFiscalRequests = sqliteTable(
     /** Why it was rejected (the owner's or accountant's words). */
     reason: text("reason"),
     e31: text("e31"),
+    /** The E34 voiding the E32, when the issuer chose one; null when it chose none. */
+    creditNote: text("credit_note", { enum: CREDIT_NOTE_STATES }),
+    e34: text("e34"),
     decidedBy: text("decided_by"),
     decidedAt: text("decided_at"),
     createdAt: text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),

@@ -29,6 +29,7 @@ import type { Receipt } from "../ledger/rows.ts";
 import type { ValidationWarning } from "../answers/receipt-schema.ts";
 import { knownRange, rememberRange, type KnownRange } from "./known-ranges.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
+import type { NewTask } from "../ledger/month/task-types.ts";
 import { noticeCertificateExpiring } from "../certificates/certificate-watch.ts";
 
 /** Problems from the shared package become `errors[]` entries: path, code, message, and the rest. */
@@ -152,6 +153,8 @@ export interface IssueOptions {
   /** The request's `Idempotency-Key`, claimed with the receipt's number. */
   idempotencyKey?: string;
   subscribedEvents?: readonly EventType[];
+  /** Follow-up work the receipt owes once numbered as `encf`, queued in the same write that records it. */
+  followUp?: (encf: string) => NewTask[];
 }
 
 type Answered = { answer: IssueOutcome | { stored: StoredAnswer } };
@@ -305,6 +308,7 @@ async function signAndRecord(req: IssueRequest, prepared: Prepared, numbered: Nu
     times: options.times,
     contingencyAudit: options.contingencyAudit,
     subscribedEvents: options.subscribedEvents,
+    followUp: options.followUp?.(numbered.encf),
   });
   return warnings.length ? { ...recorded, warnings } : recorded;
 }

@@ -16,6 +16,7 @@ import type { DgiiMessage } from "../dgii/errors.ts";
 import type { PhaseTimes } from "./timing.ts";
 import type { AuditEntry, NewReceipt, Receipt } from "../ledger/rows.ts";
 import type { ValidationWarning } from "../answers/receipt-schema.ts";
+import type { NewTask } from "../ledger/month/task-types.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
 import { dgiiStatusFor } from "../dgii/for-company.ts";
 import {
@@ -73,6 +74,8 @@ export interface RecordOptions {
    * them: the receipt's changes made by the request queue no other event. Unset: every event.
    */
   subscribedEvents?: readonly EventType[];
+  /** Follow-up work the receipt owes (an exchanged E32's credit note), queued in its record. */
+  followUp?: NewTask[];
 }
 
 export interface ArchivedReceipt {
@@ -177,6 +180,7 @@ export async function recordSignedReceipt(
           audit,
           subscribedEvents: options.subscribedEvents,
           dgiiDownUntil: dgii.until,
+          followUp: options.followUp,
         }),
       ),
     );
@@ -187,7 +191,7 @@ export async function recordSignedReceipt(
     };
   }
   const recorded = await timed(times, "storage", () =>
-    timed(times, "record", () => month.receipts().record(archived.row)),
+    timed(times, "record", () => month.receipts().record(archived.row, options.followUp)),
   );
   if (recorded.existed) return { receipt: recorded.receipt, reenviado: true };
   const receipt = recorded.receipt;

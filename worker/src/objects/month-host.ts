@@ -32,10 +32,11 @@ export class MonthHost implements MonthAlarmHost {
     this.contingency = new CommitGroup(storage, (entry) => this.inContingency(entry));
   }
 
-  record(values: NewReceipt): Recorded {
+  record(values: NewReceipt, followUp: NewTask[] = []): Recorded {
     const claimedUntil = Date.now() + receipts.CLAIM_MS;
     const inserted = receipts.insertHeld(this.db, values, claimedUntil);
     if (inserted) this.alarms.schedule(claimedUntil);
+    if (inserted) this.enqueue(followUp); // what the receipt owes, in the same step
     return this.recorded(inserted, values.encf);
   }
 
@@ -50,6 +51,7 @@ export class MonthHost implements MonthAlarmHost {
     const inserted = receipts.insertInContingency(this.db, values, dgiiMensajes, due, now);
     if (!inserted) return this.recorded(null, values.encf);
     if (options.audit) this.audit(options.audit); // the request's audit entry, in the same write
+    this.enqueue(options.followUp ?? []);
     this.followUp(inserted, ["receipt.contingency"], options.subscribedEvents);
     this.alarms.schedule(due); // (when its event was queued, the alarm is set already, no later)
     return { receipt: inserted, existed: false };

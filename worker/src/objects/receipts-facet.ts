@@ -7,6 +7,7 @@ import type { ContingencyRecord, MonthReceipts, Recorded } from "../ledger/month
 import type { ReceiptStep } from "../ledger/month/receipt-steps.ts";
 import type { NewReceipt, Receipt } from "../ledger/rows.ts";
 import type { EventType } from "../webhooks/events.ts";
+import type { NewTask } from "../ledger/month/task-types.ts";
 import type { MonthHost } from "./month-host.ts";
 
 export class ReceiptsFacet extends RpcTarget implements MonthReceipts {
@@ -14,8 +15,8 @@ export class ReceiptsFacet extends RpcTarget implements MonthReceipts {
     super();
   }
 
-  record(values: NewReceipt): Recorded {
-    return this.host.record(values);
+  record(values: NewReceipt, followUp?: NewTask[]): Recorded {
+    return this.host.record(values, followUp);
   }
   recordInContingency(values: NewReceipt, dgiiMensajes: string, options?: ContingencyRecord): Promise<Recorded> {
     return this.host.recordInContingency(values, dgiiMensajes, options);

@@ -18,6 +18,7 @@ import { issueReceipt } from "../issuing/issue.ts";
 import { archivedXml } from "../issuing/transmit.ts";
 import { acceptedNotesOf, writeAudit } from "../ledger/client.ts";
 import type { Receipt } from "../ledger/rows.ts";
+import { creditNoteTask } from "../ledger/month/task-types.ts";
 import { lookupTaxpayer } from "../taxpayers/registry.ts";
 import { issueE32CreditNote } from "./e32-credit-note.ts";
 import type { PublicReceipt } from "./lookup.ts";
@@ -96,8 +97,8 @@ export function creditoFiscalRequest(
   };
 }
 
-/** The E32 may become an E31 (an accepted E32, none issued yet) and the buyer is an active taxpayer. */
-export async function checkCreditoFiscal(env: Env, receipt: Receipt, rncComprador: string) {
+/** The E32 may become an E31: a consumer receipt DGII accepted. */
+function checkConsumerReceipt(receipt: Receipt) {
   if (receipt.tipoeCF !== "32")
     throw new ApiProblem("unprocessable", {
       detail: "Only a consumer receipt (E32) becomes a crédito fiscal invoice (CodigoModificacion 5).",
@@ -114,43 +115,89 @@ export async function checkCreditoFiscal(env: Env, receipt: Receipt, rncComprado
       detail: "The consumer receipt is not accepted by DGII yet; ask again once it is.",
       errors: [{ path: "/encf", code: "not_accepted", message: "La DGII aún no ha aceptado este comprobante." }],
     });
-  const earlier = (await acceptedNotesOf(env, receipt)).find((note) => note.tipoeCF === "31");
+}
+
+/** An E31 DGII accepted for the E32, if there is one. */
+async function acceptedE31(env: Env, receipt: Receipt) {
+  return (await acceptedNotesOf(env, receipt)).find((note) => note.tipoeCF === "31");
+}
+
+/** The E32 may become an E31 (an accepted E32, none issued yet) and the buyer is an active taxpayer. */
+export async function checkCreditoFiscal(env: Env, receipt: Receipt, rncComprador: string) {
+  checkConsumerReceipt(receipt);
+  const earlier = await acceptedE31(env, receipt);
   if (earlier) throw alreadyIssued(receipt.encf, earlier.encf);
   return buyerOf(env, rncComprador);
 }
 
+/** What became of the E34 voiding the E32: issued (its e-NCF), or owed to the month object's task. */
+export type CreditNoteState = { state: "issued"; e34: string } | { state: "owed"; e34: null };
+
 /**
- * Issues the E31 for `found`'s E32 (refused: not an E32, not accepted by DGII, or already done),
- * then, when the issuer chose so, the credit note voiding the E32 (e32-credit-note.ts).
+ * The exchange of an E32 for an E31: issued now (and, as the issuer chose, its credit note), or
+ * the E31 issued before for it (`existing`; null when only a stored answer of its key says so).
  */
-export async function issueCreditoFiscal(env: Env, found: PublicReceipt, ask: CreditoFiscalAsk, now: Date) {
+export type Exchange = { issued: Receipt; creditNote: CreditNoteState | null } | { existing: Receipt | null };
+
+/**
+ * Issues the E31 for `found`'s E32 unless one exists (refused: not an E32, not accepted by DGII,
+ * or an inactive buyer), then, when the issuer chose so, the credit note voiding the E32
+ * (e32-credit-note.ts). That note is owed from the E31's own record: the month object queues its
+ * task in the same write, so a note this request fails to issue (or dies before) is issued later.
+ */
+export async function exchangeE32(env: Env, found: PublicReceipt, ask: CreditoFiscalAsk, now: Date): Promise<Exchange> {
   const { company, receipt } = found;
-  const buyer = { ...(await checkCreditoFiscal(env, receipt, ask.rncComprador)), email: ask.email };
+  checkConsumerReceipt(receipt);
+  const earlier = await acceptedE31(env, receipt);
+  if (earlier) return { existing: earlier };
+  const buyer = { ...(await buyerOf(env, ask.rncComprador)), email: ask.email };
   const e32 = xmlToEcf(await archivedXml(env, receipt));
   const body = creditoFiscalRequest(e32, receipt, buyer);
-  const outcome = await issueReceipt(env, company, body, now, { idempotencyKey: creditoFiscalKey(receipt.encf) });
-  if ("stored" in outcome || outcome.replayed) throw alreadyIssued(receipt.encf);
-  if (company.creditoFiscalE32 === "credit_note") await voidE32(env, company, e32, receipt, outcome.receipt.encf, now);
-  return outcome.receipt;
+  const voids = company.creditoFiscalE32 === "credit_note";
+  const outcome = await issueReceipt(env, company, body, now, {
+    idempotencyKey: creditoFiscalKey(receipt.encf),
+    ...(voids ? { followUp: (e31: string) => [creditNoteTask(company.id, receipt.encf, e31)] } : {}),
+  });
+  if ("stored" in outcome) return { existing: null };
+  if (outcome.replayed) return { existing: outcome.receipt };
+  const creditNote = voids ? await voidE32(env, company, e32, receipt, outcome.receipt.encf, now) : null;
+  return { issued: outcome.receipt, creditNote };
+}
+
+/** The at-once path: the E31 issued now, or refused when one was issued before. */
+export async function issueCreditoFiscal(env: Env, found: PublicReceipt, ask: CreditoFiscalAsk, now: Date) {
+  const exchange = await exchangeE32(env, found, ask, now);
+  if ("existing" in exchange) throw alreadyIssued(found.receipt.encf, exchange.existing?.encf);
+  return exchange.issued;
 }
 
 /**
- * The E34 voiding the exchanged E32. The E31 is already issued: a failed credit note neither undoes
- * it nor fails the buyer's request; it is written in the issuer's audit log (/reports/errores), for
- * the issuer to issue the note by hand.
+ * The E34 voiding the exchanged E32, tried right after the E31. The E31 is already issued: a
+ * failed credit note neither undoes it nor fails the buyer's request; it stays owed (the task the
+ * E31's record queued issues it under the same key) and is written in the audit log.
  */
-async function voidE32(env: Env, company: Company, e32: JsonDocument, receipt: Receipt, e31: string, now: Date) {
+async function voidE32(
+  env: Env,
+  company: Company,
+  e32: JsonDocument,
+  receipt: Receipt,
+  e31: string,
+  now: Date,
+): Promise<CreditNoteState> {
   try {
-    await issueE32CreditNote(env, company, e32, receipt, e31, now);
+    const note = await issueE32CreditNote(env, company, e32, receipt, e31, now);
+    if ("stored" in note) return { state: "owed", e34: null };
+    return { state: "issued", e34: note.receipt.encf };
   } catch (error) {
-    const detail = `${receipt.encf} (replaced by ${e31}): ${error instanceof Error ? error.message : String(error)}`;
+    const detail = `${receipt.encf} (replaced by ${e31}), retried later: ${error instanceof Error ? error.message : String(error)}`;
     await writeAudit(env, company.id, {
       actor: null,
       action: "E34 voiding an E32 exchanged for crédito fiscal",
-      code: "credit_note_failed",
+      code: "credit_note_owed",
       status: error instanceof ApiProblem ? error.status : 500,
       detail: detail.slice(0, 1000),
       requestId: "credito-fiscal",
-    });
+    }).catch(() => undefined);
+    return { state: "owed", e34: null };
   }
 }

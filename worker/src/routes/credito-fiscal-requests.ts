@@ -52,15 +52,15 @@ creditoFiscalRequestRoutes.openapi(
     tags: ["Buyers"],
     summary: "Approve a crédito fiscal request: its E31 is issued",
     description:
-      "Issues the E31 exactly as the at-once path does (CodigoModificacion 5 referencing the E32; one per E32, ever) and, when `creditoFiscalE32` is `credit_note`, the E34 voiding the E32. Of two approvals at once one issues, the other is refused (409). Written in the audit log.",
+      "Issues the E31 exactly as the at-once path does (CodigoModificacion 5 referencing the E32; one per E32, ever) and, when `creditoFiscalE32` is `credit_note`, the E34 voiding the E32 (a note that fails stays owed, `creditNote` `owed`, and the ledger issues it later under the same key). Of two approvals at once one issues, the other is refused (409). When an E31 was issued for the E32 meanwhile (by the at-once path or by hand), the request is settled with it: issued with that E31 when it names the same buyer and DGII did not reject it (200), otherwise declined with the reason (409 `already_issued`). Written in the audit log.",
     request: { params: CreditoFiscalRequestId },
     responses: {
       200: {
-        description: "Approved, the E31 issued",
+        description: "Approved, the E31 issued (or the one issued before)",
         ...json(z.object({ request: CreditoFiscalRequestView, e31: CreditoFiscalAnswer })),
       },
       404: problemSchema("No such request for this issuer"),
-      409: problemSchema("Already decided, being approved, or an E31 already exists for the E32"),
+      409: problemSchema("Already decided, being approved, or declined now: an E31 for another buyer exists"),
       422: problemSchema("The buyer is no longer an active taxpayer"),
     },
   }),

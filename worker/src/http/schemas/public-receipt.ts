@@ -68,7 +68,12 @@ export const CreditoFiscalRequestView = z
     email: z.string().nullable(),
     status: z.enum(["pending", "issuing", "issued", "declined"]),
     reason: z.string().nullable().openapi({ description: "Why it was declined" }),
-    e31: z.string().nullable().openapi({ description: "The E31 issued on approval" }),
+    e31: z.string().nullable().openapi({ description: "The E31 issued on approval (or found issued before)" }),
+    creditNote: z.enum(["owed", "issued", "failed"]).nullable().openapi({
+      description:
+        "The E34 voiding the E32 (`creditoFiscalE32` `credit_note`): `owed` while the ledger retries it, `issued`, or `failed` (given up after 30 days: issue it by hand). Null when none was chosen.",
+    }),
+    e34: z.string().nullable().openapi({ description: "The E34 voiding the E32, once issued" }),
     decidedBy: z.string().nullable(),
     decidedAt: z.string().nullable(),
     createdAt: z.string(),

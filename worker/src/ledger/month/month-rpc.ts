@@ -5,7 +5,7 @@
 // Every method runs inside the object, in one synchronous step unless it is async.
 import type { EmailQueueing } from "./email-limits.ts";
 import type { EventType } from "@ecf/shared/webhook-events";
-import type { WebhookEvent } from "./task-types.ts";
+import type { NewTask, WebhookEvent } from "./task-types.ts";
 import type { ReportName, ReportSlice, ReportSliceQuery } from "./report-specs.ts";
 import type { NewShift, PutShiftOutcome, Shift, ShiftSliceQuery } from "./shift-rows.ts";
 import type { BenchRowsSpec, MonthRows } from "./month-import.ts";
@@ -37,6 +37,8 @@ export interface ContingencyRecord {
   subscribedEvents?: readonly EventType[];
   /** Until when the status answer that said DGII is down is reused (epoch ms). */
   dgiiDownUntil?: number;
+  /** Follow-up work the receipt owes (an exchanged E32's credit note), queued with it. */
+  followUp?: NewTask[];
 }
 
 export interface MonthRpc extends Rpc.DurableObjectBranded {
@@ -55,7 +57,7 @@ export interface MonthRpc extends Rpc.DurableObjectBranded {
 /** Receipts (objects/receipts-facet.ts). */
 export interface MonthReceipts extends Rpc.RpcTargetBranded {
   /** Records a receipt held by its request for CLAIM_MS while it transmits; the alarm sends it if the request dies. */
-  record(values: NewReceipt): Recorded;
+  record(values: NewReceipt, followUp?: NewTask[]): Recorded;
   /**
    * Records a receipt DGII cannot take now: in contingency at once, due for the alarm after the first back-off.
    * Committed with the others that arrive meanwhile (ledger/commit-group.ts).

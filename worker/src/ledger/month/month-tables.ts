@@ -231,7 +231,7 @@ export const tasks = sqliteTable(
     position: integer("position").primaryKey({ autoIncrement: true }),
     /** Stable id: a webhook delivery's `webhook-id`. */
     id: text("id").notNull(),
-    kind: text("kind", { enum: ["buyer_delivery", "event", "webhook", "email"] }).notNull(),
+    kind: text("kind", { enum: ["buyer_delivery", "event", "webhook", "email", "credit_note"] }).notNull(),
     orderingKey: text("ordering_key").notNull(),
     /** JSON; for an event `{ type, timestamp, data }`. */
     payload: text("payload").notNull(),

@@ -2,7 +2,7 @@
 // same synchronous step as the change that causes them, taken by the alarm under a claim, and
 // settled with their outcome. Tasks with the same ordering key run strictly one after another.
 import { and, eq, sql } from "drizzle-orm";
-import { TASK_DEADLINE_MS, type NewTask, type Task, type TaskKind } from "./task-types.ts";
+import { CREDIT_NOTE_GRACE_MS, TASK_DEADLINE_MS, type NewTask, type Task, type TaskKind } from "./task-types.ts";
 import { tasks } from "./month-tables.ts";
 import type { MonthDb } from "./month-receipts.ts";
 import { ALARM_BATCH } from "./month-receipts.ts";
@@ -82,9 +82,11 @@ export const EVENT_GATHER_MS = 1000;
 export function queueTasks(db: MonthDb, list: NewTask[], tasksRanAt: number): number {
   const now = Date.now();
   const eventsDue = Math.max(now, tasksRanAt + EVENT_GATHER_MS);
-  insertTasks(db, list, (kind) => (kind === "event" ? eventsDue : now), TASK_DEADLINE_MS, now);
+  const dueAt = (kind: TaskKind) =>
+    kind === "event" ? eventsDue : kind === "credit_note" ? now + CREDIT_NOTE_GRACE_MS : now;
+  insertTasks(db, list, dueAt, TASK_DEADLINE_MS, now);
   // (A task behind another of its ordering key is due later still.)
-  return list.every((task) => task.kind === "event") ? eventsDue : now;
+  return Math.min(...list.map((task) => dueAt(task.kind)));
 }
 
 /** Due tasks that are first in line for their ordering key. */

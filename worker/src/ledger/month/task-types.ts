@@ -13,7 +13,7 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
-export type TaskKind = "buyer_delivery" | "event" | "webhook" | "email";
+export type TaskKind = "buyer_delivery" | "event" | "webhook" | "email" | "credit_note";
 
 export interface NewTask {
   id?: string;
@@ -52,13 +52,23 @@ export interface TaskContext {
   issuerEndpoints(companyId: string): Promise<(typeof webhookEndpoints.$inferSelect)[]>;
 }
 
-/** How long each kind is tried: delivery to a buyer at least 72 hours, webhooks 3 days. */
+/**
+ * How long each kind is tried: delivery to a buyer at least 72 hours, webhooks 3 days; an owed
+ * credit note 30 days (what stops it, a used-up quota or range, may wait for the owner).
+ */
 export const TASK_DEADLINE_MS: Record<TaskKind, number> = {
   buyer_delivery: 72 * 3_600_000,
   event: 3 * 86_400_000,
   webhook: 3 * 86_400_000,
   email: 3 * 86_400_000,
+  credit_note: 30 * 86_400_000,
 };
+
+/**
+ * An owed credit note is first due this long after it was queued: the request that issued the E31
+ * tries the E34 itself right away, the task is there for when that attempt fails or dies.
+ */
+export const CREDIT_NOTE_GRACE_MS = 2 * 60_000;
 
 /** Back-off between attempts of a task: 1, 2, 4 … seconds, at most an hour. */
 export function taskBackoffMs(attempts: number): number {
@@ -85,6 +95,13 @@ export interface BuyerDeliveryPayload {
   encf: string;
 }
 
+/** The E34 owed for an E32 exchanged for the E31 `e31` (public-receipt/e32-credit-note.ts). */
+export interface CreditNotePayload {
+  companyId: string;
+  e32: string;
+  e31: string;
+}
+
 /** One webhook delivery: an event for one endpoint. */
 export interface WebhookPayload {
   companyId: string;
@@ -99,4 +116,14 @@ export function emailTask(companyId: string, encf: string, to: string): NewTask 
 
 export function eventTask(companyId: string, subject: string, event: WebhookEvent): NewTask {
   return { kind: "event", orderingKey: subject, payload: { companyId, subject, event } satisfies EventPayload };
+}
+
+/** The E34 voiding `e32`, owed once `e31` is recorded; its id is the E32's, so it is queued once. */
+export function creditNoteTask(companyId: string, e32: string, e31: string): NewTask {
+  return {
+    id: `credit-note:${e32}`,
+    kind: "credit_note",
+    orderingKey: `credit-note:${e32}`,
+    payload: { companyId, e32, e31 } satisfies CreditNotePayload,
+  };
 }
