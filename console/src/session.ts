@@ -35,9 +35,9 @@ export async function currentSession(): Promise<Session | null> {
   }
 }
 
-/** `code`: the one e-mailed after the sign-ins from here were throttled. */
-export async function login(email: string, password: string, code?: string): Promise<Session> {
-  const body = code ? { email, password, code } : { email, password };
+/** `code`: the one e-mailed after the sign-ins from here were throttled; `totp`: the authenticator app's. */
+export async function login(email: string, password: string, code?: string, totp?: string): Promise<Session> {
+  const body = { email, password, ...(code ? { code } : {}), ...(totp ? { totp } : {}) };
   return adopt((await api.POST("/console/login", { body })).data);
 }
 
