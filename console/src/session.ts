@@ -54,8 +54,14 @@ export async function readInvitation(token: string): Promise<Invitation> {
   return (await api.GET("/console/invitations/{token}", { params: { path: { token } } })).data!;
 }
 
-export async function acceptInvitation(token: string, password: string, name?: string): Promise<Session> {
-  const body = name ? { password, name } : { password };
+/** `totp`: an existing user's authenticator app code, when two-step verification is on. */
+export async function acceptInvitation(
+  token: string,
+  password: string,
+  name?: string,
+  totp?: string,
+): Promise<Session> {
+  const body = { password, ...(name ? { name } : {}), ...(totp ? { totp } : {}) };
   return adopt((await api.POST("/console/invitations/{token}/accept", { params: { path: { token } }, body })).data);
 }
 

@@ -1,12 +1,12 @@
 // Verificación en dos pasos in Chromium against the real stack: an owner turns it on under
 // Configuración (the secret shown grouped, as a link and a QR), confirms it with a code this test
 // computes from the secret shown, signs out, is asked for the app's code at sign-in and gets in
-// with it; then turns it off with the password. Codes use the real clock: each is computed just
+// with it, and with it accepts an invitation to another company; then turns it off with the password. Codes use the real clock: each is computed just
 // before it is typed, for a step the service still accepts (its window is a step either side).
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, timeStep, totpCode } from "../../../worker/src/crypto/totp.ts";
-import { A, accept, cliInvitation, go, PASSWORD, startWorld, stopWorld, type World } from "./console-world.ts";
+import { A, accept, B, cliInvitation, go, PASSWORD, startWorld, stopWorld, type World } from "./console-world.ts";
 
 let world: World;
 let owner: Page;
@@ -76,6 +76,20 @@ describe("two-step verification, as an owner turns it on and signs in with it", 
     await owner.getByRole("button", { name: "Entrar" }).click();
     await owner.getByRole("heading", { name: "Hoy", level: 1 }).waitFor();
     expect(await owner.textContent("header")).toContain(`${EMAIL} · Dueño`);
+  });
+
+  it("accepting an invitation to another company asks for the app's code too", async () => {
+    const context = await world.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${world.stack.workerUrl}${cliInvitation(world, B.rnc, EMAIL)}`);
+    await expect.poll(() => page.textContent(".invitation-company")).toContain(B.name);
+    await page.getByLabel("Contraseña nueva").fill(PASSWORD);
+    await page.getByRole("button", { name: "Aceptar y entrar" }).click();
+    await expect.poll(() => page.textContent("[role=alert]")).toContain("verificación en dos pasos activa");
+    await page.getByLabel("Código de la aplicación de autenticación").fill(await nextCode());
+    await page.getByRole("button", { name: "Aceptar y entrar" }).click();
+    await page.getByRole("heading", { name: "Hoy", level: 1 }).waitFor();
+    await context.close();
   });
 
   it("the owner turns it off with the password; the password alone signs in again", async () => {
