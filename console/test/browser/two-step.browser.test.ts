@@ -1,8 +1,9 @@
 // Verificación en dos pasos in Chromium against the real stack: an owner turns it on under
 // Configuración (the secret shown grouped, as a link and a QR), confirms it with a code this test
 // computes from the secret shown, signs out, is asked for the app's code at sign-in and gets in
-// with it, and with it accepts an invitation to another company; then turns it off with the password. Codes use the real clock: each is computed just
-// before it is typed, for a step the service still accepts (its window is a step either side).
+// with it, and with it accepts an invitation to another company; then turns it off with the
+// password. Codes use the real clock: each is computed just before it is typed, for a step the
+// service still accepts (its window is a step either side).
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, timeStep, totpCode } from "../../../worker/src/crypto/totp.ts";
