@@ -35,9 +35,9 @@ export async function currentSession(): Promise<Session | null> {
   }
 }
 
-/** `code`: the one e-mailed after the sign-ins from here were throttled. */
-export async function login(email: string, password: string, code?: string): Promise<Session> {
-  const body = code ? { email, password, code } : { email, password };
+/** `code`: the one e-mailed after the sign-ins from here were throttled; `totp`: the authenticator app's. */
+export async function login(email: string, password: string, code?: string, totp?: string): Promise<Session> {
+  const body = { email, password, ...(code ? { code } : {}), ...(totp ? { totp } : {}) };
   return adopt((await api.POST("/console/login", { body })).data);
 }
 
@@ -54,8 +54,14 @@ export async function readInvitation(token: string): Promise<Invitation> {
   return (await api.GET("/console/invitations/{token}", { params: { path: { token } } })).data!;
 }
 
-export async function acceptInvitation(token: string, password: string, name?: string): Promise<Session> {
-  const body = name ? { password, name } : { password };
+/** `totp`: an existing user's authenticator app code, when two-step verification is on. */
+export async function acceptInvitation(
+  token: string,
+  password: string,
+  name?: string,
+  totp?: string,
+): Promise<Session> {
+  const body = { password, ...(name ? { name } : {}), ...(totp ? { totp } : {}) };
   return adopt((await api.POST("/console/invitations/{token}/accept", { params: { path: { token } }, body })).data);
 }
 

@@ -91,6 +91,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   { mount: "/", serves: ["admin"], load: async () => (await import("./routes/bench.ts")).benchRoutes },
   // /console/login, /console/session*, /console/logout, /console/invitations/{token}*
   { mount: "/", serves: ["console"], load: async () => (await import("./routes/console.ts")).consoleRoutes },
+  // /console/totp*: the signed-in user's two-step verification
+  { mount: "/", serves: ["console"], load: async () => (await import("./routes/console-totp.ts")).consoleTotpRoutes },
   // /console/invitations, /console/users*, /admin/companies/{id}/console-invitations
   {
     mount: "/",

@@ -1,5 +1,6 @@
 // An invitation link (#/invitacion/<token>): who invites whom to which company and role; the
-// person sets a password (at least 10 characters) and is logged in.
+// person sets a password (at least 10 characters) and is logged in. Someone who has a console user
+// already gives its password, and its authenticator app's code when two-step verification is on.
 import { problemText } from "@ecf/ui-kit";
 import { field, h } from "../dom.ts";
 import { acceptInvitation, ROLE_NOMBRE, readInvitation, type Session } from "../session.ts";
@@ -26,6 +27,9 @@ export async function invitationPage(token: string, onAccepted: (session: Sessio
     minlength: 10,
     required: true,
   });
+  const totp = h("input", { name: "codigo-app", inputmode: "numeric", autocomplete: "one-time-code", maxlength: 7 });
+  const totpField = field("Código de la aplicación de autenticación", totp);
+  totpField.hidden = true;
   const error = h("p", { class: "error", role: "alert" });
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -35,8 +39,19 @@ export async function invitationPage(token: string, onAccepted: (session: Sessio
       return;
     }
     try {
-      onAccepted(await acceptInvitation(token, password.value, name.value.trim() || undefined));
+      onAccepted(
+        await acceptInvitation(token, password.value, name.value.trim() || undefined, totp.value.trim() || undefined),
+      );
     } catch (e) {
+      const codes = ((e as { errors?: { code: string }[] }).errors ?? []).map((x) => x.code);
+      if (codes.includes("totp_required") || codes.includes("totp_invalid")) {
+        totpField.hidden = false;
+        totp.focus();
+        error.textContent = codes.includes("totp_required")
+          ? "Su usuario tiene la verificación en dos pasos activa: escriba el código de su aplicación de autenticación."
+          : "El código de la aplicación no es válido o ya se usó: escriba el que la aplicación muestra ahora.";
+        return;
+      }
       error.textContent = problemText(e);
     }
   };
@@ -59,6 +74,7 @@ export async function invitationPage(token: string, onAccepted: (session: Sessio
       { onsubmit: submit },
       field("Su nombre", name),
       field("Contraseña nueva", password, "Al menos 10 caracteres."),
+      totpField,
       error,
       h("button", { type: "submit", class: "primary" }, "Aceptar y entrar"),
     ),

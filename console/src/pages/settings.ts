@@ -1,12 +1,13 @@
 // Configuración: the company as the service knows it, the certificate (upload a renewed .p12),
 // the e-NCF ranges, the totals policy, API keys, webhook endpoints (deliveries, redeliver), and the
-// console's users (invite, change role, remove).
+// console's users (invite, change role, remove); and the user's own two-step verification.
 import { api, reportingTo } from "../api.ts";
 import { field, h, statusLine, table } from "../dom.ts";
 import { day } from "../format.ts";
 import type { Page } from "../page.ts";
 import { may } from "../session.ts";
 import { apiKeysSection } from "./api-keys.ts";
+import { twoStepSection } from "./two-step.ts";
 import { usersSection } from "./users.ts";
 import { webhooksSection } from "./webhooks.ts";
 
@@ -18,6 +19,7 @@ export const settingsPage: Page = async (ctx) => {
     owner ? apiKeysSection() : null,
     owner ? webhooksSection(ctx.reload) : null,
     owner ? usersSection(ctx.session.user.id, ctx.reload) : null,
+    twoStepSection(),
   ]);
   return h(
     "section",

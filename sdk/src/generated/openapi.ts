@@ -2121,7 +2121,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console with an e-mail and password
-         * @description Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401. Once failures for an e-mail from an address trip the throttle, the right password alone no longer signs in from there: the answer is a 429 (`email_code_required`, the same for a right and a wrong password) and, when the password was right, a six-digit code is e-mailed to the user; the password with that `code` signs in (10 minutes, once). So a guesser learns nothing and the owner is never locked out.
+         * @description Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401. Once failures for an e-mail from an address trip the throttle, the right password alone no longer signs in from there: the answer is a 429 (`email_code_required`, the same for a right and a wrong password) and, when the password was right, a six-digit code is e-mailed to the user; the password with that `code` signs in (10 minutes, once). So a guesser learns nothing and the owner is never locked out. A user with two-step verification on (POST /console/totp/enrolment) also sends its authenticator app's current code as `totp`: without it the right password gets a 401 with `totp_required` on /totp, a wrong or used code a 401 with `totp_invalid` (counted as a failed sign-in); a code serves once, in its 30-second step or the one either side; while throttled it goes with the e-mailed `code`.
          */
         post: operations["postConsoleLogin"];
         delete?: never;
@@ -2221,9 +2221,89 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation and sign in
-         * @description A new e-mail becomes a console user with this password (at least 10 characters, not a common password, not the address; else a 400 `weak_password` on /password); a user who exists already gives its own password and gains the company. Acceptance never changes a role: a member of the company already gets a 409 (`already_member`) and keeps theirs. Wrong passwords are throttled as at sign-in (429). The link serves once, for 7 days. Answers the new session with its cookie.
+         * @description A new e-mail becomes a console user with this password (at least 10 characters, not a common password, not the address; else a 400 `weak_password` on /password); a user who exists already gives its own password (and, with two-step verification on, its app's code as `totp`: else `totp_required` or `totp_invalid`, as at sign-in) and gains the company. Acceptance never changes a role: a member of the company already gets a 409 (`already_member`) and keeps theirs. Wrong passwords are throttled as at sign-in (429). The link serves once, for 7 days. Answers the new session with its cookie.
          */
         post: operations["postConsoleInvitationsByTokenAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's two-step verification
+         * @description Whether sign-in asks this user for an authenticator app's code (`active`), an enrolment waits for its first code (`pending`), or neither (`off`); and whether its role in the current company lets it turn it on.
+         */
+        get: operations["getConsoleTotp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/totp/enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-step verification: a new authenticator secret
+         * @description For owners and accountants of the current company (the people who hold the signature). Answers a new random 160-bit secret, in base32 and as an otpauth:// URI (issuer ecf-edge, the user's e-mail) for the app; it is kept only sealed at rest and never shown again. Nothing changes at sign-in until POST /console/totp/confirmation proves the app has it; starting again replaces a pending secret. Refused (409, `totp_active`) while two-step verification is on.
+         */
+        post: operations["postConsoleTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/totp/confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-step verification on with the app's first code
+         * @description The app's current code for the pending secret (the step before or after is accepted, for a clock a little off). From now on POST /console/login takes that app's code as `totp` with the password. The user is e-mailed and the change is written in the audit log.
+         */
+        post: operations["postConsoleTotpConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-step verification off
+         * @description Takes the app's current `code` or the user's `password` (whoever only found an open session cannot). Wrong ones count as failed sign-ins of this user (the sign-in throttle; 429 once it trips). Whatever the role, so a user whose role changed can still turn it off. The user is e-mailed and the change is written in the audit log.
+         */
+        post: operations["postConsoleTotpDisable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4596,6 +4676,11 @@ export interface components {
             password: string;
             /** @description The six-digit code e-mailed after the sign-ins from here were throttled */
             code?: string;
+            /**
+             * @description The authenticator app's current six-digit code, for a user with two-step verification on
+             * @example 287082
+             */
+            totp?: string;
         };
         ConsoleSwitchCompanyRequest: {
             /** @example 131880681 */
@@ -4617,6 +4702,48 @@ export interface components {
             /** @description At least 10 characters */
             password: string;
             name?: string;
+            /**
+             * @description An existing user with two-step verification on: the authenticator app's current code
+             * @example 287082
+             */
+            totp?: string;
+        };
+        ConsoleTotpStatus: {
+            /**
+             * @description off: sign-in takes the password only; pending: a secret was given but no code confirmed it yet; active: sign-in also takes the app's code
+             * @enum {string}
+             */
+            status: "off" | "pending" | "active";
+            /** @description Whether the user's role in the current company (owner, accountant) lets it turn it on */
+            mayEnrol: boolean;
+        };
+        ConsoleTotpEnrolment: {
+            /**
+             * @description The secret in base32 (RFC 4648, no padding), to type into the app; shown this once
+             * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+             */
+            secret: string;
+            /**
+             * @description The same secret as an otpauth:// URI (issuer ecf-edge, the user's e-mail), for a QR code
+             * @example otpauth://totp/ecf-edge:dueno%40demo.do?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=ecf-edge&algorithm=SHA1&digits=6&period=30
+             */
+            otpauthUri: string;
+        };
+        ConsoleTotpConfirmRequest: {
+            /**
+             * @description The app's current six-digit code
+             * @example 287082
+             */
+            code: string;
+        };
+        ConsoleTotpDisableRequest: {
+            /**
+             * @description The app's current six-digit code
+             * @example 287082
+             */
+            code?: string;
+            /** @description Or the user's password */
+            password?: string;
         };
         ConsoleInvitation: {
             id: string;
@@ -14460,7 +14587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown e-mail or wrong password (same answer for both) */
+            /** @description Unknown e-mail or wrong password (same answer for both); or the right password without the app's code (totp_required) or with a wrong one (totp_invalid) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14708,6 +14835,213 @@ export interface operations {
                 };
             };
             /** @description Too many wrong passwords for this e-mail or address */
+            429: {
+                headers: {
+                    /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsoleTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Two-step verification's status now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTotpStatus"];
+                };
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleTotpEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, shown this once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTotpEnrolment"];
+                };
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: the user's role in the current company is not owner or accountant; or csrf_failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict (totp_active): two-step verification is on already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleTotpConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleTotpConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description Two-step verification's status now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTotpStatus"];
+                };
+            };
+            /** @description Malformed body, or not the app's current code (totp_invalid on /code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description csrf_failed: X-CSRF-Token missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict (totp_not_pending): no enrolment waits for a code */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postConsoleTotpDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleTotpDisableRequest"];
+            };
+        };
+        responses: {
+            /** @description Two-step verification's status now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTotpStatus"];
+                };
+            };
+            /** @description Malformed body, neither code nor password, or a wrong one (totp_invalid on /code, or /password) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session, or it has ended */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description csrf_failed: X-CSRF-Token missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict (totp_off): two-step verification is not on */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many wrong codes or passwords for this user from here */
             429: {
                 headers: {
                     /** @description Seconds until trying again makes sense: the ledger's next attempt for a receipt in contingency, the next month for a full quota, the throttle's wait */

@@ -116,15 +116,18 @@ export async function pendingInvitation(db: Db, token: string, now: Date) {
  * never changes a role: someone who is a member already keeps theirs (409; an owner changes roles),
  * so an old link cannot promote a manager or demote the last owner. The token is claimed once,
  * and two acceptances at once (of this link, or of two links to one address) never fail midway.
+ * `secondFactor` checks an existing user's app code (it throws), so a link is no way around it.
  */
 export async function acceptInvitation(
   db: Db,
   token: string,
   answer: { password: string; name?: string | undefined },
   now: Date,
+  secondFactor: (userId: string) => Promise<void> = async () => {},
 ): Promise<{ user: { id: string; email: string; name: string }; companyId: string }> {
   const { invitation } = await pendingInvitation(db, token, now);
   const user = await invitedUser(db, invitation, answer);
+  await secondFactor(user.id);
   if (await memberOf(db, user.id, invitation.companyId)) throw alreadyMember(invitation.email);
   const claimed = await db
     .update(consoleInvitations)

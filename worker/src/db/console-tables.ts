@@ -95,3 +95,18 @@ export const consoleLoginCodes = sqliteTable("console_login_codes", {
   expiresAt: text("expires_at").notNull(),
   attempts: integer("attempts").notNull().default(0),
 });
+
+/**
+ * A user's authenticator-app secret (TOTP, migration 0018): sealed under MASTER_KEY, bound to the
+ * user. Pending until a code from the app confirms it (`confirmedAt`); only then does sign-in ask
+ * for a code. `lastStep` is the time step of the last code accepted, so no code serves twice.
+ */
+export const consoleTotp = sqliteTable("console_totp", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => consoleUsers.id),
+  secretSealed: text("secret_sealed").notNull(),
+  confirmedAt: text("confirmed_at"),
+  lastStep: integer("last_step"),
+  createdAt: createdAt(),
+});

@@ -12,6 +12,7 @@ import { clearFailures, loginScopes, longestWait, recordFailure } from "../auth/
 import { acceptInvitation, normalEmail, pendingInvitation } from "../console/invitations.ts";
 import { verifyPassword } from "../console/passwords.ts";
 import { sendLoginCode, useLoginCode } from "../console/login-codes.ts";
+import { loginSecondFactor, totpInvalid, totpRequired } from "../console/totp.ts";
 import { endSession, membershipsOf, sessionView, startSession, switchCompany } from "../console/sessions.ts";
 import { database } from "../db/client.ts";
 import { consoleUsers } from "../db/console-tables.ts";
@@ -62,7 +63,7 @@ const tooMany = (wait: number) =>
 const codeRequired = (wait: number) =>
   new ApiProblem("too_many_requests", {
     detail:
-      "Too many failed sign-ins for this e-mail from here. If the e-mail and password are right, a sign-in code was e-mailed: send it as `code` with them.",
+      "Too many failed sign-ins for this e-mail from here. If the e-mail and password are right, a sign-in code was e-mailed: send it as `code` with them (and, with two-step verification on, the app's code as `totp`).",
     errors: [{ path: "/code", code: "email_code_required", message: "The code e-mailed to the user is needed." }],
     retryAfter: wait,
   });
@@ -92,17 +93,19 @@ consoleRoutes.openapi(
     tags: ["Console"],
     summary: "Sign in to the console with an e-mail and password",
     description:
-      "Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401. Once failures for an e-mail from an address trip the throttle, the right password alone no longer signs in from there: the answer is a 429 (`email_code_required`, the same for a right and a wrong password) and, when the password was right, a six-digit code is e-mailed to the user; the password with that `code` signs in (10 minutes, once). So a guesser learns nothing and the owner is never locked out.",
+      "Starts a browser session: an HttpOnly, SameSite=Strict cookie and the csrfToken to send back. Wrong e-mails and wrong passwords get the same 401. Once failures for an e-mail from an address trip the throttle, the right password alone no longer signs in from there: the answer is a 429 (`email_code_required`, the same for a right and a wrong password) and, when the password was right, a six-digit code is e-mailed to the user; the password with that `code` signs in (10 minutes, once). So a guesser learns nothing and the owner is never locked out. A user with two-step verification on (POST /console/totp/enrolment) also sends its authenticator app's current code as `totp`: without it the right password gets a 401 with `totp_required` on /totp, a wrong or used code a 401 with `totp_invalid` (counted as a failed sign-in); a code serves once, in its 30-second step or the one either side; while throttled it goes with the e-mailed `code`.",
     request: body(ConsoleLoginBody),
     responses: {
       200: sessionAnswer,
       400: problemSchema("Malformed body"),
-      401: problemSchema("Unknown e-mail or wrong password (same answer for both)"),
+      401: problemSchema(
+        "Unknown e-mail or wrong password (same answer for both); or the right password without the app's code (totp_required) or with a wrong one (totp_invalid)",
+      ),
       429: problemSchema("Throttled: send the code e-mailed to the user with the password (email_code_required)"),
     },
   }),
   async (c) => {
-    const { email, password, code } = c.req.valid("json");
+    const { email, password, code, totp } = c.req.valid("json");
     const db = database(c.env.DB);
     const now = new Date();
     const address = clientAddress(c.req.raw.headers, c.env.BEHIND_CLOUDFLARE);
@@ -111,19 +114,32 @@ consoleRoutes.openapi(
     const user = await db.query.consoleUsers.findFirst({ where: eq(consoleUsers.email, normalEmail(email)) });
     const right = (await verifyPassword(password, user?.passwordHash)) && !!user;
     const scopes = [...own, ...shared];
+    const fail = () => Promise.all(scopes.map(({ scope }) => recordFailure(db, scope, now)));
     if (ownWait > 0 || sharedWait > 0) {
-      // Throttled: the same answer for a right and a wrong password, unless the e-mailed code comes too.
-      if (right && code && (await useLoginCode(db, user.id, code, now))) {
-        await Promise.all(scopes.map(({ scope }) => clearFailures(db, scope)));
-        return signedIn(c, user);
+      // Throttled: the same answer for a right and a wrong password, unless the e-mailed code comes too
+      // (and the app's code, for a user with two-step verification: the e-mail stands in for neither).
+      if (right && code) {
+        const second = await loginSecondFactor(c.env, db, user.id, totp, now);
+        if ((second === "none" || second === "ok") && (await useLoginCode(db, user.id, code, now))) {
+          await Promise.all(scopes.map(({ scope }) => clearFailures(db, scope)));
+          return signedIn(c, user);
+        }
+        if (second === "wrong") await fail();
       }
       if (right && !code) await sendLoginCode(c.env, db, user, now);
-      if (!right) await Promise.all(scopes.map(({ scope }) => recordFailure(db, scope, now)));
+      if (!right) await fail();
       throw codeRequired(Math.max(ownWait, sharedWait));
     }
     if (!right) {
-      await Promise.all(scopes.map(({ scope }) => recordFailure(db, scope, now)));
+      await fail();
       throw new ApiProblem("unauthorized", { detail: "Wrong e-mail or password." });
+    }
+    // A missing app code is no guess (the console asks for it next); a wrong one is a failed sign-in.
+    const second = await loginSecondFactor(c.env, db, user.id, totp, now);
+    if (second === "missing") throw totpRequired();
+    if (second === "wrong") {
+      await fail();
+      throw totpInvalid();
     }
     await Promise.all([...own.slice(0, 1), ...shared].map(({ scope }) => clearFailures(db, scope)));
     return signedIn(c, user);
@@ -216,7 +232,7 @@ consoleRoutes.openapi(
     tags: ["Console"],
     summary: "Accept an invitation and sign in",
     description:
-      "A new e-mail becomes a console user with this password (at least 10 characters, not a common password, not the address; else a 400 `weak_password` on /password); a user who exists already gives its own password and gains the company. Acceptance never changes a role: a member of the company already gets a 409 (`already_member`) and keeps theirs. Wrong passwords are throttled as at sign-in (429). The link serves once, for 7 days. Answers the new session with its cookie.",
+      "A new e-mail becomes a console user with this password (at least 10 characters, not a common password, not the address; else a 400 `weak_password` on /password); a user who exists already gives its own password (and, with two-step verification on, its app's code as `totp`: else `totp_required` or `totp_invalid`, as at sign-in) and gains the company. Acceptance never changes a role: a member of the company already gets a 409 (`already_member`) and keeps theirs. Wrong passwords are throttled as at sign-in (429). The link serves once, for 7 days. Answers the new session with its cookie.",
     request: { params: InvitationToken, ...body(AcceptInvitationBody) },
     responses: {
       200: sessionAnswer,
@@ -238,11 +254,19 @@ consoleRoutes.openapi(
     const { own, shared } = loginScopes(await sha256Hex(`console:${invitation.email}`), address);
     const [ownWait, sharedWait] = await Promise.all([longestWait(db, own, now), longestWait(db, shared, now)]);
     if (ownWait > 0) throw tooMany(ownWait);
+    const answer = c.req.valid("json");
+    const secondFactor = async (userId: string) => {
+      const second = await loginSecondFactor(c.env, db, userId, answer.totp, now);
+      if (second === "missing") throw totpRequired();
+      if (second === "wrong") throw totpInvalid();
+    };
     try {
-      const accepted = await acceptInvitation(db, token, c.req.valid("json"), now);
+      const accepted = await acceptInvitation(db, token, answer, now, secondFactor);
       return signedIn(c, accepted.user, accepted.companyId);
     } catch (error) {
-      if (!(error instanceof ApiProblem && error.code === "unauthorized")) throw error;
+      // A wrong password or app code is a guess; a missing app code is not (the page asks for it).
+      const missingCode = error instanceof ApiProblem && error.init.errors?.[0]?.code === "totp_required";
+      if (!(error instanceof ApiProblem && error.code === "unauthorized") || missingCode) throw error;
       await Promise.all([...own, ...shared].map(({ scope }) => recordFailure(db, scope, now)));
       throw sharedWait > 0 ? tooMany(sharedWait) : error;
     }

@@ -11,6 +11,11 @@ const Role = z.enum(CONSOLE_ROLES).openapi({
 });
 const Password = z.string().min(10).max(200).openapi({ description: "At least 10 characters" });
 const Name = z.string().trim().min(1).max(120);
+const TotpCode = z
+  .string()
+  .trim()
+  .regex(/^\d{3} ?\d{3}$/)
+  .openapi({ description: "Six digits (a space in the middle allowed, as apps show them)", example: "287082" });
 
 export const ConsoleLoginBody = z
   .object({
@@ -18,6 +23,9 @@ export const ConsoleLoginBody = z
     password: z.string().min(1).max(200),
     code: z.string().min(1).max(12).optional().openapi({
       description: "The six-digit code e-mailed after the sign-ins from here were throttled",
+    }),
+    totp: TotpCode.optional().openapi({
+      description: "The authenticator app's current six-digit code, for a user with two-step verification on",
     }),
   })
   .openapi("ConsoleLoginRequest");
@@ -77,7 +85,13 @@ export const InvitationView = z
   .openapi("ConsoleInvitationView");
 
 export const AcceptInvitationBody = z
-  .object({ password: Password, name: Name.optional() })
+  .object({
+    password: Password,
+    name: Name.optional(),
+    totp: TotpCode.optional().openapi({
+      description: "An existing user with two-step verification on: the authenticator app's current code",
+    }),
+  })
   .openapi("ConsoleAcceptInvitationRequest");
 
 export const InvitationToken = z.object({
@@ -101,3 +115,40 @@ export const UserId = z.object({
     .max(60)
     .openapi({ param: { name: "id", in: "path" } }),
 });
+
+export const TotpStatus = z
+  .object({
+    status: z.enum(["off", "pending", "active"]).openapi({
+      description:
+        "off: sign-in takes the password only; pending: a secret was given but no code confirmed it yet; active: sign-in also takes the app's code",
+    }),
+    mayEnrol: z.boolean().openapi({
+      description: "Whether the user's role in the current company (owner, accountant) lets it turn it on",
+    }),
+  })
+  .openapi("ConsoleTotpStatus");
+
+export const TotpEnrolment = z
+  .object({
+    secret: z.string().openapi({
+      description: "The secret in base32 (RFC 4648, no padding), to type into the app; shown this once",
+      example: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+    }),
+    otpauthUri: z.string().openapi({
+      description: "The same secret as an otpauth:// URI (issuer ecf-edge, the user's e-mail), for a QR code",
+      example:
+        "otpauth://totp/ecf-edge:dueno%40demo.do?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=ecf-edge&algorithm=SHA1&digits=6&period=30",
+    }),
+  })
+  .openapi("ConsoleTotpEnrolment");
+
+export const TotpConfirmBody = z
+  .object({ code: TotpCode.openapi({ description: "The app's current six-digit code" }) })
+  .openapi("ConsoleTotpConfirmRequest");
+
+export const TotpDisableBody = z
+  .object({
+    code: TotpCode.optional().openapi({ description: "The app's current six-digit code" }),
+    password: z.string().min(1).max(200).optional().openapi({ description: "Or the user's password" }),
+  })
+  .openapi("ConsoleTotpDisableRequest");
