@@ -16,9 +16,14 @@ let secret: Uint8Array;
 let lastStep = 0;
 const EMAIL = "dueno-dos-pasos@super.do";
 
-/** The app's code now, or the next step's when this step's was used already. */
+/**
+ * The app's code now, or the next step's when this step's was used already. The service takes a
+ * step only within one of its clock's, so when the next unused step is further ahead (two codes
+ * in one 30 s step), this waits for the real clock to reach it, as a person waits for the app.
+ */
 async function nextCode(): Promise<string> {
   lastStep = Math.max(timeStep(new Date()), lastStep + 1);
+  while (lastStep > timeStep(new Date()) + 1) await new Promise((resolve) => setTimeout(resolve, 250));
   return totpCode(secret, lastStep);
 }
 
