@@ -1,7 +1,6 @@
 // Two-step verification of the signed-in console user (console/totp.ts): its status, enrolment
 // of an authenticator app (owners and accountants of the current company), its confirmation with
 // a code, and turning it off. Every change goes to the company's audit log and to the user's inbox.
-import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { sha256Hex } from "@ecf/shared/sha256";
@@ -21,22 +20,9 @@ import { problemSchema } from "../http/openapi.ts";
 import { newRouter } from "../http/router.ts";
 import { TotpConfirmBody, TotpDisableBody, TotpEnrolment, TotpStatus } from "../http/schemas/console.ts";
 import { writeAudit } from "../ledger/client.ts";
-import { consoleSecurity } from "./console.ts";
+import { body, json, sessionRoute } from "./console.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
-const body = <T>(schema: T) => ({ body: { required: true, ...json(schema) } });
 const statusAnswer = { description: "Two-step verification's status now", ...json(TotpStatus) };
-
-function totpRoute<R extends RouteConfig>(route: R) {
-  const shared: RouteConfig["responses"] = { 401: problemSchema("No session, or it has ended") };
-  if (route.method !== "get") shared[403] = problemSchema("csrf_failed: X-CSRF-Token missing or wrong");
-  return createRoute({
-    ...route,
-    tags: ["Console"],
-    security: consoleSecurity,
-    responses: { ...shared, ...(route.responses as R["responses"]) },
-  });
-}
 
 /** The people who hold the company's signature: only they turn the second factor on. */
 const mayEnrol = (session: LiveSession) => session.role === "owner" || session.role === "accountant";
@@ -79,7 +65,7 @@ const notice = (on: boolean) => [
 export const consoleTotpRoutes = newRouter();
 
 consoleTotpRoutes.openapi(
-  totpRoute({
+  sessionRoute({
     method: "get",
     path: "/console/totp",
     summary: "The signed-in user's two-step verification",
@@ -91,7 +77,7 @@ consoleTotpRoutes.openapi(
 );
 
 consoleTotpRoutes.openapi(
-  totpRoute({
+  sessionRoute({
     method: "post",
     path: "/console/totp/enrolment",
     summary: "Start two-step verification: a new authenticator secret",
@@ -120,7 +106,7 @@ consoleTotpRoutes.openapi(
 );
 
 consoleTotpRoutes.openapi(
-  totpRoute({
+  sessionRoute({
     method: "post",
     path: "/console/totp/confirmation",
     summary: "Turn two-step verification on with the app's first code",
@@ -144,7 +130,7 @@ consoleTotpRoutes.openapi(
 );
 
 consoleTotpRoutes.openapi(
-  totpRoute({
+  sessionRoute({
     method: "post",
     path: "/console/totp/disable",
     summary: "Turn two-step verification off",

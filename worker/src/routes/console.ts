@@ -30,12 +30,12 @@ import {
 } from "../http/schemas/console.ts";
 
 export const consoleSecurity = [{ consoleSession: [] as string[] }];
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const sessionAnswer = { description: "The session (and its cookie)", ...json(ConsoleSession) };
-const body = <T>(schema: T) => ({ body: { required: true, ...json(schema) } });
+export const body = <T>(schema: T) => ({ body: { required: true, ...json(schema) } });
 
 /** A session endpoint: the cookie scheme, its 401, and the CSRF 403 on writes. */
-function sessionRoute<R extends RouteConfig>(route: R) {
+export function sessionRoute<R extends RouteConfig>(route: R) {
   const shared: RouteConfig["responses"] = { 401: problemSchema("No session, or it has ended") };
   if (route.method !== "get") shared[403] = problemSchema("csrf_failed: X-CSRF-Token missing or wrong");
   return createRoute({
